@@ -1,0 +1,26 @@
+# vtenant_test(<name> LABEL unit|integration|e2e SOURCES ... [LIBS ...] [TIMEOUT s])
+#
+# Builds one GoogleTest binary and registers it with ctest under the given
+# label, so `ctest -L unit` and friends select by kind.
+function(vtenant_test name)
+  cmake_parse_arguments(T "" "LABEL;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  if(NOT T_LABEL MATCHES "^(unit|integration|e2e)$")
+    message(FATAL_ERROR "vtenant_test(${name}): LABEL must be unit, integration or e2e")
+  endif()
+  if(NOT T_TIMEOUT)
+    if(T_LABEL STREQUAL "unit")
+      set(T_TIMEOUT 120)
+    else()
+      set(T_TIMEOUT 900)
+    endif()
+  endif()
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "VTENANT_SOURCE_DIR=${PROJECT_SOURCE_DIR};VTENANT_TOOLS_BIN=${PROJECT_SOURCE_DIR}/.tools/bin")
+  if(NOT T_LABEL STREQUAL "unit")
+    # Real API servers use ports and CPU; run them one at a time.
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()
