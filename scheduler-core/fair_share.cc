@@ -1,0 +1,125 @@
+#include "scheduler-core/fair_share.h"
+
+#include <algorithm>
+
+namespace vtenant::sched {
+namespace {
+
+struct Division {
+  const std::vector<Queue>& queues;
+  const std::vector<ResourceVector>& requested;
+  std::vector<ResourceVector>& fair;
+  Resource r;
+
+  int64_t Requestable(QueueId q) const {
+    int64_t want = requested[q][r];
+    int64_t limit = queues[q].resources[r].limit;
+    return limit == kUnlimited ? want : std::min(want, limit);
+  }
+  int64_t Weight(QueueId q) const { return queues[q].resources[r].over_quota_weight_milli; }
+  int64_t Need(QueueId q) const { return std::max<int64_t>(0, Requestable(q) - fair[q][r]); }
+
+  // Rounds by weight among the queues of one priority; returns what is left.
+  int64_t OverQuota(const std::vector<QueueId>& bucket, int64_t remaining) {
+    std::vector<QueueId> unsatisfied;
+    std::vector<__int128> remainder;
+    while (remaining > 0) {
+      unsatisfied.clear();
+      __int128 total_weight = 0;
+      for (QueueId q : bucket) {
+        if (Weight(q) > 0 && Need(q) > 0) {
+          unsatisfied.push_back(q);
+          total_weight += Weight(q);
+        }
+      }
+      if (unsatisfied.empty()) break;
+      const int64_t pool = remaining;
+      bool someone_satisfied = false;
+      remainder.assign(unsatisfied.size(), 0);
+      for (size_t i = 0; i < unsatisfied.size(); ++i) {
+        QueueId q = unsatisfied[i];
+        __int128 exact = static_cast<__int128>(pool) * Weight(q);
+        int64_t share = static_cast<int64_t>(exact / total_weight);
+        remainder[i] = exact % total_weight;
+        int64_t give = share;
+        if (Need(q) <= share) {
+          give = Need(q);
+          someone_satisfied = true;
+        }
+        fair[q][r] += give;
+        remaining -= give;
+      }
+      if (someone_satisfied) continue;  // what they left over goes round again
+      // Everyone took the floor of its share: fewer units than queues remain.
+      std::vector<size_t> order(unsatisfied.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (remainder[a] != remainder[b]) return remainder[a] > remainder[b];
+        const Queue& qa = queues[unsatisfied[a]];
+        const Queue& qb = queues[unsatisfied[b]];
+        if (qa.creation_time != qb.creation_time) return qa.creation_time < qb.creation_time;
+        return qa.name < qb.name;
+      });
+      for (size_t i : order) {
+        if (remaining == 0) break;
+        QueueId q = unsatisfied[i];
+        if (Need(q) == 0) continue;
+        fair[q][r] += 1;
+        remaining -= 1;
+      }
+      break;
+    }
+    return remaining;
+  }
+
+  void DivideAmongSiblings(std::vector<QueueId> siblings, int64_t amount) {
+    int64_t remaining = amount;
+    for (QueueId q : siblings) {
+      int64_t quota = queues[q].resources[r].quota;
+      int64_t deserved = quota == kUnlimited ? amount : quota;
+      int64_t give = std::max<int64_t>(0, std::min(deserved, Requestable(q)));
+      fair[q][r] = give;
+      remaining -= give;
+    }
+    std::stable_sort(siblings.begin(), siblings.end(),
+                     [&](QueueId a, QueueId b) { return queues[a].priority > queues[b].priority; });
+    for (size_t begin = 0; begin < siblings.size() && remaining > 0;) {
+      size_t end = begin;
+      while (end < siblings.size() &&
+             queues[siblings[end]].priority == queues[siblings[begin]].priority)
+        ++end;
+      std::vector<QueueId> bucket(siblings.begin() + begin, siblings.begin() + end);
+      remaining = OverQuota(bucket, remaining);
+      begin = end;
+    }
+    for (QueueId q : siblings)
+      if (!queues[q].children.empty()) DivideAmongSiblings(queues[q].children, fair[q][r]);
+  }
+};
+
+}  // namespace
+
+std::vector<ResourceVector> RollUp(const std::vector<Queue>& queues,
+                                   const std::vector<ResourceVector>& per_queue) {
+  std::vector<ResourceVector> total = per_queue;
+  for (QueueId q = 0; q < queues.size(); ++q) {
+    for (QueueId a = queues[q].parent; a != kNone; a = queues[a].parent) total[a] += per_queue[q];
+  }
+  return total;
+}
+
+std::vector<ResourceVector> ComputeFairShare(const std::vector<Queue>& queues,
+                                             const std::vector<ResourceVector>& requested,
+                                             const ResourceVector& capacity) {
+  std::vector<ResourceVector> fair(queues.size());
+  std::vector<QueueId> top;
+  for (QueueId q = 0; q < queues.size(); ++q)
+    if (queues[q].parent == kNone) top.push_back(q);
+  for (Resource r : kAllResources) {
+    Division division{queues, requested, fair, r};
+    division.DivideAmongSiblings(top, capacity[r]);
+  }
+  return fair;
+}
+
+}  // namespace vtenant::sched

@@ -1,0 +1,37 @@
+// Hierarchical fair share, per resource and per level of the queue tree, the
+// way KAI's proportion plugin divides a cluster:
+//
+//  1. Each sibling gets its quota, capped by its limit and by what its
+//     subtree requests (quota -1 means "everything the parent has").
+//  2. What is left goes to siblings that still want more, strictly by queue
+//     priority (a lower priority sees nothing until every higher-priority
+//     sibling is satisfied), and within one priority in rounds by
+//     overQuotaWeight, each round capped by limit and request. A weight of 0
+//     gets nothing over quota.
+//  3. Each queue's share is then divided among its children the same way.
+//
+// Integer milli-units make every division exact except its remainder, which
+// is handed out one unit at a time: to the queues whose exact share had the
+// largest fractional part, ties to the older queue, then to the smaller name.
+// Like KAI, quotas are granted even when they add up to more than the
+// parent has; the admin's guarantee wins over arithmetic.
+#pragma once
+
+#include <vector>
+
+#include "scheduler-core/model.h"
+#include "scheduler-core/resources.h"
+
+namespace vtenant::sched {
+
+// Sums per-leaf values into every ancestor: result[q] = the subtree total.
+std::vector<ResourceVector> RollUp(const std::vector<Queue>& queues,
+                                   const std::vector<ResourceVector>& per_queue);
+
+// Fair share of every queue, given `capacity` (the cluster total) and what
+// each queue's subtree requests (allocated plus pending, after RollUp).
+std::vector<ResourceVector> ComputeFairShare(const std::vector<Queue>& queues,
+                                             const std::vector<ResourceVector>& requested,
+                                             const ResourceVector& capacity);
+
+}  // namespace vtenant::sched

@@ -1,0 +1,158 @@
+#include "scheduler-core/fair_share.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace vtenant::sched {
+namespace {
+
+struct QueueRow {
+  std::string name;
+  std::string parent;
+  Milli quota;
+  Milli limit;
+  double weight;
+  int priority = 0;
+};
+
+struct Case {
+  std::string name;
+  Milli gpus;  // cluster capacity, milli-GPU
+  std::vector<QueueRow> queues;
+  std::map<std::string, Milli> requested;  // leaves only
+  std::map<std::string, Milli> expected;   // fair share of GPU
+};
+
+std::map<std::string, Milli> Divide(const Case& c) {
+  std::vector<Queue> queues;
+  std::map<std::string, QueueId> ids;
+  for (const QueueRow& row : c.queues) {
+    Queue q;
+    q.name = row.name;
+    q.parent = row.parent.empty() ? kNone : ids.at(row.parent);
+    q.resources[kGpu] = {row.quota, row.limit, static_cast<int64_t>(row.weight * 1000)};
+    q.priority = row.priority;
+    ids[row.name] = static_cast<QueueId>(queues.size());
+    queues.push_back(q);
+  }
+  for (QueueId q = 0; q < queues.size(); ++q)
+    if (queues[q].parent != kNone) queues[queues[q].parent].children.push_back(q);
+  std::vector<ResourceVector> leaf(queues.size());
+  for (const auto& [name, amount] : c.requested) leaf[ids.at(name)][kGpu] = amount;
+  std::vector<ResourceVector> fair =
+      ComputeFairShare(queues, RollUp(queues, leaf), MakeResources(c.gpus, 0, 0));
+  std::map<std::string, Milli> out;
+  for (QueueId q = 0; q < queues.size(); ++q) out[queues[q].name] = fair[q][kGpu];
+  return out;
+}
+
+const std::vector<QueueRow> kMlOrg = {
+    {"ml-org", "", 1000, 1000, 1},
+    {"nlp", "ml-org", 330, 1000, 1},
+    {"vision", "ml-org", 330, 1000, 1},
+    {"recsys", "ml-org", 330, 1000, 1},
+};
+
+TEST(FairShareTest, Vectors) {
+  const Case cases[] = {
+      {"weights split what is over quota 3:1",
+       100000,
+       {{"q1", "", 10000, kUnlimited, 3}, {"q2", "", 10000, kUnlimited, 1}},
+       {{"q1", 100000}, {"q2", 100000}},
+       {{"q1", 70000}, {"q2", 30000}}},
+      {"three teams on one L40S, each asking its 0.33: 330m each, 10m stays free",
+       1000,
+       kMlOrg,
+       {{"nlp", 330}, {"vision", 330}, {"recsys", 330}},
+       {{"ml-org", 990}, {"nlp", 330}, {"vision", 330}, {"recsys", 330}}},
+      {"three teams on one L40S all wanting more: the 10m left splits 3/3/3 and the last "
+       "milli goes to the smallest name (nlp)",
+       1000,
+       kMlOrg,
+       {{"nlp", 1000}, {"vision", 1000}, {"recsys", 1000}},
+       {{"ml-org", 1000}, {"nlp", 334}, {"vision", 333}, {"recsys", 333}}},
+      {"two teams idle: the busy one may use the whole GPU",
+       1000,
+       kMlOrg,
+       {{"nlp", 1000}},
+       {{"ml-org", 1000}, {"nlp", 1000}, {"vision", 0}, {"recsys", 0}}},
+      {"quota is capped by what the queue requests",
+       10000,
+       {{"a", "", 5000, kUnlimited, 1}, {"b", "", 0, kUnlimited, 1}},
+       {{"a", 1000}, {"b", 20000}},
+       {{"a", 1000}, {"b", 9000}}},
+      {"limit caps over-quota; the rest goes round again to others",
+       100000,
+       {{"a", "", 0, 20000, 1}, {"b", "", 0, kUnlimited, 1}},
+       {{"a", 100000}, {"b", 100000}},
+       {{"a", 20000}, {"b", 80000}}},
+      {"quota -1 deserves everything it requests",
+       8000,
+       {{"a", "", kUnlimited, kUnlimited, 1}, {"b", "", 0, kUnlimited, 1}},
+       {{"a", 5000}, {"b", 8000}},
+       {{"a", 5000}, {"b", 3000}}},
+      {"strict priority: the higher priority is satisfied before the lower sees over-quota",
+       10000,
+       {{"hi", "", 1000, kUnlimited, 1, 100}, {"lo", "", 1000, kUnlimited, 10, 0}},
+       {{"hi", 7000}, {"lo", 10000}},
+       {{"hi", 7000}, {"lo", 3000}}},
+      {"weight 0 gets its quota and nothing more",
+       10000,
+       {{"a", "", 2000, kUnlimited, 0}, {"b", "", 2000, kUnlimited, 1}},
+       {{"a", 10000}, {"b", 10000}},
+       {{"a", 2000}, {"b", 8000}}},
+      {"hierarchy: parents divide first, then their children",
+       24000,
+       {{"p1", "", 8000, kUnlimited, 1},
+        {"p2", "", 8000, kUnlimited, 1},
+        {"a", "p1", 2000, kUnlimited, 1},
+        {"b", "p1", 2000, kUnlimited, 3},
+        {"c", "p2", 0, kUnlimited, 1}},
+       {{"a", 24000}, {"b", 24000}, {"c", 24000}},
+       {{"p1", 12000}, {"p2", 12000}, {"a", 4000}, {"b", 8000}, {"c", 12000}}},
+      {"nobody requests: nobody gets a share",
+       8000,
+       {{"a", "", 1000, kUnlimited, 1}},
+       {},
+       {{"a", 0}}},
+      {"indivisible remainder goes to the larger fractional share first",
+       1000,
+       {{"a", "", 0, kUnlimited, 2}, {"b", "", 0, kUnlimited, 1}},
+       {{"a", 1000}, {"b", 1000}},
+       // 1000*2/3 = 666.67, 1000/3 = 333.33: a has the larger fraction.
+       {{"a", 667}, {"b", 333}}},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Divide(c), c.expected) << c.name;
+  }
+}
+
+TEST(FairShareTest, NeverHandsOutMoreThanCapacityWhenQuotasFit) {
+  // Ten queues with awkward weights: shares must add up to the capacity exactly.
+  Case c{"sum", 7777, {}, {}, {}};
+  for (int i = 0; i < 10; ++i) {
+    std::string name = "q" + std::to_string(i);
+    c.queues.push_back({name, "", 100 * i, kUnlimited, 1.0 + i * 0.7});
+    c.requested[name] = 100000;
+  }
+  Milli sum = 0;
+  for (const auto& [name, share] : Divide(c)) sum += share;
+  EXPECT_EQ(sum, 7777);
+}
+
+TEST(FairShareTest, RollUpSumsSubtrees) {
+  std::vector<Queue> queues(3);
+  queues[1].parent = 0;
+  queues[2].parent = 0;
+  std::vector<ResourceVector> leaf(3);
+  leaf[1][kGpu] = 300;
+  leaf[2][kGpu] = 400;
+  std::vector<ResourceVector> total = RollUp(queues, leaf);
+  EXPECT_EQ(total[0][kGpu], 700);
+  EXPECT_EQ(total[1][kGpu], 300);
+}
+
+}  // namespace
+}  // namespace vtenant::sched

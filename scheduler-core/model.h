@@ -1,0 +1,210 @@
+// The scheduler's snapshot of the cluster: what is there and what is asked.
+//
+// Everything refers to everything else by dense index (NodeId, QueueId, ...)
+// into the vectors of Snapshot, so a scheduling cycle walks arrays instead of
+// looking up names. Build snapshots with SnapshotBuilder, which resolves
+// names, fills the derived fields and validates; code that fills a Snapshot by
+// hand must call Snapshot::Finalize() and Validate() itself.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "scheduler-core/interner.h"
+#include "scheduler-core/resources.h"
+
+namespace vtenant::sched {
+
+using NodeId = uint32_t;
+using DeviceId = uint32_t;
+using QueueId = uint32_t;
+using GroupId = uint32_t;
+using PodId = uint32_t;
+using ShapeId = uint32_t;
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+// A node holds at most this many GPU devices, so a pod's devices fit one
+// 64-bit mask relative to the node's first device.
+inline constexpr int kMaxDevicesPerNode = 64;
+
+struct Label {
+  StringId key = kNoString;
+  StringId value = kNoString;
+  bool operator==(const Label&) const = default;
+  auto operator<=>(const Label&) const = default;
+};
+
+enum class TaintEffect : uint8_t { kNoSchedule, kPreferNoSchedule, kNoExecute };
+
+struct Taint {
+  StringId key = kNoString;
+  StringId value = kNoString;
+  TaintEffect effect = TaintEffect::kNoSchedule;
+};
+
+struct Toleration {
+  StringId key = kNoString;  // kNoString with `exists`: tolerates every taint
+  bool exists = false;       // operator Exists (value ignored) instead of Equal
+  StringId value = kNoString;
+  std::optional<TaintEffect> effect;  // empty: every effect
+  bool operator==(const Toleration&) const = default;
+};
+
+// One physical GPU (or, with the MIG single strategy, one MIG slice exposed
+// as nvidia.com/gpu). Devices of a node are contiguous in Snapshot::devices.
+struct GpuDevice {
+  NodeId node = kNone;
+  int32_t memory_mib = 0;      // label nvidia.com/gpu.memory
+  StringId model = kNoString;  // label nvidia.com/gpu.product
+};
+
+// MIG mixed strategy: the node exposes nvidia.com/mig-<g>g.<m>gb counts.
+struct MigSlot {
+  StringId profile = kNoString;  // "1g.5gb"
+  int32_t capacity = 0;
+  Milli gpu_milli_each = 0;  // compute slices g of 7, as milli-GPU (1g = 143m)
+};
+
+struct Node {
+  std::string name;
+  int64_t cpu_milli = 0;  // allocatable
+  int64_t memory_bytes = 0;
+  int32_t max_pods = 110;
+  bool schedulable = true;  // false for cordoned nodes
+  DeviceId first_device = 0;
+  int32_t num_devices = 0;
+  std::vector<Label> labels;  // sorted by key
+  std::vector<Taint> taints;
+  std::vector<MigSlot> mig;
+};
+
+// One resource of a KAI Queue spec (spec.resources.<r>): quota is the
+// guaranteed ("deserved") amount, limit the most the queue may use, weight
+// its share of what is left over after quotas. -1 means unlimited.
+struct QueueResource {
+  int64_t quota = 0;
+  int64_t limit = kUnlimited;
+  // overQuotaWeight in thousandths (KAI allows fractional weights).
+  int64_t over_quota_weight_milli = 1000;
+};
+
+struct Queue {
+  std::string name;
+  QueueId parent = kNone;
+  std::vector<QueueId> children;  // derived by Finalize
+  std::array<QueueResource, kNumResources> resources{};
+  int32_t priority = 0;
+  // Seconds; empty inherits the parent's (root default 0); -1 never.
+  std::optional<int64_t> preempt_min_runtime_s;
+  std::optional<int64_t> reclaim_min_runtime_s;
+  int64_t creation_time = 0;
+};
+
+struct SubGroup {
+  std::string name;
+  int32_t min_member = 0;
+};
+
+// Topology levels are node label keys ("topology.kubernetes.io/zone").
+struct TopologyConstraint {
+  StringId required_level = kNoString;
+  StringId preferred_level = kNoString;
+};
+
+// A job: the unit KAI orders, gangs and evicts (KAI PodGroup).
+struct PodGroup {
+  std::string name;
+  QueueId queue = kNone;
+  int32_t min_member = 1;
+  int32_t priority = 0;
+  bool preemptible = true;
+  int64_t creation_time = 0;
+  std::vector<SubGroup> subgroups;
+  TopologyConstraint topology;
+  // When the group's running pods fell below minMember; -1 when they did not.
+  int64_t stale_since = -1;
+  std::vector<PodId> pods;  // derived by Finalize, in creation order
+};
+
+struct PodRequest {
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int32_t whole_gpus = 0;            // nvidia.com/gpu limit
+  Milli gpu_fraction = 0;            // annotation gpu-fraction, per device, (0, 1000]
+  int32_t gpu_memory_mib = 0;        // annotation gpu-memory, per device
+  int32_t num_devices = 1;           // annotation gpu-fraction-num-devices
+  StringId mig_profile = kNoString;  // nvidia.com/mig-<profile>
+  int32_t mig_count = 0;
+  Milli mig_milli_each = 0;  // MigProfileGpuMilli of the profile, for accounting
+
+  bool IsShared() const { return gpu_fraction > 0 || gpu_memory_mib > 0; }
+  bool NeedsGpu() const { return whole_gpus > 0 || IsShared() || mig_count > 0; }
+  bool operator==(const PodRequest&) const = default;
+};
+
+// Where a running (or just placed) pod sits. `portion` is the share of each
+// device in device_mask for a GPU-sharing pod, 1000 for whole devices.
+struct Allocation {
+  NodeId node = kNone;
+  uint64_t device_mask = 0;  // bit i = device first_device + i of the node
+  Milli portion = 0;
+  bool operator==(const Allocation&) const = default;
+};
+
+enum class PodPhase : uint8_t { kPending, kRunning };
+
+struct Pod {
+  std::string name;
+  GroupId group = kNone;
+  int32_t subgroup = -1;  // index into the group's subgroups, -1 none
+  PodRequest request;
+  std::vector<Label> node_selector;  // sorted by key
+  std::vector<Toleration> tolerations;
+  int64_t creation_time = 0;
+  PodPhase phase = PodPhase::kPending;
+  Allocation allocation;  // meaningful when running
+  int64_t start_time = 0;
+  // Pods with equal request, selector and tolerations share a shape: if one
+  // cannot be placed, neither can the next one. Derived by Finalize.
+  ShapeId shape = kNone;
+};
+
+struct Snapshot {
+  int64_t now = 0;  // seconds, same clock as the times above
+  std::vector<Node> nodes;
+  std::vector<GpuDevice> devices;
+  std::vector<Queue> queues;
+  std::vector<PodGroup> groups;
+  std::vector<Pod> pods;
+  Interner strings;
+  int32_t num_shapes = 0;  // derived by Finalize
+
+  // Derives children, group pod lists and shapes; sorts labels.
+  void Finalize();
+
+  bool IsLeaf(QueueId q) const { return queues[q].children.empty(); }
+  const Node& NodeOf(DeviceId d) const { return nodes[devices[d].node]; }
+  const std::string& QueueName(QueueId q) const { return queues[q].name; }
+};
+
+// Checks every rule the scheduler relies on; the message names the object and
+// field ("pod train-0: gpu-fraction 1500m is outside (0, 1000m]").
+Status Validate(const Snapshot& snapshot);
+
+// MIG compute slices as milli-GPU: "3g.20gb" -> 3/7 of a GPU, rounded up.
+Result<Milli> MigProfileGpuMilli(std::string_view profile);
+
+// What the pod's GPU request costs before we know its device. A gpu-memory
+// request is priced on the largest device of the cluster (its cheapest
+// possible placement); once placed, the real portion is used.
+Milli EstimatedGpuMilli(const PodRequest& request, int32_t largest_device_mib);
+
+// Portion of one device of `device_mib` MiB that the request takes per device:
+// the fraction itself, or ceil(memory * 1000 / device_mib) for gpu-memory (so
+// memory is never overcommitted). More than 1000 means it does not fit.
+Milli PortionOnDevice(const PodRequest& request, int32_t device_mib);
+
+}  // namespace vtenant::sched

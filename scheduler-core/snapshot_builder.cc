@@ -1,0 +1,203 @@
+#include "scheduler-core/snapshot_builder.h"
+
+#include <cmath>
+#include <map>
+
+namespace vtenant::sched {
+namespace {
+
+using NameIndex = std::map<std::string, uint32_t, std::less<>>;
+
+template <typename Spec>
+Result<NameIndex> IndexNames(const std::vector<Spec>& specs, std::string_view kind) {
+  NameIndex index;
+  for (uint32_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].name.empty()) return InvalidArgument(std::string(kind) + " without a name");
+    if (!index.emplace(specs[i].name, i).second)
+      return InvalidArgument(std::string(kind) + " " + specs[i].name + " is defined twice");
+  }
+  return index;
+}
+
+std::vector<Label> InternLabels(Interner& strings, const LabelPairs& pairs) {
+  std::vector<Label> labels;
+  labels.reserve(pairs.size());
+  for (const auto& [k, v] : pairs) labels.push_back({strings.Intern(k), strings.Intern(v)});
+  return labels;
+}
+
+StringId InternOrNone(Interner& strings, const std::string& s) {
+  return s.empty() ? kNoString : strings.Intern(s);
+}
+
+}  // namespace
+
+Result<Snapshot> SnapshotBuilder::Build() const {
+  Snapshot s;
+  s.now = now_;
+  VT_ASSIGN_OR_RETURN(NameIndex node_index, IndexNames(nodes_, "node"));
+  VT_ASSIGN_OR_RETURN(NameIndex queue_index, IndexNames(queues_, "queue"));
+
+  for (const NodeSpec& spec : nodes_) {
+    if (spec.gpus < 0 || spec.gpus > kMaxDevicesPerNode)
+      return InvalidArgument("node " + spec.name + ": " + std::to_string(spec.gpus) +
+                             " GPUs; between 0 and " + std::to_string(kMaxDevicesPerNode) +
+                             " are supported");
+    Node node;
+    node.name = spec.name;
+    node.cpu_milli = spec.cpu_milli;
+    node.memory_bytes = spec.memory_bytes;
+    node.max_pods = spec.max_pods;
+    node.schedulable = spec.schedulable;
+    node.first_device = static_cast<DeviceId>(s.devices.size());
+    node.num_devices = spec.gpus;
+    StringId model = InternOrNone(s.strings, spec.gpu_model);
+    for (int i = 0; i < spec.gpus; ++i)
+      s.devices.push_back({static_cast<NodeId>(s.nodes.size()), spec.gpu_memory_mib, model});
+    node.labels = InternLabels(s.strings, spec.labels);
+    for (const TaintSpec& t : spec.taints)
+      node.taints.push_back({s.strings.Intern(t.key), s.strings.Intern(t.value), t.effect});
+    for (const auto& [profile, count] : spec.mig) {
+      Result<Milli> each = MigProfileGpuMilli(profile);
+      if (!each.ok()) return each.status().WithContext("node " + spec.name);
+      node.mig.push_back({s.strings.Intern(profile), count, *each});
+    }
+    s.nodes.push_back(std::move(node));
+  }
+
+  for (const QueueSpec& spec : queues_) {
+    Queue q;
+    q.name = spec.name;
+    if (!spec.parent.empty()) {
+      auto it = queue_index.find(spec.parent);
+      if (it == queue_index.end())
+        return InvalidArgument("queue " + spec.name + ": parentQueue " + spec.parent +
+                               " does not exist");
+      q.parent = it->second;
+    }
+    q.resources = spec.resources;
+    q.priority = spec.priority;
+    q.preempt_min_runtime_s = spec.preempt_min_runtime_s;
+    q.reclaim_min_runtime_s = spec.reclaim_min_runtime_s;
+    q.creation_time = spec.creation_time;
+    s.queues.push_back(std::move(q));
+  }
+
+  NameIndex group_index;
+  auto add_group = [&](const GroupSpec& spec) -> Result<GroupId> {
+    auto queue = queue_index.find(spec.queue);
+    if (queue == queue_index.end())
+      return InvalidArgument("podgroup " + spec.name + ": queue \"" + spec.queue +
+                             "\" does not exist");
+    if (!group_index.emplace(spec.name, static_cast<GroupId>(s.groups.size())).second)
+      return InvalidArgument("podgroup " + spec.name + " is defined twice");
+    PodGroup g;
+    g.name = spec.name;
+    g.queue = queue->second;
+    g.min_member = spec.min_member;
+    g.priority = spec.priority;
+    g.preemptible = spec.preemptible;
+    g.creation_time = spec.creation_time;
+    g.subgroups = spec.subgroups;
+    g.topology.required_level = InternOrNone(s.strings, spec.required_topology);
+    g.topology.preferred_level = InternOrNone(s.strings, spec.preferred_topology);
+    g.stale_since = spec.stale_since;
+    s.groups.push_back(std::move(g));
+    return static_cast<GroupId>(s.groups.size() - 1);
+  };
+  for (const GroupSpec& spec : groups_) {
+    Result<GroupId> id = add_group(spec);
+    if (!id.ok()) return id.status();
+  }
+
+  NameIndex pod_names;
+  for (const PodSpec& spec : pods_) {
+    auto bad = [&](std::string what) { return InvalidArgument("pod " + spec.name + ": " + what); };
+    if (spec.name.empty()) return InvalidArgument("pod without a name");
+    if (!pod_names.emplace(spec.name, static_cast<PodId>(s.pods.size())).second)
+      return InvalidArgument("pod " + spec.name + " is defined twice");
+    Pod pod;
+    pod.name = spec.name;
+    if (spec.group.empty()) {
+      GroupSpec own;
+      own.name = spec.name;
+      own.queue = spec.queue;
+      own.priority = spec.priority;
+      own.preemptible = spec.preemptible;
+      own.creation_time = spec.creation_time;
+      Result<GroupId> id = add_group(own);
+      if (!id.ok()) return bad(id.status().message());
+      pod.group = *id;
+    } else {
+      auto it = group_index.find(spec.group);
+      if (it == group_index.end()) return bad("pod group " + spec.group + " does not exist");
+      pod.group = it->second;
+    }
+    if (!spec.subgroup.empty()) {
+      const auto& subs = s.groups[pod.group].subgroups;
+      for (size_t i = 0; i < subs.size(); ++i)
+        if (subs[i].name == spec.subgroup) pod.subgroup = static_cast<int32_t>(i);
+      if (pod.subgroup < 0) return bad("subgroup " + spec.subgroup + " does not exist");
+    }
+    PodRequest& r = pod.request;
+    r.cpu_milli = spec.cpu_milli;
+    r.memory_bytes = spec.memory_bytes;
+    r.whole_gpus = spec.whole_gpus;
+    r.gpu_fraction = spec.gpu_fraction;
+    r.gpu_memory_mib = spec.gpu_memory_mib;
+    r.num_devices = spec.num_devices;
+    r.mig_count = spec.mig_count;
+    if (!spec.mig_profile.empty()) {
+      r.mig_profile = s.strings.Intern(spec.mig_profile);
+      Result<Milli> each = MigProfileGpuMilli(spec.mig_profile);
+      if (!each.ok()) return bad(each.status().message());
+      r.mig_milli_each = *each;
+    } else if (spec.mig_count > 0) {
+      return bad("MIG count without a profile");
+    }
+    pod.node_selector = InternLabels(s.strings, spec.node_selector);
+    for (const TolerationSpec& t : spec.tolerations)
+      pod.tolerations.push_back(
+          {InternOrNone(s.strings, t.key), t.exists, InternOrNone(s.strings, t.value), t.effect});
+    pod.creation_time = spec.creation_time;
+    if (!spec.node.empty()) {
+      auto it = node_index.find(spec.node);
+      if (it == node_index.end()) return bad("runs on unknown node " + spec.node);
+      pod.phase = PodPhase::kRunning;
+      pod.allocation.node = it->second;
+      pod.start_time = spec.start_time;
+      const Node& node = s.nodes[it->second];
+      for (int d : spec.devices) {
+        if (d < 0 || d >= node.num_devices)
+          return bad("runs on device " + std::to_string(d) + " that node " + node.name +
+                     " does not have");
+        pod.allocation.device_mask |= uint64_t{1} << d;
+      }
+      if (r.whole_gpus > 0) {
+        pod.allocation.portion = kMilliPerGpu;
+      } else if (r.IsShared()) {
+        int32_t mib =
+            spec.devices.empty() ? 0 : s.devices[node.first_device + spec.devices[0]].memory_mib;
+        pod.allocation.portion = spec.portion > 0 ? spec.portion : PortionOnDevice(r, mib);
+      }
+    }
+    s.pods.push_back(std::move(pod));
+  }
+
+  s.Finalize();
+  VT_RETURN_IF_ERROR(Validate(s));
+  return s;
+}
+
+QueueSpec GpuQueue(std::string name, std::string parent, Milli quota, Milli limit, double weight) {
+  QueueSpec q;
+  q.name = std::move(name);
+  q.parent = std::move(parent);
+  q.resources[kGpu] = {quota, limit, std::llround(weight * 1000)};
+  // Unlimited quota: CPU and memory never decide who is over its share.
+  q.resources[kCpu] = {kUnlimited, kUnlimited, 1000};
+  q.resources[kMemory] = {kUnlimited, kUnlimited, 1000};
+  return q;
+}
+
+}  // namespace vtenant::sched

@@ -1,0 +1,140 @@
+// Builds a Snapshot from named objects, the way callers think of them
+// (nodes, queues, pod groups and pods by name), and validates it.
+//
+// The simulator, the tests and the Kubernetes-facing program all build
+// snapshots through this one class, so name resolution and the defaults KAI
+// applies (a pod without a group is a group of one) live in one place.
+// Objects may be added in any order; names are resolved by Build().
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "scheduler-core/model.h"
+
+namespace vtenant::sched {
+
+using LabelPairs = std::vector<std::pair<std::string, std::string>>;
+
+struct TaintSpec {
+  std::string key;
+  std::string value;
+  TaintEffect effect = TaintEffect::kNoSchedule;
+};
+
+struct TolerationSpec {
+  std::string key;  // empty with exists: tolerate everything
+  bool exists = false;
+  std::string value;
+  std::optional<TaintEffect> effect;
+};
+
+struct NodeSpec {
+  std::string name;
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int32_t max_pods = 110;
+  bool schedulable = true;
+  int32_t gpus = 0;
+  int32_t gpu_memory_mib = 0;
+  std::string gpu_model;
+  LabelPairs labels;
+  std::vector<TaintSpec> taints;
+  std::vector<std::pair<std::string, int32_t>> mig;  // "1g.5gb" -> count (mixed strategy)
+};
+
+struct QueueSpec {
+  std::string name;
+  std::string parent;  // empty: top level
+  std::array<QueueResource, kNumResources> resources{};
+  int32_t priority = 0;
+  std::optional<int64_t> preempt_min_runtime_s;
+  std::optional<int64_t> reclaim_min_runtime_s;
+  int64_t creation_time = 0;
+};
+
+struct GroupSpec {
+  std::string name;
+  std::string queue;
+  int32_t min_member = 1;
+  int32_t priority = 0;
+  bool preemptible = true;
+  int64_t creation_time = 0;
+  std::vector<SubGroup> subgroups;
+  std::string required_topology;  // node label key, empty: none
+  std::string preferred_topology;
+  int64_t stale_since = -1;
+};
+
+struct PodSpec {
+  std::string name;
+  // Empty: the pod is a job of its own (a group named after it) in `queue`,
+  // with `priority` and `preemptible`, as KAI's pod grouper does.
+  std::string group;
+  std::string queue;
+  int32_t priority = 0;
+  bool preemptible = true;
+  std::string subgroup;
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int32_t whole_gpus = 0;
+  Milli gpu_fraction = 0;
+  int32_t gpu_memory_mib = 0;
+  int32_t num_devices = 1;
+  std::string mig_profile;
+  int32_t mig_count = 0;
+  LabelPairs node_selector;
+  std::vector<TolerationSpec> tolerations;
+  int64_t creation_time = 0;
+  // Running pods: the node, the device indices on it and, for a sharing pod,
+  // the portion per device (0: derive it from the request and the device).
+  std::string node;
+  std::vector<int> devices;
+  Milli portion = 0;
+  int64_t start_time = 0;
+};
+
+class SnapshotBuilder {
+ public:
+  SnapshotBuilder& SetNow(int64_t now) {
+    now_ = now;
+    return *this;
+  }
+  SnapshotBuilder& AddNode(NodeSpec spec) {
+    nodes_.push_back(std::move(spec));
+    return *this;
+  }
+  SnapshotBuilder& AddQueue(QueueSpec spec) {
+    queues_.push_back(std::move(spec));
+    return *this;
+  }
+  SnapshotBuilder& AddGroup(GroupSpec spec) {
+    groups_.push_back(std::move(spec));
+    return *this;
+  }
+  SnapshotBuilder& AddPod(PodSpec spec) {
+    pods_.push_back(std::move(spec));
+    return *this;
+  }
+
+  // Resolves names, derives indices, validates. The first problem found is
+  // returned, naming the object and field.
+  Result<Snapshot> Build() const;
+
+ private:
+  int64_t now_ = 0;
+  std::vector<NodeSpec> nodes_;
+  std::vector<QueueSpec> queues_;
+  std::vector<GroupSpec> groups_;
+  std::vector<PodSpec> pods_;
+};
+
+// A queue spec with a GPU quota/limit/weight (in milli-GPU) and no CPU or
+// memory constraint: the common case in tests, examples and benchmarks.
+QueueSpec GpuQueue(std::string name, std::string parent, Milli quota, Milli limit = kUnlimited,
+                   double weight = 1.0);
+
+}  // namespace vtenant::sched
