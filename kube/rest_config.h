@@ -1,0 +1,39 @@
+// RestConfig: everything needed to reach one Kubernetes API server.
+//
+// Filled from a kubeconfig (kubeconfig.h), from in-cluster service-account
+// files, or built directly by the local environment. Certificates are kept as
+// PEM text, never as paths, so a config can travel in a Secret.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace vtenant::kube {
+
+struct RestConfig {
+  std::string server;  // "https://127.0.0.1:6443", no trailing slash
+
+  // TLS. An empty ca_pem means the system roots.
+  std::string ca_pem;
+  bool insecure_skip_tls_verify = false;
+
+  // Authentication: a client certificate, a bearer token, or a token file
+  // re-read on each new connection (projected service-account tokens rotate).
+  std::string client_certificate_pem;
+  std::string client_key_pem;
+  std::string bearer_token;
+  std::string bearer_token_file;
+
+  std::string default_namespace = "default";
+
+  // Per-request deadline for everything but watches.
+  std::chrono::milliseconds timeout = std::chrono::seconds(30);
+
+  // Client-side rate limit, like client-go's QPS and Burst. qps <= 0 disables it.
+  double qps = 100;
+  int burst = 200;
+
+  std::string user_agent = "vtenant";
+};
+
+}  // namespace vtenant::kube

@@ -1,0 +1,155 @@
+#include "localenv/api_server.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kube/kubeconfig.h"
+#include "localenv/pki.h"
+#include "localenv/tools.h"
+#include "localenv/wait.h"
+
+namespace vtenant::localenv {
+namespace fs = std::filesystem;
+
+namespace {
+
+Status WriteFile(const fs::path& path, const std::string& contents, fs::perms perms) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Internal("cannot write " + path.string());
+  out << contents;
+  out.close();
+  fs::permissions(path, perms);
+  return Status::Ok();
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+constexpr auto kPublic =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+constexpr auto kPrivate = fs::perms::owner_read | fs::perms::owner_write;
+
+Status WritePair(const fs::path& dir, const std::string& name, const CertificateAndKey& pair) {
+  VT_RETURN_IF_ERROR(WriteFile(dir / (name + ".crt"), pair.certificate_pem, kPublic));
+  return WriteFile(dir / (name + ".key"), pair.private_key_pem, kPrivate);
+}
+
+CertificateAndKey ReadPair(const fs::path& dir, const std::string& name) {
+  return {ReadFile(dir / (name + ".crt")), ReadFile(dir / (name + ".key"))};
+}
+
+// Creates the PKI once; a restart reuses it so existing kubeconfigs stay valid.
+Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
+  if (fs::exists(pki / "admin.crt")) return Status::Ok();
+  fs::create_directories(pki);
+  VT_ASSIGN_OR_RETURN(CertificateAndKey ca, CreateCertificateAuthority(options.name + "-ca"));
+  VT_RETURN_IF_ERROR(WritePair(pki, "ca", ca));
+  CertificateRequest serving{
+      .common_name = "kube-apiserver",
+      .dns_names = {"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+                    "kubernetes.default.svc.cluster.local"},
+      .ip_addresses = {"127.0.0.1"},
+      .server = true};
+  VT_ASSIGN_OR_RETURN(CertificateAndKey apiserver, IssueCertificate(ca, serving));
+  VT_RETURN_IF_ERROR(WritePair(pki, "apiserver", apiserver));
+  std::vector<std::pair<std::string, std::string>> users = options.extra_users;
+  users.insert(users.begin(), {"admin", "system:masters"});
+  for (const auto& [user, group] : users) {
+    CertificateRequest request{.common_name = user == "admin" ? "vtenant-admin" : user,
+                               .organizations = {group},
+                               .client = true};
+    VT_ASSIGN_OR_RETURN(CertificateAndKey cert, IssueCertificate(ca, request));
+    VT_RETURN_IF_ERROR(WritePair(pki, user, cert));
+  }
+  VT_ASSIGN_OR_RETURN(KeyPair sa, CreateSigningKeyPair());
+  VT_RETURN_IF_ERROR(WriteFile(pki / "sa.key", sa.private_key_pem, kPrivate));
+  return WriteFile(pki / "sa.pub", sa.public_key_pem, kPublic);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options) {
+  if (options.dir.empty() || options.etcd_url.empty()) {
+    return InvalidArgument("an API server needs a folder and an etcd URL");
+  }
+  std::unique_ptr<ApiServer> server(new ApiServer());
+  server->options_ = options;
+  server->log_path_ = options.dir + "/kube-apiserver.log";
+  fs::create_directories(options.dir);
+  const fs::path pki = server->pki_dir();
+  VT_RETURN_IF_ERROR(EnsurePki(pki, options).WithContext("creating certificates"));
+
+  Status last_error;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (options.port == 0) {
+      VT_ASSIGN_OR_RETURN(server->options_.port, PickFreeLoopbackPort());
+    }
+    const std::string server_url = "https://127.0.0.1:" + std::to_string(server->options_.port);
+    const std::string ca = ReadFile(pki / "ca.crt");
+    auto config_for = [&](const std::string& user) {
+      kube::RestConfig config;
+      config.server = server_url;
+      config.ca_pem = ca;
+      CertificateAndKey cert = ReadPair(pki, user);
+      config.client_certificate_pem = cert.certificate_pem;
+      config.client_key_pem = cert.private_key_pem;
+      return config;
+    };
+    server->admin_ = config_for("admin");
+    VT_RETURN_IF_ERROR(WriteFile(server->kubeconfig_path(),
+                                 kube::RenderKubeconfig(server->admin_, options.name), kPrivate));
+    for (const auto& [user, group] : options.extra_users) {
+      VT_RETURN_IF_ERROR(WriteFile(options.dir + "/" + user + ".kubeconfig",
+                                   kube::RenderKubeconfig(config_for(user), options.name),
+                                   kPrivate));
+    }
+    last_error = server->Launch();
+    if (last_error.ok() || options.port != 0) break;
+  }
+  if (!last_error.ok()) return last_error;
+  return server;
+}
+
+Status ApiServer::Restart() {
+  process_.Stop();
+  return Launch();
+}
+
+Status ApiServer::Launch() {
+  VT_ASSIGN_OR_RETURN(std::string binary, FindTool("kube-apiserver"));
+  const std::string pki = pki_dir();
+  ProcessOptions process;
+  process.argv = {
+      binary, "--etcd-servers=" + options_.etcd_url, "--etcd-prefix=" + options_.etcd_prefix,
+      "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+      "--secure-port=" + std::to_string(options_.port), "--tls-cert-file=" + pki + "/apiserver.crt",
+      "--tls-private-key-file=" + pki + "/apiserver.key", "--client-ca-file=" + pki + "/ca.crt",
+      "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+      "--service-account-key-file=" + pki + "/sa.pub",
+      "--service-account-signing-key-file=" + pki + "/sa.key",
+      "--service-cluster-ip-range=10.96.0.0/16", "--authorization-mode=RBAC",
+      "--allow-privileged=true",
+      // The kubernetes Service endpoint may not be a loopback address.
+      "--endpoint-reconciler-type=none", "--cert-dir=" + options_.dir + "/generated-certs",
+      "--profiling=false", "--v=1"};
+  if (!options_.service_account_admission) {
+    process.argv.push_back("--disable-admission-plugins=ServiceAccount");
+  }
+  process.argv.insert(process.argv.end(), options_.extra_args.begin(), options_.extra_args.end());
+  process.log_path = log_path_;
+  process.die_with_parent = options_.die_with_parent;
+  VT_ASSIGN_OR_RETURN(process_, Process::Start(process));
+  Status ready = WaitForHttpOk(admin_, "/readyz", std::chrono::seconds(120), &process_, log_path_);
+  if (!ready.ok()) {
+    process_.Stop();
+    return ready.WithContext("starting kube-apiserver");
+  }
+  return Status::Ok();
+}
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,66 @@
+// ApiServer: a real kube-apiserver on loopback with TLS and client-certificate auth.
+//
+// Start() makes (or reuses, on restart) a CA, a serving certificate for
+// 127.0.0.1/localhost, an admin client certificate in system:masters and a
+// service-account signing key under `<dir>/pki`, writes
+// `<dir>/admin.kubeconfig`, and waits for /readyz.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/rest_config.h"
+#include "localenv/process.h"
+
+namespace vtenant::localenv {
+
+struct ApiServerOptions {
+  std::string dir;                        // pki, kubeconfig and log live here
+  std::string etcd_url;                   // from EtcdServer::client_url()
+  std::string etcd_prefix = "/registry";  // distinct per API server sharing one etcd
+  std::string name = "vtenant";           // cluster/context name in the kubeconfig
+  int port = 0;                           // 0: pick a free loopback port
+  // Extra identities that get a client certificate: {user, group} pairs,
+  // written as <dir>/<user>.kubeconfig.
+  std::vector<std::pair<std::string, std::string>> extra_users;
+  // Without a kubelet nothing mounts service-account tokens, so the
+  // ServiceAccount admission plugin would only make pod creation race the
+  // controller that creates `default` accounts. Off unless asked for.
+  bool service_account_admission = false;
+  std::vector<std::string> extra_args;
+  bool die_with_parent = true;
+};
+
+class ApiServer {
+ public:
+  static Result<std::unique_ptr<ApiServer>> Start(const ApiServerOptions& options);
+  ~ApiServer() { Stop(); }
+
+  // Admin (system:masters) connection settings.
+  const kube::RestConfig& admin_config() const { return admin_; }
+  std::string kubeconfig_path() const { return options_.dir + "/admin.kubeconfig"; }
+  std::string pki_dir() const { return options_.dir + "/pki"; }
+  const std::string& log_path() const { return log_path_; }
+  int port() const { return options_.port; }
+  pid_t pid() const { return process_.pid(); }
+
+  void Stop() { process_.Stop(); }
+  // Kills the process without a graceful shutdown, like a crash.
+  void Kill() { process_.Stop(std::chrono::milliseconds(0)); }
+  // Starts it again on the same port with the same certificates and data.
+  Status Restart();
+  pid_t Release() { return process_.Release(); }
+
+ private:
+  ApiServer() = default;
+  Status Launch();
+
+  ApiServerOptions options_;
+  kube::RestConfig admin_;
+  std::string log_path_;
+  Process process_;
+};
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,47 @@
+#include "localenv/controller_manager.h"
+
+#include <filesystem>
+
+#include "localenv/tools.h"
+#include "localenv/wait.h"
+
+namespace vtenant::localenv {
+
+Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(
+    const ApiServer& api_server, const ControllerManagerOptions& options) {
+  VT_ASSIGN_OR_RETURN(std::string binary, FindTool("kube-controller-manager"));
+  std::filesystem::create_directories(options.dir);
+  std::unique_ptr<ControllerManager> manager(new ControllerManager());
+  manager->log_path_ = options.dir + "/kube-controller-manager.log";
+  Status last_error;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    VT_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
+    ProcessOptions process;
+    process.argv = {binary, "--kubeconfig=" + api_server.kubeconfig_path(),
+                    "--authentication-kubeconfig=" + api_server.kubeconfig_path(),
+                    "--authorization-kubeconfig=" + api_server.kubeconfig_path(),
+                    "--bind-address=127.0.0.1", "--secure-port=" + std::to_string(port),
+                    "--cert-dir=" + options.dir + "/generated-certs", "--leader-elect=false",
+                    "--service-account-private-key-file=" + api_server.pki_dir() + "/sa.key",
+                    "--root-ca-file=" + api_server.pki_dir() + "/ca.crt",
+                    "--use-service-account-credentials=false",
+                    // No kubelet runs here: pods get no IP ranges from the controller.
+                    "--allocate-node-cidrs=false",
+                    "--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,"
+                    "-node-route-controller,-persistentvolume-expander",
+                    "--profiling=false", "--v=1"};
+    process.log_path = manager->log_path_;
+    process.die_with_parent = options.die_with_parent;
+    VT_ASSIGN_OR_RETURN(manager->process_, Process::Start(process));
+    kube::RestConfig probe;
+    probe.server = "https://127.0.0.1:" + std::to_string(port);
+    probe.insecure_skip_tls_verify = true;  // self-signed serving cert of its own; loopback only
+    last_error = WaitForHttpOk(probe, "/healthz", std::chrono::seconds(60), &manager->process_,
+                               manager->log_path_);
+    if (last_error.ok()) return manager;
+    manager->process_.Stop();
+  }
+  return last_error.WithContext("starting kube-controller-manager");
+}
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,40 @@
+// ControllerManager: kube-controller-manager for a local control plane.
+//
+// Runs the built-in controllers (Jobs, ReplicaSets, garbage collection,
+// namespaces, service accounts, node lifecycle) that make the host behave
+// like a real cluster in tests and in `make demo`.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "localenv/api_server.h"
+#include "localenv/process.h"
+
+namespace vtenant::localenv {
+
+struct ControllerManagerOptions {
+  std::string dir;  // log and generated serving certificate live here
+  bool die_with_parent = true;
+};
+
+class ControllerManager {
+ public:
+  // Starts against `api_server` with its admin identity and waits for /healthz.
+  static Result<std::unique_ptr<ControllerManager>> Start(const ApiServer& api_server,
+                                                          const ControllerManagerOptions& options);
+  ~ControllerManager() { Stop(); }
+
+  const std::string& log_path() const { return log_path_; }
+  pid_t pid() const { return process_.pid(); }
+  void Stop() { process_.Stop(); }
+  pid_t Release() { return process_.Release(); }
+
+ private:
+  ControllerManager() = default;
+  Process process_;
+  std::string log_path_;
+};
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,50 @@
+// Certificates and keys for Kubernetes control planes, made with OpenSSL.
+//
+// A control plane needs a CA, a serving certificate for the API server, a
+// client certificate per identity (admin, controller-manager, ...) and a key
+// pair for signing service-account tokens. Keys are ECDSA P-256: quick to
+// generate and accepted everywhere Kubernetes takes a key.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace vtenant::localenv {
+
+// PEM text of a certificate and its private key.
+struct CertificateAndKey {
+  std::string certificate_pem;
+  std::string private_key_pem;
+};
+
+struct CertificateRequest {
+  std::string common_name;                 // user name for client certificates
+  std::vector<std::string> organizations;  // group names for client certificates
+  std::vector<std::string> dns_names;      // subjectAltName DNS entries
+  std::vector<std::string> ip_addresses;   // subjectAltName IP entries ("127.0.0.1")
+  bool server = false;                     // serverAuth extended key usage
+  bool client = false;                     // clientAuth extended key usage
+  int valid_days = 365;
+};
+
+// Creates a self-signed CA certificate valid for `valid_days`.
+Result<CertificateAndKey> CreateCertificateAuthority(const std::string& common_name,
+                                                     int valid_days = 3650);
+
+// Issues a leaf certificate signed by `ca`. Fails on an unparsable CA or an
+// invalid IP address in the request.
+Result<CertificateAndKey> IssueCertificate(const CertificateAndKey& ca,
+                                           const CertificateRequest& request);
+
+// An asymmetric key pair as PEM (private key PKCS#8, public key SPKI).
+struct KeyPair {
+  std::string private_key_pem;
+  std::string public_key_pem;
+};
+
+// Creates a key pair for signing service-account tokens.
+Result<KeyPair> CreateSigningKeyPair();
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,160 @@
+#include "localenv/process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+namespace vtenant::localenv {
+namespace {
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFEXITED(status)) return "exited " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "stopped";
+}
+
+}  // namespace
+
+Process::~Process() { Stop(); }
+
+Process::Process(Process&& other) noexcept
+    : pid_(other.pid_), owned_child_(other.owned_child_), name_(std::move(other.name_)) {
+  other.pid_ = -1;
+}
+
+Process& Process::operator=(Process&& other) noexcept {
+  if (this != &other) {
+    Stop();
+    pid_ = other.pid_;
+    owned_child_ = other.owned_child_;
+    name_ = std::move(other.name_);
+    other.pid_ = -1;
+  }
+  return *this;
+}
+
+Result<Process> Process::Start(const ProcessOptions& options) {
+  if (options.argv.empty()) return InvalidArgument("process needs an executable");
+  const std::string& exe = options.argv[0];
+  if (access(exe.c_str(), X_OK) != 0) {
+    return FailedPrecondition(exe + " is not an executable file (" + std::strerror(errno) +
+                              "); run `make deps` to build the Kubernetes binaries");
+  }
+  int log_fd = open(options.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    return Internal("cannot open log " + options.log_path + ": " + std::strerror(errno));
+  }
+  // Build everything the child needs before fork: only async-signal-safe
+  // calls are allowed between fork and exec.
+  std::vector<char*> argv;
+  for (const auto& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry(*e);
+    std::string key = entry.substr(0, entry.find('='));
+    if (!options.env.contains(key)) env_strings.push_back(std::move(entry));
+  }
+  for (const auto& [key, value] : options.env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (auto& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  const pid_t parent = getpid();
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(log_fd);
+    return Internal(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    if (options.die_with_parent) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);  // parent died before prctl
+    }
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, STDIN_FILENO);
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  close(log_fd);
+  setpgid(pid, pid);  // also from the parent, so Stop() works even if the child has not run yet
+  Process process;
+  process.pid_ = pid;
+  process.owned_child_ = true;
+  process.name_ = std::filesystem::path(exe).filename();
+  return process;
+}
+
+Process Process::Adopt(pid_t pid, std::string name) {
+  Process process;
+  process.pid_ = pid;
+  process.owned_child_ = false;
+  process.name_ = std::move(name);
+  return process;
+}
+
+bool Process::Running() {
+  if (pid_ <= 0) return false;
+  if (owned_child_) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      return false;
+    }
+    return r == 0;
+  }
+  return kill(pid_, 0) == 0;
+}
+
+std::string Process::Stop(std::chrono::milliseconds grace) {
+  if (pid_ <= 0) return "not running";
+  kill(-pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  std::string outcome = "exited";
+  while (true) {
+    if (owned_child_) {
+      int status = 0;
+      pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_ || (r < 0 && errno == ECHILD)) {
+        outcome = r == pid_ ? DescribeWaitStatus(status) : "exited";
+        break;
+      }
+    } else if (kill(pid_, 0) != 0) {
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(-pid_, SIGKILL);
+      if (owned_child_) {
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        outcome = DescribeWaitStatus(status);
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Children of the leader (if any) share the group; make sure none survive.
+  kill(-pid_, SIGKILL);
+  pid_ = -1;
+  return outcome;
+}
+
+pid_t Process::Release() {
+  pid_t pid = pid_;
+  pid_ = -1;
+  return pid;
+}
+
+}  // namespace vtenant::localenv

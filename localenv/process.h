@@ -1,0 +1,65 @@
+// A child process started from argv, with its output captured in a log file.
+//
+// Local control planes are made of real binaries (etcd, kube-apiserver, ...)
+// that must never outlive the program or test that started them, so every
+// Process runs in its own process group and Stop() signals the whole group.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace vtenant::localenv {
+
+struct ProcessOptions {
+  std::vector<std::string> argv;           // argv[0] is the executable path
+  std::string log_path;                    // stdout and stderr go here (appended)
+  std::map<std::string, std::string> env;  // added to the inherited environment
+  std::string working_dir;                 // empty: inherit
+  // Kill the child when the starting thread dies (PR_SET_PDEATHSIG). Tests
+  // want this so a crashed test leaves nothing behind; a daemonised local
+  // environment (`vtenant up`) does not.
+  bool die_with_parent = true;
+};
+
+class Process {
+ public:
+  Process() = default;
+  ~Process();  // Stops the process if still running.
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  Process(Process&& other) noexcept;
+  Process& operator=(Process&& other) noexcept;
+
+  // Forks and execs options.argv. Fails if the executable is missing or not
+  // executable (checked before forking, so the error names the path).
+  static Result<Process> Start(const ProcessOptions& options);
+
+  // Adopts an already running process group leader (e.g. from a pid file).
+  static Process Adopt(pid_t pid, std::string name);
+
+  pid_t pid() const { return pid_; }
+  const std::string& name() const { return name_; }
+
+  // True while the child has not exited. Reaps it if it has.
+  bool Running();
+
+  // SIGTERM to the process group, then SIGKILL after `grace`. Idempotent.
+  // Returns the exit description ("exited 0", "killed by signal 9").
+  std::string Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+
+  // Forgets the child without stopping it (for daemonised environments).
+  pid_t Release();
+
+ private:
+  pid_t pid_ = -1;
+  bool owned_child_ = false;  // false when adopted: we cannot waitpid() it
+  std::string name_;
+};
+
+}  // namespace vtenant::localenv
