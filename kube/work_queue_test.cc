@@ -1,0 +1,261 @@
+#include "kube/work_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace vtenant::kube {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A queue on a fake clock with client-go's per-item backoff and no bucket, so
+// delays are exactly 5ms, 10ms, 20ms...
+class WorkQueueTest : public ::testing::Test {
+ protected:
+  static WorkQueue::Options FakeTimeOptions(FakeClock* clock) {
+    WorkQueue::Options options;
+    options.clock = clock;
+    options.rate_limiter =
+        std::make_unique<ItemExponentialFailureRateLimiter>(milliseconds(5), seconds(1000));
+    return options;
+  }
+
+  FakeClock clock_;
+  WorkQueue queue_{FakeTimeOptions(&clock_)};
+};
+
+TEST_F(WorkQueueTest, HandsOutKeysInOrderAndOnce) {
+  queue_.Add("a");
+  queue_.Add("b");
+  queue_.Add("a");
+  EXPECT_EQ(queue_.Len(), 2u);
+  EXPECT_EQ(queue_.Get(), "a");
+  EXPECT_EQ(queue_.Get(), "b");
+  EXPECT_EQ(queue_.Len(), 0u);
+}
+
+TEST_F(WorkQueueTest, KeyAddedWhileProcessingIsQueuedAgainAfterDone) {
+  queue_.Add("a");
+  ASSERT_EQ(queue_.Get(), "a");
+  queue_.Add("a");
+  queue_.Add("a");
+  EXPECT_EQ(queue_.Len(), 0u) << "a key being processed must not be handed to a second worker";
+  queue_.Done("a");
+  EXPECT_EQ(queue_.Len(), 1u);
+  EXPECT_EQ(queue_.Get(), "a");
+  queue_.Done("a");
+  EXPECT_EQ(queue_.Len(), 0u);
+}
+
+TEST_F(WorkQueueTest, DoneWithoutReAddDoesNotRequeue) {
+  queue_.Add("a");
+  ASSERT_EQ(queue_.Get(), "a");
+  queue_.Done("a");
+  EXPECT_EQ(queue_.Len(), 0u);
+}
+
+TEST_F(WorkQueueTest, AddAfterWaitsForTheClock) {
+  queue_.AddAfter("a", milliseconds(10));
+  EXPECT_EQ(queue_.Len(), 0u);
+  clock_.Advance(milliseconds(9));
+  EXPECT_EQ(queue_.Len(), 0u);
+  clock_.Advance(milliseconds(1));
+  EXPECT_EQ(queue_.Len(), 1u);
+  EXPECT_EQ(queue_.Get(), "a");
+}
+
+TEST_F(WorkQueueTest, AddAfterNonPositiveDelayAddsNow) {
+  queue_.AddAfter("a", Clock::Duration::zero());
+  queue_.AddAfter("b", -seconds(1));
+  EXPECT_EQ(queue_.Len(), 2u);
+}
+
+TEST_F(WorkQueueTest, AddAfterKeepsTheEarlierTime) {
+  queue_.AddAfter("later-first", seconds(10));
+  queue_.AddAfter("later-first", seconds(1));
+  queue_.AddAfter("earlier-first", seconds(1));
+  queue_.AddAfter("earlier-first", seconds(10));
+  clock_.Advance(seconds(1));
+  EXPECT_EQ(queue_.Len(), 2u);
+  ASSERT_TRUE(queue_.Get().has_value());
+  ASSERT_TRUE(queue_.Get().has_value());
+  queue_.Done("later-first");
+  queue_.Done("earlier-first");
+  // The superseded 10s entries must not bring the keys back.
+  clock_.Advance(seconds(10));
+  EXPECT_EQ(queue_.Len(), 0u);
+}
+
+TEST_F(WorkQueueTest, DelayedKeyAlreadyQueuedIsNotDuplicated) {
+  queue_.Add("a");
+  queue_.AddAfter("a", seconds(1));
+  clock_.Advance(seconds(1));
+  EXPECT_EQ(queue_.Len(), 1u);
+}
+
+TEST_F(WorkQueueTest, DelayedKeysComeOutInTimeOrder) {
+  queue_.AddAfter("third", seconds(3));
+  queue_.AddAfter("first", seconds(1));
+  queue_.AddAfter("second", seconds(2));
+  clock_.Advance(seconds(5));
+  EXPECT_EQ(queue_.Get(), "first");
+  EXPECT_EQ(queue_.Get(), "second");
+  EXPECT_EQ(queue_.Get(), "third");
+}
+
+TEST_F(WorkQueueTest, BlockedGetWakesWhenTheClockReachesADelayedKey) {
+  std::optional<std::string> got;
+  std::thread worker([&] { got = queue_.Get(); });
+  queue_.AddAfter("a", hours(1));
+  clock_.Advance(hours(1));
+  worker.join();  // hangs (and the test times out) if the wakeup is lost
+  EXPECT_EQ(got, "a");
+}
+
+TEST_F(WorkQueueTest, BlockedGetWakesOnAdd) {
+  std::optional<std::string> got;
+  std::thread worker([&] { got = queue_.Get(); });
+  queue_.Add("a");
+  worker.join();
+  EXPECT_EQ(got, "a");
+}
+
+TEST_F(WorkQueueTest, AddRateLimitedBacksOffExponentiallyUntilForgotten) {
+  queue_.AddRateLimited("a");
+  EXPECT_EQ(queue_.NumRequeues("a"), 1);
+  clock_.Advance(milliseconds(4));
+  EXPECT_EQ(queue_.Len(), 0u);
+  clock_.Advance(milliseconds(1));
+  ASSERT_EQ(queue_.Get(), "a");
+  queue_.Done("a");
+
+  queue_.AddRateLimited("a");  // second failure: 10ms
+  EXPECT_EQ(queue_.NumRequeues("a"), 2);
+  clock_.Advance(milliseconds(9));
+  EXPECT_EQ(queue_.Len(), 0u);
+  clock_.Advance(milliseconds(1));
+  ASSERT_EQ(queue_.Get(), "a");
+  queue_.Done("a");
+
+  queue_.Forget("a");
+  EXPECT_EQ(queue_.NumRequeues("a"), 0);
+  queue_.AddRateLimited("a");  // back to 5ms
+  clock_.Advance(milliseconds(5));
+  EXPECT_EQ(queue_.Len(), 1u);
+}
+
+TEST_F(WorkQueueTest, ShutDownStillHandsOutQueuedKeysThenStops) {
+  queue_.Add("a");
+  queue_.Add("b");
+  queue_.AddAfter("delayed", seconds(1));
+  queue_.ShutDown();
+  EXPECT_TRUE(queue_.ShuttingDown());
+  queue_.Add("c");
+  queue_.AddRateLimited("d");
+  EXPECT_EQ(queue_.NumRequeues("d"), 0);
+  clock_.Advance(seconds(1));
+  EXPECT_EQ(queue_.Get(), "a");
+  EXPECT_EQ(queue_.Get(), "b");
+  EXPECT_EQ(queue_.Get(), std::nullopt);
+}
+
+TEST_F(WorkQueueTest, ShutDownWakesBlockedGet) {
+  std::optional<std::string> got = "unset";
+  std::thread worker([&] { got = queue_.Get(); });
+  queue_.ShutDown();
+  worker.join();
+  EXPECT_EQ(got, std::nullopt);
+}
+
+TEST_F(WorkQueueTest, ShutDownWithDrainWaitsForKeysInFlight) {
+  queue_.Add("a");
+  ASSERT_EQ(queue_.Get(), "a");
+  std::atomic<bool> done_called = false;
+  std::atomic<bool> drained_before_done = false;
+  std::thread drainer([&] {
+    queue_.ShutDownWithDrain();
+    drained_before_done = !done_called;
+  });
+  // Let the drainer block while "a" is in flight. Whatever the interleaving,
+  // it must not return before Done.
+  std::this_thread::yield();
+  done_called = true;
+  queue_.Done("a");
+  drainer.join();
+  EXPECT_FALSE(drained_before_done);
+}
+
+TEST(WorkQueueRunTest, ProcessesEveryKeyRetriesFailuresAndNeverOverlapsAKey) {
+  FakeClock clock;
+  WorkQueue::Options options;
+  options.clock = &clock;
+  // No delay, so retries do not need the clock to move.
+  options.rate_limiter = std::make_unique<ItemExponentialFailureRateLimiter>(
+      Clock::Duration::zero(), Clock::Duration::zero());
+  WorkQueue queue(std::move(options));
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, int> calls;
+  std::set<std::string> in_flight;
+  std::vector<std::string> overlaps;
+  int successes = 0;
+  constexpr int kKeys = 50;
+
+  auto reconcile = [&](const std::string& key) -> Status {
+    int attempt;
+    {
+      std::lock_guard guard(mu);
+      if (!in_flight.insert(key).second) overlaps.push_back(key);
+      attempt = ++calls[key];
+    }
+    Status status;
+    if (key == "flaky" && attempt <= 2) status = Unavailable("try again");
+    // Re-adding itself while processing must cause exactly one more run.
+    if (key == "readds" && attempt == 1) queue.Add("readds");
+    std::lock_guard guard(mu);
+    in_flight.erase(key);
+    if (key == "throws" && attempt == 1) throw std::runtime_error("boom");
+    if (status.ok()) ++successes;
+    cv.notify_all();
+    return status;
+  };
+
+  std::thread runner([&] { queue.Run(4, reconcile); });
+  for (int i = 0; i < kKeys; ++i) queue.Add("key" + std::to_string(i));
+  queue.Add("flaky");
+  queue.Add("throws");
+  queue.Add("readds");
+  {
+    // flaky succeeds once, throws once, readds twice.
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return successes == kKeys + 4; });
+  }
+  queue.ShutDownWithDrain();
+  runner.join();
+
+  EXPECT_TRUE(overlaps.empty()) << "processed concurrently: " << overlaps.front();
+  for (int i = 0; i < kKeys; ++i) EXPECT_EQ(calls["key" + std::to_string(i)], 1) << i;
+  EXPECT_EQ(calls["flaky"], 3);
+  EXPECT_EQ(calls["throws"], 2);
+  EXPECT_EQ(calls["readds"], 2);
+  EXPECT_EQ(queue.NumRequeues("flaky"), 0) << "success must forget the backoff";
+  EXPECT_EQ(queue.NumRequeues("throws"), 0);
+}
+
+TEST(WorkQueueRunTest, ReturnsAfterShutDownWithNoWork) {
+  WorkQueue queue;
+  std::thread runner([&] { queue.Run(3, [](const std::string&) { return Status::Ok(); }); });
+  queue.ShutDown();
+  runner.join();  // hangs (and the test times out) if idle workers miss the shutdown
+}
+
+}  // namespace
+}  // namespace vtenant::kube
