@@ -1,0 +1,122 @@
+#include "scheduler-core/cluster_state.h"
+
+#include <bit>
+
+namespace vtenant::sched {
+
+ClusterState::ClusterState(const Snapshot& s)
+    : snapshot_(&s),
+      node_free_(s.nodes.size()),
+      device_used_(s.devices.size(), 0),
+      device_whole_(s.devices.size(), 0),
+      mig_offset_(s.nodes.size() + 1, 0),
+      queue_allocated_(s.queues.size()),
+      queue_nonpreemptible_(s.queues.size()),
+      group_placed_(s.groups.size(), 0),
+      subgroup_offset_(s.groups.size() + 1, 0),
+      placed_(s.pods.size(), 0),
+      allocation_(s.pods.size()) {
+  for (NodeId n = 0; n < s.nodes.size(); ++n) {
+    const Node& node = s.nodes[n];
+    node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
+                     node.num_devices * kMilliPerGpu};
+    mig_offset_[n + 1] = mig_offset_[n] + static_cast<uint32_t>(node.mig.size());
+    if (!node.schedulable) continue;
+    capacity_[kCpu] += node.cpu_milli;
+    capacity_[kMemory] += node.memory_bytes;
+    capacity_[kGpu] += node.num_devices * kMilliPerGpu;
+    for (const MigSlot& m : node.mig) capacity_[kGpu] += m.capacity * m.gpu_milli_each;
+  }
+  mig_free_.resize(mig_offset_.back());
+  for (NodeId n = 0; n < s.nodes.size(); ++n)
+    for (size_t i = 0; i < s.nodes[n].mig.size(); ++i)
+      mig_free_[mig_offset_[n] + i] = s.nodes[n].mig[i].capacity;
+  for (GroupId g = 0; g < s.groups.size(); ++g)
+    subgroup_offset_[g + 1] =
+        subgroup_offset_[g] + static_cast<uint32_t>(s.groups[g].subgroups.size());
+  subgroup_placed_.assign(subgroup_offset_.back(), 0);
+  for (PodId p = 0; p < s.pods.size(); ++p)
+    if (s.pods[p].phase == PodPhase::kRunning) Apply(p, s.pods[p].allocation, +1);
+  for (NodeId n = 0; n < s.nodes.size(); ++n)
+    if (s.nodes[n].schedulable) by_free_gpu_.emplace(node_free_[n].gpu, n);
+}
+
+void ClusterState::Place(PodId pod, const Allocation& allocation) {
+  NodeId n = allocation.node;
+  Milli old_free = node_free_[n].gpu;
+  Apply(pod, allocation, +1);
+  Reindex(n, old_free);
+}
+
+void ClusterState::Remove(PodId pod) {
+  Allocation allocation = allocation_[pod];
+  Milli old_free = node_free_[allocation.node].gpu;
+  Apply(pod, allocation, -1);
+  Reindex(allocation.node, old_free);
+}
+
+bool ClusterState::GangSatisfied(GroupId g) const {
+  const PodGroup& group = snapshot_->groups[g];
+  if (group_placed_[g] < group.min_member) return false;
+  for (size_t i = 0; i < group.subgroups.size(); ++i)
+    if (subgroup_placed_[subgroup_offset_[g] + i] < group.subgroups[i].min_member) return false;
+  return true;
+}
+
+ResourceVector ClusterState::Usage(PodId pod, const Allocation& a) const {
+  const PodRequest& r = snapshot_->pods[pod].request;
+  Milli gpu = 0;
+  if (r.mig_count > 0) {
+    gpu = r.mig_count * r.mig_milli_each;
+  } else {
+    gpu = std::popcount(a.device_mask) * a.portion;
+  }
+  return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
+}
+
+void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
+  const Snapshot& s = *snapshot_;
+  const Pod& p = s.pods[pod];
+  const Node& node = s.nodes[a.node];
+  NodeFree& free = node_free_[a.node];
+  free.cpu_milli -= sign * p.request.cpu_milli;
+  free.memory_bytes -= sign * p.request.memory_bytes;
+  free.pods -= sign;
+  for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
+    DeviceId d = node.first_device + std::countr_zero(mask);
+    device_used_[d] += sign * a.portion;
+    free.gpu -= sign * a.portion;
+    if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
+  }
+  if (p.request.mig_count > 0) {
+    for (size_t i = 0; i < node.mig.size(); ++i)
+      if (node.mig[i].profile == p.request.mig_profile)
+        mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
+  }
+  ResourceVector usage = Usage(pod, a);
+  const PodGroup& g = s.groups[p.group];
+  for (QueueId q = g.queue; q != kNone; q = s.queues[q].parent) {
+    if (sign > 0) {
+      queue_allocated_[q] += usage;
+      if (!g.preemptible) queue_nonpreemptible_[q] += usage;
+    } else {
+      queue_allocated_[q] -= usage;
+      if (!g.preemptible) queue_nonpreemptible_[q] -= usage;
+    }
+  }
+  group_placed_[p.group] += sign;
+  if (p.subgroup >= 0) subgroup_placed_[subgroup_offset_[p.group] + p.subgroup] += sign;
+  placed_[pod] = sign > 0;
+  if (sign > 0) allocation_[pod] = a;
+}
+
+void ClusterState::Reindex(NodeId n, Milli old_free) {
+  Milli now_free = node_free_[n].gpu;
+  if (now_free == old_free || !snapshot_->nodes[n].schedulable) return;
+  // Re-key the same set node: no allocation.
+  auto handle = by_free_gpu_.extract({old_free, n});
+  handle.value().first = now_free;
+  by_free_gpu_.insert(std::move(handle));
+}
+
+}  // namespace vtenant::sched

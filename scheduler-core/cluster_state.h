@@ -1,0 +1,89 @@
+// What is free and who holds what, during one scheduling cycle.
+//
+// Built once from a Snapshot (running pods applied), then changed only by
+// Place and Remove, which keep every derived total (node free, device use,
+// queue allocation up the tree, gang member counts, the free-GPU index) in
+// step. Neither allocates memory, so the hot loops churn no heap.
+#pragma once
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "scheduler-core/model.h"
+
+namespace vtenant::sched {
+
+struct NodeFree {
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int32_t pods = 0;
+  Milli gpu = 0;  // sum of free portions of the node's devices
+};
+
+class ClusterState {
+ public:
+  explicit ClusterState(const Snapshot& snapshot);
+
+  const Snapshot& snapshot() const { return *snapshot_; }
+
+  // Places a pod that is not placed; the caller has checked that it fits.
+  void Place(PodId pod, const Allocation& allocation);
+  // Takes a placed pod off its node.
+  void Remove(PodId pod);
+
+  bool IsPlaced(PodId pod) const { return placed_[pod]; }
+  const Allocation& AllocationOf(PodId pod) const { return allocation_[pod]; }
+
+  const NodeFree& Free(NodeId node) const { return node_free_[node]; }
+  Milli DeviceUsed(DeviceId device) const { return device_used_[device]; }
+  // A device held whole (nvidia.com/gpu) rather than shared by fractions.
+  bool DeviceWhole(DeviceId device) const { return device_whole_[device]; }
+  int32_t MigFree(NodeId node, size_t slot) const { return mig_free_[mig_offset_[node] + slot]; }
+
+  // Subtree totals of placed pods, per queue.
+  const ResourceVector& QueueAllocated(QueueId q) const { return queue_allocated_[q]; }
+  const ResourceVector& QueueAllocatedNonPreemptible(QueueId q) const {
+    return queue_nonpreemptible_[q];
+  }
+
+  int32_t GroupPlaced(GroupId g) const { return group_placed_[g]; }
+  int32_t SubGroupPlaced(GroupId g, int32_t sub) const {
+    return subgroup_placed_[subgroup_offset_[g] + sub];
+  }
+  // True when the group has its minMember placed and every subgroup its own.
+  bool GangSatisfied(GroupId g) const;
+
+  // Schedulable nodes ordered by free GPU, then id: binpack walks it upwards
+  // from the first node with enough, spread downwards from the emptiest.
+  using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
+  const FreeGpuIndex& ByFreeGpu() const { return by_free_gpu_; }
+
+  // What a pod costs its queue when placed as `allocation`.
+  ResourceVector Usage(PodId pod, const Allocation& allocation) const;
+
+  // Totals of schedulable nodes: the capacity fair share divides.
+  const ResourceVector& Capacity() const { return capacity_; }
+
+ private:
+  void Apply(PodId pod, const Allocation& allocation, int sign);
+  void Reindex(NodeId node, Milli old_free);
+
+  const Snapshot* snapshot_;
+  std::vector<NodeFree> node_free_;
+  std::vector<Milli> device_used_;
+  std::vector<uint8_t> device_whole_;
+  std::vector<uint32_t> mig_offset_;
+  std::vector<int32_t> mig_free_;
+  std::vector<ResourceVector> queue_allocated_;
+  std::vector<ResourceVector> queue_nonpreemptible_;
+  std::vector<int32_t> group_placed_;
+  std::vector<uint32_t> subgroup_offset_;
+  std::vector<int32_t> subgroup_placed_;
+  std::vector<uint8_t> placed_;
+  std::vector<Allocation> allocation_;
+  FreeGpuIndex by_free_gpu_;
+  ResourceVector capacity_;
+};
+
+}  // namespace vtenant::sched

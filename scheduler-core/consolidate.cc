@@ -1,0 +1,128 @@
+#include <algorithm>
+
+#include "scheduler-core/actions.h"
+#include "scheduler-core/job_allocation.h"
+#include "scheduler-core/victims.h"
+
+namespace vtenant::sched {
+namespace {
+
+// At most this many pending jobs get a consolidation attempt per cycle: each
+// attempt re-places pods, and a full cluster would otherwise make every
+// pending job try.
+constexpr int kMaxJobsPerCycle = 64;
+
+bool Movable(const Session& session, PodId p, GroupId for_job) {
+  const Snapshot& s = session.snapshot;
+  const Pod& pod = s.pods[p];
+  const PodGroup& group = s.groups[pod.group];
+  // Only pods that were running before the cycle, of preemptible jobs
+  // without topology constraints (a move must not break one).
+  return pod.phase == PodPhase::kRunning && session.state.IsPlaced(p) && group.preemptible &&
+         pod.group != for_job && group.topology.required_level == kNoString &&
+         group.topology.preferred_level == kNoString;
+}
+
+// Tries to make room for `job` on `node` by moving pods off it.
+bool ConsolidateOnto(Session& session, GroupId job, NodeId node,
+                     const std::vector<PodId>& pods_on_node) {
+  Statement& st = session.statement;
+  const Statement::Checkpoint mark = st.Mark();
+  const JobOutcome before = session.outcome[job];
+  std::vector<PodId> movable;
+  for (PodId p : pods_on_node)
+    if (Movable(session, p, job) && session.state.AllocationOf(p).node == node)
+      movable.push_back(p);
+  // Smallest first: move as little as possible.
+  std::sort(movable.begin(), movable.end(), [&](PodId a, PodId b) {
+    Milli ga = session.state.Usage(a, session.state.AllocationOf(a))[kGpu];
+    Milli gb = session.state.Usage(b, session.state.AllocationOf(b))[kGpu];
+    return ga != gb ? ga < gb : a < b;
+  });
+  std::vector<PodId> moved;
+  for (PodId p : movable) {
+    st.Evict(p, EvictionCause::kConsolidate, job);
+    moved.push_back(p);
+    if (!AllocateJob(session, job, Attempt::kSpeculative)) continue;
+    bool all_placed = true;
+    for (PodId m : moved) {
+      Allocation where;
+      if (!session.placer.Find(m, NodeFilter{}, &where)) {
+        all_placed = false;
+        break;
+      }
+      st.Place(m, where);
+    }
+    if (all_placed) return true;
+    break;  // the job fits only if someone stays homeless: not a consolidation
+  }
+  st.Rollback(mark);
+  session.outcome[job] = before;
+  return false;
+}
+
+}  // namespace
+
+void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
+  if (!session.options.consolidate || session.options.policy == PlacementPolicy::kSpread) return;
+  const Snapshot& s = session.snapshot;
+  std::vector<std::vector<PodId>> pods_on(s.nodes.size());
+  for (PodId p = 0; p < s.pods.size(); ++p)
+    if (s.pods[p].phase == PodPhase::kRunning && session.state.IsPlaced(p))
+      pods_on[session.state.AllocationOf(p).node].push_back(p);
+  std::vector<uint8_t> shape_tried(s.num_shapes, 0);
+  std::vector<GroupId> still;
+  int attempts = 0;
+  for (GroupId job : unsatisfied) {
+    const JobBlock block = session.outcome[job].block;
+    const ResourceVector need = GangNeed(session, job);
+    std::vector<PodId> pods = PendingPodsInOrder(session, job);
+    if ((block == JobBlock::kNoNode || block == JobBlock::kGangPartial) && need[kGpu] > 0 &&
+        !pods.empty() && attempts < kMaxJobsPerCycle && !shape_tried[s.pods[pods[0]].shape]) {
+      Milli free_gpu = 0;
+      for (const auto& [gpu, n] : session.state.ByFreeGpu()) free_gpu += gpu;
+      if (free_gpu >= need[kGpu]) {
+        ++attempts;
+        // Nodes where moving pods away could make room for the first pod,
+        // closest to fitting first.
+        const PodId first = pods[0];
+        const Milli first_gpu = session.placer.MinimumGpuOnNode(first);
+        std::vector<std::pair<Milli, NodeId>> candidates;
+        for (NodeId n = 0; n < s.nodes.size(); ++n) {
+          FitFailure f = session.placer.Check(first, n, nullptr);
+          if (f != FitFailure::kWholeGpus && f != FitFailure::kSharedGpu) continue;
+          Milli movable_gpu = 0;
+          for (PodId p : pods_on[n])
+            if (Movable(session, p, job) && session.state.AllocationOf(p).node == n)
+              movable_gpu += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
+          if (session.state.Free(n).gpu + movable_gpu >= first_gpu)
+            candidates.emplace_back(-session.state.Free(n).gpu, n);
+        }
+        std::sort(candidates.begin(), candidates.end());
+        if (candidates.size() > static_cast<size_t>(session.options.consolidation_max_nodes))
+          candidates.resize(session.options.consolidation_max_nodes);
+        bool done = false;
+        for (const auto& [_, n] : candidates) {
+          if (ConsolidateOnto(session, job, n, pods_on[n])) {
+            done = true;
+            break;
+          }
+        }
+        if (done) {
+          session.ForgetFailures();
+          // Moved pods now sit elsewhere: rebuild who is where.
+          for (auto& list : pods_on) list.clear();
+          for (PodId p = 0; p < s.pods.size(); ++p)
+            if (s.pods[p].phase == PodPhase::kRunning && session.state.IsPlaced(p))
+              pods_on[session.state.AllocationOf(p).node].push_back(p);
+          continue;
+        }
+        shape_tried[s.pods[pods[0]].shape] = 1;
+      }
+    }
+    still.push_back(job);
+  }
+  unsatisfied.swap(still);
+}
+
+}  // namespace vtenant::sched

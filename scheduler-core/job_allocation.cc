@@ -1,0 +1,195 @@
+#include "scheduler-core/job_allocation.h"
+
+#include <algorithm>
+
+namespace vtenant::sched {
+namespace {
+
+struct Domain {
+  uint32_t id;
+  Milli free_gpu;
+};
+
+// Domains of a topology level with their free GPU, in the order the policy
+// prefers them: fullest that could hold the gang first (binpack), else emptiest.
+std::vector<Domain> RankDomains(Session& session, const std::vector<uint32_t>& domain_of,
+                                Milli need_gpu) {
+  std::map<uint32_t, Milli> free;
+  for (NodeId n = 0; n < domain_of.size(); ++n)
+    if (domain_of[n] != kNone && session.snapshot.nodes[n].schedulable)
+      free[domain_of[n]] += session.state.Free(n).gpu;
+  std::vector<Domain> ranked;
+  for (const auto& [id, gpu] : free)
+    if (gpu >= need_gpu) ranked.push_back({id, gpu});
+  bool spread = session.options.policy == PlacementPolicy::kSpread;
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Domain& a, const Domain& b) {
+    return spread ? a.free_gpu > b.free_gpu : a.free_gpu < b.free_gpu;
+  });
+  return ranked;
+}
+
+// One try within `filter`. Returns true when the gang is satisfied.
+bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods, int32_t shortfall,
+                 const NodeFilter& filter, bool use_cache, JobOutcome* why) {
+  Statement& st = session.statement;
+  const Statement::Checkpoint mark = st.Mark();
+  int32_t placed = 0;
+  const bool unfiltered = filter.domain_of == nullptr && filter.only == kNone;
+  // Extra pods past the gang that found no node, by shape: their twins are
+  // not tried again within this attempt.
+  std::vector<ShapeId> failed_here;
+  for (PodId pod : pods) {
+    const ShapeId shape = session.snapshot.pods[pod].shape;
+    const bool in_gang = placed < shortfall;
+    if (!in_gang && !FitsQueueBudget(session, group, session.estimated[pod], nullptr)) continue;
+    if (std::find(failed_here.begin(), failed_here.end(), shape) != failed_here.end()) continue;
+    Allocation where;
+    bool known_to_fail = use_cache && unfiltered && session.shape_failed[shape];
+    if (!known_to_fail && session.placer.Find(pod, filter, &where)) {
+      st.Place(pod, where);
+      ++placed;
+      continue;
+    }
+    // A failure with nothing of this attempt placed yet is a fact about the
+    // committed state; remember it for the rest of the action.
+    if (use_cache && unfiltered && st.Mark() == mark) session.shape_failed[shape] = 1;
+    if (in_gang) {
+      why->block = placed == 0 ? JobBlock::kNoNode : JobBlock::kGangPartial;
+      why->failing_pod = pod;
+      why->placed_before_failure = placed;
+      why->needed = shortfall;
+      st.Rollback(mark);
+      return false;
+    }
+    failed_here.push_back(shape);
+  }
+  return placed >= shortfall;
+}
+
+}  // namespace
+
+int32_t GangShortfall(const Session& session, GroupId g) {
+  const PodGroup& group = session.snapshot.groups[g];
+  int32_t short_total = std::max(0, group.min_member - session.state.GroupPlaced(g));
+  int32_t short_subgroups = 0;
+  for (size_t i = 0; i < group.subgroups.size(); ++i)
+    short_subgroups += std::max(0, group.subgroups[i].min_member -
+                                       session.state.SubGroupPlaced(g, static_cast<int32_t>(i)));
+  return std::max(short_total, short_subgroups);
+}
+
+std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
+  const PodGroup& group = session.snapshot.groups[g];
+  std::vector<int32_t> deficit(group.subgroups.size());
+  for (size_t i = 0; i < deficit.size(); ++i)
+    deficit[i] = std::max(0, group.subgroups[i].min_member -
+                                 session.state.SubGroupPlaced(g, static_cast<int32_t>(i)));
+  std::vector<PodId> first, rest;
+  for (PodId p : group.pods) {
+    const Pod& pod = session.snapshot.pods[p];
+    if (pod.phase != PodPhase::kPending || session.state.IsPlaced(p)) continue;
+    if (pod.subgroup >= 0 && deficit[pod.subgroup] > 0) {
+      --deficit[pod.subgroup];
+      first.push_back(p);
+    } else {
+      rest.push_back(p);
+    }
+  }
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
+}
+
+bool FitsQueueBudget(const Session& session, GroupId g, const ResourceVector& extra,
+                     JobOutcome* why) {
+  const Snapshot& s = session.snapshot;
+  const bool preemptible = s.groups[g].preemptible;
+  for (QueueId q = s.groups[g].queue; q != kNone; q = s.queues[q].parent) {
+    for (Resource r : kAllResources) {
+      if (extra[r] <= 0) continue;
+      const QueueResource& spec = s.queues[q].resources[r];
+      int64_t held = session.state.QueueAllocated(q)[r];
+      if (spec.limit != kUnlimited && held + extra[r] > spec.limit) {
+        if (why) *why = {JobBlock::kQueueLimit, q, r, held, extra[r], spec.limit};
+        return false;
+      }
+      int64_t held_np = session.state.QueueAllocatedNonPreemptible(q)[r];
+      if (!preemptible && spec.quota != kUnlimited && held_np + extra[r] > spec.quota) {
+        if (why) *why = {JobBlock::kNonPreemptibleQuota, q, r, held_np, extra[r], spec.quota};
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
+  JobOutcome& why = session.outcome[g];
+  std::vector<PodId> pods = PendingPodsInOrder(session, g);
+  if (pods.empty()) return session.state.GangSatisfied(g);
+  const int32_t shortfall = std::min<int32_t>(GangShortfall(session, g), pods.size());
+  if (GangShortfall(session, g) > static_cast<int32_t>(pods.size())) {
+    // Fewer pods exist than minMember asks for: nothing to do until they do.
+    why = {};
+    why.block = JobBlock::kGangPartial;
+    why.needed = GangShortfall(session, g);
+    why.placed_before_failure = 0;
+    why.failing_pod = pods.front();
+    return false;
+  }
+  ResourceVector gang_need;
+  for (int32_t i = 0; i < shortfall; ++i) gang_need += session.estimated[pods[i]];
+  JobOutcome budget;
+  if (!FitsQueueBudget(session, g, gang_need.IsZero() ? session.estimated[pods[0]] : gang_need,
+                       &budget)) {
+    why = budget;
+    return false;
+  }
+
+  const bool use_cache = attempt == Attempt::kCommitted;
+  // A gang whose pods all look alike fails for every size at least as large
+  // as one that already failed.
+  ShapeId uniform = session.snapshot.pods[pods[0]].shape;
+  for (PodId p : pods)
+    if (session.snapshot.pods[p].shape != uniform) uniform = kNone;
+  const PodGroup& group = session.snapshot.groups[g];
+  const bool constrained =
+      group.topology.required_level != kNoString || group.topology.preferred_level != kNoString;
+  if (use_cache && uniform != kNone && !constrained && shortfall > 1 &&
+      session.gang_failed_at[uniform] <= shortfall) {
+    why = {};
+    why.block = JobBlock::kGangPartial;
+    why.failing_pod = pods[0];
+    why.needed = shortfall;
+    return false;
+  }
+
+  why = {};
+  for (StringId level : {group.topology.required_level, group.topology.preferred_level}) {
+    if (level == kNoString) continue;
+    const std::vector<uint32_t>& domain_of = session.DomainsOf(level);
+    for (const Domain& d : RankDomains(session, domain_of, gang_need[kGpu])) {
+      NodeFilter filter{&domain_of, d.id, kNone};
+      JobOutcome attempt_why;
+      if (PlaceWithin(session, g, pods, shortfall, filter, use_cache, &attempt_why)) {
+        why = {};
+        return true;
+      }
+    }
+    if (level == group.topology.required_level) {
+      why = {};
+      why.block = JobBlock::kTopology;
+      why.needed = shortfall;
+      why.failing_pod = pods[0];
+      return false;
+    }
+  }
+  if (PlaceWithin(session, g, pods, shortfall, NodeFilter{}, use_cache, &why)) {
+    why = {};
+    return true;
+  }
+  if (use_cache && uniform != kNone && why.block == JobBlock::kGangPartial)
+    session.gang_failed_at[uniform] = std::min(session.gang_failed_at[uniform], shortfall);
+  return false;
+}
+
+}  // namespace vtenant::sched

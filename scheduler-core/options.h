@@ -1,0 +1,44 @@
+// Knobs of a scheduling cycle.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace vtenant::sched {
+
+// How a pod picks among the nodes and devices it fits.
+enum class PlacementPolicy : uint8_t {
+  // Fill the node with the least free GPU that fits, and on it the device
+  // already shared that fits tightest: keeps whole nodes and devices free.
+  kBinpack,
+  // The node with the most free GPU, and on it the emptiest device.
+  kSpread,
+  // The node left with the least free GPU and CPU (normalised), first device
+  // that fits. A classic baseline, kept for fragmentation comparisons.
+  kBestFit,
+  // Any node and device that fits, chosen by a seeded generator. Baseline.
+  kRandomFit,
+};
+
+std::string_view PolicyName(PlacementPolicy policy);
+Result<PlacementPolicy> ParsePolicy(std::string_view name);
+
+struct Options {
+  PlacementPolicy policy = PlacementPolicy::kBinpack;
+  // Actions, in the order they run. KAI turns consolidation off under spread
+  // (moving pods together defeats spreading); so do we.
+  bool consolidate = true;
+  bool reclaim = true;
+  bool preempt = true;
+  bool evict_stale_gangs = true;
+  // A gang running below minMember this long is evicted so its GPUs stop
+  // idling (KAI's default is 60 s).
+  int64_t stale_gang_grace_s = 60;
+  // Nodes a consolidation may try for one pending job: bounds the work.
+  int consolidation_max_nodes = 16;
+  uint64_t seed = 1;  // random-fit only
+};
+
+}  // namespace vtenant::sched

@@ -1,0 +1,131 @@
+#include "scheduler-core/pending_reasons.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace vtenant::sched {
+namespace {
+
+std::string WhatItNeeds(const PodRequest& r, FitFailure f) {
+  switch (f) {
+    case FitFailure::kSharedGpu:
+      if (r.gpu_fraction > 0)
+        return " (needs " + std::to_string(r.gpu_fraction) + "m of " +
+               (r.num_devices > 1 ? std::to_string(r.num_devices) + " devices each"
+                                  : "one device") +
+               ")";
+      return " (needs " + std::to_string(r.gpu_memory_mib) + " MiB of " +
+             (r.num_devices > 1 ? std::to_string(r.num_devices) + " devices each" : "one device") +
+             ")";
+    case FitFailure::kWholeGpus:
+      return " (needs " + std::to_string(r.whole_gpus) + " on one node)";
+    case FitFailure::kCpu:
+      return " (needs " + FormatAmount(kCpu, r.cpu_milli) + ")";
+    case FitFailure::kMemory:
+      return " (needs " + FormatAmount(kMemory, r.memory_bytes) + ")";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+const std::string& PendingReasons::NodeFit(PodId pod) {
+  const Snapshot& s = session_->snapshot;
+  ShapeId shape = s.pods[pod].shape;
+  auto it = node_fit_.find(shape);
+  if (it != node_fit_.end()) return it->second;
+  std::array<int32_t, kNumFitFailures> counts = session_->placer.Diagnose(pod);
+  std::vector<std::pair<int32_t, int>> failures;
+  for (int f = 1; f < kNumFitFailures; ++f)
+    if (counts[f] > 0) failures.emplace_back(-counts[f], f);
+  std::sort(failures.begin(), failures.end());
+  std::string text =
+      std::to_string(counts[0]) + "/" + std::to_string(s.nodes.size()) + " nodes fit";
+  if (s.nodes.empty()) text += ": the cluster has no nodes";
+  for (size_t i = 0; i < failures.size(); ++i) {
+    FitFailure f = static_cast<FitFailure>(failures[i].second);
+    text += i == 0 ? ": " : ", ";
+    text += std::to_string(-failures[i].first) + " " + std::string(FitFailureText(f)) +
+            WhatItNeeds(s.pods[pod].request, f);
+  }
+  return node_fit_.emplace(shape, std::move(text)).first->second;
+}
+
+std::string PendingReasons::Budget(const JobOutcome& why, bool non_preemptible) const {
+  const std::string queue = session_->snapshot.queues[why.queue].name;
+  const std::string r(ResourceName(why.resource));
+  if (non_preemptible)
+    return "non-preemptible job would exceed queue " + queue + "'s " + r +
+           " quota: " + FormatAmount(why.resource, why.held) + " held by non-preemptible jobs + " +
+           FormatAmount(why.resource, why.asked) + " requested > " +
+           FormatAmount(why.resource, why.cap) +
+           " quota; make the job preemptible or raise the quota";
+  return "queue " + queue + " would exceed its " + r +
+         " limit: " + FormatAmount(why.resource, why.held) + " allocated + " +
+         FormatAmount(why.resource, why.asked) + " requested > " +
+         FormatAmount(why.resource, why.cap) + " limit";
+}
+
+std::string PendingReasons::Reclaim(GroupId group) const {
+  const Snapshot& s = session_->snapshot;
+  QueueId q = s.groups[group].queue;
+  switch (session_->reclaim_note[group]) {
+    case ReclaimNote::kNotTried:
+      return "";
+    case ReclaimNote::kQueueAtFairShare:
+      return "; no reclaim: queue " + s.queues[q].name + " is not below its fair share (gpu " +
+             FormatAmount(kGpu, session_->state.QueueAllocated(q)[kGpu]) + " allocated of " +
+             FormatAmount(kGpu, session_->fair_share[q][kGpu]) + ")";
+    case ReclaimNote::kNoVictims:
+      return "; no reclaim: queues above their fair share hold no preemptible jobs past their "
+             "minimum runtime that would make room";
+  }
+  return "";
+}
+
+std::string PendingReasons::For(GroupId group, PodId pod) {
+  const Snapshot& s = session_->snapshot;
+  const PodGroup& g = s.groups[group];
+  const JobOutcome& why = session_->outcome[group];
+  const std::string gang =
+      g.min_member > 1 ? "gang " + g.name + " (minMember " + std::to_string(g.min_member) + ")"
+                       : "";
+  switch (why.block) {
+    case JobBlock::kQueueLimit:
+      return Budget(why, false);
+    case JobBlock::kNonPreemptibleQuota:
+      return Budget(why, true);
+    case JobBlock::kTopology:
+      return gang + " needs " + std::to_string(why.needed) + " pods within one " +
+             s.strings.Get(g.topology.required_level) + " domain; no single domain has room";
+    case JobBlock::kNoNode:
+    case JobBlock::kGangPartial: {
+      PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
+      int32_t pending = 0;
+      for (PodId p : g.pods)
+        if (s.pods[p].phase == PodPhase::kPending && !session_->state.IsPlaced(p)) ++pending;
+      if (why.needed > pending)
+        return gang + " has " + std::to_string(pending) + " pending pods, fewer than the " +
+               std::to_string(why.needed) + " it still needs to start";
+      std::string fit = NodeFit(failing);
+      std::string text;
+      if (why.block == JobBlock::kGangPartial) {
+        text = gang + " needs " + std::to_string(why.needed) + " pods placed together; only " +
+               std::to_string(why.placed_before_failure) + " fit at once; pod " +
+               s.pods[failing].name + ": " + fit;
+      } else if (failing != pod && s.pods[failing].shape != s.pods[pod].shape) {
+        text = "waiting for pod " + s.pods[failing].name + " of " +
+               (gang.empty() ? "its job" : gang) + ": " + fit;
+      } else {
+        text = (gang.empty() ? "" : gang + ": ") + fit;
+      }
+      return text + Reclaim(group);
+    }
+    case JobBlock::kNone:
+      break;
+  }
+  return NodeFit(pod);
+}
+
+}  // namespace vtenant::sched

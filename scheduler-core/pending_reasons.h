@@ -1,0 +1,31 @@
+// Turns what stopped a job into a sentence a person can act on: which queue
+// and resource hit which limit, or how many nodes failed the pod and why.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "scheduler-core/session.h"
+
+namespace vtenant::sched {
+
+class PendingReasons {
+ public:
+  explicit PendingReasons(Session& session) : session_(&session) {}
+
+  // Why `pod` (of `group`) is still pending after the cycle.
+  std::string For(GroupId group, PodId pod);
+
+  // "0/4 nodes fit: 3 insufficient cpu, 1 untolerated taint", on the
+  // state after the cycle. Cached per pod shape.
+  const std::string& NodeFit(PodId pod);
+
+ private:
+  std::string Budget(const JobOutcome& why, bool non_preemptible) const;
+  std::string Reclaim(GroupId group) const;
+
+  Session* session_;
+  std::map<ShapeId, std::string> node_fit_;
+};
+
+}  // namespace vtenant::sched

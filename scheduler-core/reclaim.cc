@@ -1,0 +1,143 @@
+#include <algorithm>
+
+#include "scheduler-core/actions.h"
+#include "scheduler-core/victims.h"
+
+namespace vtenant::sched {
+namespace {
+
+// The two children of the lowest common ancestor of `a` and `b` on their
+// paths (or the two roots when they share none): where fairness between
+// them is decided.
+std::pair<QueueId, QueueId> SiblingsBelowCommonAncestor(const Snapshot& s, QueueId a, QueueId b) {
+  auto depth = [&](QueueId q) {
+    int d = 0;
+    for (; s.queues[q].parent != kNone; q = s.queues[q].parent) ++d;
+    return d;
+  };
+  int da = depth(a), db = depth(b);
+  while (da > db) a = s.queues[a].parent, --da;
+  while (db > da) b = s.queues[b].parent, --db;
+  while (s.queues[a].parent != s.queues[b].parent) a = s.queues[a].parent, b = s.queues[b].parent;
+  return {a, b};
+}
+
+enum class Yardstick { kFairShare, kQuota };
+
+int64_t Bound(const Session& session, QueueId q, Resource r, Yardstick y) {
+  if (y == Yardstick::kFairShare) return session.fair_share[q][r];
+  int64_t quota = session.snapshot.queues[q].resources[r].quota;
+  return quota == kUnlimited ? INT64_MAX : quota;
+}
+
+// The reclaimer's path up to (and including) `top` stays within the bound
+// after it gets `need`.
+bool StaysWithin(const Session& session, QueueId leaf, QueueId top, const ResourceVector& need,
+                 Yardstick y) {
+  const Snapshot& s = session.snapshot;
+  for (QueueId q = leaf;; q = s.queues[q].parent) {
+    for (Resource r : kAllResources) {
+      if (need[r] <= 0) continue;
+      int64_t bound = Bound(session, q, r, y);
+      if (bound != INT64_MAX && session.state.QueueAllocated(q)[r] + need[r] > bound) return false;
+    }
+    if (q == top) return true;
+  }
+}
+
+// The victim's side is above the bound in a resource the reclaimer needs.
+bool Above(const Session& session, QueueId q, const ResourceVector& need, Yardstick y) {
+  for (Resource r : kAllResources) {
+    if (need[r] <= 0) continue;
+    int64_t bound = Bound(session, q, r, y);
+    if (bound != INT64_MAX && session.state.QueueAllocated(q)[r] > bound) return true;
+  }
+  return false;
+}
+
+// KAI's two strategies: below fair share takes from above fair share; below
+// quota takes from above quota. Either way the reclaimer must still be
+// within the bound after taking what it needs.
+bool MayReclaimFrom(const Session& session, QueueId reclaimer, QueueId victim,
+                    const ResourceVector& need) {
+  auto [mine, theirs] = SiblingsBelowCommonAncestor(session.snapshot, reclaimer, victim);
+  for (Yardstick y : {Yardstick::kFairShare, Yardstick::kQuota}) {
+    if (StaysWithin(session, reclaimer, mine, need, y) && Above(session, theirs, need, y))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
+  const Snapshot& s = session.snapshot;
+  std::vector<GroupId> still;
+  std::vector<GroupId> running;
+  bool stale = true;  // the running list must be rebuilt after a success
+  for (GroupId job : unsatisfied) {
+    JobOutcome& why = session.outcome[job];
+    if (why.block == JobBlock::kQueueLimit || why.block == JobBlock::kNonPreemptibleQuota) {
+      still.push_back(job);  // evicting other queues does not lift this queue's limit
+      continue;
+    }
+    const QueueId mine = s.groups[job].queue;
+    const ResourceVector need = GangNeed(session, job);
+    if (stale) {
+      running = RunningPreemptibleJobs(session, session.reclaim_min_runtime_s);
+      stale = false;
+    }
+    std::vector<GroupId> candidates;
+    bool others_run = false;  // without them, reclaim has nothing to say
+    for (GroupId v : running) {
+      QueueId theirs = s.groups[v].queue;
+      if (theirs == mine) continue;
+      others_run = true;
+      if (MayReclaimFrom(session, mine, theirs, need)) candidates.push_back(v);
+    }
+    const bool below = StaysWithin(session, mine, mine, need, Yardstick::kFairShare) ||
+                       StaysWithin(session, mine, mine, need, Yardstick::kQuota);
+    if (others_run)
+      session.reclaim_note[job] = below ? ReclaimNote::kNoVictims : ReclaimNote::kQueueAtFairShare;
+    if (candidates.empty()) {
+      still.push_back(job);
+      continue;
+    }
+    // Most saturated queue first; inside it lower priority, then the
+    // youngest (least work lost).
+    std::vector<double> ratio(s.queues.size(), -1);
+    auto sat = [&](QueueId q) {
+      auto [_, theirs] = SiblingsBelowCommonAncestor(s, mine, q);
+      if (ratio[theirs] < 0) ratio[theirs] = session.SaturationRatio(theirs);
+      return ratio[theirs];
+    };
+    auto start = [&](GroupId g) {
+      int64_t latest = 0;
+      for (PodId p : s.groups[g].pods) latest = std::max(latest, s.pods[p].start_time);
+      return latest;
+    };
+    std::vector<std::tuple<double, int32_t, int64_t, GroupId>> keyed;
+    for (GroupId v : candidates)
+      keyed.emplace_back(-sat(s.groups[v].queue), s.groups[v].priority, -start(v), v);
+    std::sort(keyed.begin(), keyed.end());
+    candidates.clear();
+    for (const auto& k : keyed) candidates.push_back(std::get<3>(k));
+
+    auto eligible = [&](GroupId v) {
+      for (PodId p : s.groups[v].pods)
+        if (session.state.IsPlaced(p))
+          return MayReclaimFrom(session, mine, s.groups[v].queue, need);
+      return false;  // already evicted
+    };
+    if (EvictUntilJobFits(session, job, candidates, EvictionCause::kReclaim, eligible)) {
+      session.reclaim_note[job] = ReclaimNote::kNotTried;
+      session.ForgetFailures();
+      stale = true;
+    } else {
+      still.push_back(job);
+    }
+  }
+  unsatisfied.swap(still);
+}
+
+}  // namespace vtenant::sched

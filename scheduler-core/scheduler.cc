@@ -1,0 +1,83 @@
+#include "scheduler-core/scheduler.h"
+
+#include <bit>
+
+#include "scheduler-core/actions.h"
+#include "scheduler-core/pending_reasons.h"
+#include "scheduler-core/session.h"
+
+namespace vtenant::sched {
+namespace {
+
+std::string EvictionMessage(const Session& session, PodId pod, EvictionCause cause, GroupId by) {
+  const Snapshot& s = session.snapshot;
+  const PodGroup& victim = s.groups[s.pods[pod].group];
+  const std::string victim_queue = s.queues[victim.queue].name;
+  switch (cause) {
+    case EvictionCause::kReclaim:
+      return "reclaimed for job " + s.groups[by].name + " of queue " +
+             s.queues[s.groups[by].queue].name + ": queue " + victim_queue +
+             " was above its fair share";
+    case EvictionCause::kPreempt:
+      return "preempted in queue " + victim_queue + " by job " + s.groups[by].name +
+             " of higher priority (" + std::to_string(s.groups[by].priority) + " > " +
+             std::to_string(victim.priority) + ")";
+    case EvictionCause::kConsolidate:
+      return "moved to make room for job " + s.groups[by].name;
+    case EvictionCause::kStaleGang:
+      return "gang " + victim.name + " ran below minMember " + std::to_string(victim.min_member) +
+             " for " + std::to_string(s.now - victim.stale_since) + "s";
+    case EvictionCause::kNone:
+      break;
+  }
+  return "evicted";
+}
+
+}  // namespace
+
+std::vector<int> DeviceIndices(const Allocation& allocation) {
+  std::vector<int> out;
+  for (uint64_t m = allocation.device_mask; m != 0; m &= m - 1) out.push_back(std::countr_zero(m));
+  return out;
+}
+
+Decisions RunCycle(const Snapshot& snapshot, const Options& options) {
+  Session session(snapshot, options);
+  std::vector<GroupId> unsatisfied = Allocate(session);
+  Consolidate(session, unsatisfied);
+  if (options.reclaim) Reclaim(session, unsatisfied);
+  if (options.preempt) Preempt(session, unsatisfied);
+  EvictStaleGangs(session);
+
+  // The last eviction of each pod says why it left.
+  std::vector<const Statement::Entry*> last_eviction(snapshot.pods.size(), nullptr);
+  for (const Statement::Entry& e : session.statement.journal())
+    if (!e.place) last_eviction[e.pod] = &e;
+
+  Decisions d;
+  PendingReasons reasons(session);
+  const ClusterState& state = session.state;
+  for (PodId p = 0; p < snapshot.pods.size(); ++p) {
+    const Pod& pod = snapshot.pods[p];
+    if (pod.phase == PodPhase::kPending) {
+      if (state.IsPlaced(p)) {
+        d.binds.push_back({p, state.AllocationOf(p)});
+      } else {
+        d.pending.push_back({p, reasons.For(pod.group, p)});
+      }
+    } else if (!state.IsPlaced(p)) {
+      const Statement::Entry* e = last_eviction[p];
+      EvictionCause cause = e ? e->cause : EvictionCause::kNone;
+      GroupId by = e ? e->by : kNone;
+      d.evictions.push_back({p, cause, by, EvictionMessage(session, p, cause, by)});
+    } else if (!(state.AllocationOf(p) == pod.allocation)) {
+      d.moves.push_back({p, pod.allocation, state.AllocationOf(p)});
+    }
+  }
+  for (QueueId q = 0; q < snapshot.queues.size(); ++q)
+    d.queues.push_back({q, session.fair_share[q], state.QueueAllocated(q),
+                        state.QueueAllocatedNonPreemptible(q), session.requested[q]});
+  return d;
+}
+
+}  // namespace vtenant::sched

@@ -1,0 +1,68 @@
+// One scheduling cycle: snapshot in, decisions out.
+//
+//   Decisions d = RunCycle(snapshot, options);
+//
+// Runs allocate, consolidate, reclaim, preempt and stale-gang eviction in
+// that order and reports what changed: pods to bind (node, devices, portion),
+// pods to evict and why, pods to move, a reason for every pod left pending,
+// and every queue's fair share, allocation and request. The same snapshot
+// and options always give the same decisions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scheduler-core/model.h"
+#include "scheduler-core/options.h"
+#include "scheduler-core/statement.h"
+
+namespace vtenant::sched {
+
+struct Bind {
+  PodId pod;
+  Allocation allocation;
+};
+
+struct Eviction {
+  PodId pod;
+  EvictionCause cause;
+  GroupId for_job;  // the job it made room for; kNone for stale gangs
+  std::string message;
+};
+
+// Consolidation: the pod is evicted from `from` and its replacement goes to
+// `to` (a running pod cannot be re-bound in place).
+struct Move {
+  PodId pod;
+  Allocation from;
+  Allocation to;
+};
+
+struct Pending {
+  PodId pod;
+  std::string reason;
+};
+
+struct QueueReport {
+  QueueId queue;
+  ResourceVector fair_share;
+  ResourceVector allocated;  // after this cycle's decisions
+  ResourceVector allocated_non_preemptible;
+  ResourceVector requested;  // placed plus pending
+};
+
+struct Decisions {
+  std::vector<Bind> binds;
+  std::vector<Eviction> evictions;
+  std::vector<Move> moves;
+  std::vector<Pending> pending;
+  std::vector<QueueReport> queues;
+};
+
+Decisions RunCycle(const Snapshot& snapshot, const Options& options = {});
+
+// Device indices (within the node) of an allocation, ascending: what
+// NVIDIA_VISIBLE_DEVICES is built from.
+std::vector<int> DeviceIndices(const Allocation& allocation);
+
+}  // namespace vtenant::sched

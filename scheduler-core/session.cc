@@ -1,0 +1,81 @@
+#include "scheduler-core/session.h"
+
+#include <limits>
+
+#include "scheduler-core/fair_share.h"
+
+namespace vtenant::sched {
+namespace {
+
+int64_t ResolveRuntime(const Snapshot& s, QueueId q, bool reclaim) {
+  for (QueueId a = q; a != kNone; a = s.queues[a].parent) {
+    const auto& value =
+        reclaim ? s.queues[a].reclaim_min_runtime_s : s.queues[a].preempt_min_runtime_s;
+    if (value) return *value;
+  }
+  return 0;  // KAI's default: no minimum
+}
+
+}  // namespace
+
+Session::Session(const Snapshot& s, const Options& opts)
+    : snapshot(s),
+      options(opts),
+      state(s),
+      statement(state),
+      placer(state, opts.policy, opts.seed),
+      reclaim_min_runtime_s(s.queues.size()),
+      preempt_min_runtime_s(s.queues.size()),
+      estimated(s.pods.size()),
+      outcome(s.groups.size()),
+      reclaim_note(s.groups.size(), ReclaimNote::kNotTried),
+      shape_failed(s.num_shapes, 0),
+      gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
+  int32_t largest_mib = 0;
+  for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  std::vector<ResourceVector> leaf(s.queues.size());
+  for (PodId p = 0; p < s.pods.size(); ++p) {
+    const Pod& pod = s.pods[p];
+    estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
+                                 pod.request.memory_bytes);
+    QueueId q = s.groups[pod.group].queue;
+    leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
+  }
+  requested = RollUp(s.queues, leaf);
+  fair_share = ComputeFairShare(s.queues, requested, state.Capacity());
+  for (QueueId q = 0; q < s.queues.size(); ++q) {
+    reclaim_min_runtime_s[q] = ResolveRuntime(s, q, true);
+    preempt_min_runtime_s[q] = ResolveRuntime(s, q, false);
+  }
+}
+
+void Session::ForgetFailures() {
+  std::fill(shape_failed.begin(), shape_failed.end(), 0);
+  std::fill(gang_failed_at.begin(), gang_failed_at.end(), std::numeric_limits<int32_t>::max());
+}
+
+const std::vector<uint32_t>& Session::DomainsOf(StringId level) {
+  auto it = domains_.find(level);
+  if (it != domains_.end()) return it->second;
+  std::vector<uint32_t> domain(snapshot.nodes.size(), kNone);
+  for (NodeId n = 0; n < snapshot.nodes.size(); ++n)
+    for (const Label& l : snapshot.nodes[n].labels)
+      if (l.key == level) domain[n] = l.value;
+  return domains_.emplace(level, std::move(domain)).first->second;
+}
+
+double Session::SaturationRatio(QueueId q) const {
+  const ResourceVector& alloc = state.QueueAllocated(q);
+  double worst = 0;
+  for (Resource r : kAllResources) {
+    if (requested[q][r] <= 0 && alloc[r] <= 0) continue;
+    if (fair_share[q][r] <= 0) {
+      if (alloc[r] > 0) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, double(alloc[r]) / double(fair_share[q][r]));
+  }
+  return worst;
+}
+
+}  // namespace vtenant::sched

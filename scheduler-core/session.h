@@ -1,0 +1,83 @@
+// Everything one scheduling cycle works with: the snapshot, the mutable
+// state and its statement, fair shares, and what each job ran into.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "scheduler-core/cluster_state.h"
+#include "scheduler-core/model.h"
+#include "scheduler-core/options.h"
+#include "scheduler-core/placement.h"
+#include "scheduler-core/statement.h"
+
+namespace vtenant::sched {
+
+// What stopped a job, kept as data; pending_reasons turns it into text.
+enum class JobBlock : uint8_t {
+  kNone,
+  kQueueLimit,           // a queue on its path would exceed spec.resources.<r>.limit
+  kNonPreemptibleQuota,  // non-preemptible jobs may only use quota
+  kNoNode,               // a pod of the job fits no node
+  kGangPartial,          // some pods fit, not minMember of them together
+  kTopology,             // no domain of the required topology level holds the gang
+};
+
+struct JobOutcome {
+  JobBlock block = JobBlock::kNone;
+  // kQueueLimit / kNonPreemptibleQuota: which queue and resource, and the numbers.
+  QueueId queue = kNone;
+  Resource resource = kGpu;
+  int64_t held = 0;
+  int64_t asked = 0;
+  int64_t cap = 0;
+  // kNoNode / kGangPartial: the pod that found no node and how many fit first.
+  PodId failing_pod = kNone;
+  int32_t placed_before_failure = 0;
+  int32_t needed = 0;
+};
+
+// What reclaim made of a job it could not help, for the pending reason.
+enum class ReclaimNote : uint8_t {
+  kNotTried,
+  kQueueAtFairShare,  // its queue is not below fair share (or quota) even before
+  kNoVictims,         // no queue it may take from holds enough evictable jobs
+};
+
+struct Session {
+  Session(const Snapshot& snapshot, const Options& options);
+
+  const Snapshot& snapshot;
+  Options options;
+  ClusterState state;
+  Statement statement;
+  Placer placer;
+
+  std::vector<ResourceVector> requested;       // subtree: placed plus pending
+  std::vector<ResourceVector> fair_share;      // per queue
+  std::vector<int64_t> reclaim_min_runtime_s;  // resolved through parents
+  std::vector<int64_t> preempt_min_runtime_s;
+  std::vector<ResourceVector> estimated;  // per pod, before placement
+  std::vector<JobOutcome> outcome;        // per group
+  std::vector<ReclaimNote> reclaim_note;  // per group
+
+  // Placement failures seen at a committed state. In allocate, consumption
+  // only grows, so a shape that found no node will not find one later in the
+  // action; evictions end that (ForgetFailures).
+  std::vector<uint8_t> shape_failed;
+  std::vector<int32_t> gang_failed_at;  // per shape: smallest uniform gang size that failed
+  void ForgetFailures();
+
+  // Topology domain of every node for a level (label key): the label's
+  // value id, kNone for nodes without the label.
+  const std::vector<uint32_t>& DomainsOf(StringId level);
+
+  // allocated/fair share of a queue, the largest over resources it asks for:
+  // the lower, the sooner it is served and the less it can be reclaimed from.
+  double SaturationRatio(QueueId q) const;
+
+ private:
+  std::map<StringId, std::vector<uint32_t>> domains_;
+};
+
+}  // namespace vtenant::sched
