@@ -1,0 +1,59 @@
+#include "kube/client.h"
+
+#include <glog/logging.h>
+
+namespace vtenant::kube {
+
+Result<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns,
+                                   ListOptions options) {
+  ObjectList all;
+  do {
+    VT_ASSIGN_OR_RETURN(ObjectList page, List(type, ns, options));
+    for (auto& item : page.items) all.items.push_back(std::move(item));
+    all.resource_version = page.resource_version;
+    options.continue_token = page.continue_token;
+  } while (!options.continue_token.empty());
+  return all;
+}
+
+Result<Object> Client::UpdateWithRetry(const ResourceType& type, std::string_view ns,
+                                       std::string_view name,
+                                       const std::function<Status(Object&)>& mutate,
+                                       std::string_view subresource, int attempts) {
+  Status last;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    VT_ASSIGN_OR_RETURN(Object current, Get(type, ns, name));
+    VT_RETURN_IF_ERROR(mutate(current));
+    Result<Object> updated = Update(type, ns, current, subresource);
+    if (updated.ok() || updated.status().code() != StatusCode::kConflict) return updated;
+    last = updated.status();
+    VLOG(1) << "conflict updating " << type.resource << " " << MakeKey(ns, name)
+            << ", re-reading (attempt " << attempt + 1 << ")";
+  }
+  return last;
+}
+
+Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node) {
+  Object binding;
+  binding.SetObject();
+  SetString(binding, {}, "apiVersion", "v1");
+  SetString(binding, {}, "kind", "Binding");
+  SetString(binding, {"metadata"}, "name", pod);
+  SetString(binding, {"metadata"}, "namespace", ns);
+  SetString(binding, {"target"}, "apiVersion", "v1");
+  SetString(binding, {"target"}, "kind", "Node");
+  SetString(binding, {"target"}, "name", node);
+  return Create(resources::kPods, ns, binding, "binding").status();
+}
+
+Status Client::Evict(std::string_view ns, std::string_view pod) {
+  Object eviction;
+  eviction.SetObject();
+  SetString(eviction, {}, "apiVersion", "policy/v1");
+  SetString(eviction, {}, "kind", "Eviction");
+  SetString(eviction, {"metadata"}, "name", pod);
+  SetString(eviction, {"metadata"}, "namespace", ns);
+  return Create(resources::kPods, ns, eviction, "eviction").status();
+}
+
+}  // namespace vtenant::kube

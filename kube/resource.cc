@@ -1,0 +1,57 @@
+#include "kube/resource.h"
+
+namespace vtenant::kube {
+
+std::string ResourceType::ApiVersion() const {
+  return group.empty() ? version : group + "/" + version;
+}
+
+std::string ResourceType::CollectionPath(std::string_view ns) const {
+  std::string path = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  if (namespaced && !ns.empty()) {
+    path += "/namespaces/";
+    path += ns;
+  }
+  path += "/";
+  path += resource;
+  return path;
+}
+
+std::string ResourceType::ObjectPath(std::string_view ns, std::string_view name,
+                                     std::string_view subresource) const {
+  std::string path = CollectionPath(ns);
+  path += "/";
+  path += name;
+  if (!subresource.empty()) {
+    path += "/";
+    path += subresource;
+  }
+  return path;
+}
+
+namespace resources {
+const ResourceType kPods{"", "v1", "pods", "Pod", true};
+const ResourceType kNodes{"", "v1", "nodes", "Node", false};
+const ResourceType kNamespaces{"", "v1", "namespaces", "Namespace", false};
+const ResourceType kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
+const ResourceType kSecrets{"", "v1", "secrets", "Secret", true};
+const ResourceType kServices{"", "v1", "services", "Service", true};
+const ResourceType kServiceAccounts{"", "v1", "serviceaccounts", "ServiceAccount", true};
+const ResourceType kEvents{"", "v1", "events", "Event", true};
+const ResourceType kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
+const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
+const ResourceType kCustomResourceDefinitions{
+    "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false};
+const ResourceType kClusterRoles{"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
+                                 false};
+const ResourceType kClusterRoleBindings{"rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+                                        "ClusterRoleBinding", false};
+const ResourceType kRoles{"rbac.authorization.k8s.io", "v1", "roles", "Role", true};
+const ResourceType kRoleBindings{"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding",
+                                 true};
+const ResourceType kQueues{"scheduling.run.ai", "v2", "queues", "Queue", false};
+const ResourceType kPodGroups{"scheduling.run.ai", "v2alpha2", "podgroups", "PodGroup", true};
+const ResourceType kTenants{"vtenant.dev", "v1alpha1", "tenants", "Tenant", false};
+}  // namespace resources
+
+}  // namespace vtenant::kube

@@ -1,0 +1,56 @@
+// ResourceType: where a kind of Kubernetes object lives in the REST API.
+//
+// The client is generic over group/version/resource; these descriptors are
+// the only place that knows a path shape, so custom resources (KAI queues,
+// PodGroups, Tenants) are as easy to use as pods.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace vtenant::kube {
+
+struct ResourceType {
+  std::string group;     // "" for the core group
+  std::string version;   // "v1", "v2alpha2"
+  std::string resource;  // plural, lower case: "pods", "queues"
+  std::string kind;      // "Pod", "Queue"
+  bool namespaced = true;
+
+  // "v1" or "apps/v1": the apiVersion field of objects of this type.
+  std::string ApiVersion() const;
+
+  // /api/v1/namespaces/<ns>/pods, or /apis/<g>/<v>/<resource> for cluster
+  // scope or an empty `ns` (all namespaces).
+  std::string CollectionPath(std::string_view ns) const;
+
+  // CollectionPath(ns) + "/<name>" [+ "/<subresource>"].
+  std::string ObjectPath(std::string_view ns, std::string_view name,
+                         std::string_view subresource = {}) const;
+};
+
+// The types vtenant uses. Custom resources follow their CRDs in charts/.
+namespace resources {
+extern const ResourceType kPods;
+extern const ResourceType kNodes;
+extern const ResourceType kNamespaces;
+extern const ResourceType kConfigMaps;
+extern const ResourceType kSecrets;
+extern const ResourceType kServices;
+extern const ResourceType kServiceAccounts;
+extern const ResourceType kEvents;
+extern const ResourceType kLeases;
+extern const ResourceType kJobs;
+extern const ResourceType kCustomResourceDefinitions;
+extern const ResourceType kClusterRoles;
+extern const ResourceType kClusterRoleBindings;
+extern const ResourceType kRoles;
+extern const ResourceType kRoleBindings;
+// KAI Scheduler's API (scheduling.run.ai), kept wire-compatible.
+extern const ResourceType kQueues;
+extern const ResourceType kPodGroups;
+// vtenant's own API.
+extern const ResourceType kTenants;
+}  // namespace resources
+
+}  // namespace vtenant::kube
