@@ -25,10 +25,8 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(
                     "--service-account-private-key-file=" + api_server.pki_dir() + "/sa.key",
                     "--root-ca-file=" + api_server.pki_dir() + "/ca.crt",
                     "--use-service-account-credentials=false",
-                    // No kubelet runs here: pods get no IP ranges from the controller.
-                    "--allocate-node-cidrs=false",
-                    "--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,"
-                    "-node-route-controller,-persistentvolume-expander",
+                    // No kubelet or CNI runs here: node IP ranges are not needed.
+                    "--allocate-node-cidrs=false", "--controllers=*,-node-ipam-controller",
                     "--profiling=false", "--v=1"};
     process.log_path = manager->log_path_;
     process.die_with_parent = options.die_with_parent;

@@ -1,0 +1,66 @@
+// Simulated GPU nodes: an inventory file turned into real Node objects.
+//
+// Inventory (YAML):
+//   nodes:
+//   - name: l40s            # with `count: N`, nodes are l40s-0 .. l40s-(N-1)
+//     count: 1
+//     cpu: "32"             # Kubernetes quantities
+//     memory: 256Gi
+//     gpus: 1
+//     gpuProduct: NVIDIA-L40S
+//     gpuMemoryMiB: 46068
+//     resources: {nvidia.com/mig-1g.10gb: 4}   # optional extra capacity
+//     labels: {topology.kubernetes.io/zone: zone-a}
+//     taints: [{key: dedicated, value: ml, effect: NoSchedule}]
+//
+// Each node gets `nvidia.com/gpu` capacity and the labels GPU feature
+// discovery would set (nvidia.com/gpu.count, .product, .memory), plus the
+// label that hands it to the simulated kubelet (kwok).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "kube/object.h"
+
+namespace vtenant::localenv {
+
+inline constexpr char kSimulatedNodeLabel[] = "vtenant.dev/simulated-node";
+
+struct NodeTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct SimulatedNode {
+  std::string name;
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int64_t gpus = 0;
+  std::string gpu_product;
+  int64_t gpu_memory_mib = 0;
+  int64_t max_pods = 110;
+  std::map<std::string, std::string> extra_resources;  // name → quantity text
+  std::map<std::string, std::string> labels;
+  std::vector<NodeTaint> taints;
+};
+
+// Parses an inventory. Errors name `source` and the offending entry and field.
+Result<std::vector<SimulatedNode>> ParseNodeInventory(std::string_view yaml_text,
+                                                      std::string_view source);
+Result<std::vector<SimulatedNode>> LoadNodeInventory(const std::string& path);
+
+// The Node object (with status capacity) for one simulated node.
+kube::Object NodeManifest(const SimulatedNode& node);
+
+// Creates the nodes, or brings existing ones to the inventory's labels and
+// capacity: running it twice changes nothing.
+Status RegisterNodes(kube::Client& client, const std::vector<SimulatedNode>& nodes);
+
+}  // namespace vtenant::localenv

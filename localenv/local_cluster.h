@@ -1,0 +1,57 @@
+// LocalCluster: a whole host cluster on loopback, the way tests, `make demo`
+// and the CLI need it: etcd, kube-apiserver, optionally the controller
+// manager and the simulated kubelet (kwok), and simulated GPU nodes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/rest_client.h"
+#include "localenv/api_server.h"
+#include "localenv/controller_manager.h"
+#include "localenv/etcd_server.h"
+#include "localenv/gpu_nodes.h"
+#include "localenv/node_agent.h"
+
+namespace vtenant::localenv {
+
+struct LocalClusterOptions {
+  std::string dir;                   // all state and logs
+  bool controller_manager = true;    // Jobs, garbage collection, namespaces
+  bool node_agent = true;            // kwok for simulated nodes
+  std::vector<SimulatedNode> nodes;  // registered once the API server is ready
+  std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions
+  bool die_with_parent = true;
+};
+
+class LocalCluster {
+ public:
+  static Result<std::unique_ptr<LocalCluster>> Start(const LocalClusterOptions& options);
+  ~LocalCluster() { Stop(); }
+
+  EtcdServer& etcd() { return *etcd_; }
+  ApiServer& api_server() { return *api_server_; }
+  // An admin client of the host API server.
+  kube::Client& client() { return *client_; }
+  const std::string& dir() const { return dir_; }
+
+  // Stops every process, newest first. Idempotent.
+  void Stop();
+
+  // Hands the processes over (for `vtenant up`, which outlives its command):
+  // returns {name, pid} of each, and Stop() no longer touches them.
+  std::vector<std::pair<std::string, pid_t>> Release();
+
+ private:
+  LocalCluster() = default;
+  std::string dir_;
+  std::unique_ptr<EtcdServer> etcd_;
+  std::unique_ptr<ApiServer> api_server_;
+  std::unique_ptr<ControllerManager> controller_manager_;
+  std::unique_ptr<NodeAgent> node_agent_;
+  std::unique_ptr<kube::RestClient> client_;
+};
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,144 @@
+// Integration: simulated GPU nodes on a real host cluster. A pod bound to a
+// node by a plain binding runs; a Job whose pods ask to finish completes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "localenv/kwok_stages.h"
+#include "localenv/local_cluster.h"
+
+namespace vtenant::localenv {
+namespace {
+
+using kube::Object;
+namespace res = kube::resources;
+
+// Polls `condition` every 100 ms for up to `limit`; true once it holds.
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+Object ParseOrDie(const std::string& json) {
+  Result<Object> o = kube::ParseJson(json);
+  EXPECT_TRUE(o.ok()) << o.status().ToString();
+  return std::move(o).value();
+}
+
+class SimulatedNodesTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char tmpl[] = "/tmp/vtenant-sim-nodes-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = new std::string(tmpl);
+    Result<std::vector<SimulatedNode>> nodes = ParseNodeInventory(R"(
+nodes:
+- {name: gpu, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
+)",
+                                                                  "test");
+    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+    Result<std::unique_ptr<LocalCluster>> cluster =
+        LocalCluster::Start({.dir = *dir_, .nodes = *nodes});
+    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+    cluster_ = cluster->release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+
+  kube::Client& client() { return cluster_->client(); }
+
+  static LocalCluster* cluster_;
+  static std::string* dir_;
+};
+LocalCluster* SimulatedNodesTest::cluster_ = nullptr;
+std::string* SimulatedNodesTest::dir_ = nullptr;
+
+TEST_F(SimulatedNodesTest, NodesBecomeReadyWithGpuCapacity) {
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> node = client().Get(res::kNodes, "", "gpu-1");
+    if (!node.ok()) return false;
+    const rapidjson::Value* conditions = kube::Find(*node, {"status", "conditions"});
+    if (conditions == nullptr || !conditions->IsArray()) return false;
+    for (const auto& c : conditions->GetArray()) {
+      if (kube::GetString(c, {"type"}) == "Ready") return kube::GetString(c, {"status"}) == "True";
+    }
+    return false;
+  })) << "node gpu-1 never became Ready; see "
+      << cluster_->dir() << "/kwok/kwok.log";
+  Result<Object> node = client().Get(res::kNodes, "", "gpu-1");
+  ASSERT_TRUE(node.ok());
+  EXPECT_EQ(kube::GetString(*node, {"status", "allocatable", "nvidia.com/gpu"}), "2");
+  EXPECT_EQ(kube::Label(*node, "nvidia.com/gpu.memory").value_or(""), "46068");
+  // Registering again is a no-op, not an error.
+  Result<std::vector<SimulatedNode>> again = ParseNodeInventory(
+      "nodes: [{name: gpu-1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, "
+      "gpuMemoryMiB: 46068}]",
+      "again");
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(RegisterNodes(client(), *again).ok());
+}
+
+TEST_F(SimulatedNodesTest, BoundPodRunsWithAnIpAndDeletedPodGoesAway) {
+  ASSERT_TRUE(client()
+                  .Create(res::kNamespaces, "", ParseOrDie(R"({"metadata":{"name":"bind-test"}})"))
+                  .ok());
+  Object pod = ParseOrDie(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "trainer", "annotations": {"gpu-fraction": "0.5"}},
+    "spec": {"schedulerName": "kai-scheduler",
+             "containers": [{"name": "main", "image": "pytorch/pytorch"}]}})");
+  ASSERT_TRUE(client().Create(res::kPods, "bind-test", pod).ok());
+  Status bound = client().Bind("bind-test", "trainer", "gpu-0");
+  ASSERT_TRUE(bound.ok()) << bound.ToString();
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> p = client().Get(res::kPods, "bind-test", "trainer");
+    return p.ok() && kube::GetString(*p, {"status", "phase"}) == "Running" &&
+           !kube::GetString(*p, {"status", "podIP"}).empty();
+  })) << "bound pod never ran; see "
+      << cluster_->dir() << "/kwok/kwok.log";
+  Result<Object> running = client().Get(res::kPods, "bind-test", "trainer");
+  ASSERT_TRUE(running.ok());
+  EXPECT_EQ(kube::GetString(*running, {"spec", "nodeName"}), "gpu-0");
+
+  ASSERT_TRUE(client().Delete(res::kPods, "bind-test", "trainer").ok());
+  EXPECT_TRUE(Eventually([&] {
+    return client().Get(res::kPods, "bind-test", "trainer").status().code() ==
+           StatusCode::kNotFound;
+  }));
+}
+
+TEST_F(SimulatedNodesTest, JobWhosePodsAskToFinishCompletes) {
+  ASSERT_TRUE(client()
+                  .Create(res::kNamespaces, "", ParseOrDie(R"({"metadata":{"name":"job-test"}})"))
+                  .ok());
+  Object job = ParseOrDie(std::string(R"({
+    "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "finetune"},
+    "spec": {"completions": 2, "parallelism": 2, "backoffLimit": 0,
+      "template": {
+        "metadata": {"annotations": {")") +
+                          kRunDurationAnnotation + R"(": "2s"}},
+        "spec": {"restartPolicy": "Never", "nodeName": "gpu-1",
+                 "containers": [{"name": "main", "image": "busybox"}]}}}})");
+  Result<Object> created = client().Create(res::kJobs, "job-test", job);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<Object> j = client().Get(res::kJobs, "job-test", "finetune");
+        return j.ok() && kube::GetInt(*j, {"status", "succeeded"}) == 2;
+      },
+      std::chrono::seconds(90)))
+      << "job never completed; see " << cluster_->dir();
+}
+
+}  // namespace
+}  // namespace vtenant::localenv
