@@ -1,0 +1,51 @@
+# vtenant: the two commands a newcomer needs are `make demo` and `make test`.
+# Everything else here is what they are made of.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+CTEST_ARGS ?=
+
+.PHONY: all deps build test unit integration e2e bench demo down format clean help
+
+all: build
+
+help:
+	@echo "make demo         install everything, start a local host cluster with simulated GPU nodes"
+	@echo "make test         install everything, build, run unit, integration and e2e tests"
+	@echo "make deps         Debian packages + pinned Kubernetes binaries (.tools/bin)"
+	@echo "make build        configure and build with CMake/Ninja into $(BUILD_DIR)/"
+	@echo "make unit|integration|e2e   one label of tests"
+	@echo "make bench        build and run the benchmarks (bench/RESULTS.md records them)"
+	@echo "make down         stop the local environment started by make demo"
+
+deps:
+	@hack/install-deps.sh
+	@hack/build-tools.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: deps build
+	@hack/run-tests.sh $(BUILD_DIR) $(CTEST_ARGS)
+
+unit integration e2e: build
+	@hack/run-tests.sh $(BUILD_DIR) -L $@ $(CTEST_ARGS)
+
+bench: deps build
+	@hack/run-benchmarks.sh $(BUILD_DIR)
+
+demo: deps build
+	@$(BUILD_DIR)/cli/vtenant up
+
+down:
+	@$(BUILD_DIR)/cli/vtenant down
+
+format:
+	@git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)
