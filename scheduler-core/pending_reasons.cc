@@ -112,8 +112,10 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       std::string text;
       if (why.block == JobBlock::kGangPartial) {
         text = gang + " needs " + std::to_string(why.needed) + " pods placed together; only " +
-               std::to_string(why.placed_before_failure) + " fit at once; pod " +
-               s.pods[failing].name + ": " + fit;
+               std::to_string(why.placed_before_failure) + " fit at once";
+        // After the rollback the failing pod may fit alone; then the node
+        // counts would only confuse.
+        if (fit.starts_with("0/")) text += "; pod " + s.pods[failing].name + ": " + fit;
       } else if (failing != pod && s.pods[failing].shape != s.pods[pod].shape) {
         text = "waiting for pod " + s.pods[failing].name + " of " +
                (gang.empty() ? "its job" : gang) + ": " + fit;

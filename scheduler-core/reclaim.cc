@@ -22,6 +22,12 @@ std::pair<QueueId, QueueId> SiblingsBelowCommonAncestor(const Snapshot& s, Queue
   return {a, b};
 }
 
+bool InSubtree(const Snapshot& s, QueueId q, QueueId root) {
+  for (; q != kNone; q = s.queues[q].parent)
+    if (q == root) return true;
+  return false;
+}
+
 enum class Yardstick { kFairShare, kQuota };
 
 int64_t Bound(const Session& session, QueueId q, Resource r, Yardstick y) {
@@ -77,10 +83,13 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   bool stale = true;  // the running list must be rebuilt after a success
   for (GroupId job : unsatisfied) {
     JobOutcome& why = session.outcome[job];
-    if (why.block == JobBlock::kQueueLimit || why.block == JobBlock::kNonPreemptibleQuota) {
-      still.push_back(job);  // evicting other queues does not lift this queue's limit
+    if (why.block == JobBlock::kNonPreemptibleQuota) {
+      still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
+    // A limit on the job's path is lifted only by victims below that queue
+    // (siblings under a capped parent); kNone: any victim may help.
+    const QueueId capped = why.block == JobBlock::kQueueLimit ? why.queue : kNone;
     const QueueId mine = s.groups[job].queue;
     const ResourceVector need = GangNeed(session, job);
     if (stale) {
@@ -93,6 +102,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       QueueId theirs = s.groups[v].queue;
       if (theirs == mine) continue;
       others_run = true;
+      if (capped != kNone && !InSubtree(s, theirs, capped)) continue;
       if (MayReclaimFrom(session, mine, theirs, need)) candidates.push_back(v);
     }
     const bool below = StaysWithin(session, mine, mine, need, Yardstick::kFairShare) ||

@@ -1,6 +1,8 @@
 #include "scheduler-core/victims.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "scheduler-core/job_allocation.h"
 
@@ -52,8 +54,44 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
   return need;
 }
 
-bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& candidates,
+std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates) {
+  const Snapshot& s = session.snapshot;
+  // Per node: GPU it would have free if every candidate on it left, and the
+  // rank of its most preferred victim.
+  std::map<NodeId, std::pair<Milli, size_t>> nodes;
+  for (size_t rank = 0; rank < candidates.size(); ++rank) {
+    for (PodId p : s.groups[candidates[rank]].pods) {
+      if (!session.state.IsPlaced(p)) continue;
+      const Allocation& a = session.state.AllocationOf(p);
+      auto [it, fresh] = nodes.try_emplace(a.node, session.state.Free(a.node).gpu, rank);
+      it->second.first += session.state.Usage(p, a)[kGpu];
+    }
+  }
+  std::vector<std::tuple<Milli, size_t, NodeId>> order;
+  for (const auto& [node, v] : nodes) order.emplace_back(-v.first, v.second, node);
+  std::sort(order.begin(), order.end());
+  std::vector<GroupId> out;
+  std::vector<uint8_t> taken(candidates.size(), 0);
+  for (const auto& [_, first_rank, node] : order) {
+    for (size_t rank = first_rank; rank < candidates.size(); ++rank) {
+      if (taken[rank]) continue;
+      for (PodId p : s.groups[candidates[rank]].pods) {
+        if (session.state.IsPlaced(p) && session.state.AllocationOf(p).node == node) {
+          taken[rank] = 1;
+          out.push_back(candidates[rank]);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
                        EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+  // Victims scattered over many nodes free no node; take them node by node,
+  // the nodes that would free the most first, each in the caller's order.
+  const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   // Speculative attempts overwrite the outcome; a failure keeps the original.

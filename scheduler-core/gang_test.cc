@@ -1,0 +1,194 @@
+// Gangs: all-or-nothing with rollback, elastic extras, subgroups, topology,
+// and the queue budget checks a job meets before placement.
+#include <gtest/gtest.h>
+
+#include "scheduler-core/test_support.h"
+
+namespace vtenant::sched {
+namespace {
+
+using namespace testing;
+
+SnapshotBuilder World(int nodes, int gpus_per_node, Milli limit = kUnlimited) {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("org", "", kUnlimited));
+  b.AddQueue(GpuQueue("team", "org", 0, limit));
+  for (int n = 0; n < nodes; ++n) b.AddNode(GpuNode("node-" + std::to_string(n), gpus_per_node));
+  return b;
+}
+
+void AddGang(SnapshotBuilder& b, std::string name, int pods, int min_member, int gpus_each,
+             GroupSpec extra = {}) {
+  extra.name = name;
+  extra.queue = extra.queue.empty() ? "team" : extra.queue;
+  extra.min_member = min_member;
+  b.AddGroup(extra);
+  for (int i = 0; i < pods; ++i) {
+    PodSpec p = WholeGpuPod(name + "-" + std::to_string(i), "", gpus_each);
+    p.group = name;
+    p.creation_time = i;
+    b.AddPod(p);
+  }
+}
+
+TEST(GangTest, AllOrNothingRollsBackAPartialGang) {
+  SnapshotBuilder b = World(1, 2);
+  AddGang(b, "train", 3, 3, 1);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_TRUE(d.binds.empty());
+  ASSERT_EQ(d.pending.size(), 3u);
+  EXPECT_EQ(ReasonOf(d, s, "train-0"),
+            "gang train (minMember 3) needs 3 pods placed together; only 2 fit at once");
+  EXPECT_EQ(ReportOf(d, s, "team").allocated[kGpu], 0);
+}
+
+TEST(GangTest, RolledBackGangLeavesRoomForTheNextJob) {
+  SnapshotBuilder b = World(1, 2);
+  AddGang(b, "big", 3, 3, 1);
+  PodSpec small = WholeGpuPod("small", "team", 2);
+  small.creation_time = 100;  // younger: considered after the gang
+  b.AddPod(small);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(NodeOf(d, s, "small"), "node-0");
+  EXPECT_EQ(d.binds.size(), 1u);
+}
+
+TEST(GangTest, ElasticPodsBeyondMinMemberPlaceAsTheyFit) {
+  SnapshotBuilder b = World(1, 3);
+  AddGang(b, "elastic", 4, 2, 1);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(d.binds.size(), 3u);
+  EXPECT_NE(ReasonOf(d, s, "elastic-3").find("0/1 nodes fit"), std::string::npos)
+      << ReasonOf(d, s, "elastic-3");
+}
+
+TEST(GangTest, SubGroupMinimumsArePlacedFirst) {
+  SnapshotBuilder b = World(1, 2);
+  GroupSpec g;
+  g.subgroups = {{"workers", 1}, {"leader", 1}};
+  b.AddGroup({.name = "job", .queue = "team", .min_member = 2, .subgroups = g.subgroups});
+  // Two workers come first in creation order; without subgroup order both
+  // would take the two GPUs and the leader would never run.
+  for (int i = 0; i < 2; ++i) {
+    PodSpec w = WholeGpuPod("worker-" + std::to_string(i), "", 1);
+    w.group = "job";
+    w.subgroup = "workers";
+    w.creation_time = i;
+    b.AddPod(w);
+  }
+  PodSpec leader = WholeGpuPod("leader", "", 1);
+  leader.group = "job";
+  leader.subgroup = "leader";
+  leader.creation_time = 10;
+  b.AddPod(leader);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_NE(BindOf(d, s, "leader"), nullptr);
+  EXPECT_NE(BindOf(d, s, "worker-0"), nullptr);
+  EXPECT_EQ(BindOf(d, s, "worker-1"), nullptr);
+}
+
+TEST(GangTest, RequiredTopologyKeepsTheGangInOneDomain) {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  // rack-a has 3 free GPUs, rack-b 4: only rack-b holds a gang of four.
+  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
+  b.AddNode(GpuNode("a2", 1, kL40sMib, {{"rack", "a"}}));
+  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
+  b.AddNode(GpuNode("b2", 2, kL40sMib, {{"rack", "b"}}));
+  AddGang(b, "ring", 4, 4, 1, {.required_topology = "rack"});
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_EQ(d.binds.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    std::string node = NodeOf(d, s, "ring-" + std::to_string(i));
+    EXPECT_TRUE(node == "b1" || node == "b2") << node;
+  }
+}
+
+TEST(GangTest, RequiredTopologyWithoutRoomInAnyDomainStaysPending) {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
+  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
+  AddGang(b, "ring", 3, 3, 1, {.required_topology = "rack"});
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_TRUE(d.binds.empty());
+  EXPECT_EQ(ReasonOf(d, s, "ring-0"),
+            "gang ring (minMember 3) needs 3 pods within one rack domain; no single domain has "
+            "room");
+}
+
+TEST(GangTest, PreferredTopologyFallsBackToTheWholeCluster) {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
+  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
+  AddGang(b, "ring", 3, 3, 1, {.preferred_topology = "rack"});
+  Snapshot s = MustBuild(b);
+  EXPECT_EQ(RunCycle(s).binds.size(), 3u);
+}
+
+struct BudgetCase {
+  std::string name;
+  QueueSpec queue;
+  bool preemptible;
+  std::string reason;
+};
+
+TEST(GangTest, QueueBudgetIsCheckedForTheWholeGang) {
+  QueueSpec non_preemptible_quota = GpuQueue("team", "org", 1000, kUnlimited);
+  const BudgetCase cases[] = {
+      {"limit", GpuQueue("team", "org", 0, 2000), true,
+       "queue team would exceed its gpu limit: 0m allocated + 3000m requested > 2000m limit"},
+      {"quota for non-preemptible", non_preemptible_quota, false,
+       "non-preemptible job would exceed queue team's gpu quota: 0m held by non-preemptible "
+       "jobs + 3000m requested > 1000m quota; make the job preemptible or raise the quota"},
+  };
+  for (const BudgetCase& c : cases) {
+    SnapshotBuilder b;
+    b.AddQueue(GpuQueue("org", "", kUnlimited));
+    b.AddQueue(c.queue);
+    b.AddNode(GpuNode("n", 8));
+    AddGang(b, "job", 3, 3, 1, {.preemptible = c.preemptible});
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s);
+    EXPECT_TRUE(d.binds.empty()) << c.name;
+    EXPECT_EQ(ReasonOf(d, s, "job-1"), c.reason) << c.name;
+  }
+}
+
+TEST(GangTest, ParentLimitBindsChildren) {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("org", "", 0, 1000));
+  b.AddQueue(GpuQueue("team", "org", 0, kUnlimited));
+  b.AddNode(GpuNode("n", 4));
+  b.AddPod(WholeGpuPod("first", "team", 1));
+  PodSpec second = WholeGpuPod("second", "team", 1);
+  second.creation_time = 1;
+  b.AddPod(second);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_NE(BindOf(d, s, "first"), nullptr);
+  EXPECT_EQ(ReasonOf(d, s, "second"),
+            "queue org would exceed its gpu limit: 1000m allocated + 1000m requested > 1000m "
+            "limit");
+}
+
+TEST(GangTest, GangWithFewerPodsThanMinMemberWaits) {
+  SnapshotBuilder b = World(1, 8);
+  AddGang(b, "early", 2, 4, 1);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_TRUE(d.binds.empty());
+  EXPECT_EQ(
+      ReasonOf(d, s, "early-0"),
+      "gang early (minMember 4) has 2 pending pods, fewer than the 4 it still needs to start");
+}
+
+}  // namespace
+}  // namespace vtenant::sched

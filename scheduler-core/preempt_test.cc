@@ -1,0 +1,110 @@
+// Preempt: inside one queue, only lower-priority preemptible jobs past their
+// preempt min runtime make room for a higher-priority one.
+#include <gtest/gtest.h>
+
+#include "scheduler-core/test_support.h"
+
+namespace vtenant::sched {
+namespace {
+
+using namespace testing;
+
+constexpr int64_t kNow = 5000;
+
+struct PreemptCase {
+  std::string name;
+  std::string victim_queue;
+  int victim_priority;
+  bool victim_preemptible;
+  int64_t victim_start;
+  std::optional<int64_t> preempt_min_runtime;
+  bool evicted;
+};
+
+TEST(PreemptTest, Rules) {
+  const PreemptCase cases[] = {
+      {"lower priority in the same queue goes", "team", 10, true, 0, std::nullopt, true},
+      {"equal priority stays", "team", 100, true, 0, std::nullopt, false},
+      {"higher priority stays", "team", 200, true, 0, std::nullopt, false},
+      {"non-preemptible stays", "team", 10, false, 0, std::nullopt, false},
+      {"another queue is reclaim's business, not preempt's", "other", 10, true, 0, std::nullopt,
+       false},
+      {"within preempt min runtime stays", "team", 10, true, kNow - 30, 60, false},
+      {"past preempt min runtime goes", "team", 10, true, kNow - 90, 60, true},
+  };
+  for (const PreemptCase& c : cases) {
+    SnapshotBuilder b;
+    b.SetNow(kNow);
+    QueueSpec team = GpuQueue("team", "", kUnlimited);
+    team.preempt_min_runtime_s = c.preempt_min_runtime;
+    b.AddQueue(team);
+    b.AddQueue(GpuQueue("other", "", kUnlimited));
+    b.AddNode(GpuNode("n", 1));
+    PodSpec victim = Running(WholeGpuPod("victim", c.victim_queue, 1), "n", {0}, c.victim_start);
+    victim.priority = c.victim_priority;
+    victim.preemptible = c.victim_preemptible;
+    b.AddPod(victim);
+    PodSpec urgent = WholeGpuPod("urgent", "team", 1);
+    urgent.priority = 100;
+    b.AddPod(urgent);
+    Snapshot s = MustBuild(b);
+    Options o;
+    o.reclaim = false;  // isolate preempt
+    Decisions d = RunCycle(s, o);
+    const Eviction* e = EvictionOf(d, s, "victim");
+    EXPECT_EQ(e != nullptr, c.evicted) << c.name;
+    EXPECT_EQ(BindOf(d, s, "urgent") != nullptr, c.evicted) << c.name;
+    if (e) {
+      EXPECT_EQ(e->cause, EvictionCause::kPreempt) << c.name;
+      EXPECT_EQ(e->message, "preempted in queue team by job urgent of higher priority (100 > 10)");
+    }
+  }
+}
+
+TEST(PreemptTest, LowestPriorityThenYoungestGoesFirst) {
+  SnapshotBuilder b;
+  b.SetNow(kNow);
+  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  b.AddNode(GpuNode("n", 3));
+  struct Victim {
+    const char* name;
+    int priority;
+    int64_t start;
+  };
+  for (const Victim& v :
+       {Victim{"mid", 50, 10}, Victim{"low-old", 10, 10}, Victim{"low-young", 10, 20}}) {
+    static int device = 0;
+    PodSpec p = Running(WholeGpuPod(v.name, "team", 1), "n", {device++ % 3}, v.start);
+    p.priority = v.priority;
+    b.AddPod(p);
+  }
+  PodSpec urgent = WholeGpuPod("urgent", "team", 1);
+  urgent.priority = 100;
+  b.AddPod(urgent);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_EQ(d.evictions.size(), 1u);
+  EXPECT_EQ(s.pods[d.evictions[0].pod].name, "low-young");
+}
+
+TEST(PreemptTest, FreesTheQueueLimitForAHigherPriorityJob) {
+  // The queue is at its limit; the cluster has room. Preempting the low
+  // priority job is what lets the urgent one in.
+  SnapshotBuilder b;
+  b.SetNow(kNow);
+  b.AddQueue(GpuQueue("team", "", 0, 1000));
+  b.AddNode(GpuNode("n", 4));
+  PodSpec low = Running(WholeGpuPod("low", "team", 1), "n", {0});
+  low.priority = 1;
+  b.AddPod(low);
+  PodSpec urgent = WholeGpuPod("urgent", "team", 1);
+  urgent.priority = 100;
+  b.AddPod(urgent);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_NE(EvictionOf(d, s, "low"), nullptr);
+  EXPECT_NE(BindOf(d, s, "urgent"), nullptr);
+}
+
+}  // namespace
+}  // namespace vtenant::sched
