@@ -176,7 +176,8 @@ kube::Object NodeManifest(const SimulatedNode& node) {
 
   std::map<std::string, std::string> capacity = node.extra_resources;
   capacity["cpu"] = Quantity::FromMilli(node.cpu_milli).ToString();
-  capacity["memory"] = std::to_string(node.memory_bytes);
+  Result<Quantity> memory = Quantity::FromValue(node.memory_bytes, Quantity::Format::kBinarySI);
+  capacity["memory"] = memory.ok() ? memory->ToString() : std::to_string(node.memory_bytes);
   capacity["pods"] = std::to_string(node.max_pods);
   if (node.gpus > 0) capacity["nvidia.com/gpu"] = std::to_string(node.gpus);
   for (const char* field : {"capacity", "allocatable"}) {

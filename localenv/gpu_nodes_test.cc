@@ -46,6 +46,7 @@ nodes:
   EXPECT_EQ(kube::Label(node, kSimulatedNodeLabel).value_or(""), "true");
   EXPECT_EQ(kube::GetString(node, {"status", "capacity", "nvidia.com/gpu"}), "8");
   EXPECT_EQ(kube::GetString(node, {"status", "allocatable", "cpu"}), "64");
+  EXPECT_EQ(kube::GetString(node, {"status", "capacity", "memory"}), "512Gi");
   EXPECT_EQ(kube::GetString(node, {"status", "capacity", "nvidia.com/mig-1g.10gb"}), "7");
   EXPECT_EQ(kube::GetString(node, {"spec", "taints"}), "");  // an array, not a string
   ASSERT_TRUE(node["spec"]["taints"].IsArray());
