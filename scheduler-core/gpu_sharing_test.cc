@@ -228,9 +228,25 @@ TEST(GpuSharingTest, NodeSelectorsAndTaintsNarrowTheNodes) {
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_EQ(ReasonOf(d, s, "wants-a"),
-            "0/2 nodes fit: 1 node selector does not match, 1 untolerated taint");
+            "0/2 nodes fit: 1 node selector or affinity does not match, 1 untolerated taint");
   EXPECT_EQ(NodeOf(d, s, "wants-a-tolerating"), "tainted");
-  EXPECT_EQ(ReasonOf(d, s, "wants-c"), "0/2 nodes fit: 2 node selector does not match");
+  EXPECT_EQ(ReasonOf(d, s, "wants-c"), "0/2 nodes fit: 2 node selector or affinity does not match");
+}
+
+TEST(GpuSharingTest, NodeAffinityInPicksAmongModels) {
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("t4", 1, 15109, {{"gpu_model", "T4"}}));
+  b.AddNode(GpuNode("v100", 1, 32510, {{"gpu_model", "V100M32"}}));
+  PodSpec either = WholeGpuPod("either", "test", 1);
+  either.node_affinity_in = {{"gpu_model", {"V100M32", "V100M16"}}};
+  PodSpec neither = either;
+  neither.name = "neither";
+  neither.node_affinity_in = {{"gpu_model", {"A100"}}};
+  b.AddPod(either).AddPod(neither);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(NodeOf(d, s, "either"), "v100");
+  EXPECT_EQ(ReasonOf(d, s, "neither"), "0/2 nodes fit: 2 node selector or affinity does not match");
 }
 
 TEST(GpuSharingTest, CpuAndMemoryOfTheNodeAreRespected) {

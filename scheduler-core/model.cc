@@ -22,6 +22,12 @@ std::string ShapeKey(const Pod& pod) {
   AppendBytes(key, fields, sizeof(fields));
   for (const Label& l : pod.node_selector) AppendBytes(key, &l, sizeof(l));
   key.push_back('|');
+  for (const LabelIn& in : pod.node_affinity) {
+    AppendBytes(key, &in.key, sizeof(in.key));
+    for (StringId v : in.values) AppendBytes(key, &v, sizeof(v));
+    key.push_back(';');
+  }
+  key.push_back('|');
   for (const Toleration& t : pod.tolerations) {
     int64_t tf[] = {t.key, t.exists, t.value, t.effect ? static_cast<int>(*t.effect) : -1};
     AppendBytes(key, tf, sizeof(tf));
@@ -87,7 +93,7 @@ Status CheckAllocation(const Snapshot& s, const Pod& pod) {
 
 }  // namespace
 
-void Snapshot::Finalize() {
+void Snapshot::Finalize(bool derive_shapes) {
   for (Queue& q : queues) q.children.clear();
   for (QueueId q = 0; q < queues.size(); ++q) {
     QueueId parent = queues[q].parent;
@@ -104,9 +110,13 @@ void Snapshot::Finalize() {
     });
   }
   for (Node& n : nodes) std::sort(n.labels.begin(), n.labels.end());
-  std::unordered_map<std::string, ShapeId> shapes;
   for (Pod& p : pods) {
     std::sort(p.node_selector.begin(), p.node_selector.end());
+    for (LabelIn& in : p.node_affinity) std::sort(in.values.begin(), in.values.end());
+  }
+  if (!derive_shapes) return;
+  std::unordered_map<std::string, ShapeId> shapes;
+  for (Pod& p : pods) {
     auto [it, inserted] = shapes.emplace(ShapeKey(p), static_cast<ShapeId>(shapes.size()));
     p.shape = it->second;
   }

@@ -156,12 +156,21 @@ struct Allocation {
 
 enum class PodPhase : uint8_t { kPending, kRunning };
 
+// nodeAffinity's required "key In (values)": the node's label value must be
+// one of `values` (sorted).
+struct LabelIn {
+  StringId key = kNoString;
+  std::vector<StringId> values;
+  bool operator==(const LabelIn&) const = default;
+};
+
 struct Pod {
   std::string name;
   GroupId group = kNone;
   int32_t subgroup = -1;  // index into the group's subgroups, -1 none
   PodRequest request;
   std::vector<Label> node_selector;  // sorted by key
+  std::vector<LabelIn> node_affinity;
   std::vector<Toleration> tolerations;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
@@ -182,8 +191,9 @@ struct Snapshot {
   Interner strings;
   int32_t num_shapes = 0;  // derived by Finalize
 
-  // Derives children, group pod lists and shapes; sorts labels.
-  void Finalize();
+  // Derives children, group pod lists and (unless the caller keeps its own,
+  // consistent with num_shapes) shapes; sorts labels.
+  void Finalize(bool derive_shapes = true);
 
   bool IsLeaf(QueueId q) const { return queues[q].children.empty(); }
   const Node& NodeOf(DeviceId d) const { return nodes[devices[d].node]; }

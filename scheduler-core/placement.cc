@@ -29,7 +29,7 @@ std::string_view FitFailureText(FitFailure failure) {
     case FitFailure::kUnschedulable:
       return "node is cordoned";
     case FitFailure::kNodeSelector:
-      return "node selector does not match";
+      return "node selector or affinity does not match";
     case FitFailure::kTaint:
       return "untolerated taint";
     case FitFailure::kOutsideDomain:
@@ -58,6 +58,16 @@ bool MatchesSelector(const Node& node, const std::vector<Label>& selector) {
   for (const Label& want : selector) {
     while (it != node.labels.end() && it->key < want.key) ++it;
     if (it == node.labels.end() || it->key != want.key || it->value != want.value) return false;
+  }
+  return true;
+}
+
+bool MatchesAffinity(const Node& node, const std::vector<LabelIn>& affinity) {
+  for (const LabelIn& in : affinity) {
+    auto it = std::lower_bound(node.labels.begin(), node.labels.end(), Label{in.key, 0});
+    if (it == node.labels.end() || it->key != in.key ||
+        !std::binary_search(in.values.begin(), in.values.end(), it->value))
+      return false;
   }
   return true;
 }
@@ -145,6 +155,8 @@ FitFailure Placer::Check(PodId pod_id, NodeId node_id, Allocation* out) const {
   const NodeFree& free = state_->Free(node_id);
   if (!node.schedulable) return FitFailure::kUnschedulable;
   if (!pod.node_selector.empty() && !MatchesSelector(node, pod.node_selector))
+    return FitFailure::kNodeSelector;
+  if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
   if (!node.taints.empty() && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
   if (free.pods < 1) return FitFailure::kPodCount;

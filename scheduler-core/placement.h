@@ -78,6 +78,7 @@ class Placer {
 
 // Taint and selector rules, exposed for diagnosis and tests.
 bool MatchesSelector(const Node& node, const std::vector<Label>& selector);
+bool MatchesAffinity(const Node& node, const std::vector<LabelIn>& affinity);
 bool ToleratesTaints(const Node& node, const std::vector<Toleration>& tolerations);
 
 }  // namespace vtenant::sched

@@ -156,6 +156,11 @@ Result<Snapshot> SnapshotBuilder::Build() const {
       return bad("MIG count without a profile");
     }
     pod.node_selector = InternLabels(s.strings, spec.node_selector);
+    for (const auto& [key, values] : spec.node_affinity_in) {
+      LabelIn in{s.strings.Intern(key), {}};
+      for (const std::string& v : values) in.values.push_back(s.strings.Intern(v));
+      pod.node_affinity.push_back(std::move(in));
+    }
     for (const TolerationSpec& t : spec.tolerations)
       pod.tolerations.push_back(
           {InternOrNone(s.strings, t.key), t.exists, InternOrNone(s.strings, t.value), t.effect});

@@ -87,6 +87,8 @@ struct PodSpec {
   std::string mig_profile;
   int32_t mig_count = 0;
   LabelPairs node_selector;
+  // Required node affinity terms "key In (values)".
+  std::vector<std::pair<std::string, std::vector<std::string>>> node_affinity_in;
   std::vector<TolerationSpec> tolerations;
   int64_t creation_time = 0;
   // Running pods: the node, the device indices on it and, for a sharing pod,
