@@ -1,0 +1,92 @@
+// vtenant-sim: replays a workload trace on a cluster through the scheduler
+// core and prints a JSON summary.
+//
+//   vtenant-sim --nodes nodes.csv --pods pods.csv [--queues queues.yaml]
+//               [--policy binpack|spread|best-fit|random-fit] [--no-deletions]
+//               [--series series.csv] [--seed N]
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "scheduler-core/sim/replay.h"
+#include "scheduler-core/sim/trace.h"
+
+namespace {
+
+using namespace vtenant;
+using namespace vtenant::sched;
+
+constexpr char kUsage[] =
+    "usage: vtenant-sim --nodes FILE --pods FILE [--queues FILE]\n"
+    "                   [--policy binpack|spread|best-fit|random-fit]\n"
+    "                   [--no-deletions] [--series FILE] [--seed N]\n";
+
+int Fail(const Status& status) {
+  std::cerr << "vtenant-sim: " << status.message() << "\n";
+  return 2;
+}
+
+int Run(int argc, char** argv) {
+  std::string nodes_path, pods_path, queues_path;
+  sim::ReplayOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&](std::string& dest) -> bool {
+      if (i + 1 >= argc) return false;
+      dest = argv[++i];
+      return true;
+    };
+    std::string text;
+    if (arg == "--nodes") {
+      if (!value(nodes_path)) return Fail(InvalidArgument("--nodes needs a file"));
+    } else if (arg == "--pods") {
+      if (!value(pods_path)) return Fail(InvalidArgument("--pods needs a file"));
+    } else if (arg == "--queues") {
+      if (!value(queues_path)) return Fail(InvalidArgument("--queues needs a file"));
+    } else if (arg == "--series") {
+      if (!value(options.series_path)) return Fail(InvalidArgument("--series needs a file"));
+    } else if (arg == "--policy") {
+      if (!value(text)) return Fail(InvalidArgument("--policy needs a name"));
+      Result<PlacementPolicy> policy = ParsePolicy(text);
+      if (!policy.ok()) return Fail(policy.status());
+      options.scheduler.policy = *policy;
+    } else if (arg == "--seed") {
+      if (!value(text)) return Fail(InvalidArgument("--seed needs a number"));
+      options.scheduler.seed = std::stoull(text);
+    } else if (arg == "--no-deletions") {
+      options.deletions = false;
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else {
+      std::cerr << kUsage;
+      return Fail(InvalidArgument("unknown argument " + std::string(arg)));
+    }
+  }
+  if (nodes_path.empty() || pods_path.empty()) {
+    std::cerr << kUsage;
+    return Fail(InvalidArgument("--nodes and --pods are required"));
+  }
+  sim::Trace trace;
+  Result<std::vector<NodeSpec>> nodes = sim::LoadNodesCsv(nodes_path);
+  if (!nodes.ok()) return Fail(nodes.status());
+  trace.nodes = std::move(nodes).value();
+  Result<std::vector<sim::PodRecord>> pods = sim::LoadPodsCsv(pods_path);
+  if (!pods.ok()) return Fail(pods.status());
+  trace.pods = std::move(pods).value();
+  if (!queues_path.empty()) {
+    Result<std::vector<QueueSpec>> queues = sim::LoadQueuesYaml(queues_path);
+    if (!queues.ok()) return Fail(queues.status());
+    trace.queues = std::move(queues).value();
+  }
+  if (Status checked = sim::CheckTrace(trace, pods_path); !checked.ok()) return Fail(checked);
+  Result<sim::ReplaySummary> summary = sim::Replay(trace, options);
+  if (!summary.ok()) return Fail(summary.status());
+  std::cout << sim::SummaryJson(*summary) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return Run(argc, argv); }

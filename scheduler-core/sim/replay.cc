@@ -1,0 +1,320 @@
+#include "scheduler-core/sim/replay.h"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include "scheduler-core/snapshot_builder.h"
+
+namespace vtenant::sched::sim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+struct PodState {
+  bool arrived = false;
+  bool deleted = false;
+  bool running = false;
+  bool ever_bound = false;
+  Allocation allocation;
+  int64_t start_time = 0;
+};
+
+// Builds one validated snapshot with every pod of the trace pending, which
+// interns all names and gives every pod its shape once; each cycle then
+// copies the pods that are present into a working snapshot.
+Result<Snapshot> BuildUniverse(const Trace& trace) {
+  SnapshotBuilder b;
+  for (const NodeSpec& n : trace.nodes) b.AddNode(n);
+  bool has_default = false;
+  for (const QueueSpec& q : trace.queues) {
+    b.AddQueue(q);
+    has_default = has_default || q.name == kDefaultQueue;
+  }
+  if (!has_default) {
+    // Pods that name no queue go to "default", which may use everything.
+    QueueSpec q;
+    q.name = kDefaultQueue;
+    for (QueueResource& r : q.resources) r = {kUnlimited, kUnlimited, 1000};
+    b.AddQueue(q);
+  }
+  std::map<std::string, size_t> gangs;
+  for (const PodRecord& r : trace.pods) {
+    PodSpec p = r.spec;
+    if (!r.gang.empty()) {
+      auto [it, fresh] = gangs.emplace(r.gang, 0);
+      if (fresh) {
+        GroupSpec g;
+        g.name = r.gang;
+        g.queue = p.queue;
+        g.min_member = r.min_member;
+        g.priority = p.priority;
+        g.preemptible = p.preemptible;
+        g.creation_time = p.creation_time;
+        b.AddGroup(g);
+      }
+      p.group = r.gang;
+    }
+    b.AddPod(std::move(p));
+  }
+  return b.Build();
+}
+
+}  // namespace
+
+Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
+  const Clock::time_point wall_start = Clock::now();
+  VT_ASSIGN_OR_RETURN(Snapshot universe, BuildUniverse(trace));
+  const size_t num_pods = universe.pods.size();
+
+  std::ofstream series;
+  if (!options.series_path.empty()) {
+    series.open(options.series_path);
+    if (!series) return Unavailable(options.series_path + ": cannot write");
+    series << "time,arrived_gpu_milli,active_demand_gpu_milli,allocated_gpu_milli,"
+              "fragmented_gpu_milli,pending_pods\n";
+  }
+
+  // Events: arrivals at creation time, deletions at deletion time.
+  struct Event {
+    int64_t time;
+    bool deletion;
+    PodId pod;
+  };
+  std::vector<Event> events;
+  for (PodId p = 0; p < num_pods; ++p) {
+    events.push_back({universe.pods[p].creation_time, false, p});
+    if (options.deletions && trace.pods[p].deletion_time >= 0)
+      events.push_back({trace.pods[p].deletion_time, true, p});
+  }
+  // At one time, deletions first: their capacity is there for the arrivals.
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.deletion != b.deletion) return a.deletion;
+    return a.pod < b.pod;
+  });
+
+  int32_t largest_mib = 0;
+  for (const GpuDevice& d : universe.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  std::vector<Milli> demand(num_pods);
+  for (PodId p = 0; p < num_pods; ++p)
+    demand[p] = EstimatedGpuMilli(universe.pods[p].request, largest_mib);
+
+  ReplaySummary sum;
+  sum.policy = std::string(PolicyName(options.scheduler.policy));
+  sum.nodes = static_cast<int64_t>(universe.nodes.size());
+  sum.pods_total = static_cast<int64_t>(num_pods);
+  for (const Node& n : universe.nodes) sum.gpu_milli_capacity += n.num_devices * kMilliPerGpu;
+
+  std::vector<PodState> state(num_pods);
+  Milli arrived_gpu = 0;
+  Milli active_demand = 0;
+  Decisions last;
+  std::vector<PodId> snapshot_pod;  // working snapshot pod id -> universe pod id
+  Snapshot work;
+  work.nodes = universe.nodes;
+  work.devices = universe.devices;
+  work.queues = universe.queues;
+  work.strings = universe.strings;
+  work.num_shapes = universe.num_shapes;
+
+  std::vector<Milli> device_used(universe.devices.size());
+  std::vector<uint8_t> device_whole(universe.devices.size());
+  auto measure = [&](Milli* allocated, Milli* fragmented) {
+    std::fill(device_used.begin(), device_used.end(), 0);
+    std::fill(device_whole.begin(), device_whole.end(), 0);
+    for (PodId p = 0; p < num_pods; ++p) {
+      if (!state[p].running) continue;
+      const Allocation& a = state[p].allocation;
+      for (int i : DeviceIndices(a)) {
+        DeviceId d = universe.nodes[a.node].first_device + i;
+        device_used[d] += a.portion;
+        if (universe.pods[p].request.whole_gpus > 0) device_whole[d] = 1;
+      }
+    }
+    *allocated = 0;
+    *fragmented = 0;
+    for (DeviceId d = 0; d < device_used.size(); ++d) {
+      *allocated += device_used[d];
+      if (device_used[d] > 0 && !device_whole[d]) *fragmented += kMilliPerGpu - device_used[d];
+    }
+  };
+
+  double weighted_ratio = 0;
+  int64_t first_time = events.empty() ? 0 : events.front().time;
+  int64_t prev_time = first_time;
+  Milli prev_allocated = 0;
+  std::vector<GroupId> group_of_universe(universe.groups.size());
+
+  for (size_t i = 0; i < events.size();) {
+    const int64_t now = events[i].time;
+    if (sum.gpu_milli_capacity > 0)
+      weighted_ratio += double(prev_allocated) / sum.gpu_milli_capacity * double(now - prev_time);
+    prev_time = now;
+    for (; i < events.size() && events[i].time == now; ++i) {
+      PodState& ps = state[events[i].pod];
+      if (events[i].deletion) {
+        if (!ps.deleted && ps.arrived) active_demand -= demand[events[i].pod];
+        ps.deleted = true;
+        ps.running = false;
+      } else {
+        ps.arrived = true;
+        arrived_gpu += demand[events[i].pod];
+        active_demand += demand[events[i].pod];
+      }
+    }
+    // The working snapshot: pods present now, running or pending.
+    work.now = now;
+    work.pods.clear();
+    work.groups.clear();
+    snapshot_pod.clear();
+    std::fill(group_of_universe.begin(), group_of_universe.end(), kNone);
+    bool any_pending = false;
+    for (PodId p = 0; p < num_pods; ++p) {
+      const PodState& ps = state[p];
+      if (!ps.arrived || ps.deleted) continue;
+      Pod pod = universe.pods[p];
+      GroupId ug = pod.group;
+      if (group_of_universe[ug] == kNone) {
+        group_of_universe[ug] = static_cast<GroupId>(work.groups.size());
+        work.groups.push_back(universe.groups[ug]);
+      }
+      pod.group = group_of_universe[ug];
+      if (ps.running) {
+        pod.phase = PodPhase::kRunning;
+        pod.allocation = ps.allocation;
+        pod.start_time = ps.start_time;
+      } else {
+        any_pending = true;
+      }
+      snapshot_pod.push_back(p);
+      work.pods.push_back(std::move(pod));
+    }
+    if (any_pending) {
+      work.Finalize(/*derive_shapes=*/false);
+      const Clock::time_point cycle_start = Clock::now();
+      last = RunCycle(work, options.scheduler);
+      const double cycle_seconds = Seconds(Clock::now() - cycle_start);
+      sum.scheduling_seconds += cycle_seconds;
+      sum.max_cycle_ms = std::max(sum.max_cycle_ms, cycle_seconds * 1000);
+      ++sum.cycles;
+      for (const Bind& b : last.binds) {
+        PodState& ps = state[snapshot_pod[b.pod]];
+        ps.running = true;
+        ps.ever_bound = true;
+        ps.allocation = b.allocation;
+        ps.start_time = now;
+      }
+      // An evicted pod is recreated by its owner and waits again.
+      for (const Eviction& e : last.evictions) state[snapshot_pod[e.pod]].running = false;
+      for (const Move& m : last.moves) {
+        state[snapshot_pod[m.pod]].allocation = m.to;
+        state[snapshot_pod[m.pod]].start_time = now;
+      }
+      sum.binds += static_cast<int64_t>(last.binds.size());
+      sum.evictions += static_cast<int64_t>(last.evictions.size());
+      sum.moves += static_cast<int64_t>(last.moves.size());
+    }
+    Milli allocated = 0, fragmented = 0;
+    measure(&allocated, &fragmented);
+    prev_allocated = allocated;
+    if (series) {
+      int64_t pending = 0;
+      for (const PodState& ps : state) pending += ps.arrived && !ps.deleted && !ps.running;
+      series << now << ',' << arrived_gpu << ',' << active_demand << ',' << allocated << ','
+             << fragmented << ',' << pending << '\n';
+    }
+  }
+
+  measure(&sum.gpu_milli_allocated, &sum.fragmented_gpu_milli);
+  for (const PodState& ps : state) {
+    sum.pods_scheduled += ps.ever_bound;
+    sum.pods_running += ps.running;
+    sum.pods_pending += ps.arrived && !ps.deleted && !ps.running;
+  }
+  if (sum.gpu_milli_capacity > 0)
+    sum.gpu_allocation_ratio = double(sum.gpu_milli_allocated) / sum.gpu_milli_capacity;
+  if (prev_time > first_time)
+    sum.mean_gpu_allocation_ratio = weighted_ratio / double(prev_time - first_time);
+  else
+    sum.mean_gpu_allocation_ratio = sum.gpu_allocation_ratio;
+  for (QueueId q = 0; q < universe.queues.size(); ++q) {
+    QueueSummary qs{universe.queues[q].name, {}, {}, {}};
+    if (q < last.queues.size()) {
+      qs.fair_share = last.queues[q].fair_share;
+      qs.allocated = last.queues[q].allocated;
+      qs.requested = last.queues[q].requested;
+    }
+    sum.queues.push_back(qs);
+  }
+  sum.wall_seconds = Seconds(Clock::now() - wall_start);
+  const double decisions = double(sum.binds + sum.evictions + sum.moves);
+  sum.decisions_per_second = sum.wall_seconds > 0 ? decisions / sum.wall_seconds : 0;
+  return sum;
+}
+
+std::string SummaryJson(const ReplaySummary& s) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("policy");
+  w.String(s.policy.c_str());
+  auto integer = [&](const char* key, int64_t v) {
+    w.Key(key);
+    w.Int64(v);
+  };
+  auto real = [&](const char* key, double v) {
+    w.Key(key);
+    w.Double(v);
+  };
+  integer("nodes", s.nodes);
+  integer("pods_total", s.pods_total);
+  integer("pods_scheduled", s.pods_scheduled);
+  integer("pods_pending", s.pods_pending);
+  integer("pods_running", s.pods_running);
+  integer("gpu_milli_capacity", s.gpu_milli_capacity);
+  integer("gpu_milli_allocated", s.gpu_milli_allocated);
+  real("gpu_allocation_ratio", s.gpu_allocation_ratio);
+  integer("fragmented_gpu_milli", s.fragmented_gpu_milli);
+  real("mean_gpu_allocation_ratio", s.mean_gpu_allocation_ratio);
+  w.Key("queues");
+  w.StartObject();
+  for (const QueueSummary& q : s.queues) {
+    w.Key(q.name.c_str());
+    w.StartObject();
+    for (auto [key, v] :
+         {std::pair<const char*, const ResourceVector*>{"fair_share", &q.fair_share},
+          {"allocated", &q.allocated},
+          {"requested", &q.requested}}) {
+      w.Key(key);
+      w.StartObject();
+      w.Key("gpu_milli");
+      w.Int64((*v)[kGpu]);
+      w.Key("cpu_milli");
+      w.Int64((*v)[kCpu]);
+      w.Key("memory_bytes");
+      w.Int64((*v)[kMemory]);
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  integer("cycles", s.cycles);
+  integer("binds", s.binds);
+  integer("evictions", s.evictions);
+  integer("moves", s.moves);
+  real("wall_seconds", s.wall_seconds);
+  real("scheduling_seconds", s.scheduling_seconds);
+  real("decisions_per_second", s.decisions_per_second);
+  real("max_cycle_ms", s.max_cycle_ms);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+}  // namespace vtenant::sched::sim
