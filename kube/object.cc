@@ -41,7 +41,7 @@ const rapidjson::Value* Find(const rapidjson::Value& value,
   const rapidjson::Value* current = &value;
   for (std::string_view step : path) {
     if (!current->IsObject()) return nullptr;
-    auto it = current->FindMember(Ref(step));
+    auto it = current->FindMember(rapidjson::Value(Ref(step)));
     if (it == current->MemberEnd()) return nullptr;
     current = &it->value;
   }
@@ -114,7 +114,7 @@ rapidjson::Value& EnsurePath(Object& doc, std::initializer_list<std::string_view
   if (!doc.IsObject()) doc.SetObject();
   rapidjson::Value* current = &doc;
   for (std::string_view step : path) {
-    auto it = current->FindMember(Ref(step));
+    auto it = current->FindMember(rapidjson::Value(Ref(step)));
     if (it == current->MemberEnd()) {
       current->AddMember(
           rapidjson::Value(step.data(), static_cast<rapidjson::SizeType>(step.size()), alloc),
@@ -133,7 +133,7 @@ void SetString(Object& doc, std::initializer_list<std::string_view> path, std::s
   auto& alloc = doc.GetAllocator();
   rapidjson::Value& target = EnsurePath(doc, path);
   rapidjson::Value v(value.data(), static_cast<rapidjson::SizeType>(value.size()), alloc);
-  auto it = target.FindMember(Ref(key));
+  auto it = target.FindMember(rapidjson::Value(Ref(key)));
   if (it != target.MemberEnd()) {
     it->value = v;
   } else {
@@ -145,7 +145,7 @@ void SetString(Object& doc, std::initializer_list<std::string_view> path, std::s
 
 void RemoveMember(Object& doc, std::initializer_list<std::string_view> path, std::string_view key) {
   rapidjson::Value* target = const_cast<rapidjson::Value*>(Find(doc, path));
-  if (target != nullptr && target->IsObject()) target->RemoveMember(Ref(key));
+  if (target != nullptr && target->IsObject()) target->RemoveMember(rapidjson::Value(Ref(key)));
 }
 
 }  // namespace vtenant::kube

@@ -1,0 +1,43 @@
+#include "kube/object.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::kube {
+namespace {
+
+Object Parse(const std::string& json) {
+  Result<Object> o = ParseJson(json);
+  EXPECT_TRUE(o.ok()) << o.status().ToString();
+  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
+}
+
+// Path steps are string_views: a step cut out of a longer string must be
+// looked up by its length, not up to the next NUL.
+TEST(ObjectTest, PathStepsAreMatchedByTheirLength) {
+  Object o = Parse(R"({"metadata":{"name":"a","labels":{"team":"x","team-b":"y"}}})");
+  const std::string dotted = "metadata.name";
+  const std::string_view metadata = std::string_view(dotted).substr(0, 8);
+  EXPECT_EQ(GetString(o, {metadata, "name"}), "a");
+  const std::string longer = "team-b";
+  EXPECT_EQ(Label(o, std::string_view(longer).substr(0, 4)).value_or(""), "x");
+  EXPECT_EQ(Label(o, longer).value_or(""), "y");
+
+  SetString(o, {std::string_view(dotted).substr(0, 8)}, "name", "b");
+  EXPECT_EQ(Name(o), "b");
+  EXPECT_EQ(o["metadata"].MemberCount(), 2u) << "updated in place, not added";
+  RemoveMember(o, {"metadata", "labels"}, std::string_view(longer).substr(0, 4));
+  EXPECT_FALSE(Label(o, "team").has_value());
+  EXPECT_TRUE(Label(o, "team-b").has_value());
+}
+
+TEST(ObjectTest, KeysRoundTrip) {
+  Object namespaced = Parse(R"({"metadata":{"name":"a","namespace":"ns"}})");
+  Object cluster = Parse(R"({"metadata":{"name":"n1"}})");
+  EXPECT_EQ(KeyOf(namespaced), "ns/a");
+  EXPECT_EQ(KeyOf(cluster), "n1");
+  EXPECT_EQ(SplitKey("ns/a"), (std::pair<std::string, std::string>{"ns", "a"}));
+  EXPECT_EQ(SplitKey("n1"), (std::pair<std::string, std::string>{"", "n1"}));
+}
+
+}  // namespace
+}  // namespace vtenant::kube
