@@ -1,0 +1,105 @@
+// FakeClient: an in-memory API server behind the Client interface, for unit
+// tests of informers, reconcilers and anything else that talks to Kubernetes.
+//
+// It keeps what a real server keeps for the behaviour controllers depend on:
+// a global resourceVersion that grows with every write, uids, generation
+// (bumped when anything but metadata and status changes), optimistic
+// concurrency (a stale resourceVersion on update is a Conflict), delete
+// preconditions, finalizers (delete marks deletionTimestamp; the object goes
+// when its last finalizer is removed), the status subresource (updates of
+// the main resource keep the stored status; "status" updates change only
+// status), pods/binding and pods/eviction, paginated lists, label and field
+// selectors, and watches that replay history from a resourceVersion, deliver
+// new events as they happen and answer Gone once history is compacted.
+//
+// What it does not do: validation, defaulting, admission, garbage collection
+// by owner references, field ownership. Server-side apply and strategic
+// merge patches are applied as JSON merge patches (apply creates a missing
+// object). A watch with a label selector sees the events of matching objects
+// only; an object that stops matching is not reported as deleted. Tests that
+// depend on any of these use a real API server (localenv/).
+//
+// Test controls inject errors, end or hold watch streams, compact history
+// and count calls. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kube/client.h"
+
+namespace vtenant::kube {
+
+class FakeClient final : public Client {
+ public:
+  FakeClient();
+  // Ends open watches; no call may still be running.
+  ~FakeClient() override;
+
+  Result<Object> Get(const ResourceType& type, std::string_view ns, std::string_view name) override;
+  Result<ObjectList> List(const ResourceType& type, std::string_view ns,
+                          const ListOptions& options = {}) override;
+  Result<Object> Create(const ResourceType& type, std::string_view ns,
+                        const rapidjson::Value& object, std::string_view subresource = {}) override;
+  Result<Object> Update(const ResourceType& type, std::string_view ns,
+                        const rapidjson::Value& object, std::string_view subresource = {}) override;
+  Result<Object> Patch(const ResourceType& type, std::string_view ns, std::string_view name,
+                       PatchType patch_type, std::string_view patch,
+                       const PatchOptions& options = {}) override;
+  Status Delete(const ResourceType& type, std::string_view ns, std::string_view name,
+                const DeleteOptions& options = {}) override;
+  // Blocks like a real watch. With resource_version "" or "0" it starts with
+  // an ADDED event per existing object; otherwise it replays the events after
+  // that version (Gone if they were compacted) and then follows new ones.
+  // Ends OK after options.timeout_seconds of real time, on EndWatches(), or
+  // when the handler returns false; Cancelled when `cancel` fires.
+  Status Watch(const ResourceType& type, std::string_view ns, const ListOptions& options,
+               const WatchHandler& handler, Cancellation* cancel = nullptr) override;
+
+  // ---- test controls
+
+  // The next `times` calls of `verb` ("get", "list", "create", "update",
+  // "patch", "delete", "watch") on `resource` (plural; "" for any) fail with
+  // `status` before doing anything. times < 0: until ClearErrors().
+  void InjectError(std::string verb, std::string resource, Status status, int times = 1);
+  void ClearErrors();
+
+  // Ends every open watch stream normally, as a server does at its timeout.
+  void EndWatches();
+
+  // Forgets the event history up to now: a watch resuming from an older
+  // version gets Gone, as after etcd compaction or an API server restart.
+  void Compact();
+
+  // While held, open watches deliver nothing and new watches wait; events
+  // are kept and delivered on release (unless compacted and ended first).
+  void HoldWatches(bool hold);
+
+  // Sends a BOOKMARK with the current resourceVersion to every open watch
+  // that allows bookmarks.
+  void SendBookmarks();
+
+  // How many calls of `verb` (as in InjectError) were made, errors included.
+  int Calls(std::string_view verb) const;
+
+  // The latest resourceVersion handed out.
+  int64_t CurrentResourceVersion() const;
+
+  // Watches currently open (waiting for or delivering events).
+  int OpenWatches() const;
+
+ private:
+  struct State;
+  struct Event;
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace vtenant::kube

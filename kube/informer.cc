@@ -1,0 +1,363 @@
+#include "kube/informer.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <random>
+#include <unordered_set>
+
+namespace vtenant::kube {
+
+// ---------------------------------------------------------------- Cache
+
+Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
+  std::unique_lock lock(mu_);
+  if (indices_.count(name) != 0) {
+    return {StatusCode::kAlreadyExists, "index \"" + name + "\" already exists"};
+  }
+  Index& index = indices_[name];
+  index.fn = std::move(fn);
+  for (const auto& [key, object] : items_) {
+    for (std::string& value : index.fn(*object)) index.keys_by_value[value].insert(key);
+  }
+  return Status::Ok();
+}
+
+ObjectPtr Cache::Get(std::string_view key) const {
+  std::shared_lock lock(mu_);
+  auto it = items_.find(key);
+  return it == items_.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> Cache::List() const {
+  std::shared_lock lock(mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(items_.size());
+  for (const auto& [key, object] : items_) out.push_back(object);
+  return out;
+}
+
+std::vector<std::string> Cache::ListKeys() const {
+  std::shared_lock lock(mu_);
+  std::vector<std::string> out;
+  out.reserve(items_.size());
+  for (const auto& [key, object] : items_) out.push_back(key);
+  return out;
+}
+
+size_t Cache::Size() const {
+  std::shared_lock lock(mu_);
+  return items_.size();
+}
+
+Result<std::vector<ObjectPtr>> Cache::ByIndex(std::string_view index,
+                                              std::string_view value) const {
+  std::shared_lock lock(mu_);
+  auto idx = indices_.find(index);
+  if (idx == indices_.end()) return NotFound("no index \"" + std::string(index) + "\"");
+  std::vector<ObjectPtr> out;
+  auto keys = idx->second.keys_by_value.find(value);
+  if (keys == idx->second.keys_by_value.end()) return out;
+  out.reserve(keys->second.size());
+  for (const std::string& key : keys->second) out.push_back(items_.find(key)->second);
+  return out;
+}
+
+Result<std::vector<std::string>> Cache::IndexValues(std::string_view index) const {
+  std::shared_lock lock(mu_);
+  auto idx = indices_.find(index);
+  if (idx == indices_.end()) return NotFound("no index \"" + std::string(index) + "\"");
+  std::vector<std::string> out;
+  for (const auto& [value, keys] : idx->second.keys_by_value) out.push_back(value);
+  return out;
+}
+
+ObjectPtr Cache::Upsert(ObjectPtr object) {
+  std::string key = KeyOf(*object);
+  std::unique_lock lock(mu_);
+  auto it = items_.find(key);
+  ObjectPtr old;
+  if (it != items_.end()) {
+    old = std::move(it->second);
+    UnindexLocked(key, *old);
+    it->second = std::move(object);
+  } else {
+    it = items_.emplace(key, std::move(object)).first;
+  }
+  IndexLocked(key, *it->second);
+  return old;
+}
+
+ObjectPtr Cache::Remove(std::string_view key) {
+  std::unique_lock lock(mu_);
+  auto it = items_.find(key);
+  if (it == items_.end()) return nullptr;
+  ObjectPtr old = std::move(it->second);
+  UnindexLocked(it->first, *old);
+  items_.erase(it);
+  return old;
+}
+
+void Cache::IndexLocked(const std::string& key, const Object& object) {
+  for (auto& [name, index] : indices_) {
+    for (std::string& value : index.fn(object)) index.keys_by_value[value].insert(key);
+  }
+}
+
+void Cache::UnindexLocked(const std::string& key, const Object& object) {
+  for (auto& [name, index] : indices_) {
+    for (const std::string& value : index.fn(object)) {
+      auto it = index.keys_by_value.find(value);
+      if (it == index.keys_by_value.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) index.keys_by_value.erase(it);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- SharedInformer
+
+SharedInformer::SharedInformer(Client& client, ResourceType type, InformerOptions options)
+    : client_(client), type_(std::move(type)), options_(std::move(options)) {}
+
+SharedInformer::~SharedInformer() { Stop(); }
+
+void SharedInformer::AddEventHandler(EventHandler handler) {
+  std::lock_guard lock(mu_);
+  auto registration = std::make_shared<Registration>();
+  registration->handler = std::move(handler);
+  registrations_.push_back(registration);
+  // A late handler catches up on the cache as it is now; queued broadcasts
+  // describe changes the cache already contains, so it skips them.
+  const int index = static_cast<int>(registrations_.size()) - 1;
+  if (running_) {
+    for (ObjectPtr& object : cache_.List()) {
+      EnqueueLocked(Notification::Kind::kAdd, nullptr, std::move(object), index);
+    }
+  }
+  registration->first_sequence = next_sequence_;
+  cv_.notify_all();
+}
+
+Status SharedInformer::Run() {
+  std::lock_guard lock(mu_);
+  if (running_ || stopping_) {
+    return FailedPrecondition("informer for " + type_.resource + " was already started");
+  }
+  running_ = true;
+  waker_ = options_.clock->AddWaker([this] {
+    std::lock_guard wake_lock(mu_);
+    cv_.notify_all();
+  });
+  dispatcher_ = std::thread([this] { DispatchLoop(); });
+  reflector_ = std::thread([this] { ReflectorLoop(); });
+  return Status::Ok();
+}
+
+void SharedInformer::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    cv_.notify_all();
+  }
+  cancel_.Cancel();
+  if (reflector_.joinable()) reflector_.join();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  uint64_t waker = 0;
+  bool registered = false;
+  {
+    std::lock_guard lock(mu_);
+    registered = running_;
+    running_ = false;
+    waker = waker_;
+  }
+  if (registered) options_.clock->RemoveWaker(waker);
+}
+
+bool SharedInformer::HasSynced() const {
+  std::lock_guard lock(mu_);
+  return synced_at_.has_value() && delivered_through_ >= *synced_at_;
+}
+
+bool SharedInformer::WaitForSynced(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, timeout, [&] {
+    return stopping_ || (synced_at_.has_value() && delivered_through_ >= *synced_at_);
+  });
+  return synced_at_.has_value() && delivered_through_ >= *synced_at_;
+}
+
+std::string SharedInformer::LastSyncResourceVersion() const {
+  std::lock_guard lock(mu_);
+  return resource_version_;
+}
+
+void SharedInformer::ReflectorLoop() {
+  std::chrono::milliseconds backoff = options_.initial_backoff;
+  while (!cancel_.cancelled()) {
+    bool listed = false;
+    Status status = ListAndWatch(&listed);
+    if (cancel_.cancelled()) break;
+    if (listed) backoff = options_.initial_backoff;
+    if (status.code() == StatusCode::kGone) {
+      LOG(INFO) << "watch of " << type_.resource << " expired (" << status.message()
+                << "); relisting";
+    } else {
+      LOG(WARNING) << "list-and-watch of " << type_.resource << " failed: " << status.ToString()
+                   << "; relisting in " << backoff.count() << " ms";
+    }
+    if (cancel_.WaitFor(backoff)) break;
+    backoff = std::min(backoff * 2, options_.max_backoff);
+  }
+}
+
+Status SharedInformer::ListAndWatch(bool* listed) {
+  ListOptions list_options;
+  list_options.label_selector = options_.label_selector;
+  list_options.field_selector = options_.field_selector;
+  list_options.limit = options_.page_size;
+  Result<ObjectList> list = client_.ListAll(type_, options_.ns, list_options);
+  if (!list.ok()) return list.status().WithContext("list " + type_.resource);
+  if (cancel_.cancelled()) return {StatusCode::kCancelled, "stopped"};
+  Replace(std::move(list->items), list->resource_version);
+  *listed = true;
+
+  // Spread the servers' watch endings so many informers do not all
+  // reconnect at once.
+  std::mt19937_64 random(std::random_device{}());
+  const int64_t min_timeout = std::max<int64_t>(1, options_.watch_timeout.count());
+  while (true) {
+    ListOptions watch_options;
+    watch_options.label_selector = options_.label_selector;
+    watch_options.field_selector = options_.field_selector;
+    watch_options.resource_version = LastSyncResourceVersion();
+    watch_options.allow_watch_bookmarks = true;
+    watch_options.timeout_seconds =
+        min_timeout + static_cast<int64_t>(random() % static_cast<uint64_t>(min_timeout));
+    Status status = client_.Watch(
+        type_, options_.ns, watch_options,
+        [this](WatchEvent& event) {
+          Apply(event);
+          return true;
+        },
+        &cancel_);
+    if (cancel_.cancelled()) return {StatusCode::kCancelled, "stopped"};
+    if (!status.ok()) return status.WithContext("watch " + type_.resource);
+    VLOG(1) << "watch of " << type_.resource << " ended; resuming at "
+            << watch_options.resource_version;
+  }
+}
+
+void SharedInformer::Replace(std::vector<Object> items, const std::string& resource_version) {
+  std::lock_guard lock(mu_);
+  std::unordered_set<std::string> listed;
+  listed.reserve(items.size());
+  for (Object& item : items) {
+    auto object = std::make_shared<const Object>(std::move(item));
+    std::string key = KeyOf(*object);
+    ObjectPtr old = cache_.Get(key);
+    listed.insert(std::move(key));
+    if (old == nullptr) {
+      cache_.Upsert(object);
+      EnqueueLocked(Notification::Kind::kAdd, nullptr, std::move(object));
+    } else if (ResourceVersion(*old) != ResourceVersion(*object)) {
+      cache_.Upsert(object);
+      EnqueueLocked(Notification::Kind::kUpdate, std::move(old), std::move(object));
+    }
+  }
+  for (const std::string& key : cache_.ListKeys()) {
+    if (listed.count(key) != 0) continue;
+    ObjectPtr gone = cache_.Remove(key);
+    EnqueueLocked(Notification::Kind::kDelete, nullptr, std::move(gone));
+  }
+  resource_version_ = resource_version;
+  if (!synced_at_) synced_at_ = next_sequence_;
+  cv_.notify_all();
+}
+
+void SharedInformer::Apply(WatchEvent& event) {
+  std::string version(GetString(event.object, {"metadata", "resourceVersion"}));
+  if (event.type == WatchEvent::Type::kBookmark) {
+    std::lock_guard lock(mu_);
+    if (!version.empty()) resource_version_ = std::move(version);
+    return;
+  }
+  auto object = std::make_shared<const Object>(std::move(event.object));
+  std::lock_guard lock(mu_);
+  if (event.type == WatchEvent::Type::kDeleted) {
+    if (cache_.Remove(KeyOf(*object)) != nullptr) {
+      EnqueueLocked(Notification::Kind::kDelete, nullptr, object);
+    }
+  } else if (ObjectPtr old = cache_.Upsert(object)) {
+    EnqueueLocked(Notification::Kind::kUpdate, std::move(old), object);
+  } else {
+    EnqueueLocked(Notification::Kind::kAdd, nullptr, object);
+  }
+  if (!version.empty()) resource_version_ = std::move(version);
+  cv_.notify_all();
+}
+
+void SharedInformer::EnqueueLocked(Notification::Kind kind, ObjectPtr old_object, ObjectPtr object,
+                                   int only_handler) {
+  queue_.push_back(
+      {kind, std::move(old_object), std::move(object), next_sequence_++, only_handler});
+}
+
+void SharedInformer::DispatchLoop() {
+  const bool resync = options_.resync_period > Clock::Duration::zero();
+  Clock& clock = *options_.clock;
+  std::unique_lock lock(mu_);
+  Clock::TimePoint next_resync = clock.Now() + options_.resync_period;
+  while (!stopping_) {
+    if (!queue_.empty()) {
+      Notification n = std::move(queue_.front());
+      queue_.pop_front();
+      std::vector<std::shared_ptr<Registration>> registrations = registrations_;
+      lock.unlock();
+      Deliver(n, registrations);
+      lock.lock();
+      delivered_through_ = n.sequence + 1;
+      cv_.notify_all();
+      continue;
+    }
+    if (resync && clock.Now() >= next_resync) {
+      // The queue is empty, so the cache is exactly what handlers have seen.
+      if (synced_at_) {
+        for (ObjectPtr& object : cache_.List()) {
+          EnqueueLocked(Notification::Kind::kUpdate, object, object);
+        }
+      }
+      next_resync = clock.Now() + options_.resync_period;
+      continue;
+    }
+    if (resync) {
+      clock.WaitUntil(cv_, lock, next_resync);
+    } else {
+      cv_.wait(lock);
+    }
+  }
+}
+
+void SharedInformer::Deliver(const Notification& n,
+                             const std::vector<std::shared_ptr<Registration>>& registrations) {
+  for (size_t i = 0; i < registrations.size(); ++i) {
+    const Registration& r = *registrations[i];
+    if (n.only_handler >= 0 ? n.only_handler != static_cast<int>(i)
+                            : n.sequence < r.first_sequence) {
+      continue;
+    }
+    switch (n.kind) {
+      case Notification::Kind::kAdd:
+        if (r.handler.on_add) r.handler.on_add(n.object);
+        break;
+      case Notification::Kind::kUpdate:
+        if (r.handler.on_update) r.handler.on_update(n.old_object, n.object);
+        break;
+      case Notification::Kind::kDelete:
+        if (r.handler.on_delete) r.handler.on_delete(n.object);
+        break;
+    }
+  }
+}
+
+}  // namespace vtenant::kube

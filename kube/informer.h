@@ -1,0 +1,230 @@
+// SharedInformer: a local, always-converging copy of one resource type, and
+// the events that tell controllers what changed.
+//
+// It lists the objects (page by page), then watches from the list's
+// resourceVersion, keeping a thread-safe cache keyed "namespace/name" (KeyOf)
+// of immutable objects. Bookmarks move the resume point forward without an
+// event. When the watch ends normally it resumes from the last
+// resourceVersion; on 410 Gone (history compacted, API server restarted) or
+// any error it lists again, with backoff while the server is unreachable, and
+// diffs the new list against the cache, so handlers see the adds, updates and
+// deletes they missed. The cache and the handlers therefore converge to the
+// server's state even across API server restarts.
+//
+// Handlers run on one dispatcher thread, in the order the changes reached the
+// cache, never concurrently with each other. They do not hold up the watch
+// (notifications are queued), but a slow handler delays every other handler
+// and lets the queue grow: handlers should only record the change (typically
+// `queue.Add(KeyOf(*obj))` on a WorkQueue) and leave the work to workers.
+//
+// Typical use, several controllers sharing one informer:
+//   SharedInformer pods(client, resources::kPods, {.resync_period = 10min});
+//   pods.AddIndexer("node", [](const Object& o) { ... return {nodeName}; });
+//   pods.AddEventHandler({.on_add = [&](const ObjectPtr& o) { q.Add(KeyOf(*o)); }, ...});
+//   pods.Run();
+//   if (!pods.WaitForSynced(std::chrono::minutes(1))) ...;
+//   ObjectPtr pod = pods.cache().Get("default/trainer");
+//   ...
+//   pods.Stop();
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/cancellation.h"
+#include "kube/client.h"
+#include "kube/clock.h"
+#include "kube/object.h"
+#include "kube/resource.h"
+
+namespace vtenant::kube {
+
+// Maps an object to the values it is indexed under (e.g. a pod to its node
+// name). Must be a pure function of the object; may return no values.
+using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
+
+// A thread-safe map from KeyOf(object) to the object, with secondary indices.
+// Objects are shared and immutable: readers keep an ObjectPtr as long as they
+// like while the cache moves on.
+class Cache {
+ public:
+  // Adds the index `name`. Fails with AlreadyExists for a duplicate name.
+  // Objects already cached are indexed at once.
+  Status AddIndexer(const std::string& name, IndexFunc fn);
+
+  // The object stored under `key`, or nullptr.
+  ObjectPtr Get(std::string_view key) const;
+  // Every object, in key order.
+  std::vector<ObjectPtr> List() const;
+  // Every key, in order.
+  std::vector<std::string> ListKeys() const;
+  size_t Size() const;
+
+  // The objects whose index `index` produced `value`, in key order. Fails
+  // with NotFound when no such index was added.
+  Result<std::vector<ObjectPtr>> ByIndex(std::string_view index, std::string_view value) const;
+  // The values index `index` currently holds, sorted. NotFound as above.
+  Result<std::vector<std::string>> IndexValues(std::string_view index) const;
+
+  // Stores `object` under its key; returns the object it replaced (or nullptr).
+  ObjectPtr Upsert(ObjectPtr object);
+  // Removes `key`; returns the removed object (or nullptr when absent).
+  ObjectPtr Remove(std::string_view key);
+
+ private:
+  void IndexLocked(const std::string& key, const Object& object);
+  void UnindexLocked(const std::string& key, const Object& object);
+
+  struct Index {
+    IndexFunc fn;
+    std::map<std::string, std::set<std::string>, std::less<>> keys_by_value;
+  };
+
+  mutable std::shared_mutex mu_;
+  std::map<std::string, ObjectPtr, std::less<>> items_;
+  std::map<std::string, Index, std::less<>> indices_;
+};
+
+// What a controller wants to hear about. Any member may be empty.
+struct EventHandler {
+  // A new object, from the initial list, a watch or a relist.
+  std::function<void(const ObjectPtr& object)> on_add;
+  // A changed object; also every cached object (old == now) on each resync.
+  std::function<void(const ObjectPtr& old, const ObjectPtr& now)> on_update;
+  // A deleted object, as last seen. After a relist this is the last cached
+  // state, which may be older than the object's final state on the server.
+  std::function<void(const ObjectPtr& object)> on_delete;
+};
+
+struct InformerOptions {
+  std::string ns;  // empty: all namespaces (or a cluster-scoped type)
+  std::string label_selector;
+  std::string field_selector;
+  // Every period, on_update(o, o) for every cached object, so level-triggered
+  // controllers revisit everything even if an event was lost to a bug.
+  // Zero disables it.
+  Clock::Duration resync_period = Clock::Duration::zero();
+  // Page size of lists; 0 lists everything at once.
+  int64_t page_size = 500;
+  // The server ends each watch after this long and it is resumed, which
+  // keeps a stuck connection from going unnoticed forever.
+  std::chrono::seconds watch_timeout = std::chrono::minutes(5);
+  // Backoff between failed list-and-watch rounds: doubles from initial up to
+  // max, and starts again once a list succeeds.
+  std::chrono::milliseconds initial_backoff = std::chrono::milliseconds(200);
+  std::chrono::milliseconds max_backoff = std::chrono::seconds(10);
+  // Times resyncs. Must outlive the informer.
+  Clock* clock = &DefaultClock();
+};
+
+class SharedInformer {
+ public:
+  // `client` must outlive the informer.
+  SharedInformer(Client& client, ResourceType type, InformerOptions options = {});
+  // Stops.
+  ~SharedInformer();
+
+  SharedInformer(const SharedInformer&) = delete;
+  SharedInformer& operator=(const SharedInformer&) = delete;
+
+  // Adds a custom index to the cache (see Cache::AddIndexer).
+  Status AddIndexer(const std::string& name, IndexFunc fn) { return cache_.AddIndexer(name, fn); }
+
+  // Registers a handler. Added after Run, it first gets on_add for every
+  // object already cached, then the changes that follow, in order.
+  void AddEventHandler(EventHandler handler);
+
+  // Starts listing and watching on threads of its own and returns at once.
+  // Fails with FailedPrecondition when called twice.
+  Status Run();
+
+  // Stops the watch, the relists and the dispatcher promptly and joins their
+  // threads; notifications not yet delivered are dropped. Waits for a
+  // running handler to return, so it must not be called from a handler.
+  // Idempotent.
+  void Stop();
+
+  // True once the first list is in the cache and every handler registered
+  // before it has been given its objects. Stays true across relists.
+  bool HasSynced() const;
+
+  // Waits until HasSynced() or `timeout` passes (or Stop); returns HasSynced().
+  bool WaitForSynced(std::chrono::milliseconds timeout) const;
+
+  // The cache, for reads. Changes only through the informer.
+  const Cache& cache() const { return cache_; }
+
+  // The resourceVersion the watch resumes from ("" before the first list).
+  std::string LastSyncResourceVersion() const;
+
+  const ResourceType& type() const { return type_; }
+
+ private:
+  struct Notification {
+    enum class Kind { kAdd, kUpdate, kDelete } kind;
+    ObjectPtr old_object;
+    ObjectPtr object;
+    uint64_t sequence;
+    // Handler index for a handler's catch-up adds; -1 for everyone.
+    int only_handler;
+  };
+  struct Registration {
+    EventHandler handler;
+    uint64_t first_sequence;  // broadcasts before this were before its time
+  };
+
+  void ReflectorLoop();
+  // One list followed by watches until an error or Stop. Sets `*listed` once
+  // the list is in the cache.
+  Status ListAndWatch(bool* listed);
+  // Makes the cache equal to `items`, queueing the differences.
+  void Replace(std::vector<Object> items, const std::string& resource_version);
+  // Applies one watch event to the cache and queues its notification.
+  void Apply(WatchEvent& event);
+  void EnqueueLocked(Notification::Kind kind, ObjectPtr old_object, ObjectPtr object,
+                     int only_handler = -1);
+  void DispatchLoop();
+  void Deliver(const Notification& n, const std::vector<std::shared_ptr<Registration>>& regs);
+
+  Client& client_;
+  const ResourceType type_;
+  const InformerOptions options_;
+  Cache cache_;
+  Cancellation cancel_;
+
+  // Guards the notification queue, handlers, the resume point and the sync
+  // state. Cache writes happen under it too, so a resync snapshot and the
+  // queue agree on order.
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::deque<Notification> queue_;
+  std::vector<std::shared_ptr<Registration>> registrations_;
+  uint64_t next_sequence_ = 0;
+  uint64_t delivered_through_ = 0;     // every notification below this was delivered
+  std::optional<uint64_t> synced_at_;  // sequence that ends the first list
+  std::string resource_version_;
+  bool running_ = false;
+  bool stopping_ = false;
+  uint64_t waker_ = 0;
+
+  std::thread reflector_;
+  std::thread dispatcher_;
+};
+
+}  // namespace vtenant::kube

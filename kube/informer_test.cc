@@ -1,0 +1,363 @@
+// Unit tests of SharedInformer and Cache against FakeClient.
+#include "kube/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
+
+#include "kube/fake_client.h"
+
+namespace vtenant::kube {
+namespace {
+
+namespace res = resources;
+
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::seconds limit = std::chrono::seconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return condition();
+}
+
+Object Parse(const std::string& json) {
+  Result<Object> o = ParseJson(json);
+  EXPECT_TRUE(o.ok()) << o.status().ToString();
+  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
+}
+
+Object Pod(const std::string& name, const std::string& node) {
+  return Parse(R"({"metadata":{"name":")" + name + R"("},"spec":{"nodeName":")" + node + R"("}})");
+}
+
+// Records what handlers were told, as "add ns/a", "update ns/a 5->7", "delete ns/a".
+class Recorder {
+ public:
+  EventHandler Handler() {
+    return {.on_add = [this](const ObjectPtr& o) { Record("add " + KeyOf(*o)); },
+            .on_update =
+                [this](const ObjectPtr& old, const ObjectPtr& now) {
+                  Record("update " + KeyOf(*now) + " " + std::string(ResourceVersion(*old)) + "->" +
+                         std::string(ResourceVersion(*now)));
+                },
+            .on_delete = [this](const ObjectPtr& o) { Record("delete " + KeyOf(*o)); }};
+  }
+  std::vector<std::string> Events() const {
+    std::lock_guard lock(mu_);
+    return events_;
+  }
+  size_t Size() const {
+    std::lock_guard lock(mu_);
+    return events_.size();
+  }
+  bool WaitForSize(size_t n) {
+    return Eventually([&] { return Size() >= n; });
+  }
+
+ private:
+  void Record(std::string e) {
+    std::lock_guard lock(mu_);
+    events_.push_back(std::move(e));
+  }
+  mutable std::mutex mu_;
+  std::vector<std::string> events_;
+};
+
+InformerOptions FastOptions() {
+  return {.initial_backoff = std::chrono::milliseconds(5),
+          .max_backoff = std::chrono::milliseconds(50)};
+}
+
+std::string Rv(FakeClient& client, const std::string& ns, const std::string& name) {
+  Result<Object> o = client.Get(res::kPods, ns, name);
+  return o.ok() ? std::string(ResourceVersion(*o)) : "";
+}
+
+TEST(CacheTest, IndexesFollowUpsertsAndRemovals) {
+  Cache cache;
+  ASSERT_TRUE(
+      cache
+          .AddIndexer(
+              "node",
+              [](const Object& o) {
+                return std::vector<std::string>{std::string(GetString(o, {"spec", "nodeName"}))};
+              })
+          .ok());
+  EXPECT_EQ(
+      cache.AddIndexer("node", [](const Object&) { return std::vector<std::string>{}; }).code(),
+      StatusCode::kAlreadyExists);
+  auto pod = [](const std::string& name, const std::string& node) {
+    Object o = Pod(name, node);
+    SetString(o, {"metadata"}, "namespace", "ns");
+    return std::make_shared<const Object>(std::move(o));
+  };
+  EXPECT_EQ(cache.Upsert(pod("a", "n1")), nullptr);
+  EXPECT_EQ(cache.Upsert(pod("b", "n1")), nullptr);
+  EXPECT_EQ(cache.ByIndex("node", "n1")->size(), 2u);
+  ObjectPtr replaced = cache.Upsert(pod("a", "n2"));
+  ASSERT_NE(replaced, nullptr);
+  EXPECT_EQ(GetString(*replaced, {"spec", "nodeName"}), "n1");
+  Result<std::vector<ObjectPtr>> n1 = cache.ByIndex("node", "n1");
+  ASSERT_EQ(n1->size(), 1u);
+  EXPECT_EQ(Name(*n1->front()), "b");
+  EXPECT_EQ(cache.ByIndex("node", "n2")->size(), 1u);
+  EXPECT_EQ(*cache.IndexValues("node"), (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_NE(cache.Remove("ns/b"), nullptr);
+  EXPECT_EQ(cache.Remove("ns/b"), nullptr);
+  EXPECT_TRUE(cache.ByIndex("node", "n1")->empty());
+  EXPECT_EQ(*cache.IndexValues("node"), (std::vector<std::string>{"n2"}));
+  EXPECT_EQ(cache.ByIndex("zone", "x").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(cache.ListKeys(), (std::vector<std::string>{"ns/a"}));
+  EXPECT_EQ(Name(*cache.Get("ns/a")), "a");
+  EXPECT_EQ(cache.Get("ns/b"), nullptr);
+
+  // An index added later covers what is already cached.
+  ASSERT_TRUE(cache
+                  .AddIndexer("name",
+                              [](const Object& o) {
+                                return std::vector<std::string>{std::string(Name(o))};
+                              })
+                  .ok());
+  EXPECT_EQ(cache.ByIndex("name", "a")->size(), 1u);
+}
+
+TEST(SharedInformerTest, ListsThenDeliversWatchEventsInOrder) {
+  FakeClient client;
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_TRUE(client.Create(res::kPods, "ns", Pod(name, "n1")).ok());
+  }
+  ASSERT_TRUE(client.Create(res::kPods, "other", Pod("x", "n1")).ok());
+  SharedInformer informer(client, res::kPods, {.ns = "ns", .page_size = 2});
+  Recorder recorder;
+  informer.AddEventHandler(recorder.Handler());
+  EXPECT_FALSE(informer.HasSynced());
+  ASSERT_TRUE(informer.Run().ok());
+  EXPECT_EQ(informer.Run().code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  // Synced means the handler has already seen the whole first list.
+  EXPECT_EQ(recorder.Events(), (std::vector<std::string>{"add ns/a", "add ns/b", "add ns/c"}));
+  EXPECT_EQ(informer.cache().ListKeys(), (std::vector<std::string>{"ns/a", "ns/b", "ns/c"}));
+  EXPECT_EQ(client.Calls("list"), 2) << "page_size 2 over 3 pods";
+
+  const std::string old_b = Rv(client, "ns", "b");
+  ASSERT_TRUE(client.Patch(res::kPods, "ns", "b", PatchType::kMerge, R"({"spec":{"x":1}})").ok());
+  const std::string new_b = Rv(client, "ns", "b");
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("d", "n2")).ok());
+  ASSERT_TRUE(client.Delete(res::kPods, "ns", "a").ok());
+  ASSERT_TRUE(client.Create(res::kPods, "other", Pod("y", "n1")).ok());
+  ASSERT_TRUE(recorder.WaitForSize(6));
+  EXPECT_EQ(recorder.Events(), (std::vector<std::string>{"add ns/a", "add ns/b", "add ns/c",
+                                                         "update ns/b " + old_b + "->" + new_b,
+                                                         "add ns/d", "delete ns/a"}));
+  EXPECT_EQ(informer.cache().ListKeys(), (std::vector<std::string>{"ns/b", "ns/c", "ns/d"}));
+  EXPECT_EQ(ResourceVersion(*informer.cache().Get("ns/b")), new_b);
+  informer.Stop();
+  EXPECT_EQ(client.OpenWatches(), 0);
+}
+
+TEST(SharedInformerTest, CustomIndexFollowsTheServer) {
+  FakeClient client;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(
+      informer
+          .AddIndexer(
+              "node",
+              [](const Object& o) {
+                return std::vector<std::string>{std::string(GetString(o, {"spec", "nodeName"}))};
+              })
+          .ok());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  EXPECT_EQ(informer.cache().ByIndex("node", "n1")->size(), 1u);
+  ASSERT_TRUE(
+      client.Patch(res::kPods, "ns", "a", PatchType::kMerge, R"({"spec":{"nodeName":"n2"}})").ok());
+  EXPECT_TRUE(Eventually([&] { return informer.cache().ByIndex("node", "n2")->size() == 1; }));
+  EXPECT_TRUE(informer.cache().ByIndex("node", "n1")->empty());
+}
+
+TEST(SharedInformerTest, RelistAfterGoneDeliversWhatWasMissed) {
+  FakeClient client;
+  for (const char* name : {"keep", "change", "remove"}) {
+    ASSERT_TRUE(client.Create(res::kPods, "ns", Pod(name, "n1")).ok());
+  }
+  SharedInformer informer(client, res::kPods, FastOptions());
+  Recorder recorder;
+  informer.AddEventHandler(recorder.Handler());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+
+  // The informer misses these events, and history is compacted before it
+  // can resume: its next watch is answered with Gone.
+  client.HoldWatches(true);
+  const std::string old_change = Rv(client, "ns", "change");
+  ASSERT_TRUE(
+      client.Patch(res::kPods, "ns", "change", PatchType::kMerge, R"({"spec":{"x":1}})").ok());
+  ASSERT_TRUE(client.Delete(res::kPods, "ns", "remove").ok());
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("new", "n1")).ok());
+  client.Compact();
+  client.EndWatches();
+  client.HoldWatches(false);
+
+  ASSERT_TRUE(recorder.WaitForSize(6)) << testing::PrintToString(recorder.Events());
+  std::vector<std::string> events = recorder.Events();
+  std::vector<std::string> missed(events.begin() + 3, events.end());
+  std::sort(missed.begin(), missed.end());
+  EXPECT_EQ(missed, (std::vector<std::string>{
+                        "add ns/new", "delete ns/remove",
+                        "update ns/change " + old_change + "->" + Rv(client, "ns", "change")}));
+  EXPECT_EQ(informer.cache().ListKeys(),
+            (std::vector<std::string>{"ns/change", "ns/keep", "ns/new"}));
+  EXPECT_EQ(client.Calls("list"), 2);
+  EXPECT_EQ(informer.LastSyncResourceVersion(), std::to_string(client.CurrentResourceVersion()));
+
+  // And it watches again afterwards.
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("later", "n1")).ok());
+  ASSERT_TRUE(recorder.WaitForSize(7));
+  EXPECT_EQ(recorder.Events().back(), "add ns/later");
+}
+
+TEST(SharedInformerTest, RetriesFailingListsAndWatchesUntilTheyWork) {
+  FakeClient client;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  client.InjectError("list", "pods", Unavailable("connection refused"), 3);
+  SharedInformer informer(client, res::kPods, FastOptions());
+  Recorder recorder;
+  informer.AddEventHandler(recorder.Handler());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  EXPECT_EQ(client.Calls("list"), 4);
+
+  // A watch that fails makes it list again, so changes made meanwhile arrive.
+  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  client.InjectError("watch", "pods", Unavailable("connection refused"), 2);
+  client.HoldWatches(true);
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("b", "n1")).ok());
+  client.EndWatches();
+  client.HoldWatches(false);
+  ASSERT_TRUE(recorder.WaitForSize(2));
+  EXPECT_EQ(recorder.Events(), (std::vector<std::string>{"add ns/a", "add ns/b"}));
+  EXPECT_TRUE(Eventually([&] { return client.Calls("watch") >= 4 && client.OpenWatches() == 1; }));
+}
+
+TEST(SharedInformerTest, NeverSyncsWhileListsFailAndStopsPromptly) {
+  FakeClient client;
+  client.InjectError("list", "", Unavailable("connection refused"), -1);
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(informer.Run().ok());
+  EXPECT_FALSE(informer.WaitForSynced(std::chrono::milliseconds(200)));
+  EXPECT_GE(client.Calls("list"), 2);
+  informer.Stop();
+  EXPECT_FALSE(informer.HasSynced());
+}
+
+TEST(SharedInformerTest, BookmarksMoveTheResumePoint) {
+  FakeClient client;
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  // Writes to another type move the global version; only a bookmark tells
+  // this informer about it.
+  ASSERT_TRUE(client.Create(res::kConfigMaps, "ns", Parse(R"({"metadata":{"name":"c"}})")).ok());
+  const std::string current = std::to_string(client.CurrentResourceVersion());
+  EXPECT_NE(informer.LastSyncResourceVersion(), current);
+  client.SendBookmarks();
+  EXPECT_TRUE(Eventually([&] { return informer.LastSyncResourceVersion() == current; }));
+  // Resuming from the bookmark survives a compaction without a relist.
+  client.Compact();
+  client.EndWatches();
+  ASSERT_TRUE(Eventually([&] { return client.Calls("watch") == 2 && client.OpenWatches() == 1; }));
+  EXPECT_EQ(client.Calls("list"), 1);
+}
+
+TEST(SharedInformerTest, ResyncRedeliversEveryObjectOnTheClock) {
+  FakeClient client;
+  FakeClock clock;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("b", "n1")).ok());
+  InformerOptions options = FastOptions();
+  options.resync_period = std::chrono::minutes(1);
+  options.clock = &clock;
+  SharedInformer informer(client, res::kPods, options);
+  Recorder recorder;
+  informer.AddEventHandler(recorder.Handler());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  clock.Advance(std::chrono::seconds(59));
+  // Not due yet: a real event is the next thing handlers see.
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("c", "n1")).ok());
+  ASSERT_TRUE(recorder.WaitForSize(3));
+  clock.Advance(std::chrono::seconds(1));
+  ASSERT_TRUE(recorder.WaitForSize(6));
+  std::vector<std::string> events = recorder.Events();
+  const std::string a = Rv(client, "ns", "a"), b = Rv(client, "ns", "b"), c = Rv(client, "ns", "c");
+  EXPECT_EQ(events, (std::vector<std::string>{
+                        "add ns/a", "add ns/b", "add ns/c", "update ns/a " + a + "->" + a,
+                        "update ns/b " + b + "->" + b, "update ns/c " + c + "->" + c}));
+  clock.Advance(std::chrono::minutes(1));
+  EXPECT_TRUE(recorder.WaitForSize(9));
+}
+
+TEST(SharedInformerTest, LateHandlerCatchesUpWithoutDuplicates) {
+  FakeClient client;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  SharedInformer informer(client, res::kPods, FastOptions());
+  Recorder early;
+  informer.AddEventHandler(early.Handler());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("b", "n1")).ok());
+  ASSERT_TRUE(early.WaitForSize(2));
+
+  Recorder late;
+  informer.AddEventHandler(late.Handler());
+  ASSERT_TRUE(late.WaitForSize(2));
+  ASSERT_TRUE(client.Delete(res::kPods, "ns", "a").ok());
+  ASSERT_TRUE(late.WaitForSize(3));
+  ASSERT_TRUE(early.WaitForSize(3));
+  EXPECT_EQ(late.Events(), (std::vector<std::string>{"add ns/a", "add ns/b", "delete ns/a"}));
+  EXPECT_EQ(early.Events(), late.Events());
+}
+
+TEST(SharedInformerTest, SlowHandlerDoesNotHoldUpTheCache) {
+  FakeClient client;
+  std::mutex gate;
+  std::atomic<int> adds{0};
+  SharedInformer informer(client, res::kPods, FastOptions());
+  // Declared after the informer so a failing test opens the gate before
+  // the informer's destructor waits for the handler.
+  std::unique_lock<std::mutex> closed(gate);
+  informer.AddEventHandler({.on_add = [&](const ObjectPtr&) {
+    std::lock_guard wait_for_gate(gate);
+    ++adds;
+  }});
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("p" + std::to_string(i), "n1")).ok());
+  }
+  // The handler is blocked on the first add, yet the cache keeps up.
+  EXPECT_TRUE(Eventually([&] { return informer.cache().Size() == 20; }));
+  EXPECT_EQ(adds.load(), 0);
+  closed.unlock();
+  EXPECT_TRUE(Eventually([&] { return adds.load() == 20; }));
+}
+
+TEST(SharedInformerTest, StopEndsTheWatchAndIsIdempotent) {
+  FakeClient client;
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  informer.Stop();
+  EXPECT_EQ(client.OpenWatches(), 0);
+  informer.Stop();
+  EXPECT_EQ(informer.Run().code(), StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace vtenant::kube

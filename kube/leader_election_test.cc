@@ -1,0 +1,299 @@
+// Unit tests of LeaderElector against FakeClient, with sub-second leases.
+#include "kube/leader_election.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <ctime>
+#include <thread>
+
+#include "kube/fake_client.h"
+
+namespace vtenant::kube {
+namespace {
+
+namespace res = resources;
+using std::chrono::milliseconds;
+
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::seconds limit = std::chrono::seconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return condition();
+}
+
+// Microseconds since the epoch of a MicroTime such as 2024-05-01T12:00:00.123456Z.
+int64_t ParseMicroTime(std::string_view text) {
+  std::tm tm{};
+  const std::string s(text);
+  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  EXPECT_NE(rest, nullptr) << text;
+  if (rest == nullptr) return 0;
+  int64_t micros = 0;
+  if (*rest == '.') micros = std::stoll(std::string(rest + 1, 6));
+  return static_cast<int64_t>(timegm(&tm)) * 1000000 + micros;
+}
+
+struct Candidate {
+  explicit Candidate(Client& client, const std::string& id, bool release_on_stop = true) {
+    LeaderElectionConfig config{.lease_namespace = "kube-system",
+                                .lease_name = "test-lock",
+                                .identity = id,
+                                .lease_duration = milliseconds(1000),
+                                .renew_deadline = milliseconds(600),
+                                .retry_period = milliseconds(100),
+                                .release_on_stop = release_on_stop,
+                                .callbacks = {.on_started_leading = [this] { ++started; },
+                                              .on_stopped_leading = [this] { ++stopped; },
+                                              .on_new_leader =
+                                                  [this](const std::string& who) {
+                                                    std::lock_guard lock(mu);
+                                                    leaders.push_back(who);
+                                                  }}};
+    Result<std::unique_ptr<LeaderElector>> created = LeaderElector::Create(client, config);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    elector = std::move(created).value();
+  }
+  std::vector<std::string> Leaders() {
+    std::lock_guard lock(mu);
+    return leaders;
+  }
+
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::mutex mu;
+  std::vector<std::string> leaders;
+  std::unique_ptr<LeaderElector> elector;
+};
+
+Object Lease(FakeClient& client) {
+  Result<Object> lease = client.Get(res::kLeases, "kube-system", "test-lock");
+  EXPECT_TRUE(lease.ok()) << lease.status().ToString();
+  return lease.ok() ? std::move(lease).value() : Object(rapidjson::kObjectType);
+}
+
+std::string Holder(FakeClient& client) {
+  Result<Object> lease = client.Get(res::kLeases, "kube-system", "test-lock");
+  return lease.ok() ? std::string(GetString(*lease, {"spec", "holderIdentity"})) : "<none>";
+}
+
+// Every version of the Lease, as a watch sees it.
+class LeaseHistory {
+ public:
+  explicit LeaseHistory(FakeClient& client)
+      : thread_([this, &client] {
+          (void)client.Watch(
+              res::kLeases, "kube-system", {.resource_version = "0"},
+              [this](WatchEvent& e) {
+                std::lock_guard lock(mu_);
+                versions_.push_back(std::move(e.object));
+                return true;
+              },
+              &cancel_);
+        }) {}
+  ~LeaseHistory() {
+    cancel_.Cancel();
+    thread_.join();
+  }
+  std::vector<std::pair<std::string, std::string>> HoldersAndTimes(const char* time_field) {
+    std::lock_guard lock(mu_);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Object& v : versions_) {
+      out.emplace_back(GetString(v, {"spec", "holderIdentity"}),
+                       GetString(v, {"spec", time_field}));
+    }
+    return out;
+  }
+
+ private:
+  Cancellation cancel_;
+  std::mutex mu_;
+  std::vector<Object> versions_;
+  std::thread thread_;
+};
+
+TEST(LeaderElectorTest, CreateRejectsUnsafeTimings) {
+  FakeClient client;
+  auto make = [&](LeaderElectionConfig config) {
+    return LeaderElector::Create(client, std::move(config)).status().code();
+  };
+  EXPECT_EQ(make({.identity = "a"}), StatusCode::kInvalidArgument) << "no lease name";
+  EXPECT_EQ(make({.lease_name = "l"}), StatusCode::kInvalidArgument) << "no identity";
+  EXPECT_EQ(make({.lease_name = "l",
+                  .identity = "a",
+                  .lease_duration = std::chrono::seconds(10),
+                  .renew_deadline = std::chrono::seconds(10)}),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(make({.lease_name = "l",
+                  .identity = "a",
+                  .renew_deadline = std::chrono::seconds(2),
+                  .retry_period = std::chrono::seconds(2)}),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(make({.lease_name = "l", .identity = "a", .retry_period = milliseconds(0)}),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(make({.lease_name = "l", .identity = "a"}), StatusCode::kOk) << "client-go defaults";
+}
+
+TEST(LeaderElectorTest, SoleCandidateCreatesTheLeaseAndKeepsRenewing) {
+  FakeClient client;
+  Candidate a(client, "a");
+  EXPECT_FALSE(a.elector->IsLeader());
+  ASSERT_TRUE(a.elector->Run().ok());
+  EXPECT_EQ(a.elector->Run().code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  EXPECT_EQ(a.started.load(), 1);
+  EXPECT_EQ(a.Leaders(), std::vector<std::string>{"a"});
+  EXPECT_EQ(a.elector->CurrentLeader(), "a");
+  Object lease = Lease(client);
+  EXPECT_EQ(GetString(lease, {"spec", "holderIdentity"}), "a");
+  EXPECT_EQ(GetInt(lease, {"spec", "leaseDurationSeconds"}), 1);
+  EXPECT_EQ(GetInt(lease, {"spec", "leaseTransitions"}), 0);
+  const std::string first_renewal(GetString(lease, {"spec", "renewTime"}));
+  ASSERT_TRUE(Eventually([&] {
+    return GetString(Lease(client), {"spec", "renewTime"}) != first_renewal;
+  }));
+  EXPECT_EQ(GetString(Lease(client), {"spec", "acquireTime"}),
+            GetString(lease, {"spec", "acquireTime"}))
+      << "renewals keep the acquire time";
+  EXPECT_EQ(a.stopped.load(), 0);
+  a.elector->Stop();
+  EXPECT_FALSE(a.elector->IsLeader());
+  EXPECT_EQ(a.stopped.load(), 1);
+  EXPECT_EQ(Holder(client), "") << "a graceful stop releases the lease";
+}
+
+TEST(LeaderElectorTest, GracefulStopHandsOverThroughARelease) {
+  FakeClient client;
+  LeaseHistory history(client);
+  Candidate a(client, "a");
+  Candidate b(client, "b");
+  ASSERT_TRUE(a.elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(b.elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return b.elector->CurrentLeader() == "a"; }));
+  // b stays a candidate while a renews.
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_FALSE(b.elector->IsLeader());
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_EQ(b.started.load(), 0);
+
+  a.elector->Stop();
+  EXPECT_EQ(a.stopped.load(), 1);
+  ASSERT_TRUE(Eventually([&] { return b.elector->IsLeader(); }));
+  EXPECT_EQ(Holder(client), "b");
+  EXPECT_EQ(GetInt(Lease(client), {"spec", "leaseTransitions"}), 1);
+  EXPECT_EQ(b.Leaders(), (std::vector<std::string>{"a", "b"}));
+
+  std::vector<std::pair<std::string, std::string>> holders = history.HoldersAndTimes("renewTime");
+  ASSERT_TRUE(Eventually([&] {
+    holders = history.HoldersAndTimes("renewTime");
+    return !holders.empty() && holders.back().first == "b";
+  }));
+  // a, a, ..., "" (released), b: nobody took over from a live a.
+  auto first_b =
+      std::find_if(holders.begin(), holders.end(), [](const auto& h) { return h.first == "b"; });
+  ASSERT_NE(first_b, holders.begin());
+  EXPECT_EQ(std::prev(first_b)->first, "");
+  for (auto it = holders.begin(); it != std::prev(first_b); ++it) EXPECT_EQ(it->first, "a");
+}
+
+TEST(LeaderElectorTest, CrashedLeaderIsReplacedOnlyAfterItsLeaseExpires) {
+  FakeClient client;
+  LeaseHistory history(client);
+  Candidate a(client, "a", /*release_on_stop=*/false);
+  Candidate b(client, "b");
+  ASSERT_TRUE(a.elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(b.elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return b.elector->CurrentLeader() == "a"; }));
+  a.elector->Stop();  // no release: like a crash
+  ASSERT_TRUE(Eventually([&] { return b.elector->IsLeader(); }));
+
+  std::vector<std::pair<std::string, std::string>> renewals = history.HoldersAndTimes("renewTime");
+  std::vector<std::pair<std::string, std::string>> acquisitions =
+      history.HoldersAndTimes("acquireTime");
+  ASSERT_TRUE(Eventually([&] {
+    acquisitions = history.HoldersAndTimes("acquireTime");
+    renewals = history.HoldersAndTimes("renewTime");
+    return !acquisitions.empty() && acquisitions.back().first == "b";
+  }));
+  size_t first_b = 0;
+  while (acquisitions[first_b].first != "b") ++first_b;
+  ASSERT_GT(first_b, 0u);
+  EXPECT_EQ(renewals[first_b - 1].first, "a") << "no release in between";
+  // b waited a whole lease duration after a's last renewal.
+  EXPECT_GE(
+      ParseMicroTime(acquisitions[first_b].second) - ParseMicroTime(renewals[first_b - 1].second),
+      1000000);
+}
+
+TEST(LeaderElectorTest, StepsDownWhenRenewalsFailPastTheDeadlineAndComesBack) {
+  FakeClient client;
+  Candidate a(client, "a");
+  ASSERT_TRUE(a.elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  client.InjectError("update", "leases", Unavailable("connection refused"), -1);
+  ASSERT_TRUE(Eventually([&] { return a.stopped.load() == 1; }));
+  EXPECT_FALSE(a.elector->IsLeader());
+  client.ClearErrors();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  EXPECT_EQ(a.started.load(), 2);
+}
+
+TEST(LeaderElectorTest, StepsDownAtOnceWhenAnotherHolderAppears) {
+  FakeClient client;
+  Candidate a(client, "a");
+  ASSERT_TRUE(a.elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  Result<Object> taken =
+      client.UpdateWithRetry(res::kLeases, "kube-system", "test-lock", [](Object& lease) {
+        SetString(lease, {"spec"}, "holderIdentity", "intruder");
+        return Status::Ok();
+      });
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_TRUE(Eventually([&] { return a.stopped.load() == 1; }));
+  EXPECT_FALSE(a.elector->IsLeader());
+  EXPECT_EQ(a.elector->CurrentLeader(), "intruder");
+  // The intruder never renews, so a takes the lease back once it expires.
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  EXPECT_EQ(GetInt(Lease(client), {"spec", "leaseTransitions"}), 1);
+  EXPECT_EQ(a.Leaders(), (std::vector<std::string>{"a", "intruder", "a"}));
+}
+
+TEST(LeaderElectorTest, ManyCandidatesNeverLeadTogether) {
+  FakeClient client;
+  std::vector<std::unique_ptr<Candidate>> candidates;
+  for (int i = 0; i < 4; ++i) {
+    candidates.push_back(std::make_unique<Candidate>(client, "c" + std::to_string(i)));
+    ASSERT_TRUE(candidates.back()->elector->Run().ok());
+  }
+  auto leaders = [&] {
+    int n = 0;
+    for (auto& c : candidates) n += c->elector->IsLeader() ? 1 : 0;
+    return n;
+  };
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(Eventually([&] { return leaders() == 1; }));
+    for (int i = 0; i < 20; ++i) {
+      EXPECT_LE(leaders(), 1);
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    for (auto& c : candidates) {
+      if (c->elector->IsLeader()) {
+        c->elector->Stop();
+        break;
+      }
+    }
+  }
+  ASSERT_TRUE(Eventually([&] { return leaders() == 1; }));
+  int started = 0;
+  for (auto& c : candidates) started += c->started.load();
+  EXPECT_EQ(started, 4) << "three handovers plus the first";
+}
+
+}  // namespace
+}  // namespace vtenant::kube
