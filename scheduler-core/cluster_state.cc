@@ -38,7 +38,10 @@ ClusterState::ClusterState(const Snapshot& s)
   for (PodId p = 0; p < s.pods.size(); ++p)
     if (s.pods[p].phase == PodPhase::kRunning) Apply(p, s.pods[p].allocation, +1);
   for (NodeId n = 0; n < s.nodes.size(); ++n)
-    if (s.nodes[n].schedulable) by_free_gpu_.emplace(node_free_[n].gpu, n);
+    if (s.nodes[n].schedulable) {
+      by_free_gpu_.emplace(node_free_[n].gpu, n);
+      free_gpu_total_ += node_free_[n].gpu;
+    }
 }
 
 void ClusterState::Place(PodId pod, const Allocation& allocation) {
@@ -94,6 +97,11 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
         mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
   }
   ResourceVector usage = Usage(pod, a);
+  if (sign > 0) {
+    total_allocated_ += usage;
+  } else {
+    total_allocated_ -= usage;
+  }
   const PodGroup& g = s.groups[p.group];
   for (QueueId q = g.queue; q != kNone; q = s.queues[q].parent) {
     if (sign > 0) {
@@ -113,6 +121,7 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
 void ClusterState::Reindex(NodeId n, Milli old_free) {
   Milli now_free = node_free_[n].gpu;
   if (now_free == old_free || !snapshot_->nodes[n].schedulable) return;
+  free_gpu_total_ += now_free - old_free;
   // Re-key the same set node: no allocation.
   auto handle = by_free_gpu_.extract({old_free, n});
   handle.value().first = now_free;

@@ -43,6 +43,8 @@ class ClusterState {
 
   // Subtree totals of placed pods, per queue.
   const ResourceVector& QueueAllocated(QueueId q) const { return queue_allocated_[q]; }
+  // Everything placed, over all queues.
+  const ResourceVector& QueueAllocatedTotal() const { return total_allocated_; }
   const ResourceVector& QueueAllocatedNonPreemptible(QueueId q) const {
     return queue_nonpreemptible_[q];
   }
@@ -58,6 +60,8 @@ class ClusterState {
   // from the first node with enough, spread downwards from the emptiest.
   using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
   const FreeGpuIndex& ByFreeGpu() const { return by_free_gpu_; }
+  // Sum of free GPU over schedulable nodes.
+  Milli FreeGpuTotal() const { return free_gpu_total_; }
 
   // What a pod costs its queue when placed as `allocation`.
   ResourceVector Usage(PodId pod, const Allocation& allocation) const;
@@ -84,6 +88,8 @@ class ClusterState {
   std::vector<Allocation> allocation_;
   FreeGpuIndex by_free_gpu_;
   ResourceVector capacity_;
+  ResourceVector total_allocated_;
+  Milli free_gpu_total_ = 0;
 };
 
 }  // namespace vtenant::sched

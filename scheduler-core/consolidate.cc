@@ -79,9 +79,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
     std::vector<PodId> pods = PendingPodsInOrder(session, job);
     if ((block == JobBlock::kNoNode || block == JobBlock::kGangPartial) && need[kGpu] > 0 &&
         !pods.empty() && attempts < kMaxJobsPerCycle && !shape_tried[s.pods[pods[0]].shape]) {
-      Milli free_gpu = 0;
-      for (const auto& [gpu, n] : session.state.ByFreeGpu()) free_gpu += gpu;
-      if (free_gpu >= need[kGpu]) {
+      if (session.state.FreeGpuTotal() >= need[kGpu]) {
         ++attempts;
         // Nodes where moving pods away could make room for the first pod,
         // closest to fitting first.

@@ -1,56 +1,57 @@
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "scheduler-core/actions.h"
+#include "scheduler-core/job_allocation.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
 
 void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
+  VictimPool pool(session, session.preempt_min_runtime_s);
+  std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
   std::vector<GroupId> still;
-  std::vector<GroupId> running;
-  bool stale = true;
   for (GroupId job : unsatisfied) {
     const PodGroup& group = s.groups[job];
     if (session.outcome[job].block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
-    if (stale) {
-      running = RunningPreemptibleJobs(session, session.preempt_min_runtime_s);
-      stale = false;
-    }
-    std::vector<GroupId> candidates;
-    for (GroupId v : running) {
-      const PodGroup& victim = s.groups[v];
-      if (victim.queue == group.queue && victim.priority < group.priority && v != job)
-        candidates.push_back(v);
-    }
-    if (candidates.empty()) {
+    const std::vector<PodId> pending = PendingPodsInOrder(session, job);
+    const auto key =
+        std::make_tuple(group.queue, pending.empty() ? kNone : s.pods[pending[0]].shape,
+                        GangShortfall(session, job), group.priority);
+    if (hopeless.count(key)) {
       still.push_back(job);
       continue;
     }
-    auto start = [&](GroupId g) {
-      int64_t latest = 0;
-      for (PodId p : s.groups[g].pods) latest = std::max(latest, s.pods[p].start_time);
-      return latest;
-    };
+    std::vector<GroupId> candidates;
+    for (GroupId v : pool.InQueue(group.queue))
+      if (pool.Alive(v) && v != job && s.groups[v].priority < group.priority)
+        candidates.push_back(v);
+    if (candidates.empty()) {
+      hopeless.insert(key);
+      still.push_back(job);
+      continue;
+    }
     // Lowest priority first, then the youngest.
     std::sort(candidates.begin(), candidates.end(), [&](GroupId a, GroupId b) {
       if (s.groups[a].priority != s.groups[b].priority)
         return s.groups[a].priority < s.groups[b].priority;
-      if (start(a) != start(b)) return start(a) > start(b);
+      if (pool.LatestStart(a) != pool.LatestStart(b))
+        return pool.LatestStart(a) > pool.LatestStart(b);
       return a < b;
     });
-    auto eligible = [&](GroupId v) {
-      for (PodId p : s.groups[v].pods)
-        if (session.state.IsPlaced(p)) return true;
-      return false;
-    };
+    auto eligible = [&](GroupId v) { return pool.Alive(v); };
+    const Statement::Checkpoint mark = session.statement.Mark();
     if (EvictUntilJobFits(session, job, candidates, EvictionCause::kPreempt, eligible)) {
+      pool.DropEvictedSince(session.statement, mark);
       session.ForgetFailures();
-      stale = true;
+      hopeless.clear();
     } else {
+      hopeless.insert(key);
       still.push_back(job);
     }
   }

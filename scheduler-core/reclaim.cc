@@ -1,6 +1,9 @@
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "scheduler-core/actions.h"
+#include "scheduler-core/job_allocation.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
@@ -78,72 +81,85 @@ bool MayReclaimFrom(const Session& session, QueueId reclaimer, QueueId victim,
 
 void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
+  VictimPool pool(session, session.reclaim_min_runtime_s);
+  // Jobs like one that found no victims enough, until something changes.
+  std::set<std::tuple<QueueId, ShapeId, int32_t>> hopeless;
   std::vector<GroupId> still;
-  std::vector<GroupId> running;
-  bool stale = true;  // the running list must be rebuilt after a success
   for (GroupId job : unsatisfied) {
-    JobOutcome& why = session.outcome[job];
+    const JobOutcome& why = session.outcome[job];
     if (why.block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
+      continue;
+    }
+    const QueueId mine = s.groups[job].queue;
+    const ResourceVector need = GangNeed(session, job);
+    const bool others_run = pool.AnyOutside(mine);  // without them, nothing to say
+    // The reclaimer's own queue must stay within its share (or quota) with
+    // the job: otherwise no victim anywhere is allowed.
+    const bool below = StaysWithin(session, mine, mine, need, Yardstick::kFairShare) ||
+                       StaysWithin(session, mine, mine, need, Yardstick::kQuota);
+    if (others_run)
+      session.reclaim_note[job] = below ? ReclaimNote::kNoVictims : ReclaimNote::kQueueAtFairShare;
+    if (!below || !others_run) {
+      still.push_back(job);
+      continue;
+    }
+    const std::vector<PodId> pending = PendingPodsInOrder(session, job);
+    const auto key = std::make_tuple(mine, pending.empty() ? kNone : s.pods[pending[0]].shape,
+                                     GangShortfall(session, job));
+    if (hopeless.count(key)) {
+      still.push_back(job);
       continue;
     }
     // A limit on the job's path is lifted only by victims below that queue
     // (siblings under a capped parent); kNone: any victim may help.
     const QueueId capped = why.block == JobBlock::kQueueLimit ? why.queue : kNone;
-    const QueueId mine = s.groups[job].queue;
-    const ResourceVector need = GangNeed(session, job);
-    if (stale) {
-      running = RunningPreemptibleJobs(session, session.reclaim_min_runtime_s);
-      stale = false;
-    }
     std::vector<GroupId> candidates;
-    bool others_run = false;  // without them, reclaim has nothing to say
-    for (GroupId v : running) {
-      QueueId theirs = s.groups[v].queue;
-      if (theirs == mine) continue;
-      others_run = true;
+    Milli victim_gpu = 0;
+    for (QueueId theirs = 0; theirs < s.queues.size(); ++theirs) {
+      if (theirs == mine || pool.InQueue(theirs).empty()) continue;
       if (capped != kNone && !InSubtree(s, theirs, capped)) continue;
-      if (MayReclaimFrom(session, mine, theirs, need)) candidates.push_back(v);
+      if (!MayReclaimFrom(session, mine, theirs, need)) continue;
+      for (GroupId v : pool.InQueue(theirs)) {
+        if (!pool.Alive(v)) continue;
+        candidates.push_back(v);
+        victim_gpu += pool.Gpu(v);
+      }
     }
-    const bool below = StaysWithin(session, mine, mine, need, Yardstick::kFairShare) ||
-                       StaysWithin(session, mine, mine, need, Yardstick::kQuota);
-    if (others_run)
-      session.reclaim_note[job] = below ? ReclaimNote::kNoVictims : ReclaimNote::kQueueAtFairShare;
-    if (candidates.empty()) {
+    const Milli free_gpu = session.state.FreeGpuTotal();
+    if (candidates.empty() || (capped == kNone && victim_gpu + free_gpu < need[kGpu])) {
+      hopeless.insert(key);
       still.push_back(job);
       continue;
     }
     // Most saturated queue first; inside it lower priority, then the
     // youngest (least work lost).
     std::vector<double> ratio(s.queues.size(), -1);
-    auto sat = [&](QueueId q) {
+    auto saturation = [&](QueueId q) {
       auto [_, theirs] = SiblingsBelowCommonAncestor(s, mine, q);
       if (ratio[theirs] < 0) ratio[theirs] = session.SaturationRatio(theirs);
       return ratio[theirs];
     };
-    auto start = [&](GroupId g) {
-      int64_t latest = 0;
-      for (PodId p : s.groups[g].pods) latest = std::max(latest, s.pods[p].start_time);
-      return latest;
-    };
     std::vector<std::tuple<double, int32_t, int64_t, GroupId>> keyed;
+    keyed.reserve(candidates.size());
     for (GroupId v : candidates)
-      keyed.emplace_back(-sat(s.groups[v].queue), s.groups[v].priority, -start(v), v);
+      keyed.emplace_back(-saturation(s.groups[v].queue), s.groups[v].priority, -pool.LatestStart(v),
+                         v);
     std::sort(keyed.begin(), keyed.end());
     candidates.clear();
     for (const auto& k : keyed) candidates.push_back(std::get<3>(k));
 
     auto eligible = [&](GroupId v) {
-      for (PodId p : s.groups[v].pods)
-        if (session.state.IsPlaced(p))
-          return MayReclaimFrom(session, mine, s.groups[v].queue, need);
-      return false;  // already evicted
+      return pool.Alive(v) && MayReclaimFrom(session, mine, s.groups[v].queue, need);
     };
+    const Statement::Checkpoint mark = session.statement.Mark();
     if (EvictUntilJobFits(session, job, candidates, EvictionCause::kReclaim, eligible)) {
       session.reclaim_note[job] = ReclaimNote::kNotTried;
+      pool.DropEvictedSince(session.statement, mark);
       session.ForgetFailures();
-      stale = true;
+      hopeless.clear();
     } else {
+      hopeless.insert(key);
       still.push_back(job);
     }
   }

@@ -45,6 +45,7 @@ class Statement {
   };
   const std::vector<Entry>& journal() const { return journal_; }
   ClusterState& state() { return *state_; }
+  const ClusterState& state() const { return *state_; }
 
  private:
   ClusterState* state_;

@@ -23,26 +23,39 @@ std::vector<NodeId> NodesOf(const Session& session, GroupId g) {
 
 }  // namespace
 
-std::vector<GroupId> RunningPreemptibleJobs(const Session& session,
-                                            const std::vector<int64_t>& min_runtime_s) {
+VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s)
+    : by_queue_(session.snapshot.queues.size()),
+      alive_(session.snapshot.groups.size(), 0),
+      gpu_(session.snapshot.groups.size(), 0),
+      latest_start_(session.snapshot.groups.size(), 0) {
   const Snapshot& s = session.snapshot;
-  std::vector<GroupId> jobs;
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
     if (!group.preemptible) continue;
     bool running = false;
-    int64_t latest_start = 0;
     for (PodId p : group.pods) {
       if (s.pods[p].phase != PodPhase::kRunning || !session.state.IsPlaced(p)) continue;
       running = true;
-      latest_start = std::max(latest_start, s.pods[p].start_time);
+      latest_start_[g] = std::max(latest_start_[g], s.pods[p].start_time);
+      gpu_[g] += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
     }
     if (!running) continue;
     int64_t min_runtime = min_runtime_s[group.queue];
-    if (min_runtime < 0 || s.now - latest_start < min_runtime) continue;
-    jobs.push_back(g);
+    if (min_runtime < 0 || s.now - latest_start_[g] < min_runtime) continue;
+    alive_[g] = 1;
+    if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
+    by_queue_[group.queue].push_back(g);
   }
-  return jobs;
+}
+
+void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpoint mark) {
+  const auto& journal = statement.journal();
+  for (size_t i = mark; i < journal.size(); ++i) {
+    if (journal[i].place) continue;
+    // Whole jobs are evicted, so one pod gone means the job is gone.
+    GroupId g = statement.state().snapshot().pods[journal[i].pod].group;
+    alive_[g] = 0;
+  }
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
@@ -56,32 +69,41 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
 
 std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates) {
   const Snapshot& s = session.snapshot;
-  // Per node: GPU it would have free if every candidate on it left, and the
-  // rank of its most preferred victim.
-  std::map<NodeId, std::pair<Milli, size_t>> nodes;
-  for (size_t rank = 0; rank < candidates.size(); ++rank) {
+  // Per node touched: the GPU it would have free if every candidate on it
+  // left, and its candidates in rank order.
+  struct NodeVictims {
+    Milli free_if_emptied = 0;
+    std::vector<uint32_t> ranks;
+  };
+  std::vector<int32_t> slot(s.nodes.size(), -1);
+  std::vector<NodeVictims> touched;
+  std::vector<NodeId> touched_node;
+  for (uint32_t rank = 0; rank < candidates.size(); ++rank) {
     for (PodId p : s.groups[candidates[rank]].pods) {
       if (!session.state.IsPlaced(p)) continue;
       const Allocation& a = session.state.AllocationOf(p);
-      auto [it, fresh] = nodes.try_emplace(a.node, session.state.Free(a.node).gpu, rank);
-      it->second.first += session.state.Usage(p, a)[kGpu];
+      if (slot[a.node] < 0) {
+        slot[a.node] = static_cast<int32_t>(touched.size());
+        touched.push_back({session.state.Free(a.node).gpu, {}});
+        touched_node.push_back(a.node);
+      }
+      NodeVictims& nv = touched[slot[a.node]];
+      nv.free_if_emptied += session.state.Usage(p, a)[kGpu];
+      if (nv.ranks.empty() || nv.ranks.back() != rank) nv.ranks.push_back(rank);
     }
   }
-  std::vector<std::tuple<Milli, size_t, NodeId>> order;
-  for (const auto& [node, v] : nodes) order.emplace_back(-v.first, v.second, node);
+  std::vector<std::tuple<Milli, uint32_t, NodeId, uint32_t>> order;
+  for (uint32_t i = 0; i < touched.size(); ++i)
+    order.emplace_back(-touched[i].free_if_emptied, touched[i].ranks.front(), touched_node[i], i);
   std::sort(order.begin(), order.end());
   std::vector<GroupId> out;
+  out.reserve(candidates.size());
   std::vector<uint8_t> taken(candidates.size(), 0);
-  for (const auto& [_, first_rank, node] : order) {
-    for (size_t rank = first_rank; rank < candidates.size(); ++rank) {
+  for (const auto& [_, first_rank, node, i] : order) {
+    for (uint32_t rank : touched[i].ranks) {
       if (taken[rank]) continue;
-      for (PodId p : s.groups[candidates[rank]].pods) {
-        if (session.state.IsPlaced(p) && session.state.AllocationOf(p).node == node) {
-          taken[rank] = 1;
-          out.push_back(candidates[rank]);
-          break;
-        }
-      }
+      taken[rank] = 1;
+      out.push_back(candidates[rank]);
     }
   }
   return out;
@@ -97,12 +119,20 @@ bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
   std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
+  // Placement is only retried once an eviction leaves some node with room
+  // for the job's first pod, or when the job waits on a queue limit (room
+  // elsewhere, budget freed here).
+  const std::vector<PodId> pending = PendingPodsInOrder(session, job);
+  const Milli threshold = pending.empty() ? 0 : session.placer.MinimumGpuOnNode(pending[0]);
+  const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
   bool fits = false;
   for (GroupId victim : candidates) {
     if (!still_eligible(victim)) continue;
     evicted.emplace_back(victim, NodesOf(session, victim));
     EvictGroup(session, victim, cause, job);
-    if (AllocateJob(session, job, Attempt::kSpeculative)) {
+    bool worth = always_try;
+    for (NodeId n : evicted.back().second) worth = worth || session.state.Free(n).gpu >= threshold;
+    if (worth && AllocateJob(session, job, Attempt::kSpeculative)) {
       fits = true;
       break;
     }

@@ -11,9 +11,31 @@ namespace vtenant::sched {
 
 // Running jobs (groups with pods that ran before this cycle and still hold
 // resources) that may be evicted at all: preemptible and past `min_runtime`
-// of their queue (-1: never).
-std::vector<GroupId> RunningPreemptibleJobs(const Session& session,
-                                            const std::vector<int64_t>& min_runtime_s);
+// of their queue (-1: never). Built once per action, per leaf queue; jobs
+// evicted along the way are dropped, so it never needs rebuilding.
+class VictimPool {
+ public:
+  VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
+
+  // Jobs of a leaf queue, some possibly gone (check Alive).
+  const std::vector<GroupId>& InQueue(QueueId q) const { return by_queue_[q]; }
+  bool Alive(GroupId g) const { return alive_[g]; }
+  bool AnyOutside(QueueId q) const {
+    return queues_with_jobs_ - (by_queue_[q].empty() ? 0 : 1) > 0;
+  }
+  Milli Gpu(GroupId g) const { return gpu_[g]; }
+  int64_t LatestStart(GroupId g) const { return latest_start_[g]; }
+
+  // Drops the jobs whose pods the statement evicted after `mark`.
+  void DropEvictedSince(const Statement& statement, Statement::Checkpoint mark);
+
+ private:
+  std::vector<std::vector<GroupId>> by_queue_;
+  std::vector<uint8_t> alive_;
+  std::vector<Milli> gpu_;
+  std::vector<int64_t> latest_start_;
+  int queues_with_jobs_ = 0;
+};
 
 // Evicts `ranked` victims (most preferred first), each only if
 // `still_eligible` says so at that moment, until `job` can be allocated.

@@ -1,0 +1,123 @@
+// Scheduler-core benchmarks: full cycles at scale, reclaim with large jobs,
+// fair-share division. Targets (issue 4) are measured here and recorded in
+// bench/RESULTS.md, never asserted.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <cstdlib>
+
+#include "bench/workload.h"
+#include "scheduler-core/fair_share.h"
+#include "scheduler-core/scheduler.h"
+
+namespace vtenant::bench {
+namespace {
+
+double PeakRssMiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // Linux reports KiB
+}
+
+sched::Snapshot MustBuild(const Workload& w) {
+  Result<sched::Snapshot> s = BuildSnapshot(w);
+  if (!s.ok()) {
+    fprintf(stderr, "bench: %s\n", s.status().ToString().c_str());
+    std::abort();
+  }
+  return std::move(s).value();
+}
+
+void Report(benchmark::State& state, const sched::Decisions& d, const sched::Snapshot& s) {
+  state.counters["binds"] = static_cast<double>(d.binds.size());
+  state.counters["evictions"] = static_cast<double>(d.evictions.size());
+  state.counters["moves"] = static_cast<double>(d.moves.size());
+  state.counters["pending"] = static_cast<double>(d.pending.size());
+  state.counters["pods"] = static_cast<double>(s.pods.size());
+  state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+// One full cycle (allocate, consolidate, reclaim, preempt, stale gangs) on
+// `nodes` x 8 GPUs with `pods` pending, 50 queues two levels deep. Arg 2:
+// percent of GPUs already held by running pods.
+void BM_FullCycle(benchmark::State& state) {
+  WorkloadConfig c;
+  c.nodes = static_cast<int>(state.range(0));
+  c.pods = static_cast<int>(state.range(1));
+  c.running_fill = state.range(2) / 100.0;
+  sched::Snapshot s = MustBuild(Generate(c));
+  sched::Decisions d;
+  for (auto _ : state) {
+    d = sched::RunCycle(s);
+    benchmark::DoNotOptimize(d.binds.data());
+  }
+  Report(state, d, s);
+}
+BENCHMARK(BM_FullCycle)
+    ->ArgNames({"nodes", "pending", "fill%"})
+    ->Args({100, 2000, 0})
+    ->Args({1000, 20000, 0})
+    ->Args({1000, 20000, 90})
+    ->Args({5000, 100000, 0})
+    ->Args({5000, 100000, 90})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Reclaim with large jobs: the cluster is full of one-GPU jobs of a queue
+// far above its share; gangs of 8 x 8 GPUs of a starved queue reclaim.
+void BM_ReclaimLargeJobs(benchmark::State& state) {
+  Workload w = ReclaimScenario(static_cast<int>(state.range(0)));
+  sched::Snapshot s = MustBuild(w);
+  sched::Decisions d;
+  for (auto _ : state) {
+    d = sched::RunCycle(s);
+    benchmark::DoNotOptimize(d.evictions.data());
+  }
+  Report(state, d, s);
+}
+BENCHMARK(BM_ReclaimLargeJobs)
+    ->ArgName("nodes")
+    ->Arg(100)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_FairShare(benchmark::State& state) {
+  QueueTree t = MakeQueueTree(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    std::vector<sched::ResourceVector> fair =
+        sched::ComputeFairShare(t.queues, t.requested, t.capacity);
+    benchmark::DoNotOptimize(fair.data());
+  }
+  state.counters["queues"] = static_cast<double>(t.queues.size());
+}
+BENCHMARK(BM_FairShare)
+    ->ArgName("leaf_queues")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond);
+
+// Building the snapshot from named specs: what the program pays when it
+// rebuilds from scratch rather than incrementally.
+void BM_BuildSnapshot(benchmark::State& state) {
+  WorkloadConfig c;
+  c.nodes = static_cast<int>(state.range(0));
+  c.pods = static_cast<int>(state.range(1));
+  Workload w = Generate(c);
+  for (auto _ : state) {
+    Result<sched::Snapshot> s = BuildSnapshot(w);
+    benchmark::DoNotOptimize(s.ok());
+  }
+}
+BENCHMARK(BM_BuildSnapshot)
+    ->ArgNames({"nodes", "pending"})
+    ->Args({1000, 20000})
+    ->Args({5000, 100000})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace vtenant::bench
+
+BENCHMARK_MAIN();
