@@ -87,9 +87,22 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
   free.pods -= sign;
   for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
     DeviceId d = node.first_device + std::countr_zero(mask);
+    const bool was_indexed = InSharedIndex(d);
+    const Milli old_free = kMilliPerGpu - device_used_[d];
     device_used_[d] += sign * a.portion;
     free.gpu -= sign * a.portion;
     if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
+    const bool indexed = InSharedIndex(d);
+    if (was_indexed && indexed) {
+      // Re-key the same set node: no allocation.
+      auto handle = shared_devices_.extract({old_free, d});
+      handle.value().first = kMilliPerGpu - device_used_[d];
+      shared_devices_.insert(std::move(handle));
+    } else if (was_indexed) {
+      shared_devices_.erase({old_free, d});
+    } else if (indexed) {
+      shared_devices_.emplace(kMilliPerGpu - device_used_[d], d);
+    }
   }
   if (p.request.mig_count > 0) {
     for (size_t i = 0; i < node.mig.size(); ++i)
@@ -116,6 +129,11 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
   if (p.subgroup >= 0) subgroup_placed_[subgroup_offset_[p.group] + p.subgroup] += sign;
   placed_[pod] = sign > 0;
   if (sign > 0) allocation_[pod] = a;
+}
+
+bool ClusterState::InSharedIndex(DeviceId d) const {
+  return device_used_[d] > 0 && device_used_[d] < kMilliPerGpu && !device_whole_[d] &&
+         snapshot_->nodes[snapshot_->devices[d].node].schedulable;
 }
 
 void ClusterState::Reindex(NodeId n, Milli old_free) {

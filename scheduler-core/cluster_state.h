@@ -60,6 +60,12 @@ class ClusterState {
   // from the first node with enough, spread downwards from the emptiest.
   using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
   const FreeGpuIndex& ByFreeGpu() const { return by_free_gpu_; }
+  // Devices shared by fractions with room left, by free portion then id:
+  // binpack looks here first so a fraction fills a started device before
+  // it opens a new one.
+  using SharedDeviceIndex = std::set<std::pair<Milli, DeviceId>>;
+  const SharedDeviceIndex& SharedDevices() const { return shared_devices_; }
+
   // Sum of free GPU over schedulable nodes.
   Milli FreeGpuTotal() const { return free_gpu_total_; }
 
@@ -72,6 +78,7 @@ class ClusterState {
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
   void Reindex(NodeId node, Milli old_free);
+  bool InSharedIndex(DeviceId d) const;
 
   const Snapshot* snapshot_;
   std::vector<NodeFree> node_free_;
@@ -87,6 +94,7 @@ class ClusterState {
   std::vector<uint8_t> placed_;
   std::vector<Allocation> allocation_;
   FreeGpuIndex by_free_gpu_;
+  SharedDeviceIndex shared_devices_;
   ResourceVector capacity_;
   ResourceVector total_allocated_;
   Milli free_gpu_total_ = 0;

@@ -64,7 +64,9 @@ bool ConsolidateOnto(Session& session, GroupId job, NodeId node,
 }  // namespace
 
 void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
-  if (!session.options.consolidate || session.options.policy == PlacementPolicy::kSpread) return;
+  if (!session.options.consolidate || session.options.policy == PlacementPolicy::kSpread ||
+      unsatisfied.empty())
+    return;
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<PodId>> pods_on(s.nodes.size());
   for (PodId p = 0; p < s.pods.size(); ++p)

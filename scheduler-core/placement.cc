@@ -189,6 +189,14 @@ bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
   auto first = index.lower_bound({need, 0});
   switch (policy_) {
     case PlacementPolicy::kBinpack:
+      if (const PodRequest& r = snapshot_->pods[pod].request; r.IsShared() && r.num_devices == 1) {
+        // The tightest started device anywhere that still takes the portion.
+        const ClusterState::SharedDeviceIndex& shared = state_->SharedDevices();
+        for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it) {
+          NodeId n = snapshot_->devices[it->second].node;
+          if (filter.Accepts(n) && Check(pod, n, out) == FitFailure::kFits) return true;
+        }
+      }
       for (auto it = first; it != index.end(); ++it)
         if (filter.Accepts(it->second) && Check(pod, it->second, out) == FitFailure::kFits)
           return true;

@@ -9,6 +9,7 @@
 namespace vtenant::sched {
 
 void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
+  if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, session.preempt_min_runtime_s);
   std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;

@@ -80,6 +80,7 @@ bool MayReclaimFrom(const Session& session, QueueId reclaimer, QueueId victim,
 }  // namespace
 
 void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
+  if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, session.reclaim_min_runtime_s);
   // Jobs like one that found no victims enough, until something changes.

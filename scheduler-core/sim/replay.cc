@@ -124,27 +124,26 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   work.strings = universe.strings;
   work.num_shapes = universe.num_shapes;
 
-  std::vector<Milli> device_used(universe.devices.size());
-  std::vector<uint8_t> device_whole(universe.devices.size());
-  auto measure = [&](Milli* allocated, Milli* fragmented) {
-    std::fill(device_used.begin(), device_used.end(), 0);
-    std::fill(device_whole.begin(), device_whole.end(), 0);
-    for (PodId p = 0; p < num_pods; ++p) {
-      if (!state[p].running) continue;
-      const Allocation& a = state[p].allocation;
-      for (int i : DeviceIndices(a)) {
-        DeviceId d = universe.nodes[a.node].first_device + i;
-        device_used[d] += a.portion;
-        if (universe.pods[p].request.whole_gpus > 0) device_whole[d] = 1;
-      }
+  // Device use, kept as pods come and go, for allocation and fragmentation.
+  std::vector<Milli> device_used(universe.devices.size(), 0);
+  std::vector<int32_t> device_whole(universe.devices.size(), 0);
+  auto account = [&](PodId p, int sign) {
+    const Allocation& a = state[p].allocation;
+    for (int i : DeviceIndices(a)) {
+      DeviceId d = universe.nodes[a.node].first_device + i;
+      device_used[d] += sign * a.portion;
+      if (universe.pods[p].request.whole_gpus > 0) device_whole[d] += sign;
     }
+  };
+  auto measure = [&](Milli* allocated, Milli* fragmented) {
     *allocated = 0;
     *fragmented = 0;
     for (DeviceId d = 0; d < device_used.size(); ++d) {
       *allocated += device_used[d];
-      if (device_used[d] > 0 && !device_whole[d]) *fragmented += kMilliPerGpu - device_used[d];
+      if (device_used[d] > 0 && device_whole[d] == 0) *fragmented += kMilliPerGpu - device_used[d];
     }
   };
+  int64_t pending_now = 0;
 
   double weighted_ratio = 0;
   int64_t first_time = events.empty() ? 0 : events.front().time;
@@ -160,43 +159,52 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
     for (; i < events.size() && events[i].time == now; ++i) {
       PodState& ps = state[events[i].pod];
       if (events[i].deletion) {
-        if (!ps.deleted && ps.arrived) active_demand -= demand[events[i].pod];
+        if (!ps.deleted && ps.arrived) {
+          active_demand -= demand[events[i].pod];
+          if (ps.running)
+            account(events[i].pod, -1);
+          else
+            --pending_now;
+        }
         ps.deleted = true;
         ps.running = false;
       } else {
         ps.arrived = true;
+        ++pending_now;
         arrived_gpu += demand[events[i].pod];
         active_demand += demand[events[i].pod];
       }
     }
     // The working snapshot: pods present now, running or pending.
-    work.now = now;
-    work.pods.clear();
-    work.groups.clear();
-    snapshot_pod.clear();
-    std::fill(group_of_universe.begin(), group_of_universe.end(), kNone);
-    bool any_pending = false;
-    for (PodId p = 0; p < num_pods; ++p) {
-      const PodState& ps = state[p];
-      if (!ps.arrived || ps.deleted) continue;
-      Pod pod = universe.pods[p];
-      GroupId ug = pod.group;
-      if (group_of_universe[ug] == kNone) {
-        group_of_universe[ug] = static_cast<GroupId>(work.groups.size());
-        work.groups.push_back(universe.groups[ug]);
-      }
-      pod.group = group_of_universe[ug];
-      if (ps.running) {
-        pod.phase = PodPhase::kRunning;
-        pod.allocation = ps.allocation;
-        pod.start_time = ps.start_time;
-      } else {
-        any_pending = true;
-      }
-      snapshot_pod.push_back(p);
-      work.pods.push_back(std::move(pod));
-    }
+    const bool any_pending = pending_now > 0;
     if (any_pending) {
+      // Copy-assigning into the previous cycle's objects reuses their memory.
+      work.now = now;
+      size_t pods_used = 0, groups_used = 0;
+      snapshot_pod.clear();
+      std::fill(group_of_universe.begin(), group_of_universe.end(), kNone);
+      for (PodId p = 0; p < num_pods; ++p) {
+        const PodState& ps = state[p];
+        if (!ps.arrived || ps.deleted) continue;
+        if (pods_used == work.pods.size()) work.pods.emplace_back();
+        Pod& pod = work.pods[pods_used++];
+        pod = universe.pods[p];
+        GroupId ug = pod.group;
+        if (group_of_universe[ug] == kNone) {
+          group_of_universe[ug] = static_cast<GroupId>(groups_used);
+          if (groups_used == work.groups.size()) work.groups.emplace_back();
+          work.groups[groups_used++] = universe.groups[ug];
+        }
+        pod.group = group_of_universe[ug];
+        if (ps.running) {
+          pod.phase = PodPhase::kRunning;
+          pod.allocation = ps.allocation;
+          pod.start_time = ps.start_time;
+        }
+        snapshot_pod.push_back(p);
+      }
+      work.pods.resize(pods_used);
+      work.groups.resize(groups_used);
       work.Finalize(/*derive_shapes=*/false);
       const Clock::time_point cycle_start = Clock::now();
       last = RunCycle(work, options.scheduler);
@@ -204,18 +212,29 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
       sum.scheduling_seconds += cycle_seconds;
       sum.max_cycle_ms = std::max(sum.max_cycle_ms, cycle_seconds * 1000);
       ++sum.cycles;
+      // An evicted pod is recreated by its owner and waits again.
+      for (const Eviction& e : last.evictions) {
+        PodId p = snapshot_pod[e.pod];
+        account(p, -1);
+        state[p].running = false;
+        ++pending_now;
+      }
+      for (const Move& m : last.moves) {
+        PodId p = snapshot_pod[m.pod];
+        account(p, -1);
+        state[p].allocation = m.to;
+        state[p].start_time = now;
+        account(p, +1);
+      }
       for (const Bind& b : last.binds) {
-        PodState& ps = state[snapshot_pod[b.pod]];
+        PodId p = snapshot_pod[b.pod];
+        PodState& ps = state[p];
         ps.running = true;
         ps.ever_bound = true;
         ps.allocation = b.allocation;
         ps.start_time = now;
-      }
-      // An evicted pod is recreated by its owner and waits again.
-      for (const Eviction& e : last.evictions) state[snapshot_pod[e.pod]].running = false;
-      for (const Move& m : last.moves) {
-        state[snapshot_pod[m.pod]].allocation = m.to;
-        state[snapshot_pod[m.pod]].start_time = now;
+        account(p, +1);
+        --pending_now;
       }
       sum.binds += static_cast<int64_t>(last.binds.size());
       sum.evictions += static_cast<int64_t>(last.evictions.size());
@@ -224,12 +243,9 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
     Milli allocated = 0, fragmented = 0;
     measure(&allocated, &fragmented);
     prev_allocated = allocated;
-    if (series) {
-      int64_t pending = 0;
-      for (const PodState& ps : state) pending += ps.arrived && !ps.deleted && !ps.running;
+    if (series)
       series << now << ',' << arrived_gpu << ',' << active_demand << ',' << allocated << ','
-             << fragmented << ',' << pending << '\n';
-    }
+             << fragmented << ',' << pending_now << '\n';
   }
 
   measure(&sum.gpu_milli_allocated, &sum.fragmented_gpu_milli);
