@@ -163,6 +163,24 @@ TEST(GpuSharingTest, BinpackFillsTheSharedDeviceSpreadTheEmptiest) {
   }
 }
 
+TEST(GpuSharingTest, BinpackJoinsAStartedDeviceBeforeOpeningOne) {
+  // Node b has less free GPU, but taking it would start a second shared
+  // device; node a's half-used device takes the quarter.
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("a", 2));
+  b.AddNode(GpuNode("b", 2));
+  b.AddPod(Running(FractionPod("half", "test", 500), "a", {0}));
+  b.AddPod(Running(WholeGpuPod("whole", "test", 1), "b", {0}));
+  b.AddPod(FractionPod("quarter", "test", 250));
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(NodeOf(d, s, "quarter"), "a");
+  EXPECT_EQ(DeviceIndices(BindOf(d, s, "quarter")->allocation), std::vector<int>{0});
+  Options best_fit;
+  best_fit.policy = PlacementPolicy::kBestFit;
+  EXPECT_EQ(NodeOf(RunCycle(s, best_fit), s, "quarter"), "b");  // the baseline differs
+}
+
 TEST(GpuSharingTest, BinpackPrefersTheTightestSharedDevice) {
   SnapshotBuilder b = OneQueue();
   b.AddNode(GpuNode("n", 3));

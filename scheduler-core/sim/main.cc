@@ -3,7 +3,7 @@
 //
 //   vtenant-sim --nodes nodes.csv --pods pods.csv [--queues queues.yaml]
 //               [--policy binpack|spread|best-fit|random-fit] [--no-deletions]
-//               [--series series.csv] [--seed N]
+//               [--series series.csv] [--seed N] [--cycle-seconds N]
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -20,7 +20,8 @@ using namespace vtenant::sched;
 constexpr char kUsage[] =
     "usage: vtenant-sim --nodes FILE --pods FILE [--queues FILE]\n"
     "                   [--policy binpack|spread|best-fit|random-fit]\n"
-    "                   [--no-deletions] [--series FILE] [--seed N]\n";
+    "                   [--no-deletions] [--series FILE] [--seed N]\n"
+    "                   [--cycle-seconds N]\n";
 
 int Fail(const Status& status) {
   std::cerr << "vtenant-sim: " << status.message() << "\n";
@@ -54,6 +55,10 @@ int Run(int argc, char** argv) {
     } else if (arg == "--seed") {
       if (!value(text)) return Fail(InvalidArgument("--seed needs a number"));
       options.scheduler.seed = std::stoull(text);
+    } else if (arg == "--cycle-seconds") {
+      if (!value(text)) return Fail(InvalidArgument("--cycle-seconds needs a number"));
+      options.cycle_seconds = std::stoll(text);
+      if (options.cycle_seconds < 1) return Fail(InvalidArgument("--cycle-seconds must be >= 1"));
     } else if (arg == "--no-deletions") {
       options.deletions = false;
     } else if (arg == "--help" || arg == "-h") {

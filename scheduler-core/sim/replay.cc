@@ -151,12 +151,17 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   Milli prev_allocated = 0;
   std::vector<GroupId> group_of_universe(universe.groups.size());
 
+  const int64_t window = std::max<int64_t>(1, options.cycle_seconds);
   for (size_t i = 0; i < events.size();) {
-    const int64_t now = events[i].time;
+    // The batch: events up to the end of the window the first one opens;
+    // the cycle runs at the window's last second.
+    const int64_t window_end = events[i].time + window - 1;
+    int64_t now = events[i].time;
+    for (size_t j = i; j < events.size() && events[j].time <= window_end; ++j) now = events[j].time;
     if (sum.gpu_milli_capacity > 0)
       weighted_ratio += double(prev_allocated) / sum.gpu_milli_capacity * double(now - prev_time);
     prev_time = now;
-    for (; i < events.size() && events[i].time == now; ++i) {
+    for (; i < events.size() && events[i].time <= now; ++i) {
       PodState& ps = state[events[i].pod];
       if (events[i].deletion) {
         if (!ps.deleted && ps.arrived) {

@@ -16,6 +16,9 @@ namespace vtenant::sched::sim {
 struct ReplayOptions {
   Options scheduler;
   bool deletions = true;
+  // Events within one window of this many seconds form one batch, followed
+  // by one cycle (KAI runs a cycle every second by default).
+  int64_t cycle_seconds = 1;
   std::string series_path;  // empty: no series
 };
 

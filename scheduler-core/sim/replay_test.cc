@@ -89,6 +89,21 @@ TEST(ReplayTest, SeriesAndJsonCarryTheAgreedKeys) {
             "2,1300,1300,1300,700,0\n");
 }
 
+TEST(ReplayTest, CycleWindowsBatchEvents) {
+  std::string rows;
+  for (int i = 1; i <= 6; ++i)
+    rows += "p" + std::to_string(i) + ",100,100,1,100,,BE,Pending," + std::to_string(i) + ",,\n";
+  ReplayOptions every_second;
+  Result<ReplaySummary> fine = Replay(TwoGpus(rows), every_second);
+  ReplayOptions windows;
+  windows.cycle_seconds = 3;  // [1,3] and [4,6]
+  Result<ReplaySummary> coarse = Replay(TwoGpus(rows), windows);
+  ASSERT_TRUE(fine.ok() && coarse.ok());
+  EXPECT_EQ(fine->cycles, 6);
+  EXPECT_EQ(coarse->cycles, 2);
+  EXPECT_EQ(coarse->pods_scheduled, 6);
+}
+
 TEST(ReplayTest, UnknownQueueIsAnError) {
   Trace t = TwoGpus("name,100,100,1,300,,BE,Pending,1,,\n");
   t.pods[0].spec.queue = "nope";
