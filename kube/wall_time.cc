@@ -1,0 +1,30 @@
+#include "kube/wall_time.h"
+
+#include <ctime>
+
+namespace vtenant::kube {
+namespace {
+
+std::string Format(std::chrono::system_clock::time_point t, bool micro) {
+  const auto seconds = std::chrono::time_point_cast<std::chrono::seconds>(t);
+  const std::time_t tt = std::chrono::system_clock::to_time_t(seconds);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out(buf, n);
+  if (micro) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t - seconds).count();
+    char frac[8];
+    std::snprintf(frac, sizeof(frac), ".%06lld", static_cast<long long>(us));
+    out += frac;
+  }
+  return out + "Z";
+}
+
+}  // namespace
+
+std::string FormatRfc3339(std::chrono::system_clock::time_point t) { return Format(t, false); }
+std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t) { return Format(t, true); }
+
+}  // namespace vtenant::kube

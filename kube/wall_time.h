@@ -1,0 +1,23 @@
+// Wall-clock timestamps as Kubernetes writes them. (kube::Clock is a
+// monotonic clock for delays; API fields need calendar time.)
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace vtenant::kube {
+
+using WallClock = std::function<std::chrono::system_clock::time_point()>;
+
+inline std::chrono::system_clock::time_point SystemNow() {
+  return std::chrono::system_clock::now();
+}
+
+// "2026-11-29T18:36:04Z" (metav1.Time).
+std::string FormatRfc3339(std::chrono::system_clock::time_point t);
+
+// "2026-11-29T18:36:04.123456Z" (metav1.MicroTime, used by Events and Leases).
+std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t);
+
+}  // namespace vtenant::kube
