@@ -119,15 +119,9 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, Allocation* ou
       if (state_->DeviceWhole(d) || kMilliPerGpu - used < portion) continue;
       int64_t key = i;
       switch (policy_) {
-        case PlacementPolicy::kBinpack: {
-          // An exact fit first, then the fullest device that keeps a usable
-          // remainder, then a fresh device, and only then one that would
-          // keep a sliver nothing in the workload can use.
-          const Milli left = kMilliPerGpu - used - portion;
-          const int tier = left == 0 ? 0 : used == 0 ? 2 : left >= sliver_ ? 1 : 3;
-          key = (int64_t{tier} << 32) + left * 64 + i;
-          break;
-        }
+        case PlacementPolicy::kBinpack:
+          key = -used * 64 + i;
+          break;  // fullest first
         case PlacementPolicy::kSpread:
           key = used * 64 + i;
           break;  // emptiest first
@@ -196,17 +190,9 @@ bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
   switch (policy_) {
     case PlacementPolicy::kBinpack:
       if (const PodRequest& r = snapshot_->pods[pod].request; r.IsShared() && r.num_devices == 1) {
-        // A started device anywhere before a fresh one: exactly full first,
-        // then the tightest that keeps a usable remainder (>= the sliver
-        // threshold). Devices that would keep only a sliver come last, via
-        // the node walk below, which prefers a fresh device to them.
+        // The tightest started device anywhere that still takes the portion.
         const ClusterState::SharedDeviceIndex& shared = state_->SharedDevices();
-        for (auto it = shared.lower_bound({need, 0}); it != shared.end() && it->first == need;
-             ++it) {
-          NodeId n = snapshot_->devices[it->second].node;
-          if (filter.Accepts(n) && Check(pod, n, out) == FitFailure::kFits) return true;
-        }
-        for (auto it = shared.lower_bound({need + sliver_, 0}); it != shared.end(); ++it) {
+        for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it) {
           NodeId n = snapshot_->devices[it->second].node;
           if (filter.Accepts(n) && Check(pod, n, out) == FitFailure::kFits) return true;
         }

@@ -61,11 +61,6 @@ class Placer {
   // nodes that would take it). Walks every node: for diagnosis only.
   std::array<int32_t, kNumFitFailures> Diagnose(PodId pod) const;
 
-  // Remainders of a shared device below this are slivers binpack avoids
-  // leaving: set to the smallest portion any sharing pod of the snapshot
-  // asks for, since nothing smaller is expected to come.
-  void SetSliverThreshold(Milli milli) { sliver_ = milli; }
-
   // GPU the pod needs in total on one node, at least: the free-GPU index
   // lets a search skip every node with less.
   Milli MinimumGpuOnNode(PodId pod) const;
@@ -79,7 +74,6 @@ class Placer {
   PlacementPolicy policy_;
   uint64_t rng_;
   int32_t largest_device_mib_ = 0;
-  Milli sliver_ = 1;
 };
 
 // Taint and selector rules, exposed for diagnosis and tests.

@@ -41,12 +41,6 @@ Session::Session(const Snapshot& s, const Options& opts)
     QueueId q = s.groups[pod.group].queue;
     leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
   }
-  Milli smallest_portion = kMilliPerGpu;
-  for (PodId p = 0; p < s.pods.size(); ++p)
-    if (s.pods[p].request.IsShared())
-      smallest_portion =
-          std::min(smallest_portion, PortionOnDevice(s.pods[p].request, largest_mib));
-  placer.SetSliverThreshold(smallest_portion);
   requested = RollUp(s.queues, leaf);
   fair_share = ComputeFairShare(s.queues, requested, state.Capacity());
   for (QueueId q = 0; q < s.queues.size(); ++q) {

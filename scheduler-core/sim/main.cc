@@ -4,6 +4,7 @@
 //   vtenant-sim --nodes nodes.csv --pods pods.csv [--queues queues.yaml]
 //               [--policy binpack|spread|best-fit|random-fit] [--no-deletions]
 //               [--series series.csv] [--seed N] [--cycle-seconds N]
+//               [--allocate-only]
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -21,7 +22,7 @@ constexpr char kUsage[] =
     "usage: vtenant-sim --nodes FILE --pods FILE [--queues FILE]\n"
     "                   [--policy binpack|spread|best-fit|random-fit]\n"
     "                   [--no-deletions] [--series FILE] [--seed N]\n"
-    "                   [--cycle-seconds N]\n";
+    "                   [--cycle-seconds N] [--allocate-only]\n";
 
 int Fail(const Status& status) {
   std::cerr << "vtenant-sim: " << status.message() << "\n";
@@ -59,6 +60,12 @@ int Run(int argc, char** argv) {
       if (!value(text)) return Fail(InvalidArgument("--cycle-seconds needs a number"));
       options.cycle_seconds = std::stoll(text);
       if (options.cycle_seconds < 1) return Fail(InvalidArgument("--cycle-seconds must be >= 1"));
+    } else if (arg == "--allocate-only") {
+      // Packing comparisons: placement alone, no evictions or moves.
+      options.scheduler.consolidate = false;
+      options.scheduler.reclaim = false;
+      options.scheduler.preempt = false;
+      options.scheduler.evict_stale_gangs = false;
     } else if (arg == "--no-deletions") {
       options.deletions = false;
     } else if (arg == "--help" || arg == "-h") {
