@@ -71,14 +71,19 @@ class CppRestTransport final : public HttpTransport {
         if (error_body != nullptr) error_body->assign(bytes.begin(), bytes.end());
         return code;
       }
-      // getn() completes as soon as some bytes are there, which is what makes
-      // watch events arrive as they happen instead of when the stream ends.
+      // getn(n) on cpprestsdk's body buffer waits until n bytes are there or
+      // the stream ends, so asking for a whole buffer would hold small watch
+      // events back until 64 KiB piled up. Wait for one byte, then take what
+      // has already arrived: events reach the handler as they happen.
       std::vector<char> buffer(64 * 1024);
       auto streambuf = body.streambuf();
+      auto* bytes = reinterpret_cast<uint8_t*>(buffer.data());
       while (true) {
         if (cancel != nullptr && cancel->cancelled()) break;
-        size_t n = streambuf.getn(reinterpret_cast<uint8_t*>(buffer.data()), buffer.size()).get();
+        size_t n = streambuf.getn(bytes, 1).get();
         if (n == 0) break;  // end of stream
+        const size_t available = std::min<size_t>(streambuf.in_avail(), buffer.size() - 1);
+        if (available > 0) n += streambuf.getn(bytes + 1, available).get();
         if (!on_chunk(std::string_view(buffer.data(), n))) break;
       }
       return code;
