@@ -51,12 +51,16 @@ std::string_view ContentType(PatchType type) {
 
 bool IsWrite(std::string_view method) { return method != "GET"; }
 
-// Writes are retried only when the server certainly did not act on them.
+// Writes are retried only when the server certainly did not act on them:
+// throttled, refused, or never fully sent (a pooled connection the server
+// closed, as after an API server restart; a server never acts on half a
+// request).
 bool SafeToRetry(std::string_view method, const Status& status) {
   if (!IsWrite(method)) return IsRetryable(status);
   if (status.code() == StatusCode::kTooManyRequests) return true;
   return status.code() == StatusCode::kUnavailable &&
-         status.message().find("refused") != std::string::npos;
+         (status.message().find("refused") != std::string::npos ||
+          status.message().find("Failed to write request") != std::string::npos);
 }
 
 Result<WatchEvent::Type> EventType(std::string_view type) {
