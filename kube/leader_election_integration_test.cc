@@ -1,0 +1,230 @@
+// Integration: leader handover between two electors over a real Lease.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include "kube/leader_election.h"
+#include "localenv/local_cluster.h"
+
+namespace vtenant::kube {
+namespace {
+
+namespace res = resources;
+using localenv::LocalCluster;
+using std::chrono::milliseconds;
+
+constexpr int kLeaseSeconds = 2;
+
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return condition();
+}
+
+// Microseconds since the epoch of a MicroTime such as 2024-05-01T12:00:00.123456Z.
+int64_t ParseMicroTime(std::string_view text) {
+  std::tm tm{};
+  const std::string s(text);
+  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  EXPECT_NE(rest, nullptr) << text;
+  if (rest == nullptr) return 0;
+  int64_t micros = 0;
+  if (*rest == '.') micros = std::stoll(std::string(rest + 1, 6));
+  return static_cast<int64_t>(timegm(&tm)) * 1000000 + micros;
+}
+
+class LeaderElectionIntegrationTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char tmpl[] = "/tmp/vtenant-leader-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = new std::string(tmpl);
+    Result<std::unique_ptr<LocalCluster>> cluster =
+        LocalCluster::Start({.dir = *dir_, .controller_manager = false, .node_agent = false});
+    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+    cluster_ = cluster->release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+
+  // A candidate as a separate replica would be: its own client and elector.
+  struct Candidate {
+    std::unique_ptr<Client> client;
+    std::unique_ptr<LeaderElector> elector;
+    std::atomic<int> started{0};
+    std::atomic<int> stopped{0};
+  };
+
+  static std::unique_ptr<Candidate> NewCandidate(const std::string& lease, const std::string& id,
+                                                 bool release_on_stop = true) {
+    auto candidate = std::make_unique<Candidate>();
+    Result<std::unique_ptr<RestClient>> client =
+        RestClient::Create(cluster_->api_server().admin_config());
+    EXPECT_TRUE(client.ok()) << client.status().ToString();
+    candidate->client = std::move(client).value();
+    Candidate* c = candidate.get();
+    Result<std::unique_ptr<LeaderElector>> elector = LeaderElector::Create(
+        *candidate->client, {.lease_namespace = "default",
+                             .lease_name = lease,
+                             .identity = id,
+                             .lease_duration = std::chrono::seconds(kLeaseSeconds),
+                             .renew_deadline = milliseconds(1500),
+                             .retry_period = milliseconds(250),
+                             .release_on_stop = release_on_stop,
+                             .callbacks = {.on_started_leading = [c] { ++c->started; },
+                                           .on_stopped_leading = [c] { ++c->stopped; }}});
+    EXPECT_TRUE(elector.ok()) << elector.status().ToString();
+    candidate->elector = std::move(elector).value();
+    return candidate;
+  }
+
+  Object Lease(const std::string& name) {
+    Result<Object> lease = cluster_->client().Get(res::kLeases, "default", name);
+    EXPECT_TRUE(lease.ok()) << lease.status().ToString();
+    return lease.ok() ? std::move(lease).value() : Object(rapidjson::kObjectType);
+  }
+
+  static LocalCluster* cluster_;
+  static std::string* dir_;
+};
+LocalCluster* LeaderElectionIntegrationTest::cluster_ = nullptr;
+std::string* LeaderElectionIntegrationTest::dir_ = nullptr;
+
+// Every version of one Lease, as a watch sees it, to check handovers after
+// the fact without timing anything.
+class LeaseHistory {
+ public:
+  LeaseHistory(const RestConfig& config, const std::string& name) {
+    Result<std::unique_ptr<RestClient>> client = RestClient::Create(config);
+    EXPECT_TRUE(client.ok());
+    client_ = std::move(client).value();
+    thread_ = std::thread([this, name] {
+      (void)client_->Watch(
+          res::kLeases, "default",
+          {.field_selector = "metadata.name=" + name, .resource_version = "0"},
+          [this](WatchEvent& e) {
+            if (e.type == WatchEvent::Type::kBookmark) return true;
+            std::lock_guard lock(mu_);
+            versions_.push_back(std::move(e.object));
+            return true;
+          },
+          &cancel_);
+    });
+  }
+  ~LeaseHistory() {
+    cancel_.Cancel();
+    thread_.join();
+  }
+  // {holder, acquireTime, renewTime} of each version.
+  std::vector<std::array<std::string, 3>> Records() {
+    std::lock_guard lock(mu_);
+    std::vector<std::array<std::string, 3>> out;
+    for (const Object& v : versions_) {
+      out.push_back({std::string(GetString(v, {"spec", "holderIdentity"})),
+                     std::string(GetString(v, {"spec", "acquireTime"})),
+                     std::string(GetString(v, {"spec", "renewTime"}))});
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<RestClient> client_;
+  Cancellation cancel_;
+  std::mutex mu_;
+  std::vector<Object> versions_;
+  std::thread thread_;
+};
+
+TEST_F(LeaderElectionIntegrationTest, GracefulStopHandsOverWithoutWaitingForExpiry) {
+  LeaseHistory history(cluster_->api_server().admin_config(), "graceful");
+  std::unique_ptr<Candidate> a = NewCandidate("graceful", "replica-a");
+  std::unique_ptr<Candidate> b = NewCandidate("graceful", "replica-b");
+  ASSERT_TRUE(a->elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a->elector->IsLeader(); }));
+  ASSERT_TRUE(b->elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return b->elector->CurrentLeader() == "replica-a"; }));
+  // While a renews, b stays a candidate through several of its retries.
+  const std::string renewed(GetString(Lease("graceful"), {"spec", "renewTime"}));
+  ASSERT_TRUE(Eventually([&] {
+    return GetString(Lease("graceful"), {"spec", "renewTime"}) != renewed;
+  }));
+  EXPECT_FALSE(b->elector->IsLeader());
+  EXPECT_EQ(b->started.load(), 0);
+
+  a->elector->Stop();
+  EXPECT_EQ(a->stopped.load(), 1);
+  EXPECT_FALSE(a->elector->IsLeader());
+  ASSERT_TRUE(Eventually([&] { return b->elector->IsLeader(); }));
+  EXPECT_EQ(GetString(Lease("graceful"), {"spec", "holderIdentity"}), "replica-b");
+  EXPECT_EQ(GetInt(Lease("graceful"), {"spec", "leaseTransitions"}), 1);
+
+  std::vector<std::array<std::string, 3>> records;
+  ASSERT_TRUE(Eventually([&] {
+    records = history.Records();
+    return !records.empty() && records.back()[0] == "replica-b";
+  }));
+  size_t first_b = 0;
+  while (records[first_b][0] != "replica-b") ++first_b;
+  ASSERT_GE(first_b, 2u);
+  EXPECT_EQ(records[first_b - 1][0], "") << "a released the lease before b took it";
+  for (size_t i = 0; i + 1 < first_b; ++i) EXPECT_EQ(records[i][0], "replica-a");
+  b->elector->Stop();
+}
+
+TEST_F(LeaderElectionIntegrationTest, CrashedLeaderIsReplacedAfterItsLeaseExpires) {
+  LeaseHistory history(cluster_->api_server().admin_config(), "crash");
+  std::unique_ptr<Candidate> a = NewCandidate("crash", "replica-a", /*release_on_stop=*/false);
+  std::unique_ptr<Candidate> b = NewCandidate("crash", "replica-b");
+  ASSERT_TRUE(a->elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a->elector->IsLeader(); }));
+  ASSERT_TRUE(b->elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return b->elector->CurrentLeader() == "replica-a"; }));
+  a->elector->Stop();  // stops renewing and leaves the lease held: a crash
+  ASSERT_TRUE(Eventually([&] { return b->elector->IsLeader(); }));
+  EXPECT_EQ(GetInt(Lease("crash"), {"spec", "leaseTransitions"}), 1);
+
+  std::vector<std::array<std::string, 3>> records;
+  ASSERT_TRUE(Eventually([&] {
+    records = history.Records();
+    return !records.empty() && records.back()[0] == "replica-b";
+  }));
+  size_t first_b = 0;
+  while (records[first_b][0] != "replica-b") ++first_b;
+  ASSERT_GE(first_b, 1u);
+  const auto& last_a = records[first_b - 1];
+  EXPECT_EQ(last_a[0], "replica-a") << "nobody released it";
+  // b took over no sooner than a whole lease after a's last renewal.
+  EXPECT_GE(ParseMicroTime(records[first_b][1]) - ParseMicroTime(last_a[2]),
+            int64_t{kLeaseSeconds} * 1000000);
+  b->elector->Stop();
+}
+
+TEST_F(LeaderElectionIntegrationTest, TwoElectorsNeverLeadAtOnce) {
+  std::unique_ptr<Candidate> a = NewCandidate("exclusive", "replica-a");
+  std::unique_ptr<Candidate> b = NewCandidate("exclusive", "replica-b");
+  // Started together, they race to create the Lease; one create wins.
+  ASSERT_TRUE(a->elector->Run().ok());
+  ASSERT_TRUE(b->elector->Run().ok());
+  ASSERT_TRUE(Eventually([&] { return a->elector->IsLeader() || b->elector->IsLeader(); }));
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_FALSE(a->elector->IsLeader() && b->elector->IsLeader());
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_EQ(a->started.load() + b->started.load(), 1);
+}
+
+}  // namespace
+}  // namespace vtenant::kube
