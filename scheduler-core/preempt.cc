@@ -37,14 +37,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);
       continue;
     }
-    // Lowest priority first, then the youngest.
-    std::sort(candidates.begin(), candidates.end(), [&](GroupId a, GroupId b) {
-      if (s.groups[a].priority != s.groups[b].priority)
-        return s.groups[a].priority < s.groups[b].priority;
-      if (pool.LatestStart(a) != pool.LatestStart(b))
-        return pool.LatestStart(a) > pool.LatestStart(b);
-      return a < b;
-    });
+    // Already lowest priority first, then the youngest (the pool's order).
     auto eligible = [&](GroupId v) { return pool.Alive(v); };
     const Statement::Checkpoint mark = session.statement.Mark();
     if (EvictUntilJobFits(session, job, candidates, EvictionCause::kPreempt, eligible)) {

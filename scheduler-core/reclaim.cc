@@ -115,12 +115,21 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     // A limit on the job's path is lifted only by victims below that queue
     // (siblings under a capped parent); kNone: any victim may help.
     const QueueId capped = why.block == JobBlock::kQueueLimit ? why.queue : kNone;
-    std::vector<GroupId> candidates;
-    Milli victim_gpu = 0;
+    // Victim queues, most saturated first (compared where fairness between
+    // them and the reclaimer is decided); each queue's jobs in the pool's
+    // order (lower priority, then youngest).
+    std::vector<std::pair<double, QueueId>> victim_queues;
     for (QueueId theirs = 0; theirs < s.queues.size(); ++theirs) {
       if (theirs == mine || pool.InQueue(theirs).empty()) continue;
       if (capped != kNone && !InSubtree(s, theirs, capped)) continue;
       if (!MayReclaimFrom(session, mine, theirs, need)) continue;
+      auto [_, side] = SiblingsBelowCommonAncestor(s, mine, theirs);
+      victim_queues.emplace_back(-session.SaturationRatio(side), theirs);
+    }
+    std::sort(victim_queues.begin(), victim_queues.end());
+    std::vector<GroupId> candidates;
+    Milli victim_gpu = 0;
+    for (const auto& [_, theirs] : victim_queues) {
       for (GroupId v : pool.InQueue(theirs)) {
         if (!pool.Alive(v)) continue;
         candidates.push_back(v);
@@ -133,22 +142,6 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);
       continue;
     }
-    // Most saturated queue first; inside it lower priority, then the
-    // youngest (least work lost).
-    std::vector<double> ratio(s.queues.size(), -1);
-    auto saturation = [&](QueueId q) {
-      auto [_, theirs] = SiblingsBelowCommonAncestor(s, mine, q);
-      if (ratio[theirs] < 0) ratio[theirs] = session.SaturationRatio(theirs);
-      return ratio[theirs];
-    };
-    std::vector<std::tuple<double, int32_t, int64_t, GroupId>> keyed;
-    keyed.reserve(candidates.size());
-    for (GroupId v : candidates)
-      keyed.emplace_back(-saturation(s.groups[v].queue), s.groups[v].priority, -pool.LatestStart(v),
-                         v);
-    std::sort(keyed.begin(), keyed.end());
-    candidates.clear();
-    for (const auto& k : keyed) candidates.push_back(std::get<3>(k));
 
     auto eligible = [&](GroupId v) {
       return pool.Alive(v) && MayReclaimFrom(session, mine, s.groups[v].queue, need);

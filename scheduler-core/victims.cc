@@ -46,6 +46,16 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
     by_queue_[group.queue].push_back(g);
   }
+  // Within a queue the order never changes during an action: lower
+  // priority first, then the youngest (least work lost).
+  for (std::vector<GroupId>& jobs : by_queue_) {
+    std::sort(jobs.begin(), jobs.end(), [&](GroupId a, GroupId b) {
+      if (s.groups[a].priority != s.groups[b].priority)
+        return s.groups[a].priority < s.groups[b].priority;
+      if (latest_start_[a] != latest_start_[b]) return latest_start_[a] > latest_start_[b];
+      return a < b;
+    });
+  }
 }
 
 void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpoint mark) {
@@ -69,38 +79,35 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
 
 std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates) {
   const Snapshot& s = session.snapshot;
-  // Per node touched: the GPU it would have free if every candidate on it
-  // left, and its candidates in rank order.
-  struct NodeVictims {
-    Milli free_if_emptied = 0;
-    std::vector<uint32_t> ranks;
-  };
-  std::vector<int32_t> slot(s.nodes.size(), -1);
-  std::vector<NodeVictims> touched;
-  std::vector<NodeId> touched_node;
+  // (node, rank, GPU) of every candidate pod, grouped by node by sorting:
+  // proportional to the candidates, not to the cluster.
+  std::vector<std::tuple<NodeId, uint32_t, Milli>> pods;
   for (uint32_t rank = 0; rank < candidates.size(); ++rank) {
     for (PodId p : s.groups[candidates[rank]].pods) {
       if (!session.state.IsPlaced(p)) continue;
       const Allocation& a = session.state.AllocationOf(p);
-      if (slot[a.node] < 0) {
-        slot[a.node] = static_cast<int32_t>(touched.size());
-        touched.push_back({session.state.Free(a.node).gpu, {}});
-        touched_node.push_back(a.node);
-      }
-      NodeVictims& nv = touched[slot[a.node]];
-      nv.free_if_emptied += session.state.Usage(p, a)[kGpu];
-      if (nv.ranks.empty() || nv.ranks.back() != rank) nv.ranks.push_back(rank);
+      pods.emplace_back(a.node, rank, session.state.Usage(p, a)[kGpu]);
     }
   }
-  std::vector<std::tuple<Milli, uint32_t, NodeId, uint32_t>> order;
-  for (uint32_t i = 0; i < touched.size(); ++i)
-    order.emplace_back(-touched[i].free_if_emptied, touched[i].ranks.front(), touched_node[i], i);
+  std::sort(pods.begin(), pods.end());
+  // Per node: GPU free if every candidate on it left, its best rank, and
+  // where its pods start in `pods`.
+  std::vector<std::tuple<Milli, uint32_t, NodeId, size_t>> order;
+  for (size_t i = 0; i < pods.size();) {
+    const NodeId node = std::get<0>(pods[i]);
+    Milli freed = session.state.Free(node).gpu;
+    size_t j = i;
+    for (; j < pods.size() && std::get<0>(pods[j]) == node; ++j) freed += std::get<2>(pods[j]);
+    order.emplace_back(-freed, std::get<1>(pods[i]), node, i);
+    i = j;
+  }
   std::sort(order.begin(), order.end());
   std::vector<GroupId> out;
   out.reserve(candidates.size());
   std::vector<uint8_t> taken(candidates.size(), 0);
-  for (const auto& [_, first_rank, node, i] : order) {
-    for (uint32_t rank : touched[i].ranks) {
+  for (const auto& [_, first_rank, node, begin] : order) {
+    for (size_t i = begin; i < pods.size() && std::get<0>(pods[i]) == node; ++i) {
+      const uint32_t rank = std::get<1>(pods[i]);
       if (taken[rank]) continue;
       taken[rank] = 1;
       out.push_back(candidates[rank]);
@@ -109,8 +116,10 @@ std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<Gro
   return out;
 }
 
-bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                       EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+namespace {
+
+bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupId>& ranked,
+                         EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
   // Victims scattered over many nodes free no node; take them node by node,
   // the nodes that would free the most first, each in the caller's order.
   const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
@@ -166,6 +175,20 @@ bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>
   st.Rollback(mark);
   session.outcome[job] = before;
   return false;
+}
+
+}  // namespace
+
+bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
+                       EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+  // The best-ranked victims usually suffice; looking at all of them for
+  // every job would make a busy cycle quadratic. Widen only on failure.
+  std::vector<GroupId> prefix;
+  for (size_t k = 256;; k *= 4) {
+    if (k >= ranked.size()) return EvictFromCandidates(session, job, ranked, cause, still_eligible);
+    prefix.assign(ranked.begin(), ranked.begin() + k);
+    if (EvictFromCandidates(session, job, prefix, cause, still_eligible)) return true;
+  }
 }
 
 }  // namespace vtenant::sched
