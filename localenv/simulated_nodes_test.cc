@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <thread>
 
+#include "base/eventually.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/local_cluster.h"
 
@@ -13,17 +13,6 @@ namespace {
 
 using kube::Object;
 namespace res = kube::resources;
-
-// Polls `condition` every 100 ms for up to `limit`; true once it holds.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::seconds limit = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
-}
 
 Object ParseOrDie(const std::string& json) {
   Result<Object> o = kube::ParseJson(json);
