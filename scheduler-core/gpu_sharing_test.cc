@@ -101,9 +101,10 @@ TEST(GpuSharingTest, DeviceRules) {
     Snapshot s = MustBuild(b);
     Decisions d = RunCycle(s);
     EXPECT_EQ(BindOf(d, s, "pending") != nullptr, c.fits) << c.name;
-    if (!c.fits)
+    if (!c.fits) {
       EXPECT_NE(ReasonOf(d, s, "pending").find(c.reason_part), std::string::npos)
           << c.name << ": " << ReasonOf(d, s, "pending");
+    }
   }
 }
 

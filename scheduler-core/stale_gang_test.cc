@@ -29,6 +29,7 @@ TEST(StaleGangTest, Rules) {
     SnapshotBuilder b;
     b.SetNow(kNow);
     b.AddQueue(GpuQueue("team", "", kUnlimited));
+    // Two GPUs for the running members, plus room for the missing ones or not.
     b.AddNode(GpuNode("n", 2 + c.free_gpus));
     b.AddGroup({.name = "ring", .queue = "team", .min_member = 4, .stale_since = c.stale_since});
     for (int i = 0; i < 4; ++i) {
@@ -37,14 +38,15 @@ TEST(StaleGangTest, Rules) {
       if (i < 2) p = Running(p, "n", {i});
       b.AddPod(p);
     }
-    // Something else holds the remaining GPUs so the gang cannot complete.
     Snapshot s = MustBuild(b);
     Decisions d = RunCycle(s);
     int stale_evictions = 0;
     for (const Eviction& e : d.evictions) stale_evictions += e.cause == EvictionCause::kStaleGang;
     EXPECT_EQ(stale_evictions, c.evicted ? 2 : 0) << c.name;
-    if (c.evicted)
+    if (c.evicted) {
+      ASSERT_NE(EvictionOf(d, s, "ring-0"), nullptr) << c.name;
       EXPECT_EQ(EvictionOf(d, s, "ring-0")->message, "gang ring ran below minMember 4 for 120s");
+    }
   }
 }
 
