@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "base/eventually.h"
 #include "kube/informer.h"
 #include "localenv/local_cluster.h"
 
@@ -15,16 +16,6 @@ namespace {
 namespace res = resources;
 using localenv::ApiServer;
 using localenv::LocalCluster;
-
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::seconds limit = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return condition();
-}
 
 Object Parse(const std::string& json) {
   Result<Object> o = ParseJson(json);

@@ -6,22 +6,13 @@
 #include <map>
 #include <thread>
 
+#include "base/eventually.h"
 #include "kube/fake_client.h"
 
 namespace vtenant::kube {
 namespace {
 
 namespace res = resources;
-
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::seconds limit = std::chrono::seconds(20)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return condition();
-}
 
 Object Parse(const std::string& json) {
   Result<Object> o = ParseJson(json);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/eventually.h"
 #include "kube/leader_election.h"
 #include "localenv/local_cluster.h"
 
@@ -18,16 +19,6 @@ using localenv::LocalCluster;
 using std::chrono::milliseconds;
 
 constexpr int kLeaseSeconds = 2;
-
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::seconds limit = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return condition();
-}
 
 // Microseconds since the epoch of a MicroTime such as 2024-05-01T12:00:00.123456Z.
 int64_t ParseMicroTime(std::string_view text) {

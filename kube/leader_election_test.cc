@@ -7,6 +7,7 @@
 #include <ctime>
 #include <thread>
 
+#include "base/eventually.h"
 #include "kube/fake_client.h"
 
 namespace vtenant::kube {
@@ -14,16 +15,6 @@ namespace {
 
 namespace res = resources;
 using std::chrono::milliseconds;
-
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::seconds limit = std::chrono::seconds(20)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return condition();
-}
 
 // Microseconds since the epoch of a MicroTime such as 2024-05-01T12:00:00.123456Z.
 int64_t ParseMicroTime(std::string_view text) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "base/eventually.h"
 #include "localenv/local_cluster.h"
 
 namespace vtenant::kube {
@@ -32,16 +33,6 @@ constexpr char kWidgetCrd[] = R"({
       "schema": {"openAPIV3Schema": {"type": "object", "properties": {
         "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
         "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}})";
-
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::seconds limit = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return condition();
-}
 
 Object Parse(const std::string& json) {
   Result<Object> o = ParseJson(json);

@@ -15,7 +15,7 @@ std::string Format(std::chrono::system_clock::time_point t, bool micro) {
   std::string out(buf, n);
   if (micro) {
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t - seconds).count();
-    char frac[8];
+    char frac[16];
     std::snprintf(frac, sizeof(frac), ".%06lld", static_cast<long long>(us));
     out += frac;
   }
