@@ -691,15 +691,13 @@ Status FakeClient::Delete(const ResourceType& type, std::string_view ns, std::st
 Status FakeClient::Watch(const ResourceType& type, std::string_view ns, const ListOptions& options,
                          const WatchHandler& handler, Cancellation* cancel) {
   std::shared_ptr<State> state = state_;
-  if (cancel != nullptr) {
-    std::weak_ptr<State> weak = state;
-    cancel->OnCancel([weak] {
-      if (std::shared_ptr<State> s = weak.lock()) {
-        std::lock_guard lock(s->mu);
-        s->cv.notify_all();
-      }
-    });
-  }
+  std::weak_ptr<State> weak = state;
+  CancellationRegistration on_cancel(cancel, [weak] {
+    if (std::shared_ptr<State> s = weak.lock()) {
+      std::lock_guard lock(s->mu);
+      s->cv.notify_all();
+    }
+  });
   std::unique_lock lock(state->mu);
   VT_RETURN_IF_ERROR(state->CheckLocked("watch", type));
   VT_ASSIGN_OR_RETURN(Selectors selectors, ParseSelectors(options));

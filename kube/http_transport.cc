@@ -61,7 +61,7 @@ class CppRestTransport final : public HttpTransport {
     limiter_.Acquire();
     http::http_request request = NewRequest("GET", path_and_query);
     pplx::cancellation_token_source source;
-    if (cancel != nullptr) cancel->OnCancel([source] { source.cancel(); });
+    CancellationRegistration on_cancel(cancel, [source] { source.cancel(); });
     try {
       http::http_response response = stream_client_.request(request, source.get_token()).get();
       const int code = response.status_code();
