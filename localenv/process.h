@@ -23,7 +23,8 @@ struct ProcessOptions {
   std::string working_dir;                 // empty: inherit
   // Kill the child when the starting thread dies (PR_SET_PDEATHSIG). Tests
   // want this so a crashed test leaves nothing behind; a daemonised local
-  // environment (`vtenant up`) does not.
+  // environment (`vtenant up`) does not. Note it is the *thread* that
+  // matters: start long-lived children from a thread that lives as long.
   bool die_with_parent = true;
 };
 
