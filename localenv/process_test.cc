@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,7 +20,14 @@ std::string TempLog() {
       .string();
 }
 
-bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
+// Running, not merely a zombie waiting for whoever adopted it to reap it.
+bool Alive(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, comm, state;
+  stat >> pid_field >> comm >> state;
+  return state != "Z";
+}
 
 TEST(ProcessTest, StopEndsTheWholeProcessGroup) {
   // The shell starts a grandchild; Stop() must not leave it behind.
@@ -45,6 +54,35 @@ TEST(ProcessTest, StopEndsTheWholeProcessGroup) {
   }
   EXPECT_FALSE(Alive(grandchild));
   std::filesystem::remove(log);
+}
+
+TEST(ProcessTest, ChildrenDieWithACrashedParent) {
+  // A stand-in for a test binary that crashes while its servers run: it
+  // starts a child through Process and is then killed with SIGKILL, so no
+  // destructor runs. The child must not outlive it.
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t crasher = fork();
+  ASSERT_GE(crasher, 0);
+  if (crasher == 0) {
+    Result<Process> child = Process::Start({.argv = {"/bin/sleep", "300"}, .log_path = TempLog()});
+    pid_t pid = child.ok() ? child->pid() : -1;
+    (void)!write(pipe_fds[1], &pid, sizeof(pid));
+    pause();
+    _exit(0);
+  }
+  pid_t child = -1;
+  ASSERT_EQ(read(pipe_fds[0], &child, sizeof(child)), static_cast<ssize_t>(sizeof(child)));
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(Alive(child));
+  kill(crasher, SIGKILL);
+  waitpid(crasher, nullptr, 0);
+  for (int i = 0; i < 250 && Alive(child); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(Alive(child)) << "child " << child << " outlived its crashed parent";
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
 }
 
 TEST(ProcessTest, MissingExecutableIsAClearError) {
