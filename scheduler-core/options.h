@@ -10,8 +10,11 @@ namespace vtenant::sched {
 
 // How a pod picks among the nodes and devices it fits.
 enum class PlacementPolicy : uint8_t {
-  // Fill the node with the least free GPU that fits, and on it the device
-  // already shared that fits tightest: keeps whole nodes and devices free.
+  // Fill the node with the least free GPU that fits. A GPU-sharing pod goes
+  // first to a started device its portion complements (like sizes that fill
+  // it exactly, tightest first), then to an empty device of the fullest
+  // node, and only then beside sizes that would strand a remainder: keeps
+  // whole nodes free and shared devices full.
   kBinpack,
   // The node with the most free GPU, and on it the emptiest device.
   kSpread,

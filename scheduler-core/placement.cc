@@ -97,7 +97,14 @@ Milli Placer::MinimumGpuOnNode(PodId pod) const {
   return 0;
 }
 
-bool Placer::ChooseDevices(const PodRequest& r, const Node& node, Allocation* out) const {
+DeviceFit ClassifyDevice(Milli used, Milli portion) {
+  if (used == 0) return DeviceFit::kEmpty;
+  const Milli free = kMilliPerGpu - used;
+  return free % portion <= kMilliPerGpu % portion ? DeviceFit::kComplements : DeviceFit::kMixes;
+}
+
+bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst,
+                           Allocation* out) const {
   const int n = node.num_devices;
   // Candidate devices and a preference key each; small (<= 64), on the stack.
   std::array<std::pair<int64_t, int>, kMaxDevicesPerNode> cand;
@@ -119,9 +126,13 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, Allocation* ou
       if (state_->DeviceWhole(d) || kMilliPerGpu - used < portion) continue;
       int64_t key = i;
       switch (policy_) {
-        case PlacementPolicy::kBinpack:
-          key = -used * 64 + i;
-          break;  // fullest first
+        case PlacementPolicy::kBinpack: {
+          // Complementing devices, then empty ones, then any; fullest first.
+          const DeviceFit fit = ClassifyDevice(used, portion);
+          if (fit > worst) continue;
+          key = (int64_t{static_cast<uint8_t>(fit)} << 32) + (kMilliPerGpu - used) * 64 + i;
+          break;
+        }
         case PlacementPolicy::kSpread:
           key = used * 64 + i;
           break;  // emptiest first
@@ -148,7 +159,11 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, Allocation* ou
   return true;
 }
 
-FitFailure Placer::Check(PodId pod_id, NodeId node_id, Allocation* out) const {
+FitFailure Placer::Check(PodId pod, NodeId node, Allocation* out) const {
+  return CheckUpTo(pod, node, DeviceFit::kMixes, out);
+}
+
+FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allocation* out) const {
   const Pod& pod = snapshot_->pods[pod_id];
   const Node& node = snapshot_->nodes[node_id];
   const PodRequest& r = pod.request;
@@ -166,7 +181,7 @@ FitFailure Placer::Check(PodId pod_id, NodeId node_id, Allocation* out) const {
     if (r.IsShared() && node.num_devices > 0 &&
         PortionOnDevice(r, snapshot_->devices[node.first_device].memory_mib) > kMilliPerGpu)
       return FitFailure::kGpuMemoryTooLarge;
-    if (!ChooseDevices(r, node, out))
+    if (!ChooseDevices(r, node, worst, out))
       return r.whole_gpus > 0 ? FitFailure::kWholeGpus : FitFailure::kSharedGpu;
   } else if (out != nullptr) {
     out->device_mask = 0;
@@ -189,14 +204,8 @@ bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
   auto first = index.lower_bound({need, 0});
   switch (policy_) {
     case PlacementPolicy::kBinpack:
-      if (const PodRequest& r = snapshot_->pods[pod].request; r.IsShared() && r.num_devices == 1) {
-        // The tightest started device anywhere that still takes the portion.
-        const ClusterState::SharedDeviceIndex& shared = state_->SharedDevices();
-        for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it) {
-          NodeId n = snapshot_->devices[it->second].node;
-          if (filter.Accepts(n) && Check(pod, n, out) == FitFailure::kFits) return true;
-        }
-      }
+      if (const PodRequest& r = snapshot_->pods[pod].request; r.IsShared() && r.num_devices == 1)
+        return FindSharedBinpack(pod, need, filter, out);
       for (auto it = first; it != index.end(); ++it)
         if (filter.Accepts(it->second) && Check(pod, it->second, out) == FitFailure::kFits)
           return true;
@@ -238,6 +247,42 @@ bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
       return chosen != kNone && Check(pod, chosen, out) == FitFailure::kFits;
     }
   }
+  return false;
+}
+
+bool Placer::FindSharedBinpack(PodId pod, Milli need, const NodeFilter& filter,
+                               Allocation* out) const {
+  if (need <= 0 || need > kMilliPerGpu) return false;
+  const ClusterState::SharedDeviceIndex& shared = state_->SharedDevices();
+  auto try_device = [&](DeviceId d, DeviceFit worst) {
+    const NodeId n = snapshot_->devices[d].node;
+    return filter.Accepts(n) && CheckUpTo(pod, n, worst, out) == FitFailure::kFits;
+  };
+  // 1. Started devices the portion complements, tightest first. Their free
+  // values lie in [k * need, k * need + 1000 % need]; the walk jumps from
+  // one such band to the next. (`need` is the portion on the largest
+  // device; for gpu-memory pods on smaller devices CheckUpTo judges with
+  // the real portion.)
+  const Milli slack = kMilliPerGpu % need;
+  for (auto it = shared.lower_bound({need, 0}); it != shared.end();) {
+    const Milli over = it->first % need;
+    if (over > slack) {
+      it = shared.lower_bound({it->first - over + need, 0});
+      continue;
+    }
+    if (try_device(it->second, DeviceFit::kComplements)) return true;
+    ++it;
+  }
+  // 2. An empty device, on the node with the least free GPU that has one
+  // (a node with an empty device has at least a whole GPU free).
+  const ClusterState::FreeGpuIndex& nodes = state_->ByFreeGpu();
+  for (auto it = nodes.lower_bound({kMilliPerGpu, 0}); it != nodes.end(); ++it)
+    if (filter.Accepts(it->second) &&
+        CheckUpTo(pod, it->second, DeviceFit::kEmpty, out) == FitFailure::kFits)
+      return true;
+  // 3. Any started device that still takes the portion, tightest first.
+  for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it)
+    if (try_device(it->second, DeviceFit::kMixes)) return true;
   return false;
 }
 

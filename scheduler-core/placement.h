@@ -45,6 +45,18 @@ struct NodeFilter {
   }
 };
 
+// How well a started or empty device suits a GPU-sharing pod under binpack,
+// best first. A device "complements" a portion p when, after taking the pod,
+// pods of that same portion could still fill it as full as they would fill
+// an empty device (free mod p <= 1000 mod p): two halves, four quarters,
+// three 330m thirds, a half and two quarters. Mixing sizes freely strands
+// remainders nobody asks for (500m + 330m leaves 170m).
+enum class DeviceFit : uint8_t { kComplements, kEmpty, kMixes };
+
+// The class of a device with `used` milli-GPU taken for a pod of `portion`
+// (which must fit: used + portion <= 1000).
+DeviceFit ClassifyDevice(Milli used, Milli portion);
+
 class Placer {
  public:
   Placer(const ClusterState& state, PlacementPolicy policy, uint64_t seed);
@@ -66,7 +78,12 @@ class Placer {
   Milli MinimumGpuOnNode(PodId pod) const;
 
  private:
-  bool ChooseDevices(const PodRequest& r, const Node& node, Allocation* out) const;
+  // Check, taking only devices of class `worst` or better for a shared pod.
+  FitFailure CheckUpTo(PodId pod, NodeId node, DeviceFit worst, Allocation* out) const;
+  bool ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst, Allocation* out) const;
+  // Binpack for a pod sharing one device: complementing devices anywhere,
+  // then an empty device on the fullest node, then any device that fits.
+  bool FindSharedBinpack(PodId pod, Milli need, const NodeFilter& filter, Allocation* out) const;
   uint64_t NextRandom();
 
   const ClusterState* state_;

@@ -1,0 +1,134 @@
+// Binpack's choice of device for a GPU-sharing pod: devices whose sharers the
+// portion complements, then an empty device on the fullest node, then any.
+#include "scheduler-core/placement.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler-core/test_support.h"
+
+namespace vtenant::sched {
+namespace {
+
+using namespace testing;
+
+SnapshotBuilder OneQueue() {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("default", "", kUnlimited));
+  b.AddQueue(GpuQueue("test", "default", kUnlimited));
+  return b;
+}
+
+TEST(PlacementTest, ClassifyDevice) {
+  struct Case {
+    Milli used;
+    Milli portion;
+    DeviceFit fit;
+  };
+  const Case cases[] = {
+      {0, 500, DeviceFit::kEmpty},         {500, 500, DeviceFit::kComplements},
+      {330, 500, DeviceFit::kMixes},       {250, 500, DeviceFit::kMixes},
+      {250, 250, DeviceFit::kComplements}, {500, 250, DeviceFit::kComplements},
+      {750, 250, DeviceFit::kComplements}, {330, 250, DeviceFit::kMixes},
+      {330, 330, DeviceFit::kComplements}, {660, 330, DeviceFit::kComplements},
+      {500, 330, DeviceFit::kMixes},       {250, 330, DeviceFit::kMixes},
+      {250, 123, DeviceFit::kComplements}, {330, 123, DeviceFit::kMixes},
+      {900, 100, DeviceFit::kComplements}, {1, 999, DeviceFit::kComplements},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(ClassifyDevice(c.used, c.portion), c.fit) << c.used << "m used, " << c.portion << "m";
+}
+
+// Running fractions per device of one node, a new pod, the device it gets.
+struct DeviceCase {
+  std::string name;
+  std::vector<std::vector<Milli>> running;  // per device of node "n"
+  PodSpec pod;
+  int device;
+};
+
+TEST(PlacementTest, BinpackPutsAPortionWhereLikeSizesFillTheDevice) {
+  const DeviceCase cases[] = {
+      {"an exact fill first", {{500}, {250}, {}}, FractionPod("new", "test", 500), 0},
+      {"quarters join quarters, not the tighter pair of thirds",
+       {{250, 250}, {330, 330}},
+       FractionPod("new", "test", 250),
+       0},
+      {"a third joins a third, not the tighter half",
+       {{500}, {330}},
+       FractionPod("new", "test", 330),
+       1},
+      {"a half opens an empty device rather than leave 170m beside a third",
+       {{330}, {}},
+       FractionPod("new", "test", 500),
+       1},
+      // 9213 MiB of a 46068 MiB L40S is 200m.
+      {"gpu-memory joins gpu-memory", {{200}, {330, 330}}, MemoryPod("new", "test", 9213), 0},
+      {"with nothing complementing and nothing empty, the tightest that fits",
+       {{500}, {330, 250}},
+       FractionPod("new", "test", 330),
+       1},
+  };
+  for (const DeviceCase& c : cases) {
+    SnapshotBuilder b = OneQueue();
+    b.AddNode(GpuNode("n", static_cast<int32_t>(c.running.size())));
+    int id = 0;
+    for (size_t d = 0; d < c.running.size(); ++d)
+      for (Milli m : c.running[d])
+        b.AddPod(Running(FractionPod("r" + std::to_string(id++), "test", m), "n",
+                         {static_cast<int>(d)}));
+    b.AddPod(c.pod);
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s);
+    const Bind* bind = BindOf(d, s, "new");
+    ASSERT_NE(bind, nullptr) << c.name;
+    EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{c.device}) << c.name;
+  }
+}
+
+TEST(PlacementTest, BinpackOpensTheEmptyDeviceOfTheFullestNode) {
+  // Node a's started device would be left with 170m; its empty device is
+  // on a fuller node than b's.
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("a", 2));
+  b.AddNode(GpuNode("b", 2));
+  b.AddPod(Running(FractionPod("third", "test", 330), "a", {0}));
+  b.AddPod(FractionPod("new", "test", 500));
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_NE(BindOf(d, s, "new"), nullptr);
+  EXPECT_EQ(NodeOf(d, s, "new"), "a");
+  EXPECT_EQ(DeviceIndices(BindOf(d, s, "new")->allocation), std::vector<int>{1});
+}
+
+TEST(PlacementTest, LikeSizesTogetherLeaveRoomForEveryPod) {
+  // Two GPUs, a third already on device 0; two halves then two thirds wait.
+  // Halves beside the third would leave 170m on device 0 and 170m on
+  // device 1, and the last third would find no room.
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("n", 2));
+  b.AddPod(Running(FractionPod("running-third", "test", 330), "n", {0}));
+  int64_t created = 1;
+  for (const auto& [name, milli] : {std::pair<std::string, Milli>{"half-1", 500},
+                                    {"half-2", 500},
+                                    {"third-1", 330},
+                                    {"third-2", 330}}) {
+    PodSpec p = FractionPod(name, "test", milli);
+    p.creation_time = created++;
+    b.AddPod(p);
+  }
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_TRUE(d.pending.empty()) << d.pending.size() << " pending, first: "
+                                 << (d.pending.empty() ? "" : d.pending[0].reason);
+  for (const char* pod : {"half-1", "half-2"}) {
+    ASSERT_NE(BindOf(d, s, pod), nullptr) << pod;
+    EXPECT_EQ(DeviceIndices(BindOf(d, s, pod)->allocation), std::vector<int>{1}) << pod;
+  }
+  for (const char* pod : {"third-1", "third-2"}) {
+    ASSERT_NE(BindOf(d, s, pod), nullptr) << pod;
+    EXPECT_EQ(DeviceIndices(BindOf(d, s, pod)->allocation), std::vector<int>{0}) << pod;
+  }
+}
+
+}  // namespace
+}  // namespace vtenant::sched
