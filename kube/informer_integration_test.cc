@@ -8,24 +8,20 @@
 
 #include "base/eventually.h"
 #include "kube/informer.h"
-#include "localenv/local_cluster.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace vtenant::kube {
 namespace {
+
+using localenv::ParseTestJson;
 
 namespace res = resources;
 using localenv::ApiServer;
 using localenv::LocalCluster;
 
-Object Parse(const std::string& json) {
-  Result<Object> o = ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << json;
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
-}
-
 Object ConfigMap(const std::string& name, const std::string& team = "a") {
-  return Parse(R"({"metadata":{"name":")" + name + R"(","labels":{"team":")" + team +
-               R"("}},"data":{"k":"v"}})");
+  return ParseTestJson(R"({"metadata":{"name":")" + name + R"(","labels":{"team":")" + team +
+                       R"("}},"data":{"k":"v"}})");
 }
 
 // What handlers were told, folded into key -> resourceVersion: equal to the
@@ -71,48 +67,24 @@ std::map<std::string, std::string> CacheVersions(const SharedInformer& informer)
   return out;
 }
 
-class InformerIntegrationTest : public testing::Test {
+class InformerIntegrationTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/vtenant-informer-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = new std::string(tmpl);
-    Result<std::unique_ptr<LocalCluster>> cluster =
-        LocalCluster::Start({.dir = *dir_, .controller_manager = false, .node_agent = false});
-    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-    cluster_ = cluster->release();
-    for (const char* ns : {"live", "restart"}) {
-      Status created = cluster_->client()
-                           .Create(res::kNamespaces, "",
-                                   Parse(std::string(R"({"metadata":{"name":")") + ns + R"("}})"))
-                           .status();
-      ASSERT_TRUE(created.ok()) << created.ToString();
-    }
+    StartCluster("informer", {.controller_manager = false, .node_agent = false},
+                 {"live", "restart"});
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+  static void TearDownTestSuite() { StopCluster(); }
 
   static std::unique_ptr<Client> NewClient(const RestConfig& config) {
     Result<std::unique_ptr<RestClient>> client = RestClient::Create(config);
     EXPECT_TRUE(client.ok()) << client.status().ToString();
     return client.ok() ? std::move(client).value() : nullptr;
   }
-  Client& client() { return cluster_->client(); }
-
-  static LocalCluster* cluster_;
-  static std::string* dir_;
 };
-LocalCluster* InformerIntegrationTest::cluster_ = nullptr;
-std::string* InformerIntegrationTest::dir_ = nullptr;
 
 TEST_F(InformerIntegrationTest, CacheIndexAndHandlersFollowTheServer) {
   ASSERT_TRUE(client().Create(res::kConfigMaps, "live", ConfigMap("before", "a")).ok());
-  std::unique_ptr<Client> watcher = NewClient(cluster_->api_server().admin_config());
+  std::unique_ptr<Client> watcher = NewClient(cluster().api_server().admin_config());
   SharedInformer informer(*watcher, res::kConfigMaps, {.ns = "live"});
   ASSERT_TRUE(informer
                   .AddIndexer("team",
@@ -150,7 +122,7 @@ TEST_F(InformerIntegrationTest, ConvergesAfterTheApiServerIsKilledAndRestarted) 
   for (const char* name : {"keep", "change", "remove"}) {
     ASSERT_TRUE(client().Create(res::kConfigMaps, "restart", ConfigMap(name)).ok());
   }
-  std::unique_ptr<Client> watcher = NewClient(cluster_->api_server().admin_config());
+  std::unique_ptr<Client> watcher = NewClient(cluster().api_server().admin_config());
   SharedInformer informer(*watcher, res::kConfigMaps,
                           {.ns = "restart",
                            .initial_backoff = std::chrono::milliseconds(100),
@@ -163,12 +135,14 @@ TEST_F(InformerIntegrationTest, ConvergesAfterTheApiServerIsKilledAndRestarted) 
 
   // A second API server on the same etcd keeps the cluster writable while the
   // one the informer talks to is down.
-  Result<std::unique_ptr<ApiServer>> other = ApiServer::Start(
-      {.dir = *dir_ + "/other", .etcd_url = cluster_->etcd().client_url(), .etcd_prefix = "/host"});
+  Result<std::unique_ptr<ApiServer>> other =
+      ApiServer::Start({.dir = cluster().dir() + "/other",
+                        .etcd_url = cluster().etcd().client_url(),
+                        .etcd_prefix = "/host"});
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   std::unique_ptr<Client> writer = NewClient((*other)->admin_config());
 
-  cluster_->api_server().Kill();
+  cluster().api_server().Kill();
   ASSERT_TRUE(writer->Create(res::kConfigMaps, "restart", ConfigMap("created-while-down")).ok());
   ASSERT_TRUE(writer
                   ->Patch(res::kConfigMaps, "restart", "change", PatchType::kMerge,
@@ -180,7 +154,7 @@ TEST_F(InformerIntegrationTest, ConvergesAfterTheApiServerIsKilledAndRestarted) 
   ASSERT_EQ(expected.count("restart/remove"), 0u);
   EXPECT_NE(CacheVersions(informer), expected) << "the informer cannot know yet";
 
-  Status restarted = cluster_->api_server().Restart();
+  Status restarted = cluster().api_server().Restart();
   ASSERT_TRUE(restarted.ok()) << restarted.ToString();
   EXPECT_TRUE(Eventually([&] { return CacheVersions(informer) == expected; }))
       << "cache " << testing::PrintToString(CacheVersions(informer)) << " server "

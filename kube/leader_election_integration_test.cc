@@ -9,10 +9,12 @@
 
 #include "base/eventually.h"
 #include "kube/leader_election.h"
-#include "localenv/local_cluster.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace vtenant::kube {
 namespace {
+
+using localenv::ParseTestJson;
 
 namespace res = resources;
 using localenv::LocalCluster;
@@ -32,24 +34,12 @@ int64_t ParseMicroTime(std::string_view text) {
   return static_cast<int64_t>(timegm(&tm)) * 1000000 + micros;
 }
 
-class LeaderElectionIntegrationTest : public testing::Test {
+class LeaderElectionIntegrationTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/vtenant-leader-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = new std::string(tmpl);
-    Result<std::unique_ptr<LocalCluster>> cluster =
-        LocalCluster::Start({.dir = *dir_, .controller_manager = false, .node_agent = false});
-    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-    cluster_ = cluster->release();
+    StartCluster("leader", {.controller_manager = false, .node_agent = false});
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+  static void TearDownTestSuite() { StopCluster(); }
 
   // A candidate as a separate replica would be: its own client and elector.
   struct Candidate {
@@ -63,7 +53,7 @@ class LeaderElectionIntegrationTest : public testing::Test {
                                                  bool release_on_stop = true) {
     auto candidate = std::make_unique<Candidate>();
     Result<std::unique_ptr<RestClient>> client =
-        RestClient::Create(cluster_->api_server().admin_config());
+        RestClient::Create(cluster().api_server().admin_config());
     EXPECT_TRUE(client.ok()) << client.status().ToString();
     candidate->client = std::move(client).value();
     Candidate* c = candidate.get();
@@ -83,16 +73,11 @@ class LeaderElectionIntegrationTest : public testing::Test {
   }
 
   Object Lease(const std::string& name) {
-    Result<Object> lease = cluster_->client().Get(res::kLeases, "default", name);
+    Result<Object> lease = cluster().client().Get(res::kLeases, "default", name);
     EXPECT_TRUE(lease.ok()) << lease.status().ToString();
     return lease.ok() ? std::move(lease).value() : Object(rapidjson::kObjectType);
   }
-
-  static LocalCluster* cluster_;
-  static std::string* dir_;
 };
-LocalCluster* LeaderElectionIntegrationTest::cluster_ = nullptr;
-std::string* LeaderElectionIntegrationTest::dir_ = nullptr;
 
 // Every version of one Lease, as a watch sees it, to check handovers after
 // the fact without timing anything.
@@ -140,7 +125,7 @@ class LeaseHistory {
 };
 
 TEST_F(LeaderElectionIntegrationTest, GracefulStopHandsOverWithoutWaitingForExpiry) {
-  LeaseHistory history(cluster_->api_server().admin_config(), "graceful");
+  LeaseHistory history(cluster().api_server().admin_config(), "graceful");
   std::unique_ptr<Candidate> a = NewCandidate("graceful", "replica-a");
   std::unique_ptr<Candidate> b = NewCandidate("graceful", "replica-b");
   ASSERT_TRUE(a->elector->Run().ok());
@@ -176,7 +161,7 @@ TEST_F(LeaderElectionIntegrationTest, GracefulStopHandsOverWithoutWaitingForExpi
 }
 
 TEST_F(LeaderElectionIntegrationTest, CrashedLeaderIsReplacedAfterItsLeaseExpires) {
-  LeaseHistory history(cluster_->api_server().admin_config(), "crash");
+  LeaseHistory history(cluster().api_server().admin_config(), "crash");
   std::unique_ptr<Candidate> a = NewCandidate("crash", "replica-a", /*release_on_stop=*/false);
   std::unique_ptr<Candidate> b = NewCandidate("crash", "replica-b");
   ASSERT_TRUE(a->elector->Run().ok());

@@ -11,10 +11,12 @@
 #include <thread>
 
 #include "base/eventually.h"
-#include "localenv/local_cluster.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace vtenant::kube {
 namespace {
+
+using localenv::ParseTestJson;
 
 namespace res = resources;
 using localenv::LocalCluster;
@@ -34,62 +36,32 @@ constexpr char kWidgetCrd[] = R"({
         "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
         "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}})";
 
-Object Parse(const std::string& json) {
-  Result<Object> o = ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << json;
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
-}
-
 Object ConfigMap(const std::string& name, const std::string& data = R"({"k":"v"})") {
-  return Parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
-               R"("},"data":)" + data + "}");
+  return ParseTestJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
+                       R"("},"data":)" + data + "}");
 }
 
-class RestClientTest : public testing::Test {
+class RestClientTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/vtenant-rest-client-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = new std::string(tmpl);
-    Result<std::unique_ptr<LocalCluster>> cluster =
-        LocalCluster::Start({.dir = *dir_, .controller_manager = false, .node_agent = false});
-    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-    cluster_ = cluster->release();
-    for (const char* ns : {"crud", "patch", "race", "watch", "paging"}) {
-      Status created = cluster_->client()
-                           .Create(res::kNamespaces, "",
-                                   Parse(std::string(R"({"metadata":{"name":")") + ns + R"("}})"))
-                           .status();
-      ASSERT_TRUE(created.ok()) << created.ToString();
-    }
+    StartCluster("rest-client", {.controller_manager = false, .node_agent = false},
+                 {"crud", "patch", "race", "watch", "paging"});
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+  static void TearDownTestSuite() { StopCluster(); }
 
   // A client of its own, without the client-side rate limit so the bulk
   // tests measure the server, not the limiter.
   static std::unique_ptr<Client> NewClient() {
-    RestConfig config = cluster_->api_server().admin_config();
+    RestConfig config = cluster().api_server().admin_config();
     config.qps = 0;
     Result<std::unique_ptr<RestClient>> client = RestClient::Create(config);
     EXPECT_TRUE(client.ok()) << client.status().ToString();
     return client.ok() ? std::move(client).value() : nullptr;
   }
-  Client& client() { return cluster_->client(); }
-
-  static LocalCluster* cluster_;
-  static std::string* dir_;
 };
-LocalCluster* RestClientTest::cluster_ = nullptr;
-std::string* RestClientTest::dir_ = nullptr;
 
 TEST_F(RestClientTest, PodCrudKeepsStatusBehindItsSubresource) {
-  Object pod = Parse(R"({"apiVersion":"v1","kind":"Pod",
+  Object pod = ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
     "metadata":{"name":"trainer","labels":{"app":"demo"}},
     "spec":{"containers":[{"name":"main","image":"busybox"}]}})");
   Result<Object> created = client().Create(res::kPods, "crud", pod);
@@ -161,7 +133,8 @@ TEST_F(RestClientTest, ConfigMapCrudAndTypedErrors) {
 }
 
 TEST_F(RestClientTest, CustomResourceCrudOnceTheCrdIsEstablished) {
-  Result<Object> crd = client().Create(res::kCustomResourceDefinitions, "", Parse(kWidgetCrd));
+  Result<Object> crd =
+      client().Create(res::kCustomResourceDefinitions, "", ParseTestJson(kWidgetCrd));
   ASSERT_TRUE(crd.ok()) << crd.status().ToString();
   ASSERT_TRUE(Eventually([&] {
     Result<Object> c =
@@ -176,7 +149,7 @@ TEST_F(RestClientTest, CustomResourceCrudOnceTheCrdIsEstablished) {
     return false;
   })) << "CRD never became Established";
 
-  Object widget = Parse(R"({"apiVersion":"example.vtenant.dev/v1","kind":"Widget",
+  Object widget = ParseTestJson(R"({"apiVersion":"example.vtenant.dev/v1","kind":"Widget",
                             "metadata":{"name":"w1"},"spec":{"size":3}})");
   // Serving a new type can lag Established by a moment.
   Result<Object> created = Status(StatusCode::kNotFound, "not tried");
@@ -211,13 +184,13 @@ TEST_F(RestClientTest, CustomResourceCrudOnceTheCrdIsEstablished) {
   ASSERT_EQ(widgets->items.size(), 1u);
   EXPECT_EQ(GetString(widgets->items[0], {"kind"}), "Widget");
 
-  EXPECT_EQ(
-      client()
-          .Create(kWidgets, "crud", Parse(R"({"apiVersion":"example.vtenant.dev/v1","kind":"Widget",
+  EXPECT_EQ(client()
+                .Create(kWidgets, "crud",
+                        ParseTestJson(R"({"apiVersion":"example.vtenant.dev/v1","kind":"Widget",
                                   "metadata":{"name":"w2"},"spec":{"size":"big"}})"))
-          .status()
-          .code(),
-      StatusCode::kInvalid)
+                .status()
+                .code(),
+            StatusCode::kInvalid)
       << "the CRD's schema is enforced";
   ASSERT_TRUE(client().Delete(kWidgets, "crud", "w1").ok());
   EXPECT_EQ(client().Get(kWidgets, "crud", "w1").status().code(), StatusCode::kNotFound);
@@ -226,7 +199,7 @@ TEST_F(RestClientTest, CustomResourceCrudOnceTheCrdIsEstablished) {
 TEST_F(RestClientTest, MergeJsonStrategicAndServerSidePatches) {
   ASSERT_TRUE(client()
                   .Create(res::kConfigMaps, "patch",
-                          Parse(R"({"metadata":{"name":"p","labels":{"a":"1","b":"2"}},
+                          ParseTestJson(R"({"metadata":{"name":"p","labels":{"a":"1","b":"2"}},
                                     "data":{"k":"v"}})"))
                   .ok());
   Result<Object> merged = client().Patch(res::kConfigMaps, "patch", "p", PatchType::kMerge,
@@ -253,7 +226,7 @@ TEST_F(RestClientTest, MergeJsonStrategicAndServerSidePatches) {
   // Strategic merge merges lists of containers by name; a merge patch would
   // replace the whole list.
   ASSERT_TRUE(client()
-                  .Create(res::kPods, "patch", Parse(R"({"metadata":{"name":"two"},
+                  .Create(res::kPods, "patch", ParseTestJson(R"({"metadata":{"name":"two"},
                     "spec":{"containers":[{"name":"main","image":"busybox:1"},
                                           {"name":"side","image":"busybox:1"}]}})"))
                   .ok());
@@ -449,7 +422,7 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
   // old versions from its own memory, so ask a second API server on the same
   // etcd without one.
   Result<std::unique_ptr<HttpTransport>> etcd =
-      NewHttpTransport({.server = cluster_->etcd().client_url()});
+      NewHttpTransport({.server = cluster().etcd().client_url()});
   ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
   Result<HttpResponse> compacted =
       (*etcd)->Send("POST", "/v3/kv/compaction",
@@ -458,8 +431,8 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
   ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
   ASSERT_EQ(compacted->status_code, 200) << compacted->body;
   Result<std::unique_ptr<localenv::ApiServer>> uncached =
-      localenv::ApiServer::Start({.dir = *dir_ + "/uncached",
-                                  .etcd_url = cluster_->etcd().client_url(),
+      localenv::ApiServer::Start({.dir = cluster().dir() + "/uncached",
+                                  .etcd_url = cluster().etcd().client_url(),
                                   .etcd_prefix = "/host",
                                   .extra_args = {"--watch-cache=false"}});
   ASSERT_TRUE(uncached.ok()) << uncached.status().ToString();

@@ -2,11 +2,9 @@
 // node by a plain binding runs; a Job whose pods ask to finish completes.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "base/eventually.h"
 #include "localenv/kwok_stages.h"
-#include "localenv/local_cluster.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace vtenant::localenv {
 namespace {
@@ -14,43 +12,19 @@ namespace {
 using kube::Object;
 namespace res = kube::resources;
 
-Object ParseOrDie(const std::string& json) {
-  Result<Object> o = kube::ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return std::move(o).value();
-}
-
-class SimulatedNodesTest : public testing::Test {
+class SimulatedNodesTest : public ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/vtenant-sim-nodes-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = new std::string(tmpl);
     Result<std::vector<SimulatedNode>> nodes = ParseNodeInventory(R"(
 nodes:
 - {name: gpu, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
 )",
                                                                   "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    Result<std::unique_ptr<LocalCluster>> cluster =
-        LocalCluster::Start({.dir = *dir_, .nodes = *nodes});
-    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
-    cluster_ = cluster->release();
+    StartCluster("sim-nodes", {.nodes = *nodes}, {"bind-test", "job-test"});
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
-    delete dir_;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
-
-  kube::Client& client() { return cluster_->client(); }
-
-  static LocalCluster* cluster_;
-  static std::string* dir_;
+  static void TearDownTestSuite() { StopCluster(); }
 };
-LocalCluster* SimulatedNodesTest::cluster_ = nullptr;
-std::string* SimulatedNodesTest::dir_ = nullptr;
 
 TEST_F(SimulatedNodesTest, NodesBecomeReadyWithGpuCapacity) {
   EXPECT_TRUE(Eventually([&] {
@@ -63,7 +37,7 @@ TEST_F(SimulatedNodesTest, NodesBecomeReadyWithGpuCapacity) {
     }
     return false;
   })) << "node gpu-1 never became Ready; see "
-      << cluster_->dir() << "/kwok/kwok.log";
+      << cluster().dir() << "/kwok/kwok.log";
   Result<Object> node = client().Get(res::kNodes, "", "gpu-1");
   ASSERT_TRUE(node.ok());
   EXPECT_EQ(kube::GetString(*node, {"status", "allocatable", "nvidia.com/gpu"}), "2");
@@ -78,10 +52,7 @@ TEST_F(SimulatedNodesTest, NodesBecomeReadyWithGpuCapacity) {
 }
 
 TEST_F(SimulatedNodesTest, BoundPodRunsWithAnIpAndDeletedPodGoesAway) {
-  ASSERT_TRUE(client()
-                  .Create(res::kNamespaces, "", ParseOrDie(R"({"metadata":{"name":"bind-test"}})"))
-                  .ok());
-  Object pod = ParseOrDie(R"({
+  Object pod = ParseTestJson(R"({
     "apiVersion": "v1", "kind": "Pod",
     "metadata": {"name": "trainer", "annotations": {"gpu-fraction": "0.5"}},
     "spec": {"schedulerName": "kai-scheduler",
@@ -94,7 +65,7 @@ TEST_F(SimulatedNodesTest, BoundPodRunsWithAnIpAndDeletedPodGoesAway) {
     return p.ok() && kube::GetString(*p, {"status", "phase"}) == "Running" &&
            !kube::GetString(*p, {"status", "podIP"}).empty();
   })) << "bound pod never ran; see "
-      << cluster_->dir() << "/kwok/kwok.log";
+      << cluster().dir() << "/kwok/kwok.log";
   Result<Object> running = client().Get(res::kPods, "bind-test", "trainer");
   ASSERT_TRUE(running.ok());
   EXPECT_EQ(kube::GetString(*running, {"spec", "nodeName"}), "gpu-0");
@@ -107,15 +78,12 @@ TEST_F(SimulatedNodesTest, BoundPodRunsWithAnIpAndDeletedPodGoesAway) {
 }
 
 TEST_F(SimulatedNodesTest, JobWhosePodsAskToFinishCompletes) {
-  ASSERT_TRUE(client()
-                  .Create(res::kNamespaces, "", ParseOrDie(R"({"metadata":{"name":"job-test"}})"))
-                  .ok());
-  Object job = ParseOrDie(std::string(R"({
+  Object job = ParseTestJson(std::string(R"({
     "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "finetune"},
     "spec": {"completions": 2, "parallelism": 2, "backoffLimit": 0,
       "template": {
         "metadata": {"annotations": {")") +
-                          kRunDurationAnnotation + R"(": "2s"}},
+                             kRunDurationAnnotation + R"(": "2s"}},
         "spec": {"restartPolicy": "Never", "nodeName": "gpu-1",
                  "containers": [{"name": "main", "image": "busybox"}]}}}})");
   Result<Object> created = client().Create(res::kJobs, "job-test", job);
@@ -126,7 +94,7 @@ TEST_F(SimulatedNodesTest, JobWhosePodsAskToFinishCompletes) {
         return j.ok() && kube::GetInt(*j, {"status", "succeeded"}) == 2;
       },
       std::chrono::seconds(90)))
-      << "job never completed; see " << cluster_->dir();
+      << "job never completed; see " << cluster().dir();
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+#include "localenv/testing/cluster_test.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace vtenant::localenv {
+
+void ClusterTest::StartCluster(const std::string& name, LocalClusterOptions options,
+                               const std::vector<std::string>& namespaces) {
+  std::string tmpl = "/tmp/vtenant-" + name + "-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  dir_ = new std::string(tmpl);
+  options.dir = *dir_;
+  Result<std::unique_ptr<LocalCluster>> cluster = LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  cluster_ = cluster->release();
+  for (const std::string& ns : namespaces) {
+    Status created =
+        cluster_->client()
+            .Create(kube::resources::kNamespaces, "",
+                    ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" +
+                                  ns + R"("}})"))
+            .status();
+    ASSERT_TRUE(created.ok()) << "namespace " << ns << ": " << created.ToString();
+  }
+}
+
+void ClusterTest::StopCluster() {
+  delete cluster_;
+  cluster_ = nullptr;
+  if (dir_ == nullptr) return;
+  if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
+  delete dir_;
+  dir_ = nullptr;
+}
+
+kube::Object ParseTestJson(const std::string& json) {
+  Result<kube::Object> o = kube::ParseJson(json);
+  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << json;
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+}  // namespace vtenant::localenv

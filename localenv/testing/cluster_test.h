@@ -1,0 +1,49 @@
+// ClusterTest: a gtest fixture whose suite shares one real host cluster.
+//
+// Starting etcd and kube-apiserver takes seconds, so a suite starts one in
+// SetUpTestSuite and its tests share it (each test uses its own namespace or
+// names). Derived suites:
+//
+//   class MyTest : public localenv::ClusterTest {
+//    protected:
+//     static void SetUpTestSuite() { StartCluster("my", {.node_agent = false}, {"ns-a"}); }
+//     static void TearDownTestSuite() { StopCluster(); }
+//   };
+//
+// The folder is removed afterwards unless VTENANT_KEEP_TEST_DIRS is set.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kube/object.h"
+#include "localenv/local_cluster.h"
+
+namespace vtenant::localenv {
+
+class ClusterTest : public testing::Test {
+ protected:
+  // Starts the suite's cluster in a fresh /tmp/vtenant-<name>-XXXXXX (the
+  // `dir` of `options` is filled in) and creates `namespaces`. A failure
+  // fails the suite and every test in it.
+  static void StartCluster(const std::string& name, LocalClusterOptions options,
+                           const std::vector<std::string>& namespaces = {});
+  static void StopCluster();
+
+  void SetUp() override { ASSERT_NE(cluster_, nullptr) << "the suite's cluster did not start"; }
+
+  static LocalCluster& cluster() { return *cluster_; }
+  static kube::Client& client() { return cluster_->client(); }
+
+ private:
+  static inline LocalCluster* cluster_ = nullptr;
+  static inline std::string* dir_ = nullptr;
+};
+
+// Parses JSON written in a test; a typo fails the test instead of crashing it.
+kube::Object ParseTestJson(const std::string& json);
+
+}  // namespace vtenant::localenv
