@@ -39,10 +39,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     // Already lowest priority first, then the youngest (the pool's order).
     auto eligible = [&](GroupId v) { return pool.Alive(v); };
-    const Statement::Checkpoint mark = session.statement.Mark();
-    if (EvictUntilJobFits(session, job, candidates, EvictionCause::kPreempt, eligible)) {
-      pool.DropEvictedSince(session.statement, mark);
-      session.ForgetFailures();
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible)) {
       hopeless.clear();
     } else {
       hopeless.insert(key);

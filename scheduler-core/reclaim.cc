@@ -146,11 +146,8 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     auto eligible = [&](GroupId v) {
       return pool.Alive(v) && MayReclaimFrom(session, mine, s.groups[v].queue, need);
     };
-    const Statement::Checkpoint mark = session.statement.Mark();
-    if (EvictUntilJobFits(session, job, candidates, EvictionCause::kReclaim, eligible)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
       session.reclaim_note[job] = ReclaimNote::kNotTried;
-      pool.DropEvictedSince(session.statement, mark);
-      session.ForgetFailures();
       hopeless.clear();
     } else {
       hopeless.insert(key);

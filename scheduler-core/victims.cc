@@ -177,8 +177,6 @@ bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupI
   return false;
 }
 
-}  // namespace
-
 bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
                        EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
@@ -189,6 +187,18 @@ bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>
     prefix.assign(ranked.begin(), ranked.begin() + k);
     if (EvictFromCandidates(session, job, prefix, cause, still_eligible)) return true;
   }
+}
+
+}  // namespace
+
+bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
+                 const std::vector<GroupId>& ranked, EvictionCause cause,
+                 const std::function<bool(GroupId)>& still_eligible) {
+  const Statement::Checkpoint mark = session.statement.Mark();
+  if (!EvictUntilJobFits(session, job, ranked, cause, still_eligible)) return false;
+  pool.DropEvictedSince(session.statement, mark);
+  session.ForgetFailures();
+  return true;
 }
 
 }  // namespace vtenant::sched

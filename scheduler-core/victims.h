@@ -41,12 +41,14 @@ class VictimPool {
 // `still_eligible` says so at that moment, until `job` can be allocated.
 // Victims are taken node by node (nodes that would free the most GPU first,
 // within a node in rank order), since victims scattered over the cluster
-// free no single node. Then keeps only the victims on
-// the nodes the job landed on, so nobody is evicted for nothing. On success
-// the evictions and the job's placements stay in the statement; otherwise
-// everything is rolled back.
-bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                       EvictionCause cause, const std::function<bool(GroupId)>& still_eligible);
+// free no single node. Then keeps only the victims on the nodes the job
+// landed on, so nobody is evicted for nothing. On success the evictions and
+// the job's placements stay in the statement, the evicted jobs leave `pool`
+// and the session's failure caches are dropped (the room they describe has
+// changed); otherwise everything is rolled back.
+bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
+                 const std::vector<GroupId>& ranked, EvictionCause cause,
+                 const std::function<bool(GroupId)>& still_eligible);
 
 // The resources the job's gang minimum needs (estimated), or its first
 // pending pod's when the gang is already satisfied.
