@@ -28,10 +28,7 @@ TEST(ConsolidateTest, Rules) {
       {"spread turns consolidation off", 500, 500, true, PlacementPolicy::kSpread, 0},
   };
   for (const ConsolidateCase& c : cases) {
-    SnapshotBuilder b;
-    b.AddQueue(GpuQueue("team", "", kUnlimited));
-    b.AddNode(GpuNode("a", 1));
-    b.AddNode(GpuNode("b", 1));
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {{"a", 1}, {"b", 1}});
     PodSpec ra = Running(FractionPod("ra", "team", c.on_a), "a", {0});
     PodSpec rb = Running(FractionPod("rb", "team", c.on_b), "b", {0});
     ra.preemptible = rb.preemptible = c.movable;
@@ -55,10 +52,7 @@ TEST(ConsolidateTest, Rules) {
 TEST(ConsolidateTest, DoesNotMoveForAJobThatFitsNowhereAnyway) {
   // 2 GPUs in total, 1 free in halves; the pending job wants 2: moving
   // cannot help, so nothing moves.
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("team", "", kUnlimited));
-  b.AddNode(GpuNode("a", 1));
-  b.AddNode(GpuNode("b", 1));
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {{"a", 1}, {"b", 1}});
   b.AddPod(Running(FractionPod("ra", "team", 500), "a", {0}));
   b.AddPod(Running(FractionPod("rb", "team", 500), "b", {0}));
   b.AddPod(WholeGpuPod("two", "team", 2));

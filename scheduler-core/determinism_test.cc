@@ -14,10 +14,7 @@ using namespace testing;
 // gangs, running pods, several queues.
 Snapshot MixedWorld(uint32_t seed) {
   std::mt19937 rng(seed);
-  SnapshotBuilder b;
-  b.SetNow(100000);
-  b.AddQueue(GpuQueue("org-a", "", 8000));
-  b.AddQueue(GpuQueue("org-b", "", 8000));
+  SnapshotBuilder b = Cluster({{"org-a", 8000}, {"org-b", 8000}}, {}, 100000);
   const char* leaves[] = {"a1", "a2", "b1", "b2"};
   for (int i = 0; i < 4; ++i)
     b.AddQueue(GpuQueue(leaves[i], i < 2 ? "org-a" : "org-b", 2000, kUnlimited, 1 + i));

@@ -10,8 +10,7 @@ namespace {
 using namespace testing;
 
 SnapshotBuilder World(int nodes, int gpus_per_node, Milli limit = kUnlimited) {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("org", "", kUnlimited));
+  SnapshotBuilder b = Cluster({{"org", kUnlimited}}, {});
   b.AddQueue(GpuQueue("team", "org", 0, limit));
   for (int n = 0; n < nodes; ++n) b.AddNode(GpuNode("node-" + std::to_string(n), gpus_per_node));
   return b;
@@ -92,8 +91,7 @@ TEST(GangTest, SubGroupMinimumsArePlacedFirst) {
 }
 
 TEST(GangTest, RequiredTopologyKeepsTheGangInOneDomain) {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
   // rack-a has 3 free GPUs, rack-b 4: only rack-b holds a gang of four.
   b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
   b.AddNode(GpuNode("a2", 1, kL40sMib, {{"rack", "a"}}));
@@ -110,8 +108,7 @@ TEST(GangTest, RequiredTopologyKeepsTheGangInOneDomain) {
 }
 
 TEST(GangTest, RequiredTopologyWithoutRoomInAnyDomainStaysPending) {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
   b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
   b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
   AddGang(b, "ring", 3, 3, 1, {.required_topology = "rack"});
@@ -124,8 +121,7 @@ TEST(GangTest, RequiredTopologyWithoutRoomInAnyDomainStaysPending) {
 }
 
 TEST(GangTest, PreferredTopologyFallsBackToTheWholeCluster) {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("team", "", kUnlimited));
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
   b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
   b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
   AddGang(b, "ring", 3, 3, 1, {.preferred_topology = "rack"});
@@ -150,8 +146,7 @@ TEST(GangTest, QueueBudgetIsCheckedForTheWholeGang) {
        "jobs + 3000m requested > 1000m quota; make the job preemptible or raise the quota"},
   };
   for (const BudgetCase& c : cases) {
-    SnapshotBuilder b;
-    b.AddQueue(GpuQueue("org", "", kUnlimited));
+    SnapshotBuilder b = Cluster({{"org", kUnlimited}}, {});
     b.AddQueue(c.queue);
     b.AddNode(GpuNode("n", 8));
     AddGang(b, "job", 3, 3, 1, {.preemptible = c.preemptible});

@@ -9,13 +9,6 @@ namespace {
 
 using namespace testing;
 
-SnapshotBuilder OneQueue() {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("default", "", kUnlimited));
-  b.AddQueue(GpuQueue("test", "default", kUnlimited));
-  return b;
-}
-
 TEST(GpuSharingTest, FiveHalfGpuPodsOnTwoGpusPlaceFourAndExplainTheFifth) {
   // Both layouts of "two GPUs": one node with two, or two nodes with one.
   for (int nodes : {1, 2}) {

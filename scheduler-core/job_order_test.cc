@@ -24,9 +24,7 @@ TEST(JobOrderTest, InsideAQueueHigherPriorityThenOlderWins) {
       {{{"young", 0, 50}, {"old", 0, 1}}, "old"},
   };
   for (const Case& c : cases) {
-    SnapshotBuilder b;
-    b.AddQueue(GpuQueue("team", "", kUnlimited));
-    b.AddNode(GpuNode("n", 1));
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {{"n", 1}});
     for (const Job& j : c.jobs) {
       PodSpec p = WholeGpuPod(j.name, "team", 1);
       p.priority = j.priority;
@@ -42,10 +40,7 @@ TEST(JobOrderTest, InsideAQueueHigherPriorityThenOlderWins) {
 
 TEST(JobOrderTest, QueueFurthestBelowItsFairShareGoesFirst) {
   // One free GPU, two queues with equal shares; "rich" already holds one.
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("poor", "", 1000));
-  b.AddQueue(GpuQueue("rich", "", 1000));
-  b.AddNode(GpuNode("n", 2));
+  SnapshotBuilder b = Cluster({{"poor", 1000}, {"rich", 1000}}, {{"n", 2}});
   b.AddPod(Running(WholeGpuPod("rich-running", "rich", 1), "n", {0}));
   PodSpec rich = WholeGpuPod("rich-next", "rich", 1);
   rich.creation_time = 0;  // older than poor's job: age alone would pick it

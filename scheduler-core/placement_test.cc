@@ -11,13 +11,6 @@ namespace {
 
 using namespace testing;
 
-SnapshotBuilder OneQueue() {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("default", "", kUnlimited));
-  b.AddQueue(GpuQueue("test", "default", kUnlimited));
-  return b;
-}
-
 TEST(PlacementTest, ClassifyDevice) {
   struct Case {
     Milli used;

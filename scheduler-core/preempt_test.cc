@@ -62,10 +62,7 @@ TEST(PreemptTest, Rules) {
 }
 
 TEST(PreemptTest, LowestPriorityThenYoungestGoesFirst) {
-  SnapshotBuilder b;
-  b.SetNow(kNow);
-  b.AddQueue(GpuQueue("team", "", kUnlimited));
-  b.AddNode(GpuNode("n", 3));
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {{"n", 3}}, kNow);
   struct Victim {
     const char* name;
     int priority;

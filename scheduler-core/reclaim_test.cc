@@ -16,9 +16,7 @@ constexpr int64_t kNow = 10000;
 // 1-GPU job per device, started at `start + i` (so higher i is younger).
 SnapshotBuilder BusyB(int nodes, int gpus, Milli quota_each, int64_t start = 0,
                       std::optional<int64_t> b_reclaim_min_runtime = std::nullopt) {
-  SnapshotBuilder b;
-  b.SetNow(kNow);
-  b.AddQueue(GpuQueue("a", "", quota_each));
+  SnapshotBuilder b = Cluster({{"a", quota_each}}, {}, kNow);
   QueueSpec qb = GpuQueue("b", "", quota_each);
   qb.reclaim_min_runtime_s = b_reclaim_min_runtime;
   b.AddQueue(qb);
@@ -54,11 +52,7 @@ TEST(ReclaimTest, BelowFairShareTakesTheYoungestJobOfTheQueueAbove) {
 }
 
 TEST(ReclaimTest, LowerPriorityVictimsGoFirst) {
-  SnapshotBuilder b;
-  b.SetNow(kNow);
-  b.AddQueue(GpuQueue("a", "", 1000));
-  b.AddQueue(GpuQueue("b", "", 1000));
-  b.AddNode(GpuNode("n", 2));
+  SnapshotBuilder b = Cluster({{"a", 1000}, {"b", 1000}}, {{"n", 2}}, kNow);
   PodSpec important = Running(WholeGpuPod("b-important", "b", 1), "n", {0}, 50);
   important.priority = 100;
   b.AddPod(important);
@@ -92,10 +86,7 @@ TEST(ReclaimTest, RefusesWhatTheRulesForbid) {
        "0/1 nodes fit"},
       {"non-preemptible victims",
        [](SnapshotBuilder& b) {
-         b.SetNow(kNow);
-         b.AddQueue(GpuQueue("a", "", 2000));
-         b.AddQueue(GpuQueue("b", "", 2000));
-         b.AddNode(GpuNode("n", 4));
+         b = Cluster({{"a", 2000}, {"b", 2000}}, {{"n", 4}}, kNow);
          for (int i = 0; i < 4; ++i) {
            PodSpec p = Running(WholeGpuPod("b-" + std::to_string(i), "b", 1), "n", {i});
            p.preemptible = false;
@@ -107,10 +98,7 @@ TEST(ReclaimTest, RefusesWhatTheRulesForbid) {
       {"victim queue within its fair share",
        [](SnapshotBuilder& b) {
          // b holds exactly its share (2 of 4), a wants more than its 2.
-         b.SetNow(kNow);
-         b.AddQueue(GpuQueue("a", "", 2000));
-         b.AddQueue(GpuQueue("b", "", 2000));
-         b.AddNode(GpuNode("n", 4));
+         b = Cluster({{"a", 2000}, {"b", 2000}}, {{"n", 4}}, kNow);
          for (int i = 0; i < 2; ++i) {
            b.AddPod(Running(WholeGpuPod("a-" + std::to_string(i), "a", 1), "n", {i}));
            b.AddPod(Running(WholeGpuPod("b-" + std::to_string(i), "b", 1), "n", {i + 2}));
@@ -135,12 +123,7 @@ TEST(ReclaimTest, EvictsOnlyVictimsOnTheNodeTheJobTakes) {
   // Two nodes of two GPUs, all b's. a needs both GPUs of one node: the
   // youngest-first order hits both nodes before one is empty; only the two
   // victims on the node a lands on may go.
-  SnapshotBuilder b;
-  b.SetNow(kNow);
-  b.AddQueue(GpuQueue("a", "", 2000));
-  b.AddQueue(GpuQueue("b", "", 2000));
-  b.AddNode(GpuNode("n0", 2));
-  b.AddNode(GpuNode("n1", 2));
+  SnapshotBuilder b = Cluster({{"a", 2000}, {"b", 2000}}, {{"n0", 2}, {"n1", 2}}, kNow);
   b.AddPod(Running(WholeGpuPod("b-n0-old", "b", 1), "n0", {0}, 1));
   b.AddPod(Running(WholeGpuPod("b-n1-old", "b", 1), "n1", {0}, 2));
   b.AddPod(Running(WholeGpuPod("b-n0-young", "b", 1), "n0", {1}, 3));
@@ -190,10 +173,7 @@ TEST(ReclaimTest, FairnessIsComparedBetweenSiblingsOfTheCommonParent) {
   // gets plus org-x's idle share. x1 (under org-x) reclaims from org-y's
   // side, which is above its share, even though y1's own numbers alone do
   // not say so.
-  SnapshotBuilder b;
-  b.SetNow(kNow);
-  b.AddQueue(GpuQueue("org-x", "", 2000));
-  b.AddQueue(GpuQueue("org-y", "", 2000));
+  SnapshotBuilder b = Cluster({{"org-x", 2000}, {"org-y", 2000}}, {}, kNow);
   b.AddQueue(GpuQueue("x1", "org-x", 2000));
   b.AddQueue(GpuQueue("y1", "org-y", 2000));
   b.AddQueue(GpuQueue("y2", "org-y", 0));

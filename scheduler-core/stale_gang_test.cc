@@ -26,9 +26,7 @@ TEST(StaleGangTest, Rules) {
       {"missing members fit this cycle", kNow - 120, 2, false},
   };
   for (const StaleCase& c : cases) {
-    SnapshotBuilder b;
-    b.SetNow(kNow);
-    b.AddQueue(GpuQueue("team", "", kUnlimited));
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {}, kNow);
     // Two GPUs for the running members, plus room for the missing ones or not.
     b.AddNode(GpuNode("n", 2 + c.free_gpus));
     b.AddGroup({.name = "ring", .queue = "team", .min_member = 4, .stale_since = c.stale_since});

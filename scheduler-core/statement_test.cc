@@ -29,8 +29,7 @@ std::vector<int64_t> Fingerprint(const ClusterState& st) {
 }
 
 TEST(StatementTest, RollbackRestoresEverythingInReverse) {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("org", "", kUnlimited));
+  SnapshotBuilder b = Cluster({{"org", kUnlimited}}, {});
   b.AddQueue(GpuQueue("team", "org", kUnlimited));
   b.AddNode(GpuNode("a", 2));
   b.AddNode(GpuNode("b", 2));
@@ -60,9 +59,7 @@ TEST(StatementTest, RollbackRestoresEverythingInReverse) {
 }
 
 TEST(StatementTest, PlacementsMoveTheFreeGpuIndex) {
-  SnapshotBuilder b;
-  b.AddQueue(GpuQueue("team", "", kUnlimited));
-  b.AddNode(GpuNode("a", 2));
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {{"a", 2}});
   b.AddPod(FractionPod("f", "team", 250));
   Snapshot s = MustBuild(b);
   ClusterState state(s);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scheduler-core/scheduler.h"
 #include "scheduler-core/snapshot_builder.h"
@@ -26,6 +28,26 @@ inline NodeSpec GpuNode(std::string name, int32_t gpus, int32_t mib = kL40sMib,
   n.gpu_model = "NVIDIA-L40S";
   n.labels = std::move(labels);
   return n;
+}
+
+// Where most tests start: root queues with GPU quotas (no limit, weight 1)
+// and L40S nodes with GPU counts, at time `now`.
+inline SnapshotBuilder Cluster(std::vector<std::pair<std::string, Milli>> queues,
+                               std::vector<std::pair<std::string, int32_t>> nodes,
+                               int64_t now = 0) {
+  SnapshotBuilder b;
+  b.SetNow(now);
+  for (auto& [name, quota] : queues) b.AddQueue(GpuQueue(std::move(name), "", quota));
+  for (auto& [name, gpus] : nodes) b.AddNode(GpuNode(std::move(name), gpus));
+  return b;
+}
+
+// One leaf queue "test" under "default", both unlimited, and no nodes.
+inline SnapshotBuilder OneQueue() {
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("default", "", kUnlimited));
+  b.AddQueue(GpuQueue("test", "default", kUnlimited));
+  return b;
 }
 
 inline Snapshot MustBuild(const SnapshotBuilder& b) {
