@@ -104,27 +104,15 @@ inline std::string NodeOf(const Decisions& d, const Snapshot& s, const std::stri
 
 // A pod of its own job in `queue`.
 inline PodSpec FractionPod(std::string name, std::string queue, Milli fraction) {
-  PodSpec p;
-  p.name = std::move(name);
-  p.queue = std::move(queue);
-  p.gpu_fraction = fraction;
-  return p;
+  return {.name = std::move(name), .queue = std::move(queue), .gpu_fraction = fraction};
 }
 
 inline PodSpec WholeGpuPod(std::string name, std::string queue, int32_t gpus) {
-  PodSpec p;
-  p.name = std::move(name);
-  p.queue = std::move(queue);
-  p.whole_gpus = gpus;
-  return p;
+  return {.name = std::move(name), .queue = std::move(queue), .whole_gpus = gpus};
 }
 
 inline PodSpec MemoryPod(std::string name, std::string queue, int32_t mib) {
-  PodSpec p;
-  p.name = std::move(name);
-  p.queue = std::move(queue);
-  p.gpu_memory_mib = mib;
-  return p;
+  return {.name = std::move(name), .queue = std::move(queue), .gpu_memory_mib = mib};
 }
 
 // Marks a spec as already running on `node`, devices `devices`.
