@@ -67,7 +67,7 @@ TEST(PlacementTest, BinpackPutsAPortionWhereLikeSizesFillTheDevice) {
     int id = 0;
     for (size_t d = 0; d < c.running.size(); ++d)
       for (Milli m : c.running[d])
-        b.AddPod(Running(FractionPod("r" + std::to_string(id++), "test", m), "n",
+        b.AddPod(Running(FractionPod("running-" + std::to_string(id++), "test", m), "n",
                          {static_cast<int>(d)}));
     b.AddPod(c.pod);
     Snapshot s = MustBuild(b);
