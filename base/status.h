@@ -77,7 +77,7 @@ inline Status FailedPrecondition(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : state_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(state_).ok() && "Result needs a value or a failure");
   }
@@ -104,23 +104,40 @@ class [[nodiscard]] Result {
 
 inline std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "InvalidArgument";
-    case StatusCode::kNotFound: return "NotFound";
-    case StatusCode::kAlreadyExists: return "AlreadyExists";
-    case StatusCode::kConflict: return "Conflict";
-    case StatusCode::kGone: return "Gone";
-    case StatusCode::kInvalid: return "Invalid";
-    case StatusCode::kBadRequest: return "BadRequest";
-    case StatusCode::kUnauthorized: return "Unauthorized";
-    case StatusCode::kForbidden: return "Forbidden";
-    case StatusCode::kTooManyRequests: return "TooManyRequests";
-    case StatusCode::kTimeout: return "Timeout";
-    case StatusCode::kUnavailable: return "Unavailable";
-    case StatusCode::kFailedPrecondition: return "FailedPrecondition";
-    case StatusCode::kResourceExhausted: return "ResourceExhausted";
-    case StatusCode::kCancelled: return "Cancelled";
-    case StatusCode::kInternal: return "Internal";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "InvalidArgument";
+    case StatusCode::kNotFound:
+      return "NotFound";
+    case StatusCode::kAlreadyExists:
+      return "AlreadyExists";
+    case StatusCode::kConflict:
+      return "Conflict";
+    case StatusCode::kGone:
+      return "Gone";
+    case StatusCode::kInvalid:
+      return "Invalid";
+    case StatusCode::kBadRequest:
+      return "BadRequest";
+    case StatusCode::kUnauthorized:
+      return "Unauthorized";
+    case StatusCode::kForbidden:
+      return "Forbidden";
+    case StatusCode::kTooManyRequests:
+      return "TooManyRequests";
+    case StatusCode::kTimeout:
+      return "Timeout";
+    case StatusCode::kUnavailable:
+      return "Unavailable";
+    case StatusCode::kFailedPrecondition:
+      return "FailedPrecondition";
+    case StatusCode::kResourceExhausted:
+      return "ResourceExhausted";
+    case StatusCode::kCancelled:
+      return "Cancelled";
+    case StatusCode::kInternal:
+      return "Internal";
   }
   return "Unknown";
 }
@@ -140,10 +157,10 @@ inline Status Status::WithContext(std::string_view context) const {
 }  // namespace vtenant
 
 // Returns early from the enclosing function when `expr` yields a non-OK Status.
-#define VT_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::vtenant::Status vt_status_ = (expr);       \
-    if (!vt_status_.ok()) return vt_status_;     \
+#define VT_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::vtenant::Status vt_status_ = (expr);   \
+    if (!vt_status_.ok()) return vt_status_; \
   } while (0)
 
 #define VT_CONCAT_INNER_(a, b) a##b
