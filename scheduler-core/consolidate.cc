@@ -23,9 +23,14 @@ bool Movable(const Session& session, PodId p, GroupId for_job) {
          group.topology.preferred_level == kNoString;
 }
 
-// Tries to make room for `job` on `node` by moving pods off it.
-bool ConsolidateOnto(Session& session, GroupId job, NodeId node,
-                     const std::vector<PodId>& pods_on_node) {
+// Tries to make room for `job` on `node` by moving at most `max_moves` pods
+// off it. Returns the number of pods moved, 0 if no plan within the cap
+// works. With `keep` false the plan is only measured and rolled back, so the
+// caller can compare nodes and keep the one with the fewest moves. Sets
+// `*capped` when the cap, not a lack of movable pods, ended the search.
+int ConsolidateOnto(Session& session, GroupId job, NodeId node,
+                    const std::vector<PodId>& pods_on_node, int max_moves, bool keep,
+                    bool* capped) {
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   const JobOutcome before = session.outcome[job];
@@ -40,7 +45,12 @@ bool ConsolidateOnto(Session& session, GroupId job, NodeId node,
     return ga != gb ? ga < gb : a < b;
   });
   std::vector<PodId> moved;
+  int result = 0;
   for (PodId p : movable) {
+    if (static_cast<int>(moved.size()) >= max_moves) {
+      *capped = true;
+      break;
+    }
     st.Evict(p, EvictionCause::kConsolidate, job);
     moved.push_back(p);
     if (!AllocateJob(session, job, Attempt::kSpeculative)) continue;
@@ -53,19 +63,21 @@ bool ConsolidateOnto(Session& session, GroupId job, NodeId node,
       }
       st.Place(m, where);
     }
-    if (all_placed) return true;
+    if (all_placed) result = static_cast<int>(moved.size());
     break;  // the job fits only if someone stays homeless: not a consolidation
   }
+  if (result > 0 && keep) return result;
   st.Rollback(mark);
   session.outcome[job] = before;
-  return false;
+  return result;
 }
 
 }  // namespace
 
 void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
   if (!session.options.consolidate || session.options.policy == PlacementPolicy::kSpread ||
-      unsatisfied.empty())
+      session.options.consolidation_max_moves_per_job <= 0 ||
+      session.options.consolidation_max_moves_per_cycle <= 0 || unsatisfied.empty())
     return;
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<PodId>> pods_on(s.nodes.size());
@@ -75,7 +87,17 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
   std::vector<uint8_t> shape_tried(s.num_shapes, 0);
   std::vector<GroupId> still;
   int attempts = 0;
+  int moves_made = 0;
   for (GroupId job : unsatisfied) {
+    if (moves_made >= session.options.consolidation_max_moves_per_cycle) {
+      // The budget is spent: say so for the jobs consolidation could have
+      // helped, and leave them to reclaim and the next cycle.
+      const JobBlock block = session.outcome[job].block;
+      if (block == JobBlock::kNoNode || block == JobBlock::kGangPartial)
+        session.consolidate_note[job] = ConsolidateNote::kCycleBudget;
+      still.push_back(job);
+      continue;
+    }
     const JobBlock block = session.outcome[job].block;
     const ResourceVector need = GangNeed(session, job);
     std::vector<PodId> pods = PendingPodsInOrder(session, job);
@@ -101,12 +123,33 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
         std::sort(candidates.begin(), candidates.end());
         if (candidates.size() > static_cast<size_t>(session.options.consolidation_max_nodes))
           candidates.resize(session.options.consolidation_max_nodes);
-        bool done = false;
+        // Measure every candidate within the caps and keep the plan with
+        // the fewest moves (ties: the node closest to fitting), so a job
+        // that two moves would place never costs five restarts.
+        const int cap = std::min(session.options.consolidation_max_moves_per_job,
+                                 session.options.consolidation_max_moves_per_cycle - moves_made);
+        int best = cap + 1;
+        NodeId best_node = kNone;
+        bool capped = false;
         for (const auto& [_, n] : candidates) {
-          if (ConsolidateOnto(session, job, n, pods_on[n])) {
-            done = true;
-            break;
+          const int m = ConsolidateOnto(session, job, n, pods_on[n], best - 1, false, &capped);
+          if (m > 0 && m < best) {
+            best = m;
+            best_node = n;
+            if (best == 1) break;
           }
+        }
+        bool done = false;
+        if (best_node != kNone) {
+          bool unused = false;
+          const int m =
+              ConsolidateOnto(session, job, best_node, pods_on[best_node], best, true, &unused);
+          done = m > 0;
+          moves_made += m;
+        } else if (capped) {
+          session.consolidate_note[job] = cap < session.options.consolidation_max_moves_per_job
+                                              ? ConsolidateNote::kCycleBudget
+                                              : ConsolidateNote::kTooManyMoves;
         }
         if (done) {
           session.ForgetFailures();

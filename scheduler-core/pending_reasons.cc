@@ -84,6 +84,22 @@ std::string PendingReasons::Reclaim(GroupId group) const {
   return "";
 }
 
+std::string PendingReasons::Consolidate(GroupId group) const {
+  const Options& o = session_->options;
+  switch (session_->consolidate_note[group]) {
+    case ConsolidateNote::kNotTried:
+      return "";
+    case ConsolidateNote::kTooManyMoves:
+      return "; no consolidation: no plan of at most " +
+             std::to_string(o.consolidation_max_moves_per_job) +
+             " pod moves (the per-job limit) makes room";
+    case ConsolidateNote::kCycleBudget:
+      return "; no consolidation: this cycle's budget of " +
+             std::to_string(o.consolidation_max_moves_per_cycle) + " pod moves is spent";
+  }
+  return "";
+}
+
 std::string PendingReasons::For(GroupId group, PodId pod) {
   const Snapshot& s = session_->snapshot;
   const PodGroup& g = s.groups[group];
@@ -122,7 +138,7 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       } else {
         text = (gang.empty() ? "" : gang + ": ") + fit;
       }
-      return text + Reclaim(group);
+      return text + Consolidate(group) + Reclaim(group);
     }
     case JobBlock::kNone:
       break;

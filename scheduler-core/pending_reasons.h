@@ -23,6 +23,7 @@ class PendingReasons {
  private:
   std::string Budget(const JobOutcome& why, bool non_preemptible) const;
   std::string Reclaim(GroupId group) const;
+  std::string Consolidate(GroupId group) const;
 
   Session* session_;
   std::map<ShapeId, std::string> node_fit_;

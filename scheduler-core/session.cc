@@ -29,6 +29,7 @@ Session::Session(const Snapshot& s, const Options& opts)
       estimated(s.pods.size()),
       outcome(s.groups.size()),
       reclaim_note(s.groups.size(), ReclaimNote::kNotTried),
+      consolidate_note(s.groups.size(), ConsolidateNote::kNotTried),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;

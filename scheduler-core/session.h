@@ -44,6 +44,13 @@ enum class ReclaimNote : uint8_t {
   kNoVictims,         // no queue it may take from holds enough evictable jobs
 };
 
+// What consolidation made of a job it could not help, for the pending reason.
+enum class ConsolidateNote : uint8_t {
+  kNotTried,
+  kTooManyMoves,  // no plan within the per-job move cap made room
+  kCycleBudget,   // the cycle's move budget was spent (or too little was left)
+};
+
 struct Session {
   Session(const Snapshot& snapshot, const Options& options);
 
@@ -57,9 +64,10 @@ struct Session {
   std::vector<ResourceVector> fair_share;      // per queue
   std::vector<int64_t> reclaim_min_runtime_s;  // resolved through parents
   std::vector<int64_t> preempt_min_runtime_s;
-  std::vector<ResourceVector> estimated;  // per pod, before placement
-  std::vector<JobOutcome> outcome;        // per group
-  std::vector<ReclaimNote> reclaim_note;  // per group
+  std::vector<ResourceVector> estimated;          // per pod, before placement
+  std::vector<JobOutcome> outcome;                // per group
+  std::vector<ReclaimNote> reclaim_note;          // per group
+  std::vector<ConsolidateNote> consolidate_note;  // per group
 
   // Placement failures seen at a committed state. In allocate, consumption
   // only grows, so a shape that found no node will not find one later in the

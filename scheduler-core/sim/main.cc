@@ -4,7 +4,8 @@
 //   vtenant-sim --nodes nodes.csv --pods pods.csv [--queues queues.yaml]
 //               [--policy binpack|spread|best-fit|random-fit] [--no-deletions]
 //               [--series series.csv] [--seed N] [--cycle-seconds N]
-//               [--allocate-only]
+//               [--allocate-only] [--max-moves-per-job N]
+//               [--max-moves-per-cycle N]
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -22,7 +23,8 @@ constexpr char kUsage[] =
     "usage: vtenant-sim --nodes FILE --pods FILE [--queues FILE]\n"
     "                   [--policy binpack|spread|best-fit|random-fit]\n"
     "                   [--no-deletions] [--series FILE] [--seed N]\n"
-    "                   [--cycle-seconds N] [--allocate-only]\n";
+    "                   [--cycle-seconds N] [--allocate-only]\n"
+    "                   [--max-moves-per-job N] [--max-moves-per-cycle N]\n";
 
 int Fail(const Status& status) {
   std::cerr << "vtenant-sim: " << status.message() << "\n";
@@ -60,6 +62,13 @@ int Run(int argc, char** argv) {
       if (!value(text)) return Fail(InvalidArgument("--cycle-seconds needs a number"));
       options.cycle_seconds = std::stoll(text);
       if (options.cycle_seconds < 1) return Fail(InvalidArgument("--cycle-seconds must be >= 1"));
+    } else if (arg == "--max-moves-per-job") {
+      // Consolidation bounds, to weigh restarts against stranded GPUs.
+      if (!value(text)) return Fail(InvalidArgument("--max-moves-per-job needs a number"));
+      options.scheduler.consolidation_max_moves_per_job = std::stoi(text);
+    } else if (arg == "--max-moves-per-cycle") {
+      if (!value(text)) return Fail(InvalidArgument("--max-moves-per-cycle needs a number"));
+      options.scheduler.consolidation_max_moves_per_cycle = std::stoi(text);
     } else if (arg == "--allocate-only") {
       // Packing comparisons: placement alone, no evictions or moves.
       options.scheduler.consolidate = false;
