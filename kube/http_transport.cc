@@ -6,8 +6,9 @@
 #include <boost/asio/ssl.hpp>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
-#include "kube/token_bucket.h"
+#include "kube/rate_limiter.h"
 
 namespace vtenant::kube {
 namespace {
@@ -30,14 +31,14 @@ class CppRestTransport final : public HttpTransport {
  public:
   explicit CppRestTransport(const RestConfig& config)
       : config_(config),
-        limiter_(config.qps, config.burst),
+        limiter_(config.qps, config.burst, DefaultClock()),
         client_(utility::conversions::to_string_t(config.server), MakeClientConfig(config.timeout)),
         stream_client_(utility::conversions::to_string_t(config.server),
                        MakeClientConfig(kStreamIdleTimeout)) {}
 
   Result<HttpResponse> Send(std::string_view method, std::string_view path_and_query,
                             std::string_view body, std::string_view content_type) override {
-    limiter_.Acquire();
+    WaitForRequestToken();
     http::http_request request = NewRequest(method, path_and_query);
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
       request.set_body(std::string(body),
@@ -58,7 +59,7 @@ class CppRestTransport final : public HttpTransport {
 
   Result<int> Stream(std::string_view path_and_query, const ChunkHandler& on_chunk,
                      std::string* error_body, Cancellation* cancel) override {
-    limiter_.Acquire();
+    WaitForRequestToken();
     http::http_request request = NewRequest("GET", path_and_query);
     pplx::cancellation_token_source source;
     CancellationRegistration on_cancel(cancel, [source] { source.cancel(); });
@@ -136,8 +137,14 @@ class CppRestTransport final : public HttpTransport {
     return request;
   }
 
+  // Client-side QPS/burst, like client-go: callers wait their turn here.
+  void WaitForRequestToken() {
+    const Clock::Duration delay = limiter_.When("");
+    if (delay > Clock::Duration::zero()) std::this_thread::sleep_for(delay);
+  }
+
   RestConfig config_;
-  TokenBucket limiter_;
+  BucketRateLimiter limiter_;
   client::http_client client_;
   client::http_client stream_client_;
 };
