@@ -6,7 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 
-#include "localenv/tools.h"
+#include "kube/testing/free_port.h"
 
 namespace vtenant::kube {
 namespace {
@@ -32,7 +32,7 @@ Response Fetch(const std::string& url, const std::string& path_and_query,
 uint16_t StartOnFreePort(HealthServer& server) {
   Status last;
   for (int attempt = 0; attempt < 5; ++attempt) {
-    Result<int> port = localenv::PickFreeLoopbackPort();
+    Result<int> port = PickFreeLoopbackPort();
     EXPECT_TRUE(port.ok()) << port.status().ToString();
     if (!port.ok()) return 0;
     last = server.Start("127.0.0.1", static_cast<uint16_t>(*port));

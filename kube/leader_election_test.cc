@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "base/eventually.h"
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 
 namespace vtenant::kube {
 namespace {

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "kube/testing/fake_clock.h"
+
 namespace vtenant::kube {
 namespace {
 

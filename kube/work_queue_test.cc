@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "kube/testing/fake_clock.h"
+
 namespace vtenant::kube {
 namespace {
 

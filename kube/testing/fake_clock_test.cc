@@ -1,4 +1,4 @@
-#include "kube/clock.h"
+#include "kube/testing/fake_clock.h"
 
 #include <gtest/gtest.h>
 
