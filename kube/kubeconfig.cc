@@ -1,12 +1,13 @@
 #include "kube/kubeconfig.h"
 
-#include <cpprest/asyncrt_utils.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "kube/base64.h"
 
 namespace vtenant::kube {
 namespace {
@@ -19,19 +20,6 @@ Result<std::string> ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-Result<std::string> DecodeBase64(const std::string& field, const std::string& text) {
-  try {
-    std::vector<unsigned char> bytes = utility::conversions::from_base64(text);
-    return std::string(bytes.begin(), bytes.end());
-  } catch (const std::exception& e) {
-    return InvalidArgument(field + " is not valid base64");
-  }
-}
-
-std::string EncodeBase64(const std::string& text) {
-  return utility::conversions::to_base64(std::vector<unsigned char>(text.begin(), text.end()));
 }
 
 // Finds the entry called `name` in a list of {name, <kind>: {...}}.
@@ -59,7 +47,7 @@ std::string Scalar(const YAML::Node& node, const char* key) {
 Result<std::string> InlineOrFile(const YAML::Node& node, const std::string& key,
                                  const fs::path& base_dir) {
   std::string data = Scalar(node, (key + "-data").c_str());
-  if (!data.empty()) return DecodeBase64(key + "-data", data);
+  if (!data.empty()) return DecodeBase64(data, key + "-data");
   std::string path = Scalar(node, key.c_str());
   if (path.empty()) return std::string();
   fs::path p(path);

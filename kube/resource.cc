@@ -39,7 +39,22 @@ const ResourceType kServices{"", "v1", "services", "Service", true};
 const ResourceType kServiceAccounts{"", "v1", "serviceaccounts", "ServiceAccount", true};
 const ResourceType kEvents{"", "v1", "events", "Event", true};
 const ResourceType kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
+const ResourceType kEndpoints{"", "v1", "endpoints", "Endpoints", true};
+const ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
+                                           "PersistentVolumeClaim", true};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
+const ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
+const ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
+const ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
+const ResourceType kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets",
+                                         "PodDisruptionBudget", true};
+const ResourceType kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
+                                    false};
+const ResourceType kNetworkPolicies{"networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy",
+                                    true};
+const ResourceType kMutatingWebhookConfigurations{"admissionregistration.k8s.io", "v1",
+                                                  "mutatingwebhookconfigurations",
+                                                  "MutatingWebhookConfiguration", false};
 const ResourceType kCustomResourceDefinitions{
     "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false};
 const ResourceType kClusterRoles{"rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
@@ -51,7 +66,48 @@ const ResourceType kRoleBindings{"rbac.authorization.k8s.io", "v1", "rolebinding
                                  true};
 const ResourceType kQueues{"scheduling.run.ai", "v2", "queues", "Queue", false};
 const ResourceType kPodGroups{"scheduling.run.ai", "v2alpha2", "podgroups", "PodGroup", true};
-const ResourceType kTenants{"vtenant.dev", "v1alpha1", "tenants", "Tenant", false};
+const ResourceType kTenants{"vtenant.io", "v1alpha1", "tenants", "Tenant", false};
+
+const std::vector<const ResourceType*>& All() {
+  static const std::vector<const ResourceType*> all = {
+      &kPods,
+      &kNodes,
+      &kNamespaces,
+      &kConfigMaps,
+      &kSecrets,
+      &kServices,
+      &kServiceAccounts,
+      &kEvents,
+      &kLeases,
+      &kEndpoints,
+      &kPersistentVolumeClaims,
+      &kJobs,
+      &kDeployments,
+      &kReplicaSets,
+      &kStatefulSets,
+      &kPodDisruptionBudgets,
+      &kPriorityClasses,
+      &kNetworkPolicies,
+      &kMutatingWebhookConfigurations,
+      &kCustomResourceDefinitions,
+      &kClusterRoles,
+      &kClusterRoleBindings,
+      &kRoles,
+      &kRoleBindings,
+      &kQueues,
+      &kPodGroups,
+      &kTenants,
+  };
+  return all;
+}
 }  // namespace resources
+
+Result<ResourceType> ResourceTypeFor(std::string_view api_version, std::string_view kind) {
+  for (const ResourceType* type : resources::All()) {
+    if (type->kind == kind && type->ApiVersion() == api_version) return *type;
+  }
+  return NotFound("no known resource for apiVersion " + std::string(api_version) + ", kind " +
+                  std::string(kind));
+}
 
 }  // namespace vtenant::kube

@@ -7,6 +7,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "base/status.h"
 
 namespace vtenant::kube {
 
@@ -40,7 +43,16 @@ extern const ResourceType kServices;
 extern const ResourceType kServiceAccounts;
 extern const ResourceType kEvents;
 extern const ResourceType kLeases;
+extern const ResourceType kEndpoints;
+extern const ResourceType kPersistentVolumeClaims;
 extern const ResourceType kJobs;
+extern const ResourceType kDeployments;
+extern const ResourceType kReplicaSets;
+extern const ResourceType kStatefulSets;
+extern const ResourceType kPodDisruptionBudgets;
+extern const ResourceType kPriorityClasses;
+extern const ResourceType kNetworkPolicies;
+extern const ResourceType kMutatingWebhookConfigurations;
 extern const ResourceType kCustomResourceDefinitions;
 extern const ResourceType kClusterRoles;
 extern const ResourceType kClusterRoleBindings;
@@ -51,6 +63,13 @@ extern const ResourceType kQueues;
 extern const ResourceType kPodGroups;
 // vtenant's own API.
 extern const ResourceType kTenants;
+
+// Every type above, for looking one up by apiVersion and kind.
+const std::vector<const ResourceType*>& All();
 }  // namespace resources
+
+// The known type whose objects carry `api_version` and `kind` (see
+// resources::All). NotFound for any other: vtenant does not discover types.
+Result<ResourceType> ResourceTypeFor(std::string_view api_version, std::string_view kind);
 
 }  // namespace vtenant::kube

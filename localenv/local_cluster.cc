@@ -1,5 +1,7 @@
 #include "localenv/local_cluster.h"
 
+#include "kube/manifest.h"
+
 namespace vtenant::localenv {
 
 Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOptions& options) {
@@ -30,6 +32,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOpti
                                                  .die_with_parent = options.die_with_parent}));
   }
   VT_RETURN_IF_ERROR(RegisterNodes(*cluster->client_, options.nodes));
+  VT_RETURN_IF_ERROR(kube::ApplyManifestFiles(*cluster->client_, options.manifests));
   return cluster;
 }
 

@@ -22,6 +22,9 @@ struct LocalClusterOptions {
   bool controller_manager = true;    // Jobs, garbage collection, namespaces
   bool node_agent = true;            // kwok for simulated nodes
   std::vector<SimulatedNode> nodes;  // registered once the API server is ready
+  // YAML files applied once the API server is ready, in order (CRDs are
+  // waited for until served), e.g. charts/vtenant/crds/*.yaml.
+  std::vector<std::string> manifests;
   std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions
   bool die_with_parent = true;
 };

@@ -1,5 +1,6 @@
 #include "localenv/testing/cluster_test.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -32,6 +33,20 @@ void ClusterTest::StopCluster() {
   if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
   delete dir_;
   dir_ = nullptr;
+}
+
+std::string SourcePath(const std::string& relative) {
+  const char* root = std::getenv("VTENANT_SOURCE_DIR");
+  return std::string(root != nullptr ? root : ".") + "/" + relative;
+}
+
+std::vector<std::string> CrdManifests() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(SourcePath("charts/vtenant/crds"))) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 kube::Object ParseTestJson(const std::string& json) {

@@ -43,6 +43,13 @@ class ClusterTest : public testing::Test {
   static inline std::string* dir_ = nullptr;
 };
 
+// `relative` under the source tree ($VTENANT_SOURCE_DIR, set by ctest).
+std::string SourcePath(const std::string& relative);
+
+// Every CRD vtenant installs (charts/vtenant/crds/*.yaml), sorted: pass as
+// LocalClusterOptions::manifests.
+std::vector<std::string> CrdManifests();
+
 // Parses JSON written in a test; a typo fails the test instead of crashing it.
 kube::Object ParseTestJson(const std::string& json);
 
