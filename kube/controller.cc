@@ -57,6 +57,7 @@ void Controller::Run() {
 }
 
 Status Controller::ReconcileOne(const std::string& key) {
+  if (stopping_) return Status::Ok();
   depth_->WithLabelValues({options_.name}).Set(static_cast<double>(queue_.Len()));
   const auto start = std::chrono::steady_clock::now();
   Result<ReconcileResult> result = reconciler_.Reconcile(key);

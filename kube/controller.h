@@ -63,8 +63,13 @@ class Controller {
   // Runs the workers; blocks until Stop() and every in-flight reconcile ends.
   void Run();
 
-  // Stops taking new keys and lets in-flight reconciles finish. Idempotent.
-  void Stop() { queue_.ShutDown(); }
+  // Stops taking new keys and lets in-flight reconciles finish; keys still
+  // queued are dropped (level-triggered: the next run lists them again).
+  // Idempotent.
+  void Stop() {
+    stopping_ = true;
+    queue_.ShutDown();
+  }
 
   size_t QueueLength() { return queue_.Len(); }
 
@@ -77,6 +82,7 @@ class Controller {
   Family<Counter>* reconciles_ = nullptr;
   Family<Histogram>* durations_ = nullptr;
   Family<Gauge>* depth_ = nullptr;
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace vtenant::kube

@@ -198,6 +198,7 @@ void SharedInformer::ReflectorLoop() {
     bool listed = false;
     Status status = ListAndWatch(&listed);
     if (cancel_.cancelled()) break;
+    connected_ = false;
     if (listed) backoff = options_.initial_backoff;
     if (status.code() == StatusCode::kGone) {
       LOG(INFO) << "watch of " << type_.resource << " expired (" << status.message()
@@ -221,6 +222,7 @@ Status SharedInformer::ListAndWatch(bool* listed) {
   if (cancel_.cancelled()) return {StatusCode::kCancelled, "stopped"};
   Replace(std::move(list->items), list->resource_version);
   *listed = true;
+  connected_ = true;
 
   // Spread the servers' watch endings so many informers do not all
   // reconnect at once.

@@ -167,6 +167,12 @@ class SharedInformer {
   // Waits until HasSynced() or `timeout` passes (or Stop); returns HasSynced().
   bool WaitForSynced(std::chrono::milliseconds timeout) const;
 
+  // Whether the last list or watch of the server succeeded: false from the
+  // moment a list or watch fails (the API server went away) until a list
+  // succeeds again. The cache keeps serving meanwhile; this is what a
+  // readiness check reports.
+  bool Connected() const { return connected_.load(); }
+
   // The cache, for reads. Changes only through the informer.
   const Cache& cache() const { return cache_; }
 
@@ -222,6 +228,7 @@ class SharedInformer {
   bool running_ = false;
   bool stopping_ = false;
   uint64_t waker_ = 0;
+  std::atomic<bool> connected_{false};
 
   std::thread reflector_;
   std::thread dispatcher_;

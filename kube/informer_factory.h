@@ -1,0 +1,85 @@
+// InformerFactory: the informers of one API server, shared by every
+// controller of a program that asks for the same thing.
+//
+// Two controllers that both watch pods in namespace "team-a" get the same
+// SharedInformer, so the program lists and watches once and keeps one copy
+// of each object. An informer is identified by its resource type, namespace,
+// label selector and field selector; the first caller's other options
+// (resync period, page size) win.
+//
+// Typical use (a Manager owns one factory per cluster):
+//   InformerFactory factory(client);
+//   SharedInformer& pods = factory.Get(resources::kPods, {.ns = "team-a"});
+//   controller.Watch(pods);
+//   factory.Start();
+//   factory.WaitForSynced(std::chrono::minutes(1));
+//   ...
+//   factory.Stop();
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "kube/informer.h"
+#include "kube/resource.h"
+
+namespace vtenant::kube {
+
+class InformerFactory {
+ public:
+  // `client` must outlive the factory. `defaults` fills the options of
+  // informers created by Get (their namespace and selectors come from the
+  // caller).
+  explicit InformerFactory(Client& client, InformerOptions defaults = {});
+  // Stops every informer.
+  ~InformerFactory();
+
+  InformerFactory(const InformerFactory&) = delete;
+  InformerFactory& operator=(const InformerFactory&) = delete;
+
+  // The informer of `type` for the namespace and selectors of `options`,
+  // created on first request and shared afterwards. Requested after Start,
+  // it is started at once. The reference stays valid until the factory is
+  // destroyed.
+  SharedInformer& Get(const ResourceType& type, const InformerOptions& options = {});
+
+  // Starts every informer not yet running. Idempotent.
+  Status Start();
+
+  // Stops every informer (see SharedInformer::Stop). Idempotent.
+  void Stop();
+
+  // Waits until every informer has synced, at most `timeout` in all; returns
+  // whether they all did.
+  bool WaitForSynced(std::chrono::milliseconds timeout) const;
+
+  // OK when every informer has synced and its last list or watch succeeded;
+  // otherwise Unavailable naming the informers that are not (what /readyz
+  // reports while an API server is away).
+  Status Healthy() const;
+
+  // How many distinct informers exist.
+  size_t size() const;
+
+  Client& client() { return client_; }
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+  static Key KeyFor(const ResourceType& type, const InformerOptions& options);
+  static std::string Describe(const Key& key);
+
+  Client& client_;
+  const InformerOptions defaults_;
+  mutable std::mutex mu_;
+  std::map<Key, std::unique_ptr<SharedInformer>> informers_;
+  bool started_ = false;
+};
+
+}  // namespace vtenant::kube

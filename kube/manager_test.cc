@@ -1,0 +1,330 @@
+// Unit tests of Manager and InformerFactory against FakeClient.
+#include "kube/manager.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "base/eventually.h"
+#include "kube/testing/fake_client.h"
+
+namespace vtenant::kube {
+namespace {
+
+namespace res = resources;
+
+Object Parse(const std::string& json) {
+  Result<Object> o = ParseJson(json);
+  EXPECT_TRUE(o.ok()) << o.status().ToString();
+  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
+}
+
+void CreatePod(FakeClient& client, const std::string& ns, const std::string& name) {
+  ASSERT_TRUE(
+      client.Create(res::kPods, ns, Parse(R"({"metadata":{"name":")" + name + R"("}})")).ok());
+}
+
+// Remembers every key it reconciled; optionally blocks each reconcile until
+// released.
+class RecordingReconciler : public Reconciler {
+ public:
+  Result<ReconcileResult> Reconcile(const std::string& key) override {
+    {
+      std::unique_lock lock(mu_);
+      ++started_;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return !block_; });
+      keys_.insert(key);
+      ++finished_;
+    }
+    cv_.notify_all();
+    return ReconcileResult{};
+  }
+  void Block() {
+    std::lock_guard lock(mu_);
+    block_ = true;
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mu_);
+      block_ = false;
+    }
+    cv_.notify_all();
+  }
+  std::set<std::string> Keys() {
+    std::lock_guard lock(mu_);
+    return keys_;
+  }
+  int Started() {
+    std::lock_guard lock(mu_);
+    return started_;
+  }
+  int Finished() {
+    std::lock_guard lock(mu_);
+    return finished_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool block_ = false;
+  int started_ = 0;
+  int finished_ = 0;
+  std::set<std::string> keys_;
+};
+
+ManagerOptions TestOptions(std::string name, Registry& registry) {
+  return {.name = std::move(name),
+          .handle_signals = false,
+          .informer_defaults = {.initial_backoff = std::chrono::milliseconds(10),
+                                .max_backoff = std::chrono::milliseconds(50)},
+          .registry = &registry};
+}
+
+LeaderElectionConfig FastLease(std::string identity) {
+  return {.lease_namespace = "kube-system",
+          .lease_name = "test-manager",
+          .identity = std::move(identity),
+          .lease_duration = std::chrono::milliseconds(600),
+          .renew_deadline = std::chrono::milliseconds(400),
+          .retry_period = std::chrono::milliseconds(100)};
+}
+
+// Runs the manager on a thread and hands back its result.
+class Running {
+ public:
+  explicit Running(Manager& manager)
+      : thread_([&manager, this] {
+          Status s = manager.Run();
+          std::lock_guard lock(mu_);
+          status_ = s;
+          done_ = true;
+        }) {}
+  ~Running() {
+    if (thread_.joinable()) thread_.join();
+  }
+  bool Done() {
+    std::lock_guard lock(mu_);
+    return done_;
+  }
+  Status Wait() {
+    thread_.join();
+    return status_;
+  }
+
+ private:
+  std::mutex mu_;
+  bool done_ = false;
+  Status status_;
+  std::thread thread_;
+};
+
+TEST(InformerFactoryTest, SameTypeNamespaceAndSelectorShareOneInformer) {
+  FakeClient client;
+  InformerFactory factory(client);
+  SharedInformer& a = factory.Get(res::kPods, {.ns = "team-a"});
+  SharedInformer& b = factory.Get(res::kPods, {.ns = "team-a"});
+  SharedInformer& other_ns = factory.Get(res::kPods, {.ns = "team-b"});
+  SharedInformer& selected = factory.Get(res::kPods, {.ns = "team-a", .label_selector = "x=y"});
+  SharedInformer& nodes = factory.Get(res::kNodes);
+  EXPECT_EQ(&a, &b);
+  EXPECT_NE(&a, &other_ns);
+  EXPECT_NE(&a, &selected);
+  EXPECT_NE(&a, &nodes);
+  EXPECT_EQ(factory.size(), 4u);
+}
+
+TEST(InformerFactoryTest, InformerAskedForAfterStartRunsAtOnce) {
+  FakeClient client;
+  CreatePod(client, "ns", "p");
+  InformerFactory factory(client);
+  ASSERT_TRUE(factory.Start().ok());
+  SharedInformer& pods = factory.Get(res::kPods, {.ns = "ns"});
+  EXPECT_TRUE(factory.WaitForSynced(std::chrono::seconds(30)));
+  EXPECT_NE(pods.cache().Get("ns/p"), nullptr);
+  EXPECT_TRUE(factory.Healthy().ok());
+}
+
+TEST(InformerFactoryTest, HealthyNamesInformersThatLostTheServer) {
+  FakeClient client;
+  InformerFactory factory(client, {.initial_backoff = std::chrono::milliseconds(10),
+                                   .max_backoff = std::chrono::milliseconds(20)});
+  factory.Get(res::kPods, {.ns = "ns"});
+  client.InjectError("list", "pods", Unavailable("server away"), -1);
+  ASSERT_TRUE(factory.Start().ok());
+  Status status = factory.Healthy();
+  EXPECT_EQ(status.code(), StatusCode::kUnavailable);
+  EXPECT_NE(status.message().find("pods in ns"), std::string::npos) << status.ToString();
+  client.ClearErrors();
+  EXPECT_TRUE(Eventually([&] { return factory.Healthy().ok(); }));
+}
+
+TEST(ManagerTest, TwoControllersShareOneInformerAndBothReconcileEverything) {
+  FakeClient client;
+  CreatePod(client, "ns", "a");
+  CreatePod(client, "ns", "b");
+  Registry registry;
+  auto manager = Manager::Create(client, TestOptions("two", registry));
+  ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+  RecordingReconciler first, second;
+  (*manager)
+      ->AddController({.name = "first"}, first)
+      .Watch((*manager)->cluster().informers().Get(res::kPods, {.ns = "ns"}));
+  (*manager)
+      ->AddController({.name = "second"}, second)
+      .Watch((*manager)->cluster().informers().Get(res::kPods, {.ns = "ns"}));
+  EXPECT_EQ((*manager)->cluster().informers().size(), 1u);
+  Running running(**manager);
+  std::set<std::string> want = {"ns/a", "ns/b"};
+  EXPECT_TRUE(Eventually([&] { return first.Keys() == want && second.Keys() == want; }));
+  CreatePod(client, "ns", "c");
+  EXPECT_TRUE(
+      Eventually([&] { return first.Keys().count("ns/c") && second.Keys().count("ns/c"); }));
+  EXPECT_TRUE((*manager)->IsLeader());
+  (*manager)->Stop();
+  EXPECT_TRUE(running.Wait().ok());
+}
+
+TEST(ManagerTest, NotReadyUntilCachesSyncAndWhileTheServerIsAway) {
+  FakeClient client;
+  Registry registry;
+  auto manager = Manager::Create(client, TestOptions("ready", registry));
+  ASSERT_TRUE(manager.ok());
+  RecordingReconciler reconciler;
+  (*manager)
+      ->AddController({.name = "c"}, reconciler)
+      .Watch((*manager)->cluster().informers().Get(res::kPods));
+  client.InjectError("list", "pods", Unavailable("down"), -1);
+  Running running(**manager);
+  // No cache, no controller: it would act on an empty world.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE((*manager)->CachesHealthy().ok());
+  CreatePod(client, "ns", "a");
+  EXPECT_EQ(reconciler.Started(), 0);
+  client.ClearErrors();
+  EXPECT_TRUE(Eventually([&] { return (*manager)->CachesHealthy().ok(); }));
+  EXPECT_TRUE(Eventually([&] { return reconciler.Keys().count("ns/a") == 1; }));
+  // The server goes away: the next watch and lists fail.
+  client.InjectError("watch", "pods", Unavailable("down"), -1);
+  client.InjectError("list", "pods", Unavailable("down"), -1);
+  client.EndWatches();
+  EXPECT_TRUE(Eventually([&] { return !(*manager)->CachesHealthy().ok(); }));
+  client.ClearErrors();
+  EXPECT_TRUE(Eventually([&] { return (*manager)->CachesHealthy().ok(); }));
+  (*manager)->Stop();
+  EXPECT_TRUE(running.Wait().ok());
+}
+
+TEST(ManagerTest, StopLetsTheReconcileInFlightFinishThenReleasesTheLease) {
+  FakeClient client;
+  CreatePod(client, "ns", "slow");
+  Registry registry;
+  ManagerOptions options = TestOptions("graceful", registry);
+  options.leader_election = FastLease("one");
+  auto manager = Manager::Create(client, std::move(options));
+  ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+  RecordingReconciler reconciler;
+  reconciler.Block();
+  (*manager)
+      ->AddController({.name = "c"}, reconciler)
+      .Watch((*manager)->cluster().informers().Get(res::kPods));
+  Running running(**manager);
+  ASSERT_TRUE(Eventually([&] { return reconciler.Started() == 1; }));
+  (*manager)->Stop();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(running.Done()) << "Run returned while a reconcile was still running";
+  Result<Object> held = client.Get(res::kLeases, "kube-system", "test-manager");
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(GetString(*held, {"spec", "holderIdentity"}), "one");
+  reconciler.Release();
+  EXPECT_TRUE(running.Wait().ok());
+  EXPECT_EQ(reconciler.Finished(), 1);
+  Result<Object> released = client.Get(res::kLeases, "kube-system", "test-manager");
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(GetString(*released, {"spec", "holderIdentity"}), "");
+}
+
+TEST(ManagerTest, OnlyTheLeaderRunsControllersAndTheOtherTakesOver) {
+  FakeClient client;
+  CreatePod(client, "ns", "a");
+  Registry registry_one, registry_two;
+  ManagerOptions one_options = TestOptions("one", registry_one);
+  one_options.leader_election = FastLease("one");
+  ManagerOptions two_options = TestOptions("two", registry_two);
+  two_options.leader_election = FastLease("two");
+  auto one = Manager::Create(client, std::move(one_options));
+  auto two = Manager::Create(client, std::move(two_options));
+  ASSERT_TRUE(one.ok() && two.ok());
+  RecordingReconciler r1, r2;
+  (*one)->AddController({.name = "c"}, r1).Watch((*one)->cluster().informers().Get(res::kPods));
+  (*two)->AddController({.name = "c"}, r2).Watch((*two)->cluster().informers().Get(res::kPods));
+  auto running_one = std::make_unique<Running>(**one);
+  ASSERT_TRUE(Eventually([&] { return (*one)->IsLeader(); }));
+  ASSERT_TRUE(Eventually([&] { return r1.Keys().count("ns/a") == 1; }));
+  Running running_two(**two);
+  ASSERT_TRUE(Eventually([&] { return (*two)->CachesHealthy().ok(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE((*two)->IsLeader());
+  EXPECT_EQ(r2.Started(), 0);
+  (*one)->Stop();
+  EXPECT_TRUE(running_one->Wait().ok());
+  EXPECT_TRUE(Eventually([&] { return (*two)->IsLeader(); }));
+  EXPECT_TRUE(Eventually([&] { return r2.Keys().count("ns/a") == 1; }));
+  (*two)->Stop();
+  EXPECT_TRUE(running_two.Wait().ok());
+}
+
+TEST(ManagerTest, RunnablesRunAndStopOnCancel) {
+  FakeClient client;
+  Registry registry;
+  auto manager = Manager::Create(client, TestOptions("runnables", registry));
+  ASSERT_TRUE(manager.ok());
+  std::atomic<int> running_count{0};
+  auto body = [&](Cancellation& stop) {
+    ++running_count;
+    while (!stop.WaitFor(std::chrono::seconds(10))) {
+    }
+    --running_count;
+  };
+  (*manager)->AddRunnable("everywhere", body, /*needs_leader=*/false);
+  (*manager)->AddRunnable("leader", body, /*needs_leader=*/true);
+  Running running(**manager);
+  EXPECT_TRUE(Eventually([&] { return running_count == 2; }));
+  (*manager)->Stop();
+  EXPECT_TRUE(running.Wait().ok());
+  EXPECT_EQ(running_count, 0);
+}
+
+TEST(ManagerTest, WorkThatOutlastsTheShutdownTimeoutIsReported) {
+  FakeClient client;
+  Registry registry;
+  ManagerOptions options = TestOptions("stuck", registry);
+  options.shutdown_timeout = std::chrono::milliseconds(100);
+  auto manager = Manager::Create(client, std::move(options));
+  ASSERT_TRUE(manager.ok());
+  auto release = std::make_shared<Cancellation>();
+  (*manager)->AddRunnable("stuck",
+                          [release](Cancellation&) { release->WaitFor(std::chrono::seconds(30)); });
+  Running running(**manager);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  (*manager)->Stop();
+  Status status = running.Wait();
+  EXPECT_EQ(status.code(), StatusCode::kTimeout) << status.ToString();
+  release->Cancel();
+}
+
+TEST(ManagerTest, BadOptionsAreRefused) {
+  FakeClient client;
+  Registry registry;
+  EXPECT_EQ(Manager::Create(client, TestOptions("", registry)).status().code(),
+            StatusCode::kInvalidArgument);
+  ManagerOptions bad_address = TestOptions("x", registry);
+  bad_address.health_address = "localhost";
+  EXPECT_EQ(Manager::Create(client, bad_address).status().code(), StatusCode::kInvalidArgument);
+  bad_address.health_address = "127.0.0.1:99999";
+  EXPECT_EQ(Manager::Create(client, bad_address).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vtenant::kube
