@@ -5,10 +5,10 @@
 namespace vtenant::kube {
 
 Result<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns,
-                                   ListOptions options) {
+                                   ListOptions options, const CallOptions& call) {
   ObjectList all;
   do {
-    VT_ASSIGN_OR_RETURN(ObjectList page, List(type, ns, options));
+    VT_ASSIGN_OR_RETURN(ObjectList page, List(type, ns, options, call));
     for (auto& item : page.items) all.items.push_back(std::move(item));
     all.resource_version = page.resource_version;
     options.continue_token = page.continue_token;
@@ -19,12 +19,13 @@ Result<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns
 Result<Object> Client::UpdateWithRetry(const ResourceType& type, std::string_view ns,
                                        std::string_view name,
                                        const std::function<Status(Object&)>& mutate,
-                                       std::string_view subresource, int attempts) {
+                                       std::string_view subresource, int attempts,
+                                       const CallOptions& call) {
   Status last;
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    VT_ASSIGN_OR_RETURN(Object current, Get(type, ns, name));
+    VT_ASSIGN_OR_RETURN(Object current, Get(type, ns, name, call));
     VT_RETURN_IF_ERROR(mutate(current));
-    Result<Object> updated = Update(type, ns, current, subresource);
+    Result<Object> updated = Update(type, ns, current, subresource, call);
     if (updated.ok() || updated.status().code() != StatusCode::kConflict) return updated;
     last = updated.status();
     VLOG(1) << "conflict updating " << type.resource << " " << MakeKey(ns, name)
@@ -33,7 +34,8 @@ Result<Object> Client::UpdateWithRetry(const ResourceType& type, std::string_vie
   return last;
 }
 
-Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node) {
+Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
+                    const CallOptions& call) {
   Object binding;
   binding.SetObject();
   SetString(binding, {}, "apiVersion", "v1");
@@ -43,17 +45,17 @@ Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view 
   SetString(binding, {"target"}, "apiVersion", "v1");
   SetString(binding, {"target"}, "kind", "Node");
   SetString(binding, {"target"}, "name", node);
-  return Create(resources::kPods, ns, binding, "binding").status();
+  return Create(resources::kPods, ns, binding, "binding", call).status();
 }
 
-Status Client::Evict(std::string_view ns, std::string_view pod) {
+Status Client::Evict(std::string_view ns, std::string_view pod, const CallOptions& call) {
   Object eviction;
   eviction.SetObject();
   SetString(eviction, {}, "apiVersion", "policy/v1");
   SetString(eviction, {}, "kind", "Eviction");
   SetString(eviction, {"metadata"}, "name", pod);
   SetString(eviction, {"metadata"}, "namespace", ns);
-  return Create(resources::kPods, ns, eviction, "eviction").status();
+  return Create(resources::kPods, ns, eviction, "eviction", call).status();
 }
 
 }  // namespace vtenant::kube

@@ -1,10 +1,16 @@
 // Client: the Kubernetes API as every vtenant program sees it.
 //
 // A pure interface so reconcilers can be unit-tested against an in-memory
-// implementation; RestClient (rest_client.h) is the real one. All calls are
-// synchronous and thread-safe. API errors come back as Status with the code
-// of the server's Status reason (NotFound, AlreadyExists, Conflict, Gone,
-// Invalid, Forbidden, TooManyRequests, ...) and the server's message.
+// implementation (FakeClient, kube/testing/); RestClient (rest_client.h) is
+// the real one. All calls are synchronous and thread-safe. API errors come
+// back as Status with the code of the server's Status reason (NotFound,
+// AlreadyExists, Conflict, Gone, Invalid, Forbidden, TooManyRequests, ...)
+// and the server's message.
+//
+// Every call but Watch takes CallOptions last (call_options.h): a deadline
+// that covers its retries, and a Cancellation. A call past its deadline
+// returns Timeout; a cancelled one returns Cancelled. Defaulted, so callers
+// that need neither write nothing and get the client's default deadline.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +21,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kube/call_options.h"
 #include "kube/cancellation.h"
 #include "kube/object.h"
 #include "kube/resource.h"
@@ -71,31 +78,32 @@ class Client {
  public:
   virtual ~Client() = default;
 
-  virtual Result<Object> Get(const ResourceType& type, std::string_view ns,
-                             std::string_view name) = 0;
+  virtual Result<Object> Get(const ResourceType& type, std::string_view ns, std::string_view name,
+                             const CallOptions& call = {}) = 0;
 
   // One page of a list. ListAll() follows continue tokens.
   virtual Result<ObjectList> List(const ResourceType& type, std::string_view ns,
-                                  const ListOptions& options = {}) = 0;
+                                  const ListOptions& options = {},
+                                  const CallOptions& call = {}) = 0;
 
   // POST to the collection, or to a subresource of `object`'s name (e.g.
   // "binding", "eviction") when `subresource` is set.
   virtual Result<Object> Create(const ResourceType& type, std::string_view ns,
-                                const rapidjson::Value& object,
-                                std::string_view subresource = {}) = 0;
+                                const rapidjson::Value& object, std::string_view subresource = {},
+                                const CallOptions& call = {}) = 0;
 
   // PUT by metadata.name; the object's resourceVersion makes it conflict-aware.
   // `subresource` "status" writes only the status.
   virtual Result<Object> Update(const ResourceType& type, std::string_view ns,
-                                const rapidjson::Value& object,
-                                std::string_view subresource = {}) = 0;
+                                const rapidjson::Value& object, std::string_view subresource = {},
+                                const CallOptions& call = {}) = 0;
 
   virtual Result<Object> Patch(const ResourceType& type, std::string_view ns, std::string_view name,
                                PatchType patch_type, std::string_view patch,
-                               const PatchOptions& options = {}) = 0;
+                               const PatchOptions& options = {}, const CallOptions& call = {}) = 0;
 
   virtual Status Delete(const ResourceType& type, std::string_view ns, std::string_view name,
-                        const DeleteOptions& options = {}) = 0;
+                        const DeleteOptions& options = {}, const CallOptions& call = {}) = 0;
 
   // Streams events until the server ends the stream (OK), the handler
   // returns false (OK), `cancel` fires (Cancelled) or the resourceVersion is
@@ -103,24 +111,27 @@ class Client {
   virtual Status Watch(const ResourceType& type, std::string_view ns, const ListOptions& options,
                        const WatchHandler& handler, Cancellation* cancel = nullptr) = 0;
 
-  // Every item across all pages.
+  // Every item across all pages. `call` applies to each page.
   Result<ObjectList> ListAll(const ResourceType& type, std::string_view ns,
-                             ListOptions options = {});
+                             ListOptions options = {}, const CallOptions& call = {});
 
   // Read-modify-write that survives concurrent writers: reads the object,
   // applies `mutate`, writes it back (status subresource if `subresource`),
   // and on 409 Conflict reads again and retries, up to `attempts` times.
-  // `mutate` returning a non-OK status aborts without writing.
+  // `mutate` returning a non-OK status aborts without writing. `call`
+  // applies to each read and write.
   Result<Object> UpdateWithRetry(const ResourceType& type, std::string_view ns,
                                  std::string_view name,
                                  const std::function<Status(Object&)>& mutate,
-                                 std::string_view subresource = {}, int attempts = 8);
+                                 std::string_view subresource = {}, int attempts = 8,
+                                 const CallOptions& call = {});
 
   // Binds a pending pod to a node (pods/binding), as a scheduler does.
-  Status Bind(std::string_view ns, std::string_view pod, std::string_view node);
+  Status Bind(std::string_view ns, std::string_view pod, std::string_view node,
+              const CallOptions& call = {});
 
   // Evicts a pod through the eviction API, honouring PodDisruptionBudgets.
-  Status Evict(std::string_view ns, std::string_view pod);
+  Status Evict(std::string_view ns, std::string_view pod, const CallOptions& call = {});
 };
 
 }  // namespace vtenant::kube

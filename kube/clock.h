@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 
+#include "kube/cancellation.h"
+
 namespace vtenant::kube {
 
 class Clock {
@@ -56,5 +58,10 @@ class RealClock final : public Clock {
 
 // The process-wide real clock; never destroyed.
 Clock& DefaultClock();
+
+// Sleeps on `clock` until it reads `until` or `cancel` (may be null) fires.
+// Returns true if cancelled (at once when it already was), false once the
+// time has come.
+bool SleepUntil(Clock& clock, Clock::TimePoint until, Cancellation* cancel);
 
 }  // namespace vtenant::kube

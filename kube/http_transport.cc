@@ -4,9 +4,14 @@
 #include <glog/logging.h>
 
 #include <boost/asio/ssl.hpp>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
 #include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <sstream>
-#include <thread>
 
 #include "kube/rate_limiter.h"
 
@@ -27,6 +32,66 @@ Status TransportError(const std::string& where, const std::exception& e) {
   return Unavailable(where + ": " + e.what());
 }
 
+// The bearer token in `path`, trailing newlines removed. A projected
+// service-account token rotates, so it is read for every request.
+Result<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return Status(StatusCode::kUnauthorized,
+                  "cannot read bearer token file " + path + ": " + std::strerror(errno));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string token = ss.str();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (token.empty()) {
+    return Status(StatusCode::kUnauthorized, "bearer token file " + path + " is empty");
+  }
+  return token;
+}
+
+// Checks the PEM material the way the TLS handshake will use it, so a bad
+// certificate fails at construction with a message naming it, not later as
+// an obscure handshake error on every request.
+Status CheckPem(const RestConfig& config) {
+  boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);
+  boost::system::error_code ec;
+  if (!config.ca_pem.empty()) {
+    ctx.add_certificate_authority(boost::asio::buffer(config.ca_pem), ec);
+    if (ec) return InvalidArgument("CA certificate (certificate-authority-data): " + ec.message());
+  }
+  if (!config.client_certificate_pem.empty()) {
+    ctx.use_certificate_chain(boost::asio::buffer(config.client_certificate_pem), ec);
+    if (ec) {
+      return InvalidArgument("client certificate (client-certificate-data): " + ec.message());
+    }
+    ctx.use_private_key(boost::asio::buffer(config.client_key_pem), boost::asio::ssl::context::pem,
+                        ec);
+    if (ec) return InvalidArgument("client key (client-key-data): " + ec.message());
+  }
+  return Status::Ok();
+}
+
+int RetryAfterSeconds(const http::http_headers& headers) {
+  auto it = headers.find("Retry-After");
+  if (it == headers.end()) return 0;
+  try {
+    return std::max(0, std::stoi(it->second));
+  } catch (const std::exception&) {
+    return 0;  // an HTTP date; the caller's own backoff applies
+  }
+}
+
+// What a request in flight and its waiter share. Owned jointly so a request
+// abandoned at its deadline can finish on cpprestsdk's threads after Send
+// has returned.
+struct PendingRequest {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<Result<HttpResponse>> result;  // set once the request ends
+  bool cancelled = false;
+};
+
 class CppRestTransport final : public HttpTransport {
  public:
   explicit CppRestTransport(const RestConfig& config)
@@ -37,30 +102,72 @@ class CppRestTransport final : public HttpTransport {
                        MakeClientConfig(kStreamIdleTimeout)) {}
 
   Result<HttpResponse> Send(std::string_view method, std::string_view path_and_query,
-                            std::string_view body, std::string_view content_type) override {
-    WaitForRequestToken();
-    http::http_request request = NewRequest(method, path_and_query);
+                            std::string_view body, std::string_view content_type,
+                            const CallOptions& call) override {
+    const std::string what = std::string(method) + " " + std::string(path_and_query);
+    const Clock::TimePoint deadline =
+        call.deadline.value_or(std::chrono::steady_clock::now() + config_.timeout);
+    VT_RETURN_IF_ERROR(WaitForRequestToken(what, deadline, call.cancel));
+    VT_ASSIGN_OR_RETURN(http::http_request request, NewRequest(method, path_and_query));
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
       request.set_body(std::string(body),
                        std::string(content_type.empty() ? "application/json" : content_type));
     }
+    pplx::cancellation_token_source source;
+    auto pending = std::make_shared<PendingRequest>();
     try {
-      http::http_response response = client_.request(request).get();
-      HttpResponse out;
-      out.status_code = response.status_code();
-      out.content_type = response.headers().content_type();
-      std::vector<unsigned char> bytes = response.extract_vector().get();
-      out.body.assign(bytes.begin(), bytes.end());
-      return out;
+      client_.request(request, source.get_token())
+          .then([](http::http_response response) {
+            auto out = std::make_shared<HttpResponse>();
+            out->status_code = response.status_code();
+            out->content_type = response.headers().content_type();
+            out->retry_after_seconds = RetryAfterSeconds(response.headers());
+            return response.extract_vector().then([out](std::vector<unsigned char> bytes) {
+              out->body.assign(bytes.begin(), bytes.end());
+              return std::move(*out);
+            });
+          })
+          .then([pending, what](pplx::task<HttpResponse> task) {
+            // Always observes the task's outcome, even when the waiter gave
+            // up: pplx raises SIGTRAP for an exception nobody looked at.
+            Result<HttpResponse> result = HttpResponse{};
+            try {
+              result = task.get();
+            } catch (const pplx::task_canceled&) {
+              result = Status(StatusCode::kCancelled, what + ": cancelled");
+            } catch (const std::exception& e) {
+              result = TransportError(what, e);
+            }
+            std::lock_guard lock(pending->mu);
+            pending->result = std::move(result);
+            pending->cv.notify_all();
+          });
     } catch (const std::exception& e) {
-      return TransportError(std::string(method) + " " + std::string(path_and_query), e);
+      return TransportError(what, e);
     }
+    CancellationRegistration on_cancel(call.cancel, [pending] {
+      std::lock_guard lock(pending->mu);
+      pending->cancelled = true;
+      pending->cv.notify_all();
+    });
+    std::unique_lock lock(pending->mu);
+    pending->cv.wait_until(lock, deadline,
+                           [&] { return pending->result.has_value() || pending->cancelled; });
+    if (pending->result.has_value()) return std::move(*pending->result);
+    // cpprestsdk closes the connection; the task ends on its own threads.
+    lock.unlock();
+    source.cancel();
+    if (call.cancel != nullptr && call.cancel->cancelled()) {
+      return Status(StatusCode::kCancelled, what + ": cancelled");
+    }
+    return Status(StatusCode::kTimeout, what + ": no answer before the call's deadline");
   }
 
   Result<int> Stream(std::string_view path_and_query, const ChunkHandler& on_chunk,
                      std::string* error_body, Cancellation* cancel) override {
-    WaitForRequestToken();
-    http::http_request request = NewRequest("GET", path_and_query);
+    const std::string what = "GET " + std::string(path_and_query);
+    VT_RETURN_IF_ERROR(WaitForRequestToken(what, Clock::TimePoint::max(), cancel));
+    VT_ASSIGN_OR_RETURN(http::http_request request, NewRequest("GET", path_and_query));
     pplx::cancellation_token_source source;
     CancellationRegistration on_cancel(cancel, [source] { source.cancel(); });
     try {
@@ -87,6 +194,9 @@ class CppRestTransport final : public HttpTransport {
         if (available > 0) n += streambuf.getn(bytes + 1, available).get();
         if (!on_chunk(std::string_view(buffer.data(), n))) break;
       }
+      if (cancel != nullptr && cancel->cancelled()) {
+        return Status(StatusCode::kCancelled, "stream cancelled");
+      }
       return code;
     } catch (const pplx::task_canceled&) {
       return Status(StatusCode::kCancelled, "stream cancelled");
@@ -94,7 +204,7 @@ class CppRestTransport final : public HttpTransport {
       if (cancel != nullptr && cancel->cancelled()) {
         return Status(StatusCode::kCancelled, "stream cancelled");
       }
-      return TransportError("GET " + std::string(path_and_query), e);
+      return TransportError(what, e);
     }
   }
 
@@ -105,8 +215,8 @@ class CppRestTransport final : public HttpTransport {
     cfg.set_validate_certificates(!config_.insecure_skip_tls_verify);
     const RestConfig config = config_;
     cfg.set_ssl_context_callback([config](boost::asio::ssl::context& ctx) {
-      // Errors here surface as handshake failures on the request, with
-      // OpenSSL's reason, which is the most useful place for them.
+      // CheckPem accepted this material at construction, so these succeed;
+      // a failure would still surface as a handshake error on the request.
       boost::system::error_code ignored;
       if (!config.ca_pem.empty()) {
         ctx.add_certificate_authority(boost::asio::buffer(config.ca_pem), ignored);
@@ -120,27 +230,42 @@ class CppRestTransport final : public HttpTransport {
     return cfg;
   }
 
-  http::http_request NewRequest(std::string_view method, std::string_view path_and_query) const {
+  // The request with its URI and headers. InvalidArgument for a path that is
+  // not a valid URI; Unauthorized when the token file cannot be read, rather
+  // than sending the request without credentials.
+  Result<http::http_request> NewRequest(std::string_view method,
+                                        std::string_view path_and_query) const {
     http::http_request request{http::method(method)};
-    request.set_request_uri(utility::conversions::to_string_t(std::string(path_and_query)));
+    try {
+      request.set_request_uri(utility::conversions::to_string_t(std::string(path_and_query)));
+    } catch (const std::exception& e) {
+      return InvalidArgument("request path \"" + std::string(path_and_query) + "\": " + e.what());
+    }
     request.headers().add("Accept", "application/json");
     request.headers().add("User-Agent", config_.user_agent);
     std::string token = config_.bearer_token;
     if (token.empty() && !config_.bearer_token_file.empty()) {
-      std::ifstream in(config_.bearer_token_file);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      token = ss.str();
-      while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+      VT_ASSIGN_OR_RETURN(token, ReadTokenFile(config_.bearer_token_file));
     }
     if (!token.empty()) request.headers().add("Authorization", "Bearer " + token);
     return request;
   }
 
-  // Client-side QPS/burst, like client-go: callers wait their turn here.
-  void WaitForRequestToken() {
+  // Client-side QPS/burst, like client-go: callers wait their turn here, but
+  // not past their deadline or a cancel.
+  Status WaitForRequestToken(const std::string& what, Clock::TimePoint deadline,
+                             Cancellation* cancel) {
     const Clock::Duration delay = limiter_.When("");
-    if (delay > Clock::Duration::zero()) std::this_thread::sleep_for(delay);
+    if (delay <= Clock::Duration::zero()) return Status::Ok();
+    const Clock::TimePoint until = std::chrono::steady_clock::now() + delay;
+    if (until > deadline) {
+      return Status(StatusCode::kTimeout,
+                    what + ": client-side rate limit (qps) would delay it past its deadline");
+    }
+    if (SleepUntil(DefaultClock(), until, cancel)) {
+      return Status(StatusCode::kCancelled, what + ": cancelled");
+    }
+    return Status::Ok();
   }
 
   RestConfig config_;
@@ -159,6 +284,7 @@ Result<std::unique_ptr<HttpTransport>> NewHttpTransport(const RestConfig& config
   if (config.client_certificate_pem.empty() != config.client_key_pem.empty()) {
     return InvalidArgument("a client certificate needs its key and vice versa");
   }
+  VT_RETURN_IF_ERROR(CheckPem(config));
   try {
     return std::unique_ptr<HttpTransport>(new CppRestTransport(config));
   } catch (const std::exception& e) {

@@ -1,8 +1,10 @@
-// HttpTransport: HTTPS requests to one API server over cpprestsdk.
+// HttpTransport: HTTP(S) requests to one API server.
 //
-// This is the only place that knows about cpprestsdk's client: everything
-// above it speaks paths, bodies and Status. cpprestsdk reports failures by
-// throwing; they are caught here and turned into Unavailable/Timeout.
+// NewHttpTransport makes the real one, over cpprestsdk; it is the only place
+// that knows about cpprestsdk's client: everything above it speaks paths,
+// bodies and Status. cpprestsdk reports failures by throwing; every
+// exception is caught inside it and comes back as a Status. Tests put a fake
+// (kube/testing/fake_transport.h) under RestClient instead.
 #pragma once
 
 #include <functional>
@@ -11,6 +13,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "kube/call_options.h"
 #include "kube/cancellation.h"
 #include "kube/rest_config.h"
 
@@ -20,6 +23,8 @@ struct HttpResponse {
   int status_code = 0;
   std::string body;
   std::string content_type;
+  // The Retry-After header in seconds (429 and 503 answers carry one), or 0.
+  int retry_after_seconds = 0;
 };
 
 // Receives a streamed response body chunk by chunk as it arrives; returns
@@ -30,20 +35,30 @@ class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
 
-  // Sends one request (`path_and_query` starts with '/') and reads the whole body.
-  // A non-2xx answer is still a response; only transport failures are errors.
+  // Sends one request (`path_and_query` starts with '/') and reads the whole
+  // body. A non-2xx answer is still a response; only transport failures are
+  // errors: Unavailable (refused, reset, TLS), Timeout (no whole answer by
+  // call.deadline, which is on the real steady clock, or within
+  // RestConfig::timeout when unset), Cancelled (call.cancel fired),
+  // InvalidArgument (a path that is not a valid URI), Unauthorized (the
+  // token file cannot be read). call.timeout is ignored: callers resolve it
+  // into the deadline.
   virtual Result<HttpResponse> Send(std::string_view method, std::string_view path_and_query,
-                                    std::string_view body = {},
-                                    std::string_view content_type = {}) = 0;
+                                    std::string_view body = {}, std::string_view content_type = {},
+                                    const CallOptions& call = {}) = 0;
 
   // Sends a GET and hands the body to `on_chunk` as it arrives, until the
   // server ends it, `on_chunk` returns false or `cancel` fires. Returns the
   // status code; for a non-2xx answer the body goes to `error_body` instead.
+  // Cancelled when `cancel` fired. No deadline: the server ends watches
+  // (timeoutSeconds), and a connection silent for 15 minutes is dropped.
   virtual Result<int> Stream(std::string_view path_and_query, const ChunkHandler& on_chunk,
                              std::string* error_body, Cancellation* cancel) = 0;
 };
 
-// Makes a transport for `config`. Fails when the PEM material is unusable.
+// Makes a transport for `config`. Fails with InvalidArgument, saying what is
+// wrong, when the server URL or the PEM material (CA, client certificate,
+// key) is unusable.
 Result<std::unique_ptr<HttpTransport>> NewHttpTransport(const RestConfig& config);
 
 }  // namespace vtenant::kube

@@ -4,14 +4,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <thread>
-
 #include "kube/api_error.h"
 
 namespace vtenant::kube {
 namespace {
-
-constexpr int kMaxAttempts = 5;
 
 std::string ListQuery(const ListOptions& o, bool watch) {
   std::string q;
@@ -90,45 +86,71 @@ std::string EscapeQueryValue(std::string_view value) {
 
 Result<std::unique_ptr<RestClient>> RestClient::Create(const RestConfig& config) {
   VT_ASSIGN_OR_RETURN(std::unique_ptr<HttpTransport> transport, NewHttpTransport(config));
-  return std::make_unique<RestClient>(std::move(transport));
+  RetryPolicy policy;
+  policy.default_timeout = config.timeout;
+  return std::make_unique<RestClient>(std::move(transport), policy);
 }
 
-RestClient::RestClient(std::unique_ptr<HttpTransport> transport)
-    : transport_(std::move(transport)) {}
+RestClient::RestClient(std::unique_ptr<HttpTransport> transport, RetryPolicy policy)
+    : transport_(std::move(transport)), policy_(policy) {}
 
 Result<Object> RestClient::Do(std::string_view method, const std::string& path,
-                              std::string_view body, std::string_view content_type) {
+                              std::string_view body, std::string_view content_type,
+                              const CallOptions& call) {
+  Clock& clock = *policy_.clock;
+  const Clock::TimePoint deadline = CallDeadline(call, clock.Now(), policy_.default_timeout);
+  const std::string what = std::string(method) + " " + path;
+  const CallOptions attempt_call{.deadline = deadline, .cancel = call.cancel};
   Status last;
-  auto backoff = std::chrono::milliseconds(100);
-  for (int attempt = 1; attempt <= kMaxAttempts; ++attempt) {
-    Result<HttpResponse> response = transport_->Send(method, path, body, content_type);
+  Clock::Duration backoff = policy_.initial_backoff;
+  for (int attempt = 1;; ++attempt) {
+    if (call.cancel != nullptr && call.cancel->cancelled()) {
+      return Status(StatusCode::kCancelled, what + ": cancelled");
+    }
+    if (clock.Now() >= deadline) {
+      if (last.ok()) return Status(StatusCode::kTimeout, what + ": deadline passed before sending");
+      return Status(StatusCode::kTimeout, what + ": deadline passed after " +
+                                              std::to_string(attempt - 1) +
+                                              " tries; last: " + last.ToString());
+    }
+    Result<HttpResponse> response =
+        transport_->Send(method, path, body, content_type, attempt_call);
     if (response.ok() && response->status_code >= 200 && response->status_code < 300) {
       if (response->body.empty()) return Object(rapidjson::kObjectType);
       Result<Object> parsed = ParseJson(response->body);
-      if (!parsed.ok()) return parsed.status().WithContext(std::string(method) + " " + path);
+      if (!parsed.ok()) return parsed.status().WithContext(what);
       return parsed;
     }
-    last = response.ok()
-               ? ApiError(response->status_code, response->body, std::string(method) + " " + path)
-               : response.status();
-    if (!SafeToRetry(method, last) || attempt == kMaxAttempts) break;
-    VLOG(1) << method << " " << path << " failed (" << last.ToString() << "), retrying in "
-            << backoff.count() << " ms";
-    std::this_thread::sleep_for(backoff);
-    backoff *= 2;
+    last =
+        response.ok() ? ApiError(response->status_code, response->body, what) : response.status();
+    if (last.code() == StatusCode::kCancelled) return last;
+    if (!SafeToRetry(method, last) || attempt >= policy_.max_attempts) return last;
+    Clock::Duration wait = backoff;
+    if (response.ok() && response->retry_after_seconds > 0) {
+      wait = std::max<Clock::Duration>(wait, std::chrono::seconds(response->retry_after_seconds));
+    }
+    backoff = std::min(backoff * 2, policy_.max_backoff);
+    if (clock.Now() + wait >= deadline) {
+      // Sleeping would only end in a Timeout that hides the real error.
+      return Status(last.code(), last.message() + " (not retried: the call's deadline is near)");
+    }
+    VLOG(1) << what << " failed (" << last.ToString() << "), retrying in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(wait).count() << " ms";
+    if (SleepUntil(clock, clock.Now() + wait, call.cancel)) {
+      return Status(StatusCode::kCancelled, what + ": cancelled");
+    }
   }
-  return last;
 }
 
-Result<Object> RestClient::Get(const ResourceType& type, std::string_view ns,
-                               std::string_view name) {
-  return Do("GET", type.ObjectPath(ns, name), {}, {});
+Result<Object> RestClient::Get(const ResourceType& type, std::string_view ns, std::string_view name,
+                               const CallOptions& call) {
+  return Do("GET", type.ObjectPath(ns, name), {}, {}, call);
 }
 
 Result<ObjectList> RestClient::List(const ResourceType& type, std::string_view ns,
-                                    const ListOptions& options) {
+                                    const ListOptions& options, const CallOptions& call) {
   VT_ASSIGN_OR_RETURN(Object list,
-                      Do("GET", type.CollectionPath(ns) + ListQuery(options, false), {}, {}));
+                      Do("GET", type.CollectionPath(ns) + ListQuery(options, false), {}, {}, call));
   ObjectList out;
   out.resource_version = std::string(GetString(list, {"metadata", "resourceVersion"}));
   out.continue_token = std::string(GetString(list, {"metadata", "continue"}));
@@ -149,22 +171,25 @@ Result<ObjectList> RestClient::List(const ResourceType& type, std::string_view n
 }
 
 Result<Object> RestClient::Create(const ResourceType& type, std::string_view ns,
-                                  const rapidjson::Value& object, std::string_view subresource) {
+                                  const rapidjson::Value& object, std::string_view subresource,
+                                  const CallOptions& call) {
   const std::string path = subresource.empty() ? type.CollectionPath(ns)
                                                : type.ObjectPath(ns, Name(object), subresource);
-  return Do("POST", path, ToJson(object), "application/json");
+  return Do("POST", path, ToJson(object), "application/json", call);
 }
 
 Result<Object> RestClient::Update(const ResourceType& type, std::string_view ns,
-                                  const rapidjson::Value& object, std::string_view subresource) {
+                                  const rapidjson::Value& object, std::string_view subresource,
+                                  const CallOptions& call) {
   if (Name(object).empty()) return InvalidArgument("update needs metadata.name");
   return Do("PUT", type.ObjectPath(ns, Name(object), subresource), ToJson(object),
-            "application/json");
+            "application/json", call);
 }
 
 Result<Object> RestClient::Patch(const ResourceType& type, std::string_view ns,
                                  std::string_view name, PatchType patch_type,
-                                 std::string_view patch, const PatchOptions& options) {
+                                 std::string_view patch, const PatchOptions& options,
+                                 const CallOptions& call) {
   std::string path = type.ObjectPath(ns, name, options.subresource);
   if (patch_type == PatchType::kApply) {
     if (options.field_manager.empty())
@@ -174,11 +199,11 @@ Result<Object> RestClient::Patch(const ResourceType& type, std::string_view ns,
   } else if (!options.field_manager.empty()) {
     path += "?fieldManager=" + EscapeQueryValue(options.field_manager);
   }
-  return Do("PATCH", path, patch, ContentType(patch_type));
+  return Do("PATCH", path, patch, ContentType(patch_type), call);
 }
 
 Status RestClient::Delete(const ResourceType& type, std::string_view ns, std::string_view name,
-                          const DeleteOptions& options) {
+                          const DeleteOptions& options, const CallOptions& call) {
   Object body(rapidjson::kObjectType);
   SetString(body, {}, "apiVersion", "v1");
   SetString(body, {}, "kind", "DeleteOptions");
@@ -194,7 +219,7 @@ Status RestClient::Delete(const ResourceType& type, std::string_view ns, std::st
   if (options.grace_period_seconds) {
     body.AddMember("gracePeriodSeconds", *options.grace_period_seconds, body.GetAllocator());
   }
-  return Do("DELETE", type.ObjectPath(ns, name), ToJson(body), "application/json").status();
+  return Do("DELETE", type.ObjectPath(ns, name), ToJson(body), "application/json", call).status();
 }
 
 Status RestClient::Watch(const ResourceType& type, std::string_view ns, const ListOptions& options,
@@ -246,8 +271,11 @@ Status RestClient::Watch(const ResourceType& type, std::string_view ns, const Li
   return failure;
 }
 
-Result<HttpResponse> RestClient::RawGet(std::string_view path) {
-  return transport_->Send("GET", path);
+Result<HttpResponse> RestClient::RawGet(std::string_view path, const CallOptions& call) {
+  const CallOptions resolved{
+      .deadline = CallDeadline(call, policy_.clock->Now(), policy_.default_timeout),
+      .cancel = call.cancel};
+  return transport_->Send("GET", path, {}, {}, resolved);
 }
 
 }  // namespace vtenant::kube

@@ -18,7 +18,9 @@ struct RestConfig {
   bool insecure_skip_tls_verify = false;
 
   // Authentication: a client certificate, a bearer token, or a token file
-  // re-read on each new connection (projected service-account tokens rotate).
+  // re-read for every request (projected service-account tokens rotate); a
+  // token file that cannot be read fails the request with Unauthorized
+  // instead of sending it without credentials.
   std::string client_certificate_pem;
   std::string client_key_pem;
   std::string bearer_token;
@@ -26,7 +28,8 @@ struct RestConfig {
 
   std::string default_namespace = "default";
 
-  // Per-request deadline for everything but watches.
+  // How long a call may take, retries included, unless its CallOptions say
+  // otherwise; also the idle limit of one connection. Not for watches.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 
   // Client-side rate limit, like client-go's QPS and Burst. qps <= 0 disables it.

@@ -372,7 +372,33 @@ struct FakeClient::State {
   std::map<std::string, int, std::less<>> calls;
   uint64_t end_generation = 0;
   bool held = false;
+  bool calls_held = false;
+  int held_calls = 0;
   int open_watches = 0;
+
+  // Waits while calls are held, then fails a cancelled call or one past its
+  // deadline. The caller registered a wake-up with call.cancel first.
+  Status EnterLocked(std::unique_lock<std::mutex>& lock, std::string_view verb,
+                     const ResourceType& type, const CallOptions& call, const Clock& clock) {
+    const Clock::TimePoint deadline =
+        call.deadline || call.timeout > Clock::Duration::zero()
+            ? CallDeadline(call, clock.Now(), Clock::Duration::max() / 4)
+            : Clock::TimePoint::max();
+    const std::string what = std::string(verb) + " " + type.resource;
+    while (true) {
+      if (call.cancel != nullptr && call.cancel->cancelled()) {
+        return Status(StatusCode::kCancelled, what + ": cancelled");
+      }
+      if (clock.Now() >= deadline) {
+        return Status(StatusCode::kTimeout, what + ": deadline passed with no answer");
+      }
+      if (!calls_held) break;
+      ++held_calls;
+      clock.WaitUntil(cv, lock, deadline);
+      --held_calls;
+    }
+    return CheckLocked(verb, type);
+  }
 
   // Counts the call and returns an injected error for it, if any.
   Status CheckLocked(std::string_view verb, const ResourceType& type) {
@@ -549,14 +575,47 @@ struct FakeClient::State {
   }
 };
 
-FakeClient::FakeClient() : state_(std::make_shared<State>()) {}
+namespace {
 
-FakeClient::~FakeClient() { EndWatches(); }
+// Wakes calls waiting in EnterLocked when `cancel` fires. Made before the
+// state's lock is taken: an already-cancelled Cancellation runs the callback
+// at once, and the callback takes that lock.
+template <typename State>
+class WakeOnCancel {
+ public:
+  WakeOnCancel(const std::shared_ptr<State>& state, Cancellation* cancel)
+      : registration_(cancel, [weak = std::weak_ptr<State>(state)] {
+          if (std::shared_ptr<State> s = weak.lock()) {
+            std::lock_guard lock(s->mu);
+            s->cv.notify_all();
+          }
+        }) {}
 
-Result<Object> FakeClient::Get(const ResourceType& type, std::string_view ns,
-                               std::string_view name) {
-  std::lock_guard lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->CheckLocked("get", type));
+ private:
+  CancellationRegistration registration_;
+};
+
+}  // namespace
+
+FakeClient::FakeClient(Clock* clock) : state_(std::make_shared<State>()), clock_(clock) {
+  waker_ = clock_->AddWaker([weak = std::weak_ptr<State>(state_)] {
+    if (std::shared_ptr<State> s = weak.lock()) {
+      std::lock_guard lock(s->mu);
+      s->cv.notify_all();
+    }
+  });
+}
+
+FakeClient::~FakeClient() {
+  EndWatches();
+  clock_->RemoveWaker(waker_);
+}
+
+Result<Object> FakeClient::Get(const ResourceType& type, std::string_view ns, std::string_view name,
+                               const CallOptions& call) {
+  WakeOnCancel wake(state_, call.cancel);
+  std::unique_lock lock(state_->mu);
+  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "get", type, call, *clock_));
   auto& objects = state_->Objects(type);
   auto it = objects.find(MakeKey(type.namespaced ? ns : "", name));
   if (it == objects.end()) return NotFoundError(type, name);
@@ -564,9 +623,10 @@ Result<Object> FakeClient::Get(const ResourceType& type, std::string_view ns,
 }
 
 Result<ObjectList> FakeClient::List(const ResourceType& type, std::string_view ns,
-                                    const ListOptions& options) {
-  std::lock_guard lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->CheckLocked("list", type));
+                                    const ListOptions& options, const CallOptions& call) {
+  WakeOnCancel wake(state_, call.cancel);
+  std::unique_lock lock(state_->mu);
+  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "list", type, call, *clock_));
   VT_ASSIGN_OR_RETURN(Selectors selectors, ParseSelectors(options));
   auto& objects = state_->Objects(type);
   auto it = objects.begin();
@@ -593,9 +653,11 @@ Result<ObjectList> FakeClient::List(const ResourceType& type, std::string_view n
 }
 
 Result<Object> FakeClient::Create(const ResourceType& type, std::string_view ns,
-                                  const rapidjson::Value& object, std::string_view subresource) {
-  std::lock_guard lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->CheckLocked("create", type));
+                                  const rapidjson::Value& object, std::string_view subresource,
+                                  const CallOptions& call) {
+  WakeOnCancel wake(state_, call.cancel);
+  std::unique_lock lock(state_->mu);
+  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "create", type, call, *clock_));
   if (subresource.empty()) return state_->CreateLocked(type, ns, object);
   VT_ASSIGN_OR_RETURN(std::string resolved, state_->ResolveNamespace(type, ns, &object));
   const std::string name(Name(object));
@@ -626,9 +688,11 @@ Result<Object> FakeClient::Create(const ResourceType& type, std::string_view ns,
 }
 
 Result<Object> FakeClient::Update(const ResourceType& type, std::string_view ns,
-                                  const rapidjson::Value& object, std::string_view subresource) {
-  std::lock_guard lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->CheckLocked("update", type));
+                                  const rapidjson::Value& object, std::string_view subresource,
+                                  const CallOptions& call) {
+  WakeOnCancel wake(state_, call.cancel);
+  std::unique_lock lock(state_->mu);
+  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "update", type, call, *clock_));
   const std::string name(Name(object));
   if (name.empty()) return InvalidError("update needs metadata.name");
   VT_ASSIGN_OR_RETURN(std::string resolved, state_->ResolveNamespace(type, ns, &object));
@@ -647,9 +711,11 @@ Result<Object> FakeClient::Update(const ResourceType& type, std::string_view ns,
 
 Result<Object> FakeClient::Patch(const ResourceType& type, std::string_view ns,
                                  std::string_view name, PatchType patch_type,
-                                 std::string_view patch, const PatchOptions& options) {
-  std::lock_guard lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->CheckLocked("patch", type));
+                                 std::string_view patch, const PatchOptions& options,
+                                 const CallOptions& call) {
+  WakeOnCancel wake(state_, call.cancel);
+  std::unique_lock lock(state_->mu);
+  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "patch", type, call, *clock_));
   Result<Object> parsed = ParseJson(patch);
   if (!parsed.ok()) {
     return BadRequest("FakeClient takes JSON patches only: " + parsed.status().message());
@@ -681,9 +747,10 @@ Result<Object> FakeClient::Patch(const ResourceType& type, std::string_view ns,
 }
 
 Status FakeClient::Delete(const ResourceType& type, std::string_view ns, std::string_view name,
-                          const DeleteOptions& options) {
-  std::lock_guard lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->CheckLocked("delete", type));
+                          const DeleteOptions& options, const CallOptions& call) {
+  WakeOnCancel wake(state_, call.cancel);
+  std::unique_lock lock(state_->mu);
+  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "delete", type, call, *clock_));
   VT_ASSIGN_OR_RETURN(std::string resolved, state_->ResolveNamespace(type, ns, nullptr));
   return state_->DeleteLocked(type, resolved, name, options);
 }
@@ -795,6 +862,17 @@ void FakeClient::InjectError(std::string verb, std::string resource, Status stat
 void FakeClient::ClearErrors() {
   std::lock_guard lock(state_->mu);
   state_->errors.clear();
+}
+
+void FakeClient::HoldCalls(bool hold) {
+  std::lock_guard lock(state_->mu);
+  state_->calls_held = hold;
+  state_->cv.notify_all();
+}
+
+int FakeClient::HeldCalls() const {
+  std::lock_guard lock(state_->mu);
+  return state_->held_calls;
 }
 
 void FakeClient::EndWatches() {

@@ -19,8 +19,13 @@
 // only; an object that stops matching is not reported as deleted. Tests that
 // depend on any of these use a real API server (localenv/).
 //
-// Test controls inject errors, end or hold watch streams, compact history
-// and count calls. Thread-safe.
+// Every call honours its CallOptions: a cancelled call returns Cancelled and
+// one past its deadline (on the clock given at construction) returns
+// Timeout; they only wait while HoldCalls is on, as calls to a hung server
+// do. Without a deadline or timeout in its CallOptions a call has none.
+//
+// Test controls inject errors, hold calls, end or hold watch streams,
+// compact history and count calls. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -34,27 +39,32 @@
 #include <vector>
 
 #include "kube/client.h"
+#include "kube/clock.h"
 
 namespace vtenant::kube {
 
 class FakeClient final : public Client {
  public:
-  FakeClient();
+  // `clock` times the calls' deadlines; it must outlive the client.
+  explicit FakeClient(Clock* clock = &DefaultClock());
   // Ends open watches; no call may still be running.
   ~FakeClient() override;
 
-  Result<Object> Get(const ResourceType& type, std::string_view ns, std::string_view name) override;
+  Result<Object> Get(const ResourceType& type, std::string_view ns, std::string_view name,
+                     const CallOptions& call = {}) override;
   Result<ObjectList> List(const ResourceType& type, std::string_view ns,
-                          const ListOptions& options = {}) override;
+                          const ListOptions& options = {}, const CallOptions& call = {}) override;
   Result<Object> Create(const ResourceType& type, std::string_view ns,
-                        const rapidjson::Value& object, std::string_view subresource = {}) override;
+                        const rapidjson::Value& object, std::string_view subresource = {},
+                        const CallOptions& call = {}) override;
   Result<Object> Update(const ResourceType& type, std::string_view ns,
-                        const rapidjson::Value& object, std::string_view subresource = {}) override;
+                        const rapidjson::Value& object, std::string_view subresource = {},
+                        const CallOptions& call = {}) override;
   Result<Object> Patch(const ResourceType& type, std::string_view ns, std::string_view name,
                        PatchType patch_type, std::string_view patch,
-                       const PatchOptions& options = {}) override;
+                       const PatchOptions& options = {}, const CallOptions& call = {}) override;
   Status Delete(const ResourceType& type, std::string_view ns, std::string_view name,
-                const DeleteOptions& options = {}) override;
+                const DeleteOptions& options = {}, const CallOptions& call = {}) override;
   // Blocks like a real watch. With resource_version "" or "0" it starts with
   // an ADDED event per existing object; otherwise it replays the events after
   // that version (Gone if they were compacted) and then follows new ones.
@@ -70,6 +80,15 @@ class FakeClient final : public Client {
   // `status` before doing anything. times < 0: until ClearErrors().
   void InjectError(std::string verb, std::string resource, Status status, int times = 1);
   void ClearErrors();
+
+  // While held, every call but Watch waits, as calls to a server that
+  // accepts connections and never answers: until released (then it runs),
+  // cancelled (Cancelled) or past its deadline (Timeout). The wait happens
+  // before the call is counted or any injected error applies.
+  void HoldCalls(bool hold);
+
+  // Calls waiting because of HoldCalls now.
+  int HeldCalls() const;
 
   // Ends every open watch stream normally, as a server does at its timeout.
   void EndWatches();
@@ -100,6 +119,8 @@ class FakeClient final : public Client {
   struct Event;
 
   std::shared_ptr<State> state_;
+  Clock* clock_;
+  uint64_t waker_;
 };
 
 }  // namespace vtenant::kube

@@ -5,6 +5,9 @@
 #include <set>
 #include <thread>
 
+#include "base/eventually.h"
+#include "kube/testing/fake_clock.h"
+
 namespace vtenant::kube {
 namespace {
 
@@ -491,6 +494,48 @@ TEST(FakeClientTest, WatchTimeoutEndsTheStream) {
   std::optional<Status> end = watcher.WaitForEnd();
   ASSERT_TRUE(end.has_value());
   EXPECT_TRUE(end->ok());
+}
+
+TEST(FakeClientTest, HeldCallsEndAtTheirDeadlineOnItsClock) {
+  FakeClock clock;
+  FakeClient client(&clock);
+  client.HoldCalls(true);
+  Status result;
+  std::thread call([&] {
+    result =
+        client.Get(res::kConfigMaps, "default", "x", {.timeout = std::chrono::seconds(5)}).status();
+  });
+  ASSERT_TRUE(Eventually([&] { return client.HeldCalls() == 1; }));
+  clock.Advance(std::chrono::seconds(4));
+  EXPECT_EQ(client.HeldCalls(), 1) << "still before its deadline";
+  clock.Advance(std::chrono::seconds(1));
+  call.join();
+  EXPECT_EQ(result.code(), StatusCode::kTimeout) << result.ToString();
+  EXPECT_EQ(client.Calls("get"), 0) << "it never reached the server";
+}
+
+TEST(FakeClientTest, HeldCallsEndOnCancelOrRunOnRelease) {
+  FakeClient client;
+  client.HoldCalls(true);
+  Cancellation cancel;
+  Status cancelled;
+  Status released;
+  std::thread first([&] {
+    cancelled = client.Delete(res::kConfigMaps, "default", "x", {}, {.cancel = &cancel});
+  });
+  std::thread second([&] { released = client.Get(res::kConfigMaps, "default", "x").status(); });
+  ASSERT_TRUE(Eventually([&] { return client.HeldCalls() == 2; }));
+  cancel.Cancel();
+  first.join();
+  EXPECT_EQ(cancelled.code(), StatusCode::kCancelled) << cancelled.ToString();
+  client.HoldCalls(false);
+  second.join();
+  EXPECT_EQ(released.code(), StatusCode::kNotFound) << "released, it ran: " << released.ToString();
+
+  Cancellation already;
+  already.Cancel();
+  EXPECT_EQ(client.Get(res::kConfigMaps, "default", "x", {.cancel = &already}).status().code(),
+            StatusCode::kCancelled);
 }
 
 }  // namespace

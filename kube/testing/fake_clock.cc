@@ -8,7 +8,16 @@ FakeClock::FakeClock()
 void FakeClock::WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
                           TimePoint deadline) const {
   if (Now() >= deadline) return;
+  if (advance_on_wait_) {
+    const Duration::rep target = deadline.time_since_epoch().count();
+    Duration::rep now = now_.load();
+    while (now < target && !now_.compare_exchange_weak(now, target)) {
+    }
+    return;
+  }
+  ++waiters_;
   cv.wait(lock);
+  --waiters_;
 }
 
 uint64_t FakeClock::AddWaker(std::function<void()> wake) {

@@ -1,0 +1,40 @@
+// CallOptions: how long one API call may take and what ends it early.
+//
+// Every Client call takes one as its last argument, defaulted, so a caller
+// that does not care writes nothing and still gets the client's default
+// deadline (RestConfig::timeout for RestClient): no call blocks forever.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+
+#include "kube/cancellation.h"
+#include "kube/clock.h"
+
+namespace vtenant::kube {
+
+struct CallOptions {
+  // The call, retries and their backoff included, returns by the earlier of
+  // `deadline` (a time on the client's clock) and its start plus `timeout`,
+  // with Timeout if it has no answer by then.
+  std::optional<Clock::TimePoint> deadline;
+  // Zero: the client's default (RestConfig::timeout), so a deadline alone
+  // can shorten a call but not lengthen it; set this to allow longer.
+  Clock::Duration timeout = Clock::Duration::zero();
+  // When it fires, the call returns Cancelled promptly, from a request in
+  // flight or a retry's backoff alike. Null: not cancellable. Must outlive
+  // the call.
+  Cancellation* cancel = nullptr;
+};
+
+// When a call that starts at `now` must end: the earlier of `call.deadline`
+// and now + (call.timeout, or `default_timeout` when that is zero).
+inline Clock::TimePoint CallDeadline(const CallOptions& call, Clock::TimePoint now,
+                                     Clock::Duration default_timeout) {
+  const Clock::Duration timeout =
+      call.timeout > Clock::Duration::zero() ? call.timeout : default_timeout;
+  const Clock::TimePoint end = now + timeout;
+  return call.deadline ? std::min(*call.deadline, end) : end;
+}
+
+}  // namespace vtenant::kube
