@@ -90,6 +90,7 @@ void LeaderElector::Stop() {
     started = started_;
     cv_.notify_all();
   }
+  stop_.Cancel();
   if (thread_.joinable()) thread_.join();
   uint64_t waker = 0;
   {
@@ -111,9 +112,10 @@ std::string LeaderElector::CurrentLeader() const {
   return observed_holder_;
 }
 
-bool LeaderElector::Sleep(Clock::Duration d) {
+bool LeaderElector::Sleep(Clock::Duration d) { return SleepUntilTime(config_.clock->Now() + d); }
+
+bool LeaderElector::SleepUntilTime(Clock::TimePoint until) {
   std::unique_lock lock(mu_);
-  const Clock::TimePoint until = config_.clock->Now() + d;
   while (!stopping_ && config_.clock->Now() < until) config_.clock->WaitUntil(cv_, lock, until);
   return stopping_;
 }
@@ -127,7 +129,7 @@ void LeaderElector::Loop() {
   };
   while (!stopping()) {
     Clock::TimePoint attempt_start = config_.clock->Now();
-    if (TryAcquireOrRenew() != Attempt::kHeld) {
+    if (TryAcquireOrRenew(attempt_start + config_.renew_deadline) != Attempt::kHeld) {
       Sleep(std::chrono::duration_cast<Clock::Duration>(config_.retry_period *
                                                         (1.0 + jitter(random))));
       continue;
@@ -142,9 +144,22 @@ void LeaderElector::Loop() {
     if (config_.callbacks.on_started_leading) config_.callbacks.on_started_leading();
 
     bool stopped = false;
-    while (!(stopped = Sleep(config_.retry_period))) {
+    while (true) {
+      // Renew every retry period, and wake at the renew deadline at the
+      // latest so that failing renewals end leadership on time.
+      Clock::TimePoint deadline;
+      {
+        std::lock_guard lock(mu_);
+        deadline = renewed_at_ + config_.renew_deadline;
+      }
+      const Clock::TimePoint wake = std::min(config_.clock->Now() + config_.retry_period, deadline);
+      if ((stopped = SleepUntilTime(wake))) break;
       attempt_start = config_.clock->Now();
-      Attempt attempt = TryAcquireOrRenew();
+      Attempt attempt = TryAcquireOrRenew(deadline);
+      if (stopping()) {
+        stopped = true;
+        break;
+      }
       std::lock_guard lock(mu_);
       if (attempt == Attempt::kHeld) {
         renewed_at_ = attempt_start;
@@ -192,9 +207,12 @@ void LeaderElector::Observe(const Object& lease) {
   if (new_leader && config_.callbacks.on_new_leader) config_.callbacks.on_new_leader(holder);
 }
 
-LeaderElector::Attempt LeaderElector::TryAcquireOrRenew() {
+LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(Clock::TimePoint deadline) {
+  // The timeout lets `deadline` exceed the client's default (a long renew
+  // deadline) while `deadline` still bounds the call.
+  const CallOptions call{.deadline = deadline, .timeout = config_.renew_deadline, .cancel = &stop_};
   Result<Object> current =
-      client_.Get(resources::kLeases, config_.lease_namespace, config_.lease_name);
+      client_.Get(resources::kLeases, config_.lease_namespace, config_.lease_name, call);
   // Taken after the read, so an acquireTime is never earlier than the moment
   // the previous holder's lease was seen to expire.
   const std::string now = MicroTimeNow();
@@ -209,7 +227,8 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew() {
     SetString(lease, {"spec"}, "acquireTime", now);
     SetString(lease, {"spec"}, "renewTime", now);
     SetInt(lease, {"spec"}, "leaseTransitions", 0);
-    Result<Object> created = client_.Create(resources::kLeases, config_.lease_namespace, lease);
+    Result<Object> created =
+        client_.Create(resources::kLeases, config_.lease_namespace, lease, {}, call);
     if (!created.ok()) {
       // AlreadyExists: another candidate created it first; read it next time.
       VLOG(1) << config_.identity << " could not create lease: " << created.status().ToString();
@@ -245,7 +264,8 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew() {
   }
   // The resourceVersion in `next` makes this a compare-and-swap: if another
   // candidate wrote since our read, the server answers Conflict.
-  Result<Object> updated = client_.Update(resources::kLeases, config_.lease_namespace, next);
+  Result<Object> updated =
+      client_.Update(resources::kLeases, config_.lease_namespace, next, {}, call);
   if (!updated.ok()) {
     VLOG(1) << config_.identity << " could not write lease " << config_.lease_name << ": "
             << updated.status().ToString();
@@ -256,8 +276,12 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew() {
 }
 
 void LeaderElector::Release() {
+  // Not cancelled by Stop (it runs because of Stop), but bounded: a hung
+  // server delays shutdown by renew_deadline at most.
+  const CallOptions call{.deadline = config_.clock->Now() + config_.renew_deadline,
+                         .timeout = config_.renew_deadline};
   Result<Object> current =
-      client_.Get(resources::kLeases, config_.lease_namespace, config_.lease_name);
+      client_.Get(resources::kLeases, config_.lease_namespace, config_.lease_name, call);
   if (!current.ok() || GetString(*current, {"spec", "holderIdentity"}) != config_.identity) {
     return;
   }
@@ -267,7 +291,8 @@ void LeaderElector::Release() {
   SetInt(next, {"spec"}, "leaseDurationSeconds", 1);
   SetString(next, {"spec"}, "acquireTime", now);
   SetString(next, {"spec"}, "renewTime", now);
-  Result<Object> released = client_.Update(resources::kLeases, config_.lease_namespace, next);
+  Result<Object> released =
+      client_.Update(resources::kLeases, config_.lease_namespace, next, {}, call);
   if (!released.ok()) {
     LOG(WARNING) << config_.identity << " could not release lease " << config_.lease_name << ": "
                  << released.status().ToString();

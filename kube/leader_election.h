@@ -8,10 +8,13 @@
 // candidates race exactly one wins and the other gets a 409 Conflict.
 //
 // A leader that cannot renew for renew_deadline stops leading; because
-// renew_deadline < lease_duration it stops before anyone else may start. A
-// leader stopped gracefully first runs on_stopped_leading, then clears the
-// holder of the Lease, so the next candidate takes over at its next retry
-// instead of waiting for expiry.
+// renew_deadline < lease_duration it stops before anyone else may start.
+// Every call a renewal makes carries the deadline renewed_at +
+// renew_deadline (CallOptions), so a hung API server cannot hold a renewal
+// past the moment leadership ends: on_stopped_leading runs then, not when the
+// server answers. A leader stopped gracefully first runs on_stopped_leading,
+// then clears the holder of the Lease, so the next candidate takes over at
+// its next retry instead of waiting for expiry.
 //
 // Callbacks run on the elector's thread, one at a time. They should return
 // quickly: on_started_leading starts the leader's work elsewhere (threads,
@@ -62,7 +65,9 @@ struct LeaderElectionConfig {
   // How long a Lease that stopped changing is respected by other candidates.
   // Written to the Lease in whole seconds (rounded up), at least one.
   Clock::Duration lease_duration = std::chrono::seconds(15);
-  // How long the leader keeps trying to renew before it gives up leading.
+  // How long the leader keeps trying to renew before it gives up leading;
+  // also the deadline of each attempt to acquire the Lease and of the
+  // release on Stop.
   Clock::Duration renew_deadline = std::chrono::seconds(10);
   // How often candidates try to acquire (with up to 1.2x jitter) and the
   // leader renews.
@@ -92,9 +97,10 @@ class LeaderElector {
   // Fails with FailedPrecondition when called twice or after Stop.
   Status Run();
 
-  // Stops competing. If leading: on_stopped_leading runs, then the Lease is
-  // released (unless release_on_stop is off). Waits for a request in flight,
-  // so it must not be called from a callback. Idempotent.
+  // Stops competing. A request in flight is cancelled. If leading:
+  // on_stopped_leading runs, then the Lease is released (unless
+  // release_on_stop is off), which takes at most renew_deadline even if the
+  // server hangs. Must not be called from a callback. Idempotent.
   void Stop();
 
   // Whether this elector leads now: it holds the Lease and its last
@@ -113,18 +119,21 @@ class LeaderElector {
   LeaderElector(Client& client, LeaderElectionConfig config);
 
   void Loop();
-  // One read-and-write of the Lease: acquires it, renews it, or learns who
-  // holds it.
-  Attempt TryAcquireOrRenew();
+  // One read-and-write of the Lease, every call ending by `deadline`:
+  // acquires it, renews it, or learns who holds it.
+  Attempt TryAcquireOrRenew(Clock::TimePoint deadline);
   // Clears the holder if it is still this elector.
   void Release();
   // Remembers the Lease's record; restarts the expiry clock when it changed.
   void Observe(const Object& lease);
   // Sleeps for `d` on the clock; true if Stop was called.
   bool Sleep(Clock::Duration d);
+  // Sleeps until the clock reads `until`; true if Stop was called.
+  bool SleepUntilTime(Clock::TimePoint until);
 
   Client& client_;
   const LeaderElectionConfig config_;
+  Cancellation stop_;  // fired by Stop: ends a request in flight
   const int64_t lease_seconds_;
 
   mutable std::mutex mu_;

@@ -8,7 +8,10 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/rest_client.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/fake_clock.h"
+#include "kube/testing/fake_transport.h"
 
 namespace vtenant::kube {
 namespace {
@@ -284,6 +287,131 @@ TEST(LeaderElectorTest, ManyCandidatesNeverLeadTogether) {
   int started = 0;
   for (auto& c : candidates) started += c->started.load();
   EXPECT_EQ(started, 4) << "three handovers plus the first";
+}
+
+// One Lease served over FakeTransport: enough of the API server for an
+// elector on a RestClient (GET, POST, PUT with compare-and-swap).
+class LeaseServer {
+ public:
+  Result<HttpResponse> Handle(const RecordedRequest& request) {
+    std::lock_guard lock(mu_);
+    if (request.method == "GET") {
+      if (lease_.empty()) {
+        return Answer(404, R"({"kind":"Status","reason":"NotFound","code":404,"message":"no"})");
+      }
+      return Answer(200, lease_);
+    }
+    Result<Object> body = ParseJson(request.body);
+    if (!body.ok()) return Answer(400, "{}");
+    if (request.method == "PUT" && ResourceVersion(*body) != std::to_string(version_)) {
+      return Answer(409, R"({"kind":"Status","reason":"Conflict","code":409,"message":"stale"})");
+    }
+    SetString(*body, {"metadata"}, "resourceVersion", std::to_string(++version_));
+    lease_ = ToJson(*body);
+    return Answer(request.method == "POST" ? 201 : 200, lease_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::string lease_;
+  int64_t version_ = 0;
+};
+
+struct HungServerFixture {
+  HungServerFixture() {
+    auto owned = std::make_unique<FakeTransport>(&clock);
+    transport = owned.get();
+    transport->SetHandler([this](const RecordedRequest& r) { return server.Handle(r); });
+    client = std::make_unique<RestClient>(std::move(owned), RetryPolicy{.clock = &clock});
+    Result<std::unique_ptr<LeaderElector>> created =
+        LeaderElector::Create(*client, {.lease_namespace = "kube-system",
+                                        .lease_name = "test-lock",
+                                        .identity = "a",
+                                        .lease_duration = milliseconds(1000),
+                                        .renew_deadline = milliseconds(600),
+                                        .retry_period = milliseconds(100),
+                                        .callbacks = {.on_started_leading = [this] { ++started; },
+                                                      .on_stopped_leading =
+                                                          [this] {
+                                                            stopped_at = clock.Now();
+                                                            ++stopped;
+                                                          }},
+                                        .clock = &clock});
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    elector = std::move(created).value();
+  }
+
+  // Leads, then the server stops answering: the first renewal, due at
+  // +100 ms, hangs. Returns when it does; the time is then +100 ms.
+  void LeadThenHang() {
+    start = clock.Now();
+    ASSERT_TRUE(elector->Run().ok());
+    ASSERT_TRUE(Eventually([&] { return started.load() == 1; }));
+    transport->Hang(true);
+    ASSERT_TRUE(Eventually([&] { return clock.Waiters() == 1; }));  // asleep until the renewal
+    clock.Advance(milliseconds(100));
+    ASSERT_TRUE(Eventually([&] { return transport->Hanging() == 1; }));
+  }
+
+  FakeClock clock;
+  LeaseServer server;
+  FakeTransport* transport = nullptr;
+  std::unique_ptr<RestClient> client;
+  std::unique_ptr<LeaderElector> elector;
+  Clock::TimePoint start;
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::atomic<Clock::TimePoint> stopped_at{};
+};
+
+TEST(LeaderElectorTest, StopsLeadingAtTheRenewDeadlineWhileTheServerHangs) {
+  HungServerFixture f;
+  f.LeadThenHang();
+  EXPECT_TRUE(f.elector->IsLeader());
+  EXPECT_EQ(f.stopped.load(), 0);
+  // The renewal was sent with the deadline at which leadership ends.
+  const std::optional<Clock::TimePoint> deadline = f.transport->Requests().back().deadline;
+  ASSERT_TRUE(deadline.has_value());
+  EXPECT_EQ(*deadline, f.start + milliseconds(600));
+
+  f.clock.Advance(milliseconds(499));
+  EXPECT_EQ(f.transport->Hanging(), 1) << "still within the deadline";
+  EXPECT_TRUE(f.elector->IsLeader());
+  // Time now stands at exactly the renew deadline and moves no further: the
+  // elector must give up with no answer from the server.
+  f.clock.Advance(milliseconds(1));
+  ASSERT_TRUE(Eventually([&] { return f.stopped.load() == 1; }));
+  EXPECT_EQ(f.stopped_at.load() - f.start, milliseconds(600));
+  EXPECT_FALSE(f.elector->IsLeader());
+  EXPECT_EQ(f.transport->Requests().back().method, "GET") << "nothing sent after the deadline";
+  // Stop cancels the candidate's hanging attempt to take the lease back.
+  f.elector->Stop();
+  EXPECT_EQ(f.stopped.load(), 1) << "on_stopped_leading ran once";
+}
+
+TEST(LeaderElectorTest, StopWhileTheServerHangsCancelsTheRenewalAndBoundsTheRelease) {
+  HungServerFixture f;
+  f.LeadThenHang();
+  std::atomic<bool> stop_returned = false;
+  std::thread stopper([&] {
+    f.elector->Stop();
+    stop_returned = true;
+  });
+  // The hung renewal is cancelled, on_stopped_leading runs, and the release
+  // hangs in turn, until its own deadline.
+  ASSERT_TRUE(Eventually([&] { return f.stopped.load() == 1; }));
+  ASSERT_TRUE(Eventually([&] {
+    std::vector<RecordedRequest> requests = f.transport->Requests();
+    return f.transport->Hanging() == 1 && requests.size() >= 2;
+  }));
+  EXPECT_FALSE(stop_returned);
+  const std::optional<Clock::TimePoint> release_deadline = f.transport->Requests().back().deadline;
+  ASSERT_TRUE(release_deadline.has_value());
+  EXPECT_EQ(*release_deadline - f.clock.Now(), milliseconds(600));
+  f.clock.Advance(milliseconds(600));
+  stopper.join();
+  EXPECT_TRUE(stop_returned);
+  EXPECT_FALSE(f.elector->IsLeader());
 }
 
 }  // namespace

@@ -385,18 +385,26 @@ struct FakeClient::State {
             ? CallDeadline(call, clock.Now(), Clock::Duration::max() / 4)
             : Clock::TimePoint::max();
     const std::string what = std::string(verb) + " " + type.resource;
+    // Counted for the whole wait, so HeldCalls() does not flicker while a
+    // waiter wakes to look at the time.
+    bool counted = false;
+    Status result;
     while (true) {
       if (call.cancel != nullptr && call.cancel->cancelled()) {
-        return Status(StatusCode::kCancelled, what + ": cancelled");
+        result = Status(StatusCode::kCancelled, what + ": cancelled");
+        break;
       }
       if (clock.Now() >= deadline) {
-        return Status(StatusCode::kTimeout, what + ": deadline passed with no answer");
+        result = Status(StatusCode::kTimeout, what + ": deadline passed with no answer");
+        break;
       }
       if (!calls_held) break;
-      ++held_calls;
+      if (!counted) ++held_calls;
+      counted = true;
       clock.WaitUntil(cv, lock, deadline);
-      --held_calls;
     }
+    if (counted) --held_calls;
+    if (!result.ok()) return result;
     return CheckLocked(verb, type);
   }
 

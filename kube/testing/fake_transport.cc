@@ -75,18 +75,23 @@ Status FakeTransport::WaitWhileHanging(const std::string& what,
   });
   const Clock::TimePoint until = deadline.value_or(Clock::TimePoint::max());
   std::unique_lock lock(state_->mu);
+  // Counted for the whole hang, so Hanging() does not flicker while a
+  // waiter wakes to look at the time.
+  ++state_->hanging;
+  Status result;
   while (state_->hang) {
     if (cancel != nullptr && cancel->cancelled()) {
-      return Status(StatusCode::kCancelled, what + ": cancelled");
+      result = Status(StatusCode::kCancelled, what + ": cancelled");
+      break;
     }
     if (clock_->Now() >= until) {
-      return Status(StatusCode::kTimeout, what + ": no answer before the call's deadline");
+      result = Status(StatusCode::kTimeout, what + ": no answer before the call's deadline");
+      break;
     }
-    ++state_->hanging;
     clock_->WaitUntil(state_->cv, lock, until);
-    --state_->hanging;
   }
-  return Status::Ok();
+  --state_->hanging;
+  return result;
 }
 
 Result<HttpResponse> FakeTransport::Send(std::string_view method, std::string_view path_and_query,
