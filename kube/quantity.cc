@@ -6,17 +6,12 @@
 #include <limits>
 #include <optional>
 
+#include "base/decimal.h"
+
 namespace vtenant::kube {
 namespace {
 
 constexpr int64_t kMaxMilli = std::numeric_limits<int64_t>::max();
-
-// Exponents beyond this are clamped while parsing. Any digit string that fits
-// in memory is far shorter, so a clamped exponent still overflows (or rounds to
-// 1m) exactly when the true one would.
-constexpr int64_t kExponentClamp = int64_t{1} << 40;
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // What a suffix means: value = mantissa * 10^decimal_exponent * 1024^binary_power.
 struct Suffix {
@@ -52,21 +47,9 @@ std::optional<Suffix> ParseSuffix(std::string_view s) {
     if (index == std::string_view::npos) return std::nullopt;
     return Suffix{0, static_cast<int>(index) + 1, F::kBinarySI};
   }
-  if (s[0] != 'e' && s[0] != 'E') return std::nullopt;
-  std::string_view exponent = s.substr(1);
-  bool negative = false;
-  if (exponent[0] == '+' || exponent[0] == '-') {
-    negative = exponent[0] == '-';
-    exponent.remove_prefix(1);
-  }
-  if (exponent.empty() || !std::all_of(exponent.begin(), exponent.end(), IsDigit)) {
-    return std::nullopt;
-  }
-  int64_t magnitude = 0;
-  for (char c : exponent) {
-    magnitude = std::min(magnitude * 10 + (c - '0'), kExponentClamp);
-  }
-  return Suffix{negative ? -magnitude : magnitude, 0, F::kDecimalExponent};
+  std::optional<int64_t> exponent = ReadDecimalExponent(s);
+  if (!exponent) return std::nullopt;
+  return Suffix{*exponent, 0, F::kDecimalExponent};
 }
 
 // digits := digits * factor, on a decimal string without leading zeros. The
@@ -84,31 +67,6 @@ void MultiplyDecimal(std::string& digits, int factor) {
   }
 }
 
-// The magnitude `digits` * 10^shift rounded away from zero to an integer, or
-// nullopt when it exceeds kMaxMilli. `digits` has no leading zeros and is not
-// "0" or empty.
-std::optional<int64_t> ScaleToInteger(const std::string& digits, int64_t shift) {
-  std::string_view kept = digits;
-  bool inexact = false;
-  if (shift < 0) {
-    int64_t dropped = std::min<int64_t>(-shift, static_cast<int64_t>(digits.size()));
-    kept = kept.substr(0, digits.size() - dropped);
-    std::string_view tail = std::string_view(digits).substr(digits.size() - dropped);
-    inexact = tail.find_first_not_of('0') != std::string_view::npos;
-    shift = 0;
-  }
-  // int64 has 19 digits; a longer result cannot fit.
-  if (static_cast<int64_t>(kept.size()) + shift > 19) return std::nullopt;
-  uint64_t value = 0;
-  if (!kept.empty()) {
-    std::from_chars(kept.data(), kept.data() + kept.size(), value);
-  }
-  for (int64_t i = 0; i < shift; ++i) value *= 10;  // at most 19 digits: fits uint64
-  if (inexact) ++value;
-  if (value > static_cast<uint64_t>(kMaxMilli)) return std::nullopt;
-  return static_cast<int64_t>(value);
-}
-
 }  // namespace
 
 Result<Quantity> Quantity::Parse(std::string_view text) {
@@ -117,47 +75,29 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
   };
   if (text.empty()) return invalid("empty; want a number such as 500m, 0.33, 4Gi or 1e3");
 
-  size_t pos = 0;
-  bool negative = false;
-  if (text[pos] == '+' || text[pos] == '-') {
-    negative = text[pos] == '-';
-    ++pos;
-  }
-  size_t integer_start = pos;
-  while (pos < text.size() && IsDigit(text[pos])) ++pos;
-  std::string_view integer_part = text.substr(integer_start, pos - integer_start);
-  std::string_view fraction_part;
-  if (pos < text.size() && text[pos] == '.') {
-    size_t fraction_start = ++pos;
-    while (pos < text.size() && IsDigit(text[pos])) ++pos;
-    fraction_part = text.substr(fraction_start, pos - fraction_start);
-  }
-  if (integer_part.empty() && fraction_part.empty()) {
-    return invalid("no digits; want a number such as 500m, 0.33, 4Gi or 1e3");
-  }
+  Decimal number;
+  const size_t pos = ReadDecimalMantissa(text, &number);
+  if (pos == 0) return invalid("no digits; want a number such as 500m, 0.33, 4Gi or 1e3");
   std::string_view suffix_text = text.substr(pos);
   std::optional<Suffix> suffix = ParseSuffix(suffix_text);
   if (!suffix) {
     return invalid("unknown suffix \"" + std::string(suffix_text) +
                    "\"; want one of n u m k M G T P E, Ki Mi Gi Ti Pi Ei, or e<exponent>");
   }
+  if (number.digits.empty()) return Quantity(0, suffix->format);
 
-  std::string digits = std::string(integer_part) + std::string(fraction_part);
-  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
-  if (digits.empty()) return Quantity(0, suffix->format);
-
-  for (int i = 0; i < suffix->binary_power; ++i) MultiplyDecimal(digits, 1024);
-  // value in milli = digits * 10^(exponent + 3 - fraction digits)
-  int64_t shift = suffix->decimal_exponent + 3 - static_cast<int64_t>(fraction_part.size());
-  std::optional<int64_t> magnitude = ScaleToInteger(digits, shift);
-  if (!magnitude) {
+  for (int i = 0; i < suffix->binary_power; ++i) MultiplyDecimal(number.digits, 1024);
+  number.exponent += suffix->decimal_exponent;
+  // Rounded away from zero to the next milli, as base/decimal.h says.
+  std::optional<int64_t> milli = DecimalToMilli(number);
+  if (!milli) {
     return invalid("out of range; at most " + std::to_string(kMaxMilli) +
                    " milli-units (about 9.2P) in magnitude");
   }
   Format format = suffix->format;
   // Like Kubernetes: a binary quantity below one unit has no binary spelling.
-  if (format == Format::kBinarySI && *magnitude < 1000) format = Format::kDecimalSI;
-  return Quantity(negative ? -*magnitude : *magnitude, format);
+  if (format == Format::kBinarySI && *milli > -1000 && *milli < 1000) format = Format::kDecimalSI;
+  return Quantity(*milli, format);
 }
 
 Quantity Quantity::FromMilli(int64_t milli, Format format) { return Quantity(milli, format); }

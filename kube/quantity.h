@@ -8,8 +8,10 @@
 //
 // Differences from apimachinery's resource.Quantity, all deliberate:
 //   - Precision stops at 1m: a finer non-zero value is rounded away from zero
-//     to the next milli ("0.0001" is 1m, "-0.0001" is -1m), like Kubernetes'
-//     MilliValue(). Nothing non-zero ever becomes zero.
+//     to the next milli ("0.0001" is 1m, "-0.0001" is -1m, "0.3333" is 334m),
+//     like Kubernetes' MilliValue(). Nothing non-zero ever becomes zero. The
+//     number and its rounding come from base/decimal.h, which the scheduler
+//     uses for gpu-fraction too, so both read "0.3333" as 334m.
 //   - The range is that of int64 milli-units, about ±9.2e15 units ("9P" fits,
 //     "10P" and "2E" do not). Out of range is an error, never a wrapped value.
 //   - A mantissa without any digit (".", "+", "m") is an error; Kubernetes

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "base/decimal.h"
+
 namespace vtenant::kube {
 namespace {
 
@@ -221,6 +223,18 @@ TEST(QuantityFormatTest, Names) {
   EXPECT_EQ(FormatName(Format::kDecimalSI), "DecimalSI");
   EXPECT_EQ(FormatName(Format::kBinarySI), "BinarySI");
   EXPECT_EQ(FormatName(Format::kDecimalExponent), "DecimalExponent");
+}
+
+// The scheduler reads gpu-fraction with base/decimal.h; a pod's annotation
+// and its resource quantity must mean the same amount.
+TEST(QuantityTest, AgreesWithTheSharedDecimalParser) {
+  for (const char* text :
+       {"0.3333", "0.335", "1e-3", "0.0005", "1.5", "-0.0005", "-1.5", "0.33", "1", "2.5E2", "0"}) {
+    Result<Quantity> quantity = Quantity::Parse(text);
+    Result<int64_t> decimal = ParseDecimalMilli(text, "gpu-fraction");
+    ASSERT_TRUE(quantity.ok() && decimal.ok()) << text;
+    EXPECT_EQ(quantity->Milli(), *decimal) << text;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "base/decimal.h"
+
 namespace vtenant::sched {
 namespace {
 
@@ -24,41 +26,7 @@ Result<int64_t> ParsePositiveInt(std::string_view text, std::string_view field, 
 }  // namespace
 
 Result<int64_t> ParseMilli(std::string_view text, std::string_view field) {
-  std::string_view rest = text;
-  bool negative = false;
-  if (!rest.empty() && (rest[0] == '-' || rest[0] == '+')) {
-    negative = rest[0] == '-';
-    rest.remove_prefix(1);
-  }
-  int64_t whole = 0;
-  int64_t milli = 0;
-  int digits = 0;
-  bool seen_point = false;
-  int decimals = 0;
-  bool round_up = false;
-  for (char c : rest) {
-    if (c == '.' && !seen_point) {
-      seen_point = true;
-      continue;
-    }
-    if (c < '0' || c > '9') return InvalidArgument(Quoted(field, text) + " is not a number");
-    ++digits;
-    if (!seen_point) {
-      if (whole > (INT64_MAX / 1000 - 9) / 10)
-        return InvalidArgument(Quoted(field, text) + " is too large");
-      whole = whole * 10 + (c - '0');
-    } else if (decimals < 3) {
-      milli = milli * 10 + (c - '0');
-      ++decimals;
-    } else if (decimals == 3) {
-      round_up = c >= '5';
-      ++decimals;
-    }
-  }
-  if (digits == 0) return InvalidArgument(Quoted(field, text) + " is not a number");
-  for (int d = std::min(decimals, 3); d < 3; ++d) milli *= 10;
-  int64_t value = whole * 1000 + milli + (round_up ? 1 : 0);
-  return negative ? -value : value;
+  return ParseDecimalMilli(text, field);
 }
 
 Result<Milli> ParseGpuFraction(std::string_view text) {

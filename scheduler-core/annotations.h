@@ -11,8 +11,10 @@
 
 namespace vtenant::sched {
 
-// "0.33" -> 330, "1" -> 1000, "-1" -> -1000. Digits past the third decimal
-// are rounded half up. `field` names the value in the error message.
+// "0.33" -> 330, "1" -> 1000, "-1" -> -1000, "1e-3" -> 1. A value finer than
+// a thousandth is rounded away from zero, as Kubernetes' quantities are
+// ("0.3333" -> 334, like kube::Quantity): base/decimal.h's ParseDecimalMilli.
+// `field` names the value in the error message.
 Result<int64_t> ParseMilli(std::string_view text, std::string_view field);
 
 // Annotation gpu-fraction: more than 0 and at most 1 device.
