@@ -94,7 +94,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
       // helped, and leave them to reclaim and the next cycle.
       const JobBlock block = session.outcome[job].block;
       if (block == JobBlock::kNoNode || block == JobBlock::kGangPartial)
-        session.consolidate_note[job] = ConsolidateNote::kCycleBudget;
+        session.notes.Set(job, {NoteAction::kConsolidate, NoteKind::kCycleBudget});
       still.push_back(job);
       continue;
     }
@@ -147,9 +147,10 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
           done = m > 0;
           moves_made += m;
         } else if (capped) {
-          session.consolidate_note[job] = cap < session.options.consolidation_max_moves_per_job
-                                              ? ConsolidateNote::kCycleBudget
-                                              : ConsolidateNote::kTooManyMoves;
+          session.notes.Set(
+              job, {NoteAction::kConsolidate, cap < session.options.consolidation_max_moves_per_job
+                                                  ? NoteKind::kCycleBudget
+                                                  : NoteKind::kTooManyMoves});
         }
         if (done) {
           session.ForgetFailures();

@@ -19,8 +19,19 @@ struct Division {
   int64_t Weight(QueueId q) const { return queues[q].resources[r].over_quota_weight_milli; }
   int64_t Need(QueueId q) const { return std::max<int64_t>(0, Requestable(q) - fair[q][r]); }
 
+  // KAI hands over-quota GPU out in whole devices ("for better usability"),
+  // so a queue's share above its quota is a whole number of GPUs; CPU and
+  // memory are divided to the unit.
+  int64_t Unit() const { return r == kGpu ? kMilliPerGpu : 1; }
+
   // Rounds by weight among the queues of one priority; returns what is left.
+  // Each round offers every unsatisfied queue pool * weight / total weight,
+  // floored to the unit; a queue that needs less takes what it needs and
+  // the round is repeated with what it left. When nobody was satisfied, the
+  // floors' leftovers go one unit each to the largest remainders (ties: the
+  // older queue, then the smaller name), as KAI's divideRemainingResource.
   int64_t OverQuota(const std::vector<QueueId>& bucket, int64_t remaining) {
+    const int64_t unit = Unit();
     std::vector<QueueId> unsatisfied;
     std::vector<__int128> remainder;
     while (remaining > 0) {
@@ -38,19 +49,22 @@ struct Division {
       remainder.assign(unsatisfied.size(), 0);
       for (size_t i = 0; i < unsatisfied.size(); ++i) {
         QueueId q = unsatisfied[i];
-        __int128 exact = static_cast<__int128>(pool) * Weight(q);
-        int64_t share = static_cast<int64_t>(exact / total_weight);
-        remainder[i] = exact % total_weight;
-        int64_t give = share;
-        if (Need(q) <= share) {
-          give = Need(q);
+        // exact / total_weight is the queue's exact share of the pool.
+        const __int128 exact = static_cast<__int128>(pool) * Weight(q);
+        if (static_cast<__int128>(Need(q)) * total_weight <= exact) {
+          const int64_t give = Need(q);
+          fair[q][r] += give;
+          remaining -= give;
           someone_satisfied = true;
+          continue;
         }
+        const __int128 unit_weight = static_cast<__int128>(unit) * total_weight;
+        const int64_t give = static_cast<int64_t>(exact / unit_weight) * unit;
+        remainder[i] = exact - static_cast<__int128>(give) * total_weight;
         fair[q][r] += give;
         remaining -= give;
       }
       if (someone_satisfied) continue;  // what they left over goes round again
-      // Everyone took the floor of its share: fewer units than queues remain.
       std::vector<size_t> order(unsatisfied.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -60,14 +74,18 @@ struct Division {
         if (qa.creation_time != qb.creation_time) return qa.creation_time < qb.creation_time;
         return qa.name < qb.name;
       });
+      bool leftover_satisfied = false;
       for (size_t i : order) {
         if (remaining == 0) break;
         QueueId q = unsatisfied[i];
-        if (Need(q) == 0) continue;
-        fair[q][r] += 1;
-        remaining -= 1;
+        // KAI gives a whole unit even past the request; we stop at the
+        // request so a share never exceeds what the queue can use.
+        const int64_t give = std::min({unit, remaining, Need(q)});
+        fair[q][r] += give;
+        remaining -= give;
+        leftover_satisfied = leftover_satisfied || Need(q) == 0;
       }
-      break;
+      if (!leftover_satisfied) break;
     }
     return remaining;
   }

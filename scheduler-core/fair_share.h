@@ -10,9 +10,13 @@
 //     gets nothing over quota.
 //  3. Each queue's share is then divided among its children the same way.
 //
-// Integer milli-units make every division exact except its remainder, which
-// is handed out one unit at a time: to the queues whose exact share had the
-// largest fractional part, ties to the older queue, then to the smaller name.
+// What is over quota is handed out in whole GPUs, as KAI does: each round's
+// share is floored to whole devices and the leftover goes one GPU at a time
+// to the queues with the largest remainders (ties to the older queue, then
+// the smaller name), never past what a queue requests. Quotas themselves
+// stay exact (0.33 stays 330m). CPU and memory divide to the millicore and
+// the byte. Unlike KAI, the leftover of one priority is handed out before a
+// lower priority sees anything, so priority stays strict.
 // Like KAI, quotas are granted even when they add up to more than the
 // parent has; the admin's guarantee wins over arithmetic.
 #pragma once

@@ -15,6 +15,7 @@ struct QueueRow {
   Milli limit;
   double weight;
   int priority = 0;
+  int64_t created = 0;
 };
 
 struct Case {
@@ -34,6 +35,7 @@ std::map<std::string, Milli> Divide(const Case& c) {
     q.parent = row.parent.empty() ? kNone : ids.at(row.parent);
     q.resources[kGpu] = {row.quota, row.limit, static_cast<int64_t>(row.weight * 1000)};
     q.priority = row.priority;
+    q.creation_time = row.created;
     ids[row.name] = static_cast<QueueId>(queues.size());
     queues.push_back(q);
   }
@@ -67,12 +69,12 @@ TEST(FairShareTest, Vectors) {
        kMlOrg,
        {{"nlp", 330}, {"vision", 330}, {"recsys", 330}},
        {{"ml-org", 990}, {"nlp", 330}, {"vision", 330}, {"recsys", 330}}},
-      {"three teams on one L40S all wanting more: the 10m left splits 3/3/3 and the last "
-       "milli goes to the smallest name (nlp)",
+      {"three teams on one L40S all wanting more: over quota is handed out in whole GPUs, so "
+       "the 10m left goes whole to one team, the smallest name of equally old queues (nlp)",
        1000,
        kMlOrg,
        {{"nlp", 1000}, {"vision", 1000}, {"recsys", 1000}},
-       {{"ml-org", 1000}, {"nlp", 334}, {"vision", 333}, {"recsys", 333}}},
+       {{"ml-org", 1000}, {"nlp", 340}, {"vision", 330}, {"recsys", 330}}},
       {"two teams idle: the busy one may use the whole GPU",
        1000,
        kMlOrg,
@@ -117,12 +119,37 @@ TEST(FairShareTest, Vectors) {
        {{"a", "", 1000, kUnlimited, 1}},
        {},
        {{"a", 0}}},
-      {"indivisible remainder goes to the larger fractional share first",
+      {"one GPU over quota is not split 2:1; it goes whole to the larger remainder",
        1000,
        {{"a", "", 0, kUnlimited, 2}, {"b", "", 0, kUnlimited, 1}},
        {{"a", 1000}, {"b", 1000}},
-       // 1000*2/3 = 666.67, 1000/3 = 333.33: a has the larger fraction.
-       {{"a", 667}, {"b", 333}}},
+       // 1000*2/3 = 666.67m, 1000/3 = 333.33m: both floor to 0 GPUs; a's remainder is larger.
+       {{"a", 1000}, {"b", 0}}},
+      {"over quota in whole GPUs: 3.75 and 1.25 floor to 3 and 1, the fifth GPU goes to the "
+       "larger remainder (0.75)",
+       5000,
+       {{"a", "", 0, kUnlimited, 3}, {"b", "", 0, kUnlimited, 1}},
+       {{"a", 9000}, {"b", 9000}},
+       {{"a", 4000}, {"b", 1000}}},
+      {"equal remainders: the leftover GPU goes to the queue created first, not the first name",
+       7000,
+       {{"a", "", 0, kUnlimited, 1, 0, 30},
+        {"b", "", 0, kUnlimited, 1, 0, 10},
+        {"c", "", 0, kUnlimited, 1, 0, 20}},
+       {{"a", 9000}, {"b", 9000}, {"c", 9000}},
+       {{"a", 2000}, {"b", 3000}, {"c", 2000}}},
+      {"quotas stay exact (330m); only what is over them comes in whole GPUs, the last one "
+       "being what is left",
+       2000,
+       {{"a", "", 330, kUnlimited, 1}, {"b", "", 330, kUnlimited, 1}},
+       {{"a", 5000}, {"b", 5000}},
+       {{"a", 1330}, {"b", 670}}},
+      {"a leftover GPU never goes past the request: a takes the 600m it asks for and the "
+       "400m left goes to b (KAI would give a the whole GPU and b nothing)",
+       1000,
+       {{"a", "", 0, kUnlimited, 1}, {"b", "", 0, kUnlimited, 1}},
+       {{"a", 600}, {"b", 600}},
+       {{"a", 600}, {"b", 400}}},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(Divide(c), c.expected) << c.name;

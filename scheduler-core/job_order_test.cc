@@ -56,20 +56,6 @@ TEST(JobOrderTest, QueueFurthestBelowItsFairShareGoesFirst) {
   EXPECT_EQ(BindOf(d, s, "rich-next"), nullptr);
 }
 
-TEST(JobOrderTest, HigherPriorityQueueGoesFirstWhateverItsShare) {
-  SnapshotBuilder b;
-  QueueSpec vip = GpuQueue("vip", "", 0);
-  vip.priority = 10;
-  b.AddQueue(vip);
-  b.AddQueue(GpuQueue("std", "", 1000));
-  b.AddNode(GpuNode("n", 1));
-  b.AddPod(WholeGpuPod("std-job", "std", 1));
-  b.AddPod(WholeGpuPod("vip-job", "vip", 1));
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_NE(BindOf(d, s, "vip-job"), nullptr);
-}
-
 // The tutorial's ml-org: one L40S, three teams with 0.33 GPU each.
 SnapshotBuilder MlOrg() {
   SnapshotBuilder b;

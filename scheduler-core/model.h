@@ -114,6 +114,12 @@ struct TopologyConstraint {
   StringId preferred_level = kNoString;
 };
 
+// KAI's priority classes: train (50) is preemptible, build (100) and
+// inference (125) are not. A job that does not say whether it may be
+// preempted is preemptible exactly when its priority is below this.
+inline constexpr int32_t kNonPreemptiblePriority = 100;
+inline bool PreemptibleByDefault(int32_t priority) { return priority < kNonPreemptiblePriority; }
+
 // A job: the unit KAI orders, gangs and evicts (KAI PodGroup).
 struct PodGroup {
   std::string name;

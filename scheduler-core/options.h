@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "scheduler-core/order_rules.h"
 
 namespace vtenant::sched {
 
@@ -54,6 +55,8 @@ struct Options {
   int consolidation_max_moves_per_job = 8;
   int consolidation_max_moves_per_cycle = 64;
   uint64_t seed = 1;  // random-fit only
+  // Queue order, job order and victim order; unset ones follow KAI.
+  Rules rules;
 };
 
 }  // namespace vtenant::sched

@@ -67,37 +67,42 @@ std::string PendingReasons::Budget(const JobOutcome& why, bool non_preemptible) 
          FormatAmount(why.resource, why.cap) + " limit";
 }
 
-std::string PendingReasons::Reclaim(GroupId group) const {
+std::string PendingReasons::NoteText(GroupId group, const PendingNote& note) const {
   const Snapshot& s = session_->snapshot;
-  QueueId q = s.groups[group].queue;
-  switch (session_->reclaim_note[group]) {
-    case ReclaimNote::kNotTried:
-      return "";
-    case ReclaimNote::kQueueAtFairShare:
-      return "; no reclaim: queue " + s.queues[q].name + " is not below its fair share (gpu " +
-             FormatAmount(kGpu, session_->state.QueueAllocated(q)[kGpu]) + " allocated of " +
-             FormatAmount(kGpu, session_->fair_share[q][kGpu]) + ")";
-    case ReclaimNote::kNoVictims:
-      return "; no reclaim: queues above their fair share hold no preemptible jobs past their "
+  const Options& o = session_->options;
+  const QueueId own = s.groups[group].queue;
+  const std::string action = note.action == NoteAction::kConsolidate ? "no consolidation"
+                             : note.action == NoteAction::kReclaim   ? "no reclaim"
+                                                                     : "no preemption";
+  const std::string other = note.queue == kNone ? "" : s.queues[note.queue].name;
+  switch (note.kind) {
+    case NoteKind::kTooManyMoves:
+      return action + ": no plan of at most " + std::to_string(o.consolidation_max_moves_per_job) +
+             " pod moves (the per-job limit) makes room";
+    case NoteKind::kCycleBudget:
+      return action + ": this cycle's budget of " +
+             std::to_string(o.consolidation_max_moves_per_cycle) + " pod moves is spent";
+    case NoteKind::kQueueAtFairShare:
+      return action + ": queue " + s.queues[own].name + " is not below its fair share (gpu " +
+             FormatAmount(kGpu, session_->state.QueueAllocated(own)[kGpu]) + " allocated of " +
+             FormatAmount(kGpu, session_->fair_share[own][kGpu]) + ")";
+    case NoteKind::kNoVictims:
+      return action +
+             ": queues above their fair share hold no preemptible jobs past their "
              "minimum runtime that would make room";
+    case NoteKind::kVictimsMinRuntime:
+      return action + ": the jobs that would make room (queue " + other +
+             ") are within their minimum runtime of " + std::to_string(note.seconds) + "s";
+    case NoteKind::kVictimsNonPreemptible:
+      return action + ": the jobs that would make room (queue " + other + ") are non-preemptible";
   }
   return "";
 }
 
-std::string PendingReasons::Consolidate(GroupId group) const {
-  const Options& o = session_->options;
-  switch (session_->consolidate_note[group]) {
-    case ConsolidateNote::kNotTried:
-      return "";
-    case ConsolidateNote::kTooManyMoves:
-      return "; no consolidation: no plan of at most " +
-             std::to_string(o.consolidation_max_moves_per_job) +
-             " pod moves (the per-job limit) makes room";
-    case ConsolidateNote::kCycleBudget:
-      return "; no consolidation: this cycle's budget of " +
-             std::to_string(o.consolidation_max_moves_per_cycle) + " pod moves is spent";
-  }
-  return "";
+std::string PendingReasons::Notes(GroupId group) const {
+  std::string out;
+  for (const PendingNote& n : session_->notes.Of(group)) out += "; " + NoteText(group, n);
+  return out;
 }
 
 std::string PendingReasons::For(GroupId group, PodId pod) {
@@ -138,12 +143,12 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       } else {
         text = (gang.empty() ? "" : gang + ": ") + fit;
       }
-      return text + Consolidate(group) + Reclaim(group);
+      return text + Notes(group);
     }
     case JobBlock::kNone:
       break;
   }
-  return NodeFit(pod);
+  return NodeFit(pod) + Notes(group);
 }
 
 }  // namespace vtenant::sched

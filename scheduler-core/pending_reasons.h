@@ -22,8 +22,9 @@ class PendingReasons {
 
  private:
   std::string Budget(const JobOutcome& why, bool non_preemptible) const;
-  std::string Reclaim(GroupId group) const;
-  std::string Consolidate(GroupId group) const;
+  // "; no reclaim: ..." and the like, for what later actions noted.
+  std::string Notes(GroupId group) const;
+  std::string NoteText(GroupId group, const PendingNote& note) const;
 
   Session* session_;
   std::map<ShapeId, std::string> node_fit_;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -32,7 +33,15 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     for (GroupId v : pool.InQueue(group.queue))
       if (pool.Alive(v) && v != job && s.groups[v].priority < group.priority)
         candidates.push_back(v);
+    // Younger jobs of the queue are protected by its preempt min runtime.
+    const std::optional<PendingNote> young =
+        pool.WithinMinRuntime(group.queue) > 0
+            ? std::optional<PendingNote>(PendingNote{NoteAction::kPreempt,
+                                                     NoteKind::kVictimsMinRuntime, group.queue,
+                                                     session.preempt_min_runtime_s[group.queue]})
+            : std::nullopt;
     if (candidates.empty()) {
+      if (young) session.notes.Set(job, *young);
       hopeless.insert(key);
       still.push_back(job);
       continue;
@@ -40,8 +49,10 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     // Already lowest priority first, then the youngest (the pool's order).
     auto eligible = [&](GroupId v) { return pool.Alive(v); };
     if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible)) {
+      session.notes.Clear(job, NoteAction::kPreempt);
       hopeless.clear();
     } else {
+      if (young) session.notes.Set(job, *young);
       hopeless.insert(key);
       still.push_back(job);
     }

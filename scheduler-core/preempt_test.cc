@@ -96,6 +96,8 @@ TEST(PreemptTest, FreesTheQueueLimitForAHigherPriorityJob) {
   b.AddPod(low);
   PodSpec urgent = WholeGpuPod("urgent", "team", 1);
   urgent.priority = 100;
+  // Priority 100 alone would make it non-preemptible, which quota 0 forbids.
+  urgent.preemptible = true;
   b.AddPod(urgent);
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);

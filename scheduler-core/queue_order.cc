@@ -2,60 +2,68 @@
 
 #include <algorithm>
 
-namespace vtenant::sched {
+#include "scheduler-core/victims.h"
 
-bool JobBefore(const Snapshot& s, GroupId a, GroupId b) {
-  const PodGroup& ga = s.groups[a];
-  const PodGroup& gb = s.groups[b];
-  if (ga.priority != gb.priority) return ga.priority > gb.priority;
-  if (ga.creation_time != gb.creation_time) return ga.creation_time < gb.creation_time;
-  if (ga.name != gb.name) return ga.name < gb.name;
-  return a < b;
-}
+namespace vtenant::sched {
 
 JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     : session_(&session),
       jobs_(session.snapshot.queues.size()),
       cursor_(session.snapshot.queues.size(), 0),
-      remaining_(session.snapshot.queues.size(), 0) {
+      need_(session.snapshot.groups.size()),
+      candidate_(session.snapshot.queues.size(), kNone),
+      best_child_(session.snapshot.queues.size(), kNone),
+      fresh_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
   for (GroupId g : jobs) {
-    QueueId q = s.groups[g].queue;
-    jobs_[q].push_back(g);
-    for (QueueId a = q; a != kNone; a = s.queues[a].parent) ++remaining_[a];
+    jobs_[s.groups[g].queue].push_back(g);
+    need_[g] = GangNeed(session, g);
   }
+  const JobRank& rank = *session.rules.job_rank;
   for (auto& list : jobs_)
-    std::sort(list.begin(), list.end(), [&](GroupId a, GroupId b) { return JobBefore(s, a, b); });
+    std::sort(list.begin(), list.end(), [&](GroupId a, GroupId b) { return rank.Before(s, a, b); });
   for (QueueId q = 0; q < s.queues.size(); ++q)
     if (s.queues[q].parent == kNone) roots_.push_back(q);
 }
 
-bool JobOrder::Before(QueueId a, QueueId b) const {
-  const Queue& qa = session_->snapshot.queues[a];
-  const Queue& qb = session_->snapshot.queues[b];
-  if (qa.priority != qb.priority) return qa.priority > qb.priority;
-  double ra = session_->SaturationRatio(a);
-  double rb = session_->SaturationRatio(b);
-  if (ra != rb) return ra < rb;
-  if (qa.creation_time != qb.creation_time) return qa.creation_time < qb.creation_time;
-  return qa.name < qb.name;
+QueueId JobOrder::Best(const std::vector<QueueId>& level) {
+  const QueueOrder& order = *session_->rules.queue_order;
+  QueueId best = kNone;
+  GroupId best_job = kNone;
+  for (QueueId q : level) {
+    const GroupId job = Candidate(q);
+    if (job == kNone) continue;
+    if (best == kNone || order.Before(*session_, q, need_[job], best, need_[best_job])) {
+      best = q;
+      best_job = job;
+    }
+  }
+  return best;
+}
+
+GroupId JobOrder::Candidate(QueueId q) {
+  if (fresh_[q]) return candidate_[q];
+  const Snapshot& s = session_->snapshot;
+  GroupId job = kNone;
+  if (s.queues[q].children.empty()) {
+    if (cursor_[q] < jobs_[q].size()) job = jobs_[q][cursor_[q]];
+  } else {
+    best_child_[q] = Best(s.queues[q].children);
+    if (best_child_[q] != kNone) job = candidate_[best_child_[q]];
+  }
+  candidate_[q] = job;
+  fresh_[q] = 1;
+  return job;
 }
 
 GroupId JobOrder::Next() {
   const Snapshot& s = session_->snapshot;
-  const std::vector<QueueId>* level = &roots_;
-  QueueId chosen = kNone;
-  while (true) {
-    QueueId best = kNone;
-    for (QueueId q : *level)
-      if (remaining_[q] > 0 && (best == kNone || Before(q, best))) best = q;
-    if (best == kNone) return kNone;
-    chosen = best;
-    if (s.queues[best].children.empty()) break;
-    level = &s.queues[best].children;
-  }
-  GroupId job = jobs_[chosen][cursor_[chosen]++];
-  for (QueueId a = chosen; a != kNone; a = s.queues[a].parent) --remaining_[a];
+  QueueId q = Best(roots_);
+  if (q == kNone) return kNone;
+  while (!s.queues[q].children.empty()) q = best_child_[q];
+  GroupId job = jobs_[q][cursor_[q]++];
+  // Only this path's allocation (and its next job) changes.
+  for (QueueId a = q; a != kNone; a = s.queues[a].parent) fresh_[a] = 0;
   return job;
 }
 

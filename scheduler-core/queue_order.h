@@ -1,10 +1,11 @@
-// The order in which allocate (and the actions after it) consider jobs.
+// The order in which allocate considers jobs.
 //
-// At every level of the queue tree the next job comes from the sibling that
-// is highest in priority and, among equals, furthest below its fair share
-// (lowest allocated/fair share), then the older queue, then the smaller name.
-// Inside a leaf queue jobs go by priority, then age. The ratio is read afresh
-// for every job, so a queue that just got resources yields to the others.
+// At every level of the queue tree the next job comes from the sibling the
+// session's QueueOrder puts first, each sibling judged with the job it would
+// hand out next (a parent queue: its best child's); inside a leaf queue jobs
+// go in JobRank order. Queues are compared afresh for every job, so a queue
+// that just got resources yields to the others; only the chosen job's path
+// changes between two jobs, so only that path is compared again.
 #pragma once
 
 #include <vector>
@@ -22,16 +23,19 @@ class JobOrder {
   GroupId Next();
 
  private:
-  bool Before(QueueId a, QueueId b) const;
+  // The job queue q's subtree hands out next, kNone when it has none left.
+  GroupId Candidate(QueueId q);
+  // The queue of `level` the queue order puts first among those with jobs.
+  QueueId Best(const std::vector<QueueId>& level);
 
   const Session* session_;
   std::vector<std::vector<GroupId>> jobs_;  // per leaf queue, best first
   std::vector<size_t> cursor_;              // per leaf queue
-  std::vector<int64_t> remaining_;          // per queue subtree
+  std::vector<ResourceVector> need_;        // per group: what its gang asks for
+  std::vector<GroupId> candidate_;          // per queue, valid when fresh_
+  std::vector<QueueId> best_child_;         // per parent queue, valid when fresh_
+  std::vector<uint8_t> fresh_;
   std::vector<QueueId> roots_;
 };
-
-// Jobs of a leaf queue: higher priority, then older, then smaller name.
-bool JobBefore(const Snapshot& snapshot, GroupId a, GroupId b);
 
 }  // namespace vtenant::sched

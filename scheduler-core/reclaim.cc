@@ -1,5 +1,6 @@
 #include <algorithm>
-#include <set>
+#include <map>
+#include <optional>
 #include <tuple>
 
 #include "scheduler-core/actions.h"
@@ -8,22 +9,6 @@
 
 namespace vtenant::sched {
 namespace {
-
-// The two children of the lowest common ancestor of `a` and `b` on their
-// paths (or the two roots when they share none): where fairness between
-// them is decided.
-std::pair<QueueId, QueueId> SiblingsBelowCommonAncestor(const Snapshot& s, QueueId a, QueueId b) {
-  auto depth = [&](QueueId q) {
-    int d = 0;
-    for (; s.queues[q].parent != kNone; q = s.queues[q].parent) ++d;
-    return d;
-  };
-  int da = depth(a), db = depth(b);
-  while (da > db) a = s.queues[a].parent, --da;
-  while (db > da) b = s.queues[b].parent, --db;
-  while (s.queues[a].parent != s.queues[b].parent) a = s.queues[a].parent, b = s.queues[b].parent;
-  return {a, b};
-}
 
 bool InSubtree(const Snapshot& s, QueueId q, QueueId root) {
   for (; q != kNone; q = s.queues[q].parent)
@@ -83,8 +68,13 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, session.reclaim_min_runtime_s);
-  // Jobs like one that found no victims enough, until something changes.
-  std::set<std::tuple<QueueId, ShapeId, int32_t>> hopeless;
+  const VictimOrder& victim_order = *session.rules.victim_order;
+  int32_t protected_total = 0;
+  for (QueueId q = 0; q < s.queues.size(); ++q)
+    protected_total += pool.WithinMinRuntime(q) + pool.NonPreemptible(q);
+  // Jobs like one that found no victims enough, until something changes,
+  // with what reclaim noted for it.
+  std::map<std::tuple<QueueId, ShapeId, int32_t>, std::optional<PendingNote>> hopeless;
   std::vector<GroupId> still;
   for (GroupId job : unsatisfied) {
     const JobOutcome& why = session.outcome[job];
@@ -94,51 +84,67 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     const QueueId mine = s.groups[job].queue;
     const ResourceVector need = GangNeed(session, job);
-    const bool others_run = pool.AnyOutside(mine);  // without them, nothing to say
+    // Without anyone else running there is nothing to say.
+    const bool others_run =
+        pool.AnyOutside(mine) ||
+        protected_total - pool.WithinMinRuntime(mine) - pool.NonPreemptible(mine) > 0;
     // The reclaimer's own queue must stay within its share (or quota) with
     // the job: otherwise no victim anywhere is allowed.
     const bool below = StaysWithin(session, mine, mine, need, Yardstick::kFairShare) ||
                        StaysWithin(session, mine, mine, need, Yardstick::kQuota);
-    if (others_run)
-      session.reclaim_note[job] = below ? ReclaimNote::kNoVictims : ReclaimNote::kQueueAtFairShare;
     if (!below || !others_run) {
+      if (others_run) session.notes.Set(job, {NoteAction::kReclaim, NoteKind::kQueueAtFairShare});
       still.push_back(job);
       continue;
     }
     const std::vector<PodId> pending = PendingPodsInOrder(session, job);
     const auto key = std::make_tuple(mine, pending.empty() ? kNone : s.pods[pending[0]].shape,
                                      GangShortfall(session, job));
-    if (hopeless.count(key)) {
+    if (auto it = hopeless.find(key); it != hopeless.end()) {
+      if (it->second) session.notes.Set(job, *it->second);
       still.push_back(job);
       continue;
     }
     // A limit on the job's path is lifted only by victims below that queue
     // (siblings under a capped parent); kNone: any victim may help.
     const QueueId capped = why.block == JobBlock::kQueueLimit ? why.queue : kNone;
-    // Victim queues, most saturated first (compared where fairness between
-    // them and the reclaimer is decided); each queue's jobs in the pool's
-    // order (lower priority, then youngest).
-    std::vector<std::pair<double, QueueId>> victim_queues;
+    // Victim queues in the session's victim order (by default the reverse
+    // of allocation's queue order); each queue's jobs in the pool's order.
+    std::vector<QueueId> victim_queues;
+    std::optional<PendingNote> protected_note;
     for (QueueId theirs = 0; theirs < s.queues.size(); ++theirs) {
-      if (theirs == mine || pool.InQueue(theirs).empty()) continue;
+      if (theirs == mine) continue;
+      const bool evictable = !pool.InQueue(theirs).empty();
+      const int32_t young = pool.WithinMinRuntime(theirs);
+      const int32_t fixed = pool.NonPreemptible(theirs);
+      if (!evictable && young == 0 && fixed == 0) continue;
       if (capped != kNone && !InSubtree(s, theirs, capped)) continue;
       if (!MayReclaimFrom(session, mine, theirs, need)) continue;
-      auto [_, side] = SiblingsBelowCommonAncestor(s, mine, theirs);
-      victim_queues.emplace_back(-session.SaturationRatio(side), theirs);
+      if (evictable) victim_queues.push_back(theirs);
+      if (young > 0 && (!protected_note || protected_note->kind != NoteKind::kVictimsMinRuntime))
+        protected_note = PendingNote{NoteAction::kReclaim, NoteKind::kVictimsMinRuntime, theirs,
+                                     session.reclaim_min_runtime_s[theirs]};
+      else if (fixed > 0 && !protected_note)
+        protected_note =
+            PendingNote{NoteAction::kReclaim, NoteKind::kVictimsNonPreemptible, theirs};
     }
-    std::sort(victim_queues.begin(), victim_queues.end());
+    std::sort(victim_queues.begin(), victim_queues.end(),
+              [&](QueueId a, QueueId b) { return victim_order.QueueFirst(session, a, b); });
     std::vector<GroupId> candidates;
     Milli victim_gpu = 0;
-    for (const auto& [_, theirs] : victim_queues) {
+    for (QueueId theirs : victim_queues) {
       for (GroupId v : pool.InQueue(theirs)) {
         if (!pool.Alive(v)) continue;
         candidates.push_back(v);
         victim_gpu += pool.Gpu(v);
       }
     }
+    const PendingNote failed =
+        protected_note.value_or(PendingNote{NoteAction::kReclaim, NoteKind::kNoVictims});
     const Milli free_gpu = session.state.FreeGpuTotal();
     if (candidates.empty() || (capped == kNone && victim_gpu + free_gpu < need[kGpu])) {
-      hopeless.insert(key);
+      session.notes.Set(job, failed);
+      hopeless[key] = failed;
       still.push_back(job);
       continue;
     }
@@ -147,10 +153,11 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       return pool.Alive(v) && MayReclaimFrom(session, mine, s.groups[v].queue, need);
     };
     if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
-      session.reclaim_note[job] = ReclaimNote::kNotTried;
+      session.notes.Clear(job, NoteAction::kReclaim);
       hopeless.clear();
     } else {
-      hopeless.insert(key);
+      session.notes.Set(job, failed);
+      hopeless[key] = failed;
       still.push_back(job);
     }
   }

@@ -21,6 +21,7 @@ int64_t ResolveRuntime(const Snapshot& s, QueueId q, bool reclaim) {
 Session::Session(const Snapshot& s, const Options& opts)
     : snapshot(s),
       options(opts),
+      rules(WithDefaults(opts.rules)),
       state(s),
       statement(state),
       placer(state, opts.policy, opts.seed),
@@ -28,8 +29,8 @@ Session::Session(const Snapshot& s, const Options& opts)
       preempt_min_runtime_s(s.queues.size()),
       estimated(s.pods.size()),
       outcome(s.groups.size()),
-      reclaim_note(s.groups.size(), ReclaimNote::kNotTried),
-      consolidate_note(s.groups.size(), ConsolidateNote::kNotTried),
+      group_start(s.groups.size(), 0),
+      notes(s.groups.size()),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
@@ -40,6 +41,8 @@ Session::Session(const Snapshot& s, const Options& opts)
     estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
                                  pod.request.memory_bytes);
     QueueId q = s.groups[pod.group].queue;
+    if (pod.phase == PodPhase::kRunning)
+      group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
     leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
   }
   requested = RollUp(s.queues, leaf);
@@ -63,20 +66,6 @@ const std::vector<uint32_t>& Session::DomainsOf(StringId level) {
     for (const Label& l : snapshot.nodes[n].labels)
       if (l.key == level) domain[n] = l.value;
   return domains_.emplace(level, std::move(domain)).first->second;
-}
-
-double Session::SaturationRatio(QueueId q) const {
-  const ResourceVector& alloc = state.QueueAllocated(q);
-  double worst = 0;
-  for (Resource r : kAllResources) {
-    if (requested[q][r] <= 0 && alloc[r] <= 0) continue;
-    if (fair_share[q][r] <= 0) {
-      if (alloc[r] > 0) return std::numeric_limits<double>::infinity();
-      continue;
-    }
-    worst = std::max(worst, double(alloc[r]) / double(fair_share[q][r]));
-  }
-  return worst;
 }
 
 }  // namespace vtenant::sched

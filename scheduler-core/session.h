@@ -8,6 +8,8 @@
 #include "scheduler-core/cluster_state.h"
 #include "scheduler-core/model.h"
 #include "scheduler-core/options.h"
+#include "scheduler-core/order_rules.h"
+#include "scheduler-core/pending_notes.h"
 #include "scheduler-core/placement.h"
 #include "scheduler-core/statement.h"
 
@@ -37,25 +39,12 @@ struct JobOutcome {
   int32_t needed = 0;
 };
 
-// What reclaim made of a job it could not help, for the pending reason.
-enum class ReclaimNote : uint8_t {
-  kNotTried,
-  kQueueAtFairShare,  // its queue is not below fair share (or quota) even before
-  kNoVictims,         // no queue it may take from holds enough evictable jobs
-};
-
-// What consolidation made of a job it could not help, for the pending reason.
-enum class ConsolidateNote : uint8_t {
-  kNotTried,
-  kTooManyMoves,  // no plan within the per-job move cap made room
-  kCycleBudget,   // the cycle's move budget was spent (or too little was left)
-};
-
 struct Session {
   Session(const Snapshot& snapshot, const Options& options);
 
   const Snapshot& snapshot;
   Options options;
+  Rules rules;  // options.rules with the defaults filled in
   ClusterState state;
   Statement statement;
   Placer placer;
@@ -64,10 +53,10 @@ struct Session {
   std::vector<ResourceVector> fair_share;      // per queue
   std::vector<int64_t> reclaim_min_runtime_s;  // resolved through parents
   std::vector<int64_t> preempt_min_runtime_s;
-  std::vector<ResourceVector> estimated;          // per pod, before placement
-  std::vector<JobOutcome> outcome;                // per group
-  std::vector<ReclaimNote> reclaim_note;          // per group
-  std::vector<ConsolidateNote> consolidate_note;  // per group
+  std::vector<ResourceVector> estimated;  // per pod, before placement
+  std::vector<JobOutcome> outcome;        // per group
+  std::vector<int64_t> group_start;       // per group: latest start of a running pod
+  PendingNotes notes;                     // what later actions made of a job
 
   // Placement failures seen at a committed state. In allocate, consumption
   // only grows, so a shape that found no node will not find one later in the
@@ -79,10 +68,6 @@ struct Session {
   // Topology domain of every node for a level (label key): the label's
   // value id, kNone for nodes without the label.
   const std::vector<uint32_t>& DomainsOf(StringId level);
-
-  // allocated/fair share of a queue, the largest over resources it asks for:
-  // the lower, the sooner it is served and the less it can be reclaimed from.
-  double SaturationRatio(QueueId q) const;
 
  private:
   std::map<StringId, std::vector<uint32_t>> domains_;

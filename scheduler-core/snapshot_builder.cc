@@ -96,7 +96,7 @@ Result<Snapshot> SnapshotBuilder::Build() const {
     g.queue = queue->second;
     g.min_member = spec.min_member;
     g.priority = spec.priority;
-    g.preemptible = spec.preemptible;
+    g.preemptible = spec.preemptible.value_or(PreemptibleByDefault(spec.priority));
     g.creation_time = spec.creation_time;
     g.subgroups = spec.subgroups;
     g.topology.required_level = InternOrNone(s.strings, spec.required_topology);

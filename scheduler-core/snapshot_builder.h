@@ -61,7 +61,8 @@ struct GroupSpec {
   std::string queue;
   int32_t min_member = 1;
   int32_t priority = 0;
-  bool preemptible = true;
+  // Unset: follows from the priority as KAI derives it (PreemptibleByDefault).
+  std::optional<bool> preemptible;
   int64_t creation_time = 0;
   std::vector<SubGroup> subgroups;
   std::string required_topology;  // node label key, empty: none
@@ -76,7 +77,7 @@ struct PodSpec {
   std::string group;
   std::string queue;
   int32_t priority = 0;
-  bool preemptible = true;
+  std::optional<bool> preemptible;  // unset: derived from the priority
   std::string subgroup;
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;

@@ -27,11 +27,12 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     : by_queue_(session.snapshot.queues.size()),
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
-      latest_start_(session.snapshot.groups.size(), 0) {
+      latest_start_(session.snapshot.groups.size(), 0),
+      within_min_runtime_(session.snapshot.queues.size(), 0),
+      non_preemptible_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
-    if (!group.preemptible) continue;
     bool running = false;
     for (PodId p : group.pods) {
       if (s.pods[p].phase != PodPhase::kRunning || !session.state.IsPlaced(p)) continue;
@@ -40,22 +41,24 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       gpu_[g] += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
     }
     if (!running) continue;
+    if (!group.preemptible) {
+      ++non_preemptible_[group.queue];
+      continue;
+    }
     int64_t min_runtime = min_runtime_s[group.queue];
-    if (min_runtime < 0 || s.now - latest_start_[g] < min_runtime) continue;
+    if (min_runtime < 0 || s.now - latest_start_[g] < min_runtime) {
+      ++within_min_runtime_[group.queue];
+      continue;
+    }
     alive_[g] = 1;
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
     by_queue_[group.queue].push_back(g);
   }
-  // Within a queue the order never changes during an action: lower
-  // priority first, then the youngest (least work lost).
-  for (std::vector<GroupId>& jobs : by_queue_) {
-    std::sort(jobs.begin(), jobs.end(), [&](GroupId a, GroupId b) {
-      if (s.groups[a].priority != s.groups[b].priority)
-        return s.groups[a].priority < s.groups[b].priority;
-      if (latest_start_[a] != latest_start_[b]) return latest_start_[a] > latest_start_[b];
-      return a < b;
-    });
-  }
+  // Within a queue the order never changes during an action.
+  const VictimOrder& order = *session.rules.victim_order;
+  for (std::vector<GroupId>& jobs : by_queue_)
+    std::sort(jobs.begin(), jobs.end(),
+              [&](GroupId a, GroupId b) { return order.JobFirst(session, a, b); });
 }
 
 void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpoint mark) {
@@ -177,6 +180,60 @@ bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupI
   return false;
 }
 
+// For a job one pod short: the single victim whose eviction alone lets
+// that pod fit on the victim's node, so a GPU-sharing pod takes the room of
+// one fraction on a device where it then fits rather than a whole-GPU job,
+// and a whole-GPU pod the room of a whole-GPU job rather than of fractions
+// scattered over devices. Among such victims, those of the first victim
+// queue in rank order that has one, the one holding the least GPU (then
+// rank). Looks at the first kMaxSingleVictims candidates only.
+constexpr size_t kMaxSingleVictims = 256;
+
+bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& ranked,
+                    EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+  const Snapshot& s = session.snapshot;
+  if (GangShortfall(session, job) > 1) return false;
+  const std::vector<PodId> pending = PendingPodsInOrder(session, job);
+  if (pending.empty() || !s.pods[pending[0]].request.NeedsGpu()) return false;
+  const PodId pod = pending[0];
+  const Milli need_on_node = session.placer.MinimumGpuOnNode(pod);
+  Statement& st = session.statement;
+  GroupId best = kNone;
+  Milli best_gpu = 0;
+  for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
+    const GroupId v = ranked[i];
+    if (best != kNone && s.groups[v].queue != s.groups[best].queue) break;
+    if (!still_eligible(v)) continue;
+    const std::vector<NodeId> nodes = NodesOf(session, v);
+    Milli victim_gpu = 0;
+    bool may_fit = false;
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p))
+        victim_gpu += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
+    for (NodeId n : nodes)
+      may_fit = may_fit || session.state.Free(n).gpu + victim_gpu >= need_on_node;
+    if (!may_fit || (best != kNone && victim_gpu >= best_gpu)) continue;
+    const Statement::Checkpoint mark = st.Mark();
+    EvictGroup(session, v, cause, job);
+    bool fits = false;
+    for (NodeId n : nodes)
+      fits = fits || session.placer.Check(pod, n, nullptr) == FitFailure::kFits;
+    st.Rollback(mark);
+    if (fits) {
+      best = v;
+      best_gpu = victim_gpu;
+    }
+  }
+  if (best == kNone) return false;
+  const JobOutcome before = session.outcome[job];
+  const Statement::Checkpoint mark = st.Mark();
+  EvictGroup(session, best, cause, job);
+  if (AllocateJob(session, job, Attempt::kSpeculative)) return true;
+  st.Rollback(mark);
+  session.outcome[job] = before;
+  return false;
+}
+
 bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
                        EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
@@ -195,7 +252,9 @@ bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
                  const std::function<bool(GroupId)>& still_eligible) {
   const Statement::Checkpoint mark = session.statement.Mark();
-  if (!EvictUntilJobFits(session, job, ranked, cause, still_eligible)) return false;
+  if (!EvictOneVictim(session, job, ranked, cause, still_eligible) &&
+      !EvictUntilJobFits(session, job, ranked, cause, still_eligible))
+    return false;
   pool.DropEvictedSince(session.statement, mark);
   session.ForgetFailures();
   return true;

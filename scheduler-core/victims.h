@@ -11,8 +11,9 @@ namespace vtenant::sched {
 
 // Running jobs (groups with pods that ran before this cycle and still hold
 // resources) that may be evicted at all: preemptible and past `min_runtime`
-// of their queue (-1: never). Built once per action, per leaf queue; jobs
-// evicted along the way are dropped, so it never needs rebuilding.
+// of their queue (-1: never). Built once per action, per leaf queue, each
+// queue's jobs in the session's VictimOrder; jobs evicted along the way are
+// dropped, so it never needs rebuilding.
 class VictimPool {
  public:
   VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
@@ -25,6 +26,10 @@ class VictimPool {
   }
   Milli Gpu(GroupId g) const { return gpu_[g]; }
   int64_t LatestStart(GroupId g) const { return latest_start_[g]; }
+  // Running jobs of leaf queue q left out: within the minimum runtime, or
+  // not preemptible. Only for pending reasons.
+  int32_t WithinMinRuntime(QueueId q) const { return within_min_runtime_[q]; }
+  int32_t NonPreemptible(QueueId q) const { return non_preemptible_[q]; }
 
   // Drops the jobs whose pods the statement evicted after `mark`.
   void DropEvictedSince(const Statement& statement, Statement::Checkpoint mark);
@@ -34,6 +39,8 @@ class VictimPool {
   std::vector<uint8_t> alive_;
   std::vector<Milli> gpu_;
   std::vector<int64_t> latest_start_;
+  std::vector<int32_t> within_min_runtime_;
+  std::vector<int32_t> non_preemptible_;
   int queues_with_jobs_ = 0;
 };
 

@@ -1,0 +1,147 @@
+#include "scheduler-core/order_rules.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "scheduler-core/session.h"
+
+namespace vtenant::sched {
+namespace {
+
+// -1 (unlimited) is larger than any amount.
+bool AtMost(int64_t amount, int64_t bound) { return bound == kUnlimited || amount <= bound; }
+
+bool AboveFairShare(const Session& s, QueueId q, bool any_resource) {
+  const ResourceVector& alloc = s.state.QueueAllocated(q);
+  const ResourceVector& fair = s.fair_share[q];
+  bool any_used = false;
+  for (Resource r : kAllResources) {
+    // Resources the queue neither holds nor is entitled to say nothing.
+    if (alloc[r] == 0 && fair[r] == 0) continue;
+    any_used = true;
+    const bool over = alloc[r] > fair[r];
+    if (any_resource && over) return true;
+    if (!any_resource && !over) return false;
+  }
+  return !any_resource && any_used;
+}
+
+bool WithinQuotaWithJob(const Session& s, QueueId q, const ResourceVector& job) {
+  const ResourceVector& alloc = s.state.QueueAllocated(q);
+  for (Resource r : kAllResources)
+    if (!AtMost(alloc[r] + job[r], s.snapshot.queues[q].resources[r].quota)) return false;
+  return true;
+}
+
+// Uses a resource (with the job) that its fair share gives it none of.
+bool UsesUnsharedResource(const Session& s, QueueId q, const ResourceVector& job) {
+  const ResourceVector& alloc = s.state.QueueAllocated(q);
+  for (Resource r : kAllResources)
+    if (s.fair_share[q][r] == 0 && alloc[r] + job[r] > 0) return true;
+  return false;
+}
+
+double DominantShareWithJob(const Session& s, QueueId q, const ResourceVector& job) {
+  const ResourceVector& alloc = s.state.QueueAllocated(q);
+  double worst = 0;
+  for (Resource r : kAllResources) {
+    const int64_t used = alloc[r] + job[r];
+    const int64_t quota = s.snapshot.queues[q].resources[r].quota;
+    // Quota -1 deserves what it requests: its fair share is the yardstick.
+    const int64_t base = std::max(quota == kUnlimited ? 0 : quota, s.fair_share[q][r]);
+    if (base <= 0) {
+      if (used > 0) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, double(used) / double(base));
+  }
+  return worst;
+}
+
+// a's fair share is at most b's everywhere and below it somewhere.
+bool SmallerShare(const ResourceVector& a, const ResourceVector& b) {
+  bool less = false;
+  for (Resource r : kAllResources) {
+    if (a[r] > b[r]) return false;
+    less = less || a[r] < b[r];
+  }
+  return less;
+}
+
+}  // namespace
+
+bool KaiQueueOrder::Before(const Session& s, QueueId a, const ResourceVector& a_job, QueueId b,
+                           const ResourceVector& b_job) const {
+  const bool a_over = AboveFairShare(s, a, any_resource_);
+  const bool b_over = AboveFairShare(s, b, any_resource_);
+  if (a_over != b_over) return !a_over;
+  const bool a_quota = WithinQuotaWithJob(s, a, a_job);
+  const bool b_quota = WithinQuotaWithJob(s, b, b_job);
+  if (a_quota != b_quota) return a_quota;
+  const Queue& qa = s.snapshot.queues[a];
+  const Queue& qb = s.snapshot.queues[b];
+  if (qa.priority != qb.priority) return qa.priority > qb.priority;
+  const bool a_unshared = UsesUnsharedResource(s, a, a_job);
+  const bool b_unshared = UsesUnsharedResource(s, b, b_job);
+  if (a_unshared != b_unshared) return !a_unshared;
+  const double ra = DominantShareWithJob(s, a, a_job);
+  const double rb = DominantShareWithJob(s, b, b_job);
+  if (ra != rb) return ra < rb;
+  if (SmallerShare(s.fair_share[a], s.fair_share[b])) return true;
+  if (SmallerShare(s.fair_share[b], s.fair_share[a])) return false;
+  if (qa.creation_time != qb.creation_time) return qa.creation_time < qb.creation_time;
+  if (qa.name != qb.name) return qa.name < qb.name;
+  return a < b;
+}
+
+bool PriorityThenAgeJobRank::Before(const Snapshot& s, GroupId a, GroupId b) const {
+  const PodGroup& ga = s.groups[a];
+  const PodGroup& gb = s.groups[b];
+  if (ga.priority != gb.priority) return ga.priority > gb.priority;
+  if (ga.creation_time != gb.creation_time) return ga.creation_time < gb.creation_time;
+  if (ga.name != gb.name) return ga.name < gb.name;
+  return a < b;
+}
+
+std::pair<QueueId, QueueId> SiblingsBelowCommonAncestor(const Snapshot& s, QueueId a, QueueId b) {
+  auto depth = [&](QueueId q) {
+    int d = 0;
+    for (; s.queues[q].parent != kNone; q = s.queues[q].parent) ++d;
+    return d;
+  };
+  int da = depth(a), db = depth(b);
+  while (da > db) a = s.queues[a].parent, --da;
+  while (db > da) b = s.queues[b].parent, --db;
+  while (s.queues[a].parent != s.queues[b].parent) a = s.queues[a].parent, b = s.queues[b].parent;
+  return {a, b};
+}
+
+bool ReverseAllocationVictimOrder::QueueFirst(const Session& s, QueueId a, QueueId b) const {
+  if (a == b) return false;
+  auto [sa, sb] = SiblingsBelowCommonAncestor(s.snapshot, a, b);
+  const ResourceVector none;
+  // The queue allocation would serve last gives up its jobs first.
+  if (sa != sb) {
+    if (s.rules.queue_order->Before(s, sb, none, sa, none)) return true;
+    if (s.rules.queue_order->Before(s, sa, none, sb, none)) return false;
+  }
+  return a < b;
+}
+
+bool ReverseAllocationVictimOrder::JobFirst(const Session& s, GroupId a, GroupId b) const {
+  const PodGroup& ga = s.snapshot.groups[a];
+  const PodGroup& gb = s.snapshot.groups[b];
+  if (ga.priority != gb.priority) return ga.priority < gb.priority;
+  if (ga.creation_time != gb.creation_time) return ga.creation_time > gb.creation_time;
+  if (s.group_start[a] != s.group_start[b]) return s.group_start[a] > s.group_start[b];
+  return a > b;
+}
+
+Rules WithDefaults(Rules rules) {
+  if (!rules.queue_order) rules.queue_order = std::make_shared<KaiQueueOrder>();
+  if (!rules.job_rank) rules.job_rank = std::make_shared<PriorityThenAgeJobRank>();
+  if (!rules.victim_order) rules.victim_order = std::make_shared<ReverseAllocationVictimOrder>();
+  return rules;
+}
+
+}  // namespace vtenant::sched

@@ -1,0 +1,97 @@
+// The orders a cycle follows, each behind one small interface so a new rule
+// is one new class: which sibling queue is served first (QueueOrder), which
+// job of a leaf queue (JobRank), and which running job is evicted first
+// (VictimOrder). Defaults follow KAI Scheduler; Options::rules replaces any
+// of them. Node scoring is the fourth extension point: PlacementRule in
+// placement_rule.h.
+#pragma once
+
+#include <memory>
+
+#include "scheduler-core/model.h"
+#include "scheduler-core/resources.h"
+
+namespace vtenant::sched {
+
+struct Session;
+
+// Orders sibling queues (children of one parent, or two roots) for
+// allocation. `a_job` and `b_job` are what each queue's next job asks for
+// (zero when there is none, as for a victim's queue).
+class QueueOrder {
+ public:
+  virtual ~QueueOrder() = default;
+  // True when `a` should be served before `b`. A strict weak order.
+  virtual bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
+                      const ResourceVector& b_job) const = 0;
+};
+
+// Orders the jobs of one leaf queue for allocation.
+class JobRank {
+ public:
+  virtual ~JobRank() = default;
+  virtual bool Before(const Snapshot& snapshot, GroupId a, GroupId b) const = 0;
+};
+
+// Orders running jobs as victims: who is evicted first.
+class VictimOrder {
+ public:
+  virtual ~VictimOrder() = default;
+  // Victims of leaf queue `a` go before those of leaf queue `b`.
+  virtual bool QueueFirst(const Session& session, QueueId a, QueueId b) const = 0;
+  // Within one leaf queue, `a` goes before `b`.
+  virtual bool JobFirst(const Session& session, GroupId a, GroupId b) const = 0;
+};
+
+// KAI's queue order (proportion plugin), in this order: a queue not above
+// its fair share before one above; a queue that stays within its quota with
+// the job before one that does not; higher queue priority; a queue that
+// would use a resource it has no share of goes last; the smaller dominant
+// share, allocated with the job over max(quota, fair share); the smaller
+// fair share; the queue created first; then the smaller name.
+class KaiQueueOrder : public QueueOrder {
+ public:
+  // KAI counts a queue as above its fair share only when it is above in
+  // every resource (ResourceQuantities.Less), so a queue over its GPU share
+  // but not its CPU share is "below". `any_resource` counts it as above
+  // when any resource it holds is over: the better rule, off by default.
+  explicit KaiQueueOrder(bool any_resource = false) : any_resource_(any_resource) {}
+  bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
+              const ResourceVector& b_job) const override;
+
+ private:
+  bool any_resource_;
+};
+
+// Higher priority, then older, then the smaller name.
+class PriorityThenAgeJobRank : public JobRank {
+ public:
+  bool Before(const Snapshot& snapshot, GroupId a, GroupId b) const override;
+};
+
+// The reverse of allocation's orders, as KAI ranks victims: queues compared
+// where fairness between them is decided (the children of their common
+// ancestor), the one the queue order would serve last first; within a queue
+// the lowest priority first, then the newest (creation, then start time).
+class ReverseAllocationVictimOrder : public VictimOrder {
+ public:
+  bool QueueFirst(const Session& session, QueueId a, QueueId b) const override;
+  bool JobFirst(const Session& session, GroupId a, GroupId b) const override;
+};
+
+// The rules one cycle uses; unset ones take the defaults above.
+struct Rules {
+  std::shared_ptr<const QueueOrder> queue_order;
+  std::shared_ptr<const JobRank> job_rank;
+  std::shared_ptr<const VictimOrder> victim_order;
+};
+
+// `rules` with every unset rule filled with its default.
+Rules WithDefaults(Rules rules);
+
+// The two children of the lowest common ancestor of `a` and `b` on their
+// paths (or the two roots when they share none): where fairness between
+// them is decided.
+std::pair<QueueId, QueueId> SiblingsBelowCommonAncestor(const Snapshot& s, QueueId a, QueueId b);
+
+}  // namespace vtenant::sched

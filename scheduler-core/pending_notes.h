@@ -1,0 +1,53 @@
+// What the actions after allocate made of a job they could not help, kept
+// as data until the cycle's pending reasons are written: one channel for
+// every action, at most one note per action and job.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduler-core/model.h"
+
+namespace vtenant::sched {
+
+enum class NoteAction : uint8_t { kConsolidate, kReclaim, kPreempt };
+
+enum class NoteKind : uint8_t {
+  // Consolidation: no plan within the per-job move cap made room.
+  kTooManyMoves,
+  // Consolidation: the cycle's move budget was spent (or too little was left).
+  kCycleBudget,
+  // Reclaim: the job's queue is not below its fair share (or quota) with it.
+  kQueueAtFairShare,
+  // Reclaim: queues it may take from hold no evictable jobs that make room.
+  kNoVictims,
+  // Reclaim / preempt: the jobs it could take are within their queue's
+  // minimum runtime (`queue` names one such queue, `seconds` its minimum).
+  kVictimsMinRuntime,
+  // Reclaim / preempt: the jobs it could take are non-preemptible.
+  kVictimsNonPreemptible,
+};
+
+struct PendingNote {
+  NoteAction action = NoteAction::kReclaim;
+  NoteKind kind = NoteKind::kNoVictims;
+  QueueId queue = kNone;
+  int64_t seconds = 0;
+};
+
+class PendingNotes {
+ public:
+  explicit PendingNotes(size_t groups) : notes_(groups) {}
+
+  // Replaces what `note.action` said about `group` before.
+  void Set(GroupId group, PendingNote note);
+  // Forgets what `action` said about `group` (it helped after all).
+  void Clear(GroupId group, NoteAction action);
+  // The notes of `group`, in the order the actions run.
+  std::vector<PendingNote> Of(GroupId group) const;
+
+ private:
+  std::vector<std::vector<PendingNote>> notes_;
+};
+
+}  // namespace vtenant::sched
