@@ -49,6 +49,7 @@ void ClusterState::Place(PodId pod, const Allocation& allocation) {
   Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, +1);
   Reindex(n, old_free);
+  change_log_.push_back(n);
 }
 
 void ClusterState::Remove(PodId pod) {
@@ -56,6 +57,7 @@ void ClusterState::Remove(PodId pod) {
   Milli old_free = node_free_[allocation.node].gpu;
   Apply(pod, allocation, -1);
   Reindex(allocation.node, old_free);
+  change_log_.push_back(allocation.node);
 }
 
 bool ClusterState::GangSatisfied(GroupId g) const {

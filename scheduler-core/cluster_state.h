@@ -75,6 +75,10 @@ class ClusterState {
   // Totals of schedulable nodes: the capacity fair share divides.
   const ResourceVector& Capacity() const { return capacity_; }
 
+  // Every node a Place or Remove touched, in order: lets a placement rule
+  // that keeps its own index of nodes catch up with what changed.
+  const std::vector<NodeId>& ChangeLog() const { return change_log_; }
+
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
   void Reindex(NodeId node, Milli old_free);
@@ -98,6 +102,7 @@ class ClusterState {
   ResourceVector capacity_;
   ResourceVector total_allocated_;
   Milli free_gpu_total_ = 0;
+  std::vector<NodeId> change_log_;
 };
 
 }  // namespace vtenant::sched

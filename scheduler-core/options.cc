@@ -14,17 +14,20 @@ std::string_view PolicyName(PlacementPolicy policy) {
       return "best-fit";
     case PlacementPolicy::kRandomFit:
       return "random-fit";
+    case PlacementPolicy::kFgd:
+      return "fgd";
   }
   return "unknown";
 }
 
 Result<PlacementPolicy> ParsePolicy(std::string_view name) {
-  for (PlacementPolicy p : {PlacementPolicy::kBinpack, PlacementPolicy::kSpread,
-                            PlacementPolicy::kBestFit, PlacementPolicy::kRandomFit}) {
+  for (PlacementPolicy p :
+       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
+        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
     if (PolicyName(p) == name) return p;
   }
   return InvalidArgument("unknown placement policy \"" + std::string(name) +
-                         "\"; use binpack, spread, best-fit or random-fit");
+                         "\"; use binpack, spread, best-fit, random-fit or fgd");
 }
 
 }  // namespace vtenant::sched

@@ -9,6 +9,8 @@
 
 namespace vtenant::sched {
 
+class WorkloadModel;
+
 // How a pod picks among the nodes and devices it fits.
 enum class PlacementPolicy : uint8_t {
   // Fill the node with the least free GPU that fits. A GPU-sharing pod goes
@@ -24,6 +26,11 @@ enum class PlacementPolicy : uint8_t {
   kBestFit,
   // Any node and device that fits, chosen by a seeded generator. Baseline.
   kRandomFit,
+  // Fragmentation gradient descent (Weng et al., ATC'23), refined: the node
+  // and device where the expected fragmentation of the node, measured
+  // against the shapes the cluster has seen (Options::workload), grows
+  // least; ties to the fuller node. See fgd_rule.h.
+  kFgd,
 };
 
 std::string_view PolicyName(PlacementPolicy policy);
@@ -57,6 +64,9 @@ struct Options {
   uint64_t seed = 1;  // random-fit only
   // Queue order, job order and victim order; unset ones follow KAI.
   Rules rules;
+  // fgd: the pod shapes seen so far, kept by the caller across cycles.
+  // Null: the shapes of the snapshot's pods, running and pending.
+  std::shared_ptr<const WorkloadModel> workload;
 };
 
 }  // namespace vtenant::sched

@@ -82,13 +82,18 @@ bool ToleratesTaints(const Node& node, const std::vector<Toleration>& toleration
   return true;
 }
 
-Placer::Placer(const ClusterState& state, PlacementPolicy policy, uint64_t seed)
-    : state_(&state), snapshot_(&state.snapshot()), policy_(policy), rng_(seed) {
+Placer::Placer(const ClusterState& state, const Options& options)
+    : state_(&state), snapshot_(&state.snapshot()), rule_(MakePlacementRule(state, options)) {
   for (const GpuDevice& d : snapshot_->devices)
     largest_device_mib_ = std::max(largest_device_mib_, d.memory_mib);
 }
 
-uint64_t Placer::NextRandom() { return SplitMix64(rng_); }
+Placer::~Placer() = default;
+
+bool PlacementRule::DeviceKey(Milli, Milli, int index, DeviceFit, int64_t* key) const {
+  *key = index;
+  return true;
+}
 
 Milli Placer::MinimumGpuOnNode(PodId pod) const {
   const PodRequest& r = snapshot_->pods[pod].request;
@@ -125,30 +130,17 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit wors
       Milli used = state_->DeviceUsed(d);
       if (state_->DeviceWhole(d) || kMilliPerGpu - used < portion) continue;
       int64_t key = i;
-      switch (policy_) {
-        case PlacementPolicy::kBinpack: {
-          // Complementing devices, then empty ones, then any; fullest first.
-          const DeviceFit fit = ClassifyDevice(used, portion);
-          if (fit > worst) continue;
-          key = (int64_t{static_cast<uint8_t>(fit)} << 32) + (kMilliPerGpu - used) * 64 + i;
-          break;
-        }
-        case PlacementPolicy::kSpread:
-          key = used * 64 + i;
-          break;  // emptiest first
-        case PlacementPolicy::kBestFit:
-        case PlacementPolicy::kRandomFit:
-          break;  // index order (random-fit shuffles below)
-      }
+      if (!rule_->DeviceKey(used, portion, i, worst, &key)) continue;
       cand[count++] = {key, i};
     }
   }
   if (count < want) return false;
   if (out == nullptr) return true;
-  if (policy_ == PlacementPolicy::kRandomFit) {
+  if (rule_->ShufflesDevices()) {
     // A const method with a generator: derive the draw from the node state so
     // the same question gets the same answer.
-    uint64_t seed = rng_ ^ (uint64_t{node.first_device} << 20) ^ static_cast<uint64_t>(count);
+    uint64_t seed =
+        rule_->ShuffleSeed() ^ (uint64_t{node.first_device} << 20) ^ static_cast<uint64_t>(count);
     for (int i = count - 1; i > 0; --i) std::swap(cand[i], cand[SplitMix64(seed) % (i + 1)]);
   } else {
     std::partial_sort(cand.begin(), cand.begin() + want, cand.begin() + count);
@@ -199,91 +191,7 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
 }
 
 bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
-  const ClusterState::FreeGpuIndex& index = state_->ByFreeGpu();
-  const Milli need = MinimumGpuOnNode(pod);
-  auto first = index.lower_bound({need, 0});
-  switch (policy_) {
-    case PlacementPolicy::kBinpack:
-      if (const PodRequest& r = snapshot_->pods[pod].request; r.IsShared() && r.num_devices == 1)
-        return FindSharedBinpack(pod, need, filter, out);
-      for (auto it = first; it != index.end(); ++it)
-        if (filter.Accepts(it->second) && Check(pod, it->second, out) == FitFailure::kFits)
-          return true;
-      return false;
-    case PlacementPolicy::kSpread:
-      for (auto it = index.rbegin(); it != index.rend() && it->first >= need; ++it)
-        if (filter.Accepts(it->second) && Check(pod, it->second, out) == FitFailure::kFits)
-          return true;
-      return false;
-    case PlacementPolicy::kBestFit: {
-      const PodRequest& r = snapshot_->pods[pod].request;
-      double best_score = 0;
-      NodeId best = kNone;
-      for (auto it = first; it != index.end(); ++it) {
-        NodeId n = it->second;
-        if (!filter.Accepts(n) || Check(pod, n, nullptr) != FitFailure::kFits) continue;
-        const Node& node = snapshot_->nodes[n];
-        const NodeFree& free = state_->Free(n);
-        double score = 0;
-        if (node.num_devices > 0)
-          score += double(free.gpu - need) / double(node.num_devices * kMilliPerGpu);
-        if (node.cpu_milli > 0) score += double(free.cpu_milli - r.cpu_milli) / node.cpu_milli;
-        if (best == kNone || score < best_score || (score == best_score && n < best)) {
-          best = n;
-          best_score = score;
-        }
-      }
-      return best != kNone && Check(pod, best, out) == FitFailure::kFits;
-    }
-    case PlacementPolicy::kRandomFit: {
-      // Reservoir sampling: one pass, uniform over the nodes that fit.
-      NodeId chosen = kNone;
-      uint64_t seen = 0;
-      for (auto it = first; it != index.end(); ++it) {
-        NodeId n = it->second;
-        if (!filter.Accepts(n) || Check(pod, n, nullptr) != FitFailure::kFits) continue;
-        if (NextRandom() % ++seen == 0) chosen = n;
-      }
-      return chosen != kNone && Check(pod, chosen, out) == FitFailure::kFits;
-    }
-  }
-  return false;
-}
-
-bool Placer::FindSharedBinpack(PodId pod, Milli need, const NodeFilter& filter,
-                               Allocation* out) const {
-  if (need <= 0 || need > kMilliPerGpu) return false;
-  const ClusterState::SharedDeviceIndex& shared = state_->SharedDevices();
-  auto try_device = [&](DeviceId d, DeviceFit worst) {
-    const NodeId n = snapshot_->devices[d].node;
-    return filter.Accepts(n) && CheckUpTo(pod, n, worst, out) == FitFailure::kFits;
-  };
-  // 1. Started devices the portion complements, tightest first. Their free
-  // values lie in [k * need, k * need + 1000 % need]; the walk jumps from
-  // one such band to the next. (`need` is the portion on the largest
-  // device; for gpu-memory pods on smaller devices CheckUpTo judges with
-  // the real portion.)
-  const Milli slack = kMilliPerGpu % need;
-  for (auto it = shared.lower_bound({need, 0}); it != shared.end();) {
-    const Milli over = it->first % need;
-    if (over > slack) {
-      it = shared.lower_bound({it->first - over + need, 0});
-      continue;
-    }
-    if (try_device(it->second, DeviceFit::kComplements)) return true;
-    ++it;
-  }
-  // 2. An empty device, on the node with the least free GPU that has one
-  // (a node with an empty device has at least a whole GPU free).
-  const ClusterState::FreeGpuIndex& nodes = state_->ByFreeGpu();
-  for (auto it = nodes.lower_bound({kMilliPerGpu, 0}); it != nodes.end(); ++it)
-    if (filter.Accepts(it->second) &&
-        CheckUpTo(pod, it->second, DeviceFit::kEmpty, out) == FitFailure::kFits)
-      return true;
-  // 3. Any started device that still takes the portion, tightest first.
-  for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it)
-    if (try_device(it->second, DeviceFit::kMixes)) return true;
-  return false;
+  return rule_->Find(*this, pod, filter, out);
 }
 
 std::array<int32_t, kNumFitFailures> Placer::Diagnose(PodId pod) const {

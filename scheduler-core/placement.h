@@ -9,6 +9,7 @@
 
 #include "scheduler-core/cluster_state.h"
 #include "scheduler-core/options.h"
+#include "scheduler-core/placement_rule.h"
 
 namespace vtenant::sched {
 
@@ -32,38 +33,17 @@ inline constexpr int kNumFitFailures = 12;
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);
 
-// Restricts a search to part of the cluster: one topology domain (nodes
-// whose `domain_of` entry equals `domain`) and/or one node.
-struct NodeFilter {
-  const std::vector<uint32_t>* domain_of = nullptr;
-  uint32_t domain = 0;
-  NodeId only = kNone;
-
-  bool Accepts(NodeId n) const {
-    if (only != kNone && n != only) return false;
-    return domain_of == nullptr || (*domain_of)[n] == domain;
-  }
-};
-
-// How well a started or empty device suits a GPU-sharing pod under binpack,
-// best first. A device "complements" a portion p when, after taking the pod,
-// pods of that same portion could still fill it as full as they would fill
-// an empty device (free mod p <= 1000 mod p): two halves, four quarters,
-// three 330m thirds, a half and two quarters. Mixing sizes freely strands
-// remainders nobody asks for (500m + 330m leaves 170m).
-enum class DeviceFit : uint8_t { kComplements, kEmpty, kMixes };
-
-// The class of a device with `used` milli-GPU taken for a pod of `portion`
-// (which must fit: used + portion <= 1000).
-DeviceFit ClassifyDevice(Milli used, Milli portion);
-
 class Placer {
  public:
-  Placer(const ClusterState& state, PlacementPolicy policy, uint64_t seed);
+  // Places by the rule of options.policy (MakePlacementRule).
+  Placer(const ClusterState& state, const Options& options);
+  ~Placer();
 
   // Whether `pod` fits `node` as things stand; when it does and `out` is
   // given, the devices the policy picks on that node.
   FitFailure Check(PodId pod, NodeId node, Allocation* out) const;
+  // Check, taking only devices of class `worst` or better for a shared pod.
+  FitFailure CheckUpTo(PodId pod, NodeId node, DeviceFit worst, Allocation* out) const;
 
   // The node (and devices) the policy picks among those the filter accepts.
   // False when no node fits.
@@ -77,20 +57,16 @@ class Placer {
   // lets a search skip every node with less.
   Milli MinimumGpuOnNode(PodId pod) const;
 
+  const ClusterState& state() const { return *state_; }
+  const Snapshot& snapshot() const { return *snapshot_; }
+
  private:
-  // Check, taking only devices of class `worst` or better for a shared pod.
-  FitFailure CheckUpTo(PodId pod, NodeId node, DeviceFit worst, Allocation* out) const;
   bool ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst, Allocation* out) const;
-  // Binpack for a pod sharing one device: complementing devices anywhere,
-  // then an empty device on the fullest node, then any device that fits.
-  bool FindSharedBinpack(PodId pod, Milli need, const NodeFilter& filter, Allocation* out) const;
-  uint64_t NextRandom();
 
   const ClusterState* state_;
   const Snapshot* snapshot_;
-  PlacementPolicy policy_;
-  uint64_t rng_;
   int32_t largest_device_mib_ = 0;
+  std::unique_ptr<PlacementRule> rule_;
 };
 
 // Taint and selector rules, exposed for diagnosis and tests.

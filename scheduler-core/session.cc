@@ -24,7 +24,7 @@ Session::Session(const Snapshot& s, const Options& opts)
       rules(WithDefaults(opts.rules)),
       state(s),
       statement(state),
-      placer(state, opts.policy, opts.seed),
+      placer(state, opts),
       reclaim_min_runtime_s(s.queues.size()),
       preempt_min_runtime_s(s.queues.size()),
       estimated(s.pods.size()),

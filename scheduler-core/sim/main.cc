@@ -2,15 +2,16 @@
 // core and prints a JSON summary.
 //
 //   vtenant-sim --nodes nodes.csv --pods pods.csv [--queues queues.yaml]
-//               [--policy binpack|spread|best-fit|random-fit] [--no-deletions]
+//               [--policy binpack|spread|best-fit|random-fit|fgd] [--no-deletions]
 //               [--series series.csv] [--seed N] [--cycle-seconds N]
 //               [--allocate-only] [--max-moves-per-job N]
-//               [--max-moves-per-cycle N]
+//               [--max-moves-per-cycle N] [--each-pod-once]
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <string_view>
 
+#include "scheduler-core/sim/in_order.h"
 #include "scheduler-core/sim/replay.h"
 #include "scheduler-core/sim/trace.h"
 
@@ -21,10 +22,14 @@ using namespace vtenant::sched;
 
 constexpr char kUsage[] =
     "usage: vtenant-sim --nodes FILE --pods FILE [--queues FILE]\n"
-    "                   [--policy binpack|spread|best-fit|random-fit]\n"
+    "                   [--policy binpack|spread|best-fit|random-fit|fgd]\n"
     "                   [--no-deletions] [--series FILE] [--seed N]\n"
     "                   [--cycle-seconds N] [--allocate-only]\n"
-    "                   [--max-moves-per-job N] [--max-moves-per-cycle N]\n";
+    "                   [--max-moves-per-job N] [--max-moves-per-cycle N]\n"
+    "                   [--each-pod-once]\n"
+    "  --each-pod-once: placement only, each pod tried once in arrival order\n"
+    "                   (FGD's protocol); prints pods placed and GPUs allocated\n"
+    "                   at the end and when arrived GPU demand reaches capacity\n";
 
 int Fail(const Status& status) {
   std::cerr << "vtenant-sim: " << status.message() << "\n";
@@ -34,6 +39,7 @@ int Fail(const Status& status) {
 int Run(int argc, char** argv) {
   std::string nodes_path, pods_path, queues_path;
   sim::ReplayOptions options;
+  bool each_pod_once = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     auto value = [&](std::string& dest) -> bool {
@@ -75,6 +81,8 @@ int Run(int argc, char** argv) {
       options.scheduler.reclaim = false;
       options.scheduler.preempt = false;
       options.scheduler.evict_stale_gangs = false;
+    } else if (arg == "--each-pod-once") {
+      each_pod_once = true;
     } else if (arg == "--no-deletions") {
       options.deletions = false;
     } else if (arg == "--help" || arg == "-h") {
@@ -102,6 +110,12 @@ int Run(int argc, char** argv) {
     trace.queues = std::move(queues).value();
   }
   if (Status checked = sim::CheckTrace(trace, pods_path); !checked.ok()) return Fail(checked);
+  if (each_pod_once) {
+    Result<sim::InOrderSummary> placed = sim::PlaceInOrder(trace, {options.scheduler, 1.0});
+    if (!placed.ok()) return Fail(placed.status());
+    std::cout << sim::InOrderJson(*placed) << "\n";
+    return 0;
+  }
   Result<sim::ReplaySummary> summary = sim::Replay(trace, options);
   if (!summary.ok()) return Fail(summary.status());
   std::cout << sim::SummaryJson(*summary) << "\n";

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "scheduler-core/snapshot_builder.h"
+#include "scheduler-core/workload_model.h"
 
 namespace vtenant::sched::sim {
 namespace {
@@ -25,6 +26,8 @@ struct PodState {
   Allocation allocation;
   int64_t start_time = 0;
 };
+
+}  // namespace
 
 // Builds one validated snapshot with every pod of the trace pending, which
 // interns all names and gives every pod its shape once; each cycle then
@@ -65,8 +68,6 @@ Result<Snapshot> BuildUniverse(const Trace& trace) {
   }
   return b.Build();
 }
-
-}  // namespace
 
 Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   const Clock::time_point wall_start = Clock::now();
@@ -151,6 +152,14 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   Milli prev_allocated = 0;
   std::vector<GroupId> group_of_universe(universe.groups.size());
 
+  // fgd learns the workload from the pods it has seen arrive.
+  Options scheduler = options.scheduler;
+  std::shared_ptr<WorkloadModel> model;
+  if (scheduler.policy == PlacementPolicy::kFgd && !scheduler.workload) {
+    model = std::make_shared<WorkloadModel>();
+    scheduler.workload = model;
+  }
+
   const int64_t window = std::max<int64_t>(1, options.cycle_seconds);
   for (size_t i = 0; i < events.size();) {
     // The batch: events up to the end of the window the first one opens;
@@ -175,6 +184,7 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
         ps.running = false;
       } else {
         ps.arrived = true;
+        if (model) model->Observe(universe, events[i].pod);
         ++pending_now;
         arrived_gpu += demand[events[i].pod];
         active_demand += demand[events[i].pod];
@@ -212,7 +222,7 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
       work.groups.resize(groups_used);
       work.Finalize(/*derive_shapes=*/false);
       const Clock::time_point cycle_start = Clock::now();
-      last = RunCycle(work, options.scheduler);
+      last = RunCycle(work, scheduler);
       const double cycle_seconds = Seconds(Clock::now() - cycle_start);
       sum.scheduling_seconds += cycle_seconds;
       sum.max_cycle_ms = std::max(sum.max_cycle_ms, cycle_seconds * 1000);

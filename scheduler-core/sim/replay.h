@@ -56,6 +56,11 @@ struct ReplaySummary {
 
 Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options);
 
+// One validated snapshot with every pod of the trace pending (and a
+// "default" queue when the trace has none): names interned and shapes
+// derived once for the whole replay.
+Result<Snapshot> BuildUniverse(const Trace& trace);
+
 // The summary as one JSON object (keys as in ReplaySummary).
 std::string SummaryJson(const ReplaySummary& summary);
 

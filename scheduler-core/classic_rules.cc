@@ -1,0 +1,126 @@
+#include "scheduler-core/classic_rules.h"
+
+#include "scheduler-core/placement.h"
+
+namespace vtenant::sched {
+namespace {
+
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+bool BinpackRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit worst,
+                            int64_t* key) const {
+  const DeviceFit fit = ClassifyDevice(used, portion);
+  if (fit > worst) return false;
+  *key = (int64_t{static_cast<uint8_t>(fit)} << 32) + (kMilliPerGpu - used) * 64 + index;
+  return true;
+}
+
+bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
+  const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
+  const Milli need = placer.MinimumGpuOnNode(pod);
+  if (const PodRequest& r = placer.snapshot().pods[pod].request; r.IsShared() && r.num_devices == 1)
+    return FindShared(placer, pod, need, filter, out);
+  for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it)
+    if (filter.Accepts(it->second) && placer.Check(pod, it->second, out) == FitFailure::kFits)
+      return true;
+  return false;
+}
+
+bool BinpackRule::FindShared(const Placer& placer, PodId pod, Milli need, const NodeFilter& filter,
+                             Allocation* out) {
+  if (need <= 0 || need > kMilliPerGpu) return false;
+  const Snapshot& s = placer.snapshot();
+  const ClusterState::SharedDeviceIndex& shared = placer.state().SharedDevices();
+  auto try_device = [&](DeviceId d, DeviceFit worst) {
+    const NodeId n = s.devices[d].node;
+    return filter.Accepts(n) && placer.CheckUpTo(pod, n, worst, out) == FitFailure::kFits;
+  };
+  // 1. Started devices the portion complements, tightest first. Their free
+  // values lie in [k * need, k * need + 1000 % need]; the walk jumps from
+  // one such band to the next. (`need` is the portion on the largest
+  // device; for gpu-memory pods on smaller devices CheckUpTo judges with
+  // the real portion.)
+  const Milli slack = kMilliPerGpu % need;
+  for (auto it = shared.lower_bound({need, 0}); it != shared.end();) {
+    const Milli over = it->first % need;
+    if (over > slack) {
+      it = shared.lower_bound({it->first - over + need, 0});
+      continue;
+    }
+    if (try_device(it->second, DeviceFit::kComplements)) return true;
+    ++it;
+  }
+  // 2. An empty device, on the node with the least free GPU that has one
+  // (a node with an empty device has at least a whole GPU free).
+  const ClusterState::FreeGpuIndex& nodes = placer.state().ByFreeGpu();
+  for (auto it = nodes.lower_bound({kMilliPerGpu, 0}); it != nodes.end(); ++it)
+    if (filter.Accepts(it->second) &&
+        placer.CheckUpTo(pod, it->second, DeviceFit::kEmpty, out) == FitFailure::kFits)
+      return true;
+  // 3. Any started device that still takes the portion, tightest first.
+  for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it)
+    if (try_device(it->second, DeviceFit::kMixes)) return true;
+  return false;
+}
+
+bool SpreadRule::DeviceKey(Milli used, Milli, int index, DeviceFit, int64_t* key) const {
+  *key = used * 64 + index;
+  return true;
+}
+
+bool SpreadRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
+  const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
+  const Milli need = placer.MinimumGpuOnNode(pod);
+  for (auto it = index.rbegin(); it != index.rend() && it->first >= need; ++it)
+    if (filter.Accepts(it->second) && placer.Check(pod, it->second, out) == FitFailure::kFits)
+      return true;
+  return false;
+}
+
+bool BestFitRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
+  const Snapshot& s = placer.snapshot();
+  const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
+  const Milli need = placer.MinimumGpuOnNode(pod);
+  const PodRequest& r = s.pods[pod].request;
+  double best_score = 0;
+  NodeId best = kNone;
+  for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it) {
+    NodeId n = it->second;
+    if (!filter.Accepts(n) || placer.Check(pod, n, nullptr) != FitFailure::kFits) continue;
+    const Node& node = s.nodes[n];
+    const NodeFree& free = placer.state().Free(n);
+    double score = 0;
+    if (node.num_devices > 0)
+      score += double(free.gpu - need) / double(node.num_devices * kMilliPerGpu);
+    if (node.cpu_milli > 0) score += double(free.cpu_milli - r.cpu_milli) / node.cpu_milli;
+    if (best == kNone || score < best_score || (score == best_score && n < best)) {
+      best = n;
+      best_score = score;
+    }
+  }
+  return best != kNone && placer.Check(pod, best, out) == FitFailure::kFits;
+}
+
+bool RandomFitRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter,
+                         Allocation* out) {
+  // Reservoir sampling: one pass, uniform over the nodes that fit.
+  const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
+  const Milli need = placer.MinimumGpuOnNode(pod);
+  NodeId chosen = kNone;
+  uint64_t seen = 0;
+  for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it) {
+    NodeId n = it->second;
+    if (!filter.Accepts(n) || placer.Check(pod, n, nullptr) != FitFailure::kFits) continue;
+    if (SplitMix64(rng_) % ++seen == 0) chosen = n;
+  }
+  return chosen != kNone && placer.Check(pod, chosen, out) == FitFailure::kFits;
+}
+
+}  // namespace vtenant::sched

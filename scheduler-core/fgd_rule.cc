@@ -1,0 +1,269 @@
+#include "scheduler-core/fgd_rule.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "scheduler-core/placement.h"
+
+namespace vtenant::sched {
+namespace {
+
+// Shapes the workload is measured against: enough to cover nearly all of
+// it, few enough that scoring one node stays cheap.
+constexpr size_t kMaxShapes = 64;
+constexpr double kCoverage = 0.99;
+
+}  // namespace
+
+FgdRule::FgdRule(const ClusterState& state, std::shared_ptr<const WorkloadModel> model)
+    : state_(&state), snapshot_(&state.snapshot()), model_(std::move(model)) {
+  const Snapshot& s = *snapshot_;
+  // Node classes: nodes alike in everything but what is in use.
+  std::map<Key, int32_t> classes;
+  class_of_.resize(s.nodes.size());
+  for (NodeId n = 0; n < s.nodes.size(); ++n) {
+    const Node& node = s.nodes[n];
+    Key k{node.schedulable,  node.cpu_milli,
+          node.memory_bytes, node.max_pods,
+          node.num_devices,  node.num_devices > 0 ? s.devices[node.first_device].memory_mib : 0};
+    for (const Label& l : node.labels) k.insert(k.end(), {l.key, l.value});
+    k.push_back(-1);
+    for (const Taint& t : node.taints) k.insert(k.end(), {t.key, t.value, int64_t(t.effect)});
+    k.push_back(-1);
+    for (const MigSlot& m : node.mig) k.insert(k.end(), {m.profile, m.capacity});
+    auto [it, fresh] = classes.emplace(std::move(k), static_cast<int32_t>(classes.size()));
+    if (fresh) class_example_.push_back(n);
+    class_of_[n] = it->second;
+  }
+  if (model_) {
+    BuildTargets(model_->Top(kMaxShapes, kCoverage));
+    model_version_ = model_->version();
+  } else {
+    WorkloadModel seen(1e18);
+    for (PodId p = 0; p < s.pods.size(); ++p) seen.Observe(s, p);
+    BuildTargets(seen.Top(kMaxShapes, kCoverage));
+  }
+  key_of_.assign(s.nodes.size(), nullptr);
+  for (NodeId n = 0; n < s.nodes.size(); ++n) {
+    auto it = buckets_.try_emplace(KeyOf(n)).first;
+    it->second.nodes.insert(n);
+    key_of_[n] = &it->first;
+  }
+  log_seen_ = state.ChangeLog().size();
+}
+
+void FgdRule::Refresh() {
+  if (!model_ || model_->version() == model_version_) return;
+  model_version_ = model_->version();
+  BuildTargets(model_->Top(kMaxShapes, kCoverage));
+  for (auto& [_, bucket] : buckets_) bucket.frag_known = false;
+}
+
+void FgdRule::BuildTargets(const std::vector<WorkloadModel::Entry>& entries) {
+  const Snapshot& s = *snapshot_;
+  targets_.clear();
+  for (const WorkloadModel::Entry& e : entries) {
+    const ShapeSpec& shape = e.shape;
+    // CPU-only shapes see every free GPU as unusable wherever they go: the
+    // same growth on every node, so they do not change the choice.
+    if (shape.whole_gpus == 0 && shape.gpu_fraction == 0 && shape.gpu_memory_mib == 0) continue;
+    Target t{shape.cpu_milli,
+             shape.memory_bytes,
+             shape.whole_gpus > 0 ? shape.whole_gpus : shape.num_devices,
+             shape.whole_gpus > 0 ? kMilliPerGpu : shape.gpu_fraction,
+             shape.whole_gpus > 0 ? 0 : shape.gpu_memory_mib,
+             e.weight,
+             {}};
+    // Constraints by name, resolved in this snapshot; a name it never
+    // interned is on no node.
+    bool resolvable = true;
+    std::vector<Label> selector;
+    for (const auto& [k, v] : shape.node_selector) {
+      StringId key = s.strings.Find(k), value = s.strings.Find(v);
+      resolvable = resolvable && key != kNoString && value != kNoString;
+      selector.push_back({key, value});
+    }
+    std::sort(selector.begin(), selector.end());
+    std::vector<LabelIn> affinity;
+    for (const auto& [k, values] : shape.node_affinity_in) {
+      LabelIn in{s.strings.Find(k), {}};
+      resolvable = resolvable && in.key != kNoString;
+      for (const std::string& v : values)
+        if (StringId id = s.strings.Find(v); id != kNoString) in.values.push_back(id);
+      std::sort(in.values.begin(), in.values.end());
+      affinity.push_back(std::move(in));
+    }
+    t.eligible.resize(class_example_.size());
+    for (size_t c = 0; c < class_example_.size(); ++c) {
+      const Node& node = s.nodes[class_example_[c]];
+      t.eligible[c] = resolvable && node.schedulable && MatchesSelector(node, selector) &&
+                      MatchesAffinity(node, affinity);
+    }
+    targets_.push_back(std::move(t));
+  }
+}
+
+FgdRule::Key FgdRule::KeyOf(NodeId n) const {
+  const Node& node = snapshot_->nodes[n];
+  const NodeFree& free = state_->Free(n);
+  Key k{class_of_[n], free.cpu_milli, free.memory_bytes, free.pods > 0};
+  const size_t devices_at = k.size();
+  for (int i = 0; i < node.num_devices; ++i) {
+    const DeviceId d = node.first_device + i;
+    k.push_back(state_->DeviceWhole(d) ? 0 : kMilliPerGpu - state_->DeviceUsed(d));
+  }
+  std::sort(k.begin() + devices_at, k.end());
+  for (size_t i = 0; i < node.mig.size(); ++i) k.push_back(state_->MigFree(n, i));
+  return k;
+}
+
+void FgdRule::CatchUp() {
+  const std::vector<NodeId>& log = state_->ChangeLog();
+  for (; log_seen_ < log.size(); ++log_seen_) {
+    const NodeId n = log[log_seen_];
+    Key key = KeyOf(n);
+    if (*key_of_[n] == key) continue;
+    auto old = buckets_.find(*key_of_[n]);
+    old->second.nodes.erase(n);
+    if (old->second.nodes.empty()) buckets_.erase(old);
+    auto it = buckets_.try_emplace(std::move(key)).first;
+    it->second.nodes.insert(n);
+    key_of_[n] = &it->first;
+  }
+}
+
+FgdRule::View FgdRule::ViewOf(NodeId n) const {
+  const Node& node = snapshot_->nodes[n];
+  const NodeFree& free = state_->Free(n);
+  View v{free.cpu_milli,
+         free.memory_bytes,
+         free.pods > 0,
+         class_of_[n],
+         node.num_devices > 0 ? snapshot_->devices[node.first_device].memory_mib : 0,
+         node.num_devices,
+         {}};
+  for (int i = 0; i < node.num_devices; ++i) {
+    const DeviceId d = node.first_device + i;
+    v.free[i] = state_->DeviceWhole(d) ? 0 : kMilliPerGpu - state_->DeviceUsed(d);
+  }
+  return v;
+}
+
+double FgdRule::Frag(const View& v) const {
+  Milli total = 0;
+  for (int i = 0; i < v.num_devices; ++i) total += v.free[i];
+  if (total == 0) return 0;
+  double frag = 0;
+  for (const Target& t : targets_) {
+    if (!v.pod_slot || !t.eligible[v.node_class] || v.cpu_milli < t.cpu_milli ||
+        v.memory_bytes < t.memory_bytes) {
+      frag += t.weight * double(total);
+      continue;
+    }
+    Milli portion = t.fraction;
+    if (t.memory_mib > 0)
+      portion = v.device_mib > 0
+                    ? (int64_t{t.memory_mib} * kMilliPerGpu + v.device_mib - 1) / v.device_mib
+                    : kMilliPerGpu + 1;
+    int32_t room = 0;
+    Milli unusable = 0;
+    for (int i = 0; i < v.num_devices; ++i) {
+      if (v.free[i] >= portion)
+        ++room;
+      else
+        unusable += v.free[i];
+    }
+    frag += t.weight * double(room >= t.devices ? unusable : total);
+  }
+  return frag;
+}
+
+double FgdRule::NodeFragmentation(NodeId node) {
+  CatchUp();
+  return Frag(ViewOf(node));
+}
+
+bool FgdRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit worst, int64_t* key) const {
+  const DeviceFit fit = ClassifyDevice(used, portion);
+  if (fit > worst) return false;
+  *key = (int64_t{static_cast<uint8_t>(fit)} << 32) + (kMilliPerGpu - used) * 64 + index;
+  return true;
+}
+
+bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
+  const Snapshot& s = *snapshot_;
+  const PodRequest& r = s.pods[pod].request;
+  Refresh();
+  CatchUp();
+  const bool shared_one = r.IsShared() && r.num_devices == 1;
+  struct Choice {
+    double growth;
+    Milli gpu_left;
+    double cpu_left;
+    NodeId node;
+    Allocation where;
+  };
+  std::optional<Choice> best;
+  auto better = [](const Choice& a, const Choice& b) {
+    const double eps = 1e-9 * std::max({1.0, std::abs(a.growth), std::abs(b.growth)});
+    if (a.growth < b.growth - eps) return true;
+    if (a.growth > b.growth + eps) return false;
+    if (a.gpu_left != b.gpu_left) return a.gpu_left < b.gpu_left;
+    if (a.cpu_left != b.cpu_left) return a.cpu_left < b.cpu_left;
+    return a.node < b.node;
+  };
+  for (auto& [key, bucket] : buckets_) {
+    NodeId n = kNone;
+    for (NodeId m : bucket.nodes)
+      if (filter.Accepts(m)) {
+        n = m;
+        break;
+      }
+    if (n == kNone) continue;
+    Allocation where;
+    if (placer.Check(pod, n, &where) != FitFailure::kFits) continue;
+    const View before = ViewOf(n);
+    if (!bucket.frag_known) {
+      bucket.frag = Frag(before);
+      bucket.frag_known = true;
+    }
+    const Node& node = s.nodes[n];
+    const double cpu_share =
+        node.cpu_milli > 0 ? double(before.cpu_milli - r.cpu_milli) / double(node.cpu_milli) : 0;
+    View after = before;
+    after.cpu_milli -= r.cpu_milli;
+    after.memory_bytes -= r.memory_bytes;
+    Milli node_left = s.nodes[n].num_devices * kMilliPerGpu;
+    for (int i = 0; i < before.num_devices; ++i) node_left -= kMilliPerGpu - before.free[i];
+    if (shared_one) {
+      // Every device that takes the portion, one per distinct room.
+      const Milli portion = where.portion;
+      std::array<bool, kMilliPerGpu + 1> tried{};
+      for (int i = 0; i < before.num_devices; ++i) {
+        const Milli room = before.free[i];
+        const DeviceId d = node.first_device + i;
+        if (room < portion || state_->DeviceWhole(d) || tried[room]) continue;
+        tried[room] = true;
+        after.free[i] = room - portion;
+        Choice c{Frag(after) - bucket.frag, node_left - portion, cpu_share, n,
+                 Allocation{n, uint64_t{1} << i, portion}};
+        after.free[i] = room;
+        if (!best || better(c, *best)) best = c;
+      }
+    } else {
+      Milli taken = 0;
+      for (int i = 0; i < before.num_devices; ++i)
+        if (where.device_mask >> i & 1) {
+          after.free[i] -= where.portion;
+          taken += where.portion;
+        }
+      Choice c{Frag(after) - bucket.frag, node_left - taken, cpu_share, n, where};
+      if (!best || better(c, *best)) best = c;
+    }
+  }
+  if (!best) return false;
+  if (out) *out = best->where;
+  return true;
+}
+
+}  // namespace vtenant::sched

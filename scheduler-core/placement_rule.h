@@ -1,0 +1,67 @@
+// Node scoring, the placement extension point: how a policy picks, among
+// the nodes and devices a pod fits, where it goes. One class per policy;
+// placement_rules.cc registers them by PlacementPolicy, so a new policy is
+// one new file and one line there.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "scheduler-core/cluster_state.h"
+#include "scheduler-core/options.h"
+
+namespace vtenant::sched {
+
+class Placer;
+
+// Restricts a search to part of the cluster: one topology domain (nodes
+// whose `domain_of` entry equals `domain`) and/or one node.
+struct NodeFilter {
+  const std::vector<uint32_t>* domain_of = nullptr;
+  uint32_t domain = 0;
+  NodeId only = kNone;
+
+  bool Accepts(NodeId n) const {
+    if (only != kNone && n != only) return false;
+    return domain_of == nullptr || (*domain_of)[n] == domain;
+  }
+  bool Unfiltered() const { return domain_of == nullptr && only == kNone; }
+};
+
+// How well a started or empty device suits a GPU-sharing pod under binpack,
+// best first. A device "complements" a portion p when, after taking the pod,
+// pods of that same portion could still fill it as full as they would fill
+// an empty device (free mod p <= 1000 mod p): two halves, four quarters,
+// three 330m thirds, a half and two quarters. Mixing sizes freely strands
+// remainders nobody asks for (500m + 330m leaves 170m).
+enum class DeviceFit : uint8_t { kComplements, kEmpty, kMixes };
+
+// The class of a device with `used` milli-GPU taken for a pod of `portion`
+// (which must fit: used + portion <= 1000).
+DeviceFit ClassifyDevice(Milli used, Milli portion);
+
+class PlacementRule {
+ public:
+  virtual ~PlacementRule() = default;
+
+  // Where `pod` goes among the nodes `filter` accepts; false when it fits
+  // none. `placer` answers the fit questions (Check, CheckUpTo, indexes).
+  virtual bool Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) = 0;
+
+  // The preference of device `index` of a node, with `used` milli-GPU
+  // taken, for a GPU-sharing pod of `portion` (smaller keys first); false
+  // leaves the device out. `worst` is the worst class Placer::CheckUpTo
+  // was asked to allow. By default: index order.
+  virtual bool DeviceKey(Milli used, Milli portion, int index, DeviceFit worst, int64_t* key) const;
+
+  // Whether the devices a node offers are taken in random order (random-fit),
+  // and the generator state the shuffle starts from.
+  virtual bool ShufflesDevices() const { return false; }
+  virtual uint64_t ShuffleSeed() const { return 0; }
+};
+
+// The rule of `options.policy`, on `state`.
+std::unique_ptr<PlacementRule> MakePlacementRule(const ClusterState& state, const Options& options);
+
+}  // namespace vtenant::sched

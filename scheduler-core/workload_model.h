@@ -1,0 +1,62 @@
+// The pod shapes a cluster runs, learned online: a histogram of the shapes
+// of the pods the scheduler has seen, older ones decayed, so fragmentation
+// can be measured against what is likely to come (fgd) without an oracle
+// of the future.
+//
+//   auto model = std::make_shared<WorkloadModel>();
+//   model->Observe(snapshot, pod);          // as pods arrive, across cycles
+//   options.workload = model;               // read by the fgd rule
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scheduler-core/model.h"
+
+namespace vtenant::sched {
+
+// What placement needs of a pod shape, by name (label keys and values as
+// strings), so the model outlives the snapshots it learned from.
+struct ShapeSpec {
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int32_t whole_gpus = 0;
+  Milli gpu_fraction = 0;
+  int32_t gpu_memory_mib = 0;
+  int32_t num_devices = 1;
+  std::vector<std::pair<std::string, std::string>> node_selector;
+  std::vector<std::pair<std::string, std::vector<std::string>>> node_affinity_in;
+  auto operator<=>(const ShapeSpec&) const = default;
+};
+
+class WorkloadModel {
+ public:
+  // After `half_life_pods` further observations a pod counts half.
+  explicit WorkloadModel(double half_life_pods = 5000);
+
+  // One pod seen (its request and node constraints; MIG pods are left out).
+  void Observe(const Snapshot& snapshot, PodId pod);
+
+  struct Entry {
+    ShapeSpec shape;
+    double weight;  // the returned entries' weights add up to 1
+  };
+  // The heaviest shapes, heaviest first, until they cover `coverage` of the
+  // weight or number `max_shapes`; ties by shape, so the answer is stable.
+  std::vector<Entry> Top(size_t max_shapes, double coverage) const;
+
+  bool empty() const { return weight_.empty(); }
+  // Changes with every observation, so a reader can tell it is stale.
+  uint64_t version() const { return version_; }
+
+ private:
+  std::map<ShapeSpec, double> weight_;
+  // Instead of decaying every entry, each new observation weighs more.
+  double next_weight_ = 1;
+  double growth_;
+  uint64_t version_ = 0;
+};
+
+}  // namespace vtenant::sched
