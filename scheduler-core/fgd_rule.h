@@ -14,8 +14,11 @@
 // compared exactly (the artifact rounds a sigmoid of it to an integer
 // 0..100, so most candidates tie); ties go to the node left with less free
 // GPU, then less free CPU (share of the node), so equal fragmentation
-// still packs and CPU is not stranded beside idle GPUs; memory counts like
-// CPU; GPU model constraints are node affinity, matched per node class.
+// still packs and CPU is not stranded beside idle GPUs; shapes weigh by
+// how often they come times what they would allocate (1 + GPUs), since
+// stranding a whole-GPU job's room costs more than a small fraction's;
+// memory counts like CPU; GPU model constraints are node affinity, matched
+// per node class.
 //
 // Nodes in the same state (same class, free CPU, memory, pod slot, device
 // room) score alike, so the rule keeps them in buckets, caught up from the

@@ -1,0 +1,129 @@
+// fgd: a node's fragmentation against the workload, and where the rule
+// puts pods because of it.
+#include "scheduler-core/fgd_rule.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler-core/test_support.h"
+
+namespace vtenant::sched {
+namespace {
+
+using namespace testing;
+
+TEST(FgdRuleTest, FragmentationIsTheFreeGpuTheWorkloadCannotUse) {
+  struct Case {
+    std::string name;
+    PodSpec shape;  // the whole workload: pending pods of this one shape
+    Milli expected;
+  };
+  PodSpec other_model = WholeGpuPod("w", "test", 1);
+  other_model.node_affinity_in = {{"nvidia.com/gpu.product", {"NVIDIA-H100"}}};
+  PodSpec cpu_heavy = FractionPod("w", "test", 500);
+  cpu_heavy.cpu_milli = 60000;
+  const Case cases[] = {
+      {"whole GPUs cannot use the 500m left on a started device", WholeGpuPod("w", "test", 1), 500},
+      {"halves can use everything", FractionPod("w", "test", 500), 0},
+      {"0.6 fractions cannot use the 500m", FractionPod("w", "test", 600), 500},
+      {"two-GPU pods need two empty devices: only one is", WholeGpuPod("w", "test", 2), 1500},
+      {"a shape short of CPU can use nothing", cpu_heavy, 1500},
+      {"a shape for another GPU model can use nothing", other_model, 1500},
+  };
+  for (const Case& c : cases) {
+    SnapshotBuilder b = OneQueue();
+    NodeSpec n = GpuNode("n", 2);
+    n.labels = {{"nvidia.com/gpu.product", "NVIDIA-L40S"}};
+    n.cpu_milli = 32000;
+    b.AddNode(n);
+    PodSpec busy = Running(FractionPod("busy", "test", 500), "n", {0});
+    busy.cpu_milli = 8000;
+    b.AddPod(busy);
+    b.AddPod(c.shape);
+    Snapshot s = MustBuild(b);
+    ClusterState state(s);
+    // The workload: only the pending shape, as a model that saw it.
+    auto model = std::make_shared<WorkloadModel>();
+    model->Observe(s, PodNamed(s, "w"));
+    FgdRule rule(state, model);
+    EXPECT_DOUBLE_EQ(rule.NodeFragmentation(0), double(c.expected)) << c.name;
+  }
+}
+
+TEST(FgdRuleTest, PlacesWhereFragmentationGrowsLeast) {
+  struct Case {
+    std::string name;
+    std::vector<PodSpec> running;
+    std::vector<PodSpec> workload;  // pending pods that teach the model, placed after
+    PodSpec pod;
+    std::string node;
+    int device;  // -1: any
+  };
+  PodSpec cpu_pod = {.name = "p", .queue = "test", .cpu_milli = 40000};
+  PodSpec gpu_cpu = WholeGpuPod("w", "test", 1);
+  gpu_cpu.cpu_milli = 30000;
+  const Case cases[] = {
+      {"a half completes the started device rather than opening an empty one",
+       {Running(FractionPod("r", "test", 500), "b", {1})},
+       {WholeGpuPod("w", "test", 1)},
+       FractionPod("p", "test", 500),
+       "b",
+       1},
+      {"a CPU-only pod goes where it blocks no GPU pod: the node whose GPUs are taken",
+       {Running(WholeGpuPod("r0", "test", 1), "a", {0}),
+        Running(WholeGpuPod("r1", "test", 1), "a", {1})},
+       {gpu_cpu},
+       cpu_pod,
+       "a",
+       -1},
+  };
+  for (const Case& c : cases) {
+    SnapshotBuilder b = OneQueue();
+    for (const char* name : {"a", "b"}) {
+      NodeSpec n = GpuNode(name, 2);
+      n.cpu_milli = 64000;
+      b.AddNode(n);
+    }
+    for (const PodSpec& p : c.running) b.AddPod(p);
+    PodSpec pod = c.pod;
+    pod.priority = 10;  // placed before the workload's pods
+    b.AddPod(pod);
+    Snapshot s = MustBuild(b);
+    auto model = std::make_shared<WorkloadModel>();
+    // What the cluster has seen: the workload's shape, many times.
+    SnapshotBuilder teach = OneQueue();
+    teach.AddNode(GpuNode("x", 1));
+    for (int i = 0; i < 10; ++i) {
+      PodSpec w = c.workload[0];
+      w.name = "w" + std::to_string(i);
+      teach.AddPod(w);
+    }
+    Snapshot taught = MustBuild(teach);
+    for (PodId p = 0; p < taught.pods.size(); ++p) model->Observe(taught, p);
+    Options o;
+    o.policy = PlacementPolicy::kFgd;
+    o.workload = model;
+    Decisions d = RunCycle(s, o);
+    const Bind* bind = BindOf(d, s, "p");
+    ASSERT_NE(bind, nullptr) << c.name;
+    EXPECT_EQ(s.nodes[bind->allocation.node].name, c.node) << c.name;
+    if (c.device >= 0) EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{c.device});
+  }
+}
+
+TEST(FgdRuleTest, WorkloadModelForgetsOldShapes) {
+  SnapshotBuilder b = OneQueue();
+  b.AddPod(FractionPod("old", "test", 500));
+  b.AddPod(WholeGpuPod("new", "test", 1));
+  Snapshot s = MustBuild(b);
+  WorkloadModel model(/*half_life_pods=*/1);
+  for (int i = 0; i < 3; ++i) model.Observe(s, PodNamed(s, "old"));
+  model.Observe(s, PodNamed(s, "new"));
+  // Weights 1, 2, 4 for the halves and 8 for the whole GPU: 8/15.
+  std::vector<WorkloadModel::Entry> top = model.Top(10, 1.0);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].shape.whole_gpus, 1);
+  EXPECT_NEAR(top[0].weight, 8.0 / 15.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace vtenant::sched
