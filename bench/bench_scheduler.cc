@@ -40,10 +40,11 @@ void Report(benchmark::State& state, const sched::Decisions& d, const sched::Sna
 // Times whole scheduling cycles (default options) on one snapshot. Callers
 // build the snapshot into a variable of its own, so the workload's specs are
 // freed before the loop and do not count in the peak memory reported.
-void TimeCycles(benchmark::State& state, const sched::Snapshot& s) {
+void TimeCycles(benchmark::State& state, const sched::Snapshot& s,
+                const sched::Options& options = {}) {
   sched::Decisions d;
   for (auto _ : state) {
-    d = sched::RunCycle(s);
+    d = sched::RunCycle(s, options);
     benchmark::DoNotOptimize(d.binds.data());
     benchmark::DoNotOptimize(d.evictions.data());
   }
@@ -68,6 +69,26 @@ BENCHMARK(BM_FullCycle)
     ->Args({1000, 20000, 90})
     ->Args({5000, 100000, 0})
     ->Args({5000, 100000, 90})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The same full cycle with the fgd placement rule (its workload: the
+// snapshot's pods), against binpack's. Arg 2: percent of GPUs running.
+void BM_FullCycleFgd(benchmark::State& state) {
+  WorkloadConfig c;
+  c.nodes = static_cast<int>(state.range(0));
+  c.pods = static_cast<int>(state.range(1));
+  c.running_fill = state.range(2) / 100.0;
+  const sched::Snapshot s = MustBuild(Generate(c));
+  sched::Options o;
+  o.policy = sched::PlacementPolicy::kFgd;
+  TimeCycles(state, s, o);
+}
+BENCHMARK(BM_FullCycleFgd)
+    ->ArgNames({"nodes", "pending", "fill%"})
+    ->Args({100, 2000, 0})
+    ->Args({1000, 20000, 0})
+    ->Args({1000, 20000, 90})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -42,8 +42,21 @@ FgdRule::FgdRule(const ClusterState& state, std::shared_ptr<const WorkloadModel>
     BuildTargets(model_->Top(kMaxShapes, kCoverage));
     model_version_ = model_->version();
   } else {
+    // Pods of one shape share request and constraints: count shapes, then
+    // describe each once.
     WorkloadModel seen(1e18);
-    for (PodId p = 0; p < s.pods.size(); ++p) seen.Observe(s, p);
+    std::vector<std::pair<PodId, int64_t>> by_shape(s.num_shapes, {kNone, 0});
+    for (PodId p = 0; p < s.pods.size(); ++p) {
+      const ShapeId shape = s.pods[p].shape;
+      if (shape >= by_shape.size()) {
+        seen.Observe(s, p);
+        continue;
+      }
+      if (by_shape[shape].first == kNone) by_shape[shape].first = p;
+      ++by_shape[shape].second;
+    }
+    for (const auto& [pod, count] : by_shape)
+      if (pod != kNone) seen.Observe(s, pod, double(count));
     BuildTargets(seen.Top(kMaxShapes, kCoverage));
   }
   key_of_.assign(s.nodes.size(), nullptr);
@@ -118,7 +131,8 @@ void FgdRule::BuildTargets(const std::vector<WorkloadModel::Entry>& entries) {
 FgdRule::Key FgdRule::KeyOf(NodeId n) const {
   const Node& node = snapshot_->nodes[n];
   const NodeFree& free = state_->Free(n);
-  Key k{class_of_[n], free.cpu_milli, free.memory_bytes, free.pods > 0};
+  // Free GPU first, so a search skips every state with too little.
+  Key k{free.gpu, class_of_[n], free.cpu_milli, free.memory_bytes, free.pods > 0};
   const size_t devices_at = k.size();
   for (int i = 0; i < node.num_devices; ++i) {
     const DeviceId d = node.first_device + i;
@@ -226,7 +240,9 @@ bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Al
     if (a.room_left != b.room_left) return a.room_left < b.room_left;
     return a.node < b.node;
   };
-  for (auto& [key, bucket] : buckets_) {
+  for (auto it = buckets_.lower_bound(Key{placer.MinimumGpuOnNode(pod)}); it != buckets_.end();
+       ++it) {
+    Bucket& bucket = it->second;
     NodeId n = kNone;
     for (NodeId m : bucket.nodes)
       if (filter.Accepts(m)) {

@@ -22,8 +22,9 @@
 //
 // Nodes in the same state (same class, free CPU, memory, pod slot, device
 // room) score alike, so the rule keeps them in buckets, caught up from the
-// ClusterState's change log, and scores one node per bucket: a cycle costs
-// the number of distinct node states, not of nodes.
+// ClusterState's change log, ordered by free GPU, and scores one node per
+// bucket with room enough: a search costs the distinct node states that
+// could take the pod, not the nodes.
 #pragma once
 
 #include <map>

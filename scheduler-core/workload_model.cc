@@ -8,7 +8,7 @@ namespace vtenant::sched {
 WorkloadModel::WorkloadModel(double half_life_pods)
     : growth_(std::exp2(1.0 / std::max(1.0, half_life_pods))) {}
 
-void WorkloadModel::Observe(const Snapshot& s, PodId p) {
+void WorkloadModel::Observe(const Snapshot& s, PodId p, double count) {
   const Pod& pod = s.pods[p];
   const PodRequest& r = pod.request;
   if (r.mig_count > 0) return;
@@ -23,7 +23,7 @@ void WorkloadModel::Observe(const Snapshot& s, PodId p) {
     std::sort(values.begin(), values.end());
     shape.node_affinity_in.emplace_back(s.strings.Get(in.key), std::move(values));
   }
-  weight_[std::move(shape)] += next_weight_;
+  weight_[std::move(shape)] += next_weight_ * count;
   ++version_;
   next_weight_ *= growth_;
   if (next_weight_ > 1e200) {  // rescale long before doubles run out

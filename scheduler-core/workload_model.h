@@ -36,8 +36,9 @@ class WorkloadModel {
   // After `half_life_pods` further observations a pod counts half.
   explicit WorkloadModel(double half_life_pods = 5000);
 
-  // One pod seen (its request and node constraints; MIG pods are left out).
-  void Observe(const Snapshot& snapshot, PodId pod);
+  // One pod seen (its request and node constraints; MIG pods are left out),
+  // or `count` pods of its shape seen at once.
+  void Observe(const Snapshot& snapshot, PodId pod, double count = 1);
 
   struct Entry {
     ShapeSpec shape;
