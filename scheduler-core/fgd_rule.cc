@@ -18,8 +18,12 @@ Milli PortionEstimate(Milli fraction) { return fraction > 0 ? fraction : kMilliP
 
 }  // namespace
 
-FgdRule::FgdRule(const ClusterState& state, std::shared_ptr<const WorkloadModel> model)
-    : state_(&state), snapshot_(&state.snapshot()), model_(std::move(model)) {
+FgdRule::FgdRule(const ClusterState& state, std::shared_ptr<const WorkloadModel> model,
+                 int max_scored)
+    : state_(&state),
+      snapshot_(&state.snapshot()),
+      model_(std::move(model)),
+      max_scored_(std::max(1, max_scored)) {
   const Snapshot& s = *snapshot_;
   // Node classes: nodes alike in everything but what is in use.
   std::map<Key, int32_t> classes;
@@ -240,8 +244,16 @@ bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Al
     if (a.room_left != b.room_left) return a.room_left < b.room_left;
     return a.node < b.node;
   };
+  // The tightest states with room first; past max_scored_ candidates only
+  // the state with the most room is still scored (an empty node, usually),
+  // so a busy cluster's search stays bounded.
+  int scored = 0;
+  const auto last = buckets_.empty() ? buckets_.end() : std::prev(buckets_.end());
   for (auto it = buckets_.lower_bound(Key{placer.MinimumGpuOnNode(pod)}); it != buckets_.end();
        ++it) {
+    if (scored >= max_scored_) {
+      if (best || it == last) it = last;
+    }
     Bucket& bucket = it->second;
     NodeId n = kNone;
     for (NodeId m : bucket.nodes)
@@ -252,6 +264,7 @@ bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Al
     if (n == kNone) continue;
     Allocation where;
     if (placer.Check(pod, n, &where) != FitFailure::kFits) continue;
+    ++scored;
     const View before = ViewOf(n);
     if (!bucket.frag_known) {
       bucket.frag = Frag(before);

@@ -39,8 +39,11 @@ namespace vtenant::sched {
 
 class FgdRule : public PlacementRule {
  public:
-  // `model` may be null: then the snapshot's pods are the workload.
-  FgdRule(const ClusterState& state, std::shared_ptr<const WorkloadModel> model);
+  // `model` may be null: then the snapshot's pods are the workload. At most
+  // `max_scored` node states that fit are scored per pod, tightest first,
+  // plus the one with the most room (Options::fgd_max_candidates).
+  FgdRule(const ClusterState& state, std::shared_ptr<const WorkloadModel> model,
+          int max_scored = 16);
 
   bool Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) override;
   // Binpack's device order, for Check's own device choice.
@@ -97,6 +100,7 @@ class FgdRule : public PlacementRule {
   std::map<Key, Bucket> buckets_;
   std::vector<const Key*> key_of_;  // per node, into buckets_
   size_t log_seen_ = 0;
+  int max_scored_;
 };
 
 }  // namespace vtenant::sched

@@ -67,6 +67,11 @@ struct Options {
   // fgd: the pod shapes seen so far, kept by the caller across cycles.
   // Null: the shapes of the snapshot's pods, running and pending.
   std::shared_ptr<const WorkloadModel> workload;
+  // fgd: node states scored per pod, the tightest with room first (plus the
+  // one with the most room). 16 keeps fgd's full cycle within 2x binpack's
+  // on 1,000 nodes with 20k pending; 64 scores every state on openb and
+  // strands 4 GPUs fewer there (bench/RESULTS.md).
+  int fgd_max_candidates = 16;
 };
 
 }  // namespace vtenant::sched

@@ -15,7 +15,7 @@ std::unique_ptr<PlacementRule> MakePlacementRule(const ClusterState& state, cons
     case PlacementPolicy::kRandomFit:
       return std::make_unique<RandomFitRule>(o.seed);
     case PlacementPolicy::kFgd:
-      return std::make_unique<FgdRule>(state, o.workload);
+      return std::make_unique<FgdRule>(state, o.workload, o.fgd_max_candidates);
   }
   return std::make_unique<BinpackRule>();
 }

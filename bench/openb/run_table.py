@@ -27,6 +27,8 @@ def main():
     ap.add_argument("--data", required=True, help="folder with the two openb CSV files")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--policies", nargs="+", default=POLICIES)
+    ap.add_argument("--extra", nargs="*", default=[],
+                    help="more vtenant-sim flags, e.g. --extra=--fgd-candidates=64")
     args = ap.parse_args()
     nodes = os.path.join(args.data, "openb_node_list_gpu_node.csv")
     pods = os.path.join(args.data, "openb_pod_list_default.csv")
@@ -41,7 +43,8 @@ def main():
             info = json.loads(made.stdout)
             for policy in args.policies:
                 out = subprocess.run([args.sim, "--nodes", nodes, "--pods", trace, "--policy",
-                                      policy, "--seed", str(seed), "--each-pod-once"],
+                                      policy, "--seed", str(seed), "--each-pod-once"] +
+                                     [a for e in args.extra for a in e.split("=", 1)],
                                      check=True, capture_output=True, text=True)
                 s = json.loads(out.stdout)
                 cap = s["gpu_milli_capacity"]

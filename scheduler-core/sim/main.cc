@@ -26,7 +26,7 @@ constexpr char kUsage[] =
     "                   [--no-deletions] [--series FILE] [--seed N]\n"
     "                   [--cycle-seconds N] [--allocate-only]\n"
     "                   [--max-moves-per-job N] [--max-moves-per-cycle N]\n"
-    "                   [--each-pod-once]\n"
+    "                   [--each-pod-once] [--fgd-candidates N]\n"
     "  --each-pod-once: placement only, each pod tried once in arrival order\n"
     "                   (FGD's protocol); prints pods placed and GPUs allocated\n"
     "                   at the end and when arrived GPU demand reaches capacity\n";
@@ -81,6 +81,11 @@ int Run(int argc, char** argv) {
       options.scheduler.reclaim = false;
       options.scheduler.preempt = false;
       options.scheduler.evict_stale_gangs = false;
+    } else if (arg == "--fgd-candidates") {
+      if (!value(text)) return Fail(InvalidArgument("--fgd-candidates needs a number"));
+      options.scheduler.fgd_max_candidates = std::stoi(text);
+      if (options.scheduler.fgd_max_candidates < 1)
+        return Fail(InvalidArgument("--fgd-candidates must be >= 1"));
     } else if (arg == "--each-pod-once") {
       each_pod_once = true;
     } else if (arg == "--no-deletions") {
