@@ -3,6 +3,7 @@
 // order, victims chosen per device, and pending reasons that name the rule.
 #include <gtest/gtest.h>
 
+#include "scheduler-core/session.h"
 #include "scheduler-core/test_support.h"
 
 namespace vtenant::sched {
@@ -157,6 +158,33 @@ TEST(KaiRulesTest, QueueOrderFollowsKaisChain) {
     ASSERT_EQ(Binds(d), 1) << c.name;
     EXPECT_EQ(s.groups[s.pods[d.binds[0].pod].group].queue, QueueNamed(s, c.winner)) << c.name;
   }
+}
+
+TEST(KaiRulesTest, AboveFairShareIsEveryResourceByDefaultAnyResourceAsAnOption) {
+  // Queue a (priority 10) holds two GPUs over its 1-GPU limit, so above its
+  // GPU fair share, but not above its CPU share. KAI counts it as above only
+  // when every resource is; the option counts any.
+  SnapshotBuilder b;
+  QueueSpec qa = GpuQueue("a", "", 0, 1000);
+  qa.priority = 10;
+  b.AddQueue(qa);
+  b.AddQueue(GpuQueue("b", "", 0));
+  b.AddNode(GpuNode("n", 4));
+  for (int i = 0; i < 2; ++i) {
+    PodSpec p = Running(WholeGpuPod("a-" + std::to_string(i), "a", 1), "n", {i});
+    p.cpu_milli = 1000;
+    b.AddPod(p);
+  }
+  b.AddPod(WholeGpuPod("b-job", "b", 1));
+  Snapshot s = MustBuild(b);
+  Session session(s, Options{});
+  const QueueId a = QueueNamed(s, "a"), bq = QueueNamed(s, "b");
+  const ResourceVector job = MakeResources(1000, 0, 0);
+  ASSERT_GT(session.state.QueueAllocated(a)[kGpu], session.fair_share[a][kGpu]);
+  ASSERT_LE(session.state.QueueAllocated(a)[kCpu], session.fair_share[a][kCpu]);
+  const KaiQueueOrder kai, any(/*any_resource=*/true);
+  EXPECT_TRUE(kai.Before(session, a, job, bq, job)) << "KAI: a is not above; priority decides";
+  EXPECT_TRUE(any.Before(session, bq, job, a, job)) << "any resource: a is above, b goes first";
 }
 
 TEST(KaiRulesTest, QueueOrderJudgesDepartmentsFirst) {
