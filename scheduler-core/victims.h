@@ -46,12 +46,14 @@ class VictimPool {
 
 // Evicts `ranked` victims (most preferred first), each only if
 // `still_eligible` says so at that moment, until `job` can be allocated.
-// Victims are taken node by node (nodes that would free the most GPU first,
-// within a node in rank order), since victims scattered over the cluster
-// free no single node. Then keeps only the victims on the nodes the job
-// landed on, so nobody is evicted for nothing. On success the evictions and
-// the job's placements stay in the statement, the evicted jobs leave `pool`
-// and the session's failure caches are dropped (the room they describe has
+// A job one pod short first gets the single smallest victim of the first
+// victim queue that has one whose eviction lets that pod fit on the
+// victim's node (per device: a fraction takes a fraction's room, a whole
+// GPU a whole-GPU job's). Otherwise victims are taken node by node (nodes that would free the most
+// GPU first, within a node in rank order), since victims scattered over the cluster free no single
+// node. Then keeps only the victims on the nodes the job landed on, so nobody is evicted for
+// nothing. On success the evictions and the job's placements stay in the statement, the evicted
+// jobs leave `pool` and the session's failure caches are dropped (the room they describe has
 // changed); otherwise everything is rolled back.
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
