@@ -1,6 +1,7 @@
 #include "scheduler-core/fair_share.h"
 
 #include <algorithm>
+#include <map>
 
 namespace vtenant::sched {
 namespace {
@@ -10,6 +11,7 @@ struct Division {
   const std::vector<ResourceVector>& requested;
   std::vector<ResourceVector>& fair;
   Resource r;
+  bool kai_exact = false;
 
   int64_t Requestable(QueueId q) const {
     int64_t want = requested[q][r];
@@ -90,6 +92,71 @@ struct Division {
     return remaining;
   }
 
+  // KAI's divideOverQuotaResource as it is: every priority's rounds first,
+  // a priority with a single queue giving it everything left (asked for or
+  // not), then the rounds' leftovers, priority by priority, one whole unit
+  // to each queue by largest remainder, past its request if need be.
+  int64_t OverQuotaKaiExact(const std::vector<std::vector<QueueId>>& buckets, int64_t remaining) {
+    const int64_t unit = Unit();
+    // Per bucket: queues with a remainder from the last round they were in.
+    std::vector<std::map<QueueId, long double>> leftovers(buckets.size());
+    for (size_t b = 0; b < buckets.size(); ++b) {
+      const std::vector<QueueId>& bucket = buckets[b];
+      if (bucket.size() == 1) {
+        fair[bucket[0]][r] += remaining;
+        remaining = 0;
+        continue;
+      }
+      while (remaining > 0) {
+        __int128 total_weight = 0;
+        for (QueueId q : bucket)
+          if (Need(q) > 0) total_weight += Weight(q);
+        if (total_weight == 0) break;
+        const int64_t pool = remaining;
+        bool another_round = false;
+        for (QueueId q : bucket) {
+          if (remaining == 0) break;
+          if (Need(q) == 0 || Weight(q) == 0) continue;
+          const __int128 exact = static_cast<__int128>(pool) * Weight(q);
+          if (static_cast<__int128>(Need(q)) * total_weight <= exact) {
+            another_round = another_round || static_cast<__int128>(Need(q)) * total_weight < exact;
+            remaining -= Need(q);
+            fair[q][r] += Need(q);
+            leftovers[b].erase(q);
+            continue;
+          }
+          const int64_t give =
+              static_cast<int64_t>(exact / (static_cast<__int128>(unit) * total_weight)) * unit;
+          const __int128 rest = exact - static_cast<__int128>(give) * total_weight;
+          if (rest > 0)
+            leftovers[b][q] =
+                static_cast<long double>(rest) / static_cast<long double>(total_weight);
+          fair[q][r] += give;
+          remaining -= give;
+        }
+        if (!another_round) break;
+      }
+    }
+    for (size_t b = 0; b < buckets.size() && remaining > 0; ++b) {
+      std::vector<std::pair<long double, QueueId>> order;
+      for (const auto& [q, rest] : leftovers[b]) order.emplace_back(rest, q);
+      std::stable_sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+        if (x.first != y.first) return x.first > y.first;
+        const Queue& qa = queues[x.second];
+        const Queue& qb = queues[y.second];
+        if (qa.creation_time != qb.creation_time) return qa.creation_time < qb.creation_time;
+        return qa.name < qb.name;
+      });
+      for (const auto& [_, q] : order) {
+        if (remaining == 0) break;
+        const int64_t give = std::min(unit, remaining);
+        fair[q][r] += give;
+        remaining -= give;
+      }
+    }
+    return remaining;
+  }
+
   void DivideAmongSiblings(std::vector<QueueId> siblings, int64_t amount) {
     int64_t remaining = amount;
     for (QueueId q : siblings) {
@@ -101,14 +168,20 @@ struct Division {
     }
     std::stable_sort(siblings.begin(), siblings.end(),
                      [&](QueueId a, QueueId b) { return queues[a].priority > queues[b].priority; });
-    for (size_t begin = 0; begin < siblings.size() && remaining > 0;) {
+    std::vector<std::vector<QueueId>> buckets;
+    for (size_t begin = 0; begin < siblings.size();) {
       size_t end = begin;
       while (end < siblings.size() &&
              queues[siblings[end]].priority == queues[siblings[begin]].priority)
         ++end;
-      std::vector<QueueId> bucket(siblings.begin() + begin, siblings.begin() + end);
-      remaining = OverQuota(bucket, remaining);
+      buckets.emplace_back(siblings.begin() + begin, siblings.begin() + end);
       begin = end;
+    }
+    if (kai_exact && remaining > 0) {
+      OverQuotaKaiExact(buckets, remaining);
+    } else {
+      for (const std::vector<QueueId>& bucket : buckets)
+        if (remaining > 0) remaining = OverQuota(bucket, remaining);
     }
     for (QueueId q : siblings)
       if (!queues[q].children.empty()) DivideAmongSiblings(queues[q].children, fair[q][r]);
@@ -128,13 +201,13 @@ std::vector<ResourceVector> RollUp(const std::vector<Queue>& queues,
 
 std::vector<ResourceVector> ComputeFairShare(const std::vector<Queue>& queues,
                                              const std::vector<ResourceVector>& requested,
-                                             const ResourceVector& capacity) {
+                                             const ResourceVector& capacity, bool kai_exact) {
   std::vector<ResourceVector> fair(queues.size());
   std::vector<QueueId> top;
   for (QueueId q = 0; q < queues.size(); ++q)
     if (queues[q].parent == kNone) top.push_back(q);
   for (Resource r : kAllResources) {
-    Division division{queues, requested, fair, r};
+    Division division{queues, requested, fair, r, kai_exact};
     division.DivideAmongSiblings(top, capacity[r]);
   }
   return fair;

@@ -34,8 +34,13 @@ std::vector<ResourceVector> RollUp(const std::vector<Queue>& queues,
 
 // Fair share of every queue, given `capacity` (the cluster total) and what
 // each queue's subtree requests (allocated plus pending, after RollUp).
+// `kai_exact` reproduces KAI's division where it differs from ours: a
+// priority with a single queue gives it everything left, asked for or not;
+// the rounding leftovers wait until every priority had its rounds; a
+// leftover unit may go past a queue's request (Options::fair_share_kai_exact).
 std::vector<ResourceVector> ComputeFairShare(const std::vector<Queue>& queues,
                                              const std::vector<ResourceVector>& requested,
-                                             const ResourceVector& capacity);
+                                             const ResourceVector& capacity,
+                                             bool kai_exact = false);
 
 }  // namespace vtenant::sched

@@ -26,7 +26,7 @@ struct Case {
   std::map<std::string, Milli> expected;   // fair share of GPU
 };
 
-std::map<std::string, Milli> Divide(const Case& c) {
+std::map<std::string, Milli> Divide(const Case& c, bool kai_exact = false) {
   std::vector<Queue> queues;
   std::map<std::string, QueueId> ids;
   for (const QueueRow& row : c.queues) {
@@ -44,7 +44,7 @@ std::map<std::string, Milli> Divide(const Case& c) {
   std::vector<ResourceVector> leaf(queues.size());
   for (const auto& [name, amount] : c.requested) leaf[ids.at(name)][kGpu] = amount;
   std::vector<ResourceVector> fair =
-      ComputeFairShare(queues, RollUp(queues, leaf), MakeResources(c.gpus, 0, 0));
+      ComputeFairShare(queues, RollUp(queues, leaf), MakeResources(c.gpus, 0, 0), kai_exact);
   std::map<std::string, Milli> out;
   for (QueueId q = 0; q < queues.size(); ++q) out[queues[q].name] = fair[q][kGpu];
   return out;
@@ -153,6 +153,40 @@ TEST(FairShareTest, Vectors) {
   };
   for (const Case& c : cases) {
     EXPECT_EQ(Divide(c), c.expected) << c.name;
+  }
+}
+
+TEST(FairShareTest, KaiExactReproducesKaisQuirks) {
+  struct Pair {
+    Case c;
+    std::map<std::string, Milli> ours;
+  };
+  const Pair cases[] = {
+      {{"a lone queue at its priority gets everything left, asked for or not",
+        8000,
+        {{"a", "", 1000, kUnlimited, 1}},
+        {{"a", 2000}},
+        {{"a", 8000}}},
+       {{"a", 2000}}},
+      {{"the higher priority's rounding leftover waits until the lower priority had its "
+        "rounds",
+        3000,
+        {{"h1", "", 0, kUnlimited, 1, 10},
+         {"h2", "", 0, kUnlimited, 1, 10},
+         {"l", "", 0, kUnlimited, 1, 0}},
+        {{"h1", 10000}, {"h2", 10000}, {"l", 10000}},
+        {{"h1", 1000}, {"h2", 1000}, {"l", 1000}}},
+       {{"h1", 2000}, {"h2", 1000}, {"l", 0}}},
+      {{"a leftover unit goes past the request",
+        1000,
+        {{"a", "", 0, kUnlimited, 1}, {"b", "", 0, kUnlimited, 1}},
+        {{"a", 600}, {"b", 600}},
+        {{"a", 1000}, {"b", 0}}},
+       {{"a", 600}, {"b", 400}}},
+  };
+  for (const Pair& p : cases) {
+    EXPECT_EQ(Divide(p.c, /*kai_exact=*/true), p.c.expected) << "KAI: " << p.c.name;
+    EXPECT_EQ(Divide(p.c), p.ours) << "ours: " << p.c.name;
   }
 }
 

@@ -64,6 +64,9 @@ struct Options {
   uint64_t seed = 1;  // random-fit only
   // Queue order, job order and victim order; unset ones follow KAI.
   Rules rules;
+  // Fair share exactly as KAI divides it, quirks included (fair_share.h);
+  // off: priority stays strict and no share exceeds what a queue asks.
+  bool fair_share_kai_exact = false;
   // fgd: the pod shapes seen so far, kept by the caller across cycles.
   // Null: the shapes of the snapshot's pods, running and pending.
   std::shared_ptr<const WorkloadModel> workload;

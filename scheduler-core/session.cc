@@ -46,7 +46,7 @@ Session::Session(const Snapshot& s, const Options& opts)
     leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
   }
   requested = RollUp(s.queues, leaf);
-  fair_share = ComputeFairShare(s.queues, requested, state.Capacity());
+  fair_share = ComputeFairShare(s.queues, requested, state.Capacity(), opts.fair_share_kai_exact);
   for (QueueId q = 0; q < s.queues.size(); ++q) {
     reclaim_min_runtime_s[q] = ResolveRuntime(s, q, true);
     preempt_min_runtime_s[q] = ResolveRuntime(s, q, false);
