@@ -153,15 +153,18 @@ Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) 
         "the pod shares a GPU but has no annotation " + std::string(kSharedGpuConfigMapAnnotation) +
         ": it was created while the vtenant-scheduler admission webhook was not registered, so its "
         "containers do not refer to the GPU ConfigMap; delete and recreate the pod");
-  bool is_simulated = false;
-  if (Result<kube::Object> node = client_.Get(kube::resources::kNodes, "", placement.node);
-      node.ok())
-    is_simulated = kube::Label(*node, reservations_.options().simulated_node_label) == "true";
-  else
-    return node.status().WithContext("node " + placement.node);
+  // The view knows the nodes and most reservations already; the API server
+  // is asked only for what it does not.
+  VT_ASSIGN_OR_RETURN(sched::LabelPairs labels, view_.NodeLabels(placement.node));
+  bool simulated = false;
+  for (const auto& [k, v] : labels)
+    simulated = simulated || (k == reservations_.options().simulated_node_label && v == "true");
   std::vector<std::string> uuids;
   for (int d : placement.devices) {
-    VT_ASSIGN_OR_RETURN(std::string uuid, reservations_.Ensure(placement.node, d, is_simulated));
+    std::string uuid = view_.ReservedGpuUuid(placement.node, d);
+    if (uuid.empty()) {
+      VT_ASSIGN_OR_RETURN(uuid, reservations_.Ensure(placement.node, d, simulated));
+    }
     uuids.push_back(std::move(uuid));
   }
   const std::string configmap = pod.shared_gpu_configmap + "-0";

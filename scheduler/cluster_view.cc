@@ -126,6 +126,22 @@ bool ClusterView::QueueExists(const std::string& name) const {
   return queues_.contains(name);
 }
 
+Result<sched::LabelPairs> ClusterView::NodeLabels(const std::string& node) const {
+  std::lock_guard lock(mu_);
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return NotFound("node " + node + " is not known (gone, or not usable)");
+  return it->second.labels;
+}
+
+std::string ClusterView::ReservedGpuUuid(const std::string& node, int index) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [key, p] : pods_)
+    if (p.role == TranslatedPod::Role::kReservation && !p.terminating && p.node == node &&
+        p.reservation_index == index)
+      return p.reserved_gpu_uuid;
+  return "";
+}
+
 std::vector<Reservation> ClusterView::Reservations() const {
   std::lock_guard lock(mu_);
   std::vector<Reservation> out;

@@ -104,6 +104,10 @@ class ClusterView {
   // Keys of our pods that are pending (not bound, not assumed, not terminating).
   size_t PendingCount() const;
   bool QueueExists(const std::string& name) const;
+  // The labels of `node`; NotFound when the view has no such node.
+  Result<sched::LabelPairs> NodeLabels(const std::string& node) const;
+  // The published GPU UUID of the reservation of (node, index), "" if none yet.
+  std::string ReservedGpuUuid(const std::string& node, int index) const;
 
  private:
   const PodTranslatorOptions options_;
