@@ -54,12 +54,12 @@ nodes:
   }
 
   static Status Run(const std::string& name, const std::string& queue,
-                    const std::string& priority_class = "") {
+                    const std::string& priority_class = "", const std::string& fraction = "0.33") {
     return client()
         .Create(res::kPods, "ml",
                 PodManifest("ml", name,
                             {.queue = queue,
-                             .annotations = {{"gpu-fraction", "0.33"}},
+                             .annotations = {{"gpu-fraction", fraction}},
                              .priority_class = priority_class}))
         .status();
   }
@@ -120,15 +120,20 @@ TEST_F(FairShareTest, ReferenceScenario) {
   })) << "no Reclaimed event on "
       << victim;
 
-  // A non-preemptible nlp pod beyond nlp's quota waits, and says why.
-  ASSERT_TRUE(Run("nlp-np", "nlp", "build").ok());
+  // A non-preemptible nlp pod within nlp's quota runs, preempting one of
+  // nlp's own preemptible pods; a second one would take nlp's
+  // non-preemptible use beyond its quota, so it waits and says why.
+  ASSERT_TRUE(Run("nlp-np1", "nlp", "build").ok());
+  ASSERT_TRUE(Eventually([&] { return Running("nlp-np1"); }));
+  ASSERT_TRUE(Run("nlp-np2", "nlp", "build").ok());
   std::vector<std::string> why;
   ASSERT_TRUE(Eventually([&] {
-    why = EventMessages(client(), "ml", "nlp-np", "Unschedulable");
+    why = EventMessages(client(), "ml", "nlp-np2", "Unschedulable");
     return !why.empty();
   }));
   EXPECT_NE(why[0].find("quota"), std::string::npos) << why[0];
-  EXPECT_FALSE(Running("nlp-np"));
+  EXPECT_FALSE(Running("nlp-np2"));
+  EXPECT_TRUE(Running("vision-1")) << "vision keeps its quota";
 }
 
 }  // namespace
