@@ -190,7 +190,8 @@ int Main(const Options& o) {
       return PodOptions{.queue = "team-" + std::to_string(i % 4), .whole_gpus = 1};
     });
     const auto start = Clock::now();
-    auto app = scheduler::SchedulerApp::Create(*sched_client, flags).value();
+    auto app =
+        scheduler::SchedulerApp::Create(*sched_client, flags, {.handle_signals = false}).value();
     if (Status s = app->Start(); !s.ok()) LOG(FATAL) << s.ToString();
     results.push_back(
         Watch(*driver, "vt", std::min(o.pods, capacity), start, "vtenant-scheduler, whole GPU"));
@@ -199,7 +200,8 @@ int Main(const Options& o) {
   }
   {
     // The webhook must be up while sharing pods are created.
-    auto app = scheduler::SchedulerApp::Create(*sched_client, flags).value();
+    auto app =
+        scheduler::SchedulerApp::Create(*sched_client, flags, {.handle_signals = false}).value();
     const auto start = Clock::now();
     if (Status s = app->Start(); !s.ok()) LOG(FATAL) << s.ToString();
     char frac[16];

@@ -2,18 +2,11 @@
 // scheduler/scheduler_app.h for the pieces and `--help` for the flags.
 #include <glog/logging.h>
 
-#include <csignal>
 #include <iostream>
 
 #include "kube/kubeconfig.h"
 #include "kube/rest_client.h"
 #include "scheduler/scheduler_app.h"
-
-namespace {
-
-volatile std::sig_atomic_t g_signal = 0;
-
-}  // namespace
 
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
@@ -46,15 +39,11 @@ int main(int argc, char** argv) {
     std::cerr << "vtenant-scheduler: " << app.status().message() << "\n";
     return 2;
   }
-  // Signals only set a flag; the main thread does the ordered shutdown.
-  std::signal(SIGTERM, [](int s) { g_signal = s; });
-  std::signal(SIGINT, [](int s) { g_signal = s; });
-  if (Status s = (*app)->Start(); !s.ok()) {
-    LOG(ERROR) << "start: " << s.ToString();
+  // The Manager turns SIGTERM/SIGINT into an ordered shutdown.
+  Status run = (*app)->Run();
+  if (!run.ok()) {
+    LOG(ERROR) << run.ToString();
     return 1;
   }
-  while (g_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  LOG(INFO) << "signal " << g_signal << ": shutting down";
-  (*app)->Stop();
   return 0;
 }

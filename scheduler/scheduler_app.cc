@@ -1,88 +1,85 @@
 #include "scheduler/scheduler_app.h"
 
 #include <glog/logging.h>
-#include <unistd.h>
 
 #include "scheduler-core/options.h"
 
 namespace vtenant::scheduler {
-namespace {
-
-kube::InformerOptions Everything() {
-  kube::InformerOptions o;
-  o.resync_period = std::chrono::minutes(5);
-  return o;
-}
-
-std::string Hostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "vtenant-scheduler";
-  return std::string(buf) + "-" + std::to_string(getpid());
-}
-
-}  // namespace
 
 Result<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(kube::Client& client,
                                                            SchedulerFlags flags,
-                                                           kube::Registry* registry) {
+                                                           AppOptions options) {
   VT_RETURN_IF_ERROR(sched::ParsePolicy(flags.policy).status().WithContext("--policy"));
-  return std::unique_ptr<SchedulerApp>(new SchedulerApp(client, std::move(flags), registry));
+  std::unique_ptr<SchedulerApp> app(new SchedulerApp(client, std::move(flags), options));
+  VT_RETURN_IF_ERROR(app->Wire());
+  return app;
 }
 
-SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, kube::Registry* registry)
+SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOptions options)
     : client_(client),
       flags_(std::move(flags)),
-      registry_(registry),
+      options_(options),
       view_(PodTranslatorOptions{flags_.scheduler_name, flags_.reservation_namespace}),
       events_(client, "vtenant-scheduler"),
       reservations_(client, ReservationOptions{.ns = flags_.reservation_namespace,
                                                .image = flags_.reservation_image}),
-      evictor_(client, events_, registry),
-      status_(client, registry),
-      pods_(client, kube::resources::kPods, Everything()),
-      nodes_(client, kube::resources::kNodes, Everything()),
-      queues_(client, kube::resources::kQueues, Everything()),
-      podgroups_(client, kube::resources::kPodGroups, Everything()) {
-  binder_ =
-      std::make_unique<Binder>(client, view_, reservations_, events_,
-                               BinderOptions{.workers = flags_.bind_workers, .registry = registry});
+      evictor_(client, events_, options.registry),
+      status_(client, options.registry) {}
+
+Status SchedulerApp::Wire() {
+  kube::ManagerOptions mo;
+  mo.name = "vtenant-scheduler";
+  mo.health_address = flags_.health_address;
+  mo.handle_signals = options_.handle_signals;
+  mo.registry = options_.registry;
+  mo.informer_defaults.resync_period = std::chrono::minutes(5);
+  if (flags_.leader_elect)
+    mo.leader_election = kube::LeaderElectionConfig{
+        .lease_namespace = flags_.leader_elect_namespace, .lease_name = "vtenant-scheduler"};
+  VT_ASSIGN_OR_RETURN(manager_, kube::Manager::Create(client_, std::move(mo)));
+  kube::InformerFactory& informers = manager_->cluster().informers();
+  kube::SharedInformer& pods = informers.Get(kube::resources::kPods);
+  kube::SharedInformer& nodes = informers.Get(kube::resources::kNodes);
+  kube::SharedInformer& queues = informers.Get(kube::resources::kQueues);
+  kube::SharedInformer& podgroups = informers.Get(kube::resources::kPodGroups);
+
+  binder_ = std::make_unique<Binder>(
+      client_, view_, reservations_, events_,
+      BinderOptions{.workers = flags_.bind_workers, .registry = options_.registry});
   pending_ = std::make_unique<PendingEvents>(
-      events_, [this](const std::string& key) { return pods_.cache().Get(key); });
+      events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
   CycleOptions co;
   co.core.policy = sched::ParsePolicy(flags_.policy).value();
   co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;
   co.period = flags_.cycle_period;
-  co.registry = registry;
+  co.registry = options_.registry;
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, status_,
                                              *pending_, co);
-  grouper_ = std::make_unique<PodGrouper>(client, pods_, flags_.scheduler_name);
-  grouper_controller_ = std::make_unique<kube::Controller>(
-      kube::ControllerOptions{.name = "pod-grouper", .workers = 4, .registry = registry},
-      *grouper_);
-  grouper_controller_->Watch(pods_);
+  grouper_ = std::make_unique<PodGrouper>(client_, pods, flags_.scheduler_name);
+  manager_->AddController({.name = "pod-grouper", .workers = 4}, *grouper_).Watch(pods);
 
-  pods_.AddEventHandler({.on_add =
-                             [this](const kube::ObjectPtr& o) {
-                               view_.UpsertPod(*o);
-                               cycle_->Wake();
-                             },
-                         .on_update =
-                             [this](const kube::ObjectPtr& old, const kube::ObjectPtr& o) {
-                               if (old == o) return;  // resync: nothing new
-                               view_.UpsertPod(*o);
-                               if (kube::IsBeingDeleted(*o) != kube::IsBeingDeleted(*old))
-                                 cycle_->Wake();
-                             },
-                         .on_delete =
-                             [this](const kube::ObjectPtr& o) {
-                               view_.DeletePod(*o);
-                               cycle_->Wake();
-                             }});
-  nodes_.AddEventHandler({.on_add = [this](const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
-                          .on_update = [this](const kube::ObjectPtr&,
-                                              const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
-                          .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteNode(*o); }});
-  queues_.AddEventHandler(
+  pods.AddEventHandler({.on_add =
+                            [this](const kube::ObjectPtr& o) {
+                              view_.UpsertPod(*o);
+                              cycle_->Wake();
+                            },
+                        .on_update =
+                            [this](const kube::ObjectPtr& old, const kube::ObjectPtr& o) {
+                              if (old == o) return;  // resync: nothing new
+                              view_.UpsertPod(*o);
+                              if (kube::IsBeingDeleted(*o) != kube::IsBeingDeleted(*old))
+                                cycle_->Wake();
+                            },
+                        .on_delete =
+                            [this](const kube::ObjectPtr& o) {
+                              view_.DeletePod(*o);
+                              cycle_->Wake();
+                            }});
+  nodes.AddEventHandler({.on_add = [this](const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
+                         .on_update = [this](const kube::ObjectPtr&,
+                                             const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
+                         .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteNode(*o); }});
+  queues.AddEventHandler(
       {.on_add =
            [this](const kube::ObjectPtr& o) {
              view_.UpsertQueue(*o);
@@ -91,7 +88,7 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, kube::Reg
        .on_update = [this](const kube::ObjectPtr&,
                            const kube::ObjectPtr& o) { view_.UpsertQueue(*o); },
        .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteQueue(*o); }});
-  podgroups_.AddEventHandler(
+  podgroups.AddEventHandler(
       {.on_add =
            [this](const kube::ObjectPtr& o) {
              view_.UpsertPodGroup(*o);
@@ -100,12 +97,20 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, kube::Reg
        .on_update = [this](const kube::ObjectPtr&,
                            const kube::ObjectPtr& o) { view_.UpsertPodGroup(*o); },
        .on_delete = [this](const kube::ObjectPtr& o) { view_.DeletePodGroup(*o); }});
-}
 
-Status SchedulerApp::Start() {
-  if (started_) return FailedPrecondition("already started");
-  started_ = true;
-  VT_RETURN_IF_ERROR(reservations_.EnsureNamespace().WithContext("reservation namespace"));
+  manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
+    {
+      std::lock_guard lock(mu_);
+      scheduling_ = true;
+    }
+    cv_.notify_all();
+    cycle_->Run(stop);
+    // What was decided is carried out before the next leader decides again.
+    binder_->WaitIdle();
+  });
+  manager_->AddRunnable("status-writer", [this](kube::Cancellation& stop) {
+    status_.Run(stop, flags_.status_period);
+  });
   if (!flags_.webhook_address.empty()) {
     VT_ASSIGN_OR_RETURN(auto addr, SplitAddress(flags_.webhook_address, "webhook-address"));
     WebhookOptions wo;
@@ -117,76 +122,44 @@ Status SchedulerApp::Start() {
     wo.reservation_namespace = flags_.reservation_namespace;
     wo.admission.scheduler_name = flags_.scheduler_name;
     webhook_ = std::make_unique<WebhookServer>(wo);
-    VT_RETURN_IF_ERROR(webhook_->Start());
-    VT_RETURN_IF_ERROR(
-        webhook_->Register(client_).WithContext("registering the admission webhook"));
   }
-  for (kube::SharedInformer* i : {&nodes_, &queues_, &podgroups_, &pods_})
-    VT_RETURN_IF_ERROR(i->Run());
-  if (!flags_.health_address.empty()) {
-    VT_ASSIGN_OR_RETURN(auto addr, SplitAddress(flags_.health_address, "health-address"));
-    health_ = std::make_unique<kube::HealthServer>(*registry_);
-    health_->AddReadyCheck("informers-synced", [this] {
-      for (kube::SharedInformer* i : {&nodes_, &queues_, &podgroups_, &pods_})
-        if (!i->HasSynced()) return Unavailable(i->type().resource + " not listed yet");
-      return Status::Ok();
-    });
-    health_->AddReadyCheck("leader", [this] {
-      return leading_ || !flags_.leader_elect ? Status::Ok()
-                                              : Unavailable("not the leader (standby)");
-    });
-    VT_RETURN_IF_ERROR(health_->Start(addr.first, addr.second));
-  }
-  for (kube::SharedInformer* i : {&nodes_, &queues_, &podgroups_, &pods_})
-    if (!i->WaitForSynced(std::chrono::minutes(2)))
-      return Unavailable(i->type().resource + ": informer did not sync within 2 minutes");
-  if (!flags_.leader_elect) {
-    StartLeading();
-    return Status::Ok();
-  }
-  kube::LeaderElectionConfig le;
-  le.lease_namespace = flags_.leader_elect_namespace;
-  le.lease_name = "vtenant-scheduler";
-  le.identity = Hostname();
-  le.callbacks.on_started_leading = [this] { StartLeading(); };
-  le.callbacks.on_stopped_leading = [this] { StopLeading(); };
-  VT_ASSIGN_OR_RETURN(elector_, kube::LeaderElector::Create(client_, le));
-  return elector_->Run();
+  return Status::Ok();
 }
 
-void SchedulerApp::StartLeading() {
-  std::lock_guard lock(lead_mu_);
-  if (leading_) return;
-  LOG(INFO) << "leading: scheduling starts";
-  lead_cancel_ = std::make_unique<kube::Cancellation>();
-  kube::Cancellation* cancel = lead_cancel_.get();
-  cycle_thread_ = std::thread([this, cancel] { cycle_->Run(*cancel); });
-  status_thread_ = std::thread([this, cancel] { status_.Run(*cancel, flags_.status_period); });
-  grouper_thread_ = std::thread([this] { grouper_controller_->Run(); });
-  leading_ = true;
+Status SchedulerApp::Run() {
+  Status result = [&]() -> Status {
+    VT_RETURN_IF_ERROR(reservations_.EnsureNamespace().WithContext("reservation namespace"));
+    if (webhook_) {
+      VT_RETURN_IF_ERROR(webhook_->Start());
+      VT_RETURN_IF_ERROR(
+          webhook_->Register(client_).WithContext("registering the admission webhook"));
+    }
+    return manager_->Run();
+  }();
+  if (webhook_) webhook_->Stop();
+  {
+    std::lock_guard lock(mu_);
+    run_result_ = result;
+  }
+  cv_.notify_all();
+  return result;
 }
 
-void SchedulerApp::StopLeading() {
-  std::lock_guard lock(lead_mu_);
-  if (!leading_) return;
-  LOG(INFO) << "no longer leading: scheduling stops";
-  lead_cancel_->Cancel();
-  cycle_thread_.join();
-  binder_->WaitIdle();
-  status_thread_.join();
-  grouper_controller_->Stop();
-  grouper_thread_.join();
-  leading_ = false;
+Status SchedulerApp::Start() {
+  runner_ = std::thread([this] {
+    Status s = Run();
+    if (!s.ok()) LOG(ERROR) << "vtenant-scheduler: " << s.ToString();
+  });
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return scheduling_ || run_result_.has_value(); });
+  if (run_result_ && !run_result_->ok()) return *run_result_;
+  if (run_result_) return FailedPrecondition("stopped before scheduling started");
+  return Status::Ok();
 }
 
 void SchedulerApp::Stop() {
-  if (stopped_) return;
-  stopped_ = true;
-  if (elector_) elector_->Stop();  // runs StopLeading while leading
-  StopLeading();
-  if (health_) health_->Stop();
-  for (kube::SharedInformer* i : {&pods_, &podgroups_, &queues_, &nodes_}) i->Stop();
-  if (webhook_) webhook_->Stop();
+  if (manager_) manager_->Stop();
+  if (runner_.joinable()) runner_.join();
 }
 
 }  // namespace vtenant::scheduler

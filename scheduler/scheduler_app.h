@@ -1,25 +1,19 @@
-// SchedulerApp: vtenant-scheduler's pieces wired together: informers feeding
-// the cluster view, the scheduling cycle, the binder, the evictor, the
-// status writer, the pod grouper, the admission webhook, health endpoints
-// and leader election. main() parses flags and runs one; integration tests
-// run one in-process against a real API server.
-//
-// Until kube::Manager lands this class plays its part (start order, leader
-// callbacks, ordered shutdown); it is kept small so the switch is too.
+// SchedulerApp: vtenant-scheduler's pieces wired into a kube::Manager:
+// informers feeding the cluster view, the scheduling cycle and the status
+// writer (leader only), the pod grouper (a controller, leader only), the
+// admission webhook (every replica, so creation never waits on a failover),
+// health endpoints and leader election (the Manager's). main() parses flags
+// and calls Run; integration tests Start one in-process.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "base/status.h"
-#include "kube/cancellation.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
-#include "kube/health_server.h"
-#include "kube/informer.h"
-#include "kube/leader_election.h"
+#include "kube/manager.h"
 #include "kube/metrics.h"
 #include "scheduler/binder.h"
 #include "scheduler/cluster_view.h"
@@ -34,37 +28,43 @@
 
 namespace vtenant::scheduler {
 
+struct AppOptions {
+  kube::Registry* registry = &kube::DefaultRegistry();
+  // SIGTERM/SIGINT stop Run (main); tests stop it themselves.
+  bool handle_signals = true;
+};
+
 class SchedulerApp {
  public:
   // `client` must outlive the app. Fails on flags that name something
-  // unusable (bad policy).
-  static Result<std::unique_ptr<SchedulerApp>> Create(
-      kube::Client& client, SchedulerFlags flags,
-      kube::Registry* registry = &kube::DefaultRegistry());
+  // unusable (bad policy, bad address).
+  static Result<std::unique_ptr<SchedulerApp>> Create(kube::Client& client, SchedulerFlags flags,
+                                                      AppOptions options = {});
   ~SchedulerApp() { Stop(); }
 
-  // Starts serving: the webhook (registered), health endpoints, informers
-  // (waits for their first lists), then competes for leadership or leads.
-  Status Start();
+  // Makes the reservation namespace, serves and registers the webhook, then
+  // runs the Manager until SIGTERM/SIGINT or Stop(); binds in flight finish
+  // and status is written once more on the way out.
+  Status Run();
 
-  // Stops scheduling, lets binds in flight finish, writes status once more,
-  // stops the informers and servers. Idempotent.
+  // Run on a thread of its own; returns once scheduling has started (or
+  // failed to). For tests and benchmarks.
+  Status Start();
+  // Ends Run and waits for it. Idempotent.
   void Stop();
 
-  bool leading() const { return leading_; }
+  bool leading() const { return manager_->IsLeader(); }
   ClusterView& view() { return view_; }
-  SchedulingCycle& cycle() { return *cycle_; }
-  StatusWriter& status_writer() { return status_; }
   Binder& binder() { return *binder_; }
 
  private:
-  SchedulerApp(kube::Client& client, SchedulerFlags flags, kube::Registry* registry);
-  void StartLeading();
-  void StopLeading();
+  SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOptions options);
+  Status Wire();
 
   kube::Client& client_;
   const SchedulerFlags flags_;
-  kube::Registry* registry_;
+  const AppOptions options_;
+  std::unique_ptr<kube::Manager> manager_;
   ClusterView view_;
   kube::EventRecorder events_;
   Reservations reservations_;
@@ -74,18 +74,13 @@ class SchedulerApp {
   std::unique_ptr<PendingEvents> pending_;
   std::unique_ptr<SchedulingCycle> cycle_;
   std::unique_ptr<PodGrouper> grouper_;
-  std::unique_ptr<kube::Controller> grouper_controller_;
-
-  kube::SharedInformer pods_, nodes_, queues_, podgroups_;
   std::unique_ptr<WebhookServer> webhook_;
-  std::unique_ptr<kube::HealthServer> health_;
-  std::unique_ptr<kube::LeaderElector> elector_;
 
-  std::mutex lead_mu_;
-  std::atomic<bool> leading_{false};
-  std::unique_ptr<kube::Cancellation> lead_cancel_;
-  std::thread cycle_thread_, status_thread_, grouper_thread_;
-  bool started_ = false, stopped_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool scheduling_ = false;
+  std::optional<Status> run_result_;
+  std::thread runner_;
 };
 
 }  // namespace vtenant::scheduler

@@ -1,68 +1,21 @@
 #include "scheduler/testing/scheduler_fixture.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <sstream>
 
 #include "base/eventually.h"
+#include "kube/yaml.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler::testing {
 namespace {
 
-using rapidjson::Value;
-
-Value Convert(const YAML::Node& n, rapidjson::Document::AllocatorType& a) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      Value v(rapidjson::kObjectType);
-      for (const auto& kv : n) {
-        const std::string key = kv.first.as<std::string>();
-        v.AddMember(Value(key.c_str(), a), Convert(kv.second, a), a);
-      }
-      return v;
-    }
-    case YAML::NodeType::Sequence: {
-      Value v(rapidjson::kArrayType);
-      for (const auto& item : n) v.PushBack(Convert(item, a), a);
-      return v;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
-      if (n.Tag() != "!") {  // plain, unquoted
-        if (s == "true") return Value(true);
-        if (s == "false") return Value(false);
-        if (s == "null" || s == "~") return Value(rapidjson::kNullType);
-        static const std::regex integer("^-?[0-9]+$"), real("^-?[0-9]*\\.[0-9]+$");
-        if (std::regex_match(s, integer)) return Value(static_cast<int64_t>(std::stoll(s)));
-        if (std::regex_match(s, real)) return Value(std::stod(s));
-      }
-      return Value(s.c_str(), a);
-    }
-    default:
-      return Value(rapidjson::kNullType);
-  }
-}
-
 std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
-
-Result<kube::Object> YamlToJson(const std::string& yaml) {
-  try {
-    YAML::Node root = YAML::Load(yaml);
-    kube::Object doc;
-    Value v = Convert(root, doc.GetAllocator());
-    doc.CopyFrom(v, doc.GetAllocator());
-    return doc;
-  } catch (const std::exception& e) {
-    return InvalidArgument(std::string("yaml: ") + e.what());
-  }
-}
 
 Status InstallKaiCrds(kube::Client& client) {
   const char* src = std::getenv("VTENANT_SOURCE_DIR");
@@ -71,7 +24,7 @@ Status InstallKaiCrds(kube::Client& client) {
     std::ifstream f(dir / file);
     if (!f) return NotFound((dir / file).string() + ": not found (set VTENANT_SOURCE_DIR)");
     std::string text((std::istreambuf_iterator<char>(f)), {});
-    VT_ASSIGN_OR_RETURN(kube::Object crd, YamlToJson(text));
+    VT_ASSIGN_OR_RETURN(kube::Object crd, kube::ParseYaml(text));
     Result<kube::Object> created =
         client.Create(kube::resources::kCustomResourceDefinitions, "", crd);
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
@@ -127,7 +80,8 @@ Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client, Sched
   flags.health_address = flags.health_address == "127.0.0.1:8081" ? "" : flags.health_address;
   flags.cycle_period = std::chrono::milliseconds(200);
   flags.status_period = std::chrono::milliseconds(200);
-  VT_ASSIGN_OR_RETURN(std::unique_ptr<SchedulerApp> app, SchedulerApp::Create(client, flags));
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<SchedulerApp> app,
+                      SchedulerApp::Create(client, flags, {.handle_signals = false}));
   VT_RETURN_IF_ERROR(app->Start());
   return app;
 }

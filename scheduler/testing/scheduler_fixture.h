@@ -14,10 +14,6 @@
 
 namespace vtenant::scheduler::testing {
 
-// YAML text (one document) as a JSON object; plain scalars that read as
-// booleans or numbers become those, quoted ones stay strings.
-Result<kube::Object> YamlToJson(const std::string& yaml);
-
 // Installs charts/vtenant/crds/*.yaml (found through $VTENANT_SOURCE_DIR)
 // and waits until Queues and PodGroups can be listed.
 Status InstallKaiCrds(kube::Client& client);
