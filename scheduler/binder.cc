@@ -187,17 +187,16 @@ Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) 
   } else if (!created.ok()) {
     return created.status().WithContext("configmap " + configmap);
   }
-  const std::string mark = R"({"metadata":{"labels":{)" + Quote(kGpuGroupLabel) + ":" +
-                           Quote(GpuGroupName(placement.node, placement.devices.front())) +
-                           R"(},"annotations":{)" + Quote(kGpuIndexAnnotation) + ":" +
-                           Quote(JoinInts(placement.devices)) + "}}}";
-  Result<kube::Object> marked =
-      client_.Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge, mark);
-  if (!marked.ok()) {
-    Rollback(pod, configmap);
-    return marked.status().WithContext("recording the GPU on the pod");
-  }
-  Status bound = client_.Bind(ns, name, placement.node);
+  // The chosen GPU rides on the Binding: the API server copies a binding's
+  // annotations onto the pod in the same write that sets its node, so a pod
+  // never carries a GPU it is not bound to, and it costs no extra call.
+  const std::string binding =
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)" + Quote(name) +
+      R"(,"namespace":)" + Quote(ns) + R"(,"annotations":{)" + Quote(kGpuIndexAnnotation) + ":" +
+      Quote(JoinInts(placement.devices)) +
+      R"(}},"target":{"apiVersion":"v1","kind":"Node","name":)" + Quote(placement.node) + "}}";
+  VT_ASSIGN_OR_RETURN(kube::Object binding_object, kube::ParseJson(binding));
+  Status bound = client_.Create(kube::resources::kPods, ns, binding_object, "binding").status();
   if (!bound.ok()) {
     Rollback(pod, configmap);
     return bound;
@@ -211,12 +210,6 @@ void Binder::Rollback(const TranslatedPod& pod, const std::string& configmap) {
   if (!d.ok() && d.code() != StatusCode::kNotFound)
     LOG(WARNING) << "rollback of " << pod.key << ": configmap " << configmap << ": "
                  << d.ToString();
-  const std::string unmark = R"({"metadata":{"labels":{)" + Quote(kGpuGroupLabel) +
-                             R"(:null},"annotations":{)" + Quote(kGpuIndexAnnotation) + ":null}}}";
-  Result<kube::Object> p =
-      client_.Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge, unmark);
-  if (!p.ok() && p.status().code() != StatusCode::kNotFound)
-    LOG(WARNING) << "rollback of " << pod.key << ": " << p.status().ToString();
 }
 
 }  // namespace vtenant::scheduler

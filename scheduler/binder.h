@@ -5,12 +5,14 @@
 // (reservation.h); then its ConfigMap "<prefix>-0" (prefix from annotation
 // runai/shared-gpu-configmap, which the admission webhook set and made the
 // containers' envFrom name) with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
-// RUNAI_NUM_OF_GPUS, owned by the pod so it goes with it; then the chosen
-// GPU on the pod (annotation runai-gpu, label runai-gpu-group); then the
-// binding. A step that fails undoes the ones before it (ConfigMap deleted,
-// annotation and label removed) and the pod waits for the next cycle: nothing
-// is left half-bound. An emptied GPU's reservation pod is removed by the
-// cycle, not here.
+// RUNAI_NUM_OF_GPUS, owned by the pod so it goes with it; then the binding,
+// which carries the chosen GPU as annotation runai-gpu (the API server puts
+// a binding's annotations on the pod as it binds it). A failed binding
+// deletes the ConfigMap again and the pod waits for the next cycle: nothing
+// is left half-bound (a ConfigMap left by a crash is taken over by the next
+// try, or collected with its pod). The shared GPU's group label
+// runai-gpu-group is on its reservation pod. An emptied GPU's reservation pod
+// is removed by the cycle, not here.
 //
 // Binds run on a pool of workers; the view holds each placement (assumed)
 // from the moment Bind() returns until the informer shows the result.
