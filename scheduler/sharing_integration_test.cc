@@ -28,10 +28,11 @@ nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
 - {name: gang, count: 1, cpu: 32, memory: 128Gi, gpus: 4, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: gang}}
+- {name: job, count: 1, cpu: 32, memory: 128Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: job}}
 )",
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-sharing", {.nodes = *nodes}, {"half", "mem", "bad", "gang"});
+    StartCluster("sched-sharing", {.nodes = *nodes}, {"half", "mem", "bad", "gang", "job"});
     ASSERT_TRUE(InstallKaiCrds(client()).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
@@ -201,6 +202,43 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
     Result<Object> pg = client().Get(res::kPodGroups, "gang", "train");
     return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Running";
   }));
+}
+
+TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "bad",
+                          Pod("bad", "lost", {.queue = "no-such-queue", .whole_gpus = 1}))
+                  .ok());
+  std::vector<std::string> why;
+  ASSERT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "bad", "lost", "Unschedulable");
+    return !why.empty();
+  }));
+  EXPECT_NE(why[0].find("queue \"no-such-queue\" does not exist"), std::string::npos) << why[0];
+  Result<Object> pod = client().Get(res::kPods, "bad", "lost");
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ(kube::GetString(*pod, {"spec", "nodeName"}), "");
+}
+
+TEST_F(SharingTest, AJobGetsAPodGroupWithItsParallelismAndRunsAsAGang) {
+  ASSERT_TRUE(client()
+                  .Create(res::kJobs, "job", ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
+      "metadata":{"name":"train","namespace":"job","labels":{"kai.scheduler/queue":"team"}},
+      "spec":{"parallelism":2,"completions":2,"template":{"spec":{"schedulerName":"kai-scheduler",
+      "restartPolicy":"Never","nodeSelector":{"pool":"job"},"containers":[{"name":"main","image":"busybox",
+      "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}})"))
+                  .ok());
+  Result<Object> job = client().Get(res::kJobs, "job", "train");
+  ASSERT_TRUE(job.ok());
+  const std::string group = "pg-train-" + std::string(kube::Uid(*job));
+  ASSERT_TRUE(Eventually([&] { return client().Get(res::kPodGroups, "job", group).ok(); }))
+      << group;
+  Result<Object> pg = client().Get(res::kPodGroups, "job", group);
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 2);
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
+  for (const Object& p : PodsOf("job"))
+    EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
 }
 
 }  // namespace
