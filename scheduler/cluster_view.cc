@@ -91,10 +91,12 @@ void ClusterView::Forget(const std::string& key) {
   assumed_.erase(key);
 }
 
-void ClusterView::Nominate(const std::string& key, Placement placement, int64_t now) {
+void ClusterView::Nominate(const std::string& key, Placement placement,
+                           std::vector<std::string> victims, int64_t now) {
   std::lock_guard lock(mu_);
-  auto [it, fresh] = nominated_.try_emplace(key, Nomination{placement, now});
+  auto [it, fresh] = nominated_.try_emplace(key, Nomination{placement, {}, now});
   if (!fresh) it->second.placement = std::move(placement);
+  it->second.victims.insert(victims.begin(), victims.end());
 }
 
 void ClusterView::DropNomination(const std::string& key) {
@@ -102,15 +104,27 @@ void ClusterView::DropNomination(const std::string& key) {
   nominated_.erase(key);
 }
 
-std::vector<std::pair<std::string, Placement>> ClusterView::NominationsReady() const {
+std::vector<std::pair<std::string, Placement>> ClusterView::NominationsReady(int64_t now,
+                                                                             int64_t max_age_s) {
   std::lock_guard lock(mu_);
-  std::set<std::string> busy;  // nodes with a pod still terminating
-  for (const auto& [key, p] : pods_)
-    if (p.terminating && !p.node.empty() && p.role != TranslatedPod::Role::kFinished)
-      busy.insert(p.node);
   std::vector<std::pair<std::string, Placement>> out;
-  for (const auto& [key, n] : nominated_)
-    if (!busy.contains(n.placement.node)) out.emplace_back(key, n.placement);
+  for (auto it = nominated_.begin(); it != nominated_.end();) {
+    bool gone = true;
+    // A victim still in the informer's view (terminating or not) holds its
+    // resources; binding before it leaves would over-fill the node.
+    for (const std::string& v : it->second.victims) {
+      auto p = pods_.find(v);
+      gone = gone && (p == pods_.end() || p->second.role == TranslatedPod::Role::kFinished);
+    }
+    if (gone) {
+      out.emplace_back(it->first, it->second.placement);
+      ++it;
+    } else if (now - it->second.since > max_age_s) {
+      it = nominated_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   return out;
 }
 

@@ -87,10 +87,17 @@ class ClusterView {
 
   // Records that `key` will go to `placement` once the pods evicted for it
   // are gone; it holds the placement meanwhile.
-  void Nominate(const std::string& key, Placement placement, int64_t now);
+  // Records that `key` will go to `placement` once the pods `victims`
+  // (keys) are gone; it holds the placement meanwhile. A nomination renewed
+  // by a later cycle keeps its victims and adds the new ones.
+  void Nominate(const std::string& key, Placement placement, std::vector<std::string> victims,
+                int64_t now);
   void DropNomination(const std::string& key);
-  // Nominated pods whose node no longer has a terminating pod: ready to bind.
-  std::vector<std::pair<std::string, Placement>> NominationsReady() const;
+  // Nominated pods whose victims have all left the cluster (deleted, or
+  // finished): ready to bind. Nominations older than `max_age_s` at `now`
+  // are dropped instead, so the next cycle plans again.
+  std::vector<std::pair<std::string, Placement>> NominationsReady(int64_t now,
+                                                                  int64_t max_age_s = 300);
 
   // The snapshot for a cycle at `now` (seconds).
   Result<World> Build(int64_t now) const;
@@ -119,6 +126,7 @@ class ClusterView {
   std::map<std::string, Placement> assumed_;
   struct Nomination {
     Placement placement;
+    std::set<std::string> victims;
     int64_t since = 0;
   };
   std::map<std::string, Nomination> nominated_;

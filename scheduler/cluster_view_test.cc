@@ -97,16 +97,28 @@ TEST_F(ClusterViewTest, AssumedPlacementsHoldUntilTheInformerShowsTheBind) {
 TEST_F(ClusterViewTest, NominationsHoldAndBecomeReadyWhenVictimsAreGone) {
   view_.UpsertPod(Pod({.name = "victim", .node = "n1", .terminating = true}));
   view_.UpsertPod(Pod({.name = "winner"}));
-  view_.Nominate("ns/winner", {"n1", {0}, 1000, false}, 100);
-  EXPECT_TRUE(view_.NominationsReady().empty());
+  view_.Nominate("ns/winner", {"n1", {0}, 1000, false}, {"ns/victim"}, 100);
+  EXPECT_TRUE(view_.NominationsReady(100).empty());
   view_.UpsertPod(Pod({.name = "other"}));
   // The winner holds device 0, the leaving victim device 1: nothing for `other`.
   sched::Decisions d = sched::RunCycle(Build().snapshot);
   EXPECT_TRUE(d.binds.empty());
   view_.DeletePod(Pod({.name = "victim"}));
-  auto ready = view_.NominationsReady();
+  auto ready = view_.NominationsReady(100);
   ASSERT_EQ(ready.size(), 1u);
   EXPECT_EQ(ready[0].first, "ns/winner");
+}
+
+TEST_F(ClusterViewTest, AVictimNotYetSeenLeavingStillHoldsTheNomination) {
+  // Evicted a moment ago: the informer has not even shown it terminating.
+  view_.UpsertPod(Pod({.name = "victim", .node = "n1"}));
+  view_.UpsertPod(Pod({.name = "winner"}));
+  view_.Nominate("ns/winner", {"n1", {0}, 1000, false}, {"ns/victim"}, 100);
+  EXPECT_TRUE(view_.NominationsReady(101).empty());
+  // A nomination whose victim never leaves is given up, and planned again.
+  EXPECT_TRUE(view_.NominationsReady(100 + 301).empty());
+  view_.DeletePod(Pod({.name = "victim"}));
+  EXPECT_TRUE(view_.NominationsReady(402).empty()) << "dropped, not kept";
 }
 
 TEST_F(ClusterViewTest, SharingPodsKeepTheirDevicesAndWholeGpusTakeTheOthers) {

@@ -70,7 +70,7 @@ SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evi
 Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   CycleStats stats;
   // 1. Nominations whose victims are gone.
-  for (auto& [key, placement] : view_.NominationsReady()) {
+  for (auto& [key, placement] : view_.NominationsReady(now)) {
     binder_.Bind(key, placement);
     ++stats.binds;
   }
@@ -86,14 +86,14 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
 
   t = Steady::now();
   // 3. Evictions, and the jobs they make room for.
-  std::set<sched::GroupId> waiting_for_victims;
+  std::map<sched::GroupId, std::vector<std::string>> waiting_for_victims;  // job -> victims
   std::set<sched::GroupId> refused;
   auto evict = [&](sched::PodId pod, const std::string& reason, const std::string& message,
                    sched::GroupId for_job) {
     if (!w.movable[pod]) return;  // holders are never victims; defensive
     Status e = evictor_.Evict(s.pods[pod].name, reason, message);
     ++stats.evictions;
-    if (for_job != sched::kNone) waiting_for_victims.insert(for_job);
+    if (for_job != sched::kNone) waiting_for_victims[for_job].push_back(s.pods[pod].name);
     if (!e.ok()) {
       LOG(WARNING) << "evicting " << s.pods[pod].name << ": " << e.ToString();
       if (for_job != sched::kNone) refused.insert(for_job);
@@ -115,7 +115,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
       continue;
     }
     if (waiting_for_victims.contains(pod.group)) {
-      view_.Nominate(pod.name, std::move(p), now);
+      view_.Nominate(pod.name, std::move(p), waiting_for_victims[pod.group], now);
       ++stats.nominated;
       continue;
     }
