@@ -32,6 +32,9 @@ struct AppOptions {
   kube::Registry* registry = &kube::DefaultRegistry();
   // SIGTERM/SIGINT stop Run (main); tests stop it themselves.
   bool handle_signals = true;
+  // Identity in the leader Lease; empty: "<hostname>_<pid>". Replicas in
+  // one process (tests) need distinct ones.
+  std::string leader_identity;
 };
 
 class SchedulerApp {

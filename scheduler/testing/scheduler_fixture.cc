@@ -72,7 +72,8 @@ kube::Object PodManifest(const std::string& ns, const std::string& name, const P
   return kube::ParseJson(json).value();
 }
 
-Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client, SchedulerFlags flags) {
+Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client, SchedulerFlags flags,
+                                                     const std::string& identity) {
   if (flags.webhook_address.empty()) {
     VT_ASSIGN_OR_RETURN(int port, localenv::PickFreeLoopbackPort());
     flags.webhook_address = "127.0.0.1:" + std::to_string(port);
@@ -80,8 +81,9 @@ Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client, Sched
   flags.health_address = flags.health_address == "127.0.0.1:8081" ? "" : flags.health_address;
   flags.cycle_period = std::chrono::milliseconds(200);
   flags.status_period = std::chrono::milliseconds(200);
-  VT_ASSIGN_OR_RETURN(std::unique_ptr<SchedulerApp> app,
-                      SchedulerApp::Create(client, flags, {.handle_signals = false}));
+  VT_ASSIGN_OR_RETURN(
+      std::unique_ptr<SchedulerApp> app,
+      SchedulerApp::Create(client, flags, {.handle_signals = false, .leader_identity = identity}));
   VT_RETURN_IF_ERROR(app->Start());
   return app;
 }

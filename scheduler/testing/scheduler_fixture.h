@@ -33,9 +33,11 @@ struct PodOptions {
 kube::Object PodManifest(const std::string& ns, const std::string& name, const PodOptions& options);
 
 // Starts a SchedulerApp with its webhook on a free loopback port and
-// health endpoints off (unless flags say otherwise).
+// health endpoints off (unless flags say otherwise). `identity` names the
+// replica in the leader Lease ("" for the default).
 Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client,
-                                                     SchedulerFlags flags = {});
+                                                     SchedulerFlags flags = {},
+                                                     const std::string& identity = "");
 
 // Count of pods in `ns` whose phase is `phase` (Running, Pending).
 int CountPods(kube::Client& client, const std::string& ns, const std::string& phase);
