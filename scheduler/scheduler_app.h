@@ -50,8 +50,9 @@ class SchedulerApp {
   // and status is written once more on the way out.
   Status Run();
 
-  // Run on a thread of its own; returns once scheduling has started (or
-  // failed to). For tests and benchmarks.
+  // Run on a thread of its own; returns once this replica schedules (with
+  // --leader-elect: once it leads, so a standby blocks here) or failed to
+  // start. For tests and benchmarks.
   Status Start();
   // Ends Run and waits for it. Idempotent.
   void Stop();
