@@ -34,8 +34,10 @@ Status SchedulerApp::Wire() {
   mo.registry = options_.registry;
   mo.informer_defaults.resync_period = std::chrono::minutes(5);
   if (flags_.leader_elect)
-    mo.leader_election = kube::LeaderElectionConfig{
-        .lease_namespace = flags_.leader_elect_namespace, .lease_name = "vtenant-scheduler"};
+    mo.leader_election =
+        kube::LeaderElectionConfig{.lease_namespace = flags_.leader_elect_namespace,
+                                   .lease_name = "vtenant-scheduler",
+                                   .identity = options_.leader_identity};
   VT_ASSIGN_OR_RETURN(manager_, kube::Manager::Create(client_, std::move(mo)));
   kube::InformerFactory& informers = manager_->cluster().informers();
   kube::SharedInformer& pods = informers.Get(kube::resources::kPods);
