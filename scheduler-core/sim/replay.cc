@@ -9,6 +9,7 @@
 #include <map>
 
 #include "scheduler-core/snapshot_builder.h"
+#include "scheduler-core/universe.h"
 #include "scheduler-core/workload_model.h"
 
 namespace vtenant::sched::sim {
@@ -27,13 +28,8 @@ struct PodState {
   int64_t start_time = 0;
 };
 
-}  // namespace
-
-// Builds one validated snapshot with every pod of the trace pending, which
-// interns all names and gives every pod its shape once; each cycle then
-// copies the pods that are present into a working snapshot.
-Result<Snapshot> BuildUniverse(const Trace& trace) {
-  SnapshotBuilder b;
+// Adds every node, queue, gang and pod of the trace to `b`, all pending.
+void AddTrace(const Trace& trace, SnapshotBuilder& b) {
   for (const NodeSpec& n : trace.nodes) b.AddNode(n);
   bool has_default = false;
   for (const QueueSpec& q : trace.queues) {
@@ -66,12 +62,24 @@ Result<Snapshot> BuildUniverse(const Trace& trace) {
     }
     b.AddPod(std::move(p));
   }
+}
+
+}  // namespace
+
+Result<Snapshot> BuildUniverse(const Trace& trace) {
+  SnapshotBuilder b;
+  AddTrace(trace, b);
   return b.Build();
 }
 
 Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   const Clock::time_point wall_start = Clock::now();
-  VT_ASSIGN_OR_RETURN(Snapshot universe, BuildUniverse(trace));
+  // The universe of the trace (scheduler-core/universe.h): built once, each
+  // cycle copies the pods present into a working snapshot.
+  SnapshotBuilder builder;
+  AddTrace(trace, builder);
+  VT_ASSIGN_OR_RETURN(Universe cycle_universe, Universe::Create(builder));
+  const Snapshot& universe = cycle_universe.universe();
   const size_t num_pods = universe.pods.size();
 
   std::ofstream series;
@@ -117,13 +125,7 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   Milli arrived_gpu = 0;
   Milli active_demand = 0;
   Decisions last;
-  std::vector<PodId> snapshot_pod;  // working snapshot pod id -> universe pod id
-  Snapshot work;
-  work.nodes = universe.nodes;
-  work.devices = universe.devices;
-  work.queues = universe.queues;
-  work.strings = universe.strings;
-  work.num_shapes = universe.num_shapes;
+  std::vector<PresentPod> present;
 
   // Device use, kept as pods come and go, for allocation and fragmentation.
   std::vector<Milli> device_used(universe.devices.size(), 0);
@@ -150,7 +152,6 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   int64_t first_time = events.empty() ? 0 : events.front().time;
   int64_t prev_time = first_time;
   Milli prev_allocated = 0;
-  std::vector<GroupId> group_of_universe(universe.groups.size());
 
   // fgd learns the workload from the pods it has seen arrive.
   Options scheduler = options.scheduler;
@@ -193,34 +194,13 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
     // The working snapshot: pods present now, running or pending.
     const bool any_pending = pending_now > 0;
     if (any_pending) {
-      // Copy-assigning into the previous cycle's objects reuses their memory.
-      work.now = now;
-      size_t pods_used = 0, groups_used = 0;
-      snapshot_pod.clear();
-      std::fill(group_of_universe.begin(), group_of_universe.end(), kNone);
+      present.clear();
       for (PodId p = 0; p < num_pods; ++p) {
         const PodState& ps = state[p];
         if (!ps.arrived || ps.deleted) continue;
-        if (pods_used == work.pods.size()) work.pods.emplace_back();
-        Pod& pod = work.pods[pods_used++];
-        pod = universe.pods[p];
-        GroupId ug = pod.group;
-        if (group_of_universe[ug] == kNone) {
-          group_of_universe[ug] = static_cast<GroupId>(groups_used);
-          if (groups_used == work.groups.size()) work.groups.emplace_back();
-          work.groups[groups_used++] = universe.groups[ug];
-        }
-        pod.group = group_of_universe[ug];
-        if (ps.running) {
-          pod.phase = PodPhase::kRunning;
-          pod.allocation = ps.allocation;
-          pod.start_time = ps.start_time;
-        }
-        snapshot_pod.push_back(p);
+        present.push_back({p, ps.running, ps.allocation, ps.start_time});
       }
-      work.pods.resize(pods_used);
-      work.groups.resize(groups_used);
-      work.Finalize(/*derive_shapes=*/false);
+      const Snapshot& work = cycle_universe.Working(now, present);
       const Clock::time_point cycle_start = Clock::now();
       last = RunCycle(work, scheduler);
       const double cycle_seconds = Seconds(Clock::now() - cycle_start);
@@ -229,20 +209,20 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
       ++sum.cycles;
       // An evicted pod is recreated by its owner and waits again.
       for (const Eviction& e : last.evictions) {
-        PodId p = snapshot_pod[e.pod];
+        PodId p = cycle_universe.UniversePod(e.pod);
         account(p, -1);
         state[p].running = false;
         ++pending_now;
       }
       for (const Move& m : last.moves) {
-        PodId p = snapshot_pod[m.pod];
+        PodId p = cycle_universe.UniversePod(m.pod);
         account(p, -1);
         state[p].allocation = m.to;
         state[p].start_time = now;
         account(p, +1);
       }
       for (const Bind& b : last.binds) {
-        PodId p = snapshot_pod[b.pod];
+        PodId p = cycle_universe.UniversePod(b.pod);
         PodState& ps = state[p];
         ps.running = true;
         ps.ever_bound = true;

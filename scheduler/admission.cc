@@ -1,0 +1,132 @@
+#include "scheduler/admission.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "scheduler/kai_names.h"
+#include "scheduler/pod_translator.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using rapidjson::Value;
+
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Base64(std::string_view data) {
+  std::string out(4 * ((data.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(data.data()),
+                          static_cast<int>(data.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+// KAI keeps "<prefix>-<container>-vol" within 63 characters.
+std::string ConfigMapPrefix(const Value& pod, const std::string& suffix) {
+  std::string base;
+  if (const Value* meta = kube::Find(pod, {"metadata"}); meta != nullptr) {
+    auto owners = meta->FindMember("ownerReferences");
+    if (owners != meta->MemberEnd() && owners->value.IsArray() && !owners->value.Empty())
+      base = std::string(kube::GetString(owners->value[0], {"name"}));
+  }
+  if (base.empty()) base = std::string(kube::Name(pod));
+  if (base.empty()) base = std::string(kube::GetString(pod, {"metadata", "generateName"}));
+  while (!base.empty() && base.back() == '-') base.pop_back();
+  constexpr size_t kMaxBase = 63 - 13 - 10 - 2 - 5;  // KAI's budget
+  if (base.size() > kMaxBase) base.resize(kMaxBase);
+  while (!base.empty() && base.back() == '-') base.pop_back();
+  if (base.empty()) base = "pod";
+  return base + "-" + suffix + "-shared-gpu";
+}
+
+}  // namespace
+
+std::string RandomSuffix() {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // as Kubernetes' rand.String
+  unsigned char bytes[7];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(std::rand());
+  }
+  std::string out;
+  for (unsigned char b : bytes) out += kAlphabet[b % (sizeof kAlphabet - 1)];
+  return out;
+}
+
+Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options) {
+  if (kube::GetString(pod, {"spec", "schedulerName"}) != options.scheduler_name)
+    return std::string();
+  PodTranslatorOptions topts;
+  topts.scheduler_name = options.scheduler_name;
+  TranslatedPod t = TranslatePod(pod, topts);
+  if (!t.problem.ok()) return InvalidArgument("vtenant-scheduler: " + t.problem.message());
+  if (t.spec.gpu_fraction == 0 && t.spec.gpu_memory_mib == 0) return std::string();
+
+  std::string ops;
+  auto add = [&](const std::string& path, const std::string& value) {
+    ops += (ops.empty() ? "" : ",") + std::string(R"({"op":"add","path":)") + Quote(path) +
+           R"(,"value":)" + value + "}";
+  };
+  std::string prefix(kube::Annotation(pod, kSharedGpuConfigMapAnnotation).value_or(""));
+  if (prefix.empty()) {
+    prefix = ConfigMapPrefix(pod, options.random_suffix ? options.random_suffix() : RandomSuffix());
+    if (kube::Find(pod, {"metadata", "annotations"}) == nullptr)
+      add("/metadata/annotations",
+          "{" + Quote(kSharedGpuConfigMapAnnotation) + ":" + Quote(prefix) + "}");
+    else
+      add("/metadata/annotations/runai~1shared-gpu-configmap", Quote(prefix));
+  }
+  const std::string ref = R"({"configMapRef":{"name":)" + Quote(prefix + "-0") + "}}";
+  const Value* spec = kube::Find(pod, {"spec"});
+  auto containers = spec->FindMember("containers");
+  if (containers != spec->MemberEnd() && containers->value.IsArray()) {
+    for (rapidjson::SizeType i = 0; i < containers->value.Size(); ++i) {
+      const Value& c = containers->value[i];
+      const std::string base = "/spec/containers/" + std::to_string(i) + "/envFrom";
+      auto env_from = c.FindMember("envFrom");
+      if (env_from == c.MemberEnd() || !env_from->value.IsArray()) {
+        add(base, "[" + ref + "]");
+        continue;
+      }
+      bool present = false;
+      for (const Value& e : env_from->value.GetArray())
+        present = present || kube::GetString(e, {"configMapRef", "name"}) == prefix + "-0";
+      if (!present) add(base + "/-", ref);
+    }
+  }
+  return ops.empty() ? std::string() : "[" + ops + "]";
+}
+
+Result<std::string> Review(std::string_view review, const AdmissionOptions& options) {
+  VT_ASSIGN_OR_RETURN(kube::Object doc, kube::ParseJson(review));
+  const Value* request = kube::Find(doc, {"request"});
+  if (request == nullptr) return InvalidArgument("not an AdmissionReview request");
+  const std::string uid(kube::GetString(*request, {"uid"}));
+  auto object = request->FindMember("object");
+  std::string response =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)" +
+      Quote(uid);
+  if (object == request->MemberEnd() || !object->value.IsObject())
+    return response + R"(,"allowed":true}})";
+  Result<std::string> patch = MutatePod(object->value, options);
+  if (!patch.ok()) {
+    kube::Object msg(rapidjson::kStringType);
+    msg.SetString(patch.status().message().c_str(),
+                  static_cast<rapidjson::SizeType>(patch.status().message().size()),
+                  msg.GetAllocator());
+    return response + R"(,"allowed":false,"status":{"code":400,"reason":"BadRequest","message":)" +
+           kube::ToJson(msg) + "}}}";
+  }
+  if (patch->empty()) return response + R"(,"allowed":true}})";
+  return response + R"(,"allowed":true,"patchType":"JSONPatch","patch":)" + Quote(Base64(*patch)) +
+         "}}";
+}
+
+}  // namespace vtenant::scheduler

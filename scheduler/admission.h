@@ -1,0 +1,43 @@
+// Admission: what the mutating webhook does to a pod at creation, as a pure
+// function of the AdmissionReview (the TLS server is webhook_server.h).
+//
+// A pod's environment cannot change after creation, so a GPU-sharing pod
+// (annotation gpu-fraction or gpu-memory) gets, when it is created:
+//   - annotation runai/shared-gpu-configmap: "<base>-<7 random>-shared-gpu",
+//     as KAI names it (base: the first owner's name, else the pod's);
+//   - on every container, envFrom the ConfigMap "<prefix>-0", which the
+//     binder fills with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
+//     RUNAI_NUM_OF_GPUS before binding (the kubelet waits for it).
+// Any pod of our scheduler with a malformed GPU request is refused with a
+// message saying what to change: gpu-fraction outside (0, 1], gpu-memory
+// not a positive integer, both set, a share together with nvidia.com/gpu.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "kube/object.h"
+
+namespace vtenant::scheduler {
+
+struct AdmissionOptions {
+  std::string scheduler_name = "kai-scheduler";
+  // Source of the 7 random characters; replaceable so tests are repeatable.
+  std::function<std::string()> random_suffix;
+};
+
+// The JSON Patch (RFC 6902) for `pod`, "" when nothing changes, or
+// InvalidArgument with the reason the pod is refused.
+Result<std::string> MutatePod(const rapidjson::Value& pod, const AdmissionOptions& options);
+
+// Answers an AdmissionReview request (admission.k8s.io/v1) with the
+// AdmissionReview response: allowed with the patch, or refused with the
+// message (HTTP-level code 400 in status). InvalidArgument when `review` is
+// not an AdmissionReview request.
+Result<std::string> Review(std::string_view review, const AdmissionOptions& options);
+
+// Seven characters of [a-z0-9], from the system's random device.
+std::string RandomSuffix();
+
+}  // namespace vtenant::scheduler

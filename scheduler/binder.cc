@@ -1,0 +1,215 @@
+#include "scheduler/binder.h"
+
+#include <glog/logging.h>
+
+#include <chrono>
+
+#include "scheduler/kai_names.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using rapidjson::Value;
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::string JoinInts(const std::vector<int>& parts) {
+  std::string out;
+  for (int p : parts) out += (out.empty() ? "" : ",") + std::to_string(p);
+  return out;
+}
+
+// A JSON string literal.
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string FormatPortion(sched::Milli portion) {
+  std::string s = std::to_string(portion / 1000);
+  sched::Milli frac = portion % 1000;
+  if (frac == 0) return s;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%03lld", static_cast<long long>(frac));
+  std::string digits = buf;
+  while (digits.back() == '0') digits.pop_back();
+  return s + "." + digits;
+}
+
+std::vector<std::pair<std::string, std::string>> GpuEnvironment(
+    const std::vector<std::string>& uuids, sched::Milli portion) {
+  return {{kVisibleDevicesKey, Join(uuids)},
+          {kGpuPortionKey, FormatPortion(portion)},
+          {kNumGpusKey, FormatPortion(portion * static_cast<sched::Milli>(uuids.size()))}};
+}
+
+Binder::Binder(kube::Client& client, ClusterView& view, Reservations& reservations,
+               kube::EventRecorder& events, BinderOptions options)
+    : client_(client),
+      view_(view),
+      reservations_(reservations),
+      events_(events),
+      options_(options) {
+  latency_ = options_.registry
+                 ->AddHistogram("vtenant_scheduler_bind_duration_seconds",
+                                "Time from a bind decision to the pod bound, by kind.", {"kind"},
+                                kube::DefaultBuckets())
+                 .value();
+  results_ = options_.registry
+                 ->AddCounter("vtenant_scheduler_binds_total", "Binds by kind and result.",
+                              {"kind", "result"})
+                 .value();
+  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] { Work(); });
+}
+
+Binder::~Binder() {
+  WaitIdle();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void Binder::Bind(const std::string& key, Placement placement) {
+  view_.Assume(key, placement);
+  {
+    std::lock_guard lock(mu_);
+    queue_.emplace_back(key, std::move(placement));
+  }
+  cv_.notify_one();
+}
+
+void Binder::WaitIdle() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return queue_.empty() && running_ == 0; });
+}
+
+size_t Binder::InFlight() {
+  std::lock_guard lock(mu_);
+  return queue_.size() + running_;
+}
+
+void Binder::Work() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping
+    auto [key, placement] = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    lock.unlock();
+    const auto start = std::chrono::steady_clock::now();
+    const bool shared = placement.shared;
+    Status s = BindNow(key, placement);
+    const char* kind = shared ? "shared" : "whole";
+    results_->WithLabelValues({kind, s.ok() ? "ok" : "error"}).Inc();
+    if (s.ok()) {
+      latency_->WithLabelValues({kind}).Observe(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    } else {
+      // The pod is pending again; the next cycle places it anew.
+      view_.Forget(key);
+      LOG(WARNING) << "bind " << key << " to " << placement.node << ": " << s.ToString();
+    }
+    lock.lock();
+    --running_;
+    cv_.notify_all();
+  }
+}
+
+Status Binder::BindNow(const std::string& key, const Placement& placement) {
+  std::optional<TranslatedPod> pod = view_.Pod(key);
+  if (!pod) return NotFound("pod " + key + " is gone");
+  Status s = placement.shared ? BindShared(*pod, placement) : [&] {
+    auto [ns, name] = kube::SplitKey(key);
+    return client_.Bind(ns, name, placement.node);
+  }();
+  if (!s.ok()) {
+    if (Result<kube::Object> obj = client_.Get(kube::resources::kPods, kube::SplitKey(key).first,
+                                               kube::SplitKey(key).second);
+        obj.ok())
+      events_.Warning(*obj, "FailedBinding",
+                      "binding to node " + placement.node + ": " + s.message());
+  }
+  return s;
+}
+
+Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) {
+  auto [ns, name] = kube::SplitKey(pod.key);
+  if (pod.shared_gpu_configmap.empty())
+    return FailedPrecondition(
+        "the pod shares a GPU but has no annotation " + std::string(kSharedGpuConfigMapAnnotation) +
+        ": it was created while the vtenant-scheduler admission webhook was not registered, so its "
+        "containers do not refer to the GPU ConfigMap; delete and recreate the pod");
+  // The view knows the nodes and most reservations already; the API server
+  // is asked only for what it does not.
+  VT_ASSIGN_OR_RETURN(sched::LabelPairs labels, view_.NodeLabels(placement.node));
+  bool simulated = false;
+  for (const auto& [k, v] : labels)
+    simulated = simulated || (k == reservations_.options().simulated_node_label && v == "true");
+  std::vector<std::string> uuids;
+  for (int d : placement.devices) {
+    std::string uuid = view_.ReservedGpuUuid(placement.node, d);
+    if (uuid.empty()) {
+      VT_ASSIGN_OR_RETURN(uuid, reservations_.Ensure(placement.node, d, simulated));
+    }
+    uuids.push_back(std::move(uuid));
+  }
+  const std::string configmap = pod.shared_gpu_configmap + "-0";
+  // The ConfigMap, owned by the pod (garbage collected with it).
+  std::string data;
+  for (const auto& [k, v] : GpuEnvironment(uuids, placement.portion))
+    data += (data.empty() ? "" : ",") + Quote(k) + ":" + Quote(v);
+  const std::string cm_json = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":)" +
+                              Quote(configmap) + R"(,"namespace":)" + Quote(ns) +
+                              R"(,"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":)" +
+                              Quote(name) + R"(,"uid":)" + Quote(pod.uid) + R"(}]},"data":{)" +
+                              data + "}}";
+  VT_ASSIGN_OR_RETURN(kube::Object cm, kube::ParseJson(cm_json));
+  Result<kube::Object> created = client_.Create(kube::resources::kConfigMaps, ns, cm);
+  if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) {
+    // Left by an earlier try (a crash between steps): take it over.
+    Result<kube::Object> patched = client_.Patch(kube::resources::kConfigMaps, ns, configmap,
+                                                 kube::PatchType::kMerge, cm_json);
+    if (!patched.ok()) return patched.status().WithContext("configmap " + configmap);
+  } else if (!created.ok()) {
+    return created.status().WithContext("configmap " + configmap);
+  }
+  // The chosen GPU rides on the Binding: the API server copies a binding's
+  // annotations onto the pod in the same write that sets its node, so a pod
+  // never carries a GPU it is not bound to, and it costs no extra call.
+  const std::string binding =
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)" + Quote(name) +
+      R"(,"namespace":)" + Quote(ns) + R"(,"annotations":{)" + Quote(kGpuIndexAnnotation) + ":" +
+      Quote(JoinInts(placement.devices)) +
+      R"(}},"target":{"apiVersion":"v1","kind":"Node","name":)" + Quote(placement.node) + "}}";
+  VT_ASSIGN_OR_RETURN(kube::Object binding_object, kube::ParseJson(binding));
+  Status bound = client_.Create(kube::resources::kPods, ns, binding_object, "binding").status();
+  if (!bound.ok()) {
+    Rollback(pod, configmap);
+    return bound;
+  }
+  return Status::Ok();
+}
+
+void Binder::Rollback(const TranslatedPod& pod, const std::string& configmap) {
+  auto [ns, name] = kube::SplitKey(pod.key);
+  Status d = client_.Delete(kube::resources::kConfigMaps, ns, configmap);
+  if (!d.ok() && d.code() != StatusCode::kNotFound)
+    LOG(WARNING) << "rollback of " << pod.key << ": configmap " << configmap << ": "
+                 << d.ToString();
+}
+
+}  // namespace vtenant::scheduler

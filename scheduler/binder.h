@@ -1,0 +1,88 @@
+// Binder: puts the scheduler's decisions on the cluster, as KAI's binder does.
+//
+// A whole-GPU or CPU pod is bound through pods/binding. A GPU-sharing pod
+// first gets, for each of its devices, the reservation pod that pins the GPU
+// (reservation.h); then its ConfigMap "<prefix>-0" (prefix from annotation
+// runai/shared-gpu-configmap, which the admission webhook set and made the
+// containers' envFrom name) with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
+// RUNAI_NUM_OF_GPUS, owned by the pod so it goes with it; then the binding,
+// which carries the chosen GPU as annotation runai-gpu (the API server puts
+// a binding's annotations on the pod as it binds it). A failed binding
+// deletes the ConfigMap again and the pod waits for the next cycle: nothing
+// is left half-bound (a ConfigMap left by a crash is taken over by the next
+// try, or collected with its pod). The shared GPU's group label
+// runai-gpu-group is on its reservation pod. An emptied GPU's reservation pod
+// is removed by the cycle, not here.
+//
+// Binds run on a pool of workers; the view holds each placement (assumed)
+// from the moment Bind() returns until the informer shows the result.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+#include "kube/metrics.h"
+#include "scheduler/cluster_view.h"
+#include "scheduler/reservation.h"
+
+namespace vtenant::scheduler {
+
+// "0.5", "0.33", "1": a portion in milli-GPU as KAI writes GPU_PORTION.
+std::string FormatPortion(sched::Milli portion);
+
+// The data of a sharing pod's ConfigMap.
+std::vector<std::pair<std::string, std::string>> GpuEnvironment(
+    const std::vector<std::string>& uuids, sched::Milli portion);
+
+struct BinderOptions {
+  int workers = 16;
+  kube::Registry* registry = &kube::DefaultRegistry();
+};
+
+class Binder {
+ public:
+  // Everything must outlive the binder.
+  Binder(kube::Client& client, ClusterView& view, Reservations& reservations,
+         kube::EventRecorder& events, BinderOptions options = {});
+  // Waits for binds in flight, then stops the workers.
+  ~Binder();
+
+  // Assumes `placement` for `key` in the view and queues the bind.
+  void Bind(const std::string& key, Placement placement);
+
+  // Blocks until no bind is queued or running.
+  void WaitIdle();
+  size_t InFlight();
+
+  // One bind, start to end, on the calling thread (the workers' body).
+  Status BindNow(const std::string& key, const Placement& placement);
+
+ private:
+  Status BindShared(const TranslatedPod& pod, const Placement& placement);
+  void Rollback(const TranslatedPod& pod, const std::string& configmap);
+  void Work();
+
+  kube::Client& client_;
+  ClusterView& view_;
+  Reservations& reservations_;
+  kube::EventRecorder& events_;
+  const BinderOptions options_;
+  kube::Family<kube::Histogram>* latency_ = nullptr;
+  kube::Family<kube::Counter>* results_ = nullptr;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<std::string, Placement>> queue_;
+  size_t running_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace vtenant::scheduler

@@ -1,0 +1,111 @@
+// Binder against an in-memory API server: what a bind writes, and that a
+// failed bind leaves nothing behind.
+#include "scheduler/binder.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/testing/fake_client.h"
+#include "scheduler/kai_names.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+namespace res = kube::resources;
+
+kube::Object Json(const std::string& text) {
+  Result<kube::Object> o = kube::ParseJson(text);
+  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+class BinderTest : public ::testing::Test {
+ protected:
+  BinderTest() : view_({}), reservations_(client_, {}), events_(client_, "test") {
+    kube::Object node = Json(R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068",
+        "vtenant.dev/simulated-node":"true"}},"status":{"allocatable":{"cpu":"8","memory":"8Gi",
+        "nvidia.com/gpu":"2"},"conditions":[{"type":"Ready","status":"True"}]}})");
+    EXPECT_TRUE(client_.Create(res::kNodes, "", node).ok());
+    view_.UpsertNode(node);
+    EXPECT_TRUE(reservations_.EnsureNamespace().ok());
+  }
+
+  void AddPod(const std::string& name, const std::string& annotations) {
+    kube::Object pod = Json(
+        R"({"metadata":{"name":")" + name + R"(","namespace":"ns","annotations":{)" + annotations +
+        R"(}},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
+    Result<kube::Object> created = client_.Create(res::kPods, "ns", pod);
+    ASSERT_TRUE(created.ok());
+    view_.UpsertPod(*created);
+  }
+
+  std::string NodeOf(const std::string& name) {
+    return std::string(
+        kube::GetString(client_.Get(res::kPods, "ns", name).value(), {"spec", "nodeName"}));
+  }
+
+  kube::FakeClient client_;
+  ClusterView view_;
+  Reservations reservations_;
+  kube::EventRecorder events_;
+};
+
+TEST_F(BinderTest, WholeGpuPodIsOneBinding) {
+  AddPod("w", "");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  ASSERT_TRUE(binder.BindNow("ns/w", {"n1", {0}, 1000, false}).ok());
+  EXPECT_EQ(NodeOf("w"), "n1");
+  EXPECT_EQ(client_.Calls("create"), 1 + 1 + 1 + 1);  // node, namespace, pod, binding
+}
+
+TEST_F(BinderTest, SharingPodGetsReservationConfigMapThenBinding) {
+  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  ASSERT_TRUE(binder.BindNow("ns/s", {"n1", {1}, 500, true}).ok());
+  EXPECT_EQ(NodeOf("s"), "n1");
+  kube::Object reservation =
+      client_.Get(res::kPods, "vtenant-reservation", ReservationPodName("n1", 1)).value();
+  EXPECT_EQ(kube::GetString(reservation, {"spec", "nodeName"}), "n1");
+  EXPECT_EQ(kube::Annotation(reservation, kReservationIndexAnnotation).value_or(""), "1");
+  const std::string uuid(kube::Annotation(reservation, kReservedGpuAnnotation).value_or(""));
+  EXPECT_EQ(uuid, FakeGpuUuid("n1", 1));
+  kube::Object cm = client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").value();
+  EXPECT_EQ(kube::GetString(cm, {"data", kVisibleDevicesKey}), uuid);
+  EXPECT_EQ(kube::GetString(cm, {"data", kGpuPortionKey}), "0.5");
+  EXPECT_EQ(kube::GetString(cm, {"data", kNumGpusKey}), "0.5");
+}
+
+TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
+  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  // The reservation exists already; the ConfigMap is made, then the binding fails.
+  ASSERT_TRUE(client_
+                  .Create(res::kPods, "vtenant-reservation",
+                          ReservationPodManifest(reservations_.options(), "n1", 0, true))
+                  .ok());
+  client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
+  Status s = binder.BindNow("ns/s", {"n1", {0}, 500, true});
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(NodeOf("s"), "");
+  EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok())
+      << "ConfigMap left behind";
+}
+
+TEST_F(BinderTest, SharingPodWithoutTheWebhooksAnnotationIsNotBound) {
+  AddPod("s", R"("gpu-fraction":"0.5")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  Status s = binder.BindNow("ns/s", {"n1", {0}, 500, true});
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("webhook"), std::string::npos);
+  EXPECT_EQ(NodeOf("s"), "");
+}
+
+TEST(FormatPortionTest, AsKaiWritesIt) {
+  EXPECT_EQ(FormatPortion(500), "0.5");
+  EXPECT_EQ(FormatPortion(330), "0.33");
+  EXPECT_EQ(FormatPortion(87), "0.087");
+  EXPECT_EQ(FormatPortion(1000), "1");
+  EXPECT_EQ(FormatPortion(1500), "1.5");
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler

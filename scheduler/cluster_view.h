@@ -1,0 +1,135 @@
+// ClusterView: the scheduler's translated copy of the cluster, fed by
+// informer events, from which each cycle's snapshot is assembled.
+//
+// Objects are translated once per change (pod_translator.h and friends);
+// a cycle only resolves names and copies. On top of what the API server
+// says, the view holds what only the scheduler knows yet:
+//   - assumed placements: binds in flight or done but not yet seen by the
+//     informer, so a pod is never placed twice and its GPU never given away;
+//   - nominations: placements decided while their victims still terminate;
+//     the pod holds its place until the victims are gone, then is bound.
+// Pods that are terminating still hold their resources (as non-preemptible
+// holders: they are already leaving). Pods bound by other schedulers hold
+// theirs the same way. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/object.h"
+#include "scheduler-core/model.h"
+#include "scheduler-core/snapshot_builder.h"
+#include "scheduler/pod_translator.h"
+#include "scheduler/podgroup_translator.h"
+
+namespace vtenant::scheduler {
+
+// Where a pod goes or sits: node, device indices on it, portion per device
+// (1000 for whole GPUs).
+struct Placement {
+  std::string node;
+  std::vector<int> devices;
+  sched::Milli portion = 0;
+  bool shared = false;  // a GPU-sharing pod (fraction or gpu-memory)
+  bool operator==(const Placement&) const = default;
+};
+
+// The queue that holds pods the scheduler may not move: bound by others,
+// terminating, or of a queue that no longer exists. Not a Kubernetes name.
+inline constexpr char kHolderQueue[] = "~held";
+
+// One reservation pod: the shared GPU it pins.
+struct Reservation {
+  std::string name;  // in the reservation namespace
+  std::string node;
+  int index = -1;
+  std::string gpu_uuid;  // annotation run.ai/reserve_for_gpu_index, "" until known
+  bool terminating = false;
+};
+
+// A pod left out of a cycle, and why (for its Event).
+struct Unschedulable {
+  std::string key;
+  std::string reason;
+};
+
+struct World {
+  sched::Snapshot snapshot;   // pod names are pod keys
+  std::vector<bool> movable;  // by PodId: ours and not a holder
+  std::vector<Unschedulable> unschedulable;
+  std::map<std::string, std::string> pod_group;  // pod key -> its PodGroup's key
+  std::set<std::string> podgroups;               // keys of the PodGroup objects in the snapshot
+};
+
+class ClusterView {
+ public:
+  explicit ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
+
+  void UpsertPod(const rapidjson::Value& pod);
+  void DeletePod(const rapidjson::Value& pod);
+  void UpsertNode(const rapidjson::Value& node);
+  void DeleteNode(const rapidjson::Value& node);
+  void UpsertQueue(const rapidjson::Value& queue);
+  void DeleteQueue(const rapidjson::Value& queue);
+  void UpsertPodGroup(const rapidjson::Value& group);
+  void DeletePodGroup(const rapidjson::Value& group);
+
+  // Records that `key` goes to `placement` (a bind started). It holds the
+  // placement until the informer shows the pod bound or gone, or Forget.
+  void Assume(const std::string& key, Placement placement);
+  void Forget(const std::string& key);
+
+  // Records that `key` will go to `placement` once the pods evicted for it
+  // are gone; it holds the placement meanwhile.
+  // Records that `key` will go to `placement` once the pods `victims`
+  // (keys) are gone; it holds the placement meanwhile. A nomination renewed
+  // by a later cycle keeps its victims and adds the new ones.
+  void Nominate(const std::string& key, Placement placement, std::vector<std::string> victims,
+                int64_t now);
+  void DropNomination(const std::string& key);
+  // Nominated pods whose victims have all left the cluster (deleted, or
+  // finished): ready to bind. Nominations older than `max_age_s` at `now`
+  // are dropped instead, so the next cycle plans again.
+  std::vector<std::pair<std::string, Placement>> NominationsReady(int64_t now,
+                                                                  int64_t max_age_s = 300);
+
+  // The snapshot for a cycle at `now` (seconds).
+  Result<World> Build(int64_t now) const;
+
+  // The translated pod, if known.
+  std::optional<TranslatedPod> Pod(const std::string& key) const;
+  std::vector<Reservation> Reservations() const;
+  // Shared GPUs in use: (node, device index) of every sharing pod that is
+  // bound, assumed or nominated.
+  std::set<std::pair<std::string, int>> SharedDevicesInUse() const;
+  // Keys of our pods that are pending (not bound, not assumed, not terminating).
+  size_t PendingCount() const;
+  bool QueueExists(const std::string& name) const;
+  // The labels of `node`; NotFound when the view has no such node.
+  Result<sched::LabelPairs> NodeLabels(const std::string& node) const;
+  // The published GPU UUID of the reservation of (node, index), "" if none yet.
+  std::string ReservedGpuUuid(const std::string& node, int index) const;
+
+ private:
+  const PodTranslatorOptions options_;
+  mutable std::mutex mu_;
+  std::map<std::string, TranslatedPod> pods_;
+  std::map<std::string, sched::NodeSpec> nodes_;
+  std::map<std::string, sched::QueueSpec> queues_;
+  std::map<std::string, TranslatedGroup> groups_;
+  std::map<std::string, Placement> assumed_;
+  struct Nomination {
+    Placement placement;
+    std::set<std::string> victims;
+    int64_t since = 0;
+  };
+  std::map<std::string, Nomination> nominated_;
+};
+
+}  // namespace vtenant::scheduler

@@ -1,0 +1,140 @@
+// Integration: the reference scenario on a real API server. Queues ml-org
+// (1 GPU) -> nlp, vision, recsys (quota 0.33, limit 1) share one L40S; each
+// team's 0.33 pod gets 330m; nlp bursts into idle capacity, reclaim gives it
+// back when vision asks, and a non-preemptible pod beyond quota waits with a
+// reason.
+#include <gtest/gtest.h>
+
+#include "base/eventually.h"
+#include "localenv/testing/cluster_test.h"
+#include "scheduler/kai_names.h"
+#include "scheduler/testing/scheduler_fixture.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using kube::Object;
+using localenv::ParseTestJson;
+using namespace testing;
+namespace res = kube::resources;
+
+const kube::ResourceType kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses",
+                                          "PriorityClass", false};
+
+class FairShareTest : public localenv::ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+nodes:
+- {name: l40s, count: 1, cpu: 32, memory: 256Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
+)",
+                                                                                      "test");
+    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+    StartCluster("sched-fair", {.nodes = *nodes}, {"ml"});
+    if (HasFatalFailure()) return;
+    ASSERT_TRUE(InstallKaiCrds(client()).ok());
+    ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("ml-org", "", 1, 1)).ok());
+    for (const char* team : {"nlp", "vision", "recsys"})
+      ASSERT_TRUE(
+          client().Create(res::kQueues, "", QueueManifest(team, "ml-org", 0.33, 1, 1)).ok());
+    // KAI's "build" class: priority 100, so non-preemptible.
+    ASSERT_TRUE(
+        client()
+            .Create(kPriorityClasses, "", ParseTestJson(R"({"apiVersion":"scheduling.k8s.io/v1",
+        "kind":"PriorityClass","metadata":{"name":"build"},"value":100})"))
+            .ok());
+    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
+    ASSERT_TRUE(app.ok()) << app.status().ToString();
+    app_ = app->release();
+  }
+  static void TearDownTestSuite() {
+    delete app_;
+    app_ = nullptr;
+    StopCluster();
+  }
+
+  static Status Run(const std::string& name, const std::string& queue,
+                    const std::string& priority_class = "", const std::string& fraction = "0.33") {
+    return client()
+        .Create(res::kPods, "ml",
+                PodManifest("ml", name,
+                            {.queue = queue,
+                             .annotations = {{"gpu-fraction", fraction}},
+                             .priority_class = priority_class}))
+        .status();
+  }
+  static bool Running(const std::string& name) {
+    Result<Object> p = client().Get(res::kPods, "ml", name);
+    return p.ok() && kube::GetString(*p, {"status", "phase"}) == "Running";
+  }
+  static std::string Allocated(const std::string& queue) {
+    Result<Object> q = client().Get(res::kQueues, "", queue);
+    if (!q.ok()) return "?";
+    const rapidjson::Value* a = kube::Find(*q, {"status", "allocated"});
+    if (a == nullptr || !a->HasMember(kGpuResource) || !(*a)[kGpuResource].IsString()) return "";
+    return (*a)[kGpuResource].GetString();
+  }
+
+  static inline SchedulerApp* app_ = nullptr;
+};
+
+TEST_F(FairShareTest, ReferenceScenario) {
+  // Every team gets its 330m, and every Queue says so.
+  for (const char* team : {"nlp", "vision", "recsys"})
+    ASSERT_TRUE(Run(std::string(team) + "-0", team).ok());
+  for (const char* team : {"nlp", "vision", "recsys"}) {
+    EXPECT_TRUE(Eventually([&] { return Running(std::string(team) + "-0"); })) << team;
+    EXPECT_TRUE(Eventually([&] { return Allocated(team) == "330m"; }))
+        << team << ": " << Allocated(team);
+  }
+  EXPECT_TRUE(Eventually([&] { return Allocated("ml-org") == "990m"; })) << Allocated("ml-org");
+  Result<Object> nlp = client().Get(res::kQueues, "", "nlp");
+  ASSERT_TRUE(nlp.ok());
+  EXPECT_TRUE(kube::Annotation(*nlp, kFairShareAnnotation).has_value());
+
+  // vision and recsys finish; nlp alone bursts into the idle capacity.
+  ASSERT_TRUE(client().Delete(res::kPods, "ml", "vision-0").ok());
+  ASSERT_TRUE(client().Delete(res::kPods, "ml", "recsys-0").ok());
+  ASSERT_TRUE(Run("nlp-1", "nlp").ok());
+  ASSERT_TRUE(Run("nlp-2", "nlp").ok());
+  ASSERT_TRUE(Eventually([&] { return Running("nlp-1") && Running("nlp-2"); }));
+  EXPECT_TRUE(Eventually([&] { return Allocated("nlp") == "990m"; })) << Allocated("nlp");
+
+  // vision asks again: reclaim evicts one of nlp's over-quota pods.
+  ASSERT_TRUE(Run("vision-1", "vision").ok());
+  ASSERT_TRUE(Eventually([&] { return Running("vision-1"); }));
+  int nlp_left = 0;
+  std::string victim;
+  for (const char* p : {"nlp-0", "nlp-1", "nlp-2"}) {
+    if (client().Get(res::kPods, "ml", p).ok())
+      ++nlp_left;
+    else
+      victim = p;
+  }
+  EXPECT_EQ(nlp_left, 2);
+  ASSERT_FALSE(victim.empty());
+  std::vector<std::string> events;
+  EXPECT_TRUE(Eventually([&] {
+    events = EventMessages(client(), "ml", victim, "Reclaimed");
+    return !events.empty();
+  })) << "no Reclaimed event on "
+      << victim;
+
+  // A non-preemptible nlp pod within nlp's quota runs, preempting one of
+  // nlp's own preemptible pods; a second one would take nlp's
+  // non-preemptible use beyond its quota, so it waits and says why.
+  ASSERT_TRUE(Run("nlp-np1", "nlp", "build").ok());
+  ASSERT_TRUE(Eventually([&] { return Running("nlp-np1"); }));
+  ASSERT_TRUE(Run("nlp-np2", "nlp", "build").ok());
+  std::vector<std::string> why;
+  ASSERT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "ml", "nlp-np2", "Unschedulable");
+    return !why.empty();
+  }));
+  EXPECT_NE(why[0].find("quota"), std::string::npos) << why[0];
+  EXPECT_FALSE(Running("nlp-np2"));
+  EXPECT_TRUE(Running("vision-1")) << "vision keeps its quota";
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler

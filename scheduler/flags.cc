@@ -1,0 +1,216 @@
+#include "scheduler/flags.h"
+
+#include <charconv>
+#include <functional>
+
+#include "scheduler-core/options.h"
+#include "scheduler/queue_translator.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+struct Flag {
+  const char* name;
+  const char* value_name;  // "" for booleans
+  const char* help;
+  std::function<std::string(const SchedulerFlags&)> show_default;
+  std::function<Status(SchedulerFlags&, const std::string&)> set;
+};
+
+Result<std::chrono::milliseconds> ParseDuration(const std::string& v, const std::string& flag) {
+  if (v.size() > 2 && v.ends_with("ms")) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size() - 2, n);
+    if (ec == std::errc() && end == v.data() + v.size() - 2 && n > 0)
+      return std::chrono::milliseconds(n);
+  } else if (Result<int64_t> s = ParseDurationSeconds(v); s.ok() && *s > 0) {
+    return std::chrono::milliseconds(*s * 1000);
+  }
+  return InvalidArgument("--" + flag + " \"" + v +
+                         "\": want a positive duration like 500ms, 1s or 2m");
+}
+
+std::string ShowDuration(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
+  return std::to_string(d.count()) + "ms";
+}
+
+std::string Quoted(const std::string& s) { return s.empty() ? "\"\"" : s; }
+
+const std::vector<Flag>& Flags() {
+  static const std::vector<Flag> flags = {
+      {"kubeconfig", "PATH", "kubeconfig of the host cluster; empty: in-cluster service account",
+       [](auto& f) { return Quoted(f.kubeconfig); },
+       [](auto& f, auto& v) {
+         f.kubeconfig = v;
+         return Status::Ok();
+       }},
+      {"scheduler-name", "NAME", "schedule pods whose spec.schedulerName is NAME",
+       [](auto& f) { return f.scheduler_name; },
+       [](auto& f, auto& v) {
+         if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");
+         f.scheduler_name = v;
+         return Status::Ok();
+       }},
+      {"cycle-period", "DURATION", "time between scheduling cycles (sooner when pods arrive)",
+       [](auto& f) { return ShowDuration(f.cycle_period); },
+       [](auto& f, auto& v) {
+         VT_ASSIGN_OR_RETURN(f.cycle_period, ParseDuration(v, "cycle-period"));
+         return Status::Ok();
+       }},
+      {"reservation-namespace", "NS", "namespace of the GPU reservation pods (created if missing)",
+       [](auto& f) { return f.reservation_namespace; },
+       [](auto& f, auto& v) {
+         f.reservation_namespace = v;
+         return Status::Ok();
+       }},
+      {"reservation-image", "IMAGE", "image of the reservation pods (runs vtenant-gpu-reservation)",
+       [](auto& f) { return f.reservation_image; },
+       [](auto& f, auto& v) {
+         f.reservation_image = v;
+         return Status::Ok();
+       }},
+      {"webhook-address", "HOST:PORT",
+       "serve the mutating admission webhook over TLS here and register it; empty: no webhook "
+       "(GPU-sharing pods then cannot be created)",
+       [](auto& f) { return Quoted(f.webhook_address); },
+       [](auto& f, auto& v) {
+         if (!v.empty()) VT_RETURN_IF_ERROR(SplitAddress(v, "webhook-address").status());
+         f.webhook_address = v;
+         return Status::Ok();
+       }},
+      {"webhook-url", "URL",
+       "URL the API server calls the webhook at; empty: https://<webhook-address>/mutate",
+       [](auto& f) { return Quoted(f.webhook_url); },
+       [](auto& f, auto& v) {
+         f.webhook_url = v;
+         return Status::Ok();
+       }},
+      {"webhook-cert", "PATH",
+       "serving certificate (PEM) of the webhook; empty: made at start with its own CA",
+       [](auto& f) { return Quoted(f.webhook_cert); },
+       [](auto& f, auto& v) {
+         f.webhook_cert = v;
+         return Status::Ok();
+       }},
+      {"webhook-key", "PATH", "private key (PEM) of --webhook-cert",
+       [](auto& f) { return Quoted(f.webhook_key); },
+       [](auto& f, auto& v) {
+         f.webhook_key = v;
+         return Status::Ok();
+       }},
+      {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
+       [](auto& f) { return Quoted(f.health_address); },
+       [](auto& f, auto& v) {
+         if (!v.empty()) VT_RETURN_IF_ERROR(SplitAddress(v, "health-address").status());
+         f.health_address = v;
+         return Status::Ok();
+       }},
+      {"leader-elect", "",
+       "schedule only while holding the Lease vtenant-scheduler (one active replica)",
+       [](auto& f) { return f.leader_elect ? "true" : "false"; },
+       [](auto& f, auto& v) {
+         if (v != "true" && v != "false")
+           return InvalidArgument("--leader-elect takes true or false");
+         f.leader_elect = v == "true";
+         return Status::Ok();
+       }},
+      {"leader-elect-namespace", "NS", "namespace of the leader election Lease",
+       [](auto& f) { return f.leader_elect_namespace; },
+       [](auto& f, auto& v) {
+         f.leader_elect_namespace = v;
+         return Status::Ok();
+       }},
+      {"policy", "NAME", "placement policy: binpack, spread, best-fit or random-fit",
+       [](auto& f) { return f.policy; },
+       [](auto& f, auto& v) {
+         VT_RETURN_IF_ERROR(sched::ParsePolicy(v).status().WithContext("--policy"));
+         f.policy = v;
+         return Status::Ok();
+       }},
+      {"bind-workers", "N", "binds carried out at once",
+       [](auto& f) { return std::to_string(f.bind_workers); },
+       [](auto& f, auto& v) {
+         int n = 0;
+         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+         if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > 256)
+           return InvalidArgument("--bind-workers \"" + v + "\": want 1 to 256");
+         f.bind_workers = n;
+         return Status::Ok();
+       }},
+      {"status-period", "DURATION", "how often changed Queue and PodGroup status is written",
+       [](auto& f) { return ShowDuration(f.status_period); },
+       [](auto& f, auto& v) {
+         VT_ASSIGN_OR_RETURN(f.status_period, ParseDuration(v, "status-period"));
+         return Status::Ok();
+       }},
+  };
+  return flags;
+}
+
+}  // namespace
+
+Result<std::pair<std::string, uint16_t>> SplitAddress(const std::string& address,
+                                                      const std::string& flag) {
+  size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon != std::string::npos && colon > 0) {
+    auto [end, ec] =
+        std::from_chars(address.data() + colon + 1, address.data() + address.size(), port);
+    if (ec == std::errc() && end == address.data() + address.size() && port > 0 && port < 65536)
+      return std::pair{address.substr(0, colon), static_cast<uint16_t>(port)};
+  }
+  return InvalidArgument("--" + flag + " \"" + address +
+                         "\": want HOST:PORT with an explicit port");
+}
+
+Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
+  SchedulerFlags f;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      f.help = true;
+      continue;
+    }
+    if (!arg.starts_with("--"))
+      return InvalidArgument("unexpected argument \"" + arg + "\"; see --help");
+    arg = arg.substr(2);
+    std::optional<std::string> value;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    const Flag* flag = nullptr;
+    for (const Flag& candidate : Flags())
+      if (arg == candidate.name) flag = &candidate;
+    if (flag == nullptr) return InvalidArgument("unknown flag --" + arg + "; see --help");
+    if (!value) {
+      if (std::string_view(flag->value_name).empty()) {
+        value = "true";
+      } else {
+        if (i + 1 >= args.size()) return InvalidArgument("--" + arg + " needs a value");
+        value = args[++i];
+      }
+    }
+    VT_RETURN_IF_ERROR(flag->set(f, *value));
+  }
+  return f;
+}
+
+std::string Usage() {
+  std::string out =
+      "vtenant-scheduler: schedules GPU pods on the host cluster with KAI Scheduler's semantics\n"
+      "(queues, fair share, gangs, fractional GPUs), binding, grouping pods and serving the\n"
+      "admission webhook for GPU sharing.\n\nUsage: vtenant-scheduler [flags]\n\nFlags:\n";
+  SchedulerFlags defaults;
+  for (const Flag& f : Flags()) {
+    std::string head =
+        std::string("  --") + f.name +
+        (std::string_view(f.value_name).empty() ? "" : std::string(" ") + f.value_name);
+    out += head + "\n      " + f.help + " (default " + f.show_default(defaults) + ")\n";
+  }
+  out += "  -h, --help\n      this text\n";
+  return out;
+}
+
+}  // namespace vtenant::scheduler

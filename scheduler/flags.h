@@ -1,0 +1,43 @@
+// The command line of vtenant-scheduler: every flag, its default and its
+// help text in one table, so --help can never leave one out.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace vtenant::scheduler {
+
+struct SchedulerFlags {
+  std::string kubeconfig;  // empty: in-cluster
+  std::string scheduler_name = "kai-scheduler";
+  std::chrono::milliseconds cycle_period{1000};
+  std::string reservation_namespace = "vtenant-reservation";
+  std::string reservation_image = "ghcr.io/vtenant/gpu-reservation:latest";
+  std::string webhook_address;  // host:port; empty: no webhook
+  std::string webhook_url;      // what the API server calls; empty: https://<address>/mutate
+  std::string webhook_cert, webhook_key;
+  std::string health_address = "127.0.0.1:8081";  // empty: none
+  bool leader_elect = false;
+  std::string leader_elect_namespace = "default";
+  std::string policy = "binpack";
+  int bind_workers = 16;
+  std::chrono::milliseconds status_period{2000};
+  bool help = false;
+};
+
+// Parses `args` (without the program name). "--flag value" and
+// "--flag=value"; booleans also bare. InvalidArgument naming the flag and
+// what is wrong, for an unknown flag or a bad value.
+Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args);
+
+// The --help text: usage and every flag with its default.
+std::string Usage();
+
+// "host:port" -> {host, port}. InvalidArgument naming `flag`.
+Result<std::pair<std::string, uint16_t>> SplitAddress(const std::string& address,
+                                                      const std::string& flag);
+
+}  // namespace vtenant::scheduler

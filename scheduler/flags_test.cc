@@ -1,0 +1,67 @@
+// The command line: every flag parses, bad values say which flag, --help
+// lists them all.
+#include "scheduler/flags.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::scheduler {
+namespace {
+
+TEST(FlagsTest, DefaultsAreTheDocumentedOnes) {
+  SchedulerFlags f = ParseFlags({}).value();
+  EXPECT_EQ(f.scheduler_name, "kai-scheduler");
+  EXPECT_EQ(f.cycle_period, std::chrono::seconds(1));
+  EXPECT_EQ(f.reservation_namespace, "vtenant-reservation");
+  EXPECT_EQ(f.policy, "binpack");
+  EXPECT_FALSE(f.leader_elect);
+  EXPECT_TRUE(f.webhook_address.empty());
+}
+
+TEST(FlagsTest, EveryFormParses) {
+  SchedulerFlags f = ParseFlags({"--kubeconfig", "/k", "--scheduler-name=mine", "--cycle-period",
+                                 "500ms", "--reservation-namespace=res", "--webhook-address",
+                                 "127.0.0.1:9443", "--health-address=", "--leader-elect",
+                                 "--policy", "spread", "--bind-workers=4", "--status-period", "5s"})
+                         .value();
+  EXPECT_EQ(f.kubeconfig, "/k");
+  EXPECT_EQ(f.scheduler_name, "mine");
+  EXPECT_EQ(f.cycle_period, std::chrono::milliseconds(500));
+  EXPECT_EQ(f.reservation_namespace, "res");
+  EXPECT_EQ(f.webhook_address, "127.0.0.1:9443");
+  EXPECT_EQ(f.health_address, "");
+  EXPECT_TRUE(f.leader_elect);
+  EXPECT_EQ(f.policy, "spread");
+  EXPECT_EQ(f.bind_workers, 4);
+  EXPECT_EQ(f.status_period, std::chrono::seconds(5));
+  EXPECT_FALSE(ParseFlags({"--leader-elect=false"}).value().leader_elect);
+}
+
+TEST(FlagsTest, BadInputNamesTheFlag) {
+  for (auto args : std::vector<std::vector<std::string>>{{"--nope"},
+                                                         {"--cycle-period", "soon"},
+                                                         {"--policy", "best"},
+                                                         {"--webhook-address", "9443"},
+                                                         {"--bind-workers=0"},
+                                                         {"--kubeconfig"},
+                                                         {"stray"}}) {
+    Result<SchedulerFlags> r = ParseFlags(args);
+    ASSERT_FALSE(r.ok()) << args[0];
+    const std::string flag = args[0].substr(0, args[0].find('='));
+    if (flag.starts_with("--"))
+      EXPECT_NE(r.status().message().find(flag), std::string::npos) << r.status().ToString();
+  }
+}
+
+TEST(FlagsTest, HelpListsEveryFlag) {
+  const std::string usage = Usage();
+  for (const char* flag :
+       {"--kubeconfig", "--scheduler-name", "--cycle-period", "--reservation-namespace",
+        "--reservation-image", "--webhook-address", "--webhook-url", "--webhook-cert",
+        "--webhook-key", "--health-address", "--leader-elect", "--leader-elect-namespace",
+        "--policy", "--bind-workers", "--status-period", "--help"})
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+  EXPECT_TRUE(ParseFlags({"--help"}).value().help);
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler

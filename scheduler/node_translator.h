@@ -1,0 +1,19 @@
+// NodeTranslator: a Kubernetes Node as the scheduler core sees it.
+//
+// GPUs come from the allocatable (else capacity) `nvidia.com/gpu`, their
+// memory and model from the labels GPU feature discovery sets; MIG slices
+// from `nvidia.com/mig-<profile>` resources. A cordoned or not-Ready node
+// is kept (its pods still count) but takes no new pods.
+#pragma once
+
+#include "base/status.h"
+#include "kube/object.h"
+#include "scheduler-core/snapshot_builder.h"
+
+namespace vtenant::scheduler {
+
+// Fails with InvalidArgument naming the node and field when a quantity or
+// label cannot be read (such a node is left out of scheduling, with a log).
+Result<sched::NodeSpec> TranslateNode(const rapidjson::Value& node);
+
+}  // namespace vtenant::scheduler

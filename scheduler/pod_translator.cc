@@ -1,0 +1,255 @@
+#include "scheduler/pod_translator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <ctime>
+
+#include "kube/quantity.h"
+#include "scheduler-core/annotations.h"
+#include "scheduler/kai_names.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using kube::Find;
+using kube::GetString;
+using rapidjson::Value;
+
+// The milli value of a quantity in a resource list, 0 when absent.
+Result<int64_t> MilliOf(const Value* list, const char* resource) {
+  if (list == nullptr || !list->IsObject()) return int64_t{0};
+  auto it = list->FindMember(resource);
+  if (it == list->MemberEnd() || !it->value.IsString()) return int64_t{0};
+  Result<kube::Quantity> q = kube::Quantity::Parse(it->value.GetString());
+  if (!q.ok()) return q.status().WithContext(resource);
+  return q->Milli();
+}
+
+struct ContainerNeeds {
+  int64_t cpu_milli = 0;
+  int64_t memory_milli = 0;
+  int64_t gpus = 0;  // whole units
+  std::string mig_profile;
+  int64_t mig_count = 0;
+};
+
+// One container's requests (requests, else limits, as the API server defaults
+// them) and its GPU limits.
+Status ReadContainer(const Value& c, ContainerNeeds* out) {
+  const Value* requests = Find(c, {"resources", "requests"});
+  const Value* limits = Find(c, {"resources", "limits"});
+  for (auto [name, dest] : {std::pair{"cpu", &out->cpu_milli}, {"memory", &out->memory_milli}}) {
+    VT_ASSIGN_OR_RETURN(int64_t r, MilliOf(requests, name));
+    if (r == 0) {
+      VT_ASSIGN_OR_RETURN(r, MilliOf(limits, name));
+    }
+    *dest = r;
+  }
+  VT_ASSIGN_OR_RETURN(int64_t gpu, MilliOf(limits, kGpuResource));
+  if (gpu == 0) {
+    VT_ASSIGN_OR_RETURN(gpu, MilliOf(requests, kGpuResource));
+  }
+  if (gpu % 1000 != 0) return InvalidArgument("nvidia.com/gpu must be a whole number of devices");
+  out->gpus = gpu / 1000;
+  for (const Value* list : {limits, requests}) {
+    if (list == nullptr || !list->IsObject()) continue;
+    for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
+      std::string_view name = it->name.GetString();
+      if (!name.starts_with(kMigResourcePrefix)) continue;
+      VT_ASSIGN_OR_RETURN(int64_t n, MilliOf(list, it->name.GetString()));
+      out->mig_profile = std::string(name.substr(std::string_view(kMigResourcePrefix).size()));
+      out->mig_count = std::max(out->mig_count, n / 1000);
+    }
+    if (out->mig_count > 0) break;
+  }
+  return Status::Ok();
+}
+
+// The pod's effective request, as kube-scheduler computes it: the sum over
+// containers, at least the largest init container.
+Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
+  ContainerNeeds sum, init_max;
+  if (const Value* cs = Find(pod, {"spec"}); cs != nullptr) {
+    auto containers = cs->FindMember("containers");
+    if (containers != cs->MemberEnd() && containers->value.IsArray()) {
+      for (const Value& c : containers->value.GetArray()) {
+        ContainerNeeds n;
+        VT_RETURN_IF_ERROR(ReadContainer(c, &n).WithContext(std::string("container ") +
+                                                            std::string(GetString(c, {"name"}))));
+        sum.cpu_milli += n.cpu_milli;
+        sum.memory_milli += n.memory_milli;
+        sum.gpus += n.gpus;
+        if (n.mig_count > 0) {
+          sum.mig_profile = n.mig_profile;
+          sum.mig_count += n.mig_count;
+        }
+      }
+    }
+    auto inits = cs->FindMember("initContainers");
+    if (inits != cs->MemberEnd() && inits->value.IsArray()) {
+      for (const Value& c : inits->value.GetArray()) {
+        ContainerNeeds n;
+        VT_RETURN_IF_ERROR(ReadContainer(c, &n).WithContext(std::string("init container ") +
+                                                            std::string(GetString(c, {"name"}))));
+        init_max.cpu_milli = std::max(init_max.cpu_milli, n.cpu_milli);
+        init_max.memory_milli = std::max(init_max.memory_milli, n.memory_milli);
+        init_max.gpus = std::max(init_max.gpus, n.gpus);
+      }
+    }
+  }
+  spec->cpu_milli = std::max(sum.cpu_milli, init_max.cpu_milli);
+  spec->memory_bytes = (std::max(sum.memory_milli, init_max.memory_milli) + 999) / 1000;
+  spec->whole_gpus = static_cast<int32_t>(std::max(sum.gpus, init_max.gpus));
+  spec->mig_profile = sum.mig_profile;
+  spec->mig_count = static_cast<int32_t>(sum.mig_count);
+
+  std::optional<std::string_view> fraction = kube::Annotation(pod, kGpuFractionAnnotation);
+  std::optional<std::string_view> memory = kube::Annotation(pod, kGpuMemoryAnnotation);
+  std::optional<std::string_view> devices = kube::Annotation(pod, kGpuNumDevicesAnnotation);
+  if (fraction && memory)
+    return InvalidArgument("annotations gpu-fraction and gpu-memory are both set; keep one");
+  if ((fraction || memory) && spec->whole_gpus > 0)
+    return InvalidArgument(std::string(fraction ? "gpu-fraction" : "gpu-memory") +
+                           " is set together with an nvidia.com/gpu limit; a pod asks for a "
+                           "share of a GPU or for whole GPUs, not both");
+  if (fraction) {
+    VT_ASSIGN_OR_RETURN(spec->gpu_fraction, sched::ParseGpuFraction(*fraction));
+  }
+  if (memory) {
+    VT_ASSIGN_OR_RETURN(spec->gpu_memory_mib, sched::ParseGpuMemoryMib(*memory));
+  }
+  if (devices) {
+    if (!fraction && !memory)
+      return InvalidArgument("gpu-fraction-num-devices needs gpu-fraction or gpu-memory");
+    VT_ASSIGN_OR_RETURN(spec->num_devices, sched::ParseNumDevices(*devices));
+  }
+  return Status::Ok();
+}
+
+std::optional<sched::TaintEffect> ParseEffect(std::string_view e) {
+  if (e == "NoSchedule") return sched::TaintEffect::kNoSchedule;
+  if (e == "PreferNoSchedule") return sched::TaintEffect::kPreferNoSchedule;
+  if (e == "NoExecute") return sched::TaintEffect::kNoExecute;
+  return std::nullopt;
+}
+
+void ReadPlacementRules(const Value& pod, sched::PodSpec* spec) {
+  if (const Value* sel = Find(pod, {"spec", "nodeSelector"}); sel != nullptr) {
+    for (auto it = sel->MemberBegin(); it != sel->MemberEnd(); ++it)
+      if (it->value.IsString())
+        spec->node_selector.emplace_back(it->name.GetString(), it->value.GetString());
+  }
+  const Value* terms = Find(
+      pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  if (terms != nullptr) {
+    auto t = terms->FindMember("nodeSelectorTerms");
+    // The model has one conjunction of "key In (values)"; the first term is it.
+    if (t != terms->MemberEnd() && t->value.IsArray() && !t->value.Empty()) {
+      auto exprs = t->value[0].FindMember("matchExpressions");
+      if (exprs != t->value[0].MemberEnd() && exprs->value.IsArray()) {
+        for (const Value& e : exprs->value.GetArray()) {
+          if (GetString(e, {"operator"}) != "In") continue;
+          std::vector<std::string> values;
+          auto vs = e.FindMember("values");
+          if (vs != e.MemberEnd() && vs->value.IsArray())
+            for (const Value& v : vs->value.GetArray())
+              if (v.IsString()) values.emplace_back(v.GetString());
+          spec->node_affinity_in.emplace_back(std::string(GetString(e, {"key"})),
+                                              std::move(values));
+        }
+      }
+    }
+  }
+  if (const Value* spec_v = Find(pod, {"spec"}); spec_v != nullptr) {
+    auto tol = spec_v->FindMember("tolerations");
+    if (tol != spec_v->MemberEnd() && tol->value.IsArray()) {
+      for (const Value& t : tol->value.GetArray()) {
+        sched::TolerationSpec ts;
+        ts.key = std::string(GetString(t, {"key"}));
+        ts.exists = GetString(t, {"operator"}) == "Exists";
+        ts.value = std::string(GetString(t, {"value"}));
+        ts.effect = ParseEffect(GetString(t, {"effect"}));
+        spec->tolerations.push_back(std::move(ts));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int64_t ParseTimestamp(std::string_view text) {
+  if (text.size() < 19) return 0;
+  std::tm tm{};
+  std::string s(text.substr(0, 19));
+  if (strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) return 0;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+Result<std::vector<int>> ParseGpuIndices(std::string_view text) {
+  std::vector<int> out;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view part = text.substr(0, comma);
+    int v = -1;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || end != part.data() + part.size() || v < 0)
+      return InvalidArgument(std::string("annotation ") + kGpuIndexAnnotation + " \"" +
+                             std::string(text) + "\" is not a list of device indices");
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options) {
+  TranslatedPod t;
+  t.key = kube::KeyOf(pod);
+  t.uid = std::string(kube::Uid(pod));
+  t.spec.name = t.key;
+  t.node = std::string(GetString(pod, {"spec", "nodeName"}));
+  t.terminating = kube::IsBeingDeleted(pod);
+  const std::string_view phase = GetString(pod, {"status", "phase"});
+  const bool ours = GetString(pod, {"spec", "schedulerName"}) == options.scheduler_name;
+  if (phase == "Succeeded" || phase == "Failed") {
+    t.role = TranslatedPod::Role::kFinished;
+  } else if (kube::Namespace(pod) == options.reservation_namespace &&
+             kube::Label(pod, kReservationAppLabel) == kReservationAppValue) {
+    t.role = TranslatedPod::Role::kReservation;
+  } else {
+    t.role = ours ? TranslatedPod::Role::kOurs : TranslatedPod::Role::kOthers;
+  }
+  t.spec.creation_time = ParseTimestamp(GetString(pod, {"metadata", "creationTimestamp"}));
+  t.spec.start_time = ParseTimestamp(GetString(pod, {"status", "startTime"}));
+  if (t.spec.start_time == 0) t.spec.start_time = t.spec.creation_time;
+  t.pod_group = std::string(kube::Annotation(pod, kPodGroupAnnotation).value_or(""));
+  t.queue = std::string(kube::Label(pod, kQueueLabel).value_or(""));
+  t.shared_gpu_configmap =
+      std::string(kube::Annotation(pod, kSharedGpuConfigMapAnnotation).value_or(""));
+  t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
+  t.priority_class = std::string(GetString(pod, {"spec", "priorityClassName"}));
+  if (const Value* owners = Find(pod, {"metadata"}); owners != nullptr) {
+    auto refs = owners->FindMember("ownerReferences");
+    if (refs != owners->MemberEnd() && refs->value.IsArray())
+      for (const Value& r : refs->value.GetArray())
+        if (r.HasMember("controller") && r["controller"].IsBool() && r["controller"].GetBool())
+          t.has_controller_owner = true;
+  }
+  if (t.role == TranslatedPod::Role::kReservation) {
+    Result<std::vector<int>> idx =
+        ParseGpuIndices(kube::Annotation(pod, kReservationIndexAnnotation).value_or(""));
+    if (idx.ok() && idx->size() == 1) t.reservation_index = (*idx)[0];
+    t.reserved_gpu_uuid = std::string(kube::Annotation(pod, kReservedGpuAnnotation).value_or(""));
+  }
+  Status request = ReadRequest(pod, &t.spec);
+  if (!request.ok()) t.problem = request;
+  ReadPlacementRules(pod, &t.spec);
+  if (auto idx = kube::Annotation(pod, kGpuIndexAnnotation);
+      idx && t.spec.gpu_fraction + t.spec.gpu_memory_mib > 0) {
+    Result<std::vector<int>> parsed = ParseGpuIndices(*idx);
+    if (parsed.ok()) t.gpu_indices = std::move(parsed).value();
+  }
+  return t;
+}
+
+}  // namespace vtenant::scheduler

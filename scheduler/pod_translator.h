@@ -1,0 +1,67 @@
+// PodTranslator: a Kubernetes Pod as the scheduler core sees it.
+//
+// Every pod on the cluster matters to the scheduler: its own pods
+// (schedulerName matches) are scheduled; pods bound by anyone else hold
+// node resources; the reservation pods that pin shared GPUs are accounted
+// through the sharing pods instead; finished pods hold nothing. Translation
+// happens once per informer event, not once per cycle.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/object.h"
+#include "scheduler-core/snapshot_builder.h"
+
+namespace vtenant::scheduler {
+
+struct TranslatedPod {
+  enum class Role {
+    kOurs,         // schedulerName is ours: we place it
+    kOthers,       // bound by another scheduler (or by hand): holds resources
+    kReservation,  // our GPU reservation pod: its GPU is the sharing pods'
+    kFinished,     // Succeeded or Failed: holds nothing
+  };
+  Role role = Role::kOurs;
+  std::string key;  // "namespace/name"
+  std::string uid;
+  // The request, selectors, tolerations and times; `spec.name` is the key.
+  // group, queue and the running placement are left to the caller, which
+  // knows the PodGroups, Queues and devices.
+  sched::PodSpec spec;
+  std::string pod_group;  // annotation pod-group-name, "" when absent
+  std::string queue;      // label kai.scheduler/queue, "" when absent
+  bool has_controller_owner = false;
+  bool terminating = false;          // deletionTimestamp set: leaving, still holds resources
+  std::string node;                  // spec.nodeName: bound when not empty
+  std::vector<int> gpu_indices;      // annotation runai-gpu, for sharing pods
+  std::string shared_gpu_configmap;  // annotation runai/shared-gpu-configmap
+  int32_t priority = 0;              // spec.priority (from the priority class)
+  std::string priority_class;
+  // Reservation pods: the device index they pin and the UUID their program
+  // published (annotation run.ai/reserve_for_gpu_index).
+  int reservation_index = -1;
+  std::string reserved_gpu_uuid;
+  // Why the pod cannot be scheduled as written (a malformed GPU request),
+  // for an Event; OK otherwise.
+  Status problem;
+};
+
+struct PodTranslatorOptions {
+  std::string scheduler_name = "kai-scheduler";
+  std::string reservation_namespace = "vtenant-reservation";
+};
+
+// Translates `pod`. Never fails: what cannot be read lands in `problem`.
+TranslatedPod TranslatePod(const rapidjson::Value& pod, const PodTranslatorOptions& options);
+
+// Seconds since the epoch of an RFC 3339 timestamp ("2026-12-01T09:00:00Z");
+// 0 when `text` is empty or unreadable.
+int64_t ParseTimestamp(std::string_view text);
+
+// "0,1" -> {0, 1}. InvalidArgument naming the annotation on anything else.
+Result<std::vector<int>> ParseGpuIndices(std::string_view text);
+
+}  // namespace vtenant::scheduler

@@ -1,0 +1,28 @@
+// PodGroupTranslator: a KAI PodGroup (scheduling.run.ai/v2alpha2) as the
+// scheduler core sees it.
+//
+// The group's priority is its pods' (Kubernetes resolves priorityClassName
+// into spec.priority on each pod); preemptibility as KAI decides it: the
+// field when set, else preemptible below priority 100.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "kube/object.h"
+#include "scheduler-core/snapshot_builder.h"
+
+namespace vtenant::scheduler {
+
+struct TranslatedGroup {
+  sched::GroupSpec spec;            // name "namespace/name"; priority left to the pods
+  bool preemptibility_set = false;  // else DefaultPreemptible(priority) decides
+};
+
+// InvalidArgument naming the group for an unknown preemptibility.
+Result<TranslatedGroup> TranslatePodGroup(const rapidjson::Value& group);
+
+// KAI's rule for groups that do not say: preemptible below priority 100.
+inline bool DefaultPreemptible(int32_t priority) { return priority < 100; }
+
+}  // namespace vtenant::scheduler

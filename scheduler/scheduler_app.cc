@@ -1,0 +1,167 @@
+#include "scheduler/scheduler_app.h"
+
+#include <glog/logging.h>
+
+#include "scheduler-core/options.h"
+
+namespace vtenant::scheduler {
+
+Result<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(kube::Client& client,
+                                                           SchedulerFlags flags,
+                                                           AppOptions options) {
+  VT_RETURN_IF_ERROR(sched::ParsePolicy(flags.policy).status().WithContext("--policy"));
+  std::unique_ptr<SchedulerApp> app(new SchedulerApp(client, std::move(flags), options));
+  VT_RETURN_IF_ERROR(app->Wire());
+  return app;
+}
+
+SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOptions options)
+    : client_(client),
+      flags_(std::move(flags)),
+      options_(options),
+      view_(PodTranslatorOptions{flags_.scheduler_name, flags_.reservation_namespace}),
+      events_(client, "vtenant-scheduler"),
+      reservations_(client, ReservationOptions{.ns = flags_.reservation_namespace,
+                                               .image = flags_.reservation_image}),
+      evictor_(client, events_, options.registry),
+      status_(client, options.registry) {}
+
+Status SchedulerApp::Wire() {
+  kube::ManagerOptions mo;
+  mo.name = "vtenant-scheduler";
+  mo.health_address = flags_.health_address;
+  mo.handle_signals = options_.handle_signals;
+  mo.registry = options_.registry;
+  mo.informer_defaults.resync_period = std::chrono::minutes(5);
+  if (flags_.leader_elect)
+    mo.leader_election =
+        kube::LeaderElectionConfig{.lease_namespace = flags_.leader_elect_namespace,
+                                   .lease_name = "vtenant-scheduler",
+                                   .identity = options_.leader_identity};
+  VT_ASSIGN_OR_RETURN(manager_, kube::Manager::Create(client_, std::move(mo)));
+  kube::InformerFactory& informers = manager_->cluster().informers();
+  kube::SharedInformer& pods = informers.Get(kube::resources::kPods);
+  kube::SharedInformer& nodes = informers.Get(kube::resources::kNodes);
+  kube::SharedInformer& queues = informers.Get(kube::resources::kQueues);
+  kube::SharedInformer& podgroups = informers.Get(kube::resources::kPodGroups);
+
+  binder_ = std::make_unique<Binder>(
+      client_, view_, reservations_, events_,
+      BinderOptions{.workers = flags_.bind_workers, .registry = options_.registry});
+  pending_ = std::make_unique<PendingEvents>(
+      events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
+  CycleOptions co;
+  co.core.policy = sched::ParsePolicy(flags_.policy).value();
+  co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;
+  co.period = flags_.cycle_period;
+  co.registry = options_.registry;
+  cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, status_,
+                                             *pending_, co);
+  grouper_ = std::make_unique<PodGrouper>(client_, pods, flags_.scheduler_name);
+  manager_->AddController({.name = "pod-grouper", .workers = 4}, *grouper_).Watch(pods);
+
+  pods.AddEventHandler({.on_add =
+                            [this](const kube::ObjectPtr& o) {
+                              view_.UpsertPod(*o);
+                              cycle_->Wake();
+                            },
+                        .on_update =
+                            [this](const kube::ObjectPtr& old, const kube::ObjectPtr& o) {
+                              if (old == o) return;  // resync: nothing new
+                              view_.UpsertPod(*o);
+                              if (kube::IsBeingDeleted(*o) != kube::IsBeingDeleted(*old))
+                                cycle_->Wake();
+                            },
+                        .on_delete =
+                            [this](const kube::ObjectPtr& o) {
+                              view_.DeletePod(*o);
+                              cycle_->Wake();
+                            }});
+  nodes.AddEventHandler({.on_add = [this](const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
+                         .on_update = [this](const kube::ObjectPtr&,
+                                             const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
+                         .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteNode(*o); }});
+  queues.AddEventHandler(
+      {.on_add =
+           [this](const kube::ObjectPtr& o) {
+             view_.UpsertQueue(*o);
+             cycle_->Wake();
+           },
+       .on_update = [this](const kube::ObjectPtr&,
+                           const kube::ObjectPtr& o) { view_.UpsertQueue(*o); },
+       .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteQueue(*o); }});
+  podgroups.AddEventHandler(
+      {.on_add =
+           [this](const kube::ObjectPtr& o) {
+             view_.UpsertPodGroup(*o);
+             cycle_->Wake();
+           },
+       .on_update = [this](const kube::ObjectPtr&,
+                           const kube::ObjectPtr& o) { view_.UpsertPodGroup(*o); },
+       .on_delete = [this](const kube::ObjectPtr& o) { view_.DeletePodGroup(*o); }});
+
+  manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
+    {
+      std::lock_guard lock(mu_);
+      scheduling_ = true;
+    }
+    cv_.notify_all();
+    cycle_->Run(stop);
+    // What was decided is carried out before the next leader decides again.
+    binder_->WaitIdle();
+  });
+  manager_->AddRunnable("status-writer", [this](kube::Cancellation& stop) {
+    status_.Run(stop, flags_.status_period);
+  });
+  if (!flags_.webhook_address.empty()) {
+    VT_ASSIGN_OR_RETURN(auto addr, SplitAddress(flags_.webhook_address, "webhook-address"));
+    WebhookOptions wo;
+    wo.host = addr.first;
+    wo.port = addr.second;
+    wo.url = flags_.webhook_url;
+    wo.cert_file = flags_.webhook_cert;
+    wo.key_file = flags_.webhook_key;
+    wo.reservation_namespace = flags_.reservation_namespace;
+    wo.admission.scheduler_name = flags_.scheduler_name;
+    webhook_ = std::make_unique<WebhookServer>(wo);
+  }
+  return Status::Ok();
+}
+
+Status SchedulerApp::Run() {
+  Status result = [&]() -> Status {
+    VT_RETURN_IF_ERROR(reservations_.EnsureNamespace().WithContext("reservation namespace"));
+    if (webhook_) {
+      VT_RETURN_IF_ERROR(webhook_->Start());
+      VT_RETURN_IF_ERROR(
+          webhook_->Register(client_).WithContext("registering the admission webhook"));
+    }
+    return manager_->Run();
+  }();
+  if (webhook_) webhook_->Stop();
+  {
+    std::lock_guard lock(mu_);
+    run_result_ = result;
+  }
+  cv_.notify_all();
+  return result;
+}
+
+Status SchedulerApp::Start() {
+  runner_ = std::thread([this] {
+    Status s = Run();
+    if (!s.ok()) LOG(ERROR) << "vtenant-scheduler: " << s.ToString();
+  });
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return scheduling_ || run_result_.has_value(); });
+  if (run_result_ && !run_result_->ok()) return *run_result_;
+  if (run_result_) return FailedPrecondition("stopped before scheduling started");
+  return Status::Ok();
+}
+
+void SchedulerApp::Stop() {
+  if (manager_) manager_->Stop();
+  if (runner_.joinable()) runner_.join();
+}
+
+}  // namespace vtenant::scheduler

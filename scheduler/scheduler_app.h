@@ -1,0 +1,90 @@
+// SchedulerApp: vtenant-scheduler's pieces wired into a kube::Manager:
+// informers feeding the cluster view, the scheduling cycle and the status
+// writer (leader only), the pod grouper (a controller, leader only), the
+// admission webhook (every replica, so creation never waits on a failover),
+// health endpoints and leader election (the Manager's). main() parses flags
+// and calls Run; integration tests Start one in-process.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+#include "kube/manager.h"
+#include "kube/metrics.h"
+#include "scheduler/binder.h"
+#include "scheduler/cluster_view.h"
+#include "scheduler/evictor.h"
+#include "scheduler/flags.h"
+#include "scheduler/pending_events.h"
+#include "scheduler/pod_grouper.h"
+#include "scheduler/reservation.h"
+#include "scheduler/scheduling_cycle.h"
+#include "scheduler/status_writer.h"
+#include "scheduler/webhook_server.h"
+
+namespace vtenant::scheduler {
+
+struct AppOptions {
+  kube::Registry* registry = &kube::DefaultRegistry();
+  // SIGTERM/SIGINT stop Run (main); tests stop it themselves.
+  bool handle_signals = true;
+  // Identity in the leader Lease; empty: "<hostname>_<pid>". Replicas in
+  // one process (tests) need distinct ones.
+  std::string leader_identity;
+};
+
+class SchedulerApp {
+ public:
+  // `client` must outlive the app. Fails on flags that name something
+  // unusable (bad policy, bad address).
+  static Result<std::unique_ptr<SchedulerApp>> Create(kube::Client& client, SchedulerFlags flags,
+                                                      AppOptions options = {});
+  ~SchedulerApp() { Stop(); }
+
+  // Makes the reservation namespace, serves and registers the webhook, then
+  // runs the Manager until SIGTERM/SIGINT or Stop(); binds in flight finish
+  // and status is written once more on the way out.
+  Status Run();
+
+  // Run on a thread of its own; returns once this replica schedules (with
+  // --leader-elect: once it leads, so a standby blocks here) or failed to
+  // start. For tests and benchmarks.
+  Status Start();
+  // Ends Run and waits for it. Idempotent.
+  void Stop();
+
+  bool leading() const { return manager_->IsLeader(); }
+  ClusterView& view() { return view_; }
+  Binder& binder() { return *binder_; }
+
+ private:
+  SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOptions options);
+  Status Wire();
+
+  kube::Client& client_;
+  const SchedulerFlags flags_;
+  const AppOptions options_;
+  std::unique_ptr<kube::Manager> manager_;
+  ClusterView view_;
+  kube::EventRecorder events_;
+  Reservations reservations_;
+  Evictor evictor_;
+  StatusWriter status_;
+  std::unique_ptr<Binder> binder_;
+  std::unique_ptr<PendingEvents> pending_;
+  std::unique_ptr<SchedulingCycle> cycle_;
+  std::unique_ptr<PodGrouper> grouper_;
+  std::unique_ptr<WebhookServer> webhook_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool scheduling_ = false;
+  std::optional<Status> run_result_;
+  std::thread runner_;
+};
+
+}  // namespace vtenant::scheduler

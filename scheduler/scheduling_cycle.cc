@@ -1,0 +1,222 @@
+#include "scheduler/scheduling_cycle.h"
+
+#include <glog/logging.h>
+
+#include <map>
+#include <set>
+
+#include "scheduler-core/scheduler.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+double Since(Steady::time_point t) {
+  return std::chrono::duration<double>(Steady::now() - t).count();
+}
+
+std::string CauseReason(sched::EvictionCause c) {
+  switch (c) {
+    case sched::EvictionCause::kReclaim:
+      return "Reclaim";
+    case sched::EvictionCause::kPreempt:
+      return "Preempt";
+    case sched::EvictionCause::kConsolidate:
+      return "Consolidate";
+    case sched::EvictionCause::kStaleGang:
+      return "StaleGang";
+    default:
+      return "Evict";
+  }
+}
+
+Placement ToPlacement(const sched::Snapshot& s, sched::PodId pod, const sched::Allocation& a) {
+  Placement p;
+  p.node = s.nodes[a.node].name;
+  p.devices = sched::DeviceIndices(a);
+  p.portion = a.portion;
+  p.shared = s.pods[pod].request.IsShared();
+  return p;
+}
+
+}  // namespace
+
+SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evictor,
+                                 Reservations& reservations, StatusWriter& status,
+                                 PendingEvents& pending, CycleOptions options)
+    : view_(view),
+      binder_(binder),
+      evictor_(evictor),
+      reservations_(reservations),
+      status_(status),
+      pending_(pending),
+      options_(options) {
+  kube::Registry& r = *options_.registry;
+  duration_ = r.AddHistogram("vtenant_scheduler_cycle_duration_seconds",
+                             "Scheduling cycle time by phase (snapshot, decide, apply).", {"phase"},
+                             kube::DefaultBuckets())
+                  .value();
+  pending_per_queue_ =
+      r.AddGauge("vtenant_scheduler_pending_pods", "Pods waiting, by queue.", {"queue"}).value();
+  gpu_allocated_ =
+      r.AddGauge("vtenant_scheduler_queue_gpu_allocated", "GPUs allocated by queue.", {"queue"})
+          .value();
+  gpu_fair_share_ =
+      r.AddGauge("vtenant_scheduler_queue_gpu_fair_share", "GPU fair share by queue.", {"queue"})
+          .value();
+}
+
+Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
+  CycleStats stats;
+  // 1. Nominations whose victims are gone.
+  for (auto& [key, placement] : view_.NominationsReady(now)) {
+    binder_.Bind(key, placement);
+    ++stats.binds;
+  }
+
+  Steady::time_point t = Steady::now();
+  VT_ASSIGN_OR_RETURN(World w, view_.Build(now));
+  duration_->WithLabelValues({"snapshot"}).Observe(Since(t));
+  const sched::Snapshot& s = w.snapshot;
+
+  t = Steady::now();
+  sched::Decisions d = sched::RunCycle(s, options_.core);
+  duration_->WithLabelValues({"decide"}).Observe(Since(t));
+
+  t = Steady::now();
+  // 3. Evictions, and the jobs they make room for.
+  std::map<sched::GroupId, std::vector<std::string>> waiting_for_victims;  // job -> victims
+  std::set<sched::GroupId> refused;
+  auto evict = [&](sched::PodId pod, const std::string& reason, const std::string& message,
+                   sched::GroupId for_job) {
+    if (!w.movable[pod]) return;  // holders are never victims; defensive
+    Status e = evictor_.Evict(s.pods[pod].name, reason, message);
+    ++stats.evictions;
+    if (for_job != sched::kNone) waiting_for_victims[for_job].push_back(s.pods[pod].name);
+    if (!e.ok()) {
+      LOG(WARNING) << "evicting " << s.pods[pod].name << ": " << e.ToString();
+      if (for_job != sched::kNone) refused.insert(for_job);
+    }
+  };
+  for (const sched::Eviction& e : d.evictions)
+    evict(e.pod, CauseReason(e.cause), e.message, e.for_job);
+  for (const sched::Move& m : d.moves)
+    evict(m.pod, "Consolidate", "moved to node " + s.nodes[m.to.node].name + " to make room",
+          sched::kNone);
+
+  // 4. Binds; a job whose victims are still leaving is nominated instead.
+  for (const sched::Bind& b : d.binds) {
+    const sched::Pod& pod = s.pods[b.pod];
+    if (!w.movable[b.pod]) continue;
+    Placement p = ToPlacement(s, b.pod, b.allocation);
+    if (refused.contains(pod.group)) {
+      view_.DropNomination(pod.name);
+      continue;
+    }
+    if (waiting_for_victims.contains(pod.group)) {
+      view_.Nominate(pod.name, std::move(p), waiting_for_victims[pod.group], now);
+      ++stats.nominated;
+      continue;
+    }
+    binder_.Bind(pod.name, std::move(p));
+    ++stats.binds;
+  }
+  // Moved pods are recreated by their owners and placed again then.
+
+  // 5. Pending reasons, status, reservations, metrics.
+  std::set<std::string> pending_keys;
+  std::map<std::string, int64_t> pending_by_queue;
+  const auto steady_now = Steady::now();
+  for (const sched::Pending& p : d.pending) {
+    const sched::Pod& pod = s.pods[p.pod];
+    if (!w.movable[p.pod]) continue;
+    pending_keys.insert(pod.name);
+    pending_.Report(pod.name, p.reason, steady_now);
+    ++pending_by_queue[s.queues[s.groups[pod.group].queue].name];
+  }
+  for (const Unschedulable& u : w.unschedulable) {
+    pending_keys.insert(u.key);
+    pending_.Report(u.key, u.reason, steady_now);
+  }
+  pending_.Retain(pending_keys);
+  stats.pending = pending_keys.size();
+
+  for (const sched::QueueReport& q : d.queues) {
+    const std::string& name = s.queues[q.queue].name;
+    if (name == kHolderQueue) continue;
+    status_.SetQueue(
+        name, {q.allocated, q.allocated_non_preemptible, q.requested, q.fair_share[sched::kGpu]});
+    pending_per_queue_->WithLabelValues({name}).Set(static_cast<double>(pending_by_queue[name]));
+    gpu_allocated_->WithLabelValues({name}).Set(q.allocated[sched::kGpu] / 1000.0);
+    gpu_fair_share_->WithLabelValues({name}).Set(q.fair_share[sched::kGpu] / 1000.0);
+  }
+  // PodGroups: Running once minMember pods run or are being bound.
+  std::map<sched::GroupId, std::string> group_reason;
+  for (const sched::Pending& p : d.pending) group_reason.emplace(s.pods[p.pod].group, p.reason);
+  std::set<sched::PodId> bound_now;
+  for (const sched::Bind& b : d.binds) bound_now.insert(b.pod);
+  for (sched::GroupId g = 0; g < s.groups.size(); ++g) {
+    const sched::PodGroup& group = s.groups[g];
+    if (!w.podgroups.contains(group.name)) continue;  // a bare pod's implicit group
+    PodGroupStatus st;
+    for (sched::PodId p : group.pods) {
+      if (s.pods[p].phase == sched::PodPhase::kRunning || bound_now.contains(p))
+        ++st.running;
+      else
+        ++st.pending;
+    }
+    st.phase = st.running >= group.min_member ? "Running" : "Pending";
+    if (st.phase == "Pending" && group_reason.contains(g)) st.reason = group_reason[g];
+    status_.SetPodGroup(group.name, st);
+  }
+  // Reservation pods of GPUs nobody shares any more.
+  std::set<std::pair<std::string, int>> in_use = view_.SharedDevicesInUse();
+  for (const Reservation& r : view_.Reservations()) {
+    if (r.terminating || in_use.contains({r.node, r.index})) continue;
+    Status rel = reservations_.Release(r.name);
+    if (!rel.ok()) LOG(WARNING) << "releasing reservation " << r.name << ": " << rel.ToString();
+  }
+  duration_->WithLabelValues({"apply"}).Observe(Since(t));
+  {
+    std::lock_guard lock(mu_);
+    ++cycles_;
+  }
+  cv_.notify_all();
+  return stats;
+}
+
+void SchedulingCycle::Run(kube::Cancellation& cancel) {
+  kube::CancellationRegistration wake(&cancel, [this] { Wake(); });
+  while (!cancel.cancelled()) {
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    Result<CycleStats> r = RunOnce(now);
+    if (!r.ok()) LOG(ERROR) << "scheduling cycle: " << r.status().ToString();
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, options_.period, [&] { return woken_; });
+    if (woken_ && !cancel.cancelled()) {
+      // Let the rest of a burst arrive.
+      lock.unlock();
+      std::this_thread::sleep_for(options_.batch_delay);
+      lock.lock();
+    }
+    woken_ = false;
+  }
+}
+
+void SchedulingCycle::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+uint64_t SchedulingCycle::cycles() const {
+  std::lock_guard lock(mu_);
+  return cycles_;
+}
+
+}  // namespace vtenant::scheduler

@@ -1,0 +1,84 @@
+// SchedulingCycle: one pass from the cluster view to the API server.
+//
+//   1. nominated pods whose victims are gone are bound;
+//   2. the snapshot is assembled (cluster_view.h) and RunCycle decides;
+//   3. victims are evicted (Eviction API); a job that needed victims is
+//      nominated, not bound, until they are gone; a refused eviction drops
+//      the nomination so the next cycle plans again;
+//   4. the other binds go to the binder;
+//   5. pending pods get their reason (rate-limited Events), queues and
+//      PodGroups their status (batched), emptied GPUs lose their
+//      reservation pods, and the metrics move.
+// Run() repeats it every period, sooner when Wake() says pods arrived.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+
+#include "kube/cancellation.h"
+#include "kube/metrics.h"
+#include "scheduler-core/options.h"
+#include "scheduler/binder.h"
+#include "scheduler/cluster_view.h"
+#include "scheduler/evictor.h"
+#include "scheduler/pending_events.h"
+#include "scheduler/reservation.h"
+#include "scheduler/status_writer.h"
+
+namespace vtenant::scheduler {
+
+struct CycleOptions {
+  sched::Options core;
+  std::chrono::milliseconds period{1000};
+  // After a Wake, wait this long for more arrivals so a burst of pods makes
+  // one cycle, not one each.
+  std::chrono::milliseconds batch_delay{20};
+  kube::Registry* registry = &kube::DefaultRegistry();
+};
+
+struct CycleStats {
+  size_t binds = 0;
+  size_t nominated = 0;
+  size_t evictions = 0;
+  size_t pending = 0;
+};
+
+class SchedulingCycle {
+ public:
+  SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evictor, Reservations& reservations,
+                  StatusWriter& status, PendingEvents& pending, CycleOptions options);
+
+  // One cycle at wall time `now` (seconds).
+  Result<CycleStats> RunOnce(int64_t now);
+
+  // Cycles until `cancel` fires.
+  void Run(kube::Cancellation& cancel);
+
+  // Asks for a cycle soon (pods arrived or left).
+  void Wake();
+
+  // Completed cycles so far.
+  uint64_t cycles() const;
+
+ private:
+  ClusterView& view_;
+  Binder& binder_;
+  Evictor& evictor_;
+  Reservations& reservations_;
+  StatusWriter& status_;
+  PendingEvents& pending_;
+  const CycleOptions options_;
+  kube::Family<kube::Histogram>* duration_ = nullptr;
+  kube::Family<kube::Gauge>* pending_per_queue_ = nullptr;
+  kube::Family<kube::Gauge>* gpu_allocated_ = nullptr;
+  kube::Family<kube::Gauge>* gpu_fair_share_ = nullptr;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool woken_ = false;
+  uint64_t cycles_ = 0;
+};
+
+}  // namespace vtenant::scheduler

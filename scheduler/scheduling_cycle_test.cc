@@ -1,0 +1,128 @@
+// One scheduling cycle against an in-memory API server: reclaim evicts
+// through the Eviction API, the winner waits (nominated) until its victim is
+// gone, and a refused eviction is planned again rather than forgotten.
+#include "scheduler/scheduling_cycle.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/testing/fake_client.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+namespace res = kube::resources;
+
+kube::Object Json(const std::string& text) {
+  Result<kube::Object> o = kube::ParseJson(text);
+  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+class SchedulingCycleTest : public ::testing::Test {
+ protected:
+  SchedulingCycleTest()
+      : view_({}),
+        events_(client_, "test"),
+        reservations_(client_, {}),
+        evictor_(client_, events_, &registry_),
+        status_(client_, &registry_),
+        binder_(client_, view_, reservations_, events_, {.workers = 2, .registry = &registry_}),
+        pending_(
+            events_,
+            [this](const std::string& key) -> kube::ObjectPtr {
+              Result<kube::Object> o =
+                  client_.Get(res::kPods, kube::SplitKey(key).first, kube::SplitKey(key).second);
+              return o.ok() ? std::make_shared<const kube::Object>(std::move(o).value()) : nullptr;
+            }),
+        cycle_(view_, binder_, evictor_, reservations_, status_, pending_,
+               {.registry = &registry_}) {
+    Add(res::kNodes, "", R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068"}},
+        "status":{"allocatable":{"cpu":"8","memory":"8Gi","nvidia.com/gpu":"1"},
+        "conditions":[{"type":"Ready","status":"True"}]}})");
+    // a is owed the GPU (quota 1); b holds it beyond its quota of 0.
+    Add(res::kQueues, "",
+        R"({"metadata":{"name":"a"},"spec":{"resources":{"gpu":{"quota":1,"limit":-1}}}})");
+    Add(res::kQueues, "",
+        R"({"metadata":{"name":"b"},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
+    Add(res::kPods, "ns", Pod("over", "b", "n1"));
+    Add(res::kPods, "ns", Pod("owed", "a", ""));
+  }
+
+  static std::string Pod(const std::string& name, const std::string& queue,
+                         const std::string& node) {
+    return R"({"metadata":{"name":")" + name +
+           R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
+           R"("},"creationTimestamp":"2026-12-01T08:00:00Z"},"spec":{"schedulerName":"kai-scheduler","nodeName":")" +
+           node + R"(","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},
+           "status":{"startTime":"2026-12-01T08:00:00Z"}})";
+  }
+
+  // Writes to the fake server and tells the view, as the informers would.
+  void Add(const kube::ResourceType& type, const std::string& ns, const std::string& json) {
+    Result<kube::Object> o = client_.Create(type, ns, Json(json));
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    if (type.resource == "nodes") view_.UpsertNode(*o);
+    if (type.resource == "queues") view_.UpsertQueue(*o);
+    if (type.resource == "pods") view_.UpsertPod(*o);
+  }
+
+  std::string NodeOf(const std::string& name) {
+    Result<kube::Object> p = client_.Get(res::kPods, "ns", name);
+    return p.ok() ? std::string(kube::GetString(*p, {"spec", "nodeName"})) : "<gone>";
+  }
+
+  CycleStats Cycle(int64_t now) {
+    Result<CycleStats> s = cycle_.RunOnce(now);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    binder_.WaitIdle();
+    return s.ok() ? *s : CycleStats{};
+  }
+
+  kube::Registry registry_;
+  kube::FakeClient client_;
+  ClusterView view_;
+  kube::EventRecorder events_;
+  Reservations reservations_;
+  Evictor evictor_;
+  StatusWriter status_;
+  Binder binder_;
+  PendingEvents pending_;
+  SchedulingCycle cycle_;
+};
+
+TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
+  const int64_t now = 1796119200;  // an hour after the pods started
+  CycleStats s = Cycle(now);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.nominated, 1u);
+  EXPECT_EQ(s.binds, 0u);
+  EXPECT_EQ(NodeOf("over"), "<gone>") << "evicted through the Eviction API";
+  EXPECT_EQ(NodeOf("owed"), "");
+  // The informer has not reported the eviction yet: still nominated, not bound.
+  s = Cycle(now + 1);
+  EXPECT_EQ(s.binds, 0u);
+  EXPECT_EQ(s.evictions, 0u) << "the nomination holds the GPU; nothing is evicted twice";
+  view_.DeletePod(Json(Pod("over", "b", "n1")));
+  s = Cycle(now + 2);
+  EXPECT_EQ(s.binds, 1u);
+  EXPECT_EQ(NodeOf("owed"), "n1");
+}
+
+TEST_F(SchedulingCycleTest, ARefusedEvictionIsPlannedAgain) {
+  const int64_t now = 1796119200;
+  // A PodDisruptionBudget says no, once.
+  client_.InjectError("create", "pods", Status(StatusCode::kTooManyRequests, "disruption budget"),
+                      1);
+  CycleStats s = Cycle(now);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.nominated, 0u);
+  EXPECT_EQ(NodeOf("over"), "n1");
+  // The next cycle plans the same reclaim again, and this time it goes.
+  s = Cycle(now + 1);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.nominated, 1u);
+  EXPECT_EQ(NodeOf("over"), "<gone>");
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler

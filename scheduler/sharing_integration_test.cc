@@ -1,0 +1,245 @@
+// Integration: vtenant-scheduler on a real API server with simulated GPU
+// nodes (kwok runs what is bound): GPU sharing end to end (webhook,
+// reservation pods, ConfigMaps, binding), malformed requests refused, gangs.
+// Each test uses its own node pool (nodeSelector) and namespace.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "base/eventually.h"
+#include "localenv/testing/cluster_test.h"
+#include "scheduler/kai_names.h"
+#include "scheduler/reservation.h"
+#include "scheduler/testing/scheduler_fixture.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using kube::Object;
+using localenv::ParseTestJson;
+using namespace testing;
+namespace res = kube::resources;
+
+class SharingTest : public localenv::ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+nodes:
+- {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
+- {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
+- {name: gang, count: 1, cpu: 32, memory: 128Gi, gpus: 4, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: gang}}
+- {name: job, count: 1, cpu: 32, memory: 128Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: job}}
+)",
+                                                                                      "test");
+    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+    StartCluster("sched-sharing", {.nodes = *nodes}, {"half", "mem", "bad", "gang", "job"});
+    ASSERT_TRUE(InstallKaiCrds(client()).ok());
+    ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
+    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
+    ASSERT_TRUE(app.ok()) << app.status().ToString();
+    app_ = app->release();
+  }
+  static void TearDownTestSuite() {
+    delete app_;
+    app_ = nullptr;
+    StopCluster();
+  }
+
+  static Object Pod(const std::string& ns, const std::string& name, PodOptions o) {
+    o.queue = o.queue.empty() ? "team" : o.queue;
+    Object pod = PodManifest(ns, name, o);
+    kube::SetString(pod, {"spec", "nodeSelector"}, "pool", ns);
+    return pod;
+  }
+
+  static std::vector<Object> PodsOf(const std::string& ns) {
+    Result<kube::ObjectList> list = client().ListAll(res::kPods, ns);
+    EXPECT_TRUE(list.ok());
+    return list.ok() ? std::move(list->items) : std::vector<Object>{};
+  }
+
+  static std::vector<Object> ReservationPods() { return PodsOf("vtenant-reservation"); }
+
+  static inline SchedulerApp* app_ = nullptr;
+};
+
+TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(client()
+                    .Create(res::kPods, "half",
+                            Pod("half", "h" + std::to_string(i),
+                                {.annotations = {{"gpu-fraction", "0.5"}}}))
+                    .ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "half", "Running") == 4; }))
+      << "running: " << CountPods(client(), "half", "Running");
+  // The fifth stays pending, with an Event that says why.
+  std::string pending;
+  for (const Object& p : PodsOf("half"))
+    if (kube::GetString(p, {"spec", "nodeName"}).empty()) pending = std::string(kube::Name(p));
+  ASSERT_FALSE(pending.empty());
+  std::vector<std::string> why;
+  ASSERT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "half", pending, "Unschedulable");
+    return !why.empty();
+  }));
+  EXPECT_NE(why[0].find("nodes"), std::string::npos) << why[0];
+
+  // Each running pod's ConfigMap names its GPU (its reservation's UUID) and portion.
+  std::map<std::string, std::string> uuid_of_node;  // one GPU per node here
+  std::vector<Object> reservations = ReservationPods();
+  for (const Object& r : reservations)
+    uuid_of_node[std::string(kube::GetString(r, {"spec", "nodeName"}))] =
+        std::string(kube::Annotation(r, kReservedGpuAnnotation).value_or(""));
+  EXPECT_EQ(reservations.size(), 2u) << "one reservation pod per used GPU";
+  std::map<std::string, int> per_node;
+  for (const Object& p : PodsOf("half")) {
+    const std::string node(kube::GetString(p, {"spec", "nodeName"}));
+    if (node.empty()) continue;
+    ++per_node[node];
+    std::string prefix(kube::Annotation(p, kSharedGpuConfigMapAnnotation).value_or(""));
+    ASSERT_FALSE(prefix.empty()) << "the webhook did not annotate " << kube::Name(p);
+    const rapidjson::Value& env_from = p["spec"]["containers"][0]["envFrom"];
+    ASSERT_TRUE(env_from.IsArray());
+    EXPECT_EQ(kube::GetString(env_from[0], {"configMapRef", "name"}), prefix + "-0");
+    Result<Object> cm = client().Get(res::kConfigMaps, "half", prefix + "-0");
+    ASSERT_TRUE(cm.ok()) << cm.status().ToString();
+    EXPECT_EQ(kube::GetString(*cm, {"data", kVisibleDevicesKey}), uuid_of_node[node]);
+    EXPECT_FALSE(uuid_of_node[node].empty());
+    EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.5");
+    EXPECT_EQ(kube::GetString(*cm, {"data", kNumGpusKey}), "0.5");
+    EXPECT_EQ(kube::Annotation(p, kGpuIndexAnnotation).value_or(""), "0");
+  }
+  EXPECT_EQ(per_node, (std::map<std::string, int>{{"half-0", 2}, {"half-1", 2}}));
+
+  // When a GPU empties, its reservation pod goes.
+  for (const Object& p : PodsOf("half"))
+    if (kube::GetString(p, {"spec", "nodeName"}) == "half-1" || kube::Name(p) == pending)
+      ASSERT_TRUE(client().Delete(res::kPods, "half", kube::Name(p)).ok());
+  EXPECT_TRUE(Eventually([&] {
+    std::vector<Object> left = ReservationPods();
+    return left.size() == 1 && kube::GetString(left[0], {"spec", "nodeName"}) == "half-0";
+  })) << ReservationPods().size()
+      << " reservation pods";
+}
+
+TEST_F(SharingTest, GpuMemoryPodsAndAHalfShareOneL40s) {
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(
+        client()
+            .Create(res::kPods, "mem",
+                    Pod("mem", "m" + std::to_string(i), {.annotations = {{"gpu-memory", "4000"}}}))
+            .ok());
+  ASSERT_TRUE(
+      client()
+          .Create(res::kPods, "mem", Pod("mem", "f", {.annotations = {{"gpu-fraction", "0.5"}}}))
+          .ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "mem", "Running") == 4; }));
+  std::set<std::string> devices;
+  for (const Object& p : PodsOf("mem")) {
+    EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "mem-0");
+    devices.insert(std::string(kube::Annotation(p, kGpuIndexAnnotation).value_or("?")));
+    if (kube::Name(p) == "m0") {
+      Result<Object> cm = client().Get(
+          res::kConfigMaps, "mem",
+          std::string(kube::Annotation(p, kSharedGpuConfigMapAnnotation).value_or("")) + "-0");
+      ASSERT_TRUE(cm.ok());
+      // 4000 MiB of 46068 MiB, rounded up so memory is never overcommitted.
+      EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.087");
+    }
+  }
+  EXPECT_EQ(devices, (std::set<std::string>{"0"}));
+}
+
+TEST_F(SharingTest, MalformedGpuRequestsAreRefusedWithAReason) {
+  struct Case {
+    std::map<std::string, std::string> annotations;
+    int whole = 0;
+    std::string says;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{{"gpu-fraction", "1.5"}}, 0, "gpu-fraction"},
+                         {{{"gpu-fraction", "0"}}, 0, "gpu-fraction"},
+                         {{{"gpu-memory", "4k"}}, 0, "gpu-memory"},
+                         {{{"gpu-fraction", "0.5"}, {"gpu-memory", "100"}}, 0, "both"},
+                         {{{"gpu-fraction", "0.5"}}, 1, "nvidia.com/gpu"}}) {
+    Result<Object> r = client().Create(
+        res::kPods, "bad", Pod("bad", "p", {.annotations = c.annotations, .whole_gpus = c.whole}));
+    ASSERT_FALSE(r.ok()) << "accepted " << kube::ToJson(*r);
+    EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status().ToString();
+  }
+  // Pods of other schedulers are none of its business.
+  PodOptions other{.annotations = {{"gpu-fraction", "1.5"}}, .scheduler_name = "default-scheduler"};
+  EXPECT_TRUE(client().Create(res::kPods, "bad", Pod("bad", "other", other)).ok());
+}
+
+TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
+  ASSERT_TRUE(client().Create(res::kPods, "gang", Pod("gang", "blocker", {.whole_gpus = 1})).ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "gang", "Running") == 1; }));
+  ASSERT_TRUE(
+      client()
+          .Create(res::kPodGroups, "gang",
+                  ParseTestJson(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"train","namespace":"gang"},"spec":{"minMember":4,"queue":"team"}})"))
+          .ok());
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(client()
+                    .Create(res::kPods, "gang",
+                            Pod("gang", "w" + std::to_string(i),
+                                {.annotations = {{"pod-group-name", "train"}}, .whole_gpus = 1}))
+                    .ok());
+  // Three GPUs free for four pods: none is bound, and the group says why.
+  ASSERT_TRUE(Eventually([&] {
+    Result<Object> pg = client().Get(res::kPodGroups, "gang", "train");
+    return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Pending" &&
+           kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
+  }));
+  for (const Object& p : PodsOf("gang"))
+    if (kube::Name(p) != "blocker")
+      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
+  ASSERT_TRUE(client().Delete(res::kPods, "gang", "blocker").ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "gang", "Running") == 4; }));
+  ASSERT_TRUE(Eventually([&] {
+    Result<Object> pg = client().Get(res::kPodGroups, "gang", "train");
+    return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Running";
+  }));
+}
+
+TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "bad",
+                          Pod("bad", "lost", {.queue = "no-such-queue", .whole_gpus = 1}))
+                  .ok());
+  std::vector<std::string> why;
+  ASSERT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "bad", "lost", "Unschedulable");
+    return !why.empty();
+  }));
+  EXPECT_NE(why[0].find("queue \"no-such-queue\" does not exist"), std::string::npos) << why[0];
+  Result<Object> pod = client().Get(res::kPods, "bad", "lost");
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ(kube::GetString(*pod, {"spec", "nodeName"}), "");
+}
+
+TEST_F(SharingTest, AJobGetsAPodGroupWithItsParallelismAndRunsAsAGang) {
+  ASSERT_TRUE(client()
+                  .Create(res::kJobs, "job", ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
+      "metadata":{"name":"train","namespace":"job","labels":{"kai.scheduler/queue":"team"}},
+      "spec":{"parallelism":2,"completions":2,"template":{"spec":{"schedulerName":"kai-scheduler",
+      "restartPolicy":"Never","nodeSelector":{"pool":"job"},"containers":[{"name":"main","image":"busybox",
+      "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}})"))
+                  .ok());
+  Result<Object> job = client().Get(res::kJobs, "job", "train");
+  ASSERT_TRUE(job.ok());
+  const std::string group = "pg-train-" + std::string(kube::Uid(*job));
+  ASSERT_TRUE(Eventually([&] { return client().Get(res::kPodGroups, "job", group).ok(); }))
+      << group;
+  Result<Object> pg = client().Get(res::kPodGroups, "job", group);
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 2);
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
+  for (const Object& p : PodsOf("job"))
+    EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler

@@ -1,0 +1,179 @@
+// Pods, Nodes, Queues and PodGroups as the scheduler core sees them.
+#include <gtest/gtest.h>
+
+#include "scheduler/kai_names.h"
+#include "scheduler/node_translator.h"
+#include "scheduler/pod_translator.h"
+#include "scheduler/podgroup_translator.h"
+#include "scheduler/queue_translator.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+kube::Object Json(const std::string& text) {
+  Result<kube::Object> o = kube::ParseJson(text);
+  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+std::string PodJson(const std::string& annotations, const std::string& limits = "{}",
+                    const std::string& extra_spec = "") {
+  return R"({"metadata":{"name":"p","namespace":"ns","uid":"u1","creationTimestamp":"2026-12-01T09:00:00Z",
+    "labels":{"kai.scheduler/queue":"nlp"},"annotations":)" +
+         annotations + R"(},"spec":{"schedulerName":"kai-scheduler",)" + extra_spec +
+         R"("containers":[{"name":"a","resources":{"requests":{"cpu":"500m","memory":"1Gi"},"limits":)" +
+         limits +
+         R"(}},{"name":"b","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}],
+    "initContainers":[{"name":"i","resources":{"requests":{"cpu":"4"}}}]}})";
+}
+
+TEST(PodTranslatorTest, RequestIsTheContainersSumAtLeastTheLargestInit) {
+  TranslatedPod t = TranslatePod(Json(PodJson("{}")), {});
+  ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
+  EXPECT_EQ(t.role, TranslatedPod::Role::kOurs);
+  EXPECT_EQ(t.key, "ns/p");
+  EXPECT_EQ(t.spec.cpu_milli, 4000);          // the init container's 4 beats 1.5
+  EXPECT_EQ(t.spec.memory_bytes, 2LL << 30);  // limits stand in for missing requests
+  EXPECT_EQ(t.queue, "nlp");
+  EXPECT_EQ(t.spec.creation_time, 1796115600);
+}
+
+TEST(PodTranslatorTest, GpuRequests) {
+  EXPECT_EQ(TranslatePod(Json(PodJson("{}", R"({"nvidia.com/gpu":"2"})")), {}).spec.whole_gpus, 2);
+  EXPECT_EQ(TranslatePod(Json(PodJson(R"({"gpu-fraction":"0.33"})")), {}).spec.gpu_fraction, 330);
+  TranslatedPod mem =
+      TranslatePod(Json(PodJson(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})")), {});
+  EXPECT_EQ(mem.spec.gpu_memory_mib, 4000);
+  EXPECT_EQ(mem.spec.num_devices, 2);
+  TranslatedPod mig = TranslatePod(Json(PodJson("{}", R"({"nvidia.com/mig-1g.10gb":"1"})")), {});
+  EXPECT_EQ(mig.spec.mig_profile, "1g.10gb");
+  EXPECT_EQ(mig.spec.mig_count, 1);
+}
+
+TEST(PodTranslatorTest, MalformedGpuRequestsSayWhatToChange) {
+  struct Case {
+    std::string annotations, limits, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"gpu-fraction":"1.5"})", "{}", "gpu-fraction"},
+           {R"({"gpu-fraction":"0"})", "{}", "gpu-fraction"},
+           {R"({"gpu-memory":"-3"})", "{}", "gpu-memory"},
+           {R"({"gpu-memory":"4.5"})", "{}", "gpu-memory"},
+           {R"({"gpu-fraction":"0.5","gpu-memory":"100"})", "{}", "both"},
+           {R"({"gpu-fraction":"0.5"})", R"({"nvidia.com/gpu":"1"})", "nvidia.com/gpu"},
+           {R"({"gpu-fraction-num-devices":"2"})", "{}", "needs gpu-fraction"},
+       }) {
+    TranslatedPod t = TranslatePod(Json(PodJson(c.annotations, c.limits)), {});
+    ASSERT_FALSE(t.problem.ok()) << c.annotations;
+    EXPECT_NE(t.problem.message().find(c.says), std::string::npos) << t.problem.ToString();
+  }
+}
+
+TEST(PodTranslatorTest, RolesAndPlacement) {
+  TranslatedPod other = TranslatePod(Json(R"({"metadata":{"name":"x","namespace":"ns"},
+      "spec":{"schedulerName":"default-scheduler","nodeName":"n1","containers":[]}})"),
+                                     {});
+  EXPECT_EQ(other.role, TranslatedPod::Role::kOthers);
+  EXPECT_EQ(other.node, "n1");
+  TranslatedPod done = TranslatePod(Json(R"({"metadata":{"name":"x","namespace":"ns"},
+      "spec":{"schedulerName":"kai-scheduler"},"status":{"phase":"Succeeded"}})"),
+                                    {});
+  EXPECT_EQ(done.role, TranslatedPod::Role::kFinished);
+  TranslatedPod res = TranslatePod(
+      Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":"vtenant-reservation",
+      "labels":{"app":"vtenant-gpu-reservation"},"annotations":{"vtenant.io/gpu-index":"1","run.ai/reserve_for_gpu_index":"GPU-1"}},
+      "spec":{"nodeName":"n1"}})"),
+      {});
+  EXPECT_EQ(res.role, TranslatedPod::Role::kReservation);
+  EXPECT_EQ(res.reservation_index, 1);
+  EXPECT_EQ(res.reserved_gpu_uuid, "GPU-1");
+  TranslatedPod shared = TranslatePod(
+      Json(PodJson(R"({"gpu-fraction":"0.5","runai-gpu":"0,2"})", "{}", R"("nodeName":"n1",)")),
+      {});
+  EXPECT_EQ(shared.gpu_indices, (std::vector<int>{0, 2}));
+  EXPECT_FALSE(ParseGpuIndices("0,x").ok());
+}
+
+TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
+  Result<sched::NodeSpec> n = TranslateNode(Json(R"({"metadata":{"name":"n1","labels":{
+      "nvidia.com/gpu.memory":"46068","nvidia.com/gpu.product":"NVIDIA-L40S"}},
+      "spec":{"taints":[{"key":"k","value":"v","effect":"NoExecute"}]},
+      "status":{"allocatable":{"cpu":"32","memory":"64Gi","pods":"110","nvidia.com/gpu":"4","nvidia.com/mig-1g.10gb":"2"},
+      "conditions":[{"type":"Ready","status":"True"}]}})"));
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(n->gpus, 4);
+  EXPECT_EQ(n->gpu_memory_mib, 46068);
+  EXPECT_EQ(n->gpu_model, "NVIDIA-L40S");
+  EXPECT_EQ(n->cpu_milli, 32000);
+  EXPECT_EQ(n->memory_bytes, 64LL << 30);
+  EXPECT_TRUE(n->schedulable);
+  ASSERT_EQ(n->mig.size(), 1u);
+  EXPECT_EQ(n->mig[0].first, "1g.10gb");
+  ASSERT_EQ(n->taints.size(), 1u);
+  EXPECT_EQ(n->taints[0].effect, sched::TaintEffect::kNoExecute);
+}
+
+TEST(NodeTranslatorTest, GpuNodeWithoutMemoryLabelIsAnError) {
+  Result<sched::NodeSpec> n = TranslateNode(Json(R"({"metadata":{"name":"n1"},
+      "status":{"allocatable":{"nvidia.com/gpu":"1"}}})"));
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("nvidia.com/gpu.memory"), std::string::npos);
+}
+
+TEST(NodeTranslatorTest, NotReadyOrCordonedTakesNoPods) {
+  Result<sched::NodeSpec> n =
+      TranslateNode(Json(R"({"metadata":{"name":"n1"},"spec":{"unschedulable":true},
+      "status":{"conditions":[{"type":"Ready","status":"True"}]}})"));
+  ASSERT_TRUE(n.ok());
+  EXPECT_FALSE(n->schedulable);
+}
+
+TEST(QueueTranslatorTest, KaiUnits) {
+  Result<sched::QueueSpec> q =
+      TranslateQueue(Json(R"({"metadata":{"name":"nlp"},"spec":{"parentQueue":"ml-org",
+      "reclaimMinRuntime":"1m30s","resources":{"gpu":{"quota":0.33,"limit":1,"overQuotaWeight":2},
+      "cpu":{"quota":2000,"limit":-1},"memory":{"quota":1000,"limit":-1,"overQuotaWeight":1}}}})"));
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->parent, "ml-org");
+  EXPECT_EQ(q->priority, 100);
+  EXPECT_EQ(q->resources[sched::kGpu].quota, 330);
+  EXPECT_EQ(q->resources[sched::kGpu].limit, 1000);
+  EXPECT_EQ(q->resources[sched::kGpu].over_quota_weight_milli, 2000);
+  EXPECT_EQ(q->resources[sched::kCpu].quota, 2000);
+  EXPECT_EQ(q->resources[sched::kCpu].limit, sched::kUnlimited);
+  EXPECT_EQ(q->resources[sched::kMemory].quota, 1000000000);
+  EXPECT_EQ(q->reclaim_min_runtime_s, 90);
+  EXPECT_FALSE(q->preempt_min_runtime_s.has_value());
+}
+
+TEST(QueueTranslatorTest, BadNumbersNameTheField) {
+  Result<sched::QueueSpec> q = TranslateQueue(
+      Json(R"({"metadata":{"name":"nlp"},"spec":{"resources":{"gpu":{"quota":-2}}}})"));
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("spec.resources.gpu"), std::string::npos)
+      << q.status().ToString();
+  EXPECT_FALSE(ParseDurationSeconds("5 minutes").ok());
+}
+
+TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
+  Result<TranslatedGroup> g =
+      TranslatePodGroup(Json(R"({"metadata":{"name":"train","namespace":"ns"},
+      "spec":{"minMember":4,"queue":"nlp","preemptibility":"non-preemptible",
+      "topologyConstraint":{"requiredTopologyLevel":"zone"},"subGroups":[{"name":"workers","minMember":3}]}})"));
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->spec.name, "ns/train");
+  EXPECT_EQ(g->spec.min_member, 4);
+  EXPECT_FALSE(g->spec.preemptible);
+  EXPECT_TRUE(g->preemptibility_set);
+  EXPECT_EQ(g->spec.required_topology, "zone");
+  ASSERT_EQ(g->spec.subgroups.size(), 1u);
+  EXPECT_FALSE(
+      TranslatePodGroup(
+          Json(R"({"metadata":{"name":"t","namespace":"ns"},"spec":{"preemptibility":"maybe"}})"))
+          .ok());
+  EXPECT_TRUE(DefaultPreemptible(50));
+  EXPECT_FALSE(DefaultPreemptible(100));
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler

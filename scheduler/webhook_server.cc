@@ -1,0 +1,180 @@
+#include "scheduler/webhook_server.h"
+
+#include <cpprest/http_listener.h>
+#include <glog/logging.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "localenv/pki.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+namespace http = web::http;
+
+const kube::ResourceType kWebhookConfigs{"admissionregistration.k8s.io", "v1",
+                                         "mutatingwebhookconfigurations",
+                                         "MutatingWebhookConfiguration", false};
+
+std::string Base64(std::string_view data) {
+  std::string out(4 * ((data.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(data.data()),
+                          static_cast<int>(data.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::trunc);
+  f << text;
+  return f ? Status::Ok() : Unavailable(path + ": cannot write");
+}
+
+}  // namespace
+
+WebhookServer::WebhookServer(WebhookOptions options) : options_(std::move(options)) {}
+
+WebhookServer::~WebhookServer() {
+  Stop();
+  if (!dir_.empty()) std::filesystem::remove_all(dir_);
+}
+
+std::string WebhookServer::url() const {
+  if (!options_.url.empty()) return options_.url;
+  return "https://" + options_.host + ":" + std::to_string(options_.port) + "/mutate";
+}
+
+Status WebhookServer::Start() {
+  if (options_.port == 0) return InvalidArgument("--webhook-address needs an explicit port");
+  cert_path_ = options_.cert_file;
+  key_path_ = options_.key_file;
+  if (cert_path_.empty()) {
+    VT_ASSIGN_OR_RETURN(localenv::CertificateAndKey ca,
+                        localenv::CreateCertificateAuthority("vtenant-scheduler-webhook-ca"));
+    localenv::CertificateRequest req;
+    req.common_name = "vtenant-scheduler-webhook";
+    req.server = true;
+    req.dns_names = {"localhost"};
+    if (options_.host.find_first_not_of("0123456789.") == std::string::npos)
+      req.ip_addresses = {options_.host == "0.0.0.0" ? "127.0.0.1" : options_.host};
+    else
+      req.dns_names.push_back(options_.host);
+    VT_ASSIGN_OR_RETURN(localenv::CertificateAndKey leaf, localenv::IssueCertificate(ca, req));
+    std::string tmpl = (std::filesystem::temp_directory_path() / "vtenant-webhook-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr)
+      return Unavailable("cannot make a folder for the webhook certificate");
+    dir_ = tmpl;
+    cert_path_ = dir_ + "/tls.crt";
+    key_path_ = dir_ + "/tls.key";
+    VT_RETURN_IF_ERROR(WriteFile(cert_path_, leaf.certificate_pem));
+    VT_RETURN_IF_ERROR(WriteFile(key_path_, leaf.private_key_pem));
+    ca_pem_ = ca.certificate_pem;
+  } else {
+    std::ifstream f(cert_path_);
+    if (!f) return InvalidArgument(cert_path_ + ": cannot read the webhook certificate");
+    ca_pem_.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  http::experimental::listener::http_listener_config config;
+  const std::string cert = cert_path_, key = key_path_;
+  config.set_ssl_context_callback([cert, key](boost::asio::ssl::context& ctx) {
+    ctx.set_options(boost::asio::ssl::context::default_workarounds |
+                    boost::asio::ssl::context::no_sslv2 | boost::asio::ssl::context::no_sslv3 |
+                    boost::asio::ssl::context::no_tlsv1 | boost::asio::ssl::context::no_tlsv1_1);
+    ctx.use_certificate_chain_file(cert);
+    ctx.use_private_key_file(key, boost::asio::ssl::context::pem);
+  });
+  const std::string address = "https://" + options_.host + ":" + std::to_string(options_.port);
+  try {
+    listener_ =
+        std::make_unique<http::experimental::listener::http_listener>(web::uri(address), config);
+  } catch (const std::exception& e) {
+    return InvalidArgument("webhook address " + address + ": " + e.what());
+  }
+  const AdmissionOptions admission = options_.admission;
+  listener_->support(http::methods::POST, [admission](http::http_request request) {
+    http::http_response response;
+    try {
+      Result<std::string> answer = Review(request.extract_string(true).get(), admission);
+      if (answer.ok()) {
+        response.set_status_code(http::status_codes::OK);
+        response.set_body(*answer, "application/json");
+      } else {
+        response.set_status_code(http::status_codes::BadRequest);
+        response.set_body(answer.status().message());
+      }
+    } catch (const std::exception& e) {
+      response.set_status_code(http::status_codes::BadRequest);
+      response.set_body(std::string("unreadable request: ") + e.what());
+    }
+    request.reply(response).then([](pplx::task<void> sent) {
+      try {
+        sent.get();
+      } catch (const std::exception& e) {
+        VLOG(1) << "webhook reply not sent: " << e.what();
+      }
+    });
+  });
+  try {
+    listener_->open().wait();
+  } catch (const std::exception& e) {
+    listener_.reset();
+    return Unavailable("webhook cannot listen on " + address + ": " + e.what());
+  }
+  LOG(INFO) << "admission webhook listening on " << address;
+  return Status::Ok();
+}
+
+void WebhookServer::Stop() {
+  if (!listener_) return;
+  try {
+    listener_->close().wait();
+  } catch (const std::exception& e) {
+    LOG(WARNING) << "closing webhook: " << e.what();
+  }
+  listener_.reset();
+}
+
+kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& url,
+                                  const std::string& ca_pem) {
+  const std::string sched = o.admission.scheduler_name;
+  auto hook = [&](const std::string& name, const std::string& policy,
+                  const std::string& condition) {
+    return R"({"name":")" + name + R"(","admissionReviewVersions":["v1"],"sideEffects":"None",)" +
+           R"("timeoutSeconds":5,"failurePolicy":")" + policy +
+           R"(","reinvocationPolicy":"IfNeeded",)" + R"("clientConfig":{"url":")" + url +
+           R"(","caBundle":")" + Base64(ca_pem) + R"("},)" +
+           R"("rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"],"scope":"Namespaced"}],)" +
+           R"("namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":[")" +
+           o.reservation_namespace + R"(","kube-system"]}]},)" +
+           R"("matchConditions":[{"name":"ours","expression":"object.spec.schedulerName == ')" +
+           sched + R"('"},{"name":"share","expression":")" + condition + R"("}]})";
+  };
+  const std::string sharing =
+      "has(object.metadata.annotations) && ('gpu-fraction' in object.metadata.annotations || "
+      "'gpu-memory' in object.metadata.annotations)";
+  const std::string json =
+      R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration",)" +
+      std::string(R"("metadata":{"name":")") + o.config_name + R"("},"webhooks":[)" +
+      hook("gpu-sharing.vtenant.io", "Fail", sharing) + "," +
+      hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")") + "]}";
+  Result<kube::Object> obj = kube::ParseJson(json);
+  CHECK(obj.ok()) << obj.status().ToString() << " in " << json;
+  return std::move(obj).value();
+}
+
+Status WebhookServer::Register(kube::Client& client) {
+  kube::Object desired = WebhookConfiguration(options_, url(), ca_pem_);
+  Result<kube::Object> created = client.Create(kWebhookConfigs, "", desired);
+  if (created.ok()) return Status::Ok();
+  if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  Result<kube::Object> existing = client.Get(kWebhookConfigs, "", options_.config_name);
+  if (!existing.ok()) return existing.status();
+  kube::SetString(desired, {"metadata"}, "resourceVersion", kube::ResourceVersion(*existing));
+  return client.Update(kWebhookConfigs, "", desired).status();
+}
+
+}  // namespace vtenant::scheduler
