@@ -1,0 +1,36 @@
+// NodeSyncer: a virtual Node for each host node a tenant pod runs on, and
+// only those (keys are node names).
+//
+// The pod syncer calls Ensure before binding a virtual pod, because the
+// virtual cluster's pod garbage collector deletes pods bound to a Node that
+// does not exist. Reconcile keeps the mirror's labels, taints and status
+// equal to the host node's, and deletes a mirror once no virtual pod is
+// bound to it (never a Node the syncer did not create).
+#pragma once
+
+#include <string>
+
+#include "kube/controller.h"
+#include "syncer/node_translator.h"
+#include "syncer/sync_metrics.h"
+#include "syncer/syncer_informers.h"
+
+namespace vtenant::syncer {
+
+class NodeSyncer : public kube::Reconciler {
+ public:
+  NodeSyncer(SyncerInformers& informers, SyncMetrics& metrics);
+
+  Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // The virtual Node `name` exists and mirrors the host node. NotFound when
+  // the host has no such node.
+  Status Ensure(const std::string& name);
+
+ private:
+  SyncerInformers& informers_;
+  SyncMetrics& metrics_;
+  NodeTranslator translator_;
+};
+
+}  // namespace vtenant::syncer
