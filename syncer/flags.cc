@@ -1,6 +1,7 @@
 #include "syncer/flags.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -46,6 +47,9 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
   --leader-elect                      run only while holding the Lease vtenant-syncer-<tenant>
                                       in the host namespace (default: false)
   --pod-workers N                     pods reconciled in parallel (default: 8)
+  --kube-api-qps Q                    requests per second to each API server, 0 = unlimited
+                                      (default: 100)
+  --kube-api-burst N                  requests allowed above that rate at once (default: 200)
   -h, --help                          this help
 )";
 }
@@ -78,7 +82,9 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                "allowed-priority-classes",
                                                "health-address",
                                                "leader-elect",
-                                               "pod-workers"};
+                                               "pod-workers",
+                                               "kube-api-qps",
+                                               "kube-api-burst"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -149,6 +155,14 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   flags.leader_elect = get("leader-elect", "false") == "true";
   VT_ASSIGN_OR_RETURN(flags.pod_workers,
                       ParsePositive("pod-workers", get("pod-workers", "8"), 256));
+  std::string qps = get("kube-api-qps", "100");
+  char* end = nullptr;
+  flags.kube_api_qps = std::strtod(qps.c_str(), &end);
+  if (qps.empty() || end != qps.c_str() + qps.size() || flags.kube_api_qps < 0) {
+    return InvalidArgument("--kube-api-qps \"" + qps + "\" must be a number, 0 or more");
+  }
+  VT_ASSIGN_OR_RETURN(flags.kube_api_burst,
+                      ParsePositive("kube-api-burst", get("kube-api-burst", "200"), 100000));
   return flags;
 }
 

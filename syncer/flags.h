@@ -17,6 +17,10 @@ struct SyncerFlags {
   std::string health_address = "0.0.0.0:8081";  // empty: no endpoint
   bool leader_elect = false;
   int pod_workers = 8;
+  // Client-side limit on each API server, like client-go's QPS and Burst;
+  // qps 0 turns it off.
+  double kube_api_qps = 100;
+  int kube_api_burst = 200;
   bool help = false;
 };
 

@@ -26,7 +26,8 @@ TEST(FlagsTest, EverySharedFlagIsRead) {
        "--node-selector=pool=gpu,zone=a", R"(--tolerations=[{"key":"t","operator":"Exists"}])",
        "--virtual-service-host=10.0.0.1", "--virtual-service-port=6443",
        "--health-address=127.0.0.1:9090", "--leader-elect",
-       "--allowed-priority-classes=train,inference", "--pod-workers=4"});
+       "--allowed-priority-classes=train,inference", "--pod-workers=4", "--kube-api-qps=0",
+       "--kube-api-burst=50"});
   ASSERT_TRUE(flags.ok()) << flags.status().ToString();
   const SyncerConfig& c = flags->config;
   EXPECT_EQ(c.queue, "ml-nlp");
@@ -44,6 +45,8 @@ TEST(FlagsTest, EverySharedFlagIsRead) {
   EXPECT_TRUE(flags->leader_elect);
   EXPECT_EQ(c.allowed_priority_classes, (std::set<std::string, std::less<>>{"train", "inference"}));
   EXPECT_EQ(flags->pod_workers, 4);
+  EXPECT_EQ(flags->kube_api_qps, 0);
+  EXPECT_EQ(flags->kube_api_burst, 50);
 }
 
 TEST(FlagsTest, MistakesNameTheFlag) {
@@ -61,6 +64,7 @@ TEST(FlagsTest, MistakesNameTheFlag) {
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--health-address=nowhere"}, "host:port"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--leader-elect=yes"}, "--leader-elect"},
       {{"--tenant=nlp", "--virtual-kubeconfig"}, "needs a value"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--kube-api-qps=fast"}, "--kube-api-qps"},
   };
   for (const Case& c : cases) {
     Result<SyncerFlags> flags = ParseFlags(c.args);
@@ -77,7 +81,7 @@ TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
        {"--tenant", "--queue", "--host-namespace", "--virtual-kubeconfig", "--host-kubeconfig",
         "--allowed-privileged-features", "--node-selector", "--tolerations",
         "--virtual-service-host", "--virtual-service-port", "--health-address", "--leader-elect",
-        "--allowed-priority-classes", "--pod-workers"}) {
+        "--allowed-priority-classes", "--pod-workers", "--kube-api-qps", "--kube-api-burst"}) {
     EXPECT_NE(Usage().find(flag), std::string::npos) << flag;
   }
 }

@@ -24,11 +24,14 @@ namespace {
 using namespace vtenant;
 
 Result<std::unique_ptr<kube::RestClient>> ClientFor(const std::string& kubeconfig,
-                                                    const std::string& what) {
+                                                    const std::string& what,
+                                                    const syncer::SyncerFlags& flags) {
   Result<kube::RestConfig> config =
       kubeconfig.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(kubeconfig);
   if (!config.ok()) return config.status().WithContext("loading the " + what + " kubeconfig");
   config->user_agent = "vtenant-syncer";
+  config->qps = flags.kube_api_qps;
+  config->burst = flags.kube_api_burst;
   return kube::RestClient::Create(*config);
 }
 
@@ -40,8 +43,9 @@ std::string Identity() {
 
 int Run(const syncer::SyncerFlags& flags) {
   Result<std::unique_ptr<kube::RestClient>> virtual_client =
-      ClientFor(flags.virtual_kubeconfig, "virtual");
-  Result<std::unique_ptr<kube::RestClient>> host_client = ClientFor(flags.host_kubeconfig, "host");
+      ClientFor(flags.virtual_kubeconfig, "virtual", flags);
+  Result<std::unique_ptr<kube::RestClient>> host_client =
+      ClientFor(flags.host_kubeconfig, "host", flags);
   for (const Status& s : {virtual_client.status(), host_client.status()}) {
     if (!s.ok()) {
       LOG(ERROR) << s.ToString();
