@@ -270,6 +270,73 @@ TEST_F(SyncerTest, RestartConvergesWithoutDuplicatesOrOrphans) {
   for (int i = 0; i < 60; ++i) EXPECT_TRUE(HostPodExists("burst-" + std::to_string(i))) << i;
 }
 
+TEST_F(SyncerTest, TerminatingVirtualPodTakesItsHostPodWithIt) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("p", R"(,"finalizers":["test.vtenant.io/hold"])"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("p"); }));
+  // With a finalizer the virtual pod stays, terminating, as a bound pod
+  // does in a real cluster until its kubelet confirms.
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "p", {.grace_period_seconds = 30}).ok());
+  EXPECT_TRUE(Eventually([&] { return !HostPodExists("p"); }));
+  EXPECT_TRUE(kube::IsBeingDeleted(VirtualPod("p")));
+}
+
+TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
+  StartSyncer();
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"clusterIP":"10.96.50.1",
+      "selector":{"app":"api"},"ports":[{"name":"http","port":80,"protocol":"TCP"}]}})");
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  Result<kube::Object> copy = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "selector", "vtenant.io/virtual-namespace"}), "ml");
+  EXPECT_FALSE(kube::Find(*copy, {"spec", "clusterIP"}));
+  // The host allocates the address (FakeClient does not: play it here).
+  ASSERT_TRUE(host_
+                  .UpdateWithRetry(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp",
+                                   [](kube::Object& svc) {
+                                     kube::SetString(svc, {"spec"}, "clusterIP", "10.96.7.7");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr host_copy = syncer_->informers()
+                                    .Host(kube::resources::kServices)
+                                    .cache()
+                                    .Get(std::string(kHostNs) + "/api-x-ml-x-nlp");
+    return host_copy && kube::GetString(*host_copy, {"spec", "clusterIP"}) == "10.96.7.7";
+  }));
+  CreateVirtual(kPods, PodJson("client"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("client"); }));
+  bool found = false;
+  for (const rapidjson::Value& e : HostPod("client")["spec"]["containers"][0]["env"].GetArray()) {
+    if (kube::GetString(e, {"name"}) == "API_SERVICE_HOST") {
+      found = kube::GetString(e, {"value"}) == "10.96.7.7";
+    }
+  }
+  EXPECT_TRUE(found);
+  ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "api").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return !host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+}
+
+TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("ok"));
+  CreateVirtual(kPods, PodJson("bad", R"(,"annotations":{"gpu-memory":"-1"})"));
+  ASSERT_TRUE(Eventually([&] {
+    std::string text = registry_.Render();
+    return text.find(R"(vtenant_syncer_objects_synced_total{kind="Pod",operation="create"} 1)") !=
+               std::string::npos &&
+           text.find(R"(vtenant_syncer_pods_refused_total{reason="InvalidGpuAnnotation"} 1)") !=
+               std::string::npos;
+  })) << registry_.Render();
+  std::string text = registry_.Render();
+  EXPECT_NE(text.find("vtenant_syncer_pod_sync_latency_seconds_count 1"), std::string::npos);
+  EXPECT_NE(text.find(R"(vtenant_workqueue_depth{controller="pod-syncer"})"), std::string::npos);
+}
+
 TEST_F(SyncerTest, ReadyOnlyWhenBothServersAnswer) {
   StartSyncer();
   EXPECT_TRUE(Eventually([&] { return syncer_->Ready().ok(); }));
