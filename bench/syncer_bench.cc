@@ -237,10 +237,9 @@ int Main(const Options& options) {
   }
   Result<std::string> kubectl = localenv::FindTool("kubectl");
   CHECK(kubectl.ok());
-  const char* source = std::getenv("VTENANT_SOURCE_DIR");
   Result<localenv::CommandResult> crd = localenv::RunCommand(
       {*kubectl, "--kubeconfig=" + (*host)->api_server().kubeconfig_path(), "apply", "-f",
-       std::string(source ? source : ".") +
+       std::string(VTENANT_SOURCE_ROOT) +
            "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
   CHECK(crd.ok() && crd->exit_code == 0) << (crd.ok() ? crd->err : crd.status().ToString());
 

@@ -10,7 +10,9 @@ NodeSyncer::NodeSyncer(SyncerInformers& informers, SyncMetrics& metrics)
 Result<kube::ReconcileResult> NodeSyncer::Reconcile(const std::string& key) {
   Result<std::vector<kube::ObjectPtr>> pods =
       informers_.Virtual(kube::resources::kPods).cache().ByIndex(kNodeIndex, key);
-  bool used = pods.ok() && !pods->empty();
+  Result<std::vector<kube::ObjectPtr>> host_pods =
+      informers_.Host(kube::resources::kPods).cache().ByIndex(kNodeIndex, key);
+  bool used = (pods.ok() && !pods->empty()) || (host_pods.ok() && !host_pods->empty());
   kube::ObjectPtr host = informers_.Host(kNodes).cache().Get(key);
   kube::ObjectPtr virt = informers_.Virtual(kNodes).cache().Get(key);
   if (used && host != nullptr) {
@@ -29,6 +31,11 @@ Result<kube::ReconcileResult> NodeSyncer::Reconcile(const std::string& key) {
     metrics_.Synced("Node", "delete");
   }
   return kube::ReconcileResult{};
+}
+
+Status NodeSyncer::EnsureExists(const std::string& name) {
+  if (informers_.Virtual(kNodes).cache().Get(name) != nullptr) return Status::Ok();
+  return Ensure(name);
 }
 
 Status NodeSyncer::Ensure(const std::string& name) {

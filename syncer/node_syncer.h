@@ -5,7 +5,8 @@
 // virtual cluster's pod garbage collector deletes pods bound to a Node that
 // does not exist. Reconcile keeps the mirror's labels, taints and status
 // equal to the host node's, and deletes a mirror once no virtual pod is
-// bound to it (never a Node the syncer did not create).
+// bound to it and no host pod of the tenant runs there (a pod about to be
+// bound counts), never a Node the syncer did not create.
 #pragma once
 
 #include <string>
@@ -26,6 +27,11 @@ class NodeSyncer : public kube::Reconciler {
   // The virtual Node `name` exists and mirrors the host node. NotFound when
   // the host has no such node.
   Status Ensure(const std::string& name);
+
+  // The virtual Node `name` exists (created as a mirror if it did not);
+  // keeping it current is Reconcile's job. For the pod syncer's bind path,
+  // which must not race the node controller's updates.
+  Status EnsureExists(const std::string& name);
 
  private:
   SyncerInformers& informers_;

@@ -471,7 +471,7 @@ Status PodSyncer::SyncExisting(const rapidjson::Value& pod, const rapidjson::Val
   std::string_view host_node = kube::GetString(host, {"spec", "nodeName"});
   if (!host_node.empty() && kube::GetString(pod, {"spec", "nodeName"}).empty()) {
     // The Node first, or the virtual pod garbage collector deletes the pod.
-    VT_RETURN_IF_ERROR(deps_.nodes.Ensure(std::string(host_node)));
+    VT_RETURN_IF_ERROR(deps_.nodes.EnsureExists(std::string(host_node)));
     Status bound = informers_.virtual_client().Bind(ns, name, host_node);
     if (!bound.ok() && bound.code() != StatusCode::kConflict) {
       metrics_.Error("Pod", bound);

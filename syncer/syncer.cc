@@ -133,10 +133,12 @@ void Syncer::Wire() {
   services->Watch(informers_.Host(kServices), host_copy_key);
 
   kube::Controller* nodes = controller("node-syncer", nodes_, options_.other_workers);
-  nodes->Watch(virtual_pods, [](const kube::Object& pod) {
+  auto node_of = [](const kube::Object& pod) {
     std::string_view node = kube::GetString(pod, {"spec", "nodeName"});
     return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::string(node)};
-  });
+  };
+  nodes->Watch(virtual_pods, node_of);
+  nodes->Watch(host_pods, node_of);
   nodes->Watch(informers_.Host(kNodes));
   nodes->Watch(informers_.Virtual(kNodes));
 

@@ -70,6 +70,7 @@ SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& hos
   CHECK(pods.AddIndexer(kReferenceIndex, ReferenceIndexValues).ok());
   CHECK(pods.AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kPodGroupIndex, PodGroupOf).ok());
+  CHECK(Host(kube::resources::kPods).AddIndexer(kNodeIndex, NodeOf).ok());
 }
 
 kube::SharedInformer& SyncerInformers::Virtual(const kube::ResourceType& type) {

@@ -10,7 +10,7 @@
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid and
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
-// "pod-group" (pod-group-name).
+// "pod-group" (pod-group-name) and "node" (spec.nodeName).
 //
 // When kube::Manager lands this becomes two ClusterHandles' informer
 // factories; the reconcilers only need the caches.
