@@ -121,7 +121,7 @@ class Arrivals {
             return true;
           },
           &cancel_);
-      if (!s.ok() && s.code() != StatusCode::kCancelled) LOG(ERROR) << "watch: " << s.ToString();
+      if (!s.ok() && !cancel_.cancelled()) LOG(ERROR) << "watch: " << s.ToString();
     });
   }
   ~Arrivals() {
@@ -157,6 +157,7 @@ class Arrivals {
 
 struct ProcessUsage {
   double peak_rss_mib = 0;
+  double rss_mib = 0;
   double cpu_seconds = 0;
 };
 
@@ -166,6 +167,7 @@ ProcessUsage UsageOf(pid_t pid) {
   std::string line;
   while (std::getline(status, line)) {
     if (line.starts_with("VmHWM:")) usage.peak_rss_mib = std::stod(line.substr(6)) / 1024.0;
+    if (line.starts_with("VmRSS:")) usage.rss_mib = std::stod(line.substr(6)) / 1024.0;
   }
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
@@ -287,9 +289,10 @@ int Main(const Options& options) {
   Arrivals arrivals(**host_client);
   // Warm-up: the syncer is ready once one pod made it.
   Run(**virt, arrivals, "warmup", 1, 1, 0);
-  const double cpu_before = UsageOf(syncer->pid()).cpu_seconds;
+  const ProcessUsage idle = UsageOf(syncer->pid());
   Burst burst = Run(**virt, arrivals, "burst", options.pods, 16, 0);
-  const double cpu_burst = UsageOf(syncer->pid()).cpu_seconds - cpu_before;
+  const ProcessUsage after_burst = UsageOf(syncer->pid());
+  const double cpu_burst = after_burst.cpu_seconds - idle.cpu_seconds;
   Burst paced = Run(**virt, arrivals, "paced", options.pods, 16, options.paced_rate);
   ProcessUsage usage = UsageOf(syncer->pid());
   syncer->Stop();
@@ -310,10 +313,12 @@ int Main(const Options& options) {
               options.pods, paced.seconds, options.pods / paced.seconds,
               Percentile(paced.latencies, 0.5), Percentile(paced.latencies, 0.99));
   std::printf(
-      "\nsyncer vs ceiling: %.0f%%; syncer peak RSS %.1f MiB; CPU %.2f s in the burst, %.2f s "
-      "in all; load average at the end %.2f %.2f %.2f\n",
-      100.0 * ceiling_seconds / burst.seconds, usage.peak_rss_mib, cpu_burst, usage.cpu_seconds,
-      load[0], load[1], load[2]);
+      "\nsyncer vs ceiling: %.0f%%; syncer RSS %.1f MiB idle (1 pod), %.1f MiB after the burst "
+      "(%d pods each side), peak %.1f MiB after the paced run (%d); CPU %.2f s in the burst, "
+      "%.2f s in all; load average at the end %.2f %.2f %.2f\n",
+      100.0 * ceiling_seconds / burst.seconds, idle.rss_mib, after_burst.rss_mib, options.pods + 1,
+      usage.peak_rss_mib, 2 * options.pods + 1, cpu_burst, usage.cpu_seconds, load[0], load[1],
+      load[2]);
   (*vc)->Stop();
   (*host)->Stop();
   std::filesystem::remove_all(dir);
