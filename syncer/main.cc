@@ -5,7 +5,6 @@
 // Kept thin on purpose: when kube::Manager lands it takes over the health
 // server, leader election and signal handling below.
 #include <glog/logging.h>
-#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -134,10 +133,6 @@ int Run(const syncer::SyncerFlags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Dozens of threads (informers, workers, the HTTP client's pool) would
-  // each get a malloc arena of their own; cached objects freed on other
-  // threads then keep whole arenas resident. Two arenas are plenty here.
-  mallopt(M_ARENA_MAX, 2);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   // Every thread inherits this mask, so only sigwait in Run sees the signals.

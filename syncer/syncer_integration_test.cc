@@ -16,6 +16,7 @@
 #include "localenv/tools.h"
 #include "localenv/virtual_cluster.h"
 #include "syncer/names.h"
+#include "syncer/pod_translator.h"
 #include "syncer/syncer.h"
 
 namespace vtenant::syncer {
@@ -239,6 +240,45 @@ TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {
     })) << pod;
   }
   EXPECT_TRUE(HostPodsOf("refused=yes").empty());
+}
+
+TEST_F(SyncerIntegrationTest, ProjectedTokenComesFromTheVirtualApiServer) {
+  // What the ServiceAccount admission plugin would add, written out (it is
+  // off in the local control planes).
+  ASSERT_TRUE(Eventually(
+      [] { return virt().Get(kube::resources::kServiceAccounts, "ml", "default").ok(); }));
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"talker","namespace":"ml"},
+      "spec":{"schedulerName":"kai-scheduler","serviceAccountName":"default",
+        "containers":[{"name":"c","image":"kubectl","volumeMounts":[{"name":"kube-api-access",
+          "mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}]}],
+        "volumes":[{"name":"kube-api-access","projected":{"sources":[
+          {"serviceAccountToken":{"path":"token","expirationSeconds":3607}},
+          {"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}}]}}]}})"))
+                  .ok());
+  const std::string host_name = HostName("talker", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] { return client().Get(kPods, kHostNs, host_name).ok(); },
+                         std::chrono::seconds(60)));
+  Result<kube::Object> pod = client().Get(kPods, kHostNs, host_name);
+  ASSERT_TRUE(pod.ok());
+  const rapidjson::Value& sources = (*pod)["spec"]["volumes"][0]["projected"]["sources"];
+  std::string secret(kube::GetString(sources[0], {"secret", "name"}));
+  EXPECT_EQ(secret, TokenSecretName("talker", "ml", "nlp"));
+  EXPECT_FALSE((*pod)["spec"]["automountServiceAccountToken"].GetBool());
+  Result<kube::Object> token = client().Get(kube::resources::kSecrets, kHostNs, secret);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+  EXPECT_FALSE(kube::GetString(*token, {"data", "token"}).empty());
+  // The CA the pod mounts is the virtual cluster's, copied on demand.
+  EXPECT_TRUE(
+      client()
+          .Get(kube::resources::kConfigMaps, kHostNs, HostName("kube-root-ca.crt", "ml", "nlp"))
+          .ok());
+  // Gone with the pod.
+  ASSERT_TRUE(virt().Delete(kPods, "ml", "talker", {.grace_period_seconds = 0}).ok());
+  EXPECT_TRUE(
+      Eventually([&] { return !client().Get(kube::resources::kSecrets, kHostNs, secret).ok(); },
+                 std::chrono::seconds(60)));
 }
 
 }  // namespace
