@@ -70,10 +70,11 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
   const OwnerRef& owner = chain[top];
   int64_t min_member = 1;
   kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
+  if (object == nullptr && (IsKubeflow(owner) || lookup.Knows(owner.api_version, owner.kind))) {
+    // Not seen yet: guessing 1 would let a gang start piecemeal.
+    return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
+  }
   if (IsKubeflow(owner)) {
-    if (object == nullptr) {
-      return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
-    }
     VT_ASSIGN_OR_RETURN(min_member, KubeflowMinMember(*object));
   } else if (object != nullptr) {
     if (std::optional<std::string_view> v = kube::Annotation(*object, kMinMemberAnnotation)) {

@@ -40,8 +40,8 @@ struct Gang {
 // The gang of virtual pod `pod` whose owner chain is `chain`. nullopt for a
 // pod of no workload. InvalidArgument when the workload's minMember is
 // malformed (a refusal the tenant must fix); FailedPrecondition when an
-// object it needs is not known yet (the virtual PodGroup, the Kubeflow job):
-// retry later.
+// object it needs is not in the lookup yet (the virtual PodGroup, the
+// owning Job, ReplicaSet or Kubeflow job): retry later.
 Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config);
 

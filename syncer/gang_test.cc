@@ -25,6 +25,7 @@ class MapLookup : public ObjectLookup {
     auto it = objects_.find(std::string(kind) + "/" + std::string(name));
     return it == objects_.end() ? nullptr : it->second;
   }
+  bool Knows(std::string_view, std::string_view kind) override { return kind != "Mystery"; }
 
  private:
   std::map<std::string, kube::ObjectPtr> objects_;
@@ -74,6 +75,16 @@ TEST(GangTest, MalformedMinMemberIsRefused) {
       "annotations":{"kai.scheduler/batch-min-member":"four"}}})");
   Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "ddp"), lookup);
   EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(GangTest, OwnerNotSeenYetWaitsInsteadOfGuessing) {
+  MapLookup lookup;
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "ddp"), lookup);
+  EXPECT_EQ(gang.status().code(), StatusCode::kFailedPrecondition);
+  // An owner of a kind nobody caches is not waited for.
+  Result<std::optional<Gang>> other = GangFor(PodOwnedBy("example.com/v1", "Mystery", "m"), lookup);
+  ASSERT_TRUE(other.ok() && *other);
+  EXPECT_EQ((*other)->min_member, 1);
 }
 
 TEST(GangTest, CronJobRunsGroupByJob) {

@@ -10,7 +10,9 @@
 
 #include <atomic>
 #include <iostream>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "kube/health_server.h"
 #include "kube/kubeconfig.h"
@@ -73,17 +75,33 @@ int Run(const syncer::SyncerFlags& flags) {
     LOG(ERROR) << started.ToString();
     return 1;
   }
-  std::atomic<bool> shutting_down{false};
-  // Controllers start once both caches hold a first list: their first keys
-  // are then every object on both sides, the relist that converges.
-  std::thread starter;
-  auto start_controllers = [&] {
-    starter = std::thread([&] {
-      while (!shutting_down && !syncer.WaitForSynced(std::chrono::seconds(5))) {
+  // Controllers run while leading (always, without --leader-elect), once
+  // both caches hold a first list: their first keys are then every object
+  // on both sides, the relist that converges.
+  std::mutex lead_mu;
+  bool leading = false;
+  bool shutting_down = false;
+  std::vector<std::thread> starters;
+  auto start_leading = [&] {
+    std::lock_guard lock(lead_mu);
+    leading = true;
+    starters.emplace_back([&] {
+      while (!syncer.WaitForSynced(std::chrono::seconds(5))) {
+        std::lock_guard lock(lead_mu);
+        if (!leading || shutting_down) return;
         LOG(INFO) << "waiting for the caches of both clusters";
       }
-      if (!shutting_down) syncer.StartControllers();
+      std::lock_guard lock(lead_mu);
+      if (leading && !shutting_down) syncer.StartControllers();
     });
+  };
+  auto stop_leading = [&] {
+    std::lock_guard lock(lead_mu);
+    leading = false;
+    // A standby again, caches warm; the elector keeps competing, so an API
+    // server outage that cost the Lease costs no restart.
+    syncer.StopControllers();
+    if (!shutting_down) LOG(WARNING) << "lost the lease; controllers stopped until it is back";
   };
 
   std::unique_ptr<kube::LeaderElector> elector;
@@ -93,13 +111,7 @@ int Run(const syncer::SyncerFlags& flags) {
         {.lease_namespace = flags.config.host_namespace,
          .lease_name = "vtenant-syncer-" + flags.config.tenant,
          .identity = Identity(),
-         .callbacks = {.on_started_leading = start_controllers, .on_stopped_leading = [&] {
-                         if (shutting_down) return;
-                         // Another replica leads now; starting over is
-                         // how a fresh standby with warm caches comes back.
-                         LOG(ERROR) << "lost the lease; exiting";
-                         _exit(1);
-                       }}});
+         .callbacks = {.on_started_leading = start_leading, .on_stopped_leading = stop_leading}});
     if (!created.ok()) {
       LOG(ERROR) << "leader election: " << created.status().ToString();
       return 1;
@@ -111,7 +123,7 @@ int Run(const syncer::SyncerFlags& flags) {
       return 1;
     }
   } else {
-    start_controllers();
+    start_leading();
   }
 
   sigset_t signals;
@@ -121,10 +133,14 @@ int Run(const syncer::SyncerFlags& flags) {
   int signal = 0;
   sigwait(&signals, &signal);
   LOG(INFO) << "signal " << signal << ": shutting down";
-  shutting_down = true;
+  {
+    std::lock_guard lock(lead_mu);
+    shutting_down = true;
+  }
+  syncer.StopControllers();
   if (elector) elector->Stop();  // releases the Lease for the next replica
+  for (std::thread& t : starters) t.join();
   syncer.Stop();
-  if (starter.joinable()) starter.join();
   health.Stop();
   LOG(INFO) << "stopped";
   return 0;

@@ -29,6 +29,9 @@ class ObjectLookup {
   // absent or of a kind this lookup does not know.
   virtual kube::ObjectPtr Get(std::string_view api_version, std::string_view kind,
                               std::string_view ns, std::string_view name) = 0;
+  // Whether Get can find objects of this kind at all: an absent object of
+  // a known kind is one not seen yet (wait), of an unknown kind is normal.
+  virtual bool Knows(std::string_view api_version, std::string_view kind) = 0;
 };
 
 // The controller ownerReferences from `object` up, nearest first, following

@@ -83,14 +83,33 @@ Syncer::Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerCo
 
 Syncer::~Syncer() { Stop(); }
 
+void Syncer::AddRoute(Route route) {
+  const size_t index = routes_.size();
+  for (auto& [informer, mapper] : route.sources) {
+    auto enqueue = [this, index, mapper = mapper](const kube::ObjectPtr& object) {
+      if (!object) return;
+      if (!mapper) {
+        Enqueue(index, kube::KeyOf(*object));
+        return;
+      }
+      for (const std::string& key : mapper(*object)) Enqueue(index, key);
+    };
+    informer->AddEventHandler({
+        .on_add = enqueue,
+        .on_update = [enqueue](const kube::ObjectPtr&,
+                               const kube::ObjectPtr& now) { enqueue(now); },
+        .on_delete = enqueue,
+    });
+  }
+  routes_.push_back(std::move(route));
+}
+
+void Syncer::Enqueue(size_t index, const std::string& key) {
+  std::shared_lock lock(controllers_mu_);
+  if (index < controllers_.size()) controllers_[index]->Enqueue(key);
+}
+
 void Syncer::Wire() {
-  auto controller = [&](std::string name, kube::Reconciler& r, int workers) {
-    controllers_.push_back(std::make_unique<kube::Controller>(
-        kube::ControllerOptions{
-            .name = std::move(name), .workers = workers, .registry = options_.registry},
-        r));
-    return controllers_.back().get();
-  };
   kube::SharedInformer& virtual_pods = informers_.Virtual(kPods);
   kube::SharedInformer& host_pods = informers_.Host(kPods);
   // Hooks first: the dispatcher runs handlers in order, so a deletion's
@@ -100,10 +119,12 @@ void Syncer::Wire() {
   host_pods.AddEventHandler(
       {.on_delete = [this](const kube::ObjectPtr& pod) { pods_.HostPodDeleted(*pod); }});
 
-  pod_controller_ = controller("pod-syncer", pods_, options_.pod_workers);
-  pod_controller_->Watch(virtual_pods);
-  pod_controller_->Watch(
-      host_pods, [](const kube::Object& o) { return Optional(PodSyncer::VirtualKeyOf(o)); });
+  AddRoute({"pod-syncer",
+            &pods_,
+            options_.pod_workers,
+            {{&virtual_pods, {}}, {&host_pods, [](const kube::Object& o) {
+                                     return Optional(PodSyncer::VirtualKeyOf(o));
+                                   }}}});
 
   auto host_copy_key = [](const kube::Object& o) {
     if (kube::Label(o, "vtenant.io/purpose")) return std::vector<std::string>{};
@@ -117,38 +138,47 @@ void Syncer::Wire() {
   for (Referenced r : {Referenced{"configmap-syncer", config_maps_, "configmap"},
                        Referenced{"secret-syncer", secrets_, "secret"},
                        Referenced{"pvc-syncer", claims_, "pvc"}}) {
-    kube::Controller* c = controller(r.name, r.syncer, options_.other_workers);
-    c->Watch(informers_.Virtual(r.syncer.type()));
-    c->Watch(informers_.Host(r.syncer.type()), host_copy_key);
-    c->Watch(virtual_pods, ReferencesOfKind(r.prefix));
+    AddRoute({r.name,
+              &r.syncer,
+              options_.other_workers,
+              {{&informers_.Virtual(r.syncer.type()), {}},
+               {&informers_.Host(r.syncer.type()), host_copy_key},
+               {&virtual_pods, ReferencesOfKind(r.prefix)}}});
   }
-  kube::Controller* services = controller("service-syncer", services_, options_.other_workers);
-  services->Watch(informers_.Virtual(kServices), [](const kube::Object& o) {
-    // The virtual API server's own Service stays virtual.
-    if (kube::Namespace(o) == "default" && kube::Name(o) == "kubernetes") {
-      return std::vector<std::string>{};
-    }
-    return std::vector<std::string>{kube::KeyOf(o)};
-  });
-  services->Watch(informers_.Host(kServices), host_copy_key);
+  AddRoute({"service-syncer",
+            &services_,
+            options_.other_workers,
+            {{&informers_.Virtual(kServices),
+              [](const kube::Object& o) {
+                // The virtual API server's own Service stays virtual.
+                if (kube::Namespace(o) == "default" && kube::Name(o) == "kubernetes") {
+                  return std::vector<std::string>{};
+                }
+                return std::vector<std::string>{kube::KeyOf(o)};
+              }},
+             {&informers_.Host(kServices), host_copy_key}}});
 
-  kube::Controller* nodes = controller("node-syncer", nodes_, options_.other_workers);
   auto node_of = [](const kube::Object& pod) {
     std::string_view node = kube::GetString(pod, {"spec", "nodeName"});
     return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::string(node)};
   };
-  nodes->Watch(virtual_pods, node_of);
-  nodes->Watch(host_pods, node_of);
-  nodes->Watch(informers_.Host(kNodes));
-  nodes->Watch(informers_.Virtual(kNodes));
+  AddRoute({"node-syncer",
+            &nodes_,
+            options_.other_workers,
+            {{&virtual_pods, node_of},
+             {&host_pods, node_of},
+             {&informers_.Host(kNodes), {}},
+             {&informers_.Virtual(kNodes), {}}}});
 
-  kube::Controller* groups = controller("podgroup-syncer", pod_groups_, options_.other_workers);
-  groups->Watch(informers_.Host(kPodGroups));
-  groups->Watch(host_pods, [this](const kube::Object& pod) {
-    auto group = kube::Annotation(pod, kPodGroupAnnotation);
-    if (!group) return std::vector<std::string>{};
-    return std::vector<std::string>{kube::MakeKey(config_.host_namespace, *group)};
-  });
+  AddRoute({"podgroup-syncer",
+            &pod_groups_,
+            options_.other_workers,
+            {{&informers_.Host(kPodGroups), {}},
+             {&host_pods, [this](const kube::Object& pod) {
+                auto group = kube::Annotation(pod, kPodGroupAnnotation);
+                if (!group) return std::vector<std::string>{};
+                return std::vector<std::string>{kube::MakeKey(config_.host_namespace, *group)};
+              }}}});
 }
 
 Status Syncer::Start() {
@@ -176,9 +206,31 @@ Status Syncer::Ready() const {
 }
 
 void Syncer::StartControllers() {
-  std::lock_guard lock(controllers_mu_);
-  if (controllers_running_ || !controller_threads_.empty()) return;
-  controllers_running_ = true;
+  std::lock_guard lifecycle(lifecycle_mu_);
+  if (!controllers_.empty()) return;
+  {
+    std::unique_lock lock(controllers_mu_);
+    for (const Route& route : routes_) {
+      controllers_.push_back(std::make_unique<kube::Controller>(
+          kube::ControllerOptions{
+              .name = route.name, .workers = route.workers, .registry = options_.registry},
+          *route.reconciler));
+    }
+  }
+  // Every cached object of every source: events from before this start
+  // were not queued anywhere.
+  for (size_t i = 0; i < routes_.size(); ++i) {
+    for (const auto& [informer, mapper] : routes_[i].sources) {
+      for (const kube::ObjectPtr& object : informer->cache().List()) {
+        if (!mapper) {
+          Enqueue(i, kube::KeyOf(*object));
+          continue;
+        }
+        for (const std::string& key : mapper(*object)) Enqueue(i, key);
+      }
+    }
+  }
+  std::shared_lock lock(controllers_mu_);
   for (auto& c : controllers_) {
     controller_threads_.emplace_back([c = c.get()] { c->Run(); });
   }
@@ -186,11 +238,16 @@ void Syncer::StartControllers() {
 }
 
 void Syncer::StopControllers() {
-  std::lock_guard lock(controllers_mu_);
-  for (auto& c : controllers_) c->Stop();
+  std::lock_guard lifecycle(lifecycle_mu_);
+  std::vector<std::unique_ptr<kube::Controller>> stopping;
+  {
+    std::unique_lock lock(controllers_mu_);
+    stopping.swap(controllers_);  // no more Enqueue reaches them
+  }
+  for (auto& c : stopping) c->Stop();
   for (std::thread& t : controller_threads_) t.join();
   controller_threads_.clear();
-  controllers_running_ = false;
+  if (!stopping.empty()) LOG(INFO) << "syncer " << config_.tenant << ": controllers stopped";
 }
 
 void Syncer::Stop() {

@@ -5,8 +5,11 @@
 //
 // Informers run from Start() on, so a standby replica keeps warm caches;
 // controllers run only between StartControllers() and StopControllers()
-// (while leading). Both API servers are probed in the background: Ready()
-// says whether the caches are synced and both servers answered recently.
+// (while leading), and may start again after stopping (leadership lost to
+// an API server outage and won back). Each start makes fresh controllers
+// and queues every cached object of every source, the relist a restart
+// would do. Both API servers are probed in the background: Ready() says
+// whether the caches are synced and both servers answered recently.
 //
 // When kube::Manager lands, Start/StartControllers become its Run and the
 // informers come from its two ClusterHandles.
@@ -15,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,9 +61,9 @@ class Syncer {
     return informers_.WaitForSynced(timeout);
   }
 
-  // Runs the controllers on threads of their own (after the caches
+  // Runs the controllers on threads of their own (call after the caches
   // synced: their first keys are every object of both sides, which is the
-  // relist that makes a restart converge). Idempotent.
+  // relist that makes a restart converge). Idempotent while running.
   void StartControllers();
   // Stops the controllers and waits for reconciles in flight. Idempotent.
   void StopControllers();
@@ -73,8 +77,20 @@ class Syncer {
   SyncerInformers& informers() { return informers_; }
 
  private:
+  // One controller: its reconciler and the informers whose events map to its keys.
+  struct Route {
+    std::string name;
+    kube::Reconciler* reconciler;
+    int workers;
+    std::vector<std::pair<kube::SharedInformer*, kube::KeyMapper>> sources;
+  };
+
   void ProbeLoop();
   void Wire();
+  // Adds `route`, subscribing to its sources once for the syncer's life.
+  void AddRoute(Route route);
+  // Queues `key` on route `index`'s controller, if controllers are running.
+  void Enqueue(size_t index, const std::string& key);
 
   const SyncerConfig config_;
   const SyncerOptions options_;
@@ -92,11 +108,11 @@ class Syncer {
   PodGroupSyncer pod_groups_;
   PodSyncer pods_;
 
-  std::vector<std::unique_ptr<kube::Controller>> controllers_;
-  kube::Controller* pod_controller_ = nullptr;
+  std::vector<Route> routes_;
+  std::mutex lifecycle_mu_;           // serialises StartControllers and StopControllers
+  std::shared_mutex controllers_mu_;  // guards controllers_ against Enqueue
+  std::vector<std::unique_ptr<kube::Controller>> controllers_;  // one per route while running
   std::vector<std::thread> controller_threads_;
-  std::mutex controllers_mu_;
-  bool controllers_running_ = false;
 
   kube::Cancellation stop_probe_;
   std::thread probe_;

@@ -128,6 +128,13 @@ TEST_F(SyncerEndToEndTest, KilledMidBurstItNeitherDuplicatesNorLoses) {
       },
       std::chrono::seconds(180)));
   syncer_.Stop(std::chrono::milliseconds(0));  // SIGKILL: no goodbye
+  Result<kube::ObjectList> at_kill = virtual_cluster_->client().ListAll(kPods, "burst");
+  Result<kube::ObjectList> synced_at_kill = client().ListAll(kPods, kHostNs);
+  ASSERT_TRUE(at_kill.ok() && synced_at_kill.ok());
+  RecordProperty("virtual_pods_at_kill", static_cast<int>(at_kill->items.size()));
+  RecordProperty("host_pods_at_kill", static_cast<int>(synced_at_kill->items.size()));
+  // Killed mid-burst: pods were still waiting to be synced.
+  EXPECT_LT(synced_at_kill->items.size(), 500u);
   StartSyncer();
   burst.join();
   EXPECT_TRUE(

@@ -7,6 +7,7 @@
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
 #include "syncer/names.h"
+#include "syncer/resources.h"
 #include "syncer/test_objects.h"
 
 namespace vtenant::syncer {
@@ -205,8 +206,14 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
 TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("bare"));
-  CreateVirtual(kPods, PodJson("owned", R"(,"ownerReferences":[{"apiVersion":"apps/v1",
-      "kind":"ReplicaSet","name":"rs","uid":"rs-uid","controller":true}])"));
+  Result<kube::Object> rs = virtual_.Create(syncer::resources::kReplicaSets, "ml",
+                                            Json(R"({"apiVersion":"apps/v1","kind":"ReplicaSet",
+      "metadata":{"name":"rs","namespace":"ml"},"spec":{"replicas":1}})"));
+  ASSERT_TRUE(rs.ok());
+  CreateVirtual(kPods,
+                PodJson("owned", R"(,"ownerReferences":[{"apiVersion":"apps/v1",
+      "kind":"ReplicaSet","name":"rs","uid":")" +
+                                     std::string(kube::Uid(*rs)) + R"(","controller":true}])"));
   for (const char* name : {"bare", "owned"}) {
     ASSERT_TRUE(Eventually([&] { return HostPodExists(name); }));
     ScheduleAndRunOnHost(name);
@@ -335,6 +342,17 @@ TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {
   std::string text = registry_.Render();
   EXPECT_NE(text.find("vtenant_syncer_pod_sync_latency_seconds_count 1"), std::string::npos);
   EXPECT_NE(text.find(R"(vtenant_workqueue_depth{controller="pod-syncer"})"), std::string::npos);
+}
+
+TEST_F(SyncerTest, ControllersStartAgainAfterLeadershipComesBack) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("before"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("before"); }));
+  syncer_->StopControllers();  // leadership lost
+  CreateVirtual(kPods, PodJson("while-away"));
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "before").ok());
+  syncer_->StartControllers();  // and won back: the caches are replayed
+  EXPECT_TRUE(Eventually([&] { return HostPodExists("while-away") && !HostPodExists("before"); }));
 }
 
 TEST_F(SyncerTest, ReadyOnlyWhenBothServersAnswer) {

@@ -27,4 +27,12 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   return std::make_shared<const kube::Object>(std::move(*object));
 }
 
+bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
+  if (api_version == "apps/v1") return kind == "ReplicaSet" || kind == "StatefulSet";
+  if (api_version == "batch/v1") return kind == "Job";
+  if (!live_reads_) return false;
+  return (api_version == kPodGroupApiVersion && kind == "PodGroup") ||
+         (api_version == "kubeflow.org/v1" && kind == "PyTorchJob");
+}
+
 }  // namespace vtenant::syncer

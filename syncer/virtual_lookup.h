@@ -17,6 +17,7 @@ class VirtualLookup : public ObjectLookup {
       : informers_(informers), live_reads_(live_reads) {}
   kube::ObjectPtr Get(std::string_view api_version, std::string_view kind, std::string_view ns,
                       std::string_view name) override;
+  bool Knows(std::string_view api_version, std::string_view kind) override;
 
  private:
   SyncerInformers& informers_;
