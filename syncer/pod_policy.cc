@@ -3,7 +3,7 @@
 #include <charconv>
 #include <string_view>
 
-#include "kube/quantity.h"
+#include "base/decimal.h"
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
@@ -56,11 +56,10 @@ std::optional<Refusal> CheckGpuAnnotations(const rapidjson::Value& pod) {
   std::optional<std::string_view> memory = kube::Annotation(pod, kGpuMemoryAnnotation);
   std::optional<std::string_view> devices = kube::Annotation(pod, kGpuFractionDevicesAnnotation);
   if (fraction) {
-    Result<kube::Quantity> q = kube::Quantity::Parse(*fraction);
-    // Quantities would also accept "500m" or "1e-1"; KAI reads a plain decimal.
-    bool plain =
-        !fraction->empty() && fraction->find_first_not_of("0123456789.") == std::string_view::npos;
-    if (!q.ok() || !plain || q->Milli() <= 0 || q->Milli() > 1000) {
+    // The scheduler's own reading of the annotation (base/decimal.h), so
+    // the two never disagree about what a pod asked for.
+    Result<int64_t> milli = ParseDecimalMilli(*fraction, kGpuFractionAnnotation);
+    if (!milli.ok() || *milli <= 0 || *milli > 1000) {
       return BadGpu("annotation gpu-fraction \"" + std::string(*fraction) +
                     "\" must be a decimal number greater than 0 and at most 1 (a share of one "
                     "GPU); ask for whole GPUs with nvidia.com/gpu limits");

@@ -25,7 +25,8 @@ struct Refusal {
 //   - hostNetwork, hostPID, hostIPC, hostPath volumes, privileged containers
 //     and added capabilities (in init, regular and ephemeral containers),
 //     each unless `config.allowed_privileged_features` names it;
-//   - gpu-fraction: a decimal number with 0 < f <= 1;
+//   - gpu-fraction: a decimal number (base/decimal.h, as the scheduler reads
+//     it: "0.5", "1e-1") with 0 < f <= 1 after rounding up to a thousandth;
 //   - gpu-memory: a positive whole number of MiB;
 //   - not both gpu-fraction and gpu-memory;
 //   - gpu-fraction-num-devices: a positive whole number, with gpu-fraction;

@@ -66,12 +66,12 @@ TEST(PodPolicyTest, DroppedCapabilitiesAreFine) {
 }
 
 TEST(PodPolicyTest, GpuFractionMustBeAShareOfOneGpu) {
-  for (const char* good : {"0.33", "1", "0.5", "1.0"}) {
+  for (const char* good : {"0.33", "1", "0.5", "1.0", "1e-1", "0.0001"}) {
     EXPECT_FALSE(
         CheckPod(PodWith("{}", std::string(R"({"gpu-fraction":")") + good + "\"}"), NlpConfig()))
         << good;
   }
-  for (const char* bad : {"1.5", "0", "-0.5", "abc", "", "500m", "1e-1"}) {
+  for (const char* bad : {"1.5", "0", "-0.5", "abc", "", "500m", "1.0001"}) {
     std::optional<Refusal> refusal =
         CheckPod(PodWith("{}", std::string(R"({"gpu-fraction":")") + bad + "\"}"), NlpConfig());
     ASSERT_TRUE(refusal) << bad;
