@@ -2,8 +2,10 @@
 // as a process the local environment supervises. See flags.cc for the
 // command line and syncer.h for what it does.
 //
-// Kept thin on purpose: when kube::Manager lands it takes over the health
-// server, leader election and signal handling below.
+// Not on kube::Manager yet: the Manager ends Run when the Lease is lost,
+// and the syncer must keep its caches through an API server outage that
+// costs the Lease (docs/architecture.md, syncer/). Kept thin so the move is
+// small once the Manager can compete again.
 #include <glog/logging.h>
 #include <signal.h>
 #include <unistd.h>

@@ -11,8 +11,8 @@
 // would do. Both API servers are probed in the background: Ready() says
 // whether the caches are synced and both servers answered recently.
 //
-// When kube::Manager lands, Start/StartControllers become its Run and the
-// informers come from its two ClusterHandles.
+// On kube::Manager (see main.cc for why not yet), Start/StartControllers
+// become its Run and the informers come from its two ClusterHandles.
 #pragma once
 
 #include <atomic>

@@ -12,8 +12,8 @@
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
 // "pod-group" (pod-group-name) and "node" (spec.nodeName).
 //
-// When kube::Manager lands this becomes two ClusterHandles' informer
-// factories; the reconcilers only need the caches.
+// On kube::Manager this becomes two ClusterHandles' informer factories; the
+// reconcilers only need the caches.
 #pragma once
 
 #include <chrono>
