@@ -241,8 +241,7 @@ int Main(const Options& options) {
   CHECK(kubectl.ok());
   Result<localenv::CommandResult> crd = localenv::RunCommand(
       {*kubectl, "--kubeconfig=" + (*host)->api_server().kubeconfig_path(), "apply", "-f",
-       std::string(VTENANT_SOURCE_ROOT) +
-           "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+       std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
   CHECK(crd.ok() && crd->exit_code == 0) << (crd.ok() ? crd->err : crd.status().ToString());
 
   Result<std::unique_ptr<localenv::VirtualCluster>> vc =
