@@ -320,7 +320,11 @@ int Main(const Options& options) {
       load[2]);
   (*vc)->Stop();
   (*host)->Stop();
-  std::filesystem::remove_all(dir);
+  if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) {
+    std::filesystem::remove_all(dir);
+  } else {
+    std::printf("kept %s (the syncer's log is syncer.log)\n", dir.c_str());
+  }
   return 0;
 }
 
