@@ -26,7 +26,7 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(
                     "--root-ca-file=" + api_server.pki_dir() + "/ca.crt",
                     "--use-service-account-credentials=false",
                     // No kubelet or CNI runs here: node IP ranges are not needed.
-                    "--allocate-node-cidrs=false", "--controllers=*,-node-ipam-controller",
+                    "--allocate-node-cidrs=false", "--controllers=" + options.controllers,
                     "--profiling=false", "--v=1"};
     process.log_path = manager->log_path_;
     process.die_with_parent = options.die_with_parent;

@@ -16,6 +16,10 @@ namespace vtenant::localenv {
 
 struct ControllerManagerOptions {
   std::string dir;  // log and generated serving certificate live here
+  // --controllers: "*" minus what needs a kubelet or CNI. A virtual control
+  // plane also drops node-lifecycle-controller (its nodes have no kubelet
+  // to heartbeat).
+  std::string controllers = "*,-node-ipam-controller";
   bool die_with_parent = true;
 };
 

@@ -1,0 +1,362 @@
+// bench_syncer: how fast vtenant-syncer carries pods from a virtual cluster
+// to the host, against the ceiling of kube/ alone creating the same pods on
+// the host, in one run on one machine.
+//
+//   bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16]
+//                [--syncer=PATH, default the vtenant-syncer of this build]
+//
+// Starts etcd + a host kube-apiserver and a virtual kube-apiserver on the
+// same etcd (localenv; no controller managers, so only the syncer writes),
+// then measures:
+//   - the ceiling: `--pods` host pods (the syncer's own translation of the
+//     benchmark pod, so the same bytes) created through kube::RestClient from
+//     16 threads, limiter off;
+//   - the burst: `--pods` virtual pods created at once from 16 threads; the
+//     time until all exist on the host (a host watch sees each ADDED), per-pod
+//     latency from the start of its virtual create to its host ADDED;
+//   - paced: `--pods` more at `--paced-rate` pods/s, same latencies;
+//   - the syncer process's peak RSS (VmHWM) and CPU seconds (utime+stime).
+// The syncer runs as the real program with --kube-api-qps=0, like the
+// ceiling. Prints a Markdown table for bench/RESULTS.md.
+#include <glog/logging.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kube/rest_client.h"
+#include "localenv/command.h"
+#include "localenv/local_cluster.h"
+#include "localenv/process.h"
+#include "localenv/tools.h"
+#include "localenv/virtual_cluster.h"
+#include "syncer/names.h"
+#include "syncer/pod_translator.h"
+
+namespace vtenant::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using kube::resources::kPods;
+
+constexpr char kHostNs[] = "vtenant-nlp";
+constexpr char kVirtualNs[] = "bench";
+
+struct Options {
+  int pods = 1000;
+  double paced_rate = 100;
+  int workers = 16;
+  std::string syncer = VTENANT_SYNCER;
+};
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string PodJson(const std::string& name) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" +
+         kVirtualNs +
+         R"(","labels":{"app":"bench"},"annotations":{"gpu-fraction":"0.33"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"main","image":"pytorch:2",
+      "env":[{"name":"MODE","value":"train"}],
+      "resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]}})";
+}
+
+std::string PodName(const std::string& prefix, int i) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%s-%05d", prefix.c_str(), i);
+  return buffer;
+}
+
+kube::Object Parse(const std::string& json) {
+  Result<kube::Object> o = kube::ParseJson(json);
+  CHECK(o.ok()) << o.status().ToString();
+  return std::move(*o);
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(p * (v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+// Runs `n` creates from `workers` threads; create(i) returns once done.
+void Parallel(int n, int workers, const std::function<void(int)>& create) {
+  std::atomic<int> next{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < workers; ++t) {
+    threads.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) create(i);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+// Host pod arrivals, by virtual name, from a watch on the host namespace.
+class Arrivals {
+ public:
+  explicit Arrivals(kube::Client& host) : host_(host) {
+    Result<kube::ObjectList> list = host.List(kPods, kHostNs, {.limit = 1});
+    CHECK(list.ok()) << list.status().ToString();
+    thread_ = std::thread([this, rv = list->resource_version] {
+      kube::ListOptions options{.resource_version = rv, .timeout_seconds = 600};
+      Status s = host_.Watch(
+          kPods, kHostNs, options,
+          [this](kube::WatchEvent& e) {
+            if (e.type != kube::WatchEvent::Type::kAdded) return true;
+            auto name = kube::Annotation(e.object, syncer::kVirtualNameAnnotation);
+            if (!name) return true;
+            std::lock_guard lock(mu_);
+            at_.emplace(std::string(*name), Clock::now());
+            return true;
+          },
+          &cancel_);
+      if (!s.ok() && !cancel_.cancelled()) LOG(ERROR) << "watch: " << s.ToString();
+    });
+  }
+  ~Arrivals() {
+    cancel_.Cancel();
+    thread_.join();
+  }
+  bool WaitFor(const std::vector<std::string>& names, std::chrono::seconds limit) {
+    auto deadline = Clock::now() + limit;
+    while (Clock::now() < deadline) {
+      {
+        std::lock_guard lock(mu_);
+        if (std::all_of(names.begin(), names.end(),
+                        [&](const std::string& n) { return at_.contains(n); })) {
+          return true;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+  Clock::time_point At(const std::string& name) {
+    std::lock_guard lock(mu_);
+    return at_.at(name);
+  }
+
+ private:
+  kube::Client& host_;
+  kube::Cancellation cancel_;
+  std::mutex mu_;
+  std::map<std::string, Clock::time_point> at_;
+  std::thread thread_;
+};
+
+struct ProcessUsage {
+  double peak_rss_mib = 0;
+  double rss_mib = 0;
+  double cpu_seconds = 0;
+};
+
+ProcessUsage UsageOf(pid_t pid) {
+  ProcessUsage usage;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmHWM:")) usage.peak_rss_mib = std::stod(line.substr(6)) / 1024.0;
+    if (line.starts_with("VmRSS:")) usage.rss_mib = std::stod(line.substr(6)) / 1024.0;
+  }
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::istringstream rest(all.substr(all.rfind(')') + 2));
+  std::vector<std::string> fields;
+  for (std::string f; rest >> f;) fields.push_back(f);
+  // Fields 14 and 15 of stat (utime, stime) are 12 and 13 after "pid (comm) ".
+  if (fields.size() > 13) {
+    usage.cpu_seconds =
+        (std::stod(fields[11]) + std::stod(fields[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  return usage;
+}
+
+struct Burst {
+  double seconds = 0;
+  std::vector<double> latencies;
+};
+
+// Creates `n` virtual pods `prefix`-i, the i-th not before start + i / rate
+// (rate 0: all at once), and waits for all on the host.
+Burst Run(kube::Client& virt, Arrivals& arrivals, const std::string& prefix, int n, int workers,
+          double rate) {
+  std::vector<Clock::time_point> started(n);
+  std::vector<std::string> names(n);
+  for (int i = 0; i < n; ++i) names[i] = PodName(prefix, i);
+  const Clock::time_point t0 = Clock::now();
+  Parallel(n, workers, [&](int i) {
+    if (rate > 0) {
+      std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(i / rate)));
+    }
+    kube::Object pod = Parse(PodJson(names[i]));
+    started[i] = Clock::now();
+    Result<kube::Object> created = virt.Create(kPods, kVirtualNs, pod);
+    CHECK(created.ok()) << created.status().ToString();
+  });
+  CHECK(arrivals.WaitFor(names, std::chrono::seconds(600))) << "pods did not reach the host";
+  Burst burst;
+  Clock::time_point last = t0;
+  for (int i = 0; i < n; ++i) {
+    Clock::time_point at = arrivals.At(names[i]);
+    last = std::max(last, at);
+    burst.latencies.push_back(Seconds(at - started[i]));
+  }
+  burst.seconds = Seconds(last - t0);
+  return burst;
+}
+
+int Main(const Options& options) {
+  char tmpl[] = "/tmp/vtenant-bench-syncer-XXXXXX";
+  CHECK(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  Result<std::unique_ptr<localenv::LocalCluster>> host =
+      localenv::LocalCluster::Start({.dir = dir, .controller_manager = false, .node_agent = false});
+  CHECK(host.ok()) << host.status().ToString();
+  kube::RestConfig host_config = (*host)->api_server().admin_config();
+  host_config.qps = 0;
+  Result<std::unique_ptr<kube::RestClient>> host_client = kube::RestClient::Create(host_config);
+  CHECK(host_client.ok());
+  kube::Client& host_api = **host_client;
+  for (const char* ns : {kHostNs, "ceiling"}) {
+    CHECK(host_api
+              .Create(kube::resources::kNamespaces, "",
+                      Parse(std::string(
+                                R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
+                            ns + "\"}}"))
+              .ok());
+  }
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  CHECK(kubectl.ok());
+  Result<localenv::CommandResult> crd = localenv::RunCommand(
+      {*kubectl, "--kubeconfig=" + (*host)->api_server().kubeconfig_path(), "apply", "-f",
+       std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+  CHECK(crd.ok() && crd->exit_code == 0) << (crd.ok() ? crd->err : crd.status().ToString());
+
+  Result<std::unique_ptr<localenv::VirtualCluster>> vc =
+      localenv::VirtualCluster::Start({.dir = dir + "/vc-nlp",
+                                       .etcd_url = (*host)->etcd().client_url(),
+                                       .name = "nlp",
+                                       .controller_manager = false});
+  CHECK(vc.ok()) << vc.status().ToString();
+  kube::RestConfig virt_config = (*vc)->api_server().admin_config();
+  virt_config.qps = 0;
+  Result<std::unique_ptr<kube::RestClient>> virt = kube::RestClient::Create(virt_config);
+  CHECK(virt.ok());
+  kube::Client& virt_api = **virt;
+  CHECK(virt_api
+            .Create(kube::resources::kNamespaces, "",
+                    Parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})"))
+            .ok());
+
+  // The ceiling: the translated pods, written straight to the host.
+  syncer::SyncerConfig config;
+  config.tenant = "nlp";
+  config.queue = "nlp";
+  config.host_namespace = "ceiling";
+  syncer::PodTranslator translator(config);
+  const Clock::time_point c0 = Clock::now();
+  Parallel(options.pods, 16, [&](int i) {
+    kube::Object pod = Parse(PodJson(PodName("ceiling", i)));
+    kube::SetString(pod, {"metadata"}, "uid", "uid-" + std::to_string(i));
+    kube::Object host_pod = translator.ToHost(pod, {});
+    Result<kube::Object> created = host_api.Create(kPods, "ceiling", host_pod);
+    CHECK(created.ok()) << created.status().ToString();
+  });
+  const double ceiling_seconds = Seconds(Clock::now() - c0);
+
+  Result<int> port = localenv::PickFreeLoopbackPort();
+  CHECK(port.ok());
+  Result<localenv::Process> syncer = localenv::Process::Start(
+      {.argv = {options.syncer, "--tenant=nlp", "--virtual-kubeconfig=" + (*vc)->kubeconfig_path(),
+                "--host-kubeconfig=" + (*host)->api_server().kubeconfig_path(),
+                "--health-address=127.0.0.1:" + std::to_string(*port), "--kube-api-qps=0",
+                "--pod-workers=" + std::to_string(options.workers)},
+       .log_path = dir + "/syncer.log"});
+  CHECK(syncer.ok()) << syncer.status().ToString();
+  Arrivals arrivals(**host_client);
+  // Warm-up: the syncer is ready once one pod made it.
+  Run(**virt, arrivals, "warmup", 1, 1, 0);
+  const ProcessUsage idle = UsageOf(syncer->pid());
+  Burst burst = Run(**virt, arrivals, "burst", options.pods, 16, 0);
+  const ProcessUsage after_burst = UsageOf(syncer->pid());
+  const double cpu_burst = after_burst.cpu_seconds - idle.cpu_seconds;
+  Burst paced = Run(**virt, arrivals, "paced", options.pods, 16, options.paced_rate);
+  ProcessUsage usage = UsageOf(syncer->pid());
+  syncer->Stop();
+
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  std::printf("\n| measurement | pods | seconds | pods/s | p50 s | p99 s |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  std::printf(
+      "| ceiling: kube/ RestClient creates the host pods, 16 threads | %d | %.2f | %.0f | | |\n",
+      options.pods, ceiling_seconds, options.pods / ceiling_seconds);
+  std::printf(
+      "| burst: virtual pods created at once → all on the host | %d | %.2f | %.0f | %.3f | %.3f "
+      "|\n",
+      options.pods, burst.seconds, options.pods / burst.seconds, Percentile(burst.latencies, 0.5),
+      Percentile(burst.latencies, 0.99));
+  std::printf("| paced at %.0f pods/s | %d | %.2f | %.0f | %.3f | %.3f |\n", options.paced_rate,
+              options.pods, paced.seconds, options.pods / paced.seconds,
+              Percentile(paced.latencies, 0.5), Percentile(paced.latencies, 0.99));
+  std::printf(
+      "\nsyncer vs ceiling: %.0f%%; syncer RSS %.1f MiB idle (1 pod), %.1f MiB after the burst "
+      "(%d pods each side), peak %.1f MiB after the paced run (%d); CPU %.2f s in the burst, "
+      "%.2f s in all; load average at the end %.2f %.2f %.2f\n",
+      100.0 * ceiling_seconds / burst.seconds, idle.rss_mib, after_burst.rss_mib, options.pods + 1,
+      usage.peak_rss_mib, 2 * options.pods + 1, cpu_burst, usage.cpu_seconds, load[0], load[1],
+      load[2]);
+  (*vc)->Stop();
+  (*host)->Stop();
+  if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) {
+    std::filesystem::remove_all(dir);
+  } else {
+    std::printf("kept %s (the syncer's log is syncer.log)\n", dir.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace vtenant::bench
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  vtenant::bench::Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const std::string& flag) -> std::optional<std::string> {
+      if (arg.rfind(flag + "=", 0) == 0) return arg.substr(flag.size() + 1);
+      return std::nullopt;
+    };
+    if (auto v = value("--pods")) {
+      options.pods = std::stoi(*v);
+    } else if (auto v = value("--paced-rate")) {
+      options.paced_rate = std::stod(*v);
+    } else if (auto v = value("--workers")) {
+      options.workers = std::stoi(*v);
+    } else if (auto v = value("--syncer")) {
+      options.syncer = *v;
+    } else if (arg.rfind("--benchmark_", 0) == 0) {
+      // `make bench` passes Google Benchmark flags to every benchmark.
+    } else {
+      std::cerr << "unknown flag " << arg
+                << "\nusage: bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16] "
+                   "[--syncer=PATH]\n";
+      return 2;
+    }
+  }
+  return vtenant::bench::Main(options);
+}

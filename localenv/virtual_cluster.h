@@ -1,0 +1,71 @@
+// VirtualCluster: a tenant's virtual control plane on loopback, a real
+// kube-apiserver and kube-controller-manager of its own, stored in a shared
+// etcd under a prefix of its own (one etcd hosts many tenants cheaply).
+//
+// It has no nodes and no kubelet: Deployments and Jobs create pods there and
+// the syncer carries them to the host. The controller manager runs without
+// the node lifecycle controller, because the virtual Nodes the syncer
+// mirrors have no kubelet to heartbeat and would otherwise be tainted and
+// their pods evicted.
+//
+//   VT_ASSIGN_OR_RETURN(auto vc, VirtualCluster::Start({.dir = d + "/vc-nlp",
+//       .etcd_url = host.etcd().client_url(), .name = "nlp"}));
+//   vc->client().Create(...);   // as the tenant's cluster-admin
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/rest_client.h"
+#include "localenv/api_server.h"
+#include "localenv/controller_manager.h"
+
+namespace vtenant::localenv {
+
+struct VirtualClusterOptions {
+  std::string dir;       // pki, kubeconfigs and logs live here
+  std::string etcd_url;  // a running etcd, shared with the host or other tenants
+  std::string name;      // the tenant: etcd prefix /virtual/<name>, kubeconfig name vc-<name>
+  bool controller_manager = true;
+  int port = 0;                                                  // 0: a free loopback port
+  std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions
+  bool die_with_parent = true;
+};
+
+class VirtualCluster {
+ public:
+  // Starts the API server (and the controller manager) and waits for both.
+  // InvalidArgument without a folder, an etcd URL or a name.
+  static Result<std::unique_ptr<VirtualCluster>> Start(const VirtualClusterOptions& options);
+  ~VirtualCluster() { Stop(); }
+
+  ApiServer& api_server() { return *api_server_; }
+  // An admin (system:masters) client of the virtual API server.
+  kube::Client& client() { return *client_; }
+  // The admin kubeconfig, as the Secret vc-<tenant> would carry it.
+  std::string kubeconfig_path() const { return api_server_->kubeconfig_path(); }
+  const std::string& name() const { return name_; }
+
+  // Stops the controller manager, then the API server; the data stays in
+  // etcd. Idempotent.
+  void Stop();
+
+  // Restarts the API server on the same port and certificates (the
+  // controller manager reconnects by itself), as after a crash.
+  Status RestartApiServer() { return api_server_->Restart(); }
+
+  // Hands the processes over: {name, pid} of each; Stop() no longer touches them.
+  std::vector<std::pair<std::string, pid_t>> Release();
+
+ private:
+  VirtualCluster() = default;
+  std::string name_;
+  std::unique_ptr<ApiServer> api_server_;
+  std::unique_ptr<ControllerManager> controller_manager_;
+  std::unique_ptr<kube::RestClient> client_;
+};
+
+}  // namespace vtenant::localenv

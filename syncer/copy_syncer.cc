@@ -1,0 +1,91 @@
+#include "syncer/copy_syncer.h"
+
+#include "syncer/names.h"
+
+namespace vtenant::syncer {
+
+CopySyncer::CopySyncer(SyncerInformers& informers, const SyncerConfig& config,
+                       kube::ResourceType type, CopyTranslator translator, Scope scope,
+                       std::string reference_prefix, SyncMetrics& metrics)
+    : informers_(informers),
+      config_(config),
+      type_(std::move(type)),
+      translator_(std::move(translator)),
+      scope_(scope),
+      reference_prefix_(std::move(reference_prefix)),
+      metrics_(metrics) {}
+
+std::optional<std::string> CopySyncer::VirtualKeyOf(const rapidjson::Value& host) {
+  auto name = kube::Annotation(host, kVirtualNameAnnotation);
+  auto ns = kube::Annotation(host, kVirtualNamespaceAnnotation);
+  if (!name || !ns) return std::nullopt;
+  return kube::MakeKey(*ns, *name);
+}
+
+bool CopySyncer::Needed(std::string_view ns, std::string_view name) const {
+  if (scope_ == Scope::kAll) return true;
+  std::string value = reference_prefix_ + "/" + std::string(ns) + "/" + std::string(name);
+  Result<std::vector<kube::ObjectPtr>> pods =
+      informers_.Virtual(kube::resources::kPods).cache().ByIndex(kReferenceIndex, value);
+  return pods.ok() && !pods->empty();
+}
+
+Status CopySyncer::DeleteCopy(const rapidjson::Value& host) {
+  Status s = informers_.host_client().Delete(type_, config_.host_namespace, kube::Name(host),
+                                             {.precondition_uid = std::string(kube::Uid(host))});
+  if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) {
+    metrics_.Error(type_.kind, s);
+    return s;
+  }
+  metrics_.Synced(type_.kind, "delete");
+  return Status::Ok();
+}
+
+Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
+  auto [ns, name] = kube::SplitKey(key);
+  kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(key);
+  kube::ObjectPtr host = informers_.Host(type_).cache().Get(
+      kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
+  if (virt == nullptr || !Needed(ns, name)) {
+    if (host != nullptr) VT_RETURN_IF_ERROR(DeleteCopy(*host));
+    return kube::ReconcileResult{};
+  }
+  VT_RETURN_IF_ERROR(Ensure(ns, name));
+  return kube::ReconcileResult{};
+}
+
+Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
+  kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(kube::MakeKey(ns, name));
+  if (virt == nullptr) return Status::Ok();
+  kube::Client& client = informers_.host_client();
+  kube::ObjectPtr host = informers_.Host(type_).cache().Get(
+      kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
+  if (host != nullptr && translator_.needs_replace && translator_.needs_replace(*virt, *host)) {
+    VT_RETURN_IF_ERROR(DeleteCopy(*host));
+    host = nullptr;
+  }
+  if (host == nullptr) {
+    kube::Object copy = translator_.to_host(*virt);
+    Result<kube::Object> created = client.Create(type_, config_.host_namespace, copy);
+    if (created.ok()) {
+      metrics_.Synced(type_.kind, "create");
+      return Status::Ok();
+    }
+    // The cache had not seen our own earlier create yet; the update event
+    // that follows brings it level.
+    if (created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
+    metrics_.Error(type_.kind, created.status());
+    return created.status();
+  }
+  std::optional<kube::Object> update = translator_.update(*virt, *host);
+  if (!update) return Status::Ok();
+  Result<kube::Object> updated = client.Update(type_, config_.host_namespace, *update);
+  if (!updated.ok()) {
+    metrics_.Error(type_.kind, updated.status());
+    return updated.status();
+  }
+  metrics_.Synced(type_.kind, "update");
+  return Status::Ok();
+}
+
+}  // namespace vtenant::syncer

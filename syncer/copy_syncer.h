@@ -1,0 +1,71 @@
+// CopySyncer: keeps host copies of one kind of virtual object (ConfigMaps,
+// Secrets, PersistentVolumeClaims on demand; Services always) equal to
+// the virtual objects, through that kind's translator.
+//
+// Keys are virtual "namespace/name". Reconcile creates or updates the host
+// copy while the virtual object exists (and, for on-demand kinds, while a
+// virtual pod refers to it); otherwise it deletes the copy. Level-triggered:
+// virtual objects, host copies and virtual pods all enqueue the keys they
+// concern, and a relist after a restart finds copies nothing needs any more.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "kube/controller.h"
+#include "syncer/sync_metrics.h"
+#include "syncer/syncer_config.h"
+#include "syncer/syncer_informers.h"
+
+namespace vtenant::syncer {
+
+struct CopyTranslator {
+  std::function<kube::Object(const rapidjson::Value& virtual_object)> to_host;
+  std::function<std::optional<kube::Object>(const rapidjson::Value& virtual_object,
+                                            const rapidjson::Value& host)>
+      update;
+  // Optional: the copy must be deleted and created again (immutable fields).
+  std::function<bool(const rapidjson::Value& virtual_object, const rapidjson::Value& host)>
+      needs_replace;
+};
+
+class CopySyncer : public kube::Reconciler {
+ public:
+  enum class Scope {
+    kReferenced,  // only while a virtual pod refers to it (index value "<prefix>/<ns>/<name>")
+    kAll,         // every virtual object of the kind
+  };
+
+  // `reference_prefix` is the kind's prefix in the pods' reference index
+  // ("configmap", "secret", "pvc"); unused for kAll.
+  CopySyncer(SyncerInformers& informers, const SyncerConfig& config, kube::ResourceType type,
+             CopyTranslator translator, Scope scope, std::string reference_prefix,
+             SyncMetrics& metrics);
+
+  Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // Makes the host copy of virtual ns/name exist and match, now (a pod about
+  // to be created needs it). OK when the virtual object does not exist: the
+  // pod waits for it on the host as it would in any cluster.
+  Status Ensure(std::string_view ns, std::string_view name);
+
+  const kube::ResourceType& type() const { return type_; }
+
+  // The virtual key a host copy stands for, from its annotations.
+  static std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host);
+
+ private:
+  bool Needed(std::string_view ns, std::string_view name) const;
+  Status DeleteCopy(const rapidjson::Value& host);
+
+  SyncerInformers& informers_;
+  const SyncerConfig& config_;
+  const kube::ResourceType type_;
+  const CopyTranslator translator_;
+  const Scope scope_;
+  const std::string reference_prefix_;
+  SyncMetrics& metrics_;
+};
+
+}  // namespace vtenant::syncer

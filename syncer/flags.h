@@ -1,0 +1,39 @@
+// The command line of vtenant-syncer (shared contract in the design:
+// every flag name here is what the operator passes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "syncer/syncer_config.h"
+
+namespace vtenant::syncer {
+
+struct SyncerFlags {
+  SyncerConfig config;
+  std::string virtual_kubeconfig;
+  std::string host_kubeconfig;                  // empty: in-cluster service account
+  std::string health_address = "0.0.0.0:8081";  // empty: no endpoint
+  bool leader_elect = false;
+  int pod_workers = 8;
+  // Client-side limit on each API server, like client-go's QPS and Burst;
+  // qps 0 turns it off.
+  double kube_api_qps = 100;
+  int kube_api_burst = 200;
+  bool help = false;
+};
+
+// Parses `args` (without the program name): --flag=value or --flag value;
+// --leader-elect alone means true. InvalidArgument naming the flag for an
+// unknown flag, a missing value, a malformed one or a missing required
+// flag (--tenant, --virtual-kubeconfig), unless --help was asked for.
+Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args);
+
+// The --help text: every flag, its default and what it does.
+std::string Usage();
+
+// "host:port" → {host, port}. InvalidArgument unless port is 1..65535.
+Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& address);
+
+}  // namespace vtenant::syncer

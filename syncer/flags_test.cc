@@ -1,0 +1,90 @@
+#include "syncer/flags.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::syncer {
+namespace {
+
+TEST(FlagsTest, DefaultsFollowTheTenant) {
+  Result<SyncerFlags> flags = ParseFlags({"--tenant=nlp", "--virtual-kubeconfig", "/vc"});
+  ASSERT_TRUE(flags.ok()) << flags.status().ToString();
+  EXPECT_EQ(flags->config.tenant, "nlp");
+  EXPECT_EQ(flags->config.queue, "nlp");
+  EXPECT_EQ(flags->config.host_namespace, "vtenant-nlp");
+  EXPECT_EQ(flags->virtual_kubeconfig, "/vc");
+  EXPECT_EQ(flags->host_kubeconfig, "");
+  EXPECT_EQ(flags->config.virtual_service_port, 443);
+  EXPECT_FALSE(flags->leader_elect);
+  EXPECT_TRUE(flags->config.allowed_privileged_features.empty());
+  EXPECT_TRUE(flags->config.allowed_priority_classes.contains("train"));
+}
+
+TEST(FlagsTest, EverySharedFlagIsRead) {
+  Result<SyncerFlags> flags = ParseFlags(
+      {"--tenant=nlp", "--queue=ml-nlp", "--host-namespace=hosts", "--virtual-kubeconfig=/vc",
+       "--host-kubeconfig=/host", "--allowed-privileged-features=hostPath,privileged",
+       "--node-selector=pool=gpu,zone=a", R"(--tolerations=[{"key":"t","operator":"Exists"}])",
+       "--virtual-service-host=10.0.0.1", "--virtual-service-port=6443",
+       "--health-address=127.0.0.1:9090", "--leader-elect",
+       "--allowed-priority-classes=train,inference", "--pod-workers=4", "--kube-api-qps=0",
+       "--kube-api-burst=50"});
+  ASSERT_TRUE(flags.ok()) << flags.status().ToString();
+  const SyncerConfig& c = flags->config;
+  EXPECT_EQ(c.queue, "ml-nlp");
+  EXPECT_EQ(c.host_namespace, "hosts");
+  EXPECT_EQ(flags->host_kubeconfig, "/host");
+  EXPECT_EQ(c.allowed_privileged_features,
+            (std::set<std::string, std::less<>>{"hostPath", "privileged"}));
+  EXPECT_EQ(c.node_selector.at("pool"), "gpu");
+  EXPECT_EQ(c.node_selector.at("zone"), "a");
+  ASSERT_TRUE(c.tolerations.IsArray());
+  EXPECT_EQ(c.tolerations.Size(), 1u);
+  EXPECT_EQ(c.virtual_service_host, "10.0.0.1");
+  EXPECT_EQ(c.virtual_service_port, 6443);
+  EXPECT_EQ(flags->health_address, "127.0.0.1:9090");
+  EXPECT_TRUE(flags->leader_elect);
+  EXPECT_EQ(c.allowed_priority_classes, (std::set<std::string, std::less<>>{"train", "inference"}));
+  EXPECT_EQ(flags->pod_workers, 4);
+  EXPECT_EQ(flags->kube_api_qps, 0);
+  EXPECT_EQ(flags->kube_api_burst, 50);
+}
+
+TEST(FlagsTest, MistakesNameTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--virtual-kubeconfig=/vc"}, "--tenant"},
+      {{"--tenant=nlp"}, "--virtual-kubeconfig"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--bogus=1"}, "--bogus"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-privileged-features=root"}, "root"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--node-selector=novalue"}, "--node-selector"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--tolerations={}"}, "--tolerations"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--virtual-service-port=0"}, "port"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--health-address=nowhere"}, "host:port"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--leader-elect=yes"}, "--leader-elect"},
+      {{"--tenant=nlp", "--virtual-kubeconfig"}, "needs a value"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--kube-api-qps=fast"}, "--kube-api-qps"},
+  };
+  for (const Case& c : cases) {
+    Result<SyncerFlags> flags = ParseFlags(c.args);
+    ASSERT_FALSE(flags.ok()) << c.says;
+    EXPECT_NE(flags.status().message().find(c.says), std::string::npos) << flags.status().message();
+  }
+}
+
+TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
+  Result<SyncerFlags> flags = ParseFlags({"--help"});
+  ASSERT_TRUE(flags.ok());
+  EXPECT_TRUE(flags->help);
+  for (const char* flag :
+       {"--tenant", "--queue", "--host-namespace", "--virtual-kubeconfig", "--host-kubeconfig",
+        "--allowed-privileged-features", "--node-selector", "--tolerations",
+        "--virtual-service-host", "--virtual-service-port", "--health-address", "--leader-elect",
+        "--allowed-priority-classes", "--pod-workers", "--kube-api-qps", "--kube-api-burst"}) {
+    EXPECT_NE(Usage().find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace vtenant::syncer

@@ -1,0 +1,117 @@
+#include "syncer/gang.h"
+
+#include <charconv>
+
+#include "syncer/names.h"
+
+namespace vtenant::syncer {
+namespace {
+
+Result<int64_t> ParseMinMember(std::string_view text, std::string_view where) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 1) {
+    return InvalidArgument(std::string(where) + " \"" + std::string(text) +
+                           "\" must be a positive whole number");
+  }
+  return value;
+}
+
+bool IsKubeflow(const OwnerRef& owner) { return owner.api_version.starts_with("kubeflow.org/"); }
+
+// minMember of a Kubeflow training job: its scheduling policy, else every
+// replica of every role.
+Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
+  const rapidjson::Value* min_available =
+      kube::Find(job, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"});
+  if (min_available != nullptr && min_available->IsInt64() && min_available->GetInt64() > 0) {
+    return min_available->GetInt64();
+  }
+  const rapidjson::Value* spec = kube::Find(job, {"spec"});
+  int64_t total = 0;
+  if (spec != nullptr && spec->IsObject()) {
+    for (const auto& member : spec->GetObject()) {
+      std::string_view key(member.name.GetString(), member.name.GetStringLength());
+      if (!key.ends_with("ReplicaSpecs") || !member.value.IsObject()) continue;
+      for (const auto& role : member.value.GetObject()) {
+        // Kubeflow defaults an unset replicas to 1.
+        total += kube::GetInt(role.value, {"replicas"}, 1);
+      }
+    }
+  }
+  if (total < 1) return InvalidArgument("the Kubeflow job has no replicas");
+  return total;
+}
+
+}  // namespace
+
+Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
+                                   ObjectLookup& lookup, const SyncerConfig& config) {
+  const std::string ns(kube::Namespace(pod));
+  if (std::optional<std::string_view> group = kube::Annotation(pod, kPodGroupAnnotation)) {
+    kube::ObjectPtr pg = lookup.Get(kPodGroupApiVersion, "PodGroup", ns, *group);
+    if (pg == nullptr) {
+      return FailedPrecondition("waiting for PodGroup " + ns + "/" + std::string(*group) +
+                                " named by the pod's pod-group-name annotation");
+    }
+    int64_t min_member = kube::GetInt(*pg, {"spec", "minMember"}, 1);
+    if (min_member < 1) {
+      return InvalidArgument("PodGroup " + ns + "/" + std::string(*group) +
+                             " has spec.minMember below 1");
+    }
+    return std::optional<Gang>(Gang{HostName(*group, ns, config.tenant), min_member,
+                                    OwnerRef{kPodGroupApiVersion, "PodGroup", std::string(*group),
+                                             std::string(kube::Uid(*pg))}});
+  }
+  if (chain.empty()) return std::optional<Gang>();
+
+  size_t top = chain.size() - 1;
+  if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob")) --top;
+  const OwnerRef& owner = chain[top];
+  int64_t min_member = 1;
+  kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
+  if (object == nullptr && (IsKubeflow(owner) || lookup.Knows(owner.api_version, owner.kind))) {
+    // Not seen yet: guessing 1 would let a gang start piecemeal.
+    return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
+  }
+  if (IsKubeflow(owner)) {
+    VT_ASSIGN_OR_RETURN(min_member, KubeflowMinMember(*object));
+  } else if (object != nullptr) {
+    if (std::optional<std::string_view> v = kube::Annotation(*object, kMinMemberAnnotation)) {
+      VT_ASSIGN_OR_RETURN(min_member,
+                          ParseMinMember(*v, owner.kind + " " + owner.name + " annotation " +
+                                                 kMinMemberAnnotation));
+    }
+  }
+  // The UID keeps a re-created workload of the same name out of the old group.
+  return std::optional<Gang>(
+      Gang{HostName("pg-" + owner.name + "-" + owner.uid, ns, config.tenant), min_member, owner});
+}
+
+kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
+                            const SyncerConfig& config) {
+  kube::Object pg(rapidjson::kObjectType);
+  kube::SetString(pg, {}, "apiVersion", kPodGroupApiVersion);
+  kube::SetString(pg, {}, "kind", "PodGroup");
+  kube::SetString(pg, {"metadata"}, "name", gang.host_name);
+  kube::SetString(pg, {"metadata"}, "namespace", config.host_namespace);
+  kube::SetString(pg, {"metadata", "labels"}, kTenantLabel, config.tenant);
+  kube::SetString(pg, {"metadata", "labels"}, kVirtualNamespaceLabel, ns);
+  kube::SetString(pg, {"metadata", "labels"}, kManagedByLabel, kManagedByValue);
+  kube::SetString(pg, {"metadata", "labels"}, kQueueLabel, config.queue);
+  kube::SetString(pg, {"metadata", "annotations"}, kVirtualNameAnnotation, gang.owner.name);
+  kube::SetString(pg, {"metadata", "annotations"}, kVirtualNamespaceAnnotation, ns);
+  kube::SetString(pg, {"metadata", "annotations"}, kVirtualUidAnnotation, gang.owner.uid);
+  kube::SetString(pg, {"metadata", "annotations"}, kOwnerChainAnnotation,
+                  OwnerChainJson({gang.owner}));
+  rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
+  spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)),
+                 pg.GetAllocator());
+  kube::SetString(pg, {"spec"}, "queue", config.queue);
+  if (config.allowed_priority_classes.contains(priority_class)) {
+    kube::SetString(pg, {"spec"}, "priorityClassName", priority_class);
+  }
+  return pg;
+}
+
+}  // namespace vtenant::syncer

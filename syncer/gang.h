@@ -1,0 +1,54 @@
+// Gangs across the boundary (design.md rule 2): the pods of one virtual
+// workload become one host PodGroup in the tenant's queue, with the
+// minMember KAI's pod grouper would give that workload on a dedicated
+// cluster, and each host pod names it in `pod-group-name`.
+//
+// Which workload a pod belongs to, and its minMember:
+//   - pod annotated `pod-group-name: g`: the virtual PodGroup g
+//     (scheduling.run.ai/v2alpha2), its spec.minMember;
+//   - otherwise the top of its owner chain, except that a Deployment's pods
+//     group by ReplicaSet and a CronJob's by Job (one run of the workload):
+//       Kubeflow jobs (kubeflow.org: PyTorchJob, TFJob, MPIJob, ...):
+//         spec.runPolicy.schedulingPolicy.minAvailable, else the sum of
+//         the replicas of every *ReplicaSpecs role (gang by default);
+//       anything else (Job, JobSet, ReplicaSet, StatefulSet, ...): the
+//         owner's `kai.scheduler/batch-min-member` annotation, else 1;
+//   - a pod without owner or group: no gang (the host's grouper handles it
+//     alone, as KAI does for bare pods).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/object.h"
+#include "syncer/owner_chain.h"
+#include "syncer/syncer_config.h"
+
+namespace vtenant::syncer {
+
+inline constexpr char kPodGroupApiVersion[] = "scheduling.run.ai/v2alpha2";
+
+struct Gang {
+  std::string host_name;  // the host PodGroup, also the pods' pod-group-name
+  int64_t min_member = 1;
+  OwnerRef owner;  // the virtual workload (or PodGroup) it stands for
+};
+
+// The gang of virtual pod `pod` whose owner chain is `chain`. nullopt for a
+// pod of no workload. InvalidArgument when the workload's minMember is
+// malformed (a refusal the tenant must fix); FailedPrecondition when an
+// object it needs is not in the lookup yet (the virtual PodGroup, the
+// owning Job, ReplicaSet or Kubeflow job): retry later.
+Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
+                                   ObjectLookup& lookup, const SyncerConfig& config);
+
+// The host PodGroup of `gang`, for pods in virtual namespace `ns`: queue
+// and labels of the tenant, minMember, and the pod's priorityClassName when
+// the host has it.
+kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
+                            const SyncerConfig& config);
+
+}  // namespace vtenant::syncer

@@ -1,0 +1,173 @@
+#include "syncer/gang.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "syncer/names.h"
+#include "syncer/test_objects.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using testing::Json;
+using testing::NlpConfig;
+
+class MapLookup : public ObjectLookup {
+ public:
+  void Add(const std::string& json) {
+    auto obj = std::make_shared<kube::Object>(Json(json));
+    objects_[std::string(kube::GetString(*obj, {"kind"})) + "/" + std::string(kube::Name(*obj))] =
+        obj;
+  }
+  kube::ObjectPtr Get(std::string_view, std::string_view kind, std::string_view,
+                      std::string_view name) override {
+    auto it = objects_.find(std::string(kind) + "/" + std::string(name));
+    return it == objects_.end() ? nullptr : it->second;
+  }
+  bool Knows(std::string_view, std::string_view kind) override { return kind != "Mystery"; }
+
+ private:
+  std::map<std::string, kube::ObjectPtr> objects_;
+};
+
+kube::Object PodOwnedBy(const std::string& api_version, const std::string& kind,
+                        const std::string& name, const std::string& annotations = "{}") {
+  return Json(R"({"metadata":{"name":"p","namespace":"ml","annotations":)" + annotations +
+              R"(,"ownerReferences":[{"apiVersion":")" + api_version + R"(","kind":")" + kind +
+              R"(","name":")" + name + R"(","uid":")" + name + R"(-uid","controller":true}]}})");
+}
+
+Result<std::optional<Gang>> GangFor(const kube::Object& pod, MapLookup& lookup) {
+  return GangOf(pod, OwnerChain(pod, lookup), lookup, NlpConfig());
+}
+
+TEST(GangTest, BarePodHasNoGang) {
+  MapLookup lookup;
+  Result<std::optional<Gang>> gang = GangFor(Json(R"({"metadata":{"name":"p"}})"), lookup);
+  ASSERT_TRUE(gang.ok());
+  EXPECT_FALSE(*gang);
+}
+
+TEST(GangTest, PlainJobIsBatchScheduledLikeKai) {
+  MapLookup lookup;
+  lookup.Add(
+      R"({"kind":"Job","metadata":{"name":"etl","uid":"etl-uid"},"spec":{"parallelism":4}})");
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "etl"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->min_member, 1);
+  EXPECT_EQ((*gang)->host_name, HostName("pg-etl-etl-uid", "ml", "nlp"));
+}
+
+TEST(GangTest, JobAsksForAGangWithKaisAnnotation) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"ddp-uid",
+      "annotations":{"kai.scheduler/batch-min-member":"4"}}})");
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "ddp"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->min_member, 4);
+  EXPECT_EQ((*gang)->owner.kind, "Job");
+}
+
+TEST(GangTest, MalformedMinMemberIsRefused) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"u",
+      "annotations":{"kai.scheduler/batch-min-member":"four"}}})");
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "ddp"), lookup);
+  EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(GangTest, OwnerNotSeenYetWaitsInsteadOfGuessing) {
+  MapLookup lookup;
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "ddp"), lookup);
+  EXPECT_EQ(gang.status().code(), StatusCode::kFailedPrecondition);
+  // An owner of a kind nobody caches is not waited for.
+  Result<std::optional<Gang>> other = GangFor(PodOwnedBy("example.com/v1", "Mystery", "m"), lookup);
+  ASSERT_TRUE(other.ok() && *other);
+  EXPECT_EQ((*other)->min_member, 1);
+}
+
+TEST(GangTest, CronJobRunsGroupByJob) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"nightly-1","uid":"j1",
+      "ownerReferences":[{"apiVersion":"batch/v1","kind":"CronJob","name":"nightly","uid":"c",
+                          "controller":true}]}})");
+  kube::Object pod = PodOwnedBy("batch/v1", "Job", "nightly-1");
+  std::vector<OwnerRef> chain = OwnerChain(pod, lookup);
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[1].kind, "CronJob");
+  Result<std::optional<Gang>> gang = GangOf(pod, chain, lookup, NlpConfig());
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->owner.name, "nightly-1");
+}
+
+TEST(GangTest, DeploymentPodsGroupByReplicaSet) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"ReplicaSet","metadata":{"name":"web-5d","uid":"rs",
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d",
+                          "controller":true}]}})");
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("apps/v1", "ReplicaSet", "web-5d"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->owner.kind, "ReplicaSet");
+  EXPECT_EQ((*gang)->min_member, 1);
+}
+
+TEST(GangTest, PyTorchJobIsAGangOfAllReplicas) {
+  MapLookup lookup;
+  lookup.Add(R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"bert",
+      "uid":"pt"},"spec":{"pytorchReplicaSpecs":{"Master":{"replicas":1},"Worker":{"replicas":3}}}})");
+  Result<std::optional<Gang>> gang =
+      GangFor(PodOwnedBy("kubeflow.org/v1", "PyTorchJob", "bert"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->min_member, 4);
+}
+
+TEST(GangTest, PyTorchJobSchedulingPolicyWins) {
+  MapLookup lookup;
+  lookup.Add(R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"bert",
+      "uid":"pt"},"spec":{"runPolicy":{"schedulingPolicy":{"minAvailable":2}},
+      "pytorchReplicaSpecs":{"Worker":{"replicas":8}}}})");
+  Result<std::optional<Gang>> gang =
+      GangFor(PodOwnedBy("kubeflow.org/v1", "PyTorchJob", "bert"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->min_member, 2);
+}
+
+TEST(GangTest, UnknownKubeflowJobWaits) {
+  MapLookup lookup;
+  Result<std::optional<Gang>> gang =
+      GangFor(PodOwnedBy("kubeflow.org/v1", "PyTorchJob", "bert"), lookup);
+  EXPECT_EQ(gang.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(GangTest, VirtualPodGroupBecomesTheHostOne) {
+  MapLookup lookup;
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml",
+      "annotations":{"pod-group-name":"team-gang"}}})");
+  Result<std::optional<Gang>> waiting = GangFor(pod, lookup);
+  EXPECT_EQ(waiting.status().code(), StatusCode::kFailedPrecondition);
+  lookup.Add(R"({"kind":"PodGroup","metadata":{"name":"team-gang","uid":"pg"},
+      "spec":{"minMember":3}})");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->min_member, 3);
+  EXPECT_EQ((*gang)->host_name, "team-gang-x-ml-x-nlp");
+}
+
+TEST(GangTest, HostPodGroupIsInTheTenantsQueue) {
+  Gang gang{"pg-ddp-x-ml-x-nlp", 4, {"batch/v1", "Job", "ddp", "ddp-uid"}};
+  kube::Object pg = PodGroupToHost(gang, "ml", "train", NlpConfig());
+  EXPECT_EQ(kube::GetString(pg, {"apiVersion"}), "scheduling.run.ai/v2alpha2");
+  EXPECT_EQ(kube::Name(pg), "pg-ddp-x-ml-x-nlp");
+  EXPECT_EQ(kube::Namespace(pg), "vtenant-nlp");
+  EXPECT_EQ(kube::GetInt(pg, {"spec", "minMember"}), 4);
+  EXPECT_EQ(kube::GetString(pg, {"spec", "queue"}), "nlp");
+  EXPECT_EQ(kube::GetString(pg, {"spec", "priorityClassName"}), "train");
+  EXPECT_EQ(kube::Label(pg, kTenantLabel), "nlp");
+  EXPECT_FALSE(kube::Find(pg, {"metadata", "ownerReferences"}));
+  kube::Object no_class = PodGroupToHost(gang, "ml", "", NlpConfig());
+  EXPECT_FALSE(kube::Find(no_class, {"spec", "priorityClassName"}));
+}
+
+}  // namespace
+}  // namespace vtenant::syncer

@@ -1,0 +1,65 @@
+// Translators of what pods refer to: ConfigMaps, Secrets,
+// PersistentVolumeClaims and Services, each virtual object to its host copy
+// (ToHost) and the write that brings a host copy up to date (Update,
+// nullopt when it already is). Host copies are named HostName(name, ns,
+// tenant), carry the tenant's labels and the virtual name, namespace and
+// UID annotations, and no ownerReferences.
+#pragma once
+
+#include <optional>
+
+#include "kube/object.h"
+#include "syncer/syncer_config.h"
+
+namespace vtenant::syncer {
+
+// The host metadata every synced object shares, in a new object of
+// `virtual_object`'s apiVersion and kind.
+kube::Object HostObjectBase(const rapidjson::Value& virtual_object, const SyncerConfig& config);
+
+// ConfigMaps and Secrets: labels, annotations and every data field (data,
+// binaryData, type, immutable) copied. A Secret's type is immutable on the
+// host, so a changed type is a replacement (Update answers nullopt and
+// NeedsReplace true).
+class DataTranslator {
+ public:
+  explicit DataTranslator(const SyncerConfig& config) : config_(config) {}
+  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
+  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
+                                     const rapidjson::Value& host) const;
+  bool NeedsReplace(const rapidjson::Value& virtual_object, const rapidjson::Value& host) const;
+
+ private:
+  const SyncerConfig& config_;
+};
+
+// PersistentVolumeClaims: the spec without volumeName (the host binds its
+// own volume); only labels, annotations and a grown storage request update.
+class ClaimTranslator {
+ public:
+  explicit ClaimTranslator(const SyncerConfig& config) : config_(config) {}
+  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
+  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
+                                     const rapidjson::Value& host) const;
+
+ private:
+  const SyncerConfig& config_;
+};
+
+// Services: ports, type, sessionAffinity and publishNotReadyAddresses
+// copied; cluster IPs and node ports left to the host; the selector made to
+// match the host pods of the same virtual namespace only (so the host's
+// endpoints controller fills in the endpoints). A headless Service stays
+// headless.
+class ServiceTranslator {
+ public:
+  explicit ServiceTranslator(const SyncerConfig& config) : config_(config) {}
+  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
+  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
+                                     const rapidjson::Value& host) const;
+
+ private:
+  const SyncerConfig& config_;
+};
+
+}  // namespace vtenant::syncer

@@ -1,0 +1,36 @@
+// PodPolicy: what a tenant's pod may ask of the shared host.
+//
+// The guard rails of the syncer (design.md, "Rules the syncer never
+// breaks", rule 4): a pod that asks for a host feature its Tenant does not
+// allow, or whose GPU annotations the scheduler could not honour, never
+// reaches the host. The refusal says which field and why, for the Event and
+// the condition the tenant sees on the virtual pod.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kube/object.h"
+#include "syncer/syncer_config.h"
+
+namespace vtenant::syncer {
+
+struct Refusal {
+  std::string reason;   // CamelCase: "PrivilegedFeatureNotAllowed", "InvalidGpuAnnotation", ...
+  std::string message;  // names the field and what would be allowed
+};
+
+// The first rule `pod` (a virtual Pod) breaks, or nullopt when it may run on
+// the host. Checked, in order:
+//   - hostNetwork, hostPID, hostIPC, hostPath volumes, privileged containers
+//     and added capabilities (in init, regular and ephemeral containers),
+//     each unless `config.allowed_privileged_features` names it;
+//   - gpu-fraction: a decimal number (base/decimal.h, as the scheduler reads
+//     it: "0.5", "1e-1") with 0 < f <= 1 after rounding up to a thousandth;
+//   - gpu-memory: a positive whole number of MiB;
+//   - not both gpu-fraction and gpu-memory;
+//   - gpu-fraction-num-devices: a positive whole number, with gpu-fraction;
+//   - priorityClassName: empty, a system class, or one the config allows.
+std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig& config);
+
+}  // namespace vtenant::syncer

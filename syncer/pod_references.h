@@ -1,0 +1,32 @@
+// PodReferences: the ConfigMaps, Secrets and PersistentVolumeClaims a pod
+// names, wherever it names them: env and envFrom of init, regular and
+// ephemeral containers, volumes (projected sources included) and
+// imagePullSecrets. The syncer copies exactly these to the host before the
+// pod, and removes a copy once no pod names it.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/object.h"
+
+namespace vtenant::syncer {
+
+struct PodReferences {
+  std::set<std::string> config_maps;
+  std::set<std::string> secrets;
+  std::set<std::string> claims;
+  // The pod mounts a projected service-account token (kube-api-access-*).
+  bool service_account_token = false;
+
+  bool operator==(const PodReferences&) const = default;
+};
+
+PodReferences ReferencesOf(const rapidjson::Value& pod);
+
+// Index values for informer caches: "configmap/<ns>/<name>",
+// "secret/<ns>/<name>", "pvc/<ns>/<name>", one per reference of `pod`.
+std::vector<std::string> ReferenceIndexValues(const rapidjson::Value& pod);
+
+}  // namespace vtenant::syncer

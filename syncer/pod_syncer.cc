@@ -1,0 +1,489 @@
+#include "syncer/pod_syncer.h"
+
+#include <glog/logging.h>
+#include <openssl/evp.h>
+
+#include "kube/wall_time.h"
+#include "syncer/json_edit.h"
+#include "syncer/names.h"
+#include "syncer/pod_references.h"
+#include "syncer/virtual_lookup.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using kube::resources::kPods;
+using kube::resources::kSecrets;
+
+constexpr char kTokenPurposeLabel[] = "vtenant.io/purpose";
+constexpr char kTokenPurpose[] = "service-account-token";
+// Tokens are not refreshed yet, so ask for a long one; the API server caps it.
+constexpr int64_t kTokenSeconds = 365LL * 24 * 3600;
+
+std::string Base64(std::string_view data) {
+  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(data.data()),
+                          static_cast<int>(data.size()));
+  out.resize(n);
+  return out;
+}
+
+bool IsTerminal(const rapidjson::Value& pod) {
+  std::string_view phase = kube::GetString(pod, {"status", "phase"});
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+bool HasCondition(const rapidjson::Value& pod, std::string_view type, std::string_view status) {
+  const rapidjson::Value* conditions = kube::Find(pod, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return false;
+  for (const rapidjson::Value& c : conditions->GetArray()) {
+    if (kube::GetString(c, {"type"}) == type && kube::GetString(c, {"status"}) == status) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The pod's status came from a host pod: it was scheduled there. (A pod with
+// a preset nodeName has no such status; no kubelet runs in the virtual cluster.)
+bool RanOnHost(const rapidjson::Value& pod) {
+  return kube::GetString(pod, {"status", "phase"}) == "Running" ||
+         HasCondition(pod, "PodScheduled", "True");
+}
+
+bool HasController(const rapidjson::Value& pod) {
+  const rapidjson::Value* refs = kube::Find(pod, {"metadata", "ownerReferences"});
+  if (refs == nullptr || !refs->IsArray()) return false;
+  for (const rapidjson::Value& ref : refs->GetArray()) {
+    const rapidjson::Value* c = kube::Find(ref, {"controller"});
+    if (c != nullptr && c->IsBool() && c->GetBool()) return true;
+  }
+  return false;
+}
+
+// Sets a pod condition (corev1.PodCondition); true when it changed.
+bool SetPodCondition(kube::Object& pod, std::string_view type, std::string_view status,
+                     std::string_view reason, std::string_view message) {
+  Allocator& a = pod.GetAllocator();
+  rapidjson::Value& conditions = ArrayMember(ObjectMember(pod, "status", a), "conditions", a);
+  for (rapidjson::Value& c : conditions.GetArray()) {
+    if (kube::GetString(c, {"type"}) != type) continue;
+    if (kube::GetString(c, {"status"}) == status && kube::GetString(c, {"reason"}) == reason &&
+        kube::GetString(c, {"message"}) == message) {
+      return false;
+    }
+    if (kube::GetString(c, {"status"}) != status) {
+      SetStringMember(c, "lastTransitionTime", kube::FormatRfc3339(kube::SystemNow()), a);
+    }
+    SetStringMember(c, "status", status, a);
+    SetStringMember(c, "reason", reason, a);
+    SetStringMember(c, "message", message, a);
+    return true;
+  }
+  rapidjson::Value c(rapidjson::kObjectType);
+  SetStringMember(c, "type", type, a);
+  SetStringMember(c, "status", status, a);
+  SetStringMember(c, "reason", reason, a);
+  SetStringMember(c, "message", message, a);
+  SetStringMember(c, "lastTransitionTime", kube::FormatRfc3339(kube::SystemNow()), a);
+  conditions.PushBack(c, a);
+  return true;
+}
+
+bool SetStatusString(kube::Object& pod, std::string_view key, std::string_view value) {
+  if (kube::GetString(pod, {"status", key}) == value) return false;
+  kube::SetString(pod, {"status"}, key, value);
+  return true;
+}
+
+// Why a host pod went away, from its last state.
+std::string LostReason(const rapidjson::Value& host) {
+  const rapidjson::Value* conditions = kube::Find(host, {"status", "conditions"});
+  if (conditions != nullptr && conditions->IsArray()) {
+    for (const rapidjson::Value& c : conditions->GetArray()) {
+      if (kube::GetString(c, {"type"}) == "DisruptionTarget") {
+        return std::string(kube::GetString(c, {"reason"})) + ": " +
+               std::string(kube::GetString(c, {"message"}));
+      }
+    }
+  }
+  std::string_view reason = kube::GetString(host, {"status", "reason"});
+  if (!reason.empty()) {
+    return std::string(reason) + ": " + std::string(kube::GetString(host, {"status", "message"}));
+  }
+  return "the host pod " + std::string(kube::Name(host)) + " was deleted";
+}
+
+}  // namespace
+
+PodSyncer::PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
+                     kube::EventRecorder& events, SyncMetrics& metrics)
+    : informers_(informers),
+      config_(config),
+      deps_(deps),
+      events_(events),
+      metrics_(metrics),
+      translator_(config) {}
+
+std::optional<std::string> PodSyncer::VirtualKeyOf(const rapidjson::Value& host_pod) {
+  auto name = kube::Annotation(host_pod, kVirtualNameAnnotation);
+  auto ns = kube::Annotation(host_pod, kVirtualNamespaceAnnotation);
+  if (!name || !ns) return std::nullopt;
+  return kube::MakeKey(*ns, *name);
+}
+
+void PodSyncer::VirtualPodSeen(const rapidjson::Value& pod) {
+  std::lock_guard lock(mu_);
+  first_seen_.try_emplace(std::string(kube::Uid(pod)), std::chrono::steady_clock::now());
+}
+
+void PodSyncer::HostPodDeleted(const rapidjson::Value& host_pod) {
+  std::lock_guard lock(mu_);
+  lost_reasons_[std::string(kube::Name(host_pod))] = LostReason(host_pod);
+}
+
+Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
+  auto [ns, name] = kube::SplitKey(key);
+  kube::ObjectPtr pod = informers_.Virtual(kPods).cache().Get(key);
+  const std::string host_name = HostName(name, ns, config_.tenant);
+  kube::ObjectPtr host =
+      informers_.Host(kPods).cache().Get(kube::MakeKey(config_.host_namespace, host_name));
+
+  if (pod == nullptr) {
+    if (host != nullptr) VT_RETURN_IF_ERROR(DeleteHostPod(*host, std::nullopt));
+    VT_RETURN_IF_ERROR(DeleteTokenSecret(ns, name));
+    return kube::ReconcileResult{};
+  }
+  if (host != nullptr && kube::Annotation(*host, kVirtualUidAnnotation) != kube::Uid(*pod)) {
+    // A new pod of the same name: the old one's host pod goes first.
+    if (!kube::IsBeingDeleted(*host)) VT_RETURN_IF_ERROR(DeleteHostPod(*host, 0));
+    VT_RETURN_IF_ERROR(DeleteTokenSecret(ns, name));
+    return kube::ReconcileResult{};
+  }
+  if (kube::IsBeingDeleted(*pod)) {
+    if (host != nullptr) {
+      if (!kube::IsBeingDeleted(*host)) {
+        const rapidjson::Value* grace =
+            kube::Find(*pod, {"metadata", "deletionGracePeriodSeconds"});
+        std::optional<int64_t> seconds;
+        if (grace != nullptr && grace->IsInt64()) seconds = grace->GetInt64();
+        VT_RETURN_IF_ERROR(DeleteHostPod(*host, seconds));
+      }
+      return kube::ReconcileResult{};  // the host pod's deletion brings us back
+    }
+    // Nothing runs it any more: finish the deletion the kubelet would finish.
+    Status s = informers_.virtual_client().Delete(
+        kPods, ns, name,
+        {.precondition_uid = std::string(kube::Uid(*pod)), .grace_period_seconds = 0});
+    if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) {
+      metrics_.Error("Pod", s);
+      return s;
+    }
+    VT_RETURN_IF_ERROR(DeleteTokenSecret(ns, name));
+    return kube::ReconcileResult{};
+  }
+  if (host == nullptr) {
+    if (IsTerminal(*pod)) {
+      std::lock_guard lock(mu_);
+      first_seen_.erase(std::string(kube::Uid(*pod)));
+      return kube::ReconcileResult{};
+    }
+    if (RanOnHost(*pod)) {
+      VT_RETURN_IF_ERROR(HostPodLost(*pod));
+      return kube::ReconcileResult{};
+    }
+    if (std::optional<Refusal> refusal = CheckPod(*pod, config_)) {
+      VT_RETURN_IF_ERROR(Refuse(*pod, *refusal));
+      return kube::ReconcileResult{};
+    }
+    return CreateHostPod(*pod);
+  }
+  VT_RETURN_IF_ERROR(SyncExisting(*pod, *host));
+  return kube::ReconcileResult{};
+}
+
+Status PodSyncer::DeleteHostPod(const rapidjson::Value& host, std::optional<int64_t> grace) {
+  Status s = informers_.host_client().Delete(
+      kPods, config_.host_namespace, kube::Name(host),
+      {.precondition_uid = std::string(kube::Uid(host)), .grace_period_seconds = grace});
+  if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) {
+    metrics_.Error("Pod", s);
+    return s;
+  }
+  metrics_.Synced("Pod", "delete");
+  return Status::Ok();
+}
+
+Status PodSyncer::DeleteTokenSecret(std::string_view ns, std::string_view name) {
+  const std::string secret = TokenSecretName(name, ns, config_.tenant);
+  if (informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret)) ==
+      nullptr) {
+    return Status::Ok();
+  }
+  Status s = informers_.host_client().Delete(kSecrets, config_.host_namespace, secret);
+  if (!s.ok() && s.code() != StatusCode::kNotFound) {
+    metrics_.Error("Secret", s);
+    return s;
+  }
+  metrics_.Synced("Secret", "delete");
+  return Status::Ok();
+}
+
+Result<PodContext> PodSyncer::ContextOf(const rapidjson::Value& pod) {
+  PodContext context;
+  const std::string ns(kube::Namespace(pod));
+  VirtualLookup lookup(informers_);
+  context.owner_chain = OwnerChain(pod, lookup);
+  VT_ASSIGN_OR_RETURN(context.gang, GangOf(pod, context.owner_chain, lookup, config_));
+  const kube::Cache& host_services = informers_.Host(kube::resources::kServices).cache();
+  for (const kube::ObjectPtr& svc : informers_.Virtual(kube::resources::kServices).cache().List()) {
+    if (kube::Namespace(*svc) != ns) continue;
+    kube::ObjectPtr copy = host_services.Get(
+        kube::MakeKey(config_.host_namespace, HostName(kube::Name(*svc), ns, config_.tenant)));
+    if (copy == nullptr) continue;  // not on the host yet: no address to give
+    ServiceEnv env{std::string(kube::Name(*svc)),
+                   std::string(kube::GetString(*copy, {"spec", "clusterIP"})),
+                   {}};
+    if (const rapidjson::Value* ports = kube::Find(*svc, {"spec", "ports"});
+        ports != nullptr && ports->IsArray()) {
+      for (const rapidjson::Value& p : ports->GetArray()) {
+        std::string protocol(kube::GetString(p, {"protocol"}));
+        env.ports.push_back({std::string(kube::GetString(p, {"name"})), kube::GetInt(p, {"port"}),
+                             protocol.empty() ? "TCP" : protocol});
+      }
+    }
+    context.services.push_back(std::move(env));
+  }
+  if (kube::ObjectPtr namespace_object =
+          informers_.Virtual(kube::resources::kNamespaces).cache().Get(ns)) {
+    if (const rapidjson::Value* labels = kube::Find(*namespace_object, {"metadata", "labels"});
+        labels != nullptr && labels->IsObject()) {
+      for (const auto& m : labels->GetObject()) {
+        if (m.value.IsString()) context.namespace_labels[m.name.GetString()] = m.value.GetString();
+      }
+    }
+  }
+  if (ReferencesOf(pod).service_account_token) {
+    context.token_secret = TokenSecretName(kube::Name(pod), ns, config_.tenant);
+  }
+  return context;
+}
+
+Status PodSyncer::EnsureTokenSecret(const rapidjson::Value& pod, const std::string& secret_name) {
+  if (informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret_name)) !=
+      nullptr) {
+    return Status::Ok();
+  }
+  const std::string ns(kube::Namespace(pod));
+  std::string account(kube::GetString(pod, {"spec", "serviceAccountName"}));
+  if (account.empty()) account = "default";
+  kube::Object request(rapidjson::kObjectType);
+  Allocator& a = request.GetAllocator();
+  kube::SetString(request, {}, "apiVersion", "authentication.k8s.io/v1");
+  kube::SetString(request, {}, "kind", "TokenRequest");
+  kube::SetString(request, {"metadata"}, "name", account);
+  kube::SetString(request, {"metadata"}, "namespace", ns);
+  rapidjson::Value& spec = kube::EnsurePath(request, {"spec"});
+  spec.AddMember("expirationSeconds", rapidjson::Value(kTokenSeconds), a);
+  kube::SetString(request, {"spec", "boundObjectRef"}, "apiVersion", "v1");
+  kube::SetString(request, {"spec", "boundObjectRef"}, "kind", "Pod");
+  kube::SetString(request, {"spec", "boundObjectRef"}, "name", kube::Name(pod));
+  kube::SetString(request, {"spec", "boundObjectRef"}, "uid", kube::Uid(pod));
+  Result<kube::Object> token =
+      informers_.virtual_client().Create(kube::resources::kServiceAccounts, ns, request, "token");
+  if (!token.ok()) {
+    metrics_.Error("TokenRequest", token.status());
+    return token.status().WithContext("requesting a token of service account " + ns + "/" +
+                                      account + " from the virtual API server");
+  }
+  kube::Object secret(rapidjson::kObjectType);
+  kube::SetString(secret, {}, "apiVersion", "v1");
+  kube::SetString(secret, {}, "kind", "Secret");
+  kube::SetString(secret, {}, "type", "Opaque");
+  kube::SetString(secret, {"metadata"}, "name", secret_name);
+  kube::SetString(secret, {"metadata"}, "namespace", config_.host_namespace);
+  kube::SetString(secret, {"metadata", "labels"}, kTenantLabel, config_.tenant);
+  kube::SetString(secret, {"metadata", "labels"}, kVirtualNamespaceLabel, ns);
+  kube::SetString(secret, {"metadata", "labels"}, kManagedByLabel, kManagedByValue);
+  kube::SetString(secret, {"metadata", "labels"}, kTokenPurposeLabel, kTokenPurpose);
+  kube::SetString(secret, {"metadata", "annotations"}, kVirtualNamespaceAnnotation, ns);
+  kube::SetString(secret, {"metadata", "annotations"}, kVirtualUidAnnotation, kube::Uid(pod));
+  kube::SetString(secret, {"data"}, "token", Base64(kube::GetString(*token, {"status", "token"})));
+  Result<kube::Object> created =
+      informers_.host_client().Create(kSecrets, config_.host_namespace, secret);
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+    metrics_.Error("Secret", created.status());
+    return created.status();
+  }
+  metrics_.Synced("Secret", "create");
+  return Status::Ok();
+}
+
+Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& pod) {
+  const std::string ns(kube::Namespace(pod));
+  Result<PodContext> context = ContextOf(pod);
+  if (!context.ok()) {
+    if (context.status().code() == StatusCode::kInvalidArgument) {
+      VT_RETURN_IF_ERROR(Refuse(pod, {"InvalidGang", context.status().message()}));
+      return kube::ReconcileResult{};
+    }
+    if (context.status().code() == StatusCode::kFailedPrecondition) {
+      LOG(INFO) << "pod " << ns << "/" << kube::Name(pod) << ": " << context.status().message();
+      return kube::ReconcileResult{.requeue_after = std::chrono::seconds(2)};
+    }
+    return context.status();
+  }
+  if (context->gang) {
+    VT_RETURN_IF_ERROR(deps_.pod_groups.Ensure(
+        *context->gang, ns, kube::GetString(pod, {"spec", "priorityClassName"})));
+  }
+  PodReferences refs = ReferencesOf(pod);
+  for (const std::string& n : refs.config_maps) VT_RETURN_IF_ERROR(deps_.config_maps.Ensure(ns, n));
+  for (const std::string& n : refs.secrets) VT_RETURN_IF_ERROR(deps_.secrets.Ensure(ns, n));
+  for (const std::string& n : refs.claims) VT_RETURN_IF_ERROR(deps_.claims.Ensure(ns, n));
+  if (!context->token_secret.empty()) {
+    VT_RETURN_IF_ERROR(EnsureTokenSecret(pod, context->token_secret));
+  }
+  kube::Object host = translator_.ToHost(pod, *context);
+  Result<kube::Object> created =
+      informers_.host_client().Create(kPods, config_.host_namespace, host);
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+    metrics_.Error("Pod", created.status());
+    return created.status();
+  }
+  if (created.ok()) {
+    metrics_.Synced("Pod", "create");
+    std::lock_guard lock(mu_);
+    auto it = first_seen_.find(std::string(kube::Uid(pod)));
+    if (it != first_seen_.end()) {
+      metrics_.PodSyncLatency(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second).count());
+      first_seen_.erase(it);
+    }
+  }
+  return kube::ReconcileResult{};
+}
+
+Status PodSyncer::WriteVirtualStatus(const kube::Object& pod) {
+  Result<kube::Object> updated =
+      informers_.virtual_client().Update(kPods, kube::Namespace(pod), pod, "status");
+  if (!updated.ok()) {
+    metrics_.Error("Pod", updated.status());
+    return updated.status();
+  }
+  metrics_.Synced("Pod", "status");
+  return Status::Ok();
+}
+
+Status PodSyncer::Refuse(const rapidjson::Value& pod, const Refusal& refusal) {
+  {
+    std::lock_guard lock(mu_);
+    first_seen_.erase(std::string(kube::Uid(pod)));
+  }
+  kube::Object status = kube::Clone(pod);
+  bool changed = SetPodCondition(status, "PodScheduled", "False", refusal.reason,
+                                 "not synced to the host: " + refusal.message);
+  changed |= SetStatusString(status, "reason", refusal.reason);
+  changed |= SetStatusString(status, "message", refusal.message);
+  if (!changed) return Status::Ok();  // already told
+  metrics_.Refused(refusal.reason);
+  events_.Warning(pod, refusal.reason, refusal.message);
+  return WriteVirtualStatus(status);
+}
+
+Status PodSyncer::HostPodLost(const rapidjson::Value& pod) {
+  const std::string ns(kube::Namespace(pod));
+  const std::string name(kube::Name(pod));
+  std::string why;
+  {
+    std::lock_guard lock(mu_);
+    auto it = lost_reasons_.find(HostName(name, ns, config_.tenant));
+    why = it != lost_reasons_.end() ? it->second : "the host pod is gone";
+    if (it != lost_reasons_.end()) lost_reasons_.erase(it);
+  }
+  if (HasController(pod)) {
+    events_.Warning(pod, "HostPodLost", why + "; deleting the pod so its controller replaces it");
+    Status s = informers_.virtual_client().Delete(
+        kPods, ns, name,
+        {.precondition_uid = std::string(kube::Uid(pod)), .grace_period_seconds = 0});
+    if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) {
+      metrics_.Error("Pod", s);
+      return s;
+    }
+    metrics_.Synced("Pod", "delete-virtual");
+    return Status::Ok();
+  }
+  events_.Warning(pod, "HostPodLost", why);
+  kube::Object status = kube::Clone(pod);
+  SetStatusString(status, "phase", "Failed");
+  SetStatusString(status, "reason", "HostPodLost");
+  SetStatusString(status, "message", why);
+  SetPodCondition(status, "Ready", "False", "HostPodLost", why);
+  return WriteVirtualStatus(status);
+}
+
+Status PodSyncer::SyncExisting(const rapidjson::Value& pod, const rapidjson::Value& host) {
+  const std::string ns(kube::Namespace(pod));
+  const std::string name(kube::Name(pod));
+  if (!kube::IsBeingDeleted(host)) {
+    // Updates only need what lands in labels and annotations; no API reads.
+    PodContext context;
+    VirtualLookup cached(informers_, /*live_reads=*/false);
+    context.owner_chain = OwnerChain(pod, cached);
+    if (auto group = kube::Annotation(host, kPodGroupAnnotation)) {
+      context.gang = Gang{std::string(*group), 1, {}};
+    }
+    if (kube::ObjectPtr namespace_object =
+            informers_.Virtual(kube::resources::kNamespaces).cache().Get(ns)) {
+      if (const rapidjson::Value* labels = kube::Find(*namespace_object, {"metadata", "labels"});
+          labels != nullptr && labels->IsObject()) {
+        for (const auto& m : labels->GetObject()) {
+          if (m.value.IsString())
+            context.namespace_labels[m.name.GetString()] = m.value.GetString();
+        }
+      }
+    }
+    if (auto owner_chain = kube::Annotation(host, kOwnerChainAnnotation);
+        owner_chain && *owner_chain != OwnerChainJson(context.owner_chain)) {
+      // An owner the caches have not seen yet: keep what was written.
+      context.owner_chain.clear();
+      Result<kube::Object> parsed = kube::ParseJson(*owner_chain);
+      if (parsed.ok() && parsed->IsArray()) {
+        for (const rapidjson::Value& o : parsed->GetArray()) {
+          context.owner_chain.push_back({std::string(kube::GetString(o, {"apiVersion"})),
+                                         std::string(kube::GetString(o, {"kind"})),
+                                         std::string(kube::GetString(o, {"name"})),
+                                         std::string(kube::GetString(o, {"uid"}))});
+        }
+      }
+    }
+    if (std::optional<kube::Object> update = translator_.Update(pod, host, context)) {
+      Result<kube::Object> updated =
+          informers_.host_client().Update(kPods, config_.host_namespace, *update);
+      if (!updated.ok()) {
+        metrics_.Error("Pod", updated.status());
+        return updated.status();
+      }
+      metrics_.Synced("Pod", "update");
+    }
+  }
+  std::string_view host_node = kube::GetString(host, {"spec", "nodeName"});
+  if (!host_node.empty() && kube::GetString(pod, {"spec", "nodeName"}).empty()) {
+    // The Node first, or the virtual pod garbage collector deletes the pod.
+    VT_RETURN_IF_ERROR(deps_.nodes.EnsureExists(std::string(host_node)));
+    Status bound = informers_.virtual_client().Bind(ns, name, host_node);
+    if (!bound.ok() && bound.code() != StatusCode::kConflict) {
+      metrics_.Error("Pod", bound);
+      return bound;
+    }
+    metrics_.Synced("Pod", "bind");
+    return Status::Ok();  // the bound pod's update event brings the status next
+  }
+  if (std::optional<kube::Object> status = translator_.StatusFromHost(host, pod)) {
+    return WriteVirtualStatus(*status);
+  }
+  return Status::Ok();
+}
+
+}  // namespace vtenant::syncer

@@ -1,0 +1,93 @@
+// PodSyncer: the reconciler that makes each virtual pod real on the host
+// and tells the virtual cluster what became of it. Keys are virtual
+// "namespace/name"; virtual pods and host pods (through their annotations)
+// enqueue them.
+//
+// One Reconcile moves a pod one step:
+//   virtual pod gone          → delete its host pod (and its token Secret);
+//   host pod of an older UID  → delete it; the new pod is created next;
+//   virtual pod terminating   → delete the host pod with the same grace
+//                               period; once it is gone, finish the virtual
+//                               pod (no kubelet there does it);
+//   no host pod, pod finished → nothing (a finished pod never runs again);
+//   no host pod, pod had run  → the host lost it (evicted, node gone): a
+//                               pod with a controller is deleted so the
+//                               controller replaces it, a bare pod is Failed
+//                               with the reason;
+//   no host pod, refused      → Event and PodScheduled=False with the reason
+//                               on the virtual pod; nothing reaches the host;
+//   no host pod               → PodGroup, references and token first, then
+//                               the host pod;
+//   both exist                → updates down; once the host pod is
+//                               scheduled, the virtual Node, then the
+//                               virtual binding, then status up.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "kube/controller.h"
+#include "kube/event_recorder.h"
+#include "syncer/copy_syncer.h"
+#include "syncer/node_syncer.h"
+#include "syncer/pod_policy.h"
+#include "syncer/pod_translator.h"
+#include "syncer/podgroup_syncer.h"
+#include "syncer/sync_metrics.h"
+#include "syncer/syncer_informers.h"
+
+namespace vtenant::syncer {
+
+// The reference syncers a pod needs before it can be created.
+struct PodDependencies {
+  CopySyncer& config_maps;
+  CopySyncer& secrets;
+  CopySyncer& claims;
+  NodeSyncer& nodes;
+  PodGroupSyncer& pod_groups;
+};
+
+class PodSyncer : public kube::Reconciler {
+ public:
+  // Everything must outlive the syncer. `events` records on virtual pods.
+  PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
+            kube::EventRecorder& events, SyncMetrics& metrics);
+
+  Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
+
+  // The virtual key a host pod stands for, from its annotations.
+  static std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host_pod);
+
+  // Informer hooks: a virtual pod first seen (starts its latency clock), and
+  // a host pod deleted (its last state says why, for the virtual pod).
+  void VirtualPodSeen(const rapidjson::Value& pod);
+  void HostPodDeleted(const rapidjson::Value& host_pod);
+
+ private:
+  Status DeleteHostPod(const rapidjson::Value& host, std::optional<int64_t> grace_seconds);
+  Status DeleteTokenSecret(std::string_view ns, std::string_view name);
+  Result<kube::ReconcileResult> CreateHostPod(const rapidjson::Value& pod);
+  Status Refuse(const rapidjson::Value& pod, const Refusal& refusal);
+  Status HostPodLost(const rapidjson::Value& pod);
+  Status SyncExisting(const rapidjson::Value& pod, const rapidjson::Value& host);
+  Result<PodContext> ContextOf(const rapidjson::Value& pod);
+  Status EnsureTokenSecret(const rapidjson::Value& pod, const std::string& secret_name);
+  Status WriteVirtualStatus(const kube::Object& pod);
+
+  SyncerInformers& informers_;
+  const SyncerConfig& config_;
+  PodDependencies deps_;
+  kube::EventRecorder& events_;
+  SyncMetrics& metrics_;
+  PodTranslator translator_;
+
+  std::mutex mu_;
+  // Virtual pod UID → when first seen, until its host pod exists.
+  std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
+  // Host pod name → why it went ("Evicted: ..."), until the virtual pod hears of it.
+  std::map<std::string, std::string> lost_reasons_;
+};
+
+}  // namespace vtenant::syncer

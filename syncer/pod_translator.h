@@ -1,0 +1,104 @@
+// PodTranslator: a virtual pod to its host pod and back, vCluster style
+// (one translator per kind, three verbs: to host, update, from host).
+//
+// To host, for a pod that passed CheckPod (pod_policy.h):
+//   - name HostName(name, ns, tenant) in the tenant's host namespace; labels
+//     of the virtual pod plus vtenant.io/{tenant,virtual-namespace,
+//     managed-by}, the virtual namespace's labels under
+//     vtenant.io/ns-label.<name>, and kai.scheduler/queue forced to the
+//     tenant's queue; annotations of the virtual pod (GPU ones included)
+//     plus virtual name, namespace, UID, owner chain and the virtual labels
+//     and annotations downward-API volumes read; pod-group-name of its gang;
+//   - no ownerReferences, finalizers, uid or resourceVersion; no status;
+//   - references renamed to their host copies: ConfigMaps, Secrets, PVCs
+//     (env, envFrom, volumes, projected sources), imagePullSecrets; a
+//     projected service-account token becomes the host Secret holding a
+//     token of the virtual API server;
+//   - never a host service-account token: automountServiceAccountToken
+//     false, no serviceAccountName;
+//   - downward API resolves to virtual values: env fieldRefs of
+//     metadata.name/namespace/uid/labels/annotations and
+//     spec.serviceAccountName become literal values; volume items read the
+//     annotations above;
+//   - hostname = the virtual pod name (as a DNS label) unless set;
+//     enableServiceLinks off, and instead the virtual Services' variables
+//     (with their host cluster IPs) and KUBERNETES_SERVICE_HOST/PORT of the
+//     virtual API server in every container; kubernetes.default.svc as a
+//     host alias when that host is an IP;
+//   - nodeName cleared (the host's GPU scheduler places every pod);
+//     priority and preemptionPolicy cleared, priorityClassName kept when the
+//     host allows it and dropped for system classes;
+//   - the Tenant's node selector (its values win) and tolerations enforced.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kube/object.h"
+#include "syncer/gang.h"
+#include "syncer/owner_chain.h"
+#include "syncer/syncer_config.h"
+
+namespace vtenant::syncer {
+
+// A virtual Service as a pod's environment sees it: its name and the host
+// cluster IP of its synced copy.
+struct ServiceEnv {
+  std::string name;
+  std::string cluster_ip;
+  struct Port {
+    std::string name;
+    int64_t port = 0;
+    std::string protocol = "TCP";
+  };
+  std::vector<Port> ports;
+};
+
+// What a pod's translation needs beyond the pod itself.
+struct PodContext {
+  std::vector<OwnerRef> owner_chain;
+  std::optional<Gang> gang;
+  std::vector<ServiceEnv> services;  // the pod namespace's Services, any order
+  std::map<std::string, std::string> namespace_labels;
+  // Host Secret (key "token") with a virtual service-account token; needed
+  // when the pod projects one.
+  std::string token_secret;
+};
+
+// The host Secret that carries the virtual token of `pod`.
+std::string TokenSecretName(std::string_view pod, std::string_view ns, std::string_view tenant);
+
+class PodTranslator {
+ public:
+  explicit PodTranslator(SyncerConfig config) : config_(std::move(config)) {}
+
+  // The host pod for virtual pod `pod`.
+  kube::Object ToHost(const rapidjson::Value& pod, const PodContext& context) const;
+
+  // The host pod to write so that `host` follows `pod` where a running pod
+  // may change: labels and annotations (never the queue label; keys the
+  // host added itself are kept), container images, activeDeadlineSeconds,
+  // added tolerations and removed schedulingGates. nullopt when `host` is
+  // already up to date.
+  std::optional<kube::Object> Update(const rapidjson::Value& pod, const rapidjson::Value& host,
+                                     const PodContext& context) const;
+
+  // The virtual pod (with its resourceVersion, for a status update) whose
+  // status is the host pod's, except qosClass, which is immutable and stays
+  // the virtual one. nullopt when they already agree.
+  std::optional<kube::Object> StatusFromHost(const rapidjson::Value& host,
+                                             const rapidjson::Value& pod) const;
+
+  const SyncerConfig& config() const { return config_; }
+
+ private:
+  const SyncerConfig config_;
+};
+
+// "key=\"value\"" lines sorted by key, as the kubelet writes
+// metadata.labels in a downward-API volume.
+std::string DownwardApiMap(const rapidjson::Value* map);
+
+}  // namespace vtenant::syncer

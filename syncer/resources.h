@@ -1,0 +1,15 @@
+// Resource types the syncer reads that kube/resource.h does not list.
+#pragma once
+
+#include "kube/resource.h"
+
+namespace vtenant::syncer::resources {
+
+inline const kube::ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
+                                                        "PersistentVolumeClaim", true};
+inline const kube::ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
+inline const kube::ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
+inline const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob",
+                                             true};
+
+}  // namespace vtenant::syncer::resources

@@ -1,0 +1,165 @@
+// End to end: the vtenant-syncer program between a real host API server
+// and a real virtual one, killed and restarted in the middle of bursts, and
+// both API servers restarted under it. The rule under test: never a
+// duplicate, never a lost pod, no orphans (design.md, rule 5).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "base/eventually.h"
+#include "localenv/command.h"
+#include "localenv/process.h"
+#include "localenv/testing/cluster_test.h"
+#include "localenv/tools.h"
+#include "localenv/virtual_cluster.h"
+#include "syncer/names.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using kube::resources::kPods;
+using localenv::ParseTestJson;
+
+constexpr char kHostNs[] = "vtenant-nlp";
+
+class SyncerEndToEndTest : public localenv::ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    StartCluster("syncer-e2e", {.controller_manager = false, .node_agent = false}, {kHostNs});
+    Result<std::string> kubectl = localenv::FindTool("kubectl");
+    ASSERT_TRUE(kubectl.ok());
+    std::string kubeconfig = "--kubeconfig=" + cluster().api_server().kubeconfig_path();
+    Result<localenv::CommandResult> applied =
+        localenv::RunCommand({*kubectl, kubeconfig, "apply", "-f",
+                              std::string(VTENANT_SOURCE_ROOT) +
+                                  "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+    ASSERT_TRUE(applied.ok() && applied->exit_code == 0);
+    Result<std::unique_ptr<localenv::VirtualCluster>> vc =
+        localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
+                                         .etcd_url = cluster().etcd().client_url(),
+                                         .name = "nlp",
+                                         .controller_manager = false});
+    ASSERT_TRUE(vc.ok()) << vc.status().ToString();
+    virtual_cluster_ = vc->release();
+    ASSERT_TRUE(virtual_cluster_->client()
+                    .Create(kube::resources::kNamespaces, "",
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace",
+                                "metadata":{"name":"burst"}})"))
+                    .ok());
+  }
+  static void TearDownTestSuite() {
+    delete virtual_cluster_;
+    StopCluster();
+  }
+
+  void TearDown() override { syncer_.Stop(); }
+
+  void StartSyncer() {
+    Result<int> port = localenv::PickFreeLoopbackPort();
+    ASSERT_TRUE(port.ok());
+    Result<localenv::Process> process = localenv::Process::Start(
+        {.argv = {VTENANT_SYNCER, "--tenant=nlp",
+                  "--virtual-kubeconfig=" + virtual_cluster_->kubeconfig_path(),
+                  "--host-kubeconfig=" + cluster().api_server().kubeconfig_path(),
+                  "--health-address=127.0.0.1:" + std::to_string(*port), "--leader-elect"},
+         .log_path = cluster().dir() + "/syncer.log"});
+    ASSERT_TRUE(process.ok()) << process.status().ToString();
+    syncer_ = std::move(*process);
+  }
+
+  // Creates pods burst-<from> .. burst-<to - 1> from 4 threads.
+  static void CreatePods(int from, int to) {
+    std::vector<std::thread> threads;
+    std::atomic<int> next{from};
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (int i = next++; i < to; i = next++) {
+          kube::Object pod = ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{
+              "name":"burst-)" + std::to_string(i) +
+                                           R"(","namespace":"burst"},
+              "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})");
+          while (!virtual_cluster_->client().Create(kPods, "burst", pod).ok()) {
+            // An API server restarting under us: try again.
+            if (virtual_cluster_->client().Get(kPods, "burst", kube::Name(pod)).ok()) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          }
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+
+  // Host pods, checked against the virtual ones: each stands for a virtual
+  // pod of the same UID. Returns how many there are, or -1 on an orphan.
+  static int HostPodsMatchingVirtual() {
+    Result<kube::ObjectList> host = client().ListAll(kPods, kHostNs);
+    Result<kube::ObjectList> virt = virtual_cluster_->client().ListAll(kPods, "burst");
+    if (!host.ok() || !virt.ok()) return -2;
+    std::map<std::string, std::string> uid_by_name;
+    for (const kube::Object& p : virt->items) {
+      uid_by_name[std::string(kube::Name(p))] = std::string(kube::Uid(p));
+    }
+    int matching = 0;
+    for (const kube::Object& p : host->items) {
+      std::string name(kube::Annotation(p, kVirtualNameAnnotation).value_or(""));
+      auto it = uid_by_name.find(name);
+      if (it == uid_by_name.end() || kube::Annotation(p, kVirtualUidAnnotation) != it->second) {
+        return -1;
+      }
+      ++matching;
+    }
+    return matching;
+  }
+
+  static inline localenv::VirtualCluster* virtual_cluster_ = nullptr;
+  localenv::Process syncer_;
+};
+
+TEST_F(SyncerEndToEndTest, KilledMidBurstItNeitherDuplicatesNorLoses) {
+  StartSyncer();
+  std::thread burst([] { CreatePods(0, 500); });
+  // Kill it once it is well into the burst.
+  ASSERT_TRUE(Eventually(
+      [] {
+        Result<kube::ObjectList> host = client().List(kPods, kHostNs, {.limit = 100});
+        return host.ok() && (host->items.size() >= 100 || !host->continue_token.empty());
+      },
+      std::chrono::seconds(180)));
+  syncer_.Stop(std::chrono::milliseconds(0));  // SIGKILL: no goodbye
+  Result<kube::ObjectList> at_kill = virtual_cluster_->client().ListAll(kPods, "burst");
+  Result<kube::ObjectList> synced_at_kill = client().ListAll(kPods, kHostNs);
+  ASSERT_TRUE(at_kill.ok() && synced_at_kill.ok());
+  RecordProperty("virtual_pods_at_kill", static_cast<int>(at_kill->items.size()));
+  RecordProperty("host_pods_at_kill", static_cast<int>(synced_at_kill->items.size()));
+  // Killed mid-burst: pods were still waiting to be synced.
+  EXPECT_LT(synced_at_kill->items.size(), 500u);
+  StartSyncer();
+  burst.join();
+  EXPECT_TRUE(
+      Eventually([] { return HostPodsMatchingVirtual() == 500; }, std::chrono::seconds(300)));
+  EXPECT_EQ(HostPodsMatchingVirtual(), 500);
+
+  // Both API servers restart under a second burst: host first, then virtual.
+  std::thread second([] { CreatePods(500, 700); });
+  ASSERT_TRUE(cluster().api_server().Restart().ok());
+  ASSERT_TRUE(virtual_cluster_->RestartApiServer().ok());
+  second.join();
+  EXPECT_TRUE(
+      Eventually([] { return HostPodsMatchingVirtual() == 700; }, std::chrono::seconds(300)));
+  EXPECT_EQ(HostPodsMatchingVirtual(), 700);
+
+  // Deleted while it is down, its host pods go when it comes back.
+  syncer_.Stop();
+  for (int i = 0; i < 700; i += 7) {
+    ASSERT_TRUE(
+        virtual_cluster_->client().Delete(kPods, "burst", "burst-" + std::to_string(i)).ok());
+  }
+  StartSyncer();
+  EXPECT_TRUE(
+      Eventually([] { return HostPodsMatchingVirtual() == 600; }, std::chrono::seconds(300)));
+}
+
+}  // namespace
+}  // namespace vtenant::syncer

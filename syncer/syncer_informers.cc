@@ -1,0 +1,122 @@
+#include "syncer/syncer_informers.h"
+
+#include <glog/logging.h>
+
+#include "syncer/names.h"
+#include "syncer/pod_references.h"
+#include "syncer/resources.h"
+
+namespace vtenant::syncer {
+namespace {
+
+std::vector<std::string> NodeOf(const kube::Object& pod) {
+  std::string_view node = kube::GetString(pod, {"spec", "nodeName"});
+  if (node.empty()) return {};
+  return {std::string(node)};
+}
+
+std::vector<std::string> OwnerUidsOf(const kube::Object& pod) {
+  std::vector<std::string> values;
+  const rapidjson::Value* refs = kube::Find(pod, {"metadata", "ownerReferences"});
+  if (refs != nullptr && refs->IsArray()) {
+    for (const rapidjson::Value& ref : refs->GetArray()) {
+      std::string_view uid = kube::GetString(ref, {"uid"});
+      if (!uid.empty()) values.emplace_back(uid);
+    }
+  }
+  if (auto group = kube::Annotation(pod, kPodGroupAnnotation)) {
+    values.push_back("podgroup/" + std::string(kube::Namespace(pod)) + "/" + std::string(*group));
+  }
+  return values;
+}
+
+std::vector<std::string> PodGroupOf(const kube::Object& pod) {
+  auto group = kube::Annotation(pod, kPodGroupAnnotation);
+  if (!group) return {};
+  return {std::string(*group)};
+}
+
+}  // namespace
+
+SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
+                                 const SyncerConfig& config, kube::InformerOptions options)
+    : virtual_client_(virtual_client), host_client_(host_client) {
+  kube::InformerOptions everywhere = options;
+  everywhere.ns.clear();
+  everywhere.label_selector.clear();
+  for (const kube::ResourceType* type :
+       {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
+        &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
+        &kube::resources::kNamespaces, &kube::resources::kNodes, &resources::kReplicaSets,
+        &kube::resources::kJobs, &resources::kStatefulSets}) {
+    virtual_[Key(*type)] =
+        std::make_unique<kube::SharedInformer>(virtual_client, *type, everywhere);
+  }
+  kube::InformerOptions owned = options;
+  owned.ns = config.host_namespace;
+  owned.label_selector = std::string(kManagedByLabel) + "=" + kManagedByValue + "," + kTenantLabel +
+                         "=" + config.tenant;
+  for (const kube::ResourceType* type :
+       {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
+        &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
+        &kube::resources::kPodGroups}) {
+    host_[Key(*type)] = std::make_unique<kube::SharedInformer>(host_client, *type, owned);
+  }
+  host_[Key(kube::resources::kNodes)] =
+      std::make_unique<kube::SharedInformer>(host_client, kube::resources::kNodes, everywhere);
+
+  kube::SharedInformer& pods = Virtual(kube::resources::kPods);
+  CHECK(pods.AddIndexer(kNodeIndex, NodeOf).ok());
+  CHECK(pods.AddIndexer(kReferenceIndex, ReferenceIndexValues).ok());
+  CHECK(pods.AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
+  CHECK(Host(kube::resources::kPods).AddIndexer(kPodGroupIndex, PodGroupOf).ok());
+  CHECK(Host(kube::resources::kPods).AddIndexer(kNodeIndex, NodeOf).ok());
+}
+
+kube::SharedInformer& SyncerInformers::Virtual(const kube::ResourceType& type) {
+  auto it = virtual_.find(Key(type));
+  CHECK(it != virtual_.end()) << "no virtual informer for " << type.resource;
+  return *it->second;
+}
+
+kube::SharedInformer& SyncerInformers::Host(const kube::ResourceType& type) {
+  auto it = host_.find(Key(type));
+  CHECK(it != host_.end()) << "no host informer for " << type.resource;
+  return *it->second;
+}
+
+Status SyncerInformers::Run() {
+  for (auto* side : {&virtual_, &host_}) {
+    for (auto& [key, informer] : *side) VT_RETURN_IF_ERROR(informer->Run());
+  }
+  return Status::Ok();
+}
+
+bool SyncerInformers::HasSynced() const {
+  for (auto* side : {&virtual_, &host_}) {
+    for (auto& [key, informer] : *side) {
+      if (!informer->HasSynced()) return false;
+    }
+  }
+  return true;
+}
+
+bool SyncerInformers::WaitForSynced(std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto* side : {&virtual_, &host_}) {
+    for (auto& [key, informer] : *side) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (!informer->WaitForSynced(std::max(left, std::chrono::milliseconds(0)))) return false;
+    }
+  }
+  return true;
+}
+
+void SyncerInformers::Stop() {
+  for (auto* side : {&virtual_, &host_}) {
+    for (auto& [key, informer] : *side) informer->Stop();
+  }
+}
+
+}  // namespace vtenant::syncer

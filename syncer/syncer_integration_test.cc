@@ -1,0 +1,285 @@
+// Integration: the syncer between a real host cluster (kube-apiserver,
+// controller manager, kwok running simulated GPU nodes) and a real virtual
+// control plane (its own kube-apiserver and controller manager, so
+// Deployments and Jobs make pods). No GPU scheduler runs here: a tiny binder
+// in the test binds host pods through pods/binding, as the scheduler would.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "base/eventually.h"
+#include "kube/rest_client.h"
+#include "localenv/command.h"
+#include "localenv/kwok_stages.h"
+#include "localenv/testing/cluster_test.h"
+#include "localenv/tools.h"
+#include "localenv/virtual_cluster.h"
+#include "syncer/names.h"
+#include "syncer/pod_translator.h"
+#include "syncer/syncer.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using kube::resources::kEvents;
+using kube::resources::kJobs;
+using kube::resources::kPodGroups;
+using kube::resources::kPods;
+using localenv::ParseTestJson;
+
+const kube::ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
+constexpr char kHostNs[] = "vtenant-nlp";
+
+class SyncerIntegrationTest : public localenv::ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+nodes:
+- {name: l40s-0, cpu: "32", memory: 256Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
+)",
+                                                                                      "test");
+    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+    StartCluster("syncer", {.nodes = *nodes}, {kHostNs});
+    InstallPodGroupCrd();
+    Result<std::unique_ptr<localenv::VirtualCluster>> vc =
+        localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
+                                         .etcd_url = cluster().etcd().client_url(),
+                                         .name = "nlp"});
+    ASSERT_TRUE(vc.ok()) << vc.status().ToString();
+    virtual_cluster_ = vc->release();
+    ASSERT_TRUE(virtual_cluster_->client()
+                    .Create(kube::resources::kNamespaces, "",
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace",
+                                "metadata":{"name":"ml","labels":{"team":"nlp"}}})"))
+                    .ok());
+    SyncerConfig config;
+    config.tenant = "nlp";
+    config.queue = "nlp";
+    config.host_namespace = kHostNs;
+    config.virtual_service_host = "127.0.0.1";
+    config.virtual_service_port = virtual_cluster_->api_server().port();
+    registry_ = new kube::Registry();
+    syncer_ = new Syncer(virtual_cluster_->client(), client(), config, {.registry = registry_});
+    ASSERT_TRUE(syncer_->Start().ok());
+    ASSERT_TRUE(syncer_->WaitForSynced(std::chrono::seconds(60)));
+    syncer_->StartControllers();
+    binder_ = new std::thread(BindLoop);
+  }
+
+  static void TearDownTestSuite() {
+    stop_binder_ = true;
+    if (binder_ != nullptr) binder_->join();
+    delete binder_;
+    if (syncer_ != nullptr) syncer_->Stop();
+    delete syncer_;
+    delete registry_;
+    delete virtual_cluster_;
+    StopCluster();
+  }
+
+  static void InstallPodGroupCrd() {
+    Result<std::string> kubectl = localenv::FindTool("kubectl");
+    ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
+    std::string crd =
+        std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml";
+    std::string kubeconfig = "--kubeconfig=" + cluster().api_server().kubeconfig_path();
+    Result<localenv::CommandResult> applied =
+        localenv::RunCommand({*kubectl, kubeconfig, "apply", "-f", crd});
+    ASSERT_TRUE(applied.ok() && applied->exit_code == 0) << (applied.ok() ? applied->err : "");
+    Result<localenv::CommandResult> ready =
+        localenv::RunCommand({*kubectl, kubeconfig, "wait", "--for=condition=established",
+                              "--timeout=60s", "crd/podgroups.scheduling.run.ai"});
+    ASSERT_TRUE(ready.ok() && ready->exit_code == 0) << (ready.ok() ? ready->err : "");
+  }
+
+  // The stand-in for the GPU scheduler: every unbound host pod goes to l40s-0.
+  static void BindLoop() {
+    while (!stop_binder_) {
+      Result<kube::ObjectList> pods = client().List(kPods, kHostNs);
+      if (pods.ok()) {
+        for (const kube::Object& pod : pods->items) {
+          if (kube::GetString(pod, {"spec", "nodeName"}).empty() && !kube::IsBeingDeleted(pod)) {
+            (void)client().Bind(kHostNs, kube::Name(pod), "l40s-0");
+          }
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  static kube::Client& virt() { return virtual_cluster_->client(); }
+
+  static std::vector<kube::Object> HostPodsOf(const std::string& label_selector) {
+    Result<kube::ObjectList> pods =
+        client().List(kPods, kHostNs, {.label_selector = label_selector});
+    return pods.ok() ? std::move(pods->items) : std::vector<kube::Object>{};
+  }
+
+  static inline localenv::VirtualCluster* virtual_cluster_ = nullptr;
+  static inline kube::Registry* registry_ = nullptr;
+  static inline Syncer* syncer_ = nullptr;
+  static inline std::thread* binder_ = nullptr;
+  static inline std::atomic<bool> stop_binder_{false};
+};
+
+TEST_F(SyncerIntegrationTest, DeploymentAndJobRunOnTheHost) {
+  ASSERT_TRUE(virt()
+                  .Create(kDeployments, "ml", ParseTestJson(R"({"apiVersion":"apps/v1",
+      "kind":"Deployment","metadata":{"name":"web","namespace":"ml"},
+      "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
+        "template":{"metadata":{"labels":{"app":"web","kai.scheduler/queue":"vision"}},
+          "spec":{"schedulerName":"kai-scheduler",
+                  "containers":[{"name":"c","image":"nginx"}]}}}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kJobs, "ml",
+                          ParseTestJson(std::string(R"({"apiVersion":"batch/v1",
+      "kind":"Job","metadata":{"name":"once","namespace":"ml"},
+      "spec":{"template":{"metadata":{"annotations":{")") +
+                                        localenv::kRunDurationAnnotation +
+                                        R"(":"2s"}},
+          "spec":{"restartPolicy":"Never","schedulerName":"kai-scheduler",
+                  "containers":[{"name":"c","image":"busybox"}]}}}})"))
+                  .ok());
+
+  // Three Deployment pods on the host, translated, with the tenant's queue.
+  ASSERT_TRUE(
+      Eventually([] { return HostPodsOf("app=web").size() == 3; }, std::chrono::seconds(120)));
+  for (const kube::Object& pod : HostPodsOf("app=web")) {
+    EXPECT_EQ(kube::Label(pod, kQueueLabel), "nlp");
+    EXPECT_EQ(kube::Label(pod, kTenantLabel), "nlp");
+    EXPECT_EQ(kube::Label(pod, "vtenant.io/ns-label.team"), "nlp");
+    EXPECT_EQ(kube::Annotation(pod, kVirtualNamespaceAnnotation), "ml");
+    EXPECT_FALSE(kube::Find(pod, {"metadata", "ownerReferences"}));
+    std::string vname(kube::Annotation(pod, kVirtualNameAnnotation).value_or(""));
+    EXPECT_EQ(kube::Name(pod), HostName(vname, "ml", "nlp"));
+    EXPECT_EQ(kube::GetString(pod, {"spec", "hostname"}), vname);
+  }
+  // The virtual pods run, on the host's node, which the tenant now sees.
+  EXPECT_TRUE(Eventually(
+      [] {
+        Result<kube::ObjectList> pods = virt().List(kPods, "ml", {.label_selector = "app=web"});
+        if (!pods.ok() || pods->items.size() != 3) return false;
+        for (const kube::Object& pod : pods->items) {
+          if (kube::GetString(pod, {"status", "phase"}) != "Running" ||
+              kube::GetString(pod, {"spec", "nodeName"}) != "l40s-0") {
+            return false;
+          }
+        }
+        return true;
+      },
+      std::chrono::seconds(120)));
+  Result<kube::Object> node = virt().Get(kube::resources::kNodes, "", "l40s-0");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(kube::GetString(*node, {"status", "capacity", "nvidia.com/gpu"}), "1");
+  // The Job's pod finishes on the host and the virtual Job completes.
+  EXPECT_TRUE(Eventually(
+      [] {
+        Result<kube::Object> job = virt().Get(kJobs, "ml", "once");
+        return job.ok() && kube::GetInt(*job, {"status", "succeeded"}) == 1;
+      },
+      std::chrono::seconds(120)));
+}
+
+TEST_F(SyncerIntegrationTest, GangJobBecomesOneHostPodGroup) {
+  ASSERT_TRUE(virt()
+                  .Create(kJobs, "ml", ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
+      "metadata":{"name":"ddp","namespace":"ml","annotations":{"kai.scheduler/batch-min-member":"4"}},
+      "spec":{"parallelism":4,"completions":4,"template":{"metadata":{"labels":{"job":"ddp"}},
+        "spec":{"restartPolicy":"Never","schedulerName":"kai-scheduler",
+                "containers":[{"name":"c","image":"pytorch"}]}}}})"))
+                  .ok());
+  ASSERT_TRUE(
+      Eventually([] { return HostPodsOf("job=ddp").size() == 4; }, std::chrono::seconds(120)));
+  Result<kube::ObjectList> groups = client().List(kPodGroups, kHostNs);
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  std::vector<const kube::Object*> ddp;
+  for (const kube::Object& pg : groups->items) {
+    if (kube::Annotation(pg, kVirtualNameAnnotation) == std::string_view("ddp")) ddp.push_back(&pg);
+  }
+  ASSERT_EQ(ddp.size(), 1u);
+  EXPECT_EQ(kube::GetInt(*ddp[0], {"spec", "minMember"}), 4);
+  EXPECT_EQ(kube::GetString(*ddp[0], {"spec", "queue"}), "nlp");
+  for (const kube::Object& pod : HostPodsOf("job=ddp")) {
+    EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation), kube::Name(*ddp[0]));
+  }
+}
+
+TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"root","namespace":"ml","labels":{"refused":"yes"}},
+      "spec":{"containers":[{"name":"c","image":"i","securityContext":{"privileged":true}}]}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"greedy","namespace":"ml","labels":{"refused":"yes"},
+                  "annotations":{"gpu-fraction":"1.5"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  std::map<std::string, std::string> want = {{"root", "PrivilegedFeatureNotAllowed"},
+                                             {"greedy", "InvalidGpuAnnotation"}};
+  for (const auto& [pod, reason] : want) {
+    EXPECT_TRUE(Eventually(
+        [&, pod = pod, reason = reason] {
+          Result<kube::ObjectList> events =
+              virt().List(kEvents, "ml", {.field_selector = "involvedObject.name=" + pod});
+          if (!events.ok()) return false;
+          for (const kube::Object& e : events->items) {
+            if (kube::GetString(e, {"reason"}) == reason) return true;
+          }
+          return false;
+        },
+        std::chrono::seconds(60)))
+        << pod;
+    // The Event is recorded just before the status is written.
+    EXPECT_TRUE(Eventually([&, pod = pod, reason = reason] {
+      Result<kube::Object> v = virt().Get(kPods, "ml", pod);
+      return v.ok() && kube::GetString(*v, {"status", "reason"}) == reason;
+    })) << pod;
+  }
+  EXPECT_TRUE(HostPodsOf("refused=yes").empty());
+}
+
+TEST_F(SyncerIntegrationTest, ProjectedTokenComesFromTheVirtualApiServer) {
+  // What the ServiceAccount admission plugin would add, written out (it is
+  // off in the local control planes).
+  ASSERT_TRUE(Eventually(
+      [] { return virt().Get(kube::resources::kServiceAccounts, "ml", "default").ok(); }));
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"talker","namespace":"ml"},
+      "spec":{"schedulerName":"kai-scheduler","serviceAccountName":"default",
+        "containers":[{"name":"c","image":"kubectl","volumeMounts":[{"name":"kube-api-access",
+          "mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}]}],
+        "volumes":[{"name":"kube-api-access","projected":{"sources":[
+          {"serviceAccountToken":{"path":"token","expirationSeconds":3607}},
+          {"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}}]}}]}})"))
+                  .ok());
+  const std::string host_name = HostName("talker", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] { return client().Get(kPods, kHostNs, host_name).ok(); },
+                         std::chrono::seconds(60)));
+  Result<kube::Object> pod = client().Get(kPods, kHostNs, host_name);
+  ASSERT_TRUE(pod.ok());
+  const rapidjson::Value& sources = (*pod)["spec"]["volumes"][0]["projected"]["sources"];
+  std::string secret(kube::GetString(sources[0], {"secret", "name"}));
+  EXPECT_EQ(secret, TokenSecretName("talker", "ml", "nlp"));
+  EXPECT_FALSE((*pod)["spec"]["automountServiceAccountToken"].GetBool());
+  Result<kube::Object> token = client().Get(kube::resources::kSecrets, kHostNs, secret);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+  EXPECT_FALSE(kube::GetString(*token, {"data", "token"}).empty());
+  // The CA the pod mounts is the virtual cluster's, copied on demand.
+  EXPECT_TRUE(
+      client()
+          .Get(kube::resources::kConfigMaps, kHostNs, HostName("kube-root-ca.crt", "ml", "nlp"))
+          .ok());
+  // Gone with the pod.
+  ASSERT_TRUE(virt().Delete(kPods, "ml", "talker", {.grace_period_seconds = 0}).ok());
+  EXPECT_TRUE(
+      Eventually([&] { return !client().Get(kube::resources::kSecrets, kHostNs, secret).ok(); },
+                 std::chrono::seconds(60)));
+}
+
+}  // namespace
+}  // namespace vtenant::syncer

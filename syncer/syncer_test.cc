@@ -1,0 +1,369 @@
+// The syncer's reconcilers end to end over two in-memory API servers: one
+// FakeClient plays the virtual cluster, another the host.
+#include "syncer/syncer.h"
+
+#include <gtest/gtest.h>
+
+#include "base/eventually.h"
+#include "kube/testing/fake_client.h"
+#include "syncer/names.h"
+#include "syncer/resources.h"
+#include "syncer/test_objects.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using kube::resources::kConfigMaps;
+using kube::resources::kEvents;
+using kube::resources::kJobs;
+using kube::resources::kNodes;
+using kube::resources::kPodGroups;
+using kube::resources::kPods;
+using testing::Json;
+using testing::NlpConfig;
+
+constexpr char kHostNs[] = "vtenant-nlp";
+
+std::string PodJson(const std::string& name, const std::string& extra_meta = "",
+                    const std::string& extra_spec = "") {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","namespace":"ml")" + extra_meta +
+         R"(},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}])" +
+         extra_spec + "}}";
+}
+
+class SyncerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(host_
+                    .Create(kNodes, "", Json(R"({"apiVersion":"v1","kind":"Node","metadata":{
+        "name":"l40s-0","labels":{"nvidia.com/gpu.product":"NVIDIA-L40S"}},
+        "status":{"capacity":{"nvidia.com/gpu":"1"},"allocatable":{"nvidia.com/gpu":"1"}}})"))
+                    .ok());
+  }
+  void TearDown() override {
+    if (syncer_) syncer_->Stop();
+  }
+
+  void StartSyncer() {
+    syncer_ = std::make_unique<Syncer>(
+        virtual_, host_, NlpConfig(),
+        SyncerOptions{.probe_period = std::chrono::milliseconds(20), .registry = &registry_});
+    ASSERT_TRUE(syncer_->Start().ok());
+    ASSERT_TRUE(syncer_->WaitForSynced(std::chrono::seconds(10)));
+    syncer_->StartControllers();
+  }
+
+  void CreateVirtual(const kube::ResourceType& type, const std::string& json) {
+    Result<kube::Object> created = virtual_.Create(type, "ml", Json(json));
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+
+  kube::Object HostPod(const std::string& virtual_name) {
+    Result<kube::Object> pod = host_.Get(kPods, kHostNs, HostName(virtual_name, "ml", "nlp"));
+    return pod.ok() ? std::move(*pod) : kube::Object(rapidjson::kNullType);
+  }
+  bool HostPodExists(const std::string& virtual_name) {
+    return host_.Get(kPods, kHostNs, HostName(virtual_name, "ml", "nlp")).ok();
+  }
+  size_t HostPodCount() {
+    Result<kube::ObjectList> pods = host_.List(kPods, kHostNs);
+    return pods.ok() ? pods->items.size() : 0;
+  }
+  kube::Object VirtualPod(const std::string& name) {
+    Result<kube::Object> pod = virtual_.Get(kPods, "ml", name);
+    return pod.ok() ? std::move(*pod) : kube::Object(rapidjson::kNullType);
+  }
+
+  // What the host's scheduler and kubelet would do: bind and run.
+  void ScheduleAndRunOnHost(const std::string& virtual_name) {
+    const std::string host_name = HostName(virtual_name, "ml", "nlp");
+    ASSERT_TRUE(host_.Bind(kHostNs, host_name, "l40s-0").ok());
+    Result<kube::Object> running = host_.UpdateWithRetry(
+        kPods, kHostNs, host_name,
+        [](kube::Object& pod) {
+          kube::Object status = Json(R"({"phase":"Running","podIP":"10.244.0.9",
+              "hostIP":"192.168.0.2","qosClass":"BestEffort",
+              "conditions":[{"type":"PodScheduled","status":"True"},{"type":"Ready","status":"True"}]})");
+          pod.RemoveMember("status");
+          pod.AddMember("status", rapidjson::Value(status, pod.GetAllocator()), pod.GetAllocator());
+          return Status::Ok();
+        },
+        "status");
+    ASSERT_TRUE(running.ok()) << running.status().ToString();
+  }
+
+  kube::FakeClient virtual_;
+  kube::FakeClient host_;
+  kube::Registry registry_;
+  std::unique_ptr<Syncer> syncer_;
+};
+
+TEST_F(SyncerTest, PodGoesDownWithTheTenantsQueueAndItsReferences) {
+  StartSyncer();
+  CreateVirtual(kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap",
+      "metadata":{"name":"cfg","namespace":"ml"},"data":{"a":"b"}})");
+  CreateVirtual(kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap",
+      "metadata":{"name":"unused","namespace":"ml"},"data":{"a":"b"}})");
+  CreateVirtual(kPods, PodJson("p1", R"(,"labels":{"kai.scheduler/queue":"vision"})",
+                               R"(,"volumes":[{"name":"v","configMap":{"name":"cfg"}}])"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("p1"); }));
+  kube::Object host = HostPod("p1");
+  EXPECT_EQ(kube::Label(host, kQueueLabel), "nlp");
+  EXPECT_EQ(kube::Annotation(host, kVirtualUidAnnotation), kube::Uid(VirtualPod("p1")));
+  EXPECT_TRUE(host_.Get(kConfigMaps, kHostNs, "cfg-x-ml-x-nlp").ok());
+  EXPECT_FALSE(host_.Get(kConfigMaps, kHostNs, "unused-x-ml-x-nlp").ok());
+
+  // Deleting the virtual pod deletes the host pod and the copy nothing needs.
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "p1").ok());
+  EXPECT_TRUE(Eventually([&] { return !HostPodExists("p1"); }));
+  EXPECT_TRUE(Eventually([&] { return !host_.Get(kConfigMaps, kHostNs, "cfg-x-ml-x-nlp").ok(); }));
+}
+
+TEST_F(SyncerTest, ScheduledHostPodBindsTheVirtualPodToAMirroredNode) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("p1"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("p1"); }));
+  ScheduleAndRunOnHost("p1");
+  ASSERT_TRUE(Eventually([&] {
+    kube::Object pod = VirtualPod("p1");
+    return pod.IsObject() && kube::GetString(pod, {"status", "phase"}) == "Running";
+  }));
+  kube::Object pod = VirtualPod("p1");
+  EXPECT_EQ(kube::GetString(pod, {"spec", "nodeName"}), "l40s-0");
+  EXPECT_EQ(kube::GetString(pod, {"status", "podIP"}), "10.244.0.9");
+  Result<kube::Object> node = virtual_.Get(kNodes, "", "l40s-0");
+  ASSERT_TRUE(node.ok());
+  EXPECT_EQ(kube::Label(*node, "nvidia.com/gpu.product"), "NVIDIA-L40S");
+  EXPECT_EQ(kube::GetString(*node, {"status", "capacity", "nvidia.com/gpu"}), "1");
+
+  // The last pod on it goes, and so does the mirror.
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "p1").ok());
+  EXPECT_TRUE(Eventually([&] { return !virtual_.Get(kNodes, "", "l40s-0").ok(); }));
+}
+
+TEST_F(SyncerTest, RefusedPodNeverReachesTheHostAndSaysWhy) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("frac", R"(,"annotations":{"gpu-fraction":"1.5"})"));
+  CreateVirtual(kPods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"priv",
+      "namespace":"ml"},"spec":{"containers":[{"name":"c","image":"i",
+      "securityContext":{"privileged":true}}]}})");
+  CreateVirtual(kPods, PodJson("ok"));
+  for (const char* name : {"frac", "priv"}) {
+    ASSERT_TRUE(Eventually([&] {
+      kube::Object pod = VirtualPod(name);
+      return pod.IsObject() && !kube::GetString(pod, {"status", "reason"}).empty();
+    })) << name;
+  }
+  EXPECT_EQ(kube::GetString(VirtualPod("frac"), {"status", "reason"}), "InvalidGpuAnnotation");
+  EXPECT_EQ(kube::GetString(VirtualPod("priv"), {"status", "reason"}),
+            "PrivilegedFeatureNotAllowed");
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("ok"); }));
+  EXPECT_FALSE(HostPodExists("frac"));
+  EXPECT_FALSE(HostPodExists("priv"));
+  Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+  ASSERT_TRUE(events.ok());
+  std::set<std::string> reasons;
+  for (const kube::Object& e : events->items) {
+    reasons.emplace(kube::GetString(e, {"reason"}));
+    EXPECT_EQ(kube::GetString(e, {"type"}), "Warning");
+  }
+  EXPECT_TRUE(reasons.contains("InvalidGpuAnnotation"));
+  EXPECT_TRUE(reasons.contains("PrivilegedFeatureNotAllowed"));
+}
+
+TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
+  StartSyncer();
+  Result<kube::Object> job = virtual_.Create(kJobs, "ml", Json(R"({"apiVersion":"batch/v1",
+      "kind":"Job","metadata":{"name":"ddp","namespace":"ml",
+      "annotations":{"kai.scheduler/batch-min-member":"4"}},"spec":{"parallelism":4}})"));
+  ASSERT_TRUE(job.ok());
+  const std::string owner = R"(,"ownerReferences":[{"apiVersion":"batch/v1","kind":"Job",
+      "name":"ddp","uid":")" +
+                            std::string(kube::Uid(*job)) + R"(","controller":true}])";
+  for (int i = 0; i < 4; ++i) CreateVirtual(kPods, PodJson("ddp-" + std::to_string(i), owner));
+  ASSERT_TRUE(Eventually([&] { return HostPodCount() == 4; }));
+  Result<kube::ObjectList> groups = host_.List(kPodGroups, kHostNs);
+  ASSERT_TRUE(groups.ok());
+  ASSERT_EQ(groups->items.size(), 1u);
+  const kube::Object& pg = groups->items[0];
+  EXPECT_EQ(kube::GetInt(pg, {"spec", "minMember"}), 4);
+  EXPECT_EQ(kube::GetString(pg, {"spec", "queue"}), "nlp");
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(kube::Annotation(HostPod("ddp-" + std::to_string(i)), kPodGroupAnnotation),
+              kube::Name(pg));
+  }
+  // The workload's pods gone, the group goes.
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(virtual_.Delete(kPods, "ml", "ddp-" + std::to_string(i)).ok());
+  }
+  EXPECT_TRUE(Eventually([&] {
+    Result<kube::ObjectList> left = host_.List(kPodGroups, kHostNs);
+    return left.ok() && left->items.empty();
+  }));
+}
+
+TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("bare"));
+  Result<kube::Object> rs = virtual_.Create(syncer::resources::kReplicaSets, "ml",
+                                            Json(R"({"apiVersion":"apps/v1","kind":"ReplicaSet",
+      "metadata":{"name":"rs","namespace":"ml"},"spec":{"replicas":1}})"));
+  ASSERT_TRUE(rs.ok());
+  CreateVirtual(kPods,
+                PodJson("owned", R"(,"ownerReferences":[{"apiVersion":"apps/v1",
+      "kind":"ReplicaSet","name":"rs","uid":")" +
+                                     std::string(kube::Uid(*rs)) + R"(","controller":true}])"));
+  for (const char* name : {"bare", "owned"}) {
+    ASSERT_TRUE(Eventually([&] { return HostPodExists(name); }));
+    ScheduleAndRunOnHost(name);
+    ASSERT_TRUE(Eventually([&] {
+      return kube::GetString(VirtualPod(name), {"status", "phase"}) == "Running";
+    }));
+  }
+  for (const char* name : {"bare", "owned"}) {
+    ASSERT_TRUE(host_.Evict(kHostNs, HostName(name, "ml", "nlp")).ok());
+  }
+  EXPECT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("bare"), {"status", "phase"}) == "Failed";
+  }));
+  EXPECT_EQ(kube::GetString(VirtualPod("bare"), {"status", "reason"}), "HostPodLost");
+  EXPECT_TRUE(Eventually([&] { return !virtual_.Get(kPods, "ml", "owned").ok(); }));
+  // Neither comes back on the host.
+  EXPECT_FALSE(HostPodExists("bare"));
+}
+
+TEST_F(SyncerTest, NewUidReplacesTheHostPod) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("p"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("p"); }));
+  ASSERT_TRUE(syncer_ != nullptr);
+  syncer_->StopControllers();  // the new pod appears while nobody looks
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "p").ok());
+  CreateVirtual(kPods, PodJson("p"));
+  const std::string new_uid(kube::Uid(VirtualPod("p")));
+  syncer_->Stop();
+  syncer_.reset();
+  StartSyncer();
+  EXPECT_TRUE(Eventually([&] {
+    kube::Object host = HostPod("p");
+    return host.IsObject() && kube::Annotation(host, kVirtualUidAnnotation) == new_uid;
+  }));
+  EXPECT_EQ(HostPodCount(), 1u);
+}
+
+TEST_F(SyncerTest, RestartConvergesWithoutDuplicatesOrOrphans) {
+  // An orphan left by an earlier run: its virtual pod is gone.
+  kube::Object orphan = Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{
+      "name":"gone-x-ml-x-nlp","namespace":"vtenant-nlp",
+      "labels":{"vtenant.io/managed-by":"vtenant-syncer","vtenant.io/tenant":"nlp"},
+      "annotations":{"vtenant.io/virtual-name":"gone","vtenant.io/virtual-namespace":"ml",
+                     "vtenant.io/virtual-uid":"old"}},"spec":{"containers":[{"name":"c"}]}})");
+  ASSERT_TRUE(host_.Create(kPods, kHostNs, orphan).ok());
+  // Someone else's pod in the namespace is not ours to touch.
+  ASSERT_TRUE(host_
+                  .Create(kPods, kHostNs, Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{
+      "name":"theirs","namespace":"vtenant-nlp"},"spec":{"containers":[{"name":"c"}]}})"))
+                  .ok());
+  StartSyncer();
+  for (int i = 0; i < 30; ++i) CreateVirtual(kPods, PodJson("burst-" + std::to_string(i)));
+  syncer_->Stop();  // mid-burst, as a crash would
+  syncer_.reset();
+  for (int i = 30; i < 60; ++i) CreateVirtual(kPods, PodJson("burst-" + std::to_string(i)));
+  StartSyncer();
+  EXPECT_TRUE(Eventually([&] { return HostPodCount() == 61; }));  // 60 + theirs
+  EXPECT_FALSE(host_.Get(kPods, kHostNs, "gone-x-ml-x-nlp").ok());
+  EXPECT_TRUE(host_.Get(kPods, kHostNs, "theirs").ok());
+  for (int i = 0; i < 60; ++i) EXPECT_TRUE(HostPodExists("burst-" + std::to_string(i))) << i;
+}
+
+TEST_F(SyncerTest, TerminatingVirtualPodTakesItsHostPodWithIt) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("p", R"(,"finalizers":["test.vtenant.io/hold"])"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("p"); }));
+  // With a finalizer the virtual pod stays, terminating, as a bound pod
+  // does in a real cluster until its kubelet confirms.
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "p", {.grace_period_seconds = 30}).ok());
+  EXPECT_TRUE(Eventually([&] { return !HostPodExists("p"); }));
+  EXPECT_TRUE(kube::IsBeingDeleted(VirtualPod("p")));
+}
+
+TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
+  StartSyncer();
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"clusterIP":"10.96.50.1",
+      "selector":{"app":"api"},"ports":[{"name":"http","port":80,"protocol":"TCP"}]}})");
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  Result<kube::Object> copy = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "selector", "vtenant.io/virtual-namespace"}), "ml");
+  EXPECT_FALSE(kube::Find(*copy, {"spec", "clusterIP"}));
+  // The host allocates the address (FakeClient does not: play it here).
+  ASSERT_TRUE(host_
+                  .UpdateWithRetry(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp",
+                                   [](kube::Object& svc) {
+                                     kube::SetString(svc, {"spec"}, "clusterIP", "10.96.7.7");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr host_copy = syncer_->informers()
+                                    .Host(kube::resources::kServices)
+                                    .cache()
+                                    .Get(std::string(kHostNs) + "/api-x-ml-x-nlp");
+    return host_copy && kube::GetString(*host_copy, {"spec", "clusterIP"}) == "10.96.7.7";
+  }));
+  CreateVirtual(kPods, PodJson("client"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("client"); }));
+  bool found = false;
+  for (const rapidjson::Value& e : HostPod("client")["spec"]["containers"][0]["env"].GetArray()) {
+    if (kube::GetString(e, {"name"}) == "API_SERVICE_HOST") {
+      found = kube::GetString(e, {"value"}) == "10.96.7.7";
+    }
+  }
+  EXPECT_TRUE(found);
+  ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "api").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return !host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+}
+
+TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("ok"));
+  CreateVirtual(kPods, PodJson("bad", R"(,"annotations":{"gpu-memory":"-1"})"));
+  ASSERT_TRUE(Eventually([&] {
+    std::string text = registry_.Render();
+    return text.find(R"(vtenant_syncer_objects_synced_total{kind="Pod",operation="create"} 1)") !=
+               std::string::npos &&
+           text.find(R"(vtenant_syncer_pods_refused_total{reason="InvalidGpuAnnotation"} 1)") !=
+               std::string::npos;
+  })) << registry_.Render();
+  std::string text = registry_.Render();
+  EXPECT_NE(text.find("vtenant_syncer_pod_sync_latency_seconds_count 1"), std::string::npos);
+  EXPECT_NE(text.find(R"(vtenant_workqueue_depth{controller="pod-syncer"})"), std::string::npos);
+}
+
+TEST_F(SyncerTest, ControllersStartAgainAfterLeadershipComesBack) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("before"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("before"); }));
+  syncer_->StopControllers();  // leadership lost
+  CreateVirtual(kPods, PodJson("while-away"));
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "before").ok());
+  syncer_->StartControllers();  // and won back: the caches are replayed
+  EXPECT_TRUE(Eventually([&] { return HostPodExists("while-away") && !HostPodExists("before"); }));
+}
+
+TEST_F(SyncerTest, ReadyOnlyWhenBothServersAnswer) {
+  StartSyncer();
+  EXPECT_TRUE(Eventually([&] { return syncer_->Ready().ok(); }));
+  host_.InjectError("list", "pods", Unavailable("host down"), -1);
+  EXPECT_TRUE(Eventually([&] { return !syncer_->Ready().ok(); }));
+  EXPECT_NE(syncer_->Ready().message().find("host"), std::string::npos);
+  host_.ClearErrors();
+  EXPECT_TRUE(Eventually([&] { return syncer_->Ready().ok(); }));
+}
+
+}  // namespace
+}  // namespace vtenant::syncer

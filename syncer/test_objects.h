@@ -1,0 +1,31 @@
+// Objects the syncer's unit tests share.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kube/object.h"
+#include "syncer/syncer_config.h"
+
+namespace vtenant::syncer::testing {
+
+// Parses JSON written in a test; a typo fails the test instead of crashing it.
+inline kube::Object Json(const std::string& text) {
+  Result<kube::Object> parsed = kube::ParseJson(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString() << "\n" << text;
+  return parsed.ok() ? std::move(*parsed) : kube::Object(rapidjson::kObjectType);
+}
+
+// The reference scenario's tenant "nlp".
+inline SyncerConfig NlpConfig() {
+  SyncerConfig config;
+  config.tenant = "nlp";
+  config.queue = "nlp";
+  config.host_namespace = "vtenant-nlp";
+  config.virtual_service_host = "10.0.0.7";
+  config.virtual_service_port = 6443;
+  return config;
+}
+
+}  // namespace vtenant::syncer::testing

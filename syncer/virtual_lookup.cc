@@ -1,0 +1,38 @@
+#include "syncer/virtual_lookup.h"
+
+#include "syncer/gang.h"
+#include "syncer/resources.h"
+
+namespace vtenant::syncer {
+
+kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_view kind,
+                                   std::string_view ns, std::string_view name) {
+  const std::string key = kube::MakeKey(ns, name);
+  if (api_version == "apps/v1" && kind == "ReplicaSet") {
+    return informers_.Virtual(resources::kReplicaSets).cache().Get(key);
+  }
+  if (api_version == "apps/v1" && kind == "StatefulSet") {
+    return informers_.Virtual(resources::kStatefulSets).cache().Get(key);
+  }
+  if (api_version == "batch/v1" && kind == "Job") {
+    return informers_.Virtual(kube::resources::kJobs).cache().Get(key);
+  }
+  if (!live_reads_) return nullptr;
+  const kube::ResourceType* type = nullptr;
+  if (api_version == kPodGroupApiVersion && kind == "PodGroup") type = &kube::resources::kPodGroups;
+  if (api_version == "kubeflow.org/v1" && kind == "PyTorchJob") type = &resources::kPyTorchJobs;
+  if (type == nullptr) return nullptr;
+  Result<kube::Object> object = informers_.virtual_client().Get(*type, ns, name);
+  if (!object.ok()) return nullptr;
+  return std::make_shared<const kube::Object>(std::move(*object));
+}
+
+bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
+  if (api_version == "apps/v1") return kind == "ReplicaSet" || kind == "StatefulSet";
+  if (api_version == "batch/v1") return kind == "Job";
+  if (!live_reads_) return false;
+  return (api_version == kPodGroupApiVersion && kind == "PodGroup") ||
+         (api_version == "kubeflow.org/v1" && kind == "PyTorchJob");
+}
+
+}  // namespace vtenant::syncer

@@ -1,0 +1,27 @@
+// VirtualLookup: the ObjectLookup owner chains and gangs read, over the
+// virtual informer caches (ReplicaSets, Jobs, StatefulSets) and, for kinds
+// without a cache (KAI PodGroups, Kubeflow jobs, whose CRDs a virtual
+// cluster may not have), a GET on the virtual API server.
+#pragma once
+
+#include "syncer/owner_chain.h"
+#include "syncer/syncer_informers.h"
+
+namespace vtenant::syncer {
+
+class VirtualLookup : public ObjectLookup {
+ public:
+  // With `live_reads` off, only cached kinds are found: for paths that run
+  // on every status change and must not cost an API call.
+  explicit VirtualLookup(SyncerInformers& informers, bool live_reads = true)
+      : informers_(informers), live_reads_(live_reads) {}
+  kube::ObjectPtr Get(std::string_view api_version, std::string_view kind, std::string_view ns,
+                      std::string_view name) override;
+  bool Knows(std::string_view api_version, std::string_view kind) override;
+
+ private:
+  SyncerInformers& informers_;
+  const bool live_reads_;
+};
+
+}  // namespace vtenant::syncer
