@@ -6,6 +6,7 @@
 // `<dir>/admin.kubeconfig`, and waits for /readyz.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct ApiServerOptions {
   // controller that creates `default` accounts. Off unless asked for.
   bool service_account_admission = false;
   std::vector<std::string> extra_args;
+  std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
   bool die_with_parent = true;
 };
 
