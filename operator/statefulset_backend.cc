@@ -106,7 +106,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       "--authorization-mode=RBAC",
       "--endpoint-reconciler-type=none",
       "--profiling=false",
-      "--default-watch-cache-size=0",
+      "--watch-cache-sizes=events#0",
       "--enable-priority-and-fairness=false"};
   std::vector<std::string> kcm = {"kube-controller-manager",
                                   std::string("--kubeconfig=") + kInternalKubeconfig,
