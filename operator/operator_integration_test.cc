@@ -258,8 +258,9 @@ TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
   for (const auto& t : teams) {
     SCOPED_TRACE(t);
     // One API server and one controller manager per tenant, adopted or started once.
-    EXPECT_EQ(CountProcesses("kube-apiserver", "--etcd-prefix=/vtenant/" + t + "/"), 1);
-    EXPECT_EQ(CountProcesses("kube-controller-manager", "/tenants/" + t + "/apiserver/"), 1);
+    const std::string mine = *state_dir_ + "/tenants/" + t + "/apiserver/";
+    EXPECT_EQ(CountProcesses("kube-apiserver", mine), 1);
+    EXPECT_EQ(CountProcesses("kube-controller-manager", mine), 1);
     Result<kube::Object> q = client().Get(res::kQueues, "", t);
     ASSERT_TRUE(q.ok());
     EXPECT_EQ(kube::GetString(*q, {"spec", "parentQueue"}), "ml-org");
@@ -349,9 +350,10 @@ TEST_F(OperatorIntegrationTest, DeletionLeavesNothingBehind) {
   EXPECT_FALSE(client().Get(res::kNamespaces, "", "vtenant-orphan").ok());
   EXPECT_FALSE(client().Get(res::kQueues, "", "orphan").ok());
   EXPECT_FALSE(client().Get(res::kClusterRoleBindings, "", "vtenant:syncer:orphan").ok());
-  EXPECT_EQ(CountProcesses("kube-apiserver", "--etcd-prefix=/vtenant/orphan/"), 0);
-  EXPECT_EQ(CountProcesses("kube-controller-manager", "/tenants/orphan/"), 0);
-  EXPECT_EQ(CountProcesses("vtenant-syncer", "--tenant=orphan"), 0);
+  const std::string orphan = *state_dir_ + "/tenants/orphan/";
+  EXPECT_EQ(CountProcesses("kube-apiserver", orphan), 0);
+  EXPECT_EQ(CountProcesses("kube-controller-manager", orphan), 0);
+  EXPECT_EQ(CountProcesses("vtenant-syncer", orphan), 0);
   EXPECT_FALSE(fs::exists(*state_dir_ + "/tenants/orphan"));
   EXPECT_TRUE(client().Get(res::kQueues, "", "research").ok());
   // The other tenants are untouched.

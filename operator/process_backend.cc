@@ -128,6 +128,17 @@ bool ProcessRuns(int pid, const std::string& program, const std::string& marker)
   return false;
 }
 
+int FindRunning(const std::string& program, const std::string& marker) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int pid = std::stoi(name);
+    if (ProcessRuns(pid, program, marker)) return pid;
+  }
+  return -1;
+}
+
 std::vector<std::string> ProcessBackendOptions::DefaultApiServerArgs() {
   return {
       // A virtual cluster serves one team: a few hundred objects and a
@@ -280,7 +291,8 @@ Result<std::string> ProcessBackend::EnsureEtcd() {
   if (ProcessRuns(etcd_pid_, "etcd", dir.string())) return etcd_url_;
   int pid = ReadInt(dir / "etcd.pid");
   std::string url = ReadFile(dir / "url");
-  if (!url.empty() && ProcessRuns(pid, "etcd", dir.string())) {
+  if (!ProcessRuns(pid, "etcd", dir.string())) pid = FindRunning("etcd", dir.string());
+  if (!url.empty() && pid > 0) {
     LOG(INFO) << "adopted etcd (pid " << pid << ") at " << url;
     etcd_pid_ = pid;
     etcd_url_ = url;
@@ -349,11 +361,17 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   if (!etcd.ok()) return report(false, "EtcdUnavailable", etcd.status().message());
 
   // kube-apiserver: running, adopted from its pid file, or started.
-  const std::string prefix_marker = "--etcd-prefix=" + t.EtcdPrefix();
-  if (!ProcessRuns(t.apiserver_pid, "kube-apiserver", prefix_marker)) {
+  // Its certificate paths name this tenant's folder: unique per operator
+  // state dir, unlike the etcd prefix.
+  const std::string apiserver_marker = (pki / "apiserver.crt").string();
+  if (!ProcessRuns(t.apiserver_pid, "kube-apiserver", apiserver_marker)) {
     const bool was_running = t.apiserver_pid > 0;
     int pid = ReadInt(t.dir / "kube-apiserver.pid");
-    if (ProcessRuns(pid, "kube-apiserver", prefix_marker)) {
+    if (!ProcessRuns(pid, "kube-apiserver", apiserver_marker)) {
+      pid = FindRunning("kube-apiserver", apiserver_marker);
+    }
+    if (pid > 0) {
+      (void)WriteFileAtomically(t.dir / "kube-apiserver.pid", std::to_string(pid));
       LOG(INFO) << "tenant " << t.name << ": adopted kube-apiserver pid " << pid;
       t.apiserver_pid = pid;
     } else {
@@ -384,7 +402,11 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   if (!ProcessRuns(t.kcm_pid, "kube-controller-manager", kcm_marker)) {
     const bool was_running = t.kcm_pid > 0;
     int pid = ReadInt(t.dir / "kube-controller-manager.pid");
-    if (ProcessRuns(pid, "kube-controller-manager", kcm_marker)) {
+    if (!ProcessRuns(pid, "kube-controller-manager", kcm_marker)) {
+      pid = FindRunning("kube-controller-manager", kcm_marker);
+    }
+    if (pid > 0) {
+      (void)WriteFileAtomically(t.dir / "kube-controller-manager.pid", std::to_string(pid));
       LOG(INFO) << "tenant " << t.name << ": adopted kube-controller-manager pid " << pid;
       t.kcm_pid = pid;
     } else {
@@ -423,11 +445,12 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
                       " (--syncer-binary); build it with `cmake --build build --target "
                       "vtenant-syncer`"};
   } else {
-    const std::string syncer_marker = "--tenant=" + t.name;
+    const std::string syncer_marker = "--virtual-kubeconfig=" + t.Kubeconfig();
     const std::string program = fs::path(options_.syncer_binary).filename();
     if (!ProcessRuns(t.syncer_pid, program, syncer_marker)) {
       int pid = ReadInt(t.dir / "vtenant-syncer.pid");
-      if (ProcessRuns(pid, program, syncer_marker)) {
+      if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
+      if (pid > 0) {
         t.syncer_pid = pid;
       } else {
         const IsolationSpec& iso = desired.spec.isolation;
@@ -510,12 +533,14 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   // Pid files, not memory: after a restart this operator may never have
   // supervised the tenant it removes.
   const std::string syncer = fs::path(options_.syncer_binary).filename();
-  StopPid(ReadInt(dir / "vtenant-syncer.pid"), syncer.empty() ? "vtenant-syncer" : syncer,
-          "--tenant=" + tenant);
-  StopPid(ReadInt(dir / "kube-controller-manager.pid"), "kube-controller-manager",
-          (dir / "apiserver").string());
-  StopPid(ReadInt(dir / "kube-apiserver.pid"), "kube-apiserver",
-          "--etcd-prefix=/vtenant/" + tenant + "/");
+  // The pid file first, then /proc, for a process whose file was never written.
+  const std::string marker = (dir / "apiserver").string();
+  for (const std::string program :
+       {syncer.empty() ? std::string("vtenant-syncer") : syncer,
+        std::string("kube-controller-manager"), std::string("kube-apiserver")}) {
+    StopPid(ReadInt(dir / (program + ".pid")), program, marker);
+    for (int pid; (pid = FindRunning(program, marker)) > 0;) StopPid(pid, program, marker);
+  }
   Result<std::string> etcd = EnsureEtcd();
   if (!etcd.ok()) return etcd.status().WithContext("removing tenant " + tenant + "'s etcd keys");
   VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));

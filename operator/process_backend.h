@@ -11,8 +11,9 @@
 //
 // Processes are not children for life: each has a pid file, and after an
 // operator restart the supervisor re-adopts a process whose pid file names a
-// live process running that program with that tenant's arguments, instead of
-// starting a second one. Remove stops the processes, deletes the tenant's
+// live process running that program with that tenant's arguments (or, when
+// the operator died before writing the file, the process /proc shows with
+// them), instead of starting a second one. Remove stops the processes, deletes the tenant's
 // etcd keys and its state folder.
 #pragma once
 
@@ -95,5 +96,10 @@ class ProcessBackend final : public ControlPlaneBackend {
 // zombie child of ours. This is how pid files are trusted: a recycled pid
 // running something else does not count.
 bool ProcessRuns(int pid, const std::string& program, const std::string& marker);
+
+// The pid of a process running `program` with an argument containing
+// `marker`, found by scanning /proc; -1 if none. Finds what a pid file
+// cannot: a server started by an operator killed before it wrote the file.
+int FindRunning(const std::string& program, const std::string& marker);
 
 }  // namespace vtenant::op

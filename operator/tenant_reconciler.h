@@ -39,8 +39,10 @@ namespace vtenant::op {
 
 struct TenantReconcilerOptions {
   Backend default_backend = Backend::kProcess;
-  // How soon to look again at a tenant that is not Ready yet.
-  std::chrono::milliseconds not_ready_requeue{1000};
+  // How soon to look again at a tenant that is not Ready yet. A safety
+  // net: backends and informers re-queue a tenant as soon as something
+  // changes, so this only bounds how long a missed change goes unseen.
+  std::chrono::milliseconds not_ready_requeue{3000};
   // How often a Ready tenant is revisited (certificate renewal, drift the
   // informers cannot see, such as a CRD deleted inside the virtual cluster).
   std::chrono::milliseconds ready_requeue = std::chrono::minutes(5);
