@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
   kube::Client& client = (*cluster)->client();
   CHECK(Apply(client, src + "/charts/vtenant/crds/vtenant.io_tenants.yaml").ok());
   CHECK(Apply(client, src + "/charts/vtenant/crds/scheduling.run.ai_queues.yaml").ok());
+  // The syncer keeps host PodGroups for gangs.
+  CHECK(Apply(client, src + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml").ok());
   while (!client.List(kube::resources::kTenants, "").ok() ||
          !client.List(kube::resources::kQueues, "").ok()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
