@@ -8,6 +8,7 @@
 //
 //   build/bench/bench_operator [--tenants 20] [--operator build/operator/vtenant-operator]
 #include <glog/logging.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +43,20 @@ double RssMb(int pid) {
   size_t at = status.find("VmRSS:");
   if (at == std::string::npos) return 0;
   return std::stod(status.substr(at + 6)) * 1024 / 1e6;
+}
+
+// CPU seconds `pid` has used (user + system).
+double CpuSeconds(int pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; fields >> field && i <= 15; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 Status Apply(kube::Client& client, const std::string& file) {
@@ -151,16 +166,17 @@ int main(int argc, char** argv) {
   Report("1 tenant", TimeToReady(client, {"one"}));
   std::vector<std::string> names;
   for (int i = 1; i <= many; ++i) names.push_back("t" + std::to_string(i));
-  Report(std::to_string(many) + " at once", TimeToReady(client, names));
+  if (many > 0) Report(std::to_string(many) + " at once", TimeToReady(client, names));
 
   std::this_thread::sleep_for(std::chrono::seconds(10));  // let start-up garbage be collected
   op::ProcessBackend backend({.state_dir = state});
   names.push_back("one");
-  double total = 0, worst = 0, apiserver = 0, kcm = 0, sync = 0;
+  double total = 0, worst = 0, apiserver = 0, kcm = 0, sync = 0, cpu = 0;
   for (const auto& n : names) {
     double tenant = 0;
     for (const auto& [program, pid] : backend.Pids(n)) {
       double mb = RssMb(pid);
+      cpu += CpuSeconds(pid);
       tenant += mb;
       if (program == "kube-apiserver") apiserver += mb;
       if (program == "kube-controller-manager") kcm += mb;
@@ -174,6 +190,8 @@ int main(int argc, char** argv) {
       "resident memory per tenant (%zu tenants): mean %.0f MB, max %.0f MB "
       "(kube-apiserver %.0f, kube-controller-manager %.0f, vtenant-syncer %.0f, means)\n",
       names.size(), total / n, worst, apiserver / n, kcm / n, sync / n);
+  std::printf("CPU per tenant since start (all its processes): %.1f s\n", cpu / n);
+  std::fflush(stdout);
 
   op->Stop();
   backend.KillAll();
