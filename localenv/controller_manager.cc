@@ -48,7 +48,7 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(
     kube::RestConfig probe;
     probe.server = "https://127.0.0.1:" + std::to_string(port);
     probe.insecure_skip_tls_verify = true;  // self-signed serving cert of its own; loopback only
-    last_error = WaitForHttpOk(probe, "/healthz", std::chrono::seconds(60), &manager->process_,
+    last_error = WaitForHttpOk(probe, "/healthz", options.ready_timeout, &manager->process_,
                                manager->log_path_);
     if (last_error.ok()) return manager;
     manager->process_.Stop();

@@ -5,6 +5,7 @@
 // like a real cluster in tests and in `make demo`.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +30,8 @@ struct ControllerManagerOptions {
   std::vector<std::string> controllers = {"*", "-node-ipam-controller"};
   std::vector<std::string> extra_args;
   std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
+  // How long each start attempt waits for /healthz.
+  std::chrono::milliseconds ready_timeout = std::chrono::seconds(60);
 };
 
 class ControllerManager {
