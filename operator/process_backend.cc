@@ -387,6 +387,9 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
           .extra_args = options_.apiserver_args,
           .env = options_.apiserver_env,
           .die_with_parent = false,
+          // Stopping a server that is slow only because twenty others start
+          // beside it throws its work away and starts the same work again.
+          .ready_timeout = std::chrono::minutes(10),
       });
       if (!server.ok()) {
         t.apiserver_pid = -1;
@@ -417,7 +420,8 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
                                               .kubeconfig = t.Kubeconfig(),
                                               .pki_dir = pki.string(),
                                               .controllers = options_.controllers,
-                                              .env = options_.controller_manager_env});
+                                              .env = options_.controller_manager_env,
+                                              .ready_timeout = std::chrono::minutes(5)});
       if (!kcm.ok()) {
         t.kcm_pid = -1;
         return report(false, "ControllerManagerFailed",
