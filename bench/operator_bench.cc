@@ -147,8 +147,11 @@ int main(int argc, char** argv) {
                   R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"bench-org"},"spec":{"resources":{"gpu":{"quota":-1,"limit":-1}}}})"))
           .ok());
 
+  // $VTENANT_SYNCER_BINARY names a syncer built elsewhere (another branch).
   const fs::path syncer =
-      fs::path(operator_binary).parent_path().parent_path() / "syncer" / "vtenant-syncer";
+      getenv("VTENANT_SYNCER_BINARY") != nullptr
+          ? fs::path(getenv("VTENANT_SYNCER_BINARY"))
+          : fs::path(operator_binary).parent_path().parent_path() / "syncer" / "vtenant-syncer";
   const std::string state = (dir / "operator").string();
   localenv::ProcessOptions p;
   p.argv = {operator_binary,
