@@ -116,7 +116,8 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
               "--leader-election-namespace=default"};
     // The syncer is another program; where it is not built the operator
     // says so in SyncerReady and these tests check the rest.
-    p.argv.push_back(fs::exists(syncer) ? "--syncer-binary=" + syncer.string() : "--no-syncer");
+    syncer_enabled_ = fs::exists(syncer);
+    p.argv.push_back(syncer_enabled_ ? "--syncer-binary=" + syncer.string() : "--no-syncer");
     p.log_path = *state_dir_ + "/operator.log";
     Result<localenv::Process> started = localenv::Process::Start(p);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
@@ -198,6 +199,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
   static inline std::string* state_dir_ = nullptr;
   static inline localenv::Process* operator_ = nullptr;
   static inline int health_port_ = 0;
+  static inline bool syncer_enabled_ = false;
 };
 
 // The API server refuses what the schema and CEL rules say, with their words.
@@ -319,6 +321,17 @@ TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
     }
   }
 
+  // Drift: a queue and a kubeconfig Secret deleted by hand come back.
+  ASSERT_TRUE(client().Delete(res::kQueues, "", "vision").ok());
+  ASSERT_TRUE(client().Delete(res::kSecrets, "vtenant-vision", "vc-vision").ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return client().Get(res::kQueues, "", "vision").ok() &&
+               client().Get(res::kSecrets, "vtenant-vision", "vc-vision").ok();
+      },
+      seconds(120), std::chrono::milliseconds(200)))
+      << Describe("vision");
+
   // /metrics counts them.
   web::http::client::http_client metrics("http://127.0.0.1:" + std::to_string(health_port_));
   std::string text =
@@ -352,11 +365,30 @@ TEST_F(OperatorIntegrationTest, DeletionLeavesNothingBehind) {
   ASSERT_TRUE(Eventually([&] { return Phase("orphan") == "Ready"; }, seconds(300), seconds(1)))
       << Describe("orphan");
   const std::string kubeconfig = KubeconfigFile("orphan");
+  // A pod of the team's, synced to the host when a syncer runs.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<localenv::CommandResult> run = Kubectl(
+            kubeconfig, {"run", "trainer", "--image=busybox", "--restart=Never", "-n", "default"});
+        return run.ok() &&
+               (run->exit_code == 0 || run->err.find("AlreadyExists") != std::string::npos);
+      },
+      seconds(120), seconds(1)));
+  auto host_pods = [&] {
+    Result<kube::ObjectList> pods =
+        client().List(res::kPods, "", {.label_selector = "vtenant.io/tenant=orphan"});
+    return pods.ok() ? pods->items.size() : 0;
+  };
+  if (syncer_enabled_) {
+    EXPECT_TRUE(Eventually([&] { return host_pods() == 1; }, seconds(120), seconds(1)))
+        << "the syncer did not copy the pod to the host";
+  }
   ASSERT_TRUE(client().Delete(res::kTenants, "", "orphan").ok());
   EXPECT_TRUE(Eventually([&] { return !client().Get(res::kTenants, "", "orphan").ok(); },
                          seconds(300), seconds(1)))
       << Describe("orphan");
   EXPECT_FALSE(client().Get(res::kNamespaces, "", "vtenant-orphan").ok());
+  EXPECT_EQ(host_pods(), 0u);
   EXPECT_FALSE(client().Get(res::kQueues, "", "orphan").ok());
   EXPECT_FALSE(client().Get(res::kClusterRoleBindings, "", "vtenant:syncer:orphan").ok());
   const std::string orphan = *state_dir_ + "/tenants/orphan/";
