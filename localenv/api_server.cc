@@ -142,9 +142,10 @@ Status ApiServer::Launch() {
   }
   process.argv.insert(process.argv.end(), options_.extra_args.begin(), options_.extra_args.end());
   process.log_path = log_path_;
+  process.env = options_.env;
   process.die_with_parent = options_.die_with_parent;
   VT_ASSIGN_OR_RETURN(process_, Process::Start(process));
-  Status ready = WaitForHttpOk(admin_, "/readyz", std::chrono::seconds(120), &process_, log_path_);
+  Status ready = WaitForHttpOk(admin_, "/readyz", options_.ready_timeout, &process_, log_path_);
   if (!ready.ok()) {
     process_.Stop();
     return ready.WithContext("starting kube-apiserver");

@@ -6,6 +6,8 @@
 // `<dir>/admin.kubeconfig`, and waits for /readyz.
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +32,11 @@ struct ApiServerOptions {
   // controller that creates `default` accounts. Off unless asked for.
   bool service_account_admission = false;
   std::vector<std::string> extra_args;
+  std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
   bool die_with_parent = true;
+  // How long Start waits for /readyz before it gives up and stops the
+  // server. Many servers starting at once on a loaded machine need longer.
+  std::chrono::milliseconds ready_timeout = std::chrono::seconds(120);
 };
 
 class ApiServer {

@@ -5,8 +5,11 @@
 // like a real cluster in tests and in `make demo`.
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "localenv/api_server.h"
@@ -16,11 +19,20 @@ namespace vtenant::localenv {
 
 struct ControllerManagerOptions {
   std::string dir;  // log and generated serving certificate live here
+  bool die_with_parent = true;
+  // For Start without an ApiServer object (a control plane whose API server
+  // was started earlier, e.g. by another process): its admin kubeconfig and
+  // the folder with ca.crt and sa.key.
+  std::string kubeconfig;
+  std::string pki_dir;
   // --controllers: "*" minus what needs a kubelet or CNI. A virtual control
   // plane also drops node-lifecycle-controller (its nodes have no kubelet
-  // to heartbeat).
-  std::string controllers = "*,-node-ipam-controller";
-  bool die_with_parent = true;
+  // to heartbeat) and can run far fewer.
+  std::vector<std::string> controllers = {"*", "-node-ipam-controller"};
+  std::vector<std::string> extra_args;
+  std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
+  // How long each start attempt waits for /healthz.
+  std::chrono::milliseconds ready_timeout = std::chrono::seconds(60);
 };
 
 class ControllerManager {
@@ -28,6 +40,9 @@ class ControllerManager {
   // Starts against `api_server` with its admin identity and waits for /healthz.
   static Result<std::unique_ptr<ControllerManager>> Start(const ApiServer& api_server,
                                                           const ControllerManagerOptions& options);
+  // Starts against the API server of options.kubeconfig, trusting
+  // options.pki_dir, and waits for /healthz.
+  static Result<std::unique_ptr<ControllerManager>> Start(const ControllerManagerOptions& options);
   ~ControllerManager() { Stop(); }
 
   const std::string& log_path() const { return log_path_; }

@@ -24,8 +24,9 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
                         ControllerManager::Start(
                             *cluster->api_server_,
                             {.dir = options.dir + "/controller-manager",
-                             .controllers = "*,-node-ipam-controller,-node-lifecycle-controller",
-                             .die_with_parent = options.die_with_parent}));
+                             .die_with_parent = options.die_with_parent,
+                             .controllers = {"*", "-node-ipam-controller",
+                                             "-node-lifecycle-controller"}}));
   }
   return cluster;
 }

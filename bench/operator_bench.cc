@@ -1,0 +1,204 @@
+// bench_operator: seconds from Tenant created to Ready with the process
+// backend, for one tenant and for N created at once, and resident memory per
+// tenant (kube-apiserver + kube-controller-manager + vtenant-syncer).
+//
+// Runs a host cluster on loopback (etcd + kube-apiserver), the real
+// vtenant-operator binary against it, and the tenants' control planes on the
+// host's etcd. Results: bench/RESULTS.md.
+//
+//   build/bench/bench_operator [--tenants 20] [--operator build/operator/vtenant-operator]
+#include <glog/logging.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "kube/object.h"
+#include "localenv/local_cluster.h"
+#include "localenv/process.h"
+#include "operator/manifest.h"
+#include "operator/process_backend.h"
+
+namespace fs = std::filesystem;
+using namespace vtenant;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// VmRSS of `pid` in MB (10^6 bytes), 0 if gone.
+double RssMb(int pid) {
+  std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
+  size_t at = status.find("VmRSS:");
+  if (at == std::string::npos) return 0;
+  return std::stod(status.substr(at + 6)) * 1024 / 1e6;
+}
+
+// CPU seconds `pid` has used (user + system).
+double CpuSeconds(int pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; fields >> field && i <= 15; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+Status Apply(kube::Client& client, const std::string& file) {
+  std::string yaml = ReadFile(file);
+  VT_ASSIGN_OR_RETURN(kube::Object crd, op::YamlToJson(yaml));
+  return client.Create(kube::resources::kCustomResourceDefinitions, "", crd).status();
+}
+
+kube::Object Json(const std::string& text) { return std::move(kube::ParseJson(text)).value(); }
+
+std::string Phase(kube::Client& client, const std::string& name) {
+  Result<kube::Object> t = client.Get(kube::resources::kTenants, "", name);
+  return t.ok() ? std::string(kube::GetString(*t, {"status", "phase"})) : "";
+}
+
+// Creates `names` at once and returns each one's seconds to Ready.
+std::vector<double> TimeToReady(kube::Client& client, const std::vector<std::string>& names) {
+  const auto start = Clock::now();
+  for (const auto& n : names) {
+    Status s =
+        client
+            .Create(
+                kube::resources::kTenants, "",
+                Json(
+                    R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant","metadata":{"name":")" +
+                    n +
+                    R"("},"spec":{"queue":{"parentQueue":"bench-org","resources":{"gpu":{"quota":0.05,"limit":1}}},"controlPlane":{"backend":"process"}}})"))
+            .status();
+    CHECK(s.ok()) << s.ToString();
+  }
+  std::vector<double> seconds(names.size(), -1);
+  size_t ready = 0;
+  while (ready < names.size() && Clock::now() - start < std::chrono::minutes(10)) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (seconds[i] >= 0 || Phase(client, names[i]) != "Ready") continue;
+      seconds[i] = std::chrono::duration<double>(Clock::now() - start).count();
+      ++ready;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return seconds;
+}
+
+void Report(const std::string& what, std::vector<double> s) {
+  std::sort(s.begin(), s.end());
+  const bool all = !s.empty() && s.front() >= 0;
+  std::printf("%s: %zu tenants, %s; first %.1f s, median %.1f s, last %.1f s\n", what.c_str(),
+              s.size(), all ? "all Ready" : "NOT all Ready within 10 min", s.front(),
+              s[s.size() / 2], s.back());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  int many = 20;
+  std::string operator_binary = (fs::canonical("/proc/self/exe").parent_path().parent_path() /
+                                 "operator" / "vtenant-operator")
+                                    .string();
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--tenants") many = std::stoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--operator") operator_binary = argv[i + 1];
+  }
+  const char* source = getenv("VTENANT_SOURCE_DIR");
+  const std::string src = source != nullptr ? source : ".";
+
+  std::string tmpl = "/tmp/vtenant-bench-operator-XXXXXX";
+  CHECK(mkdtemp(tmpl.data()) != nullptr);
+  const fs::path dir = tmpl;
+  Result<std::unique_ptr<localenv::LocalCluster>> cluster = localenv::LocalCluster::Start(
+      {.dir = (dir / "host").string(), .controller_manager = false, .node_agent = false});
+  CHECK(cluster.ok()) << cluster.status().ToString();
+  kube::Client& client = (*cluster)->client();
+  CHECK(Apply(client, src + "/charts/vtenant/crds/vtenant.io_tenants.yaml").ok());
+  CHECK(Apply(client, src + "/charts/vtenant/crds/scheduling.run.ai_queues.yaml").ok());
+  // The syncer keeps host PodGroups for gangs.
+  CHECK(Apply(client, src + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml").ok());
+  while (!client.List(kube::resources::kTenants, "").ok() ||
+         !client.List(kube::resources::kQueues, "").ok()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(
+      client
+          .Create(
+              kube::resources::kQueues, "",
+              Json(
+                  R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"bench-org"},"spec":{"resources":{"gpu":{"quota":-1,"limit":-1}}}})"))
+          .ok());
+
+  // $VTENANT_SYNCER_BINARY names a syncer built elsewhere (another branch).
+  const fs::path syncer =
+      getenv("VTENANT_SYNCER_BINARY") != nullptr
+          ? fs::path(getenv("VTENANT_SYNCER_BINARY"))
+          : fs::path(operator_binary).parent_path().parent_path() / "syncer" / "vtenant-syncer";
+  const std::string state = (dir / "operator").string();
+  localenv::ProcessOptions p;
+  p.argv = {operator_binary,
+            "--kubeconfig=" + (*cluster)->api_server().kubeconfig_path(),
+            "--state-dir=" + state,
+            "--etcd-servers=" + (*cluster)->etcd().client_url(),
+            "--health-address=",
+            "--workers=" + std::to_string(std::max(many, 2)),
+            fs::exists(syncer) ? "--syncer-binary=" + syncer.string() : "--no-syncer"};
+  p.log_path = (dir / "operator.log").string();
+  Result<localenv::Process> op = localenv::Process::Start(p);
+  CHECK(op.ok()) << op.status().ToString();
+  std::printf("syncer: %s\n", fs::exists(syncer) ? syncer.c_str() : "not built (--no-syncer)");
+
+  Report("1 tenant", TimeToReady(client, {"one"}));
+  std::vector<std::string> names;
+  for (int i = 1; i <= many; ++i) names.push_back("t" + std::to_string(i));
+  if (many > 0) Report(std::to_string(many) + " at once", TimeToReady(client, names));
+
+  std::this_thread::sleep_for(std::chrono::seconds(10));  // let start-up garbage be collected
+  op::ProcessBackend backend({.state_dir = state});
+  names.push_back("one");
+  double total = 0, worst = 0, apiserver = 0, kcm = 0, sync = 0, cpu = 0;
+  for (const auto& n : names) {
+    double tenant = 0;
+    for (const auto& [program, pid] : backend.Pids(n)) {
+      double mb = RssMb(pid);
+      cpu += CpuSeconds(pid);
+      tenant += mb;
+      if (program == "kube-apiserver") apiserver += mb;
+      if (program == "kube-controller-manager") kcm += mb;
+      if (program == "vtenant-syncer") sync += mb;
+    }
+    total += tenant;
+    worst = std::max(worst, tenant);
+  }
+  const double n = static_cast<double>(names.size());
+  std::printf(
+      "resident memory per tenant (%zu tenants): mean %.0f MB, max %.0f MB "
+      "(kube-apiserver %.0f, kube-controller-manager %.0f, vtenant-syncer %.0f, means)\n",
+      names.size(), total / n, worst, apiserver / n, kcm / n, sync / n);
+  std::printf("CPU per tenant since start (all its processes): %.1f s\n", cpu / n);
+  std::fflush(stdout);
+
+  op->Stop();
+  backend.KillAll();
+  (*cluster)->Stop();
+  fs::remove_all(dir);
+  return 0;
+}

@@ -1,0 +1,188 @@
+#include "operator/certificates.h"
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <ctime>
+#include <memory>
+#include <set>
+
+namespace vtenant::op {
+namespace {
+
+struct X509Free {
+  void operator()(X509* p) const { X509_free(p); }
+};
+using X509Ptr = std::unique_ptr<X509, X509Free>;
+
+Result<X509Ptr> ParseCertificate(const std::string& pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), int(pem.size())),
+                                                &BIO_free);
+  X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  if (!cert) {
+    ERR_clear_error();
+    return InvalidArgument("not a PEM certificate");
+  }
+  return cert;
+}
+
+std::string FormatDate(std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string Get(const std::map<std::string, std::string>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? std::string() : it->second;
+}
+
+// Why `leaf` must be reissued, or "" when it is fine.
+std::string LeafProblem(const std::string& what, const localenv::CertificateAndKey& leaf,
+                        const std::string& ca_pem, const std::vector<std::string>& dns,
+                        const std::vector<std::string>& ips, const CertificatePolicy& policy,
+                        std::chrono::system_clock::time_point now) {
+  if (leaf.certificate_pem.empty() || leaf.private_key_pem.empty()) return what + " missing";
+  Result<std::chrono::system_clock::time_point> not_after =
+      CertificateNotAfter(leaf.certificate_pem);
+  if (!not_after.ok()) return what + " unreadable";
+  if (*not_after - now < policy.renew_before) {
+    return what + " expires " + FormatDate(*not_after);
+  }
+  Result<bool> signed_by = CertificateSignedBy(leaf.certificate_pem, ca_pem);
+  if (!signed_by.ok() || !*signed_by) return what + " not signed by the tenant's CA";
+  Result<bool> covers = CertificateCoversNames(leaf.certificate_pem, dns, ips);
+  if (!covers.ok() || !*covers) return what + " lacks a subject alternative name";
+  return "";
+}
+
+}  // namespace
+
+CertificatePolicy DefaultCertificatePolicy(const std::string& tenant,
+                                           const std::string& host_namespace) {
+  const std::string service = "vc-" + tenant;
+  return {.tenant = tenant,
+          .dns_names = {"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+                        "kubernetes.default.svc.cluster.local", service,
+                        service + "." + host_namespace, service + "." + host_namespace + ".svc",
+                        service + "." + host_namespace + ".svc.cluster.local"},
+          .ip_addresses = {"127.0.0.1"}};
+}
+
+Result<std::chrono::system_clock::time_point> CertificateNotAfter(const std::string& pem) {
+  VT_ASSIGN_OR_RETURN(X509Ptr cert, ParseCertificate(pem));
+  std::tm tm{};
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert.get()), &tm) != 1) {
+    return InvalidArgument("certificate has an unreadable notAfter");
+  }
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+Result<bool> CertificateCoversNames(const std::string& pem, const std::vector<std::string>& dns,
+                                    const std::vector<std::string>& ips) {
+  VT_ASSIGN_OR_RETURN(X509Ptr cert, ParseCertificate(pem));
+  for (const auto& name : dns) {
+    if (X509_check_host(cert.get(), name.c_str(), name.size(), X509_CHECK_FLAG_NO_WILDCARDS,
+                        nullptr) != 1) {
+      return false;
+    }
+  }
+  for (const auto& ip : ips) {
+    if (X509_check_ip_asc(cert.get(), ip.c_str(), 0) != 1) return false;
+  }
+  return true;
+}
+
+Result<bool> CertificateSignedBy(const std::string& pem, const std::string& ca_pem) {
+  VT_ASSIGN_OR_RETURN(X509Ptr cert, ParseCertificate(pem));
+  VT_ASSIGN_OR_RETURN(X509Ptr ca, ParseCertificate(ca_pem));
+  EVP_PKEY* ca_key = X509_get0_pubkey(ca.get());
+  if (ca_key == nullptr) return InvalidArgument("CA certificate has no public key");
+  bool ok = X509_verify(cert.get(), ca_key) == 1;
+  ERR_clear_error();
+  return ok;
+}
+
+Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::string>& existing,
+                                              const CertificatePolicy& policy,
+                                              std::chrono::system_clock::time_point now,
+                                              CertificateChanges* changes) {
+  *changes = {};
+  TenantCertificates certs;
+  certs.ca = {Get(existing, "ca.crt"), Get(existing, "ca.key")};
+  certs.apiserver = {Get(existing, "apiserver.crt"), Get(existing, "apiserver.key")};
+  certs.admin = {Get(existing, "admin.crt"), Get(existing, "admin.key")};
+  certs.service_account = {Get(existing, "sa.key"), Get(existing, "sa.pub")};
+
+  std::string ca_problem;
+  if (certs.ca.certificate_pem.empty() || certs.ca.private_key_pem.empty()) {
+    ca_problem = "CA missing";
+  } else if (Result<std::chrono::system_clock::time_point> t =
+                 CertificateNotAfter(certs.ca.certificate_pem);
+             !t.ok()) {
+    ca_problem = "CA unreadable";
+  } else if (*t - now < policy.renew_before) {
+    ca_problem = "CA expires " + FormatDate(*t);
+  }
+  if (!ca_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.ca, localenv::CreateCertificateAuthority(
+                                      "vtenant-" + policy.tenant + "-ca", policy.ca_valid_days));
+    changes->ca_created = true;
+    changes->reason = ca_problem;
+  }
+
+  std::string serving_problem =
+      changes->ca_created
+          ? "new CA"
+          : LeafProblem("serving certificate", certs.apiserver, certs.ca.certificate_pem,
+                        policy.dns_names, policy.ip_addresses, policy, now);
+  if (!serving_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.apiserver, localenv::IssueCertificate(
+                                             certs.ca, {.common_name = "kube-apiserver",
+                                                        .dns_names = policy.dns_names,
+                                                        .ip_addresses = policy.ip_addresses,
+                                                        .server = true,
+                                                        .valid_days = policy.leaf_valid_days}));
+    changes->leaves_reissued = true;
+    if (changes->reason.empty()) changes->reason = serving_problem;
+  }
+  std::string admin_problem = changes->ca_created
+                                  ? "new CA"
+                                  : LeafProblem("admin certificate", certs.admin,
+                                                certs.ca.certificate_pem, {}, {}, policy, now);
+  if (!admin_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(
+        certs.admin, localenv::IssueCertificate(certs.ca, {.common_name = "vtenant-admin",
+                                                           .organizations = {"system:masters"},
+                                                           .client = true,
+                                                           .valid_days = policy.leaf_valid_days}));
+    changes->leaves_reissued = true;
+    if (changes->reason.empty()) changes->reason = admin_problem;
+  }
+  if (certs.service_account.private_key_pem.empty() ||
+      certs.service_account.public_key_pem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.service_account, localenv::CreateSigningKeyPair());
+    changes->service_account_created = true;
+    if (changes->reason.empty()) changes->reason = "service-account key missing";
+  }
+  return certs;
+}
+
+std::map<std::string, std::string> CertificateSecretData(const TenantCertificates& certs) {
+  return {{"ca.crt", certs.ca.certificate_pem},
+          {"ca.key", certs.ca.private_key_pem},
+          {"apiserver.crt", certs.apiserver.certificate_pem},
+          {"apiserver.key", certs.apiserver.private_key_pem},
+          {"admin.crt", certs.admin.certificate_pem},
+          {"admin.key", certs.admin.private_key_pem},
+          {"sa.key", certs.service_account.private_key_pem},
+          {"sa.pub", certs.service_account.public_key_pem}};
+}
+
+}  // namespace vtenant::op

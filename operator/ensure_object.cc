@@ -1,0 +1,59 @@
+#include "operator/ensure_object.h"
+
+namespace vtenant::op {
+
+bool ContainsFields(const rapidjson::Value& actual, const rapidjson::Value& desired) {
+  if (desired.IsObject()) {
+    if (!actual.IsObject()) return false;
+    for (const auto& m : desired.GetObject()) {
+      auto it = actual.FindMember(m.name);
+      if (it == actual.MemberEnd() || !ContainsFields(it->value, m.value)) return false;
+    }
+    return true;
+  }
+  if (desired.IsArray()) {
+    if (!actual.IsArray() || actual.Size() != desired.Size()) return false;
+    for (rapidjson::SizeType i = 0; i < desired.Size(); ++i) {
+      // Array items are owned whole, but the server may add defaulted fields
+      // to them (e.g. RBAC subjects' apiGroup), so items compare as subsets.
+      if (!ContainsFields(actual[i], desired[i])) return false;
+    }
+    return true;
+  }
+  if (desired.IsNumber()) return actual.IsNumber() && actual.GetDouble() == desired.GetDouble();
+  return actual == desired;
+}
+
+Result<Ensured> EnsureObject(kube::Client& client, const kube::ResourceType& type,
+                             std::string_view ns, const rapidjson::Value& desired) {
+  const std::string_view name = kube::Name(desired);
+  Result<kube::Object> actual = client.Get(type, ns, name);
+  if (actual.status().code() == StatusCode::kNotFound) {
+    Result<kube::Object> created = client.Create(type, ns, desired);
+    if (created.ok()) return Ensured::kCreated;
+    // Someone (an earlier pass of ours, before a restart) created it since.
+    if (created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status().WithContext("creating " + type.resource + " " + std::string(name));
+    }
+  } else if (!actual.ok()) {
+    return actual.status().WithContext("reading " + type.resource + " " + std::string(name));
+  } else if (ContainsFields(*actual, desired)) {
+    return Ensured::kUnchanged;
+  }
+  kube::PatchOptions options{.field_manager = "vtenant-operator", .force = true};
+  Result<kube::Object> applied =
+      client.Patch(type, ns, name, kube::PatchType::kApply, kube::ToJson(desired), options);
+  if (!applied.ok()) {
+    return applied.status().WithContext("applying " + type.resource + " " + std::string(name));
+  }
+  return Ensured::kUpdated;
+}
+
+Status DeleteIfPresent(kube::Client& client, const kube::ResourceType& type, std::string_view ns,
+                       std::string_view name) {
+  Status s = client.Delete(type, ns, name, {.propagation_policy = "Background"});
+  if (s.ok() || s.code() == StatusCode::kNotFound) return Status::Ok();
+  return s.WithContext("deleting " + type.resource + " " + std::string(name));
+}
+
+}  // namespace vtenant::op

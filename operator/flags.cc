@@ -1,0 +1,118 @@
+#include "operator/flags.h"
+
+#include <functional>
+#include <map>
+
+namespace vtenant::op {
+
+std::string OperatorUsage() {
+  return R"(vtenant-operator: turns each Tenant (vtenant.io/v1alpha1) into a host namespace,
+a virtual control plane with its kubeconfig Secret vc-<tenant>, and a KAI Queue.
+
+Usage: vtenant-operator [flags]
+
+  --kubeconfig PATH           host cluster; default $KUBECONFIG, in-cluster config,
+                              then ~/.kube/config
+  --backend-default NAME      control-plane backend for Tenants that name none:
+                              process or statefulset (default process)
+  --state-dir DIR             process backend: per-tenant folders, pid files, logs and
+                              the shared etcd's data (default .vtenant/operator)
+  --tools-bin DIR             process backend: where kube-apiserver,
+                              kube-controller-manager and etcd are (default: .tools/bin
+                              above the binary, then $PATH)
+  --syncer-binary PATH        process backend: vtenant-syncer to run per tenant
+                              (default ../syncer/vtenant-syncer beside this binary)
+  --no-syncer                 process backend: run no syncer (SyncerReady says so and
+                              Ready does not wait for it)
+  --etcd-servers URL          process backend: the etcd every virtual API server shares,
+                              each under /vtenant/<tenant>/ (default: start one in
+                              --state-dir)
+  --syncer-image IMAGE        statefulset backend: the syncer container's image
+                              (default ghcr.io/vtenant/vtenant-syncer:latest)
+  --health-address HOST:PORT  /healthz, /readyz and /metrics ("" = off;
+                              default 127.0.0.1:8082)
+  --leader-elect              one active replica, over the Lease
+                              <leader-election-namespace>/<leader-election-id>
+  --leader-election-namespace NS   (default vtenant-system)
+  --leader-election-id NAME        (default vtenant-operator)
+  --workers N                 Tenants reconciled at once (default 8)
+  -h, --help                  this text
+)";
+}
+
+Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
+  OperatorFlags f;
+  using Setter = std::function<Status(const std::string&)>;
+  auto str = [](std::string* out) -> Setter {
+    return [out](const std::string& v) {
+      *out = v;
+      return Status::Ok();
+    };
+  };
+  const std::map<std::string, Setter> values = {
+      {"kubeconfig", str(&f.kubeconfig)},
+      {"backend-default",
+       [&](const std::string& v) {
+         Result<Backend> b = ParseBackend(v);
+         if (!b.ok()) return b.status();
+         f.backend_default = *b;
+         return Status::Ok();
+       }},
+      {"state-dir", str(&f.state_dir)},
+      {"tools-bin", str(&f.tools_bin)},
+      {"syncer-binary", str(&f.syncer_binary)},
+      {"etcd-servers", str(&f.etcd_servers)},
+      {"syncer-image", str(&f.syncer_image)},
+      {"health-address", str(&f.health_address)},
+      {"leader-election-namespace", str(&f.leader_election_namespace)},
+      {"leader-election-id", str(&f.leader_election_id)},
+      {"workers",
+       [&](const std::string& v) {
+         try {
+           size_t used = 0;
+           f.workers = std::stoi(v, &used);
+           if (used != v.size() || f.workers < 1) throw std::invalid_argument(v);
+         } catch (...) {
+           return InvalidArgument("--workers needs a positive integer, not \"" + v + "\"");
+         }
+         return Status::Ok();
+       }},
+  };
+  const std::map<std::string, bool*> booleans = {
+      {"leader-elect", &f.leader_elect}, {"no-syncer", &f.no_syncer}, {"help", &f.help}};
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h") {
+      f.help = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) return InvalidArgument("unexpected argument \"" + arg + "\"");
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (auto b = booleans.find(name); b != booleans.end()) {
+      if (!value || *value == "true") {
+        *b->second = true;
+      } else if (*value == "false") {
+        *b->second = false;
+      } else {
+        return InvalidArgument("--" + name + " takes true or false, not \"" + *value + "\"");
+      }
+      continue;
+    }
+    auto v = values.find(name);
+    if (v == values.end()) return InvalidArgument("unknown flag --" + name + " (see --help)");
+    if (!value) {
+      if (i + 1 >= args.size()) return InvalidArgument("--" + name + " needs a value");
+      value = args[++i];
+    }
+    VT_RETURN_IF_ERROR(v->second(*value).WithContext("--" + name));
+  }
+  return f;
+}
+
+}  // namespace vtenant::op

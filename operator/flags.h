@@ -1,0 +1,37 @@
+// The command line of vtenant-operator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "operator/tenant.h"
+
+namespace vtenant::op {
+
+struct OperatorFlags {
+  std::string kubeconfig;  // "" = $KUBECONFIG, in-cluster, ~/.kube/config
+  Backend backend_default = Backend::kProcess;
+  std::string state_dir = ".vtenant/operator";
+  std::string tools_bin;      // "" = localenv's search (.tools/bin, $PATH)
+  std::string syncer_binary;  // "" = next to the operator: ../syncer/vtenant-syncer
+  bool no_syncer = false;
+  std::string etcd_servers;  // "" = the process backend starts its own
+  std::string health_address = "127.0.0.1:8082";
+  bool leader_elect = false;
+  std::string leader_election_namespace = "vtenant-system";
+  std::string leader_election_id = "vtenant-operator";
+  int workers = 8;
+  std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
+  bool help = false;
+};
+
+// The --help text, every flag with its default.
+std::string OperatorUsage();
+
+// Parses argv[1..]; "--flag=value" and "--flag value" both work, booleans
+// take "--flag", "--flag=true|false". Unknown flags and bad values are
+// InvalidArgument naming them.
+Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args);
+
+}  // namespace vtenant::op

@@ -1,0 +1,51 @@
+#include "operator/flags.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::op {
+namespace {
+
+TEST(FlagsTest, DefaultsAndEveryFlag) {
+  Result<OperatorFlags> d = ParseOperatorFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->backend_default, Backend::kProcess);
+  EXPECT_FALSE(d->leader_elect);
+  Result<OperatorFlags> f = ParseOperatorFlags(
+      {"--kubeconfig=/k", "--backend-default", "statefulset", "--state-dir=/s", "--tools-bin=/t",
+       "--syncer-binary=/b/vtenant-syncer", "--health-address=0.0.0.0:9000", "--leader-elect",
+       "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false"});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->kubeconfig, "/k");
+  EXPECT_EQ(f->backend_default, Backend::kStatefulSet);
+  EXPECT_EQ(f->state_dir, "/s");
+  EXPECT_EQ(f->tools_bin, "/t");
+  EXPECT_EQ(f->syncer_binary, "/b/vtenant-syncer");
+  EXPECT_EQ(f->health_address, "0.0.0.0:9000");
+  EXPECT_TRUE(f->leader_elect);
+  EXPECT_EQ(f->etcd_servers, "http://127.0.0.1:2379");
+  EXPECT_EQ(f->workers, 3);
+  EXPECT_FALSE(f->no_syncer);
+}
+
+TEST(FlagsTest, BadInputNamesTheFlag) {
+  EXPECT_NE(ParseOperatorFlags({"--frobnicate"}).status().message().find("--frobnicate"),
+            std::string::npos);
+  EXPECT_NE(ParseOperatorFlags({"--backend-default=vm"}).status().message().find("vm"),
+            std::string::npos);
+  EXPECT_FALSE(ParseOperatorFlags({"--workers=0"}).ok());
+  EXPECT_FALSE(ParseOperatorFlags({"--kubeconfig"}).ok());
+  EXPECT_FALSE(ParseOperatorFlags({"--leader-elect=maybe"}).ok());
+}
+
+TEST(FlagsTest, UsageDocumentsEveryFlag) {
+  const std::string usage = OperatorUsage();
+  for (const char* flag :
+       {"--kubeconfig", "--backend-default", "--state-dir", "--tools-bin", "--syncer-binary",
+        "--no-syncer", "--etcd-servers", "--syncer-image", "--health-address", "--leader-elect",
+        "--leader-election-namespace", "--leader-election-id", "--workers", "--help"}) {
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace vtenant::op

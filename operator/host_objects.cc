@@ -1,0 +1,183 @@
+#include "operator/host_objects.h"
+
+#include <cassert>
+#include <sstream>
+
+#include "kube/kubeconfig.h"
+#include "operator/base64.h"
+
+namespace vtenant::op {
+
+namespace resources {
+const kube::ResourceType kNetworkPolicies{"networking.k8s.io", "v1", "networkpolicies",
+                                          "NetworkPolicy", true};
+const kube::ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
+}  // namespace resources
+
+namespace {
+
+// A JSON string literal of `s`, escaped.
+std::string Q(std::string_view s) {
+  return kube::ToJson(rapidjson::Value(rapidjson::StringRef(s.data(), s.size())));
+}
+
+std::string Number(double v) {
+  std::ostringstream out;
+  out.precision(15);
+  out << v;
+  return out.str();
+}
+
+// Parses JSON this file wrote; a failure is a bug here, never user input
+// (user strings go through Q).
+kube::Object Parse(const std::string& json) {
+  Result<kube::Object> o = kube::ParseJson(json);
+  assert(o.ok());
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+std::string Labels(const TenantSpec& spec) {
+  return R"("labels":{"vtenant.io/tenant":)" + Q(spec.name) +
+         R"(,"app.kubernetes.io/managed-by":"vtenant-operator"})";
+}
+
+std::string Meta(const TenantSpec& spec, std::string_view name, bool namespaced) {
+  std::string m = R"("metadata":{"name":)" + Q(name) + ",";
+  if (namespaced) m += R"("namespace":)" + Q(HostNamespace(spec.name)) + ",";
+  return m + Labels(spec) + "}";
+}
+
+std::string Share(const ResourceShare& s) {
+  return R"({"quota":)" + Number(s.quota) + R"(,"limit":)" + Number(s.limit) +
+         R"(,"overQuotaWeight":)" + Number(s.over_quota_weight) + "}";
+}
+
+std::string SecretData(const std::map<std::string, std::string>& data) {
+  std::string out = "{";
+  for (const auto& [key, value] : data) {
+    out += (out.size() > 1 ? "," : "") + Q(key) + ":" + Q(EncodeBase64(value));
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::string SyncerNodeReaderBinding(std::string_view tenant) {
+  return "vtenant:syncer:" + std::string(tenant);
+}
+std::string KubeconfigReaderRole(std::string_view tenant) {
+  return "vc-" + std::string(tenant) + "-kubeconfig-reader";
+}
+
+kube::Object RenderNamespace(const TenantSpec& spec) {
+  return Parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" +
+               Q(HostNamespace(spec.name)) + "," + Labels(spec) +
+               R"(,"annotations":{"vtenant.io/backend":)" +
+               Q(BackendName(spec.control_plane.backend)) + "}}}");
+}
+
+kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs) {
+  return Parse(R"({"apiVersion":"v1","kind":"Secret",)" +
+               Meta(spec, CertificateSecretName(spec.name), true) + R"(,"type":"Opaque","data":)" +
+               SecretData(CertificateSecretData(certs)) + "}");
+}
+
+kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertificates& certs,
+                                    const std::string& endpoint) {
+  kube::RestConfig config;
+  config.server = endpoint;
+  config.ca_pem = certs.ca.certificate_pem;
+  config.client_certificate_pem = certs.admin.certificate_pem;
+  config.client_key_pem = certs.admin.private_key_pem;
+  return Parse(R"({"apiVersion":"v1","kind":"Secret",)" +
+               Meta(spec, KubeconfigSecretName(spec.name), true) + R"(,"type":"Opaque","data":)" +
+               SecretData({{kKubeconfigKey, kube::RenderKubeconfig(config, spec.name)}}) + "}");
+}
+
+kube::Object RenderSyncerServiceAccount(const TenantSpec& spec) {
+  return Parse(R"({"apiVersion":"v1","kind":"ServiceAccount",)" +
+               Meta(spec, kSyncerServiceAccount, true) + "}");
+}
+
+kube::Object RenderSyncerRole(const TenantSpec& spec) {
+  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)" +
+               Meta(spec, kSyncerServiceAccount, true) + R"(,"rules":[
+    {"apiGroups":[""],"resources":["pods","pods/status","pods/binding","configmaps","secrets",
+      "services","endpoints","persistentvolumeclaims","serviceaccounts","events"],
+     "verbs":["get","list","watch","create","update","patch","delete"]},
+    {"apiGroups":["events.k8s.io"],"resources":["events"],"verbs":["get","list","watch","create","update","patch"]},
+    {"apiGroups":["scheduling.run.ai"],"resources":["podgroups","podgroups/status"],
+     "verbs":["get","list","watch","create","update","patch","delete"]},
+    {"apiGroups":["coordination.k8s.io"],"resources":["leases"],
+     "verbs":["get","list","watch","create","update","patch","delete"]}]})");
+}
+
+kube::Object RenderSyncerRoleBinding(const TenantSpec& spec) {
+  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)" +
+               Meta(spec, kSyncerServiceAccount, true) +
+               R"(,"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":)" +
+               Q(kSyncerServiceAccount) + R"(},"subjects":[{"kind":"ServiceAccount","name":)" +
+               Q(kSyncerServiceAccount) + R"(,"namespace":)" + Q(HostNamespace(spec.name)) + "}]}");
+}
+
+kube::Object RenderSyncerNodeReaderRole() {
+  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+    "metadata":{"name":)" +
+               Q(kSyncerNodeReaderRole) +
+               R"(,"labels":{"app.kubernetes.io/managed-by":"vtenant-operator"}},
+    "rules":[{"apiGroups":[""],"resources":["nodes"],"verbs":["get","list","watch"]}]})");
+}
+
+kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec) {
+  return Parse(
+      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)" +
+      Meta(spec, SyncerNodeReaderBinding(spec.name), false) +
+      R"(,"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":)" +
+      Q(kSyncerNodeReaderRole) + R"(},"subjects":[{"kind":"ServiceAccount","name":)" +
+      Q(kSyncerServiceAccount) + R"(,"namespace":)" + Q(HostNamespace(spec.name)) + "}]}");
+}
+
+kube::Object RenderKubeconfigReaderRole(const TenantSpec& spec) {
+  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)" +
+               Meta(spec, KubeconfigReaderRole(spec.name), true) +
+               R"(,"rules":[{"apiGroups":[""],"resources":["secrets"],"resourceNames":[)" +
+               Q(KubeconfigSecretName(spec.name)) + R"(],"verbs":["get"]}]})");
+}
+
+kube::Object RenderKubeconfigReaderBinding(const TenantSpec& spec) {
+  std::string subjects;
+  for (const auto& u : spec.admin_users) {
+    subjects += (subjects.empty() ? "" : ",") +
+                std::string(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":)") +
+                Q(u) + "}";
+  }
+  for (const auto& g : spec.admin_groups) {
+    subjects += (subjects.empty() ? "" : ",") +
+                std::string(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":)") +
+                Q(g) + "}";
+  }
+  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)" +
+               Meta(spec, KubeconfigReaderRole(spec.name), true) +
+               R"(,"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":)" +
+               Q(KubeconfigReaderRole(spec.name)) + R"(},"subjects":[)" + subjects + "]}");
+}
+
+kube::Object RenderNetworkPolicy(const TenantSpec& spec) {
+  return Parse(R"({"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy",)" +
+               Meta(spec, kNetworkPolicyName, true) + R"(,"spec":{"podSelector":{},
+    "policyTypes":["Ingress"],
+    "ingress":[{"from":[{"podSelector":{}}]},{"ports":[{"protocol":"TCP","port":6443}]}]}})");
+}
+
+kube::Object RenderQueue(const TenantSpec& spec) {
+  const QueueSpec& q = spec.queue;
+  std::string json = R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue",)" +
+                     Meta(spec, spec.name, false) + R"(,"spec":{)";
+  if (!q.parent_queue.empty()) json += R"("parentQueue":)" + Q(q.parent_queue) + ",";
+  if (!spec.display_name.empty()) json += R"("displayName":)" + Q(spec.display_name) + ",";
+  json += R"("priority":)" + std::to_string(q.priority) + R"(,"resources":{"gpu":)" + Share(q.gpu) +
+          R"(,"cpu":)" + Share(q.cpu) + R"(,"memory":)" + Share(q.memory) + "}}}";
+  return Parse(json);
+}
+
+}  // namespace vtenant::op

@@ -1,0 +1,433 @@
+// vtenant-operator against a real host API server: the issue's "Done when".
+//
+// One host cluster (etcd, kube-apiserver, kube-controller-manager) for the
+// suite; the operator runs as its real binary with the process backend,
+// whose virtual API servers share the host's etcd under /vtenant/<t>/.
+// Tests run in order and build on each other's tenants, so the machine
+// runs as few API servers as the checks need.
+#include <cpprest/http_client.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/eventually.h"
+#include "kube/conditions.h"
+#include "localenv/command.h"
+#include "localenv/process.h"
+#include "localenv/testing/cluster_test.h"
+#include "localenv/tools.h"
+#include "operator/base64.h"
+#include "operator/manifest.h"
+#include "operator/process_backend.h"
+#include "operator/statefulset_backend.h"
+
+namespace vtenant::op {
+namespace {
+
+namespace fs = std::filesystem;
+namespace res = kube::resources;
+using localenv::ParseTestJson;
+using std::chrono::seconds;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Processes running `program` with an argument containing `marker`.
+int CountProcesses(const std::string& program, const std::string& marker) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (ProcessRuns(std::stoi(pid), program, marker)) ++count;
+  }
+  return count;
+}
+
+class OperatorIntegrationTest : public localenv::ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    StartCluster("operator", {.node_agent = false});
+    std::string tmpl = "/tmp/vtenant-operator-state-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    state_dir_ = new std::string(tmpl);
+    for (const char* crd : {"vtenant.io_tenants.yaml", "scheduling.run.ai_queues.yaml",
+                            "scheduling.run.ai_podgroups.yaml"}) {
+      Result<localenv::CommandResult> r =
+          Kubectl(HostKubeconfig(),
+                  {"apply", "-f",
+                   std::string(getenv("VTENANT_SOURCE_DIR")) + "/charts/vtenant/crds/" + crd});
+      ASSERT_TRUE(r.ok() && r->exit_code == 0) << crd << ": " << (r.ok() ? r->err : "");
+    }
+    for (const char* crd :
+         {"tenants.vtenant.io", "queues.scheduling.run.ai", "podgroups.scheduling.run.ai"}) {
+      Result<localenv::CommandResult> r = Kubectl(
+          HostKubeconfig(),
+          {"wait", "--for=condition=Established", "--timeout=60s", std::string("crd/") + crd});
+      ASSERT_TRUE(r.ok() && r->exit_code == 0) << (r.ok() ? r->err : "");
+    }
+  }
+
+  static void TearDownTestSuite() {
+    StopOperator();
+    if (state_dir_ != nullptr) {
+      // The operator leaves control planes running for its successor; the
+      // suite is the last one, so it stops them.
+      ProcessBackend({.state_dir = *state_dir_}).KillAll();
+      if (getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) fs::remove_all(*state_dir_);
+      delete state_dir_;
+      state_dir_ = nullptr;
+    }
+    StopCluster();
+  }
+
+  static std::string HostKubeconfig() { return cluster().api_server().kubeconfig_path(); }
+
+  static Result<localenv::CommandResult> Kubectl(const std::string& kubeconfig,
+                                                 std::vector<std::string> args,
+                                                 const std::string& input = {}) {
+    VT_ASSIGN_OR_RETURN(std::string kubectl, localenv::FindTool("kubectl"));
+    args.insert(args.begin(), {kubectl, "--kubeconfig=" + kubeconfig});
+    return localenv::RunCommand(args, input);
+  }
+
+  static void StartOperator() {
+    ASSERT_TRUE(operator_ == nullptr);
+    Result<int> port = localenv::PickFreeLoopbackPort();
+    ASSERT_TRUE(port.ok());
+    health_port_ = *port;
+    const fs::path build = fs::path(VTENANT_OPERATOR_BINARY).parent_path().parent_path();
+    // $VTENANT_SYNCER_BINARY names a syncer built elsewhere (another branch).
+    const fs::path syncer = getenv("VTENANT_SYNCER_BINARY") != nullptr
+                                ? fs::path(getenv("VTENANT_SYNCER_BINARY"))
+                                : build / "syncer" / "vtenant-syncer";
+    localenv::ProcessOptions p;
+    p.argv = {VTENANT_OPERATOR_BINARY,
+              "--kubeconfig=" + HostKubeconfig(),
+              "--state-dir=" + *state_dir_,
+              "--etcd-servers=" + cluster().etcd().client_url(),
+              "--health-address=127.0.0.1:" + std::to_string(*port),
+              "--leader-elect",
+              "--leader-election-namespace=default"};
+    // The syncer is another program; where it is not built the operator
+    // says so in SyncerReady and these tests check the rest.
+    syncer_enabled_ = fs::exists(syncer);
+    p.argv.push_back(syncer_enabled_ ? "--syncer-binary=" + syncer.string() : "--no-syncer");
+    p.log_path = *state_dir_ + "/operator.log";
+    Result<localenv::Process> started = localenv::Process::Start(p);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    operator_ = new localenv::Process(std::move(started).value());
+  }
+
+  // SIGKILL: no graceful shutdown, no lease release, like a crash.
+  static void KillOperator() {
+    if (operator_ == nullptr) return;
+    kill(operator_->pid(), SIGKILL);
+    operator_->Stop(std::chrono::milliseconds(0));
+    delete operator_;
+    operator_ = nullptr;
+  }
+  static void StopOperator() {
+    if (operator_ == nullptr) return;
+    operator_->Stop();
+    delete operator_;
+    operator_ = nullptr;
+  }
+
+  void CreateQueue(const std::string& name, double quota) {
+    Result<kube::Object> q = client().Create(
+        res::kQueues, "",
+        ParseTestJson(
+            R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":")" + name +
+            R"("},"spec":{"resources":{"gpu":{"quota":)" + std::to_string(quota) +
+            R"(,"limit":-1,"overQuotaWeight":1}}}})"));
+    ASSERT_TRUE(q.ok()) << q.status().ToString();
+  }
+
+  static std::string TenantYaml(
+      const std::string& name, const std::string& parent,
+      const std::string& gpu = "{quota: 0.33, limit: 1, overQuotaWeight: 1}") {
+    return "apiVersion: vtenant.io/v1alpha1\nkind: Tenant\nmetadata: {name: " + name +
+           "}\nspec:\n  displayName: team " + name +
+           "\n  admins: {users: [alice]}\n"
+           "  queue:\n    parentQueue: " +
+           parent + "\n    resources:\n      gpu: " + gpu +
+           "\n  controlPlane: {backend: process}\n";
+  }
+
+  void ApplyTenant(const std::string& yaml) {
+    Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, yaml);
+    ASSERT_TRUE(r.ok() && r->exit_code == 0) << (r.ok() ? r->err : r.status().ToString());
+  }
+
+  std::optional<kube::Condition> Condition(const std::string& tenant, const std::string& type) {
+    Result<kube::Object> t = client().Get(res::kTenants, "", tenant);
+    if (!t.ok()) return std::nullopt;
+    return kube::FindCondition(*t, type);
+  }
+  std::string Phase(const std::string& tenant) {
+    Result<kube::Object> t = client().Get(res::kTenants, "", tenant);
+    return t.ok() ? std::string(kube::GetString(*t, {"status", "phase"})) : "";
+  }
+  std::string Describe(const std::string& tenant) {
+    Result<kube::Object> t = client().Get(res::kTenants, "", tenant);
+    return (t.ok() ? kube::ToJson(*t) : t.status().ToString()) + "\noperator log tail:\n" +
+           OperatorLogTail();
+  }
+  static std::string OperatorLogTail() {
+    std::string log = ReadFile(*state_dir_ + "/operator.log");
+    return log.size() > 4000 ? log.substr(log.size() - 4000) : log;
+  }
+
+  // The tenant's kubeconfig, from its Secret, as a file kubectl can use.
+  std::string KubeconfigFile(const std::string& tenant) {
+    Result<kube::Object> secret = client().Get(res::kSecrets, "vtenant-" + tenant, "vc-" + tenant);
+    EXPECT_TRUE(secret.ok()) << secret.status().ToString();
+    if (!secret.ok()) return "";
+    Result<std::string> config = DecodeBase64(kube::GetString(*secret, {"data", "config"}));
+    EXPECT_TRUE(config.ok());
+    const std::string path = *state_dir_ + "/" + tenant + ".kubeconfig";
+    std::ofstream(path) << config.value_or("");
+    return path;
+  }
+
+  static inline std::string* state_dir_ = nullptr;
+  static inline localenv::Process* operator_ = nullptr;
+  static inline int health_port_ = 0;
+  static inline bool syncer_enabled_ = false;
+};
+
+// The API server refuses what the schema and CEL rules say, with their words.
+TEST_F(OperatorIntegrationTest, BadTenantsAreRefusedWithTheSchemasMessage) {
+  struct Case {
+    std::string yaml;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {TenantYaml("over", "ml-org", "{quota: 2, limit: 1}"),
+       "quota must not exceed limit (unless limit is -1, unlimited)"},
+      {TenantYaml("negative", "ml-org", "{quota: -0.5, limit: 1}"),
+       "quota must be non-negative, or -1 for unlimited"},
+      {TenantYaml("not.a.label", "ml-org"), "must be a DNS label of at most 55 characters"},
+      {TenantYaml("vm", "ml-org") + "  isolation: {allowedPrivilegedFeatures: [sysadmin]}\n",
+       "Unsupported value: \"sysadmin\""},
+  };
+  for (const Case& c : cases) {
+    Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, c.yaml);
+    ASSERT_TRUE(r.ok());
+    EXPECT_NE(r->exit_code, 0) << c.yaml;
+    EXPECT_NE(r->err.find(c.message), std::string::npos) << r->err;
+  }
+  // The backend cannot change once set.
+  ApplyTenant(TenantYaml("fixed", "ml-org"));
+  Result<localenv::CommandResult> r =
+      Kubectl(HostKubeconfig(), {"patch", "tenant", "fixed", "--type=merge", "-p",
+                                 R"({"spec":{"controlPlane":{"backend":"statefulset"}}})"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->exit_code, 0);
+  EXPECT_NE(r->err.find("controlPlane.backend is immutable"), std::string::npos) << r->err;
+  // Defaults are filled in by the API server.
+  Result<kube::Object> fixed = client().Get(res::kTenants, "", "fixed");
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(kube::GetInt(*fixed, {"spec", "queue", "priority"}), 100);
+  EXPECT_EQ(kube::ToJson((*fixed)["spec"]["queue"]["resources"]["cpu"]),
+            R"({"limit":-1,"overQuotaWeight":1,"quota":-1})");
+  ASSERT_TRUE(client().Delete(res::kTenants, "", "fixed").ok());  // no operator yet: no finalizer
+}
+
+// Three teams under ml-org; the operator is killed while it creates them
+// and restarted; all become Ready, nothing exists twice.
+TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
+  CreateQueue("ml-org", 1);
+  const std::vector<std::string> teams = {"nlp", "vision", "recsys"};
+  for (const auto& t : teams) ApplyTenant(TenantYaml(t, "ml-org"));
+  StartOperator();
+  // Mid-creation: a kube-apiserver has been launched (its log exists) and
+  // is likely still starting, before any pid file could name it.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const auto& t : teams) {
+          if (fs::exists(*state_dir_ + "/tenants/" + t + "/apiserver/kube-apiserver.log")) {
+            return true;
+          }
+        }
+        return false;
+      },
+      seconds(180), std::chrono::milliseconds(20)))
+      << OperatorLogTail();
+  KillOperator();
+  StartOperator();
+  for (const auto& t : teams) {
+    EXPECT_TRUE(Eventually([&] { return Phase(t) == "Ready"; }, seconds(300), seconds(1)))
+        << Describe(t);
+  }
+  for (const auto& t : teams) {
+    SCOPED_TRACE(t);
+    // One API server and one controller manager per tenant, adopted or started once.
+    const std::string mine = *state_dir_ + "/tenants/" + t + "/apiserver/";
+    EXPECT_EQ(CountProcesses("kube-apiserver", mine), 1);
+    EXPECT_EQ(CountProcesses("kube-controller-manager", mine), 1);
+    Result<kube::Object> q = client().Get(res::kQueues, "", t);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(kube::GetString(*q, {"spec", "parentQueue"}), "ml-org");
+    EXPECT_DOUBLE_EQ((*q)["spec"]["resources"]["gpu"]["quota"].GetDouble(), 0.33);
+    EXPECT_DOUBLE_EQ((*q)["spec"]["resources"]["gpu"]["limit"].GetDouble(), 1);
+    EXPECT_DOUBLE_EQ((*q)["spec"]["resources"]["gpu"]["overQuotaWeight"].GetDouble(), 1);
+    EXPECT_EQ(Condition(t, "QuotaOvercommitted").value_or(kube::Condition{}).status, "False");
+  }
+
+  // Each kubeconfig works with the real kubectl, is cluster-admin, can
+  // install its own CRD and sees nothing of the others.
+  std::map<std::string, std::string> kubeconfigs;
+  for (const auto& t : teams) kubeconfigs[t] = KubeconfigFile(t);
+  for (const auto& t : teams) {
+    SCOPED_TRACE(t);
+    Result<localenv::CommandResult> admin = Kubectl(kubeconfigs[t], {"auth", "can-i", "*", "*"});
+    ASSERT_TRUE(admin.ok());
+    EXPECT_EQ(admin->out, "yes\n") << admin->err;
+    Result<localenv::CommandResult> pg =
+        Kubectl(kubeconfigs[t], {"get", "crd", "podgroups.scheduling.run.ai"});
+    EXPECT_EQ(pg->exit_code, 0) << pg->err;
+    const std::string crd =
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata: {name: models." +
+        t + ".example.com}\nspec:\n  group: " + t +
+        ".example.com\n  names: {kind: Model, plural: models}\n  scope: Namespaced\n"
+        "  versions:\n  - name: v1\n    served: true\n    storage: true\n"
+        "    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: "
+        "true}}\n";
+    Result<localenv::CommandResult> applied = Kubectl(kubeconfigs[t], {"apply", "-f", "-"}, crd);
+    EXPECT_EQ(applied->exit_code, 0) << applied->err;
+    Result<localenv::CommandResult> cm =
+        Kubectl(kubeconfigs[t],
+                {"create", "configmap", "only-" + t, "-n", "default", "--from-literal=a=b"});
+    EXPECT_EQ(cm->exit_code, 0) << cm->err;
+  }
+  for (const auto& t : teams) {
+    SCOPED_TRACE(t);
+    Result<localenv::CommandResult> crds = Kubectl(kubeconfigs[t], {"get", "crd", "-o", "name"});
+    Result<localenv::CommandResult> cms =
+        Kubectl(kubeconfigs[t], {"get", "configmaps", "-A", "-o", "name"});
+    for (const auto& other : teams) {
+      const bool own = other == t;
+      EXPECT_EQ(crds->out.find("models." + other + ".example.com") != std::string::npos, own)
+          << crds->out;
+      EXPECT_EQ(cms->out.find("only-" + other) != std::string::npos, own) << cms->out;
+    }
+  }
+
+  // Drift: a queue and a kubeconfig Secret deleted by hand come back.
+  ASSERT_TRUE(client().Delete(res::kQueues, "", "vision").ok());
+  ASSERT_TRUE(client().Delete(res::kSecrets, "vtenant-vision", "vc-vision").ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return client().Get(res::kQueues, "", "vision").ok() &&
+               client().Get(res::kSecrets, "vtenant-vision", "vc-vision").ok();
+      },
+      seconds(120), std::chrono::milliseconds(200)))
+      << Describe("vision");
+
+  // /metrics counts them.
+  web::http::client::http_client metrics("http://127.0.0.1:" + std::to_string(health_port_));
+  std::string text =
+      metrics.request(web::http::methods::GET, "/metrics").get().extract_utf8string(true).get();
+  EXPECT_NE(text.find("vtenant_operator_tenants{phase=\"Ready\"} 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("vtenant_reconcile_duration_seconds"), std::string::npos);
+  EXPECT_EQ(metrics.request(web::http::methods::GET, "/readyz").get().status_code(), 200);
+}
+
+TEST_F(OperatorIntegrationTest, MissingParentQueueThenReady) {
+  if (operator_ == nullptr) StartOperator();
+  ApplyTenant(TenantYaml("orphan", "research", "{quota: 0.5, limit: 1}"));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return Condition("orphan", "ParentQueueMissing").value_or(kube::Condition{}).status ==
+               "True";
+      },
+      seconds(120), std::chrono::milliseconds(200)))
+      << Describe("orphan");
+  EXPECT_NE(Condition("orphan", "ParentQueueMissing")->message.find("research does not exist"),
+            std::string::npos);
+  EXPECT_NE(Phase("orphan"), "Ready");
+  CreateQueue("research", 1);
+  EXPECT_TRUE(Eventually([&] { return Phase("orphan") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("orphan");
+  EXPECT_EQ(Condition("orphan", "ParentQueueMissing")->status, "False");
+}
+
+TEST_F(OperatorIntegrationTest, DeletionLeavesNothingBehind) {
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(Eventually([&] { return Phase("orphan") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("orphan");
+  const std::string kubeconfig = KubeconfigFile("orphan");
+  // A pod of the team's, synced to the host when a syncer runs.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<localenv::CommandResult> run = Kubectl(
+            kubeconfig, {"run", "trainer", "--image=busybox", "--restart=Never", "-n", "default"});
+        return run.ok() &&
+               (run->exit_code == 0 || run->err.find("AlreadyExists") != std::string::npos);
+      },
+      seconds(120), seconds(1)));
+  auto host_pods = [&] {
+    Result<kube::ObjectList> pods =
+        client().List(res::kPods, "", {.label_selector = "vtenant.io/tenant=orphan"});
+    return pods.ok() ? pods->items.size() : 0;
+  };
+  if (syncer_enabled_) {
+    EXPECT_TRUE(Eventually([&] { return host_pods() == 1; }, seconds(120), seconds(1)))
+        << "the syncer did not copy the pod to the host";
+  }
+  ASSERT_TRUE(client().Delete(res::kTenants, "", "orphan").ok());
+  EXPECT_TRUE(Eventually([&] { return !client().Get(res::kTenants, "", "orphan").ok(); },
+                         seconds(300), seconds(1)))
+      << Describe("orphan");
+  EXPECT_FALSE(client().Get(res::kNamespaces, "", "vtenant-orphan").ok());
+  EXPECT_EQ(host_pods(), 0u);
+  EXPECT_FALSE(client().Get(res::kQueues, "", "orphan").ok());
+  EXPECT_FALSE(client().Get(res::kClusterRoleBindings, "", "vtenant:syncer:orphan").ok());
+  const std::string orphan = *state_dir_ + "/tenants/orphan/";
+  EXPECT_EQ(CountProcesses("kube-apiserver", orphan), 0);
+  EXPECT_EQ(CountProcesses("kube-controller-manager", orphan), 0);
+  EXPECT_EQ(CountProcesses("vtenant-syncer", orphan), 0);
+  EXPECT_FALSE(fs::exists(*state_dir_ + "/tenants/orphan"));
+  EXPECT_TRUE(client().Get(res::kQueues, "", "research").ok());
+  // The other tenants are untouched.
+  EXPECT_EQ(Phase("nlp"), "Ready");
+}
+
+TEST_F(OperatorIntegrationTest, StatefulSetObjectsPassAServerSideDryRun) {
+  ASSERT_TRUE(
+      client()
+          .Create(
+              res::kNamespaces, "",
+              ParseTestJson(
+                  R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"vtenant-dry"}})"))
+          .ok());
+  ControlPlaneRequest r;
+  r.spec.name = "dry";
+  r.spec.control_plane.backend = Backend::kStatefulSet;
+  r.spec.control_plane.requests = {{"cpu", "200m"}, {"memory", "512Mi"}};
+  r.spec.control_plane.limits = {{"memory", "1Gi"}};
+  r.spec.isolation.node_selector = {{"pool", "cpu"}};
+  r.host_namespace = "vtenant-dry";
+  CertificateChanges changes;
+  r.certificates = *EnsureCertificates({}, DefaultCertificatePolicy("dry", "vtenant-dry"),
+                                       std::chrono::system_clock::now(), &changes);
+  for (const kube::Object& o : {RenderControlPlaneService(r), RenderInternalKubeconfigSecret(r),
+                                RenderControlPlaneStatefulSet(r, {})}) {
+    Result<localenv::CommandResult> out = Kubectl(
+        HostKubeconfig(), {"apply", "--dry-run=server", "-o", "name", "-f", "-"}, kube::ToJson(o));
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out->exit_code, 0) << out->err << "\n" << kube::ToJson(o);
+    EXPECT_NE(out->out.find(std::string(kube::Name(o))), std::string::npos) << out->out;
+  }
+}
+
+}  // namespace
+}  // namespace vtenant::op

@@ -1,0 +1,589 @@
+#include "operator/process_backend.h"
+
+#include <cpprest/http_client.h>
+#include <glog/logging.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "localenv/api_server.h"
+#include "localenv/controller_manager.h"
+#include "localenv/etcd_server.h"
+#include "localenv/process.h"
+#include "localenv/tools.h"
+#include "operator/base64.h"
+
+namespace vtenant::op {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status WriteFileAtomically(const fs::path& path, const std::string& contents,
+                           fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Internal("cannot write " + tmp.string());
+    out << contents;
+  }
+  std::error_code ec;
+  fs::permissions(tmp, perms, ec);
+  fs::rename(tmp, path, ec);
+  if (ec) return Internal("cannot rename " + tmp.string() + ": " + ec.message());
+  return Status::Ok();
+}
+
+int ReadInt(const fs::path& path) {
+  std::string text = ReadFile(path);
+  try {
+    return text.empty() ? -1 : std::stoi(text);
+  } catch (...) {
+    return -1;
+  }
+}
+
+// GET `url` (plain HTTP on loopback) answers 200 within a second.
+bool HttpOk(const std::string& url) {
+  try {
+    web::http::client::http_client_config config;
+    config.set_timeout(std::chrono::seconds(1));
+    web::http::client::http_client client(url, config);
+    return client.request(web::http::methods::GET).get().status_code() == 200;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Deletes every etcd key under `prefix` through etcd's JSON gateway.
+Status DeleteEtcdPrefix(const std::string& etcd_url, const std::string& prefix) {
+  std::string end = prefix;
+  end.back() = static_cast<char>(end.back() + 1);
+  const std::string body =
+      "{\"key\":\"" + EncodeBase64(prefix) + "\",\"range_end\":\"" + EncodeBase64(end) + "\"}";
+  try {
+    web::http::client::http_client_config config;
+    config.set_timeout(std::chrono::seconds(5));
+    web::http::client::http_client client(etcd_url, config);
+    auto response =
+        client.request(web::http::methods::POST, "/v3/kv/deleterange", body, "application/json")
+            .get();
+    if (response.status_code() != 200) {
+      return Unavailable("etcd deleterange answered " + std::to_string(response.status_code()));
+    }
+  } catch (const std::exception& e) {
+    return Unavailable(std::string("etcd deleterange: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+// Stops a process group we started or adopted, politely first.
+void StopPid(int pid, const std::string& program, const std::string& marker) {
+  if (!ProcessRuns(pid, program, marker)) return;
+  localenv::Process::Adopt(pid, program).Stop(std::chrono::seconds(5));
+  int status = 0;
+  waitpid(pid, &status, WNOHANG);  // reap if it was our child
+}
+
+std::string Join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
+  return out;
+}
+
+}  // namespace
+
+bool ProcessRuns(int pid, const std::string& program, const std::string& marker) {
+  if (pid <= 0) return false;
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return false;
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z') {
+    return false;
+  }
+  std::string cmdline = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+  std::vector<std::string> argv;
+  for (size_t start = 0; start < cmdline.size();) {
+    size_t end = cmdline.find('\0', start);
+    if (end == std::string::npos) end = cmdline.size();
+    argv.push_back(cmdline.substr(start, end - start));
+    start = end + 1;
+  }
+  if (argv.empty() || fs::path(argv[0]).filename() != program) return false;
+  if (marker.empty()) return true;
+  for (const auto& a : argv) {
+    if (a.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+int FindRunning(const std::string& program, const std::string& marker) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int pid = std::stoi(name);
+    if (ProcessRuns(pid, program, marker)) return pid;
+  }
+  return -1;
+}
+
+std::vector<std::string> ProcessBackendOptions::DefaultApiServerArgs() {
+  return {
+      // A virtual cluster serves one team: a few hundred objects and a
+      // handful of clients. Events churn and are read rarely, so they are
+      // not watch-cached; priority-and-fairness is sized for thousands of
+      // clients.
+      "--watch-cache-sizes=events#0",        "--enable-priority-and-fairness=false",
+      "--enable-garbage-collector=true",     "--max-requests-inflight=100",
+      "--max-mutating-requests-inflight=50", "--event-ttl=30m",
+  };
+}
+
+std::vector<std::string> ProcessBackendOptions::DefaultVirtualControllers() {
+  // What workloads inside a virtual cluster need. Nodes, volumes, routes and
+  // load balancers belong to the host: the syncer mirrors them.
+  return {"serviceaccount-controller",
+          "serviceaccount-token-controller",
+          "namespace-controller",
+          "garbage-collector-controller",
+          "replicaset-controller",
+          "deployment-controller",
+          "statefulset-controller",
+          "job-controller",
+          "cronjob-controller",
+          "ttl-after-finished-controller",
+          "endpoints-controller",
+          "endpointslice-controller",
+          "disruption-controller",
+          "pod-garbage-collector-controller",
+          "resourcequota-controller",
+          "root-ca-certificate-publisher-controller",
+          "clusterrole-aggregation-controller"};
+}
+
+struct ProcessBackend::Tenant {
+  std::string name;
+  fs::path dir;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  std::optional<ControlPlaneRequest> desired;
+  ControlPlaneStatus status;
+  int port = 0;
+  int syncer_port = 0;
+  int apiserver_pid = -1;
+  int kcm_pid = -1;
+  int syncer_pid = -1;
+  int restarts = 0;
+  std::string written_pki;  // certificate bundle last written to disk
+  std::thread thread;
+
+  std::string EtcdPrefix() const { return "/vtenant/" + name + "/"; }
+  std::string Kubeconfig() const { return (dir / "apiserver" / "admin.kubeconfig").string(); }
+};
+
+ProcessBackend::ProcessBackend(ProcessBackendOptions options) : options_(std::move(options)) {
+  fs::create_directories(fs::path(options_.state_dir) / "tenants");
+}
+
+ProcessBackend::~ProcessBackend() {
+  std::map<std::string, std::shared_ptr<Tenant>> tenants;
+  {
+    std::lock_guard lock(mu_);
+    tenants.swap(tenants_);
+  }
+  for (auto& [name, t] : tenants) {
+    {
+      std::lock_guard lock(t->mu);
+      t->stop = true;
+    }
+    t->cv.notify_all();
+    if (t->thread.joinable()) t->thread.join();
+  }
+}
+
+void ProcessBackend::SetChangeNotifier(std::function<void(const std::string&)> notify) {
+  std::lock_guard lock(mu_);
+  notify_ = std::move(notify);
+}
+
+std::string ProcessBackend::TenantDir(const std::string& tenant) const {
+  return (fs::path(options_.state_dir) / "tenants" / tenant).string();
+}
+
+Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& request) {
+  const std::string& name = request.spec.name;
+  std::shared_ptr<Tenant> t;
+  {
+    std::lock_guard lock(mu_);
+    std::shared_ptr<Tenant>& slot = tenants_[name];
+    if (!slot) {
+      slot = std::make_shared<Tenant>();
+      slot->name = name;
+      slot->dir = TenantDir(name);
+      fs::create_directories(slot->dir);
+      // The port outlives the process: the kubeconfig Secret names it.
+      slot->port = ReadInt(slot->dir / "port");
+      if (slot->port <= 0) {
+        VT_ASSIGN_OR_RETURN(slot->port, localenv::PickFreeLoopbackPort());
+        VT_RETURN_IF_ERROR(WriteFileAtomically(slot->dir / "port", std::to_string(slot->port)));
+      }
+      slot->syncer_port = ReadInt(slot->dir / "syncer-port");
+      if (slot->syncer_port <= 0) {
+        VT_ASSIGN_OR_RETURN(slot->syncer_port, localenv::PickFreeLoopbackPort());
+        VT_RETURN_IF_ERROR(
+            WriteFileAtomically(slot->dir / "syncer-port", std::to_string(slot->syncer_port)));
+      }
+      slot->status.endpoint = "https://127.0.0.1:" + std::to_string(slot->port);
+      slot->status.syncer_enabled = !options_.syncer_binary.empty();
+      slot->status.control_plane = {false, "Starting", "starting kube-apiserver"};
+      slot->status.syncer = {false, "Starting", "waiting for the control plane"};
+      slot->desired = request;
+      slot->thread = std::thread([this, s = slot] { Supervise(s); });
+      return slot->status;
+    }
+    t = slot;
+  }
+  std::lock_guard lock(t->mu);
+  t->desired = request;
+  t->cv.notify_all();
+  return t->status;
+}
+
+void ProcessBackend::Supervise(std::shared_ptr<Tenant> t) {
+  while (true) {
+    bool changed = SuperviseOnce(*t);
+    if (changed) {
+      std::function<void(const std::string&)> notify;
+      {
+        std::lock_guard lock(mu_);
+        notify = notify_;
+      }
+      if (notify) notify(t->name);
+    }
+    std::unique_lock lock(t->mu);
+    if (t->cv.wait_for(lock, options_.supervise_period, [&] { return t->stop; })) return;
+  }
+}
+
+std::string ProcessBackend::Tool(const std::string& name) const {
+  if (!options_.tools_bin.empty()) return (fs::path(options_.tools_bin) / name).string();
+  Result<std::string> found = localenv::FindTool(name);
+  return found.ok() ? *found : name;
+}
+
+Result<std::string> ProcessBackend::EnsureEtcd() {
+  if (!options_.etcd_servers.empty()) return options_.etcd_servers;
+  std::lock_guard lock(etcd_mu_);
+  const fs::path dir = fs::path(options_.state_dir) / "etcd";
+  if (ProcessRuns(etcd_pid_, "etcd", dir.string())) return etcd_url_;
+  int pid = ReadInt(dir / "etcd.pid");
+  std::string url = ReadFile(dir / "url");
+  if (!ProcessRuns(pid, "etcd", dir.string())) pid = FindRunning("etcd", dir.string());
+  if (!url.empty() && pid > 0) {
+    LOG(INFO) << "adopted etcd (pid " << pid << ") at " << url;
+    etcd_pid_ = pid;
+    etcd_url_ = url;
+    return url;
+  }
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdServer> etcd,
+                      localenv::EtcdServer::Start({.dir = dir.string(), .die_with_parent = false}));
+  etcd_url_ = etcd->client_url();
+  etcd_pid_ = etcd->Release();
+  VT_RETURN_IF_ERROR(WriteFileAtomically(dir / "url", etcd_url_));
+  VT_RETURN_IF_ERROR(WriteFileAtomically(dir / "etcd.pid", std::to_string(etcd_pid_)));
+  LOG(INFO) << "started etcd (pid " << etcd_pid_ << ") at " << etcd_url_;
+  return etcd_url_;
+}
+
+bool ProcessBackend::SuperviseOnce(Tenant& t) {
+  ControlPlaneRequest desired;
+  ControlPlaneStatus before;
+  {
+    std::lock_guard lock(t.mu);
+    desired = *t.desired;
+    before = t.status;
+  }
+  ControlPlaneStatus now = before;
+  auto report = [&](bool cp_ready, std::string reason, std::string message) {
+    now.control_plane = {cp_ready, std::move(reason), std::move(message)};
+    if (!cp_ready) now.syncer = {false, "ControlPlaneNotReady", "waiting for the control plane"};
+    std::lock_guard lock(t.mu);
+    t.status = now;
+    return now.control_plane.message != before.control_plane.message ||
+           now.control_plane.ready != before.control_plane.ready ||
+           now.syncer.ready != before.syncer.ready || now.syncer.message != before.syncer.message;
+  };
+
+  // Certificates: the API server reloads its serving certificate and client
+  // CA from these files when they change, so a renewal needs no restart.
+  const fs::path apiserver_dir = t.dir / "apiserver";
+  const fs::path pki = apiserver_dir / "pki";
+  const TenantCertificates& c = desired.certificates;
+  const std::string bundle = c.ca.certificate_pem + c.apiserver.certificate_pem +
+                             c.admin.certificate_pem + c.service_account.public_key_pem;
+  if (bundle != t.written_pki) {
+    fs::create_directories(pki);
+    const auto pub = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                     fs::perms::others_read;
+    for (const auto& [file, text, perms] :
+         std::vector<std::tuple<std::string, std::string, fs::perms>>{
+             {"ca.crt", c.ca.certificate_pem, pub},
+             {"ca.key", c.ca.private_key_pem, fs::perms::owner_read | fs::perms::owner_write},
+             {"apiserver.crt", c.apiserver.certificate_pem, pub},
+             {"apiserver.key", c.apiserver.private_key_pem,
+              fs::perms::owner_read | fs::perms::owner_write},
+             {"admin.crt", c.admin.certificate_pem, pub},
+             {"admin.key", c.admin.private_key_pem, fs::perms::owner_read | fs::perms::owner_write},
+             {"sa.pub", c.service_account.public_key_pem, pub},
+             {"sa.key", c.service_account.private_key_pem,
+              fs::perms::owner_read | fs::perms::owner_write}}) {
+      if (Status s = WriteFileAtomically(pki / file, text, perms); !s.ok()) {
+        return report(false, "StateDirUnwritable", s.message());
+      }
+    }
+    t.written_pki = bundle;
+  }
+
+  Result<std::string> etcd = EnsureEtcd();
+  if (!etcd.ok()) return report(false, "EtcdUnavailable", etcd.status().message());
+
+  // kube-apiserver: running, adopted from its pid file, or started.
+  // Its certificate paths name this tenant's folder: unique per operator
+  // state dir, unlike the etcd prefix.
+  const std::string apiserver_marker = (pki / "apiserver.crt").string();
+  if (!ProcessRuns(t.apiserver_pid, "kube-apiserver", apiserver_marker)) {
+    const bool was_running = t.apiserver_pid > 0;
+    int pid = ReadInt(t.dir / "kube-apiserver.pid");
+    if (!ProcessRuns(pid, "kube-apiserver", apiserver_marker)) {
+      pid = FindRunning("kube-apiserver", apiserver_marker);
+    }
+    if (pid > 0) {
+      (void)WriteFileAtomically(t.dir / "kube-apiserver.pid", std::to_string(pid));
+      LOG(INFO) << "tenant " << t.name << ": adopted kube-apiserver pid " << pid;
+      t.apiserver_pid = pid;
+    } else {
+      if (was_running) ++t.restarts;
+      LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port;
+      Result<std::unique_ptr<localenv::ApiServer>> server = localenv::ApiServer::Start({
+          .dir = apiserver_dir.string(),
+          .etcd_url = *etcd,
+          .etcd_prefix = t.EtcdPrefix(),
+          .name = t.name,
+          .port = t.port,
+          .service_account_admission = true,
+          .extra_args = options_.apiserver_args,
+          .env = options_.apiserver_env,
+          .die_with_parent = false,
+          // Stopping a server that is slow only because twenty others start
+          // beside it throws its work away and starts the same work again.
+          .ready_timeout = std::chrono::minutes(10),
+      });
+      if (!server.ok()) {
+        t.apiserver_pid = -1;
+        return report(false, "ApiServerFailed",
+                      "kube-apiserver did not start: " + server.status().message());
+      }
+      t.apiserver_pid = (*server)->Release();
+      (void)WriteFileAtomically(t.dir / "kube-apiserver.pid", std::to_string(t.apiserver_pid));
+    }
+  }
+
+  const std::string kcm_marker = "--kubeconfig=" + t.Kubeconfig();
+  if (!ProcessRuns(t.kcm_pid, "kube-controller-manager", kcm_marker)) {
+    const bool was_running = t.kcm_pid > 0;
+    int pid = ReadInt(t.dir / "kube-controller-manager.pid");
+    if (!ProcessRuns(pid, "kube-controller-manager", kcm_marker)) {
+      pid = FindRunning("kube-controller-manager", kcm_marker);
+    }
+    if (pid > 0) {
+      (void)WriteFileAtomically(t.dir / "kube-controller-manager.pid", std::to_string(pid));
+      LOG(INFO) << "tenant " << t.name << ": adopted kube-controller-manager pid " << pid;
+      t.kcm_pid = pid;
+    } else {
+      if (was_running) ++t.restarts;
+      Result<std::unique_ptr<localenv::ControllerManager>> kcm =
+          localenv::ControllerManager::Start({.dir = (t.dir / "controller-manager").string(),
+                                              .die_with_parent = false,
+                                              .kubeconfig = t.Kubeconfig(),
+                                              .pki_dir = pki.string(),
+                                              .controllers = options_.controllers,
+                                              .env = options_.controller_manager_env,
+                                              .ready_timeout = std::chrono::minutes(5)});
+      if (!kcm.ok()) {
+        t.kcm_pid = -1;
+        return report(false, "ControllerManagerFailed",
+                      "kube-controller-manager did not start: " + kcm.status().message());
+      }
+      t.kcm_pid = (*kcm)->Release();
+      (void)WriteFileAtomically(t.dir / "kube-controller-manager.pid", std::to_string(t.kcm_pid));
+    }
+  }
+  std::string message = "kube-apiserver (pid " + std::to_string(t.apiserver_pid) +
+                        ") and kube-controller-manager (pid " + std::to_string(t.kcm_pid) +
+                        ") run on " + now.endpoint + ", etcd prefix " + t.EtcdPrefix();
+  if (t.restarts > 0) message += "; restarted " + std::to_string(t.restarts) + " times";
+  now.control_plane = {true, "Running", message};
+
+  // vtenant-syncer.
+  if (options_.syncer_binary.empty()) {
+    now.syncer_enabled = false;
+    now.syncer = {false, "SyncerNotConfigured",
+                  "the operator runs without --syncer-binary: pods of the virtual cluster are "
+                  "not synced to the host"};
+  } else if (access(options_.syncer_binary.c_str(), X_OK) != 0) {
+    now.syncer = {false, "SyncerBinaryMissing",
+                  "no executable vtenant-syncer at " + options_.syncer_binary +
+                      " (--syncer-binary); build it with `cmake --build build --target "
+                      "vtenant-syncer`"};
+  } else {
+    const std::string syncer_marker = "--virtual-kubeconfig=" + t.Kubeconfig();
+    const std::string program = fs::path(options_.syncer_binary).filename();
+    if (!ProcessRuns(t.syncer_pid, program, syncer_marker)) {
+      int pid = ReadInt(t.dir / "vtenant-syncer.pid");
+      if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
+      if (pid > 0) {
+        t.syncer_pid = pid;
+      } else {
+        const IsolationSpec& iso = desired.spec.isolation;
+        std::vector<std::string> selector;
+        for (const auto& [k, v] : iso.node_selector) selector.push_back(k + "=" + v);
+        localenv::ProcessOptions p;
+        p.argv = {options_.syncer_binary,
+                  "--tenant=" + t.name,
+                  "--queue=" + t.name,
+                  "--host-namespace=" + desired.host_namespace,
+                  "--virtual-kubeconfig=" + t.Kubeconfig(),
+                  "--host-kubeconfig=" + options_.host_kubeconfig,
+                  "--allowed-privileged-features=" + Join(iso.allowed_privileged_features, ","),
+                  "--node-selector=" + Join(selector, ","),
+                  "--tolerations=" + iso.tolerations_json,
+                  "--virtual-service-host=127.0.0.1",
+                  "--virtual-service-port=" + std::to_string(t.port),
+                  "--health-address=127.0.0.1:" + std::to_string(t.syncer_port),
+                  "--leader-elect=false"};
+        p.log_path = (t.dir / "vtenant-syncer.log").string();
+        p.die_with_parent = false;
+        Result<localenv::Process> started = localenv::Process::Start(p);
+        if (!started.ok()) {
+          now.syncer = {false, "SyncerFailed", started.status().message()};
+        } else {
+          t.syncer_pid = started->Release();
+          (void)WriteFileAtomically(t.dir / "vtenant-syncer.pid", std::to_string(t.syncer_pid));
+        }
+      }
+    }
+    if (t.syncer_pid > 0) {
+      const std::string url = "http://127.0.0.1:" + std::to_string(t.syncer_port);
+      now.syncer = HttpOk(url + "/readyz")
+                       ? ComponentStatus{true, "Running",
+                                         "vtenant-syncer (pid " + std::to_string(t.syncer_pid) +
+                                             ") is ready"}
+                       : ComponentStatus{false, "SyncerStarting",
+                                         "vtenant-syncer (pid " + std::to_string(t.syncer_pid) +
+                                             ") is not ready yet; log " +
+                                             (t.dir / "vtenant-syncer.log").string()};
+    }
+  }
+  std::lock_guard lock(t.mu);
+  t.status = now;
+  return now.control_plane.message != before.control_plane.message ||
+         now.control_plane.ready != before.control_plane.ready ||
+         now.syncer.ready != before.syncer.ready || now.syncer.message != before.syncer.message;
+}
+
+std::map<std::string, int> ProcessBackend::Pids(const std::string& tenant) {
+  std::map<std::string, int> pids;
+  const fs::path dir = TenantDir(tenant);
+  for (const char* program : {"kube-apiserver", "kube-controller-manager", "vtenant-syncer"}) {
+    int pid = ReadInt(dir / (std::string(program) + ".pid"));
+    if (ProcessRuns(pid, program, "")) pids[program] = pid;
+  }
+  return pids;
+}
+
+Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string& host_namespace) {
+  std::shared_ptr<Tenant> t;
+  {
+    std::lock_guard lock(mu_);
+    auto it = tenants_.find(tenant);
+    if (it != tenants_.end()) {
+      t = it->second;
+      tenants_.erase(it);
+    }
+  }
+  if (t) {
+    {
+      std::lock_guard lock(t->mu);
+      t->stop = true;
+    }
+    t->cv.notify_all();
+    if (t->thread.joinable()) t->thread.join();
+  }
+  const fs::path dir = TenantDir(tenant);
+  if (!fs::exists(dir)) return true;
+  // Pid files, not memory: after a restart this operator may never have
+  // supervised the tenant it removes.
+  const std::string syncer = fs::path(options_.syncer_binary).filename();
+  // The pid file first, then /proc, for a process whose file was never written.
+  const std::string marker = (dir / "apiserver").string();
+  for (const std::string program :
+       {syncer.empty() ? std::string("vtenant-syncer") : syncer,
+        std::string("kube-controller-manager"), std::string("kube-apiserver")}) {
+    StopPid(ReadInt(dir / (program + ".pid")), program, marker);
+    for (int pid; (pid = FindRunning(program, marker)) > 0;) StopPid(pid, program, marker);
+  }
+  Result<std::string> etcd = EnsureEtcd();
+  if (!etcd.ok()) return etcd.status().WithContext("removing tenant " + tenant + "'s etcd keys");
+  VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) return Internal("removing " + dir.string() + ": " + ec.message());
+  LOG(INFO) << "tenant " << tenant << ": control plane removed";
+  return true;
+}
+
+void ProcessBackend::KillAll() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(fs::path(options_.state_dir) / "tenants")) {
+    names.push_back(entry.path().filename());
+  }
+  for (const auto& name : names) {
+    std::shared_ptr<Tenant> t;
+    {
+      std::lock_guard lock(mu_);
+      auto it = tenants_.find(name);
+      if (it != tenants_.end()) {
+        t = it->second;
+        tenants_.erase(it);
+      }
+    }
+    if (t) {
+      {
+        std::lock_guard lock(t->mu);
+        t->stop = true;
+      }
+      t->cv.notify_all();
+      if (t->thread.joinable()) t->thread.join();
+    }
+    for (const auto& [program, pid] : Pids(name)) StopPid(pid, program, "");
+  }
+  std::lock_guard lock(etcd_mu_);
+  const fs::path dir = fs::path(options_.state_dir) / "etcd";
+  StopPid(ReadInt(dir / "etcd.pid"), "etcd", dir.string());
+  etcd_pid_ = -1;
+}
+
+}  // namespace vtenant::op

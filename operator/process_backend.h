@@ -1,0 +1,105 @@
+// ProcessBackend: virtual control planes as supervised local processes, for
+// the local environment and tests.
+//
+// Per tenant: a kube-apiserver on a loopback port kept under
+// <state-dir>/tenants/<t> (the port is chosen once and kept, so the
+// kubeconfig Secret stays valid), storing its data in one etcd shared by
+// every tenant under the prefix /vtenant/<t>; a kube-controller-manager with
+// the controllers a cluster without nodes of its own needs; and
+// vtenant-syncer when its binary is configured. A supervisor thread per
+// tenant starts what is missing, restarts what died, and reports changes.
+//
+// Processes are not children for life: each has a pid file, and after an
+// operator restart the supervisor re-adopts a process whose pid file names a
+// live process running that program with that tenant's arguments (or, when
+// the operator died before writing the file, the process /proc shows with
+// them), instead of starting a second one. Remove stops the processes, deletes the tenant's
+// etcd keys and its state folder.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "operator/control_plane_backend.h"
+
+namespace vtenant::op {
+
+struct ProcessBackendOptions {
+  std::string state_dir;  // per-tenant folders and the shared etcd's data
+  std::string tools_bin;  // kube-apiserver, kube-controller-manager, etcd; "" = localenv's search
+  std::string syncer_binary;  // "" = no syncer
+  // The shared etcd. Empty: the backend starts one under <state_dir>/etcd
+  // (and re-adopts it after a restart).
+  std::string etcd_servers;
+  // The host cluster as the syncer reaches it.
+  std::string host_kubeconfig;
+  std::chrono::milliseconds supervise_period{500};
+  // Flags that keep a virtual control plane small (see bench/RESULTS.md).
+  std::vector<std::string> apiserver_args = DefaultApiServerArgs();
+  std::vector<std::string> controllers = DefaultVirtualControllers();
+  std::map<std::string, std::string> apiserver_env = {{"GOGC", "50"}};
+  std::map<std::string, std::string> controller_manager_env = {{"GOGC", "50"}};
+
+  static std::vector<std::string> DefaultApiServerArgs();
+  static std::vector<std::string> DefaultVirtualControllers();
+};
+
+class ProcessBackend final : public ControlPlaneBackend {
+ public:
+  explicit ProcessBackend(ProcessBackendOptions options);
+  // Stops the supervisors and leaves the processes running, so the next
+  // operator adopts them (an operator restart must not restart every
+  // tenant's control plane). Remove is what stops them.
+  ~ProcessBackend() override;
+
+  Result<ControlPlaneStatus> Ensure(const ControlPlaneRequest& request) override;
+  Result<bool> Remove(const std::string& tenant, const std::string& host_namespace) override;
+  void SetChangeNotifier(std::function<void(const std::string& tenant)> notify) override;
+
+  // The pids of a tenant's processes by program name (for tests and the
+  // benchmark's memory numbers); empty when none run.
+  std::map<std::string, int> Pids(const std::string& tenant);
+
+  // Stops every supervisor and kills every process this backend runs or
+  // adopted, the shared etcd included. For tests and benchmarks.
+  void KillAll();
+
+ private:
+  struct Tenant;
+
+  void Supervise(std::shared_ptr<Tenant> tenant);
+  // One supervision round; returns whether the reported status changed.
+  bool SuperviseOnce(Tenant& tenant);
+  Result<std::string> EnsureEtcd();
+  std::string Tool(const std::string& name) const;
+  std::string TenantDir(const std::string& tenant) const;
+
+  const ProcessBackendOptions options_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Tenant>> tenants_;
+  std::function<void(const std::string&)> notify_;
+  std::mutex etcd_mu_;
+  std::string etcd_url_;
+  int etcd_pid_ = -1;
+};
+
+// Whether `pid` is alive and runs `program` (basename of argv[0]) with an
+// argument containing `marker` (empty: any). Reaps it first if it is a
+// zombie child of ours. This is how pid files are trusted: a recycled pid
+// running something else does not count.
+bool ProcessRuns(int pid, const std::string& program, const std::string& marker);
+
+// The pid of a process running `program` with an argument containing
+// `marker`, found by scanning /proc; -1 if none. Finds what a pid file
+// cannot: a server started by an operator killed before it wrote the file.
+int FindRunning(const std::string& program, const std::string& marker);
+
+}  // namespace vtenant::op

@@ -1,0 +1,245 @@
+#include "operator/statefulset_backend.h"
+
+#include "kube/kubeconfig.h"
+#include "operator/base64.h"
+#include "operator/ensure_object.h"
+#include "operator/host_objects.h"
+
+namespace vtenant::op {
+namespace {
+
+std::string Q(std::string_view s) {
+  return kube::ToJson(rapidjson::Value(rapidjson::StringRef(s.data(), s.size())));
+}
+
+std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
+
+std::string Labels(const ControlPlaneRequest& r) {
+  return R"({"vtenant.io/tenant":)" + Q(r.spec.name) +
+         R"(,"app.kubernetes.io/name":"vtenant-control-plane","app.kubernetes.io/managed-by":"vtenant-operator"})";
+}
+
+std::string Meta(const ControlPlaneRequest& r, const std::string& name) {
+  return R"("metadata":{"name":)" + Q(name) + R"(,"namespace":)" + Q(r.host_namespace) +
+         R"(,"labels":)" + Labels(r) + "}";
+}
+
+std::string Resources(const ControlPlaneSpec& cp) {
+  auto list = [](const std::map<std::string, std::string>& m) {
+    std::string out = "{";
+    for (const auto& [k, v] : m) out += (out.size() > 1 ? "," : "") + Q(k) + ":" + Q(v);
+    return out + "}";
+  };
+  return R"({"requests":)" + list(cp.requests) + R"(,"limits":)" + list(cp.limits) + "}";
+}
+
+std::string Args(const std::vector<std::string>& args) {
+  std::string out = "[";
+  for (const auto& a : args) out += (out.size() > 1 ? "," : "") + Q(a);
+  return out + "]";
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+kube::Object Parse(const std::string& json) {
+  Result<kube::Object> o = kube::ParseJson(json);
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+constexpr char kInternalKubeconfig[] = "/etc/vtenant/kubeconfig/config";
+
+}  // namespace
+
+std::string StatefulSetEndpoint(const ControlPlaneRequest& request) {
+  return "https://" + Name(request) + "." + request.host_namespace + ".svc:443";
+}
+
+kube::Object RenderControlPlaneService(const ControlPlaneRequest& r) {
+  return Parse(R"({"apiVersion":"v1","kind":"Service",)" + Meta(r, Name(r)) +
+               R"(,"spec":{"type":"ClusterIP","selector":{"vtenant.io/tenant":)" + Q(r.spec.name) +
+               R"(,"app.kubernetes.io/name":"vtenant-control-plane"},
+      "ports":[{"name":"https","port":443,"targetPort":6443,"protocol":"TCP"}]}})");
+}
+
+kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& r) {
+  kube::RestConfig config;
+  config.server = "https://127.0.0.1:6443";
+  config.ca_pem = r.certificates.ca.certificate_pem;
+  config.client_certificate_pem = r.certificates.admin.certificate_pem;
+  config.client_key_pem = r.certificates.admin.private_key_pem;
+  return Parse(R"({"apiVersion":"v1","kind":"Secret",)" + Meta(r, Name(r) + "-internal") +
+               R"(,"type":"Opaque","data":{"config":)" +
+               Q(EncodeBase64(kube::RenderKubeconfig(config, r.spec.name))) + "}}");
+}
+
+kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
+                                           const StatefulSetBackendOptions& o) {
+  const ControlPlaneSpec& cp = r.spec.control_plane;
+  const std::string version =
+      cp.kubernetes_version.empty() ? o.default_kubernetes_version : cp.kubernetes_version;
+  const std::string resources = Resources(cp);
+  const IsolationSpec& iso = r.spec.isolation;
+  std::vector<std::string> selector;
+  for (const auto& [k, v] : iso.node_selector) selector.push_back(k + "=" + v);
+
+  std::vector<std::string> etcd = {"etcd",
+                                   "--data-dir=/var/lib/etcd",
+                                   "--listen-client-urls=http://127.0.0.1:2379",
+                                   "--advertise-client-urls=http://127.0.0.1:2379",
+                                   "--listen-peer-urls=http://127.0.0.1:2380",
+                                   "--quota-backend-bytes=2147483648"};
+  std::vector<std::string> apiserver = {
+      "kube-apiserver",
+      "--etcd-servers=http://127.0.0.1:2379",
+      "--secure-port=6443",
+      "--tls-cert-file=/etc/vtenant/pki/apiserver.crt",
+      "--tls-private-key-file=/etc/vtenant/pki/apiserver.key",
+      "--client-ca-file=/etc/vtenant/pki/ca.crt",
+      "--service-account-issuer=https://kubernetes.default.svc",
+      "--service-account-key-file=/etc/vtenant/pki/sa.pub",
+      "--service-account-signing-key-file=/etc/vtenant/pki/sa.key",
+      "--service-cluster-ip-range=" + o.service_cidr,
+      "--authorization-mode=RBAC",
+      "--endpoint-reconciler-type=none",
+      "--profiling=false",
+      "--watch-cache-sizes=events#0",
+      "--enable-priority-and-fairness=false"};
+  std::vector<std::string> kcm = {"kube-controller-manager",
+                                  std::string("--kubeconfig=") + kInternalKubeconfig,
+                                  std::string("--authentication-kubeconfig=") + kInternalKubeconfig,
+                                  std::string("--authorization-kubeconfig=") + kInternalKubeconfig,
+                                  "--leader-elect=false",
+                                  "--service-account-private-key-file=/etc/vtenant/pki/sa.key",
+                                  "--root-ca-file=/etc/vtenant/pki/ca.crt",
+                                  "--use-service-account-credentials=false",
+                                  "--allocate-node-cidrs=false",
+                                  "--profiling=false",
+                                  "--controllers=serviceaccount-controller,serviceaccount-token-"
+                                  "controller,namespace-controller,garbage-collector-controller,"
+                                  "replicaset-controller,deployment-controller,statefulset-"
+                                  "controller,job-controller,cronjob-controller,ttl-after-"
+                                  "finished-controller,endpoints-controller,endpointslice-"
+                                  "controller,disruption-controller,resourcequota-controller,"
+                                  "root-ca-certificate-publisher-controller,clusterrole-"
+                                  "aggregation-controller"};
+  std::vector<std::string> syncer = {
+      "vtenant-syncer",
+      "--tenant=" + r.spec.name,
+      "--queue=" + r.spec.name,
+      "--host-namespace=" + r.host_namespace,
+      std::string("--virtual-kubeconfig=") + kInternalKubeconfig,
+      "--allowed-privileged-features=" + Join(iso.allowed_privileged_features),
+      "--node-selector=" + Join(selector),
+      "--tolerations=" + iso.tolerations_json,
+      "--virtual-service-host=" + Name(r) + "." + r.host_namespace + ".svc",
+      "--virtual-service-port=443",
+      "--health-address=0.0.0.0:8081",
+      "--leader-elect=false"};
+  const std::string certs_volume =
+      R"({"name":"pki","mountPath":"/etc/vtenant/pki","readOnly":true})";
+  const std::string kubeconfig_volume =
+      R"({"name":"kubeconfig","mountPath":"/etc/vtenant/kubeconfig","readOnly":true})";
+  const std::string security =
+      R"({"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"capabilities":{"drop":["ALL"]}})";
+
+  std::string json =
+      R"({"apiVersion":"apps/v1","kind":"StatefulSet",)" + Meta(r, Name(r)) +
+      R"(,"spec":{"replicas":1,"serviceName":)" + Q(Name(r)) +
+      R"(,"podManagementPolicy":"Parallel","selector":{"matchLabels":{"vtenant.io/tenant":)" +
+      Q(r.spec.name) +
+      R"(,"app.kubernetes.io/name":"vtenant-control-plane"}},"template":{"metadata":{"labels":)" +
+      Labels(r) + R"(},"spec":{"serviceAccountName":)" + Q(kSyncerServiceAccount) +
+      R"(,"automountServiceAccountToken":true,"enableServiceLinks":false,
+      "securityContext":{"fsGroup":65532,"seccompProfile":{"type":"RuntimeDefault"}},
+      "containers":[)";
+  json += R"({"name":"etcd","image":)" + Q(o.etcd_image) + R"(,"command":)" + Args(etcd) +
+          R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
+          R"(,"volumeMounts":[{"name":"data","mountPath":"/var/lib/etcd"}]},)";
+  json +=
+      R"({"name":"kube-apiserver","image":)" + Q(o.image_registry + "/kube-apiserver:" + version) +
+      R"(,"command":)" + Args(apiserver) +
+      R"(,"ports":[{"name":"https","containerPort":6443}],"resources":)" + resources +
+      R"(,"securityContext":)" + security + R"(,"volumeMounts":[)" + certs_volume +
+      R"(],"readinessProbe":{"httpGet":{"path":"/readyz","port":6443,"scheme":"HTTPS"},"periodSeconds":2},
+           "livenessProbe":{"httpGet":{"path":"/livez","port":6443,"scheme":"HTTPS"},"initialDelaySeconds":15,"periodSeconds":10,"failureThreshold":6}},)";
+  json += R"({"name":"kube-controller-manager","image":)" +
+          Q(o.image_registry + "/kube-controller-manager:" + version) + R"(,"command":)" +
+          Args(kcm) + R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
+          R"(,"volumeMounts":[)" + certs_volume + "," + kubeconfig_volume + "]},";
+  json += R"({"name":"syncer","image":)" + Q(o.syncer_image) + R"(,"command":)" + Args(syncer) +
+          R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
+          R"(,"volumeMounts":[)" + kubeconfig_volume +
+          R"(],"readinessProbe":{"httpGet":{"path":"/readyz","port":8081},"periodSeconds":5}}],
+      "volumes":[{"name":"pki","secret":{"secretName":)" +
+          Q(CertificateSecretName(r.spec.name)) +
+          R"(,"defaultMode":256}},{"name":"kubeconfig","secret":{"secretName":)" +
+          Q(Name(r) + "-internal") + R"(,"defaultMode":256}}]}},
+    "volumeClaimTemplates":[{"metadata":{"name":"data","labels":)" +
+          Labels(r) +
+          R"(},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":)" +
+          Q(cp.storage_size) + "}}}}]}}";
+  return Parse(json);
+}
+
+StatefulSetBackend::StatefulSetBackend(kube::Client& host, StatefulSetBackendOptions options)
+    : host_(host), options_(std::move(options)) {}
+
+Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest& request) {
+  VT_ASSIGN_OR_RETURN(Ensured secret,
+                      EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
+                                   RenderInternalKubeconfigSecret(request)));
+  (void)secret;
+  VT_ASSIGN_OR_RETURN(Ensured service,
+                      EnsureObject(host_, kube::resources::kServices, request.host_namespace,
+                                   RenderControlPlaneService(request)));
+  (void)service;
+  kube::Object sts = RenderControlPlaneStatefulSet(request, options_);
+  // volumeClaimTemplates cannot change after creation; the storage size is
+  // applied once and resized through the PVC, not the template.
+  Result<kube::Object> existing =
+      host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
+  if (existing.ok()) sts["spec"].RemoveMember("volumeClaimTemplates");
+  VT_ASSIGN_OR_RETURN(Ensured set,
+                      EnsureObject(host_, resources::kStatefulSets, request.host_namespace, sts));
+  (void)set;
+  Result<kube::Object> now =
+      host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
+  if (!now.ok()) return now.status();
+  ControlPlaneStatus status;
+  status.endpoint = StatefulSetEndpoint(request);
+  const int64_t ready = kube::GetInt(*now, {"status", "readyReplicas"});
+  if (ready >= 1) {
+    status.control_plane = {
+        true, "Running",
+        "StatefulSet " + request.host_namespace + "/" + std::string(kube::Name(sts)) + " is ready"};
+    status.syncer = {true, "Running", "the syncer container is ready"};
+  } else {
+    status.control_plane = {false, "PodNotReady",
+                            "StatefulSet " + request.host_namespace + "/" +
+                                std::string(kube::Name(sts)) +
+                                " has no ready pod yet; `kubectl -n " + request.host_namespace +
+                                " describe pod " + std::string(kube::Name(sts)) + "-0` says why"};
+    status.syncer = {false, "ControlPlaneNotReady", "the syncer runs in the control-plane pod"};
+  }
+  return status;
+}
+
+Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
+                                        const std::string& host_namespace) {
+  const std::string name = "vc-" + tenant;
+  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, resources::kStatefulSets, host_namespace, name));
+  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, kube::resources::kServices, host_namespace, name));
+  VT_RETURN_IF_ERROR(
+      DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace, name + "-internal"));
+  // The PVC is not owned by the StatefulSet; the namespace's deletion takes it.
+  Result<kube::Object> left = host_.Get(resources::kStatefulSets, host_namespace, name);
+  if (left.status().code() == StatusCode::kNotFound) return true;
+  if (!left.ok()) return left.status();
+  return false;
+}
+
+}  // namespace vtenant::op

@@ -1,0 +1,52 @@
+// StatefulSetBackend: a tenant's virtual control plane as one StatefulSet
+// pod in its host namespace, for real clusters.
+//
+// The pod runs etcd (data on a PersistentVolumeClaim of the spec's storage
+// size), kube-apiserver, kube-controller-manager and vtenant-syncer; the
+// Service vc-<t> in front of it is the endpoint the kubeconfig Secret names.
+// Certificates come from the Secret vc-<t>-certs; the in-pod components
+// reach the API server on localhost with a kubeconfig Secret of their own
+// (vc-<t>-internal). The syncer runs as the ServiceAccount vtenant-syncer,
+// whose Role is limited to the namespace.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "kube/client.h"
+#include "operator/control_plane_backend.h"
+
+namespace vtenant::op {
+
+struct StatefulSetBackendOptions {
+  std::string image_registry = "registry.k8s.io";
+  std::string default_kubernetes_version = "v1.37.2";
+  std::string etcd_image = "registry.k8s.io/etcd:3.6.5-0";
+  std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
+  std::string service_cidr = "10.96.0.0/16";  // the virtual cluster's own Service range
+};
+
+// The objects the backend writes, rendered from the request. Pure, for
+// unit tests and for a server-side dry run.
+kube::Object RenderControlPlaneService(const ControlPlaneRequest& request);
+kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& request);
+kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& request,
+                                           const StatefulSetBackendOptions& options);
+std::string StatefulSetEndpoint(const ControlPlaneRequest& request);  // https://vc-<t>.<ns>.svc:443
+
+class StatefulSetBackend final : public ControlPlaneBackend {
+ public:
+  // `host` must outlive the backend.
+  StatefulSetBackend(kube::Client& host, StatefulSetBackendOptions options = {});
+
+  Result<ControlPlaneStatus> Ensure(const ControlPlaneRequest& request) override;
+  Result<bool> Remove(const std::string& tenant, const std::string& host_namespace) override;
+  // The StatefulSet's status reaches the reconciler through its informer.
+  void SetChangeNotifier(std::function<void(const std::string& tenant)>) override {}
+
+ private:
+  kube::Client& host_;
+  const StatefulSetBackendOptions options_;
+};
+
+}  // namespace vtenant::op

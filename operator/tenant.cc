@@ -1,0 +1,281 @@
+#include "operator/tenant.h"
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace vtenant::op {
+namespace {
+
+std::string FormatNumber(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// Collects problems so the admin sees all of them at once.
+class Problems {
+ public:
+  void Add(std::string problem) { list_.push_back(std::move(problem)); }
+  bool empty() const { return list_.empty(); }
+  std::string Join() const {
+    std::string out;
+    for (const auto& p : list_) out += (out.empty() ? "" : "; ") + p;
+    return out;
+  }
+
+ private:
+  std::vector<std::string> list_;
+};
+
+// Reads a number field; absent keeps `*out`, a non-number is a problem.
+void ReadNumber(const rapidjson::Value& obj, const char* key, const std::string& path, double* out,
+                Problems* problems) {
+  if (!obj.IsObject() || !obj.HasMember(key)) return;
+  const rapidjson::Value& v = obj[key];
+  if (!v.IsNumber()) {
+    problems->Add(path + "." + key + " must be a number");
+    return;
+  }
+  *out = v.GetDouble();
+}
+
+void ReadShare(const rapidjson::Value& resources, const char* name, ResourceShare* share,
+               Problems* problems) {
+  if (!resources.IsObject() || !resources.HasMember(name)) return;
+  const rapidjson::Value& v = resources[name];
+  const std::string path = std::string("spec.queue.resources.") + name;
+  if (!v.IsObject()) {
+    problems->Add(path + " must be an object");
+    return;
+  }
+  ReadNumber(v, "quota", path, &share->quota, problems);
+  ReadNumber(v, "limit", path, &share->limit, problems);
+  ReadNumber(v, "overQuotaWeight", path, &share->over_quota_weight, problems);
+  if (share->quota != -1 && share->quota < 0) {
+    problems->Add(path + ".quota " + FormatNumber(share->quota) +
+                  " must be non-negative, or -1 for unlimited");
+  }
+  if (share->limit != -1 && share->limit < 0) {
+    problems->Add(path + ".limit " + FormatNumber(share->limit) +
+                  " must be non-negative, or -1 for unlimited");
+  }
+  if (share->limit != -1 && (share->quota == -1 || share->quota > share->limit)) {
+    problems->Add(path + ": quota " + FormatNumber(share->quota) + " exceeds limit " +
+                  FormatNumber(share->limit));
+  }
+  if (share->over_quota_weight < 0) problems->Add(path + ".overQuotaWeight must be non-negative");
+}
+
+std::vector<std::string> ReadStrings(const rapidjson::Value* v, const std::string& path,
+                                     Problems* problems) {
+  std::vector<std::string> out;
+  if (v == nullptr) return out;
+  if (!v->IsArray()) {
+    problems->Add(path + " must be a list of strings");
+    return out;
+  }
+  for (const auto& item : v->GetArray()) {
+    if (!item.IsString() || item.GetStringLength() == 0) {
+      problems->Add(path + " must hold non-empty strings");
+      continue;
+    }
+    out.emplace_back(item.GetString(), item.GetStringLength());
+  }
+  return out;
+}
+
+std::map<std::string, std::string> ReadStringMap(const rapidjson::Value* v, const std::string& path,
+                                                 Problems* problems) {
+  std::map<std::string, std::string> out;
+  if (v == nullptr) return out;
+  if (!v->IsObject()) {
+    problems->Add(path + " must be a map");
+    return out;
+  }
+  for (const auto& m : v->GetObject()) {
+    if (m.value.IsString()) {
+      out[m.name.GetString()] = m.value.GetString();
+    } else if (m.value.IsNumber()) {
+      out[m.name.GetString()] = kube::ToJson(m.value);  // int-or-string quantities
+    } else {
+      problems->Add(path + "." + m.name.GetString() + " must be a string");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view BackendName(Backend backend) {
+  return backend == Backend::kProcess ? "process" : "statefulset";
+}
+
+Result<Backend> ParseBackend(std::string_view name) {
+  if (name == "process") return Backend::kProcess;
+  if (name == "statefulset") return Backend::kStatefulSet;
+  return InvalidArgument("backend \"" + std::string(name) +
+                         "\" is not one of process, statefulset");
+}
+
+std::string HostNamespace(std::string_view tenant) { return "vtenant-" + std::string(tenant); }
+std::string KubeconfigSecretName(std::string_view tenant) { return "vc-" + std::string(tenant); }
+std::string CertificateSecretName(std::string_view tenant) {
+  return "vc-" + std::string(tenant) + "-certs";
+}
+
+Status ValidateTenantName(std::string_view name) {
+  static const std::regex kLabel("^[a-z]([-a-z0-9]*[a-z0-9])?$");
+  if (name.empty()) return InvalidArgument("a Tenant needs a name");
+  if (name.size() > 55) {
+    return InvalidArgument("name \"" + std::string(name) + "\" is longer than 55 characters");
+  }
+  if (!std::regex_match(name.begin(), name.end(), kLabel)) {
+    return InvalidArgument("name \"" + std::string(name) +
+                           "\" is not a DNS label (lower-case letters, digits and '-', starting "
+                           "with a letter, not ending with '-')");
+  }
+  return Status::Ok();
+}
+
+Result<TenantSpec> ParseTenant(const rapidjson::Value& tenant, Backend default_backend) {
+  TenantSpec spec;
+  spec.name = std::string(kube::Name(tenant));
+  Problems problems;
+  if (Status s = ValidateTenantName(spec.name); !s.ok()) problems.Add(s.message());
+
+  static const rapidjson::Value kEmpty(rapidjson::kObjectType);
+  const rapidjson::Value* found = kube::Find(tenant, {"spec"});
+  const rapidjson::Value& s = found != nullptr && found->IsObject() ? *found : kEmpty;
+  spec.display_name = std::string(kube::GetString(s, {"displayName"}));
+  spec.admin_users =
+      ReadStrings(kube::Find(s, {"admins", "users"}), "spec.admins.users", &problems);
+  spec.admin_groups =
+      ReadStrings(kube::Find(s, {"admins", "groups"}), "spec.admins.groups", &problems);
+
+  spec.queue.parent_queue = std::string(kube::GetString(s, {"queue", "parentQueue"}));
+  if (const rapidjson::Value* p = kube::Find(s, {"queue", "priority"}); p != nullptr) {
+    if (p->IsInt64()) {
+      spec.queue.priority = p->GetInt64();
+    } else {
+      problems.Add("spec.queue.priority must be an integer");
+    }
+  }
+  if (const rapidjson::Value* r = kube::Find(s, {"queue", "resources"}); r != nullptr) {
+    ReadShare(*r, "gpu", &spec.queue.gpu, &problems);
+    ReadShare(*r, "cpu", &spec.queue.cpu, &problems);
+    ReadShare(*r, "memory", &spec.queue.memory, &problems);
+  }
+  if (spec.queue.parent_queue == spec.name && !spec.name.empty()) {
+    problems.Add("spec.queue.parentQueue cannot be the tenant's own queue \"" + spec.name + "\"");
+  }
+
+  std::string_view backend = kube::GetString(s, {"controlPlane", "backend"});
+  spec.control_plane.backend = default_backend;
+  if (!backend.empty()) {
+    spec.control_plane.backend_defaulted = false;
+    if (Result<Backend> b = ParseBackend(backend); b.ok()) {
+      spec.control_plane.backend = *b;
+    } else {
+      problems.Add("spec.controlPlane." + b.status().message());
+    }
+  }
+  spec.control_plane.kubernetes_version =
+      std::string(kube::GetString(s, {"controlPlane", "kubernetesVersion"}));
+  if (const rapidjson::Value* size = kube::Find(s, {"controlPlane", "storage", "size"});
+      size != nullptr) {
+    if (size->IsString()) {
+      spec.control_plane.storage_size = size->GetString();
+    } else if (size->IsInt64()) {
+      spec.control_plane.storage_size = std::to_string(size->GetInt64());
+    } else {
+      problems.Add("spec.controlPlane.storage.size must be a quantity");
+    }
+  }
+  spec.control_plane.requests =
+      ReadStringMap(kube::Find(s, {"controlPlane", "resources", "requests"}),
+                    "spec.controlPlane.resources.requests", &problems);
+  spec.control_plane.limits = ReadStringMap(kube::Find(s, {"controlPlane", "resources", "limits"}),
+                                            "spec.controlPlane.resources.limits", &problems);
+
+  static const std::set<std::string> kFeatures = {"hostPath", "hostNetwork", "hostPID",
+                                                  "hostIPC",  "privileged",  "capabilities"};
+  spec.isolation.allowed_privileged_features =
+      ReadStrings(kube::Find(s, {"isolation", "allowedPrivilegedFeatures"}),
+                  "spec.isolation.allowedPrivilegedFeatures", &problems);
+  for (const auto& f : spec.isolation.allowed_privileged_features) {
+    if (!kFeatures.contains(f)) {
+      problems.Add("spec.isolation.allowedPrivilegedFeatures: \"" + f +
+                   "\" is not one of hostPath, hostNetwork, hostPID, hostIPC, privileged, "
+                   "capabilities");
+    }
+  }
+  spec.isolation.node_selector = ReadStringMap(kube::Find(s, {"isolation", "nodeSelector"}),
+                                               "spec.isolation.nodeSelector", &problems);
+  if (const rapidjson::Value* t = kube::Find(s, {"isolation", "tolerations"}); t != nullptr) {
+    if (t->IsArray()) {
+      spec.isolation.tolerations_json = kube::ToJson(*t);
+    } else {
+      problems.Add("spec.isolation.tolerations must be a list");
+    }
+  }
+  if (const rapidjson::Value* np = kube::Find(s, {"isolation", "networkPolicy", "enabled"});
+      np != nullptr) {
+    if (np->IsBool()) {
+      spec.isolation.network_policy = np->GetBool();
+    } else {
+      problems.Add("spec.isolation.networkPolicy.enabled must be true or false");
+    }
+  }
+  if (!problems.empty()) return InvalidArgument(problems.Join());
+  return spec;
+}
+
+Status CheckImmutable(const TenantSpec& spec, Backend current) {
+  if (spec.control_plane.backend != current) {
+    return InvalidArgument(
+        "spec.controlPlane.backend is immutable: the control plane runs on the " +
+        std::string(BackendName(current)) + " backend, the spec asks for " +
+        std::string(BackendName(spec.control_plane.backend)) +
+        "; delete and re-create the Tenant to move it");
+  }
+  return Status::Ok();
+}
+
+QuotaCheck CheckChildrenQuota(std::string_view parent, double parent_gpu_quota,
+                              const std::map<std::string, double>& children) {
+  QuotaCheck check;
+  double sum = 0;
+  std::vector<std::string> unlimited;
+  for (const auto& [name, quota] : children) {
+    if (quota == -1) {
+      unlimited.push_back(name);
+    } else {
+      sum += quota;
+    }
+  }
+  const std::string p(parent);
+  if (parent_gpu_quota == -1) {
+    check.message = "parent queue " + p + " has unlimited GPU quota; its " +
+                    std::to_string(children.size()) + " children ask for " + FormatNumber(sum);
+    return check;
+  }
+  // Quotas are compared in milli-GPUs, as the scheduler counts them, so
+  // 3 x 0.33 under 1 is not a floating-point accident.
+  const auto milli = [](double v) { return static_cast<int64_t>(v * 1000 + 0.5); };
+  if (!unlimited.empty()) {
+    check.overcommitted = true;
+    std::string names;
+    for (const auto& n : unlimited) names += (names.empty() ? "" : ", ") + n;
+    check.message = "children of queue " + p + " with unlimited GPU quota (" + names +
+                    ") exceed its GPU quota " + FormatNumber(parent_gpu_quota);
+    return check;
+  }
+  check.overcommitted = milli(sum) > milli(parent_gpu_quota);
+  check.message = "children of queue " + p + " have GPU quota " + FormatNumber(sum) +
+                  " in total; " + p + " has " + FormatNumber(parent_gpu_quota) +
+                  (check.overcommitted ? ": the guarantees cannot all be met" : "");
+  return check;
+}
+
+}  // namespace vtenant::op

@@ -1,0 +1,106 @@
+// Tenant: the typed spec of a vtenant.io/v1alpha1 Tenant, and the checks the
+// CRD's schema and CEL rules cannot make.
+//
+// The API server already refuses what the schema says (types, enums, quota
+// above limit, names that are not DNS labels); ParseTenant checks the same
+// again because the operator must not trust a CRD that was installed by hand
+// or an older chart, and it adds what only the operator knows (the default
+// backend).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/object.h"
+
+namespace vtenant::op {
+
+// One resource of a KAI queue, in KAI's units (GPU devices, CPU millicores,
+// memory MB). -1 is unlimited.
+struct ResourceShare {
+  double quota = -1;
+  double limit = -1;
+  double over_quota_weight = 1;
+};
+
+struct QueueSpec {
+  std::string parent_queue;  // empty: top-level queue
+  int64_t priority = 100;
+  ResourceShare gpu{.quota = 0};
+  ResourceShare cpu;
+  ResourceShare memory;
+};
+
+enum class Backend { kProcess, kStatefulSet };
+std::string_view BackendName(Backend backend);
+// "process" or "statefulset"; InvalidArgument otherwise.
+Result<Backend> ParseBackend(std::string_view name);
+
+struct ControlPlaneSpec {
+  Backend backend = Backend::kProcess;
+  bool backend_defaulted = true;   // spec left it empty; the operator's default applies
+  std::string kubernetes_version;  // empty: the operator's default
+  std::string storage_size = "5Gi";
+  // Container resources as written ("200m", "512Mi").
+  std::map<std::string, std::string> requests;
+  std::map<std::string, std::string> limits;
+};
+
+struct IsolationSpec {
+  std::vector<std::string> allowed_privileged_features;
+  std::map<std::string, std::string> node_selector;
+  std::string tolerations_json = "[]";  // the array as written, for the syncer's flag
+  bool network_policy = true;
+};
+
+struct TenantSpec {
+  std::string name;
+  std::string display_name;
+  std::vector<std::string> admin_users;
+  std::vector<std::string> admin_groups;
+  QueueSpec queue;
+  ControlPlaneSpec control_plane;
+  IsolationSpec isolation;
+};
+
+// The names every component derives from a tenant's name (BRIEF contracts).
+std::string HostNamespace(std::string_view tenant);          // vtenant-<t>
+std::string KubeconfigSecretName(std::string_view tenant);   // vc-<t>
+std::string CertificateSecretName(std::string_view tenant);  // vc-<t>-certs
+inline constexpr char kKubeconfigKey[] = "config";
+inline constexpr char kTenantLabel[] = "vtenant.io/tenant";
+inline constexpr char kBackendAnnotation[] = "vtenant.io/backend";
+inline constexpr char kFinalizer[] = "vtenant.io/tenant-cleanup";
+
+// Whether `name` may name a Tenant: a DNS label short enough that
+// vtenant-<name> is one too. The error says what is wrong with it.
+Status ValidateTenantName(std::string_view name);
+
+// Reads and validates a Tenant object. `default_backend` applies when
+// spec.controlPlane.backend is empty. Every problem found is listed in the
+// InvalidArgument message ("spec.queue.resources.gpu: quota 2 exceeds limit
+// 1; ..."), so one status update tells the admin everything.
+Result<TenantSpec> ParseTenant(const rapidjson::Value& tenant, Backend default_backend);
+
+// Refuses changes the operator cannot carry out in place: `current` is the
+// backend the control plane was built with (from the host namespace). The
+// error names the field and what to do instead.
+Status CheckImmutable(const TenantSpec& spec, Backend current);
+
+// The GPU quota of a parent queue against the sum of its children's quotas.
+struct QuotaCheck {
+  bool overcommitted = false;
+  std::string message;  // says the numbers either way
+};
+
+// `parent_gpu_quota` -1 (unlimited) never overcommits. `children` maps each
+// child queue (this tenant's included, with its desired quota) to its GPU
+// quota; unlimited children (-1) count as overcommitting a limited parent.
+QuotaCheck CheckChildrenQuota(std::string_view parent, double parent_gpu_quota,
+                              const std::map<std::string, double>& children);
+
+}  // namespace vtenant::op

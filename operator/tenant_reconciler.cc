@@ -1,0 +1,528 @@
+#include "operator/tenant_reconciler.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+
+#include "kube/conditions.h"
+#include "kube/kubeconfig.h"
+#include "operator/base64.h"
+#include "operator/ensure_object.h"
+#include "operator/host_objects.h"
+#include "operator/manifest.h"
+
+namespace vtenant::op {
+namespace {
+
+using kube::Condition;
+namespace res = kube::resources;
+
+Condition True(std::string type, std::string reason, std::string message) {
+  return {std::move(type), "True", std::move(reason), std::move(message)};
+}
+Condition False(std::string type, std::string reason, std::string message) {
+  return {std::move(type), "False", std::move(reason), std::move(message)};
+}
+Condition Unknown(std::string type, std::string reason, std::string message) {
+  return {std::move(type), "Unknown", std::move(reason), std::move(message)};
+}
+
+bool HasFinalizer(const rapidjson::Value& object) {
+  const rapidjson::Value* f = kube::Find(object, {"metadata", "finalizers"});
+  if (f == nullptr || !f->IsArray()) return false;
+  for (const auto& v : f->GetArray()) {
+    if (v.IsString() && std::string_view(v.GetString()) == kFinalizer) return true;
+  }
+  return false;
+}
+
+Status SetFinalizer(kube::Object& object, bool present) {
+  auto& alloc = object.GetAllocator();
+  rapidjson::Value& meta = kube::EnsurePath(object, {"metadata"});
+  if (!meta.HasMember("finalizers") || !meta["finalizers"].IsArray()) {
+    meta.RemoveMember("finalizers");
+    meta.AddMember("finalizers", rapidjson::Value(rapidjson::kArrayType), alloc);
+  }
+  rapidjson::Value& list = meta["finalizers"];
+  for (auto it = list.Begin(); it != list.End();) {
+    if (it->IsString() && std::string_view(it->GetString()) == kFinalizer) {
+      it = list.Erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (present) list.PushBack(rapidjson::Value(kFinalizer, alloc), alloc);
+  return Status::Ok();
+}
+
+std::string EventVerb(Ensured e) { return e == Ensured::kCreated ? "created" : "updated"; }
+
+std::string FormatQuota(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+struct TenantReconciler::Pass {
+  int64_t generation = 0;
+  bool invalid = false;
+  Condition invalid_condition;
+  Condition control_plane = Unknown("ControlPlaneReady", "Pending", "not reconciled yet");
+  Condition queue = Unknown("QueueReady", "Pending", "not reconciled yet");
+  Condition syncer = Unknown("SyncerReady", "Pending", "not reconciled yet");
+  Condition parent_missing = False("ParentQueueMissing", "ParentQueueFound", "");
+  Condition overcommitted = False("QuotaOvercommitted", "WithinParentQuota", "");
+  bool syncer_enabled = true;
+  std::string host_namespace;
+  std::string endpoint;
+  std::string queue_name;
+  std::string kubeconfig_secret;
+  std::string gpu_allocated;
+
+  bool Ready() const {
+    return !invalid && control_plane.status == "True" && queue.status == "True" &&
+           (syncer.status == "True" || !syncer_enabled);
+  }
+};
+
+TenantReconciler::TenantReconciler(kube::Client& host,
+                                   std::map<Backend, ControlPlaneBackend*> backends,
+                                   VirtualClusterConnector& connector, kube::EventRecorder& events,
+                                   TenantReconcilerOptions options)
+    : host_(host),
+      backends_(std::move(backends)),
+      connector_(connector),
+      events_(events),
+      options_(std::move(options)) {
+  auto phases = options_.registry->AddGauge("vtenant_operator_tenants",
+                                            "Tenants by phase, as last reconciled.", {"phase"});
+  auto errors =
+      options_.registry->AddCounter("vtenant_operator_reconcile_errors_total",
+                                    "Tenant reconcile steps that failed, by step.", {"step"});
+  CHECK(phases.ok() && errors.ok()) << "metrics registration failed";
+  tenants_by_phase_ = *phases;
+  step_errors_ = *errors;
+  for (const char* p : {"Pending", "Provisioning", "Ready", "Failed", "Terminating"}) {
+    tenants_by_phase_->WithLabelValues({p}).Set(0);
+  }
+}
+
+void TenantReconciler::RecordPhase(const std::string& tenant, const std::string& phase) {
+  std::lock_guard lock(mu_);
+  auto it = phases_.find(tenant);
+  if (it != phases_.end()) {
+    if (it->second == phase) return;
+    tenants_by_phase_->WithLabelValues({it->second}).Dec();
+  }
+  if (phase.empty()) {
+    if (it != phases_.end()) phases_.erase(it);
+    return;
+  }
+  phases_[tenant] = phase;
+  tenants_by_phase_->WithLabelValues({phase}).Inc();
+}
+
+Result<kube::ReconcileResult> TenantReconciler::Reconcile(const std::string& key) {
+  const std::string name = kube::SplitKey(key).second;
+  Result<kube::Object> got = host_.Get(res::kTenants, "", name);
+  if (got.status().code() == StatusCode::kNotFound) {
+    RecordPhase(name, "");
+    return kube::ReconcileResult{};
+  }
+  if (!got.ok()) return got.status().WithContext("reading tenant " + name);
+  kube::Object tenant = std::move(got).value();
+  if (kube::IsBeingDeleted(tenant)) return Finalize(tenant);
+
+  if (!HasFinalizer(tenant)) {
+    VT_ASSIGN_OR_RETURN(tenant, host_.UpdateWithRetry(res::kTenants, "", name, [](kube::Object& t) {
+      return SetFinalizer(t, true);
+    }));
+  }
+
+  Pass pass;
+  pass.generation = kube::Generation(tenant);
+  Result<TenantSpec> parsed = ParseTenant(tenant, options_.default_backend);
+  if (!parsed.ok()) {
+    pass.invalid = true;
+    pass.invalid_condition = False("Ready", "InvalidSpec", parsed.status().message());
+    events_.Warning(tenant, "InvalidSpec", parsed.status().message());
+    VT_RETURN_IF_ERROR(WriteStatus(tenant, pass));
+    return kube::ReconcileResult{};  // nothing to retry until the spec changes
+  }
+  const TenantSpec& spec = *parsed;
+  pass.host_namespace = HostNamespace(spec.name);
+
+  // The backend the control plane was built with is recorded on the
+  // namespace; the spec may not move it (CEL says so too, but a CRD without
+  // that rule, or an empty backend that meant another default, must not
+  // leave two control planes behind).
+  Result<kube::Object> ns = host_.Get(res::kNamespaces, "", pass.host_namespace);
+  if (ns.ok()) {
+    if (kube::IsBeingDeleted(*ns)) {
+      pass.control_plane = False(
+          "ControlPlaneReady", "NamespaceTerminating",
+          "namespace " + pass.host_namespace + " is still being deleted; waiting to recreate it");
+      VT_RETURN_IF_ERROR(WriteStatus(tenant, pass));
+      return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+    }
+    if (auto recorded = kube::Annotation(*ns, kBackendAnnotation); recorded.has_value()) {
+      if (Result<Backend> b = ParseBackend(*recorded); b.ok()) {
+        if (Status s = CheckImmutable(spec, *b); !s.ok()) {
+          pass.invalid = true;
+          pass.invalid_condition = False("Ready", "ImmutableFieldChanged", s.message());
+          events_.Warning(tenant, "ImmutableFieldChanged", s.message());
+          VT_RETURN_IF_ERROR(WriteStatus(tenant, pass));
+          return kube::ReconcileResult{};
+        }
+      }
+    }
+  } else if (ns.status().code() != StatusCode::kNotFound) {
+    return ns.status().WithContext("reading namespace " + pass.host_namespace);
+  }
+
+  Status steps = EnsureHostObjects(tenant, spec, pass);
+  if (!steps.ok()) {
+    step_errors_->WithLabelValues({"host-objects"}).Inc();
+    pass.control_plane = False("ControlPlaneReady", "HostObjectsFailed", steps.message());
+    events_.Warning(tenant, "ReconcileFailed", steps.message());
+    (void)WriteStatus(tenant, pass);
+    return steps;
+  }
+  Status queue = EnsureQueue(tenant, spec, pass);
+  if (!queue.ok()) {
+    step_errors_->WithLabelValues({"queue"}).Inc();
+    pass.queue = False("QueueReady", "QueueWriteFailed", queue.message());
+  }
+  VT_RETURN_IF_ERROR(WriteStatus(tenant, pass));
+  if (!queue.ok()) return queue;
+  return kube::ReconcileResult{.requeue_after = pass.Ready() ? options_.ready_requeue
+                                                             : options_.not_ready_requeue};
+}
+
+Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const TenantSpec& spec,
+                                           Pass& pass) {
+  const std::string& ns = pass.host_namespace;
+  VT_ASSIGN_OR_RETURN(Ensured n, EnsureObject(host_, res::kNamespaces, "", RenderNamespace(spec)));
+  if (n == Ensured::kCreated) events_.Normal(tenant, "NamespaceCreated", "created namespace " + ns);
+
+  VT_ASSIGN_OR_RETURN(TenantCertificates certs, EnsureCertificates(tenant, spec));
+
+  struct Owned {
+    const kube::ResourceType& type;
+    kube::Object object;
+  };
+  std::vector<Owned> owned;
+  owned.push_back({res::kServiceAccounts, RenderSyncerServiceAccount(spec)});
+  owned.push_back({res::kRoles, RenderSyncerRole(spec)});
+  owned.push_back({res::kRoleBindings, RenderSyncerRoleBinding(spec)});
+  owned.push_back({res::kRoles, RenderKubeconfigReaderRole(spec)});
+  owned.push_back({res::kRoleBindings, RenderKubeconfigReaderBinding(spec)});
+  for (Owned& o : owned) {
+    VT_ASSIGN_OR_RETURN(Ensured e, EnsureObject(host_, o.type, ns, o.object));
+    if (e != Ensured::kUnchanged) {
+      events_.Normal(tenant, "RbacApplied",
+                     EventVerb(e) + " " + o.type.kind + " " + std::string(kube::Name(o.object)));
+    }
+  }
+  VT_ASSIGN_OR_RETURN(Ensured cr,
+                      EnsureObject(host_, res::kClusterRoles, "", RenderSyncerNodeReaderRole()));
+  (void)cr;
+  VT_ASSIGN_OR_RETURN(Ensured crb, EnsureObject(host_, res::kClusterRoleBindings, "",
+                                                RenderSyncerNodeReaderBinding(spec)));
+  (void)crb;
+  if (spec.isolation.network_policy) {
+    VT_ASSIGN_OR_RETURN(Ensured np, EnsureObject(host_, resources::kNetworkPolicies, ns,
+                                                 RenderNetworkPolicy(spec)));
+    if (np == Ensured::kCreated) {
+      events_.Normal(tenant, "NetworkPolicyCreated",
+                     "ingress into " + ns + " admitted from " + ns + " only");
+    }
+  } else {
+    VT_RETURN_IF_ERROR(DeleteIfPresent(host_, resources::kNetworkPolicies, ns, kNetworkPolicyName));
+  }
+
+  auto backend = backends_.find(spec.control_plane.backend);
+  if (backend == backends_.end()) {
+    pass.control_plane =
+        False("ControlPlaneReady", "BackendUnavailable",
+              "this operator does not run the " +
+                  std::string(BackendName(spec.control_plane.backend)) + " backend");
+    return Status::Ok();
+  }
+  Result<ControlPlaneStatus> cp =
+      backend->second->Ensure({.spec = spec, .host_namespace = ns, .certificates = certs});
+  if (!cp.ok()) {
+    step_errors_->WithLabelValues({"control-plane"}).Inc();
+    pass.control_plane = False("ControlPlaneReady", "BackendError", cp.status().message());
+    pass.syncer = False("SyncerReady", "ControlPlaneNotReady", "waiting for the control plane");
+    return Status::Ok();
+  }
+  pass.syncer_enabled = cp->syncer_enabled;
+  pass.syncer = cp->syncer.ready ? True("SyncerReady", cp->syncer.reason, cp->syncer.message)
+                                 : False("SyncerReady", cp->syncer.reason, cp->syncer.message);
+  pass.control_plane =
+      cp->control_plane.ready
+          ? True("ControlPlaneReady", cp->control_plane.reason, cp->control_plane.message)
+          : False("ControlPlaneReady", cp->control_plane.reason, cp->control_plane.message);
+  if (cp->endpoint.empty()) return Status::Ok();
+  pass.endpoint = cp->endpoint;
+
+  VT_ASSIGN_OR_RETURN(Ensured kc, EnsureObject(host_, res::kSecrets, ns,
+                                               RenderKubeconfigSecret(spec, certs, cp->endpoint)));
+  pass.kubeconfig_secret = KubeconfigSecretName(spec.name);
+  if (kc != Ensured::kUnchanged) {
+    events_.Normal(tenant, "KubeconfigWritten",
+                   EventVerb(kc) + " Secret " + ns + "/" + pass.kubeconfig_secret +
+                       " (key config) for " + cp->endpoint);
+  }
+  if (cp->control_plane.ready) EnsureVirtualCluster(tenant, spec, certs, pass);
+  return Status::Ok();
+}
+
+Result<TenantCertificates> TenantReconciler::EnsureCertificates(const kube::Object& tenant,
+                                                                const TenantSpec& spec) {
+  const std::string ns = HostNamespace(spec.name);
+  std::map<std::string, std::string> existing;
+  Result<kube::Object> secret = host_.Get(res::kSecrets, ns, CertificateSecretName(spec.name));
+  if (secret.ok()) {
+    if (const rapidjson::Value* data = kube::Find(*secret, {"data"}); data && data->IsObject()) {
+      for (const auto& m : data->GetObject()) {
+        if (!m.value.IsString()) continue;
+        Result<std::string> bytes = DecodeBase64(m.value.GetString());
+        if (bytes.ok()) existing[m.name.GetString()] = std::move(bytes).value();
+      }
+    }
+  } else if (secret.status().code() != StatusCode::kNotFound) {
+    return secret.status().WithContext("reading certificates");
+  }
+  CertificateChanges changes;
+  VT_ASSIGN_OR_RETURN(TenantCertificates certs,
+                      op::EnsureCertificates(existing, DefaultCertificatePolicy(spec.name, ns),
+                                             options_.now(), &changes));
+  if (changes.any()) {
+    VT_ASSIGN_OR_RETURN(
+        Ensured e, EnsureObject(host_, res::kSecrets, ns, RenderCertificateSecret(spec, certs)));
+    (void)e;
+    events_.Normal(tenant, existing.empty() ? "CertificatesIssued" : "CertificatesRenewed",
+                   "Secret " + ns + "/" + CertificateSecretName(spec.name) + ": " + changes.reason);
+  }
+  return certs;
+}
+
+void TenantReconciler::EnsureVirtualCluster(const kube::Object& tenant, const TenantSpec& spec,
+                                            const TenantCertificates& certs, Pass& pass) {
+  kube::RestConfig config;
+  config.server = pass.endpoint;
+  config.ca_pem = certs.ca.certificate_pem;
+  config.client_certificate_pem = certs.admin.certificate_pem;
+  config.client_key_pem = certs.admin.private_key_pem;
+  auto unreachable = [&](const Status& s) {
+    step_errors_->WithLabelValues({"virtual-cluster"}).Inc();
+    pass.control_plane = False(
+        "ControlPlaneReady", "Unreachable",
+        "virtual API server " + pass.endpoint + " with the admin kubeconfig: " + s.ToString());
+  };
+  Result<std::shared_ptr<kube::Client>> client = connector_.Connect(config);
+  if (!client.ok()) return unreachable(client.status());
+  Result<kube::Object> crd = PodGroupCrd();
+  if (!crd.ok()) return unreachable(crd.status().WithContext("the compiled-in PodGroup CRD"));
+  Result<Ensured> e = EnsureObject(**client, res::kCustomResourceDefinitions, "", *crd);
+  if (!e.ok()) return unreachable(e.status());
+  if (*e != Ensured::kUnchanged) {
+    events_.Normal(tenant, "PodGroupCrdInstalled",
+                   EventVerb(*e) + " CRD podgroups.scheduling.run.ai in the virtual cluster");
+  }
+}
+
+Status TenantReconciler::EnsureQueue(const kube::Object& tenant, const TenantSpec& spec,
+                                     Pass& pass) {
+  const std::string& parent = spec.queue.parent_queue;
+  double parent_quota = -1;
+  if (!parent.empty()) {
+    Result<kube::Object> p = host_.Get(res::kQueues, "", parent);
+    if (p.status().code() == StatusCode::kNotFound) {
+      const std::string message = "parent queue " + parent + " does not exist; queue " + spec.name +
+                                  " is created once it does";
+      pass.parent_missing = True("ParentQueueMissing", "ParentQueueNotFound", message);
+      pass.queue = False("QueueReady", "ParentQueueMissing", message);
+      events_.Warning(tenant, "ParentQueueMissing", message);
+      return Status::Ok();
+    }
+    if (!p.ok()) return p.status().WithContext("reading parent queue " + parent);
+    if (const rapidjson::Value* q = kube::Find(*p, {"spec", "resources", "gpu", "quota"});
+        q != nullptr && q->IsNumber()) {
+      parent_quota = q->GetDouble();
+    }
+    pass.parent_missing =
+        False("ParentQueueMissing", "ParentQueueFound", "parent queue " + parent + " exists");
+  }
+
+  VT_ASSIGN_OR_RETURN(Ensured e, EnsureObject(host_, res::kQueues, "", RenderQueue(spec)));
+  if (e != Ensured::kUnchanged) {
+    events_.Normal(tenant, e == Ensured::kCreated ? "QueueCreated" : "QueueUpdated",
+                   EventVerb(e) + " queue " + spec.name +
+                       (parent.empty() ? "" : " under " + parent) + ": GPU quota " +
+                       FormatQuota(spec.queue.gpu.quota) + ", limit " +
+                       FormatQuota(spec.queue.gpu.limit) + ", over-quota weight " +
+                       FormatQuota(spec.queue.gpu.over_quota_weight));
+  }
+  pass.queue_name = spec.name;
+  pass.queue =
+      True("QueueReady", "QueueApplied",
+           "queue " + spec.name + (parent.empty() ? "" : " under " + parent) + ", GPU quota " +
+               FormatQuota(spec.queue.gpu.quota) + " limit " + FormatQuota(spec.queue.gpu.limit));
+  Result<kube::Object> own = host_.Get(res::kQueues, "", spec.name);
+  if (own.ok()) {
+    if (const rapidjson::Value* a = kube::Find(*own, {"status", "allocated"});
+        a != nullptr && a->IsObject() && a->HasMember("nvidia.com/gpu")) {
+      const rapidjson::Value& v = (*a)["nvidia.com/gpu"];
+      pass.gpu_allocated = v.IsString() ? v.GetString() : kube::ToJson(v);
+    } else {
+      pass.gpu_allocated = "0";
+    }
+  }
+
+  if (parent.empty()) return Status::Ok();
+  VT_ASSIGN_OR_RETURN(kube::ObjectList queues, host_.ListAll(res::kQueues, ""));
+  std::map<std::string, double> children;
+  for (const auto& q : queues.items) {
+    if (kube::GetString(q, {"spec", "parentQueue"}) != parent) continue;
+    const rapidjson::Value* quota = kube::Find(q, {"spec", "resources", "gpu", "quota"});
+    children[std::string(kube::Name(q))] =
+        quota != nullptr && quota->IsNumber() ? quota->GetDouble() : 0;
+  }
+  children[spec.name] = spec.queue.gpu.quota;
+  QuotaCheck check = CheckChildrenQuota(parent, parent_quota, children);
+  if (check.overcommitted) {
+    if (kube::FindCondition(tenant, "QuotaOvercommitted").value_or(Condition{}).status != "True") {
+      events_.Warning(tenant, "QuotaOvercommitted", check.message);
+    }
+    pass.overcommitted = True("QuotaOvercommitted", "ChildrenExceedParentQuota", check.message);
+  } else {
+    pass.overcommitted = False("QuotaOvercommitted", "WithinParentQuota", check.message);
+  }
+  return Status::Ok();
+}
+
+Status TenantReconciler::WriteStatus(const kube::Object& tenant, const Pass& pass) {
+  std::string phase;
+  Condition ready;
+  if (pass.invalid) {
+    phase = "Failed";
+    ready = pass.invalid_condition;
+  } else if (pass.Ready()) {
+    phase = "Ready";
+    ready = True("Ready", "AllComponentsReady",
+                 pass.syncer_enabled ? "control plane, queue and syncer are ready"
+                                     : "control plane and queue are ready; no syncer is "
+                                       "configured, so pods are not synced to the host");
+  } else {
+    phase = pass.parent_missing.status == "True" ? "Pending" : "Provisioning";
+    for (const Condition* c : {&pass.control_plane, &pass.queue, &pass.syncer}) {
+      if (c->status == "True" || (c == &pass.syncer && !pass.syncer_enabled)) continue;
+      ready = False("Ready", c->type.substr(0, c->type.size() - 5) + "NotReady",
+                    c->type + ": " + c->message);
+      break;
+    }
+  }
+  const std::string now = kube::FormatRfc3339(options_.now());
+  auto apply = [&](kube::Object& t) {
+    auto& alloc = t.GetAllocator();
+    rapidjson::Value& status = kube::EnsurePath(t, {"status"});
+    auto set = [&](const char* key, const std::string& value) {
+      status.RemoveMember(key);
+      if (!value.empty()) {
+        status.AddMember(rapidjson::Value(key, alloc), rapidjson::Value(value.c_str(), alloc),
+                         alloc);
+      }
+    };
+    set("phase", phase);
+    set("hostNamespace", pass.host_namespace);
+    set("queue", pass.queue_name);
+    set("endpoint", pass.endpoint);
+    set("kubeconfigSecret", pass.kubeconfig_secret);
+    set("gpuAllocated", pass.gpu_allocated);
+    status.RemoveMember("observedGeneration");
+    status.AddMember("observedGeneration", pass.generation, alloc);
+    bool changed = false;
+    for (Condition c : {pass.control_plane, pass.queue, pass.syncer, ready, pass.parent_missing,
+                        pass.overcommitted}) {
+      if (pass.invalid && c.type != "Ready") continue;
+      c.observed_generation = pass.generation;
+      changed |= kube::SetCondition(t, c, now);
+    }
+    (void)changed;
+    return Status::Ok();
+  };
+  kube::Object desired = kube::Clone(tenant);
+  (void)apply(desired);
+  const rapidjson::Value* before = kube::Find(tenant, {"status"});
+  if (before != nullptr && *before == desired["status"]) {
+    RecordPhase(std::string(kube::Name(tenant)), phase);
+    return Status::Ok();
+  }
+  if (phase == "Ready" && kube::GetString(tenant, {"status", "phase"}) != "Ready") {
+    events_.Normal(tenant, "Ready",
+                   "tenant is ready: kubeconfig in Secret " + pass.host_namespace + "/" +
+                       pass.kubeconfig_secret + ", queue " + pass.queue_name);
+  }
+  Result<kube::Object> written =
+      host_.UpdateWithRetry(res::kTenants, "", kube::Name(tenant), apply, "status");
+  if (!written.ok()) {
+    step_errors_->WithLabelValues({"status"}).Inc();
+    return written.status().WithContext("writing tenant status");
+  }
+  RecordPhase(std::string(kube::Name(tenant)), phase);
+  return Status::Ok();
+}
+
+Result<kube::ReconcileResult> TenantReconciler::Finalize(const kube::Object& tenant) {
+  const std::string name(kube::Name(tenant));
+  if (!HasFinalizer(tenant)) return kube::ReconcileResult{};
+  const std::string ns = HostNamespace(name);
+  if (kube::GetString(tenant, {"status", "phase"}) != "Terminating") {
+    events_.Normal(tenant, "Deleting", "removing the control plane, queue and namespace " + ns);
+    (void)host_.UpdateWithRetry(
+        res::kTenants, "", name,
+        [](kube::Object& t) {
+          kube::SetString(t, {"status"}, "phase", "Terminating");
+          return Status::Ok();
+        },
+        "status");
+    RecordPhase(name, "Terminating");
+  }
+  // The syncer stops first, so nothing recreates host pods while the
+  // namespace goes.
+  bool removed = true;
+  for (const auto& [kind, backend] : backends_) {
+    VT_ASSIGN_OR_RETURN(bool done, backend->Remove(name, ns));
+    removed = removed && done;
+  }
+  if (!removed) return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+
+  // A queue of the same name that this tenant does not own is left alone.
+  Result<kube::Object> queue = host_.Get(res::kQueues, "", name);
+  if (queue.ok() && kube::Label(*queue, kTenantLabel).value_or("") == name) {
+    VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kQueues, "", name));
+  } else if (!queue.ok() && queue.status().code() != StatusCode::kNotFound) {
+    return queue.status();
+  }
+  VT_RETURN_IF_ERROR(
+      DeleteIfPresent(host_, res::kClusterRoleBindings, "", SyncerNodeReaderBinding(name)));
+  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kNamespaces, "", ns));
+  Result<kube::Object> left = host_.Get(res::kNamespaces, "", ns);
+  if (left.ok()) return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+  if (left.status().code() != StatusCode::kNotFound) return left.status();
+
+  Result<kube::Object> done = host_.UpdateWithRetry(
+      res::kTenants, "", name, [](kube::Object& t) { return SetFinalizer(t, false); });
+  if (!done.ok() && done.status().code() != StatusCode::kNotFound) return done.status();
+  events_.Normal(tenant, "Deleted", "control plane, queue and namespace " + ns + " removed");
+  RecordPhase(name, "");
+  return kube::ReconcileResult{};
+}
+
+}  // namespace vtenant::op

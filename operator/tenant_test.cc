@@ -1,0 +1,127 @@
+#include "operator/tenant.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::op {
+namespace {
+
+kube::Object Json(const std::string& text) {
+  Result<kube::Object> o = kube::ParseJson(text);
+  EXPECT_TRUE(o.ok()) << o.status().ToString();
+  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+}
+
+TEST(TenantTest, ParsesTheReferenceTenant) {
+  kube::Object t = Json(R"({"metadata":{"name":"nlp"},"spec":{
+    "displayName":"NLP team","admins":{"users":["alice"],"groups":["nlp-admins"]},
+    "queue":{"parentQueue":"ml-org","priority":100,"resources":{
+      "gpu":{"quota":0.33,"limit":1,"overQuotaWeight":1},
+      "cpu":{"quota":-1,"limit":-1,"overQuotaWeight":1},
+      "memory":{"quota":-1,"limit":-1,"overQuotaWeight":1}}},
+    "controlPlane":{"backend":"statefulset","kubernetesVersion":"v1.37.2","storage":{"size":"5Gi"},
+      "resources":{"requests":{"cpu":"200m","memory":"512Mi"}}},
+    "isolation":{"allowedPrivilegedFeatures":["hostPath"],"nodeSelector":{"pool":"gpu"},
+      "tolerations":[{"key":"gpu","operator":"Exists"}],"networkPolicy":{"enabled":false}}}})");
+  Result<TenantSpec> spec = ParseTenant(t, Backend::kProcess);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "nlp");
+  EXPECT_EQ(spec->display_name, "NLP team");
+  EXPECT_EQ(spec->admin_users, std::vector<std::string>{"alice"});
+  EXPECT_EQ(spec->admin_groups, std::vector<std::string>{"nlp-admins"});
+  EXPECT_EQ(spec->queue.parent_queue, "ml-org");
+  EXPECT_DOUBLE_EQ(spec->queue.gpu.quota, 0.33);
+  EXPECT_DOUBLE_EQ(spec->queue.gpu.limit, 1);
+  EXPECT_DOUBLE_EQ(spec->queue.cpu.quota, -1);
+  EXPECT_EQ(spec->control_plane.backend, Backend::kStatefulSet);
+  EXPECT_FALSE(spec->control_plane.backend_defaulted);
+  EXPECT_EQ(spec->control_plane.requests.at("cpu"), "200m");
+  EXPECT_EQ(spec->isolation.allowed_privileged_features, std::vector<std::string>{"hostPath"});
+  EXPECT_EQ(spec->isolation.node_selector.at("pool"), "gpu");
+  EXPECT_EQ(spec->isolation.tolerations_json, R"([{"key":"gpu","operator":"Exists"}])");
+  EXPECT_FALSE(spec->isolation.network_policy);
+}
+
+TEST(TenantTest, EmptySpecTakesDefaults) {
+  Result<TenantSpec> spec =
+      ParseTenant(Json(R"({"metadata":{"name":"vision"}})"), Backend::kStatefulSet);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->control_plane.backend, Backend::kStatefulSet);
+  EXPECT_TRUE(spec->control_plane.backend_defaulted);
+  EXPECT_DOUBLE_EQ(spec->queue.gpu.quota, 0);
+  EXPECT_DOUBLE_EQ(spec->queue.gpu.limit, -1);
+  EXPECT_EQ(spec->queue.priority, 100);
+  EXPECT_TRUE(spec->isolation.network_policy);
+  EXPECT_EQ(spec->control_plane.storage_size, "5Gi");
+}
+
+TEST(TenantTest, ListsEveryProblemAtOnce) {
+  Result<TenantSpec> spec = ParseTenant(Json(R"({"metadata":{"name":"Bad_Name"},"spec":{
+    "queue":{"resources":{"gpu":{"quota":2,"limit":1},"cpu":{"quota":-0.5}}},
+    "controlPlane":{"backend":"vm"},
+    "isolation":{"allowedPrivilegedFeatures":["sysadmin"]}}})"),
+                                        Backend::kProcess);
+  ASSERT_FALSE(spec.ok());
+  const std::string m = spec.status().message();
+  EXPECT_NE(m.find("not a DNS label"), std::string::npos) << m;
+  EXPECT_NE(m.find("spec.queue.resources.gpu: quota 2 exceeds limit 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("spec.queue.resources.cpu.quota -0.5 must be non-negative"), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("backend \"vm\""), std::string::npos) << m;
+  EXPECT_NE(m.find("\"sysadmin\""), std::string::npos) << m;
+}
+
+TEST(TenantTest, UnlimitedLimitAllowsAnyQuota) {
+  Result<TenantSpec> spec = ParseTenant(
+      Json(
+          R"({"metadata":{"name":"a"},"spec":{"queue":{"resources":{"gpu":{"quota":8,"limit":-1}}}}})"),
+      Backend::kProcess);
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+}
+
+TEST(TenantTest, ParentCannotBeItself) {
+  Result<TenantSpec> spec = ParseTenant(
+      Json(R"({"metadata":{"name":"a"},"spec":{"queue":{"parentQueue":"a"}}})"), Backend::kProcess);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.status().message().find("own queue"), std::string::npos);
+}
+
+TEST(TenantTest, NamesMustFitTheNamespace) {
+  EXPECT_TRUE(ValidateTenantName("nlp").ok());
+  EXPECT_TRUE(ValidateTenantName("team-7").ok());
+  EXPECT_FALSE(ValidateTenantName("").ok());
+  EXPECT_FALSE(ValidateTenantName("7team").ok());
+  EXPECT_FALSE(ValidateTenantName("team-").ok());
+  EXPECT_FALSE(ValidateTenantName("a.b").ok());
+  EXPECT_TRUE(ValidateTenantName(std::string(55, 'a')).ok());
+  EXPECT_FALSE(ValidateTenantName(std::string(56, 'a')).ok());
+  EXPECT_EQ(HostNamespace("nlp"), "vtenant-nlp");
+  EXPECT_EQ(KubeconfigSecretName("nlp"), "vc-nlp");
+}
+
+TEST(TenantTest, BackendIsImmutable) {
+  TenantSpec spec;
+  spec.control_plane.backend = Backend::kStatefulSet;
+  EXPECT_TRUE(CheckImmutable(spec, Backend::kStatefulSet).ok());
+  Status s = CheckImmutable(spec, Backend::kProcess);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("spec.controlPlane.backend is immutable"), std::string::npos);
+  EXPECT_NE(s.message().find("runs on the process backend"), std::string::npos) << s.message();
+}
+
+TEST(TenantTest, ThreeThirdsFitOneGpu) {
+  QuotaCheck c =
+      CheckChildrenQuota("ml-org", 1, {{"nlp", 0.33}, {"vision", 0.33}, {"recsys", 0.33}});
+  EXPECT_FALSE(c.overcommitted) << c.message;
+  EXPECT_NE(c.message.find("0.99"), std::string::npos) << c.message;
+}
+
+TEST(TenantTest, ChildrenAboveParentOvercommit) {
+  QuotaCheck c = CheckChildrenQuota("ml-org", 1, {{"nlp", 0.5}, {"vision", 0.6}});
+  EXPECT_TRUE(c.overcommitted);
+  EXPECT_NE(c.message.find("1.1 in total"), std::string::npos) << c.message;
+  EXPECT_TRUE(CheckChildrenQuota("ml-org", 1, {{"nlp", -1}}).overcommitted);
+  EXPECT_FALSE(CheckChildrenQuota("ml-org", -1, {{"nlp", 5}}).overcommitted);
+}
+
+}  // namespace
+}  // namespace vtenant::op

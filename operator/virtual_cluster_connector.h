@@ -1,0 +1,30 @@
+// VirtualClusterConnector: a client of a tenant's virtual API server.
+//
+// The reconciler installs CRDs (KAI's PodGroup) in each virtual cluster and
+// proves the admin kubeconfig works by using it. Injected so unit tests hand
+// out in-memory clients.
+#pragma once
+
+#include <memory>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "kube/rest_config.h"
+
+namespace vtenant::op {
+
+class VirtualClusterConnector {
+ public:
+  virtual ~VirtualClusterConnector() = default;
+  // A client for `config`. Fails only on an unusable config; an unreachable
+  // server shows when the client is used.
+  virtual Result<std::shared_ptr<kube::Client>> Connect(const kube::RestConfig& config) = 0;
+};
+
+// Connects over HTTPS with kube::RestClient.
+class RestVirtualClusterConnector final : public VirtualClusterConnector {
+ public:
+  Result<std::shared_ptr<kube::Client>> Connect(const kube::RestConfig& config) override;
+};
+
+}  // namespace vtenant::op
