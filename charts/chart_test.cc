@@ -74,7 +74,7 @@ TEST(ChartRenderTest, DefaultsRenderOperatorSchedulerAndKaiCrds) {
        {"Deployment/vtenant-operator", "Deployment/vtenant-scheduler",
         "ServiceAccount/vtenant-operator", "ServiceAccount/vtenant-scheduler",
         "ClusterRole/vtenant-operator", "ClusterRole/vtenant-scheduler",
-        "ClusterRole/vtenant-syncer", "ClusterRole/vtenant-syncer-nodes",
+        "Secret/vtenant-scheduler-webhook-tls", "Service/vtenant-scheduler-webhook",
         "Service/vtenant-operator-metrics", "Service/vtenant-scheduler-metrics",
         "CustomResourceDefinition/queues.scheduling.run.ai",
         "CustomResourceDefinition/podgroups.scheduling.run.ai"}) {
@@ -112,8 +112,8 @@ TEST(ChartRenderTest, TwoSchedulersUnderKaisNameIsRefused) {
   EXPECT_TRUE(objects.contains("Deployment/vtenant-scheduler"));
 }
 
-TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlySyncerRolesCanBeBound) {
-  std::vector<YAML::Node> docs = Render({"scheduler.webhook.enabled=true"});
+TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlyTheSyncersNodeReaderCanBeBound) {
+  std::vector<YAML::Node> docs = Render({});
   int roles = 0;
   for (const YAML::Node& d : docs) {
     const std::string kind = Str(d["kind"]);
@@ -130,12 +130,12 @@ TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlySyncerRolesCanBeBound) {
         EXPECT_EQ(Str(verb), "bind") << Str(d["metadata"]["name"]);
         ASSERT_TRUE(rule["resourceNames"]) << "unrestricted bind in " << Str(d["metadata"]["name"]);
         for (const YAML::Node& name : rule["resourceNames"]) {
-          EXPECT_TRUE(Str(name).starts_with("vtenant-syncer")) << Str(name);
+          EXPECT_EQ(Str(name), "vtenant:syncer-node-reader");
         }
       }
     }
   }
-  EXPECT_GE(roles, 6);
+  EXPECT_GE(roles, 3);
 }
 
 class ChartClusterTest : public localenv::ClusterTest {
@@ -150,7 +150,7 @@ class ChartClusterTest : public localenv::ClusterTest {
 
 TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
   for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
-           {}, {"scheduler.webhook.enabled=true", "scheduler.policy=binpack: true"}}) {
+           {}, {"scheduler.webhook.enabled=false", "scheduler.policy=spread"}}) {
     std::vector<std::string> args = {"template",    "vtenant",  Chart(),
                                      "--namespace", kNamespace, "--include-crds"};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
