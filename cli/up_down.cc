@@ -251,8 +251,14 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
 
   const std::string tools_bin =
       fs::path(localenv::FindTool("kube-apiserver").value_or("")).parent_path().string();
+  // The scheduler serves its admission webhook (GPU-sharing pods need it)
+  // on loopback and registers it with the host API server.
+  Result<int> webhook_port = localenv::PickFreeLoopbackPort();
+  if (!webhook_port.ok()) return fail("picking the webhook's port", webhook_port.status());
   if (Status s = StartProgram("vtenant-scheduler", options.scheduler_binary, "scheduler",
-                              {"--kubeconfig=" + state.kubeconfig}, dir, state);
+                              {"--kubeconfig=" + state.kubeconfig,
+                               "--webhook-address=127.0.0.1:" + std::to_string(*webhook_port)},
+                              dir, state);
       !s.ok()) {
     return fail("starting vtenant-scheduler", s);
   }
@@ -336,7 +342,7 @@ int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args)
   for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
     if (!recorded.contains(p.pid)) ++tenant_processes;
   }
-  std::cout << "tenants: " << tenant_processes << " process(es) in " << dir << "/tenants\n";
+  std::cout << "tenants: " << tenant_processes << " process(es) under " << dir << "/operator\n";
   Result<kube::RestConfig> config = kube::LoadKubeconfig(state->kubeconfig);
   if (!config.ok()) return 1;
   Result<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(*config);
