@@ -52,9 +52,9 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
       << "want two running on each GPU and one pending; pending " << pending << ", GPUs seen "
       << running_per_gpu.size();
 
-  // The waiting pod says why, in the team's own cluster.
-  Result<std::string> events = env.TeamKubectl(
-      "lab", {"get", "events", "-n", "default", "--field-selector", "reason=Unschedulable"});
+  // The scheduler says why the fifth waits, on its host pod.
+  Result<std::string> events = env.HostKubectl(
+      {"get", "events", "-n", "vtenant-lab", "--field-selector", "reason=Unschedulable"});
   EXPECT_TRUE(events.ok() && events->find("lab-half-") != std::string::npos)
       << (events.ok() ? *events : events.status().ToString());
 
