@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -11,7 +12,6 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/crd_installer.h"
 #include "cli/daemons.h"
 #include "cli/environment_state.h"
 #include "cli/leftover_processes.h"
@@ -85,6 +85,21 @@ bool PortIsFree(int port) {
   const bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   close(fd);
   return free;
+}
+
+// The *.yaml files of `dir`, sorted. NotFound when there are none.
+Result<std::vector<std::string>> YamlFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  if (ec || files.empty()) {
+    return NotFound("no CRDs (*.yaml) in " + dir + (ec ? " (" + ec.message() + ")" : "") +
+                    "; run from the source tree or pass --crds");
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 // The first existing `relative` folder in the current folder or above the
@@ -217,6 +232,11 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
     std::cerr << "vtenant up: " << nodes.status().message() << "\n";
     return 1;
   }
+  Result<std::vector<std::string>> crds = YamlFiles(options.crds_dir);
+  if (!crds.ok()) {
+    std::cerr << "vtenant up: " << crds.status().message() << "\n";
+    return 1;
+  }
   if (options.port != 0 && !PortIsFree(options.port)) {
     std::cout << "vtenant: port " << options.port
               << " on 127.0.0.1 is in use (another API server, or an environment started "
@@ -225,8 +245,12 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   }
   std::cout << "vtenant: starting etcd, kube-apiserver, kube-controller-manager and kwok in " << dir
             << " ...\n";
-  Result<std::unique_ptr<localenv::LocalCluster>> cluster = localenv::LocalCluster::Start(
-      {.dir = dir, .nodes = *nodes, .api_server_port = options.port, .die_with_parent = false});
+  Result<std::unique_ptr<localenv::LocalCluster>> cluster =
+      localenv::LocalCluster::Start({.dir = dir,
+                                     .nodes = *nodes,
+                                     .manifests = *crds,
+                                     .api_server_port = options.port,
+                                     .die_with_parent = false});
   if (!cluster.ok()) {
     std::cerr << "vtenant up: " << cluster.status().ToString() << "\n";
     StopLeftoverProcesses(dir);
@@ -243,10 +267,8 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   };
   if (Status saved = state.Save(dir); !saved.ok()) return fail("saving state", saved);
 
-  Result<std::vector<std::string>> crds = InstallCrds((*cluster)->client(), options.crds_dir);
-  if (!crds.ok()) return fail("installing CRDs from " + options.crds_dir, crds.status());
-  std::cout << "vtenant: installed CRDs";
-  for (const std::string& name : *crds) std::cout << " " << name;
+  std::cout << "vtenant: installed CRDs from";
+  for (const std::string& file : *crds) std::cout << " " << fs::path(file).filename().string();
   std::cout << "\n";
 
   const std::string tools_bin =
