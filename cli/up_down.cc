@@ -284,9 +284,12 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
       !s.ok()) {
     return fail("starting vtenant-scheduler", s);
   }
+  // Tenants' control planes keep their data in the host's etcd (under
+  // /vtenant/<t>) and their folders under <dir>/operator.
   std::vector<std::string> operator_args = {
       "--kubeconfig=" + state.kubeconfig, "--backend-default=process",
-      "--state-dir=" + dir + "/tenants", "--tools-bin=" + tools_bin};
+      "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin,
+      "--etcd-servers=" + (*cluster)->etcd().client_url()};
   Result<std::string> syncer =
       FindVtenantProgram(options.syncer_binary, "syncer", "vtenant-syncer");
   if (syncer.ok()) {
