@@ -16,6 +16,8 @@ namespace vtenant {
 namespace {
 
 constexpr char kNamespace[] = "vtenant-system";
+// What helm template assumes about the cluster when it cannot ask one.
+constexpr char kKubeVersion[] = "1.37.2";
 
 std::string Chart() { return e2e::SourceDir() + "/charts/vtenant"; }
 
@@ -23,7 +25,8 @@ std::string Str(const YAML::Node& node) { return node && node.IsScalar() ? node.
 
 // `helm template` with `--set` values; fails the test when helm fails.
 std::vector<YAML::Node> Render(const std::vector<std::string>& sets, std::string* error = nullptr) {
-  std::vector<std::string> args = {"template", "vtenant", Chart(), "--namespace", kNamespace};
+  std::vector<std::string> args = {"template", "vtenant",        Chart(),     "--namespace",
+                                   kNamespace, "--kube-version", kKubeVersion};
   for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
   Result<localenv::CommandResult> r = e2e::Helm("", args);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -141,8 +144,7 @@ TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlyTheSyncersNodeReaderCanBeBound
 class ChartClusterTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    StartCluster("chart", {.controller_manager = false, .node_agent = false},
-                 {kNamespace, "vtenant-reservation"});
+    StartCluster("chart", {.controller_manager = false, .node_agent = false}, {kNamespace});
   }
   static void TearDownTestSuite() { StopCluster(); }
   static std::string kubeconfig() { return cluster().api_server().kubeconfig_path(); }
@@ -151,8 +153,8 @@ class ChartClusterTest : public localenv::ClusterTest {
 TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
   for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
            {}, {"scheduler.webhook.enabled=false", "scheduler.policy=spread"}}) {
-    std::vector<std::string> args = {"template",    "vtenant",  Chart(),
-                                     "--namespace", kNamespace, "--include-crds"};
+    std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
+                                     kNamespace, "--include-crds", "--kube-version", kKubeVersion};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
     Result<localenv::CommandResult> rendered = e2e::Helm("", args);
     ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
