@@ -77,10 +77,10 @@ step "vtenant queues"
 cat <<EOT
 
 Connect:
-  export KUBECONFIG=$PWD/$host                         # the host, as admin
-  $vtenant kubeconfig nlp > nlp.kubeconfig             # a team's own cluster
-  kubectl --kubeconfig nlp.kubeconfig get pods -A
-  kubectl vtenant queues     (with $build_dir/cli on PATH: kubectl-vtenant)
+  the host, as admin:    export KUBECONFIG=$PWD/$host
+  a team's own cluster:  $vtenant kubeconfig nlp > nlp.kubeconfig
+                         kubectl --kubeconfig nlp.kubeconfig get pods -A
+  as a kubectl plugin:   PATH=\$PATH:$PWD/$build_dir/cli kubectl vtenant queues
 Scenarios: examples/tenants/scenarios/ (burst, gpu-memory, gang, two-gpus)
 Stop:   make down     (or $vtenant down)
 EOT
