@@ -150,5 +150,26 @@ TEST(CliUpDownTest, BadInventoryIsAClearErrorAndStartsNothing) {
   std::filesystem::remove_all(tmpl);
 }
 
+TEST(CliHelpTest, EveryCommandExplainsItselfAlsoAsAKubectlPlugin) {
+  const std::string plugin =
+      (std::filesystem::path(VTENANT_CLI).parent_path() / "kubectl-vtenant").string();
+  for (const std::string& binary : {std::string(VTENANT_CLI), plugin}) {
+    const std::string name = binary == plugin ? "kubectl vtenant" : "vtenant";
+    for (const char* command : {"up", "down", "status", "tenants", "queues", "kubeconfig"}) {
+      Result<localenv::CommandResult> help = localenv::RunCommand({binary, command, "--help"});
+      ASSERT_TRUE(help.ok()) << help.status().ToString();
+      EXPECT_EQ(help->exit_code, 0) << binary << " " << command << ": " << help->err;
+      EXPECT_NE(help->out.find("Usage: "), std::string::npos) << command << ": " << help->out;
+    }
+    Result<localenv::CommandResult> top = localenv::RunCommand({binary, "--help"});
+    ASSERT_TRUE(top.ok());
+    EXPECT_NE(top->out.find("Usage: " + name + " "), std::string::npos) << top->out;
+    Result<localenv::CommandResult> bad = localenv::RunCommand({binary, "nosuchcommand"});
+    ASSERT_TRUE(bad.ok());
+    EXPECT_EQ(bad->exit_code, 2);
+    EXPECT_NE(bad->err.find("unknown command \"nosuchcommand\""), std::string::npos) << bad->err;
+  }
+}
+
 }  // namespace
 }  // namespace vtenant::cli
