@@ -11,7 +11,7 @@ CTEST_ARGS ?=
 all: build
 
 help:
-	@echo "make demo         install everything, start a local host cluster with simulated GPU nodes"
+	@echo "make demo         install everything, start the local system, run the three-team scenario"
 	@echo "make test         install everything, build, run unit, integration and e2e tests"
 	@echo "make deps         Debian packages + pinned Kubernetes binaries (.tools/bin)"
 	@echo "make build        configure and build with CMake/Ninja into $(BUILD_DIR)/"
@@ -39,7 +39,7 @@ bench: deps build
 	@hack/run-benchmarks.sh $(BUILD_DIR)
 
 demo: deps build
-	@$(BUILD_DIR)/cli/vtenant up
+	@hack/demo.sh $(BUILD_DIR)
 
 down:
 	@$(BUILD_DIR)/cli/vtenant down

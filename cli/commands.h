@@ -9,10 +9,15 @@ namespace vtenant::cli {
 
 struct GlobalOptions {
   std::string state_dir = ".vtenant";  // where `up` keeps the local environment
+  std::string kubeconfig;              // host cluster; empty: see host_cluster.h
+  std::string program = "vtenant";     // "kubectl vtenant" when run as a kubectl plugin
 };
 
 int RunUp(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args);
+int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args);
+int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args);
+int RunKubeconfig(const GlobalOptions& global, const std::vector<std::string>& args);
 
 }  // namespace vtenant::cli

@@ -1,7 +1,8 @@
-// vtenant: the command line of vtenant (also usable as `kubectl vtenant`).
+// vtenant: the command line of vtenant. Installed (or linked) as
+// kubectl-vtenant it is a kubectl plugin: `kubectl vtenant tenants`.
 #include <glog/logging.h>
 
-#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,21 +11,31 @@
 
 namespace {
 
-constexpr char kUsage[] = R"(vtenant: GPU multi-tenancy on Kubernetes.
+std::string Usage(const std::string& program) {
+  return "vtenant: GPU multi-tenancy on Kubernetes.\n\nUsage: " + program +
+         R"( [--state-dir DIR] [--kubeconfig FILE] COMMAND [options]
 
-Usage: vtenant [--state-dir DIR] COMMAND [options]
+Local environment:
+  up           start a local host cluster on loopback (etcd, kube-apiserver,
+               kube-controller-manager, simulated GPU nodes), install the CRDs,
+               start vtenant-scheduler and vtenant-operator
+  down         stop everything `up` started, tenants' control planes included
+  status       show the local environment's processes and nodes
 
-Commands:
-  up       start a local host cluster on loopback (etcd, kube-apiserver,
-           kube-controller-manager, simulated GPU nodes) and print how to reach it
-  down     stop the local environment started by `up`
-  status   show the local environment's processes and nodes
+Any cluster:
+  tenants      the Tenants: phase, queue, endpoint; why one is not Ready
+  queues       the KAI queue tree: quota, limit, weight, fair share, allocated
+  kubeconfig   print a team's kubeconfig (TENANT) or the host's (--host)
 
 Global options:
-  --state-dir DIR   where the local environment keeps its state and logs
-                    (default .vtenant in the current folder)
-  -h, --help        this help; `vtenant COMMAND --help` for a command's options
+  --state-dir DIR     where the local environment keeps its state and logs
+                      (default .vtenant in the current folder)
+  --kubeconfig FILE   the host cluster (default: $KUBECONFIG, else the local
+                      environment, else ~/.kube/config)
+  -h, --help          this help; `)" +
+         program + R"( COMMAND --help` for a command's options
 )";
+}
 
 }  // namespace
 
@@ -34,27 +45,40 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
 
   vtenant::cli::GlobalOptions global;
+  // kubectl runs plugins by their file name, kubectl-vtenant.
+  if (std::filesystem::path(argv[0]).filename() == "kubectl-vtenant") {
+    global.program = "kubectl vtenant";
+  }
+  const std::string usage = Usage(global.program);
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t i = 0;
   for (; i < args.size(); ++i) {
     if (args[i] == "--state-dir" && i + 1 < args.size()) {
       global.state_dir = args[++i];
+    } else if (args[i] == "--kubeconfig" && i + 1 < args.size()) {
+      global.kubeconfig = args[++i];
+    } else if (args[i].starts_with("--kubeconfig=")) {
+      global.kubeconfig = args[i].substr(sizeof("--kubeconfig=") - 1);
     } else if (args[i] == "-h" || args[i] == "--help" || args[i] == "help") {
-      std::cout << kUsage;
+      std::cout << usage;
       return 0;
     } else {
       break;
     }
   }
   if (i == args.size()) {
-    std::cerr << kUsage;
+    std::cerr << usage;
     return 2;
   }
   const std::string command = args[i];
   std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
-  if (command == "up") return vtenant::cli::RunUp(global, rest);
-  if (command == "down") return vtenant::cli::RunDown(global, rest);
-  if (command == "status") return vtenant::cli::RunStatus(global, rest);
-  std::cerr << "vtenant: unknown command \"" << command << "\"\n\n" << kUsage;
+  using namespace vtenant::cli;
+  if (command == "up") return RunUp(global, rest);
+  if (command == "down") return RunDown(global, rest);
+  if (command == "status") return RunStatus(global, rest);
+  if (command == "tenants") return RunTenants(global, rest);
+  if (command == "queues") return RunQueues(global, rest);
+  if (command == "kubeconfig") return RunKubeconfig(global, rest);
+  std::cerr << global.program << ": unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

@@ -14,6 +14,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOpti
                        .etcd_url = cluster->etcd_->client_url(),
                        .etcd_prefix = "/host",
                        .name = "vtenant-host",
+                       .port = options.api_server_port,
                        .extra_users = options.extra_users,
                        .die_with_parent = options.die_with_parent};
   VT_ASSIGN_OR_RETURN(cluster->api_server_, ApiServer::Start(api));

@@ -26,6 +26,7 @@ struct LocalClusterOptions {
   // waited for until served), e.g. charts/vtenant/crds/*.yaml.
   std::vector<std::string> manifests;
   std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions
+  int api_server_port = 0;                                       // 0: a free loopback port
   bool die_with_parent = true;
 };
 

@@ -1,0 +1,206 @@
+// Integration: charts/vtenant lints, renders what its values say, grants no
+// wildcard permissions, and its manifests pass a server-side dry run and a
+// real install, upgrade and uninstall on a real API server.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "e2e/support/kubectl.h"
+#include "localenv/testing/cluster_test.h"
+
+namespace vtenant {
+namespace {
+
+constexpr char kNamespace[] = "vtenant-system";
+// What helm template assumes about the cluster when it cannot ask one.
+constexpr char kKubeVersion[] = "1.37.2";
+
+std::string Chart() { return e2e::SourceDir() + "/charts/vtenant"; }
+
+std::string Str(const YAML::Node& node) { return node && node.IsScalar() ? node.Scalar() : ""; }
+
+// `helm template` with `--set` values; fails the test when helm fails.
+std::vector<YAML::Node> Render(const std::vector<std::string>& sets, std::string* error = nullptr) {
+  std::vector<std::string> args = {"template", "vtenant",        Chart(),     "--namespace",
+                                   kNamespace, "--kube-version", kKubeVersion};
+  for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+  Result<localenv::CommandResult> r = e2e::Helm("", args);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return {};
+  if (r->exit_code != 0) {
+    if (error != nullptr) {
+      *error = r->err;
+    } else {
+      ADD_FAILURE() << "helm template failed: " << r->err;
+    }
+    return {};
+  }
+  std::vector<YAML::Node> docs;
+  for (const YAML::Node& doc : YAML::LoadAll(r->out)) {
+    if (doc.IsMap()) docs.push_back(doc);
+  }
+  return docs;
+}
+
+std::set<std::string> KindsAndNames(const std::vector<YAML::Node>& docs) {
+  std::set<std::string> out;
+  for (const YAML::Node& d : docs) out.insert(Str(d["kind"]) + "/" + Str(d["metadata"]["name"]));
+  return out;
+}
+
+const YAML::Node* FindObject(const std::vector<YAML::Node>& docs, const std::string& kind,
+                             const std::string& name) {
+  for (const YAML::Node& d : docs) {
+    if (Str(d["kind"]) == kind && Str(d["metadata"]["name"]) == name) return &d;
+  }
+  return nullptr;
+}
+
+TEST(ChartRenderTest, LintsCleanWithEachKaiSetting) {
+  for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
+           {}, {"kai.installed=true", "scheduler.enabled=false"}}) {
+    std::vector<std::string> args = {"lint", "--strict", Chart()};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    Result<localenv::CommandResult> r = e2e::Helm("", args);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->exit_code, 0) << r->out << r->err;
+  }
+}
+
+TEST(ChartRenderTest, DefaultsRenderOperatorSchedulerAndKaiCrds) {
+  std::set<std::string> objects = KindsAndNames(Render({}));
+  for (const std::string expected :
+       {"Deployment/vtenant-operator", "Deployment/vtenant-scheduler",
+        "ServiceAccount/vtenant-operator", "ServiceAccount/vtenant-scheduler",
+        "ClusterRole/vtenant-operator", "ClusterRole/vtenant-scheduler",
+        "Secret/vtenant-scheduler-webhook-tls", "Service/vtenant-scheduler-webhook",
+        "Service/vtenant-operator-metrics", "Service/vtenant-scheduler-metrics",
+        "CustomResourceDefinition/queues.scheduling.run.ai",
+        "CustomResourceDefinition/podgroups.scheduling.run.ai"}) {
+    EXPECT_TRUE(objects.contains(expected)) << expected;
+  }
+  std::vector<YAML::Node> docs = Render({});
+  const YAML::Node* queues =
+      FindObject(docs, "CustomResourceDefinition", "queues.scheduling.run.ai");
+  ASSERT_NE(queues, nullptr);
+  EXPECT_EQ(Str((*queues)["metadata"]["annotations"]["helm.sh/resource-policy"]), "keep");
+  // The anchors of the source file are expanded, not lost.
+  EXPECT_EQ(Str((*queues)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+                         ["properties"]["resources"]["properties"]["memory"]["properties"]["quota"]
+                         ["type"]),
+            "number");
+}
+
+TEST(ChartRenderTest, SchedulerIsOptionalAndKaiCrdsFollowKaiInstalled) {
+  std::set<std::string> objects =
+      KindsAndNames(Render({"kai.installed=true", "scheduler.enabled=false"}));
+  EXPECT_TRUE(objects.contains("Deployment/vtenant-operator"));
+  for (const std::string& o : objects) {
+    EXPECT_EQ(o.find("scheduler"), std::string::npos) << o << " rendered with the scheduler off";
+    EXPECT_EQ(o.find("scheduling.run.ai"), std::string::npos)
+        << o << " rendered with KAI installed";
+  }
+}
+
+TEST(ChartRenderTest, TwoSchedulersUnderKaisNameIsRefused) {
+  std::string error;
+  EXPECT_TRUE(Render({"kai.installed=true"}, &error).empty());
+  EXPECT_NE(error.find("scheduler.enabled=false"), std::string::npos) << error;
+  std::set<std::string> objects =
+      KindsAndNames(Render({"kai.installed=true", "scheduler.schedulerName=vtenant"}));
+  EXPECT_TRUE(objects.contains("Deployment/vtenant-scheduler"));
+}
+
+TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlyTheSyncersNodeReaderCanBeBound) {
+  std::vector<YAML::Node> docs = Render({});
+  int roles = 0;
+  for (const YAML::Node& d : docs) {
+    const std::string kind = Str(d["kind"]);
+    if (kind != "ClusterRole" && kind != "Role") continue;
+    ++roles;
+    for (const YAML::Node& rule : d["rules"]) {
+      for (const char* field : {"verbs", "resources", "apiGroups"}) {
+        for (const YAML::Node& v : rule[field]) {
+          EXPECT_NE(Str(v), "*") << kind << " " << Str(d["metadata"]["name"]) << " " << field;
+        }
+      }
+      for (const YAML::Node& verb : rule["verbs"]) {
+        if (Str(verb) != "bind" && Str(verb) != "escalate" && Str(verb) != "impersonate") continue;
+        EXPECT_EQ(Str(verb), "bind") << Str(d["metadata"]["name"]);
+        ASSERT_TRUE(rule["resourceNames"]) << "unrestricted bind in " << Str(d["metadata"]["name"]);
+        for (const YAML::Node& name : rule["resourceNames"]) {
+          EXPECT_EQ(Str(name), "vtenant:syncer-node-reader");
+        }
+      }
+    }
+  }
+  EXPECT_GE(roles, 3);
+}
+
+class ChartClusterTest : public localenv::ClusterTest {
+ protected:
+  static void SetUpTestSuite() {
+    StartCluster("chart", {.controller_manager = false, .node_agent = false}, {kNamespace});
+  }
+  static void TearDownTestSuite() { StopCluster(); }
+  static std::string kubeconfig() { return cluster().api_server().kubeconfig_path(); }
+};
+
+TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
+  for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
+           {}, {"scheduler.webhook.enabled=false", "scheduler.policy=spread"}}) {
+    std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
+                                     kNamespace, "--include-crds", "--kube-version", kKubeVersion};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    Result<localenv::CommandResult> rendered = e2e::Helm("", args);
+    ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
+    ASSERT_EQ(rendered->exit_code, 0) << rendered->err;
+    Result<std::string> dry =
+        e2e::KubectlOk(kubeconfig(), {"apply", "--dry-run=server", "-f", "-"}, rendered->out);
+    ASSERT_TRUE(dry.ok()) << dry.status().ToString();
+    EXPECT_NE(dry->find("deployment.apps/vtenant-operator created (server dry run)"),
+              std::string::npos)
+        << *dry;
+  }
+}
+
+TEST_F(ChartClusterTest, InstallsUpgradesAndUninstallsKeepingTheKaiCrds) {
+  Result<localenv::CommandResult> install =
+      e2e::Helm(kubeconfig(), {"install", "vtenant", Chart(), "--namespace", kNamespace, "--set",
+                               "scheduler.webhook.enabled=true"});
+  ASSERT_TRUE(install.ok()) << install.status().ToString();
+  ASSERT_EQ(install->exit_code, 0) << install->err;
+  Result<std::string> ca = e2e::KubectlOk(
+      kubeconfig(), {"-n", kNamespace, "get", "secret", "vtenant-scheduler-webhook-tls", "-o",
+                     "jsonpath={.data.ca\\.crt}"});
+  ASSERT_TRUE(ca.ok()) << ca.status().ToString();
+  EXPECT_FALSE(ca->empty());
+
+  Result<localenv::CommandResult> upgrade =
+      e2e::Helm(kubeconfig(), {"upgrade", "vtenant", Chart(), "--namespace", kNamespace, "--set",
+                               "scheduler.webhook.enabled=true"});
+  ASSERT_TRUE(upgrade.ok()) << upgrade.status().ToString();
+  ASSERT_EQ(upgrade->exit_code, 0) << upgrade->err;
+  Result<std::string> ca_after = e2e::KubectlOk(
+      kubeconfig(), {"-n", kNamespace, "get", "secret", "vtenant-scheduler-webhook-tls", "-o",
+                     "jsonpath={.data.ca\\.crt}"});
+  ASSERT_TRUE(ca_after.ok()) << ca_after.status().ToString();
+  EXPECT_EQ(*ca_after, *ca) << "an upgrade replaced the webhook's certificate";
+
+  Result<localenv::CommandResult> uninstall =
+      e2e::Helm(kubeconfig(), {"uninstall", "vtenant", "--namespace", kNamespace});
+  ASSERT_TRUE(uninstall.ok()) << uninstall.status().ToString();
+  ASSERT_EQ(uninstall->exit_code, 0) << uninstall->err;
+  EXPECT_TRUE(e2e::KubectlOk(kubeconfig(), {"get", "crd", "queues.scheduling.run.ai"}).ok())
+      << "uninstall deleted the Queue CRD and with it every queue";
+  EXPECT_FALSE(
+      e2e::KubectlOk(kubeconfig(), {"-n", kNamespace, "get", "deployment", "vtenant-operator"})
+          .ok());
+}
+
+}  // namespace
+}  // namespace vtenant

@@ -1,0 +1,33 @@
+// Finding the processes of a local environment that no state file records:
+// the tenants' control planes and syncers that the operator started (each
+// in its own process group, with its files under the state folder), and
+// whatever an interrupted `vtenant up` left behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace vtenant::cli {
+
+struct LeftoverProcess {
+  pid_t pid;
+  std::string name;  // executable file name
+};
+
+// Processes of the programs a local environment runs (etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler, kwok, vtenant-*) whose command
+// line or working folder refers to a path inside `dir` (absolute). Never
+// this process; never other programs, so a shell that merely mentions the
+// folder is safe.
+std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir);
+
+// SIGTERM to each process's group (or the process, when it leads none),
+// then SIGKILL to whatever is still there after `grace`. Returns how many
+// it signalled.
+int StopLeftoverProcesses(const std::string& dir,
+                          std::chrono::milliseconds grace = std::chrono::seconds(10));
+
+}  // namespace vtenant::cli

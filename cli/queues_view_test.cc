@@ -1,0 +1,90 @@
+// Unit: `vtenant queues` over an in-memory API server.
+#include "cli/queues_view.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "kube/testing/fake_client.h"
+
+namespace vtenant::cli {
+namespace {
+
+namespace res = kube::resources;
+
+void CreateQueue(kube::FakeClient& client, const std::string& json) {
+  Result<kube::Object> o = kube::ParseJson(json);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  ASSERT_TRUE(client.Create(res::kQueues, "", *o).ok());
+}
+
+std::string TeamQueue(const std::string& name, const std::string& parent,
+                      const std::string& extra = "") {
+  return R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":")" + name +
+         R"(","annotations":{"vtenant.io/gpu-fair-share":"330m"}},"spec":{"parentQueue":")" +
+         parent + R"(","resources":{"gpu":{"quota":0.33,"limit":1,"overQuotaWeight":1}}},
+         "status":{"allocated":{"nvidia.com/gpu":"330m","cpu":"0"},
+                   "requested":{"nvidia.com/gpu":"0.33"}}})";
+}
+
+std::string Print(kube::Client& client) {
+  std::ostringstream out;
+  Status s = PrintQueues(client, out);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out.str();
+}
+
+TEST(QueuesViewTest, TheReferenceTreeShowsEachTeamAt330m) {
+  kube::FakeClient client;
+  CreateQueue(client, R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue",
+    "metadata":{"name":"ml-org","annotations":{"vtenant.io/gpu-fair-share":"1"}},
+    "spec":{"resources":{"gpu":{"quota":1,"limit":1,"overQuotaWeight":1}}},
+    "status":{"allocated":{"nvidia.com/gpu":"990m"},"requested":{"nvidia.com/gpu":"990m"}}})");
+  for (const char* team : {"vision", "nlp", "recsys"})
+    CreateQueue(client, TeamQueue(team, "ml-org"));
+  EXPECT_EQ(Print(client),
+            "QUEUE       GPU-QUOTA   LIMIT   WEIGHT   FAIR-SHARE   ALLOCATED   REQUESTED\n"
+            "ml-org      1           1       1        1            990m        990m\n"
+            "├─ nlp      330m        1       1        330m         330m        330m\n"
+            "├─ recsys   330m        1       1        330m         330m        330m\n"
+            "└─ vision   330m        1       1        330m         330m        330m\n");
+}
+
+TEST(QueuesViewTest, DeeperTreesDrawTheirBranches) {
+  kube::FakeClient client;
+  CreateQueue(client, R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue",
+    "metadata":{"name":"root"},"spec":{"resources":{"gpu":{"quota":-1,"limit":-1}}}})");
+  CreateQueue(client, TeamQueue("a", "root"));
+  CreateQueue(client, TeamQueue("b", "root"));
+  CreateQueue(client, TeamQueue("a1", "a"));
+  const std::string out = Print(client);
+  EXPECT_NE(out.find("root       unlimited   unlimited   -        -"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n├─ a "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n│  └─ a1 "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n└─ b "), std::string::npos) << out;
+}
+
+TEST(QueuesViewTest, UnreportedValuesAreDashesAndMissingParentsAreNamed) {
+  kube::FakeClient client;
+  CreateQueue(client, R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue",
+    "metadata":{"name":"lonely"},"spec":{"parentQueue":"gone",
+    "resources":{"gpu":{"quota":0.5,"limit":1,"overQuotaWeight":2}}}})");
+  EXPECT_EQ(Print(client),
+            "QUEUE                          GPU-QUOTA   LIMIT   WEIGHT   FAIR-SHARE   ALLOCATED   "
+            "REQUESTED\n"
+            "lonely (parent gone missing)   500m        1       2        -            -           "
+            "-\n");
+}
+
+TEST(QueuesViewTest, ACycleShowsEveryQueueOnce) {
+  kube::FakeClient client;
+  CreateQueue(client, TeamQueue("x", "y"));
+  CreateQueue(client, TeamQueue("y", "x"));
+  const std::string out = Print(client);
+  EXPECT_NE(out.find("x (in a parentQueue cycle)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("y (in a parentQueue cycle)"), std::string::npos) << out;
+  EXPECT_NE(out.find("└─ y "), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace vtenant::cli

@@ -1,0 +1,353 @@
+// End to end, the reference setup: `vtenant up` with one NVIDIA L40S, the
+// GitOps examples applied (ml-org, nlp, vision, recsys), and each team
+// acting through the real kubectl with its own kubeconfig. One environment
+// for the whole suite; each test removes the workloads it started.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "base/eventually.h"
+#include "cli/leftover_processes.h"
+#include "e2e/support/environment.h"
+#include "e2e/support/kubectl.h"
+
+namespace vtenant::e2e {
+namespace {
+
+namespace res = kube::resources;
+using std::chrono::seconds;
+
+const std::vector<std::string> kTeams = {"nlp", "vision", "recsys"};
+constexpr char kNode[] = "l40s-node";
+
+class ReferenceScenarioTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    Result<std::unique_ptr<Environment>> env =
+        Environment::Up(VTENANT_CLI, "ref", "examples/nodes/l40s.yaml");
+    ASSERT_TRUE(env.ok()) << env.status().ToString();
+    env_ = env->release();
+    Result<std::string> applied = env_->HostKubectl({"apply", "-k", Example("")});
+    ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+    for (const std::string& team : kTeams) {
+      Status ready = env_->WaitForTeam(team);
+      ASSERT_TRUE(ready.ok()) << ready.ToString();
+    }
+  }
+  static void TearDownTestSuite() {
+    if (env_ == nullptr) return;
+    std::vector<std::string> left = env_->Down();
+    EXPECT_TRUE(left.empty()) << "vtenant down left processes behind, first: " << left[0];
+    delete env_;
+    env_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(env_, nullptr) << "the suite's environment did not start"; }
+
+  static Environment& env() { return *env_; }
+
+  // The host pods the syncer made for `team`.
+  static std::vector<kube::Object> HostPods(const std::string& team,
+                                            const std::string& selector = "") {
+    kube::ListOptions options;
+    options.label_selector = "vtenant.io/managed-by=vtenant-syncer";
+    if (!selector.empty()) options.label_selector += "," + selector;
+    Result<kube::ObjectList> pods = env().host().ListAll(res::kPods, "vtenant-" + team, options);
+    EXPECT_TRUE(pods.ok()) << pods.status().ToString();
+    return pods.ok() ? std::move(pods->items) : std::vector<kube::Object>{};
+  }
+
+  // Phases of the team's virtual pods matching `selector`, by name.
+  static std::map<std::string, std::string> VirtualPhases(const std::string& team,
+                                                          const std::string& selector) {
+    std::map<std::string, std::string> phases;
+    Result<kube::Object> list = env().TeamGet(team, {"pods", "-n", "default", "-l", selector});
+    if (!list.ok()) return phases;
+    const rapidjson::Value* items = kube::Find(*list, {"items"});
+    if (items == nullptr || !items->IsArray()) return phases;
+    for (const auto& pod : items->GetArray()) {
+      if (kube::IsBeingDeleted(pod)) continue;
+      phases[std::string(kube::Name(pod))] = kube::GetString(pod, {"status", "phase"});
+    }
+    return phases;
+  }
+
+  static int CountPhase(const std::map<std::string, std::string>& phases,
+                        const std::string& phase) {
+    int n = 0;
+    for (const auto& [name, p] : phases) n += p == phase ? 1 : 0;
+    return n;
+  }
+
+  static int64_t QueueAllocated(const std::string& queue) {
+    Result<kube::Object> q = env().host().Get(res::kQueues, "", queue);
+    if (!q.ok()) return -1;
+    return MilliGpus(kube::Find(*q, {"status", "allocated", "nvidia.com/gpu"}));
+  }
+
+  static void StartTrainPods() {
+    for (const std::string& team : kTeams) {
+      Result<std::string> applied =
+          env().TeamKubectl(team, {"apply", "-k", Example(team + "/workloads")});
+      ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+    }
+    for (const std::string& team : kTeams) {
+      EXPECT_TRUE(Eventually(
+          [&] { return CountPhase(VirtualPhases(team, "app=" + team + "-train"), "Running") == 1; },
+          seconds(120), std::chrono::milliseconds(500)))
+          << team << "-train never ran";
+    }
+  }
+
+  // Deletes what `kubectl apply -k <dir>` made in the team's cluster and
+  // waits until the host has none of its pods left.
+  static void DeleteWorkloads(const std::string& team, const std::string& dir,
+                              const std::string& selector) {
+    Result<std::string> deleted = env().TeamKubectl(
+        team, {"delete", "-k", Example(dir), "--ignore-not-found", "--wait=true"});
+    EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
+    EXPECT_TRUE(Eventually([&] { return HostPods(team, selector).empty(); }, seconds(120),
+                           std::chrono::milliseconds(500)))
+        << "host pods of " << team << " (" << selector << ") outlived their virtual pods";
+  }
+
+  static inline Environment* env_ = nullptr;
+};
+
+TEST_F(ReferenceScenarioTest, ThreeTeamsShareOneL40sAt330mEach) {
+  StartTrainPods();
+  for (const std::string& team : kTeams) {
+    SCOPED_TRACE(team);
+    std::vector<kube::Object> pods = HostPods(team, "app=" + team + "-train");
+    ASSERT_EQ(pods.size(), 1u);
+    const kube::Object& pod = pods[0];
+    EXPECT_EQ(kube::Name(pod), team + "-train-x-default-x-" + team);
+    EXPECT_EQ(kube::GetString(pod, {"spec", "nodeName"}), kNode);
+    EXPECT_EQ(kube::GetString(pod, {"status", "phase"}), "Running");
+    EXPECT_EQ(kube::Find(pod, {"metadata", "ownerReferences"}), nullptr)
+        << "a host pod must not point at owners the host cannot see";
+    EXPECT_EQ(kube::Label(pod, "kai.scheduler/queue").value_or(""), team);
+    EXPECT_EQ(kube::Label(pod, "vtenant.io/tenant").value_or(""), team);
+    EXPECT_EQ(kube::Annotation(pod, "vtenant.io/virtual-name").value_or(""), team + "-train");
+    EXPECT_TRUE(Eventually([&] { return QueueAllocated(team) == 330; }, seconds(60)))
+        << "queue " << team << " never showed 330m allocated, last " << QueueAllocated(team);
+  }
+  Result<localenv::CommandResult> queues = env().Vtenant({"queues"});
+  ASSERT_TRUE(queues.ok());
+  EXPECT_EQ(queues->exit_code, 0) << queues->err;
+  for (const std::string& team : kTeams) {
+    EXPECT_NE(queues->out.find(team), std::string::npos) << queues->out;
+  }
+  Result<localenv::CommandResult> tenants = env().Vtenant({"tenants"});
+  ASSERT_TRUE(tenants.ok());
+  EXPECT_EQ(tenants->exit_code, 0) << tenants->err;
+  EXPECT_EQ(tenants->out.find("Conditions:"), std::string::npos) << tenants->out;
+}
+
+TEST_F(ReferenceScenarioTest, TeamsCannotSeeEachOthersPodsNorTheHost) {
+  StartTrainPods();
+  Result<std::string> all = env().TeamKubectl("nlp", {"get", "pods", "-A", "-o", "name"});
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_NE(all->find("pod/nlp-train"), std::string::npos) << *all;
+  EXPECT_EQ(all->find("vision"), std::string::npos) << *all;
+  EXPECT_EQ(all->find("recsys"), std::string::npos) << *all;
+
+  Result<localenv::CommandResult> other =
+      env().TeamKubectlRaw("nlp", {"get", "pod", "vision-train"});
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->exit_code, 0);
+  EXPECT_NE(other->err.find("NotFound"), std::string::npos) << other->err;
+
+  Result<std::string> namespaces = env().TeamKubectl("nlp", {"get", "namespaces", "-o", "name"});
+  ASSERT_TRUE(namespaces.ok()) << namespaces.status().ToString();
+  EXPECT_EQ(namespaces->find("vtenant-"), std::string::npos)
+      << "nlp's cluster shows host namespaces: " << *namespaces;
+
+  // A team cannot charge its pods to another team's queue.
+  Result<std::string> sneaky =
+      env().TeamKubectl("nlp", {"run", "sneaky", "--image=busybox", "--restart=Never",
+                                "--labels=kai.scheduler/queue=vision,app=sneaky",
+                                "--overrides={\"spec\":{\"schedulerName\":\"kai-scheduler\"}}"});
+  ASSERT_TRUE(sneaky.ok()) << sneaky.status().ToString();
+  EXPECT_TRUE(Eventually([&] { return HostPods("nlp", "app=sneaky").size() == 1; }, seconds(60)));
+  for (const kube::Object& pod : HostPods("nlp", "app=sneaky")) {
+    EXPECT_EQ(kube::Label(pod, "kai.scheduler/queue").value_or(""), "nlp");
+  }
+  EXPECT_TRUE(env().TeamKubectl("nlp", {"delete", "pod", "sneaky", "--wait=true"}).ok());
+}
+
+TEST_F(ReferenceScenarioTest, BurstTakesTheIdleGpuThenIsReclaimed) {
+  for (const std::string& team : kTeams) {
+    DeleteWorkloads(team, team + "/workloads", "app=" + team + "-train");
+  }
+  Result<std::string> burst = env().TeamKubectl("nlp", {"apply", "-k", Example("scenarios/burst")});
+  ASSERT_TRUE(burst.ok()) << burst.status().ToString();
+  EXPECT_TRUE(
+      Eventually([&] { return CountPhase(VirtualPhases("nlp", "app=nlp-burst"), "Running") == 3; },
+                 seconds(120), std::chrono::milliseconds(500)))
+      << "nlp did not burst to three pods on the idle GPU";
+  EXPECT_TRUE(Eventually([&] { return QueueAllocated("nlp") == 990; }, seconds(60)))
+      << "nlp allocated " << QueueAllocated("nlp");
+
+  Result<std::string> vision =
+      env().TeamKubectl("vision", {"apply", "-k", Example("vision/workloads")});
+  ASSERT_TRUE(vision.ok()) << vision.status().ToString();
+  EXPECT_TRUE(Eventually(
+      [&] { return CountPhase(VirtualPhases("vision", "app=vision-train"), "Running") == 1; },
+      seconds(180), std::chrono::milliseconds(500)))
+      << "vision's pod within its quota never reclaimed its share";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::map<std::string, std::string> phases = VirtualPhases("nlp", "app=nlp-burst");
+        return CountPhase(phases, "Running") == 2 && CountPhase(phases, "Pending") == 1;
+      },
+      seconds(120), std::chrono::milliseconds(500)))
+      << "nlp should keep two pods and wait with the third";
+  EXPECT_TRUE(
+      Eventually([&] { return QueueAllocated("nlp") == 660 && QueueAllocated("vision") == 330; },
+                 seconds(60)));
+
+  DeleteWorkloads("nlp", "scenarios/burst", "app=nlp-burst");
+  DeleteWorkloads("vision", "vision/workloads", "app=vision-train");
+}
+
+TEST_F(ReferenceScenarioTest, GpuMemoryPodsShareTheGpuWithAFractionPod) {
+  Result<std::string> applied =
+      env().TeamKubectl("vision", {"apply", "-k", Example("scenarios/gpu-memory")});
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return CountPhase(VirtualPhases("vision", "app in (vision-infer,vision-finetune)"),
+                          "Running") == 4;
+      },
+      seconds(120), std::chrono::milliseconds(500)))
+      << "three 4000 MiB pods and a 0.5 pod should all fit on one 46068 MiB GPU";
+  std::set<std::string> gpus;
+  for (const kube::Object& pod : HostPods("vision", "app in (vision-infer,vision-finetune)")) {
+    EXPECT_EQ(kube::GetString(pod, {"spec", "nodeName"}), kNode);
+    gpus.insert(std::string(kube::Annotation(pod, "runai-gpu").value_or("?")));
+  }
+  EXPECT_EQ(gpus, std::set<std::string>{"0"}) << "all four share device 0";
+  DeleteWorkloads("vision", "scenarios/gpu-memory", "app in (vision-infer,vision-finetune)");
+}
+
+TEST_F(ReferenceScenarioTest, AGangJobCrossesTheBoundaryAsOnePodGroup) {
+  Result<std::string> applied =
+      env().TeamKubectl("recsys", {"apply", "-k", Example("scenarios/gang")});
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_TRUE(Eventually(
+      [&] { return CountPhase(VirtualPhases("recsys", "app=recsys-allreduce"), "Running") == 4; },
+      seconds(120), std::chrono::milliseconds(500)));
+  Result<kube::ObjectList> groups = env().host().ListAll(res::kPodGroups, "vtenant-recsys");
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  ASSERT_EQ(groups->items.size(), 1u) << "one virtual Job, one host PodGroup";
+  const kube::Object& group = groups->items[0];
+  EXPECT_EQ(kube::GetInt(group, {"spec", "minMember"}), 4);
+  EXPECT_EQ(kube::GetString(group, {"spec", "queue"}), "recsys");
+  std::vector<kube::Object> pods = HostPods("recsys", "app=recsys-allreduce");
+  ASSERT_EQ(pods.size(), 4u);
+  for (const kube::Object& pod : pods) {
+    EXPECT_EQ(kube::Annotation(pod, "pod-group-name").value_or(""), kube::Name(group));
+    EXPECT_EQ(kube::Find(pod, {"metadata", "ownerReferences"}), nullptr);
+    EXPECT_NE(kube::Annotation(pod, "vtenant.io/owner-chain").value_or("").find("recsys-allreduce"),
+              std::string::npos);
+  }
+  DeleteWorkloads("recsys", "scenarios/gang", "app=recsys-allreduce");
+}
+
+TEST_F(ReferenceScenarioTest, BadInputIsExplainedWhereThePersonLooks) {
+  Result<localenv::CommandResult> unknown = env().Vtenant({"kubeconfig", "nosuchteam"});
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->exit_code, 1);
+  EXPECT_NE(unknown->err.find("tenant \"nosuchteam\" does not exist; tenants: nlp recsys vision"),
+            std::string::npos)
+      << unknown->err;
+
+  Result<std::string> orphan = env().HostKubectl({"apply", "-f", "-"}, R"(
+apiVersion: vtenant.io/v1alpha1
+kind: Tenant
+metadata: {name: orphan}
+spec:
+  queue:
+    parentQueue: no-such-org
+    resources: {gpu: {quota: 0, limit: 1, overQuotaWeight: 1}}
+)");
+  ASSERT_TRUE(orphan.ok()) << orphan.status().ToString();
+  std::string out;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<localenv::CommandResult> tenants = env().Vtenant({"tenants"});
+        out = tenants.ok() ? tenants->out : "";
+        return out.find("orphan: ParentQueueMissing") != std::string::npos;
+      },
+      seconds(60), std::chrono::milliseconds(500)))
+      << out;
+  EXPECT_TRUE(env().HostKubectl({"delete", "tenant.vtenant.io", "orphan", "--wait=true"}).ok());
+}
+
+TEST_F(ReferenceScenarioTest, ReapplyingTheGitOpsFoldersChangesNothing) {
+  Result<std::string> again = env().HostKubectl({"apply", "-k", Example("")});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  std::istringstream lines(*again);
+  int unchanged = 0;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(line.ends_with(" unchanged")) << line;
+    ++unchanged;
+  }
+  EXPECT_EQ(unchanged, 4);
+  for (const std::string& team : kTeams) {
+    Result<kube::Object> t = env().host().Get(res::kTenants, "", team);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(kube::GetString(*t, {"status", "phase"}), "Ready") << team;
+  }
+}
+
+// Last: it deletes a tenant.
+TEST_F(ReferenceScenarioTest, DeletingATenantLeavesNothingBehind) {
+  Result<std::string> created = env().HostKubectl({"apply", "-f", "-"}, R"(
+apiVersion: vtenant.io/v1alpha1
+kind: Tenant
+metadata: {name: scratch}
+spec:
+  queue:
+    parentQueue: ml-org
+    resources: {gpu: {quota: 0, limit: 1, overQuotaWeight: 1}}
+  controlPlane: {backend: process}
+)");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Status ready = env().WaitForTeam("scratch");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
+  Result<std::string> pod = env().TeamKubectl(
+      "scratch", {"run", "hello", "--image=busybox", "--restart=Never",
+                  "--overrides={\"spec\":{\"schedulerName\":\"kai-scheduler\"}}"});
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_TRUE(Eventually([&] { return !HostPods("scratch").empty(); }, seconds(60)));
+  const std::string tenant_dir = env().dir() + "/operator/tenants/scratch";
+  EXPECT_FALSE(cli::FindLeftoverProcesses(tenant_dir).empty()) << "no processes in " << tenant_dir;
+
+  Result<std::string> deleted = env().HostKubectl(
+      {"delete", "tenant.vtenant.io", "scratch", "--wait=true", "--timeout=180s"});
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return env().host().Get(res::kNamespaces, "", "vtenant-scratch").status().code() ==
+               StatusCode::kNotFound;
+      },
+      seconds(180), std::chrono::milliseconds(500)))
+      << "namespace vtenant-scratch stays";
+  EXPECT_EQ(env().host().Get(res::kQueues, "", "scratch").status().code(), StatusCode::kNotFound);
+  kube::ListOptions by_tenant;
+  by_tenant.label_selector = "vtenant.io/tenant=scratch";
+  Result<kube::ObjectList> pods = env().host().ListAll(res::kPods, "", by_tenant);
+  ASSERT_TRUE(pods.ok());
+  EXPECT_TRUE(pods->items.empty());
+  EXPECT_TRUE(
+      Eventually([&] { return cli::FindLeftoverProcesses(tenant_dir).empty(); }, seconds(60)))
+      << "scratch's control plane outlived its Tenant";
+  EXPECT_EQ(
+      env().host().Get(res::kClusterRoleBindings, "", "vtenant:syncer:scratch").status().code(),
+      StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace vtenant::e2e

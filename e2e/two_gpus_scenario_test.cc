@@ -1,0 +1,71 @@
+// End to end, fractions on two GPUs: `vtenant up` with one node holding two
+// L40S, queue lab-org (2 GPUs) and Tenant lab from the examples. Five
+// half-GPU pods: four fill the two GPUs (two on each), the fifth stays
+// Pending, and the queue shows 2 GPUs allocated and 2.5 requested.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "base/eventually.h"
+#include "e2e/support/environment.h"
+
+namespace vtenant::e2e {
+namespace {
+
+namespace res = kube::resources;
+using std::chrono::seconds;
+
+TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
+  Result<std::unique_ptr<Environment>> up =
+      Environment::Up(VTENANT_CLI, "two-gpus", "examples/nodes/two-l40s.yaml");
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  Environment& env = **up;
+  Result<std::string> applied = env.HostKubectl({"apply", "-k", Example("scenarios/two-gpus")});
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  Status ready = env.WaitForTeam("lab");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
+  Result<std::string> pods =
+      env.TeamKubectl("lab", {"apply", "-k", Example("scenarios/two-gpus/fractions")});
+  ASSERT_TRUE(pods.ok()) << pods.status().ToString();
+
+  kube::ListOptions lab;
+  lab.label_selector = "app=lab-half";
+  std::map<std::string, int> running_per_gpu;
+  int pending = 0;
+  auto observe = [&] {
+    running_per_gpu.clear();
+    pending = 0;
+    Result<kube::ObjectList> host = env.host().ListAll(res::kPods, "vtenant-lab", lab);
+    if (!host.ok()) return false;
+    for (const kube::Object& pod : host->items) {
+      const std::string_view phase = kube::GetString(pod, {"status", "phase"});
+      if (phase == "Running") {
+        ++running_per_gpu[std::string(kube::Annotation(pod, "runai-gpu").value_or("?"))];
+      } else if (phase == "Pending" && kube::GetString(pod, {"spec", "nodeName"}).empty()) {
+        ++pending;
+      }
+    }
+    return running_per_gpu.size() == 2 && running_per_gpu["0"] == 2 && running_per_gpu["1"] == 2 &&
+           pending == 1;
+  };
+  EXPECT_TRUE(Eventually(observe, seconds(180), std::chrono::milliseconds(500)))
+      << "want two running on each GPU and one pending; pending " << pending << ", GPUs seen "
+      << running_per_gpu.size();
+
+  // The scheduler says why the fifth waits, on its host pod.
+  Result<std::string> events = env.HostKubectl(
+      {"get", "events", "-n", "vtenant-lab", "--field-selector", "reason=Unschedulable"});
+  EXPECT_TRUE(events.ok() && events->find("lab-half-") != std::string::npos)
+      << (events.ok() ? *events : events.status().ToString());
+
+  Result<kube::Object> queue = env.host().Get(res::kQueues, "", "lab");
+  ASSERT_TRUE(queue.ok());
+  EXPECT_EQ(MilliGpus(kube::Find(*queue, {"status", "allocated", "nvidia.com/gpu"})), 2000);
+  EXPECT_EQ(MilliGpus(kube::Find(*queue, {"status", "requested", "nvidia.com/gpu"})), 2500);
+
+  std::vector<std::string> left = env.Down();
+  EXPECT_TRUE(left.empty()) << "left behind: " << left[0];
+}
+
+}  // namespace
+}  // namespace vtenant::e2e
