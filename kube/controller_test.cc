@@ -172,6 +172,7 @@ TEST(ControllerTest, PredicateSeesTheEventAndBothStates) {
         return event == EventFilter::Event::kDelete || Name(object)[0] == 'x';
       }});
   ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));  // events come from the watch
   std::thread runner([&] { controller.Run(); });
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("y")).ok());
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("x")).ok());

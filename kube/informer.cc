@@ -268,8 +268,10 @@ Status SharedInformer::List() {
   Result<ObjectList> list = client_.ListAll(type_, options_.ns, list_options, {.cancel = &cancel_});
   if (!list.ok()) return list.status().WithContext("list " + type_.resource);
   if (cancel_.cancelled()) return {StatusCode::kCancelled, "stopped"};
-  Replace(std::move(list->items), list->resource_version);
+  // Before Replace, so that HasSynced() never reads true while Connected()
+  // still reads false.
   connected_ = true;
+  Replace(std::move(list->items), list->resource_version);
   return Status::Ok();
 }
 
