@@ -315,7 +315,8 @@ void SharedInformer::Replace(std::vector<Object> items, const std::string& resou
   listed.reserve(items.size());
   for (Object& item : items) {
     WaitForRoomLocked(lock);
-    auto object = std::make_shared<const Object>(std::move(item));
+    ObjectPtr object = ShareCompact(item);
+    item = Object();  // the list's copy goes as soon as the cache has its own
     std::string key = KeyOf(*object);
     ObjectPtr old = cache_.Get(key);
     listed.insert(std::move(key));
@@ -347,7 +348,7 @@ void SharedInformer::Apply(WatchEvent& event) {
     if (!version.empty()) resource_version_ = std::move(version);
     return;
   }
-  auto object = std::make_shared<const Object>(std::move(event.object));
+  ObjectPtr object = ShareCompact(event.object);
   std::unique_lock lock(mu_);
   WaitForRoomLocked(lock);
   if (event.type == WatchEvent::Type::kDeleted) {
