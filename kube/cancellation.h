@@ -46,7 +46,10 @@ class Cancellation {
   }
 
   // Drops a callback that is no longer needed (its stream ended), so a
-  // long-lived Cancellation does not collect one per watch. Idempotent.
+  // long-lived Cancellation does not collect one per watch. Idempotent. A
+  // Cancel() on another thread may already have taken the callback and still
+  // be running it when this returns, so a callback must not point into state
+  // that dies with its registration: it captures shared or weak pointers.
   void Unregister(uint64_t handle) {
     std::lock_guard lock(mu_);
     callbacks_.erase(handle);

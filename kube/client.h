@@ -37,6 +37,10 @@ struct ListOptions {
   std::string resource_version_match;  // "NotOlderThan" / "Exact"
   int64_t timeout_seconds = 0;         // watch: server ends the stream after this
   bool allow_watch_bookmarks = true;
+  // Watch: the handler's first event is a BOOKMARK carrying resource_version,
+  // delivered as soon as the server has accepted the watch, so the caller
+  // knows the stream is up before anything changes. Not sent to the server.
+  bool start_bookmark = false;
 };
 
 struct ObjectList {

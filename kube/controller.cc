@@ -5,10 +5,11 @@
 namespace vtenant::kube {
 namespace {
 
-WorkQueue::Options QueueOptions(Clock* clock) {
+WorkQueue::Options QueueOptions(Clock* clock, const std::string& name) {
   WorkQueue::Options options;
   options.clock = clock;
   options.rate_limiter = NewDefaultControllerRateLimiter(*clock);
+  options.name = "controller " + name;
   return options;
 }
 
@@ -21,7 +22,9 @@ Family<M>* MustRegister(Result<Family<M>*> family) {
 }  // namespace
 
 Controller::Controller(ControllerOptions options, Reconciler& reconciler)
-    : options_(std::move(options)), reconciler_(reconciler), queue_(QueueOptions(options_.clock)) {
+    : options_(std::move(options)),
+      reconciler_(reconciler),
+      queue_(QueueOptions(options_.clock, options_.name)) {
   Registry& r = *options_.registry;
   reconciles_ = MustRegister(r.AddCounter(
       "vtenant_reconcile_total", "Reconciles by controller and result.", {"controller", "result"}));
@@ -34,19 +37,39 @@ Controller::Controller(ControllerOptions options, Reconciler& reconciler)
 
 Controller::~Controller() { Stop(); }
 
-void Controller::Watch(SharedInformer& informer, KeyMapper mapper) {
-  auto enqueue = [this, mapper](const ObjectPtr& object) {
-    if (!object) return;
+void Controller::Watch(SharedInformer& informer, KeyMapper mapper, EventFilter filter) {
+  using Event = EventFilter::Event;
+  auto enqueue = [this, mapper](const Object& object) {
     if (!mapper) {
-      queue_.Add(KeyOf(*object));
+      queue_.Add(KeyOf(object));
       return;
     }
-    for (const std::string& key : mapper(*object)) queue_.Add(key);
+    for (const std::string& key : mapper(object)) queue_.Add(key);
+  };
+  auto passes = [filter](Event event, const Object* old, const Object& object) {
+    if (filter.generation_changed && event == Event::kUpdate &&
+        Generation(*old) == Generation(object)) {
+      return false;
+    }
+    if (!filter.labels.empty() && !filter.labels.Matches(object) &&
+        (old == nullptr || !filter.labels.Matches(*old))) {
+      return false;
+    }
+    return !filter.predicate || filter.predicate(event, old, object);
   };
   informer.AddEventHandler({
-      .on_add = enqueue,
-      .on_update = [enqueue](const ObjectPtr&, const ObjectPtr& now) { enqueue(now); },
-      .on_delete = enqueue,
+      .on_add =
+          [enqueue, passes](const ObjectPtr& object) {
+            if (object && passes(Event::kAdd, nullptr, *object)) enqueue(*object);
+          },
+      .on_update =
+          [enqueue, passes](const ObjectPtr& old, const ObjectPtr& now) {
+            if (old && now && passes(Event::kUpdate, old.get(), *now)) enqueue(*now);
+          },
+      .on_delete =
+          [enqueue, passes](const ObjectPtr& object) {
+            if (object && passes(Event::kDelete, nullptr, *object)) enqueue(*object);
+          },
   });
 }
 
@@ -65,9 +88,7 @@ Status Controller::ReconcileOne(const std::string& key) {
       .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   if (!result.ok()) {
     reconciles_->WithLabelValues({options_.name, "error"}).Inc();
-    LOG(WARNING) << "controller " << options_.name << ": reconcile " << key << ": "
-                 << result.status().ToString() << " (retrying with backoff)";
-    return result.status();
+    return result.status();  // the queue logs it, once, and retries with backoff
   }
   reconciles_
       ->WithLabelValues({options_.name, result->requeue_after.count() > 0 ? "requeue" : "ok"})

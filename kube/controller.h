@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "kube/informer.h"
+#include "kube/label_selector.h"
 #include "kube/metrics.h"
 #include "kube/work_queue.h"
 
@@ -40,6 +41,25 @@ class Reconciler {
 // its owning tenant).
 using KeyMapper = std::function<std::vector<std::string>(const Object& object)>;
 
+// Which of an informer's events enqueue keys; every condition set must hold.
+// Filters cut work, never correctness: a level-triggered reconciler still
+// sees each object on its add and delete.
+struct EventFilter {
+  enum class Event { kAdd, kUpdate, kDelete };
+
+  // Updates pass only when metadata.generation changed, i.e. the spec did:
+  // status writes, metadata-only edits and resyncs are skipped. Adds and
+  // deletes pass. Kinds without a generation (ConfigMap, Secret) never pass
+  // an update, as with controller-runtime's GenerationChangedPredicate.
+  bool generation_changed = false;
+  // Only objects whose labels match. An update passes when the old or the
+  // new state matches, so an object that stops matching is seen once more.
+  LabelSelector labels;
+  // Only events this returns true for. `old` is null except for updates;
+  // for a delete `object` is the last state seen.
+  std::function<bool(Event event, const Object* old, const Object& object)> predicate;
+};
+
 struct ControllerOptions {
   std::string name;  // in logs and metrics: "tenant", "pod-syncer"
   int workers = 2;
@@ -53,9 +73,9 @@ class Controller {
   Controller(ControllerOptions options, Reconciler& reconciler);
   ~Controller();
 
-  // Reconciles the objects `informer` reports: their own key, or the keys
-  // `mapper` returns. Call before Run.
-  void Watch(SharedInformer& informer, KeyMapper mapper = {});
+  // Reconciles the objects `informer` reports that pass `filter`: their own
+  // key, or the keys `mapper` returns. Call before Run.
+  void Watch(SharedInformer& informer, KeyMapper mapper = {}, EventFilter filter = {});
 
   // Queues `key` for reconciling.
   void Enqueue(const std::string& key) { queue_.Add(key); }

@@ -2,10 +2,15 @@
 
 #include <glog/logging.h>
 
+#include <chrono>
 #include <cstdio>
 
 namespace vtenant::kube {
 namespace {
+
+// An Event is worth a few seconds, not the reconcile that records it: a
+// hung API server costs a reconcile at most this long per Event.
+constexpr std::chrono::seconds kEventCallTimeout{5};
 
 // Past this many distinct events the correlation memory starts over; the cost
 // is an occasional duplicate Event, never a lost one.
@@ -30,8 +35,9 @@ void EventRecorder::Record(const rapidjson::Value& object, std::string_view type
     lock.unlock();
     const std::string patch =
         R"({"count":)" + std::to_string(seen.count + 1) + R"(,"lastTimestamp":")" + now + R"("})";
-    Result<Object> patched = client_.Patch(resources::kEvents, seen.ns, seen.name,
-                                           PatchType::kMerge, patch, {.field_manager = ""});
+    Result<Object> patched =
+        client_.Patch(resources::kEvents, seen.ns, seen.name, PatchType::kMerge, patch,
+                      {.field_manager = ""}, {.timeout = kEventCallTimeout});
     if (patched.ok()) {
       std::lock_guard again(mu_);
       seen_[key].count = seen.count + 1;
@@ -72,7 +78,8 @@ void EventRecorder::Record(const rapidjson::Value& object, std::string_view type
   SetString(event, {}, "firstTimestamp", now);
   SetString(event, {}, "lastTimestamp", now);
   event.AddMember("count", 1, alloc);
-  Result<Object> created = client_.Create(resources::kEvents, ns, event);
+  Result<Object> created =
+      client_.Create(resources::kEvents, ns, event, {}, {.timeout = kEventCallTimeout});
   if (!created.ok()) {
     LOG(WARNING) << "event " << reason << " on " << KeyOf(object) << ": "
                  << created.status().ToString();

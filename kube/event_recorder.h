@@ -5,7 +5,8 @@
 // the existing Event's count and lastTimestamp instead of creating a new
 // object each time, as client-go's correlator does. Recording is best
 // effort: a failure is logged, never returned, because losing an Event must
-// not fail the reconcile that produced it.
+// not fail the reconcile that produced it; and each call to the API server
+// is cut after 5 s, so a hung server cannot hold the reconcile for long.
 #pragma once
 
 #include <map>

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "base/eventually.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/fake_clock.h"
 
 namespace vtenant::kube {
 namespace {
@@ -77,6 +81,26 @@ TEST(WallTimeTest, FormatsRfc3339) {
   EXPECT_EQ(FormatRfc3339(At(0)), "1970-01-01T00:00:00Z");
   EXPECT_EQ(FormatRfc3339Micro(At(86400) + std::chrono::microseconds(1500)),
             "1970-01-02T00:00:00.001500Z");
+}
+
+TEST(EventRecorderTest, AHungServerHoldsARecordOnlyFiveSeconds) {
+  FakeClock clock;
+  FakeClient client(&clock);
+  EventRecorder recorder(client, "vtenant-operator", [] { return At(1'800'000'000); });
+  Object pod = MustParse(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"team","uid":"u1"}})");
+  client.HoldCalls(true);
+  std::atomic<bool> returned = false;
+  std::thread record([&] {
+    recorder.Normal(pod, "Synced", "created on the host");
+    returned = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return client.HeldCalls() == 1; }));
+  clock.Advance(std::chrono::milliseconds(4999));
+  EXPECT_FALSE(returned) << "still within its deadline";
+  clock.Advance(std::chrono::milliseconds(1));
+  record.join();
+  EXPECT_TRUE(returned);
 }
 
 }  // namespace

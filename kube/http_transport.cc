@@ -186,13 +186,14 @@ class CppRestTransport final : public HttpTransport {
       std::vector<char> buffer(64 * 1024);
       auto streambuf = body.streambuf();
       auto* bytes = reinterpret_cast<uint8_t*>(buffer.data());
-      while (true) {
+      bool more = on_chunk(std::string_view());  // the answer has begun
+      while (more) {
         if (cancel != nullptr && cancel->cancelled()) break;
         size_t n = streambuf.getn(bytes, 1).get();
         if (n == 0) break;  // end of stream
         const size_t available = std::min<size_t>(streambuf.in_avail(), buffer.size() - 1);
         if (available > 0) n += streambuf.getn(bytes + 1, available).get();
-        if (!on_chunk(std::string_view(buffer.data(), n))) break;
+        more = on_chunk(std::string_view(buffer.data(), n));
       }
       if (cancel != nullptr && cancel->cancelled()) {
         return Status(StatusCode::kCancelled, "stream cancelled");

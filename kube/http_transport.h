@@ -48,7 +48,8 @@ class HttpTransport {
                                     const CallOptions& call = {}) = 0;
 
   // Sends a GET and hands the body to `on_chunk` as it arrives, until the
-  // server ends it, `on_chunk` returns false or `cancel` fires. Returns the
+  // server ends it, `on_chunk` returns false or `cancel` fires; a 2xx answer
+  // first gets one empty chunk as soon as its headers arrive. Returns the
   // status code; for a non-2xx answer the body goes to `error_body` instead.
   // Cancelled when `cancel` fired. No deadline: the server ends watches
   // (timeoutSeconds), and a connection silent for 15 minutes is dropped.

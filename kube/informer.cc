@@ -118,7 +118,13 @@ void Cache::UnindexLocked(const std::string& key, const Object& object) {
 // ---------------------------------------------------------------- SharedInformer
 
 SharedInformer::SharedInformer(Client& client, ResourceType type, InformerOptions options)
-    : client_(client), type_(std::move(type)), options_(std::move(options)) {}
+    : client_(client), type_(std::move(type)), options_(std::move(options)) {
+  Result<Family<Gauge>*> backlog = options_.registry->AddGauge(
+      "vtenant_informer_backlog", "Informer notifications waiting for event handlers.",
+      {"resource"});
+  CHECK(backlog.ok()) << backlog.status().ToString();
+  backlog_ = &(*backlog)->WithLabelValues({type_.resource});
+}
 
 SharedInformer::~SharedInformer() { Stop(); }
 
@@ -163,6 +169,11 @@ void SharedInformer::Stop() {
   cancel_.Cancel();
   if (reflector_.joinable()) reflector_.join();
   if (dispatcher_.joinable()) dispatcher_.join();
+  {
+    std::lock_guard lock(mu_);
+    backlog_->Dec(static_cast<double>(queue_.size()));
+    queue_.clear();
+  }
   uint64_t waker = 0;
   bool registered = false;
   {
@@ -192,38 +203,79 @@ std::string SharedInformer::LastSyncResourceVersion() const {
   return resource_version_;
 }
 
+namespace {
+
+// Whether watching again from the same resourceVersion may succeed: the
+// stream broke, the server is away or busy. Anything else (Forbidden,
+// BadRequest, NotFound for a CRD that went away, an unparsable frame) is
+// cured, if at all, by listing again.
+bool RewatchMayHelp(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kUnavailable:
+    case StatusCode::kTimeout:
+    case StatusCode::kTooManyRequests:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 void SharedInformer::ReflectorLoop() {
   std::chrono::milliseconds backoff = options_.initial_backoff;
+  bool need_list = true;
   while (!cancel_.cancelled()) {
-    bool listed = false;
-    Status status = ListAndWatch(&listed);
+    Status status;
+    bool progress = false;
+    if (need_list) {
+      status = List();
+      if (status.ok()) {
+        need_list = false;
+        progress = true;
+      }
+    }
+    if (!need_list) status = Watch(&progress);
     if (cancel_.cancelled()) break;
     connected_ = false;
-    if (listed) backoff = options_.initial_backoff;
+    if (progress) backoff = options_.initial_backoff;
     if (status.code() == StatusCode::kGone) {
       LOG(INFO) << "watch of " << type_.resource << " expired (" << status.message()
                 << "); relisting";
+      need_list = true;
+    } else if (need_list) {
+      LOG(WARNING) << "list of " << type_.resource << " failed: " << status.ToString()
+                   << "; retrying in " << backoff.count() << " ms";
+    } else if (RewatchMayHelp(status)) {
+      LOG(WARNING) << "watch of " << type_.resource << " failed: " << status.ToString()
+                   << "; watching again from resourceVersion " << LastSyncResourceVersion()
+                   << " in " << backoff.count() << " ms";
     } else {
-      LOG(WARNING) << "list-and-watch of " << type_.resource << " failed: " << status.ToString()
+      LOG(WARNING) << "watch of " << type_.resource << " failed: " << status.ToString()
                    << "; relisting in " << backoff.count() << " ms";
+      need_list = true;
     }
     if (cancel_.WaitFor(backoff)) break;
     backoff = std::min(backoff * 2, options_.max_backoff);
   }
 }
 
-Status SharedInformer::ListAndWatch(bool* listed) {
+Status SharedInformer::List() {
   ListOptions list_options;
   list_options.label_selector = options_.label_selector;
   list_options.field_selector = options_.field_selector;
   list_options.limit = options_.page_size;
-  Result<ObjectList> list = client_.ListAll(type_, options_.ns, list_options);
+  Result<ObjectList> list = client_.ListAll(type_, options_.ns, list_options, {.cancel = &cancel_});
   if (!list.ok()) return list.status().WithContext("list " + type_.resource);
   if (cancel_.cancelled()) return {StatusCode::kCancelled, "stopped"};
-  Replace(std::move(list->items), list->resource_version);
-  *listed = true;
+  // Before Replace, so that HasSynced() never reads true while Connected()
+  // still reads false.
   connected_ = true;
+  Replace(std::move(list->items), list->resource_version);
+  return Status::Ok();
+}
 
+Status SharedInformer::Watch(bool* progress) {
   // Spread the servers' watch endings so many informers do not all
   // reconnect at once.
   std::mt19937_64 random(std::random_device{}());
@@ -234,28 +286,37 @@ Status SharedInformer::ListAndWatch(bool* listed) {
     watch_options.field_selector = options_.field_selector;
     watch_options.resource_version = LastSyncResourceVersion();
     watch_options.allow_watch_bookmarks = true;
+    watch_options.start_bookmark = true;  // tells us the server took the watch
     watch_options.timeout_seconds =
         min_timeout + static_cast<int64_t>(random() % static_cast<uint64_t>(min_timeout));
     Status status = client_.Watch(
         type_, options_.ns, watch_options,
-        [this](WatchEvent& event) {
+        [this, progress](WatchEvent& event) {
+          *progress = true;
+          connected_ = true;
           Apply(event);
           return true;
         },
         &cancel_);
     if (cancel_.cancelled()) return {StatusCode::kCancelled, "stopped"};
     if (!status.ok()) return status.WithContext("watch " + type_.resource);
-    VLOG(1) << "watch of " << type_.resource << " ended; resuming at "
-            << watch_options.resource_version;
+    VLOG(1) << "watch of " << type_.resource << " ended; resuming at " << LastSyncResourceVersion();
   }
 }
 
+void SharedInformer::WaitForRoomLocked(std::unique_lock<std::mutex>& lock) {
+  const size_t bound = std::max<size_t>(1, options_.max_backlog);
+  cv_.wait(lock, [&] { return queue_.size() < bound || stopping_; });
+}
+
 void SharedInformer::Replace(std::vector<Object> items, const std::string& resource_version) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   std::unordered_set<std::string> listed;
   listed.reserve(items.size());
   for (Object& item : items) {
-    auto object = std::make_shared<const Object>(std::move(item));
+    WaitForRoomLocked(lock);
+    ObjectPtr object = ShareCompact(item);
+    item = Object();  // the list's copy goes as soon as the cache has its own
     std::string key = KeyOf(*object);
     ObjectPtr old = cache_.Get(key);
     listed.insert(std::move(key));
@@ -269,8 +330,11 @@ void SharedInformer::Replace(std::vector<Object> items, const std::string& resou
   }
   for (const std::string& key : cache_.ListKeys()) {
     if (listed.count(key) != 0) continue;
+    WaitForRoomLocked(lock);
     ObjectPtr gone = cache_.Remove(key);
-    EnqueueLocked(Notification::Kind::kDelete, nullptr, std::move(gone));
+    if (gone == nullptr) continue;
+    EnqueueLocked(Notification::Kind::kDelete, nullptr, std::move(gone), -1,
+                  /*final_state_unknown=*/true);
   }
   resource_version_ = resource_version;
   if (!synced_at_) synced_at_ = next_sequence_;
@@ -284,8 +348,9 @@ void SharedInformer::Apply(WatchEvent& event) {
     if (!version.empty()) resource_version_ = std::move(version);
     return;
   }
-  auto object = std::make_shared<const Object>(std::move(event.object));
-  std::lock_guard lock(mu_);
+  ObjectPtr object = ShareCompact(event.object);
+  std::unique_lock lock(mu_);
+  WaitForRoomLocked(lock);
   if (event.type == WatchEvent::Type::kDeleted) {
     if (cache_.Remove(KeyOf(*object)) != nullptr) {
       EnqueueLocked(Notification::Kind::kDelete, nullptr, object);
@@ -300,9 +365,10 @@ void SharedInformer::Apply(WatchEvent& event) {
 }
 
 void SharedInformer::EnqueueLocked(Notification::Kind kind, ObjectPtr old_object, ObjectPtr object,
-                                   int only_handler) {
-  queue_.push_back(
-      {kind, std::move(old_object), std::move(object), next_sequence_++, only_handler});
+                                   int only_handler, bool final_state_unknown) {
+  queue_.push_back({kind, std::move(old_object), std::move(object), next_sequence_++, only_handler,
+                    final_state_unknown});
+  backlog_->Inc();
 }
 
 void SharedInformer::DispatchLoop() {
@@ -314,6 +380,8 @@ void SharedInformer::DispatchLoop() {
     if (!queue_.empty()) {
       Notification n = std::move(queue_.front());
       queue_.pop_front();
+      backlog_->Dec();
+      cv_.notify_all();  // room in the queue for a waiting watch or relist
       std::vector<std::shared_ptr<Registration>> registrations = registrations_;
       lock.unlock();
       Deliver(n, registrations);
@@ -357,6 +425,7 @@ void SharedInformer::Deliver(const Notification& n,
         break;
       case Notification::Kind::kDelete:
         if (r.handler.on_delete) r.handler.on_delete(n.object);
+        if (r.handler.on_deletion) r.handler.on_deletion({n.object, n.final_state_unknown});
         break;
     }
   }

@@ -4,18 +4,24 @@
 // It lists the objects (page by page), then watches from the list's
 // resourceVersion, keeping a thread-safe cache keyed "namespace/name" (KeyOf)
 // of immutable objects. Bookmarks move the resume point forward without an
-// event. When the watch ends normally it resumes from the last
-// resourceVersion; on 410 Gone (history compacted, API server restarted) or
-// any error it lists again, with backoff while the server is unreachable, and
-// diffs the new list against the cache, so handlers see the adds, updates and
-// deletes they missed. The cache and the handlers therefore converge to the
-// server's state even across API server restarts.
+// event. When the watch ends, normally or with an error (connection lost,
+// server unavailable, throttled), it watches again from the last
+// resourceVersion, with backoff while the server is unreachable: a blip
+// costs no relist. Only on 410 Gone (history compacted, API server restarted
+// on a fresh etcd), or an error that re-watching cannot cure (Forbidden,
+// BadRequest, ...), does it list again and diff the new list against the
+// cache, so handlers see the adds, updates and deletes they missed; a delete
+// found that way is marked final_state_unknown. The cache and the handlers
+// therefore converge to the server's state even across API server restarts.
 //
 // Handlers run on one dispatcher thread, in the order the changes reached the
-// cache, never concurrently with each other. They do not hold up the watch
-// (notifications are queued), but a slow handler delays every other handler
-// and lets the queue grow: handlers should only record the change (typically
-// `queue.Add(KeyOf(*obj))` on a WorkQueue) and leave the work to workers.
+// cache, never concurrently with each other. Notifications wait in a queue
+// of at most InformerOptions::max_backlog; when it is full the watch and the
+// relist wait for the handlers (back-pressure, nothing dropped), so a slow
+// handler slows the informer rather than growing memory without bound. The
+// queue's length is the gauge vtenant_informer_backlog{resource}. Handlers
+// should only record the change (typically `queue.Add(KeyOf(*obj))` on a
+// WorkQueue) and leave the work to workers.
 //
 // Typical use, several controllers sharing one informer:
 //   SharedInformer pods(client, resources::kPods, {.resync_period = 10min});
@@ -50,6 +56,7 @@
 #include "kube/cancellation.h"
 #include "kube/client.h"
 #include "kube/clock.h"
+#include "kube/metrics.h"
 #include "kube/object.h"
 #include "kube/resource.h"
 
@@ -101,6 +108,17 @@ class Cache {
   std::map<std::string, Index, std::less<>> indices_;
 };
 
+// A delete as the informer learned of it.
+struct Deletion {
+  // The last state the informer saw.
+  ObjectPtr object;
+  // True when no watch event reported the delete: a relist found the object
+  // gone (its DELETED event fell into a gap in the watch). `object` is then
+  // the last cached state, which may be older than the object's final state
+  // on the server (client-go's DeletedFinalStateUnknown).
+  bool final_state_unknown = false;
+};
+
 // What a controller wants to hear about. Any member may be empty.
 struct EventHandler {
   // A new object, from the initial list, a watch or a relist.
@@ -110,6 +128,9 @@ struct EventHandler {
   // A deleted object, as last seen. After a relist this is the last cached
   // state, which may be older than the object's final state on the server.
   std::function<void(const ObjectPtr& object)> on_delete;
+  // The same delete with how it was learned (see Deletion); called after
+  // on_delete when both are set.
+  std::function<void(const Deletion& deletion)> on_deletion;
 };
 
 struct InformerOptions {
@@ -129,8 +150,13 @@ struct InformerOptions {
   // max, and starts again once a list succeeds.
   std::chrono::milliseconds initial_backoff = std::chrono::milliseconds(200);
   std::chrono::milliseconds max_backoff = std::chrono::seconds(10);
+  // Most notifications waiting for the handlers; at the bound the watch and
+  // relists wait (see the header comment). At least 1.
+  size_t max_backlog = 10000;
   // Times resyncs. Must outlive the informer.
   Clock* clock = &DefaultClock();
+  // Where the backlog gauge is registered. Must outlive the informer.
+  Registry* registry = &DefaultRegistry();
 };
 
 class SharedInformer {
@@ -169,7 +195,7 @@ class SharedInformer {
 
   // Whether the last list or watch of the server succeeded: false from the
   // moment a list or watch fails (the API server went away) until a list
-  // succeeds again. The cache keeps serving meanwhile; this is what a
+  // succeeds or a watch is accepted again. The cache keeps serving meanwhile; this is what a
   // readiness check reports.
   bool Connected() const { return connected_.load(); }
 
@@ -189,6 +215,8 @@ class SharedInformer {
     uint64_t sequence;
     // Handler index for a handler's catch-up adds; -1 for everyone.
     int only_handler;
+    // kDelete only: found by a relist, not reported by a watch.
+    bool final_state_unknown = false;
   };
   struct Registration {
     EventHandler handler;
@@ -196,15 +224,20 @@ class SharedInformer {
   };
 
   void ReflectorLoop();
-  // One list followed by watches until an error or Stop. Sets `*listed` once
-  // the list is in the cache.
-  Status ListAndWatch(bool* listed);
+  // Lists everything into the cache (Replace).
+  Status List();
+  // Watches from the last resourceVersion until an error or Stop; resumes
+  // after streams the server ends normally. Sets `*progress` once a watch was
+  // accepted.
+  Status Watch(bool* progress);
   // Makes the cache equal to `items`, queueing the differences.
   void Replace(std::vector<Object> items, const std::string& resource_version);
   // Applies one watch event to the cache and queues its notification.
   void Apply(WatchEvent& event);
   void EnqueueLocked(Notification::Kind kind, ObjectPtr old_object, ObjectPtr object,
-                     int only_handler = -1);
+                     int only_handler = -1, bool final_state_unknown = false);
+  // Waits while the queue is at max_backlog (or until Stop).
+  void WaitForRoomLocked(std::unique_lock<std::mutex>& lock);
   void DispatchLoop();
   void Deliver(const Notification& n, const std::vector<std::shared_ptr<Registration>>& regs);
 
@@ -229,6 +262,7 @@ class SharedInformer {
   bool stopping_ = false;
   uint64_t waker_ = 0;
   std::atomic<bool> connected_{false};
+  Gauge* backlog_ = nullptr;  // queue_.size() of every informer of this resource
 
   std::thread reflector_;
   std::thread dispatcher_;

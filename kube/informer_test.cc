@@ -35,7 +35,18 @@ class Recorder {
                   Record("update " + KeyOf(*now) + " " + std::string(ResourceVersion(*old)) + "->" +
                          std::string(ResourceVersion(*now)));
                 },
-            .on_delete = [this](const ObjectPtr& o) { Record("delete " + KeyOf(*o)); }};
+            .on_delete = [this](const ObjectPtr& o) { Record("delete " + KeyOf(*o)); },
+            .on_deletion =
+                [this](const Deletion& d) {
+                  std::lock_guard lock(mu_);
+                  deletions_.push_back(KeyOf(*d.object) +
+                                       (d.final_state_unknown ? " unknown" : " seen"));
+                }};
+  }
+  // Each delete's key and how it was learned: "ns/a seen" or "ns/a unknown".
+  std::vector<std::string> Deletions() const {
+    std::lock_guard lock(mu_);
+    return deletions_;
   }
   std::vector<std::string> Events() const {
     std::lock_guard lock(mu_);
@@ -56,6 +67,7 @@ class Recorder {
   }
   mutable std::mutex mu_;
   std::vector<std::string> events_;
+  std::vector<std::string> deletions_;
 };
 
 InformerOptions FastOptions() {
@@ -205,6 +217,8 @@ TEST(SharedInformerTest, RelistAfterGoneDeliversWhatWasMissed) {
   EXPECT_EQ(informer.cache().ListKeys(),
             (std::vector<std::string>{"ns/change", "ns/keep", "ns/new"}));
   EXPECT_EQ(client.Calls("list"), 2);
+  EXPECT_EQ(recorder.Deletions(), std::vector<std::string>{"ns/remove unknown"})
+      << "the relist, not a watch event, found it gone";
   EXPECT_EQ(informer.LastSyncResourceVersion(), std::to_string(client.CurrentResourceVersion()));
 
   // And it watches again afterwards.
@@ -224,7 +238,8 @@ TEST(SharedInformerTest, RetriesFailingListsAndWatchesUntilTheyWork) {
   ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
   EXPECT_EQ(client.Calls("list"), 4);
 
-  // A watch that fails makes it list again, so changes made meanwhile arrive.
+  // A watch that fails is retried from the last resourceVersion, without a
+  // relist, and the changes made meanwhile arrive from the watch.
   ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
   client.InjectError("watch", "pods", Unavailable("connection refused"), 2);
   client.HoldWatches(true);
@@ -234,6 +249,7 @@ TEST(SharedInformerTest, RetriesFailingListsAndWatchesUntilTheyWork) {
   ASSERT_TRUE(recorder.WaitForSize(2));
   EXPECT_EQ(recorder.Events(), (std::vector<std::string>{"add ns/a", "add ns/b"}));
   EXPECT_TRUE(Eventually([&] { return client.Calls("watch") >= 4 && client.OpenWatches() == 1; }));
+  EXPECT_EQ(client.Calls("list"), 4) << "no relist after a watch error";
 }
 
 TEST(SharedInformerTest, NeverSyncsWhileListsFailAndStopsPromptly) {
@@ -349,6 +365,83 @@ TEST(SharedInformerTest, StopEndsTheWatchAndIsIdempotent) {
   EXPECT_EQ(client.OpenWatches(), 0);
   informer.Stop();
   EXPECT_EQ(informer.Run().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(SharedInformerTest, AWatchedDeleteIsSeenNotUnknown) {
+  FakeClient client;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  SharedInformer informer(client, res::kPods, FastOptions());
+  Recorder recorder;
+  informer.AddEventHandler(recorder.Handler());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(client.Delete(res::kPods, "ns", "a").ok());
+  ASSERT_TRUE(recorder.WaitForSize(2));
+  EXPECT_EQ(recorder.Deletions(), std::vector<std::string>{"ns/a seen"});
+}
+
+TEST(SharedInformerTest, ErrorsRewatchingCannotCureMakeItRelist) {
+  FakeClient client;
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
+  client.InjectError("watch", "pods", Status(StatusCode::kForbidden, "RBAC changed"), 1);
+  client.EndWatches();
+  ASSERT_TRUE(Eventually([&] { return client.Calls("list") == 2 && client.OpenWatches() == 1; }));
+}
+
+TEST(SharedInformerTest, ConnectedFollowsTheWatchEvenWhenNothingChanges) {
+  FakeClient client;
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return informer.Connected(); }));
+  client.InjectError("watch", "pods", Unavailable("connection refused"), -1);
+  client.EndWatches();
+  ASSERT_TRUE(Eventually([&] { return !informer.Connected(); }));
+  // The server is back but nothing changes: the watch being accepted is
+  // enough to be connected again, with no relist.
+  client.ClearErrors();
+  ASSERT_TRUE(Eventually([&] { return informer.Connected(); }));
+  EXPECT_EQ(client.Calls("list"), 1);
+}
+
+TEST(SharedInformerTest, ABacklogAtItsBoundHoldsTheWatchAndIsMeasured) {
+  FakeClient client;
+  Registry registry;
+  InformerOptions options = FastOptions();
+  options.max_backlog = 3;
+  options.registry = &registry;
+  std::mutex gate;
+  std::atomic<int> adds{0};
+  std::atomic<int> entered{0};
+  SharedInformer informer(client, res::kPods, options);
+  std::unique_lock<std::mutex> closed(gate);  // after the informer: opened first
+  informer.AddEventHandler({.on_add = [&](const ObjectPtr&) {
+    ++entered;
+    std::lock_guard wait_for_gate(gate);
+    ++adds;
+  }});
+  Result<Family<Gauge>*> family =
+      registry.AddGauge("vtenant_informer_backlog",
+                        "Informer notifications waiting for event handlers.", {"resource"});
+  ASSERT_TRUE(family.ok()) << family.status().ToString();
+  Gauge& backlog = (*family)->WithLabelValues({"pods"});
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("p" + std::to_string(i), "n1")).ok());
+  }
+  // One add is in the blocked handler, three wait: the fifth event waits
+  // before it reaches the cache.
+  ASSERT_TRUE(Eventually([&] { return entered.load() == 1 && backlog.Value() == 3; }));
+  EXPECT_EQ(informer.cache().Size(), 4u);
+  EXPECT_EQ(adds.load(), 0);
+  closed.unlock();
+  ASSERT_TRUE(Eventually([&] { return adds.load() == 10; }));
+  EXPECT_EQ(informer.cache().Size(), 10u) << "nothing dropped";
+  EXPECT_EQ(backlog.Value(), 0);
 }
 
 }  // namespace

@@ -148,4 +148,23 @@ void RemoveMember(Object& doc, std::initializer_list<std::string_view> path, std
   if (target != nullptr && target->IsObject()) target->RemoveMember(rapidjson::Value(Ref(key)));
 }
 
+namespace {
+
+// An object and the allocator that owns its memory, allocated together.
+struct CompactObject {
+  // Small chunks: an object costs its size rounded up to a chunk, not 64 KiB
+  // of address space and the pages it happens to touch.
+  static constexpr size_t kChunk = 1024;
+  rapidjson::MemoryPoolAllocator<> allocator{kChunk};
+  Object object{&allocator};
+};
+
+}  // namespace
+
+ObjectPtr ShareCompact(const rapidjson::Value& value) {
+  auto holder = std::make_shared<CompactObject>();
+  holder->object.CopyFrom(value, holder->allocator);
+  return ObjectPtr(holder, &holder->object);
+}
+
 }  // namespace vtenant::kube

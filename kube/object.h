@@ -30,6 +30,12 @@ std::string ToJson(const rapidjson::Value& value);
 // A deep copy (RapidJSON documents are move-only).
 Object Clone(const rapidjson::Value& value);
 
+// An immutable shared copy of `value` in memory sized to it. A Document's
+// own allocator starts with a 64 KiB chunk, most of it never used, and each
+// object's first pages are then only partly filled; informer caches hold
+// many objects for a long time, so they store this compact copy instead.
+ObjectPtr ShareCompact(const rapidjson::Value& value);
+
 // The value at a path of member names, or nullptr if any step is missing or
 // not an object.
 const rapidjson::Value* Find(const rapidjson::Value& value,

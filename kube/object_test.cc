@@ -39,5 +39,23 @@ TEST(ObjectTest, KeysRoundTrip) {
   EXPECT_EQ(SplitKey("n1"), (std::pair<std::string, std::string>{"", "n1"}));
 }
 
+TEST(ObjectTest, ShareCompactIsAWholeCopyThatOutlivesItsSource) {
+  ObjectPtr shared;
+  {
+    Result<Object> source = ParseJson(
+        R"({"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]},)"
+        R"("x":[1,2.5,true,null,"s"]})");
+    ASSERT_TRUE(source.ok());
+    shared = ShareCompact(*source);
+    EXPECT_EQ(*shared, *source);
+  }
+  EXPECT_EQ(ToJson(*shared),
+            R"({"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c"}]},)"
+            R"("x":[1,2.5,true,null,"s"]})");
+  ObjectPtr copy = shared;
+  shared.reset();
+  EXPECT_EQ(Name(*copy), "p") << "the allocator lives as long as any pointer";
+}
+
 }  // namespace
 }  // namespace vtenant::kube

@@ -229,6 +229,14 @@ Status RestClient::Watch(const ResourceType& type, std::string_view ns, const Li
   Status failure;
   bool stopped = false;
   auto on_chunk = [&](std::string_view chunk) {
+    if (chunk.empty()) {  // the server accepted the watch
+      if (!options.start_bookmark) return true;
+      WatchEvent event{WatchEvent::Type::kBookmark, Object(rapidjson::kObjectType)};
+      SetString(event.object, {"metadata"}, "resourceVersion", options.resource_version);
+      if (handler(event)) return true;
+      stopped = true;
+      return false;
+    }
     pending.append(chunk);
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {

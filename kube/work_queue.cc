@@ -12,7 +12,8 @@ WorkQueue::WorkQueue() : WorkQueue(Options{}) {}
 WorkQueue::WorkQueue(Options options)
     : clock_(options.clock),
       rate_limiter_(options.rate_limiter ? std::move(options.rate_limiter)
-                                         : NewDefaultControllerRateLimiter(*options.clock)) {
+                                         : NewDefaultControllerRateLimiter(*options.clock)),
+      name_(std::move(options.name)) {
   // A clock that jumps must wake Get so it re-checks delayed keys. The waker
   // takes mu_ before notifying so a Get between its check and its wait cannot
   // miss the wakeup.
@@ -151,8 +152,8 @@ void WorkQueue::ProcessOne(const std::string& key,
   if (status.ok()) {
     Forget(key);
   } else {
-    LOG(WARNING) << "reconciling " << key << " failed (" << NumRequeues(key)
-                 << " earlier failures), will retry: " << status.ToString();
+    LOG(WARNING) << name_ << (name_.empty() ? "" : ": ") << "reconciling " << key << " failed ("
+                 << NumRequeues(key) << " earlier failures), will retry: " << status.ToString();
     AddRateLimited(key);
   }
   Done(key);

@@ -13,7 +13,7 @@
 //
 // Typical use:
 //   WorkQueue queue;
-//   informer.OnChange([&](const std::string& key) { queue.Add(key); });
+//   informer.AddEventHandler({.on_add = [&](const ObjectPtr& o) { queue.Add(KeyOf(*o)); }});
 //   std::thread workers([&] { queue.Run(2, [&](const std::string& key) {
 //     return reconciler.Reconcile(key); }); });
 //   ...
@@ -51,6 +51,8 @@ class WorkQueue {
     // Decides AddRateLimited delays. Null means
     // NewDefaultControllerRateLimiter(*clock).
     std::unique_ptr<RateLimiter> rate_limiter;
+    // Prefixes Run's log line for a failed key ("tenant: reconciling ...").
+    std::string name;
   };
 
   WorkQueue();
@@ -107,8 +109,9 @@ class WorkQueue {
 
   // Runs `workers` threads that Get keys and call `reconcile` on each. A key
   // whose reconcile returns OK is forgotten by the rate limiter; any error
-  // (or exception) re-adds it rate-limited and is logged. Returns when the
-  // queue is shut down and drained and every worker has exited.
+  // (or exception) re-adds it rate-limited and is logged once, here, with
+  // the number of earlier failures: `reconcile` need not log it. Returns
+  // when the queue is shut down and drained and every worker has exited.
   void Run(int workers, const std::function<Status(const std::string&)>& reconcile);
 
  private:
@@ -129,6 +132,7 @@ class WorkQueue {
 
   Clock* const clock_;
   const std::unique_ptr<RateLimiter> rate_limiter_;
+  const std::string name_;
   uint64_t waker_ = 0;
 
   mutable std::mutex mu_;

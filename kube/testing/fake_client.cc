@@ -814,6 +814,7 @@ Status FakeClient::Watch(const ResourceType& type, std::string_view ns, const Li
   const uint64_t end_generation = state->end_generation;
   ++state->open_watches;
   Status result;
+  bool announced = !options.start_bookmark;
   while (true) {
     if (cancel != nullptr && cancel->cancelled()) {
       result = Status(StatusCode::kCancelled, "watch cancelled");
@@ -823,7 +824,14 @@ Status FakeClient::Watch(const ResourceType& type, std::string_view ns, const Li
     if (std::chrono::steady_clock::now() >= deadline) break;
     if (!state->held) {
       std::optional<WatchEvent> event;
-      if (!initial.empty()) {
+      if (!announced) {
+        announced = true;
+        event = WatchEvent{WatchEvent::Type::kBookmark, Object(rapidjson::kObjectType)};
+        SetString(event->object, {"metadata"}, "resourceVersion",
+                  options.resource_version.empty() || options.resource_version == "0"
+                      ? std::to_string(state->resource_version)
+                      : options.resource_version);
+      } else if (!initial.empty()) {
         event = WatchEvent{WatchEvent::Type::kAdded, std::move(initial.front())};
         initial.pop_front();
       } else {
