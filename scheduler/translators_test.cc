@@ -163,7 +163,7 @@ TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(g->spec.name, "ns/train");
   EXPECT_EQ(g->spec.min_member, 4);
-  EXPECT_FALSE(g->spec.preemptible);
+  EXPECT_EQ(g->spec.preemptible, std::optional<bool>(false));
   EXPECT_TRUE(g->preemptibility_set);
   EXPECT_EQ(g->spec.required_topology, "zone");
   ASSERT_EQ(g->spec.subgroups.size(), 1u);
