@@ -21,12 +21,11 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
                       kube::RestClient::Create(cluster->api_server_->admin_config()));
   if (options.controller_manager) {
     VT_ASSIGN_OR_RETURN(cluster->controller_manager_,
-                        ControllerManager::Start(
-                            *cluster->api_server_,
-                            {.dir = options.dir + "/controller-manager",
-                             .die_with_parent = options.die_with_parent,
-                             .controllers = {"*", "-node-ipam-controller",
-                                             "-node-lifecycle-controller"}}));
+                        ControllerManager::Start(*cluster->api_server_,
+                                                 {.dir = options.dir + "/controller-manager",
+                                                  .die_with_parent = options.die_with_parent,
+                                                  .controllers = {"*", "-node-ipam-controller",
+                                                                  "-node-lifecycle-controller"}}));
   }
   return cluster;
 }

@@ -19,9 +19,10 @@ class VirtualClusterTest : public ClusterTest {
 };
 
 TEST_F(VirtualClusterTest, JobsMakePodsInTheVirtualClusterOnly) {
-  Result<std::unique_ptr<VirtualCluster>> vc = VirtualCluster::Start(
-      {.dir = cluster().dir() + "/vc-nlp", .etcd_url = cluster().etcd().client_url(),
-       .name = "nlp"});
+  Result<std::unique_ptr<VirtualCluster>> vc =
+      VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
+                             .etcd_url = cluster().etcd().client_url(),
+                             .name = "nlp"});
   ASSERT_TRUE(vc.ok()) << vc.status().ToString();
   kube::Client& virt = (*vc)->client();
 
