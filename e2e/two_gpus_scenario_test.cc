@@ -58,10 +58,20 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
   EXPECT_TRUE(events.ok() && events->find("lab-half-") != std::string::npos)
       << (events.ok() ? *events : events.status().ToString());
 
-  Result<kube::Object> queue = env.host().Get(res::kQueues, "", "lab");
-  ASSERT_TRUE(queue.ok());
-  EXPECT_EQ(MilliGpus(kube::Find(*queue, {"status", "allocated", "nvidia.com/gpu"})), 2000);
-  EXPECT_EQ(MilliGpus(kube::Find(*queue, {"status", "requested", "nvidia.com/gpu"})), 2500);
+  // Queue status is written in batches (--status-period), so it follows the
+  // pods a moment later.
+  int64_t allocated = -1, requested = -1;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> queue = env.host().Get(res::kQueues, "", "lab");
+        if (!queue.ok()) return false;
+        allocated = MilliGpus(kube::Find(*queue, {"status", "allocated", "nvidia.com/gpu"}));
+        requested = MilliGpus(kube::Find(*queue, {"status", "requested", "nvidia.com/gpu"}));
+        return allocated == 2000 && requested == 2500;
+      },
+      seconds(60), std::chrono::milliseconds(500)))
+      << "queue lab: allocated " << allocated << "m, requested " << requested
+      << "m; want 2000m and 2500m";
 
   std::vector<std::string> left = env.Down();
   EXPECT_TRUE(left.empty()) << "left behind: " << left[0];
