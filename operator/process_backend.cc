@@ -514,24 +514,25 @@ std::map<std::string, int> ProcessBackend::Pids(const std::string& tenant) {
   return pids;
 }
 
-Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string& host_namespace) {
+void ProcessBackend::StopSupervising(const std::string& tenant) {
   std::shared_ptr<Tenant> t;
   {
     std::lock_guard lock(mu_);
     auto it = tenants_.find(tenant);
-    if (it != tenants_.end()) {
-      t = it->second;
-      tenants_.erase(it);
-    }
+    if (it == tenants_.end()) return;
+    t = it->second;
+    tenants_.erase(it);
   }
-  if (t) {
-    {
-      std::lock_guard lock(t->mu);
-      t->stop = true;
-    }
-    t->cv.notify_all();
-    if (t->thread.joinable()) t->thread.join();
+  {
+    std::lock_guard lock(t->mu);
+    t->stop = true;
   }
+  t->cv.notify_all();
+  if (t->thread.joinable()) t->thread.join();
+}
+
+Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string& host_namespace) {
+  StopSupervising(tenant);
   const fs::path dir = TenantDir(tenant);
   if (!fs::exists(dir)) return true;
   // Pid files, not memory: after a restart this operator may never have
@@ -561,23 +562,7 @@ void ProcessBackend::KillAll() {
     names.push_back(entry.path().filename());
   }
   for (const auto& name : names) {
-    std::shared_ptr<Tenant> t;
-    {
-      std::lock_guard lock(mu_);
-      auto it = tenants_.find(name);
-      if (it != tenants_.end()) {
-        t = it->second;
-        tenants_.erase(it);
-      }
-    }
-    if (t) {
-      {
-        std::lock_guard lock(t->mu);
-        t->stop = true;
-      }
-      t->cv.notify_all();
-      if (t->thread.joinable()) t->thread.join();
-    }
+    StopSupervising(name);
     for (const auto& [program, pid] : Pids(name)) StopPid(pid, program, "");
   }
   std::lock_guard lock(etcd_mu_);

@@ -73,6 +73,9 @@ class ProcessBackend final : public ControlPlaneBackend {
   void KillAll();
 
  private:
+  // Forgets `tenant` and joins its supervisor thread, so nothing restarts
+  // its processes while they are being stopped. No-op when not supervised.
+  void StopSupervising(const std::string& tenant);
   struct Tenant;
 
   void Supervise(std::shared_ptr<Tenant> tenant);
