@@ -4,49 +4,32 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/testing/fake_client.h"
 #include "scheduler/kai_names.h"
+#include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
 namespace {
 
 namespace res = kube::resources;
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using testing::Json;
 
-class BinderTest : public ::testing::Test {
+class BinderTest : public ::testing::Test, protected testing::FakeCluster {
  protected:
-  BinderTest() : view_({}), reservations_(client_, {}), events_(client_, "test") {
-    kube::Object node = Json(R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068",
+  BinderTest() {
+    Add(res::kNodes, "", R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068",
         "vtenant.dev/simulated-node":"true"}},"status":{"allocatable":{"cpu":"8","memory":"8Gi",
         "nvidia.com/gpu":"2"},"conditions":[{"type":"Ready","status":"True"}]}})");
-    EXPECT_TRUE(client_.Create(res::kNodes, "", node).ok());
-    view_.UpsertNode(node);
     EXPECT_TRUE(reservations_.EnsureNamespace().ok());
   }
 
   void AddPod(const std::string& name, const std::string& annotations) {
-    kube::Object pod = Json(
+    Add(res::kPods, "ns",
         R"({"metadata":{"name":")" + name + R"(","namespace":"ns","annotations":{)" + annotations +
-        R"(}},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
-    Result<kube::Object> created = client_.Create(res::kPods, "ns", pod);
-    ASSERT_TRUE(created.ok());
-    view_.UpsertPod(*created);
+            R"(}},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
   }
 
-  std::string NodeOf(const std::string& name) {
-    return std::string(
-        kube::GetString(client_.Get(res::kPods, "ns", name).value(), {"spec", "nodeName"}));
-  }
-
-  kube::FakeClient client_;
-  ClusterView view_;
-  Reservations reservations_;
-  kube::EventRecorder events_;
+  std::string NodeOf(const std::string& name) { return FakeCluster::NodeOf("ns", name); }
 };
 
 TEST_F(BinderTest, WholeGpuPodIsOneBinding) {

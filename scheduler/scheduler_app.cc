@@ -23,8 +23,7 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOption
       events_(client, "vtenant-scheduler"),
       reservations_(client, ReservationOptions{.ns = flags_.reservation_namespace,
                                                .image = flags_.reservation_image}),
-      evictor_(client, events_, options.registry),
-      status_(client, options.registry) {}
+      evictor_(client, events_, options.registry) {}
 
 Status SchedulerApp::Wire() {
   kube::ManagerOptions mo;
@@ -45,6 +44,12 @@ Status SchedulerApp::Wire() {
   kube::SharedInformer& queues = informers.Get(kube::resources::kQueues);
   kube::SharedInformer& podgroups = informers.Get(kube::resources::kPodGroups);
 
+  // Status is compared with what the informers show, so a re-created Queue
+  // or PodGroup gets its status back.
+  status_ = std::make_unique<StatusWriter>(
+      client_, [&queues](const std::string& key) { return queues.cache().Get(key); },
+      [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
+      options_.registry);
   binder_ = std::make_unique<Binder>(
       client_, view_, reservations_, events_,
       BinderOptions{.workers = flags_.bind_workers, .registry = options_.registry});
@@ -55,7 +60,7 @@ Status SchedulerApp::Wire() {
   co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;
   co.period = flags_.cycle_period;
   co.registry = options_.registry;
-  cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, status_,
+  cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,
                                              *pending_, co);
   grouper_ = std::make_unique<PodGrouper>(client_, pods, flags_.scheduler_name);
   manager_->AddController({.name = "pod-grouper", .workers = 4}, *grouper_).Watch(pods);
@@ -111,7 +116,7 @@ Status SchedulerApp::Wire() {
     binder_->WaitIdle();
   });
   manager_->AddRunnable("status-writer", [this](kube::Cancellation& stop) {
-    status_.Run(stop, flags_.status_period);
+    status_->Run(stop, flags_.status_period);
   });
   if (!flags_.webhook_address.empty()) {
     VT_ASSIGN_OR_RETURN(auto addr, SplitAddress(flags_.webhook_address, "webhook-address"));

@@ -73,7 +73,7 @@ class SchedulerApp {
   kube::EventRecorder events_;
   Reservations reservations_;
   Evictor evictor_;
-  StatusWriter status_;
+  std::unique_ptr<StatusWriter> status_;
   std::unique_ptr<Binder> binder_;
   std::unique_ptr<PendingEvents> pending_;
   std::unique_ptr<SchedulingCycle> cycle_;

@@ -5,35 +5,24 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/testing/fake_client.h"
+#include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
 namespace {
 
 namespace res = kube::resources;
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using testing::Json;
 
-class SchedulingCycleTest : public ::testing::Test {
+class SchedulingCycleTest : public ::testing::Test, protected testing::FakeCluster {
  protected:
   SchedulingCycleTest()
-      : view_({}),
-        events_(client_, "test"),
-        reservations_(client_, {}),
-        evictor_(client_, events_, &registry_),
-        status_(client_, &registry_),
+      : evictor_(client_, events_, &registry_),
+        status_(
+            client_, [this](const std::string& key) { return Live(res::kQueues, key); },
+            [this](const std::string& key) { return Live(res::kPodGroups, key); }, &registry_),
         binder_(client_, view_, reservations_, events_, {.workers = 2, .registry = &registry_}),
-        pending_(
-            events_,
-            [this](const std::string& key) -> kube::ObjectPtr {
-              Result<kube::Object> o =
-                  client_.Get(res::kPods, kube::SplitKey(key).first, kube::SplitKey(key).second);
-              return o.ok() ? std::make_shared<const kube::Object>(std::move(o).value()) : nullptr;
-            }),
+        pending_(events_, [this](const std::string& key) { return Live(res::kPods, key); }),
         cycle_(view_, binder_, evictor_, reservations_, status_, pending_,
                {.registry = &registry_}) {
     Add(res::kNodes, "", R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068"}},
@@ -57,19 +46,7 @@ class SchedulingCycleTest : public ::testing::Test {
            "status":{"startTime":"2026-12-01T08:00:00Z"}})";
   }
 
-  // Writes to the fake server and tells the view, as the informers would.
-  void Add(const kube::ResourceType& type, const std::string& ns, const std::string& json) {
-    Result<kube::Object> o = client_.Create(type, ns, Json(json));
-    ASSERT_TRUE(o.ok()) << o.status().ToString();
-    if (type.resource == "nodes") view_.UpsertNode(*o);
-    if (type.resource == "queues") view_.UpsertQueue(*o);
-    if (type.resource == "pods") view_.UpsertPod(*o);
-  }
-
-  std::string NodeOf(const std::string& name) {
-    Result<kube::Object> p = client_.Get(res::kPods, "ns", name);
-    return p.ok() ? std::string(kube::GetString(*p, {"spec", "nodeName"})) : "<gone>";
-  }
+  std::string NodeOf(const std::string& name) { return FakeCluster::NodeOf("ns", name); }
 
   CycleStats Cycle(int64_t now) {
     Result<CycleStats> s = cycle_.RunOnce(now);
@@ -78,11 +55,6 @@ class SchedulingCycleTest : public ::testing::Test {
     return s.ok() ? *s : CycleStats{};
   }
 
-  kube::Registry registry_;
-  kube::FakeClient client_;
-  ClusterView view_;
-  kube::EventRecorder events_;
-  Reservations reservations_;
   Evictor evictor_;
   StatusWriter status_;
   Binder binder_;

@@ -29,10 +29,11 @@ nodes:
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
 - {name: gang, count: 1, cpu: 32, memory: 128Gi, gpus: 4, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: gang}}
 - {name: job, count: 1, cpu: 32, memory: 128Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: job}}
+- {name: heal, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: heal}}
 )",
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-sharing", {.nodes = *nodes}, {"half", "mem", "bad", "gang", "job"});
+    StartCluster("sched-sharing", {.nodes = *nodes}, {"half", "mem", "bad", "gang", "job", "heal"});
     ASSERT_TRUE(InstallKaiCrds(client()).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
@@ -239,6 +240,26 @@ TEST_F(SharingTest, AJobGetsAPodGroupWithItsParallelismAndRunsAsAGang) {
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
   for (const Object& p : PodsOf("job"))
     EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
+}
+
+TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
+  auto allocated = [&] {
+    Result<Object> q = client().Get(res::kQueues, "", "heal");
+    return q.ok() ? std::string(kube::GetString(*q, {"status", "allocated", kGpuResource}))
+                  : "<gone>";
+  };
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("heal", "", -1)).ok());
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "heal", Pod("heal", "w", {.queue = "heal", .whole_gpus = 1}))
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "heal", "Running") == 1; }));
+  ASSERT_TRUE(Eventually([&] { return allocated() == "1"; })) << allocated();
+  // Deleted and re-created, as an operator healing drift does: the pod
+  // still runs, so the new Queue's status says so, though nothing changed.
+  ASSERT_TRUE(client().Delete(res::kQueues, "", "heal").ok());
+  ASSERT_TRUE(Eventually([&] { return allocated() == "<gone>"; }));
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("heal", "", -1)).ok());
+  EXPECT_TRUE(Eventually([&] { return allocated() == "1"; })) << allocated();
 }
 
 }  // namespace

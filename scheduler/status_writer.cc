@@ -23,7 +23,32 @@ std::string ResourceListJson(const sched::ResourceVector& r) {
          ":" + Quote(memory.ok() ? memory->ToString() : std::to_string(r[sched::kMemory])) + "}";
 }
 
-StatusWriter::StatusWriter(kube::Client& client, kube::Registry* registry) : client_(client) {
+bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
+  auto list_is = [&](const char* field, const sched::ResourceVector& want) {
+    const rapidjson::Value* have = kube::Find(live, {"status", field});
+    Result<kube::Object> w = kube::ParseJson(ResourceListJson(want));
+    return have != nullptr && w.ok() && *have == *w;
+  };
+  return list_is("allocated", s.allocated) &&
+         list_is("allocatedNonPreemptible", s.allocated_non_preemptible) &&
+         list_is("requested", s.requested) &&
+         kube::Annotation(live, kFairShareAnnotation) == GpuText(s.gpu_fair_share);
+}
+
+bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
+  if (kube::GetString(live, {"status", "phase"}) != s.phase ||
+      kube::GetInt(live, {"status", "running"}, -1) != s.running ||
+      kube::GetInt(live, {"status", "pending"}, -1) != s.pending)
+    return false;
+  const rapidjson::Value* conditions = kube::Find(live, {"status", "schedulingConditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return false;
+  if (s.reason.empty()) return conditions->Empty();
+  return conditions->Size() == 1 && kube::GetString((*conditions)[0], {"message"}) == s.reason;
+}
+
+StatusWriter::StatusWriter(kube::Client& client, LiveLookup queues, LiveLookup podgroups,
+                           kube::Registry* registry)
+    : client_(client), live_queues_(std::move(queues)), live_podgroups_(std::move(podgroups)) {
   writes_ =
       registry
           ->AddCounter("vtenant_scheduler_status_writes_total",
@@ -33,64 +58,82 @@ StatusWriter::StatusWriter(kube::Client& client, kube::Registry* registry) : cli
 
 void StatusWriter::SetQueue(const std::string& name, const QueueStatus& status) {
   std::lock_guard lock(mu_);
-  queue_want_[name] = status;
+  queues_[name].status = status;
 }
 
 void StatusWriter::SetPodGroup(const std::string& key, const PodGroupStatus& status) {
   std::lock_guard lock(mu_);
-  group_want_[key] = status;
+  groups_[key].status = status;
+}
+
+template <typename S, typename Shows>
+std::vector<std::tuple<std::string, S, kube::ObjectPtr>> StatusWriter::Stale(
+    std::map<std::string, Want<S>>& wants, const LiveLookup& lookup, Shows shows) {
+  std::map<std::string, Want<S>> copy;
+  {
+    std::lock_guard lock(mu_);
+    copy = wants;
+  }
+  std::vector<std::tuple<std::string, S, kube::ObjectPtr>> out;
+  std::vector<std::string> gone;
+  for (const auto& [key, want] : copy) {
+    kube::ObjectPtr live = lookup(key);
+    if (live == nullptr) {
+      gone.push_back(key);
+      continue;
+    }
+    if (shows(*live, want.status)) continue;
+    // Written against this very copy: the informer has not brought the
+    // write back yet.
+    if (want.written_status == want.status && want.written.uid == kube::Uid(*live) &&
+        want.written.resource_version == kube::ResourceVersion(*live))
+      continue;
+    out.emplace_back(key, want.status, std::move(live));
+  }
+  std::lock_guard lock(mu_);
+  for (const std::string& key : gone) wants.erase(key);
+  return out;
+}
+
+template <typename S>
+void StatusWriter::Record(std::map<std::string, Want<S>>& wants, const std::string& key,
+                          const S& status, const rapidjson::Value& live) {
+  std::lock_guard lock(mu_);
+  auto it = wants.find(key);
+  if (it == wants.end()) return;
+  it->second.written_status = status;
+  it->second.written = {std::string(kube::Uid(live)), std::string(kube::ResourceVersion(live))};
 }
 
 int StatusWriter::Flush() {
-  std::map<std::string, QueueStatus> queues;
-  std::map<std::string, PodGroupStatus> groups;
-  std::map<std::string, QueueStatus> queues_before;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [name, s] : queue_want_) {
-      auto it = queue_written_.find(name);
-      if (it == queue_written_.end() || !(it->second == s)) {
-        queues[name] = s;
-        if (it != queue_written_.end()) queues_before[name] = it->second;
-      }
-    }
-    for (const auto& [key, s] : group_want_) {
-      auto it = group_written_.find(key);
-      if (it == group_written_.end() || !(it->second == s)) groups[key] = s;
-    }
-  }
   int writes = 0;
-  for (const auto& [name, s] : queues) {
-    auto before = queues_before.find(name);
-    Status w = WriteQueue(name, s, before == queues_before.end() ? nullptr : &before->second);
+  for (const auto& [name, s, live] : Stale(queues_, live_queues_, QueueShows)) {
+    Status w = WriteQueue(name, s, *live);
     ++writes;
     writes_->WithLabelValues({"queue", w.ok() ? "ok" : "error"}).Inc();
     if (!w.ok()) {
       LOG(WARNING) << "queue " << name << " status: " << w.ToString();
       continue;
     }
-    std::lock_guard lock(mu_);
-    queue_written_[name] = s;
+    Record(queues_, name, s, *live);
   }
-  for (const auto& [key, s] : groups) {
+  for (const auto& [key, s, live] : Stale(groups_, live_podgroups_, PodGroupShows)) {
     Status w = WritePodGroup(key, s);
     ++writes;
     writes_->WithLabelValues({"podgroup", w.ok() ? "ok" : "error"}).Inc();
     if (!w.ok()) {
+      // Gone since the informer saw it: the next flush drops it.
       if (w.code() != StatusCode::kNotFound)
         LOG(WARNING) << "podgroup " << key << " status: " << w.ToString();
-      std::lock_guard lock(mu_);
-      if (w.code() == StatusCode::kNotFound) group_want_.erase(key);
       continue;
     }
-    std::lock_guard lock(mu_);
-    group_written_[key] = s;
+    Record(groups_, key, s, *live);
   }
   return writes;
 }
 
 Status StatusWriter::WriteQueue(const std::string& name, const QueueStatus& s,
-                                const QueueStatus* before) {
+                                const rapidjson::Value& live) {
   const std::string status = R"({"status":{"allocated":)" + ResourceListJson(s.allocated) +
                              R"(,"allocatedNonPreemptible":)" +
                              ResourceListJson(s.allocated_non_preemptible) + R"(,"requested":)" +
@@ -100,7 +143,7 @@ Status StatusWriter::WriteQueue(const std::string& name, const QueueStatus& s,
   Result<kube::Object> r =
       client_.Patch(kube::resources::kQueues, "", name, kube::PatchType::kMerge, status, opts);
   if (!r.ok()) return r.status();
-  if (before == nullptr || before->gpu_fair_share != s.gpu_fair_share) {
+  if (kube::Annotation(live, kFairShareAnnotation) != GpuText(s.gpu_fair_share)) {
     const std::string annotation = R"({"metadata":{"annotations":{)" + Quote(kFairShareAnnotation) +
                                    ":" + Quote(GpuText(s.gpu_fair_share)) + "}}}";
     r = client_.Patch(kube::resources::kQueues, "", name, kube::PatchType::kMerge, annotation);

@@ -1,9 +1,13 @@
 // StatusWriter: Queue and PodGroup status, written in batches.
 //
-// Each cycle tells the writer what every status should be; Flush() writes
-// only what differs from what it last wrote, so 1,000 queues whose numbers
-// did not move cost no writes, and a cycle every second does not mean a
-// write every second (the loop flushes every `period`).
+// Each cycle tells the writer what every status should be; Flush() compares
+// that with the object as the informer last saw it and writes only what
+// differs, so 1,000 queues whose numbers did not move cost no writes, and a
+// cycle every second does not mean a write every second (the loop flushes
+// every `period`). Comparing with the live copy, not with what was last
+// written, is what heals: a Queue deleted and re-created (an operator
+// healing drift) or whose status someone cleared gets its status again at
+// the next flush.
 //
 // Queue status is KAI's: status.allocated, allocatedNonPreemptible and
 // requested as resource lists ({"nvidia.com/gpu": "330m", "cpu": "2",
@@ -14,9 +18,13 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "kube/cancellation.h"
 #include "kube/client.h"
@@ -44,29 +52,66 @@ struct PodGroupStatus {
 // {"nvidia.com/gpu":"330m","cpu":"500m","memory":"1Gi"}: a resource list.
 std::string ResourceListJson(const sched::ResourceVector& r);
 
+// Whether `live` (a Queue or PodGroup object) already shows the status.
+bool QueueShows(const rapidjson::Value& live, const QueueStatus& s);
+bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s);
+
+// The current copy of an object by key ("name" for Queues, "ns/name" for
+// PodGroups), null when it does not exist: an informer cache's Get.
+using LiveLookup = std::function<kube::ObjectPtr(const std::string& key)>;
+
 class StatusWriter {
  public:
-  StatusWriter(kube::Client& client, kube::Registry* registry = &kube::DefaultRegistry());
+  // `queues` and `podgroups` give the live copies the writer compares with.
+  StatusWriter(kube::Client& client, LiveLookup queues, LiveLookup podgroups,
+               kube::Registry* registry = &kube::DefaultRegistry());
 
   void SetQueue(const std::string& name, const QueueStatus& status);
   void SetPodGroup(const std::string& key, const PodGroupStatus& status);
 
-  // Writes every status that changed since it was last written. A failed
-  // write is retried at the next flush. Returns the number of writes made.
+  // Writes every status the live object does not show yet. An object that
+  // no longer exists is forgotten; a failed write is retried at the next
+  // flush. A write the informer has not delivered yet (the live copy is
+  // still the one the write was made against) is not repeated. Returns the
+  // number of writes made.
   int Flush();
 
   // Flushes every `period` until `cancel` fires, then once more.
   void Run(kube::Cancellation& cancel, std::chrono::milliseconds period);
 
  private:
-  Status WriteQueue(const std::string& name, const QueueStatus& s, const QueueStatus* before);
+  // What a write was made against, so an informer that lags is not taken
+  // for a status that went missing.
+  struct Written {
+    std::string uid;
+    std::string resource_version;  // of the live copy the write was made against
+  };
+  template <typename S>
+  struct Want {
+    S status;
+    std::optional<S> written_status;
+    Written written;
+  };
+
+  // The wanted statuses that their live objects do not show, with those
+  // objects; wants whose object is gone are dropped.
+  template <typename S, typename Shows>
+  std::vector<std::tuple<std::string, S, kube::ObjectPtr>> Stale(
+      std::map<std::string, Want<S>>& wants, const LiveLookup& lookup, Shows shows);
+  // Notes that `status` was written against `live`.
+  template <typename S>
+  void Record(std::map<std::string, Want<S>>& wants, const std::string& key, const S& status,
+              const rapidjson::Value& live);
+  Status WriteQueue(const std::string& name, const QueueStatus& s, const rapidjson::Value& live);
   Status WritePodGroup(const std::string& key, const PodGroupStatus& s);
 
   kube::Client& client_;
+  const LiveLookup live_queues_;
+  const LiveLookup live_podgroups_;
   kube::Family<kube::Counter>* writes_ = nullptr;
   std::mutex mu_;
-  std::map<std::string, QueueStatus> queue_want_, queue_written_;
-  std::map<std::string, PodGroupStatus> group_want_, group_written_;
+  std::map<std::string, Want<QueueStatus>> queues_;
+  std::map<std::string, Want<PodGroupStatus>> groups_;
 };
 
 }  // namespace vtenant::scheduler

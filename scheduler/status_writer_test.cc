@@ -1,0 +1,132 @@
+// StatusWriter against an in-memory API server: unchanged status costs no
+// write, and a Queue or PodGroup that lost its status (re-created, cleared)
+// gets it again, while a write the informer has not brought back yet is not
+// repeated.
+#include "scheduler/status_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/kai_names.h"
+#include "scheduler/testing/fake_cluster.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+namespace res = kube::resources;
+
+constexpr char kQueue[] = R"({"metadata":{"name":"nlp"},"spec":{}})";
+constexpr char kGroup[] =
+    R"({"metadata":{"name":"train","namespace":"ns"},"spec":{"minMember":2}})";
+
+QueueStatus Nlp(sched::Milli gpu) {
+  QueueStatus s;
+  s.allocated[sched::kGpu] = gpu;
+  s.requested[sched::kGpu] = gpu;
+  s.gpu_fair_share = 330;
+  return s;
+}
+
+class StatusWriterTest : public ::testing::Test, protected testing::FakeCluster {
+ protected:
+  StatusWriterTest()
+      : writer_(
+            client_, [this](const std::string& key) { return LiveQueue(key); },
+            [this](const std::string& key) { return Live(res::kPodGroups, key); }, &registry_) {
+    Add(res::kQueues, "", kQueue);
+  }
+
+  // The Queue as the informer has it: the server's copy, or a frozen one.
+  kube::ObjectPtr LiveQueue(const std::string& key) {
+    return frozen_ ? frozen_ : Live(res::kQueues, key);
+  }
+
+  std::string Allocated(const std::string& queue) {
+    kube::ObjectPtr q = Live(res::kQueues, queue);
+    if (q == nullptr) return "<gone>";
+    return std::string(kube::GetString(*q, {"status", "allocated", kGpuResource}));
+  }
+
+  kube::ObjectPtr frozen_;
+  StatusWriter writer_;
+};
+
+TEST_F(StatusWriterTest, WritesWhatChangedAndNothingWhenTheQueueShowsIt) {
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(Allocated("nlp"), "330m");
+  kube::ObjectPtr q = Live(res::kQueues, "nlp");
+  EXPECT_EQ(kube::Annotation(*q, kFairShareAnnotation).value_or(""), "330m");
+  EXPECT_TRUE(QueueShows(*q, Nlp(330)));
+  EXPECT_EQ(writer_.Flush(), 0) << "unchanged status is not written again";
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 0);
+  writer_.SetQueue("nlp", Nlp(660));
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(Allocated("nlp"), "660m");
+}
+
+TEST_F(StatusWriterTest, AReCreatedQueueGetsItsStatusBack) {
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1);
+  ASSERT_TRUE(client_.Delete(res::kQueues, "", "nlp").ok());
+  EXPECT_EQ(Allocated("nlp"), "<gone>");
+  Add(res::kQueues, "", kQueue);
+  EXPECT_EQ(Allocated("nlp"), "");
+  // Nothing changed in what the cycle says; the live Queue lacks it.
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(Allocated("nlp"), "330m");
+}
+
+TEST_F(StatusWriterTest, ClearedStatusIsWrittenAgain) {
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1);
+  kube::PatchOptions status;
+  status.subresource = "status";
+  ASSERT_TRUE(client_
+                  .Patch(res::kQueues, "", "nlp", kube::PatchType::kMerge,
+                         R"({"status":{"allocated":null}})", status)
+                  .ok());
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(Allocated("nlp"), "330m");
+}
+
+TEST_F(StatusWriterTest, AWriteTheInformerHasNotDeliveredIsNotRepeated) {
+  frozen_ = Live(res::kQueues, "nlp");  // the informer lags behind every write
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(writer_.Flush(), 0);
+  writer_.SetQueue("nlp", Nlp(660));
+  EXPECT_EQ(writer_.Flush(), 1) << "a new status is written even so";
+  EXPECT_EQ(Allocated("nlp"), "660m");
+}
+
+TEST_F(StatusWriterTest, AFailedWriteIsRetried) {
+  client_.InjectError("patch", "queues", Status(StatusCode::kUnavailable, "server down"), 1);
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(Allocated("nlp"), "");
+  EXPECT_EQ(writer_.Flush(), 1);
+  EXPECT_EQ(Allocated("nlp"), "330m");
+}
+
+TEST_F(StatusWriterTest, PodGroupsGetPhaseAndReasonAndAreForgottenWhenGone) {
+  Add(res::kPodGroups, "ns", kGroup);
+  const PodGroupStatus pending{"Pending", "2 pods do not fit", 0, 2};
+  writer_.SetPodGroup("ns/train", pending);
+  EXPECT_EQ(writer_.Flush(), 1);
+  kube::ObjectPtr pg = Live(res::kPodGroups, "ns/train");
+  EXPECT_EQ(kube::GetString(*pg, {"status", "phase"}), "Pending");
+  EXPECT_TRUE(PodGroupShows(*pg, pending));
+  EXPECT_FALSE(PodGroupShows(*pg, {"Running", "", 2, 0}));
+  EXPECT_EQ(writer_.Flush(), 0);
+  ASSERT_TRUE(client_.Delete(res::kPodGroups, "ns", "train").ok());
+  EXPECT_EQ(writer_.Flush(), 0) << "no write for a PodGroup that is gone";
+  Add(res::kPodGroups, "ns", kGroup);
+  EXPECT_EQ(writer_.Flush(), 0) << "forgotten until a cycle names it again";
+  writer_.SetPodGroup("ns/train", pending);
+  EXPECT_EQ(writer_.Flush(), 1);
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler
