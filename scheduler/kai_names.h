@@ -31,6 +31,10 @@ inline constexpr char kMigResourcePrefix[] = "nvidia.com/mig-";
 inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";
 inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
 
+// Labels the MPI operator puts on an MPIJob's pods.
+inline constexpr char kMpiJobNameLabel[] = "training.kubeflow.org/job-name";
+inline constexpr char kMpiJobRoleLabel[] = "training.kubeflow.org/job-role";
+
 // KAI's queue for pods that name none.
 inline constexpr char kDefaultQueue[] = "default-queue";
 

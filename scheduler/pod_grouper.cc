@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -45,12 +46,12 @@ const Value* ControllerRef(const Value& object) {
 
 }  // namespace
 
-int32_t MinMemberFor(const Value& top) {
-  std::string_view kind = kube::GetString(top, {"kind"});
-  if (kind == "Job")
-    return static_cast<int32_t>(
-        std::max<int64_t>(1, kube::GetInt(top, {"spec", "parallelism"}, 1)));
-  return 1;
+bool PodGrouper::MpiLauncherExists(const std::string& ns, std::string_view job) const {
+  for (const kube::ObjectPtr& p : pods_.cache().List())
+    if (kube::Namespace(*p) == ns && !kube::IsBeingDeleted(*p) &&
+        kube::Label(*p, kMpiJobNameLabel) == job && kube::Label(*p, kMpiJobRoleLabel) == "launcher")
+      return true;
+  return false;
 }
 
 Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
@@ -59,46 +60,46 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   if (kube::GetString(*pod, {"spec", "schedulerName"}) != scheduler_name_)
     return kube::ReconcileResult{};
   if (kube::Annotation(*pod, kPodGroupAnnotation)) return kube::ReconcileResult{};
-  const Value* ref = ControllerRef(*pod);
-  if (ref == nullptr) return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
 
-  std::string queue(kube::Label(*pod, kQueueLabel).value_or(""));
-  // Walk to the top owner; an owner we cannot read ends the walk there.
-  kube::Object top = kube::Clone(*ref);  // the reference, until an object is read
-  bool have_object = false;
-  std::string top_name(kube::GetString(*ref, {"name"})), top_uid(kube::GetString(*ref, {"uid"}));
-  std::string top_api(kube::GetString(*ref, {"apiVersion"})),
-      top_kind(kube::GetString(*ref, {"kind"}));
-  for (int depth = 0; depth < 8 && ref != nullptr; ++depth) {
+  // Walk to the top owner; an owner that cannot be read ends the walk, and
+  // its reference stands for it.
+  std::vector<kube::Object> owners;
+  for (const Value* ref = ControllerRef(*pod); ref != nullptr && owners.size() < 8;) {
     Result<kube::Object> owner = client_.Get(TypeOf(*ref), ns, kube::GetString(*ref, {"name"}));
-    if (!owner.ok()) break;
-    top = std::move(owner).value();
-    have_object = true;
-    top_name = std::string(kube::Name(top));
-    top_uid = std::string(kube::Uid(top));
-    top_api = std::string(kube::GetString(top, {"apiVersion"}));
-    top_kind = std::string(kube::GetString(top, {"kind"}));
-    if (queue.empty()) queue = std::string(kube::Label(top, kQueueLabel).value_or(""));
-    ref = ControllerRef(top);
+    if (!owner.ok()) {
+      kube::Object stub = kube::Clone(*ref);
+      kube::SetString(stub, {"metadata"}, "name", kube::GetString(*ref, {"name"}));
+      kube::SetString(stub, {"metadata"}, "uid", kube::GetString(*ref, {"uid"}));
+      owners.push_back(std::move(stub));
+      break;
+    }
+    owners.push_back(std::move(owner).value());
+    ref = ControllerRef(owners.back());
   }
-  if (queue.empty()) queue = kDefaultQueue;
-  const int32_t min_member = have_object ? MinMemberFor(top) : 1;
-  const std::string group = "pg-" + top_name + "-" + top_uid;
-  std::string priority_class(kube::GetString(*pod, {"spec", "priorityClassName"}));
+  GroupInputs in{.pod = pod.get()};
+  for (const kube::Object& o : owners) in.owners.push_back(&o);
+  if (!owners.empty() && kube::GetString(owners.back(), {"kind"}) == "MPIJob")
+    in.mpi_launcher_exists = MpiLauncherExists(ns, kube::Name(owners.back()));
+  Result<GroupPlan> plan = PlanPodGroup(in);
+  if (!plan.ok()) {
+    events_.Warning(*pod, "PodGroupNotCreated", plan.status().message());
+    return plan.status().WithContext("grouping pod " + key);
+  }
+
   const std::string manifest =
       R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup","metadata":{"name":)" +
-      Quote(group) + R"(,"namespace":)" + Quote(ns) + R"(,"ownerReferences":[{"apiVersion":)" +
-      Quote(top_api) + R"(,"kind":)" + Quote(top_kind) + R"(,"name":)" + Quote(top_name) +
-      R"(,"uid":)" + Quote(top_uid) + R"(}]},"spec":{"minMember":)" + std::to_string(min_member) +
-      R"(,"queue":)" + Quote(queue) +
-      (priority_class.empty() ? "" : R"(,"priorityClassName":)" + Quote(priority_class)) + "}}";
+      Quote(plan->name) + R"(,"namespace":)" + Quote(ns) + R"(,"ownerReferences":[{"apiVersion":)" +
+      Quote(plan->owner.api_version) + R"(,"kind":)" + Quote(plan->owner.kind) + R"(,"name":)" +
+      Quote(plan->owner.name) + R"(,"uid":)" + Quote(plan->owner.uid) +
+      R"(}]},"spec":{"minMember":)" + std::to_string(plan->min_member) + R"(,"queue":)" +
+      Quote(plan->queue) + R"(,"priorityClassName":)" + Quote(plan->priority_class) + "}}";
   VT_ASSIGN_OR_RETURN(kube::Object pg, kube::ParseJson(manifest));
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
-    return created.status().WithContext("creating PodGroup " + group);
-  const std::string patch =
-      R"({"metadata":{"annotations":{)" + Quote(kPodGroupAnnotation) + ":" + Quote(group) + "}}}";
+    return created.status().WithContext("creating PodGroup " + plan->name);
+  const std::string patch = R"({"metadata":{"annotations":{)" + Quote(kPodGroupAnnotation) + ":" +
+                            Quote(plan->name) + "}}}";
   Result<kube::Object> patched =
       client_.Patch(kube::resources::kPods, ns, kube::Name(*pod), kube::PatchType::kMerge, patch);
   if (!patched.ok() && patched.status().code() != StatusCode::kNotFound)

@@ -221,7 +221,7 @@ TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
   EXPECT_EQ(kube::GetString(*pod, {"spec", "nodeName"}), "");
 }
 
-TEST_F(SharingTest, AJobGetsAPodGroupWithItsParallelismAndRunsAsAGang) {
+TEST_F(SharingTest, AJobsPodsEachGetAPodGroupAsKaiGivesThem) {
   ASSERT_TRUE(client()
                   .Create(res::kJobs, "job", ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
       "metadata":{"name":"train","namespace":"job","labels":{"kai.scheduler/queue":"team"}},
@@ -231,15 +231,41 @@ TEST_F(SharingTest, AJobGetsAPodGroupWithItsParallelismAndRunsAsAGang) {
                   .ok());
   Result<Object> job = client().Get(res::kJobs, "job", "train");
   ASSERT_TRUE(job.ok());
-  const std::string group = "pg-train-" + std::string(kube::Uid(*job));
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
+  // KAI schedules a Job's pods independently: pg-<pod>-<job uid>, minMember 1.
+  std::vector<Object> pods;
+  ASSERT_TRUE(Eventually([&] {
+    pods = PodsOf("job");
+    for (const Object& p : pods)
+      if (!kube::Annotation(p, kPodGroupAnnotation)) return false;
+    return pods.size() == 2;
+  }));
+  for (const Object& p : pods) {
+    const std::string group =
+        "pg-" + std::string(kube::Name(p)) + "-" + std::string(kube::Uid(*job));
+    EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group);
+    Result<Object> pg = client().Get(res::kPodGroups, "job", group);
+    ASSERT_TRUE(pg.ok()) << group;
+    EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 1);
+    EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
+    EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "train");
+  }
+}
+
+TEST_F(SharingTest, ABarePodGetsAPodGroupNamedAfterIt) {
+  Result<Object> pod = client().Create(res::kPods, "job", Pod("job", "solo", {.queue = "team"}));
+  ASSERT_TRUE(pod.ok());
+  const std::string group = "pg-solo-" + std::string(kube::Uid(*pod));
   ASSERT_TRUE(Eventually([&] { return client().Get(res::kPodGroups, "job", group).ok(); }))
       << group;
   Result<Object> pg = client().Get(res::kPodGroups, "job", group);
-  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 2);
-  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
-  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
-  for (const Object& p : PodsOf("job"))
-    EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
+  EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "Pod");
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team");
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> p = client().Get(res::kPods, "job", "solo");
+    return p.ok() && kube::Annotation(*p, kPodGroupAnnotation) == group &&
+           kube::GetString(*p, {"status", "phase"}) == "Running";
+  }));
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {

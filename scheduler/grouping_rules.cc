@@ -1,0 +1,155 @@
+#include "scheduler/grouping_rules.h"
+
+#include <algorithm>
+
+#include "scheduler/kai_names.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using rapidjson::Value;
+
+constexpr char kPriorityLabel[] = "priorityClassName";
+constexpr char kRayPriorityLabel[] = "ray.io/priority-class-name";
+constexpr char kTrainPriorityClass[] = "train";
+constexpr char kInferencePriorityClass[] = "inference";
+
+OwnerRef RefOf(const Value& object, std::string_view api_version, std::string_view kind) {
+  return {std::string(api_version), std::string(kind), std::string(kube::Name(object)),
+          std::string(kube::Uid(object))};
+}
+
+std::string Describe(const Value& owner) {
+  return std::string(kube::GetString(owner, {"kind"})) + " " + std::string(kube::Name(owner));
+}
+
+// An integer field, if present.
+std::optional<int64_t> IntAt(const Value& v, std::initializer_list<std::string_view> path) {
+  const Value* f = kube::Find(v, path);
+  if (f == nullptr || !f->IsInt64()) return std::nullopt;
+  return f->GetInt64();
+}
+
+// Kubeflow's distributed jobs: minAvailable, else the sum of the replicas of
+// every replica spec (each must ask for some).
+Result<int64_t> KubeflowMinMember(const Value& job, const char* specs_field,
+                                  const std::vector<std::string>& required) {
+  if (auto m = IntAt(job, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"})) return *m;
+  const Value* specs = kube::Find(job, {"spec", specs_field});
+  if (specs == nullptr || !specs->IsObject())
+    return InvalidArgument(Describe(job) + ": spec." + specs_field + " is missing");
+  for (const std::string& name : required)
+    if (!specs->HasMember(name.c_str()))
+      return InvalidArgument(Describe(job) + ": spec." + specs_field + "." + name + " is required");
+  int64_t total = 0;
+  for (auto it = specs->MemberBegin(); it != specs->MemberEnd(); ++it) {
+    std::optional<int64_t> n = IntAt(it->value, {"replicas"});
+    if (!n || *n <= 0)
+      return InvalidArgument(Describe(job) + ": spec." + specs_field + "." + it->name.GetString() +
+                             ".replicas must be at least 1");
+    total += *n;
+  }
+  if (total <= 0) return InvalidArgument(Describe(job) + ": no replicas");
+  return total;
+}
+
+// A RayCluster: the head plus every worker group's minimum.
+Result<int64_t> RayMinMember(const Value& cluster) {
+  int64_t total = 1;
+  const Value* groups = kube::Find(cluster, {"spec", "workerGroupSpecs"});
+  if (groups == nullptr || !groups->IsArray()) return total;
+  for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
+    const Value& g = (*groups)[i];
+    const Value* suspended = kube::Find(g, {"suspended"});
+    if (suspended != nullptr && suspended->IsBool() && suspended->GetBool()) continue;
+    const int64_t replicas = IntAt(g, {"replicas"}).value_or(0);
+    const int64_t min_replicas = IntAt(g, {"minReplicas"}).value_or(0);
+    if (min_replicas > replicas)
+      return InvalidArgument(Describe(cluster) + ": workerGroupSpecs[" + std::to_string(i) +
+                             "] has minReplicas " + std::to_string(min_replicas) +
+                             " above replicas " + std::to_string(replicas));
+    const int64_t hosts = IntAt(g, {"numOfHosts"}).value_or(1);
+    total += (min_replicas > 0 ? min_replicas : replicas) * hosts;
+  }
+  return total;
+}
+
+int32_t Clamp(int64_t n) {
+  return static_cast<int32_t>(std::clamp<int64_t>(n, 1, std::numeric_limits<int32_t>::max()));
+}
+
+}  // namespace
+
+std::string ApiGroupOf(std::string_view api_version) {
+  size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? "" : std::string(api_version.substr(0, slash));
+}
+
+Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
+  const Value& pod = *in.pod;
+  const Value& top = in.owners.empty() ? pod : *in.owners.back();
+  const std::string group =
+      in.owners.empty() ? "" : ApiGroupOf(kube::GetString(top, {"apiVersion"}));
+  const std::string kind = in.owners.empty() ? "Pod" : std::string(kube::GetString(top, {"kind"}));
+  const std::string pod_name(kube::Name(pod)), pod_uid(kube::Uid(pod));
+
+  GroupPlan plan;
+  plan.owner = in.owners.empty() ? RefOf(pod, "v1", "Pod")
+                                 : RefOf(top, kube::GetString(top, {"apiVersion"}), kind);
+  plan.name = "pg-" + plan.owner.name + "-" + plan.owner.uid;
+  plan.queue = std::string(kube::Label(top, kQueueLabel)
+                               .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
+  std::string default_priority = kTrainPriorityClass;
+
+  if (group == "batch" && kind == "Job") {
+    plan.name = "pg-" + pod_name + "-" + plan.owner.uid;
+  } else if (group == "apps" && kind == "Deployment") {
+    plan.owner = RefOf(pod, "v1", "Pod");
+    plan.name = "pg-" + pod_name + "-" + pod_uid;
+    default_priority = kInferencePriorityClass;
+  } else if (group == "kubeflow.org" && kind == "PyTorchJob") {
+    Result<int64_t> n = KubeflowMinMember(top, "pytorchReplicaSpecs", {});
+    if (auto m = IntAt(top, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"})) {
+      n = *m;
+    } else if (auto r = IntAt(top, {"spec", "elasticPolicy", "minReplicas"})) {
+      n = *r;
+    }
+    VT_ASSIGN_OR_RETURN(int64_t m, std::move(n));
+    plan.min_member = Clamp(m);
+  } else if (group == "kubeflow.org" &&
+             (kind == "TFJob" || kind == "XGBoostJob" || kind == "JAXJob")) {
+    const char* field = kind == "TFJob"        ? "tfReplicaSpecs"
+                        : kind == "XGBoostJob" ? "xgbReplicaSpecs"
+                                               : "jaxReplicaSpecs";
+    VT_ASSIGN_OR_RETURN(int64_t m, KubeflowMinMember(top, field, {}));
+    plan.min_member = Clamp(m);
+  } else if (group == "kubeflow.org" && kind == "MPIJob") {
+    VT_ASSIGN_OR_RETURN(int64_t m,
+                        KubeflowMinMember(top, "mpiReplicaSpecs", {"Launcher", "Worker"}));
+    if (kube::GetString(top, {"spec", "launcherCreationPolicy"}) == "WaitForWorkersReady" &&
+        !in.mpi_launcher_exists)
+      m -= IntAt(top, {"spec", "mpiReplicaSpecs", "Launcher", "replicas"}).value_or(0);
+    plan.min_member = Clamp(m);
+  } else if (group == "ray.io" &&
+             (kind == "RayCluster" || kind == "RayJob" || kind == "RayService")) {
+    const Value* cluster = nullptr;
+    for (const Value* o : in.owners)
+      if (kube::GetString(*o, {"kind"}) == "RayCluster") cluster = o;
+    if (cluster == nullptr)
+      return InvalidArgument(Describe(top) + ": no RayCluster of it owns the pod yet");
+    VT_ASSIGN_OR_RETURN(int64_t m, RayMinMember(*cluster));
+    plan.min_member = Clamp(m);
+    if (auto p = kube::Label(top, kRayPriorityLabel)) plan.priority_class = std::string(*p);
+  }
+
+  if (plan.priority_class.empty()) {
+    std::string_view own = kube::GetString(pod, {"spec", "priorityClassName"});
+    plan.priority_class = std::string(
+        !own.empty() ? own
+                     : kube::Label(top, kPriorityLabel)
+                           .value_or(kube::Label(pod, kPriorityLabel).value_or(default_priority)));
+  }
+  return plan;
+}
+
+}  // namespace vtenant::scheduler

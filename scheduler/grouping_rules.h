@@ -1,0 +1,75 @@
+// GroupingRules: the PodGroup KAI's pod-grouper makes for a pod, decided by
+// the kind of the pod's top owner, as KAI's grouper plugins decide it:
+//
+//   no owner (a bare pod)       pg-<pod>-<pod uid>, owned by the pod, minMember 1
+//   batch Job                   pg-<pod>-<job uid>: one group per pod, minMember 1
+//                               (KAI schedules a Job's pods independently)
+//   apps Deployment             pg-<pod>-<pod uid>, owned by the pod, minMember 1,
+//                               default priority class "inference"
+//   kubeflow.org PyTorchJob     spec.runPolicy.schedulingPolicy.minAvailable, else
+//                               spec.elasticPolicy.minReplicas, else the sum of
+//                               pytorchReplicaSpecs.*.replicas
+//   kubeflow.org TFJob, XGBoostJob, JAXJob
+//                               schedulingPolicy.minAvailable, else the sum of replicas
+//   kubeflow.org MPIJob         as above over mpiReplicaSpecs (Launcher and Worker
+//                               required); with launcherCreationPolicy
+//                               WaitForWorkersReady and no launcher pod yet, the
+//                               launcher is not counted
+//   ray.io RayCluster           1 (head) + per worker group not suspended:
+//                               (minReplicas if > 0, else replicas) x numOfHosts;
+//   ray.io RayJob, RayService   the same, of the RayCluster in the owner chain;
+//                               label ray.io/priority-class-name on the top owner
+//                               sets the priority class
+//   anything else (ReplicaSet, StatefulSet, custom kinds)
+//                               pg-<top owner>-<top owner uid>, minMember 1
+//
+// Every group: queue from label kai.scheduler/queue of the top owner, else of
+// the pod, else "default-queue"; priority class the pod's
+// spec.priorityClassName, else label priorityClassName of the top owner, else
+// of the pod, else the kind's default ("train").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/object.h"
+
+namespace vtenant::scheduler {
+
+struct OwnerRef {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool operator==(const OwnerRef&) const = default;
+};
+
+struct GroupPlan {
+  std::string name;
+  OwnerRef owner;  // the PodGroup goes away with it
+  int32_t min_member = 1;
+  std::string queue;
+  std::string priority_class;
+  bool operator==(const GroupPlan&) const = default;
+};
+
+struct GroupInputs {
+  const rapidjson::Value* pod = nullptr;
+  // The pod's controllers as read from the API server, nearest first; the
+  // last is the top owner. Empty for a pod without one.
+  std::vector<const rapidjson::Value*> owners;
+  // MPIJob only: whether a launcher pod of the job exists (not terminating).
+  bool mpi_launcher_exists = false;
+};
+
+// The PodGroup for `in.pod`. InvalidArgument naming the owner and field when
+// the owner's spec cannot give a minMember (a replica spec without
+// replicas, a RayJob whose RayCluster is not made yet), for an Event.
+Result<GroupPlan> PlanPodGroup(const GroupInputs& in);
+
+// "kubeflow.org/v1" -> "kubeflow.org"; "v1" -> "".
+std::string ApiGroupOf(std::string_view api_version);
+
+}  // namespace vtenant::scheduler

@@ -1,0 +1,192 @@
+// The PodGroup planned for a pod, by the kind of its top owner, as KAI's
+// pod-grouper plugins plan it.
+#include "scheduler/grouping_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/testing/fake_cluster.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using testing::Json;
+
+constexpr char kPod[] = R"({"metadata":{"name":"w-0","namespace":"ns","uid":"pod-uid",
+    "labels":{"kai.scheduler/queue":"pod-queue"}},"spec":{}})";
+
+std::string Owner(const std::string& api, const std::string& kind, const std::string& spec,
+                  const std::string& labels = "{}") {
+  return R"({"apiVersion":")" + api + R"(","kind":")" + kind +
+         R"(","metadata":{"name":"top","namespace":"ns","uid":"top-uid","labels":)" + labels +
+         R"(},"spec":)" + spec + "}";
+}
+
+struct Case {
+  std::string what;
+  std::vector<std::string> owners;  // nearest first
+  std::string name;                 // expected PodGroup name
+  int32_t min_member = 1;
+  std::string owner_kind;
+  std::string priority_class = "train";
+  bool launcher_exists = false;
+};
+
+TEST(GroupingRulesTest, MinMemberNameAndOwnerByTopOwnerKind) {
+  const std::string rs = R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs",
+      "namespace":"ns","uid":"rs-uid"},"spec":{"replicas":3}})";
+  const std::string ray_cluster = R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{
+      "name":"rc","namespace":"ns","uid":"rc-uid"},"spec":{"workerGroupSpecs":[
+      {"groupName":"a","replicas":3,"minReplicas":2},
+      {"groupName":"b","replicas":2,"numOfHosts":2},
+      {"groupName":"c","replicas":4,"suspended":true}]}})";
+  const std::string mpi =
+      R"({"launcherCreationPolicy":"WaitForWorkersReady","mpiReplicaSpecs":{"Launcher":{"replicas":1},"Worker":{"replicas":4}}})";
+  for (
+      const Case& c : std::vector<Case>{
+          {"a bare pod", {}, "pg-w-0-pod-uid", 1, "Pod"},
+          {"a Job: one group per pod",
+           {Owner("batch/v1", "Job", R"({"parallelism":4})")},
+           "pg-w-0-top-uid",
+           1,
+           "Job"},
+          {"a bare ReplicaSet", {rs}, "pg-rs-rs-uid", 1, "ReplicaSet"},
+          {"a Deployment: one group per pod, owned by it",
+           {rs, Owner("apps/v1", "Deployment", R"({"replicas":3})")},
+           "pg-w-0-pod-uid",
+           1,
+           "Pod",
+           "inference"},
+          {"a StatefulSet",
+           {Owner("apps/v1", "StatefulSet", R"({"replicas":3})")},
+           "pg-top-top-uid",
+           1,
+           "StatefulSet"},
+          {"a PyTorchJob: master and workers",
+           {Owner("kubeflow.org/v1", "PyTorchJob",
+                  R"({"pytorchReplicaSpecs":{"Master":{"replicas":1},"Worker":{"replicas":3}}})")},
+           "pg-top-top-uid",
+           4,
+           "PyTorchJob"},
+          {"a PyTorchJob with elastic minReplicas",
+           {Owner(
+               "kubeflow.org/v1", "PyTorchJob",
+               R"({"elasticPolicy":{"minReplicas":2},"pytorchReplicaSpecs":{"Worker":{"replicas":5}}})")},
+           "pg-top-top-uid",
+           2,
+           "PyTorchJob"},
+          {"a PyTorchJob with schedulingPolicy.minAvailable",
+           {Owner(
+               "kubeflow.org/v1", "PyTorchJob",
+               R"({"runPolicy":{"schedulingPolicy":{"minAvailable":3}},"elasticPolicy":{"minReplicas":2},
+                "pytorchReplicaSpecs":{"Worker":{"replicas":5}}})")},
+           "pg-top-top-uid",
+           3,
+           "PyTorchJob"},
+          {"a TFJob",
+           {Owner(
+               "kubeflow.org/v1", "TFJob",
+               R"({"tfReplicaSpecs":{"Chief":{"replicas":1},"PS":{"replicas":2},"Worker":{"replicas":2}}})")},
+           "pg-top-top-uid",
+           5,
+           "TFJob"},
+          {"an XGBoostJob",
+           {Owner("kubeflow.org/v1", "XGBoostJob",
+                  R"({"xgbReplicaSpecs":{"Master":{"replicas":1},"Worker":{"replicas":2}}})")},
+           "pg-top-top-uid",
+           3,
+           "XGBoostJob"},
+          {"a JAXJob",
+           {Owner("kubeflow.org/v1", "JAXJob", R"({"jaxReplicaSpecs":{"Worker":{"replicas":4}}})")},
+           "pg-top-top-uid",
+           4,
+           "JAXJob"},
+          {"an MPIJob whose launcher waits for the workers",
+           {Owner("kubeflow.org/v2beta1", "MPIJob", mpi)},
+           "pg-top-top-uid",
+           4,
+           "MPIJob"},
+          {"an MPIJob whose launcher exists",
+           {Owner("kubeflow.org/v2beta1", "MPIJob", mpi)},
+           "pg-top-top-uid",
+           5,
+           "MPIJob",
+           "train",
+           true},
+          {"a RayCluster: head + 2 + 2x2, suspended group left out",
+           {ray_cluster},
+           "pg-rc-rc-uid",
+           7,
+           "RayCluster"},
+          {"a RayJob: counted on its RayCluster, priority from ray's label",
+           {ray_cluster,
+            Owner("ray.io/v1", "RayJob", "{}", R"({"ray.io/priority-class-name":"build"})")},
+           "pg-top-top-uid",
+           7,
+           "RayJob",
+           "build"},
+      }) {
+    SCOPED_TRACE(c.what);
+    kube::Object pod = Json(kPod);
+    std::vector<kube::Object> owners;
+    for (const std::string& o : c.owners) owners.push_back(Json(o));
+    GroupInputs in{.pod = &pod, .mpi_launcher_exists = c.launcher_exists};
+    for (const kube::Object& o : owners) in.owners.push_back(&o);
+    Result<GroupPlan> plan = PlanPodGroup(in);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    EXPECT_EQ(plan->name, c.name);
+    EXPECT_EQ(plan->min_member, c.min_member);
+    EXPECT_EQ(plan->owner.kind, c.owner_kind);
+    EXPECT_EQ(plan->priority_class, c.priority_class);
+    EXPECT_EQ(plan->queue, "pod-queue");
+  }
+}
+
+TEST(GroupingRulesTest, QueueAndPriorityClassAsKaiPicksThem) {
+  kube::Object pod =
+      Json(R"({"metadata":{"name":"p","uid":"u","labels":{"kai.scheduler/queue":"q-pod",
+      "priorityClassName":"from-pod-label"}},"spec":{}})");
+  kube::Object job =
+      Json(Owner("batch/v1", "Job", "{}",
+                 R"({"kai.scheduler/queue":"q-top","priorityClassName":"from-top"})"));
+  GroupInputs in{.pod = &pod, .owners = {&job}};
+  Result<GroupPlan> plan = PlanPodGroup(in);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->queue, "q-top") << "the top owner's label comes first";
+  EXPECT_EQ(plan->priority_class, "from-top");
+  in.owners.clear();
+  plan = PlanPodGroup(in);
+  EXPECT_EQ(plan->queue, "q-pod");
+  EXPECT_EQ(plan->priority_class, "from-pod-label");
+  kube::SetString(pod, {"spec"}, "priorityClassName", "own");
+  EXPECT_EQ(PlanPodGroup(in)->priority_class, "own") << "the pod's own class wins";
+  kube::Object bare = Json(R"({"metadata":{"name":"p","uid":"u"},"spec":{}})");
+  EXPECT_EQ(PlanPodGroup({.pod = &bare})->queue, "default-queue");
+}
+
+TEST(GroupingRulesTest, OwnersThatGiveNoMinMemberSayWhatToFix) {
+  kube::Object pod = Json(kPod);
+  struct Bad {
+    std::string owner, says;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {Owner("kubeflow.org/v1", "PyTorchJob", R"({"pytorchReplicaSpecs":{"Worker":{}}})"),
+            "Worker.replicas"},
+           {Owner("kubeflow.org/v1", "TFJob", "{}"), "spec.tfReplicaSpecs is missing"},
+           {Owner("kubeflow.org/v2beta1", "MPIJob",
+                  R"({"mpiReplicaSpecs":{"Worker":{"replicas":2}}})"),
+            "Launcher is required"},
+           {Owner("ray.io/v1", "RayJob", "{}"), "no RayCluster"},
+           {Owner("ray.io/v1", "RayCluster",
+                  R"({"workerGroupSpecs":[{"replicas":1,"minReplicas":2}]})"),
+            "minReplicas 2 above replicas 1"},
+       }) {
+    kube::Object owner = Json(b.owner);
+    Result<GroupPlan> plan = PlanPodGroup({.pod = &pod, .owners = {&owner}});
+    ASSERT_FALSE(plan.ok()) << b.owner;
+    EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(plan.status().message().find(b.says), std::string::npos) << plan.status().ToString();
+  }
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler
