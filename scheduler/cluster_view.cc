@@ -234,7 +234,16 @@ Result<World> ClusterView::Build(int64_t now) const {
   for (sched::QueueResource& r : holder.resources) r = {0, sched::kUnlimited, 0};
   b.AddQueue(holder);
 
-  for (const auto& [name, n] : nodes_) b.AddNode(n);
+  // Affinities the core cannot express, resolved to the nodes that match
+  // (once per distinct affinity), given to the core as "node name In (...)".
+  std::map<std::string, std::vector<std::string>> affinity_nodes;
+  auto resolve_affinity = [&](const NodeAffinity& a) -> const std::vector<std::string>& {
+    auto [it, fresh] = affinity_nodes.try_emplace(a.Key());
+    if (fresh)
+      for (const auto& [name, n] : nodes_)
+        if (a.Matches(name, n.labels)) it->second.push_back(name);
+    return it->second;
+  };
 
   // Devices taken per node: sharing pods' devices are pinned (their
   // reservation pods hold them); whole-GPU pods take the lowest free others.
@@ -321,6 +330,8 @@ Result<World> ClusterView::Build(int64_t now) const {
         e.spec.queue = queue;
         e.spec.priority = p.priority;
         e.spec.preemptible = DefaultPreemptible(p.priority);
+        if (!p.affinity.empty())
+          e.spec.node_affinity_in.emplace_back(kNodeNameLabel, resolve_affinity(p.affinity));
         if (!e.spec.group.empty()) {
           group_priority[e.spec.group] = std::max(group_priority[e.spec.group], p.priority);
           groups_used.insert(e.spec.group);
@@ -347,6 +358,15 @@ Result<World> ClusterView::Build(int64_t now) const {
       }
     }
     entries.push_back(std::move(e));
+  }
+  for (const auto& [name, n] : nodes_) {
+    if (affinity_nodes.empty()) {
+      b.AddNode(n);
+      continue;
+    }
+    sched::NodeSpec labelled = n;
+    labelled.labels.emplace_back(kNodeNameLabel, name);
+    b.AddNode(std::move(labelled));
   }
   // Whole GPUs of bound pods: which device is the device plugin's business;
   // the lowest free ones keep the count right.

@@ -164,5 +164,45 @@ TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
   EXPECT_EQ(d.pending.size(), 3u);
 }
 
+TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
+  kube::Object labelled = Node("n2", 2);
+  kube::SetString(labelled, {"metadata", "labels"}, "zone", "b");
+  view_.UpsertNode(labelled);
+  view_.UpsertNode(Node("n3", 2));
+  // Not in zone b, and not n1: only n3 qualifies.
+  kube::Object pod = Pod({.name = "picky"});
+  kube::Object affinity =
+      Json(R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+      "nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"DoesNotExist"}],
+      "matchFields":[{"key":"metadata.name","operator":"NotIn","values":["n1"]}]}]}}})");
+  pod["spec"].AddMember("affinity", rapidjson::Value(affinity, pod.GetAllocator()),
+                        pod.GetAllocator());
+  view_.UpsertPod(pod);
+  World w = Build();
+  ASSERT_EQ(w.snapshot.pods.size(), 1u);
+  sched::Decisions d = sched::RunCycle(w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(w.snapshot.nodes[d.binds[0].allocation.node].name, "n3");
+
+  // No node qualifies: the pod waits, saying why.
+  kube::Object nowhere = Pod({.name = "nowhere"});
+  kube::Object none = Json(R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+      "nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["c"]}]},
+      {"matchExpressions":[{"key":"zone","operator":"NotIn","values":["b"]},
+      {"key":"gpus","operator":"Gt","values":["100"]}]}]}}})");
+  nowhere["spec"].AddMember("affinity", rapidjson::Value(none, nowhere.GetAllocator()),
+                            nowhere.GetAllocator());
+  view_.UpsertPod(nowhere);
+  w = Build();
+  d = sched::RunCycle(w.snapshot);
+  bool waits = false;
+  for (const sched::Pending& p : d.pending)
+    if (w.snapshot.pods[p.pod].name == "ns/nowhere") {
+      waits = true;
+      EXPECT_NE(p.reason.find("affinity"), std::string::npos) << p.reason;
+    }
+  EXPECT_TRUE(waits);
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

@@ -133,32 +133,13 @@ std::optional<sched::TaintEffect> ParseEffect(std::string_view e) {
   return std::nullopt;
 }
 
-void ReadPlacementRules(const Value& pod, sched::PodSpec* spec) {
+// nodeSelector, tolerations and the required node affinity: a simple one
+// (one term of In expressions) for the core, any other into `affinity`.
+Status ReadPlacementRules(const Value& pod, sched::PodSpec* spec, NodeAffinity* affinity) {
   if (const Value* sel = Find(pod, {"spec", "nodeSelector"}); sel != nullptr) {
     for (auto it = sel->MemberBegin(); it != sel->MemberEnd(); ++it)
       if (it->value.IsString())
         spec->node_selector.emplace_back(it->name.GetString(), it->value.GetString());
-  }
-  const Value* terms = Find(
-      pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
-  if (terms != nullptr) {
-    auto t = terms->FindMember("nodeSelectorTerms");
-    // The model has one conjunction of "key In (values)"; the first term is it.
-    if (t != terms->MemberEnd() && t->value.IsArray() && !t->value.Empty()) {
-      auto exprs = t->value[0].FindMember("matchExpressions");
-      if (exprs != t->value[0].MemberEnd() && exprs->value.IsArray()) {
-        for (const Value& e : exprs->value.GetArray()) {
-          if (GetString(e, {"operator"}) != "In") continue;
-          std::vector<std::string> values;
-          auto vs = e.FindMember("values");
-          if (vs != e.MemberEnd() && vs->value.IsArray())
-            for (const Value& v : vs->value.GetArray())
-              if (v.IsString()) values.emplace_back(v.GetString());
-          spec->node_affinity_in.emplace_back(std::string(GetString(e, {"key"})),
-                                              std::move(values));
-        }
-      }
-    }
   }
   if (const Value* spec_v = Find(pod, {"spec"}); spec_v != nullptr) {
     auto tol = spec_v->FindMember("tolerations");
@@ -173,6 +154,14 @@ void ReadPlacementRules(const Value& pod, sched::PodSpec* spec) {
       }
     }
   }
+  VT_ASSIGN_OR_RETURN(NodeAffinity a, ParseRequiredNodeAffinity(pod));
+  if (a.Simple()) {
+    for (NodeSelectorRequirement& r : a.terms[0].match_expressions)
+      spec->node_affinity_in.emplace_back(std::move(r.key), std::move(r.values));
+  } else {
+    *affinity = std::move(a);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -243,7 +232,8 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   }
   Status request = ReadRequest(pod, &t.spec);
   if (!request.ok()) t.problem = request;
-  ReadPlacementRules(pod, &t.spec);
+  Status rules = ReadPlacementRules(pod, &t.spec, &t.affinity);
+  if (!rules.ok() && t.problem.ok()) t.problem = rules;
   if (auto idx = kube::Annotation(pod, kGpuIndexAnnotation);
       idx && t.spec.gpu_fraction + t.spec.gpu_memory_mib > 0) {
     Result<std::vector<int>> parsed = ParseGpuIndices(*idx);

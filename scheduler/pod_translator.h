@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
+#include "scheduler/node_affinity.h"
 
 namespace vtenant::scheduler {
 
@@ -31,6 +32,10 @@ struct TranslatedPod {
   // group, queue and the running placement are left to the caller, which
   // knows the PodGroups, Queues and devices.
   sched::PodSpec spec;
+  // Required node affinity the core cannot express itself (several terms,
+  // operators other than In, matchFields); empty otherwise, the simple form
+  // being in spec.node_affinity_in. The view resolves it to node names.
+  NodeAffinity affinity;
   std::string pod_group;  // annotation pod-group-name, "" when absent
   std::string queue;      // label kai.scheduler/queue, "" when absent
   bool has_controller_owner = false;
