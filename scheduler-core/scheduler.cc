@@ -1,6 +1,7 @@
 #include "scheduler-core/scheduler.h"
 
 #include <bit>
+#include <chrono>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/pending_reasons.h"
@@ -42,12 +43,26 @@ std::vector<int> DeviceIndices(const Allocation& allocation) {
 }
 
 Decisions RunCycle(const Snapshot& snapshot, const Options& options) {
+  return RunCycle(snapshot, options, nullptr);
+}
+
+Decisions RunCycle(const Snapshot& snapshot, const Options& options,
+                   std::vector<ActionTime>* times) {
+  auto timed = [times](const char* action, auto&& run) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    if (times != nullptr)
+      times->push_back(
+          {action,
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+  };
   Session session(snapshot, options);
-  std::vector<GroupId> unsatisfied = Allocate(session);
-  Consolidate(session, unsatisfied);
-  if (options.reclaim) Reclaim(session, unsatisfied);
-  if (options.preempt) Preempt(session, unsatisfied);
-  EvictStaleGangs(session);
+  std::vector<GroupId> unsatisfied;
+  timed("allocate", [&] { unsatisfied = Allocate(session); });
+  timed("consolidate", [&] { Consolidate(session, unsatisfied); });
+  if (options.reclaim) timed("reclaim", [&] { Reclaim(session, unsatisfied); });
+  if (options.preempt) timed("preempt", [&] { Preempt(session, unsatisfied); });
+  timed("stale_gang", [&] { EvictStaleGangs(session); });
 
   // The last eviction of each pod says why it left.
   std::vector<const Statement::Entry*> last_eviction(snapshot.pods.size(), nullptr);

@@ -61,6 +61,18 @@ struct Decisions {
 
 Decisions RunCycle(const Snapshot& snapshot, const Options& options = {});
 
+// How long one action of a cycle took ("allocate", "consolidate", "reclaim",
+// "preempt", "stale_gang"), in the order they ran.
+struct ActionTime {
+  const char* action;
+  double seconds;
+};
+
+// RunCycle that also appends each action's wall time to `times` (when not
+// null). Same decisions as RunCycle.
+Decisions RunCycle(const Snapshot& snapshot, const Options& options,
+                   std::vector<ActionTime>* times);
+
 // Device indices (within the node) of an allocation, ascending: what
 // NVIDIA_VISIBLE_DEVICES is built from.
 std::vector<int> DeviceIndices(const Allocation& allocation);

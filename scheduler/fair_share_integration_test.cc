@@ -3,10 +3,14 @@
 // team's 0.33 pod gets 330m; nlp bursts into idle capacity, reclaim gives it
 // back when vision asks, and a non-preemptible pod beyond quota waits with a
 // reason.
+#include <cpprest/http_client.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "base/eventually.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
@@ -43,7 +47,12 @@ nodes:
             .Create(kPriorityClasses, "", ParseTestJson(R"({"apiVersion":"scheduling.k8s.io/v1",
         "kind":"PriorityClass","metadata":{"name":"build"},"value":100})"))
             .ok());
-    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
+    Result<int> port = localenv::PickFreeLoopbackPort();
+    ASSERT_TRUE(port.ok());
+    metrics_url_ = "http://127.0.0.1:" + std::to_string(*port);
+    SchedulerFlags flags;
+    flags.health_address = "127.0.0.1:" + std::to_string(*port);
+    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client(), flags);
     ASSERT_TRUE(app.ok()) << app.status().ToString();
     app_ = app->release();
   }
@@ -75,7 +84,20 @@ nodes:
     return (*a)[kGpuResource].GetString();
   }
 
+  // The value of the sample `series` (name and labels as rendered) on
+  // /metrics; -1 when it is not there.
+  static double Sample(const std::string& series) {
+    web::http::client::http_client http(metrics_url_);
+    web::http::http_response r = http.request(web::http::methods::GET, "/metrics").get();
+    const std::string body = r.extract_utf8string(true).get();
+    for (size_t at = 0; (at = body.find(series + " ", at)) != std::string::npos; ++at)
+      if (at == 0 || body[at - 1] == '\n')
+        return std::stod(body.substr(at + series.size() + 1, body.find('\n', at) - at));
+    return -1;
+  }
+
   static inline SchedulerApp* app_ = nullptr;
+  static inline std::string metrics_url_;
 };
 
 TEST_F(FairShareTest, ReferenceScenario) {
@@ -134,6 +156,29 @@ TEST_F(FairShareTest, ReferenceScenario) {
   EXPECT_NE(why[0].find("quota"), std::string::npos) << why[0];
   EXPECT_FALSE(Running("nlp-np2"));
   EXPECT_TRUE(Running("vision-1")) << "vision keeps its quota";
+}
+
+// Runs after the reference scenario, on what it did: /metrics has each core
+// action's time, every queue's pending pods, GPUs and fair share, bind
+// latency and the reclaim's eviction.
+TEST_F(FairShareTest, MetricsSayWhatTheSchedulerDid) {
+  for (const char* action : {"allocate", "consolidate", "reclaim", "preempt", "stale_gang"})
+    EXPECT_GT(Sample(std::string("vtenant_scheduler_action_duration_seconds_count{action=\"") +
+                     action + "\"}"),
+              0)
+        << action;
+  EXPECT_TRUE(Eventually([&] {
+    return std::abs(Sample(R"(vtenant_scheduler_queue_gpu_allocated{queue="vision"})") - 0.33) <
+           1e-9;
+  })) << Sample(R"(vtenant_scheduler_queue_gpu_allocated{queue="vision"})");
+  EXPECT_GT(Sample(R"(vtenant_scheduler_queue_gpu_fair_share{queue="nlp"})"), 0);
+  EXPECT_TRUE(Eventually([&] {
+    return Sample(R"(vtenant_scheduler_pending_pods{queue="nlp"})") == 1;
+  })) << "nlp-np2 waits: "
+      << Sample(R"(vtenant_scheduler_pending_pods{queue="nlp"})");
+  EXPECT_EQ(Sample(R"(vtenant_scheduler_pending_pods{queue="recsys"})"), 0);
+  EXPECT_GE(Sample(R"(vtenant_scheduler_evictions_total{reason="Reclaim",result="ok"})"), 1);
+  EXPECT_GE(Sample(R"(vtenant_scheduler_bind_duration_seconds_count{kind="shared"})"), 5);
 }
 
 }  // namespace

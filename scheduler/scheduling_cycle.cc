@@ -57,6 +57,12 @@ SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evi
                              "Scheduling cycle time by phase (snapshot, decide, apply).", {"phase"},
                              kube::DefaultBuckets())
                   .value();
+  action_duration_ =
+      r.AddHistogram("vtenant_scheduler_action_duration_seconds",
+                     "Time each scheduler-core action (allocate, consolidate, reclaim, preempt, "
+                     "stale_gang) took within a cycle's decide phase.",
+                     {"action"}, kube::DefaultBuckets())
+          .value();
   pending_per_queue_ =
       r.AddGauge("vtenant_scheduler_pending_pods", "Pods waiting, by queue.", {"queue"}).value();
   gpu_allocated_ =
@@ -81,8 +87,11 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   const sched::Snapshot& s = w.snapshot;
 
   t = Steady::now();
-  sched::Decisions d = sched::RunCycle(s, options_.core);
+  std::vector<sched::ActionTime> action_times;
+  sched::Decisions d = sched::RunCycle(s, options_.core, &action_times);
   duration_->WithLabelValues({"decide"}).Observe(Since(t));
+  for (const sched::ActionTime& a : action_times)
+    action_duration_->WithLabelValues({a.action}).Observe(a.seconds);
 
   t = Steady::now();
   // 3. Evictions, and the jobs they make room for.

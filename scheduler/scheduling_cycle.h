@@ -71,6 +71,7 @@ class SchedulingCycle {
   PendingEvents& pending_;
   const CycleOptions options_;
   kube::Family<kube::Histogram>* duration_ = nullptr;
+  kube::Family<kube::Histogram>* action_duration_ = nullptr;
   kube::Family<kube::Gauge>* pending_per_queue_ = nullptr;
   kube::Family<kube::Gauge>* gpu_allocated_ = nullptr;
   kube::Family<kube::Gauge>* gpu_fair_share_ = nullptr;
