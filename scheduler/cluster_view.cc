@@ -28,6 +28,7 @@ void ClusterView::DeletePod(const rapidjson::Value& pod) {
   const std::string key = kube::KeyOf(pod);
   std::lock_guard lock(mu_);
   pods_.erase(key);
+  refused_.erase(key);
   assumed_.erase(key);
   nominated_.erase(key);
 }
@@ -97,6 +98,11 @@ void ClusterView::Nominate(const std::string& key, Placement placement,
   auto [it, fresh] = nominated_.try_emplace(key, Nomination{placement, {}, now});
   if (!fresh) it->second.placement = std::move(placement);
   it->second.victims.insert(victims.begin(), victims.end());
+}
+
+void ClusterView::EvictionRefused(const std::string& key, int64_t until) {
+  std::lock_guard lock(mu_);
+  refused_[key] = until;
 }
 
 void ClusterView::DropNomination(const std::string& key) {
@@ -267,6 +273,11 @@ Result<World> ClusterView::Build(int64_t now) const {
   };
   std::map<std::string, int32_t> group_priority;
   std::set<std::string> groups_used;
+  std::set<std::string> groups_refused;  // a member's eviction was refused lately
+  auto refused = [&](const std::string& key) {
+    auto it = refused_.find(key);
+    return it != refused_.end() && it->second > now;
+  };
 
   for (const auto& [key, p] : pods_) {
     if (p.role == TranslatedPod::Role::kFinished || p.role == TranslatedPod::Role::kReservation)
@@ -332,9 +343,11 @@ Result<World> ClusterView::Build(int64_t now) const {
         e.spec.preemptible = DefaultPreemptible(p.priority);
         if (!p.affinity.empty())
           e.spec.node_affinity_in.emplace_back(kNodeNameLabel, resolve_affinity(p.affinity));
+        if (refused(key)) e.spec.preemptible = false;
         if (!e.spec.group.empty()) {
           group_priority[e.spec.group] = std::max(group_priority[e.spec.group], p.priority);
           groups_used.insert(e.spec.group);
+          if (refused(key)) groups_refused.insert(e.spec.group);
         }
       }
     }
@@ -391,6 +404,7 @@ Result<World> ClusterView::Build(int64_t now) const {
     sched::GroupSpec spec = g.spec;
     spec.priority = group_priority[gkey];
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);
+    if (groups_refused.contains(gkey)) spec.preemptible = false;
     b.AddGroup(spec);
     w.podgroups.insert(gkey);
   }

@@ -10,7 +10,8 @@
 //     the pod holds its place until the victims are gone, then is bound.
 // Pods that are terminating still hold their resources (as non-preemptible
 // holders: they are already leaving). Pods bound by other schedulers hold
-// theirs the same way. Thread-safe.
+// theirs the same way. A pod whose eviction was just refused is not offered
+// as a victim for a while. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -104,6 +105,12 @@ class ClusterView {
   std::vector<std::pair<std::string, Placement>> NominationsReady(int64_t now,
                                                                   int64_t max_age_s = 300);
 
+  // Records that evicting `key` was refused (a PodDisruptionBudget said no):
+  // until `until` (seconds) the pod, and its PodGroup, count as not
+  // preemptible, so the next cycles pick other victims or wait instead of
+  // asking for the same eviction every cycle.
+  void EvictionRefused(const std::string& key, int64_t until);
+
   // The snapshot for a cycle at `now` (seconds).
   Result<World> Build(int64_t now) const;
 
@@ -135,6 +142,7 @@ class ClusterView {
     int64_t since = 0;
   };
   std::map<std::string, Nomination> nominated_;
+  std::map<std::string, int64_t> refused_;  // pod key -> protected until (seconds)
 };
 
 }  // namespace vtenant::scheduler

@@ -106,6 +106,8 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     if (!e.ok()) {
       LOG(WARNING) << "evicting " << s.pods[pod].name << ": " << e.ToString();
       if (for_job != sched::kNone) refused.insert(for_job);
+      if (e.code() == StatusCode::kTooManyRequests)
+        view_.EvictionRefused(s.pods[pod].name, now + options_.refused_eviction_hold_s);
     }
   };
   for (const sched::Eviction& e : d.evictions)

@@ -3,8 +3,10 @@
 //   1. nominated pods whose victims are gone are bound;
 //   2. the snapshot is assembled (cluster_view.h) and RunCycle decides;
 //   3. victims are evicted (Eviction API); a job that needed victims is
-//      nominated, not bound, until they are gone; a refused eviction drops
-//      the nomination so the next cycle plans again;
+//      nominated, not bound, until they are gone; a refused eviction (a
+//      PodDisruptionBudget) drops the nomination and keeps that victim out
+//      of the next cycles' plans for a while, so they pick another victim
+//      or wait;
 //   4. the other binds go to the binder;
 //   5. pending pods get their reason (rate-limited Events), queues and
 //      PodGroups their status (batched), emptied GPUs lose their
@@ -35,6 +37,9 @@ struct CycleOptions {
   // After a Wake, wait this long for more arrivals so a burst of pods makes
   // one cycle, not one each.
   std::chrono::milliseconds batch_delay{20};
+  // A victim whose eviction was refused (PodDisruptionBudget) is not offered
+  // again for this long; meanwhile other victims are tried, or the job waits.
+  int64_t refused_eviction_hold_s = 60;
   kube::Registry* registry = &kube::DefaultRegistry();
 };
 

@@ -80,7 +80,7 @@ TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
   EXPECT_EQ(NodeOf("owed"), "n1");
 }
 
-TEST_F(SchedulingCycleTest, ARefusedEvictionIsPlannedAgain) {
+TEST_F(SchedulingCycleTest, ARefusedVictimIsLeftAloneForAWhileThenAskedAgain) {
   const int64_t now = 1796119200;
   // A PodDisruptionBudget says no, once.
   client_.InjectError("create", "pods", Status(StatusCode::kTooManyRequests, "disruption budget"),
@@ -89,11 +89,47 @@ TEST_F(SchedulingCycleTest, ARefusedEvictionIsPlannedAgain) {
   EXPECT_EQ(s.evictions, 1u);
   EXPECT_EQ(s.nominated, 0u);
   EXPECT_EQ(NodeOf("over"), "n1");
-  // The next cycle plans the same reclaim again, and this time it goes.
+  // The only victim said no: the owed pod waits rather than asking again
+  // every cycle.
   s = Cycle(now + 1);
+  EXPECT_EQ(s.evictions, 0u);
+  EXPECT_EQ(s.pending, 1u);
+  // After the hold the same reclaim is planned again, and this time it goes.
+  s = Cycle(now + 61);
   EXPECT_EQ(s.evictions, 1u);
   EXPECT_EQ(s.nominated, 1u);
   EXPECT_EQ(NodeOf("over"), "<gone>");
+}
+
+TEST_F(SchedulingCycleTest, ARefusedEvictionIsReplannedWithAnotherVictim) {
+  const int64_t now = 1796119200;
+  Add(res::kNodes, "", R"({"metadata":{"name":"n2","labels":{"nvidia.com/gpu.memory":"46068"}},
+      "status":{"allocatable":{"cpu":"8","memory":"8Gi","nvidia.com/gpu":"1"},
+      "conditions":[{"type":"Ready","status":"True"}]}})");
+  Add(res::kPods, "ns", Pod("over2", "b", "n2"));
+  client_.InjectError("create", "pods", Status(StatusCode::kTooManyRequests, "disruption budget"),
+                      1);
+  CycleStats s = Cycle(now);
+  ASSERT_EQ(s.evictions, 1u);
+  EXPECT_EQ(NodeOf("over"), "n1");
+  EXPECT_EQ(NodeOf("over2"), "n2");
+  const std::vector<std::string> refused_events = [&] {
+    std::vector<std::string> out;
+    Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
+    if (events.ok())
+      for (const kube::Object& e : events->items)
+        if (kube::GetString(e, {"reason"}) == "EvictionRefused")
+          out.emplace_back(kube::GetString(e, {"involvedObject", "name"}));
+    return out;
+  }();
+  ASSERT_EQ(refused_events.size(), 1u) << "the refused victim is told why it stays";
+  const std::string first = refused_events[0];
+  // The next cycle plans the reclaim again with the other victim.
+  s = Cycle(now + 1);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.nominated, 1u);
+  EXPECT_NE(NodeOf(first), "<gone>") << "the protected pod stays";
+  EXPECT_EQ(NodeOf(first == "over" ? "over2" : "over"), "<gone>");
 }
 
 }  // namespace
