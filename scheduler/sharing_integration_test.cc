@@ -29,11 +29,13 @@ nodes:
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
 - {name: gang, count: 1, cpu: 32, memory: 128Gi, gpus: 4, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: gang}}
 - {name: job, count: 1, cpu: 32, memory: 128Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: job}}
+- {name: mig, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/mig-1g.10gb: 3, nvidia.com/mig-3g.40gb: 1}, labels: {pool: mig}}
 - {name: heal, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: heal}}
 )",
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-sharing", {.nodes = *nodes}, {"half", "mem", "bad", "gang", "job", "heal"});
+    StartCluster("sched-sharing", {.nodes = *nodes},
+                 {"half", "mem", "bad", "gang", "job", "heal", "mig"});
     ASSERT_TRUE(InstallKaiCrds(client()).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
@@ -266,6 +268,51 @@ TEST_F(SharingTest, ABarePodGetsAPodGroupNamedAfterIt) {
     return p.ok() && kube::Annotation(*p, kPodGroupAnnotation) == group &&
            kube::GetString(*p, {"status", "phase"}) == "Running";
   }));
+}
+
+TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {
+  auto mig_pod = [](const std::string& name, const std::string& profile) {
+    return ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                         R"(","namespace":"mig","labels":{"kai.scheduler/queue":"team"}},
+        "spec":{"schedulerName":"kai-scheduler","nodeSelector":{"pool":"mig"},
+        "containers":[{"name":"main","image":"busybox","resources":{"limits":{"nvidia.com/mig-)" +
+                         profile + R"(":"1"}}}]}})");
+  };
+  // Three 1g.10gb slices and one 3g.40gb: four pods fit, one of each
+  // profile too many does not, nor a profile the node does not have.
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(
+        client().Create(res::kPods, "mig", mig_pod("small-" + std::to_string(i), "1g.10gb")).ok());
+  for (int i = 0; i < 2; ++i)
+    ASSERT_TRUE(
+        client().Create(res::kPods, "mig", mig_pod("large-" + std::to_string(i), "3g.40gb")).ok());
+  ASSERT_TRUE(client().Create(res::kPods, "mig", mig_pod("odd", "2g.20gb")).ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "mig", "Running") == 4; }))
+      << CountPods(client(), "mig", "Running") << " running";
+  std::map<std::string, int> running;
+  std::vector<std::string> waiting;
+  for (const Object& p : PodsOf("mig")) {
+    const std::string name(kube::Name(p));
+    const std::string profile = name.substr(0, name.find('-'));
+    if (kube::GetString(p, {"status", "phase"}) == "Running") {
+      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "mig-0");
+      ++running[profile];
+    } else {
+      waiting.push_back(name);
+    }
+  }
+  EXPECT_EQ(running, (std::map<std::string, int>{{"large", 1}, {"small", 3}}));
+  ASSERT_EQ(waiting.size(), 3u);
+  for (const std::string& name : waiting) {
+    std::vector<std::string> why;
+    EXPECT_TRUE(Eventually([&] {
+      why = EventMessages(client(), "mig", name, "Unschedulable");
+      return !why.empty();
+    })) << name;
+    Result<Object> p = client().Get(res::kPods, "mig", name);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(kube::GetString(*p, {"spec", "nodeName"}), "") << name;
+  }
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
