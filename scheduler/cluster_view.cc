@@ -15,9 +15,32 @@ bool IsShared(const sched::PodSpec& s) { return s.gpu_fraction > 0 || s.gpu_memo
 
 }  // namespace
 
+bool ClusterView::Unchanged(char kind, const std::string& key, const rapidjson::Value& object) {
+  const std::string_view rv = kube::ResourceVersion(object);
+  std::lock_guard lock(mu_);
+  auto it = versions_.find({kind, key});
+  if (!rv.empty() && it != versions_.end() && it->second == rv) return true;
+  ++translations_;
+  return false;
+}
+
+void ClusterView::Translated(char kind, const std::string& key, const rapidjson::Value& object) {
+  versions_[{kind, key}] = std::string(kube::ResourceVersion(object));
+}
+
+void ClusterView::Forgotten(char kind, const std::string& key) { versions_.erase({kind, key}); }
+
+uint64_t ClusterView::Translations() const {
+  std::lock_guard lock(mu_);
+  return translations_;
+}
+
 void ClusterView::UpsertPod(const rapidjson::Value& pod) {
+  const std::string key = kube::KeyOf(pod);
+  if (Unchanged('p', key, pod)) return;
   TranslatedPod t = TranslatePod(pod, options_);
   std::lock_guard lock(mu_);
+  Translated('p', key, pod);
   // Once the informer shows the pod bound, the assumption has served.
   if (!t.node.empty()) assumed_.erase(t.key);
   if (!t.node.empty() || t.role == TranslatedPod::Role::kFinished) nominated_.erase(t.key);
@@ -27,6 +50,7 @@ void ClusterView::UpsertPod(const rapidjson::Value& pod) {
 void ClusterView::DeletePod(const rapidjson::Value& pod) {
   const std::string key = kube::KeyOf(pod);
   std::lock_guard lock(mu_);
+  Forgotten('p', key);
   pods_.erase(key);
   refused_.erase(key);
   assumed_.erase(key);
@@ -34,8 +58,11 @@ void ClusterView::DeletePod(const rapidjson::Value& pod) {
 }
 
 void ClusterView::UpsertNode(const rapidjson::Value& node) {
+  const std::string key(kube::Name(node));
+  if (Unchanged('n', key, node)) return;
   Result<sched::NodeSpec> n = TranslateNode(node);
   std::lock_guard lock(mu_);
+  Translated('n', key, node);
   if (!n.ok()) {
     LOG(WARNING) << n.status().ToString() << "; the node takes no pods until fixed";
     nodes_.erase(std::string(kube::Name(node)));
@@ -46,12 +73,16 @@ void ClusterView::UpsertNode(const rapidjson::Value& node) {
 
 void ClusterView::DeleteNode(const rapidjson::Value& node) {
   std::lock_guard lock(mu_);
+  Forgotten('n', std::string(kube::Name(node)));
   nodes_.erase(std::string(kube::Name(node)));
 }
 
 void ClusterView::UpsertQueue(const rapidjson::Value& queue) {
+  const std::string key(kube::Name(queue));
+  if (Unchanged('q', key, queue)) return;
   Result<sched::QueueSpec> q = TranslateQueue(queue);
   std::lock_guard lock(mu_);
+  Translated('q', key, queue);
   if (!q.ok()) {
     LOG(WARNING) << q.status().ToString() << "; its pods wait until it is fixed";
     queues_.erase(std::string(kube::Name(queue)));
@@ -62,12 +93,16 @@ void ClusterView::UpsertQueue(const rapidjson::Value& queue) {
 
 void ClusterView::DeleteQueue(const rapidjson::Value& queue) {
   std::lock_guard lock(mu_);
+  Forgotten('q', std::string(kube::Name(queue)));
   queues_.erase(std::string(kube::Name(queue)));
 }
 
 void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
+  const std::string key = kube::KeyOf(group);
+  if (Unchanged('g', key, group)) return;
   Result<TranslatedGroup> g = TranslatePodGroup(group);
   std::lock_guard lock(mu_);
+  Translated('g', key, group);
   if (!g.ok()) {
     LOG(WARNING) << g.status().ToString();
     groups_.erase(kube::KeyOf(group));
@@ -78,6 +113,7 @@ void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
 
 void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   std::lock_guard lock(mu_);
+  Forgotten('g', kube::KeyOf(group));
   groups_.erase(kube::KeyOf(group));
 }
 

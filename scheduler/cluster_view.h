@@ -1,9 +1,10 @@
 // ClusterView: the scheduler's translated copy of the cluster, fed by
 // informer events, from which each cycle's snapshot is assembled.
 //
-// Objects are translated once per change (pod_translator.h and friends);
-// a cycle only resolves names and copies. On top of what the API server
-// says, the view holds what only the scheduler knows yet:
+// Objects are translated once per change (pod_translator.h and friends): an
+// event carrying the resourceVersion already translated (an informer's
+// resync, a relist) is skipped; a cycle only resolves names and copies. On top of what the API
+// server says, the view holds what only the scheduler knows yet:
 //   - assumed placements: binds in flight or done but not yet seen by the
 //     informer, so a pod is never placed twice and its GPU never given away;
 //   - nominations: placements decided while their victims still terminate;
@@ -77,6 +78,8 @@ class ClusterView {
  public:
   explicit ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
 
+  // Informer events. An upsert whose object has the resourceVersion last
+  // translated for it changes nothing and costs no translation.
   void UpsertPod(const rapidjson::Value& pod);
   void DeletePod(const rapidjson::Value& pod);
   void UpsertNode(const rapidjson::Value& node);
@@ -111,6 +114,9 @@ class ClusterView {
   // asking for the same eviction every cycle.
   void EvictionRefused(const std::string& key, int64_t until);
 
+  // Objects translated so far (upserts not skipped as unchanged).
+  uint64_t Translations() const;
+
   // The snapshot for a cycle at `now` (seconds).
   Result<World> Build(int64_t now) const;
 
@@ -129,6 +135,14 @@ class ClusterView {
   std::string ReservedGpuUuid(const std::string& node, int index) const;
 
  private:
+  // Whether `object` of `kind` ('p'od, 'n'ode, 'q'ueue, pod'g'roup) under
+  // `key` has the resourceVersion last translated (never for an object
+  // without one); counts a translation otherwise. Takes mu_.
+  bool Unchanged(char kind, const std::string& key, const rapidjson::Value& object);
+  // Notes the version translated, or forgets it. mu_ held.
+  void Translated(char kind, const std::string& key, const rapidjson::Value& object);
+  void Forgotten(char kind, const std::string& key);
+
   const PodTranslatorOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, TranslatedPod> pods_;
@@ -143,6 +157,8 @@ class ClusterView {
   };
   std::map<std::string, Nomination> nominated_;
   std::map<std::string, int64_t> refused_;  // pod key -> protected until (seconds)
+  std::map<std::pair<char, std::string>, std::string> versions_;  // translated resourceVersions
+  uint64_t translations_ = 0;
 };
 
 }  // namespace vtenant::scheduler

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <sstream>
+
 #include "scheduler-core/scheduler.h"
 
 namespace vtenant::scheduler {
@@ -202,6 +205,124 @@ TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
       EXPECT_NE(p.reason.find("affinity"), std::string::npos) << p.reason;
     }
   EXPECT_TRUE(waits);
+}
+
+// What a cycle would be given, as text: every pod with its group, queue,
+// phase, placement and request; nodes, queues, groups; the pods left out.
+std::string Describe(const World& w) {
+  const sched::Snapshot& s = w.snapshot;
+  std::ostringstream o;
+  for (const sched::Node& n : s.nodes) o << "node " << n.name << " " << n.labels.size() << "\n";
+  for (const sched::Queue& q : s.queues) o << "queue " << q.name << "\n";
+  for (sched::PodId p = 0; p < s.pods.size(); ++p) {
+    const sched::Pod& pod = s.pods[p];
+    const sched::PodGroup& g = s.groups[pod.group];
+    o << "pod " << pod.name << " group=" << g.name << "/" << g.min_member
+      << " queue=" << s.queues[g.queue].name << " preemptible=" << g.preemptible
+      << " phase=" << static_cast<int>(pod.phase) << " movable=" << w.movable[p];
+    if (pod.phase == sched::PodPhase::kRunning)
+      o << " on=" << s.nodes[pod.allocation.node].name << ":" << pod.allocation.device_mask << ":"
+        << pod.allocation.portion;
+    o << " gpus=" << pod.request.whole_gpus << " fraction=" << pod.request.gpu_fraction
+      << " affinity=" << pod.node_affinity.size() << "\n";
+  }
+  for (const Unschedulable& u : w.unschedulable)
+    o << "left out " << u.key << ": " << u.reason << "\n";
+  for (const std::string& g : w.podgroups) o << "podgroup " << g << "\n";
+  return o.str();
+}
+
+// The view kept up to date by a random sequence of informer events (new
+// versions, resyncs of the current one, deletes) gives the same snapshot as
+// a view given only the objects as they ended up, and translates each
+// version once.
+TEST(ClusterViewIncrementalTest, EventsGiveWhatAFullRebuildGives) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    int rv = 0;
+    auto with_rv = [&](kube::Object o) {
+      kube::SetString(o, {"metadata"}, "resourceVersion", std::to_string(++rv));
+      return o;
+    };
+    auto node = [&](int i) {
+      kube::Object n = Node("n" + std::to_string(i), 1 + pick(4));
+      if (pick(2)) kube::SetString(n, {"metadata", "labels"}, "zone", pick(2) ? "a" : "b");
+      return with_rv(std::move(n));
+    };
+    auto queue = [&](int i) {
+      return with_rv(Queue("q" + std::to_string(i), i == 2 && pick(2) ? "q0" : ""));
+    };
+    auto group = [&](int i) {
+      return with_rv(Json(R"({"metadata":{"name":"g)" + std::to_string(i) +
+                          R"(","namespace":"ns"},"spec":{"minMember":)" +
+                          std::to_string(1 + pick(2)) + R"(,"queue":"q)" + std::to_string(pick(3)) +
+                          R"("}})"));
+    };
+    auto pod = [&](int i) {
+      P p{.name = "p" + std::to_string(i), .queue = "q" + std::to_string(pick(4)), .gpus = pick(3)};
+      if (pick(3) == 0) p.node = "n" + std::to_string(pick(3));
+      if (pick(5) == 0) p.terminating = true;
+      if (pick(6) == 0) p.scheduler = "default-scheduler";
+      if (pick(4) == 0)
+        p.extra_annotations = R"("pod-group-name":"g)" + std::to_string(pick(2)) + "\"";
+      kube::Object o = Pod(p);
+      if (pick(4) == 0) {
+        kube::Object affinity =
+            Json(R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+            "nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"NotIn","values":["b"]}]}]}}})");
+        o["spec"].AddMember("affinity", rapidjson::Value(affinity, o.GetAllocator()),
+                            o.GetAllocator());
+      }
+      return with_rv(std::move(o));
+    };
+
+    ClusterView incremental({});
+    // kind -> key -> the object as it is now
+    std::map<char, std::map<int, kube::Object>> now_objects;
+    uint64_t versions = 0;
+    for (int step = 0; step < 200; ++step) {
+      const char kind = "nqgppp"[pick(6)];
+      const int i = pick(kind == 'p' ? 8 : 3);
+      auto& objects = now_objects[kind];
+      const int action = pick(10);
+      auto upsert = [&](const kube::Object& o) {
+        if (kind == 'n') incremental.UpsertNode(o);
+        if (kind == 'q') incremental.UpsertQueue(o);
+        if (kind == 'g') incremental.UpsertPodGroup(o);
+        if (kind == 'p') incremental.UpsertPod(o);
+      };
+      if (action < 2 && objects.contains(i)) {  // deleted
+        const kube::Object& o = objects.at(i);
+        if (kind == 'n') incremental.DeleteNode(o);
+        if (kind == 'q') incremental.DeleteQueue(o);
+        if (kind == 'g') incremental.DeletePodGroup(o);
+        if (kind == 'p') incremental.DeletePod(o);
+        objects.erase(i);
+      } else if (action < 5 && objects.contains(i)) {  // a resync: the same version again
+        upsert(objects.at(i));
+      } else {  // a new version
+        kube::Object o = kind == 'n'   ? node(i)
+                         : kind == 'q' ? queue(i)
+                         : kind == 'g' ? group(i)
+                                       : pod(i);
+        upsert(o);
+        objects.insert_or_assign(i, std::move(o));
+        ++versions;
+      }
+    }
+    ClusterView rebuilt({});
+    for (const auto& [i, o] : now_objects['n']) rebuilt.UpsertNode(o);
+    for (const auto& [i, o] : now_objects['q']) rebuilt.UpsertQueue(o);
+    for (const auto& [i, o] : now_objects['g']) rebuilt.UpsertPodGroup(o);
+    for (const auto& [i, o] : now_objects['p']) rebuilt.UpsertPod(o);
+    Result<World> a = incremental.Build(100), b = rebuilt.Build(100);
+    ASSERT_EQ(a.ok(), b.ok()) << a.status().ToString() << " vs " << b.status().ToString();
+    if (!a.ok()) continue;
+    EXPECT_EQ(Describe(*a), Describe(*b));
+    EXPECT_EQ(incremental.Translations(), versions) << "a resync is not translated again";
+  }
 }
 
 }  // namespace
