@@ -5,6 +5,7 @@
 
 #include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
+#include "scheduler/pod_translator.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -61,6 +62,13 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     return kube::ReconcileResult{};
   if (kube::Annotation(*pod, kPodGroupAnnotation)) return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
+  if (ControllerRef(*pod) == nullptr && kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
+    const auto created = std::chrono::system_clock::from_time_t(
+        ParseTimestamp(kube::GetString(*pod, {"metadata", "creationTimestamp"})));
+    const auto wait = created + bare_pod_delay_ - now_();
+    if (wait > std::chrono::system_clock::duration::zero())
+      return kube::ReconcileResult{std::chrono::ceil<std::chrono::milliseconds>(wait)};
+  }
 
   // Walk to the top owner; an owner that cannot be read ends the walk, and
   // its reference stands for it.

@@ -7,25 +7,39 @@
 // is created (owned by the plan's owner, so it goes with it), and the pod is
 // annotated with the group's name. An owner whose spec gives no minMember
 // gets the pod a Warning Event (PodGroupNotCreated) saying what to fix.
+// A bare pod needs no object to be scheduled (the cycle takes it as a job of
+// its own at once), so its PodGroup, which users and tools read, waits
+// until the pod is bound or has waited `bare_pod_delay`: a burst of pods
+// leaves the client's rate to its binds first.
 // Level-triggered and idempotent: creating an existing group or
 // re-annotating changes nothing.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "kube/client.h"
 #include "kube/controller.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
+#include "kube/wall_time.h"
 
 namespace vtenant::scheduler {
 
 class PodGrouper : public kube::Reconciler {
  public:
   // `pods` is the informer of every pod; all must outlive the grouper.
+  // `now` is the wall clock the bare-pod delay is measured on.
   PodGrouper(kube::Client& client, const kube::SharedInformer& pods, kube::EventRecorder& events,
-             std::string scheduler_name)
-      : client_(client), pods_(pods), events_(events), scheduler_name_(std::move(scheduler_name)) {}
+             std::string scheduler_name,
+             std::chrono::seconds bare_pod_delay = std::chrono::seconds(5),
+             kube::WallClock now = kube::SystemNow)
+      : client_(client),
+        pods_(pods),
+        events_(events),
+        scheduler_name_(std::move(scheduler_name)),
+        bare_pod_delay_(bare_pod_delay),
+        now_(std::move(now)) {}
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
@@ -37,6 +51,8 @@ class PodGrouper : public kube::Reconciler {
   const kube::SharedInformer& pods_;
   kube::EventRecorder& events_;
   const std::string scheduler_name_;
+  const std::chrono::seconds bare_pod_delay_;
+  const kube::WallClock now_;
 };
 
 }  // namespace vtenant::scheduler

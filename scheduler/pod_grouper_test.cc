@@ -1,0 +1,124 @@
+// PodGrouper against an in-memory API server: what it writes for a pod, when
+// it waits (a bare pod not yet bound), and what a pod whose owner gives no
+// minMember is told.
+#include "scheduler/pod_grouper.h"
+
+#include <gtest/gtest.h>
+
+#include "base/eventually.h"
+#include "scheduler/kai_names.h"
+#include "scheduler/pod_translator.h"
+#include "scheduler/testing/fake_cluster.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+namespace res = kube::resources;
+using std::chrono::seconds;
+
+const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true};
+
+class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
+ protected:
+  PodGrouperTest()
+      : pods_(client_, res::kPods, {.registry = &registry_}),
+        grouper_(client_, pods_, events_, "kai-scheduler", seconds(5), [this] { return now_; }) {
+    EXPECT_TRUE(pods_.Run().ok());
+    EXPECT_TRUE(pods_.WaitForSynced(std::chrono::seconds(10)));
+  }
+  ~PodGrouperTest() override { pods_.Stop(); }
+
+  // Creates pod ns/name (bound to `node` when not empty, owned by `owner`
+  // JSON when not empty), waits for the informer, and sets the clock to its
+  // creation plus `age`.
+  kube::Object CreatePod(const std::string& name, const std::string& node, seconds age,
+                         const std::string& owner = "") {
+    kube::Object pod = Add(res::kPods, "ns",
+                           R"({"metadata":{"name":")" + name +
+                               R"(","namespace":"ns","labels":{"kai.scheduler/queue":"team"})" +
+                               (owner.empty() ? "" : R"(,"ownerReferences":[)" + owner + "]") +
+                               R"(},"spec":{"schedulerName":"kai-scheduler","nodeName":")" + node +
+                               R"(","containers":[{"name":"c"}]}})");
+    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+    now_ = std::chrono::system_clock::from_time_t(
+               ParseTimestamp(kube::GetString(pod, {"metadata", "creationTimestamp"}))) +
+           age;
+    return pod;
+  }
+
+  std::string GroupOf(const std::string& pod) {
+    Result<kube::Object> p = client_.Get(res::kPods, "ns", pod);
+    return p.ok() ? std::string(kube::Annotation(*p, kPodGroupAnnotation).value_or("")) : "<gone>";
+  }
+
+  kube::SharedInformer pods_;
+  std::chrono::system_clock::time_point now_;
+  PodGrouper grouper_;
+};
+
+TEST_F(PodGrouperTest, APendingBarePodIsGroupedAfterItsDelay) {
+  kube::Object pod = CreatePod("p", "", seconds(2));
+  Result<kube::ReconcileResult> r = grouper_.Reconcile("ns/p");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->requeue_after, std::chrono::milliseconds(3000)) << "looked at again when due";
+  EXPECT_EQ(GroupOf("p"), "");
+  EXPECT_EQ(client_.Calls("create"), 1) << "nothing written yet but the pod itself";
+
+  now_ += seconds(3);
+  r = grouper_.Reconcile("ns/p");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string group = "pg-p-" + std::string(kube::Uid(pod));
+  EXPECT_EQ(GroupOf("p"), group);
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "Pod");
+  EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"uid"}), kube::Uid(pod));
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 1);
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team");
+}
+
+TEST_F(PodGrouperTest, ABoundBarePodIsGroupedAtOnce) {
+  kube::Object pod = CreatePod("p", "n1", seconds(0));
+  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
+  EXPECT_EQ(GroupOf("p"), "pg-p-" + std::string(kube::Uid(pod)));
+}
+
+TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
+  kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
+      "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{"Worker":{}}}})");
+  CreatePod("w-0", "", seconds(0),
+            R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","name":"train","uid":")" +
+                std::string(kube::Uid(job)) + R"(","controller":true})");
+  Result<kube::ReconcileResult> r = grouper_.Reconcile("ns/w-0");
+  EXPECT_FALSE(r.ok()) << "retried with backoff";
+  EXPECT_EQ(GroupOf("w-0"), "");
+  Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
+  ASSERT_TRUE(events.ok());
+  std::string message;
+  for (const kube::Object& e : events->items)
+    if (kube::GetString(e, {"reason"}) == "PodGroupNotCreated")
+      message = std::string(kube::GetString(e, {"message"}));
+  EXPECT_NE(message.find("Worker.replicas"), std::string::npos) << message;
+}
+
+TEST_F(PodGrouperTest, AKubeflowJobsPodsShareOneGangOfAllReplicas) {
+  kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
+      "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{
+      "Master":{"replicas":1},"Worker":{"replicas":2}}}})");
+  const std::string owner =
+      R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","name":"train","uid":")" +
+      std::string(kube::Uid(job)) + R"(","controller":true})";
+  for (const char* name : {"master-0", "worker-0", "worker-1"}) {
+    CreatePod(name, "", seconds(0), owner);
+    ASSERT_TRUE(grouper_.Reconcile(std::string("ns/") + name).ok());
+  }
+  const std::string group = "pg-train-" + std::string(kube::Uid(job));
+  for (const char* name : {"master-0", "worker-0", "worker-1"}) EXPECT_EQ(GroupOf(name), group);
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok());
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 3);
+  EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "PyTorchJob");
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler
