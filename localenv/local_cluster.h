@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "kube/rest_client.h"
 #include "localenv/api_server.h"
+#include "localenv/control_plane.h"
 #include "localenv/controller_manager.h"
 #include "localenv/etcd_server.h"
 #include "localenv/gpu_nodes.h"
@@ -36,9 +37,9 @@ class LocalCluster {
   ~LocalCluster() { Stop(); }
 
   EtcdServer& etcd() { return *etcd_; }
-  ApiServer& api_server() { return *api_server_; }
+  ApiServer& api_server() { return *plane_.api_server; }
   // An admin client of the host API server.
-  kube::Client& client() { return *client_; }
+  kube::Client& client() { return *plane_.client; }
   const std::string& dir() const { return dir_; }
 
   // Stops every process, newest first. Idempotent.
@@ -52,10 +53,8 @@ class LocalCluster {
   LocalCluster() = default;
   std::string dir_;
   std::unique_ptr<EtcdServer> etcd_;
-  std::unique_ptr<ApiServer> api_server_;
-  std::unique_ptr<ControllerManager> controller_manager_;
+  ControlPlane plane_;
   std::unique_ptr<NodeAgent> node_agent_;
-  std::unique_ptr<kube::RestClient> client_;
 };
 
 }  // namespace vtenant::localenv

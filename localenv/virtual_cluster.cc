@@ -16,31 +16,22 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
                        .port = options.port,
                        .extra_users = options.extra_users,
                        .die_with_parent = options.die_with_parent};
-  VT_ASSIGN_OR_RETURN(cluster->api_server_, ApiServer::Start(api));
-  VT_ASSIGN_OR_RETURN(cluster->client_,
-                      kube::RestClient::Create(cluster->api_server_->admin_config()));
+  std::optional<ControllerManagerOptions> controllers;
   if (options.controller_manager) {
-    VT_ASSIGN_OR_RETURN(cluster->controller_manager_,
-                        ControllerManager::Start(*cluster->api_server_,
-                                                 {.dir = options.dir + "/controller-manager",
-                                                  .die_with_parent = options.die_with_parent,
-                                                  .controllers = {"*", "-node-ipam-controller",
-                                                                  "-node-lifecycle-controller"}}));
+    controllers = ControllerManagerOptions{
+        .dir = options.dir + "/controller-manager",
+        .die_with_parent = options.die_with_parent,
+        .controllers = {"*", "-node-ipam-controller", "-node-lifecycle-controller"}};
   }
+  VT_ASSIGN_OR_RETURN(cluster->plane_, ControlPlane::Start(api, controllers));
   return cluster;
 }
 
-void VirtualCluster::Stop() {
-  if (controller_manager_) controller_manager_->Stop();
-  if (api_server_) api_server_->Stop();
-}
+void VirtualCluster::Stop() { plane_.Stop(); }
 
 std::vector<std::pair<std::string, pid_t>> VirtualCluster::Release() {
   std::vector<std::pair<std::string, pid_t>> pids;
-  if (api_server_) pids.emplace_back("kube-apiserver", api_server_->Release());
-  if (controller_manager_) {
-    pids.emplace_back("kube-controller-manager", controller_manager_->Release());
-  }
+  plane_.Release(pids);
   return pids;
 }
 

@@ -21,7 +21,7 @@
 #include "base/status.h"
 #include "kube/rest_client.h"
 #include "localenv/api_server.h"
-#include "localenv/controller_manager.h"
+#include "localenv/control_plane.h"
 
 namespace vtenant::localenv {
 
@@ -42,11 +42,11 @@ class VirtualCluster {
   static Result<std::unique_ptr<VirtualCluster>> Start(const VirtualClusterOptions& options);
   ~VirtualCluster() { Stop(); }
 
-  ApiServer& api_server() { return *api_server_; }
+  ApiServer& api_server() { return *plane_.api_server; }
   // An admin (system:masters) client of the virtual API server.
-  kube::Client& client() { return *client_; }
+  kube::Client& client() { return *plane_.client; }
   // The admin kubeconfig, as the Secret vc-<tenant> would carry it.
-  std::string kubeconfig_path() const { return api_server_->kubeconfig_path(); }
+  std::string kubeconfig_path() const { return plane_.api_server->kubeconfig_path(); }
   const std::string& name() const { return name_; }
 
   // Stops the controller manager, then the API server; the data stays in
@@ -55,7 +55,7 @@ class VirtualCluster {
 
   // Restarts the API server on the same port and certificates (the
   // controller manager reconnects by itself), as after a crash.
-  Status RestartApiServer() { return api_server_->Restart(); }
+  Status RestartApiServer() { return plane_.api_server->Restart(); }
 
   // Hands the processes over: {name, pid} of each; Stop() no longer touches them.
   std::vector<std::pair<std::string, pid_t>> Release();
@@ -63,9 +63,7 @@ class VirtualCluster {
  private:
   VirtualCluster() = default;
   std::string name_;
-  std::unique_ptr<ApiServer> api_server_;
-  std::unique_ptr<ControllerManager> controller_manager_;
-  std::unique_ptr<kube::RestClient> client_;
+  ControlPlane plane_;
 };
 
 }  // namespace vtenant::localenv

@@ -56,12 +56,6 @@ int Run(const op::OperatorFlags& flags) {
     return 1;
   }
   kube::Client& host = **client;
-  std::string host_kubeconfig = flags.kubeconfig;
-  if (host_kubeconfig.empty() && getenv("KUBECONFIG") != nullptr) {
-    host_kubeconfig = getenv("KUBECONFIG");
-  }
-  if (!host_kubeconfig.empty()) host_kubeconfig = fs::absolute(host_kubeconfig).string();
-
   kube::ManagerOptions options{.name = "vtenant-operator", .health_address = flags.health_address};
   if (flags.leader_elect) {
     options.leader_election = kube::LeaderElectionConfig{
@@ -75,11 +69,15 @@ int Run(const op::OperatorFlags& flags) {
   kube::Manager& m = **manager;
 
   kube::EventRecorder events(host, "vtenant-operator");
+  // Each tenant's syncer acts on the host as its own ServiceAccount.
+  op::TokenRequestIssuer syncer_tokens(host);
   op::ProcessBackend process({.state_dir = fs::absolute(flags.state_dir).string(),
                               .tools_bin = flags.tools_bin,
                               .syncer_binary = syncer,
                               .etcd_servers = flags.etcd_servers,
-                              .host_kubeconfig = host_kubeconfig});
+                              .host_server = config->server,
+                              .host_ca_pem = config->ca_pem,
+                              .syncer_tokens = &syncer_tokens});
   op::StatefulSetBackend statefulset(host, {.syncer_image = flags.syncer_image});
   op::RestVirtualClusterConnector connector;
   op::TenantReconciler reconciler(

@@ -14,6 +14,8 @@
 
 #include "base/eventually.h"
 #include "kube/conditions.h"
+#include "kube/kubeconfig.h"
+#include "kube/rest_client.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
@@ -339,6 +341,110 @@ TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
   EXPECT_NE(text.find("vtenant_operator_tenants{phase=\"Ready\"} 3"), std::string::npos) << text;
   EXPECT_NE(text.find("vtenant_reconcile_duration_seconds"), std::string::npos);
   EXPECT_EQ(metrics.request(web::http::methods::GET, "/readyz").get().status_code(), 200);
+}
+
+// The process backend's syncer acts on the host as the tenant's own
+// ServiceAccount (a token from the TokenRequest API), not with the
+// operator's credentials: it syncs pods into its namespace and is refused
+// everywhere else.
+TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) {
+  if (!syncer_enabled_) GTEST_SKIP() << "vtenant-syncer is not built";
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(Eventually([&] { return Phase("nlp") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("nlp");
+  const fs::path dir = *state_dir_ + "/tenants/nlp";
+  const std::string host_kubeconfig = (dir / "syncer" / "host.kubeconfig").string();
+  // The running syncer was given that kubeconfig, not the operator's.
+  const std::string cmdline =
+      ReadFile("/proc/" + ReadFile(dir / "vtenant-syncer.pid") + "/cmdline");
+  EXPECT_NE(cmdline.find("--host-kubeconfig=" + host_kubeconfig), std::string::npos) << cmdline;
+  EXPECT_EQ(cmdline.find(HostKubeconfig()), std::string::npos) << cmdline;
+
+  Result<localenv::CommandResult> whoami =
+      Kubectl(host_kubeconfig, {"auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"});
+  ASSERT_TRUE(whoami.ok());
+  EXPECT_EQ(whoami->out, "system:serviceaccount:vtenant-nlp:vtenant-syncer") << whoami->err;
+
+  Result<kube::RestConfig> config = kube::LoadKubeconfig(host_kubeconfig);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  Result<std::unique_ptr<kube::RestClient>> syncer = kube::RestClient::Create(*config);
+  ASSERT_TRUE(syncer.ok()) << syncer.status().ToString();
+  kube::Client& as_syncer = **syncer;
+  // What it needs: its namespace's pods and what they reference, nodes.
+  EXPECT_TRUE(as_syncer.List(res::kPods, "vtenant-nlp").ok());
+  EXPECT_TRUE(as_syncer.List(res::kSecrets, "vtenant-nlp").ok());
+  EXPECT_TRUE(as_syncer.List(res::kPodGroups, "vtenant-nlp").ok());
+  EXPECT_TRUE(as_syncer.List(res::kNodes, "").ok());
+  // Refused outside it, and for what it never does.
+  auto refused = [](const Status& s) { return s.code() == StatusCode::kForbidden; };
+  EXPECT_TRUE(refused(as_syncer.List(res::kPods, "vtenant-vision").status()));
+  EXPECT_TRUE(refused(as_syncer.List(res::kSecrets, "").status()));
+  EXPECT_TRUE(refused(as_syncer.Get(res::kSecrets, "vtenant-vision", "vc-vision").status()));
+  EXPECT_TRUE(refused(as_syncer.List(res::kTenants, "").status()));
+  EXPECT_TRUE(refused(as_syncer.List(res::kQueues, "").status()));
+  EXPECT_TRUE(refused(
+      as_syncer
+          .Create(res::kConfigMaps, "default",
+                  ParseTestJson(
+                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"escape"}})"))
+          .status()));
+  EXPECT_TRUE(refused(as_syncer.Delete(res::kNodes, "", "any")));
+
+  // And with it, the syncer still syncs: a team's pod reaches the host.
+  const std::string kubeconfig = KubeconfigFile("nlp");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<localenv::CommandResult> run = Kubectl(
+            kubeconfig, {"run", "encoder", "--image=busybox", "--restart=Never", "-n", "default"});
+        return run.ok() &&
+               (run->exit_code == 0 || run->err.find("AlreadyExists") != std::string::npos);
+      },
+      seconds(120), seconds(1)));
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> pods = client().List(
+            res::kPods, "vtenant-nlp", {.label_selector = "vtenant.io/virtual-namespace=default"});
+        return pods.ok() && pods->items.size() == 1;
+      },
+      seconds(120), seconds(1)))
+      << "the syncer did not copy the pod to the host; its log: "
+      << ReadFile(dir / "vtenant-syncer.log").substr(0, 4000);
+}
+
+// A kube-apiserver that hangs (stopped, not dead: nothing restarts it)
+// shows as an unreachable control plane with the last error, and the
+// tenant is Ready again once it answers.
+TEST_F(OperatorIntegrationTest, AHungControlPlaneShowsUnreachableThenRecovers) {
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(Eventually([&] { return Phase("vision") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("vision");
+  const std::string pid_text = ReadFile(*state_dir_ + "/tenants/vision/kube-apiserver.pid");
+  ASSERT_FALSE(pid_text.empty());
+  const int pid = std::stoi(pid_text);
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  const bool unreachable = Eventually(
+      [&] {
+        auto c = Condition("vision", "ControlPlaneReady");
+        return c.has_value() && c->status == "False" && c->reason == "Unreachable";
+      },
+      seconds(120), std::chrono::milliseconds(500));
+  const std::optional<kube::Condition> seen = Condition("vision", "ControlPlaneReady");
+  const std::string phase = Phase("vision");
+  ASSERT_EQ(kill(pid, SIGCONT), 0);  // before any assertion can end the test
+  ASSERT_TRUE(unreachable) << Describe("vision");
+  EXPECT_NE(phase, "Ready");
+  // The message names the server and says what the last probe got.
+  EXPECT_NE(seen->message.find("does not answer https://127.0.0.1:"), std::string::npos)
+      << seen->message;
+  EXPECT_NE(seen->message.find("/readyz: "), std::string::npos) << seen->message;
+  EXPECT_EQ(Condition("vision", "Ready").value_or(kube::Condition{}).status, "False");
+
+  EXPECT_TRUE(Eventually([&] { return Phase("vision") == "Ready"; }, seconds(120), seconds(1)))
+      << Describe("vision");
+  EXPECT_EQ(Condition("vision", "ControlPlaneReady")->status, "True");
+  // Hung, not dead: the same process, never restarted.
+  EXPECT_EQ(ReadFile(*state_dir_ + "/tenants/vision/kube-apiserver.pid"), pid_text);
+  EXPECT_EQ(Condition("vision", "ControlPlaneReady")->message.find("restarted"), std::string::npos);
 }
 
 TEST_F(OperatorIntegrationTest, MissingParentQueueThenReady) {

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "kube/http_transport.h"
+#include "kube/kubeconfig.h"
+#include "kube/wall_time.h"
 #include "localenv/api_server.h"
 #include "localenv/controller_manager.h"
 #include "localenv/etcd_server.h"
@@ -94,6 +97,10 @@ void StopPid(int pid, const std::string& program, const std::string& marker) {
   waitpid(pid, &status, WNOHANG);  // reap if it was our child
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::string Join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
@@ -145,9 +152,24 @@ std::vector<std::string> ProcessBackendOptions::DefaultApiServerArgs() {
       // handful of clients. Events churn and are read rarely, so they are
       // not watch-cached; priority-and-fairness is sized for thousands of
       // clients.
-      "--watch-cache-sizes=events#0",        "--enable-priority-and-fairness=false",
-      "--enable-garbage-collector=true",     "--max-requests-inflight=100",
-      "--max-mutating-requests-inflight=50", "--event-ttl=30m",
+      "--watch-cache-sizes=events#0",
+      "--enable-priority-and-fairness=false",
+      "--enable-garbage-collector=true",
+      "--max-requests-inflight=100",
+      "--max-mutating-requests-inflight=50",
+      "--event-ttl=30m",
+      // API groups a team's cluster without nodes of its own does not use:
+      // each costs start-up CPU (storage, OpenAPI, discovery) and memory.
+      // Priority and fairness is off; DRA, node (RuntimeClass) and
+      // certificate signing belong to the host; the alpha groups are off
+      // by default anyway but named so the set is explicit.
+      "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,resource.k8s.io/v1=false,"
+      "resource.k8s.io/v1beta1=false,resource.k8s.io/v1beta2=false,node.k8s.io/v1=false,"
+      "certificates.k8s.io/v1=false,certificates.k8s.io/v1beta1=false",
+      // The admission plugins of those groups would wait for informers of
+      // APIs that are not served.
+      "--disable-admission-plugins=RuntimeClass,CertificateApproval,CertificateSigning,"
+      "CertificateSubjectRestriction,ClusterTrustBundleAttest",
   };
 }
 
@@ -187,7 +209,13 @@ struct ProcessBackend::Tenant {
   int kcm_pid = -1;
   int syncer_pid = -1;
   int restarts = 0;
-  std::string written_pki;  // certificate bundle last written to disk
+  std::string written_pki;                 // certificate bundle last written to disk
+  std::string syncer_credentials_warning;  // a failed token refresh, for the status
+  // The API server's health probe: a process that runs is not one that
+  // answers (stopped, wedged, its etcd gone).
+  std::unique_ptr<kube::HttpTransport> probe;
+  Status last_probe;
+  std::chrono::steady_clock::time_point next_probe;
   std::thread thread;
 
   std::string EtcdPrefix() const { return "/vtenant/" + name + "/"; }
@@ -377,6 +405,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
     } else {
       if (was_running) ++t.restarts;
       LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port;
+      const auto started = std::chrono::steady_clock::now();
       Result<std::unique_ptr<localenv::ApiServer>> server = localenv::ApiServer::Start({
           .dir = apiserver_dir.string(),
           .etcd_url = *etcd,
@@ -397,9 +426,25 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
                       "kube-apiserver did not start: " + server.status().message());
       }
       t.apiserver_pid = (*server)->Release();
+      t.probe.reset();  // it just answered /readyz; the next probe connects anew
+      t.last_probe = Status::Ok();
+      t.next_probe = std::chrono::steady_clock::now() + options_.health_period;
+      LOG(INFO) << "tenant " << t.name << ": kube-apiserver (pid " << t.apiserver_pid
+                << ") ready after " << SecondsSince(started) << " s";
       (void)WriteFileAtomically(t.dir / "kube-apiserver.pid", std::to_string(t.apiserver_pid));
     }
   }
+
+  if (Status health = ProbeApiServer(t); !health.ok()) {
+    return report(false, "Unreachable",
+                  "kube-apiserver (pid " + std::to_string(t.apiserver_pid) +
+                      ") runs but does not answer " + now.endpoint +
+                      "/readyz: " + health.ToString());
+  }
+
+  // The syncer needs only the API server: it starts beside the controller
+  // manager instead of after it, so the two start-ups overlap.
+  const bool syncer_checked = EnsureSyncer(t, desired, now.syncer);
 
   const std::string kcm_marker = "--kubeconfig=" + t.Kubeconfig();
   if (!ProcessRuns(t.kcm_pid, "kube-controller-manager", kcm_marker)) {
@@ -414,6 +459,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
       t.kcm_pid = pid;
     } else {
       if (was_running) ++t.restarts;
+      const auto started = std::chrono::steady_clock::now();
       Result<std::unique_ptr<localenv::ControllerManager>> kcm =
           localenv::ControllerManager::Start({.dir = (t.dir / "controller-manager").string(),
                                               .die_with_parent = false,
@@ -428,6 +474,8 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
                       "kube-controller-manager did not start: " + kcm.status().message());
       }
       t.kcm_pid = (*kcm)->Release();
+      LOG(INFO) << "tenant " << t.name << ": kube-controller-manager (pid " << t.kcm_pid
+                << ") ready after " << SecondsSince(started) << " s";
       (void)WriteFileAtomically(t.dir / "kube-controller-manager.pid", std::to_string(t.kcm_pid));
     }
   }
@@ -437,66 +485,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   if (t.restarts > 0) message += "; restarted " + std::to_string(t.restarts) + " times";
   now.control_plane = {true, "Running", message};
 
-  // vtenant-syncer.
-  if (options_.syncer_binary.empty()) {
-    now.syncer_enabled = false;
-    now.syncer = {false, "SyncerNotConfigured",
-                  "the operator runs without --syncer-binary: pods of the virtual cluster are "
-                  "not synced to the host"};
-  } else if (access(options_.syncer_binary.c_str(), X_OK) != 0) {
-    now.syncer = {false, "SyncerBinaryMissing",
-                  "no executable vtenant-syncer at " + options_.syncer_binary +
-                      " (--syncer-binary); build it with `cmake --build build --target "
-                      "vtenant-syncer`"};
-  } else {
-    const std::string syncer_marker = "--virtual-kubeconfig=" + t.Kubeconfig();
-    const std::string program = fs::path(options_.syncer_binary).filename();
-    if (!ProcessRuns(t.syncer_pid, program, syncer_marker)) {
-      int pid = ReadInt(t.dir / "vtenant-syncer.pid");
-      if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
-      if (pid > 0) {
-        t.syncer_pid = pid;
-      } else {
-        const IsolationSpec& iso = desired.spec.isolation;
-        std::vector<std::string> selector;
-        for (const auto& [k, v] : iso.node_selector) selector.push_back(k + "=" + v);
-        localenv::ProcessOptions p;
-        p.argv = {options_.syncer_binary,
-                  "--tenant=" + t.name,
-                  "--queue=" + t.name,
-                  "--host-namespace=" + desired.host_namespace,
-                  "--virtual-kubeconfig=" + t.Kubeconfig(),
-                  "--host-kubeconfig=" + options_.host_kubeconfig,
-                  "--allowed-privileged-features=" + Join(iso.allowed_privileged_features, ","),
-                  "--node-selector=" + Join(selector, ","),
-                  "--tolerations=" + iso.tolerations_json,
-                  "--virtual-service-host=127.0.0.1",
-                  "--virtual-service-port=" + std::to_string(t.port),
-                  "--health-address=127.0.0.1:" + std::to_string(t.syncer_port),
-                  "--leader-elect=false"};
-        p.log_path = (t.dir / "vtenant-syncer.log").string();
-        p.die_with_parent = false;
-        Result<localenv::Process> started = localenv::Process::Start(p);
-        if (!started.ok()) {
-          now.syncer = {false, "SyncerFailed", started.status().message()};
-        } else {
-          t.syncer_pid = started->Release();
-          (void)WriteFileAtomically(t.dir / "vtenant-syncer.pid", std::to_string(t.syncer_pid));
-        }
-      }
-    }
-    if (t.syncer_pid > 0) {
-      const std::string url = "http://127.0.0.1:" + std::to_string(t.syncer_port);
-      now.syncer = HttpOk(url + "/readyz")
-                       ? ComponentStatus{true, "Running",
-                                         "vtenant-syncer (pid " + std::to_string(t.syncer_pid) +
-                                             ") is ready"}
-                       : ComponentStatus{false, "SyncerStarting",
-                                         "vtenant-syncer (pid " + std::to_string(t.syncer_pid) +
-                                             ") is not ready yet; log " +
-                                             (t.dir / "vtenant-syncer.log").string()};
-    }
-  }
+  if (syncer_checked) now.syncer = SyncerReadiness(t);
   std::lock_guard lock(t.mu);
   t.status = now;
   return now.control_plane.message != before.control_plane.message ||
@@ -504,12 +493,141 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
          now.syncer.ready != before.syncer.ready || now.syncer.message != before.syncer.message;
 }
 
+Status ProcessBackend::ProbeApiServer(Tenant& t) {
+  const auto now = std::chrono::steady_clock::now();
+  // Healthy servers are probed every health_period; one that failed is
+  // probed every round, so its recovery shows as soon as it happens.
+  if (t.last_probe.ok() && now < t.next_probe) return Status::Ok();
+  if (t.probe == nullptr) {
+    Result<kube::RestConfig> config = kube::LoadKubeconfig(t.Kubeconfig());
+    if (!config.ok()) return config.status().WithContext("the admin kubeconfig");
+    config->timeout = options_.probe_timeout;
+    config->qps = 0;
+    Result<std::unique_ptr<kube::HttpTransport>> transport = kube::NewHttpTransport(*config);
+    if (!transport.ok()) return transport.status();
+    t.probe = std::move(transport).value();
+  }
+  Result<kube::HttpResponse> answer = t.probe->Send("GET", "/readyz");
+  if (!answer.ok()) {
+    t.last_probe = answer.status();
+  } else if (answer->status_code != 200) {
+    t.last_probe = Unavailable("HTTP " + std::to_string(answer->status_code) + ": " +
+                               answer->body.substr(0, 300));
+  } else {
+    t.last_probe = Status::Ok();
+  }
+  t.next_probe = now + options_.health_period;
+  return t.last_probe;
+}
+
+bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
+                                  ComponentStatus& status) {
+  if (options_.syncer_binary.empty()) {
+    status = {false, "SyncerNotConfigured",
+              "the operator runs without --syncer-binary: pods of the virtual cluster are "
+              "not synced to the host"};
+    return false;
+  }
+  if (access(options_.syncer_binary.c_str(), X_OK) != 0) {
+    status = {false, "SyncerBinaryMissing",
+              "no executable vtenant-syncer at " + options_.syncer_binary +
+                  " (--syncer-binary); build it with `cmake --build build --target "
+                  "vtenant-syncer`"};
+    return false;
+  }
+  // The syncer's host identity: its own ServiceAccount's token, refreshed
+  // in place while it runs (see host_credentials.h).
+  if (options_.syncer_tokens == nullptr) {
+    status = {false, "SyncerCredentialsFailed",
+              "the process backend has no token issuer for the syncer's ServiceAccount"};
+    return false;
+  }
+  Result<HostCredentials> credentials =
+      EnsureHostCredentials(*options_.syncer_tokens,
+                            {.dir = (t.dir / "syncer").string(),
+                             .ns = desired.host_namespace,
+                             .service_account = options_.syncer_service_account,
+                             .server = options_.host_server,
+                             .ca_pem = options_.host_ca_pem,
+                             .lifetime = options_.syncer_token_lifetime},
+                            options_.now());
+  if (!credentials.ok()) {
+    status = {false, "SyncerCredentialsFailed", credentials.status().ToString()};
+    return false;
+  }
+  if (credentials->refreshed) {
+    LOG(INFO) << "tenant " << t.name << ": issued the syncer a token of ServiceAccount "
+              << desired.host_namespace << "/" << options_.syncer_service_account << " valid until "
+              << kube::FormatRfc3339(credentials->expires);
+  }
+  t.syncer_credentials_warning =
+      credentials->refresh_error.empty()
+          ? ""
+          : "; refreshing its host token failed (" + credentials->refresh_error +
+                "), the current one expires at " + kube::FormatRfc3339(credentials->expires);
+
+  const std::string syncer_marker = "--virtual-kubeconfig=" + t.Kubeconfig();
+  const std::string program = fs::path(options_.syncer_binary).filename();
+  if (ProcessRuns(t.syncer_pid, program, syncer_marker)) return true;
+  int pid = ReadInt(t.dir / "vtenant-syncer.pid");
+  if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
+  if (pid > 0) {
+    t.syncer_pid = pid;
+    return true;
+  }
+  const IsolationSpec& iso = desired.spec.isolation;
+  std::vector<std::string> selector;
+  for (const auto& [k, v] : iso.node_selector) selector.push_back(k + "=" + v);
+  localenv::ProcessOptions p;
+  p.argv = {options_.syncer_binary,
+            "--tenant=" + t.name,
+            "--queue=" + t.name,
+            "--host-namespace=" + desired.host_namespace,
+            "--virtual-kubeconfig=" + t.Kubeconfig(),
+            "--host-kubeconfig=" + credentials->kubeconfig_path,
+            "--allowed-privileged-features=" + Join(iso.allowed_privileged_features, ","),
+            "--node-selector=" + Join(selector, ","),
+            "--tolerations=" + iso.tolerations_json,
+            "--virtual-service-host=127.0.0.1",
+            "--virtual-service-port=" + std::to_string(t.port),
+            "--health-address=127.0.0.1:" + std::to_string(t.syncer_port),
+            "--leader-elect=false"};
+  p.log_path = (t.dir / "vtenant-syncer.log").string();
+  p.die_with_parent = false;
+  Result<localenv::Process> started = localenv::Process::Start(p);
+  if (!started.ok()) {
+    status = {false, "SyncerFailed", started.status().message()};
+    return false;
+  }
+  t.syncer_pid = started->Release();
+  (void)WriteFileAtomically(t.dir / "vtenant-syncer.pid", std::to_string(t.syncer_pid));
+  return true;
+}
+
+ComponentStatus ProcessBackend::SyncerReadiness(const Tenant& t) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(t.syncer_port);
+  const std::string pid = std::to_string(t.syncer_pid);
+  if (HttpOk(url + "/readyz")) {
+    return {true, "Running",
+            "vtenant-syncer (pid " + pid + ") is ready" + t.syncer_credentials_warning};
+  }
+  return {false, "SyncerStarting",
+          "vtenant-syncer (pid " + pid + ") is not ready yet; log " +
+              (t.dir / "vtenant-syncer.log").string() + t.syncer_credentials_warning};
+}
+
 std::map<std::string, int> ProcessBackend::Pids(const std::string& tenant) {
   std::map<std::string, int> pids;
   const fs::path dir = TenantDir(tenant);
-  for (const char* program : {"kube-apiserver", "kube-controller-manager", "vtenant-syncer"}) {
-    int pid = ReadInt(dir / (std::string(program) + ".pid"));
-    if (ProcessRuns(pid, program, "")) pids[program] = pid;
+  const std::string syncer = options_.syncer_binary.empty()
+                                 ? std::string("vtenant-syncer")
+                                 : fs::path(options_.syncer_binary).filename().string();
+  for (const auto& [program, file] : std::vector<std::pair<std::string, std::string>>{
+           {"kube-apiserver", "kube-apiserver"},
+           {"kube-controller-manager", "kube-controller-manager"},
+           {syncer, "vtenant-syncer"}}) {
+    int pid = ReadInt(dir / (file + ".pid"));
+    if (ProcessRuns(pid, program, "")) pids[file] = pid;
   }
   return pids;
 }

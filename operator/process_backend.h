@@ -28,7 +28,9 @@
 #include <thread>
 #include <vector>
 
+#include "kube/wall_time.h"
 #include "operator/control_plane_backend.h"
+#include "operator/host_credentials.h"
 
 namespace vtenant::op {
 
@@ -39,9 +41,22 @@ struct ProcessBackendOptions {
   // The shared etcd. Empty: the backend starts one under <state_dir>/etcd
   // (and re-adopts it after a restart).
   std::string etcd_servers;
-  // The host cluster as the syncer reaches it.
-  std::string host_kubeconfig;
+  // The host cluster as the syncer reaches it, and who issues the syncer
+  // its credentials there: tokens of the tenant's `syncer_service_account`
+  // (a Role over the tenant's namespace, nodes read-only), never the
+  // operator's own. Without an issuer no syncer starts.
+  std::string host_server;
+  std::string host_ca_pem;  // empty: the system roots
+  TokenIssuer* syncer_tokens = nullptr;
+  std::string syncer_service_account = "vtenant-syncer";
+  std::chrono::seconds syncer_token_lifetime = std::chrono::hours(1);
+  kube::WallClock now = kube::SystemNow;
   std::chrono::milliseconds supervise_period{500};
+  // How often a running kube-apiserver's /readyz is asked, and how long it
+  // has to answer; one that does not is reported Unreachable (not
+  // restarted: it runs, and may only be slow).
+  std::chrono::milliseconds health_period{5000};
+  std::chrono::milliseconds probe_timeout{5000};
   // Flags that keep a virtual control plane small (see bench/RESULTS.md).
   std::vector<std::string> apiserver_args = DefaultApiServerArgs();
   std::vector<std::string> controllers = DefaultVirtualControllers();
@@ -64,8 +79,9 @@ class ProcessBackend final : public ControlPlaneBackend {
   Result<bool> Remove(const std::string& tenant, const std::string& host_namespace) override;
   void SetChangeNotifier(std::function<void(const std::string& tenant)> notify) override;
 
-  // The pids of a tenant's processes by program name (for tests and the
-  // benchmark's memory numbers); empty when none run.
+  // The pids of a tenant's processes by program name ("kube-apiserver",
+  // "kube-controller-manager", "vtenant-syncer" whatever the syncer binary's
+  // file is called), for tests and the benchmark; empty when none run.
   std::map<std::string, int> Pids(const std::string& tenant);
 
   // Stops every supervisor and kills every process this backend runs or
@@ -81,6 +97,14 @@ class ProcessBackend final : public ControlPlaneBackend {
   void Supervise(std::shared_ptr<Tenant> tenant);
   // One supervision round; returns whether the reported status changed.
   bool SuperviseOnce(Tenant& tenant);
+  // Makes sure the syncer runs with fresh host credentials; false (and
+  // `status` says why) when it cannot run.
+  bool EnsureSyncer(Tenant& tenant, const ControlPlaneRequest& desired, ComponentStatus& status);
+  // Whether the running kube-apiserver answers /readyz (at most every
+  // health_period while it does).
+  Status ProbeApiServer(Tenant& tenant);
+  // Whether a running syncer answers /readyz.
+  ComponentStatus SyncerReadiness(const Tenant& tenant);
   Result<std::string> EnsureEtcd();
   std::string Tool(const std::string& name) const;
   std::string TenantDir(const std::string& tenant) const;

@@ -273,7 +273,7 @@ TEST_F(TenantReconcilerTest, StartingControlPlaneIsProvisioningAndRequeued) {
   backend_.SetReady(false);
   Result<kube::ReconcileResult> r = Reconcile("nlp");
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->requeue_after, std::chrono::milliseconds(3000));
+  EXPECT_EQ(r->requeue_after, TenantReconcilerOptions{}.not_ready_requeue);
   EXPECT_EQ(kube::GetString(Tenant("nlp"), {"status", "phase"}), "Provisioning");
   EXPECT_EQ(Cond("nlp", "ControlPlaneReady").reason, "Starting");
   EXPECT_EQ(Cond("nlp", "QueueReady").status, "True");  // the queue does not wait
