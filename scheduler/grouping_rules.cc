@@ -13,6 +13,9 @@ constexpr char kPriorityLabel[] = "priorityClassName";
 constexpr char kRayPriorityLabel[] = "ray.io/priority-class-name";
 constexpr char kTrainPriorityClass[] = "train";
 constexpr char kInferencePriorityClass[] = "inference";
+// KAI's gang knob for workloads that are not gangs by nature (batch Jobs,
+// JobSets): the owner's annotation asks for at least this many pods at once.
+constexpr char kMinMemberOverride[] = "kai.scheduler/batch-min-member";
 
 OwnerRef RefOf(const Value& object, std::string_view api_version, std::string_view kind) {
   return {std::string(api_version), std::string(kind), std::string(kube::Name(object)),
@@ -74,6 +77,23 @@ Result<int64_t> RayMinMember(const Value& cluster) {
   return total;
 }
 
+// The owner's kai.scheduler/batch-min-member, else 1; anything but a positive
+// whole number is refused so the user hears of it instead of getting no gang.
+Result<int64_t> MinMemberOverride(const Value& owner) {
+  std::optional<std::string_view> v = kube::Annotation(owner, kMinMemberOverride);
+  if (!v) return 1;
+  int64_t n = 0;
+  bool digits = !v->empty() && v->size() <= 9;
+  for (char c : *v) {
+    if (c < '0' || c > '9') digits = false;
+    n = n * 10 + (c - '0');
+  }
+  if (!digits || n < 1)
+    return InvalidArgument(Describe(owner) + ": annotation " + kMinMemberOverride + " is \"" +
+                           std::string(*v) + "\"; it must be a whole number of at least 1");
+  return n;
+}
+
 int32_t Clamp(int64_t n) {
   return static_cast<int32_t>(std::clamp<int64_t>(n, 1, std::numeric_limits<int32_t>::max()));
 }
@@ -101,8 +121,9 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
   std::string default_priority = kTrainPriorityClass;
 
-  if (group == "batch" && kind == "Job") {
-    plan.name = "pg-" + pod_name + "-" + plan.owner.uid;
+  if ((group == "batch" && kind == "Job") || (group == "jobset.x-k8s.io" && kind == "JobSet")) {
+    VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
+    plan.min_member = Clamp(m);
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = RefOf(pod, "v1", "Pod");
     plan.name = "pg-" + pod_name + "-" + pod_uid;

@@ -2,8 +2,9 @@
 // the kind of the pod's top owner, as KAI's grouper plugins decide it:
 //
 //   no owner (a bare pod)       pg-<pod>-<pod uid>, owned by the pod, minMember 1
-//   batch Job                   pg-<pod>-<job uid>: one group per pod, minMember 1
-//                               (KAI schedules a Job's pods independently)
+//   batch Job, JobSet           pg-<owner>-<owner uid>, minMember from the owner's
+//                               annotation kai.scheduler/batch-min-member, else 1
+//                               (a Job's pods start as they fit unless it asks)
 //   apps Deployment             pg-<pod>-<pod uid>, owned by the pod, minMember 1,
 //                               default priority class "inference"
 //   kubeflow.org PyTorchJob     spec.runPolicy.schedulingPolicy.minAvailable, else

@@ -15,10 +15,10 @@ constexpr char kPod[] = R"({"metadata":{"name":"w-0","namespace":"ns","uid":"pod
     "labels":{"kai.scheduler/queue":"pod-queue"}},"spec":{}})";
 
 std::string Owner(const std::string& api, const std::string& kind, const std::string& spec,
-                  const std::string& labels = "{}") {
+                  const std::string& labels = "{}", const std::string& annotations = "{}") {
   return R"({"apiVersion":")" + api + R"(","kind":")" + kind +
          R"(","metadata":{"name":"top","namespace":"ns","uid":"top-uid","labels":)" + labels +
-         R"(},"spec":)" + spec + "}";
+         R"(,"annotations":)" + annotations + R"(},"spec":)" + spec + "}";
 }
 
 struct Case {
@@ -44,11 +44,24 @@ TEST(GroupingRulesTest, MinMemberNameAndOwnerByTopOwnerKind) {
   for (
       const Case& c : std::vector<Case>{
           {"a bare pod", {}, "pg-w-0-pod-uid", 1, "Pod"},
-          {"a Job: one group per pod",
+          {"a Job: one group, its pods start as they fit",
            {Owner("batch/v1", "Job", R"({"parallelism":4})")},
-           "pg-w-0-top-uid",
+           "pg-top-top-uid",
            1,
            "Job"},
+          {"a Job that asks for a gang of 3",
+           {Owner("batch/v1", "Job", R"({"parallelism":4})", "{}",
+                  R"({"kai.scheduler/batch-min-member":"3"})")},
+           "pg-top-top-uid",
+           3,
+           "Job"},
+          {"a JobSet that asks for a gang of 8",
+           {Owner("batch/v1", "Job", R"({"parallelism":4})"),
+            Owner("jobset.x-k8s.io/v1alpha2", "JobSet", "{}", "{}",
+                  R"({"kai.scheduler/batch-min-member":"8"})")},
+           "pg-top-top-uid",
+           8,
+           "JobSet"},
           {"a bare ReplicaSet", {rs}, "pg-rs-rs-uid", 1, "ReplicaSet"},
           {"a Deployment: one group per pod, owned by it",
            {rs, Owner("apps/v1", "Deployment", R"({"replicas":3})")},
@@ -176,6 +189,10 @@ TEST(GroupingRulesTest, OwnersThatGiveNoMinMemberSayWhatToFix) {
                   R"({"mpiReplicaSpecs":{"Worker":{"replicas":2}}})"),
             "Launcher is required"},
            {Owner("ray.io/v1", "RayJob", "{}"), "no RayCluster"},
+           {Owner("batch/v1", "Job", "{}", "{}", R"({"kai.scheduler/batch-min-member":"two"})"),
+            "batch-min-member is \"two\""},
+           {Owner("batch/v1", "Job", "{}", "{}", R"({"kai.scheduler/batch-min-member":"0"})"),
+            "at least 1"},
            {Owner("ray.io/v1", "RayCluster",
                   R"({"workerGroupSpecs":[{"replicas":1,"minReplicas":2}]})"),
             "minReplicas 2 above replicas 1"},

@@ -223,35 +223,27 @@ TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
   EXPECT_EQ(kube::GetString(*pod, {"spec", "nodeName"}), "");
 }
 
-TEST_F(SharingTest, AJobsPodsEachGetAPodGroupAsKaiGivesThem) {
+TEST_F(SharingTest, AJobThatAsksForAGangGetsOnePodGroupWithThatMinMember) {
   ASSERT_TRUE(client()
                   .Create(res::kJobs, "job", ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
-      "metadata":{"name":"train","namespace":"job","labels":{"kai.scheduler/queue":"team"}},
+      "metadata":{"name":"train","namespace":"job","labels":{"kai.scheduler/queue":"team"},
+      "annotations":{"kai.scheduler/batch-min-member":"2"}},
       "spec":{"parallelism":2,"completions":2,"template":{"spec":{"schedulerName":"kai-scheduler",
       "restartPolicy":"Never","nodeSelector":{"pool":"job"},"containers":[{"name":"main","image":"busybox",
       "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}})"))
                   .ok());
   Result<Object> job = client().Get(res::kJobs, "job", "train");
   ASSERT_TRUE(job.ok());
+  const std::string group = "pg-train-" + std::string(kube::Uid(*job));
+  ASSERT_TRUE(Eventually([&] { return client().Get(res::kPodGroups, "job", group).ok(); }))
+      << group;
+  Result<Object> pg = client().Get(res::kPodGroups, "job", group);
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 2);
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "train");
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
-  // KAI schedules a Job's pods independently: pg-<pod>-<job uid>, minMember 1.
-  std::vector<Object> pods;
-  ASSERT_TRUE(Eventually([&] {
-    pods = PodsOf("job");
-    for (const Object& p : pods)
-      if (!kube::Annotation(p, kPodGroupAnnotation)) return false;
-    return pods.size() == 2;
-  }));
-  for (const Object& p : pods) {
-    const std::string group =
-        "pg-" + std::string(kube::Name(p)) + "-" + std::string(kube::Uid(*job));
-    EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group);
-    Result<Object> pg = client().Get(res::kPodGroups, "job", group);
-    ASSERT_TRUE(pg.ok()) << group;
-    EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 1);
-    EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
-    EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "train");
-  }
+  for (const Object& p : PodsOf("job"))
+    EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
 }
 
 TEST_F(SharingTest, ABarePodGetsAPodGroupNamedAfterIt) {
