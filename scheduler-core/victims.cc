@@ -27,6 +27,9 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     : by_queue_(session.snapshot.queues.size()),
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
+      placed_gpu_(session.snapshot.groups.size(), 0),
+      only_node_(session.snapshot.groups.size(), kNone),
+      had_jobs_(session.snapshot.queues.size(), 0),
       latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
@@ -51,7 +54,9 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       continue;
     }
     alive_[g] = 1;
+    Refresh(session, g);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
+    had_jobs_[group.queue] = 1;
     by_queue_[group.queue].push_back(g);
   }
   // Within a queue the order never changes during an action.
@@ -61,14 +66,37 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
               [&](GroupId a, GroupId b) { return order.JobFirst(session, a, b); });
 }
 
+void VictimPool::Refresh(const Session& session, GroupId g) {
+  const Snapshot& s = session.snapshot;
+  Milli gpu = 0;
+  NodeId node = kNone;
+  bool split = false;
+  for (PodId p : s.groups[g].pods) {
+    if (!session.state.IsPlaced(p)) continue;
+    const Allocation& a = session.state.AllocationOf(p);
+    gpu += session.state.Usage(p, a)[kGpu];
+    if (node == kNone) node = a.node;
+    split = split || a.node != node;
+  }
+  placed_gpu_[g] = gpu;
+  only_node_[g] = split ? kNone : node;
+}
+
 void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpoint mark) {
   const auto& journal = statement.journal();
+  const Snapshot& s = statement.state().snapshot();
+  std::vector<QueueId> touched;
   for (size_t i = mark; i < journal.size(); ++i) {
     if (journal[i].place) continue;
     // Whole jobs are evicted, so one pod gone means the job is gone.
-    GroupId g = statement.state().snapshot().pods[journal[i].pod].group;
+    GroupId g = s.pods[journal[i].pod].group;
+    if (!alive_[g]) continue;
     alive_[g] = 0;
+    touched.push_back(s.groups[g].queue);
   }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (QueueId q : touched) std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
@@ -80,7 +108,14 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
   return need;
 }
 
-std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates) {
+namespace {
+
+// Candidates grouped by node (nodes that would free the most GPU first,
+// within a node in the callers' order). `most_free` gets the largest GPU
+// any node would have free if every candidate on it left: no eviction
+// order can make more room on one node than that.
+std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates,
+                                   Milli* most_free) {
   const Snapshot& s = session.snapshot;
   // (node, rank, GPU) of every candidate pod, grouped by node by sorting:
   // proportional to the candidates, not to the cluster.
@@ -102,6 +137,7 @@ std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<Gro
     size_t j = i;
     for (; j < pods.size() && std::get<0>(pods[j]) == node; ++j) freed += std::get<2>(pods[j]);
     order.emplace_back(-freed, std::get<1>(pods[i]), node, i);
+    *most_free = std::max(*most_free, freed);
     i = j;
   }
   std::sort(order.begin(), order.end());
@@ -119,13 +155,12 @@ std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<Gro
   return out;
 }
 
-namespace {
-
 bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupId>& ranked,
                          EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
   // Victims scattered over many nodes free no node; take them node by node,
   // the nodes that would free the most first, each in the caller's order.
-  const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
+  Milli most_free = 0;
+  const std::vector<GroupId> candidates = ClusterByNode(session, ranked, &most_free);
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   // Speculative attempts overwrite the outcome; a failure keeps the original.
@@ -137,6 +172,9 @@ bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupI
   const std::vector<PodId> pending = PendingPodsInOrder(session, job);
   const Milli threshold = pending.empty() ? 0 : session.placer.MinimumGpuOnNode(pending[0]);
   const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
+  // Then placement would never be tried below: evicting and rolling back
+  // every candidate would end where we are, so do not.
+  if (!always_try && most_free < threshold) return false;
   bool fits = false;
   for (GroupId victim : candidates) {
     if (!still_eligible(victim)) continue;
@@ -189,8 +227,9 @@ bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupI
 // rank). Looks at the first kMaxSingleVictims candidates only.
 constexpr size_t kMaxSingleVictims = 256;
 
-bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                    EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
+                    const std::vector<GroupId>& ranked, EvictionCause cause,
+                    const std::function<bool(GroupId)>& still_eligible) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
   const std::vector<PodId> pending = PendingPodsInOrder(session, job);
@@ -200,19 +239,25 @@ bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& r
   Statement& st = session.statement;
   GroupId best = kNone;
   Milli best_gpu = 0;
+  std::vector<NodeId> nodes;
   for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
     const GroupId v = ranked[i];
     if (best != kNone && s.groups[v].queue != s.groups[best].queue) break;
     if (!still_eligible(v)) continue;
-    const std::vector<NodeId> nodes = NodesOf(session, v);
-    Milli victim_gpu = 0;
+    // Cheapest tests first: only a victim holding less than the best so
+    // far, on a node it would leave with room enough, is tried.
+    const Milli victim_gpu = pool.PlacedGpu(v);
+    if (best != kNone && victim_gpu >= best_gpu) continue;
+    nodes.clear();
+    if (pool.OnlyNode(v) != kNone) {
+      nodes.push_back(pool.OnlyNode(v));
+    } else {
+      nodes = NodesOf(session, v);
+    }
     bool may_fit = false;
-    for (PodId p : s.groups[v].pods)
-      if (session.state.IsPlaced(p))
-        victim_gpu += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
     for (NodeId n : nodes)
       may_fit = may_fit || session.state.Free(n).gpu + victim_gpu >= need_on_node;
-    if (!may_fit || (best != kNone && victim_gpu >= best_gpu)) continue;
+    if (!may_fit) continue;
     const Statement::Checkpoint mark = st.Mark();
     EvictGroup(session, v, cause, job);
     bool fits = false;
@@ -252,10 +297,11 @@ bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
                  const std::function<bool(GroupId)>& still_eligible) {
   const Statement::Checkpoint mark = session.statement.Mark();
-  if (!EvictOneVictim(session, job, ranked, cause, still_eligible) &&
+  if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible) &&
       !EvictUntilJobFits(session, job, ranked, cause, still_eligible))
     return false;
   pool.DropEvictedSince(session.statement, mark);
+  pool.Refresh(session, job);  // the job itself may be a victim later
   session.ForgetFailures();
   return true;
 }

@@ -18,13 +18,21 @@ class VictimPool {
  public:
   VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
 
-  // Jobs of a leaf queue, some possibly gone (check Alive).
+  // Jobs of a leaf queue, some possibly gone (check Alive). Evicted jobs
+  // are dropped from the list as they go, so walking it stays proportional
+  // to the jobs left.
   const std::vector<GroupId>& InQueue(QueueId q) const { return by_queue_[q]; }
   bool Alive(GroupId g) const { return alive_[g]; }
-  bool AnyOutside(QueueId q) const {
-    return queues_with_jobs_ - (by_queue_[q].empty() ? 0 : 1) > 0;
-  }
+  // Some leaf queue other than q had victims when the pool was built.
+  bool AnyOutside(QueueId q) const { return queues_with_jobs_ - (had_jobs_[q] ? 1 : 0) > 0; }
+  // GPU of the job's running pods when the pool was built.
   Milli Gpu(GroupId g) const { return gpu_[g]; }
+  // GPU of all the job's placed pods now (running or placed this cycle),
+  // and the node they are on (kNone: more than one node, or none).
+  Milli PlacedGpu(GroupId g) const { return placed_gpu_[g]; }
+  NodeId OnlyNode(GroupId g) const { return only_node_[g]; }
+  // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
+  void Refresh(const Session& session, GroupId g);
   int64_t LatestStart(GroupId g) const { return latest_start_[g]; }
   // Running jobs of leaf queue q left out: within the minimum runtime, or
   // not preemptible. Only for pending reasons.
@@ -38,6 +46,9 @@ class VictimPool {
   std::vector<std::vector<GroupId>> by_queue_;
   std::vector<uint8_t> alive_;
   std::vector<Milli> gpu_;
+  std::vector<Milli> placed_gpu_;
+  std::vector<NodeId> only_node_;
+  std::vector<uint8_t> had_jobs_;
   std::vector<int64_t> latest_start_;
   std::vector<int32_t> within_min_runtime_;
   std::vector<int32_t> non_preemptible_;
