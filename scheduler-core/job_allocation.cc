@@ -80,6 +80,15 @@ int32_t GangShortfall(const Session& session, GroupId g) {
 
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
   const PodGroup& group = session.snapshot.groups[g];
+  if (group.subgroups.empty()) {
+    // No subgroup minimums: creation order is the order (the common case,
+    // asked for every job by every action; one allocation).
+    std::vector<PodId> pods;
+    for (PodId p : group.pods)
+      if (session.snapshot.pods[p].phase == PodPhase::kPending && !session.state.IsPlaced(p))
+        pods.push_back(p);
+    return pods;
+  }
   std::vector<int32_t> deficit(group.subgroups.size());
   for (size_t i = 0; i < deficit.size(); ++i)
     deficit[i] = std::max(0, group.subgroups[i].min_member -

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "scheduler-core/job_allocation.h"
@@ -82,6 +83,34 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
   only_node_[g] = split ? kNone : node;
 }
 
+Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
+  const Snapshot& s = session.snapshot;
+  if (node_gpu_.empty()) node_gpu_.assign(s.nodes.size(), kNoGpuYet);
+  Milli most = 0;
+  auto add = [&](NodeId n, Milli gpu) {
+    if (node_gpu_[n] == kNoGpuYet) {
+      node_gpu_[n] = session.state.Free(n).gpu;
+      touched_nodes_.push_back(n);
+    }
+    node_gpu_[n] += gpu;
+    most = std::max(most, node_gpu_[n]);
+  };
+  for (GroupId v : candidates) {
+    if (only_node_[v] != kNone) {
+      add(only_node_[v], placed_gpu_[v]);
+      continue;
+    }
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p)) {
+        const Allocation& a = session.state.AllocationOf(p);
+        add(a.node, session.state.Usage(p, a)[kGpu]);
+      }
+  }
+  for (NodeId n : touched_nodes_) node_gpu_[n] = kNoGpuYet;
+  touched_nodes_.clear();
+  return most;
+}
+
 void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpoint mark) {
   const auto& journal = statement.journal();
   const Snapshot& s = statement.state().snapshot();
@@ -111,11 +140,8 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
 namespace {
 
 // Candidates grouped by node (nodes that would free the most GPU first,
-// within a node in the callers' order). `most_free` gets the largest GPU
-// any node would have free if every candidate on it left: no eviction
-// order can make more room on one node than that.
-std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates,
-                                   Milli* most_free) {
+// within a node in the callers' order).
+std::vector<GroupId> ClusterByNode(const Session& session, std::span<const GroupId> candidates) {
   const Snapshot& s = session.snapshot;
   // (node, rank, GPU) of every candidate pod, grouped by node by sorting:
   // proportional to the candidates, not to the cluster.
@@ -137,7 +163,6 @@ std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<Gro
     size_t j = i;
     for (; j < pods.size() && std::get<0>(pods[j]) == node; ++j) freed += std::get<2>(pods[j]);
     order.emplace_back(-freed, std::get<1>(pods[i]), node, i);
-    *most_free = std::max(*most_free, freed);
     i = j;
   }
   std::sort(order.begin(), order.end());
@@ -155,17 +180,11 @@ std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<Gro
   return out;
 }
 
-bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                         EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
-  // Victims scattered over many nodes free no node; take them node by node,
-  // the nodes that would free the most first, each in the caller's order.
-  Milli most_free = 0;
-  const std::vector<GroupId> candidates = ClusterByNode(session, ranked, &most_free);
-  Statement& st = session.statement;
-  const Statement::Checkpoint mark = st.Mark();
+bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
+                         std::span<const GroupId> ranked, EvictionCause cause,
+                         const std::function<bool(GroupId)>& still_eligible) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
-  std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
   // Placement is only retried once an eviction leaves some node with room
   // for the job's first pod, or when the job waits on a queue limit (room
   // elsewhere, budget freed here).
@@ -174,7 +193,13 @@ bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupI
   const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
-  if (!always_try && most_free < threshold) return false;
+  if (!always_try && pool.MostFreeWithout(session, ranked) < threshold) return false;
+  // Victims scattered over many nodes free no node; take them node by node,
+  // the nodes that would free the most first, each in the caller's order.
+  const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
+  Statement& st = session.statement;
+  const Statement::Checkpoint mark = st.Mark();
+  std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
   bool fits = false;
   for (GroupId victim : candidates) {
     if (!still_eligible(victim)) continue;
@@ -279,15 +304,16 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   return false;
 }
 
-bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                       EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
+                       const std::vector<GroupId>& ranked, EvictionCause cause,
+                       const std::function<bool(GroupId)>& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
-  std::vector<GroupId> prefix;
+  const std::span<const GroupId> all(ranked);
   for (size_t k = 256;; k *= 4) {
-    if (k >= ranked.size()) return EvictFromCandidates(session, job, ranked, cause, still_eligible);
-    prefix.assign(ranked.begin(), ranked.begin() + k);
-    if (EvictFromCandidates(session, job, prefix, cause, still_eligible)) return true;
+    if (k >= ranked.size())
+      return EvictFromCandidates(session, pool, job, all, cause, still_eligible);
+    if (EvictFromCandidates(session, pool, job, all.first(k), cause, still_eligible)) return true;
   }
 }
 
@@ -298,7 +324,7 @@ bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::function<bool(GroupId)>& still_eligible) {
   const Statement::Checkpoint mark = session.statement.Mark();
   if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible) &&
-      !EvictUntilJobFits(session, job, ranked, cause, still_eligible))
+      !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))
     return false;
   pool.DropEvictedSince(session.statement, mark);
   pool.Refresh(session, job);  // the job itself may be a victim later

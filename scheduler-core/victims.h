@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "scheduler-core/session.h"
@@ -33,6 +34,10 @@ class VictimPool {
   NodeId OnlyNode(GroupId g) const { return only_node_[g]; }
   // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
   void Refresh(const Session& session, GroupId g);
+  // The most GPU any one node would have free if all of `candidates` left
+  // it (the pool's jobs, placed as PlacedGpu and OnlyNode say). Linear in the
+  // candidates' pods, not in the cluster.
+  Milli MostFreeWithout(const Session& session, std::span<const GroupId> candidates);
   int64_t LatestStart(GroupId g) const { return latest_start_[g]; }
   // Running jobs of leaf queue q left out: within the minimum runtime, or
   // not preemptible. Only for pending reasons.
@@ -49,6 +54,9 @@ class VictimPool {
   std::vector<Milli> placed_gpu_;
   std::vector<NodeId> only_node_;
   std::vector<uint8_t> had_jobs_;
+  static constexpr Milli kNoGpuYet = -1;
+  std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
+  std::vector<NodeId> touched_nodes_;
   std::vector<int64_t> latest_start_;
   std::vector<int32_t> within_min_runtime_;
   std::vector<int32_t> non_preemptible_;
