@@ -28,8 +28,8 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     : by_queue_(session.snapshot.queues.size()),
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
-      placed_gpu_(session.snapshot.groups.size(), 0),
-      only_node_(session.snapshot.groups.size(), kNone),
+      info_(session.snapshot.groups.size()),
+      least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
       latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
@@ -56,6 +56,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     }
     alive_[g] = 1;
     Refresh(session, g);
+    least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
     had_jobs_[group.queue] = 1;
     by_queue_[group.queue].push_back(g);
@@ -79,8 +80,7 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
     if (node == kNone) node = a.node;
     split = split || a.node != node;
   }
-  placed_gpu_[g] = gpu;
-  only_node_[g] = split ? kNone : node;
+  info_[g] = {gpu, split ? kNone : node, s.groups[g].queue, s.groups[g].priority};
 }
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
@@ -96,8 +96,8 @@ Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupI
     most = std::max(most, node_gpu_[n]);
   };
   for (GroupId v : candidates) {
-    if (only_node_[v] != kNone) {
-      add(only_node_[v], placed_gpu_[v]);
+    if (info_[v].only_node != kNone) {
+      add(info_[v].only_node, info_[v].placed_gpu);
       continue;
     }
     for (PodId p : s.groups[v].pods)
@@ -267,12 +267,13 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   std::vector<NodeId> nodes;
   for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
     const GroupId v = ranked[i];
-    if (best != kNone && s.groups[v].queue != s.groups[best].queue) break;
-    if (!still_eligible(v)) continue;
-    // Cheapest tests first: only a victim holding less than the best so
-    // far, on a node it would leave with room enough, is tried.
+    if (best != kNone && pool.Queue(v) != pool.Queue(best)) break;
+    // Cheapest tests first (all of them without side effects): only an
+    // eligible victim holding less than the best so far, on a node it would
+    // leave with room enough, is tried.
     const Milli victim_gpu = pool.PlacedGpu(v);
     if (best != kNone && victim_gpu >= best_gpu) continue;
+    if (!still_eligible(v)) continue;
     nodes.clear();
     if (pool.OnlyNode(v) != kNone) {
       nodes.push_back(pool.OnlyNode(v));
@@ -292,6 +293,8 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
     if (fits) {
       best = v;
       best_gpu = victim_gpu;
+      // Nobody later in this queue holds less; other queues come after.
+      if (best_gpu <= pool.LeastGpuInQueue(pool.Queue(best))) break;
     }
   }
   if (best == kNone) return false;

@@ -30,8 +30,14 @@ class VictimPool {
   Milli Gpu(GroupId g) const { return gpu_[g]; }
   // GPU of all the job's placed pods now (running or placed this cycle),
   // and the node they are on (kNone: more than one node, or none).
-  Milli PlacedGpu(GroupId g) const { return placed_gpu_[g]; }
-  NodeId OnlyNode(GroupId g) const { return only_node_[g]; }
+  Milli PlacedGpu(GroupId g) const { return info_[g].placed_gpu; }
+  NodeId OnlyNode(GroupId g) const { return info_[g].only_node; }
+  // The job's leaf queue and priority, kept beside the numbers above so a
+  // walk over victims reads one place per victim.
+  QueueId Queue(GroupId g) const { return info_[g].queue; }
+  int32_t Priority(GroupId g) const { return info_[g].priority; }
+  // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
+  Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
   // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
   void Refresh(const Session& session, GroupId g);
   // The most GPU any one node would have free if all of `candidates` left
@@ -51,8 +57,14 @@ class VictimPool {
   std::vector<std::vector<GroupId>> by_queue_;
   std::vector<uint8_t> alive_;
   std::vector<Milli> gpu_;
-  std::vector<Milli> placed_gpu_;
-  std::vector<NodeId> only_node_;
+  struct Info {
+    Milli placed_gpu = 0;
+    NodeId only_node = kNone;
+    QueueId queue = kNone;
+    int32_t priority = 0;
+  };
+  std::vector<Info> info_;
+  std::vector<Milli> least_gpu_;
   std::vector<uint8_t> had_jobs_;
   static constexpr Milli kNoGpuYet = -1;
   std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
