@@ -79,16 +79,15 @@ int32_t GangShortfall(const Session& session, GroupId g) {
 }
 
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
-  const PodGroup& group = session.snapshot.groups[g];
-  if (group.subgroups.empty()) {
+  if (!session.has_subgroups[g]) {
     // No subgroup minimums: creation order is the order (the common case,
-    // asked for every job by every action; one allocation).
+    // asked for every job by every action).
     std::vector<PodId> pods;
-    for (PodId p : group.pods)
-      if (session.snapshot.pods[p].phase == PodPhase::kPending && !session.state.IsPlaced(p))
-        pods.push_back(p);
+    for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i)
+      if (!session.state.IsPlaced(session.pending_pods[i])) pods.push_back(session.pending_pods[i]);
     return pods;
   }
+  const PodGroup& group = session.snapshot.groups[g];
   std::vector<int32_t> deficit(group.subgroups.size());
   for (size_t i = 0; i < deficit.size(); ++i)
     deficit[i] = std::max(0, group.subgroups[i].min_member -
