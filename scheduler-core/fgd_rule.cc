@@ -113,11 +113,20 @@ void FgdRule::BuildTargets(const std::vector<WorkloadModel::Entry>& entries) {
       std::sort(in.values.begin(), in.values.end());
       affinity.push_back(std::move(in));
     }
+    // As the snapshot builder reads them (empty: kNoString); one naming a
+    // key or value this snapshot never interned matches no taint here.
+    std::vector<Toleration> tolerations;
+    for (const TolerationSpec& spec : shape.tolerations) {
+      Toleration tol{kNoString, spec.exists, kNoString, spec.effect};
+      if (!spec.key.empty() && (tol.key = s.strings.Find(spec.key)) == kNoString) continue;
+      if (!spec.value.empty() && (tol.value = s.strings.Find(spec.value)) == kNoString) continue;
+      tolerations.push_back(tol);
+    }
     t.eligible.resize(class_example_.size());
     for (size_t c = 0; c < class_example_.size(); ++c) {
       const Node& node = s.nodes[class_example_[c]];
       t.eligible[c] = resolvable && node.schedulable && MatchesSelector(node, selector) &&
-                      MatchesAffinity(node, affinity);
+                      MatchesAffinity(node, affinity) && ToleratesTaints(node, tolerations);
     }
     // Weighted by what the shape would allocate, not only by how often it
     // comes: the measure is GPUs allocated, and stranding an eight-GPU

@@ -49,6 +49,39 @@ TEST(FgdRuleTest, FragmentationIsTheFreeGpuTheWorkloadCannotUse) {
   }
 }
 
+TEST(FgdRuleTest, ShapesCountOnlyTheTaintedNodesTheyTolerate) {
+  struct Case {
+    std::string name;
+    std::vector<TolerationSpec> tolerations;  // of the workload's one shape
+    Milli expected;                           // fragmentation of the tainted node
+  };
+  const Case cases[] = {
+      {"no toleration: none of the tainted node's GPU is usable", {}, 2000},
+      {"tolerates the taint's key and value", {{"team", false, "vision", {}}}, 0},
+      {"tolerates every value of the key", {{"team", true, "", {}}}, 0},
+      {"another value does not tolerate it", {{"team", false, "nlp", {}}}, 2000},
+      {"a key nobody uses does not tolerate it", {{"zone", true, "", {}}}, 2000},
+      {"tolerates only NoExecute: the taint is NoSchedule",
+       {{"team", true, "", TaintEffect::kNoExecute}},
+       2000},
+  };
+  for (const Case& c : cases) {
+    SnapshotBuilder b = OneQueue();
+    NodeSpec n = GpuNode("tainted", 2);
+    n.taints = {{"team", "vision", TaintEffect::kNoSchedule}};
+    b.AddNode(n);
+    PodSpec w = WholeGpuPod("w", "test", 1);
+    w.tolerations = c.tolerations;
+    b.AddPod(w);
+    Snapshot s = MustBuild(b);
+    ClusterState state(s);
+    auto model = std::make_shared<WorkloadModel>();
+    model->Observe(s, PodNamed(s, "w"));
+    FgdRule rule(state, model);
+    EXPECT_DOUBLE_EQ(rule.NodeFragmentation(0), double(c.expected)) << c.name;
+  }
+}
+
 TEST(FgdRuleTest, PlacesWhereFragmentationGrowsLeast) {
   struct Case {
     std::string name;

@@ -79,6 +79,14 @@ int32_t GangShortfall(const Session& session, GroupId g) {
 }
 
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
+  if (!session.has_subgroups[g]) {
+    // No subgroup minimums: creation order is the order (the common case,
+    // asked for every job by every action).
+    std::vector<PodId> pods;
+    for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i)
+      if (!session.state.IsPlaced(session.pending_pods[i])) pods.push_back(session.pending_pods[i]);
+    return pods;
+  }
   const PodGroup& group = session.snapshot.groups[g];
   std::vector<int32_t> deficit(group.subgroups.size());
   for (size_t i = 0; i < deficit.size(); ++i)

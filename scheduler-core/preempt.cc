@@ -31,8 +31,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     std::vector<GroupId> candidates;
     for (GroupId v : pool.InQueue(group.queue))
-      if (pool.Alive(v) && v != job && s.groups[v].priority < group.priority)
-        candidates.push_back(v);
+      if (pool.Alive(v) && v != job && pool.Priority(v) < group.priority) candidates.push_back(v);
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0

@@ -45,6 +45,15 @@ Session::Session(const Snapshot& s, const Options& opts)
       group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
     leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
   }
+  pending_begin.reserve(s.groups.size() + 1);
+  has_subgroups.resize(s.groups.size());
+  for (GroupId g = 0; g < s.groups.size(); ++g) {
+    pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
+    has_subgroups[g] = !s.groups[g].subgroups.empty();
+    for (PodId p : s.groups[g].pods)
+      if (s.pods[p].phase == PodPhase::kPending) pending_pods.push_back(p);
+  }
+  pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
   requested = RollUp(s.queues, leaf);
   fair_share = ComputeFairShare(s.queues, requested, state.Capacity(), opts.fair_share_kai_exact);
   for (QueueId q = 0; q < s.queues.size(); ++q) {

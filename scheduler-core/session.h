@@ -58,6 +58,14 @@ struct Session {
   std::vector<int64_t> group_start;       // per group: latest start of a running pod
   PendingNotes notes;                     // what later actions made of a job
 
+  // Each group's pods pending in the snapshot, in creation order, packed:
+  // pending_pods[pending_begin[g] .. pending_begin[g + 1]). Every action asks
+  // every unsatisfied job for its pending pods; this answers without
+  // touching the (large) Pod records. Subgroup minimums are not applied.
+  std::vector<uint32_t> pending_begin;
+  std::vector<PodId> pending_pods;
+  std::vector<uint8_t> has_subgroups;  // per group
+
   // Placement failures seen at a committed state. In allocate, consumption
   // only grows, so a shape that found no node will not find one later in the
   // action; evictions end that (ForgetFailures).

@@ -30,6 +30,7 @@ struct TolerationSpec {
   bool exists = false;
   std::string value;
   std::optional<TaintEffect> effect;
+  auto operator<=>(const TolerationSpec&) const = default;
 };
 
 struct NodeSpec {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "scheduler-core/job_allocation.h"
@@ -27,6 +28,9 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     : by_queue_(session.snapshot.queues.size()),
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
+      info_(session.snapshot.groups.size()),
+      least_gpu_(session.snapshot.queues.size(), INT64_MAX),
+      had_jobs_(session.snapshot.queues.size(), 0),
       latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
@@ -51,7 +55,10 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       continue;
     }
     alive_[g] = 1;
+    Refresh(session, g);
+    least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
+    had_jobs_[group.queue] = 1;
     by_queue_[group.queue].push_back(g);
   }
   // Within a queue the order never changes during an action.
@@ -61,14 +68,64 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
               [&](GroupId a, GroupId b) { return order.JobFirst(session, a, b); });
 }
 
+void VictimPool::Refresh(const Session& session, GroupId g) {
+  const Snapshot& s = session.snapshot;
+  Milli gpu = 0;
+  NodeId node = kNone;
+  bool split = false;
+  for (PodId p : s.groups[g].pods) {
+    if (!session.state.IsPlaced(p)) continue;
+    const Allocation& a = session.state.AllocationOf(p);
+    gpu += session.state.Usage(p, a)[kGpu];
+    if (node == kNone) node = a.node;
+    split = split || a.node != node;
+  }
+  info_[g] = {gpu, split ? kNone : node, s.groups[g].queue, s.groups[g].priority};
+}
+
+Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
+  const Snapshot& s = session.snapshot;
+  if (node_gpu_.empty()) node_gpu_.assign(s.nodes.size(), kNoGpuYet);
+  Milli most = 0;
+  auto add = [&](NodeId n, Milli gpu) {
+    if (node_gpu_[n] == kNoGpuYet) {
+      node_gpu_[n] = session.state.Free(n).gpu;
+      touched_nodes_.push_back(n);
+    }
+    node_gpu_[n] += gpu;
+    most = std::max(most, node_gpu_[n]);
+  };
+  for (GroupId v : candidates) {
+    if (info_[v].only_node != kNone) {
+      add(info_[v].only_node, info_[v].placed_gpu);
+      continue;
+    }
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p)) {
+        const Allocation& a = session.state.AllocationOf(p);
+        add(a.node, session.state.Usage(p, a)[kGpu]);
+      }
+  }
+  for (NodeId n : touched_nodes_) node_gpu_[n] = kNoGpuYet;
+  touched_nodes_.clear();
+  return most;
+}
+
 void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpoint mark) {
   const auto& journal = statement.journal();
+  const Snapshot& s = statement.state().snapshot();
+  std::vector<QueueId> touched;
   for (size_t i = mark; i < journal.size(); ++i) {
     if (journal[i].place) continue;
     // Whole jobs are evicted, so one pod gone means the job is gone.
-    GroupId g = statement.state().snapshot().pods[journal[i].pod].group;
+    GroupId g = s.pods[journal[i].pod].group;
+    if (!alive_[g]) continue;
     alive_[g] = 0;
+    touched.push_back(s.groups[g].queue);
   }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (QueueId q : touched) std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
@@ -80,7 +137,11 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
   return need;
 }
 
-std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<GroupId>& candidates) {
+namespace {
+
+// Candidates grouped by node (nodes that would free the most GPU first,
+// within a node in the callers' order).
+std::vector<GroupId> ClusterByNode(const Session& session, std::span<const GroupId> candidates) {
   const Snapshot& s = session.snapshot;
   // (node, rank, GPU) of every candidate pod, grouped by node by sorting:
   // proportional to the candidates, not to the cluster.
@@ -119,24 +180,26 @@ std::vector<GroupId> ClusterByNode(const Session& session, const std::vector<Gro
   return out;
 }
 
-namespace {
-
-bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                         EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
-  // Victims scattered over many nodes free no node; take them node by node,
-  // the nodes that would free the most first, each in the caller's order.
-  const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
-  Statement& st = session.statement;
-  const Statement::Checkpoint mark = st.Mark();
+bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
+                         std::span<const GroupId> ranked, EvictionCause cause,
+                         const std::function<bool(GroupId)>& still_eligible) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
-  std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
   // Placement is only retried once an eviction leaves some node with room
   // for the job's first pod, or when the job waits on a queue limit (room
   // elsewhere, budget freed here).
   const std::vector<PodId> pending = PendingPodsInOrder(session, job);
   const Milli threshold = pending.empty() ? 0 : session.placer.MinimumGpuOnNode(pending[0]);
   const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
+  // Then placement would never be tried below: evicting and rolling back
+  // every candidate would end where we are, so do not.
+  if (!always_try && pool.MostFreeWithout(session, ranked) < threshold) return false;
+  // Victims scattered over many nodes free no node; take them node by node,
+  // the nodes that would free the most first, each in the caller's order.
+  const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
+  Statement& st = session.statement;
+  const Statement::Checkpoint mark = st.Mark();
+  std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
   bool fits = false;
   for (GroupId victim : candidates) {
     if (!still_eligible(victim)) continue;
@@ -189,8 +252,9 @@ bool EvictFromCandidates(Session& session, GroupId job, const std::vector<GroupI
 // rank). Looks at the first kMaxSingleVictims candidates only.
 constexpr size_t kMaxSingleVictims = 256;
 
-bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                    EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
+                    const std::vector<GroupId>& ranked, EvictionCause cause,
+                    const std::function<bool(GroupId)>& still_eligible) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
   const std::vector<PodId> pending = PendingPodsInOrder(session, job);
@@ -200,19 +264,26 @@ bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& r
   Statement& st = session.statement;
   GroupId best = kNone;
   Milli best_gpu = 0;
+  std::vector<NodeId> nodes;
   for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
     const GroupId v = ranked[i];
-    if (best != kNone && s.groups[v].queue != s.groups[best].queue) break;
+    if (best != kNone && pool.Queue(v) != pool.Queue(best)) break;
+    // Cheapest tests first (all of them without side effects): only an
+    // eligible victim holding less than the best so far, on a node it would
+    // leave with room enough, is tried.
+    const Milli victim_gpu = pool.PlacedGpu(v);
+    if (best != kNone && victim_gpu >= best_gpu) continue;
     if (!still_eligible(v)) continue;
-    const std::vector<NodeId> nodes = NodesOf(session, v);
-    Milli victim_gpu = 0;
+    nodes.clear();
+    if (pool.OnlyNode(v) != kNone) {
+      nodes.push_back(pool.OnlyNode(v));
+    } else {
+      nodes = NodesOf(session, v);
+    }
     bool may_fit = false;
-    for (PodId p : s.groups[v].pods)
-      if (session.state.IsPlaced(p))
-        victim_gpu += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
     for (NodeId n : nodes)
       may_fit = may_fit || session.state.Free(n).gpu + victim_gpu >= need_on_node;
-    if (!may_fit || (best != kNone && victim_gpu >= best_gpu)) continue;
+    if (!may_fit) continue;
     const Statement::Checkpoint mark = st.Mark();
     EvictGroup(session, v, cause, job);
     bool fits = false;
@@ -222,6 +293,8 @@ bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& r
     if (fits) {
       best = v;
       best_gpu = victim_gpu;
+      // Nobody later in this queue holds less; other queues come after.
+      if (best_gpu <= pool.LeastGpuInQueue(pool.Queue(best))) break;
     }
   }
   if (best == kNone) return false;
@@ -234,15 +307,16 @@ bool EvictOneVictim(Session& session, GroupId job, const std::vector<GroupId>& r
   return false;
 }
 
-bool EvictUntilJobFits(Session& session, GroupId job, const std::vector<GroupId>& ranked,
-                       EvictionCause cause, const std::function<bool(GroupId)>& still_eligible) {
+bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
+                       const std::vector<GroupId>& ranked, EvictionCause cause,
+                       const std::function<bool(GroupId)>& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
-  std::vector<GroupId> prefix;
+  const std::span<const GroupId> all(ranked);
   for (size_t k = 256;; k *= 4) {
-    if (k >= ranked.size()) return EvictFromCandidates(session, job, ranked, cause, still_eligible);
-    prefix.assign(ranked.begin(), ranked.begin() + k);
-    if (EvictFromCandidates(session, job, prefix, cause, still_eligible)) return true;
+    if (k >= ranked.size())
+      return EvictFromCandidates(session, pool, job, all, cause, still_eligible);
+    if (EvictFromCandidates(session, pool, job, all.first(k), cause, still_eligible)) return true;
   }
 }
 
@@ -252,10 +326,11 @@ bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
                  const std::function<bool(GroupId)>& still_eligible) {
   const Statement::Checkpoint mark = session.statement.Mark();
-  if (!EvictOneVictim(session, job, ranked, cause, still_eligible) &&
-      !EvictUntilJobFits(session, job, ranked, cause, still_eligible))
+  if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible) &&
+      !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))
     return false;
   pool.DropEvictedSince(session.statement, mark);
+  pool.Refresh(session, job);  // the job itself may be a victim later
   session.ForgetFailures();
   return true;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "scheduler-core/session.h"
@@ -18,13 +19,31 @@ class VictimPool {
  public:
   VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
 
-  // Jobs of a leaf queue, some possibly gone (check Alive).
+  // Jobs of a leaf queue, some possibly gone (check Alive). Evicted jobs
+  // are dropped from the list as they go, so walking it stays proportional
+  // to the jobs left.
   const std::vector<GroupId>& InQueue(QueueId q) const { return by_queue_[q]; }
   bool Alive(GroupId g) const { return alive_[g]; }
-  bool AnyOutside(QueueId q) const {
-    return queues_with_jobs_ - (by_queue_[q].empty() ? 0 : 1) > 0;
-  }
+  // Some leaf queue other than q had victims when the pool was built.
+  bool AnyOutside(QueueId q) const { return queues_with_jobs_ - (had_jobs_[q] ? 1 : 0) > 0; }
+  // GPU of the job's running pods when the pool was built.
   Milli Gpu(GroupId g) const { return gpu_[g]; }
+  // GPU of all the job's placed pods now (running or placed this cycle),
+  // and the node they are on (kNone: more than one node, or none).
+  Milli PlacedGpu(GroupId g) const { return info_[g].placed_gpu; }
+  NodeId OnlyNode(GroupId g) const { return info_[g].only_node; }
+  // The job's leaf queue and priority, kept beside the numbers above so a
+  // walk over victims reads one place per victim.
+  QueueId Queue(GroupId g) const { return info_[g].queue; }
+  int32_t Priority(GroupId g) const { return info_[g].priority; }
+  // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
+  Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
+  // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
+  void Refresh(const Session& session, GroupId g);
+  // The most GPU any one node would have free if all of `candidates` left
+  // it (the pool's jobs, placed as PlacedGpu and OnlyNode say). Linear in the
+  // candidates' pods, not in the cluster.
+  Milli MostFreeWithout(const Session& session, std::span<const GroupId> candidates);
   int64_t LatestStart(GroupId g) const { return latest_start_[g]; }
   // Running jobs of leaf queue q left out: within the minimum runtime, or
   // not preemptible. Only for pending reasons.
@@ -38,6 +57,18 @@ class VictimPool {
   std::vector<std::vector<GroupId>> by_queue_;
   std::vector<uint8_t> alive_;
   std::vector<Milli> gpu_;
+  struct Info {
+    Milli placed_gpu = 0;
+    NodeId only_node = kNone;
+    QueueId queue = kNone;
+    int32_t priority = 0;
+  };
+  std::vector<Info> info_;
+  std::vector<Milli> least_gpu_;
+  std::vector<uint8_t> had_jobs_;
+  static constexpr Milli kNoGpuYet = -1;
+  std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
+  std::vector<NodeId> touched_nodes_;
   std::vector<int64_t> latest_start_;
   std::vector<int32_t> within_min_runtime_;
   std::vector<int32_t> non_preemptible_;

@@ -12,8 +12,15 @@ void WorkloadModel::Observe(const Snapshot& s, PodId p, double count) {
   const Pod& pod = s.pods[p];
   const PodRequest& r = pod.request;
   if (r.mig_count > 0) return;
-  ShapeSpec shape{r.cpu_milli,      r.memory_bytes, r.whole_gpus, r.gpu_fraction,
-                  r.gpu_memory_mib, r.num_devices,  {},           {}};
+  ShapeSpec shape{r.cpu_milli,
+                  r.memory_bytes,
+                  r.whole_gpus,
+                  r.gpu_fraction,
+                  r.gpu_memory_mib,
+                  r.num_devices,
+                  {},
+                  {},
+                  {}};
   if (!r.IsShared()) shape.num_devices = 1;
   for (const Label& l : pod.node_selector)
     shape.node_selector.emplace_back(s.strings.Get(l.key), s.strings.Get(l.value));
@@ -23,6 +30,10 @@ void WorkloadModel::Observe(const Snapshot& s, PodId p, double count) {
     std::sort(values.begin(), values.end());
     shape.node_affinity_in.emplace_back(s.strings.Get(in.key), std::move(values));
   }
+  auto name = [&](StringId id) { return id == kNoString ? std::string() : s.strings.Get(id); };
+  for (const Toleration& t : pod.tolerations)
+    shape.tolerations.push_back({name(t.key), t.exists, name(t.value), t.effect});
+  std::sort(shape.tolerations.begin(), shape.tolerations.end());
   weight_[std::move(shape)] += next_weight_ * count;
   ++version_;
   next_weight_ *= growth_;

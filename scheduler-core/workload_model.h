@@ -14,11 +14,12 @@
 #include <vector>
 
 #include "scheduler-core/model.h"
+#include "scheduler-core/snapshot_builder.h"
 
 namespace vtenant::sched {
 
-// What placement needs of a pod shape, by name (label keys and values as
-// strings), so the model outlives the snapshots it learned from.
+// What placement needs of a pod shape, by name (label keys and values,
+// tolerations as strings), so the model outlives the snapshots it learned from.
 struct ShapeSpec {
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
@@ -28,6 +29,8 @@ struct ShapeSpec {
   int32_t num_devices = 1;
   std::vector<std::pair<std::string, std::string>> node_selector;
   std::vector<std::pair<std::string, std::vector<std::string>>> node_affinity_in;
+  // Sorted; which tainted nodes the shape may use.
+  std::vector<TolerationSpec> tolerations;
   auto operator<=>(const ShapeSpec&) const = default;
 };
 
