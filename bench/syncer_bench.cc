@@ -158,6 +158,8 @@ class Arrivals {
 struct ProcessUsage {
   double peak_rss_mib = 0;
   double rss_mib = 0;
+  double anon_mib = 0;  // heap and stacks; the rest of RSS is mapped files
+  int threads = 0;
   double cpu_seconds = 0;
 };
 
@@ -168,6 +170,8 @@ ProcessUsage UsageOf(pid_t pid) {
   while (std::getline(status, line)) {
     if (line.starts_with("VmHWM:")) usage.peak_rss_mib = std::stod(line.substr(6)) / 1024.0;
     if (line.starts_with("VmRSS:")) usage.rss_mib = std::stod(line.substr(6)) / 1024.0;
+    if (line.starts_with("RssAnon:")) usage.anon_mib = std::stod(line.substr(8)) / 1024.0;
+    if (line.starts_with("Threads:")) usage.threads = std::stoi(line.substr(8));
   }
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
@@ -314,10 +318,12 @@ int Main(const Options& options) {
   std::printf(
       "\nsyncer vs ceiling: %.0f%%; syncer RSS %.1f MiB idle (1 pod), %.1f MiB after the burst "
       "(%d pods each side), peak %.1f MiB after the paced run (%d); CPU %.2f s in the burst, "
-      "%.2f s in all; load average at the end %.2f %.2f %.2f\n",
+      "%.2f s in all; load average at the end %.2f %.2f %.2f\n"
+      "syncer RSS anonymous (heap, stacks) %.1f MiB idle, %.1f after the burst, %.1f at the end; "
+      "%d threads\n",
       100.0 * ceiling_seconds / burst.seconds, idle.rss_mib, after_burst.rss_mib, options.pods + 1,
       usage.peak_rss_mib, 2 * options.pods + 1, cpu_burst, usage.cpu_seconds, load[0], load[1],
-      load[2]);
+      load[2], idle.anon_mib, after_burst.anon_mib, usage.anon_mib, usage.threads);
   (*vc)->Stop();
   (*host)->Stop();
   if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) {

@@ -7,6 +7,7 @@
 // costs the Lease (docs/architecture.md, syncer/). Kept thin so the move is
 // small once the Manager can compete again.
 #include <glog/logging.h>
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,7 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "kube/cancellation.h"
 #include "kube/health_server.h"
+#include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/leader_election.h"
 #include "kube/rest_client.h"
@@ -45,7 +48,19 @@ std::string Identity() {
   return std::string(host) + "-" + std::to_string(getpid());
 }
 
+// One syncer runs per tenant, so its memory is multiplied by the tenants of
+// a cluster. Its threads mostly wait; these keep what they cost small.
+constexpr size_t kHttpIoThreads = 4;  // cpprestsdk's default is 40
+constexpr int kMallocArenas = 2;      // glibc's default is 8 per core
+// How often freed heap goes back to the system (glibc keeps free pages
+// inside its arenas otherwise, and a burst of pods leaves many).
+constexpr auto kTrimPeriod = std::chrono::seconds(10);
+
 int Run(const syncer::SyncerFlags& flags) {
+  mallopt(M_ARENA_MAX, kMallocArenas);
+  if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) {
+    LOG(WARNING) << s.ToString();
+  }
   Result<std::unique_ptr<kube::RestClient>> virtual_client =
       ClientFor(flags.virtual_kubeconfig, "virtual", flags);
   Result<std::unique_ptr<kube::RestClient>> host_client =
@@ -77,6 +92,10 @@ int Run(const syncer::SyncerFlags& flags) {
     LOG(ERROR) << started.ToString();
     return 1;
   }
+  kube::Cancellation stop_trimming;
+  std::thread trimmer([&stop_trimming] {
+    while (!stop_trimming.WaitFor(kTrimPeriod)) malloc_trim(0);
+  });
   // Controllers run while leading (always, without --leader-elect), once
   // both caches hold a first list: their first keys are then every object
   // on both sides, the relist that converges.
@@ -142,6 +161,8 @@ int Run(const syncer::SyncerFlags& flags) {
   syncer.StopControllers();
   if (elector) elector->Stop();  // releases the Lease for the next replica
   for (std::thread& t : starters) t.join();
+  stop_trimming.Cancel();
+  trimmer.join();
   syncer.Stop();
   health.Stop();
   LOG(INFO) << "stopped";
