@@ -2,7 +2,7 @@
 // to the host, against the ceiling of kube/ alone creating the same pods on
 // the host, in one run on one machine.
 //
-//   bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16]
+//   bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16] [--backlog=0]
 //                [--syncer=PATH, default the vtenant-syncer of this build]
 //
 // Starts etcd + a host kube-apiserver and a virtual kube-apiserver on the
@@ -14,6 +14,10 @@
 //   - the burst: `--pods` virtual pods created at once from 16 threads; the
 //     time until all exist on the host (a host watch sees each ADDED), per-pod
 //     latency from the start of its virtual create to its host ADDED;
+//   - backlog (with --backlog=N): N virtual pods created before the syncer
+//     starts; the time from its start until all are on the host, where the
+//     syncer works alone like the ceiling (the burst also pays for the
+//     virtual creates, on the same cores);
 //   - paced: `--pods` more at `--paced-rate` pods/s, same latencies;
 //   - the syncer process's peak RSS (VmHWM) and CPU seconds (utime+stime).
 // The syncer runs as the real program with --kube-api-qps=0, like the
@@ -57,6 +61,7 @@ struct Options {
   int pods = 1000;
   double paced_rate = 100;
   int workers = 16;
+  int backlog = 0;
   std::string syncer = VTENANT_SYNCER;
 };
 
@@ -158,6 +163,8 @@ class Arrivals {
 struct ProcessUsage {
   double peak_rss_mib = 0;
   double rss_mib = 0;
+  double anon_mib = 0;  // heap and stacks; the rest of RSS is mapped files
+  int threads = 0;
   double cpu_seconds = 0;
 };
 
@@ -168,6 +175,8 @@ ProcessUsage UsageOf(pid_t pid) {
   while (std::getline(status, line)) {
     if (line.starts_with("VmHWM:")) usage.peak_rss_mib = std::stod(line.substr(6)) / 1024.0;
     if (line.starts_with("VmRSS:")) usage.rss_mib = std::stod(line.substr(6)) / 1024.0;
+    if (line.starts_with("RssAnon:")) usage.anon_mib = std::stod(line.substr(8)) / 1024.0;
+    if (line.starts_with("Threads:")) usage.threads = std::stoi(line.substr(8));
   }
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
@@ -276,8 +285,20 @@ int Main(const Options& options) {
   });
   const double ceiling_seconds = Seconds(Clock::now() - c0);
 
+  Arrivals arrivals(**host_client);
+  // The backlog: virtual pods that exist before the syncer starts, as after
+  // a restart; then only the syncer works (the ceiling's conditions).
+  std::vector<std::string> backlog_names;
+  for (int i = 0; i < options.backlog; ++i) backlog_names.push_back(PodName("backlog", i));
+  Parallel(options.backlog, 16, [&](int i) {
+    Result<kube::Object> created =
+        virt_api.Create(kPods, kVirtualNs, Parse(PodJson(backlog_names[i])));
+    CHECK(created.ok()) << created.status().ToString();
+  });
+
   Result<int> port = localenv::PickFreeLoopbackPort();
   CHECK(port.ok());
+  const Clock::time_point syncer_start = Clock::now();
   Result<localenv::Process> syncer = localenv::Process::Start(
       {.argv = {options.syncer, "--tenant=nlp", "--virtual-kubeconfig=" + (*vc)->kubeconfig_path(),
                 "--host-kubeconfig=" + (*host)->api_server().kubeconfig_path(),
@@ -285,7 +306,13 @@ int Main(const Options& options) {
                 "--pod-workers=" + std::to_string(options.workers)},
        .log_path = dir + "/syncer.log"});
   CHECK(syncer.ok()) << syncer.status().ToString();
-  Arrivals arrivals(**host_client);
+  double backlog_seconds = 0;
+  if (options.backlog > 0) {
+    CHECK(arrivals.WaitFor(backlog_names, std::chrono::seconds(600))) << "backlog not synced";
+    Clock::time_point last = syncer_start;
+    for (const std::string& name : backlog_names) last = std::max(last, arrivals.At(name));
+    backlog_seconds = Seconds(last - syncer_start);
+  }
   // Warm-up: the syncer is ready once one pod made it.
   Run(**virt, arrivals, "warmup", 1, 1, 0);
   const ProcessUsage idle = UsageOf(syncer->pid());
@@ -308,16 +335,29 @@ int Main(const Options& options) {
       "|\n",
       options.pods, burst.seconds, options.pods / burst.seconds, Percentile(burst.latencies, 0.5),
       Percentile(burst.latencies, 0.99));
+  if (options.backlog > 0) {
+    std::printf(
+        "| backlog: %d virtual pods exist, the syncer starts → all on the host | %d | %.2f | %.0f "
+        "| | |\n",
+        options.backlog, options.backlog, backlog_seconds, options.backlog / backlog_seconds);
+  }
   std::printf("| paced at %.0f pods/s | %d | %.2f | %.0f | %.3f | %.3f |\n", options.paced_rate,
               options.pods, paced.seconds, options.pods / paced.seconds,
               Percentile(paced.latencies, 0.5), Percentile(paced.latencies, 0.99));
+  const int before = options.backlog + 1;  // pods each side before the burst
   std::printf(
-      "\nsyncer vs ceiling: %.0f%%; syncer RSS %.1f MiB idle (1 pod), %.1f MiB after the burst "
-      "(%d pods each side), peak %.1f MiB after the paced run (%d); CPU %.2f s in the burst, "
-      "%.2f s in all; load average at the end %.2f %.2f %.2f\n",
-      100.0 * ceiling_seconds / burst.seconds, idle.rss_mib, after_burst.rss_mib, options.pods + 1,
-      usage.peak_rss_mib, 2 * options.pods + 1, cpu_burst, usage.cpu_seconds, load[0], load[1],
-      load[2]);
+      "\nsyncer vs ceiling: %.0f%% in the burst, %.0f%% on the backlog; syncer RSS %.1f MiB idle "
+      "(%d pods), %.1f MiB after the burst (%d pods each side), peak %.1f MiB after the paced "
+      "run (%d); CPU %.2f s in the burst, %.2f s in all; load average at the end %.2f %.2f %.2f\n"
+      "syncer RSS anonymous (heap, stacks) %.1f MiB idle, %.1f after the burst, %.1f at the end; "
+      "%d threads\n",
+      100.0 * ceiling_seconds / burst.seconds,
+      options.backlog > 0
+          ? 100.0 * ceiling_seconds / backlog_seconds * options.backlog / options.pods
+          : 0.0,
+      idle.rss_mib, before, after_burst.rss_mib, before + options.pods, usage.peak_rss_mib,
+      before + 2 * options.pods, cpu_burst, usage.cpu_seconds, load[0], load[1], load[2],
+      idle.anon_mib, after_burst.anon_mib, usage.anon_mib, usage.threads);
   (*vc)->Stop();
   (*host)->Stop();
   if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) {
@@ -345,6 +385,8 @@ int main(int argc, char** argv) {
       options.pods = std::stoi(*v);
     } else if (auto v = value("--paced-rate")) {
       options.paced_rate = std::stod(*v);
+    } else if (auto v = value("--backlog")) {
+      options.backlog = std::stoi(*v);
     } else if (auto v = value("--workers")) {
       options.workers = std::stoi(*v);
     } else if (auto v = value("--syncer")) {
@@ -354,7 +396,7 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "unknown flag " << arg
                 << "\nusage: bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16] "
-                   "[--syncer=PATH]\n";
+                   "[--backlog=0] [--syncer=PATH]\n";
       return 2;
     }
   }

@@ -2,6 +2,10 @@
 
 #include <cpprest/http_client.h>
 #include <glog/logging.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <pplx/threadpool.h>
 
 #include <boost/asio/ssl.hpp>
 #include <cerrno>
@@ -72,6 +76,29 @@ Status CheckPem(const RestConfig& config) {
   return Status::Ok();
 }
 
+// The trust store of every connection to a server with its own CA: that CA
+// only, as client-go trusts certificate-authority-data alone. Built once and
+// shared (reference counted) by the connections. cpprestsdk loads the
+// system's default verify paths into a fresh context for every connection
+// (about 140 certificates, 0.5-1 MiB each time, kept as long as the
+// connection lives); replacing the store in the context callback frees that
+// copy at once. nullptr when `ca_pem` holds no certificate (CheckPem
+// rejects that before).
+std::shared_ptr<X509_STORE> StoreOf(const std::string& ca_pem) {
+  std::shared_ptr<X509_STORE> store(X509_STORE_new(), &X509_STORE_free);
+  if (store == nullptr) return nullptr;
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size())), &BIO_free);
+  if (bio == nullptr) return nullptr;
+  int added = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store.get(), cert) == 1) ++added;
+    X509_free(cert);
+  }
+  if (added == 0) return nullptr;
+  return store;
+}
+
 int RetryAfterSeconds(const http::http_headers& headers) {
   auto it = headers.find("Retry-After");
   if (it == headers.end()) return 0;
@@ -97,6 +124,7 @@ class CppRestTransport final : public HttpTransport {
   explicit CppRestTransport(const RestConfig& config)
       : config_(config),
         limiter_(config.qps, config.burst, DefaultClock()),
+        ca_store_(config.ca_pem.empty() ? nullptr : StoreOf(config.ca_pem)),
         client_(utility::conversions::to_string_t(config.server), MakeClientConfig(config.timeout)),
         stream_client_(utility::conversions::to_string_t(config.server),
                        MakeClientConfig(kStreamIdleTimeout)) {}
@@ -215,11 +243,17 @@ class CppRestTransport final : public HttpTransport {
     cfg.set_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
     cfg.set_validate_certificates(!config_.insecure_skip_tls_verify);
     const RestConfig config = config_;
-    cfg.set_ssl_context_callback([config](boost::asio::ssl::context& ctx) {
+    // The callback holds the store for as long as cpprestsdk may open
+    // connections; each context takes a reference of its own.
+    std::shared_ptr<X509_STORE> shared_store = ca_store_;
+    cfg.set_ssl_context_callback([config, shared_store](boost::asio::ssl::context& ctx) {
       // CheckPem accepted this material at construction, so these succeed;
       // a failure would still surface as a handshake error on the request.
       boost::system::error_code ignored;
-      if (!config.ca_pem.empty()) {
+      if (shared_store != nullptr) {
+        // Frees the system roots cpprestsdk has just loaded into ctx.
+        SSL_CTX_set1_cert_store(ctx.native_handle(), shared_store.get());
+      } else if (!config.ca_pem.empty()) {
         ctx.add_certificate_authority(boost::asio::buffer(config.ca_pem), ignored);
       }
       if (!config.client_certificate_pem.empty()) {
@@ -271,11 +305,22 @@ class CppRestTransport final : public HttpTransport {
 
   RestConfig config_;
   BucketRateLimiter limiter_;
+  std::shared_ptr<X509_STORE> ca_store_;  // nullptr: no CA of its own (system roots)
   client::http_client client_;
   client::http_client stream_client_;
 };
 
 }  // namespace
+
+Status SetHttpIoThreads(size_t threads) {
+  if (threads == 0) return InvalidArgument("the HTTP I/O pool needs at least one thread");
+  try {
+    crossplat::threadpool::initialize_with_threads(threads);
+  } catch (const std::exception& e) {
+    return FailedPrecondition(std::string("the HTTP I/O pool already runs: ") + e.what());
+  }
+  return Status::Ok();
+}
 
 Result<std::unique_ptr<HttpTransport>> NewHttpTransport(const RestConfig& config) {
   if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {

@@ -57,6 +57,14 @@ class HttpTransport {
                              std::string* error_body, Cancellation* cancel) = 0;
 };
 
+// Sets how many threads run the I/O of every transport in the process
+// (cpprestsdk's shared pool, 40 unless set). Requests and streams wait on the
+// caller's thread, so a few I/O threads serve many callers; each idle one
+// still costs its stack and, with glibc, a malloc arena. Call before the
+// first request of the process; FailedPrecondition once the pool runs, and
+// InvalidArgument for 0.
+Status SetHttpIoThreads(size_t threads);
+
 // Makes a transport for `config`. Fails with InvalidArgument, saying what is
 // wrong, when the server URL or the PEM material (CA, client certificate,
 // key) is unusable.

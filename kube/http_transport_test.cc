@@ -139,5 +139,12 @@ TEST(HttpTransportTest, AServerURLWithoutSchemeIsRejected) {
             StatusCode::kInvalidArgument);
 }
 
+TEST(HttpTransportTest, TheIoPoolIsSizedOnceBeforeItRuns) {
+  EXPECT_EQ(SetHttpIoThreads(0).code(), StatusCode::kInvalidArgument);
+  // Whether or not an earlier test already started the pool, it runs now.
+  (void)SetHttpIoThreads(2);
+  EXPECT_EQ(SetHttpIoThreads(2).code(), StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace vtenant::kube

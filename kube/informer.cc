@@ -8,6 +8,8 @@
 
 namespace vtenant::kube {
 
+void DropManagedFields(Object& object) { RemoveMember(object, {"metadata"}, "managedFields"); }
+
 // ---------------------------------------------------------------- Cache
 
 Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
@@ -315,6 +317,7 @@ void SharedInformer::Replace(std::vector<Object> items, const std::string& resou
   listed.reserve(items.size());
   for (Object& item : items) {
     WaitForRoomLocked(lock);
+    if (options_.transform) options_.transform(item);
     ObjectPtr object = ShareCompact(item);
     item = Object();  // the list's copy goes as soon as the cache has its own
     std::string key = KeyOf(*object);
@@ -348,6 +351,7 @@ void SharedInformer::Apply(WatchEvent& event) {
     if (!version.empty()) resource_version_ = std::move(version);
     return;
   }
+  if (options_.transform) options_.transform(event.object);
   ObjectPtr object = ShareCompact(event.object);
   std::unique_lock lock(mu_);
   WaitForRoomLocked(lock);

@@ -62,6 +62,19 @@
 
 namespace vtenant::kube {
 
+// Rewrites an object before the informer caches it (client-go's
+// SetTransform), typically to drop fields no reader of the cache needs, such
+// as metadata.managedFields, so a cache of many objects costs less memory.
+// Must be a pure function of the object and keep metadata.name, namespace
+// and resourceVersion.
+using TransformFunc = std::function<void(Object&)>;
+
+// The transform most caches want: removes metadata.managedFields (often a
+// third of a pod's JSON), which only server-side apply reads. Safe for
+// objects later written back whole with Update: a PUT without managedFields
+// leaves the server's own unchanged.
+void DropManagedFields(Object& object);
+
 // Maps an object to the values it is indexed under (e.g. a pod to its node
 // name). Must be a pure function of the object; may return no values.
 using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
@@ -157,6 +170,10 @@ struct InformerOptions {
   Clock* clock = &DefaultClock();
   // Where the backlog gauge is registered. Must outlive the informer.
   Registry* registry = &DefaultRegistry();
+  // Applied to every listed and watched object before it is cached and
+  // handed to handlers (see TransformFunc). Empty: objects are cached as the
+  // server sent them.
+  TransformFunc transform;
 };
 
 class SharedInformer {

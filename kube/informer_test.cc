@@ -444,5 +444,54 @@ TEST(SharedInformerTest, ABacklogAtItsBoundHoldsTheWatchAndIsMeasured) {
   EXPECT_EQ(backlog.Value(), 0);
 }
 
+TEST(SharedInformerTest, TheTransformShapesWhatIsCachedAndHandedOut) {
+  FakeClient client;
+  auto with_managed_fields = [](const std::string& name) {
+    Object pod = Pod(name, "n1");
+    pod["metadata"].AddMember("managedFields", rapidjson::Value(rapidjson::kArrayType),
+                              pod.GetAllocator());
+    pod["metadata"]["managedFields"].PushBack(rapidjson::Value(rapidjson::kObjectType),
+                                              pod.GetAllocator());
+    return pod;
+  };
+  ASSERT_TRUE(client.Create(res::kPods, "ns", with_managed_fields("listed")).ok());
+  InformerOptions options = FastOptions();
+  options.transform = [](Object& o) {
+    DropManagedFields(o);
+    SetString(o, {"metadata", "labels"}, "transformed", "yes");
+  };
+  SharedInformer informer(client, res::kPods, options);
+  std::mutex mu;
+  std::vector<std::string> seen;  // "name transformed managedFields?"
+  informer.AddEventHandler({.on_add = [&](const ObjectPtr& o) {
+    std::lock_guard lock(mu);
+    seen.push_back(std::string(Name(*o)) + " " +
+                   std::string(Label(*o, "transformed").value_or("no")) +
+                   (Find(*o, {"metadata", "managedFields"}) ? " managedFields" : " -"));
+  }});
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(client.Create(res::kPods, "ns", with_managed_fields("watched")).ok());
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard lock(mu);
+    return seen.size() >= 2;
+  }));
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(seen, (std::vector<std::string>{"listed yes -", "watched yes -"}));
+  }
+  for (const char* key : {"ns/listed", "ns/watched"}) {
+    ObjectPtr cached = informer.cache().Get(key);
+    ASSERT_NE(cached, nullptr) << key;
+    EXPECT_EQ(Find(*cached, {"metadata", "managedFields"}), nullptr) << key;
+    EXPECT_EQ(Label(*cached, "transformed"), "yes") << key;
+    EXPECT_EQ(GetString(*cached, {"spec", "nodeName"}), "n1") << key;
+  }
+  // The server's copy keeps what only the cache dropped.
+  Result<Object> stored = client.Get(res::kPods, "ns", "watched");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_NE(Find(*stored, {"metadata", "managedFields"}), nullptr);
+}
+
 }  // namespace
 }  // namespace vtenant::kube

@@ -259,10 +259,15 @@ Status RestClient::Watch(const ResourceType& type, std::string_view ns, const Li
         failure = event_type.status();
         return false;
       }
-      WatchEvent event{*event_type, Object()};
+      // The event's object moves up to the root of the frame's document,
+      // whose allocator already holds it: no second copy of every object.
       if (auto it = frame->FindMember("object"); it != frame->MemberEnd()) {
-        event.object.CopyFrom(it->value, event.object.GetAllocator());
+        rapidjson::Value object(std::move(it->value));
+        static_cast<rapidjson::Value&>(*frame) = object;
+      } else {
+        frame->SetNull();
       }
+      WatchEvent event{*event_type, std::move(*frame)};
       if (!handler(event)) {
         stopped = true;
         return false;

@@ -7,6 +7,7 @@
 // costs the Lease (docs/architecture.md, syncer/). Kept thin so the move is
 // small once the Manager can compete again.
 #include <glog/logging.h>
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,7 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "kube/cancellation.h"
 #include "kube/health_server.h"
+#include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/leader_election.h"
 #include "kube/rest_client.h"
@@ -27,12 +30,17 @@ namespace {
 
 using namespace vtenant;
 
+// Sets `*own_ca` to whether the server is verified against a CA of its own
+// (certificate-authority-data, or the in-cluster CA) or TLS is not verified.
 Result<std::unique_ptr<kube::RestClient>> ClientFor(const std::string& kubeconfig,
                                                     const std::string& what,
-                                                    const syncer::SyncerFlags& flags) {
+                                                    const syncer::SyncerFlags& flags,
+                                                    bool* own_ca) {
   Result<kube::RestConfig> config =
       kubeconfig.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(kubeconfig);
   if (!config.ok()) return config.status().WithContext("loading the " + what + " kubeconfig");
+  *own_ca = !config->ca_pem.empty() || config->insecure_skip_tls_verify ||
+            config->server.rfind("http://", 0) == 0;
   config->user_agent = "vtenant-syncer";
   config->qps = flags.kube_api_qps;
   config->burst = flags.kube_api_burst;
@@ -45,16 +53,39 @@ std::string Identity() {
   return std::string(host) + "-" + std::to_string(getpid());
 }
 
+// One syncer runs per tenant, so its memory is multiplied by the tenants of
+// a cluster. Its threads mostly wait; these keep what they cost small.
+constexpr size_t kHttpIoThreads = 4;  // cpprestsdk's default is 40
+constexpr int kMallocArenas = 2;      // glibc's default is 8 per core
+// How often freed heap goes back to the system (glibc keeps free pages
+// inside its arenas otherwise, and a burst of pods leaves many).
+constexpr auto kTrimPeriod = std::chrono::seconds(10);
+
 int Run(const syncer::SyncerFlags& flags) {
+  mallopt(M_ARENA_MAX, kMallocArenas);
+  if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) {
+    LOG(WARNING) << s.ToString();
+  }
+  bool virtual_own_ca = false;
+  bool host_own_ca = false;
   Result<std::unique_ptr<kube::RestClient>> virtual_client =
-      ClientFor(flags.virtual_kubeconfig, "virtual", flags);
+      ClientFor(flags.virtual_kubeconfig, "virtual", flags, &virtual_own_ca);
   Result<std::unique_ptr<kube::RestClient>> host_client =
-      ClientFor(flags.host_kubeconfig, "host", flags);
+      ClientFor(flags.host_kubeconfig, "host", flags, &host_own_ca);
   for (const Status& s : {virtual_client.status(), host_client.status()}) {
     if (!s.ok()) {
       LOG(ERROR) << s.ToString();
       return 1;
     }
+  }
+  if (virtual_own_ca && host_own_ca) {
+    // Neither server is verified against the system roots, yet cpprestsdk
+    // parses the system bundle into every new connection's TLS context
+    // before the transport replaces its store (kube/http_transport.cc): CPU
+    // for each of dozens of connections. OpenSSL reads the bundle's path
+    // from here and skips a file that is not there; nothing else in this
+    // process verifies a peer, and no connection is open yet.
+    setenv("SSL_CERT_FILE", "/nonexistent/vtenant-syncer-trusts-only-its-kubeconfigs-ca", 1);
   }
   syncer::Syncer syncer(**virtual_client, **host_client, flags.config,
                         {.pod_workers = flags.pod_workers});
@@ -77,6 +108,10 @@ int Run(const syncer::SyncerFlags& flags) {
     LOG(ERROR) << started.ToString();
     return 1;
   }
+  kube::Cancellation stop_trimming;
+  std::thread trimmer([&stop_trimming] {
+    while (!stop_trimming.WaitFor(kTrimPeriod)) malloc_trim(0);
+  });
   // Controllers run while leading (always, without --leader-elect), once
   // both caches hold a first list: their first keys are then every object
   // on both sides, the relist that converges.
@@ -142,6 +177,8 @@ int Run(const syncer::SyncerFlags& flags) {
   syncer.StopControllers();
   if (elector) elector->Stop();  // releases the Lease for the next replica
   for (std::thread& t : starters) t.join();
+  stop_trimming.Cancel();
+  trimmer.join();
   syncer.Stop();
   health.Stop();
   LOG(INFO) << "stopped";

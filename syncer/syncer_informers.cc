@@ -41,6 +41,9 @@ std::vector<std::string> PodGroupOf(const kube::Object& pod) {
 SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
                                  const SyncerConfig& config, kube::InformerOptions options)
     : virtual_client_(virtual_client), host_client_(host_client) {
+  // No reconciler reads managedFields, and writing a cached object back
+  // whole without them leaves the server's unchanged.
+  if (!options.transform) options.transform = kube::DropManagedFields;
   kube::InformerOptions everywhere = options;
   everywhere.ns.clear();
   everywhere.label_selector.clear();

@@ -35,7 +35,7 @@ class SyncerInformers {
  public:
   // Both clients must outlive this. `options` gives the resync period,
   // backoff and clock of every informer (namespace and selectors are set
-  // here).
+  // here); without a transform of its own, each cache drops managedFields.
   SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
                   const SyncerConfig& config, kube::InformerOptions options = {});
   ~SyncerInformers() { Stop(); }
