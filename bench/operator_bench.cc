@@ -19,6 +19,7 @@
 #include <map>
 #include <thread>
 
+#include "base/file.h"
 #include "kube/object.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
@@ -31,16 +32,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // VmRSS of `pid` in MB (10^6 bytes), 0 if gone.
 double RssMb(int pid) {
-  std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
+  std::string status = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/status");
   size_t at = status.find("VmRSS:");
   if (at == std::string::npos) return 0;
   return std::stod(status.substr(at + 6)) * 1024 / 1e6;
@@ -48,7 +42,7 @@ double RssMb(int pid) {
 
 // CPU seconds `pid` has used (user + system).
 double CpuSeconds(int pid) {
-  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = stat.rfind(')');
   if (paren == std::string::npos) return 0;
   std::istringstream fields(stat.substr(paren + 2));
@@ -61,7 +55,7 @@ double CpuSeconds(int pid) {
 }
 
 Status Apply(kube::Client& client, const std::string& file) {
-  std::string yaml = ReadFile(file);
+  std::string yaml = ReadFileOrEmpty(file);
   VT_ASSIGN_OR_RETURN(kube::Object crd, op::YamlToJson(yaml));
   return client.Create(kube::resources::kCustomResourceDefinitions, "", crd).status();
 }
@@ -175,7 +169,7 @@ int main(int argc, char** argv) {
   // CPU of the machine and of the host's own processes over the 20-tenant
   // run: how much of the two cores went where.
   auto machine = [] {  // {busy, total} jiffies from /proc/stat
-    std::istringstream cpu(ReadFile("/proc/stat").substr(4));
+    std::istringstream cpu(ReadFileOrEmpty("/proc/stat").substr(4));
     double v, busy = 0, total = 0;
     for (int i = 0; cpu >> v && i < 8; ++i) {
       total += v;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file.h"
 #include "kube/kubeconfig.h"
 #include "localenv/pki.h"
 #include "localenv/tools.h"
@@ -23,13 +24,6 @@ Status WriteFile(const fs::path& path, const std::string& contents, fs::perms pe
   return Status::Ok();
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 constexpr auto kPublic =
     fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
 constexpr auto kPrivate = fs::perms::owner_read | fs::perms::owner_write;
@@ -40,7 +34,7 @@ Status WritePair(const fs::path& dir, const std::string& name, const Certificate
 }
 
 CertificateAndKey ReadPair(const fs::path& dir, const std::string& name) {
-  return {ReadFile(dir / (name + ".crt")), ReadFile(dir / (name + ".key"))};
+  return {ReadFileOrEmpty(dir / (name + ".crt")), ReadFileOrEmpty(dir / (name + ".key"))};
 }
 
 // Creates the PKI once; a restart reuses it so existing kubeconfigs stay valid.
@@ -90,7 +84,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
       VT_ASSIGN_OR_RETURN(server->options_.port, PickFreeLoopbackPort());
     }
     const std::string server_url = "https://127.0.0.1:" + std::to_string(server->options_.port);
-    const std::string ca = ReadFile(pki / "ca.crt");
+    const std::string ca = ReadFileOrEmpty(pki / "ca.crt");
     auto config_for = [&](const std::string& user) {
       kube::RestConfig config;
       config.server = server_url;

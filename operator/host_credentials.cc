@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file.h"
 #include "kube/object.h"
 #include "operator/base64.h"
 
@@ -14,13 +15,6 @@ namespace fs = std::filesystem;
 using std::chrono::system_clock;
 
 namespace {
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Owner-only, atomic: a reader sees the old file or the new one, never half.
 Status WritePrivate(const fs::path& path, const std::string& contents) {
@@ -107,7 +101,7 @@ Result<HostCredentials> EnsureHostCredentials(TokenIssuer& issuer,
   out.kubeconfig_path = (dir / "host.kubeconfig").string();
 
   int64_t issued = 0, expires = 0;
-  std::istringstream(ReadFile(times_file)) >> issued >> expires;
+  std::istringstream(ReadFileOrEmpty(times_file)) >> issued >> expires;
   const bool have_token = fs::exists(token_file) && expires > issued;
   // Refresh at half the token's life, as the kubelet does at 80 %: a token
   // server that is down for a while costs nothing.
@@ -130,7 +124,7 @@ Result<HostCredentials> EnsureHostCredentials(TokenIssuer& issuer,
   }
   const std::string kubeconfig = RenderTokenFileKubeconfig(
       request.server, request.ca_pem, token_file.string(), "host-" + request.service_account);
-  if (ReadFile(out.kubeconfig_path) != kubeconfig) {
+  if (ReadFileOrEmpty(out.kubeconfig_path) != kubeconfig) {
     VT_RETURN_IF_ERROR(WritePrivate(out.kubeconfig_path, kubeconfig));
   }
   return out;

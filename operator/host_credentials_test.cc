@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file.h"
 #include "kube/kubeconfig.h"
 #include "operator/testing/fake_token_issuer.h"
 
@@ -17,13 +18,6 @@ namespace vtenant::op {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class HostCredentialsTest : public ::testing::Test {
  protected:
@@ -62,7 +56,7 @@ TEST_F(HostCredentialsTest, TheKubeconfigAuthenticatesWithTheIssuedTokenFile) {
   EXPECT_TRUE(config->client_certificate_pem.empty());  // not the operator's identity
   EXPECT_TRUE(config->bearer_token.empty());
   ASSERT_FALSE(config->bearer_token_file.empty());
-  EXPECT_EQ(ReadFile(config->bearer_token_file), "token-1");
+  EXPECT_EQ(ReadFileOrEmpty(config->bearer_token_file), "token-1");
   for (const auto& file : {c->kubeconfig_path, config->bearer_token_file}) {
     EXPECT_EQ(fs::status(file).permissions() & (fs::perms::group_all | fs::perms::others_all),
               fs::perms::none)
@@ -80,7 +74,7 @@ TEST_F(HostCredentialsTest, AFreshTokenIsKeptAndRefreshedAtHalfItsLife) {
   ASSERT_TRUE(due.ok());
   EXPECT_TRUE(due->refreshed);
   EXPECT_EQ(issuer_.issued, 2);
-  EXPECT_EQ(ReadFile(fs::path(request_.dir) / "host-token"), "token-2");
+  EXPECT_EQ(ReadFileOrEmpty(fs::path(request_.dir) / "host-token"), "token-2");
 }
 
 TEST_F(HostCredentialsTest, AFailedRefreshKeepsAValidTokenAndSaysWhy) {
@@ -90,7 +84,7 @@ TEST_F(HostCredentialsTest, AFailedRefreshKeepsAValidTokenAndSaysWhy) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_FALSE(c->refreshed);
   EXPECT_NE(c->refresh_error.find("host API server down"), std::string::npos);
-  EXPECT_EQ(ReadFile(fs::path(request_.dir) / "host-token"), "token-1");
+  EXPECT_EQ(ReadFileOrEmpty(fs::path(request_.dir) / "host-token"), "token-1");
   // Once the token has expired there is nothing left to hand out.
   Result<HostCredentials> expired = Ensure(3600s);
   ASSERT_FALSE(expired.ok());

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "base/eventually.h"
+#include "base/file.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "kube/rest_client.h"
@@ -32,13 +33,6 @@ namespace fs = std::filesystem;
 namespace res = kube::resources;
 using localenv::ParseTestJson;
 using std::chrono::seconds;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Processes running `program` with an argument containing `marker`.
 int CountProcesses(const std::string& program, const std::string& marker) {
@@ -182,7 +176,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
            OperatorLogTail();
   }
   static std::string OperatorLogTail() {
-    std::string log = ReadFile(*state_dir_ + "/operator.log");
+    std::string log = ReadFileOrEmpty(*state_dir_ + "/operator.log");
     return log.size() > 4000 ? log.substr(log.size() - 4000) : log;
   }
 
@@ -356,7 +350,7 @@ TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) 
   const std::string host_kubeconfig = (dir / "syncer" / "host.kubeconfig").string();
   // The running syncer was given that kubeconfig, not the operator's.
   const std::string cmdline =
-      ReadFile("/proc/" + ReadFile(dir / "vtenant-syncer.pid") + "/cmdline");
+      ReadFileOrEmpty("/proc/" + ReadFileOrEmpty(dir / "vtenant-syncer.pid") + "/cmdline");
   EXPECT_NE(cmdline.find("--host-kubeconfig=" + host_kubeconfig), std::string::npos) << cmdline;
   EXPECT_EQ(cmdline.find(HostKubeconfig()), std::string::npos) << cmdline;
 
@@ -408,7 +402,7 @@ TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) 
       },
       seconds(120), seconds(1)))
       << "the syncer did not copy the pod to the host; its log: "
-      << ReadFile(dir / "vtenant-syncer.log").substr(0, 4000);
+      << ReadFileOrEmpty(dir / "vtenant-syncer.log").substr(0, 4000);
 }
 
 // A kube-apiserver that hangs (stopped, not dead: nothing restarts it)
@@ -418,7 +412,7 @@ TEST_F(OperatorIntegrationTest, AHungControlPlaneShowsUnreachableThenRecovers) {
   if (operator_ == nullptr) StartOperator();
   ASSERT_TRUE(Eventually([&] { return Phase("vision") == "Ready"; }, seconds(300), seconds(1)))
       << Describe("vision");
-  const std::string pid_text = ReadFile(*state_dir_ + "/tenants/vision/kube-apiserver.pid");
+  const std::string pid_text = ReadFileOrEmpty(*state_dir_ + "/tenants/vision/kube-apiserver.pid");
   ASSERT_FALSE(pid_text.empty());
   const int pid = std::stoi(pid_text);
   ASSERT_EQ(kill(pid, SIGSTOP), 0);
@@ -445,7 +439,7 @@ TEST_F(OperatorIntegrationTest, AHungControlPlaneShowsUnreachableThenRecovers) {
       << Describe("vision");
   EXPECT_EQ(Condition("vision", "ControlPlaneReady")->status, "True");
   // Hung, not dead: the same process, never restarted.
-  EXPECT_EQ(ReadFile(*state_dir_ + "/tenants/vision/kube-apiserver.pid"), pid_text);
+  EXPECT_EQ(ReadFileOrEmpty(*state_dir_ + "/tenants/vision/kube-apiserver.pid"), pid_text);
   EXPECT_EQ(Condition("vision", "ControlPlaneReady")->message.find("restarted"), std::string::npos);
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
@@ -23,13 +24,6 @@ namespace vtenant::op {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 Status WriteFileAtomically(const fs::path& path, const std::string& contents,
                            fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
@@ -47,7 +41,7 @@ Status WriteFileAtomically(const fs::path& path, const std::string& contents,
 }
 
 int ReadInt(const fs::path& path) {
-  std::string text = ReadFile(path);
+  std::string text = ReadFileOrEmpty(path);
   try {
     return text.empty() ? -1 : std::stoi(text);
   } catch (...) {
@@ -113,13 +107,13 @@ bool ProcessRuns(int pid, const std::string& program, const std::string& marker)
   if (pid <= 0) return false;
   int status = 0;
   if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
-  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/stat");
   if (stat.empty()) return false;
   size_t paren = stat.rfind(')');
   if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z') {
     return false;
   }
-  std::string cmdline = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmdline = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/cmdline");
   std::vector<std::string> argv;
   for (size_t start = 0; start < cmdline.size();) {
     size_t end = cmdline.find('\0', start);
@@ -318,7 +312,7 @@ Result<std::string> ProcessBackend::EnsureEtcd() {
   const fs::path dir = fs::path(options_.state_dir) / "etcd";
   if (ProcessRuns(etcd_pid_, "etcd", dir.string())) return etcd_url_;
   int pid = ReadInt(dir / "etcd.pid");
-  std::string url = ReadFile(dir / "url");
+  std::string url = ReadFileOrEmpty(dir / "url");
   if (!ProcessRuns(pid, "etcd", dir.string())) pid = FindRunning("etcd", dir.string());
   if (!url.empty() && pid > 0) {
     LOG(INFO) << "adopted etcd (pid " << pid << ") at " << url;
