@@ -158,5 +158,62 @@ TEST(FgdRuleTest, WorkloadModelForgetsOldShapes) {
   EXPECT_NEAR(top[0].weight, 8.0 / 15.0, 1e-12);
 }
 
+TEST(FgdRuleTest, TopCanLeaveOutShapesWithoutGpu) {
+  struct Case {
+    std::string name;
+    size_t max_shapes;
+    bool gpu_only;
+    std::vector<std::pair<int32_t, double>> expected;  // whole GPUs, weight
+  };
+  const Case cases[] = {
+      {"CPU-only shapes take a place when counted", 2, false, {{0, 5.0 / 7.0}, {1, 2.0 / 7.0}}},
+      {"without them both GPU shapes fit", 2, true, {{1, 2.0 / 3.0}, {2, 1.0 / 3.0}}},
+      {"the cap still holds", 1, true, {{1, 1.0}}},
+  };
+  for (const Case& c : cases) {
+    SnapshotBuilder b = OneQueue();
+    b.AddPod(PodSpec{.name = "cpu", .queue = "test", .cpu_milli = 4000});
+    b.AddPod(WholeGpuPod("one", "test", 1));
+    b.AddPod(WholeGpuPod("two", "test", 2));
+    Snapshot s = MustBuild(b);
+    WorkloadModel model(/*half_life_pods=*/1e18);
+    model.Observe(s, PodNamed(s, "cpu"), 5);
+    model.Observe(s, PodNamed(s, "one"), 2);
+    model.Observe(s, PodNamed(s, "two"), 1);
+    std::vector<WorkloadModel::Entry> top = model.Top(c.max_shapes, 1.0, c.gpu_only);
+    ASSERT_EQ(top.size(), c.expected.size()) << c.name;
+    for (size_t i = 0; i < top.size(); ++i) {
+      EXPECT_EQ(top[i].shape.whole_gpus, c.expected[i].first) << c.name;
+      EXPECT_NEAR(top[i].weight, c.expected[i].second, 1e-12) << c.name;
+    }
+  }
+}
+
+TEST(FgdRuleTest, ManyCpuOnlyShapesDoNotHideARareGpuShape) {
+  struct Case {
+    std::string name;
+    int cpu_only_shapes;  // distinct CPU requests, each seen 100 times
+  };
+  // The rare whole-GPU shape cannot use the 500m left on the started
+  // device, however many CPU-only shapes are heavier than it.
+  const Case cases[] = {{"a few", 3}, {"more than the old cap of 64", 80}, {"200", 200}};
+  for (const Case& c : cases) {
+    SnapshotBuilder b = OneQueue();
+    b.AddNode(GpuNode("n", 2));
+    b.AddPod(Running(FractionPod("busy", "test", 500), "n", {0}));
+    b.AddPod(WholeGpuPod("w", "test", 1));
+    for (int i = 0; i < c.cpu_only_shapes; ++i)
+      b.AddPod(PodSpec{.name = "cpu-" + std::to_string(i), .queue = "test", .cpu_milli = 100 + i});
+    Snapshot s = MustBuild(b);
+    ClusterState state(s);
+    auto model = std::make_shared<WorkloadModel>(/*half_life_pods=*/1e18);
+    for (int i = 0; i < c.cpu_only_shapes; ++i)
+      model->Observe(s, PodNamed(s, "cpu-" + std::to_string(i)), 100);
+    model->Observe(s, PodNamed(s, "w"));
+    FgdRule rule(state, model);
+    EXPECT_DOUBLE_EQ(rule.NodeFragmentation(0), 500.0) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace vtenant::sched

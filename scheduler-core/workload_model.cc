@@ -43,10 +43,13 @@ void WorkloadModel::Observe(const Snapshot& s, PodId p, double count) {
   }
 }
 
-std::vector<WorkloadModel::Entry> WorkloadModel::Top(size_t max_shapes, double coverage) const {
+std::vector<WorkloadModel::Entry> WorkloadModel::Top(size_t max_shapes, double coverage,
+                                                     bool gpu_only) const {
   std::vector<Entry> all;
   double total = 0;
   for (const auto& [shape, w] : weight_) {
+    if (gpu_only && shape.whole_gpus == 0 && shape.gpu_fraction == 0 && shape.gpu_memory_mib == 0)
+      continue;
     all.push_back({shape, w});
     total += w;
   }

@@ -49,7 +49,11 @@ class WorkloadModel {
   };
   // The heaviest shapes, heaviest first, until they cover `coverage` of the
   // weight or number `max_shapes`; ties by shape, so the answer is stable.
-  std::vector<Entry> Top(size_t max_shapes, double coverage) const;
+  // With `gpu_only`, shapes that ask for no GPU are left out before
+  // counting, so they take none of the `max_shapes` (fgd: a CPU-only shape
+  // sees every free GPU as stranded on every node, so it never changes
+  // where a pod goes, and counting it would crowd out GPU shapes).
+  std::vector<Entry> Top(size_t max_shapes, double coverage, bool gpu_only = false) const;
 
   bool empty() const { return weight_.empty(); }
   // Changes with every observation, so a reader can tell it is stale.
