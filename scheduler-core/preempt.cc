@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -14,6 +15,14 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, session.preempt_min_runtime_s);
   std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
+  // Lower-priority victims of a queue, per (queue, priority), in the pool's
+  // order: kept across jobs and pruned when the queue loses victims, instead
+  // of rebuilt from the queue's whole list for every job.
+  struct CandidateList {
+    uint64_t version = 0;  // pool.Version of the queue it was last pruned at
+    std::vector<GroupId> jobs;
+  };
+  std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
   for (GroupId job : unsatisfied) {
     const PodGroup& group = s.groups[job];
@@ -21,17 +30,24 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
-    const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-    const auto key =
-        std::make_tuple(group.queue, pending.empty() ? kNone : s.pods[pending[0]].shape,
-                        GangShortfall(session, job), group.priority);
+    const PodId first = FirstPendingPod(session, job);
+    const auto key = std::make_tuple(group.queue, first == kNone ? kNone : s.pods[first].shape,
+                                     GangShortfall(session, job), group.priority);
     if (hopeless.count(key)) {
       still.push_back(job);
       continue;
     }
-    std::vector<GroupId> candidates;
-    for (GroupId v : pool.InQueue(group.queue))
-      if (pool.Alive(v) && v != job && pool.Priority(v) < group.priority) candidates.push_back(v);
+    // The job itself is never among them: its priority is not below its own.
+    CandidateList& list = lists[{group.queue, group.priority}];
+    if (list.version == 0) {
+      for (GroupId v : pool.InQueue(group.queue))
+        if (pool.Alive(v) && pool.Priority(v) < group.priority) list.jobs.push_back(v);
+    } else if (list.version != pool.Version(group.queue)) {
+      // Jobs only leave the pool, and its order never changes.
+      std::erase_if(list.jobs, [&](GroupId v) { return !pool.Alive(v); });
+    }
+    list.version = pool.Version(group.queue);
+    const std::vector<GroupId>& candidates = list.jobs;
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0

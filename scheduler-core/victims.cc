@@ -31,6 +31,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       info_(session.snapshot.groups.size()),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
+      version_(session.snapshot.queues.size(), 1),
       latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
@@ -125,12 +126,32 @@ void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpo
   }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (QueueId q : touched) std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
+  for (QueueId q : touched) {
+    std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
+    ++version_[q];
+  }
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
-  std::vector<PodId> pods = PendingPodsInOrder(session, job);
   ResourceVector need;
+  if (!session.has_subgroups[job]) {
+    // Creation order without building the list (asked of every unsatisfied
+    // job by reclaim and consolidate).
+    const int32_t shortfall = GangShortfall(session, job);
+    int32_t taken = 0;
+    PodId first = kNone;
+    for (uint32_t i = session.pending_begin[job]; i < session.pending_begin[job + 1]; ++i) {
+      const PodId p = session.pending_pods[i];
+      if (session.state.IsPlaced(p)) continue;
+      if (first == kNone) first = p;
+      if (taken == shortfall) break;
+      need += session.estimated[p];
+      ++taken;
+    }
+    if (shortfall == 0 && first != kNone) need = session.estimated[first];
+    return need;
+  }
+  std::vector<PodId> pods = PendingPodsInOrder(session, job);
   int32_t shortfall = std::min<int32_t>(GangShortfall(session, job), pods.size());
   for (int32_t i = 0; i < shortfall; ++i) need += session.estimated[pods[i]];
   if (shortfall == 0 && !pods.empty()) need = session.estimated[pods[0]];
@@ -188,8 +209,8 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
   // Placement is only retried once an eviction leaves some node with room
   // for the job's first pod, or when the job waits on a queue limit (room
   // elsewhere, budget freed here).
-  const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-  const Milli threshold = pending.empty() ? 0 : session.placer.MinimumGpuOnNode(pending[0]);
+  const PodId first = FirstPendingPod(session, job);
+  const Milli threshold = first == kNone ? 0 : session.placer.MinimumGpuOnNode(first);
   const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
@@ -257,9 +278,8 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     const std::function<bool(GroupId)>& still_eligible) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
-  const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-  if (pending.empty() || !s.pods[pending[0]].request.NeedsGpu()) return false;
-  const PodId pod = pending[0];
+  const PodId pod = FirstPendingPod(session, job);
+  if (pod == kNone || !s.pods[pod].request.NeedsGpu()) return false;
   const Milli need_on_node = session.placer.MinimumGpuOnNode(pod);
   Statement& st = session.statement;
   GroupId best = kNone;

@@ -52,6 +52,9 @@ class VictimPool {
 
   // Drops the jobs whose pods the statement evicted after `mark`.
   void DropEvictedSince(const Statement& statement, Statement::Checkpoint mark);
+  // Changes whenever a job of leaf queue q leaves the pool (never 0), so a
+  // caller may keep lists derived from InQueue(q) until it changes.
+  uint64_t Version(QueueId q) const { return version_[q]; }
 
  private:
   std::vector<std::vector<GroupId>> by_queue_;
@@ -66,6 +69,7 @@ class VictimPool {
   std::vector<Info> info_;
   std::vector<Milli> least_gpu_;
   std::vector<uint8_t> had_jobs_;
+  std::vector<uint64_t> version_;
   static constexpr Milli kNoGpuYet = -1;
   std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
   std::vector<NodeId> touched_nodes_;
