@@ -16,11 +16,15 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   VictimPool pool(session, session.preempt_min_runtime_s);
   std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
   // Lower-priority victims of a queue, per (queue, priority), in the pool's
-  // order: kept across jobs and pruned when the queue loses victims, instead
-  // of rebuilt from the queue's whole list for every job.
+  // order, with their GPU and node: kept across jobs and updated from the
+  // pool's change log, instead of rebuilt from the queue's whole list (and
+  // read from the pool's large arrays) for every job.
   struct CandidateList {
-    uint64_t version = 0;  // pool.Version of the queue it was last pruned at
+    bool built = false;
+    size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
     std::vector<GroupId> jobs;
+    std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
+    std::vector<NodeId> only_node;
   };
   std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
@@ -39,15 +43,36 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     // The job itself is never among them: its priority is not below its own.
     CandidateList& list = lists[{group.queue, group.priority}];
-    if (list.version == 0) {
+    const std::vector<GroupId>& changed = pool.ChangedIn(group.queue);
+    if (!list.built) {
       for (GroupId v : pool.InQueue(group.queue))
-        if (pool.Alive(v) && pool.Priority(v) < group.priority) list.jobs.push_back(v);
-    } else if (list.version != pool.Version(group.queue)) {
-      // Jobs only leave the pool, and its order never changes.
-      std::erase_if(list.jobs, [&](GroupId v) { return !pool.Alive(v); });
+        if (pool.Alive(v) && pool.Priority(v) < group.priority) {
+          list.jobs.push_back(v);
+          list.gpu.push_back(pool.PlacedGpu(v));
+          list.only_node.push_back(pool.OnlyNode(v));
+        }
+      list.built = true;
+    } else {
+      // Jobs only leave the pool and its order never changes: drop the ones
+      // that left, re-read the ones that changed.
+      for (size_t c = list.seen; c < changed.size(); ++c) {
+        const GroupId g = changed[c];
+        auto it = std::find(list.jobs.begin(), list.jobs.end(), g);
+        if (it == list.jobs.end()) continue;
+        const size_t i = it - list.jobs.begin();
+        if (!pool.Alive(g)) {
+          list.jobs.erase(it);
+          list.gpu.erase(list.gpu.begin() + i);
+          list.only_node.erase(list.only_node.begin() + i);
+        } else {
+          list.gpu[i] = pool.PlacedGpu(g);
+          list.only_node[i] = pool.OnlyNode(g);
+        }
+      }
     }
-    list.version = pool.Version(group.queue);
+    list.seen = changed.size();
     const std::vector<GroupId>& candidates = list.jobs;
+    const RankedFacts facts{list.gpu, list.only_node};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0
@@ -63,7 +88,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     // Already lowest priority first, then the youngest (the pool's order).
     auto eligible = [&](GroupId v) { return pool.Alive(v); };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible, &facts)) {
       session.notes.Clear(job, NoteAction::kPreempt);
       hopeless.clear();
     } else {

@@ -31,7 +31,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       info_(session.snapshot.groups.size()),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
-      version_(session.snapshot.queues.size(), 1),
+      changed_(session.snapshot.queues.size()),
       latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
@@ -55,8 +55,8 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       ++within_min_runtime_[group.queue];
       continue;
     }
-    alive_[g] = 1;
     Refresh(session, g);
+    alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
     had_jobs_[group.queue] = 1;
@@ -82,6 +82,7 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
     split = split || a.node != node;
   }
   info_[g] = {gpu, split ? kNone : node, s.groups[g].queue, s.groups[g].priority};
+  if (alive_[g]) changed_[info_[g].queue].push_back(g);
 }
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
@@ -123,13 +124,11 @@ void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpo
     if (!alive_[g]) continue;
     alive_[g] = 0;
     touched.push_back(s.groups[g].queue);
+    changed_[s.groups[g].queue].push_back(g);
   }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (QueueId q : touched) {
-    std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
-    ++version_[q];
-  }
+  for (QueueId q : touched) std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
@@ -275,7 +274,7 @@ constexpr size_t kMaxSingleVictims = 256;
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     const std::vector<GroupId>& ranked, EvictionCause cause,
-                    const std::function<bool(GroupId)>& still_eligible) {
+                    const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
   const PodId pod = FirstPendingPod(session, job);
@@ -287,16 +286,18 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   std::vector<NodeId> nodes;
   for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
     const GroupId v = ranked[i];
-    if (best != kNone && pool.Queue(v) != pool.Queue(best)) break;
+    // With facts, every victim is of one queue.
+    if (facts == nullptr && best != kNone && pool.Queue(v) != pool.Queue(best)) break;
     // Cheapest tests first (all of them without side effects): only an
     // eligible victim holding less than the best so far, on a node it would
     // leave with room enough, is tried.
-    const Milli victim_gpu = pool.PlacedGpu(v);
+    const Milli victim_gpu = facts ? facts->placed_gpu[i] : pool.PlacedGpu(v);
     if (best != kNone && victim_gpu >= best_gpu) continue;
     if (!still_eligible(v)) continue;
+    const NodeId only = facts ? facts->only_node[i] : pool.OnlyNode(v);
     nodes.clear();
-    if (pool.OnlyNode(v) != kNone) {
-      nodes.push_back(pool.OnlyNode(v));
+    if (only != kNone) {
+      nodes.push_back(only);
     } else {
       nodes = NodesOf(session, v);
     }
@@ -344,9 +345,9 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
 
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible) {
+                 const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
   const Statement::Checkpoint mark = session.statement.Mark();
-  if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible) &&
+  if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible, facts) &&
       !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))
     return false;
   pool.DropEvictedSince(session.statement, mark);
