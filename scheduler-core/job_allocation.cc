@@ -107,6 +107,16 @@ std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
   return first;
 }
 
+PodId FirstPendingPod(const Session& session, GroupId g) {
+  if (session.has_subgroups[g]) {
+    const std::vector<PodId> pods = PendingPodsInOrder(session, g);
+    return pods.empty() ? kNone : pods.front();
+  }
+  for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i)
+    if (!session.state.IsPlaced(session.pending_pods[i])) return session.pending_pods[i];
+  return kNone;
+}
+
 bool FitsQueueBudget(const Session& session, GroupId g, const ResourceVector& extra,
                      JobOutcome* why) {
   const Snapshot& s = session.snapshot;

@@ -26,6 +26,10 @@ bool AllocateJob(Session& session, GroupId group, Attempt attempt);
 // pods filling subgroup minimums, then the others, each in creation order.
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId group);
 
+// PendingPodsInOrder(session, group)'s first pod (kNone: none), without
+// building the list: every action asks this of every unsatisfied job.
+PodId FirstPendingPod(const Session& session, GroupId group);
+
 // How many more pods must be placed together before the gang is satisfied.
 int32_t GangShortfall(const Session& session, GroupId group);
 

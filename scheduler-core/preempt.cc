@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -14,6 +15,18 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, session.preempt_min_runtime_s);
   std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
+  // Lower-priority victims of a queue, per (queue, priority), in the pool's
+  // order, with their GPU and node: kept across jobs and updated from the
+  // pool's change log, instead of rebuilt from the queue's whole list (and
+  // read from the pool's large arrays) for every job.
+  struct CandidateList {
+    bool built = false;
+    size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
+    std::vector<GroupId> jobs;
+    std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
+    std::vector<NodeId> only_node;
+  };
+  std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
   for (GroupId job : unsatisfied) {
     const PodGroup& group = s.groups[job];
@@ -21,17 +34,45 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
-    const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-    const auto key =
-        std::make_tuple(group.queue, pending.empty() ? kNone : s.pods[pending[0]].shape,
-                        GangShortfall(session, job), group.priority);
+    const PodId first = FirstPendingPod(session, job);
+    const auto key = std::make_tuple(group.queue, first == kNone ? kNone : s.pods[first].shape,
+                                     GangShortfall(session, job), group.priority);
     if (hopeless.count(key)) {
       still.push_back(job);
       continue;
     }
-    std::vector<GroupId> candidates;
-    for (GroupId v : pool.InQueue(group.queue))
-      if (pool.Alive(v) && v != job && pool.Priority(v) < group.priority) candidates.push_back(v);
+    // The job itself is never among them: its priority is not below its own.
+    CandidateList& list = lists[{group.queue, group.priority}];
+    const std::vector<GroupId>& changed = pool.ChangedIn(group.queue);
+    if (!list.built) {
+      for (GroupId v : pool.InQueue(group.queue))
+        if (pool.Alive(v) && pool.Priority(v) < group.priority) {
+          list.jobs.push_back(v);
+          list.gpu.push_back(pool.PlacedGpu(v));
+          list.only_node.push_back(pool.OnlyNode(v));
+        }
+      list.built = true;
+    } else {
+      // Jobs only leave the pool and its order never changes: drop the ones
+      // that left, re-read the ones that changed.
+      for (size_t c = list.seen; c < changed.size(); ++c) {
+        const GroupId g = changed[c];
+        auto it = std::find(list.jobs.begin(), list.jobs.end(), g);
+        if (it == list.jobs.end()) continue;
+        const size_t i = it - list.jobs.begin();
+        if (!pool.Alive(g)) {
+          list.jobs.erase(it);
+          list.gpu.erase(list.gpu.begin() + i);
+          list.only_node.erase(list.only_node.begin() + i);
+        } else {
+          list.gpu[i] = pool.PlacedGpu(g);
+          list.only_node[i] = pool.OnlyNode(g);
+        }
+      }
+    }
+    list.seen = changed.size();
+    const std::vector<GroupId>& candidates = list.jobs;
+    const RankedFacts facts{list.gpu, list.only_node};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0
@@ -47,7 +88,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     // Already lowest priority first, then the youngest (the pool's order).
     auto eligible = [&](GroupId v) { return pool.Alive(v); };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible, &facts)) {
       session.notes.Clear(job, NoteAction::kPreempt);
       hopeless.clear();
     } else {

@@ -97,8 +97,8 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);
       continue;
     }
-    const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-    const auto key = std::make_tuple(mine, pending.empty() ? kNone : s.pods[pending[0]].shape,
+    const PodId first = FirstPendingPod(session, job);
+    const auto key = std::make_tuple(mine, first == kNone ? kNone : s.pods[first].shape,
                                      GangShortfall(session, job));
     if (auto it = hopeless.find(key); it != hopeless.end()) {
       if (it->second) session.notes.Set(job, *it->second);

@@ -31,6 +31,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       info_(session.snapshot.groups.size()),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
+      changed_(session.snapshot.queues.size()),
       latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
@@ -54,8 +55,8 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       ++within_min_runtime_[group.queue];
       continue;
     }
-    alive_[g] = 1;
     Refresh(session, g);
+    alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
     had_jobs_[group.queue] = 1;
@@ -81,6 +82,7 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
     split = split || a.node != node;
   }
   info_[g] = {gpu, split ? kNone : node, s.groups[g].queue, s.groups[g].priority};
+  if (alive_[g]) changed_[info_[g].queue].push_back(g);
 }
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
@@ -122,6 +124,7 @@ void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpo
     if (!alive_[g]) continue;
     alive_[g] = 0;
     touched.push_back(s.groups[g].queue);
+    changed_[s.groups[g].queue].push_back(g);
   }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
@@ -129,8 +132,25 @@ void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpo
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
-  std::vector<PodId> pods = PendingPodsInOrder(session, job);
   ResourceVector need;
+  if (!session.has_subgroups[job]) {
+    // Creation order without building the list (asked of every unsatisfied
+    // job by reclaim and consolidate).
+    const int32_t shortfall = GangShortfall(session, job);
+    int32_t taken = 0;
+    PodId first = kNone;
+    for (uint32_t i = session.pending_begin[job]; i < session.pending_begin[job + 1]; ++i) {
+      const PodId p = session.pending_pods[i];
+      if (session.state.IsPlaced(p)) continue;
+      if (first == kNone) first = p;
+      if (taken == shortfall) break;
+      need += session.estimated[p];
+      ++taken;
+    }
+    if (shortfall == 0 && first != kNone) need = session.estimated[first];
+    return need;
+  }
+  std::vector<PodId> pods = PendingPodsInOrder(session, job);
   int32_t shortfall = std::min<int32_t>(GangShortfall(session, job), pods.size());
   for (int32_t i = 0; i < shortfall; ++i) need += session.estimated[pods[i]];
   if (shortfall == 0 && !pods.empty()) need = session.estimated[pods[0]];
@@ -188,8 +208,8 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
   // Placement is only retried once an eviction leaves some node with room
   // for the job's first pod, or when the job waits on a queue limit (room
   // elsewhere, budget freed here).
-  const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-  const Milli threshold = pending.empty() ? 0 : session.placer.MinimumGpuOnNode(pending[0]);
+  const PodId first = FirstPendingPod(session, job);
+  const Milli threshold = first == kNone ? 0 : session.placer.MinimumGpuOnNode(first);
   const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
@@ -254,12 +274,11 @@ constexpr size_t kMaxSingleVictims = 256;
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     const std::vector<GroupId>& ranked, EvictionCause cause,
-                    const std::function<bool(GroupId)>& still_eligible) {
+                    const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
-  const std::vector<PodId> pending = PendingPodsInOrder(session, job);
-  if (pending.empty() || !s.pods[pending[0]].request.NeedsGpu()) return false;
-  const PodId pod = pending[0];
+  const PodId pod = FirstPendingPod(session, job);
+  if (pod == kNone || !s.pods[pod].request.NeedsGpu()) return false;
   const Milli need_on_node = session.placer.MinimumGpuOnNode(pod);
   Statement& st = session.statement;
   GroupId best = kNone;
@@ -267,16 +286,18 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   std::vector<NodeId> nodes;
   for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
     const GroupId v = ranked[i];
-    if (best != kNone && pool.Queue(v) != pool.Queue(best)) break;
+    // With facts, every victim is of one queue.
+    if (facts == nullptr && best != kNone && pool.Queue(v) != pool.Queue(best)) break;
     // Cheapest tests first (all of them without side effects): only an
     // eligible victim holding less than the best so far, on a node it would
     // leave with room enough, is tried.
-    const Milli victim_gpu = pool.PlacedGpu(v);
+    const Milli victim_gpu = facts ? facts->placed_gpu[i] : pool.PlacedGpu(v);
     if (best != kNone && victim_gpu >= best_gpu) continue;
     if (!still_eligible(v)) continue;
+    const NodeId only = facts ? facts->only_node[i] : pool.OnlyNode(v);
     nodes.clear();
-    if (pool.OnlyNode(v) != kNone) {
-      nodes.push_back(pool.OnlyNode(v));
+    if (only != kNone) {
+      nodes.push_back(only);
     } else {
       nodes = NodesOf(session, v);
     }
@@ -324,9 +345,9 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
 
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible) {
+                 const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
   const Statement::Checkpoint mark = session.statement.Mark();
-  if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible) &&
+  if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible, facts) &&
       !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))
     return false;
   pool.DropEvictedSince(session.statement, mark);

@@ -52,6 +52,10 @@ class VictimPool {
 
   // Drops the jobs whose pods the statement evicted after `mark`.
   void DropEvictedSince(const Statement& statement, Statement::Checkpoint mark);
+  // Jobs of leaf queue q that left the pool or whose PlacedGpu / OnlyNode
+  // changed since it was built, in that order (a job may repeat): what a
+  // caller keeping copies of those facts must re-read.
+  const std::vector<GroupId>& ChangedIn(QueueId q) const { return changed_[q]; }
 
  private:
   std::vector<std::vector<GroupId>> by_queue_;
@@ -66,6 +70,7 @@ class VictimPool {
   std::vector<Info> info_;
   std::vector<Milli> least_gpu_;
   std::vector<uint8_t> had_jobs_;
+  std::vector<std::vector<GroupId>> changed_;
   static constexpr Milli kNoGpuYet = -1;
   std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
   std::vector<NodeId> touched_nodes_;
@@ -86,9 +91,19 @@ class VictimPool {
 // nothing. On success the evictions and the job's placements stay in the statement, the evicted
 // jobs leave `pool` and the session's failure caches are dropped (the room they describe has
 // changed); otherwise everything is rolled back.
+//
+// `facts`, when given, holds pool.PlacedGpu and pool.OnlyNode of each of
+// `ranked` (same index), all of one leaf queue: read in order instead of
+// from the pool, since a single-victim search walks up to 256 of them for
+// every job.
+struct RankedFacts {
+  std::span<const Milli> placed_gpu;
+  std::span<const NodeId> only_node;
+};
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible);
+                 const std::function<bool(GroupId)>& still_eligible,
+                 const RankedFacts* facts = nullptr);
 
 // The resources the job's gang minimum needs (estimated), or its first
 // pending pod's when the gang is already satisfied.
