@@ -77,7 +77,7 @@ Syncer::Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerCo
       pod_groups_(informers_, config_, metrics_),
       pods_(informers_, config_,
             PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
-            metrics_) {
+            metrics_, options_.wall_clock) {
   Wire();
 }
 

@@ -26,6 +26,7 @@
 #include "kube/cancellation.h"
 #include "kube/controller.h"
 #include "kube/event_recorder.h"
+#include "kube/wall_time.h"
 #include "syncer/copy_syncer.h"
 #include "syncer/node_syncer.h"
 #include "syncer/object_translators.h"
@@ -45,6 +46,8 @@ struct SyncerOptions {
   // How often both API servers are probed for readiness.
   std::chrono::milliseconds probe_period = std::chrono::seconds(2);
   kube::Registry* registry = &kube::DefaultRegistry();
+  // Calendar time, against which service-account tokens expire.
+  kube::WallClock wall_clock = kube::SystemNow;
 };
 
 class Syncer {
