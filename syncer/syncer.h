@@ -90,6 +90,8 @@ class Syncer {
 
   void ProbeLoop();
   void Wire();
+  // The Endpoints copier's translator: Endpoints of selector-less Services.
+  CopyTranslator SelectorlessEndpoints();
   // Adds `route`, subscribing to its sources once for the syncer's life.
   void AddRoute(Route route);
   // Queues `key` on route `index`'s controller, if controllers are running.
@@ -103,10 +105,12 @@ class Syncer {
   DataTranslator data_translator_;
   ClaimTranslator claim_translator_;
   ServiceTranslator service_translator_;
+  EndpointsTranslator endpoints_translator_;
   CopySyncer config_maps_;
   CopySyncer secrets_;
   CopySyncer claims_;
   CopySyncer services_;
+  CopySyncer endpoints_;  // of selector-less Services only
   NodeSyncer nodes_;
   PodGroupSyncer pod_groups_;
   PodSyncer pods_;

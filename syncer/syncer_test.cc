@@ -399,6 +399,52 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
             kube::FormatRfc3339(WallNow() + std::chrono::hours(1)));
 }
 
+TEST_F(SyncerTest, SelectorlessServiceEndpointsAreCarriedToTheHost) {
+  StartSyncer();
+  // A Service with a selector: the host's own endpoints controller fills
+  // its Endpoints, so the virtual ones stay behind.
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"selector":{"app":"api"},
+      "ports":[{"port":80}]}})");
+  CreateVirtual(kube::resources::kEndpoints, R"({"apiVersion":"v1","kind":"Endpoints",
+      "metadata":{"name":"api","namespace":"ml"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}],
+      "ports":[{"port":80}]}]})");
+  // A Service without one, pointing at a database outside the cluster.
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"db","namespace":"ml"},"spec":{"ports":[{"port":5432}]}})");
+  CreateVirtual(kube::resources::kEndpoints, R"({"apiVersion":"v1","kind":"Endpoints",
+      "metadata":{"name":"db","namespace":"ml"},"subsets":[{"addresses":[{"ip":"192.168.5.10"}],
+      "ports":[{"port":5432}]}]})");
+  auto host_ip = [&](const std::string& host_name) -> std::string {
+    Result<kube::Object> e = host_.Get(kube::resources::kEndpoints, kHostNs, host_name);
+    if (!e.ok()) return "";
+    const rapidjson::Value* ip = kube::Find(*e, {"subsets"});
+    if (ip == nullptr || !ip->IsArray() || ip->Empty()) return "";
+    return std::string(kube::GetString((*ip)[0]["addresses"][0], {"ip"}));
+  };
+  ASSERT_TRUE(Eventually([&] { return host_ip("db-x-ml-x-nlp") == "192.168.5.10"; }));
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  // Both keys have been through the endpoints syncer once the later of the
+  // two Services is on the host and a change to db's Endpoints arrived.
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kube::resources::kEndpoints, "ml", "db",
+                                   [](kube::Object& e) {
+                                     e["subsets"][0]["addresses"][0]["ip"].SetString(
+                                         "192.168.5.11", e.GetAllocator());
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return host_ip("db-x-ml-x-nlp") == "192.168.5.11"; }));
+  EXPECT_FALSE(host_.Get(kube::resources::kEndpoints, kHostNs, "api-x-ml-x-nlp").ok());
+
+  // Gone with its Service, even while the virtual Endpoints linger.
+  ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "db").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return !host_.Get(kube::resources::kEndpoints, kHostNs, "db-x-ml-x-nlp").ok(); }));
+  EXPECT_TRUE(virtual_.Get(kube::resources::kEndpoints, "ml", "db").ok());
+}
+
 TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("ok"));
