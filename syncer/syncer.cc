@@ -176,14 +176,16 @@ void Syncer::Wire() {
             options_.other_workers,
             {{&informers_.Virtual(kServices), same_key_unless_api_server},
              {&informers_.Host(kServices), host_copy_key}}});
-  // A Service's Endpoints share its key: a Service gaining or losing its
-  // selector, or going, re-decides whether its Endpoints are on the host.
-  AddRoute({"endpoints-syncer",
-            &endpoints_,
-            options_.other_workers,
-            {{&informers_.Virtual(kube::resources::kEndpoints), same_key_unless_api_server},
-             {&informers_.Virtual(kServices), same_key_unless_api_server},
-             {&informers_.Host(kube::resources::kEndpoints), host_copy_key}}});
+  if (config_.sync_endpoints) {
+    // A Service's Endpoints share its key: a Service gaining or losing its
+    // selector, or going, re-decides whether its Endpoints are on the host.
+    AddRoute({"endpoints-syncer",
+              &endpoints_,
+              options_.other_workers,
+              {{&informers_.Virtual(kube::resources::kEndpoints), same_key_unless_api_server},
+               {&informers_.Virtual(kServices), same_key_unless_api_server},
+               {&informers_.Host(kube::resources::kEndpoints), host_copy_key}}});
+  }
 
   auto node_of = [](const kube::Object& pod) {
     std::string_view node = kube::GetString(pod, {"spec", "nodeName"});

@@ -48,11 +48,10 @@ SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& hos
   everywhere.ns.clear();
   everywhere.label_selector.clear();
   for (const kube::ResourceType* type :
-       {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kEndpoints,
-        &kube::resources::kConfigMaps, &kube::resources::kSecrets,
-        &resources::kPersistentVolumeClaims, &kube::resources::kNamespaces,
-        &kube::resources::kNodes, &resources::kReplicaSets, &kube::resources::kJobs,
-        &resources::kStatefulSets}) {
+       {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
+        &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
+        &kube::resources::kNamespaces, &kube::resources::kNodes, &resources::kReplicaSets,
+        &kube::resources::kJobs, &resources::kStatefulSets}) {
     virtual_[Key(*type)] =
         std::make_unique<kube::SharedInformer>(virtual_client, *type, everywhere);
   }
@@ -61,10 +60,16 @@ SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& hos
   owned.label_selector = std::string(kManagedByLabel) + "=" + kManagedByValue + "," + kTenantLabel +
                          "=" + config.tenant;
   for (const kube::ResourceType* type :
-       {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kEndpoints,
-        &kube::resources::kConfigMaps, &kube::resources::kSecrets,
-        &resources::kPersistentVolumeClaims, &kube::resources::kPodGroups}) {
+       {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
+        &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
+        &kube::resources::kPodGroups}) {
     host_[Key(*type)] = std::make_unique<kube::SharedInformer>(host_client, *type, owned);
+  }
+  if (config.sync_endpoints) {
+    virtual_[Key(kube::resources::kEndpoints)] = std::make_unique<kube::SharedInformer>(
+        virtual_client, kube::resources::kEndpoints, everywhere);
+    host_[Key(kube::resources::kEndpoints)] =
+        std::make_unique<kube::SharedInformer>(host_client, kube::resources::kEndpoints, owned);
   }
   host_[Key(kube::resources::kNodes)] =
       std::make_unique<kube::SharedInformer>(host_client, kube::resources::kNodes, everywhere);

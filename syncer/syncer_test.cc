@@ -47,8 +47,8 @@ class SyncerTest : public ::testing::Test {
     if (syncer_) syncer_->Stop();
   }
 
-  void StartSyncer() {
-    syncer_ = std::make_unique<Syncer>(virtual_, host_, NlpConfig(),
+  void StartSyncer(SyncerConfig config = NlpConfig()) {
+    syncer_ = std::make_unique<Syncer>(virtual_, host_, std::move(config),
                                        SyncerOptions{.probe_period = std::chrono::milliseconds(20),
                                                      .registry = &registry_,
                                                      .wall_clock = [this] { return WallNow(); }});
@@ -400,7 +400,9 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
 }
 
 TEST_F(SyncerTest, SelectorlessServiceEndpointsAreCarriedToTheHost) {
-  StartSyncer();
+  SyncerConfig config = NlpConfig();
+  config.sync_endpoints = true;
+  StartSyncer(config);
   // A Service with a selector: the host's own endpoints controller fills
   // its Endpoints, so the virtual ones stay behind.
   CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
