@@ -207,7 +207,9 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
     return CreateHostPod(*pod);
   }
   VT_RETURN_IF_ERROR(SyncExisting(*pod, *host));
-  if (!kube::IsBeingDeleted(*host) && ReferencesOf(*pod).service_account_token) {
+  // A finished pod runs nothing that could use a new token.
+  if (!kube::IsBeingDeleted(*host) && !IsTerminal(*pod) &&
+      ReferencesOf(*pod).service_account_token) {
     VT_ASSIGN_OR_RETURN(std::chrono::seconds next_refresh,
                         EnsureTokenSecret(*pod, TokenSecretName(name, ns, config_.tenant)));
     // At least a second, so a token granted for almost nothing cannot spin.
