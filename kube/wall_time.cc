@@ -25,6 +25,20 @@ std::string Format(std::chrono::system_clock::time_point t, bool micro) {
 }  // namespace
 
 std::string FormatRfc3339(std::chrono::system_clock::time_point t) { return Format(t, false); }
+std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_view s) {
+  const std::string text(s);
+  std::tm tm{};
+  const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (rest == nullptr) return std::nullopt;
+  if (*rest == '.') {
+    ++rest;
+    if (*rest < '0' || *rest > '9') return std::nullopt;
+    while (*rest >= '0' && *rest <= '9') ++rest;
+  }
+  if (std::string_view(rest) != "Z") return std::nullopt;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
 std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t) { return Format(t, true); }
 
 }  // namespace vtenant::kube

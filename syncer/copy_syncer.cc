@@ -46,7 +46,7 @@ Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
   kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(key);
   kube::ObjectPtr host = informers_.Host(type_).cache().Get(
       kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
-  if (virt == nullptr || !Needed(ns, name)) {
+  if (virt == nullptr || !Needed(ns, name) || (translator_.wanted && !translator_.wanted(*virt))) {
     if (host != nullptr) VT_RETURN_IF_ERROR(DeleteCopy(*host));
     return kube::ReconcileResult{};
   }
@@ -57,6 +57,7 @@ Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
 Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
   kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(kube::MakeKey(ns, name));
   if (virt == nullptr) return Status::Ok();
+  if (translator_.wanted && !translator_.wanted(*virt)) return Status::Ok();
   kube::Client& client = informers_.host_client();
   kube::ObjectPtr host = informers_.Host(type_).cache().Get(
       kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));

@@ -28,6 +28,10 @@ struct CopyTranslator {
   // Optional: the copy must be deleted and created again (immutable fields).
   std::function<bool(const rapidjson::Value& virtual_object, const rapidjson::Value& host)>
       needs_replace;
+  // Optional: whether this virtual object gets a host copy at all (e.g.
+  // Endpoints only of selector-less Services); a copy of one that is not
+  // wanted any more is deleted. Unset: every object in scope is.
+  std::function<bool(const rapidjson::Value& virtual_object)> wanted;
 };
 
 class CopySyncer : public kube::Reconciler {

@@ -46,6 +46,9 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       empty = off)
   --leader-elect                      run only while holding the Lease vtenant-syncer-<tenant>
                                       in the host namespace (default: false)
+  --sync-endpoints                    copy the Endpoints of Services without a selector to the
+                                      host; the host credentials must allow endpoints
+                                      (default: false)
   --pod-workers N                     pods reconciled in parallel (default: 8)
   --kube-api-qps Q                    requests per second to each API server, 0 = unlimited
                                       (default: 100)
@@ -82,6 +85,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                "allowed-priority-classes",
                                                "health-address",
                                                "leader-elect",
+                                               "sync-endpoints",
                                                "pod-workers",
                                                "kube-api-qps",
                                                "kube-api-burst"};
@@ -101,10 +105,10 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
       has_value = true;
     }
     if (!kKnown.contains(name)) return InvalidArgument("unknown flag --" + name + "; see --help");
-    if (name == "leader-elect") {
+    if (name == "leader-elect" || name == "sync-endpoints") {
       if (!has_value) value = "true";
       if (value != "true" && value != "false") {
-        return InvalidArgument("--leader-elect takes true or false, not \"" + value + "\"");
+        return InvalidArgument("--" + name + " takes true or false, not \"" + value + "\"");
       }
     } else if (!has_value) {
       if (i + 1 >= args.size()) return InvalidArgument("--" + name + " needs a value");
@@ -153,6 +157,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   if (!flags.health_address.empty())
     VT_RETURN_IF_ERROR(ParseAddress(flags.health_address).status());
   flags.leader_elect = get("leader-elect", "false") == "true";
+  c.sync_endpoints = get("sync-endpoints", "false") == "true";
   VT_ASSIGN_OR_RETURN(flags.pod_workers,
                       ParsePositive("pod-workers", get("pod-workers", "8"), 256));
   std::string qps = get("kube-api-qps", "100");

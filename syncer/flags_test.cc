@@ -15,6 +15,7 @@ TEST(FlagsTest, DefaultsFollowTheTenant) {
   EXPECT_EQ(flags->host_kubeconfig, "");
   EXPECT_EQ(flags->config.virtual_service_port, 443);
   EXPECT_FALSE(flags->leader_elect);
+  EXPECT_FALSE(flags->config.sync_endpoints);
   EXPECT_TRUE(flags->config.allowed_privileged_features.empty());
   EXPECT_TRUE(flags->config.allowed_priority_classes.contains("train"));
 }
@@ -27,9 +28,10 @@ TEST(FlagsTest, EverySharedFlagIsRead) {
        "--virtual-service-host=10.0.0.1", "--virtual-service-port=6443",
        "--health-address=127.0.0.1:9090", "--leader-elect",
        "--allowed-priority-classes=train,inference", "--pod-workers=4", "--kube-api-qps=0",
-       "--kube-api-burst=50"});
+       "--kube-api-burst=50", "--sync-endpoints"});
   ASSERT_TRUE(flags.ok()) << flags.status().ToString();
   const SyncerConfig& c = flags->config;
+  EXPECT_TRUE(c.sync_endpoints);
   EXPECT_EQ(c.queue, "ml-nlp");
   EXPECT_EQ(c.host_namespace, "hosts");
   EXPECT_EQ(flags->host_kubeconfig, "/host");

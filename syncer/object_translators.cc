@@ -168,4 +168,44 @@ std::optional<kube::Object> ServiceTranslator::Update(const rapidjson::Value& vi
   return result;
 }
 
+kube::Object EndpointsTranslator::ToHost(const rapidjson::Value& virtual_object) const {
+  kube::Object out = HostObjectBase(virtual_object, config_);
+  Allocator& a = out.GetAllocator();
+  const std::string_view ns = kube::Namespace(virtual_object);
+  const rapidjson::Value* subsets = kube::Find(virtual_object, {"subsets"});
+  if (subsets == nullptr || !subsets->IsArray()) return out;
+  rapidjson::Value& host_subsets = ArrayMember(out, "subsets", a);
+  for (const rapidjson::Value& subset : subsets->GetArray()) {
+    rapidjson::Value copy(subset, a);
+    for (std::string_view list : {"addresses", "notReadyAddresses"}) {
+      rapidjson::Value* addresses = FindArray(copy, list);
+      if (addresses == nullptr) continue;
+      for (rapidjson::Value& address : addresses->GetArray()) {
+        rapidjson::Value* ref = FindObject(address, "targetRef");
+        if (ref == nullptr) continue;
+        const std::string_view kind = kube::GetString(*ref, {"kind"});
+        const std::string_view ref_ns = kube::GetString(*ref, {"namespace"});
+        if (kind != "Pod") {
+          EraseMember(address, "targetRef");
+          continue;
+        }
+        const std::string host_pod =
+            HostName(kube::GetString(*ref, {"name"}), ref_ns.empty() ? ns : ref_ns, config_.tenant);
+        rapidjson::Value host_ref(rapidjson::kObjectType);
+        SetStringMember(host_ref, "kind", "Pod", a);
+        SetStringMember(host_ref, "namespace", config_.host_namespace, a);
+        SetStringMember(host_ref, "name", host_pod, a);
+        SetMember(address, "targetRef", std::move(host_ref), a);
+      }
+    }
+    host_subsets.PushBack(std::move(copy), a);
+  }
+  return out;
+}
+
+std::optional<kube::Object> EndpointsTranslator::Update(const rapidjson::Value& virtual_object,
+                                                        const rapidjson::Value& host) const {
+  return WithFields(ToHost(virtual_object), host, {"subsets"});
+}
+
 }  // namespace vtenant::syncer

@@ -62,4 +62,22 @@ class ServiceTranslator {
   const SyncerConfig& config_;
 };
 
+// Endpoints of a Service without a selector, which the tenant manages by
+// hand (an external database, a pod in another namespace): subsets copied
+// with every address kept, since the host has no controller that could
+// compute them. An address's targetRef to a virtual pod points at that
+// pod's host copy; other targetRefs are dropped (they name virtual objects
+// the host does not have). The host's EndpointSlice mirroring makes slices
+// of the copy, as it does for any selector-less Service.
+class EndpointsTranslator {
+ public:
+  explicit EndpointsTranslator(const SyncerConfig& config) : config_(config) {}
+  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
+  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
+                                     const rapidjson::Value& host) const;
+
+ private:
+  const SyncerConfig& config_;
+};
+
 }  // namespace vtenant::syncer

@@ -83,6 +83,39 @@ TEST(ServiceTranslatorTest, HeadlessStaysHeadless) {
   EXPECT_EQ(kube::GetString(translator.ToHost(svc), {"spec", "clusterIP"}), "None");
 }
 
+TEST(EndpointsTranslatorTest, AddressesKeptAndPodRefsPointAtHostPods) {
+  SyncerConfig config = NlpConfig();
+  EndpointsTranslator translator(config);
+  kube::Object endpoints = Json(R"({"apiVersion":"v1","kind":"Endpoints","metadata":{
+      "name":"db","namespace":"ml","uid":"e1"},"subsets":[{
+      "addresses":[{"ip":"192.168.5.10","hostname":"db-0"},
+                   {"ip":"10.244.1.4","targetRef":{"kind":"Pod","name":"db-1","uid":"p1"}}],
+      "notReadyAddresses":[{"ip":"10.244.1.5",
+                            "targetRef":{"kind":"Service","namespace":"ml","name":"x"}}],
+      "ports":[{"name":"pg","port":5432,"protocol":"TCP"}]}]})");
+  kube::Object host = translator.ToHost(endpoints);
+  EXPECT_EQ(kube::Name(host), "db-x-ml-x-nlp");
+  EXPECT_EQ(kube::Namespace(host), "vtenant-nlp");
+  EXPECT_EQ(kube::Annotation(host, kVirtualUidAnnotation), "e1");
+  const rapidjson::Value& subset = host["subsets"][0];
+  EXPECT_EQ(kube::GetString(subset["addresses"][0], {"ip"}), "192.168.5.10");
+  EXPECT_EQ(kube::GetString(subset["addresses"][0], {"hostname"}), "db-0");
+  EXPECT_FALSE(kube::Find(subset["addresses"][0], {"targetRef"}));
+  EXPECT_EQ(kube::GetString(subset["addresses"][1], {"targetRef", "name"}),
+            HostName("db-1", "ml", "nlp"));
+  EXPECT_EQ(kube::GetString(subset["addresses"][1], {"targetRef", "namespace"}), "vtenant-nlp");
+  EXPECT_FALSE(kube::Find(subset["addresses"][1], {"targetRef", "uid"}));
+  EXPECT_EQ(kube::GetString(subset["notReadyAddresses"][0], {"ip"}), "10.244.1.5");
+  EXPECT_FALSE(kube::Find(subset["notReadyAddresses"][0], {"targetRef"}));
+  EXPECT_EQ(kube::GetInt(subset["ports"][0], {"port"}), 5432);
+
+  EXPECT_FALSE(translator.Update(endpoints, host));
+  endpoints["subsets"][0]["addresses"][0]["ip"].SetString("192.168.5.11", endpoints.GetAllocator());
+  std::optional<kube::Object> update = translator.Update(endpoints, host);
+  ASSERT_TRUE(update);
+  EXPECT_EQ(kube::GetString((*update)["subsets"][0]["addresses"][0], {"ip"}), "192.168.5.11");
+}
+
 TEST(ClaimTranslatorTest, HostBindsItsOwnVolume) {
   SyncerConfig config = NlpConfig();
   ClaimTranslator translator(config);

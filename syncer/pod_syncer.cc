@@ -3,6 +3,8 @@
 #include <glog/logging.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
+
 #include "kube/wall_time.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
@@ -17,8 +19,12 @@ using kube::resources::kSecrets;
 
 constexpr char kTokenPurposeLabel[] = "vtenant.io/purpose";
 constexpr char kTokenPurpose[] = "service-account-token";
-// Tokens are not refreshed yet, so ask for a long one; the API server caps it.
-constexpr int64_t kTokenSeconds = 365LL * 24 * 3600;
+// What the kubelet asks for by default; tokens are refreshed at 80 % of
+// the lifetime the API server grants.
+constexpr int64_t kTokenSeconds = 3607;
+// On the token Secret: when its token expires and when to re-request it.
+constexpr char kTokenExpirationAnnotation[] = "vtenant.io/token-expiration";
+constexpr char kTokenRefreshAfterAnnotation[] = "vtenant.io/token-refresh-after";
 
 std::string Base64(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
@@ -118,13 +124,14 @@ std::string LostReason(const rapidjson::Value& host) {
 }  // namespace
 
 PodSyncer::PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
-                     kube::EventRecorder& events, SyncMetrics& metrics)
+                     kube::EventRecorder& events, SyncMetrics& metrics, kube::WallClock wall_clock)
     : informers_(informers),
       config_(config),
       deps_(deps),
       events_(events),
       metrics_(metrics),
-      translator_(config) {}
+      translator_(config),
+      wall_clock_(std::move(wall_clock)) {}
 
 std::optional<std::string> PodSyncer::VirtualKeyOf(const rapidjson::Value& host_pod) {
   auto name = kube::Annotation(host_pod, kVirtualNameAnnotation);
@@ -200,6 +207,14 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
     return CreateHostPod(*pod);
   }
   VT_RETURN_IF_ERROR(SyncExisting(*pod, *host));
+  // A finished pod runs nothing that could use a new token.
+  if (!kube::IsBeingDeleted(*host) && !IsTerminal(*pod) &&
+      ReferencesOf(*pod).service_account_token) {
+    VT_ASSIGN_OR_RETURN(std::chrono::seconds next_refresh,
+                        EnsureTokenSecret(*pod, TokenSecretName(name, ns, config_.tenant)));
+    // At least a second, so a token granted for almost nothing cannot spin.
+    return kube::ReconcileResult{.requeue_after = std::max(next_refresh, std::chrono::seconds(1))};
+  }
   return kube::ReconcileResult{};
 }
 
@@ -270,10 +285,20 @@ Result<PodContext> PodSyncer::ContextOf(const rapidjson::Value& pod) {
   return context;
 }
 
-Status PodSyncer::EnsureTokenSecret(const rapidjson::Value& pod, const std::string& secret_name) {
-  if (informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret_name)) !=
-      nullptr) {
-    return Status::Ok();
+Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value& pod,
+                                                          const std::string& secret_name) {
+  using std::chrono::seconds;
+  const std::chrono::system_clock::time_point now = wall_clock_();
+  kube::ObjectPtr existing =
+      informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret_name));
+  if (existing != nullptr) {
+    // A Secret without a readable refresh time (written before refreshes
+    // existed, or edited) is refreshed now rather than trusted forever.
+    if (auto after = kube::Annotation(*existing, kTokenRefreshAfterAnnotation)) {
+      if (auto due = kube::ParseRfc3339(*after); due && *due > now) {
+        return std::chrono::ceil<seconds>(*due - now);
+      }
+    }
   }
   const std::string ns(kube::Namespace(pod));
   std::string account(kube::GetString(pod, {"spec", "serviceAccountName"}));
@@ -297,7 +322,25 @@ Status PodSyncer::EnsureTokenSecret(const rapidjson::Value& pod, const std::stri
     return token.status().WithContext("requesting a token of service account " + ns + "/" +
                                       account + " from the virtual API server");
   }
-  kube::Object secret(rapidjson::kObjectType);
+  const std::string_view expiration_text =
+      kube::GetString(*token, {"status", "expirationTimestamp"});
+  std::optional<std::chrono::system_clock::time_point> expiration =
+      kube::ParseRfc3339(expiration_text);
+  if (!expiration) {
+    // Without it there is no knowing when to refresh; a real API server
+    // always writes it.
+    Status bad = Internal("TokenRequest for service account " + ns + "/" + account +
+                          " answered without a valid status.expirationTimestamp (\"" +
+                          std::string(expiration_text) + "\")");
+    metrics_.Error("TokenRequest", bad);
+    return bad;
+  }
+  const auto lifetime = std::max(*expiration - now, std::chrono::system_clock::duration::zero());
+  const std::chrono::system_clock::time_point refresh_after =
+      std::chrono::time_point_cast<seconds>(now + lifetime * 8 / 10);
+
+  kube::Object secret =
+      existing != nullptr ? kube::Clone(*existing) : kube::Object(rapidjson::kObjectType);
   kube::SetString(secret, {}, "apiVersion", "v1");
   kube::SetString(secret, {}, "kind", "Secret");
   kube::SetString(secret, {}, "type", "Opaque");
@@ -309,15 +352,31 @@ Status PodSyncer::EnsureTokenSecret(const rapidjson::Value& pod, const std::stri
   kube::SetString(secret, {"metadata", "labels"}, kTokenPurposeLabel, kTokenPurpose);
   kube::SetString(secret, {"metadata", "annotations"}, kVirtualNamespaceAnnotation, ns);
   kube::SetString(secret, {"metadata", "annotations"}, kVirtualUidAnnotation, kube::Uid(pod));
+  kube::SetString(secret, {"metadata", "annotations"}, kTokenExpirationAnnotation,
+                  kube::FormatRfc3339(*expiration));
+  kube::SetString(secret, {"metadata", "annotations"}, kTokenRefreshAfterAnnotation,
+                  kube::FormatRfc3339(refresh_after));
   kube::SetString(secret, {"data"}, "token", Base64(kube::GetString(*token, {"status", "token"})));
-  Result<kube::Object> created =
-      informers_.host_client().Create(kSecrets, config_.host_namespace, secret);
-  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
-    metrics_.Error("Secret", created.status());
-    return created.status();
+  if (existing != nullptr) {
+    // In place, so the kubelet swaps the mounted file under the running pod.
+    Result<kube::Object> updated =
+        informers_.host_client().Update(kSecrets, config_.host_namespace, secret);
+    if (!updated.ok()) {
+      metrics_.Error("Secret", updated.status());
+      return updated.status().WithContext("refreshing token Secret " + secret_name);
+    }
+    metrics_.Synced("Secret", "update");
+  } else {
+    Result<kube::Object> created =
+        informers_.host_client().Create(kSecrets, config_.host_namespace, secret);
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      metrics_.Error("Secret", created.status());
+      return created.status();
+    }
+    metrics_.Synced("Secret", "create");
   }
-  metrics_.Synced("Secret", "create");
-  return Status::Ok();
+  return std::chrono::ceil<seconds>(
+      std::max(refresh_after - now, std::chrono::system_clock::duration::zero()));
 }
 
 Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& pod) {
@@ -343,7 +402,7 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
   for (const std::string& n : refs.secrets) VT_RETURN_IF_ERROR(deps_.secrets.Ensure(ns, n));
   for (const std::string& n : refs.claims) VT_RETURN_IF_ERROR(deps_.claims.Ensure(ns, n));
   if (!context->token_secret.empty()) {
-    VT_RETURN_IF_ERROR(EnsureTokenSecret(pod, context->token_secret));
+    VT_RETURN_IF_ERROR(EnsureTokenSecret(pod, context->token_secret).status());
   }
   kube::Object host = translator_.ToHost(pod, *context);
   Result<kube::Object> created =

@@ -20,7 +20,11 @@
 //                               the host pod;
 //   both exist                → updates down; once the host pod is
 //                               scheduled, the virtual Node, then the
-//                               virtual binding, then status up.
+//                               virtual binding, then status up; a token
+//                               past 80 % of its lifetime is re-requested
+//                               and its host Secret updated in place (the
+//                               kubelet refreshes the mounted file), and
+//                               the key comes back when the next one is due.
 #pragma once
 
 #include <chrono>
@@ -30,6 +34,7 @@
 
 #include "kube/controller.h"
 #include "kube/event_recorder.h"
+#include "kube/wall_time.h"
 #include "syncer/copy_syncer.h"
 #include "syncer/node_syncer.h"
 #include "syncer/pod_policy.h"
@@ -51,9 +56,11 @@ struct PodDependencies {
 
 class PodSyncer : public kube::Reconciler {
  public:
-  // Everything must outlive the syncer. `events` records on virtual pods.
+  // Everything must outlive the syncer. `events` records on virtual pods;
+  // `wall_clock` is the calendar time tokens expire against.
   PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
-            kube::EventRecorder& events, SyncMetrics& metrics);
+            kube::EventRecorder& events, SyncMetrics& metrics,
+            kube::WallClock wall_clock = kube::SystemNow);
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
@@ -73,7 +80,11 @@ class PodSyncer : public kube::Reconciler {
   Status HostPodLost(const rapidjson::Value& pod);
   Status SyncExisting(const rapidjson::Value& pod, const rapidjson::Value& host);
   Result<PodContext> ContextOf(const rapidjson::Value& pod);
-  Status EnsureTokenSecret(const rapidjson::Value& pod, const std::string& secret_name);
+  // Creates the pod's token Secret, or re-requests its token once the
+  // refresh time recorded on it has come. Returns how long until the next
+  // refresh is due.
+  Result<std::chrono::seconds> EnsureTokenSecret(const rapidjson::Value& pod,
+                                                 const std::string& secret_name);
   Status WriteVirtualStatus(const kube::Object& pod);
 
   SyncerInformers& informers_;
@@ -82,6 +93,7 @@ class PodSyncer : public kube::Reconciler {
   kube::EventRecorder& events_;
   SyncMetrics& metrics_;
   PodTranslator translator_;
+  kube::WallClock wall_clock_;
 
   std::mutex mu_;
   // Virtual pod UID → when first seen, until its host pod exists.

@@ -48,6 +48,11 @@ kube::KeyMapper ReferencesOfKind(std::string prefix) {
   };
 }
 
+// The virtual API server's own Service (and its Endpoints) stay virtual.
+bool IsVirtualApiServerService(const rapidjson::Value& o) {
+  return kube::Namespace(o) == "default" && kube::Name(o) == "kubernetes";
+}
+
 std::vector<std::string> Optional(std::optional<std::string> key) {
   if (!key) return {};
   return {*key};
@@ -65,6 +70,7 @@ Syncer::Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerCo
       data_translator_(config_),
       claim_translator_(config_),
       service_translator_(config_),
+      endpoints_translator_(config_),
       config_maps_(informers_, config_, kConfigMaps, DataCopy(data_translator_),
                    CopySyncer::Scope::kReferenced, "configmap", metrics_),
       secrets_(informers_, config_, kSecrets, DataCopy(data_translator_),
@@ -73,15 +79,31 @@ Syncer::Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerCo
               CopySyncer::Scope::kReferenced, "pvc", metrics_),
       services_(informers_, config_, kServices, Copy(service_translator_), CopySyncer::Scope::kAll,
                 "", metrics_),
+      endpoints_(informers_, config_, kube::resources::kEndpoints, SelectorlessEndpoints(),
+                 CopySyncer::Scope::kAll, "", metrics_),
       nodes_(informers_, metrics_),
       pod_groups_(informers_, config_, metrics_),
       pods_(informers_, config_,
             PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
-            metrics_) {
+            metrics_, options_.wall_clock) {
   Wire();
 }
 
 Syncer::~Syncer() { Stop(); }
+
+CopyTranslator Syncer::SelectorlessEndpoints() {
+  CopyTranslator t = Copy(endpoints_translator_);
+  // With a selector, the host's endpoints controller fills the host copy's
+  // Endpoints from the host pods; only hand-made ones need carrying over.
+  t.wanted = [this](const rapidjson::Value& endpoints) {
+    if (IsVirtualApiServerService(endpoints)) return false;
+    kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(kube::KeyOf(endpoints));
+    if (svc == nullptr) return false;
+    const rapidjson::Value* selector = kube::Find(*svc, {"spec", "selector"});
+    return selector == nullptr || !selector->IsObject() || selector->ObjectEmpty();
+  };
+  return t;
+}
 
 void Syncer::AddRoute(Route route) {
   const size_t index = routes_.size();
@@ -145,18 +167,25 @@ void Syncer::Wire() {
                {&informers_.Host(r.syncer.type()), host_copy_key},
                {&virtual_pods, ReferencesOfKind(r.prefix)}}});
   }
+  auto same_key_unless_api_server = [](const kube::Object& o) {
+    if (IsVirtualApiServerService(o)) return std::vector<std::string>{};
+    return std::vector<std::string>{kube::KeyOf(o)};
+  };
   AddRoute({"service-syncer",
             &services_,
             options_.other_workers,
-            {{&informers_.Virtual(kServices),
-              [](const kube::Object& o) {
-                // The virtual API server's own Service stays virtual.
-                if (kube::Namespace(o) == "default" && kube::Name(o) == "kubernetes") {
-                  return std::vector<std::string>{};
-                }
-                return std::vector<std::string>{kube::KeyOf(o)};
-              }},
+            {{&informers_.Virtual(kServices), same_key_unless_api_server},
              {&informers_.Host(kServices), host_copy_key}}});
+  if (config_.sync_endpoints) {
+    // A Service's Endpoints share its key: a Service gaining or losing its
+    // selector, or going, re-decides whether its Endpoints are on the host.
+    AddRoute({"endpoints-syncer",
+              &endpoints_,
+              options_.other_workers,
+              {{&informers_.Virtual(kube::resources::kEndpoints), same_key_unless_api_server},
+               {&informers_.Virtual(kServices), same_key_unless_api_server},
+               {&informers_.Host(kube::resources::kEndpoints), host_copy_key}}});
+  }
 
   auto node_of = [](const kube::Object& pod) {
     std::string_view node = kube::GetString(pod, {"spec", "nodeName"});

@@ -26,6 +26,7 @@
 #include "kube/cancellation.h"
 #include "kube/controller.h"
 #include "kube/event_recorder.h"
+#include "kube/wall_time.h"
 #include "syncer/copy_syncer.h"
 #include "syncer/node_syncer.h"
 #include "syncer/object_translators.h"
@@ -45,6 +46,8 @@ struct SyncerOptions {
   // How often both API servers are probed for readiness.
   std::chrono::milliseconds probe_period = std::chrono::seconds(2);
   kube::Registry* registry = &kube::DefaultRegistry();
+  // Calendar time, against which service-account tokens expire.
+  kube::WallClock wall_clock = kube::SystemNow;
 };
 
 class Syncer {
@@ -87,6 +90,8 @@ class Syncer {
 
   void ProbeLoop();
   void Wire();
+  // The Endpoints copier's translator: Endpoints of selector-less Services.
+  CopyTranslator SelectorlessEndpoints();
   // Adds `route`, subscribing to its sources once for the syncer's life.
   void AddRoute(Route route);
   // Queues `key` on route `index`'s controller, if controllers are running.
@@ -100,10 +105,12 @@ class Syncer {
   DataTranslator data_translator_;
   ClaimTranslator claim_translator_;
   ServiceTranslator service_translator_;
+  EndpointsTranslator endpoints_translator_;
   CopySyncer config_maps_;
   CopySyncer secrets_;
   CopySyncer claims_;
   CopySyncer services_;
+  CopySyncer endpoints_;  // of selector-less Services only
   NodeSyncer nodes_;
   PodGroupSyncer pod_groups_;
   PodSyncer pods_;

@@ -30,6 +30,7 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   virtual_service_host = other.virtual_service_host;
   virtual_service_port = other.virtual_service_port;
   allowed_priority_classes = other.allowed_priority_classes;
+  sync_endpoints = other.sync_endpoints;
   return *this;
 }
 

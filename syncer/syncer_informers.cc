@@ -65,6 +65,12 @@ SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& hos
         &kube::resources::kPodGroups}) {
     host_[Key(*type)] = std::make_unique<kube::SharedInformer>(host_client, *type, owned);
   }
+  if (config.sync_endpoints) {
+    virtual_[Key(kube::resources::kEndpoints)] = std::make_unique<kube::SharedInformer>(
+        virtual_client, kube::resources::kEndpoints, everywhere);
+    host_[Key(kube::resources::kEndpoints)] =
+        std::make_unique<kube::SharedInformer>(host_client, kube::resources::kEndpoints, owned);
+  }
   host_[Key(kube::resources::kNodes)] =
       std::make_unique<kube::SharedInformer>(host_client, kube::resources::kNodes, everywhere);
 

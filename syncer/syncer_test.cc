@@ -6,6 +6,8 @@
 
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/fake_clock.h"
+#include "kube/wall_time.h"
 #include "syncer/names.h"
 #include "syncer/resources.h"
 #include "syncer/test_objects.h"
@@ -45,10 +47,11 @@ class SyncerTest : public ::testing::Test {
     if (syncer_) syncer_->Stop();
   }
 
-  void StartSyncer() {
-    syncer_ = std::make_unique<Syncer>(
-        virtual_, host_, NlpConfig(),
-        SyncerOptions{.probe_period = std::chrono::milliseconds(20), .registry = &registry_});
+  void StartSyncer(SyncerConfig config = NlpConfig()) {
+    syncer_ = std::make_unique<Syncer>(virtual_, host_, std::move(config),
+                                       SyncerOptions{.probe_period = std::chrono::milliseconds(20),
+                                                     .registry = &registry_,
+                                                     .wall_clock = [this] { return WallNow(); }});
     ASSERT_TRUE(syncer_->Start().ok());
     ASSERT_TRUE(syncer_->WaitForSynced(std::chrono::seconds(10)));
     syncer_->StartControllers();
@@ -93,6 +96,13 @@ class SyncerTest : public ::testing::Test {
     ASSERT_TRUE(running.ok()) << running.status().ToString();
   }
 
+  // Calendar time that moves only with clock_, so token lifetimes can pass.
+  std::chrono::system_clock::time_point WallNow() const {
+    return std::chrono::system_clock::from_time_t(1796000000) + (clock_.Now() - clock_start_);
+  }
+
+  kube::FakeClock clock_;
+  const kube::Clock::TimePoint clock_start_ = clock_.Now();
   kube::FakeClient virtual_;
   kube::FakeClient host_;
   kube::Registry registry_;
@@ -326,6 +336,115 @@ TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
   ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "api").ok());
   EXPECT_TRUE(Eventually(
       [&] { return !host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+}
+
+TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
+  // What the virtual API server's TokenRequest answers: a new token each
+  // time, valid for an hour from now.
+  int issued = 0;
+  virtual_.HandleSubresource(
+      "serviceaccounts", "token",
+      [&](std::string_view, std::string_view, const rapidjson::Value&) -> Result<kube::Object> {
+        ++issued;
+        return Json(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",
+            "spec":{"expirationSeconds":3600},"status":{"token":"token-)" +
+                    std::to_string(issued) + R"(","expirationTimestamp":")" +
+                    kube::FormatRfc3339(WallNow() + std::chrono::hours(1)) + R"("}})");
+      });
+  CreateVirtual(kube::resources::kServiceAccounts,
+                R"({"apiVersion":"v1","kind":"ServiceAccount",
+                    "metadata":{"name":"default","namespace":"ml"}})");
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("trainer", "", R"(,"volumes":[{"name":"api","projected":{
+      "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}])"));
+  const std::string secret_name = TokenSecretName("trainer", "ml", "nlp");
+  auto host_token = [&]() -> std::string {
+    Result<kube::Object> secret = host_.Get(kube::resources::kSecrets, kHostNs, secret_name);
+    return secret.ok() ? std::string(kube::GetString(*secret, {"data", "token"})) : "";
+  };
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("trainer"); }));
+  ASSERT_EQ(host_token(), "dG9rZW4tMQ==");  // base64("token-1")
+  const std::string uid(kube::Uid(*host_.Get(kube::resources::kSecrets, kHostNs, secret_name)));
+
+  // Changes a label of the virtual pod and waits until the host pod has it:
+  // one more reconcile of the pod has run by then.
+  auto reconcile_once = [&](const std::string& value) {
+    ASSERT_TRUE(virtual_
+                    .UpdateWithRetry(kPods, "ml", "trainer",
+                                     [&](kube::Object& pod) {
+                                       kube::SetString(pod, {"metadata", "labels"}, "step", value);
+                                       return Status::Ok();
+                                     })
+                    .ok());
+    ASSERT_TRUE(Eventually([&] {
+      kube::Object pod = HostPod("trainer");
+      return pod.IsObject() && kube::GetString(pod, {"metadata", "labels", "step"}) == value;
+    }));
+  };
+
+  // At 70 % of the lifetime the token is still kept.
+  clock_.Advance(std::chrono::minutes(42));
+  reconcile_once("70");
+  EXPECT_EQ(host_token(), "dG9rZW4tMQ==");
+  EXPECT_EQ(issued, 1);
+
+  // Past 80 % a new one replaces it, in the same Secret.
+  clock_.Advance(std::chrono::minutes(8));
+  reconcile_once("83");
+  ASSERT_TRUE(Eventually([&] { return host_token() == "dG9rZW4tMg=="; }));  // base64("token-2")
+  Result<kube::Object> secret = host_.Get(kube::resources::kSecrets, kHostNs, secret_name);
+  ASSERT_TRUE(secret.ok());
+  EXPECT_EQ(kube::Uid(*secret), uid);
+  EXPECT_EQ(kube::Annotation(*secret, "vtenant.io/token-expiration"),
+            kube::FormatRfc3339(WallNow() + std::chrono::hours(1)));
+}
+
+TEST_F(SyncerTest, SelectorlessServiceEndpointsAreCarriedToTheHost) {
+  SyncerConfig config = NlpConfig();
+  config.sync_endpoints = true;
+  StartSyncer(config);
+  // A Service with a selector: the host's own endpoints controller fills
+  // its Endpoints, so the virtual ones stay behind.
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"selector":{"app":"api"},
+      "ports":[{"port":80}]}})");
+  CreateVirtual(kube::resources::kEndpoints, R"({"apiVersion":"v1","kind":"Endpoints",
+      "metadata":{"name":"api","namespace":"ml"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}],
+      "ports":[{"port":80}]}]})");
+  // A Service without one, pointing at a database outside the cluster.
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"db","namespace":"ml"},"spec":{"ports":[{"port":5432}]}})");
+  CreateVirtual(kube::resources::kEndpoints, R"({"apiVersion":"v1","kind":"Endpoints",
+      "metadata":{"name":"db","namespace":"ml"},"subsets":[{"addresses":[{"ip":"192.168.5.10"}],
+      "ports":[{"port":5432}]}]})");
+  auto host_ip = [&](const std::string& host_name) -> std::string {
+    Result<kube::Object> e = host_.Get(kube::resources::kEndpoints, kHostNs, host_name);
+    if (!e.ok()) return "";
+    const rapidjson::Value* ip = kube::Find(*e, {"subsets"});
+    if (ip == nullptr || !ip->IsArray() || ip->Empty()) return "";
+    return std::string(kube::GetString((*ip)[0]["addresses"][0], {"ip"}));
+  };
+  ASSERT_TRUE(Eventually([&] { return host_ip("db-x-ml-x-nlp") == "192.168.5.10"; }));
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  // Both keys have been through the endpoints syncer once the later of the
+  // two Services is on the host and a change to db's Endpoints arrived.
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kube::resources::kEndpoints, "ml", "db",
+                                   [](kube::Object& e) {
+                                     e["subsets"][0]["addresses"][0]["ip"].SetString(
+                                         "192.168.5.11", e.GetAllocator());
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return host_ip("db-x-ml-x-nlp") == "192.168.5.11"; }));
+  EXPECT_FALSE(host_.Get(kube::resources::kEndpoints, kHostNs, "api-x-ml-x-nlp").ok());
+
+  // Gone with its Service, even while the virtual Endpoints linger.
+  ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "db").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return !host_.Get(kube::resources::kEndpoints, kHostNs, "db-x-ml-x-nlp").ok(); }));
+  EXPECT_TRUE(virtual_.Get(kube::resources::kEndpoints, "ml", "db").ok());
 }
 
 TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {

@@ -370,6 +370,8 @@ struct FakeClient::State {
   std::deque<Event> history;
   std::vector<Injected> errors;
   std::map<std::string, int, std::less<>> calls;
+  // (resource, subresource) -> test-provided answer to a create.
+  std::map<std::pair<std::string, std::string>, SubresourceHandler> subresource_handlers;
   uint64_t end_generation = 0;
   bool held = false;
   bool calls_held = false;
@@ -691,8 +693,18 @@ Result<Object> FakeClient::Create(const ResourceType& type, std::string_view ns,
     VT_RETURN_IF_ERROR(state_->DeleteLocked(type, resolved, name, {}));
     return StatusObject();
   }
+  if (auto handler = state_->subresource_handlers.find({type.resource, std::string(subresource)});
+      handler != state_->subresource_handlers.end()) {
+    return handler->second(resolved, name, object);
+  }
   return NotFound("FakeClient has no subresource \"" + std::string(subresource) + "\" of " +
                   type.resource);
+}
+
+void FakeClient::HandleSubresource(std::string resource, std::string subresource,
+                                   SubresourceHandler handler) {
+  std::lock_guard lock(state_->mu);
+  state_->subresource_handlers[{std::move(resource), std::move(subresource)}] = std::move(handler);
 }
 
 Result<Object> FakeClient::Update(const ResourceType& type, std::string_view ns,

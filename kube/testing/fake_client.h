@@ -31,6 +31,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,15 @@ class FakeClient final : public Client {
                const WatchHandler& handler, Cancellation* cancel = nullptr) override;
 
   // ---- test controls
+
+  // Answers a create of `subresource` of an existing object of `resource`
+  // (plural), e.g. ("serviceaccounts", "token"), which the fake does not
+  // model itself: `handler` gets the namespace, the object's name and the
+  // request body, and its result is the call's. It runs with the client's
+  // lock held, so it must not call the client. Replaces an earlier handler.
+  using SubresourceHandler = std::function<Result<Object>(
+      std::string_view ns, std::string_view name, const rapidjson::Value& body)>;
+  void HandleSubresource(std::string resource, std::string subresource, SubresourceHandler handler);
 
   // The next `times` calls of `verb` ("get", "list", "create", "update",
   // "patch", "delete", "watch") on `resource` (plural; "" for any) fail with

@@ -1,0 +1,26 @@
+#include "kube/wall_time.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::kube {
+namespace {
+
+TEST(WallTimeTest, ParseReadsWhatFormatWrites) {
+  const auto t = std::chrono::system_clock::from_time_t(1796000000);
+  std::optional<std::chrono::system_clock::time_point> parsed = ParseRfc3339(FormatRfc3339(t));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(*parsed, t);
+  parsed = ParseRfc3339(FormatRfc3339Micro(t + std::chrono::microseconds(250)));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(*parsed, t);  // fractions dropped
+}
+
+TEST(WallTimeTest, ParseRefusesOtherForms) {
+  EXPECT_FALSE(ParseRfc3339("").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T18:36:04+01:00").has_value());
+  EXPECT_FALSE(ParseRfc3339("2026-11-29T18:36:04.Z").has_value());
+}
+
+}  // namespace
+}  // namespace vtenant::kube
