@@ -102,13 +102,14 @@ kube::Object RenderSyncerServiceAccount(const TenantSpec& spec) {
 kube::Object RenderSyncerRole(const TenantSpec& spec) {
   // Exactly what vtenant-syncer calls on the host (syncer/): informers
   // (list, watch) and copies (get, create, update, delete) of pods and what
-  // pods reference, the PodGroups of gangs, and its Lease when it runs with
+  // pods reference, Endpoints of Services without a selector
+  // (--sync-endpoints), the PodGroups of gangs, and its Lease when it runs with
   // --leader-elect. It writes no pod status, binds nothing and records its
   // Events in the virtual cluster, so none of that is granted here.
   return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)" +
                Meta(spec, kSyncerServiceAccount, true) + R"(,"rules":[
     {"apiGroups":[""],"resources":["pods","configmaps","secrets","services",
-      "persistentvolumeclaims"],"verbs":["get","list","watch","create","update","delete"]},
+      "endpoints","persistentvolumeclaims"],"verbs":["get","list","watch","create","update","delete"]},
     {"apiGroups":["scheduling.run.ai"],"resources":["podgroups"],
      "verbs":["get","list","watch","create","update","delete"]},
     {"apiGroups":["coordination.k8s.io"],"resources":["leases"],

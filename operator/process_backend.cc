@@ -585,6 +585,7 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
             "--virtual-service-host=127.0.0.1",
             "--virtual-service-port=" + std::to_string(t.port),
             "--health-address=127.0.0.1:" + std::to_string(t.syncer_port),
+            "--sync-endpoints",
             "--leader-elect=false"};
   p.log_path = (t.dir / "vtenant-syncer.log").string();
   p.die_with_parent = false;

@@ -138,6 +138,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       "--virtual-service-host=" + Name(r) + "." + r.host_namespace + ".svc",
       "--virtual-service-port=443",
       "--health-address=0.0.0.0:8081",
+      "--sync-endpoints",
       "--leader-elect=false"};
   const std::string certs_volume =
       R"({"name":"pki","mountPath":"/etc/vtenant/pki","readOnly":true})";
