@@ -76,10 +76,10 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   for (const Value* ref = ControllerRef(*pod); ref != nullptr && owners.size() < 8;) {
     Result<kube::Object> owner = client_.Get(TypeOf(*ref), ns, kube::GetString(*ref, {"name"}));
     if (!owner.ok()) {
-      kube::Object stub = kube::Clone(*ref);
-      kube::SetString(stub, {"metadata"}, "name", kube::GetString(*ref, {"name"}));
-      kube::SetString(stub, {"metadata"}, "uid", kube::GetString(*ref, {"uid"}));
-      owners.push_back(std::move(stub));
+      kube::Object unread = kube::Clone(*ref);
+      kube::SetString(unread, {"metadata"}, "name", kube::GetString(*ref, {"name"}));
+      kube::SetString(unread, {"metadata"}, "uid", kube::GetString(*ref, {"uid"}));
+      owners.push_back(std::move(unread));
       break;
     }
     owners.push_back(std::move(owner).value());
