@@ -11,6 +11,16 @@ namespace {
 
 using namespace testing;
 
+// The fragmentation fgd measures on node 0 of `b`'s cluster when the only
+// shape it has seen is that of pending pod "w".
+double NodeZeroFragmentationAgainstW(const SnapshotBuilder& b) {
+  Snapshot s = MustBuild(b);
+  ClusterState state(s);
+  auto model = std::make_shared<WorkloadModel>();
+  model->Observe(s, PodNamed(s, "w"));
+  return FgdRule(state, model).NodeFragmentation(0);
+}
+
 TEST(FgdRuleTest, FragmentationIsTheFreeGpuTheWorkloadCannotUse) {
   struct Case {
     std::string name;
@@ -39,13 +49,7 @@ TEST(FgdRuleTest, FragmentationIsTheFreeGpuTheWorkloadCannotUse) {
     busy.cpu_milli = 8000;
     b.AddPod(busy);
     b.AddPod(c.shape);
-    Snapshot s = MustBuild(b);
-    ClusterState state(s);
-    // The workload: only the pending shape, as a model that saw it.
-    auto model = std::make_shared<WorkloadModel>();
-    model->Observe(s, PodNamed(s, "w"));
-    FgdRule rule(state, model);
-    EXPECT_DOUBLE_EQ(rule.NodeFragmentation(0), double(c.expected)) << c.name;
+    EXPECT_DOUBLE_EQ(NodeZeroFragmentationAgainstW(b), double(c.expected)) << c.name;
   }
 }
 
@@ -73,12 +77,7 @@ TEST(FgdRuleTest, ShapesCountOnlyTheTaintedNodesTheyTolerate) {
     PodSpec w = WholeGpuPod("w", "test", 1);
     w.tolerations = c.tolerations;
     b.AddPod(w);
-    Snapshot s = MustBuild(b);
-    ClusterState state(s);
-    auto model = std::make_shared<WorkloadModel>();
-    model->Observe(s, PodNamed(s, "w"));
-    FgdRule rule(state, model);
-    EXPECT_DOUBLE_EQ(rule.NodeFragmentation(0), double(c.expected)) << c.name;
+    EXPECT_DOUBLE_EQ(NodeZeroFragmentationAgainstW(b), double(c.expected)) << c.name;
   }
 }
 
