@@ -12,6 +12,7 @@
 #include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
+#include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
 namespace vtenant::scheduler {
@@ -25,18 +26,15 @@ namespace res = kube::resources;
 const kube::ResourceType kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses",
                                           "PriorityClass", false};
 
-class FairShareTest : public localenv::ClusterTest {
+class FairShareTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
-    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+    StartWithNodes("sched-fair", R"(
 nodes:
 - {name: l40s, count: 1, cpu: 32, memory: 256Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
 )",
-                                                                                      "test");
-    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-fair", {.nodes = *nodes}, {"ml"});
+                   {"ml"});
     if (HasFatalFailure()) return;
-    ASSERT_TRUE(InstallKaiCrds(client()).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("ml-org", "", 1, 1)).ok());
     for (const char* team : {"nlp", "vision", "recsys"})
       ASSERT_TRUE(

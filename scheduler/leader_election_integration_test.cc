@@ -7,6 +7,7 @@
 
 #include "base/eventually.h"
 #include "localenv/testing/cluster_test.h"
+#include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
 namespace vtenant::scheduler {
@@ -15,18 +16,15 @@ namespace {
 using namespace testing;
 namespace res = kube::resources;
 
-class LeaderElectionTest : public localenv::ClusterTest {
+class LeaderElectionTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
-    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+    StartWithNodes("sched-leader", R"(
 nodes:
 - {name: gpu, count: 1, cpu: 16, memory: 64Gi, gpus: 4, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
 )",
-                                                                                      "test");
-    ASSERT_TRUE(nodes.ok());
-    StartCluster("sched-leader", {.nodes = *nodes}, {"work"});
+                   {"work"});
     if (HasFatalFailure()) return;
-    ASSERT_TRUE(InstallKaiCrds(client()).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
   }
   static void TearDownTestSuite() { StopCluster(); }

@@ -7,6 +7,7 @@
 #include "base/eventually.h"
 #include "localenv/testing/cluster_test.h"
 #include "scheduler/kai_names.h"
+#include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
 namespace vtenant::scheduler {
@@ -17,18 +18,15 @@ using localenv::ParseTestJson;
 using namespace testing;
 namespace res = kube::resources;
 
-class PdbTest : public localenv::ClusterTest {
+class PdbTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
-    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+    StartWithNodes("sched-pdb", R"(
 nodes:
 - {name: gpu, count: 3, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
 )",
-                                                                                      "test");
-    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-pdb", {.nodes = *nodes}, {"ml"});
+                   {"ml"});
     if (HasFatalFailure()) return;
-    ASSERT_TRUE(InstallKaiCrds(client()).ok());
     // owed is owed every GPU; burst has no quota and only borrows.
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("owed", "", 3, -1)).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("burst", "", 0, -1)).ok());

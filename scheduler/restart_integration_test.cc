@@ -13,6 +13,7 @@
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/pod_translator.h"
+#include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
 namespace vtenant::scheduler {
@@ -24,18 +25,15 @@ namespace res = kube::resources;
 
 constexpr int kPods = 200;
 
-class RestartTest : public localenv::ClusterTest {
+class RestartTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
-    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+    StartWithNodes("sched-restart", R"(
 nodes:
 - {name: gpu, count: 20, cpu: 64, memory: 512Gi, gpus: 8, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
 )",
-                                                                                      "test");
-    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-restart", {.nodes = *nodes}, {"work"});
+                   {"work"});
     if (HasFatalFailure()) return;
-    ASSERT_TRUE(InstallKaiCrds(client()).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
   }
   static void TearDownTestSuite() { StopCluster(); }

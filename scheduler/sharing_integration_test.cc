@@ -10,6 +10,7 @@
 #include "localenv/testing/cluster_test.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/reservation.h"
+#include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
 namespace vtenant::scheduler {
@@ -20,10 +21,10 @@ using localenv::ParseTestJson;
 using namespace testing;
 namespace res = kube::resources;
 
-class SharingTest : public localenv::ClusterTest {
+class SharingTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
-    Result<std::vector<localenv::SimulatedNode>> nodes = localenv::ParseNodeInventory(R"(
+    StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -32,11 +33,8 @@ nodes:
 - {name: mig, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/mig-1g.10gb: 3, nvidia.com/mig-3g.40gb: 1}, labels: {pool: mig}}
 - {name: heal, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: heal}}
 )",
-                                                                                      "test");
-    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sched-sharing", {.nodes = *nodes},
-                 {"half", "mem", "bad", "gang", "job", "heal", "mig"});
-    ASSERT_TRUE(InstallKaiCrds(client()).ok());
+                   {"half", "mem", "bad", "gang", "job", "heal", "mig"});
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
     ASSERT_TRUE(app.ok()) << app.status().ToString();
