@@ -9,6 +9,7 @@
 
 #include "scheduler-core/cluster_state.h"
 #include "scheduler-core/placement.h"
+#include "scheduler-core/sim/json_fields.h"
 #include "scheduler-core/workload_model.h"
 
 namespace vtenant::sched::sim {
@@ -66,23 +67,18 @@ Result<InOrderSummary> PlaceInOrder(const Trace& trace, const InOrderOptions& op
 
 std::string InOrderJson(const InOrderSummary& s) {
   rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("policy");
   w.String(s.policy.c_str());
-  auto integer = [&](const char* key, int64_t v) {
-    w.Key(key);
-    w.Int64(v);
-  };
-  integer("pods", s.pods);
-  integer("pods_placed", s.placed);
-  integer("gpu_milli_capacity", s.gpu_milli_capacity);
-  integer("gpu_milli_arrived", s.gpu_milli_arrived);
-  integer("gpu_milli_allocated", s.gpu_milli_allocated);
-  integer("checkpoint_gpu_milli_arrived", s.checkpoint_gpu_milli_arrived);
-  integer("checkpoint_gpu_milli_allocated", s.checkpoint_gpu_milli_allocated);
-  w.Key("wall_seconds");
-  w.Double(s.wall_seconds);
+  IntField(w, "pods", s.pods);
+  IntField(w, "pods_placed", s.placed);
+  IntField(w, "gpu_milli_capacity", s.gpu_milli_capacity);
+  IntField(w, "gpu_milli_arrived", s.gpu_milli_arrived);
+  IntField(w, "gpu_milli_allocated", s.gpu_milli_allocated);
+  IntField(w, "checkpoint_gpu_milli_arrived", s.checkpoint_gpu_milli_arrived);
+  IntField(w, "checkpoint_gpu_milli_allocated", s.checkpoint_gpu_milli_allocated);
+  RealField(w, "wall_seconds", s.wall_seconds);
   w.EndObject();
   return buffer.GetString();
 }

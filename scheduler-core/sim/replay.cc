@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "scheduler-core/sim/json_fields.h"
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler-core/universe.h"
 #include "scheduler-core/workload_model.h"
@@ -272,28 +273,20 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
 
 std::string SummaryJson(const ReplaySummary& s) {
   rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("policy");
   w.String(s.policy.c_str());
-  auto integer = [&](const char* key, int64_t v) {
-    w.Key(key);
-    w.Int64(v);
-  };
-  auto real = [&](const char* key, double v) {
-    w.Key(key);
-    w.Double(v);
-  };
-  integer("nodes", s.nodes);
-  integer("pods_total", s.pods_total);
-  integer("pods_scheduled", s.pods_scheduled);
-  integer("pods_pending", s.pods_pending);
-  integer("pods_running", s.pods_running);
-  integer("gpu_milli_capacity", s.gpu_milli_capacity);
-  integer("gpu_milli_allocated", s.gpu_milli_allocated);
-  real("gpu_allocation_ratio", s.gpu_allocation_ratio);
-  integer("fragmented_gpu_milli", s.fragmented_gpu_milli);
-  real("mean_gpu_allocation_ratio", s.mean_gpu_allocation_ratio);
+  IntField(w, "nodes", s.nodes);
+  IntField(w, "pods_total", s.pods_total);
+  IntField(w, "pods_scheduled", s.pods_scheduled);
+  IntField(w, "pods_pending", s.pods_pending);
+  IntField(w, "pods_running", s.pods_running);
+  IntField(w, "gpu_milli_capacity", s.gpu_milli_capacity);
+  IntField(w, "gpu_milli_allocated", s.gpu_milli_allocated);
+  RealField(w, "gpu_allocation_ratio", s.gpu_allocation_ratio);
+  IntField(w, "fragmented_gpu_milli", s.fragmented_gpu_milli);
+  RealField(w, "mean_gpu_allocation_ratio", s.mean_gpu_allocation_ratio);
   w.Key("queues");
   w.StartObject();
   for (const QueueSummary& q : s.queues) {
@@ -316,14 +309,14 @@ std::string SummaryJson(const ReplaySummary& s) {
     w.EndObject();
   }
   w.EndObject();
-  integer("cycles", s.cycles);
-  integer("binds", s.binds);
-  integer("evictions", s.evictions);
-  integer("moves", s.moves);
-  real("wall_seconds", s.wall_seconds);
-  real("scheduling_seconds", s.scheduling_seconds);
-  real("decisions_per_second", s.decisions_per_second);
-  real("max_cycle_ms", s.max_cycle_ms);
+  IntField(w, "cycles", s.cycles);
+  IntField(w, "binds", s.binds);
+  IntField(w, "evictions", s.evictions);
+  IntField(w, "moves", s.moves);
+  RealField(w, "wall_seconds", s.wall_seconds);
+  RealField(w, "scheduling_seconds", s.scheduling_seconds);
+  RealField(w, "decisions_per_second", s.decisions_per_second);
+  RealField(w, "max_cycle_ms", s.max_cycle_ms);
   w.EndObject();
   return buffer.GetString();
 }
