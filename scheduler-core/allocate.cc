@@ -7,9 +7,10 @@ namespace vtenant::sched {
 std::vector<GroupId> Allocate(Session& session) {
   const Snapshot& s = session.snapshot;
   std::vector<GroupId> jobs;
+  // The session's packed pending pods, not the (large) Pod records.
   for (GroupId g = 0; g < s.groups.size(); ++g) {
-    for (PodId p : s.groups[g].pods) {
-      if (s.pods[p].phase == PodPhase::kPending && !session.state.IsPlaced(p)) {
+    for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i) {
+      if (!session.state.IsPlaced(session.pending_pods[i])) {
         jobs.push_back(g);
         break;
       }

@@ -79,13 +79,19 @@ int32_t GangShortfall(const Session& session, GroupId g) {
 }
 
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
+  std::vector<PodId> pods;
+  PendingPodsInOrder(session, g, &pods);
+  return pods;
+}
+
+void PendingPodsInOrder(const Session& session, GroupId g, std::vector<PodId>* out) {
+  out->clear();
   if (!session.has_subgroups[g]) {
     // No subgroup minimums: creation order is the order (the common case,
     // asked for every job by every action).
-    std::vector<PodId> pods;
     for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i)
-      if (!session.state.IsPlaced(session.pending_pods[i])) pods.push_back(session.pending_pods[i]);
-    return pods;
+      if (!session.state.IsPlaced(session.pending_pods[i])) out->push_back(session.pending_pods[i]);
+    return;
   }
   const PodGroup& group = session.snapshot.groups[g];
   std::vector<int32_t> deficit(group.subgroups.size());
@@ -103,8 +109,8 @@ std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId g) {
       rest.push_back(p);
     }
   }
-  first.insert(first.end(), rest.begin(), rest.end());
-  return first;
+  out->insert(out->end(), first.begin(), first.end());
+  out->insert(out->end(), rest.begin(), rest.end());
 }
 
 PodId FirstPendingPod(const Session& session, GroupId g) {
@@ -142,14 +148,18 @@ bool FitsQueueBudget(const Session& session, GroupId g, const ResourceVector& ex
 
 bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
   JobOutcome& why = session.outcome[g];
-  std::vector<PodId> pods = PendingPodsInOrder(session, g);
+  // The session's buffer: allocate asks this of every pending job, and
+  // AllocateJob never runs inside itself.
+  std::vector<PodId>& pods = session.allocate_pods;
+  PendingPodsInOrder(session, g, &pods);
   if (pods.empty()) return session.state.GangSatisfied(g);
-  const int32_t shortfall = std::min<int32_t>(GangShortfall(session, g), pods.size());
-  if (GangShortfall(session, g) > static_cast<int32_t>(pods.size())) {
+  const int32_t gang_shortfall = GangShortfall(session, g);
+  const int32_t shortfall = std::min<int32_t>(gang_shortfall, pods.size());
+  if (gang_shortfall > static_cast<int32_t>(pods.size())) {
     // Fewer pods exist than minMember asks for: nothing to do until they do.
     why = {};
     why.block = JobBlock::kGangPartial;
-    why.needed = GangShortfall(session, g);
+    why.needed = gang_shortfall;
     why.placed_before_failure = 0;
     why.failing_pod = pods.front();
     return false;

@@ -25,6 +25,8 @@ bool AllocateJob(Session& session, GroupId group, Attempt attempt);
 // The group's pods that are still to be placed, gang-critical ones first:
 // pods filling subgroup minimums, then the others, each in creation order.
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId group);
+// The same into `out` (cleared first), reusing its memory.
+void PendingPodsInOrder(const Session& session, GroupId group, std::vector<PodId>* out);
 
 // PendingPodsInOrder(session, group)'s first pod (kNone: none), without
 // building the list: every action asks this of every unsatisfied job.

@@ -99,9 +99,20 @@ std::string PendingReasons::NoteText(GroupId group, const PendingNote& note) con
   return "";
 }
 
-std::string PendingReasons::Notes(GroupId group) const {
+const std::string& PendingReasons::CachedNoteText(GroupId group, const PendingNote& note) {
+  const NoteKey key{session_->snapshot.groups[group].queue, note.action, note.kind, note.queue,
+                    note.seconds};
+  auto it = note_text_.find(key);
+  if (it != note_text_.end()) return it->second;
+  return note_text_.emplace(key, NoteText(group, note)).first->second;
+}
+
+std::string PendingReasons::Notes(GroupId group) {
   std::string out;
-  for (const PendingNote& n : session_->notes.Of(group)) out += "; " + NoteText(group, n);
+  for (const PendingNote& n : session_->notes.Of(group)) {
+    out += "; ";
+    out += CachedNoteText(group, n);
+  }
   return out;
 }
 

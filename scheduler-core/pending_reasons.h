@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "scheduler-core/session.h"
 
@@ -23,11 +24,18 @@ class PendingReasons {
  private:
   std::string Budget(const JobOutcome& why, bool non_preemptible) const;
   // "; no reclaim: ..." and the like, for what later actions noted.
-  std::string Notes(GroupId group) const;
+  std::string Notes(GroupId group);
+  // NoteText, cached: a busy cycle leaves tens of thousands of jobs with
+  // the same few notes, and the text depends only on the key below (the
+  // state it quotes no longer changes once the actions are done).
+  const std::string& CachedNoteText(GroupId group, const PendingNote& note);
   std::string NoteText(GroupId group, const PendingNote& note) const;
 
   Session* session_;
   std::map<ShapeId, std::string> node_fit_;
+  // (job's queue, action, kind, note's queue, seconds) -> NoteText.
+  using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
+  std::map<NoteKey, std::string> note_text_;
 };
 
 }  // namespace vtenant::sched

@@ -65,6 +65,8 @@ struct Session {
   std::vector<uint32_t> pending_begin;
   std::vector<PodId> pending_pods;
   std::vector<uint8_t> has_subgroups;  // per group
+  // AllocateJob's list of the job's pending pods, kept to reuse its memory.
+  std::vector<PodId> allocate_pods;
 
   // Placement failures seen at a committed state. In allocate, consumption
   // only grows, so a shape that found no node will not find one later in the
