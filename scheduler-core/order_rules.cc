@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "scheduler-core/session.h"
 
@@ -94,6 +95,35 @@ bool KaiQueueOrder::Before(const Session& s, QueueId a, const ResourceVector& a_
   return a < b;
 }
 
+void JobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
+  std::sort(jobs->begin(), jobs->end(), [&](GroupId a, GroupId b) { return Before(s, a, b); });
+}
+
+void VictimOrder::SortJobs(const Session& s, std::vector<GroupId>* jobs) const {
+  std::sort(jobs->begin(), jobs->end(), [&](GroupId a, GroupId b) { return JobFirst(s, a, b); });
+}
+
+void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
+  struct Key {
+    int32_t priority;
+    int64_t creation_time;
+    const std::string* name;
+    GroupId group;
+  };
+  std::vector<Key> keys;
+  keys.reserve(jobs->size());
+  for (GroupId g : *jobs)
+    keys.push_back({s.groups[g].priority, s.groups[g].creation_time, &s.groups[g].name, g});
+  // Exactly Before's comparisons, on the copies.
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.creation_time != b.creation_time) return a.creation_time < b.creation_time;
+    if (*a.name != *b.name) return *a.name < *b.name;
+    return a.group < b.group;
+  });
+  for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].group;
+}
+
 bool PriorityThenAgeJobRank::Before(const Snapshot& s, GroupId a, GroupId b) const {
   const PodGroup& ga = s.groups[a];
   const PodGroup& gb = s.groups[b];
@@ -135,6 +165,28 @@ bool ReverseAllocationVictimOrder::JobFirst(const Session& s, GroupId a, GroupId
   if (ga.creation_time != gb.creation_time) return ga.creation_time > gb.creation_time;
   if (s.group_start[a] != s.group_start[b]) return s.group_start[a] > s.group_start[b];
   return a > b;
+}
+
+void ReverseAllocationVictimOrder::SortJobs(const Session& s, std::vector<GroupId>* jobs) const {
+  struct Key {
+    int32_t priority;
+    int64_t creation_time;
+    int64_t start;
+    GroupId group;
+  };
+  std::vector<Key> keys;
+  keys.reserve(jobs->size());
+  for (GroupId g : *jobs)
+    keys.push_back(
+        {s.snapshot.groups[g].priority, s.snapshot.groups[g].creation_time, s.group_start[g], g});
+  // Exactly JobFirst's comparisons, on the copies.
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.creation_time != b.creation_time) return a.creation_time > b.creation_time;
+    if (a.start != b.start) return a.start > b.start;
+    return a.group > b.group;
+  });
+  for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].group;
 }
 
 Rules WithDefaults(Rules rules) {

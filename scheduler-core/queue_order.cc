@@ -20,8 +20,7 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     need_[g] = GangNeed(session, g);
   }
   const JobRank& rank = *session.rules.job_rank;
-  for (auto& list : jobs_)
-    std::sort(list.begin(), list.end(), [&](GroupId a, GroupId b) { return rank.Before(s, a, b); });
+  for (auto& list : jobs_) rank.Sort(s, &list);
   for (QueueId q = 0; q < s.queues.size(); ++q)
     if (s.queues[q].parent == kNone) roots_.push_back(q);
 }

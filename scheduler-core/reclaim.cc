@@ -114,7 +114,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     std::optional<PendingNote> protected_note;
     for (QueueId theirs = 0; theirs < s.queues.size(); ++theirs) {
       if (theirs == mine) continue;
-      const bool evictable = !pool.InQueue(theirs).empty();
+      const bool evictable = pool.HasJobs(theirs);
       const int32_t young = pool.WithinMinRuntime(theirs);
       const int32_t fixed = pool.NonPreemptible(theirs);
       if (!evictable && young == 0 && fixed == 0) continue;

@@ -26,6 +26,7 @@ std::vector<NodeId> NodesOf(const Session& session, GroupId g) {
 
 VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s)
     : by_queue_(session.snapshot.queues.size()),
+      alive_in_queue_(session.snapshot.queues.size(), 0),
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
       info_(session.snapshot.groups.size()),
@@ -61,12 +62,11 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
     had_jobs_[group.queue] = 1;
     by_queue_[group.queue].push_back(g);
+    ++alive_in_queue_[group.queue];
   }
   // Within a queue the order never changes during an action.
   const VictimOrder& order = *session.rules.victim_order;
-  for (std::vector<GroupId>& jobs : by_queue_)
-    std::sort(jobs.begin(), jobs.end(),
-              [&](GroupId a, GroupId b) { return order.JobFirst(session, a, b); });
+  for (std::vector<GroupId>& jobs : by_queue_) order.SortJobs(session, &jobs);
 }
 
 void VictimPool::Refresh(const Session& session, GroupId g) {
@@ -123,12 +123,12 @@ void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpo
     GroupId g = s.pods[journal[i].pod].group;
     if (!alive_[g]) continue;
     alive_[g] = 0;
-    touched.push_back(s.groups[g].queue);
-    changed_[s.groups[g].queue].push_back(g);
+    const QueueId q = info_[g].queue;
+    --alive_in_queue_[q];
+    changed_[q].push_back(g);
+    if (by_queue_[q].size() > 2 * static_cast<size_t>(alive_in_queue_[q]))
+      std::erase_if(by_queue_[q], [&](GroupId v) { return !alive_[v]; });
   }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (QueueId q : touched) std::erase_if(by_queue_[q], [&](GroupId g) { return !alive_[g]; });
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {

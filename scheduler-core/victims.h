@@ -20,10 +20,12 @@ class VictimPool {
   VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
 
   // Jobs of a leaf queue, some possibly gone (check Alive). Evicted jobs
-  // are dropped from the list as they go, so walking it stays proportional
-  // to the jobs left.
+  // are dropped from the list once they are half of it, so walking it stays
+  // proportional to the jobs left without rewriting it for every eviction.
   const std::vector<GroupId>& InQueue(QueueId q) const { return by_queue_[q]; }
   bool Alive(GroupId g) const { return alive_[g]; }
+  // Leaf queue q still has a job in the pool.
+  bool HasJobs(QueueId q) const { return alive_in_queue_[q] > 0; }
   // Some leaf queue other than q had victims when the pool was built.
   bool AnyOutside(QueueId q) const { return queues_with_jobs_ - (had_jobs_[q] ? 1 : 0) > 0; }
   // GPU of the job's running pods when the pool was built.
@@ -59,6 +61,7 @@ class VictimPool {
 
  private:
   std::vector<std::vector<GroupId>> by_queue_;
+  std::vector<int32_t> alive_in_queue_;
   std::vector<uint8_t> alive_;
   std::vector<Milli> gpu_;
   struct Info {
