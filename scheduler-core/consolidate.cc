@@ -99,15 +99,19 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
       continue;
     }
     const JobBlock block = session.outcome[job].block;
-    const ResourceVector need = GangNeed(session, job);
-    std::vector<PodId> pods = PendingPodsInOrder(session, job);
-    if ((block == JobBlock::kNoNode || block == JobBlock::kGangPartial) && need[kGpu] > 0 &&
-        !pods.empty() && attempts < kMaxJobsPerCycle && !shape_tried[s.pods[pods[0]].shape]) {
+    // The cheap tests first: most of a busy cycle's jobs fail one of them,
+    // and the job's gang need is only worked out for the others.
+    const PodId first = attempts < kMaxJobsPerCycle &&
+                                (block == JobBlock::kNoNode || block == JobBlock::kGangPartial)
+                            ? FirstPendingPod(session, job)
+                            : kNone;
+    const bool untried = first != kNone && !shape_tried[s.pods[first].shape];
+    const ResourceVector need = untried ? GangNeed(session, job) : ResourceVector{};
+    if (untried && need[kGpu] > 0) {
       if (session.state.FreeGpuTotal() >= need[kGpu]) {
         ++attempts;
         // Nodes where moving pods away could make room for the first pod,
         // closest to fitting first.
-        const PodId first = pods[0];
         const Milli first_gpu = session.placer.MinimumGpuOnNode(first);
         std::vector<std::pair<Milli, NodeId>> candidates;
         for (NodeId n = 0; n < s.nodes.size(); ++n) {
@@ -161,7 +165,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
               pods_on[session.state.AllocationOf(p).node].push_back(p);
           continue;
         }
-        shape_tried[s.pods[pods[0]].shape] = 1;
+        shape_tried[s.pods[first].shape] = 1;
       }
     }
     still.push_back(job);

@@ -23,8 +23,11 @@ void PendingNotes::Clear(GroupId group, NoteAction action) {
 
 std::vector<PendingNote> PendingNotes::Of(GroupId group) const {
   std::vector<PendingNote> out = notes_[group];
-  std::stable_sort(out.begin(), out.end(),
-                   [](const PendingNote& a, const PendingNote& b) { return a.action < b.action; });
+  // Most jobs have one note or none; stable_sort would still take a buffer.
+  if (out.size() > 1)
+    std::stable_sort(out.begin(), out.end(), [](const PendingNote& a, const PendingNote& b) {
+      return a.action < b.action;
+    });
   return out;
 }
 

@@ -134,13 +134,13 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
     case JobBlock::kNoNode:
     case JobBlock::kGangPartial: {
       PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
-      int32_t pending = 0;
-      for (PodId p : g.pods)
-        if (s.pods[p].phase == PodPhase::kPending && !session_->state.IsPlaced(p)) ++pending;
+      int32_t pending = 0;  // from the session's packed list of the group's pending pods
+      for (uint32_t i = session_->pending_begin[group]; i < session_->pending_begin[group + 1]; ++i)
+        if (!session_->state.IsPlaced(session_->pending_pods[i])) ++pending;
       if (why.needed > pending)
         return gang + " has " + std::to_string(pending) + " pending pods, fewer than the " +
                std::to_string(why.needed) + " it still needs to start";
-      std::string fit = NodeFit(failing);
+      const std::string& fit = NodeFit(failing);
       std::string text;
       if (why.block == JobBlock::kGangPartial) {
         text = gang + " needs " + std::to_string(why.needed) + " pods placed together; only " +
