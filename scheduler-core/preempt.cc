@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,6 +26,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     std::vector<GroupId> jobs;
     std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
     std::vector<NodeId> only_node;
+    std::vector<Milli> least_gpu_from;  // least of gpu[i..], redone when gpu changes
   };
   std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
@@ -52,6 +54,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
           list.only_node.push_back(pool.OnlyNode(v));
         }
       list.built = true;
+      list.least_gpu_from.clear();  // marks it stale
     } else {
       // Jobs only leave the pool and its order never changes: drop the ones
       // that left, re-read the ones that changed.
@@ -68,11 +71,18 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
           list.gpu[i] = pool.PlacedGpu(g);
           list.only_node[i] = pool.OnlyNode(g);
         }
+        list.least_gpu_from.clear();
       }
     }
     list.seen = changed.size();
+    if (list.least_gpu_from.size() != list.gpu.size()) {
+      list.least_gpu_from.resize(list.gpu.size());
+      Milli least = std::numeric_limits<Milli>::max();
+      for (size_t i = list.gpu.size(); i-- > 0;)
+        list.least_gpu_from[i] = least = std::min(least, list.gpu[i]);
+    }
     const std::vector<GroupId>& candidates = list.jobs;
-    const RankedFacts facts{list.gpu, list.only_node};
+    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0

@@ -291,10 +291,17 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
     // Cheapest tests first (all of them without side effects): only an
     // eligible victim holding less than the best so far, on a node it would
     // leave with room enough, is tried.
+    // Nobody from here on holds less than the best: all would be skipped.
+    if (best != kNone && facts != nullptr && !facts->least_gpu_from.empty() &&
+        facts->least_gpu_from[i] >= best_gpu)
+      break;
     const Milli victim_gpu = facts ? facts->placed_gpu[i] : pool.PlacedGpu(v);
     if (best != kNone && victim_gpu >= best_gpu) continue;
-    if (!still_eligible(v)) continue;
     const NodeId only = facts ? facts->only_node[i] : pool.OnlyNode(v);
+    // The room test for a victim on one node before the eligibility call:
+    // most victims of a busy cluster fail it.
+    if (only != kNone && session.state.Free(only).gpu + victim_gpu < need_on_node) continue;
+    if (!still_eligible(v)) continue;
     nodes.clear();
     if (only != kNone) {
       nodes.push_back(only);

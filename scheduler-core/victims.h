@@ -98,10 +98,13 @@ class VictimPool {
 // `facts`, when given, holds pool.PlacedGpu and pool.OnlyNode of each of
 // `ranked` (same index), all of one leaf queue: read in order instead of
 // from the pool, since a single-victim search walks up to 256 of them for
-// every job.
+// every job. `least_gpu_from[i]`, when not empty, is the least placed_gpu
+// of ranked[i..]: the search stops once nobody left holds less than its
+// best.
 struct RankedFacts {
   std::span<const Milli> placed_gpu;
   std::span<const NodeId> only_node;
+  std::span<const Milli> least_gpu_from;
 };
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
                  const std::vector<GroupId>& ranked, EvictionCause cause,
