@@ -84,7 +84,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   Steady::time_point t = Steady::now();
   VT_ASSIGN_OR_RETURN(World w, view_.Build(now));
   duration_->WithLabelValues({"snapshot"}).Observe(Since(t));
-  const sched::Snapshot& s = w.snapshot;
+  const sched::Snapshot& s = *w.snapshot;
 
   t = Steady::now();
   std::vector<sched::ActionTime> action_times;
