@@ -25,6 +25,11 @@ struct CallOptions {
   // flight or a retry's backoff alike. Null: not cancellable. Must outlive
   // the call.
   Cancellation* cancel = nullptr;
+  // Whether a 429 TooManyRequests answer is tried again under the client's
+  // retry policy. An eviction a PodDisruptionBudget refuses is a 429 that
+  // means "not now": an answer for the caller to act on, not a rate limit
+  // to wait out inside the call, so its callers turn this off.
+  bool retry_too_many_requests = true;
 };
 
 // When a call that starts at `now` must end: the earlier of `call.deadline`

@@ -125,6 +125,7 @@ Result<Object> RestClient::Do(std::string_view method, const std::string& path,
         response.ok() ? ApiError(response->status_code, response->body, what) : response.status();
     if (last.code() == StatusCode::kCancelled) return last;
     if (!SafeToRetry(method, last) || attempt >= policy_.max_attempts) return last;
+    if (!call.retry_too_many_requests && last.code() == StatusCode::kTooManyRequests) return last;
     Clock::Duration wait = backoff;
     if (response.ok() && response->retry_after_seconds > 0) {
       wait = std::max<Clock::Duration>(wait, std::chrono::seconds(response->retry_after_seconds));

@@ -129,6 +129,20 @@ TEST_F(RestClientRetryTest, WritesRetryWhenTheServerCannotHaveActed) {
   for (const RecordedRequest& r : transport().Requests()) EXPECT_EQ(r.method, "POST");
 }
 
+TEST_F(RestClientRetryTest, ACallMayTakeATooManyRequestsAnswerAsItsAnswer) {
+  // An eviction a PodDisruptionBudget refuses: one try, the 429 comes back.
+  transport().Push(Answer(429, StatusBody(429, "TooManyRequests")));
+  Status s = client().Evict("default", "p", {.retry_too_many_requests = false});
+  EXPECT_EQ(s.code(), StatusCode::kTooManyRequests) << s.ToString();
+  EXPECT_EQ(transport().Requests().size(), 1u);
+  // Other retryable answers are still retried.
+  transport().Push(Status(StatusCode::kUnavailable, "connection refused"));
+  transport().Push(Answer(201, "{}"));
+  Status again = client().Evict("default", "p", {.retry_too_many_requests = false});
+  EXPECT_TRUE(again.ok()) << again.ToString();
+  EXPECT_EQ(transport().Requests().size(), 3u);
+}
+
 TEST_F(RestClientRetryTest, WritesAreNotRetriedWhenTheServerMayHaveActed) {
   // Each of these may follow a write the server applied; a second POST could
   // create twice, a second DELETE could delete a successor.

@@ -13,6 +13,8 @@ void AppendBytes(std::string& key, const void* data, size_t n) {
   key.append(static_cast<const char*>(data), n);
 }
 
+}  // namespace
+
 // Raw bytes of everything that decides where a pod may go.
 std::string ShapeKey(const Pod& pod) {
   std::string key;
@@ -35,7 +37,9 @@ std::string ShapeKey(const Pod& pod) {
   return key;
 }
 
+namespace {
 std::string PodContext(const Pod& pod) { return "pod " + pod.name; }
+}  // namespace
 
 Status CheckPodRequest(const Pod& pod) {
   const PodRequest& r = pod.request;
@@ -68,6 +72,8 @@ Status CheckPodRequest(const Pod& pod) {
   if (r.mig_count > 0 && r.mig_milli_each <= 0) return bad("MIG profile has no compute slices");
   return Status::Ok();
 }
+
+namespace {
 
 Status CheckAllocation(const Snapshot& s, const Pod& pod) {
   const Allocation& a = pod.allocation;

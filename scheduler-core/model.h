@@ -89,6 +89,7 @@ struct QueueResource {
   int64_t limit = kUnlimited;
   // overQuotaWeight in thousandths (KAI allows fractional weights).
   int64_t over_quota_weight_milli = 1000;
+  bool operator==(const QueueResource&) const = default;
 };
 
 struct Queue {
@@ -106,6 +107,7 @@ struct Queue {
 struct SubGroup {
   std::string name;
   int32_t min_member = 0;
+  bool operator==(const SubGroup&) const = default;
 };
 
 // Topology levels are node label keys ("topology.kubernetes.io/zone").
@@ -205,6 +207,15 @@ struct Snapshot {
   const Node& NodeOf(DeviceId d) const { return nodes[devices[d].node]; }
   const std::string& QueueName(QueueId q) const { return queues[q].name; }
 };
+
+// The bytes of everything in `pod` that decides where it may go (request,
+// node selector, affinity, tolerations; labels sorted): pods with equal keys
+// share a shape. Finalize derives shapes from it; Universe keeps its own.
+std::string ShapeKey(const Pod& pod);
+
+// The checks Validate runs on one pod's request, for callers adding pods
+// one at a time.
+Status CheckPodRequest(const Pod& pod);
 
 // Checks every rule the scheduler relies on; the message names the object and
 // field ("pod train-0: gpu-fraction 1500m is outside (0, 1000m]").

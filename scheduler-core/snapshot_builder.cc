@@ -32,6 +32,97 @@ StringId InternOrNone(Interner& strings, const std::string& s) {
 
 }  // namespace
 
+Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
+                      std::vector<GpuDevice>& devices) {
+  if (spec.gpus < 0 || spec.gpus > kMaxDevicesPerNode)
+    return InvalidArgument("node " + spec.name + ": " + std::to_string(spec.gpus) +
+                           " GPUs; between 0 and " + std::to_string(kMaxDevicesPerNode) +
+                           " are supported");
+  Node node;
+  node.name = spec.name;
+  node.cpu_milli = spec.cpu_milli;
+  node.memory_bytes = spec.memory_bytes;
+  node.max_pods = spec.max_pods;
+  node.schedulable = spec.schedulable;
+  node.first_device = static_cast<DeviceId>(devices.size());
+  node.num_devices = spec.gpus;
+  StringId model = InternOrNone(strings, spec.gpu_model);
+  for (int i = 0; i < spec.gpus; ++i) devices.push_back({id, spec.gpu_memory_mib, model});
+  node.labels = InternLabels(strings, spec.labels);
+  for (const TaintSpec& t : spec.taints)
+    node.taints.push_back({strings.Intern(t.key), strings.Intern(t.value), t.effect});
+  for (const auto& [profile, count] : spec.mig) {
+    Result<Milli> each = MigProfileGpuMilli(profile);
+    if (!each.ok()) return each.status().WithContext("node " + spec.name);
+    node.mig.push_back({strings.Intern(profile), count, *each});
+  }
+  return node;
+}
+
+Queue MakeQueue(const QueueSpec& spec) {
+  Queue q;
+  q.name = spec.name;
+  q.resources = spec.resources;
+  q.priority = spec.priority;
+  q.preempt_min_runtime_s = spec.preempt_min_runtime_s;
+  q.reclaim_min_runtime_s = spec.reclaim_min_runtime_s;
+  q.creation_time = spec.creation_time;
+  return q;
+}
+
+PodGroup MakeGroup(const GroupSpec& spec, Interner& strings) {
+  PodGroup g;
+  g.name = spec.name;
+  g.min_member = spec.min_member;
+  g.priority = spec.priority;
+  g.preemptible = spec.preemptible.value_or(PreemptibleByDefault(spec.priority));
+  g.creation_time = spec.creation_time;
+  g.subgroups = spec.subgroups;
+  g.topology.required_level = InternOrNone(strings, spec.required_topology);
+  g.topology.preferred_level = InternOrNone(strings, spec.preferred_topology);
+  g.stale_since = spec.stale_since;
+  return g;
+}
+
+Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& strings) {
+  auto bad = [&](std::string what) { return InvalidArgument("pod " + spec.name + ": " + what); };
+  Pod pod;
+  pod.name = spec.name;
+  if (!spec.subgroup.empty()) {
+    const auto& subs = group.subgroups;
+    for (size_t i = 0; i < subs.size(); ++i)
+      if (subs[i].name == spec.subgroup) pod.subgroup = static_cast<int32_t>(i);
+    if (pod.subgroup < 0) return bad("subgroup " + spec.subgroup + " does not exist");
+  }
+  PodRequest& r = pod.request;
+  r.cpu_milli = spec.cpu_milli;
+  r.memory_bytes = spec.memory_bytes;
+  r.whole_gpus = spec.whole_gpus;
+  r.gpu_fraction = spec.gpu_fraction;
+  r.gpu_memory_mib = spec.gpu_memory_mib;
+  r.num_devices = spec.num_devices;
+  r.mig_count = spec.mig_count;
+  if (!spec.mig_profile.empty()) {
+    r.mig_profile = strings.Intern(spec.mig_profile);
+    Result<Milli> each = MigProfileGpuMilli(spec.mig_profile);
+    if (!each.ok()) return bad(each.status().message());
+    r.mig_milli_each = *each;
+  } else if (spec.mig_count > 0) {
+    return bad("MIG count without a profile");
+  }
+  pod.node_selector = InternLabels(strings, spec.node_selector);
+  for (const auto& [key, values] : spec.node_affinity_in) {
+    LabelIn in{strings.Intern(key), {}};
+    for (const std::string& v : values) in.values.push_back(strings.Intern(v));
+    pod.node_affinity.push_back(std::move(in));
+  }
+  for (const TolerationSpec& t : spec.tolerations)
+    pod.tolerations.push_back(
+        {InternOrNone(strings, t.key), t.exists, InternOrNone(strings, t.value), t.effect});
+  pod.creation_time = spec.creation_time;
+  return pod;
+}
+
 Result<Snapshot> SnapshotBuilder::Build() const {
   Snapshot s;
   s.now = now_;
@@ -39,35 +130,13 @@ Result<Snapshot> SnapshotBuilder::Build() const {
   VT_ASSIGN_OR_RETURN(NameIndex queue_index, IndexNames(queues_, "queue"));
 
   for (const NodeSpec& spec : nodes_) {
-    if (spec.gpus < 0 || spec.gpus > kMaxDevicesPerNode)
-      return InvalidArgument("node " + spec.name + ": " + std::to_string(spec.gpus) +
-                             " GPUs; between 0 and " + std::to_string(kMaxDevicesPerNode) +
-                             " are supported");
-    Node node;
-    node.name = spec.name;
-    node.cpu_milli = spec.cpu_milli;
-    node.memory_bytes = spec.memory_bytes;
-    node.max_pods = spec.max_pods;
-    node.schedulable = spec.schedulable;
-    node.first_device = static_cast<DeviceId>(s.devices.size());
-    node.num_devices = spec.gpus;
-    StringId model = InternOrNone(s.strings, spec.gpu_model);
-    for (int i = 0; i < spec.gpus; ++i)
-      s.devices.push_back({static_cast<NodeId>(s.nodes.size()), spec.gpu_memory_mib, model});
-    node.labels = InternLabels(s.strings, spec.labels);
-    for (const TaintSpec& t : spec.taints)
-      node.taints.push_back({s.strings.Intern(t.key), s.strings.Intern(t.value), t.effect});
-    for (const auto& [profile, count] : spec.mig) {
-      Result<Milli> each = MigProfileGpuMilli(profile);
-      if (!each.ok()) return each.status().WithContext("node " + spec.name);
-      node.mig.push_back({s.strings.Intern(profile), count, *each});
-    }
+    VT_ASSIGN_OR_RETURN(Node node,
+                        MakeNode(spec, static_cast<NodeId>(s.nodes.size()), s.strings, s.devices));
     s.nodes.push_back(std::move(node));
   }
 
   for (const QueueSpec& spec : queues_) {
-    Queue q;
-    q.name = spec.name;
+    Queue q = MakeQueue(spec);
     if (!spec.parent.empty()) {
       auto it = queue_index.find(spec.parent);
       if (it == queue_index.end())
@@ -75,11 +144,6 @@ Result<Snapshot> SnapshotBuilder::Build() const {
                                " does not exist");
       q.parent = it->second;
     }
-    q.resources = spec.resources;
-    q.priority = spec.priority;
-    q.preempt_min_runtime_s = spec.preempt_min_runtime_s;
-    q.reclaim_min_runtime_s = spec.reclaim_min_runtime_s;
-    q.creation_time = spec.creation_time;
     s.queues.push_back(std::move(q));
   }
 
@@ -91,17 +155,8 @@ Result<Snapshot> SnapshotBuilder::Build() const {
                              "\" does not exist");
     if (!group_index.emplace(spec.name, static_cast<GroupId>(s.groups.size())).second)
       return InvalidArgument("podgroup " + spec.name + " is defined twice");
-    PodGroup g;
-    g.name = spec.name;
+    PodGroup g = MakeGroup(spec, s.strings);
     g.queue = queue->second;
-    g.min_member = spec.min_member;
-    g.priority = spec.priority;
-    g.preemptible = spec.preemptible.value_or(PreemptibleByDefault(spec.priority));
-    g.creation_time = spec.creation_time;
-    g.subgroups = spec.subgroups;
-    g.topology.required_level = InternOrNone(s.strings, spec.required_topology);
-    g.topology.preferred_level = InternOrNone(s.strings, spec.preferred_topology);
-    g.stale_since = spec.stale_since;
     s.groups.push_back(std::move(g));
     return static_cast<GroupId>(s.groups.size() - 1);
   };
@@ -116,8 +171,7 @@ Result<Snapshot> SnapshotBuilder::Build() const {
     if (spec.name.empty()) return InvalidArgument("pod without a name");
     if (!pod_names.emplace(spec.name, static_cast<PodId>(s.pods.size())).second)
       return InvalidArgument("pod " + spec.name + " is defined twice");
-    Pod pod;
-    pod.name = spec.name;
+    GroupId group = kNone;
     if (spec.group.empty()) {
       GroupSpec own;
       own.name = spec.name;
@@ -127,44 +181,15 @@ Result<Snapshot> SnapshotBuilder::Build() const {
       own.creation_time = spec.creation_time;
       Result<GroupId> id = add_group(own);
       if (!id.ok()) return bad(id.status().message());
-      pod.group = *id;
+      group = *id;
     } else {
       auto it = group_index.find(spec.group);
       if (it == group_index.end()) return bad("pod group " + spec.group + " does not exist");
-      pod.group = it->second;
+      group = it->second;
     }
-    if (!spec.subgroup.empty()) {
-      const auto& subs = s.groups[pod.group].subgroups;
-      for (size_t i = 0; i < subs.size(); ++i)
-        if (subs[i].name == spec.subgroup) pod.subgroup = static_cast<int32_t>(i);
-      if (pod.subgroup < 0) return bad("subgroup " + spec.subgroup + " does not exist");
-    }
-    PodRequest& r = pod.request;
-    r.cpu_milli = spec.cpu_milli;
-    r.memory_bytes = spec.memory_bytes;
-    r.whole_gpus = spec.whole_gpus;
-    r.gpu_fraction = spec.gpu_fraction;
-    r.gpu_memory_mib = spec.gpu_memory_mib;
-    r.num_devices = spec.num_devices;
-    r.mig_count = spec.mig_count;
-    if (!spec.mig_profile.empty()) {
-      r.mig_profile = s.strings.Intern(spec.mig_profile);
-      Result<Milli> each = MigProfileGpuMilli(spec.mig_profile);
-      if (!each.ok()) return bad(each.status().message());
-      r.mig_milli_each = *each;
-    } else if (spec.mig_count > 0) {
-      return bad("MIG count without a profile");
-    }
-    pod.node_selector = InternLabels(s.strings, spec.node_selector);
-    for (const auto& [key, values] : spec.node_affinity_in) {
-      LabelIn in{s.strings.Intern(key), {}};
-      for (const std::string& v : values) in.values.push_back(s.strings.Intern(v));
-      pod.node_affinity.push_back(std::move(in));
-    }
-    for (const TolerationSpec& t : spec.tolerations)
-      pod.tolerations.push_back(
-          {InternOrNone(s.strings, t.key), t.exists, InternOrNone(s.strings, t.value), t.effect});
-    pod.creation_time = spec.creation_time;
+    VT_ASSIGN_OR_RETURN(Pod pod, MakePod(spec, s.groups[group], s.strings));
+    pod.group = group;
+    const PodRequest& r = pod.request;
     if (!spec.node.empty()) {
       auto it = node_index.find(spec.node);
       if (it == node_index.end()) return bad("runs on unknown node " + spec.node);

@@ -23,6 +23,7 @@ struct TaintSpec {
   std::string key;
   std::string value;
   TaintEffect effect = TaintEffect::kNoSchedule;
+  bool operator==(const TaintSpec&) const = default;
 };
 
 struct TolerationSpec {
@@ -45,6 +46,7 @@ struct NodeSpec {
   LabelPairs labels;
   std::vector<TaintSpec> taints;
   std::vector<std::pair<std::string, int32_t>> mig;  // "1g.5gb" -> count (mixed strategy)
+  bool operator==(const NodeSpec&) const = default;
 };
 
 struct QueueSpec {
@@ -55,6 +57,7 @@ struct QueueSpec {
   std::optional<int64_t> preempt_min_runtime_s;
   std::optional<int64_t> reclaim_min_runtime_s;
   int64_t creation_time = 0;
+  bool operator==(const QueueSpec&) const = default;
 };
 
 struct GroupSpec {
@@ -69,6 +72,7 @@ struct GroupSpec {
   std::string required_topology;  // node label key, empty: none
   std::string preferred_topology;
   int64_t stale_since = -1;
+  bool operator==(const GroupSpec&) const = default;
 };
 
 struct PodSpec {
@@ -99,6 +103,7 @@ struct PodSpec {
   std::vector<int> devices;
   Milli portion = 0;
   int64_t start_time = 0;
+  bool operator==(const PodSpec&) const = default;
 };
 
 class SnapshotBuilder {
@@ -135,6 +140,20 @@ class SnapshotBuilder {
   std::vector<GroupSpec> groups_;
   std::vector<PodSpec> pods_;
 };
+
+// One spec made into its model object, as Build() makes each: strings are
+// interned in `strings`, and what one object alone can be checked for is
+// checked (the error names the object and field). Names of other objects
+// are left to the caller: MakeNode's devices (appended to `devices`, owned
+// by node `id`) are its only link; MakeQueue leaves `parent`, MakeGroup
+// `queue`, and MakePod `group` and the running state unset (MakePod resolves
+// the pod's subgroup in `group`). Universe (universe.h) uses these to add
+// objects one at a time.
+Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
+                      std::vector<GpuDevice>& devices);
+Queue MakeQueue(const QueueSpec& spec);
+PodGroup MakeGroup(const GroupSpec& spec, Interner& strings);
+Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& strings);
 
 // A queue spec with a GPU quota/limit/weight (in milli-GPU) and no CPU or
 // memory constraint: the common case in tests, examples and benchmarks.

@@ -13,7 +13,20 @@ namespace {
 
 bool IsShared(const sched::PodSpec& s) { return s.gpu_fraction > 0 || s.gpu_memory_mib > 0; }
 
+// Holders ask for nothing more and get no share beyond what they hold.
+const sched::QueueSpec& HolderQueue() {
+  static const sched::QueueSpec holder = [] {
+    sched::QueueSpec q;
+    q.name = kHolderQueue;
+    for (sched::QueueResource& r : q.resources) r = {0, sched::kUnlimited, 0};
+    return q;
+  }();
+  return holder;
+}
+
 }  // namespace
+
+ClusterView::ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
 
 bool ClusterView::Unchanged(char kind, const std::string& key, const rapidjson::Value& object) {
   const std::string_view rv = kube::ResourceVersion(object);
@@ -33,6 +46,11 @@ void ClusterView::Forgotten(char kind, const std::string& key) { versions_.erase
 uint64_t ClusterView::Translations() const {
   std::lock_guard lock(mu_);
   return translations_;
+}
+
+uint64_t ClusterView::CoreUpdates() const {
+  std::lock_guard lock(mu_);
+  return core_updates_;
 }
 
 void ClusterView::UpsertPod(const rapidjson::Value& pod) {
@@ -241,17 +259,15 @@ size_t ClusterView::PendingCount() const {
   return n;
 }
 
-Result<World> ClusterView::Build(int64_t now) const {
+Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
-  sched::SnapshotBuilder b;
-  b.SetNow(now);
   // Queues whose parent is unknown are left out with their pods: one bad
   // Queue must not stop everyone else's scheduling.
   std::set<std::string> parents;
   for (const auto& [name, q] : queues_)
     if (!q.parent.empty()) parents.insert(q.parent);
-  std::set<std::string> usable;
+  std::map<std::string, const sched::QueueSpec*> usable;
   for (const auto& [name, q] : queues_) {
     std::string walk = name;
     bool ok = true;
@@ -264,17 +280,11 @@ Result<World> ClusterView::Build(int64_t now) const {
       walk = it->second.parent;
     }
     if (ok) {
-      usable.insert(name);
-      b.AddQueue(q);
+      usable.emplace(name, &q);
     } else {
       LOG_EVERY_N(WARNING, 100) << "queue " << name << ": parentQueue chain names a missing queue";
     }
   }
-  sched::QueueSpec holder;
-  holder.name = kHolderQueue;
-  // Holders ask for nothing more and get no share beyond what they hold.
-  for (sched::QueueResource& r : holder.resources) r = {0, sched::kUnlimited, 0};
-  b.AddQueue(holder);
 
   // Affinities the core cannot express, resolved to the nodes that match
   // (once per distinct affinity), given to the core as "node name In (...)".
@@ -286,17 +296,6 @@ Result<World> ClusterView::Build(int64_t now) const {
         if (a.Matches(name, n.labels)) it->second.push_back(name);
     return it->second;
   };
-
-  // Devices taken per node: sharing pods' devices are pinned (their
-  // reservation pods hold them); whole-GPU pods take the lowest free others.
-  std::map<std::string, uint64_t> taken;
-  struct Entry {
-    sched::PodSpec spec;
-    bool holder = false;  // non-preemptible holder instead of a schedulable pod
-    bool ours = false;
-    const Placement* assumed = nullptr;
-  };
-  std::vector<Entry> entries;
   auto queue_reason = [&](const std::string& queue) -> std::string {
     if (!queues_.contains(queue))
       return "queue \"" + queue + "\" does not exist; create it or set label " +
@@ -307,14 +306,20 @@ Result<World> ClusterView::Build(int64_t now) const {
       return "queue \"" + queue + "\" is a parent queue; pods go to its leaf queues";
     return "";
   };
-  std::map<std::string, int32_t> group_priority;
-  std::set<std::string> groups_used;
-  std::set<std::string> groups_refused;  // a member's eviction was refused lately
   auto refused = [&](const std::string& key) {
     auto it = refused_.find(key);
     return it != refused_.end() && it->second > now;
   };
 
+  // What the core should see of each pod, in key order. Devices taken per
+  // node: sharing pods' devices are pinned (their reservation pods hold
+  // them); whole-GPU pods bound by the informer's account take the lowest
+  // free others.
+  std::vector<Derived> derived;
+  std::map<std::string, uint64_t> taken;
+  std::map<std::string, int32_t> group_priority;
+  std::set<std::string> groups_used;
+  std::set<std::string> groups_refused;  // a member's eviction was refused lately
   for (const auto& [key, p] : pods_) {
     if (p.role == TranslatedPod::Role::kFinished || p.role == TranslatedPod::Role::kReservation)
       continue;
@@ -323,19 +328,18 @@ Result<World> ClusterView::Build(int64_t now) const {
     if (auto it = nominated_.find(key); it != nominated_.end()) assumed = &it->second.placement;
     const bool placed = !p.node.empty() || assumed != nullptr;
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
-    Entry e;
-    e.spec = p.spec;
-    e.ours = p.role == TranslatedPod::Role::kOurs;
-    e.assumed = assumed;
-    if (!e.ours || p.terminating) {
+    Derived d{.key = &key, .pod = &p};
+    CoreFields& c = d.core;
+    const bool ours = p.role == TranslatedPod::Role::kOurs;
+    if (!ours || p.terminating) {
       if (!placed) continue;  // nothing to hold
-      e.holder = true;
+      c.holder = true;
     } else if (!p.problem.ok()) {
       if (!placed) {
         w.unschedulable.push_back({key, p.problem.message()});
         continue;
       }
-      e.holder = true;  // runs already; keep its resources counted
+      c.holder = true;  // runs already; keep its resources counted
     } else {
       // Group and queue, as KAI's pod grouper left them.
       std::string queue;
@@ -344,18 +348,18 @@ Result<World> ClusterView::Build(int64_t now) const {
         auto g = groups_.find(gkey);
         if (g == groups_.end()) {
           if (placed)
-            e.holder = true;
+            c.holder = true;
           else {
             w.unschedulable.push_back({key, "waiting for PodGroup " + p.pod_group});
             continue;
           }
         } else {
           queue = g->second.spec.queue;
-          e.spec.group = gkey;
+          c.group = gkey;
         }
       } else if (p.has_controller_owner) {
         if (placed)
-          e.holder = true;
+          c.holder = true;
         else {
           w.unschedulable.push_back({key, "waiting for the pod grouper to give it a PodGroup"});
           continue;
@@ -363,98 +367,234 @@ Result<World> ClusterView::Build(int64_t now) const {
       } else {
         queue = p.queue.empty() ? kDefaultQueue : p.queue;
       }
-      if (!e.holder) {
+      if (!c.holder) {
         if (std::string why = queue_reason(queue); !why.empty()) {
           if (placed)
-            e.holder = true;
+            c.holder = true;
           else {
             w.unschedulable.push_back({key, why});
             continue;
           }
         }
       }
-      if (!e.holder) {
-        e.spec.queue = queue;
-        e.spec.priority = p.priority;
-        e.spec.preemptible = DefaultPreemptible(p.priority);
-        if (!p.affinity.empty())
-          e.spec.node_affinity_in.emplace_back(kNodeNameLabel, resolve_affinity(p.affinity));
-        if (refused(key)) e.spec.preemptible = false;
-        if (!e.spec.group.empty()) {
-          group_priority[e.spec.group] = std::max(group_priority[e.spec.group], p.priority);
-          groups_used.insert(e.spec.group);
-          if (refused(key)) groups_refused.insert(e.spec.group);
+      if (!c.holder) {
+        c.queue = queue;
+        c.priority = p.priority;
+        c.preemptible = refused(key) ? false : DefaultPreemptible(p.priority);
+        if (!p.affinity.empty()) c.affinity_nodes = resolve_affinity(p.affinity);
+        if (!c.group.empty()) {
+          group_priority[c.group] = std::max(group_priority[c.group], p.priority);
+          groups_used.insert(c.group);
+          if (refused(key)) groups_refused.insert(c.group);
         }
       }
     }
-    if (e.holder) {
-      e.spec.group.clear();
-      e.spec.queue = kHolderQueue;
-      e.spec.preemptible = false;
-      e.spec.subgroup.clear();
+    if (c.holder) {
+      c.group.clear();
+      c.queue = kHolderQueue;
+      c.priority = p.spec.priority;
+      c.preemptible = false;
     }
+    c.whole_gpus = p.spec.whole_gpus;
     if (placed) {
-      const Placement pl =
-          assumed ? *assumed : Placement{p.node, p.gpu_indices, 0, IsShared(p.spec)};
-      e.spec.node = pl.node;
-      if (IsShared(e.spec)) {
-        e.spec.devices = pl.devices;
-        e.spec.portion = pl.portion;
-        for (int d : pl.devices) taken[pl.node] |= uint64_t{1} << d;
-      } else if (assumed && e.spec.whole_gpus > 0) {
-        e.spec.devices = pl.devices;
-        for (int d : pl.devices) taken[pl.node] |= uint64_t{1} << d;
-      }
+      d.placement = assumed ? *assumed : Placement{p.node, p.gpu_indices, 0, IsShared(p.spec)};
+      d.pinned = IsShared(p.spec) || (assumed != nullptr && p.spec.whole_gpus > 0);
+      if (d.pinned)
+        for (int dev : d.placement->devices)
+          if (dev >= 0 && dev < sched::kMaxDevicesPerNode)
+            taken[d.placement->node] |= uint64_t{1} << dev;
+      // Which of a node's devices a bound whole-GPU pod has is the device
+      // plugin's business; more than the node has cannot be held.
+      if (!d.pinned && c.whole_gpus > 0)
+        c.whole_gpus = std::min(c.whole_gpus, nodes_.at(d.placement->node).gpus);
     }
-    entries.push_back(std::move(e));
+    derived.push_back(std::move(d));
   }
-  for (const auto& [name, n] : nodes_) {
-    if (affinity_nodes.empty()) {
-      b.AddNode(n);
-      continue;
-    }
-    sched::NodeSpec labelled = n;
-    labelled.labels.emplace_back(kNodeNameLabel, name);
-    b.AddNode(std::move(labelled));
-  }
-  // Whole GPUs of bound pods: which device is the device plugin's business;
-  // the lowest free ones keep the count right.
-  for (Entry& e : entries) {
-    if (e.spec.node.empty() || e.spec.whole_gpus == 0 || !e.spec.devices.empty()) continue;
-    const sched::NodeSpec& n = nodes_.at(e.spec.node);
-    int want = std::min(e.spec.whole_gpus, n.gpus);
-    e.spec.whole_gpus = want;
-    uint64_t& mask = taken[e.spec.node];
-    for (int d = 0; d < n.gpus && static_cast<int>(e.spec.devices.size()) < want; ++d)
-      if (!(mask & (uint64_t{1} << d))) {
-        e.spec.devices.push_back(d);
-        mask |= uint64_t{1} << d;
-      }
-    // Over-full by someone else's doing: still count it, on the lowest devices.
-    for (int d = 0; static_cast<int>(e.spec.devices.size()) < want; ++d)
-      if (std::find(e.spec.devices.begin(), e.spec.devices.end(), d) == e.spec.devices.end())
-        e.spec.devices.push_back(d);
-  }
+
+  std::map<std::string, const sched::QueueSpec*> queues = usable;
+  queues.emplace(kHolderQueue, &HolderQueue());
+  std::map<std::string, sched::GroupSpec> groups;
   for (const std::string& gkey : groups_used) {
     const TranslatedGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
     spec.priority = group_priority[gkey];
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);
     if (groups_refused.contains(gkey)) spec.preemptible = false;
-    b.AddGroup(spec);
+    groups.emplace(gkey, std::move(spec));
     w.podgroups.insert(gkey);
   }
-  for (Entry& e : entries) {
-    if (!e.spec.group.empty()) w.pod_group[e.spec.name] = e.spec.group;
-    b.AddPod(e.spec);
+  VT_RETURN_IF_ERROR(SyncUniverse(queues, groups, derived, w.unschedulable));
+
+  // What runs where, fresh each cycle.
+  const sched::Snapshot& u = universe_.universe();
+  present_.clear();
+  for (const Derived& d : derived) {
+    if (d.id == sched::kNone) continue;  // the core could not take it
+    sched::PresentPod pp{.pod = d.id};
+    const sched::Pod& pod = u.pods[d.id];
+    if (d.placement) {
+      const Placement& pl = *d.placement;
+      pp.running = true;
+      pp.start_time = d.pod->spec.start_time;
+      sched::Allocation& a = pp.allocation;
+      a.node = universe_.FindNode(pl.node);
+      const sched::Node& node = u.nodes[a.node];
+      const sched::PodRequest& r = pod.request;
+      if (d.pinned) {
+        for (int dev : pl.devices)
+          if (dev >= 0 && dev < sched::kMaxDevicesPerNode) a.device_mask |= uint64_t{1} << dev;
+      } else if (r.whole_gpus > 0) {
+        uint64_t& mask = taken[pl.node];
+        int have = 0;
+        for (int dev = 0; dev < node.num_devices && have < r.whole_gpus; ++dev)
+          if (!(mask & (uint64_t{1} << dev))) {
+            a.device_mask |= uint64_t{1} << dev;
+            mask |= uint64_t{1} << dev;
+            ++have;
+          }
+        // Over-full by someone else's doing: still count it, on the lowest devices.
+        for (int dev = 0; have < r.whole_gpus; ++dev)
+          if (!(a.device_mask & (uint64_t{1} << dev))) {
+            a.device_mask |= uint64_t{1} << dev;
+            ++have;
+          }
+      }
+      if (r.whole_gpus > 0) {
+        a.portion = sched::kMilliPerGpu;
+      } else if (r.IsShared()) {
+        const int first = pl.devices.empty() ? -1 : pl.devices[0];
+        const int32_t mib = first >= 0 && first < node.num_devices
+                                ? u.devices[node.first_device + first].memory_mib
+                                : 0;
+        a.portion = pl.portion > 0 ? pl.portion : sched::PortionOnDevice(r, mib);
+      }
+    }
+    if (!d.core.holder && !d.core.group.empty()) w.pod_group[*d.key] = d.core.group;
+    present_.push_back(pp);
   }
-  VT_ASSIGN_OR_RETURN(w.snapshot, b.Build());
-  w.movable.resize(w.snapshot.pods.size());
-  for (sched::PodId i = 0; i < w.snapshot.pods.size(); ++i) {
-    const sched::Pod& pod = w.snapshot.pods[i];
-    w.movable[i] = w.snapshot.queues[w.snapshot.groups[pod.group].queue].name != kHolderQueue;
-  }
+  const sched::Snapshot& s = universe_.Working(now, present_);
+  VT_RETURN_IF_ERROR(sched::Validate(s));
+  w.snapshot = &s;
+  w.movable.resize(s.pods.size());
+  for (sched::PodId i = 0; i < s.pods.size(); ++i)
+    w.movable[i] = s.queues[s.groups[s.pods[i].group].queue].name != kHolderQueue;
   return w;
+}
+
+Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueSpec*>& queues,
+                                 const std::map<std::string, sched::GroupSpec>& groups,
+                                 std::vector<Derived>& derived,
+                                 std::vector<Unschedulable>& unschedulable) {
+  // Queues added or changed, parents before children.
+  std::vector<std::pair<size_t, const sched::QueueSpec*>> changed;
+  for (const auto& [name, q] : queues) {
+    auto it = synced_queues_.find(name);
+    if (it != synced_queues_.end() && it->second == *q) continue;
+    size_t depth = 0;
+    for (const sched::QueueSpec* walk = q; !walk->parent.empty(); ++depth)
+      walk = queues.at(walk->parent);
+    changed.emplace_back(depth, q);
+  }
+  std::stable_sort(changed.begin(), changed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [depth, q] : changed) {
+    Result<sched::QueueId> id = universe_.SetQueue(*q);
+    if (!id.ok()) return id.status();
+    synced_queues_[q->name] = *q;
+  }
+  // Nodes added or changed, each labelled with its name for resolved affinities.
+  for (const auto& [name, n] : nodes_) {
+    auto it = synced_nodes_.find(name);
+    if (it != synced_nodes_.end() && it->second == n) continue;
+    sched::NodeSpec labelled = n;
+    labelled.labels.emplace_back(kNodeNameLabel, name);
+    Result<sched::NodeId> id = universe_.SetNode(labelled);
+    if (!id.ok()) return id.status();
+    synced_nodes_[name] = n;
+  }
+  // PodGroups added or changed. A group whose subgroups changed has its
+  // pods set again: they hold subgroup indices.
+  std::set<std::string> regrouped;
+  for (const auto& [key, g] : groups) {
+    auto it = synced_groups_.find(key);
+    if (it != synced_groups_.end() && it->second == g) continue;
+    if (it != synced_groups_.end() && it->second.subgroups != g.subgroups) regrouped.insert(key);
+    Result<sched::GroupId> id = universe_.SetGroup(g);
+    if (!id.ok()) return id.status();
+    synced_groups_[key] = g;
+  }
+  // Pods: both lists are in key order; a synced pod not derived any more
+  // leaves, a derived one is set when its translation or standing changed.
+  auto remove_pod = [&](std::map<std::string, SyncedPod>::iterator it) {
+    Status st = universe_.RemovePod(it->first);
+    if (!st.ok()) LOG(ERROR) << "dropping " << it->first << " from the snapshot: " << st.ToString();
+    return synced_pods_.erase(it);
+  };
+  auto synced = synced_pods_.begin();
+  for (Derived& d : derived) {
+    while (synced != synced_pods_.end() && synced->first < *d.key) synced = remove_pod(synced);
+    const bool known = synced != synced_pods_.end() && synced->first == *d.key;
+    if (known && synced->second.core == d.core && synced->second.spec == d.pod->spec &&
+        !regrouped.contains(d.core.group)) {
+      d.id = synced->second.id;
+      ++synced;
+      continue;
+    }
+    sched::PodSpec spec = d.pod->spec;
+    spec.group = d.core.group;
+    spec.queue = d.core.queue;
+    spec.priority = d.core.priority;
+    spec.preemptible = d.core.preemptible;
+    spec.whole_gpus = d.core.whole_gpus;
+    if (d.core.holder) spec.subgroup.clear();
+    if (d.core.affinity_nodes)
+      spec.node_affinity_in.emplace_back(kNodeNameLabel, *d.core.affinity_nodes);
+    Result<sched::PodId> id = universe_.SetPod(spec);
+    ++core_updates_;
+    if (!id.ok()) {
+      // As written the core cannot hold it; it waits, and says why.
+      unschedulable.push_back({*d.key, id.status().message()});
+      if (known) synced = remove_pod(synced);
+      continue;
+    }
+    d.id = *id;
+    if (known) {
+      synced->second = {d.pod->spec, d.core, *id};
+      ++synced;
+    } else {
+      synced_pods_.emplace_hint(synced, *d.key, SyncedPod{d.pod->spec, d.core, *id});
+    }
+  }
+  while (synced != synced_pods_.end()) synced = remove_pod(synced);
+  // Then what nothing refers to any more: groups, queues (children first), nodes.
+  for (auto it = synced_groups_.begin(); it != synced_groups_.end();) {
+    if (groups.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    VT_RETURN_IF_ERROR(universe_.RemoveGroup(it->first));
+    it = synced_groups_.erase(it);
+  }
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto it = synced_queues_.begin(); it != synced_queues_.end();) {
+      if (queues.contains(it->first) || !universe_.RemoveQueue(it->first).ok()) {
+        ++it;
+        continue;
+      }
+      it = synced_queues_.erase(it);
+      progress = true;
+    }
+  }
+  for (auto it = synced_nodes_.begin(); it != synced_nodes_.end();) {
+    if (nodes_.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    VT_RETURN_IF_ERROR(universe_.RemoveNode(it->first));
+    it = synced_nodes_.erase(it);
+  }
+  return Status::Ok();
 }
 
 }  // namespace vtenant::scheduler

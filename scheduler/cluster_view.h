@@ -1,10 +1,16 @@
 // ClusterView: the scheduler's translated copy of the cluster, fed by
-// informer events, from which each cycle's snapshot is assembled.
+// informer events, and the core's Universe (scheduler-core/universe.h) kept
+// up to date from it, whose working snapshot each cycle is given.
 //
 // Objects are translated once per change (pod_translator.h and friends): an
 // event carrying the resourceVersion already translated (an informer's
-// resync, a relist) is skipped; a cycle only resolves names and copies. On top of what the API
-// server says, the view holds what only the scheduler knows yet:
+// resync, a relist) is skipped. A cycle then works out, for each object,
+// what the core should see (a pod's group and queue, or that it only holds
+// resources, or that it waits with a reason) and hands the Universe only
+// the objects whose translation or standing changed since the cycle
+// before, so names are interned and shapes found once per change, not once
+// per cycle; what runs where is given fresh each cycle. On top of what the
+// API server says, the view holds what only the scheduler knows yet:
 //   - assumed placements: binds in flight or done but not yet seen by the
 //     informer, so a pod is never placed twice and its GPU never given away;
 //   - nominations: placements decided while their victims still terminate;
@@ -27,6 +33,7 @@
 #include "kube/object.h"
 #include "scheduler-core/model.h"
 #include "scheduler-core/snapshot_builder.h"
+#include "scheduler-core/universe.h"
 #include "scheduler/pod_translator.h"
 #include "scheduler/podgroup_translator.h"
 
@@ -67,7 +74,8 @@ struct Unschedulable {
 };
 
 struct World {
-  sched::Snapshot snapshot;   // pod names are pod keys
+  // Pod names are pod keys. Owned by the view; valid until its next Build.
+  const sched::Snapshot* snapshot = nullptr;
   std::vector<bool> movable;  // by PodId: ours and not a holder
   std::vector<Unschedulable> unschedulable;
   std::map<std::string, std::string> pod_group;  // pod key -> its PodGroup's key
@@ -76,7 +84,7 @@ struct World {
 
 class ClusterView {
  public:
-  explicit ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
+  explicit ClusterView(PodTranslatorOptions options);
 
   // Informer events. An upsert whose object has the resourceVersion last
   // translated for it changes nothing and costs no translation.
@@ -116,9 +124,16 @@ class ClusterView {
 
   // Objects translated so far (upserts not skipped as unchanged).
   uint64_t Translations() const;
+  // Pods handed to the core's Universe so far: once when a pod comes, and
+  // again only when its translation or its standing (group, queue, held or
+  // scheduled, placement's GPU count) changes, not once per cycle.
+  uint64_t CoreUpdates() const;
 
-  // The snapshot for a cycle at `now` (seconds).
-  Result<World> Build(int64_t now) const;
+  // The snapshot for a cycle at `now` (seconds): the Universe brought up
+  // to date with what changed since the last call, and its working
+  // snapshot. One caller at a time (the cycle); the events above may come
+  // meanwhile from other threads.
+  Result<World> Build(int64_t now);
 
   // The translated pod, if known.
   std::optional<TranslatedPod> Pod(const std::string& key) const;
@@ -143,6 +158,41 @@ class ClusterView {
   void Translated(char kind, const std::string& key, const rapidjson::Value& object);
   void Forgotten(char kind, const std::string& key);
 
+  // What a cycle adds to a translated pod for the core (see Build).
+  struct CoreFields {
+    bool holder = false;  // holds resources in kHolderQueue instead of being scheduled
+    std::string queue;    // the queue of its own group, when `group` is empty
+    std::string group;    // its PodGroup's key, "" when a group of its own
+    int32_t priority = 0;
+    std::optional<bool> preemptible;
+    std::optional<std::vector<std::string>> affinity_nodes;  // resolved affinity
+    int32_t whole_gpus = 0;                                  // capped at its node's GPUs once bound
+    bool operator==(const CoreFields&) const = default;
+  };
+  // What the Universe was last given for a pod, and its id there.
+  struct SyncedPod {
+    sched::PodSpec spec;  // as translated
+    CoreFields core;
+    sched::PodId id = sched::kNone;
+  };
+  // One pod of this cycle's snapshot, as Build works it out.
+  struct Derived {
+    const std::string* key = nullptr;
+    const TranslatedPod* pod = nullptr;
+    CoreFields core;
+    std::optional<Placement> placement;  // bound, assumed or nominated
+    bool pinned = false;                 // its devices are known, not just their number
+    sched::PodId id = sched::kNone;      // in the Universe, once synced
+  };
+
+  // Brings the Universe to `queues`, `groups` and the `derived` pods (in
+  // key order; their ids are filled in), adding and changing before
+  // removing so nothing ever refers to what is gone. A pod the core refuses
+  // as written is left out, with its reason in `unschedulable`. mu_ held.
+  Status SyncUniverse(const std::map<std::string, const sched::QueueSpec*>& queues,
+                      const std::map<std::string, sched::GroupSpec>& groups,
+                      std::vector<Derived>& derived, std::vector<Unschedulable>& unschedulable);
+
   const PodTranslatorOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, TranslatedPod> pods_;
@@ -159,6 +209,15 @@ class ClusterView {
   std::map<std::string, int64_t> refused_;  // pod key -> protected until (seconds)
   std::map<std::pair<char, std::string>, std::string> versions_;  // translated resourceVersions
   uint64_t translations_ = 0;
+
+  // The core's view, touched only by Build.
+  sched::Universe universe_;
+  std::map<std::string, sched::NodeSpec> synced_nodes_;    // as translated
+  std::map<std::string, sched::QueueSpec> synced_queues_;  // holder included
+  std::map<std::string, sched::GroupSpec> synced_groups_;
+  std::map<std::string, SyncedPod> synced_pods_;
+  std::vector<sched::PresentPod> present_;
+  uint64_t core_updates_ = 0;
 };
 
 }  // namespace vtenant::scheduler

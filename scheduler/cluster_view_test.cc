@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "scheduler-core/scheduler.h"
@@ -72,13 +73,13 @@ TEST_F(ClusterViewTest, ForeignAndTerminatingPodsHoldTheirGpus) {
   view_.UpsertPod(Pod({.name = "leaving", .node = "n1", .terminating = true}));
   view_.UpsertPod(Pod({.name = "new"}));
   World w = Build();
-  sched::Decisions d = sched::RunCycle(w.snapshot);
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
   EXPECT_TRUE(d.binds.empty()) << "both GPUs are held";
   ASSERT_EQ(d.pending.size(), 1u);
-  EXPECT_EQ(w.snapshot.pods[d.pending[0].pod].name, "ns/new");
+  EXPECT_EQ(w.snapshot->pods[d.pending[0].pod].name, "ns/new");
   // Holders are never victims.
-  for (sched::PodId p = 0; p < w.snapshot.pods.size(); ++p)
-    EXPECT_EQ(w.movable[p], w.snapshot.pods[p].name == "ns/new") << w.snapshot.pods[p].name;
+  for (sched::PodId p = 0; p < w.snapshot->pods.size(); ++p)
+    EXPECT_EQ(w.movable[p], w.snapshot->pods[p].name == "ns/new") << w.snapshot->pods[p].name;
 }
 
 TEST_F(ClusterViewTest, AssumedPlacementsHoldUntilTheInformerShowsTheBind) {
@@ -88,12 +89,12 @@ TEST_F(ClusterViewTest, AssumedPlacementsHoldUntilTheInformerShowsTheBind) {
   view_.Assume("ns/a", {"n1", {0}, 1000, false});
   view_.Assume("ns/b", {"n1", {1}, 1000, false});
   EXPECT_EQ(view_.PendingCount(), 1u);
-  sched::Decisions d = sched::RunCycle(Build().snapshot);
+  sched::Decisions d = sched::RunCycle(*Build().snapshot);
   EXPECT_TRUE(d.binds.empty());
   // The informer catches up: bound, no longer assumed, still counted.
   view_.UpsertPod(Pod({.name = "a", .node = "n1"}));
   view_.Forget("ns/b");
-  d = sched::RunCycle(Build().snapshot);
+  d = sched::RunCycle(*Build().snapshot);
   EXPECT_EQ(d.binds.size(), 1u);
 }
 
@@ -104,7 +105,7 @@ TEST_F(ClusterViewTest, NominationsHoldAndBecomeReadyWhenVictimsAreGone) {
   EXPECT_TRUE(view_.NominationsReady(100).empty());
   view_.UpsertPod(Pod({.name = "other"}));
   // The winner holds device 0, the leaving victim device 1: nothing for `other`.
-  sched::Decisions d = sched::RunCycle(Build().snapshot);
+  sched::Decisions d = sched::RunCycle(*Build().snapshot);
   EXPECT_TRUE(d.binds.empty());
   view_.DeletePod(Pod({.name = "victim"}));
   auto ready = view_.NominationsReady(100);
@@ -132,7 +133,7 @@ TEST_F(ClusterViewTest, SharingPodsKeepTheirDevicesAndWholeGpusTakeTheOthers) {
                        .extra_annotations = R"("runai-gpu":"0")"}));
   view_.UpsertPod(Pod({.name = "whole", .node = "n1"}));
   World w = Build();
-  for (const sched::Pod& p : w.snapshot.pods) {
+  for (const sched::Pod& p : w.snapshot->pods) {
     if (p.name == "ns/half") EXPECT_EQ(p.allocation.device_mask, 0b01u);
     if (p.name == "ns/whole") EXPECT_EQ(p.allocation.device_mask, 0b10u);
   }
@@ -152,7 +153,7 @@ TEST_F(ClusterViewTest, PodsWithoutAUsableQueueWaitWithAReason) {
       << why["ns/lost"];
   EXPECT_NE(why["ns/parent"].find("parent queue"), std::string::npos) << why["ns/parent"];
   EXPECT_NE(why["ns/bad"].find("gpu-fraction"), std::string::npos) << why["ns/bad"];
-  EXPECT_TRUE(w.snapshot.pods.empty());
+  EXPECT_TRUE(w.snapshot->pods.empty());
 }
 
 TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
@@ -162,7 +163,7 @@ TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
     view_.UpsertPod(Pod({.name = n, .extra_annotations = R"("pod-group-name":"train")"}));
   World w = Build();
   EXPECT_TRUE(w.podgroups.contains("ns/train"));
-  sched::Decisions d = sched::RunCycle(w.snapshot);
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
   EXPECT_TRUE(d.binds.empty()) << "three pods, two GPUs: all or nothing";
   EXPECT_EQ(d.pending.size(), 3u);
 }
@@ -182,10 +183,10 @@ TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
                         pod.GetAllocator());
   view_.UpsertPod(pod);
   World w = Build();
-  ASSERT_EQ(w.snapshot.pods.size(), 1u);
-  sched::Decisions d = sched::RunCycle(w.snapshot);
+  ASSERT_EQ(w.snapshot->pods.size(), 1u);
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
   ASSERT_EQ(d.binds.size(), 1u);
-  EXPECT_EQ(w.snapshot.nodes[d.binds[0].allocation.node].name, "n3");
+  EXPECT_EQ(w.snapshot->nodes[d.binds[0].allocation.node].name, "n3");
 
   // No node qualifies: the pod waits, saying why.
   kube::Object nowhere = Pod({.name = "nowhere"});
@@ -197,10 +198,10 @@ TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
                             nowhere.GetAllocator());
   view_.UpsertPod(nowhere);
   w = Build();
-  d = sched::RunCycle(w.snapshot);
+  d = sched::RunCycle(*w.snapshot);
   bool waits = false;
   for (const sched::Pending& p : d.pending)
-    if (w.snapshot.pods[p.pod].name == "ns/nowhere") {
+    if (w.snapshot->pods[p.pod].name == "ns/nowhere") {
       waits = true;
       EXPECT_NE(p.reason.find("affinity"), std::string::npos) << p.reason;
     }
@@ -210,11 +211,16 @@ TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
 // What a cycle would be given, as text: every pod with its group, queue,
 // phase, placement and request; nodes, queues, groups; the pods left out.
 std::string Describe(const World& w) {
-  const sched::Snapshot& s = w.snapshot;
+  const sched::Snapshot& s = *w.snapshot;
   std::ostringstream o;
-  for (const sched::Node& n : s.nodes) o << "node " << n.name << " " << n.labels.size() << "\n";
-  for (const sched::Queue& q : s.queues) o << "queue " << q.name << "\n";
+  // Sorted: the order of objects in a snapshot is the Universe's, which
+  // depends on the order they came in.
+  std::vector<std::string> lines;
+  for (const sched::Node& n : s.nodes)
+    lines.push_back("node " + n.name + " " + std::to_string(n.labels.size()));
+  for (const sched::Queue& q : s.queues) lines.push_back("queue " + q.name);
   for (sched::PodId p = 0; p < s.pods.size(); ++p) {
+    std::ostringstream o;
     const sched::Pod& pod = s.pods[p];
     const sched::PodGroup& g = s.groups[pod.group];
     o << "pod " << pod.name << " group=" << g.name << "/" << g.min_member
@@ -224,12 +230,21 @@ std::string Describe(const World& w) {
       o << " on=" << s.nodes[pod.allocation.node].name << ":" << pod.allocation.device_mask << ":"
         << pod.allocation.portion;
     o << " gpus=" << pod.request.whole_gpus << " fraction=" << pod.request.gpu_fraction
-      << " affinity=" << pod.node_affinity.size() << "\n";
+      << " affinity=" << pod.node_affinity.size();
+    if (!pod.node_affinity.empty()) {
+      std::set<std::string> names;  // in name order: ids depend on interning order
+      for (sched::StringId v : pod.node_affinity[0].values) names.insert(s.strings.Get(v));
+      for (const std::string& n : names) o << " " << n;
+    }
+    lines.push_back(o.str());
   }
   for (const Unschedulable& u : w.unschedulable)
-    o << "left out " << u.key << ": " << u.reason << "\n";
-  for (const std::string& g : w.podgroups) o << "podgroup " << g << "\n";
-  return o.str();
+    lines.push_back("left out " + u.key + ": " + u.reason);
+  for (const std::string& g : w.podgroups) lines.push_back("podgroup " + g);
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
 }
 
 // The view kept up to date by a random sequence of informer events (new
@@ -311,6 +326,11 @@ TEST(ClusterViewIncrementalTest, EventsGiveWhatAFullRebuildGives) {
         objects.insert_or_assign(i, std::move(o));
         ++versions;
       }
+      // Cycles in between: the Universe follows the events step by step.
+      if (pick(3) == 0) {
+        Result<World> cycle = incremental.Build(100);
+        if (cycle.ok()) ASSERT_TRUE(sched::Validate(*cycle->snapshot).ok());
+      }
     }
     ClusterView rebuilt({});
     for (const auto& [i, o] : now_objects['n']) rebuilt.UpsertNode(o);
@@ -323,6 +343,35 @@ TEST(ClusterViewIncrementalTest, EventsGiveWhatAFullRebuildGives) {
     EXPECT_EQ(Describe(*a), Describe(*b));
     EXPECT_EQ(incremental.Translations(), versions) << "a resync is not translated again";
   }
+}
+
+TEST_F(ClusterViewTest, ACycleHandsTheCoreOnlyWhatChanged) {
+  view_.UpsertPod(Pod({.name = "a"}));
+  view_.UpsertPod(Pod({.name = "b", .node = "n1"}));
+  Build();
+  EXPECT_EQ(view_.CoreUpdates(), 2u);
+  Build();
+  EXPECT_EQ(view_.CoreUpdates(), 2u) << "nothing changed, nothing handed over";
+  // A new version that changes nothing the core sees is translated, not
+  // handed over; a bind in flight changes where a runs, which each cycle
+  // gives fresh.
+  kube::Object a = Pod({.name = "a"});
+  kube::SetString(a, {"metadata"}, "resourceVersion", "2");
+  const uint64_t translations = view_.Translations();
+  view_.UpsertPod(a);
+  EXPECT_EQ(view_.Translations(), translations + 1);
+  view_.Assume("ns/a", {"n1", {1}, 1000, false});
+  World w = Build();
+  EXPECT_EQ(view_.CoreUpdates(), 2u);
+  ASSERT_EQ(w.snapshot->pods.size(), 2u);
+  for (const sched::Pod& p : w.snapshot->pods) EXPECT_EQ(p.phase, sched::PodPhase::kRunning);
+  // The queue goes: both pods now only hold their GPUs, and are handed over again.
+  view_.DeleteQueue(Queue("team"));
+  w = Build();
+  EXPECT_EQ(view_.CoreUpdates(), 4u);
+  ASSERT_EQ(w.movable.size(), 2u);
+  EXPECT_FALSE(w.movable[0]);
+  EXPECT_FALSE(w.movable[1]);
 }
 
 }  // namespace

@@ -18,7 +18,9 @@ Status Evictor::Evict(const std::string& key, const std::string& reason,
   auto [ns, name] = kube::SplitKey(key);
   Result<kube::Object> pod = client_.Get(kube::resources::kPods, ns, name);
   if (!pod.ok() && pod.status().code() == StatusCode::kNotFound) return Status::Ok();
-  Status s = client_.Evict(ns, name);
+  // A refusal is the answer, not a reason to retry inside the cycle: the
+  // next cycle plans again without this victim (SchedulingCycle).
+  Status s = client_.Evict(ns, name, {.retry_too_many_requests = false});
   const char* result = s.ok()                                     ? "ok"
                        : s.code() == StatusCode::kTooManyRequests ? "refused"
                                                                   : "error";

@@ -84,7 +84,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   Steady::time_point t = Steady::now();
   VT_ASSIGN_OR_RETURN(World w, view_.Build(now));
   duration_->WithLabelValues({"snapshot"}).Observe(Since(t));
-  const sched::Snapshot& s = w.snapshot;
+  const sched::Snapshot& s = *w.snapshot;
 
   t = Steady::now();
   std::vector<sched::ActionTime> action_times;
@@ -153,15 +153,25 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   pending_.Retain(pending_keys);
   stats.pending = pending_keys.size();
 
+  std::set<std::string> gauged;
   for (const sched::QueueReport& q : d.queues) {
     const std::string& name = s.queues[q.queue].name;
     if (name == kHolderQueue) continue;
+    gauged.insert(name);
     status_.SetQueue(
         name, {q.allocated, q.allocated_non_preemptible, q.requested, q.fair_share[sched::kGpu]});
     pending_per_queue_->WithLabelValues({name}).Set(static_cast<double>(pending_by_queue[name]));
     gpu_allocated_->WithLabelValues({name}).Set(q.allocated[sched::kGpu] / 1000.0);
     gpu_fair_share_->WithLabelValues({name}).Set(q.fair_share[sched::kGpu] / 1000.0);
   }
+  // A deleted queue's series go, rather than show its last values forever.
+  for (const std::string& name : gauged_queues_) {
+    if (gauged.contains(name)) continue;
+    pending_per_queue_->Remove({name});
+    gpu_allocated_->Remove({name});
+    gpu_fair_share_->Remove({name});
+  }
+  gauged_queues_ = std::move(gauged);
   // PodGroups: Running once minMember pods run or are being bound.
   std::map<sched::GroupId, std::string> group_reason;
   for (const sched::Pending& p : d.pending) group_reason.emplace(s.pods[p.pod].group, p.reason);

@@ -18,6 +18,8 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "kube/cancellation.h"
 #include "kube/metrics.h"
@@ -80,6 +82,8 @@ class SchedulingCycle {
   kube::Family<kube::Gauge>* pending_per_queue_ = nullptr;
   kube::Family<kube::Gauge>* gpu_allocated_ = nullptr;
   kube::Family<kube::Gauge>* gpu_fair_share_ = nullptr;
+  // Queues whose gauges the last cycle set: a queue gone since loses them.
+  std::set<std::string> gauged_queues_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

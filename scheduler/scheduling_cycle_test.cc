@@ -101,6 +101,26 @@ TEST_F(SchedulingCycleTest, ARefusedVictimIsLeftAloneForAWhileThenAskedAgain) {
   EXPECT_EQ(NodeOf("over"), "<gone>");
 }
 
+TEST_F(SchedulingCycleTest, ADeletedQueueLosesItsGauges) {
+  const int64_t now = 1796119200;
+  auto series = [&](const std::string& queue) {
+    const std::string text = registry_.Render();
+    int n = 0;
+    for (const char* metric :
+         {"vtenant_scheduler_pending_pods", "vtenant_scheduler_queue_gpu_allocated",
+          "vtenant_scheduler_queue_gpu_fair_share"})
+      if (text.find(std::string(metric) + "{queue=\"" + queue + "\"}") != std::string::npos) ++n;
+    return n;
+  };
+  Cycle(now);
+  EXPECT_EQ(series("a"), 3);
+  EXPECT_EQ(series("b"), 3);
+  view_.DeleteQueue(Json(R"({"metadata":{"name":"b"}})"));
+  Cycle(now + 1);
+  EXPECT_EQ(series("a"), 3);
+  EXPECT_EQ(series("b"), 0) << registry_.Render();
+}
+
 TEST_F(SchedulingCycleTest, ARefusedEvictionIsReplannedWithAnotherVictim) {
   const int64_t now = 1796119200;
   Add(res::kNodes, "", R"({"metadata":{"name":"n2","labels":{"nvidia.com/gpu.memory":"46068"}},
