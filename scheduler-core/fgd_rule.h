@@ -74,10 +74,24 @@ class FgdRule : public PlacementRule {
     int num_devices;
     std::array<Milli, kMaxDevicesPerNode> free;  // 0 for devices held whole
   };
+  // What a bucket's state offers one pod shape: a function of the state
+  // and the shape alone (fit, and for the best device choice its growth and
+  // tie-breaks), so it is worked out once per bucket and shape, not once
+  // per pod; a node leaving the state moves to another bucket.
+  struct Offer {
+    ShapeId shape;
+    bool fits;
+    double growth;
+    Milli gpu_left;
+    double cpu_left;
+    Milli room_left;  // on the device a single-device shared pod takes
+    Milli room;       // that device's room before it
+  };
   struct Bucket {
     std::set<NodeId> nodes;
     double frag = 0;
     bool frag_known = false;
+    std::vector<Offer> offers;
   };
   using Key = std::vector<int64_t>;
 
@@ -89,6 +103,8 @@ class FgdRule : public PlacementRule {
   Key KeyOf(NodeId node) const;
   View ViewOf(NodeId node) const;
   double Frag(const View& v) const;
+  // What bucket `b`, whose node `n` the pod fits, offers the pod.
+  Offer Evaluate(const Placer& placer, PodId pod, NodeId n, Bucket& b) const;
 
   const ClusterState* state_;
   const Snapshot* snapshot_;
