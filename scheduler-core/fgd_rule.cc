@@ -251,6 +251,11 @@ FgdRule::Offer FgdRule::Evaluate(const Placer& placer, PodId pod, NodeId n, Buck
   const Node& node = s.nodes[n];
   const double cpu_share =
       node.cpu_milli > 0 ? double(before.cpu_milli - r.cpu_milli) / double(node.cpu_milli) : 0;
+  const double capacity = double(node.num_devices) * kMilliPerGpu;
+  // How far the node's leftover CPU and GPU shares would drift apart.
+  auto imbalance = [&](Milli gpu_left) {
+    return std::abs(cpu_share - (capacity > 0 ? double(gpu_left) / capacity : 0));
+  };
   View after = before;
   after.cpu_milli -= r.cpu_milli;
   after.memory_bytes -= r.memory_bytes;
@@ -272,7 +277,8 @@ FgdRule::Offer FgdRule::Evaluate(const Placer& placer, PodId pod, NodeId n, Buck
       if (!best.fits || growth < best.growth - eps ||
           (growth <= best.growth + eps && room - portion < best.room_left))
         best =
-            Offer{best.shape, true, growth, node_left - portion, cpu_share, room - portion, room};
+            Offer{best.shape,     true, growth, node_left - portion, imbalance(node_left - portion),
+                  room - portion, room};
     }
     return best;
   }
@@ -282,7 +288,9 @@ FgdRule::Offer FgdRule::Evaluate(const Placer& placer, PodId pod, NodeId n, Buck
       after.free[i] -= where.portion;
       taken += where.portion;
     }
-  return Offer{best.shape, true, Frag(after) - bucket.frag, node_left - taken, cpu_share, 0, 0};
+  return Offer{
+      best.shape, true, Frag(after) - bucket.frag, node_left - taken, imbalance(node_left - taken),
+      0,          0};
 }
 
 bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
@@ -305,7 +313,7 @@ bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Al
     if (x.growth < y.growth - eps) return true;
     if (x.growth > y.growth + eps) return false;
     if (x.gpu_left != y.gpu_left) return x.gpu_left < y.gpu_left;
-    if (x.cpu_left != y.cpu_left) return x.cpu_left < y.cpu_left;
+    if (x.imbalance != y.imbalance) return x.imbalance < y.imbalance;
     if (x.room_left != y.room_left) return x.room_left < y.room_left;
     return a.node < b.node;
   };

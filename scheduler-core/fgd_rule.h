@@ -83,7 +83,10 @@ class FgdRule : public PlacementRule {
     bool fits;
     double growth;
     Milli gpu_left;
-    double cpu_left;
+    // |leftover CPU share - leftover GPU share| of the node after the pod:
+    // GPUs left without CPU beside them are stranded, and so are CPU cores
+    // left beside no GPU for the GPU pods that need them.
+    double imbalance;
     Milli room_left;  // on the device a single-device shared pod takes
     Milli room;       // that device's room before it
   };
