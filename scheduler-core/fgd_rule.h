@@ -13,9 +13,10 @@
 // Where this differs from the paper's artifact, on purpose: the growth is
 // compared exactly (the artifact rounds a sigmoid of it to an integer
 // 0..100, so most candidates tie); ties go to the node left with less free
-// GPU, then less free CPU (share of the node), so equal fragmentation
-// still packs and CPU is not stranded beside idle GPUs; shapes weigh by
-// how often they come times what they would allocate (1 + GPUs), since
+// GPU, then to the one whose leftover CPU share stays closest to its
+// leftover GPU share, so equal fragmentation still packs and GPUs are not
+// stranded beside spent CPU; shapes weigh by how often they come times
+// what they would allocate (1 + GPUs), since
 // stranding a whole-GPU job's room costs more than a small fraction's;
 // memory counts like CPU; GPU model constraints are node affinity, matched
 // per node class.
@@ -23,8 +24,9 @@
 // Nodes in the same state (same class, free CPU, memory, pod slot, device
 // room) score alike, so the rule keeps them in buckets, caught up from the
 // ClusterState's change log, ordered by free GPU, and scores one node per
-// bucket with room enough: a search costs the distinct node states that
-// could take the pod, not the nodes.
+// bucket with room enough, once per pod shape (a bucket keeps what it
+// offers each shape until the workload changes): a search costs a walk
+// over the distinct node states that could take the pod, not the nodes.
 #pragma once
 
 #include <map>
