@@ -81,7 +81,10 @@ void FgdRule::Refresh() {
   if (!model_ || model_->version() == model_version_) return;
   model_version_ = model_->version();
   BuildTargets(model_->Top(kMaxShapes, kCoverage, /*gpu_only=*/true));
-  for (auto& [_, bucket] : buckets_) bucket.frag_known = false;
+  for (auto& [_, bucket] : buckets_) {
+    bucket.frag_known = false;
+    bucket.offers.clear();
+  }
 }
 
 void FgdRule::BuildTargets(const std::vector<WorkloadModel::Entry>& entries) {
@@ -234,28 +237,84 @@ bool FgdRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit worst, i
   return true;
 }
 
+FgdRule::Offer FgdRule::Evaluate(const Placer& placer, PodId pod, NodeId n, Bucket& bucket) const {
+  const Snapshot& s = *snapshot_;
+  const PodRequest& r = s.pods[pod].request;
+  Offer best{s.pods[pod].shape, false, 0, 0, 0, 0, 0};
+  Allocation where;
+  if (placer.Check(pod, n, &where) != FitFailure::kFits) return best;
+  const View before = ViewOf(n);
+  if (!bucket.frag_known) {
+    bucket.frag = Frag(before);
+    bucket.frag_known = true;
+  }
+  const Node& node = s.nodes[n];
+  const double cpu_share =
+      node.cpu_milli > 0 ? double(before.cpu_milli - r.cpu_milli) / double(node.cpu_milli) : 0;
+  const double capacity = double(node.num_devices) * kMilliPerGpu;
+  // How far the node's leftover CPU and GPU shares would drift apart.
+  auto imbalance = [&](Milli gpu_left) {
+    return std::abs(cpu_share - (capacity > 0 ? double(gpu_left) / capacity : 0));
+  };
+  View after = before;
+  after.cpu_milli -= r.cpu_milli;
+  after.memory_bytes -= r.memory_bytes;
+  Milli node_left = node.num_devices * kMilliPerGpu;
+  for (int i = 0; i < before.num_devices; ++i) node_left -= kMilliPerGpu - before.free[i];
+  if (r.IsShared() && r.num_devices == 1) {
+    // Every device that takes the portion, one per distinct room; the best
+    // by growth, then by the room it leaves (node-wide ties are equal).
+    const Milli portion = where.portion;
+    std::array<bool, kMilliPerGpu + 1> tried{};
+    for (int i = 0; i < before.num_devices; ++i) {
+      const Milli room = before.free[i];
+      if (room < portion || state_->DeviceWhole(node.first_device + i) || tried[room]) continue;
+      tried[room] = true;
+      after.free[i] = room - portion;
+      const double growth = Frag(after) - bucket.frag;
+      after.free[i] = room;
+      const double eps = 1e-9 * std::max({1.0, std::abs(growth), std::abs(best.growth)});
+      if (!best.fits || growth < best.growth - eps ||
+          (growth <= best.growth + eps && room - portion < best.room_left))
+        best =
+            Offer{best.shape,     true, growth, node_left - portion, imbalance(node_left - portion),
+                  room - portion, room};
+    }
+    return best;
+  }
+  Milli taken = 0;
+  for (int i = 0; i < before.num_devices; ++i)
+    if (where.device_mask >> i & 1) {
+      after.free[i] -= where.portion;
+      taken += where.portion;
+    }
+  return Offer{
+      best.shape, true, Frag(after) - bucket.frag, node_left - taken, imbalance(node_left - taken),
+      0,          0};
+}
+
 bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
   const Snapshot& s = *snapshot_;
   const PodRequest& r = s.pods[pod].request;
+  const ShapeId shape = s.pods[pod].shape;
+  // A pod outside the snapshot's shapes (a caller that keeps its own) is
+  // evaluated afresh on every bucket.
+  const bool memo = shape != kNone && shape < ShapeId(s.num_shapes);
   Refresh();
   CatchUp();
-  const bool shared_one = r.IsShared() && r.num_devices == 1;
   struct Choice {
-    double growth;
-    Milli gpu_left;
-    double cpu_left;
-    Milli room_left;  // on the device a shared pod takes
+    Offer offer;
     NodeId node;
-    Allocation where;
   };
   std::optional<Choice> best;
   auto better = [](const Choice& a, const Choice& b) {
-    const double eps = 1e-9 * std::max({1.0, std::abs(a.growth), std::abs(b.growth)});
-    if (a.growth < b.growth - eps) return true;
-    if (a.growth > b.growth + eps) return false;
-    if (a.gpu_left != b.gpu_left) return a.gpu_left < b.gpu_left;
-    if (a.cpu_left != b.cpu_left) return a.cpu_left < b.cpu_left;
-    if (a.room_left != b.room_left) return a.room_left < b.room_left;
+    const Offer &x = a.offer, &y = b.offer;
+    const double eps = 1e-9 * std::max({1.0, std::abs(x.growth), std::abs(y.growth)});
+    if (x.growth < y.growth - eps) return true;
+    if (x.growth > y.growth + eps) return false;
+    if (x.gpu_left != y.gpu_left) return x.gpu_left < y.gpu_left;
+    if (x.imbalance != y.imbalance) return x.imbalance < y.imbalance;
+    if (x.room_left != y.room_left) return x.room_left < y.room_left;
     return a.node < b.node;
   };
   // The tightest states with room first; past max_scored_ candidates only
@@ -276,54 +335,37 @@ bool FgdRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Al
         break;
       }
     if (n == kNone) continue;
-    Allocation where;
-    if (placer.Check(pod, n, &where) != FitFailure::kFits) continue;
-    ++scored;
-    const View before = ViewOf(n);
-    if (!bucket.frag_known) {
-      bucket.frag = Frag(before);
-      bucket.frag_known = true;
-    }
-    const Node& node = s.nodes[n];
-    const double cpu_share =
-        node.cpu_milli > 0 ? double(before.cpu_milli - r.cpu_milli) / double(node.cpu_milli) : 0;
-    View after = before;
-    after.cpu_milli -= r.cpu_milli;
-    after.memory_bytes -= r.memory_bytes;
-    Milli node_left = s.nodes[n].num_devices * kMilliPerGpu;
-    for (int i = 0; i < before.num_devices; ++i) node_left -= kMilliPerGpu - before.free[i];
-    if (shared_one) {
-      // Every device that takes the portion, one per distinct room.
-      const Milli portion = where.portion;
-      std::array<bool, kMilliPerGpu + 1> tried{};
-      for (int i = 0; i < before.num_devices; ++i) {
-        const Milli room = before.free[i];
-        const DeviceId d = node.first_device + i;
-        if (room < portion || state_->DeviceWhole(d) || tried[room]) continue;
-        tried[room] = true;
-        after.free[i] = room - portion;
-        Choice c{Frag(after) - bucket.frag,
-                 node_left - portion,
-                 cpu_share,
-                 room - portion,
-                 n,
-                 Allocation{n, uint64_t{1} << i, portion}};
-        after.free[i] = room;
-        if (!best || better(c, *best)) best = c;
-      }
+    const Offer* offer = nullptr;
+    Offer fresh;
+    if (memo) {
+      for (const Offer& o : bucket.offers)
+        if (o.shape == shape) offer = &o;
+      if (!offer) offer = &bucket.offers.emplace_back(Evaluate(placer, pod, n, bucket));
     } else {
-      Milli taken = 0;
-      for (int i = 0; i < before.num_devices; ++i)
-        if (where.device_mask >> i & 1) {
-          after.free[i] -= where.portion;
-          taken += where.portion;
-        }
-      Choice c{Frag(after) - bucket.frag, node_left - taken, cpu_share, 0, n, where};
-      if (!best || better(c, *best)) best = c;
+      fresh = Evaluate(placer, pod, n, bucket);
+      offer = &fresh;
     }
+    if (!offer->fits) continue;
+    ++scored;
+    Choice c{*offer, n};
+    if (!best || better(c, *best)) best = c;
   }
   if (!best) return false;
-  if (out) *out = best->where;
+  // The devices on the chosen node itself: a shared pod takes the first
+  // device with the room the bucket chose, anything else what Check picks.
+  Allocation where;
+  if (placer.Check(pod, best->node, &where) != FitFailure::kFits) return false;
+  if (r.IsShared() && r.num_devices == 1) {
+    const Node& node = s.nodes[best->node];
+    for (int i = 0; i < node.num_devices; ++i) {
+      const DeviceId d = node.first_device + i;
+      if (!state_->DeviceWhole(d) && kMilliPerGpu - state_->DeviceUsed(d) == best->offer.room) {
+        where.device_mask = uint64_t{1} << i;
+        break;
+      }
+    }
+  }
+  if (out) *out = where;
   return true;
 }
 

@@ -13,9 +13,10 @@
 // Where this differs from the paper's artifact, on purpose: the growth is
 // compared exactly (the artifact rounds a sigmoid of it to an integer
 // 0..100, so most candidates tie); ties go to the node left with less free
-// GPU, then less free CPU (share of the node), so equal fragmentation
-// still packs and CPU is not stranded beside idle GPUs; shapes weigh by
-// how often they come times what they would allocate (1 + GPUs), since
+// GPU, then to the one whose leftover CPU share stays closest to its
+// leftover GPU share, so equal fragmentation still packs and GPUs are not
+// stranded beside spent CPU; shapes weigh by how often they come times
+// what they would allocate (1 + GPUs), since
 // stranding a whole-GPU job's room costs more than a small fraction's;
 // memory counts like CPU; GPU model constraints are node affinity, matched
 // per node class.
@@ -23,8 +24,9 @@
 // Nodes in the same state (same class, free CPU, memory, pod slot, device
 // room) score alike, so the rule keeps them in buckets, caught up from the
 // ClusterState's change log, ordered by free GPU, and scores one node per
-// bucket with room enough: a search costs the distinct node states that
-// could take the pod, not the nodes.
+// bucket with room enough, once per pod shape (a bucket keeps what it
+// offers each shape until the workload changes): a search costs a walk
+// over the distinct node states that could take the pod, not the nodes.
 #pragma once
 
 #include <map>
@@ -74,10 +76,27 @@ class FgdRule : public PlacementRule {
     int num_devices;
     std::array<Milli, kMaxDevicesPerNode> free;  // 0 for devices held whole
   };
+  // What a bucket's state offers one pod shape: a function of the state
+  // and the shape alone (fit, and for the best device choice its growth and
+  // tie-breaks), so it is worked out once per bucket and shape, not once
+  // per pod; a node leaving the state moves to another bucket.
+  struct Offer {
+    ShapeId shape;
+    bool fits;
+    double growth;
+    Milli gpu_left;
+    // |leftover CPU share - leftover GPU share| of the node after the pod:
+    // GPUs left without CPU beside them are stranded, and so are CPU cores
+    // left beside no GPU for the GPU pods that need them.
+    double imbalance;
+    Milli room_left;  // on the device a single-device shared pod takes
+    Milli room;       // that device's room before it
+  };
   struct Bucket {
     std::set<NodeId> nodes;
     double frag = 0;
     bool frag_known = false;
+    std::vector<Offer> offers;
   };
   using Key = std::vector<int64_t>;
 
@@ -89,6 +108,8 @@ class FgdRule : public PlacementRule {
   Key KeyOf(NodeId node) const;
   View ViewOf(NodeId node) const;
   double Frag(const View& v) const;
+  // What bucket `b`, whose node `n` the pod fits, offers the pod.
+  Offer Evaluate(const Placer& placer, PodId pod, NodeId n, Bucket& b) const;
 
   const ClusterState* state_;
   const Snapshot* snapshot_;

@@ -121,7 +121,8 @@ const std::vector<Flag>& Flags() {
          f.leader_elect_namespace = v;
          return Status::Ok();
        }},
-      {"policy", "NAME", "placement policy: binpack, spread, best-fit or random-fit",
+      {"policy", "NAME",
+       "placement policy: fgd (fragmentation-aware), binpack, spread, best-fit or random-fit",
        [](auto& f) { return f.policy; },
        [](auto& f, auto& v) {
          VT_RETURN_IF_ERROR(sched::ParsePolicy(v).status().WithContext("--policy"));

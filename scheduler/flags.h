@@ -22,7 +22,7 @@ struct SchedulerFlags {
   std::string health_address = "127.0.0.1:8081";  // empty: none
   bool leader_elect = false;
   std::string leader_elect_namespace = "default";
-  std::string policy = "binpack";
+  std::string policy = "fgd";
   int bind_workers = 16;
   std::chrono::milliseconds status_period{2000};
   bool help = false;

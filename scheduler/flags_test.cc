@@ -12,7 +12,7 @@ TEST(FlagsTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(f.scheduler_name, "kai-scheduler");
   EXPECT_EQ(f.cycle_period, std::chrono::seconds(1));
   EXPECT_EQ(f.reservation_namespace, "vtenant-reservation");
-  EXPECT_EQ(f.policy, "binpack");
+  EXPECT_EQ(f.policy, "fgd");
   EXPECT_FALSE(f.leader_elect);
   EXPECT_TRUE(f.webhook_address.empty());
 }
