@@ -401,7 +401,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
       if (was_running) ++t.restarts;
       // In turns with the other tenants' API servers (start_gate.h).
       const auto queued = std::chrono::steady_clock::now();
-      {
+      if (options_.starting_apiservers > 0) {
         std::lock_guard lock(t.mu);
         t.status.control_plane = {false, "Starting",
                                   "waiting to start kube-apiserver: at most " +
