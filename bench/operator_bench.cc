@@ -7,6 +7,7 @@
 // host's etcd. Results: bench/RESULTS.md.
 //
 //   build/bench/bench_operator [--tenants 20] [--operator build/operator/vtenant-operator]
+//       [--starting-apiservers N]   (passed to the operator; default: the operator's)
 #include <glog/logging.h>
 #include <unistd.h>
 
@@ -114,12 +115,14 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   int many = 20;
+  std::string starting_apiservers;  // "": the operator's default
   std::string operator_binary = (fs::canonical("/proc/self/exe").parent_path().parent_path() /
                                  "operator" / "vtenant-operator")
                                     .string();
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--tenants") many = std::stoi(argv[i + 1]);
     if (std::string(argv[i]) == "--operator") operator_binary = argv[i + 1];
+    if (std::string(argv[i]) == "--starting-apiservers") starting_apiservers = argv[i + 1];
   }
   const char* source = getenv("VTENANT_SOURCE_DIR");
   const std::string src = source != nullptr ? source : ".";
@@ -161,6 +164,9 @@ int main(int argc, char** argv) {
             "--health-address=",
             "--workers=" + std::to_string(std::max(many, 2)),
             fs::exists(syncer) ? "--syncer-binary=" + syncer.string() : "--no-syncer"};
+  if (!starting_apiservers.empty()) {
+    p.argv.push_back("--starting-apiservers=" + starting_apiservers);
+  }
   p.log_path = (dir / "operator.log").string();
   Result<localenv::Process> op = localenv::Process::Start(p);
   CHECK(op.ok()) << op.status().ToString();

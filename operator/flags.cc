@@ -27,6 +27,9 @@ Usage: vtenant-operator [flags]
   --etcd-servers URL          process backend: the etcd every virtual API server shares,
                               each under /vtenant/<tenant>/ (default: start one in
                               --state-dir)
+  --starting-apiservers N     process backend: kube-apiservers that start at once;
+                              the others wait their turn, since side by side on a
+                              few cores each costs more CPU (0 = no limit; default 5)
   --syncer-image IMAGE        statefulset backend: the syncer container's image
                               (default ghcr.io/vtenant/vtenant-syncer:latest)
   --health-address HOST:PORT  /healthz, /readyz and /metrics ("" = off;
@@ -74,6 +77,18 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
            if (used != v.size() || f.workers < 1) throw std::invalid_argument(v);
          } catch (...) {
            return InvalidArgument("--workers needs a positive integer, not \"" + v + "\"");
+         }
+         return Status::Ok();
+       }},
+      {"starting-apiservers",
+       [&](const std::string& v) {
+         try {
+           size_t used = 0;
+           f.starting_apiservers = std::stoi(v, &used);
+           if (used != v.size() || f.starting_apiservers < 0) throw std::invalid_argument(v);
+         } catch (...) {
+           return InvalidArgument("--starting-apiservers needs an integer 0 or more, not \"" + v +
+                                  "\"");
          }
          return Status::Ok();
        }},

@@ -22,6 +22,8 @@ struct OperatorFlags {
   std::string leader_election_namespace = "vtenant-system";
   std::string leader_election_id = "vtenant-operator";
   int workers = 8;
+  // Process backend: kube-apiservers starting at once; 0 = no limit.
+  int starting_apiservers = 5;
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
   bool help = false;
 };

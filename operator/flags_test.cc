@@ -13,7 +13,8 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   Result<OperatorFlags> f = ParseOperatorFlags(
       {"--kubeconfig=/k", "--backend-default", "statefulset", "--state-dir=/s", "--tools-bin=/t",
        "--syncer-binary=/b/vtenant-syncer", "--health-address=0.0.0.0:9000", "--leader-elect",
-       "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false"});
+       "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false",
+       "--starting-apiservers=4"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->kubeconfig, "/k");
   EXPECT_EQ(f->backend_default, Backend::kStatefulSet);
@@ -25,6 +26,9 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(f->etcd_servers, "http://127.0.0.1:2379");
   EXPECT_EQ(f->workers, 3);
   EXPECT_FALSE(f->no_syncer);
+  EXPECT_EQ(f->starting_apiservers, 4);
+  EXPECT_EQ(d->starting_apiservers, 5);
+  EXPECT_EQ(ParseOperatorFlags({"--starting-apiservers=0"})->starting_apiservers, 0);
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -33,6 +37,7 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
   EXPECT_NE(ParseOperatorFlags({"--backend-default=vm"}).status().message().find("vm"),
             std::string::npos);
   EXPECT_FALSE(ParseOperatorFlags({"--workers=0"}).ok());
+  EXPECT_FALSE(ParseOperatorFlags({"--starting-apiservers=-1"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--kubeconfig"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--leader-elect=maybe"}).ok());
 }
@@ -42,7 +47,8 @@ TEST(FlagsTest, UsageDocumentsEveryFlag) {
   for (const char* flag :
        {"--kubeconfig", "--backend-default", "--state-dir", "--tools-bin", "--syncer-binary",
         "--no-syncer", "--etcd-servers", "--syncer-image", "--health-address", "--leader-elect",
-        "--leader-election-namespace", "--leader-election-id", "--workers", "--help"}) {
+        "--leader-election-namespace", "--leader-election-id", "--workers", "--starting-apiservers",
+        "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

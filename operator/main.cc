@@ -77,7 +77,8 @@ int Run(const op::OperatorFlags& flags) {
                               .etcd_servers = flags.etcd_servers,
                               .host_server = config->server,
                               .host_ca_pem = config->ca_pem,
-                              .syncer_tokens = &syncer_tokens});
+                              .syncer_tokens = &syncer_tokens,
+                              .starting_apiservers = flags.starting_apiservers});
   op::StatefulSetBackend statefulset(host, {.syncer_image = flags.syncer_image});
   op::RestVirtualClusterConnector connector;
   op::TenantReconciler reconciler(

@@ -216,7 +216,8 @@ struct ProcessBackend::Tenant {
   std::string Kubeconfig() const { return (dir / "apiserver" / "admin.kubeconfig").string(); }
 };
 
-ProcessBackend::ProcessBackend(ProcessBackendOptions options) : options_(std::move(options)) {
+ProcessBackend::ProcessBackend(ProcessBackendOptions options)
+    : options_(std::move(options)), apiserver_starts_(options_.starting_apiservers) {
   fs::create_directories(fs::path(options_.state_dir) / "tenants");
 }
 
@@ -398,7 +399,22 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
       t.apiserver_pid = pid;
     } else {
       if (was_running) ++t.restarts;
-      LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port;
+      // In turns with the other tenants' API servers (start_gate.h).
+      const auto queued = std::chrono::steady_clock::now();
+      if (options_.starting_apiservers > 0) {
+        std::lock_guard lock(t.mu);
+        t.status.control_plane = {false, "Starting",
+                                  "waiting to start kube-apiserver: at most " +
+                                      std::to_string(options_.starting_apiservers) +
+                                      " start at once"};
+      }
+      StartGate::Slot slot = apiserver_starts_.Acquire([&] {
+        std::lock_guard lock(t.mu);
+        return t.stop;
+      });
+      if (!slot.held()) return report(false, "Stopping", "the tenant's supervisor is stopping");
+      LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port
+                << " after waiting " << SecondsSince(queued) << " s for a start slot";
       const auto started = std::chrono::steady_clock::now();
       Result<std::unique_ptr<localenv::ApiServer>> server = localenv::ApiServer::Start({
           .dir = apiserver_dir.string(),

@@ -31,6 +31,7 @@
 #include "kube/wall_time.h"
 #include "operator/control_plane_backend.h"
 #include "operator/host_credentials.h"
+#include "operator/start_gate.h"
 
 namespace vtenant::op {
 
@@ -57,10 +58,13 @@ struct ProcessBackendOptions {
   // restarted: it runs, and may only be slow).
   std::chrono::milliseconds health_period{5000};
   std::chrono::milliseconds probe_timeout{5000};
+  // kube-apiservers starting at once (see start_gate.h); 0 = no limit.
+  // Re-adopting a running one takes no slot.
+  int starting_apiservers = 5;
   // Flags that keep a virtual control plane small (see bench/RESULTS.md).
   std::vector<std::string> apiserver_args = DefaultApiServerArgs();
   std::vector<std::string> controllers = DefaultVirtualControllers();
-  std::map<std::string, std::string> apiserver_env = {{"GOGC", "50"}};
+  std::map<std::string, std::string> apiserver_env = {{"GOGC", "100"}};
   std::map<std::string, std::string> controller_manager_env = {{"GOGC", "50"}};
 
   static std::vector<std::string> DefaultApiServerArgs();
@@ -110,6 +114,7 @@ class ProcessBackend final : public ControlPlaneBackend {
   std::string TenantDir(const std::string& tenant) const;
 
   const ProcessBackendOptions options_;
+  StartGate apiserver_starts_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Tenant>> tenants_;
   std::function<void(const std::string&)> notify_;
