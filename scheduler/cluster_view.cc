@@ -28,6 +28,11 @@ const sched::QueueSpec& HolderQueue() {
 
 ClusterView::ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
 
+void ClusterView::LearnWorkload(std::shared_ptr<sched::WorkloadModel> model) {
+  std::lock_guard lock(mu_);
+  workload_ = std::move(model);
+}
+
 bool ClusterView::Unchanged(char kind, const std::string& key, const rapidjson::Value& object) {
   const std::string_view rv = kube::ResourceVersion(object);
   std::lock_guard lock(mu_);
@@ -563,6 +568,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
       ++synced;
     } else {
       synced_pods_.emplace_hint(synced, *d.key, SyncedPod{d.pod->spec, d.core, *id});
+      if (workload_ && !d.core.holder) workload_->Observe(universe_.universe(), *id);
     }
   }
   while (synced != synced_pods_.end()) synced = remove_pod(synced);

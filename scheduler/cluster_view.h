@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -34,6 +35,7 @@
 #include "scheduler-core/model.h"
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler-core/universe.h"
+#include "scheduler-core/workload_model.h"
 #include "scheduler/pod_translator.h"
 #include "scheduler/podgroup_translator.h"
 
@@ -85,6 +87,14 @@ struct World {
 class ClusterView {
  public:
   explicit ClusterView(PodTranslatorOptions options);
+
+  // From now on each pod Build sees for the first time is observed into
+  // `model` (the pod shapes fgd measures fragmentation against), so the
+  // workload is learned from the pods that arrive, older ones decayed,
+  // rather than read off whatever one cycle's snapshot holds. Holders
+  // (terminating pods, other schedulers' pods, reservation pods) are not
+  // workload and are left out.
+  void LearnWorkload(std::shared_ptr<sched::WorkloadModel> model);
 
   // Informer events. An upsert whose object has the resourceVersion last
   // translated for it changes nothing and costs no translation.
@@ -218,6 +228,7 @@ class ClusterView {
   std::map<std::string, SyncedPod> synced_pods_;
   std::vector<sched::PresentPod> present_;
   uint64_t core_updates_ = 0;
+  std::shared_ptr<sched::WorkloadModel> workload_;  // may be null
 };
 
 }  // namespace vtenant::scheduler

@@ -374,5 +374,30 @@ TEST_F(ClusterViewTest, ACycleHandsTheCoreOnlyWhatChanged) {
   EXPECT_FALSE(w.movable[1]);
 }
 
+TEST_F(ClusterViewTest, TheWorkloadIsLearnedFromArrivalsOnce) {
+  auto model = std::make_shared<sched::WorkloadModel>();
+  view_.LearnWorkload(model);
+  view_.UpsertPod(Pod({.name = "half", .gpus = 0, .fraction = "0.5"}));
+  view_.UpsertPod(Pod({.name = "whole"}));
+  view_.UpsertPod(Pod({.name = "theirs", .node = "n1", .scheduler = "default-scheduler"}));
+  view_.UpsertPod(Pod({.name = "leaving", .node = "n1", .terminating = true}));
+  Build();
+  EXPECT_EQ(model->version(), 2u) << "two arrivals; holders are not workload";
+  std::vector<sched::WorkloadModel::Entry> shapes = model->Top(10, 1.0);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_DOUBLE_EQ(shapes[0].weight + shapes[1].weight, 1.0);
+  // Later cycles, a new version of a pod, or its bind do not count it again.
+  Build();
+  kube::Object whole = Pod({.name = "whole", .node = "n1"});
+  kube::SetString(whole, {"metadata"}, "resourceVersion", "2");
+  view_.UpsertPod(whole);
+  Build();
+  EXPECT_EQ(model->version(), 2u);
+  // A third arrival does.
+  view_.UpsertPod(Pod({.name = "next", .gpus = 0, .fraction = "0.5"}));
+  Build();
+  EXPECT_EQ(model->version(), 3u);
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

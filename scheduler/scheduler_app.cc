@@ -2,7 +2,10 @@
 
 #include <glog/logging.h>
 
+#include <memory>
+
 #include "scheduler-core/options.h"
+#include "scheduler-core/workload_model.h"
 
 namespace vtenant::scheduler {
 
@@ -58,6 +61,13 @@ Status SchedulerApp::Wire() {
   CycleOptions co;
   co.core.policy = sched::ParsePolicy(flags_.policy).value();
   co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;
+  if (co.core.policy == sched::PlacementPolicy::kFgd) {
+    // fgd measures fragmentation against the shapes of the pods seen so
+    // far, learned across cycles (workload_model.h).
+    auto model = std::make_shared<sched::WorkloadModel>();
+    view_.LearnWorkload(model);
+    co.core.workload = std::move(model);
+  }
   co.period = flags_.cycle_period;
   co.registry = options_.registry;
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,
