@@ -59,9 +59,14 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
       return InvalidArgument("PodGroup " + ns + "/" + std::string(*group) +
                              " has spec.minMember below 1");
     }
-    return std::optional<Gang>(Gang{HostName(*group, ns, config.tenant), min_member,
-                                    OwnerRef{kPodGroupApiVersion, "PodGroup", std::string(*group),
-                                             std::string(kube::Uid(*pg))}});
+    Gang gang{HostName(*group, ns, config.tenant), min_member,
+              OwnerRef{kPodGroupApiVersion, "PodGroup", std::string(*group),
+                       std::string(kube::Uid(*pg))}};
+    if (const rapidjson::Value* sub = kube::Find(*pg, {"spec", "subGroups"});
+        sub != nullptr && !sub->IsNull()) {
+      gang.sub_groups = kube::ToJson(*sub);
+    }
+    return std::optional<Gang>(std::move(gang));
   }
   if (chain.empty()) return std::optional<Gang>();
 
@@ -107,6 +112,11 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
   rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
   spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)),
                  pg.GetAllocator());
+  if (!gang.sub_groups.empty()) {
+    Result<kube::Object> sub = kube::ParseJson(gang.sub_groups);
+    if (sub.ok())
+      spec.AddMember("subGroups", rapidjson::Value(*sub, pg.GetAllocator()), pg.GetAllocator());
+  }
   kube::SetString(pg, {"spec"}, "queue", config.queue);
   if (config.allowed_priority_classes.contains(priority_class)) {
     kube::SetString(pg, {"spec"}, "priorityClassName", priority_class);

@@ -5,7 +5,7 @@
 //
 // Which workload a pod belongs to, and its minMember:
 //   - pod annotated `pod-group-name: g`: the virtual PodGroup g
-//     (scheduling.run.ai/v2alpha2), its spec.minMember;
+//     (scheduling.run.ai/v2alpha2), its spec.minMember and spec.subGroups;
 //   - otherwise the top of its owner chain, except that a Deployment's pods
 //     group by ReplicaSet and a CronJob's by Job (one run of the workload):
 //       Kubeflow jobs (kubeflow.org: PyTorchJob, TFJob, MPIJob, ...):
@@ -35,6 +35,10 @@ struct Gang {
   std::string host_name;  // the host PodGroup, also the pods' pod-group-name
   int64_t min_member = 1;
   OwnerRef owner;  // the virtual workload (or PodGroup) it stands for
+  // A virtual PodGroup's spec.subGroups, as JSON, carried verbatim (the
+  // pods' `kai.scheduler/subgroup-name` labels travel with them, and the
+  // host scheduler validates the list); empty when it has none.
+  std::string sub_groups;
 };
 
 // The gang of virtual pod `pod` whose owner chain is `chain`. nullopt for a
@@ -46,8 +50,8 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
                                    ObjectLookup& lookup, const SyncerConfig& config);
 
 // The host PodGroup of `gang`, for pods in virtual namespace `ns`: queue
-// and labels of the tenant, minMember, and the pod's priorityClassName when
-// the host has it.
+// and labels of the tenant, minMember, sub-groups, and the pod's
+// priorityClassName when the host has it.
 kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
                             const SyncerConfig& config);
 

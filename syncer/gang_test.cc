@@ -169,5 +169,26 @@ TEST(GangTest, HostPodGroupIsInTheTenantsQueue) {
   EXPECT_FALSE(kube::Find(no_class, {"spec", "priorityClassName"}));
 }
 
+TEST(GangTest, SubGroupsOfAVirtualPodGroupCrossVerbatim) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"PodGroup","metadata":{"name":"lws","uid":"pg"},
+      "spec":{"minMember":1,"subGroups":[{"minMember":1,"name":"leader"},
+      {"minMember":2,"name":"workers","parent":null}]}})");
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml",
+      "annotations":{"pod-group-name":"lws"},"labels":{"kai.scheduler/subgroup-name":"workers"}}})");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  kube::Object pg = PodGroupToHost(**gang, "ml", "", NlpConfig());
+  const rapidjson::Value* sub = kube::Find(pg, {"spec", "subGroups"});
+  ASSERT_TRUE(sub != nullptr && sub->IsArray());
+  ASSERT_EQ(sub->Size(), 2u);
+  EXPECT_EQ(kube::GetString((*sub)[1], {"name"}), "workers");
+  EXPECT_EQ(kube::GetInt((*sub)[1], {"minMember"}), 2);
+  EXPECT_EQ(kube::GetInt(pg, {"spec", "minMember"}), 1);
+  // A group without sub-groups gets none on the host.
+  Gang plain{"pg-ddp-x-ml-x-nlp", 4, {"batch/v1", "Job", "ddp", "ddp-uid"}};
+  EXPECT_FALSE(kube::Find(PodGroupToHost(plain, "ml", "", NlpConfig()), {"spec", "subGroups"}));
+}
+
 }  // namespace
 }  // namespace vtenant::syncer

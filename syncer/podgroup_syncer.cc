@@ -27,12 +27,25 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
     metrics_.Error("PodGroup", created.status());
     return created.status();
   }
-  if (kube::GetInt(*have, {"spec", "minMember"}) == gang.min_member) return Status::Ok();
+  const rapidjson::Value* have_sub = kube::Find(*have, {"spec", "subGroups"});
+  const std::string have_sub_json =
+      have_sub == nullptr || have_sub->IsNull() ? "" : kube::ToJson(*have_sub);
+  if (kube::GetInt(*have, {"spec", "minMember"}) == gang.min_member &&
+      have_sub_json == gang.sub_groups) {
+    return Status::Ok();
+  }
   kube::Object update = kube::Clone(*have);
   rapidjson::Value& spec = kube::EnsurePath(update, {"spec"});
   spec.RemoveMember("minMember");
   spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)),
                  update.GetAllocator());
+  spec.RemoveMember("subGroups");
+  if (!gang.sub_groups.empty()) {
+    // What PodGroupToHost writes, so the two never disagree.
+    kube::Object want = PodGroupToHost(gang, "", "", config_);
+    spec.AddMember("subGroups", rapidjson::Value(want["spec"]["subGroups"], update.GetAllocator()),
+                   update.GetAllocator());
+  }
   Result<kube::Object> updated = client.Update(kPodGroups, config_.host_namespace, update);
   if (!updated.ok()) {
     metrics_.Error("PodGroup", updated.status());

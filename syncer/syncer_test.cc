@@ -213,6 +213,35 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
   }));
 }
 
+TEST_F(SyncerTest, VirtualPodGroupSubGroupsReachTheHostAndFollowChanges) {
+  StartSyncer();
+  Result<kube::Object> group = virtual_.Create(kPodGroups, "ml", Json(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"lws","namespace":"ml"},
+      "spec":{"minMember":1,"subGroups":[{"minMember":1,"name":"leader"},
+                                         {"minMember":2,"name":"workers"}]}})"));
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  CreateVirtual(kPods, PodJson("leader", R"(,"annotations":{"pod-group-name":"lws"},
+      "labels":{"kai.scheduler/subgroup-name":"leader"})"));
+  ASSERT_TRUE(Eventually([&] { return HostPodCount() == 1; }));
+  EXPECT_EQ(kube::Label(HostPod("leader"), "kai.scheduler/subgroup-name"), "leader");
+  auto host_workers_min = [&]() -> int64_t {
+    Result<kube::ObjectList> groups = host_.List(kPodGroups, kHostNs);
+    if (!groups.ok() || groups->items.size() != 1) return -1;
+    const rapidjson::Value* sub = kube::Find(groups->items[0], {"spec", "subGroups"});
+    if (sub == nullptr || !sub->IsArray() || sub->Size() != 2) return -1;
+    return kube::GetInt((*sub)[1], {"minMember"}, -1);
+  };
+  EXPECT_EQ(host_workers_min(), 2);
+  // The team changes its gang; the next pod of the group carries the change.
+  kube::Object changed = kube::Clone(*group);
+  changed["spec"]["subGroups"][1]["minMember"].SetInt64(3);
+  ASSERT_TRUE(virtual_.Update(kPodGroups, "ml", changed).ok());
+  CreateVirtual(kPods, PodJson("worker-0", R"(,"annotations":{"pod-group-name":"lws"},
+      "labels":{"kai.scheduler/subgroup-name":"workers"})"));
+  EXPECT_TRUE(Eventually([&] { return host_workers_min() == 3; }));
+}
+
 TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("bare"));
