@@ -12,6 +12,19 @@ void DropManagedFields(Object& object) { RemoveMember(object, {"metadata"}, "man
 
 // ---------------------------------------------------------------- Cache
 
+Cache::Entry Cache::Store(ObjectPtr object) const {
+  if (storage_ == CacheStorage::kDocuments) return {std::move(object), {}};
+  return {nullptr, ToJson(*object)};
+}
+
+ObjectPtr Cache::Read(const Entry& entry) const {
+  if (storage_ == CacheStorage::kDocuments) return entry.object;
+  // The text is what ToJson wrote, so it parses unless memory ran out.
+  Result<ObjectPtr> object = ParseShared(entry.text);
+  CHECK(object.ok()) << "cached object no longer parses: " << object.status().ToString();
+  return std::move(*object);
+}
+
 Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
   std::unique_lock lock(mu_);
   if (indices_.count(name) != 0) {
@@ -19,8 +32,8 @@ Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
   }
   Index& index = indices_[name];
   index.fn = std::move(fn);
-  for (const auto& [key, object] : items_) {
-    for (std::string& value : index.fn(*object)) index.keys_by_value[value].insert(key);
+  for (const auto& [key, entry] : items_) {
+    for (std::string& value : index.fn(*Read(entry))) index.keys_by_value[value].insert(key);
   }
   return Status::Ok();
 }
@@ -28,14 +41,14 @@ Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
 ObjectPtr Cache::Get(std::string_view key) const {
   std::shared_lock lock(mu_);
   auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+  return it == items_.end() ? nullptr : Read(it->second);
 }
 
 std::vector<ObjectPtr> Cache::List() const {
   std::shared_lock lock(mu_);
   std::vector<ObjectPtr> out;
   out.reserve(items_.size());
-  for (const auto& [key, object] : items_) out.push_back(object);
+  for (const auto& [key, entry] : items_) out.push_back(Read(entry));
   return out;
 }
 
@@ -43,7 +56,7 @@ std::vector<std::string> Cache::ListKeys() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
-  for (const auto& [key, object] : items_) out.push_back(key);
+  for (const auto& [key, entry] : items_) out.push_back(key);
   return out;
 }
 
@@ -61,8 +74,16 @@ Result<std::vector<ObjectPtr>> Cache::ByIndex(std::string_view index,
   auto keys = idx->second.keys_by_value.find(value);
   if (keys == idx->second.keys_by_value.end()) return out;
   out.reserve(keys->second.size());
-  for (const std::string& key : keys->second) out.push_back(items_.find(key)->second);
+  for (const std::string& key : keys->second) out.push_back(Read(items_.find(key)->second));
   return out;
+}
+
+Result<size_t> Cache::CountByIndex(std::string_view index, std::string_view value) const {
+  std::shared_lock lock(mu_);
+  auto idx = indices_.find(index);
+  if (idx == indices_.end()) return NotFound("no index \"" + std::string(index) + "\"");
+  auto keys = idx->second.keys_by_value.find(value);
+  return keys == idx->second.keys_by_value.end() ? 0 : keys->second.size();
 }
 
 Result<std::vector<std::string>> Cache::IndexValues(std::string_view index) const {
@@ -76,17 +97,18 @@ Result<std::vector<std::string>> Cache::IndexValues(std::string_view index) cons
 
 ObjectPtr Cache::Upsert(ObjectPtr object) {
   std::string key = KeyOf(*object);
+  Entry entry = Store(object);
   std::unique_lock lock(mu_);
   auto it = items_.find(key);
   ObjectPtr old;
   if (it != items_.end()) {
-    old = std::move(it->second);
+    old = Read(it->second);
     UnindexLocked(key, *old);
-    it->second = std::move(object);
+    it->second = std::move(entry);
   } else {
-    it = items_.emplace(key, std::move(object)).first;
+    it = items_.emplace(key, std::move(entry)).first;
   }
-  IndexLocked(key, *it->second);
+  IndexLocked(key, *object);
   return old;
 }
 
@@ -94,7 +116,7 @@ ObjectPtr Cache::Remove(std::string_view key) {
   std::unique_lock lock(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return nullptr;
-  ObjectPtr old = std::move(it->second);
+  ObjectPtr old = Read(it->second);
   UnindexLocked(it->first, *old);
   items_.erase(it);
   return old;
@@ -120,7 +142,10 @@ void Cache::UnindexLocked(const std::string& key, const Object& object) {
 // ---------------------------------------------------------------- SharedInformer
 
 SharedInformer::SharedInformer(Client& client, ResourceType type, InformerOptions options)
-    : client_(client), type_(std::move(type)), options_(std::move(options)) {
+    : client_(client),
+      type_(std::move(type)),
+      options_(std::move(options)),
+      cache_(options_.cache_storage) {
   Result<Family<Gauge>*> backlog = options_.registry->AddGauge(
       "vtenant_informer_backlog", "Informer notifications waiting for event handlers.",
       {"resource"});

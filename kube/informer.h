@@ -79,11 +79,26 @@ void DropManagedFields(Object& object);
 // name). Must be a pure function of the object; may return no values.
 using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
 
+// How a Cache holds its objects.
+enum class CacheStorage {
+  // Parsed documents, handed to readers as they are: a read costs nothing.
+  kDocuments,
+  // Compact JSON text, parsed again on every read (Get, List, ByIndex, the
+  // objects Upsert and Remove return). A RapidJSON document takes about 1.8
+  // times its text, so a cache of many objects read now and then (a
+  // per-tenant process caching every pod) holds them in about half the
+  // memory, for a few microseconds per object read. Each read returns a
+  // fresh copy: compare objects by content, never by pointer.
+  kJsonText,
+};
+
 // A thread-safe map from KeyOf(object) to the object, with secondary indices.
 // Objects are shared and immutable: readers keep an ObjectPtr as long as they
 // like while the cache moves on.
 class Cache {
  public:
+  explicit Cache(CacheStorage storage = CacheStorage::kDocuments) : storage_(storage) {}
+
   // Adds the index `name`. Fails with AlreadyExists for a duplicate name.
   // Objects already cached are indexed at once.
   Status AddIndexer(const std::string& name, IndexFunc fn);
@@ -99,6 +114,9 @@ class Cache {
   // The objects whose index `index` produced `value`, in key order. Fails
   // with NotFound when no such index was added.
   Result<std::vector<ObjectPtr>> ByIndex(std::string_view index, std::string_view value) const;
+  // How many objects ByIndex would return, without reading them. NotFound
+  // as above.
+  Result<size_t> CountByIndex(std::string_view index, std::string_view value) const;
   // The values index `index` currently holds, sorted. NotFound as above.
   Result<std::vector<std::string>> IndexValues(std::string_view index) const;
 
@@ -108,6 +126,15 @@ class Cache {
   ObjectPtr Remove(std::string_view key);
 
  private:
+  // One cached object: `object` with kDocuments, `text` with kJsonText.
+  struct Entry {
+    ObjectPtr object;
+    std::string text;
+  };
+
+  Entry Store(ObjectPtr object) const;
+  // The object of `entry`; parses its text with kJsonText.
+  ObjectPtr Read(const Entry& entry) const;
   void IndexLocked(const std::string& key, const Object& object);
   void UnindexLocked(const std::string& key, const Object& object);
 
@@ -116,8 +143,9 @@ class Cache {
     std::map<std::string, std::set<std::string>, std::less<>> keys_by_value;
   };
 
+  const CacheStorage storage_;
   mutable std::shared_mutex mu_;
-  std::map<std::string, ObjectPtr, std::less<>> items_;
+  std::map<std::string, Entry, std::less<>> items_;
   std::map<std::string, Index, std::less<>> indices_;
 };
 
@@ -174,6 +202,8 @@ struct InformerOptions {
   // handed to handlers (see TransformFunc). Empty: objects are cached as the
   // server sent them.
   TransformFunc transform;
+  // How the cache holds objects (see CacheStorage).
+  CacheStorage cache_storage = CacheStorage::kDocuments;
 };
 
 class SharedInformer {
