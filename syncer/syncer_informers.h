@@ -12,6 +12,10 @@
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
 // "pod-group" (pod-group-name) and "node" (spec.nodeName).
 //
+// Every cache drops managedFields and holds objects as JSON text
+// (kube::CacheStorage::kJsonText): each read parses a fresh copy, so ask
+// CountByIndex rather than ByIndex when only "is anything there" matters.
+//
 // On kube::Manager this becomes two ClusterHandles' informer factories; the
 // reconcilers only need the caches.
 #pragma once
