@@ -6,6 +6,8 @@
 #include <random>
 #include <unordered_set>
 
+#include "kube/deflate.h"
+
 namespace vtenant::kube {
 
 void DropManagedFields(Object& object) { RemoveMember(object, {"metadata"}, "managedFields"); }
@@ -14,13 +16,24 @@ void DropManagedFields(Object& object) { RemoveMember(object, {"metadata"}, "man
 
 Cache::Entry Cache::Store(ObjectPtr object) const {
   if (storage_ == CacheStorage::kDocuments) return {std::move(object), {}};
-  return {nullptr, ToJson(*object)};
+  std::string text = ToJson(*object);
+  if (storage_ == CacheStorage::kJsonText) return {nullptr, std::move(text)};
+  std::call_once(dictionary_once_, [&] { dictionary_ = text; });
+  return {nullptr, DeflateWithDictionary(text, dictionary_)};
 }
 
 ObjectPtr Cache::Read(const Entry& entry) const {
   if (storage_ == CacheStorage::kDocuments) return entry.object;
-  // The text is what ToJson wrote, so it parses unless memory ran out.
-  Result<ObjectPtr> object = ParseShared(entry.text);
+  // The text is what ToJson wrote (and Deflate kept), so it inflates and
+  // parses unless memory ran out.
+  std::string inflated;
+  if (storage_ == CacheStorage::kCompressedJsonText) {
+    Result<std::string> text = InflateWithDictionary(entry.text, dictionary_);
+    CHECK(text.ok()) << "cached object no longer inflates: " << text.status().ToString();
+    inflated = std::move(*text);
+  }
+  Result<ObjectPtr> object =
+      ParseShared(storage_ == CacheStorage::kCompressedJsonText ? inflated : entry.text);
   CHECK(object.ok()) << "cached object no longer parses: " << object.status().ToString();
   return std::move(*object);
 }
@@ -177,12 +190,25 @@ Status SharedInformer::Run() {
   if (running_ || stopping_) {
     return FailedPrecondition("informer for " + type_.resource + " was already started");
   }
+  if (options_.dispatcher != nullptr && options_.dispatcher->clock() != options_.clock) {
+    return FailedPrecondition("informer for " + type_.resource +
+                              " uses another clock than its event dispatcher");
+  }
   running_ = true;
   waker_ = options_.clock->AddWaker([this] {
     std::lock_guard wake_lock(mu_);
     cv_.notify_all();
   });
-  dispatcher_ = std::thread([this] { DispatchLoop(); });
+  if (options_.dispatcher != nullptr) {
+    std::optional<Clock::TimePoint> first_resync;
+    if (options_.resync_period > Clock::Duration::zero()) {
+      next_resync_ = options_.clock->Now() + options_.resync_period;
+      first_resync = next_resync_;
+    }
+    options_.dispatcher->Attach(this, first_resync);
+  } else {
+    dispatcher_ = std::thread([this] { DispatchLoop(); });
+  }
   reflector_ = std::thread([this] { ReflectorLoop(); });
   return Status::Ok();
 }
@@ -196,6 +222,12 @@ void SharedInformer::Stop() {
   cancel_.Cancel();
   if (reflector_.joinable()) reflector_.join();
   if (dispatcher_.joinable()) dispatcher_.join();
+  bool attached = false;
+  {
+    std::lock_guard lock(mu_);
+    attached = running_ && options_.dispatcher != nullptr;
+  }
+  if (attached) options_.dispatcher->Detach(this);
   {
     std::lock_guard lock(mu_);
     backlog_->Dec(static_cast<double>(queue_.size()));
@@ -395,9 +427,13 @@ void SharedInformer::Apply(WatchEvent& event) {
 
 void SharedInformer::EnqueueLocked(Notification::Kind kind, ObjectPtr old_object, ObjectPtr object,
                                    int only_handler, bool final_state_unknown) {
+  const bool was_empty = queue_.empty();
   queue_.push_back({kind, std::move(old_object), std::move(object), next_sequence_++, only_handler,
                     final_state_unknown});
   backlog_->Inc();
+  // A shared dispatcher hears of an informer only when its queue stops being
+  // empty; it keeps taking turns on it until the queue is empty again.
+  if (was_empty && running_ && options_.dispatcher != nullptr) options_.dispatcher->Wake(this);
 }
 
 void SharedInformer::DispatchLoop() {
@@ -407,16 +443,7 @@ void SharedInformer::DispatchLoop() {
   Clock::TimePoint next_resync = clock.Now() + options_.resync_period;
   while (!stopping_) {
     if (!queue_.empty()) {
-      Notification n = std::move(queue_.front());
-      queue_.pop_front();
-      backlog_->Dec();
-      cv_.notify_all();  // room in the queue for a waiting watch or relist
-      std::vector<std::shared_ptr<Registration>> registrations = registrations_;
-      lock.unlock();
-      Deliver(n, registrations);
-      lock.lock();
-      delivered_through_ = n.sequence + 1;
-      cv_.notify_all();
+      DeliverOne(lock);
       continue;
     }
     if (resync && clock.Now() >= next_resync) {
@@ -435,6 +462,46 @@ void SharedInformer::DispatchLoop() {
       cv_.wait(lock);
     }
   }
+}
+
+void SharedInformer::DeliverOne(std::unique_lock<std::mutex>& lock) {
+  Notification n = std::move(queue_.front());
+  queue_.pop_front();
+  backlog_->Dec();
+  cv_.notify_all();  // room in the queue for a waiting watch or relist
+  std::vector<std::shared_ptr<Registration>> registrations = registrations_;
+  lock.unlock();
+  Deliver(n, registrations);
+  lock.lock();
+  delivered_through_ = n.sequence + 1;
+  cv_.notify_all();
+}
+
+SharedInformer::DispatchTurn SharedInformer::DispatchSome(size_t max) {
+  const bool resync = options_.resync_period > Clock::Duration::zero();
+  Clock& clock = *options_.clock;
+  std::unique_lock lock(mu_);
+  for (size_t delivered = 0; !stopping_ && delivered < max;) {
+    if (!queue_.empty()) {
+      DeliverOne(lock);
+      ++delivered;
+      continue;
+    }
+    if (!resync || clock.Now() < next_resync_) break;
+    // As in DispatchLoop: the queue is empty, so the cache is what handlers
+    // have seen.
+    if (synced_at_) {
+      for (ObjectPtr& object : cache_.List()) {
+        EnqueueLocked(Notification::Kind::kUpdate, object, object);
+      }
+    }
+    next_resync_ = clock.Now() + options_.resync_period;
+  }
+  DispatchTurn turn;
+  if (stopping_) return turn;
+  turn.more = !queue_.empty();
+  if (resync) turn.next_resync = next_resync_;
+  return turn;
 }
 
 void SharedInformer::Deliver(const Notification& n,

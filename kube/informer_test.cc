@@ -83,9 +83,18 @@ std::string Rv(FakeClient& client, const std::string& ns, const std::string& nam
 class CacheTest : public testing::TestWithParam<CacheStorage> {};
 
 INSTANTIATE_TEST_SUITE_P(Storage, CacheTest,
-                         testing::Values(CacheStorage::kDocuments, CacheStorage::kJsonText),
+                         testing::Values(CacheStorage::kDocuments, CacheStorage::kJsonText,
+                                         CacheStorage::kCompressedJsonText),
                          [](const testing::TestParamInfo<CacheStorage>& info) {
-                           return info.param == CacheStorage::kDocuments ? "Documents" : "JsonText";
+                           switch (info.param) {
+                             case CacheStorage::kDocuments:
+                               return "Documents";
+                             case CacheStorage::kJsonText:
+                               return "JsonText";
+                             case CacheStorage::kCompressedJsonText:
+                               return "CompressedJsonText";
+                           }
+                           return "Unknown";
                          });
 
 TEST_P(CacheTest, IndexesFollowUpsertsAndRemovals) {
