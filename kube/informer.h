@@ -316,7 +316,8 @@ class SharedInformer {
   // Delivers up to `max` notifications (and a resync that is due) on the
   // calling EventDispatcher thread.
   DispatchTurn DispatchSome(size_t max);
-  // Delivers `n`, taken off the queue, with `lock` released meanwhile.
+  // Takes the queue's front off and delivers it, with `lock` (on mu_)
+  // released meanwhile.
   void DeliverOne(std::unique_lock<std::mutex>& lock);
   void Deliver(const Notification& n, const std::vector<std::shared_ptr<Registration>>& regs);
 
