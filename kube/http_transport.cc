@@ -27,6 +27,8 @@ namespace client = web::http::client;
 
 // Watches idle for at most this long between bookmarks before we reconnect.
 constexpr auto kStreamIdleTimeout = std::chrono::minutes(15);
+// What a stream (a watch) reads into at a time.
+constexpr size_t kStreamBufferBytes = 16 * 1024;
 
 Status TransportError(const std::string& where, const std::exception& e) {
   const auto* http_error = dynamic_cast<const http::http_exception*>(&e);
@@ -209,9 +211,11 @@ class CppRestTransport final : public HttpTransport {
       }
       // getn(n) on cpprestsdk's body buffer waits until n bytes are there or
       // the stream ends, so asking for a whole buffer would hold small watch
-      // events back until 64 KiB piled up. Wait for one byte, then take what
-      // has already arrived: events reach the handler as they happen.
-      std::vector<char> buffer(64 * 1024);
+      // events back until a buffer's worth piled up. Wait for one byte, then
+      // take what has already arrived: events reach the handler as they
+      // happen. The buffer lives as long as the watch (all the time, for an
+      // informer), so it is kept small: a larger event takes several reads.
+      std::vector<char> buffer(kStreamBufferBytes);
       auto streambuf = body.streambuf();
       auto* bytes = reinterpret_cast<uint8_t*>(buffer.data());
       bool more = on_chunk(std::string_view());  // the answer has begun

@@ -6,11 +6,37 @@
 #include <random>
 #include <unordered_set>
 
+#include "kube/deflate.h"
+
 namespace vtenant::kube {
 
 void DropManagedFields(Object& object) { RemoveMember(object, {"metadata"}, "managedFields"); }
 
 // ---------------------------------------------------------------- Cache
+
+Cache::Entry Cache::Store(ObjectPtr object) const {
+  if (storage_ == CacheStorage::kDocuments) return {std::move(object), {}};
+  std::string text = ToJson(*object);
+  if (storage_ == CacheStorage::kJsonText) return {nullptr, std::move(text)};
+  std::call_once(dictionary_once_, [&] { dictionary_ = text; });
+  return {nullptr, DeflateWithDictionary(text, dictionary_)};
+}
+
+ObjectPtr Cache::Read(const Entry& entry) const {
+  if (storage_ == CacheStorage::kDocuments) return entry.object;
+  // The text is what ToJson wrote (and Deflate kept), so it inflates and
+  // parses unless memory ran out.
+  std::string inflated;
+  if (storage_ == CacheStorage::kCompressedJsonText) {
+    Result<std::string> text = InflateWithDictionary(entry.text, dictionary_);
+    CHECK(text.ok()) << "cached object no longer inflates: " << text.status().ToString();
+    inflated = std::move(*text);
+  }
+  Result<ObjectPtr> object =
+      ParseShared(storage_ == CacheStorage::kCompressedJsonText ? inflated : entry.text);
+  CHECK(object.ok()) << "cached object no longer parses: " << object.status().ToString();
+  return std::move(*object);
+}
 
 Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
   std::unique_lock lock(mu_);
@@ -19,8 +45,8 @@ Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
   }
   Index& index = indices_[name];
   index.fn = std::move(fn);
-  for (const auto& [key, object] : items_) {
-    for (std::string& value : index.fn(*object)) index.keys_by_value[value].insert(key);
+  for (const auto& [key, entry] : items_) {
+    for (std::string& value : index.fn(*Read(entry))) index.keys_by_value[value].insert(key);
   }
   return Status::Ok();
 }
@@ -28,14 +54,14 @@ Status Cache::AddIndexer(const std::string& name, IndexFunc fn) {
 ObjectPtr Cache::Get(std::string_view key) const {
   std::shared_lock lock(mu_);
   auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+  return it == items_.end() ? nullptr : Read(it->second);
 }
 
 std::vector<ObjectPtr> Cache::List() const {
   std::shared_lock lock(mu_);
   std::vector<ObjectPtr> out;
   out.reserve(items_.size());
-  for (const auto& [key, object] : items_) out.push_back(object);
+  for (const auto& [key, entry] : items_) out.push_back(Read(entry));
   return out;
 }
 
@@ -43,7 +69,7 @@ std::vector<std::string> Cache::ListKeys() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
-  for (const auto& [key, object] : items_) out.push_back(key);
+  for (const auto& [key, entry] : items_) out.push_back(key);
   return out;
 }
 
@@ -61,8 +87,16 @@ Result<std::vector<ObjectPtr>> Cache::ByIndex(std::string_view index,
   auto keys = idx->second.keys_by_value.find(value);
   if (keys == idx->second.keys_by_value.end()) return out;
   out.reserve(keys->second.size());
-  for (const std::string& key : keys->second) out.push_back(items_.find(key)->second);
+  for (const std::string& key : keys->second) out.push_back(Read(items_.find(key)->second));
   return out;
+}
+
+Result<size_t> Cache::CountByIndex(std::string_view index, std::string_view value) const {
+  std::shared_lock lock(mu_);
+  auto idx = indices_.find(index);
+  if (idx == indices_.end()) return NotFound("no index \"" + std::string(index) + "\"");
+  auto keys = idx->second.keys_by_value.find(value);
+  return keys == idx->second.keys_by_value.end() ? 0 : keys->second.size();
 }
 
 Result<std::vector<std::string>> Cache::IndexValues(std::string_view index) const {
@@ -76,17 +110,18 @@ Result<std::vector<std::string>> Cache::IndexValues(std::string_view index) cons
 
 ObjectPtr Cache::Upsert(ObjectPtr object) {
   std::string key = KeyOf(*object);
+  Entry entry = Store(object);
   std::unique_lock lock(mu_);
   auto it = items_.find(key);
   ObjectPtr old;
   if (it != items_.end()) {
-    old = std::move(it->second);
+    old = Read(it->second);
     UnindexLocked(key, *old);
-    it->second = std::move(object);
+    it->second = std::move(entry);
   } else {
-    it = items_.emplace(key, std::move(object)).first;
+    it = items_.emplace(key, std::move(entry)).first;
   }
-  IndexLocked(key, *it->second);
+  IndexLocked(key, *object);
   return old;
 }
 
@@ -94,7 +129,7 @@ ObjectPtr Cache::Remove(std::string_view key) {
   std::unique_lock lock(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return nullptr;
-  ObjectPtr old = std::move(it->second);
+  ObjectPtr old = Read(it->second);
   UnindexLocked(it->first, *old);
   items_.erase(it);
   return old;
@@ -120,7 +155,10 @@ void Cache::UnindexLocked(const std::string& key, const Object& object) {
 // ---------------------------------------------------------------- SharedInformer
 
 SharedInformer::SharedInformer(Client& client, ResourceType type, InformerOptions options)
-    : client_(client), type_(std::move(type)), options_(std::move(options)) {
+    : client_(client),
+      type_(std::move(type)),
+      options_(std::move(options)),
+      cache_(options_.cache_storage) {
   Result<Family<Gauge>*> backlog = options_.registry->AddGauge(
       "vtenant_informer_backlog", "Informer notifications waiting for event handlers.",
       {"resource"});
@@ -152,12 +190,25 @@ Status SharedInformer::Run() {
   if (running_ || stopping_) {
     return FailedPrecondition("informer for " + type_.resource + " was already started");
   }
+  if (options_.dispatcher != nullptr && options_.dispatcher->clock() != options_.clock) {
+    return FailedPrecondition("informer for " + type_.resource +
+                              " uses another clock than its event dispatcher");
+  }
   running_ = true;
   waker_ = options_.clock->AddWaker([this] {
     std::lock_guard wake_lock(mu_);
     cv_.notify_all();
   });
-  dispatcher_ = std::thread([this] { DispatchLoop(); });
+  if (options_.dispatcher != nullptr) {
+    std::optional<Clock::TimePoint> first_resync;
+    if (options_.resync_period > Clock::Duration::zero()) {
+      next_resync_ = options_.clock->Now() + options_.resync_period;
+      first_resync = next_resync_;
+    }
+    options_.dispatcher->Attach(this, first_resync);
+  } else {
+    dispatcher_ = std::thread([this] { DispatchLoop(); });
+  }
   reflector_ = std::thread([this] { ReflectorLoop(); });
   return Status::Ok();
 }
@@ -171,6 +222,12 @@ void SharedInformer::Stop() {
   cancel_.Cancel();
   if (reflector_.joinable()) reflector_.join();
   if (dispatcher_.joinable()) dispatcher_.join();
+  bool attached = false;
+  {
+    std::lock_guard lock(mu_);
+    attached = running_ && options_.dispatcher != nullptr;
+  }
+  if (attached) options_.dispatcher->Detach(this);
   {
     std::lock_guard lock(mu_);
     backlog_->Dec(static_cast<double>(queue_.size()));
@@ -370,9 +427,13 @@ void SharedInformer::Apply(WatchEvent& event) {
 
 void SharedInformer::EnqueueLocked(Notification::Kind kind, ObjectPtr old_object, ObjectPtr object,
                                    int only_handler, bool final_state_unknown) {
+  const bool was_empty = queue_.empty();
   queue_.push_back({kind, std::move(old_object), std::move(object), next_sequence_++, only_handler,
                     final_state_unknown});
   backlog_->Inc();
+  // A shared dispatcher hears of an informer only when its queue stops being
+  // empty; it keeps taking turns on it until the queue is empty again.
+  if (was_empty && running_ && options_.dispatcher != nullptr) options_.dispatcher->Wake(this);
 }
 
 void SharedInformer::DispatchLoop() {
@@ -382,16 +443,7 @@ void SharedInformer::DispatchLoop() {
   Clock::TimePoint next_resync = clock.Now() + options_.resync_period;
   while (!stopping_) {
     if (!queue_.empty()) {
-      Notification n = std::move(queue_.front());
-      queue_.pop_front();
-      backlog_->Dec();
-      cv_.notify_all();  // room in the queue for a waiting watch or relist
-      std::vector<std::shared_ptr<Registration>> registrations = registrations_;
-      lock.unlock();
-      Deliver(n, registrations);
-      lock.lock();
-      delivered_through_ = n.sequence + 1;
-      cv_.notify_all();
+      DeliverOne(lock);
       continue;
     }
     if (resync && clock.Now() >= next_resync) {
@@ -410,6 +462,46 @@ void SharedInformer::DispatchLoop() {
       cv_.wait(lock);
     }
   }
+}
+
+void SharedInformer::DeliverOne(std::unique_lock<std::mutex>& lock) {
+  Notification n = std::move(queue_.front());
+  queue_.pop_front();
+  backlog_->Dec();
+  cv_.notify_all();  // room in the queue for a waiting watch or relist
+  std::vector<std::shared_ptr<Registration>> registrations = registrations_;
+  lock.unlock();
+  Deliver(n, registrations);
+  lock.lock();
+  delivered_through_ = n.sequence + 1;
+  cv_.notify_all();
+}
+
+SharedInformer::DispatchTurn SharedInformer::DispatchSome(size_t max) {
+  const bool resync = options_.resync_period > Clock::Duration::zero();
+  Clock& clock = *options_.clock;
+  std::unique_lock lock(mu_);
+  for (size_t delivered = 0; !stopping_ && delivered < max;) {
+    if (!queue_.empty()) {
+      DeliverOne(lock);
+      ++delivered;
+      continue;
+    }
+    if (!resync || clock.Now() < next_resync_) break;
+    // As in DispatchLoop: the queue is empty, so the cache is what handlers
+    // have seen.
+    if (synced_at_) {
+      for (ObjectPtr& object : cache_.List()) {
+        EnqueueLocked(Notification::Kind::kUpdate, object, object);
+      }
+    }
+    next_resync_ = clock.Now() + options_.resync_period;
+  }
+  DispatchTurn turn;
+  if (stopping_) return turn;
+  turn.more = !queue_.empty();
+  if (resync) turn.next_resync = next_resync_;
+  return turn;
 }
 
 void SharedInformer::Deliver(const Notification& n,

@@ -15,7 +15,9 @@
 // therefore converge to the server's state even across API server restarts.
 //
 // Handlers run on one dispatcher thread, in the order the changes reached the
-// cache, never concurrently with each other. Notifications wait in a queue
+// cache, never concurrently with each other: a thread of the informer's own,
+// or an EventDispatcher's shared with other informers
+// (InformerOptions::dispatcher). Notifications wait in a queue
 // of at most InformerOptions::max_backlog; when it is full the watch and the
 // relist wait for the handlers (back-pressure, nothing dropped), so a slow
 // handler slows the informer rather than growing memory without bound. The
@@ -56,6 +58,7 @@
 #include "kube/cancellation.h"
 #include "kube/client.h"
 #include "kube/clock.h"
+#include "kube/event_dispatcher.h"
 #include "kube/metrics.h"
 #include "kube/object.h"
 #include "kube/resource.h"
@@ -79,11 +82,31 @@ void DropManagedFields(Object& object);
 // name). Must be a pure function of the object; may return no values.
 using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
 
+// How a Cache holds its objects.
+enum class CacheStorage {
+  // Parsed documents, handed to readers as they are: a read costs nothing.
+  kDocuments,
+  // Compact JSON text, parsed again on every read (Get, List, ByIndex, the
+  // objects Upsert and Remove return). A RapidJSON document takes about 1.8
+  // times its text, so a cache of many objects read now and then (a
+  // per-tenant process caching every pod) holds them in about half the
+  // memory, for a few microseconds per object read. Each read returns a
+  // fresh copy: compare objects by content, never by pointer.
+  kJsonText,
+  // The same text deflated against the first object the cache stored
+  // (kube/deflate.h): objects of one kind share most of their bytes, so a
+  // pod's 1.4 KiB of text keeps about 150 bytes. A read inflates, then
+  // parses, a few microseconds more than kJsonText; a store deflates.
+  kCompressedJsonText,
+};
+
 // A thread-safe map from KeyOf(object) to the object, with secondary indices.
 // Objects are shared and immutable: readers keep an ObjectPtr as long as they
 // like while the cache moves on.
 class Cache {
  public:
+  explicit Cache(CacheStorage storage = CacheStorage::kDocuments) : storage_(storage) {}
+
   // Adds the index `name`. Fails with AlreadyExists for a duplicate name.
   // Objects already cached are indexed at once.
   Status AddIndexer(const std::string& name, IndexFunc fn);
@@ -99,6 +122,9 @@ class Cache {
   // The objects whose index `index` produced `value`, in key order. Fails
   // with NotFound when no such index was added.
   Result<std::vector<ObjectPtr>> ByIndex(std::string_view index, std::string_view value) const;
+  // How many objects ByIndex would return, without reading them. NotFound
+  // as above.
+  Result<size_t> CountByIndex(std::string_view index, std::string_view value) const;
   // The values index `index` currently holds, sorted. NotFound as above.
   Result<std::vector<std::string>> IndexValues(std::string_view index) const;
 
@@ -108,6 +134,16 @@ class Cache {
   ObjectPtr Remove(std::string_view key);
 
  private:
+  // One cached object: `object` with kDocuments, `text` otherwise (deflated
+  // with kCompressedJsonText).
+  struct Entry {
+    ObjectPtr object;
+    std::string text;
+  };
+
+  Entry Store(ObjectPtr object) const;
+  // The object of `entry`; parses its text with kJsonText.
+  ObjectPtr Read(const Entry& entry) const;
   void IndexLocked(const std::string& key, const Object& object);
   void UnindexLocked(const std::string& key, const Object& object);
 
@@ -116,8 +152,13 @@ class Cache {
     std::map<std::string, std::set<std::string>, std::less<>> keys_by_value;
   };
 
+  const CacheStorage storage_;
+  // kCompressedJsonText: the first stored object's text, set once before
+  // any entry that needs it is stored and never changed.
+  mutable std::once_flag dictionary_once_;
+  mutable std::string dictionary_;
   mutable std::shared_mutex mu_;
-  std::map<std::string, ObjectPtr, std::less<>> items_;
+  std::map<std::string, Entry, std::less<>> items_;
   std::map<std::string, Index, std::less<>> indices_;
 };
 
@@ -174,6 +215,12 @@ struct InformerOptions {
   // handed to handlers (see TransformFunc). Empty: objects are cached as the
   // server sent them.
   TransformFunc transform;
+  // How the cache holds objects (see CacheStorage).
+  CacheStorage cache_storage = CacheStorage::kDocuments;
+  // Delivers the events on this shared thread instead of one of the
+  // informer's own (see EventDispatcher). Must outlive the informer and use
+  // the same clock. nullptr: a thread of its own.
+  EventDispatcher* dispatcher = nullptr;
 };
 
 class SharedInformer {
@@ -194,7 +241,8 @@ class SharedInformer {
   void AddEventHandler(EventHandler handler);
 
   // Starts listing and watching on threads of its own and returns at once.
-  // Fails with FailedPrecondition when called twice.
+  // Fails with FailedPrecondition when called twice, or when its dispatcher
+  // uses another clock.
   Status Run();
 
   // Stops the watch, the relists and the dispatcher promptly and joins their
@@ -225,6 +273,15 @@ class SharedInformer {
   const ResourceType& type() const { return type_; }
 
  private:
+  friend class EventDispatcher;
+
+  // What one EventDispatcher turn left: whether notifications still wait,
+  // and when the informer resyncs next (nullopt: never, or stopping).
+  struct DispatchTurn {
+    bool more = false;
+    std::optional<Clock::TimePoint> next_resync;
+  };
+
   struct Notification {
     enum class Kind { kAdd, kUpdate, kDelete } kind;
     ObjectPtr old_object;
@@ -256,6 +313,12 @@ class SharedInformer {
   // Waits while the queue is at max_backlog (or until Stop).
   void WaitForRoomLocked(std::unique_lock<std::mutex>& lock);
   void DispatchLoop();
+  // Delivers up to `max` notifications (and a resync that is due) on the
+  // calling EventDispatcher thread.
+  DispatchTurn DispatchSome(size_t max);
+  // Takes the queue's front off and delivers it, with `lock` (on mu_)
+  // released meanwhile.
+  void DeliverOne(std::unique_lock<std::mutex>& lock);
   void Deliver(const Notification& n, const std::vector<std::shared_ptr<Registration>>& regs);
 
   Client& client_;
@@ -279,7 +342,8 @@ class SharedInformer {
   bool stopping_ = false;
   uint64_t waker_ = 0;
   std::atomic<bool> connected_{false};
-  Gauge* backlog_ = nullptr;  // queue_.size() of every informer of this resource
+  Clock::TimePoint next_resync_;  // with options_.dispatcher only
+  Gauge* backlog_ = nullptr;      // queue_.size() of every informer of this resource
 
   std::thread reflector_;
   std::thread dispatcher_;

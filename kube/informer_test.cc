@@ -80,8 +80,25 @@ std::string Rv(FakeClient& client, const std::string& ns, const std::string& nam
   return o.ok() ? std::string(ResourceVersion(*o)) : "";
 }
 
-TEST(CacheTest, IndexesFollowUpsertsAndRemovals) {
-  Cache cache;
+class CacheTest : public testing::TestWithParam<CacheStorage> {};
+
+INSTANTIATE_TEST_SUITE_P(Storage, CacheTest,
+                         testing::Values(CacheStorage::kDocuments, CacheStorage::kJsonText,
+                                         CacheStorage::kCompressedJsonText),
+                         [](const testing::TestParamInfo<CacheStorage>& info) {
+                           switch (info.param) {
+                             case CacheStorage::kDocuments:
+                               return "Documents";
+                             case CacheStorage::kJsonText:
+                               return "JsonText";
+                             case CacheStorage::kCompressedJsonText:
+                               return "CompressedJsonText";
+                           }
+                           return "Unknown";
+                         });
+
+TEST_P(CacheTest, IndexesFollowUpsertsAndRemovals) {
+  Cache cache(GetParam());
   ASSERT_TRUE(
       cache
           .AddIndexer(
@@ -101,6 +118,9 @@ TEST(CacheTest, IndexesFollowUpsertsAndRemovals) {
   EXPECT_EQ(cache.Upsert(pod("a", "n1")), nullptr);
   EXPECT_EQ(cache.Upsert(pod("b", "n1")), nullptr);
   EXPECT_EQ(cache.ByIndex("node", "n1")->size(), 2u);
+  EXPECT_EQ(*cache.CountByIndex("node", "n1"), 2u);
+  EXPECT_EQ(*cache.CountByIndex("node", "n9"), 0u);
+  EXPECT_EQ(cache.CountByIndex("zone", "n1").status().code(), StatusCode::kNotFound);
   ObjectPtr replaced = cache.Upsert(pod("a", "n2"));
   ASSERT_NE(replaced, nullptr);
   EXPECT_EQ(GetString(*replaced, {"spec", "nodeName"}), "n1");
@@ -108,6 +128,7 @@ TEST(CacheTest, IndexesFollowUpsertsAndRemovals) {
   ASSERT_EQ(n1->size(), 1u);
   EXPECT_EQ(Name(*n1->front()), "b");
   EXPECT_EQ(cache.ByIndex("node", "n2")->size(), 1u);
+  EXPECT_EQ(*cache.CountByIndex("node", "n1"), 1u);
   EXPECT_EQ(*cache.IndexValues("node"), (std::vector<std::string>{"n1", "n2"}));
   EXPECT_NE(cache.Remove("ns/b"), nullptr);
   EXPECT_EQ(cache.Remove("ns/b"), nullptr);
@@ -126,6 +147,55 @@ TEST(CacheTest, IndexesFollowUpsertsAndRemovals) {
                               })
                   .ok());
   EXPECT_EQ(cache.ByIndex("name", "a")->size(), 1u);
+}
+
+TEST_P(CacheTest, ReadsBackEveryFieldAsStored) {
+  Cache cache(GetParam());
+  const std::string json =
+      R"({"metadata":{"name":"a","namespace":"ns","labels":{"team":"nlp\u00e9"}},)"
+      R"("spec":{"priority":-7,"weight":0.25,"big":12345678901234,"on":true,"none":null,)"
+      R"("containers":[{"name":"main","args":["a","b"]}],"empty":{}}})";
+  cache.Upsert(std::make_shared<const Object>(Parse(json)));
+  ObjectPtr first = cache.Get("ns/a");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(*first, Parse(json));
+  EXPECT_EQ(*cache.List().front(), Parse(json));
+  ObjectPtr removed = cache.Remove("ns/a");
+  ASSERT_NE(removed, nullptr);
+  EXPECT_EQ(*removed, Parse(json));
+  // A reader's copy outlives the entry.
+  EXPECT_EQ(GetString(*first, {"metadata", "labels", "team"}), "nlp\u00e9");
+}
+
+TEST(SharedInformerTest, TextCacheFollowsListAndWatch) {
+  FakeClient client;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  InformerOptions options = FastOptions();
+  options.cache_storage = CacheStorage::kJsonText;
+  SharedInformer informer(client, res::kPods, options);
+  ASSERT_TRUE(
+      informer
+          .AddIndexer(
+              "node",
+              [](const Object& o) {
+                return std::vector<std::string>{std::string(GetString(o, {"spec", "nodeName"}))};
+              })
+          .ok());
+  Recorder recorder;
+  informer.AddEventHandler(recorder.Handler());
+  ASSERT_TRUE(informer.Run().ok());
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(10)));
+  const std::string old_rv = Rv(client, "ns", "a");
+  ASSERT_TRUE(
+      client.Patch(res::kPods, "ns", "a", PatchType::kMerge, R"({"spec":{"nodeName":"n2"}})").ok());
+  ASSERT_TRUE(recorder.WaitForSize(2));
+  EXPECT_EQ(recorder.Events(),
+            (std::vector<std::string>{"add ns/a",
+                                      "update ns/a " + old_rv + "->" + Rv(client, "ns", "a")}));
+  EXPECT_EQ(GetString(*informer.cache().Get("ns/a"), {"spec", "nodeName"}), "n2");
+  EXPECT_EQ(*informer.cache().CountByIndex("node", "n2"), 1u);
+  EXPECT_EQ(*informer.cache().CountByIndex("node", "n1"), 0u);
+  informer.Stop();
 }
 
 TEST(SharedInformerTest, ListsThenDeliversWatchEventsInOrder) {

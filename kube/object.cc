@@ -155,7 +155,8 @@ struct CompactObject {
   // Small chunks: an object costs its size rounded up to a chunk, not 64 KiB
   // of address space and the pages it happens to touch.
   static constexpr size_t kChunk = 1024;
-  rapidjson::MemoryPoolAllocator<> allocator{kChunk};
+  explicit CompactObject(size_t chunk = kChunk) : allocator(chunk) {}
+  rapidjson::MemoryPoolAllocator<> allocator;
   Object object{&allocator};
 };
 
@@ -164,6 +165,19 @@ struct CompactObject {
 ObjectPtr ShareCompact(const rapidjson::Value& value) {
   auto holder = std::make_shared<CompactObject>();
   holder->object.CopyFrom(value, holder->allocator);
+  return ObjectPtr(holder, &holder->object);
+}
+
+Result<ObjectPtr> ParseShared(std::string_view text) {
+  // A Kubernetes object's DOM is a little under twice its compact text, so
+  // one chunk of this size usually holds all of it.
+  auto holder = std::make_shared<CompactObject>(2 * text.size() + 256);
+  holder->object.Parse(text.data(), text.size());
+  if (holder->object.HasParseError()) {
+    return InvalidArgument(std::string("invalid JSON at offset ") +
+                           std::to_string(holder->object.GetErrorOffset()) + ": " +
+                           rapidjson::GetParseError_En(holder->object.GetParseError()));
+  }
   return ObjectPtr(holder, &holder->object);
 }
 

@@ -36,6 +36,10 @@ Object Clone(const rapidjson::Value& value);
 // many objects for a long time, so they store this compact copy instead.
 ObjectPtr ShareCompact(const rapidjson::Value& value);
 
+// Parses JSON text into an immutable shared object in memory sized to it
+// (see ShareCompact). Fails like ParseJson.
+Result<ObjectPtr> ParseShared(std::string_view text);
+
 // The value at a path of member names, or nullptr if any step is missing or
 // not an object.
 const rapidjson::Value* Find(const rapidjson::Value& value,

@@ -160,13 +160,16 @@ void WorkQueue::ProcessOne(const std::string& key,
 }
 
 void WorkQueue::Run(int workers, const std::function<Status(const std::string&)>& reconcile) {
+  if (workers <= 0) return;
+  auto work = [this, &reconcile] {
+    while (std::optional<std::string> key = Get()) ProcessOne(*key, reconcile);
+  };
   std::vector<std::thread> threads;
-  threads.reserve(workers);
-  for (int i = 0; i < workers; ++i) {
-    threads.emplace_back([this, &reconcile] {
-      while (std::optional<std::string> key = Get()) ProcessOne(*key, reconcile);
-    });
-  }
+  threads.reserve(workers - 1);
+  for (int i = 1; i < workers; ++i) threads.emplace_back(work);
+  // The caller would only wait here: it is the last worker, one thread
+  // (its stack and thread-local storage) fewer per queue.
+  work();
   for (std::thread& thread : threads) thread.join();
 }
 

@@ -107,7 +107,8 @@ class WorkQueue {
 
   bool ShuttingDown() const;
 
-  // Runs `workers` threads that Get keys and call `reconcile` on each. A key
+  // Runs `workers` workers that Get keys and call `reconcile` on each, the
+  // calling thread one of them (so `workers` - 1 new threads). A key
   // whose reconcile returns OK is forgotten by the rate limiter; any error
   // (or exception) re-adds it rate-limited and is logged once, here, with
   // the number of earlier failures: `reconcile` need not log it. Returns

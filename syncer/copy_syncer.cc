@@ -25,9 +25,9 @@ std::optional<std::string> CopySyncer::VirtualKeyOf(const rapidjson::Value& host
 bool CopySyncer::Needed(std::string_view ns, std::string_view name) const {
   if (scope_ == Scope::kAll) return true;
   std::string value = reference_prefix_ + "/" + std::string(ns) + "/" + std::string(name);
-  Result<std::vector<kube::ObjectPtr>> pods =
-      informers_.Virtual(kube::resources::kPods).cache().ByIndex(kReferenceIndex, value);
-  return pods.ok() && !pods->empty();
+  Result<size_t> pods =
+      informers_.Virtual(kube::resources::kPods).cache().CountByIndex(kReferenceIndex, value);
+  return pods.ok() && *pods > 0;
 }
 
 Status CopySyncer::DeleteCopy(const rapidjson::Value& host) {

@@ -8,11 +8,11 @@ NodeSyncer::NodeSyncer(SyncerInformers& informers, SyncMetrics& metrics)
     : informers_(informers), metrics_(metrics) {}
 
 Result<kube::ReconcileResult> NodeSyncer::Reconcile(const std::string& key) {
-  Result<std::vector<kube::ObjectPtr>> pods =
-      informers_.Virtual(kube::resources::kPods).cache().ByIndex(kNodeIndex, key);
-  Result<std::vector<kube::ObjectPtr>> host_pods =
-      informers_.Host(kube::resources::kPods).cache().ByIndex(kNodeIndex, key);
-  bool used = (pods.ok() && !pods->empty()) || (host_pods.ok() && !host_pods->empty());
+  Result<size_t> pods =
+      informers_.Virtual(kube::resources::kPods).cache().CountByIndex(kNodeIndex, key);
+  Result<size_t> host_pods =
+      informers_.Host(kube::resources::kPods).cache().CountByIndex(kNodeIndex, key);
+  bool used = (pods.ok() && *pods > 0) || (host_pods.ok() && *host_pods > 0);
   kube::ObjectPtr host = informers_.Host(kNodes).cache().Get(key);
   kube::ObjectPtr virt = informers_.Virtual(kNodes).cache().Get(key);
   if (used && host != nullptr) {

@@ -59,9 +59,9 @@ Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) 
   kube::ObjectPtr pg = informers_.Host(kPodGroups).cache().Get(key);
   if (pg == nullptr) return kube::ReconcileResult{};
   const std::string name(kube::Name(*pg));
-  Result<std::vector<kube::ObjectPtr>> host_pods =
-      informers_.Host(kube::resources::kPods).cache().ByIndex(kPodGroupIndex, name);
-  if (host_pods.ok() && !host_pods->empty()) return kube::ReconcileResult{};
+  Result<size_t> host_pods =
+      informers_.Host(kube::resources::kPods).cache().CountByIndex(kPodGroupIndex, name);
+  if (host_pods.ok() && *host_pods > 0) return kube::ReconcileResult{};
   // A workload whose pods are about to be created still needs its group.
   const kube::Cache& virtual_pods = informers_.Virtual(kube::resources::kPods).cache();
   std::string owner_uid(kube::Annotation(*pg, kVirtualUidAnnotation).value_or(""));
@@ -69,8 +69,8 @@ Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) 
   std::string vname(kube::Annotation(*pg, kVirtualNameAnnotation).value_or(""));
   for (const std::string& value : {owner_uid, "podgroup/" + ns + "/" + vname}) {
     if (value.empty()) continue;
-    Result<std::vector<kube::ObjectPtr>> pods = virtual_pods.ByIndex(kOwnerUidIndex, value);
-    if (pods.ok() && !pods->empty()) return kube::ReconcileResult{};
+    Result<size_t> pods = virtual_pods.CountByIndex(kOwnerUidIndex, value);
+    if (pods.ok() && *pods > 0) return kube::ReconcileResult{};
   }
   Status s = informers_.host_client().Delete(kPodGroups, config_.host_namespace, name,
                                              {.precondition_uid = std::string(kube::Uid(*pg))});

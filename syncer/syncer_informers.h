@@ -12,6 +12,15 @@
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
 // "pod-group" (pod-group-name) and "node" (spec.nodeName).
 //
+// All informers deliver their events on one shared thread
+// (kube::EventDispatcher): handlers only queue keys, and one thread instead
+// of 17 saves the process 16 stacks and their thread-local buffers.
+//
+// Every cache drops managedFields and holds objects as deflated JSON text
+// (kube::CacheStorage::kCompressedJsonText): each read inflates and parses
+// a fresh copy, so ask CountByIndex rather than ByIndex when only "is
+// anything there" matters.
+//
 // On kube::Manager this becomes two ClusterHandles' informer factories; the
 // reconcilers only need the caches.
 #pragma once
@@ -21,6 +30,7 @@
 #include <memory>
 #include <string>
 
+#include "kube/event_dispatcher.h"
 #include "kube/informer.h"
 #include "syncer/syncer_config.h"
 
@@ -36,6 +46,7 @@ class SyncerInformers {
   // Both clients must outlive this. `options` gives the resync period,
   // backoff and clock of every informer (namespace and selectors are set
   // here); without a transform of its own, each cache drops managedFields.
+  // The options' dispatcher is replaced by this object's own.
   SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
                   const SyncerConfig& config, kube::InformerOptions options = {});
   ~SyncerInformers() { Stop(); }
@@ -62,6 +73,8 @@ class SyncerInformers {
 
   kube::Client& virtual_client_;
   kube::Client& host_client_;
+  // Declared before the informers, so it outlives them.
+  kube::EventDispatcher dispatcher_;
   std::map<std::string, std::unique_ptr<kube::SharedInformer>> virtual_;
   std::map<std::string, std::unique_ptr<kube::SharedInformer>> host_;
 };
