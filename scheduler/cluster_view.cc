@@ -24,6 +24,26 @@ const sched::QueueSpec& HolderQueue() {
   return holder;
 }
 
+// Why a pod labelled with sub-group `sub` cannot join PodGroup `group`
+// (named `name` in the pod's namespace), "" when it can: no label, or a
+// leaf of the group's spec.subGroups.
+std::string SubGroupReason(const TranslatedGroup& group, const std::string& name,
+                           const std::string& sub) {
+  if (sub.empty()) return "";
+  for (const sched::SubGroup& s : group.spec.subgroups)
+    if (s.name == sub) return "";
+  const auto& parents = group.parent_subgroups;
+  if (std::find(parents.begin(), parents.end(), sub) != parents.end())
+    return "sub-group \"" + sub + "\" of PodGroup " + name +
+           " only groups other sub-groups; label the pod " + kSubGroupLabel +
+           " with one of those that have no sub-groups of their own";
+  std::string known;
+  for (const sched::SubGroup& s : group.spec.subgroups)
+    known += (known.empty() ? "" : ", ") + s.name;
+  return "sub-group \"" + sub + "\" (label " + kSubGroupLabel + ") is not in PodGroup " + name +
+         "'s spec.subGroups" + (known.empty() ? " (it has none)" : " (it has " + known + ")");
+}
+
 }  // namespace
 
 ClusterView::ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
@@ -122,10 +142,12 @@ void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
   std::lock_guard lock(mu_);
   Translated('g', key, group);
   if (!g.ok()) {
-    LOG(WARNING) << g.status().ToString();
-    groups_.erase(kube::KeyOf(group));
+    LOG(WARNING) << g.status().ToString() << "; its pods wait until it is fixed";
+    groups_.erase(key);
+    invalid_groups_[key] = g.status().message();
     return;
   }
+  invalid_groups_.erase(key);
   groups_[g->spec.name] = std::move(g).value();
 }
 
@@ -133,6 +155,7 @@ void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   std::lock_guard lock(mu_);
   Forgotten('g', kube::KeyOf(group));
   groups_.erase(kube::KeyOf(group));
+  invalid_groups_.erase(kube::KeyOf(group));
 }
 
 void ClusterView::Assume(const std::string& key, Placement placement) {
@@ -262,6 +285,7 @@ size_t ClusterView::PendingCount() const {
 Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
+  for (const auto& [key, why] : invalid_groups_) w.invalid_podgroups[key].reason = why;
   // Queues whose parent is unknown are left out with their pods: one bad
   // Queue must not stop everyone else's scheduling.
   std::set<std::string> parents;
@@ -346,11 +370,25 @@ Result<World> ClusterView::Build(int64_t now) {
       if (!p.pod_group.empty()) {
         const std::string gkey = kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
         auto g = groups_.find(gkey);
+        std::string why;
         if (g == groups_.end()) {
+          auto bad = invalid_groups_.find(gkey);
+          if (bad == invalid_groups_.end()) {
+            why = "waiting for PodGroup " + p.pod_group;
+          } else {
+            why = "PodGroup " + p.pod_group +
+                  " cannot be scheduled until it is fixed: " + bad->second;
+            World::InvalidGroup& ig = w.invalid_podgroups[gkey];
+            ++(placed ? ig.running : ig.pending);
+          }
+        } else {
+          why = SubGroupReason(g->second, p.pod_group, p.spec.subgroup);
+        }
+        if (!why.empty()) {
           if (placed)
             c.holder = true;
           else {
-            w.unschedulable.push_back({key, "waiting for PodGroup " + p.pod_group});
+            w.unschedulable.push_back({key, why});
             continue;
           }
         } else {
