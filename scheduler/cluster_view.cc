@@ -25,11 +25,20 @@ const sched::QueueSpec& HolderQueue() {
 }
 
 // Why a pod labelled with sub-group `sub` cannot join PodGroup `group`
-// (named `name` in the pod's namespace), "" when it can: no label, or a
-// leaf of the group's spec.subGroups.
+// (named `name` in the pod's namespace), "" when it can: a group without
+// sub-groups and no label, or a leaf of the group's spec.subGroups. A pod
+// without the label in a group with sub-groups belongs to none of them;
+// KAI leaves it out, and so does this, saying so.
 std::string SubGroupReason(const TranslatedGroup& group, const std::string& name,
                            const std::string& sub) {
-  if (sub.empty()) return "";
+  std::string known;
+  for (const sched::SubGroup& s : group.spec.subgroups)
+    known += (known.empty() ? "" : ", ") + s.name;
+  if (sub.empty()) {
+    if (known.empty()) return "";
+    return "PodGroup " + name + " has sub-groups (" + known + "); label the pod " + kSubGroupLabel +
+           " with one of them";
+  }
   for (const sched::SubGroup& s : group.spec.subgroups)
     if (s.name == sub) return "";
   const auto& parents = group.parent_subgroups;
@@ -37,9 +46,6 @@ std::string SubGroupReason(const TranslatedGroup& group, const std::string& name
     return "sub-group \"" + sub + "\" of PodGroup " + name +
            " only groups other sub-groups; label the pod " + kSubGroupLabel +
            " with one of those that have no sub-groups of their own";
-  std::string known;
-  for (const sched::SubGroup& s : group.spec.subgroups)
-    known += (known.empty() ? "" : ", ") + s.name;
   return "sub-group \"" + sub + "\" (label " + kSubGroupLabel + ") is not in PodGroup " + name +
          "'s spec.subGroups" + (known.empty() ? " (it has none)" : " (it has " + known + ")");
 }

@@ -233,7 +233,9 @@ TEST_F(SchedulingCycleTest, APodNamingAnUnknownSubGroupWaitsAndSaysWhich) {
   Add(res::kPods, "ns", GangPod("typo", "job", "wrokers"));
   Add(res::kPods, "ns", GangPod("to-parent", "job", "decode"));
   Add(res::kPods, "ns", GangPod("fine", "job", "d-workers"));
+  Add(res::kPods, "ns", GangPod("unlabelled", "job", ""));
   Cycle(now);
+  EXPECT_EQ(NodeOf("unlabelled"), "");
   EXPECT_EQ(NodeOf("typo"), "");
   EXPECT_EQ(NodeOf("to-parent"), "");
   EXPECT_EQ(NodeOf("fine"), "n1");
@@ -246,6 +248,12 @@ TEST_F(SchedulingCycleTest, APodNamingAnUnknownSubGroupWaitsAndSaysWhich) {
   EXPECT_NE(parent[0].find("\"decode\" of PodGroup job only groups other sub-groups"),
             std::string::npos)
       << parent[0];
+  const std::vector<std::string> unlabelled = WaitReasons("unlabelled");
+  ASSERT_EQ(unlabelled.size(), 1u);
+  EXPECT_NE(unlabelled[0].find("PodGroup job has sub-groups (d-workers); label the pod "
+                               "kai.scheduler/subgroup-name"),
+            std::string::npos)
+      << unlabelled[0];
 }
 
 TEST_F(SchedulingCycleTest, AMalformedSubGroupListKeepsTheGroupOffAndSaysSo) {
