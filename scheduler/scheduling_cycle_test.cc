@@ -124,6 +124,27 @@ TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
   EXPECT_EQ(NodeOf("owed"), "n1");
 }
 
+TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeaves) {
+  const int64_t now = 1796119200;
+  CycleStats s = Cycle(now);
+  ASSERT_EQ(s.nominated, 1u);
+  // The victim is still on n1 (the informer has not seen it go); n1's CPUs
+  // are free all the same, so a pod asking for CPU only fits there.
+  for (const char* queue : {"a", "b"}) {
+    const std::string name = std::string("cpu-") + queue;
+    Add(res::kPods, "ns",
+        R"({"metadata":{"name":")" + name +
+            R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
+            R"("}},"spec":{"schedulerName":"kai-scheduler",
+        "containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}})");
+  }
+  s = Cycle(now + 1);
+  EXPECT_EQ(s.evictions, 0u);
+  EXPECT_EQ(NodeOf("cpu-a"), "n1") << ::testing::PrintToString(WaitReasons("cpu-a"));
+  EXPECT_EQ(NodeOf("cpu-b"), "n1") << ::testing::PrintToString(WaitReasons("cpu-b"));
+  EXPECT_EQ(NodeOf("owed"), "") << "still nominated: its victim has not gone";
+}
+
 TEST_F(SchedulingCycleTest, ARefusedVictimIsLeftAloneForAWhileThenAskedAgain) {
   const int64_t now = 1796119200;
   // A PodDisruptionBudget says no, once.
