@@ -126,23 +126,38 @@ TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
 
 TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeaves) {
   const int64_t now = 1796119200;
-  CycleStats s = Cycle(now);
-  ASSERT_EQ(s.nominated, 1u);
-  // The victim is still on n1 (the informer has not seen it go); n1's CPUs
-  // are free all the same, so a pod asking for CPU only fits there.
-  for (const char* queue : {"a", "b"}) {
-    const std::string name = std::string("cpu-") + queue;
+  auto add_cpu_pod = [&](const std::string& name, const std::string& queue) {
     Add(res::kPods, "ns",
         R"({"metadata":{"name":")" + name +
             R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
             R"("}},"spec":{"schedulerName":"kai-scheduler",
         "containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}})");
-  }
+  };
+  CycleStats s = Cycle(now);
+  ASSERT_EQ(s.nominated, 1u);
+  // The victim is still on n1 (the informer has not seen it go); n1's GPU
+  // is spoken for twice, but its CPUs are free, so a pod asking for CPU
+  // only fits there, whatever its queue. A GPU pod does not.
+  add_cpu_pod("cpu-a", "a");
+  add_cpu_pod("cpu-b", "b");
+  Add(res::kPods, "ns", Pod("gpu-a", "a", ""));
   s = Cycle(now + 1);
   EXPECT_EQ(s.evictions, 0u);
   EXPECT_EQ(NodeOf("cpu-a"), "n1") << ::testing::PrintToString(WaitReasons("cpu-a"));
   EXPECT_EQ(NodeOf("cpu-b"), "n1") << ::testing::PrintToString(WaitReasons("cpu-b"));
+  EXPECT_EQ(NodeOf("gpu-a"), "");
   EXPECT_EQ(NodeOf("owed"), "") << "still nominated: its victim has not gone";
+  // Now the informer shows the victim terminating: it holds its GPU as a
+  // holder, and a CPU pod still fits beside it and the nomination.
+  std::string leaving = Pod("over", "b", "n1");
+  leaving.replace(leaving.find("\"creationTimestamp\""), 0,
+                  R"("deletionTimestamp":"2026-12-01T09:00:00Z","resourceVersion":"leaving",)");
+  view_.UpsertPod(Json(leaving));
+  add_cpu_pod("cpu-c", "a");
+  s = Cycle(now + 2);
+  EXPECT_EQ(NodeOf("cpu-c"), "n1") << ::testing::PrintToString(WaitReasons("cpu-c"));
+  EXPECT_EQ(NodeOf("gpu-a"), "");
+  EXPECT_EQ(NodeOf("owed"), "");
 }
 
 TEST_F(SchedulingCycleTest, ARefusedVictimIsLeftAloneForAWhileThenAskedAgain) {
