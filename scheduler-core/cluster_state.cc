@@ -1,5 +1,6 @@
 #include "scheduler-core/cluster_state.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace vtenant::sched {
@@ -39,7 +40,7 @@ ClusterState::ClusterState(const Snapshot& s)
     if (s.pods[p].phase == PodPhase::kRunning) Apply(p, s.pods[p].allocation, +1);
   for (NodeId n = 0; n < s.nodes.size(); ++n)
     if (s.nodes[n].schedulable) {
-      by_free_gpu_.emplace(node_free_[n].gpu, n);
+      by_free_gpu_.emplace(std::max<Milli>(node_free_[n].gpu, 0), n);
       free_gpu_total_ += node_free_[n].gpu;
     }
 }
@@ -143,8 +144,8 @@ void ClusterState::Reindex(NodeId n, Milli old_free) {
   if (now_free == old_free || !snapshot_->nodes[n].schedulable) return;
   free_gpu_total_ += now_free - old_free;
   // Re-key the same set node: no allocation.
-  auto handle = by_free_gpu_.extract({old_free, n});
-  handle.value().first = now_free;
+  auto handle = by_free_gpu_.extract({std::max<Milli>(old_free, 0), n});
+  handle.value().first = std::max<Milli>(now_free, 0);
   by_free_gpu_.insert(std::move(handle));
 }
 

@@ -58,6 +58,10 @@ class ClusterState {
 
   // Schedulable nodes ordered by free GPU, then id: binpack walks it upwards
   // from the first node with enough, spread downwards from the emptiest.
+  // A node whose GPUs are over-full (a pod nominated onto a GPU its victim
+  // still holds, pods bound by others) is keyed 0, not below: it has no GPU
+  // room but may well have CPU and memory room, and a walk from "needs no
+  // GPU" must still reach it.
   using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
   const FreeGpuIndex& ByFreeGpu() const { return by_free_gpu_; }
   // Devices shared by fractions with room left, by free portion then id:

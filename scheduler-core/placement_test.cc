@@ -123,5 +123,30 @@ TEST(PlacementTest, LikeSizesTogetherLeaveRoomForEveryPod) {
   }
 }
 
+// A node whose one GPU two pods hold (a pod nominated onto the GPU its
+// victim still holds, in the scheduler's view) has no GPU room but its CPUs
+// are free: a pod asking for CPU only is placed there under every policy,
+// and a pod asking for a GPU is not.
+TEST(PlacementTest, AnOverFullGpuNodeStillTakesAPodThatNeedsNoGpu) {
+  for (PlacementPolicy policy :
+       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
+        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
+    SnapshotBuilder b = OneQueue();
+    b.AddNode(GpuNode("n", 1));
+    b.AddPod(Running(WholeGpuPod("leaving", "test", 1), "n", {0}));
+    b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
+    PodSpec cpu{.name = "cpu", .queue = "test"};
+    cpu.cpu_milli = 1000;
+    b.AddPod(cpu);
+    b.AddPod(WholeGpuPod("gpu", "test", 1));
+    Snapshot s = MustBuild(b);
+    Options o;
+    o.policy = policy;
+    Decisions d = RunCycle(s, o);
+    EXPECT_EQ(NodeOf(d, s, "cpu"), "n") << PolicyName(policy);
+    EXPECT_EQ(NodeOf(d, s, "gpu"), "") << PolicyName(policy);
+  }
+}
+
 }  // namespace
 }  // namespace vtenant::sched

@@ -24,6 +24,32 @@ const sched::QueueSpec& HolderQueue() {
   return holder;
 }
 
+// Why a pod labelled with sub-group `sub` cannot join PodGroup `group`
+// (named `name` in the pod's namespace), "" when it can: a group without
+// sub-groups and no label, or a leaf of the group's spec.subGroups. A pod
+// without the label in a group with sub-groups belongs to none of them;
+// KAI leaves it out, and so does this, saying so.
+std::string SubGroupReason(const TranslatedGroup& group, const std::string& name,
+                           const std::string& sub) {
+  std::string known;
+  for (const sched::SubGroup& s : group.spec.subgroups)
+    known += (known.empty() ? "" : ", ") + s.name;
+  if (sub.empty()) {
+    if (known.empty()) return "";
+    return "PodGroup " + name + " has sub-groups (" + known + "); label the pod " + kSubGroupLabel +
+           " with one of them";
+  }
+  for (const sched::SubGroup& s : group.spec.subgroups)
+    if (s.name == sub) return "";
+  const auto& parents = group.parent_subgroups;
+  if (std::find(parents.begin(), parents.end(), sub) != parents.end())
+    return "sub-group \"" + sub + "\" of PodGroup " + name +
+           " only groups other sub-groups; label the pod " + kSubGroupLabel +
+           " with one of those that have no sub-groups of their own";
+  return "sub-group \"" + sub + "\" (label " + kSubGroupLabel + ") is not in PodGroup " + name +
+         "'s spec.subGroups" + (known.empty() ? " (it has none)" : " (it has " + known + ")");
+}
+
 }  // namespace
 
 ClusterView::ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
@@ -127,10 +153,12 @@ void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
   std::lock_guard lock(mu_);
   Translated('g', key, group);
   if (!g.ok()) {
-    LOG(WARNING) << g.status().ToString();
-    groups_.erase(kube::KeyOf(group));
+    LOG(WARNING) << g.status().ToString() << "; its pods wait until it is fixed";
+    groups_.erase(key);
+    invalid_groups_[key] = g.status().message();
     return;
   }
+  invalid_groups_.erase(key);
   groups_[g->spec.name] = std::move(g).value();
 }
 
@@ -138,6 +166,7 @@ void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   std::lock_guard lock(mu_);
   Forgotten('g', kube::KeyOf(group));
   groups_.erase(kube::KeyOf(group));
+  invalid_groups_.erase(kube::KeyOf(group));
 }
 
 void ClusterView::Assume(const std::string& key, Placement placement) {
@@ -267,6 +296,7 @@ size_t ClusterView::PendingCount() const {
 Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
+  for (const auto& [key, why] : invalid_groups_) w.invalid_podgroups[key].reason = why;
   // Queues whose parent is unknown are left out with their pods: one bad
   // Queue must not stop everyone else's scheduling.
   std::set<std::string> parents;
@@ -351,11 +381,25 @@ Result<World> ClusterView::Build(int64_t now) {
       if (!p.pod_group.empty()) {
         const std::string gkey = kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
         auto g = groups_.find(gkey);
+        std::string why;
         if (g == groups_.end()) {
+          auto bad = invalid_groups_.find(gkey);
+          if (bad == invalid_groups_.end()) {
+            why = "waiting for PodGroup " + p.pod_group;
+          } else {
+            why = "PodGroup " + p.pod_group +
+                  " cannot be scheduled until it is fixed: " + bad->second;
+            World::InvalidGroup& ig = w.invalid_podgroups[gkey];
+            ++(placed ? ig.running : ig.pending);
+          }
+        } else {
+          why = SubGroupReason(g->second, p.pod_group, p.spec.subgroup);
+        }
+        if (!why.empty()) {
           if (placed)
             c.holder = true;
           else {
-            w.unschedulable.push_back({key, "waiting for PodGroup " + p.pod_group});
+            w.unschedulable.push_back({key, why});
             continue;
           }
         } else {

@@ -82,6 +82,15 @@ struct World {
   std::vector<Unschedulable> unschedulable;
   std::map<std::string, std::string> pod_group;  // pod key -> its PodGroup's key
   std::set<std::string> podgroups;               // keys of the PodGroup objects in the snapshot
+  // PodGroups that cannot be scheduled as written (a malformed
+  // spec.subGroups, an unknown preemptibility): why, and how many of their
+  // pods run (bound before the group went wrong) and wait, for its status.
+  struct InvalidGroup {
+    std::string reason;
+    int32_t running = 0;
+    int32_t pending = 0;
+  };
+  std::map<std::string, InvalidGroup> invalid_podgroups;
 };
 
 class ClusterView {
@@ -209,6 +218,7 @@ class ClusterView {
   std::map<std::string, sched::NodeSpec> nodes_;
   std::map<std::string, sched::QueueSpec> queues_;
   std::map<std::string, TranslatedGroup> groups_;
+  std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
   std::map<std::string, Placement> assumed_;
   struct Nomination {
     Placement placement;

@@ -7,6 +7,8 @@ namespace vtenant::scheduler {
 // Pods.
 inline constexpr char kQueueLabel[] = "kai.scheduler/queue";
 inline constexpr char kPodGroupAnnotation[] = "pod-group-name";
+// The sub-group (an entry of its PodGroup's spec.subGroups) a pod belongs to.
+inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
 inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
 inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
 inline constexpr char kGpuNumDevicesAnnotation[] = "gpu-fraction-num-devices";

@@ -213,6 +213,7 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   if (t.spec.start_time == 0) t.spec.start_time = t.spec.creation_time;
   t.pod_group = std::string(kube::Annotation(pod, kPodGroupAnnotation).value_or(""));
   t.queue = std::string(kube::Label(pod, kQueueLabel).value_or(""));
+  t.spec.subgroup = std::string(kube::Label(pod, kSubGroupLabel).value_or(""));
   t.shared_gpu_configmap =
       std::string(kube::Annotation(pod, kSharedGpuConfigMapAnnotation).value_or(""));
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));

@@ -30,7 +30,9 @@ struct TranslatedPod {
   std::string uid;
   // The request, selectors, tolerations and times; `spec.name` is the key.
   // group, queue and the running placement are left to the caller, which
-  // knows the PodGroups, Queues and devices.
+  // knows the PodGroups, Queues and devices. spec.subgroup is the label
+  // kai.scheduler/subgroup-name as written; whether the pod's group has
+  // that sub-group is the caller's to check too.
   sched::PodSpec spec;
   // Required node affinity the core cannot express itself (several terms,
   // operators other than In, matchFields); empty otherwise, the simple form

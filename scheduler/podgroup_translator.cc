@@ -1,6 +1,7 @@
 #include "scheduler/podgroup_translator.h"
 
 #include "scheduler/pod_translator.h"
+#include "scheduler/subgroups.h"
 
 namespace vtenant::scheduler {
 
@@ -26,13 +27,14 @@ Result<TranslatedGroup> TranslatePodGroup(const rapidjson::Value& group) {
       std::string(kube::GetString(group, {"spec", "topologyConstraint", "requiredTopologyLevel"}));
   g.preferred_topology =
       std::string(kube::GetString(group, {"spec", "topologyConstraint", "preferredTopologyLevel"}));
-  if (const rapidjson::Value* spec = kube::Find(group, {"spec"}); spec != nullptr) {
-    auto subs = spec->FindMember("subGroups");
-    if (subs != spec->MemberEnd() && subs->value.IsArray())
-      for (const rapidjson::Value& s : subs->value.GetArray())
-        g.subgroups.push_back({std::string(kube::GetString(s, {"name"})),
-                               static_cast<int32_t>(kube::GetInt(s, {"minMember"}, 1))});
-  }
+  const rapidjson::Value* spec = kube::Find(group, {"spec"});
+  const rapidjson::Value* subs = nullptr;
+  if (spec != nullptr)
+    if (auto it = spec->FindMember("subGroups"); it != spec->MemberEnd()) subs = &it->value;
+  Result<SubGroups> read = ReadSubGroups(subs);
+  if (!read.ok()) return read.status().WithContext("podgroup " + g.name);
+  g.subgroups = std::move(read->leaves);
+  t.parent_subgroups = std::move(read->parents);
   return t;
 }
 

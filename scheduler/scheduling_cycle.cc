@@ -191,6 +191,12 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     if (st.phase == "Pending" && group_reason.contains(g)) st.reason = group_reason[g];
     status_.SetPodGroup(group.name, st);
   }
+  // PodGroups refused as written say why where their owners look.
+  for (const auto& [key, bad] : w.invalid_podgroups)
+    status_.SetPodGroup(key, {.phase = "Pending",
+                              .reason = "PodGroup cannot be scheduled: " + bad.reason,
+                              .running = bad.running,
+                              .pending = bad.pending});
   // Reservation pods of GPUs nobody shares any more.
   std::set<std::pair<std::string, int>> in_use = view_.SharedDevicesInUse();
   for (const Reservation& r : view_.Reservations()) {

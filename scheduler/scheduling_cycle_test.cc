@@ -1,6 +1,7 @@
 // One scheduling cycle against an in-memory API server: reclaim evicts
 // through the Eviction API, the winner waits (nominated) until its victim is
-// gone, and a refused eviction is planned again rather than forgotten.
+// gone, a refused eviction is planned again rather than forgotten, and a
+// gang with sub-groups binds only when every sub-group has its minMember.
 #include "scheduler/scheduling_cycle.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,49 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
 
   std::string NodeOf(const std::string& name) { return FakeCluster::NodeOf("ns", name); }
 
+  // A pod of PodGroup `group` in sub-group `sub` ("" for none) of queue a
+  // asking for 3 CPUs, so a node of 8 takes two.
+  static std::string GangPod(const std::string& name, const std::string& group,
+                             const std::string& sub) {
+    const std::string sub_label =
+        sub.empty() ? "" : R"(,"kai.scheduler/subgroup-name":")" + sub + R"(")";
+    return R"({"metadata":{"name":")" + name +
+           R"(","namespace":"ns","labels":{"kai.scheduler/queue":"a")" + sub_label +
+           R"(},"annotations":{"pod-group-name":")" + group +
+           R"("},"creationTimestamp":"2026-12-01T08:00:00Z"},"spec":{"schedulerName":"kai-scheduler",
+           "containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}})";
+  }
+
+  // Leaves the gang tests alone on n1 (8 CPUs): the reclaim the fixture sets
+  // up would otherwise run alongside them.
+  void DropReclaimPods() {
+    view_.DeletePod(Json(Pod("over", "b", "n1")));
+    view_.DeletePod(Json(Pod("owed", "a", "")));
+  }
+
+  // The messages of the Unschedulable Events about pod ns/name.
+  std::vector<std::string> WaitReasons(const std::string& name) {
+    pending_.Drain();
+    std::vector<std::string> out;
+    Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
+    if (events.ok())
+      for (const kube::Object& e : events->items)
+        if (kube::GetString(e, {"reason"}) == "Unschedulable" &&
+            kube::GetString(e, {"involvedObject", "name"}) == name)
+          out.emplace_back(kube::GetString(e, {"message"}));
+    return out;
+  }
+
+  // The message of PodGroup ns/name's schedulingConditions entry, "" if none.
+  std::string GroupCondition(const std::string& name) {
+    status_.Flush();
+    kube::ObjectPtr g = Live(res::kPodGroups, "ns/" + name);
+    if (g == nullptr) return "<gone>";
+    const rapidjson::Value* c = kube::Find(*g, {"status", "schedulingConditions"});
+    if (c == nullptr || !c->IsArray() || c->Empty()) return "";
+    return std::string(kube::GetString((*c)[0], {"message"}));
+  }
+
   CycleStats Cycle(int64_t now) {
     Result<CycleStats> s = cycle_.RunOnce(now);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -78,6 +122,42 @@ TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
   s = Cycle(now + 2);
   EXPECT_EQ(s.binds, 1u);
   EXPECT_EQ(NodeOf("owed"), "n1");
+}
+
+TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeaves) {
+  const int64_t now = 1796119200;
+  auto add_cpu_pod = [&](const std::string& name, const std::string& queue) {
+    Add(res::kPods, "ns",
+        R"({"metadata":{"name":")" + name +
+            R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
+            R"("}},"spec":{"schedulerName":"kai-scheduler",
+        "containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}})");
+  };
+  CycleStats s = Cycle(now);
+  ASSERT_EQ(s.nominated, 1u);
+  // The victim is still on n1 (the informer has not seen it go); n1's GPU
+  // is spoken for twice, but its CPUs are free, so a pod asking for CPU
+  // only fits there, whatever its queue. A GPU pod does not.
+  add_cpu_pod("cpu-a", "a");
+  add_cpu_pod("cpu-b", "b");
+  Add(res::kPods, "ns", Pod("gpu-a", "a", ""));
+  s = Cycle(now + 1);
+  EXPECT_EQ(s.evictions, 0u);
+  EXPECT_EQ(NodeOf("cpu-a"), "n1") << ::testing::PrintToString(WaitReasons("cpu-a"));
+  EXPECT_EQ(NodeOf("cpu-b"), "n1") << ::testing::PrintToString(WaitReasons("cpu-b"));
+  EXPECT_EQ(NodeOf("gpu-a"), "");
+  EXPECT_EQ(NodeOf("owed"), "") << "still nominated: its victim has not gone";
+  // Now the informer shows the victim terminating: it holds its GPU as a
+  // holder, and a CPU pod still fits beside it and the nomination.
+  std::string leaving = Pod("over", "b", "n1");
+  leaving.replace(leaving.find("\"creationTimestamp\""), 0,
+                  R"("deletionTimestamp":"2026-12-01T09:00:00Z","resourceVersion":"leaving",)");
+  view_.UpsertPod(Json(leaving));
+  add_cpu_pod("cpu-c", "a");
+  s = Cycle(now + 2);
+  EXPECT_EQ(NodeOf("cpu-c"), "n1") << ::testing::PrintToString(WaitReasons("cpu-c"));
+  EXPECT_EQ(NodeOf("gpu-a"), "");
+  EXPECT_EQ(NodeOf("owed"), "");
 }
 
 TEST_F(SchedulingCycleTest, ARefusedVictimIsLeftAloneForAWhileThenAskedAgain) {
@@ -150,6 +230,91 @@ TEST_F(SchedulingCycleTest, ARefusedEvictionIsReplannedWithAnotherVictim) {
   EXPECT_EQ(s.nominated, 1u);
   EXPECT_NE(NodeOf(first), "<gone>") << "the protected pod stays";
   EXPECT_EQ(NodeOf(first == "over" ? "over2" : "over"), "<gone>");
+}
+
+TEST_F(SchedulingCycleTest, SubGroupsBindTogetherOnlyWhenEachHasItsMinMember) {
+  const int64_t now = 1796119200;
+  DropReclaimPods();
+  // The group's own minMember (1) is met by any pod; the sub-groups ask for
+  // a leader and two workers.
+  Add(res::kPodGroups, "ns", R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,
+      "queue":"a","subGroups":[{"name":"leader","minMember":1},{"name":"workers","minMember":2}]}})");
+  Add(res::kPods, "ns", GangPod("leader-0", "job", "leader"));
+  Add(res::kPods, "ns", GangPod("worker-0", "job", "workers"));
+  // Room for both, but the workers are one short.
+  Cycle(now);
+  EXPECT_EQ(NodeOf("leader-0"), "");
+  EXPECT_EQ(NodeOf("worker-0"), "");
+  // All three exist, but n1's 8 CPUs take two of them.
+  Add(res::kPods, "ns", GangPod("worker-1", "job", "workers"));
+  Cycle(now + 1);
+  EXPECT_EQ(NodeOf("leader-0"), "");
+  EXPECT_EQ(NodeOf("worker-0"), "");
+  EXPECT_EQ(NodeOf("worker-1"), "");
+  // A second node: every sub-group can have its minimum, and all bind at once.
+  Add(res::kNodes, "",
+      R"({"metadata":{"name":"n2"},"status":{"allocatable":{"cpu":"8","memory":"8Gi"},
+      "conditions":[{"type":"Ready","status":"True"}]}})");
+  Cycle(now + 2);
+  int bound = 0;
+  for (const char* p : {"leader-0", "worker-0", "worker-1"}) bound += !NodeOf(p).empty();
+  EXPECT_EQ(bound, 3);
+}
+
+TEST_F(SchedulingCycleTest, APodNamingAnUnknownSubGroupWaitsAndSaysWhich) {
+  const int64_t now = 1796119200;
+  DropReclaimPods();
+  Add(res::kPodGroups, "ns", R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,
+      "queue":"a","subGroups":[{"name":"decode"},{"name":"d-workers","parent":"decode"}]}})");
+  Add(res::kPods, "ns", GangPod("typo", "job", "wrokers"));
+  Add(res::kPods, "ns", GangPod("to-parent", "job", "decode"));
+  Add(res::kPods, "ns", GangPod("fine", "job", "d-workers"));
+  Add(res::kPods, "ns", GangPod("unlabelled", "job", ""));
+  Cycle(now);
+  EXPECT_EQ(NodeOf("unlabelled"), "");
+  EXPECT_EQ(NodeOf("typo"), "");
+  EXPECT_EQ(NodeOf("to-parent"), "");
+  EXPECT_EQ(NodeOf("fine"), "n1");
+  const std::vector<std::string> typo = WaitReasons("typo");
+  ASSERT_EQ(typo.size(), 1u);
+  EXPECT_NE(typo[0].find("sub-group \"wrokers\""), std::string::npos) << typo[0];
+  EXPECT_NE(typo[0].find("(it has d-workers)"), std::string::npos) << typo[0];
+  const std::vector<std::string> parent = WaitReasons("to-parent");
+  ASSERT_EQ(parent.size(), 1u);
+  EXPECT_NE(parent[0].find("\"decode\" of PodGroup job only groups other sub-groups"),
+            std::string::npos)
+      << parent[0];
+  const std::vector<std::string> unlabelled = WaitReasons("unlabelled");
+  ASSERT_EQ(unlabelled.size(), 1u);
+  EXPECT_NE(unlabelled[0].find("PodGroup job has sub-groups (d-workers); label the pod "
+                               "kai.scheduler/subgroup-name"),
+            std::string::npos)
+      << unlabelled[0];
+}
+
+TEST_F(SchedulingCycleTest, AMalformedSubGroupListKeepsTheGroupOffAndSaysSo) {
+  const int64_t now = 1796119200;
+  DropReclaimPods();
+  Add(res::kPodGroups, "ns", R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,
+      "queue":"a","subGroups":[{"name":"workers","minMember":1},{"name":"workers","minMember":2}]}})");
+  Add(res::kPods, "ns", GangPod("worker-0", "job", "workers"));
+  Cycle(now);
+  EXPECT_EQ(NodeOf("worker-0"), "") << "nothing is guessed from a list with a mistake in it";
+  const std::string condition = GroupCondition("job");
+  EXPECT_NE(condition.find("spec.subGroups[1] repeats the name \"workers\""), std::string::npos)
+      << condition;
+  const std::vector<std::string> reasons = WaitReasons("worker-0");
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("PodGroup job cannot be scheduled until it is fixed"),
+            std::string::npos)
+      << reasons[0];
+  // Fixed, it schedules.
+  kube::Object fixed =
+      Json(R"({"metadata":{"name":"job","namespace":"ns","resourceVersion":"fixed"},
+      "spec":{"minMember":1,"queue":"a","subGroups":[{"name":"workers","minMember":1}]}})");
+  view_.UpsertPodGroup(fixed);
+  Cycle(now + 1);
+  EXPECT_EQ(NodeOf("worker-0"), "n1");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Integration: vtenant-scheduler on a real API server with simulated GPU
 // nodes (kwok runs what is bound): GPU sharing end to end (webhook,
-// reservation pods, ConfigMaps, binding), malformed requests refused, gangs.
+// reservation pods, ConfigMaps, binding), malformed requests refused, gangs
+// (with KAI sub-groups too).
 // Each test uses its own node pool (nodeSelector) and namespace.
 #include <gtest/gtest.h>
 
@@ -32,8 +33,9 @@ nodes:
 - {name: job, count: 1, cpu: 32, memory: 128Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: job}}
 - {name: mig, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/mig-1g.10gb: 3, nvidia.com/mig-3g.40gb: 1}, labels: {pool: mig}}
 - {name: heal, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: heal}}
+- {name: sub, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: sub}}
 )",
-                   {"half", "mem", "bad", "gang", "job", "heal", "mig"});
+                   {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
@@ -203,6 +205,51 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
     Result<Object> pg = client().Get(res::kPodGroups, "gang", "train");
     return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Running";
   }));
+}
+
+TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
+  ASSERT_TRUE(client().Create(res::kPods, "sub", Pod("sub", "blocker", {.whole_gpus = 1})).ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "sub", "Running") == 1; }));
+  // A KAI manifest as users write it: the group's own minMember is met by
+  // one pod; its sub-groups ask for a leader and two workers.
+  ASSERT_TRUE(
+      client()
+          .Create(res::kPodGroups, "sub",
+                  ParseTestJson(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"lws","namespace":"sub"},"spec":{"minMember":1,"queue":"team",
+      "subGroups":[{"name":"leader","minMember":1},{"name":"workers","minMember":2}]}})"))
+          .ok());
+  auto member = [](const std::string& name, const std::string& sub) {
+    Object pod = Pod("sub", name, {.annotations = {{"pod-group-name", "lws"}}, .whole_gpus = 1});
+    kube::SetString(pod, {"metadata", "labels"}, kSubGroupLabel, sub);
+    return pod;
+  };
+  for (auto [name, sub] : std::vector<std::pair<std::string, std::string>>{{"leader-0", "leader"},
+                                                                           {"worker-0", "workers"},
+                                                                           {"worker-1", "workers"},
+                                                                           {"typo", "wrokers"}})
+    ASSERT_TRUE(client().Create(res::kPods, "sub", member(name, sub)).ok()) << name;
+  // Two GPUs free for three pods: none is bound, the group says why, and
+  // the pod naming no sub-group of the group is told which it named.
+  ASSERT_TRUE(Eventually([&] {
+    Result<Object> pg = client().Get(res::kPodGroups, "sub", "lws");
+    return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Pending" &&
+           kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
+  }));
+  std::vector<std::string> why;
+  ASSERT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "sub", "typo", "Unschedulable");
+    return !why.empty();
+  }));
+  EXPECT_NE(why[0].find("sub-group \"wrokers\""), std::string::npos) << why[0];
+  for (const Object& p : PodsOf("sub"))
+    if (kube::Name(p) != "blocker")
+      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
+  ASSERT_TRUE(client().Delete(res::kPods, "sub", "blocker").ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "sub", "Running") == 3; }))
+      << "running: " << CountPods(client(), "sub", "Running");
+  for (const Object& p : PodsOf("sub"))
+    if (kube::Name(p) == "typo") EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "");
 }
 
 TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {

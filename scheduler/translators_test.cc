@@ -167,12 +167,99 @@ TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
   EXPECT_TRUE(g->preemptibility_set);
   EXPECT_EQ(g->spec.required_topology, "zone");
   ASSERT_EQ(g->spec.subgroups.size(), 1u);
+  EXPECT_EQ(g->spec.subgroups[0], (sched::SubGroup{"workers", 3}));
   EXPECT_FALSE(
       TranslatePodGroup(
           Json(R"({"metadata":{"name":"t","namespace":"ns"},"spec":{"preemptibility":"maybe"}})"))
           .ok());
   EXPECT_TRUE(DefaultPreemptible(50));
   EXPECT_FALSE(DefaultPreemptible(100));
+}
+
+// A PodGroup whose spec.subGroups is `subs` (JSON).
+Result<TranslatedGroup> GroupWithSubGroups(const std::string& subs) {
+  return TranslatePodGroup(Json(R"({"metadata":{"name":"train","namespace":"ns"},
+      "spec":{"minMember":3,"queue":"nlp","subGroups":)" +
+                                subs + "}}"));
+}
+
+TEST(PodGroupTranslatorTest, SubGroupsGiveTheCoreTheirLeaves) {
+  struct Case {
+    std::string name, subs;
+    std::vector<sched::SubGroup> leaves;
+    std::vector<std::string> parents;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"none", "[]", {}, {}},
+           {"flat",
+            R"([{"name":"leader","minMember":1},{"name":"workers","minMember":2}])",
+            {{"leader", 1}, {"workers", 2}},
+            {}},
+           // KAI reads an absent or zero minMember as 1.
+           {"minMember absent or 0 is 1",
+            R"([{"name":"a"},{"name":"b","minMember":0}])",
+            {{"a", 1}, {"b", 1}},
+            {}},
+           // A parent holds no pods: its children carry the minimums.
+           {"nested",
+            R"([{"name":"decode","minMember":5},{"name":"d-leader","parent":"decode","minMember":1},
+                {"name":"d-workers","parent":"decode","minMember":4},{"name":"prefill","minMember":2}])",
+            {{"d-leader", 1}, {"d-workers", 4}, {"prefill", 2}},
+            {"decode"}},
+           {"parent null is the top",
+            R"([{"name":"a","parent":null,"minMember":2}])",
+            {{"a", 2}},
+            {}},
+       }) {
+    Result<TranslatedGroup> g = GroupWithSubGroups(c.subs);
+    ASSERT_TRUE(g.ok()) << c.name << ": " << g.status().ToString();
+    EXPECT_EQ(g->spec.subgroups, c.leaves) << c.name;
+    EXPECT_EQ(g->parent_subgroups, c.parents) << c.name;
+  }
+}
+
+TEST(PodGroupTranslatorTest, MalformedSubGroupsRefuseTheGroupAndSayWhy) {
+  struct Case {
+    std::string subs, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"name":"a"})", "spec.subGroups is not a list"},
+           {R"(["a"])", "spec.subGroups[0] is not an object"},
+           {R"([{"minMember":1}])", "spec.subGroups[0] has no name"},
+           {R"([{"name":"","minMember":1}])", "spec.subGroups[0] has no name"},
+           {R"([{"name":"a"},{"name":"a"}])", "spec.subGroups[1] repeats the name \"a\""},
+           {R"([{"name":"a","minMember":-1}])", "minMember -1 is negative"},
+           {R"([{"name":"a","minMember":"2"}])", "(\"a\") minMember is not an integer"},
+           {R"([{"name":"a","minMember":1.5}])", "(\"a\") minMember is not an integer"},
+           {R"([{"name":"a","parent":"b"}])", "names parent \"b\", which is not a sub-group"},
+           {R"([{"name":"a","parent":7}])", "parent is not a sub-group name"},
+           {R"([{"name":"a","parent":"b"},{"name":"b","parent":"a"}])", "its own ancestor"},
+           {R"([{"name":"a","parent":"a"}])", "its own ancestor"},
+       }) {
+    Result<TranslatedGroup> g = GroupWithSubGroups(c.subs);
+    ASSERT_FALSE(g.ok()) << c.subs;
+    EXPECT_NE(g.status().message().find(c.says), std::string::npos)
+        << c.subs << " gave " << g.status().ToString();
+    EXPECT_NE(g.status().message().find("podgroup ns/train"), std::string::npos)
+        << g.status().ToString();
+  }
+}
+
+TEST(PodTranslatorTest, SubGroupLabelNamesThePodsSubGroup) {
+  struct Case {
+    std::string labels, subgroup;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"kai.scheduler/queue":"nlp"})", ""},
+           {R"({"kai.scheduler/queue":"nlp","kai.scheduler/subgroup-name":"workers"})", "workers"},
+       }) {
+    TranslatedPod t =
+        TranslatePod(Json(R"({"metadata":{"name":"p","namespace":"ns","labels":)" + c.labels +
+                          R"(},"spec":{"schedulerName":"kai-scheduler","containers":[]}})"),
+                     {});
+    ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
+    EXPECT_EQ(t.spec.subgroup, c.subgroup) << c.labels;
+  }
 }
 
 }  // namespace
