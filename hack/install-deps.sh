@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libcpprest-dev libboost-dev rapidjson-dev libyaml-cpp-dev libssl-dev libgoogle-glog-dev
-  libgtest-dev libgmock-dev libbenchmark-dev clang-format ccache
+  libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev clang-format ccache
 )
 
 missing=()
