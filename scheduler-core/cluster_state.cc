@@ -8,6 +8,7 @@ namespace vtenant::sched {
 ClusterState::ClusterState(const Snapshot& s)
     : snapshot_(&s),
       node_free_(s.nodes.size()),
+      gpu_room_(s.nodes.size()),
       device_used_(s.devices.size(), 0),
       device_whole_(s.devices.size(), 0),
       mig_offset_(s.nodes.size() + 1, 0),
@@ -21,6 +22,7 @@ ClusterState::ClusterState(const Snapshot& s)
     const Node& node = s.nodes[n];
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
                      node.num_devices * kMilliPerGpu};
+    gpu_room_[n] = node.num_devices * kMilliPerGpu;
     mig_offset_[n + 1] = mig_offset_[n] + static_cast<uint32_t>(node.mig.size());
     if (!node.schedulable) continue;
     capacity_[kCpu] += node.cpu_milli;
@@ -40,24 +42,24 @@ ClusterState::ClusterState(const Snapshot& s)
     if (s.pods[p].phase == PodPhase::kRunning) Apply(p, s.pods[p].allocation, +1);
   for (NodeId n = 0; n < s.nodes.size(); ++n)
     if (s.nodes[n].schedulable) {
-      by_free_gpu_.emplace(std::max<Milli>(node_free_[n].gpu, 0), n);
+      by_free_gpu_.emplace(gpu_room_[n], n);
       free_gpu_total_ += node_free_[n].gpu;
     }
 }
 
 void ClusterState::Place(PodId pod, const Allocation& allocation) {
   NodeId n = allocation.node;
-  Milli old_free = node_free_[n].gpu;
+  const Milli old_free = node_free_[n].gpu, old_room = gpu_room_[n];
   Apply(pod, allocation, +1);
-  Reindex(n, old_free);
+  Reindex(n, old_free, old_room);
   change_log_.push_back(n);
 }
 
 void ClusterState::Remove(PodId pod) {
   Allocation allocation = allocation_[pod];
-  Milli old_free = node_free_[allocation.node].gpu;
+  const Milli old_free = node_free_[allocation.node].gpu, old_room = gpu_room_[allocation.node];
   Apply(pod, allocation, -1);
-  Reindex(allocation.node, old_free);
+  Reindex(allocation.node, old_free, old_room);
   change_log_.push_back(allocation.node);
 }
 
@@ -94,6 +96,8 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
     const Milli old_free = kMilliPerGpu - device_used_[d];
     device_used_[d] += sign * a.portion;
     free.gpu -= sign * a.portion;
+    gpu_room_[a.node] +=
+        std::max<Milli>(kMilliPerGpu - device_used_[d], 0) - std::max<Milli>(old_free, 0);
     if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
     const bool indexed = InSharedIndex(d);
     if (was_indexed && indexed) {
@@ -139,13 +143,14 @@ bool ClusterState::InSharedIndex(DeviceId d) const {
          snapshot_->nodes[snapshot_->devices[d].node].schedulable;
 }
 
-void ClusterState::Reindex(NodeId n, Milli old_free) {
-  Milli now_free = node_free_[n].gpu;
-  if (now_free == old_free || !snapshot_->nodes[n].schedulable) return;
-  free_gpu_total_ += now_free - old_free;
+void ClusterState::Reindex(NodeId n, Milli old_free, Milli old_room) {
+  if (!snapshot_->nodes[n].schedulable) return;
+  free_gpu_total_ += node_free_[n].gpu - old_free;
+  const Milli now_room = gpu_room_[n];
+  if (now_room == old_room) return;
   // Re-key the same set node: no allocation.
-  auto handle = by_free_gpu_.extract({std::max<Milli>(old_free, 0), n});
-  handle.value().first = std::max<Milli>(now_free, 0);
+  auto handle = by_free_gpu_.extract({old_room, n});
+  handle.value().first = now_room;
   by_free_gpu_.insert(std::move(handle));
 }
 

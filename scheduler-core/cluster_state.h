@@ -36,6 +36,11 @@ class ClusterState {
   const Allocation& AllocationOf(PodId pod) const { return allocation_[pod]; }
 
   const NodeFree& Free(NodeId node) const { return node_free_[node]; }
+  // The GPU a node can still give: the free portions of its devices, none
+  // counted below zero. Free(node).gpu less what over-full devices (a pod
+  // nominated onto a GPU its victim still holds, pods bound by others)
+  // are over by; the same for every node that is not over-full.
+  Milli GpuRoom(NodeId node) const { return gpu_room_[node]; }
   Milli DeviceUsed(DeviceId device) const { return device_used_[device]; }
   // A device held whole (nvidia.com/gpu) rather than shared by fractions.
   bool DeviceWhole(DeviceId device) const { return device_whole_[device]; }
@@ -56,12 +61,11 @@ class ClusterState {
   // True when the group has its minMember placed and every subgroup its own.
   bool GangSatisfied(GroupId g) const;
 
-  // Schedulable nodes ordered by free GPU, then id: binpack walks it upwards
-  // from the first node with enough, spread downwards from the emptiest.
-  // A node whose GPUs are over-full (a pod nominated onto a GPU its victim
-  // still holds, pods bound by others) is keyed 0, not below: it has no GPU
-  // room but may well have CPU and memory room, and a walk from "needs no
-  // GPU" must still reach it.
+  // Schedulable nodes ordered by GPU room (GpuRoom), then id: binpack walks
+  // it upwards from the first node with enough, spread downwards from the
+  // emptiest. Keyed by room, not free GPU, so an over-full device neither
+  // hides its node from a pod that needs no GPU nor the node's idle devices
+  // from one that does.
   using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
   const FreeGpuIndex& ByFreeGpu() const { return by_free_gpu_; }
   // Devices shared by fractions with room left, by free portion then id:
@@ -85,11 +89,12 @@ class ClusterState {
 
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
-  void Reindex(NodeId node, Milli old_free);
+  void Reindex(NodeId node, Milli old_free, Milli old_room);
   bool InSharedIndex(DeviceId d) const;
 
   const Snapshot* snapshot_;
   std::vector<NodeFree> node_free_;
+  std::vector<Milli> gpu_room_;
   std::vector<Milli> device_used_;
   std::vector<uint8_t> device_whole_;
   std::vector<uint32_t> mig_offset_;

@@ -152,10 +152,10 @@ void FgdRule::BuildTargets(const std::vector<WorkloadModel::Entry>& entries) {
 FgdRule::Key FgdRule::KeyOf(NodeId n) const {
   const Node& node = snapshot_->nodes[n];
   const NodeFree& free = state_->Free(n);
-  // Free GPU first, so a search skips every state with too little; an
-  // over-full node's counts as none, so a pod asking no GPU still finds it.
-  Key k{std::max<Milli>(free.gpu, 0), class_of_[n], free.cpu_milli, free.memory_bytes,
-        free.pods > 0};
+  // GPU room first, so a search skips every state with too little (room,
+  // not free GPU: an over-full device must not hide the node, see
+  // ClusterState::GpuRoom).
+  Key k{state_->GpuRoom(n), class_of_[n], free.cpu_milli, free.memory_bytes, free.pods > 0};
   const size_t devices_at = k.size();
   for (int i = 0; i < node.num_devices; ++i) {
     const DeviceId d = node.first_device + i;

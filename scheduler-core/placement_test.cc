@@ -148,5 +148,26 @@ TEST(PlacementTest, AnOverFullGpuNodeStillTakesAPodThatNeedsNoGpu) {
   }
 }
 
+// A device over-full by a whole GPU nominated onto its victim's fraction
+// does not hide the node's idle device: a whole-GPU pod gets device 1.
+TEST(PlacementTest, AnOverFullDeviceDoesNotHideItsNodesIdleDevice) {
+  for (PlacementPolicy policy :
+       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
+        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
+    SnapshotBuilder b = OneQueue();
+    b.AddNode(GpuNode("n", 2));
+    b.AddPod(Running(FractionPod("leaving", "test", 500), "n", {0}));
+    b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
+    b.AddPod(WholeGpuPod("gpu", "test", 1));
+    Snapshot s = MustBuild(b);
+    Options o;
+    o.policy = policy;
+    Decisions d = RunCycle(s, o);
+    const Bind* bind = BindOf(d, s, "gpu");
+    ASSERT_NE(bind, nullptr) << PolicyName(policy);
+    EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{1}) << PolicyName(policy);
+  }
+}
+
 }  // namespace
 }  // namespace vtenant::sched
