@@ -119,10 +119,26 @@ int main(int argc, char** argv) {
   std::string operator_binary = (fs::canonical("/proc/self/exe").parent_path().parent_path() /
                                  "operator" / "vtenant-operator")
                                     .string();
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--tenants") many = std::stoi(argv[i + 1]);
-    if (std::string(argv[i]) == "--operator") operator_binary = argv[i + 1];
-    if (std::string(argv[i]) == "--starting-apiservers") starting_apiservers = argv[i + 1];
+  const char* usage =
+      "usage: bench_operator [--tenants N (default 20)] [--operator PATH]\n"
+      "                      [--starting-apiservers N (default: the operator's)]\n"
+      "Times Tenant created -> Ready (process backend) for 1 and for N tenants at once,\n"
+      "and resident memory per tenant.\n"
+      "Environment: VTENANT_SOURCE_DIR, VTENANT_TOOLS_BIN, VTENANT_SYNCER_BINARY.\n";
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::cout << usage;
+      return 0;
+    }
+    if (i + 1 >= argc ||
+        (flag != "--tenants" && flag != "--operator" && flag != "--starting-apiservers")) {
+      std::cerr << "bench_operator: unknown flag or missing value: " << flag << "\n" << usage;
+      return 2;
+    }
+    if (flag == "--tenants") many = std::stoi(argv[i + 1]);
+    if (flag == "--operator") operator_binary = argv[i + 1];
+    if (flag == "--starting-apiservers") starting_apiservers = argv[i + 1];
   }
   const char* source = getenv("VTENANT_SOURCE_DIR");
   const std::string src = source != nullptr ? source : ".";
