@@ -155,8 +155,7 @@ TEST(UniverseTest, RemovedNodesLeaveTheWorkingSnapshotWhoseIdsStayDense) {
   EXPECT_EQ(u.FindNode("n0"), kNone);
   // b runs on n1 (a universe id); the working snapshot has n1 as node 0.
   Allocation on_n1{.node = n1, .device_mask = 0b1, .portion = 1000};
-  const Snapshot& s =
-      u.Working(0, {{.pod = u.FindPod("b"), .running = true, .allocation = on_n1}});
+  const Snapshot& s = u.Working(0, {{.pod = u.FindPod("b"), .running = true, .allocation = on_n1}});
   ASSERT_EQ(s.nodes.size(), 1u);
   EXPECT_EQ(s.nodes[0].name, "n1");
   EXPECT_EQ(s.nodes[0].first_device, 0u);
