@@ -59,6 +59,16 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
   return node;
 }
 
+GroupSpec OwnGroupSpec(const PodSpec& pod) {
+  GroupSpec own;
+  own.name = pod.name;
+  own.queue = pod.queue;
+  own.priority = pod.priority;
+  own.preemptible = pod.preemptible;
+  own.creation_time = pod.creation_time;
+  return own;
+}
+
 Queue MakeQueue(const QueueSpec& spec) {
   Queue q;
   q.name = spec.name;
@@ -173,13 +183,7 @@ Result<Snapshot> SnapshotBuilder::Build() const {
       return InvalidArgument("pod " + spec.name + " is defined twice");
     GroupId group = kNone;
     if (spec.group.empty()) {
-      GroupSpec own;
-      own.name = spec.name;
-      own.queue = spec.queue;
-      own.priority = spec.priority;
-      own.preemptible = spec.preemptible;
-      own.creation_time = spec.creation_time;
-      Result<GroupId> id = add_group(own);
+      Result<GroupId> id = add_group(OwnGroupSpec(spec));
       if (!id.ok()) return bad(id.status().message());
       group = *id;
     } else {

@@ -155,6 +155,10 @@ Queue MakeQueue(const QueueSpec& spec);
 PodGroup MakeGroup(const GroupSpec& spec, Interner& strings);
 Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& strings);
 
+// The group of one that a pod naming no group is in: the pod's name, queue,
+// priority, preemptibility and creation time.
+GroupSpec OwnGroupSpec(const PodSpec& pod);
+
 // A queue spec with a GPU quota/limit/weight (in milli-GPU) and no CPU or
 // memory constraint: the common case in tests, examples and benchmarks.
 QueueSpec GpuQueue(std::string name, std::string parent, Milli quota, Milli limit = kUnlimited,

@@ -218,16 +218,10 @@ Result<PodId> Universe::SetPod(const PodSpec& spec) {
   PodGroup own;
   QueueId own_queue = kNone;
   if (spec.group.empty()) {
-    GroupSpec g;
-    g.name = spec.name;
-    g.queue = spec.queue;
-    g.priority = spec.priority;
-    g.preemptible = spec.preemptible;
-    g.creation_time = spec.creation_time;
     auto q = queue_index_.find(spec.queue);
     if (q == queue_index_.end())
       return bad("podgroup " + spec.name + ": queue \"" + spec.queue + "\" does not exist");
-    own = MakeGroup(g, universe_.strings);
+    own = MakeGroup(OwnGroupSpec(spec), universe_.strings);
     own_queue = q->second;
     own.queue = own_queue;
   } else {
