@@ -41,9 +41,8 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
                  update.GetAllocator());
   spec.RemoveMember("subGroups");
   if (!gang.sub_groups.empty()) {
-    // What PodGroupToHost writes, so the two never disagree.
-    kube::Object want = PodGroupToHost(gang, "", "", config_);
-    spec.AddMember("subGroups", rapidjson::Value(want["spec"]["subGroups"], update.GetAllocator()),
+    VT_ASSIGN_OR_RETURN(kube::Object sub, kube::ParseJson(gang.sub_groups));
+    spec.AddMember("subGroups", rapidjson::Value(sub, update.GetAllocator()),
                    update.GetAllocator());
   }
   Result<kube::Object> updated = client.Update(kPodGroups, config_.host_namespace, update);
