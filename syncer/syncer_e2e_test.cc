@@ -151,7 +151,7 @@ TEST_F(SyncerEndToEndTest, KilledMidBurstItNeitherDuplicatesNorLoses) {
   EXPECT_EQ(HostPodsMatchingVirtual(), 700);
 
   // Deleted while it is down, its host pods go when it comes back.
-  syncer_.Stop();
+  EXPECT_EQ(syncer_.Stop(), "exited 0");  // SIGTERM: a graceful stop
   for (int i = 0; i < 700; i += 7) {
     ASSERT_TRUE(
         virtual_cluster_->client().Delete(kPods, "burst", "burst-" + std::to_string(i)).ok());
