@@ -151,6 +151,9 @@ void Manager::OnStartedLeading() {
 }
 
 void Manager::OnStoppedLeading() {
+  // Before leading_ turns false, so whoever sees this replica not leading
+  // also sees it not ready.
+  if (!stopping_ && options_.compete_again_after_lost_lease) lease_lost_ = true;
   leading_ = false;
   if (leader_gauge_ != nullptr) leader_gauge_->Set(0);
   if (stopping_) return;  // our own shutdown: the work is already stopping
@@ -162,7 +165,6 @@ void Manager::OnStoppedLeading() {
   }
   LOG(WARNING) << options_.name
                << ": lost the leader lease; stopping controllers, keeping caches, competing again";
-  lease_lost_ = true;
   // The elector competes again only once this returns, so the work of this
   // term has ended before the next term's can start.
   if (!StopLeaderWork()) {

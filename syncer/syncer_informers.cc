@@ -87,13 +87,4 @@ kube::SharedInformer& SyncerInformers::Host(const kube::ResourceType& type) {
   return *it->second;
 }
 
-bool SyncerInformers::HasSynced() const {
-  for (auto* side : {&virtual_, &host_}) {
-    for (auto& [key, informer] : *side) {
-      if (!informer->HasSynced()) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace vtenant::syncer

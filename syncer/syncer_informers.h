@@ -55,9 +55,6 @@ class SyncerInformers {
   kube::SharedInformer& Virtual(const kube::ResourceType& type);
   kube::SharedInformer& Host(const kube::ResourceType& type);
 
-  // Whether every informer has listed once.
-  bool HasSynced() const;
-
   kube::Client& virtual_client() { return virtual_informers_.client(); }
   kube::Client& host_client() { return host_informers_.client(); }
 
