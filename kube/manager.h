@@ -6,7 +6,8 @@
 // other long-running work, and calls Run. Run then:
 //   1. serves /healthz, /readyz and /metrics (when an address is set);
 //      /readyz fails until every informer has synced, whenever one has lost
-//      its API server, and once shutdown has begun;
+//      its API server, once shutdown has begun, and (below) while a lost
+//      Lease is being competed for again;
 //   2. starts every informer of every cluster and waits for their caches;
 //   3. starts the work that runs on every replica;
 //   4. competes for the leader Lease (when configured) and runs the
