@@ -146,6 +146,29 @@ TEST(InformerFactoryTest, InformerAskedForAfterStartRunsAtOnce) {
   EXPECT_TRUE(factory.Healthy().ok());
 }
 
+TEST(InformerFactoryTest, OptionalInformerHoldsBackNeitherSyncNorHealth) {
+  FakeClient client;
+  InformerFactory factory(client, {.initial_backoff = std::chrono::milliseconds(10),
+                                   .max_backoff = std::chrono::milliseconds(20)});
+  factory.Get(res::kPods, {.ns = "ns"});
+  // A CRD not installed (yet): its list fails.
+  SharedInformer& groups = factory.GetOptional(res::kPodGroups, {.ns = "ns"});
+  client.InjectError("list", "podgroups", NotFound("the server could not find the resource"), -1);
+  ASSERT_TRUE(factory.Start().ok());
+  EXPECT_TRUE(factory.WaitForSynced(std::chrono::seconds(30)));
+  EXPECT_TRUE(factory.Healthy().ok());
+  EXPECT_FALSE(groups.HasSynced());
+  // Installed: it lists on its own.
+  client.ClearErrors();
+  EXPECT_TRUE(groups.WaitForSynced(std::chrono::seconds(30)));
+  // Asked for as required, it counts from then on.
+  EXPECT_EQ(&factory.Get(res::kPodGroups, {.ns = "ns"}), &groups);
+  client.InjectError("watch", "podgroups", Unavailable("away"), -1);
+  client.InjectError("list", "podgroups", Unavailable("away"), -1);
+  client.EndWatches();
+  EXPECT_TRUE(Eventually([&] { return !factory.Healthy().ok(); }));
+}
+
 TEST(InformerFactoryTest, HealthyNamesInformersThatLostTheServer) {
   FakeClient client;
   InformerFactory factory(client, {.initial_backoff = std::chrono::milliseconds(10),
