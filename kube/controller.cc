@@ -57,11 +57,12 @@ void Controller::Watch(SharedInformer& informer, KeyMapper mapper, EventFilter f
     }
     return !filter.predicate || filter.predicate(event, old, object);
   };
+  auto on_add = [enqueue, passes](const ObjectPtr& object) {
+    if (object && passes(Event::kAdd, nullptr, *object)) enqueue(*object);
+  };
+  sources_.push_back({&informer, on_add});
   informer.AddEventHandler({
-      .on_add =
-          [enqueue, passes](const ObjectPtr& object) {
-            if (object && passes(Event::kAdd, nullptr, *object)) enqueue(*object);
-          },
+      .on_add = on_add,
       .on_update =
           [enqueue, passes](const ObjectPtr& old, const ObjectPtr& now) {
             if (old && now && passes(Event::kUpdate, old.get(), *now)) enqueue(*now);
@@ -77,6 +78,14 @@ void Controller::Run() {
   LOG(INFO) << "controller " << options_.name << ": starting " << options_.workers << " workers";
   queue_.Run(options_.workers, [this](const std::string& key) { return ReconcileOne(key); });
   LOG(INFO) << "controller " << options_.name << ": stopped";
+}
+
+void Controller::Resume() {
+  queue_.Reopen();
+  stopping_ = false;
+  for (const Source& source : sources_) {
+    for (const ObjectPtr& object : source.informer->cache().List()) source.on_add(object);
+  }
 }
 
 Status Controller::ReconcileOne(const std::string& key) {

@@ -83,6 +83,13 @@ class Controller {
   // Runs the workers; blocks until Stop() and every in-flight reconcile ends.
   void Run();
 
+  // Makes a stopped controller ready to Run again (a program that lost
+  // leadership and won it back): the queue accepts keys again and every
+  // object the watched informers cache is queued as its add would be, since
+  // the events of the stopped time were dropped. Call only while Run is not
+  // running.
+  void Resume();
+
   // Stops taking new keys and lets in-flight reconciles finish; keys still
   // queued are dropped (level-triggered: the next run lists them again).
   // Idempotent.
@@ -94,6 +101,12 @@ class Controller {
   size_t QueueLength() { return queue_.Len(); }
 
  private:
+  // One Watch: the informer and its add handler, replayed by Resume.
+  struct Source {
+    SharedInformer* informer;
+    std::function<void(const ObjectPtr&)> on_add;
+  };
+
   Status ReconcileOne(const std::string& key);
 
   const ControllerOptions options_;
@@ -102,6 +115,7 @@ class Controller {
   Family<Counter>* reconciles_ = nullptr;
   Family<Histogram>* durations_ = nullptr;
   Family<Gauge>* depth_ = nullptr;
+  std::vector<Source> sources_;
   std::atomic<bool> stopping_{false};
 };
 

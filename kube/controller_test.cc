@@ -105,6 +105,37 @@ TEST(ControllerTest, MapperRoutesObjectsToOtherKeys) {
   informer.Stop();
 }
 
+TEST(ControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
+  FakeClient client;
+  Registry registry;
+  RecordingReconciler reconciler;
+  SharedInformer informer(client, resources::kConfigMaps);
+  Controller controller({.name = "resumed", .registry = &registry}, reconciler);
+  controller.Watch(informer, [](const Object& o) {
+    return std::vector<std::string>{"owner-of-" + std::string(Name(o))};
+  });
+  ASSERT_TRUE(informer.Run().ok());
+  auto runner = std::make_unique<std::thread>([&] { controller.Run(); });
+  ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("a")).ok());
+  ASSERT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-a") == 1; }));
+  controller.Stop();
+  runner->join();
+  // Created while stopped: its event is dropped, the cache still gets it.
+  ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("b")).ok());
+  ASSERT_TRUE(Eventually([&] { return informer.cache().Get("ns/b") != nullptr; }));
+  EXPECT_EQ(reconciler.Calls("owner-of-b"), 0);
+  controller.Resume();
+  runner = std::make_unique<std::thread>([&] { controller.Run(); });
+  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-b") == 1; }));
+  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-a") == 2; }));
+  // And events flow again.
+  ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("c")).ok());
+  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-c") == 1; }));
+  controller.Stop();
+  runner->join();
+  informer.Stop();
+}
+
 Object Pod(const std::string& name, const std::string& team) {
   return std::move(ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
                              R"(","namespace":"ns","labels":{"team":")" + team +

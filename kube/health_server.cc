@@ -117,6 +117,11 @@ std::string HealthServer::url() const {
   return url_;
 }
 
+Status HealthServer::Ready() const {
+  auto [code, body] = RunChecks(/*include_ready_checks=*/true, /*verbose=*/false);
+  return code == http::status_codes::OK ? Status::Ok() : Unavailable(body);
+}
+
 std::pair<int, std::string> HealthServer::RunChecks(bool include_ready_checks, bool verbose) const {
   std::vector<NamedCheck> checks;
   {

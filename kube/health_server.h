@@ -73,6 +73,10 @@ class HealthServer {
   // "http://host:port" while running, else empty.
   std::string url() const;
 
+  // What /readyz would answer now, without a request: OK, or Unavailable
+  // with the report naming the failed checks.
+  Status Ready() const;
+
  private:
   using NamedCheck = std::pair<std::string, Check>;
 

@@ -157,6 +157,20 @@ TEST_F(HealthServerTest, StopClosesTheListenerAndAllowsARestart) {
   EXPECT_EQ(Fetch(url_, "/healthz").code, 200);
 }
 
+TEST(HealthServerReadyTest, ReadyGivesTheVerdictOfReadyzWithoutServing) {
+  Registry registry;
+  HealthServer server(registry);
+  bool synced = false;
+  server.AddReadyCheck("informers", [&] { return synced ? Status::Ok() : Unavailable("not yet"); });
+  Status ready = server.Ready();
+  EXPECT_EQ(ready.code(), StatusCode::kUnavailable);
+  EXPECT_NE(ready.message().find("[-]informers failed"), std::string::npos) << ready.ToString();
+  synced = true;
+  EXPECT_TRUE(server.Ready().ok());
+  server.AddHealthCheck("ping", [] { return Internal("broken"); });
+  EXPECT_FALSE(server.Ready().ok());
+}
+
 TEST(HealthServerStartTest, RejectsPortZeroAndBadHosts) {
   Registry registry;
   HealthServer server(registry);

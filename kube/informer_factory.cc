@@ -26,6 +26,20 @@ std::string InformerFactory::Describe(const Key& key) {
 
 SharedInformer& InformerFactory::Get(const ResourceType& type, const InformerOptions& options) {
   std::lock_guard lock(mu_);
+  optional_.erase(KeyFor(type, options));
+  return GetLocked(type, options);
+}
+
+SharedInformer& InformerFactory::GetOptional(const ResourceType& type,
+                                             const InformerOptions& options) {
+  std::lock_guard lock(mu_);
+  Key key = KeyFor(type, options);
+  if (!informers_.contains(key)) optional_.insert(key);
+  return GetLocked(type, options);
+}
+
+SharedInformer& InformerFactory::GetLocked(const ResourceType& type,
+                                           const InformerOptions& options) {
   Key key = KeyFor(type, options);
   auto it = informers_.find(key);
   if (it != informers_.end()) return *it->second;
@@ -70,7 +84,9 @@ bool InformerFactory::WaitForSynced(std::chrono::milliseconds timeout) const {
   std::vector<SharedInformer*> all;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [key, informer] : informers_) all.push_back(informer.get());
+    for (const auto& [key, informer] : informers_) {
+      if (!optional_.contains(key)) all.push_back(informer.get());
+    }
   }
   for (SharedInformer* informer : all) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -84,6 +100,7 @@ Status InformerFactory::Healthy() const {
   std::lock_guard lock(mu_);
   std::string not_ready;
   for (const auto& [key, informer] : informers_) {
+    if (optional_.contains(key)) continue;
     const char* why = !informer->HasSynced()   ? "not synced"
                       : !informer->Connected() ? "disconnected"
                                                : nullptr;

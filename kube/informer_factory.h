@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -50,6 +51,12 @@ class InformerFactory {
   // destroyed.
   SharedInformer& Get(const ResourceType& type, const InformerOptions& options = {});
 
+  // Get for a resource that may not be served yet, or ever (a CRD installed
+  // later, or not at all): the informer lists until it is there, and does
+  // not count for WaitForSynced or Healthy, so its absence holds back no
+  // program. One also asked for with Get counts.
+  SharedInformer& GetOptional(const ResourceType& type, const InformerOptions& options = {});
+
   // Starts every informer not yet running. Idempotent.
   Status Start();
 
@@ -74,11 +81,15 @@ class InformerFactory {
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
   static Key KeyFor(const ResourceType& type, const InformerOptions& options);
   static std::string Describe(const Key& key);
+  // Get and GetOptional's common part; mu_ held.
+  SharedInformer& GetLocked(const ResourceType& type, const InformerOptions& options);
 
   Client& client_;
   const InformerOptions defaults_;
   mutable std::mutex mu_;
   std::map<Key, std::unique_ptr<SharedInformer>> informers_;
+  // Informers only ever asked for with GetOptional.
+  std::set<Key> optional_;
   bool started_ = false;
 };
 

@@ -50,20 +50,8 @@ Result<std::unique_ptr<Manager>> Manager::Create(Client& primary, ManagerOptions
     if (config.identity.empty()) config.identity = DefaultIdentity();
     config.clock = manager->options_.clock;
     Manager* m = manager.get();
-    config.callbacks.on_started_leading = [m] {
-      LOG(INFO) << m->options_.name << ": leading; starting controllers";
-      m->leading_ = true;
-      if (m->leader_gauge_ != nullptr) m->leader_gauge_->Set(1);
-      m->StartWork(/*leader_work=*/true);
-    };
-    config.callbacks.on_stopped_leading = [m] {
-      m->leading_ = false;
-      if (m->leader_gauge_ != nullptr) m->leader_gauge_->Set(0);
-      if (m->stopping_) return;  // our own shutdown: the work is already stopping
-      LOG(ERROR) << m->options_.name << ": lost the leader lease; stopping";
-      m->CancelWork(/*leader_work=*/true);
-      m->RequestStop(Unavailable("lost the leader lease"));
-    };
+    config.callbacks.on_started_leading = [m] { m->OnStartedLeading(); };
+    config.callbacks.on_stopped_leading = [m] { m->OnStoppedLeading(); };
     VT_ASSIGN_OR_RETURN(manager->elector_, LeaderElector::Create(primary, std::move(config)));
   }
   return manager;
@@ -71,6 +59,10 @@ Result<std::unique_ptr<Manager>> Manager::Create(Client& primary, ManagerOptions
 
 Manager::Manager(Client& primary, ManagerOptions options)
     : options_(std::move(options)), health_(*options_.registry) {
+  if (options_.shared_event_dispatcher) {
+    dispatcher_ = std::make_unique<EventDispatcher>(options_.informer_defaults.clock);
+    options_.informer_defaults.dispatcher = dispatcher_.get();
+  }
   clusters_.push_back(
       std::make_unique<ClusterHandle>("primary", primary, options_.informer_defaults));
   Result<Family<Gauge>*> leader = options_.registry->AddGauge(
@@ -78,6 +70,9 @@ Manager::Manager(Client& primary, ManagerOptions options)
   if (leader.ok()) leader_gauge_ = &(*leader)->WithLabelValues({options_.name});
   health_.AddHealthCheck("ping", [] { return Status::Ok(); });
   health_.AddReadyCheck("informers", [this] { return CachesHealthy(); });
+  if (options_.compete_again_after_lost_lease) {
+    health_.AddReadyCheck("leader", [this] { return LeaseHealthy(); });
+  }
   health_.AddReadyCheck("shutdown",
                         [this] { return stopping_ ? Unavailable("shutting down") : Status::Ok(); });
 }
@@ -98,11 +93,13 @@ ClusterHandle& Manager::AddCluster(std::string name, Client& client) {
 Controller& Manager::AddController(ControllerOptions options, Reconciler& reconciler) {
   if (options.registry == &DefaultRegistry()) options.registry = options_.registry;
   if (options.clock == &DefaultClock()) options.clock = options_.clock;
-  controllers_.push_back(std::make_unique<Controller>(std::move(options), reconciler));
+  controllers_.push_back(std::make_unique<Controller>(options, reconciler));
   Controller* controller = controllers_.back().get();
   AddRunnable(
-      "controller",
-      [controller](Cancellation& stop) {
+      "controller " + options.name,
+      [controller, runs = std::make_shared<int>(0)](Cancellation& stop) {
+        // Run again after a lost Lease was won back: from the caches.
+        if ((*runs)++ > 0) controller->Resume();
         CancellationRegistration on_stop(&stop, [controller] { controller->Stop(); });
         controller->Run();
       },
@@ -140,6 +137,59 @@ Status Manager::CachesHealthy() const {
   return problems.empty() ? Status::Ok() : Unavailable(problems);
 }
 
+Status Manager::LeaseHealthy() const {
+  if (lease_lost_) return Unavailable("lost the leader lease; competing for it again");
+  return Status::Ok();
+}
+
+void Manager::OnStartedLeading() {
+  LOG(INFO) << options_.name << ": leading; starting controllers";
+  leading_ = true;
+  lease_lost_ = false;
+  if (leader_gauge_ != nullptr) leader_gauge_->Set(1);
+  StartWork(/*leader_work=*/true);
+}
+
+void Manager::OnStoppedLeading() {
+  // Before leading_ turns false, so whoever sees this replica not leading
+  // also sees it not ready.
+  if (!stopping_ && options_.compete_again_after_lost_lease) lease_lost_ = true;
+  leading_ = false;
+  if (leader_gauge_ != nullptr) leader_gauge_->Set(0);
+  if (stopping_) return;  // our own shutdown: the work is already stopping
+  if (!options_.compete_again_after_lost_lease) {
+    LOG(ERROR) << options_.name << ": lost the leader lease; stopping";
+    CancelWork(/*leader_work=*/true);
+    RequestStop(Unavailable("lost the leader lease"));
+    return;
+  }
+  LOG(WARNING) << options_.name
+               << ": lost the leader lease; stopping controllers, keeping caches, competing again";
+  // The elector competes again only once this returns, so the work of this
+  // term has ended before the next term's can start.
+  if (!StopLeaderWork()) {
+    RequestStop(Status(StatusCode::kTimeout, "leader work still running after the lease was lost"));
+  }
+}
+
+bool Manager::StopLeaderWork() {
+  CancelWork(/*leader_work=*/true);
+  std::lock_guard join(join_mu_);
+  bool finished =
+      JoinWork(/*leader_work=*/true, std::chrono::steady_clock::now() + options_.shutdown_timeout);
+  std::lock_guard lock(mu_);
+  for (auto& work : work_) {
+    if (!work->needs_leader || work->thread.joinable()) continue;
+    // A Cancellation fires once: the next term gets a fresh item.
+    auto fresh = std::make_shared<Work>();
+    fresh->name = work->name;
+    fresh->run = work->run;
+    fresh->needs_leader = true;
+    work = std::move(fresh);
+  }
+  return finished;
+}
+
 void Manager::StartWork(bool leader_work) {
   std::lock_guard lock(mu_);
   if (stop_requested_) return;
@@ -165,11 +215,13 @@ void Manager::CancelWork(std::optional<bool> leader_work) {
   for (Work* work : to_cancel) work->stop.Cancel();
 }
 
-bool Manager::JoinWork(std::chrono::steady_clock::time_point deadline) {
+bool Manager::JoinWork(std::optional<bool> leader_work,
+                       std::chrono::steady_clock::time_point deadline) {
   std::vector<std::shared_ptr<Work>> started;
   {
     std::lock_guard lock(mu_);
     for (auto& work : work_) {
+      if (leader_work && work->needs_leader != *leader_work) continue;
       if (work->thread.joinable()) started.push_back(work);
     }
   }
@@ -273,7 +325,11 @@ void Manager::Shutdown() {
   const auto deadline = std::chrono::steady_clock::now() + options_.shutdown_timeout;
   // New keys stop here; reconciles already running finish.
   CancelWork(std::nullopt);
-  bool finished = JoinWork(deadline);
+  bool finished = false;
+  {
+    std::lock_guard join(join_mu_);
+    finished = JoinWork(std::nullopt, deadline);
+  }
   // The Lease goes only once no reconcile runs, so two leaders never act
   // at once.
   if (elector_) elector_->Stop();

@@ -6,7 +6,8 @@
 // other long-running work, and calls Run. Run then:
 //   1. serves /healthz, /readyz and /metrics (when an address is set);
 //      /readyz fails until every informer has synced, whenever one has lost
-//      its API server, and once shutdown has begun;
+//      its API server, once shutdown has begun, and (below) while a lost
+//      Lease is being competed for again;
 //   2. starts every informer of every cluster and waits for their caches;
 //   3. starts the work that runs on every replica;
 //   4. competes for the leader Lease (when configured) and runs the
@@ -17,6 +18,13 @@
 // A leader that loses its Lease stops everything and Run returns
 // Unavailable: the process should exit and be restarted, as client-go
 // programs do, rather than keep acting on a lease it no longer holds.
+// With ManagerOptions::compete_again_after_lost_lease it instead stops
+// handing out keys, lets in-flight reconciles finish, stops the controllers
+// and leader-only work, and competes again while the informers keep their
+// caches; /readyz fails until it leads again, and then the controllers run
+// again from a replay of those caches (level-triggered: nothing is
+// relisted, nothing missed). For a program that must ride out an API server
+// outage long enough to cost the Lease (the syncer).
 //
 // A program that talks to more than one API server (the syncer: its
 // tenant's virtual cluster and the host) adds the others with AddCluster;
@@ -49,6 +57,7 @@
 #include "kube/client.h"
 #include "kube/clock.h"
 #include "kube/controller.h"
+#include "kube/event_dispatcher.h"
 #include "kube/health_server.h"
 #include "kube/informer_factory.h"
 #include "kube/leader_election.h"
@@ -66,8 +75,18 @@ struct ManagerOptions {
   // identity to "<hostname>_<pid>"; the callbacks are the manager's own.
   std::optional<LeaderElectionConfig> leader_election;
   // How long in-flight reconciles and runnables may take to finish once
-  // shutdown begins.
+  // shutdown begins, or once a lost Lease stops them.
   std::chrono::milliseconds shutdown_timeout{30000};
+  // With leader election: on losing the Lease, stop the leader's work, keep
+  // the caches and compete again (see the top of this file) instead of
+  // ending Run with Unavailable. When the leader's work does not finish
+  // within shutdown_timeout, Run ends with Timeout as on shutdown.
+  bool compete_again_after_lost_lease = false;
+  // Deliver the events of every informer of every cluster on one thread
+  // the manager owns (kube::EventDispatcher), instead of one thread per
+  // informer; replaces informer_defaults.dispatcher. For a process with
+  // many informers whose handlers only queue keys.
+  bool shared_event_dispatcher = false;
   // Turn SIGTERM and SIGINT into Stop() while Run runs. Tests turn it off.
   bool handle_signals = true;
   // Defaults of every informer the factories create (resync period, ...).
@@ -146,6 +165,10 @@ class Manager {
   // OK once every informer of every cluster has synced and is connected.
   Status CachesHealthy() const;
 
+  // OK unless the Lease was lost and not yet won back (only with
+  // compete_again_after_lost_lease; a standby that never led is OK).
+  Status LeaseHealthy() const;
+
   Registry& registry() { return *options_.registry; }
   HealthServer& health_server() { return health_; }
   const ManagerOptions& options() const { return options_; }
@@ -168,16 +191,25 @@ class Manager {
 
   Manager(Client& primary, ManagerOptions options);
 
+  void OnStartedLeading();
+  void OnStoppedLeading();
   void StartWork(bool leader_work);
+  // After a lost Lease: cancels the leader's work, waits for it up to
+  // shutdown_timeout and makes it ready to start again; false when some
+  // did not finish (that work is left running, detached).
+  bool StopLeaderWork();
   // Cancels work of the given kind (or all) without waiting.
   void CancelWork(std::optional<bool> leader_work);
-  // Waits for every started work item until `deadline`; false on timeout.
-  bool JoinWork(std::chrono::steady_clock::time_point deadline);
+  // Waits for every started work item of the given kind (or all) until
+  // `deadline`; false on timeout.
+  bool JoinWork(std::optional<bool> leader_work, std::chrono::steady_clock::time_point deadline);
   void RequestStop(Status why);
   void Shutdown();
 
   ManagerOptions options_;
   HealthServer health_;
+  // Declared before clusters_: it must outlive their informers.
+  std::unique_ptr<EventDispatcher> dispatcher_;
   std::vector<std::unique_ptr<ClusterHandle>> clusters_;
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<std::shared_ptr<Work>> work_;
@@ -186,6 +218,8 @@ class Manager {
   std::unique_ptr<ShutdownSignal> signal_;
   Gauge* leader_gauge_ = nullptr;
 
+  // Serialises the joins of a lost Lease with those of the shutdown.
+  std::mutex join_mu_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool ran_ = false;
@@ -193,6 +227,7 @@ class Manager {
   bool stop_requested_ = false;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> leading_{false};
+  std::atomic<bool> lease_lost_{false};
   Status stop_status_;
 };
 

@@ -146,6 +146,29 @@ TEST(InformerFactoryTest, InformerAskedForAfterStartRunsAtOnce) {
   EXPECT_TRUE(factory.Healthy().ok());
 }
 
+TEST(InformerFactoryTest, OptionalInformerHoldsBackNeitherSyncNorHealth) {
+  FakeClient client;
+  InformerFactory factory(client, {.initial_backoff = std::chrono::milliseconds(10),
+                                   .max_backoff = std::chrono::milliseconds(20)});
+  factory.Get(res::kPods, {.ns = "ns"});
+  // A CRD not installed (yet): its list fails.
+  SharedInformer& groups = factory.GetOptional(res::kPodGroups, {.ns = "ns"});
+  client.InjectError("list", "podgroups", NotFound("the server could not find the resource"), -1);
+  ASSERT_TRUE(factory.Start().ok());
+  EXPECT_TRUE(factory.WaitForSynced(std::chrono::seconds(30)));
+  EXPECT_TRUE(factory.Healthy().ok());
+  EXPECT_FALSE(groups.HasSynced());
+  // Installed: it lists on its own.
+  client.ClearErrors();
+  EXPECT_TRUE(groups.WaitForSynced(std::chrono::seconds(30)));
+  // Asked for as required, it counts from then on.
+  EXPECT_EQ(&factory.Get(res::kPodGroups, {.ns = "ns"}), &groups);
+  client.InjectError("watch", "podgroups", Unavailable("away"), -1);
+  client.InjectError("list", "podgroups", Unavailable("away"), -1);
+  client.EndWatches();
+  EXPECT_TRUE(Eventually([&] { return !factory.Healthy().ok(); }));
+}
+
 TEST(InformerFactoryTest, HealthyNamesInformersThatLostTheServer) {
   FakeClient client;
   InformerFactory factory(client, {.initial_backoff = std::chrono::milliseconds(10),
@@ -273,6 +296,133 @@ TEST(ManagerTest, OnlyTheLeaderRunsControllersAndTheOtherTakesOver) {
   EXPECT_TRUE(Eventually([&] { return r2.Keys().count("ns/a") == 1; }));
   (*two)->Stop();
   EXPECT_TRUE(running_two.Wait().ok());
+}
+
+// Every call on Leases fails until ClearErrors: the leader
+// loses the Lease as it would to an API server outage, while the pods stay
+// readable.
+void BreakLeases(FakeClient& client) {
+  client.InjectError("get", "leases", Unavailable("server away"), -1);
+  client.InjectError("update", "leases", Unavailable("server away"), -1);
+  client.InjectError("create", "leases", Unavailable("server away"), -1);
+}
+
+TEST(ManagerTest, LostLeaseEndsRunByDefault) {
+  FakeClient client;
+  Registry registry;
+  ManagerOptions options = TestOptions("exits", registry);
+  options.leader_election = FastLease("one");
+  auto manager = Manager::Create(client, std::move(options));
+  ASSERT_TRUE(manager.ok());
+  RecordingReconciler reconciler;
+  (*manager)
+      ->AddController({.name = "c"}, reconciler)
+      .Watch((*manager)->cluster().informers().Get(res::kPods));
+  Running running(**manager);
+  ASSERT_TRUE(Eventually([&] { return (*manager)->IsLeader(); }));
+  BreakLeases(client);
+  EXPECT_EQ(running.Wait().code(), StatusCode::kUnavailable);
+}
+
+TEST(ManagerTest, LostLeaseKeepsCachesAndWonBackRunsControllersAgain) {
+  FakeClient client;
+  CreatePod(client, "ns", "a");
+  Registry registry;
+  ManagerOptions options = TestOptions("recompete", registry);
+  options.leader_election = FastLease("one");
+  options.compete_again_after_lost_lease = true;
+  auto manager = Manager::Create(client, std::move(options));
+  ASSERT_TRUE(manager.ok());
+  Manager& m = **manager;
+  RecordingReconciler reconciler;
+  SharedInformer& pods = m.cluster().informers().Get(res::kPods);
+  m.AddController({.name = "c"}, reconciler).Watch(pods);
+  std::atomic<int> leader_runs{0};
+  m.AddRunnable("leader-only", [&](Cancellation& stop) {
+    ++leader_runs;
+    while (!stop.WaitFor(std::chrono::seconds(10))) {
+    }
+  });
+  Running running(m);
+  ASSERT_TRUE(Eventually([&] { return reconciler.Keys().count("ns/a") == 1; }));
+  EXPECT_TRUE(Eventually([&] { return m.health_server().Ready().ok(); }));
+  const int lists = client.Calls("list");
+
+  BreakLeases(client);
+  ASSERT_TRUE(Eventually([&] { return !m.IsLeader() && !m.LeaseHealthy().ok(); }));
+  Status ready = m.health_server().Ready();
+  EXPECT_FALSE(ready.ok());
+  EXPECT_NE(ready.message().find("leader"), std::string::npos) << ready.ToString();
+  EXPECT_FALSE(running.Done()) << "Run ended on a lost lease";
+  // While not leading the cache follows the server, and nothing reconciles.
+  const int started = reconciler.Started();
+  CreatePod(client, "ns", "b");
+  ASSERT_TRUE(Eventually([&] { return pods.cache().Get("ns/b") != nullptr; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(reconciler.Started(), started);
+  EXPECT_EQ(reconciler.Keys().count("ns/b"), 0u);
+
+  client.ClearErrors();
+  ASSERT_TRUE(Eventually([&] { return m.IsLeader(); }));
+  // Replayed from the cache: the pod made while away, and the one before.
+  EXPECT_TRUE(Eventually([&] { return reconciler.Keys().count("ns/b") == 1; }));
+  EXPECT_TRUE(Eventually([&] { return leader_runs == 2; }));
+  EXPECT_TRUE(Eventually([&] { return m.health_server().Ready().ok(); }));
+  EXPECT_EQ(client.Calls("list"), lists) << "the caches were listed again";
+  m.Stop();
+  EXPECT_TRUE(running.Wait().ok());
+}
+
+TEST(ManagerTest, LostLeaseLetsTheReconcileInFlightFinishFirst) {
+  FakeClient client;
+  CreatePod(client, "ns", "slow");
+  Registry registry;
+  ManagerOptions options = TestOptions("drains", registry);
+  options.leader_election = FastLease("one");
+  options.compete_again_after_lost_lease = true;
+  auto manager = Manager::Create(client, std::move(options));
+  ASSERT_TRUE(manager.ok());
+  Manager& m = **manager;
+  RecordingReconciler reconciler;
+  reconciler.Block();
+  m.AddController({.name = "c"}, reconciler).Watch(m.cluster().informers().Get(res::kPods));
+  Running running(m);
+  ASSERT_TRUE(Eventually([&] { return reconciler.Started() == 1; }));
+  BreakLeases(client);
+  ASSERT_TRUE(Eventually([&] { return !m.IsLeader(); }));
+  client.ClearErrors();
+  // Competing again waits for this term's reconcile.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(m.IsLeader());
+  EXPECT_EQ(reconciler.Finished(), 0);
+  reconciler.Release();
+  EXPECT_TRUE(Eventually([&] { return m.IsLeader(); }));
+  EXPECT_TRUE(Eventually([&] { return reconciler.Finished() >= 1; }));
+  m.Stop();
+  EXPECT_TRUE(running.Wait().ok());
+}
+
+TEST(ManagerTest, SharedDispatcherDeliversEveryClustersEvents) {
+  FakeClient primary, other;
+  CreatePod(primary, "ns", "a");
+  CreatePod(other, "ns", "b");
+  Registry registry;
+  ManagerOptions options = TestOptions("dispatcher", registry);
+  options.shared_event_dispatcher = true;
+  auto manager = Manager::Create(primary, std::move(options));
+  ASSERT_TRUE(manager.ok());
+  Manager& m = **manager;
+  ClusterHandle& second = m.AddCluster("other", other);
+  RecordingReconciler reconciler;
+  Controller& c = m.AddController({.name = "c"}, reconciler);
+  c.Watch(m.cluster().informers().Get(res::kPods));
+  c.Watch(second.informers().Get(res::kPods));
+  Running running(m);
+  EXPECT_TRUE(Eventually([&] {
+    return reconciler.Keys() == std::set<std::string>{"ns/a", "ns/b"};
+  }));
+  m.Stop();
+  EXPECT_TRUE(running.Wait().ok());
 }
 
 TEST(ManagerTest, RunnablesRunAndStopOnCancel) {

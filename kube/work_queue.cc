@@ -132,6 +132,11 @@ void WorkQueue::ShutDownWithDrain() {
   drained_cv_.wait(lock, [this] { return queue_.empty() && processing_.empty(); });
 }
 
+void WorkQueue::Reopen() {
+  std::lock_guard guard(mu_);
+  shutting_down_ = false;
+}
+
 bool WorkQueue::ShuttingDown() const {
   std::lock_guard guard(mu_);
   return shutting_down_;

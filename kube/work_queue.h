@@ -107,6 +107,12 @@ class WorkQueue {
 
   bool ShuttingDown() const;
 
+  // Accepts keys again after a shutdown, for a controller that stops when
+  // its program loses leadership and runs again when it leads. Call only
+  // once Run has returned (nothing queued or processing); the rate
+  // limiter's memory of failures is kept.
+  void Reopen();
+
   // Runs `workers` workers that Get keys and call `reconcile` on each, the
   // calling thread one of them (so `workers` - 1 new threads). A key
   // whose reconcile returns OK is forgotten by the rate limiter; any error

@@ -168,6 +168,16 @@ TEST_F(WorkQueueTest, ShutDownStillHandsOutQueuedKeysThenStops) {
   EXPECT_EQ(queue_.Get(), std::nullopt);
 }
 
+TEST_F(WorkQueueTest, ReopenAcceptsKeysAgainAfterShutDown) {
+  queue_.ShutDown();
+  queue_.Add("dropped");
+  queue_.Reopen();
+  EXPECT_FALSE(queue_.ShuttingDown());
+  queue_.Add("kept");
+  EXPECT_EQ(queue_.Len(), 1u);
+  EXPECT_EQ(queue_.Get(), "kept");
+}
+
 TEST_F(WorkQueueTest, ShutDownWakesBlockedGet) {
   std::optional<std::string> got = "unset";
   std::thread worker([&] { got = queue_.Get(); });

@@ -44,8 +44,10 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       train,build,inference)
   --health-address HOST:PORT          /healthz, /readyz and /metrics (default: 0.0.0.0:8081;
                                       empty = off)
-  --leader-elect                      run only while holding the Lease vtenant-syncer-<tenant>
-                                      in the host namespace (default: false)
+  --leader-elect                      sync only while holding the Lease vtenant-syncer-<tenant>
+                                      in the host namespace; a Lease lost (say, the host API
+                                      server away) is competed for again, caches kept, /readyz
+                                      failing meanwhile (default: false)
   --sync-endpoints                    copy the Endpoints of Services without a selector to the
                                       host; the host credentials must allow endpoints
                                       (default: false)

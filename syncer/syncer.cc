@@ -17,12 +17,6 @@ using kube::resources::kSecrets;
 using kube::resources::kServices;
 using resources::kPersistentVolumeClaims;
 
-kube::InformerOptions InformerOptionsOf(const SyncerOptions& options) {
-  kube::InformerOptions informer;
-  informer.resync_period = options.resync_period;
-  return informer;
-}
-
 CopyTranslator DataCopy(const DataTranslator& t) {
   return {
       [&t](const rapidjson::Value& v) { return t.ToHost(v); },
@@ -60,13 +54,39 @@ std::vector<std::string> Optional(std::optional<std::string> key) {
 
 }  // namespace
 
-Syncer::Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerConfig config,
+kube::ManagerOptions SyncerManagerOptions(const SyncerConfig& config, bool leader_elect,
+                                          std::chrono::milliseconds resync_period) {
+  kube::ManagerOptions options;
+  options.name = "vtenant-syncer";
+  options.informer_defaults.resync_period = resync_period;
+  // No reconciler reads managedFields, and writing a cached object back
+  // whole without them leaves the server's unchanged.
+  options.informer_defaults.transform = kube::DropManagedFields;
+  // One syncer runs per tenant and caches every pod twice (virtual and
+  // host); reconcilers read a few objects per key, so caching deflated text
+  // (a tenth of a document) is worth microseconds per read.
+  options.informer_defaults.cache_storage = kube::CacheStorage::kCompressedJsonText;
+  // Every handler only queues keys, so one thread delivers for all.
+  options.shared_event_dispatcher = true;
+  if (leader_elect) {
+    // The host namespace is the one place its host credentials may write.
+    options.leader_election = kube::LeaderElectionConfig{
+        .lease_namespace = config.host_namespace, .lease_name = "vtenant-syncer-" + config.tenant};
+    // An API server outage long enough to cost the Lease must not cost the
+    // caches: a restart would relist both clusters.
+    options.compete_again_after_lost_lease = true;
+  }
+  return options;
+}
+
+Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, SyncerConfig config,
                SyncerOptions options)
-    : config_(std::move(config)),
+    : manager_(manager),
+      config_(std::move(config)),
       options_(options),
-      informers_(virtual_client, host_client, config_, InformerOptionsOf(options_)),
-      metrics_(*options_.registry),
-      events_(virtual_client, "vtenant-syncer"),
+      informers_(virtual_cluster.informers(), manager.cluster().informers(), config_),
+      metrics_(manager.registry()),
+      events_(virtual_cluster.client(), "vtenant-syncer"),
       data_translator_(config_),
       claim_translator_(config_),
       service_translator_(config_),
@@ -87,9 +107,11 @@ Syncer::Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerCo
             PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
             metrics_, options_.wall_clock) {
   Wire();
+  manager_.AddRunnable(
+      "api-server-probe", [this](kube::Cancellation& stop) { ProbeLoop(stop); },
+      /*needs_leader=*/false);
+  manager_.AddReadyCheck("api-servers", [this] { return ServersAnswer(); });
 }
-
-Syncer::~Syncer() { Stop(); }
 
 CopyTranslator Syncer::SelectorlessEndpoints() {
   CopyTranslator t = Copy(endpoints_translator_);
@@ -105,30 +127,11 @@ CopyTranslator Syncer::SelectorlessEndpoints() {
   return t;
 }
 
-void Syncer::AddRoute(Route route) {
-  const size_t index = routes_.size();
-  for (auto& [informer, mapper] : route.sources) {
-    auto enqueue = [this, index, mapper = mapper](const kube::ObjectPtr& object) {
-      if (!object) return;
-      if (!mapper) {
-        Enqueue(index, kube::KeyOf(*object));
-        return;
-      }
-      for (const std::string& key : mapper(*object)) Enqueue(index, key);
-    };
-    informer->AddEventHandler({
-        .on_add = enqueue,
-        .on_update = [enqueue](const kube::ObjectPtr&,
-                               const kube::ObjectPtr& now) { enqueue(now); },
-        .on_delete = enqueue,
-    });
-  }
-  routes_.push_back(std::move(route));
-}
-
-void Syncer::Enqueue(size_t index, const std::string& key) {
-  std::shared_lock lock(controllers_mu_);
-  if (index < controllers_.size()) controllers_[index]->Enqueue(key);
+void Syncer::AddController(std::string name, kube::Reconciler& reconciler, int workers,
+                           std::vector<Source> sources) {
+  kube::Controller& controller =
+      manager_.AddController({.name = std::move(name), .workers = workers}, reconciler);
+  for (auto& [informer, mapper] : sources) controller.Watch(*informer, std::move(mapper));
 }
 
 void Syncer::Wire() {
@@ -141,12 +144,10 @@ void Syncer::Wire() {
   host_pods.AddEventHandler(
       {.on_delete = [this](const kube::ObjectPtr& pod) { pods_.HostPodDeleted(*pod); }});
 
-  AddRoute({"pod-syncer",
-            &pods_,
-            options_.pod_workers,
-            {{&virtual_pods, {}}, {&host_pods, [](const kube::Object& o) {
-                                     return Optional(PodSyncer::VirtualKeyOf(o));
-                                   }}}});
+  AddController("pod-syncer", pods_, options_.pod_workers,
+                {{&virtual_pods, {}}, {&host_pods, [](const kube::Object& o) {
+                                         return Optional(PodSyncer::VirtualKeyOf(o));
+                                       }}});
 
   auto host_copy_key = [](const kube::Object& o) {
     if (kube::Label(o, "vtenant.io/purpose")) return std::vector<std::string>{};
@@ -160,130 +161,59 @@ void Syncer::Wire() {
   for (Referenced r : {Referenced{"configmap-syncer", config_maps_, "configmap"},
                        Referenced{"secret-syncer", secrets_, "secret"},
                        Referenced{"pvc-syncer", claims_, "pvc"}}) {
-    AddRoute({r.name,
-              &r.syncer,
-              options_.other_workers,
-              {{&informers_.Virtual(r.syncer.type()), {}},
-               {&informers_.Host(r.syncer.type()), host_copy_key},
-               {&virtual_pods, ReferencesOfKind(r.prefix)}}});
+    AddController(r.name, r.syncer, options_.other_workers,
+                  {{&informers_.Virtual(r.syncer.type()), {}},
+                   {&informers_.Host(r.syncer.type()), host_copy_key},
+                   {&virtual_pods, ReferencesOfKind(r.prefix)}});
   }
   auto same_key_unless_api_server = [](const kube::Object& o) {
     if (IsVirtualApiServerService(o)) return std::vector<std::string>{};
     return std::vector<std::string>{kube::KeyOf(o)};
   };
-  AddRoute({"service-syncer",
-            &services_,
-            options_.other_workers,
-            {{&informers_.Virtual(kServices), same_key_unless_api_server},
-             {&informers_.Host(kServices), host_copy_key}}});
+  AddController("service-syncer", services_, options_.other_workers,
+                {{&informers_.Virtual(kServices), same_key_unless_api_server},
+                 {&informers_.Host(kServices), host_copy_key}});
   if (config_.sync_endpoints) {
     // A Service's Endpoints share its key: a Service gaining or losing its
     // selector, or going, re-decides whether its Endpoints are on the host.
-    AddRoute({"endpoints-syncer",
-              &endpoints_,
-              options_.other_workers,
-              {{&informers_.Virtual(kube::resources::kEndpoints), same_key_unless_api_server},
-               {&informers_.Virtual(kServices), same_key_unless_api_server},
-               {&informers_.Host(kube::resources::kEndpoints), host_copy_key}}});
+    AddController("endpoints-syncer", endpoints_, options_.other_workers,
+                  {{&informers_.Virtual(kube::resources::kEndpoints), same_key_unless_api_server},
+                   {&informers_.Virtual(kServices), same_key_unless_api_server},
+                   {&informers_.Host(kube::resources::kEndpoints), host_copy_key}});
   }
 
   auto node_of = [](const kube::Object& pod) {
     std::string_view node = kube::GetString(pod, {"spec", "nodeName"});
     return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::string(node)};
   };
-  AddRoute({"node-syncer",
-            &nodes_,
-            options_.other_workers,
-            {{&virtual_pods, node_of},
-             {&host_pods, node_of},
-             {&informers_.Host(kNodes), {}},
-             {&informers_.Virtual(kNodes), {}}}});
+  AddController("node-syncer", nodes_, options_.other_workers,
+                {{&virtual_pods, node_of},
+                 {&host_pods, node_of},
+                 {&informers_.Host(kNodes), {}},
+                 {&informers_.Virtual(kNodes), {}}});
 
-  AddRoute({"podgroup-syncer",
-            &pod_groups_,
-            options_.other_workers,
-            {{&informers_.Host(kPodGroups), {}},
-             {&host_pods, [this](const kube::Object& pod) {
-                auto group = kube::Annotation(pod, kPodGroupAnnotation);
-                if (!group) return std::vector<std::string>{};
-                return std::vector<std::string>{kube::MakeKey(config_.host_namespace, *group)};
-              }}}});
+  AddController("podgroup-syncer", pod_groups_, options_.other_workers,
+                {{&informers_.Host(kPodGroups), {}},
+                 {&host_pods, [this](const kube::Object& pod) {
+                    auto group = kube::Annotation(pod, kPodGroupAnnotation);
+                    if (!group) return std::vector<std::string>{};
+                    return std::vector<std::string>{kube::MakeKey(config_.host_namespace, *group)};
+                  }}});
 }
 
-Status Syncer::Start() {
-  if (started_.exchange(true)) return FailedPrecondition("the syncer was already started");
-  VT_RETURN_IF_ERROR(informers_.Run());
-  probe_ = std::thread([this] { ProbeLoop(); });
-  return Status::Ok();
-}
-
-void Syncer::ProbeLoop() {
+void Syncer::ProbeLoop(kube::Cancellation& stop) {
   do {
     kube::ListOptions one{.limit = 1};
     virtual_reachable_ =
         informers_.virtual_client().List(kube::resources::kNamespaces, "", one).ok();
     host_reachable_ = informers_.host_client().List(kPods, config_.host_namespace, one).ok();
-  } while (!stop_probe_.WaitFor(options_.probe_period));
+  } while (!stop.WaitFor(options_.probe_period));
 }
 
-Status Syncer::Ready() const {
-  if (!started_) return Unavailable("not started");
-  if (!informers_.HasSynced()) return Unavailable("caches not synced yet");
+Status Syncer::ServersAnswer() const {
   if (!virtual_reachable_) return Unavailable("the virtual API server does not answer");
   if (!host_reachable_) return Unavailable("the host API server does not answer");
   return Status::Ok();
-}
-
-void Syncer::StartControllers() {
-  std::lock_guard lifecycle(lifecycle_mu_);
-  if (!controllers_.empty()) return;
-  {
-    std::unique_lock lock(controllers_mu_);
-    for (const Route& route : routes_) {
-      controllers_.push_back(std::make_unique<kube::Controller>(
-          kube::ControllerOptions{
-              .name = route.name, .workers = route.workers, .registry = options_.registry},
-          *route.reconciler));
-    }
-  }
-  // Every cached object of every source: events from before this start
-  // were not queued anywhere.
-  for (size_t i = 0; i < routes_.size(); ++i) {
-    for (const auto& [informer, mapper] : routes_[i].sources) {
-      for (const kube::ObjectPtr& object : informer->cache().List()) {
-        if (!mapper) {
-          Enqueue(i, kube::KeyOf(*object));
-          continue;
-        }
-        for (const std::string& key : mapper(*object)) Enqueue(i, key);
-      }
-    }
-  }
-  std::shared_lock lock(controllers_mu_);
-  for (auto& c : controllers_) {
-    controller_threads_.emplace_back([c = c.get()] { c->Run(); });
-  }
-  LOG(INFO) << "syncer " << config_.tenant << ": controllers started";
-}
-
-void Syncer::StopControllers() {
-  std::lock_guard lifecycle(lifecycle_mu_);
-  std::vector<std::unique_ptr<kube::Controller>> stopping;
-  {
-    std::unique_lock lock(controllers_mu_);
-    stopping.swap(controllers_);  // no more Enqueue reaches them
-  }
-  for (auto& c : stopping) c->Stop();
-  for (std::thread& t : controller_threads_) t.join();
-  controller_threads_.clear();
-  if (!stopping.empty()) LOG(INFO) << "syncer " << config_.tenant << ": controllers stopped";
-}
-
-void Syncer::Stop() {
-  StopControllers();
-  stop_probe_.Cancel();
-  if (probe_.joinable()) probe_.join();
-  informers_.Stop();
 }
 
 }  // namespace vtenant::syncer

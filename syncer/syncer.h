@@ -1,31 +1,28 @@
-// Syncer: one tenant's syncer, assembled. It owns the informers of both
-// clusters, the reconcilers (pods, ConfigMaps, Secrets, PVCs, Services,
-// Nodes, PodGroups) and their controllers, and wires each informer to the
-// controllers whose keys it concerns.
+// Syncer: one tenant's syncer, assembled on a kube::Manager. It asks the
+// Manager's two clusters (the host, the Manager's primary, where the
+// leader Lease lives; the virtual cluster, added with AddCluster) for its
+// informers, and adds the reconcilers (pods, ConfigMaps, Secrets, PVCs,
+// Services, Nodes, PodGroups) as the Manager's controllers, each watching
+// the informers whose events concern its keys.
 //
-// Informers run from Start() on, so a standby replica keeps warm caches;
-// controllers run only between StartControllers() and StopControllers()
-// (while leading), and may start again after stopping (leadership lost to
-// an API server outage and won back). Each start makes fresh controllers
-// and queues every cached object of every source, the relist a restart
-// would do. Both API servers are probed in the background: Ready() says
-// whether the caches are synced and both servers answered recently.
-//
-// On kube::Manager (see main.cc for why not yet), Start/StartControllers
-// become its Run and the informers come from its two ClusterHandles.
+// The Manager runs it all: informers on every replica, so a standby keeps
+// warm caches; controllers only while leading, and again from a replay of
+// the caches after a lost Lease is won back (SyncerManagerOptions turns
+// that on), which is what carries the syncer through an API server outage
+// that costs the Lease. Both API servers are probed in the background and
+// /readyz fails while either does not answer.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <shared_mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kube/cancellation.h"
 #include "kube/controller.h"
 #include "kube/event_recorder.h"
+#include "kube/manager.h"
 #include "kube/wall_time.h"
 #include "syncer/copy_syncer.h"
 #include "syncer/node_syncer.h"
@@ -41,62 +38,54 @@ namespace vtenant::syncer {
 struct SyncerOptions {
   int pod_workers = 8;
   int other_workers = 2;
-  // Every cached object is revisited this often, in case an event was missed.
-  std::chrono::milliseconds resync_period = std::chrono::minutes(10);
   // How often both API servers are probed for readiness.
   std::chrono::milliseconds probe_period = std::chrono::seconds(2);
-  kube::Registry* registry = &kube::DefaultRegistry();
   // Calendar time, against which service-account tokens expire.
   kube::WallClock wall_clock = kube::SystemNow;
 };
 
+// What a syncer's Manager is made with (main.cc and the tests start from
+// it): the name "vtenant-syncer"; informer defaults that keep one syncer per
+// tenant small (caches without managedFields, held deflated, events on one
+// shared thread) and revisit every cached object each `resync_period`; and,
+// with `leader_elect`, the Lease "vtenant-syncer-<tenant>" in the host
+// namespace, competed for again when lost.
+kube::ManagerOptions SyncerManagerOptions(
+    const SyncerConfig& config, bool leader_elect,
+    std::chrono::milliseconds resync_period = std::chrono::minutes(10));
+
 class Syncer {
  public:
-  // Both clients must outlive the syncer.
-  Syncer(kube::Client& virtual_client, kube::Client& host_client, SyncerConfig config,
+  // Adds the informers, controllers, the API server probe and its ready
+  // check to `manager`, whose primary cluster is the host; `virtual_cluster`
+  // is the tenant's virtual API server, added with AddCluster. Call before
+  // manager.Run(). The manager must outlive the syncer's use, and the
+  // syncer the manager's Run.
+  Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, SyncerConfig config,
          SyncerOptions options = {});
-  ~Syncer();
 
-  // Starts the informers and the probes; returns at once.
-  Status Start();
-  // Waits until both clusters' caches hold a first list.
-  bool WaitForSynced(std::chrono::milliseconds timeout) {
-    return informers_.WaitForSynced(timeout);
-  }
-
-  // Runs the controllers on threads of their own (call after the caches
-  // synced: their first keys are every object of both sides, which is the
-  // relist that makes a restart converge). Idempotent while running.
-  void StartControllers();
-  // Stops the controllers and waits for reconciles in flight. Idempotent.
-  void StopControllers();
-  // Everything stops. Idempotent.
-  void Stop();
-
-  // OK when the caches are synced and both API servers answered the last probe.
-  Status Ready() const;
+  // OK when both API servers answered the last probe (the Manager's own
+  // checks cover the caches and the Lease).
+  Status ServersAnswer() const;
 
   const SyncerConfig& config() const { return config_; }
   SyncerInformers& informers() { return informers_; }
 
  private:
-  // One controller: its reconciler and the informers whose events map to its keys.
-  struct Route {
-    std::string name;
-    kube::Reconciler* reconciler;
-    int workers;
-    std::vector<std::pair<kube::SharedInformer*, kube::KeyMapper>> sources;
-  };
+  // An informer whose events are keys of a controller: their own key, or
+  // those the mapper returns.
+  using Source = std::pair<kube::SharedInformer*, kube::KeyMapper>;
 
-  void ProbeLoop();
+  void ProbeLoop(kube::Cancellation& stop);
   void Wire();
   // The Endpoints copier's translator: Endpoints of selector-less Services.
   CopyTranslator SelectorlessEndpoints();
-  // Adds `route`, subscribing to its sources once for the syncer's life.
-  void AddRoute(Route route);
-  // Queues `key` on route `index`'s controller, if controllers are running.
-  void Enqueue(size_t index, const std::string& key);
+  // Adds a controller named `name` running `reconciler` with `workers`,
+  // watching `sources`.
+  void AddController(std::string name, kube::Reconciler& reconciler, int workers,
+                     std::vector<Source> sources);
 
+  kube::Manager& manager_;
   const SyncerConfig config_;
   const SyncerOptions options_;
   SyncerInformers informers_;
@@ -115,17 +104,8 @@ class Syncer {
   PodGroupSyncer pod_groups_;
   PodSyncer pods_;
 
-  std::vector<Route> routes_;
-  std::mutex lifecycle_mu_;           // serialises StartControllers and StopControllers
-  std::shared_mutex controllers_mu_;  // guards controllers_ against Enqueue
-  std::vector<std::unique_ptr<kube::Controller>> controllers_;  // one per route while running
-  std::vector<std::thread> controller_threads_;
-
-  kube::Cancellation stop_probe_;
-  std::thread probe_;
   std::atomic<bool> virtual_reachable_{false};
   std::atomic<bool> host_reachable_{false};
-  std::atomic<bool> started_{false};
 };
 
 }  // namespace vtenant::syncer

@@ -1,7 +1,9 @@
 // End to end: the vtenant-syncer program between a real host API server
 // and a real virtual one, killed and restarted in the middle of bursts, and
-// both API servers restarted under it. The rule under test: never a
-// duplicate, never a lost pod, no orphans (design.md, rule 5).
+// both API servers restarted under it, and the host away long enough to
+// cost the Lease. The rule under test: never a duplicate, never a lost pod,
+// no orphans (design.md, rule 5).
+#include <cpprest/http_client.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,6 +11,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "base/file.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
@@ -67,6 +70,17 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
          .log_path = cluster().dir() + "/syncer.log"});
     ASSERT_TRUE(process.ok()) << process.status().ToString();
     syncer_ = std::move(*process);
+    health_address_ = "127.0.0.1:" + std::to_string(*port);
+  }
+
+  // The syncer's /readyz status code; 0 while it does not answer.
+  int ReadyzCode() const {
+    try {
+      web::http::client::http_client client("http://" + health_address_);
+      return client.request(web::http::methods::GET, "/readyz").get().status_code();
+    } catch (const std::exception&) {
+      return 0;
+    }
   }
 
   // Creates pods burst-<from> .. burst-<to - 1> from 4 threads.
@@ -115,6 +129,7 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
 
   static inline localenv::VirtualCluster* virtual_cluster_ = nullptr;
   localenv::Process syncer_;
+  std::string health_address_;
 };
 
 TEST_F(SyncerEndToEndTest, KilledMidBurstItNeitherDuplicatesNorLoses) {
@@ -151,7 +166,7 @@ TEST_F(SyncerEndToEndTest, KilledMidBurstItNeitherDuplicatesNorLoses) {
   EXPECT_EQ(HostPodsMatchingVirtual(), 700);
 
   // Deleted while it is down, its host pods go when it comes back.
-  syncer_.Stop();
+  EXPECT_EQ(syncer_.Stop(), "exited 0");  // SIGTERM: a graceful stop
   for (int i = 0; i < 700; i += 7) {
     ASSERT_TRUE(
         virtual_cluster_->client().Delete(kPods, "burst", "burst-" + std::to_string(i)).ok());
@@ -159,6 +174,50 @@ TEST_F(SyncerEndToEndTest, KilledMidBurstItNeitherDuplicatesNorLoses) {
   StartSyncer();
   EXPECT_TRUE(
       Eventually([] { return HostPodsMatchingVirtual() == 600; }, std::chrono::seconds(300)));
+}
+
+// The program's own Lease: the host API server away longer than the renew
+// deadline (10 s) costs it, and the syncer rides it out in the same process.
+TEST_F(SyncerEndToEndTest, HostAwayPastTheLeaseCostsNoRestartAndNoPod) {
+  StartSyncer();
+  const pid_t pid = syncer_.pid();
+  CreatePods(1000, 1020);
+  auto synced = [](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      if (!client()
+               .Get(kPods, kHostNs, HostName("burst-" + std::to_string(i), "burst", "nlp"))
+               .ok())
+        return false;
+    }
+    return true;
+  };
+  ASSERT_TRUE(Eventually([&] { return synced(1000, 1020); }, std::chrono::seconds(120)));
+  ASSERT_TRUE(Eventually([&] { return ReadyzCode() == 200; }));
+  const int before = HostPodsMatchingVirtual();
+  ASSERT_GE(before, 20);
+
+  // The log is shared with the earlier runs of the suite: only what follows counts.
+  const std::string log_path = cluster().dir() + "/syncer.log";
+  const size_t log_start = ReadFileOrEmpty(log_path).size();
+  cluster().api_server().Stop();
+  EXPECT_TRUE(Eventually([&] { return ReadyzCode() == 503; }));
+  // Past the renew deadline: the Lease is gone; the process is not.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return ReadFileOrEmpty(log_path).find("lost the leader lease; stopping controllers",
+                                              log_start) != std::string::npos;
+      },
+      std::chrono::seconds(60)));
+  EXPECT_TRUE(syncer_.Running());
+  EXPECT_EQ(ReadyzCode(), 503);
+  CreatePods(1020, 1040);
+  ASSERT_TRUE(cluster().api_server().Restart().ok());
+
+  EXPECT_TRUE(Eventually([&] { return ReadyzCode() == 200; }, std::chrono::seconds(120)));
+  EXPECT_TRUE(Eventually([&] { return synced(1020, 1040); }, std::chrono::seconds(120)));
+  EXPECT_EQ(HostPodsMatchingVirtual(), before + 20);
+  EXPECT_EQ(syncer_.pid(), pid);
+  EXPECT_TRUE(syncer_.Running());
 }
 
 }  // namespace

@@ -38,30 +38,18 @@ std::vector<std::string> PodGroupOf(const kube::Object& pod) {
 
 }  // namespace
 
-SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
-                                 const SyncerConfig& config, kube::InformerOptions options)
-    : virtual_client_(virtual_client), host_client_(host_client), dispatcher_(options.clock) {
-  // No reconciler reads managedFields, and writing a cached object back
-  // whole without them leaves the server's unchanged.
-  if (!options.transform) options.transform = kube::DropManagedFields;
-  // One syncer runs per tenant and caches every pod twice (virtual and
-  // host); reconcilers read a few objects per key, so caching deflated text
-  // (a tenth of a document) is worth microseconds per read.
-  options.cache_storage = kube::CacheStorage::kCompressedJsonText;
-  // Every handler only queues keys, so one thread delivers for all.
-  options.dispatcher = &dispatcher_;
-  kube::InformerOptions everywhere = options;
-  everywhere.ns.clear();
-  everywhere.label_selector.clear();
+SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
+                                 kube::InformerFactory& host_informers, const SyncerConfig& config)
+    : virtual_informers_(virtual_informers), host_informers_(host_informers) {
+  const kube::InformerOptions everywhere;
   for (const kube::ResourceType* type :
        {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
         &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
         &kube::resources::kNamespaces, &kube::resources::kNodes, &resources::kReplicaSets,
         &kube::resources::kJobs, &resources::kStatefulSets}) {
-    virtual_[Key(*type)] =
-        std::make_unique<kube::SharedInformer>(virtual_client, *type, everywhere);
+    virtual_[Key(*type)] = &virtual_informers.Get(*type, everywhere);
   }
-  kube::InformerOptions owned = options;
+  kube::InformerOptions owned;
   owned.ns = config.host_namespace;
   owned.label_selector = std::string(kManagedByLabel) + "=" + kManagedByValue + "," + kTenantLabel +
                          "=" + config.tenant;
@@ -69,16 +57,15 @@ SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& hos
        {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
         &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
         &kube::resources::kPodGroups}) {
-    host_[Key(*type)] = std::make_unique<kube::SharedInformer>(host_client, *type, owned);
+    host_[Key(*type)] = &host_informers.Get(*type, owned);
   }
   if (config.sync_endpoints) {
-    virtual_[Key(kube::resources::kEndpoints)] = std::make_unique<kube::SharedInformer>(
-        virtual_client, kube::resources::kEndpoints, everywhere);
+    virtual_[Key(kube::resources::kEndpoints)] =
+        &virtual_informers.Get(kube::resources::kEndpoints, everywhere);
     host_[Key(kube::resources::kEndpoints)] =
-        std::make_unique<kube::SharedInformer>(host_client, kube::resources::kEndpoints, owned);
+        &host_informers.Get(kube::resources::kEndpoints, owned);
   }
-  host_[Key(kube::resources::kNodes)] =
-      std::make_unique<kube::SharedInformer>(host_client, kube::resources::kNodes, everywhere);
+  host_[Key(kube::resources::kNodes)] = &host_informers.Get(kube::resources::kNodes, everywhere);
 
   kube::SharedInformer& pods = Virtual(kube::resources::kPods);
   CHECK(pods.AddIndexer(kNodeIndex, NodeOf).ok());
@@ -98,40 +85,6 @@ kube::SharedInformer& SyncerInformers::Host(const kube::ResourceType& type) {
   auto it = host_.find(Key(type));
   CHECK(it != host_.end()) << "no host informer for " << type.resource;
   return *it->second;
-}
-
-Status SyncerInformers::Run() {
-  for (auto* side : {&virtual_, &host_}) {
-    for (auto& [key, informer] : *side) VT_RETURN_IF_ERROR(informer->Run());
-  }
-  return Status::Ok();
-}
-
-bool SyncerInformers::HasSynced() const {
-  for (auto* side : {&virtual_, &host_}) {
-    for (auto& [key, informer] : *side) {
-      if (!informer->HasSynced()) return false;
-    }
-  }
-  return true;
-}
-
-bool SyncerInformers::WaitForSynced(std::chrono::milliseconds timeout) const {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (auto* side : {&virtual_, &host_}) {
-    for (auto& [key, informer] : *side) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (!informer->WaitForSynced(std::max(left, std::chrono::milliseconds(0)))) return false;
-    }
-  }
-  return true;
-}
-
-void SyncerInformers::Stop() {
-  for (auto* side : {&virtual_, &host_}) {
-    for (auto& [key, informer] : *side) informer->Stop();
-  }
 }
 
 }  // namespace vtenant::syncer

@@ -12,17 +12,17 @@
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
 // "pod-group" (pod-group-name) and "node" (spec.nodeName).
 //
-// All informers deliver their events on one shared thread
-// (kube::EventDispatcher): handlers only queue keys, and one thread instead
-// of 17 saves the process 16 stacks and their thread-local buffers.
-//
-// Every cache drops managedFields and holds objects as deflated JSON text
-// (kube::CacheStorage::kCompressedJsonText): each read inflates and parses
-// a fresh copy, so ask CountByIndex rather than ByIndex when only "is
-// anything there" matters.
-//
-// On kube::Manager this becomes two ClusterHandles' informer factories; the
-// reconcilers only need the caches.
+// The informers come from the two clusters' InformerFactory (those of the
+// syncer's kube::Manager), whose defaults (SyncerManagerOptions in
+// syncer.h) keep one syncer per tenant small:
+//   - all informers deliver their events on one shared thread
+//     (kube::EventDispatcher): handlers only queue keys, and one thread
+//     instead of 17 saves the process 16 stacks and their thread-local
+//     buffers;
+//   - every cache drops managedFields and holds objects as deflated JSON
+//     text (kube::CacheStorage::kCompressedJsonText): each read inflates and
+//     parses a fresh copy, so ask CountByIndex rather than ByIndex when only
+//     "is anything there" matters.
 #pragma once
 
 #include <chrono>
@@ -30,8 +30,8 @@
 #include <memory>
 #include <string>
 
-#include "kube/event_dispatcher.h"
 #include "kube/informer.h"
+#include "kube/informer_factory.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
@@ -43,40 +43,31 @@ inline constexpr char kPodGroupIndex[] = "pod-group";
 
 class SyncerInformers {
  public:
-  // Both clients must outlive this. `options` gives the resync period,
-  // backoff and clock of every informer (namespace and selectors are set
-  // here); without a transform of its own, each cache drops managedFields.
-  // The options' dispatcher is replaced by this object's own.
-  SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
-                  const SyncerConfig& config, kube::InformerOptions options = {});
-  ~SyncerInformers() { Stop(); }
+  // Asks each factory for the informers listed above (namespace and
+  // selectors set here, every other option the factory's) and adds the
+  // indexes. Both factories must outlive this; they start and stop the
+  // informers (the Manager does).
+  SyncerInformers(kube::InformerFactory& virtual_informers, kube::InformerFactory& host_informers,
+                  const SyncerConfig& config);
 
   // The informer of `type` on that side; aborts for a type not listed above
   // (a programming error).
   kube::SharedInformer& Virtual(const kube::ResourceType& type);
   kube::SharedInformer& Host(const kube::ResourceType& type);
 
-  // Starts every informer. Handlers should be added first.
-  Status Run();
-  // Whether every informer has listed once.
-  bool HasSynced() const;
-  bool WaitForSynced(std::chrono::milliseconds timeout) const;
-  void Stop();
-
-  kube::Client& virtual_client() { return virtual_client_; }
-  kube::Client& host_client() { return host_client_; }
+  kube::Client& virtual_client() { return virtual_informers_.client(); }
+  kube::Client& host_client() { return host_informers_.client(); }
 
  private:
   static std::string Key(const kube::ResourceType& type) {
     return type.group + "/" + type.resource;
   }
 
-  kube::Client& virtual_client_;
-  kube::Client& host_client_;
-  // Declared before the informers, so it outlives them.
-  kube::EventDispatcher dispatcher_;
-  std::map<std::string, std::unique_ptr<kube::SharedInformer>> virtual_;
-  std::map<std::string, std::unique_ptr<kube::SharedInformer>> host_;
+  kube::InformerFactory& virtual_informers_;
+  kube::InformerFactory& host_informers_;
+  // Owned by the factories.
+  std::map<std::string, kube::SharedInformer*> virtual_;
+  std::map<std::string, kube::SharedInformer*> host_;
 };
 
 }  // namespace vtenant::syncer

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "base/eventually.h"
@@ -60,10 +62,21 @@ nodes:
     config.virtual_service_host = "127.0.0.1";
     config.virtual_service_port = virtual_cluster_->api_server().port();
     registry_ = new kube::Registry();
-    syncer_ = new Syncer(virtual_cluster_->client(), client(), config, {.registry = registry_});
-    ASSERT_TRUE(syncer_->Start().ok());
-    ASSERT_TRUE(syncer_->WaitForSynced(std::chrono::seconds(60)));
-    syncer_->StartControllers();
+    // As vtenant-syncer --leader-elect runs it, with a Lease lost after 3 s
+    // without renewal so that an outage test need not wait long.
+    kube::ManagerOptions options = SyncerManagerOptions(config, /*leader_elect=*/true);
+    options.handle_signals = false;
+    options.registry = registry_;
+    options.leader_election->lease_duration = std::chrono::seconds(4);
+    options.leader_election->renew_deadline = std::chrono::seconds(3);
+    options.leader_election->retry_period = std::chrono::milliseconds(500);
+    Result<std::unique_ptr<kube::Manager>> manager = kube::Manager::Create(client(), options);
+    ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+    manager_ = manager->release();
+    syncer_ =
+        new Syncer(*manager_, manager_->AddCluster("virtual", virtual_cluster_->client()), config);
+    run_ = new std::thread([] { run_status_ = manager_->Run(); });
+    ASSERT_TRUE(Eventually([] { return manager_->IsLeader(); }, std::chrono::seconds(60)));
     binder_ = new std::thread(BindLoop);
   }
 
@@ -71,8 +84,14 @@ nodes:
     stop_binder_ = true;
     if (binder_ != nullptr) binder_->join();
     delete binder_;
-    if (syncer_ != nullptr) syncer_->Stop();
+    if (run_ != nullptr) {
+      manager_->Stop();
+      run_->join();
+      EXPECT_TRUE(run_status_.ok()) << run_status_.ToString();
+    }
+    delete run_;
     delete syncer_;
+    delete manager_;
     delete registry_;
     delete virtual_cluster_;
     StopCluster();
@@ -118,7 +137,10 @@ nodes:
 
   static inline localenv::VirtualCluster* virtual_cluster_ = nullptr;
   static inline kube::Registry* registry_ = nullptr;
+  static inline kube::Manager* manager_ = nullptr;
   static inline Syncer* syncer_ = nullptr;
+  static inline std::thread* run_ = nullptr;
+  static inline Status run_status_;
   static inline std::thread* binder_ = nullptr;
   static inline std::atomic<bool> stop_binder_{false};
 };
@@ -279,6 +301,66 @@ TEST_F(SyncerIntegrationTest, ProjectedTokenComesFromTheVirtualApiServer) {
   EXPECT_TRUE(
       Eventually([&] { return !client().Get(kube::resources::kSecrets, kHostNs, secret).ok(); },
                  std::chrono::seconds(60)));
+}
+
+// Runs last: the host API server goes away for longer than the Lease lasts.
+TEST_F(SyncerIntegrationTest, HostApiServerOutageCostsTheLeaseAndIsSurvived) {
+  kube::Client& virt = virtual_cluster_->client();
+  ASSERT_TRUE(virt.Create(kube::resources::kNamespaces, "",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace",
+                              "metadata":{"name":"outage"}})"))
+                  .ok());
+  auto create = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      Result<kube::Object> created =
+          virt.Create(kPods, "outage", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{
+              "name":"p-)" + std::to_string(i) + R"(","namespace":"outage"},
+              "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"));
+      ASSERT_TRUE(created.ok()) << created.status().ToString();
+    }
+  };
+  // Host pods of the namespace, each standing for a virtual pod of the same
+  // UID; -1 on an orphan or a duplicate, -2 while a server does not answer.
+  auto matching = [&]() -> int {
+    Result<kube::ObjectList> host = client().ListAll(kPods, kHostNs);
+    Result<kube::ObjectList> pods = virt.ListAll(kPods, "outage");
+    if (!host.ok() || !pods.ok()) return -2;
+    std::map<std::string, std::string> uid_by_name;
+    for (const kube::Object& p : pods->items) {
+      uid_by_name[std::string(kube::Name(p))] = std::string(kube::Uid(p));
+    }
+    std::set<std::string> seen;
+    for (const kube::Object& p : host->items) {
+      if (kube::Annotation(p, kVirtualNamespaceAnnotation) != "outage") continue;
+      std::string name(kube::Annotation(p, kVirtualNameAnnotation).value_or(""));
+      auto it = uid_by_name.find(name);
+      if (it == uid_by_name.end() || kube::Annotation(p, kVirtualUidAnnotation) != it->second ||
+          !seen.insert(name).second) {
+        return -1;
+      }
+    }
+    return static_cast<int>(seen.size());
+  };
+  create(0, 5);
+  ASSERT_TRUE(Eventually([&] { return matching() == 5; }, std::chrono::seconds(60)));
+  ASSERT_TRUE(manager_->health_server().Ready().ok());
+
+  cluster().api_server().Stop();
+  // The Lease cannot be renewed: leadership goes, the syncer does not.
+  EXPECT_TRUE(Eventually([] { return !manager_->IsLeader(); }, std::chrono::seconds(60)));
+  Status ready = manager_->health_server().Ready();
+  EXPECT_FALSE(ready.ok());
+  EXPECT_NE(ready.message().find("leader"), std::string::npos) << ready.ToString();
+  // Work arrives on the virtual side meanwhile, some of it undone.
+  create(5, 15);
+  ASSERT_TRUE(virt.Delete(kPods, "outage", "p-0").ok());
+  ASSERT_TRUE(cluster().api_server().Restart().ok());
+
+  EXPECT_TRUE(Eventually([] { return manager_->IsLeader(); }, std::chrono::seconds(120)));
+  EXPECT_TRUE(Eventually([&] { return matching() == 14; }, std::chrono::seconds(120)));
+  EXPECT_TRUE(
+      Eventually([] { return manager_->health_server().Ready().ok(); }, std::chrono::seconds(60)));
+  EXPECT_EQ(matching(), 14);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
@@ -43,18 +45,41 @@ class SyncerTest : public ::testing::Test {
         "status":{"capacity":{"nvidia.com/gpu":"1"},"allocatable":{"nvidia.com/gpu":"1"}}})"))
                     .ok());
   }
-  void TearDown() override {
-    if (syncer_) syncer_->Stop();
+  void TearDown() override { StopSyncer(); }
+
+  // A syncer on a Manager of its own, running on a thread; with
+  // `leader_elect`, a Lease that is lost after 400 ms without renewal.
+  void StartSyncer(SyncerConfig config = NlpConfig(), bool leader_elect = false) {
+    kube::ManagerOptions options = SyncerManagerOptions(config, leader_elect);
+    options.handle_signals = false;
+    options.registry = &registry_;
+    options.informer_defaults.initial_backoff = std::chrono::milliseconds(10);
+    options.informer_defaults.max_backoff = std::chrono::milliseconds(50);
+    if (options.leader_election) {
+      options.leader_election->lease_duration = std::chrono::milliseconds(600);
+      options.leader_election->renew_deadline = std::chrono::milliseconds(400);
+      options.leader_election->retry_period = std::chrono::milliseconds(100);
+    }
+    Result<std::unique_ptr<kube::Manager>> manager =
+        kube::Manager::Create(host_, std::move(options));
+    ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+    manager_ = std::move(*manager);
+    syncer_ = std::make_unique<Syncer>(*manager_, manager_->AddCluster("virtual", virtual_),
+                                       std::move(config),
+                                       SyncerOptions{.probe_period = std::chrono::milliseconds(20),
+                                                     .wall_clock = [this] { return WallNow(); }});
+    run_ = std::thread([this] { run_status_ = manager_->Run(); });
+    ASSERT_TRUE(Eventually([&] { return manager_->CachesHealthy().ok(); }));
   }
 
-  void StartSyncer(SyncerConfig config = NlpConfig()) {
-    syncer_ = std::make_unique<Syncer>(virtual_, host_, std::move(config),
-                                       SyncerOptions{.probe_period = std::chrono::milliseconds(20),
-                                                     .registry = &registry_,
-                                                     .wall_clock = [this] { return WallNow(); }});
-    ASSERT_TRUE(syncer_->Start().ok());
-    ASSERT_TRUE(syncer_->WaitForSynced(std::chrono::seconds(10)));
-    syncer_->StartControllers();
+  // Stops it as SIGTERM would; a no-op when none runs.
+  void StopSyncer() {
+    if (!manager_) return;
+    manager_->Stop();
+    run_.join();
+    EXPECT_TRUE(run_status_.ok()) << run_status_.ToString();
+    syncer_.reset();
+    manager_.reset();
   }
 
   void CreateVirtual(const kube::ResourceType& type, const std::string& json) {
@@ -106,7 +131,10 @@ class SyncerTest : public ::testing::Test {
   kube::FakeClient virtual_;
   kube::FakeClient host_;
   kube::Registry registry_;
+  std::unique_ptr<kube::Manager> manager_;
   std::unique_ptr<Syncer> syncer_;
+  std::thread run_;
+  Status run_status_;
 };
 
 TEST_F(SyncerTest, PodGoesDownWithTheTenantsQueueAndItsReferences) {
@@ -276,13 +304,10 @@ TEST_F(SyncerTest, NewUidReplacesTheHostPod) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("p"));
   ASSERT_TRUE(Eventually([&] { return HostPodExists("p"); }));
-  ASSERT_TRUE(syncer_ != nullptr);
-  syncer_->StopControllers();  // the new pod appears while nobody looks
+  StopSyncer();  // the new pod appears while nobody looks
   ASSERT_TRUE(virtual_.Delete(kPods, "ml", "p").ok());
   CreateVirtual(kPods, PodJson("p"));
   const std::string new_uid(kube::Uid(VirtualPod("p")));
-  syncer_->Stop();
-  syncer_.reset();
   StartSyncer();
   EXPECT_TRUE(Eventually([&] {
     kube::Object host = HostPod("p");
@@ -306,8 +331,7 @@ TEST_F(SyncerTest, RestartConvergesWithoutDuplicatesOrOrphans) {
                   .ok());
   StartSyncer();
   for (int i = 0; i < 30; ++i) CreateVirtual(kPods, PodJson("burst-" + std::to_string(i)));
-  syncer_->Stop();  // mid-burst, as a crash would
-  syncer_.reset();
+  StopSyncer();  // mid-burst
   for (int i = 30; i < 60; ++i) CreateVirtual(kPods, PodJson("burst-" + std::to_string(i)));
   StartSyncer();
   EXPECT_TRUE(Eventually([&] { return HostPodCount() == 61; }));  // 60 + theirs
@@ -492,25 +516,38 @@ TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {
   EXPECT_NE(text.find(R"(vtenant_workqueue_depth{controller="pod-syncer"})"), std::string::npos);
 }
 
-TEST_F(SyncerTest, ControllersStartAgainAfterLeadershipComesBack) {
-  StartSyncer();
+TEST_F(SyncerTest, LostLeaseKeepsCachesAndWonBackConverges) {
+  StartSyncer(NlpConfig(), /*leader_elect=*/true);
+  ASSERT_TRUE(Eventually([&] { return manager_->IsLeader(); }));
   CreateVirtual(kPods, PodJson("before"));
   ASSERT_TRUE(Eventually([&] { return HostPodExists("before"); }));
-  syncer_->StopControllers();  // leadership lost
+  ASSERT_TRUE(Eventually([&] { return manager_->health_server().Ready().ok(); }));
+  // The host refuses the Lease (an outage of its own, as far as the Lease
+  // goes): leadership is lost, the syncer stays up and says it is not ready.
+  for (const char* verb : {"get", "create", "update"}) {
+    host_.InjectError(verb, "leases", Unavailable("host away"), -1);
+  }
+  ASSERT_TRUE(Eventually([&] { return !manager_->IsLeader(); }));
+  EXPECT_FALSE(manager_->health_server().Ready().ok());
   CreateVirtual(kPods, PodJson("while-away"));
   ASSERT_TRUE(virtual_.Delete(kPods, "ml", "before").ok());
-  syncer_->StartControllers();  // and won back: the caches are replayed
+  host_.ClearErrors();
+  // Won back: the controllers replay the caches and converge.
   EXPECT_TRUE(Eventually([&] { return HostPodExists("while-away") && !HostPodExists("before"); }));
+  EXPECT_EQ(HostPodCount(), 1u);
+  EXPECT_TRUE(manager_->IsLeader());
+  EXPECT_TRUE(Eventually([&] { return manager_->health_server().Ready().ok(); }));
 }
 
 TEST_F(SyncerTest, ReadyOnlyWhenBothServersAnswer) {
   StartSyncer();
-  EXPECT_TRUE(Eventually([&] { return syncer_->Ready().ok(); }));
+  EXPECT_TRUE(Eventually([&] { return manager_->health_server().Ready().ok(); }));
   host_.InjectError("list", "pods", Unavailable("host down"), -1);
-  EXPECT_TRUE(Eventually([&] { return !syncer_->Ready().ok(); }));
-  EXPECT_NE(syncer_->Ready().message().find("host"), std::string::npos);
+  EXPECT_TRUE(Eventually([&] { return !syncer_->ServersAnswer().ok(); }));
+  EXPECT_NE(syncer_->ServersAnswer().message().find("host"), std::string::npos);
+  EXPECT_FALSE(manager_->health_server().Ready().ok());
   host_.ClearErrors();
-  EXPECT_TRUE(Eventually([&] { return syncer_->Ready().ok(); }));
+  EXPECT_TRUE(Eventually([&] { return manager_->health_server().Ready().ok(); }));
 }
 
 }  // namespace
