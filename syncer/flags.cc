@@ -46,9 +46,10 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       empty = off)
   --leader-elect                      run only while holding the Lease vtenant-syncer-<tenant>
                                       in the host namespace (default: false)
-  --sync-endpoints                    copy the Endpoints of Services without a selector to the
-                                      host; the host credentials must allow endpoints
-                                      (default: false)
+  --sync-endpoints                    copy the Endpoints and the hand-written EndpointSlices of
+                                      Services without a selector to the host; the host
+                                      credentials must allow endpoints and discovery.k8s.io
+                                      endpointslices (default: false)
   --pod-workers N                     pods reconciled in parallel (default: 8)
   --kube-api-qps Q                    requests per second to each API server, 0 = unlimited
                                       (default: 100)

@@ -28,6 +28,7 @@
 #include "kube/event_recorder.h"
 #include "kube/wall_time.h"
 #include "syncer/copy_syncer.h"
+#include "syncer/endpoint_slice_translator.h"
 #include "syncer/node_syncer.h"
 #include "syncer/object_translators.h"
 #include "syncer/pod_syncer.h"
@@ -92,6 +93,8 @@ class Syncer {
   void Wire();
   // The Endpoints copier's translator: Endpoints of selector-less Services.
   CopyTranslator SelectorlessEndpoints();
+  // The EndpointSlice copier's: hand-written slices of selector-less Services.
+  CopyTranslator HandWrittenEndpointSlices();
   // Adds `route`, subscribing to its sources once for the syncer's life.
   void AddRoute(Route route);
   // Queues `key` on route `index`'s controller, if controllers are running.
@@ -106,11 +109,13 @@ class Syncer {
   ClaimTranslator claim_translator_;
   ServiceTranslator service_translator_;
   EndpointsTranslator endpoints_translator_;
+  EndpointSliceTranslator endpoint_slice_translator_;
   CopySyncer config_maps_;
   CopySyncer secrets_;
   CopySyncer claims_;
   CopySyncer services_;
-  CopySyncer endpoints_;  // of selector-less Services only
+  CopySyncer endpoints_;        // of selector-less Services only
+  CopySyncer endpoint_slices_;  // hand-written, of selector-less Services only
   NodeSyncer nodes_;
   PodGroupSyncer pod_groups_;
   PodSyncer pods_;

@@ -36,6 +36,13 @@ std::vector<std::string> PodGroupOf(const kube::Object& pod) {
   return {std::string(*group)};
 }
 
+// "ns/service" of the Service a slice belongs to.
+std::vector<std::string> ServiceOfSlice(const kube::Object& slice) {
+  std::optional<std::string_view> service = kube::Label(slice, "kubernetes.io/service-name");
+  if (!service || service->empty()) return {};
+  return {kube::MakeKey(kube::Namespace(slice), *service)};
+}
+
 }  // namespace
 
 SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& host_client,
@@ -76,9 +83,20 @@ SyncerInformers::SyncerInformers(kube::Client& virtual_client, kube::Client& hos
         virtual_client, kube::resources::kEndpoints, everywhere);
     host_[Key(kube::resources::kEndpoints)] =
         std::make_unique<kube::SharedInformer>(host_client, kube::resources::kEndpoints, owned);
+    virtual_[Key(resources::kEndpointSlices)] = std::make_unique<kube::SharedInformer>(
+        virtual_client, resources::kEndpointSlices, everywhere);
+    host_[Key(resources::kEndpointSlices)] =
+        std::make_unique<kube::SharedInformer>(host_client, resources::kEndpointSlices, owned);
+    CHECK(Virtual(resources::kEndpointSlices).AddIndexer(kServiceIndex, ServiceOfSlice).ok());
   }
   host_[Key(kube::resources::kNodes)] =
       std::make_unique<kube::SharedInformer>(host_client, kube::resources::kNodes, everywhere);
+  // KAI's PodGroup CRD reaches a virtual cluster after its API server is up
+  // (the operator installs it), or never, when the syncer runs by hand: the
+  // informer lists until it is there, and does not hold back HasSynced.
+  virtual_[Key(kube::resources::kPodGroups)] = std::make_unique<kube::SharedInformer>(
+      virtual_client, kube::resources::kPodGroups, everywhere);
+  optional_virtual_.insert(Key(kube::resources::kPodGroups));
 
   kube::SharedInformer& pods = Virtual(kube::resources::kPods);
   CHECK(pods.AddIndexer(kNodeIndex, NodeOf).ok());
@@ -110,6 +128,7 @@ Status SyncerInformers::Run() {
 bool SyncerInformers::HasSynced() const {
   for (auto* side : {&virtual_, &host_}) {
     for (auto& [key, informer] : *side) {
+      if (side == &virtual_ && optional_virtual_.contains(key)) continue;
       if (!informer->HasSynced()) return false;
     }
   }
@@ -120,6 +139,7 @@ bool SyncerInformers::WaitForSynced(std::chrono::milliseconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (auto* side : {&virtual_, &host_}) {
     for (auto& [key, informer] : *side) {
+      if (side == &virtual_ && optional_virtual_.contains(key)) continue;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (!informer->WaitForSynced(std::max(left, std::chrono::milliseconds(0)))) return false;

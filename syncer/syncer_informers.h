@@ -2,19 +2,23 @@
 // between, shared by its reconcilers.
 //
 //   virtual (all namespaces): pods, services, configmaps, secrets, PVCs,
-//     namespaces, nodes, replicasets, jobs, statefulsets;
+//     namespaces, nodes, replicasets, jobs, statefulsets, and KAI PodGroups
+//     (which do not count for HasSynced: the CRD may come late or never);
 //   host (the tenant's host namespace, objects labelled managed-by
 //     vtenant-syncer and vtenant.io/tenant=<tenant>): pods, services,
-//     configmaps, secrets, PVCs, KAI PodGroups; and host nodes.
+//     configmaps, secrets, PVCs, KAI PodGroups; and host nodes;
+//   with --sync-endpoints, Endpoints and EndpointSlices on both sides.
 //
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid and
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
-// "pod-group" (pod-group-name) and "node" (spec.nodeName).
+// "pod-group" (pod-group-name) and "node" (spec.nodeName); with
+// --sync-endpoints, virtual EndpointSlices by "service" ("ns/<its
+// kubernetes.io/service-name>").
 //
 // All informers deliver their events on one shared thread
 // (kube::EventDispatcher): handlers only queue keys, and one thread instead
-// of 17 saves the process 16 stacks and their thread-local buffers.
+// of 18 saves the process 17 stacks and their thread-local buffers.
 //
 // Every cache drops managedFields and holds objects as deflated JSON text
 // (kube::CacheStorage::kCompressedJsonText): each read inflates and parses
@@ -28,6 +32,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "kube/event_dispatcher.h"
@@ -40,6 +45,7 @@ inline constexpr char kNodeIndex[] = "node";
 inline constexpr char kReferenceIndex[] = "reference";
 inline constexpr char kOwnerUidIndex[] = "owner-uid";
 inline constexpr char kPodGroupIndex[] = "pod-group";
+inline constexpr char kServiceIndex[] = "service";
 
 class SyncerInformers {
  public:
@@ -77,6 +83,8 @@ class SyncerInformers {
   kube::EventDispatcher dispatcher_;
   std::map<std::string, std::unique_ptr<kube::SharedInformer>> virtual_;
   std::map<std::string, std::unique_ptr<kube::SharedInformer>> host_;
+  // Keys of virtual informers HasSynced and WaitForSynced do not wait for.
+  std::set<std::string> optional_virtual_;
 };
 
 }  // namespace vtenant::syncer

@@ -17,6 +17,7 @@
 #include "localenv/virtual_cluster.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
+#include "syncer/resources.h"
 #include "syncer/syncer.h"
 
 namespace vtenant::syncer {
@@ -41,7 +42,7 @@ nodes:
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
     StartCluster("syncer", {.nodes = *nodes}, {kHostNs});
-    InstallPodGroupCrd();
+    InstallPodGroupCrd(cluster().api_server().kubeconfig_path());
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),
@@ -59,11 +60,15 @@ nodes:
     config.host_namespace = kHostNs;
     config.virtual_service_host = "127.0.0.1";
     config.virtual_service_port = virtual_cluster_->api_server().port();
+    config.sync_endpoints = true;
     registry_ = new kube::Registry();
     syncer_ = new Syncer(virtual_cluster_->client(), client(), config, {.registry = registry_});
     ASSERT_TRUE(syncer_->Start().ok());
     ASSERT_TRUE(syncer_->WaitForSynced(std::chrono::seconds(60)));
     syncer_->StartControllers();
+    // As the operator does, the virtual cluster gets KAI's PodGroup CRD only
+    // after the syncer runs: its PodGroup informer must pick it up late.
+    InstallPodGroupCrd(virtual_cluster_->kubeconfig_path());
     binder_ = new std::thread(BindLoop);
   }
 
@@ -78,12 +83,12 @@ nodes:
     StopCluster();
   }
 
-  static void InstallPodGroupCrd() {
+  static void InstallPodGroupCrd(const std::string& kubeconfig_path) {
     Result<std::string> kubectl = localenv::FindTool("kubectl");
     ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
     std::string crd =
         std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml";
-    std::string kubeconfig = "--kubeconfig=" + cluster().api_server().kubeconfig_path();
+    std::string kubeconfig = "--kubeconfig=" + kubeconfig_path;
     Result<localenv::CommandResult> applied =
         localenv::RunCommand({*kubectl, kubeconfig, "apply", "-f", crd});
     ASSERT_TRUE(applied.ok() && applied->exit_code == 0) << (applied.ok() ? applied->err : "");
@@ -204,6 +209,62 @@ TEST_F(SyncerIntegrationTest, GangJobBecomesOneHostPodGroup) {
   for (const kube::Object& pod : HostPodsOf("job=ddp")) {
     EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation), kube::Name(*ddp[0]));
   }
+}
+
+TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
+  ASSERT_TRUE(virt()
+                  .Create(kPodGroups, "ml", ParseTestJson(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"pair","namespace":"ml"},"spec":{"minMember":1}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"pair-0","namespace":"ml","annotations":{"pod-group-name":"pair"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  const std::string host_group = HostName("pair", "ml", "nlp");
+  auto host_min_member = [&] {
+    Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, host_group);
+    return pg.ok() ? kube::GetInt(*pg, {"spec", "minMember"}) : int64_t{-1};
+  };
+  ASSERT_TRUE(Eventually([&] { return host_min_member() == 1; }, std::chrono::seconds(60)));
+  // No pod changes: the PodGroup's own event carries the new minimum.
+  ASSERT_TRUE(
+      virt()
+          .Patch(kPodGroups, "ml", "pair", kube::PatchType::kMerge, R"({"spec":{"minMember":2}})")
+          .ok());
+  EXPECT_TRUE(Eventually([&] { return host_min_member() == 2; }, std::chrono::seconds(60)));
+}
+
+TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
+  const kube::ResourceType& slices = resources::kEndpointSlices;
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"db","namespace":"ml"},
+      "spec":{"ports":[{"port":5432,"protocol":"TCP"}]}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(slices, "ml", ParseTestJson(R"({"apiVersion":"discovery.k8s.io/v1",
+      "kind":"EndpointSlice","metadata":{"name":"db-external","namespace":"ml",
+        "labels":{"kubernetes.io/service-name":"db",
+                  "endpointslice.kubernetes.io/managed-by":"team.example.com"}},
+      "addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],
+      "endpoints":[{"addresses":["192.168.5.10"],"conditions":{"ready":true}}]})"))
+                  .ok());
+  const std::string host_slice = HostName("db-external", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] { return client().Get(slices, kHostNs, host_slice).ok(); },
+                         std::chrono::seconds(60)));
+  Result<kube::Object> copy = client().Get(slices, kHostNs, host_slice);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::Label(*copy, "kubernetes.io/service-name"), HostName("db", "ml", "nlp"));
+  EXPECT_EQ(kube::GetString((*copy)["endpoints"][0]["addresses"][0], {}), "192.168.5.10");
+  // The host Service it belongs to is there too.
+  EXPECT_TRUE(Eventually([] {
+    return client().Get(kube::resources::kServices, kHostNs, HostName("db", "ml", "nlp")).ok();
+  }));
+  ASSERT_TRUE(virt().Delete(slices, "ml", "db-external").ok());
+  EXPECT_TRUE(Eventually([&] { return !client().Get(slices, kHostNs, host_slice).ok(); },
+                         std::chrono::seconds(60)));
 }
 
 TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {
