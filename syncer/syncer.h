@@ -1,7 +1,7 @@
 // Syncer: one tenant's syncer, assembled. It owns the informers of both
 // clusters, the reconcilers (pods, ConfigMaps, Secrets, PVCs, Services,
-// Nodes, PodGroups) and their controllers, and wires each informer to the
-// controllers whose keys it concerns.
+// Endpoints and EndpointSlices, Nodes, PodGroups) and their controllers,
+// and wires each informer to the controllers whose keys it concerns.
 //
 // Informers run from Start() on, so a standby replica keeps warm caches;
 // controllers run only between StartControllers() and StopControllers()

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "syncer/endpoint_slice_translator.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
 #include "syncer/resources.h"
@@ -38,7 +39,7 @@ std::vector<std::string> PodGroupOf(const kube::Object& pod) {
 
 // "ns/service" of the Service a slice belongs to.
 std::vector<std::string> ServiceOfSlice(const kube::Object& slice) {
-  std::optional<std::string_view> service = kube::Label(slice, "kubernetes.io/service-name");
+  std::optional<std::string_view> service = kube::Label(slice, kServiceNameLabel);
   if (!service || service->empty()) return {};
   return {kube::MakeKey(kube::Namespace(slice), *service)};
 }
