@@ -593,11 +593,27 @@ TEST_F(SyncerTest, HandWrittenEndpointSlicesReachTheHostTranslated) {
   ASSERT_TRUE(virtual_.Delete(slices, "ml", "db-main").ok());
   EXPECT_TRUE(Eventually([&] { return !host_slice("db-main").IsObject(); }));
 
-  // A slice whose Service goes, goes with it, while the virtual slice stays.
+  // A slice whose Service gains a selector, or goes, goes from the host,
+  // while the virtual slice stays.
   CreateVirtual(slices, R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
       "metadata":{"name":"db-spare","namespace":"ml",
                   "labels":{"kubernetes.io/service-name":"db"}},
       "addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}]})");
+  ASSERT_TRUE(Eventually([&] { return host_slice("db-spare").IsObject(); }));
+  auto set_selector = [&](bool on) {
+    ASSERT_TRUE(virtual_
+                    .UpdateWithRetry(kube::resources::kServices, "ml", "db",
+                                     [on](kube::Object& svc) {
+                                       svc["spec"].RemoveMember("selector");
+                                       if (on)
+                                         kube::SetString(svc, {"spec", "selector"}, "app", "db");
+                                       return Status::Ok();
+                                     })
+                    .ok());
+  };
+  set_selector(true);
+  ASSERT_TRUE(Eventually([&] { return !host_slice("db-spare").IsObject(); }));
+  set_selector(false);
   ASSERT_TRUE(Eventually([&] { return host_slice("db-spare").IsObject(); }));
   ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "db").ok());
   EXPECT_TRUE(Eventually([&] { return !host_slice("db-spare").IsObject(); }));
