@@ -238,6 +238,27 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
 
 TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
   const kube::ResourceType& slices = resources::kEndpointSlices;
+  // A Service with a selector: the virtual endpointslice controller makes
+  // its slice, which must stay behind (the host makes its own).
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"api","namespace":"ml"},
+      "spec":{"selector":{"app":"api"},"ports":[{"port":80,"protocol":"TCP"}]}})"))
+                  .ok());
+  std::string controller_slice;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> made =
+            virt().List(slices, "ml", {.label_selector = "kubernetes.io/service-name=api"});
+        if (!made.ok() || made->items.empty()) return false;
+        controller_slice = std::string(kube::Name(made->items[0]));
+        return true;
+      },
+      std::chrono::seconds(60)));
+  // In the syncer's cache, so its key is queued before the hand-written one.
+  ASSERT_TRUE(Eventually([&] {
+    return syncer_->informers().Virtual(slices).cache().Get("ml/" + controller_slice) != nullptr;
+  }));
   ASSERT_TRUE(virt()
                   .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
       "kind":"Service","metadata":{"name":"db","namespace":"ml"},
@@ -254,6 +275,7 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
   const std::string host_slice = HostName("db-external", "ml", "nlp");
   ASSERT_TRUE(Eventually([&] { return client().Get(slices, kHostNs, host_slice).ok(); },
                          std::chrono::seconds(60)));
+  EXPECT_FALSE(client().Get(slices, kHostNs, HostName(controller_slice, "ml", "nlp")).ok());
   Result<kube::Object> copy = client().Get(slices, kHostNs, host_slice);
   ASSERT_TRUE(copy.ok());
   EXPECT_EQ(kube::Label(*copy, "kubernetes.io/service-name"), HostName("db", "ml", "nlp"));
