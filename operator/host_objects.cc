@@ -104,12 +104,16 @@ kube::Object RenderSyncerRole(const TenantSpec& spec) {
   // (list, watch) and copies (get, create, update, delete) of pods and what
   // pods reference, Endpoints of Services without a selector
   // (--sync-endpoints), the PodGroups of gangs, and its Lease when it runs with
-  // --leader-elect. It writes no pod status, binds nothing and records its
-  // Events in the virtual cluster, so none of that is granted here.
+  // --leader-elect. EndpointSlices the tenant writes by hand (--sync-endpoints)
+  // are only watched and written from the informer cache, never read one by
+  // one, so they get no "get". It writes no pod status, binds nothing and
+  // records its Events in the virtual cluster, so none of that is granted here.
   return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)" +
                Meta(spec, kSyncerServiceAccount, true) + R"(,"rules":[
     {"apiGroups":[""],"resources":["pods","configmaps","secrets","services",
       "endpoints","persistentvolumeclaims"],"verbs":["get","list","watch","create","update","delete"]},
+    {"apiGroups":["discovery.k8s.io"],"resources":["endpointslices"],
+     "verbs":["list","watch","create","update","delete"]},
     {"apiGroups":["scheduling.run.ai"],"resources":["podgroups"],
      "verbs":["get","list","watch","create","update","delete"]},
     {"apiGroups":["coordination.k8s.io"],"resources":["leases"],

@@ -139,6 +139,19 @@ TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
 
   EXPECT_TRUE(Exists(res::kServiceAccounts, "vtenant-nlp", "vtenant-syncer"));
   EXPECT_TRUE(Exists(res::kRoles, "vtenant-nlp", "vtenant-syncer"));
+  // The syncer's host Role grants EndpointSlices exactly the verbs its
+  // informer and copier use (syncer/copy_syncer.cc): no get.
+  Result<kube::Object> syncer_role = host_.Get(res::kRoles, "vtenant-nlp", "vtenant-syncer");
+  ASSERT_TRUE(syncer_role.ok());
+  bool slices_granted = false;
+  for (const rapidjson::Value& rule : (*syncer_role)["rules"].GetArray()) {
+    if (kube::ToJson(rule["resources"]).find("endpointslices") == std::string::npos) continue;
+    EXPECT_EQ(kube::ToJson(rule),
+              R"({"apiGroups":["discovery.k8s.io"],"resources":["endpointslices"],)"
+              R"("verbs":["list","watch","create","update","delete"]})");
+    slices_granted = true;
+  }
+  EXPECT_TRUE(slices_granted);
   EXPECT_TRUE(Exists(res::kRoleBindings, "vtenant-nlp", "vtenant-syncer"));
   EXPECT_TRUE(Exists(res::kClusterRoleBindings, "", "vtenant:syncer:nlp"));
   Result<kube::Object> reader =

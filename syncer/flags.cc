@@ -48,9 +48,10 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       in the host namespace; a Lease lost (say, the host API
                                       server away) is competed for again, caches kept, /readyz
                                       failing meanwhile (default: false)
-  --sync-endpoints                    copy the Endpoints of Services without a selector to the
-                                      host; the host credentials must allow endpoints
-                                      (default: false)
+  --sync-endpoints                    copy the Endpoints and the hand-written EndpointSlices of
+                                      Services without a selector to the host; the host
+                                      credentials must allow endpoints and discovery.k8s.io
+                                      endpointslices (default: false)
   --pod-workers N                     pods reconciled in parallel (default: 8)
   --kube-api-qps Q                    requests per second to each API server, 0 = unlimited
                                       (default: 100)

@@ -54,18 +54,7 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
       return FailedPrecondition("waiting for PodGroup " + ns + "/" + std::string(*group) +
                                 " named by the pod's pod-group-name annotation");
     }
-    int64_t min_member = kube::GetInt(*pg, {"spec", "minMember"}, 1);
-    if (min_member < 1) {
-      return InvalidArgument("PodGroup " + ns + "/" + std::string(*group) +
-                             " has spec.minMember below 1");
-    }
-    Gang gang{HostName(*group, ns, config.tenant), min_member,
-              OwnerRef{kPodGroupApiVersion, "PodGroup", std::string(*group),
-                       std::string(kube::Uid(*pg))}};
-    if (const rapidjson::Value* sub = kube::Find(*pg, {"spec", "subGroups"});
-        sub != nullptr && !sub->IsNull()) {
-      gang.sub_groups = kube::ToJson(*sub);
-    }
+    VT_ASSIGN_OR_RETURN(Gang gang, GangOfPodGroup(*pg, ns, config));
     return std::optional<Gang>(std::move(gang));
   }
   if (chain.empty()) return std::optional<Gang>();
@@ -93,6 +82,61 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
       Gang{HostName("pg-" + owner.name + "-" + owner.uid, ns, config.tenant), min_member, owner});
 }
 
+Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
+                            const SyncerConfig& config) {
+  const std::string name(kube::Name(pg));
+  const std::string where = "PodGroup " + std::string(ns) + "/" + name;
+  int64_t min_member = kube::GetInt(pg, {"spec", "minMember"}, 1);
+  if (min_member < 1) return InvalidArgument(where + " has spec.minMember below 1");
+  Gang gang{HostName(name, ns, config.tenant), min_member,
+            OwnerRef{kPodGroupApiVersion, "PodGroup", name, std::string(kube::Uid(pg))}};
+  if (const rapidjson::Value* sub = kube::Find(pg, {"spec", "subGroups"});
+      sub != nullptr && !sub->IsNull()) {
+    gang.sub_groups = kube::ToJson(*sub);
+  }
+  const std::string_view priority_class = kube::GetString(pg, {"spec", "priorityClassName"});
+  if (config.allowed_priority_classes.contains(priority_class)) {
+    gang.priority_class = priority_class;
+  } else if (!priority_class.empty() && !priority_class.starts_with("system-")) {
+    return InvalidArgument(where + " spec.priorityClassName \"" + std::string(priority_class) +
+                           "\" is not a priority class of the host");
+  }
+  return gang;
+}
+
+bool StandsForVirtualPodGroup(const rapidjson::Value& host) {
+  std::optional<std::string_view> chain = kube::Annotation(host, kOwnerChainAnnotation);
+  if (!chain) return false;
+  Result<kube::Object> parsed = kube::ParseJson(*chain);
+  if (!parsed.ok() || !parsed->IsArray() || parsed->Empty()) return false;
+  const rapidjson::Value& owner = (*parsed)[0];
+  return kube::GetString(owner, {"apiVersion"}) == kPodGroupApiVersion &&
+         kube::GetString(owner, {"kind"}) == "PodGroup";
+}
+
+std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,
+                                           const SyncerConfig& config) {
+  kube::Object out = kube::Clone(host);
+  rapidjson::Value& spec = kube::EnsurePath(out, {"spec"});
+  auto& a = out.GetAllocator();
+  spec.RemoveMember("minMember");
+  spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)), a);
+  spec.RemoveMember("subGroups");
+  if (!gang.sub_groups.empty()) {
+    Result<kube::Object> sub = kube::ParseJson(gang.sub_groups);
+    if (sub.ok()) spec.AddMember("subGroups", rapidjson::Value(*sub, a), a);
+  }
+  kube::SetString(out, {"spec"}, "queue", config.queue);
+  if (!gang.priority_class.empty()) {
+    kube::SetString(out, {"spec"}, "priorityClassName", gang.priority_class);
+  }
+  if (!gang.owner.uid.empty()) {
+    kube::SetString(out, {"metadata", "annotations"}, kVirtualUidAnnotation, gang.owner.uid);
+  }
+  if (out == host) return std::nullopt;
+  return out;
+}
+
 kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
                             const SyncerConfig& config) {
   kube::Object pg(rapidjson::kObjectType);
@@ -118,7 +162,9 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
       spec.AddMember("subGroups", rapidjson::Value(*sub, pg.GetAllocator()), pg.GetAllocator());
   }
   kube::SetString(pg, {"spec"}, "queue", config.queue);
-  if (config.allowed_priority_classes.contains(priority_class)) {
+  if (!gang.priority_class.empty()) {
+    kube::SetString(pg, {"spec"}, "priorityClassName", gang.priority_class);
+  } else if (config.allowed_priority_classes.contains(priority_class)) {
     kube::SetString(pg, {"spec"}, "priorityClassName", priority_class);
   }
   return pg;

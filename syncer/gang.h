@@ -39,6 +39,9 @@ struct Gang {
   // pods' `kai.scheduler/subgroup-name` labels travel with them, and the
   // host scheduler validates the list); empty when it has none.
   std::string sub_groups;
+  // A virtual PodGroup's spec.priorityClassName, when it names one the host
+  // offers; empty: the host PodGroup takes its first pod's.
+  std::string priority_class;
 };
 
 // The gang of virtual pod `pod` whose owner chain is `chain`. nullopt for a
@@ -49,10 +52,29 @@ struct Gang {
 Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config);
 
+// The gang of virtual KAI PodGroup `pg` in virtual namespace `ns`: host
+// name HostName(its name, ns, tenant), spec.minMember (1 when unset),
+// spec.subGroups as written and spec.priorityClassName. InvalidArgument
+// when minMember is below 1 or the priority class is neither one the host
+// offers nor a system class (system classes are dropped, as on pods).
+Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
+                            const SyncerConfig& config);
+
 // The host PodGroup of `gang`, for pods in virtual namespace `ns`: queue
-// and labels of the tenant, minMember, sub-groups, and the pod's
-// priorityClassName when the host has it.
+// and labels of the tenant, minMember, sub-groups, and the gang's
+// priorityClassName, else the pod's `priority_class`, when the host has it.
 kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
                             const SyncerConfig& config);
+
+// Whether host PodGroup `host` stands for a virtual PodGroup (its owner
+// chain annotation says so) rather than for a Job, ReplicaSet, ...
+bool StandsForVirtualPodGroup(const rapidjson::Value& host);
+
+// `host`, an existing host PodGroup, with what `gang` asks for: minMember,
+// subGroups, the tenant's queue, the gang's priorityClassName when it has
+// one, and the virtual UID; nullopt when it already has all of it. Every
+// other field (status, what KAI wrote) is kept.
+std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,
+                                           const SyncerConfig& config);
 
 }  // namespace vtenant::syncer

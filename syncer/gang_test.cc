@@ -190,5 +190,56 @@ TEST(GangTest, SubGroupsOfAVirtualPodGroupCrossVerbatim) {
   EXPECT_FALSE(kube::Find(PodGroupToHost(plain, "ml", "", NlpConfig()), {"spec", "subGroups"}));
 }
 
+TEST(GangTest, VirtualPodGroupPriorityClassMustBeTheHosts) {
+  kube::Object pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
+      "spec":{"minMember":2,"priorityClassName":"train"}})");
+  Result<Gang> gang = GangOfPodGroup(pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  EXPECT_EQ(gang->priority_class, "train");
+  // The group's class wins over its first pod's.
+  EXPECT_EQ(kube::GetString(PodGroupToHost(*gang, "ml", "build", NlpConfig()),
+                            {"spec", "priorityClassName"}),
+            "train");
+  kube::SetString(pg, {"spec"}, "priorityClassName", "system-cluster-critical");
+  gang = GangOfPodGroup(pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  EXPECT_EQ(gang->priority_class, "");
+  kube::SetString(pg, {"spec"}, "priorityClassName", "vip");
+  gang = GangOfPodGroup(pg, "ml", NlpConfig());
+  EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gang.status().message().find("vip"), std::string::npos);
+}
+
+TEST(GangTest, PodGroupUpdateBringsTheHostGroupLevelAndKeepsTheRest) {
+  kube::Object virtual_pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
+      "spec":{"minMember":2,"subGroups":[{"name":"workers","minMember":2}]}})");
+  Result<Gang> gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  kube::Object host = PodGroupToHost(*gang, "ml", "", NlpConfig());
+  EXPECT_TRUE(StandsForVirtualPodGroup(host));
+  kube::SetString(host, {"metadata"}, "resourceVersion", "12");
+  kube::SetString(host, {"status"}, "phase", "Running");
+  EXPECT_FALSE(PodGroupUpdate(host, *gang, NlpConfig()));
+
+  virtual_pg["spec"]["minMember"].SetInt64(4);
+  virtual_pg["spec"].RemoveMember("subGroups");
+  kube::SetString(virtual_pg, {"spec"}, "priorityClassName", "inference");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  kube::SetString(host, {"spec"}, "queue", "vision");  // someone wrote another queue
+  std::optional<kube::Object> update = PodGroupUpdate(host, *gang, NlpConfig());
+  ASSERT_TRUE(update);
+  EXPECT_EQ(kube::GetInt(*update, {"spec", "minMember"}), 4);
+  EXPECT_FALSE(kube::Find(*update, {"spec", "subGroups"}));
+  EXPECT_EQ(kube::GetString(*update, {"spec", "priorityClassName"}), "inference");
+  EXPECT_EQ(kube::GetString(*update, {"spec", "queue"}), "nlp");
+  EXPECT_EQ(kube::ResourceVersion(*update), "12");
+  EXPECT_EQ(kube::GetString(*update, {"status", "phase"}), "Running");
+
+  // A Job's group is not a virtual PodGroup's.
+  Gang job{"pg-ddp-x-ml-x-nlp", 4, {"batch/v1", "Job", "ddp", "ddp-uid"}};
+  EXPECT_FALSE(StandsForVirtualPodGroup(PodGroupToHost(job, "ml", "", NlpConfig())));
+}
+
 }  // namespace
 }  // namespace vtenant::syncer

@@ -16,8 +16,8 @@ void CopyMember(const rapidjson::Value& from, rapidjson::Value& to, std::string_
   }
 }
 
-// `host` with the labels, annotations and `fields` (top-level members) of
-// `desired`; nullopt when nothing differs.
+}  // namespace
+
 std::optional<kube::Object> WithFields(const rapidjson::Value& desired,
                                        const rapidjson::Value& host,
                                        std::initializer_list<std::string_view> fields) {
@@ -30,8 +30,6 @@ std::optional<kube::Object> WithFields(const rapidjson::Value& desired,
   if (out == host) return std::nullopt;
   return out;
 }
-
-}  // namespace
 
 kube::Object HostObjectBase(const rapidjson::Value& virtual_object, const SyncerConfig& config) {
   kube::Object out(rapidjson::kObjectType);

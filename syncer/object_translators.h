@@ -6,7 +6,9 @@
 // UID annotations, and no ownerReferences.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 
 #include "kube/object.h"
 #include "syncer/syncer_config.h"
@@ -16,6 +18,14 @@ namespace vtenant::syncer {
 // The host metadata every synced object shares, in a new object of
 // `virtual_object`'s apiVersion and kind.
 kube::Object HostObjectBase(const rapidjson::Value& virtual_object, const SyncerConfig& config);
+
+// `host` with the labels, annotations and `fields` (top-level members, set
+// or removed) of `desired`, a translator's ToHost; nullopt when nothing
+// differs. Everything else the host holds (resourceVersion, what the host
+// filled in) is kept.
+std::optional<kube::Object> WithFields(const rapidjson::Value& desired,
+                                       const rapidjson::Value& host,
+                                       std::initializer_list<std::string_view> fields);
 
 // ConfigMaps and Secrets: labels, annotations and every data field (data,
 // binaryData, type, immutable) copied. A Secret's type is immutable on the

@@ -1,5 +1,7 @@
 #include "syncer/podgroup_syncer.h"
 
+#include <glog/logging.h>
+
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
@@ -10,42 +12,14 @@ PodGroupSyncer::PodGroupSyncer(SyncerInformers& informers, const SyncerConfig& c
                                SyncMetrics& metrics)
     : informers_(informers), config_(config), metrics_(metrics) {}
 
-Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
-                              std::string_view priority_class) {
-  kube::Client& client = informers_.host_client();
-  kube::ObjectPtr have = informers_.Host(kPodGroups)
-                             .cache()
-                             .Get(kube::MakeKey(config_.host_namespace, gang.host_name));
-  if (have == nullptr) {
-    Result<kube::Object> created = client.Create(kPodGroups, config_.host_namespace,
-                                                 PodGroupToHost(gang, ns, priority_class, config_));
-    if (created.ok()) {
-      metrics_.Synced("PodGroup", "create");
-      return Status::Ok();
-    }
-    if (created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
-    metrics_.Error("PodGroup", created.status());
-    return created.status();
-  }
-  const rapidjson::Value* have_sub = kube::Find(*have, {"spec", "subGroups"});
-  const std::string have_sub_json =
-      have_sub == nullptr || have_sub->IsNull() ? "" : kube::ToJson(*have_sub);
-  if (kube::GetInt(*have, {"spec", "minMember"}) == gang.min_member &&
-      have_sub_json == gang.sub_groups) {
-    return Status::Ok();
-  }
-  kube::Object update = kube::Clone(*have);
-  rapidjson::Value& spec = kube::EnsurePath(update, {"spec"});
-  spec.RemoveMember("minMember");
-  spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)),
-                 update.GetAllocator());
-  spec.RemoveMember("subGroups");
-  if (!gang.sub_groups.empty()) {
-    VT_ASSIGN_OR_RETURN(kube::Object sub, kube::ParseJson(gang.sub_groups));
-    spec.AddMember("subGroups", rapidjson::Value(sub, update.GetAllocator()),
-                   update.GetAllocator());
-  }
-  Result<kube::Object> updated = client.Update(kPodGroups, config_.host_namespace, update);
+std::string PodGroupSyncer::HostKeyOf(const rapidjson::Value& pg) const {
+  return kube::MakeKey(config_.host_namespace,
+                       HostName(kube::Name(pg), kube::Namespace(pg), config_.tenant));
+}
+
+Status PodGroupSyncer::Write(const kube::Object& update) {
+  Result<kube::Object> updated =
+      informers_.host_client().Update(kPodGroups, config_.host_namespace, update);
   if (!updated.ok()) {
     metrics_.Error("PodGroup", updated.status());
     return updated.status();
@@ -54,9 +28,48 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
   return Status::Ok();
 }
 
+Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
+                              std::string_view priority_class) {
+  kube::ObjectPtr have = informers_.Host(kPodGroups)
+                             .cache()
+                             .Get(kube::MakeKey(config_.host_namespace, gang.host_name));
+  if (have == nullptr) {
+    Result<kube::Object> created = informers_.host_client().Create(
+        kPodGroups, config_.host_namespace, PodGroupToHost(gang, ns, priority_class, config_));
+    if (created.ok()) {
+      metrics_.Synced("PodGroup", "create");
+      return Status::Ok();
+    }
+    if (created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
+    metrics_.Error("PodGroup", created.status());
+    return created.status();
+  }
+  std::optional<kube::Object> update = PodGroupUpdate(*have, gang, config_);
+  if (!update) return Status::Ok();
+  return Write(*update);
+}
+
+Status PodGroupSyncer::FollowVirtual(const rapidjson::Value& host) {
+  const std::string ns(kube::Annotation(host, kVirtualNamespaceAnnotation).value_or(""));
+  const std::string name(kube::Annotation(host, kVirtualNameAnnotation).value_or(""));
+  kube::ObjectPtr virt = informers_.Virtual(kPodGroups).cache().Get(kube::MakeKey(ns, name));
+  if (virt == nullptr) return Status::Ok();
+  Result<Gang> gang = GangOfPodGroup(*virt, ns, config_);
+  if (!gang.ok()) {
+    LOG(WARNING) << "host PodGroup " << kube::Name(host)
+                 << " keeps its spec: " << gang.status().message();
+    metrics_.Error("PodGroup", gang.status());
+    return Status::Ok();
+  }
+  std::optional<kube::Object> update = PodGroupUpdate(host, *gang, config_);
+  if (!update) return Status::Ok();
+  return Write(*update);
+}
+
 Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) {
   kube::ObjectPtr pg = informers_.Host(kPodGroups).cache().Get(key);
-  if (pg == nullptr) return kube::ReconcileResult{};
+  if (pg == nullptr) return kube::ReconcileResult{};  // made with the gang's first pod
+  if (StandsForVirtualPodGroup(*pg)) VT_RETURN_IF_ERROR(FollowVirtual(*pg));
   const std::string name(kube::Name(*pg));
   Result<size_t> host_pods =
       informers_.Host(kube::resources::kPods).cache().CountByIndex(kPodGroupIndex, name);

@@ -1,7 +1,17 @@
 // PodGroupSyncer: the host PodGroups of tenant gangs (gang.h). The pod
-// syncer calls Ensure before creating a gang's first host pod; Reconcile
-// (keys are host PodGroup names) deletes a PodGroup once no host pod names
-// it and no virtual pod belongs to its workload any more.
+// syncer calls Ensure before creating a gang's first host pod. Reconcile
+// (keys are host "namespace/name" of PodGroups; host PodGroups, host pods
+// and virtual KAI PodGroups enqueue them) brings a host PodGroup that
+// stands for a virtual PodGroup level with it at once (minMember,
+// subGroups, priorityClassName; the queue is always the tenant's), and
+// deletes a host PodGroup once no host pod names it and no virtual pod
+// belongs to its workload any more.
+//
+// A virtual PodGroup deleted while its pods still run leaves the host
+// PodGroup as it last was until the last of those pods goes: deleting it
+// would leave running host pods naming a group KAI cannot find, and a gang
+// is never torn apart from the virtual side (design.md rule 2). Pods that
+// name the deleted group afterwards wait for it, as they do before it exists.
 #pragma once
 
 #include <string>
@@ -19,10 +29,20 @@ class PodGroupSyncer : public kube::Reconciler {
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
-  // The host PodGroup of `gang` exists with its minMember.
+  // The host PodGroup of `gang` exists with what the gang asks for (see
+  // PodGroupUpdate); `priority_class` is the pod's, used when the gang has none.
   Status Ensure(const Gang& gang, std::string_view ns, std::string_view priority_class);
 
+  // The key of the host PodGroup that stands for virtual PodGroup `pg`.
+  std::string HostKeyOf(const rapidjson::Value& pg) const;
+
  private:
+  // Brings `host`, standing for a virtual PodGroup, level with it; OK and
+  // nothing written when the virtual PodGroup is gone or malformed (the
+  // pods that need it next are refused with the reason).
+  Status FollowVirtual(const rapidjson::Value& host);
+  Status Write(const kube::Object& update);
+
   SyncerInformers& informers_;
   const SyncerConfig& config_;
   SyncMetrics& metrics_;

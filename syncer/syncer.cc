@@ -91,6 +91,7 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
       claim_translator_(config_),
       service_translator_(config_),
       endpoints_translator_(config_),
+      endpoint_slice_translator_(config_),
       config_maps_(informers_, config_, kConfigMaps, DataCopy(data_translator_),
                    CopySyncer::Scope::kReferenced, "configmap", metrics_),
       secrets_(informers_, config_, kSecrets, DataCopy(data_translator_),
@@ -101,6 +102,8 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
                 "", metrics_),
       endpoints_(informers_, config_, kube::resources::kEndpoints, SelectorlessEndpoints(),
                  CopySyncer::Scope::kAll, "", metrics_),
+      endpoint_slices_(informers_, config_, resources::kEndpointSlices, HandWrittenEndpointSlices(),
+                       CopySyncer::Scope::kAll, "", metrics_),
       nodes_(informers_, metrics_),
       pod_groups_(informers_, config_, metrics_),
       pods_(informers_, config_,
@@ -123,6 +126,18 @@ CopyTranslator Syncer::SelectorlessEndpoints() {
     if (svc == nullptr) return false;
     const rapidjson::Value* selector = kube::Find(*svc, {"spec", "selector"});
     return selector == nullptr || !selector->IsObject() || selector->ObjectEmpty();
+  };
+  return t;
+}
+
+CopyTranslator Syncer::HandWrittenEndpointSlices() {
+  CopyTranslator t = Copy(endpoint_slice_translator_);
+  t.wanted = [this](const rapidjson::Value& slice) {
+    std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
+    if (!service) return false;
+    kube::ObjectPtr svc =
+        informers_.Virtual(kServices).cache().Get(kube::MakeKey(kube::Namespace(slice), *service));
+    return EndpointSliceTranslator::Wanted(slice, svc.get());
   };
   return t;
 }
@@ -180,6 +195,22 @@ void Syncer::Wire() {
                   {{&informers_.Virtual(kube::resources::kEndpoints), same_key_unless_api_server},
                    {&informers_.Virtual(kServices), same_key_unless_api_server},
                    {&informers_.Host(kube::resources::kEndpoints), host_copy_key}});
+    // Slices are keyed by their own names; a Service's events reach the
+    // slices that name it through the "service" index.
+    kube::SharedInformer& virtual_slices = informers_.Virtual(resources::kEndpointSlices);
+    auto slices_of_service = [&virtual_slices](const kube::Object& svc) {
+      std::vector<std::string> keys;
+      Result<std::vector<kube::ObjectPtr>> slices =
+          virtual_slices.cache().ByIndex(kServiceIndex, kube::KeyOf(svc));
+      if (slices.ok()) {
+        for (const kube::ObjectPtr& slice : *slices) keys.push_back(kube::KeyOf(*slice));
+      }
+      return keys;
+    };
+    AddController("endpointslice-syncer", endpoint_slices_, options_.other_workers,
+                  {{&virtual_slices, {}},
+                   {&informers_.Virtual(kServices), slices_of_service},
+                   {&informers_.Host(resources::kEndpointSlices), host_copy_key}});
   }
 
   auto node_of = [](const kube::Object& pod) {
@@ -194,6 +225,11 @@ void Syncer::Wire() {
 
   AddController("podgroup-syncer", pod_groups_, options_.other_workers,
                 {{&informers_.Host(kPodGroups), {}},
+                 // A team's change to its PodGroup reaches the host group at once.
+                 {&informers_.Virtual(kPodGroups),
+                  [this](const kube::Object& pg) {
+                    return std::vector<std::string>{pod_groups_.HostKeyOf(pg)};
+                  }},
                  {&host_pods, [this](const kube::Object& pod) {
                     auto group = kube::Annotation(pod, kPodGroupAnnotation);
                     if (!group) return std::vector<std::string>{};

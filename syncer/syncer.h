@@ -2,8 +2,8 @@
 // Manager's two clusters (the host, the Manager's primary, where the
 // leader Lease lives; the virtual cluster, added with AddCluster) for its
 // informers, and adds the reconcilers (pods, ConfigMaps, Secrets, PVCs,
-// Services, Nodes, PodGroups) as the Manager's controllers, each watching
-// the informers whose events concern its keys.
+// Services, Endpoints and EndpointSlices, Nodes, PodGroups) as the Manager's controllers, each
+// watching the informers whose events concern its keys.
 //
 // The Manager runs it all: informers on every replica, so a standby keeps
 // warm caches; controllers only while leading, and again from a replay of
@@ -25,6 +25,7 @@
 #include "kube/manager.h"
 #include "kube/wall_time.h"
 #include "syncer/copy_syncer.h"
+#include "syncer/endpoint_slice_translator.h"
 #include "syncer/node_syncer.h"
 #include "syncer/object_translators.h"
 #include "syncer/pod_syncer.h"
@@ -84,6 +85,8 @@ class Syncer {
   // watching `sources`.
   void AddController(std::string name, kube::Reconciler& reconciler, int workers,
                      std::vector<Source> sources);
+  // The EndpointSlice copier's: hand-written slices of selector-less Services.
+  CopyTranslator HandWrittenEndpointSlices();
 
   kube::Manager& manager_;
   const SyncerConfig config_;
@@ -95,11 +98,13 @@ class Syncer {
   ClaimTranslator claim_translator_;
   ServiceTranslator service_translator_;
   EndpointsTranslator endpoints_translator_;
+  EndpointSliceTranslator endpoint_slice_translator_;
   CopySyncer config_maps_;
   CopySyncer secrets_;
   CopySyncer claims_;
   CopySyncer services_;
-  CopySyncer endpoints_;  // of selector-less Services only
+  CopySyncer endpoints_;        // of selector-less Services only
+  CopySyncer endpoint_slices_;  // hand-written, of selector-less Services only
   NodeSyncer nodes_;
   PodGroupSyncer pod_groups_;
   PodSyncer pods_;

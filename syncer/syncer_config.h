@@ -36,10 +36,11 @@ struct SyncerConfig {
   // Host priority classes a pod may name; any other non-system class is
   // refused (KAI derives preemptibility from the class).
   std::set<std::string, std::less<>> allowed_priority_classes = {"train", "build", "inference"};
-  // Copy the Endpoints of selector-less Services to the host. Off unless
-  // asked for: the host credentials must then allow endpoints (get, list,
-  // watch, create, update, delete) in the host namespace, or the syncer's
-  // caches never fill.
+  // Copy the Endpoints and hand-written EndpointSlices of selector-less
+  // Services to the host. Off unless asked for: the host credentials must
+  // then allow endpoints (get, list, watch, create, update, delete) and
+  // discovery.k8s.io endpointslices (list, watch, create, update, delete)
+  // in the host namespace, or the syncer's caches never fill.
   bool sync_endpoints = false;
 
   SyncerConfig() = default;

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "syncer/endpoint_slice_translator.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
 #include "syncer/resources.h"
@@ -36,6 +37,13 @@ std::vector<std::string> PodGroupOf(const kube::Object& pod) {
   return {std::string(*group)};
 }
 
+// "ns/service" of the Service a slice belongs to.
+std::vector<std::string> ServiceOfSlice(const kube::Object& slice) {
+  std::optional<std::string_view> service = kube::Label(slice, kServiceNameLabel);
+  if (!service || service->empty()) return {};
+  return {kube::MakeKey(kube::Namespace(slice), *service)};
+}
+
 }  // namespace
 
 SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
@@ -64,8 +72,18 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
         &virtual_informers.Get(kube::resources::kEndpoints, everywhere);
     host_[Key(kube::resources::kEndpoints)] =
         &host_informers.Get(kube::resources::kEndpoints, owned);
+    virtual_[Key(resources::kEndpointSlices)] =
+        &virtual_informers.Get(resources::kEndpointSlices, everywhere);
+    host_[Key(resources::kEndpointSlices)] = &host_informers.Get(resources::kEndpointSlices, owned);
+    CHECK(Virtual(resources::kEndpointSlices).AddIndexer(kServiceIndex, ServiceOfSlice).ok());
   }
   host_[Key(kube::resources::kNodes)] = &host_informers.Get(kube::resources::kNodes, everywhere);
+  // KAI's PodGroup CRD reaches a virtual cluster after its API server is up
+  // (the operator installs it), or never, when the syncer runs by hand: the
+  // informer lists until it is there, and holds back neither the caches'
+  // sync nor /readyz.
+  virtual_[Key(kube::resources::kPodGroups)] =
+      &virtual_informers.GetOptional(kube::resources::kPodGroups, everywhere);
 
   kube::SharedInformer& pods = Virtual(kube::resources::kPods);
   CHECK(pods.AddIndexer(kNodeIndex, NodeOf).ok());

@@ -2,15 +2,20 @@
 // between, shared by its reconcilers.
 //
 //   virtual (all namespaces): pods, services, configmaps, secrets, PVCs,
-//     namespaces, nodes, replicasets, jobs, statefulsets;
+//     namespaces, nodes, replicasets, jobs, statefulsets, and KAI PodGroups
+//     (asked for with GetOptional: the CRD may come late or never, so it
+//     holds back neither the caches' sync nor /readyz);
 //   host (the tenant's host namespace, objects labelled managed-by
 //     vtenant-syncer and vtenant.io/tenant=<tenant>): pods, services,
-//     configmaps, secrets, PVCs, KAI PodGroups; and host nodes.
+//     configmaps, secrets, PVCs, KAI PodGroups; and host nodes;
+//   with --sync-endpoints, Endpoints and EndpointSlices on both sides.
 //
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid and
 // "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
-// "pod-group" (pod-group-name) and "node" (spec.nodeName).
+// "pod-group" (pod-group-name) and "node" (spec.nodeName); with
+// --sync-endpoints, virtual EndpointSlices by "service" ("ns/<its
+// kubernetes.io/service-name>").
 //
 // The informers come from the two clusters' InformerFactory (those of the
 // syncer's kube::Manager), whose defaults (SyncerManagerOptions in
@@ -40,6 +45,7 @@ inline constexpr char kNodeIndex[] = "node";
 inline constexpr char kReferenceIndex[] = "reference";
 inline constexpr char kOwnerUidIndex[] = "owner-uid";
 inline constexpr char kPodGroupIndex[] = "pod-group";
+inline constexpr char kServiceIndex[] = "service";
 
 class SyncerInformers {
  public:

@@ -19,6 +19,7 @@
 #include "localenv/virtual_cluster.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
+#include "syncer/resources.h"
 #include "syncer/syncer.h"
 
 namespace vtenant::syncer {
@@ -43,7 +44,7 @@ nodes:
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
     StartCluster("syncer", {.nodes = *nodes}, {kHostNs});
-    InstallPodGroupCrd();
+    InstallPodGroupCrd(cluster().api_server().kubeconfig_path());
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),
@@ -61,6 +62,7 @@ nodes:
     config.host_namespace = kHostNs;
     config.virtual_service_host = "127.0.0.1";
     config.virtual_service_port = virtual_cluster_->api_server().port();
+    config.sync_endpoints = true;
     registry_ = new kube::Registry();
     // As vtenant-syncer --leader-elect runs it, with a Lease lost after 3 s
     // without renewal so that an outage test need not wait long.
@@ -77,6 +79,9 @@ nodes:
         new Syncer(*manager_, manager_->AddCluster("virtual", virtual_cluster_->client()), config);
     run_ = new std::thread([] { run_status_ = manager_->Run(); });
     ASSERT_TRUE(Eventually([] { return manager_->IsLeader(); }, std::chrono::seconds(60)));
+    // As the operator does, the virtual cluster gets KAI's PodGroup CRD only
+    // after the syncer runs: its PodGroup informer must pick it up late.
+    InstallPodGroupCrd(virtual_cluster_->kubeconfig_path());
     binder_ = new std::thread(BindLoop);
   }
 
@@ -97,12 +102,12 @@ nodes:
     StopCluster();
   }
 
-  static void InstallPodGroupCrd() {
+  static void InstallPodGroupCrd(const std::string& kubeconfig_path) {
     Result<std::string> kubectl = localenv::FindTool("kubectl");
     ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
     std::string crd =
         std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml";
-    std::string kubeconfig = "--kubeconfig=" + cluster().api_server().kubeconfig_path();
+    std::string kubeconfig = "--kubeconfig=" + kubeconfig_path;
     Result<localenv::CommandResult> applied =
         localenv::RunCommand({*kubectl, kubeconfig, "apply", "-f", crd});
     ASSERT_TRUE(applied.ok() && applied->exit_code == 0) << (applied.ok() ? applied->err : "");
@@ -226,6 +231,84 @@ TEST_F(SyncerIntegrationTest, GangJobBecomesOneHostPodGroup) {
   for (const kube::Object& pod : HostPodsOf("job=ddp")) {
     EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation), kube::Name(*ddp[0]));
   }
+}
+
+TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
+  ASSERT_TRUE(virt()
+                  .Create(kPodGroups, "ml", ParseTestJson(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"pair","namespace":"ml"},"spec":{"minMember":1}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"pair-0","namespace":"ml","annotations":{"pod-group-name":"pair"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  const std::string host_group = HostName("pair", "ml", "nlp");
+  auto host_min_member = [&] {
+    Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, host_group);
+    return pg.ok() ? kube::GetInt(*pg, {"spec", "minMember"}) : int64_t{-1};
+  };
+  ASSERT_TRUE(Eventually([&] { return host_min_member() == 1; }, std::chrono::seconds(60)));
+  // No pod changes: the PodGroup's own event carries the new minimum.
+  ASSERT_TRUE(
+      virt()
+          .Patch(kPodGroups, "ml", "pair", kube::PatchType::kMerge, R"({"spec":{"minMember":2}})")
+          .ok());
+  EXPECT_TRUE(Eventually([&] { return host_min_member() == 2; }, std::chrono::seconds(60)));
+}
+
+TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
+  const kube::ResourceType& slices = resources::kEndpointSlices;
+  // A Service with a selector: the virtual endpointslice controller makes
+  // its slice, which must stay behind (the host makes its own).
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"api","namespace":"ml"},
+      "spec":{"selector":{"app":"api"},"ports":[{"port":80,"protocol":"TCP"}]}})"))
+                  .ok());
+  std::string controller_slice;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> made =
+            virt().List(slices, "ml", {.label_selector = "kubernetes.io/service-name=api"});
+        if (!made.ok() || made->items.empty()) return false;
+        controller_slice = std::string(kube::Name(made->items[0]));
+        return true;
+      },
+      std::chrono::seconds(60)));
+  // In the syncer's cache, so its key is queued before the hand-written one.
+  ASSERT_TRUE(Eventually([&] {
+    return syncer_->informers().Virtual(slices).cache().Get("ml/" + controller_slice) != nullptr;
+  }));
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"db","namespace":"ml"},
+      "spec":{"ports":[{"port":5432,"protocol":"TCP"}]}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(slices, "ml", ParseTestJson(R"({"apiVersion":"discovery.k8s.io/v1",
+      "kind":"EndpointSlice","metadata":{"name":"db-external","namespace":"ml",
+        "labels":{"kubernetes.io/service-name":"db",
+                  "endpointslice.kubernetes.io/managed-by":"team.example.com"}},
+      "addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],
+      "endpoints":[{"addresses":["192.168.5.10"],"conditions":{"ready":true}}]})"))
+                  .ok());
+  const std::string host_slice = HostName("db-external", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] { return client().Get(slices, kHostNs, host_slice).ok(); },
+                         std::chrono::seconds(60)));
+  EXPECT_FALSE(client().Get(slices, kHostNs, HostName(controller_slice, "ml", "nlp")).ok());
+  Result<kube::Object> copy = client().Get(slices, kHostNs, host_slice);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::Label(*copy, "kubernetes.io/service-name"), HostName("db", "ml", "nlp"));
+  EXPECT_EQ(kube::GetString((*copy)["endpoints"][0]["addresses"][0], {}), "192.168.5.10");
+  // The host Service it belongs to is there too.
+  EXPECT_TRUE(Eventually([] {
+    return client().Get(kube::resources::kServices, kHostNs, HostName("db", "ml", "nlp")).ok();
+  }));
+  ASSERT_TRUE(virt().Delete(slices, "ml", "db-external").ok());
+  EXPECT_TRUE(Eventually([&] { return !client().Get(slices, kHostNs, host_slice).ok(); },
+                         std::chrono::seconds(60)));
 }
 
 TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {

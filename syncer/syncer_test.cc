@@ -121,6 +121,15 @@ class SyncerTest : public ::testing::Test {
     ASSERT_TRUE(running.ok()) << running.status().ToString();
   }
 
+  // Reconciles the PodGroup controller has finished.
+  int64_t PodGroupReconciles() {
+    const std::string text = registry_.Render();
+    const std::string line =
+        R"(vtenant_reconcile_total{controller="podgroup-syncer",result="ok"} )";
+    size_t at = text.find(line);
+    return at == std::string::npos ? 0 : std::stoll(text.substr(at + line.size()));
+  }
+
   // Calendar time that moves only with clock_, so token lifetimes can pass.
   std::chrono::system_clock::time_point WallNow() const {
     return std::chrono::system_clock::from_time_t(1796000000) + (clock_.Now() - clock_start_);
@@ -261,13 +270,67 @@ TEST_F(SyncerTest, VirtualPodGroupSubGroupsReachTheHostAndFollowChanges) {
     return kube::GetInt((*sub)[1], {"minMember"}, -1);
   };
   EXPECT_EQ(host_workers_min(), 2);
-  // The team changes its gang; the next pod of the group carries the change.
+  // The team changes its gang; the host group follows with no pod event.
   kube::Object changed = kube::Clone(*group);
   changed["spec"]["subGroups"][1]["minMember"].SetInt64(3);
   ASSERT_TRUE(virtual_.Update(kPodGroups, "ml", changed).ok());
-  CreateVirtual(kPods, PodJson("worker-0", R"(,"annotations":{"pod-group-name":"lws"},
-      "labels":{"kai.scheduler/subgroup-name":"workers"})"));
   EXPECT_TRUE(Eventually([&] { return host_workers_min() == 3; }));
+}
+
+TEST_F(SyncerTest, VirtualPodGroupChangeReachesTheHostWithoutAPodEvent) {
+  StartSyncer();
+  Result<kube::Object> group = virtual_.Create(kPodGroups, "ml", Json(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"ddp","namespace":"ml"},"spec":{"minMember":2,"queue":"vision"}})"));
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  for (const char* name : {"ddp-0", "ddp-1"}) {
+    CreateVirtual(kPods, PodJson(name, R"(,"annotations":{"pod-group-name":"ddp"})"));
+  }
+  ASSERT_TRUE(Eventually([&] { return HostPodCount() == 2; }));
+  const std::string host_name = HostName("ddp", "ml", "nlp");
+  auto host_group = [&]() {
+    Result<kube::Object> pg = host_.Get(kPodGroups, kHostNs, host_name);
+    return pg.ok() ? std::move(*pg) : kube::Object(rapidjson::kNullType);
+  };
+  ASSERT_EQ(kube::GetInt(host_group(), {"spec", "minMember"}), 2);
+  const std::string host_pods_version(kube::ResourceVersion(HostPod("ddp-0")));
+
+  // The team grows its gang and gives it a priority; the queue stays the tenant's.
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kPodGroups, "ml", "ddp",
+                                   [](kube::Object& pg) {
+                                     pg["spec"]["minMember"].SetInt64(4);
+                                     kube::SetString(pg, {"spec"}, "priorityClassName", "train");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::Object pg = host_group();
+    return pg.IsObject() && kube::GetInt(pg, {"spec", "minMember"}) == 4 &&
+           kube::GetString(pg, {"spec", "priorityClassName"}) == "train";
+  }));
+  EXPECT_EQ(kube::GetString(host_group(), {"spec", "queue"}), "nlp");
+  EXPECT_EQ(HostPodCount(), 2u);
+  EXPECT_EQ(kube::ResourceVersion(HostPod("ddp-0")), host_pods_version);
+
+  // Deleted while its pods run: the host group stays as it was for them...
+  ASSERT_TRUE(virtual_.Delete(kPodGroups, "ml", "ddp").ok());
+  ASSERT_TRUE(
+      Eventually([&] { return !syncer_->informers().Virtual(kPodGroups).cache().Get("ml/ddp"); }));
+  // (a pod's label change makes the group's syncer look again, after the delete)
+  const int64_t looked = PodGroupReconciles();
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kPods, "ml", "ddp-0",
+                                   [](kube::Object& pod) {
+                                     kube::SetString(pod, {"metadata", "labels"}, "step", "2");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return PodGroupReconciles() > looked; }));
+  EXPECT_EQ(kube::GetInt(host_group(), {"spec", "minMember"}), 4);
+  // ...and goes with the last of them.
+  for (const char* name : {"ddp-0", "ddp-1"}) ASSERT_TRUE(virtual_.Delete(kPods, "ml", name).ok());
+  EXPECT_TRUE(Eventually([&] { return !host_group().IsObject(); }));
 }
 
 TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
@@ -498,6 +561,87 @@ TEST_F(SyncerTest, SelectorlessServiceEndpointsAreCarriedToTheHost) {
   EXPECT_TRUE(Eventually(
       [&] { return !host_.Get(kube::resources::kEndpoints, kHostNs, "db-x-ml-x-nlp").ok(); }));
   EXPECT_TRUE(virtual_.Get(kube::resources::kEndpoints, "ml", "db").ok());
+}
+
+TEST_F(SyncerTest, HandWrittenEndpointSlicesReachTheHostTranslated) {
+  SyncerConfig config = NlpConfig();
+  config.sync_endpoints = true;
+  StartSyncer(config);
+  const kube::ResourceType& slices = syncer::resources::kEndpointSlices;
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"db","namespace":"ml"},"spec":{"ports":[{"port":5432}]}})");
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"selector":{"app":"api"},
+      "ports":[{"port":80}]}})");
+  // The team's own slice for its database, pointing at a virtual pod.
+  CreateVirtual(slices, R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+      "metadata":{"name":"db-main","namespace":"ml",
+                  "labels":{"kubernetes.io/service-name":"db"}},
+      "addressType":"IPv4","ports":[{"port":5432}],
+      "endpoints":[{"addresses":["10.244.0.7"],"targetRef":{"kind":"Pod","name":"db-0"}}]})");
+  // What the virtual endpointslice controller writes for the selector Service.
+  CreateVirtual(slices, R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+      "metadata":{"name":"api-abcde","namespace":"ml",
+                  "labels":{"kubernetes.io/service-name":"api",
+                            "endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},
+      "addressType":"IPv4","ports":[{"port":80}],"endpoints":[{"addresses":["10.0.0.1"]}]})");
+  auto host_slice = [&](const std::string& name) {
+    Result<kube::Object> s = host_.Get(slices, kHostNs, HostName(name, "ml", "nlp"));
+    return s.ok() ? std::move(*s) : kube::Object(rapidjson::kNullType);
+  };
+  ASSERT_TRUE(Eventually([&] { return host_slice("db-main").IsObject(); }));
+  kube::Object copy = host_slice("db-main");
+  EXPECT_EQ(kube::Label(copy, "kubernetes.io/service-name"), HostName("db", "ml", "nlp"));
+  EXPECT_EQ(kube::GetString(copy["endpoints"][0]["addresses"][0], {}), "10.244.0.7");
+  EXPECT_EQ(kube::GetString(copy["endpoints"][0], {"targetRef", "name"}),
+            HostName("db-0", "ml", "nlp"));
+  EXPECT_EQ(kube::GetString(copy["endpoints"][0], {"targetRef", "namespace"}), kHostNs);
+
+  // A changed address follows; the controller's slice never came.
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(slices, "ml", "db-main",
+                                   [](kube::Object& s) {
+                                     s["endpoints"][0]["addresses"][0].SetString("10.244.0.8",
+                                                                                 s.GetAllocator());
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::Object now = host_slice("db-main");
+    return now.IsObject() &&
+           kube::GetString(now["endpoints"][0]["addresses"][0], {}) == "10.244.0.8";
+  }));
+  EXPECT_FALSE(host_slice("api-abcde").IsObject());
+
+  // Deleted in the virtual cluster, gone from the host.
+  ASSERT_TRUE(virtual_.Delete(slices, "ml", "db-main").ok());
+  EXPECT_TRUE(Eventually([&] { return !host_slice("db-main").IsObject(); }));
+
+  // A slice whose Service gains a selector, or goes, goes from the host,
+  // while the virtual slice stays.
+  CreateVirtual(slices, R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+      "metadata":{"name":"db-spare","namespace":"ml",
+                  "labels":{"kubernetes.io/service-name":"db"}},
+      "addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}]})");
+  ASSERT_TRUE(Eventually([&] { return host_slice("db-spare").IsObject(); }));
+  auto set_selector = [&](bool on) {
+    ASSERT_TRUE(virtual_
+                    .UpdateWithRetry(kube::resources::kServices, "ml", "db",
+                                     [on](kube::Object& svc) {
+                                       svc["spec"].RemoveMember("selector");
+                                       if (on)
+                                         kube::SetString(svc, {"spec", "selector"}, "app", "db");
+                                       return Status::Ok();
+                                     })
+                    .ok());
+  };
+  set_selector(true);
+  ASSERT_TRUE(Eventually([&] { return !host_slice("db-spare").IsObject(); }));
+  set_selector(false);
+  ASSERT_TRUE(Eventually([&] { return host_slice("db-spare").IsObject(); }));
+  ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "db").ok());
+  EXPECT_TRUE(Eventually([&] { return !host_slice("db-spare").IsObject(); }));
+  EXPECT_TRUE(virtual_.Get(slices, "ml", "db-spare").ok());
 }
 
 TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {

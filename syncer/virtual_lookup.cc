@@ -17,6 +17,13 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   if (api_version == "batch/v1" && kind == "Job") {
     return informers_.Virtual(kube::resources::kJobs).cache().Get(key);
   }
+  if (api_version == kPodGroupApiVersion && kind == "PodGroup") {
+    // Cached once the virtual cluster has the CRD; a group created a moment
+    // before its pods may not be yet, so a miss still asks the server.
+    if (kube::ObjectPtr cached = informers_.Virtual(kube::resources::kPodGroups).cache().Get(key)) {
+      return cached;
+    }
+  }
   if (!live_reads_) return nullptr;
   const kube::ResourceType* type = nullptr;
   if (api_version == kPodGroupApiVersion && kind == "PodGroup") type = &kube::resources::kPodGroups;

@@ -1,7 +1,8 @@
 // VirtualLookup: the ObjectLookup owner chains and gangs read, over the
-// virtual informer caches (ReplicaSets, Jobs, StatefulSets) and, for kinds
-// without a cache (KAI PodGroups, Kubeflow jobs, whose CRDs a virtual
-// cluster may not have), a GET on the virtual API server.
+// virtual informer caches (ReplicaSets, Jobs, StatefulSets, KAI PodGroups)
+// and, for what no cache holds (a PodGroup the cache has not seen yet or
+// whose CRD came late, Kubeflow jobs, whose CRDs a virtual cluster may not
+// have), a GET on the virtual API server.
 #pragma once
 
 #include "syncer/owner_chain.h"
