@@ -30,6 +30,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
       info_(session.snapshot.groups.size()),
+      rank_(session.snapshot.groups.size(), 0),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
       changed_(session.snapshot.queues.size()),
@@ -66,7 +67,10 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
   }
   // Within a queue the order never changes during an action.
   const VictimOrder& order = *session.rules.victim_order;
-  for (std::vector<GroupId>& jobs : by_queue_) order.SortJobs(session, &jobs);
+  for (std::vector<GroupId>& jobs : by_queue_) {
+    order.SortJobs(session, &jobs);
+    for (uint32_t i = 0; i < jobs.size(); ++i) rank_[jobs[i]] = i;
+  }
 }
 
 void VictimPool::Refresh(const Session& session, GroupId g) {
@@ -270,7 +274,6 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
 // scattered over devices. Among such victims, those of the first victim
 // queue in rank order that has one, the one holding the least GPU (then
 // rank). Looks at the first kMaxSingleVictims candidates only.
-constexpr size_t kMaxSingleVictims = 256;
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     const std::vector<GroupId>& ranked, EvictionCause cause,
@@ -284,23 +287,42 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   GroupId best = kNone;
   Milli best_gpu = 0;
   std::vector<NodeId> nodes;
-  for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
+  const size_t end = std::min(ranked.size(), kMaxSingleVictims);
+  // Cheapest tests first (all of them without side effects): only an
+  // eligible victim holding less than the best so far, on a node it would
+  // leave with room enough, is tried. The room test for a victim on one
+  // node comes before the eligibility call: most victims of a busy cluster
+  // fail it.
+  auto lacks_room = [&](NodeId only, Milli victim_gpu) {
+    return only != kNone && session.state.Free(only).gpu + victim_gpu < need_on_node;
+  };
+  // With facts: the next index from i worth a trial, or `end`. Every victim
+  // is of one queue, and nobody past an index whose least_gpu_from is at
+  // least the best holds less.
+  auto next_with_facts = [&](size_t i) {
+    const std::span<const Milli> gpu = facts->placed_gpu, least = facts->least_gpu_from;
+    const std::span<const NodeId> only = facts->only_node;
+    if (best == kNone) {
+      while (i < end && lacks_room(only[i], gpu[i])) ++i;
+      return i;
+    }
+    for (; i < end; ++i) {
+      if (!least.empty() && least[i] >= best_gpu) return end;
+      if (gpu[i] < best_gpu && !lacks_room(only[i], gpu[i])) return i;
+    }
+    return end;
+  };
+  for (size_t i = 0; i < end; ++i) {
+    if (facts != nullptr) {
+      i = next_with_facts(i);
+      if (i == end) break;
+    }
     const GroupId v = ranked[i];
-    // With facts, every victim is of one queue.
     if (facts == nullptr && best != kNone && pool.Queue(v) != pool.Queue(best)) break;
-    // Cheapest tests first (all of them without side effects): only an
-    // eligible victim holding less than the best so far, on a node it would
-    // leave with room enough, is tried.
-    // Nobody from here on holds less than the best: all would be skipped.
-    if (best != kNone && facts != nullptr && !facts->least_gpu_from.empty() &&
-        facts->least_gpu_from[i] >= best_gpu)
-      break;
     const Milli victim_gpu = facts ? facts->placed_gpu[i] : pool.PlacedGpu(v);
     if (best != kNone && victim_gpu >= best_gpu) continue;
     const NodeId only = facts ? facts->only_node[i] : pool.OnlyNode(v);
-    // The room test for a victim on one node before the eligibility call:
-    // most victims of a busy cluster fail it.
-    if (only != kNone && session.state.Free(only).gpu + victim_gpu < need_on_node) continue;
+    if (lacks_room(only, victim_gpu)) continue;
     if (!still_eligible(v)) continue;
     nodes.clear();
     if (only != kNone) {
