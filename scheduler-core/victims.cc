@@ -91,15 +91,18 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
   const Snapshot& s = session.snapshot;
-  if (node_gpu_.empty()) node_gpu_.assign(s.nodes.size(), kNoGpuYet);
+  if (node_sum_.empty()) node_sum_.resize(s.nodes.size());
+  if (++most_free_calls_ == 0) {  // numbers wrapped: no entry may look current
+    std::fill(node_sum_.begin(), node_sum_.end(), NodeSum{});
+    most_free_calls_ = 1;
+  }
+  const uint32_t call = most_free_calls_;
   Milli most = 0;
   auto add = [&](NodeId n, Milli gpu) {
-    if (node_gpu_[n] == kNoGpuYet) {
-      node_gpu_[n] = session.state.Free(n).gpu;
-      touched_nodes_.push_back(n);
-    }
-    node_gpu_[n] += gpu;
-    most = std::max(most, node_gpu_[n]);
+    NodeSum& sum = node_sum_[n];
+    if (sum.call != call) sum = {session.state.Free(n).gpu, call};
+    sum.gpu += gpu;
+    most = std::max(most, sum.gpu);
   };
   for (GroupId v : candidates) {
     if (info_[v].only_node != kNone) {
@@ -112,8 +115,6 @@ Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupI
         add(a.node, session.state.Usage(p, a)[kGpu]);
       }
   }
-  for (NodeId n : touched_nodes_) node_gpu_[n] = kNoGpuYet;
-  touched_nodes_.clear();
   return most;
 }
 
@@ -204,17 +205,22 @@ std::vector<GroupId> ClusterByNode(const Session& session, std::span<const Group
   return out;
 }
 
+// The GPU free some node must reach after an eviction before placing the
+// job is tried: its first pod's minimum. 0 (always try) when that is 0 or
+// the job waits on a queue limit (room elsewhere, budget freed here).
+Milli RoomToTry(const Session& session, GroupId job) {
+  const PodId first = FirstPendingPod(session, job);
+  const Milli threshold = first == kNone ? 0 : session.placer.MinimumGpuOnNode(first);
+  return session.outcome[job].block == JobBlock::kQueueLimit ? 0 : threshold;
+}
+
 bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
                          std::span<const GroupId> ranked, EvictionCause cause,
                          const std::function<bool(GroupId)>& still_eligible) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
-  // Placement is only retried once an eviction leaves some node with room
-  // for the job's first pod, or when the job waits on a queue limit (room
-  // elsewhere, budget freed here).
-  const PodId first = FirstPendingPod(session, job);
-  const Milli threshold = first == kNone ? 0 : session.placer.MinimumGpuOnNode(first);
-  const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
+  const Milli threshold = RoomToTry(session, job);
+  const bool always_try = threshold == 0;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
   if (!always_try && pool.MostFreeWithout(session, ranked) < threshold) return false;
@@ -363,6 +369,12 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
   const std::span<const GroupId> all(ranked);
+  // No prefix frees more on any node than all of them do: when all of them
+  // leave too little, every attempt below would stop at that same test.
+  // Asked once here instead of once per prefix (nothing changes between).
+  const Milli threshold = RoomToTry(session, job);
+  if (ranked.size() > 256 && threshold > 0 && pool.MostFreeWithout(session, all) < threshold)
+    return false;
   for (size_t k = 256;; k *= 4) {
     if (k >= ranked.size())
       return EvictFromCandidates(session, pool, job, all, cause, still_eligible);

@@ -79,9 +79,14 @@ class VictimPool {
   std::vector<Milli> least_gpu_;
   std::vector<uint8_t> had_jobs_;
   std::vector<std::vector<GroupId>> changed_;
-  static constexpr Milli kNoGpuYet = -1;
-  std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
-  std::vector<NodeId> touched_nodes_;
+  // Scratch of MostFreeWithout: a node's GPU free with the candidates so far
+  // gone, valid only where `call` is the current call's number.
+  struct NodeSum {
+    Milli gpu = 0;
+    uint32_t call = 0;
+  };
+  std::vector<NodeSum> node_sum_;
+  uint32_t most_free_calls_ = 0;
   std::vector<int64_t> latest_start_;
   std::vector<int32_t> within_min_runtime_;
   std::vector<int32_t> non_preemptible_;
