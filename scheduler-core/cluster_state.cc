@@ -20,7 +20,7 @@ ClusterState::ClusterState(const Snapshot& s)
       allocation_(s.pods.size()),
       indexed_room_(s.nodes.size(), 0),
       indexed_device_free_(s.devices.size(), kNotIndexed),
-      stale_(s.nodes.size(), 0) {
+      stale_(s.nodes.size() + s.devices.size(), 0) {
   for (NodeId n = 0; n < s.nodes.size(); ++n) {
     const Node& node = s.nodes[n];
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
@@ -62,7 +62,7 @@ void ClusterState::Place(PodId pod, const Allocation& allocation) {
   Apply(pod, allocation, +1);
   if (snapshot_->nodes[n].schedulable) {
     free_gpu_total_ += node_free_[n].gpu - old_free;
-    MarkStale(n);
+    MarkStale(n, allocation.device_mask);
   }
   change_log_.push_back(n);
 }
@@ -74,7 +74,7 @@ void ClusterState::Remove(PodId pod) {
   Apply(pod, allocation, -1);
   if (snapshot_->nodes[n].schedulable) {
     free_gpu_total_ += node_free_[n].gpu - old_free;
-    MarkStale(n);
+    MarkStale(n, allocation.device_mask);
   }
   change_log_.push_back(n);
 }
@@ -147,39 +147,48 @@ bool ClusterState::InSharedIndex(DeviceId d) const {
          snapshot_->nodes[snapshot_->devices[d].node].schedulable;
 }
 
-void ClusterState::MarkStale(NodeId n) {
-  if (stale_[n]) return;
-  stale_[n] = 1;
-  stale_nodes_.push_back(n);
+void ClusterState::MarkStale(NodeId n, uint64_t device_mask) {
+  if (!stale_[n]) {
+    stale_[n] = 1;
+    stale_nodes_.push_back(n);
+  }
+  const size_t devices_at = snapshot_->nodes.size();
+  for (uint64_t mask = device_mask; mask != 0; mask &= mask - 1) {
+    const DeviceId d = snapshot_->nodes[n].first_device + std::countr_zero(mask);
+    if (stale_[devices_at + d]) continue;
+    stale_[devices_at + d] = 1;
+    stale_devices_.push_back(d);
+  }
 }
 
 void ClusterState::CatchUpIndexes() const {
   for (NodeId n : stale_nodes_) {
     stale_[n] = 0;
-    if (gpu_room_[n] != indexed_room_[n]) {
-      // Re-key the same set node: no allocation.
-      auto handle = by_free_gpu_.extract({indexed_room_[n], n});
-      handle.value().first = indexed_room_[n] = gpu_room_[n];
-      by_free_gpu_.insert(std::move(handle));
-    }
-    const Node& node = snapshot_->nodes[n];
-    for (DeviceId d = node.first_device; d < node.first_device + node.num_devices; ++d) {
-      const Milli was = indexed_device_free_[d];
-      const Milli now = InSharedIndex(d) ? kMilliPerGpu - device_used_[d] : kNotIndexed;
-      if (now == was) continue;
-      indexed_device_free_[d] = now;
-      if (was != kNotIndexed && now != kNotIndexed) {
-        auto handle = shared_devices_.extract({was, d});
-        handle.value().first = now;
-        shared_devices_.insert(std::move(handle));
-      } else if (was != kNotIndexed) {
-        shared_devices_.erase({was, d});
-      } else {
-        shared_devices_.emplace(now, d);
-      }
-    }
+    if (gpu_room_[n] == indexed_room_[n]) continue;
+    // Re-key the same set node: no allocation.
+    auto handle = by_free_gpu_.extract({indexed_room_[n], n});
+    handle.value().first = indexed_room_[n] = gpu_room_[n];
+    by_free_gpu_.insert(std::move(handle));
   }
   stale_nodes_.clear();
+  const size_t devices_at = snapshot_->nodes.size();
+  for (DeviceId d : stale_devices_) {
+    stale_[devices_at + d] = 0;
+    const Milli was = indexed_device_free_[d];
+    const Milli now = InSharedIndex(d) ? kMilliPerGpu - device_used_[d] : kNotIndexed;
+    if (now == was) continue;
+    indexed_device_free_[d] = now;
+    if (was != kNotIndexed && now != kNotIndexed) {
+      auto handle = shared_devices_.extract({was, d});
+      handle.value().first = now;
+      shared_devices_.insert(std::move(handle));
+    } else if (was != kNotIndexed) {
+      shared_devices_.erase({was, d});
+    } else {
+      shared_devices_.emplace(now, d);
+    }
+  }
+  stale_devices_.clear();
 }
 
 }  // namespace vtenant::sched

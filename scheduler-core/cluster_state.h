@@ -97,11 +97,12 @@ class ClusterState {
 
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
-  // Notes that a schedulable node's entries in the indexes may be stale.
-  void MarkStale(NodeId node);
-  // Re-keys the index entries of every node marked stale to what the node
-  // and its devices hold now; the indexes then say what eager upkeep on
-  // every Place and Remove would have made them say.
+  // Notes that a schedulable node's entries in the indexes may be stale:
+  // its own, and those of the devices in `device_mask`.
+  void MarkStale(NodeId node, uint64_t device_mask);
+  // Re-keys the index entries of every node and device marked stale to what
+  // they hold now; the indexes then say what eager upkeep on every Place
+  // and Remove would have made them say.
   void CatchUpIndexes() const;
   bool InSharedIndex(DeviceId d) const;
 
@@ -127,8 +128,9 @@ class ClusterState {
   mutable SharedDeviceIndex shared_devices_;
   mutable std::vector<Milli> indexed_room_;
   mutable std::vector<Milli> indexed_device_free_;
-  mutable std::vector<uint8_t> stale_;
+  mutable std::vector<uint8_t> stale_;  // per node, then per device after them
   mutable std::vector<NodeId> stale_nodes_;
+  mutable std::vector<DeviceId> stale_devices_;
   ResourceVector capacity_;
   ResourceVector total_allocated_;
   Milli free_gpu_total_ = 0;
