@@ -98,28 +98,14 @@ ResourceVector ClusterState::Usage(PodId pod, const Allocation& a) const {
   return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
 }
 
+void ClusterState::LiftForTrial(PodId pod) { ApplyToNode(pod, allocation_[pod], -1); }
+
+void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode(pod, allocation_[pod], +1); }
+
 void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
+  ApplyToNode(pod, a, sign);
   const Snapshot& s = *snapshot_;
   const Pod& p = s.pods[pod];
-  const Node& node = s.nodes[a.node];
-  NodeFree& free = node_free_[a.node];
-  free.cpu_milli -= sign * p.request.cpu_milli;
-  free.memory_bytes -= sign * p.request.memory_bytes;
-  free.pods -= sign;
-  for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
-    DeviceId d = node.first_device + std::countr_zero(mask);
-    const Milli old_free = kMilliPerGpu - device_used_[d];
-    device_used_[d] += sign * a.portion;
-    free.gpu -= sign * a.portion;
-    gpu_room_[a.node] +=
-        std::max<Milli>(kMilliPerGpu - device_used_[d], 0) - std::max<Milli>(old_free, 0);
-    if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
-  }
-  if (p.request.mig_count > 0) {
-    for (size_t i = 0; i < node.mig.size(); ++i)
-      if (node.mig[i].profile == p.request.mig_profile)
-        mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
-  }
   ResourceVector usage = Usage(pod, a);
   if (sign > 0) {
     total_allocated_ += usage;
@@ -140,6 +126,30 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
   if (p.subgroup >= 0) subgroup_placed_[subgroup_offset_[p.group] + p.subgroup] += sign;
   placed_[pod] = sign > 0;
   if (sign > 0) allocation_[pod] = a;
+}
+
+void ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sign) {
+  const Pod& p = snapshot_->pods[pod];
+  const Node& node = snapshot_->nodes[a.node];
+  NodeFree& free = node_free_[a.node];
+  free.cpu_milli -= sign * p.request.cpu_milli;
+  free.memory_bytes -= sign * p.request.memory_bytes;
+  free.pods -= sign;
+  for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
+    DeviceId d = node.first_device + std::countr_zero(mask);
+    const Milli old_free = kMilliPerGpu - device_used_[d];
+    device_used_[d] += sign * a.portion;
+    free.gpu -= sign * a.portion;
+    // Telescopes per device, so any order of changes ends at the same room.
+    gpu_room_[a.node] +=
+        std::max<Milli>(kMilliPerGpu - device_used_[d], 0) - std::max<Milli>(old_free, 0);
+    if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
+  }
+  if (p.request.mig_count > 0) {
+    for (size_t i = 0; i < node.mig.size(); ++i)
+      if (node.mig[i].profile == p.request.mig_profile)
+        mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
+  }
 }
 
 bool ClusterState::InSharedIndex(DeviceId d) const {

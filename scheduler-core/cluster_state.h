@@ -34,6 +34,16 @@ class ClusterState {
   // Takes a placed pod off its node.
   void Remove(PodId pod);
 
+  // For a what-if fit test: takes a placed pod's resources off its node
+  // alone (node free, devices, MIG, GPU room), leaving its placement, queue
+  // and gang totals, the indexes and the change log as they are. Until
+  // PutBackAfterTrial(pod) undoes it, only the node questions (Free,
+  // GpuRoom, DeviceUsed, DeviceWhole, MigFree) answer as if the pod were
+  // gone, and nothing else may be asked or changed. Cheaper than an
+  // eviction rolled back, and leaves the state exactly as it was.
+  void LiftForTrial(PodId pod);
+  void PutBackAfterTrial(PodId pod);
+
   bool IsPlaced(PodId pod) const { return placed_[pod]; }
   const Allocation& AllocationOf(PodId pod) const { return allocation_[pod]; }
 
@@ -97,6 +107,8 @@ class ClusterState {
 
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
+  // The part of Apply that the node questions answer from.
+  void ApplyToNode(PodId pod, const Allocation& allocation, int sign);
   // Notes that a schedulable node's entries in the indexes may be stale:
   // its own, and those of the devices in `device_mask`.
   void MarkStale(NodeId node, uint64_t device_mask);

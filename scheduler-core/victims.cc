@@ -340,12 +340,15 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
     for (NodeId n : nodes)
       may_fit = may_fit || session.state.Free(n).gpu + victim_gpu >= need_on_node;
     if (!may_fit) continue;
-    const Statement::Checkpoint mark = st.Mark();
-    EvictGroup(session, v, cause, job);
+    // Check reads only what the node holds: lift the victim's pods off
+    // their nodes for the test instead of evicting and rolling back.
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p)) session.state.LiftForTrial(p);
     bool fits = false;
     for (NodeId n : nodes)
       fits = fits || session.placer.Check(pod, n, nullptr) == FitFailure::kFits;
-    st.Rollback(mark);
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p)) session.state.PutBackAfterTrial(p);
     if (fits) {
       best = v;
       best_gpu = victim_gpu;
