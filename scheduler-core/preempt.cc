@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -8,6 +7,7 @@
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
 #include "scheduler-core/victims.h"
+#include "scheduler-core/window_suffix_min.h"
 
 namespace vtenant::sched {
 
@@ -26,10 +26,8 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     std::vector<GroupId> jobs;
     std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
     std::vector<NodeId> only_node;
-    // Least of gpu[i .. kMaxSingleVictims), for the single-victim search;
-    // redone when `gpu` changed (least_stale).
-    std::vector<Milli> least_gpu_from;
-    bool least_stale = true;
+    // Least of gpu[i .. kMaxSingleVictims), for the single-victim search.
+    WindowSuffixMin least_gpu_from{kMaxSingleVictims};
   };
   std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
@@ -57,7 +55,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
           list.only_node.push_back(pool.OnlyNode(v));
         }
       list.built = true;
-      list.least_stale = true;
+      list.least_gpu_from.Reset(list.gpu);
     } else {
       // Jobs only leave the pool and its order never changes: drop the ones
       // that left, re-read the ones that changed. The list is in the pool's
@@ -72,23 +70,17 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
           list.jobs.erase(it);
           list.gpu.erase(list.gpu.begin() + i);
           list.only_node.erase(list.only_node.begin() + i);
+          list.least_gpu_from.Erased(list.gpu, i);
         } else {
           list.gpu[i] = pool.PlacedGpu(g);
           list.only_node[i] = pool.OnlyNode(g);
+          list.least_gpu_from.Changed(list.gpu, i);
         }
-        list.least_stale = true;
       }
     }
     list.seen = changed.size();
-    if (list.least_stale) {
-      list.least_gpu_from.resize(std::min(list.gpu.size(), kMaxSingleVictims));
-      Milli least = std::numeric_limits<Milli>::max();
-      for (size_t i = list.least_gpu_from.size(); i-- > 0;)
-        list.least_gpu_from[i] = least = std::min(least, list.gpu[i]);
-      list.least_stale = false;
-    }
     const std::vector<GroupId>& candidates = list.jobs;
-    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from};
+    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from.least()};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0
