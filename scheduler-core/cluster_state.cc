@@ -93,7 +93,11 @@ ResourceVector ClusterState::Usage(PodId pod, const Allocation& a) const {
   if (r.mig_count > 0) {
     gpu = r.mig_count * r.mig_milli_each;
   } else {
-    gpu = std::popcount(a.device_mask) * a.portion;
+    // Clearing the lowest bit until none is left: a pod holds few devices,
+    // and std::popcount is a library call on the baseline x86-64 target.
+    int devices = 0;
+    for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) ++devices;
+    gpu = devices * a.portion;
   }
   return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
 }
