@@ -41,11 +41,22 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
     bool running = false;
+    // What Refresh would read, in the same pass: every placed pod counts
+    // there, the running ones here.
+    Milli placed_gpu = 0;
+    NodeId node = kNone;
+    bool split = false;
     for (PodId p : group.pods) {
-      if (s.pods[p].phase != PodPhase::kRunning || !session.state.IsPlaced(p)) continue;
+      if (!session.state.IsPlaced(p)) continue;
+      const Allocation& a = session.state.AllocationOf(p);
+      const Milli gpu = session.state.Usage(p, a)[kGpu];
+      placed_gpu += gpu;
+      if (node == kNone) node = a.node;
+      split = split || a.node != node;
+      if (s.pods[p].phase != PodPhase::kRunning) continue;
       running = true;
       latest_start_[g] = std::max(latest_start_[g], s.pods[p].start_time);
-      gpu_[g] += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
+      gpu_[g] += gpu;
     }
     if (!running) continue;
     if (!group.preemptible) {
@@ -57,7 +68,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       ++within_min_runtime_[group.queue];
       continue;
     }
-    Refresh(session, g);
+    info_[g] = {placed_gpu, split ? kNone : node, group.queue, group.priority};
     alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
