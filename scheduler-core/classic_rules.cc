@@ -12,6 +12,15 @@ uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+// True when Placer::Check would refuse the node for its pod count, CPU or
+// memory alone. Asked first in the walks below: on a busy cluster most
+// nodes with GPU room left have no CPU left, and this reads one small
+// record where the whole check reads the pod, the node and its devices.
+bool OutOfBasics(const Placer& placer, const PodRequest& r, NodeId n) {
+  const NodeFree& free = placer.state().Free(n);
+  return free.pods < 1 || free.cpu_milli < r.cpu_milli || free.memory_bytes < r.memory_bytes;
+}
+
 }  // namespace
 
 bool BinpackRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit worst,
@@ -25,10 +34,11 @@ bool BinpackRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit wors
 bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
   const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
   const Milli need = placer.MinimumGpuOnNode(pod);
-  if (const PodRequest& r = placer.snapshot().pods[pod].request; r.IsShared() && r.num_devices == 1)
-    return FindShared(placer, pod, need, filter, out);
+  const PodRequest& r = placer.snapshot().pods[pod].request;
+  if (r.IsShared() && r.num_devices == 1) return FindShared(placer, pod, need, filter, out);
   for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it)
-    if (filter.Accepts(it->second) && placer.Check(pod, it->second, out) == FitFailure::kFits)
+    if (!OutOfBasics(placer, r, it->second) && filter.Accepts(it->second) &&
+        placer.Check(pod, it->second, out) == FitFailure::kFits)
       return true;
   return false;
 }
@@ -37,10 +47,12 @@ bool BinpackRule::FindShared(const Placer& placer, PodId pod, Milli need, const 
                              Allocation* out) {
   if (need <= 0 || need > kMilliPerGpu) return false;
   const Snapshot& s = placer.snapshot();
+  const PodRequest& r = s.pods[pod].request;
   const ClusterState::SharedDeviceIndex& shared = placer.state().SharedDevices();
   auto try_device = [&](DeviceId d, DeviceFit worst) {
     const NodeId n = s.devices[d].node;
-    return filter.Accepts(n) && placer.CheckUpTo(pod, n, worst, out) == FitFailure::kFits;
+    return !OutOfBasics(placer, r, n) && filter.Accepts(n) &&
+           placer.CheckUpTo(pod, n, worst, out) == FitFailure::kFits;
   };
   // 1. Started devices the portion complements, tightest first. Their free
   // values lie in [k * need, k * need + 1000 % need]; the walk jumps from
@@ -61,7 +73,7 @@ bool BinpackRule::FindShared(const Placer& placer, PodId pod, Milli need, const 
   // (a node with an empty device has at least a whole GPU free).
   const ClusterState::FreeGpuIndex& nodes = placer.state().ByFreeGpu();
   for (auto it = nodes.lower_bound({kMilliPerGpu, 0}); it != nodes.end(); ++it)
-    if (filter.Accepts(it->second) &&
+    if (!OutOfBasics(placer, r, it->second) && filter.Accepts(it->second) &&
         placer.CheckUpTo(pod, it->second, DeviceFit::kEmpty, out) == FitFailure::kFits)
       return true;
   // 3. Any started device that still takes the portion, tightest first.
@@ -78,8 +90,10 @@ bool SpreadRule::DeviceKey(Milli used, Milli, int index, DeviceFit, int64_t* key
 bool SpreadRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
   const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
   const Milli need = placer.MinimumGpuOnNode(pod);
+  const PodRequest& r = placer.snapshot().pods[pod].request;
   for (auto it = index.rbegin(); it != index.rend() && it->first >= need; ++it)
-    if (filter.Accepts(it->second) && placer.Check(pod, it->second, out) == FitFailure::kFits)
+    if (!OutOfBasics(placer, r, it->second) && filter.Accepts(it->second) &&
+        placer.Check(pod, it->second, out) == FitFailure::kFits)
       return true;
   return false;
 }
@@ -93,7 +107,9 @@ bool BestFitRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter
   NodeId best = kNone;
   for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it) {
     NodeId n = it->second;
-    if (!filter.Accepts(n) || placer.Check(pod, n, nullptr) != FitFailure::kFits) continue;
+    if (OutOfBasics(placer, r, n) || !filter.Accepts(n) ||
+        placer.Check(pod, n, nullptr) != FitFailure::kFits)
+      continue;
     const Node& node = s.nodes[n];
     const NodeFree& free = placer.state().Free(n);
     double score = 0;
@@ -113,11 +129,14 @@ bool RandomFitRule::Find(const Placer& placer, PodId pod, const NodeFilter& filt
   // Reservoir sampling: one pass, uniform over the nodes that fit.
   const ClusterState::FreeGpuIndex& index = placer.state().ByFreeGpu();
   const Milli need = placer.MinimumGpuOnNode(pod);
+  const PodRequest& r = placer.snapshot().pods[pod].request;
   NodeId chosen = kNone;
   uint64_t seen = 0;
   for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it) {
     NodeId n = it->second;
-    if (!filter.Accepts(n) || placer.Check(pod, n, nullptr) != FitFailure::kFits) continue;
+    if (OutOfBasics(placer, r, n) || !filter.Accepts(n) ||
+        placer.Check(pod, n, nullptr) != FitFailure::kFits)
+      continue;
     if (SplitMix64(rng_) % ++seen == 0) chosen = n;
   }
   return chosen != kNone && placer.Check(pod, chosen, out) == FitFailure::kFits;

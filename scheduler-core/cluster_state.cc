@@ -17,7 +17,10 @@ ClusterState::ClusterState(const Snapshot& s)
       group_placed_(s.groups.size(), 0),
       subgroup_offset_(s.groups.size() + 1, 0),
       placed_(s.pods.size(), 0),
-      allocation_(s.pods.size()) {
+      allocation_(s.pods.size()),
+      indexed_room_(s.nodes.size(), 0),
+      indexed_device_free_(s.devices.size(), kNotIndexed),
+      stale_(s.nodes.size() + s.devices.size(), 0) {
   for (NodeId n = 0; n < s.nodes.size(); ++n) {
     const Node& node = s.nodes[n];
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
@@ -43,24 +46,37 @@ ClusterState::ClusterState(const Snapshot& s)
   for (NodeId n = 0; n < s.nodes.size(); ++n)
     if (s.nodes[n].schedulable) {
       by_free_gpu_.emplace(gpu_room_[n], n);
+      indexed_room_[n] = gpu_room_[n];
       free_gpu_total_ += node_free_[n].gpu;
+    }
+  for (DeviceId d = 0; d < s.devices.size(); ++d)
+    if (InSharedIndex(d)) {
+      indexed_device_free_[d] = kMilliPerGpu - device_used_[d];
+      shared_devices_.emplace(indexed_device_free_[d], d);
     }
 }
 
 void ClusterState::Place(PodId pod, const Allocation& allocation) {
-  NodeId n = allocation.node;
-  const Milli old_free = node_free_[n].gpu, old_room = gpu_room_[n];
+  const NodeId n = allocation.node;
+  const Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, +1);
-  Reindex(n, old_free, old_room);
+  if (snapshot_->nodes[n].schedulable) {
+    free_gpu_total_ += node_free_[n].gpu - old_free;
+    MarkStale(n, allocation.device_mask);
+  }
   change_log_.push_back(n);
 }
 
 void ClusterState::Remove(PodId pod) {
-  Allocation allocation = allocation_[pod];
-  const Milli old_free = node_free_[allocation.node].gpu, old_room = gpu_room_[allocation.node];
+  const Allocation allocation = allocation_[pod];
+  const NodeId n = allocation.node;
+  const Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, -1);
-  Reindex(allocation.node, old_free, old_room);
-  change_log_.push_back(allocation.node);
+  if (snapshot_->nodes[n].schedulable) {
+    free_gpu_total_ += node_free_[n].gpu - old_free;
+    MarkStale(n, allocation.device_mask);
+  }
+  change_log_.push_back(n);
 }
 
 bool ClusterState::GangSatisfied(GroupId g) const {
@@ -77,45 +93,23 @@ ResourceVector ClusterState::Usage(PodId pod, const Allocation& a) const {
   if (r.mig_count > 0) {
     gpu = r.mig_count * r.mig_milli_each;
   } else {
-    gpu = std::popcount(a.device_mask) * a.portion;
+    // Clearing the lowest bit until none is left: a pod holds few devices,
+    // and std::popcount is a library call on the baseline x86-64 target.
+    int devices = 0;
+    for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) ++devices;
+    gpu = devices * a.portion;
   }
   return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
 }
 
+void ClusterState::LiftForTrial(PodId pod) { ApplyToNode(pod, allocation_[pod], -1); }
+
+void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode(pod, allocation_[pod], +1); }
+
 void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
+  ApplyToNode(pod, a, sign);
   const Snapshot& s = *snapshot_;
   const Pod& p = s.pods[pod];
-  const Node& node = s.nodes[a.node];
-  NodeFree& free = node_free_[a.node];
-  free.cpu_milli -= sign * p.request.cpu_milli;
-  free.memory_bytes -= sign * p.request.memory_bytes;
-  free.pods -= sign;
-  for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
-    DeviceId d = node.first_device + std::countr_zero(mask);
-    const bool was_indexed = InSharedIndex(d);
-    const Milli old_free = kMilliPerGpu - device_used_[d];
-    device_used_[d] += sign * a.portion;
-    free.gpu -= sign * a.portion;
-    gpu_room_[a.node] +=
-        std::max<Milli>(kMilliPerGpu - device_used_[d], 0) - std::max<Milli>(old_free, 0);
-    if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
-    const bool indexed = InSharedIndex(d);
-    if (was_indexed && indexed) {
-      // Re-key the same set node: no allocation.
-      auto handle = shared_devices_.extract({old_free, d});
-      handle.value().first = kMilliPerGpu - device_used_[d];
-      shared_devices_.insert(std::move(handle));
-    } else if (was_indexed) {
-      shared_devices_.erase({old_free, d});
-    } else if (indexed) {
-      shared_devices_.emplace(kMilliPerGpu - device_used_[d], d);
-    }
-  }
-  if (p.request.mig_count > 0) {
-    for (size_t i = 0; i < node.mig.size(); ++i)
-      if (node.mig[i].profile == p.request.mig_profile)
-        mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
-  }
   ResourceVector usage = Usage(pod, a);
   if (sign > 0) {
     total_allocated_ += usage;
@@ -138,20 +132,77 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
   if (sign > 0) allocation_[pod] = a;
 }
 
+void ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sign) {
+  const Pod& p = snapshot_->pods[pod];
+  const Node& node = snapshot_->nodes[a.node];
+  NodeFree& free = node_free_[a.node];
+  free.cpu_milli -= sign * p.request.cpu_milli;
+  free.memory_bytes -= sign * p.request.memory_bytes;
+  free.pods -= sign;
+  for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
+    DeviceId d = node.first_device + std::countr_zero(mask);
+    const Milli old_free = kMilliPerGpu - device_used_[d];
+    device_used_[d] += sign * a.portion;
+    free.gpu -= sign * a.portion;
+    // Telescopes per device, so any order of changes ends at the same room.
+    gpu_room_[a.node] +=
+        std::max<Milli>(kMilliPerGpu - device_used_[d], 0) - std::max<Milli>(old_free, 0);
+    if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
+  }
+  if (p.request.mig_count > 0) {
+    for (size_t i = 0; i < node.mig.size(); ++i)
+      if (node.mig[i].profile == p.request.mig_profile)
+        mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
+  }
+}
+
 bool ClusterState::InSharedIndex(DeviceId d) const {
   return device_used_[d] > 0 && device_used_[d] < kMilliPerGpu && !device_whole_[d] &&
          snapshot_->nodes[snapshot_->devices[d].node].schedulable;
 }
 
-void ClusterState::Reindex(NodeId n, Milli old_free, Milli old_room) {
-  if (!snapshot_->nodes[n].schedulable) return;
-  free_gpu_total_ += node_free_[n].gpu - old_free;
-  const Milli now_room = gpu_room_[n];
-  if (now_room == old_room) return;
-  // Re-key the same set node: no allocation.
-  auto handle = by_free_gpu_.extract({old_room, n});
-  handle.value().first = now_room;
-  by_free_gpu_.insert(std::move(handle));
+void ClusterState::MarkStale(NodeId n, uint64_t device_mask) {
+  if (!stale_[n]) {
+    stale_[n] = 1;
+    stale_nodes_.push_back(n);
+  }
+  const size_t devices_at = snapshot_->nodes.size();
+  for (uint64_t mask = device_mask; mask != 0; mask &= mask - 1) {
+    const DeviceId d = snapshot_->nodes[n].first_device + std::countr_zero(mask);
+    if (stale_[devices_at + d]) continue;
+    stale_[devices_at + d] = 1;
+    stale_devices_.push_back(d);
+  }
+}
+
+void ClusterState::CatchUpIndexes() const {
+  for (NodeId n : stale_nodes_) {
+    stale_[n] = 0;
+    if (gpu_room_[n] == indexed_room_[n]) continue;
+    // Re-key the same set node: no allocation.
+    auto handle = by_free_gpu_.extract({indexed_room_[n], n});
+    handle.value().first = indexed_room_[n] = gpu_room_[n];
+    by_free_gpu_.insert(std::move(handle));
+  }
+  stale_nodes_.clear();
+  const size_t devices_at = snapshot_->nodes.size();
+  for (DeviceId d : stale_devices_) {
+    stale_[devices_at + d] = 0;
+    const Milli was = indexed_device_free_[d];
+    const Milli now = InSharedIndex(d) ? kMilliPerGpu - device_used_[d] : kNotIndexed;
+    if (now == was) continue;
+    indexed_device_free_[d] = now;
+    if (was != kNotIndexed && now != kNotIndexed) {
+      auto handle = shared_devices_.extract({was, d});
+      handle.value().first = now;
+      shared_devices_.insert(std::move(handle));
+    } else if (was != kNotIndexed) {
+      shared_devices_.erase({was, d});
+    } else {
+      shared_devices_.emplace(now, d);
+    }
+  }
+  stale_devices_.clear();
 }
 
 }  // namespace vtenant::sched

@@ -2,8 +2,10 @@
 //
 // Built once from a Snapshot (running pods applied), then changed only by
 // Place and Remove, which keep every derived total (node free, device use,
-// queue allocation up the tree, gang member counts, the free-GPU index) in
-// step. Neither allocates memory, so the hot loops churn no heap.
+// queue allocation up the tree, gang member counts) in step. The two node
+// indexes (free GPU, shared devices) catch up lazily, when next read: most
+// changes in a busy cycle are trial evictions rolled back before anyone
+// looks, and those then cost the indexes nothing.
 #pragma once
 
 #include <set>
@@ -31,6 +33,16 @@ class ClusterState {
   void Place(PodId pod, const Allocation& allocation);
   // Takes a placed pod off its node.
   void Remove(PodId pod);
+
+  // For a what-if fit test: takes a placed pod's resources off its node
+  // alone (node free, devices, MIG, GPU room), leaving its placement, queue
+  // and gang totals, the indexes and the change log as they are. Until
+  // PutBackAfterTrial(pod) undoes it, only the node questions (Free,
+  // GpuRoom, DeviceUsed, DeviceWhole, MigFree) answer as if the pod were
+  // gone, and nothing else may be asked or changed. Cheaper than an
+  // eviction rolled back, and leaves the state exactly as it was.
+  void LiftForTrial(PodId pod);
+  void PutBackAfterTrial(PodId pod);
 
   bool IsPlaced(PodId pod) const { return placed_[pod]; }
   const Allocation& AllocationOf(PodId pod) const { return allocation_[pod]; }
@@ -67,12 +79,18 @@ class ClusterState {
   // hides its node from a pod that needs no GPU nor the node's idle devices
   // from one that does.
   using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
-  const FreeGpuIndex& ByFreeGpu() const { return by_free_gpu_; }
+  const FreeGpuIndex& ByFreeGpu() const {
+    CatchUpIndexes();
+    return by_free_gpu_;
+  }
   // Devices shared by fractions with room left, by free portion then id:
   // binpack looks here first so a fraction fills a started device before
   // it opens a new one.
   using SharedDeviceIndex = std::set<std::pair<Milli, DeviceId>>;
-  const SharedDeviceIndex& SharedDevices() const { return shared_devices_; }
+  const SharedDeviceIndex& SharedDevices() const {
+    CatchUpIndexes();
+    return shared_devices_;
+  }
 
   // Sum of free GPU over schedulable nodes.
   Milli FreeGpuTotal() const { return free_gpu_total_; }
@@ -89,7 +107,15 @@ class ClusterState {
 
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
-  void Reindex(NodeId node, Milli old_free, Milli old_room);
+  // The part of Apply that the node questions answer from.
+  void ApplyToNode(PodId pod, const Allocation& allocation, int sign);
+  // Notes that a schedulable node's entries in the indexes may be stale:
+  // its own, and those of the devices in `device_mask`.
+  void MarkStale(NodeId node, uint64_t device_mask);
+  // Re-keys the index entries of every node and device marked stale to what
+  // they hold now; the indexes then say what eager upkeep on every Place
+  // and Remove would have made them say.
+  void CatchUpIndexes() const;
   bool InSharedIndex(DeviceId d) const;
 
   const Snapshot* snapshot_;
@@ -106,8 +132,17 @@ class ClusterState {
   std::vector<int32_t> subgroup_placed_;
   std::vector<uint8_t> placed_;
   std::vector<Allocation> allocation_;
-  FreeGpuIndex by_free_gpu_;
-  SharedDeviceIndex shared_devices_;
+  // The indexes and what each holds for a node or device (its key there;
+  // kNotIndexed for a device not in SharedDevices), as of the last catch-up.
+  // Mutable: catching up changes no answer, only when the work is done.
+  static constexpr Milli kNotIndexed = -1;
+  mutable FreeGpuIndex by_free_gpu_;
+  mutable SharedDeviceIndex shared_devices_;
+  mutable std::vector<Milli> indexed_room_;
+  mutable std::vector<Milli> indexed_device_free_;
+  mutable std::vector<uint8_t> stale_;  // per node, then per device after them
+  mutable std::vector<NodeId> stale_nodes_;
+  mutable std::vector<DeviceId> stale_devices_;
   ResourceVector capacity_;
   ResourceVector total_allocated_;
   Milli free_gpu_total_ = 0;

@@ -111,8 +111,17 @@ DeviceFit ClassifyDevice(Milli used, Milli portion) {
 bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst,
                            Allocation* out) const {
   const int n = node.num_devices;
-  // Candidate devices and a preference key each; small (<= 64), on the stack.
-  std::array<std::pair<int64_t, int>, kMaxDevicesPerNode> cand;
+  // Candidate devices and a preference key each; small (<= 64), on the
+  // stack, and left uninitialized: only cand[0, count) is read, and zeroing
+  // all of it cost more than the rest of a failed check.
+  struct Candidate {
+    int64_t key;
+    int index;
+    bool operator<(const Candidate& o) const {
+      return key != o.key ? key < o.key : index < o.index;
+    }
+  };
+  Candidate cand[kMaxDevicesPerNode];
   int count = 0;
   int want = 0;
   Milli portion = 0;
@@ -143,10 +152,10 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit wors
         rule_->ShuffleSeed() ^ (uint64_t{node.first_device} << 20) ^ static_cast<uint64_t>(count);
     for (int i = count - 1; i > 0; --i) std::swap(cand[i], cand[SplitMix64(seed) % (i + 1)]);
   } else {
-    std::partial_sort(cand.begin(), cand.begin() + want, cand.begin() + count);
+    std::partial_sort(cand, cand + want, cand + count);
   }
   out->device_mask = 0;
-  for (int i = 0; i < want; ++i) out->device_mask |= uint64_t{1} << cand[i].second;
+  for (int i = 0; i < want; ++i) out->device_mask |= uint64_t{1} << cand[i].index;
   out->portion = portion;
   return true;
 }

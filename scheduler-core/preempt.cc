@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -8,6 +7,7 @@
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
 #include "scheduler-core/victims.h"
+#include "scheduler-core/window_suffix_min.h"
 
 namespace vtenant::sched {
 
@@ -26,7 +26,8 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     std::vector<GroupId> jobs;
     std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
     std::vector<NodeId> only_node;
-    std::vector<Milli> least_gpu_from;  // least of gpu[i..], redone when gpu changes
+    // Least of gpu[i .. kMaxSingleVictims), for the single-victim search.
+    WindowSuffixMin least_gpu_from{kMaxSingleVictims};
   };
   std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
@@ -54,35 +55,32 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
           list.only_node.push_back(pool.OnlyNode(v));
         }
       list.built = true;
-      list.least_gpu_from.clear();  // marks it stale
+      list.least_gpu_from.Reset(list.gpu);
     } else {
       // Jobs only leave the pool and its order never changes: drop the ones
-      // that left, re-read the ones that changed.
+      // that left, re-read the ones that changed. The list is in the pool's
+      // order, so a job is found by its rank there.
+      auto by_rank = [&](GroupId a, GroupId b) { return pool.Rank(a) < pool.Rank(b); };
       for (size_t c = list.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
-        auto it = std::find(list.jobs.begin(), list.jobs.end(), g);
-        if (it == list.jobs.end()) continue;
+        auto it = std::lower_bound(list.jobs.begin(), list.jobs.end(), g, by_rank);
+        if (it == list.jobs.end() || *it != g) continue;
         const size_t i = it - list.jobs.begin();
         if (!pool.Alive(g)) {
           list.jobs.erase(it);
           list.gpu.erase(list.gpu.begin() + i);
           list.only_node.erase(list.only_node.begin() + i);
+          list.least_gpu_from.Erased(list.gpu, i);
         } else {
           list.gpu[i] = pool.PlacedGpu(g);
           list.only_node[i] = pool.OnlyNode(g);
+          list.least_gpu_from.Changed(list.gpu, i);
         }
-        list.least_gpu_from.clear();
       }
     }
     list.seen = changed.size();
-    if (list.least_gpu_from.size() != list.gpu.size()) {
-      list.least_gpu_from.resize(list.gpu.size());
-      Milli least = std::numeric_limits<Milli>::max();
-      for (size_t i = list.gpu.size(); i-- > 0;)
-        list.least_gpu_from[i] = least = std::min(least, list.gpu[i]);
-    }
     const std::vector<GroupId>& candidates = list.jobs;
-    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from};
+    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from.least()};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(group.queue) > 0

@@ -25,6 +25,7 @@ std::vector<int64_t> Fingerprint(const ClusterState& st) {
   for (GroupId g = 0; g < s.groups.size(); ++g) out.push_back(st.GroupPlaced(g));
   for (PodId p = 0; p < s.pods.size(); ++p) out.push_back(st.IsPlaced(p));
   for (const auto& [free, node] : st.ByFreeGpu()) out.insert(out.end(), {free, node});
+  for (const auto& [free, device] : st.SharedDevices()) out.insert(out.end(), {free, device});
   return out;
 }
 
@@ -68,6 +69,34 @@ TEST(StatementTest, PlacementsMoveTheFreeGpuIndex) {
   ASSERT_EQ(state.ByFreeGpu().size(), 1u);
   EXPECT_EQ(state.ByFreeGpu().begin()->first, 1750);
   EXPECT_EQ(state.QueueAllocated(0)[kGpu], 250);
+  // The started device is offered to the next fraction; after the eviction
+  // neither index remembers the pod.
+  ASSERT_EQ(state.SharedDevices().size(), 1u);
+  EXPECT_EQ(state.SharedDevices().begin()->first, 750);
+  st.Evict(PodNamed(s, "f"), EvictionCause::kPreempt, kNone);
+  EXPECT_TRUE(state.SharedDevices().empty());
+  EXPECT_EQ(state.ByFreeGpu().begin()->first, 2000);
+}
+
+TEST(StatementTest, ATrialLiftFreesTheNodeAloneAndPutsBackExactly) {
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {{"a", 2}});
+  b.AddPod(Running(WholeGpuPod("running", "team", 1), "a", {0}));
+  Snapshot s = MustBuild(b);
+  ClusterState state(s);
+  const std::vector<int64_t> before = Fingerprint(state);
+  const PodId pod = PodNamed(s, "running");
+
+  state.LiftForTrial(pod);
+  EXPECT_EQ(state.Free(0).gpu, 2000);
+  EXPECT_EQ(state.GpuRoom(0), 2000);
+  EXPECT_EQ(state.DeviceUsed(0), 0);
+  EXPECT_FALSE(state.DeviceWhole(0));
+  // Only the node changed: the pod is still placed and counted.
+  EXPECT_TRUE(state.IsPlaced(pod));
+  EXPECT_EQ(state.QueueAllocated(0)[kGpu], 1000);
+  state.PutBackAfterTrial(pod);
+  EXPECT_EQ(Fingerprint(state), before);
+  EXPECT_TRUE(state.ChangeLog().empty());
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       alive_(session.snapshot.groups.size(), 0),
       gpu_(session.snapshot.groups.size(), 0),
       info_(session.snapshot.groups.size()),
+      rank_(session.snapshot.groups.size(), 0),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
       changed_(session.snapshot.queues.size()),
@@ -40,11 +41,22 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
     bool running = false;
+    // What Refresh would read, in the same pass: every placed pod counts
+    // there, the running ones here.
+    Milli placed_gpu = 0;
+    NodeId node = kNone;
+    bool split = false;
     for (PodId p : group.pods) {
-      if (s.pods[p].phase != PodPhase::kRunning || !session.state.IsPlaced(p)) continue;
+      if (!session.state.IsPlaced(p)) continue;
+      const Allocation& a = session.state.AllocationOf(p);
+      const Milli gpu = session.state.Usage(p, a)[kGpu];
+      placed_gpu += gpu;
+      if (node == kNone) node = a.node;
+      split = split || a.node != node;
+      if (s.pods[p].phase != PodPhase::kRunning) continue;
       running = true;
       latest_start_[g] = std::max(latest_start_[g], s.pods[p].start_time);
-      gpu_[g] += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
+      gpu_[g] += gpu;
     }
     if (!running) continue;
     if (!group.preemptible) {
@@ -56,7 +68,7 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       ++within_min_runtime_[group.queue];
       continue;
     }
-    Refresh(session, g);
+    info_[g] = {placed_gpu, split ? kNone : node, group.queue, group.priority};
     alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
@@ -66,7 +78,10 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
   }
   // Within a queue the order never changes during an action.
   const VictimOrder& order = *session.rules.victim_order;
-  for (std::vector<GroupId>& jobs : by_queue_) order.SortJobs(session, &jobs);
+  for (std::vector<GroupId>& jobs : by_queue_) {
+    order.SortJobs(session, &jobs);
+    for (uint32_t i = 0; i < jobs.size(); ++i) rank_[jobs[i]] = i;
+  }
 }
 
 void VictimPool::Refresh(const Session& session, GroupId g) {
@@ -87,15 +102,18 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
   const Snapshot& s = session.snapshot;
-  if (node_gpu_.empty()) node_gpu_.assign(s.nodes.size(), kNoGpuYet);
+  if (node_sum_.empty()) node_sum_.resize(s.nodes.size());
+  if (++most_free_calls_ == 0) {  // numbers wrapped: no entry may look current
+    std::fill(node_sum_.begin(), node_sum_.end(), NodeSum{});
+    most_free_calls_ = 1;
+  }
+  const uint32_t call = most_free_calls_;
   Milli most = 0;
   auto add = [&](NodeId n, Milli gpu) {
-    if (node_gpu_[n] == kNoGpuYet) {
-      node_gpu_[n] = session.state.Free(n).gpu;
-      touched_nodes_.push_back(n);
-    }
-    node_gpu_[n] += gpu;
-    most = std::max(most, node_gpu_[n]);
+    NodeSum& sum = node_sum_[n];
+    if (sum.call != call) sum = {session.state.Free(n).gpu, call};
+    sum.gpu += gpu;
+    most = std::max(most, sum.gpu);
   };
   for (GroupId v : candidates) {
     if (info_[v].only_node != kNone) {
@@ -108,8 +126,6 @@ Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupI
         add(a.node, session.state.Usage(p, a)[kGpu]);
       }
   }
-  for (NodeId n : touched_nodes_) node_gpu_[n] = kNoGpuYet;
-  touched_nodes_.clear();
   return most;
 }
 
@@ -200,17 +216,22 @@ std::vector<GroupId> ClusterByNode(const Session& session, std::span<const Group
   return out;
 }
 
+// The GPU free some node must reach after an eviction before placing the
+// job is tried: its first pod's minimum. 0 (always try) when that is 0 or
+// the job waits on a queue limit (room elsewhere, budget freed here).
+Milli RoomToTry(const Session& session, GroupId job) {
+  const PodId first = FirstPendingPod(session, job);
+  const Milli threshold = first == kNone ? 0 : session.placer.MinimumGpuOnNode(first);
+  return session.outcome[job].block == JobBlock::kQueueLimit ? 0 : threshold;
+}
+
 bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
                          std::span<const GroupId> ranked, EvictionCause cause,
                          const std::function<bool(GroupId)>& still_eligible) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
-  // Placement is only retried once an eviction leaves some node with room
-  // for the job's first pod, or when the job waits on a queue limit (room
-  // elsewhere, budget freed here).
-  const PodId first = FirstPendingPod(session, job);
-  const Milli threshold = first == kNone ? 0 : session.placer.MinimumGpuOnNode(first);
-  const bool always_try = threshold == 0 || before.block == JobBlock::kQueueLimit;
+  const Milli threshold = RoomToTry(session, job);
+  const bool always_try = threshold == 0;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
   if (!always_try && pool.MostFreeWithout(session, ranked) < threshold) return false;
@@ -270,7 +291,6 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
 // scattered over devices. Among such victims, those of the first victim
 // queue in rank order that has one, the one holding the least GPU (then
 // rank). Looks at the first kMaxSingleVictims candidates only.
-constexpr size_t kMaxSingleVictims = 256;
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     const std::vector<GroupId>& ranked, EvictionCause cause,
@@ -284,23 +304,42 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   GroupId best = kNone;
   Milli best_gpu = 0;
   std::vector<NodeId> nodes;
-  for (size_t i = 0; i < ranked.size() && i < kMaxSingleVictims; ++i) {
+  const size_t end = std::min(ranked.size(), kMaxSingleVictims);
+  // Cheapest tests first (all of them without side effects): only an
+  // eligible victim holding less than the best so far, on a node it would
+  // leave with room enough, is tried. The room test for a victim on one
+  // node comes before the eligibility call: most victims of a busy cluster
+  // fail it.
+  auto lacks_room = [&](NodeId only, Milli victim_gpu) {
+    return only != kNone && session.state.Free(only).gpu + victim_gpu < need_on_node;
+  };
+  // With facts: the next index from i worth a trial, or `end`. Every victim
+  // is of one queue, and nobody past an index whose least_gpu_from is at
+  // least the best holds less.
+  auto next_with_facts = [&](size_t i) {
+    const std::span<const Milli> gpu = facts->placed_gpu, least = facts->least_gpu_from;
+    const std::span<const NodeId> only = facts->only_node;
+    if (best == kNone) {
+      while (i < end && lacks_room(only[i], gpu[i])) ++i;
+      return i;
+    }
+    for (; i < end; ++i) {
+      if (!least.empty() && least[i] >= best_gpu) return end;
+      if (gpu[i] < best_gpu && !lacks_room(only[i], gpu[i])) return i;
+    }
+    return end;
+  };
+  for (size_t i = 0; i < end; ++i) {
+    if (facts != nullptr) {
+      i = next_with_facts(i);
+      if (i == end) break;
+    }
     const GroupId v = ranked[i];
-    // With facts, every victim is of one queue.
     if (facts == nullptr && best != kNone && pool.Queue(v) != pool.Queue(best)) break;
-    // Cheapest tests first (all of them without side effects): only an
-    // eligible victim holding less than the best so far, on a node it would
-    // leave with room enough, is tried.
-    // Nobody from here on holds less than the best: all would be skipped.
-    if (best != kNone && facts != nullptr && !facts->least_gpu_from.empty() &&
-        facts->least_gpu_from[i] >= best_gpu)
-      break;
     const Milli victim_gpu = facts ? facts->placed_gpu[i] : pool.PlacedGpu(v);
     if (best != kNone && victim_gpu >= best_gpu) continue;
     const NodeId only = facts ? facts->only_node[i] : pool.OnlyNode(v);
-    // The room test for a victim on one node before the eligibility call:
-    // most victims of a busy cluster fail it.
-    if (only != kNone && session.state.Free(only).gpu + victim_gpu < need_on_node) continue;
+    if (lacks_room(only, victim_gpu)) continue;
     if (!still_eligible(v)) continue;
     nodes.clear();
     if (only != kNone) {
@@ -312,12 +351,15 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
     for (NodeId n : nodes)
       may_fit = may_fit || session.state.Free(n).gpu + victim_gpu >= need_on_node;
     if (!may_fit) continue;
-    const Statement::Checkpoint mark = st.Mark();
-    EvictGroup(session, v, cause, job);
+    // Check reads only what the node holds: lift the victim's pods off
+    // their nodes for the test instead of evicting and rolling back.
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p)) session.state.LiftForTrial(p);
     bool fits = false;
     for (NodeId n : nodes)
       fits = fits || session.placer.Check(pod, n, nullptr) == FitFailure::kFits;
-    st.Rollback(mark);
+    for (PodId p : s.groups[v].pods)
+      if (session.state.IsPlaced(p)) session.state.PutBackAfterTrial(p);
     if (fits) {
       best = v;
       best_gpu = victim_gpu;
@@ -341,6 +383,12 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
   const std::span<const GroupId> all(ranked);
+  // No prefix frees more on any node than all of them do: when all of them
+  // leave too little, every attempt below would stop at that same test.
+  // Asked once here instead of once per prefix (nothing changes between).
+  const Milli threshold = RoomToTry(session, job);
+  if (ranked.size() > 256 && threshold > 0 && pool.MostFreeWithout(session, all) < threshold)
+    return false;
   for (size_t k = 256;; k *= 4) {
     if (k >= ranked.size())
       return EvictFromCandidates(session, pool, job, all, cause, still_eligible);

@@ -38,6 +38,10 @@ class VictimPool {
   // walk over victims reads one place per victim.
   QueueId Queue(GroupId g) const { return info_[g].queue; }
   int32_t Priority(GroupId g) const { return info_[g].priority; }
+  // The job's place in its queue's order when the pool was built: InQueue
+  // and any list kept in that order are sorted by it, so a job is found in
+  // them by binary search.
+  uint32_t Rank(GroupId g) const { return rank_[g]; }
   // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
   Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
   // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
@@ -71,12 +75,18 @@ class VictimPool {
     int32_t priority = 0;
   };
   std::vector<Info> info_;
+  std::vector<uint32_t> rank_;
   std::vector<Milli> least_gpu_;
   std::vector<uint8_t> had_jobs_;
   std::vector<std::vector<GroupId>> changed_;
-  static constexpr Milli kNoGpuYet = -1;
-  std::vector<Milli> node_gpu_;  // scratch of MostFreeWithout, kNoGpuYet between calls
-  std::vector<NodeId> touched_nodes_;
+  // Scratch of MostFreeWithout: a node's GPU free with the candidates so far
+  // gone, valid only where `call` is the current call's number.
+  struct NodeSum {
+    Milli gpu = 0;
+    uint32_t call = 0;
+  };
+  std::vector<NodeSum> node_sum_;
+  uint32_t most_free_calls_ = 0;
   std::vector<int64_t> latest_start_;
   std::vector<int32_t> within_min_runtime_;
   std::vector<int32_t> non_preemptible_;
@@ -99,8 +109,10 @@ class VictimPool {
 // `ranked` (same index), all of one leaf queue: read in order instead of
 // from the pool, since a single-victim search walks up to 256 of them for
 // every job. `least_gpu_from[i]`, when not empty, is the least placed_gpu
-// of ranked[i..]: the search stops once nobody left holds less than its
-// best.
+// of ranked[i .. kMaxSingleVictims) (the part the search looks at): the
+// search stops once nobody left holds less than its best.
+// How many of `ranked` the single-victim search looks at, at most.
+constexpr size_t kMaxSingleVictims = 256;
 struct RankedFacts {
   std::span<const Milli> placed_gpu;
   std::span<const NodeId> only_node;

@@ -1,0 +1,40 @@
+// The least of a list's values from each position to the end of a window
+// (its first `window` entries), kept up to date as entries are erased and
+// changed: the single-victim search stops once nobody left in its window
+// holds less than its best, and the list changes after every eviction.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "scheduler-core/model.h"
+
+namespace vtenant::sched {
+
+class WindowSuffixMin {
+ public:
+  explicit WindowSuffixMin(size_t window) : window_(window) {}
+
+  // Recomputes everything from `values`.
+  void Reset(std::span<const Milli> values);
+  // `values` (as it is now) lost the entry that was at index i. Costs the
+  // distance the change reaches, not the window.
+  void Erased(std::span<const Milli> values, size_t i);
+  // values[i] changed.
+  void Changed(std::span<const Milli> values, size_t i);
+
+  // least()[i] is the least of values[i .. min(size, window)); size
+  // min(size, window).
+  std::span<const Milli> least() const { return least_; }
+
+ private:
+  // Redoes least_[from], least_[from - 1], ... from the entry above each,
+  // stopping at the first that does not change (those below it cannot).
+  void RepairDownFrom(std::span<const Milli> values, size_t from);
+
+  size_t window_;
+  std::vector<Milli> least_;
+};
+
+}  // namespace vtenant::sched
