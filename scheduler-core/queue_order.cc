@@ -12,6 +12,7 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
       cursor_(session.snapshot.queues.size(), 0),
       need_(session.snapshot.groups.size()),
       candidate_(session.snapshot.queues.size(), kNone),
+      key_(session.snapshot.queues.size()),
       best_child_(session.snapshot.queues.size(), kNone),
       fresh_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
@@ -28,14 +29,10 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
 QueueId JobOrder::Best(const std::vector<QueueId>& level) {
   const QueueOrder& order = *session_->rules.queue_order;
   QueueId best = kNone;
-  GroupId best_job = kNone;
   for (QueueId q : level) {
     const GroupId job = Candidate(q);
     if (job == kNone) continue;
-    if (best == kNone || order.Before(*session_, q, need_[job], best, need_[best_job])) {
-      best = q;
-      best_job = job;
-    }
+    if (best == kNone || order.KeyBefore(key_[q], key_[best])) best = q;
   }
   return best;
 }
@@ -51,6 +48,7 @@ GroupId JobOrder::Candidate(QueueId q) {
     if (best_child_[q] != kNone) job = candidate_[best_child_[q]];
   }
   candidate_[q] = job;
+  if (job != kNone) key_[q] = session_->rules.queue_order->KeyOf(*session_, q, need_[job]);
   fresh_[q] = 1;
   return job;
 }
@@ -61,7 +59,8 @@ GroupId JobOrder::Next() {
   if (q == kNone) return kNone;
   while (!s.queues[q].children.empty()) q = best_child_[q];
   GroupId job = jobs_[q][cursor_[q]++];
-  // Only this path's allocation (and its next job) changes.
+  // Only this path's allocation (and its next job) changes, so only its
+  // candidates and keys are worked out again.
   for (QueueId a = q; a != kNone; a = s.queues[a].parent) fresh_[a] = 0;
   return job;
 }

@@ -5,7 +5,8 @@
 // hand out next (a parent queue: its best child's); inside a leaf queue jobs
 // go in JobRank order. Queues are compared afresh for every job, so a queue
 // that just got resources yields to the others; only the chosen job's path
-// changes between two jobs, so only that path is compared again.
+// changes between two jobs, so only that path's candidates and queue keys
+// are worked out again.
 #pragma once
 
 #include <vector>
@@ -33,6 +34,7 @@ class JobOrder {
   std::vector<size_t> cursor_;              // per leaf queue
   std::vector<ResourceVector> need_;        // per group: what its gang asks for
   std::vector<GroupId> candidate_;          // per queue, valid when fresh_
+  std::vector<QueueKey> key_;               // per queue with a candidate, valid when fresh_
   std::vector<QueueId> best_child_;         // per parent queue, valid when fresh_
   std::vector<uint8_t> fresh_;
   std::vector<QueueId> roots_;
