@@ -28,6 +28,15 @@ std::string WhatItNeeds(const PodRequest& r, FitFailure f) {
   }
 }
 
+// a + b in one allocation.
+std::string Joined(const std::string& a, const std::string& b) {
+  std::string out;
+  out.reserve(a.size() + b.size());
+  out += a;
+  out += b;
+  return out;
+}
+
 }  // namespace
 
 const std::string& PendingReasons::NodeFit(PodId pod) {
@@ -107,13 +116,25 @@ const std::string& PendingReasons::CachedNoteText(GroupId group, const PendingNo
   return note_text_.emplace(key, NoteText(group, note)).first->second;
 }
 
-std::string PendingReasons::Notes(GroupId group) {
+const std::string& PendingReasons::Notes(GroupId group) {
+  const NoteList list = session_->notes.Of(group);
+  NotesKey key{};
+  key[0] = session_->snapshot.groups[group].queue;
+  key[1] = list.size;
+  for (int i = 0; i < list.size; ++i) {
+    const PendingNote& n = list.notes[i];
+    key[2 + 3 * i] = int64_t(n.action) << 8 | int64_t(n.kind);
+    key[3 + 3 * i] = n.queue;
+    key[4 + 3 * i] = n.seconds;
+  }
+  auto it = notes_.find(key);
+  if (it != notes_.end()) return it->second;
   std::string out;
-  for (const PendingNote& n : session_->notes.Of(group)) {
+  for (const PendingNote& n : list) {
     out += "; ";
     out += CachedNoteText(group, n);
   }
-  return out;
+  return notes_.emplace(key, std::move(out)).first->second;
 }
 
 std::string PendingReasons::For(GroupId group, PodId pod) {
@@ -151,15 +172,17 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       } else if (failing != pod && s.pods[failing].shape != s.pods[pod].shape) {
         text = "waiting for pod " + s.pods[failing].name + " of " +
                (gang.empty() ? "its job" : gang) + ": " + fit;
+      } else if (gang.empty()) {
+        return Joined(fit, Notes(group));  // the common case: one allocation
       } else {
-        text = (gang.empty() ? "" : gang + ": ") + fit;
+        text = gang + ": " + fit;
       }
       return text + Notes(group);
     }
     case JobBlock::kNone:
       break;
   }
-  return NodeFit(pod) + Notes(group);
+  return Joined(NodeFit(pod), Notes(group));
 }
 
 }  // namespace vtenant::sched

@@ -2,6 +2,7 @@
 // and resource hit which limit, or how many nodes failed the pod and why.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 #include <tuple>
@@ -23,8 +24,10 @@ class PendingReasons {
 
  private:
   std::string Budget(const JobOutcome& why, bool non_preemptible) const;
-  // "; no reclaim: ..." and the like, for what later actions noted.
-  std::string Notes(GroupId group);
+  // "; no reclaim: ..." and the like, for what later actions noted. Cached
+  // by the job's queue and notes: tens of thousands of pending pods carry
+  // the same few.
+  const std::string& Notes(GroupId group);
   // NoteText, cached: a busy cycle leaves tens of thousands of jobs with
   // the same few notes, and the text depends only on the key below (the
   // state it quotes no longer changes once the actions are done).
@@ -33,6 +36,10 @@ class PendingReasons {
 
   Session* session_;
   std::map<ShapeId, std::string> node_fit_;
+  // (job's queue, number of notes, then each note's action and kind, queue,
+  // seconds) -> Notes.
+  using NotesKey = std::array<int64_t, 2 + 3 * kNumNoteActions>;
+  std::map<NotesKey, std::string> notes_;
   // (job's queue, action, kind, note's queue, seconds) -> NoteText.
   using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
   std::map<NoteKey, std::string> note_text_;
