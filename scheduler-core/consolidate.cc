@@ -105,7 +105,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
                                 (block == JobBlock::kNoNode || block == JobBlock::kGangPartial)
                             ? FirstPendingPod(session, job)
                             : kNone;
-    const bool untried = first != kNone && !shape_tried[s.pods[first].shape];
+    const bool untried = first != kNone && !shape_tried[session.pod_shape[first]];
     const ResourceVector need = untried ? GangNeed(session, job) : ResourceVector{};
     if (untried && need[kGpu] > 0) {
       if (session.state.FreeGpuTotal() >= need[kGpu]) {
@@ -165,7 +165,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
               pods_on[session.state.AllocationOf(p).node].push_back(p);
           continue;
         }
-        shape_tried[s.pods[first].shape] = 1;
+        shape_tried[session.pod_shape[first]] = 1;
       }
     }
     still.push_back(job);

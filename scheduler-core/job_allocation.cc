@@ -39,7 +39,7 @@ bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods
   // not tried again within this attempt.
   std::vector<ShapeId> failed_here;
   for (PodId pod : pods) {
-    const ShapeId shape = session.snapshot.pods[pod].shape;
+    const ShapeId shape = session.pod_shape[pod];
     const bool in_gang = placed < shortfall;
     if (!in_gang && !FitsQueueBudget(session, group, session.estimated[pod], nullptr)) continue;
     if (std::find(failed_here.begin(), failed_here.end(), shape) != failed_here.end()) continue;
@@ -69,8 +69,10 @@ bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods
 }  // namespace
 
 int32_t GangShortfall(const Session& session, GroupId g) {
+  const int32_t short_total =
+      std::max(0, session.job_facts[g].min_member - session.state.GroupPlaced(g));
+  if (!session.has_subgroups[g]) return short_total;
   const PodGroup& group = session.snapshot.groups[g];
-  int32_t short_total = std::max(0, group.min_member - session.state.GroupPlaced(g));
   int32_t short_subgroups = 0;
   for (size_t i = 0; i < group.subgroups.size(); ++i)
     short_subgroups += std::max(0, group.subgroups[i].min_member -
@@ -126,8 +128,8 @@ PodId FirstPendingPod(const Session& session, GroupId g) {
 bool FitsQueueBudget(const Session& session, GroupId g, const ResourceVector& extra,
                      JobOutcome* why) {
   const Snapshot& s = session.snapshot;
-  const bool preemptible = s.groups[g].preemptible;
-  for (QueueId q = s.groups[g].queue; q != kNone; q = s.queues[q].parent) {
+  const bool preemptible = session.job_facts[g].preemptible;
+  for (QueueId q = session.job_facts[g].queue; q != kNone; q = s.queues[q].parent) {
     for (Resource r : kAllResources) {
       if (extra[r] <= 0) continue;
       const QueueResource& spec = s.queues[q].resources[r];
@@ -176,12 +178,10 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
   const bool use_cache = attempt == Attempt::kCommitted;
   // A gang whose pods all look alike fails for every size at least as large
   // as one that already failed.
-  ShapeId uniform = session.snapshot.pods[pods[0]].shape;
+  ShapeId uniform = session.pod_shape[pods[0]];
   for (PodId p : pods)
-    if (session.snapshot.pods[p].shape != uniform) uniform = kNone;
-  const PodGroup& group = session.snapshot.groups[g];
-  const bool constrained =
-      group.topology.required_level != kNoString || group.topology.preferred_level != kNoString;
+    if (session.pod_shape[p] != uniform) uniform = kNone;
+  const bool constrained = session.job_facts[g].constrained;
   if (use_cache && uniform != kNone && !constrained && shortfall > 1 &&
       session.gang_failed_at[uniform] <= shortfall) {
     why = {};
@@ -192,7 +192,10 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
   }
 
   why = {};
-  for (StringId level : {group.topology.required_level, group.topology.preferred_level}) {
+  // The PodGroup record is read only for the few jobs with a topology.
+  const TopologyConstraint* topology = constrained ? &session.snapshot.groups[g].topology : nullptr;
+  for (StringId level : {topology ? topology->required_level : kNoString,
+                         topology ? topology->preferred_level : kNoString}) {
     if (level == kNoString) continue;
     const std::vector<uint32_t>& domain_of = session.DomainsOf(level);
     for (const Domain& d : RankDomains(session, domain_of, gang_need[kGpu])) {
@@ -203,7 +206,7 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
         return true;
       }
     }
-    if (level == group.topology.required_level) {
+    if (level == topology->required_level) {
       why = {};
       why.block = JobBlock::kTopology;
       why.needed = shortfall;

@@ -17,7 +17,7 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
       fresh_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
   for (GroupId g : jobs) {
-    jobs_[s.groups[g].queue].push_back(g);
+    jobs_[session.job_facts[g].queue].push_back(g);
     need_[g] = GangNeed(session, g);
   }
   const JobRank& rank = *session.rules.job_rank;

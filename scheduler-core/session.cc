@@ -30,14 +30,20 @@ Session::Session(const Snapshot& s, const Options& opts)
       estimated(s.pods.size()),
       outcome(s.groups.size()),
       group_start(s.groups.size(), 0),
+      pod_shape(s.pods.size()),
       notes(s.groups.size()),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
   for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
   std::vector<ResourceVector> leaf(s.queues.size());
+  // Packed here so that the walk over groups below does not go back to the
+  // (large) Pod records.
+  std::vector<uint8_t> pending(s.pods.size());
   for (PodId p = 0; p < s.pods.size(); ++p) {
     const Pod& pod = s.pods[p];
+    pod_shape[p] = pod.shape;
+    pending[p] = pod.phase == PodPhase::kPending;
     estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
                                  pod.request.memory_bytes);
     QueueId q = s.groups[pod.group].queue;
@@ -47,11 +53,16 @@ Session::Session(const Snapshot& s, const Options& opts)
   }
   pending_begin.reserve(s.groups.size() + 1);
   has_subgroups.resize(s.groups.size());
+  job_facts.resize(s.groups.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
+    const PodGroup& group = s.groups[g];
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
-    has_subgroups[g] = !s.groups[g].subgroups.empty();
-    for (PodId p : s.groups[g].pods)
-      if (s.pods[p].phase == PodPhase::kPending) pending_pods.push_back(p);
+    has_subgroups[g] = !group.subgroups.empty();
+    job_facts[g] = {
+        group.queue, group.min_member, group.preemptible,
+        group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
+    for (PodId p : group.pods)
+      if (pending[p]) pending_pods.push_back(p);
   }
   pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
   requested = RollUp(s.queues, leaf);

@@ -65,6 +65,17 @@ struct Session {
   std::vector<uint32_t> pending_begin;
   std::vector<PodId> pending_pods;
   std::vector<uint8_t> has_subgroups;  // per group
+  // What the walks over unsatisfied jobs read of every group, packed: each
+  // action asks it of tens of thousands of jobs, and the PodGroup records
+  // are large and scattered (a cache miss each).
+  struct JobFacts {
+    QueueId queue;
+    int32_t min_member;
+    bool preemptible;
+    bool constrained;  // has a required or preferred topology level
+  };
+  std::vector<JobFacts> job_facts;  // per group
+  std::vector<ShapeId> pod_shape;   // per pod: snapshot.pods[p].shape, packed likewise
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;
 
