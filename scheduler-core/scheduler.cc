@@ -13,7 +13,7 @@ namespace {
 std::string EvictionMessage(const Session& session, PodId pod, EvictionCause cause, GroupId by) {
   const Snapshot& s = session.snapshot;
   const PodGroup& victim = s.groups[s.pods[pod].group];
-  const std::string victim_queue = s.queues[victim.queue].name;
+  const std::string& victim_queue = s.queues[victim.queue].name;
   switch (cause) {
     case EvictionCause::kReclaim:
       return "reclaimed for job " + s.groups[by].name + " of queue " +

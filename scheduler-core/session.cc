@@ -36,6 +36,17 @@ Session::Session(const Snapshot& s, const Options& opts)
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
   for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  // The groups' facts first: the walk over pods below then reads each pod's
+  // queue from them instead of from its (large, scattered) PodGroup record.
+  has_subgroups.resize(s.groups.size());
+  job_facts.resize(s.groups.size());
+  for (GroupId g = 0; g < s.groups.size(); ++g) {
+    const PodGroup& group = s.groups[g];
+    has_subgroups[g] = !group.subgroups.empty();
+    job_facts[g] = {
+        group.queue, group.min_member, group.preemptible,
+        group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
+  }
   std::vector<ResourceVector> leaf(s.queues.size());
   // Packed here so that the walk over groups below does not go back to the
   // (large) Pod records.
@@ -46,22 +57,15 @@ Session::Session(const Snapshot& s, const Options& opts)
     pending[p] = pod.phase == PodPhase::kPending;
     estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
                                  pod.request.memory_bytes);
-    QueueId q = s.groups[pod.group].queue;
     if (pod.phase == PodPhase::kRunning)
       group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
-    leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
+    leaf[job_facts[pod.group].queue] +=
+        state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
   }
   pending_begin.reserve(s.groups.size() + 1);
-  has_subgroups.resize(s.groups.size());
-  job_facts.resize(s.groups.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
-    const PodGroup& group = s.groups[g];
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
-    has_subgroups[g] = !group.subgroups.empty();
-    job_facts[g] = {
-        group.queue, group.min_member, group.preemptible,
-        group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
-    for (PodId p : group.pods)
+    for (PodId p : s.groups[g].pods)
       if (pending[p]) pending_pods.push_back(p);
   }
   pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
