@@ -41,9 +41,8 @@ std::string Joined(const std::string& a, const std::string& b) {
 
 const std::string& PendingReasons::NodeFit(PodId pod) {
   const Snapshot& s = session_->snapshot;
-  ShapeId shape = s.pods[pod].shape;
-  auto it = node_fit_.find(shape);
-  if (it != node_fit_.end()) return it->second;
+  const ShapeId shape = session_->pod_shape[pod];
+  if (node_fit_[shape]) return *node_fit_[shape];
   std::array<int32_t, kNumFitFailures> counts = session_->placer.Diagnose(pod);
   std::vector<std::pair<int32_t, int>> failures;
   for (int f = 1; f < kNumFitFailures; ++f)
@@ -58,7 +57,8 @@ const std::string& PendingReasons::NodeFit(PodId pod) {
     text += std::to_string(-failures[i].first) + " " + std::string(FitFailureText(f)) +
             WhatItNeeds(s.pods[pod].request, f);
   }
-  return node_fit_.emplace(shape, std::move(text)).first->second;
+  node_fit_[shape] = std::move(text);
+  return *node_fit_[shape];
 }
 
 std::string PendingReasons::Budget(const JobOutcome& why, bool non_preemptible) const {
@@ -109,7 +109,7 @@ std::string PendingReasons::NoteText(GroupId group, const PendingNote& note) con
 }
 
 const std::string& PendingReasons::CachedNoteText(GroupId group, const PendingNote& note) {
-  const NoteKey key{session_->snapshot.groups[group].queue, note.action, note.kind, note.queue,
+  const NoteKey key{session_->job_facts[group].queue, note.action, note.kind, note.queue,
                     note.seconds};
   auto it = note_text_.find(key);
   if (it != note_text_.end()) return it->second;
@@ -119,7 +119,7 @@ const std::string& PendingReasons::CachedNoteText(GroupId group, const PendingNo
 const std::string& PendingReasons::Notes(GroupId group) {
   const NoteList list = session_->notes.Of(group);
   NotesKey key{};
-  key[0] = session_->snapshot.groups[group].queue;
+  key[0] = session_->job_facts[group].queue;
   key[1] = list.size;
   for (int i = 0; i < list.size; ++i) {
     const PendingNote& n = list.notes[i];
@@ -139,11 +139,12 @@ const std::string& PendingReasons::Notes(GroupId group) {
 
 std::string PendingReasons::For(GroupId group, PodId pod) {
   const Snapshot& s = session_->snapshot;
-  const PodGroup& g = s.groups[group];
   const JobOutcome& why = session_->outcome[group];
-  const std::string gang =
-      g.min_member > 1 ? "gang " + g.name + " (minMember " + std::to_string(g.min_member) + ")"
-                       : "";
+  // The PodGroup record is read only for gangs and topologies.
+  const int32_t min_member = session_->job_facts[group].min_member;
+  const std::string gang = min_member > 1 ? "gang " + s.groups[group].name + " (minMember " +
+                                                std::to_string(min_member) + ")"
+                                          : "";
   switch (why.block) {
     case JobBlock::kQueueLimit:
       return Budget(why, false);
@@ -151,7 +152,8 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       return Budget(why, true);
     case JobBlock::kTopology:
       return gang + " needs " + std::to_string(why.needed) + " pods within one " +
-             s.strings.Get(g.topology.required_level) + " domain; no single domain has room";
+             s.strings.Get(s.groups[group].topology.required_level) +
+             " domain; no single domain has room";
     case JobBlock::kNoNode:
     case JobBlock::kGangPartial: {
       PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
@@ -169,7 +171,7 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
         // After the rollback the failing pod may fit alone; then the node
         // counts would only confuse.
         if (fit.starts_with("0/")) text += "; pod " + s.pods[failing].name + ": " + fit;
-      } else if (failing != pod && s.pods[failing].shape != s.pods[pod].shape) {
+      } else if (failing != pod && session_->pod_shape[failing] != session_->pod_shape[pod]) {
         text = "waiting for pod " + s.pods[failing].name + " of " +
                (gang.empty() ? "its job" : gang) + ": " + fit;
       } else if (gang.empty()) {

@@ -4,8 +4,10 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "scheduler-core/session.h"
 
@@ -13,7 +15,8 @@ namespace vtenant::sched {
 
 class PendingReasons {
  public:
-  explicit PendingReasons(Session& session) : session_(&session) {}
+  explicit PendingReasons(Session& session)
+      : session_(&session), node_fit_(session.snapshot.num_shapes) {}
 
   // Why `pod` (of `group`) is still pending after the cycle.
   std::string For(GroupId group, PodId pod);
@@ -35,7 +38,7 @@ class PendingReasons {
   std::string NoteText(GroupId group, const PendingNote& note) const;
 
   Session* session_;
-  std::map<ShapeId, std::string> node_fit_;
+  std::vector<std::optional<std::string>> node_fit_;  // by shape, filled on first use
   // (job's queue, number of notes, then each note's action and kind, queue,
   // seconds) -> Notes.
   using NotesKey = std::array<int64_t, 2 + 3 * kNumNoteActions>;
