@@ -159,7 +159,7 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
       int32_t pending = 0;  // from the session's packed list of the group's pending pods
       for (uint32_t i = session_->pending_begin[group]; i < session_->pending_begin[group + 1]; ++i)
-        if (!session_->state.IsPlaced(session_->pending_pods[i])) ++pending;
+        if (!session_->state.IsPlaced(session_->pending[i].pod)) ++pending;
       if (why.needed > pending)
         return gang + " has " + std::to_string(pending) + " pending pods, fewer than the " +
                std::to_string(why.needed) + " it still needs to start";

@@ -50,11 +50,11 @@ Session::Session(const Snapshot& s, const Options& opts)
   std::vector<ResourceVector> leaf(s.queues.size());
   // Packed here so that the walk over groups below does not go back to the
   // (large) Pod records.
-  std::vector<uint8_t> pending(s.pods.size());
+  std::vector<uint8_t> pending_phase(s.pods.size());
   for (PodId p = 0; p < s.pods.size(); ++p) {
     const Pod& pod = s.pods[p];
     pod_shape[p] = pod.shape;
-    pending[p] = pod.phase == PodPhase::kPending;
+    pending_phase[p] = pod.phase == PodPhase::kPending;
     estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
                                  pod.request.memory_bytes);
     if (pod.phase == PodPhase::kRunning)
@@ -65,8 +65,11 @@ Session::Session(const Snapshot& s, const Options& opts)
   pending_begin.reserve(s.groups.size() + 1);
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
-    for (PodId p : s.groups[g].pods)
-      if (pending[p]) pending_pods.push_back(p);
+    for (PodId p : s.groups[g].pods) {
+      if (!pending_phase[p]) continue;
+      pending_pods.push_back(p);
+      pending.push_back({p, pod_shape[p], estimated[p]});
+    }
   }
   pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
   requested = RollUp(s.queues, leaf);

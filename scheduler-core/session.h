@@ -64,6 +64,15 @@ struct Session {
   // touching the (large) Pod records. Subgroup minimums are not applied.
   std::vector<uint32_t> pending_begin;
   std::vector<PodId> pending_pods;
+  // The same pods with what the walks read of each beside it, so that a
+  // job's pods and needs are one read, not one per pod into the per-pod
+  // arrays: pending[i] is pending_pods[i].
+  struct PendingPod {
+    PodId pod;
+    ShapeId shape;
+    ResourceVector estimated;
+  };
+  std::vector<PendingPod> pending;
   std::vector<uint8_t> has_subgroups;  // per group
   // What the walks over unsatisfied jobs read of every group, packed: each
   // action asks it of tens of thousands of jobs, and the PodGroup records
