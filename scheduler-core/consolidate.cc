@@ -82,7 +82,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<PodId>> pods_on(s.nodes.size());
   for (PodId p = 0; p < s.pods.size(); ++p)
-    if (s.pods[p].phase == PodPhase::kRunning && session.state.IsPlaced(p))
+    if (!session.pod_pending[p] && session.state.IsPlaced(p))
       pods_on[session.state.AllocationOf(p).node].push_back(p);
   std::vector<uint8_t> shape_tried(s.num_shapes, 0);
   std::vector<GroupId> still;
@@ -161,7 +161,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
           // Moved pods now sit elsewhere: rebuild who is where.
           for (auto& list : pods_on) list.clear();
           for (PodId p = 0; p < s.pods.size(); ++p)
-            if (s.pods[p].phase == PodPhase::kRunning && session.state.IsPlaced(p))
+            if (!session.pod_pending[p] && session.state.IsPlaced(p))
               pods_on[session.state.AllocationOf(p).node].push_back(p);
           continue;
         }

@@ -30,8 +30,9 @@ Session::Session(const Snapshot& s, const Options& opts)
       estimated(s.pods.size()),
       outcome(s.groups.size()),
       group_start(s.groups.size(), 0),
-      pod_shape(s.pods.size()),
       notes(s.groups.size()),
+      pod_shape(s.pods.size()),
+      pod_pending(s.pods.size()),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
@@ -48,13 +49,10 @@ Session::Session(const Snapshot& s, const Options& opts)
         group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
   }
   std::vector<ResourceVector> leaf(s.queues.size());
-  // Packed here so that the walk over groups below does not go back to the
-  // (large) Pod records.
-  std::vector<uint8_t> pending_phase(s.pods.size());
   for (PodId p = 0; p < s.pods.size(); ++p) {
     const Pod& pod = s.pods[p];
     pod_shape[p] = pod.shape;
-    pending_phase[p] = pod.phase == PodPhase::kPending;
+    pod_pending[p] = pod.phase == PodPhase::kPending;
     estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
                                  pod.request.memory_bytes);
     if (pod.phase == PodPhase::kRunning)
@@ -66,7 +64,7 @@ Session::Session(const Snapshot& s, const Options& opts)
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
     for (PodId p : s.groups[g].pods) {
-      if (!pending_phase[p]) continue;
+      if (!pod_pending[p]) continue;  // not the (large) Pod record again
       pending_pods.push_back(p);
       pending.push_back({p, pod_shape[p], estimated[p]});
     }
