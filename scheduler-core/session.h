@@ -66,7 +66,7 @@ struct Session {
   std::vector<PodId> pending_pods;
   // The same pods with what the walks read of each beside it, so that a
   // job's pods and needs are one read, not one per pod into the per-pod
-  // arrays: pending[i] is pending_pods[i].
+  // arrays: pending[i].pod is pending_pods[i].
   struct PendingPod {
     PodId pod;
     ShapeId shape;
