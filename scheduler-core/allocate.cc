@@ -10,7 +10,7 @@ std::vector<GroupId> Allocate(Session& session) {
   // The session's packed pending pods, not the (large) Pod records.
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i) {
-      if (!session.state.IsPlaced(session.pending_pods[i])) {
+      if (!session.state.IsPlaced(session.pending[i].pod)) {
         jobs.push_back(g);
         break;
       }

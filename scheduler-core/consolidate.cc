@@ -82,7 +82,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<PodId>> pods_on(s.nodes.size());
   for (PodId p = 0; p < s.pods.size(); ++p)
-    if (s.pods[p].phase == PodPhase::kRunning && session.state.IsPlaced(p))
+    if (!session.pod_pending[p] && session.state.IsPlaced(p))
       pods_on[session.state.AllocationOf(p).node].push_back(p);
   std::vector<uint8_t> shape_tried(s.num_shapes, 0);
   std::vector<GroupId> still;
@@ -105,7 +105,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
                                 (block == JobBlock::kNoNode || block == JobBlock::kGangPartial)
                             ? FirstPendingPod(session, job)
                             : kNone;
-    const bool untried = first != kNone && !shape_tried[s.pods[first].shape];
+    const bool untried = first != kNone && !shape_tried[session.pod_shape[first]];
     const ResourceVector need = untried ? GangNeed(session, job) : ResourceVector{};
     if (untried && need[kGpu] > 0) {
       if (session.state.FreeGpuTotal() >= need[kGpu]) {
@@ -161,11 +161,11 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
           // Moved pods now sit elsewhere: rebuild who is where.
           for (auto& list : pods_on) list.clear();
           for (PodId p = 0; p < s.pods.size(); ++p)
-            if (s.pods[p].phase == PodPhase::kRunning && session.state.IsPlaced(p))
+            if (!session.pod_pending[p] && session.state.IsPlaced(p))
               pods_on[session.state.AllocationOf(p).node].push_back(p);
           continue;
         }
-        shape_tried[s.pods[first].shape] = 1;
+        shape_tried[session.pod_shape[first]] = 1;
       }
     }
     still.push_back(job);

@@ -39,7 +39,7 @@ bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods
   // not tried again within this attempt.
   std::vector<ShapeId> failed_here;
   for (PodId pod : pods) {
-    const ShapeId shape = session.snapshot.pods[pod].shape;
+    const ShapeId shape = session.pod_shape[pod];
     const bool in_gang = placed < shortfall;
     if (!in_gang && !FitsQueueBudget(session, group, session.estimated[pod], nullptr)) continue;
     if (std::find(failed_here.begin(), failed_here.end(), shape) != failed_here.end()) continue;
@@ -66,11 +66,40 @@ bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods
   return placed >= shortfall;
 }
 
+// PendingPodsInOrder(session, g, pods) and, from the same walk, what the
+// first `count` of them ask for together, what the first asks for, and the
+// shape all of them share (kNone when they differ). Allocate asks this of
+// every pending job; without subgroups it reads only the packed list.
+void PendingPodsAndNeeds(const Session& session, GroupId g, int32_t count, std::vector<PodId>* pods,
+                         ResourceVector* need, ResourceVector* first_need, ShapeId* uniform) {
+  pods->clear();
+  if (session.has_subgroups[g]) {
+    PendingPodsInOrder(session, g, pods);
+    for (size_t i = 0; i < pods->size(); ++i) {
+      const PodId p = (*pods)[i];
+      if (i < static_cast<size_t>(count)) *need += session.estimated[p];
+      if (i == 0) *first_need = session.estimated[p], *uniform = session.pod_shape[p];
+      if (session.pod_shape[p] != *uniform) *uniform = kNone;
+    }
+    return;
+  }
+  for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i) {
+    const Session::PendingPod& e = session.pending[i];
+    if (session.state.IsPlaced(e.pod)) continue;
+    if (pods->empty()) *first_need = e.estimated, *uniform = e.shape;
+    if (e.shape != *uniform) *uniform = kNone;
+    if (pods->size() < static_cast<size_t>(count)) *need += e.estimated;
+    pods->push_back(e.pod);
+  }
+}
+
 }  // namespace
 
 int32_t GangShortfall(const Session& session, GroupId g) {
+  const int32_t short_total =
+      std::max(0, session.job_facts[g].min_member - session.state.GroupPlaced(g));
+  if (!session.has_subgroups[g]) return short_total;
   const PodGroup& group = session.snapshot.groups[g];
-  int32_t short_total = std::max(0, group.min_member - session.state.GroupPlaced(g));
   int32_t short_subgroups = 0;
   for (size_t i = 0; i < group.subgroups.size(); ++i)
     short_subgroups += std::max(0, group.subgroups[i].min_member -
@@ -90,7 +119,7 @@ void PendingPodsInOrder(const Session& session, GroupId g, std::vector<PodId>* o
     // No subgroup minimums: creation order is the order (the common case,
     // asked for every job by every action).
     for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i)
-      if (!session.state.IsPlaced(session.pending_pods[i])) out->push_back(session.pending_pods[i]);
+      if (!session.state.IsPlaced(session.pending[i].pod)) out->push_back(session.pending[i].pod);
     return;
   }
   const PodGroup& group = session.snapshot.groups[g];
@@ -119,15 +148,15 @@ PodId FirstPendingPod(const Session& session, GroupId g) {
     return pods.empty() ? kNone : pods.front();
   }
   for (uint32_t i = session.pending_begin[g]; i < session.pending_begin[g + 1]; ++i)
-    if (!session.state.IsPlaced(session.pending_pods[i])) return session.pending_pods[i];
+    if (!session.state.IsPlaced(session.pending[i].pod)) return session.pending[i].pod;
   return kNone;
 }
 
 bool FitsQueueBudget(const Session& session, GroupId g, const ResourceVector& extra,
                      JobOutcome* why) {
   const Snapshot& s = session.snapshot;
-  const bool preemptible = s.groups[g].preemptible;
-  for (QueueId q = s.groups[g].queue; q != kNone; q = s.queues[q].parent) {
+  const bool preemptible = session.job_facts[g].preemptible;
+  for (QueueId q = session.job_facts[g].queue; q != kNone; q = s.queues[q].parent) {
     for (Resource r : kAllResources) {
       if (extra[r] <= 0) continue;
       const QueueResource& spec = s.queues[q].resources[r];
@@ -151,9 +180,12 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
   // The session's buffer: allocate asks this of every pending job, and
   // AllocateJob never runs inside itself.
   std::vector<PodId>& pods = session.allocate_pods;
-  PendingPodsInOrder(session, g, &pods);
-  if (pods.empty()) return session.state.GangSatisfied(g);
   const int32_t gang_shortfall = GangShortfall(session, g);
+  ResourceVector gang_need;  // of the first min(gang_shortfall, pods) pods
+  ResourceVector first_need;
+  ShapeId uniform = kNone;
+  PendingPodsAndNeeds(session, g, gang_shortfall, &pods, &gang_need, &first_need, &uniform);
+  if (pods.empty()) return session.state.GangSatisfied(g);
   const int32_t shortfall = std::min<int32_t>(gang_shortfall, pods.size());
   if (gang_shortfall > static_cast<int32_t>(pods.size())) {
     // Fewer pods exist than minMember asks for: nothing to do until they do.
@@ -164,24 +196,16 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
     why.failing_pod = pods.front();
     return false;
   }
-  ResourceVector gang_need;
-  for (int32_t i = 0; i < shortfall; ++i) gang_need += session.estimated[pods[i]];
   JobOutcome budget;
-  if (!FitsQueueBudget(session, g, gang_need.IsZero() ? session.estimated[pods[0]] : gang_need,
-                       &budget)) {
+  if (!FitsQueueBudget(session, g, gang_need.IsZero() ? first_need : gang_need, &budget)) {
     why = budget;
     return false;
   }
 
   const bool use_cache = attempt == Attempt::kCommitted;
   // A gang whose pods all look alike fails for every size at least as large
-  // as one that already failed.
-  ShapeId uniform = session.snapshot.pods[pods[0]].shape;
-  for (PodId p : pods)
-    if (session.snapshot.pods[p].shape != uniform) uniform = kNone;
-  const PodGroup& group = session.snapshot.groups[g];
-  const bool constrained =
-      group.topology.required_level != kNoString || group.topology.preferred_level != kNoString;
+  // as one that already failed (`uniform`).
+  const bool constrained = session.job_facts[g].constrained;
   if (use_cache && uniform != kNone && !constrained && shortfall > 1 &&
       session.gang_failed_at[uniform] <= shortfall) {
     why = {};
@@ -192,7 +216,10 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
   }
 
   why = {};
-  for (StringId level : {group.topology.required_level, group.topology.preferred_level}) {
+  // The PodGroup record is read only for the few jobs with a topology.
+  const TopologyConstraint* topology = constrained ? &session.snapshot.groups[g].topology : nullptr;
+  for (StringId level : {topology ? topology->required_level : kNoString,
+                         topology ? topology->preferred_level : kNoString}) {
     if (level == kNoString) continue;
     const std::vector<uint32_t>& domain_of = session.DomainsOf(level);
     for (const Domain& d : RankDomains(session, domain_of, gang_need[kGpu])) {
@@ -203,7 +230,7 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
         return true;
       }
     }
-    if (level == group.topology.required_level) {
+    if (level == topology->required_level) {
       why = {};
       why.block = JobBlock::kTopology;
       why.needed = shortfall;

@@ -2,6 +2,9 @@
 // L40S tutorial.
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "scheduler-core/session.h"
 #include "scheduler-core/test_support.h"
 
 namespace vtenant::sched {
@@ -109,5 +112,45 @@ TEST(JobOrderTest, AReturningTeamReclaimsItsGuaranteedShare) {
   EXPECT_EQ(ReportOf(d, s, "vision").fair_share[kGpu], 330);
 }
 
+// A queue order of its own, with its own key: the queue holding the least
+// GPU first, ties to the lower id.
+class LeastGpuFirst : public QueueOrder {
+ public:
+  struct Key {
+    Milli gpu;
+    QueueId queue;
+  };
+  QueueKey KeyOf(const Session& s, QueueId q, const ResourceVector&) const override {
+    QueueKey key;
+    key.As<Key>() = {s.state.QueueAllocated(q)[kGpu], q};
+    return key;
+  }
+  bool KeyBefore(const QueueKey& a, const QueueKey& b) const override {
+    const Key& ka = a.As<Key>();
+    const Key& kb = b.As<Key>();
+    return ka.gpu != kb.gpu ? ka.gpu < kb.gpu : ka.queue < kb.queue;
+  }
+};
+
+TEST(JobOrderTest, AQueueOrderOfItsOwnSeesTheServedQueuesNewAllocation) {
+  // Two GPUs, two one-GPU jobs in each queue. Served in turn only if a's key
+  // is worked out again after a-0 is placed; a stale key (0 GPU) would hand
+  // a-1 out next, by the lower id.
+  SnapshotBuilder b = Cluster({{"a", kUnlimited}, {"b", kUnlimited}}, {{"n", 2}});
+  for (const char* q : {"a", "b"})
+    for (int i = 0; i < 2; ++i)
+      b.AddPod(WholeGpuPod(std::string(q) + "-" + std::to_string(i), q, 1));
+  Snapshot s = MustBuild(b);
+  Options o;
+  o.reclaim = o.preempt = o.consolidate = false;  // allocation order only
+  o.rules.queue_order = std::make_shared<LeastGpuFirst>();
+  Decisions d = RunCycle(s, o);
+  EXPECT_NE(BindOf(d, s, "a-0"), nullptr);
+  EXPECT_NE(BindOf(d, s, "b-0"), nullptr);
+  EXPECT_EQ(BindOf(d, s, "a-1"), nullptr);
+  EXPECT_EQ(BindOf(d, s, "b-1"), nullptr);
+}
+
 }  // namespace
+
 }  // namespace vtenant::sched

@@ -69,30 +69,50 @@ bool SmallerShare(const ResourceVector& a, const ResourceVector& b) {
   return less;
 }
 
+// Everything KaiQueueOrder's chain reads of one queue with its job, in the
+// chain's order.
+struct KaiKey {
+  bool above_fair_share;
+  bool within_quota;
+  bool uses_unshared;
+  int32_t priority;
+  double dominant_share;
+  const ResourceVector* fair_share;  // the session's, fixed for the cycle
+  int64_t creation_time;
+  const std::string* name;
+  QueueId queue;
+};
+
 }  // namespace
 
-bool KaiQueueOrder::Before(const Session& s, QueueId a, const ResourceVector& a_job, QueueId b,
-                           const ResourceVector& b_job) const {
-  const bool a_over = AboveFairShare(s, a, any_resource_);
-  const bool b_over = AboveFairShare(s, b, any_resource_);
-  if (a_over != b_over) return !a_over;
-  const bool a_quota = WithinQuotaWithJob(s, a, a_job);
-  const bool b_quota = WithinQuotaWithJob(s, b, b_job);
-  if (a_quota != b_quota) return a_quota;
-  const Queue& qa = s.snapshot.queues[a];
-  const Queue& qb = s.snapshot.queues[b];
-  if (qa.priority != qb.priority) return qa.priority > qb.priority;
-  const bool a_unshared = UsesUnsharedResource(s, a, a_job);
-  const bool b_unshared = UsesUnsharedResource(s, b, b_job);
-  if (a_unshared != b_unshared) return !a_unshared;
-  const double ra = DominantShareWithJob(s, a, a_job);
-  const double rb = DominantShareWithJob(s, b, b_job);
-  if (ra != rb) return ra < rb;
-  if (SmallerShare(s.fair_share[a], s.fair_share[b])) return true;
-  if (SmallerShare(s.fair_share[b], s.fair_share[a])) return false;
-  if (qa.creation_time != qb.creation_time) return qa.creation_time < qb.creation_time;
-  if (qa.name != qb.name) return qa.name < qb.name;
-  return a < b;
+QueueKey KaiQueueOrder::KeyOf(const Session& s, QueueId q, const ResourceVector& job) const {
+  QueueKey key;
+  const Queue& queue = s.snapshot.queues[q];
+  key.As<KaiKey>() = {AboveFairShare(s, q, any_resource_),
+                      WithinQuotaWithJob(s, q, job),
+                      UsesUnsharedResource(s, q, job),
+                      queue.priority,
+                      DominantShareWithJob(s, q, job),
+                      &s.fair_share[q],
+                      queue.creation_time,
+                      &queue.name,
+                      q};
+  return key;
+}
+
+bool KaiQueueOrder::KeyBefore(const QueueKey& key_a, const QueueKey& key_b) const {
+  const KaiKey& a = key_a.As<KaiKey>();
+  const KaiKey& b = key_b.As<KaiKey>();
+  if (a.above_fair_share != b.above_fair_share) return !a.above_fair_share;
+  if (a.within_quota != b.within_quota) return a.within_quota;
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.uses_unshared != b.uses_unshared) return !a.uses_unshared;
+  if (a.dominant_share != b.dominant_share) return a.dominant_share < b.dominant_share;
+  if (SmallerShare(*a.fair_share, *b.fair_share)) return true;
+  if (SmallerShare(*b.fair_share, *a.fair_share)) return false;
+  if (a.creation_time != b.creation_time) return a.creation_time < b.creation_time;
+  if (*a.name != *b.name) return *a.name < *b.name;
+  return a.queue < b.queue;
 }
 
 void JobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {

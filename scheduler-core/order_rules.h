@@ -6,7 +6,10 @@
 // placement_rule.h.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include "scheduler-core/model.h"
@@ -16,15 +19,47 @@ namespace vtenant::sched {
 
 struct Session;
 
+// What a QueueOrder compares of one queue serving one job, worked out once:
+// a busy cycle compares sibling queues over a million times, while a
+// queue's standing changes only when it is served. The bytes belong to the
+// rule that filled them (KeyOf writes its own struct, KeyBefore reads it).
+class QueueKey {
+ public:
+  // The rule's own view of the bytes. T must be trivially copyable and fit.
+  template <typename T>
+  T& As() {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kBytes &&
+                  alignof(T) <= alignof(std::max_align_t));
+    return *std::launder(reinterpret_cast<T*>(bytes_));
+  }
+  template <typename T>
+  const T& As() const {
+    return const_cast<QueueKey*>(this)->As<T>();
+  }
+
+ private:
+  static constexpr size_t kBytes = 64;
+  alignas(std::max_align_t) std::byte bytes_[kBytes] = {};
+};
+
 // Orders sibling queues (children of one parent, or two roots) for
-// allocation. `a_job` and `b_job` are what each queue's next job asks for
-// (zero when there is none, as for a victim's queue).
+// allocation, each judged with what its next job asks for (zero when there
+// is none, as for a victim's queue).
 class QueueOrder {
  public:
   virtual ~QueueOrder() = default;
-  // True when `a` should be served before `b`. A strict weak order.
-  virtual bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
-                      const ResourceVector& b_job) const = 0;
+  // The key of queue `q` serving a job that asks for `job`, at the session's
+  // current state. It stays valid while q's allocation does not change.
+  virtual QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const = 0;
+  // True when the queue keyed `a` should be served before the one keyed
+  // `b`. A strict weak order on keys of sibling queues.
+  virtual bool KeyBefore(const QueueKey& a, const QueueKey& b) const = 0;
+
+  // KeyBefore on both queues' keys worked out now.
+  bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
+              const ResourceVector& b_job) const {
+    return KeyBefore(KeyOf(session, a, a_job), KeyOf(session, b, b_job));
+  }
 };
 
 // Orders the jobs of one leaf queue for allocation.
@@ -63,8 +98,8 @@ class KaiQueueOrder : public QueueOrder {
   // but not its CPU share is "below". `any_resource` counts it as above
   // when any resource it holds is over: the better rule, off by default.
   explicit KaiQueueOrder(bool any_resource = false) : any_resource_(any_resource) {}
-  bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
-              const ResourceVector& b_job) const override;
+  QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const override;
+  bool KeyBefore(const QueueKey& a, const QueueKey& b) const override;
 
  private:
   bool any_resource_;

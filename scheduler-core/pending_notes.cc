@@ -1,33 +1,40 @@
 #include "scheduler-core/pending_notes.h"
 
-#include <algorithm>
-
 namespace vtenant::sched {
 
-void PendingNotes::Set(GroupId group, PendingNote note) {
-  for (PendingNote& n : notes_[group]) {
-    if (n.action == note.action) {
-      n = note;
-      return;
-    }
+bool NoteList::operator==(const NoteList& other) const {
+  if (size != other.size) return false;
+  for (int i = 0; i < size; ++i) {
+    const PendingNote& a = notes[i];
+    const PendingNote& b = other.notes[i];
+    if (a.action != b.action || a.kind != b.kind || a.queue != b.queue || a.seconds != b.seconds)
+      return false;
   }
-  notes_[group].push_back(note);
+  return true;
+}
+
+void PendingNotes::Set(GroupId group, PendingNote note) {
+  if (slot_of_[group] == kNone) {
+    slot_of_[group] = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& slot = slots_[slot_of_[group]];
+  const int a = static_cast<int>(note.action);
+  slot.by_action[a] = note;
+  slot.held |= uint8_t(1u << a);
 }
 
 void PendingNotes::Clear(GroupId group, NoteAction action) {
-  auto& list = notes_[group];
-  list.erase(std::remove_if(list.begin(), list.end(),
-                            [&](const PendingNote& n) { return n.action == action; }),
-             list.end());
+  if (slot_of_[group] == kNone) return;
+  slots_[slot_of_[group]].held &= uint8_t(~(1u << static_cast<int>(action)));
 }
 
-std::vector<PendingNote> PendingNotes::Of(GroupId group) const {
-  std::vector<PendingNote> out = notes_[group];
-  // Most jobs have one note or none; stable_sort would still take a buffer.
-  if (out.size() > 1)
-    std::stable_sort(out.begin(), out.end(), [](const PendingNote& a, const PendingNote& b) {
-      return a.action < b.action;
-    });
+NoteList PendingNotes::Of(GroupId group) const {
+  NoteList out;
+  if (slot_of_[group] == kNone) return out;
+  const Slot& slot = slots_[slot_of_[group]];
+  for (int a = 0; a < kNumNoteActions; ++a)
+    if (slot.held & (1u << a)) out.notes[out.size++] = slot.by_action[a];
   return out;
 }
 

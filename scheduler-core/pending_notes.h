@@ -3,6 +3,7 @@
 // every action, at most one note per action and job.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +12,7 @@
 namespace vtenant::sched {
 
 enum class NoteAction : uint8_t { kConsolidate, kReclaim, kPreempt };
+constexpr int kNumNoteActions = 3;
 
 enum class NoteKind : uint8_t {
   // Consolidation: no plan within the per-job move cap made room.
@@ -35,19 +37,38 @@ struct PendingNote {
   int64_t seconds = 0;
 };
 
+// A job's notes, at most one per action, in the order the actions run.
+struct NoteList {
+  std::array<PendingNote, kNumNoteActions> notes;
+  int size = 0;
+
+  const PendingNote* begin() const { return notes.data(); }
+  const PendingNote* end() const { return notes.data() + size; }
+  bool operator==(const NoteList& other) const;
+};
+
 class PendingNotes {
  public:
-  explicit PendingNotes(size_t groups) : notes_(groups) {}
+  explicit PendingNotes(size_t groups) : slot_of_(groups, kNone) {}
 
   // Replaces what `note.action` said about `group` before.
   void Set(GroupId group, PendingNote note);
   // Forgets what `action` said about `group` (it helped after all).
   void Clear(GroupId group, NoteAction action);
   // The notes of `group`, in the order the actions run.
-  std::vector<PendingNote> Of(GroupId group) const;
+  NoteList Of(GroupId group) const;
 
  private:
-  std::vector<std::vector<PendingNote>> notes_;
+  // One note per action; `held` says which are set.
+  struct Slot {
+    std::array<PendingNote, kNumNoteActions> by_action;
+    uint8_t held = 0;  // bit per NoteAction
+  };
+  // Per group: its slot in slots_, kNone until a note is set. A busy cycle
+  // notes tens of thousands of jobs; one shared array instead of a list per
+  // job keeps that from allocating per job.
+  std::vector<uint32_t> slot_of_;
+  std::vector<Slot> slots_;
 };
 
 }  // namespace vtenant::sched

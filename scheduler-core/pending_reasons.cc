@@ -28,13 +28,21 @@ std::string WhatItNeeds(const PodRequest& r, FitFailure f) {
   }
 }
 
+// a + b in one allocation.
+std::string Joined(const std::string& a, const std::string& b) {
+  std::string out;
+  out.reserve(a.size() + b.size());
+  out += a;
+  out += b;
+  return out;
+}
+
 }  // namespace
 
 const std::string& PendingReasons::NodeFit(PodId pod) {
   const Snapshot& s = session_->snapshot;
-  ShapeId shape = s.pods[pod].shape;
-  auto it = node_fit_.find(shape);
-  if (it != node_fit_.end()) return it->second;
+  const ShapeId shape = session_->pod_shape[pod];
+  if (node_fit_[shape]) return *node_fit_[shape];
   std::array<int32_t, kNumFitFailures> counts = session_->placer.Diagnose(pod);
   std::vector<std::pair<int32_t, int>> failures;
   for (int f = 1; f < kNumFitFailures; ++f)
@@ -49,7 +57,8 @@ const std::string& PendingReasons::NodeFit(PodId pod) {
     text += std::to_string(-failures[i].first) + " " + std::string(FitFailureText(f)) +
             WhatItNeeds(s.pods[pod].request, f);
   }
-  return node_fit_.emplace(shape, std::move(text)).first->second;
+  node_fit_[shape] = std::move(text);
+  return *node_fit_[shape];
 }
 
 std::string PendingReasons::Budget(const JobOutcome& why, bool non_preemptible) const {
@@ -100,29 +109,42 @@ std::string PendingReasons::NoteText(GroupId group, const PendingNote& note) con
 }
 
 const std::string& PendingReasons::CachedNoteText(GroupId group, const PendingNote& note) {
-  const NoteKey key{session_->snapshot.groups[group].queue, note.action, note.kind, note.queue,
+  const NoteKey key{session_->job_facts[group].queue, note.action, note.kind, note.queue,
                     note.seconds};
   auto it = note_text_.find(key);
   if (it != note_text_.end()) return it->second;
   return note_text_.emplace(key, NoteText(group, note)).first->second;
 }
 
-std::string PendingReasons::Notes(GroupId group) {
+const std::string& PendingReasons::Notes(GroupId group) {
+  const NoteList list = session_->notes.Of(group);
+  NotesKey key{};
+  key[0] = session_->job_facts[group].queue;
+  key[1] = list.size;
+  for (int i = 0; i < list.size; ++i) {
+    const PendingNote& n = list.notes[i];
+    key[2 + 3 * i] = int64_t(n.action) << 8 | int64_t(n.kind);
+    key[3 + 3 * i] = n.queue;
+    key[4 + 3 * i] = n.seconds;
+  }
+  auto it = notes_.find(key);
+  if (it != notes_.end()) return it->second;
   std::string out;
-  for (const PendingNote& n : session_->notes.Of(group)) {
+  for (const PendingNote& n : list) {
     out += "; ";
     out += CachedNoteText(group, n);
   }
-  return out;
+  return notes_.emplace(key, std::move(out)).first->second;
 }
 
 std::string PendingReasons::For(GroupId group, PodId pod) {
   const Snapshot& s = session_->snapshot;
-  const PodGroup& g = s.groups[group];
   const JobOutcome& why = session_->outcome[group];
-  const std::string gang =
-      g.min_member > 1 ? "gang " + g.name + " (minMember " + std::to_string(g.min_member) + ")"
-                       : "";
+  // The PodGroup record is read only for gangs and topologies.
+  const int32_t min_member = session_->job_facts[group].min_member;
+  const std::string gang = min_member > 1 ? "gang " + s.groups[group].name + " (minMember " +
+                                                std::to_string(min_member) + ")"
+                                          : "";
   switch (why.block) {
     case JobBlock::kQueueLimit:
       return Budget(why, false);
@@ -130,13 +152,14 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       return Budget(why, true);
     case JobBlock::kTopology:
       return gang + " needs " + std::to_string(why.needed) + " pods within one " +
-             s.strings.Get(g.topology.required_level) + " domain; no single domain has room";
+             s.strings.Get(s.groups[group].topology.required_level) +
+             " domain; no single domain has room";
     case JobBlock::kNoNode:
     case JobBlock::kGangPartial: {
       PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
       int32_t pending = 0;  // from the session's packed list of the group's pending pods
       for (uint32_t i = session_->pending_begin[group]; i < session_->pending_begin[group + 1]; ++i)
-        if (!session_->state.IsPlaced(session_->pending_pods[i])) ++pending;
+        if (!session_->state.IsPlaced(session_->pending[i].pod)) ++pending;
       if (why.needed > pending)
         return gang + " has " + std::to_string(pending) + " pending pods, fewer than the " +
                std::to_string(why.needed) + " it still needs to start";
@@ -148,18 +171,20 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
         // After the rollback the failing pod may fit alone; then the node
         // counts would only confuse.
         if (fit.starts_with("0/")) text += "; pod " + s.pods[failing].name + ": " + fit;
-      } else if (failing != pod && s.pods[failing].shape != s.pods[pod].shape) {
+      } else if (failing != pod && session_->pod_shape[failing] != session_->pod_shape[pod]) {
         text = "waiting for pod " + s.pods[failing].name + " of " +
                (gang.empty() ? "its job" : gang) + ": " + fit;
+      } else if (gang.empty()) {
+        return Joined(fit, Notes(group));  // the common case: one allocation
       } else {
-        text = (gang.empty() ? "" : gang + ": ") + fit;
+        text = gang + ": " + fit;
       }
       return text + Notes(group);
     }
     case JobBlock::kNone:
       break;
   }
-  return NodeFit(pod) + Notes(group);
+  return Joined(NodeFit(pod), Notes(group));
 }
 
 }  // namespace vtenant::sched

@@ -2,9 +2,12 @@
 // and resource hit which limit, or how many nodes failed the pod and why.
 #pragma once
 
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "scheduler-core/session.h"
 
@@ -12,7 +15,8 @@ namespace vtenant::sched {
 
 class PendingReasons {
  public:
-  explicit PendingReasons(Session& session) : session_(&session) {}
+  explicit PendingReasons(Session& session)
+      : session_(&session), node_fit_(session.snapshot.num_shapes) {}
 
   // Why `pod` (of `group`) is still pending after the cycle.
   std::string For(GroupId group, PodId pod);
@@ -23,8 +27,10 @@ class PendingReasons {
 
  private:
   std::string Budget(const JobOutcome& why, bool non_preemptible) const;
-  // "; no reclaim: ..." and the like, for what later actions noted.
-  std::string Notes(GroupId group);
+  // "; no reclaim: ..." and the like, for what later actions noted. Cached
+  // by the job's queue and notes: tens of thousands of pending pods carry
+  // the same few.
+  const std::string& Notes(GroupId group);
   // NoteText, cached: a busy cycle leaves tens of thousands of jobs with
   // the same few notes, and the text depends only on the key below (the
   // state it quotes no longer changes once the actions are done).
@@ -32,7 +38,11 @@ class PendingReasons {
   std::string NoteText(GroupId group, const PendingNote& note) const;
 
   Session* session_;
-  std::map<ShapeId, std::string> node_fit_;
+  std::vector<std::optional<std::string>> node_fit_;  // by shape, filled on first use
+  // (job's queue, number of notes, then each note's action and kind, queue,
+  // seconds) -> Notes.
+  using NotesKey = std::array<int64_t, 2 + 3 * kNumNoteActions>;
+  std::map<NotesKey, std::string> notes_;
   // (job's queue, action, kind, note's queue, seconds) -> NoteText.
   using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
   std::map<NoteKey, std::string> note_text_;

@@ -10,59 +10,60 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     : session_(&session),
       jobs_(session.snapshot.queues.size()),
       cursor_(session.snapshot.queues.size(), 0),
-      need_(session.snapshot.groups.size()),
-      candidate_(session.snapshot.queues.size(), kNone),
-      best_child_(session.snapshot.queues.size(), kNone),
-      fresh_(session.snapshot.queues.size(), 0) {
+      standing_(session.snapshot.queues.size()) {
   const Snapshot& s = session.snapshot;
-  for (GroupId g : jobs) {
-    jobs_[s.groups[g].queue].push_back(g);
-    need_[g] = GangNeed(session, g);
-  }
+  std::vector<std::vector<GroupId>> by_queue(s.queues.size());
+  for (GroupId g : jobs) by_queue[session.job_facts[g].queue].push_back(g);
   const JobRank& rank = *session.rules.job_rank;
-  for (auto& list : jobs_) rank.Sort(s, &list);
-  for (QueueId q = 0; q < s.queues.size(); ++q)
+  for (QueueId q = 0; q < s.queues.size(); ++q) {
+    rank.Sort(s, &by_queue[q]);
+    jobs_[q].reserve(by_queue[q].size());
+    for (GroupId g : by_queue[q]) jobs_[q].push_back({g, GangNeed(session, g)});
     if (s.queues[q].parent == kNone) roots_.push_back(q);
+  }
 }
 
 QueueId JobOrder::Best(const std::vector<QueueId>& level) {
   const QueueOrder& order = *session_->rules.queue_order;
   QueueId best = kNone;
-  GroupId best_job = kNone;
   for (QueueId q : level) {
-    const GroupId job = Candidate(q);
-    if (job == kNone) continue;
-    if (best == kNone || order.Before(*session_, q, need_[job], best, need_[best_job])) {
-      best = q;
-      best_job = job;
-    }
+    if (Candidate(q) == kNone) continue;
+    if (best == kNone || order.KeyBefore(standing_[q].key, standing_[best].key)) best = q;
   }
   return best;
 }
 
 GroupId JobOrder::Candidate(QueueId q) {
-  if (fresh_[q]) return candidate_[q];
+  Standing& st = standing_[q];
+  if (st.fresh) return st.candidate;
   const Snapshot& s = session_->snapshot;
-  GroupId job = kNone;
+  st.candidate = kNone;
   if (s.queues[q].children.empty()) {
-    if (cursor_[q] < jobs_[q].size()) job = jobs_[q][cursor_[q]];
+    if (cursor_[q] < jobs_[q].size()) {
+      st.candidate = jobs_[q][cursor_[q]].job;
+      st.need = jobs_[q][cursor_[q]].need;
+    }
   } else {
-    best_child_[q] = Best(s.queues[q].children);
-    if (best_child_[q] != kNone) job = candidate_[best_child_[q]];
+    st.best_child = Best(s.queues[q].children);
+    if (st.best_child != kNone) {
+      st.candidate = standing_[st.best_child].candidate;
+      st.need = standing_[st.best_child].need;
+    }
   }
-  candidate_[q] = job;
-  fresh_[q] = 1;
-  return job;
+  if (st.candidate != kNone) st.key = session_->rules.queue_order->KeyOf(*session_, q, st.need);
+  st.fresh = true;
+  return st.candidate;
 }
 
 GroupId JobOrder::Next() {
   const Snapshot& s = session_->snapshot;
   QueueId q = Best(roots_);
   if (q == kNone) return kNone;
-  while (!s.queues[q].children.empty()) q = best_child_[q];
-  GroupId job = jobs_[q][cursor_[q]++];
-  // Only this path's allocation (and its next job) changes.
-  for (QueueId a = q; a != kNone; a = s.queues[a].parent) fresh_[a] = 0;
+  while (!s.queues[q].children.empty()) q = standing_[q].best_child;
+  GroupId job = jobs_[q][cursor_[q]++].job;
+  // Only this path's allocation (and its next job) changes, so only its
+  // candidates and keys are worked out again.
+  for (QueueId a = q; a != kNone; a = s.queues[a].parent) standing_[a].fresh = false;
   return job;
 }
 

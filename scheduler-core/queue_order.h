@@ -5,7 +5,8 @@
 // hand out next (a parent queue: its best child's); inside a leaf queue jobs
 // go in JobRank order. Queues are compared afresh for every job, so a queue
 // that just got resources yields to the others; only the chosen job's path
-// changes between two jobs, so only that path is compared again.
+// changes between two jobs, so only that path's candidates and queue keys
+// are worked out again.
 #pragma once
 
 #include <vector>
@@ -28,13 +29,25 @@ class JobOrder {
   // The queue of `level` the queue order puts first among those with jobs.
   QueueId Best(const std::vector<QueueId>& level);
 
+  // A job waiting in a leaf queue, with what its gang asks for beside it so
+  // that handing it out reads the queue's list in order.
+  struct Waiting {
+    GroupId job;
+    ResourceVector need;
+  };
+  // Per queue, what Candidate worked out, valid while `fresh`.
+  struct Standing {
+    bool fresh = false;
+    GroupId candidate = kNone;
+    ResourceVector need;         // the candidate's
+    QueueId best_child = kNone;  // parent queues
+    QueueKey key;                // with the candidate's need
+  };
+
   const Session* session_;
-  std::vector<std::vector<GroupId>> jobs_;  // per leaf queue, best first
+  std::vector<std::vector<Waiting>> jobs_;  // per leaf queue, best first
   std::vector<size_t> cursor_;              // per leaf queue
-  std::vector<ResourceVector> need_;        // per group: what its gang asks for
-  std::vector<GroupId> candidate_;          // per queue, valid when fresh_
-  std::vector<QueueId> best_child_;         // per parent queue, valid when fresh_
-  std::vector<uint8_t> fresh_;
+  std::vector<Standing> standing_;          // per queue
   std::vector<QueueId> roots_;
 };
 

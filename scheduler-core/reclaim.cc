@@ -82,7 +82,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
-    const QueueId mine = s.groups[job].queue;
+    const QueueId mine = session.job_facts[job].queue;
     const ResourceVector need = GangNeed(session, job);
     // Without anyone else running there is nothing to say.
     const bool others_run =
@@ -98,7 +98,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       continue;
     }
     const PodId first = FirstPendingPod(session, job);
-    const auto key = std::make_tuple(mine, first == kNone ? kNone : s.pods[first].shape,
+    const auto key = std::make_tuple(mine, first == kNone ? kNone : session.pod_shape[first],
                                      GangShortfall(session, job));
     if (auto it = hopeless.find(key); it != hopeless.end()) {
       if (it->second) session.notes.Set(job, *it->second);

@@ -13,7 +13,7 @@ namespace {
 std::string EvictionMessage(const Session& session, PodId pod, EvictionCause cause, GroupId by) {
   const Snapshot& s = session.snapshot;
   const PodGroup& victim = s.groups[s.pods[pod].group];
-  const std::string victim_queue = s.queues[victim.queue].name;
+  const std::string& victim_queue = s.queues[victim.queue].name;
   switch (cause) {
     case EvictionCause::kReclaim:
       return "reclaimed for job " + s.groups[by].name + " of queue " +
@@ -73,14 +73,18 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   PendingReasons reasons(session);
   const ClusterState& state = session.state;
   for (PodId p = 0; p < snapshot.pods.size(); ++p) {
-    const Pod& pod = snapshot.pods[p];
-    if (pod.phase == PodPhase::kPending) {
+    // The session's packed phase first: a bound pod never needs its (large)
+    // Pod record here.
+    if (session.pod_pending[p]) {
       if (state.IsPlaced(p)) {
         d.binds.push_back({p, state.AllocationOf(p)});
       } else {
-        d.pending.push_back({p, reasons.For(pod.group, p)});
+        d.pending.push_back({p, reasons.For(snapshot.pods[p].group, p)});
       }
-    } else if (!state.IsPlaced(p)) {
+      continue;
+    }
+    const Pod& pod = snapshot.pods[p];
+    if (!state.IsPlaced(p)) {
       const Statement::Entry* e = last_eviction[p];
       EvictionCause cause = e ? e->cause : EvictionCause::kNone;
       GroupId by = e ? e->by : kNone;

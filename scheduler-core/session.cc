@@ -31,27 +31,43 @@ Session::Session(const Snapshot& s, const Options& opts)
       outcome(s.groups.size()),
       group_start(s.groups.size(), 0),
       notes(s.groups.size()),
+      pod_shape(s.pods.size()),
+      pod_pending(s.pods.size()),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
   for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  // The groups' facts first: the walk over pods below then reads each pod's
+  // queue from them instead of from its (large, scattered) PodGroup record.
+  has_subgroups.resize(s.groups.size());
+  job_facts.resize(s.groups.size());
+  for (GroupId g = 0; g < s.groups.size(); ++g) {
+    const PodGroup& group = s.groups[g];
+    has_subgroups[g] = !group.subgroups.empty();
+    job_facts[g] = {
+        group.queue, group.min_member, group.preemptible,
+        group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
+  }
   std::vector<ResourceVector> leaf(s.queues.size());
   for (PodId p = 0; p < s.pods.size(); ++p) {
     const Pod& pod = s.pods[p];
+    pod_shape[p] = pod.shape;
+    pod_pending[p] = pod.phase == PodPhase::kPending;
     estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
                                  pod.request.memory_bytes);
-    QueueId q = s.groups[pod.group].queue;
     if (pod.phase == PodPhase::kRunning)
       group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
-    leaf[q] += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
+    leaf[job_facts[pod.group].queue] +=
+        state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
   }
   pending_begin.reserve(s.groups.size() + 1);
-  has_subgroups.resize(s.groups.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
-    has_subgroups[g] = !s.groups[g].subgroups.empty();
-    for (PodId p : s.groups[g].pods)
-      if (s.pods[p].phase == PodPhase::kPending) pending_pods.push_back(p);
+    for (PodId p : s.groups[g].pods) {
+      if (!pod_pending[p]) continue;  // not the (large) Pod record again
+      pending_pods.push_back(p);
+      pending.push_back({p, pod_shape[p], estimated[p]});
+    }
   }
   pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
   requested = RollUp(s.queues, leaf);

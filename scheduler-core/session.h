@@ -64,7 +64,28 @@ struct Session {
   // touching the (large) Pod records. Subgroup minimums are not applied.
   std::vector<uint32_t> pending_begin;
   std::vector<PodId> pending_pods;
+  // The same pods with what the walks read of each beside it, so that a
+  // job's pods and needs are one read, not one per pod into the per-pod
+  // arrays: pending[i].pod is pending_pods[i].
+  struct PendingPod {
+    PodId pod;
+    ShapeId shape;
+    ResourceVector estimated;
+  };
+  std::vector<PendingPod> pending;
   std::vector<uint8_t> has_subgroups;  // per group
+  // What the walks over unsatisfied jobs read of every group, packed: each
+  // action asks it of tens of thousands of jobs, and the PodGroup records
+  // are large and scattered (a cache miss each).
+  struct JobFacts {
+    QueueId queue;
+    int32_t min_member;
+    bool preemptible;
+    bool constrained;  // has a required or preferred topology level
+  };
+  std::vector<JobFacts> job_facts;   // per group
+  std::vector<ShapeId> pod_shape;    // per pod: snapshot.pods[p].shape, packed likewise
+  std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;
 

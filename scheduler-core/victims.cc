@@ -156,11 +156,11 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
     int32_t taken = 0;
     PodId first = kNone;
     for (uint32_t i = session.pending_begin[job]; i < session.pending_begin[job + 1]; ++i) {
-      const PodId p = session.pending_pods[i];
+      const PodId p = session.pending[i].pod;
       if (session.state.IsPlaced(p)) continue;
       if (first == kNone) first = p;
       if (taken == shortfall) break;
-      need += session.estimated[p];
+      need += session.pending[i].estimated;
       ++taken;
     }
     if (shortfall == 0 && first != kNone) need = session.estimated[first];
