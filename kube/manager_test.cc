@@ -91,6 +91,17 @@ LeaderElectionConfig FastLease(std::string identity) {
           .retry_period = std::chrono::milliseconds(100)};
 }
 
+// A manager that leads alone on a fast Lease and, losing it, competes again.
+std::unique_ptr<Manager> CompetingAgainManager(FakeClient& client, std::string name,
+                                               Registry& registry) {
+  ManagerOptions options = TestOptions(std::move(name), registry);
+  options.leader_election = FastLease("one");
+  options.compete_again_after_lost_lease = true;
+  auto manager = Manager::Create(client, std::move(options));
+  EXPECT_TRUE(manager.ok()) << manager.status().ToString();
+  return manager.ok() ? std::move(*manager) : nullptr;
+}
+
 // Runs the manager on a thread and hands back its result.
 class Running {
  public:
@@ -328,12 +339,9 @@ TEST(ManagerTest, LostLeaseKeepsCachesAndWonBackRunsControllersAgain) {
   FakeClient client;
   CreatePod(client, "ns", "a");
   Registry registry;
-  ManagerOptions options = TestOptions("recompete", registry);
-  options.leader_election = FastLease("one");
-  options.compete_again_after_lost_lease = true;
-  auto manager = Manager::Create(client, std::move(options));
-  ASSERT_TRUE(manager.ok());
-  Manager& m = **manager;
+  std::unique_ptr<Manager> manager = CompetingAgainManager(client, "recompete", registry);
+  ASSERT_NE(manager, nullptr);
+  Manager& m = *manager;
   RecordingReconciler reconciler;
   SharedInformer& pods = m.cluster().informers().Get(res::kPods);
   m.AddController({.name = "c"}, reconciler).Watch(pods);
@@ -377,12 +385,9 @@ TEST(ManagerTest, LostLeaseLetsTheReconcileInFlightFinishFirst) {
   FakeClient client;
   CreatePod(client, "ns", "slow");
   Registry registry;
-  ManagerOptions options = TestOptions("drains", registry);
-  options.leader_election = FastLease("one");
-  options.compete_again_after_lost_lease = true;
-  auto manager = Manager::Create(client, std::move(options));
-  ASSERT_TRUE(manager.ok());
-  Manager& m = **manager;
+  std::unique_ptr<Manager> manager = CompetingAgainManager(client, "drains", registry);
+  ASSERT_NE(manager, nullptr);
+  Manager& m = *manager;
   RecordingReconciler reconciler;
   reconciler.Block();
   m.AddController({.name = "c"}, reconciler).Watch(m.cluster().informers().Get(res::kPods));
