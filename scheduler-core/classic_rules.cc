@@ -36,7 +36,7 @@ bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter
   const Milli need = placer.MinimumGpuOnNode(pod);
   const PodRequest& r = placer.snapshot().pods[pod].request;
   if (r.IsShared() && r.num_devices == 1) return FindShared(placer, pod, need, filter, out);
-  for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it)
+  for (auto it = index.From(need); it != index.end(); ++it)
     if (!OutOfBasics(placer, r, it->second) && filter.Accepts(it->second) &&
         placer.Check(pod, it->second, out) == FitFailure::kFits)
       return true;
@@ -60,10 +60,10 @@ bool BinpackRule::FindShared(const Placer& placer, PodId pod, Milli need, const 
   // device; for gpu-memory pods on smaller devices CheckUpTo judges with
   // the real portion.)
   const Milli slack = kMilliPerGpu % need;
-  for (auto it = shared.lower_bound({need, 0}); it != shared.end();) {
+  for (auto it = shared.From(need); it != shared.end();) {
     const Milli over = it->first % need;
     if (over > slack) {
-      it = shared.lower_bound({it->first - over + need, 0});
+      it = shared.From(it->first - over + need);
       continue;
     }
     if (try_device(it->second, DeviceFit::kComplements)) return true;
@@ -72,12 +72,12 @@ bool BinpackRule::FindShared(const Placer& placer, PodId pod, Milli need, const 
   // 2. An empty device, on the node with the least free GPU that has one
   // (a node with an empty device has at least a whole GPU free).
   const ClusterState::FreeGpuIndex& nodes = placer.state().ByFreeGpu();
-  for (auto it = nodes.lower_bound({kMilliPerGpu, 0}); it != nodes.end(); ++it)
+  for (auto it = nodes.From(kMilliPerGpu); it != nodes.end(); ++it)
     if (!OutOfBasics(placer, r, it->second) && filter.Accepts(it->second) &&
         placer.CheckUpTo(pod, it->second, DeviceFit::kEmpty, out) == FitFailure::kFits)
       return true;
   // 3. Any started device that still takes the portion, tightest first.
-  for (auto it = shared.lower_bound({need, 0}); it != shared.end(); ++it)
+  for (auto it = shared.From(need); it != shared.end(); ++it)
     if (try_device(it->second, DeviceFit::kMixes)) return true;
   return false;
 }
@@ -105,7 +105,7 @@ bool BestFitRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter
   const PodRequest& r = s.pods[pod].request;
   double best_score = 0;
   NodeId best = kNone;
-  for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it) {
+  for (auto it = index.From(need); it != index.end(); ++it) {
     NodeId n = it->second;
     if (OutOfBasics(placer, r, n) || !filter.Accepts(n) ||
         placer.Check(pod, n, nullptr) != FitFailure::kFits)
@@ -132,7 +132,7 @@ bool RandomFitRule::Find(const Placer& placer, PodId pod, const NodeFilter& filt
   const PodRequest& r = placer.snapshot().pods[pod].request;
   NodeId chosen = kNone;
   uint64_t seen = 0;
-  for (auto it = index.lower_bound({need, 0}); it != index.end(); ++it) {
+  for (auto it = index.From(need); it != index.end(); ++it) {
     NodeId n = it->second;
     if (OutOfBasics(placer, r, n) || !filter.Accepts(n) ||
         placer.Check(pod, n, nullptr) != FitFailure::kFits)

@@ -43,16 +43,23 @@ ClusterState::ClusterState(const Snapshot& s)
   subgroup_placed_.assign(subgroup_offset_.back(), 0);
   for (PodId p = 0; p < s.pods.size(); ++p)
     if (s.pods[p].phase == PodPhase::kRunning) Apply(p, s.pods[p].allocation, +1);
+  // A node's room never passes all its devices free, nor a shared
+  // device's free portion a whole GPU.
+  Milli most_room = 0;
+  for (const Node& node : s.nodes)
+    if (node.schedulable) most_room = std::max<Milli>(most_room, node.num_devices * kMilliPerGpu);
+  by_free_gpu_ = RoomIndex(most_room, s.nodes.size());
+  shared_devices_ = RoomIndex(kMilliPerGpu, s.devices.size());
   for (NodeId n = 0; n < s.nodes.size(); ++n)
     if (s.nodes[n].schedulable) {
-      by_free_gpu_.emplace(gpu_room_[n], n);
+      by_free_gpu_.Insert(gpu_room_[n], n);
       indexed_room_[n] = gpu_room_[n];
       free_gpu_total_ += node_free_[n].gpu;
     }
   for (DeviceId d = 0; d < s.devices.size(); ++d)
     if (InSharedIndex(d)) {
       indexed_device_free_[d] = kMilliPerGpu - device_used_[d];
-      shared_devices_.emplace(indexed_device_free_[d], d);
+      shared_devices_.Insert(indexed_device_free_[d], d);
     }
 }
 
@@ -179,10 +186,8 @@ void ClusterState::CatchUpIndexes() const {
   for (NodeId n : stale_nodes_) {
     stale_[n] = 0;
     if (gpu_room_[n] == indexed_room_[n]) continue;
-    // Re-key the same set node: no allocation.
-    auto handle = by_free_gpu_.extract({indexed_room_[n], n});
-    handle.value().first = indexed_room_[n] = gpu_room_[n];
-    by_free_gpu_.insert(std::move(handle));
+    by_free_gpu_.Move(indexed_room_[n], gpu_room_[n], n);
+    indexed_room_[n] = gpu_room_[n];
   }
   stale_nodes_.clear();
   const size_t devices_at = snapshot_->nodes.size();
@@ -193,13 +198,11 @@ void ClusterState::CatchUpIndexes() const {
     if (now == was) continue;
     indexed_device_free_[d] = now;
     if (was != kNotIndexed && now != kNotIndexed) {
-      auto handle = shared_devices_.extract({was, d});
-      handle.value().first = now;
-      shared_devices_.insert(std::move(handle));
+      shared_devices_.Move(was, now, d);
     } else if (was != kNotIndexed) {
-      shared_devices_.erase({was, d});
+      shared_devices_.Erase(was, d);
     } else {
-      shared_devices_.emplace(now, d);
+      shared_devices_.Insert(now, d);
     }
   }
   stale_devices_.clear();

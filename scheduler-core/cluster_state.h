@@ -8,11 +8,11 @@
 // looks, and those then cost the indexes nothing.
 #pragma once
 
-#include <set>
 #include <utility>
 #include <vector>
 
 #include "scheduler-core/model.h"
+#include "scheduler-core/room_index.h"
 
 namespace vtenant::sched {
 
@@ -78,7 +78,7 @@ class ClusterState {
   // emptiest. Keyed by room, not free GPU, so an over-full device neither
   // hides its node from a pod that needs no GPU nor the node's idle devices
   // from one that does.
-  using FreeGpuIndex = std::set<std::pair<Milli, NodeId>>;
+  using FreeGpuIndex = RoomIndex;  // (room, node)
   const FreeGpuIndex& ByFreeGpu() const {
     CatchUpIndexes();
     return by_free_gpu_;
@@ -86,7 +86,7 @@ class ClusterState {
   // Devices shared by fractions with room left, by free portion then id:
   // binpack looks here first so a fraction fills a started device before
   // it opens a new one.
-  using SharedDeviceIndex = std::set<std::pair<Milli, DeviceId>>;
+  using SharedDeviceIndex = RoomIndex;  // (free portion, device)
   const SharedDeviceIndex& SharedDevices() const {
     CatchUpIndexes();
     return shared_devices_;

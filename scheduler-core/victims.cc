@@ -315,18 +315,19 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   };
   // With facts: the next index from i worth a trial, or `end`. Every victim
   // is of one queue, and nobody past an index whose least_gpu_from is at
-  // least the best holds less.
+  // least the best holds less. Suffix minimums never decrease along the
+  // list, so that index is found once per new best, by binary search,
+  // rather than tested at every step.
+  size_t nobody_less_from = end;
   auto next_with_facts = [&](size_t i) {
-    const std::span<const Milli> gpu = facts->placed_gpu, least = facts->least_gpu_from;
+    const std::span<const Milli> gpu = facts->placed_gpu;
     const std::span<const NodeId> only = facts->only_node;
     if (best == kNone) {
       while (i < end && lacks_room(only[i], gpu[i])) ++i;
       return i;
     }
-    for (; i < end; ++i) {
-      if (!least.empty() && least[i] >= best_gpu) return end;
+    for (; i < nobody_less_from; ++i)
       if (gpu[i] < best_gpu && !lacks_room(only[i], gpu[i])) return i;
-    }
     return end;
   };
   for (size_t i = 0; i < end; ++i) {
@@ -363,6 +364,11 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
     if (fits) {
       best = v;
       best_gpu = victim_gpu;
+      if (facts != nullptr && !facts->least_gpu_from.empty()) {
+        const std::span<const Milli> least = facts->least_gpu_from;
+        nobody_less_from = std::min<size_t>(
+            end, std::lower_bound(least.begin(), least.end(), best_gpu) - least.begin());
+      }
       // Nobody later in this queue holds less; other queues come after.
       if (best_gpu <= pool.LeastGpuInQueue(pool.Queue(best))) break;
     }

@@ -1,0 +1,111 @@
+// An ordered set of (key, id) pairs with small non-negative integer keys and
+// ids: the free-GPU and shared-device indexes of ClusterState, keyed by
+// milli-GPU.
+//
+// One bit per possible pair, at position key * stride + id, so the bits in
+// ascending order are the pairs in the order of a std::set of pairs; above
+// them, one bit per 64-bit word below that is not zero, level by level up
+// to a single word. Adding, removing or moving an entry sets or clears a bit
+// on each level, and a walk finds the next entry in a few word reads, with
+// no tree node per entry to allocate, chase or re-balance. Memory is one bit
+// per possible pair, (largest key + 1) * ids / 8 bytes, zeroed when built:
+// 5 MB for each of the two indexes of 5,000 nodes with 8 GPUs each.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace vtenant::sched {
+
+class RoomIndex {
+ public:
+  using Key = int64_t;
+  using Id = uint32_t;
+  using Entry = std::pair<Key, Id>;
+
+  RoomIndex() : RoomIndex(0, 0) {}
+  // Room for keys 0..max_key and ids 0..ids-1.
+  RoomIndex(Key max_key, size_t ids);
+
+  // Adds (key, id), which must not be present and must be in range.
+  void Insert(Key key, Id id);
+  // Removes (key, id), which must be present.
+  void Erase(Key key, Id id);
+  // Erase(from, id) then Insert(to, id).
+  void Move(Key from, Key to, Id id) {
+    Erase(from, id);
+    Insert(to, id);
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // Walks upwards (ascending key, then id) or, reversed, downwards.
+  template <bool kReverse>
+  class Walk {
+   public:
+    const Entry& operator*() const { return entry_; }
+    const Entry* operator->() const { return &entry_; }
+    Walk& operator++() {
+      at_ = kReverse ? index_->PrevFrom(at_ - 1) : index_->NextFrom(at_ + 1);
+      entry_ = index_->EntryAt(at_);
+      return *this;
+    }
+    bool operator==(const Walk& o) const { return at_ == o.at_; }
+
+   private:
+    friend class RoomIndex;
+    Walk(const RoomIndex* index, int64_t at) : index_(index), at_(at), entry_(index->EntryAt(at)) {}
+    const RoomIndex* index_;
+    int64_t at_;   // bit position; kEnd (or -1 reversed) past the last entry
+    Entry entry_;  // what at_ stands for, worked out once per step
+  };
+  using Iterator = Walk<false>;
+  using ReverseIterator = Walk<true>;
+
+  Iterator begin() const { return From(0); }
+  Iterator end() const { return Iterator(this, kEnd); }
+  // The first entry whose key is at least `key` (any key, even past the
+  // largest or below zero), or end().
+  Iterator From(Key key) const {
+    if (key > max_key_) return end();
+    return Iterator(this, NextFrom(key < 0 ? 0 : key * stride_));
+  }
+  ReverseIterator rbegin() const { return ReverseIterator(this, PrevFrom(bits_ - 1)); }
+  ReverseIterator rend() const { return ReverseIterator(this, -1); }
+
+ private:
+  static constexpr int64_t kEnd = INT64_MAX;
+  Entry EntryAt(int64_t at) const {
+    if (at < 0 || at == kEnd) return {-1, 0};
+    return {at / static_cast<int64_t>(stride_), static_cast<Id>(at % stride_)};
+  }
+  // The first set bit at or after `at` (>= 0), or kEnd. Inline for the
+  // common step of a walk, the next entry in the same word.
+  int64_t NextFrom(int64_t at) const {
+    const std::vector<uint64_t>& bits = levels_[0];
+    const uint64_t w = static_cast<uint64_t>(at) / 64;
+    if (w < bits.size()) {
+      const uint64_t rest = bits[w] & (~uint64_t{0} << (at % 64));
+      if (rest != 0) return static_cast<int64_t>(w * 64 + std::countr_zero(rest));
+    }
+    return NextFromAbove(at);
+  }
+  int64_t NextFromAbove(int64_t at) const;
+  // The last set bit at or before `at`, or -1.
+  int64_t PrevFrom(int64_t at) const;
+  void Set(int64_t at);
+  void Clear(int64_t at);
+
+  Key max_key_;
+  size_t stride_;  // ids, rounded up to whole words
+  int64_t bits_;   // (max_key + 1) * stride
+  // levels_[0]: one bit per pair; levels_[l + 1]: one per word of levels_[l].
+  std::vector<std::vector<uint64_t>> levels_;
+  size_t size_ = 0;
+};
+
+}  // namespace vtenant::sched
