@@ -75,6 +75,44 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   // Jobs like one that found no victims enough, until something changes,
   // with what reclaim noted for it.
   std::map<std::tuple<QueueId, ShapeId, int32_t>, std::optional<PendingNote>> hopeless;
+  // Each victim queue's live jobs in the pool's order, with the sum of
+  // their pool.Gpu: kept across jobs and updated from the pool's change log,
+  // instead of walking every queue's whole list (dead entries included) for
+  // each of the hundreds of attempts of a busy cycle. The GPU test then
+  // reads one sum per queue, and only attempts that pass it copy the lists.
+  struct QueueVictims {
+    bool built = false;
+    size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
+    std::vector<GroupId> jobs;
+    Milli gpu = 0;
+  };
+  std::vector<QueueVictims> live(s.queues.size());
+  auto live_in = [&](QueueId q) -> const QueueVictims& {
+    QueueVictims& v = live[q];
+    const std::vector<GroupId>& changed = pool.ChangedIn(q);
+    if (!v.built) {
+      for (GroupId g : pool.InQueue(q))
+        if (pool.Alive(g)) {
+          v.jobs.push_back(g);
+          v.gpu += pool.Gpu(g);
+        }
+      v.built = true;
+    } else {
+      // Jobs only leave the pool (pool.Gpu never changes) and its order
+      // never changes, so a job is found by its rank.
+      auto by_rank = [&](GroupId a, GroupId b) { return pool.Rank(a) < pool.Rank(b); };
+      for (size_t c = v.seen; c < changed.size(); ++c) {
+        const GroupId g = changed[c];
+        if (pool.Alive(g)) continue;
+        auto it = std::lower_bound(v.jobs.begin(), v.jobs.end(), g, by_rank);
+        if (it == v.jobs.end() || *it != g) continue;
+        v.jobs.erase(it);
+        v.gpu -= pool.Gpu(g);
+      }
+    }
+    v.seen = changed.size();
+    return v;
+  };
   std::vector<GroupId> still;
   for (GroupId job : unsatisfied) {
     const JobOutcome& why = session.outcome[job];
@@ -130,23 +168,23 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     }
     std::sort(victim_queues.begin(), victim_queues.end(),
               [&](QueueId a, QueueId b) { return victim_order.QueueFirst(session, a, b); });
-    std::vector<GroupId> candidates;
+    // Every victim queue has live jobs (pool.HasJobs), so there are
+    // candidates exactly when there are victim queues.
     Milli victim_gpu = 0;
-    for (QueueId theirs : victim_queues) {
-      for (GroupId v : pool.InQueue(theirs)) {
-        if (!pool.Alive(v)) continue;
-        candidates.push_back(v);
-        victim_gpu += pool.Gpu(v);
-      }
-    }
+    for (QueueId theirs : victim_queues) victim_gpu += live_in(theirs).gpu;
     const PendingNote failed =
         protected_note.value_or(PendingNote{NoteAction::kReclaim, NoteKind::kNoVictims});
     const Milli free_gpu = session.state.FreeGpuTotal();
-    if (candidates.empty() || (capped == kNone && victim_gpu + free_gpu < need[kGpu])) {
+    if (victim_queues.empty() || (capped == kNone && victim_gpu + free_gpu < need[kGpu])) {
       session.notes.Set(job, failed);
       hopeless[key] = failed;
       still.push_back(job);
       continue;
+    }
+    std::vector<GroupId> candidates;
+    for (QueueId theirs : victim_queues) {
+      const std::vector<GroupId>& jobs = live_in(theirs).jobs;
+      candidates.insert(candidates.end(), jobs.begin(), jobs.end());
     }
 
     auto eligible = [&](GroupId v) {
