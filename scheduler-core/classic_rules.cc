@@ -13,12 +13,9 @@ uint64_t SplitMix64(uint64_t& state) {
 }
 
 // True when Placer::Check would refuse the node for its pod count, CPU or
-// memory alone. Asked first in the walks below: on a busy cluster most
-// nodes with GPU room left have no CPU left, and this reads one small
-// record where the whole check reads the pod, the node and its devices.
+// memory alone (see Placer::CheckBasics, asked first in the walks below).
 bool OutOfBasics(const Placer& placer, const PodRequest& r, NodeId n) {
-  const NodeFree& free = placer.state().Free(n);
-  return free.pods < 1 || free.cpu_milli < r.cpu_milli || free.memory_bytes < r.memory_bytes;
+  return placer.CheckBasics(r, n) != FitFailure::kFits;
 }
 
 }  // namespace

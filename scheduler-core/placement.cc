@@ -168,16 +168,13 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
   const Pod& pod = snapshot_->pods[pod_id];
   const Node& node = snapshot_->nodes[node_id];
   const PodRequest& r = pod.request;
-  const NodeFree& free = state_->Free(node_id);
   if (!node.schedulable) return FitFailure::kUnschedulable;
   if (!pod.node_selector.empty() && !MatchesSelector(node, pod.node_selector))
     return FitFailure::kNodeSelector;
   if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
   if (!node.taints.empty() && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
-  if (free.pods < 1) return FitFailure::kPodCount;
-  if (free.cpu_milli < r.cpu_milli) return FitFailure::kCpu;
-  if (free.memory_bytes < r.memory_bytes) return FitFailure::kMemory;
+  if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;
   if (r.whole_gpus > 0 || r.IsShared()) {
     if (r.IsShared() && node.num_devices > 0 &&
         PortionOnDevice(r, snapshot_->devices[node.first_device].memory_mib) > kMilliPerGpu)

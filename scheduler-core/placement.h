@@ -44,6 +44,18 @@ class Placer {
   FitFailure Check(PodId pod, NodeId node, Allocation* out) const;
   // Check, taking only devices of class `worst` or better for a shared pod.
   FitFailure CheckUpTo(PodId pod, NodeId node, DeviceFit worst, Allocation* out) const;
+  // The pod-count, CPU and memory part of Check: kFits, or the first of
+  // kPodCount, kCpu, kMemory the node fails. It reads one small record where
+  // the whole check reads the pod, the node and its devices, so the
+  // placement rules ask it first: on a busy cluster most nodes with GPU
+  // room left have no CPU left.
+  FitFailure CheckBasics(const PodRequest& r, NodeId node) const {
+    const NodeFree& free = state_->Free(node);
+    if (free.pods < 1) return FitFailure::kPodCount;
+    if (free.cpu_milli < r.cpu_milli) return FitFailure::kCpu;
+    if (free.memory_bytes < r.memory_bytes) return FitFailure::kMemory;
+    return FitFailure::kFits;
+  }
 
   // The node (and devices) the policy picks among those the filter accepts.
   // False when no node fits.
