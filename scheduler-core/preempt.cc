@@ -58,13 +58,11 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
       list.least_gpu_from.Reset(list.gpu);
     } else {
       // Jobs only leave the pool and its order never changes: drop the ones
-      // that left, re-read the ones that changed. The list is in the pool's
-      // order, so a job is found by its rank there.
-      auto by_rank = [&](GroupId a, GroupId b) { return pool.Rank(a) < pool.Rank(b); };
+      // that left, re-read the ones that changed.
       for (size_t c = list.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
-        auto it = std::lower_bound(list.jobs.begin(), list.jobs.end(), g, by_rank);
-        if (it == list.jobs.end() || *it != g) continue;
+        auto it = pool.FindIn(list.jobs, g);
+        if (it == list.jobs.end()) continue;
         const size_t i = it - list.jobs.begin();
         if (!pool.Alive(g)) {
           list.jobs.erase(it);

@@ -99,13 +99,12 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       v.built = true;
     } else {
       // Jobs only leave the pool (pool.Gpu never changes) and its order
-      // never changes, so a job is found by its rank.
-      auto by_rank = [&](GroupId a, GroupId b) { return pool.Rank(a) < pool.Rank(b); };
+      // never changes.
       for (size_t c = v.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
         if (pool.Alive(g)) continue;
-        auto it = std::lower_bound(v.jobs.begin(), v.jobs.end(), g, by_rank);
-        if (it == v.jobs.end() || *it != g) continue;
+        auto it = pool.FindIn(v.jobs, g);
+        if (it == v.jobs.end()) continue;
         v.jobs.erase(it);
         v.gpu -= pool.Gpu(g);
       }

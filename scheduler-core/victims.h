@@ -2,6 +2,7 @@
 // and preempt, which differ only in who may be a victim.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <span>
 #include <vector>
@@ -38,10 +39,15 @@ class VictimPool {
   // walk over victims reads one place per victim.
   QueueId Queue(GroupId g) const { return info_[g].queue; }
   int32_t Priority(GroupId g) const { return info_[g].priority; }
-  // The job's place in its queue's order when the pool was built: InQueue
-  // and any list kept in that order are sorted by it, so a job is found in
-  // them by binary search.
-  uint32_t Rank(GroupId g) const { return rank_[g]; }
+  // Where job g is in `jobs`, a list of this pool's jobs in its order
+  // (InQueue's, some left out), or jobs.end() when it is not there. Found by
+  // binary search on each job's place in its queue when the pool was built,
+  // which never changes.
+  std::vector<GroupId>::iterator FindIn(std::vector<GroupId>& jobs, GroupId g) const {
+    auto it = std::lower_bound(jobs.begin(), jobs.end(), g,
+                               [this](GroupId a, GroupId b) { return rank_[a] < rank_[b]; });
+    return it != jobs.end() && *it == g ? it : jobs.end();
+  }
   // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
   Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
   // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
