@@ -27,8 +27,7 @@ bool EndpointSliceTranslator::Wanted(const rapidjson::Value& slice,
   std::optional<std::string_view> name = ServiceOf(slice);
   if (!name || service == nullptr || ManagedByKubernetes(slice)) return false;
   if (kube::Namespace(slice) == "default" && *name == "kubernetes") return false;
-  const rapidjson::Value* selector = kube::Find(*service, {"spec", "selector"});
-  return selector == nullptr || !selector->IsObject() || selector->ObjectEmpty();
+  return SelectsNoPods(*service);
 }
 
 kube::Object EndpointSliceTranslator::ToHost(const rapidjson::Value& virtual_slice) const {

@@ -137,6 +137,11 @@ kube::Object ServiceTranslator::ToHost(const rapidjson::Value& virtual_object) c
   return out;
 }
 
+bool SelectsNoPods(const rapidjson::Value& service) {
+  const rapidjson::Value* selector = kube::Find(service, {"spec", "selector"});
+  return selector == nullptr || !selector->IsObject() || selector->ObjectEmpty();
+}
+
 std::optional<kube::Object> ServiceTranslator::Update(const rapidjson::Value& virtual_object,
                                                       const rapidjson::Value& host) const {
   kube::Object desired = ToHost(virtual_object);

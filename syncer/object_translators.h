@@ -56,6 +56,11 @@ class ClaimTranslator {
   const SyncerConfig& config_;
 };
 
+// Whether a Service selects no pods (no spec.selector, or an empty one):
+// then nothing on the host fills its endpoints, and the ones written by
+// hand in the virtual cluster (Endpoints, EndpointSlices) are carried over.
+bool SelectsNoPods(const rapidjson::Value& service);
+
 // Services: ports, type, sessionAffinity and publishNotReadyAddresses
 // copied; cluster IPs and node ports left to the host; the selector made to
 // match the host pods of the same virtual namespace only (so the host's

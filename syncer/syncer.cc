@@ -123,9 +123,7 @@ CopyTranslator Syncer::SelectorlessEndpoints() {
   t.wanted = [this](const rapidjson::Value& endpoints) {
     if (IsVirtualApiServerService(endpoints)) return false;
     kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(kube::KeyOf(endpoints));
-    if (svc == nullptr) return false;
-    const rapidjson::Value* selector = kube::Find(*svc, {"spec", "selector"});
-    return selector == nullptr || !selector->IsObject() || selector->ObjectEmpty();
+    return svc != nullptr && SelectsNoPods(*svc);
   };
   return t;
 }
