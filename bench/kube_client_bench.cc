@@ -3,7 +3,8 @@
 // kubectl doing the same creates, in one run on one machine.
 //
 //   bench_kube_client [--objects=2000] [--kubectl-objects=100]
-//                     [--concurrency=1,4,16]
+//                     [--concurrency=1,4,16] [--connections=50]
+//                     [--only=connections]
 //
 // Starts etcd + kube-apiserver on loopback (localenv), then measures:
 //   - ConfigMaps created per second through RestClient at each concurrency
@@ -13,11 +14,16 @@
 //     by one `kubectl create -f -` process per object;
 //   - watch events per second: live (events of creates as they happen, with
 //     create-to-event latency) and replayed (a watch from resourceVersion 0
-//     over every existing object), and an informer's initial sync.
+//     over every existing object), and an informer's initial sync;
+//   - the CPU this process spends per new TLS connection: `--connections`
+//     fresh clients, one GET each (every client opens its own connection),
+//     against the same GETs over one warm connection. `--only=connections`
+//     runs just this.
 // Prints a Markdown table for bench/RESULTS.md. Google Benchmark flags that
 // `make bench` passes (--benchmark_*) are accepted and ignored: each number
 // here is one timed run of a bulk operation, not a micro-benchmark loop.
 #include <glog/logging.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -52,6 +58,8 @@ struct Options {
   int objects = 2000;
   int kubectl_objects = 100;
   std::vector<int> concurrency = {1, 4, 16};
+  int connections = 50;
+  bool only_connections = false;
 };
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -181,6 +189,43 @@ std::string Percentiles(std::vector<double> ms) {
   return out;
 }
 
+// CPU seconds this process has used so far, all threads (cpprestsdk's I/O
+// threads do the TLS work).
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// `count` GETs, each by a fresh client (so over a new TLS connection), and
+// the same GETs over one warm connection; the difference in CPU per GET is
+// what a new connection costs this process.
+Result<Row> NewConnections(const kube::RestConfig& admin, int count) {
+  const kube::ListOptions one{.limit = 1};
+  std::unique_ptr<kube::Client> warm = NewClient(admin, false);
+  VT_RETURN_IF_ERROR(warm->List(res::kNamespaces, "", one).status());
+  double cpu = ProcessCpuSeconds();
+  for (int i = 0; i < count; ++i)
+    VT_RETURN_IF_ERROR(warm->List(res::kNamespaces, "", one).status());
+  const double warm_cpu = ProcessCpuSeconds() - cpu;
+  cpu = ProcessCpuSeconds();
+  const Clock::time_point start = Clock::now();
+  for (int i = 0; i < count; ++i) {
+    std::unique_ptr<kube::Client> fresh = NewClient(admin, false);
+    VT_RETURN_IF_ERROR(fresh->List(res::kNamespaces, "", one).status());
+  }
+  const Clock::duration elapsed = Clock::now() - start;
+  const double fresh_cpu = ProcessCpuSeconds() - cpu;
+  char note[256];
+  std::snprintf(note, sizeof(note),
+                "CPU per GET: %.1f ms on a new connection, %.1f ms on a warm one; "
+                "a new connection costs %.1f ms of CPU",
+                1e3 * fresh_cpu / count, 1e3 * warm_cpu / count,
+                1e3 * (fresh_cpu - warm_cpu) / count);
+  return Row{"GET over a new TLS connection (a fresh client each)", count, Seconds(elapsed), note};
+}
+
 Status Run(const Options& options) {
   const std::string dir =
       std::filesystem::temp_directory_path() / ("vtenant-bench-kube-" + std::to_string(getpid()));
@@ -194,6 +239,15 @@ Status Run(const Options& options) {
   const std::string kubeconfig = cluster->api_server().kubeconfig_path();
   std::vector<Row> rows;
   const int n = options.objects;
+
+  if (options.only_connections) {
+    VT_ASSIGN_OR_RETURN(Row row, NewConnections(admin, options.connections));
+    rows.push_back(row);
+    Print(rows);
+    cluster->Stop();
+    std::filesystem::remove_all(dir);
+    return Status::Ok();
+  }
 
   // Warm-up: the first requests pay for TLS handshakes and the API server's
   // first-use caches; nobody's numbers should include that.
@@ -352,6 +406,12 @@ Status Run(const Options& options) {
                     "list + cache + on_add for each"});
   }
 
+  // 6. New TLS connections.
+  {
+    VT_ASSIGN_OR_RETURN(Row row, NewConnections(admin, options.connections));
+    rows.push_back(row);
+  }
+
   Print(rows);
   cluster->Stop();
   std::filesystem::remove_all(dir);
@@ -384,15 +444,21 @@ int main(int argc, char** argv) {
       options.kubectl_objects = std::stoi(*v);
     } else if (auto v = value("--concurrency")) {
       options.concurrency = vtenant::bench::ParseList(*v);
+    } else if (auto v = value("--connections")) {
+      options.connections = std::stoi(*v);
+    } else if (arg == "--only=connections") {
+      options.only_connections = true;
     } else if (arg.rfind("--benchmark_", 0) == 0) {
       // `make bench` passes Google Benchmark flags to every bench_*; none apply.
     } else {
       std::cerr << "usage: " << argv[0]
-                << " [--objects=N] [--kubectl-objects=M] [--concurrency=1,4,16]\n";
+                << " [--objects=N] [--kubectl-objects=M] [--concurrency=1,4,16]"
+                   " [--connections=K] [--only=connections]\n";
       return 2;
     }
   }
-  if (options.objects <= 0 || options.kubectl_objects <= 0 || options.concurrency.empty()) {
+  if (options.objects <= 0 || options.kubectl_objects <= 0 || options.connections <= 0 ||
+      options.concurrency.empty()) {
     std::cerr << "counts must be positive\n";
     return 2;
   }
