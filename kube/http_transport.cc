@@ -2,9 +2,7 @@
 
 #include <cpprest/http_client.h>
 #include <glog/logging.h>
-#include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 #include <pplx/threadpool.h>
 
 #include <boost/asio/ssl.hpp>
@@ -18,6 +16,7 @@
 #include <sstream>
 
 #include "kube/rate_limiter.h"
+#include "kube/tls_trust.h"
 
 namespace vtenant::kube {
 namespace {
@@ -78,29 +77,6 @@ Status CheckPem(const RestConfig& config) {
   return Status::Ok();
 }
 
-// The trust store of every connection to a server with its own CA: that CA
-// only, as client-go trusts certificate-authority-data alone. Built once and
-// shared (reference counted) by the connections. cpprestsdk loads the
-// system's default verify paths into a fresh context for every connection
-// (about 140 certificates, 0.5-1 MiB each time, kept as long as the
-// connection lives); replacing the store in the context callback frees that
-// copy at once. nullptr when `ca_pem` holds no certificate (CheckPem
-// rejects that before).
-std::shared_ptr<X509_STORE> StoreOf(const std::string& ca_pem) {
-  std::shared_ptr<X509_STORE> store(X509_STORE_new(), &X509_STORE_free);
-  if (store == nullptr) return nullptr;
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size())), &BIO_free);
-  if (bio == nullptr) return nullptr;
-  int added = 0;
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    if (X509_STORE_add_cert(store.get(), cert) == 1) ++added;
-    X509_free(cert);
-  }
-  if (added == 0) return nullptr;
-  return store;
-}
-
 int RetryAfterSeconds(const http::http_headers& headers) {
   auto it = headers.find("Retry-After");
   if (it == headers.end()) return 0;
@@ -121,12 +97,22 @@ struct PendingRequest {
   bool cancelled = false;
 };
 
+// The store every connection to `config`'s server trusts: its CA alone when
+// it has one (as client-go trusts certificate-authority-data alone), else
+// the system's roots, loaded once per process. nullptr when TLS is not
+// verified. CheckPem has accepted the CA before.
+std::shared_ptr<X509_STORE> TrustFor(const RestConfig& config) {
+  if (config.insecure_skip_tls_verify) return nullptr;
+  if (!config.ca_pem.empty()) return TrustOnly(config.ca_pem);
+  return SystemTrust();
+}
+
 class CppRestTransport final : public HttpTransport {
  public:
   explicit CppRestTransport(const RestConfig& config)
       : config_(config),
         limiter_(config.qps, config.burst, DefaultClock()),
-        ca_store_(config.ca_pem.empty() ? nullptr : StoreOf(config.ca_pem)),
+        trust_(TrustFor(config)),
         client_(utility::conversions::to_string_t(config.server), MakeClientConfig(config.timeout)),
         stream_client_(utility::conversions::to_string_t(config.server),
                        MakeClientConfig(kStreamIdleTimeout)) {}
@@ -146,6 +132,8 @@ class CppRestTransport final : public HttpTransport {
     pplx::cancellation_token_source source;
     auto pending = std::make_shared<PendingRequest>();
     try {
+      // A new connection's context is made on this thread, inside request().
+      DefaultVerifyPathsSkipped trust_set_by_the_callback;
       client_.request(request, source.get_token())
           .then([](http::http_response response) {
             auto out = std::make_shared<HttpResponse>();
@@ -201,7 +189,12 @@ class CppRestTransport final : public HttpTransport {
     pplx::cancellation_token_source source;
     CancellationRegistration on_cancel(cancel, [source] { source.cancel(); });
     try {
-      http::http_response response = stream_client_.request(request, source.get_token()).get();
+      pplx::task<http::http_response> started;
+      {
+        DefaultVerifyPathsSkipped trust_set_by_the_callback;
+        started = stream_client_.request(request, source.get_token());
+      }
+      http::http_response response = started.get();
       const int code = response.status_code();
       auto body = response.body();
       if (code < 200 || code >= 300) {
@@ -248,18 +241,16 @@ class CppRestTransport final : public HttpTransport {
     cfg.set_validate_certificates(!config_.insecure_skip_tls_verify);
     const RestConfig config = config_;
     // The callback holds the store for as long as cpprestsdk may open
-    // connections; each context takes a reference of its own.
-    std::shared_ptr<X509_STORE> shared_store = ca_store_;
-    cfg.set_ssl_context_callback([config, shared_store](boost::asio::ssl::context& ctx) {
+    // connections; each context takes a reference of its own. It runs for
+    // every new connection, after cpprestsdk's default trust load, which
+    // DefaultVerifyPathsSkipped leaves out for the requests Send and Stream
+    // start: the store installed here is all the connection trusts.
+    std::shared_ptr<X509_STORE> trust = trust_;
+    cfg.set_ssl_context_callback([config, trust](boost::asio::ssl::context& ctx) {
       // CheckPem accepted this material at construction, so these succeed;
       // a failure would still surface as a handshake error on the request.
       boost::system::error_code ignored;
-      if (shared_store != nullptr) {
-        // Frees the system roots cpprestsdk has just loaded into ctx.
-        SSL_CTX_set1_cert_store(ctx.native_handle(), shared_store.get());
-      } else if (!config.ca_pem.empty()) {
-        ctx.add_certificate_authority(boost::asio::buffer(config.ca_pem), ignored);
-      }
+      if (trust != nullptr) SSL_CTX_set1_cert_store(ctx.native_handle(), trust.get());
       if (!config.client_certificate_pem.empty()) {
         ctx.use_certificate_chain(boost::asio::buffer(config.client_certificate_pem), ignored);
         ctx.use_private_key(boost::asio::buffer(config.client_key_pem),
@@ -309,7 +300,9 @@ class CppRestTransport final : public HttpTransport {
 
   RestConfig config_;
   BucketRateLimiter limiter_;
-  std::shared_ptr<X509_STORE> ca_store_;  // nullptr: no CA of its own (system roots)
+  // What the server's certificate is checked against: the kubeconfig's CA
+  // alone, else the system's roots; nullptr when TLS is not verified.
+  std::shared_ptr<X509_STORE> trust_;
   client::http_client client_;
   client::http_client stream_client_;
 };

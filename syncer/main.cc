@@ -23,17 +23,12 @@ namespace {
 
 using namespace vtenant;
 
-// Sets `*own_ca` to whether the server is verified against a CA of its own
-// (certificate-authority-data, or the in-cluster CA) or TLS is not verified.
 Result<std::unique_ptr<kube::RestClient>> ClientFor(const std::string& kubeconfig,
                                                     const std::string& what,
-                                                    const syncer::SyncerFlags& flags,
-                                                    bool* own_ca) {
+                                                    const syncer::SyncerFlags& flags) {
   Result<kube::RestConfig> config =
       kubeconfig.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(kubeconfig);
   if (!config.ok()) return config.status().WithContext("loading the " + what + " kubeconfig");
-  *own_ca = !config->ca_pem.empty() || config->insecure_skip_tls_verify ||
-            config->server.rfind("http://", 0) == 0;
   config->user_agent = "vtenant-syncer";
   config->qps = flags.kube_api_qps;
   config->burst = flags.kube_api_burst;
@@ -53,26 +48,15 @@ int Run(const syncer::SyncerFlags& flags) {
   if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) {
     LOG(WARNING) << s.ToString();
   }
-  bool virtual_own_ca = false;
-  bool host_own_ca = false;
   Result<std::unique_ptr<kube::RestClient>> virtual_client =
-      ClientFor(flags.virtual_kubeconfig, "virtual", flags, &virtual_own_ca);
+      ClientFor(flags.virtual_kubeconfig, "virtual", flags);
   Result<std::unique_ptr<kube::RestClient>> host_client =
-      ClientFor(flags.host_kubeconfig, "host", flags, &host_own_ca);
+      ClientFor(flags.host_kubeconfig, "host", flags);
   for (const Status& s : {virtual_client.status(), host_client.status()}) {
     if (!s.ok()) {
       LOG(ERROR) << s.ToString();
       return 1;
     }
-  }
-  if (virtual_own_ca && host_own_ca) {
-    // Neither server is verified against the system roots, yet cpprestsdk
-    // parses the system bundle into every new connection's TLS context
-    // before the transport replaces its store (kube/http_transport.cc): CPU
-    // for each of dozens of connections. OpenSSL reads the bundle's path
-    // from here and skips a file that is not there; nothing else in this
-    // process verifies a peer, and no connection is open yet.
-    setenv("SSL_CERT_FILE", "/nonexistent/vtenant-syncer-trusts-only-its-kubeconfigs-ca", 1);
   }
   kube::ManagerOptions options = syncer::SyncerManagerOptions(flags.config, flags.leader_elect);
   options.health_address = flags.health_address;
