@@ -43,7 +43,49 @@ Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
   return total;
 }
 
+bool IsPreemptibility(std::string_view value) {
+  return value == "preemptible" || value == "non-preemptible";
+}
+
+// KAI's pod grouper: the first valid preemptibility label of the owners,
+// top first, then of the pod; "" when none has one.
+std::string WorkloadPreemptibility(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
+                                   std::string_view ns, ObjectLookup& lookup) {
+  for (auto owner = chain.rbegin(); owner != chain.rend(); ++owner) {
+    kube::ObjectPtr object = lookup.Get(owner->api_version, owner->kind, ns, owner->name);
+    if (object == nullptr) continue;
+    std::optional<std::string_view> label = kube::Label(*object, kPreemptibilityLabel);
+    if (label && IsPreemptibility(*label)) return std::string(*label);
+  }
+  std::optional<std::string_view> label = kube::Label(pod, kPreemptibilityLabel);
+  if (label && IsPreemptibility(*label)) return std::string(*label);
+  return "";
+}
+
+// Sets or removes spec.`field` of `pg` to `value` ("" removes it).
+void SetOrRemoveString(kube::Object& pg, const char* field, const std::string& value) {
+  rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
+  if (value.empty()) {
+    spec.RemoveMember(field);
+  } else {
+    kube::SetString(pg, {"spec"}, field, value);
+  }
+}
+
+void SetOrRemoveBool(kube::Object& pg, const char* field, std::optional<bool> value) {
+  rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
+  spec.RemoveMember(field);
+  if (value) {
+    spec.AddMember(rapidjson::Value(field, pg.GetAllocator()), rapidjson::Value(*value),
+                   pg.GetAllocator());
+  }
+}
+
 }  // namespace
+
+bool Gang::FollowsPodGroup() const {
+  return owner.api_version == kPodGroupApiVersion && owner.kind == "PodGroup";
+}
 
 Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config) {
@@ -78,8 +120,9 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
     }
   }
   // The UID keeps a re-created workload of the same name out of the old group.
-  return std::optional<Gang>(
-      Gang{HostName("pg-" + owner.name + "-" + owner.uid, ns, config.tenant), min_member, owner});
+  Gang gang{HostName("pg-" + owner.name + "-" + owner.uid, ns, config.tenant), min_member, owner};
+  gang.preemptibility = WorkloadPreemptibility(pod, chain, ns, lookup);
+  return std::optional<Gang>(std::move(gang));
 }
 
 Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
@@ -100,6 +143,24 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   } else if (!priority_class.empty() && !priority_class.starts_with("system-")) {
     return InvalidArgument(where + " spec.priorityClassName \"" + std::string(priority_class) +
                            "\" is not a priority class of the host");
+  }
+  if (const rapidjson::Value* p = kube::Find(pg, {"spec", "preemptibility"});
+      p != nullptr && !p->IsNull()) {
+    const std::string_view value =
+        p->IsString() ? std::string_view(p->GetString(), p->GetStringLength()) : "";
+    if (!p->IsString() || (!value.empty() && !IsPreemptibility(value))) {
+      return InvalidArgument(where + " spec.preemptibility must be \"preemptible\" or " +
+                             "\"non-preemptible\", got " + kube::ToJson(*p));
+    }
+    gang.preemptibility = value;
+  }
+  if (const rapidjson::Value* m = kube::Find(pg, {"spec", "markUnschedulable"});
+      m != nullptr && !m->IsNull()) {
+    if (!m->IsBool()) {
+      return InvalidArgument(where + " spec.markUnschedulable must be true or false, got " +
+                             kube::ToJson(*m));
+    }
+    gang.mark_unschedulable = m->GetBool();
   }
   return gang;
 }
@@ -127,9 +188,13 @@ std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const G
     if (sub.ok()) spec.AddMember("subGroups", rapidjson::Value(*sub, a), a);
   }
   kube::SetString(out, {"spec"}, "queue", config.queue);
-  if (!gang.priority_class.empty()) {
+  if (gang.FollowsPodGroup()) {
+    SetOrRemoveString(out, "priorityClassName", gang.priority_class);
+    SetOrRemoveBool(out, "markUnschedulable", gang.mark_unschedulable);
+  } else if (!gang.priority_class.empty()) {
     kube::SetString(out, {"spec"}, "priorityClassName", gang.priority_class);
   }
+  SetOrRemoveString(out, "preemptibility", gang.preemptibility);
   if (!gang.owner.uid.empty()) {
     kube::SetString(out, {"metadata", "annotations"}, kVirtualUidAnnotation, gang.owner.uid);
   }
@@ -164,9 +229,11 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
   kube::SetString(pg, {"spec"}, "queue", config.queue);
   if (!gang.priority_class.empty()) {
     kube::SetString(pg, {"spec"}, "priorityClassName", gang.priority_class);
-  } else if (config.allowed_priority_classes.contains(priority_class)) {
+  } else if (!gang.FollowsPodGroup() && config.allowed_priority_classes.contains(priority_class)) {
     kube::SetString(pg, {"spec"}, "priorityClassName", priority_class);
   }
+  SetOrRemoveString(pg, "preemptibility", gang.preemptibility);
+  SetOrRemoveBool(pg, "markUnschedulable", gang.mark_unschedulable);
   return pg;
 }
 

@@ -5,7 +5,10 @@
 //
 // Which workload a pod belongs to, and its minMember:
 //   - pod annotated `pod-group-name: g`: the virtual PodGroup g
-//     (scheduling.run.ai/v2alpha2), its spec.minMember and spec.subGroups;
+//     (scheduling.run.ai/v2alpha2), its spec.minMember, spec.subGroups,
+//     spec.priorityClassName, spec.preemptibility and
+//     spec.markUnschedulable, mirrored on the host group (spec.queue never:
+//     the tenant's queue always);
 //   - otherwise the top of its owner chain, except that a Deployment's pods
 //     group by ReplicaSet and a CronJob's by Job (one run of the workload):
 //       Kubeflow jobs (kubeflow.org: PyTorchJob, TFJob, MPIJob, ...):
@@ -15,6 +18,10 @@
 //         owner's `kai.scheduler/batch-min-member` annotation, else 1;
 //   - a pod without owner or group: no gang (the host's grouper handles it
 //     alone, as KAI does for bare pods).
+// A workload's gang also takes spec.preemptibility from the first valid
+// `kai.scheduler/preemptibility` label (preemptible, non-preemptible) of
+// its owners, top first, then of the pod, as KAI's pod grouper does; an
+// invalid value is ignored there too.
 #pragma once
 
 #include <cstdint>
@@ -40,8 +47,18 @@ struct Gang {
   // host scheduler validates the list); empty when it has none.
   std::string sub_groups;
   // A virtual PodGroup's spec.priorityClassName, when it names one the host
-  // offers; empty: the host PodGroup takes its first pod's.
+  // offers; empty: a virtual PodGroup's host group has none (KAI then
+  // gives it the default priority), a workload's takes its first pod's.
   std::string priority_class;
+  // KAI's spec.preemptibility, "preemptible" or "non-preemptible"; empty:
+  // none (KAI derives it from the priority).
+  std::string preemptibility;
+  // A virtual PodGroup's spec.markUnschedulable, when it sets one.
+  std::optional<bool> mark_unschedulable;
+
+  // Whether it stands for a virtual PodGroup (rather than a Job, ...), whose
+  // spec the host group mirrors: what the virtual one lacks, it lacks too.
+  bool FollowsPodGroup() const;
 };
 
 // The gang of virtual pod `pod` whose owner chain is `chain`. nullopt for a
@@ -54,15 +71,19 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
 
 // The gang of virtual KAI PodGroup `pg` in virtual namespace `ns`: host
 // name HostName(its name, ns, tenant), spec.minMember (1 when unset),
-// spec.subGroups as written and spec.priorityClassName. InvalidArgument
-// when minMember is below 1 or the priority class is neither one the host
-// offers nor a system class (system classes are dropped, as on pods).
+// spec.subGroups as written, spec.priorityClassName, spec.preemptibility
+// and spec.markUnschedulable. InvalidArgument, saying which field, when
+// minMember is below 1, the priority class is neither one the host offers
+// nor a system class (system classes are dropped, as on pods), the
+// preemptibility is not one of KAI's values or markUnschedulable is not a
+// boolean.
 Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
                             const SyncerConfig& config);
 
 // The host PodGroup of `gang`, for pods in virtual namespace `ns`: queue
-// and labels of the tenant, minMember, sub-groups, and the gang's
-// priorityClassName, else the pod's `priority_class`, when the host has it.
+// and labels of the tenant, minMember, sub-groups, preemptibility,
+// markUnschedulable, and the gang's priorityClassName, else (a workload's
+// gang only) the pod's `priority_class` when the host has it.
 kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
                             const SyncerConfig& config);
 
@@ -71,9 +92,12 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
 bool StandsForVirtualPodGroup(const rapidjson::Value& host);
 
 // `host`, an existing host PodGroup, with what `gang` asks for: minMember,
-// subGroups, the tenant's queue, the gang's priorityClassName when it has
-// one, and the virtual UID; nullopt when it already has all of it. Every
-// other field (status, what KAI wrote) is kept.
+// subGroups, preemptibility, the tenant's queue, the virtual UID, and the
+// gang's priorityClassName (a workload's group keeps its class when the
+// gang names none); for a virtual PodGroup's gang also markUnschedulable,
+// and a field the virtual group no longer sets is removed. nullopt when it
+// already has all of it. Every other field (status, what KAI wrote) is
+// kept.
 std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,
                                            const SyncerConfig& config);
 

@@ -241,5 +241,105 @@ TEST(GangTest, PodGroupUpdateBringsTheHostGroupLevelAndKeepsTheRest) {
   EXPECT_FALSE(StandsForVirtualPodGroup(PodGroupToHost(job, "ml", "", NlpConfig())));
 }
 
+TEST(GangTest, HostGroupOfAVirtualPodGroupHasItsPriorityClassOrNone) {
+  kube::Object virtual_pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
+      "spec":{"minMember":2,"priorityClassName":"train"}})");
+  Result<Gang> gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  kube::Object host = PodGroupToHost(*gang, "ml", "build", NlpConfig());
+  ASSERT_EQ(kube::GetString(host, {"spec", "priorityClassName"}), "train");
+
+  // The team removes it: so does the host group, whatever its pods say.
+  virtual_pg["spec"].RemoveMember("priorityClassName");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  std::optional<kube::Object> update = PodGroupUpdate(host, *gang, NlpConfig());
+  ASSERT_TRUE(update);
+  EXPECT_FALSE(kube::Find(*update, {"spec", "priorityClassName"}));
+  EXPECT_FALSE(PodGroupUpdate(*update, *gang, NlpConfig()));
+  // Made without one, it has none either (not its first pod's).
+  EXPECT_FALSE(
+      kube::Find(PodGroupToHost(*gang, "ml", "build", NlpConfig()), {"spec", "priorityClassName"}));
+
+  // A Job's group keeps the class its first pod gave it.
+  Gang job{"pg-ddp-x-ml-x-nlp", 4, {"batch/v1", "Job", "ddp", "ddp-uid"}};
+  kube::Object job_host = PodGroupToHost(job, "ml", "train", NlpConfig());
+  EXPECT_FALSE(PodGroupUpdate(job_host, job, NlpConfig()));
+}
+
+TEST(GangTest, PreemptibilityAndMarkUnschedulableOfAVirtualPodGroupAreMirrored) {
+  kube::Object virtual_pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
+      "spec":{"minMember":2,"queue":"vision","preemptibility":"non-preemptible",
+              "markUnschedulable":false}})");
+  Result<Gang> gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  kube::Object host = PodGroupToHost(*gang, "ml", "", NlpConfig());
+  EXPECT_EQ(kube::GetString(host, {"spec", "preemptibility"}), "non-preemptible");
+  const rapidjson::Value* mark = kube::Find(host, {"spec", "markUnschedulable"});
+  ASSERT_TRUE(mark != nullptr && mark->IsBool());
+  EXPECT_FALSE(mark->GetBool());
+  EXPECT_EQ(kube::GetString(host, {"spec", "queue"}), "nlp");
+
+  // Changed, then removed: the host group follows.
+  kube::SetString(virtual_pg, {"spec"}, "preemptibility", "preemptible");
+  virtual_pg["spec"]["markUnschedulable"].SetBool(true);
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  std::optional<kube::Object> update = PodGroupUpdate(host, *gang, NlpConfig());
+  ASSERT_TRUE(update);
+  EXPECT_EQ(kube::GetString(*update, {"spec", "preemptibility"}), "preemptible");
+  EXPECT_TRUE((*update)["spec"]["markUnschedulable"].GetBool());
+  virtual_pg["spec"].RemoveMember("preemptibility");
+  virtual_pg["spec"].RemoveMember("markUnschedulable");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  update = PodGroupUpdate(*update, *gang, NlpConfig());
+  ASSERT_TRUE(update);
+  EXPECT_FALSE(kube::Find(*update, {"spec", "preemptibility"}));
+  EXPECT_FALSE(kube::Find(*update, {"spec", "markUnschedulable"}));
+
+  // Values KAI does not know are refused, naming the field.
+  kube::SetString(virtual_pg, {"spec"}, "preemptibility", "Semi-Preemptible");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gang.status().message().find("spec.preemptibility"), std::string::npos);
+  virtual_pg["spec"].RemoveMember("preemptibility");
+  kube::SetString(virtual_pg, {"spec"}, "markUnschedulable", "yes");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gang.status().message().find("spec.markUnschedulable"), std::string::npos);
+}
+
+TEST(GangTest, WorkloadPreemptibilityLabelIsReadAsKaisPodGrouperReadsIt) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"ddp-uid",
+      "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})");
+  kube::Object pod = PodOwnedBy("batch/v1", "Job", "ddp");
+  kube::SetString(pod, {"metadata", "labels"}, kPreemptibilityLabel, "preemptible");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->preemptibility, "non-preemptible") << "the workload's label comes first";
+  EXPECT_EQ(
+      kube::GetString(PodGroupToHost(**gang, "ml", "", NlpConfig()), {"spec", "preemptibility"}),
+      "non-preemptible");
+
+  // An invalid value on the Job is passed over, as KAI does: the pod's.
+  MapLookup invalid;
+  invalid.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"ddp-uid",
+      "labels":{"kai.scheduler/preemptibility":"sometimes"}}})");
+  gang = GangFor(pod, invalid);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->preemptibility, "preemptible");
+
+  // None anywhere: none on the host group.
+  MapLookup plain;
+  plain.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"ddp-uid"}})");
+  gang = GangFor(PodOwnedBy("batch/v1", "Job", "ddp"), plain);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->preemptibility, "");
+  EXPECT_FALSE(
+      kube::Find(PodGroupToHost(**gang, "ml", "", NlpConfig()), {"spec", "preemptibility"}));
+}
+
 }  // namespace
 }  // namespace vtenant::syncer

@@ -37,6 +37,7 @@ inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
 inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
 inline constexpr char kGpuFractionDevicesAnnotation[] = "gpu-fraction-num-devices";
 inline constexpr char kMinMemberAnnotation[] = "kai.scheduler/batch-min-member";
+inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";
 
 // The host name of virtual object `name` in virtual namespace `ns` of
 // `tenant`: "<name>-x-<ns>-x-<tenant>". Longer than 63 characters, it is the

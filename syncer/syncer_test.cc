@@ -333,6 +333,44 @@ TEST_F(SyncerTest, VirtualPodGroupChangeReachesTheHostWithoutAPodEvent) {
   EXPECT_TRUE(Eventually([&] { return !host_group().IsObject(); }));
 }
 
+TEST_F(SyncerTest, VirtualPodGroupFieldsRemovedOrAddedReachTheHostGroup) {
+  StartSyncer();
+  Result<kube::Object> group = virtual_.Create(kPodGroups, "ml", Json(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"ddp","namespace":"ml"},
+      "spec":{"minMember":1,"priorityClassName":"train","preemptibility":"non-preemptible"}})"));
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  CreateVirtual(kPods, PodJson("ddp-0", R"(,"annotations":{"pod-group-name":"ddp"})",
+                               R"(,"priorityClassName":"build")"));
+  ASSERT_TRUE(Eventually([&] { return HostPodCount() == 1; }));
+  auto host_group = [&]() {
+    Result<kube::Object> pg = host_.Get(kPodGroups, kHostNs, HostName("ddp", "ml", "nlp"));
+    return pg.ok() ? std::move(*pg) : kube::Object(rapidjson::kNullType);
+  };
+  ASSERT_EQ(kube::GetString(host_group(), {"spec", "priorityClassName"}), "train");
+  ASSERT_EQ(kube::GetString(host_group(), {"spec", "preemptibility"}), "non-preemptible");
+  // The team drops its priority class and preemptibility and asks KAI not
+  // to mark its pods unschedulable: the host group follows, keeping none of
+  // the old values (nor its pod's class).
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kPodGroups, "ml", "ddp",
+                                   [](kube::Object& pg) {
+                                     pg["spec"].RemoveMember("priorityClassName");
+                                     pg["spec"].RemoveMember("preemptibility");
+                                     pg["spec"].AddMember("markUnschedulable", false,
+                                                          pg.GetAllocator());
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  EXPECT_TRUE(Eventually([&] {
+    kube::Object pg = host_group();
+    const rapidjson::Value* mark = kube::Find(pg, {"spec", "markUnschedulable"});
+    return pg.IsObject() && !kube::Find(pg, {"spec", "priorityClassName"}) &&
+           !kube::Find(pg, {"spec", "preemptibility"}) && mark != nullptr && mark->IsFalse();
+  }));
+  EXPECT_EQ(kube::GetString(host_group(), {"spec", "queue"}), "nlp");
+}
+
 TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("bare"));
