@@ -106,6 +106,7 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
                        CopySyncer::Scope::kAll, "", metrics_),
       nodes_(informers_, metrics_),
       pod_groups_(informers_, config_, metrics_),
+      pod_group_validator_(informers_, config_, events_),
       pods_(informers_, config_,
             PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
             metrics_, options_.wall_clock) {
@@ -233,6 +234,9 @@ void Syncer::Wire() {
                     if (!group) return std::vector<std::string>{};
                     return std::vector<std::string>{kube::MakeKey(config_.host_namespace, *group)};
                   }}});
+  // A group whose spec is refused says so on itself, pods or not.
+  AddController("podgroup-validator", pod_group_validator_, 1,
+                {{&informers_.Virtual(kPodGroups), {}}});
 }
 
 void Syncer::ProbeLoop(kube::Cancellation& stop) {

@@ -30,6 +30,7 @@
 #include "syncer/object_translators.h"
 #include "syncer/pod_syncer.h"
 #include "syncer/podgroup_syncer.h"
+#include "syncer/podgroup_validator.h"
 #include "syncer/sync_metrics.h"
 #include "syncer/syncer_config.h"
 #include "syncer/syncer_informers.h"
@@ -107,6 +108,7 @@ class Syncer {
   CopySyncer endpoint_slices_;  // hand-written, of selector-less Services only
   NodeSyncer nodes_;
   PodGroupSyncer pod_groups_;
+  PodGroupValidator pod_group_validator_;
   PodSyncer pods_;
 
   std::atomic<bool> virtual_reachable_{false};

@@ -333,6 +333,48 @@ TEST_F(SyncerTest, VirtualPodGroupChangeReachesTheHostWithoutAPodEvent) {
   EXPECT_TRUE(Eventually([&] { return !host_group().IsObject(); }));
 }
 
+TEST_F(SyncerTest, RefusedPodGroupSpecIsAWarningOnThePodGroupItself) {
+  StartSyncer();
+  // No pods yet: the group still hears why it cannot be used.
+  Result<kube::Object> group = virtual_.Create(kPodGroups, "ml", Json(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"vip-gang","namespace":"ml"},
+      "spec":{"minMember":2,"priorityClassName":"vip"}})"));
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  auto warnings_on_group = [&](std::string_view needle) {
+    Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+    int found = 0;
+    if (!events.ok()) return found;
+    for (const kube::Object& e : events->items) {
+      if (kube::GetString(e, {"involvedObject", "kind"}) == "PodGroup" &&
+          kube::GetString(e, {"involvedObject", "name"}) == "vip-gang" &&
+          kube::GetString(e, {"type"}) == "Warning" &&
+          kube::GetString(e, {"reason"}) == "InvalidGang" &&
+          kube::GetString(e, {"message"}).find(needle) != std::string_view::npos) {
+        ++found;
+      }
+    }
+    return found;
+  };
+  ASSERT_TRUE(Eventually([&] { return warnings_on_group("\"vip\"") == 1; }));
+  // Its pods are refused with the same reason and never reach the host.
+  CreateVirtual(kPods, PodJson("vip-0", R"(,"annotations":{"pod-group-name":"vip-gang"})"));
+  ASSERT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("vip-0"), {"status", "reason"}) == "InvalidGang";
+  }));
+  EXPECT_EQ(HostPodCount(), 0u);
+  // Another refused edit is told again, with what is wrong now.
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kPodGroups, "ml", "vip-gang",
+                                   [](kube::Object& pg) {
+                                     kube::SetString(pg, {"spec"}, "priorityClassName", "train");
+                                     kube::SetString(pg, {"spec"}, "preemptibility", "sometimes");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  EXPECT_TRUE(Eventually([&] { return warnings_on_group("spec.preemptibility") == 1; }));
+}
+
 TEST_F(SyncerTest, VirtualPodGroupFieldsRemovedOrAddedReachTheHostGroup) {
   StartSyncer();
   Result<kube::Object> group = virtual_.Create(kPodGroups, "ml", Json(R"({
