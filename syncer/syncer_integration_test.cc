@@ -258,6 +258,65 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
   EXPECT_TRUE(Eventually([&] { return host_min_member() == 2; }, std::chrono::seconds(60)));
 }
 
+TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEventOnIt) {
+  ASSERT_TRUE(virt()
+                  .Create(kPodGroups, "ml", ParseTestJson(R"({
+      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":"kept","namespace":"ml"},
+      "spec":{"minMember":1,"priorityClassName":"train","preemptibility":"non-preemptible"}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"kept-0","namespace":"ml","annotations":{"pod-group-name":"kept"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  auto host_spec = [&] {
+    Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, HostName("kept", "ml", "nlp"));
+    return pg.ok() ? kube::ToJson((*pg)["spec"]) : std::string();
+  };
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return host_spec().find(R"("preemptibility":"non-preemptible")") != std::string::npos;
+      },
+      std::chrono::seconds(60)))
+      << host_spec();
+  // Removed and added through the real CRD schemas (nothing pruned).
+  ASSERT_TRUE(virt()
+                  .Patch(kPodGroups, "ml", "kept", kube::PatchType::kMerge,
+                         R"({"spec":{"priorityClassName":null,"preemptibility":null,
+                                     "markUnschedulable":false}})")
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const std::string spec = host_spec();
+        return spec.find(R"("markUnschedulable":false)") != std::string::npos &&
+               spec.find("priorityClassName") == std::string::npos &&
+               spec.find("preemptibility") == std::string::npos;
+      },
+      std::chrono::seconds(60)))
+      << host_spec();
+  // A class the host does not offer: the team hears it on the PodGroup.
+  ASSERT_TRUE(virt()
+                  .Patch(kPodGroups, "ml", "kept", kube::PatchType::kMerge,
+                         R"({"spec":{"priorityClassName":"vip"}})")
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> events = virt().List(
+            kEvents, "ml",
+            {.field_selector = "involvedObject.kind=PodGroup,involvedObject.name=kept"});
+        if (!events.ok()) return false;
+        for (const kube::Object& e : events->items) {
+          if (kube::GetString(e, {"reason"}) == "InvalidGang" &&
+              kube::GetString(e, {"message"}).find("vip") != std::string_view::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(60)));
+}
+
 TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
   const kube::ResourceType& slices = resources::kEndpointSlices;
   // A Service with a selector: the virtual endpointslice controller makes
