@@ -4,7 +4,10 @@
 // that knows about cpprestsdk's client: everything above it speaks paths,
 // bodies and Status. cpprestsdk reports failures by throwing; every
 // exception is caught inside it and comes back as a Status. Tests put a fake
-// (kube/testing/fake_transport.h) under RestClient instead.
+// (kube/testing/fake_transport.h) under RestClient instead. Every TLS
+// connection trusts the config's CA alone, or the system roots when it has
+// none (kube/tls_trust.h: built once, never parsed per connection), and
+// checks the server's name.
 #pragma once
 
 #include <functional>

@@ -3,7 +3,8 @@
 // (keys are host "namespace/name" of PodGroups; host PodGroups, host pods
 // and virtual KAI PodGroups enqueue them) brings a host PodGroup that
 // stands for a virtual PodGroup level with it at once (minMember,
-// subGroups, priorityClassName; the queue is always the tenant's), and
+// subGroups, priorityClassName, preemptibility, markUnschedulable; the
+// queue is always the tenant's), and
 // deletes a host PodGroup once no host pod names it and no virtual pod
 // belongs to its workload any more.
 //
@@ -30,7 +31,8 @@ class PodGroupSyncer : public kube::Reconciler {
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
   // The host PodGroup of `gang` exists with what the gang asks for (see
-  // PodGroupUpdate); `priority_class` is the pod's, used when the gang has none.
+  // PodGroupUpdate); `priority_class` is the pod's, used when a workload's
+  // gang has none (a virtual PodGroup's names its own or none).
   Status Ensure(const Gang& gang, std::string_view ns, std::string_view priority_class);
 
   // The key of the host PodGroup that stands for virtual PodGroup `pg`.

@@ -31,8 +31,8 @@ Result<kube::ReconcileResult> PodGroupValidator::Reconcile(const std::string& ke
   }
   events_.Warning(*pg, "InvalidGang",
                   gang.status().message() +
-                      "; its new pods are not synced to the host and the host PodGroup keeps "
-                      "the spec it had");
+                      "; its new pods are not synced to the host until it is fixed, and a host "
+                      "PodGroup already made for it keeps its last accepted spec");
   return kube::ReconcileResult{};
 }
 
