@@ -72,6 +72,10 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   Decisions d;
   PendingReasons reasons(session);
   const ClusterState& state = session.state;
+  size_t placed = 0;
+  for (const Session::PendingPod& p : session.pending) placed += state.IsPlaced(p.pod);
+  d.binds.reserve(placed);
+  d.pending.reserve(session.pending.size() - placed);
   for (PodId p = 0; p < snapshot.pods.size(); ++p) {
     // The session's packed phase first: a bound pod never needs its (large)
     // Pod record here.
@@ -93,6 +97,7 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
       d.moves.push_back({p, pod.allocation, state.AllocationOf(p)});
     }
   }
+  d.reasons = reasons.TakeTexts();
   for (QueueId q = 0; q < snapshot.queues.size(); ++q)
     d.queues.push_back({q, session.fair_share[q], state.QueueAllocated(q),
                         state.QueueAllocatedNonPreemptible(q), session.requested[q]});
