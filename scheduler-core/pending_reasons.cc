@@ -176,6 +176,18 @@ std::vector<std::string> PendingReasons::TakeTexts() {
 }
 
 ReasonId PendingReasons::For(GroupId group, PodId pod) {
+  const ShapeId shape = session_->pod_shape[pod];
+  if (group == last_.group && shape == last_.shape) return last_.id;
+  const ReasonId id = Uncached(group, pod);
+  // A reason depends on the pod only through its shape, but for a gang
+  // that failed part-way without naming its failing pod: that reason names
+  // the pod itself.
+  const JobOutcome& why = session_->outcome[group];
+  if (why.block != JobBlock::kGangPartial || why.failing_pod != kNone) last_ = {group, shape, id};
+  return id;
+}
+
+ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
   const Snapshot& s = session_->snapshot;
   const JobOutcome& why = session_->outcome[group];
   // The PodGroup record is read only for gangs and topologies.

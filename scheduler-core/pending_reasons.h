@@ -49,6 +49,8 @@ class PendingReasons {
     size_t operator()(const CommonKey& key) const;
   };
 
+  // For without the memo of the last group and shape.
+  ReasonId Uncached(GroupId group, PodId pod);
   // The id of `text`, a new one when no pod had it yet.
   ReasonId Intern(std::string text);
   // NodeFit(pod) and the job's notes, by key: the reason of most pods.
@@ -72,6 +74,13 @@ class PendingReasons {
   using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
   std::map<NoteKey, std::string> note_text_;
   std::unordered_map<CommonKey, ReasonId, CommonKeyHash> common_;
+  // The last reason For worked out: the pods of a group come one after
+  // another and most share a shape, and a gang's reason quotes its name.
+  struct Last {
+    GroupId group = kNone;
+    ShapeId shape = kNone;
+    ReasonId id{};
+  } last_;
   // The texts by id; a deque, so that the views in by_text_ stay valid.
   std::deque<std::string> texts_;
   std::unordered_map<std::string_view, ReasonId> by_text_;
