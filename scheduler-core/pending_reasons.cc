@@ -143,12 +143,6 @@ const std::string& PendingReasons::Notes(GroupId group) {
   return notes_.emplace(key, std::move(out)).first->second;
 }
 
-size_t PendingReasons::CommonKeyHash::operator()(const CommonKey& key) const {
-  uint64_t h = key.shape;
-  for (int64_t v : key.notes) h = (h ^ static_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15ull;
-  return static_cast<size_t>(h ^ (h >> 29));
-}
-
 ReasonId PendingReasons::Intern(std::string text) {
   auto it = by_text_.find(text);
   if (it != by_text_.end()) return it->second;
@@ -159,11 +153,13 @@ ReasonId PendingReasons::Intern(std::string text) {
 }
 
 ReasonId PendingReasons::Common(GroupId group, PodId pod) {
-  const CommonKey key{NotesKeyOf(group), session_->pod_shape[pod]};
-  auto it = common_.find(key);
-  if (it != common_.end()) return it->second;
+  const uint64_t key = uint64_t{session_->job_facts[group].queue} << 32 | session_->pod_shape[pod];
+  const NoteList notes = session_->notes.Of(group);
+  std::vector<std::pair<NoteList, ReasonId>>& seen = common_[key];
+  for (const auto& [n, id] : seen)
+    if (n == notes) return id;
   const ReasonId id = Intern(Joined(NodeFit(pod), Notes(group)));
-  common_.emplace(key, id);
+  seen.emplace_back(notes, id);
   return id;
 }
 

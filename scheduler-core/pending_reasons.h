@@ -39,16 +39,6 @@ class PendingReasons {
   // (job's queue, number of notes, then each note's action and kind, queue,
   // seconds): what a job's notes text depends on.
   using NotesKey = std::array<int64_t, 2 + 3 * kNumNoteActions>;
-  // A NotesKey with the pod shape whose NodeFit comes first.
-  struct CommonKey {
-    NotesKey notes;
-    ShapeId shape;
-    bool operator==(const CommonKey&) const = default;
-  };
-  struct CommonKeyHash {
-    size_t operator()(const CommonKey& key) const;
-  };
-
   // For without the memo of the last group and shape.
   ReasonId Uncached(GroupId group, PodId pod);
   // The id of `text`, a new one when no pod had it yet.
@@ -73,7 +63,10 @@ class PendingReasons {
   // (job's queue, action, kind, note's queue, seconds) -> NoteText.
   using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
   std::map<NoteKey, std::string> note_text_;
-  std::unordered_map<CommonKey, ReasonId, CommonKeyHash> common_;
+  // Common's reasons: by the job's queue and the shape (queue << 32 | shape),
+  // the notes each was seen with. Few pods of one queue and shape differ in
+  // their notes.
+  std::unordered_map<uint64_t, std::vector<std::pair<NoteList, ReasonId>>> common_;
   // The last reason For worked out: the pods of a group come one after
   // another and most share a shape, and a gang's reason quotes its name.
   struct Last {
