@@ -48,7 +48,7 @@ struct MovableByNode {
     std::vector<std::pair<NodeId, MovablePod>> found;
     for (PodId p = 0; p < session.pod_pending.size(); ++p) {
       if (session.pod_pending[p] || !state.IsPlaced(p)) continue;
-      const GroupId g = session.snapshot.pods[p].group;
+      const GroupId g = session.pod_group[p];
       const Session::JobFacts& job = session.job_facts[g];
       if (!job.preemptible || job.constrained) continue;
       const Allocation& where = state.AllocationOf(p);

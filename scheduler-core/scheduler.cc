@@ -37,7 +37,7 @@ class Dec {
 
 std::string EvictionMessage(const Session& session, PodId pod, EvictionCause cause, GroupId by) {
   const Snapshot& s = session.snapshot;
-  const PodGroup& victim = s.groups[s.pods[pod].group];
+  const PodGroup& victim = s.groups[session.pod_group[pod]];
   const std::string& victim_queue = s.queues[victim.queue].name;
   switch (cause) {
     case EvictionCause::kReclaim:
@@ -89,10 +89,15 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   if (options.preempt) timed("preempt", [&] { Preempt(session, unsatisfied); });
   timed("stale_gang", [&] { EvictStaleGangs(session); });
 
-  // The last eviction of each pod says why it left.
-  std::vector<const Statement::Entry*> last_eviction(snapshot.pods.size(), nullptr);
+  // The last eviction of each pod says why it left; copied out of the
+  // journal, so that the walk below reads it in pod order.
+  struct Why {
+    EvictionCause cause = EvictionCause::kNone;
+    GroupId by = kNone;
+  };
+  std::vector<Why> last_eviction(snapshot.pods.size());
   for (const Statement::Entry& e : session.statement.journal())
-    if (!e.place) last_eviction[e.pod] = &e;
+    if (!e.place) last_eviction[e.pod] = {e.cause, e.by};
 
   Decisions d;
   PendingReasons reasons(session);
@@ -108,15 +113,13 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
       if (state.IsPlaced(p)) {
         d.binds.push_back({p, state.AllocationOf(p)});
       } else {
-        d.pending.push_back({p, reasons.For(snapshot.pods[p].group, p)});
+        d.pending.push_back({p, reasons.For(session.pod_group[p], p)});
       }
       continue;
     }
     const Pod& pod = snapshot.pods[p];
     if (!state.IsPlaced(p)) {
-      const Statement::Entry* e = last_eviction[p];
-      EvictionCause cause = e ? e->cause : EvictionCause::kNone;
-      GroupId by = e ? e->by : kNone;
+      const auto [cause, by] = last_eviction[p];
       d.evictions.push_back({p, cause, by, EvictionMessage(session, p, cause, by)});
     } else if (!(state.AllocationOf(p) == pod.allocation)) {
       d.moves.push_back({p, pod.allocation, state.AllocationOf(p)});
