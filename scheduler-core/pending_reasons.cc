@@ -29,6 +29,18 @@ std::string WhatItNeeds(const PodRequest& r, FitFailure f) {
   }
 }
 
+struct NoteListHash {
+  size_t operator()(const NoteList& list) const {
+    uint64_t h = static_cast<uint64_t>(list.size);
+    for (const PendingNote& n : list) {
+      h = (h ^ (uint64_t(n.action) << 40 | uint64_t(n.kind) << 32 | n.queue)) *
+          0x9e3779b97f4a7c15ull;
+      h = (h ^ static_cast<uint64_t>(n.seconds)) * 0x9e3779b97f4a7c15ull;
+    }
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
 // a + b in one allocation.
 std::string Joined(const std::string& a, const std::string& b) {
   std::string out;
@@ -39,6 +51,17 @@ std::string Joined(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+PendingReasons::PendingReasons(Session& session)
+    : session_(&session),
+      node_fit_(session.snapshot.num_shapes),
+      notes_id_(session.snapshot.groups.size(), 0) {
+  std::unordered_map<NoteList, uint32_t, NoteListHash> ids;
+  ids.emplace(NoteList{}, 0);
+  session.notes.ForEachNoted([&](GroupId group, const NoteList& notes) {
+    notes_id_[group] = ids.emplace(notes, static_cast<uint32_t>(ids.size())).first->second;
+  });
+}
 
 const std::string& PendingReasons::NodeFit(PodId pod) {
   const Snapshot& s = session_->snapshot;
@@ -154,8 +177,8 @@ ReasonId PendingReasons::Intern(std::string text) {
 
 ReasonId PendingReasons::Common(GroupId group, PodId pod) {
   const uint64_t key = uint64_t{session_->job_facts[group].queue} << 32 | session_->pod_shape[pod];
-  const NoteList notes = session_->notes.Of(group);
-  std::vector<std::pair<NoteList, ReasonId>>& seen = common_[key];
+  const uint32_t notes = notes_id_[group];
+  std::vector<std::pair<uint32_t, ReasonId>>& seen = common_[key];
   for (const auto& [n, id] : seen)
     if (n == notes) return id;
   const ReasonId id = Intern(Joined(NodeFit(pod), Notes(group)));

@@ -19,8 +19,7 @@ namespace vtenant::sched {
 
 class PendingReasons {
  public:
-  explicit PendingReasons(Session& session)
-      : session_(&session), node_fit_(session.snapshot.num_shapes) {}
+  explicit PendingReasons(Session& session);
 
   // Why `pod` (of `group`) is still pending after the cycle: the id of its
   // text in TakeTexts(). Pods whose reasons read the same share one id; the
@@ -64,9 +63,13 @@ class PendingReasons {
   using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
   std::map<NoteKey, std::string> note_text_;
   // Common's reasons: by the job's queue and the shape (queue << 32 | shape),
-  // the notes each was seen with. Few pods of one queue and shape differ in
+  // the notes_id_ each was seen with. Few pods of one queue and shape differ in
   // their notes.
-  std::unordered_map<uint64_t, std::vector<std::pair<NoteList, ReasonId>>> common_;
+  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, ReasonId>>> common_;
+  // Per group: which distinct note list it holds (0: none), worked out once
+  // in the order the notes are kept, so that the walk over pending pods
+  // reads an id per group instead of the group's notes.
+  std::vector<uint32_t> notes_id_;
   // The last reason For worked out: the pods of a group come one after
   // another and most share a shape, and a gang's reason quotes its name.
   struct Last {
