@@ -58,8 +58,15 @@ PendingReasons::PendingReasons(Session& session)
       notes_id_(session.snapshot.groups.size(), 0) {
   std::unordered_map<NoteList, uint32_t, NoteListHash> ids;
   ids.emplace(NoteList{}, 0);
+  // Groups noted one after another mostly hold the same notes.
+  NoteList last;
+  uint32_t last_id = 0;
   session.notes.ForEachNoted([&](GroupId group, const NoteList& notes) {
-    notes_id_[group] = ids.emplace(notes, static_cast<uint32_t>(ids.size())).first->second;
+    if (!(notes == last)) {
+      last = notes;
+      last_id = ids.try_emplace(notes, static_cast<uint32_t>(ids.size())).first->second;
+    }
+    notes_id_[group] = last_id;
   });
 }
 
