@@ -19,6 +19,8 @@ namespace vtenant::sched {
 
 class PendingReasons {
  public:
+  // Reads `session` as the actions left it: construct it after the last
+  // action, since the job's notes are read once, here.
   explicit PendingReasons(Session& session);
 
   // Why `pod` (of `group`) is still pending after the cycle: the id of its
