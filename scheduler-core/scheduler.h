@@ -40,7 +40,7 @@ struct Move {
 };
 
 // Which of Decisions::reasons a pending pod waits for. A busy cycle leaves
-// tens of thousands of pods pending for a few hundred distinct reasons, so
+// tens of thousands of pods pending for about a thousand distinct reasons, so
 // each text is kept once and the pods refer to it.
 enum class ReasonId : uint32_t {};
 
