@@ -99,7 +99,7 @@ std::string Render(const sched::Snapshot& s, const sched::Decisions& d) {
   for (const sched::Move& m : d.moves)
     out << "move " << s.pods[m.pod].name << " " << m.to.node << " " << m.to.device_mask << "\n";
   for (const sched::Pending& p : d.pending)
-    out << "pending " << s.pods[p.pod].name << " " << p.reason << "\n";
+    out << "pending " << s.pods[p.pod].name << " " << d.ReasonOf(p) << "\n";
   return out.str();
 }
 

@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
@@ -23,30 +26,69 @@ bool Movable(const Session& session, PodId p, GroupId for_job) {
          group.topology.preferred_level == kNoString;
 }
 
+// A running pod that Movable accepts for any job but its own, with the GPU
+// it holds where it runs.
+struct MovablePod {
+  PodId pod;
+  GroupId group;
+  Milli gpu;
+};
+
+// The movable pods of every node, in pod order, packed: node n's are
+// pods[begin[n] .. begin[n + 1]). Consolidation only changes the state
+// through plans it keeps; the ones it measures roll back. So a list built
+// after the last kept plan stays true, and the search for candidate nodes
+// reads it instead of every pod's Pod and PodGroup records.
+struct MovableByNode {
+  std::vector<uint32_t> begin;
+  std::vector<MovablePod> pods;
+
+  void Build(const Session& session) {
+    const ClusterState& state = session.state;
+    std::vector<std::pair<NodeId, MovablePod>> found;
+    for (PodId p = 0; p < session.pod_pending.size(); ++p) {
+      if (session.pod_pending[p] || !state.IsPlaced(p)) continue;
+      const GroupId g = session.pod_group[p];
+      const Session::JobFacts& job = session.job_facts[g];
+      if (!job.preemptible || job.constrained) continue;
+      const Allocation& where = state.AllocationOf(p);
+      found.push_back({where.node, {p, g, state.Usage(p, where)[kGpu]}});
+    }
+    begin.assign(session.snapshot.nodes.size() + 1, 0);
+    for (const auto& [n, _] : found) ++begin[n + 1];
+    for (size_t n = 1; n < begin.size(); ++n) begin[n] += begin[n - 1];
+    pods.resize(found.size());
+    std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+    for (const auto& [n, m] : found) pods[next[n]++] = m;
+  }
+  std::span<const MovablePod> On(NodeId n) const {
+    return {pods.data() + begin[n], pods.data() + begin[n + 1]};
+  }
+};
+
 // Tries to make room for `job` on `node` by moving at most `max_moves` pods
 // off it. Returns the number of pods moved, 0 if no plan within the cap
 // works. With `keep` false the plan is only measured and rolled back, so the
 // caller can compare nodes and keep the one with the fewest moves. Sets
 // `*capped` when the cap, not a lack of movable pods, ended the search.
 int ConsolidateOnto(Session& session, GroupId job, NodeId node,
-                    const std::vector<PodId>& pods_on_node, int max_moves, bool keep,
+                    std::span<const MovablePod> pods_on_node, int max_moves, bool keep,
                     bool* capped) {
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   const JobOutcome before = session.outcome[job];
-  std::vector<PodId> movable;
-  for (PodId p : pods_on_node)
-    if (Movable(session, p, job) && session.state.AllocationOf(p).node == node)
-      movable.push_back(p);
+  std::vector<MovablePod> movable;
+  for (const MovablePod& m : pods_on_node)
+    if (Movable(session, m.pod, job) && session.state.AllocationOf(m.pod).node == node)
+      movable.push_back(m);
   // Smallest first: move as little as possible.
-  std::sort(movable.begin(), movable.end(), [&](PodId a, PodId b) {
-    Milli ga = session.state.Usage(a, session.state.AllocationOf(a))[kGpu];
-    Milli gb = session.state.Usage(b, session.state.AllocationOf(b))[kGpu];
-    return ga != gb ? ga < gb : a < b;
+  std::sort(movable.begin(), movable.end(), [](const MovablePod& a, const MovablePod& b) {
+    return a.gpu != b.gpu ? a.gpu < b.gpu : a.pod < b.pod;
   });
   std::vector<PodId> moved;
   int result = 0;
-  for (PodId p : movable) {
+  for (const MovablePod& candidate : movable) {
+    const PodId p = candidate.pod;
     if (static_cast<int>(moved.size()) >= max_moves) {
       *capped = true;
       break;
@@ -80,10 +122,8 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
       session.options.consolidation_max_moves_per_cycle <= 0 || unsatisfied.empty())
     return;
   const Snapshot& s = session.snapshot;
-  std::vector<std::vector<PodId>> pods_on(s.nodes.size());
-  for (PodId p = 0; p < s.pods.size(); ++p)
-    if (!session.pod_pending[p] && session.state.IsPlaced(p))
-      pods_on[session.state.AllocationOf(p).node].push_back(p);
+  MovableByNode pods_on;  // built for the first job that gets an attempt
+  bool pods_on_built = false;
   std::vector<uint8_t> shape_tried(s.num_shapes, 0);
   std::vector<GroupId> still;
   int attempts = 0;
@@ -110,6 +150,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
     if (untried && need[kGpu] > 0) {
       if (session.state.FreeGpuTotal() >= need[kGpu]) {
         ++attempts;
+        if (!pods_on_built) pods_on.Build(session), pods_on_built = true;
         // Nodes where moving pods away could make room for the first pod,
         // closest to fitting first.
         const Milli first_gpu = session.placer.MinimumGpuOnNode(first);
@@ -118,9 +159,8 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
           FitFailure f = session.placer.Check(first, n, nullptr);
           if (f != FitFailure::kWholeGpus && f != FitFailure::kSharedGpu) continue;
           Milli movable_gpu = 0;
-          for (PodId p : pods_on[n])
-            if (Movable(session, p, job) && session.state.AllocationOf(p).node == n)
-              movable_gpu += session.state.Usage(p, session.state.AllocationOf(p))[kGpu];
+          for (const MovablePod& m : pods_on.On(n))
+            if (m.group != job) movable_gpu += m.gpu;
           if (session.state.Free(n).gpu + movable_gpu >= first_gpu)
             candidates.emplace_back(-session.state.Free(n).gpu, n);
         }
@@ -136,7 +176,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
         NodeId best_node = kNone;
         bool capped = false;
         for (const auto& [_, n] : candidates) {
-          const int m = ConsolidateOnto(session, job, n, pods_on[n], best - 1, false, &capped);
+          const int m = ConsolidateOnto(session, job, n, pods_on.On(n), best - 1, false, &capped);
           if (m > 0 && m < best) {
             best = m;
             best_node = n;
@@ -147,7 +187,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
         if (best_node != kNone) {
           bool unused = false;
           const int m =
-              ConsolidateOnto(session, job, best_node, pods_on[best_node], best, true, &unused);
+              ConsolidateOnto(session, job, best_node, pods_on.On(best_node), best, true, &unused);
           done = m > 0;
           moves_made += m;
         } else if (capped) {
@@ -159,10 +199,7 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
         if (done) {
           session.ForgetFailures();
           // Moved pods now sit elsewhere: rebuild who is where.
-          for (auto& list : pods_on) list.clear();
-          for (PodId p = 0; p < s.pods.size(); ++p)
-            if (!session.pod_pending[p] && session.state.IsPlaced(p))
-              pods_on[session.state.AllocationOf(p).node].push_back(p);
+          pods_on.Build(session);
           continue;
         }
         shape_tried[session.pod_shape[first]] = 1;

@@ -61,7 +61,8 @@ std::string Render(const Snapshot& s, const Decisions& d) {
   for (const Eviction& e : d.evictions)
     out += "evict " + s.pods[e.pod].name + " " + e.message + "\n";
   for (const Move& m : d.moves) out += "move " + s.pods[m.pod].name + "\n";
-  for (const Pending& p : d.pending) out += "pending " + s.pods[p.pod].name + " " + p.reason + "\n";
+  for (const Pending& p : d.pending)
+    out += "pending " + s.pods[p.pod].name + " " + d.ReasonOf(p) + "\n";
   return out;
 }
 

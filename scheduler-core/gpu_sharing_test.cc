@@ -21,10 +21,10 @@ TEST(GpuSharingTest, FiveHalfGpuPodsOnTwoGpusPlaceFourAndExplainTheFifth) {
     EXPECT_EQ(d.binds.size(), 4u) << nodes << " node(s)";
     ASSERT_EQ(d.pending.size(), 1u);
     EXPECT_EQ(s.pods[d.pending[0].pod].name, "gpu-sharing-pod-5");
-    EXPECT_EQ(d.pending[0].reason, "0/" + std::to_string(nodes) +
-                                       " nodes fit: " + std::to_string(nodes) +
-                                       " no GPU device with the requested portion free (needs "
-                                       "500m of one device)");
+    EXPECT_EQ(d.ReasonOf(d.pending[0]), "0/" + std::to_string(nodes) +
+                                            " nodes fit: " + std::to_string(nodes) +
+                                            " no GPU device with the requested portion free (needs "
+                                            "500m of one device)");
     EXPECT_EQ(ReportOf(d, s, "test").allocated[kGpu], 2000);
     for (const Bind& bind : d.binds) EXPECT_EQ(bind.allocation.portion, 500);
   }

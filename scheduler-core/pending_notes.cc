@@ -16,7 +16,7 @@ bool NoteList::operator==(const NoteList& other) const {
 void PendingNotes::Set(GroupId group, PendingNote note) {
   if (slot_of_[group] == kNone) {
     slot_of_[group] = static_cast<uint32_t>(slots_.size());
-    slots_.emplace_back();
+    slots_.emplace_back().group = group;
   }
   Slot& slot = slots_[slot_of_[group]];
   const int a = static_cast<int>(note.action);
@@ -30,9 +30,12 @@ void PendingNotes::Clear(GroupId group, NoteAction action) {
 }
 
 NoteList PendingNotes::Of(GroupId group) const {
+  if (slot_of_[group] == kNone) return {};
+  return ListOf(slots_[slot_of_[group]]);
+}
+
+NoteList PendingNotes::ListOf(const Slot& slot) {
   NoteList out;
-  if (slot_of_[group] == kNone) return out;
-  const Slot& slot = slots_[slot_of_[group]];
   for (int a = 0; a < kNumNoteActions; ++a)
     if (slot.held & (1u << a)) out.notes[out.size++] = slot.by_action[a];
   return out;

@@ -58,12 +58,23 @@ class PendingNotes {
   // The notes of `group`, in the order the actions run.
   NoteList Of(GroupId group) const;
 
+  // Calls fn(group, notes) once for every group that was ever given a note
+  // (its notes may be empty again after Clear), in the order the groups
+  // got their first note. It reads the notes in the order they are kept,
+  // where Of for one group after another jumps around in them.
+  template <typename Fn>
+  void ForEachNoted(Fn&& fn) const {
+    for (const Slot& slot : slots_) fn(slot.group, ListOf(slot));
+  }
+
  private:
   // One note per action; `held` says which are set.
   struct Slot {
     std::array<PendingNote, kNumNoteActions> by_action;
+    GroupId group = kNone;
     uint8_t held = 0;  // bit per NoteAction
   };
+  static NoteList ListOf(const Slot& slot);
   // Per group: its slot in slots_, kNone until a note is set. A busy cycle
   // notes tens of thousands of jobs; one shared array instead of a list per
   // job keeps that from allocating per job.

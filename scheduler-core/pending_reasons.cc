@@ -1,6 +1,7 @@
 #include "scheduler-core/pending_reasons.h"
 
 #include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace vtenant::sched {
@@ -28,6 +29,18 @@ std::string WhatItNeeds(const PodRequest& r, FitFailure f) {
   }
 }
 
+struct NoteListHash {
+  size_t operator()(const NoteList& list) const {
+    uint64_t h = static_cast<uint64_t>(list.size);
+    for (const PendingNote& n : list) {
+      h = (h ^ (uint64_t(n.action) << 40 | uint64_t(n.kind) << 32 | n.queue)) *
+          0x9e3779b97f4a7c15ull;
+      h = (h ^ static_cast<uint64_t>(n.seconds)) * 0x9e3779b97f4a7c15ull;
+    }
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
 // a + b in one allocation.
 std::string Joined(const std::string& a, const std::string& b) {
   std::string out;
@@ -38,6 +51,24 @@ std::string Joined(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+PendingReasons::PendingReasons(Session& session)
+    : session_(&session),
+      node_fit_(session.snapshot.num_shapes),
+      notes_id_(session.snapshot.groups.size(), 0) {
+  std::unordered_map<NoteList, uint32_t, NoteListHash> ids;
+  ids.emplace(NoteList{}, 0);
+  // Groups noted one after another mostly hold the same notes.
+  NoteList last;
+  uint32_t last_id = 0;
+  session.notes.ForEachNoted([&](GroupId group, const NoteList& notes) {
+    if (!(notes == last)) {
+      last = notes;
+      last_id = ids.try_emplace(notes, static_cast<uint32_t>(ids.size())).first->second;
+    }
+    notes_id_[group] = last_id;
+  });
+}
 
 const std::string& PendingReasons::NodeFit(PodId pod) {
   const Snapshot& s = session_->snapshot;
@@ -116,7 +147,7 @@ const std::string& PendingReasons::CachedNoteText(GroupId group, const PendingNo
   return note_text_.emplace(key, NoteText(group, note)).first->second;
 }
 
-const std::string& PendingReasons::Notes(GroupId group) {
+PendingReasons::NotesKey PendingReasons::NotesKeyOf(GroupId group) const {
   const NoteList list = session_->notes.Of(group);
   NotesKey key{};
   key[0] = session_->job_facts[group].queue;
@@ -127,17 +158,62 @@ const std::string& PendingReasons::Notes(GroupId group) {
     key[3 + 3 * i] = n.queue;
     key[4 + 3 * i] = n.seconds;
   }
+  return key;
+}
+
+const std::string& PendingReasons::Notes(GroupId group) {
+  const NotesKey key = NotesKeyOf(group);
   auto it = notes_.find(key);
   if (it != notes_.end()) return it->second;
   std::string out;
-  for (const PendingNote& n : list) {
+  for (const PendingNote& n : session_->notes.Of(group)) {
     out += "; ";
     out += CachedNoteText(group, n);
   }
   return notes_.emplace(key, std::move(out)).first->second;
 }
 
-std::string PendingReasons::For(GroupId group, PodId pod) {
+ReasonId PendingReasons::Intern(std::string text) {
+  auto it = by_text_.find(text);
+  if (it != by_text_.end()) return it->second;
+  const ReasonId id{static_cast<uint32_t>(texts_.size())};
+  texts_.push_back(std::move(text));
+  by_text_.emplace(texts_.back(), id);
+  return id;
+}
+
+ReasonId PendingReasons::Common(GroupId group, PodId pod) {
+  const uint64_t key = uint64_t{session_->job_facts[group].queue} << 32 | session_->pod_shape[pod];
+  const uint32_t notes = notes_id_[group];
+  std::vector<std::pair<uint32_t, ReasonId>>& seen = common_[key];
+  for (const auto& [n, id] : seen)
+    if (n == notes) return id;
+  const ReasonId id = Intern(Joined(NodeFit(pod), Notes(group)));
+  seen.emplace_back(notes, id);
+  return id;
+}
+
+std::vector<std::string> PendingReasons::TakeTexts() {
+  by_text_.clear();
+  std::vector<std::string> out(std::make_move_iterator(texts_.begin()),
+                               std::make_move_iterator(texts_.end()));
+  texts_.clear();
+  return out;
+}
+
+ReasonId PendingReasons::For(GroupId group, PodId pod) {
+  const ShapeId shape = session_->pod_shape[pod];
+  if (group == last_.group && shape == last_.shape) return last_.id;
+  const ReasonId id = Uncached(group, pod);
+  // A reason depends on the pod only through its shape, but for a gang
+  // that failed part-way without naming its failing pod: that reason names
+  // the pod itself.
+  const JobOutcome& why = session_->outcome[group];
+  if (why.block != JobBlock::kGangPartial || why.failing_pod != kNone) last_ = {group, shape, id};
+  return id;
+}
+
+ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
   const Snapshot& s = session_->snapshot;
   const JobOutcome& why = session_->outcome[group];
   // The PodGroup record is read only for gangs and topologies.
@@ -147,13 +223,13 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
                                           : "";
   switch (why.block) {
     case JobBlock::kQueueLimit:
-      return Budget(why, false);
+      return Intern(Budget(why, false));
     case JobBlock::kNonPreemptibleQuota:
-      return Budget(why, true);
+      return Intern(Budget(why, true));
     case JobBlock::kTopology:
-      return gang + " needs " + std::to_string(why.needed) + " pods within one " +
-             s.strings.Get(s.groups[group].topology.required_level) +
-             " domain; no single domain has room";
+      return Intern(gang + " needs " + std::to_string(why.needed) + " pods within one " +
+                    s.strings.Get(s.groups[group].topology.required_level) +
+                    " domain; no single domain has room");
     case JobBlock::kNoNode:
     case JobBlock::kGangPartial: {
       PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
@@ -161,8 +237,8 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
       for (uint32_t i = session_->pending_begin[group]; i < session_->pending_begin[group + 1]; ++i)
         if (!session_->state.IsPlaced(session_->pending[i].pod)) ++pending;
       if (why.needed > pending)
-        return gang + " has " + std::to_string(pending) + " pending pods, fewer than the " +
-               std::to_string(why.needed) + " it still needs to start";
+        return Intern(gang + " has " + std::to_string(pending) + " pending pods, fewer than the " +
+                      std::to_string(why.needed) + " it still needs to start");
       const std::string& fit = NodeFit(failing);
       std::string text;
       if (why.block == JobBlock::kGangPartial) {
@@ -175,16 +251,16 @@ std::string PendingReasons::For(GroupId group, PodId pod) {
         text = "waiting for pod " + s.pods[failing].name + " of " +
                (gang.empty() ? "its job" : gang) + ": " + fit;
       } else if (gang.empty()) {
-        return Joined(fit, Notes(group));  // the common case: one allocation
+        return Common(group, failing);  // the pod's own shape, or one equal to it
       } else {
         text = gang + ": " + fit;
       }
-      return text + Notes(group);
+      return Intern(text + Notes(group));
     }
     case JobBlock::kNone:
       break;
   }
-  return Joined(NodeFit(pod), Notes(group));
+  return Common(group, pod);
 }
 
 }  // namespace vtenant::sched

@@ -112,7 +112,7 @@ TEST(PlacementTest, LikeSizesTogetherLeaveRoomForEveryPod) {
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_TRUE(d.pending.empty()) << d.pending.size() << " pending, first: "
-                                 << (d.pending.empty() ? "" : d.pending[0].reason);
+                                 << (d.pending.empty() ? "" : d.ReasonOf(d.pending[0]));
   for (const char* pod : {"half-1", "half-2"}) {
     ASSERT_NE(BindOf(d, s, pod), nullptr) << pod;
     EXPECT_EQ(DeviceIndices(BindOf(d, s, pod)->allocation), std::vector<int>{1}) << pod;

@@ -1,7 +1,10 @@
 #include "scheduler-core/scheduler.h"
 
 #include <bit>
+#include <charconv>
 #include <chrono>
+#include <initializer_list>
+#include <string_view>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/pending_reasons.h"
@@ -10,24 +13,46 @@
 namespace vtenant::sched {
 namespace {
 
+// The parts joined in one allocation: a busy cycle writes tens of thousands
+// of eviction messages.
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+// The decimal text of a number, for Cat.
+class Dec {
+ public:
+  explicit Dec(int64_t v) : end_(std::to_chars(buf_, buf_ + sizeof buf_, v).ptr) {}
+  operator std::string_view() const { return {buf_, static_cast<size_t>(end_ - buf_)}; }
+
+ private:
+  char buf_[24];
+  char* end_;
+};
+
 std::string EvictionMessage(const Session& session, PodId pod, EvictionCause cause, GroupId by) {
   const Snapshot& s = session.snapshot;
-  const PodGroup& victim = s.groups[s.pods[pod].group];
+  const PodGroup& victim = s.groups[session.pod_group[pod]];
   const std::string& victim_queue = s.queues[victim.queue].name;
   switch (cause) {
     case EvictionCause::kReclaim:
-      return "reclaimed for job " + s.groups[by].name + " of queue " +
-             s.queues[s.groups[by].queue].name + ": queue " + victim_queue +
-             " was above its fair share";
+      return Cat({"reclaimed for job ", s.groups[by].name, " of queue ",
+                  s.queues[s.groups[by].queue].name, ": queue ", victim_queue,
+                  " was above its fair share"});
     case EvictionCause::kPreempt:
-      return "preempted in queue " + victim_queue + " by job " + s.groups[by].name +
-             " of higher priority (" + std::to_string(s.groups[by].priority) + " > " +
-             std::to_string(victim.priority) + ")";
+      return Cat({"preempted in queue ", victim_queue, " by job ", s.groups[by].name,
+                  " of higher priority (", Dec(s.groups[by].priority), " > ", Dec(victim.priority),
+                  ")"});
     case EvictionCause::kConsolidate:
-      return "moved to make room for job " + s.groups[by].name;
+      return Cat({"moved to make room for job ", s.groups[by].name});
     case EvictionCause::kStaleGang:
-      return "gang " + victim.name + " ran below minMember " + std::to_string(victim.min_member) +
-             " for " + std::to_string(s.now - victim.stale_since) + "s";
+      return Cat({"gang ", victim.name, " ran below minMember ", Dec(victim.min_member), " for ",
+                  Dec(s.now - victim.stale_since), "s"});
     case EvictionCause::kNone:
       break;
   }
@@ -64,14 +89,23 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   if (options.preempt) timed("preempt", [&] { Preempt(session, unsatisfied); });
   timed("stale_gang", [&] { EvictStaleGangs(session); });
 
-  // The last eviction of each pod says why it left.
-  std::vector<const Statement::Entry*> last_eviction(snapshot.pods.size(), nullptr);
+  // The last eviction of each pod says why it left; copied out of the
+  // journal, so that the walk below reads it in pod order.
+  struct Why {
+    EvictionCause cause = EvictionCause::kNone;
+    GroupId by = kNone;
+  };
+  std::vector<Why> last_eviction(snapshot.pods.size());
   for (const Statement::Entry& e : session.statement.journal())
-    if (!e.place) last_eviction[e.pod] = &e;
+    if (!e.place) last_eviction[e.pod] = {e.cause, e.by};
 
   Decisions d;
   PendingReasons reasons(session);
   const ClusterState& state = session.state;
+  size_t placed = 0;
+  for (const Session::PendingPod& p : session.pending) placed += state.IsPlaced(p.pod);
+  d.binds.reserve(placed);
+  d.pending.reserve(session.pending.size() - placed);
   for (PodId p = 0; p < snapshot.pods.size(); ++p) {
     // The session's packed phase first: a bound pod never needs its (large)
     // Pod record here.
@@ -79,20 +113,19 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
       if (state.IsPlaced(p)) {
         d.binds.push_back({p, state.AllocationOf(p)});
       } else {
-        d.pending.push_back({p, reasons.For(snapshot.pods[p].group, p)});
+        d.pending.push_back({p, reasons.For(session.pod_group[p], p)});
       }
       continue;
     }
     const Pod& pod = snapshot.pods[p];
     if (!state.IsPlaced(p)) {
-      const Statement::Entry* e = last_eviction[p];
-      EvictionCause cause = e ? e->cause : EvictionCause::kNone;
-      GroupId by = e ? e->by : kNone;
+      const auto [cause, by] = last_eviction[p];
       d.evictions.push_back({p, cause, by, EvictionMessage(session, p, cause, by)});
     } else if (!(state.AllocationOf(p) == pod.allocation)) {
       d.moves.push_back({p, pod.allocation, state.AllocationOf(p)});
     }
   }
+  d.reasons = reasons.TakeTexts();
   for (QueueId q = 0; q < snapshot.queues.size(); ++q)
     d.queues.push_back({q, session.fair_share[q], state.QueueAllocated(q),
                         state.QueueAllocatedNonPreemptible(q), session.requested[q]});

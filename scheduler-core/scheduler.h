@@ -9,6 +9,7 @@
 // and options always give the same decisions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,14 @@ struct Move {
   Allocation to;
 };
 
+// Which of Decisions::reasons a pending pod waits for. A busy cycle leaves
+// tens of thousands of pods pending for about a thousand distinct reasons, so
+// each text is kept once and the pods refer to it.
+enum class ReasonId : uint32_t {};
+
 struct Pending {
   PodId pod;
-  std::string reason;
+  ReasonId reason;  // read the text with Decisions::ReasonOf
 };
 
 struct QueueReport {
@@ -56,7 +62,13 @@ struct Decisions {
   std::vector<Eviction> evictions;
   std::vector<Move> moves;
   std::vector<Pending> pending;
+  std::vector<std::string> reasons;  // each distinct pending reason once, by ReasonId
   std::vector<QueueReport> queues;
+
+  // Why `p` is pending ("0/4 nodes fit: ...").
+  const std::string& ReasonOf(const Pending& p) const {
+    return reasons[static_cast<uint32_t>(p.reason)];
+  }
 };
 
 Decisions RunCycle(const Snapshot& snapshot, const Options& options = {});

@@ -37,34 +37,38 @@ Session::Session(const Snapshot& s, const Options& opts)
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
   for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
-  // The groups' facts first: the walk over pods below then reads each pod's
-  // queue from them instead of from its (large, scattered) PodGroup record.
+  // One pass over the (large) Pod records, then one over the PodGroup
+  // records: everything later reads the packed arrays instead.
+  pod_group.resize(s.pods.size());
+  size_t num_pending = 0;
+  for (PodId p = 0; p < s.pods.size(); ++p) {
+    const Pod& pod = s.pods[p];
+    pod_shape[p] = pod.shape;
+    pod_group[p] = pod.group;
+    pod_pending[p] = pod.phase == PodPhase::kPending;
+    num_pending += pod_pending[p];
+    estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
+                                 pod.request.memory_bytes);
+    if (pod.phase == PodPhase::kRunning)
+      group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
+  }
   has_subgroups.resize(s.groups.size());
   job_facts.resize(s.groups.size());
+  pending_begin.reserve(s.groups.size() + 1);
+  pending_pods.reserve(num_pending);
+  pending.reserve(num_pending);
+  std::vector<ResourceVector> leaf(s.queues.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
     has_subgroups[g] = !group.subgroups.empty();
     job_facts[g] = {
         group.queue, group.min_member, group.preemptible,
         group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
-  }
-  std::vector<ResourceVector> leaf(s.queues.size());
-  for (PodId p = 0; p < s.pods.size(); ++p) {
-    const Pod& pod = s.pods[p];
-    pod_shape[p] = pod.shape;
-    pod_pending[p] = pod.phase == PodPhase::kPending;
-    estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
-                                 pod.request.memory_bytes);
-    if (pod.phase == PodPhase::kRunning)
-      group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
-    leaf[job_facts[pod.group].queue] +=
-        state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
-  }
-  pending_begin.reserve(s.groups.size() + 1);
-  for (GroupId g = 0; g < s.groups.size(); ++g) {
+    ResourceVector& held = leaf[group.queue];
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
-    for (PodId p : s.groups[g].pods) {
-      if (!pod_pending[p]) continue;  // not the (large) Pod record again
+    for (PodId p : group.pods) {
+      held += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
+      if (!pod_pending[p]) continue;
       pending_pods.push_back(p);
       pending.push_back({p, pod_shape[p], estimated[p]});
     }

@@ -85,6 +85,7 @@ struct Session {
   };
   std::vector<JobFacts> job_facts;   // per group
   std::vector<ShapeId> pod_shape;    // per pod: snapshot.pods[p].shape, packed likewise
+  std::vector<GroupId> pod_group;    // per pod: snapshot.pods[p].group, packed likewise
   std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;

@@ -89,7 +89,7 @@ inline const Eviction* EvictionOf(const Decisions& d, const Snapshot& s, const s
 inline std::string ReasonOf(const Decisions& d, const Snapshot& s, const std::string& pod) {
   PodId id = PodNamed(s, pod);
   for (const Pending& p : d.pending)
-    if (p.pod == id) return p.reason;
+    if (p.pod == id) return d.ReasonOf(p);
   return "";
 }
 

@@ -203,7 +203,7 @@ TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
   for (const sched::Pending& p : d.pending)
     if (w.snapshot->pods[p.pod].name == "ns/nowhere") {
       waits = true;
-      EXPECT_NE(p.reason.find("affinity"), std::string::npos) << p.reason;
+      EXPECT_NE(d.ReasonOf(p).find("affinity"), std::string::npos) << d.ReasonOf(p);
     }
   EXPECT_TRUE(waits);
 }

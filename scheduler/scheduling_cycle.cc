@@ -143,7 +143,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     const sched::Pod& pod = s.pods[p.pod];
     if (!w.movable[p.pod]) continue;
     pending_keys.insert(pod.name);
-    pending_.Report(pod.name, p.reason, steady_now);
+    pending_.Report(pod.name, d.ReasonOf(p), steady_now);
     ++pending_by_queue[s.queues[s.groups[pod.group].queue].name];
   }
   for (const Unschedulable& u : w.unschedulable) {
@@ -174,7 +174,8 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   gauged_queues_ = std::move(gauged);
   // PodGroups: Running once minMember pods run or are being bound.
   std::map<sched::GroupId, std::string> group_reason;
-  for (const sched::Pending& p : d.pending) group_reason.emplace(s.pods[p.pod].group, p.reason);
+  for (const sched::Pending& p : d.pending)
+    group_reason.emplace(s.pods[p.pod].group, d.ReasonOf(p));
   std::set<sched::PodId> bound_now;
   for (const sched::Bind& b : d.binds) bound_now.insert(b.pod);
   for (sched::GroupId g = 0; g < s.groups.size(); ++g) {
