@@ -76,12 +76,23 @@ struct KaiKey {
   bool within_quota;
   bool uses_unshared;
   int32_t priority;
-  double dominant_share;
+  double dominant_share;             // never NaN: its divisor is positive
   const ResourceVector* fair_share;  // the session's, fixed for the cycle
   int64_t creation_time;
   const std::string* name;
   QueueId queue;
 };
+
+// The chain's comparison of values: -1 when a goes first, 1 when b does,
+// 0 when the chain goes on to the fair shares.
+int CompareValues(const KaiKey& a, const KaiKey& b) {
+  if (a.above_fair_share != b.above_fair_share) return a.above_fair_share ? 1 : -1;
+  if (a.within_quota != b.within_quota) return a.within_quota ? -1 : 1;
+  if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
+  if (a.uses_unshared != b.uses_unshared) return a.uses_unshared ? 1 : -1;
+  if (a.dominant_share != b.dominant_share) return a.dominant_share < b.dominant_share ? -1 : 1;
+  return 0;
+}
 
 }  // namespace
 
@@ -103,16 +114,16 @@ QueueKey KaiQueueOrder::KeyOf(const Session& s, QueueId q, const ResourceVector&
 bool KaiQueueOrder::KeyBefore(const QueueKey& key_a, const QueueKey& key_b) const {
   const KaiKey& a = key_a.As<KaiKey>();
   const KaiKey& b = key_b.As<KaiKey>();
-  if (a.above_fair_share != b.above_fair_share) return !a.above_fair_share;
-  if (a.within_quota != b.within_quota) return a.within_quota;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.uses_unshared != b.uses_unshared) return !a.uses_unshared;
-  if (a.dominant_share != b.dominant_share) return a.dominant_share < b.dominant_share;
+  if (const int c = CompareValues(a, b); c != 0) return c < 0;
   if (SmallerShare(*a.fair_share, *b.fair_share)) return true;
   if (SmallerShare(*b.fair_share, *a.fair_share)) return false;
   if (a.creation_time != b.creation_time) return a.creation_time < b.creation_time;
   if (*a.name != *b.name) return *a.name < *b.name;
   return a.queue < b.queue;
+}
+
+bool KaiQueueOrder::CoarseBefore(const QueueKey& a, const QueueKey& b) const {
+  return CompareValues(a.As<KaiKey>(), b.As<KaiKey>()) < 0;
 }
 
 void JobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
