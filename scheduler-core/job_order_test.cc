@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -155,6 +156,38 @@ TEST(JobOrderTest, AQueueOrderOfItsOwnSeesTheServedQueuesNewAllocation) {
   EXPECT_NE(BindOf(d, s, "b-0"), nullptr);
   EXPECT_EQ(BindOf(d, s, "a-1"), nullptr);
   EXPECT_EQ(BindOf(d, s, "b-1"), nullptr);
+}
+
+TEST(JobOrderTest, TheJobRanksSortIsItsComparison) {
+  // Small ranges (many ties: names decide), and ages so far apart that
+  // priority and age no longer fit one integer.
+  const std::vector<int64_t> ages[] = {
+      {0, 1, 2},
+      {5, 1000000},
+      {std::numeric_limits<int64_t>::min(), 0, std::numeric_limits<int64_t>::max()}};
+  for (uint32_t seed = 0; seed < 30; ++seed) {
+    std::mt19937 rng(seed);
+    const std::vector<int64_t>& age = ages[seed % 3];
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+    for (int i = 0; i < 300; ++i) {
+      PodSpec p = FractionPod("job-" + std::to_string(rng() % 100000) + "-" + std::to_string(i),
+                              "team", 500);
+      p.priority =
+          seed % 2 == 0 ? static_cast<int32_t>(rng() % 3) - 1 : static_cast<int32_t>(rng()) / 2;
+      p.creation_time = age[rng() % age.size()];
+      b.AddPod(p);
+    }
+    const Snapshot s = MustBuild(b);
+    std::vector<GroupId> sorted(s.groups.size());
+    std::iota(sorted.begin(), sorted.end(), 0);
+    std::shuffle(sorted.begin(), sorted.end(), rng);
+    std::vector<GroupId> expected = sorted;
+    PriorityThenAgeJobRank rank;
+    std::sort(expected.begin(), expected.end(),
+              [&](GroupId x, GroupId y) { return rank.Before(s, x, y); });
+    rank.Sort(s, &sorted);
+    EXPECT_EQ(sorted, expected) << "seed " << seed;
+  }
 }
 
 // KAI's queue order without its coarse order: JobOrder falls back to

@@ -1,9 +1,11 @@
 #include "scheduler-core/order_rules.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <string>
 
+#include "scheduler-core/radix_sort.h"
 #include "scheduler-core/session.h"
 
 namespace vtenant::sched {
@@ -134,7 +136,10 @@ void VictimOrder::SortJobs(const Session& s, std::vector<GroupId>* jobs) const {
   std::sort(jobs->begin(), jobs->end(), [&](GroupId a, GroupId b) { return JobFirst(s, a, b); });
 }
 
-void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
+namespace {
+
+// PriorityThenAgeJobRank's order by comparisons, on keys copied out once.
+void SortByComparison(const Snapshot& s, std::vector<GroupId>* jobs) {
   struct Key {
     int32_t priority;
     int64_t creation_time;
@@ -153,6 +158,47 @@ void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs)
     return a.group < b.group;
   });
   for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].group;
+}
+
+}  // namespace
+
+void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
+  if (jobs->size() < 2) return;
+  int32_t high = s.groups[jobs->front()].priority, low = high;
+  int64_t oldest = s.groups[jobs->front()].creation_time, newest = oldest;
+  for (GroupId g : *jobs) {
+    high = std::max(high, s.groups[g].priority);
+    low = std::min(low, s.groups[g].priority);
+    oldest = std::min(oldest, s.groups[g].creation_time);
+    newest = std::max(newest, s.groups[g].creation_time);
+  }
+  // Higher priority, then older, as one integer: the priority below the
+  // highest in the upper bits, the age after the oldest in the lower ones.
+  const int age_bits =
+      std::bit_width(static_cast<uint64_t>(newest) - static_cast<uint64_t>(oldest));
+  const int priority_bits = std::bit_width(static_cast<uint64_t>(int64_t{high} - low));
+  if (age_bits + priority_bits > 64) return SortByComparison(s, jobs);
+  std::vector<KeyedId> keys;
+  keys.reserve(jobs->size());
+  for (GroupId g : *jobs) {
+    const uint64_t below = static_cast<uint64_t>(int64_t{high} - s.groups[g].priority);
+    const uint64_t age =
+        static_cast<uint64_t>(s.groups[g].creation_time) - static_cast<uint64_t>(oldest);
+    keys.push_back({(age_bits == 64 ? 0 : below << age_bits) | age, g});
+  }
+  std::vector<KeyedId> scratch;
+  RadixSortByKey(keys, age_bits + priority_bits, &scratch);
+  // Equal priority and age: the smaller name, then the lower id.
+  for (size_t i = 0, j = 0; i < keys.size(); i = j) {
+    while (j < keys.size() && keys[j].key == keys[i].key) ++j;
+    if (j - i < 2) continue;
+    std::sort(keys.begin() + i, keys.begin() + j, [&](const KeyedId& a, const KeyedId& b) {
+      const std::string& na = s.groups[a.id].name;
+      const std::string& nb = s.groups[b.id].name;
+      return na != nb ? na < nb : a.id < b.id;
+    });
+  }
+  for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].id;
 }
 
 bool PriorityThenAgeJobRank::Before(const Snapshot& s, GroupId a, GroupId b) const {
