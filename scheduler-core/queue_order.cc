@@ -14,12 +14,19 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
       standing_(session.snapshot.queues.size()) {
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<GroupId>> by_queue(s.queues.size());
-  for (GroupId g : jobs) by_queue[session.job_facts[g].queue].push_back(g);
+  // Each gang's need is worked out in the order `jobs` comes in (allocate:
+  // by id, so the session's per-group arrays are read in order), not in
+  // rank order, which jumps between them.
+  std::vector<ResourceVector> need(s.groups.size());
+  for (GroupId g : jobs) {
+    by_queue[session.job_facts[g].queue].push_back(g);
+    need[g] = GangNeed(session, g);
+  }
   const JobRank& rank = *session.rules.job_rank;
   for (QueueId q = 0; q < s.queues.size(); ++q) {
     rank.Sort(s, &by_queue[q]);
     jobs_[q].reserve(by_queue[q].size());
-    for (GroupId g : by_queue[q]) jobs_[q].push_back({g, GangNeed(session, g)});
+    for (GroupId g : by_queue[q]) jobs_[q].push_back({g, need[g]});
     if (s.queues[q].parent == kNone) roots_.push_back(q);
   }
   // One level for the roots, one per parent queue's children.
