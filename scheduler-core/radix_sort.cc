@@ -10,6 +10,12 @@ void RadixSortByKey(std::span<KeyedId> items, int bits, std::vector<KeyedId>* sc
   constexpr int kDigitBits = 11;
   constexpr size_t kBuckets = size_t{1} << kDigitBits;
   if (items.size() < 2 || bits <= 0) return;
+  // Below a few hundred items clearing the counts costs more than comparing.
+  if (items.size() < kBuckets / 8) {
+    std::stable_sort(items.begin(), items.end(),
+                     [](const KeyedId& a, const KeyedId& b) { return a.key < b.key; });
+    return;
+  }
   scratch->resize(items.size());
   std::span<KeyedId> from = items, to = *scratch;
   std::array<uint32_t, kBuckets> count;

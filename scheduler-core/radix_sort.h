@@ -17,7 +17,8 @@ struct KeyedId {
 
 // Sorts `items` by key, keeping the order of equal keys. Only the lowest
 // `bits` bits of the keys may be set (at most 64); a pass is made per 11
-// bits. `scratch` is reused memory.
+// bits, and a few hundred items or fewer are merge-sorted instead.
+// `scratch` is reused memory.
 void RadixSortByKey(std::span<KeyedId> items, int bits, std::vector<KeyedId>* scratch);
 
 }  // namespace vtenant::sched
