@@ -2,8 +2,15 @@
 // L40S tutorial.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+#include <limits>
 #include <memory>
+#include <numeric>
+#include <random>
 
+#include "scheduler-core/job_allocation.h"
+#include "scheduler-core/queue_order.h"
 #include "scheduler-core/session.h"
 #include "scheduler-core/test_support.h"
 
@@ -149,6 +156,113 @@ TEST(JobOrderTest, AQueueOrderOfItsOwnSeesTheServedQueuesNewAllocation) {
   EXPECT_NE(BindOf(d, s, "b-0"), nullptr);
   EXPECT_EQ(BindOf(d, s, "a-1"), nullptr);
   EXPECT_EQ(BindOf(d, s, "b-1"), nullptr);
+}
+
+TEST(JobOrderTest, TheJobRanksSortIsItsComparison) {
+  // Small ranges (many ties: names decide), and ages so far apart that
+  // priority and age no longer fit one integer.
+  const std::vector<int64_t> ages[] = {
+      {0, 1, 2},
+      {5, 1000000},
+      {std::numeric_limits<int64_t>::min(), 0, std::numeric_limits<int64_t>::max()}};
+  for (uint32_t seed = 0; seed < 30; ++seed) {
+    std::mt19937 rng(seed);
+    const std::vector<int64_t>& age = ages[seed % 3];
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+    for (int i = 0; i < 300; ++i) {
+      PodSpec p = FractionPod("job-" + std::to_string(rng() % 100000) + "-" + std::to_string(i),
+                              "team", 500);
+      p.priority =
+          seed % 2 == 0 ? static_cast<int32_t>(rng() % 3) - 1 : static_cast<int32_t>(rng()) / 2;
+      p.creation_time = age[rng() % age.size()];
+      b.AddPod(p);
+    }
+    const Snapshot s = MustBuild(b);
+    std::vector<GroupId> sorted(s.groups.size());
+    std::iota(sorted.begin(), sorted.end(), 0);
+    std::shuffle(sorted.begin(), sorted.end(), rng);
+    std::vector<GroupId> expected = sorted;
+    PriorityThenAgeJobRank rank;
+    std::sort(expected.begin(), expected.end(),
+              [&](GroupId x, GroupId y) { return rank.Before(s, x, y); });
+    rank.Sort(s, &sorted);
+    EXPECT_EQ(sorted, expected) << "seed " << seed;
+  }
+}
+
+// KAI's queue order without its coarse order: JobOrder falls back to
+// comparing every sibling in order, the reference for the tournament.
+class KaiByScan : public QueueOrder {
+ public:
+  QueueKey KeyOf(const Session& s, QueueId q, const ResourceVector& job) const override {
+    return kai_.KeyOf(s, q, job);
+  }
+  bool KeyBefore(const QueueKey& a, const QueueKey& b) const override {
+    return kai_.KeyBefore(a, b);
+  }
+
+ private:
+  KaiQueueOrder kai_;
+};
+
+// A random tree of 1 to 3 levels and up to 12 siblings, quotas and needs
+// drawn from few values (so that keys tie and the chain reaches the fair
+// shares, creation and names), on a cluster too small for everyone.
+Snapshot RandomWorld(std::mt19937& rng) {
+  SnapshotBuilder b;
+  const Milli quotas[] = {0, 500, 1000, 2000, kUnlimited};
+  std::vector<std::string> names, leaves;
+  std::function<void(const std::string&, int)> grow = [&](const std::string& parent, int depth) {
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      const std::string name = (parent.empty() ? "q" : parent + "-") + std::to_string(rng() % 100);
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      names.push_back(name);
+      QueueSpec q = GpuQueue(name, parent, quotas[rng() % 5], kUnlimited, 1 + rng() % 2);
+      if (rng() % 3 == 0) q.resources[kCpu].quota = 1000 * static_cast<int64_t>(rng() % 3);
+      q.priority = static_cast<int32_t>(rng() % 2);
+      q.creation_time = rng() % 2;
+      b.AddQueue(q);
+      if (depth > 1 && rng() % 2 == 0)
+        grow(name, depth - 1);
+      else
+        leaves.push_back(name);
+    }
+  };
+  grow("", 1 + static_cast<int>(rng() % 3));
+  b.AddNode(GpuNode("n0", 4));
+  b.AddNode(GpuNode("n1", 2));
+  const Milli fractions[] = {0, 250, 500};
+  for (int i = 0; i < 80; ++i) {
+    PodSpec p =
+        FractionPod("p" + std::to_string(i), leaves[rng() % leaves.size()], fractions[rng() % 3]);
+    if (rng() % 4 == 0) p = WholeGpuPod(p.name, p.queue, 1);
+    p.cpu_milli = 1000 * static_cast<int64_t>(rng() % 2);
+    p.priority = static_cast<int32_t>(rng() % 2);
+    p.creation_time = rng() % 5;
+    b.AddPod(p);
+  }
+  return MustBuild(b);
+}
+
+TEST(JobOrderTest, TheTournamentHandsOutWhatTheScanDoes) {
+  for (uint32_t seed = 0; seed < 200; ++seed) {
+    std::mt19937 rng(seed);
+    const Snapshot s = RandomWorld(rng);
+    Options scan;
+    scan.rules.queue_order = std::make_shared<KaiByScan>();
+    Session with_tournament(s, Options{}), with_scan(s, scan);
+    std::vector<GroupId> jobs(s.groups.size());
+    std::iota(jobs.begin(), jobs.end(), 0);
+    JobOrder fast(with_tournament, jobs), slow(with_scan, jobs);
+    for (size_t n = 0;; ++n) {
+      const GroupId g = fast.Next();
+      ASSERT_EQ(g, slow.Next()) << "seed " << seed << ", job " << n;
+      if (g == kNone) break;
+      EXPECT_EQ(AllocateJob(with_tournament, g, Attempt::kCommitted),
+                AllocateJob(with_scan, g, Attempt::kCommitted));
+    }
+  }
 }
 
 }  // namespace

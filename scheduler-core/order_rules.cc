@@ -1,9 +1,11 @@
 #include "scheduler-core/order_rules.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <string>
 
+#include "scheduler-core/radix_sort.h"
 #include "scheduler-core/session.h"
 
 namespace vtenant::sched {
@@ -76,12 +78,23 @@ struct KaiKey {
   bool within_quota;
   bool uses_unshared;
   int32_t priority;
-  double dominant_share;
+  double dominant_share;             // never NaN: its divisor is positive
   const ResourceVector* fair_share;  // the session's, fixed for the cycle
   int64_t creation_time;
   const std::string* name;
   QueueId queue;
 };
+
+// The chain's comparison of values: -1 when a goes first, 1 when b does,
+// 0 when the chain goes on to the fair shares.
+int CompareValues(const KaiKey& a, const KaiKey& b) {
+  if (a.above_fair_share != b.above_fair_share) return a.above_fair_share ? 1 : -1;
+  if (a.within_quota != b.within_quota) return a.within_quota ? -1 : 1;
+  if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
+  if (a.uses_unshared != b.uses_unshared) return a.uses_unshared ? 1 : -1;
+  if (a.dominant_share != b.dominant_share) return a.dominant_share < b.dominant_share ? -1 : 1;
+  return 0;
+}
 
 }  // namespace
 
@@ -103,16 +116,16 @@ QueueKey KaiQueueOrder::KeyOf(const Session& s, QueueId q, const ResourceVector&
 bool KaiQueueOrder::KeyBefore(const QueueKey& key_a, const QueueKey& key_b) const {
   const KaiKey& a = key_a.As<KaiKey>();
   const KaiKey& b = key_b.As<KaiKey>();
-  if (a.above_fair_share != b.above_fair_share) return !a.above_fair_share;
-  if (a.within_quota != b.within_quota) return a.within_quota;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.uses_unshared != b.uses_unshared) return !a.uses_unshared;
-  if (a.dominant_share != b.dominant_share) return a.dominant_share < b.dominant_share;
+  if (const int c = CompareValues(a, b); c != 0) return c < 0;
   if (SmallerShare(*a.fair_share, *b.fair_share)) return true;
   if (SmallerShare(*b.fair_share, *a.fair_share)) return false;
   if (a.creation_time != b.creation_time) return a.creation_time < b.creation_time;
   if (*a.name != *b.name) return *a.name < *b.name;
   return a.queue < b.queue;
+}
+
+bool KaiQueueOrder::CoarseBefore(const QueueKey& a, const QueueKey& b) const {
+  return CompareValues(a.As<KaiKey>(), b.As<KaiKey>()) < 0;
 }
 
 void JobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
@@ -123,7 +136,10 @@ void VictimOrder::SortJobs(const Session& s, std::vector<GroupId>* jobs) const {
   std::sort(jobs->begin(), jobs->end(), [&](GroupId a, GroupId b) { return JobFirst(s, a, b); });
 }
 
-void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
+namespace {
+
+// PriorityThenAgeJobRank's order by comparisons, on keys copied out once.
+void SortByComparison(const Snapshot& s, std::vector<GroupId>* jobs) {
   struct Key {
     int32_t priority;
     int64_t creation_time;
@@ -142,6 +158,47 @@ void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs)
     return a.group < b.group;
   });
   for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].group;
+}
+
+}  // namespace
+
+void PriorityThenAgeJobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {
+  if (jobs->size() < 2) return;
+  int32_t high = s.groups[jobs->front()].priority, low = high;
+  int64_t oldest = s.groups[jobs->front()].creation_time, newest = oldest;
+  for (GroupId g : *jobs) {
+    high = std::max(high, s.groups[g].priority);
+    low = std::min(low, s.groups[g].priority);
+    oldest = std::min(oldest, s.groups[g].creation_time);
+    newest = std::max(newest, s.groups[g].creation_time);
+  }
+  // Higher priority, then older, as one integer: the priority below the
+  // highest in the upper bits, the age after the oldest in the lower ones.
+  const int age_bits =
+      std::bit_width(static_cast<uint64_t>(newest) - static_cast<uint64_t>(oldest));
+  const int priority_bits = std::bit_width(static_cast<uint64_t>(int64_t{high} - low));
+  if (age_bits + priority_bits > 64) return SortByComparison(s, jobs);
+  std::vector<KeyedId> keys;
+  keys.reserve(jobs->size());
+  for (GroupId g : *jobs) {
+    const uint64_t below = static_cast<uint64_t>(int64_t{high} - s.groups[g].priority);
+    const uint64_t age =
+        static_cast<uint64_t>(s.groups[g].creation_time) - static_cast<uint64_t>(oldest);
+    keys.push_back({(age_bits == 64 ? 0 : below << age_bits) | age, g});
+  }
+  std::vector<KeyedId> scratch;
+  RadixSortByKey(keys, age_bits + priority_bits, &scratch);
+  // Equal priority and age: the smaller name, then the lower id.
+  for (size_t i = 0, j = 0; i < keys.size(); i = j) {
+    while (j < keys.size() && keys[j].key == keys[i].key) ++j;
+    if (j - i < 2) continue;
+    std::sort(keys.begin() + i, keys.begin() + j, [&](const KeyedId& a, const KeyedId& b) {
+      const std::string& na = s.groups[a.id].name;
+      const std::string& nb = s.groups[b.id].name;
+      return na != nb ? na < nb : a.id < b.id;
+    });
+  }
+  for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].id;
 }
 
 bool PriorityThenAgeJobRank::Before(const Snapshot& s, GroupId a, GroupId b) const {

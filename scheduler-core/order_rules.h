@@ -52,8 +52,19 @@ class QueueOrder {
   // current state. It stays valid while q's allocation does not change.
   virtual QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const = 0;
   // True when the queue keyed `a` should be served before the one keyed
-  // `b`. A strict weak order on keys of sibling queues.
+  // `b`. Asymmetric on keys of sibling queues, not necessarily transitive
+  // (KAI's chain is not): allocation serves the first sibling, in order,
+  // that a scan keeping its first best ends on.
   virtual bool KeyBefore(const QueueKey& a, const QueueKey& b) const = 0;
+
+  // Optional, to pick among many siblings with fewer comparisons: a strict
+  // weak order on keys that KeyBefore refines (KeyBefore(a, b) whenever
+  // CoarseBefore(a, b)). The scan above then ends inside the coarse
+  // minimum, on what the same scan of the minimum alone ends on, so a
+  // Tournament on CoarseBefore narrows the pick down (tournament.h).
+  // HasCoarseOrder is false when a rule has none (the default).
+  virtual bool HasCoarseOrder() const { return false; }
+  virtual bool CoarseBefore(const QueueKey&, const QueueKey&) const { return false; }
 
   // KeyBefore on both queues' keys worked out now.
   bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
@@ -100,6 +111,11 @@ class KaiQueueOrder : public QueueOrder {
   explicit KaiQueueOrder(bool any_resource = false) : any_resource_(any_resource) {}
   QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const override;
   bool KeyBefore(const QueueKey& a, const QueueKey& b) const override;
+  // The chain up to the dominant share: values, so a strict weak order.
+  // The rest (fair shares, which compare only partially, creation, name)
+  // may not be transitive, and decides only ties of this part.
+  bool HasCoarseOrder() const override { return true; }
+  bool CoarseBefore(const QueueKey& a, const QueueKey& b) const override;
 
  private:
   bool any_resource_;
@@ -109,8 +125,9 @@ class KaiQueueOrder : public QueueOrder {
 class PriorityThenAgeJobRank : public JobRank {
  public:
   bool Before(const Snapshot& snapshot, GroupId a, GroupId b) const override;
-  // Sorts on the keys copied out once: a busy cycle sorts 100k jobs, and
-  // each comparison would otherwise read two large PodGroup records.
+  // Sorts on priority and age packed into one integer (radix_sort.h), ties
+  // by name and id: a busy cycle sorts 100k jobs. Falls back to comparing
+  // copied keys when priority and age span more than 64 bits together.
   void Sort(const Snapshot& snapshot, std::vector<GroupId>* jobs) const override;
 };
 

@@ -8,63 +8,116 @@ namespace vtenant::sched {
 
 JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     : session_(&session),
+      coarse_(session.rules.queue_order->HasCoarseOrder()),
       jobs_(session.snapshot.queues.size()),
       cursor_(session.snapshot.queues.size(), 0),
       standing_(session.snapshot.queues.size()) {
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<GroupId>> by_queue(s.queues.size());
-  for (GroupId g : jobs) by_queue[session.job_facts[g].queue].push_back(g);
+  // Each gang's need is worked out in the order `jobs` comes in (allocate:
+  // by id, so the session's per-group arrays are read in order), not in
+  // rank order, which jumps between them.
+  std::vector<ResourceVector> need(s.groups.size());
+  for (GroupId g : jobs) {
+    by_queue[session.job_facts[g].queue].push_back(g);
+    need[g] = GangNeed(session, g);
+  }
   const JobRank& rank = *session.rules.job_rank;
   for (QueueId q = 0; q < s.queues.size(); ++q) {
     rank.Sort(s, &by_queue[q]);
     jobs_[q].reserve(by_queue[q].size());
-    for (GroupId g : by_queue[q]) jobs_[q].push_back({g, GangNeed(session, g)});
+    for (GroupId g : by_queue[q]) jobs_[q].push_back({g, need[g]});
     if (s.queues[q].parent == kNone) roots_.push_back(q);
   }
+  // One level for the roots, one per parent queue's children.
+  level_of_.resize(s.queues.size());
+  children_of_.resize(s.queues.size());
+  index_of_.resize(s.queues.size());
+  auto add_level = [&](const std::vector<QueueId>& queues) {
+    const auto level = static_cast<uint32_t>(levels_.size());
+    levels_.push_back({&queues, Tournament(static_cast<uint32_t>(queues.size()))});
+    for (uint32_t i = 0; i < queues.size(); ++i) {
+      level_of_[queues[i]] = level;
+      index_of_[queues[i]] = i;
+    }
+    return level;
+  };
+  add_level(roots_);
+  for (QueueId q = 0; q < s.queues.size(); ++q)
+    if (!s.queues[q].children.empty()) children_of_[q] = add_level(s.queues[q].children);
+  for (QueueId r : roots_) RefreshSubtree(r);
 }
 
-QueueId JobOrder::Best(const std::vector<QueueId>& level) {
-  const QueueOrder& order = *session_->rules.queue_order;
+QueueId JobOrder::Best(const Level& level) const {
+  const std::vector<QueueId>& queues = *level.queues;
+  QueueId least = kNone;  // the first of the coarse minimum
+  if (coarse_) {
+    const uint32_t w = level.coarse.Winner();
+    if (w == Tournament::kNone) return kNone;
+    least = queues[w];
+    if (!level.coarse.WinnerTied(
+            [&](uint32_t a, uint32_t b) { return CoarseBefore(queues[a], queues[b]); }))
+      return least;
+  }
+  // The scan, over the coarse minimum alone when there is one.
   QueueId best = kNone;
-  for (QueueId q : level) {
-    if (Candidate(q) == kNone) continue;
-    if (best == kNone || order.KeyBefore(standing_[q].key, standing_[best].key)) best = q;
+  for (QueueId q : queues) {
+    if (standing_[q].candidate == kNone) continue;
+    if (least != kNone && CoarseBefore(least, q)) continue;
+    if (best == kNone || KeyBefore(q, best)) best = q;
   }
   return best;
 }
 
-GroupId JobOrder::Candidate(QueueId q) {
+bool JobOrder::KeyBefore(QueueId a, QueueId b) const {
+  return session_->rules.queue_order->KeyBefore(standing_[a].key, standing_[b].key);
+}
+
+bool JobOrder::CoarseBefore(QueueId a, QueueId b) const {
+  return session_->rules.queue_order->CoarseBefore(standing_[a].key, standing_[b].key);
+}
+
+void JobOrder::Refresh(QueueId q) {
   Standing& st = standing_[q];
-  if (st.fresh) return st.candidate;
-  const Snapshot& s = session_->snapshot;
+  const Queue& queue = session_->snapshot.queues[q];
   st.candidate = kNone;
-  if (s.queues[q].children.empty()) {
+  if (queue.children.empty()) {
     if (cursor_[q] < jobs_[q].size()) {
       st.candidate = jobs_[q][cursor_[q]].job;
       st.need = jobs_[q][cursor_[q]].need;
     }
   } else {
-    st.best_child = Best(s.queues[q].children);
+    st.best_child = Best(levels_[children_of_[q]]);
     if (st.best_child != kNone) {
       st.candidate = standing_[st.best_child].candidate;
       st.need = standing_[st.best_child].need;
     }
   }
   if (st.candidate != kNone) st.key = session_->rules.queue_order->KeyOf(*session_, q, st.need);
-  st.fresh = true;
-  return st.candidate;
+  if (coarse_) {
+    Level& level = levels_[level_of_[q]];
+    level.coarse.Update(index_of_[q], st.candidate != kNone, [&](uint32_t a, uint32_t b) {
+      return CoarseBefore((*level.queues)[a], (*level.queues)[b]);
+    });
+  }
+}
+
+void JobOrder::RefreshSubtree(QueueId q) {
+  for (QueueId c : session_->snapshot.queues[q].children) RefreshSubtree(c);
+  Refresh(q);
 }
 
 GroupId JobOrder::Next() {
   const Snapshot& s = session_->snapshot;
-  QueueId q = Best(roots_);
+  // Only the last job's path changed (its allocation and its next job), so
+  // only its candidates and keys are worked out again, leaf first.
+  for (QueueId a = served_; a != kNone; a = s.queues[a].parent) Refresh(a);
+  served_ = kNone;
+  QueueId q = Best(levels_[0]);
   if (q == kNone) return kNone;
   while (!s.queues[q].children.empty()) q = standing_[q].best_child;
-  GroupId job = jobs_[q][cursor_[q]++].job;
-  // Only this path's allocation (and its next job) changes, so only its
-  // candidates and keys are worked out again.
-  for (QueueId a = q; a != kNone; a = s.queues[a].parent) standing_[a].fresh = false;
-  return job;
+  served_ = q;
+  return jobs_[q][cursor_[q]++].job;
 }
 
 }  // namespace vtenant::sched

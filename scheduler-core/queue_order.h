@@ -6,12 +6,17 @@
 // go in JobRank order. Queues are compared afresh for every job, so a queue
 // that just got resources yields to the others; only the chosen job's path
 // changes between two jobs, so only that path's candidates and queue keys
-// are worked out again.
+// are worked out again. Where the QueueOrder has a coarse order
+// (QueueOrder::CoarseBefore), each level keeps its coarse minimum in a
+// Tournament, so a pick compares one sibling per tree level instead of
+// every sibling; only when the minimum holds several siblings does the pick
+// scan them.
 #pragma once
 
 #include <vector>
 
 #include "scheduler-core/session.h"
+#include "scheduler-core/tournament.h"
 
 namespace vtenant::sched {
 
@@ -19,15 +24,30 @@ class JobOrder {
  public:
   // `jobs`: the groups to hand out, each exactly once.
   JobOrder(const Session& session, const std::vector<GroupId>& jobs);
+  // Its levels point into itself.
+  JobOrder(const JobOrder&) = delete;
+  JobOrder& operator=(const JobOrder&) = delete;
 
   // The next job, or kNone when all have been handed out.
   GroupId Next();
 
  private:
-  // The job queue q's subtree hands out next, kNone when it has none left.
-  GroupId Candidate(QueueId q);
-  // The queue of `level` the queue order puts first among those with jobs.
-  QueueId Best(const std::vector<QueueId>& level);
+  // Siblings compared with each other: the roots, or one parent's children.
+  struct Level {
+    const std::vector<QueueId>* queues;
+    Tournament coarse;  // entries: indices into *queues; kept when coarse_
+  };
+
+  // Works out queue q's candidate and key again (its children's are
+  // current) and tells q's level.
+  void Refresh(QueueId q);
+  // Refresh for q's subtree, children first.
+  void RefreshSubtree(QueueId q);
+  // The queue of `level` the queue order puts first among those with jobs,
+  // kNone when none has any.
+  QueueId Best(const Level& level) const;
+  bool KeyBefore(QueueId a, QueueId b) const;
+  bool CoarseBefore(QueueId a, QueueId b) const;
 
   // A job waiting in a leaf queue, with what its gang asks for beside it so
   // that handing it out reads the queue's list in order.
@@ -35,9 +55,8 @@ class JobOrder {
     GroupId job;
     ResourceVector need;
   };
-  // Per queue, what Candidate worked out, valid while `fresh`.
+  // Per queue, what Refresh worked out.
   struct Standing {
-    bool fresh = false;
     GroupId candidate = kNone;
     ResourceVector need;         // the candidate's
     QueueId best_child = kNone;  // parent queues
@@ -45,10 +64,16 @@ class JobOrder {
   };
 
   const Session* session_;
+  bool coarse_;                             // the queue order has a coarse order
   std::vector<std::vector<Waiting>> jobs_;  // per leaf queue, best first
   std::vector<size_t> cursor_;              // per leaf queue
   std::vector<Standing> standing_;          // per queue
   std::vector<QueueId> roots_;
+  std::vector<Level> levels_;          // [0]: the roots
+  std::vector<uint32_t> level_of_;     // per queue: the level it is in
+  std::vector<uint32_t> children_of_;  // per parent queue: its children's level
+  std::vector<uint32_t> index_of_;     // per queue: its place in its level
+  QueueId served_ = kNone;             // the leaf last handed out from
 };
 
 }  // namespace vtenant::sched
