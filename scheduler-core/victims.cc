@@ -40,6 +40,9 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
   const Snapshot& s = session.snapshot;
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
+    // A group all of whose pods were pending in the snapshot runs nothing:
+    // most groups of a busy cycle, whose pods need not be read.
+    if (session.pending_begin[g + 1] - session.pending_begin[g] == group.pods.size()) continue;
     bool running = false;
     // What Refresh would read, in the same pass: every placed pod counts
     // there, the running ones here.
@@ -85,6 +88,9 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
 }
 
 void VictimPool::Refresh(const Session& session, GroupId g) {
+  // Nobody reads these facts of a job that is not in the pool, and a job
+  // never joins it: most refreshed jobs were only pending.
+  if (!alive_[g]) return;
   const Snapshot& s = session.snapshot;
   Milli gpu = 0;
   NodeId node = kNone;
@@ -96,8 +102,9 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
     if (node == kNone) node = a.node;
     split = split || a.node != node;
   }
-  info_[g] = {gpu, split ? kNone : node, s.groups[g].queue, s.groups[g].priority};
-  if (alive_[g]) changed_[info_[g].queue].push_back(g);
+  info_[g].placed_gpu = gpu;
+  info_[g].only_node = split ? kNone : node;
+  changed_[info_[g].queue].push_back(g);
 }
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {
