@@ -5,6 +5,7 @@
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
+#include "scheduler-core/job_prefetch.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
@@ -113,7 +114,10 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     return v;
   };
   std::vector<GroupId> still;
-  for (GroupId job : unsatisfied) {
+  const JobPrefetcher prefetch(session, unsatisfied);
+  for (size_t u = 0; u < unsatisfied.size(); ++u) {
+    prefetch.Ahead(u);
+    const GroupId job = unsatisfied[u];
     const JobOutcome& why = session.outcome[job];
     if (why.block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
