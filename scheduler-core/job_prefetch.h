@@ -27,10 +27,12 @@ class JobPrefetcher {
   void Ahead(size_t i) const;
 
  private:
-  // How far ahead the first lines are asked for, and how far the lines
-  // found through them (a job's first pending pod, through pending_begin).
+  // How far ahead the first lines are asked for, how far the lines found
+  // through them (a job's first pending pod, through pending_begin), and
+  // how far that pod's request (through the pending pod).
   static constexpr size_t kFar = 16;
   static constexpr size_t kNear = 8;
+  static constexpr size_t kClose = 4;
 
   const Session& session_;
   std::span<const GroupId> jobs_;
