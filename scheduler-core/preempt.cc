@@ -15,7 +15,7 @@ namespace vtenant::sched {
 void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
-  VictimPool pool(session, session.preempt_min_runtime_s);
+  VictimPool pool(session, VictimRanksOf(session), session.preempt_min_runtime_s);
   std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
   // Lower-priority victims of a queue, per (queue, priority), in the pool's
   // order, with their GPU and node: kept across jobs and updated from the

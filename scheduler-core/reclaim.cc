@@ -68,7 +68,7 @@ bool MayReclaimFrom(const Session& session, QueueId reclaimer, QueueId victim,
 void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
-  VictimPool pool(session, session.reclaim_min_runtime_s);
+  VictimPool pool(session, VictimRanksOf(session), session.reclaim_min_runtime_s);
   const VictimOrder& victim_order = *session.rules.victim_order;
   int32_t protected_total = 0;
   for (QueueId q = 0; q < s.queues.size(); ++q)

@@ -8,17 +8,19 @@
 #include <vector>
 
 #include "scheduler-core/session.h"
+#include "scheduler-core/victim_ranks.h"
 
 namespace vtenant::sched {
 
 // Running jobs (groups with pods that ran before this cycle and still hold
 // resources) that may be evicted at all: preemptible and past `min_runtime`
 // of their queue (-1: never). Built once per action, per leaf queue, each
-// queue's jobs in the session's VictimOrder; jobs evicted along the way are
-// dropped, so it never needs rebuilding.
+// queue's jobs in the session's VictimOrder (as `ranks` has them); jobs
+// evicted along the way are dropped, so it never needs rebuilding.
 class VictimPool {
  public:
-  VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
+  VictimPool(const Session& session, const VictimRanks& ranks,
+             const std::vector<int64_t>& min_runtime_s);
 
   // Jobs of a leaf queue, some possibly gone (check Alive). Evicted jobs
   // are dropped from the list once they are half of it, so walking it stays
