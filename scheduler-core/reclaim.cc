@@ -88,6 +88,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     Milli gpu = 0;
   };
   std::vector<QueueVictims> live(s.queues.size());
+  uint64_t lists_changed = 0;  // entries erased from any of `live`, so far
   auto live_in = [&](QueueId q) -> const QueueVictims& {
     QueueVictims& v = live[q];
     const std::vector<GroupId>& changed = pool.ChangedIn(q);
@@ -108,11 +109,17 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
         if (it == v.jobs.end()) continue;
         v.jobs.erase(it);
         v.gpu -= pool.Gpu(g);
+        ++lists_changed;
       }
     }
     v.seen = changed.size();
     return v;
   };
+  // The last attempt's candidates, the victim queues they came from and
+  // lists_changed when they were put together.
+  std::vector<GroupId> candidates;
+  std::vector<QueueId> candidates_of;
+  uint64_t candidates_at = 0;
   std::vector<GroupId> still;
   const JobPrefetcher prefetch(session, unsatisfied);
   for (size_t u = 0; u < unsatisfied.size(); ++u) {
@@ -184,14 +191,34 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);
       continue;
     }
-    std::vector<GroupId> candidates;
-    for (QueueId theirs : victim_queues) {
-      const std::vector<GroupId>& jobs = live_in(theirs).jobs;
-      candidates.insert(candidates.end(), jobs.begin(), jobs.end());
+    // The kept lists concatenated, in the victim queues' order; the same as
+    // the last attempt's when its queues were these and no list changed.
+    if (victim_queues != candidates_of || lists_changed != candidates_at) {
+      candidates.clear();
+      for (QueueId theirs : victim_queues) {
+        const std::vector<GroupId>& jobs = live[theirs].jobs;
+        candidates.insert(candidates.end(), jobs.begin(), jobs.end());
+      }
+      candidates_of = victim_queues;
+      candidates_at = lists_changed;
     }
 
+    // MayReclaimFrom for this job, kept while the victim's queue and the
+    // cluster (its change log) stay the same: it reads only queue totals,
+    // which change only with what is placed or removed, and a search for a
+    // single victim asks it of many victims of a few queues in a row.
+    struct {
+      QueueId queue = kNone;
+      size_t at = 0;
+      bool may = false;
+    } last;
     auto eligible = [&](GroupId v) {
-      return pool.Alive(v) && MayReclaimFrom(session, mine, s.groups[v].queue, need);
+      if (!pool.Alive(v)) return false;
+      const QueueId theirs = pool.Queue(v);
+      const size_t at = session.state.ChangeLog().size();
+      if (theirs != last.queue || at != last.at)
+        last = {theirs, at, MayReclaimFrom(session, mine, theirs, need)};
+      return last.may;
     };
     if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
       session.notes.Clear(job, NoteAction::kReclaim);
