@@ -76,19 +76,27 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   // Jobs like one that found no victims enough, until something changes,
   // with what reclaim noted for it.
   std::map<std::tuple<QueueId, ShapeId, int32_t>, std::optional<PendingNote>> hopeless;
-  // Each victim queue's live jobs in the pool's order, with the sum of
-  // their pool.Gpu: kept across jobs and updated from the pool's change log,
-  // instead of walking every queue's whole list (dead entries included) for
+  // Each victim queue's jobs in the pool's order, with the sum of the
+  // pool.Gpu of those still in the pool: kept across jobs and updated from
+  // the pool's change log, instead of walking every queue's whole list for
   // each of the hundreds of attempts of a busy cycle. The GPU test then
   // reads one sum per queue, and only attempts that pass it copy the lists.
+  // A job that left stays in its list until the list is next copied into
+  // an attempt's candidates, which drops all that left in one pass:
+  // erasing each at once moved the rest of a list of thousands for every
+  // eviction, and an attempt evicts many.
   struct QueueVictims {
     bool built = false;
     size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
     std::vector<GroupId> jobs;
+    size_t left = 0;  // of jobs, how many left the pool
     Milli gpu = 0;
   };
   std::vector<QueueVictims> live(s.queues.size());
-  uint64_t lists_changed = 0;  // entries erased from any of `live`, so far
+  // Per group: counted out of its queue's list (a job may repeat in the
+  // change log, once re-read while in the pool, then once when it left).
+  std::vector<uint8_t> counted_out(s.groups.size(), 0);
+  uint64_t lists_changed = 0;  // jobs counted out of any of `live`, so far
   auto live_in = [&](QueueId q) -> const QueueVictims& {
     QueueVictims& v = live[q];
     const std::vector<GroupId>& changed = pool.ChangedIn(q);
@@ -101,14 +109,14 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       v.built = true;
     } else {
       // Jobs only leave the pool (pool.Gpu never changes) and its order
-      // never changes.
+      // never changes. A job logged since the list was built was in the
+      // pool then, so it is in the list.
       for (size_t c = v.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
-        if (pool.Alive(g)) continue;
-        auto it = pool.FindIn(v.jobs, g);
-        if (it == v.jobs.end()) continue;
-        v.jobs.erase(it);
+        if (pool.Alive(g) || counted_out[g]) continue;
+        counted_out[g] = 1;
         v.gpu -= pool.Gpu(g);
+        ++v.left;
         ++lists_changed;
       }
     }
@@ -196,29 +204,20 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     if (victim_queues != candidates_of || lists_changed != candidates_at) {
       candidates.clear();
       for (QueueId theirs : victim_queues) {
-        const std::vector<GroupId>& jobs = live[theirs].jobs;
-        candidates.insert(candidates.end(), jobs.begin(), jobs.end());
+        QueueVictims& v = live[theirs];
+        if (v.left > 0) {
+          std::erase_if(v.jobs, [&](GroupId g) { return !pool.Alive(g); });
+          v.left = 0;
+        }
+        candidates.insert(candidates.end(), v.jobs.begin(), v.jobs.end());
       }
       candidates_of = victim_queues;
       candidates_at = lists_changed;
     }
 
-    // MayReclaimFrom for this job, kept while the victim's queue and the
-    // cluster (its change log) stay the same: it reads only queue totals,
-    // which change only with what is placed or removed, and a search for a
-    // single victim asks it of many victims of a few queues in a row.
-    struct {
-      QueueId queue = kNone;
-      size_t at = 0;
-      bool may = false;
-    } last;
+    // The victim's queue from the pool, not from its (large) PodGroup record.
     auto eligible = [&](GroupId v) {
-      if (!pool.Alive(v)) return false;
-      const QueueId theirs = pool.Queue(v);
-      const size_t at = session.state.ChangeLog().size();
-      if (theirs != last.queue || at != last.at)
-        last = {theirs, at, MayReclaimFrom(session, mine, theirs, need)};
-      return last.may;
+      return pool.Alive(v) && MayReclaimFrom(session, mine, pool.Queue(v), need);
     };
     if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
       session.notes.Clear(job, NoteAction::kReclaim);
