@@ -90,6 +90,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
     std::vector<GroupId> jobs;
     size_t left = 0;  // of jobs, how many left the pool
+    GroupId last_left = kNone;
     Milli gpu = 0;
   };
   std::vector<QueueVictims> live(s.queues.size());
@@ -117,6 +118,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
         counted_out[g] = 1;
         v.gpu -= pool.Gpu(g);
         ++v.left;
+        v.last_left = g;
         ++lists_changed;
       }
     }
@@ -205,10 +207,11 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       candidates.clear();
       for (QueueId theirs : victim_queues) {
         QueueVictims& v = live[theirs];
-        if (v.left > 0) {
-          std::erase_if(v.jobs, [&](GroupId g) { return !pool.Alive(g); });
-          v.left = 0;
-        }
+        // One gone (the common case in a busy cycle): found by its rank.
+        if (v.left == 1)
+          if (auto it = pool.FindIn(v.jobs, v.last_left); it != v.jobs.end()) v.jobs.erase(it);
+        if (v.left > 1) std::erase_if(v.jobs, [&](GroupId g) { return !pool.Alive(g); });
+        v.left = 0;
         candidates.insert(candidates.end(), v.jobs.begin(), v.jobs.end());
       }
       candidates_of = victim_queues;
