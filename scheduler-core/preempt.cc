@@ -6,6 +6,7 @@
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
+#include "scheduler-core/job_prefetch.h"
 #include "scheduler-core/victims.h"
 #include "scheduler-core/window_suffix_min.h"
 
@@ -14,7 +15,7 @@ namespace vtenant::sched {
 void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
-  VictimPool pool(session, session.preempt_min_runtime_s);
+  VictimPool pool(session, VictimRanksOf(session), session.preempt_min_runtime_s);
   std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
   // Lower-priority victims of a queue, per (queue, priority), in the pool's
   // order, with their GPU and node: kept across jobs and updated from the
@@ -31,25 +32,30 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   };
   std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
-  for (GroupId job : unsatisfied) {
-    const PodGroup& group = s.groups[job];
+  const JobPrefetcher prefetch(session, unsatisfied);
+  for (size_t u = 0; u < unsatisfied.size(); ++u) {
+    prefetch.Ahead(u);
+    const GroupId job = unsatisfied[u];
     if (session.outcome[job].block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
+    // Most jobs stop at the memo: read the packed facts, not the records.
+    const QueueId queue = session.job_facts[job].queue;
+    const int32_t priority = s.groups[job].priority;
     const PodId first = FirstPendingPod(session, job);
-    const auto key = std::make_tuple(group.queue, first == kNone ? kNone : s.pods[first].shape,
-                                     GangShortfall(session, job), group.priority);
+    const auto key = std::make_tuple(queue, first == kNone ? kNone : session.pod_shape[first],
+                                     GangShortfall(session, job), priority);
     if (hopeless.count(key)) {
       still.push_back(job);
       continue;
     }
     // The job itself is never among them: its priority is not below its own.
-    CandidateList& list = lists[{group.queue, group.priority}];
-    const std::vector<GroupId>& changed = pool.ChangedIn(group.queue);
+    CandidateList& list = lists[{queue, priority}];
+    const std::vector<GroupId>& changed = pool.ChangedIn(queue);
     if (!list.built) {
-      for (GroupId v : pool.InQueue(group.queue))
-        if (pool.Alive(v) && pool.Priority(v) < group.priority) {
+      for (GroupId v : pool.InQueue(queue))
+        if (pool.Alive(v) && pool.Priority(v) < priority) {
           list.jobs.push_back(v);
           list.gpu.push_back(pool.PlacedGpu(v));
           list.only_node.push_back(pool.OnlyNode(v));
@@ -81,11 +87,10 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from.least()};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
-        pool.WithinMinRuntime(group.queue) > 0
-            ? std::optional<PendingNote>(PendingNote{NoteAction::kPreempt,
-                                                     NoteKind::kVictimsMinRuntime, group.queue,
-                                                     session.preempt_min_runtime_s[group.queue]})
-            : std::nullopt;
+        pool.WithinMinRuntime(queue) > 0 ? std::optional<PendingNote>(PendingNote{
+                                               NoteAction::kPreempt, NoteKind::kVictimsMinRuntime,
+                                               queue, session.preempt_min_runtime_s[queue]})
+                                         : std::nullopt;
     if (candidates.empty()) {
       if (young) session.notes.Set(job, *young);
       hopeless.insert(key);

@@ -5,6 +5,7 @@
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
+#include "scheduler-core/job_prefetch.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
@@ -67,7 +68,7 @@ bool MayReclaimFrom(const Session& session, QueueId reclaimer, QueueId victim,
 void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
-  VictimPool pool(session, session.reclaim_min_runtime_s);
+  VictimPool pool(session, VictimRanksOf(session), session.reclaim_min_runtime_s);
   const VictimOrder& victim_order = *session.rules.victim_order;
   int32_t protected_total = 0;
   for (QueueId q = 0; q < s.queues.size(); ++q)
@@ -75,18 +76,28 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   // Jobs like one that found no victims enough, until something changes,
   // with what reclaim noted for it.
   std::map<std::tuple<QueueId, ShapeId, int32_t>, std::optional<PendingNote>> hopeless;
-  // Each victim queue's live jobs in the pool's order, with the sum of
-  // their pool.Gpu: kept across jobs and updated from the pool's change log,
-  // instead of walking every queue's whole list (dead entries included) for
+  // Each victim queue's jobs in the pool's order, with the sum of the
+  // pool.Gpu of those still in the pool: kept across jobs and updated from
+  // the pool's change log, instead of walking every queue's whole list for
   // each of the hundreds of attempts of a busy cycle. The GPU test then
   // reads one sum per queue, and only attempts that pass it copy the lists.
+  // A job that left stays in its list until the list is next copied into
+  // an attempt's candidates, which drops all that left in one pass:
+  // erasing each at once moved the rest of a list of thousands for every
+  // eviction, and an attempt evicts many.
   struct QueueVictims {
     bool built = false;
     size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
     std::vector<GroupId> jobs;
+    size_t left = 0;  // of jobs, how many left the pool
+    GroupId last_left = kNone;
     Milli gpu = 0;
   };
   std::vector<QueueVictims> live(s.queues.size());
+  // Per group: counted out of its queue's list (a job may repeat in the
+  // change log, once re-read while in the pool, then once when it left).
+  std::vector<uint8_t> counted_out(s.groups.size(), 0);
+  uint64_t lists_changed = 0;  // jobs counted out of any of `live`, so far
   auto live_in = [&](QueueId q) -> const QueueVictims& {
     QueueVictims& v = live[q];
     const std::vector<GroupId>& changed = pool.ChangedIn(q);
@@ -99,21 +110,31 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       v.built = true;
     } else {
       // Jobs only leave the pool (pool.Gpu never changes) and its order
-      // never changes.
+      // never changes. A job logged since the list was built was in the
+      // pool then, so it is in the list.
       for (size_t c = v.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
-        if (pool.Alive(g)) continue;
-        auto it = pool.FindIn(v.jobs, g);
-        if (it == v.jobs.end()) continue;
-        v.jobs.erase(it);
+        if (pool.Alive(g) || counted_out[g]) continue;
+        counted_out[g] = 1;
         v.gpu -= pool.Gpu(g);
+        ++v.left;
+        v.last_left = g;
+        ++lists_changed;
       }
     }
     v.seen = changed.size();
     return v;
   };
+  // The last attempt's candidates, the victim queues they came from and
+  // lists_changed when they were put together.
+  std::vector<GroupId> candidates;
+  std::vector<QueueId> candidates_of;
+  uint64_t candidates_at = 0;
   std::vector<GroupId> still;
-  for (GroupId job : unsatisfied) {
+  const JobPrefetcher prefetch(session, unsatisfied);
+  for (size_t u = 0; u < unsatisfied.size(); ++u) {
+    prefetch.Ahead(u);
+    const GroupId job = unsatisfied[u];
     const JobOutcome& why = session.outcome[job];
     if (why.block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
@@ -180,14 +201,26 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       still.push_back(job);
       continue;
     }
-    std::vector<GroupId> candidates;
-    for (QueueId theirs : victim_queues) {
-      const std::vector<GroupId>& jobs = live_in(theirs).jobs;
-      candidates.insert(candidates.end(), jobs.begin(), jobs.end());
+    // The kept lists concatenated, in the victim queues' order; the same as
+    // the last attempt's when its queues were these and no list changed.
+    if (victim_queues != candidates_of || lists_changed != candidates_at) {
+      candidates.clear();
+      for (QueueId theirs : victim_queues) {
+        QueueVictims& v = live[theirs];
+        // One gone (the common case in a busy cycle): found by its rank.
+        if (v.left == 1)
+          if (auto it = pool.FindIn(v.jobs, v.last_left); it != v.jobs.end()) v.jobs.erase(it);
+        if (v.left > 1) std::erase_if(v.jobs, [&](GroupId g) { return !pool.Alive(g); });
+        v.left = 0;
+        candidates.insert(candidates.end(), v.jobs.begin(), v.jobs.end());
+      }
+      candidates_of = victim_queues;
+      candidates_at = lists_changed;
     }
 
+    // The victim's queue from the pool, not from its (large) PodGroup record.
     auto eligible = [&](GroupId v) {
-      return pool.Alive(v) && MayReclaimFrom(session, mine, s.groups[v].queue, need);
+      return pool.Alive(v) && MayReclaimFrom(session, mine, pool.Queue(v), need);
     };
     if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
       session.notes.Clear(job, NoteAction::kReclaim);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "scheduler-core/cluster_state.h"
@@ -14,6 +15,8 @@
 #include "scheduler-core/statement.h"
 
 namespace vtenant::sched {
+
+class VictimRanks;  // victim_ranks.h
 
 // What stopped a job, kept as data; pending_reasons turns it into text.
 enum class JobBlock : uint8_t {
@@ -89,6 +92,9 @@ struct Session {
   std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;
+  // The running jobs in the victim order, shared by reclaim and preempt
+  // (VictimRanksOf, victim_ranks.h); empty until the first asks.
+  std::shared_ptr<const VictimRanks> victim_ranks;
 
   // Placement failures seen at a committed state. In allocate, consumption
   // only grows, so a shape that found no node will not find one later in the

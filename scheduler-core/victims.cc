@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "scheduler-core/job_allocation.h"
+#include "scheduler-core/victim_ranks.h"
 
 namespace vtenant::sched {
 namespace {
@@ -24,7 +25,8 @@ std::vector<NodeId> NodesOf(const Session& session, GroupId g) {
 
 }  // namespace
 
-VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s)
+VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
+                       const std::vector<int64_t>& min_runtime_s)
     : by_queue_(session.snapshot.queues.size()),
       alive_in_queue_(session.snapshot.queues.size(), 0),
       alive_(session.snapshot.groups.size(), 0),
@@ -38,7 +40,9 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
-  for (GroupId g = 0; g < s.groups.size(); ++g) {
+  // Groups whose pods were all pending in the snapshot run nothing, so
+  // only ranks.Running() can hold victims.
+  for (GroupId g : ranks.Running()) {
     const PodGroup& group = s.groups[g];
     bool running = false;
     // What Refresh would read, in the same pass: every placed pod counts
@@ -71,20 +75,27 @@ VictimPool::VictimPool(const Session& session, const std::vector<int64_t>& min_r
     info_[g] = {placed_gpu, split ? kNone : node, group.queue, group.priority};
     alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
-    if (by_queue_[group.queue].empty()) ++queues_with_jobs_;
+    if (!had_jobs_[group.queue]) ++queues_with_jobs_;
     had_jobs_[group.queue] = 1;
-    by_queue_[group.queue].push_back(g);
     ++alive_in_queue_[group.queue];
   }
-  // Within a queue the order never changes during an action.
-  const VictimOrder& order = *session.rules.victim_order;
-  for (std::vector<GroupId>& jobs : by_queue_) {
-    order.SortJobs(session, &jobs);
-    for (uint32_t i = 0; i < jobs.size(); ++i) rank_[jobs[i]] = i;
+  // Within a queue the order never changes during a cycle: the pool's jobs
+  // in the ranks' order are those jobs sorted.
+  for (QueueId q = 0; q < s.queues.size(); ++q) {
+    std::vector<GroupId>& jobs = by_queue_[q];
+    jobs.reserve(alive_in_queue_[q]);
+    for (GroupId g : ranks.InQueue(q))
+      if (alive_[g]) {
+        rank_[g] = static_cast<uint32_t>(jobs.size());
+        jobs.push_back(g);
+      }
   }
 }
 
 void VictimPool::Refresh(const Session& session, GroupId g) {
+  // Nobody reads these facts of a job that is not in the pool, and a job
+  // never joins it: most refreshed jobs were only pending.
+  if (!alive_[g]) return;
   const Snapshot& s = session.snapshot;
   Milli gpu = 0;
   NodeId node = kNone;
@@ -96,8 +107,9 @@ void VictimPool::Refresh(const Session& session, GroupId g) {
     if (node == kNone) node = a.node;
     split = split || a.node != node;
   }
-  info_[g] = {gpu, split ? kNone : node, s.groups[g].queue, s.groups[g].priority};
-  if (alive_[g]) changed_[info_[g].queue].push_back(g);
+  info_[g].placed_gpu = gpu;
+  info_[g].only_node = split ? kNone : node;
+  changed_[info_[g].queue].push_back(g);
 }
 
 Milli VictimPool::MostFreeWithout(const Session& session, std::span<const GroupId> candidates) {

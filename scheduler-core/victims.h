@@ -8,17 +8,19 @@
 #include <vector>
 
 #include "scheduler-core/session.h"
+#include "scheduler-core/victim_ranks.h"
 
 namespace vtenant::sched {
 
 // Running jobs (groups with pods that ran before this cycle and still hold
 // resources) that may be evicted at all: preemptible and past `min_runtime`
 // of their queue (-1: never). Built once per action, per leaf queue, each
-// queue's jobs in the session's VictimOrder; jobs evicted along the way are
-// dropped, so it never needs rebuilding.
+// queue's jobs in the session's VictimOrder (as `ranks` has them); jobs
+// evicted along the way are dropped, so it never needs rebuilding.
 class VictimPool {
  public:
-  VictimPool(const Session& session, const std::vector<int64_t>& min_runtime_s);
+  VictimPool(const Session& session, const VictimRanks& ranks,
+             const std::vector<int64_t>& min_runtime_s);
 
   // Jobs of a leaf queue, some possibly gone (check Alive). Evicted jobs
   // are dropped from the list once they are half of it, so walking it stays
@@ -31,12 +33,13 @@ class VictimPool {
   bool AnyOutside(QueueId q) const { return queues_with_jobs_ - (had_jobs_[q] ? 1 : 0) > 0; }
   // GPU of the job's running pods when the pool was built.
   Milli Gpu(GroupId g) const { return gpu_[g]; }
-  // GPU of all the job's placed pods now (running or placed this cycle),
-  // and the node they are on (kNone: more than one node, or none).
+  // Of a job in the pool (Alive): the GPU of all its placed pods now
+  // (running or placed this cycle), and the node they are on (kNone: more
+  // than one node, or none).
   Milli PlacedGpu(GroupId g) const { return info_[g].placed_gpu; }
   NodeId OnlyNode(GroupId g) const { return info_[g].only_node; }
-  // The job's leaf queue and priority, kept beside the numbers above so a
-  // walk over victims reads one place per victim.
+  // Of a job that was in the pool: its leaf queue and priority, kept beside
+  // the numbers above so a walk over victims reads one place per victim.
   QueueId Queue(GroupId g) const { return info_[g].queue; }
   int32_t Priority(GroupId g) const { return info_[g].priority; }
   // Where job g is in `jobs`, a list of this pool's jobs in its order
@@ -50,7 +53,8 @@ class VictimPool {
   }
   // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
   Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
-  // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since.
+  // Re-reads PlacedGpu and OnlyNode of a job whose pods were placed since
+  // (nothing for a job not in the pool).
   void Refresh(const Session& session, GroupId g);
   // The most GPU any one node would have free if all of `candidates` left
   // it (the pool's jobs, placed as PlacedGpu and OnlyNode say). Linear in the

@@ -1,0 +1,40 @@
+// The jobs an eviction may choose from, each leaf queue's in the victim
+// order: worked out once per cycle and shared by reclaim and preempt.
+//
+// Both build a VictimPool of the running jobs past their own minimum
+// runtime, and both sorted every queue's jobs by the session's VictimOrder:
+// the same sort twice over tens of thousands of jobs. Here it is done once
+// over every preemptible job with a running pod in the snapshot, and each
+// pool keeps the ones it wants, in this order. That is the order sorting
+// only those would give as long as the VictimOrder's JobFirst is a strict
+// total order (the default breaks every tie by group id) and does not
+// depend on what the cycle has placed or evicted (the default reads each
+// job's priority, creation and start time).
+#pragma once
+
+#include <vector>
+
+#include "scheduler-core/session.h"
+
+namespace vtenant::sched {
+
+class VictimRanks {
+ public:
+  explicit VictimRanks(const Session& session);
+
+  // Groups with a pod running in the snapshot (preemptible or not),
+  // ascending.
+  const std::vector<GroupId>& Running() const { return running_; }
+  // The preemptible ones among Running() of leaf queue q, in the victim
+  // order.
+  const std::vector<GroupId>& InQueue(QueueId q) const { return by_queue_[q]; }
+
+ private:
+  std::vector<GroupId> running_;
+  std::vector<std::vector<GroupId>> by_queue_;
+};
+
+// The session's VictimRanks, worked out on the first call of the cycle.
+const VictimRanks& VictimRanksOf(Session& session);
+
+}  // namespace vtenant::sched
