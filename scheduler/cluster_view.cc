@@ -429,7 +429,9 @@ Result<World> ClusterView::Build(int64_t now) {
       if (!c.holder) {
         c.queue = queue;
         c.priority = p.priority;
-        c.preemptible = refused(key) ? false : DefaultPreemptible(p.priority);
+        c.preemptible = refused(key)                ? false
+                        : !p.preemptibility.empty() ? p.preemptibility == kPreemptible
+                                                    : DefaultPreemptible(p.priority);
         if (!p.affinity.empty()) c.affinity_nodes = resolve_affinity(p.affinity);
         if (!c.group.empty()) {
           group_priority[c.group] = std::max(group_priority[c.group], p.priority);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -166,6 +167,24 @@ TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
   sched::Decisions d = sched::RunCycle(*w.snapshot);
   EXPECT_TRUE(d.binds.empty()) << "three pods, two GPUs: all or nothing";
   EXPECT_EQ(d.pending.size(), 3u);
+}
+
+TEST_F(ClusterViewTest, ABarePodsPreemptibilityLabelDecidesBeforeItsPriority) {
+  kube::Object marked = Pod({.name = "marked"});
+  kube::SetString(marked, {"metadata", "labels"}, "kai.scheduler/preemptibility",
+                  "non-preemptible");
+  view_.UpsertPod(marked);
+  kube::Object odd = Pod({.name = "odd"});
+  kube::SetString(odd, {"metadata", "labels"}, "kai.scheduler/preemptibility", "sometimes");
+  view_.UpsertPod(odd);
+  view_.UpsertPod(Pod({.name = "plain"}));
+  World w = Build();
+  std::map<std::string, bool> preemptible;
+  for (const sched::Pod& p : w.snapshot->pods)
+    preemptible[p.name] = w.snapshot->groups[p.group].preemptible;
+  EXPECT_FALSE(preemptible["ns/marked"]) << "the label, although its priority is 0";
+  EXPECT_TRUE(preemptible["ns/odd"]) << "an invalid value is passed over: priority 0 decides";
+  EXPECT_TRUE(preemptible["ns/plain"]);
 }
 
 TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {

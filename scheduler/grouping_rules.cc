@@ -98,6 +98,18 @@ int32_t Clamp(int64_t n) {
   return static_cast<int32_t>(std::clamp<int64_t>(n, 1, std::numeric_limits<int32_t>::max()));
 }
 
+// The first valid preemptibility label of the owners, top first, then of the
+// pod; an invalid value is passed over, as KAI's grouper passes it over.
+std::string PreemptibilityOf(const GroupInputs& in) {
+  std::vector<const Value*> from(in.owners.rbegin(), in.owners.rend());
+  from.push_back(in.pod);
+  for (const Value* o : from) {
+    std::optional<std::string_view> label = kube::Label(*o, kPreemptibilityLabel);
+    if (label && (*label == kPreemptible || *label == kNonPreemptible)) return std::string(*label);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string ApiGroupOf(std::string_view api_version) {
@@ -119,6 +131,7 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   plan.name = "pg-" + plan.owner.name + "-" + plan.owner.uid;
   plan.queue = std::string(kube::Label(top, kQueueLabel)
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
+  plan.preemptibility = PreemptibilityOf(in);
   std::string default_priority = kTrainPriorityClass;
 
   if ((group == "batch" && kind == "Job") || (group == "jobset.x-k8s.io" && kind == "JobSet")) {

@@ -27,7 +27,10 @@
 // Every group: queue from label kai.scheduler/queue of the top owner, else of
 // the pod, else "default-queue"; priority class the pod's
 // spec.priorityClassName, else label priorityClassName of the top owner, else
-// of the pod, else the kind's default ("train").
+// of the pod, else the kind's default ("train"); preemptibility the first
+// valid ("preemptible" or "non-preemptible") label kai.scheduler/preemptibility
+// of the owners, top first, then of the pod, else none (the scheduler then
+// derives it from the priority).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +56,7 @@ struct GroupPlan {
   int32_t min_member = 1;
   std::string queue;
   std::string priority_class;
+  std::string preemptibility;  // "" when no label gives one
   bool operator==(const GroupPlan&) const = default;
 };
 

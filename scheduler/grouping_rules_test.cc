@@ -176,6 +176,23 @@ TEST(GroupingRulesTest, QueueAndPriorityClassAsKaiPicksThem) {
   EXPECT_EQ(PlanPodGroup({.pod = &bare})->queue, "default-queue");
 }
 
+TEST(GroupingRulesTest, PreemptibilityFromTheFirstValidLabelTopOwnerFirst) {
+  kube::Object pod = Json(R"({"metadata":{"name":"p","uid":"u",
+      "labels":{"kai.scheduler/preemptibility":"preemptible"}},"spec":{}})");
+  kube::Object rs = Json(Owner("apps/v1", "ReplicaSet", "{}",
+                               R"({"kai.scheduler/preemptibility":"non-preemptible"})"));
+  kube::Object top = Json(
+      Owner("example.com/v1", "Trainer", "{}", R"({"kai.scheduler/preemptibility":"sometimes"})"));
+  GroupInputs in{.pod = &pod, .owners = {&rs, &top}};
+  EXPECT_EQ(PlanPodGroup(in)->preemptibility, "non-preemptible")
+      << "an invalid value on the top owner is passed over; the next owner's wins over the pod's";
+  in.owners = {&top};
+  EXPECT_EQ(PlanPodGroup(in)->preemptibility, "preemptible") << "then the pod's own label";
+  kube::Object plain = Json(R"({"metadata":{"name":"p","uid":"u"},"spec":{}})");
+  EXPECT_EQ(PlanPodGroup({.pod = &plain})->preemptibility, "")
+      << "no label: left to the priority, as KAI leaves it";
+}
+
 TEST(GroupingRulesTest, OwnersThatGiveNoMinMemberSayWhatToFix) {
   kube::Object pod = Json(kPod);
   struct Bad {

@@ -9,6 +9,11 @@ inline constexpr char kQueueLabel[] = "kai.scheduler/queue";
 inline constexpr char kPodGroupAnnotation[] = "pod-group-name";
 // The sub-group (an entry of its PodGroup's spec.subGroups) a pod belongs to.
 inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
+// On a pod or any of its owners: "preemptible" or "non-preemptible", which
+// the pod grouper writes into the PodGroup's spec.preemptibility.
+inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";
+inline constexpr char kPreemptible[] = "preemptible";
+inline constexpr char kNonPreemptible[] = "non-preemptible";
 inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
 inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
 inline constexpr char kGpuNumDevicesAnnotation[] = "gpu-fraction-num-devices";

@@ -101,7 +101,9 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
       Quote(plan->owner.api_version) + R"(,"kind":)" + Quote(plan->owner.kind) + R"(,"name":)" +
       Quote(plan->owner.name) + R"(,"uid":)" + Quote(plan->owner.uid) +
       R"(}]},"spec":{"minMember":)" + std::to_string(plan->min_member) + R"(,"queue":)" +
-      Quote(plan->queue) + R"(,"priorityClassName":)" + Quote(plan->priority_class) + "}}";
+      Quote(plan->queue) + R"(,"priorityClassName":)" + Quote(plan->priority_class) +
+      (plan->preemptibility.empty() ? "" : R"(,"preemptibility":)" + Quote(plan->preemptibility)) +
+      "}}";
   VT_ASSIGN_OR_RETURN(kube::Object pg, kube::ParseJson(manifest));
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)

@@ -83,6 +83,26 @@ TEST_F(PodGrouperTest, ABoundBarePodIsGroupedAtOnce) {
   EXPECT_EQ(GroupOf("p"), "pg-p-" + std::string(kube::Uid(pod)));
 }
 
+TEST_F(PodGrouperTest, APodsPreemptibilityLabelReachesItsPodGroup) {
+  kube::Object marked =
+      Add(res::kPods, "ns",
+          R"({"metadata":{"name":"m","namespace":"ns","labels":{"kai.scheduler/queue":"team",
+          "kai.scheduler/preemptibility":"non-preemptible"}},"spec":{"schedulerName":"kai-scheduler",
+          "nodeName":"n1","containers":[{"name":"c"}]}})");
+  kube::Object plain = CreatePod("p", "n1", seconds(0));
+  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/m") != nullptr; }));
+  ASSERT_TRUE(grouper_.Reconcile("ns/m").ok());
+  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
+  Result<kube::Object> pg =
+      client_.Get(res::kPodGroups, "ns", "pg-m-" + std::string(kube::Uid(marked)));
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "preemptibility"}), "non-preemptible");
+  pg = client_.Get(res::kPodGroups, "ns", "pg-p-" + std::string(kube::Uid(plain)));
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::Find(*pg, {"spec", "preemptibility"}), nullptr)
+      << "without the label the scheduler derives it from the priority";
+}
+
 TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
   kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
       "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{"Worker":{}}}})");

@@ -218,6 +218,9 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
       std::string(kube::Annotation(pod, kSharedGpuConfigMapAnnotation).value_or(""));
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(GetString(pod, {"spec", "priorityClassName"}));
+  if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);
+      p && (*p == kPreemptible || *p == kNonPreemptible))
+    t.preemptibility = std::string(*p);
   if (const Value* owners = Find(pod, {"metadata"}); owners != nullptr) {
     auto refs = owners->FindMember("ownerReferences");
     if (refs != owners->MemberEnd() && refs->value.IsArray())

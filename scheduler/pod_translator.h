@@ -47,6 +47,10 @@ struct TranslatedPod {
   std::string shared_gpu_configmap;  // annotation runai/shared-gpu-configmap
   int32_t priority = 0;              // spec.priority (from the priority class)
   std::string priority_class;
+  // Label kai.scheduler/preemptibility when it holds one of KAI's two
+  // values, else "": what a pod not yet in a PodGroup is scheduled as
+  // (its PodGroup, once made, carries the same).
+  std::string preemptibility;
   // Reservation pods: the device index they pin and the UUID their program
   // published (annotation run.ai/reserve_for_gpu_index).
   int reservation_index = -1;
