@@ -239,15 +239,16 @@ Status Run(const Options& options) {
   const std::string kubeconfig = cluster->api_server().kubeconfig_path();
   std::vector<Row> rows;
   const int n = options.objects;
-
-  if (options.only_connections) {
+  // The last row of every run, and the only one of --only=connections.
+  auto connections_then_finish = [&]() -> Status {
     VT_ASSIGN_OR_RETURN(Row row, NewConnections(admin, options.connections));
     rows.push_back(row);
     Print(rows);
     cluster->Stop();
     std::filesystem::remove_all(dir);
     return Status::Ok();
-  }
+  };
+  if (options.only_connections) return connections_then_finish();
 
   // Warm-up: the first requests pay for TLS handshakes and the API server's
   // first-use caches; nobody's numbers should include that.
@@ -407,15 +408,7 @@ Status Run(const Options& options) {
   }
 
   // 6. New TLS connections.
-  {
-    VT_ASSIGN_OR_RETURN(Row row, NewConnections(admin, options.connections));
-    rows.push_back(row);
-  }
-
-  Print(rows);
-  cluster->Stop();
-  std::filesystem::remove_all(dir);
-  return Status::Ok();
+  return connections_then_finish();
 }
 
 std::vector<int> ParseList(const std::string& text) {

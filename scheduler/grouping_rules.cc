@@ -105,7 +105,7 @@ std::string PreemptibilityOf(const GroupInputs& in) {
   from.push_back(in.pod);
   for (const Value* o : from) {
     std::optional<std::string_view> label = kube::Label(*o, kPreemptibilityLabel);
-    if (label && (*label == kPreemptible || *label == kNonPreemptible)) return std::string(*label);
+    if (label && IsPreemptibility(*label)) return std::string(*label);
   }
   return "";
 }

@@ -2,6 +2,8 @@
 // resource names, spelled exactly as KAI spells them, in one place.
 #pragma once
 
+#include <string_view>
+
 namespace vtenant::scheduler {
 
 // Pods.
@@ -14,6 +16,9 @@ inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
 inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";
 inline constexpr char kPreemptible[] = "preemptible";
 inline constexpr char kNonPreemptible[] = "non-preemptible";
+constexpr bool IsPreemptibility(std::string_view v) {
+  return v == kPreemptible || v == kNonPreemptible;
+}
 inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
 inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
 inline constexpr char kGpuNumDevicesAnnotation[] = "gpu-fraction-num-devices";

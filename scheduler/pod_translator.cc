@@ -219,7 +219,7 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(GetString(pod, {"spec", "priorityClassName"}));
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);
-      p && (*p == kPreemptible || *p == kNonPreemptible))
+      p && IsPreemptibility(*p))
     t.preemptibility = std::string(*p);
   if (const Value* owners = Find(pod, {"metadata"}); owners != nullptr) {
     auto refs = owners->FindMember("ownerReferences");
