@@ -11,54 +11,52 @@
 namespace vtenant::sched {
 namespace {
 
-// -1 (unlimited) is larger than any amount.
-bool AtMost(int64_t amount, int64_t bound) { return bound == kUnlimited || amount <= bound; }
-
-bool AboveFairShare(const Session& s, QueueId q, bool any_resource) {
+// The values of KaiQueueOrder's chain for queue q serving `job`, packed
+// into one rank in the chain's order, each with the side that goes first
+// the smaller: not above the fair share (KAI counts a queue above only when
+// it is above in every resource it holds or is entitled to;
+// `any_resource`: in any), within the quota with the job, higher priority,
+// no resource the fair share gives none of, then the smaller dominant
+// share, allocated with the job over max(quota, fair share). One pass over
+// the resources works all of them out.
+CoarseRank KaiRank(const Session& s, QueueId q, const ResourceVector& job, bool any_resource) {
   const ResourceVector& alloc = s.state.QueueAllocated(q);
   const ResourceVector& fair = s.fair_share[q];
-  bool any_used = false;
+  const Queue& queue = s.snapshot.queues[q];
+  bool any_used = false, any_over = false, all_over = true;
+  bool within_quota = true, uses_unshared = false;
+  double dominant = 0;  // never NaN (its divisors are positive), never -0
   for (Resource r : kAllResources) {
-    // Resources the queue neither holds nor is entitled to say nothing.
-    if (alloc[r] == 0 && fair[r] == 0) continue;
-    any_used = true;
-    const bool over = alloc[r] > fair[r];
-    if (any_resource && over) return true;
-    if (!any_resource && !over) return false;
-  }
-  return !any_resource && any_used;
-}
-
-bool WithinQuotaWithJob(const Session& s, QueueId q, const ResourceVector& job) {
-  const ResourceVector& alloc = s.state.QueueAllocated(q);
-  for (Resource r : kAllResources)
-    if (!AtMost(alloc[r] + job[r], s.snapshot.queues[q].resources[r].quota)) return false;
-  return true;
-}
-
-// Uses a resource (with the job) that its fair share gives it none of.
-bool UsesUnsharedResource(const Session& s, QueueId q, const ResourceVector& job) {
-  const ResourceVector& alloc = s.state.QueueAllocated(q);
-  for (Resource r : kAllResources)
-    if (s.fair_share[q][r] == 0 && alloc[r] + job[r] > 0) return true;
-  return false;
-}
-
-double DominantShareWithJob(const Session& s, QueueId q, const ResourceVector& job) {
-  const ResourceVector& alloc = s.state.QueueAllocated(q);
-  double worst = 0;
-  for (Resource r : kAllResources) {
-    const int64_t used = alloc[r] + job[r];
-    const int64_t quota = s.snapshot.queues[q].resources[r].quota;
-    // Quota -1 deserves what it requests: its fair share is the yardstick.
-    const int64_t base = std::max(quota == kUnlimited ? 0 : quota, s.fair_share[q][r]);
-    if (base <= 0) {
-      if (used > 0) return std::numeric_limits<double>::infinity();
-      continue;
+    const int64_t held = alloc[r];
+    const int64_t used = held + job[r];
+    const int64_t quota = queue.resources[r].quota;  // -1 (unlimited): above any amount
+    // Resources the queue neither holds nor is entitled to say nothing
+    // about its fair share.
+    if (held != 0 || fair[r] != 0) {
+      any_used = true;
+      if (held > fair[r])
+        any_over = true;
+      else
+        all_over = false;
     }
-    worst = std::max(worst, double(used) / double(base));
+    if (quota != kUnlimited && used > quota) within_quota = false;
+    if (fair[r] == 0 && used > 0) uses_unshared = true;
+    // Quota -1 deserves what it requests: its fair share is the yardstick.
+    const int64_t base = std::max(quota == kUnlimited ? 0 : quota, fair[r]);
+    if (base > 0)
+      dominant = std::max(dominant, double(used) / double(base));
+    else if (used > 0)
+      dominant = std::numeric_limits<double>::infinity();
   }
-  return worst;
+  const bool above = any_resource ? any_over : any_used && all_over;
+  // Priority: the highest (INT32_MAX) as 0, the lowest as 2^32 - 1.
+  const uint64_t below_top = static_cast<uint64_t>(int64_t{INT32_MAX} - queue.priority);
+  CoarseRank rank;
+  rank.high = uint64_t{above} << 34 | uint64_t{!within_quota} << 33 | below_top << 1 |
+              uint64_t{uses_unshared};
+  // Non-negative doubles (+inf included) order as their bits do.
+  rank.low = std::bit_cast<uint64_t>(dominant);
+  return rank;
 }
 
 // a's fair share is at most b's everywhere and below it somewhere.
@@ -71,61 +69,34 @@ bool SmallerShare(const ResourceVector& a, const ResourceVector& b) {
   return less;
 }
 
-// Everything KaiQueueOrder's chain reads of one queue with its job, in the
-// chain's order.
-struct KaiKey {
-  bool above_fair_share;
-  bool within_quota;
-  bool uses_unshared;
-  int32_t priority;
-  double dominant_share;             // never NaN: its divisor is positive
-  const ResourceVector* fair_share;  // the session's, fixed for the cycle
+// What KaiQueueOrder's chain reads of one queue past the coarse rank: the
+// queue's own facts, fixed for the cycle.
+struct KaiTieKey {
+  const ResourceVector* fair_share;  // the session's
   int64_t creation_time;
   const std::string* name;
   QueueId queue;
 };
-
-// The chain's comparison of values: -1 when a goes first, 1 when b does,
-// 0 when the chain goes on to the fair shares.
-int CompareValues(const KaiKey& a, const KaiKey& b) {
-  if (a.above_fair_share != b.above_fair_share) return a.above_fair_share ? 1 : -1;
-  if (a.within_quota != b.within_quota) return a.within_quota ? -1 : 1;
-  if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
-  if (a.uses_unshared != b.uses_unshared) return a.uses_unshared ? 1 : -1;
-  if (a.dominant_share != b.dominant_share) return a.dominant_share < b.dominant_share ? -1 : 1;
-  return 0;
-}
 
 }  // namespace
 
 QueueKey KaiQueueOrder::KeyOf(const Session& s, QueueId q, const ResourceVector& job) const {
   QueueKey key;
   const Queue& queue = s.snapshot.queues[q];
-  key.As<KaiKey>() = {AboveFairShare(s, q, any_resource_),
-                      WithinQuotaWithJob(s, q, job),
-                      UsesUnsharedResource(s, q, job),
-                      queue.priority,
-                      DominantShareWithJob(s, q, job),
-                      &s.fair_share[q],
-                      queue.creation_time,
-                      &queue.name,
-                      q};
+  key.coarse = KaiRank(s, q, job, any_resource_);
+  key.As<KaiTieKey>() = {&s.fair_share[q], queue.creation_time, &queue.name, q};
   return key;
 }
 
 bool KaiQueueOrder::KeyBefore(const QueueKey& key_a, const QueueKey& key_b) const {
-  const KaiKey& a = key_a.As<KaiKey>();
-  const KaiKey& b = key_b.As<KaiKey>();
-  if (const int c = CompareValues(a, b); c != 0) return c < 0;
+  if (key_a.coarse != key_b.coarse) return key_a.coarse < key_b.coarse;
+  const KaiTieKey& a = key_a.As<KaiTieKey>();
+  const KaiTieKey& b = key_b.As<KaiTieKey>();
   if (SmallerShare(*a.fair_share, *b.fair_share)) return true;
   if (SmallerShare(*b.fair_share, *a.fair_share)) return false;
   if (a.creation_time != b.creation_time) return a.creation_time < b.creation_time;
   if (*a.name != *b.name) return *a.name < *b.name;
   return a.queue < b.queue;
-}
-
-bool KaiQueueOrder::CoarseBefore(const QueueKey& a, const QueueKey& b) const {
-  return CompareValues(a.As<KaiKey>(), b.As<KaiKey>()) < 0;
 }
 
 void JobRank::Sort(const Snapshot& s, std::vector<GroupId>* jobs) const {

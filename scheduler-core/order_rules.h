@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -19,12 +20,27 @@ namespace vtenant::sched {
 
 struct Session;
 
+// A queue order's coarse order (QueueOrder::HasCoarseOrder) as one
+// 128-bit number, the smaller first: comparing two is two integer
+// comparisons, where a busy cycle makes millions of them.
+struct CoarseRank {
+  uint64_t high = 0;
+  uint64_t low = 0;
+  friend bool operator<(const CoarseRank& a, const CoarseRank& b) {
+    return a.high != b.high ? a.high < b.high : a.low < b.low;
+  }
+  bool operator==(const CoarseRank&) const = default;
+};
+
 // What a QueueOrder compares of one queue serving one job, worked out once:
 // a busy cycle compares sibling queues over a million times, while a
-// queue's standing changes only when it is served. The bytes belong to the
-// rule that filled them (KeyOf writes its own struct, KeyBefore reads it).
+// queue's standing changes only when it is served. `coarse` is the coarse
+// rank where the rule has one; the bytes belong to the rule that filled
+// them (KeyOf writes its own struct, KeyBefore reads it).
 class QueueKey {
  public:
+  CoarseRank coarse;
+
   // The rule's own view of the bytes. T must be trivially copyable and fit.
   template <typename T>
   T& As() {
@@ -38,7 +54,7 @@ class QueueKey {
   }
 
  private:
-  static constexpr size_t kBytes = 64;
+  static constexpr size_t kBytes = 48;
   alignas(std::max_align_t) std::byte bytes_[kBytes] = {};
 };
 
@@ -49,7 +65,9 @@ class QueueOrder {
  public:
   virtual ~QueueOrder() = default;
   // The key of queue `q` serving a job that asks for `job`, at the session's
-  // current state. It stays valid while q's allocation does not change.
+  // current state. It may depend on the session's fixed facts, q's
+  // allocation and `job` only: allocation keeps a key while q's allocation
+  // and its next job's need stay the same.
   virtual QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const = 0;
   // True when the queue keyed `a` should be served before the one keyed
   // `b`. Asymmetric on keys of sibling queues, not necessarily transitive
@@ -57,14 +75,14 @@ class QueueOrder {
   // that a scan keeping its first best ends on.
   virtual bool KeyBefore(const QueueKey& a, const QueueKey& b) const = 0;
 
-  // Optional, to pick among many siblings with fewer comparisons: a strict
-  // weak order on keys that KeyBefore refines (KeyBefore(a, b) whenever
-  // CoarseBefore(a, b)). The scan above then ends inside the coarse
-  // minimum, on what the same scan of the minimum alone ends on, so a
-  // Tournament on CoarseBefore narrows the pick down (tournament.h).
-  // HasCoarseOrder is false when a rule has none (the default).
+  // Optional, to pick among many siblings with fewer comparisons: when
+  // HasCoarseOrder is true (the default is false), KeyOf fills key.coarse
+  // so that KeyBefore(a, b) whenever a.coarse < b.coarse. The scan above
+  // then ends inside the coarse minimum, on what the same scan of the
+  // minimum alone ends on, so a Tournament on the ranks narrows the pick
+  // down (tournament.h).
   virtual bool HasCoarseOrder() const { return false; }
-  virtual bool CoarseBefore(const QueueKey&, const QueueKey&) const { return false; }
+  static bool CoarseBefore(const QueueKey& a, const QueueKey& b) { return a.coarse < b.coarse; }
 
   // KeyBefore on both queues' keys worked out now.
   bool Before(const Session& session, QueueId a, const ResourceVector& a_job, QueueId b,
@@ -111,11 +129,11 @@ class KaiQueueOrder : public QueueOrder {
   explicit KaiQueueOrder(bool any_resource = false) : any_resource_(any_resource) {}
   QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const override;
   bool KeyBefore(const QueueKey& a, const QueueKey& b) const override;
-  // The chain up to the dominant share: values, so a strict weak order.
-  // The rest (fair shares, which compare only partially, creation, name)
-  // may not be transitive, and decides only ties of this part.
+  // The coarse rank is the chain up to the dominant share: values, packed
+  // in the chain's order, so a strict weak order. The rest (fair shares,
+  // which compare only partially, creation, name) may not be transitive,
+  // and decides only ties of this part.
   bool HasCoarseOrder() const override { return true; }
-  bool CoarseBefore(const QueueKey& a, const QueueKey& b) const override;
 
  private:
   bool any_resource_;

@@ -74,7 +74,7 @@ bool JobOrder::KeyBefore(QueueId a, QueueId b) const {
 }
 
 bool JobOrder::CoarseBefore(QueueId a, QueueId b) const {
-  return session_->rules.queue_order->CoarseBefore(standing_[a].key, standing_[b].key);
+  return QueueOrder::CoarseBefore(standing_[a].key, standing_[b].key);
 }
 
 void JobOrder::Refresh(QueueId q) {

@@ -7,10 +7,10 @@
 // that just got resources yields to the others; only the chosen job's path
 // changes between two jobs, so only that path's candidates and queue keys
 // are worked out again. Where the QueueOrder has a coarse order
-// (QueueOrder::CoarseBefore), each level keeps its coarse minimum in a
-// Tournament, so a pick compares one sibling per tree level instead of
-// every sibling; only when the minimum holds several siblings does the pick
-// scan them.
+// (QueueOrder::HasCoarseOrder: a rank in each key), each level keeps its
+// coarse minimum in a Tournament, so a pick compares one sibling per tree
+// level instead of every sibling; only when the minimum holds several
+// siblings does the pick scan them.
 #pragma once
 
 #include <vector>
