@@ -8,7 +8,8 @@ namespace vtenant::sched {
 
 JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     : session_(&session),
-      coarse_(session.rules.queue_order->HasCoarseOrder()),
+      queue_order_(session.rules.queue_order.get()),
+      coarse_(queue_order_->HasCoarseOrder()),
       jobs_(session.snapshot.queues.size()),
       cursor_(session.snapshot.queues.size(), 0),
       standing_(session.snapshot.queues.size()) {
@@ -46,6 +47,7 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
   for (QueueId q = 0; q < s.queues.size(); ++q)
     if (!s.queues[q].children.empty()) children_of_[q] = add_level(s.queues[q].children);
   for (QueueId r : roots_) RefreshSubtree(r);
+  root_best_ = Best(levels_[0]);
 }
 
 QueueId JobOrder::Best(const Level& level) const {
@@ -70,50 +72,68 @@ QueueId JobOrder::Best(const Level& level) const {
 }
 
 bool JobOrder::KeyBefore(QueueId a, QueueId b) const {
-  return session_->rules.queue_order->KeyBefore(standing_[a].key, standing_[b].key);
+  return queue_order_->KeyBefore(standing_[a].key, standing_[b].key);
 }
 
 bool JobOrder::CoarseBefore(QueueId a, QueueId b) const {
   return QueueOrder::CoarseBefore(standing_[a].key, standing_[b].key);
 }
 
-void JobOrder::Refresh(QueueId q) {
+bool JobOrder::Refresh(QueueId q, bool children_changed) {
   Standing& st = standing_[q];
   const Queue& queue = session_->snapshot.queues[q];
-  st.candidate = kNone;
+  GroupId candidate = kNone;
+  const ResourceVector* need = nullptr;
   if (queue.children.empty()) {
     if (cursor_[q] < jobs_[q].size()) {
-      st.candidate = jobs_[q][cursor_[q]].job;
-      st.need = jobs_[q][cursor_[q]].need;
+      candidate = jobs_[q][cursor_[q]].job;
+      need = &jobs_[q][cursor_[q]].need;
     }
   } else {
-    st.best_child = Best(levels_[children_of_[q]]);
+    // The children's standings are what the last pick saw: same best child.
+    if (children_changed) st.best_child = Best(levels_[children_of_[q]]);
     if (st.best_child != kNone) {
-      st.candidate = standing_[st.best_child].candidate;
-      st.need = standing_[st.best_child].need;
+      candidate = standing_[st.best_child].candidate;
+      need = &standing_[st.best_child].need;
     }
   }
-  if (st.candidate != kNone) st.key = session_->rules.queue_order->KeyOf(*session_, q, st.need);
+  const bool had_candidate = st.candidate != kNone;
+  st.candidate = candidate;
+  const ResourceVector& allocated = session_->state.QueueAllocated(q);
+  if (candidate != kNone) {
+    // A key depends on the queue's allocation and the job's need alone
+    // (QueueOrder::KeyOf): the same two give the same key.
+    if (had_candidate && *need == st.need && allocated == st.allocated) return false;
+    st.need = *need;
+    st.allocated = allocated;
+    st.key = queue_order_->KeyOf(*session_, q, st.need);
+  } else if (!had_candidate) {
+    return false;
+  }
   if (coarse_) {
     Level& level = levels_[level_of_[q]];
-    level.coarse.Update(index_of_[q], st.candidate != kNone, [&](uint32_t a, uint32_t b) {
+    level.coarse.Update(index_of_[q], candidate != kNone, [&](uint32_t a, uint32_t b) {
       return CoarseBefore((*level.queues)[a], (*level.queues)[b]);
     });
   }
+  return true;
 }
 
 void JobOrder::RefreshSubtree(QueueId q) {
   for (QueueId c : session_->snapshot.queues[q].children) RefreshSubtree(c);
-  Refresh(q);
+  Refresh(q, /*children_changed=*/true);
 }
 
 GroupId JobOrder::Next() {
   const Snapshot& s = session_->snapshot;
   // Only the last job's path changed (its allocation and its next job), so
-  // only its candidates and keys are worked out again, leaf first.
-  for (QueueId a = served_; a != kNone; a = s.queues[a].parent) Refresh(a);
+  // only its candidates and keys are worked out again, leaf first; above a
+  // queue whose standing stayed the same, no pick changes either.
+  bool changed = true;
+  for (QueueId a = served_; a != kNone; a = s.queues[a].parent) changed = Refresh(a, changed);
+  if (changed) root_best_ = Best(levels_[0]);
   served_ = kNone;
-  QueueId q = Best(levels_[0]);
+  QueueId q = root_best_;
   if (q == kNone) return kNone;
   while (!s.queues[q].children.empty()) q = standing_[q].best_child;
   served_ = q;

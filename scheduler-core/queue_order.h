@@ -39,8 +39,10 @@ class JobOrder {
   };
 
   // Works out queue q's candidate and key again (its children's are
-  // current) and tells q's level.
-  void Refresh(QueueId q);
+  // current; `children_changed`: some child's standing changed since q's
+  // last refresh) and tells q's level. Returns whether q's standing (its
+  // key, or whether it has a candidate) changed.
+  bool Refresh(QueueId q, bool children_changed);
   // Refresh for q's subtree, children first.
   void RefreshSubtree(QueueId q);
   // The queue of `level` the queue order puts first among those with jobs,
@@ -60,10 +62,12 @@ class JobOrder {
     GroupId candidate = kNone;
     ResourceVector need;         // the candidate's
     QueueId best_child = kNone;  // parent queues
+    ResourceVector allocated;    // the queue's, when the key was worked out
     QueueKey key;                // with the candidate's need
   };
 
   const Session* session_;
+  const QueueOrder* queue_order_;           // the session's
   bool coarse_;                             // the queue order has a coarse order
   std::vector<std::vector<Waiting>> jobs_;  // per leaf queue, best first
   std::vector<size_t> cursor_;              // per leaf queue
@@ -74,6 +78,7 @@ class JobOrder {
   std::vector<uint32_t> children_of_;  // per parent queue: its children's level
   std::vector<uint32_t> index_of_;     // per queue: its place in its level
   QueueId served_ = kNone;             // the leaf last handed out from
+  QueueId root_best_ = kNone;          // Best(levels_[0]) after the last refresh
 };
 
 }  // namespace vtenant::sched
