@@ -152,10 +152,27 @@ PodId FirstPendingPod(const Session& session, GroupId g) {
   return kNone;
 }
 
+std::vector<uint8_t> QueuePathBudgets(const Snapshot& s) {
+  std::vector<uint8_t> budgets(s.queues.size(), 0);
+  for (QueueId q = 0; q < s.queues.size(); ++q) {
+    for (QueueId a = q; a != kNone; a = s.queues[a].parent) {
+      for (const QueueResource& spec : s.queues[a].resources) {
+        if (spec.limit != kUnlimited) budgets[q] |= kPathHasLimit;
+        if (spec.quota != kUnlimited) budgets[q] |= kPathHasQuota;
+      }
+    }
+  }
+  return budgets;
+}
+
 bool FitsQueueBudget(const Session& session, GroupId g, const ResourceVector& extra,
                      JobOutcome* why) {
   const Snapshot& s = session.snapshot;
   const bool preemptible = session.job_facts[g].preemptible;
+  // Nothing on the path that could refuse: no limit, and no quota that
+  // binds this job (only non-preemptible jobs are held to quota).
+  const uint8_t budgets = session.path_budgets[session.job_facts[g].queue];
+  if (!(budgets & kPathHasLimit) && (preemptible || !(budgets & kPathHasQuota))) return true;
   for (QueueId q = session.job_facts[g].queue; q != kNone; q = s.queues[q].parent) {
     for (Resource r : kAllResources) {
       if (extra[r] <= 0) continue;
@@ -196,11 +213,9 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
     why.failing_pod = pods.front();
     return false;
   }
-  JobOutcome budget;
-  if (!FitsQueueBudget(session, g, gang_need.IsZero() ? first_need : gang_need, &budget)) {
-    why = budget;
-    return false;
-  }
+  // On a refusal FitsQueueBudget fills all of `why`; otherwise it is left
+  // alone and set below.
+  if (!FitsQueueBudget(session, g, gang_need.IsZero() ? first_need : gang_need, &why)) return false;
 
   const bool use_cache = attempt == Attempt::kCommitted;
   // A gang whose pods all look alike fails for every size at least as large

@@ -92,6 +92,54 @@ TEST(KaiRulesTest, NonPreemptibleWorkStaysWithinQuotaAtEveryLevel) {
   }
 }
 
+TEST(KaiRulesTest, LimitsHoldAtEveryLevelAndQuotasOnlyForNonPreemptibleWork) {
+  // org -> team, one 4-GPU node, three one-GPU jobs; what FitsQueueBudget
+  // checks is decided once per queue path (QueuePathBudgets).
+  struct Case {
+    std::string name;
+    Milli org_quota, org_limit, team_quota, team_limit;
+    int priority;  // 100: non-preemptible
+    uint8_t team_path;
+    int bound;
+    std::string reason_part;
+  };
+  const Case cases[] = {
+      {"nothing set: nothing to check", kUnlimited, kUnlimited, kUnlimited, kUnlimited, 100, 0, 3,
+       ""},
+      {"the department's limit holds for preemptible work", kUnlimited, 1000, kUnlimited,
+       kUnlimited, 0, kPathHasLimit, 1, "queue org would exceed its gpu limit"},
+      {"the team's limit holds", kUnlimited, kUnlimited, kUnlimited, 2000, 0, kPathHasLimit, 2,
+       "queue team would exceed its gpu limit"},
+      {"a quota alone does not hold preemptible work", 1000, kUnlimited, kUnlimited, kUnlimited, 0,
+       kPathHasQuota, 3, ""},
+      {"the department's quota holds non-preemptible work", 1000, kUnlimited, kUnlimited,
+       kUnlimited, 100, kPathHasQuota, 1, "non-preemptible job would exceed queue org's gpu quota"},
+      {"both", 2000, 3000, kUnlimited, kUnlimited, 100, kPathHasLimit | kPathHasQuota, 2,
+       "non-preemptible job would exceed queue org's gpu quota"},
+  };
+  for (const Case& c : cases) {
+    SnapshotBuilder b;
+    b.AddQueue(GpuQueue("org", "", c.org_quota, c.org_limit));
+    b.AddQueue(GpuQueue("team", "org", c.team_quota, c.team_limit));
+    b.AddNode(GpuNode("n", 4));
+    for (int i = 0; i < 3; ++i) {
+      PodSpec p = WholeGpuPod("job-" + std::to_string(i), "team", 1);
+      p.priority = c.priority;
+      p.creation_time = i;
+      b.AddPod(p);
+    }
+    Snapshot s = MustBuild(b);
+    const std::vector<uint8_t> paths = QueuePathBudgets(s);
+    EXPECT_EQ(paths[QueueNamed(s, "team")], c.team_path) << c.name;
+    Decisions d = RunCycle(s);
+    EXPECT_EQ(Binds(d), c.bound) << c.name;
+    if (!c.reason_part.empty()) {
+      const std::string reason = ReasonOf(d, s, "job-2");
+      EXPECT_NE(reason.find(c.reason_part), std::string::npos) << c.name << ": " << reason;
+    }
+  }
+}
+
 // Two queues, a and b, each with one pending one-GPU job and one GPU free:
 // who gets it.
 struct QueueSide {

@@ -42,6 +42,14 @@ struct JobOutcome {
   int32_t needed = 0;
 };
 
+// What FitsQueueBudget checks on each queue's path, fixed for the cycle.
+enum PathBudget : uint8_t {
+  kPathHasLimit = 1,  // some queue on the path limits some resource
+  kPathHasQuota = 2,  // some queue on the path has a quota other than -1
+};
+// Per queue of `snapshot`, its PathBudget bits (job_allocation.cc).
+std::vector<uint8_t> QueuePathBudgets(const Snapshot& snapshot);
+
 struct Session {
   Session(const Snapshot& snapshot, const Options& options);
 
@@ -92,6 +100,9 @@ struct Session {
   std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;
+  // Per queue: the budgets on its path to the root (QueuePathBudgets), so
+  // that FitsQueueBudget walks only paths that have any.
+  std::vector<uint8_t> path_budgets = QueuePathBudgets(snapshot);
   // The running jobs in the victim order, shared by reclaim and preempt
   // (VictimRanksOf, victim_ranks.h); empty until the first asks.
   std::shared_ptr<const VictimRanks> victim_ranks;
