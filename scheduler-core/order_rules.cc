@@ -26,23 +26,25 @@ CoarseRank KaiRank(const Session& s, QueueId q, const ResourceVector& job, bool 
   bool any_used = false, any_over = false, all_over = true;
   bool within_quota = true, uses_unshared = false;
   double dominant = 0;  // never NaN (its divisors are positive), never -0
-  for (Resource r : kAllResources) {
-    const int64_t held = alloc[r];
-    const int64_t used = held + job[r];
+  // A fixed count, unrolled, without early exits: every resource is read
+  // anyway, and the flags combine without branches.
+#pragma GCC unroll 4
+  for (int r = 0; r < kNumResources; ++r) {
+    const int64_t held = alloc.v[r];
+    const int64_t share = fair.v[r];
+    const int64_t used = held + job.v[r];
     const int64_t quota = queue.resources[r].quota;  // -1 (unlimited): above any amount
     // Resources the queue neither holds nor is entitled to say nothing
     // about its fair share.
-    if (held != 0 || fair[r] != 0) {
-      any_used = true;
-      if (held > fair[r])
-        any_over = true;
-      else
-        all_over = false;
-    }
-    if (quota != kUnlimited && used > quota) within_quota = false;
-    if (fair[r] == 0 && used > 0) uses_unshared = true;
+    const bool counts = (held | share) != 0;
+    const bool over = held > share;
+    any_used |= counts;
+    any_over |= counts & over;
+    all_over &= !counts | over;
+    within_quota &= (quota == kUnlimited) | (used <= quota);
+    uses_unshared |= (share == 0) & (used > 0);
     // Quota -1 deserves what it requests: its fair share is the yardstick.
-    const int64_t base = std::max(quota == kUnlimited ? 0 : quota, fair[r]);
+    const int64_t base = std::max(quota == kUnlimited ? 0 : quota, share);
     if (base > 0)
       dominant = std::max(dominant, double(used) / double(base));
     else if (used > 0)
