@@ -13,6 +13,7 @@
 // siblings does the pick scan them.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "scheduler-core/session.h"
@@ -57,6 +58,12 @@ class JobOrder {
     GroupId job;
     ResourceVector need;
   };
+  // A key the queue had for one need at the allocation `Standing::seen`.
+  struct Remembered {
+    ResourceVector need;
+    QueueKey key;
+  };
+  static constexpr size_t kRemembered = 8;
   // Per queue, what Refresh worked out.
   struct Standing {
     GroupId candidate = kNone;
@@ -64,7 +71,18 @@ class JobOrder {
     QueueId best_child = kNone;  // parent queues
     ResourceVector allocated;    // the queue's, when the key was worked out
     QueueKey key;                // with the candidate's need
+    // Keys for the last needs seen while the queue's allocation stayed
+    // `seen`: jobs that place nothing leave it, and a leaf queue's jobs ask
+    // for few different needs.
+    ResourceVector seen;
+    uint32_t remembered = 0;  // how many of `keys` are filled
+    uint32_t next = 0;        // the one to overwrite next when all are
+    std::array<Remembered, kRemembered> keys;
   };
+  // The key of queue q for `need` at its allocation `allocated`, from
+  // st.keys when there, else from the QueueOrder (and then remembered).
+  const QueueKey& KeyFor(QueueId q, Standing& st, const ResourceVector& need,
+                         const ResourceVector& allocated);
 
   const Session* session_;
   const QueueOrder* queue_order_;           // the session's
