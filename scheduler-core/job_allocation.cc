@@ -232,25 +232,26 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
 
   why = {};
   // The PodGroup record is read only for the few jobs with a topology.
-  const TopologyConstraint* topology = constrained ? &session.snapshot.groups[g].topology : nullptr;
-  for (StringId level : {topology ? topology->required_level : kNoString,
-                         topology ? topology->preferred_level : kNoString}) {
-    if (level == kNoString) continue;
-    const std::vector<uint32_t>& domain_of = session.DomainsOf(level);
-    for (const Domain& d : RankDomains(session, domain_of, gang_need[kGpu])) {
-      NodeFilter filter{&domain_of, d.id, kNone};
-      JobOutcome attempt_why;
-      if (PlaceWithin(session, g, pods, shortfall, filter, use_cache, &attempt_why)) {
-        why = {};
-        return true;
+  if (constrained) {
+    const TopologyConstraint& topology = session.snapshot.groups[g].topology;
+    for (StringId level : {topology.required_level, topology.preferred_level}) {
+      if (level == kNoString) continue;
+      const std::vector<uint32_t>& domain_of = session.DomainsOf(level);
+      for (const Domain& d : RankDomains(session, domain_of, gang_need[kGpu])) {
+        NodeFilter filter{&domain_of, d.id, kNone};
+        JobOutcome attempt_why;
+        if (PlaceWithin(session, g, pods, shortfall, filter, use_cache, &attempt_why)) {
+          why = {};
+          return true;
+        }
       }
-    }
-    if (level == topology->required_level) {
-      why = {};
-      why.block = JobBlock::kTopology;
-      why.needed = shortfall;
-      why.failing_pod = pods[0];
-      return false;
+      if (level == topology.required_level) {
+        why = {};
+        why.block = JobBlock::kTopology;
+        why.needed = shortfall;
+        why.failing_pod = pods[0];
+        return false;
+      }
     }
   }
   if (PlaceWithin(session, g, pods, shortfall, NodeFilter{}, use_cache, &why)) {
