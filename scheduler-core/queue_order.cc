@@ -46,7 +46,8 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
   index_of_.resize(s.queues.size());
   auto add_level = [&](const std::vector<QueueId>& queues) {
     const auto level = static_cast<uint32_t>(levels_.size());
-    levels_.push_back({&queues, Tournament(static_cast<uint32_t>(queues.size()))});
+    levels_.push_back({&queues, Tournament(static_cast<uint32_t>(queues.size())),
+                       std::vector<CoarseRank>(queues.size())});
     for (uint32_t i = 0; i < queues.size(); ++i) {
       level_of_[queues[i]] = level;
       index_of_[queues[i]] = i;
@@ -68,7 +69,7 @@ QueueId JobOrder::Best(const Level& level) const {
     if (w == Tournament::kNone) return kNone;
     least = queues[w];
     if (!level.coarse.WinnerTied(
-            [&](uint32_t a, uint32_t b) { return CoarseBefore(queues[a], queues[b]); }))
+            [&](uint32_t a, uint32_t b) { return level.ranks[a] < level.ranks[b]; }))
       return least;
   }
   // The scan, over the coarse minimum alone when there is one.
@@ -122,9 +123,10 @@ bool JobOrder::Refresh(QueueId q, bool children_changed) {
   }
   if (coarse_) {
     Level& level = levels_[level_of_[q]];
-    level.coarse.Update(index_of_[q], candidate != kNone, [&](uint32_t a, uint32_t b) {
-      return CoarseBefore((*level.queues)[a], (*level.queues)[b]);
-    });
+    const uint32_t i = index_of_[q];
+    if (candidate != kNone) level.ranks[i] = st.key.coarse;
+    level.coarse.Update(i, candidate != kNone,
+                        [&](uint32_t a, uint32_t b) { return level.ranks[a] < level.ranks[b]; });
   }
   return true;
 }

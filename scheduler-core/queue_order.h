@@ -37,6 +37,8 @@ class JobOrder {
   struct Level {
     const std::vector<QueueId>* queues;
     Tournament coarse;  // entries: indices into *queues; kept when coarse_
+    // Per entry, its queue's coarse rank, side by side for the tournament.
+    std::vector<CoarseRank> ranks;
   };
 
   // Works out queue q's candidate and key again (its children's are
