@@ -6,7 +6,9 @@
 // go in JobRank order. Queues are compared afresh for every job, so a queue
 // that just got resources yields to the others; only the chosen job's path
 // changes between two jobs, so only that path's candidates and queue keys
-// are worked out again. Where the QueueOrder has a coarse order
+// are worked out again, and a key is kept (or taken from the queue's last
+// few) while the queue's allocation and its job's need are the same as
+// when it was worked out. Where the QueueOrder has a coarse order
 // (QueueOrder::HasCoarseOrder: a rank in each key), each level keeps its
 // coarse minimum in a Tournament, so a pick compares one sibling per tree
 // level instead of every sibling; only when the minimum holds several
