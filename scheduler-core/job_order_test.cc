@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -13,6 +14,7 @@
 #include "scheduler-core/queue_order.h"
 #include "scheduler-core/session.h"
 #include "scheduler-core/test_support.h"
+#include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
 namespace {
@@ -261,6 +263,75 @@ TEST(JobOrderTest, TheTournamentHandsOutWhatTheScanDoes) {
       if (g == kNone) break;
       EXPECT_EQ(AllocateJob(with_tournament, g, Attempt::kCommitted),
                 AllocateJob(with_scan, g, Attempt::kCommitted));
+    }
+  }
+}
+
+// JobOrder's picks worked out from scratch for every job: every queue's
+// key computed anew, every level scanned in order keeping its first best.
+class FreshPicks {
+ public:
+  FreshPicks(const Session& s, std::vector<GroupId> jobs)
+      : s_(s), cursor_(s.snapshot.queues.size()) {
+    jobs_.resize(s.snapshot.queues.size());
+    for (GroupId g : jobs) {
+      need_[g] = GangNeed(s, g);
+      jobs_[s.job_facts[g].queue].push_back(g);
+    }
+    for (std::vector<GroupId>& q : jobs_) s.rules.job_rank->Sort(s.snapshot, &q);
+    for (QueueId q = 0; q < s.snapshot.queues.size(); ++q)
+      if (s.snapshot.queues[q].parent == kNone) roots_.push_back(q);
+  }
+
+  GroupId Next() {
+    const QueueId leaf = Pick(roots_);
+    if (leaf == kNone) return kNone;
+    return jobs_[leaf][cursor_[leaf]++];
+  }
+
+ private:
+  // The leaf whose next job `q`'s subtree hands out, kNone when none.
+  QueueId LeafOf(QueueId q) {
+    if (s_.snapshot.queues[q].children.empty()) return cursor_[q] < jobs_[q].size() ? q : kNone;
+    return Pick(s_.snapshot.queues[q].children);
+  }
+  QueueId Pick(const std::vector<QueueId>& siblings) {
+    QueueId best = kNone, best_leaf = kNone;
+    QueueKey best_key;
+    for (QueueId q : siblings) {
+      const QueueId leaf = LeafOf(q);
+      if (leaf == kNone) continue;
+      const QueueKey key = s_.rules.queue_order->KeyOf(s_, q, need_[jobs_[leaf][cursor_[leaf]]]);
+      if (best == kNone || s_.rules.queue_order->KeyBefore(key, best_key)) {
+        best = q;
+        best_leaf = leaf;
+        best_key = key;
+      }
+    }
+    return best_leaf;
+  }
+
+  const Session& s_;
+  std::vector<std::vector<GroupId>> jobs_;
+  std::vector<size_t> cursor_;
+  std::map<GroupId, ResourceVector> need_;
+  std::vector<QueueId> roots_;
+};
+
+TEST(JobOrderTest, KeptAndRememberedKeysHandOutWhatFreshKeysDo) {
+  for (uint32_t seed = 0; seed < 200; ++seed) {
+    std::mt19937 rng(seed);
+    const Snapshot s = RandomWorld(rng);
+    Session session(s, Options{});
+    std::vector<GroupId> jobs(s.groups.size());
+    std::iota(jobs.begin(), jobs.end(), 0);
+    JobOrder order(session, jobs);
+    FreshPicks fresh(session, jobs);
+    for (size_t n = 0;; ++n) {
+      const GroupId g = order.Next();
+      ASSERT_EQ(g, fresh.Next()) << "seed " << seed << ", job " << n;
+      if (g == kNone) break;
+      AllocateJob(session, g, Attempt::kCommitted);
     }
   }
 }
