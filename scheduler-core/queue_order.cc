@@ -22,7 +22,9 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
       coarse_(queue_order_->HasCoarseOrder()),
       jobs_(session.snapshot.queues.size()),
       cursor_(session.snapshot.queues.size(), 0),
-      standing_(session.snapshot.queues.size()) {
+      standing_(session.snapshot.queues.size()),
+      parent_(session.snapshot.queues.size()),
+      is_leaf_(session.snapshot.queues.size()) {
   const Snapshot& s = session.snapshot;
   std::vector<std::vector<GroupId>> by_queue(s.queues.size());
   // Each gang's need is worked out in the order `jobs` comes in (allocate:
@@ -39,6 +41,8 @@ JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     jobs_[q].reserve(by_queue[q].size());
     for (GroupId g : by_queue[q]) jobs_[q].push_back({g, need[g]});
     if (s.queues[q].parent == kNone) roots_.push_back(q);
+    parent_[q] = s.queues[q].parent;
+    is_leaf_[q] = s.queues[q].children.empty();
   }
   // One level for the roots, one per parent queue's children.
   level_of_.resize(s.queues.size());
@@ -92,10 +96,9 @@ bool JobOrder::CoarseBefore(QueueId a, QueueId b) const {
 
 bool JobOrder::Refresh(QueueId q, bool children_changed) {
   Standing& st = standing_[q];
-  const Queue& queue = session_->snapshot.queues[q];
   GroupId candidate = kNone;
   const ResourceVector* need = nullptr;
-  if (queue.children.empty()) {
+  if (is_leaf_[q]) {
     if (cursor_[q] < jobs_[q].size()) {
       candidate = jobs_[q][cursor_[q]].job;
       need = &jobs_[q][cursor_[q]].need;
@@ -159,17 +162,16 @@ void JobOrder::RefreshSubtree(QueueId q) {
 }
 
 GroupId JobOrder::Next() {
-  const Snapshot& s = session_->snapshot;
   // Only the last job's path changed (its allocation and its next job), so
   // only its candidates and keys are worked out again, leaf first; above a
   // queue whose standing stayed the same, no pick changes either.
   bool changed = true;
-  for (QueueId a = served_; a != kNone; a = s.queues[a].parent) changed = Refresh(a, changed);
+  for (QueueId a = served_; a != kNone; a = parent_[a]) changed = Refresh(a, changed);
   if (changed) root_best_ = Best(levels_[0]);
   served_ = kNone;
   QueueId q = root_best_;
   if (q == kNone) return kNone;
-  while (!s.queues[q].children.empty()) q = standing_[q].best_child;
+  while (!is_leaf_[q]) q = standing_[q].best_child;
   served_ = q;
   return jobs_[q][cursor_[q]++].job;
 }

@@ -94,6 +94,8 @@ class JobOrder {
   std::vector<std::vector<Waiting>> jobs_;  // per leaf queue, best first
   std::vector<size_t> cursor_;              // per leaf queue
   std::vector<Standing> standing_;          // per queue
+  std::vector<QueueId> parent_;             // per queue, from the snapshot, packed
+  std::vector<uint8_t> is_leaf_;            // per queue: has no children
   std::vector<QueueId> roots_;
   std::vector<Level> levels_;          // [0]: the roots
   std::vector<uint32_t> level_of_;     // per queue: the level it is in
