@@ -2,6 +2,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "scheduler-core/actions.h"
@@ -21,14 +22,37 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   // order, with their GPU and node: kept across jobs and updated from the
   // pool's change log, instead of rebuilt from the queue's whole list (and
   // read from the pool's large arrays) for every job.
+  // The list is the arrays' entries from `head` on. Victims are taken near
+  // its front (the single-victim search looks at its first entries), so an
+  // entry there is erased by moving the ones before it up by one, not the
+  // thousands after it down.
   struct CandidateList {
     bool built = false;
     size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
-    std::vector<GroupId> jobs;
-    std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
-    std::vector<NodeId> only_node;
-    // Least of gpu[i .. kMaxSingleVictims), for the single-victim search.
+    size_t head = 0;
+    std::vector<GroupId> all_jobs;
+    std::vector<Milli> all_gpu;  // pool.PlacedGpu and pool.OnlyNode of each of all_jobs
+    std::vector<NodeId> all_only_node;
+    // Least of gpu()[i .. kMaxSingleVictims), for the single-victim search.
     WindowSuffixMin least_gpu_from{kMaxSingleVictims};
+
+    std::span<const GroupId> jobs() const { return std::span(all_jobs).subspan(head); }
+    std::span<Milli> gpu() { return std::span(all_gpu).subspan(head); }
+    std::span<const NodeId> only_node() const { return std::span(all_only_node).subspan(head); }
+    void Erase(size_t i) {
+      const size_t size = all_jobs.size() - head;
+      if (i < size - i) {
+        auto up = [&](auto& v) {
+          std::move_backward(v.begin() + head, v.begin() + head + i, v.begin() + head + i + 1);
+        };
+        up(all_jobs), up(all_gpu), up(all_only_node);
+        ++head;
+      } else {
+        all_jobs.erase(all_jobs.begin() + head + i);
+        all_gpu.erase(all_gpu.begin() + head + i);
+        all_only_node.erase(all_only_node.begin() + head + i);
+      }
+    }
   };
   std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
   std::vector<GroupId> still;
@@ -56,35 +80,32 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     if (!list.built) {
       for (GroupId v : pool.InQueue(queue))
         if (pool.Alive(v) && pool.Priority(v) < priority) {
-          list.jobs.push_back(v);
-          list.gpu.push_back(pool.PlacedGpu(v));
-          list.only_node.push_back(pool.OnlyNode(v));
+          list.all_jobs.push_back(v);
+          list.all_gpu.push_back(pool.PlacedGpu(v));
+          list.all_only_node.push_back(pool.OnlyNode(v));
         }
       list.built = true;
-      list.least_gpu_from.Reset(list.gpu);
+      list.least_gpu_from.Reset(list.gpu());
     } else {
       // Jobs only leave the pool and its order never changes: drop the ones
       // that left, re-read the ones that changed.
       for (size_t c = list.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
-        auto it = pool.FindIn(list.jobs, g);
-        if (it == list.jobs.end()) continue;
-        const size_t i = it - list.jobs.begin();
+        const size_t i = pool.IndexIn(list.jobs(), g);
+        if (i == list.jobs().size()) continue;
         if (!pool.Alive(g)) {
-          list.jobs.erase(it);
-          list.gpu.erase(list.gpu.begin() + i);
-          list.only_node.erase(list.only_node.begin() + i);
-          list.least_gpu_from.Erased(list.gpu, i);
+          list.Erase(i);
+          list.least_gpu_from.Erased(list.gpu(), i);
         } else {
-          list.gpu[i] = pool.PlacedGpu(g);
-          list.only_node[i] = pool.OnlyNode(g);
-          list.least_gpu_from.Changed(list.gpu, i);
+          list.gpu()[i] = pool.PlacedGpu(g);
+          list.all_only_node[list.head + i] = pool.OnlyNode(g);
+          list.least_gpu_from.Changed(list.gpu(), i);
         }
       }
     }
     list.seen = changed.size();
-    const std::vector<GroupId>& candidates = list.jobs;
-    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from.least()};
+    const std::span<const GroupId> candidates = list.jobs();
+    const RankedFacts facts{list.gpu(), list.only_node(), list.least_gpu_from.least()};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(queue) > 0 ? std::optional<PendingNote>(PendingNote{

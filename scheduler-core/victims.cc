@@ -305,7 +305,7 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
 // rank). Looks at the first kMaxSingleVictims candidates only.
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
-                    const std::vector<GroupId>& ranked, EvictionCause cause,
+                    std::span<const GroupId> ranked, EvictionCause cause,
                     const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
@@ -396,7 +396,7 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
 }
 
 bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
-                       const std::vector<GroupId>& ranked, EvictionCause cause,
+                       std::span<const GroupId> ranked, EvictionCause cause,
                        const std::function<bool(GroupId)>& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
@@ -416,9 +416,9 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
 
 }  // namespace
 
-bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
-                 const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
+bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
+                 EvictionCause cause, const std::function<bool(GroupId)>& still_eligible,
+                 const RankedFacts* facts) {
   const Statement::Checkpoint mark = session.statement.Mark();
   if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible, facts) &&
       !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))

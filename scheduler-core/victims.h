@@ -47,9 +47,13 @@ class VictimPool {
   // binary search on each job's place in its queue when the pool was built,
   // which never changes.
   std::vector<GroupId>::iterator FindIn(std::vector<GroupId>& jobs, GroupId g) const {
+    return jobs.begin() + static_cast<std::ptrdiff_t>(IndexIn(jobs, g));
+  }
+  // The same as an index into `jobs` (jobs.size(): not there).
+  size_t IndexIn(std::span<const GroupId> jobs, GroupId g) const {
     auto it = std::lower_bound(jobs.begin(), jobs.end(), g,
                                [this](GroupId a, GroupId b) { return rank_[a] < rank_[b]; });
-    return it != jobs.end() && *it == g ? it : jobs.end();
+    return it != jobs.end() && *it == g ? static_cast<size_t>(it - jobs.begin()) : jobs.size();
   }
   // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
   Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
@@ -128,9 +132,8 @@ struct RankedFacts {
   std::span<const NodeId> only_node;
   std::span<const Milli> least_gpu_from;
 };
-bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
-                 const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible,
+bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
+                 EvictionCause cause, const std::function<bool(GroupId)>& still_eligible,
                  const RankedFacts* facts = nullptr);
 
 // The resources the job's gang minimum needs (estimated), or its first
