@@ -237,16 +237,18 @@ Milli RoomToTry(const Session& session, GroupId job) {
   return session.outcome[job].block == JobBlock::kQueueLimit ? 0 : threshold;
 }
 
+// `threshold` is RoomToTry(session, job); `room_known`: the caller found
+// that all of `ranked` leaving would free that much on some node.
 bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
                          std::span<const GroupId> ranked, EvictionCause cause,
-                         const std::function<bool(GroupId)>& still_eligible) {
+                         const std::function<bool(GroupId)>& still_eligible, Milli threshold,
+                         bool room_known) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
-  const Milli threshold = RoomToTry(session, job);
   const bool always_try = threshold == 0;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
-  if (!always_try && pool.MostFreeWithout(session, ranked) < threshold) return false;
+  if (!always_try && !room_known && pool.MostFreeWithout(session, ranked) < threshold) return false;
   // Victims scattered over many nodes free no node; take them node by node,
   // the nodes that would free the most first, each in the caller's order.
   const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
@@ -403,14 +405,17 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
   const std::span<const GroupId> all(ranked);
   // No prefix frees more on any node than all of them do: when all of them
   // leave too little, every attempt below would stop at that same test.
-  // Asked once here instead of once per prefix (nothing changes between).
+  // Asked once here instead of once per prefix (nothing changes between),
+  // and not again by EvictFromCandidates for all of them.
   const Milli threshold = RoomToTry(session, job);
-  if (ranked.size() > 256 && threshold > 0 && pool.MostFreeWithout(session, all) < threshold)
-    return false;
+  if (threshold > 0 && pool.MostFreeWithout(session, all) < threshold) return false;
   for (size_t k = 256;; k *= 4) {
     if (k >= ranked.size())
-      return EvictFromCandidates(session, pool, job, all, cause, still_eligible);
-    if (EvictFromCandidates(session, pool, job, all.first(k), cause, still_eligible)) return true;
+      return EvictFromCandidates(session, pool, job, all, cause, still_eligible, threshold,
+                                 /*room_known=*/true);
+    if (EvictFromCandidates(session, pool, job, all.first(k), cause, still_eligible, threshold,
+                            /*room_known=*/false))
+      return true;
   }
 }
 
