@@ -30,13 +30,12 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
     : by_queue_(session.snapshot.queues.size()),
       alive_in_queue_(session.snapshot.queues.size(), 0),
       alive_(session.snapshot.groups.size(), 0),
-      gpu_(session.snapshot.groups.size(), 0),
-      info_(session.snapshot.groups.size()),
-      rank_(session.snapshot.groups.size(), 0),
+      gpu_(std::make_unique_for_overwrite<Milli[]>(session.snapshot.groups.size())),
+      info_(std::make_unique_for_overwrite<Info[]>(session.snapshot.groups.size())),
+      rank_(std::make_unique_for_overwrite<uint32_t[]>(session.snapshot.groups.size())),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
       changed_(session.snapshot.queues.size()),
-      latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
@@ -45,6 +44,8 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
   for (GroupId g : ranks.Running()) {
     const PodGroup& group = s.groups[g];
     bool running = false;
+    int64_t latest_start = 0;
+    Milli running_gpu = 0;
     // What Refresh would read, in the same pass: every placed pod counts
     // there, the running ones here.
     Milli placed_gpu = 0;
@@ -59,8 +60,8 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
       split = split || a.node != node;
       if (s.pods[p].phase != PodPhase::kRunning) continue;
       running = true;
-      latest_start_[g] = std::max(latest_start_[g], s.pods[p].start_time);
-      gpu_[g] += gpu;
+      latest_start = std::max(latest_start, s.pods[p].start_time);
+      running_gpu += gpu;
     }
     if (!running) continue;
     if (!group.preemptible) {
@@ -68,11 +69,12 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
       continue;
     }
     int64_t min_runtime = min_runtime_s[group.queue];
-    if (min_runtime < 0 || s.now - latest_start_[g] < min_runtime) {
+    if (min_runtime < 0 || s.now - latest_start < min_runtime) {
       ++within_min_runtime_[group.queue];
       continue;
     }
     info_[g] = {placed_gpu, split ? kNone : node, group.queue, group.priority};
+    gpu_[g] = running_gpu;
     alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (!had_jobs_[group.queue]) ++queues_with_jobs_;
