@@ -1,9 +1,8 @@
 #include <algorithm>
-#include <map>
+#include <deque>
 #include <optional>
-#include <set>
 #include <span>
-#include <tuple>
+#include <utility>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
@@ -17,7 +16,6 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, VictimRanksOf(session), session.preempt_min_runtime_s);
-  std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
   // Lower-priority victims of a queue, per (queue, priority), in the pool's
   // order, with their GPU and node: kept across jobs and updated from the
   // pool's change log, instead of rebuilt from the queue's whole list (and
@@ -35,6 +33,21 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     std::vector<NodeId> all_only_node;
     // Least of gpu()[i .. kMaxSingleVictims), for the single-victim search.
     WindowSuffixMin least_gpu_from{kMaxSingleVictims};
+    // Jobs of this queue and priority that found no victims enough, by
+    // (shape of the first pending pod, gang shortfall), until something
+    // changes: valid while hopeless_round is the current round.
+    uint64_t hopeless_round = 0;
+    std::vector<std::pair<ShapeId, int32_t>> hopeless;
+
+    bool Hopeless(uint64_t round, std::pair<ShapeId, int32_t> key) const {
+      return hopeless_round == round &&
+             std::find(hopeless.begin(), hopeless.end(), key) != hopeless.end();
+    }
+    void MarkHopeless(uint64_t round, std::pair<ShapeId, int32_t> key) {
+      if (hopeless_round != round) hopeless.clear();
+      hopeless_round = round;
+      hopeless.push_back(key);
+    }
 
     std::span<const GroupId> jobs() const { return std::span(all_jobs).subspan(head); }
     std::span<Milli> gpu() { return std::span(all_gpu).subspan(head); }
@@ -54,7 +67,18 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
       }
     }
   };
-  std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
+  // Per queue, its lists by priority (few each); a deque keeps them in place.
+  std::deque<CandidateList> lists;
+  std::vector<std::vector<std::pair<int32_t, CandidateList*>>> lists_of(s.queues.size());
+  auto list_for = [&](QueueId queue, int32_t priority) -> CandidateList& {
+    for (const auto& [p, list] : lists_of[queue])
+      if (p == priority) return *list;
+    lists_of[queue].emplace_back(priority, &lists.emplace_back());
+    return *lists_of[queue].back().second;
+  };
+  // Grows with every job that gets its victims: whatever was hopeless may
+  // not be any more.
+  uint64_t round = 1;
   std::vector<GroupId> still;
   const JobPrefetcher prefetch(session, unsatisfied);
   for (size_t u = 0; u < unsatisfied.size(); ++u) {
@@ -68,14 +92,14 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     const QueueId queue = session.job_facts[job].queue;
     const int32_t priority = s.groups[job].priority;
     const PodId first = FirstPendingPod(session, job);
-    const auto key = std::make_tuple(queue, first == kNone ? kNone : session.pod_shape[first],
-                                     GangShortfall(session, job), priority);
-    if (hopeless.count(key)) {
+    // The job itself is never among them: its priority is not below its own.
+    CandidateList& list = list_for(queue, priority);
+    const std::pair<ShapeId, int32_t> key(first == kNone ? kNone : session.pod_shape[first],
+                                          GangShortfall(session, job));
+    if (list.Hopeless(round, key)) {
       still.push_back(job);
       continue;
     }
-    // The job itself is never among them: its priority is not below its own.
-    CandidateList& list = lists[{queue, priority}];
     const std::vector<GroupId>& changed = pool.ChangedIn(queue);
     if (!list.built) {
       for (GroupId v : pool.InQueue(queue))
@@ -114,7 +138,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
                                          : std::nullopt;
     if (candidates.empty()) {
       if (young) session.notes.Set(job, *young);
-      hopeless.insert(key);
+      list.MarkHopeless(round, key);
       still.push_back(job);
       continue;
     }
@@ -122,10 +146,10 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     auto eligible = [&](GroupId v) { return pool.Alive(v); };
     if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible, &facts)) {
       session.notes.Clear(job, NoteAction::kPreempt);
-      hopeless.clear();
+      ++round;
     } else {
       if (young) session.notes.Set(job, *young);
-      hopeless.insert(key);
+      list.MarkHopeless(round, key);
       still.push_back(job);
     }
   }
