@@ -143,8 +143,7 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
       continue;
     }
     // Already lowest priority first, then the youngest (the pool's order).
-    auto eligible = [&](GroupId v) { return pool.Alive(v); };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible, &facts)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, nullptr, &facts)) {
       session.notes.Clear(job, NoteAction::kPreempt);
       ++round;
     } else {

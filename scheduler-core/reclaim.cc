@@ -290,11 +290,10 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       candidates_at = lists_changed;
     }
 
-    // The victim's queue from the pool, not from its (large) PodGroup record.
-    auto eligible = [&](GroupId v) {
-      return pool.Alive(v) && MayReclaimFrom(session, mine, pool.Queue(v), need);
+    auto may_take_from = [&](QueueId theirs) {
+      return MayReclaimFrom(session, mine, theirs, need);
     };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, may_take_from)) {
       session.notes.Clear(job, NoteAction::kReclaim);
       hopeless.clear();
       room.NextRound();

@@ -230,6 +230,38 @@ std::vector<GroupId> ClusterByNode(const Session& session, std::span<const Group
   return out;
 }
 
+// Whether a victim may still be taken: in the pool, and of a leaf queue the
+// caller's `may_take_from` allows as things stand. The answer per queue is
+// kept until the cluster changes (Changed): an attempt asks it of hundreds
+// of victims of a handful of queues between two evictions.
+class Eligibility {
+ public:
+  Eligibility(const Session& session, const VictimPool& pool,
+              const std::function<bool(QueueId)>& may_take_from)
+      : pool_(pool), may_take_from_(may_take_from) {
+    if (may_take_from_) answer_.resize(session.snapshot.queues.size());
+  }
+
+  bool operator()(GroupId v) {
+    if (!pool_.Alive(v)) return false;
+    if (!may_take_from_) return true;
+    Answer& a = answer_[pool_.Queue(v)];
+    if (a.at != changes_) a = {changes_, may_take_from_(pool_.Queue(v))};
+    return a.yes;
+  }
+  void Changed() { ++changes_; }
+
+ private:
+  struct Answer {
+    uint64_t at = 0;  // changes_ when `yes` was asked; 0: never
+    bool yes = false;
+  };
+  const VictimPool& pool_;
+  const std::function<bool(QueueId)>& may_take_from_;
+  std::vector<Answer> answer_;
+  uint64_t changes_ = 1;
+};
+
 // The GPU free some node must reach after an eviction before placing the
 // job is tried: its first pod's minimum. 0 (always try) when that is 0 or
 // the job waits on a queue limit (room elsewhere, budget freed here).
@@ -243,8 +275,7 @@ Milli RoomToTry(const Session& session, GroupId job) {
 // that all of `ranked` leaving would free that much on some node.
 bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
                          std::span<const GroupId> ranked, EvictionCause cause,
-                         const std::function<bool(GroupId)>& still_eligible, Milli threshold,
-                         bool room_known) {
+                         Eligibility& still_eligible, Milli threshold, bool room_known) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
   const bool always_try = threshold == 0;
@@ -254,6 +285,7 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
   // Victims scattered over many nodes free no node; take them node by node,
   // the nodes that would free the most first, each in the caller's order.
   const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
+  still_eligible.Changed();  // the caller's attempts may have left other answers
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
@@ -262,6 +294,7 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
     if (!still_eligible(victim)) continue;
     evicted.emplace_back(victim, NodesOf(session, victim));
     EvictGroup(session, victim, cause, job);
+    still_eligible.Changed();
     bool worth = always_try;
     for (NodeId n : evicted.back().second) worth = worth || session.state.Free(n).gpu >= threshold;
     if (worth && AllocateJob(session, job, Attempt::kSpeculative)) {
@@ -310,7 +343,7 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     std::span<const GroupId> ranked, EvictionCause cause,
-                    const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
+                    Eligibility& still_eligible, const RankedFacts* facts) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
   const PodId pod = FirstPendingPod(session, job);
@@ -401,7 +434,7 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
 
 bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
                        std::span<const GroupId> ranked, EvictionCause cause,
-                       const std::function<bool(GroupId)>& still_eligible) {
+                       Eligibility& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
   const std::span<const GroupId> all(ranked);
@@ -424,9 +457,10 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
 }  // namespace
 
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
-                 EvictionCause cause, const std::function<bool(GroupId)>& still_eligible,
+                 EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
                  const RankedFacts* facts) {
   const Statement::Checkpoint mark = session.statement.Mark();
+  Eligibility still_eligible(session, pool, may_take_from);
   if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible, facts) &&
       !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))
     return false;

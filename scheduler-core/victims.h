@@ -110,8 +110,11 @@ class VictimPool {
   int queues_with_jobs_ = 0;
 };
 
-// Evicts `ranked` victims (most preferred first), each only if
-// `still_eligible` says so at that moment, until `job` can be allocated.
+// Evicts `ranked` victims (most preferred first), each only while it is in
+// the pool and `may_take_from` (when given) allows its leaf queue at that
+// moment, until `job` can be allocated. `may_take_from` may read the
+// cluster (it is asked again after every eviction) but nothing else that
+// changes meanwhile.
 // A job one pod short first gets the single smallest victim of the first
 // victim queue that has one whose eviction lets that pod fit on the
 // victim's node (per device: a fraction takes a fraction's room, a whole
@@ -136,7 +139,7 @@ struct RankedFacts {
   std::span<const Milli> least_gpu_from;
 };
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
-                 EvictionCause cause, const std::function<bool(GroupId)>& still_eligible,
+                 EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
                  const RankedFacts* facts = nullptr);
 
 // The resources the job's gang minimum needs (estimated), or its first
