@@ -375,8 +375,17 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
       while (i < end && lacks_room(only[i], gpu[i])) ++i;
       return i;
     }
-    for (; i < nobody_less_from; ++i)
-      if (gpu[i] < best_gpu && !lacks_room(only[i], gpu[i])) return i;
+    const Milli* g = gpu.data();
+    while (i < nobody_less_from) {
+      // Most entries hold no less than the best: pass them four at a time,
+      // with one branch for the four.
+      while (i + 4 <= nobody_less_from && ((g[i] < best_gpu) | (g[i + 1] < best_gpu) |
+                                           (g[i + 2] < best_gpu) | (g[i + 3] < best_gpu)) == 0)
+        i += 4;
+      const size_t stop = std::min(i + 4, nobody_less_from);
+      for (; i < stop; ++i)
+        if (g[i] < best_gpu && !lacks_room(only[i], g[i])) return i;
+    }
     return end;
   };
   for (size_t i = 0; i < end; ++i) {
