@@ -4,9 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
-#include <initializer_list>
 #include <memory>
-#include <string_view>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/pending_reasons.h"
@@ -15,30 +13,42 @@
 namespace vtenant::sched {
 namespace {
 
-// Appends the parts to `out`: a busy cycle writes tens of thousands of
-// eviction messages into one buffer, so it grows once per message and the
-// parts are copied in without a bounds check each.
-void Append(std::string* out, std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  const size_t at = out->size();
-  out->resize(at + size);
-  char* to = out->data() + at;
-  for (std::string_view p : parts) {
-    std::memcpy(to, p.data(), p.size());
-    to += p.size();
-  }
-}
-
-// The decimal text of a number, for Append.
-class Dec {
+// Writes one message at the end of `out`: a busy cycle writes tens of
+// thousands of eviction messages into one buffer. The buffer grows once per
+// message, by a bound given up front, and is cut to what was written when
+// the writer goes; string literals are copied with their size known at
+// compile time (the copy is inlined), numbers are written in place.
+class MessageWriter {
  public:
-  explicit Dec(int64_t v) : end_(std::to_chars(buf_, buf_ + sizeof buf_, v).ptr) {}
-  operator std::string_view() const { return {buf_, static_cast<size_t>(end_ - buf_)}; }
+  // More than the literal text of any message below, plus two numbers.
+  static constexpr size_t kFixedBound = 128 + 2 * 20;
+
+  MessageWriter(std::string* out, size_t names_size) : out_(out) {
+    const size_t at = out->size();
+    out->resize(at + kFixedBound + names_size);
+    to_ = out->data() + at;
+  }
+  ~MessageWriter() { out_->resize(static_cast<size_t>(to_ - out_->data())); }
+
+  template <size_t N>
+  MessageWriter& operator<<(const char (&literal)[N]) {
+    std::memcpy(to_, literal, N - 1);
+    to_ += N - 1;
+    return *this;
+  }
+  MessageWriter& operator<<(const std::string& name) {
+    std::memcpy(to_, name.data(), name.size());
+    to_ += name.size();
+    return *this;
+  }
+  MessageWriter& operator<<(int64_t v) {
+    to_ = std::to_chars(to_, to_ + 20, v).ptr;
+    return *this;
+  }
 
  private:
-  char buf_[24];
-  char* end_;
+  std::string* out_;
+  char* to_;
 };
 
 // Appends why `pod` was evicted (for job `by`) to `out`.
@@ -48,23 +58,35 @@ void AppendEvictionMessage(const Session& session, PodId pod, EvictionCause caus
   const PodGroup& victim = s.groups[session.pod_group[pod]];
   const std::string& victim_queue = s.queues[victim.queue].name;
   switch (cause) {
-    case EvictionCause::kReclaim:
-      return Append(out, {"reclaimed for job ", s.groups[by].name, " of queue ",
-                          s.queues[s.groups[by].queue].name, ": queue ", victim_queue,
-                          " was above its fair share"});
-    case EvictionCause::kPreempt:
-      return Append(out, {"preempted in queue ", victim_queue, " by job ", s.groups[by].name,
-                          " of higher priority (", Dec(s.groups[by].priority), " > ",
-                          Dec(victim.priority), ")"});
+    case EvictionCause::kReclaim: {
+      const PodGroup& job = s.groups[by];
+      const std::string& job_queue = s.queues[job.queue].name;
+      MessageWriter(out, job.name.size() + job_queue.size() + victim_queue.size())
+          << "reclaimed for job " << job.name << " of queue " << job_queue << ": queue "
+          << victim_queue << " was above its fair share";
+      return;
+    }
+    case EvictionCause::kPreempt: {
+      const PodGroup& job = s.groups[by];
+      MessageWriter(out, victim_queue.size() + job.name.size())
+          << "preempted in queue " << victim_queue << " by job " << job.name
+          << " of higher priority (" << int64_t{job.priority} << " > " << int64_t{victim.priority}
+          << ")";
+      return;
+    }
     case EvictionCause::kConsolidate:
-      return Append(out, {"moved to make room for job ", s.groups[by].name});
+      MessageWriter(out, s.groups[by].name.size())
+          << "moved to make room for job " << s.groups[by].name;
+      return;
     case EvictionCause::kStaleGang:
-      return Append(out, {"gang ", victim.name, " ran below minMember ", Dec(victim.min_member),
-                          " for ", Dec(s.now - victim.stale_since), "s"});
+      MessageWriter(out, victim.name.size())
+          << "gang " << victim.name << " ran below minMember " << int64_t{victim.min_member}
+          << " for " << int64_t{s.now - victim.stale_since} << "s";
+      return;
     case EvictionCause::kNone:
       break;
   }
-  out->append("evicted");
+  MessageWriter(out, 0) << "evicted";
 }
 
 }  // namespace
