@@ -1,10 +1,12 @@
 #include "scheduler-core/scheduler.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/pending_reasons.h"
@@ -130,8 +132,22 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   };
   const std::unique_ptr<Why[]> last_eviction(new Why[snapshot.pods.size()]);
   size_t evictions = 0;
-  for (const Statement::Entry& e : session.statement.journal())
-    if (!e.place) last_eviction[e.pod] = {e.cause, e.by}, ++evictions;
+  // Only the journal changes where a pod sits, and a rollback restores it
+  // exactly: so a pod that ran before the cycle can only have moved if the
+  // journal places it again (consolidation). Those few are compared with
+  // their Pod records, instead of every running pod's (large, scattered)
+  // record.
+  std::vector<PodId> placed_again;
+  for (const Statement::Entry& e : session.statement.journal()) {
+    if (!e.place) {
+      last_eviction[e.pod] = {e.cause, e.by};
+      ++evictions;
+    } else if (!session.pod_pending[e.pod]) {
+      placed_again.push_back(e.pod);
+    }
+  }
+  std::sort(placed_again.begin(), placed_again.end());
+  placed_again.erase(std::unique(placed_again.begin(), placed_again.end()), placed_again.end());
 
   Decisions d;
   PendingReasons reasons(session);
@@ -143,8 +159,7 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   d.evictions.reserve(evictions);           // at most: a pod may be evicted more than once
   d.eviction_text.reserve(evictions * 80);  // a typical message's length; it grows past as needed
   for (PodId p = 0; p < snapshot.pods.size(); ++p) {
-    // The session's packed phase first: a bound pod never needs its (large)
-    // Pod record here.
+    // The session's packed arrays only: no Pod record is read here.
     if (session.pod_pending[p]) {
       if (state.IsPlaced(p)) {
         d.binds.push_back({p, state.AllocationOf(p)});
@@ -153,16 +168,18 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
       }
       continue;
     }
-    const Pod& pod = snapshot.pods[p];
     if (!state.IsPlaced(p)) {
       const auto [cause, by] = last_eviction[p];
       const size_t begin = d.eviction_text.size();
       AppendEvictionMessage(session, p, cause, by, &d.eviction_text);
       d.evictions.push_back(
           {p, cause, by, begin, static_cast<uint32_t>(d.eviction_text.size() - begin)});
-    } else if (!(state.AllocationOf(p) == pod.allocation)) {
-      d.moves.push_back({p, pod.allocation, state.AllocationOf(p)});
     }
+  }
+  for (PodId p : placed_again) {
+    const Pod& pod = snapshot.pods[p];
+    if (state.IsPlaced(p) && !(state.AllocationOf(p) == pod.allocation))
+      d.moves.push_back({p, pod.allocation, state.AllocationOf(p)});
   }
   d.reasons = reasons.TakeTexts();
   for (QueueId q = 0; q < snapshot.queues.size(); ++q)
