@@ -43,25 +43,54 @@ class RoomIndex {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  // Walks upwards (ascending key, then id) or, reversed, downwards.
+  // Walks upwards (ascending key, then id) or, reversed, downwards. A walk
+  // keeps the rest of the bitmap word it stands in, so a step to the next
+  // entry of the same word reads no memory and divides nothing (a word's
+  // entries share one key: the stride is whole words); the index must not
+  // change while a walk is in use.
   template <bool kReverse>
   class Walk {
    public:
     const Entry& operator*() const { return entry_; }
     const Entry* operator->() const { return &entry_; }
     Walk& operator++() {
-      at_ = kReverse ? index_->PrevFrom(at_ - 1) : index_->NextFrom(at_ + 1);
-      entry_ = index_->EntryAt(at_);
+      const int64_t base = at_ & ~int64_t{63};
+      if constexpr (kReverse) {
+        rest_ &= ~(uint64_t{1} << (at_ & 63));
+        if (rest_ == 0) return Seek(index_->PrevFrom(base - 1));
+        const int64_t next = base + 63 - std::countl_zero(rest_);
+        entry_.second -= static_cast<Id>(at_ - next);
+        at_ = next;
+      } else {
+        rest_ &= rest_ - 1;
+        if (rest_ == 0) return Seek(index_->NextFrom(base + 64));
+        const int64_t next = base + std::countr_zero(rest_);
+        entry_.second += static_cast<Id>(next - at_);
+        at_ = next;
+      }
       return *this;
     }
     bool operator==(const Walk& o) const { return at_ == o.at_; }
 
    private:
     friend class RoomIndex;
-    Walk(const RoomIndex* index, int64_t at) : index_(index), at_(at), entry_(index->EntryAt(at)) {}
+    Walk(const RoomIndex* index, int64_t at) : index_(index) { Seek(at); }
+    Walk& Seek(int64_t at) {
+      at_ = at;
+      entry_ = index_->EntryAt(at);
+      if (at < 0 || at == kEnd) {
+        rest_ = 0;
+        return *this;
+      }
+      const uint64_t word = index_->levels_[0][static_cast<uint64_t>(at) / 64];
+      rest_ =
+          kReverse ? word & (~uint64_t{0} >> (63 - at % 64)) : word & (~uint64_t{0} << (at % 64));
+      return *this;
+    }
     const RoomIndex* index_;
-    int64_t at_;   // bit position; kEnd (or -1 reversed) past the last entry
-    Entry entry_;  // what at_ stands for, worked out once per step
+    int64_t at_;     // bit position; kEnd (or -1 reversed) past the last entry
+    uint64_t rest_;  // at_'s word from at_ on (reversed: up to at_), at_ included
+    Entry entry_;    // what at_ stands for
   };
   using Iterator = Walk<false>;
   using ReverseIterator = Walk<true>;
