@@ -22,10 +22,7 @@ bool OutOfBasics(const Placer& placer, const PodRequest& r, NodeId n) {
 
 bool BinpackRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit worst,
                             int64_t* key) const {
-  const DeviceFit fit = ClassifyDevice(used, portion);
-  if (fit > worst) return false;
-  *key = (int64_t{static_cast<uint8_t>(fit)} << 32) + (kMilliPerGpu - used) * 64 + index;
-  return true;
+  return BinpackDeviceKey(used, portion, kMilliPerGpu % portion, index, worst, key);
 }
 
 bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {

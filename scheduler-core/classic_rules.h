@@ -12,6 +12,7 @@ class BinpackRule : public PlacementRule {
   // Complementing devices, then empty ones, then any; fullest first.
   bool DeviceKey(Milli used, Milli portion, int index, DeviceFit worst,
                  int64_t* key) const override;
+  bool OrdersDevicesAsBinpack() const override { return true; }
 
   // Binpack for a pod sharing one device: complementing devices anywhere,
   // then an empty device on the fullest node, then any device that fits.

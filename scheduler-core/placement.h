@@ -73,12 +73,17 @@ class Placer {
   const Snapshot& snapshot() const { return *snapshot_; }
 
  private:
-  bool ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst, Allocation* out) const;
+  // The devices of `node` the rule picks for `r`, taking `portion` of each
+  // (a shared pod's portion on this node; ignored for whole GPUs); false
+  // when too few devices have room.
+  bool ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node, Milli portion,
+                     DeviceFit worst, Allocation* out) const;
 
   const ClusterState* state_;
   const Snapshot* snapshot_;
   int32_t largest_device_mib_ = 0;
   std::unique_ptr<PlacementRule> rule_;
+  bool binpack_devices_ = false;  // rule_->OrdersDevicesAsBinpack()
 };
 
 // Taint and selector rules, exposed for diagnosis and tests.
