@@ -107,8 +107,10 @@ class ClusterState {
 
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
-  // The part of Apply that the node questions answer from.
-  void ApplyToNode(PodId pod, const Allocation& allocation, int sign);
+  // The part of Apply that the node questions answer from; with kUsage,
+  // returns Usage(pod, allocation), worked out on the way (else zero).
+  template <bool kUsage>
+  ResourceVector ApplyToNode(PodId pod, const Allocation& allocation, int sign);
   // Notes that a schedulable node's entries in the indexes may be stale:
   // its own, and those of the devices in `device_mask`.
   void MarkStale(NodeId node, uint64_t device_mask);
