@@ -105,6 +105,13 @@ class RoomIndex {
     if (key > max_key_) return end();
     return Iterator(this, NextFrom(key < 0 ? 0 : key * stride_));
   }
+  // The first entry at or after (key, id) in walk order, or end(); `id`
+  // below the index's id count.
+  Iterator From(Key key, Id id) const {
+    if (key > max_key_) return end();
+    if (key < 0) return From(0);
+    return Iterator(this, NextFrom(key * static_cast<int64_t>(stride_) + id));
+  }
   ReverseIterator rbegin() const { return ReverseIterator(this, PrevFrom(bits_ - 1)); }
   ReverseIterator rend() const { return ReverseIterator(this, -1); }
 
