@@ -15,14 +15,9 @@ RoomIndex::RoomIndex(Key max_key, size_t ids)
   } while (words > 1);
 }
 
-void RoomIndex::Set(int64_t at) {
+void RoomIndex::SetFirstInWord(int64_t at) {
   const uint64_t w = at / 64;
-  const uint64_t bit = uint64_t{1} << (at % 64);
-  if (Used(w)) {
-    bottom_[w] |= bit;
-    return;
-  }
-  bottom_[w] = bit;
+  bottom_[w] = uint64_t{1} << (at % 64);
   at = w;
   for (std::vector<uint64_t>& level : upper_) {
     uint64_t& word = level[at / 64];
@@ -33,27 +28,14 @@ void RoomIndex::Set(int64_t at) {
   }
 }
 
-void RoomIndex::Clear(int64_t at) {
-  const uint64_t w = at / 64;
-  bottom_[w] &= ~(uint64_t{1} << (at % 64));
-  if (bottom_[w] != 0) return;
-  at = w;
+void RoomIndex::ClearWordAbove(uint64_t w) {
+  uint64_t at = w;
   for (std::vector<uint64_t>& level : upper_) {
     uint64_t& word = level[at / 64];
     word &= ~(uint64_t{1} << (at % 64));
     if (word != 0) return;
     at /= 64;
   }
-}
-
-void RoomIndex::Insert(Key key, Id id) {
-  Set(key * static_cast<int64_t>(stride_) + id);
-  ++size_;
-}
-
-void RoomIndex::Erase(Key key, Id id) {
-  Clear(key * static_cast<int64_t>(stride_) + id);
-  --size_;
 }
 
 int64_t RoomIndex::NextFromAbove(int64_t at) const {

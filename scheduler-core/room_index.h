@@ -33,9 +33,26 @@ class RoomIndex {
   RoomIndex(Key max_key, size_t ids);
 
   // Adds (key, id), which must not be present and must be in range.
-  void Insert(Key key, Id id);
+  // Inline for the common case, a bottom word that has other entries
+  // before and after: one bit flipped, nothing above it touched.
+  void Insert(Key key, Id id) {
+    const int64_t at = key * static_cast<int64_t>(stride_) + id;
+    const uint64_t w = static_cast<uint64_t>(at) / 64;
+    if (Used(w)) {
+      bottom_[w] |= uint64_t{1} << (at % 64);
+    } else {
+      SetFirstInWord(at);
+    }
+    ++size_;
+  }
   // Removes (key, id), which must be present.
-  void Erase(Key key, Id id);
+  void Erase(Key key, Id id) {
+    const int64_t at = key * static_cast<int64_t>(stride_) + id;
+    const uint64_t w = static_cast<uint64_t>(at) / 64;
+    bottom_[w] &= ~(uint64_t{1} << (at % 64));
+    if (bottom_[w] == 0) ClearWordAbove(w);
+    --size_;
+  }
   // Erase(from, id) then Insert(to, id).
   void Move(Key from, Key to, Id id) {
     Erase(from, id);
@@ -138,8 +155,10 @@ class RoomIndex {
   int64_t NextFromAbove(int64_t at) const;
   // The last set bit at or before `at`, or -1.
   int64_t PrevFrom(int64_t at) const;
-  void Set(int64_t at);
-  void Clear(int64_t at);
+  // Insert's and Erase's way up: the bottom word of `at` gets its first
+  // entry; bottom word `w` lost its last.
+  void SetFirstInWord(int64_t at);
+  void ClearWordAbove(uint64_t w);
 
   Key max_key_;
   size_t stride_;  // ids, rounded up to whole words
