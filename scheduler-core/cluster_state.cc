@@ -117,21 +117,6 @@ bool ClusterState::GangSatisfied(GroupId g) const {
   return true;
 }
 
-ResourceVector ClusterState::Usage(PodId pod, const Allocation& a) const {
-  const PodRequest& r = snapshot_->pods[pod].request;
-  Milli gpu = 0;
-  if (r.mig_count > 0) {
-    gpu = r.mig_count * r.mig_milli_each;
-  } else {
-    // Clearing the lowest bit until none is left: a pod holds few devices,
-    // and std::popcount is a library call on the baseline x86-64 target.
-    int devices = 0;
-    for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) ++devices;
-    gpu = devices * a.portion;
-  }
-  return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
-}
-
 void ClusterState::LiftForTrial(PodId pod) { ApplyToNode<false>(pod, allocation_[pod], -1); }
 
 void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode<false>(pod, allocation_[pod], +1); }
