@@ -85,6 +85,7 @@ bool ToleratesTaints(const Node& node, const std::vector<Toleration>& toleration
 Placer::Placer(const ClusterState& state, const Options& options)
     : state_(&state), snapshot_(&state.snapshot()), rule_(MakePlacementRule(state, options)) {
   binpack_devices_ = rule_->OrdersDevicesAsBinpack();
+  shuffles_ = rule_->ShufflesDevices();
   for (const GpuDevice& d : snapshot_->devices)
     largest_device_mib_ = std::max(largest_device_mib_, d.memory_mib);
 }
@@ -119,7 +120,7 @@ bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node
   if (r.whole_gpus > 0) portion = kMilliPerGpu;
   if (portion > kMilliPerGpu) return false;
   if (state_->GpuRoom(node_id) < want * portion) return false;
-  const bool shuffles = rule_->ShufflesDevices();
+  const bool shuffles = shuffles_;
   if (r.whole_gpus > 0 && !shuffles) {
     // Idle devices in index order (the key of each is its index): the first
     // `want` of them, and no sort.
@@ -199,10 +200,6 @@ bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node
   for (int i = 0; i < want; ++i) out->device_mask |= uint64_t{1} << cand[i].index;
   out->portion = portion;
   return true;
-}
-
-FitFailure Placer::Check(PodId pod, NodeId node, Allocation* out) const {
-  return CheckUpTo(pod, node, DeviceFit::kMixes, out);
 }
 
 FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allocation* out) const {

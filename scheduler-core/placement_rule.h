@@ -75,8 +75,9 @@ class PlacementRule {
   // itself, with no call per device.
   virtual bool OrdersDevicesAsBinpack() const { return false; }
 
-  // Whether the devices a node offers are taken in random order (random-fit),
-  // and the generator state the shuffle starts from.
+  // Whether the devices a node offers are taken in random order (random-fit;
+  // asked once, when the Placer is built), and the generator state the
+  // shuffle starts from (asked at each pick).
   virtual bool ShufflesDevices() const { return false; }
   virtual uint64_t ShuffleSeed() const { return 0; }
 };
