@@ -39,7 +39,7 @@ class BinpackRule : public PlacementRule {
     int64_t cpu_milli = 0;
     int64_t memory_bytes = 0;
     Milli need = 0;
-    RoomIndex::Entry from{};  // key past the largest: no node passed
+    RoomIndex::Entry from{};  // the first that passed; key INT64_MAX if none did
     size_t log_seen = 0;
   };
   // A memo behind by more changes than this is dropped: its look at the
