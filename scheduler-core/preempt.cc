@@ -1,8 +1,8 @@
 #include <algorithm>
-#include <map>
+#include <deque>
 #include <optional>
-#include <set>
-#include <tuple>
+#include <span>
+#include <utility>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
@@ -16,21 +16,69 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   if (unsatisfied.empty()) return;
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, VictimRanksOf(session), session.preempt_min_runtime_s);
-  std::set<std::tuple<QueueId, ShapeId, int32_t, int32_t>> hopeless;
   // Lower-priority victims of a queue, per (queue, priority), in the pool's
   // order, with their GPU and node: kept across jobs and updated from the
   // pool's change log, instead of rebuilt from the queue's whole list (and
   // read from the pool's large arrays) for every job.
+  // The list is the arrays' entries from `head` on. Victims are taken near
+  // its front (the single-victim search looks at its first entries), so an
+  // entry there is erased by moving the ones before it up by one, not the
+  // thousands after it down.
   struct CandidateList {
     bool built = false;
     size_t seen = 0;  // entries of pool.ChangedIn(queue) applied
-    std::vector<GroupId> jobs;
-    std::vector<Milli> gpu;  // pool.PlacedGpu and pool.OnlyNode of each of jobs
-    std::vector<NodeId> only_node;
-    // Least of gpu[i .. kMaxSingleVictims), for the single-victim search.
+    size_t head = 0;
+    std::vector<GroupId> all_jobs;
+    std::vector<Milli> all_gpu;  // pool.PlacedGpu and pool.OnlyNode of each of all_jobs
+    std::vector<NodeId> all_only_node;
+    // Least of gpu()[i .. kMaxSingleVictims), for the single-victim search.
     WindowSuffixMin least_gpu_from{kMaxSingleVictims};
+    // Jobs of this queue and priority that found no victims enough, by
+    // (shape of the first pending pod, gang shortfall), until something
+    // changes: valid while hopeless_round is the current round.
+    uint64_t hopeless_round = 0;
+    std::vector<std::pair<ShapeId, int32_t>> hopeless;
+
+    bool Hopeless(uint64_t round, std::pair<ShapeId, int32_t> key) const {
+      return hopeless_round == round &&
+             std::find(hopeless.begin(), hopeless.end(), key) != hopeless.end();
+    }
+    void MarkHopeless(uint64_t round, std::pair<ShapeId, int32_t> key) {
+      if (hopeless_round != round) hopeless.clear();
+      hopeless_round = round;
+      hopeless.push_back(key);
+    }
+
+    std::span<const GroupId> jobs() const { return std::span(all_jobs).subspan(head); }
+    std::span<Milli> gpu() { return std::span(all_gpu).subspan(head); }
+    std::span<const NodeId> only_node() const { return std::span(all_only_node).subspan(head); }
+    void Erase(size_t i) {
+      const size_t size = all_jobs.size() - head;
+      if (i < size - i) {
+        auto up = [&](auto& v) {
+          std::move_backward(v.begin() + head, v.begin() + head + i, v.begin() + head + i + 1);
+        };
+        up(all_jobs), up(all_gpu), up(all_only_node);
+        ++head;
+      } else {
+        all_jobs.erase(all_jobs.begin() + head + i);
+        all_gpu.erase(all_gpu.begin() + head + i);
+        all_only_node.erase(all_only_node.begin() + head + i);
+      }
+    }
   };
-  std::map<std::pair<QueueId, int32_t>, CandidateList> lists;
+  // Per queue, its lists by priority (few each); a deque keeps them in place.
+  std::deque<CandidateList> lists;
+  std::vector<std::vector<std::pair<int32_t, CandidateList*>>> lists_of(s.queues.size());
+  auto list_for = [&](QueueId queue, int32_t priority) -> CandidateList& {
+    for (const auto& [p, list] : lists_of[queue])
+      if (p == priority) return *list;
+    lists_of[queue].emplace_back(priority, &lists.emplace_back());
+    return *lists_of[queue].back().second;
+  };
+  // Grows with every job that gets its victims: whatever was hopeless may
+  // not be any more.
+  uint64_t round = 1;
   std::vector<GroupId> still;
   const JobPrefetcher prefetch(session, unsatisfied);
   for (size_t u = 0; u < unsatisfied.size(); ++u) {
@@ -44,47 +92,44 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
     const QueueId queue = session.job_facts[job].queue;
     const int32_t priority = s.groups[job].priority;
     const PodId first = FirstPendingPod(session, job);
-    const auto key = std::make_tuple(queue, first == kNone ? kNone : session.pod_shape[first],
-                                     GangShortfall(session, job), priority);
-    if (hopeless.count(key)) {
+    // The job itself is never among them: its priority is not below its own.
+    CandidateList& list = list_for(queue, priority);
+    const std::pair<ShapeId, int32_t> key(first == kNone ? kNone : session.pod_shape[first],
+                                          GangShortfall(session, job));
+    if (list.Hopeless(round, key)) {
       still.push_back(job);
       continue;
     }
-    // The job itself is never among them: its priority is not below its own.
-    CandidateList& list = lists[{queue, priority}];
     const std::vector<GroupId>& changed = pool.ChangedIn(queue);
     if (!list.built) {
       for (GroupId v : pool.InQueue(queue))
         if (pool.Alive(v) && pool.Priority(v) < priority) {
-          list.jobs.push_back(v);
-          list.gpu.push_back(pool.PlacedGpu(v));
-          list.only_node.push_back(pool.OnlyNode(v));
+          list.all_jobs.push_back(v);
+          list.all_gpu.push_back(pool.PlacedGpu(v));
+          list.all_only_node.push_back(pool.OnlyNode(v));
         }
       list.built = true;
-      list.least_gpu_from.Reset(list.gpu);
+      list.least_gpu_from.Reset(list.gpu());
     } else {
       // Jobs only leave the pool and its order never changes: drop the ones
       // that left, re-read the ones that changed.
       for (size_t c = list.seen; c < changed.size(); ++c) {
         const GroupId g = changed[c];
-        auto it = pool.FindIn(list.jobs, g);
-        if (it == list.jobs.end()) continue;
-        const size_t i = it - list.jobs.begin();
+        const size_t i = pool.IndexIn(list.jobs(), g);
+        if (i == list.jobs().size()) continue;
         if (!pool.Alive(g)) {
-          list.jobs.erase(it);
-          list.gpu.erase(list.gpu.begin() + i);
-          list.only_node.erase(list.only_node.begin() + i);
-          list.least_gpu_from.Erased(list.gpu, i);
+          list.Erase(i);
+          list.least_gpu_from.Erased(list.gpu(), i);
         } else {
-          list.gpu[i] = pool.PlacedGpu(g);
-          list.only_node[i] = pool.OnlyNode(g);
-          list.least_gpu_from.Changed(list.gpu, i);
+          list.gpu()[i] = pool.PlacedGpu(g);
+          list.all_only_node[list.head + i] = pool.OnlyNode(g);
+          list.least_gpu_from.Changed(list.gpu(), i);
         }
       }
     }
     list.seen = changed.size();
-    const std::vector<GroupId>& candidates = list.jobs;
-    const RankedFacts facts{list.gpu, list.only_node, list.least_gpu_from.least()};
+    const std::span<const GroupId> candidates = list.jobs();
+    const RankedFacts facts{list.gpu(), list.only_node(), list.least_gpu_from.least()};
     // Younger jobs of the queue are protected by its preempt min runtime.
     const std::optional<PendingNote> young =
         pool.WithinMinRuntime(queue) > 0 ? std::optional<PendingNote>(PendingNote{
@@ -93,18 +138,17 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
                                          : std::nullopt;
     if (candidates.empty()) {
       if (young) session.notes.Set(job, *young);
-      hopeless.insert(key);
+      list.MarkHopeless(round, key);
       still.push_back(job);
       continue;
     }
     // Already lowest priority first, then the youngest (the pool's order).
-    auto eligible = [&](GroupId v) { return pool.Alive(v); };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, eligible, &facts)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kPreempt, nullptr, &facts)) {
       session.notes.Clear(job, NoteAction::kPreempt);
-      hopeless.clear();
+      ++round;
     } else {
       if (young) session.notes.Set(job, *young);
-      hopeless.insert(key);
+      list.MarkHopeless(round, key);
       still.push_back(job);
     }
   }

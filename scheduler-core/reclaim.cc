@@ -63,6 +63,77 @@ bool MayReclaimFrom(const Session& session, QueueId reclaimer, QueueId victim,
   return false;
 }
 
+// StaysWithin, Above and MayReclaimFrom as the cluster stood when the
+// current round began, with each queue's room worked out at most once per
+// round: reclaim asks them of tens of thousands of jobs, for each of which
+// they read the same queues' bounds and allocations. Within reclaim's loop
+// the cluster changes only when a job gets its victims (a failed attempt
+// rolls back), so a round is the stretch between two of those (NextRound).
+// Not for the victims' eligibility, which is asked while an attempt's
+// evictions are open.
+class QueueRoom {
+ public:
+  explicit QueueRoom(const Session& session)
+      : session_(session), rooms_(session.snapshot.queues.size()) {}
+
+  void NextRound() { ++round_; }
+
+  bool StaysWithin(QueueId leaf, QueueId top, const ResourceVector& need, Yardstick y) {
+    const Snapshot& s = session_.snapshot;
+    for (QueueId q = leaf;; q = s.queues[q].parent) {
+      const Room& room = Of(q);
+      for (Resource r : kAllResources)
+        if (need[r] > 0 && need[r] > room.left[Index(y)][r]) return false;
+      if (q == top) return true;
+    }
+  }
+
+  bool Above(QueueId q, const ResourceVector& need, Yardstick y) {
+    const Room& room = Of(q);
+    for (Resource r : kAllResources)
+      if (need[r] > 0 && (room.above[Index(y)] >> r & 1)) return true;
+    return false;
+  }
+
+  bool MayReclaimFrom(QueueId reclaimer, QueueId victim, const ResourceVector& need) {
+    auto [mine, theirs] = SiblingsBelowCommonAncestor(session_.snapshot, reclaimer, victim);
+    for (Yardstick y : {Yardstick::kFairShare, Yardstick::kQuota}) {
+      if (StaysWithin(reclaimer, mine, need, y) && Above(theirs, need, y)) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Room {
+    uint64_t round = UINT64_MAX;
+    // Per yardstick: the bound less what is allocated (INT64_MAX: no
+    // bound), and a bit per resource allocated above the bound.
+    ResourceVector left[2];
+    uint8_t above[2] = {0, 0};
+  };
+  static int Index(Yardstick y) { return y == Yardstick::kFairShare ? 0 : 1; }
+
+  const Room& Of(QueueId q) {
+    Room& room = rooms_[q];
+    if (room.round == round_) return room;
+    room.round = round_;
+    for (Yardstick y : {Yardstick::kFairShare, Yardstick::kQuota}) {
+      room.above[Index(y)] = 0;
+      for (Resource r : kAllResources) {
+        const int64_t bound = Bound(session_, q, r, y);
+        const int64_t held = session_.state.QueueAllocated(q)[r];
+        room.left[Index(y)][r] = bound == INT64_MAX ? INT64_MAX : bound - held;
+        if (bound != INT64_MAX && held > bound) room.above[Index(y)] |= 1 << r;
+      }
+    }
+    return room;
+  }
+
+  const Session& session_;
+  std::vector<Room> rooms_;
+  uint64_t round_ = 0;
+};
+
 }  // namespace
 
 void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
@@ -70,6 +141,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   const Snapshot& s = session.snapshot;
   VictimPool pool(session, VictimRanksOf(session), session.reclaim_min_runtime_s);
   const VictimOrder& victim_order = *session.rules.victim_order;
+  QueueRoom room(session);
   int32_t protected_total = 0;
   for (QueueId q = 0; q < s.queues.size(); ++q)
     protected_total += pool.WithinMinRuntime(q) + pool.NonPreemptible(q);
@@ -148,8 +220,8 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
         protected_total - pool.WithinMinRuntime(mine) - pool.NonPreemptible(mine) > 0;
     // The reclaimer's own queue must stay within its share (or quota) with
     // the job: otherwise no victim anywhere is allowed.
-    const bool below = StaysWithin(session, mine, mine, need, Yardstick::kFairShare) ||
-                       StaysWithin(session, mine, mine, need, Yardstick::kQuota);
+    const bool below = room.StaysWithin(mine, mine, need, Yardstick::kFairShare) ||
+                       room.StaysWithin(mine, mine, need, Yardstick::kQuota);
     if (!below || !others_run) {
       if (others_run) session.notes.Set(job, {NoteAction::kReclaim, NoteKind::kQueueAtFairShare});
       still.push_back(job);
@@ -177,7 +249,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       const int32_t fixed = pool.NonPreemptible(theirs);
       if (!evictable && young == 0 && fixed == 0) continue;
       if (capped != kNone && !InSubtree(s, theirs, capped)) continue;
-      if (!MayReclaimFrom(session, mine, theirs, need)) continue;
+      if (!room.MayReclaimFrom(mine, theirs, need)) continue;
       if (evictable) victim_queues.push_back(theirs);
       if (young > 0 && (!protected_note || protected_note->kind != NoteKind::kVictimsMinRuntime))
         protected_note = PendingNote{NoteAction::kReclaim, NoteKind::kVictimsMinRuntime, theirs,
@@ -218,13 +290,13 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       candidates_at = lists_changed;
     }
 
-    // The victim's queue from the pool, not from its (large) PodGroup record.
-    auto eligible = [&](GroupId v) {
-      return pool.Alive(v) && MayReclaimFrom(session, mine, pool.Queue(v), need);
+    auto may_take_from = [&](QueueId theirs) {
+      return MayReclaimFrom(session, mine, theirs, need);
     };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, eligible)) {
+    if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, may_take_from)) {
       session.notes.Clear(job, NoteAction::kReclaim);
       hopeless.clear();
+      room.NextRound();
     } else {
       session.notes.Set(job, failed);
       hopeless[key] = failed;

@@ -30,13 +30,12 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
     : by_queue_(session.snapshot.queues.size()),
       alive_in_queue_(session.snapshot.queues.size(), 0),
       alive_(session.snapshot.groups.size(), 0),
-      gpu_(session.snapshot.groups.size(), 0),
-      info_(session.snapshot.groups.size()),
-      rank_(session.snapshot.groups.size(), 0),
+      gpu_(std::make_unique_for_overwrite<Milli[]>(session.snapshot.groups.size())),
+      info_(std::make_unique_for_overwrite<Info[]>(session.snapshot.groups.size())),
+      rank_(std::make_unique_for_overwrite<uint32_t[]>(session.snapshot.groups.size())),
       least_gpu_(session.snapshot.queues.size(), INT64_MAX),
       had_jobs_(session.snapshot.queues.size(), 0),
       changed_(session.snapshot.queues.size()),
-      latest_start_(session.snapshot.groups.size(), 0),
       within_min_runtime_(session.snapshot.queues.size(), 0),
       non_preemptible_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
@@ -45,6 +44,8 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
   for (GroupId g : ranks.Running()) {
     const PodGroup& group = s.groups[g];
     bool running = false;
+    int64_t latest_start = 0;
+    Milli running_gpu = 0;
     // What Refresh would read, in the same pass: every placed pod counts
     // there, the running ones here.
     Milli placed_gpu = 0;
@@ -59,8 +60,8 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
       split = split || a.node != node;
       if (s.pods[p].phase != PodPhase::kRunning) continue;
       running = true;
-      latest_start_[g] = std::max(latest_start_[g], s.pods[p].start_time);
-      gpu_[g] += gpu;
+      latest_start = std::max(latest_start, s.pods[p].start_time);
+      running_gpu += gpu;
     }
     if (!running) continue;
     if (!group.preemptible) {
@@ -68,11 +69,12 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
       continue;
     }
     int64_t min_runtime = min_runtime_s[group.queue];
-    if (min_runtime < 0 || s.now - latest_start_[g] < min_runtime) {
+    if (min_runtime < 0 || s.now - latest_start < min_runtime) {
       ++within_min_runtime_[group.queue];
       continue;
     }
     info_[g] = {placed_gpu, split ? kNone : node, group.queue, group.priority};
+    gpu_[g] = running_gpu;
     alive_[g] = 1;
     least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
     if (!had_jobs_[group.queue]) ++queues_with_jobs_;
@@ -228,6 +230,38 @@ std::vector<GroupId> ClusterByNode(const Session& session, std::span<const Group
   return out;
 }
 
+// Whether a victim may still be taken: in the pool, and of a leaf queue the
+// caller's `may_take_from` allows as things stand. The answer per queue is
+// kept until the cluster changes (Changed): an attempt asks it of hundreds
+// of victims of a handful of queues between two evictions.
+class Eligibility {
+ public:
+  Eligibility(const Session& session, const VictimPool& pool,
+              const std::function<bool(QueueId)>& may_take_from)
+      : pool_(pool), may_take_from_(may_take_from) {
+    if (may_take_from_) answer_.resize(session.snapshot.queues.size());
+  }
+
+  bool operator()(GroupId v) {
+    if (!pool_.Alive(v)) return false;
+    if (!may_take_from_) return true;
+    Answer& a = answer_[pool_.Queue(v)];
+    if (a.at != changes_) a = {changes_, may_take_from_(pool_.Queue(v))};
+    return a.yes;
+  }
+  void Changed() { ++changes_; }
+
+ private:
+  struct Answer {
+    uint64_t at = 0;  // changes_ when `yes` was asked; 0: never
+    bool yes = false;
+  };
+  const VictimPool& pool_;
+  const std::function<bool(QueueId)>& may_take_from_;
+  std::vector<Answer> answer_;
+  uint64_t changes_ = 1;
+};
+
 // The GPU free some node must reach after an eviction before placing the
 // job is tried: its first pod's minimum. 0 (always try) when that is 0 or
 // the job waits on a queue limit (room elsewhere, budget freed here).
@@ -237,19 +271,21 @@ Milli RoomToTry(const Session& session, GroupId job) {
   return session.outcome[job].block == JobBlock::kQueueLimit ? 0 : threshold;
 }
 
+// `threshold` is RoomToTry(session, job); `room_known`: the caller found
+// that all of `ranked` leaving would free that much on some node.
 bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
                          std::span<const GroupId> ranked, EvictionCause cause,
-                         const std::function<bool(GroupId)>& still_eligible) {
+                         Eligibility& still_eligible, Milli threshold, bool room_known) {
   // Speculative attempts overwrite the outcome; a failure keeps the original.
   const JobOutcome before = session.outcome[job];
-  const Milli threshold = RoomToTry(session, job);
   const bool always_try = threshold == 0;
   // Then placement would never be tried below: evicting and rolling back
   // every candidate would end where we are, so do not.
-  if (!always_try && pool.MostFreeWithout(session, ranked) < threshold) return false;
+  if (!always_try && !room_known && pool.MostFreeWithout(session, ranked) < threshold) return false;
   // Victims scattered over many nodes free no node; take them node by node,
   // the nodes that would free the most first, each in the caller's order.
   const std::vector<GroupId> candidates = ClusterByNode(session, ranked);
+  still_eligible.Changed();  // the caller's attempts may have left other answers
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
@@ -258,6 +294,7 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
     if (!still_eligible(victim)) continue;
     evicted.emplace_back(victim, NodesOf(session, victim));
     EvictGroup(session, victim, cause, job);
+    still_eligible.Changed();
     bool worth = always_try;
     for (NodeId n : evicted.back().second) worth = worth || session.state.Free(n).gpu >= threshold;
     if (worth && AllocateJob(session, job, Attempt::kSpeculative)) {
@@ -305,8 +342,8 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
 // rank). Looks at the first kMaxSingleVictims candidates only.
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
-                    const std::vector<GroupId>& ranked, EvictionCause cause,
-                    const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
+                    std::span<const GroupId> ranked, EvictionCause cause,
+                    Eligibility& still_eligible, const RankedFacts* facts) {
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
   const PodId pod = FirstPendingPod(session, job);
@@ -338,8 +375,17 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
       while (i < end && lacks_room(only[i], gpu[i])) ++i;
       return i;
     }
-    for (; i < nobody_less_from; ++i)
-      if (gpu[i] < best_gpu && !lacks_room(only[i], gpu[i])) return i;
+    const Milli* g = gpu.data();
+    while (i < nobody_less_from) {
+      // Most entries hold no less than the best: pass them four at a time,
+      // with one branch for the four.
+      while (i + 4 <= nobody_less_from && ((g[i] < best_gpu) | (g[i + 1] < best_gpu) |
+                                           (g[i + 2] < best_gpu) | (g[i + 3] < best_gpu)) == 0)
+        i += 4;
+      const size_t stop = std::min(i + 4, nobody_less_from);
+      for (; i < stop; ++i)
+        if (g[i] < best_gpu && !lacks_room(only[i], g[i])) return i;
+    }
     return end;
   };
   for (size_t i = 0; i < end; ++i) {
@@ -396,30 +442,34 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
 }
 
 bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
-                       const std::vector<GroupId>& ranked, EvictionCause cause,
-                       const std::function<bool(GroupId)>& still_eligible) {
+                       std::span<const GroupId> ranked, EvictionCause cause,
+                       Eligibility& still_eligible) {
   // The best-ranked victims usually suffice; looking at all of them for
   // every job would make a busy cycle quadratic. Widen only on failure.
   const std::span<const GroupId> all(ranked);
   // No prefix frees more on any node than all of them do: when all of them
   // leave too little, every attempt below would stop at that same test.
-  // Asked once here instead of once per prefix (nothing changes between).
+  // Asked once here instead of once per prefix (nothing changes between),
+  // and not again by EvictFromCandidates for all of them.
   const Milli threshold = RoomToTry(session, job);
-  if (ranked.size() > 256 && threshold > 0 && pool.MostFreeWithout(session, all) < threshold)
-    return false;
+  if (threshold > 0 && pool.MostFreeWithout(session, all) < threshold) return false;
   for (size_t k = 256;; k *= 4) {
     if (k >= ranked.size())
-      return EvictFromCandidates(session, pool, job, all, cause, still_eligible);
-    if (EvictFromCandidates(session, pool, job, all.first(k), cause, still_eligible)) return true;
+      return EvictFromCandidates(session, pool, job, all, cause, still_eligible, threshold,
+                                 /*room_known=*/true);
+    if (EvictFromCandidates(session, pool, job, all.first(k), cause, still_eligible, threshold,
+                            /*room_known=*/false))
+      return true;
   }
 }
 
 }  // namespace
 
-bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
-                 const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible, const RankedFacts* facts) {
+bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
+                 EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
+                 const RankedFacts* facts) {
   const Statement::Checkpoint mark = session.statement.Mark();
+  Eligibility still_eligible(session, pool, may_take_from);
   if (!EvictOneVictim(session, pool, job, ranked, cause, still_eligible, facts) &&
       !EvictUntilJobFits(session, pool, job, ranked, cause, still_eligible))
     return false;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -31,7 +32,8 @@ class VictimPool {
   bool HasJobs(QueueId q) const { return alive_in_queue_[q] > 0; }
   // Some leaf queue other than q had victims when the pool was built.
   bool AnyOutside(QueueId q) const { return queues_with_jobs_ - (had_jobs_[q] ? 1 : 0) > 0; }
-  // GPU of the job's running pods when the pool was built.
+  // Of a job that was in the pool: the GPU of its running pods when the
+  // pool was built.
   Milli Gpu(GroupId g) const { return gpu_[g]; }
   // Of a job in the pool (Alive): the GPU of all its placed pods now
   // (running or placed this cycle), and the node they are on (kNone: more
@@ -47,9 +49,13 @@ class VictimPool {
   // binary search on each job's place in its queue when the pool was built,
   // which never changes.
   std::vector<GroupId>::iterator FindIn(std::vector<GroupId>& jobs, GroupId g) const {
+    return jobs.begin() + static_cast<std::ptrdiff_t>(IndexIn(jobs, g));
+  }
+  // The same as an index into `jobs` (jobs.size(): not there).
+  size_t IndexIn(std::span<const GroupId> jobs, GroupId g) const {
     auto it = std::lower_bound(jobs.begin(), jobs.end(), g,
                                [this](GroupId a, GroupId b) { return rank_[a] < rank_[b]; });
-    return it != jobs.end() && *it == g ? it : jobs.end();
+    return it != jobs.end() && *it == g ? static_cast<size_t>(it - jobs.begin()) : jobs.size();
   }
   // No job of leaf queue q holds less GPU than this (PlacedGpu only grows).
   Milli LeastGpuInQueue(QueueId q) const { return least_gpu_[q]; }
@@ -60,7 +66,6 @@ class VictimPool {
   // it (the pool's jobs, placed as PlacedGpu and OnlyNode say). Linear in the
   // candidates' pods, not in the cluster.
   Milli MostFreeWithout(const Session& session, std::span<const GroupId> candidates);
-  int64_t LatestStart(GroupId g) const { return latest_start_[g]; }
   // Running jobs of leaf queue q left out: within the minimum runtime, or
   // not preemptible. Only for pending reasons.
   int32_t WithinMinRuntime(QueueId q) const { return within_min_runtime_[q]; }
@@ -77,15 +82,18 @@ class VictimPool {
   std::vector<std::vector<GroupId>> by_queue_;
   std::vector<int32_t> alive_in_queue_;
   std::vector<uint8_t> alive_;
-  std::vector<Milli> gpu_;
+  // Per group, but written and read only for the jobs that were in the
+  // pool (alive_ says which): left uninitialized for the others, since
+  // clearing them cost as much as the rest of building the pool.
+  std::unique_ptr<Milli[]> gpu_;
   struct Info {
-    Milli placed_gpu = 0;
-    NodeId only_node = kNone;
-    QueueId queue = kNone;
-    int32_t priority = 0;
+    Milli placed_gpu;
+    NodeId only_node;
+    QueueId queue;
+    int32_t priority;
   };
-  std::vector<Info> info_;
-  std::vector<uint32_t> rank_;
+  std::unique_ptr<Info[]> info_;
+  std::unique_ptr<uint32_t[]> rank_;
   std::vector<Milli> least_gpu_;
   std::vector<uint8_t> had_jobs_;
   std::vector<std::vector<GroupId>> changed_;
@@ -97,14 +105,16 @@ class VictimPool {
   };
   std::vector<NodeSum> node_sum_;
   uint32_t most_free_calls_ = 0;
-  std::vector<int64_t> latest_start_;
   std::vector<int32_t> within_min_runtime_;
   std::vector<int32_t> non_preemptible_;
   int queues_with_jobs_ = 0;
 };
 
-// Evicts `ranked` victims (most preferred first), each only if
-// `still_eligible` says so at that moment, until `job` can be allocated.
+// Evicts `ranked` victims (most preferred first), each only while it is in
+// the pool and `may_take_from` (when given) allows its leaf queue at that
+// moment, until `job` can be allocated. `may_take_from` may read the
+// cluster (it is asked again after every eviction) but nothing else that
+// changes meanwhile.
 // A job one pod short first gets the single smallest victim of the first
 // victim queue that has one whose eviction lets that pod fit on the
 // victim's node (per device: a fraction takes a fraction's room, a whole
@@ -128,9 +138,8 @@ struct RankedFacts {
   std::span<const NodeId> only_node;
   std::span<const Milli> least_gpu_from;
 };
-bool EvictForJob(Session& session, VictimPool& pool, GroupId job,
-                 const std::vector<GroupId>& ranked, EvictionCause cause,
-                 const std::function<bool(GroupId)>& still_eligible,
+bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
+                 EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
                  const RankedFacts* facts = nullptr);
 
 // The resources the job's gang minimum needs (estimated), or its first

@@ -26,15 +26,20 @@ class WindowSuffixMin {
 
   // least()[i] is the least of values[i .. min(size, window)); size
   // min(size, window).
-  std::span<const Milli> least() const { return least_; }
+  std::span<const Milli> least() const { return std::span(buffer_).subspan(head_); }
 
  private:
-  // Redoes least_[from], least_[from - 1], ... from the entry above each,
+  std::span<Milli> Least() { return std::span(buffer_).subspan(head_); }
+  // Redoes least[from], least[from - 1], ... from the entry above each,
   // stopping at the first that does not change (those below it cannot).
   void RepairDownFrom(std::span<const Milli> values, size_t from);
 
   size_t window_;
-  std::vector<Milli> least_;
+  // least() is buffer_ from head_ on: an entry erased in the front half is
+  // closed up by moving the entries before it up by one (the callers erase
+  // mostly near the front), not the rest of the window down.
+  std::vector<Milli> buffer_;
+  size_t head_ = 0;
 };
 
 }  // namespace vtenant::sched
