@@ -95,7 +95,7 @@ std::string Render(const sched::Snapshot& s, const sched::Decisions& d) {
     out << "bind " << s.pods[b.pod].name << " " << b.allocation.node << " "
         << b.allocation.device_mask << " " << b.allocation.portion << "\n";
   for (const sched::Eviction& e : d.evictions)
-    out << "evict " << s.pods[e.pod].name << " " << e.message << "\n";
+    out << "evict " << s.pods[e.pod].name << " " << d.MessageOf(e) << "\n";
   for (const sched::Move& m : d.moves)
     out << "move " << s.pods[m.pod].name << " " << m.to.node << " " << m.to.device_mask << "\n";
   for (const sched::Pending& p : d.pending)

@@ -42,6 +42,7 @@ struct MovablePod {
 struct MovableByNode {
   std::vector<uint32_t> begin;
   std::vector<MovablePod> pods;
+  std::vector<Milli> gpu;  // per node: the GPU its movable pods hold
 
   void Build(const Session& session) {
     const ClusterState& state = session.state;
@@ -60,7 +61,10 @@ struct MovableByNode {
     pods.resize(found.size());
     std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
     for (const auto& [n, m] : found) pods[next[n]++] = m;
+    gpu.assign(session.snapshot.nodes.size(), 0);
+    for (const auto& [n, m] : found) gpu[n] += m.gpu;
   }
+  Milli GpuOn(NodeId n) const { return gpu[n]; }
   std::span<const MovablePod> On(NodeId n) const {
     return {pods.data() + begin[n], pods.data() + begin[n + 1]};
   }
@@ -156,6 +160,10 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
         const Milli first_gpu = session.placer.MinimumGpuOnNode(first);
         std::vector<std::pair<Milli, NodeId>> candidates;
         for (NodeId n = 0; n < s.nodes.size(); ++n) {
+          // What all its movable pods hold bounds what moving could free
+          // for this job: a node short even with all of it is no
+          // candidate, whatever Check says (and Check is the dear test).
+          if (session.state.Free(n).gpu + pods_on.GpuOn(n) < first_gpu) continue;
           FitFailure f = session.placer.Check(first, n, nullptr);
           if (f != FitFailure::kWholeGpus && f != FitFailure::kSharedGpu) continue;
           Milli movable_gpu = 0;
@@ -164,9 +172,12 @@ void Consolidate(Session& session, std::vector<GroupId>& unsatisfied) {
           if (session.state.Free(n).gpu + movable_gpu >= first_gpu)
             candidates.emplace_back(-session.state.Free(n).gpu, n);
         }
-        std::sort(candidates.begin(), candidates.end());
-        if (candidates.size() > static_cast<size_t>(session.options.consolidation_max_nodes))
-          candidates.resize(session.options.consolidation_max_nodes);
+        // Only the first consolidation_max_nodes are tried; the pairs are
+        // distinct (one per node), so sorting just those gives the same list.
+        const size_t keep = std::min(candidates.size(),
+                                     static_cast<size_t>(session.options.consolidation_max_nodes));
+        std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end());
+        candidates.resize(keep);
         // Measure every candidate within the caps and keep the plan with
         // the fewest moves (ties: the node closest to fitting), so a job
         // that two moves would place never costs five restarts.

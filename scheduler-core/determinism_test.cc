@@ -59,7 +59,7 @@ std::string Render(const Snapshot& s, const Decisions& d) {
            std::to_string(b.allocation.device_mask) + " " + std::to_string(b.allocation.portion) +
            "\n";
   for (const Eviction& e : d.evictions)
-    out += "evict " + s.pods[e.pod].name + " " + e.message + "\n";
+    out += "evict " + s.pods[e.pod].name + " " + std::string(d.MessageOf(e)) + "\n";
   for (const Move& m : d.moves) out += "move " + s.pods[m.pod].name + "\n";
   for (const Pending& p : d.pending)
     out += "pending " + s.pods[p.pod].name + " " + d.ReasonOf(p) + "\n";

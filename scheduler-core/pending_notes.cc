@@ -2,17 +2,6 @@
 
 namespace vtenant::sched {
 
-bool NoteList::operator==(const NoteList& other) const {
-  if (size != other.size) return false;
-  for (int i = 0; i < size; ++i) {
-    const PendingNote& a = notes[i];
-    const PendingNote& b = other.notes[i];
-    if (a.action != b.action || a.kind != b.kind || a.queue != b.queue || a.seconds != b.seconds)
-      return false;
-  }
-  return true;
-}
-
 void PendingNotes::Set(GroupId group, PendingNote note) {
   if (slot_of_[group] == kNone) {
     slot_of_[group] = static_cast<uint32_t>(slots_.size());
@@ -32,13 +21,6 @@ void PendingNotes::Clear(GroupId group, NoteAction action) {
 NoteList PendingNotes::Of(GroupId group) const {
   if (slot_of_[group] == kNone) return {};
   return ListOf(slots_[slot_of_[group]]);
-}
-
-NoteList PendingNotes::ListOf(const Slot& slot) {
-  NoteList out;
-  for (int a = 0; a < kNumNoteActions; ++a)
-    if (slot.held & (1u << a)) out.notes[out.size++] = slot.by_action[a];
-  return out;
 }
 
 }  // namespace vtenant::sched

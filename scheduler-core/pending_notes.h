@@ -44,7 +44,17 @@ struct NoteList {
 
   const PendingNote* begin() const { return notes.data(); }
   const PendingNote* end() const { return notes.data() + size; }
-  bool operator==(const NoteList& other) const;
+  // Inline: the pending reasons compare the lists of every noted job.
+  bool operator==(const NoteList& other) const {
+    if (size != other.size) return false;
+    for (int i = 0; i < size; ++i) {
+      const PendingNote& a = notes[i];
+      const PendingNote& b = other.notes[i];
+      if (a.action != b.action || a.kind != b.kind || a.queue != b.queue || a.seconds != b.seconds)
+        return false;
+    }
+    return true;
+  }
 };
 
 class PendingNotes {
@@ -61,10 +71,21 @@ class PendingNotes {
   // Calls fn(group, notes) once for every group that was ever given a note
   // (its notes may be empty again after Clear), in the order the groups
   // got their first note. It reads the notes in the order they are kept,
-  // where Of for one group after another jumps around in them.
+  // where Of for one group after another jumps around in them. `notes` is
+  // null where they equal those of the group before (a busy cycle notes
+  // long runs of jobs alike), so that the list is neither built nor compared.
   template <typename Fn>
   void ForEachNoted(Fn&& fn) const {
-    for (const Slot& slot : slots_) fn(slot.group, ListOf(slot));
+    const Slot* previous = nullptr;
+    for (const Slot& slot : slots_) {
+      if (previous != nullptr && SameNotes(*previous, slot)) {
+        fn(slot.group, static_cast<const NoteList*>(nullptr));
+      } else {
+        const NoteList list = ListOf(slot);
+        fn(slot.group, &list);
+      }
+      previous = &slot;
+    }
   }
 
  private:
@@ -74,7 +95,25 @@ class PendingNotes {
     GroupId group = kNone;
     uint8_t held = 0;  // bit per NoteAction
   };
-  static NoteList ListOf(const Slot& slot);
+  // Whether the two hold the same notes (ListOf equal), without building them.
+  static bool SameNotes(const Slot& a, const Slot& b) {
+    if (a.held != b.held) return false;
+    for (int i = 0; i < kNumNoteActions; ++i) {
+      if (!(a.held & (1u << i))) continue;
+      const PendingNote& x = a.by_action[i];
+      const PendingNote& y = b.by_action[i];
+      if (x.action != y.action || x.kind != y.kind || x.queue != y.queue || x.seconds != y.seconds)
+        return false;
+    }
+    return true;
+  }
+  // Inline, for ForEachNoted's walk over every noted job.
+  static NoteList ListOf(const Slot& slot) {
+    NoteList out;
+    for (int a = 0; a < kNumNoteActions; ++a)
+      if (slot.held & (1u << a)) out.notes[out.size++] = slot.by_action[a];
+    return out;
+  }
   // Per group: its slot in slots_, kNone until a note is set. A busy cycle
   // notes tens of thousands of jobs; one shared array instead of a list per
   // job keeps that from allocating per job.

@@ -61,10 +61,10 @@ PendingReasons::PendingReasons(Session& session)
   // Groups noted one after another mostly hold the same notes.
   NoteList last;
   uint32_t last_id = 0;
-  session.notes.ForEachNoted([&](GroupId group, const NoteList& notes) {
-    if (!(notes == last)) {
-      last = notes;
-      last_id = ids.try_emplace(notes, static_cast<uint32_t>(ids.size())).first->second;
+  session.notes.ForEachNoted([&](GroupId group, const NoteList* notes) {
+    if (notes != nullptr && !(*notes == last)) {
+      last = *notes;
+      last_id = ids.try_emplace(*notes, static_cast<uint32_t>(ids.size())).first->second;
     }
     notes_id_[group] = last_id;
   });
@@ -185,11 +185,22 @@ ReasonId PendingReasons::Intern(std::string text) {
 ReasonId PendingReasons::Common(GroupId group, PodId pod) {
   const uint64_t key = uint64_t{session_->job_facts[group].queue} << 32 | session_->pod_shape[pod];
   const uint32_t notes = notes_id_[group];
+  // The small table first: a busy cycle asks for a few hundred keys tens of
+  // thousands of times.
+  // (The product's top bits depend on every bit of queue, shape and notes.)
+  RecentCommon& recent = recent_common_[((key ^ uint64_t{notes} << 52 ^ uint64_t{notes} >> 12) *
+                                         0x9e3779b97f4a7c15ull) >>
+                                        (64 - kRecentCommonBits)];
+  if (recent.key == key && recent.notes == notes && recent.set) return recent.id;
   std::vector<std::pair<uint32_t, ReasonId>>& seen = common_[key];
   for (const auto& [n, id] : seen)
-    if (n == notes) return id;
+    if (n == notes) {
+      recent = {key, notes, true, id};
+      return id;
+    }
   const ReasonId id = Intern(Joined(NodeFit(pod), Notes(group)));
   seen.emplace_back(notes, id);
+  recent = {key, notes, true, id};
   return id;
 }
 
@@ -218,6 +229,16 @@ ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
   const JobOutcome& why = session_->outcome[group];
   // The PodGroup record is read only for gangs and topologies.
   const int32_t min_member = session_->job_facts[group].min_member;
+  // Most pending jobs of a busy cycle take one of the two ways to Common
+  // below; they are tested first, so that those jobs skip the texts the
+  // other cases build. (The pod itself is pending and unplaced, so a job
+  // that needs at most one more pod never reads "fewer pending pods".)
+  if (why.block == JobBlock::kNone) return Common(group, pod);
+  if (why.block == JobBlock::kNoNode && min_member <= 1 && why.needed <= 1) {
+    const PodId failing = why.failing_pod == kNone ? pod : why.failing_pod;
+    if (failing == pod || session_->pod_shape[failing] == session_->pod_shape[pod])
+      return Common(group, failing);
+  }
   const std::string gang = min_member > 1 ? "gang " + s.groups[group].name + " (minMember " +
                                                 std::to_string(min_member) + ")"
                                           : "";

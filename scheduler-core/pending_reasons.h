@@ -68,6 +68,16 @@ class PendingReasons {
   // the notes_id_ each was seen with. Few pods of one queue and shape differ in
   // their notes.
   std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, ReasonId>>> common_;
+  // Some of common_'s answers again, by a hash of key and notes id, each
+  // with its whole key: most of Common's questions end here.
+  struct RecentCommon {
+    uint64_t key = 0;
+    uint32_t notes = 0;
+    bool set = false;
+    ReasonId id{};
+  };
+  static constexpr int kRecentCommonBits = 10;
+  std::array<RecentCommon, size_t{1} << kRecentCommonBits> recent_common_{};
   // Per group: which distinct note list it holds (0: none), worked out once
   // in the order the notes are kept, so that the walk over pending pods
   // reads an id per group instead of the group's notes.

@@ -56,7 +56,8 @@ TEST(PreemptTest, Rules) {
     EXPECT_EQ(BindOf(d, s, "urgent") != nullptr, c.evicted) << c.name;
     if (e) {
       EXPECT_EQ(e->cause, EvictionCause::kPreempt) << c.name;
-      EXPECT_EQ(e->message, "preempted in queue team by job urgent of higher priority (100 > 10)");
+      EXPECT_EQ(d.MessageOf(*e),
+                "preempted in queue team by job urgent of higher priority (100 > 10)");
     }
   }
 }

@@ -44,7 +44,7 @@ TEST(ReclaimTest, BelowFairShareTakesTheYoungestJobOfTheQueueAbove) {
   ASSERT_EQ(d.evictions.size(), 1u);
   EXPECT_EQ(s.pods[d.evictions[0].pod].name, "b-3");
   EXPECT_EQ(d.evictions[0].cause, EvictionCause::kReclaim);
-  EXPECT_EQ(d.evictions[0].message,
+  EXPECT_EQ(d.MessageOf(d.evictions[0]),
             "reclaimed for job a-job of queue a: queue b was above its fair share");
   EXPECT_NE(BindOf(d, s, "a-job"), nullptr);
   EXPECT_EQ(ReportOf(d, s, "a").allocated[kGpu], 1000);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler-core/model.h"
@@ -28,7 +29,10 @@ struct Eviction {
   PodId pod;
   EvictionCause cause;
   GroupId for_job;  // the job it made room for; kNone for stale gangs
-  std::string message;
+  // Where its message sits in Decisions::eviction_text: read it with
+  // Decisions::MessageOf.
+  size_t message_begin;
+  uint32_t message_size;
 };
 
 // Consolidation: the pod is evicted from `from` and its replacement goes to
@@ -64,10 +68,19 @@ struct Decisions {
   std::vector<Pending> pending;
   std::vector<std::string> reasons;  // each distinct pending reason once, by ReasonId
   std::vector<QueueReport> queues;
+  // Every eviction's message, one after another. A busy cycle evicts tens of
+  // thousands of pods, each for its own job (so the texts differ); one
+  // buffer spares a string allocation per eviction, here and where the
+  // decisions are dropped.
+  std::string eviction_text;
 
   // Why `p` is pending ("0/4 nodes fit: ...").
   const std::string& ReasonOf(const Pending& p) const {
     return reasons[static_cast<uint32_t>(p.reason)];
+  }
+  // Why `e` evicts its pod ("reclaimed for job ... of queue ...: ...").
+  std::string_view MessageOf(const Eviction& e) const {
+    return std::string_view(eviction_text).substr(e.message_begin, e.message_size);
   }
 };
 

@@ -27,43 +27,45 @@ Session::Session(const Snapshot& s, const Options& opts)
       placer(state, opts),
       reclaim_min_runtime_s(s.queues.size()),
       preempt_min_runtime_s(s.queues.size()),
-      estimated(s.pods.size()),
       outcome(s.groups.size()),
       group_start(s.groups.size(), 0),
       notes(s.groups.size()),
-      pod_shape(s.pods.size()),
-      pod_pending(s.pods.size()),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
   int32_t largest_mib = 0;
   for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
   // One pass over the (large) Pod records, then one over the PodGroup
-  // records: everything later reads the packed arrays instead.
-  pod_group.resize(s.pods.size());
+  // records: everything later reads the packed arrays instead. Each array
+  // is written front to back once (reserved, then appended to), never
+  // zeroed first.
+  pod_shape.reserve(s.pods.size());
+  pod_group.reserve(s.pods.size());
+  pod_pending.reserve(s.pods.size());
+  estimated.reserve(s.pods.size());
   size_t num_pending = 0;
-  for (PodId p = 0; p < s.pods.size(); ++p) {
-    const Pod& pod = s.pods[p];
-    pod_shape[p] = pod.shape;
-    pod_group[p] = pod.group;
-    pod_pending[p] = pod.phase == PodPhase::kPending;
-    num_pending += pod_pending[p];
-    estimated[p] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib), pod.request.cpu_milli,
-                                 pod.request.memory_bytes);
+  for (const Pod& pod : s.pods) {
+    const bool pending_pod = pod.phase == PodPhase::kPending;
+    pod_shape.push_back(pod.shape);
+    pod_group.push_back(pod.group);
+    pod_pending.push_back(pending_pod);
+    num_pending += pending_pod;
+    estimated.push_back(MakeResources(EstimatedGpuMilli(pod.request, largest_mib),
+                                      pod.request.cpu_milli, pod.request.memory_bytes));
     if (pod.phase == PodPhase::kRunning)
       group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
   }
-  has_subgroups.resize(s.groups.size());
-  job_facts.resize(s.groups.size());
+  has_subgroups.reserve(s.groups.size());
+  job_facts.reserve(s.groups.size());
   pending_begin.reserve(s.groups.size() + 1);
   pending_pods.reserve(num_pending);
   pending.reserve(num_pending);
   std::vector<ResourceVector> leaf(s.queues.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
-    has_subgroups[g] = !group.subgroups.empty();
-    job_facts[g] = {
-        group.queue, group.min_member, group.preemptible,
-        group.topology.required_level != kNoString || group.topology.preferred_level != kNoString};
+    has_subgroups.push_back(!group.subgroups.empty());
+    job_facts.push_back({group.queue, group.min_member, group.preemptible,
+                         group.topology.required_level != kNoString ||
+                             group.topology.preferred_level != kNoString});
     ResourceVector& held = leaf[group.queue];
     pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
     for (PodId p : group.pods) {

@@ -43,7 +43,8 @@ TEST(StaleGangTest, Rules) {
     EXPECT_EQ(stale_evictions, c.evicted ? 2 : 0) << c.name;
     if (c.evicted) {
       ASSERT_NE(EvictionOf(d, s, "ring-0"), nullptr) << c.name;
-      EXPECT_EQ(EvictionOf(d, s, "ring-0")->message, "gang ring ran below minMember 4 for 120s");
+      EXPECT_EQ(d.MessageOf(*EvictionOf(d, s, "ring-0")),
+                "gang ring ran below minMember 4 for 120s");
     }
   }
 }

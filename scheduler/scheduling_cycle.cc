@@ -111,7 +111,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     }
   };
   for (const sched::Eviction& e : d.evictions)
-    evict(e.pod, CauseReason(e.cause), e.message, e.for_job);
+    evict(e.pod, CauseReason(e.cause), std::string(d.MessageOf(e)), e.for_job);
   for (const sched::Move& m : d.moves)
     evict(m.pod, "Consolidate", "moved to node " + s.nodes[m.to.node].name + " to make room",
           sched::kNone);
