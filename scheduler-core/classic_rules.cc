@@ -22,10 +22,7 @@ bool OutOfBasics(const Placer& placer, const PodRequest& r, NodeId n) {
 
 bool BinpackRule::DeviceKey(Milli used, Milli portion, int index, DeviceFit worst,
                             int64_t* key) const {
-  const DeviceFit fit = ClassifyDevice(used, portion);
-  if (fit > worst) return false;
-  *key = (int64_t{static_cast<uint8_t>(fit)} << 32) + (kMilliPerGpu - used) * 64 + index;
-  return true;
+  return BinpackDeviceKey(used, portion, kMilliPerGpu % portion, index, worst, key);
 }
 
 bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) {
@@ -33,11 +30,43 @@ bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter
   const Milli need = placer.MinimumGpuOnNode(pod);
   const PodRequest& r = placer.snapshot().pods[pod].request;
   if (r.IsShared() && r.num_devices == 1) return FindShared(placer, pod, need, filter, out);
-  for (auto it = index.From(need); it != index.end(); ++it)
-    if (!OutOfBasics(placer, r, it->second) && filter.Accepts(it->second) &&
-        placer.Check(pod, it->second, out) == FitFailure::kFits)
-      return true;
-  return false;
+  const ClusterState& state = placer.state();
+  const std::vector<NodeId>& log = state.ChangeLog();
+  constexpr RoomIndex::Key kPastAll = INT64_MAX;
+  BasicsMemo* memo = nullptr;
+  for (BasicsMemo& m : memos_)
+    if (m.valid && m.cpu_milli == r.cpu_milli && m.memory_bytes == r.memory_bytes && m.need == need)
+      memo = &m;
+  auto it = index.From(need);
+  if (memo != nullptr && memo->log_seen <= log.size() &&
+      log.size() - memo->log_seen <= kMaxLogLook) {
+    // Nodes changed since the memo that now pass CheckBasics may lie
+    // before its start: the walk starts at the first of them.
+    RoomIndex::Entry from = memo->from;
+    for (size_t i = memo->log_seen; i < log.size(); ++i) {
+      const NodeId n = log[i];
+      if (!placer.snapshot().nodes[n].schedulable) continue;
+      const RoomIndex::Entry at{state.GpuRoom(n), n};
+      if (at.first < need || !(at < from) || OutOfBasics(placer, r, n)) continue;
+      from = at;
+    }
+    it = index.From(from.first, from.second);
+  } else if (memo == nullptr) {
+    memo = &memos_[next_memo_];
+    next_memo_ = (next_memo_ + 1) % memos_.size();
+  }
+  RoomIndex::Entry first_pass{kPastAll, 0};
+  bool found = false;
+  for (; it != index.end(); ++it) {
+    if (OutOfBasics(placer, r, it->second)) continue;
+    if (first_pass.first == kPastAll) first_pass = *it;
+    if (filter.Accepts(it->second) && placer.Check(pod, it->second, out) == FitFailure::kFits) {
+      found = true;
+      break;
+    }
+  }
+  *memo = {true, r.cpu_milli, r.memory_bytes, need, first_pass, log.size()};
+  return found;
 }
 
 bool BinpackRule::FindShared(const Placer& placer, PodId pod, Milli need, const NodeFilter& filter,

@@ -41,8 +41,31 @@ ClusterState::ClusterState(const Snapshot& s)
     subgroup_offset_[g + 1] =
         subgroup_offset_[g] + static_cast<uint32_t>(s.groups[g].subgroups.size());
   subgroup_placed_.assign(subgroup_offset_.back(), 0);
-  for (PodId p = 0; p < s.pods.size(); ++p)
-    if (s.pods[p].phase == PodPhase::kRunning) Apply(p, s.pods[p].allocation, +1);
+  // Running pods as Apply would place them, except that each pod's usage
+  // goes to its own queue only; the subtree totals are summed up the tree
+  // afterwards, once per queue instead of once per pod and ancestor.
+  for (PodId p = 0; p < s.pods.size(); ++p) {
+    const Pod& pod = s.pods[p];
+    if (pod.phase != PodPhase::kRunning) continue;
+    const ResourceVector usage = ApplyToNode<true>(p, pod.allocation, +1);
+    const PodGroup& g = s.groups[pod.group];
+    total_allocated_ += usage;
+    if (g.queue != kNone) {
+      queue_allocated_[g.queue] += usage;
+      if (!g.preemptible) queue_nonpreemptible_[g.queue] += usage;
+    }
+    ++group_placed_[pod.group];
+    if (pod.subgroup >= 0) ++subgroup_placed_[subgroup_offset_[pod.group] + pod.subgroup];
+    placed_[p] = 1;
+    allocation_[p] = pod.allocation;
+  }
+  const std::vector<ResourceVector> own = queue_allocated_;
+  const std::vector<ResourceVector> own_nonpreemptible = queue_nonpreemptible_;
+  for (QueueId q = 0; q < s.queues.size(); ++q)
+    for (QueueId up = s.queues[q].parent; up != kNone; up = s.queues[up].parent) {
+      queue_allocated_[up] += own[q];
+      queue_nonpreemptible_[up] += own_nonpreemptible[q];
+    }
   // A node's room never passes all its devices free, nor a shared
   // device's free portion a whole GPU.
   Milli most_room = 0;
@@ -94,41 +117,25 @@ bool ClusterState::GangSatisfied(GroupId g) const {
   return true;
 }
 
-ResourceVector ClusterState::Usage(PodId pod, const Allocation& a) const {
-  const PodRequest& r = snapshot_->pods[pod].request;
-  Milli gpu = 0;
-  if (r.mig_count > 0) {
-    gpu = r.mig_count * r.mig_milli_each;
-  } else {
-    // Clearing the lowest bit until none is left: a pod holds few devices,
-    // and std::popcount is a library call on the baseline x86-64 target.
-    int devices = 0;
-    for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) ++devices;
-    gpu = devices * a.portion;
-  }
-  return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
-}
+void ClusterState::LiftForTrial(PodId pod) { ApplyToNode<false>(pod, allocation_[pod], -1); }
 
-void ClusterState::LiftForTrial(PodId pod) { ApplyToNode(pod, allocation_[pod], -1); }
-
-void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode(pod, allocation_[pod], +1); }
+void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode<false>(pod, allocation_[pod], +1); }
 
 void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
-  ApplyToNode(pod, a, sign);
+  const ResourceVector usage = ApplyToNode<true>(pod, a, sign);
   const Snapshot& s = *snapshot_;
   const Pod& p = s.pods[pod];
-  ResourceVector usage = Usage(pod, a);
+  const PodGroup& g = s.groups[p.group];
   if (sign > 0) {
     total_allocated_ += usage;
-  } else {
-    total_allocated_ -= usage;
-  }
-  const PodGroup& g = s.groups[p.group];
-  for (QueueId q = g.queue; q != kNone; q = s.queues[q].parent) {
-    if (sign > 0) {
+    for (QueueId q = g.queue; q != kNone; q = s.queues[q].parent) {
       queue_allocated_[q] += usage;
       if (!g.preemptible) queue_nonpreemptible_[q] += usage;
-    } else {
+    }
+    allocation_[pod] = a;
+  } else {
+    total_allocated_ -= usage;
+    for (QueueId q = g.queue; q != kNone; q = s.queues[q].parent) {
       queue_allocated_[q] -= usage;
       if (!g.preemptible) queue_nonpreemptible_[q] -= usage;
     }
@@ -136,31 +143,41 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
   group_placed_[p.group] += sign;
   if (p.subgroup >= 0) subgroup_placed_[subgroup_offset_[p.group] + p.subgroup] += sign;
   placed_[pod] = sign > 0;
-  if (sign > 0) allocation_[pod] = a;
 }
 
-void ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sign) {
+template <bool kUsage>
+ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sign) {
   const Pod& p = snapshot_->pods[pod];
+  const PodRequest& r = p.request;
   const Node& node = snapshot_->nodes[a.node];
   NodeFree& free = node_free_[a.node];
-  free.cpu_milli -= sign * p.request.cpu_milli;
-  free.memory_bytes -= sign * p.request.memory_bytes;
+  free.cpu_milli -= sign * r.cpu_milli;
+  free.memory_bytes -= sign * r.memory_bytes;
   free.pods -= sign;
+  const Milli change = sign * a.portion;
+  const bool whole = r.whole_gpus > 0;
+  Milli room = gpu_room_[a.node];
+  int devices = 0;
   for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
     DeviceId d = node.first_device + std::countr_zero(mask);
     const Milli old_free = kMilliPerGpu - device_used_[d];
-    device_used_[d] += sign * a.portion;
-    free.gpu -= sign * a.portion;
+    device_used_[d] += change;
     // Telescopes per device, so any order of changes ends at the same room.
-    gpu_room_[a.node] +=
-        std::max<Milli>(kMilliPerGpu - device_used_[d], 0) - std::max<Milli>(old_free, 0);
-    if (p.request.whole_gpus > 0) device_whole_[d] = sign > 0;
+    room += std::max<Milli>(old_free - change, 0) - std::max<Milli>(old_free, 0);
+    if (whole) device_whole_[d] = sign > 0;
+    ++devices;
   }
-  if (p.request.mig_count > 0) {
+  gpu_room_[a.node] = room;
+  free.gpu -= devices * change;
+  if (r.mig_count > 0) {
     for (size_t i = 0; i < node.mig.size(); ++i)
-      if (node.mig[i].profile == p.request.mig_profile)
-        mig_free_[mig_offset_[a.node] + i] -= sign * p.request.mig_count;
+      if (node.mig[i].profile == r.mig_profile)
+        mig_free_[mig_offset_[a.node] + i] -= sign * r.mig_count;
   }
+  if constexpr (!kUsage) return {};
+  // Usage(pod, a), from the devices just counted.
+  const Milli gpu = r.mig_count > 0 ? r.mig_count * r.mig_milli_each : devices * a.portion;
+  return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
 }
 
 bool ClusterState::InSharedIndex(DeviceId d) const {

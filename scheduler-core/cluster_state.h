@@ -95,8 +95,22 @@ class ClusterState {
   // Sum of free GPU over schedulable nodes.
   Milli FreeGpuTotal() const { return free_gpu_total_; }
 
-  // What a pod costs its queue when placed as `allocation`.
-  ResourceVector Usage(PodId pod, const Allocation& allocation) const;
+  // What a pod costs its queue when placed as `allocation`. Inline: the
+  // victim searches ask it for every pod they weigh.
+  ResourceVector Usage(PodId pod, const Allocation& allocation) const {
+    const PodRequest& r = snapshot_->pods[pod].request;
+    Milli gpu = 0;
+    if (r.mig_count > 0) {
+      gpu = r.mig_count * r.mig_milli_each;
+    } else {
+      // Clearing the lowest bit until none is left: a pod holds few devices,
+      // and std::popcount is a library call on the baseline x86-64 target.
+      int devices = 0;
+      for (uint64_t mask = allocation.device_mask; mask != 0; mask &= mask - 1) ++devices;
+      gpu = devices * allocation.portion;
+    }
+    return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
+  }
 
   // Totals of schedulable nodes: the capacity fair share divides.
   const ResourceVector& Capacity() const { return capacity_; }
@@ -107,8 +121,10 @@ class ClusterState {
 
  private:
   void Apply(PodId pod, const Allocation& allocation, int sign);
-  // The part of Apply that the node questions answer from.
-  void ApplyToNode(PodId pod, const Allocation& allocation, int sign);
+  // The part of Apply that the node questions answer from; with kUsage,
+  // returns Usage(pod, allocation), worked out on the way (else zero).
+  template <bool kUsage>
+  ResourceVector ApplyToNode(PodId pod, const Allocation& allocation, int sign);
   // Notes that a schedulable node's entries in the indexes may be stale:
   // its own, and those of the devices in `device_mask`.
   void MarkStale(NodeId node, uint64_t device_mask);

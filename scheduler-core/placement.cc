@@ -84,6 +84,8 @@ bool ToleratesTaints(const Node& node, const std::vector<Toleration>& toleration
 
 Placer::Placer(const ClusterState& state, const Options& options)
     : state_(&state), snapshot_(&state.snapshot()), rule_(MakePlacementRule(state, options)) {
+  binpack_devices_ = rule_->OrdersDevicesAsBinpack();
+  shuffles_ = rule_->ShufflesDevices();
   for (const GpuDevice& d : snapshot_->devices)
     largest_device_mib_ = std::max(largest_device_mib_, d.memory_mib);
 }
@@ -108,9 +110,34 @@ DeviceFit ClassifyDevice(Milli used, Milli portion) {
   return free % portion <= kMilliPerGpu % portion ? DeviceFit::kComplements : DeviceFit::kMixes;
 }
 
-bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst,
-                           Allocation* out) const {
+bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node, Milli portion,
+                           DeviceFit worst, Allocation* out) const {
   const int n = node.num_devices;
+  // Every device a pod may take adds at least its portion to the node's GPU
+  // room (an idle one a whole GPU), so a node with less room than the pod's
+  // devices need has too few of them: no device need be read.
+  const int want = r.whole_gpus > 0 ? r.whole_gpus : r.num_devices;
+  if (r.whole_gpus > 0) portion = kMilliPerGpu;
+  if (portion > kMilliPerGpu) return false;
+  if (state_->GpuRoom(node_id) < want * portion) return false;
+  const bool shuffles = shuffles_;
+  if (r.whole_gpus > 0 && !shuffles) {
+    // Idle devices in index order (the key of each is its index): the first
+    // `want` of them, and no sort.
+    uint64_t mask = 0;
+    int count = 0;
+    for (int i = 0; i < n && count < want; ++i)
+      if (state_->DeviceUsed(node.first_device + i) == 0) {
+        mask |= uint64_t{1} << i;
+        ++count;
+      }
+    if (count < want) return false;
+    if (out != nullptr) {
+      out->device_mask = mask;
+      out->portion = kMilliPerGpu;
+    }
+    return true;
+  }
   // Candidate devices and a preference key each; small (<= 64), on the
   // stack, and left uninitialized: only cand[0, count) is read, and zeroing
   // all of it cost more than the rest of a failed check.
@@ -123,29 +150,44 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit wors
   };
   Candidate cand[kMaxDevicesPerNode];
   int count = 0;
-  int want = 0;
-  Milli portion = 0;
   if (r.whole_gpus > 0) {
-    want = r.whole_gpus;
-    portion = kMilliPerGpu;
     for (int i = 0; i < n; ++i)
       if (state_->DeviceUsed(node.first_device + i) == 0) cand[count++] = {i, i};
   } else {
-    want = r.num_devices;
-    portion = PortionOnDevice(r, n > 0 ? snapshot_->devices[node.first_device].memory_mib : 0);
-    if (portion > kMilliPerGpu) return false;
+    // One device wanted and no shuffle: the least (key, index) is the pick,
+    // kept as the devices go by instead of sorted afterwards.
+    const bool single = want == 1 && !shuffles;
+    const Milli slack = kMilliPerGpu % portion;
+    Candidate best{INT64_MAX, -1};
     for (int i = 0; i < n; ++i) {
       DeviceId d = node.first_device + i;
       Milli used = state_->DeviceUsed(d);
       if (state_->DeviceWhole(d) || kMilliPerGpu - used < portion) continue;
       int64_t key = i;
-      if (!rule_->DeviceKey(used, portion, i, worst, &key)) continue;
-      cand[count++] = {key, i};
+      if (binpack_devices_) {
+        if (!BinpackDeviceKey(used, portion, slack, i, worst, &key)) continue;
+      } else if (!rule_->DeviceKey(used, portion, i, worst, &key)) {
+        continue;
+      }
+      if (single) {
+        if (Candidate{key, i} < best) best = {key, i};
+        ++count;
+      } else {
+        cand[count++] = {key, i};
+      }
+    }
+    if (count < want) return false;
+    if (single) {
+      if (out != nullptr) {
+        out->device_mask = uint64_t{1} << best.index;
+        out->portion = portion;
+      }
+      return true;
     }
   }
   if (count < want) return false;
   if (out == nullptr) return true;
-  if (rule_->ShufflesDevices()) {
+  if (shuffles) {
     // A const method with a generator: derive the draw from the node state so
     // the same question gets the same answer.
     uint64_t seed =
@@ -160,10 +202,6 @@ bool Placer::ChooseDevices(const PodRequest& r, const Node& node, DeviceFit wors
   return true;
 }
 
-FitFailure Placer::Check(PodId pod, NodeId node, Allocation* out) const {
-  return CheckUpTo(pod, node, DeviceFit::kMixes, out);
-}
-
 FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allocation* out) const {
   const Pod& pod = snapshot_->pods[pod_id];
   const Node& node = snapshot_->nodes[node_id];
@@ -176,10 +214,14 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
   if (!node.taints.empty() && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;
   if (r.whole_gpus > 0 || r.IsShared()) {
-    if (r.IsShared() && node.num_devices > 0 &&
-        PortionOnDevice(r, snapshot_->devices[node.first_device].memory_mib) > kMilliPerGpu)
-      return FitFailure::kGpuMemoryTooLarge;
-    if (!ChooseDevices(r, node, worst, out))
+    // The portion per device, on this node's devices (all of one model).
+    Milli portion = 0;
+    if (r.IsShared()) {
+      portion = PortionOnDevice(
+          r, node.num_devices > 0 ? snapshot_->devices[node.first_device].memory_mib : 0);
+      if (node.num_devices > 0 && portion > kMilliPerGpu) return FitFailure::kGpuMemoryTooLarge;
+    }
+    if (!ChooseDevices(r, node_id, node, portion, worst, out))
       return r.whole_gpus > 0 ? FitFailure::kWholeGpus : FitFailure::kSharedGpu;
   } else if (out != nullptr) {
     out->device_mask = 0;

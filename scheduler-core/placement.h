@@ -41,7 +41,9 @@ class Placer {
 
   // Whether `pod` fits `node` as things stand; when it does and `out` is
   // given, the devices the policy picks on that node.
-  FitFailure Check(PodId pod, NodeId node, Allocation* out) const;
+  FitFailure Check(PodId pod, NodeId node, Allocation* out) const {
+    return CheckUpTo(pod, node, DeviceFit::kMixes, out);
+  }
   // Check, taking only devices of class `worst` or better for a shared pod.
   FitFailure CheckUpTo(PodId pod, NodeId node, DeviceFit worst, Allocation* out) const;
   // The pod-count, CPU and memory part of Check: kFits, or the first of
@@ -73,12 +75,18 @@ class Placer {
   const Snapshot& snapshot() const { return *snapshot_; }
 
  private:
-  bool ChooseDevices(const PodRequest& r, const Node& node, DeviceFit worst, Allocation* out) const;
+  // The devices of `node` the rule picks for `r`, taking `portion` of each
+  // (a shared pod's portion on this node; ignored for whole GPUs); false
+  // when too few devices have room.
+  bool ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node, Milli portion,
+                     DeviceFit worst, Allocation* out) const;
 
   const ClusterState* state_;
   const Snapshot* snapshot_;
   int32_t largest_device_mib_ = 0;
   std::unique_ptr<PlacementRule> rule_;
+  bool binpack_devices_ = false;  // rule_->OrdersDevicesAsBinpack()
+  bool shuffles_ = false;         // rule_->ShufflesDevices(), a property of the rule
 };
 
 // Taint and selector rules, exposed for diagnosis and tests.

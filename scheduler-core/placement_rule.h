@@ -41,6 +41,23 @@ enum class DeviceFit : uint8_t { kComplements, kEmpty, kMixes };
 // (which must fit: used + portion <= 1000).
 DeviceFit ClassifyDevice(Milli used, Milli portion);
 
+// Binpack's device preference (BinpackRule::DeviceKey): complementing
+// devices, then empty ones, then any; fullest first, then by index. False
+// when the device's class is worse than `worst`. `slack` is
+// kMilliPerGpu % portion, which a caller keying many devices for one
+// portion works out once.
+inline bool BinpackDeviceKey(Milli used, Milli portion, Milli slack, int index, DeviceFit worst,
+                             int64_t* key) {
+  const Milli free = kMilliPerGpu - used;
+  // ClassifyDevice, with the slack given.
+  const DeviceFit fit = used == 0                 ? DeviceFit::kEmpty
+                        : free % portion <= slack ? DeviceFit::kComplements
+                                                  : DeviceFit::kMixes;
+  if (fit > worst) return false;
+  *key = (int64_t{static_cast<uint8_t>(fit)} << 32) + free * 64 + index;
+  return true;
+}
+
 class PlacementRule {
  public:
   virtual ~PlacementRule() = default;
@@ -54,9 +71,13 @@ class PlacementRule {
   // leaves the device out. `worst` is the worst class Placer::CheckUpTo
   // was asked to allow. By default: index order.
   virtual bool DeviceKey(Milli used, Milli portion, int index, DeviceFit worst, int64_t* key) const;
+  // True when DeviceKey is BinpackDeviceKey: Placer then computes the key
+  // itself, with no call per device.
+  virtual bool OrdersDevicesAsBinpack() const { return false; }
 
-  // Whether the devices a node offers are taken in random order (random-fit),
-  // and the generator state the shuffle starts from.
+  // Whether the devices a node offers are taken in random order (random-fit;
+  // asked once, when the Placer is built), and the generator state the
+  // shuffle starts from (asked at each pick).
   virtual bool ShufflesDevices() const { return false; }
   virtual uint64_t ShuffleSeed() const { return 0; }
 };

@@ -59,6 +59,36 @@ TEST(RoomIndexTest, WalksAsASetOfPairsWould) {
   }
 }
 
+// The bottom level is not zeroed when built: an index built over memory a
+// full one just gave back must still walk as its own entries say.
+TEST(RoomIndexTest, BuiltOverUsedMemoryHoldsOnlyItsOwnEntries) {
+  for (int round = 0; round < 3; ++round) {
+    std::set<RoomIndex::Entry> model;
+    {
+      RoomIndex full(200, 300);
+      for (RoomIndex::Key key = 0; key <= 200; ++key)
+        for (uint32_t id = 0; id < 300; id += 1 + round) full.Insert(key, id);
+    }
+    RoomIndex index(200, 300);
+    EXPECT_TRUE(index.begin() == index.end());
+    EXPECT_TRUE(index.rbegin() == index.rend());
+    std::mt19937 rng(round);
+    for (int step = 0; step < 500; ++step) {
+      const RoomIndex::Entry e{static_cast<RoomIndex::Key>(rng() % 201), rng() % 300};
+      if (model.count(e)) {
+        index.Erase(e.first, e.second);
+        model.erase(e);
+      } else {
+        index.Insert(e.first, e.second);
+        model.insert(e);
+      }
+    }
+    EXPECT_EQ(Upwards(index, 0), Entries(model.begin(), model.end()));
+    EXPECT_EQ(Downwards(index), Entries(model.rbegin(), model.rend()));
+    EXPECT_EQ(Upwards(index, 150), Entries(model.lower_bound({150, 0}), model.end()));
+  }
+}
+
 TEST(RoomIndexTest, EmptyIndexHasNothingToWalk) {
   RoomIndex index(100, 8);
   EXPECT_TRUE(index.begin() == index.end());
