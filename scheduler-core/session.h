@@ -98,6 +98,10 @@ struct Session {
   std::vector<ShapeId> pod_shape;    // per pod: snapshot.pods[p].shape, packed likewise
   std::vector<GroupId> pod_group;    // per pod: snapshot.pods[p].group, packed likewise
   std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
+  // Groups whose running pods have been below minMember for at least
+  // options.stale_gang_grace_s, in group order: found in the one pass over
+  // the PodGroup records, so that EvictStaleGangs need not walk them again.
+  std::vector<GroupId> stale_gangs;
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;
   // Per queue: the budgets on its path to the root (QueuePathBudgets), so
