@@ -76,8 +76,9 @@ struct Session {
   std::vector<int64_t> preempt_min_runtime_s;
   // Per pod: what it is expected to use before it is placed. That follows
   // from the pod's request alone, and pods of one shape have equal requests
-  // (model.h), so it is kept per shape: estimated[p] reads pod_shape[p] and
-  // a table of a few entries, where an array per pod would be written for
+  // (shapes are told apart by ShapeKey, which holds the request; model.h),
+  // so it is kept per shape: estimated[p] reads pod_shape[p] and a table
+  // with one entry per shape, where an array per pod would be written for
   // every pod of the snapshot each cycle.
   class PodEstimates {
    public:
