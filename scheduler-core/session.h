@@ -39,10 +39,13 @@ struct JobOutcome {
   // of a budget refusal last: 48 bytes a job, and the first ones within
   // one cache line for most jobs (the array has one entry per group).
   JobBlock block = JobBlock::kNone;
+  // kQueueLimit / kNonPreemptibleQuota: which resource of which queue
+  // refused; its numbers are held, asked and cap below.
   Resource resource = kGpu;
-  // kQueueLimit / kNonPreemptibleQuota: which queue and resource, and the numbers.
   QueueId queue = kNone;
-  // kNoNode / kGangPartial: the pod that found no node and how many fit first.
+  // kNoNode / kGangPartial: the pod that found no node, how many fit first,
+  // and how many pods the job needs placed (kTopology: the last and its
+  // first pod).
   PodId failing_pod = kNone;
   int32_t placed_before_failure = 0;
   int32_t needed = 0;
