@@ -41,7 +41,10 @@ Session::Session(const Snapshot& s, const Options& opts)
   pod_shape.reserve(s.pods.size());
   pod_group.reserve(s.pods.size());
   pod_pending.reserve(s.pods.size());
-  estimated.reserve(s.pods.size());
+  // The estimate of a shape is worked out from its first pod; the requests
+  // of the others are not read (pods of one shape have equal requests).
+  std::vector<ResourceVector> shape_estimate(s.num_shapes);
+  std::vector<uint8_t> shape_seen(s.num_shapes, 0);
   size_t num_pending = 0;
   for (const Pod& pod : s.pods) {
     const bool pending_pod = pod.phase == PodPhase::kPending;
@@ -49,15 +52,18 @@ Session::Session(const Snapshot& s, const Options& opts)
     pod_group.push_back(pod.group);
     pod_pending.push_back(pending_pod);
     num_pending += pending_pod;
-    estimated.push_back(MakeResources(EstimatedGpuMilli(pod.request, largest_mib),
-                                      pod.request.cpu_milli, pod.request.memory_bytes));
+    if (!shape_seen[pod.shape]) {
+      shape_seen[pod.shape] = 1;
+      shape_estimate[pod.shape] = MakeResources(EstimatedGpuMilli(pod.request, largest_mib),
+                                                pod.request.cpu_milli, pod.request.memory_bytes);
+    }
     if (pod.phase == PodPhase::kRunning)
       group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
   }
+  estimated = PodEstimates(pod_shape, std::move(shape_estimate));
   has_subgroups.reserve(s.groups.size());
   job_facts.reserve(s.groups.size());
   pending_begin.reserve(s.groups.size() + 1);
-  pending_pods.reserve(num_pending);
   pending.reserve(num_pending);
   std::vector<ResourceVector> leaf(s.queues.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
@@ -66,16 +72,17 @@ Session::Session(const Snapshot& s, const Options& opts)
     job_facts.push_back({group.queue, group.min_member, group.preemptible,
                          group.topology.required_level != kNoString ||
                              group.topology.preferred_level != kNoString});
+    if (group.stale_since >= 0 && s.now - group.stale_since >= opts.stale_gang_grace_s)
+      stale_gangs.push_back(g);
     ResourceVector& held = leaf[group.queue];
-    pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
+    pending_begin.push_back(static_cast<uint32_t>(pending.size()));
     for (PodId p : group.pods) {
       held += state.IsPlaced(p) ? state.Usage(p, state.AllocationOf(p)) : estimated[p];
       if (!pod_pending[p]) continue;
-      pending_pods.push_back(p);
       pending.push_back({p, pod_shape[p], estimated[p]});
     }
   }
-  pending_begin.push_back(static_cast<uint32_t>(pending_pods.size()));
+  pending_begin.push_back(static_cast<uint32_t>(pending.size()));
   requested = RollUp(s.queues, leaf);
   fair_share = ComputeFairShare(s.queues, requested, state.Capacity(), opts.fair_share_kai_exact);
   for (QueueId q = 0; q < s.queues.size(); ++q) {

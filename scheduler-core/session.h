@@ -29,18 +29,31 @@ enum class JobBlock : uint8_t {
 };
 
 struct JobOutcome {
+  JobOutcome() = default;
+  // kQueueLimit / kNonPreemptibleQuota, with the numbers.
+  JobOutcome(JobBlock block, QueueId queue, Resource resource, int64_t held, int64_t asked,
+             int64_t cap)
+      : block(block), resource(resource), queue(queue), held(held), asked(asked), cap(cap) {}
+
+  // The fields every job's reason reads first come first, and the numbers
+  // of a budget refusal last: 48 bytes a job, and the first ones within
+  // one cache line for most jobs (the array has one entry per group).
   JobBlock block = JobBlock::kNone;
-  // kQueueLimit / kNonPreemptibleQuota: which queue and resource, and the numbers.
-  QueueId queue = kNone;
+  // kQueueLimit / kNonPreemptibleQuota: which resource of which queue
+  // refused; its numbers are held, asked and cap below.
   Resource resource = kGpu;
-  int64_t held = 0;
-  int64_t asked = 0;
-  int64_t cap = 0;
-  // kNoNode / kGangPartial: the pod that found no node and how many fit first.
+  QueueId queue = kNone;
+  // kNoNode / kGangPartial: the pod that found no node, how many fit first,
+  // and how many pods the job needs placed (kTopology: the last and its
+  // first pod).
   PodId failing_pod = kNone;
   int32_t placed_before_failure = 0;
   int32_t needed = 0;
+  int64_t held = 0;
+  int64_t asked = 0;
+  int64_t cap = 0;
 };
+static_assert(sizeof(JobOutcome) == 48);
 
 // What FitsQueueBudget checks on each queue's path, fixed for the cycle.
 enum PathBudget : uint8_t {
@@ -64,20 +77,34 @@ struct Session {
   std::vector<ResourceVector> fair_share;      // per queue
   std::vector<int64_t> reclaim_min_runtime_s;  // resolved through parents
   std::vector<int64_t> preempt_min_runtime_s;
-  std::vector<ResourceVector> estimated;  // per pod, before placement
-  std::vector<JobOutcome> outcome;        // per group
-  std::vector<int64_t> group_start;       // per group: latest start of a running pod
-  PendingNotes notes;                     // what later actions made of a job
+  // Per pod: what it is expected to use before it is placed. That follows
+  // from the pod's request alone, and pods of one shape have equal requests
+  // (shapes are told apart by ShapeKey, which holds the request; model.h),
+  // so it is kept per shape: estimated[p] reads pod_shape[p] and a table
+  // with one entry per shape, where an array per pod would be written for
+  // every pod of the snapshot each cycle.
+  class PodEstimates {
+   public:
+    PodEstimates() = default;
+    PodEstimates(const std::vector<ShapeId>& pod_shape, std::vector<ResourceVector> by_shape)
+        : pod_shape_(&pod_shape), by_shape_(std::move(by_shape)) {}
+    const ResourceVector& operator[](PodId p) const { return by_shape_[(*pod_shape_)[p]]; }
 
-  // Each group's pods pending in the snapshot, in creation order, packed:
-  // pending_pods[pending_begin[g] .. pending_begin[g + 1]). Every action asks
-  // every unsatisfied job for its pending pods; this answers without
-  // touching the (large) Pod records. Subgroup minimums are not applied.
+   private:
+    const std::vector<ShapeId>* pod_shape_ = nullptr;
+    std::vector<ResourceVector> by_shape_;
+  };
+  std::vector<JobOutcome> outcome;   // per group
+  std::vector<int64_t> group_start;  // per group: latest start of a running pod
+  PendingNotes notes;                // what later actions made of a job
+
+  // Each group's pods pending in the snapshot, in creation order, packed
+  // with what the walks read of each: pending[pending_begin[g] ..
+  // pending_begin[g + 1]). Every action asks every unsatisfied job for its
+  // pending pods; this answers without touching the (large) Pod records,
+  // and a job's pods and needs are one read, not one per pod into the
+  // per-pod arrays. Subgroup minimums are not applied.
   std::vector<uint32_t> pending_begin;
-  std::vector<PodId> pending_pods;
-  // The same pods with what the walks read of each beside it, so that a
-  // job's pods and needs are one read, not one per pod into the per-pod
-  // arrays: pending[i].pod is pending_pods[i].
   struct PendingPod {
     PodId pod;
     ShapeId shape;
@@ -96,8 +123,13 @@ struct Session {
   };
   std::vector<JobFacts> job_facts;   // per group
   std::vector<ShapeId> pod_shape;    // per pod: snapshot.pods[p].shape, packed likewise
+  PodEstimates estimated;            // per pod, before placement (above)
   std::vector<GroupId> pod_group;    // per pod: snapshot.pods[p].group, packed likewise
   std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
+  // Groups whose running pods have been below minMember for at least
+  // options.stale_gang_grace_s, in group order: found in the one pass over
+  // the PodGroup records, so that EvictStaleGangs need not walk them again.
+  std::vector<GroupId> stale_gangs;
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.
   std::vector<PodId> allocate_pods;
   // Per queue: the budgets on its path to the root (QueuePathBudgets), so
