@@ -187,6 +187,33 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
   return need;
 }
 
+JobNeed JobNeedOf(const Session& session, GroupId job) {
+  JobNeed out;
+  out.shortfall = GangShortfall(session, job);
+  if (session.has_subgroups[job]) {
+    out.need = GangNeed(session, job);
+    const PodId first = FirstPendingPod(session, job);
+    out.first_shape = first == kNone ? kNone : session.pod_shape[first];
+    return out;
+  }
+  // GangNeed's walk, noting the first pod still pending on the way.
+  int32_t taken = 0;
+  uint32_t first = UINT32_MAX;
+  for (uint32_t i = session.pending_begin[job]; i < session.pending_begin[job + 1]; ++i) {
+    const PodId p = session.pending[i].pod;
+    if (session.state.IsPlaced(p)) continue;
+    if (first == UINT32_MAX) first = i;
+    if (taken == out.shortfall) break;
+    out.need += session.pending[i].estimated;
+    ++taken;
+  }
+  if (first != UINT32_MAX) {
+    out.first_shape = session.pending[first].shape;
+    if (out.shortfall == 0) out.need = session.pending[first].estimated;
+  }
+  return out;
+}
+
 namespace {
 
 // Candidates grouped by node (nodes that would free the most GPU first,
