@@ -29,6 +29,10 @@ VictimRanks::Facts RunningFactsOf(const Session& session, GroupId g) {
 VictimRanks::VictimRanks(const Session& session)
     : by_queue_(session.snapshot.queues.size()), mark_(session.statement.Mark()) {
   const Snapshot& s = session.snapshot;
+  // At most every group: reserved so that growing never copies what was
+  // written (the pages past the running jobs are never touched).
+  running_.reserve(s.groups.size());
+  facts_.reserve(s.groups.size());
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     // Fewer pending pods than pods: some pod runs.
     if (session.pending_begin[g + 1] - session.pending_begin[g] == s.groups[g].pods.size())
