@@ -93,8 +93,10 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   const JobPrefetcher prefetch(session, unsatisfied);
   for (size_t u = 0; u < unsatisfied.size(); ++u) {
     const GroupId job = unsatisfied[u];
+    // Still read ahead with an entry: the jobs that pass the memo read their
+    // pods and placement in EvictForJob.
+    prefetch.Ahead(u);
     const ReclaimLeft::Job* entry = !handed.empty() && handed[u].job == job ? &handed[u] : nullptr;
-    if (entry == nullptr) prefetch.Ahead(u);
     const JobBlock block = entry ? entry->block : session.outcome[job].block;
     if (block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
