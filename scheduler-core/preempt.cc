@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
 #include "scheduler-core/job_prefetch.h"
+#include "scheduler-core/reclaim_left.h"
 #include "scheduler-core/victims.h"
 #include "scheduler-core/window_suffix_min.h"
 
@@ -80,22 +82,42 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   // not be any more.
   uint64_t round = 1;
   std::vector<GroupId> still;
+  // What reclaim read of these very jobs, when it ran just before (one entry
+  // per job, in this order): most jobs stop at the memo, so their questions
+  // are most of the walk's reads.
+  std::shared_ptr<const ReclaimLeft> left = std::move(session.reclaim_left);
+  const std::span<const ReclaimLeft::Job> handed =
+      left && left->jobs.size() == unsatisfied.size()
+          ? std::span<const ReclaimLeft::Job>(left->jobs)
+          : std::span<const ReclaimLeft::Job>();
   const JobPrefetcher prefetch(session, unsatisfied);
   for (size_t u = 0; u < unsatisfied.size(); ++u) {
-    prefetch.Ahead(u);
     const GroupId job = unsatisfied[u];
-    if (session.outcome[job].block == JobBlock::kNonPreemptibleQuota) {
+    // Still read ahead with an entry: the jobs that pass the memo read their
+    // pods and placement in EvictForJob.
+    prefetch.Ahead(u);
+    const ReclaimLeft::Job* entry = !handed.empty() && handed[u].job == job ? &handed[u] : nullptr;
+    const JobBlock block = entry ? entry->block : session.outcome[job].block;
+    if (block == JobBlock::kNonPreemptibleQuota) {
       still.push_back(job);  // only non-preemptible usage counts against it
       continue;
     }
-    // Most jobs stop at the memo: read the packed facts, not the records.
-    const QueueId queue = session.job_facts[job].queue;
-    const int32_t priority = s.groups[job].priority;
-    const PodId first = FirstPendingPod(session, job);
+    QueueId queue;
+    int32_t priority;
+    std::pair<ShapeId, int32_t> key;
+    if (entry && entry->exact) {
+      queue = entry->queue;
+      priority = entry->priority;
+      key = {entry->first_shape, entry->shortfall};
+    } else {
+      // Read the packed facts, not the records.
+      queue = session.job_facts[job].queue;
+      priority = s.groups[job].priority;
+      const PodId first = FirstPendingPod(session, job);
+      key = {first == kNone ? kNone : session.pod_shape[first], GangShortfall(session, job)};
+    }
     // The job itself is never among them: its priority is not below its own.
     CandidateList& list = list_for(queue, priority);
-    const std::pair<ShapeId, int32_t> key(first == kNone ? kNone : session.pod_shape[first],
-                                          GangShortfall(session, job));
     if (list.Hopeless(round, key)) {
       still.push_back(job);
       continue;

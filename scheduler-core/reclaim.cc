@@ -1,11 +1,13 @@
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <tuple>
 
 #include "scheduler-core/actions.h"
 #include "scheduler-core/job_allocation.h"
 #include "scheduler-core/job_prefetch.h"
+#include "scheduler-core/reclaim_left.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
@@ -203,17 +205,35 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
   std::vector<QueueId> candidates_of;
   uint64_t candidates_at = 0;
   std::vector<GroupId> still;
+  auto left = std::make_shared<ReclaimLeft>();
+  left->jobs.reserve(unsatisfied.size());
+  // Keeps `job` unsatisfied, with what preempt will ask of it (`facts`:
+  // null when reclaim did not read them).
+  auto keep = [&](GroupId job, const JobNeed* facts) {
+    still.push_back(job);
+    ReclaimLeft::Job& entry = left->jobs.emplace_back();
+    entry.job = job;
+    entry.block = session.outcome[job].block;
+    entry.exact =
+        facts != nullptr && !session.has_subgroups[job] && session.state.GroupPlaced(job) == 0;
+    if (!entry.exact) return;
+    entry.queue = session.job_facts[job].queue;
+    entry.priority = s.groups[job].priority;
+    entry.first_shape = facts->first_shape;
+    entry.shortfall = facts->shortfall;
+  };
   const JobPrefetcher prefetch(session, unsatisfied);
   for (size_t u = 0; u < unsatisfied.size(); ++u) {
     prefetch.Ahead(u);
     const GroupId job = unsatisfied[u];
     const JobOutcome& why = session.outcome[job];
     if (why.block == JobBlock::kNonPreemptibleQuota) {
-      still.push_back(job);  // only non-preemptible usage counts against it
+      keep(job, nullptr);  // only non-preemptible usage counts against it
       continue;
     }
     const QueueId mine = session.job_facts[job].queue;
-    const ResourceVector need = GangNeed(session, job);
+    const JobNeed facts = JobNeedOf(session, job);
+    const ResourceVector& need = facts.need;
     // Without anyone else running there is nothing to say.
     const bool others_run =
         pool.AnyOutside(mine) ||
@@ -224,15 +244,13 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
                        room.StaysWithin(mine, mine, need, Yardstick::kQuota);
     if (!below || !others_run) {
       if (others_run) session.notes.Set(job, {NoteAction::kReclaim, NoteKind::kQueueAtFairShare});
-      still.push_back(job);
+      keep(job, &facts);
       continue;
     }
-    const PodId first = FirstPendingPod(session, job);
-    const auto key = std::make_tuple(mine, first == kNone ? kNone : session.pod_shape[first],
-                                     GangShortfall(session, job));
+    const auto key = std::make_tuple(mine, facts.first_shape, facts.shortfall);
     if (auto it = hopeless.find(key); it != hopeless.end()) {
       if (it->second) session.notes.Set(job, *it->second);
-      still.push_back(job);
+      keep(job, &facts);
       continue;
     }
     // A limit on the job's path is lifted only by victims below that queue
@@ -270,7 +288,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     if (victim_queues.empty() || (capped == kNone && victim_gpu + free_gpu < need[kGpu])) {
       session.notes.Set(job, failed);
       hopeless[key] = failed;
-      still.push_back(job);
+      keep(job, &facts);
       continue;
     }
     // The kept lists concatenated, in the victim queues' order; the same as
@@ -300,10 +318,11 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     } else {
       session.notes.Set(job, failed);
       hopeless[key] = failed;
-      still.push_back(job);
+      keep(job, &facts);
     }
   }
   unsatisfied.swap(still);
+  session.reclaim_left = std::move(left);
 }
 
 }  // namespace vtenant::sched

@@ -18,6 +18,8 @@ namespace vtenant::sched {
 
 class VictimRanks;  // victim_ranks.h
 
+struct ReclaimLeft;  // reclaim_left.h
+
 // What stopped a job, kept as data; pending_reasons turns it into text.
 enum class JobBlock : uint8_t {
   kNone,
@@ -138,6 +140,9 @@ struct Session {
   // The running jobs in the victim order, shared by reclaim and preempt
   // (VictimRanksOf, victim_ranks.h); empty until the first asks.
   std::shared_ptr<const VictimRanks> victim_ranks;
+  // What reclaim read of the jobs it left unsatisfied, for preempt's walk
+  // over them (reclaim_left.h); empty otherwise.
+  std::shared_ptr<const ReclaimLeft> reclaim_left;
 
   // Placement failures seen at a committed state. In allocate, consumption
   // only grows, so a shape that found no node will not find one later in the

@@ -10,6 +10,10 @@
 // total order (the default breaks every tie by group id) and does not
 // depend on what the cycle has placed or evicted (the default reads each
 // job's priority, creation and start time).
+//
+// It also keeps what both pools read of each running job, worked out in
+// the same pass over the PodGroup records: walking those records and their
+// pods again for each pool was a cache miss per record and per pod.
 #pragma once
 
 #include <vector>
@@ -29,10 +33,32 @@ class VictimRanks {
   // order.
   const std::vector<GroupId>& InQueue(QueueId q) const { return by_queue_[q]; }
 
+  // What a VictimPool reads of a running job, as the cluster stood at
+  // Mark() (RunningFactsOf).
+  struct Facts {
+    Milli placed_gpu;      // GPU of all its placed pods
+    Milli running_gpu;     // of those, the pods running in the snapshot
+    int64_t latest_start;  // latest start of those (0: none)
+    NodeId only_node;      // node of all its placed pods (kNone: several, none)
+    QueueId queue;
+    int32_t priority;
+    bool running;  // some pod running in the snapshot is placed
+    bool preemptible;
+  };
+  // Of Running()[i], at Mark(): still true of a job none of whose pods the
+  // statement placed or evicted since.
+  const std::vector<Facts>& RunningFacts() const { return facts_; }
+  Statement::Checkpoint Mark() const { return mark_; }
+
  private:
   std::vector<GroupId> running_;
+  std::vector<Facts> facts_;
+  Statement::Checkpoint mark_ = 0;
   std::vector<std::vector<GroupId>> by_queue_;
 };
+
+// Facts of group g as the session's cluster stands now.
+VictimRanks::Facts RunningFactsOf(const Session& session, GroupId g);
 
 // The session's VictimRanks, worked out on the first call of the cycle.
 const VictimRanks& VictimRanksOf(Session& session);

@@ -40,46 +40,39 @@ VictimPool::VictimPool(const Session& session, const VictimRanks& ranks,
       non_preemptible_(session.snapshot.queues.size(), 0) {
   const Snapshot& s = session.snapshot;
   // Groups whose pods were all pending in the snapshot run nothing, so
-  // only ranks.Running() can hold victims.
-  for (GroupId g : ranks.Running()) {
-    const PodGroup& group = s.groups[g];
-    bool running = false;
-    int64_t latest_start = 0;
-    Milli running_gpu = 0;
-    // What Refresh would read, in the same pass: every placed pod counts
-    // there, the running ones here.
-    Milli placed_gpu = 0;
-    NodeId node = kNone;
-    bool split = false;
-    for (PodId p : group.pods) {
-      if (!session.state.IsPlaced(p)) continue;
-      const Allocation& a = session.state.AllocationOf(p);
-      const Milli gpu = session.state.Usage(p, a)[kGpu];
-      placed_gpu += gpu;
-      if (node == kNone) node = a.node;
-      split = split || a.node != node;
-      if (s.pods[p].phase != PodPhase::kRunning) continue;
-      running = true;
-      latest_start = std::max(latest_start, s.pods[p].start_time);
-      running_gpu += gpu;
-    }
-    if (!running) continue;
-    if (!group.preemptible) {
-      ++non_preemptible_[group.queue];
+  // only ranks.Running() can hold victims. Their facts are the ranks' own,
+  // but for the groups the statement placed or evicted pods of since the
+  // ranks were worked out (ascending, like Running()).
+  std::vector<GroupId> touched;
+  const auto& journal = session.statement.journal();
+  for (size_t i = ranks.Mark(); i < journal.size(); ++i)
+    touched.push_back(s.pods[journal[i].pod].group);
+  std::sort(touched.begin(), touched.end());
+  auto next_touched = touched.begin();
+  const std::vector<GroupId>& running = ranks.Running();
+  for (size_t i = 0; i < running.size(); ++i) {
+    const GroupId g = running[i];
+    while (next_touched != touched.end() && *next_touched < g) ++next_touched;
+    const VictimRanks::Facts f = next_touched != touched.end() && *next_touched == g
+                                     ? RunningFactsOf(session, g)
+                                     : ranks.RunningFacts()[i];
+    if (!f.running) continue;
+    if (!f.preemptible) {
+      ++non_preemptible_[f.queue];
       continue;
     }
-    int64_t min_runtime = min_runtime_s[group.queue];
-    if (min_runtime < 0 || s.now - latest_start < min_runtime) {
-      ++within_min_runtime_[group.queue];
+    int64_t min_runtime = min_runtime_s[f.queue];
+    if (min_runtime < 0 || s.now - f.latest_start < min_runtime) {
+      ++within_min_runtime_[f.queue];
       continue;
     }
-    info_[g] = {placed_gpu, split ? kNone : node, group.queue, group.priority};
-    gpu_[g] = running_gpu;
+    info_[g] = {f.placed_gpu, f.only_node, f.queue, f.priority};
+    gpu_[g] = f.running_gpu;
     alive_[g] = 1;
-    least_gpu_[group.queue] = std::min(least_gpu_[group.queue], info_[g].placed_gpu);
-    if (!had_jobs_[group.queue]) ++queues_with_jobs_;
-    had_jobs_[group.queue] = 1;
-    ++alive_in_queue_[group.queue];
+    least_gpu_[f.queue] = std::min(least_gpu_[f.queue], f.placed_gpu);
+    if (!had_jobs_[f.queue]) ++queues_with_jobs_;
+    had_jobs_[f.queue] = 1;
+    ++alive_in_queue_[f.queue];
   }
   // Within a queue the order never changes during a cycle: the pool's jobs
   // in the ranks' order are those jobs sorted.
@@ -185,6 +178,33 @@ ResourceVector GangNeed(const Session& session, GroupId job) {
   for (int32_t i = 0; i < shortfall; ++i) need += session.estimated[pods[i]];
   if (shortfall == 0 && !pods.empty()) need = session.estimated[pods[0]];
   return need;
+}
+
+JobNeed JobNeedOf(const Session& session, GroupId job) {
+  JobNeed out;
+  out.shortfall = GangShortfall(session, job);
+  if (session.has_subgroups[job]) {
+    out.need = GangNeed(session, job);
+    const PodId first = FirstPendingPod(session, job);
+    out.first_shape = first == kNone ? kNone : session.pod_shape[first];
+    return out;
+  }
+  // GangNeed's walk, noting the first pod still pending on the way.
+  int32_t taken = 0;
+  uint32_t first = UINT32_MAX;
+  for (uint32_t i = session.pending_begin[job]; i < session.pending_begin[job + 1]; ++i) {
+    const PodId p = session.pending[i].pod;
+    if (session.state.IsPlaced(p)) continue;
+    if (first == UINT32_MAX) first = i;
+    if (taken == out.shortfall) break;
+    out.need += session.pending[i].estimated;
+    ++taken;
+  }
+  if (first != UINT32_MAX) {
+    out.first_shape = session.pending[first].shape;
+    if (out.shortfall == 0) out.need = session.pending[first].estimated;
+  }
+  return out;
 }
 
 namespace {

@@ -146,4 +146,15 @@ bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<cons
 // pending pod's when the gang is already satisfied.
 ResourceVector GangNeed(const Session& session, GroupId job);
 
+// What a walk over unsatisfied jobs asks of each: GangNeed, the shape of
+// FirstPendingPod (kNone: no pod pending) and GangShortfall, from one pass
+// over the job's packed pending pods instead of one per question (each a
+// cache miss on a job the walk meets once).
+struct JobNeed {
+  ResourceVector need;
+  ShapeId first_shape = kNone;
+  int32_t shortfall = 0;
+};
+JobNeed JobNeedOf(const Session& session, GroupId job);
+
 }  // namespace vtenant::sched
