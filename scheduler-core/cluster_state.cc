@@ -8,6 +8,7 @@ namespace vtenant::sched {
 ClusterState::ClusterState(const Snapshot& s)
     : snapshot_(&s),
       node_free_(s.nodes.size()),
+      node_brief_(s.nodes.size()),
       gpu_room_(s.nodes.size()),
       device_used_(s.devices.size(), 0),
       device_whole_(s.devices.size(), 0),
@@ -25,6 +26,9 @@ ClusterState::ClusterState(const Snapshot& s)
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
                      node.num_devices * kMilliPerGpu};
     gpu_room_[n] = node.num_devices * kMilliPerGpu;
+    node_brief_[n] = {node.first_device, node.num_devices,
+                      node.num_devices > 0 ? s.devices[node.first_device].memory_mib : 0,
+                      node.schedulable, !node.taints.empty()};
     mig_offset_[n + 1] = mig_offset_[n] + static_cast<uint32_t>(node.mig.size());
     if (!node.schedulable) continue;
     capacity_[kCpu] += node.cpu_milli;
@@ -80,7 +84,7 @@ ClusterState::ClusterState(const Snapshot& s)
   by_free_gpu_ = RoomIndex(most_room, s.nodes.size());
   shared_devices_ = RoomIndex(kMilliPerGpu, s.devices.size());
   for (NodeId n = 0; n < s.nodes.size(); ++n)
-    if (s.nodes[n].schedulable) {
+    if (node_brief_[n].schedulable) {
       by_free_gpu_.Insert(gpu_room_[n], n);
       indexed_room_[n] = gpu_room_[n];
       free_gpu_total_ += node_free_[n].gpu;
@@ -96,7 +100,7 @@ void ClusterState::Place(PodId pod, const Allocation& allocation) {
   const NodeId n = allocation.node;
   const Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, +1);
-  if (snapshot_->nodes[n].schedulable) {
+  if (node_brief_[n].schedulable) {
     free_gpu_total_ += node_free_[n].gpu - old_free;
     MarkStale(n, allocation.device_mask);
   }
@@ -108,7 +112,7 @@ void ClusterState::Remove(PodId pod) {
   const NodeId n = allocation.node;
   const Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, -1);
-  if (snapshot_->nodes[n].schedulable) {
+  if (node_brief_[n].schedulable) {
     free_gpu_total_ += node_free_[n].gpu - old_free;
     MarkStale(n, allocation.device_mask);
   }
@@ -169,7 +173,7 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
   // The slot has the request's CPU, memory and kind (KeepRequest ran when
   // the pod was first placed); only a MIG pod's slices need the Pod record.
   const PodSlot& slot = pods_[pod];
-  const Node& node = snapshot_->nodes[a.node];
+  const NodeBrief& node = node_brief_[a.node];
   NodeFree& free = node_free_[a.node];
   free.cpu_milli -= sign * slot.cpu_milli;
   free.memory_bytes -= sign * slot.memory_bytes;
@@ -192,9 +196,9 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
   Milli gpu = devices * a.portion;
   if (slot.flags & kMig) {
     const PodRequest& r = snapshot_->pods[pod].request;
-    for (size_t i = 0; i < node.mig.size(); ++i)
-      if (node.mig[i].profile == r.mig_profile)
-        mig_free_[mig_offset_[a.node] + i] -= sign * r.mig_count;
+    const std::vector<MigSlot>& mig = snapshot_->nodes[a.node].mig;
+    for (size_t i = 0; i < mig.size(); ++i)
+      if (mig[i].profile == r.mig_profile) mig_free_[mig_offset_[a.node] + i] -= sign * r.mig_count;
     gpu = r.mig_count * r.mig_milli_each;
   }
   if constexpr (!kUsage) return {};
@@ -204,7 +208,7 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
 
 bool ClusterState::InSharedIndex(DeviceId d) const {
   return device_used_[d] > 0 && device_used_[d] < kMilliPerGpu && !device_whole_[d] &&
-         snapshot_->nodes[snapshot_->devices[d].node].schedulable;
+         node_brief_[snapshot_->devices[d].node].schedulable;
 }
 
 void ClusterState::MarkStale(NodeId n, uint64_t device_mask) {
@@ -214,7 +218,7 @@ void ClusterState::MarkStale(NodeId n, uint64_t device_mask) {
   }
   const size_t devices_at = snapshot_->nodes.size();
   for (uint64_t mask = device_mask; mask != 0; mask &= mask - 1) {
-    const DeviceId d = snapshot_->nodes[n].first_device + std::countr_zero(mask);
+    const DeviceId d = node_brief_[n].first_device + std::countr_zero(mask);
     if (stale_[devices_at + d]) continue;
     stale_[devices_at + d] = 1;
     stale_devices_.push_back(d);

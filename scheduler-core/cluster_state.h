@@ -23,6 +23,16 @@ struct NodeFree {
   Milli gpu = 0;  // sum of free portions of the node's devices
 };
 
+// What the fit checks and the node changes read of a Node record, packed:
+// 16 bytes a node, where the record spans three cache lines.
+struct NodeBrief {
+  DeviceId first_device = 0;
+  int32_t num_devices = 0;
+  int32_t device_memory_mib = 0;  // of its first device (a node's are of one model); 0 without
+  bool schedulable = true;
+  bool tainted = false;  // has taints
+};
+
 class ClusterState {
  public:
   explicit ClusterState(const Snapshot& snapshot);
@@ -52,6 +62,7 @@ class ClusterState {
   }
 
   const NodeFree& Free(NodeId node) const { return node_free_[node]; }
+  const NodeBrief& Brief(NodeId node) const { return node_brief_[node]; }
   // The GPU a node can still give: the free portions of its devices, none
   // counted below zero. Free(node).gpu less what over-full devices (a pod
   // nominated onto a GPU its victim still holds, pods bound by others)
@@ -168,6 +179,7 @@ class ClusterState {
 
   const Snapshot* snapshot_;
   std::vector<NodeFree> node_free_;
+  std::vector<NodeBrief> node_brief_;
   std::vector<Milli> gpu_room_;
   std::vector<Milli> device_used_;
   std::vector<uint8_t> device_whole_;
