@@ -45,7 +45,7 @@ bool BinpackRule::Find(const Placer& placer, PodId pod, const NodeFilter& filter
     RoomIndex::Entry from = memo->from;
     for (size_t i = memo->log_seen; i < log.size(); ++i) {
       const NodeId n = log[i];
-      if (!placer.snapshot().nodes[n].schedulable) continue;
+      if (!state.Brief(n).schedulable) continue;
       const RoomIndex::Entry at{state.GpuRoom(n), n};
       if (at.first < need || !(at < from) || OutOfBasics(placer, r, n)) continue;
       from = at;

@@ -8,6 +8,7 @@ namespace vtenant::sched {
 ClusterState::ClusterState(const Snapshot& s)
     : snapshot_(&s),
       node_free_(s.nodes.size()),
+      node_brief_(s.nodes.size()),
       gpu_room_(s.nodes.size()),
       device_used_(s.devices.size(), 0),
       device_whole_(s.devices.size(), 0),
@@ -17,7 +18,6 @@ ClusterState::ClusterState(const Snapshot& s)
       group_placed_(s.groups.size(), 0),
       subgroup_offset_(s.groups.size() + 1, 0),
       placed_(s.pods.size(), 0),
-      allocation_(s.pods.size()),
       indexed_room_(s.nodes.size(), 0),
       indexed_device_free_(s.devices.size(), kNotIndexed),
       stale_(s.nodes.size() + s.devices.size(), 0) {
@@ -26,6 +26,9 @@ ClusterState::ClusterState(const Snapshot& s)
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
                      node.num_devices * kMilliPerGpu};
     gpu_room_[n] = node.num_devices * kMilliPerGpu;
+    node_brief_[n] = {node.first_device, node.num_devices,
+                      node.num_devices > 0 ? s.devices[node.first_device].memory_mib : 0,
+                      node.schedulable, !node.taints.empty()};
     mig_offset_[n + 1] = mig_offset_[n] + static_cast<uint32_t>(node.mig.size());
     if (!node.schedulable) continue;
     capacity_[kCpu] += node.cpu_milli;
@@ -43,10 +46,19 @@ ClusterState::ClusterState(const Snapshot& s)
   subgroup_placed_.assign(subgroup_offset_.back(), 0);
   // Running pods as Apply would place them, except that each pod's usage
   // goes to its own queue only; the subtree totals are summed up the tree
-  // afterwards, once per queue instead of once per pod and ancestor.
+  // afterwards, once per queue instead of once per pod and ancestor. Each
+  // slot is written once, in order (reserved, not zeroed first); a pending
+  // pod's is left empty, so this pass reads only the phase of its record.
+  pods_.reserve(s.pods.size());
   for (PodId p = 0; p < s.pods.size(); ++p) {
     const Pod& pod = s.pods[p];
+    PodSlot& slot = pods_.emplace_back();
     if (pod.phase != PodPhase::kRunning) continue;
+    slot.device_mask = pod.allocation.device_mask;
+    slot.portion = pod.allocation.portion;
+    slot.node = pod.allocation.node;
+    placed_[p] = 1;
+    KeepRequest(p);
     const ResourceVector usage = ApplyToNode<true>(p, pod.allocation, +1);
     const PodGroup& g = s.groups[pod.group];
     total_allocated_ += usage;
@@ -56,8 +68,6 @@ ClusterState::ClusterState(const Snapshot& s)
     }
     ++group_placed_[pod.group];
     if (pod.subgroup >= 0) ++subgroup_placed_[subgroup_offset_[pod.group] + pod.subgroup];
-    placed_[p] = 1;
-    allocation_[p] = pod.allocation;
   }
   const std::vector<ResourceVector> own = queue_allocated_;
   const std::vector<ResourceVector> own_nonpreemptible = queue_nonpreemptible_;
@@ -74,7 +84,7 @@ ClusterState::ClusterState(const Snapshot& s)
   by_free_gpu_ = RoomIndex(most_room, s.nodes.size());
   shared_devices_ = RoomIndex(kMilliPerGpu, s.devices.size());
   for (NodeId n = 0; n < s.nodes.size(); ++n)
-    if (s.nodes[n].schedulable) {
+    if (node_brief_[n].schedulable) {
       by_free_gpu_.Insert(gpu_room_[n], n);
       indexed_room_[n] = gpu_room_[n];
       free_gpu_total_ += node_free_[n].gpu;
@@ -90,7 +100,7 @@ void ClusterState::Place(PodId pod, const Allocation& allocation) {
   const NodeId n = allocation.node;
   const Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, +1);
-  if (snapshot_->nodes[n].schedulable) {
+  if (node_brief_[n].schedulable) {
     free_gpu_total_ += node_free_[n].gpu - old_free;
     MarkStale(n, allocation.device_mask);
   }
@@ -98,11 +108,11 @@ void ClusterState::Place(PodId pod, const Allocation& allocation) {
 }
 
 void ClusterState::Remove(PodId pod) {
-  const Allocation allocation = allocation_[pod];
+  const Allocation allocation = AllocationOf(pod);
   const NodeId n = allocation.node;
   const Milli old_free = node_free_[n].gpu;
   Apply(pod, allocation, -1);
-  if (snapshot_->nodes[n].schedulable) {
+  if (node_brief_[n].schedulable) {
     free_gpu_total_ += node_free_[n].gpu - old_free;
     MarkStale(n, allocation.device_mask);
   }
@@ -117,11 +127,21 @@ bool ClusterState::GangSatisfied(GroupId g) const {
   return true;
 }
 
-void ClusterState::LiftForTrial(PodId pod) { ApplyToNode<false>(pod, allocation_[pod], -1); }
+void ClusterState::LiftForTrial(PodId pod) { ApplyToNode<false>(pod, AllocationOf(pod), -1); }
 
-void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode<false>(pod, allocation_[pod], +1); }
+void ClusterState::PutBackAfterTrial(PodId pod) { ApplyToNode<false>(pod, AllocationOf(pod), +1); }
+
+void ClusterState::KeepRequest(PodId pod) {
+  PodSlot& slot = pods_[pod];
+  if (slot.flags & kRequestKept) return;
+  const PodRequest& r = snapshot_->pods[pod].request;
+  slot.cpu_milli = r.cpu_milli;
+  slot.memory_bytes = r.memory_bytes;
+  slot.flags = kRequestKept | (r.whole_gpus > 0 ? kWhole : 0) | (r.mig_count > 0 ? kMig : 0);
+}
 
 void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
+  KeepRequest(pod);
   const ResourceVector usage = ApplyToNode<true>(pod, a, sign);
   const Snapshot& s = *snapshot_;
   const Pod& p = s.pods[pod];
@@ -132,7 +152,10 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
       queue_allocated_[q] += usage;
       if (!g.preemptible) queue_nonpreemptible_[q] += usage;
     }
-    allocation_[pod] = a;
+    PodSlot& slot = pods_[pod];
+    slot.device_mask = a.device_mask;
+    slot.portion = a.portion;
+    slot.node = a.node;
   } else {
     total_allocated_ -= usage;
     for (QueueId q = g.queue; q != kNone; q = s.queues[q].parent) {
@@ -147,15 +170,16 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
 
 template <bool kUsage>
 ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sign) {
-  const Pod& p = snapshot_->pods[pod];
-  const PodRequest& r = p.request;
-  const Node& node = snapshot_->nodes[a.node];
+  // The slot has the request's CPU, memory and kind (KeepRequest ran when
+  // the pod was first placed); only a MIG pod's slices need the Pod record.
+  const PodSlot& slot = pods_[pod];
+  const NodeBrief& node = node_brief_[a.node];
   NodeFree& free = node_free_[a.node];
-  free.cpu_milli -= sign * r.cpu_milli;
-  free.memory_bytes -= sign * r.memory_bytes;
+  free.cpu_milli -= sign * slot.cpu_milli;
+  free.memory_bytes -= sign * slot.memory_bytes;
   free.pods -= sign;
   const Milli change = sign * a.portion;
-  const bool whole = r.whole_gpus > 0;
+  const bool whole = (slot.flags & kWhole) != 0;
   Milli room = gpu_room_[a.node];
   int devices = 0;
   for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
@@ -169,20 +193,22 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
   }
   gpu_room_[a.node] = room;
   free.gpu -= devices * change;
-  if (r.mig_count > 0) {
-    for (size_t i = 0; i < node.mig.size(); ++i)
-      if (node.mig[i].profile == r.mig_profile)
-        mig_free_[mig_offset_[a.node] + i] -= sign * r.mig_count;
+  Milli gpu = devices * a.portion;
+  if (slot.flags & kMig) {
+    const PodRequest& r = snapshot_->pods[pod].request;
+    const std::vector<MigSlot>& mig = snapshot_->nodes[a.node].mig;
+    for (size_t i = 0; i < mig.size(); ++i)
+      if (mig[i].profile == r.mig_profile) mig_free_[mig_offset_[a.node] + i] -= sign * r.mig_count;
+    gpu = r.mig_count * r.mig_milli_each;
   }
   if constexpr (!kUsage) return {};
   // Usage(pod, a), from the devices just counted.
-  const Milli gpu = r.mig_count > 0 ? r.mig_count * r.mig_milli_each : devices * a.portion;
-  return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
+  return MakeResources(gpu, slot.cpu_milli, slot.memory_bytes);
 }
 
 bool ClusterState::InSharedIndex(DeviceId d) const {
   return device_used_[d] > 0 && device_used_[d] < kMilliPerGpu && !device_whole_[d] &&
-         snapshot_->nodes[snapshot_->devices[d].node].schedulable;
+         node_brief_[snapshot_->devices[d].node].schedulable;
 }
 
 void ClusterState::MarkStale(NodeId n, uint64_t device_mask) {
@@ -192,7 +218,7 @@ void ClusterState::MarkStale(NodeId n, uint64_t device_mask) {
   }
   const size_t devices_at = snapshot_->nodes.size();
   for (uint64_t mask = device_mask; mask != 0; mask &= mask - 1) {
-    const DeviceId d = snapshot_->nodes[n].first_device + std::countr_zero(mask);
+    const DeviceId d = node_brief_[n].first_device + std::countr_zero(mask);
     if (stale_[devices_at + d]) continue;
     stale_[devices_at + d] = 1;
     stale_devices_.push_back(d);

@@ -110,8 +110,8 @@ DeviceFit ClassifyDevice(Milli used, Milli portion) {
   return free % portion <= kMilliPerGpu % portion ? DeviceFit::kComplements : DeviceFit::kMixes;
 }
 
-bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node, Milli portion,
-                           DeviceFit worst, Allocation* out) const {
+bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const NodeBrief& node,
+                           Milli portion, DeviceFit worst, Allocation* out) const {
   const int n = node.num_devices;
   // Every device a pod may take adds at least its portion to the node's GPU
   // room (an idle one a whole GPU), so a node with less room than the pod's
@@ -204,24 +204,25 @@ bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node
 
 FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allocation* out) const {
   const Pod& pod = snapshot_->pods[pod_id];
+  // The Node record itself is read only for selectors, taints and MIG.
+  const NodeBrief& brief = state_->Brief(node_id);
   const Node& node = snapshot_->nodes[node_id];
   const PodRequest& r = pod.request;
-  if (!node.schedulable) return FitFailure::kUnschedulable;
+  if (!brief.schedulable) return FitFailure::kUnschedulable;
   if (!pod.node_selector.empty() && !MatchesSelector(node, pod.node_selector))
     return FitFailure::kNodeSelector;
   if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
-  if (!node.taints.empty() && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
+  if (brief.tainted && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;
   if (r.whole_gpus > 0 || r.IsShared()) {
     // The portion per device, on this node's devices (all of one model).
     Milli portion = 0;
     if (r.IsShared()) {
-      portion = PortionOnDevice(
-          r, node.num_devices > 0 ? snapshot_->devices[node.first_device].memory_mib : 0);
-      if (node.num_devices > 0 && portion > kMilliPerGpu) return FitFailure::kGpuMemoryTooLarge;
+      portion = PortionOnDevice(r, brief.device_memory_mib);
+      if (brief.num_devices > 0 && portion > kMilliPerGpu) return FitFailure::kGpuMemoryTooLarge;
     }
-    if (!ChooseDevices(r, node_id, node, portion, worst, out))
+    if (!ChooseDevices(r, node_id, brief, portion, worst, out))
       return r.whole_gpus > 0 ? FitFailure::kWholeGpus : FitFailure::kSharedGpu;
   } else if (out != nullptr) {
     out->device_mask = 0;

@@ -78,7 +78,7 @@ class Placer {
   // The devices of `node` the rule picks for `r`, taking `portion` of each
   // (a shared pod's portion on this node; ignored for whole GPUs); false
   // when too few devices have room.
-  bool ChooseDevices(const PodRequest& r, NodeId node_id, const Node& node, Milli portion,
+  bool ChooseDevices(const PodRequest& r, NodeId node_id, const NodeBrief& node, Milli portion,
                      DeviceFit worst, Allocation* out) const;
 
   const ClusterState* state_;
