@@ -155,24 +155,10 @@ void VictimPool::DropEvictedSince(const Statement& statement, Statement::Checkpo
 }
 
 ResourceVector GangNeed(const Session& session, GroupId job) {
+  // Creation order without building the list (asked of every unsatisfied
+  // job by reclaim and consolidate): JobNeedOf's walk.
+  if (!session.has_subgroups[job]) return JobNeedOf(session, job).need;
   ResourceVector need;
-  if (!session.has_subgroups[job]) {
-    // Creation order without building the list (asked of every unsatisfied
-    // job by reclaim and consolidate).
-    const int32_t shortfall = GangShortfall(session, job);
-    int32_t taken = 0;
-    PodId first = kNone;
-    for (uint32_t i = session.pending_begin[job]; i < session.pending_begin[job + 1]; ++i) {
-      const PodId p = session.pending[i].pod;
-      if (session.state.IsPlaced(p)) continue;
-      if (first == kNone) first = p;
-      if (taken == shortfall) break;
-      need += session.pending[i].estimated;
-      ++taken;
-    }
-    if (shortfall == 0 && first != kNone) need = session.estimated[first];
-    return need;
-  }
   std::vector<PodId> pods = PendingPodsInOrder(session, job);
   int32_t shortfall = std::min<int32_t>(GangShortfall(session, job), pods.size());
   for (int32_t i = 0; i < shortfall; ++i) need += session.estimated[pods[i]];
