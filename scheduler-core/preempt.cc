@@ -87,7 +87,8 @@ void Preempt(Session& session, std::vector<GroupId>& unsatisfied) {
   // are most of the walk's reads.
   std::shared_ptr<const ReclaimLeft> left = std::move(session.reclaim_left);
   const std::span<const ReclaimLeft::Job> handed =
-      left && left->jobs.size() == unsatisfied.size()
+      left && left->jobs.size() == unsatisfied.size() &&
+              left->journal_size == session.statement.journal().size()
           ? std::span<const ReclaimLeft::Job>(left->jobs)
           : std::span<const ReclaimLeft::Job>();
   const JobPrefetcher prefetch(session, unsatisfied);

@@ -322,6 +322,7 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     }
   }
   unsatisfied.swap(still);
+  left->journal_size = session.statement.journal().size();
   session.reclaim_left = std::move(left);
 }
 

@@ -7,7 +7,8 @@
 // of thousands of jobs. Reclaim writes them here, one small entry per job
 // in its output's order, which preempt reads front to back.
 //
-// The entries stay exact until preempt reads them: a job that stays
+// The entries stay exact until preempt reads them, provided nothing was
+// placed or evicted in between (preempt checks the journal's length): a job that stays
 // unsatisfied gets pods placed only by its own successful attempt (after
 // which it is no longer in the list), so a job with no pod placed when its
 // entry was written still has none, and its first pending pod and
@@ -37,6 +38,9 @@ struct ReclaimLeft {
     bool exact;
   };
   std::vector<Job> jobs;  // in the order of reclaim's output
+  // The statement's journal length when reclaim finished: the entries are
+  // used only while nothing was placed or evicted since.
+  size_t journal_size = 0;
 };
 
 }  // namespace vtenant::sched
