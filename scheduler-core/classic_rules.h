@@ -10,7 +10,7 @@
 
 namespace vtenant::sched {
 
-class BinpackRule : public PlacementRule {
+class BinpackRule final : public PlacementRule {
  public:
   bool Find(const Placer& placer, PodId pod, const NodeFilter& filter, Allocation* out) override;
   // Complementing devices, then empty ones, then any; fullest first.

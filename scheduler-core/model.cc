@@ -19,8 +19,11 @@ void AppendBytes(std::string& key, const void* data, size_t n) {
 std::string ShapeKey(const Pod& pod) {
   std::string key;
   const PodRequest& r = pod.request;
-  int64_t fields[] = {r.cpu_milli,      r.memory_bytes, r.whole_gpus,  r.gpu_fraction,
-                      r.gpu_memory_mib, r.num_devices,  r.mig_profile, r.mig_count};
+  // Every field of the request: pods of one shape are priced and placed
+  // alike (the session keeps one estimate per shape).
+  int64_t fields[] = {r.cpu_milli,    r.memory_bytes,   r.whole_gpus,
+                      r.gpu_fraction, r.gpu_memory_mib, r.num_devices,
+                      r.mig_profile,  r.mig_count,      r.mig_milli_each};
   AppendBytes(key, fields, sizeof(fields));
   for (const Label& l : pod.node_selector) AppendBytes(key, &l, sizeof(l));
   key.push_back('|');
