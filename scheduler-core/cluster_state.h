@@ -140,7 +140,7 @@ class ClusterState {
   // bytes. Whether a pod is placed stays in its own byte array: walks that
   // ask only that (gangs' counts, pending pods) then read 146 KB, not the
   // slots' 5.8 MB, on the busy benchmark.
-  static constexpr uint8_t kRequestKept = 1;  // cpu_milli, memory_bytes and kWhole are set
+  static constexpr uint8_t kRequestKept = 1;  // cpu_milli, memory_bytes, kWhole and kMig are set
   static constexpr uint8_t kWhole = 2;        // the request holds whole GPUs
   static constexpr uint8_t kMig = 4;          // the request asks MIG slices
   struct PodSlot {

@@ -46,8 +46,8 @@ struct JobOutcome {
   Resource resource = kGpu;
   QueueId queue = kNone;
   // kNoNode / kGangPartial: the pod that found no node, how many fit first,
-  // and how many pods the job needs placed (kTopology: the last and its
-  // first pod).
+  // and how many pods the job needs placed. kTopology: `needed` is the
+  // gang's shortfall and `failing_pod` its first pending pod.
   PodId failing_pod = kNone;
   int32_t placed_before_failure = 0;
   int32_t needed = 0;

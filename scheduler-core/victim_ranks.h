@@ -13,7 +13,12 @@
 //
 // It also keeps what both pools read of each running job, worked out in
 // the same pass over the PodGroup records: walking those records and their
-// pods again for each pool was a cache miss per record and per pod.
+// pods again for each pool was a cache miss per record and per pod. Unlike
+// the order, those facts depend on the state: they are as the cluster
+// stood at Mark(), and a pool re-reads the jobs the statement's journal
+// names after it. So the statement must never be rolled back to before
+// Mark() while the ranks are in use (the actions roll back only their own
+// attempts).
 #pragma once
 
 #include <vector>
