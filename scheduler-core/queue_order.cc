@@ -5,16 +5,6 @@
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {
-namespace {
-
-// a == b, spelled out: the defaulted comparison goes through a loop over
-// the array, and Refresh compares a few vectors per job.
-bool Same(const ResourceVector& a, const ResourceVector& b) {
-  return a.v[0] == b.v[0] && a.v[1] == b.v[1] && a.v[2] == b.v[2];
-}
-static_assert(kNumResources == 3);
-
-}  // namespace
 
 JobOrder::JobOrder(const Session& session, const std::vector<GroupId>& jobs)
     : session_(&session),
@@ -117,7 +107,7 @@ bool JobOrder::Refresh(QueueId q, bool children_changed) {
   if (candidate != kNone) {
     // A key depends on the queue's allocation and the job's need alone
     // (QueueOrder::KeyOf): the same two give the same key.
-    if (had_candidate && Same(*need, st.need) && Same(allocated, st.allocated)) return false;
+    if (had_candidate && *need == st.need && allocated == st.allocated) return false;
     st.key = KeyFor(q, st, *need, allocated);
     st.need = *need;
     st.allocated = allocated;
@@ -137,13 +127,13 @@ bool JobOrder::Refresh(QueueId q, bool children_changed) {
 const QueueKey& JobOrder::KeyFor(QueueId q, Standing& st, const ResourceVector& need,
                                  const ResourceVector& allocated) {
   // Keys stay valid while the allocation does (QueueOrder::KeyOf).
-  if (!Same(allocated, st.seen)) {
+  if (!(allocated == st.seen)) {
     st.seen = allocated;
     st.remembered = 0;
     st.next = 0;
   }
   for (uint32_t i = 0; i < st.remembered; ++i)
-    if (Same(st.keys[i].need, need)) return st.keys[i].key;
+    if (st.keys[i].need == need) return st.keys[i].key;
   uint32_t slot = st.remembered;
   if (slot < kRemembered) {
     ++st.remembered;

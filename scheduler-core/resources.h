@@ -42,7 +42,12 @@ struct ResourceVector {
   }
   friend ResourceVector operator+(ResourceVector a, const ResourceVector& b) { return a += b; }
   friend ResourceVector operator-(ResourceVector a, const ResourceVector& b) { return a -= b; }
-  bool operator==(const ResourceVector&) const = default;
+  // Spelled out rather than defaulted: the defaulted comparison loops over
+  // the array, and allocation compares a few vectors for every job.
+  bool operator==(const ResourceVector& o) const {
+    static_assert(kNumResources == 3);
+    return v[0] == o.v[0] && v[1] == o.v[1] && v[2] == o.v[2];
+  }
   bool IsZero() const { return v[0] == 0 && v[1] == 0 && v[2] == 0; }
 };
 
