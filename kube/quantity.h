@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/quantity_text.h"
 #include "base/status.h"
 
 namespace vtenant::kube {
@@ -30,16 +31,12 @@ namespace vtenant::kube {
 class Quantity {
  public:
   // The notation a quantity was written in; ToString() keeps it.
-  enum class Format {
-    kDecimalSI,        // 500m, 4k, 100M, 2E
-    kBinarySI,         // 4Gi, 1.5Ki
-    kDecimalExponent,  // 1e3, 5E-3
-  };
+  using Format = QuantityNotation;
 
   // Zero in DecimalSI.
   Quantity() = default;
 
-  // Parses Kubernetes' grammar:
+  // Parses Kubernetes' grammar (base/quantity_text.h's ParseQuantityText):
   //   [+-] (digits [. [digits]] | . digits) [suffix]
   //   suffix = n u m k M G T P E | Ki Mi Gi Ti Pi Ei | (e|E) [+-] digits
   // ("E" alone is exa; "E" followed by digits is an exponent.) No whitespace is
