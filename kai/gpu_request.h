@@ -1,0 +1,94 @@
+// GpuRequest: the GPUs a pod asks for, as KAI users write it, read and
+// validated once for every program: the syncer refuses what this refuses
+// before a pod leaves its virtual cluster, the admission webhook refuses the
+// same on the host, and the scheduler places what this reads. A pod one of
+// them accepts is a pod the others accept (kai/contract_test.cc holds them
+// to one table).
+//
+// A pod asks for exactly one of:
+//   - whole GPUs: nvidia.com/gpu limits (else requests) of its containers,
+//     summed, at least the largest init container's;
+//   - a share of GPUs: annotation gpu-fraction (a share of one device) or
+//     gpu-memory (MiB of one device), on gpu-fraction-num-devices devices;
+//   - MIG slices: nvidia.com/mig-<g>g.<m>gb limits (else requests), counted
+//     as whole GPUs are;
+// or none of them.
+//
+// The rules, each refused with a message naming the field and what to
+// change:
+//   - gpu-fraction: a decimal number as base/decimal.h reads it ("0.5",
+//     "1e-1"; rounded up to a thousandth, so "0.0001" is 1m), more than 0
+//     and at most 1. KAI's own webhook refuses 1 itself ("smaller than
+//     1.0"); vtenant takes it as the whole of one device, shared with no one.
+//   - gpu-memory: a positive whole number of MiB, at most kMaxGpuMemoryMib.
+//   - not both gpu-fraction and gpu-memory.
+//   - gpu-fraction-num-devices: a whole number from 1 to kMaxDevices, only
+//     beside gpu-fraction or gpu-memory (as KAI: it says on how many devices
+//     the share is taken).
+//   - no share beside a non-zero nvidia.com/gpu (KAI refuses any
+//     nvidia.com/gpu limit beside gpu-fraction, even "0"; a zero asks for no
+//     GPU here).
+//   - nvidia.com/gpu: a whole number of devices, not negative, at most
+//     kMaxDevices in all (no node holds more).
+//   - MIG: a whole, non-negative count per resource, at most kMaxMigSlices
+//     in all; a profile of the form <g>g.<m>gb with g from 1 to 7 (as the
+//     scheduler prices it); one profile per pod (stricter than KAI: the
+//     scheduler places a pod's slices as one kind); never beside whole GPUs
+//     or a share.
+// The annotations' whole numbers are written plainly, as KAI's webhook
+// reads them: no sign, no spaces, no unit ("4", not "+4", " 4" or "4Mi").
+// Limits are Kubernetes quantities ("1", "1000m"), read as the client reads
+// them (base/quantity_text.h).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+
+namespace vtenant::kai {
+
+// The most devices one pod may ask for, whole or shared: the most a node
+// holds (scheduler-core's kMaxDevicesPerNode; the scheduler checks the two
+// agree).
+inline constexpr int32_t kMaxDevices = 64;
+// The most MIG slices one pod may ask for: seven on each of kMaxDevices.
+inline constexpr int32_t kMaxMigSlices = kMaxDevices * 7;
+// The most GPU memory a share may ask for on one device: 16 TiB in MiB.
+inline constexpr int32_t kMaxGpuMemoryMib = 1 << 24;
+
+struct GpuRequest {
+  int32_t whole_gpus = 0;      // nvidia.com/gpu
+  int64_t fraction_milli = 0;  // gpu-fraction in thousandths of a device, (0, 1000]
+  int32_t memory_mib = 0;      // gpu-memory, per device
+  int32_t num_devices = 1;     // gpu-fraction-num-devices: devices the share is taken on
+  std::string mig_profile;     // "1g.10gb" of nvidia.com/mig-1g.10gb
+  int32_t mig_count = 0;
+
+  // A share of one or more devices (gpu-fraction or gpu-memory).
+  bool IsShared() const { return fraction_milli > 0 || memory_mib > 0; }
+  bool NeedsGpu() const { return whole_gpus > 0 || IsShared() || mig_count > 0; }
+};
+
+// Reads the GPU request of `pod` (a Pod object: metadata.annotations and
+// spec.containers / spec.initContainers resources) and checks every rule
+// above. InvalidArgument with a message naming the field and what to change.
+Result<GpuRequest> ParseGpuRequest(const rapidjson::Value& pod);
+
+// Annotation gpu-fraction alone: thousandths of a device, more than 0 and at
+// most 1000.
+Result<int64_t> ParseGpuFraction(std::string_view text);
+
+// Annotation gpu-memory alone: MiB, from 1 to kMaxGpuMemoryMib.
+Result<int32_t> ParseGpuMemoryMib(std::string_view text);
+
+// Annotation gpu-fraction-num-devices alone: from 1 to kMaxDevices.
+Result<int32_t> ParseNumDevices(std::string_view text);
+
+// The compute slices of a MIG profile "<g>g.<m>gb": g, from 1 to 7.
+// InvalidArgument naming the profile otherwise.
+Result<int32_t> MigComputeSlices(std::string_view profile);
+
+}  // namespace vtenant::kai

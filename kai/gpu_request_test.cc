@@ -1,0 +1,180 @@
+// What ParseGpuRequest reads from a pod, and how its refusals read.
+// kai/contract_test.cc holds the syncer, the webhook and the scheduler to
+// the same verdicts.
+#include "kai/gpu_request.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::kai {
+namespace {
+
+rapidjson::Document Json(const std::string& text) {
+  rapidjson::Document doc;
+  doc.Parse(text.c_str());
+  EXPECT_FALSE(doc.HasParseError()) << text;
+  return doc;
+}
+
+// A pod with these annotations, containers and init containers (JSON).
+rapidjson::Document Pod(const std::string& annotations, const std::string& containers = "[]",
+                        const std::string& init_containers = "[]") {
+  return Json(R"({"metadata":{"name":"p","annotations":)" + annotations +
+              R"(},"spec":{"containers":)" + containers + R"(,"initContainers":)" +
+              init_containers + "}}");
+}
+
+std::string Limits(const std::string& name, const std::string& limits) {
+  return R"({"name":")" + name + R"(","resources":{"limits":)" + limits + "}}";
+}
+
+TEST(ParseGpuFractionTest, AcceptsMoreThanZeroUpToOne) {
+  EXPECT_EQ(*ParseGpuFraction("0.5"), 500);
+  EXPECT_EQ(*ParseGpuFraction("1"), 1000);
+  EXPECT_EQ(*ParseGpuFraction("0.001"), 1);
+  EXPECT_EQ(*ParseGpuFraction("0.0001"), 1) << "rounded up, never to zero";
+  EXPECT_EQ(*ParseGpuFraction("0.3333"), 334) << "as kube::Quantity reads it";
+  EXPECT_EQ(*ParseGpuFraction("1e-1"), 100);
+}
+
+TEST(ParseGpuFractionTest, RejectsOutOfRangeWithAReason) {
+  for (const char* text : {"1.5", "0", "-0.5", "0.0", "2", "abc", "", "0.5 ", "50%"}) {
+    Result<int64_t> got = ParseGpuFraction(text);
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(got.status().message().find(std::string("gpu-fraction \"") + text + "\""),
+              std::string::npos)
+        << got.status().message();
+    EXPECT_NE(got.status().message().find("at most 1"), std::string::npos);
+  }
+}
+
+TEST(ParseGpuMemoryTest, PositiveWholeMiB) {
+  EXPECT_EQ(*ParseGpuMemoryMib("4000"), 4000);
+  EXPECT_EQ(*ParseGpuMemoryMib("16777216"), 16777216);
+  for (const char* text : {"0", "4000.5", "4.5", "-3", "+3", "4Gi", " 4", "", "16777217"}) {
+    Result<int32_t> got = ParseGpuMemoryMib(text);
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.status().message().find("whole number of MiB"), std::string::npos);
+  }
+}
+
+TEST(ParseNumDevicesTest, PositiveAndBoundedByANode) {
+  EXPECT_EQ(*ParseNumDevices("2"), 2);
+  EXPECT_EQ(*ParseNumDevices("64"), 64);
+  for (const char* text : {"0", "65", "-1", "2.0", "x"}) {
+    Result<int32_t> got = ParseNumDevices(text);
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.status().message().find("from 1 to 64"), std::string::npos);
+  }
+}
+
+TEST(MigComputeSlicesTest, ProfilesAsTheSchedulerPricesThem) {
+  EXPECT_EQ(*MigComputeSlices("1g.10gb"), 1);
+  EXPECT_EQ(*MigComputeSlices("7g.80gb"), 7);
+  for (const char* profile : {"8g.80gb", "0g.5gb", "g.5gb", "1g.5", "big", ""}) {
+    EXPECT_FALSE(MigComputeSlices(profile).ok()) << profile;
+  }
+}
+
+TEST(ParseGpuRequestTest, ReadsEachKindOfRequest) {
+  Result<GpuRequest> none = ParseGpuRequest(Pod("{}", "[" + Limits("a", R"({"cpu":"1"})") + "]"));
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->NeedsGpu());
+
+  Result<GpuRequest> whole =
+      ParseGpuRequest(Pod("{}",
+                          "[" + Limits("a", R"({"nvidia.com/gpu":"2"})") + "," +
+                              Limits("b", R"({"nvidia.com/gpu":"1"})") + "]",
+                          "[" + Limits("init", R"({"nvidia.com/gpu":"4"})") + "]"));
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->whole_gpus, 4) << "at least the largest init container";
+  EXPECT_FALSE(whole->IsShared());
+
+  Result<GpuRequest> fraction =
+      ParseGpuRequest(Pod(R"({"gpu-fraction":"0.33","gpu-fraction-num-devices":"2"})"));
+  ASSERT_TRUE(fraction.ok()) << fraction.status().ToString();
+  EXPECT_EQ(fraction->fraction_milli, 330);
+  EXPECT_EQ(fraction->num_devices, 2);
+  EXPECT_TRUE(fraction->IsShared());
+
+  Result<GpuRequest> memory =
+      ParseGpuRequest(Pod(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})"));
+  ASSERT_TRUE(memory.ok()) << memory.status().ToString();
+  EXPECT_EQ(memory->memory_mib, 4000);
+  EXPECT_EQ(memory->num_devices, 2) << "KAI takes several devices of memory too";
+
+  Result<GpuRequest> mig =
+      ParseGpuRequest(Pod("{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"2"})") + "," +
+                                    Limits("b", R"({"nvidia.com/mig-1g.10gb":"1"})") + "]"));
+  ASSERT_TRUE(mig.ok()) << mig.status().ToString();
+  EXPECT_EQ(mig->mig_profile, "1g.10gb");
+  EXPECT_EQ(mig->mig_count, 3);
+}
+
+TEST(ParseGpuRequestTest, LimitsElseRequestsInTheirQuantityNotation) {
+  auto whole = [](const std::string& resources) {
+    Result<GpuRequest> r =
+        ParseGpuRequest(Pod("{}", R"([{"name":"a","resources":)" + resources + "}]"));
+    EXPECT_TRUE(r.ok()) << resources << ": " << r.status().ToString();
+    return r.ok() ? r->whole_gpus : -1;
+  };
+  EXPECT_EQ(whole(R"({"requests":{"nvidia.com/gpu":"2"}})"), 2);
+  EXPECT_EQ(whole(R"({"limits":{"nvidia.com/gpu":"0"},"requests":{"nvidia.com/gpu":"1"}})"), 1);
+  EXPECT_EQ(whole(R"({"limits":{"nvidia.com/gpu":"1000m"}})"), 1);
+  EXPECT_EQ(whole(R"({"limits":{"nvidia.com/gpu":2}})"), 2) << "a number, as YAML writes it";
+}
+
+TEST(ParseGpuRequestTest, RefusalsNameTheFieldAndWhatToChange) {
+  struct Case {
+    std::string annotations;
+    std::string containers;
+    const char* says;
+  };
+  const Case cases[] = {
+      {R"({"gpu-fraction":"0.5","gpu-memory":"100"})", "[]", "not both: remove one"},
+      {R"({"gpu-fraction":"0.5"})", "[" + Limits("a", R"({"nvidia.com/gpu":"1"})") + "]",
+       "remove the annotation or the limit"},
+      {R"({"gpu-memory":"100"})", "[" + Limits("a", R"({"nvidia.com/gpu":"1"})") + "]",
+       "gpu-memory is set together with nvidia.com/gpu 1"},
+      {R"({"gpu-fraction-num-devices":"2"})", "[]", "needs gpu-fraction or gpu-memory"},
+      {R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"65"})", "[]",
+       "gpu-fraction-num-devices \"65\" must be a whole number from 1 to 64"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"500m"})") + "]",
+       "container a resources.limits[nvidia.com/gpu] \"500m\" must be a whole number"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"-1"})") + "]", "0 or more"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"lots"})") + "]",
+       "container a resources.limits[nvidia.com/gpu]: quantity \"lots\""},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"65"})") + "]", "at most 64 fit on one node"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":true})") + "]", "is not a quantity"},
+      {R"({"gpu-fraction":"0.5"})", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1"})") + "]",
+       "MIG slices, whole GPUs or a share, one of them"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1","nvidia.com/gpu":"1"})") + "]",
+       "together with nvidia.com/gpu"},
+      {"{}",
+       "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1"})") + "," +
+           Limits("b", R"({"nvidia.com/mig-2g.20gb":"1"})") + "]",
+       "all of one profile"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/mig-9g.90gb":"1"})") + "]",
+       "nvidia.com/mig-<g>g.<m>gb with g from 1 to 7"},
+      {"{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1.5"})") + "]",
+       "must be a whole number"},
+  };
+  for (const Case& c : cases) {
+    Result<GpuRequest> got = ParseGpuRequest(Pod(c.annotations, c.containers));
+    ASSERT_FALSE(got.ok()) << c.annotations << " " << c.containers;
+    EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(got.status().message().find(c.says), std::string::npos)
+        << got.status().message() << "\n  wanted: " << c.says;
+  }
+}
+
+TEST(ParseGpuRequestTest, MigInInitContainersCountsAsWholeGpusDo) {
+  Result<GpuRequest> r = ParseGpuRequest(
+      Pod("{}", "[]", "[" + Limits("i", R"({"nvidia.com/mig-3g.40gb":"2"})") + "]"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->mig_count, 2);
+  EXPECT_EQ(r->mig_profile, "3g.40gb");
+}
+
+}  // namespace
+}  // namespace vtenant::kai

@@ -1,0 +1,78 @@
+// The names KAI Scheduler users and tools depend on: API versions, labels,
+// annotations and resource names, spelled exactly as KAI spells them, once.
+// The syncer, the scheduler, the operator, kube/ and the CLI include this
+// file rather than writing any of them out again.
+#pragma once
+
+namespace vtenant::kai {
+
+// API: Queues are cluster-scoped, PodGroups namespaced.
+inline constexpr char kApiGroup[] = "scheduling.run.ai";
+inline constexpr char kQueueVersion[] = "v2";
+inline constexpr char kQueueApiVersion[] = "scheduling.run.ai/v2";
+inline constexpr char kQueueKind[] = "Queue";
+inline constexpr char kQueueResource[] = "queues";
+inline constexpr char kPodGroupVersion[] = "v2alpha2";
+inline constexpr char kPodGroupApiVersion[] = "scheduling.run.ai/v2alpha2";
+inline constexpr char kPodGroupKind[] = "PodGroup";
+inline constexpr char kPodGroupResource[] = "podgroups";
+
+// The schedulerName KAI users write, and vtenant-scheduler's by default.
+inline constexpr char kSchedulerName[] = "kai-scheduler";
+
+// Pods and their owners.
+inline constexpr char kQueueLabel[] = "kai.scheduler/queue";
+// KAI's queue for pods that name none.
+inline constexpr char kDefaultQueue[] = "default-queue";
+// The PodGroup a pod belongs to.
+inline constexpr char kPodGroupAnnotation[] = "pod-group-name";
+// The sub-group (an entry of its PodGroup's spec.subGroups) a pod belongs to.
+inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
+// On a pod or any of its owners: "preemptible" or "non-preemptible"
+// (kai/preemptibility.h), which becomes the PodGroup's spec.preemptibility.
+inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";
+// On a workload that is not a gang by nature (a batch Job, ...): the
+// minMember of its PodGroup (kai/min_member.h).
+inline constexpr char kBatchMinMemberAnnotation[] = "kai.scheduler/batch-min-member";
+// The priority class a PodGroup gets from a label of its top owner or pod,
+// when the pod names none; Ray's own label on a RayJob or RayService; and
+// the classes KAI's pod grouper gives by default.
+inline constexpr char kPriorityClassLabel[] = "priorityClassName";
+inline constexpr char kRayPriorityClassLabel[] = "ray.io/priority-class-name";
+inline constexpr char kTrainPriorityClass[] = "train";
+inline constexpr char kInferencePriorityClass[] = "inference";
+// Labels the MPI operator puts on an MPIJob's pods.
+inline constexpr char kMpiJobNameLabel[] = "training.kubeflow.org/job-name";
+inline constexpr char kMpiJobRoleLabel[] = "training.kubeflow.org/job-role";
+
+// A pod's share of GPUs (kai/gpu_request.h reads them).
+inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
+inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
+inline constexpr char kGpuFractionNumDevicesAnnotation[] = "gpu-fraction-num-devices";
+
+// GPU sharing as KAI's binder does it. The GPU a sharing pod was given:
+// device index (comma list for several) on its node, and the shared GPU's
+// group, which its reservation pod carries too.
+inline constexpr char kGpuIndexAnnotation[] = "runai-gpu";
+inline constexpr char kGpuGroupLabel[] = "runai-gpu-group";
+// Prefix of the per-pod ConfigMap with the GPU environment; the ConfigMap of
+// container i is "<prefix>-<i>" (set by the admission webhook).
+inline constexpr char kSharedGpuConfigMapAnnotation[] = "runai/shared-gpu-configmap";
+// Set on a reservation pod by its program: the UUID of the GPU it holds.
+inline constexpr char kReservedGpuAnnotation[] = "run.ai/reserve_for_gpu_index";
+// The environment a GPU-sharing pod sees.
+inline constexpr char kVisibleDevicesKey[] = "NVIDIA_VISIBLE_DEVICES";
+inline constexpr char kGpuPortionKey[] = "GPU_PORTION";
+inline constexpr char kNumGpusKey[] = "RUNAI_NUM_OF_GPUS";
+
+// Resources, and the node labels NVIDIA's GPU feature discovery sets, which
+// KAI reads.
+inline constexpr char kGpuResource[] = "nvidia.com/gpu";
+// "nvidia.com/mig-<g>g.<m>gb": a MIG slice of g compute units.
+inline constexpr char kMigResourcePrefix[] = "nvidia.com/mig-";
+inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";  // MiB
+inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
+inline constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
+inline constexpr char kGpuPresentLabel[] = "nvidia.com/gpu.present";
+
+}  // namespace vtenant::kai

@@ -1,0 +1,25 @@
+// The few reads of a Kubernetes object (a RapidJSON value) the KAI rules
+// need, so this library needs RapidJSON's headers and not kube/'s client.
+// They behave as kube/object.h's accessors of the same names.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vtenant::kai {
+
+// The member `name` of `object`, or nullptr when `object` is not an object
+// or has no such member.
+const rapidjson::Value* Member(const rapidjson::Value& object, std::string_view name);
+
+// metadata.labels[key] / metadata.annotations[key] when present and a string.
+std::optional<std::string_view> Label(const rapidjson::Value& object, std::string_view key);
+std::optional<std::string_view> Annotation(const rapidjson::Value& object, std::string_view key);
+
+// `value` as compact JSON, for messages that quote what was written.
+std::string JsonText(const rapidjson::Value& value);
+
+}  // namespace vtenant::kai

@@ -1,0 +1,130 @@
+#include "kai/podgroup_spec.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "kai/min_member.h"
+#include "kai/object_fields.h"
+#include "kai/preemptibility.h"
+
+namespace vtenant::kai {
+namespace {
+
+Status BadEntry(size_t i, const std::string& what) {
+  return InvalidArgument("spec.subGroups[" + std::to_string(i) + "] " + what);
+}
+
+// A member that is present and not null.
+const rapidjson::Value* Set(const rapidjson::Value* spec, std::string_view name) {
+  const rapidjson::Value* v = spec == nullptr ? nullptr : Member(*spec, name);
+  return v == nullptr || v->IsNull() ? nullptr : v;
+}
+
+}  // namespace
+
+Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
+  SubGroups out;
+  if (sub_groups == nullptr || sub_groups->IsNull()) return out;
+  if (!sub_groups->IsArray()) return InvalidArgument("spec.subGroups is not a list");
+  struct Entry {
+    std::string name;
+    std::string parent;  // "" at the top
+    int32_t min_member = 1;
+  };
+  std::vector<Entry> entries;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < sub_groups->Size(); ++i) {
+    const rapidjson::Value& s = (*sub_groups)[static_cast<rapidjson::SizeType>(i)];
+    if (!s.IsObject()) return BadEntry(i, "is not an object");
+    Entry e;
+    const rapidjson::Value* name = Member(s, "name");
+    if (name == nullptr || !name->IsString() || name->GetStringLength() == 0)
+      return BadEntry(i, "has no name; every sub-group needs one");
+    e.name = name->GetString();
+    if (!index.emplace(e.name, i).second)
+      return BadEntry(i,
+                      "repeats the name \"" + e.name + "\"; sub-group names are unique in a group");
+    if (const rapidjson::Value* min = Member(s, "minMember"); min != nullptr) {
+      if (!min->IsInt()) return BadEntry(i, "(\"" + e.name + "\") minMember is not an integer");
+      if (min->GetInt() < 0)
+        return BadEntry(
+            i, "(\"" + e.name + "\") minMember " + std::to_string(min->GetInt()) + " is negative");
+      e.min_member = std::max(1, min->GetInt());
+    }
+    if (const rapidjson::Value* parent = Member(s, "parent");
+        parent != nullptr && !parent->IsNull()) {
+      if (!parent->IsString())
+        return BadEntry(i, "(\"" + e.name + "\") parent is not a sub-group name");
+      e.parent = parent->GetString();
+    }
+    entries.push_back(std::move(e));
+  }
+  std::set<std::string> has_children;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    if (e.parent.empty()) continue;
+    if (!index.contains(e.parent))
+      return BadEntry(i, "(\"" + e.name + "\") names parent \"" + e.parent +
+                             "\", which is not a sub-group of this PodGroup");
+    has_children.insert(e.parent);
+  }
+  // Every chain of parents must reach the top within as many steps as there
+  // are entries; one that does not goes round a cycle.
+  for (size_t i = 0; i < entries.size(); ++i) {
+    size_t at = i;
+    for (size_t steps = 0; !entries[at].parent.empty(); ++steps) {
+      if (steps == entries.size())
+        return BadEntry(i, "(\"" + entries[i].name + "\") is its own ancestor through its parents");
+      at = index[entries[at].parent];
+    }
+  }
+  for (const Entry& e : entries) {
+    if (has_children.contains(e.name))
+      out.parents.push_back(e.name);
+    else
+      out.leaves.push_back({e.name, e.min_member});
+  }
+  return out;
+}
+
+Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
+  PodGroupSpec out;
+  const rapidjson::Value* spec = Member(pod_group, "spec");
+  if (const rapidjson::Value* m = Set(spec, "minMember")) {
+    if (!m->IsInt64() || m->GetInt64() < 1 || m->GetInt64() > kMaxMinMember) {
+      return InvalidArgument("spec.minMember " + JsonText(*m) +
+                             " must be a whole number from 1 to " + std::to_string(kMaxMinMember) +
+                             " (how many of the group's "
+                             "pods must run at once)");
+    }
+    out.min_member = static_cast<int32_t>(m->GetInt64());
+  }
+  if (const rapidjson::Value* p = Set(spec, "preemptibility")) {
+    const std::string_view value =
+        p->IsString() ? std::string_view(p->GetString(), p->GetStringLength()) : "";
+    if (!p->IsString() || (!value.empty() && !IsPreemptibility(value))) {
+      return InvalidArgument("spec.preemptibility " + JsonText(*p) + " must be \"" + kPreemptible +
+                             "\" or \"" + kNonPreemptible +
+                             "\" (or unset: preemptible below priority 100)");
+    }
+    out.preemptibility = std::string(value);
+  }
+  if (const rapidjson::Value* m = Set(spec, "markUnschedulable")) {
+    if (!m->IsBool()) {
+      return InvalidArgument("spec.markUnschedulable " + JsonText(*m) + " must be true or false");
+    }
+    out.mark_unschedulable = m->GetBool();
+  }
+  if (const rapidjson::Value* c = Set(spec, "priorityClassName")) {
+    if (!c->IsString()) {
+      return InvalidArgument("spec.priorityClassName " + JsonText(*c) +
+                             " must be the name of a PriorityClass");
+    }
+    out.priority_class = std::string(c->GetString(), c->GetStringLength());
+  }
+  VT_ASSIGN_OR_RETURN(out.sub_groups, ReadSubGroups(Set(spec, "subGroups")));
+  return out;
+}
+
+}  // namespace vtenant::kai

@@ -1,0 +1,72 @@
+// The spec of a KAI PodGroup (scheduling.run.ai/v2alpha2) as every program
+// reads it: the syncer before it mirrors a team's PodGroup on the host (and
+// the Event it puts on one it refuses), the scheduler before it schedules a
+// group. What one refuses, the other refuses with the same message.
+//
+// The fields, each absent (or null) when unset:
+//   minMember          an integer from 1 to 2^31-1; absent is 1. KAI's CRD
+//                      has minimum 1 too; a CRD installed without its schema
+//                      is read by these rules all the same.
+//   preemptibility     "preemptible" or "non-preemptible" (kai/preemptibility.h);
+//                      "" is unset, as in KAI.
+//   markUnschedulable  true or false.
+//   priorityClassName  a string. Whether the host has that class is the
+//                      syncer's business, not KAI's.
+//   subGroups          a list of {name, minMember, parent}: ReadSubGroups.
+// Other fields (queue, topologyConstraint, ...) are not checked here.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace vtenant::kai {
+
+// A sub-group that holds pods: its name and how many of them must run.
+struct SubGroup {
+  std::string name;
+  int32_t min_member = 1;
+  bool operator==(const SubGroup&) const = default;
+};
+
+// spec.subGroups as KAI reads it. Each entry has a `name` (unique in the
+// group), an optional `minMember` and, in newer KAI, an optional `parent`
+// naming another entry, so sub-groups nest. Pods join a sub-group by the
+// label kai.scheduler/subgroup-name. Only the leaves (entries no other entry
+// names as parent) hold pods and carry a minimum; a parent is satisfied when
+// all its children are.
+struct SubGroups {
+  std::vector<SubGroup> leaves;      // in spec order
+  std::vector<std::string> parents;  // entries that only group other entries
+};
+
+struct PodGroupSpec {
+  int32_t min_member = 1;
+  std::string preemptibility;  // "" when unset
+  std::optional<bool> mark_unschedulable;
+  std::string priority_class;  // "" when unset
+  SubGroups sub_groups;
+};
+
+// Reads `sub_groups` (the value of spec.subGroups; null or nullptr when
+// absent gives none). A leaf's minMember absent is 1, KAI's own rule, and so
+// is 0 (which KAI's CRD refuses, and KAI's Go types read as unset).
+// InvalidArgument naming the entry and field ("spec.subGroups[1] repeats the
+// name \"a\"...") for: an entry that is not an object, a missing or empty
+// name, a duplicate name, a minMember that is not an integer or is negative,
+// a parent that is not a string or names no entry, or parents that form a
+// cycle. As KAI's webhook: nothing is defaulted past a mistake, the whole
+// list is refused.
+Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups);
+
+// Reads `pod_group`'s spec by the rules above. InvalidArgument naming the
+// field ("spec.minMember 0 ...") and what it may be; the caller adds which
+// PodGroup.
+Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group);
+
+}  // namespace vtenant::kai

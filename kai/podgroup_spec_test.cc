@@ -1,0 +1,137 @@
+// ReadPodGroupSpec, ReadSubGroups, ParseBatchMinMember and
+// WorkloadPreemptibility: KAI's rules for gangs, read once.
+#include "kai/podgroup_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "kai/min_member.h"
+#include "kai/preemptibility.h"
+
+namespace vtenant::kai {
+namespace {
+
+rapidjson::Document Json(const std::string& text) {
+  rapidjson::Document doc;
+  doc.Parse(text.c_str());
+  EXPECT_FALSE(doc.HasParseError()) << text;
+  return doc;
+}
+
+Result<PodGroupSpec> Spec(const std::string& spec) {
+  return ReadPodGroupSpec(Json(R"({"metadata":{"name":"g"},"spec":)" + spec + "}"));
+}
+
+TEST(ReadPodGroupSpecTest, ReadsEveryField) {
+  Result<PodGroupSpec> s = Spec(R"({"minMember":4,"queue":"nlp","preemptibility":"non-preemptible",
+      "markUnschedulable":false,"priorityClassName":"train",
+      "subGroups":[{"name":"workers","minMember":3},{"name":"ps"}]})");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->min_member, 4);
+  EXPECT_EQ(s->preemptibility, kNonPreemptible);
+  EXPECT_EQ(s->mark_unschedulable, std::optional<bool>(false));
+  EXPECT_EQ(s->priority_class, "train");
+  EXPECT_EQ(s->sub_groups.leaves, (std::vector<SubGroup>{{"workers", 3}, {"ps", 1}}));
+}
+
+TEST(ReadPodGroupSpecTest, UnsetFieldsTakeKaisDefaults) {
+  for (const char* spec : {"{}", R"({"minMember":null,"preemptibility":"",
+      "markUnschedulable":null,"subGroups":null})"}) {
+    Result<PodGroupSpec> s = Spec(spec);
+    ASSERT_TRUE(s.ok()) << spec << ": " << s.status().ToString();
+    EXPECT_EQ(s->min_member, 1);
+    EXPECT_EQ(s->preemptibility, "");
+    EXPECT_FALSE(s->mark_unschedulable);
+    EXPECT_TRUE(s->sub_groups.leaves.empty());
+  }
+  EXPECT_TRUE(ReadPodGroupSpec(Json(R"({"metadata":{"name":"g"}})")).ok()) << "no spec at all";
+}
+
+TEST(ReadPodGroupSpecTest, RefusalsNameTheField) {
+  struct Case {
+    const char* spec;
+    const char* says;
+  };
+  const Case cases[] = {
+      {R"({"minMember":0})", "spec.minMember 0 must be a whole number from 1"},
+      {R"({"minMember":-3})", "spec.minMember -3"},
+      {R"({"minMember":2.5})", "spec.minMember 2.5"},
+      {R"({"minMember":"4"})", "spec.minMember \"4\""},
+      {R"({"minMember":4294967296})", "spec.minMember 4294967296"},
+      {R"({"preemptibility":"maybe"})", "spec.preemptibility \"maybe\" must be"},
+      {R"({"preemptibility":true})", "spec.preemptibility true"},
+      {R"({"markUnschedulable":"yes"})", "spec.markUnschedulable \"yes\" must be true or false"},
+      {R"({"priorityClassName":7})", "spec.priorityClassName 7"},
+      {R"({"subGroups":[{"name":"a"},{"name":"a"}]})", "spec.subGroups[1] repeats the name"},
+  };
+  for (const Case& c : cases) {
+    Result<PodGroupSpec> s = Spec(c.spec);
+    ASSERT_FALSE(s.ok()) << c.spec;
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.status().message().find(c.says), std::string::npos)
+        << s.status().message() << "\n  wanted: " << c.says;
+  }
+}
+
+TEST(ReadSubGroupsTest, LeavesHoldPodsParentsGroupThem) {
+  rapidjson::Document subs = Json(R"([{"name":"decode","minMember":2},
+      {"name":"prefill","parent":"decode","minMember":0},{"name":"other"}])");
+  Result<SubGroups> s = ReadSubGroups(&subs);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->leaves, (std::vector<SubGroup>{{"prefill", 1}, {"other", 1}}))
+      << "a minMember of 0 is KAI's unset: 1";
+  EXPECT_EQ(s->parents, std::vector<std::string>{"decode"});
+  EXPECT_TRUE(ReadSubGroups(nullptr)->leaves.empty());
+}
+
+TEST(ReadSubGroupsTest, RefusesWhatKaisWebhookRefuses) {
+  struct Case {
+    const char* subs;
+    const char* says;
+  };
+  const Case cases[] = {
+      {R"({"name":"a"})", "spec.subGroups is not a list"},
+      {R"(["a"])", "spec.subGroups[0] is not an object"},
+      {R"([{"minMember":1}])", "spec.subGroups[0] has no name"},
+      {R"([{"name":"a","minMember":-1}])", "minMember -1 is negative"},
+      {R"([{"name":"a","minMember":"2"}])", "minMember is not an integer"},
+      {R"([{"name":"a","parent":"b"}])", "names parent \"b\""},
+      {R"([{"name":"a","parent":3}])", "parent is not a sub-group name"},
+      {R"([{"name":"a","parent":"b"},{"name":"b","parent":"a"}])", "its own ancestor"},
+  };
+  for (const Case& c : cases) {
+    rapidjson::Document subs = Json(c.subs);
+    Result<SubGroups> s = ReadSubGroups(&subs);
+    ASSERT_FALSE(s.ok()) << c.subs;
+    EXPECT_NE(s.status().message().find(c.says), std::string::npos)
+        << s.status().message() << "\n  wanted: " << c.says;
+  }
+}
+
+TEST(ParseBatchMinMemberTest, PlainWholeNumbersFromOne) {
+  EXPECT_EQ(*ParseBatchMinMember("4"), 4);
+  EXPECT_EQ(*ParseBatchMinMember("2147483647"), 2147483647);
+  for (const char* text : {"0", "-1", "+4", " 4", "4.0", "four", "", "2147483648", "99999999999"}) {
+    Result<int32_t> got = ParseBatchMinMember(text);
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.status().message().find(std::string("kai.scheduler/batch-min-member \"") + text +
+                                          "\" must be a whole number from 1"),
+              std::string::npos)
+        << got.status().message();
+  }
+}
+
+TEST(WorkloadPreemptibilityTest, FirstValidLabelTopOwnerFirstThenThePod) {
+  rapidjson::Document top = Json(R"({"metadata":{"labels":{"kai.scheduler/preemptibility":"x"}}})");
+  rapidjson::Document job =
+      Json(R"({"metadata":{"labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})");
+  rapidjson::Document pod =
+      Json(R"({"metadata":{"labels":{"kai.scheduler/preemptibility":"preemptible"}}})");
+  rapidjson::Document plain = Json(R"({"metadata":{}})");
+  EXPECT_EQ(WorkloadPreemptibility({&top, &job, &pod}), kNonPreemptible)
+      << "an invalid value is passed over";
+  EXPECT_EQ(WorkloadPreemptibility({nullptr, &plain, &pod}), kPreemptible);
+  EXPECT_EQ(WorkloadPreemptibility({&plain}), "");
+}
+
+}  // namespace
+}  // namespace vtenant::kai
