@@ -3,6 +3,8 @@
 #include <iomanip>
 #include <thread>
 
+#include "kai/names.h"
+
 namespace vtenant::cli {
 namespace {
 
@@ -23,11 +25,11 @@ Status PrintNodes(kube::Client& client, std::ostream& out) {
       << std::setw(22) << "PRODUCT" << std::setw(12) << "GPU-MiB" << std::setw(6) << "CPU"
       << "MEMORY\n";
   for (const auto& node : nodes.items) {
-    std::string_view gpus = kube::GetString(node, {"status", "capacity", "nvidia.com/gpu"});
+    std::string_view gpus = kube::GetString(node, {"status", "capacity", kai::kGpuResource});
     out << std::setw(20) << kube::Name(node) << std::setw(7) << (IsReady(node) ? "True" : "False")
         << std::setw(6) << (gpus.empty() ? "0" : gpus) << std::setw(22)
-        << kube::Label(node, "nvidia.com/gpu.product").value_or("-") << std::setw(12)
-        << kube::Label(node, "nvidia.com/gpu.memory").value_or("-") << std::setw(6)
+        << kube::Label(node, kai::kGpuProductLabel).value_or("-") << std::setw(12)
+        << kube::Label(node, kai::kGpuMemoryLabel).value_or("-") << std::setw(6)
         << kube::GetString(node, {"status", "capacity", "cpu"})
         << kube::GetString(node, {"status", "capacity", "memory"}) << "\n";
   }

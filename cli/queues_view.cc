@@ -5,13 +5,13 @@
 #include <set>
 
 #include "cli/table.h"
+#include "kai/names.h"
 #include "kube/quantity.h"
 
 namespace vtenant::cli {
 namespace {
 
 constexpr char kFairShareAnnotation[] = "vtenant.io/gpu-fair-share";
-constexpr char kGpuResource[] = "nvidia.com/gpu";
 
 std::string Milli(int64_t milli) { return kube::Quantity::FromMilli(milli).ToString(); }
 
@@ -56,8 +56,8 @@ void AddRows(const Tree& tree, const std::string& name, const std::string& branc
   if (annotation) fair_share.SetString(annotation->data(), annotation->size());
   table.AddRow({label, SpecShare(q, "quota"), SpecShare(q, "limit"),
                 SpecShare(q, "overQuotaWeight"), Reported(annotation ? &fair_share : nullptr),
-                Reported(kube::Find(q, {"status", "allocated", kGpuResource})),
-                Reported(kube::Find(q, {"status", "requested", kGpuResource}))});
+                Reported(kube::Find(q, {"status", "allocated", kai::kGpuResource})),
+                Reported(kube::Find(q, {"status", "requested", kai::kGpuResource}))});
   auto it = tree.children.find(name);
   if (it == tree.children.end()) return;
   size_t i = 0;

@@ -1,5 +1,7 @@
 #include "kube/resource.h"
 
+#include "kai/names.h"
+
 namespace vtenant::kube {
 
 std::string ResourceType::ApiVersion() const {
@@ -64,8 +66,10 @@ const ResourceType kClusterRoleBindings{"rbac.authorization.k8s.io", "v1", "clus
 const ResourceType kRoles{"rbac.authorization.k8s.io", "v1", "roles", "Role", true};
 const ResourceType kRoleBindings{"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding",
                                  true};
-const ResourceType kQueues{"scheduling.run.ai", "v2", "queues", "Queue", false};
-const ResourceType kPodGroups{"scheduling.run.ai", "v2alpha2", "podgroups", "PodGroup", true};
+const ResourceType kQueues{kai::kApiGroup, kai::kQueueVersion, kai::kQueueResource, kai::kQueueKind,
+                           false};
+const ResourceType kPodGroups{kai::kApiGroup, kai::kPodGroupVersion, kai::kPodGroupResource,
+                              kai::kPodGroupKind, true};
 const ResourceType kTenants{"vtenant.io", "v1alpha1", "tenants", "Tenant", false};
 
 const std::vector<const ResourceType*>& All() {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kai/names.h"
 #include "kube/quantity.h"
 
 namespace vtenant::localenv {
@@ -156,10 +157,10 @@ kube::Object NodeManifest(const SimulatedNode& node) {
   labels["kubernetes.io/os"] = "linux";
   labels["kubernetes.io/arch"] = "amd64";
   if (node.gpus > 0) {
-    labels["nvidia.com/gpu.present"] = "true";
-    labels["nvidia.com/gpu.count"] = std::to_string(node.gpus);
-    labels["nvidia.com/gpu.product"] = node.gpu_product;
-    labels["nvidia.com/gpu.memory"] = std::to_string(node.gpu_memory_mib);
+    labels[kai::kGpuPresentLabel] = "true";
+    labels[kai::kGpuCountLabel] = std::to_string(node.gpus);
+    labels[kai::kGpuProductLabel] = node.gpu_product;
+    labels[kai::kGpuMemoryLabel] = std::to_string(node.gpu_memory_mib);
   }
   rapidjson::Value& label_map = kube::EnsurePath(doc, {"metadata", "labels"});
   for (const auto& [k, v] : labels) AddString(doc, label_map, k, v);
@@ -179,7 +180,7 @@ kube::Object NodeManifest(const SimulatedNode& node) {
   Result<Quantity> memory = Quantity::FromValue(node.memory_bytes, Quantity::Format::kBinarySI);
   capacity["memory"] = memory.ok() ? memory->ToString() : std::to_string(node.memory_bytes);
   capacity["pods"] = std::to_string(node.max_pods);
-  if (node.gpus > 0) capacity["nvidia.com/gpu"] = std::to_string(node.gpus);
+  if (node.gpus > 0) capacity[kai::kGpuResource] = std::to_string(node.gpus);
   for (const char* field : {"capacity", "allocatable"}) {
     rapidjson::Value& target = kube::EnsurePath(doc, {"status", field});
     for (const auto& [k, v] : capacity) AddString(doc, target, k, v);

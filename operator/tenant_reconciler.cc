@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "kai/names.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "operator/base64.h"
@@ -377,8 +378,8 @@ Status TenantReconciler::EnsureQueue(const kube::Object& tenant, const TenantSpe
   Result<kube::Object> own = host_.Get(res::kQueues, "", spec.name);
   if (own.ok()) {
     if (const rapidjson::Value* a = kube::Find(*own, {"status", "allocated"});
-        a != nullptr && a->IsObject() && a->HasMember("nvidia.com/gpu")) {
-      const rapidjson::Value& v = (*a)["nvidia.com/gpu"];
+        a != nullptr && a->IsObject() && a->HasMember(kai::kGpuResource)) {
+      const rapidjson::Value& v = (*a)[kai::kGpuResource];
       pass.gpu_allocated = v.IsString() ? v.GetString() : kube::ToJson(v);
     } else {
       pass.gpu_allocated = "0";

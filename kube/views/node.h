@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "kai/names.h"
 #include "kube/quantity.h"
 #include "kube/views/object_view.h"
 
@@ -26,14 +27,12 @@ class NodeAccessors : public Base {
   }
   // Whole GPUs the device plugin advertises (nvidia.com/gpu allocatable).
   int64_t gpu_count() const {
-    std::optional<Quantity> gpus = allocatable("nvidia.com/gpu");
+    std::optional<Quantity> gpus = allocatable(kai::kGpuResource);
     return gpus ? gpus->Value() : 0;
   }
   // GPU feature discovery's labels: memory per GPU in MiB, and the model.
   std::optional<int64_t> gpu_memory_mib() const;
-  std::string_view gpu_product() const {
-    return this->label("nvidia.com/gpu.product").value_or("");
-  }
+  std::string_view gpu_product() const { return this->label(kai::kGpuProductLabel).value_or(""); }
   bool unschedulable() const {
     const rapidjson::Value* u = Find(this->json(), {"spec", "unschedulable"});
     return u != nullptr && u->IsTrue();
@@ -47,7 +46,7 @@ using MutableNode = NodeAccessors<MutableObjectView>;
 
 template <class Base>
 std::optional<int64_t> NodeAccessors<Base>::gpu_memory_mib() const {
-  std::optional<std::string_view> label = this->label("nvidia.com/gpu.memory");
+  std::optional<std::string_view> label = this->label(kai::kGpuMemoryLabel);
   if (!label || label->empty()) return std::nullopt;
   int64_t value = 0;
   for (char c : *label) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "kai/names.h"
 #include "kube/quantity.h"
 #include "kube/views/object_view.h"
 
@@ -44,12 +45,16 @@ class PodAccessors : public Base {
     return PodResource(this->json(), "limits", resource);
   }
   // KAI's queue label.
-  std::optional<std::string_view> queue() const { return this->label("kai.scheduler/queue"); }
-  // KAI's GPU-sharing annotations, as written (validate before use).
-  std::optional<std::string_view> gpu_fraction() const { return this->annotation("gpu-fraction"); }
-  std::optional<std::string_view> gpu_memory() const { return this->annotation("gpu-memory"); }
+  std::optional<std::string_view> queue() const { return this->label(kai::kQueueLabel); }
+  // KAI's GPU-sharing annotations, as written (kai/gpu_request.h validates).
+  std::optional<std::string_view> gpu_fraction() const {
+    return this->annotation(kai::kGpuFractionAnnotation);
+  }
+  std::optional<std::string_view> gpu_memory() const {
+    return this->annotation(kai::kGpuMemoryAnnotation);
+  }
   std::optional<std::string_view> pod_group_name() const {
-    return this->annotation("pod-group-name");
+    return this->annotation(kai::kPodGroupAnnotation);
   }
 };
 
@@ -64,7 +69,7 @@ class MutablePod : public PodAccessors<MutableObjectView> {
   void SetSchedulerName(std::string_view name) {
     SetString(doc(), {"spec"}, "schedulerName", name);
   }
-  void SetQueue(std::string_view queue) { SetLabel("kai.scheduler/queue", queue); }
+  void SetQueue(std::string_view queue) { SetLabel(kai::kQueueLabel, queue); }
 };
 
 }  // namespace vtenant::kube
