@@ -1,13 +1,14 @@
-// Parsing of the pod annotations and Queue numbers users write, into the
-// integer units of the model. Shared by the simulator and the program that
-// converts Kubernetes objects, so both reject the same inputs the same way.
+// Parsing of the numbers users write in Queues and traces, into the integer
+// units of the model. Shared by the simulator and the program that converts
+// Kubernetes objects, so both reject the same inputs the same way. A pod's
+// GPU annotations are kai/gpu_request.h's (vtenant-scheduler reads them
+// there, as the syncer and the admission webhook do).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
 #include "base/status.h"
-#include "scheduler-core/resources.h"
 
 namespace vtenant::sched {
 
@@ -16,14 +17,5 @@ namespace vtenant::sched {
 // ("0.3333" -> 334, like kube::Quantity): base/decimal.h's ParseDecimalMilli.
 // `field` names the value in the error message.
 Result<int64_t> ParseMilli(std::string_view text, std::string_view field);
-
-// Annotation gpu-fraction: more than 0 and at most 1 device.
-Result<Milli> ParseGpuFraction(std::string_view text);
-
-// Annotation gpu-memory: a positive number of MiB.
-Result<int32_t> ParseGpuMemoryMib(std::string_view text);
-
-// Annotation gpu-fraction-num-devices: a positive device count.
-Result<int32_t> ParseNumDevices(std::string_view text);
 
 }  // namespace vtenant::sched

@@ -3,8 +3,8 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "kai/gpu_request.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/pod_translator.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -63,11 +63,11 @@ std::string RandomSuffix() {
 Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options) {
   if (kube::GetString(pod, {"spec", "schedulerName"}) != options.scheduler_name)
     return std::string();
-  PodTranslatorOptions topts;
-  topts.scheduler_name = options.scheduler_name;
-  TranslatedPod t = TranslatePod(pod, topts);
-  if (!t.problem.ok()) return InvalidArgument("vtenant-scheduler: " + t.problem.message());
-  if (t.spec.gpu_fraction == 0 && t.spec.gpu_memory_mib == 0) return std::string();
+  // The syncer checks a tenant's pods by the same rule before they reach
+  // the host, so a pod it passes is never refused here.
+  Result<kai::GpuRequest> gpus = kai::ParseGpuRequest(pod);
+  if (!gpus.ok()) return InvalidArgument("vtenant-scheduler: " + gpus.status().message());
+  if (!gpus->IsShared()) return std::string();
 
   std::string ops;
   auto add = [&](const std::string& path, const std::string& value) {

@@ -8,21 +8,26 @@
 //   - on every container, envFrom the ConfigMap "<prefix>-0", which the
 //     binder fills with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
 //     RUNAI_NUM_OF_GPUS before binding (the kubelet waits for it).
-// Any pod of our scheduler with a malformed GPU request is refused with a
-// message saying what to change: gpu-fraction outside (0, 1], gpu-memory
-// not a positive integer, both set, a share together with nvidia.com/gpu.
+// Any pod of our scheduler whose GPU request kai::ParseGpuRequest refuses
+// (kai/gpu_request.h: gpu-fraction outside (0, 1], gpu-memory not a
+// positive whole number of MiB, both set, a share together with
+// nvidia.com/gpu, ...) is refused with its message, which says what to
+// change. The syncer refuses a tenant's pod by the same rule first, so a
+// pod it passes is never refused here. Nothing else about a pod is refused:
+// what the scheduler cannot read otherwise becomes its pending reason.
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "base/status.h"
+#include "kai/names.h"
 #include "kube/object.h"
 
 namespace vtenant::scheduler {
 
 struct AdmissionOptions {
-  std::string scheduler_name = "kai-scheduler";
+  std::string scheduler_name = kai::kSchedulerName;
   // Source of the 7 random characters; replaceable so tests are repeatable.
   std::function<std::string()> random_suffix;
 };

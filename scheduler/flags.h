@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/names.h"
 
 namespace vtenant::scheduler {
 
 struct SchedulerFlags {
   std::string kubeconfig;  // empty: in-cluster
-  std::string scheduler_name = "kai-scheduler";
+  std::string scheduler_name = kai::kSchedulerName;
   std::chrono::milliseconds cycle_period{1000};
   std::string reservation_namespace = "vtenant-reservation";
   std::string reservation_image = "ghcr.io/vtenant/gpu-reservation:latest";

@@ -2,20 +2,14 @@
 
 #include <algorithm>
 
+#include "kai/min_member.h"
+#include "kai/preemptibility.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
 namespace {
 
 using rapidjson::Value;
-
-constexpr char kPriorityLabel[] = "priorityClassName";
-constexpr char kRayPriorityLabel[] = "ray.io/priority-class-name";
-constexpr char kTrainPriorityClass[] = "train";
-constexpr char kInferencePriorityClass[] = "inference";
-// KAI's gang knob for workloads that are not gangs by nature (batch Jobs,
-// JobSets): the owner's annotation asks for at least this many pods at once.
-constexpr char kMinMemberOverride[] = "kai.scheduler/batch-min-member";
 
 OwnerRef RefOf(const Value& object, std::string_view api_version, std::string_view kind) {
   return {std::string(api_version), std::string(kind), std::string(kube::Name(object)),
@@ -77,21 +71,15 @@ Result<int64_t> RayMinMember(const Value& cluster) {
   return total;
 }
 
-// The owner's kai.scheduler/batch-min-member, else 1; anything but a positive
-// whole number is refused so the user hears of it instead of getting no gang.
+// The owner's kai.scheduler/batch-min-member (kai/min_member.h), else 1;
+// a value the rule refuses is refused here too, so the user hears of it
+// instead of getting no gang.
 Result<int64_t> MinMemberOverride(const Value& owner) {
-  std::optional<std::string_view> v = kube::Annotation(owner, kMinMemberOverride);
+  std::optional<std::string_view> v = kube::Annotation(owner, kai::kBatchMinMemberAnnotation);
   if (!v) return 1;
-  int64_t n = 0;
-  bool digits = !v->empty() && v->size() <= 9;
-  for (char c : *v) {
-    if (c < '0' || c > '9') digits = false;
-    n = n * 10 + (c - '0');
-  }
-  if (!digits || n < 1)
-    return InvalidArgument(Describe(owner) + ": annotation " + kMinMemberOverride + " is \"" +
-                           std::string(*v) + "\"; it must be a whole number of at least 1");
-  return n;
+  Result<int32_t> n = kai::ParseBatchMinMember(*v);
+  if (!n.ok()) return n.status().WithContext(Describe(owner));
+  return *n;
 }
 
 int32_t Clamp(int64_t n) {
@@ -99,15 +87,11 @@ int32_t Clamp(int64_t n) {
 }
 
 // The first valid preemptibility label of the owners, top first, then of the
-// pod; an invalid value is passed over, as KAI's grouper passes it over.
+// pod (kai/preemptibility.h).
 std::string PreemptibilityOf(const GroupInputs& in) {
   std::vector<const Value*> from(in.owners.rbegin(), in.owners.rend());
   from.push_back(in.pod);
-  for (const Value* o : from) {
-    std::optional<std::string_view> label = kube::Label(*o, kPreemptibilityLabel);
-    if (label && IsPreemptibility(*label)) return std::string(*label);
-  }
-  return "";
+  return kai::WorkloadPreemptibility(from);
 }
 
 }  // namespace
@@ -132,7 +116,7 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   plan.queue = std::string(kube::Label(top, kQueueLabel)
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
   plan.preemptibility = PreemptibilityOf(in);
-  std::string default_priority = kTrainPriorityClass;
+  std::string default_priority = kai::kTrainPriorityClass;
 
   if ((group == "batch" && kind == "Job") || (group == "jobset.x-k8s.io" && kind == "JobSet")) {
     VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
@@ -140,7 +124,7 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = RefOf(pod, "v1", "Pod");
     plan.name = "pg-" + pod_name + "-" + pod_uid;
-    default_priority = kInferencePriorityClass;
+    default_priority = kai::kInferencePriorityClass;
   } else if (group == "kubeflow.org" && kind == "PyTorchJob") {
     Result<int64_t> n = KubeflowMinMember(top, "pytorchReplicaSpecs", {});
     if (auto m = IntAt(top, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"})) {
@@ -173,15 +157,17 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
       return InvalidArgument(Describe(top) + ": no RayCluster of it owns the pod yet");
     VT_ASSIGN_OR_RETURN(int64_t m, RayMinMember(*cluster));
     plan.min_member = Clamp(m);
-    if (auto p = kube::Label(top, kRayPriorityLabel)) plan.priority_class = std::string(*p);
+    if (auto p = kube::Label(top, kai::kRayPriorityClassLabel))
+      plan.priority_class = std::string(*p);
   }
 
   if (plan.priority_class.empty()) {
     std::string_view own = kube::GetString(pod, {"spec", "priorityClassName"});
     plan.priority_class = std::string(
-        !own.empty() ? own
-                     : kube::Label(top, kPriorityLabel)
-                           .value_or(kube::Label(pod, kPriorityLabel).value_or(default_priority)));
+        !own.empty()
+            ? own
+            : kube::Label(top, kai::kPriorityClassLabel)
+                  .value_or(kube::Label(pod, kai::kPriorityClassLabel).value_or(default_priority)));
   }
   return plan;
 }

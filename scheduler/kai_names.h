@@ -1,54 +1,37 @@
-// The names KAI Scheduler users and tools depend on: annotations, labels and
-// resource names, spelled exactly as KAI spells them, in one place.
+// The names the scheduler reads and writes: KAI's, spelled once in
+// kai/names.h and kai/preemptibility.h and brought into this namespace, and
+// vtenant's own.
 #pragma once
 
-#include <string_view>
+#include "kai/names.h"
+#include "kai/preemptibility.h"
 
 namespace vtenant::scheduler {
 
-// Pods.
-inline constexpr char kQueueLabel[] = "kai.scheduler/queue";
-inline constexpr char kPodGroupAnnotation[] = "pod-group-name";
-// The sub-group (an entry of its PodGroup's spec.subGroups) a pod belongs to.
-inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
-// On a pod or any of its owners: "preemptible" or "non-preemptible", which
-// the pod grouper writes into the PodGroup's spec.preemptibility.
-inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";
-inline constexpr char kPreemptible[] = "preemptible";
-inline constexpr char kNonPreemptible[] = "non-preemptible";
-constexpr bool IsPreemptibility(std::string_view v) {
-  return v == kPreemptible || v == kNonPreemptible;
-}
-inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
-inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
-inline constexpr char kGpuNumDevicesAnnotation[] = "gpu-fraction-num-devices";
-// The GPU a sharing pod was given: device index (comma list for several) on
-// its node, and the shared GPU's group, which its reservation pod carries too.
-inline constexpr char kGpuIndexAnnotation[] = "runai-gpu";
-inline constexpr char kGpuGroupLabel[] = "runai-gpu-group";
-// Prefix of the per-pod ConfigMap with the GPU environment; the ConfigMap of
-// container i is "<prefix>-<i>" (set by the admission webhook).
-inline constexpr char kSharedGpuConfigMapAnnotation[] = "runai/shared-gpu-configmap";
-// Set on a reservation pod by its program: the UUID of the GPU it holds.
-inline constexpr char kReservedGpuAnnotation[] = "run.ai/reserve_for_gpu_index";
-
-// The environment a GPU-sharing pod sees.
-inline constexpr char kVisibleDevicesKey[] = "NVIDIA_VISIBLE_DEVICES";
-inline constexpr char kGpuPortionKey[] = "GPU_PORTION";
-inline constexpr char kNumGpusKey[] = "RUNAI_NUM_OF_GPUS";
-
-// Nodes and resources.
-inline constexpr char kGpuResource[] = "nvidia.com/gpu";
-inline constexpr char kMigResourcePrefix[] = "nvidia.com/mig-";
-inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";
-inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
-
-// Labels the MPI operator puts on an MPIJob's pods.
-inline constexpr char kMpiJobNameLabel[] = "training.kubeflow.org/job-name";
-inline constexpr char kMpiJobRoleLabel[] = "training.kubeflow.org/job-role";
-
-// KAI's queue for pods that name none.
-inline constexpr char kDefaultQueue[] = "default-queue";
+// KAI's.
+using kai::IsPreemptibility;
+using kai::kDefaultQueue;
+using kai::kGpuFractionAnnotation;
+using kai::kGpuGroupLabel;
+using kai::kGpuIndexAnnotation;
+using kai::kGpuMemoryAnnotation;
+using kai::kGpuMemoryLabel;
+using kai::kGpuPortionKey;
+using kai::kGpuProductLabel;
+using kai::kGpuResource;
+using kai::kMigResourcePrefix;
+using kai::kMpiJobNameLabel;
+using kai::kMpiJobRoleLabel;
+using kai::kNonPreemptible;
+using kai::kNumGpusKey;
+using kai::kPodGroupAnnotation;
+using kai::kPreemptibilityLabel;
+using kai::kPreemptible;
+using kai::kQueueLabel;
+using kai::kReservedGpuAnnotation;
+using kai::kSharedGpuConfigMapAnnotation;
+using kai::kSubGroupLabel;
+using kai::kVisibleDevicesKey;
 
 // vtenant's own.
 inline constexpr char kFairShareAnnotation[] = "vtenant.io/gpu-fair-share";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kube/json_builder.h"
 #include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/pod_translator.h"
@@ -11,8 +12,6 @@ namespace vtenant::scheduler {
 namespace {
 
 using rapidjson::Value;
-
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Where objects of an owner reference live: the common kinds exactly,
 // others by the usual plural.
@@ -95,21 +94,27 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     return plan.status().WithContext("grouping pod " + key);
   }
 
-  const std::string manifest =
-      R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup","metadata":{"name":)" +
-      Quote(plan->name) + R"(,"namespace":)" + Quote(ns) + R"(,"ownerReferences":[{"apiVersion":)" +
-      Quote(plan->owner.api_version) + R"(,"kind":)" + Quote(plan->owner.kind) + R"(,"name":)" +
-      Quote(plan->owner.name) + R"(,"uid":)" + Quote(plan->owner.uid) +
-      R"(}]},"spec":{"minMember":)" + std::to_string(plan->min_member) + R"(,"queue":)" +
-      Quote(plan->queue) + R"(,"priorityClassName":)" + Quote(plan->priority_class) +
-      (plan->preemptibility.empty() ? "" : R"(,"preemptibility":)" + Quote(plan->preemptibility)) +
-      "}}";
-  VT_ASSIGN_OR_RETURN(kube::Object pg, kube::ParseJson(manifest));
+  kube::JsonObject spec{{"minMember", plan->min_member},
+                        {"queue", plan->queue},
+                        {"priorityClassName", plan->priority_class}};
+  if (!plan->preemptibility.empty()) spec.Set("preemptibility", plan->preemptibility);
+  kube::Object pg = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", kai::kPodGroupApiVersion},
+      {"kind", kai::kPodGroupKind},
+      {"metadata", kube::JsonObject{{"name", plan->name},
+                                    {"namespace", ns},
+                                    {"ownerReferences", kube::JsonArray{kube::JsonObject{
+                                                            {"apiVersion", plan->owner.api_version},
+                                                            {"kind", plan->owner.kind},
+                                                            {"name", plan->owner.name},
+                                                            {"uid", plan->owner.uid}}}}}},
+      {"spec", std::move(spec)}});
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
     return created.status().WithContext("creating PodGroup " + plan->name);
-  const std::string patch = R"({"metadata":{"annotations":{)" + Quote(kPodGroupAnnotation) + ":" +
-                            Quote(plan->name) + "}}}";
+  const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"annotations", kube::JsonObject{{kPodGroupAnnotation, plan->name}}}}}}));
   Result<kube::Object> patched =
       client_.Patch(kube::resources::kPods, ns, kube::Name(*pod), kube::PatchType::kMerge, patch);
   if (!patched.ok() && patched.status().code() != StatusCode::kNotFound)

@@ -4,12 +4,17 @@
 #include <charconv>
 #include <ctime>
 
+#include "kai/gpu_request.h"
 #include "kube/quantity.h"
-#include "scheduler-core/annotations.h"
+#include "scheduler-core/model.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
 namespace {
+
+// A pod the library accepts is one the core can hold: no more devices than a
+// node has.
+static_assert(kai::kMaxDevices == sched::kMaxDevicesPerNode);
 
 using kube::Find;
 using kube::GetString;
@@ -28,13 +33,10 @@ Result<int64_t> MilliOf(const Value* list, const char* resource) {
 struct ContainerNeeds {
   int64_t cpu_milli = 0;
   int64_t memory_milli = 0;
-  int64_t gpus = 0;  // whole units
-  std::string mig_profile;
-  int64_t mig_count = 0;
 };
 
-// One container's requests (requests, else limits, as the API server defaults
-// them) and its GPU limits.
+// One container's CPU and memory: requests, else limits, as the API server
+// defaults them.
 Status ReadContainer(const Value& c, ContainerNeeds* out) {
   const Value* requests = Find(c, {"resources", "requests"});
   const Value* limits = Find(c, {"resources", "limits"});
@@ -45,28 +47,13 @@ Status ReadContainer(const Value& c, ContainerNeeds* out) {
     }
     *dest = r;
   }
-  VT_ASSIGN_OR_RETURN(int64_t gpu, MilliOf(limits, kGpuResource));
-  if (gpu == 0) {
-    VT_ASSIGN_OR_RETURN(gpu, MilliOf(requests, kGpuResource));
-  }
-  if (gpu % 1000 != 0) return InvalidArgument("nvidia.com/gpu must be a whole number of devices");
-  out->gpus = gpu / 1000;
-  for (const Value* list : {limits, requests}) {
-    if (list == nullptr || !list->IsObject()) continue;
-    for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
-      std::string_view name = it->name.GetString();
-      if (!name.starts_with(kMigResourcePrefix)) continue;
-      VT_ASSIGN_OR_RETURN(int64_t n, MilliOf(list, it->name.GetString()));
-      out->mig_profile = std::string(name.substr(std::string_view(kMigResourcePrefix).size()));
-      out->mig_count = std::max(out->mig_count, n / 1000);
-    }
-    if (out->mig_count > 0) break;
-  }
   return Status::Ok();
 }
 
 // The pod's effective request, as kube-scheduler computes it: the sum over
-// containers, at least the largest init container.
+// containers, at least the largest init container. GPUs as kai/gpu_request.h
+// reads and checks them, the same reading the syncer and the admission
+// webhook apply.
 Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
   ContainerNeeds sum, init_max;
   if (const Value* cs = Find(pod, {"spec"}); cs != nullptr) {
@@ -78,11 +65,6 @@ Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
                                                             std::string(GetString(c, {"name"}))));
         sum.cpu_milli += n.cpu_milli;
         sum.memory_milli += n.memory_milli;
-        sum.gpus += n.gpus;
-        if (n.mig_count > 0) {
-          sum.mig_profile = n.mig_profile;
-          sum.mig_count += n.mig_count;
-        }
       }
     }
     auto inits = cs->FindMember("initContainers");
@@ -93,36 +75,19 @@ Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
                                                             std::string(GetString(c, {"name"}))));
         init_max.cpu_milli = std::max(init_max.cpu_milli, n.cpu_milli);
         init_max.memory_milli = std::max(init_max.memory_milli, n.memory_milli);
-        init_max.gpus = std::max(init_max.gpus, n.gpus);
       }
     }
   }
   spec->cpu_milli = std::max(sum.cpu_milli, init_max.cpu_milli);
   spec->memory_bytes = (std::max(sum.memory_milli, init_max.memory_milli) + 999) / 1000;
-  spec->whole_gpus = static_cast<int32_t>(std::max(sum.gpus, init_max.gpus));
-  spec->mig_profile = sum.mig_profile;
-  spec->mig_count = static_cast<int32_t>(sum.mig_count);
 
-  std::optional<std::string_view> fraction = kube::Annotation(pod, kGpuFractionAnnotation);
-  std::optional<std::string_view> memory = kube::Annotation(pod, kGpuMemoryAnnotation);
-  std::optional<std::string_view> devices = kube::Annotation(pod, kGpuNumDevicesAnnotation);
-  if (fraction && memory)
-    return InvalidArgument("annotations gpu-fraction and gpu-memory are both set; keep one");
-  if ((fraction || memory) && spec->whole_gpus > 0)
-    return InvalidArgument(std::string(fraction ? "gpu-fraction" : "gpu-memory") +
-                           " is set together with an nvidia.com/gpu limit; a pod asks for a "
-                           "share of a GPU or for whole GPUs, not both");
-  if (fraction) {
-    VT_ASSIGN_OR_RETURN(spec->gpu_fraction, sched::ParseGpuFraction(*fraction));
-  }
-  if (memory) {
-    VT_ASSIGN_OR_RETURN(spec->gpu_memory_mib, sched::ParseGpuMemoryMib(*memory));
-  }
-  if (devices) {
-    if (!fraction && !memory)
-      return InvalidArgument("gpu-fraction-num-devices needs gpu-fraction or gpu-memory");
-    VT_ASSIGN_OR_RETURN(spec->num_devices, sched::ParseNumDevices(*devices));
-  }
+  VT_ASSIGN_OR_RETURN(kai::GpuRequest gpus, kai::ParseGpuRequest(pod));
+  spec->whole_gpus = gpus.whole_gpus;
+  spec->gpu_fraction = gpus.fraction_milli;
+  spec->gpu_memory_mib = gpus.memory_mib;
+  spec->num_devices = gpus.num_devices;
+  spec->mig_profile = std::move(gpus.mig_profile);
+  spec->mig_count = gpus.mig_count;
   return Status::Ok();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/names.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler/node_affinity.h"
@@ -61,7 +62,7 @@ struct TranslatedPod {
 };
 
 struct PodTranslatorOptions {
-  std::string scheduler_name = "kai-scheduler";
+  std::string scheduler_name = kai::kSchedulerName;
   std::string reservation_namespace = "vtenant-reservation";
 };
 

@@ -1,15 +1,17 @@
 // PodGroupTranslator: a KAI PodGroup (scheduling.run.ai/v2alpha2) as the
 // scheduler core sees it.
 //
-// The group's priority is its pods' (Kubernetes resolves priorityClassName
-// into spec.priority on each pod); preemptibility as KAI decides it: the
-// field when set, else preemptible below priority 100. Sub-groups as
-// subgroups.h reads them: the core gets the leaves.
+// The spec is read by kai/podgroup_spec.h, the rules the syncer holds a
+// team's PodGroups to as well. The group's priority is its pods' (Kubernetes
+// resolves priorityClassName into spec.priority on each pod); preemptibility
+// as KAI decides it: the field when set, else preemptible below priority
+// 100. Sub-groups: the core gets the leaves.
 #pragma once
 
 #include <string>
 
 #include "base/status.h"
+#include "kai/preemptibility.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
 
@@ -23,11 +25,11 @@ struct TranslatedGroup {
   std::vector<std::string> parent_subgroups;
 };
 
-// InvalidArgument naming the group for an unknown preemptibility or a
-// malformed spec.subGroups (ReadSubGroups); such a group is not scheduled.
+// InvalidArgument naming the group for a spec kai::ReadPodGroupSpec
+// refuses (a minMember below 1, an unknown preemptibility, a malformed
+// spec.subGroups, ...); such a group is not scheduled.
 Result<TranslatedGroup> TranslatePodGroup(const rapidjson::Value& group);
 
-// KAI's rule for groups that do not say: preemptible below priority 100.
-inline bool DefaultPreemptible(int32_t priority) { return priority < 100; }
+using kai::DefaultPreemptible;
 
 }  // namespace vtenant::scheduler

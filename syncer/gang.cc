@@ -1,21 +1,12 @@
 #include "syncer/gang.h"
 
-#include <charconv>
-
+#include "kai/min_member.h"
+#include "kai/podgroup_spec.h"
+#include "kai/preemptibility.h"
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
 namespace {
-
-Result<int64_t> ParseMinMember(std::string_view text, std::string_view where) {
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 1) {
-    return InvalidArgument(std::string(where) + " \"" + std::string(text) +
-                           "\" must be a positive whole number");
-  }
-  return value;
-}
 
 bool IsKubeflow(const OwnerRef& owner) { return owner.api_version.starts_with("kubeflow.org/"); }
 
@@ -43,23 +34,18 @@ Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
   return total;
 }
 
-bool IsPreemptibility(std::string_view value) {
-  return value == "preemptible" || value == "non-preemptible";
-}
-
 // KAI's pod grouper: the first valid preemptibility label of the owners,
-// top first, then of the pod; "" when none has one.
+// top first, then of the pod (kai/preemptibility.h); "" when none has one.
 std::string WorkloadPreemptibility(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
                                    std::string_view ns, ObjectLookup& lookup) {
+  std::vector<kube::ObjectPtr> owners;  // keeps the objects alive while read
+  std::vector<const rapidjson::Value*> objects;
   for (auto owner = chain.rbegin(); owner != chain.rend(); ++owner) {
-    kube::ObjectPtr object = lookup.Get(owner->api_version, owner->kind, ns, owner->name);
-    if (object == nullptr) continue;
-    std::optional<std::string_view> label = kube::Label(*object, kPreemptibilityLabel);
-    if (label && IsPreemptibility(*label)) return std::string(*label);
+    owners.push_back(lookup.Get(owner->api_version, owner->kind, ns, owner->name));
+    objects.push_back(owners.back().get());
   }
-  std::optional<std::string_view> label = kube::Label(pod, kPreemptibilityLabel);
-  if (label && IsPreemptibility(*label)) return std::string(*label);
-  return "";
+  objects.push_back(&pod);
+  return kai::WorkloadPreemptibility(objects);
 }
 
 // Sets or removes spec.`field` of `pg` to `value` ("" removes it).
@@ -84,14 +70,14 @@ void SetOrRemoveBool(kube::Object& pg, const char* field, std::optional<bool> va
 }  // namespace
 
 bool Gang::FollowsPodGroup() const {
-  return owner.api_version == kPodGroupApiVersion && owner.kind == "PodGroup";
+  return owner.api_version == kPodGroupApiVersion && owner.kind == kai::kPodGroupKind;
 }
 
 Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config) {
   const std::string ns(kube::Namespace(pod));
   if (std::optional<std::string_view> group = kube::Annotation(pod, kPodGroupAnnotation)) {
-    kube::ObjectPtr pg = lookup.Get(kPodGroupApiVersion, "PodGroup", ns, *group);
+    kube::ObjectPtr pg = lookup.Get(kPodGroupApiVersion, kai::kPodGroupKind, ns, *group);
     if (pg == nullptr) {
       return FailedPrecondition("waiting for PodGroup " + ns + "/" + std::string(*group) +
                                 " named by the pod's pod-group-name annotation");
@@ -113,10 +99,11 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
   if (IsKubeflow(owner)) {
     VT_ASSIGN_OR_RETURN(min_member, KubeflowMinMember(*object));
   } else if (object != nullptr) {
-    if (std::optional<std::string_view> v = kube::Annotation(*object, kMinMemberAnnotation)) {
-      VT_ASSIGN_OR_RETURN(min_member,
-                          ParseMinMember(*v, owner.kind + " " + owner.name + " annotation " +
-                                                 kMinMemberAnnotation));
+    if (std::optional<std::string_view> v =
+            kube::Annotation(*object, kai::kBatchMinMemberAnnotation)) {
+      Result<int32_t> parsed = kai::ParseBatchMinMember(*v);
+      if (!parsed.ok()) return parsed.status().WithContext(owner.kind + " " + owner.name);
+      min_member = *parsed;
     }
   }
   // The UID keeps a re-created workload of the same name out of the old group.
@@ -129,39 +116,25 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
                             const SyncerConfig& config) {
   const std::string name(kube::Name(pg));
   const std::string where = "PodGroup " + std::string(ns) + "/" + name;
-  int64_t min_member = kube::GetInt(pg, {"spec", "minMember"}, 1);
-  if (min_member < 1) return InvalidArgument(where + " has spec.minMember below 1");
-  Gang gang{HostName(name, ns, config.tenant), min_member,
-            OwnerRef{kPodGroupApiVersion, "PodGroup", name, std::string(kube::Uid(pg))}};
+  // KAI's rules for the spec, which the host scheduler applies to the host
+  // group too: a spec refused here would be refused there.
+  Result<kai::PodGroupSpec> spec = kai::ReadPodGroupSpec(pg);
+  if (!spec.ok()) return spec.status().WithContext(where);
+  Gang gang{HostName(name, ns, config.tenant), spec->min_member,
+            OwnerRef{kPodGroupApiVersion, kai::kPodGroupKind, name, std::string(kube::Uid(pg))}};
   if (const rapidjson::Value* sub = kube::Find(pg, {"spec", "subGroups"});
       sub != nullptr && !sub->IsNull()) {
     gang.sub_groups = kube::ToJson(*sub);
   }
-  const std::string_view priority_class = kube::GetString(pg, {"spec", "priorityClassName"});
+  const std::string& priority_class = spec->priority_class;
   if (config.allowed_priority_classes.contains(priority_class)) {
     gang.priority_class = priority_class;
   } else if (!priority_class.empty() && !priority_class.starts_with("system-")) {
-    return InvalidArgument(where + " spec.priorityClassName \"" + std::string(priority_class) +
+    return InvalidArgument(where + ": spec.priorityClassName \"" + priority_class +
                            "\" is not a priority class of the host");
   }
-  if (const rapidjson::Value* p = kube::Find(pg, {"spec", "preemptibility"});
-      p != nullptr && !p->IsNull()) {
-    const std::string_view value =
-        p->IsString() ? std::string_view(p->GetString(), p->GetStringLength()) : "";
-    if (!p->IsString() || (!value.empty() && !IsPreemptibility(value))) {
-      return InvalidArgument(where + " spec.preemptibility must be \"preemptible\" or " +
-                             "\"non-preemptible\", got " + kube::ToJson(*p));
-    }
-    gang.preemptibility = value;
-  }
-  if (const rapidjson::Value* m = kube::Find(pg, {"spec", "markUnschedulable"});
-      m != nullptr && !m->IsNull()) {
-    if (!m->IsBool()) {
-      return InvalidArgument(where + " spec.markUnschedulable must be true or false, got " +
-                             kube::ToJson(*m));
-    }
-    gang.mark_unschedulable = m->GetBool();
-  }
+  gang.preemptibility = spec->preemptibility;
+  gang.mark_unschedulable = spec->mark_unschedulable;
   return gang;
 }
 
@@ -172,7 +145,7 @@ bool StandsForVirtualPodGroup(const rapidjson::Value& host) {
   if (!parsed.ok() || !parsed->IsArray() || parsed->Empty()) return false;
   const rapidjson::Value& owner = (*parsed)[0];
   return kube::GetString(owner, {"apiVersion"}) == kPodGroupApiVersion &&
-         kube::GetString(owner, {"kind"}) == "PodGroup";
+         kube::GetString(owner, {"kind"}) == kai::kPodGroupKind;
 }
 
 std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,
@@ -206,7 +179,7 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
                             const SyncerConfig& config) {
   kube::Object pg(rapidjson::kObjectType);
   kube::SetString(pg, {}, "apiVersion", kPodGroupApiVersion);
-  kube::SetString(pg, {}, "kind", "PodGroup");
+  kube::SetString(pg, {}, "kind", kai::kPodGroupKind);
   kube::SetString(pg, {"metadata"}, "name", gang.host_name);
   kube::SetString(pg, {"metadata"}, "namespace", config.host_namespace);
   kube::SetString(pg, {"metadata", "labels"}, kTenantLabel, config.tenant);

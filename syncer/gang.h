@@ -15,7 +15,8 @@
 //         spec.runPolicy.schedulingPolicy.minAvailable, else the sum of
 //         the replicas of every *ReplicaSpecs role (gang by default);
 //       anything else (Job, JobSet, ReplicaSet, StatefulSet, ...): the
-//         owner's `kai.scheduler/batch-min-member` annotation, else 1;
+//         owner's `kai.scheduler/batch-min-member` annotation as
+//         kai/min_member.h reads it, else 1;
 //   - a pod without owner or group: no gang (the host's grouper handles it
 //     alone, as KAI does for bare pods).
 // A workload's gang also takes spec.preemptibility from the first valid
@@ -31,12 +32,11 @@
 
 #include "base/status.h"
 #include "kube/object.h"
+#include "syncer/names.h"
 #include "syncer/owner_chain.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
-
-inline constexpr char kPodGroupApiVersion[] = "scheduling.run.ai/v2alpha2";
 
 struct Gang {
   std::string host_name;  // the host PodGroup, also the pods' pod-group-name
@@ -72,11 +72,12 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
 // The gang of virtual KAI PodGroup `pg` in virtual namespace `ns`: host
 // name HostName(its name, ns, tenant), spec.minMember (1 when unset),
 // spec.subGroups as written, spec.priorityClassName, spec.preemptibility
-// and spec.markUnschedulable. InvalidArgument, saying which field, when
-// minMember is below 1, the priority class is neither one the host offers
-// nor a system class (system classes are dropped, as on pods), the
-// preemptibility is not one of KAI's values or markUnschedulable is not a
-// boolean.
+// and spec.markUnschedulable. InvalidArgument, naming the PodGroup and the
+// field, when kai::ReadPodGroupSpec refuses the spec (a minMember below 1,
+// a preemptibility that is not one of KAI's values, a markUnschedulable
+// that is not a boolean, malformed subGroups: what the host scheduler
+// would refuse too) or the priority class is neither one the host offers
+// nor a system class (system classes are dropped, as on pods).
 Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
                             const SyncerConfig& config);
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "kai/names.h"
+
 namespace vtenant::syncer {
 
 // Labels on every synced host object.
@@ -30,14 +32,14 @@ inline constexpr char kVirtualLabelsAnnotation[] = "vtenant.io/virtual-labels";
 inline constexpr char kVirtualAnnotationsAnnotation[] = "vtenant.io/virtual-annotations";
 inline constexpr char kVirtualServiceAccountAnnotation[] = "vtenant.io/virtual-service-account";
 
-// KAI Scheduler's pod contract.
-inline constexpr char kQueueLabel[] = "kai.scheduler/queue";
-inline constexpr char kPodGroupAnnotation[] = "pod-group-name";
-inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
-inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
-inline constexpr char kGpuFractionDevicesAnnotation[] = "gpu-fraction-num-devices";
-inline constexpr char kMinMemberAnnotation[] = "kai.scheduler/batch-min-member";
-inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";
+// KAI Scheduler's pod contract, spelled once in kai/names.h.
+using kai::kGpuFractionAnnotation;
+using kai::kGpuMemoryAnnotation;
+using kai::kPodGroupAnnotation;
+using kai::kPodGroupApiVersion;
+using kai::kPreemptibilityLabel;
+using kai::kQueueLabel;
+inline constexpr const auto& kGpuFractionDevicesAnnotation = kai::kGpuFractionNumDevicesAnnotation;
 
 // The host name of virtual object `name` in virtual namespace `ns` of
 // `tenant`: "<name>-x-<ns>-x-<tenant>". Longer than 63 characters, it is the

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <string_view>
 
-#include "base/decimal.h"
+#include "kai/gpu_request.h"
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
@@ -41,48 +41,13 @@ std::optional<Refusal> CheckContainers(const rapidjson::Value& spec, std::string
   return std::nullopt;
 }
 
-Refusal BadGpu(std::string message) { return {"InvalidGpuAnnotation", std::move(message)}; }
-
-// A positive whole number written plainly ("4", not "4.0" or "+4").
-bool IsPositiveInteger(std::string_view text) {
-  if (text.empty() || text.size() > 18) return false;
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() && value > 0;
-}
-
+// The GPU request as kai/gpu_request.h reads it: the one rule the admission
+// webhook and the scheduler apply on the host too, so a pod passed here is
+// never refused there. The reason keeps its name although the request's
+// limits are checked too.
 std::optional<Refusal> CheckGpuAnnotations(const rapidjson::Value& pod) {
-  std::optional<std::string_view> fraction = kube::Annotation(pod, kGpuFractionAnnotation);
-  std::optional<std::string_view> memory = kube::Annotation(pod, kGpuMemoryAnnotation);
-  std::optional<std::string_view> devices = kube::Annotation(pod, kGpuFractionDevicesAnnotation);
-  if (fraction) {
-    // The scheduler's own reading of the annotation (base/decimal.h), so
-    // the two never disagree about what a pod asked for.
-    Result<int64_t> milli = ParseDecimalMilli(*fraction, kGpuFractionAnnotation);
-    if (!milli.ok() || *milli <= 0 || *milli > 1000) {
-      return BadGpu("annotation gpu-fraction \"" + std::string(*fraction) +
-                    "\" must be a decimal number greater than 0 and at most 1 (a share of one "
-                    "GPU); ask for whole GPUs with nvidia.com/gpu limits");
-    }
-  }
-  if (memory && !IsPositiveInteger(*memory)) {
-    return BadGpu("annotation gpu-memory \"" + std::string(*memory) +
-                  "\" must be a positive whole number of MiB");
-  }
-  if (fraction && memory) {
-    return BadGpu(
-        "annotations gpu-fraction and gpu-memory are both set; a pod asks for a share "
-        "of a GPU either by fraction or by memory, not both");
-  }
-  if (devices) {
-    if (!IsPositiveInteger(*devices)) {
-      return BadGpu("annotation gpu-fraction-num-devices \"" + std::string(*devices) +
-                    "\" must be a positive whole number");
-    }
-    if (!fraction) {
-      return BadGpu("annotation gpu-fraction-num-devices needs gpu-fraction");
-    }
-  }
+  Result<kai::GpuRequest> request = kai::ParseGpuRequest(pod);
+  if (!request.ok()) return Refusal{"InvalidGpuAnnotation", request.status().message()};
   return std::nullopt;
 }
 

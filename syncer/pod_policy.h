@@ -25,11 +25,10 @@ struct Refusal {
 //   - hostNetwork, hostPID, hostIPC, hostPath volumes, privileged containers
 //     and added capabilities (in init, regular and ephemeral containers),
 //     each unless `config.allowed_privileged_features` names it;
-//   - gpu-fraction: a decimal number (base/decimal.h, as the scheduler reads
-//     it: "0.5", "1e-1") with 0 < f <= 1 after rounding up to a thousandth;
-//   - gpu-memory: a positive whole number of MiB;
-//   - not both gpu-fraction and gpu-memory;
-//   - gpu-fraction-num-devices: a positive whole number, with gpu-fraction;
+//   - the GPU request (annotations gpu-fraction, gpu-memory,
+//     gpu-fraction-num-devices; nvidia.com/gpu and MIG limits) by
+//     kai::ParseGpuRequest's rules, which the host's admission webhook and
+//     scheduler apply too (reason InvalidGpuAnnotation);
 //   - priorityClassName: empty, a system class, or one the config allows.
 std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig& config);
 

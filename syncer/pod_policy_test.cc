@@ -97,9 +97,15 @@ TEST(PodPolicyTest, FractionAndMemoryTogetherAreRefused) {
   EXPECT_NE(refusal->message.find("both"), std::string::npos);
 }
 
-TEST(PodPolicyTest, NumDevicesNeedsAFraction) {
+// As KAI and the host's scheduler: a share (by fraction or by memory) on
+// several devices. kai/contract_test.cc has the whole table.
+TEST(PodPolicyTest, NumDevicesNeedsAShare) {
   EXPECT_FALSE(CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"2"})"),
                         NlpConfig()));
+  EXPECT_FALSE(CheckPod(PodWith("{}", R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})"),
+                        NlpConfig()));
+  EXPECT_TRUE(CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"65"})"),
+                       NlpConfig()));
   EXPECT_TRUE(CheckPod(PodWith("{}", R"({"gpu-fraction-num-devices":"2"})"), NlpConfig()));
   EXPECT_TRUE(CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"x"})"),
                        NlpConfig()));

@@ -17,7 +17,7 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   if (api_version == "batch/v1" && kind == "Job") {
     return informers_.Virtual(kube::resources::kJobs).cache().Get(key);
   }
-  if (api_version == kPodGroupApiVersion && kind == "PodGroup") {
+  if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) {
     // Cached once the virtual cluster has the CRD; a group created a moment
     // before its pods may not be yet, so a miss still asks the server.
     if (kube::ObjectPtr cached = informers_.Virtual(kube::resources::kPodGroups).cache().Get(key)) {
@@ -26,7 +26,8 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   }
   if (!live_reads_) return nullptr;
   const kube::ResourceType* type = nullptr;
-  if (api_version == kPodGroupApiVersion && kind == "PodGroup") type = &kube::resources::kPodGroups;
+  if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind)
+    type = &kube::resources::kPodGroups;
   if (api_version == "kubeflow.org/v1" && kind == "PyTorchJob") type = &resources::kPyTorchJobs;
   if (type == nullptr) return nullptr;
   Result<kube::Object> object = informers_.virtual_client().Get(*type, ns, name);
@@ -38,7 +39,7 @@ bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
   if (api_version == "apps/v1") return kind == "ReplicaSet" || kind == "StatefulSet";
   if (api_version == "batch/v1") return kind == "Job";
   if (!live_reads_) return false;
-  return (api_version == kPodGroupApiVersion && kind == "PodGroup") ||
+  return (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) ||
          (api_version == "kubeflow.org/v1" && kind == "PyTorchJob");
 }
 
