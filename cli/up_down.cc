@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <set>
 
+#include "base/secret_file.h"
 #include "cli/commands.h"
 #include "cli/daemons.h"
 #include "cli/environment_state.h"
@@ -225,6 +227,16 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   if (int code = ParseUpOptions(args, options); code >= 0) return code;
   const std::string dir = fs::absolute(global.state_dir).lexically_normal().string();
   if (int code = HandleExisting(dir); code >= 0) return code;
+  // The state folder holds every key, certificate, token and kubeconfig of
+  // the environment, and the data of every cluster in it: nothing in it is
+  // for anyone but its owner. The umask is inherited by every program
+  // started from here (the API servers' and controller managers' own
+  // certificates, etcd, the operator and its tenants' control planes).
+  ::umask(077);
+  if (Status s = EnsurePrivateDirectory(dir); !s.ok()) {
+    std::cerr << "vtenant up: " << s.ToString() << "\n";
+    return 1;
+  }
 
   Result<std::vector<localenv::SimulatedNode>> nodes =
       localenv::LoadNodeInventory(options.nodes_path);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "base/secret_file.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
 
@@ -9,7 +10,8 @@ namespace vtenant::localenv {
 
 Result<std::unique_ptr<EtcdServer>> EtcdServer::Start(const EtcdOptions& options) {
   VT_ASSIGN_OR_RETURN(std::string binary, FindTool("etcd"));
-  std::filesystem::create_directories(options.dir);
+  // Every tenant's data, and later its credentials: owner-only.
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(options.dir));
   std::unique_ptr<EtcdServer> server(new EtcdServer());
   server->log_path_ = options.dir + "/etcd.log";
   Status last_error;

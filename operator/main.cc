@@ -6,6 +6,7 @@
 // vtenant_operator.
 #include <glog/logging.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -136,5 +137,9 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   signal(SIGPIPE, SIG_IGN);
+  // The state folder holds tenants' keys and data, and the control planes
+  // started from here write more of both: owner-only, whatever the caller's
+  // umask was.
+  umask(077);
   return Run(*flags);
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/file.h"
+#include "base/secret_file.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
@@ -25,19 +26,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Status WriteFileAtomically(const fs::path& path, const std::string& contents,
-                           fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Internal("cannot write " + tmp.string());
-    out << contents;
-  }
-  std::error_code ec;
-  fs::permissions(tmp, perms, ec);
-  fs::rename(tmp, path, ec);
-  if (ec) return Internal("cannot rename " + tmp.string() + ": " + ec.message());
-  return Status::Ok();
+// Everything under a tenant's folder is owner-only (base/secret_file.h):
+// certificates, keys and kubeconfigs, and the pid and port files beside them.
+Status WriteFileAtomically(const fs::path& path, const std::string& contents) {
+  return WriteSecretFile(path, contents);
 }
 
 int ReadInt(const fs::path& path) {
@@ -218,7 +210,8 @@ struct ProcessBackend::Tenant {
 
 ProcessBackend::ProcessBackend(ProcessBackendOptions options)
     : options_(std::move(options)), apiserver_starts_(options_.starting_apiservers) {
-  fs::create_directories(fs::path(options_.state_dir) / "tenants");
+  // Best effort here; every file written below it says why it cannot be.
+  (void)EnsurePrivateDirectory(fs::path(options_.state_dir) / "tenants");
 }
 
 ProcessBackend::~ProcessBackend() {
@@ -256,7 +249,7 @@ Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& req
       slot = std::make_shared<Tenant>();
       slot->name = name;
       slot->dir = TenantDir(name);
-      fs::create_directories(slot->dir);
+      VT_RETURN_IF_ERROR(EnsurePrivateDirectory(slot->dir));
       // The port outlives the process: the kubeconfig Secret names it.
       slot->port = ReadInt(slot->dir / "port");
       if (slot->port <= 0) {
@@ -358,22 +351,16 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   const std::string bundle = c.ca.certificate_pem + c.apiserver.certificate_pem +
                              c.admin.certificate_pem + c.service_account.public_key_pem;
   if (bundle != t.written_pki) {
-    fs::create_directories(pki);
-    const auto pub = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                     fs::perms::others_read;
-    for (const auto& [file, text, perms] :
-         std::vector<std::tuple<std::string, std::string, fs::perms>>{
-             {"ca.crt", c.ca.certificate_pem, pub},
-             {"ca.key", c.ca.private_key_pem, fs::perms::owner_read | fs::perms::owner_write},
-             {"apiserver.crt", c.apiserver.certificate_pem, pub},
-             {"apiserver.key", c.apiserver.private_key_pem,
-              fs::perms::owner_read | fs::perms::owner_write},
-             {"admin.crt", c.admin.certificate_pem, pub},
-             {"admin.key", c.admin.private_key_pem, fs::perms::owner_read | fs::perms::owner_write},
-             {"sa.pub", c.service_account.public_key_pem, pub},
-             {"sa.key", c.service_account.private_key_pem,
-              fs::perms::owner_read | fs::perms::owner_write}}) {
-      if (Status s = WriteFileAtomically(pki / file, text, perms); !s.ok()) {
+    for (const auto& [file, text] : std::vector<std::pair<std::string, std::string>>{
+             {"ca.crt", c.ca.certificate_pem},
+             {"ca.key", c.ca.private_key_pem},
+             {"apiserver.crt", c.apiserver.certificate_pem},
+             {"apiserver.key", c.apiserver.private_key_pem},
+             {"admin.crt", c.admin.certificate_pem},
+             {"admin.key", c.admin.private_key_pem},
+             {"sa.pub", c.service_account.public_key_pem},
+             {"sa.key", c.service_account.private_key_pem}}) {
+      if (Status s = WriteFileAtomically(pki / file, text); !s.ok()) {
         return report(false, "StateDirUnwritable", s.message());
       }
     }

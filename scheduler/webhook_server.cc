@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/secret_file.h"
 #include "localenv/pki.h"
 
 namespace vtenant::scheduler {
@@ -26,12 +27,6 @@ std::string Base64(std::string_view data) {
                           static_cast<int>(data.size()));
   out.resize(static_cast<size_t>(n));
   return out;
-}
-
-Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  f << text;
-  return f ? Status::Ok() : Unavailable(path + ": cannot write");
 }
 
 }  // namespace
@@ -70,8 +65,8 @@ Status WebhookServer::Start() {
     dir_ = tmpl;
     cert_path_ = dir_ + "/tls.crt";
     key_path_ = dir_ + "/tls.key";
-    VT_RETURN_IF_ERROR(WriteFile(cert_path_, leaf.certificate_pem));
-    VT_RETURN_IF_ERROR(WriteFile(key_path_, leaf.private_key_pem));
+    VT_RETURN_IF_ERROR(WriteSecretFile(cert_path_, leaf.certificate_pem));
+    VT_RETURN_IF_ERROR(WriteSecretFile(key_path_, leaf.private_key_pem));
     ca_pem_ = ca.certificate_pem;
   } else {
     std::ifstream f(cert_path_);
