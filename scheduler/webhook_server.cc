@@ -163,13 +163,25 @@ kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& ur
 
 Status WebhookServer::Register(kube::Client& client) {
   kube::Object desired = WebhookConfiguration(options_, url(), ca_pem_);
-  Result<kube::Object> created = client.Create(kWebhookConfigs, "", desired);
-  if (created.ok()) return Status::Ok();
-  if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  // The configuration is read by name first and created only when missing:
+  // where the chart made it, the scheduler may get and update that one
+  // object and create none.
   Result<kube::Object> existing = client.Get(kWebhookConfigs, "", options_.config_name);
+  if (existing.status().code() == StatusCode::kNotFound) {
+    Result<kube::Object> created = client.Create(kWebhookConfigs, "", desired);
+    if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status();
+    }
+    existing = client.Get(kWebhookConfigs, "", options_.config_name);
+  }
   if (!existing.ok()) return existing.status();
-  kube::SetString(desired, {"metadata"}, "resourceVersion", kube::ResourceVersion(*existing));
-  return client.Update(kWebhookConfigs, "", desired).status();
+  // Everything but metadata is ours; what the chart or a person put in
+  // metadata (labels, annotations) stays.
+  kube::Object updated = kube::Clone(*existing);
+  updated.RemoveMember("webhooks");
+  updated.AddMember("webhooks", rapidjson::Value(desired["webhooks"], updated.GetAllocator()),
+                    updated.GetAllocator());
+  return client.Update(kWebhookConfigs, "", updated).status();
 }
 
 }  // namespace vtenant::scheduler
