@@ -105,11 +105,13 @@ Status ApiServer::Launch() {
   VT_ASSIGN_OR_RETURN(std::string binary, FindTool("kube-apiserver"));
   const std::string pki = pki_dir();
   ProcessOptions process;
+  const std::string client_ca =
+      options_.client_ca_file.empty() ? pki + "/ca.crt" : options_.client_ca_file;
   process.argv = {
       binary, "--etcd-servers=" + options_.etcd_url, "--etcd-prefix=" + options_.etcd_prefix,
       "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
       "--secure-port=" + std::to_string(options_.port), "--tls-cert-file=" + pki + "/apiserver.crt",
-      "--tls-private-key-file=" + pki + "/apiserver.key", "--client-ca-file=" + pki + "/ca.crt",
+      "--tls-private-key-file=" + pki + "/apiserver.key", "--client-ca-file=" + client_ca,
       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
       "--service-account-key-file=" + pki + "/sa.pub",
       "--service-account-signing-key-file=" + pki + "/sa.key",

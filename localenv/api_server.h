@@ -31,6 +31,10 @@ struct ApiServerOptions {
   // ServiceAccount admission plugin would only make pod creation race the
   // controller that creates `default` accounts. Off unless asked for.
   bool service_account_admission = false;
+  // The CAs trusted for client certificates; empty: <dir>/pki/ca.crt. The
+  // API server reloads the file when it changes, so replacing a CA in it
+  // revokes what that CA signed without a restart.
+  std::string client_ca_file;
   std::vector<std::string> extra_args;
   std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
   bool die_with_parent = true;

@@ -6,6 +6,7 @@
 // generate and accepted everywhere Kubernetes takes a key.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct CertificateRequest {
   bool server = false;                     // serverAuth extended key usage
   bool client = false;                     // clientAuth extended key usage
   int valid_days = 365;
+  // When set, the validity instead of valid_days: credentials that must
+  // expire within hours.
+  std::chrono::seconds valid_for{0};
 };
 
 // Creates a self-signed CA certificate valid for `valid_days`.

@@ -347,13 +347,19 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   // CA from these files when they change, so a renewal needs no restart.
   const fs::path apiserver_dir = t.dir / "apiserver";
   const fs::path pki = apiserver_dir / "pki";
+  // The team's CA is in the client CA bundle: a rotation rewrites it, and
+  // the API server refuses the old team credential once it reloads it. The
+  // tenant's CA key is not written: no process here signs anything.
   const TenantCertificates& c = desired.certificates;
   const std::string bundle = c.ca.certificate_pem + c.apiserver.certificate_pem +
-                             c.admin.certificate_pem + c.service_account.public_key_pem;
+                             c.admin.certificate_pem + c.service_account.public_key_pem +
+                             ClientCaBundle(c);
   if (bundle != t.written_pki) {
+    std::error_code gone;
+    fs::remove(pki / "ca.key", gone);  // written by older operators
     for (const auto& [file, text] : std::vector<std::pair<std::string, std::string>>{
              {"ca.crt", c.ca.certificate_pem},
-             {"ca.key", c.ca.private_key_pem},
+             {"client-ca.crt", ClientCaBundle(c)},
              {"apiserver.crt", c.apiserver.certificate_pem},
              {"apiserver.key", c.apiserver.private_key_pem},
              {"admin.crt", c.admin.certificate_pem},
@@ -410,6 +416,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
           .name = t.name,
           .port = t.port,
           .service_account_admission = true,
+          .client_ca_file = (pki / "client-ca.crt").string(),
           .extra_args = options_.apiserver_args,
           .env = options_.apiserver_env,
           .die_with_parent = false,
@@ -563,7 +570,27 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
           : "; refreshing its host token failed (" + credentials->refresh_error +
                 "), the current one expires at " + kube::FormatRfc3339(credentials->expires);
 
-  const std::string syncer_marker = "--virtual-kubeconfig=" + t.Kubeconfig();
+  // Its identity in the virtual cluster: a token of its own ServiceAccount
+  // there, which the operator renews; kube/ re-reads the file per request.
+  if (desired.syncer_virtual_token.empty()) {
+    status = {false, "WaitingForCredentials",
+              "waiting for the operator to issue the syncer's token in the virtual cluster"};
+    return false;
+  }
+  const fs::path virtual_token = t.dir / "syncer" / "virtual-token";
+  const fs::path virtual_kubeconfig = t.dir / "syncer" / "virtual.kubeconfig";
+  const std::string kubeconfig = RenderTokenFileKubeconfig(
+      "https://127.0.0.1:" + std::to_string(t.port), desired.certificates.ca.certificate_pem,
+      virtual_token.string(), "vc-" + t.name);
+  for (const auto& [path, text] :
+       {std::pair{virtual_token, desired.syncer_virtual_token}, {virtual_kubeconfig, kubeconfig}}) {
+    if (ReadFileOrEmpty(path) == text) continue;
+    if (Status s = WriteFileAtomically(path, text); !s.ok()) {
+      status = {false, "SyncerCredentialsFailed", s.ToString()};
+      return false;
+    }
+  }
+  const std::string syncer_marker = "--virtual-kubeconfig=" + virtual_kubeconfig.string();
   const std::string program = fs::path(options_.syncer_binary).filename();
   if (ProcessRuns(t.syncer_pid, program, syncer_marker)) return true;
   int pid = ReadInt(t.dir / "vtenant-syncer.pid");
@@ -580,7 +607,7 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
             "--tenant=" + t.name,
             "--queue=" + t.name,
             "--host-namespace=" + desired.host_namespace,
-            "--virtual-kubeconfig=" + t.Kubeconfig(),
+            syncer_marker,
             "--host-kubeconfig=" + credentials->kubeconfig_path,
             "--allowed-privileged-features=" + Join(iso.allowed_privileged_features, ","),
             "--node-selector=" + Join(selector, ","),
@@ -655,7 +682,8 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   // supervised the tenant it removes.
   const std::string syncer = fs::path(options_.syncer_binary).filename();
   // The pid file first, then /proc, for a process whose file was never written.
-  const std::string marker = (dir / "apiserver").string();
+  // Every process of the tenant names a file in its folder.
+  const std::string marker = dir.string() + "/";
   for (const std::string program :
        {syncer.empty() ? std::string("vtenant-syncer") : syncer,
         std::string("kube-controller-manager"), std::string("kube-apiserver")}) {

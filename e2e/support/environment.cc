@@ -37,7 +37,8 @@ Result<std::unique_ptr<Environment>> Environment::Up(const std::string& vtenant_
   env->dir_ = tmpl + "/state";
   VT_ASSIGN_OR_RETURN(localenv::CommandResult up,
                       env->Vtenant({"up", "--nodes", SourceDir() + "/" + nodes_file, "--crds",
-                                    SourceDir() + "/charts/vtenant/crds"}));
+                                    SourceDir() + "/charts/vtenant/crds", "--chart",
+                                    SourceDir() + "/charts/vtenant"}));
   if (up.exit_code != 0) {
     return FailedPrecondition("vtenant up exited " + std::to_string(up.exit_code) + ":\n" + up.out +
                               up.err);
