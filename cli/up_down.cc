@@ -329,15 +329,14 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
       !s.ok()) {
     return fail("starting vtenant-scheduler", s);
   }
-  // Tenants' control planes keep their data in the host's etcd (under
-  // /vtenant/<t>) and their folders under <dir>/operator.
+  // Tenants' control planes keep their folders under <dir>/operator and
+  // their data in an etcd the operator starts there, where each is an etcd
+  // user confined to /vtenant/<t>/: never in the host's etcd, which holds
+  // the host's Secrets and only the host's API server may reach.
   std::vector<std::string> operator_args = {
       "--kubeconfig=" + *operator_kubeconfig,
-      std::string("--credentials-namespace=") + kSystemNamespace,
-      "--backend-default=process",
-      "--state-dir=" + dir + "/operator",
-      "--tools-bin=" + tools_bin,
-      "--etcd-servers=" + (*cluster)->etcd().client_url()};
+      std::string("--credentials-namespace=") + kSystemNamespace, "--backend-default=process",
+      "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin};
   Result<std::string> syncer =
       FindVtenantProgram(options.syncer_binary, "syncer", "vtenant-syncer");
   if (syncer.ok()) {

@@ -120,6 +120,11 @@ Status ApiServer::Launch() {
       // The kubernetes Service endpoint may not be a loopback address.
       "--endpoint-reconciler-type=none", "--cert-dir=" + options_.dir + "/generated-certs",
       "--profiling=false", "--v=1"};
+  if (!options_.etcd_tls.cert_file.empty()) {
+    process.argv.insert(process.argv.end(), {"--etcd-cafile=" + options_.etcd_tls.ca_file,
+                                             "--etcd-certfile=" + options_.etcd_tls.cert_file,
+                                             "--etcd-keyfile=" + options_.etcd_tls.key_file});
+  }
   if (!options_.service_account_admission) {
     process.argv.push_back("--disable-admission-plugins=ServiceAccount");
   }

@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "kube/rest_config.h"
+#include "localenv/etcd_server.h"
 #include "localenv/process.h"
 
 namespace vtenant::localenv {
@@ -21,6 +22,7 @@ namespace vtenant::localenv {
 struct ApiServerOptions {
   std::string dir;                        // pki, kubeconfig and log live here
   std::string etcd_url;                   // from EtcdServer::client_url()
+  EtcdClientTls etcd_tls;                 // its credentials there (client_tls(), or a user's)
   std::string etcd_prefix = "/registry";  // distinct per API server sharing one etcd
   std::string name = "vtenant";           // cluster/context name in the kubeconfig
   int port = 0;                           // 0: pick a free loopback port

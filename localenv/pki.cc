@@ -88,9 +88,11 @@ Result<X509Ptr> NewCertificate(EVP_PKEY* key, const std::string& common_name,
     X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
                                reinterpret_cast<const unsigned char*>(org.c_str()), -1, -1, 0);
   }
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
-                             0);
+  if (!common_name.empty()) {
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                               0);
+  }
   return cert;
 }
 

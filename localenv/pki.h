@@ -21,7 +21,7 @@ struct CertificateAndKey {
 };
 
 struct CertificateRequest {
-  std::string common_name;                 // user name for client certificates
+  std::string common_name;                 // user name for client certificates; "": none
   std::vector<std::string> organizations;  // group names for client certificates
   std::vector<std::string> dns_names;      // subjectAltName DNS entries
   std::vector<std::string> ip_addresses;   // subjectAltName IP entries ("127.0.0.1")

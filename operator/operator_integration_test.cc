@@ -18,6 +18,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/manifest.h"
 #include "kube/rest_client.h"
+#include "localenv/api_server.h"
 #include "localenv/chart_accounts.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
@@ -123,7 +124,6 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     p.argv = {VTENANT_OPERATOR_BINARY,
               "--kubeconfig=" + OperatorKubeconfig(),
               "--state-dir=" + *state_dir_,
-              "--etcd-servers=" + cluster().etcd().client_url(),
               "--health-address=127.0.0.1:" + std::to_string(*port),
               "--leader-elect",
               std::string("--leader-election-namespace=") + kSystem,
@@ -636,6 +636,44 @@ TEST_F(OperatorIntegrationTest, RotatingATeamsCredentialRevokesOnlyItsOldKubecon
   EXPECT_TRUE(Eventually([&] { return works(new_nlp); }, seconds(60), seconds(1)));
   EXPECT_TRUE(works(vision));
   EXPECT_EQ(Phase("nlp"), "Ready");
+}
+
+// The process backend's etcd holds every tenant's data; each tenant's API
+// server is an etcd user of its own. An API server with nlp's etcd
+// credential pointed at vision's prefix, as an attacker who took nlp's
+// control plane would run it, is refused by etcd: it never becomes ready
+// and etcd answers "permission denied". nlp's own runs with the same
+// credential on its own prefix.
+TEST_F(OperatorIntegrationTest, ATenantsEtcdCredentialCannotReadAnotherTenantsData) {
+  if (operator_ == nullptr) StartOperator();
+  for (const char* t : {"nlp", "vision"}) {
+    ASSERT_TRUE(Eventually([&] { return Phase(t) == "Ready"; }, seconds(300), seconds(1)))
+        << Describe(t);
+  }
+  const std::string url = ReadFileOrEmpty(*state_dir_ + "/etcd/url");
+  ASSERT_EQ(url.rfind("https://127.0.0.1:", 0), 0u) << url;
+  const std::string pki = *state_dir_ + "/tenants/nlp/apiserver/pki/";
+  const localenv::EtcdClientTls nlp{pki + "etcd-ca.crt", pki + "etcd-client.crt",
+                                    pki + "etcd-client.key"};
+  // nlp's running kube-apiserver uses exactly that credential, on its prefix.
+  const std::string cmdline = ReadFileOrEmpty(
+      "/proc/" + ReadFileOrEmpty(*state_dir_ + "/tenants/nlp/kube-apiserver.pid") + "/cmdline");
+  EXPECT_NE(cmdline.find("--etcd-certfile=" + nlp.cert_file), std::string::npos) << cmdline;
+  EXPECT_NE(cmdline.find("--etcd-prefix=/vtenant/nlp/"), std::string::npos) << cmdline;
+
+  const std::string attacker = *state_dir_ + "/attacker";
+  Result<std::unique_ptr<localenv::ApiServer>> stolen =
+      localenv::ApiServer::Start({.dir = attacker,
+                                  .etcd_url = url,
+                                  .etcd_tls = nlp,
+                                  .etcd_prefix = "/vtenant/vision/",
+                                  .name = "attacker",
+                                  .extra_args = {"--etcd-compaction-interval=0"},
+                                  .ready_timeout = seconds(45)});
+  EXPECT_FALSE(stolen.ok()) << "an API server with nlp's etcd credential serves vision's data";
+  const std::string log = ReadFileOrEmpty(attacker + "/kube-apiserver.log");
+  EXPECT_NE(log.find("permission denied"), std::string::npos) << log.substr(0, 3000);
+  EXPECT_EQ(Phase("vision"), "Ready");
 }
 
 // A kube-apiserver that hangs (stopped, not dead: nothing restarts it)

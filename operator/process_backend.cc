@@ -16,6 +16,7 @@
 #include "kube/wall_time.h"
 #include "localenv/api_server.h"
 #include "localenv/controller_manager.h"
+#include "localenv/etcd_admin.h"
 #include "localenv/etcd_server.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
@@ -300,10 +301,33 @@ std::string ProcessBackend::Tool(const std::string& name) const {
   return found.ok() ? *found : name;
 }
 
+localenv::EtcdClientTls ProcessBackend::EtcdRoot() {
+  std::lock_guard lock(etcd_mu_);
+  return etcd_root_;
+}
+
+Result<localenv::EtcdClientTls> ProcessBackend::EnsureEtcdIdentity(const Tenant& t,
+                                                                   const fs::path& pki) {
+  // An etcd given with --etcd-servers is the caller's: no credentials of ours.
+  if (!options_.etcd_servers.empty()) return localenv::EtcdClientTls{};
+  VT_ASSIGN_OR_RETURN(std::string url, EnsureEtcd());
+  const std::string user = "vtenant-" + t.name;
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
+                      localenv::EtcdAdmin::Connect(url, EtcdRoot()));
+  VT_RETURN_IF_ERROR(admin->EnsurePrefixUser(user, t.EtcdPrefix()));
+  const localenv::EtcdClientTls mine{(pki / "etcd-ca.crt").string(),
+                                     (pki / "etcd-client.crt").string(),
+                                     (pki / "etcd-client.key").string()};
+  if (fs::exists(mine.cert_file) && fs::exists(mine.key_file)) return mine;
+  return localenv::EtcdServer::IssueClient((fs::path(options_.state_dir) / "etcd").string(), user,
+                                           pki.string());
+}
+
 Result<std::string> ProcessBackend::EnsureEtcd() {
   if (!options_.etcd_servers.empty()) return options_.etcd_servers;
   std::lock_guard lock(etcd_mu_);
   const fs::path dir = fs::path(options_.state_dir) / "etcd";
+  etcd_root_ = localenv::EtcdServer::RootTls(dir.string());
   if (ProcessRuns(etcd_pid_, "etcd", dir.string())) return etcd_url_;
   int pid = ReadInt(dir / "etcd.pid");
   std::string url = ReadFileOrEmpty(dir / "url");
@@ -314,10 +338,21 @@ Result<std::string> ProcessBackend::EnsureEtcd() {
     etcd_url_ = url;
     return url;
   }
-  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdServer> etcd,
-                      localenv::EtcdServer::Start({.dir = dir.string(), .die_with_parent = false}));
+  // TLS with client certificates only, compacted by etcd itself: the tenants'
+  // API servers may not touch the key they would coordinate compaction on.
+  VT_ASSIGN_OR_RETURN(
+      std::unique_ptr<localenv::EtcdServer> etcd,
+      localenv::EtcdServer::Start(
+          {.dir = dir.string(),
+           .die_with_parent = false,
+           .extra_args = {"--auto-compaction-mode=periodic", "--auto-compaction-retention=10m"}}));
   etcd_url_ = etcd->client_url();
   etcd_pid_ = etcd->Release();
+  // Authentication on before any tenant's API server starts: each reaches
+  // its own prefix and nothing else (EnsureEtcdIdentity).
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
+                      localenv::EtcdAdmin::Connect(etcd_url_, etcd->client_tls()));
+  VT_RETURN_IF_ERROR(admin->EnableAuth().WithContext("enabling etcd authentication"));
   VT_RETURN_IF_ERROR(WriteFileAtomically(dir / "url", etcd_url_));
   VT_RETURN_IF_ERROR(WriteFileAtomically(dir / "etcd.pid", std::to_string(etcd_pid_)));
   LOG(INFO) << "started etcd (pid " << etcd_pid_ << ") at " << etcd_url_;
@@ -408,16 +443,25 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
       if (!slot.held()) return report(false, "Stopping", "the tenant's supervisor is stopping");
       LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port
                 << " after waiting " << SecondsSince(queued) << " s for a start slot";
+      // Its own etcd user, which reaches /vtenant/<t>/ only.
+      Result<localenv::EtcdClientTls> etcd_tls = EnsureEtcdIdentity(t, pki);
+      if (!etcd_tls.ok()) {
+        return report(false, "EtcdUnavailable",
+                      "the API server's etcd credential: " + etcd_tls.status().message());
+      }
+      std::vector<std::string> apiserver_args = options_.apiserver_args;
+      if (!etcd_tls->cert_file.empty()) apiserver_args.push_back("--etcd-compaction-interval=0");
       const auto started = std::chrono::steady_clock::now();
       Result<std::unique_ptr<localenv::ApiServer>> server = localenv::ApiServer::Start({
           .dir = apiserver_dir.string(),
           .etcd_url = *etcd,
+          .etcd_tls = *etcd_tls,
           .etcd_prefix = t.EtcdPrefix(),
           .name = t.name,
           .port = t.port,
           .service_account_admission = true,
           .client_ca_file = (pki / "client-ca.crt").string(),
-          .extra_args = options_.apiserver_args,
+          .extra_args = apiserver_args,
           .env = options_.apiserver_env,
           .die_with_parent = false,
           // Stopping a server that is slow only because twenty others start
@@ -692,7 +736,14 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   }
   Result<std::string> etcd = EnsureEtcd();
   if (!etcd.ok()) return etcd.status().WithContext("removing tenant " + tenant + "'s etcd keys");
-  VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
+  if (options_.etcd_servers.empty()) {
+    VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
+                        localenv::EtcdAdmin::Connect(*etcd, EtcdRoot()));
+    VT_RETURN_IF_ERROR(admin->DeletePrefix("/vtenant/" + tenant + "/"));
+    VT_RETURN_IF_ERROR(admin->DeleteUser("vtenant-" + tenant));
+  } else {
+    VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
+  }
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) return Internal("removing " + dir.string() + ": " + ec.message());
