@@ -176,7 +176,6 @@ int main(int argc, char** argv) {
   p.argv = {operator_binary,
             "--kubeconfig=" + (*cluster)->api_server().kubeconfig_path(),
             "--state-dir=" + state,
-            "--etcd-servers=" + (*cluster)->etcd().client_url(),
             "--health-address=",
             "--workers=" + std::to_string(std::max(many, 2)),
             fs::exists(syncer) ? "--syncer-binary=" + syncer.string() : "--no-syncer"};

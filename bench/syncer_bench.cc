@@ -298,6 +298,7 @@ int Main(const Options& options) {
   Result<std::unique_ptr<localenv::VirtualCluster>> vc =
       localenv::VirtualCluster::Start({.dir = dir + "/vc-nlp",
                                        .etcd_url = (*host)->etcd().client_url(),
+                                       .etcd_tls = (*host)->etcd().client_tls(),
                                        .name = "nlp",
                                        .controller_manager = false});
   CHECK(vc.ok()) << vc.status().ToString();

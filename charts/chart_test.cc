@@ -115,8 +115,10 @@ TEST(ChartRenderTest, TwoSchedulersUnderKaisNameIsRefused) {
   EXPECT_TRUE(objects.contains("Deployment/vtenant-scheduler"));
 }
 
-TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlyTheSyncersNodeReaderCanBeBound) {
+TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlyVtenantsOwnRolesCanBeBound) {
   std::vector<YAML::Node> docs = Render({});
+  const std::set<std::string> bindable = {"vtenant:operator-tenant-namespace", "vtenant:syncer",
+                                          "vtenant:syncer-node-reader"};
   int roles = 0;
   for (const YAML::Node& d : docs) {
     const std::string kind = Str(d["kind"]);
@@ -133,12 +135,51 @@ TEST(ChartRenderTest, NoRoleGrantsWildcardsAndOnlyTheSyncersNodeReaderCanBeBound
         EXPECT_EQ(Str(verb), "bind") << Str(d["metadata"]["name"]);
         ASSERT_TRUE(rule["resourceNames"]) << "unrestricted bind in " << Str(d["metadata"]["name"]);
         for (const YAML::Node& name : rule["resourceNames"]) {
-          EXPECT_EQ(Str(name), "vtenant:syncer-node-reader");
+          EXPECT_TRUE(bindable.contains(Str(name))) << Str(name);
+        }
+      }
+      // Tokens of one ServiceAccount only, by name.
+      for (const YAML::Node& resource : rule["resources"]) {
+        if (Str(resource) == "serviceaccounts/token") {
+          EXPECT_TRUE(rule["resourceNames"])
+              << "tokens of any account in " << Str(d["metadata"]["name"]);
         }
       }
     }
   }
   EXPECT_GE(roles, 3);
+}
+
+// Nothing bound cluster-wide reads or writes Secrets, and no program may
+// create a webhook configuration: the chart makes the scheduler's.
+TEST(ChartRenderTest, ClusterWideRolesTouchNoSecretsAndCreateNoWebhooks) {
+  std::vector<YAML::Node> docs = Render({});
+  std::set<std::string> bound_cluster_wide;
+  for (const YAML::Node& d : docs) {
+    if (Str(d["kind"]) == "ClusterRoleBinding") {
+      bound_cluster_wide.insert(Str(d["roleRef"]["name"]));
+    }
+  }
+  EXPECT_TRUE(bound_cluster_wide.contains("vtenant-operator"));
+  for (const YAML::Node& d : docs) {
+    if (Str(d["kind"]) != "ClusterRole") continue;
+    const std::string name = Str(d["metadata"]["name"]);
+    for (const YAML::Node& rule : d["rules"]) {
+      for (const YAML::Node& resource : rule["resources"]) {
+        if (bound_cluster_wide.contains(name)) {
+          EXPECT_NE(Str(resource), "secrets") << name;
+        }
+        if (Str(resource) != "mutatingwebhookconfigurations") continue;
+        for (const YAML::Node& verb : rule["verbs"]) EXPECT_NE(Str(verb), "create") << name;
+        EXPECT_TRUE(rule["resourceNames"]) << name;
+      }
+    }
+  }
+  const YAML::Node* webhook = FindObject(docs, "MutatingWebhookConfiguration", "vtenant-scheduler");
+  ASSERT_NE(webhook, nullptr);
+  // The scheduler fills in its webhooks; an upgrade must not empty them.
+  EXPECT_FALSE((*webhook)["webhooks"]);
+  EXPECT_NE(FindObject(docs, "ValidatingAdmissionPolicy", "vtenant-operator-scope"), nullptr);
 }
 
 class ChartClusterTest : public localenv::ClusterTest {

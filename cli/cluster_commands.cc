@@ -1,4 +1,5 @@
-// `vtenant tenants`, `queues` and `kubeconfig`: reading the host cluster.
+// `vtenant tenants`, `queues` and `kubeconfig`: reading the host cluster;
+// `rotate-credentials`: asking the operator for a team's new credential.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -6,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/host_cluster.h"
 #include "cli/queues_view.h"
+#include "cli/rotate_credentials.h"
 #include "cli/tenant_kubeconfig.h"
 #include "cli/tenants_view.h"
 
@@ -112,6 +114,56 @@ Prints a kubeconfig to stdout:
   if (!config.ok()) return Fail(command, config.status());
   std::cout << *config;
   if (!config->ends_with("\n")) std::cout << "\n";
+  return 0;
+}
+
+int RunRotateCredentials(const GlobalOptions& global, const std::vector<std::string>& args) {
+  const std::string command = global.program + " rotate-credentials";
+  const std::string usage = "Usage: " + command + " TENANT [--no-wait]" + R"(
+
+Revokes the team's kubeconfig and has vtenant-operator issue a new one: the
+operator replaces the CA that signs the team's credential, writes the new
+kubeconfig to Secret vc-TENANT, and the virtual API server refuses the old
+one within a minute. Waits (up to two minutes) until the new kubeconfig is
+there, unless --no-wait. Get it with `)" +
+                            global.program + R"( kubeconfig TENANT`.
+
+Needs the right to patch the Tenant on the host (a platform admin's).
+)";
+  if (WantsHelp(args)) {
+    std::cout << usage;
+    return 0;
+  }
+  std::string tenant;
+  bool wait = true;
+  for (const std::string& a : args) {
+    if (a == "--no-wait") {
+      wait = false;
+    } else if (a.starts_with("-") || !tenant.empty()) {
+      std::cerr << command << ": unexpected argument \"" << a << "\"\n\n" << usage;
+      return 2;
+    } else {
+      tenant = a;
+    }
+  }
+  if (tenant.empty()) {
+    std::cerr << command << ": name the tenant\n\n" << usage;
+    return 2;
+  }
+  Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
+  if (!host.ok()) return Fail(command, host.status());
+  const std::string request = NewRotationRequest();
+  if (Status s = RequestRotation(**host, tenant, request); !s.ok()) return Fail(command, s);
+  if (!wait) {
+    std::cout << "rotation " << request << " of " << tenant << "'s credential asked for\n";
+    return 0;
+  }
+  if (Status s = WaitForRotation(**host, tenant, request, std::chrono::minutes(2)); !s.ok()) {
+    return Fail(command, s);
+  }
+  std::cout << tenant << "'s credential rotated (" << request
+            << "): the old kubeconfig stops working within a minute; `" << global.program
+            << " kubeconfig " << tenant << "` prints the new one\n";
   return 0;
 }
 

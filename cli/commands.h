@@ -19,5 +19,6 @@ int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args)
 int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunKubeconfig(const GlobalOptions& global, const std::vector<std::string>& args);
+int RunRotateCredentials(const GlobalOptions& global, const std::vector<std::string>& args);
 
 }  // namespace vtenant::cli

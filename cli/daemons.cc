@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/eventually.h"
+#include "base/secret_file.h"
 #include "localenv/process.h"
 
 namespace vtenant::cli {
@@ -57,7 +58,7 @@ Result<std::string> FindVtenantProgram(const std::string& override, const std::s
 }
 
 Result<pid_t> StartDaemon(const DaemonOptions& options) {
-  fs::create_directories(options.dir);
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(options.dir));
   const std::string log = options.dir + "/" + options.name + ".log";
   VT_ASSIGN_OR_RETURN(
       localenv::Process process,

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/secret_file.h"
+
 namespace vtenant::cli {
 
 Status EnvironmentState::Save(const std::string& dir) const {
@@ -17,11 +19,8 @@ Status EnvironmentState::Save(const std::string& dir) const {
         << YAML::Value << pid << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
-  std::filesystem::create_directories(dir);
-  std::ofstream file(dir + "/state.yaml", std::ios::trunc);
-  if (!file) return Internal("cannot write " + dir + "/state.yaml");
-  file << out.c_str() << "\n";
-  return Status::Ok();
+  // The state folder holds every credential of the environment: owner-only.
+  return WriteSecretFile(dir + "/state.yaml", std::string(out.c_str()) + "\n");
 }
 
 Result<EnvironmentState> EnvironmentState::Load(const std::string& dir) {

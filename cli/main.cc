@@ -26,6 +26,8 @@ Any cluster:
   tenants      the Tenants: phase, queue, endpoint; why one is not Ready
   queues       the KAI queue tree: quota, limit, weight, fair share, allocated
   kubeconfig   print a team's kubeconfig (TENANT) or the host's (--host)
+  rotate-credentials
+               revoke a team's kubeconfig and have a new one issued
 
 Global options:
   --state-dir DIR     where the local environment keeps its state and logs
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
   if (command == "tenants") return RunTenants(global, rest);
   if (command == "queues") return RunQueues(global, rest);
   if (command == "kubeconfig") return RunKubeconfig(global, rest);
+  if (command == "rotate-credentials") return RunRotateCredentials(global, rest);
   std::cerr << global.program << ": unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

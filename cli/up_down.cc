@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <set>
 
+#include "base/secret_file.h"
 #include "cli/commands.h"
 #include "cli/daemons.h"
 #include "cli/environment_state.h"
@@ -18,6 +20,7 @@
 #include "cli/node_table.h"
 #include "kube/kubeconfig.h"
 #include "kube/rest_client.h"
+#include "localenv/chart_accounts.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
@@ -42,6 +45,9 @@ from an earlier run is cleaned up first.
   --port N                  host API server port (default: a free one; a
                             busy N falls back to a free one and says so)
   --crds DIR                CRDs to install (default charts/vtenant/crds)
+  --chart DIR               the chart whose ServiceAccounts and RBAC the
+                            scheduler and operator run with, as on a real
+                            cluster (default charts/vtenant)
   --operator-binary FILE    default: <build>/operator/vtenant-operator
   --scheduler-binary FILE   default: <build>/scheduler/vtenant-scheduler
   --syncer-binary FILE      default: <build>/syncer/vtenant-syncer
@@ -119,8 +125,13 @@ struct UpOptions {
   std::string nodes_path = "examples/nodes/l40s.yaml";
   int port = 0;
   std::string crds_dir;
+  std::string chart_dir;
   std::string operator_binary, scheduler_binary, syncer_binary;
 };
+
+// The namespace of the chart's accounts, as `helm install --namespace` would
+// make it; the scheduler's reservation pods live there too.
+constexpr char kSystemNamespace[] = "vtenant-system";
 
 // Parses `up`'s options; returns an exit code when the command should end
 // now (help, or a usage error), -1 otherwise.
@@ -135,6 +146,8 @@ int ParseUpOptions(const std::vector<std::string>& args, UpOptions& options) {
       options.nodes_path = args[++i];
     } else if (a == "--crds" && has_value) {
       options.crds_dir = args[++i];
+    } else if (a == "--chart" && has_value) {
+      options.chart_dir = args[++i];
     } else if (a == "--operator-binary" && has_value) {
       options.operator_binary = args[++i];
     } else if (a == "--scheduler-binary" && has_value) {
@@ -155,6 +168,7 @@ int ParseUpOptions(const std::vector<std::string>& args, UpOptions& options) {
     }
   }
   if (options.crds_dir.empty()) options.crds_dir = FindSourceFolder("charts/vtenant/crds");
+  if (options.chart_dir.empty()) options.chart_dir = FindSourceFolder("charts/vtenant");
   return -1;
 }
 
@@ -225,6 +239,16 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   if (int code = ParseUpOptions(args, options); code >= 0) return code;
   const std::string dir = fs::absolute(global.state_dir).lexically_normal().string();
   if (int code = HandleExisting(dir); code >= 0) return code;
+  // The state folder holds every key, certificate, token and kubeconfig of
+  // the environment, and the data of every cluster in it: nothing in it is
+  // for anyone but its owner. The umask is inherited by every program
+  // started from here (the API servers' and controller managers' own
+  // certificates, etcd, the operator and its tenants' control planes).
+  ::umask(077);
+  if (Status s = EnsurePrivateDirectory(dir); !s.ok()) {
+    std::cerr << "vtenant up: " << s.ToString() << "\n";
+    return 1;
+  }
 
   Result<std::vector<localenv::SimulatedNode>> nodes =
       localenv::LoadNodeInventory(options.nodes_path);
@@ -271,25 +295,48 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   for (const std::string& file : *crds) std::cout << " " << fs::path(file).filename().string();
   std::cout << "\n";
 
+  // The scheduler and the operator act as the chart's ServiceAccounts, with
+  // exactly the rights it grants them on a real cluster.
+  if (Status s = localenv::InstallChartAccounts(
+          (*cluster)->client(), {.chart_dir = options.chart_dir, .ns = kSystemNamespace});
+      !s.ok()) {
+    return fail("installing the chart's ServiceAccounts and RBAC", s);
+  }
+  auto account_kubeconfig = [&](const std::string& account) -> Result<std::string> {
+    const std::string path = dir + "/accounts/" + account + ".kubeconfig";
+    VT_RETURN_IF_ERROR(localenv::WriteServiceAccountKubeconfig((*cluster)->api_server(),
+                                                               kSystemNamespace, account, path));
+    return path;
+  };
+  Result<std::string> scheduler_kubeconfig = account_kubeconfig("vtenant-scheduler");
+  Result<std::string> operator_kubeconfig = account_kubeconfig("vtenant-operator");
+  for (const Result<std::string>* k : {&scheduler_kubeconfig, &operator_kubeconfig}) {
+    if (!k->ok()) return fail("writing the programs' kubeconfigs", k->status());
+  }
+
   const std::string tools_bin =
       fs::path(localenv::FindTool("kube-apiserver").value_or("")).parent_path().string();
   // The scheduler serves its admission webhook (GPU-sharing pods need it)
-  // on loopback and registers it with the host API server.
+  // on loopback and fills in the chart's webhook configuration.
   Result<int> webhook_port = localenv::PickFreeLoopbackPort();
   if (!webhook_port.ok()) return fail("picking the webhook's port", webhook_port.status());
   if (Status s = StartProgram("vtenant-scheduler", options.scheduler_binary, "scheduler",
-                              {"--kubeconfig=" + state.kubeconfig,
-                               "--webhook-address=127.0.0.1:" + std::to_string(*webhook_port)},
+                              {"--kubeconfig=" + *scheduler_kubeconfig,
+                               "--webhook-address=127.0.0.1:" + std::to_string(*webhook_port),
+                               std::string("--reservation-namespace=") + kSystemNamespace,
+                               "--reservation-service-account=vtenant-gpu-reservation"},
                               dir, state);
       !s.ok()) {
     return fail("starting vtenant-scheduler", s);
   }
-  // Tenants' control planes keep their data in the host's etcd (under
-  // /vtenant/<t>) and their folders under <dir>/operator.
+  // Tenants' control planes keep their folders under <dir>/operator and
+  // their data in an etcd the operator starts there, where each is an etcd
+  // user confined to /vtenant/<t>/: never in the host's etcd, which holds
+  // the host's Secrets and only the host's API server may reach.
   std::vector<std::string> operator_args = {
-      "--kubeconfig=" + state.kubeconfig, "--backend-default=process",
-      "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin,
-      "--etcd-servers=" + (*cluster)->etcd().client_url()};
+      "--kubeconfig=" + *operator_kubeconfig,
+      std::string("--credentials-namespace=") + kSystemNamespace, "--backend-default=process",
+      "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin};
   Result<std::string> syncer =
       FindVtenantProgram(options.syncer_binary, "syncer", "vtenant-syncer");
   if (syncer.ok()) {

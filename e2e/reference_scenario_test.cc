@@ -3,7 +3,10 @@
 // acting through the real kubectl with its own kubeconfig. One environment
 // for the whole suite; each test removes the workloads it started.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -303,6 +306,44 @@ TEST_F(ReferenceScenarioTest, ReapplyingTheGitOpsFoldersChangesNothing) {
     Result<kube::Object> t = env().host().Get(res::kTenants, "", team);
     ASSERT_TRUE(t.ok());
     EXPECT_EQ(kube::GetString(*t, {"status", "phase"}), "Ready") << team;
+  }
+}
+
+// After `vtenant up` and three Tenants, nothing in the state folder (keys,
+// certificates, tokens, kubeconfigs, etcd's data, logs) can be read by a
+// group or by other users, and no folder can be entered by them.
+TEST_F(ReferenceScenarioTest, StateFolderHoldsNothingOthersCanRead) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> open_to_others;
+  int files = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(env().dir(), ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0) continue;  // gone since it was listed
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
+    files += S_ISREG(st.st_mode) ? 1 : 0;
+    if ((st.st_mode & 077) != 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
+      open_to_others.push_back(std::string(mode) + " " + it->path().string());
+    }
+  }
+  ASSERT_FALSE(ec) << ec.message();
+  struct stat root {};
+  ASSERT_EQ(::stat(env().dir().c_str(), &root), 0);
+  EXPECT_EQ(root.st_mode & 077, 0u) << "the state folder itself";
+  // The walk saw the tenants' PKI and kubeconfigs, not an empty folder.
+  EXPECT_GT(files, 50);
+  for (const std::string& team : kTeams) {
+    EXPECT_TRUE(
+        fs::exists(env().dir() + "/operator/tenants/" + team + "/apiserver/admin.kubeconfig"))
+        << team;
+  }
+  EXPECT_TRUE(open_to_others.empty())
+      << open_to_others.size() << " readable by others, e.g. " << open_to_others[0];
+  for (size_t i = 0; i < open_to_others.size() && i < 20; ++i) {
+    ADD_FAILURE() << "readable by others: " << open_to_others[i];
   }
 }
 

@@ -138,6 +138,7 @@ TEST_F(InformerIntegrationTest, ConvergesAfterTheApiServerIsKilledAndRestarted) 
   Result<std::unique_ptr<ApiServer>> other =
       ApiServer::Start({.dir = cluster().dir() + "/other",
                         .etcd_url = cluster().etcd().client_url(),
+                        .etcd_tls = cluster().etcd().client_tls(),
                         .etcd_prefix = "/host"});
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   std::unique_ptr<Client> writer = NewClient((*other)->admin_config());

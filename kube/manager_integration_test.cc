@@ -115,6 +115,7 @@ TEST_F(ManagerIntegrationTest, CachesConvergeAcrossAnApiServerRestartAndReadyzFo
   Result<std::unique_ptr<localenv::ApiServer>> other =
       localenv::ApiServer::Start({.dir = cluster().dir() + "/other",
                                   .etcd_url = cluster().etcd().client_url(),
+                                  .etcd_tls = cluster().etcd().client_tls(),
                                   .etcd_prefix = "/host"});
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   Result<std::unique_ptr<RestClient>> writer = RestClient::Create((*other)->admin_config());

@@ -422,7 +422,8 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
   // old versions from its own memory, so ask a second API server on the same
   // etcd without one.
   Result<std::unique_ptr<HttpTransport>> etcd =
-      NewHttpTransport({.server = cluster().etcd().client_url()});
+      NewHttpTransport(localenv::EtcdClientConfig(cluster().etcd().client_url(),
+                                                  cluster().etcd().client_tls()));
   ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
   Result<HttpResponse> compacted =
       (*etcd)->Send("POST", "/v3/kv/compaction",
@@ -433,6 +434,7 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
   Result<std::unique_ptr<localenv::ApiServer>> uncached =
       localenv::ApiServer::Start({.dir = cluster().dir() + "/uncached",
                                   .etcd_url = cluster().etcd().client_url(),
+                                  .etcd_tls = cluster().etcd().client_tls(),
                                   .etcd_prefix = "/host",
                                   .extra_args = {"--watch-cache=false"}});
   ASSERT_TRUE(uncached.ok()) << uncached.status().ToString();

@@ -1,10 +1,9 @@
 #include "localenv/api_server.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "base/file.h"
+#include "base/secret_file.h"
 #include "kube/kubeconfig.h"
 #include "localenv/pki.h"
 #include "localenv/tools.h"
@@ -15,22 +14,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Status WriteFile(const fs::path& path, const std::string& contents, fs::perms perms) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Internal("cannot write " + path.string());
-  out << contents;
-  out.close();
-  fs::permissions(path, perms);
-  return Status::Ok();
-}
-
-constexpr auto kPublic =
-    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
-constexpr auto kPrivate = fs::perms::owner_read | fs::perms::owner_write;
-
+// Certificates are owner-only too: only the processes of the user who
+// started the control plane read them (base/secret_file.h).
 Status WritePair(const fs::path& dir, const std::string& name, const CertificateAndKey& pair) {
-  VT_RETURN_IF_ERROR(WriteFile(dir / (name + ".crt"), pair.certificate_pem, kPublic));
-  return WriteFile(dir / (name + ".key"), pair.private_key_pem, kPrivate);
+  VT_RETURN_IF_ERROR(WriteSecretFile(dir / (name + ".crt"), pair.certificate_pem));
+  return WriteSecretFile(dir / (name + ".key"), pair.private_key_pem);
 }
 
 CertificateAndKey ReadPair(const fs::path& dir, const std::string& name) {
@@ -40,7 +28,7 @@ CertificateAndKey ReadPair(const fs::path& dir, const std::string& name) {
 // Creates the PKI once; a restart reuses it so existing kubeconfigs stay valid.
 Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
   if (fs::exists(pki / "admin.crt")) return Status::Ok();
-  fs::create_directories(pki);
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(pki));
   VT_ASSIGN_OR_RETURN(CertificateAndKey ca, CreateCertificateAuthority(options.name + "-ca"));
   VT_RETURN_IF_ERROR(WritePair(pki, "ca", ca));
   CertificateRequest serving{
@@ -61,8 +49,8 @@ Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
     VT_RETURN_IF_ERROR(WritePair(pki, user, cert));
   }
   VT_ASSIGN_OR_RETURN(KeyPair sa, CreateSigningKeyPair());
-  VT_RETURN_IF_ERROR(WriteFile(pki / "sa.key", sa.private_key_pem, kPrivate));
-  return WriteFile(pki / "sa.pub", sa.public_key_pem, kPublic);
+  VT_RETURN_IF_ERROR(WriteSecretFile(pki / "sa.key", sa.private_key_pem));
+  return WriteSecretFile(pki / "sa.pub", sa.public_key_pem);
 }
 
 }  // namespace
@@ -74,7 +62,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   std::unique_ptr<ApiServer> server(new ApiServer());
   server->options_ = options;
   server->log_path_ = options.dir + "/kube-apiserver.log";
-  fs::create_directories(options.dir);
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(options.dir));
   const fs::path pki = server->pki_dir();
   VT_RETURN_IF_ERROR(EnsurePki(pki, options).WithContext("creating certificates"));
 
@@ -95,12 +83,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
       return config;
     };
     server->admin_ = config_for("admin");
-    VT_RETURN_IF_ERROR(WriteFile(server->kubeconfig_path(),
-                                 kube::RenderKubeconfig(server->admin_, options.name), kPrivate));
+    VT_RETURN_IF_ERROR(WriteSecretFile(server->kubeconfig_path(),
+                                       kube::RenderKubeconfig(server->admin_, options.name)));
     for (const auto& [user, group] : options.extra_users) {
-      VT_RETURN_IF_ERROR(WriteFile(options.dir + "/" + user + ".kubeconfig",
-                                   kube::RenderKubeconfig(config_for(user), options.name),
-                                   kPrivate));
+      VT_RETURN_IF_ERROR(WriteSecretFile(options.dir + "/" + user + ".kubeconfig",
+                                         kube::RenderKubeconfig(config_for(user), options.name)));
     }
     last_error = server->Launch();
     if (last_error.ok() || options.port != 0) break;
@@ -118,11 +105,13 @@ Status ApiServer::Launch() {
   VT_ASSIGN_OR_RETURN(std::string binary, FindTool("kube-apiserver"));
   const std::string pki = pki_dir();
   ProcessOptions process;
+  const std::string client_ca =
+      options_.client_ca_file.empty() ? pki + "/ca.crt" : options_.client_ca_file;
   process.argv = {
       binary, "--etcd-servers=" + options_.etcd_url, "--etcd-prefix=" + options_.etcd_prefix,
       "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
       "--secure-port=" + std::to_string(options_.port), "--tls-cert-file=" + pki + "/apiserver.crt",
-      "--tls-private-key-file=" + pki + "/apiserver.key", "--client-ca-file=" + pki + "/ca.crt",
+      "--tls-private-key-file=" + pki + "/apiserver.key", "--client-ca-file=" + client_ca,
       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
       "--service-account-key-file=" + pki + "/sa.pub",
       "--service-account-signing-key-file=" + pki + "/sa.key",
@@ -131,6 +120,11 @@ Status ApiServer::Launch() {
       // The kubernetes Service endpoint may not be a loopback address.
       "--endpoint-reconciler-type=none", "--cert-dir=" + options_.dir + "/generated-certs",
       "--profiling=false", "--v=1"};
+  if (!options_.etcd_tls.cert_file.empty()) {
+    process.argv.insert(process.argv.end(), {"--etcd-cafile=" + options_.etcd_tls.ca_file,
+                                             "--etcd-certfile=" + options_.etcd_tls.cert_file,
+                                             "--etcd-keyfile=" + options_.etcd_tls.key_file});
+  }
   if (!options_.service_account_admission) {
     process.argv.push_back("--disable-admission-plugins=ServiceAccount");
   }

@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "kube/rest_config.h"
+#include "localenv/etcd_server.h"
 #include "localenv/process.h"
 
 namespace vtenant::localenv {
@@ -21,6 +22,7 @@ namespace vtenant::localenv {
 struct ApiServerOptions {
   std::string dir;                        // pki, kubeconfig and log live here
   std::string etcd_url;                   // from EtcdServer::client_url()
+  EtcdClientTls etcd_tls;                 // its credentials there (client_tls(), or a user's)
   std::string etcd_prefix = "/registry";  // distinct per API server sharing one etcd
   std::string name = "vtenant";           // cluster/context name in the kubeconfig
   int port = 0;                           // 0: pick a free loopback port
@@ -31,6 +33,10 @@ struct ApiServerOptions {
   // ServiceAccount admission plugin would only make pod creation race the
   // controller that creates `default` accounts. Off unless asked for.
   bool service_account_admission = false;
+  // The CAs trusted for client certificates; empty: <dir>/pki/ca.crt. The
+  // API server reloads the file when it changes, so replacing a CA in it
+  // revokes what that CA signed without a restart.
+  std::string client_ca_file;
   std::vector<std::string> extra_args;
   std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
   bool die_with_parent = true;

@@ -66,8 +66,10 @@ class ControlPlaneTest : public testing::Test {
 TEST_F(ControlPlaneTest, KubectlRoundTripsObjectsAndNothingOutlivesStop) {
   Result<std::unique_ptr<EtcdServer>> etcd = EtcdServer::Start({.dir = dir_ + "/etcd"});
   ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
-  Result<std::unique_ptr<ApiServer>> host = ApiServer::Start(
-      {.dir = dir_ + "/host", .etcd_url = (*etcd)->client_url(), .etcd_prefix = "/host"});
+  Result<std::unique_ptr<ApiServer>> host = ApiServer::Start({.dir = dir_ + "/host",
+                                                              .etcd_url = (*etcd)->client_url(),
+                                                              .etcd_tls = (*etcd)->client_tls(),
+                                                              .etcd_prefix = "/host"});
   ASSERT_TRUE(host.ok()) << host.status().ToString();
   const ApiServer& api = **host;
   EXPECT_EQ(api.admin_config().server.rfind("https://127.0.0.1:", 0), 0u);
@@ -88,8 +90,10 @@ TEST_F(ControlPlaneTest, KubectlRoundTripsObjectsAndNothingOutlivesStop) {
             "3");
 
   // A second API server on the same etcd under another prefix sees none of it.
-  Result<std::unique_ptr<ApiServer>> tenant = ApiServer::Start(
-      {.dir = dir_ + "/tenant", .etcd_url = (*etcd)->client_url(), .etcd_prefix = "/tenant-a"});
+  Result<std::unique_ptr<ApiServer>> tenant = ApiServer::Start({.dir = dir_ + "/tenant",
+                                                                .etcd_url = (*etcd)->client_url(),
+                                                                .etcd_tls = (*etcd)->client_tls(),
+                                                                .etcd_prefix = "/tenant-a"});
   ASSERT_TRUE(tenant.ok()) << tenant.status().ToString();
   EXPECT_NE((*tenant)->port(), api.port());
   EXPECT_NE(Kubectl(**tenant, {"get", "namespace", "demo"}, {}, 1).find("NotFound"),
@@ -107,8 +111,9 @@ TEST_F(ControlPlaneTest, KubectlRoundTripsObjectsAndNothingOutlivesStop) {
 TEST_F(ControlPlaneTest, RestartKeepsPortCertificatesAndData) {
   Result<std::unique_ptr<EtcdServer>> etcd = EtcdServer::Start({.dir = dir_ + "/etcd"});
   ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
-  Result<std::unique_ptr<ApiServer>> host =
-      ApiServer::Start({.dir = dir_ + "/host", .etcd_url = (*etcd)->client_url()});
+  Result<std::unique_ptr<ApiServer>> host = ApiServer::Start({.dir = dir_ + "/host",
+                                                              .etcd_url = (*etcd)->client_url(),
+                                                              .etcd_tls = (*etcd)->client_tls()});
   ASSERT_TRUE(host.ok()) << host.status().ToString();
   Kubectl(**host, {"create", "namespace", "survives"});
   const int port = (*host)->port();

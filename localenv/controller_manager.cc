@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "base/secret_file.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
 
@@ -21,7 +22,8 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(
     return InvalidArgument("kube-controller-manager needs a kubeconfig and a PKI folder");
   }
   VT_ASSIGN_OR_RETURN(std::string binary, FindTool("kube-controller-manager"));
-  std::filesystem::create_directories(options.dir);
+  // Its serving certificate and key are generated in here.
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(options.dir));
   std::unique_ptr<ControllerManager> manager(new ControllerManager());
   manager->log_path_ = options.dir + "/kube-controller-manager.log";
   Status last_error;

@@ -2,20 +2,43 @@
 //
 // Several API servers may share one EtcdServer, each under its own
 // --etcd-prefix; that is how the local environment hosts many virtual
-// control planes cheaply.
+// control planes cheaply. It serves TLS and takes only clients with a
+// certificate of its own CA (peers likewise), so the data of every cluster
+// in it is out of reach of whoever merely reaches the loopback port. The
+// CA, the server's certificates, the administrator's client certificate
+// and root's password are made on first start under <dir>/pki (owner-only)
+// and reused after.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "kube/rest_config.h"
 #include "localenv/process.h"
 
 namespace vtenant::localenv {
 
+// A client's TLS material for an etcd, as files (owner-only).
+struct EtcdClientTls {
+  std::string ca_file;    // the etcd's CA, which the client verifies the server with
+  std::string cert_file;  // the client's certificate; once authentication is on, its
+                          // common name is its etcd user on the gRPC port
+  std::string key_file;
+  // Root only: its password, for etcd's JSON gateway, which ignores the
+  // names in certificates.
+  std::string password_file;
+};
+
+// A client configuration for the etcd at `url` with `tls` (read from its
+// files; empty fields where a file is missing).
+kube::RestConfig EtcdClientConfig(const std::string& url, const EtcdClientTls& tls);
+
 struct EtcdOptions {
-  std::string dir;  // data and log live here; created if missing
+  std::string dir;  // data, PKI and log live here; created if missing
   bool die_with_parent = true;
+  std::vector<std::string> extra_args;
 };
 
 class EtcdServer {
@@ -24,8 +47,12 @@ class EtcdServer {
   static Result<std::unique_ptr<EtcdServer>> Start(const EtcdOptions& options);
   ~EtcdServer() { Stop(); }
 
-  // "http://127.0.0.1:<port>": plain HTTP is safe because it is loopback only.
+  // "https://127.0.0.1:<port>".
   const std::string& client_url() const { return client_url_; }
+  // The administrator's credentials: everything, until authentication is
+  // enabled, and then, as root with its password, still everything
+  // (EtcdAdmin).
+  const EtcdClientTls& client_tls() const { return root_; }
   const std::string& log_path() const { return log_path_; }
   pid_t pid() const { return process_.pid(); }
 
@@ -35,11 +62,22 @@ class EtcdServer {
   // Forgets the process without stopping it (daemonised environments).
   pid_t Release() { return process_.Release(); }
 
+  // The administrator's credentials of the etcd whose folder is `dir` (one
+  // that runs already, for a program that adopts it).
+  static EtcdClientTls RootTls(const std::string& dir);
+
+  // Issues a client certificate for etcd user `user` from the CA of the etcd
+  // in `dir`, written as <out_dir>/etcd-client.crt and .key beside a copy
+  // of the CA (etcd-ca.crt).
+  static Result<EtcdClientTls> IssueClient(const std::string& dir, const std::string& user,
+                                           const std::string& out_dir);
+
  private:
   EtcdServer() = default;
   Process process_;
   std::string client_url_;
   std::string log_path_;
+  EtcdClientTls root_;
 };
 
 }  // namespace vtenant::localenv

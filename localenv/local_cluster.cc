@@ -12,6 +12,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOpti
                                          .die_with_parent = options.die_with_parent}));
   ApiServerOptions api{.dir = options.dir + "/host",
                        .etcd_url = cluster->etcd_->client_url(),
+                       .etcd_tls = cluster->etcd_->client_tls(),
                        .etcd_prefix = "/host",
                        .name = "vtenant-host",
                        .port = options.api_server_port,

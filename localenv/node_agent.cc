@@ -4,6 +4,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/secret_file.h"
 #include "localenv/gpu_nodes.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/tools.h"
@@ -13,7 +14,7 @@ namespace vtenant::localenv {
 Result<std::unique_ptr<NodeAgent>> NodeAgent::Start(const ApiServer& api_server,
                                                     const NodeAgentOptions& options) {
   VT_ASSIGN_OR_RETURN(std::string binary, FindTool("kwok"));
-  std::filesystem::create_directories(options.dir);
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(options.dir));
   const std::string config_path = options.dir + "/kwok.yaml";
   std::ofstream(config_path) << kKwokStages;
   std::unique_ptr<NodeAgent> agent(new NodeAgent());

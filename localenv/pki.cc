@@ -66,9 +66,10 @@ Status AddExtension(X509* cert, X509* issuer, int nid, const std::string& value)
   return Status::Ok();
 }
 
-// A new certificate for `key` with a random serial and the given subject.
+// A new certificate for `key` with a random serial and the given subject,
+// valid for `valid_seconds`.
 Result<X509Ptr> NewCertificate(EVP_PKEY* key, const std::string& common_name,
-                               const std::vector<std::string>& organizations, int valid_days) {
+                               const std::vector<std::string>& organizations, long valid_seconds) {
   X509Ptr cert(X509_new());
   if (!cert) return OpenSslError("allocating certificate");
   X509_set_version(cert.get(), 2);
@@ -80,16 +81,18 @@ Result<X509Ptr> NewCertificate(EVP_PKEY* key, const std::string& common_name,
   BN_free(bn);
   // Backdate a little: clocks of the processes that check it may differ.
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(valid_days) * 24 * 3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), valid_seconds);
   X509_set_pubkey(cert.get(), key);
   X509_NAME* name = X509_get_subject_name(cert.get());
   for (const auto& org : organizations) {
     X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
                                reinterpret_cast<const unsigned char*>(org.c_str()), -1, -1, 0);
   }
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
-                             0);
+  if (!common_name.empty()) {
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                               0);
+  }
   return cert;
 }
 
@@ -98,7 +101,8 @@ Result<X509Ptr> NewCertificate(EVP_PKEY* key, const std::string& common_name,
 Result<CertificateAndKey> CreateCertificateAuthority(const std::string& common_name,
                                                      int valid_days) {
   VT_ASSIGN_OR_RETURN(PkeyPtr key, GenerateKey());
-  VT_ASSIGN_OR_RETURN(X509Ptr cert, NewCertificate(key.get(), common_name, {}, valid_days));
+  VT_ASSIGN_OR_RETURN(X509Ptr cert, NewCertificate(key.get(), common_name, {},
+                                                   static_cast<long>(valid_days) * 24 * 3600));
   X509_set_issuer_name(cert.get(), X509_get_subject_name(cert.get()));
   VT_RETURN_IF_ERROR(
       AddExtension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE"));
@@ -124,8 +128,11 @@ Result<CertificateAndKey> IssueCertificate(const CertificateAndKey& ca,
   if (!ca_key) return OpenSslError("parsing CA key");
 
   VT_ASSIGN_OR_RETURN(PkeyPtr key, GenerateKey());
+  const long valid_seconds = request.valid_for.count() > 0
+                                 ? static_cast<long>(request.valid_for.count())
+                                 : static_cast<long>(request.valid_days) * 24 * 3600;
   VT_ASSIGN_OR_RETURN(X509Ptr cert, NewCertificate(key.get(), request.common_name,
-                                                   request.organizations, request.valid_days));
+                                                   request.organizations, valid_seconds));
   X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert.get()));
   VT_RETURN_IF_ERROR(
       AddExtension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE"));

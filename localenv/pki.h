@@ -6,6 +6,7 @@
 // generate and accepted everywhere Kubernetes takes a key.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -20,13 +21,16 @@ struct CertificateAndKey {
 };
 
 struct CertificateRequest {
-  std::string common_name;                 // user name for client certificates
+  std::string common_name;                 // user name for client certificates; "": none
   std::vector<std::string> organizations;  // group names for client certificates
   std::vector<std::string> dns_names;      // subjectAltName DNS entries
   std::vector<std::string> ip_addresses;   // subjectAltName IP entries ("127.0.0.1")
   bool server = false;                     // serverAuth extended key usage
   bool client = false;                     // clientAuth extended key usage
   int valid_days = 365;
+  // When set, the validity instead of valid_days: credentials that must
+  // expire within hours.
+  std::chrono::seconds valid_for{0};
 };
 
 // Creates a self-signed CA certificate valid for `valid_days`.

@@ -11,6 +11,7 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
   cluster->name_ = options.name;
   ApiServerOptions api{.dir = options.dir + "/apiserver",
                        .etcd_url = options.etcd_url,
+                       .etcd_tls = options.etcd_tls,
                        .etcd_prefix = "/virtual/" + options.name,
                        .name = "vc-" + options.name,
                        .port = options.port,

@@ -9,7 +9,8 @@
 // their pods evicted.
 //
 //   VT_ASSIGN_OR_RETURN(auto vc, VirtualCluster::Start({.dir = d + "/vc-nlp",
-//       .etcd_url = host.etcd().client_url(), .name = "nlp"}));
+//       .etcd_url = host.etcd().client_url(), .etcd_tls = host.etcd().client_tls(),
+//       .name = "nlp"}));
 //   vc->client().Create(...);   // as the tenant's cluster-admin
 #pragma once
 
@@ -26,9 +27,10 @@
 namespace vtenant::localenv {
 
 struct VirtualClusterOptions {
-  std::string dir;       // pki, kubeconfigs and logs live here
-  std::string etcd_url;  // a running etcd, shared with the host or other tenants
-  std::string name;      // the tenant: etcd prefix /virtual/<name>, kubeconfig name vc-<name>
+  std::string dir;         // pki, kubeconfigs and logs live here
+  std::string etcd_url;    // a running etcd, shared with the host or other tenants
+  EtcdClientTls etcd_tls;  // the credentials to it (EtcdServer::client_tls())
+  std::string name;        // the tenant: etcd prefix /virtual/<name>, kubeconfig name vc-<name>
   bool controller_manager = true;
   int port = 0;                                                  // 0: a free loopback port
   std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions

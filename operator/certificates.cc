@@ -43,17 +43,27 @@ std::string Get(const std::map<std::string, std::string>& m, const std::string& 
   return it == m.end() ? std::string() : it->second;
 }
 
-// Why `leaf` must be reissued, or "" when it is fine.
+std::string FormatTime(std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Why `leaf` must be reissued, or "" when it is fine. A leaf is renewed once
+// less than `renew_before` of its life is left.
 std::string LeafProblem(const std::string& what, const localenv::CertificateAndKey& leaf,
                         const std::string& ca_pem, const std::vector<std::string>& dns,
-                        const std::vector<std::string>& ips, const CertificatePolicy& policy,
+                        const std::vector<std::string>& ips, std::chrono::seconds renew_before,
                         std::chrono::system_clock::time_point now) {
   if (leaf.certificate_pem.empty() || leaf.private_key_pem.empty()) return what + " missing";
   Result<std::chrono::system_clock::time_point> not_after =
       CertificateNotAfter(leaf.certificate_pem);
   if (!not_after.ok()) return what + " unreadable";
-  if (*not_after - now < policy.renew_before) {
-    return what + " expires " + FormatDate(*not_after);
+  if (*not_after - now < renew_before) {
+    return what + " expires " + FormatTime(*not_after);
   }
   Result<bool> signed_by = CertificateSignedBy(leaf.certificate_pem, ca_pem);
   if (!signed_by.ok() || !*signed_by) return what + " not signed by the tenant's CA";
@@ -118,7 +128,17 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
   certs.ca = {Get(existing, "ca.crt"), Get(existing, "ca.key")};
   certs.apiserver = {Get(existing, "apiserver.crt"), Get(existing, "apiserver.key")};
   certs.admin = {Get(existing, "admin.crt"), Get(existing, "admin.key")};
+  certs.operator_client = {Get(existing, "operator.crt"), Get(existing, "operator.key")};
+  certs.tenant_admin_ca = {Get(existing, "tenant-admin-ca.crt"),
+                           Get(existing, "tenant-admin-ca.key")};
+  certs.tenant_admin = {Get(existing, "tenant-admin.crt"), Get(existing, "tenant-admin.key")};
   certs.service_account = {Get(existing, "sa.key"), Get(existing, "sa.pub")};
+  certs.rotation = Get(existing, "rotation");
+  const auto renew_before = std::chrono::duration_cast<std::chrono::seconds>(policy.renew_before);
+  auto note = [&](const std::string& why) {
+    changes->leaves_reissued = true;
+    if (changes->reason.empty()) changes->reason = why;
+  };
 
   std::string ca_problem;
   if (certs.ca.certificate_pem.empty() || certs.ca.private_key_pem.empty()) {
@@ -141,7 +161,7 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
       changes->ca_created
           ? "new CA"
           : LeafProblem("serving certificate", certs.apiserver, certs.ca.certificate_pem,
-                        policy.dns_names, policy.ip_addresses, policy, now);
+                        policy.dns_names, policy.ip_addresses, renew_before, now);
   if (!serving_problem.empty()) {
     VT_ASSIGN_OR_RETURN(certs.apiserver, localenv::IssueCertificate(
                                              certs.ca, {.common_name = "kube-apiserver",
@@ -152,18 +172,69 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
     changes->leaves_reissued = true;
     if (changes->reason.empty()) changes->reason = serving_problem;
   }
-  std::string admin_problem = changes->ca_created
-                                  ? "new CA"
-                                  : LeafProblem("admin certificate", certs.admin,
-                                                certs.ca.certificate_pem, {}, {}, policy, now);
+  std::string admin_problem =
+      changes->ca_created ? "new CA"
+                          : LeafProblem("admin certificate", certs.admin, certs.ca.certificate_pem,
+                                        {}, {}, renew_before, now);
   if (!admin_problem.empty()) {
     VT_ASSIGN_OR_RETURN(
         certs.admin, localenv::IssueCertificate(certs.ca, {.common_name = "vtenant-admin",
                                                            .organizations = {"system:masters"},
                                                            .client = true,
                                                            .valid_days = policy.leaf_valid_days}));
-    changes->leaves_reissued = true;
-    if (changes->reason.empty()) changes->reason = admin_problem;
+    note(admin_problem);
+  }
+  std::string operator_problem =
+      changes->ca_created
+          ? "new CA"
+          : LeafProblem("operator certificate", certs.operator_client, certs.ca.certificate_pem, {},
+                        {}, policy.operator_valid_for / 2, now);
+  if (!operator_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(
+        certs.operator_client,
+        localenv::IssueCertificate(certs.ca, {.common_name = "vtenant-operator",
+                                              .organizations = {"system:masters"},
+                                              .client = true,
+                                              .valid_for = policy.operator_valid_for}));
+    note(operator_problem);
+  }
+
+  // The team's CA: made once, replaced when a rotation is asked for (which
+  // revokes every credential it signed) or when it expires.
+  std::string team_ca_problem;
+  if (certs.tenant_admin_ca.certificate_pem.empty() ||
+      certs.tenant_admin_ca.private_key_pem.empty()) {
+    team_ca_problem = "team CA missing";
+  } else if (!policy.rotation.empty() && policy.rotation != certs.rotation) {
+    team_ca_problem = "rotation " + policy.rotation + " asked for";
+  } else if (Result<std::chrono::system_clock::time_point> t =
+                 CertificateNotAfter(certs.tenant_admin_ca.certificate_pem);
+             !t.ok() || *t - now < policy.renew_before) {
+    team_ca_problem = "team CA expires";
+  }
+  if (!team_ca_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.tenant_admin_ca,
+                        localenv::CreateCertificateAuthority(
+                            "vtenant-" + policy.tenant + "-team-ca", policy.ca_valid_days));
+    const bool rotated = !certs.tenant_admin.certificate_pem.empty();
+    if (!policy.rotation.empty()) certs.rotation = policy.rotation;
+    changes->tenant_admin_rotated = rotated;
+    if (!rotated) changes->leaves_reissued = true;
+    if (changes->reason.empty()) changes->reason = team_ca_problem;
+  }
+  std::string team_problem = !team_ca_problem.empty()
+                                 ? "new team CA"
+                                 : LeafProblem("team credential", certs.tenant_admin,
+                                               certs.tenant_admin_ca.certificate_pem, {}, {},
+                                               policy.tenant_admin_valid_for / 2, now);
+  if (!team_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.tenant_admin,
+                        localenv::IssueCertificate(certs.tenant_admin_ca,
+                                                   {.common_name = kTenantAdminUser,
+                                                    .organizations = {kTenantAdminGroup},
+                                                    .client = true,
+                                                    .valid_for = policy.tenant_admin_valid_for}));
+    note(team_problem);
   }
   if (certs.service_account.private_key_pem.empty() ||
       certs.service_account.public_key_pem.empty()) {
@@ -175,14 +246,27 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
 }
 
 std::map<std::string, std::string> CertificateSecretData(const TenantCertificates& certs) {
-  return {{"ca.crt", certs.ca.certificate_pem},
-          {"ca.key", certs.ca.private_key_pem},
-          {"apiserver.crt", certs.apiserver.certificate_pem},
-          {"apiserver.key", certs.apiserver.private_key_pem},
-          {"admin.crt", certs.admin.certificate_pem},
-          {"admin.key", certs.admin.private_key_pem},
-          {"sa.key", certs.service_account.private_key_pem},
-          {"sa.pub", certs.service_account.public_key_pem}};
+  std::map<std::string, std::string> data = {
+      {"ca.crt", certs.ca.certificate_pem},
+      {"ca.key", certs.ca.private_key_pem},
+      {"apiserver.crt", certs.apiserver.certificate_pem},
+      {"apiserver.key", certs.apiserver.private_key_pem},
+      {"admin.crt", certs.admin.certificate_pem},
+      {"admin.key", certs.admin.private_key_pem},
+      {"operator.crt", certs.operator_client.certificate_pem},
+      {"operator.key", certs.operator_client.private_key_pem},
+      {"tenant-admin-ca.crt", certs.tenant_admin_ca.certificate_pem},
+      {"tenant-admin-ca.key", certs.tenant_admin_ca.private_key_pem},
+      {"tenant-admin.crt", certs.tenant_admin.certificate_pem},
+      {"tenant-admin.key", certs.tenant_admin.private_key_pem},
+      {"sa.key", certs.service_account.private_key_pem},
+      {"sa.pub", certs.service_account.public_key_pem}};
+  if (!certs.rotation.empty()) data["rotation"] = certs.rotation;
+  return data;
+}
+
+std::string ClientCaBundle(const TenantCertificates& certs) {
+  return certs.ca.certificate_pem + certs.tenant_admin_ca.certificate_pem;
 }
 
 }  // namespace vtenant::op

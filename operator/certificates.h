@@ -2,9 +2,19 @@
 // renewed before it expires.
 //
 // A CA per tenant signs the API server's serving certificate (SANs for every
-// name the API server is reached by), the admin client certificate
-// (system:masters; what the kubeconfig Secret carries) and is trusted by the
-// API server for client certificates. A separate key pair signs
+// name the API server is reached by) and the control plane's own client
+// certificates: `admin` (system:masters), which only the control plane's
+// components use (the controller manager, the process backend's probe), and
+// `operator` (system:masters, valid for hours, renewed at half its life),
+// the operator's own. The team's credential, the client certificate the
+// kubeconfig Secret carries, is signed by a second CA of its own,
+// `tenant_admin_ca`; its user is in group vtenant:tenant-admins, which is
+// cluster-admin in the virtual cluster by a binding (not system:masters,
+// which nothing can revoke), it is valid for hours and renewed at half its
+// life, and replacing that CA (a rotation) revokes every credential it
+// signed: the API server trusts both CAs for client certificates (the
+// bundle ClientCaBundle), reloads the bundle when its file changes, and
+// from then on refuses the old ones. A separate key pair signs
 // service-account tokens. Certificates are made by localenv/pki.h; this
 // file decides when to make them.
 #pragma once
@@ -21,10 +31,24 @@ namespace vtenant::op {
 
 struct TenantCertificates {
   localenv::CertificateAndKey ca;
-  localenv::CertificateAndKey apiserver;  // serving certificate
-  localenv::CertificateAndKey admin;      // client, O=system:masters
-  localenv::KeyPair service_account;      // token signing
+  localenv::CertificateAndKey apiserver;        // serving certificate
+  localenv::CertificateAndKey admin;            // client, O=system:masters; the control plane's
+  localenv::CertificateAndKey operator_client;  // client, O=system:masters; the operator's
+  localenv::CertificateAndKey tenant_admin_ca;  // signs tenant_admin; replaced to revoke it
+  localenv::CertificateAndKey tenant_admin;     // client, O=vtenant:tenant-admins; the team's
+  localenv::KeyPair service_account;            // token signing
+  // The last rotation of the team's credential carried out: the value of
+  // the Tenant's kRotateCredentialsAnnotation it answered ("" for none).
+  std::string rotation;
 };
+
+// The team's credential: its user and group in the virtual cluster, where
+// the operator binds the group to cluster-admin.
+inline constexpr char kTenantAdminUser[] = "vtenant:tenant-admin";
+inline constexpr char kTenantAdminGroup[] = "vtenant:tenant-admins";
+// Set on a Tenant (any new value) to revoke its team's credential and issue
+// a new one (`vtenant rotate-credentials`).
+inline constexpr char kRotateCredentialsAnnotation[] = "vtenant.io/rotate-credentials";
 
 struct CertificatePolicy {
   std::string tenant;
@@ -34,6 +58,14 @@ struct CertificatePolicy {
   int leaf_valid_days = 365;
   // A certificate that expires within this long is replaced.
   std::chrono::hours renew_before = std::chrono::hours(24 * 30);
+  // The credentials that leave the control plane, the team's and the
+  // operator's, are valid this long and replaced once half of it is gone.
+  std::chrono::seconds tenant_admin_valid_for = std::chrono::hours(24);
+  std::chrono::seconds operator_valid_for = std::chrono::hours(24);
+  // The rotation asked for (the Tenant's kRotateCredentialsAnnotation; ""
+  // for none); when set and not the one carried out, the team's CA is
+  // replaced.
+  std::string rotation;
 };
 
 // The SANs a tenant's API server needs: loopback, the in-cluster names of
@@ -45,18 +77,25 @@ CertificatePolicy DefaultCertificatePolicy(const std::string& tenant,
 // What changed when certificates were ensured, for Events.
 struct CertificateChanges {
   bool ca_created = false;       // new CA: every leaf was reissued
-  bool leaves_reissued = false;  // serving and/or admin certificate renewed
+  bool leaves_reissued = false;  // a leaf (serving, admin, operator, team) renewed
   bool service_account_created = false;
-  std::string reason;  // why, e.g. "serving certificate expires 2027-01-01"
-  bool any() const { return ca_created || leaves_reissued || service_account_created; }
+  bool tenant_admin_rotated = false;  // new team CA: the old team credential is revoked
+  std::string reason;                 // why, e.g. "serving certificate expires 2027-01-01"
+  bool any() const {
+    return ca_created || leaves_reissued || service_account_created || tenant_admin_rotated;
+  }
 };
 
 // Reads certificates from Secret data (keys ca.crt, ca.key, apiserver.crt,
-// apiserver.key, admin.crt, admin.key, sa.key, sa.pub; decoded bytes) and
-// returns a complete, valid set: missing pieces created, certificates that
-// expire within policy.renew_before of `now`, lack a SAN, or were not signed
-// by the CA reissued. The service-account key is kept whenever present, so
-// tokens already issued stay valid.
+// apiserver.key, admin.crt, admin.key, operator.crt, operator.key,
+// tenant-admin-ca.crt, tenant-admin-ca.key, tenant-admin.crt,
+// tenant-admin.key, sa.key, sa.pub, rotation; decoded bytes) and returns a
+// complete, valid set: missing pieces created, certificates that expire
+// within policy.renew_before of `now` (the team's and the operator's: with
+// less than half their life left), lack a SAN, or were not signed by their
+// CA reissued, and the team's CA replaced when policy.rotation asks for a
+// rotation not carried out yet. The service-account key is kept whenever
+// present, so tokens already issued stay valid.
 Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::string>& existing,
                                               const CertificatePolicy& policy,
                                               std::chrono::system_clock::time_point now,
@@ -64,6 +103,10 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
 
 // The Secret data keys of `certs` (plain bytes; base64 is the caller's).
 std::map<std::string, std::string> CertificateSecretData(const TenantCertificates& certs);
+
+// The CAs the virtual API server trusts for client certificates: the
+// tenant's CA and the team's (PEM, one after the other).
+std::string ClientCaBundle(const TenantCertificates& certs);
 
 // notAfter of a PEM certificate.
 Result<std::chrono::system_clock::time_point> CertificateNotAfter(const std::string& pem);

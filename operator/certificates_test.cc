@@ -24,7 +24,76 @@ TEST(CertificatesTest, CreatesACompleteSetFromNothing) {
       {"localhost", "kubernetes.default.svc", "vc-nlp.vtenant-nlp.svc"}, {"127.0.0.1"}));
   EXPECT_FALSE(*CertificateCoversNames(certs->apiserver.certificate_pem, {"vc-other"}, {}));
   EXPECT_FALSE(certs->service_account.private_key_pem.empty());
-  EXPECT_EQ(CertificateSecretData(*certs).size(), 8u);
+  EXPECT_EQ(CertificateSecretData(*certs).size(), 14u);
+  // The team's credential has a CA of its own and is not system:masters.
+  EXPECT_TRUE(*CertificateSignedBy(certs->tenant_admin.certificate_pem,
+                                   certs->tenant_admin_ca.certificate_pem));
+  EXPECT_FALSE(
+      *CertificateSignedBy(certs->tenant_admin.certificate_pem, certs->ca.certificate_pem));
+  EXPECT_TRUE(
+      *CertificateSignedBy(certs->operator_client.certificate_pem, certs->ca.certificate_pem));
+  EXPECT_EQ(ClientCaBundle(*certs),
+            certs->ca.certificate_pem + certs->tenant_admin_ca.certificate_pem);
+}
+
+// The credentials that leave the control plane live a day by default and
+// are renewed once half of it is gone; the others are left alone.
+TEST(CertificatesTest, TeamAndOperatorCredentialsAreShortLivedAndRenewedAtHalfLife) {
+  CertificateChanges changes;
+  auto now = system_clock::now();
+  TenantCertificates first = *EnsureCertificates({}, Policy(), now, &changes);
+  auto life = *CertificateNotAfter(first.tenant_admin.certificate_pem) - now;
+  EXPECT_LE(life, hours(24));
+  EXPECT_GT(life, hours(23));
+  EXPECT_LE(*CertificateNotAfter(first.operator_client.certificate_pem) - now, hours(24));
+
+  TenantCertificates early =
+      *EnsureCertificates(CertificateSecretData(first), Policy(), now + hours(11), &changes);
+  EXPECT_FALSE(changes.any()) << changes.reason;
+  TenantCertificates later =
+      *EnsureCertificates(CertificateSecretData(first), Policy(), now + hours(13), &changes);
+  EXPECT_TRUE(changes.leaves_reissued);
+  EXPECT_FALSE(changes.tenant_admin_rotated);
+  EXPECT_NE(later.tenant_admin.certificate_pem, first.tenant_admin.certificate_pem);
+  EXPECT_NE(later.operator_client.certificate_pem, first.operator_client.certificate_pem);
+  EXPECT_EQ(later.tenant_admin_ca.certificate_pem, first.tenant_admin_ca.certificate_pem);
+  EXPECT_EQ(later.admin.certificate_pem, first.admin.certificate_pem);
+  EXPECT_EQ(later.apiserver.certificate_pem, first.apiserver.certificate_pem);
+  (void)early;
+
+  CertificatePolicy hourly = Policy();
+  hourly.tenant_admin_valid_for = hours(1);
+  TenantCertificates short_lived = *EnsureCertificates({}, hourly, now, &changes);
+  EXPECT_LE(*CertificateNotAfter(short_lived.tenant_admin.certificate_pem) - now, hours(1));
+}
+
+// A rotation replaces the team's CA once, so every credential it signed is
+// refused; the rotation carried out is kept with the certificates.
+TEST(CertificatesTest, RotationReplacesTheTeamsCaOnce) {
+  CertificateChanges changes;
+  auto now = system_clock::now();
+  TenantCertificates first = *EnsureCertificates({}, Policy(), now, &changes);
+  CertificatePolicy rotate = Policy();
+  rotate.rotation = "2026-12-02T10:00:00Z";
+  TenantCertificates rotated =
+      *EnsureCertificates(CertificateSecretData(first), rotate, now, &changes);
+  EXPECT_TRUE(changes.tenant_admin_rotated);
+  EXPECT_NE(changes.reason.find("rotation"), std::string::npos) << changes.reason;
+  EXPECT_EQ(rotated.rotation, rotate.rotation);
+  EXPECT_EQ(CertificateSecretData(rotated).at("rotation"), rotate.rotation);
+  EXPECT_NE(rotated.tenant_admin_ca.certificate_pem, first.tenant_admin_ca.certificate_pem);
+  EXPECT_FALSE(*CertificateSignedBy(first.tenant_admin.certificate_pem,
+                                    rotated.tenant_admin_ca.certificate_pem));
+  EXPECT_EQ(rotated.ca.certificate_pem, first.ca.certificate_pem);
+  EXPECT_EQ(rotated.operator_client.certificate_pem, first.operator_client.certificate_pem);
+
+  TenantCertificates again =
+      *EnsureCertificates(CertificateSecretData(rotated), rotate, now, &changes);
+  EXPECT_FALSE(changes.any()) << changes.reason;
+  EXPECT_EQ(again.tenant_admin_ca.certificate_pem, rotated.tenant_admin_ca.certificate_pem);
+  // No rotation asked for (the annotation removed): nothing happens either.
+  EXPECT_FALSE(
+      (EnsureCertificates(CertificateSecretData(rotated), Policy(), now, &changes), changes.any()));
 }
 
 TEST(CertificatesTest, ValidSetIsKeptAsIs) {
@@ -32,7 +101,7 @@ TEST(CertificatesTest, ValidSetIsKeptAsIs) {
   auto now = system_clock::now();
   TenantCertificates first = *EnsureCertificates({}, Policy(), now, &changes);
   Result<TenantCertificates> again =
-      EnsureCertificates(CertificateSecretData(first), Policy(), now + hours(24), &changes);
+      EnsureCertificates(CertificateSecretData(first), Policy(), now + hours(1), &changes);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(changes.any()) << changes.reason;
   EXPECT_EQ(again->apiserver.certificate_pem, first.apiserver.certificate_pem);

@@ -21,6 +21,11 @@ struct ControlPlaneRequest {
   TenantSpec spec;
   std::string host_namespace;
   TenantCertificates certificates;
+  // The syncer's credential in the virtual cluster: a short-lived token of
+  // ServiceAccount kube-system/vtenant-syncer there, which the operator
+  // renews at half its life. Empty until the virtual API server first
+  // answered; the syncer waits for it.
+  std::string syncer_virtual_token;
 };
 
 // One part of the control plane: ready or, if not, why.

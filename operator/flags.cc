@@ -38,10 +38,43 @@ Usage: vtenant-operator [flags]
                               <leader-election-namespace>/<leader-election-id>
   --leader-election-namespace NS   (default vtenant-system)
   --leader-election-id NAME        (default vtenant-operator)
+  --credentials-namespace NS  where each tenant's CA and certificates are kept
+                              (Secret vc-<tenant>-certs): the operator's own
+                              namespace, never the tenant's (default
+                              $POD_NAMESPACE, else vtenant-system)
+  --tenant-credential-lifetime DURATION
+                              how long a team's kubeconfig (a client certificate
+                              `vtenant rotate-credentials` can revoke) is valid;
+                              renewed in its Secret at half its life: 90m, 24h,
+                              7d (default 24h)
   --workers N                 Tenants reconciled at once (default 8)
   -h, --help                  this text
 )";
 }
+
+namespace {
+
+// "90m", "24h", "7d", "3600s": at least a minute, at most a year.
+Result<std::chrono::seconds> ParseLifetime(const std::string& v) {
+  static const std::map<char, int64_t> units = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  const std::string problem = "needs a duration such as 90m, 24h or 7d, not \"" + v + "\"";
+  if (v.size() < 2 || !units.contains(v.back())) return InvalidArgument(problem);
+  int64_t n = 0;
+  try {
+    size_t used = 0;
+    n = std::stoll(v.substr(0, v.size() - 1), &used);
+    if (used != v.size() - 1) return InvalidArgument(problem);
+  } catch (...) {
+    return InvalidArgument(problem);
+  }
+  const std::chrono::seconds d(n * units.at(v.back()));
+  if (d < std::chrono::minutes(1) || d > std::chrono::hours(24 * 366)) {
+    return InvalidArgument("between a minute and a year, not " + v);
+  }
+  return d;
+}
+
+}  // namespace
 
 Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
   OperatorFlags f;
@@ -69,6 +102,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       {"health-address", str(&f.health_address)},
       {"leader-election-namespace", str(&f.leader_election_namespace)},
       {"leader-election-id", str(&f.leader_election_id)},
+      {"credentials-namespace", str(&f.credentials_namespace)},
       {"workers",
        [&](const std::string& v) {
          try {
@@ -78,6 +112,13 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          } catch (...) {
            return InvalidArgument("--workers needs a positive integer, not \"" + v + "\"");
          }
+         return Status::Ok();
+       }},
+      {"tenant-credential-lifetime",
+       [&](const std::string& v) {
+         Result<std::chrono::seconds> d = ParseLifetime(v);
+         if (!d.ok()) return d.status();
+         f.tenant_credential_lifetime = *d;
          return Status::Ok();
        }},
       {"starting-apiservers",

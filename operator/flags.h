@@ -1,6 +1,7 @@
 // The command line of vtenant-operator.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct OperatorFlags {
   bool leader_elect = false;
   std::string leader_election_namespace = "vtenant-system";
   std::string leader_election_id = "vtenant-operator";
+  // Where the tenants' certificate Secrets (their CA keys) live: the
+  // operator's own namespace. "" = $POD_NAMESPACE, else vtenant-system.
+  std::string credentials_namespace;
+  // How long a team's credential (its kubeconfig) is valid; renewed at half
+  // its life, revoked by a rotation.
+  std::chrono::seconds tenant_credential_lifetime = std::chrono::hours(24);
   int workers = 8;
   // Process backend: kube-apiservers starting at once; 0 = no limit.
   int starting_apiservers = 5;

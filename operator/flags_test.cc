@@ -14,7 +14,8 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
       {"--kubeconfig=/k", "--backend-default", "statefulset", "--state-dir=/s", "--tools-bin=/t",
        "--syncer-binary=/b/vtenant-syncer", "--health-address=0.0.0.0:9000", "--leader-elect",
        "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false",
-       "--starting-apiservers=4"});
+       "--starting-apiservers=4", "--credentials-namespace=ops",
+       "--tenant-credential-lifetime=8h"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->kubeconfig, "/k");
   EXPECT_EQ(f->backend_default, Backend::kStatefulSet);
@@ -29,6 +30,11 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(f->starting_apiservers, 4);
   EXPECT_EQ(d->starting_apiservers, 5);
   EXPECT_EQ(ParseOperatorFlags({"--starting-apiservers=0"})->starting_apiservers, 0);
+  EXPECT_EQ(f->credentials_namespace, "ops");
+  EXPECT_EQ(f->tenant_credential_lifetime, std::chrono::hours(8));
+  EXPECT_EQ(d->tenant_credential_lifetime, std::chrono::hours(24));
+  EXPECT_EQ(ParseOperatorFlags({"--tenant-credential-lifetime=7d"})->tenant_credential_lifetime,
+            std::chrono::hours(24 * 7));
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -40,6 +46,10 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
   EXPECT_FALSE(ParseOperatorFlags({"--starting-apiservers=-1"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--kubeconfig"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--leader-elect=maybe"}).ok());
+  for (const char* bad : {"24", "h", "1.5h", "10s", "400d", "-1h"}) {
+    EXPECT_FALSE(ParseOperatorFlags({std::string("--tenant-credential-lifetime=") + bad}).ok())
+        << bad;
+  }
 }
 
 TEST(FlagsTest, UsageDocumentsEveryFlag) {
@@ -48,7 +58,7 @@ TEST(FlagsTest, UsageDocumentsEveryFlag) {
        {"--kubeconfig", "--backend-default", "--state-dir", "--tools-bin", "--syncer-binary",
         "--no-syncer", "--etcd-servers", "--syncer-image", "--health-address", "--leader-elect",
         "--leader-election-namespace", "--leader-election-id", "--workers", "--starting-apiservers",
-        "--help"}) {
+        "--credentials-namespace", "--tenant-credential-lifetime", "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -3,10 +3,10 @@
 #include <time.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "base/file.h"
+#include "base/secret_file.h"
 #include "kube/object.h"
 #include "operator/base64.h"
 
@@ -15,22 +15,6 @@ namespace fs = std::filesystem;
 using std::chrono::system_clock;
 
 namespace {
-
-// Owner-only, atomic: a reader sees the old file or the new one, never half.
-Status WritePrivate(const fs::path& path, const std::string& contents) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Internal("cannot write " + tmp.string());
-    out << contents;
-    if (!out.flush()) return Internal("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write, ec);
-  if (!ec) fs::rename(tmp, path, ec);
-  if (ec) return Internal("cannot replace " + path.string() + ": " + ec.message());
-  return Status::Ok();
-}
 
 Result<system_clock::time_point> ParseTimestamp(std::string_view text) {
   std::tm tm{};
@@ -92,9 +76,7 @@ Result<HostCredentials> EnsureHostCredentials(TokenIssuer& issuer,
                                               const HostCredentialsRequest& request,
                                               system_clock::time_point now) {
   const fs::path dir = request.dir;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
+  VT_RETURN_IF_ERROR(EnsurePrivateDirectory(dir));
   const fs::path token_file = dir / "host-token";
   const fs::path times_file = dir / "host-token.times";  // "<issued> <expires>", epoch seconds
   HostCredentials out;
@@ -111,9 +93,9 @@ Result<HostCredentials> EnsureHostCredentials(TokenIssuer& issuer,
     Result<ServiceAccountToken> token =
         issuer.Issue(request.ns, request.service_account, request.lifetime);
     if (token.ok()) {
-      VT_RETURN_IF_ERROR(WritePrivate(token_file, token->token));
-      VT_RETURN_IF_ERROR(WritePrivate(times_file, std::to_string(Seconds(now)) + " " +
-                                                      std::to_string(Seconds(token->expires))));
+      VT_RETURN_IF_ERROR(WriteSecretFile(token_file, token->token));
+      VT_RETURN_IF_ERROR(WriteSecretFile(times_file, std::to_string(Seconds(now)) + " " +
+                                                         std::to_string(Seconds(token->expires))));
       out.expires = token->expires;
       out.refreshed = true;
     } else if (have_token && Seconds(now) < expires) {
@@ -125,7 +107,7 @@ Result<HostCredentials> EnsureHostCredentials(TokenIssuer& issuer,
   const std::string kubeconfig = RenderTokenFileKubeconfig(
       request.server, request.ca_pem, token_file.string(), "host-" + request.service_account);
   if (ReadFileOrEmpty(out.kubeconfig_path) != kubeconfig) {
-    VT_RETURN_IF_ERROR(WritePrivate(out.kubeconfig_path, kubeconfig));
+    VT_RETURN_IF_ERROR(WriteSecretFile(out.kubeconfig_path, kubeconfig));
   }
   return out;
 }

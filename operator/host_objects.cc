@@ -3,6 +3,7 @@
 #include <cassert>
 #include <sstream>
 
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "operator/base64.h"
 
@@ -52,14 +53,6 @@ std::string Share(const ResourceShare& s) {
          R"(,"overQuotaWeight":)" + Number(s.over_quota_weight) + "}";
 }
 
-std::string SecretData(const std::map<std::string, std::string>& data) {
-  std::string out = "{";
-  for (const auto& [key, value] : data) {
-    out += (out.size() > 1 ? "," : "") + Q(key) + ":" + Q(EncodeBase64(value));
-  }
-  return out + "}";
-}
-
 }  // namespace
 
 std::string SyncerNodeReaderBinding(std::string_view tenant) {
@@ -76,10 +69,20 @@ kube::Object RenderNamespace(const TenantSpec& spec) {
                Q(BackendName(spec.control_plane.backend)) + "}}}");
 }
 
-kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs) {
-  return Parse(R"({"apiVersion":"v1","kind":"Secret",)" +
-               Meta(spec, CertificateSecretName(spec.name), true) + R"(,"type":"Opaque","data":)" +
-               SecretData(CertificateSecretData(certs)) + "}");
+kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs,
+                                     const std::string& ns) {
+  kube::JsonObject data;
+  for (const auto& [key, value] : CertificateSecretData(certs)) data.Set(key, EncodeBase64(value));
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", kube::JsonObject{{"name", CertificateSecretName(spec.name)},
+                                    {"namespace", ns},
+                                    {"labels", kube::JsonObject{{kTenantLabel, spec.name},
+                                                                {"app.kubernetes.io/managed-by",
+                                                                 "vtenant-operator"}}}}},
+      {"type", "Opaque"},
+      {"data", std::move(data)}});
 }
 
 kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertificates& certs,
@@ -87,11 +90,23 @@ kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertific
   kube::RestConfig config;
   config.server = endpoint;
   config.ca_pem = certs.ca.certificate_pem;
-  config.client_certificate_pem = certs.admin.certificate_pem;
-  config.client_key_pem = certs.admin.private_key_pem;
-  return Parse(R"({"apiVersion":"v1","kind":"Secret",)" +
-               Meta(spec, KubeconfigSecretName(spec.name), true) + R"(,"type":"Opaque","data":)" +
-               SecretData({{kKubeconfigKey, kube::RenderKubeconfig(config, spec.name)}}) + "}");
+  config.client_certificate_pem = certs.tenant_admin.certificate_pem;
+  config.client_key_pem = certs.tenant_admin.private_key_pem;
+  kube::JsonObject meta{
+      {"name", KubeconfigSecretName(spec.name)},
+      {"namespace", HostNamespace(spec.name)},
+      {"labels", kube::JsonObject{{kTenantLabel, spec.name},
+                                  {"app.kubernetes.io/managed-by", "vtenant-operator"}}}};
+  if (!certs.rotation.empty()) {
+    meta.Set("annotations", kube::JsonObject{{kCredentialsRotationAnnotation, certs.rotation}});
+  }
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", std::move(meta)},
+      {"type", "Opaque"},
+      {"data", kube::JsonObject{
+                   {kKubeconfigKey, EncodeBase64(kube::RenderKubeconfig(config, spec.name))}}}});
 }
 
 kube::Object RenderSyncerServiceAccount(const TenantSpec& spec) {
@@ -99,50 +114,57 @@ kube::Object RenderSyncerServiceAccount(const TenantSpec& spec) {
                Meta(spec, kSyncerServiceAccount, true) + "}");
 }
 
-kube::Object RenderSyncerRole(const TenantSpec& spec) {
-  // Exactly what vtenant-syncer calls on the host (syncer/): informers
-  // (list, watch) and copies (get, create, update, delete) of pods and what
-  // pods reference, Endpoints of Services without a selector
-  // (--sync-endpoints), the PodGroups of gangs, and its Lease when it runs with
-  // --leader-elect. EndpointSlices the tenant writes by hand (--sync-endpoints)
-  // are only watched and written from the informer cache, never read one by
-  // one, so they get no "get". It writes no pod status, binds nothing and
-  // records its Events in the virtual cluster, so none of that is granted here.
-  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)" +
-               Meta(spec, kSyncerServiceAccount, true) + R"(,"rules":[
-    {"apiGroups":[""],"resources":["pods","configmaps","secrets","services",
-      "endpoints","persistentvolumeclaims"],"verbs":["get","list","watch","create","update","delete"]},
-    {"apiGroups":["discovery.k8s.io"],"resources":["endpointslices"],
-     "verbs":["list","watch","create","update","delete"]},
-    {"apiGroups":["scheduling.run.ai"],"resources":["podgroups"],
-     "verbs":["get","list","watch","create","update","delete"]},
-    {"apiGroups":["coordination.k8s.io"],"resources":["leases"],
-     "verbs":["get","create","update"]}]})");
+namespace {
+
+kube::JsonObject RbacMeta(const TenantSpec& spec, std::string_view name, bool namespaced) {
+  kube::JsonObject meta{{"name", name}};
+  if (namespaced) meta.Set("namespace", HostNamespace(spec.name));
+  meta.Set("labels", kube::JsonObject{{kTenantLabel, spec.name},
+                                      {"app.kubernetes.io/managed-by", "vtenant-operator"}});
+  return meta;
+}
+
+kube::JsonObject ClusterRoleRef(std::string_view name) {
+  return {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", name}};
+}
+
+kube::JsonObject SyncerSubject(const TenantSpec& spec) {
+  return {{"kind", "ServiceAccount"},
+          {"name", kSyncerServiceAccount},
+          {"namespace", HostNamespace(spec.name)}};
+}
+
+}  // namespace
+
+kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject& self) {
+  kube::JsonObject subject{{"kind", self.kind}, {"name", self.name}};
+  if (self.kind == "ServiceAccount") {
+    subject.Set("namespace", self.ns);
+  } else {
+    subject.Set("apiGroup", "rbac.authorization.k8s.io");
+  }
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                                          {"kind", "RoleBinding"},
+                                          {"metadata", RbacMeta(spec, kOperatorRoleBinding, true)},
+                                          {"roleRef", ClusterRoleRef(kOperatorTenantRole)},
+                                          {"subjects", kube::JsonArray{std::move(subject)}}});
 }
 
 kube::Object RenderSyncerRoleBinding(const TenantSpec& spec) {
-  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)" +
-               Meta(spec, kSyncerServiceAccount, true) +
-               R"(,"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":)" +
-               Q(kSyncerServiceAccount) + R"(},"subjects":[{"kind":"ServiceAccount","name":)" +
-               Q(kSyncerServiceAccount) + R"(,"namespace":)" + Q(HostNamespace(spec.name)) + "}]}");
-}
-
-kube::Object RenderSyncerNodeReaderRole() {
-  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
-    "metadata":{"name":)" +
-               Q(kSyncerNodeReaderRole) +
-               R"(,"labels":{"app.kubernetes.io/managed-by":"vtenant-operator"}},
-    "rules":[{"apiGroups":[""],"resources":["nodes"],"verbs":["get","list","watch"]}]})");
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                                          {"kind", "RoleBinding"},
+                                          {"metadata", RbacMeta(spec, kSyncerRoleBinding, true)},
+                                          {"roleRef", ClusterRoleRef(kSyncerRole)},
+                                          {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
 }
 
 kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec) {
-  return Parse(
-      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)" +
-      Meta(spec, SyncerNodeReaderBinding(spec.name), false) +
-      R"(,"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":)" +
-      Q(kSyncerNodeReaderRole) + R"(},"subjects":[{"kind":"ServiceAccount","name":)" +
-      Q(kSyncerServiceAccount) + R"(,"namespace":)" + Q(HostNamespace(spec.name)) + "}]}");
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                       {"kind", "ClusterRoleBinding"},
+                       {"metadata", RbacMeta(spec, SyncerNodeReaderBinding(spec.name), false)},
+                       {"roleRef", ClusterRoleRef(kSyncerNodeReaderRole)},
+                       {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
 }
 
 kube::Object RenderKubeconfigReaderRole(const TenantSpec& spec) {
@@ -186,6 +208,45 @@ kube::Object RenderQueue(const TenantSpec& spec) {
   json += R"("priority":)" + std::to_string(q.priority) + R"(,"resources":{"gpu":)" + Share(q.gpu) +
           R"(,"cpu":)" + Share(q.cpu) + R"(,"memory":)" + Share(q.memory) + "}}}";
   return Parse(json);
+}
+
+kube::Object RenderTenantAdminsBinding() {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "ClusterRoleBinding"},
+      {"metadata", kube::JsonObject{{"name", kTenantAdminGroup},
+                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
+                                                                 "vtenant-operator"}}}}},
+      {"roleRef", ClusterRoleRef("cluster-admin")},
+      {"subjects", kube::JsonArray{kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
+                                                    {"kind", "Group"},
+                                                    {"name", kTenantAdminGroup}}}}});
+}
+
+kube::Object RenderVirtualSyncerServiceAccount() {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "ServiceAccount"},
+      {"metadata", kube::JsonObject{{"name", kSyncerServiceAccount},
+                                    {"namespace", kVirtualSyncerNamespace},
+                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
+                                                                 "vtenant-operator"}}}}}});
+}
+
+kube::Object RenderVirtualSyncerBinding() {
+  // The syncer reads and writes most kinds of the team's cluster (pods and
+  // what they reference, nodes, events, tokens): cluster-admin, but as a
+  // ServiceAccount whose tokens expire and which the operator can remove.
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "ClusterRoleBinding"},
+      {"metadata", kube::JsonObject{{"name", kSyncerRole},
+                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
+                                                                 "vtenant-operator"}}}}},
+      {"roleRef", ClusterRoleRef("cluster-admin")},
+      {"subjects", kube::JsonArray{kube::JsonObject{{"kind", "ServiceAccount"},
+                                                    {"name", kSyncerServiceAccount},
+                                                    {"namespace", kVirtualSyncerNamespace}}}}});
 }
 
 }  // namespace vtenant::op

@@ -8,6 +8,7 @@
 #include "kube/object.h"
 #include "kube/resource.h"
 #include "operator/certificates.h"
+#include "operator/operator_identity.h"
 #include "operator/tenant.h"
 
 namespace vtenant::op {
@@ -19,8 +20,19 @@ extern const kube::ResourceType kStatefulSets;
 
 inline constexpr char kSyncerServiceAccount[] = "vtenant-syncer";
 inline constexpr char kNetworkPolicyName[] = "vtenant-isolation";
-// Shared by every tenant's syncer: reading nodes is cluster-scoped.
+// ClusterRoles the chart installs (charts/vtenant/templates/operator-rbac.yaml)
+// and the operator binds, never holds: the syncer's rights in its tenant's
+// namespace, its cluster-scoped read of nodes, and the operator's own rights
+// in a tenant's namespace.
+inline constexpr char kSyncerRole[] = "vtenant:syncer";
 inline constexpr char kSyncerNodeReaderRole[] = "vtenant:syncer-node-reader";
+inline constexpr char kOperatorTenantRole[] = "vtenant:operator-tenant-namespace";
+// The RoleBindings of those roles in vtenant-<t>.
+inline constexpr char kSyncerRoleBinding[] = "vtenant:syncer";
+inline constexpr char kOperatorRoleBinding[] = "vtenant:operator";
+// The Role and RoleBinding older operators gave the syncer, removed when the
+// binding above replaces them (a RoleBinding's roleRef cannot change).
+inline constexpr char kLegacySyncerRole[] = "vtenant-syncer";
 std::string SyncerNodeReaderBinding(std::string_view tenant);  // vtenant:syncer:<t>
 std::string KubeconfigReaderRole(std::string_view tenant);     // vc-<t>-kubeconfig-reader
 
@@ -28,21 +40,29 @@ std::string KubeconfigReaderRole(std::string_view tenant);     // vc-<t>-kubecon
 // backend its control plane was built with (what CheckImmutable compares).
 kube::Object RenderNamespace(const TenantSpec& spec);
 
-// Secret vc-<t>-certs with the PKI (see certificates.h).
-kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs);
+// Secret vc-<t>-certs with the PKI (see certificates.h), in `ns`: the
+// operator's own namespace, never the tenant's, whose Secrets the syncer
+// reads (it holds the tenant's CA keys).
+kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs,
+                                     const std::string& ns);
 
-// Secret vc-<t>, key `config`: a kubeconfig for `endpoint` as the virtual
-// cluster's admin.
+// Secret vc-<t>, key `config`: a kubeconfig for `endpoint` with the team's
+// credential (certs.tenant_admin), annotated with the last rotation carried
+// out (kCredentialsRotationAnnotation), which `vtenant rotate-credentials`
+// waits for.
 kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertificates& certs,
                                     const std::string& endpoint);
+inline constexpr char kCredentialsRotationAnnotation[] = "vtenant.io/credentials-rotation";
 
-// The syncer's ServiceAccount, its Role over the host namespace only
-// (pods and what pods reference, PodGroups, events) and the binding.
+// The operator's own RoleBinding in vtenant-<t> to kOperatorTenantRole:
+// how it may write there at all (`self` is who it is on the host).
+kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject& self);
+
+// The syncer's ServiceAccount and its binding to kSyncerRole in the host
+// namespace only (pods and what pods reference, PodGroups).
 kube::Object RenderSyncerServiceAccount(const TenantSpec& spec);
-kube::Object RenderSyncerRole(const TenantSpec& spec);
 kube::Object RenderSyncerRoleBinding(const TenantSpec& spec);
-// The node reader ClusterRole (shared) and this tenant's binding to it.
-kube::Object RenderSyncerNodeReaderRole();
+// This tenant's binding to the shared node reader ClusterRole.
 kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec);
 
 // Read access to the kubeconfig Secret, and only it, for spec.admins.
@@ -55,5 +75,13 @@ kube::Object RenderNetworkPolicy(const TenantSpec& spec);
 
 // KAI Queue <t> under spec.queue.parentQueue with the spec's quotas.
 kube::Object RenderQueue(const TenantSpec& spec);
+
+// In the virtual cluster: the team's group is cluster-admin (its
+// credential is not system:masters, so that it can be revoked), and the
+// syncer acts as ServiceAccount kube-system/vtenant-syncer.
+inline constexpr char kVirtualSyncerNamespace[] = "kube-system";
+kube::Object RenderTenantAdminsBinding();          // ClusterRoleBinding vtenant:tenant-admins
+kube::Object RenderVirtualSyncerServiceAccount();  // kube-system/vtenant-syncer
+kube::Object RenderVirtualSyncerBinding();         // ClusterRoleBinding vtenant:syncer
 
 }  // namespace vtenant::op

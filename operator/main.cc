@@ -6,6 +6,7 @@
 // vtenant_operator.
 #include <glog/logging.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "kube/rest_client.h"
 #include "operator/flags.h"
 #include "operator/host_objects.h"
+#include "operator/operator_identity.h"
 #include "operator/process_backend.h"
 #include "operator/statefulset_backend.h"
 #include "operator/tenant_reconciler.h"
@@ -68,6 +70,21 @@ int Run(const op::OperatorFlags& flags) {
   }
   kube::Manager& m = **manager;
 
+  // The operator acts in each tenant's namespace through a RoleBinding to
+  // itself, so it must know who it is.
+  Result<std::string> username = op::WhoAmI(host);
+  if (!username.ok()) {
+    LOG(ERROR) << "host cluster: who am I: " << username.status().ToString();
+    return 1;
+  }
+  std::string credentials_namespace = flags.credentials_namespace;
+  if (credentials_namespace.empty() && getenv("POD_NAMESPACE") != nullptr) {
+    credentials_namespace = getenv("POD_NAMESPACE");
+  }
+  if (credentials_namespace.empty()) credentials_namespace = "vtenant-system";
+  LOG(INFO) << "acting as " << *username << "; tenants' certificates in namespace "
+            << credentials_namespace;
+
   kube::EventRecorder events(host, "vtenant-operator");
   // Each tenant's syncer acts on the host as its own ServiceAccount.
   op::TokenRequestIssuer syncer_tokens(host);
@@ -83,7 +100,11 @@ int Run(const op::OperatorFlags& flags) {
   op::RestVirtualClusterConnector connector;
   op::TenantReconciler reconciler(
       host, {{op::Backend::kProcess, &process}, {op::Backend::kStatefulSet, &statefulset}},
-      connector, events, {.default_backend = flags.backend_default});
+      connector, events,
+      {.default_backend = flags.backend_default,
+       .self = op::SubjectOfUser(*username),
+       .credentials_namespace = credentials_namespace,
+       .tenant_credential_lifetime = flags.tenant_credential_lifetime});
   kube::Controller& controller =
       m.AddController({.name = "tenant", .workers = flags.workers}, reconciler);
 
@@ -105,7 +126,6 @@ int Run(const op::OperatorFlags& flags) {
   });
   controller.Watch(informers.Get(kube::resources::kNamespaces, {.label_selector = owned}),
                    TenantOf);
-  controller.Watch(informers.Get(kube::resources::kSecrets, {.label_selector = owned}), TenantOf);
   controller.Watch(informers.Get(op::resources::kStatefulSets, {.label_selector = owned}),
                    TenantOf);
   process.SetChangeNotifier([&controller](const std::string& t) { controller.Enqueue(t); });
@@ -136,5 +156,9 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   signal(SIGPIPE, SIG_IGN);
+  // The state folder holds tenants' keys and data, and the control planes
+  // started from here write more of both: owner-only, whatever the caller's
+  // umask was.
+  umask(077);
   return Run(*flags);
 }

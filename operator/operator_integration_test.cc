@@ -16,10 +16,14 @@
 #include "base/file.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
+#include "kube/manifest.h"
 #include "kube/rest_client.h"
+#include "localenv/api_server.h"
+#include "localenv/chart_accounts.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/testing/rbac_audit.h"
 #include "localenv/tools.h"
 #include "operator/base64.h"
 #include "operator/manifest.h"
@@ -33,6 +37,10 @@ namespace fs = std::filesystem;
 namespace res = kube::resources;
 using localenv::ParseTestJson;
 using std::chrono::seconds;
+
+// The chart's release namespace: the operator's account, Lease and the
+// tenants' certificate Secrets.
+constexpr char kSystem[] = "vtenant-system";
 
 // Processes running `program` with an argument containing `marker`.
 int CountProcesses(const std::string& program, const std::string& marker) {
@@ -67,7 +75,17 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
           {"wait", "--for=condition=Established", "--timeout=60s", std::string("crd/") + crd});
       ASSERT_TRUE(r.ok() && r->exit_code == 0) << (r.ok() ? r->err : "");
     }
+    // The operator runs as the chart's ServiceAccount with the chart's
+    // rights, as on a real cluster: a right the chart lacks fails a test.
+    Status accounts = localenv::InstallChartAccounts(
+        client(), {.chart_dir = localenv::SourcePath("charts/vtenant"), .ns = kSystem});
+    ASSERT_TRUE(accounts.ok()) << accounts.ToString();
+    Status written = localenv::WriteServiceAccountKubeconfig(
+        cluster().api_server(), kSystem, "vtenant-operator", OperatorKubeconfig());
+    ASSERT_TRUE(written.ok()) << written.ToString();
   }
+
+  static std::string OperatorKubeconfig() { return *state_dir_ + "/operator.kubeconfig"; }
 
   static void TearDownTestSuite() {
     StopOperator();
@@ -104,12 +122,12 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
                                 : build / "syncer" / "vtenant-syncer";
     localenv::ProcessOptions p;
     p.argv = {VTENANT_OPERATOR_BINARY,
-              "--kubeconfig=" + HostKubeconfig(),
+              "--kubeconfig=" + OperatorKubeconfig(),
               "--state-dir=" + *state_dir_,
-              "--etcd-servers=" + cluster().etcd().client_url(),
               "--health-address=127.0.0.1:" + std::to_string(*port),
               "--leader-elect",
-              "--leader-election-namespace=default"};
+              std::string("--leader-election-namespace=") + kSystem,
+              std::string("--credentials-namespace=") + kSystem};
     // The syncer is another program; where it is not built the operator
     // says so in SyncerReady and these tests check the rest.
     syncer_enabled_ = fs::exists(syncer);
@@ -374,6 +392,13 @@ TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) 
   EXPECT_TRUE(refused(as_syncer.List(res::kPods, "vtenant-vision").status()));
   EXPECT_TRUE(refused(as_syncer.List(res::kSecrets, "").status()));
   EXPECT_TRUE(refused(as_syncer.Get(res::kSecrets, "vtenant-vision", "vc-vision").status()));
+  // The tenant's CA keys are not in its namespace, and out of its reach.
+  EXPECT_TRUE(refused(as_syncer.Get(res::kSecrets, kSystem, "vc-nlp-certs").status()));
+  Result<kube::ObjectList> own_secrets = as_syncer.List(res::kSecrets, "vtenant-nlp");
+  ASSERT_TRUE(own_secrets.ok());
+  for (const kube::Object& secret : own_secrets->items) {
+    EXPECT_EQ(kube::Find(secret, {"data", "ca.key"}), nullptr) << kube::Name(secret);
+  }
   EXPECT_TRUE(refused(as_syncer.List(res::kTenants, "").status()));
   EXPECT_TRUE(refused(as_syncer.List(res::kQueues, "").status()));
   EXPECT_TRUE(refused(
@@ -403,6 +428,252 @@ TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) 
       seconds(120), seconds(1)))
       << "the syncer did not copy the pod to the host; its log: "
       << ReadFileOrEmpty(dir / "vtenant-syncer.log").substr(0, 4000);
+}
+
+// Every right each account of the chart's and the operator's holds on the
+// host, as the API server reports it to that account, is in
+// charts/rbac-rights.yaml with the code that uses it; and every right the
+// table lists is granted (a stale table fails too).
+TEST_F(OperatorIntegrationTest, EveryGrantedRightIsInTheRightsTable) {
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(Eventually([&] { return Phase("nlp") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("nlp");
+  Result<std::map<std::string, localenv::AccountRights>> table =
+      localenv::LoadRightsTable(localenv::SourcePath("charts/rbac-rights.yaml"));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+
+  // A namespace where nothing is bound: what is granted there is granted
+  // everywhere. An account with no bindings says what every user may do.
+  const std::string elsewhere = "vtenant-audit-elsewhere";
+  for (const kube::Object& o :
+       {ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + elsewhere +
+                      R"("}})"),
+        ParseTestJson(R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"nobody",)"
+                      R"("namespace":")" +
+                      elsewhere + R"("}})")}) {
+    Status s = kube::ApplyObject(client(), o).status();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  auto as = [&](const std::string& ns, const std::string& account) -> Result<kube::RestConfig> {
+    VT_ASSIGN_OR_RETURN(std::string token, localenv::ServiceAccountToken(client(), ns, account));
+    kube::RestConfig config = cluster().api_server().admin_config();
+    config.client_certificate_pem.clear();
+    config.client_key_pem.clear();
+    config.bearer_token = token;
+    return config;
+  };
+  Result<kube::RestConfig> nobody = as(elsewhere, "nobody");
+  ASSERT_TRUE(nobody.ok()) << nobody.status().ToString();
+  const std::map<std::string, std::string> scopes = {{"cluster", elsewhere},
+                                                     {"release", kSystem},
+                                                     {"default", "default"},
+                                                     {"tenant", "vtenant-nlp"}};
+
+  for (const auto& [account, expected] : *table) {
+    SCOPED_TRACE(account);
+    const std::string home = expected.namespace_scope == "tenant" ? "vtenant-nlp" : kSystem;
+    Result<kube::RestConfig> config = as(home, account);
+    ASSERT_TRUE(config.ok()) << config.status().ToString();
+    std::set<localenv::Right> granted;
+    std::set<localenv::Right> cluster_wide;
+    for (const std::string scope : {"cluster", "release", "default", "tenant"}) {
+      const std::string& ns = scopes.at(scope);
+      Result<std::set<localenv::Right>> rights = localenv::ReviewRights(*config, ns);
+      ASSERT_TRUE(rights.ok()) << rights.status().ToString();
+      Result<std::set<localenv::Right>> everyone = localenv::ReviewRights(*nobody, ns);
+      ASSERT_TRUE(everyone.ok()) << everyone.status().ToString();
+      for (localenv::Right r : *rights) {
+        if (everyone->contains(r) || (scope != "cluster" && cluster_wide.contains(r))) continue;
+        if (scope == "cluster") cluster_wide.insert(r);
+        r.scope = scope;
+        granted.insert(r);
+      }
+    }
+    for (const localenv::Right& r : granted) {
+      EXPECT_TRUE(expected.rights.contains(r))
+          << account << " may " << r.ToString()
+          << ", which charts/rbac-rights.yaml does not list: no code of ours uses it, or the "
+             "table must say which does";
+    }
+    for (const localenv::Right& r : expected.rights) {
+      EXPECT_TRUE(granted.contains(r))
+          << "charts/rbac-rights.yaml lists " << r.ToString() << " for " << account << " ("
+          << expected.code.at(r) << "), which is not granted";
+    }
+  }
+}
+
+// The attacks the narrowed rights exist to stop fail on the real API server.
+TEST_F(OperatorIntegrationTest, TheProgramsCannotReachBeyondTheirRights) {
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(Eventually([&] { return Phase("nlp") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("nlp");
+  auto client_for = [&](const std::string& kubeconfig) {
+    Result<kube::RestConfig> config = kube::LoadKubeconfig(kubeconfig);
+    EXPECT_TRUE(config.ok()) << config.status().ToString();
+    return std::move(kube::RestClient::Create(*config)).value();
+  };
+  auto refused = [](const Status& s) {
+    return s.code() == StatusCode::kForbidden || s.code() == StatusCode::kInvalid;
+  };
+  const std::string scheduler_kubeconfig = *state_dir_ + "/scheduler.kubeconfig";
+  ASSERT_TRUE(localenv::WriteServiceAccountKubeconfig(cluster().api_server(), kSystem,
+                                                      "vtenant-scheduler", scheduler_kubeconfig)
+                  .ok());
+  std::unique_ptr<kube::RestClient> as_operator = client_for(OperatorKubeconfig());
+  std::unique_ptr<kube::RestClient> as_scheduler = client_for(scheduler_kubeconfig);
+  ASSERT_TRUE(client()
+                  .Create(res::kSecrets, "kube-system",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Secret",)"
+                                        R"("metadata":{"name":"crown-jewels"},"data":{}})"))
+                  .ok());
+
+  // The operator reads Secrets only where it keeps its own.
+  EXPECT_TRUE(refused(as_operator->Get(res::kSecrets, "kube-system", "crown-jewels").status()));
+  EXPECT_TRUE(refused(as_operator->List(res::kSecrets, "").status()));
+  // It may bind its tenant role, but only in a tenant's namespace: binding
+  // it to itself in kube-system is refused by the admission policy.
+  const std::string self_binding =
+      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+      R"("metadata":{"name":"escape"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+      R"("kind":"ClusterRole","name":"vtenant:operator-tenant-namespace"},)"
+      R"("subjects":[{"kind":"ServiceAccount","name":"vtenant-operator","namespace":")" +
+      std::string(kSystem) + R"("}]})";
+  Status bound =
+      as_operator->Create(res::kRoleBindings, "kube-system", ParseTestJson(self_binding)).status();
+  EXPECT_TRUE(refused(bound)) << bound.ToString();
+  EXPECT_NE(bound.message().find("vtenant-operator writes only"), std::string::npos)
+      << bound.ToString();
+  // Nor may it bind roles it was not given to bind, in its own tenants' namespaces.
+  std::string admin_binding = self_binding;
+  admin_binding.replace(admin_binding.find("vtenant:operator-tenant-namespace"),
+                        std::string("vtenant:operator-tenant-namespace").size(), "cluster-admin");
+  EXPECT_TRUE(
+      refused(as_operator->Create(res::kRoleBindings, "vtenant-nlp", ParseTestJson(admin_binding))
+                  .status()));
+  // It cannot delete a namespace that is not a tenant's.
+  ASSERT_TRUE(client()
+                  .Create(res::kNamespaces, "",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace",)"
+                                        R"("metadata":{"name":"team-database"}})"))
+                  .ok());
+  EXPECT_TRUE(refused(as_operator->Delete(res::kNamespaces, "", "team-database")));
+  EXPECT_TRUE(client().Get(res::kNamespaces, "", "team-database").ok());
+  // Tokens only for the syncer's ServiceAccount.
+  EXPECT_TRUE(
+      refused(localenv::ServiceAccountToken(*as_operator, "vtenant-nlp", "default").status()));
+  EXPECT_TRUE(refused(
+      localenv::ServiceAccountToken(*as_operator, "kube-system", "vtenant-syncer").status()));
+
+  // The scheduler cannot make a webhook that sees every object, nor read Secrets.
+  Status webhook = as_scheduler
+                       ->Create(res::kMutatingWebhookConfigurations, "",
+                                ParseTestJson(R"({"apiVersion":"admissionregistration.k8s.io/v1",)"
+                                              R"("kind":"MutatingWebhookConfiguration",)"
+                                              R"("metadata":{"name":"sees-everything"}})"))
+                       .status();
+  EXPECT_TRUE(refused(webhook)) << webhook.ToString();
+  EXPECT_TRUE(refused(as_scheduler->Get(res::kSecrets, "kube-system", "crown-jewels").status()));
+  EXPECT_TRUE(refused(as_scheduler->List(res::kConfigMaps, "").status()));
+}
+
+// A team's kubeconfig is a credential that can be revoked: rotating nlp's
+// makes the API server refuse the old one (401) while the new one and
+// vision's keep working. The team's credential is not system:masters.
+TEST_F(OperatorIntegrationTest, RotatingATeamsCredentialRevokesOnlyItsOldKubeconfig) {
+  if (operator_ == nullptr) StartOperator();
+  for (const char* t : {"nlp", "vision"}) {
+    ASSERT_TRUE(Eventually([&] { return Phase(t) == "Ready"; }, seconds(300), seconds(1)))
+        << Describe(t);
+  }
+  const std::string old_nlp = KubeconfigFile("nlp");
+  const std::string old_copy = *state_dir_ + "/nlp-before-rotation.kubeconfig";
+  fs::copy_file(old_nlp, old_copy, fs::copy_options::overwrite_existing);
+  const std::string vision = KubeconfigFile("vision");
+  auto works = [&](const std::string& kubeconfig) {
+    Result<localenv::CommandResult> r = Kubectl(kubeconfig, {"get", "namespace", "default"});
+    return r.ok() && r->exit_code == 0;
+  };
+  ASSERT_TRUE(works(old_copy));
+  Result<localenv::CommandResult> whoami =
+      Kubectl(old_copy, {"auth", "whoami", "-o", "jsonpath={.status.userInfo.groups}"});
+  ASSERT_TRUE(whoami.ok());
+  EXPECT_NE(whoami->out.find("vtenant:tenant-admins"), std::string::npos) << whoami->out;
+  EXPECT_EQ(whoami->out.find("system:masters"), std::string::npos) << whoami->out;
+
+  Result<localenv::CommandResult> annotated =
+      Kubectl(HostKubeconfig(), {"annotate", "--overwrite", "tenant.vtenant.io", "nlp",
+                                 "vtenant.io/rotate-credentials=integration-test"});
+  ASSERT_TRUE(annotated.ok() && annotated->exit_code == 0)
+      << (annotated.ok() ? annotated->err : annotated.status().ToString());
+  const auto asked = std::chrono::steady_clock::now();
+  std::string refusal;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<localenv::CommandResult> r = Kubectl(old_copy, {"get", "namespace", "default"});
+        if (!r.ok() || r->exit_code == 0) return false;
+        refusal = r->err;
+        return true;
+      },
+      seconds(120), seconds(1)))
+      << "the old kubeconfig still works; " << Describe("nlp");
+  EXPECT_NE(refusal.find("Unauthorized"), std::string::npos) << refusal;
+  std::cerr << "nlp's old kubeconfig refused "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count()
+            << " s after the rotation was asked for\n";
+
+  // The new one, once the Secret carries it, and vision's keep working.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> secret = client().Get(res::kSecrets, "vtenant-nlp", "vc-nlp");
+        return secret.ok() &&
+               kube::Annotation(*secret, "vtenant.io/credentials-rotation").value_or("") ==
+                   "integration-test";
+      },
+      seconds(60), std::chrono::milliseconds(200)));
+  const std::string new_nlp = KubeconfigFile("nlp");
+  EXPECT_NE(ReadFileOrEmpty(new_nlp), ReadFileOrEmpty(old_copy));
+  EXPECT_TRUE(Eventually([&] { return works(new_nlp); }, seconds(60), seconds(1)));
+  EXPECT_TRUE(works(vision));
+  EXPECT_EQ(Phase("nlp"), "Ready");
+}
+
+// The process backend's etcd holds every tenant's data; each tenant's API
+// server is an etcd user of its own. An API server with nlp's etcd
+// credential pointed at vision's prefix, as an attacker who took nlp's
+// control plane would run it, is refused by etcd: it never becomes ready
+// and etcd answers "permission denied". nlp's own runs with the same
+// credential on its own prefix.
+TEST_F(OperatorIntegrationTest, ATenantsEtcdCredentialCannotReadAnotherTenantsData) {
+  if (operator_ == nullptr) StartOperator();
+  for (const char* t : {"nlp", "vision"}) {
+    ASSERT_TRUE(Eventually([&] { return Phase(t) == "Ready"; }, seconds(300), seconds(1)))
+        << Describe(t);
+  }
+  const std::string url = ReadFileOrEmpty(*state_dir_ + "/etcd/url");
+  ASSERT_EQ(url.rfind("https://127.0.0.1:", 0), 0u) << url;
+  const std::string pki = *state_dir_ + "/tenants/nlp/apiserver/pki/";
+  const localenv::EtcdClientTls nlp{pki + "etcd-ca.crt", pki + "etcd-client.crt",
+                                    pki + "etcd-client.key"};
+  // nlp's running kube-apiserver uses exactly that credential, on its prefix.
+  const std::string cmdline = ReadFileOrEmpty(
+      "/proc/" + ReadFileOrEmpty(*state_dir_ + "/tenants/nlp/kube-apiserver.pid") + "/cmdline");
+  EXPECT_NE(cmdline.find("--etcd-certfile=" + nlp.cert_file), std::string::npos) << cmdline;
+  EXPECT_NE(cmdline.find("--etcd-prefix=/vtenant/nlp/"), std::string::npos) << cmdline;
+
+  const std::string attacker = *state_dir_ + "/attacker";
+  Result<std::unique_ptr<localenv::ApiServer>> stolen =
+      localenv::ApiServer::Start({.dir = attacker,
+                                  .etcd_url = url,
+                                  .etcd_tls = nlp,
+                                  .etcd_prefix = "/vtenant/vision/",
+                                  .name = "attacker",
+                                  .extra_args = {"--etcd-compaction-interval=0"},
+                                  .ready_timeout = seconds(45)});
+  EXPECT_FALSE(stolen.ok()) << "an API server with nlp's etcd credential serves vision's data";
+  const std::string log = ReadFileOrEmpty(attacker + "/kube-apiserver.log");
+  EXPECT_NE(log.find("permission denied"), std::string::npos) << log.substr(0, 3000);
+  EXPECT_EQ(Phase("vision"), "Ready");
 }
 
 // A kube-apiserver that hangs (stopped, not dead: nothing restarts it)

@@ -10,11 +10,13 @@
 #include <sstream>
 
 #include "base/file.h"
+#include "base/secret_file.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
 #include "localenv/api_server.h"
 #include "localenv/controller_manager.h"
+#include "localenv/etcd_admin.h"
 #include "localenv/etcd_server.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
@@ -25,19 +27,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Status WriteFileAtomically(const fs::path& path, const std::string& contents,
-                           fs::perms perms = fs::perms::owner_read | fs::perms::owner_write) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Internal("cannot write " + tmp.string());
-    out << contents;
-  }
-  std::error_code ec;
-  fs::permissions(tmp, perms, ec);
-  fs::rename(tmp, path, ec);
-  if (ec) return Internal("cannot rename " + tmp.string() + ": " + ec.message());
-  return Status::Ok();
+// Everything under a tenant's folder is owner-only (base/secret_file.h):
+// certificates, keys and kubeconfigs, and the pid and port files beside them.
+Status WriteFileAtomically(const fs::path& path, const std::string& contents) {
+  return WriteSecretFile(path, contents);
 }
 
 int ReadInt(const fs::path& path) {
@@ -218,7 +211,8 @@ struct ProcessBackend::Tenant {
 
 ProcessBackend::ProcessBackend(ProcessBackendOptions options)
     : options_(std::move(options)), apiserver_starts_(options_.starting_apiservers) {
-  fs::create_directories(fs::path(options_.state_dir) / "tenants");
+  // Best effort here; every file written below it says why it cannot be.
+  (void)EnsurePrivateDirectory(fs::path(options_.state_dir) / "tenants");
 }
 
 ProcessBackend::~ProcessBackend() {
@@ -256,7 +250,7 @@ Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& req
       slot = std::make_shared<Tenant>();
       slot->name = name;
       slot->dir = TenantDir(name);
-      fs::create_directories(slot->dir);
+      VT_RETURN_IF_ERROR(EnsurePrivateDirectory(slot->dir));
       // The port outlives the process: the kubeconfig Secret names it.
       slot->port = ReadInt(slot->dir / "port");
       if (slot->port <= 0) {
@@ -307,10 +301,33 @@ std::string ProcessBackend::Tool(const std::string& name) const {
   return found.ok() ? *found : name;
 }
 
+localenv::EtcdClientTls ProcessBackend::EtcdRoot() {
+  std::lock_guard lock(etcd_mu_);
+  return etcd_root_;
+}
+
+Result<localenv::EtcdClientTls> ProcessBackend::EnsureEtcdIdentity(const Tenant& t,
+                                                                   const fs::path& pki) {
+  // An etcd given with --etcd-servers is the caller's: no credentials of ours.
+  if (!options_.etcd_servers.empty()) return localenv::EtcdClientTls{};
+  VT_ASSIGN_OR_RETURN(std::string url, EnsureEtcd());
+  const std::string user = "vtenant-" + t.name;
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
+                      localenv::EtcdAdmin::Connect(url, EtcdRoot()));
+  VT_RETURN_IF_ERROR(admin->EnsurePrefixUser(user, t.EtcdPrefix()));
+  const localenv::EtcdClientTls mine{(pki / "etcd-ca.crt").string(),
+                                     (pki / "etcd-client.crt").string(),
+                                     (pki / "etcd-client.key").string()};
+  if (fs::exists(mine.cert_file) && fs::exists(mine.key_file)) return mine;
+  return localenv::EtcdServer::IssueClient((fs::path(options_.state_dir) / "etcd").string(), user,
+                                           pki.string());
+}
+
 Result<std::string> ProcessBackend::EnsureEtcd() {
   if (!options_.etcd_servers.empty()) return options_.etcd_servers;
   std::lock_guard lock(etcd_mu_);
   const fs::path dir = fs::path(options_.state_dir) / "etcd";
+  etcd_root_ = localenv::EtcdServer::RootTls(dir.string());
   if (ProcessRuns(etcd_pid_, "etcd", dir.string())) return etcd_url_;
   int pid = ReadInt(dir / "etcd.pid");
   std::string url = ReadFileOrEmpty(dir / "url");
@@ -321,10 +338,21 @@ Result<std::string> ProcessBackend::EnsureEtcd() {
     etcd_url_ = url;
     return url;
   }
-  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdServer> etcd,
-                      localenv::EtcdServer::Start({.dir = dir.string(), .die_with_parent = false}));
+  // TLS with client certificates only, compacted by etcd itself: the tenants'
+  // API servers may not touch the key they would coordinate compaction on.
+  VT_ASSIGN_OR_RETURN(
+      std::unique_ptr<localenv::EtcdServer> etcd,
+      localenv::EtcdServer::Start(
+          {.dir = dir.string(),
+           .die_with_parent = false,
+           .extra_args = {"--auto-compaction-mode=periodic", "--auto-compaction-retention=10m"}}));
   etcd_url_ = etcd->client_url();
   etcd_pid_ = etcd->Release();
+  // Authentication on before any tenant's API server starts: each reaches
+  // its own prefix and nothing else (EnsureEtcdIdentity).
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
+                      localenv::EtcdAdmin::Connect(etcd_url_, etcd->client_tls()));
+  VT_RETURN_IF_ERROR(admin->EnableAuth().WithContext("enabling etcd authentication"));
   VT_RETURN_IF_ERROR(WriteFileAtomically(dir / "url", etcd_url_));
   VT_RETURN_IF_ERROR(WriteFileAtomically(dir / "etcd.pid", std::to_string(etcd_pid_)));
   LOG(INFO) << "started etcd (pid " << etcd_pid_ << ") at " << etcd_url_;
@@ -354,26 +382,26 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   // CA from these files when they change, so a renewal needs no restart.
   const fs::path apiserver_dir = t.dir / "apiserver";
   const fs::path pki = apiserver_dir / "pki";
+  // The team's CA is in the client CA bundle: a rotation rewrites it, and
+  // the API server refuses the old team credential once it reloads it. The
+  // tenant's CA key is not written: no process here signs anything.
   const TenantCertificates& c = desired.certificates;
   const std::string bundle = c.ca.certificate_pem + c.apiserver.certificate_pem +
-                             c.admin.certificate_pem + c.service_account.public_key_pem;
+                             c.admin.certificate_pem + c.service_account.public_key_pem +
+                             ClientCaBundle(c);
   if (bundle != t.written_pki) {
-    fs::create_directories(pki);
-    const auto pub = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                     fs::perms::others_read;
-    for (const auto& [file, text, perms] :
-         std::vector<std::tuple<std::string, std::string, fs::perms>>{
-             {"ca.crt", c.ca.certificate_pem, pub},
-             {"ca.key", c.ca.private_key_pem, fs::perms::owner_read | fs::perms::owner_write},
-             {"apiserver.crt", c.apiserver.certificate_pem, pub},
-             {"apiserver.key", c.apiserver.private_key_pem,
-              fs::perms::owner_read | fs::perms::owner_write},
-             {"admin.crt", c.admin.certificate_pem, pub},
-             {"admin.key", c.admin.private_key_pem, fs::perms::owner_read | fs::perms::owner_write},
-             {"sa.pub", c.service_account.public_key_pem, pub},
-             {"sa.key", c.service_account.private_key_pem,
-              fs::perms::owner_read | fs::perms::owner_write}}) {
-      if (Status s = WriteFileAtomically(pki / file, text, perms); !s.ok()) {
+    std::error_code gone;
+    fs::remove(pki / "ca.key", gone);  // written by older operators
+    for (const auto& [file, text] : std::vector<std::pair<std::string, std::string>>{
+             {"ca.crt", c.ca.certificate_pem},
+             {"client-ca.crt", ClientCaBundle(c)},
+             {"apiserver.crt", c.apiserver.certificate_pem},
+             {"apiserver.key", c.apiserver.private_key_pem},
+             {"admin.crt", c.admin.certificate_pem},
+             {"admin.key", c.admin.private_key_pem},
+             {"sa.pub", c.service_account.public_key_pem},
+             {"sa.key", c.service_account.private_key_pem}}) {
+      if (Status s = WriteFileAtomically(pki / file, text); !s.ok()) {
         return report(false, "StateDirUnwritable", s.message());
       }
     }
@@ -415,15 +443,25 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
       if (!slot.held()) return report(false, "Stopping", "the tenant's supervisor is stopping");
       LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port
                 << " after waiting " << SecondsSince(queued) << " s for a start slot";
+      // Its own etcd user, which reaches /vtenant/<t>/ only.
+      Result<localenv::EtcdClientTls> etcd_tls = EnsureEtcdIdentity(t, pki);
+      if (!etcd_tls.ok()) {
+        return report(false, "EtcdUnavailable",
+                      "the API server's etcd credential: " + etcd_tls.status().message());
+      }
+      std::vector<std::string> apiserver_args = options_.apiserver_args;
+      if (!etcd_tls->cert_file.empty()) apiserver_args.push_back("--etcd-compaction-interval=0");
       const auto started = std::chrono::steady_clock::now();
       Result<std::unique_ptr<localenv::ApiServer>> server = localenv::ApiServer::Start({
           .dir = apiserver_dir.string(),
           .etcd_url = *etcd,
+          .etcd_tls = *etcd_tls,
           .etcd_prefix = t.EtcdPrefix(),
           .name = t.name,
           .port = t.port,
           .service_account_admission = true,
-          .extra_args = options_.apiserver_args,
+          .client_ca_file = (pki / "client-ca.crt").string(),
+          .extra_args = apiserver_args,
           .env = options_.apiserver_env,
           .die_with_parent = false,
           // Stopping a server that is slow only because twenty others start
@@ -576,7 +614,27 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
           : "; refreshing its host token failed (" + credentials->refresh_error +
                 "), the current one expires at " + kube::FormatRfc3339(credentials->expires);
 
-  const std::string syncer_marker = "--virtual-kubeconfig=" + t.Kubeconfig();
+  // Its identity in the virtual cluster: a token of its own ServiceAccount
+  // there, which the operator renews; kube/ re-reads the file per request.
+  if (desired.syncer_virtual_token.empty()) {
+    status = {false, "WaitingForCredentials",
+              "waiting for the operator to issue the syncer's token in the virtual cluster"};
+    return false;
+  }
+  const fs::path virtual_token = t.dir / "syncer" / "virtual-token";
+  const fs::path virtual_kubeconfig = t.dir / "syncer" / "virtual.kubeconfig";
+  const std::string kubeconfig = RenderTokenFileKubeconfig(
+      "https://127.0.0.1:" + std::to_string(t.port), desired.certificates.ca.certificate_pem,
+      virtual_token.string(), "vc-" + t.name);
+  for (const auto& [path, text] :
+       {std::pair{virtual_token, desired.syncer_virtual_token}, {virtual_kubeconfig, kubeconfig}}) {
+    if (ReadFileOrEmpty(path) == text) continue;
+    if (Status s = WriteFileAtomically(path, text); !s.ok()) {
+      status = {false, "SyncerCredentialsFailed", s.ToString()};
+      return false;
+    }
+  }
+  const std::string syncer_marker = "--virtual-kubeconfig=" + virtual_kubeconfig.string();
   const std::string program = fs::path(options_.syncer_binary).filename();
   if (ProcessRuns(t.syncer_pid, program, syncer_marker)) return true;
   int pid = ReadInt(t.dir / "vtenant-syncer.pid");
@@ -593,7 +651,7 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
             "--tenant=" + t.name,
             "--queue=" + t.name,
             "--host-namespace=" + desired.host_namespace,
-            "--virtual-kubeconfig=" + t.Kubeconfig(),
+            syncer_marker,
             "--host-kubeconfig=" + credentials->kubeconfig_path,
             "--allowed-privileged-features=" + Join(iso.allowed_privileged_features, ","),
             "--node-selector=" + Join(selector, ","),
@@ -668,7 +726,8 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   // supervised the tenant it removes.
   const std::string syncer = fs::path(options_.syncer_binary).filename();
   // The pid file first, then /proc, for a process whose file was never written.
-  const std::string marker = (dir / "apiserver").string();
+  // Every process of the tenant names a file in its folder.
+  const std::string marker = dir.string() + "/";
   for (const std::string program :
        {syncer.empty() ? std::string("vtenant-syncer") : syncer,
         std::string("kube-controller-manager"), std::string("kube-apiserver")}) {
@@ -677,7 +736,14 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   }
   Result<std::string> etcd = EnsureEtcd();
   if (!etcd.ok()) return etcd.status().WithContext("removing tenant " + tenant + "'s etcd keys");
-  VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
+  if (options_.etcd_servers.empty()) {
+    VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
+                        localenv::EtcdAdmin::Connect(*etcd, EtcdRoot()));
+    VT_RETURN_IF_ERROR(admin->DeletePrefix("/vtenant/" + tenant + "/"));
+    VT_RETURN_IF_ERROR(admin->DeleteUser("vtenant-" + tenant));
+  } else {
+    VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
+  }
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) return Internal("removing " + dir.string() + ": " + ec.message());

@@ -4,7 +4,8 @@
 // Per tenant: a kube-apiserver on a loopback port kept under
 // <state-dir>/tenants/<t> (the port is chosen once and kept, so the
 // kubeconfig Secret stays valid), storing its data in one etcd shared by
-// every tenant under the prefix /vtenant/<t>; a kube-controller-manager with
+// every tenant under the prefix /vtenant/<t> (each an etcd user of its own,
+// confined to it); a kube-controller-manager with
 // the controllers a cluster without nodes of its own needs; and
 // vtenant-syncer when its binary is configured. A supervisor thread per
 // tenant starts what is missing, restarts what died, and reports changes.
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "kube/wall_time.h"
+#include "localenv/etcd_server.h"
 #include "operator/control_plane_backend.h"
 #include "operator/host_credentials.h"
 #include "operator/start_gate.h"
@@ -40,7 +43,10 @@ struct ProcessBackendOptions {
   std::string tools_bin;  // kube-apiserver, kube-controller-manager, etcd; "" = localenv's search
   std::string syncer_binary;  // "" = no syncer
   // The shared etcd. Empty: the backend starts one under <state_dir>/etcd
-  // (and re-adopts it after a restart).
+  // (and re-adopts it after a restart), serving TLS to client certificates
+  // only, with authentication on: each tenant's API server is an etcd user
+  // of its own that reaches its own prefix and nothing else. An etcd named
+  // here is used as it is, without credentials of ours.
   std::string etcd_servers;
   // The host cluster as the syncer reaches it, and who issues the syncer
   // its credentials there: tokens of the tenant's `syncer_service_account`
@@ -110,6 +116,12 @@ class ProcessBackend final : public ControlPlaneBackend {
   // Whether a running syncer answers /readyz.
   ComponentStatus SyncerReadiness(const Tenant& tenant);
   Result<std::string> EnsureEtcd();
+  // The tenant's etcd user (vtenant-<t>, whose role reaches /vtenant/<t>/
+  // only) and its client certificate in the API server's `pki` folder.
+  // Empty with --etcd-servers, whose etcd is not ours to manage.
+  Result<localenv::EtcdClientTls> EnsureEtcdIdentity(const Tenant& t,
+                                                     const std::filesystem::path& pki);
+  localenv::EtcdClientTls EtcdRoot();  // set by EnsureEtcd
   std::string Tool(const std::string& name) const;
   std::string TenantDir(const std::string& tenant) const;
 
@@ -120,6 +132,7 @@ class ProcessBackend final : public ControlPlaneBackend {
   std::function<void(const std::string&)> notify_;
   std::mutex etcd_mu_;
   std::string etcd_url_;
+  localenv::EtcdClientTls etcd_root_;  // the etcd's root user, which manages the tenants' users
   int etcd_pid_ = -1;
 };
 

@@ -1,8 +1,10 @@
 #include "operator/statefulset_backend.h"
 
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "operator/base64.h"
 #include "operator/ensure_object.h"
+#include "operator/host_credentials.h"
 #include "operator/host_objects.h"
 
 namespace vtenant::op {
@@ -51,6 +53,9 @@ kube::Object Parse(const std::string& json) {
 }
 
 constexpr char kInternalKubeconfig[] = "/etc/vtenant/kubeconfig/config";
+// The syncer's own credential in the virtual cluster (Secret vc-<t>-syncer):
+// a token the operator renews and the kubelet brings into the file.
+constexpr char kSyncerCredentialsDir[] = "/etc/vtenant/syncer";
 
 }  // namespace
 
@@ -63,6 +68,59 @@ kube::Object RenderControlPlaneService(const ControlPlaneRequest& r) {
                R"(,"spec":{"type":"ClusterIP","selector":{"vtenant.io/tenant":)" + Q(r.spec.name) +
                R"(,"app.kubernetes.io/name":"vtenant-control-plane"},
       "ports":[{"name":"https","port":443,"targetPort":6443,"protocol":"TCP"}]}})");
+}
+
+std::string ControlPlaneSecretName(std::string_view tenant) {
+  return "vc-" + std::string(tenant) + "-control-plane";
+}
+
+kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& r) {
+  const TenantCertificates& c = r.certificates;
+  kube::JsonObject data;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"ca.crt", c.ca.certificate_pem},
+           {"client-ca.crt", ClientCaBundle(c)},
+           {"apiserver.crt", c.apiserver.certificate_pem},
+           {"apiserver.key", c.apiserver.private_key_pem},
+           {"sa.key", c.service_account.private_key_pem},
+           {"sa.pub", c.service_account.public_key_pem}}) {
+    data.Set(key, EncodeBase64(value));
+  }
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", ControlPlaneSecretName(r.spec.name)},
+           {"namespace", r.host_namespace},
+           {"labels", kube::JsonObject{{"vtenant.io/tenant", r.spec.name},
+                                       {"app.kubernetes.io/name", "vtenant-control-plane"},
+                                       {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
+      {"type", "Opaque"},
+      {"data", std::move(data)}});
+}
+
+std::string SyncerSecretName(std::string_view tenant) {
+  return "vc-" + std::string(tenant) + "-syncer";
+}
+
+kube::Object RenderSyncerSecret(const ControlPlaneRequest& r) {
+  const std::string kubeconfig =
+      RenderTokenFileKubeconfig("https://127.0.0.1:6443", r.certificates.ca.certificate_pem,
+                                std::string(kSyncerCredentialsDir) + "/token", Name(r));
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", SyncerSecretName(r.spec.name)},
+           {"namespace", r.host_namespace},
+           {"labels", kube::JsonObject{{"vtenant.io/tenant", r.spec.name},
+                                       {"app.kubernetes.io/name", "vtenant-control-plane"},
+                                       {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
+      {"type", "Opaque"},
+      {"data", kube::JsonObject{{"config", EncodeBase64(kubeconfig)},
+                                {"token", EncodeBase64(r.syncer_virtual_token)}}}});
 }
 
 kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& r) {
@@ -98,7 +156,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       "--secure-port=6443",
       "--tls-cert-file=/etc/vtenant/pki/apiserver.crt",
       "--tls-private-key-file=/etc/vtenant/pki/apiserver.key",
-      "--client-ca-file=/etc/vtenant/pki/ca.crt",
+      "--client-ca-file=/etc/vtenant/pki/client-ca.crt",
       "--service-account-issuer=https://kubernetes.default.svc",
       "--service-account-key-file=/etc/vtenant/pki/sa.pub",
       "--service-account-signing-key-file=/etc/vtenant/pki/sa.key",
@@ -131,7 +189,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       "--tenant=" + r.spec.name,
       "--queue=" + r.spec.name,
       "--host-namespace=" + r.host_namespace,
-      std::string("--virtual-kubeconfig=") + kInternalKubeconfig,
+      std::string("--virtual-kubeconfig=") + kSyncerCredentialsDir + "/config",
       "--allowed-privileged-features=" + Join(iso.allowed_privileged_features),
       "--node-selector=" + Join(selector),
       "--tolerations=" + iso.tolerations_json,
@@ -144,6 +202,19 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       R"({"name":"pki","mountPath":"/etc/vtenant/pki","readOnly":true})";
   const std::string kubeconfig_volume =
       R"({"name":"kubeconfig","mountPath":"/etc/vtenant/kubeconfig","readOnly":true})";
+  // The syncer's host credential, a token of the pod's ServiceAccount
+  // (vtenant-syncer) the kubelet renews, is mounted into the syncer's
+  // container alone: etcd, the API server and the controller manager never
+  // see it.
+  const std::string syncer_volume = R"({"name":"syncer-credentials","mountPath":")" +
+                                    std::string(kSyncerCredentialsDir) + R"(","readOnly":true})";
+  const std::string host_token_volume =
+      R"({"name":"host-token","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","readOnly":true})";
+  const std::string host_token_source =
+      R"({"name":"host-token","projected":{"defaultMode":256,"sources":[)"
+      R"({"serviceAccountToken":{"path":"token","expirationSeconds":3600}},)"
+      R"({"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},)"
+      R"({"downwardAPI":{"items":[{"path":"namespace","fieldRef":{"fieldPath":"metadata.namespace"}}]}}]}})";
   const std::string security =
       R"({"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"capabilities":{"drop":["ALL"]}})";
 
@@ -154,7 +225,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       Q(r.spec.name) +
       R"(,"app.kubernetes.io/name":"vtenant-control-plane"}},"template":{"metadata":{"labels":)" +
       Labels(r) + R"(},"spec":{"serviceAccountName":)" + Q(kSyncerServiceAccount) +
-      R"(,"automountServiceAccountToken":true,"enableServiceLinks":false,
+      R"(,"automountServiceAccountToken":false,"enableServiceLinks":false,
       "securityContext":{"fsGroup":65532,"seccompProfile":{"type":"RuntimeDefault"}},
       "containers":[)";
   json += R"({"name":"etcd","image":)" + Q(o.etcd_image) + R"(,"command":)" + Args(etcd) +
@@ -173,12 +244,15 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
           R"(,"volumeMounts":[)" + certs_volume + "," + kubeconfig_volume + "]},";
   json += R"({"name":"syncer","image":)" + Q(o.syncer_image) + R"(,"command":)" + Args(syncer) +
           R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
-          R"(,"volumeMounts":[)" + kubeconfig_volume +
+          R"(,"volumeMounts":[)" + syncer_volume + "," + host_token_volume +
           R"(],"readinessProbe":{"httpGet":{"path":"/readyz","port":8081},"periodSeconds":5}}],
       "volumes":[{"name":"pki","secret":{"secretName":)" +
-          Q(CertificateSecretName(r.spec.name)) +
+          Q(ControlPlaneSecretName(r.spec.name)) +
           R"(,"defaultMode":256}},{"name":"kubeconfig","secret":{"secretName":)" +
-          Q(Name(r) + "-internal") + R"(,"defaultMode":256}}]}},
+          Q(Name(r) + "-internal") +
+          R"(,"defaultMode":256}},{"name":"syncer-credentials","secret":{"secretName":)" +
+          Q(SyncerSecretName(r.spec.name)) + R"(,"defaultMode":256}},)" + host_token_source +
+          R"(]}},
     "volumeClaimTemplates":[{"metadata":{"name":"data","labels":)" +
           Labels(r) +
           R"(},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":)" +
@@ -190,10 +264,22 @@ StatefulSetBackend::StatefulSetBackend(kube::Client& host, StatefulSetBackendOpt
     : host_(host), options_(std::move(options)) {}
 
 Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest& request) {
+  VT_ASSIGN_OR_RETURN(Ensured pki,
+                      EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
+                                   RenderControlPlaneSecret(request)));
+  (void)pki;
   VT_ASSIGN_OR_RETURN(Ensured secret,
                       EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
                                    RenderInternalKubeconfigSecret(request)));
   (void)secret;
+  // The syncer's container waits for its Secret until the operator has a
+  // token for it.
+  if (!request.syncer_virtual_token.empty()) {
+    VT_ASSIGN_OR_RETURN(Ensured syncer,
+                        EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
+                                     RenderSyncerSecret(request)));
+    (void)syncer;
+  }
   VT_ASSIGN_OR_RETURN(Ensured service,
                       EnsureObject(host_, kube::resources::kServices, request.host_namespace,
                                    RenderControlPlaneService(request)));
@@ -236,6 +322,10 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
   VT_RETURN_IF_ERROR(DeleteIfPresent(host_, kube::resources::kServices, host_namespace, name));
   VT_RETURN_IF_ERROR(
       DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace, name + "-internal"));
+  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace,
+                                     ControlPlaneSecretName(tenant)));
+  VT_RETURN_IF_ERROR(
+      DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace, SyncerSecretName(tenant)));
   // The PVC is not owned by the StatefulSet; the namespace's deletion takes it.
   Result<kube::Object> left = host_.Get(resources::kStatefulSets, host_namespace, name);
   if (left.status().code() == StatusCode::kNotFound) return true;

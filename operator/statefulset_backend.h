@@ -4,10 +4,15 @@
 // The pod runs etcd (data on a PersistentVolumeClaim of the spec's storage
 // size), kube-apiserver, kube-controller-manager and vtenant-syncer; the
 // Service vc-<t> in front of it is the endpoint the kubeconfig Secret names.
-// Certificates come from the Secret vc-<t>-certs; the in-pod components
-// reach the API server on localhost with a kubeconfig Secret of their own
-// (vc-<t>-internal). The syncer runs as the ServiceAccount vtenant-syncer,
-// whose Role is limited to the namespace.
+// The pod's certificates come from the Secret vc-<t>-control-plane: the
+// serving certificate and the token-signing keys, never the CA's key, which
+// stays with the operator (vc-<t>-certs in its own namespace). The in-pod
+// components reach the API server on localhost with a kubeconfig Secret of
+// their own (vc-<t>-internal), all but the syncer, which acts there as its
+// own ServiceAccount with a token the operator renews (vc-<t>-syncer). On
+// the host the syncer runs as the ServiceAccount vtenant-syncer, whose
+// rights are limited to the namespace, and that token is mounted into the
+// syncer's container only.
 #pragma once
 
 #include <functional>
@@ -29,6 +34,11 @@ struct StatefulSetBackendOptions {
 // The objects the backend writes, rendered from the request. Pure, for
 // unit tests and for a server-side dry run.
 kube::Object RenderControlPlaneService(const ControlPlaneRequest& request);
+std::string ControlPlaneSecretName(std::string_view tenant);  // vc-<t>-control-plane
+kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& request);
+// vc-<t>-syncer: the syncer's kubeconfig of the virtual cluster and its token.
+std::string SyncerSecretName(std::string_view tenant);
+kube::Object RenderSyncerSecret(const ControlPlaneRequest& request);
 kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& request);
 kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& request,
                                            const StatefulSetBackendOptions& options);

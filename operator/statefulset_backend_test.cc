@@ -58,7 +58,7 @@ TEST(StatefulSetBackendTest, PodRunsTheFourComponents) {
             "registry.k8s.io/kube-controller-manager:v1.37.2");
   auto apiserver = Command(*Container(sts, "kube-apiserver"));
   EXPECT_TRUE(Has(apiserver, "--etcd-servers=http://127.0.0.1:2379"));
-  EXPECT_TRUE(Has(apiserver, "--client-ca-file=/etc/vtenant/pki/ca.crt"));
+  EXPECT_TRUE(Has(apiserver, "--client-ca-file=/etc/vtenant/pki/client-ca.crt"));
   EXPECT_TRUE(Has(apiserver, "--service-account-signing-key-file=/etc/vtenant/pki/sa.key"));
   auto syncer = Command(*Container(sts, "syncer"));
   EXPECT_TRUE(Has(syncer, "--tenant=nlp"));
@@ -73,14 +73,63 @@ TEST(StatefulSetBackendTest, PodRunsTheFourComponents) {
   const rapidjson::Value& claim = sts["spec"]["volumeClaimTemplates"][0];
   EXPECT_EQ(kube::GetString(claim, {"spec", "resources", "requests", "storage"}), "5Gi");
   const std::string volumes = kube::ToJson(sts["spec"]["template"]["spec"]["volumes"]);
-  EXPECT_NE(volumes.find(R"("secretName":"vc-nlp-certs")"), std::string::npos) << volumes;
+  EXPECT_NE(volumes.find(R"("secretName":"vc-nlp-control-plane")"), std::string::npos) << volumes;
   EXPECT_NE(volumes.find(R"("secretName":"vc-nlp-internal")"), std::string::npos) << volumes;
+  EXPECT_EQ(volumes.find("vc-nlp-certs"), std::string::npos) << volumes;
   // Locked down: no root, no privilege escalation, nothing from the host.
   for (const auto& c : sts["spec"]["template"]["spec"]["containers"].GetArray()) {
     EXPECT_TRUE(c["securityContext"]["runAsNonRoot"].GetBool());
     EXPECT_FALSE(c["securityContext"]["allowPrivilegeEscalation"].GetBool());
   }
   EXPECT_EQ(kube::Find(sts, {"spec", "template", "spec", "hostNetwork"}), nullptr);
+}
+
+// The syncer's host token is mounted into the syncer's container only, and
+// the pod's Secret holds no CA key.
+TEST(StatefulSetBackendTest, OnlyTheSyncerSeesTheSyncersToken) {
+  kube::Object sts = RenderControlPlaneStatefulSet(Request(), {});
+  const rapidjson::Value& pod = sts["spec"]["template"]["spec"];
+  ASSERT_TRUE(pod.HasMember("automountServiceAccountToken"));
+  EXPECT_FALSE(pod["automountServiceAccountToken"].GetBool());
+  for (const auto& c : pod["containers"].GetArray()) {
+    const std::string mounts = kube::ToJson(c["volumeMounts"]);
+    const bool token = mounts.find("host-token") != std::string::npos;
+    EXPECT_EQ(token, kube::GetString(c, {"name"}) == "syncer") << mounts;
+  }
+  EXPECT_NE(kube::ToJson(pod["volumes"]).find(R"("serviceAccountToken":{"path":"token")"),
+            std::string::npos);
+
+  kube::Object secret = RenderControlPlaneSecret(Request());
+  EXPECT_EQ(kube::Name(secret), "vc-nlp-control-plane");
+  EXPECT_EQ(kube::Namespace(secret), "vtenant-nlp");
+  std::vector<std::string> keys;
+  for (const auto& m : secret["data"].GetObject()) keys.emplace_back(m.name.GetString());
+  EXPECT_EQ(keys, (std::vector<std::string>{"ca.crt", "client-ca.crt", "apiserver.crt",
+                                            "apiserver.key", "sa.key", "sa.pub"}));
+}
+
+// The syncer reaches the virtual API server with its own token (Secret
+// vc-<t>-syncer), not the control plane's system:masters kubeconfig.
+TEST(StatefulSetBackendTest, TheSyncerUsesItsOwnVirtualCredential) {
+  kube::Object sts = RenderControlPlaneStatefulSet(Request(), {});
+  const std::string mounts = kube::ToJson((*Container(sts, "syncer"))["volumeMounts"]);
+  EXPECT_EQ(mounts.find(R"("name":"kubeconfig")"), std::string::npos) << mounts;
+  EXPECT_NE(mounts.find(R"("name":"syncer-credentials")"), std::string::npos) << mounts;
+  EXPECT_TRUE(
+      Has(Command(*Container(sts, "syncer")), "--virtual-kubeconfig=/etc/vtenant/syncer/config"));
+  ControlPlaneRequest r = Request();
+  r.syncer_virtual_token = "virtual-token-1";
+  kube::Object secret = RenderSyncerSecret(r);
+  EXPECT_EQ(kube::Name(secret), "vc-nlp-syncer");
+  EXPECT_TRUE(secret["data"].HasMember("token"));
+  EXPECT_TRUE(secret["data"].HasMember("config"));
+
+  kube::FakeClient host;
+  StatefulSetBackend backend(host);
+  ASSERT_TRUE(backend.Ensure(Request()).ok());
+  EXPECT_FALSE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-syncer").ok());
+  ASSERT_TRUE(backend.Ensure(r).ok());
+  EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-syncer").ok());
 }
 
 TEST(StatefulSetBackendTest, DefaultVersionWhenSpecHasNone) {
@@ -109,6 +158,7 @@ TEST(StatefulSetBackendTest, ReadyWhenThePodIs) {
   EXPECT_EQ(s->endpoint, "https://vc-nlp.vtenant-nlp.svc:443");
   EXPECT_TRUE(host.Get(kube::resources::kServices, "vtenant-nlp", "vc-nlp").ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-internal").ok());
+  EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-control-plane").ok());
   ASSERT_TRUE(host.Patch(resources::kStatefulSets, "vtenant-nlp", "vc-nlp", kube::PatchType::kMerge,
                          R"({"status":{"readyReplicas":1}})", {.subresource = "status"})
                   .ok());
@@ -122,6 +172,7 @@ TEST(StatefulSetBackendTest, ReadyWhenThePodIs) {
   EXPECT_TRUE(*removed);
   EXPECT_FALSE(host.Get(resources::kStatefulSets, "vtenant-nlp", "vc-nlp").ok());
   EXPECT_FALSE(host.Get(kube::resources::kServices, "vtenant-nlp", "vc-nlp").ok());
+  EXPECT_FALSE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-control-plane").ok());
 }
 
 }  // namespace

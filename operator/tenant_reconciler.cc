@@ -9,6 +9,7 @@
 #include "kube/kubeconfig.h"
 #include "operator/base64.h"
 #include "operator/ensure_object.h"
+#include "operator/host_credentials.h"
 #include "operator/host_objects.h"
 #include "operator/manifest.h"
 
@@ -208,6 +209,7 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
   const std::string& ns = pass.host_namespace;
   VT_ASSIGN_OR_RETURN(Ensured n, EnsureObject(host_, res::kNamespaces, "", RenderNamespace(spec)));
   if (n == Ensured::kCreated) events_.Normal(tenant, "NamespaceCreated", "created namespace " + ns);
+  VT_RETURN_IF_ERROR(EnsureOperatorBinding(tenant, spec));
 
   VT_ASSIGN_OR_RETURN(TenantCertificates certs, EnsureCertificates(tenant, spec));
 
@@ -217,7 +219,6 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
   };
   std::vector<Owned> owned;
   owned.push_back({res::kServiceAccounts, RenderSyncerServiceAccount(spec)});
-  owned.push_back({res::kRoles, RenderSyncerRole(spec)});
   owned.push_back({res::kRoleBindings, RenderSyncerRoleBinding(spec)});
   owned.push_back({res::kRoles, RenderKubeconfigReaderRole(spec)});
   owned.push_back({res::kRoleBindings, RenderKubeconfigReaderBinding(spec)});
@@ -227,10 +228,13 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
       events_.Normal(tenant, "RbacApplied",
                      EventVerb(e) + " " + o.type.kind + " " + std::string(kube::Name(o.object)));
     }
+    // The syncer's binding replaces the Role and RoleBinding an older
+    // operator made; they would still grant what the binding no longer does.
+    if (e == Ensured::kCreated && kube::Name(o.object) == kSyncerRoleBinding) {
+      VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kRoleBindings, ns, kLegacySyncerRole));
+      VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kRoles, ns, kLegacySyncerRole));
+    }
   }
-  VT_ASSIGN_OR_RETURN(Ensured cr,
-                      EnsureObject(host_, res::kClusterRoles, "", RenderSyncerNodeReaderRole()));
-  (void)cr;
   VT_ASSIGN_OR_RETURN(Ensured crb, EnsureObject(host_, res::kClusterRoleBindings, "",
                                                 RenderSyncerNodeReaderBinding(spec)));
   (void)crb;
@@ -253,8 +257,11 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
                   std::string(BackendName(spec.control_plane.backend)) + " backend");
     return Status::Ok();
   }
-  Result<ControlPlaneStatus> cp =
-      backend->second->Ensure({.spec = spec, .host_namespace = ns, .certificates = certs});
+  ControlPlaneRequest request{.spec = spec,
+                              .host_namespace = ns,
+                              .certificates = certs,
+                              .syncer_virtual_token = SyncerToken(spec.name)};
+  Result<ControlPlaneStatus> cp = backend->second->Ensure(request);
   if (!cp.ok()) {
     step_errors_->WithLabelValues({"control-plane"}).Inc();
     pass.control_plane = False("ControlPlaneReady", "BackendError", cp.status().message());
@@ -279,52 +286,113 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
                    EventVerb(kc) + " Secret " + ns + "/" + pass.kubeconfig_secret +
                        " (key config) for " + cp->endpoint);
   }
-  if (cp->control_plane.ready) EnsureVirtualCluster(tenant, spec, certs, pass);
+  if (cp->control_plane.ready && EnsureVirtualCluster(tenant, spec, certs, pass)) {
+    // A new token for the syncer: the backend has it now, not on the next pass.
+    request.syncer_virtual_token = SyncerToken(spec.name);
+    if (Result<ControlPlaneStatus> again = backend->second->Ensure(request); !again.ok()) {
+      return again.status().WithContext("handing the syncer its token");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string TenantReconciler::SyncerToken(const std::string& tenant) {
+  std::lock_guard lock(mu_);
+  auto it = syncer_tokens_.find(tenant);
+  return it == syncer_tokens_.end() ? "" : it->second.token;
+}
+
+Status TenantReconciler::EnsureOperatorBinding(const kube::Object& tenant, const TenantSpec& spec) {
+  const std::string ns = HostNamespace(spec.name);
+  kube::Object binding = RenderOperatorRoleBinding(spec, options_.self);
+  Result<Ensured> e = EnsureObject(host_, res::kRoleBindings, ns, binding);
+  // Until the binding exists the operator may not even read it: it may
+  // only create RoleBindings (and bind its tenant role) anywhere.
+  if (e.status().code() == StatusCode::kForbidden) {
+    Result<kube::Object> created = host_.Create(res::kRoleBindings, ns, binding);
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status().WithContext("creating the operator's RoleBinding in " + ns);
+    }
+    e = Ensured::kCreated;
+  }
+  VT_RETURN_IF_ERROR(e.status());
+  if (*e != Ensured::kUnchanged) {
+    events_.Normal(tenant, "RbacApplied",
+                   EventVerb(*e) + " RoleBinding " + kOperatorRoleBinding + " in " + ns);
+  }
   return Status::Ok();
 }
 
 Result<TenantCertificates> TenantReconciler::EnsureCertificates(const kube::Object& tenant,
                                                                 const TenantSpec& spec) {
   const std::string ns = HostNamespace(spec.name);
-  std::map<std::string, std::string> existing;
-  Result<kube::Object> secret = host_.Get(res::kSecrets, ns, CertificateSecretName(spec.name));
-  if (secret.ok()) {
+  const std::string& home = options_.credentials_namespace;
+  const std::string name = CertificateSecretName(spec.name);
+  auto read = [&](const std::string& in, std::map<std::string, std::string>& out) -> Result<bool> {
+    Result<kube::Object> secret = host_.Get(res::kSecrets, in, name);
+    if (secret.status().code() == StatusCode::kNotFound) return false;
+    if (!secret.ok()) return secret.status().WithContext("reading certificates in " + in);
     if (const rapidjson::Value* data = kube::Find(*secret, {"data"}); data && data->IsObject()) {
       for (const auto& m : data->GetObject()) {
         if (!m.value.IsString()) continue;
         Result<std::string> bytes = DecodeBase64(m.value.GetString());
-        if (bytes.ok()) existing[m.name.GetString()] = std::move(bytes).value();
+        if (bytes.ok()) out[m.name.GetString()] = std::move(bytes).value();
       }
     }
-  } else if (secret.status().code() != StatusCode::kNotFound) {
-    return secret.status().WithContext("reading certificates");
+    return true;
+  };
+  std::map<std::string, std::string> existing;
+  VT_ASSIGN_OR_RETURN(bool found, read(home, existing));
+  // An older operator kept the Secret in the tenant's namespace, where the
+  // syncer can read it: it moves, CA and all, so every credential stays valid.
+  bool legacy = false;
+  if (!found) {
+    VT_ASSIGN_OR_RETURN(legacy, read(ns, existing));
   }
+  CertificatePolicy policy = DefaultCertificatePolicy(spec.name, ns);
+  policy.tenant_admin_valid_for = options_.tenant_credential_lifetime;
+  policy.rotation =
+      std::string(kube::Annotation(tenant, kRotateCredentialsAnnotation).value_or(""));
   CertificateChanges changes;
   VT_ASSIGN_OR_RETURN(TenantCertificates certs,
-                      op::EnsureCertificates(existing, DefaultCertificatePolicy(spec.name, ns),
-                                             options_.now(), &changes));
-  if (changes.any()) {
-    VT_ASSIGN_OR_RETURN(
-        Ensured e, EnsureObject(host_, res::kSecrets, ns, RenderCertificateSecret(spec, certs)));
+                      op::EnsureCertificates(existing, policy, options_.now(), &changes));
+  if (changes.any() || legacy) {
+    VT_ASSIGN_OR_RETURN(Ensured e, EnsureObject(host_, res::kSecrets, home,
+                                                RenderCertificateSecret(spec, certs, home)));
     (void)e;
+  }
+  if (legacy) {
+    VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kSecrets, ns, name));
+    events_.Normal(tenant, "CertificatesMoved",
+                   "Secret " + ns + "/" + name + " moved to " + home + "/" + name);
+  }
+  if (changes.tenant_admin_rotated) {
+    events_.Normal(tenant, "CredentialsRotated",
+                   "the team's credential was revoked" +
+                       (policy.rotation.empty() ? "" : " (rotation " + policy.rotation + ")") +
+                       ": the old kubeconfig stops working within a minute, the new one is in "
+                       "Secret " +
+                       ns + "/" + KubeconfigSecretName(spec.name));
+  } else if (changes.any()) {
     events_.Normal(tenant, existing.empty() ? "CertificatesIssued" : "CertificatesRenewed",
-                   "Secret " + ns + "/" + CertificateSecretName(spec.name) + ": " + changes.reason);
+                   "Secret " + home + "/" + name + ": " + changes.reason);
   }
   return certs;
 }
 
-void TenantReconciler::EnsureVirtualCluster(const kube::Object& tenant, const TenantSpec& spec,
+bool TenantReconciler::EnsureVirtualCluster(const kube::Object& tenant, const TenantSpec& spec,
                                             const TenantCertificates& certs, Pass& pass) {
   kube::RestConfig config;
   config.server = pass.endpoint;
   config.ca_pem = certs.ca.certificate_pem;
-  config.client_certificate_pem = certs.admin.certificate_pem;
-  config.client_key_pem = certs.admin.private_key_pem;
+  config.client_certificate_pem = certs.operator_client.certificate_pem;
+  config.client_key_pem = certs.operator_client.private_key_pem;
   auto unreachable = [&](const Status& s) {
     step_errors_->WithLabelValues({"virtual-cluster"}).Inc();
     pass.control_plane = False(
         "ControlPlaneReady", "Unreachable",
-        "virtual API server " + pass.endpoint + " with the admin kubeconfig: " + s.ToString());
+        "virtual API server " + pass.endpoint + " with the operator's credential: " + s.ToString());
+    return false;
   };
   Result<std::shared_ptr<kube::Client>> client = connector_.Connect(config);
   if (!client.ok()) return unreachable(client.status());
@@ -336,6 +404,35 @@ void TenantReconciler::EnsureVirtualCluster(const kube::Object& tenant, const Te
     events_.Normal(tenant, "PodGroupCrdInstalled",
                    EventVerb(*e) + " CRD podgroups.scheduling.run.ai in the virtual cluster");
   }
+  struct Virtual {
+    const kube::ResourceType& type;
+    kube::Object object;
+  };
+  Virtual objects[] = {{res::kClusterRoleBindings, RenderTenantAdminsBinding()},
+                       {res::kServiceAccounts, RenderVirtualSyncerServiceAccount()},
+                       {res::kClusterRoleBindings, RenderVirtualSyncerBinding()}};
+  for (const Virtual& v : objects) {
+    Result<Ensured> written = EnsureObject(**client, v.type, kube::Namespace(v.object), v.object);
+    if (!written.ok()) return unreachable(written.status());
+  }
+
+  // The syncer's token there, renewed at half its life.
+  const auto now = options_.now();
+  {
+    std::lock_guard lock(mu_);
+    auto it = syncer_tokens_.find(spec.name);
+    if (it != syncer_tokens_.end() &&
+        now < it->second.issued + (it->second.expires - it->second.issued) / 2) {
+      return false;
+    }
+  }
+  TokenRequestIssuer issuer(**client);
+  Result<ServiceAccountToken> token =
+      issuer.Issue(kVirtualSyncerNamespace, kSyncerServiceAccount, options_.syncer_token_lifetime);
+  if (!token.ok()) return unreachable(token.status().WithContext("the syncer's token"));
+  std::lock_guard lock(mu_);
+  syncer_tokens_[spec.name] = {token->token, now, token->expires};
+  return true;
 }
 
 Status TenantReconciler::EnsureQueue(const kube::Object& tenant, const TenantSpec& spec,
@@ -496,9 +593,16 @@ Result<kube::ReconcileResult> TenantReconciler::Finalize(const kube::Object& ten
     RecordPhase(name, "Terminating");
   }
   // The syncer stops first, so nothing recreates host pods while the
-  // namespace goes.
+  // namespace goes. Once the namespace is going (it is deleted only after
+  // every backend was done), what the StatefulSet backend made in it goes
+  // with it, and so does the operator's own RoleBinding there: asking that
+  // backend again would only be refused.
+  Result<kube::Object> host_ns = host_.Get(res::kNamespaces, "", ns);
+  if (!host_ns.ok() && host_ns.status().code() != StatusCode::kNotFound) return host_ns.status();
+  const bool namespace_going = !host_ns.ok() || kube::IsBeingDeleted(*host_ns);
   bool removed = true;
   for (const auto& [kind, backend] : backends_) {
+    if (namespace_going && kind == Backend::kStatefulSet) continue;
     VT_ASSIGN_OR_RETURN(bool done, backend->Remove(name, ns));
     removed = removed && done;
   }
@@ -513,6 +617,8 @@ Result<kube::ReconcileResult> TenantReconciler::Finalize(const kube::Object& ten
   }
   VT_RETURN_IF_ERROR(
       DeleteIfPresent(host_, res::kClusterRoleBindings, "", SyncerNodeReaderBinding(name)));
+  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kSecrets, options_.credentials_namespace,
+                                     CertificateSecretName(name)));
   VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kNamespaces, "", ns));
   Result<kube::Object> left = host_.Get(res::kNamespaces, "", ns);
   if (left.ok()) return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
@@ -522,6 +628,10 @@ Result<kube::ReconcileResult> TenantReconciler::Finalize(const kube::Object& ten
       res::kTenants, "", name, [](kube::Object& t) { return SetFinalizer(t, false); });
   if (!done.ok() && done.status().code() != StatusCode::kNotFound) return done.status();
   events_.Normal(tenant, "Deleted", "control plane, queue and namespace " + ns + " removed");
+  {
+    std::lock_guard lock(mu_);
+    syncer_tokens_.erase(name);
+  }
   RecordPhase(name, "");
   return kube::ReconcileResult{};
 }

@@ -2,10 +2,15 @@
 //
 // Each Reconcile(name) reads the Tenant and the world and moves the world one
 // pass towards the spec, in this order: finalizer; spec validation; host
-// namespace; certificates; the syncer's ServiceAccount and Roles; the admins'
-// read access to the kubeconfig; the NetworkPolicy; the control plane (via
-// its backend); the kubeconfig Secret; KAI's PodGroup CRD in the virtual
-// cluster; the KAI Queue under its parent. Every object is compared with
+// namespace and the operator's own RoleBinding in it (all it may do there
+// comes through that binding); certificates (kept in the operator's own
+// namespace; the team's replaced when the Tenant asks for a rotation with
+// annotation vtenant.io/rotate-credentials); the syncer's ServiceAccount and
+// role bindings; the admins' read access to the kubeconfig; the
+// NetworkPolicy; the control plane (via its backend); the kubeconfig
+// Secret; in the virtual cluster KAI's PodGroup CRD, the team's
+// cluster-admin binding and the syncer's ServiceAccount and token; the KAI
+// Queue under its parent. Every object is compared with
 // what it should be and written only when it differs, so a pass over a
 // healthy tenant is reads only, and a queue or Secret deleted by hand comes
 // back on the next pass. Then status tells the truth: phase, conditions
@@ -15,9 +20,9 @@
 // step that changed something and every problem.
 //
 // Deletion (the finalizer): the control plane and syncer go first (so the
-// syncer recreates nothing), then the queue, the cluster-scoped binding and
-// the namespace with all it holds (Secrets, synced pods, RBAC); the
-// finalizer is removed once the namespace is gone.
+// syncer recreates nothing), then the queue, the cluster-scoped binding, the
+// certificate Secret and the namespace with all it holds (Secrets, synced
+// pods, RBAC); the finalizer is removed once the namespace is gone.
 #pragma once
 
 #include <chrono>
@@ -32,6 +37,7 @@
 #include "kube/metrics.h"
 #include "kube/wall_time.h"
 #include "operator/control_plane_backend.h"
+#include "operator/operator_identity.h"
 #include "operator/tenant.h"
 #include "operator/virtual_cluster_connector.h"
 
@@ -50,6 +56,18 @@ struct TenantReconcilerOptions {
   std::chrono::milliseconds ready_requeue = std::chrono::minutes(5);
   kube::WallClock now = kube::SystemNow;
   kube::Registry* registry = &kube::DefaultRegistry();
+  // Who the operator is on the host (WhoAmI): the subject of the RoleBinding
+  // through which it acts in each tenant's namespace.
+  RbacSubject self{.kind = "User", .name = "vtenant-operator"};
+  // Where the tenants' certificate Secrets (vc-<t>-certs, with their CA
+  // keys) live: the operator's own namespace.
+  std::string credentials_namespace = "vtenant-system";
+  // How long a team's credential (the kubeconfig Secret's) is valid; it is
+  // renewed once half of it is gone, and revoked at once by a rotation.
+  std::chrono::seconds tenant_credential_lifetime = std::chrono::hours(24);
+  // How long the syncer's token in the virtual cluster is valid; renewed at
+  // half its life.
+  std::chrono::seconds syncer_token_lifetime = std::chrono::hours(1);
 };
 
 class TenantReconciler final : public kube::Reconciler {
@@ -68,9 +86,14 @@ class TenantReconciler final : public kube::Reconciler {
 
   Result<kube::ReconcileResult> Finalize(const kube::Object& tenant);
   Status EnsureHostObjects(const kube::Object& tenant, const TenantSpec& spec, Pass& pass);
+  Status EnsureOperatorBinding(const kube::Object& tenant, const TenantSpec& spec);
   Result<TenantCertificates> EnsureCertificates(const kube::Object& tenant, const TenantSpec& spec);
-  void EnsureVirtualCluster(const kube::Object& tenant, const TenantSpec& spec,
+  // Installs what the virtual cluster needs (KAI's PodGroup CRD, the team's
+  // cluster-admin binding, the syncer's ServiceAccount) and keeps the
+  // syncer's token there fresh; true when it issued a new token.
+  bool EnsureVirtualCluster(const kube::Object& tenant, const TenantSpec& spec,
                             const TenantCertificates& certs, Pass& pass);
+  std::string SyncerToken(const std::string& tenant);
   Status EnsureQueue(const kube::Object& tenant, const TenantSpec& spec, Pass& pass);
   Status WriteStatus(const kube::Object& tenant, const Pass& pass);
   void RecordPhase(const std::string& tenant, const std::string& phase);
@@ -85,6 +108,11 @@ class TenantReconciler final : public kube::Reconciler {
 
   std::mutex mu_;
   std::map<std::string, std::string> phases_;  // tenant → phase last written
+  struct IssuedToken {
+    std::string token;
+    std::chrono::system_clock::time_point issued, expires;
+  };
+  std::map<std::string, IssuedToken> syncer_tokens_;  // tenant → its syncer's virtual token
 };
 
 }  // namespace vtenant::op

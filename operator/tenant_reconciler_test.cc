@@ -6,6 +6,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/testing/fake_client.h"
 #include "operator/base64.h"
+#include "operator/certificates.h"
 #include "operator/host_objects.h"
 #include "operator/testing/fake_backend.h"
 #include "operator/testing/fake_connector.h"
@@ -37,7 +38,9 @@ class TenantReconcilerTest : public testing::Test {
   TenantReconcilerTest()
       : events_(host_, "vtenant-operator"),
         reconciler_(host_, {{Backend::kProcess, &backend_}}, connector_, events_,
-                    {.registry = &registry_}) {}
+                    {.registry = &registry_,
+                     .self = SubjectOfUser("system:serviceaccount:vtenant-system:vtenant-operator"),
+                     .credentials_namespace = "vtenant-system"}) {}
 
   void CreateQueue(const std::string& name, double gpu_quota, const std::string& parent = "") {
     std::string json =
@@ -133,27 +136,38 @@ TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
   EXPECT_EQ(parsed->server, endpoint);
   ControlPlaneRequest sent = backend_.Last("nlp");
   EXPECT_EQ(parsed->ca_pem, sent.certificates.ca.certificate_pem);
-  EXPECT_EQ(parsed->client_certificate_pem, sent.certificates.admin.certificate_pem);
+  // The team's own credential: not the control plane's system:masters one.
+  EXPECT_EQ(parsed->client_certificate_pem, sent.certificates.tenant_admin.certificate_pem);
+  EXPECT_NE(parsed->client_certificate_pem, sent.certificates.admin.certificate_pem);
+  EXPECT_TRUE(*CertificateSignedBy(parsed->client_certificate_pem,
+                                   sent.certificates.tenant_admin_ca.certificate_pem));
   EXPECT_EQ(sent.host_namespace, "vtenant-nlp");
-  EXPECT_TRUE(Exists(res::kSecrets, "vtenant-nlp", "vc-nlp-certs"));
+  // The CA keys stay in the operator's namespace, out of the syncer's reach.
+  EXPECT_TRUE(Exists(res::kSecrets, "vtenant-system", "vc-nlp-certs"));
+  EXPECT_FALSE(Exists(res::kSecrets, "vtenant-nlp", "vc-nlp-certs"));
 
+  // The operator acts in the namespace through a binding to itself, and
+  // hands the syncer the chart's roles by binding them.
+  Result<kube::Object> self = host_.Get(res::kRoleBindings, "vtenant-nlp", "vtenant:operator");
+  ASSERT_TRUE(self.ok());
+  EXPECT_EQ(kube::ToJson((*self)["roleRef"]),
+            R"({"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
+            R"("name":"vtenant:operator-tenant-namespace"})");
+  EXPECT_EQ(
+      kube::ToJson((*self)["subjects"]),
+      R"([{"kind":"ServiceAccount","name":"vtenant-operator","namespace":"vtenant-system"}])");
   EXPECT_TRUE(Exists(res::kServiceAccounts, "vtenant-nlp", "vtenant-syncer"));
-  EXPECT_TRUE(Exists(res::kRoles, "vtenant-nlp", "vtenant-syncer"));
-  // The syncer's host Role grants EndpointSlices exactly the verbs its
-  // informer and copier use (syncer/copy_syncer.cc): no get.
-  Result<kube::Object> syncer_role = host_.Get(res::kRoles, "vtenant-nlp", "vtenant-syncer");
-  ASSERT_TRUE(syncer_role.ok());
-  bool slices_granted = false;
-  for (const rapidjson::Value& rule : (*syncer_role)["rules"].GetArray()) {
-    if (kube::ToJson(rule["resources"]).find("endpointslices") == std::string::npos) continue;
-    EXPECT_EQ(kube::ToJson(rule),
-              R"({"apiGroups":["discovery.k8s.io"],"resources":["endpointslices"],)"
-              R"("verbs":["list","watch","create","update","delete"]})");
-    slices_granted = true;
-  }
-  EXPECT_TRUE(slices_granted);
-  EXPECT_TRUE(Exists(res::kRoleBindings, "vtenant-nlp", "vtenant-syncer"));
-  EXPECT_TRUE(Exists(res::kClusterRoleBindings, "", "vtenant:syncer:nlp"));
+  Result<kube::Object> syncer = host_.Get(res::kRoleBindings, "vtenant-nlp", "vtenant:syncer");
+  ASSERT_TRUE(syncer.ok());
+  EXPECT_EQ(kube::GetString(*syncer, {"roleRef", "name"}), "vtenant:syncer");
+  EXPECT_EQ(kube::ToJson((*syncer)["subjects"]),
+            R"([{"kind":"ServiceAccount","name":"vtenant-syncer","namespace":"vtenant-nlp"}])");
+  EXPECT_FALSE(Exists(res::kRoles, "vtenant-nlp", "vtenant-syncer"));
+  Result<kube::Object> nodes = host_.Get(res::kClusterRoleBindings, "", "vtenant:syncer:nlp");
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ(kube::GetString(*nodes, {"roleRef", "name"}), "vtenant:syncer-node-reader");
+  // The operator makes no roles of its own beyond the kubeconfig reader.
+  EXPECT_FALSE(Exists(res::kClusterRoles, "", "vtenant:syncer-node-reader"));
   Result<kube::Object> reader =
       host_.Get(res::kRoleBindings, "vtenant-nlp", "vc-nlp-kubeconfig-reader");
   ASSERT_TRUE(reader.ok());
@@ -168,10 +182,22 @@ TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
       R"([{"apiGroups":[""],"resources":["secrets"],"resourceNames":["vc-nlp"],"verbs":["get"]}])");
   EXPECT_TRUE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
 
-  // KAI's PodGroup CRD is in the tenant's virtual cluster.
-  EXPECT_TRUE(connector_.Cluster(endpoint)
-                  ->Get(res::kCustomResourceDefinitions, "", "podgroups.scheduling.run.ai")
-                  .ok());
+  // KAI's PodGroup CRD is in the tenant's virtual cluster, the team's group
+  // is cluster-admin there, and the syncer has a ServiceAccount of its own
+  // there whose token the backend was handed. The operator connected with
+  // its own credential.
+  std::shared_ptr<kube::FakeClient> virt = connector_.Cluster(endpoint);
+  EXPECT_TRUE(virt->Get(res::kCustomResourceDefinitions, "", "podgroups.scheduling.run.ai").ok());
+  Result<kube::Object> admins = virt->Get(res::kClusterRoleBindings, "", "vtenant:tenant-admins");
+  ASSERT_TRUE(admins.ok());
+  EXPECT_EQ(kube::GetString(*admins, {"roleRef", "name"}), "cluster-admin");
+  EXPECT_NE(kube::ToJson((*admins)["subjects"]).find(R"("name":"vtenant:tenant-admins")"),
+            std::string::npos);
+  EXPECT_TRUE(virt->Get(res::kServiceAccounts, "kube-system", "vtenant-syncer").ok());
+  EXPECT_TRUE(virt->Get(res::kClusterRoleBindings, "", "vtenant:syncer").ok());
+  EXPECT_EQ(backend_.Last("nlp").syncer_virtual_token, "virtual-token-1");
+  EXPECT_EQ(connector_.last_config().client_certificate_pem,
+            sent.certificates.operator_client.certificate_pem);
   for (const char* reason : {"NamespaceCreated", "CertificatesIssued", "QueueCreated",
                              "KubeconfigWritten", "PodGroupCrdInstalled", "Ready"}) {
     EXPECT_TRUE(HasEvent(reason)) << reason;
@@ -185,6 +211,89 @@ TEST_F(TenantReconcilerTest, SecondPassWritesNothing) {
   const int writes = host_.Calls("create") + host_.Calls("update") + host_.Calls("patch");
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_EQ(host_.Calls("create") + host_.Calls("update") + host_.Calls("patch"), writes);
+}
+
+// What an older operator made in the tenant's namespace moves out of it:
+// the certificate Secret (the same CA, so every kubeconfig stays valid) and
+// the syncer's own Role.
+TEST_F(TenantReconcilerTest, AnOlderOperatorsObjectsAreMovedOrRemoved) {
+  CreateQueue("ml-org", 1);
+  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  Result<kube::Object> certs = host_.Get(res::kSecrets, "vtenant-system", "vc-nlp-certs");
+  ASSERT_TRUE(certs.ok());
+  const std::string ca(kube::GetString(*certs, {"data", "ca.key"}));
+  // As an older operator left it.
+  kube::Object legacy = kube::Clone(*certs);
+  kube::SetString(legacy, {"metadata"}, "namespace", "vtenant-nlp");
+  legacy["metadata"].RemoveMember("resourceVersion");
+  legacy["metadata"].RemoveMember("uid");
+  ASSERT_TRUE(host_.Create(res::kSecrets, "vtenant-nlp", legacy).ok());
+  ASSERT_TRUE(host_.Delete(res::kSecrets, "vtenant-system", "vc-nlp-certs").ok());
+  ASSERT_TRUE(host_.Delete(res::kRoleBindings, "vtenant-nlp", "vtenant:syncer").ok());
+  ASSERT_TRUE(host_
+                  .Create(res::kRoles, "vtenant-nlp",
+                          Json(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)"
+                               R"("metadata":{"name":"vtenant-syncer"},"rules":[]})"))
+                  .ok());
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  Result<kube::Object> moved = host_.Get(res::kSecrets, "vtenant-system", "vc-nlp-certs");
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(kube::GetString(*moved, {"data", "ca.key"}), ca);
+  EXPECT_FALSE(Exists(res::kSecrets, "vtenant-nlp", "vc-nlp-certs"));
+  EXPECT_FALSE(Exists(res::kRoles, "vtenant-nlp", "vtenant-syncer"));
+  EXPECT_TRUE(Exists(res::kRoleBindings, "vtenant-nlp", "vtenant:syncer"));
+  EXPECT_TRUE(HasEvent("CertificatesMoved"));
+}
+
+// A rotation asked for on the Tenant replaces the team's CA (so the API
+// server refuses the old credential), writes a new kubeconfig marked with
+// the rotation, and leaves the other credentials and tenants alone.
+TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
+  CreateQueue("ml-org", 1);
+  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(TenantJson("vision", "ml-org", 0.33));
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  ASSERT_TRUE(Reconcile("vision").ok());
+  const TenantCertificates before = backend_.Last("nlp").certificates;
+  const TenantCertificates vision = backend_.Last("vision").certificates;
+  ASSERT_TRUE(host_
+                  .Patch(res::kTenants, "", "nlp", kube::PatchType::kMerge,
+                         R"({"metadata":{"annotations":{"vtenant.io/rotate-credentials":"r1"}}})")
+                  .ok());
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  ASSERT_TRUE(Reconcile("vision").ok());
+  const TenantCertificates after = backend_.Last("nlp").certificates;
+  EXPECT_NE(after.tenant_admin_ca.certificate_pem, before.tenant_admin_ca.certificate_pem);
+  EXPECT_FALSE(*CertificateSignedBy(before.tenant_admin.certificate_pem,
+                                    after.tenant_admin_ca.certificate_pem));
+  EXPECT_EQ(after.ca.certificate_pem, before.ca.certificate_pem);
+  EXPECT_EQ(after.admin.certificate_pem, before.admin.certificate_pem);
+  EXPECT_EQ(after.apiserver.certificate_pem, before.apiserver.certificate_pem);
+  EXPECT_EQ(ClientCaBundle(after),
+            after.ca.certificate_pem + after.tenant_admin_ca.certificate_pem);
+  EXPECT_EQ(backend_.Last("vision").certificates.tenant_admin_ca.certificate_pem,
+            vision.tenant_admin_ca.certificate_pem);
+  Result<kube::Object> secret = host_.Get(res::kSecrets, "vtenant-nlp", "vc-nlp");
+  ASSERT_TRUE(secret.ok());
+  EXPECT_EQ(kube::Annotation(*secret, "vtenant.io/credentials-rotation").value_or(""), "r1");
+  Result<kube::RestConfig> config =
+      kube::ParseKubeconfig(*DecodeBase64(kube::GetString(*secret, {"data", "config"})));
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->client_certificate_pem, after.tenant_admin.certificate_pem);
+  EXPECT_TRUE(HasEvent("CredentialsRotated"));
+  // Carried out once: the next pass, and one after the annotation is gone,
+  // change nothing.
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  EXPECT_EQ(backend_.Last("nlp").certificates.tenant_admin_ca.certificate_pem,
+            after.tenant_admin_ca.certificate_pem);
+  ASSERT_TRUE(host_
+                  .Patch(res::kTenants, "", "nlp", kube::PatchType::kMerge,
+                         R"({"metadata":{"annotations":{"vtenant.io/rotate-credentials":null}}})")
+                  .ok());
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  EXPECT_EQ(backend_.Last("nlp").certificates.tenant_admin_ca.certificate_pem,
+            after.tenant_admin_ca.certificate_pem);
 }
 
 TEST_F(TenantReconcilerTest, DriftIsHealed) {
@@ -328,10 +437,38 @@ TEST_F(TenantReconcilerTest, DeletionRemovesEverything) {
   EXPECT_FALSE(Exists(res::kQueues, "", "nlp"));
   EXPECT_FALSE(Exists(res::kNamespaces, "", "vtenant-nlp"));
   EXPECT_FALSE(Exists(res::kClusterRoleBindings, "", "vtenant:syncer:nlp"));
+  EXPECT_FALSE(Exists(res::kSecrets, "vtenant-system", "vc-nlp-certs"));
   EXPECT_FALSE(backend_.Running("nlp"));
   EXPECT_TRUE(Exists(res::kQueues, "", "ml-org"));  // the parent stays
   EXPECT_TRUE(HasEvent("Deleted"));
   EXPECT_TRUE(Reconcile("nlp").ok());  // gone: nothing to do
+}
+
+// Once the host namespace is being deleted, the StatefulSet backend, all of
+// whose objects live in it, is not asked again: the operator's RoleBinding
+// there goes with the namespace, so the request would be refused.
+TEST_F(TenantReconcilerTest, DeletionLeavesATerminatingNamespaceToItself) {
+  FakeBackend statefulset;
+  kube::Registry registry;
+  TenantReconciler both(host_,
+                        {{Backend::kProcess, &backend_}, {Backend::kStatefulSet, &statefulset}},
+                        connector_, events_, {.registry = &registry});
+  CreateQueue("ml-org", 1);
+  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  ASSERT_TRUE(both.Reconcile("nlp").ok());
+  // A namespace that takes a while to go: a finalizer of someone else's.
+  ASSERT_TRUE(host_
+                  .Patch(res::kNamespaces, "", "vtenant-nlp", kube::PatchType::kMerge,
+                         R"({"metadata":{"finalizers":["example.com/slow"]}})")
+                  .ok());
+  ASSERT_TRUE(host_.Delete(res::kTenants, "", "nlp").ok());
+  ASSERT_TRUE(both.Reconcile("nlp").ok());  // removes the control planes, deletes the namespace
+  ASSERT_TRUE(kube::IsBeingDeleted(*host_.Get(res::kNamespaces, "", "vtenant-nlp")));
+  EXPECT_EQ(statefulset.Removes("nlp"), 1);
+  ASSERT_TRUE(both.Reconcile("nlp").ok());
+  EXPECT_EQ(statefulset.Removes("nlp"), 1);
+  EXPECT_EQ(backend_.Removes("nlp"), 2);
+  EXPECT_TRUE(Exists(res::kTenants, "", "nlp"));  // until the namespace is gone
 }
 
 TEST_F(TenantReconcilerTest, DeletionLeavesAForeignQueueAlone) {

@@ -70,6 +70,14 @@ const std::vector<Flag>& Flags() {
          f.reservation_image = v;
          return Status::Ok();
        }},
+      {"reservation-service-account", "NAME",
+       "ServiceAccount of the reservation pods (they annotate their own pod); empty: the "
+       "namespace's default",
+       [](auto& f) { return Quoted(f.reservation_service_account); },
+       [](auto& f, auto& v) {
+         f.reservation_service_account = v;
+         return Status::Ok();
+       }},
       {"webhook-address", "HOST:PORT",
        "serve the mutating admission webhook over TLS here and register it; empty: no webhook "
        "(GPU-sharing pods then cannot be created)",

@@ -17,8 +17,9 @@ struct SchedulerFlags {
   std::chrono::milliseconds cycle_period{1000};
   std::string reservation_namespace = "vtenant-reservation";
   std::string reservation_image = "ghcr.io/vtenant/gpu-reservation:latest";
-  std::string webhook_address;  // host:port; empty: no webhook
-  std::string webhook_url;      // what the API server calls; empty: https://<address>/mutate
+  std::string reservation_service_account;  // empty: the namespace's default
+  std::string webhook_address;              // host:port; empty: no webhook
+  std::string webhook_url;  // what the API server calls; empty: https://<address>/mutate
   std::string webhook_cert, webhook_key;
   std::string health_address = "127.0.0.1:8081";  // empty: none
   bool leader_elect = false;

@@ -56,9 +56,9 @@ TEST(FlagsTest, HelpListsEveryFlag) {
   const std::string usage = Usage();
   for (const char* flag :
        {"--kubeconfig", "--scheduler-name", "--cycle-period", "--reservation-namespace",
-        "--reservation-image", "--webhook-address", "--webhook-url", "--webhook-cert",
-        "--webhook-key", "--health-address", "--leader-elect", "--leader-elect-namespace",
-        "--policy", "--bind-workers", "--status-period", "--help"})
+        "--reservation-image", "--reservation-service-account", "--webhook-address",
+        "--webhook-url", "--webhook-cert", "--webhook-key", "--health-address", "--leader-elect",
+        "--leader-elect-namespace", "--policy", "--bind-workers", "--status-period", "--help"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   EXPECT_TRUE(ParseFlags({"--help"}).value().help);
 }

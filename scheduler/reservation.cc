@@ -72,6 +72,7 @@ kube::Object ReservationPodManifest(const ReservationOptions& o, std::string_vie
   Value spec(rapidjson::kObjectType);
   // Placed directly: the GPU is already chosen, no scheduler must move it.
   spec.AddMember("nodeName", str(node), a);
+  if (!o.service_account.empty()) spec.AddMember("serviceAccountName", str(o.service_account), a);
   Value container(rapidjson::kObjectType);
   container.AddMember("name", "reservation", a);
   container.AddMember("image", str(o.image), a);
@@ -142,6 +143,9 @@ Status Reservations::Release(std::string_view name) {
 }
 
 Status Reservations::EnsureNamespace() {
+  Result<kube::Object> existing = client_.Get(kube::resources::kNamespaces, "", options_.ns);
+  if (existing.ok()) return Status::Ok();
+  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
   Result<kube::Object> ns = kube::ParseJson(
       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + options_.ns + R"("}})");
   if (!ns.ok()) return ns.status();

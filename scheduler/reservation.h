@@ -20,6 +20,9 @@ namespace vtenant::scheduler {
 struct ReservationOptions {
   std::string ns = "vtenant-reservation";
   std::string image = "ghcr.io/vtenant/gpu-reservation:latest";
+  // The pods' ServiceAccount: it may annotate pods of the namespace and do
+  // nothing else. Empty: the namespace's default.
+  std::string service_account;
   // Nodes with this label set to "true" have no GPUs or kubelet (kwok); their
   // reservation pods cannot run a program, so the scheduler publishes a
   // stable fake UUID for them at creation instead.
@@ -52,7 +55,9 @@ class Reservations {
   // Deletes the reservation pod `name` (its GPU has emptied). NotFound is OK.
   Status Release(std::string_view name);
 
-  // Creates the reservation namespace when missing.
+  // Creates the reservation namespace when missing. An existing one is only
+  // read, so where it exists (the chart makes it) the scheduler needs no
+  // right to create namespaces.
   Status EnsureNamespace();
 
   const ReservationOptions& options() const { return options_; }

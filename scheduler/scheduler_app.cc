@@ -24,8 +24,10 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOption
       options_(options),
       view_(PodTranslatorOptions{flags_.scheduler_name, flags_.reservation_namespace}),
       events_(client, "vtenant-scheduler"),
-      reservations_(client, ReservationOptions{.ns = flags_.reservation_namespace,
-                                               .image = flags_.reservation_image}),
+      reservations_(client,
+                    ReservationOptions{.ns = flags_.reservation_namespace,
+                                       .image = flags_.reservation_image,
+                                       .service_account = flags_.reservation_service_account}),
       evictor_(client, events_, options.registry) {}
 
 Status SchedulerApp::Wire() {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/secret_file.h"
 #include "localenv/pki.h"
 
 namespace vtenant::scheduler {
@@ -26,12 +27,6 @@ std::string Base64(std::string_view data) {
                           static_cast<int>(data.size()));
   out.resize(static_cast<size_t>(n));
   return out;
-}
-
-Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  f << text;
-  return f ? Status::Ok() : Unavailable(path + ": cannot write");
 }
 
 }  // namespace
@@ -70,8 +65,8 @@ Status WebhookServer::Start() {
     dir_ = tmpl;
     cert_path_ = dir_ + "/tls.crt";
     key_path_ = dir_ + "/tls.key";
-    VT_RETURN_IF_ERROR(WriteFile(cert_path_, leaf.certificate_pem));
-    VT_RETURN_IF_ERROR(WriteFile(key_path_, leaf.private_key_pem));
+    VT_RETURN_IF_ERROR(WriteSecretFile(cert_path_, leaf.certificate_pem));
+    VT_RETURN_IF_ERROR(WriteSecretFile(key_path_, leaf.private_key_pem));
     ca_pem_ = ca.certificate_pem;
   } else {
     std::ifstream f(cert_path_);
@@ -168,13 +163,25 @@ kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& ur
 
 Status WebhookServer::Register(kube::Client& client) {
   kube::Object desired = WebhookConfiguration(options_, url(), ca_pem_);
-  Result<kube::Object> created = client.Create(kWebhookConfigs, "", desired);
-  if (created.ok()) return Status::Ok();
-  if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  // The configuration is read by name first and created only when missing:
+  // where the chart made it, the scheduler may get and update that one
+  // object and create none.
   Result<kube::Object> existing = client.Get(kWebhookConfigs, "", options_.config_name);
+  if (existing.status().code() == StatusCode::kNotFound) {
+    Result<kube::Object> created = client.Create(kWebhookConfigs, "", desired);
+    if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status();
+    }
+    existing = client.Get(kWebhookConfigs, "", options_.config_name);
+  }
   if (!existing.ok()) return existing.status();
-  kube::SetString(desired, {"metadata"}, "resourceVersion", kube::ResourceVersion(*existing));
-  return client.Update(kWebhookConfigs, "", desired).status();
+  // Everything but metadata is ours; what the chart or a person put in
+  // metadata (labels, annotations) stays.
+  kube::Object updated = kube::Clone(*existing);
+  updated.RemoveMember("webhooks");
+  updated.AddMember("webhooks", rapidjson::Value(desired["webhooks"], updated.GetAllocator()),
+                    updated.GetAllocator());
+  return client.Update(kWebhookConfigs, "", updated).status();
 }
 
 }  // namespace vtenant::scheduler

@@ -42,6 +42,7 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),
+                                         .etcd_tls = cluster().etcd().client_tls(),
                                          .name = "nlp",
                                          .controller_manager = false});
     ASSERT_TRUE(vc.ok()) << vc.status().ToString();

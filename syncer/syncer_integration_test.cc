@@ -48,6 +48,7 @@ nodes:
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),
+                                         .etcd_tls = cluster().etcd().client_tls(),
                                          .name = "nlp"});
     ASSERT_TRUE(vc.ok()) << vc.status().ToString();
     virtual_cluster_ = vc->release();

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "base/eventually.h"
+#include "base/secret_file.h"
 #include "cli/leftover_processes.h"
 #include "e2e/support/kubectl.h"
 #include "kube/kubeconfig.h"
@@ -36,7 +37,8 @@ Result<std::unique_ptr<Environment>> Environment::Up(const std::string& vtenant_
   env->dir_ = tmpl + "/state";
   VT_ASSIGN_OR_RETURN(localenv::CommandResult up,
                       env->Vtenant({"up", "--nodes", SourceDir() + "/" + nodes_file, "--crds",
-                                    SourceDir() + "/charts/vtenant/crds"}));
+                                    SourceDir() + "/charts/vtenant/crds", "--chart",
+                                    SourceDir() + "/charts/vtenant"}));
   if (up.exit_code != 0) {
     return FailedPrecondition("vtenant up exited " + std::to_string(up.exit_code) + ":\n" + up.out +
                               up.err);
@@ -50,7 +52,7 @@ Result<std::unique_ptr<Environment>> Environment::Up(const std::string& vtenant_
   VT_ASSIGN_OR_RETURN(localenv::CommandResult host, env->Vtenant({"kubeconfig", "--host"}));
   if (host.exit_code != 0) return FailedPrecondition("vtenant kubeconfig --host: " + host.err);
   env->host_kubeconfig_ = env->tmp_ + "/host.kubeconfig";
-  std::ofstream(env->host_kubeconfig_) << host.out;
+  VT_RETURN_IF_ERROR(WriteSecretFile(env->host_kubeconfig_, host.out));
   VT_ASSIGN_OR_RETURN(kube::RestConfig config, kube::ParseKubeconfig(host.out));
   VT_ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> client, kube::RestClient::Create(config));
   env->host_ = std::move(client);
@@ -105,7 +107,7 @@ Status Environment::WaitForTeam(const std::string& tenant, std::chrono::seconds 
   }
   VT_ASSIGN_OR_RETURN(localenv::CommandResult config, Vtenant({"kubeconfig", tenant}));
   if (config.exit_code != 0) return FailedPrecondition("vtenant kubeconfig: " + config.err);
-  std::ofstream(tmp_ + "/" + tenant + ".kubeconfig") << config.out;
+  VT_RETURN_IF_ERROR(WriteSecretFile(tmp_ + "/" + tenant + ".kubeconfig", config.out));
   return Status::Ok();
 }
 

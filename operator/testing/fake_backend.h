@@ -47,6 +47,10 @@ class FakeBackend final : public ControlPlaneBackend {
     std::lock_guard lock(mu_);
     return running_.contains(tenant);
   }
+  int Removes(const std::string& tenant) {
+    std::lock_guard lock(mu_);
+    return removes_[tenant];
+  }
   ControlPlaneRequest Last(const std::string& tenant) {
     std::lock_guard lock(mu_);
     return last_.at(tenant);

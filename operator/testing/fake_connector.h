@@ -1,9 +1,13 @@
-// FakeConnector: hands out one in-memory "virtual cluster" per endpoint.
+// FakeConnector: hands out one in-memory "virtual cluster" per endpoint,
+// whose TokenRequest API answers "virtual-token-1", "virtual-token-2", ...
+// valid for an hour.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "kube/testing/fake_client.h"
 #include "operator/virtual_cluster_connector.h"
@@ -15,17 +19,14 @@ class FakeConnector final : public VirtualClusterConnector {
   Result<std::shared_ptr<kube::Client>> Connect(const kube::RestConfig& config) override {
     std::lock_guard lock(mu_);
     if (!error_.ok()) return error_;
-    auto& c = clusters_[config.server];
-    if (!c) c = std::make_shared<kube::FakeClient>();
     last_config_ = config;
-    return std::shared_ptr<kube::Client>(c);
+    return std::shared_ptr<kube::Client>(ClusterLocked(config.server));
   }
   std::shared_ptr<kube::FakeClient> Cluster(const std::string& endpoint) {
     std::lock_guard lock(mu_);
-    auto& c = clusters_[endpoint];
-    if (!c) c = std::make_shared<kube::FakeClient>();
-    return c;
+    return ClusterLocked(endpoint);
   }
+  int tokens_issued() const { return tokens_issued_; }
   kube::RestConfig last_config() {
     std::lock_guard lock(mu_);
     return last_config_;
@@ -36,7 +37,23 @@ class FakeConnector final : public VirtualClusterConnector {
   }
 
  private:
+  std::shared_ptr<kube::FakeClient> ClusterLocked(const std::string& endpoint) {
+    auto& c = clusters_[endpoint];
+    if (c) return c;
+    c = std::make_shared<kube::FakeClient>();
+    c->HandleSubresource(
+        "serviceaccounts", "token",
+        [this](std::string_view, std::string_view,
+               const rapidjson::Value&) -> Result<kube::Object> {
+          const int n = ++tokens_issued_;
+          return kube::ParseJson(R"({"status":{"token":"virtual-token-)" + std::to_string(n) +
+                                 R"(","expirationTimestamp":"2100-01-01T00:00:00Z"}})");
+        });
+    return c;
+  }
+
   std::mutex mu_;
+  std::atomic<int> tokens_issued_{0};
   Status error_;
   kube::RestConfig last_config_;
   std::map<std::string, std::shared_ptr<kube::FakeClient>> clusters_;
