@@ -83,7 +83,8 @@ int Run(const op::OperatorFlags& flags) {
   op::RestVirtualClusterConnector connector;
   op::TenantReconciler reconciler(
       host, {{op::Backend::kProcess, &process}, {op::Backend::kStatefulSet, &statefulset}},
-      connector, events, {.default_backend = flags.backend_default});
+      connector, events,
+      {.default_backend = flags.backend_default, .scheduler_name = flags.scheduler_name});
   kube::Controller& controller =
       m.AddController({.name = "tenant", .workers = flags.workers}, reconciler);
 
@@ -108,6 +109,15 @@ int Run(const op::OperatorFlags& flags) {
   controller.Watch(informers.Get(kube::resources::kSecrets, {.label_selector = owned}), TenantOf);
   controller.Watch(informers.Get(op::resources::kStatefulSets, {.label_selector = owned}),
                    TenantOf);
+  // Which priority classes a tenant's pods may name depends on the host's.
+  controller.Watch(informers.Get(kube::resources::kPriorityClasses),
+                   [&tenants](const kube::Object&) {
+                     std::vector<std::string> keys;
+                     for (const kube::ObjectPtr& t : tenants.cache().List()) {
+                       keys.push_back(kube::KeyOf(*t));
+                     }
+                     return keys;
+                   });
   process.SetChangeNotifier([&controller](const std::string& t) { controller.Enqueue(t); });
 
   // The process backend's control planes keep running after Run returns:
