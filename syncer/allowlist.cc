@@ -11,6 +11,12 @@ std::string_view NameOf(const rapidjson::Value& name) {
   return {name.GetString(), name.GetStringLength()};
 }
 
+// Entries are ordered by length first, so most comparisons of a lookup end
+// without reading the names.
+bool Before(std::string_view a, std::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
 }  // namespace
 
 std::string FieldPath(std::string_view path, std::string_view name) {
@@ -24,7 +30,7 @@ std::string FieldPath(std::string_view path, std::string_view name) {
 
 Schema& Schema::Add(std::string_view name, Rule rule, const Schema* nested) {
   auto at = std::lower_bound(entries_.begin(), entries_.end(), name,
-                             [](const Entry& e, std::string_view n) { return e.name < n; });
+                             [](const Entry& e, std::string_view n) { return Before(e.name, n); });
   CHECK(at == entries_.end() || at->name != name) << "schema names member " << name << " twice";
   entries_.insert(at, Entry{std::string(name), rule, nested});
   return *this;
@@ -52,7 +58,7 @@ Schema& Schema::Custom(std::initializer_list<std::string_view> names) {
 
 const Schema::Entry* Schema::Find(std::string_view name) const {
   auto at = std::lower_bound(entries_.begin(), entries_.end(), name,
-                             [](const Entry& e, std::string_view n) { return e.name < n; });
+                             [](const Entry& e, std::string_view n) { return Before(e.name, n); });
   return at != entries_.end() && at->name == name ? &*at : nullptr;
 }
 

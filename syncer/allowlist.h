@@ -80,7 +80,7 @@ class Schema {
             DroppedFields* dropped) const;
   const Entry* Find(std::string_view name) const;
 
-  std::vector<Entry> entries_;  // sorted by name
+  std::vector<Entry> entries_;  // sorted by name's length, then name
 };
 
 // `path` + "." + `name` (or `name` alone when `path` is empty): how dropped

@@ -106,8 +106,9 @@ TEST(AllowlistTest, NamingAMemberTwiceIsAProgrammingError) {
 
 // One row per rule of reserved_keys.h.
 TEST(ReservedKeysTest, Table) {
-  const KeyExceptions pods{.keys = {"statefulset.kubernetes.io/pod-name"},
-                           .prefixes = {"app.kubernetes.io/"}};
+  const KeyExceptions pods{.keys = {"statefulset.kubernetes.io/pod-name",
+                                    "vtenant.dev/run-duration", "vtenant.io/virtual-uid"},
+                           .prefixes = {"app.kubernetes.io/", "vtenant.dev/", "vtenant.io/"}};
   struct Row {
     std::string_view key;
     bool reserved;
@@ -116,8 +117,11 @@ TEST(ReservedKeysTest, Table) {
       // vtenant's own keys, every form, whatever the exceptions.
       {"vtenant.io/tenant", true, true},
       {"vtenant.io/virtual-namespace", true, true},
-      {"vtenant.dev/simulated-node", true, true},
+      {"vtenant.io/virtual-uid", true, true},  // no exception lifts vtenant.io
       {"gpu.vtenant.io/index", true, true},
+      // vtenant.dev: the local environment's, lifted by an exact key only.
+      {"vtenant.dev/simulated-node", true, true},
+      {"vtenant.dev/run-duration", true, false},
       {"a.b.vtenant.dev/x", true, true},
       {"notvtenant.io/x", false, false},  // another domain, not a subdomain
       {"vtenant.iox/x", false, false},

@@ -21,14 +21,14 @@ bool IsReservedKey(std::string_view key, const KeyExceptions& exceptions) {
     return key == "pod-group-name" || key.starts_with("runai-");
   }
   const std::string_view prefix = key.substr(0, slash);
-  if (InDomain(prefix, "vtenant.io") || InDomain(prefix, "vtenant.dev")) return true;
+  if (InDomain(prefix, "vtenant.io")) return true;
   if (prefix == "runai" || prefix == "run.ai" || key == "kai.scheduler/queue") return true;
+  const bool excepted =
+      std::find(exceptions.keys.begin(), exceptions.keys.end(), key) != exceptions.keys.end();
+  if (InDomain(prefix, "vtenant.dev")) return !excepted;
   if (InDomain(prefix, "kubernetes.io") || InDomain(prefix, "k8s.io")) {
-    if (std::find(exceptions.keys.begin(), exceptions.keys.end(), key) != exceptions.keys.end()) {
-      return false;
-    }
-    return std::none_of(exceptions.prefixes.begin(), exceptions.prefixes.end(),
-                        [&](std::string_view p) { return key.starts_with(p); });
+    return !excepted && std::none_of(exceptions.prefixes.begin(), exceptions.prefixes.end(),
+                                     [&](std::string_view p) { return key.starts_with(p); });
   }
   return false;
 }
@@ -38,6 +38,8 @@ void CopyTenantKeys(const rapidjson::Value* from, rapidjson::Value& to, Allocato
                     DroppedFields* dropped) {
   if (!to.IsObject()) to.SetObject();
   if (from == nullptr || !from->IsObject()) return;
+  // Into an empty map the keys of one JSON object go without a search.
+  const bool fresh = to.ObjectEmpty();
   for (const auto& m : from->GetObject()) {
     const std::string_view key(m.name.GetString(), m.name.GetStringLength());
     if (IsReservedKey(key, exceptions)) {
@@ -50,7 +52,11 @@ void CopyTenantKeys(const rapidjson::Value* from, rapidjson::Value& to, Allocato
       }
       continue;
     }
-    SetMember(to, key, rapidjson::Value(m.value, a), a);
+    if (fresh) {
+      to.AddMember(JsonString(key, a), rapidjson::Value(m.value, a), a);
+    } else {
+      SetMember(to, key, rapidjson::Value(m.value, a), a);
+    }
   }
 }
 

@@ -11,14 +11,16 @@
 // one rule they all use.
 //
 // Reserved, whatever the translator says:
-//   - keys whose prefix (the part before '/') is vtenant.io or vtenant.dev,
-//     or ends in .vtenant.io or .vtenant.dev;
+//   - keys whose prefix (the part before '/') is vtenant.io, or ends in
+//     .vtenant.io;
 //   - KAI's and the binder's: kai.scheduler/queue, pod-group-name,
 //     runai-gpu, runai-gpu-group, runai/shared-gpu-configmap,
 //     run.ai/reserve_for_gpu_index, and with them every key under the
 //     runai/ and run.ai/ prefixes and every unprefixed key starting with
 //     "runai-" (KAI keeps its scheduling state there).
 // Reserved unless the translator names it among its exceptions:
+//   - keys whose prefix is vtenant.dev or ends in .vtenant.dev (the local
+//     environment's: an exception must name the exact key);
 //   - keys whose prefix is kubernetes.io or k8s.io, or ends in
 //     .kubernetes.io or .k8s.io.
 // Everything else (app labels, gpu-fraction, kai.scheduler/subgroup-name,
@@ -33,8 +35,9 @@
 
 namespace vtenant::syncer {
 
-// The kubernetes.io / k8s.io keys a translator lets through: exact keys
-// and key prefixes ("app.kubernetes.io/"). Views of string literals.
+// The keys a translator lets through among those reserved unless
+// excepted: exact keys, and prefixes of kubernetes.io / k8s.io keys
+// ("app.kubernetes.io/"). Views of string literals.
 struct KeyExceptions {
   std::vector<std::string_view> keys;
   std::vector<std::string_view> prefixes;
