@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "operator/certificates.h"
@@ -26,7 +27,21 @@ struct ControlPlaneRequest {
   // renews at half its life. Empty until the virtual API server first
   // answered; the syncer waits for it.
   std::string syncer_virtual_token;
+  // The host's priority classes the tenant's pods may name
+  // (AllowedPriorityClasses over the host's PriorityClasses), sorted.
+  std::vector<std::string> allowed_priority_classes;
+  // The host's vtenant scheduler, every host pod's schedulerName.
+  std::string scheduler_name = "kai-scheduler";
 };
+
+// The syncer's flags that carry what the Tenant allows its pods
+// (--scheduler-name, --pod-security, --allowed-privileged-features,
+// --node-selector, --tolerations, --allowed-tolerations,
+// --allowed-runtime-classes, --allowed-volume-types, --allowed-csi-drivers,
+// --allowed-priority-classes, --allowed-service-types), each written out
+// in full so the syncer applies no default of its own. Both backends pass
+// them; a change of any of them restarts the syncer.
+std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& request);
 
 // One part of the control plane: ready or, if not, why.
 struct ComponentStatus {

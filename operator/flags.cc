@@ -32,6 +32,8 @@ Usage: vtenant-operator [flags]
                               few cores each costs more CPU (0 = no limit; default 5)
   --syncer-image IMAGE        statefulset backend: the syncer container's image
                               (default ghcr.io/vtenant/vtenant-syncer:latest)
+  --scheduler-name NAME       the host's vtenant scheduler: the syncers give every
+                              tenant pod this schedulerName (default kai-scheduler)
   --health-address HOST:PORT  /healthz, /readyz and /metrics ("" = off;
                               default 127.0.0.1:8082)
   --leader-elect              one active replica, over the Lease
@@ -99,6 +101,12 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       {"syncer-binary", str(&f.syncer_binary)},
       {"etcd-servers", str(&f.etcd_servers)},
       {"syncer-image", str(&f.syncer_image)},
+      {"scheduler-name",
+       [&](const std::string& v) {
+         if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");
+         f.scheduler_name = v;
+         return Status::Ok();
+       }},
       {"health-address", str(&f.health_address)},
       {"leader-election-namespace", str(&f.leader_election_namespace)},
       {"leader-election-id", str(&f.leader_election_id)},

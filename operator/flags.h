@@ -32,6 +32,8 @@ struct OperatorFlags {
   // Process backend: kube-apiservers starting at once; 0 = no limit.
   int starting_apiservers = 5;
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
+  // The host's vtenant scheduler: every tenant pod's schedulerName on the host.
+  std::string scheduler_name = "kai-scheduler";
   bool help = false;
 };
 

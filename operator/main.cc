@@ -102,6 +102,7 @@ int Run(const op::OperatorFlags& flags) {
       host, {{op::Backend::kProcess, &process}, {op::Backend::kStatefulSet, &statefulset}},
       connector, events,
       {.default_backend = flags.backend_default,
+       .scheduler_name = flags.scheduler_name,
        .self = op::SubjectOfUser(*username),
        .credentials_namespace = credentials_namespace,
        .tenant_credential_lifetime = flags.tenant_credential_lifetime});
@@ -128,6 +129,15 @@ int Run(const op::OperatorFlags& flags) {
                    TenantOf);
   controller.Watch(informers.Get(op::resources::kStatefulSets, {.label_selector = owned}),
                    TenantOf);
+  // Which priority classes a tenant's pods may name depends on the host's.
+  controller.Watch(informers.Get(kube::resources::kPriorityClasses),
+                   [&tenants](const kube::Object&) {
+                     std::vector<std::string> keys;
+                     for (const kube::ObjectPtr& t : tenants.cache().List()) {
+                       keys.push_back(kube::KeyOf(*t));
+                     }
+                     return keys;
+                   });
   process.SetChangeNotifier([&controller](const std::string& t) { controller.Enqueue(t); });
 
   // The process backend's control planes keep running after Run returns:

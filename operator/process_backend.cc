@@ -88,12 +88,6 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string Join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
-
 }  // namespace
 
 bool ProcessRuns(int pid, const std::string& program, const std::string& marker) {
@@ -635,17 +629,6 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
     }
   }
   const std::string syncer_marker = "--virtual-kubeconfig=" + virtual_kubeconfig.string();
-  const std::string program = fs::path(options_.syncer_binary).filename();
-  if (ProcessRuns(t.syncer_pid, program, syncer_marker)) return true;
-  int pid = ReadInt(t.dir / "vtenant-syncer.pid");
-  if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
-  if (pid > 0) {
-    t.syncer_pid = pid;
-    return true;
-  }
-  const IsolationSpec& iso = desired.spec.isolation;
-  std::vector<std::string> selector;
-  for (const auto& [k, v] : iso.node_selector) selector.push_back(k + "=" + v);
   localenv::ProcessOptions p;
   p.argv = {options_.syncer_binary,
             "--tenant=" + t.name,
@@ -653,14 +636,35 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
             "--host-namespace=" + desired.host_namespace,
             syncer_marker,
             "--host-kubeconfig=" + credentials->kubeconfig_path,
-            "--allowed-privileged-features=" + Join(iso.allowed_privileged_features, ","),
-            "--node-selector=" + Join(selector, ","),
-            "--tolerations=" + iso.tolerations_json,
             "--virtual-service-host=127.0.0.1",
             "--virtual-service-port=" + std::to_string(t.port),
             "--health-address=127.0.0.1:" + std::to_string(t.syncer_port),
             "--sync-endpoints",
             "--leader-elect=false"};
+  for (std::string& arg : SyncerPolicyArgs(desired)) p.argv.push_back(std::move(arg));
+  // The command line the running syncer was started with, so that a change
+  // of what the Tenant allows (or of the host's priority classes) restarts
+  // it; a syncer without the record predates it and restarts once.
+  std::string args;
+  for (const std::string& a : p.argv) args += a + "\n";
+  const fs::path args_file = t.dir / "vtenant-syncer.args";
+
+  const std::string program = fs::path(options_.syncer_binary).filename();
+  int pid = t.syncer_pid;
+  if (!ProcessRuns(pid, program, syncer_marker)) {
+    pid = ReadInt(t.dir / "vtenant-syncer.pid");
+    if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
+  }
+  if (pid > 0) {
+    if (ReadFileOrEmpty(args_file) == args) {
+      t.syncer_pid = pid;
+      return true;
+    }
+    LOG(INFO) << "tenant " << t.name << ": restarting vtenant-syncer (pid " << pid
+              << ") with a new command line";
+    StopPid(pid, program, syncer_marker);
+    t.syncer_pid = -1;
+  }
   p.log_path = (t.dir / "vtenant-syncer.log").string();
   p.die_with_parent = false;
   Result<localenv::Process> started = localenv::Process::Start(p);
@@ -670,6 +674,7 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
   }
   t.syncer_pid = started->Release();
   (void)WriteFileAtomically(t.dir / "vtenant-syncer.pid", std::to_string(t.syncer_pid));
+  (void)WriteFileAtomically(args_file, args);
   return true;
 }
 

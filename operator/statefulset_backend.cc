@@ -41,12 +41,6 @@ std::string Args(const std::vector<std::string>& args) {
   return out + "]";
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
-  return out;
-}
-
 kube::Object Parse(const std::string& json) {
   Result<kube::Object> o = kube::ParseJson(json);
   return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
@@ -140,10 +134,6 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
   const std::string version =
       cp.kubernetes_version.empty() ? o.default_kubernetes_version : cp.kubernetes_version;
   const std::string resources = Resources(cp);
-  const IsolationSpec& iso = r.spec.isolation;
-  std::vector<std::string> selector;
-  for (const auto& [k, v] : iso.node_selector) selector.push_back(k + "=" + v);
-
   std::vector<std::string> etcd = {"etcd",
                                    "--data-dir=/var/lib/etcd",
                                    "--listen-client-urls=http://127.0.0.1:2379",
@@ -190,14 +180,14 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       "--queue=" + r.spec.name,
       "--host-namespace=" + r.host_namespace,
       std::string("--virtual-kubeconfig=") + kSyncerCredentialsDir + "/config",
-      "--allowed-privileged-features=" + Join(iso.allowed_privileged_features),
-      "--node-selector=" + Join(selector),
-      "--tolerations=" + iso.tolerations_json,
       "--virtual-service-host=" + Name(r) + "." + r.host_namespace + ".svc",
       "--virtual-service-port=443",
       "--health-address=0.0.0.0:8081",
       "--sync-endpoints",
       "--leader-elect=false"};
+  // A changed policy changes the pod template, so the pod is replaced and
+  // its syncer starts with it.
+  for (std::string& arg : SyncerPolicyArgs(r)) syncer.push_back(std::move(arg));
   const std::string certs_volume =
       R"({"name":"pki","mountPath":"/etc/vtenant/pki","readOnly":true})";
   const std::string kubeconfig_volume =

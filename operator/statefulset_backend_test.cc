@@ -18,6 +18,7 @@ ControlPlaneRequest Request() {
   r.spec.isolation.allowed_privileged_features = {"hostPath"};
   r.spec.isolation.node_selector = {{"pool", "gpu"}};
   r.host_namespace = "vtenant-nlp";
+  r.allowed_priority_classes = {"inference", "train"};
   CertificateChanges changes;
   r.certificates = *EnsureCertificates({}, DefaultCertificatePolicy("nlp", "vtenant-nlp"),
                                        std::chrono::system_clock::now(), &changes);
@@ -65,6 +66,13 @@ TEST(StatefulSetBackendTest, PodRunsTheFourComponents) {
   EXPECT_TRUE(Has(syncer, "--queue=nlp"));
   EXPECT_TRUE(Has(syncer, "--host-namespace=vtenant-nlp"));
   EXPECT_TRUE(Has(syncer, "--allowed-privileged-features=hostPath"));
+  EXPECT_TRUE(Has(syncer, "--scheduler-name=kai-scheduler"));
+  EXPECT_TRUE(Has(syncer, "--pod-security=baseline"));
+  EXPECT_TRUE(Has(syncer,
+                  "--allowed-volume-types=configMap,secret,downwardAPI,emptyDir,projected,"
+                  "persistentVolumeClaim,ephemeral"));
+  EXPECT_TRUE(Has(syncer, "--allowed-priority-classes=inference,train"));
+  EXPECT_TRUE(Has(syncer, "--allowed-service-types=ClusterIP"));
   EXPECT_TRUE(Has(syncer, "--node-selector=pool=gpu"));
   EXPECT_TRUE(Has(syncer, "--virtual-service-host=vc-nlp.vtenant-nlp.svc"));
   // No --host-kubeconfig: the syncer is the pod's ServiceAccount on the host.

@@ -1,5 +1,6 @@
 #include "operator/tenant.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -85,6 +86,71 @@ std::vector<std::string> ReadStrings(const rapidjson::Value* v, const std::strin
   return out;
 }
 
+std::string JoinList(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Reads a list of names each of which must be one of `known`.
+std::vector<std::string> ReadEnumList(const rapidjson::Value* v, const std::string& path,
+                                      const std::vector<std::string>& known, Problems* problems) {
+  std::vector<std::string> out = ReadStrings(v, path, problems);
+  for (const auto& item : out) {
+    if (std::find(known.begin(), known.end(), item) == known.end()) {
+      problems->Add(path + ": \"" + item + "\" is not one of " + JoinList(known));
+    }
+  }
+  return out;
+}
+
+// spec.isolation.allowedTolerations: entries {key (required), operator
+// (Exists or Equal), value (not with Exists), effect}.
+void ReadAllowedTolerations(const rapidjson::Value* v, Problems* problems, std::string* json) {
+  if (v == nullptr) return;
+  const std::string path = "spec.isolation.allowedTolerations";
+  if (!v->IsArray()) {
+    problems->Add(path + " must be a list");
+    return;
+  }
+  for (const rapidjson::Value& t : v->GetArray()) {
+    if (!t.IsObject()) {
+      problems->Add(path + " must hold objects");
+      continue;
+    }
+    const std::string_view key = kube::GetString(t, {"key"});
+    const std::string_view op = kube::GetString(t, {"operator"});
+    const std::string_view effect = kube::GetString(t, {"effect"});
+    for (const auto& m : t.GetObject()) {
+      const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+      if (name != "key" && name != "operator" && name != "value" && name != "effect") {
+        problems->Add(path + ": \"" + std::string(name) +
+                      "\" is not one of key, operator, value, effect");
+      } else if (!m.value.IsString()) {
+        problems->Add(path + "." + std::string(name) + " must be a string");
+      }
+    }
+    if (key.empty()) {
+      problems->Add(path +
+                    ": every entry needs a key (a toleration of every taint is never "
+                    "allowed)");
+    }
+    if (op != "" && op != "Exists" && op != "Equal") {
+      problems->Add(path + ": operator \"" + std::string(op) + "\" is not one of Exists, Equal");
+    }
+    if (op == "Exists" && !kube::GetString(t, {"value"}).empty()) {
+      problems->Add(path + ": the entry for \"" + std::string(key) +
+                    "\" has operator Exists and a value; Exists takes none");
+    }
+    if (effect != "" && effect != "NoSchedule" && effect != "PreferNoSchedule" &&
+        effect != "NoExecute") {
+      problems->Add(path + ": effect \"" + std::string(effect) +
+                    "\" is not one of NoSchedule, PreferNoSchedule, NoExecute");
+    }
+  }
+  *json = kube::ToJson(*v);
+}
+
 std::map<std::string, std::string> ReadStringMap(const rapidjson::Value* v, const std::string& path,
                                                  Problems* problems) {
   std::map<std::string, std::string> out;
@@ -116,6 +182,67 @@ Result<Backend> ParseBackend(std::string_view name) {
   if (name == "statefulset") return Backend::kStatefulSet;
   return InvalidArgument("backend \"" + std::string(name) +
                          "\" is not one of process, statefulset");
+}
+
+const std::vector<std::string>& KnownPrivilegedFeatures() {
+  static const std::vector<std::string> kFeatures = {
+      "hostPath",           "hostNetwork", "hostPID",      "hostIPC",
+      "hostPorts",          "privileged",  "capabilities", "unconfinedSeccomp",
+      "unconfinedAppArmor", "seLinux",     "procMount",    "unsafeSysctls",
+      "windowsHostProcess"};
+  return kFeatures;
+}
+
+const std::vector<std::string>& KnownVolumeTypes() {
+  static const std::vector<std::string> kTypes = {"awsElasticBlockStore",
+                                                  "azureDisk",
+                                                  "azureFile",
+                                                  "cephfs",
+                                                  "cinder",
+                                                  "configMap",
+                                                  "downwardAPI",
+                                                  "emptyDir",
+                                                  "ephemeral",
+                                                  "fc",
+                                                  "flexVolume",
+                                                  "flocker",
+                                                  "gcePersistentDisk",
+                                                  "glusterfs",
+                                                  "image",
+                                                  "iscsi",
+                                                  "nfs",
+                                                  "persistentVolumeClaim",
+                                                  "photonPersistentDisk",
+                                                  "portworxVolume",
+                                                  "projected",
+                                                  "quobyte",
+                                                  "rbd",
+                                                  "scaleIO",
+                                                  "secret",
+                                                  "storageos",
+                                                  "vsphereVolume"};
+  return kTypes;
+}
+
+const std::vector<std::string>& DefaultVolumeTypes() {
+  static const std::vector<std::string> kTypes = {"configMap", "secret",    "downwardAPI",
+                                                  "emptyDir",  "projected", "persistentVolumeClaim",
+                                                  "ephemeral"};
+  return kTypes;
+}
+
+std::vector<std::string> AllowedPriorityClasses(const IsolationSpec& spec,
+                                                const std::vector<std::string>& host_classes) {
+  std::set<std::string> allowed;
+  for (const std::string& c : host_classes) {
+    bool named =
+        std::find(spec.allowed_priority_classes.begin(), spec.allowed_priority_classes.end(), c) !=
+        spec.allowed_priority_classes.end();
+    if (spec.allowed_priority_classes.empty() ? !c.starts_with("system-") : named) {
+      allowed.insert(c);
+    }
+  }
+  return {allowed.begin(), allowed.end()};
 }
 
 std::string HostNamespace(std::string_view tenant) { return "vtenant-" + std::string(tenant); }
@@ -198,29 +325,51 @@ Result<TenantSpec> ParseTenant(const rapidjson::Value& tenant, Backend default_b
   spec.control_plane.limits = ReadStringMap(kube::Find(s, {"controlPlane", "resources", "limits"}),
                                             "spec.controlPlane.resources.limits", &problems);
 
-  static const std::set<std::string> kFeatures = {"hostPath", "hostNetwork", "hostPID",
-                                                  "hostIPC",  "privileged",  "capabilities"};
-  spec.isolation.allowed_privileged_features =
-      ReadStrings(kube::Find(s, {"isolation", "allowedPrivilegedFeatures"}),
-                  "spec.isolation.allowedPrivilegedFeatures", &problems);
-  for (const auto& f : spec.isolation.allowed_privileged_features) {
-    if (!kFeatures.contains(f)) {
-      problems.Add("spec.isolation.allowedPrivilegedFeatures: \"" + f +
-                   "\" is not one of hostPath, hostNetwork, hostPID, hostIPC, privileged, "
-                   "capabilities");
+  const rapidjson::Value* iso = kube::Find(s, {"isolation"});
+  static const rapidjson::Value kNoIsolation(rapidjson::kObjectType);
+  if (iso == nullptr || !iso->IsObject()) iso = &kNoIsolation;
+  if (const rapidjson::Value* level = kube::Find(*iso, {"podSecurity"}); level != nullptr) {
+    std::string_view text = level->IsString() ? level->GetString() : "";
+    if (text == "baseline" || text == "restricted") {
+      spec.isolation.pod_security = std::string(text);
+    } else {
+      problems.Add("spec.isolation.podSecurity must be baseline or restricted");
     }
   }
-  spec.isolation.node_selector = ReadStringMap(kube::Find(s, {"isolation", "nodeSelector"}),
-                                               "spec.isolation.nodeSelector", &problems);
-  if (const rapidjson::Value* t = kube::Find(s, {"isolation", "tolerations"}); t != nullptr) {
+  spec.isolation.allowed_privileged_features = ReadEnumList(
+      kube::Find(*iso, {"allowedPrivilegedFeatures"}), "spec.isolation.allowedPrivilegedFeatures",
+      KnownPrivilegedFeatures(), &problems);
+  ReadAllowedTolerations(kube::Find(*iso, {"allowedTolerations"}), &problems,
+                         &spec.isolation.allowed_tolerations_json);
+  spec.isolation.allowed_runtime_classes =
+      ReadStrings(kube::Find(*iso, {"allowedRuntimeClasses"}),
+                  "spec.isolation.allowedRuntimeClasses", &problems);
+  spec.isolation.allowed_volume_types =
+      ReadEnumList(kube::Find(*iso, {"allowedVolumeTypes"}), "spec.isolation.allowedVolumeTypes",
+                   KnownVolumeTypes(), &problems);
+  spec.isolation.allowed_csi_drivers = ReadStrings(kube::Find(*iso, {"allowedCSIDrivers"}),
+                                                   "spec.isolation.allowedCSIDrivers", &problems);
+  spec.isolation.allowed_priority_classes =
+      ReadStrings(kube::Find(*iso, {"allowedPriorityClasses"}),
+                  "spec.isolation.allowedPriorityClasses", &problems);
+  if (const rapidjson::Value* types = kube::Find(*iso, {"allowedServiceTypes"})) {
+    static const std::vector<std::string> kServiceTypes = {"ClusterIP", "NodePort", "LoadBalancer"};
+    std::vector<std::string> read =
+        ReadEnumList(types, "spec.isolation.allowedServiceTypes", kServiceTypes, &problems);
+    std::set<std::string> unique(read.begin(), read.end());
+    unique.insert("ClusterIP");
+    spec.isolation.allowed_service_types.assign(unique.begin(), unique.end());
+  }
+  spec.isolation.node_selector =
+      ReadStringMap(kube::Find(*iso, {"nodeSelector"}), "spec.isolation.nodeSelector", &problems);
+  if (const rapidjson::Value* t = kube::Find(*iso, {"tolerations"}); t != nullptr) {
     if (t->IsArray()) {
       spec.isolation.tolerations_json = kube::ToJson(*t);
     } else {
       problems.Add("spec.isolation.tolerations must be a list");
     }
   }
-  if (const rapidjson::Value* np = kube::Find(s, {"isolation", "networkPolicy", "enabled"});
-      np != nullptr) {
+  if (const rapidjson::Value* np = kube::Find(*iso, {"networkPolicy", "enabled"}); np != nullptr) {
     if (np->IsBool()) {
       spec.isolation.network_policy = np->GetBool();
     } else {

@@ -50,12 +50,40 @@ struct ControlPlaneSpec {
   std::map<std::string, std::string> limits;
 };
 
+// spec.isolation: what the tenant's pods may ask of the host. The syncer
+// enforces it (its flags carry every field); the host namespace's Pod
+// Security Admission labels follow pod_security.
 struct IsolationSpec {
+  std::string pod_security = "baseline";  // or "restricted"
   std::vector<std::string> allowed_privileged_features;
   std::map<std::string, std::string> node_selector;
-  std::string tolerations_json = "[]";  // the array as written, for the syncer's flag
+  std::string tolerations_json = "[]";          // the array as written, for the syncer's flag
+  std::string allowed_tolerations_json = "[]";  // likewise
+  std::vector<std::string> allowed_runtime_classes;
+  std::vector<std::string> allowed_volume_types;  // empty: DefaultVolumeTypes()
+  std::vector<std::string> allowed_csi_drivers;
+  // Empty: every PriorityClass of the host not named system-*. Either way
+  // only classes the host really has reach the syncer
+  // (AllowedPriorityClasses).
+  std::vector<std::string> allowed_priority_classes;
+  std::vector<std::string> allowed_service_types = {"ClusterIP"};  // ClusterIP always among them
   bool network_policy = true;
 };
+
+// The exceptions to the Pod Security level a Tenant may allow, and the
+// volume types it may name (the syncer's KnownPrivilegedFeatures and
+// KnownVolumeTypes; the CRD's enums say the same).
+const std::vector<std::string>& KnownPrivilegedFeatures();
+const std::vector<std::string>& KnownVolumeTypes();
+// The volume types of a Tenant that names none.
+const std::vector<std::string>& DefaultVolumeTypes();
+
+// The host priority classes a tenant's pods may name: of `host_classes`
+// (the names of the host's PriorityClasses), those `spec` allows (its
+// allowedPriorityClasses, or when it names none every class not named
+// system-*), sorted.
+std::vector<std::string> AllowedPriorityClasses(const IsolationSpec& spec,
+                                                const std::vector<std::string>& host_classes);
 
 struct TenantSpec {
   std::string name;

@@ -257,11 +257,22 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
                   std::string(BackendName(spec.control_plane.backend)) + " backend");
     return Status::Ok();
   }
-  ControlPlaneRequest request{.spec = spec,
-                              .host_namespace = ns,
-                              .certificates = certs,
-                              .syncer_virtual_token = SyncerToken(spec.name)};
-  Result<ControlPlaneStatus> cp = backend->second->Ensure(request);
+  // The priority classes the host really offers, as the Tenant allows them;
+  // a class added or removed re-queues every tenant (main.cc).
+  Result<kube::ObjectList> classes = host_.List(kube::resources::kPriorityClasses, "");
+  if (!classes.ok()) {
+    step_errors_->WithLabelValues({"priority-classes"}).Inc();
+    return classes.status().WithContext("listing the host's PriorityClasses");
+  }
+  std::vector<std::string> host_classes;
+  for (const kube::Object& c : classes->items) host_classes.emplace_back(kube::Name(c));
+  Result<ControlPlaneStatus> cp = backend->second->Ensure(
+      {.spec = spec,
+       .host_namespace = ns,
+       .certificates = certs,
+       .syncer_virtual_token = SyncerToken(spec.name),
+       .allowed_priority_classes = AllowedPriorityClasses(spec.isolation, host_classes),
+       .scheduler_name = options_.scheduler_name});
   if (!cp.ok()) {
     step_errors_->WithLabelValues({"control-plane"}).Inc();
     pass.control_plane = False("ControlPlaneReady", "BackendError", cp.status().message());

@@ -54,6 +54,8 @@ struct TenantReconcilerOptions {
   // How often a Ready tenant is revisited (certificate renewal, drift the
   // informers cannot see, such as a CRD deleted inside the virtual cluster).
   std::chrono::milliseconds ready_requeue = std::chrono::minutes(5);
+  // The host's vtenant scheduler, which the syncers give every host pod.
+  std::string scheduler_name = "kai-scheduler";
   kube::WallClock now = kube::SystemNow;
   kube::Registry* registry = &kube::DefaultRegistry();
   // Who the operator is on the host (WhoAmI): the subject of the RoleBinding

@@ -294,6 +294,27 @@ TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_EQ(backend_.Last("nlp").certificates.tenant_admin_ca.certificate_pem,
             after.tenant_admin_ca.certificate_pem);
+TEST_F(TenantReconcilerTest, SyncerGetsTheHostsPriorityClassesTheTenantAllows) {
+  for (const char* name : {"train", "inference", "system-cluster-critical"}) {
+    ASSERT_TRUE(host_
+                    .Create(res::kPriorityClasses, "",
+                            Json(std::string(R"({"apiVersion":"scheduling.k8s.io/v1",)"
+                                             R"("kind":"PriorityClass","metadata":{"name":")") +
+                                 name + R"("},"value":100})"))
+                    .ok());
+  }
+  CreateQueue("ml-org", 1);
+  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  // Naming none: every class of the host but the system ones.
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  EXPECT_EQ(backend_.Last("nlp").allowed_priority_classes,
+            (std::vector<std::string>{"inference", "train"}));
+  EXPECT_EQ(backend_.Last("nlp").scheduler_name, "kai-scheduler");
+  // Naming some: only those the host really has.
+  CreateTenant(TenantJson("vision", "ml-org", 0.33,
+                          R"(,"isolation":{"allowedPriorityClasses":["train","vip"]})"));
+  ASSERT_TRUE(Reconcile("vision").ok());
+  EXPECT_EQ(backend_.Last("vision").allowed_priority_classes, std::vector<std::string>{"train"});
 }
 
 TEST_F(TenantReconcilerTest, DriftIsHealed) {

@@ -70,6 +70,71 @@ TEST(TenantTest, ListsEveryProblemAtOnce) {
   EXPECT_NE(m.find("\"sysadmin\""), std::string::npos) << m;
 }
 
+TEST(TenantTest, ParsesTheIsolationApi) {
+  Result<TenantSpec> spec = ParseTenant(Json(R"({"metadata":{"name":"nlp"},"spec":{"isolation":{
+      "podSecurity":"restricted",
+      "allowedPrivilegedFeatures":["hostPorts","unconfinedSeccomp","windowsHostProcess"],
+      "allowedTolerations":[{"key":"nvidia.com/gpu","operator":"Exists"}],
+      "allowedRuntimeClasses":["nvidia"],"allowedVolumeTypes":["nfs"],
+      "allowedCSIDrivers":["secrets-store.csi.k8s.io"],"allowedPriorityClasses":["train"],
+      "allowedServiceTypes":["NodePort"]}}})"),
+                                        Backend::kProcess);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  const IsolationSpec& iso = spec->isolation;
+  EXPECT_EQ(iso.pod_security, "restricted");
+  EXPECT_EQ(iso.allowed_privileged_features,
+            (std::vector<std::string>{"hostPorts", "unconfinedSeccomp", "windowsHostProcess"}));
+  EXPECT_EQ(iso.allowed_tolerations_json, R"([{"key":"nvidia.com/gpu","operator":"Exists"}])");
+  EXPECT_EQ(iso.allowed_runtime_classes, std::vector<std::string>{"nvidia"});
+  EXPECT_EQ(iso.allowed_volume_types, std::vector<std::string>{"nfs"});
+  EXPECT_EQ(iso.allowed_csi_drivers, std::vector<std::string>{"secrets-store.csi.k8s.io"});
+  EXPECT_EQ(iso.allowed_priority_classes, std::vector<std::string>{"train"});
+  EXPECT_EQ(iso.allowed_service_types, (std::vector<std::string>{"ClusterIP", "NodePort"}));
+}
+
+TEST(TenantTest, IsolationDefaults) {
+  Result<TenantSpec> spec = ParseTenant(Json(R"({"metadata":{"name":"nlp"}})"), Backend::kProcess);
+  ASSERT_TRUE(spec.ok());
+  const IsolationSpec& iso = spec->isolation;
+  EXPECT_EQ(iso.pod_security, "baseline");
+  EXPECT_TRUE(iso.allowed_privileged_features.empty());
+  EXPECT_EQ(iso.allowed_tolerations_json, "[]");
+  EXPECT_TRUE(iso.allowed_runtime_classes.empty());
+  EXPECT_TRUE(iso.allowed_volume_types.empty());      // the default list
+  EXPECT_TRUE(iso.allowed_priority_classes.empty());  // every non-system host class
+  EXPECT_EQ(iso.allowed_service_types, std::vector<std::string>{"ClusterIP"});
+}
+
+TEST(TenantTest, IsolationMistakesAreAllNamed) {
+  Result<TenantSpec> spec = ParseTenant(Json(R"({"metadata":{"name":"nlp"},"spec":{"isolation":{
+      "podSecurity":"privileged",
+      "allowedPrivilegedFeatures":["root"],
+      "allowedTolerations":[{"operator":"Exists"},{"key":"k","operator":"Exists","value":"v"},
+                            {"key":"k","effect":"Sometimes"},{"key":"k","tolerationSeconds":1}],
+      "allowedVolumeTypes":["gitRepo","hostPath"],
+      "allowedServiceTypes":["ExternalName"]}}})"),
+                                        Backend::kProcess);
+  ASSERT_FALSE(spec.ok());
+  const std::string m = spec.status().message();
+  for (const char* says :
+       {"spec.isolation.podSecurity must be baseline or restricted", "\"root\"",
+        "every entry needs a key", "Exists takes none", "\"Sometimes\"", "\"tolerationSeconds\"",
+        "\"gitRepo\"", "\"hostPath\"", "\"ExternalName\""}) {
+    EXPECT_NE(m.find(says), std::string::npos) << says << "\n" << m;
+  }
+}
+
+TEST(TenantTest, AllowedPriorityClassesAreTheHostsOnly) {
+  const std::vector<std::string> host = {"train", "system-node-critical", "inference"};
+  IsolationSpec none;
+  EXPECT_EQ(AllowedPriorityClasses(none, host), (std::vector<std::string>{"inference", "train"}));
+  IsolationSpec some;
+  some.allowed_priority_classes = {"train", "vip", "system-node-critical"};
+  EXPECT_EQ(AllowedPriorityClasses(some, host),
+            (std::vector<std::string>{"system-node-critical", "train"}));
+  EXPECT_TRUE(AllowedPriorityClasses(none, {}).empty());
+}
+
 TEST(TenantTest, UnlimitedLimitAllowsAnyQuota) {
   Result<TenantSpec> spec = ParseTenant(
       Json(

@@ -32,16 +32,36 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
   --virtual-kubeconfig PATH           cluster-admin kubeconfig of the virtual API server (required)
   --host-kubeconfig PATH              kubeconfig of the host, limited to the host namespace
                                       (default: empty = the pod's in-cluster service account)
-  --allowed-privileged-features LIST  comma list of hostPath, hostNetwork, hostPID, hostIPC,
-                                      privileged, capabilities a pod may use (default: none)
+  --scheduler-name NAME               the host's vtenant scheduler: every host pod's
+                                      schedulerName, whatever the pod asked for
+                                      (default: kai-scheduler)
+  --pod-security LEVEL                Pod Security Standards level every pod is held to, on
+                                      every container kind: baseline or restricted
+                                      (default: baseline)
+  --allowed-privileged-features LIST  comma list of exceptions to that level a pod may use:
+                                      hostPath, hostNetwork, hostPID, hostIPC, hostPorts,
+                                      privileged, capabilities, unconfinedSeccomp,
+                                      unconfinedAppArmor, seLinux, procMount, unsafeSysctls,
+                                      windowsHostProcess (default: none)
   --node-selector k=v,...             node selector forced onto every host pod (default: none)
   --tolerations JSON                  JSON array of tolerations added to every host pod
                                       (default: none)
+  --allowed-tolerations JSON          JSON array of {key, operator, value, effect}: the
+                                      tolerations a pod may carry itself; others are left off
+                                      the host pod with a Warning Event (default: none)
+  --allowed-runtime-classes LIST      runtimeClassNames a pod may name (default: none)
+  --allowed-volume-types LIST         pod volume types allowed, besides hostPath (a privileged
+                                      feature) and csi (by driver); empty = the default
+                                      (default: configMap,secret,downwardAPI,emptyDir,projected,
+                                      persistentVolumeClaim,ephemeral)
+  --allowed-csi-drivers LIST          drivers of inline csi volumes (default: none)
+  --allowed-service-types LIST        Service types besides ClusterIP: NodePort, LoadBalancer
+                                      (default: ClusterIP only)
   --virtual-service-host HOST         what pods get as KUBERNETES_SERVICE_HOST: the virtual API
                                       server as the host network reaches it (default: unset)
   --virtual-service-port PORT         what pods get as KUBERNETES_SERVICE_PORT (default: 443)
-  --allowed-priority-classes LIST     host priority classes a pod may name (default:
-                                      train,build,inference)
+  --allowed-priority-classes LIST     host priority classes a pod may name; the operator
+                                      passes the host's that the Tenant allows (default: none)
   --health-address HOST:PORT          /healthz, /readyz and /metrics (default: 0.0.0.0:8081;
                                       empty = off)
   --leader-elect                      sync only while holding the Lease vtenant-syncer-<tenant>
@@ -80,9 +100,16 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                "host-namespace",
                                                "virtual-kubeconfig",
                                                "host-kubeconfig",
+                                               "scheduler-name",
+                                               "pod-security",
                                                "allowed-privileged-features",
                                                "node-selector",
                                                "tolerations",
+                                               "allowed-tolerations",
+                                               "allowed-runtime-classes",
+                                               "allowed-volume-types",
+                                               "allowed-csi-drivers",
+                                               "allowed-service-types",
                                                "virtual-service-host",
                                                "virtual-service-port",
                                                "allowed-priority-classes",
@@ -131,8 +158,31 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   flags.host_kubeconfig = get("host-kubeconfig");
   c.queue = get("queue", c.tenant);
   c.host_namespace = get("host-namespace", "vtenant-" + c.tenant);
-  VT_ASSIGN_OR_RETURN(c.allowed_privileged_features,
-                      ParsePrivilegedFeatures(get("allowed-privileged-features")));
+  c.scheduler_name = get("scheduler-name", c.scheduler_name);
+  if (c.scheduler_name.empty()) return InvalidArgument("--scheduler-name must not be empty");
+  Result<PodSecurityLevel> level = ParsePodSecurityLevel(get("pod-security", "baseline"));
+  if (!level.ok()) return level.status().WithContext("--pod-security");
+  c.pod_security = *level;
+  Result<std::set<std::string, std::less<>>> features =
+      ParsePrivilegedFeatures(get("allowed-privileged-features"));
+  if (!features.ok()) return features.status().WithContext("--allowed-privileged-features");
+  c.allowed_privileged_features = std::move(*features);
+  Result<std::vector<AllowedToleration>> allowed_tolerations =
+      ParseAllowedTolerations(get("allowed-tolerations"));
+  if (!allowed_tolerations.ok()) {
+    return allowed_tolerations.status().WithContext("--allowed-tolerations");
+  }
+  c.allowed_tolerations = std::move(*allowed_tolerations);
+  c.allowed_runtime_classes = ParseNameList(get("allowed-runtime-classes"));
+  Result<std::set<std::string, std::less<>>> volume_types =
+      ParseVolumeTypes(get("allowed-volume-types"));
+  if (!volume_types.ok()) return volume_types.status().WithContext("--allowed-volume-types");
+  c.allowed_volume_types = std::move(*volume_types);
+  c.allowed_csi_drivers = ParseNameList(get("allowed-csi-drivers"));
+  Result<std::set<std::string, std::less<>>> service_types =
+      ParseServiceTypes(get("allowed-service-types"));
+  if (!service_types.ok()) return service_types.status().WithContext("--allowed-service-types");
+  c.allowed_service_types = std::move(*service_types);
   Result<std::map<std::string, std::string>> selector = ParseNodeSelector(get("node-selector"));
   if (!selector.ok()) return selector.status().WithContext("--node-selector");
   c.node_selector = std::move(*selector);
@@ -143,19 +193,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(
       c.virtual_service_port,
       ParsePositive("virtual-service-port", get("virtual-service-port", "443"), 65535));
-  if (values.contains("allowed-priority-classes")) {
-    c.allowed_priority_classes.clear();
-    std::string list = get("allowed-priority-classes");
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t comma = list.find(',', start);
-      std::string item =
-          list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!item.empty()) c.allowed_priority_classes.insert(item);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  c.allowed_priority_classes = ParseNameList(get("allowed-priority-classes"));
   flags.health_address = get("health-address", flags.health_address);
   if (!flags.health_address.empty())
     VT_RETURN_IF_ERROR(ParseAddress(flags.health_address).status());

@@ -17,7 +17,48 @@ TEST(FlagsTest, DefaultsFollowTheTenant) {
   EXPECT_FALSE(flags->leader_elect);
   EXPECT_FALSE(flags->config.sync_endpoints);
   EXPECT_TRUE(flags->config.allowed_privileged_features.empty());
-  EXPECT_TRUE(flags->config.allowed_priority_classes.contains("train"));
+  // What the tenant may ask for is what the operator passes; alone, nothing.
+  const SyncerConfig& c = flags->config;
+  EXPECT_EQ(c.scheduler_name, "kai-scheduler");
+  EXPECT_EQ(c.pod_security, PodSecurityLevel::kBaseline);
+  EXPECT_TRUE(c.allowed_priority_classes.empty());
+  EXPECT_TRUE(c.allowed_tolerations.empty());
+  EXPECT_TRUE(c.allowed_runtime_classes.empty());
+  EXPECT_TRUE(c.allowed_csi_drivers.empty());
+  EXPECT_EQ(c.allowed_volume_types, DefaultVolumeTypes());
+  EXPECT_EQ(c.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP"}));
+}
+
+TEST(FlagsTest, TheTenantsIsolationIsRead) {
+  Result<SyncerFlags> flags = ParseFlags(
+      {"--tenant=nlp", "--virtual-kubeconfig=/vc", "--scheduler-name=vtenant-scheduler",
+       "--pod-security=restricted",
+       "--allowed-privileged-features=hostPorts,unconfinedSeccomp,windowsHostProcess",
+       R"(--allowed-tolerations=[{"key":"nvidia.com/gpu","operator":"Exists"},)"
+       R"({"key":"pool","value":"a100","effect":"NoSchedule"}])",
+       "--allowed-runtime-classes=nvidia,gvisor", "--allowed-volume-types=nfs,image",
+       "--allowed-csi-drivers=secrets-store.csi.k8s.io", "--allowed-service-types=NodePort"});
+  ASSERT_TRUE(flags.ok()) << flags.status().ToString();
+  const SyncerConfig& c = flags->config;
+  EXPECT_EQ(c.scheduler_name, "vtenant-scheduler");
+  EXPECT_EQ(c.pod_security, PodSecurityLevel::kRestricted);
+  EXPECT_EQ(
+      c.allowed_privileged_features,
+      (std::set<std::string, std::less<>>{"hostPorts", "unconfinedSeccomp", "windowsHostProcess"}));
+  ASSERT_EQ(c.allowed_tolerations.size(), 2u);
+  EXPECT_EQ(c.allowed_tolerations[0], (AllowedToleration{.key = "nvidia.com/gpu", .exists = true}));
+  EXPECT_EQ(c.allowed_tolerations[1],
+            (AllowedToleration{.key = "pool", .value = "a100", .effect = "NoSchedule"}));
+  EXPECT_EQ(c.allowed_runtime_classes, (std::set<std::string, std::less<>>{"gvisor", "nvidia"}));
+  EXPECT_EQ(c.allowed_volume_types, (std::set<std::string, std::less<>>{"image", "nfs"}));
+  EXPECT_EQ(c.allowed_csi_drivers,
+            (std::set<std::string, std::less<>>{"secrets-store.csi.k8s.io"}));
+  EXPECT_EQ(c.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP", "NodePort"}));
+  // An empty list of volume types is the default list, as on the Tenant.
+  Result<SyncerFlags> empty =
+      ParseFlags({"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-volume-types="});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->config.allowed_volume_types, DefaultVolumeTypes());
 }
 
 TEST(FlagsTest, EverySharedFlagIsRead) {
@@ -67,6 +108,24 @@ TEST(FlagsTest, MistakesNameTheFlag) {
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--leader-elect=yes"}, "--leader-elect"},
       {{"--tenant=nlp", "--virtual-kubeconfig"}, "needs a value"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--kube-api-qps=fast"}, "--kube-api-qps"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-security=privileged"}, "--pod-security"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--scheduler-name="}, "--scheduler-name"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-volume-types=gitRepo"}, "gitRepo"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-volume-types=hostPath"}, "hostPath"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-service-types=ExternalName"},
+       "ExternalName"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc",
+        R"(--allowed-tolerations=[{"operator":"Exists"}])"},
+       "needs a key"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc",
+        R"(--allowed-tolerations=[{"key":"k","operator":"Exists","value":"v"}])"},
+       "takes no value"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc",
+        R"(--allowed-tolerations=[{"key":"k","effect":"Sometimes"}])"},
+       "Sometimes"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc",
+        R"(--allowed-tolerations=[{"key":"k","tolerationSeconds":5}])"},
+       "tolerationSeconds"},
   };
   for (const Case& c : cases) {
     Result<SyncerFlags> flags = ParseFlags(c.args);
@@ -79,11 +138,29 @@ TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
   Result<SyncerFlags> flags = ParseFlags({"--help"});
   ASSERT_TRUE(flags.ok());
   EXPECT_TRUE(flags->help);
-  for (const char* flag :
-       {"--tenant", "--queue", "--host-namespace", "--virtual-kubeconfig", "--host-kubeconfig",
-        "--allowed-privileged-features", "--node-selector", "--tolerations",
-        "--virtual-service-host", "--virtual-service-port", "--health-address", "--leader-elect",
-        "--allowed-priority-classes", "--pod-workers", "--kube-api-qps", "--kube-api-burst"}) {
+  for (const char* flag : {"--tenant",
+                           "--queue",
+                           "--host-namespace",
+                           "--virtual-kubeconfig",
+                           "--host-kubeconfig",
+                           "--allowed-privileged-features",
+                           "--node-selector",
+                           "--tolerations",
+                           "--virtual-service-host",
+                           "--virtual-service-port",
+                           "--health-address",
+                           "--leader-elect",
+                           "--allowed-priority-classes",
+                           "--pod-workers",
+                           "--kube-api-qps",
+                           "--kube-api-burst",
+                           "--scheduler-name",
+                           "--pod-security",
+                           "--allowed-tolerations",
+                           "--allowed-runtime-classes",
+                           "--allowed-volume-types",
+                           "--allowed-csi-drivers",
+                           "--allowed-service-types"}) {
     EXPECT_NE(Usage().find(flag), std::string::npos) << flag;
   }
 }

@@ -5,40 +5,138 @@
 
 #include "kai/gpu_request.h"
 #include "syncer/names.h"
+#include "syncer/pod_references.h"
+#include "syncer/pod_schema.h"
+#include "syncer/pod_security.h"
 
 namespace vtenant::syncer {
 namespace {
 
-bool IsTrue(const rapidjson::Value& v, std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* f = kube::Find(v, path);
-  return f != nullptr && f->IsBool() && f->GetBool();
+std::string JoinOrNone(const std::set<std::string, std::less<>>& names) {
+  if (names.empty()) return "none";
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
-Refusal NotAllowed(std::string_view feature, std::string_view where) {
-  return {"PrivilegedFeatureNotAllowed",
-          std::string(where) + " needs the privileged feature \"" + std::string(feature) +
+// The refusal for the rules `pod` breaks, the first one deciding the reason.
+Refusal SecurityRefusal(const std::vector<PodSecurityViolation>& violations) {
+  auto describe = [](const PodSecurityViolation& v) {
+    std::string text = v.field + " " + v.what;
+    if (!v.feature.empty()) {
+      text += ": it needs the privileged feature \"" + v.feature +
               "\", which this tenant is not allowed (Tenant spec.isolation."
-              "allowedPrivilegedFeatures)"};
+              "allowedPrivilegedFeatures)";
+    } else if (v.level == PodSecurityLevel::kRestricted) {
+      text +=
+          ", which the Pod Security Standard \"restricted\" of this tenant forbids (Tenant "
+          "spec.isolation.podSecurity)";
+    } else {
+      text += ", which the Pod Security Standard \"baseline\" forbids and no Tenant setting allows";
+    }
+    return text;
+  };
+  constexpr size_t kShown = 5;
+  std::string message = describe(violations.front());
+  for (size_t i = 1; i < violations.size() && i < kShown; ++i) {
+    message += "; also " + describe(violations[i]);
+  }
+  if (violations.size() > kShown) {
+    message += "; and " + std::to_string(violations.size() - kShown) + " more";
+  }
+  return {
+      violations.front().feature.empty() ? "PodSecurityViolation" : "PrivilegedFeatureNotAllowed",
+      std::move(message)};
 }
 
-std::optional<Refusal> CheckContainers(const rapidjson::Value& spec, std::string_view list,
-                                       const SyncerConfig& config) {
-  const rapidjson::Value* containers = kube::Find(spec, {list});
-  if (containers == nullptr || !containers->IsArray()) return std::nullopt;
-  for (const rapidjson::Value& c : containers->GetArray()) {
-    std::string where = std::string("spec.") + std::string(list) + "[" +
-                        std::string(kube::GetString(c, {"name"})) + "]";
-    if (IsTrue(c, {"securityContext", "privileged"}) &&
-        !config.allowed_privileged_features.contains("privileged")) {
-      return NotAllowed("privileged", where + ".securityContext.privileged");
+std::optional<Refusal> CheckEphemeralClaim(const rapidjson::Value& volume,
+                                           const std::string& where) {
+  const rapidjson::Value* spec = kube::Find(volume, {"ephemeral", "volumeClaimTemplate", "spec"});
+  if (spec == nullptr) return std::nullopt;
+  const std::string path = where + ".ephemeral.volumeClaimTemplate.spec.";
+  if (kube::Find(*spec, {"selector"}) != nullptr) {
+    return Refusal{"VolumeClaimNotAllowed",
+                   path +
+                       "selector would bind a volume of the host's by its labels; a "
+                       "tenant's claim only gets a volume provisioned for it"};
+  }
+  if (!kube::GetString(*spec, {"volumeName"}).empty()) {
+    return Refusal{"VolumeClaimNotAllowed",
+                   path + "volumeName \"" + std::string(kube::GetString(*spec, {"volumeName"})) +
+                       "\" would bind a volume of the host's; a tenant's claim only gets a "
+                       "volume provisioned for it"};
+  }
+  for (std::string_view field : {"dataSource", "dataSourceRef"}) {
+    const rapidjson::Value* source = kube::Find(*spec, {field});
+    if (source == nullptr || source->IsNull() || IsSameNamespaceClaim(source)) continue;
+    std::string_view group = kube::GetString(*source, {"apiGroup"});
+    std::string_view source_ns = kube::GetString(*source, {"namespace"});
+    return Refusal{
+        "VolumeClaimNotAllowed",
+        path + std::string(field) + " names " + std::string(kube::GetString(*source, {"kind"})) +
+            (group.empty() ? "" : "." + std::string(group)) + " \"" +
+            std::string(kube::GetString(*source, {"name"})) + "\"" +
+            (source_ns.empty() ? "" : " in namespace " + std::string(source_ns)) +
+            "; a tenant's claim may only be cloned from a PersistentVolumeClaim of its own "
+            "namespace"};
+  }
+  return std::nullopt;
+}
+
+std::optional<Refusal> CheckVolumes(const rapidjson::Value& spec, const SyncerConfig& config) {
+  const rapidjson::Value* volumes = kube::Find(spec, {"volumes"});
+  if (volumes == nullptr || !volumes->IsArray()) return std::nullopt;
+  for (const rapidjson::Value& v : volumes->GetArray()) {
+    const std::string where = "spec.volumes[" + std::string(kube::GetString(v, {"name"})) + "]";
+    const std::string_view type = VolumeType(v);
+    if (type.empty() || type == "hostPath") continue;  // hostPath: a Pod Security rule
+    if (type == "csi") {
+      const std::string_view driver = kube::GetString(v, {"csi", "driver"});
+      if (!config.allowed_csi_drivers.contains(driver)) {
+        return Refusal{"CSIDriverNotAllowed",
+                       where + ".csi.driver \"" + std::string(driver) +
+                           "\" is not a driver this tenant may use in inline volumes (Tenant "
+                           "spec.isolation.allowedCSIDrivers: " +
+                           JoinOrNone(config.allowed_csi_drivers) + ")"};
+      }
+      continue;
     }
-    const rapidjson::Value* add = kube::Find(c, {"securityContext", "capabilities", "add"});
-    if (add != nullptr && add->IsArray() && !add->Empty() &&
-        !config.allowed_privileged_features.contains("capabilities")) {
-      return NotAllowed("capabilities", where + ".securityContext.capabilities.add");
+    if (type == "gitRepo") {
+      return Refusal{"VolumeTypeNotAllowed",
+                     where +
+                         ".gitRepo: gitRepo volumes run git on the node and are never "
+                         "allowed; clone the repository in an init container instead"};
+    }
+    if (!config.allowed_volume_types.contains(type)) {
+      return Refusal{"VolumeTypeNotAllowed",
+                     where + "." + std::string(type) +
+                         ": this tenant may not use volumes of this type (Tenant "
+                         "spec.isolation.allowedVolumeTypes: " +
+                         JoinOrNone(config.allowed_volume_types) + ")"};
+    }
+    if (type == "ephemeral") {
+      if (auto refusal = CheckEphemeralClaim(v, where)) return refusal;
     }
   }
   return std::nullopt;
+}
+
+bool HasResourceClaims(const rapidjson::Value& spec) {
+  auto non_empty = [](const rapidjson::Value* v) {
+    return v != nullptr && v->IsArray() && !v->Empty();
+  };
+  if (non_empty(kube::Find(spec, {"resourceClaims"})) ||
+      non_empty(kube::Find(spec, {"resources", "claims"}))) {
+    return true;
+  }
+  for (std::string_view list : {"initContainers", "containers", "ephemeralContainers"}) {
+    const rapidjson::Value* containers = kube::Find(spec, {list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const rapidjson::Value& c : containers->GetArray()) {
+      if (non_empty(kube::Find(c, {"resources", "claims"}))) return true;
+    }
+  }
+  return false;
 }
 
 // The GPU request as kai/gpu_request.h reads it: the one rule the admission
@@ -57,39 +155,33 @@ std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig&
   const rapidjson::Value* spec = kube::Find(pod, {"spec"});
   static const rapidjson::Value kEmpty(rapidjson::kObjectType);
   if (spec == nullptr) spec = &kEmpty;
-  const auto& allowed = config.allowed_privileged_features;
-  if (IsTrue(*spec, {"hostNetwork"}) && !allowed.contains("hostNetwork")) {
-    return NotAllowed("hostNetwork", "spec.hostNetwork");
+  std::vector<PodSecurityViolation> violations =
+      CheckPodSecurity(pod, config.pod_security, config.allowed_privileged_features);
+  if (!violations.empty()) return SecurityRefusal(violations);
+  if (auto refusal = CheckVolumes(*spec, config)) return refusal;
+  if (std::string_view runtime_class = kube::GetString(*spec, {"runtimeClassName"});
+      !runtime_class.empty() && !config.allowed_runtime_classes.contains(runtime_class)) {
+    return Refusal{"RuntimeClassNotAllowed",
+                   "spec.runtimeClassName \"" + std::string(runtime_class) +
+                       "\" is not a runtime class this tenant may use (Tenant "
+                       "spec.isolation.allowedRuntimeClasses: " +
+                       JoinOrNone(config.allowed_runtime_classes) + ")"};
   }
-  if (IsTrue(*spec, {"hostPID"}) && !allowed.contains("hostPID")) {
-    return NotAllowed("hostPID", "spec.hostPID");
-  }
-  if (IsTrue(*spec, {"hostIPC"}) && !allowed.contains("hostIPC")) {
-    return NotAllowed("hostIPC", "spec.hostIPC");
-  }
-  if (const rapidjson::Value* volumes = kube::Find(*spec, {"volumes"});
-      volumes != nullptr && volumes->IsArray() && !allowed.contains("hostPath")) {
-    for (const rapidjson::Value& v : volumes->GetArray()) {
-      if (kube::Find(v, {"hostPath"}) != nullptr) {
-        return NotAllowed(
-            "hostPath", "spec.volumes[" + std::string(kube::GetString(v, {"name"})) + "].hostPath");
-      }
-    }
-  }
-  for (std::string_view list : {"initContainers", "containers", "ephemeralContainers"}) {
-    if (auto refusal = CheckContainers(*spec, list, config)) return refusal;
+  if (HasResourceClaims(*spec)) {
+    return Refusal{"ResourceClaimsNotSupported",
+                   "spec.resourceClaims / resources.claims: dynamic resource claims are not "
+                   "synced to the host; ask for GPUs with nvidia.com/gpu limits or the "
+                   "gpu-fraction and gpu-memory annotations"};
   }
   if (auto refusal = CheckGpuAnnotations(pod)) return refusal;
   std::string_view priority_class = kube::GetString(*spec, {"priorityClassName"});
   if (!priority_class.empty() && !priority_class.starts_with("system-") &&
       !config.allowed_priority_classes.contains(priority_class)) {
-    std::string allowed_list;
-    for (const std::string& c : config.allowed_priority_classes) {
-      allowed_list += (allowed_list.empty() ? "" : ", ") + c;
-    }
     return Refusal{"PriorityClassNotAllowed",
                    "spec.priorityClassName \"" + std::string(priority_class) +
-                       "\" is not a priority class of the host; use one of: " + allowed_list};
+                       "\" is not a priority class of the host this tenant may use (Tenant "
+                       "spec.isolation.allowedPriorityClasses, as the host offers them: " +
+                       JoinOrNone(config.allowed_priority_classes) + ")"};
   }
   return std::nullopt;
 }

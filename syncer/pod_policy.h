@@ -22,14 +22,28 @@ struct Refusal {
 
 // The first rule `pod` (a virtual Pod) breaks, or nullopt when it may run on
 // the host. Checked, in order:
-//   - hostNetwork, hostPID, hostIPC, hostPath volumes, privileged containers
-//     and added capabilities (in init, regular and ephemeral containers),
-//     each unless `config.allowed_privileged_features` names it;
+//   - the Pod Security Standards at `config.pod_security`, less the
+//     exceptions `config.allowed_privileged_features` names
+//     (pod_security.h); reason PrivilegedFeatureNotAllowed when an
+//     exception would allow it, PodSecurityViolation when none would; the
+//     message names every field that breaks a rule (the first five);
+//   - volume types: `config.allowed_volume_types` (hostPath is the Pod
+//     Security rule's, gitRepo never passes), inline csi volumes only with a
+//     driver of `config.allowed_csi_drivers` (VolumeTypeNotAllowed,
+//     CSIDriverNotAllowed); an inline ephemeral claim as a tenant's claim
+//     (VolumeClaimNotAllowed): no selector or volumeName (they would bind a
+//     volume of the host's), a dataSource or dataSourceRef only of a claim
+//     of the same namespace;
+//   - runtimeClassName: empty or one of `config.allowed_runtime_classes`
+//     (RuntimeClassNotAllowed);
+//   - no resource claims, pod or container (ResourceClaimsNotSupported):
+//     they name host objects and hand out devices outside the queues;
 //   - the GPU request (annotations gpu-fraction, gpu-memory,
 //     gpu-fraction-num-devices; nvidia.com/gpu and MIG limits) by
 //     kai::ParseGpuRequest's rules, which the host's admission webhook and
 //     scheduler apply too (reason InvalidGpuAnnotation);
-//   - priorityClassName: empty, a system class, or one the config allows.
+//   - priorityClassName: empty, a system class, or one the config allows
+//     (PriorityClassNotAllowed).
 std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig& config);
 
 }  // namespace vtenant::syncer

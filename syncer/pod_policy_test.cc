@@ -120,5 +120,133 @@ TEST(PodPolicyTest, PriorityClassMustExistOnTheHost) {
   EXPECT_NE(refusal->message.find("train"), std::string::npos);
 }
 
+TEST(PodPolicyTest, SecurityRefusalsNameEveryFieldAndTheSettingThatWouldAllowIt) {
+  kube::Object pod = PodWith(R"({"hostNetwork":true,"containers":[{"name":"c","image":"i",
+      "ports":[{"containerPort":80,"hostPort":80}],
+      "livenessProbe":{"httpGet":{"host":"10.0.0.1","port":80}}}]})");
+  std::optional<Refusal> refusal = CheckPod(pod, NlpConfig());
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->reason, "PrivilegedFeatureNotAllowed");
+  for (const char* says :
+       {"spec.hostNetwork", "\"hostNetwork\"", "allowedPrivilegedFeatures",
+        "spec.containers[c].ports[80].hostPort", "\"hostPorts\"",
+        "spec.containers[c].livenessProbe.httpGet.host", "no Tenant setting allows"}) {
+    EXPECT_NE(refusal->message.find(says), std::string::npos) << says << "\n" << refusal->message;
+  }
+  // What no exception lifts has its own reason.
+  SyncerConfig allowed = NlpConfig();
+  allowed.allowed_privileged_features = {"hostNetwork", "hostPorts"};
+  refusal = CheckPod(pod, allowed);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->reason, "PodSecurityViolation");
+}
+
+TEST(PodPolicyTest, RestrictedIsATenantOption) {
+  kube::Object pod = PodWith(R"({"containers":[{"name":"c","image":"i"}]})");
+  SyncerConfig restricted = NlpConfig();
+  restricted.pod_security = PodSecurityLevel::kRestricted;
+  EXPECT_FALSE(CheckPod(pod, NlpConfig()));
+  std::optional<Refusal> refusal = CheckPod(pod, restricted);
+  ASSERT_TRUE(refusal);
+  EXPECT_NE(refusal->message.find("spec.isolation.podSecurity"), std::string::npos)
+      << refusal->message;
+}
+
+TEST(PodPolicyTest, VolumeTypesComeFromTheTenant) {
+  struct Row {
+    std::string volume;
+    std::string reason;  // "" = allowed by default
+  } rows[] = {
+      {R"({"name":"v","emptyDir":{}})", ""},
+      {R"({"name":"v","configMap":{"name":"c"}})", ""},
+      {R"({"name":"v","secret":{"secretName":"s"}})", ""},
+      {R"({"name":"v","downwardAPI":{}})", ""},
+      {R"({"name":"v","projected":{"sources":[]}})", ""},
+      {R"({"name":"v","persistentVolumeClaim":{"claimName":"c"}})", ""},
+      {R"({"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":{}}}})", ""},
+      {R"({"name":"v","nfs":{"server":"s","path":"/"}})", "VolumeTypeNotAllowed"},
+      {R"({"name":"v","image":{"reference":"r"}})", "VolumeTypeNotAllowed"},
+      {R"({"name":"v","iscsi":{}})", "VolumeTypeNotAllowed"},
+      {R"({"name":"v","gitRepo":{"repository":"r"}})", "VolumeTypeNotAllowed"},
+      {R"({"name":"v","csi":{"driver":"secrets-store.csi.k8s.io"}})", "CSIDriverNotAllowed"},
+      {R"({"name":"v","hostPath":{"path":"/"}})", "PrivilegedFeatureNotAllowed"},
+  };
+  for (const Row& row : rows) {
+    std::optional<Refusal> refusal =
+        CheckPod(PodWith(R"({"volumes":[)" + row.volume + "]}"), NlpConfig());
+    EXPECT_EQ(refusal ? refusal->reason : "", row.reason) << row.volume;
+  }
+  SyncerConfig opted = NlpConfig();
+  opted.allowed_volume_types = {"nfs", "image"};
+  opted.allowed_csi_drivers = {"secrets-store.csi.k8s.io"};
+  EXPECT_FALSE(CheckPod(PodWith(R"({"volumes":[{"name":"v","nfs":{}},{"name":"w","image":{}},
+      {"name":"x","csi":{"driver":"secrets-store.csi.k8s.io"}}]})"),
+                        opted));
+  std::optional<Refusal> no_git =
+      CheckPod(PodWith(R"({"volumes":[{"name":"v","gitRepo":{}}]})"), opted);
+  ASSERT_TRUE(no_git);
+  EXPECT_NE(no_git->message.find("never"), std::string::npos);
+  std::optional<Refusal> secret =
+      CheckPod(PodWith(R"({"volumes":[{"name":"v","secret":{}}]})"), opted);
+  ASSERT_TRUE(secret);
+  EXPECT_NE(secret->message.find("allowedVolumeTypes: image, nfs"), std::string::npos)
+      << secret->message;
+}
+
+TEST(PodPolicyTest, InlineClaimsAreTheTenantsOwn) {
+  auto with_spec = [](const std::string& claim_spec) {
+    return PodWith(R"({"volumes":[{"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":)" +
+                   claim_spec + "}}}]}");
+  };
+  EXPECT_FALSE(CheckPod(with_spec(R"({"storageClassName":"fast",
+      "dataSource":{"kind":"PersistentVolumeClaim","name":"seed"}})"),
+                        NlpConfig()));
+  for (
+      const char* bad : {
+          R"({"selector":{"matchLabels":{"owner":"other-team"}}})",
+          R"({"volumeName":"pv-of-another-tenant"})",
+          R"({"dataSource":{"kind":"VolumeSnapshot","apiGroup":"snapshot.storage.k8s.io","name":"s"}})",
+          R"({"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"db","namespace":"other"}})",
+      }) {
+    std::optional<Refusal> refusal = CheckPod(with_spec(bad), NlpConfig());
+    ASSERT_TRUE(refusal) << bad;
+    EXPECT_EQ(refusal->reason, "VolumeClaimNotAllowed") << bad;
+    EXPECT_NE(refusal->message.find("spec.volumes[scratch].ephemeral.volumeClaimTemplate.spec."),
+              std::string::npos)
+        << refusal->message;
+  }
+}
+
+TEST(PodPolicyTest, RuntimeClassesComeFromTheTenant) {
+  kube::Object pod = PodWith(R"({"runtimeClassName":"nvidia"})");
+  std::optional<Refusal> refusal = CheckPod(pod, NlpConfig());
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->reason, "RuntimeClassNotAllowed");
+  EXPECT_NE(refusal->message.find("allowedRuntimeClasses: none"), std::string::npos);
+  SyncerConfig allowed = NlpConfig();
+  allowed.allowed_runtime_classes = {"nvidia"};
+  EXPECT_FALSE(CheckPod(pod, allowed));
+}
+
+TEST(PodPolicyTest, ResourceClaimsAreRefused) {
+  for (const char* spec : {
+           R"({"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"}]})",
+           R"({"containers":[{"name":"c","resources":{"claims":[{"name":"gpu"}]}}]})",
+           R"({"resources":{"claims":[{"name":"gpu"}]}})",
+       }) {
+    std::optional<Refusal> refusal = CheckPod(PodWith(spec), NlpConfig());
+    ASSERT_TRUE(refusal) << spec;
+    EXPECT_EQ(refusal->reason, "ResourceClaimsNotSupported");
+  }
+}
+
+TEST(PodPolicyTest, WithoutHostClassesNoPriorityClassPasses) {
+  SyncerConfig none = NlpConfig();
+  none.allowed_priority_classes.clear();
+  std::optional<Refusal> refusal = CheckPod(PodWith(R"({"priorityClassName":"train"})"), none);
+  ASSERT_TRUE(refusal);
+  EXPECT_NE(refusal->message.find("none"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vtenant::syncer

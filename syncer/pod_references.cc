@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "syncer/pod_schema.h"
+
 namespace vtenant::syncer {
 namespace {
 
@@ -47,6 +49,18 @@ PodReferences ReferencesOf(const rapidjson::Value& pod) {
       AddName(refs.config_maps, v, {"configMap", "name"});
       AddName(refs.secrets, v, {"secret", "secretName"});
       AddName(refs.claims, v, {"persistentVolumeClaim", "claimName"});
+      for (const VolumeSecretRef& ref : VolumeSecretRefs()) {
+        if (ref.member == "secretName") {
+          AddName(refs.secrets, v, {ref.type, ref.member});
+        } else {
+          AddName(refs.secrets, v, {ref.type, ref.member, "name"});
+        }
+      }
+      for (std::string_view field : {"dataSource", "dataSourceRef"}) {
+        const rapidjson::Value* source =
+            kube::Find(v, {"ephemeral", "volumeClaimTemplate", "spec", field});
+        if (IsSameNamespaceClaim(source)) AddName(refs.claims, *source, {"name"});
+      }
       const rapidjson::Value* sources = kube::Find(v, {"projected", "sources"});
       if (sources == nullptr || !sources->IsArray()) continue;
       for (const rapidjson::Value& s : sources->GetArray()) {
@@ -60,6 +74,14 @@ PodReferences ReferencesOf(const rapidjson::Value& pod) {
     for (const rapidjson::Value& s : pull->GetArray()) AddName(refs.secrets, s, {"name"});
   }
   return refs;
+}
+
+bool IsSameNamespaceClaim(const rapidjson::Value* source) {
+  return source != nullptr && source->IsObject() &&
+         kube::GetString(*source, {"kind"}) == "PersistentVolumeClaim" &&
+         kube::GetString(*source, {"apiGroup"}).empty() &&
+         kube::GetString(*source, {"namespace"}).empty() &&
+         !kube::GetString(*source, {"name"}).empty();
 }
 
 std::vector<std::string> ReferenceIndexValues(const rapidjson::Value& pod) {

@@ -1,7 +1,8 @@
 // PodReferences: the ConfigMaps, Secrets and PersistentVolumeClaims a pod
 // names, wherever it names them: env and envFrom of init, regular and
-// ephemeral containers, volumes (projected sources included) and
-// imagePullSecrets. The syncer copies exactly these to the host before the
+// ephemeral containers, volumes (projected sources, the Secrets of csi and
+// other in-tree volume sources, the claim an inline ephemeral claim is
+// cloned from) and imagePullSecrets. The syncer copies exactly these to the host before the
 // pod, and removes a copy once no pod names it.
 #pragma once
 
@@ -24,6 +25,12 @@ struct PodReferences {
 };
 
 PodReferences ReferencesOf(const rapidjson::Value& pod);
+
+// Whether `source` (a claim's dataSource or dataSourceRef; may be null) is
+// a PersistentVolumeClaim of the claim's own namespace: kind
+// PersistentVolumeClaim, no apiGroup, no namespace. The only data source a
+// tenant's claim may have on the host, as its host copy.
+bool IsSameNamespaceClaim(const rapidjson::Value* source);
 
 // Index values for informer caches: "configmap/<ns>/<name>",
 // "secret/<ns>/<name>", "pvc/<ns>/<name>", one per reference of `pod`.

@@ -282,6 +282,19 @@ Result<PodContext> PodSyncer::ContextOf(const rapidjson::Value& pod) {
   if (ReferencesOf(pod).service_account_token) {
     context.token_secret = TokenSecretName(kube::Name(pod), ns, config_.tenant);
   }
+  if (UsesNamespaceSelector(pod)) {
+    for (const kube::ObjectPtr& n :
+         informers_.Virtual(kube::resources::kNamespaces).cache().List()) {
+      std::map<std::string, std::string>& labels =
+          context.virtual_namespaces[std::string(kube::Name(*n))];
+      if (const rapidjson::Value* l = kube::Find(*n, {"metadata", "labels"});
+          l != nullptr && l->IsObject()) {
+        for (const auto& m : l->GetObject()) {
+          if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
+        }
+      }
+    }
+  }
   return context;
 }
 
@@ -404,7 +417,8 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
   if (!context->token_secret.empty()) {
     VT_RETURN_IF_ERROR(EnsureTokenSecret(pod, context->token_secret).status());
   }
-  kube::Object host = translator_.ToHost(pod, *context);
+  PodTranslationNotes notes;
+  kube::Object host = translator_.ToHost(pod, *context, &notes);
   Result<kube::Object> created =
       informers_.host_client().Create(kPods, config_.host_namespace, host);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
@@ -413,6 +427,17 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
   }
   if (created.ok()) {
     metrics_.Synced("Pod", "create");
+    metrics_.Dropped("Pod", notes.dropped_fields);
+    if (!notes.dropped_tolerations.empty()) {
+      std::string list;
+      for (const std::string& t : notes.dropped_tolerations) {
+        list += (list.empty() ? "" : ", ") + t;
+      }
+      events_.Warning(pod, "TolerationDropped",
+                      "tolerations left off the host pod, which this tenant may not use (Tenant "
+                      "spec.isolation.allowedTolerations): " +
+                          list);
+    }
     std::lock_guard lock(mu_);
     auto it = first_seen_.find(std::string(kube::Uid(pod)));
     if (it != first_seen_.end()) {

@@ -7,12 +7,15 @@
 
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
+#include "syncer/pod_references.h"
+#include "syncer/pod_schema.h"
+#include "syncer/pod_tolerations.h"
+#include "syncer/reserved_keys.h"
 
 namespace vtenant::syncer {
 namespace {
 
-constexpr std::string_view kContainerLists[] = {"initContainers", "containers",
-                                                "ephemeralContainers"};
+constexpr std::string_view kContainerLists[] = {"initContainers", "containers"};
 
 bool IsIpAddress(const std::string& host) {
   unsigned char buf[16];
@@ -109,8 +112,13 @@ std::optional<std::string> VirtualFieldPath(std::string_view path) {
 class Renamer {
  public:
   Renamer(const rapidjson::Value& pod, const SyncerConfig& config, const PodContext& context,
-          Allocator& a)
-      : pod_(pod), ns_(kube::Namespace(pod)), config_(config), context_(context), a_(a) {}
+          Allocator& a, DroppedFields* dropped)
+      : pod_(pod),
+        ns_(kube::Namespace(pod)),
+        config_(config),
+        context_(context),
+        a_(a),
+        dropped_(dropped) {}
 
   void Rename(rapidjson::Value& obj, std::string_view key) {
     rapidjson::Value* name = obj.IsObject() ? FindValue(obj, key) : nullptr;
@@ -146,10 +154,27 @@ class Renamer {
       RenameIn(v, "configMap", "name");
       RenameIn(v, "secret", "secretName");
       RenameIn(v, "persistentVolumeClaim", "claimName");
+      for (const VolumeSecretRef& ref : VolumeSecretRefs()) {
+        rapidjson::Value* source = FindObject(v, ref.type);
+        if (source == nullptr) continue;
+        if (ref.member == "secretName") {
+          Rename(*source, ref.member);
+        } else {
+          RenameIn(*source, ref.member, "name");
+        }
+      }
+      if (rapidjson::Value* ephemeral = FindObject(v, "ephemeral")) {
+        EphemeralClaim(*ephemeral, kube::GetString(v, {"name"}));
+      }
       if (rapidjson::Value* d = FindObject(v, "downwardAPI")) DownwardItems(*d);
       rapidjson::Value* projected = FindObject(v, "projected");
       rapidjson::Value* sources = projected ? FindArray(*projected, "sources") : nullptr;
       if (sources == nullptr) continue;
+      // A source the allowlist emptied (a host signer's certificate, a host
+      // trust bundle) is no source at all on the host.
+      for (auto it = sources->Begin(); it != sources->End();) {
+        it = it->IsObject() && it->ObjectEmpty() ? sources->Erase(it) : it + 1;
+      }
       for (rapidjson::Value& s : sources->GetArray()) {
         RenameIn(s, "configMap", "name");
         RenameIn(s, "secret", "name");
@@ -176,6 +201,47 @@ class Renamer {
   static rapidjson::Value* FindValue(rapidjson::Value& obj, std::string_view key) {
     auto it = obj.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
     return it == obj.MemberEnd() ? nullptr : &it->value;
+  }
+
+  // An inline claim's template: the tenant's labels and annotations as a
+  // pod's, and a data source only when it is a claim of the pod's virtual
+  // namespace, then its host copy (CheckPod refuses every other).
+  void EphemeralClaim(rapidjson::Value& ephemeral, std::string_view volume) {
+    rapidjson::Value* host_template = FindObject(ephemeral, "volumeClaimTemplate");
+    const rapidjson::Value* virtual_template = nullptr;
+    if (const rapidjson::Value* volumes = kube::Find(pod_, {"spec", "volumes"});
+        volumes != nullptr && volumes->IsArray()) {
+      for (const rapidjson::Value& v : volumes->GetArray()) {
+        if (kube::GetString(v, {"name"}) == volume) {
+          virtual_template = kube::Find(v, {"ephemeral", "volumeClaimTemplate"});
+        }
+      }
+    }
+    if (host_template == nullptr || virtual_template == nullptr) return;
+    if (const rapidjson::Value* meta = kube::Find(*virtual_template, {"metadata"})) {
+      rapidjson::Value host_meta(rapidjson::kObjectType);
+      for (std::string_view map : {"labels", "annotations"}) {
+        const rapidjson::Value* keys = kube::Find(*meta, {map});
+        if (keys == nullptr) continue;
+        rapidjson::Value kept(rapidjson::kObjectType);
+        CopyTenantKeys(keys, kept, a_, PodKeyExceptions(),
+                       "spec.volumes[].ephemeral.volumeClaimTemplate.metadata." + std::string(map),
+                       dropped_);
+        SetMember(host_meta, map, std::move(kept), a_);
+      }
+      SetMember(*host_template, "metadata", std::move(host_meta), a_);
+    }
+    rapidjson::Value* claim_spec = FindObject(*host_template, "spec");
+    if (claim_spec == nullptr) return;
+    for (std::string_view field : {"dataSource", "dataSourceRef"}) {
+      const rapidjson::Value* source = kube::Find(*virtual_template, {"spec", field});
+      if (!IsSameNamespaceClaim(source)) continue;
+      rapidjson::Value host_source(rapidjson::kObjectType);
+      SetStringMember(host_source, "kind", "PersistentVolumeClaim", a_);
+      SetStringMember(host_source, "name",
+                      HostName(kube::GetString(*source, {"name"}), ns_, config_.tenant), a_);
+      SetMember(*claim_spec, field, std::move(host_source), a_);
+    }
   }
 
   void DownwardItems(rapidjson::Value& downward) {
@@ -236,6 +302,7 @@ class Renamer {
   const SyncerConfig& config_;
   const PodContext& context_;
   Allocator& a_;
+  DroppedFields* dropped_;
 };
 
 bool SameToleration(const rapidjson::Value& x, const rapidjson::Value& y) { return x == y; }
@@ -305,25 +372,24 @@ std::string TokenSecretName(std::string_view pod, std::string_view ns, std::stri
   return HostName(std::string(pod) + "-sa-token", ns, tenant);
 }
 
-kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext& context) const {
-  kube::Object host;
-  host.CopyFrom(pod, host.GetAllocator());
+kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext& context,
+                                   PodTranslationNotes* notes) const {
+  kube::Object host(rapidjson::kObjectType);
   Allocator& a = host.GetAllocator();
-  if (!host.IsObject()) host.SetObject();
+  DroppedFields* dropped = notes != nullptr ? &notes->dropped_fields : nullptr;
   const std::string name(kube::Name(pod));
   const std::string ns(kube::Namespace(pod));
+  SetStringMember(host, "apiVersion", "v1", a);
+  SetStringMember(host, "kind", "Pod", a);
 
-  // metadata: only what the host should know.
+  // metadata: name, namespace, and the tenant's labels and annotations
+  // without reserved keys; then the syncer's own.
   rapidjson::Value& meta = ObjectMember(host, "metadata", a);
-  for (std::string_view drop :
-       {"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields",
-        "ownerReferences", "finalizers", "deletionTimestamp", "deletionGracePeriodSeconds",
-        "generateName", "selfLink"}) {
-    EraseMember(meta, drop);
-  }
   SetStringMember(meta, "name", HostName(name, ns, config_.tenant), a);
   SetStringMember(meta, "namespace", config_.host_namespace, a);
   rapidjson::Value& labels = ObjectMember(meta, "labels", a);
+  CopyTenantKeys(kube::Find(pod, {"metadata", "labels"}), labels, a, PodKeyExceptions(),
+                 "metadata.labels", dropped);
   for (const auto& [key, value] : context.namespace_labels) {
     std::string_view name_part = key;
     if (size_t slash = name_part.rfind('/'); slash != std::string_view::npos) {
@@ -340,6 +406,8 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
   SetStringMember(labels, kManagedByLabel, kManagedByValue, a);
   SetStringMember(labels, kQueueLabel, config_.queue, a);
   rapidjson::Value& annotations = ObjectMember(meta, "annotations", a);
+  CopyTenantKeys(kube::Find(pod, {"metadata", "annotations"}), annotations, a, PodKeyExceptions(),
+                 "metadata.annotations", dropped);
   SetStringMember(annotations, kVirtualNameAnnotation, name, a);
   SetStringMember(annotations, kVirtualNamespaceAnnotation, ns, a);
   SetStringMember(annotations, kVirtualUidAnnotation, kube::Uid(pod), a);
@@ -350,30 +418,32 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
                   DownwardApiMap(kube::Find(pod, {"metadata", "annotations"})), a);
   SetStringMember(annotations, kVirtualServiceAccountAnnotation,
                   kube::GetString(pod, {"spec", "serviceAccountName"}), a);
-  if (context.gang) {
-    SetStringMember(annotations, kPodGroupAnnotation, context.gang->host_name, a);
-  } else {
-    EraseMember(annotations, kPodGroupAnnotation);
-  }
-  EraseMember(host, "status");
+  if (context.gang) SetStringMember(annotations, kPodGroupAnnotation, context.gang->host_name, a);
 
+  // spec: what the allowlist takes, then what the translator writes.
   rapidjson::Value& spec = ObjectMember(host, "spec", a);
-  Renamer renamer(pod, config_, context, a);
+  static const rapidjson::Value kEmpty(rapidjson::kObjectType);
+  const rapidjson::Value* found = kube::Find(pod, {"spec"});
+  const rapidjson::Value& vspec = found != nullptr ? *found : kEmpty;
+  PodSpecSchema().Apply(vspec, spec, a, "spec", dropped);
+
+  Renamer renamer(pod, config_, context, a, dropped);
   renamer.Containers(spec);
   renamer.Volumes(spec);
   if (rapidjson::Value* pull = FindArray(spec, "imagePullSecrets")) {
     for (rapidjson::Value& s : pull->GetArray()) renamer.Rename(s, "name");
   }
-
-  for (std::string_view drop :
-       {"nodeName", "serviceAccountName", "serviceAccount", "priority", "preemptionPolicy"}) {
-    EraseMember(spec, drop);
+  if (std::string_view subdomain = kube::GetString(vspec, {"subdomain"}); !subdomain.empty()) {
+    SetStringMember(spec, "subdomain", HostName(subdomain, ns, config_.tenant), a);
   }
+  ScopeToTenant(spec, ns, context.virtual_namespaces, a);
+
+  SetStringMember(spec, "schedulerName", config_.scheduler_name, a);
   SetMember(spec, "automountServiceAccountToken", rapidjson::Value(false), a);
   SetMember(spec, "enableServiceLinks", rapidjson::Value(false), a);
-  std::string_view priority_class = kube::GetString(pod, {"spec", "priorityClassName"});
-  if (!config_.allowed_priority_classes.contains(priority_class)) {
-    EraseMember(spec, "priorityClassName");
+  std::string_view priority_class = kube::GetString(vspec, {"priorityClassName"});
+  if (config_.allowed_priority_classes.contains(priority_class)) {
+    SetStringMember(spec, "priorityClassName", priority_class, a);
   }
   if (kube::GetString(spec, {"hostname"}).empty()) {
     SetStringMember(spec, "hostname", DnsLabel(name), a);
@@ -396,6 +466,17 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
       SetStringMember(selector, key, value, a);
     }
   }
+  if (const rapidjson::Value* tolerations = kube::Find(vspec, {"tolerations"});
+      tolerations != nullptr && tolerations->IsArray()) {
+    rapidjson::Value& kept = ArrayMember(spec, "tolerations", a);
+    for (const rapidjson::Value& t : tolerations->GetArray()) {
+      if (TolerationAllowed(t, config_.allowed_tolerations)) {
+        kept.PushBack(rapidjson::Value(t, a), a);
+      } else if (notes != nullptr) {
+        notes->dropped_tolerations.push_back(DescribeToleration(t));
+      }
+    }
+  }
   AddTolerations(spec, config_.tolerations, a);
   return host;
 }
@@ -416,8 +497,10 @@ std::optional<kube::Object> PodTranslator::Update(const rapidjson::Value& pod,
     rapidjson::Value& have = ObjectMember(ObjectMember(out, "metadata", a), field, a);
     const rapidjson::Value* want = kube::Find(desired, {"metadata", field});
     for (const std::string& key : previous) {
-      bool ours = key.starts_with("vtenant.io/") || key == kQueueLabel;
-      if (!ours && (want == nullptr || !want->HasMember(key.c_str()))) EraseMember(have, key);
+      // A reserved key on the host was written by the syncer or a host
+      // component (the binder's GPU annotations), never by the tenant.
+      if (IsReservedKey(key, PodKeyExceptions())) continue;
+      if (want == nullptr || !want->HasMember(key.c_str())) EraseMember(have, key);
     }
     if (want != nullptr && want->IsObject()) {
       for (const auto& m : want->GetObject()) {

@@ -1,19 +1,25 @@
 // PodTranslator: a virtual pod to its host pod and back, vCluster style
 // (one translator per kind, three verbs: to host, update, from host).
 //
-// To host, for a pod that passed CheckPod (pod_policy.h):
-//   - name HostName(name, ns, tenant) in the tenant's host namespace; labels
-//     of the virtual pod plus vtenant.io/{tenant,virtual-namespace,
+// To host, for a pod that passed CheckPod (pod_policy.h), the host pod is
+// built from the allowlist of pod_schema.h (which says what becomes of
+// every PodSpec field); a field it does not know is left out and reported.
+// What the translator itself writes:
+//   - name HostName(name, ns, tenant) in the tenant's host namespace; the
+//     virtual pod's labels and annotations minus reserved keys
+//     (reserved_keys.h), plus vtenant.io/{tenant,virtual-namespace,
 //     managed-by}, the virtual namespace's labels under
 //     vtenant.io/ns-label.<name>, and kai.scheduler/queue forced to the
-//     tenant's queue; annotations of the virtual pod (GPU ones included)
-//     plus virtual name, namespace, UID, owner chain and the virtual labels
-//     and annotations downward-API volumes read; pod-group-name of its gang;
+//     tenant's queue; annotations virtual name, namespace, UID, owner chain
+//     and the virtual labels and annotations downward-API volumes read;
+//     pod-group-name of its gang;
 //   - no ownerReferences, finalizers, uid or resourceVersion; no status;
 //   - references renamed to their host copies: ConfigMaps, Secrets, PVCs
-//     (env, envFrom, volumes, projected sources), imagePullSecrets; a
-//     projected service-account token becomes the host Secret holding a
-//     token of the virtual API server;
+//     (env, envFrom, volumes, projected sources, Secrets of csi and other
+//     in-tree volume sources, the claim an inline claim is cloned from),
+//     imagePullSecrets; a projected service-account token becomes the host
+//     Secret holding a token of the virtual API server; subdomain the host
+//     Service's name;
 //   - never a host service-account token: automountServiceAccountToken
 //     false, no serviceAccountName;
 //   - downward API resolves to virtual values: env fieldRefs of
@@ -25,10 +31,16 @@
 //     (with their host cluster IPs) and KUBERNETES_SERVICE_HOST/PORT of the
 //     virtual API server in every container; kubernetes.default.svc as a
 //     host alias when that host is an IP;
-//   - nodeName cleared (the host's GPU scheduler places every pod);
-//     priority and preemptionPolicy cleared, priorityClassName kept when the
-//     host allows it and dropped for system classes;
-//   - the Tenant's node selector (its values win) and tolerations enforced.
+//   - schedulerName the host's vtenant scheduler, whatever the pod asked;
+//     nodeName cleared (that scheduler places every pod); priority,
+//     preemptionPolicy and overhead cleared (the host derives them),
+//     priorityClassName kept when the host allows it and dropped for system
+//     classes;
+//   - pod affinity and topology spread kept to the tenant's own pods
+//     (pod_affinity.h);
+//   - tolerations the Tenant allows (pod_tolerations.h), others left off
+//     and reported, plus the Tenant's own; the Tenant's node selector (its
+//     values win).
 #pragma once
 
 #include <map>
@@ -37,8 +49,10 @@
 #include <vector>
 
 #include "kube/object.h"
+#include "syncer/allowlist.h"
 #include "syncer/gang.h"
 #include "syncer/owner_chain.h"
+#include "syncer/pod_affinity.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
@@ -65,6 +79,17 @@ struct PodContext {
   // Host Secret (key "token") with a virtual service-account token; needed
   // when the pod projects one.
   std::string token_secret;
+  // The tenant's virtual namespaces and their labels; needed when the pod's
+  // affinity has a namespaceSelector (UsesNamespaceSelector).
+  NamespaceLabels virtual_namespaces;
+};
+
+// What a translation left out, for the syncer to tell: fields no allowlist
+// takes (the dropped-fields metric) and tolerations the Tenant does not
+// allow (an Event on the virtual pod).
+struct PodTranslationNotes {
+  DroppedFields dropped_fields;
+  std::vector<std::string> dropped_tolerations;  // as DescribeToleration writes them
 };
 
 // The host Secret that carries the virtual token of `pod`.
@@ -74,13 +99,16 @@ class PodTranslator {
  public:
   explicit PodTranslator(SyncerConfig config) : config_(std::move(config)) {}
 
-  // The host pod for virtual pod `pod`.
-  kube::Object ToHost(const rapidjson::Value& pod, const PodContext& context) const;
+  // The host pod for virtual pod `pod`. What it left out goes to `notes`
+  // when not null.
+  kube::Object ToHost(const rapidjson::Value& pod, const PodContext& context,
+                      PodTranslationNotes* notes = nullptr) const;
 
   // The host pod to write so that `host` follows `pod` where a running pod
-  // may change: labels and annotations (never the queue label; keys the
-  // host added itself are kept), container images, activeDeadlineSeconds,
-  // added tolerations and removed schedulingGates. nullopt when `host` is
+  // may change: labels and annotations (never a reserved key: those the
+  // host or the syncer wrote are kept), container images,
+  // activeDeadlineSeconds, added tolerations (as ToHost filters them) and
+  // removed schedulingGates. nullopt when `host` is
   // already up to date.
   std::optional<kube::Object> Update(const rapidjson::Value& pod, const rapidjson::Value& host,
                                      const PodContext& context) const;

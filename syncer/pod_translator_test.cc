@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "syncer/names.h"
+#include "syncer/pod_tolerations.h"
 #include "syncer/test_objects.h"
 
 namespace vtenant::syncer {
@@ -69,6 +70,7 @@ class PodTranslatorTest : public ::testing::Test {
     SyncerConfig config = NlpConfig();
     config.node_selector = {{"pool", "gpu-shared"}};
     config.tolerations = Json(R"([{"key":"tenant","value":"nlp","effect":"NoSchedule"}])");
+    config.allowed_tolerations = {{.key = "nvidia.com/gpu", .exists = true}};
     translator_ = std::make_unique<PodTranslator>(config);
     context_.owner_chain = {{"batch/v1", "Job", "train", "job-uid"}};
     context_.gang = Gang{"pg-train-job-uid-x-research-x-nlp", 4, context_.owner_chain[0]};
@@ -306,6 +308,404 @@ TEST_F(PodTranslatorTest, StatusUpKeepsTheVirtualQosClass) {
   EXPECT_EQ((*up)["status"]["containerStatuses"].Size(), 1u);
   EXPECT_EQ(kube::ResourceVersion(*up), "42");
   EXPECT_FALSE(translator_->StatusFromHost(host, *up));
+}
+
+// The allowlist, one row per field decision of pod_schema.h: what a member
+// of the virtual pod's spec becomes on the host.
+struct FieldRow {
+  const char* field;
+  std::string spec;               // members added to a minimal spec
+  std::vector<std::string> path;  // where to look on the host pod ("0" indexes an array)
+  std::string want;               // JSON found there; "" = absent
+  std::string dropped = "";       // reported as dropped
+};
+
+const rapidjson::Value* At(const rapidjson::Value& v, const std::vector<std::string>& path) {
+  const rapidjson::Value* at = &v;
+  for (const std::string& step : path) {
+    if (at->IsArray()) {
+      size_t i = std::stoul(step);
+      if (i >= at->Size()) return nullptr;
+      at = &(*at)[i];
+    } else if (at->IsObject() && at->HasMember(step.c_str())) {
+      at = &(*at)[step.c_str()];
+    } else {
+      return nullptr;
+    }
+  }
+  return at;
+}
+
+TEST(PodTranslatorAllowlistTest, EveryFieldDecision) {
+  const std::string c = R"("containers":[{"name":"c","image":"i",)";
+  const FieldRow rows[] = {
+      // copy
+      {"restartPolicy", R"("restartPolicy":"Never")", {"spec", "restartPolicy"}, R"("Never")"},
+      {"terminationGracePeriodSeconds",
+       R"("terminationGracePeriodSeconds":5)",
+       {"spec", "terminationGracePeriodSeconds"},
+       "5"},
+      {"activeDeadlineSeconds",
+       R"("activeDeadlineSeconds":60)",
+       {"spec", "activeDeadlineSeconds"},
+       "60"},
+      {"dnsPolicy", R"("dnsPolicy":"None")", {"spec", "dnsPolicy"}, R"("None")"},
+      {"dnsConfig",
+       R"("dnsConfig":{"nameservers":["1.1.1.1"]})",
+       {"spec", "dnsConfig"},
+       R"({"nameservers":["1.1.1.1"]})"},
+      {"shareProcessNamespace",
+       R"("shareProcessNamespace":true)",
+       {"spec", "shareProcessNamespace"},
+       "true"},
+      {"readinessGates",
+       R"("readinessGates":[{"conditionType":"x"}])",
+       {"spec", "readinessGates"},
+       R"([{"conditionType":"x"}])"},
+      {"os", R"("os":{"name":"linux"})", {"spec", "os"}, R"({"name":"linux"})"},
+      {"hostUsers", R"("hostUsers":false)", {"spec", "hostUsers"}, "false"},
+      {"setHostnameAsFQDN", R"("setHostnameAsFQDN":true)", {"spec", "setHostnameAsFQDN"}, "true"},
+      {"hostnameOverride", R"("hostnameOverride":"h")", {"spec", "hostnameOverride"}, R"("h")"},
+      {"schedulingGates",
+       R"("schedulingGates":[{"name":"g"}])",
+       {"spec", "schedulingGates"},
+       R"([{"name":"g"}])"},
+      {"hostNetwork (policy checks it)", R"("hostNetwork":true)", {"spec", "hostNetwork"}, "true"},
+      {"pod resources",
+       R"("resources":{"limits":{"cpu":"1"},"claims":[{"name":"x"}]})",
+       {"spec", "resources"},
+       R"({"limits":{"cpu":"1"}})"},
+      {"securityContext",
+       R"("securityContext":{"runAsUser":1000,"fsGroup":2000})",
+       {"spec", "securityContext"},
+       R"({"runAsUser":1000,"fsGroup":2000})"},
+      {"nodeSelector",
+       R"("nodeSelector":{"zone":"a"})",
+       {"spec", "nodeSelector"},
+       R"({"zone":"a"})"},
+      {"nodeAffinity",
+       R"("affinity":{"nodeAffinity":{"x":1}})",
+       {"spec", "affinity"},
+       R"({"nodeAffinity":{"x":1}})"},
+      {"hostname", R"("hostname":"h")", {"spec", "hostname"}, R"("h")"},
+      {"runtimeClassName (policy checks it)",
+       R"("runtimeClassName":"gvisor")",
+       {"spec", "runtimeClassName"},
+       R"("gvisor")"},
+      {"hostAliases",
+       R"("hostAliases":[{"ip":"1.2.3.4","hostnames":["a"]}])",
+       {"spec", "hostAliases", "0"},
+       R"({"ip":"1.2.3.4","hostnames":["a"]})"},
+      // omit
+      {"nodeName", R"("nodeName":"n")", {"spec", "nodeName"}, ""},
+      {"serviceAccountName", R"("serviceAccountName":"sa")", {"spec", "serviceAccountName"}, ""},
+      {"serviceAccount", R"("serviceAccount":"sa")", {"spec", "serviceAccount"}, ""},
+      {"priority", R"("priority":1000000)", {"spec", "priority"}, ""},
+      {"preemptionPolicy", R"("preemptionPolicy":"Never")", {"spec", "preemptionPolicy"}, ""},
+      {"overhead", R"("overhead":{"cpu":"1"})", {"spec", "overhead"}, ""},
+      {"ephemeralContainers",
+       R"("ephemeralContainers":[{"name":"e","image":"i"}])",
+       {"spec", "ephemeralContainers"},
+       ""},
+      {"resourceClaims (policy refuses them)",
+       R"("resourceClaims":[{"name":"gpu"}])",
+       {"spec", "resourceClaims"},
+       ""},
+      {"system priority class",
+       R"("priorityClassName":"system-node-critical")",
+       {"spec", "priorityClassName"},
+       ""},
+      // force
+      {"schedulerName",
+       R"("schedulerName":"other-scheduler")",
+       {"spec", "schedulerName"},
+       R"("kai-scheduler")"},
+      {"automountServiceAccountToken",
+       R"("automountServiceAccountToken":true)",
+       {"spec", "automountServiceAccountToken"},
+       "false"},
+      {"enableServiceLinks",
+       R"("enableServiceLinks":true)",
+       {"spec", "enableServiceLinks"},
+       "false"},
+      // translate
+      {"subdomain", R"("subdomain":"web")", {"spec", "subdomain"}, R"("web-x-ml-x-nlp")"},
+      {"imagePullSecrets",
+       R"("imagePullSecrets":[{"name":"reg"}])",
+       {"spec", "imagePullSecrets"},
+       R"([{"name":"reg-x-ml-x-nlp"}])"},
+      {"allowed priority class",
+       R"("priorityClassName":"train")",
+       {"spec", "priorityClassName"},
+       R"("train")"},
+      {"pod affinity in the pod's namespace",
+       R"("affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+       R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"zone"}]}})",
+       {"spec", "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "0"},
+       R"({"labelSelector":{"matchLabels":{"app":"db"},"matchExpressions":[{"key":)"
+       R"("vtenant.io/virtual-namespace","operator":"In","values":["ml"]}]},"topologyKey":"zone"})"},
+      {"anti-affinity naming namespaces",
+       R"("affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[)"
+       R"({"weight":5,"podAffinityTerm":{"labelSelector":{},"namespaces":["a","kube-system"],)"
+       R"("topologyKey":"host"}}]}})",
+       {"spec", "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution",
+        "0"},
+       R"({"weight":5,"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":)"
+       R"("vtenant.io/virtual-namespace","operator":"In","values":["a","kube-system"]}]},)"
+       R"("topologyKey":"host"}})"},
+      {"affinity to every namespace",
+       R"("affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+       R"({"labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{},"topologyKey":"z"}]}})",
+       {"spec", "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "0"},
+       R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"z"})"},
+      {"topology spread",
+       R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"z",)"
+       R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{}}])",
+       {"spec", "topologySpreadConstraints", "0", "labelSelector"},
+       R"({"matchExpressions":[{"key":"vtenant.io/virtual-namespace","operator":"In",)"
+       R"("values":["ml"]}]})"},
+      // drop
+      {"schedulingGroup",
+       R"("schedulingGroup":{"podGroupName":"g"})",
+       {"spec", "schedulingGroup"},
+       "",
+       "spec.schedulingGroup"},
+      {"evictionResponders",
+       R"("evictionResponders":[{"name":"r"}])",
+       {"spec", "evictionResponders"},
+       "",
+       "spec.evictionResponders"},
+      {"a field the table does not know",
+       R"("futureField":1)",
+       {"spec", "futureField"},
+       "",
+       "spec.futureField"},
+      // containers
+      {"container basics",
+       c + R"("command":["a"],"args":["b"],"workingDir":"/w","imagePullPolicy":"Always",)"
+           R"("stdin":true,"tty":true,"terminationMessagePolicy":"FallbackToLogsOnError"}])",
+       {"spec", "containers", "0"},
+       R"({"name":"c","image":"i","command":["a"],"args":["b"],"workingDir":"/w",)"
+       R"("imagePullPolicy":"Always","stdin":true,"tty":true,)"
+       R"("terminationMessagePolicy":"FallbackToLogsOnError"})"},
+      {"container ports (hostPort: policy)",
+       c + R"("ports":[{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}]}])",
+       {"spec", "containers", "0", "ports"},
+       R"([{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}])"},
+      {"container resources",
+       c + R"("resources":{"limits":{"nvidia.com/gpu":"1"},)"
+           R"("claims":[{"name":"x"}]}}])",
+       {"spec", "containers", "0", "resources"},
+       R"({"limits":{"nvidia.com/gpu":"1"}})"},
+      {"volumeMounts",
+       c + R"("volumeMounts":[{"name":"v","mountPath":"/v","readOnly":true}]}])",
+       {"spec", "containers", "0", "volumeMounts"},
+       R"([{"name":"v","mountPath":"/v","readOnly":true}])"},
+      {"probes",
+       c + R"("livenessProbe":{"httpGet":{"path":"/h","port":8080},"periodSeconds":5}}])",
+       {"spec", "containers", "0", "livenessProbe"},
+       R"({"httpGet":{"path":"/h","port":8080},"periodSeconds":5})"},
+      {"lifecycle",
+       c + R"("lifecycle":{"preStop":{"sleep":{"seconds":5}},"stopSignal":"SIGINT"}}])",
+       {"spec", "containers", "0", "lifecycle"},
+       R"({"preStop":{"sleep":{"seconds":5}},"stopSignal":"SIGINT"})"},
+      {"container securityContext",
+       c + R"("securityContext":{"readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}}}])",
+       {"spec", "containers", "0", "securityContext"},
+       R"({"readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"},
+      {"unknown container field",
+       c + R"("futureField":1}])",
+       {"spec", "containers", "0", "futureField"},
+       "",
+       "spec.containers[].futureField"},
+      // volumes
+      {"emptyDir",
+       R"("volumes":[{"name":"v","emptyDir":{"medium":"Memory"}}])",
+       {"spec", "volumes", "0"},
+       R"({"name":"v","emptyDir":{"medium":"Memory"}})"},
+      {"opt-in type with its Secret renamed",
+       R"("volumes":[{"name":"v","cephfs":{"monitors":["m"],"secretRef":{"name":"ceph"}}}])",
+       {"spec", "volumes", "0", "cephfs"},
+       R"({"monitors":["m"],"secretRef":{"name":"ceph-x-ml-x-nlp"}})"},
+      {"csi with its Secret renamed",
+       R"("volumes":[{"name":"v","csi":{"driver":"d","nodePublishSecretRef":{"name":"s"}}}])",
+       {"spec", "volumes", "0", "csi"},
+       R"({"driver":"d","nodePublishSecretRef":{"name":"s-x-ml-x-nlp"}})"},
+      {"projected host signers dropped",
+       R"("volumes":[{"name":"v","projected":{"sources":[{"podCertificate":{"signerName":"s"}},)"
+       R"({"clusterTrustBundle":{"name":"b","path":"p"}}]}}])",
+       {"spec", "volumes", "0", "projected"},
+       R"({"sources":[]})",
+       "spec.volumes[].projected.sources[].podCertificate"},
+      {"ephemeral claim",
+       R"("volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"metadata":{"labels":{)"
+       R"("app":"a","vtenant.io/tenant":"x"},"annotations":{"y":"z"}},"spec":{"accessModes":)"
+       R"(["ReadWriteOnce"],"storageClassName":"fast","resources":{"requests":{"storage":"1Gi"}},)"
+       R"("selector":{"matchLabels":{"a":"b"}},"volumeName":"pv-1",)"
+       R"("dataSource":{"kind":"PersistentVolumeClaim","name":"seed"}}}}}])",
+       {"spec", "volumes", "0", "ephemeral", "volumeClaimTemplate"},
+       R"({"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"fast","resources":)"
+       R"({"requests":{"storage":"1Gi"}},"dataSource":{"kind":"PersistentVolumeClaim",)"
+       R"("name":"seed-x-ml-x-nlp"}},"metadata":{"labels":{"app":"a"},"annotations":{"y":"z"}}})",
+       "spec.volumes[].ephemeral.volumeClaimTemplate.metadata.labels['vtenant.io/tenant']"},
+  };
+  SyncerConfig config = testing::NlpConfig();
+  config.virtual_service_host.clear();  // no variables or host alias in the way
+  PodTranslator translator(config);
+  for (const FieldRow& row : rows) {
+    std::string spec = row.spec;
+    if (spec.find(R"("containers")") == std::string::npos) {
+      spec += R"(,"containers":[{"name":"c","image":"i"}])";
+    }
+    kube::Object pod =
+        Json(R"({"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{)" + spec + "}}");
+    PodTranslationNotes notes;
+    kube::Object host = translator.ToHost(pod, PodContext{}, &notes);
+    const rapidjson::Value* found = At(host, row.path);
+    if (row.want.empty()) {
+      EXPECT_EQ(found, nullptr) << row.field << ": " << kube::ToJson(*found);
+    } else {
+      ASSERT_NE(found, nullptr) << row.field << "\n" << kube::ToJson(host);
+      EXPECT_EQ(kube::ToJson(*found), row.want) << row.field;
+    }
+    if (!row.dropped.empty()) {
+      EXPECT_NE(std::find(notes.dropped_fields.begin(), notes.dropped_fields.end(), row.dropped),
+                notes.dropped_fields.end())
+          << row.field;
+    }
+  }
+}
+
+TEST(PodTranslatorAllowlistTest, KnownFieldsAreNotReportedAsDropped) {
+  PodTranslationNotes notes;
+  PodTranslator translator(testing::NlpConfig());
+  kube::Object host = translator.ToHost(Json(kVirtualPod), PodContext{}, &notes);
+  // Only the queue label, which the tenant's queue replaces.
+  EXPECT_EQ(notes.dropped_fields, DroppedFields{"metadata.labels['kai.scheduler/queue']"});
+}
+
+TEST(PodTranslatorAllowlistTest, ReservedLabelsAndAnnotationsNeverComeFromTheTenant) {
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml","uid":"u",
+      "labels":{"app":"web","vtenant.io/tenant":"other","vtenant.io/managed-by":"me",
+                "kai.scheduler/queue":"other","app.kubernetes.io/name":"web",
+                "batch.kubernetes.io/controller-uid":"123",
+                "statefulset.kubernetes.io/pod-name":"web-0"},
+      "annotations":{"runai-gpu":"3","runai/shared-gpu-configmap":"x","pod-group-name":"theirs",
+                     "run.ai/reserve_for_gpu_index":"1","gpu-fraction":"0.5",
+                     "vtenant.io/virtual-uid":"fake","kubectl.kubernetes.io/default-container":"c",
+                     "kubectl.kubernetes.io/last-applied-configuration":"{}"}},
+      "spec":{"containers":[{"name":"c","image":"i"}]}})");
+  PodTranslationNotes notes;
+  PodTranslator translator(testing::NlpConfig());
+  kube::Object host = translator.ToHost(pod, PodContext{}, &notes);
+  EXPECT_EQ(kube::Label(host, "app"), "web");
+  EXPECT_EQ(kube::Label(host, kTenantLabel), "nlp");
+  EXPECT_EQ(kube::Label(host, kManagedByLabel), "vtenant-syncer");
+  EXPECT_EQ(kube::Label(host, kQueueLabel), "nlp");
+  EXPECT_EQ(kube::Label(host, "app.kubernetes.io/name"), "web");
+  EXPECT_EQ(kube::Label(host, "statefulset.kubernetes.io/pod-name"), "web-0");
+  EXPECT_FALSE(kube::Label(host, "batch.kubernetes.io/controller-uid"));
+  for (const char* gone :
+       {"runai-gpu", "runai/shared-gpu-configmap", "pod-group-name", "run.ai/reserve_for_gpu_index",
+        "kubectl.kubernetes.io/last-applied-configuration"}) {
+    EXPECT_FALSE(kube::Annotation(host, gone)) << gone;
+  }
+  EXPECT_EQ(kube::Annotation(host, kVirtualUidAnnotation), "u");
+  EXPECT_EQ(kube::Annotation(host, "gpu-fraction"), "0.5");
+  EXPECT_EQ(kube::Annotation(host, "kubectl.kubernetes.io/default-container"), "c");
+  EXPECT_NE(std::find(notes.dropped_fields.begin(), notes.dropped_fields.end(),
+                      "metadata.annotations['runai-gpu']"),
+            notes.dropped_fields.end());
+}
+
+TEST(PodTranslatorAllowlistTest, UpdateNeverRemovesReservedKeysTheHostWrote) {
+  PodTranslator translator(testing::NlpConfig());
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml","uid":"u",
+      "annotations":{"runai-gpu-group":"mine"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  kube::Object host = translator.ToHost(pod, PodContext{});
+  // The binder sets its own value; the tenant then drops its annotation.
+  kube::SetString(host, {"metadata", "annotations"}, "runai-gpu-group", "binder");
+  kube::RemoveMember(pod, {"metadata", "annotations"}, "runai-gpu-group");
+  std::optional<kube::Object> update = translator.Update(pod, host, PodContext{});
+  const rapidjson::Value& out = update ? *update : host;
+  EXPECT_EQ(kube::Annotation(out, "runai-gpu-group"), "binder");
+}
+
+TEST(PodTranslatorAllowlistTest, NamespaceSelectorsResolveAgainstVirtualNamespaces) {
+  PodTranslator translator(testing::NlpConfig());
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{
+      "containers":[{"name":"c","image":"i"}],
+      "affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+        {"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"h",
+         "namespaceSelector":{"matchLabels":{"team":"nlp"}}},
+        {"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"h",
+         "namespaceSelector":{"matchLabels":{"team":"nobody"}}}]}}}})");
+  ASSERT_TRUE(UsesNamespaceSelector(pod));
+  PodContext context;
+  context.virtual_namespaces = {
+      {"ml", {{"team", "nlp"}}}, {"data", {{"team", "nlp"}}}, {"web", {{"team", "web"}}}};
+  kube::Object host = translator.ToHost(pod, context);
+  const rapidjson::Value& terms =
+      host["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  EXPECT_EQ(kube::ToJson(terms[0]["labelSelector"]["matchExpressions"][0]["values"]),
+            R"(["data","ml"])");
+  EXPECT_FALSE(terms[0].HasMember("namespaceSelector"));
+  // No namespace matched: the term matches no pod, as in the virtual cluster.
+  EXPECT_EQ(kube::ToJson(terms[1]["labelSelector"]["matchExpressions"][0]["values"]), R"([""])");
+}
+
+// Tolerations: one row per rule of pod_tolerations.h.
+TEST(PodTolerationsTest, OnlyWhatAnEntryAllowsPasses) {
+  const std::vector<AllowedToleration> allowed = {
+      {.key = "nvidia.com/gpu", .exists = true},
+      {.key = "dedicated", .value = "nlp", .effect = "NoSchedule"},
+  };
+  const std::pair<const char*, bool> rows[] = {
+      {R"({"operator":"Exists"})", false},  // every taint
+      {R"({"operator":"Exists","effect":"NoSchedule"})", false},
+      {R"({"key":"nvidia.com/gpu","operator":"Exists"})", true},
+      {R"({"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"})", true},
+      {R"({"key":"nvidia.com/gpu","value":"present","effect":"NoExecute"})", true},
+      {R"({"key":"dedicated","value":"nlp","effect":"NoSchedule"})", true},
+      {R"({"key":"dedicated","operator":"Equal","value":"nlp","effect":"NoSchedule"})", true},
+      {R"({"key":"dedicated","value":"vision","effect":"NoSchedule"})", false},
+      {R"({"key":"dedicated","operator":"Exists","effect":"NoSchedule"})", false},
+      {R"({"key":"dedicated","value":"nlp"})", false},  // every effect
+      {R"({"key":"dedicated","value":"nlp","effect":"NoExecute"})", false},
+      {R"({"key":"node-role.kubernetes.io/control-plane","operator":"Exists"})", false},
+      {R"({"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute",)"
+       R"("tolerationSeconds":300})",
+       true},
+      {R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute",)"
+       R"("tolerationSeconds":300})",
+       true},
+      {R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoSchedule"})",
+       false},
+  };
+  for (const auto& [toleration, passes] : rows) {
+    EXPECT_EQ(TolerationAllowed(Json(toleration), allowed), passes) << toleration;
+  }
+  EXPECT_FALSE(TolerationAllowed(Json(R"({"key":"nvidia.com/gpu","operator":"Exists"})"), {}));
+}
+
+TEST(PodTolerationsTest, DroppedOnesAreReportedAndTheTenantsAdded) {
+  SyncerConfig config = testing::NlpConfig();
+  config.tolerations = Json(R"([{"key":"tenant","value":"nlp","effect":"NoSchedule"}])");
+  config.allowed_tolerations = {{.key = "nvidia.com/gpu", .exists = true}};
+  PodTranslator translator(config);
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{
+      "containers":[{"name":"c","image":"i"}],"tolerations":[
+        {"operator":"Exists"},
+        {"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"},
+        {"key":"pool","value":"a100","effect":"NoSchedule"}]}})");
+  PodTranslationNotes notes;
+  kube::Object host = translator.ToHost(pod, PodContext{}, &notes);
+  EXPECT_EQ(kube::ToJson(host["spec"]["tolerations"]),
+            R"([{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"},)"
+            R"({"key":"tenant","value":"nlp","effect":"NoSchedule"}])");
+  EXPECT_EQ(
+      notes.dropped_tolerations,
+      (std::vector<std::string>{"every taint (Exists without a key)", "pool=a100:NoSchedule"}));
 }
 
 }  // namespace

@@ -26,7 +26,12 @@ SyncMetrics::SyncMetrics(kube::Registry& registry)
                          "vtenant_syncer_pod_sync_latency_seconds",
                          "From the syncer first seeing a virtual pod to its host pod existing.", {},
                          Must(kube::ExponentialBuckets(0.001, 2, 16))))
-                    ->WithLabelValues({})) {}
+                    ->WithLabelValues({})),
+      dropped_(Must(registry.AddCounter(
+          "vtenant_syncer_dropped_fields_total",
+          "Members of virtual objects left off their host copies because no translator allows "
+          "them, by kind and field.",
+          {"kind", "field"}))) {}
 
 void SyncMetrics::Synced(std::string_view kind, std::string_view operation) {
   synced_->WithLabelValues({std::string(kind), std::string(operation)}).Inc();
@@ -41,5 +46,30 @@ void SyncMetrics::Refused(std::string_view reason) {
 }
 
 void SyncMetrics::PodSyncLatency(double seconds) { latency_->Observe(seconds); }
+
+void SyncMetrics::Dropped(std::string_view kind, const DroppedFields& fields) {
+  if (fields.empty()) return;
+  std::lock_guard lock(mu_);
+  auto seen = dropped_seen_.find(kind);
+  if (seen == dropped_seen_.end()) seen = dropped_seen_.try_emplace(std::string(kind)).first;
+  for (const std::string& field : fields) {
+    std::string_view label = field;
+    if (!seen->second.contains(field)) {
+      if (seen->second.size() < kMaxDroppedFieldsPerKind) {
+        seen->second.insert(field);
+        LOG(WARNING) << kind << " field " << field
+                     << " is not on the syncer's allowlist: left off the host object (logged "
+                        "once)";
+      } else {
+        label = "other";
+        if (seen->second.insert("other").second) {
+          LOG(WARNING) << kind << ": more than " << kMaxDroppedFieldsPerKind
+                       << " distinct fields dropped; further ones are counted as \"other\"";
+        }
+      }
+    }
+    dropped_->WithLabelValues({std::string(kind), std::string(label)}).Inc();
+  }
+}
 
 }  // namespace vtenant::syncer

@@ -3,10 +3,15 @@
 // vtenant_reconcile_total{controller=...}).
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
 #include "kube/metrics.h"
+#include "syncer/allowlist.h"
 
 namespace vtenant::syncer {
 
@@ -24,12 +29,24 @@ class SyncMetrics {
   void Refused(std::string_view reason);
   // Seconds from the syncer first seeing a virtual pod to its host pod existing.
   void PodSyncLatency(double seconds);
+  // Members of a virtual `kind` object its translator left off a host
+  // object it wrote (allowlist.h): counted in
+  // vtenant_syncer_dropped_fields_total{kind,field} and logged once per
+  // (kind, field) for the life of the process. Field names come from
+  // tenant input, so past kMaxDroppedFieldsPerKind distinct ones of a kind
+  // the rest are counted as field "other".
+  void Dropped(std::string_view kind, const DroppedFields& fields);
+  static constexpr size_t kMaxDroppedFieldsPerKind = 256;
 
  private:
   kube::Family<kube::Counter>* synced_;
   kube::Family<kube::Counter>* errors_;
   kube::Family<kube::Counter>* refused_;
   kube::Histogram* latency_;
+  kube::Family<kube::Counter>* dropped_;
+
+  std::mutex mu_;
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> dropped_seen_;
 };
 
 }  // namespace vtenant::syncer

@@ -17,19 +17,74 @@ std::vector<std::string_view> SplitCommas(std::string_view text) {
   return parts;
 }
 
+std::string JoinNames(const std::set<std::string, std::less<>>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 }  // namespace
+
+std::string_view PodSecurityLevelName(PodSecurityLevel level) {
+  return level == PodSecurityLevel::kRestricted ? "restricted" : "baseline";
+}
+
+const std::set<std::string, std::less<>>& KnownVolumeTypes() {
+  static const std::set<std::string, std::less<>> kTypes = {"awsElasticBlockStore",
+                                                            "azureDisk",
+                                                            "azureFile",
+                                                            "cephfs",
+                                                            "cinder",
+                                                            "configMap",
+                                                            "downwardAPI",
+                                                            "emptyDir",
+                                                            "ephemeral",
+                                                            "fc",
+                                                            "flexVolume",
+                                                            "flocker",
+                                                            "gcePersistentDisk",
+                                                            "glusterfs",
+                                                            "image",
+                                                            "iscsi",
+                                                            "nfs",
+                                                            "persistentVolumeClaim",
+                                                            "photonPersistentDisk",
+                                                            "portworxVolume",
+                                                            "projected",
+                                                            "quobyte",
+                                                            "rbd",
+                                                            "scaleIO",
+                                                            "secret",
+                                                            "storageos",
+                                                            "vsphereVolume"};
+  return kTypes;
+}
+
+const std::set<std::string, std::less<>>& DefaultVolumeTypes() {
+  static const std::set<std::string, std::less<>> kTypes = {
+      "configMap", "secret", "downwardAPI", "emptyDir", "projected", "persistentVolumeClaim",
+      "ephemeral"};
+  return kTypes;
+}
 
 SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   if (this == &other) return *this;
   tenant = other.tenant;
   queue = other.queue;
   host_namespace = other.host_namespace;
+  scheduler_name = other.scheduler_name;
+  pod_security = other.pod_security;
   allowed_privileged_features = other.allowed_privileged_features;
   node_selector = other.node_selector;
   tolerations = kube::Clone(other.tolerations);
+  allowed_tolerations = other.allowed_tolerations;
+  allowed_runtime_classes = other.allowed_runtime_classes;
+  allowed_volume_types = other.allowed_volume_types;
+  allowed_csi_drivers = other.allowed_csi_drivers;
   virtual_service_host = other.virtual_service_host;
   virtual_service_port = other.virtual_service_port;
   allowed_priority_classes = other.allowed_priority_classes;
+  allowed_service_types = other.allowed_service_types;
   sync_endpoints = other.sync_endpoints;
   return *this;
 }
@@ -39,12 +94,97 @@ Result<std::set<std::string, std::less<>>> ParsePrivilegedFeatures(std::string_v
   for (std::string_view part : SplitCommas(text)) {
     if (!KnownPrivilegedFeatures().contains(part)) {
       return InvalidArgument("unknown privileged feature \"" + std::string(part) +
-                             "\"; known: hostPath, hostNetwork, hostPID, hostIPC, privileged, "
-                             "capabilities");
+                             "\"; known: " + JoinNames(KnownPrivilegedFeatures()));
     }
     features.emplace(part);
   }
   return features;
+}
+
+Result<PodSecurityLevel> ParsePodSecurityLevel(std::string_view text) {
+  if (text == "baseline") return PodSecurityLevel::kBaseline;
+  if (text == "restricted") return PodSecurityLevel::kRestricted;
+  return InvalidArgument("pod security level \"" + std::string(text) +
+                         "\" is not one of baseline, restricted");
+}
+
+std::set<std::string, std::less<>> ParseNameList(std::string_view text) {
+  std::set<std::string, std::less<>> names;
+  for (std::string_view part : SplitCommas(text)) names.emplace(part);
+  return names;
+}
+
+Result<std::set<std::string, std::less<>>> ParseVolumeTypes(std::string_view text) {
+  std::set<std::string, std::less<>> types = ParseNameList(text);
+  if (types.empty()) return DefaultVolumeTypes();
+  for (const std::string& t : types) {
+    if (!KnownVolumeTypes().contains(t)) {
+      return InvalidArgument("unknown volume type \"" + t +
+                             "\"; known: " + JoinNames(KnownVolumeTypes()) +
+                             " (hostPath is a privileged feature, csi volumes are allowed by "
+                             "driver, gitRepo never)");
+    }
+  }
+  return types;
+}
+
+Result<std::set<std::string, std::less<>>> ParseServiceTypes(std::string_view text) {
+  std::set<std::string, std::less<>> types = ParseNameList(text);
+  for (const std::string& t : types) {
+    if (t != "ClusterIP" && t != "NodePort" && t != "LoadBalancer") {
+      return InvalidArgument("service type \"" + t +
+                             "\" is not one of ClusterIP, NodePort, LoadBalancer");
+    }
+  }
+  types.emplace("ClusterIP");
+  return types;
+}
+
+Result<std::vector<AllowedToleration>> ParseAllowedTolerations(std::string_view text) {
+  std::vector<AllowedToleration> out;
+  if (text.empty()) return out;
+  Result<kube::Object> parsed = kube::ParseJson(text);
+  if (!parsed.ok()) return parsed.status().WithContext("allowed tolerations");
+  if (!parsed->IsArray()) return InvalidArgument("allowed tolerations must be a JSON array");
+  for (const rapidjson::Value& t : parsed->GetArray()) {
+    if (!t.IsObject()) return InvalidArgument("each allowed toleration must be a JSON object");
+    for (const auto& m : t.GetObject()) {
+      const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+      if (name != "key" && name != "operator" && name != "value" && name != "effect") {
+        return InvalidArgument("allowed toleration member \"" + std::string(name) +
+                               "\" is not one of key, operator, value, effect");
+      }
+      if (!m.value.IsString()) {
+        return InvalidArgument("allowed toleration member " + std::string(name) +
+                               " must be a string");
+      }
+    }
+    AllowedToleration entry;
+    entry.key = kube::GetString(t, {"key"});
+    const std::string_view op = kube::GetString(t, {"operator"});
+    entry.value = kube::GetString(t, {"value"});
+    entry.effect = kube::GetString(t, {"effect"});
+    if (entry.key.empty()) {
+      return InvalidArgument(
+          "an allowed toleration needs a key: one that tolerates every taint is never allowed");
+    }
+    if (op != "" && op != "Equal" && op != "Exists") {
+      return InvalidArgument("allowed toleration of " + entry.key + ": operator \"" +
+                             std::string(op) + "\" is not one of Exists, Equal");
+    }
+    entry.exists = op == "Exists";
+    if (entry.exists && !entry.value.empty()) {
+      return InvalidArgument("allowed toleration of " + entry.key +
+                             ": operator Exists takes no value");
+    }
+    if (entry.effect != "" && entry.effect != "NoSchedule" && entry.effect != "PreferNoSchedule" &&
+        entry.effect != "NoExecute") {
+      return InvalidArgument("allowed toleration of " + entry.key + ": effect \"" + entry.effect +
+                             "\" is not one of NoSchedule, PreferNoSchedule, NoExecute");
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
 }
 
 Result<std::map<std::string, std::string>> ParseNodeSelector(std::string_view text) {

@@ -13,29 +13,75 @@
 
 namespace vtenant::syncer {
 
-// Pod features a tenant may be allowed (Tenant spec.isolation.allowedPrivilegedFeatures).
+// Exceptions to the Pod Security level a Tenant may allow
+// (spec.isolation.allowedPrivilegedFeatures), each named after what it
+// lets a pod use; pod_security.h says which rule each one lifts.
 inline const std::set<std::string, std::less<>>& KnownPrivilegedFeatures() {
   static const std::set<std::string, std::less<>> kFeatures = {
-      "hostPath", "hostNetwork", "hostPID", "hostIPC", "privileged", "capabilities"};
+      "hostPath",           "hostNetwork", "hostPID",      "hostIPC",
+      "hostPorts",          "privileged",  "capabilities", "unconfinedSeccomp",
+      "unconfinedAppArmor", "seLinux",     "procMount",    "unsafeSysctls",
+      "windowsHostProcess"};
   return kFeatures;
 }
+
+// The Pod Security Standards level the syncer holds every pod to
+// (spec.isolation.podSecurity).
+enum class PodSecurityLevel { kBaseline, kRestricted };
+std::string_view PodSecurityLevelName(PodSecurityLevel level);
+
+// Volume types a Tenant may name in spec.isolation.allowedVolumeTypes: the
+// in-tree types of a v1.37 pod, less three that other settings govern:
+// hostPath (the privileged feature of that name), csi (allowedCSIDrivers
+// names the drivers) and gitRepo (never: it runs git on the node as root
+// with the tenant's arguments).
+const std::set<std::string, std::less<>>& KnownVolumeTypes();
+// What a Tenant that names none gets.
+const std::set<std::string, std::less<>>& DefaultVolumeTypes();
+
+// One entry of spec.isolation.allowedTolerations: a pod toleration of
+// `key` passes when it asks for no more than this entry allows (see
+// pod_tolerations.h).
+struct AllowedToleration {
+  std::string key;      // never empty
+  bool exists = false;  // operator Exists: any value of the key
+  std::string value;    // operator Equal: this value only
+  std::string effect;   // "": any effect
+  bool operator==(const AllowedToleration&) const = default;
+};
 
 struct SyncerConfig {
   std::string tenant;          // "nlp"
   std::string queue;           // KAI queue every host pod is charged to
   std::string host_namespace;  // "vtenant-nlp"
+  // The host's vtenant scheduler: every host pod's schedulerName, whatever
+  // the virtual pod asked for, so no pod (and no GPU) leaves the queues.
+  std::string scheduler_name = "kai-scheduler";
+  PodSecurityLevel pod_security = PodSecurityLevel::kBaseline;
   std::set<std::string, std::less<>> allowed_privileged_features;
   // Enforced on every host pod: merged over the pod's own node selector
   // (the tenant's value wins) and appended to its tolerations.
   std::map<std::string, std::string> node_selector;
   kube::Object tolerations = kube::Object(rapidjson::kArrayType);
+  // The tolerations a pod may carry itself; others are left off the host
+  // pod (with a Warning Event on the virtual one).
+  std::vector<AllowedToleration> allowed_tolerations;
+  // spec.runtimeClassName only from this list; none by default.
+  std::set<std::string, std::less<>> allowed_runtime_classes;
+  // Pod volume types allowed (hostPath and csi aside, see KnownVolumeTypes).
+  std::set<std::string, std::less<>> allowed_volume_types = DefaultVolumeTypes();
+  // Drivers of inline csi volumes; none by default.
+  std::set<std::string, std::less<>> allowed_csi_drivers;
   // What pods get as KUBERNETES_SERVICE_HOST/PORT: the virtual API server
   // as seen from the host network. Empty host: the variables are not set.
   std::string virtual_service_host;
   int virtual_service_port = 443;
-  // Host priority classes a pod may name; any other non-system class is
-  // refused (KAI derives preemptibility from the class).
-  std::set<std::string, std::less<>> allowed_priority_classes = {"train", "build", "inference"};
+  // Host priority classes a pod may name, as the operator found them on the
+  // host (the Tenant's list, or every non-system class); any other
+  // non-system class is refused (KAI derives preemptibility from the class).
+  std::set<std::string, std::less<>> allowed_priority_classes;
+  // Service types the tenant's Services may have; ClusterIP always.
+  std::set<std::string, std::less<>> allowed_service_types = {"ClusterIP"};
   // Copy the Endpoints and hand-written EndpointSlices of selector-less
   // Services to the host. Off unless asked for: the host credentials must
   // then allow endpoints (get, list, watch, create, update, delete) and
@@ -50,6 +96,27 @@ struct SyncerConfig {
 
 // "hostPath,privileged" → the set. InvalidArgument naming an unknown feature.
 Result<std::set<std::string, std::less<>>> ParsePrivilegedFeatures(std::string_view text);
+
+// "baseline" or "restricted". InvalidArgument otherwise.
+Result<PodSecurityLevel> ParsePodSecurityLevel(std::string_view text);
+
+// "a,b" → {a, b}; blanks around names and empty items are ignored.
+std::set<std::string, std::less<>> ParseNameList(std::string_view text);
+
+// "nfs,image" → the set; "" is DefaultVolumeTypes(). InvalidArgument naming
+// a type KnownVolumeTypes() lacks.
+Result<std::set<std::string, std::less<>>> ParseVolumeTypes(std::string_view text);
+
+// "NodePort" → {ClusterIP, NodePort}: ClusterIP is always allowed.
+// InvalidArgument for a type other than ClusterIP, NodePort, LoadBalancer.
+Result<std::set<std::string, std::less<>>> ParseServiceTypes(std::string_view text);
+
+// A JSON array of allowlist entries ('[{"key":"dedicated","operator":
+// "Equal","value":"nlp","effect":"NoSchedule"}]'); "" is none.
+// InvalidArgument when an entry has no key, an operator other than Exists
+// or Equal (default Equal), a value with Exists, an unknown effect, or a
+// member it does not know.
+Result<std::vector<AllowedToleration>> ParseAllowedTolerations(std::string_view text);
 
 // "k=v,k2=v2" → the map. InvalidArgument for an entry without "=" or key.
 Result<std::map<std::string, std::string>> ParseNodeSelector(std::string_view text);

@@ -64,6 +64,8 @@ nodes:
     config.virtual_service_host = "127.0.0.1";
     config.virtual_service_port = virtual_cluster_->api_server().port();
     config.sync_endpoints = true;
+    // As the operator passes them for a host that has these classes.
+    config.allowed_priority_classes = {"train", "build", "inference"};
     registry_ = new kube::Registry();
     // As vtenant-syncer --leader-elect runs it, with a Lease lost after 3 s
     // without renewal so that an outage test need not wait long.
@@ -405,6 +407,109 @@ TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {
     })) << pod;
   }
   EXPECT_TRUE(HostPodsOf("refused=yes").empty());
+}
+
+// A tenant trying its hand at the boundary with its own kubeconfig: what it
+// may not have is refused (an Event, no host pod) or neutralised on the
+// host, and the host API server takes every host pod the syncer writes.
+TEST_F(SyncerIntegrationTest, HostilePodsAreRefusedOrNeutralised) {
+  // Host ports and an unconfined seccomp profile: refused, nothing on the host.
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"escape","namespace":"ml","labels":{"hostile":"refused"}},
+      "spec":{"containers":[{"name":"c","image":"i",
+        "ports":[{"containerPort":10250,"hostPort":10250}],
+        "securityContext":{"seccompProfile":{"type":"Unconfined"}}}]}})"))
+                  .ok());
+  // What cannot be refused without breaking honest pods is neutralised:
+  // another scheduler, a toleration of every taint, the host's own labels
+  // and annotations, affinity to another namespace's pods.
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"sneaky","namespace":"ml",
+        "labels":{"hostile":"neutralised","vtenant.io/tenant":"vision",
+                  "vtenant.io/managed-by":"me","kai.scheduler/queue":"vision",
+                  "app.kubernetes.io/name":"vtenant-control-plane"},
+        "annotations":{"runai-gpu":"0","runai/shared-gpu-configmap":"theirs",
+                       "runai-gpu-group":"theirs","vtenant.io/virtual-uid":"fake"}},
+      "spec":{"schedulerName":"other-scheduler",
+        "tolerations":[{"operator":"Exists"},
+                       {"key":"node-role.kubernetes.io/control-plane","operator":"Exists"}],
+        "affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+          {"labelSelector":{"matchLabels":{"app":"db"}},"namespaces":["kube-system"],
+           "topologyKey":"kubernetes.io/hostname"}]}},
+        "subdomain":"web",
+        "volumes":[{"name":"scratch","ephemeral":{"volumeClaimTemplate":{
+          "metadata":{"labels":{"vtenant.io/tenant":"vision"}},
+          "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},
+                  "dataSource":{"kind":"PersistentVolumeClaim","name":"seed"}}}}}],
+        "containers":[{"name":"c","image":"i",
+          "volumeMounts":[{"name":"scratch","mountPath":"/scratch"}]}]}})"))
+                  .ok());
+
+  EXPECT_TRUE(Eventually(
+      [] {
+        Result<kube::ObjectList> events =
+            virt().List(kEvents, "ml", {.field_selector = "involvedObject.name=escape"});
+        if (!events.ok()) return false;
+        for (const kube::Object& e : events->items) {
+          std::string_view message = kube::GetString(e, {"message"});
+          if (kube::GetString(e, {"reason"}) == "PrivilegedFeatureNotAllowed" &&
+              message.find("hostPort") != std::string_view::npos &&
+              message.find("seccompProfile") != std::string_view::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(60)));
+
+  const std::string host_name = HostName("sneaky", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] { return client().Get(kPods, kHostNs, host_name).ok(); },
+                         std::chrono::seconds(60)));
+  Result<kube::Object> host = client().Get(kPods, kHostNs, host_name);
+  ASSERT_TRUE(host.ok());
+  const rapidjson::Value& spec = (*host)["spec"];
+  EXPECT_EQ(kube::GetString(spec, {"schedulerName"}), "kai-scheduler");
+  for (const rapidjson::Value& t : spec["tolerations"].GetArray()) {
+    // What remains is what the host API server adds to every pod.
+    EXPECT_NE(kube::GetString(t, {"key"}), "") << kube::ToJson(t);
+    EXPECT_NE(kube::GetString(t, {"key"}), "node-role.kubernetes.io/control-plane");
+  }
+  EXPECT_EQ(kube::Label(*host, "vtenant.io/tenant"), "nlp");
+  EXPECT_EQ(kube::Label(*host, "vtenant.io/managed-by"), "vtenant-syncer");
+  EXPECT_EQ(kube::Label(*host, "kai.scheduler/queue"), "nlp");
+  Result<kube::Object> sneaky = virt().Get(kPods, "ml", "sneaky");
+  ASSERT_TRUE(sneaky.ok());
+  EXPECT_EQ(kube::Annotation(*host, "vtenant.io/virtual-uid"), kube::Uid(*sneaky));
+  for (const char* gone : {"runai-gpu", "runai/shared-gpu-configmap", "runai-gpu-group"}) {
+    EXPECT_FALSE(kube::Annotation(*host, gone)) << gone;
+  }
+  const rapidjson::Value& term =
+      spec["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
+  EXPECT_FALSE(term.HasMember("namespaces"));
+  EXPECT_EQ(kube::ToJson(term["labelSelector"]["matchExpressions"]),
+            R"([{"key":"vtenant.io/virtual-namespace","operator":"In","values":["kube-system"]}])");
+  EXPECT_EQ(kube::GetString(spec, {"subdomain"}), HostName("web", "ml", "nlp"));
+  const rapidjson::Value& claim = spec["volumes"][0]["ephemeral"]["volumeClaimTemplate"];
+  EXPECT_EQ(kube::GetString(claim, {"spec", "dataSource", "name"}), HostName("seed", "ml", "nlp"));
+  EXPECT_FALSE(claim["metadata"]["labels"].HasMember("vtenant.io/tenant"));
+  // The tenant hears about the tolerations it lost.
+  EXPECT_TRUE(Eventually(
+      [] {
+        Result<kube::ObjectList> events =
+            virt().List(kEvents, "ml", {.field_selector = "involvedObject.name=sneaky"});
+        if (!events.ok()) return false;
+        for (const kube::Object& e : events->items) {
+          if (kube::GetString(e, {"reason"}) == "TolerationDropped") return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(60)));
+  EXPECT_NE(registry_->Render().find(R"(vtenant_syncer_dropped_fields_total{kind="Pod",)"
+                                     R"(field="metadata.labels['vtenant.io/tenant']"})"),
+            std::string::npos);
+  EXPECT_TRUE(HostPodsOf("hostile=refused").empty());
 }
 
 TEST_F(SyncerIntegrationTest, ProjectedTokenComesFromTheVirtualApiServer) {

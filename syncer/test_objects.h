@@ -25,6 +25,8 @@ inline SyncerConfig NlpConfig() {
   config.host_namespace = "vtenant-nlp";
   config.virtual_service_host = "10.0.0.7";
   config.virtual_service_port = 6443;
+  // The priority classes the operator found on the test host.
+  config.allowed_priority_classes = {"train", "build", "inference"};
   return config;
 }
 

@@ -1,0 +1,284 @@
+#include "syncer/pod_security.h"
+
+#include <gtest/gtest.h>
+
+#include "syncer/test_objects.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using testing::Json;
+constexpr PodSecurityLevel kBaseline = PodSecurityLevel::kBaseline;
+constexpr PodSecurityLevel kRestricted = PodSecurityLevel::kRestricted;
+
+// A container that meets the restricted level, with `extra` members of its
+// securityContext replacing the compliant ones ("" keeps them all).
+std::string Restricted(const std::string& extra = "", const std::string& more = "") {
+  std::string context =
+      R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+      R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]})";
+  if (!extra.empty()) context = extra;
+  return R"({"name":"c","image":"i","securityContext":{)" + context + "}" + more + "}";
+}
+
+kube::Object Pod(const std::string& spec, const std::string& annotations = "{}") {
+  return Json(R"({"metadata":{"name":"p","namespace":"ml","annotations":)" + annotations +
+              R"(},"spec":)" + spec + "}");
+}
+
+struct Row {
+  const char* rule;
+  PodSecurityLevel level;
+  std::string spec;
+  std::string field;    // the one violation's field
+  std::string feature;  // what lifts it ("" = nothing)
+  std::string annotations = "{}";
+};
+
+// One row per rule of pod_security.h: the pod breaks exactly that rule,
+// and the exception it names (if any) lifts exactly it.
+TEST(PodSecurityTest, EveryRuleRefusesItsFieldAndItsExceptionLiftsIt) {
+  const std::string plain = R"({"name":"c","image":"i")";
+  const Row rows[] = {
+      // baseline
+      {"pod hostProcess", kBaseline,
+       R"({"securityContext":{"windowsOptions":{"hostProcess":true}},"containers":[)" + plain +
+           "}]}",
+       "spec.securityContext.windowsOptions.hostProcess", "windowsHostProcess"},
+      {"container hostProcess", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"securityContext":{"windowsOptions":{"hostProcess":true}}}]})",
+       "spec.containers[c].securityContext.windowsOptions.hostProcess", "windowsHostProcess"},
+      {"hostNetwork", kBaseline, R"({"hostNetwork":true,"containers":[)" + plain + "}]}",
+       "spec.hostNetwork", "hostNetwork"},
+      {"hostPID", kBaseline, R"({"hostPID":true,"containers":[)" + plain + "}]}", "spec.hostPID",
+       "hostPID"},
+      {"hostIPC", kBaseline, R"({"hostIPC":true,"containers":[)" + plain + "}]}", "spec.hostIPC",
+       "hostIPC"},
+      {"privileged", kBaseline,
+       R"({"containers":[)" + plain + R"(,"securityContext":{"privileged":true}}]})",
+       "spec.containers[c].securityContext.privileged", "privileged"},
+      {"privileged init container", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(}],"initContainers":[{"name":"i","image":"i",)"
+           R"("securityContext":{"privileged":true}}]})",
+       "spec.initContainers[i].securityContext.privileged", "privileged"},
+      {"privileged ephemeral container", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(}],"ephemeralContainers":[{"name":"e","image":"i",)"
+           R"("securityContext":{"privileged":true}}]})",
+       "spec.ephemeralContainers[e].securityContext.privileged", "privileged"},
+      {"capabilities beyond the baseline set", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"securityContext":{"capabilities":{"add":["CHOWN","NET_ADMIN"]}}}]})",
+       "spec.containers[c].securityContext.capabilities.add", "capabilities"},
+      {"hostPath", kBaseline,
+       R"({"volumes":[{"name":"root","hostPath":{"path":"/"}}],"containers":[)" + plain + "}]}",
+       "spec.volumes[root].hostPath", "hostPath"},
+      {"hostPort", kBaseline,
+       R"({"containers":[)" + plain + R"(,"ports":[{"containerPort":80,"hostPort":8080}]}]})",
+       "spec.containers[c].ports[80].hostPort", "hostPorts"},
+      {"pod AppArmor unconfined", kBaseline,
+       R"({"securityContext":{"appArmorProfile":{"type":"Unconfined"}},"containers":[)" + plain +
+           "}]}",
+       "spec.securityContext.appArmorProfile.type", "unconfinedAppArmor"},
+      {"container AppArmor unconfined", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"securityContext":{"appArmorProfile":{"type":"Unconfined"}}}]})",
+       "spec.containers[c].securityContext.appArmorProfile.type", "unconfinedAppArmor"},
+      {"AppArmor annotation unconfined", kBaseline, R"({"containers":[)" + plain + "}]}",
+       "metadata.annotations['container.apparmor.security.beta.kubernetes.io/c']",
+       "unconfinedAppArmor",
+       R"({"container.apparmor.security.beta.kubernetes.io/c":"unconfined"})"},
+      {"SELinux type", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"securityContext":{"seLinuxOptions":{"type":"spc_t"}}}]})",
+       "spec.containers[c].securityContext.seLinuxOptions.type", "seLinux"},
+      {"SELinux user", kBaseline,
+       R"({"securityContext":{"seLinuxOptions":{"user":"system_u"}},"containers":[)" + plain +
+           "}]}",
+       "spec.securityContext.seLinuxOptions.user", "seLinux"},
+      {"SELinux role", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"securityContext":{"seLinuxOptions":{"role":"system_r"}}}]})",
+       "spec.containers[c].securityContext.seLinuxOptions.role", "seLinux"},
+      {"procMount", kBaseline,
+       R"({"containers":[)" + plain + R"(,"securityContext":{"procMount":"Unmasked"}}]})",
+       "spec.containers[c].securityContext.procMount", "procMount"},
+      {"pod seccomp unconfined", kBaseline,
+       R"({"securityContext":{"seccompProfile":{"type":"Unconfined"}},"containers":[)" + plain +
+           "}]}",
+       "spec.securityContext.seccompProfile.type", "unconfinedSeccomp"},
+      {"container seccomp unconfined", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"securityContext":{"seccompProfile":{"type":"Unconfined"}}}]})",
+       "spec.containers[c].securityContext.seccompProfile.type", "unconfinedSeccomp"},
+      {"unsafe sysctl", kBaseline,
+       R"({"securityContext":{"sysctls":[{"name":"kernel.msgmax","value":"1"}]},"containers":[)" +
+           plain + "}]}",
+       "spec.securityContext.sysctls[kernel.msgmax]", "unsafeSysctls"},
+      {"liveness probe host", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"livenessProbe":{"httpGet":{"host":"169.254.169.254","port":80}}}]})",
+       "spec.containers[c].livenessProbe.httpGet.host", ""},
+      {"readiness probe tcp host", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"readinessProbe":{"tcpSocket":{"host":"10.0.0.1","port":6443}}}]})",
+       "spec.containers[c].readinessProbe.tcpSocket.host", ""},
+      {"startup probe host of an init container", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(}],"initContainers":[{"name":"i","image":"i",)"
+           R"("startupProbe":{"httpGet":{"host":"x","port":1}}}]})",
+       "spec.initContainers[i].startupProbe.httpGet.host", ""},
+      {"postStart hook host", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"lifecycle":{"postStart":{"httpGet":{"host":"10.0.0.1","port":80}}}}]})",
+       "spec.containers[c].lifecycle.postStart.httpGet.host", ""},
+      {"preStop hook tcp host", kBaseline,
+       R"({"containers":[)" + plain +
+           R"(,"lifecycle":{"preStop":{"tcpSocket":{"host":"10.0.0.1","port":80}}}}]})",
+       "spec.containers[c].lifecycle.preStop.tcpSocket.host", ""},
+      // restricted
+      {"volume type", kRestricted,
+       R"({"volumes":[{"name":"share","nfs":{"server":"n","path":"/"}}],"containers":[)" +
+           Restricted() + "]}",
+       "spec.volumes[share].nfs", ""},
+      {"privilege escalation", kRestricted,
+       R"({"containers":[)" +
+           Restricted(R"("runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"},)"
+                      R"("capabilities":{"drop":["ALL"]})") +
+           "]}",
+       "spec.containers[c].securityContext.allowPrivilegeEscalation", "privileged"},
+      {"run as non-root unset", kRestricted,
+       R"({"containers":[)" +
+           Restricted(
+               R"("allowPrivilegeEscalation":false,"seccompProfile":{"type":"RuntimeDefault"},)"
+               R"("capabilities":{"drop":["ALL"]})") +
+           "]}",
+       "spec.containers[c].securityContext.runAsNonRoot", ""},
+      {"run as non-root false over the pod's true", kRestricted,
+       R"({"securityContext":{"runAsNonRoot":true},"containers":[)" +
+           Restricted(
+               R"("allowPrivilegeEscalation":false,"runAsNonRoot":false,)"
+               R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]})") +
+           "]}",
+       "spec.containers[c].securityContext.runAsNonRoot", ""},
+      {"run as root", kRestricted,
+       R"({"securityContext":{"runAsUser":0},"containers":[)" + Restricted() + "]}",
+       "spec.securityContext.runAsUser", ""},
+      {"seccomp unset", kRestricted,
+       R"({"containers":[)" +
+           Restricted(R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+                      R"("capabilities":{"drop":["ALL"]})") +
+           "]}",
+       "spec.containers[c].securityContext.seccompProfile.type", "unconfinedSeccomp"},
+      {"capabilities not dropped", kRestricted,
+       R"({"containers":[)" +
+           Restricted(R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+                      R"("seccompProfile":{"type":"RuntimeDefault"})") +
+           "]}",
+       "spec.containers[c].securityContext.capabilities.drop", "capabilities"},
+      {"capability added from the baseline set", kRestricted,
+       R"({"containers":[)" +
+           Restricted(R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+                      R"("seccompProfile":{"type":"RuntimeDefault"},)"
+                      R"("capabilities":{"drop":["ALL"],"add":["CHOWN"]})") +
+           "]}",
+       "spec.containers[c].securityContext.capabilities.add", "capabilities"},
+      {"procMount even in a user namespace", kRestricted,
+       R"({"hostUsers":false,"containers":[)" +
+           Restricted(
+               R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+               R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]},)"
+               R"("procMount":"Unmasked")") +
+           "]}",
+       "spec.containers[c].securityContext.procMount", "procMount"},
+  };
+  for (const Row& row : rows) {
+    kube::Object pod = Pod(row.spec, row.annotations);
+    std::vector<PodSecurityViolation> found = CheckPodSecurity(pod, row.level, {});
+    ASSERT_EQ(found.size(), 1u) << row.rule << ": " << found.size() << " violations"
+                                << (found.empty() ? "" : ", first " + found[0].field);
+    EXPECT_EQ(found[0].field, row.field) << row.rule;
+    EXPECT_EQ(found[0].feature, row.feature) << row.rule;
+    EXPECT_EQ(found[0].level, row.level) << row.rule;
+    if (!row.feature.empty()) {
+      EXPECT_TRUE(CheckPodSecurity(pod, row.level, {row.feature}).empty()) << row.rule;
+    }
+  }
+}
+
+// Pods each level admits, so no rule is broader than the standard.
+TEST(PodSecurityTest, WhatTheStandardAllowsPasses) {
+  const std::string plain = R"({"name":"c","image":"i")";
+  const std::pair<PodSecurityLevel, std::string> allowed[] = {
+      {kBaseline, R"({"containers":[)" + plain + "}]}"},
+      {kBaseline, R"({"containers":[)" + plain +
+                      R"(,"securityContext":{"capabilities":{"add":["CHOWN","NET_BIND_SERVICE"]},)"
+                      R"("privileged":false,"procMount":"Default",)"
+                      R"("seccompProfile":{"type":"Localhost","localhostProfile":"p.json"},)"
+                      R"("appArmorProfile":{"type":"RuntimeDefault"},)"
+                      R"("seLinuxOptions":{"type":"container_t","level":"s0:c1,c2"}}}]})"},
+      {kBaseline, R"({"hostNetwork":false,"securityContext":{"sysctls":[)"
+                  R"({"name":"net.ipv4.tcp_keepalive_time","value":"60"},)"
+                  R"({"name":"net.ipv4.tcp_notsent_lowat","value":"1"},)"
+                  R"({"name":"net.ipv4.ip_unprivileged_port_start","value":"0"}],)"
+                  R"("seLinuxOptions":{"type":"container_engine_t"}},"containers":[)" +
+                      plain +
+                      R"(,"ports":[{"containerPort":80,"hostPort":0}],)"
+                      R"("livenessProbe":{"httpGet":{"host":"","port":80}}}]})"},
+      {kBaseline, R"({"hostUsers":false,"containers":[)" + plain +
+                      R"(,"securityContext":{"procMount":"Unmasked"}}]})"},
+      {kRestricted, R"({"containers":[)" + Restricted() + "]}"},
+      {kRestricted,
+       R"({"securityContext":{"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}},)"
+       R"("volumes":[{"name":"a","csi":{"driver":"d"}},{"name":"b","image":{"reference":"r"}},)"
+       R"({"name":"c","ephemeral":{}},{"name":"d","projected":{}}],"containers":[)" +
+           Restricted(R"("allowPrivilegeEscalation":false,)"
+                      R"("capabilities":{"drop":["ALL"],"add":["NET_BIND_SERVICE"]})") +
+           "]}"},
+      {kRestricted, R"({"hostUsers":false,"securityContext":{"runAsUser":0},"containers":[)" +
+                        Restricted(R"("allowPrivilegeEscalation":false,)"
+                                   R"("seccompProfile":{"type":"RuntimeDefault"},)"
+                                   R"("capabilities":{"drop":["ALL"]})") +
+                        "]}"},
+      {kRestricted, R"({"os":{"name":"windows"},"securityContext":{"runAsNonRoot":true},)"
+                    R"("containers":[)" +
+                        plain + "}]}"},
+  };
+  for (const auto& [level, spec] : allowed) {
+    std::vector<PodSecurityViolation> found = CheckPodSecurity(Pod(spec), level, {});
+    EXPECT_TRUE(found.empty()) << spec << "\n"
+                               << (found.empty() ? "" : found[0].field + " " + found[0].what);
+  }
+  // AppArmor annotations the baseline allows.
+  for (const char* value : {"runtime/default", "localhost/my-profile", ""}) {
+    EXPECT_TRUE(CheckPodSecurity(
+                    Pod(R"({"containers":[)" + plain + "}]}",
+                        std::string(R"({"container.apparmor.security.beta.kubernetes.io/c":")") +
+                            value + "\"}"),
+                    kBaseline, {})
+                    .empty())
+        << value;
+  }
+}
+
+TEST(PodSecurityTest, RestrictedIncludesBaselineAndReportsEachFieldOnce) {
+  kube::Object pod = Pod(R"({"hostPID":true,"containers":[{"name":"c","image":"i",)"
+                         R"("securityContext":{"seccompProfile":{"type":"Unconfined"},)"
+                         R"("capabilities":{"add":["SYS_ADMIN"]}}}]})");
+  std::vector<PodSecurityViolation> found = CheckPodSecurity(pod, kRestricted, {});
+  std::vector<std::string> fields;
+  for (const PodSecurityViolation& v : found) fields.push_back(v.field);
+  EXPECT_EQ(fields, (std::vector<std::string>{
+                        "spec.hostPID",
+                        "spec.containers[c].securityContext.capabilities.add",
+                        "spec.containers[c].securityContext.seccompProfile.type",
+                        "spec.containers[c].securityContext.allowPrivilegeEscalation",
+                        "spec.containers[c].securityContext.runAsNonRoot",
+                        "spec.containers[c].securityContext.capabilities.drop",
+                    }));
+}
+
+}  // namespace
+}  // namespace vtenant::syncer
