@@ -37,6 +37,8 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
   --node-selector k=v,...             node selector forced onto every host pod (default: none)
   --tolerations JSON                  JSON array of tolerations added to every host pod
                                       (default: none)
+  --allowed-service-types LIST        Service types besides ClusterIP: NodePort, LoadBalancer
+                                      (default: ClusterIP only)
   --virtual-service-host HOST         what pods get as KUBERNETES_SERVICE_HOST: the virtual API
                                       server as the host network reaches it (default: unset)
   --virtual-service-port PORT         what pods get as KUBERNETES_SERVICE_PORT (default: 443)
@@ -83,6 +85,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                "allowed-privileged-features",
                                                "node-selector",
                                                "tolerations",
+                                               "allowed-service-types",
                                                "virtual-service-host",
                                                "virtual-service-port",
                                                "allowed-priority-classes",
@@ -133,6 +136,10 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   c.host_namespace = get("host-namespace", "vtenant-" + c.tenant);
   VT_ASSIGN_OR_RETURN(c.allowed_privileged_features,
                       ParsePrivilegedFeatures(get("allowed-privileged-features")));
+  Result<std::set<std::string, std::less<>>> service_types =
+      ParseServiceTypes(get("allowed-service-types"));
+  if (!service_types.ok()) return service_types.status().WithContext("--allowed-service-types");
+  c.allowed_service_types = std::move(*service_types);
   Result<std::map<std::string, std::string>> selector = ParseNodeSelector(get("node-selector"));
   if (!selector.ok()) return selector.status().WithContext("--node-selector");
   c.node_selector = std::move(*selector);

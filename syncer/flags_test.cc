@@ -18,6 +18,15 @@ TEST(FlagsTest, DefaultsFollowTheTenant) {
   EXPECT_FALSE(flags->config.sync_endpoints);
   EXPECT_TRUE(flags->config.allowed_privileged_features.empty());
   EXPECT_TRUE(flags->config.allowed_priority_classes.contains("train"));
+  EXPECT_EQ(flags->config.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP"}));
+}
+
+TEST(FlagsTest, ServiceTypesAlwaysIncludeClusterIP) {
+  Result<SyncerFlags> flags = ParseFlags(
+      {"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-service-types=LoadBalancer"});
+  ASSERT_TRUE(flags.ok()) << flags.status().ToString();
+  EXPECT_EQ(flags->config.allowed_service_types,
+            (std::set<std::string, std::less<>>{"ClusterIP", "LoadBalancer"}));
 }
 
 TEST(FlagsTest, EverySharedFlagIsRead) {
@@ -67,6 +76,8 @@ TEST(FlagsTest, MistakesNameTheFlag) {
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--leader-elect=yes"}, "--leader-elect"},
       {{"--tenant=nlp", "--virtual-kubeconfig"}, "needs a value"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--kube-api-qps=fast"}, "--kube-api-qps"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-service-types=ExternalName"},
+       "--allowed-service-types"},
   };
   for (const Case& c : cases) {
     Result<SyncerFlags> flags = ParseFlags(c.args);
@@ -82,8 +93,9 @@ TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
   for (const char* flag :
        {"--tenant", "--queue", "--host-namespace", "--virtual-kubeconfig", "--host-kubeconfig",
         "--allowed-privileged-features", "--node-selector", "--tolerations",
-        "--virtual-service-host", "--virtual-service-port", "--health-address", "--leader-elect",
-        "--allowed-priority-classes", "--pod-workers", "--kube-api-qps", "--kube-api-burst"}) {
+        "--allowed-service-types", "--virtual-service-host", "--virtual-service-port",
+        "--health-address", "--leader-elect", "--allowed-priority-classes", "--pod-workers",
+        "--kube-api-qps", "--kube-api-burst"}) {
     EXPECT_NE(Usage().find(flag), std::string::npos) << flag;
   }
 }

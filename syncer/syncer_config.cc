@@ -30,6 +30,7 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   virtual_service_host = other.virtual_service_host;
   virtual_service_port = other.virtual_service_port;
   allowed_priority_classes = other.allowed_priority_classes;
+  allowed_service_types = other.allowed_service_types;
   sync_endpoints = other.sync_endpoints;
   return *this;
 }
@@ -45,6 +46,19 @@ Result<std::set<std::string, std::less<>>> ParsePrivilegedFeatures(std::string_v
     features.emplace(part);
   }
   return features;
+}
+
+Result<std::set<std::string, std::less<>>> ParseServiceTypes(std::string_view text) {
+  std::set<std::string, std::less<>> types;
+  for (std::string_view part : SplitCommas(text)) types.emplace(part);
+  for (const std::string& t : types) {
+    if (t != "ClusterIP" && t != "NodePort" && t != "LoadBalancer") {
+      return InvalidArgument("service type \"" + t +
+                             "\" is not one of ClusterIP, NodePort, LoadBalancer");
+    }
+  }
+  types.emplace("ClusterIP");
+  return types;
 }
 
 Result<std::map<std::string, std::string>> ParseNodeSelector(std::string_view text) {

@@ -36,6 +36,8 @@ struct SyncerConfig {
   // Host priority classes a pod may name; any other non-system class is
   // refused (KAI derives preemptibility from the class).
   std::set<std::string, std::less<>> allowed_priority_classes = {"train", "build", "inference"};
+  // Service types the tenant's Services may have; ClusterIP always.
+  std::set<std::string, std::less<>> allowed_service_types = {"ClusterIP"};
   // Copy the Endpoints and hand-written EndpointSlices of selector-less
   // Services to the host. Off unless asked for: the host credentials must
   // then allow endpoints (get, list, watch, create, update, delete) and
@@ -50,6 +52,10 @@ struct SyncerConfig {
 
 // "hostPath,privileged" → the set. InvalidArgument naming an unknown feature.
 Result<std::set<std::string, std::less<>>> ParsePrivilegedFeatures(std::string_view text);
+
+// "NodePort" → {ClusterIP, NodePort}: ClusterIP is always allowed.
+// InvalidArgument for a type other than ClusterIP, NodePort, LoadBalancer.
+Result<std::set<std::string, std::less<>>> ParseServiceTypes(std::string_view text);
 
 // "k=v,k2=v2" → the map. InvalidArgument for an entry without "=" or key.
 Result<std::map<std::string, std::string>> ParseNodeSelector(std::string_view text);
