@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "syncer/names.h"
+#include "syncer/podgroup_fields.h"
 
 namespace vtenant::syncer {
 namespace {
@@ -69,6 +70,18 @@ void SetOrRemoveString(kube::Object& pg, const char* field, const std::string& v
     spec.RemoveMember(field);
   } else {
     kube::SetString(pg, {"spec"}, field, value);
+  }
+}
+
+// Sets or removes spec.`field` of `pg` to the JSON `value` ("" removes it).
+void SetOrRemoveJson(kube::Object& pg, const char* field, const std::string& value) {
+  rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
+  spec.RemoveMember(field);
+  if (value.empty()) return;
+  Result<kube::Object> parsed = kube::ParseJson(value);
+  if (parsed.ok()) {
+    spec.AddMember(rapidjson::Value(field, pg.GetAllocator()),
+                   rapidjson::Value(*parsed, pg.GetAllocator()), pg.GetAllocator());
   }
 }
 
@@ -162,6 +175,7 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
     }
     gang.mark_unschedulable = m->GetBool();
   }
+  VT_RETURN_IF_ERROR(TakePodGroupSpec(pg, gang).WithContext(where));
   return gang;
 }
 
@@ -191,6 +205,7 @@ std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const G
   if (gang.FollowsPodGroup()) {
     SetOrRemoveString(out, "priorityClassName", gang.priority_class);
     SetOrRemoveBool(out, "markUnschedulable", gang.mark_unschedulable);
+    SetOrRemoveJson(out, "topologyConstraint", gang.topology_constraint);
   } else if (!gang.priority_class.empty()) {
     kube::SetString(out, {"spec"}, "priorityClassName", gang.priority_class);
   }
@@ -234,6 +249,7 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
   }
   SetOrRemoveString(pg, "preemptibility", gang.preemptibility);
   SetOrRemoveBool(pg, "markUnschedulable", gang.mark_unschedulable);
+  SetOrRemoveJson(pg, "topologyConstraint", gang.topology_constraint);
   return pg;
 }
 
