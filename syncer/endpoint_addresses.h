@@ -73,6 +73,9 @@ class HostNetwork {
   void AddNode(const rapidjson::Value& node);
   // The addresses of `pod`, one of the tenant's host pods.
   void AddTenantPod(const rapidjson::Value& pod);
+  // Whether any Node added has a pod range: only then do the tenant's pods
+  // matter.
+  bool HasPodRanges() const { return !pod_ranges_.empty(); }
 
   // Why `address` may not be an endpoint address of a tenant's host
   // Service ("an address of host Node l40s-0"), or nullopt when it may.

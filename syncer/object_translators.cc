@@ -43,8 +43,11 @@ void CopyAnnotations(const rapidjson::Value* from, rapidjson::Value& to, Allocat
 }  // namespace
 
 const MetadataRules& DefaultMetadataRules() {
-  static const MetadataRules kRules{.labels = {.prefixes = {"app.kubernetes.io/"}},
-                                    .annotations = {.prefixes = {"app.kubernetes.io/"}}};
+  // kubernetes.io/description is prose for people (kube-root-ca.crt has
+  // one); no controller acts on it.
+  static const MetadataRules kRules{
+      .labels = {.prefixes = {"app.kubernetes.io/"}},
+      .annotations = {.keys = {"kubernetes.io/description"}, .prefixes = {"app.kubernetes.io/"}}};
   return kRules;
 }
 

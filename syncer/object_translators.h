@@ -62,7 +62,8 @@ struct MetadataRules {
 };
 
 // What every kind but Services keeps: labels and annotations that are not
-// reserved, and the recommended app.kubernetes.io/ labels.
+// reserved, the recommended app.kubernetes.io/ labels and annotations, and
+// the kubernetes.io/description annotation.
 const MetadataRules& DefaultMetadataRules();
 
 // A new object of `virtual_object`'s apiVersion and kind with the host

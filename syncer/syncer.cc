@@ -122,9 +122,13 @@ HostNetwork Syncer::Network() {
   for (const kube::ObjectPtr& node : informers_.Host(kNodes).cache().List()) {
     network.AddNode(*node);
   }
-  // The host pod cache holds this tenant's pods only.
-  for (const kube::ObjectPtr& pod : informers_.Host(kPods).cache().List()) {
-    network.AddTenantPod(*pod);
+  // The host pod cache holds this tenant's pods only; their addresses
+  // matter only inside a pod range, which many network plugins do not
+  // publish on Nodes.
+  if (network.HasPodRanges()) {
+    for (const kube::ObjectPtr& pod : informers_.Host(kPods).cache().List()) {
+      network.AddTenantPod(*pod);
+    }
   }
   return network;
 }
