@@ -6,14 +6,16 @@ namespace vtenant::syncer {
 
 CopySyncer::CopySyncer(SyncerInformers& informers, const SyncerConfig& config,
                        kube::ResourceType type, CopyTranslator translator, Scope scope,
-                       std::string reference_prefix, SyncMetrics& metrics)
+                       std::string reference_prefix, SyncMetrics& metrics,
+                       kube::EventRecorder& events)
     : informers_(informers),
       config_(config),
       type_(std::move(type)),
       translator_(std::move(translator)),
       scope_(scope),
       reference_prefix_(std::move(reference_prefix)),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      events_(events) {}
 
 std::optional<std::string> CopySyncer::VirtualKeyOf(const rapidjson::Value& host) {
   auto name = kube::Annotation(host, kVirtualNameAnnotation);
@@ -41,12 +43,44 @@ Status CopySyncer::DeleteCopy(const rapidjson::Value& host) {
   return Status::Ok();
 }
 
+void CopySyncer::Tell(const rapidjson::Value& virt, const TranslationNotes& notes) {
+  const std::string key = kube::KeyOf(virt);
+  {
+    std::lock_guard lock(mu_);
+    if (!notes.refusal && notes.warnings.empty()) {
+      told_.erase(key);
+      return;
+    }
+    std::string version =
+        std::string(kube::Uid(virt)) + "/" + std::string(kube::ResourceVersion(virt));
+    auto [it, added] = told_.try_emplace(key, version);
+    if (!added) {
+      if (it->second == version) return;
+      it->second = std::move(version);
+    }
+  }
+  if (notes.refusal) {
+    metrics_.ObjectRefused(type_.kind, notes.refusal->reason);
+    events_.Warning(virt, notes.refusal->reason,
+                    notes.refusal->message +
+                        "; not copied to the host (a copy already there keeps what it had)");
+  }
+  for (const Refusal& warning : notes.warnings) {
+    metrics_.ObjectRefused(type_.kind, warning.reason);
+    events_.Warning(virt, warning.reason, warning.message);
+  }
+}
+
 Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
   auto [ns, name] = kube::SplitKey(key);
   kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(key);
   kube::ObjectPtr host = informers_.Host(type_).cache().Get(
       kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
   if (virt == nullptr || !Needed(ns, name) || (translator_.wanted && !translator_.wanted(*virt))) {
+    if (virt == nullptr) {
+      std::lock_guard lock(mu_);
+      told_.erase(key);
+    }
     if (host != nullptr) VT_RETURN_IF_ERROR(DeleteCopy(*host));
     return kube::ReconcileResult{};
   }
@@ -58,18 +92,22 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
   kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(kube::MakeKey(ns, name));
   if (virt == nullptr) return Status::Ok();
   if (translator_.wanted && !translator_.wanted(*virt)) return Status::Ok();
+  TranslationNotes notes;
+  kube::Object desired = translator_.to_host(*virt, &notes);
+  Tell(*virt, notes);
+  if (notes.refusal) return Status::Ok();
   kube::Client& client = informers_.host_client();
   kube::ObjectPtr host = informers_.Host(type_).cache().Get(
       kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
-  if (host != nullptr && translator_.needs_replace && translator_.needs_replace(*virt, *host)) {
+  if (host != nullptr && translator_.needs_replace && translator_.needs_replace(desired, *host)) {
     VT_RETURN_IF_ERROR(DeleteCopy(*host));
     host = nullptr;
   }
   if (host == nullptr) {
-    kube::Object copy = translator_.to_host(*virt);
-    Result<kube::Object> created = client.Create(type_, config_.host_namespace, copy);
+    Result<kube::Object> created = client.Create(type_, config_.host_namespace, desired);
     if (created.ok()) {
       metrics_.Synced(type_.kind, "create");
+      metrics_.Dropped(type_.kind, notes.dropped);
       return Status::Ok();
     }
     // The cache had not seen our own earlier create yet; the update event
@@ -78,7 +116,7 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
     metrics_.Error(type_.kind, created.status());
     return created.status();
   }
-  std::optional<kube::Object> update = translator_.update(*virt, *host);
+  std::optional<kube::Object> update = translator_.update(desired, *host);
   if (!update) return Status::Ok();
   Result<kube::Object> updated = client.Update(type_, config_.host_namespace, *update);
   if (!updated.ok()) {
@@ -86,6 +124,7 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
     return updated.status();
   }
   metrics_.Synced(type_.kind, "update");
+  metrics_.Dropped(type_.kind, notes.dropped);
   return Status::Ok();
 }
 

@@ -7,13 +7,24 @@
 // virtual pod refers to it); otherwise it deletes the copy. Level-triggered:
 // virtual objects, host copies and virtual pods all enqueue the keys they
 // concern, and a relist after a restart finds copies nothing needs any more.
+//
+// What a translation tells (object_translators.h) is told once per version
+// of the virtual object: a refusal or a warning as a Warning Event on it
+// (and in vtenant_syncer_objects_refused_total{kind,reason}); the members
+// left out, with each write, in vtenant_syncer_dropped_fields_total. A
+// refused object gets no host copy, and one already there keeps what it
+// had: nothing is deleted for a refused edit.
 #pragma once
 
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "kube/controller.h"
+#include "kube/event_recorder.h"
+#include "syncer/object_translators.h"
 #include "syncer/sync_metrics.h"
 #include "syncer/syncer_config.h"
 #include "syncer/syncer_informers.h"
@@ -21,13 +32,17 @@
 namespace vtenant::syncer {
 
 struct CopyTranslator {
-  std::function<kube::Object(const rapidjson::Value& virtual_object)> to_host;
-  std::function<std::optional<kube::Object>(const rapidjson::Value& virtual_object,
+  // The host copy of a virtual object; a refusal, warnings and the members
+  // left out go to `notes` (never null), and a refused copy is not written.
+  std::function<kube::Object(const rapidjson::Value& virtual_object, TranslationNotes* notes)>
+      to_host;
+  // `host` brought level with `desired`, a to_host answer; nullopt when it is.
+  std::function<std::optional<kube::Object>(const rapidjson::Value& desired,
                                             const rapidjson::Value& host)>
       update;
-  // Optional: the copy must be deleted and created again (immutable fields).
-  std::function<bool(const rapidjson::Value& virtual_object, const rapidjson::Value& host)>
-      needs_replace;
+  // Optional: the copy must be deleted and created again to become
+  // `desired` (immutable fields).
+  std::function<bool(const rapidjson::Value& desired, const rapidjson::Value& host)> needs_replace;
   // Optional: whether this virtual object gets a host copy at all (e.g.
   // Endpoints only of selector-less Services); a copy of one that is not
   // wanted any more is deleted. Unset: every object in scope is.
@@ -42,16 +57,18 @@ class CopySyncer : public kube::Reconciler {
   };
 
   // `reference_prefix` is the kind's prefix in the pods' reference index
-  // ("configmap", "secret", "pvc"); unused for kAll.
+  // ("configmap", "secret", "pvc"); unused for kAll. `events` records on
+  // virtual objects.
   CopySyncer(SyncerInformers& informers, const SyncerConfig& config, kube::ResourceType type,
              CopyTranslator translator, Scope scope, std::string reference_prefix,
-             SyncMetrics& metrics);
+             SyncMetrics& metrics, kube::EventRecorder& events);
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
   // Makes the host copy of virtual ns/name exist and match, now (a pod about
-  // to be created needs it). OK when the virtual object does not exist: the
-  // pod waits for it on the host as it would in any cluster.
+  // to be created needs it). OK when the virtual object does not exist or
+  // is refused: the pod waits for it on the host as it would in any
+  // cluster, and a refused object says why on itself.
   Status Ensure(std::string_view ns, std::string_view name);
 
   const kube::ResourceType& type() const { return type_; }
@@ -62,6 +79,8 @@ class CopySyncer : public kube::Reconciler {
  private:
   bool Needed(std::string_view ns, std::string_view name) const;
   Status DeleteCopy(const rapidjson::Value& host);
+  // Tells what `notes` hold about `virt` (see above), once per version.
+  void Tell(const rapidjson::Value& virt, const TranslationNotes& notes);
 
   SyncerInformers& informers_;
   const SyncerConfig& config_;
@@ -70,6 +89,10 @@ class CopySyncer : public kube::Reconciler {
   const Scope scope_;
   const std::string reference_prefix_;
   SyncMetrics& metrics_;
+  kube::EventRecorder& events_;
+
+  std::mutex mu_;
+  std::map<std::string, std::string> told_;  // key → "uid/resourceVersion" last told of
 };
 
 }  // namespace vtenant::syncer

@@ -1,8 +1,9 @@
 #include "syncer/endpoint_slice_translator.h"
 
+#include "syncer/endpoints_translator.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
-#include "syncer/object_translators.h"
+#include "syncer/service_translator.h"
 
 namespace vtenant::syncer {
 namespace {
@@ -12,6 +13,33 @@ bool ManagedByKubernetes(const rapidjson::Value& slice) {
   std::optional<std::string_view> manager = kube::Label(slice, kSliceManagedByLabel);
   return manager && (*manager == "endpointslice-controller.k8s.io" ||
                      *manager == "endpointslicemirroring-controller.k8s.io");
+}
+
+// A slice's service-name and managed-by labels are the translator's to
+// write (it overwrites both), so they are not reported as left out.
+const MetadataRules& SliceMetadataRules() {
+  static const MetadataRules kRules = [] {
+    MetadataRules rules = DefaultMetadataRules();
+    rules.labels.keys = {kServiceNameLabel, kSliceManagedByLabel};
+    return rules;
+  }();
+  return kRules;
+}
+
+const Schema& SliceSchema() {
+  static const Schema kPort = Schema().Copy({"name", "protocol", "port", "appProtocol"});
+  static const Schema kSchema = Schema()
+                                    .Custom({"apiVersion", "kind", "metadata", "endpoints"})
+                                    .Copy({"addressType"})
+                                    .ArrayOf("ports", &kPort);
+  return kSchema;
+}
+
+const Schema& EndpointSchema() {
+  static const Schema kSchema = Schema()
+                                    .Copy({"conditions", "hostname", "nodeName", "zone", "hints"})
+                                    .Custom({"addresses", "targetRef"});
+  return kSchema;
 }
 
 }  // namespace
@@ -30,49 +58,69 @@ bool EndpointSliceTranslator::Wanted(const rapidjson::Value& slice,
   return SelectsNoPods(*service);
 }
 
-kube::Object EndpointSliceTranslator::ToHost(const rapidjson::Value& virtual_slice) const {
-  kube::Object out = HostObjectBase(virtual_slice, config_);
+kube::Object EndpointSliceTranslator::ToHost(const rapidjson::Value& virtual_slice,
+                                             const HostNetwork& network,
+                                             TranslationNotes* notes) const {
+  kube::Object out = HostObjectBase(virtual_slice, config_, SliceMetadataRules(), notes);
   Allocator& a = out.GetAllocator();
+  DroppedFields* dropped = notes != nullptr ? &notes->dropped : nullptr;
   const std::string_view ns = kube::Namespace(virtual_slice);
+  rapidjson::Value& labels = out["metadata"]["labels"];
   if (std::optional<std::string_view> service = ServiceOf(virtual_slice)) {
-    SetStringMember(out["metadata"]["labels"], kServiceNameLabel,
-                    HostName(*service, ns, config_.tenant), a);
+    SetStringMember(labels, kServiceNameLabel, HostName(*service, ns, config_.tenant), a);
   }
-  for (std::string_view f : {"addressType", "ports"}) {
-    if (const rapidjson::Value* v = kube::Find(virtual_slice, {f})) {
-      SetMember(out, f, rapidjson::Value(*v, a), a);
+  SetStringMember(labels, kSliceManagedByLabel, kSyncerSliceManager, a);
+  SliceSchema().Apply(virtual_slice, out, a, "", dropped);
+  const std::string_view address_type = kube::GetString(virtual_slice, {"addressType"});
+  if (address_type != "IPv4" && address_type != "IPv6") {
+    if (notes != nullptr) {
+      notes->refusal = Refusal{kEndpointAddressNotAllowed,
+                               "addressType " + std::string(address_type) +
+                                   " is not copied to the host: only IPv4 and IPv6 slices are "
+                                   "(a name is resolved by whoever follows it, on the tenant's "
+                                   "behalf)"};
     }
+    return out;
   }
   const rapidjson::Value* endpoints = kube::Find(virtual_slice, {"endpoints"});
   if (endpoints == nullptr || !endpoints->IsArray()) return out;
+  std::string refused;  // "address (why), ..."
   rapidjson::Value& host_endpoints = ArrayMember(out, "endpoints", a);
   for (const rapidjson::Value& endpoint : endpoints->GetArray()) {
-    rapidjson::Value copy(endpoint, a);
-    if (rapidjson::Value* ref = FindObject(copy, "targetRef")) {
-      if (kube::GetString(*ref, {"kind"}) != "Pod") {
-        EraseMember(copy, "targetRef");
-      } else {
-        const std::string_view ref_ns = kube::GetString(*ref, {"namespace"});
-        // Only what names the host pod: the virtual uid and resourceVersion
-        // would point at nothing there.
-        rapidjson::Value host_ref(rapidjson::kObjectType);
-        SetStringMember(host_ref, "kind", "Pod", a);
-        SetStringMember(host_ref, "namespace", config_.host_namespace, a);
-        SetStringMember(
-            host_ref, "name",
-            HostName(kube::GetString(*ref, {"name"}), ref_ns.empty() ? ns : ref_ns, config_.tenant),
-            a);
-        SetMember(copy, "targetRef", std::move(host_ref), a);
+    rapidjson::Value host_addresses(rapidjson::kArrayType);
+    if (const rapidjson::Value* addresses = kube::Find(endpoint, {"addresses"});
+        addresses != nullptr && addresses->IsArray()) {
+      for (const rapidjson::Value& address : addresses->GetArray()) {
+        const std::string_view text = kube::GetString(address, {});
+        if (std::optional<std::string> why = network.WhyNot(text)) {
+          refused += (refused.empty() ? "" : ", ") + std::string(text) + " (" + *why + ")";
+          continue;
+        }
+        host_addresses.PushBack(rapidjson::Value(address, a), a);
       }
     }
-    host_endpoints.PushBack(std::move(copy), a);
+    // The API refuses an endpoint without an address.
+    if (host_addresses.Empty()) continue;
+    rapidjson::Value host_endpoint(rapidjson::kObjectType);
+    EndpointSchema().Apply(endpoint, host_endpoint, a, "endpoints[]", dropped);
+    SetMember(host_endpoint, "addresses", std::move(host_addresses), a);
+    if (const rapidjson::Value* ref = kube::Find(endpoint, {"targetRef"})) {
+      if (std::optional<rapidjson::Value> host_ref = HostTargetRef(*ref, ns, config_, a)) {
+        SetMember(host_endpoint, "targetRef", std::move(*host_ref), a);
+      }
+    }
+    host_endpoints.PushBack(std::move(host_endpoint), a);
+  }
+  if (!refused.empty() && notes != nullptr) {
+    notes->warnings.push_back(
+        {kEndpointAddressNotAllowed, "addresses left off the host copy: " + refused});
   }
   return out;
 }
 
-std::optional<kube::Object> EndpointSliceTranslator::Update(const rapidjson::Value& virtual_slice,
+std::optional<kube::Object> EndpointSliceTranslator::Update(const rapidjson::Value& desired,
                                                             const rapidjson::Value& host) const {
-  return WithFields(ToHost(virtual_slice), host, {"ports", "endpoints"});
+  return WithFields(desired, host, {"ports", "endpoints"});
 }
 
 }  // namespace vtenant::syncer

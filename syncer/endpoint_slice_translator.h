@@ -13,6 +13,8 @@
 #include <string_view>
 
 #include "kube/object.h"
+#include "syncer/endpoint_addresses.h"
+#include "syncer/object_translators.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
@@ -21,6 +23,9 @@ namespace vtenant::syncer {
 // controller manages it (discovery.k8s.io well-known labels).
 inline constexpr char kServiceNameLabel[] = "kubernetes.io/service-name";
 inline constexpr char kSliceManagedByLabel[] = "endpointslice.kubernetes.io/managed-by";
+// The manager every host copy names: the syncer, whatever the virtual slice
+// said, so no host controller takes a copy for its own.
+inline constexpr char kSyncerSliceManager[] = "vtenant-syncer.vtenant.io";
 
 class EndpointSliceTranslator {
  public:
@@ -37,18 +42,25 @@ class EndpointSliceTranslator {
   // The name of the virtual Service `slice` belongs to; nullopt without the label.
   static std::optional<std::string_view> ServiceOf(const rapidjson::Value& slice);
 
-  // The host copy: the host name and metadata of every synced object, the
-  // service-name label naming the host Service, addressType, ports and
-  // endpoints copied with their addresses (pod or host IPs, valid on the
-  // host as they are), conditions, nodeName, zone and hints. An endpoint's
-  // targetRef to a virtual pod names its host pod; other targetRefs are
-  // dropped (they name virtual objects the host does not have).
-  kube::Object ToHost(const rapidjson::Value& virtual_slice) const;
+  // The host copy: the host name and metadata of every synced object,
+  // kubernetes.io/service-name naming the host Service and
+  // endpointslice.kubernetes.io/managed-by the syncer (both whatever the
+  // virtual slice said); addressType; ports (name, protocol, port,
+  // appProtocol); endpoints with their conditions, hostname, nodeName, zone
+  // and hints, their addresses as endpoint_addresses.h allows them against
+  // `network` (others are left out with a Warning Event
+  // EndpointAddressNotAllowed; an endpoint left without addresses goes),
+  // a targetRef made the tenant's host pod or dropped. A slice of
+  // addressType FQDN is refused: a name is resolved by whoever follows it,
+  // on the tenant's behalf. Refusals, warnings and members left out go to
+  // `notes` when not null.
+  kube::Object ToHost(const rapidjson::Value& virtual_slice, const HostNetwork& network,
+                      TranslationNotes* notes = nullptr) const;
 
-  // `host` with the labels, annotations, ports and endpoints of ToHost;
-  // nullopt when it already has them. addressType is immutable on both
-  // sides, so it never needs an update.
-  std::optional<kube::Object> Update(const rapidjson::Value& virtual_slice,
+  // `host` with the labels, annotations, ports and endpoints of `desired`
+  // (a ToHost answer); nullopt when it already has them. addressType is
+  // immutable on both sides, so it never needs an update.
+  std::optional<kube::Object> Update(const rapidjson::Value& desired,
                                      const rapidjson::Value& host) const;
 
  private:

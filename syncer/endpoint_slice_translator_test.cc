@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "syncer/endpoints_translator.h"
 #include "syncer/names.h"
 #include "syncer/test_objects.h"
 
@@ -56,13 +57,24 @@ TEST(EndpointSliceTranslatorTest, OnlyHandWrittenSlicesOfSelectorlessServicesTra
   EXPECT_FALSE(EndpointSliceTranslator::Wanted(api, &selectorless));
 }
 
+HostNetwork OneNode() {
+  HostNetwork network;
+  network.AddNode(Json(R"({"metadata":{"name":"l40s-0"},"spec":{"podCIDRs":["10.244.0.0/24"]},
+      "status":{"addresses":[{"type":"InternalIP","address":"192.168.0.2"}]}})"));
+  network.AddTenantPod(Json(R"({"status":{"podIP":"10.244.0.7"}})"));
+  return network;
+}
+
 TEST(EndpointSliceTranslatorTest, HostCopyPointsAtTheHostServiceAndHostPods) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
-  kube::Object host = translator.ToHost(Slice(R"("kubernetes.io/service-name":"db")"));
+  TranslationNotes notes;
+  kube::Object host =
+      translator.ToHost(Slice(R"("kubernetes.io/service-name":"db")"), OneNode(), &notes);
   EXPECT_EQ(kube::Name(host), "db-1-x-ml-x-nlp");
   EXPECT_EQ(kube::Namespace(host), "vtenant-nlp");
   EXPECT_EQ(kube::Label(host, kServiceNameLabel), HostName("db", "ml", "nlp"));
+  EXPECT_EQ(kube::Label(host, kSliceManagedByLabel), kSyncerSliceManager);
   EXPECT_EQ(kube::Label(host, kTenantLabel), "nlp");
   EXPECT_EQ(kube::Label(host, kManagedByLabel), kManagedByValue);
   EXPECT_EQ(kube::Annotation(host, kVirtualUidAnnotation), "s1");
@@ -79,18 +91,116 @@ TEST(EndpointSliceTranslatorTest, HostCopyPointsAtTheHostServiceAndHostPods) {
   EXPECT_FALSE(kube::Find(endpoints[1], {"targetRef"}));
   EXPECT_EQ(kube::GetString(endpoints[1]["addresses"][0], {}), "192.168.5.10");
   EXPECT_EQ(kube::GetString(endpoints[2]["addresses"][0], {}), "192.168.5.11");
+  EXPECT_FALSE(notes.refusal);
+  EXPECT_TRUE(notes.warnings.empty());
+  EXPECT_TRUE(notes.dropped.empty());
+}
+
+// One row per decision on a hand-written slice beyond the plain copy above.
+TEST(EndpointSliceTranslatorTest, Table) {
+  SyncerConfig config = NlpConfig();
+  EndpointSliceTranslator translator(config);
+  const std::string own_pod = R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" +
+                              HostName("x", "vtenant-vision", "nlp") + R"("})";
+  struct Row {
+    const char* decision;
+    std::string labels;
+    std::string body;       // addressType, ports, endpoints
+    std::string host_body;  // the host copy's, exactly; unused when refused
+    std::string warned;     // a word of the EndpointAddressNotAllowed warning, or ""
+    bool refused;
+    DroppedFields dropped;
+  } rows[] = {
+      {"hostile: the service-name label names the host Service, the managed-by label the "
+       "syncer, whatever the tenant wrote",
+       R"("kubernetes.io/service-name":"db","endpointslice.kubernetes.io/managed-by":"x.k8s.io")",
+       R"("addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}])",
+       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}]})",
+       "",
+       false,
+       {}},
+      {"hostile: a targetRef to another tenant's pod names a pod of this tenant",
+       R"("kubernetes.io/service-name":"db")",
+       R"("addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],
+          "targetRef":{"kind":"Pod","namespace":"vtenant-vision","name":"x","uid":"u"}}])",
+       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],"targetRef":)" +
+           own_pod + "}]}",
+       "",
+       false,
+       {}},
+      {"hostile: a node's address, another tenant's pod and the metadata service are left off, "
+       "and an endpoint left without addresses goes",
+       R"("kubernetes.io/service-name":"db")",
+       R"("addressType":"IPv4","endpoints":[
+          {"addresses":["192.168.0.2"],"conditions":{"ready":true}},
+          {"addresses":["10.244.0.9"]},{"addresses":["169.254.169.254"]},
+          {"addresses":["10.244.0.7"],"conditions":{"ready":true,"serving":true},
+           "zone":"a","hints":{"forZones":[{"name":"a"}]}}])",
+       R"({"addressType":"IPv4","endpoints":[{"addresses":["10.244.0.7"],
+          "conditions":{"ready":true,"serving":true},"zone":"a",
+          "hints":{"forZones":[{"name":"a"}]}}]})",
+       "192.168.0.2 (an address of host Node l40s-0)",
+       false,
+       {}},
+      {"hostile: an FQDN slice is refused",
+       R"("kubernetes.io/service-name":"db")",
+       R"("addressType":"FQDN","endpoints":[{"addresses":["kubernetes.default.svc"]}])",
+       "",
+       "",
+       true,
+       {}},
+      {"IPv6 slices travel",
+       R"("kubernetes.io/service-name":"db")",
+       R"("addressType":"IPv6","endpoints":[{"addresses":["2001:db8::10"]}])",
+       R"({"addressType":"IPv6","endpoints":[{"addresses":["2001:db8::10"]}]})",
+       "",
+       false,
+       {}},
+      {"members no translator knows are left out and reported",
+       R"("kubernetes.io/service-name":"db")",
+       R"("addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],
+          "deprecatedTopology":{"a":"b"}}],"ports":[{"port":1,"shiny":true}])",
+       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}],
+          "ports":[{"port":1}]})",
+       "",
+       false,
+       {"ports[].shiny", "endpoints[].deprecatedTopology"}},
+  };
+  for (const Row& row : rows) {
+    kube::Object slice = Json(R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+        "metadata":{"name":"db-1","namespace":"ml","uid":"s1","labels":{)" +
+                              row.labels + "}}," + row.body + "}");
+    TranslationNotes notes;
+    kube::Object host = translator.ToHost(slice, OneNode(), &notes);
+    EXPECT_EQ(kube::Label(host, kServiceNameLabel), HostName("db", "ml", "nlp")) << row.decision;
+    EXPECT_EQ(kube::Label(host, kSliceManagedByLabel), kSyncerSliceManager) << row.decision;
+    EXPECT_EQ(notes.refusal.has_value(), row.refused) << row.decision;
+    EXPECT_EQ(notes.dropped, row.dropped) << row.decision;
+    if (row.refused) continue;
+    kube::Object body = kube::Clone(host);
+    for (const char* m : {"apiVersion", "kind", "metadata"}) body.RemoveMember(m);
+    EXPECT_EQ(body, Json(row.host_body)) << row.decision << ": " << kube::ToJson(body);
+    if (row.warned.empty()) {
+      EXPECT_TRUE(notes.warnings.empty()) << row.decision;
+    } else {
+      ASSERT_EQ(notes.warnings.size(), 1u) << row.decision;
+      EXPECT_EQ(notes.warnings[0].reason, kEndpointAddressNotAllowed);
+      EXPECT_NE(notes.warnings[0].message.find(row.warned), std::string::npos)
+          << notes.warnings[0].message;
+    }
+  }
 }
 
 TEST(EndpointSliceTranslatorTest, UpdateCarriesChangedEndpointsOnly) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
   kube::Object slice = Slice(R"("kubernetes.io/service-name":"db")");
-  kube::Object host = translator.ToHost(slice);
+  kube::Object host = translator.ToHost(slice, OneNode());
   kube::SetString(host, {"metadata"}, "resourceVersion", "41");
-  EXPECT_FALSE(translator.Update(slice, host));
+  EXPECT_FALSE(translator.Update(translator.ToHost(slice, OneNode()), host));
 
   slice["endpoints"][2]["addresses"][0].SetString("192.168.5.12", slice.GetAllocator());
-  std::optional<kube::Object> update = translator.Update(slice, host);
+  std::optional<kube::Object> update = translator.Update(translator.ToHost(slice, OneNode()), host);
   ASSERT_TRUE(update);
   EXPECT_EQ(kube::GetString((*update)["endpoints"][2]["addresses"][0], {}), "192.168.5.12");
   EXPECT_EQ(kube::ResourceVersion(*update), "41");

@@ -4,6 +4,7 @@
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
 #include "syncer/names.h"
+#include "syncer/podgroup_fields.h"
 
 namespace vtenant::syncer {
 namespace {
@@ -55,6 +56,18 @@ void SetOrRemoveString(kube::Object& pg, const char* field, const std::string& v
     spec.RemoveMember(field);
   } else {
     kube::SetString(pg, {"spec"}, field, value);
+  }
+}
+
+// Sets or removes spec.`field` of `pg` to the JSON `value` ("" removes it).
+void SetOrRemoveJson(kube::Object& pg, const char* field, const std::string& value) {
+  rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
+  spec.RemoveMember(field);
+  if (value.empty()) return;
+  Result<kube::Object> parsed = kube::ParseJson(value);
+  if (parsed.ok()) {
+    spec.AddMember(rapidjson::Value(field, pg.GetAllocator()),
+                   rapidjson::Value(*parsed, pg.GetAllocator()), pg.GetAllocator());
   }
 }
 
@@ -122,10 +135,6 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   if (!spec.ok()) return spec.status().WithContext(where);
   Gang gang{HostName(name, ns, config.tenant), spec->min_member,
             OwnerRef{kPodGroupApiVersion, kai::kPodGroupKind, name, std::string(kube::Uid(pg))}};
-  if (const rapidjson::Value* sub = kube::Find(pg, {"spec", "subGroups"});
-      sub != nullptr && !sub->IsNull()) {
-    gang.sub_groups = kube::ToJson(*sub);
-  }
   const std::string& priority_class = spec->priority_class;
   if (config.allowed_priority_classes.contains(priority_class)) {
     gang.priority_class = priority_class;
@@ -135,6 +144,9 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   }
   gang.preemptibility = spec->preemptibility;
   gang.mark_unschedulable = spec->mark_unschedulable;
+  // kai::ReadPodGroupSpec has checked subGroups; the host group carries
+  // only their known members (podgroup_fields.h).
+  VT_RETURN_IF_ERROR(TakePodGroupSpec(pg, gang).WithContext(where));
   return gang;
 }
 
@@ -164,6 +176,7 @@ std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const G
   if (gang.FollowsPodGroup()) {
     SetOrRemoveString(out, "priorityClassName", gang.priority_class);
     SetOrRemoveBool(out, "markUnschedulable", gang.mark_unschedulable);
+    SetOrRemoveJson(out, "topologyConstraint", gang.topology_constraint);
   } else if (!gang.priority_class.empty()) {
     kube::SetString(out, {"spec"}, "priorityClassName", gang.priority_class);
   }
@@ -207,6 +220,7 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
   }
   SetOrRemoveString(pg, "preemptibility", gang.preemptibility);
   SetOrRemoveBool(pg, "markUnschedulable", gang.mark_unschedulable);
+  SetOrRemoveJson(pg, "topologyConstraint", gang.topology_constraint);
   return pg;
 }
 

@@ -32,6 +32,7 @@
 
 #include "base/status.h"
 #include "kube/object.h"
+#include "syncer/allowlist.h"
 #include "syncer/names.h"
 #include "syncer/owner_chain.h"
 #include "syncer/syncer_config.h"
@@ -55,6 +56,12 @@ struct Gang {
   std::string preemptibility;
   // A virtual PodGroup's spec.markUnschedulable, when it sets one.
   std::optional<bool> mark_unschedulable;
+  // A virtual PodGroup's spec.topologyConstraint as JSON, with only the
+  // members podgroup_fields.h allows; empty when it has none.
+  std::string topology_constraint;
+  // The members of a virtual PodGroup's spec its host group leaves out
+  // (podgroup_fields.h), for vtenant_syncer_dropped_fields_total.
+  DroppedFields dropped;
 
   // Whether it stands for a virtual PodGroup (rather than a Job, ...), whose
   // spec the host group mirrors: what the virtual one lacks, it lacks too.
@@ -71,18 +78,21 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
 
 // The gang of virtual KAI PodGroup `pg` in virtual namespace `ns`: host
 // name HostName(its name, ns, tenant), spec.minMember (1 when unset),
-// spec.subGroups as written, spec.priorityClassName, spec.preemptibility
-// and spec.markUnschedulable. InvalidArgument, naming the PodGroup and the
+// spec.subGroups and spec.topologyConstraint as podgroup_fields.h allows
+// them, spec.priorityClassName, spec.preemptibility and
+// spec.markUnschedulable. InvalidArgument, naming the PodGroup and the
 // field, when kai::ReadPodGroupSpec refuses the spec (a minMember below 1,
 // a preemptibility that is not one of KAI's values, a markUnschedulable
 // that is not a boolean, malformed subGroups: what the host scheduler
-// would refuse too) or the priority class is neither one the host offers
-// nor a system class (system classes are dropped, as on pods).
+// would refuse too), podgroup_fields.h refuses its topologyConstraint, or
+// the priority class is neither one the host offers nor a system class
+// (system classes are dropped, as on pods).
 Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
                             const SyncerConfig& config);
 
-// The host PodGroup of `gang`, for pods in virtual namespace `ns`: queue
-// and labels of the tenant, minMember, sub-groups, preemptibility,
+// The host PodGroup of `gang`, for pods in virtual namespace `ns`, built
+// from what the syncer knows alone: queue and labels of the tenant,
+// minMember, sub-groups, topology constraint, preemptibility,
 // markUnschedulable, and the gang's priorityClassName, else (a workload's
 // gang only) the pod's `priority_class` when the host has it.
 kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
@@ -95,8 +105,9 @@ bool StandsForVirtualPodGroup(const rapidjson::Value& host);
 // `host`, an existing host PodGroup, with what `gang` asks for: minMember,
 // subGroups, preemptibility, the tenant's queue, the virtual UID, and the
 // gang's priorityClassName (a workload's group keeps its class when the
-// gang names none); for a virtual PodGroup's gang also markUnschedulable,
-// and a field the virtual group no longer sets is removed. nullopt when it
+// gang names none); for a virtual PodGroup's gang also markUnschedulable
+// and topologyConstraint, and a field the virtual group no longer sets is
+// removed. nullopt when it
 // already has all of it. Every other field (status, what KAI wrote) is
 // kept.
 std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,

@@ -1,23 +1,78 @@
-// Translators of what pods refer to: ConfigMaps, Secrets,
-// PersistentVolumeClaims and Services, each virtual object to its host copy
-// (ToHost) and the write that brings a host copy up to date (Update,
-// nullopt when it already is). Host copies are named HostName(name, ns,
-// tenant), carry the tenant's labels and the virtual name, namespace and
-// UID annotations, and no ownerReferences.
+// What every translator of a virtual object to its host copy shares (the
+// pod's aside): the host metadata, what a translation has to tell, and the
+// update that brings a host copy level with its translation.
+//
+// A host copy is built member by member from what its translator knows to
+// be safe (allowlist.h), never copied whole: it is named HostName(name, ns,
+// tenant) in the tenant's host namespace, carries the tenant's labels
+// (vtenant.io/tenant, -virtual-namespace, -managed-by) and the virtual
+// name, namespace and UID annotations, and no ownerReferences, finalizers
+// or status. The virtual object's own labels and annotations travel
+// unless reserved (reserved_keys.h); a kind may let some kubernetes.io keys
+// through, or (Services) keep only the annotations it names.
+//
+// One translator per kind, each with the same verbs:
+//   ToHost(virtual, notes)  the host copy, and what the team must hear of
+//                           (Endpoints and EndpointSlices also take the
+//                           host's network, to judge addresses by);
+//   Update(desired, host)   `host` brought level with a ToHost answer.
+// Whoever writes a ToHost answer passes notes: a refusal is told only
+// there.
+// ConfigMaps and Secrets: data_translator.h; PersistentVolumeClaims:
+// claim_translator.h; Services: service_translator.h; Endpoints:
+// endpoints_translator.h; EndpointSlices: endpoint_slice_translator.h.
 #pragma once
 
 #include <initializer_list>
 #include <optional>
+#include <set>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "kube/object.h"
+#include "syncer/allowlist.h"
+#include "syncer/pod_policy.h"
+#include "syncer/reserved_keys.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
 
-// The host metadata every synced object shares, in a new object of
-// `virtual_object`'s apiVersion and kind.
-kube::Object HostObjectBase(const rapidjson::Value& virtual_object, const SyncerConfig& config);
+// What translating one virtual object came to besides the host copy.
+struct TranslationNotes {
+  // Members no allowlist takes, for vtenant_syncer_dropped_fields_total.
+  DroppedFields dropped;
+  // Set: the object may not reach the host as written. ToHost's answer is
+  // not to be written; a host copy already there keeps what it had.
+  std::optional<Refusal> refusal;
+  // Fields changed or left out that the team must hear of (a Warning Event
+  // on the virtual object); the host copy is still written.
+  std::vector<Refusal> warnings;
+};
+
+// Which label and annotation keys of a virtual object its host copy keeps.
+struct MetadataRules {
+  // The kubernetes.io / k8s.io keys let through (reserved_keys.h); every
+  // other key is kept unless reserved.
+  KeyExceptions labels;
+  KeyExceptions annotations;
+  // When not null, the only annotation keys kept (a list of vtenant's, so
+  // `annotations` is not consulted).
+  const std::set<std::string, std::less<>>* annotation_allowlist = nullptr;
+};
+
+// What every kind but Services keeps: labels and annotations that are not
+// reserved, the recommended app.kubernetes.io/ labels and annotations, and
+// the kubernetes.io/description annotation.
+const MetadataRules& DefaultMetadataRules();
+
+// A new object of `virtual_object`'s apiVersion and kind with the host
+// metadata above, its labels and annotations kept by `rules`. Label and
+// annotation keys left out, and metadata members no translator knows, go
+// to `notes->dropped` (when not null); kubectl's last-applied annotation
+// is left out silently (it is the tenant's record, of no use on the host).
+kube::Object HostObjectBase(const rapidjson::Value& virtual_object, const SyncerConfig& config,
+                            const MetadataRules& rules, TranslationNotes* notes);
 
 // `host` with the labels, annotations and `fields` (top-level members, set
 // or removed) of `desired`, a translator's ToHost; nullopt when nothing
@@ -27,72 +82,9 @@ std::optional<kube::Object> WithFields(const rapidjson::Value& desired,
                                        const rapidjson::Value& host,
                                        std::initializer_list<std::string_view> fields);
 
-// ConfigMaps and Secrets: labels, annotations and every data field (data,
-// binaryData, type, immutable) copied. A Secret's type is immutable on the
-// host, so a changed type is a replacement (Update answers nullopt and
-// NeedsReplace true).
-class DataTranslator {
- public:
-  explicit DataTranslator(const SyncerConfig& config) : config_(config) {}
-  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
-  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
-                                     const rapidjson::Value& host) const;
-  bool NeedsReplace(const rapidjson::Value& virtual_object, const rapidjson::Value& host) const;
-
- private:
-  const SyncerConfig& config_;
-};
-
-// PersistentVolumeClaims: the spec without volumeName (the host binds its
-// own volume); only labels, annotations and a grown storage request update.
-class ClaimTranslator {
- public:
-  explicit ClaimTranslator(const SyncerConfig& config) : config_(config) {}
-  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
-  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
-                                     const rapidjson::Value& host) const;
-
- private:
-  const SyncerConfig& config_;
-};
-
-// Whether a Service selects no pods (no spec.selector, or an empty one):
-// then nothing on the host fills its endpoints, and the ones written by
-// hand in the virtual cluster (Endpoints, EndpointSlices) are carried over.
-bool SelectsNoPods(const rapidjson::Value& service);
-
-// Services: ports, type, sessionAffinity and publishNotReadyAddresses
-// copied; cluster IPs and node ports left to the host; the selector made to
-// match the host pods of the same virtual namespace only (so the host's
-// endpoints controller fills in the endpoints). A headless Service stays
-// headless.
-class ServiceTranslator {
- public:
-  explicit ServiceTranslator(const SyncerConfig& config) : config_(config) {}
-  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
-  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
-                                     const rapidjson::Value& host) const;
-
- private:
-  const SyncerConfig& config_;
-};
-
-// Endpoints of a Service without a selector, which the tenant manages by
-// hand (an external database, a pod in another namespace): subsets copied
-// with every address kept, since the host has no controller that could
-// compute them. An address's targetRef to a virtual pod points at that
-// pod's host copy; other targetRefs are dropped (they name virtual objects
-// the host does not have). The host's EndpointSlice mirroring makes slices
-// of the copy, as it does for any selector-less Service.
-class EndpointsTranslator {
- public:
-  explicit EndpointsTranslator(const SyncerConfig& config) : config_(config) {}
-  kube::Object ToHost(const rapidjson::Value& virtual_object) const;
-  std::optional<kube::Object> Update(const rapidjson::Value& virtual_object,
-                                     const rapidjson::Value& host) const;
-
- private:
-  const SyncerConfig& config_;
-};
+// Sets member `key` of `to` to a copy of `from`'s, or removes it from `to`
+// when `from` has none.
+void CopyOrRemoveMember(const rapidjson::Value& from, rapidjson::Value& to, std::string_view key,
+                        Allocator& a);
 
 }  // namespace vtenant::syncer

@@ -12,124 +12,128 @@ namespace {
 using testing::Json;
 using testing::NlpConfig;
 
-TEST(DataTranslatorTest, ConfigMapCopiesDataUnderTheHostName) {
-  SyncerConfig config = NlpConfig();
-  DataTranslator translator(config);
-  kube::Object cm = Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg",
-      "namespace":"ml","uid":"u1","resourceVersion":"5","labels":{"a":"b"},
-      "ownerReferences":[{"kind":"Deployment","name":"x"}]},"data":{"k":"v"}})");
-  kube::Object host = translator.ToHost(cm);
-  EXPECT_EQ(kube::Name(host), "cfg-x-ml-x-nlp");
-  EXPECT_EQ(kube::Namespace(host), "vtenant-nlp");
-  EXPECT_EQ(kube::GetString(host, {"data", "k"}), "v");
-  EXPECT_EQ(kube::Label(host, "a"), "b");
-  EXPECT_EQ(kube::Label(host, kTenantLabel), "nlp");
-  EXPECT_EQ(kube::Annotation(host, kVirtualUidAnnotation), "u1");
-  EXPECT_FALSE(kube::Find(host, {"metadata", "ownerReferences"}));
-  EXPECT_FALSE(kube::Find(host, {"metadata", "resourceVersion"}));
+// One row per decision on a virtual object's metadata, for every kind but
+// pods (whose translator has its own) and Services (whose annotations come
+// from an allowlist: service_translator_test.cc).
+TEST(HostObjectBaseTest, MetadataTable) {
+  const SyncerConfig config = NlpConfig();
+  struct Row {
+    const char* decision;
+    std::string metadata;     // members added to {"name":"cfg","namespace":"ml","uid":"u1"}
+    std::string labels;       // the host copy's labels, exactly
+    std::string annotations;  // its annotations besides the virtual name, namespace and uid
+    DroppedFields dropped;
+  } rows[] = {
+      {"plain labels and annotations travel",
+       R"("labels":{"app":"web"},"annotations":{"a":"b"})",
+       R"({"app":"web"})",
+       R"({"a":"b"})",
+       {}},
+      {"recommended app.kubernetes.io/ labels travel",
+       R"("labels":{"app.kubernetes.io/name":"web"},
+          "annotations":{"app.kubernetes.io/part-of":"shop"})",
+       R"({"app.kubernetes.io/name":"web"})",
+       R"({"app.kubernetes.io/part-of":"shop"})",
+       {}},
+      {"hostile: vtenant's own keys are the syncer's, never the tenant's",
+       R"("labels":{"vtenant.io/tenant":"vision","vtenant.io/managed-by":"x"},
+          "annotations":{"vtenant.io/virtual-uid":"forged"})",
+       "{}",
+       "{}",
+       {"metadata.labels['vtenant.io/tenant']", "metadata.labels['vtenant.io/managed-by']",
+        "metadata.annotations['vtenant.io/virtual-uid']"}},
+      {"hostile: KAI's and the binder's keys",
+       R"("labels":{"kai.scheduler/queue":"vision"},
+          "annotations":{"pod-group-name":"pg","runai/shared-gpu-configmap":"x"})",
+       "{}",
+       "{}",
+       {"metadata.labels['kai.scheduler/queue']", "metadata.annotations['pod-group-name']",
+        "metadata.annotations['runai/shared-gpu-configmap']"}},
+      {"hostile: keys the host's controllers act on",
+       R"("labels":{"endpointslice.kubernetes.io/skip-mirror":"true"},
+          "annotations":{"kubernetes.io/service-account.name":"vtenant-syncer",
+                         "volume.kubernetes.io/selected-node":"l40s-0"})",
+       "{}",
+       "{}",
+       {"metadata.labels['endpointslice.kubernetes.io/skip-mirror']",
+        "metadata.annotations['kubernetes.io/service-account.name']",
+        "metadata.annotations['volume.kubernetes.io/selected-node']"}},
+      {"a description for people travels",
+       R"("annotations":{"kubernetes.io/description":"the cluster's CA"})",
+       "{}",
+       R"({"kubernetes.io/description":"the cluster's CA"})",
+       {}},
+      {"kubectl's last-applied record stays behind without a word",
+       R"("annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"})",
+       "{}",
+       "{}",
+       {}},
+      {"ownerReferences, finalizers and the server's bookkeeping never travel",
+       R"("ownerReferences":[{"kind":"Deployment","name":"x","uid":"o"}],
+          "finalizers":["example.com/keep"],"resourceVersion":"5","generation":2,
+          "creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[],"generateName":"cfg-")",
+       "{}",
+       "{}",
+       {}},
+      {"a metadata member no translator knows is left out and reported",
+       R"("shiny":true)",
+       "{}",
+       "{}",
+       {"metadata.shiny"}},
+  };
+  for (const Row& row : rows) {
+    kube::Object virt = Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{
+        "name":"cfg","namespace":"ml","uid":"u1",)" +
+                             row.metadata + "}}");
+    TranslationNotes notes;
+    kube::Object host = HostObjectBase(virt, config, DefaultMetadataRules(), &notes);
+    EXPECT_EQ(kube::Name(host), "cfg-x-ml-x-nlp") << row.decision;
+    EXPECT_EQ(kube::Namespace(host), "vtenant-nlp") << row.decision;
+    kube::Object labels = Json(row.labels);
+    kube::SetString(labels, {}, kTenantLabel, "nlp");
+    kube::SetString(labels, {}, kVirtualNamespaceLabel, "ml");
+    kube::SetString(labels, {}, kManagedByLabel, kManagedByValue);
+    EXPECT_EQ(host["metadata"]["labels"], labels)
+        << row.decision << ": " << kube::ToJson(host["metadata"]["labels"]);
+    kube::Object annotations = Json(row.annotations);
+    kube::SetString(annotations, {}, kVirtualNameAnnotation, "cfg");
+    kube::SetString(annotations, {}, kVirtualNamespaceAnnotation, "ml");
+    kube::SetString(annotations, {}, kVirtualUidAnnotation, "u1");
+    EXPECT_EQ(host["metadata"]["annotations"], annotations)
+        << row.decision << ": " << kube::ToJson(host["metadata"]["annotations"]);
+    EXPECT_EQ(host["metadata"].MemberCount(), 4u) << row.decision;  // name, namespace, both maps
+    EXPECT_EQ(notes.dropped, row.dropped) << row.decision;
+    EXPECT_FALSE(notes.refusal) << row.decision;
+  }
+}
 
-  kube::SetString(host, {"metadata"}, "resourceVersion", "77");
-  EXPECT_FALSE(translator.Update(cm, host));
-  kube::SetString(cm, {"data"}, "k", "v2");
-  std::optional<kube::Object> update = translator.Update(cm, host);
+TEST(HostObjectBaseTest, AnAllowlistKeepsOnlyTheAnnotationsItNames) {
+  const SyncerConfig config = NlpConfig();
+  const std::set<std::string, std::less<>> allowlist = {"service.kubernetes.io/topology-mode"};
+  MetadataRules rules = DefaultMetadataRules();
+  rules.annotation_allowlist = &allowlist;
+  kube::Object virt = Json(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"api",
+      "namespace":"ml","labels":{"app":"api"},"annotations":{
+      "service.kubernetes.io/topology-mode":"Auto","metallb.universe.tf/loadBalancerIPs":"10.0.0.9",
+      "kubectl.kubernetes.io/last-applied-configuration":"{}"}}})");
+  TranslationNotes notes;
+  kube::Object host = HostObjectBase(virt, config, rules, &notes);
+  EXPECT_EQ(kube::Annotation(host, "service.kubernetes.io/topology-mode"), "Auto");
+  EXPECT_FALSE(kube::Annotation(host, "metallb.universe.tf/loadBalancerIPs"));
+  EXPECT_EQ(kube::Label(host, "app"), "api");
+  EXPECT_EQ(notes.dropped,
+            DroppedFields{"metadata.annotations['metallb.universe.tf/loadBalancerIPs']"});
+}
+
+TEST(WithFieldsTest, TakesTheDesiredMapsAndFieldsAndKeepsWhatTheHostFilledIn) {
+  kube::Object desired = Json(R"({"metadata":{"name":"c","labels":{"a":"2"}},"data":{"k":"v2"}})");
+  kube::Object host = Json(R"({"metadata":{"name":"c","resourceVersion":"7","labels":{"a":"1"},
+      "annotations":{"x":"y"}},"data":{"k":"v"},"binaryData":{"b":"AA=="}})");
+  std::optional<kube::Object> update = WithFields(desired, host, {"data", "binaryData"});
   ASSERT_TRUE(update);
-  EXPECT_EQ(kube::GetString(*update, {"data", "k"}), "v2");
-  EXPECT_EQ(kube::ResourceVersion(*update), "77");
-}
-
-TEST(DataTranslatorTest, SecretTypeChangeIsAReplacement) {
-  SyncerConfig config = NlpConfig();
-  DataTranslator translator(config);
-  kube::Object secret = Json(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s",
-      "namespace":"ml"},"type":"Opaque","data":{"k":"dg=="}})");
-  kube::Object host = translator.ToHost(secret);
-  EXPECT_FALSE(translator.NeedsReplace(secret, host));
-  kube::SetString(secret, {}, "type", "kubernetes.io/dockerconfigjson");
-  EXPECT_TRUE(translator.NeedsReplace(secret, host));
-}
-
-TEST(ServiceTranslatorTest, SelectorMatchesHostPodsOfTheSameNamespaceOnly) {
-  SyncerConfig config = NlpConfig();
-  ServiceTranslator translator(config);
-  kube::Object svc = Json(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"api",
-      "namespace":"ml"},"spec":{"type":"NodePort","clusterIP":"10.96.3.3","clusterIPs":["10.96.3.3"],
-      "selector":{"app":"api"},"ports":[{"name":"http","port":80,"targetPort":8080,
-      "protocol":"TCP","nodePort":30080}]}})");
-  kube::Object host = translator.ToHost(svc);
-  EXPECT_EQ(kube::Name(host), "api-x-ml-x-nlp");
-  EXPECT_FALSE(kube::Find(host, {"spec", "clusterIP"}));
-  EXPECT_FALSE(kube::Find(host, {"spec", "clusterIPs"}));
-  EXPECT_FALSE(kube::Find(host["spec"]["ports"][0], {"nodePort"}));
-  EXPECT_EQ(kube::GetString(host, {"spec", "selector", "app"}), "api");
-  EXPECT_EQ(kube::GetString(host, {"spec", "selector", "vtenant.io/tenant"}), "nlp");
-  EXPECT_EQ(kube::GetString(host, {"spec", "selector", "vtenant.io/virtual-namespace"}), "ml");
-
-  // The host assigns a cluster IP and node port; that is not a difference.
-  kube::SetString(host, {"spec"}, "clusterIP", "10.96.9.9");
-  host["spec"]["ports"][0].AddMember("nodePort", 31000, host.GetAllocator());
-  EXPECT_FALSE(translator.Update(svc, host));
-  kube::SetString(svc, {"spec", "selector"}, "app", "api-v2");
-  std::optional<kube::Object> update = translator.Update(svc, host);
-  ASSERT_TRUE(update);
-  EXPECT_EQ(kube::GetString(*update, {"spec", "selector", "app"}), "api-v2");
-  EXPECT_EQ(kube::GetString(*update, {"spec", "clusterIP"}), "10.96.9.9");
-}
-
-TEST(ServiceTranslatorTest, HeadlessStaysHeadless) {
-  SyncerConfig config = NlpConfig();
-  ServiceTranslator translator(config);
-  kube::Object svc = Json(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"workers",
-      "namespace":"ml"},"spec":{"clusterIP":"None","selector":{"job":"ddp"},"ports":[{"port":29500}]}})");
-  EXPECT_EQ(kube::GetString(translator.ToHost(svc), {"spec", "clusterIP"}), "None");
-}
-
-TEST(EndpointsTranslatorTest, AddressesKeptAndPodRefsPointAtHostPods) {
-  SyncerConfig config = NlpConfig();
-  EndpointsTranslator translator(config);
-  kube::Object endpoints = Json(R"({"apiVersion":"v1","kind":"Endpoints","metadata":{
-      "name":"db","namespace":"ml","uid":"e1"},"subsets":[{
-      "addresses":[{"ip":"192.168.5.10","hostname":"db-0"},
-                   {"ip":"10.244.1.4","targetRef":{"kind":"Pod","name":"db-1","uid":"p1"}}],
-      "notReadyAddresses":[{"ip":"10.244.1.5",
-                            "targetRef":{"kind":"Service","namespace":"ml","name":"x"}}],
-      "ports":[{"name":"pg","port":5432,"protocol":"TCP"}]}]})");
-  kube::Object host = translator.ToHost(endpoints);
-  EXPECT_EQ(kube::Name(host), "db-x-ml-x-nlp");
-  EXPECT_EQ(kube::Namespace(host), "vtenant-nlp");
-  EXPECT_EQ(kube::Annotation(host, kVirtualUidAnnotation), "e1");
-  const rapidjson::Value& subset = host["subsets"][0];
-  EXPECT_EQ(kube::GetString(subset["addresses"][0], {"ip"}), "192.168.5.10");
-  EXPECT_EQ(kube::GetString(subset["addresses"][0], {"hostname"}), "db-0");
-  EXPECT_FALSE(kube::Find(subset["addresses"][0], {"targetRef"}));
-  EXPECT_EQ(kube::GetString(subset["addresses"][1], {"targetRef", "name"}),
-            HostName("db-1", "ml", "nlp"));
-  EXPECT_EQ(kube::GetString(subset["addresses"][1], {"targetRef", "namespace"}), "vtenant-nlp");
-  EXPECT_FALSE(kube::Find(subset["addresses"][1], {"targetRef", "uid"}));
-  EXPECT_EQ(kube::GetString(subset["notReadyAddresses"][0], {"ip"}), "10.244.1.5");
-  EXPECT_FALSE(kube::Find(subset["notReadyAddresses"][0], {"targetRef"}));
-  EXPECT_EQ(kube::GetInt(subset["ports"][0], {"port"}), 5432);
-
-  EXPECT_FALSE(translator.Update(endpoints, host));
-  endpoints["subsets"][0]["addresses"][0]["ip"].SetString("192.168.5.11", endpoints.GetAllocator());
-  std::optional<kube::Object> update = translator.Update(endpoints, host);
-  ASSERT_TRUE(update);
-  EXPECT_EQ(kube::GetString((*update)["subsets"][0]["addresses"][0], {"ip"}), "192.168.5.11");
-}
-
-TEST(ClaimTranslatorTest, HostBindsItsOwnVolume) {
-  SyncerConfig config = NlpConfig();
-  ClaimTranslator translator(config);
-  kube::Object pvc = Json(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{
-      "name":"data","namespace":"ml"},"spec":{"volumeName":"pv-virtual","accessModes":["ReadWriteOnce"],
-      "resources":{"requests":{"storage":"10Gi"}}}})");
-  kube::Object host = translator.ToHost(pvc);
-  EXPECT_FALSE(kube::Find(host, {"spec", "volumeName"}));
-  EXPECT_EQ(kube::GetString(host, {"spec", "resources", "requests", "storage"}), "10Gi");
-  EXPECT_FALSE(translator.Update(pvc, host));
-  kube::SetString(pvc, {"spec", "resources", "requests"}, "storage", "20Gi");
-  std::optional<kube::Object> update = translator.Update(pvc, host);
-  ASSERT_TRUE(update);
-  EXPECT_EQ(kube::GetString(*update, {"spec", "resources", "requests", "storage"}), "20Gi");
+  EXPECT_EQ(*update, Json(R"({"metadata":{"name":"c","resourceVersion":"7","labels":{"a":"2"}},
+      "data":{"k":"v2"}})"));
+  EXPECT_FALSE(WithFields(*update, *update, {"data", "binaryData"}));
 }
 
 TEST(NodeTranslatorTest, VirtualNodeMirrorsLabelsAndGpuCapacity) {

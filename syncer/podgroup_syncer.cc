@@ -17,7 +17,7 @@ std::string PodGroupSyncer::HostKeyOf(const rapidjson::Value& pg) const {
                        HostName(kube::Name(pg), kube::Namespace(pg), config_.tenant));
 }
 
-Status PodGroupSyncer::Write(const kube::Object& update) {
+Status PodGroupSyncer::Write(const kube::Object& update, const Gang& gang) {
   Result<kube::Object> updated =
       informers_.host_client().Update(kPodGroups, config_.host_namespace, update);
   if (!updated.ok()) {
@@ -25,6 +25,7 @@ Status PodGroupSyncer::Write(const kube::Object& update) {
     return updated.status();
   }
   metrics_.Synced("PodGroup", "update");
+  metrics_.Dropped("PodGroup", gang.dropped);
   return Status::Ok();
 }
 
@@ -38,6 +39,7 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
         kPodGroups, config_.host_namespace, PodGroupToHost(gang, ns, priority_class, config_));
     if (created.ok()) {
       metrics_.Synced("PodGroup", "create");
+      metrics_.Dropped("PodGroup", gang.dropped);
       return Status::Ok();
     }
     if (created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
@@ -46,7 +48,7 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
   }
   std::optional<kube::Object> update = PodGroupUpdate(*have, gang, config_);
   if (!update) return Status::Ok();
-  return Write(*update);
+  return Write(*update, gang);
 }
 
 Status PodGroupSyncer::FollowVirtual(const rapidjson::Value& host) {
@@ -63,7 +65,7 @@ Status PodGroupSyncer::FollowVirtual(const rapidjson::Value& host) {
   }
   std::optional<kube::Object> update = PodGroupUpdate(host, *gang, config_);
   if (!update) return Status::Ok();
-  return Write(*update);
+  return Write(*update, *gang);
 }
 
 Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) {

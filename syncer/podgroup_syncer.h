@@ -3,8 +3,9 @@
 // (keys are host "namespace/name" of PodGroups; host PodGroups, host pods
 // and virtual KAI PodGroups enqueue them) brings a host PodGroup that
 // stands for a virtual PodGroup level with it at once (minMember,
-// subGroups, priorityClassName, preemptibility, markUnschedulable; the
-// queue is always the tenant's), and
+// subGroups, priorityClassName, preemptibility, markUnschedulable,
+// topologyConstraint; the queue is always the tenant's; any other member is
+// left out and counted, podgroup_fields.h), and
 // deletes a host PodGroup once no host pod names it and no virtual pod
 // belongs to its workload any more.
 //
@@ -43,7 +44,9 @@ class PodGroupSyncer : public kube::Reconciler {
   // nothing written when the virtual PodGroup is gone or malformed (the
   // pods that need it next are refused with the reason).
   Status FollowVirtual(const rapidjson::Value& host);
-  Status Write(const kube::Object& update);
+  // Writes `update` of the host PodGroup of `gang`, counting what the
+  // gang's spec left out.
+  Status Write(const kube::Object& update, const Gang& gang);
 
   SyncerInformers& informers_;
   const SyncerConfig& config_;

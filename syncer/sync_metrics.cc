@@ -22,6 +22,11 @@ SyncMetrics::SyncMetrics(kube::Registry& registry)
                                        {"kind", "reason"}))),
       refused_(Must(registry.AddCounter("vtenant_syncer_pods_refused_total",
                                         "Virtual pods kept off the host, by reason.", {"reason"}))),
+      objects_refused_(Must(registry.AddCounter(
+          "vtenant_syncer_objects_refused_total",
+          "Virtual objects other than pods kept off the host, or written without a field they "
+          "asked for, by kind and reason.",
+          {"kind", "reason"}))),
       latency_(&Must(registry.AddHistogram(
                          "vtenant_syncer_pod_sync_latency_seconds",
                          "From the syncer first seeing a virtual pod to its host pod existing.", {},
@@ -43,6 +48,10 @@ void SyncMetrics::Error(std::string_view kind, const Status& status) {
 
 void SyncMetrics::Refused(std::string_view reason) {
   refused_->WithLabelValues({std::string(reason)}).Inc();
+}
+
+void SyncMetrics::ObjectRefused(std::string_view kind, std::string_view reason) {
+  objects_refused_->WithLabelValues({std::string(kind), std::string(reason)}).Inc();
 }
 
 void SyncMetrics::PodSyncLatency(double seconds) { latency_->Observe(seconds); }

@@ -27,6 +27,10 @@ class SyncMetrics {
   void Error(std::string_view kind, const Status& status);
   // A pod kept off the host, by refusal reason.
   void Refused(std::string_view reason);
+  // Another kind's object kept off the host, or a field of it refused
+  // (the copy written without it), by reason ("ServiceTypeNotAllowed"):
+  // vtenant_syncer_objects_refused_total{kind,reason}.
+  void ObjectRefused(std::string_view kind, std::string_view reason);
   // Seconds from the syncer first seeing a virtual pod to its host pod existing.
   void PodSyncLatency(double seconds);
   // Members of a virtual `kind` object its translator left off a host
@@ -42,6 +46,7 @@ class SyncMetrics {
   kube::Family<kube::Counter>* synced_;
   kube::Family<kube::Counter>* errors_;
   kube::Family<kube::Counter>* refused_;
+  kube::Family<kube::Counter>* objects_refused_;
   kube::Histogram* latency_;
   kube::Family<kube::Counter>* dropped_;
 

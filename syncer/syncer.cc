@@ -19,15 +19,15 @@ using resources::kPersistentVolumeClaims;
 
 CopyTranslator DataCopy(const DataTranslator& t) {
   return {
-      [&t](const rapidjson::Value& v) { return t.ToHost(v); },
-      [&t](const rapidjson::Value& v, const rapidjson::Value& h) { return t.Update(v, h); },
-      [&t](const rapidjson::Value& v, const rapidjson::Value& h) { return t.NeedsReplace(v, h); }};
+      [&t](const rapidjson::Value& v, TranslationNotes* notes) { return t.ToHost(v, notes); },
+      [&t](const rapidjson::Value& d, const rapidjson::Value& h) { return t.Update(d, h); },
+      [&t](const rapidjson::Value& d, const rapidjson::Value& h) { return t.NeedsReplace(d, h); }};
 }
 
 template <typename Translator>
 CopyTranslator Copy(const Translator& t) {
-  return {[&t](const rapidjson::Value& v) { return t.ToHost(v); },
-          [&t](const rapidjson::Value& v, const rapidjson::Value& h) { return t.Update(v, h); },
+  return {[&t](const rapidjson::Value& v, TranslationNotes* notes) { return t.ToHost(v, notes); },
+          [&t](const rapidjson::Value& d, const rapidjson::Value& h) { return t.Update(d, h); },
           {}};
 }
 
@@ -93,17 +93,17 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
       endpoints_translator_(config_),
       endpoint_slice_translator_(config_),
       config_maps_(informers_, config_, kConfigMaps, DataCopy(data_translator_),
-                   CopySyncer::Scope::kReferenced, "configmap", metrics_),
+                   CopySyncer::Scope::kReferenced, "configmap", metrics_, events_),
       secrets_(informers_, config_, kSecrets, DataCopy(data_translator_),
-               CopySyncer::Scope::kReferenced, "secret", metrics_),
+               CopySyncer::Scope::kReferenced, "secret", metrics_, events_),
       claims_(informers_, config_, kPersistentVolumeClaims, Copy(claim_translator_),
-              CopySyncer::Scope::kReferenced, "pvc", metrics_),
+              CopySyncer::Scope::kReferenced, "pvc", metrics_, events_),
       services_(informers_, config_, kServices, Copy(service_translator_), CopySyncer::Scope::kAll,
-                "", metrics_),
+                "", metrics_, events_),
       endpoints_(informers_, config_, kube::resources::kEndpoints, SelectorlessEndpoints(),
-                 CopySyncer::Scope::kAll, "", metrics_),
+                 CopySyncer::Scope::kAll, "", metrics_, events_),
       endpoint_slices_(informers_, config_, resources::kEndpointSlices, HandWrittenEndpointSlices(),
-                       CopySyncer::Scope::kAll, "", metrics_),
+                       CopySyncer::Scope::kAll, "", metrics_, events_),
       nodes_(informers_, metrics_),
       pod_groups_(informers_, config_, metrics_),
       pod_group_validator_(informers_, config_, events_),
@@ -117,28 +117,60 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
   manager_.AddReadyCheck("api-servers", [this] { return ServersAnswer(); });
 }
 
+HostNetwork Syncer::Network() {
+  HostNetwork network;
+  for (const kube::ObjectPtr& node : informers_.Host(kNodes).cache().List()) {
+    network.AddNode(*node);
+  }
+  // The host pod cache holds this tenant's pods only; their addresses
+  // matter only inside a pod range, which many network plugins do not
+  // publish on Nodes.
+  if (network.HasPodRanges()) {
+    for (const kube::ObjectPtr& pod : informers_.Host(kPods).cache().List()) {
+      network.AddTenantPod(*pod);
+    }
+  }
+  return network;
+}
+
+bool Syncer::TakesHandWrittenEndpoints(std::string_view ns, std::string_view name) {
+  kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(kube::MakeKey(ns, name));
+  return svc != nullptr && SelectsNoPods(*svc) && !service_translator_.Check(*svc);
+}
+
 CopyTranslator Syncer::SelectorlessEndpoints() {
-  CopyTranslator t = Copy(endpoints_translator_);
-  // With a selector, the host's endpoints controller fills the host copy's
-  // Endpoints from the host pods; only hand-made ones need carrying over.
-  t.wanted = [this](const rapidjson::Value& endpoints) {
-    if (IsVirtualApiServerService(endpoints)) return false;
-    kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(kube::KeyOf(endpoints));
-    return svc != nullptr && SelectsNoPods(*svc);
-  };
-  return t;
+  return {[this](const rapidjson::Value& v, TranslationNotes* notes) {
+            return endpoints_translator_.ToHost(v, Network(), notes);
+          },
+          [this](const rapidjson::Value& d, const rapidjson::Value& h) {
+            return endpoints_translator_.Update(d, h);
+          },
+          {},
+          // With a selector, the host's endpoints controller fills the host
+          // copy's Endpoints from the host pods; only hand-made ones need
+          // carrying over.
+          [this](const rapidjson::Value& endpoints) {
+            return !IsVirtualApiServerService(endpoints) &&
+                   TakesHandWrittenEndpoints(kube::Namespace(endpoints), kube::Name(endpoints));
+          }};
 }
 
 CopyTranslator Syncer::HandWrittenEndpointSlices() {
-  CopyTranslator t = Copy(endpoint_slice_translator_);
-  t.wanted = [this](const rapidjson::Value& slice) {
-    std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
-    if (!service) return false;
-    kube::ObjectPtr svc =
-        informers_.Virtual(kServices).cache().Get(kube::MakeKey(kube::Namespace(slice), *service));
-    return EndpointSliceTranslator::Wanted(slice, svc.get());
-  };
-  return t;
+  return {[this](const rapidjson::Value& v, TranslationNotes* notes) {
+            return endpoint_slice_translator_.ToHost(v, Network(), notes);
+          },
+          [this](const rapidjson::Value& d, const rapidjson::Value& h) {
+            return endpoint_slice_translator_.Update(d, h);
+          },
+          {},
+          [this](const rapidjson::Value& slice) {
+            std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
+            if (!service) return false;
+            kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(
+                kube::MakeKey(kube::Namespace(slice), *service));
+            return EndpointSliceTranslator::Wanted(slice, svc.get()) &&
+                   !service_translator_.Check(*svc);
+          }};
 }
 
 void Syncer::AddController(std::string name, kube::Reconciler& reconciler, int workers,

@@ -24,13 +24,17 @@
 #include "kube/event_recorder.h"
 #include "kube/manager.h"
 #include "kube/wall_time.h"
+#include "syncer/claim_translator.h"
 #include "syncer/copy_syncer.h"
+#include "syncer/data_translator.h"
+#include "syncer/endpoint_addresses.h"
 #include "syncer/endpoint_slice_translator.h"
+#include "syncer/endpoints_translator.h"
 #include "syncer/node_syncer.h"
-#include "syncer/object_translators.h"
 #include "syncer/pod_syncer.h"
 #include "syncer/podgroup_syncer.h"
 #include "syncer/podgroup_validator.h"
+#include "syncer/service_translator.h"
 #include "syncer/sync_metrics.h"
 #include "syncer/syncer_config.h"
 #include "syncer/syncer_informers.h"
@@ -82,6 +86,12 @@ class Syncer {
   void Wire();
   // The Endpoints copier's translator: Endpoints of selector-less Services.
   CopyTranslator SelectorlessEndpoints();
+  // Whether virtual Service ns/`name` exists, selects no pods and has a
+  // host copy to carry endpoints for (it is not refused).
+  bool TakesHandWrittenEndpoints(std::string_view ns, std::string_view name);
+  // The host's Nodes and the tenant's host pods as the caches hold them,
+  // for judging endpoint addresses (endpoint_addresses.h).
+  HostNetwork Network();
   // Adds a controller named `name` running `reconciler` with `workers`,
   // watching `sources`.
   void AddController(std::string name, kube::Reconciler& reconciler, int workers,

@@ -551,6 +551,194 @@ TEST_F(SyncerIntegrationTest, ProjectedTokenComesFromTheVirtualApiServer) {
                  std::chrono::seconds(60)));
 }
 
+// The reasons of the Events on virtual object `kind` ns/`name`.
+std::set<std::string> EventReasons(kube::Client& virt, const std::string& kind,
+                                   const std::string& name) {
+  std::set<std::string> reasons;
+  Result<kube::ObjectList> events =
+      virt.List(kEvents, "ml",
+                {.field_selector = "involvedObject.kind=" + kind + ",involvedObject.name=" + name});
+  if (events.ok()) {
+    for (const kube::Object& e : events->items) reasons.emplace(kube::GetString(e, {"reason"}));
+  }
+  return reasons;
+}
+
+// What a hostile tenant writes with its own kubeconfig, against the real
+// API servers: each is refused (an Event on the virtual object, nothing on
+// the host) or reaches the host neutralised.
+TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
+  const kube::ResourceType& claims = resources::kPersistentVolumeClaims;
+  const kube::ResourceType kVolumes{"", "v1", "persistentvolumes", "PersistentVolume", false};
+  const kube::ResourceType& slices = resources::kEndpointSlices;
+  using kube::resources::kSecrets;
+  using kube::resources::kServices;
+  // On the host: another team's volume, and a claim in the tenant's host
+  // namespace that is not the tenant's (a control plane's data, say).
+  ASSERT_TRUE(client()
+                  .Create(kVolumes, "", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"PersistentVolume","metadata":{"name":"pv-vision-weights"},
+      "spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],
+              "storageClassName":"vision-weights","hostPath":{"path":"/data/vision"}}})"))
+                  .ok());
+  ASSERT_TRUE(client()
+                  .Create(claims, kHostNs, ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"PersistentVolumeClaim","metadata":{"name":"etcd-data","namespace":"vtenant-nlp"},
+      "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})"))
+                  .ok());
+  // The host Node's address, as the syncer's cache sees it.
+  ASSERT_TRUE(Eventually(
+      [] {
+        kube::ObjectPtr node =
+            syncer_->informers().Host(kube::resources::kNodes).cache().Get("l40s-0");
+        return node != nullptr &&
+               kube::ToJson(*node).find(R"("address":"10.243.0.1")") != std::string::npos;
+      },
+      std::chrono::seconds(60)));
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServiceAccounts, "ml", ParseTestJson(R"({
+      "apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"vtenant-syncer"}})"))
+                  .ok());
+  for (const char* json : {
+           // Binds a named host volume.
+           R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"steal"},
+               "spec":{"volumeName":"pv-vision-weights","storageClassName":"vision-weights",
+               "accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})",
+           // Clones a claim of the host namespace that is not the tenant's.
+           R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"clone"},
+               "spec":{"dataSource":{"kind":"PersistentVolumeClaim","name":"etcd-data"},
+               "accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})",
+           // A token Secret for the syncer's own ServiceAccount, which the
+           // host's token controller would fill with the syncer's rights.
+           R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"sa-token",
+               "annotations":{"kubernetes.io/service-account.name":"vtenant-syncer"}},
+               "type":"kubernetes.io/service-account-token"})",
+       }) {
+    kube::Object object = ParseTestJson(json);
+    const kube::ResourceType& type =
+        kube::GetString(object, {"kind"}) == "Secret" ? kSecrets : claims;
+    Result<kube::Object> created = virt().Create(type, "ml", object);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  // Claims and Secrets reach the host when a pod mounts them.
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"hostile-mounts","namespace":"ml"},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}],
+        "volumes":[{"name":"a","persistentVolumeClaim":{"claimName":"steal"}},
+                   {"name":"b","persistentVolumeClaim":{"claimName":"clone"}},
+                   {"name":"c","secret":{"secretName":"sa-token"}}]}})"))
+                  .ok());
+  for (const char* json : {
+           R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"exposed"},
+               "spec":{"type":"NodePort","externalIPs":["10.243.0.1"],"selector":{"app":"x"},
+               "ports":[{"port":80,"nodePort":30080}]}})",
+           R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"balanced",
+               "annotations":{"metallb.universe.tf/loadBalancerIPs":"10.243.0.9"}},
+               "spec":{"type":"LoadBalancer","loadBalancerIP":"10.243.0.9","selector":{"app":"x"},
+               "ports":[{"port":80}]}})",
+           R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"alias"},
+               "spec":{"type":"ExternalName","externalName":"kubernetes.default.svc.cluster.local"}})",
+           R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"db2"},
+               "spec":{"ports":[{"port":5432,"protocol":"TCP"}]}})",
+       }) {
+    Result<kube::Object> created = virt().Create(kServices, "ml", ParseTestJson(json));
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  // A slice pointing at another tenant's pod and at the host's Node.
+  ASSERT_TRUE(virt()
+                  .Create(slices, "ml", ParseTestJson(R"({"apiVersion":"discovery.k8s.io/v1",
+      "kind":"EndpointSlice","metadata":{"name":"db2-foreign","namespace":"ml",
+        "labels":{"kubernetes.io/service-name":"db2",
+                  "endpointslice.kubernetes.io/managed-by":"team.example.com"}},
+      "addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],
+      "endpoints":[
+        {"addresses":["192.168.5.20"],
+         "targetRef":{"kind":"Pod","namespace":"vtenant-vision","name":"train"}},
+        {"addresses":["10.243.0.1"]}]})"))
+                  .ok());
+
+  // The claim that names a volume never reaches the host, and says why.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return EventReasons(virt(), "PersistentVolumeClaim", "steal")
+            .contains("VolumeClaimNotAllowed");
+      },
+      std::chrono::seconds(60)));
+  EXPECT_FALSE(client().Get(claims, kHostNs, HostName("steal", "ml", "nlp")).ok());
+  Result<kube::Object> volume = client().Get(kVolumes, "", "pv-vision-weights");
+  ASSERT_TRUE(volume.ok());
+  EXPECT_FALSE(kube::Find(*volume, {"spec", "claimRef"}));
+  // The clone clones the tenant's own copy of a claim of that name.
+  ASSERT_TRUE(
+      Eventually([&] { return client().Get(claims, kHostNs, HostName("clone", "ml", "nlp")).ok(); },
+                 std::chrono::seconds(60)));
+  Result<kube::Object> clone = client().Get(claims, kHostNs, HostName("clone", "ml", "nlp"));
+  ASSERT_TRUE(clone.ok());
+  EXPECT_EQ(kube::GetString(*clone, {"spec", "dataSource", "name"}),
+            HostName("etcd-data", "ml", "nlp"));
+  EXPECT_EQ(kube::GetString(*clone, {"spec", "dataSourceRef", "name"}),
+            HostName("etcd-data", "ml", "nlp"));
+  // The token Secret is Opaque on the host, without the account's name.
+  ASSERT_TRUE(Eventually(
+      [&] { return client().Get(kSecrets, kHostNs, HostName("sa-token", "ml", "nlp")).ok(); },
+      std::chrono::seconds(60)));
+  Result<kube::Object> token = client().Get(kSecrets, kHostNs, HostName("sa-token", "ml", "nlp"));
+  ASSERT_TRUE(token.ok());
+  EXPECT_EQ(kube::GetString(*token, {"type"}), "Opaque");
+  EXPECT_FALSE(kube::Annotation(*token, "kubernetes.io/service-account.name"));
+
+  // The NodePort is a ClusterIP without external IPs or a node port.
+  ASSERT_TRUE(Eventually(
+      [&] { return client().Get(kServices, kHostNs, HostName("exposed", "ml", "nlp")).ok(); },
+      std::chrono::seconds(60)));
+  Result<kube::Object> exposed = client().Get(kServices, kHostNs, HostName("exposed", "ml", "nlp"));
+  ASSERT_TRUE(exposed.ok());
+  EXPECT_EQ(kube::GetString(*exposed, {"spec", "type"}), "ClusterIP");
+  EXPECT_FALSE(kube::Find(*exposed, {"spec", "externalIPs"}));
+  EXPECT_FALSE(kube::Find((*exposed)["spec"]["ports"][0], {"nodePort"}));
+  EXPECT_TRUE(Eventually([&] {
+    std::set<std::string> reasons = EventReasons(virt(), "Service", "exposed");
+    return reasons.contains("ServiceTypeNotAllowed") && reasons.contains("ServiceFieldNotAllowed");
+  }));
+  // The LoadBalancer is a ClusterIP without the address it asked for.
+  ASSERT_TRUE(Eventually(
+      [&] { return client().Get(kServices, kHostNs, HostName("balanced", "ml", "nlp")).ok(); },
+      std::chrono::seconds(60)));
+  Result<kube::Object> balanced =
+      client().Get(kServices, kHostNs, HostName("balanced", "ml", "nlp"));
+  ASSERT_TRUE(balanced.ok());
+  EXPECT_EQ(kube::GetString(*balanced, {"spec", "type"}), "ClusterIP");
+  EXPECT_FALSE(kube::Find(*balanced, {"spec", "loadBalancerIP"}));
+  EXPECT_FALSE(kube::Annotation(*balanced, "metallb.universe.tf/loadBalancerIPs"));
+  // The alias never reaches the host.
+  EXPECT_TRUE(Eventually(
+      [&] { return EventReasons(virt(), "Service", "alias").contains("ServiceTypeNotAllowed"); },
+      std::chrono::seconds(60)));
+  EXPECT_FALSE(client().Get(kServices, kHostNs, HostName("alias", "ml", "nlp")).ok());
+
+  // The slice keeps the external address only, its targetRef made a pod
+  // of this tenant, its manager the syncer.
+  const std::string host_slice = HostName("db2-foreign", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] { return client().Get(slices, kHostNs, host_slice).ok(); },
+                         std::chrono::seconds(60)));
+  Result<kube::Object> slice = client().Get(slices, kHostNs, host_slice);
+  ASSERT_TRUE(slice.ok());
+  ASSERT_EQ((*slice)["endpoints"].Size(), 1u) << kube::ToJson(*slice);
+  const rapidjson::Value& endpoint = (*slice)["endpoints"][0];
+  EXPECT_EQ(kube::GetString(endpoint["addresses"][0], {}), "192.168.5.20");
+  EXPECT_EQ(kube::GetString(endpoint, {"targetRef", "namespace"}), kHostNs);
+  EXPECT_EQ(kube::GetString(endpoint, {"targetRef", "name"}),
+            HostName("train", "vtenant-vision", "nlp"));
+  EXPECT_EQ(kube::Label(*slice, "endpointslice.kubernetes.io/managed-by"),
+            "vtenant-syncer.vtenant.io");
+  EXPECT_EQ(kube::Label(*slice, "kubernetes.io/service-name"), HostName("db2", "ml", "nlp"));
+  EXPECT_TRUE(Eventually([&] {
+    return EventReasons(virt(), "EndpointSlice", "db2-foreign")
+        .contains("EndpointAddressNotAllowed");
+  }));
+}
+
 // Runs last: the host API server goes away for longer than the Lease lasts.
 TEST_F(SyncerIntegrationTest, HostApiServerOutageCostsTheLeaseAndIsSurvived) {
   kube::Client& virt = virtual_cluster_->client();

@@ -219,6 +219,99 @@ TEST_F(SyncerTest, RefusedPodNeverReachesTheHostAndSaysWhy) {
   EXPECT_TRUE(reasons.contains("PrivilegedFeatureNotAllowed"));
 }
 
+TEST_F(SyncerTest, RefusedObjectsStayOffTheHostAndSayWhyOncePerVersion) {
+  StartSyncer();
+  const kube::ResourceType& claims = syncer::resources::kPersistentVolumeClaims;
+  CreateVirtual(claims, R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",
+      "metadata":{"name":"theirs","namespace":"ml"},"spec":{"volumeName":"pv-vision",
+      "accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})");
+  CreateVirtual(kPods, PodJson("mounts", "",
+                               R"(,"volumes":[{"name":"d","persistentVolumeClaim":{
+                                   "claimName":"theirs"}}])"));
+  // The pod goes down and waits for its claim there, as it would for a
+  // missing one; the claim never does.
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("mounts"); }));
+  auto claim_events = [&]() -> int64_t {
+    Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+    int64_t count = 0;
+    if (!events.ok()) return -1;
+    for (const kube::Object& e : events->items) {
+      if (kube::GetString(e, {"involvedObject", "name"}) == "theirs") {
+        EXPECT_EQ(kube::GetString(e, {"reason"}), "VolumeClaimNotAllowed");
+        EXPECT_NE(kube::GetString(e, {"message"}).find("spec.volumeName"), std::string::npos);
+        count += kube::GetInt(e, {"count"}, 1);
+      }
+    }
+    return count;
+  };
+  ASSERT_TRUE(Eventually([&] { return claim_events() == 1; }));
+  EXPECT_FALSE(host_.Get(claims, kHostNs, HostName("theirs", "ml", "nlp")).ok());
+  // More reconciles of the same version tell nothing new...
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(kPods, "ml", "mounts",
+                                   [](kube::Object& pod) {
+                                     kube::SetString(pod, {"metadata", "labels"}, "step", "2");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::Object pod = HostPod("mounts");
+    return pod.IsObject() && kube::Label(pod, "step") == "2";
+  }));
+  // ...a new version of the claim does.
+  ASSERT_TRUE(virtual_
+                  .UpdateWithRetry(claims, "ml", "theirs",
+                                   [](kube::Object& pvc) {
+                                     kube::SetString(pvc, {"metadata", "labels"}, "try", "2");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return claim_events() == 2; }));
+  EXPECT_EQ(claim_events(), 2);
+  EXPECT_FALSE(host_.Get(claims, kHostNs, HostName("theirs", "ml", "nlp")).ok());
+  EXPECT_NE(
+      registry_.Render().find(
+          R"(vtenant_syncer_objects_refused_total{kind="PersistentVolumeClaim",reason="VolumeClaimNotAllowed"} 2)"),
+      std::string::npos)
+      << registry_.Render();
+}
+
+TEST_F(SyncerTest, NeutralisedServiceIsWrittenAndSaysWhatWasLeftOut) {
+  StartSyncer();
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"web","namespace":"ml",
+                  "annotations":{"metallb.universe.tf/loadBalancerIPs":"10.0.0.9"}},
+      "spec":{"type":"LoadBalancer","externalIPs":["10.243.0.1"],"selector":{"app":"web"},
+              "ports":[{"port":80,"nodePort":30080}]}})");
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "web-x-ml-x-nlp").ok(); }));
+  Result<kube::Object> copy = host_.Get(kube::resources::kServices, kHostNs, "web-x-ml-x-nlp");
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "type"}), "ClusterIP");
+  EXPECT_FALSE(kube::Find(*copy, {"spec", "externalIPs"}));
+  EXPECT_FALSE(kube::Find((*copy)["spec"]["ports"][0], {"nodePort"}));
+  EXPECT_FALSE(kube::Annotation(*copy, "metallb.universe.tf/loadBalancerIPs"));
+  ASSERT_TRUE(Eventually([&] {
+    Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+    std::set<std::string> reasons;
+    if (events.ok()) {
+      for (const kube::Object& e : events->items) reasons.emplace(kube::GetString(e, {"reason"}));
+    }
+    return reasons.contains("ServiceTypeNotAllowed") && reasons.contains("ServiceFieldNotAllowed");
+  }));
+  const std::string text = registry_.Render();
+  EXPECT_NE(
+      text.find(
+          R"(vtenant_syncer_objects_refused_total{kind="Service",reason="ServiceTypeNotAllowed"} 1)"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find(
+          R"(vtenant_syncer_dropped_fields_total{kind="Service",field="metadata.annotations['metallb.universe.tf/loadBalancerIPs']"} 1)"),
+      std::string::npos)
+      << text;
+}
+
 TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
   StartSyncer();
   Result<kube::Object> job = virtual_.Create(kJobs, "ml", Json(R"({"apiVersion":"batch/v1",
@@ -551,7 +644,10 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
                 R"({"apiVersion":"v1","kind":"ServiceAccount",
                     "metadata":{"name":"default","namespace":"ml"}})");
   StartSyncer();
-  CreateVirtual(kPods, PodJson("trainer", "", R"(,"volumes":[{"name":"api","projected":{
+  CreateVirtual(kPods, PodJson("trainer",
+                               R"(,"labels":{"app":"trainer"},"annotations":{"note":"x",
+                                   "kubernetes.io/service-account.name":"vtenant-syncer"})",
+                               R"(,"volumes":[{"name":"api","projected":{
       "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}])"));
   const std::string secret_name = TokenSecretName("trainer", "ml", "nlp");
   auto host_token = [&]() -> std::string {
@@ -560,6 +656,19 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
   };
   ASSERT_TRUE(Eventually([&] { return HostPodExists("trainer"); }));
   ASSERT_EQ(host_token(), "dG9rZW4tMQ==");  // base64("token-1")
+  {
+    // Built from what the syncer knows alone: Opaque, so no host token
+    // controller fills it, and nothing of the pod's labels or annotations.
+    Result<kube::Object> secret = host_.Get(kube::resources::kSecrets, kHostNs, secret_name);
+    ASSERT_TRUE(secret.ok());
+    EXPECT_EQ(kube::GetString(*secret, {"type"}), "Opaque");
+    EXPECT_EQ((*secret)["metadata"]["labels"],
+              Json(R"({"vtenant.io/tenant":"nlp","vtenant.io/virtual-namespace":"ml",
+                       "vtenant.io/managed-by":"vtenant-syncer",
+                       "vtenant.io/purpose":"service-account-token"})"));
+    EXPECT_FALSE(kube::Annotation(*secret, "note"));
+    EXPECT_FALSE(kube::Annotation(*secret, "kubernetes.io/service-account.name"));
+  }
   const std::string uid(kube::Uid(*host_.Get(kube::resources::kSecrets, kHostNs, secret_name)));
 
   // Changes a label of the virtual pod and waits until the host pod has it:

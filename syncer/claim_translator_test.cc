@@ -1,0 +1,145 @@
+#include "syncer/claim_translator.h"
+
+#include <gtest/gtest.h>
+
+#include "syncer/names.h"
+#include "syncer/test_objects.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using testing::Json;
+using testing::NlpConfig;
+
+// A claim of ReadWriteOnce, and of 10Gi unless `spec` asks otherwise.
+kube::Object Claim(const std::string& spec) {
+  const std::string resources = spec.find("\"resources\"") == std::string::npos
+                                    ? R"(,"resources":{"requests":{"storage":"10Gi"}})"
+                                    : "";
+  return Json(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data",
+      "namespace":"ml","uid":"c1"},"spec":{"accessModes":["ReadWriteOnce"])" +
+              resources + spec + "}}");
+}
+
+// One row per decision on a claim's spec.
+TEST(ClaimTranslatorTest, Table) {
+  const SyncerConfig config = NlpConfig();
+  ClaimTranslator translator(config);
+  const std::string clone_of_own =
+      R"({"kind":"PersistentVolumeClaim","name":")" + HostName("golden", "ml", "nlp") + R"("})";
+  struct Row {
+    const char* decision;
+    std::string spec;       // members added to the virtual spec
+    std::string host_spec;  // members added to the host spec; unused when refused
+    std::string refusal;    // the refusal's reason and a word of its message, or ""
+    DroppedFields dropped;
+  } rows[] = {
+      {"access modes and the storage request travel", "", "", "", {}},
+      {"volumeMode and a storage limit travel",
+       R"(,"volumeMode":"Block","resources":{"requests":{"storage":"10Gi"},"limits":{"storage":"20Gi"}})",
+       R"(,"volumeMode":"Block","resources":{"requests":{"storage":"10Gi"},"limits":{"storage":"20Gi"}})",
+       "",
+       {}},
+      {"the host's storage and volume attributes classes are the platform's offer: kept",
+       R"(,"storageClassName":"fast","volumeAttributesClassName":"gold")",
+       R"(,"storageClassName":"fast","volumeAttributesClassName":"gold")",
+       "",
+       {}},
+      {"a clone of a claim of the same namespace clones its host copy",
+       R"(,"dataSource":{"kind":"PersistentVolumeClaim","name":"golden"},
+          "dataSourceRef":{"kind":"PersistentVolumeClaim","name":"golden"})",
+       ",\"dataSource\":" + clone_of_own + ",\"dataSourceRef\":" + clone_of_own,
+       "",
+       {}},
+      {"a dataSourceRef naming the claim's own namespace is the same",
+       R"(,"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"golden","namespace":"ml"})",
+       ",\"dataSourceRef\":" + clone_of_own,
+       "",
+       {}},
+      {"hostile: a name that is not the tenant's cannot be reached (its host copy's name is)",
+       R"(,"dataSource":{"kind":"PersistentVolumeClaim","name":"data-vc-nlp-0"})",
+       R"(,"dataSource":{"kind":"PersistentVolumeClaim","name":")" +
+           HostName("data-vc-nlp-0", "ml", "nlp") + R"("})",
+       "",
+       {}},
+      {"hostile: a claim of another namespace is refused",
+       R"(,"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"weights","namespace":"vtenant-vision"})",
+       "",
+       "VolumeClaimNotAllowed: namespace vtenant-vision",
+       {}},
+      {"hostile: binding a named volume is refused",
+       R"(,"volumeName":"pv-vision-weights")",
+       "",
+       "VolumeClaimNotAllowed: spec.volumeName",
+       {}},
+      {"hostile: picking volumes by label is refused",
+       R"(,"selector":{"matchLabels":{"team":"vision"}})",
+       "",
+       "VolumeClaimNotAllowed: selector",
+       {}},
+      {"hostile: even an empty selector (every volume) is refused",
+       R"(,"selector":{})",
+       "",
+       "VolumeClaimNotAllowed: selector",
+       {}},
+      {"a VolumeSnapshot never reaches the host: refused",
+       R"(,"dataSource":{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"s1"})",
+       "",
+       "VolumeClaimNotAllowed: VolumeSnapshot",
+       {}},
+      {"a volume populator's object is refused",
+       R"(,"dataSourceRef":{"apiGroup":"example.com","kind":"Dataset","name":"imagenet"})",
+       "",
+       "VolumeClaimNotAllowed: Dataset",
+       {}},
+      {"empty volumeName and null selector are no request",
+       R"(,"volumeName":"","selector":null)",
+       "",
+       "",
+       {}},
+      {"a member no translator knows is left out and reported",
+       R"(,"shiny":true)",
+       "",
+       "",
+       {"spec.shiny"}},
+  };
+  for (const Row& row : rows) {
+    TranslationNotes notes;
+    kube::Object host = translator.ToHost(Claim(row.spec), &notes);
+    EXPECT_EQ(kube::Name(host), HostName("data", "ml", "nlp")) << row.decision;
+    EXPECT_EQ(notes.dropped, row.dropped) << row.decision;
+    EXPECT_TRUE(notes.warnings.empty()) << row.decision;
+    if (!row.refusal.empty()) {
+      ASSERT_TRUE(notes.refusal) << row.decision;
+      const std::string reason = row.refusal.substr(0, row.refusal.find(':'));
+      const std::string word = row.refusal.substr(row.refusal.find(':') + 2);
+      EXPECT_EQ(notes.refusal->reason, reason) << row.decision;
+      EXPECT_NE(notes.refusal->message.find(word), std::string::npos)
+          << row.decision << ": " << notes.refusal->message;
+      continue;
+    }
+    EXPECT_FALSE(notes.refusal) << row.decision << ": " << notes.refusal->message;
+    EXPECT_EQ(host["spec"], Claim(row.host_spec)["spec"])
+        << row.decision << ": " << kube::ToJson(host["spec"]);
+    EXPECT_FALSE(kube::Find(host, {"status"})) << row.decision;
+  }
+}
+
+TEST(ClaimTranslatorTest, UpdateGrowsTheRequestAndKeepsWhatTheHostBound) {
+  const SyncerConfig config = NlpConfig();
+  ClaimTranslator translator(config);
+  kube::Object pvc = Claim("");
+  kube::Object host = translator.ToHost(pvc);
+  kube::SetString(host, {"spec"}, "volumeName", "pvc-1234");  // the host's binder
+  EXPECT_FALSE(translator.Update(translator.ToHost(pvc), host));
+  kube::SetString(pvc, {"spec", "resources", "requests"}, "storage", "20Gi");
+  kube::SetString(pvc, {"spec"}, "volumeAttributesClassName", "gold");
+  std::optional<kube::Object> update = translator.Update(translator.ToHost(pvc), host);
+  ASSERT_TRUE(update);
+  EXPECT_EQ(kube::GetString(*update, {"spec", "resources", "requests", "storage"}), "20Gi");
+  EXPECT_EQ(kube::GetString(*update, {"spec", "volumeAttributesClassName"}), "gold");
+  EXPECT_EQ(kube::GetString(*update, {"spec", "volumeName"}), "pvc-1234");
+}
+
+}  // namespace
+}  // namespace vtenant::syncer

@@ -1,0 +1,147 @@
+#include "syncer/endpoint_addresses.h"
+
+#include <arpa/inet.h>
+
+#include <charconv>
+#include <cstring>
+
+#include "syncer/names.h"
+
+namespace vtenant::syncer {
+namespace {
+
+IpRange Range(std::string_view cidr) {
+  std::optional<IpRange> r = IpRange::Parse(cidr);
+  return r ? *r : IpRange{};
+}
+
+// Why `address` is special (rules in the header), or nullopt.
+std::optional<std::string> Special(const IpAddress& address) {
+  struct Known {
+    IpRange range;
+    const char* why;
+  };
+  static const std::vector<Known> kSpecial = {
+      {Range("0.0.0.0/8"), "an unspecified address"},
+      {Range("127.0.0.0/8"), "a loopback address"},
+      {Range("169.254.0.0/16"), "a link-local address, where cloud metadata services answer"},
+      {Range("224.0.0.0/4"), "a multicast address"},
+      {Range("240.0.0.0/4"), "a reserved address"},
+      {Range("100.100.100.200/32"), "a cloud metadata service's address"},
+      {Range("::/128"), "an unspecified address"},
+      {Range("::1/128"), "a loopback address"},
+      {Range("fe80::/10"), "a link-local address, where cloud metadata services answer"},
+      {Range("ff00::/8"), "a multicast address"},
+      {Range("fd00:ec2::254/128"), "a cloud metadata service's address"},
+  };
+  for (const Known& k : kSpecial) {
+    if (k.range.Contains(address)) return k.why;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<IpAddress> IpAddress::Parse(std::string_view text) {
+  if (text.empty() || text.size() > 45) return std::nullopt;
+  const std::string s(text);
+  IpAddress out;
+  if (inet_pton(AF_INET, s.c_str(), out.bytes.data()) == 1) return out;
+  if (inet_pton(AF_INET6, s.c_str(), out.bytes.data()) != 1) return std::nullopt;
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::memcmp(out.bytes.data(), kMapped, 12) == 0) {
+    std::memmove(out.bytes.data(), out.bytes.data() + 12, 4);
+    std::memset(out.bytes.data() + 4, 0, 12);
+    return out;
+  }
+  out.v6 = true;
+  return out;
+}
+
+std::optional<IpRange> IpRange::Parse(std::string_view cidr) {
+  const size_t slash = cidr.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::optional<IpAddress> base = IpAddress::Parse(cidr.substr(0, slash));
+  if (!base) return std::nullopt;
+  const std::string_view bits_text = cidr.substr(slash + 1);
+  int bits = -1;
+  auto [end, ec] = std::from_chars(bits_text.data(), bits_text.data() + bits_text.size(), bits);
+  if (ec != std::errc() || end != bits_text.data() + bits_text.size() || bits < 0 ||
+      bits > (base->v6 ? 128 : 32)) {
+    return std::nullopt;
+  }
+  return IpRange{*base, bits};
+}
+
+bool IpRange::Contains(const IpAddress& address) const {
+  if (address.v6 != base.v6) return false;
+  const int whole = bits / 8;
+  if (std::memcmp(address.bytes.data(), base.bytes.data(), whole) != 0) return false;
+  const int rest = bits % 8;
+  if (rest == 0) return true;
+  const uint8_t mask = static_cast<uint8_t>(0xff << (8 - rest));
+  return (address.bytes[whole] & mask) == (base.bytes[whole] & mask);
+}
+
+void HostNetwork::AddNode(const rapidjson::Value& node) {
+  const std::string name(kube::Name(node));
+  if (const rapidjson::Value* addresses = kube::Find(node, {"status", "addresses"});
+      addresses != nullptr && addresses->IsArray()) {
+    for (const rapidjson::Value& a : addresses->GetArray()) {
+      if (auto ip = IpAddress::Parse(kube::GetString(a, {"address"}))) node_addresses_[*ip] = name;
+    }
+  }
+  auto add_range = [&](std::string_view cidr) {
+    if (auto range = IpRange::Parse(cidr)) pod_ranges_.emplace_back(*range, name);
+  };
+  add_range(kube::GetString(node, {"spec", "podCIDR"}));
+  if (const rapidjson::Value* cidrs = kube::Find(node, {"spec", "podCIDRs"});
+      cidrs != nullptr && cidrs->IsArray()) {
+    for (const rapidjson::Value& c : cidrs->GetArray()) add_range(kube::GetString(c, {}));
+  }
+}
+
+void HostNetwork::AddTenantPod(const rapidjson::Value& pod) {
+  if (auto ip = IpAddress::Parse(kube::GetString(pod, {"status", "podIP"}))) {
+    tenant_pods_.insert(*ip);
+  }
+  if (const rapidjson::Value* ips = kube::Find(pod, {"status", "podIPs"});
+      ips != nullptr && ips->IsArray()) {
+    for (const rapidjson::Value& i : ips->GetArray()) {
+      if (auto ip = IpAddress::Parse(kube::GetString(i, {"ip"}))) tenant_pods_.insert(*ip);
+    }
+  }
+}
+
+std::optional<std::string> HostNetwork::WhyNot(std::string_view address) const {
+  std::optional<IpAddress> ip = IpAddress::Parse(address);
+  if (!ip) return "not an IP address";
+  if (std::optional<std::string> special = Special(*ip)) return special;
+  if (auto node = node_addresses_.find(*ip); node != node_addresses_.end()) {
+    return "an address of host Node " + node->second;
+  }
+  if (tenant_pods_.contains(*ip)) return std::nullopt;
+  for (const auto& [range, node] : pod_ranges_) {
+    if (range.Contains(*ip)) {
+      return "in the pod range of host Node " + node + " and not one of this tenant's pods";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<rapidjson::Value> HostTargetRef(const rapidjson::Value& ref, std::string_view ns,
+                                              const SyncerConfig& config, Allocator& a) {
+  if (!ref.IsObject() || kube::GetString(ref, {"kind"}) != "Pod") return std::nullopt;
+  const std::string_view name = kube::GetString(ref, {"name"});
+  if (name.empty()) return std::nullopt;
+  const std::string_view ref_ns = kube::GetString(ref, {"namespace"});
+  // Only what names the host pod: the virtual uid and resourceVersion
+  // would point at nothing there.
+  rapidjson::Value host(rapidjson::kObjectType);
+  SetStringMember(host, "kind", "Pod", a);
+  SetStringMember(host, "namespace", config.host_namespace, a);
+  SetStringMember(host, "name", HostName(name, ref_ns.empty() ? ns : ref_ns, config.tenant), a);
+  return host;
+}
+
+}  // namespace vtenant::syncer

@@ -1,0 +1,110 @@
+#include "syncer/endpoints_translator.h"
+
+#include <gtest/gtest.h>
+
+#include "syncer/names.h"
+#include "syncer/test_objects.h"
+
+namespace vtenant::syncer {
+namespace {
+
+using testing::Json;
+using testing::NlpConfig;
+
+HostNetwork OneNode() {
+  HostNetwork network;
+  network.AddNode(Json(R"({"metadata":{"name":"l40s-0"},"spec":{"podCIDRs":["10.244.0.0/24"]},
+      "status":{"addresses":[{"type":"InternalIP","address":"192.168.0.2"}]}})"));
+  network.AddTenantPod(Json(R"({"status":{"podIP":"10.244.0.4"}})"));
+  return network;
+}
+
+kube::Object Endpoints(const std::string& subsets) {
+  return Json(R"({"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"db",
+      "namespace":"ml","uid":"e1"},"subsets":)" +
+              subsets + "}");
+}
+
+// One row per decision on hand-written Endpoints.
+TEST(EndpointsTranslatorTest, Table) {
+  const SyncerConfig config = NlpConfig();
+  EndpointsTranslator translator(config);
+  const std::string own_pod = R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" +
+                              HostName("db-1", "ml", "nlp") + R"("})";
+  struct Row {
+    const char* decision;
+    std::string subsets;
+    std::string host_subsets;  // exactly
+    bool warned;               // EndpointAddressNotAllowed
+    DroppedFields dropped;
+  } rows[] = {
+      {"an external address with its hostname and ports travels",
+       R"([{"addresses":[{"ip":"192.168.5.10","hostname":"db-0"}],
+            "ports":[{"name":"pg","port":5432,"protocol":"TCP","appProtocol":"postgresql"}]}])",
+       R"([{"addresses":[{"ip":"192.168.5.10","hostname":"db-0"}],
+            "ports":[{"name":"pg","port":5432,"protocol":"TCP","appProtocol":"postgresql"}]}])",
+       false,
+       {}},
+      {"the tenant's own pod, its targetRef made the host pod's",
+       R"([{"addresses":[{"ip":"10.244.0.4","nodeName":"l40s-0",
+            "targetRef":{"kind":"Pod","name":"db-1","uid":"p1"}}],"ports":[{"port":5432}]}])",
+       R"([{"addresses":[{"ip":"10.244.0.4","nodeName":"l40s-0","targetRef":)" + own_pod +
+           R"(}],"ports":[{"port":5432}]}])",
+       false,
+       {}},
+      {"a targetRef to anything but a pod is dropped",
+       R"([{"notReadyAddresses":[{"ip":"192.168.5.11",
+            "targetRef":{"kind":"Service","namespace":"ml","name":"x"}}]}])",
+       R"([{"notReadyAddresses":[{"ip":"192.168.5.11"}]}])",
+       false,
+       {}},
+      {"hostile: a node's address, another tenant's pod and the metadata service are left off",
+       R"([{"addresses":[{"ip":"192.168.0.2"},{"ip":"10.244.0.9"},{"ip":"192.168.5.10"}],
+            "notReadyAddresses":[{"ip":"169.254.169.254"}],"ports":[{"port":80}]}])",
+       R"([{"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])",
+       true,
+       {}},
+      {"hostile: a subset left without addresses goes",
+       R"([{"addresses":[{"ip":"192.168.0.2"}],"ports":[{"port":10250}]},
+           {"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])",
+       R"([{"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])",
+       true,
+       {}},
+      {"members no translator knows are left out and reported",
+       R"([{"addresses":[{"ip":"192.168.5.10","shiny":1}],"shiny":2}])",
+       R"([{"addresses":[{"ip":"192.168.5.10"}]}])",
+       false,
+       {"subsets[].shiny", "subsets[].addresses[].shiny"}},
+  };
+  for (const Row& row : rows) {
+    TranslationNotes notes;
+    kube::Object host = translator.ToHost(Endpoints(row.subsets), OneNode(), &notes);
+    EXPECT_EQ(kube::Name(host), HostName("db", "ml", "nlp")) << row.decision;
+    EXPECT_EQ(host["subsets"], Json(row.host_subsets))
+        << row.decision << ": " << kube::ToJson(host["subsets"]);
+    EXPECT_EQ(notes.warnings.size(), row.warned ? 1u : 0u) << row.decision;
+    if (row.warned) {
+      EXPECT_EQ(notes.warnings[0].reason, kEndpointAddressNotAllowed);
+      EXPECT_EQ(notes.warnings[0].message.find("192.168.5.10"), std::string::npos)
+          << notes.warnings[0].message;
+    }
+    EXPECT_FALSE(notes.refusal) << row.decision;
+    EXPECT_EQ(notes.dropped, row.dropped) << row.decision;
+  }
+}
+
+TEST(EndpointsTranslatorTest, UpdateFollowsTheAddresses) {
+  const SyncerConfig config = NlpConfig();
+  EndpointsTranslator translator(config);
+  kube::Object endpoints = Endpoints(R"([{"addresses":[{"ip":"192.168.5.10"}]}])");
+  kube::Object host = translator.ToHost(endpoints, OneNode());
+  EXPECT_FALSE(translator.Update(translator.ToHost(endpoints, OneNode()), host));
+  endpoints["subsets"][0]["addresses"][0]["ip"].SetString("192.168.5.11", endpoints.GetAllocator());
+  std::optional<kube::Object> update =
+      translator.Update(translator.ToHost(endpoints, OneNode()), host);
+  ASSERT_TRUE(update);
+  EXPECT_EQ(kube::GetString((*update)["subsets"][0]["addresses"][0], {"ip"}), "192.168.5.11");
+}
+
+}  // namespace
+}  // namespace vtenant::syncer
