@@ -7,6 +7,12 @@
 // virtual pod refers to it); otherwise it deletes the copy. Level-triggered:
 // virtual objects, host copies and virtual pods all enqueue the keys they
 // concern, and a relist after a restart finds copies nothing needs any more.
+//
+// A host object is updated or deleted only when it records this virtual
+// object (host_identity.h). One that holds the host name for something else
+// is left alone: a Warning Event HostNameClash on the virtual object says
+// what holds it, and the key is looked at again after a while (the holder
+// may be an object the host caches never see go).
 #pragma once
 
 #include <functional>
@@ -14,6 +20,7 @@
 #include <string>
 
 #include "kube/controller.h"
+#include "kube/event_recorder.h"
 #include "syncer/sync_metrics.h"
 #include "syncer/syncer_config.h"
 #include "syncer/syncer_informers.h"
@@ -42,16 +49,19 @@ class CopySyncer : public kube::Reconciler {
   };
 
   // `reference_prefix` is the kind's prefix in the pods' reference index
-  // ("configmap", "secret", "pvc"); unused for kAll.
+  // ("configmap", "secret", "pvc"); unused for kAll. `events` records on
+  // virtual objects.
   CopySyncer(SyncerInformers& informers, const SyncerConfig& config, kube::ResourceType type,
              CopyTranslator translator, Scope scope, std::string reference_prefix,
-             SyncMetrics& metrics);
+             SyncMetrics& metrics, kube::EventRecorder& events);
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
   // Makes the host copy of virtual ns/name exist and match, now (a pod about
   // to be created needs it). OK when the virtual object does not exist: the
-  // pod waits for it on the host as it would in any cluster.
+  // pod waits for it on the host as it would in any cluster. AlreadyExists
+  // when its host name is held by another object (see above): a pod must
+  // not be created naming it.
   Status Ensure(std::string_view ns, std::string_view name);
 
   const kube::ResourceType& type() const { return type_; }
@@ -62,6 +72,9 @@ class CopySyncer : public kube::Reconciler {
  private:
   bool Needed(std::string_view ns, std::string_view name) const;
   Status DeleteCopy(const rapidjson::Value& host);
+  // Records `clash` (a CheckIdentity answer) on `virt`, when there is one,
+  // and returns it.
+  Status Clash(const rapidjson::Value* virt, Status clash);
 
   SyncerInformers& informers_;
   const SyncerConfig& config_;
@@ -70,6 +83,7 @@ class CopySyncer : public kube::Reconciler {
   const Scope scope_;
   const std::string reference_prefix_;
   SyncMetrics& metrics_;
+  kube::EventRecorder& events_;
 };
 
 }  // namespace vtenant::syncer

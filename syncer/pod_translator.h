@@ -38,6 +38,7 @@
 
 #include "kube/object.h"
 #include "syncer/gang.h"
+#include "syncer/names.h"  // TokenSecretName, for PodContext::token_secret
 #include "syncer/owner_chain.h"
 #include "syncer/syncer_config.h"
 
@@ -66,9 +67,6 @@ struct PodContext {
   // when the pod projects one.
   std::string token_secret;
 };
-
-// The host Secret that carries the virtual token of `pod`.
-std::string TokenSecretName(std::string_view pod, std::string_view ns, std::string_view tenant);
 
 class PodTranslator {
  public:
