@@ -25,6 +25,9 @@ struct OperatorFlags {
   // Process backend: kube-apiservers starting at once; 0 = no limit.
   int starting_apiservers = 5;
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
+  // Namespaces no Tenant may take, besides the built-in ones and
+  // leader_election_namespace (the operator's own).
+  std::vector<std::string> reserved_namespaces;
   bool help = false;
 };
 

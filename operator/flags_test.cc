@@ -29,6 +29,9 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(f->starting_apiservers, 4);
   EXPECT_EQ(d->starting_apiservers, 5);
   EXPECT_EQ(ParseOperatorFlags({"--starting-apiservers=0"})->starting_apiservers, 0);
+  EXPECT_TRUE(d->reserved_namespaces.empty());
+  EXPECT_EQ(ParseOperatorFlags({"--reserved-namespaces=gpu-pool,,ops"})->reserved_namespaces,
+            (std::vector<std::string>{"gpu-pool", "ops"}));
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -48,7 +51,7 @@ TEST(FlagsTest, UsageDocumentsEveryFlag) {
        {"--kubeconfig", "--backend-default", "--state-dir", "--tools-bin", "--syncer-binary",
         "--no-syncer", "--etcd-servers", "--syncer-image", "--health-address", "--leader-elect",
         "--leader-election-namespace", "--leader-election-id", "--workers", "--starting-apiservers",
-        "--help"}) {
+        "--reserved-namespaces", "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

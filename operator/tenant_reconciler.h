@@ -14,10 +14,20 @@
 // endpoint, kubeconfig Secret, queue and GPU allocated. Events mark every
 // step that changed something and every problem.
 //
+// A Tenant cannot take what is not the operator's: one whose host namespace
+// is reserved (CheckNamespaceNotReserved: the cluster's, vtenant's own) is
+// refused (Ready=False ReservedName), and so is one whose namespace or
+// queue exists without the labels the operator puts on what it makes for
+// that Tenant (NamespaceTaken, QueueTaken): phase Failed, a Warning Event,
+// nothing built or adopted, looked at again until the name is free. The
+// same labels are checked before every write of a namespace, queue or
+// cluster-scoped object that may already exist, and before every delete.
+//
 // Deletion (the finalizer): the control plane and syncer go first (so the
 // syncer recreates nothing), then the queue, the cluster-scoped binding and
-// the namespace with all it holds (Secrets, synced pods, RBAC); the
-// finalizer is removed once the namespace is gone.
+// the namespace with all it holds (Secrets, synced pods, RBAC), each only
+// when it is the operator's for this Tenant; the finalizer is removed once
+// the namespace is gone (or was never the operator's).
 #pragma once
 
 #include <chrono>
@@ -25,6 +35,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "kube/client.h"
 #include "kube/controller.h"
@@ -50,6 +61,13 @@ struct TenantReconcilerOptions {
   std::chrono::milliseconds ready_requeue = std::chrono::minutes(5);
   kube::WallClock now = kube::SystemNow;
   kube::Registry* registry = &kube::DefaultRegistry();
+  // The operator's own namespace: no Tenant may take it, and the
+  // control-plane NetworkPolicy admits the operator's pods from it to the
+  // virtual API server.
+  std::string operator_namespace = "vtenant-system";
+  // Further namespaces no Tenant may take (the scheduler's reservation
+  // namespace as deployed); kReservedNamespaces always are.
+  std::vector<std::string> reserved_namespaces;
 };
 
 class TenantReconciler final : public kube::Reconciler {
