@@ -69,7 +69,10 @@ kube::Object RenderKubeconfigReaderBinding(const TenantSpec& spec);
 //     API server use those ranges (a public host API server address stays
 //     reachable, though with no credential for it on the tenant's pods).
 // So the tenant's pods reach neither other tenants' namespaces, nor the
-// host control plane, nor vtenant's own namespaces.
+// host control plane, nor vtenant's own namespaces. Nor a private address
+// outside the cluster (a database on the company network behind a
+// selector-less Service): NetworkPolicies add up, so an admin who wants
+// that adds a policy of their own in the namespace.
 kube::Object RenderNetworkPolicy(const TenantSpec& spec);
 
 // The NetworkPolicy "vtenant-control-plane" over the control-plane pod only

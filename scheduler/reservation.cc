@@ -124,7 +124,9 @@ Result<std::string> Reservations::Ensure(std::string_view node, int index, bool 
     if (kube::Label(*pod, kReservationLabel) != kReservationLabelValue)
       return FailedPrecondition("pod " + options_.ns + "/" + name +
                                 " is not a reservation pod (no " + kReservationLabel + "=" +
-                                kReservationLabelValue + "); its GPU's UUID is not taken from it");
+                                kReservationLabelValue +
+                                "; one made by an older scheduler needs that label added); its "
+                                "GPU's UUID is not taken from it");
     if (kube::IsBeingDeleted(*pod))
       return Unavailable("reservation pod " + name + " is being deleted; the GPU is tried again");
     if (auto uuid = kube::Annotation(*pod, kReservedGpuAnnotation); uuid && !uuid->empty())
