@@ -1,5 +1,7 @@
 #include "operator/ensure_object.h"
 
+#include "operator/tenant.h"
+
 namespace vtenant::op {
 
 bool ContainsFields(const rapidjson::Value& actual, const rapidjson::Value& desired) {
@@ -53,6 +55,66 @@ Status DeleteIfPresent(kube::Client& client, const kube::ResourceType& type, std
                        std::string_view name) {
   Status s = client.Delete(type, ns, name, {.propagation_policy = "Background"});
   if (s.ok() || s.code() == StatusCode::kNotFound) return Status::Ok();
+  return s.WithContext("deleting " + type.resource + " " + std::string(name));
+}
+
+bool OwnedByOperator(const rapidjson::Value& object, std::string_view tenant) {
+  if (kube::Label(object, kManagedByLabel) != kManagedByOperator) return false;
+  return tenant.empty() || kube::Label(object, kTenantLabel) == tenant;
+}
+
+Status CheckOwnedByOperator(const rapidjson::Value& object, const kube::ResourceType& type,
+                            std::string_view tenant) {
+  if (OwnedByOperator(object, tenant)) return Status::Ok();
+  const std::string name(kube::Name(object));
+  return FailedPrecondition(
+      type.kind + " " + std::string(name) + " exists and was not made by vtenant-operator" +
+      (tenant.empty() ? std::string() : " for Tenant " + std::string(tenant)) +
+      " (it does not carry the labels " + kManagedByLabel + "=" + kManagedByOperator +
+      (tenant.empty() ? std::string()
+                      : ", " + std::string(kTenantLabel) + "=" + std::string(tenant)) +
+      "); it is neither adopted nor changed");
+}
+
+Result<Ensured> EnsureOwnedObject(kube::Client& client, const kube::ResourceType& type,
+                                  std::string_view ns, const rapidjson::Value& desired,
+                                  std::string_view tenant) {
+  const std::string_view name = kube::Name(desired);
+  Result<kube::Object> actual = client.Get(type, ns, name);
+  if (actual.status().code() == StatusCode::kNotFound) {
+    Result<kube::Object> created = client.Create(type, ns, desired);
+    if (created.ok()) return Ensured::kCreated;
+    if (created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status().WithContext("creating " + type.resource + " " + std::string(name));
+    }
+    // Someone made it since: whose it is decides.
+    actual = client.Get(type, ns, name);
+  }
+  if (!actual.ok()) {
+    return actual.status().WithContext("reading " + type.resource + " " + std::string(name));
+  }
+  VT_RETURN_IF_ERROR(CheckOwnedByOperator(*actual, type, tenant));
+  return EnsureObject(client, type, ns, desired);
+}
+
+Result<Deleted> DeleteIfOwned(kube::Client& client, const kube::ResourceType& type,
+                              std::string_view ns, std::string_view name, std::string_view tenant) {
+  Result<kube::Object> actual = client.Get(type, ns, name);
+  if (actual.status().code() == StatusCode::kNotFound) return Deleted::kAbsent;
+  if (!actual.ok()) {
+    return actual.status().WithContext("reading " + type.resource + " " + std::string(name));
+  }
+  if (!OwnedByOperator(*actual, tenant)) return Deleted::kNotOurs;
+  if (kube::IsBeingDeleted(*actual)) return Deleted::kDeleted;  // on its way
+  Status s = client.Delete(
+      type, ns, name,
+      {.precondition_uid = std::string(kube::Uid(*actual)), .propagation_policy = "Background"});
+  if (s.ok()) return Deleted::kDeleted;
+  if (s.code() == StatusCode::kNotFound) return Deleted::kAbsent;
+  // Replaced since it was read: the new one is judged on the next try.
+  if (s.code() == StatusCode::kConflict) {
+    return Unavailable(type.kind + " " + std::string(name) + " was replaced while being deleted");
+  }
   return s.WithContext("deleting " + type.resource + " " + std::string(name));
 }
 

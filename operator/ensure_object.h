@@ -30,4 +30,37 @@ Result<Ensured> EnsureObject(kube::Client& client, const kube::ResourceType& typ
 Status DeleteIfPresent(kube::Client& client, const kube::ResourceType& type, std::string_view ns,
                        std::string_view name);
 
+// The labels the operator puts on what it makes, and so how it knows its
+// own: app.kubernetes.io/managed-by=vtenant-operator, and for what it makes
+// for one Tenant vtenant.io/tenant=<tenant>.
+inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
+inline constexpr char kManagedByOperator[] = "vtenant-operator";
+
+// Whether `object` carries those labels (`tenant` empty: shared objects,
+// the managed-by label alone).
+bool OwnedByOperator(const rapidjson::Value& object, std::string_view tenant);
+
+// OK when `object` (of `type`) is OwnedByOperator(tenant); otherwise
+// FailedPrecondition saying whose it is not and that it is left alone.
+Status CheckOwnedByOperator(const rapidjson::Value& object, const kube::ResourceType& type,
+                            std::string_view tenant);
+
+// EnsureObject for an object that may exist without being the operator's
+// (a cluster-scoped name, a namespace, a queue): one that exists and is
+// not OwnedByOperator(tenant) is neither adopted nor changed;
+// FailedPrecondition says so.
+Result<Ensured> EnsureOwnedObject(kube::Client& client, const kube::ResourceType& type,
+                                  std::string_view ns, const rapidjson::Value& desired,
+                                  std::string_view tenant);
+
+// What DeleteIfOwned did.
+enum class Deleted { kDeleted, kAbsent, kNotOurs };
+
+// Deletes the object only when it is OwnedByOperator(tenant), with its UID
+// as a precondition so a replacement made meanwhile is not taken with it
+// (kDeleted also when it is already being deleted); one that is not the
+// operator's is left alone (kNotOurs).
+Result<Deleted> DeleteIfOwned(kube::Client& client, const kube::ResourceType& type,
+                              std::string_view ns, std::string_view name, std::string_view tenant);
+
 }  // namespace vtenant::op

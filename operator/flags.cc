@@ -38,7 +38,14 @@ Usage: vtenant-operator [flags]
                               default 127.0.0.1:8082)
   --leader-elect              one active replica, over the Lease
                               <leader-election-namespace>/<leader-election-id>
-  --leader-election-namespace NS   (default vtenant-system)
+  --leader-election-namespace NS   the operator's own namespace: its Lease, the one
+                              whose pods the NetworkPolicies admit to virtual API
+                              servers, and one no Tenant may take (default
+                              vtenant-system)
+  --reserved-namespaces NS,...  namespaces no Tenant may take, besides kube-system,
+                              kube-public, kube-node-lease, default, vtenant-system,
+                              vtenant-reservation and the operator's own (the chart
+                              passes the scheduler's reservation namespace)
   --leader-election-id NAME        (default vtenant-operator)
   --credentials-namespace NS  where each tenant's CA and certificates are kept
                               (Secret vc-<tenant>-certs): the operator's own
@@ -111,6 +118,17 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       {"leader-election-namespace", str(&f.leader_election_namespace)},
       {"leader-election-id", str(&f.leader_election_id)},
       {"credentials-namespace", str(&f.credentials_namespace)},
+      {"reserved-namespaces",
+       [&](const std::string& v) {
+         f.reserved_namespaces.clear();
+         for (size_t start = 0; start <= v.size();) {
+           size_t comma = v.find(',', start);
+           if (comma == std::string::npos) comma = v.size();
+           if (comma > start) f.reserved_namespaces.push_back(v.substr(start, comma - start));
+           start = comma + 1;
+         }
+         return Status::Ok();
+       }},
       {"workers",
        [&](const std::string& v) {
          try {

@@ -34,6 +34,9 @@ struct OperatorFlags {
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
   // The host's vtenant scheduler: every tenant pod's schedulerName on the host.
   std::string scheduler_name = "kai-scheduler";
+  // Namespaces no Tenant may take, besides the built-in ones and
+  // leader_election_namespace (the operator's own).
+  std::vector<std::string> reserved_namespaces;
   bool help = false;
 };
 

@@ -35,6 +35,9 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(d->tenant_credential_lifetime, std::chrono::hours(24));
   EXPECT_EQ(ParseOperatorFlags({"--tenant-credential-lifetime=7d"})->tenant_credential_lifetime,
             std::chrono::hours(24 * 7));
+  EXPECT_TRUE(d->reserved_namespaces.empty());
+  EXPECT_EQ(ParseOperatorFlags({"--reserved-namespaces=gpu-pool,,ops"})->reserved_namespaces,
+            (std::vector<std::string>{"gpu-pool", "ops"}));
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -58,7 +61,8 @@ TEST(FlagsTest, UsageDocumentsEveryFlag) {
        {"--kubeconfig", "--backend-default", "--state-dir", "--tools-bin", "--syncer-binary",
         "--no-syncer", "--etcd-servers", "--syncer-image", "--health-address", "--leader-elect",
         "--leader-election-namespace", "--leader-election-id", "--workers", "--starting-apiservers",
-        "--credentials-namespace", "--tenant-credential-lifetime", "--help"}) {
+         "--credentials-namespace", "--tenant-credential-lifetime", "--reserved-namespaces",
+         "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

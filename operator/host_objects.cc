@@ -63,10 +63,18 @@ std::string KubeconfigReaderRole(std::string_view tenant) {
 }
 
 kube::Object RenderNamespace(const TenantSpec& spec) {
-  return Parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":)" +
-               Q(HostNamespace(spec.name)) + "," + Labels(spec) +
-               R"(,"annotations":{"vtenant.io/backend":)" +
-               Q(BackendName(spec.control_plane.backend)) + "}}}");
+  std::map<std::string, std::string> labels = PodSecurityLabels(spec.isolation);
+  labels[kTenantLabel] = spec.name;
+  labels["app.kubernetes.io/managed-by"] = "vtenant-operator";
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Namespace"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", HostNamespace(spec.name)},
+           {"labels", kube::StringMap(labels)},
+           {"annotations",
+            kube::JsonObject{{kBackendAnnotation, BackendName(spec.control_plane.backend)}}}}}});
 }
 
 kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs,
@@ -192,11 +200,81 @@ kube::Object RenderKubeconfigReaderBinding(const TenantSpec& spec) {
                Q(KubeconfigReaderRole(spec.name)) + R"(},"subjects":[)" + subjects + "]}");
 }
 
+namespace {
+
+kube::JsonObject PolicyMeta(const TenantSpec& spec, std::string_view name) {
+  return kube::JsonObject{
+      {"name", name},
+      {"namespace", HostNamespace(spec.name)},
+      {"labels", kube::JsonObject{{kTenantLabel, spec.name},
+                                  {"app.kubernetes.io/managed-by", "vtenant-operator"}}}};
+}
+
+// The address ranges a cluster's own networks use: private (RFC 1918, IPv6
+// unique local), shared (RFC 6598), link-local (cloud metadata services
+// live there) and loopback.
+kube::JsonArray OutsideTheCluster() {
+  return kube::JsonArray{
+      kube::JsonObject{
+          {"ipBlock",
+           kube::JsonObject{
+               {"cidr", "0.0.0.0/0"},
+               {"except", kube::JsonArray{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+                                          "100.64.0.0/10", "169.254.0.0/16", "127.0.0.0/8"}}}}},
+      kube::JsonObject{
+          {"ipBlock",
+           kube::JsonObject{{"cidr", "::/0"},
+                            {"except", kube::JsonArray{"fc00::/7", "fe80::/10", "::1/128"}}}}}};
+}
+
+}  // namespace
+
 kube::Object RenderNetworkPolicy(const TenantSpec& spec) {
-  return Parse(R"({"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy",)" +
-               Meta(spec, kNetworkPolicyName, true) + R"(,"spec":{"podSelector":{},
-    "policyTypes":["Ingress"],
-    "ingress":[{"from":[{"podSelector":{}}]},{"ports":[{"protocol":"TCP","port":6443}]}]}})");
+  const kube::JsonObject same_namespace{{"podSelector", kube::JsonObject{}}};
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "networking.k8s.io/v1"},
+      {"kind", "NetworkPolicy"},
+      {"metadata", PolicyMeta(spec, kNetworkPolicyName)},
+      {"spec", kube::JsonObject{
+                   {"podSelector", kube::JsonObject{}},
+                   {"policyTypes", kube::JsonArray{"Ingress", "Egress"}},
+                   {"ingress",
+                    kube::JsonArray{kube::JsonObject{{"from", kube::JsonArray{same_namespace}}}}},
+                   {"egress",
+                    kube::JsonArray{
+                        kube::JsonObject{{"to", kube::JsonArray{same_namespace}}},
+                        kube::JsonObject{
+                            {"ports",
+                             kube::JsonArray{kube::JsonObject{{"protocol", "UDP"}, {"port", 53}},
+                                             kube::JsonObject{{"protocol", "TCP"}, {"port", 53}}}}},
+                        kube::JsonObject{{"to", OutsideTheCluster()}}}}}}});
+}
+
+kube::Object RenderControlPlaneNetworkPolicy(const TenantSpec& spec,
+                                             std::string_view operator_namespace) {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "networking.k8s.io/v1"},
+      {"kind", "NetworkPolicy"},
+      {"metadata", PolicyMeta(spec, kControlPlaneNetworkPolicyName)},
+      {"spec",
+       kube::JsonObject{
+           {"podSelector",
+            kube::JsonObject{
+                {"matchLabels", kube::JsonObject{{kComponentLabel, kControlPlaneComponent}}},
+                {"matchExpressions",
+                 kube::JsonArray{kube::JsonObject{{"key", kSyncerManagedByLabel},
+                                                  {"operator", "DoesNotExist"}}}}}},
+           {"policyTypes", kube::JsonArray{"Ingress", "Egress"}},
+           {"ingress",
+            kube::JsonArray{kube::JsonObject{
+                {"from", kube::JsonArray{kube::JsonObject{
+                             {"namespaceSelector",
+                              kube::JsonObject{
+                                  {"matchLabels", kube::JsonObject{{"kubernetes.io/metadata.name",
+                                                                    operator_namespace}}}}}}}},
+                {"ports",
+                 kube::JsonArray{kube::JsonObject{{"protocol", "TCP"}, {"port", 6443}}}}}}},
+           {"egress", kube::JsonArray{kube::JsonObject{}}}}}});
 }
 
 kube::Object RenderQueue(const TenantSpec& spec) {

@@ -25,6 +25,13 @@ inline constexpr char kNetworkPolicyName[] = "vtenant-isolation";
 // namespace, its cluster-scoped read of nodes, and the operator's own rights
 // in a tenant's namespace.
 inline constexpr char kSyncerRole[] = "vtenant:syncer";
+inline constexpr char kControlPlaneNetworkPolicyName[] = "vtenant-control-plane";
+// The label host components select the control-plane pod by (a vtenant.io
+// key: the syncer never copies one from a tenant), and the label every
+// synced pod carries, which selectors of the control plane exclude.
+inline constexpr char kComponentLabel[] = "vtenant.io/component";
+inline constexpr char kControlPlaneComponent[] = "control-plane";
+inline constexpr char kSyncerManagedByLabel[] = "vtenant.io/managed-by";
 inline constexpr char kSyncerNodeReaderRole[] = "vtenant:syncer-node-reader";
 inline constexpr char kOperatorTenantRole[] = "vtenant:operator-tenant-namespace";
 // The RoleBindings of those roles in vtenant-<t>.
@@ -36,8 +43,9 @@ inline constexpr char kLegacySyncerRole[] = "vtenant-syncer";
 std::string SyncerNodeReaderBinding(std::string_view tenant);  // vtenant:syncer:<t>
 std::string KubeconfigReaderRole(std::string_view tenant);     // vc-<t>-kubeconfig-reader
 
-// Namespace vtenant-<t>, labelled with the tenant and annotated with the
-// backend its control plane was built with (what CheckImmutable compares).
+// Namespace vtenant-<t>, labelled with the tenant and its Pod Security
+// Admission level (PodSecurityLabels) and annotated with the backend its
+// control plane was built with (what CheckImmutable compares).
 kube::Object RenderNamespace(const TenantSpec& spec);
 
 // Secret vc-<t>-certs with the PKI (see certificates.h), in `ns`: the
@@ -69,9 +77,35 @@ kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec);
 kube::Object RenderKubeconfigReaderRole(const TenantSpec& spec);
 kube::Object RenderKubeconfigReaderBinding(const TenantSpec& spec);
 
-// Ingress into the host namespace from the same namespace only, plus the
-// virtual API server's port (admins and the operator must reach it).
+// The NetworkPolicy "vtenant-isolation" over every pod of the host
+// namespace. Admits, and nothing else:
+//   ingress from pods of the same namespace (the tenant's pods, their
+//     Services, and their virtual API server in the control-plane pod);
+//   egress to pods of the same namespace; to port 53 (UDP and TCP) anywhere,
+//     for DNS wherever the cluster serves it (other tenants' pods refuse it
+//     with their own ingress rule); and to addresses outside the private,
+//     shared (100.64/10), link-local and loopback ranges, i.e. outside the
+//     cluster, as long as the cluster's pods, Services, nodes and its
+//     API server use those ranges (a public host API server address stays
+//     reachable, though with no credential for it on the tenant's pods).
+// So the tenant's pods reach neither other tenants' namespaces, nor the
+// host control plane, nor vtenant's own namespaces. Nor a private address
+// outside the cluster (a database on the company network behind a
+// selector-less Service): NetworkPolicies add up, so an admin who wants
+// that adds a policy of their own in the namespace.
 kube::Object RenderNetworkPolicy(const TenantSpec& spec);
+
+// The NetworkPolicy "vtenant-control-plane" over the control-plane pod only
+// (label vtenant.io/component=control-plane and no vtenant.io/managed-by,
+// which every synced pod carries; the statefulset backend's pod). Admits,
+// besides the above: ingress to the virtual API server's port 6443 from
+// pods of `operator_namespace` (the operator installs KAI's PodGroup CRD in
+// the virtual cluster through the admin kubeconfig), and egress anywhere
+// (the syncer in that pod works on the host API server). Admins reach the
+// virtual API server through `kubectl port-forward`, which no NetworkPolicy
+// sees.
+kube::Object RenderControlPlaneNetworkPolicy(const TenantSpec& spec,
+                                             std::string_view operator_namespace);
 
 // KAI Queue <t> under spec.queue.parentQueue with the spec's quotas.
 kube::Object RenderQueue(const TenantSpec& spec);

@@ -105,7 +105,9 @@ int Run(const op::OperatorFlags& flags) {
        .scheduler_name = flags.scheduler_name,
        .self = op::SubjectOfUser(*username),
        .credentials_namespace = credentials_namespace,
-       .tenant_credential_lifetime = flags.tenant_credential_lifetime});
+       .tenant_credential_lifetime = flags.tenant_credential_lifetime,
+       .operator_namespace = flags.leader_election_namespace,
+       .reserved_namespaces = flags.reserved_namespaces});
   kube::Controller& controller =
       m.AddController({.name = "tenant", .workers = flags.workers}, reconciler);
 
@@ -114,10 +116,14 @@ int Run(const op::OperatorFlags& flags) {
   kube::SharedInformer& tenants =
       informers.Get(kube::resources::kTenants, {.resync_period = std::chrono::minutes(1)});
   controller.Watch(tenants);
-  // A queue matters to its own tenant and to every tenant it is the parent
+  // A queue matters to its own tenant, to the tenant of its name (one
+  // refused while the name was taken), and to every tenant it is the parent
   // of (ParentQueueMissing, QuotaOvercommitted).
   controller.Watch(informers.Get(kube::resources::kQueues), [&tenants](const kube::Object& q) {
     std::vector<std::string> keys = TenantOf(q);
+    if (tenants.cache().Get(std::string(kube::Name(q))) != nullptr) {
+      keys.push_back(std::string(kube::Name(q)));
+    }
     for (const kube::ObjectPtr& t : tenants.cache().List()) {
       if (kube::GetString(*t, {"spec", "queue", "parentQueue"}) == kube::Name(q)) {
         keys.push_back(kube::KeyOf(*t));

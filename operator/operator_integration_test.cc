@@ -26,6 +26,7 @@
 #include "localenv/testing/rbac_audit.h"
 #include "localenv/tools.h"
 #include "operator/base64.h"
+#include "operator/host_objects.h"
 #include "operator/manifest.h"
 #include "operator/process_backend.h"
 #include "operator/statefulset_backend.h"
@@ -230,6 +231,8 @@ TEST_F(OperatorIntegrationTest, BadTenantsAreRefusedWithTheSchemasMessage) {
       {TenantYaml("not.a.label", "ml-org"), "must be a DNS label of at most 55 characters"},
       {TenantYaml("vm", "ml-org") + "  isolation: {allowedPrivilegedFeatures: [sysadmin]}\n",
        "Unsupported value: \"sysadmin\""},
+      {TenantYaml("system", "ml-org"), "this Tenant name is reserved"},
+      {TenantYaml("reservation", "ml-org"), "this Tenant name is reserved"},
   };
   for (const Case& c : cases) {
     Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, c.yaml);
@@ -772,6 +775,97 @@ TEST_F(OperatorIntegrationTest, DeletionLeavesNothingBehind) {
   EXPECT_TRUE(client().Get(res::kQueues, "", "research").ok());
   // The other tenants are untouched.
   EXPECT_EQ(Phase("nlp"), "Ready");
+}
+
+// A Tenant cannot take a namespace or a queue that exists and is not the
+// operator's: it is refused, nothing is adopted, and deleting the Tenant
+// leaves them as they were.
+TEST_F(OperatorIntegrationTest, ForeignNamespaceAndQueueAreRefusedAndOutliveTheTenant) {
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(client()
+                  .Create(res::kNamespaces, "",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{
+                              "name":"vtenant-squatter","labels":{"owner":"payments"}}})"))
+                  .ok());
+  ASSERT_TRUE(client()
+                  .Create(res::kConfigMaps, "vtenant-squatter",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{
+                              "name":"ledger","namespace":"vtenant-squatter"},"data":{"k":"v"}})"))
+                  .ok());
+  CreateQueue("taken", 0.5);
+  const std::string queue_before =
+      kube::ToJson(client().Get(res::kQueues, "", "taken").value()["spec"]);
+  ApplyTenant(TenantYaml("squatter", "research"));
+  ApplyTenant(TenantYaml("taken", "research"));
+  for (auto [tenant, reason] :
+       {std::pair{"squatter", "NamespaceTaken"}, std::pair{"taken", "QueueTaken"}}) {
+    ASSERT_TRUE(Eventually(
+        [&, tenant = tenant, reason = reason] {
+          return Condition(tenant, "Ready").value_or(kube::Condition{}).reason == reason;
+        },
+        seconds(120), std::chrono::milliseconds(200)))
+        << Describe(tenant);
+    EXPECT_EQ(Phase(tenant), "Failed");
+    EXPECT_NE(Condition(tenant, "Ready")->message.find("not made by vtenant-operator"),
+              std::string::npos);
+  }
+  kube::Object ns = client().Get(res::kNamespaces, "", "vtenant-squatter").value();
+  EXPECT_FALSE(kube::Label(ns, "vtenant.io/tenant").has_value());
+  EXPECT_FALSE(client().Get(res::kQueues, "", "squatter").ok());
+  EXPECT_FALSE(client().Get(res::kNamespaces, "", "vtenant-taken").ok());
+  EXPECT_EQ(kube::ToJson(client().Get(res::kQueues, "", "taken").value()["spec"]), queue_before);
+  EXPECT_FALSE(kube::Label(client().Get(res::kQueues, "", "taken").value(), "vtenant.io/tenant")
+                   .has_value());
+
+  for (const char* tenant : {"squatter", "taken"}) {
+    ASSERT_TRUE(client().Delete(res::kTenants, "", tenant).ok());
+  }
+  for (const char* tenant : {"squatter", "taken"}) {
+    EXPECT_TRUE(Eventually([&] { return !client().Get(res::kTenants, "", tenant).ok(); },
+                           seconds(120), std::chrono::milliseconds(200)))
+        << Describe(tenant);
+  }
+  Result<kube::Object> survived = client().Get(res::kNamespaces, "", "vtenant-squatter");
+  ASSERT_TRUE(survived.ok());
+  EXPECT_FALSE(kube::IsBeingDeleted(*survived));
+  EXPECT_TRUE(client().Get(res::kConfigMaps, "vtenant-squatter", "ledger").ok());
+  Result<kube::Object> queue = client().Get(res::kQueues, "", "taken");
+  ASSERT_TRUE(queue.ok());
+  EXPECT_FALSE(kube::IsBeingDeleted(*queue));
+  EXPECT_EQ(kube::ToJson((*queue)["spec"]), queue_before);
+}
+
+// The host namespace is a second gate: Pod Security Admission refuses a
+// privileged pod there whoever sends it (a syncer bug included), and the
+// NetworkPolicies the API server accepted are in place.
+TEST_F(OperatorIntegrationTest, TheHostNamespaceRefusesAPrivilegedPod) {
+  if (operator_ == nullptr) StartOperator();
+  ASSERT_TRUE(Eventually([&] { return Phase("nlp") == "Ready"; }, seconds(300), seconds(1)))
+      << Describe("nlp");
+  Result<kube::Object> ns = client().Get(res::kNamespaces, "", "vtenant-nlp");
+  ASSERT_TRUE(ns.ok());
+  EXPECT_EQ(kube::Label(*ns, "pod-security.kubernetes.io/enforce").value_or(""), "baseline");
+  for (const char* policy : {"vtenant-isolation", "vtenant-control-plane"}) {
+    EXPECT_TRUE(client().Get(resources::kNetworkPolicies, "vtenant-nlp", policy).ok()) << policy;
+  }
+  Result<kube::Object> privileged =
+      client().Create(res::kPods, "vtenant-nlp",
+                      ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"escape",
+          "namespace":"vtenant-nlp"},"spec":{"schedulerName":"kai-scheduler","containers":[{
+          "name":"c","image":"busybox","securityContext":{"privileged":true}}]}})"));
+  ASSERT_FALSE(privileged.ok());
+  EXPECT_EQ(privileged.status().code(), StatusCode::kForbidden) << privileged.status().ToString();
+  EXPECT_NE(privileged.status().message().find("PodSecurity \"baseline"), std::string::npos)
+      << privileged.status().message();
+  // A plain pod is admitted, so the refusal above is the level's.
+  Result<kube::Object> plain =
+      client().Create(res::kPods, "vtenant-nlp",
+                      ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"plain",
+          "namespace":"vtenant-nlp"},"spec":{"schedulerName":"kai-scheduler","containers":[{
+          "name":"c","image":"busybox"}]}})"));
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_TRUE(
+      client().Delete(res::kPods, "vtenant-nlp", "plain", {.grace_period_seconds = 0}).ok());
 }
 
 TEST_F(OperatorIntegrationTest, StatefulSetObjectsPassAServerSideDryRun) {

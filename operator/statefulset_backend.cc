@@ -17,8 +17,18 @@ std::string Q(std::string_view s) {
 std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
 
 std::string Labels(const ControlPlaneRequest& r) {
-  return R"({"vtenant.io/tenant":)" + Q(r.spec.name) +
+  return R"({"vtenant.io/tenant":)" + Q(r.spec.name) + "," + Q(kComponentLabel) + ":" +
+         Q(kControlPlaneComponent) +
          R"(,"app.kubernetes.io/name":"vtenant-control-plane","app.kubernetes.io/managed-by":"vtenant-operator"})";
+}
+
+// What the Service and the StatefulSet select the control-plane pod by:
+// vtenant.io keys only, which the syncer never copies from a tenant's pod
+// (the tenant label it forces to the tenant, the component label it drops),
+// so no synced pod can join the control plane's endpoints or be adopted.
+std::string SelectorLabels(const ControlPlaneRequest& r) {
+  return R"({"vtenant.io/tenant":)" + Q(r.spec.name) + "," + Q(kComponentLabel) + ":" +
+         Q(kControlPlaneComponent) + "}";
 }
 
 std::string Meta(const ControlPlaneRequest& r, const std::string& name) {
@@ -59,8 +69,7 @@ std::string StatefulSetEndpoint(const ControlPlaneRequest& request) {
 
 kube::Object RenderControlPlaneService(const ControlPlaneRequest& r) {
   return Parse(R"({"apiVersion":"v1","kind":"Service",)" + Meta(r, Name(r)) +
-               R"(,"spec":{"type":"ClusterIP","selector":{"vtenant.io/tenant":)" + Q(r.spec.name) +
-               R"(,"app.kubernetes.io/name":"vtenant-control-plane"},
+               R"(,"spec":{"type":"ClusterIP","selector":)" + SelectorLabels(r) + R"(,
       "ports":[{"name":"https","port":443,"targetPort":6443,"protocol":"TCP"}]}})");
 }
 
@@ -208,14 +217,14 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
   const std::string security =
       R"({"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"capabilities":{"drop":["ALL"]}})";
 
-  std::string json =
-      R"({"apiVersion":"apps/v1","kind":"StatefulSet",)" + Meta(r, Name(r)) +
-      R"(,"spec":{"replicas":1,"serviceName":)" + Q(Name(r)) +
-      R"(,"podManagementPolicy":"Parallel","selector":{"matchLabels":{"vtenant.io/tenant":)" +
-      Q(r.spec.name) +
-      R"(,"app.kubernetes.io/name":"vtenant-control-plane"}},"template":{"metadata":{"labels":)" +
-      Labels(r) + R"(},"spec":{"serviceAccountName":)" + Q(kSyncerServiceAccount) +
-      R"(,"automountServiceAccountToken":false,"enableServiceLinks":false,
+  std::string json = R"({"apiVersion":"apps/v1","kind":"StatefulSet",)" + Meta(r, Name(r)) +
+                     R"(,"spec":{"replicas":1,"serviceName":)" + Q(Name(r)) +
+                     R"(,"podManagementPolicy":"Parallel","selector":{"matchLabels":)" +
+                     SelectorLabels(r) + R"(,"matchExpressions":[{"key":)" +
+                     Q(kSyncerManagedByLabel) +
+                     R"(,"operator":"DoesNotExist"}]},"template":{"metadata":{"labels":)" +
+                     Labels(r) + R"(},"spec":{"serviceAccountName":)" + Q(kSyncerServiceAccount) +
+                     R"(,"automountServiceAccountToken":false,"enableServiceLinks":false,
       "securityContext":{"fsGroup":65532,"seccompProfile":{"type":"RuntimeDefault"}},
       "containers":[)";
   json += R"({"name":"etcd","image":)" + Q(o.etcd_image) + R"(,"command":)" + Args(etcd) +
@@ -279,7 +288,28 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
   // applied once and resized through the PVC, not the template.
   Result<kube::Object> existing =
       host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
-  if (existing.ok()) sts["spec"].RemoveMember("volumeClaimTemplates");
+  if (existing.ok()) {
+    // A selector cannot change either: a StatefulSet made with another one
+    // (by an older operator) is replaced; its volume claim stays and is
+    // taken up by the new one.
+    const rapidjson::Value* had = kube::Find(*existing, {"spec", "selector"});
+    if (had == nullptr || !ContainsFields(*had, sts["spec"]["selector"]) ||
+        !ContainsFields(sts["spec"]["selector"], *had)) {
+      VT_ASSIGN_OR_RETURN(Deleted gone,
+                          DeleteIfOwned(host_, resources::kStatefulSets, request.host_namespace,
+                                        kube::Name(sts), request.spec.name));
+      (void)gone;
+      ControlPlaneStatus status;
+      status.endpoint = StatefulSetEndpoint(request);
+      status.control_plane = {false, "Replacing",
+                              "StatefulSet " + request.host_namespace + "/" +
+                                  std::string(kube::Name(sts)) +
+                                  " had another pod selector and is being replaced"};
+      status.syncer = {false, "ControlPlaneNotReady", "the syncer runs in the control-plane pod"};
+      return status;
+    }
+    sts["spec"].RemoveMember("volumeClaimTemplates");
+  }
   VT_ASSIGN_OR_RETURN(Ensured set,
                       EnsureObject(host_, resources::kStatefulSets, request.host_namespace, sts));
   (void)set;
@@ -308,14 +338,21 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
 Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
                                         const std::string& host_namespace) {
   const std::string name = "vc-" + tenant;
-  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, resources::kStatefulSets, host_namespace, name));
-  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, kube::resources::kServices, host_namespace, name));
-  VT_RETURN_IF_ERROR(
-      DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace, name + "-internal"));
-  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace,
-                                     ControlPlaneSecretName(tenant)));
-  VT_RETURN_IF_ERROR(
-      DeleteIfPresent(host_, kube::resources::kSecrets, host_namespace, SyncerSecretName(tenant)));
+  // Only what the operator made for this tenant goes (a namespace it does
+  // not own may hold objects of these names).
+  VT_ASSIGN_OR_RETURN(Deleted sts,
+                      DeleteIfOwned(host_, resources::kStatefulSets, host_namespace, name, tenant));
+  for (const auto& [type, object] :
+       std::vector<std::pair<const kube::ResourceType*, std::string>>{
+           {&kube::resources::kServices, name},
+           {&kube::resources::kSecrets, name + "-internal"},
+           {&kube::resources::kSecrets, ControlPlaneSecretName(tenant)},
+           {&kube::resources::kSecrets, SyncerSecretName(tenant)}}) {
+    VT_ASSIGN_OR_RETURN(Deleted deleted,
+                        DeleteIfOwned(host_, *type, host_namespace, object, tenant));
+    (void)deleted;
+  }
+  if (sts == Deleted::kNotOurs) return true;
   // The PVC is not owned by the StatefulSet; the namespace's deletion takes it.
   Result<kube::Object> left = host_.Get(resources::kStatefulSets, host_namespace, name);
   if (left.status().code() == StatusCode::kNotFound) return true;

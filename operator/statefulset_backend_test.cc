@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "kube/testing/fake_client.h"
 #include "operator/host_objects.h"
 
@@ -138,6 +140,151 @@ TEST(StatefulSetBackendTest, TheSyncerUsesItsOwnVirtualCredential) {
   EXPECT_FALSE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-syncer").ok());
   ASSERT_TRUE(backend.Ensure(r).ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-syncer").ok());
+// The Pod Security Standards "restricted" level, written from the
+// standard's text rather than from the renderer: what a pod template breaks.
+std::vector<std::string> RestrictedViolations(const rapidjson::Value& pod_spec) {
+  std::vector<std::string> out;
+  for (const char* host : {"hostNetwork", "hostPID", "hostIPC"}) {
+    if (const rapidjson::Value* v = kube::Find(pod_spec, {host}); v && v->IsBool() && v->GetBool())
+      out.push_back(host);
+  }
+  static const std::set<std::string> kVolumeTypes = {
+      "configMap", "csi",   "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
+      "projected", "secret"};
+  if (const rapidjson::Value* volumes = kube::Find(pod_spec, {"volumes"})) {
+    for (const auto& v : volumes->GetArray()) {
+      for (const auto& m : v.GetObject()) {
+        const std::string key = m.name.GetString();
+        if (key != "name" && !kVolumeTypes.contains(key)) out.push_back("volume type " + key);
+      }
+    }
+  }
+  auto pod_says = [&](const char* field) {
+    return kube::Find(pod_spec, {"securityContext", field});
+  };
+  if (const rapidjson::Value* sysctls = pod_says("sysctls"); sysctls && !sysctls->Empty())
+    out.push_back("sysctls");
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    const rapidjson::Value* containers = kube::Find(pod_spec, {list});
+    if (containers == nullptr) continue;
+    for (const auto& c : containers->GetArray()) {
+      const std::string name(kube::GetString(c, {"name"}));
+      auto says = [&](std::initializer_list<std::string_view> path) -> const rapidjson::Value* {
+        std::vector<std::string_view> full = {"securityContext"};
+        full.insert(full.end(), path);
+        const rapidjson::Value* at = &c;
+        for (std::string_view key : full) {
+          if (!at->IsObject()) return nullptr;
+          auto it = at->FindMember(rapidjson::StringRef(key.data(), key.size()));
+          if (it == at->MemberEnd()) return nullptr;
+          at = &it->value;
+        }
+        return at;
+      };
+      const rapidjson::Value* privileged = says({"privileged"});
+      if (privileged && privileged->GetBool()) out.push_back(name + ": privileged");
+      const rapidjson::Value* escalation = says({"allowPrivilegeEscalation"});
+      if (!escalation || escalation->GetBool()) out.push_back(name + ": privilege escalation");
+      const rapidjson::Value* non_root = says({"runAsNonRoot"});
+      if (!non_root) non_root = pod_says("runAsNonRoot");
+      if (!non_root || !non_root->GetBool()) out.push_back(name + ": may run as root");
+      const rapidjson::Value* user = says({"runAsUser"});
+      if (user && user->GetInt64() == 0) out.push_back(name + ": runAsUser 0");
+      const rapidjson::Value* seccomp = says({"seccompProfile", "type"});
+      if (!seccomp) seccomp = kube::Find(pod_spec, {"securityContext", "seccompProfile", "type"});
+      if (!seccomp || (std::string_view(seccomp->GetString()) != "RuntimeDefault" &&
+                       std::string_view(seccomp->GetString()) != "Localhost"))
+        out.push_back(name + ": seccomp profile");
+      bool drops_all = false;
+      if (const rapidjson::Value* drop = says({"capabilities", "drop"}))
+        for (const auto& d : drop->GetArray())
+          drops_all |= std::string_view(d.GetString()) == "ALL";
+      if (!drops_all) out.push_back(name + ": capabilities not dropped");
+      if (const rapidjson::Value* add = says({"capabilities", "add"}))
+        for (const auto& a : add->GetArray())
+          if (std::string_view(a.GetString()) != "NET_BIND_SERVICE")
+            out.push_back(name + ": adds " + a.GetString());
+      if (const rapidjson::Value* ports = kube::Find(c, {"ports"}))
+        for (const auto& p : ports->GetArray())
+          if (kube::GetInt(p, {"hostPort"}) != 0) out.push_back(name + ": hostPort");
+      if (const rapidjson::Value* proc = says({"procMount"});
+          proc && std::string_view(proc->GetString()) != "Default")
+        out.push_back(name + ": procMount");
+      if (const rapidjson::Value* hp = says({"windowsOptions", "hostProcess"}); hp && hp->GetBool())
+        out.push_back(name + ": hostProcess");
+    }
+  }
+  return out;
+}
+
+TEST(StatefulSetBackendTest, TheControlPlanePodPassesTheRestrictedLevel) {
+  // Whatever the Tenant's level, the host namespace never enforces more
+  // than restricted, so the pod vtenant runs there must pass it.
+  ControlPlaneRequest r = Request();
+  r.spec.isolation.pod_security = "restricted";
+  r.spec.isolation.allowed_privileged_features.clear();
+  kube::Object sts = RenderControlPlaneStatefulSet(r, {});
+  std::vector<std::string> violations = RestrictedViolations(sts["spec"]["template"]["spec"]);
+  EXPECT_TRUE(violations.empty()) << ::testing::PrintToString(violations);
+  // The check can fail: a root container is caught.
+  kube::Object root = kube::Clone(sts);
+  root["spec"]["template"]["spec"]["containers"][0]["securityContext"]["runAsNonRoot"].SetBool(
+      false);
+  EXPECT_FALSE(RestrictedViolations(root["spec"]["template"]["spec"]).empty());
+}
+
+TEST(StatefulSetBackendTest, SelectorsUseKeysNoSyncedPodCanCarry) {
+  ControlPlaneRequest r = Request();
+  kube::Object sts = RenderControlPlaneStatefulSet(r, {});
+  kube::Object svc = RenderControlPlaneService(r);
+  const rapidjson::Value& template_labels = sts["spec"]["template"]["metadata"]["labels"];
+  for (const rapidjson::Value* selector :
+       {&svc["spec"]["selector"], &sts["spec"]["selector"]["matchLabels"]}) {
+    ASSERT_TRUE(selector->IsObject() && !selector->ObjectEmpty());
+    for (const auto& m : selector->GetObject()) {
+      EXPECT_TRUE(std::string_view(m.name.GetString()).starts_with("vtenant.io/"))
+          << m.name.GetString();
+      EXPECT_EQ(kube::GetString(template_labels, {m.name.GetString()}), m.value.GetString());
+    }
+  }
+  EXPECT_EQ(kube::GetString(svc, {"spec", "selector", "vtenant.io/component"}), "control-plane");
+  // And never a pod the syncer made, whatever labels it carries.
+  EXPECT_EQ(kube::ToJson(sts["spec"]["selector"]["matchExpressions"]),
+            R"([{"key":"vtenant.io/managed-by","operator":"DoesNotExist"}])");
+}
+
+TEST(StatefulSetBackendTest, AStatefulSetWithAnOlderSelectorIsReplaced) {
+  kube::FakeClient host;
+  StatefulSetBackend backend(host);
+  kube::Object old = RenderControlPlaneStatefulSet(Request(), {});
+  old["spec"].RemoveMember("selector");
+  Result<kube::Object> selector = kube::ParseJson(
+      R"({"matchLabels":{"vtenant.io/tenant":"nlp","app.kubernetes.io/name":"vtenant-control-plane"}})");
+  old["spec"].AddMember("selector", rapidjson::Value(*selector, old.GetAllocator()),
+                        old.GetAllocator());
+  ASSERT_TRUE(host.Create(resources::kStatefulSets, "vtenant-nlp", old).ok());
+  Result<ControlPlaneStatus> s = backend.Ensure(Request());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->control_plane.reason, "Replacing");
+  EXPECT_FALSE(host.Get(resources::kStatefulSets, "vtenant-nlp", "vc-nlp").ok());
+  s = backend.Ensure(Request());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  kube::Object now = host.Get(resources::kStatefulSets, "vtenant-nlp", "vc-nlp").value();
+  EXPECT_EQ(kube::GetString(now, {"spec", "selector", "matchLabels", "vtenant.io/component"}),
+            "control-plane");
+}
+
+TEST(StatefulSetBackendTest, RemoveLeavesWhatTheOperatorDidNotMake) {
+  kube::FakeClient host;
+  Result<kube::Object> foreign = kube::ParseJson(
+      R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"vc-nlp","namespace":"vtenant-nlp"},
+          "spec":{"ports":[{"port":80}]}})");
+  ASSERT_TRUE(host.Create(kube::resources::kServices, "vtenant-nlp", *foreign).ok());
+  StatefulSetBackend backend(host);
+  Result<bool> removed = backend.Remove("nlp", "vtenant-nlp");
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_TRUE(*removed);
+  EXPECT_TRUE(host.Get(kube::resources::kServices, "vtenant-nlp", "vc-nlp").ok());
 }
 
 TEST(StatefulSetBackendTest, DefaultVersionWhenSpecHasNone) {

@@ -251,6 +251,32 @@ std::string CertificateSecretName(std::string_view tenant) {
   return "vc-" + std::string(tenant) + "-certs";
 }
 
+Status CheckNamespaceNotReserved(std::string_view ns,
+                                 const std::vector<std::string>& also_reserved) {
+  for (std::string_view reserved : kReservedNamespaces) {
+    if (ns == reserved) {
+      return InvalidArgument("namespace " + std::string(ns) +
+                             " is reserved for the cluster or for vtenant itself");
+    }
+  }
+  for (const std::string& reserved : also_reserved) {
+    if (ns == reserved) {
+      return InvalidArgument("namespace " + std::string(ns) +
+                             " is where this vtenant deployment runs (its operator or its "
+                             "scheduler's reservation pods)");
+    }
+  }
+  return Status::Ok();
+}
+
+std::map<std::string, std::string> PodSecurityLabels(const IsolationSpec& isolation) {
+  const std::string& level = isolation.pod_security;
+  return {{"pod-security.kubernetes.io/enforce",
+           isolation.allowed_privileged_features.empty() ? level : "privileged"},
+          {"pod-security.kubernetes.io/warn", level},
+          {"pod-security.kubernetes.io/audit", level}};
+}
+
 Status ValidateTenantName(std::string_view name) {
   static const std::regex kLabel("^[a-z]([-a-z0-9]*[a-z0-9])?$");
   if (name.empty()) return InvalidArgument("a Tenant needs a name");
@@ -261,6 +287,10 @@ Status ValidateTenantName(std::string_view name) {
     return InvalidArgument("name \"" + std::string(name) +
                            "\" is not a DNS label (lower-case letters, digits and '-', starting "
                            "with a letter, not ending with '-')");
+  }
+  if (Status reserved = CheckNamespaceNotReserved(HostNamespace(name)); !reserved.ok()) {
+    return InvalidArgument("name \"" + std::string(name) + "\" is reserved: its host " +
+                           reserved.message());
   }
   return Status::Ok();
 }

@@ -54,7 +54,9 @@ struct ControlPlaneSpec {
 // enforces it (its flags carry every field); the host namespace's Pod
 // Security Admission labels follow pod_security.
 struct IsolationSpec {
-  std::string pod_security = "baseline";  // or "restricted"
+  // The Pod Security Standards level the tenant's pods are held to:
+  // "baseline" (the default) or "restricted".
+  std::string pod_security = "baseline";
   std::vector<std::string> allowed_privileged_features;
   std::map<std::string, std::string> node_selector;
   std::string tolerations_json = "[]";          // the array as written, for the syncer's flag
@@ -104,9 +106,32 @@ inline constexpr char kTenantLabel[] = "vtenant.io/tenant";
 inline constexpr char kBackendAnnotation[] = "vtenant.io/backend";
 inline constexpr char kFinalizer[] = "vtenant.io/tenant-cleanup";
 
+// Namespaces no Tenant may take as its host namespace whatever the
+// deployment: the cluster's own and those vtenant's chart and scheduler use
+// by default. (HostNamespace prefixes "vtenant-", so only the latter can
+// come up from a name; the rest is a second line.)
+inline constexpr std::string_view kReservedNamespaces[] = {
+    "kube-system", "kube-public",    "kube-node-lease",
+    "default",     "vtenant-system", "vtenant-reservation"};
+
+// OK unless host namespace `ns` is reserved: one of kReservedNamespaces or
+// of `also_reserved` (the namespaces this deployment runs vtenant in: the
+// operator's own, the scheduler's reservation namespace). The error says
+// whose it is.
+Status CheckNamespaceNotReserved(std::string_view ns,
+                                 const std::vector<std::string>& also_reserved = {});
+
 // Whether `name` may name a Tenant: a DNS label short enough that
-// vtenant-<name> is one too. The error says what is wrong with it.
+// vtenant-<name> is one too, whose host namespace is not reserved. The
+// error says what is wrong with it.
 Status ValidateTenantName(std::string_view name);
+
+// The Pod Security Admission labels of a tenant's host namespace, so the
+// host refuses what the syncer should never have passed: enforce the
+// spec's level, or "privileged" when the Tenant allows exceptions to it
+// (the syncer enforces those one by one); warn and audit the level either
+// way.
+std::map<std::string, std::string> PodSecurityLabels(const IsolationSpec& isolation);
 
 // Reads and validates a Tenant object. `default_backend` applies when
 // spec.controlPlane.backend is empty. Every problem found is listed in the

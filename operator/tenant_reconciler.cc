@@ -157,12 +157,43 @@ Result<kube::ReconcileResult> TenantReconciler::Reconcile(const std::string& key
   const TenantSpec& spec = *parsed;
   pass.host_namespace = HostNamespace(spec.name);
 
+  // What is not the operator's is refused, never taken over; looked at
+  // again, since the name may be freed.
+  auto refuse = [&](const char* reason, const std::string& message) {
+    pass.invalid = true;
+    pass.invalid_condition = False("Ready", reason, message);
+    events_.Warning(tenant, reason, message);
+    return WriteStatus(tenant, pass);
+  };
+  std::vector<std::string> reserved = options_.reserved_namespaces;
+  reserved.push_back(options_.operator_namespace);
+  if (Status s = CheckNamespaceNotReserved(pass.host_namespace, reserved); !s.ok()) {
+    VT_RETURN_IF_ERROR(refuse("ReservedName", "Tenant " + spec.name + " would take " + s.message() +
+                                                  "; name the Tenant otherwise"));
+    return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+  }
+  Result<kube::Object> own_queue = host_.Get(res::kQueues, "", spec.name);
+  if (own_queue.ok()) {
+    if (Status s = CheckOwnedByOperator(*own_queue, res::kQueues, spec.name); !s.ok()) {
+      VT_RETURN_IF_ERROR(
+          refuse("QueueTaken", s.message() + "; remove it or name the Tenant otherwise"));
+      return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+    }
+  } else if (own_queue.status().code() != StatusCode::kNotFound) {
+    return own_queue.status().WithContext("reading queue " + spec.name);
+  }
+
   // The backend the control plane was built with is recorded on the
   // namespace; the spec may not move it (CEL says so too, but a CRD without
   // that rule, or an empty backend that meant another default, must not
   // leave two control planes behind).
   Result<kube::Object> ns = host_.Get(res::kNamespaces, "", pass.host_namespace);
   if (ns.ok()) {
+    if (Status s = CheckOwnedByOperator(*ns, res::kNamespaces, spec.name); !s.ok()) {
+      VT_RETURN_IF_ERROR(
+          refuse("NamespaceTaken", s.message() + "; remove it or name the Tenant otherwise"));
+      return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+    }
     if (kube::IsBeingDeleted(*ns)) {
       pass.control_plane = False(
           "ControlPlaneReady", "NamespaceTerminating",
@@ -207,7 +238,8 @@ Result<kube::ReconcileResult> TenantReconciler::Reconcile(const std::string& key
 Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const TenantSpec& spec,
                                            Pass& pass) {
   const std::string& ns = pass.host_namespace;
-  VT_ASSIGN_OR_RETURN(Ensured n, EnsureObject(host_, res::kNamespaces, "", RenderNamespace(spec)));
+  VT_ASSIGN_OR_RETURN(
+      Ensured n, EnsureOwnedObject(host_, res::kNamespaces, "", RenderNamespace(spec), spec.name));
   if (n == Ensured::kCreated) events_.Normal(tenant, "NamespaceCreated", "created namespace " + ns);
   VT_RETURN_IF_ERROR(EnsureOperatorBinding(tenant, spec));
 
@@ -235,18 +267,30 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
       VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kRoles, ns, kLegacySyncerRole));
     }
   }
-  VT_ASSIGN_OR_RETURN(Ensured crb, EnsureObject(host_, res::kClusterRoleBindings, "",
-                                                RenderSyncerNodeReaderBinding(spec)));
+  // A cluster-scoped name anyone may have taken: only the operator's own is
+  // written. (The ClusterRole it binds is the chart's.)
+  VT_ASSIGN_OR_RETURN(Ensured crb,
+                      EnsureOwnedObject(host_, res::kClusterRoleBindings, "",
+                                        RenderSyncerNodeReaderBinding(spec), spec.name));
   (void)crb;
   if (spec.isolation.network_policy) {
     VT_ASSIGN_OR_RETURN(Ensured np, EnsureObject(host_, resources::kNetworkPolicies, ns,
                                                  RenderNetworkPolicy(spec)));
+    VT_ASSIGN_OR_RETURN(Ensured cp_np, EnsureObject(host_, resources::kNetworkPolicies, ns,
+                                                    RenderControlPlaneNetworkPolicy(
+                                                        spec, options_.operator_namespace)));
+    (void)cp_np;
     if (np == Ensured::kCreated) {
       events_.Normal(tenant, "NetworkPolicyCreated",
-                     "ingress into " + ns + " admitted from " + ns + " only");
+                     "pods in " + ns + " take traffic from " + ns + " only and send it to " + ns +
+                         ", DNS and outside the cluster only");
     }
   } else {
-    VT_RETURN_IF_ERROR(DeleteIfPresent(host_, resources::kNetworkPolicies, ns, kNetworkPolicyName));
+    for (const char* name : {kNetworkPolicyName, kControlPlaneNetworkPolicyName}) {
+      VT_ASSIGN_OR_RETURN(Deleted d,
+                          DeleteIfOwned(host_, resources::kNetworkPolicies, ns, name, spec.name));
+      (void)d;
+    }
   }
 
   auto backend = backends_.find(spec.control_plane.backend);
@@ -469,7 +513,8 @@ Status TenantReconciler::EnsureQueue(const kube::Object& tenant, const TenantSpe
         False("ParentQueueMissing", "ParentQueueFound", "parent queue " + parent + " exists");
   }
 
-  VT_ASSIGN_OR_RETURN(Ensured e, EnsureObject(host_, res::kQueues, "", RenderQueue(spec)));
+  VT_ASSIGN_OR_RETURN(Ensured e,
+                      EnsureOwnedObject(host_, res::kQueues, "", RenderQueue(spec), spec.name));
   if (e != Ensured::kUnchanged) {
     events_.Normal(tenant, e == Ensured::kCreated ? "QueueCreated" : "QueueUpdated",
                    EventVerb(e) + " queue " + spec.name +
@@ -619,21 +664,28 @@ Result<kube::ReconcileResult> TenantReconciler::Finalize(const kube::Object& ten
   }
   if (!removed) return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
 
-  // A queue of the same name that this tenant does not own is left alone.
-  Result<kube::Object> queue = host_.Get(res::kQueues, "", name);
-  if (queue.ok() && kube::Label(*queue, kTenantLabel).value_or("") == name) {
-    VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kQueues, "", name));
-  } else if (!queue.ok() && queue.status().code() != StatusCode::kNotFound) {
-    return queue.status();
+  // Only what the operator made for this Tenant goes: a queue, binding or
+  // namespace of the same name that is not its own is left alone.
+  VT_ASSIGN_OR_RETURN(Deleted queue, DeleteIfOwned(host_, res::kQueues, "", name, name));
+  VT_ASSIGN_OR_RETURN(Deleted binding, DeleteIfOwned(host_, res::kClusterRoleBindings, "",
+                                                     SyncerNodeReaderBinding(name), name));
+  (void)binding;
+  if (queue == Deleted::kNotOurs) {
+    events_.Normal(tenant, "QueueLeft", "queue " + name + " is not this Tenant's and stays");
   }
-  VT_RETURN_IF_ERROR(
-      DeleteIfPresent(host_, res::kClusterRoleBindings, "", SyncerNodeReaderBinding(name)));
-  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kSecrets, options_.credentials_namespace,
-                                     CertificateSecretName(name)));
-  VT_RETURN_IF_ERROR(DeleteIfPresent(host_, res::kNamespaces, "", ns));
-  Result<kube::Object> left = host_.Get(res::kNamespaces, "", ns);
-  if (left.ok()) return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
-  if (left.status().code() != StatusCode::kNotFound) return left.status();
+  VT_ASSIGN_OR_RETURN(Deleted certificates,
+                      DeleteIfOwned(host_, res::kSecrets, options_.credentials_namespace,
+                                    CertificateSecretName(name), name));
+  (void)certificates;
+  VT_ASSIGN_OR_RETURN(Deleted namespace_deleted,
+                      DeleteIfOwned(host_, res::kNamespaces, "", ns, name));
+  if (namespace_deleted == Deleted::kNotOurs) {
+    events_.Normal(tenant, "NamespaceLeft", "namespace " + ns + " is not this Tenant's and stays");
+  } else {
+    Result<kube::Object> left = host_.Get(res::kNamespaces, "", ns);
+    if (left.ok()) return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+    if (left.status().code() != StatusCode::kNotFound) return left.status();
+  }
 
   Result<kube::Object> done = host_.UpdateWithRetry(
       res::kTenants, "", name, [](kube::Object& t) { return SetFinalizer(t, false); });

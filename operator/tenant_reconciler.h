@@ -19,10 +19,21 @@
 // endpoint, kubeconfig Secret, queue and GPU allocated. Events mark every
 // step that changed something and every problem.
 //
+// A Tenant cannot take what is not the operator's: one whose host namespace
+// is reserved (CheckNamespaceNotReserved: the cluster's, vtenant's own) is
+// refused (Ready=False ReservedName), and so is one whose namespace or
+// queue exists without the labels the operator puts on what it makes for
+// that Tenant (NamespaceTaken, QueueTaken): phase Failed, a Warning Event,
+// nothing built or adopted, looked at again until the name is free. The
+// same labels are checked before every write of a namespace, queue or
+// cluster-scoped object that may already exist, and before every delete.
+//
 // Deletion (the finalizer): the control plane and syncer go first (so the
 // syncer recreates nothing), then the queue, the cluster-scoped binding, the
 // certificate Secret and the namespace with all it holds (Secrets, synced
-// pods, RBAC); the finalizer is removed once the namespace is gone.
+// pods, RBAC), each only when it is the operator's for this Tenant; the
+// finalizer is removed once the namespace is gone (or was never the
+// operator's).
 #pragma once
 
 #include <chrono>
@@ -30,6 +41,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "kube/client.h"
 #include "kube/controller.h"
@@ -70,6 +82,13 @@ struct TenantReconcilerOptions {
   // How long the syncer's token in the virtual cluster is valid; renewed at
   // half its life.
   std::chrono::seconds syncer_token_lifetime = std::chrono::hours(1);
+  // The operator's own namespace: no Tenant may take it, and the
+  // control-plane NetworkPolicy admits the operator's pods from it to the
+  // virtual API server.
+  std::string operator_namespace = "vtenant-system";
+  // Further namespaces no Tenant may take (the scheduler's reservation
+  // namespace as deployed); kReservedNamespaces always are.
+  std::vector<std::string> reserved_namespaces;
 };
 
 class TenantReconciler final : public kube::Reconciler {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "kube/testing/fake_client.h"
@@ -438,12 +440,14 @@ TEST_F(TenantReconcilerTest, NetworkPolicyFollowsTheSpec) {
   CreateTenant(TenantJson("nlp", "", 0.33, R"(,"isolation":{"networkPolicy":{"enabled":true}})"));
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_TRUE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
+  EXPECT_TRUE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
   ASSERT_TRUE(host_
                   .Patch(res::kTenants, "", "nlp", kube::PatchType::kMerge,
                          R"({"spec":{"isolation":{"networkPolicy":{"enabled":false}}}})")
                   .ok());
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_FALSE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
+  EXPECT_FALSE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
 }
 
 TEST_F(TenantReconcilerTest, DeletionRemovesEverything) {
@@ -492,20 +496,119 @@ TEST_F(TenantReconcilerTest, DeletionLeavesATerminatingNamespaceToItself) {
   EXPECT_TRUE(Exists(res::kTenants, "", "nlp"));  // until the namespace is gone
 }
 
-TEST_F(TenantReconcilerTest, DeletionLeavesAForeignQueueAlone) {
+TEST_F(TenantReconcilerTest, AForeignQueueIsRefusedNeverAdoptedAndOutlivesTheTenant) {
   CreateQueue("nlp", 1);  // someone else's queue of the same name
+  const std::string before = kube::ToJson(host_.Get(res::kQueues, "", "nlp").value());
   CreateTenant(TenantJson("nlp", "", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
-  // The operator took the queue over (server-side apply, force), so it
-  // carries the tenant label now and goes with the tenant; a queue without
-  // the label, written back by its owner, would stay.
-  ASSERT_TRUE(host_
-                  .Patch(res::kQueues, "", "nlp", kube::PatchType::kMerge,
-                         R"({"metadata":{"labels":{"vtenant.io/tenant":null}}})")
-                  .ok());
+  EXPECT_EQ(kube::GetString(Tenant("nlp"), {"status", "phase"}), "Failed");
+  kube::Condition ready = Cond("nlp", "Ready");
+  EXPECT_EQ(ready.reason, "QueueTaken");
+  EXPECT_NE(ready.message.find("Queue nlp exists and was not made by vtenant-operator"),
+            std::string::npos)
+      << ready.message;
+  EXPECT_TRUE(HasEvent("QueueTaken"));
+  // Nothing built, nothing taken over.
+  EXPECT_FALSE(Exists(res::kNamespaces, "", "vtenant-nlp"));
+  EXPECT_FALSE(backend_.Running("nlp"));
+  EXPECT_EQ(kube::ToJson(host_.Get(res::kQueues, "", "nlp").value()), before);
+
   ASSERT_TRUE(host_.Delete(res::kTenants, "", "nlp").ok());
   ASSERT_TRUE(Reconcile("nlp").ok());
-  EXPECT_TRUE(Exists(res::kQueues, "", "nlp"));
+  EXPECT_FALSE(Exists(res::kTenants, "", "nlp"));
+  EXPECT_EQ(kube::ToJson(host_.Get(res::kQueues, "", "nlp").value()), before);
+}
+
+TEST_F(TenantReconcilerTest, AForeignNamespaceIsRefusedAndOutlivesTheTenant) {
+  ASSERT_TRUE(
+      host_
+          .Create(res::kNamespaces, "", Json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{
+                              "name":"vtenant-nlp","labels":{"team":"someone-else"}}})"))
+          .ok());
+  ASSERT_TRUE(host_
+                  .Create(res::kSecrets, "vtenant-nlp",
+                          Json(R"({"apiVersion":"v1","kind":"Secret","metadata":{
+                              "name":"vc-nlp","namespace":"vtenant-nlp"},"data":{"x":"eQ=="}})"))
+                  .ok());
+  CreateTenant(TenantJson("nlp", "", 0.33));
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  EXPECT_EQ(kube::GetString(Tenant("nlp"), {"status", "phase"}), "Failed");
+  EXPECT_EQ(Cond("nlp", "Ready").reason, "NamespaceTaken");
+  EXPECT_TRUE(HasEvent("NamespaceTaken"));
+  kube::Object ns = host_.Get(res::kNamespaces, "", "vtenant-nlp").value();
+  EXPECT_FALSE(kube::Label(ns, "vtenant.io/tenant").has_value());  // not adopted
+  EXPECT_FALSE(Exists(res::kQueues, "", "nlp"));
+  EXPECT_FALSE(Exists(res::kServiceAccounts, "vtenant-nlp", "vtenant-syncer"));
+
+  ASSERT_TRUE(host_.Delete(res::kTenants, "", "nlp").ok());
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  EXPECT_FALSE(Exists(res::kTenants, "", "nlp"));
+  EXPECT_TRUE(Exists(res::kNamespaces, "", "vtenant-nlp"));
+  EXPECT_TRUE(Exists(res::kSecrets, "vtenant-nlp", "vc-nlp"));
+}
+
+TEST_F(TenantReconcilerTest, ReservedNamespacesAreRefused) {
+  // The built-in ones are refused with the spec.
+  CreateTenant(TenantJson("system", "", 0));
+  ASSERT_TRUE(Reconcile("system").ok());
+  EXPECT_EQ(Cond("system", "Ready").reason, "InvalidSpec");
+  EXPECT_NE(Cond("system", "Ready").message.find("reserved"), std::string::npos);
+  EXPECT_FALSE(Exists(res::kNamespaces, "", "vtenant-system"));
+  // Those of this deployment (the operator's own, the reservation namespace) at run time.
+  kube::Registry registry;
+  TenantReconciler deployed(host_, {{Backend::kProcess, &backend_}}, connector_, events_,
+                            {.registry = &registry,
+                             .operator_namespace = "vtenant-ops",
+                             .reserved_namespaces = {"vtenant-gpus"}});
+  for (const char* name : {"ops", "gpus"}) {
+    CreateTenant(TenantJson(name, "", 0));
+    ASSERT_TRUE(deployed.Reconcile(name).ok());
+    EXPECT_EQ(Cond(name, "Ready").reason, "ReservedName") << name;
+    EXPECT_EQ(kube::GetString(Tenant(name), {"status", "phase"}), "Failed");
+    EXPECT_FALSE(Exists(res::kQueues, "", name));
+  }
+  EXPECT_TRUE(HasEvent("ReservedName"));
+}
+
+TEST_F(TenantReconcilerTest, ForeignClusterScopedObjectsAreNotTakenOver) {
+  ASSERT_TRUE(host_
+                  .Create(res::kClusterRoleBindings, "",
+                          Json(R"({"apiVersion":"rbac.authorization.k8s.io/v1",
+                              "kind":"ClusterRoleBinding","metadata":{"name":"vtenant:syncer:nlp"},
+                              "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",
+                              "name":"cluster-admin"},"subjects":[]})"))
+                  .ok());
+  CreateTenant(TenantJson("nlp", "", 0.33));
+  Result<kube::ReconcileResult> r = Reconcile("nlp");  // an error: tried again later
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().ToString();
+  EXPECT_EQ(Cond("nlp", "ControlPlaneReady").reason, "HostObjectsFailed");
+  EXPECT_NE(Cond("nlp", "ControlPlaneReady").message.find("not made by vtenant-operator"),
+            std::string::npos);
+  kube::Object crb = host_.Get(res::kClusterRoleBindings, "", "vtenant:syncer:nlp").value();
+  EXPECT_EQ(kube::GetString(crb, {"roleRef", "name"}), "cluster-admin");
+  ASSERT_TRUE(host_.Delete(res::kTenants, "", "nlp").ok());
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  EXPECT_TRUE(Exists(res::kClusterRoleBindings, "", "vtenant:syncer:nlp"));
+}
+
+TEST_F(TenantReconcilerTest, TheHostNamespaceEnforcesThePodSecurityLevel) {
+  CreateTenant(TenantJson("nlp", "", 0.33));
+  CreateTenant(TenantJson("cv", "", 0.33, R"(,"isolation":{"podSecurity":"restricted"})"));
+  CreateTenant(
+      TenantJson("hpc", "", 0.33, R"(,"isolation":{"allowedPrivilegedFeatures":["hostNetwork"]})"));
+  for (const char* name : {"nlp", "cv", "hpc"}) ASSERT_TRUE(Reconcile(name).ok()) << name;
+  auto level = [&](const std::string& ns, const std::string& mode) {
+    return std::string(kube::Label(host_.Get(res::kNamespaces, "", ns).value(),
+                                   "pod-security.kubernetes.io/" + mode)
+                           .value_or("(none)"));
+  };
+  EXPECT_EQ(level("vtenant-nlp", "enforce"), "baseline");
+  EXPECT_EQ(level("vtenant-cv", "enforce"), "restricted");
+  EXPECT_EQ(level("vtenant-cv", "warn"), "restricted");
+  // Exceptions are the syncer's to enforce one by one; the host still warns.
+  EXPECT_EQ(level("vtenant-hpc", "enforce"), "privileged");
+  EXPECT_EQ(level("vtenant-hpc", "warn"), "baseline");
+  EXPECT_EQ(level("vtenant-hpc", "audit"), "baseline");
 }
 
 TEST_F(TenantReconcilerTest, PhaseMetricCountsTenants) {

@@ -163,6 +163,49 @@ TEST(TenantTest, NamesMustFitTheNamespace) {
   EXPECT_EQ(KubeconfigSecretName("nlp"), "vc-nlp");
 }
 
+TEST(TenantTest, ReservedNamespacesCannotBeTaken) {
+  // vtenant-system (the chart's) and vtenant-reservation (the scheduler's).
+  for (const char* name : {"system", "reservation"}) {
+    Status s = ValidateTenantName(name);
+    EXPECT_FALSE(s.ok()) << name;
+    EXPECT_NE(s.message().find("reserved"), std::string::npos) << s.message();
+  }
+  EXPECT_TRUE(ValidateTenantName("systems").ok());
+  for (const char* ns : {"kube-system", "kube-public", "kube-node-lease", "default"}) {
+    EXPECT_FALSE(CheckNamespaceNotReserved(ns).ok()) << ns;
+  }
+  EXPECT_TRUE(CheckNamespaceNotReserved("vtenant-nlp").ok());
+  Status deployed = CheckNamespaceNotReserved("vtenant-ops", {"vtenant-ops"});
+  EXPECT_FALSE(deployed.ok());
+  EXPECT_NE(deployed.message().find("where this vtenant deployment runs"), std::string::npos);
+}
+
+TEST(TenantTest, PodSecurityLevelAndItsNamespaceLabels) {
+  Result<TenantSpec> plain =
+      ParseTenant(Json(R"({"metadata":{"name":"a"},"spec":{}})"), Backend::kProcess);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->isolation.pod_security, "baseline");
+  EXPECT_EQ(PodSecurityLabels(plain->isolation),
+            (std::map<std::string, std::string>{{"pod-security.kubernetes.io/audit", "baseline"},
+                                                {"pod-security.kubernetes.io/enforce", "baseline"},
+                                                {"pod-security.kubernetes.io/warn", "baseline"}}));
+  Result<TenantSpec> restricted =
+      ParseTenant(Json(R"({"metadata":{"name":"a"},"spec":{"isolation":{"podSecurity":"restricted",
+          "allowedPrivilegedFeatures":["hostPath"]}}})"),
+                  Backend::kProcess);
+  ASSERT_TRUE(restricted.ok()) << restricted.status().ToString();
+  EXPECT_EQ(
+      PodSecurityLabels(restricted->isolation),
+      (std::map<std::string, std::string>{{"pod-security.kubernetes.io/audit", "restricted"},
+                                          {"pod-security.kubernetes.io/enforce", "privileged"},
+                                          {"pod-security.kubernetes.io/warn", "restricted"}}));
+  Result<TenantSpec> bad = ParseTenant(
+      Json(R"({"metadata":{"name":"a"},"spec":{"isolation":{"podSecurity":"privileged"}}})"),
+      Backend::kProcess);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("podSecurity"), std::string::npos);
+}
+
 TEST(TenantTest, BackendIsImmutable) {
   TenantSpec spec;
   spec.control_plane.backend = Backend::kStatefulSet;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -31,6 +32,18 @@ std::string Quote(std::string_view s) {
     out += c;
   }
   return out + "\"";
+}
+
+// Whether `configmap` is the one the binder made for the pod of `pod_uid`:
+// marked as the binder's for it, and owned by it.
+bool GeneratedFor(const rapidjson::Value& configmap, std::string_view pod_uid) {
+  if (kube::Label(configmap, kGpuEnvironmentLabel) != pod_uid) return false;
+  const rapidjson::Value* owners = kube::Find(configmap, {"metadata", "ownerReferences"});
+  if (owners == nullptr || !owners->IsArray()) return false;
+  for (const rapidjson::Value& o : owners->GetArray())
+    if (kube::GetString(o, {"kind"}) == "Pod" && kube::GetString(o, {"uid"}) == pod_uid)
+      return true;
+  return false;
 }
 
 }  // namespace
@@ -168,23 +181,46 @@ Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) 
     uuids.push_back(std::move(uuid));
   }
   const std::string configmap = pod.shared_gpu_configmap + "-0";
-  // The ConfigMap, owned by the pod (garbage collected with it).
-  std::string data;
-  for (const auto& [k, v] : GpuEnvironment(uuids, placement.portion))
-    data += (data.empty() ? "" : ",") + Quote(k) + ":" + Quote(v);
-  const std::string cm_json = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":)" +
-                              Quote(configmap) + R"(,"namespace":)" + Quote(ns) +
-                              R"(,"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":)" +
-                              Quote(name) + R"(,"uid":)" + Quote(pod.uid) + R"(}]},"data":{)" +
-                              data + "}}";
-  VT_ASSIGN_OR_RETURN(kube::Object cm, kube::ParseJson(cm_json));
+  // The ConfigMap, owned by the pod (garbage collected with it) and marked
+  // as the binder's, so that only one it made for this pod is ever written
+  // or deleted: the name comes from an annotation the pod's author could
+  // have set to another object's.
+  kube::JsonObject data;
+  for (const auto& [k, v] : GpuEnvironment(uuids, placement.portion)) data.Set(k, v);
+  const kube::Object cm = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", configmap},
+           {"namespace", ns},
+           {"labels", kube::JsonObject{{kGpuEnvironmentLabel, pod.uid}}},
+           {"ownerReferences",
+            kube::JsonArray{kube::JsonObject{
+                {"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name}, {"uid", pod.uid}}}}}},
+      {"data", std::move(data)}});
+  std::string configmap_uid;
   Result<kube::Object> created = client_.Create(kube::resources::kConfigMaps, ns, cm);
-  if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) {
-    // Left by an earlier try (a crash between steps): take it over.
-    Result<kube::Object> patched = client_.Patch(kube::resources::kConfigMaps, ns, configmap,
-                                                 kube::PatchType::kMerge, cm_json);
-    if (!patched.ok()) return patched.status().WithContext("configmap " + configmap);
-  } else if (!created.ok()) {
+  if (created.ok()) {
+    configmap_uid = kube::Uid(*created);
+  } else if (created.status().code() == StatusCode::kAlreadyExists) {
+    // Left by an earlier try for this pod (a crash between steps): taken
+    // over. Anything else of that name is not the binder's to touch.
+    Result<kube::Object> existing = client_.Get(kube::resources::kConfigMaps, ns, configmap);
+    if (!existing.ok()) return existing.status().WithContext("configmap " + configmap);
+    if (!GeneratedFor(*existing, pod.uid))
+      return FailedPrecondition("ConfigMap " + ns + "/" + configmap + " (annotation " +
+                                kSharedGpuConfigMapAnnotation +
+                                ") exists and was not made by vtenant-scheduler for this pod; "
+                                "it is left alone and the pod is not bound");
+    kube::Object update = kube::Clone(*existing);
+    update.RemoveMember("data");
+    update.AddMember("data", rapidjson::Value(cm["data"], update.GetAllocator()),
+                     update.GetAllocator());
+    Result<kube::Object> updated = client_.Update(kube::resources::kConfigMaps, ns, update);
+    if (!updated.ok()) return updated.status().WithContext("configmap " + configmap);
+    configmap_uid = kube::Uid(*updated);
+  } else {
     return created.status().WithContext("configmap " + configmap);
   }
   // The chosen GPU rides on the Binding: the API server copies a binding's
@@ -198,15 +234,17 @@ Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) 
   VT_ASSIGN_OR_RETURN(kube::Object binding_object, kube::ParseJson(binding));
   Status bound = client_.Create(kube::resources::kPods, ns, binding_object, "binding").status();
   if (!bound.ok()) {
-    Rollback(pod, configmap);
+    Rollback(pod, configmap, configmap_uid);
     return bound;
   }
   return Status::Ok();
 }
 
-void Binder::Rollback(const TranslatedPod& pod, const std::string& configmap) {
+void Binder::Rollback(const TranslatedPod& pod, const std::string& configmap,
+                      const std::string& configmap_uid) {
   auto [ns, name] = kube::SplitKey(pod.key);
-  Status d = client_.Delete(kube::resources::kConfigMaps, ns, configmap);
+  Status d = client_.Delete(kube::resources::kConfigMaps, ns, configmap,
+                            {.precondition_uid = configmap_uid});
   if (!d.ok() && d.code() != StatusCode::kNotFound)
     LOG(WARNING) << "rollback of " << pod.key << ": configmap " << configmap << ": "
                  << d.ToString();

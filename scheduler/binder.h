@@ -10,7 +10,10 @@
 // a binding's annotations on the pod as it binds it). A failed binding
 // deletes the ConfigMap again and the pod waits for the next cycle: nothing
 // is left half-bound (a ConfigMap left by a crash is taken over by the next
-// try, or collected with its pod). The shared GPU's group label
+// try, or collected with its pod). The binder writes and deletes only a
+// ConfigMap it made for that pod (label vtenant.io/gpu-environment=<pod
+// UID> and the pod as owner): one of that name that is anything else is
+// left alone and the bind fails, saying so. The shared GPU's group label
 // runai-gpu-group is on its reservation pod. An emptied GPU's reservation pod
 // is removed by the cycle, not here.
 //
@@ -66,7 +69,10 @@ class Binder {
 
  private:
   Status BindShared(const TranslatedPod& pod, const Placement& placement);
-  void Rollback(const TranslatedPod& pod, const std::string& configmap);
+  // Deletes the ConfigMap of that name the bind made or took over (its UID),
+  // and no other.
+  void Rollback(const TranslatedPod& pod, const std::string& configmap,
+                const std::string& configmap_uid);
   void Work();
 
   kube::Client& client_;

@@ -73,6 +73,54 @@ TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
       << "ConfigMap left behind";
 }
 
+TEST_F(BinderTest, AConfigMapLeftByAnEarlierTryForThePodIsTakenOver) {
+  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  ASSERT_TRUE(client_
+                  .Create(res::kPods, "vtenant-reservation",
+                          ReservationPodManifest(reservations_.options(), "n1", 0, true))
+                  .ok());
+  client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
+  // The first try made the ConfigMap; a crash kept the rollback from running.
+  client_.InjectError("delete", "configmaps", Status(StatusCode::kUnavailable, "crash"), 1);
+  EXPECT_FALSE(binder.BindNow("ns/s", {"n1", {0}, 500, true}).ok());
+  ASSERT_TRUE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok());
+  ASSERT_TRUE(binder.BindNow("ns/s", {"n1", {0}, 250, true}).ok());
+  EXPECT_EQ(NodeOf("s"), "n1");
+  kube::Object cm = client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").value();
+  EXPECT_EQ(kube::GetString(cm, {"data", kGpuPortionKey}), "0.25");
+}
+
+TEST_F(BinderTest, AConfigMapTheBinderDidNotMakeForThePodIsLeftAlone) {
+  // The pod's annotation names another object's ConfigMap: a plain one of
+  // the namespace, and the GPU ConfigMap of another pod.
+  Add(res::kConfigMaps, "ns", R"({"metadata":{"name":"settings-0","namespace":"ns"},
+      "data":{"keep":"me"}})");
+  kube::Object other = Add(res::kPods, "ns", R"({"metadata":{"name":"other","namespace":"ns"},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
+  const std::string other_uid(kube::Uid(other));
+  Add(res::kConfigMaps, "ns",
+      R"({"metadata":{"name":"other-gpu-0","namespace":"ns","labels":{"vtenant.io/gpu-environment":")" +
+          other_uid +
+          R"("},"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"other","uid":")" +
+          other_uid + R"("}]},"data":{"NVIDIA_VISIBLE_DEVICES":"GPU-other"}})");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  for (const auto& [pod, prefix] : {std::pair{"s1", "settings"}, std::pair{"s2", "other-gpu"}}) {
+    AddPod(pod,
+           R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":")" + std::string(prefix) + R"(")");
+    Status s = binder.BindNow(std::string("ns/") + pod, {"n1", {0}, 500, true});
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
+    EXPECT_NE(s.message().find("not made by vtenant-scheduler for this pod"), std::string::npos);
+    EXPECT_EQ(NodeOf(pod), "");
+  }
+  EXPECT_EQ(
+      kube::GetString(client_.Get(res::kConfigMaps, "ns", "settings-0").value(), {"data", "keep"}),
+      "me");
+  EXPECT_EQ(kube::GetString(client_.Get(res::kConfigMaps, "ns", "other-gpu-0").value(),
+                            {"data", "NVIDIA_VISIBLE_DEVICES"}),
+            "GPU-other");
+}
+
 TEST_F(BinderTest, SharingPodWithoutTheWebhooksAnnotationIsNotBound) {
   AddPod("s", R"("gpu-fraction":"0.5")");
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});

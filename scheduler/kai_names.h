@@ -35,8 +35,16 @@ using kai::kVisibleDevicesKey;
 
 // vtenant's own.
 inline constexpr char kFairShareAnnotation[] = "vtenant.io/gpu-fair-share";
+// What makes a pod a reservation pod: this label, a vtenant.io key that no
+// synced pod can carry, in the reservation namespace, where only the
+// scheduler makes pods. ("app" is for people; nothing selects on it.)
+inline constexpr char kReservationLabel[] = "vtenant.io/gpu-reservation";
+inline constexpr char kReservationLabelValue[] = "true";
 inline constexpr char kReservationAppLabel[] = "app";
 inline constexpr char kReservationAppValue[] = "vtenant-gpu-reservation";
+// On the ConfigMap the binder makes for a GPU-sharing pod: what tells it
+// from any other ConfigMap of that name (with its owner reference to the pod).
+inline constexpr char kGpuEnvironmentLabel[] = "vtenant.io/gpu-environment";
 inline constexpr char kReservationIndexAnnotation[] = "vtenant.io/gpu-index";
 inline constexpr char kSimulatedNodeLabel[] = "vtenant.dev/simulated-node";
 

@@ -168,7 +168,7 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   if (phase == "Succeeded" || phase == "Failed") {
     t.role = TranslatedPod::Role::kFinished;
   } else if (kube::Namespace(pod) == options.reservation_namespace &&
-             kube::Label(pod, kReservationAppLabel) == kReservationAppValue) {
+             kube::Label(pod, kReservationLabel) == kReservationLabelValue) {
     t.role = TranslatedPod::Role::kReservation;
   } else {
     t.role = ours ? TranslatedPod::Role::kOurs : TranslatedPod::Role::kOthers;
@@ -203,6 +203,14 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   if (!request.ok()) t.problem = request;
   Status rules = ReadPlacementRules(pod, &t.spec, &t.affinity);
   if (!rules.ok() && t.problem.ok()) t.problem = rules;
+  if (t.role == TranslatedPod::Role::kOthers) {
+    // A GPU share is ours to give: another scheduler's pod holds what the
+    // node gives it (whole GPUs, CPU, memory), never a fraction or a pinned
+    // device it claims by annotation.
+    t.spec.gpu_fraction = 0;
+    t.spec.gpu_memory_mib = 0;
+    t.spec.num_devices = 1;
+  }
   if (auto idx = kube::Annotation(pod, kGpuIndexAnnotation);
       idx && t.spec.gpu_fraction + t.spec.gpu_memory_mib > 0) {
     Result<std::vector<int>> parsed = ParseGpuIndices(*idx);

@@ -2,9 +2,12 @@
 //
 // Every pod on the cluster matters to the scheduler: its own pods
 // (schedulerName matches) are scheduled; pods bound by anyone else hold
-// node resources; the reservation pods that pin shared GPUs are accounted
-// through the sharing pods instead; finished pods hold nothing. Translation
-// happens once per informer event, not once per cycle.
+// node resources (whole GPUs, CPU, memory: a GPU fraction, GPU memory or a
+// pinned device they claim by annotation is not theirs to claim, so it is
+// not read); the reservation pods that pin shared GPUs, recognised only in
+// the reservation namespace and by label vtenant.io/gpu-reservation, are
+// accounted through the sharing pods instead; finished pods hold nothing.
+// Translation happens once per informer event, not once per cycle.
 #pragma once
 
 #include <cstdint>

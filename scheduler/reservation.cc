@@ -60,6 +60,7 @@ kube::Object ReservationPodManifest(const ReservationOptions& o, std::string_vie
   meta.AddMember("name", str(ReservationPodName(node, index)), a);
   meta.AddMember("namespace", str(o.ns), a);
   Value labels(rapidjson::kObjectType);
+  labels.AddMember(str(kReservationLabel), str(kReservationLabelValue), a);
   labels.AddMember(str(kReservationAppLabel), str(kReservationAppValue), a);
   labels.AddMember(str(kGpuGroupLabel), str(GpuGroupName(node, index)), a);
   meta.AddMember("labels", labels, a);
@@ -121,6 +122,12 @@ Result<std::string> Reservations::Ensure(std::string_view node, int index, bool 
       continue;
     }
     if (!pod.ok()) return pod.status().WithContext("reading reservation pod " + name);
+    if (kube::Label(*pod, kReservationLabel) != kReservationLabelValue)
+      return FailedPrecondition("pod " + options_.ns + "/" + name +
+                                " is not a reservation pod (no " + kReservationLabel + "=" +
+                                kReservationLabelValue +
+                                "; one made by an older scheduler needs that label added); its "
+                                "GPU's UUID is not taken from it");
     if (kube::IsBeingDeleted(*pod))
       return Unavailable("reservation pod " + name + " is being deleted; the GPU is tried again");
     if (auto uuid = kube::Annotation(*pod, kReservedGpuAnnotation); uuid && !uuid->empty())

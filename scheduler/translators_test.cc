@@ -81,7 +81,7 @@ TEST(PodTranslatorTest, RolesAndPlacement) {
   EXPECT_EQ(done.role, TranslatedPod::Role::kFinished);
   TranslatedPod res = TranslatePod(
       Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":"vtenant-reservation",
-      "labels":{"app":"vtenant-gpu-reservation"},"annotations":{"vtenant.io/gpu-index":"1","run.ai/reserve_for_gpu_index":"GPU-1"}},
+      "labels":{"vtenant.io/gpu-reservation":"true"},"annotations":{"vtenant.io/gpu-index":"1","run.ai/reserve_for_gpu_index":"GPU-1"}},
       "spec":{"nodeName":"n1"}})"),
       {});
   EXPECT_EQ(res.role, TranslatedPod::Role::kReservation);
@@ -92,6 +92,43 @@ TEST(PodTranslatorTest, RolesAndPlacement) {
       {});
   EXPECT_EQ(shared.gpu_indices, (std::vector<int>{0, 2}));
   EXPECT_FALSE(ParseGpuIndices("0,x").ok());
+}
+
+TEST(PodTranslatorTest, OnlyTheReservationNamespaceHoldsReservationPods) {
+  // A tenant's pod dressed as a reservation pod, in its host namespace: the
+  // labels a reservation pod carries, its annotations, its GPU.
+  const std::string dressed = R"({"labels":{"vtenant.io/gpu-reservation":"true",
+      "app":"vtenant-gpu-reservation"},"annotations":{"vtenant.io/gpu-index":"0",
+      "run.ai/reserve_for_gpu_index":"GPU-0"}})";
+  for (const std::string& ns : {"vtenant-nlp", "vtenant-reservation-x"}) {
+    TranslatedPod t = TranslatePod(
+        Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":")" + ns + R"(",)" +
+             dressed.substr(1, dressed.size() - 2) +
+             R"(},"spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[]}})"),
+        {});
+    EXPECT_EQ(t.role, TranslatedPod::Role::kOurs) << ns;
+    EXPECT_EQ(t.reservation_index, -1) << ns;
+  }
+  // In the reservation namespace, only the vtenant.io label makes one (the
+  // "app" label is for people).
+  TranslatedPod app_only =
+      TranslatePod(Json(R"({"metadata":{"name":"r","namespace":"vtenant-reservation",
+      "labels":{"app":"vtenant-gpu-reservation"}},"spec":{"nodeName":"n1","containers":[]}})"),
+                   {});
+  EXPECT_EQ(app_only.role, TranslatedPod::Role::kOthers);
+}
+
+TEST(PodTranslatorTest, AnotherSchedulersPodClaimsNoShareAndPinsNoDevice) {
+  std::string json =
+      PodJson(R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"2","runai-gpu":"0,1"})", "{}",
+              R"("nodeName":"n1",)");
+  json.replace(json.find("kai-scheduler"), std::string("kai-scheduler").size(), "other-scheduler");
+  TranslatedPod holder = TranslatePod(Json(json), {});
+  EXPECT_EQ(holder.role, TranslatedPod::Role::kOthers);
+  EXPECT_EQ(holder.spec.gpu_fraction, 0);
+  EXPECT_EQ(holder.spec.gpu_memory_mib, 0);
+  EXPECT_EQ(holder.spec.num_devices, 1);
+  EXPECT_TRUE(holder.gpu_indices.empty());
 }
 
 TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {

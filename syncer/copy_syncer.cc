@@ -1,8 +1,16 @@
 #include "syncer/copy_syncer.h"
 
+#include "syncer/host_identity.h"
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
+namespace {
+
+// How soon a key whose host name is held by another object is looked at
+// again: the holder may be one the host caches never see leave.
+constexpr std::chrono::seconds kClashRecheck(30);
+
+}  // namespace
 
 CopySyncer::CopySyncer(SyncerInformers& informers, const SyncerConfig& config,
                        kube::ResourceType type, CopyTranslator translator, Scope scope,
@@ -71,6 +79,12 @@ void CopySyncer::Tell(const rapidjson::Value& virt, const TranslationNotes& note
   }
 }
 
+Status CopySyncer::Clash(const rapidjson::Value* virt, Status clash) {
+  metrics_.Error(type_.kind, clash);
+  if (virt != nullptr) events_.Warning(*virt, kHostNameClash, clash.message());
+  return clash;
+}
+
 Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
   auto [ns, name] = kube::SplitKey(key);
   kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(key);
@@ -81,15 +95,33 @@ Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
       std::lock_guard lock(mu_);
       told_.erase(key);
     }
-    if (host != nullptr) VT_RETURN_IF_ERROR(DeleteCopy(*host));
+    // Only this object's own copy goes; another's is not ours to delete.
+    if (host != nullptr &&
+        CheckIdentity(*host, type_.kind, {type_.kind, ns, name, ""}, config_.tenant).ok()) {
+      VT_RETURN_IF_ERROR(DeleteCopy(*host));
+    }
     return kube::ReconcileResult{};
   }
-  VT_RETURN_IF_ERROR(Ensure(ns, name));
+  Status ensured = Ensure(ns, name);
+  if (ensured.code() == StatusCode::kAlreadyExists) {
+    return kube::ReconcileResult{.requeue_after = kClashRecheck};
+  }
+  VT_RETURN_IF_ERROR(ensured);
   return kube::ReconcileResult{};
 }
 
 Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
   kube::ObjectPtr virt = informers_.Virtual(type_).cache().Get(kube::MakeKey(ns, name));
+  const std::string host_name = HostName(name, ns, config_.tenant);
+  kube::ObjectPtr host =
+      informers_.Host(type_).cache().Get(kube::MakeKey(config_.host_namespace, host_name));
+  const VirtualIdentity wanted{type_.kind, std::string(ns), std::string(name), ""};
+  if (host != nullptr) {
+    // Checked even without a virtual object: a pod must not mount another's.
+    if (Status clash = CheckIdentity(*host, type_.kind, wanted, config_.tenant); !clash.ok()) {
+      return Clash(virt.get(), std::move(clash));
+    }
+  }
   if (virt == nullptr) return Status::Ok();
   if (translator_.wanted && !translator_.wanted(*virt)) return Status::Ok();
   TranslationNotes notes;
@@ -97,8 +129,6 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
   Tell(*virt, notes);
   if (notes.refusal) return Status::Ok();
   kube::Client& client = informers_.host_client();
-  kube::ObjectPtr host = informers_.Host(type_).cache().Get(
-      kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
   if (host != nullptr && translator_.needs_replace && translator_.needs_replace(desired, *host)) {
     VT_RETURN_IF_ERROR(DeleteCopy(*host));
     host = nullptr;
@@ -110,11 +140,16 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
       metrics_.Dropped(type_.kind, notes.dropped);
       return Status::Ok();
     }
-    // The cache had not seen our own earlier create yet; the update event
-    // that follows brings it level.
-    if (created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
-    metrics_.Error(type_.kind, created.status());
-    return created.status();
+    if (created.status().code() != StatusCode::kAlreadyExists) {
+      metrics_.Error(type_.kind, created.status());
+      return created.status();
+    }
+    // Either the cache had not seen our own earlier create yet (the update
+    // event that follows brings it level), or the name is another's.
+    Status taken =
+        CheckTakenName(client, type_, config_.host_namespace, host_name, wanted, config_.tenant);
+    if (taken.code() == StatusCode::kAlreadyExists) return Clash(virt.get(), std::move(taken));
+    return taken;
   }
   std::optional<kube::Object> update = translator_.update(desired, *host);
   if (!update) return Status::Ok();

@@ -14,6 +14,11 @@
 // left out, with each write, in vtenant_syncer_dropped_fields_total. A
 // refused object gets no host copy, and one already there keeps what it
 // had: nothing is deleted for a refused edit.
+// A host object is updated or deleted only when it records this virtual
+// object (host_identity.h). One that holds the host name for something else
+// is left alone: a Warning Event HostNameClash on the virtual object says
+// what holds it, and the key is looked at again after a while (the holder
+// may be an object the host caches never see go).
 #pragma once
 
 #include <functional>
@@ -68,7 +73,9 @@ class CopySyncer : public kube::Reconciler {
   // Makes the host copy of virtual ns/name exist and match, now (a pod about
   // to be created needs it). OK when the virtual object does not exist or
   // is refused: the pod waits for it on the host as it would in any
-  // cluster, and a refused object says why on itself.
+  // cluster, and a refused object says why on itself. AlreadyExists when
+  // its host name is held by another object (see above): a pod must not be
+  // created naming it.
   Status Ensure(std::string_view ns, std::string_view name);
 
   const kube::ResourceType& type() const { return type_; }
@@ -81,6 +88,9 @@ class CopySyncer : public kube::Reconciler {
   Status DeleteCopy(const rapidjson::Value& host);
   // Tells what `notes` hold about `virt` (see above), once per version.
   void Tell(const rapidjson::Value& virt, const TranslationNotes& notes);
+  // Records `clash` (a CheckIdentity answer) on `virt`, when there is one,
+  // and returns it.
+  Status Clash(const rapidjson::Value* virt, Status clash);
 
   SyncerInformers& informers_;
   const SyncerConfig& config_;

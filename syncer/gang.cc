@@ -119,8 +119,7 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
       min_member = *parsed;
     }
   }
-  // The UID keeps a re-created workload of the same name out of the old group.
-  Gang gang{HostName("pg-" + owner.name + "-" + owner.uid, ns, config.tenant), min_member, owner};
+  Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant), min_member, owner};
   gang.preemptibility = WorkloadPreemptibility(pod, chain, ns, lookup);
   return std::optional<Gang>(std::move(gang));
 }

@@ -68,8 +68,10 @@ struct Gang {
   bool FollowsPodGroup() const;
 };
 
-// The gang of virtual pod `pod` whose owner chain is `chain`. nullopt for a
-// pod of no workload. InvalidArgument when the workload's minMember is
+// The gang of virtual pod `pod` whose owner chain is `chain`: a virtual
+// PodGroup's (GangOfPodGroup), or its workload's, whose host PodGroup is
+// WorkloadPodGroupName(owner, owner UID, ns, tenant). nullopt for a pod of
+// no workload. InvalidArgument when the workload's minMember is
 // malformed (a refusal the tenant must fix); FailedPrecondition when an
 // object it needs is not in the lookup yet (the virtual PodGroup, the
 // owning Job, ReplicaSet or Kubeflow job): retry later.

@@ -56,7 +56,7 @@ TEST(GangTest, PlainJobIsBatchScheduledLikeKai) {
   Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "etl"), lookup);
   ASSERT_TRUE(gang.ok() && *gang);
   EXPECT_EQ((*gang)->min_member, 1);
-  EXPECT_EQ((*gang)->host_name, HostName("pg-etl-etl-uid", "ml", "nlp"));
+  EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("etl", "etl-uid", "ml", "nlp"));
 }
 
 TEST(GangTest, JobAsksForAGangWithKaisAnnotation) {

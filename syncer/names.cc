@@ -8,6 +8,7 @@ namespace {
 constexpr size_t kMaxName = 63;
 constexpr size_t kKeptPrefix = 52;
 constexpr size_t kHashDigits = 10;
+constexpr std::string_view kSeparator = "-x-";
 
 std::string HexSha256Prefix(std::string_view text, size_t digits) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -29,26 +30,69 @@ void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
   }
 }
 
-}  // namespace
-
-std::string SafeName(std::string_view full) {
-  if (full.size() <= kMaxName) return std::string(full);
-  std::string out(full.substr(0, kKeptPrefix));
+// `text` cut to 52 characters, "-", and the first 10 hex digits of the
+// SHA-256 of `hashed`.
+std::string Hashed(std::string_view text, std::string_view hashed) {
+  std::string out(text.substr(0, kKeptPrefix));
   out += '-';
-  out += HexSha256Prefix(full, kHashDigits);
+  out += HexSha256Prefix(hashed, kHashDigits);
   // "a.-b" or "a-.b" is not a DNS subdomain; the cut can leave either.
   ReplaceAll(out, ".-", "-");
   ReplaceAll(out, "-.", "-");
   return out;
 }
 
-std::string HostName(std::string_view name, std::string_view ns, std::string_view tenant) {
+// Occurrences of "-x-" in `s`, overlapping ones included ("a-x-x-b" has two).
+size_t SeparatorCount(std::string_view s) {
+  size_t n = 0;
+  for (size_t at = s.find(kSeparator); at != std::string_view::npos;
+       at = s.find(kSeparator, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+std::string VclusterForm(std::string_view name, std::string_view ns, std::string_view tenant) {
   std::string full(name);
-  full += "-x-";
+  full += kSeparator;
   full += ns;
-  full += "-x-";
+  full += kSeparator;
   full += tenant;
-  return SafeName(full);
+  return full;
+}
+
+}  // namespace
+
+std::string SafeName(std::string_view full) {
+  if (full.size() <= kMaxName) return std::string(full);
+  return Hashed(full, full);
+}
+
+bool HasVclusterForm(std::string_view name, std::string_view ns) {
+  std::string joined(name);
+  joined += kSeparator;
+  joined += ns;
+  return SeparatorCount(joined) == 1;
+}
+
+std::string HostName(std::string_view name, std::string_view ns, std::string_view tenant) {
+  const std::string full = VclusterForm(name, ns, tenant);
+  if (HasVclusterForm(name, ns)) return SafeName(full);
+  std::string encoding(ns);
+  encoding += '/';
+  encoding += name;
+  encoding += '/';
+  encoding += tenant;
+  return Hashed(full, encoding);
+}
+
+std::string TokenSecretName(std::string_view pod, std::string_view ns, std::string_view tenant) {
+  return HostName(pod, ns, tenant) + ".sa-token";
+}
+
+std::string WorkloadPodGroupName(std::string_view owner, std::string_view owner_uid,
+                                 std::string_view ns, std::string_view tenant) {
+  return HostName(owner, ns, tenant) + "." + HexSha256Prefix(owner_uid, kHashDigits) + ".pg";
 }
 
 std::string DnsLabel(std::string_view name) {

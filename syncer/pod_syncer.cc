@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kube/wall_time.h"
+#include "syncer/host_identity.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -25,6 +26,15 @@ constexpr int64_t kTokenSeconds = 3607;
 // On the token Secret: when its token expires and when to re-request it.
 constexpr char kTokenExpirationAnnotation[] = "vtenant.io/token-expiration";
 constexpr char kTokenRefreshAfterAnnotation[] = "vtenant.io/token-refresh-after";
+// How soon a pod whose host name (or its token's, group's or a reference's)
+// is held by another object is looked at again: the holder may be one the
+// host caches never see leave.
+constexpr std::chrono::seconds kClashRecheck(30);
+
+// What the host pod and the token Secret of virtual pod ns/name record.
+VirtualIdentity PodIdentity(std::string_view ns, std::string_view name) {
+  return {"Pod", std::string(ns), std::string(name), ""};
+}
 
 std::string Base64(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
@@ -157,6 +167,20 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
   kube::ObjectPtr host =
       informers_.Host(kPods).cache().Get(kube::MakeKey(config_.host_namespace, host_name));
 
+  if (host != nullptr) {
+    // A host pod that stands for another virtual pod is never written or
+    // deleted for this one.
+    if (Status clash = CheckIdentity(*host, kPods.kind, PodIdentity(ns, name), config_.tenant);
+        !clash.ok()) {
+      metrics_.Error("Pod", clash);
+      if (pod == nullptr) return kube::ReconcileResult{};
+      if (!kube::IsBeingDeleted(*pod)) {
+        VT_RETURN_IF_ERROR(Refuse(*pod, {kHostNameClash, clash.message()}));
+        return kube::ReconcileResult{.requeue_after = kClashRecheck};
+      }
+      host = nullptr;  // nothing of this pod's runs on the host
+    }
+  }
   if (pod == nullptr) {
     if (host != nullptr) VT_RETURN_IF_ERROR(DeleteHostPod(*host, std::nullopt));
     VT_RETURN_IF_ERROR(DeleteTokenSecret(ns, name));
@@ -210,10 +234,15 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
   // A finished pod runs nothing that could use a new token.
   if (!kube::IsBeingDeleted(*host) && !IsTerminal(*pod) &&
       ReferencesOf(*pod).service_account_token) {
-    VT_ASSIGN_OR_RETURN(std::chrono::seconds next_refresh,
-                        EnsureTokenSecret(*pod, TokenSecretName(name, ns, config_.tenant)));
+    Result<std::chrono::seconds> next_refresh =
+        EnsureTokenSecret(*pod, TokenSecretName(name, ns, config_.tenant));
+    if (next_refresh.status().code() == StatusCode::kAlreadyExists) {
+      events_.Warning(*pod, kHostNameClash, next_refresh.status().message());
+      return kube::ReconcileResult{.requeue_after = kClashRecheck};
+    }
+    if (!next_refresh.ok()) return next_refresh.status();
     // At least a second, so a token granted for almost nothing cannot spin.
-    return kube::ReconcileResult{.requeue_after = std::max(next_refresh, std::chrono::seconds(1))};
+    return kube::ReconcileResult{.requeue_after = std::max(*next_refresh, std::chrono::seconds(1))};
   }
   return kube::ReconcileResult{};
 }
@@ -232,12 +261,18 @@ Status PodSyncer::DeleteHostPod(const rapidjson::Value& host, std::optional<int6
 
 Status PodSyncer::DeleteTokenSecret(std::string_view ns, std::string_view name) {
   const std::string secret = TokenSecretName(name, ns, config_.tenant);
-  if (informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret)) ==
-      nullptr) {
+  kube::ObjectPtr existing =
+      informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret));
+  if (existing == nullptr) return Status::Ok();
+  if (Status clash = CheckIdentity(*existing, kSecrets.kind, PodIdentity(ns, name), config_.tenant);
+      !clash.ok()) {
+    LOG(WARNING) << "token Secret " << secret << " left alone: " << clash.message();
     return Status::Ok();
   }
-  Status s = informers_.host_client().Delete(kSecrets, config_.host_namespace, secret);
-  if (!s.ok() && s.code() != StatusCode::kNotFound) {
+  Status s =
+      informers_.host_client().Delete(kSecrets, config_.host_namespace, secret,
+                                      {.precondition_uid = std::string(kube::Uid(*existing))});
+  if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) {
     metrics_.Error("Secret", s);
     return s;
   }
@@ -302,9 +337,16 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
                                                           const std::string& secret_name) {
   using std::chrono::seconds;
   const std::chrono::system_clock::time_point now = wall_clock_();
+  const std::string ns(kube::Namespace(pod));
+  const VirtualIdentity wanted = PodIdentity(ns, kube::Name(pod));
   kube::ObjectPtr existing =
       informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret_name));
   if (existing != nullptr) {
+    if (Status clash = CheckIdentity(*existing, kSecrets.kind, wanted, config_.tenant);
+        !clash.ok()) {
+      metrics_.Error("Secret", clash);
+      return clash;
+    }
     // A Secret without a readable refresh time (written before refreshes
     // existed, or edited) is refreshed now rather than trusted forever.
     if (auto after = kube::Annotation(*existing, kTokenRefreshAfterAnnotation)) {
@@ -313,7 +355,6 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
       }
     }
   }
-  const std::string ns(kube::Namespace(pod));
   std::string account(kube::GetString(pod, {"spec", "serviceAccountName"}));
   if (account.empty()) account = "default";
   kube::Object request(rapidjson::kObjectType);
@@ -363,7 +404,9 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
   kube::SetString(secret, {"metadata", "labels"}, kVirtualNamespaceLabel, ns);
   kube::SetString(secret, {"metadata", "labels"}, kManagedByLabel, kManagedByValue);
   kube::SetString(secret, {"metadata", "labels"}, kTokenPurposeLabel, kTokenPurpose);
+  kube::SetString(secret, {"metadata", "annotations"}, kVirtualKindAnnotation, "Pod");
   kube::SetString(secret, {"metadata", "annotations"}, kVirtualNamespaceAnnotation, ns);
+  kube::SetString(secret, {"metadata", "annotations"}, kVirtualNameAnnotation, kube::Name(pod));
   kube::SetString(secret, {"metadata", "annotations"}, kVirtualUidAnnotation, kube::Uid(pod));
   kube::SetString(secret, {"metadata", "annotations"}, kTokenExpirationAnnotation,
                   kube::FormatRfc3339(*expiration));
@@ -382,11 +425,19 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
   } else {
     Result<kube::Object> created =
         informers_.host_client().Create(kSecrets, config_.host_namespace, secret);
-    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+    if (created.status().code() == StatusCode::kAlreadyExists) {
+      Status taken = CheckTakenName(informers_.host_client(), kSecrets, config_.host_namespace,
+                                    secret_name, wanted, config_.tenant);
+      if (!taken.ok()) {
+        metrics_.Error("Secret", taken);
+        return taken;
+      }
+    } else if (!created.ok()) {
       metrics_.Error("Secret", created.status());
       return created.status();
+    } else {
+      metrics_.Synced("Secret", "create");
     }
-    metrics_.Synced("Secret", "create");
   }
   return std::chrono::ceil<seconds>(
       std::max(refresh_after - now, std::chrono::system_clock::duration::zero()));
@@ -406,22 +457,49 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
     }
     return context.status();
   }
+  // Everything the host pod will name must be this pod's own (or its
+  // gang's, its references'), never an object that holds the name for
+  // another: a clash keeps the pod off the host, saying why. The first step
+  // that fails ends this attempt.
+  auto failed = [&](Status step) -> std::optional<Result<kube::ReconcileResult>> {
+    if (step.ok()) return std::nullopt;
+    if (step.code() == StatusCode::kAlreadyExists) return Clash(pod, step);
+    return Result<kube::ReconcileResult>(std::move(step));
+  };
   if (context->gang) {
-    VT_RETURN_IF_ERROR(deps_.pod_groups.Ensure(
-        *context->gang, ns, kube::GetString(pod, {"spec", "priorityClassName"})));
+    if (auto r = failed(deps_.pod_groups.Ensure(
+            *context->gang, ns, kube::GetString(pod, {"spec", "priorityClassName"})))) {
+      return std::move(*r);
+    }
   }
   PodReferences refs = ReferencesOf(pod);
-  for (const std::string& n : refs.config_maps) VT_RETURN_IF_ERROR(deps_.config_maps.Ensure(ns, n));
-  for (const std::string& n : refs.secrets) VT_RETURN_IF_ERROR(deps_.secrets.Ensure(ns, n));
-  for (const std::string& n : refs.claims) VT_RETURN_IF_ERROR(deps_.claims.Ensure(ns, n));
+  for (const std::string& n : refs.config_maps) {
+    if (auto r = failed(deps_.config_maps.Ensure(ns, n))) return std::move(*r);
+  }
+  for (const std::string& n : refs.secrets) {
+    if (auto r = failed(deps_.secrets.Ensure(ns, n))) return std::move(*r);
+  }
+  for (const std::string& n : refs.claims) {
+    if (auto r = failed(deps_.claims.Ensure(ns, n))) return std::move(*r);
+  }
   if (!context->token_secret.empty()) {
-    VT_RETURN_IF_ERROR(EnsureTokenSecret(pod, context->token_secret).status());
+    if (auto r = failed(EnsureTokenSecret(pod, context->token_secret).status())) {
+      return std::move(*r);
+    }
   }
   PodTranslationNotes notes;
   kube::Object host = translator_.ToHost(pod, *context, &notes);
   Result<kube::Object> created =
       informers_.host_client().Create(kPods, config_.host_namespace, host);
-  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+  if (created.status().code() == StatusCode::kAlreadyExists) {
+    // Our own create the cache has not shown yet, an older pod of the same
+    // name (replaced next), or another pod's.
+    Status taken =
+        CheckTakenName(informers_.host_client(), kPods, config_.host_namespace, kube::Name(host),
+                       PodIdentity(ns, kube::Name(pod)), config_.tenant);
+    if (taken.code() == StatusCode::kAlreadyExists) return Clash(pod, taken);
+    VT_RETURN_IF_ERROR(taken);
+  } else if (!created.ok()) {
     metrics_.Error("Pod", created.status());
     return created.status();
   }
@@ -447,6 +525,12 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
     }
   }
   return kube::ReconcileResult{};
+}
+
+Result<kube::ReconcileResult> PodSyncer::Clash(const rapidjson::Value& pod, const Status& clash) {
+  metrics_.Error("Pod", clash);
+  VT_RETURN_IF_ERROR(Refuse(pod, {kHostNameClash, clash.message()}));
+  return kube::ReconcileResult{.requeue_after = kClashRecheck};
 }
 
 Status PodSyncer::WriteVirtualStatus(const kube::Object& pod) {

@@ -77,6 +77,9 @@ class PodSyncer : public kube::Reconciler {
   Status DeleteTokenSecret(std::string_view ns, std::string_view name);
   Result<kube::ReconcileResult> CreateHostPod(const rapidjson::Value& pod);
   Status Refuse(const rapidjson::Value& pod, const Refusal& refusal);
+  // Refuses `pod` for `clash` (an AlreadyExists from host_identity.h) and
+  // looks again later.
+  Result<kube::ReconcileResult> Clash(const rapidjson::Value& pod, const Status& clash);
   Status HostPodLost(const rapidjson::Value& pod);
   Status SyncExisting(const rapidjson::Value& pod, const rapidjson::Value& host);
   Result<PodContext> ContextOf(const rapidjson::Value& pod);

@@ -368,10 +368,6 @@ std::string DownwardApiMap(const rapidjson::Value* map) {
   return out;
 }
 
-std::string TokenSecretName(std::string_view pod, std::string_view ns, std::string_view tenant) {
-  return HostName(std::string(pod) + "-sa-token", ns, tenant);
-}
-
 kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext& context,
                                    PodTranslationNotes* notes) const {
   kube::Object host(rapidjson::kObjectType);

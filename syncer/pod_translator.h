@@ -51,6 +51,7 @@
 #include "kube/object.h"
 #include "syncer/allowlist.h"
 #include "syncer/gang.h"
+#include "syncer/names.h"  // TokenSecretName, for PodContext::token_secret
 #include "syncer/owner_chain.h"
 #include "syncer/pod_affinity.h"
 #include "syncer/syncer_config.h"
@@ -91,9 +92,6 @@ struct PodTranslationNotes {
   DroppedFields dropped_fields;
   std::vector<std::string> dropped_tolerations;  // as DescribeToleration writes them
 };
-
-// The host Secret that carries the virtual token of `pod`.
-std::string TokenSecretName(std::string_view pod, std::string_view ns, std::string_view tenant);
 
 class PodTranslator {
  public:

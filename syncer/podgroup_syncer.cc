@@ -2,11 +2,23 @@
 
 #include <glog/logging.h>
 
+#include "syncer/host_identity.h"
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
+namespace {
 
 using kube::resources::kPodGroups;
+
+// What the host PodGroup of `gang` records: the virtual PodGroup (any UID:
+// one re-created under the same name keeps its host group), or the
+// workload, whose UID is part of its group's name.
+VirtualIdentity IdentityOf(const Gang& gang, std::string_view ns) {
+  return {gang.owner.kind, std::string(ns), gang.owner.name,
+          gang.FollowsPodGroup() ? "" : gang.owner.uid};
+}
+
+}  // namespace
 
 PodGroupSyncer::PodGroupSyncer(SyncerInformers& informers, const SyncerConfig& config,
                                SyncMetrics& metrics)
@@ -34,6 +46,7 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
   kube::ObjectPtr have = informers_.Host(kPodGroups)
                              .cache()
                              .Get(kube::MakeKey(config_.host_namespace, gang.host_name));
+  const VirtualIdentity wanted = IdentityOf(gang, ns);
   if (have == nullptr) {
     Result<kube::Object> created = informers_.host_client().Create(
         kPodGroups, config_.host_namespace, PodGroupToHost(gang, ns, priority_class, config_));
@@ -42,9 +55,18 @@ Status PodGroupSyncer::Ensure(const Gang& gang, std::string_view ns,
       metrics_.Dropped("PodGroup", gang.dropped);
       return Status::Ok();
     }
-    if (created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
-    metrics_.Error("PodGroup", created.status());
-    return created.status();
+    if (created.status().code() != StatusCode::kAlreadyExists) {
+      metrics_.Error("PodGroup", created.status());
+      return created.status();
+    }
+    Status taken = CheckTakenName(informers_.host_client(), kPodGroups, config_.host_namespace,
+                                  gang.host_name, wanted, config_.tenant);
+    if (!taken.ok()) metrics_.Error("PodGroup", taken);
+    return taken;
+  }
+  if (Status clash = CheckIdentity(*have, kPodGroups.kind, wanted, config_.tenant); !clash.ok()) {
+    metrics_.Error("PodGroup", clash);
+    return clash;
   }
   std::optional<kube::Object> update = PodGroupUpdate(*have, gang, config_);
   if (!update) return Status::Ok();
@@ -71,6 +93,9 @@ Status PodGroupSyncer::FollowVirtual(const rapidjson::Value& host) {
 Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) {
   kube::ObjectPtr pg = informers_.Host(kPodGroups).cache().Get(key);
   if (pg == nullptr) return kube::ReconcileResult{};  // made with the gang's first pod
+  // What it stands for decides whether it is still needed; without that
+  // record there is no telling, so it is left alone.
+  if (!RecordedIdentity(*pg, kPodGroups.kind, config_.tenant)) return kube::ReconcileResult{};
   if (StandsForVirtualPodGroup(*pg)) VT_RETURN_IF_ERROR(FollowVirtual(*pg));
   const std::string name(kube::Name(*pg));
   Result<size_t> host_pods =

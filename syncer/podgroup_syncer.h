@@ -7,7 +7,8 @@
 // topologyConstraint; the queue is always the tenant's; any other member is
 // left out and counted, podgroup_fields.h), and
 // deletes a host PodGroup once no host pod names it and no virtual pod
-// belongs to its workload any more.
+// belongs to the workload it records any more (one that records none is
+// left alone).
 //
 // A virtual PodGroup deleted while its pods still run leaves the host
 // PodGroup as it last was until the last of those pods goes: deleting it
@@ -34,6 +35,9 @@ class PodGroupSyncer : public kube::Reconciler {
   // The host PodGroup of `gang` exists with what the gang asks for (see
   // PodGroupUpdate); `priority_class` is the pod's, used when a workload's
   // gang has none (a virtual PodGroup's names its own or none).
+  // AlreadyExists, and nothing written, when its host name is held by a
+  // PodGroup that records another virtual PodGroup or workload, or by one
+  // the syncer did not make (host_identity.h).
   Status Ensure(const Gang& gang, std::string_view ns, std::string_view priority_class);
 
   // The key of the host PodGroup that stands for virtual PodGroup `pg`.

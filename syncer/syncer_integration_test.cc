@@ -737,6 +737,146 @@ TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
     return EventReasons(virt(), "EndpointSlice", "db2-foreign")
         .contains("EndpointAddressNotAllowed");
   }));
+// Objects whose host names vCluster's form would share, and a tenant Secret
+// named as the token Secrets once were, all live side by side; a host
+// object that holds a name for another virtual object (what a hash
+// collision would leave) is neither overwritten nor deleted, and the
+// tenant is told.
+TEST_F(SyncerIntegrationTest, CollidingObjectsCoexistAndAClashIsNeverOverwritten) {
+  for (const char* ns : {"c", "b-x-c"}) {
+    ASSERT_TRUE(virt()
+                    .Create(kube::resources::kNamespaces, "",
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace",
+                                "metadata":{"name":")" +
+                                          std::string(ns) + R"("}})"))
+                    .ok());
+  }
+  ASSERT_TRUE(Eventually(
+      [] { return virt().Get(kube::resources::kServiceAccounts, "c", "default").ok(); }));
+  // Pod "p" in "c" projects a token; the tenant's own Secret "p-sa-token"
+  // (the name the token's Secret had) is mounted too.
+  auto pod = [](const std::string& ns, const std::string& name, const std::string& volumes) {
+    return ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                         R"(","namespace":")" + ns + R"("},"spec":{"schedulerName":"kai-scheduler",
+        "serviceAccountName":"default","containers":[{"name":"c","image":"i"}],"volumes":[)" +
+                         volumes + "]}}");
+  };
+  for (auto [ns, name] : {std::pair{"c", "a-x-b"}, std::pair{"b-x-c", "a"}}) {
+    ASSERT_TRUE(virt()
+                    .Create(kube::resources::kConfigMaps, ns,
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{
+                                "name":")" +
+                                          std::string(name) + R"(","namespace":")" + ns +
+                                          R"("},"data":{"who":")" + ns + "/" + name + R"("}})"))
+                    .ok());
+    ASSERT_TRUE(
+        virt()
+            .Create(kPods, ns,
+                    pod(ns, name,
+                        R"({"name":"v","configMap":{"name":")" + std::string(name) + R"("}})"))
+            .ok());
+  }
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kSecrets, "c",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Secret","metadata":{
+                              "name":"p-sa-token","namespace":"c"},"data":{"mine":"dGVuYW50"}})"))
+                  .ok());
+  ASSERT_TRUE(
+      virt()
+          .Create(
+              kPods, "c",
+              pod("c", "p",
+                  R"({"name":"api","projected":{"sources":[{"serviceAccountToken":{"path":"token"}}]}},
+                         {"name":"own","secret":{"secretName":"p-sa-token"}})"))
+          .ok());
+
+  const std::string first = HostName("a-x-b", "c", "nlp");
+  const std::string second = HostName("a", "b-x-c", "nlp");
+  ASSERT_NE(first, second);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return client().Get(kPods, kHostNs, first).ok() &&
+               client().Get(kPods, kHostNs, second).ok() &&
+               client().Get(kPods, kHostNs, HostName("p", "c", "nlp")).ok();
+      },
+      std::chrono::seconds(60)));
+  for (auto [host_name, who] : {std::pair{first, "c/a-x-b"}, std::pair{second, "b-x-c/a"}}) {
+    Result<kube::Object> copy = client().Get(kube::resources::kConfigMaps, kHostNs, host_name);
+    ASSERT_TRUE(copy.ok()) << host_name;
+    EXPECT_EQ(kube::GetString(*copy, {"data", "who"}), who);
+  }
+  Result<kube::Object> token =
+      client().Get(kube::resources::kSecrets, kHostNs, TokenSecretName("p", "c", "nlp"));
+  Result<kube::Object> own =
+      client().Get(kube::resources::kSecrets, kHostNs, HostName("p-sa-token", "c", "nlp"));
+  ASSERT_TRUE(token.ok() && own.ok());
+  EXPECT_FALSE(kube::GetString(*token, {"data", "token"}).empty());
+  EXPECT_EQ(kube::GetString(*own, {"data", "mine"}), "dGVuYW50");
+
+  // A host Service that records another virtual Service, at the name of c/web.
+  ASSERT_TRUE(
+      client()
+          .Create(kube::resources::kServices, kHostNs,
+                  ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":")" +
+                                HostName("web", "c", "nlp") + R"(","labels":{
+                      "vtenant.io/managed-by":"vtenant-syncer","vtenant.io/tenant":"nlp"},
+                      "annotations":{"vtenant.io/virtual-namespace":"c",
+                      "vtenant.io/virtual-name":"other"}},
+                      "spec":{"ports":[{"port":7000}]}})"))
+          .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "c",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{
+                              "name":"web","namespace":"c"},"spec":{"ports":[{"port":80}]}})"))
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [] {
+        Result<kube::ObjectList> events =
+            virt().List(kEvents, "c", {.field_selector = "involvedObject.name=web"});
+        if (!events.ok()) return false;
+        for (const kube::Object& e : events->items) {
+          if (kube::GetString(e, {"reason"}) == "HostNameClash" &&
+              kube::GetString(e, {"message"}).find("Service c/other") != std::string_view::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(60)));
+  ASSERT_TRUE(virt().Delete(kube::resources::kServices, "c", "web").ok());
+  // Left as it was: still the other's port, and still there once the
+  // Service syncer has moved on to a Service made after the deletion.
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "c",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{
+                              "name":"after","namespace":"c"},"spec":{"ports":[{"port":80}]}})"))
+                  .ok());
+  ASSERT_TRUE(Eventually(
+      [] {
+        return client()
+            .Get(kube::resources::kServices, kHostNs, HostName("after", "c", "nlp"))
+            .ok();
+      },
+      std::chrono::seconds(60)));
+  for (auto [ns, name] : {std::pair{"c", "a-x-b"}, std::pair{"b-x-c", "a"}, std::pair{"c", "p"}}) {
+    ASSERT_TRUE(virt().Delete(kPods, ns, name, {.grace_period_seconds = 0}).ok());
+  }
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return !client().Get(kPods, kHostNs, first).ok() &&
+               !client().Get(kPods, kHostNs, second).ok() &&
+               !client()
+                    .Get(kube::resources::kSecrets, kHostNs, TokenSecretName("p", "c", "nlp"))
+                    .ok();
+      },
+      std::chrono::seconds(60)));
+  Result<kube::Object> kept =
+      client().Get(kube::resources::kServices, kHostNs, HostName("web", "c", "nlp"));
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kube::GetInt(kept->operator[]("spec")["ports"][0], {"port"}), 7000);
+  ASSERT_TRUE(
+      client().Delete(kube::resources::kServices, kHostNs, HostName("web", "c", "nlp")).ok());
+  ASSERT_TRUE(virt().Delete(kube::resources::kServices, "c", "after").ok());
 }
 
 // Runs last: the host API server goes away for longer than the Lease lasts.

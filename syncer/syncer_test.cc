@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <thread>
 
 #include "base/eventually.h"
@@ -870,6 +872,135 @@ TEST_F(SyncerTest, LostLeaseKeepsCachesAndWonBackConverges) {
   EXPECT_EQ(HostPodCount(), 1u);
   EXPECT_TRUE(manager_->IsLeader());
   EXPECT_TRUE(Eventually([&] { return manager_->health_server().Ready().ok(); }));
+}
+
+// Warning Events of reason `reason` in virtual namespace `ns`, by the name
+// of the object they are about.
+std::map<std::string, std::string> WarningsOf(kube::FakeClient& virt, const std::string& ns,
+                                              const std::string& reason) {
+  std::map<std::string, std::string> out;
+  Result<kube::ObjectList> events = virt.List(kEvents, ns);
+  if (!events.ok()) return out;
+  for (const kube::Object& e : events->items) {
+    if (kube::GetString(e, {"reason"}) != reason) continue;
+    out[std::string(kube::GetString(e, {"involvedObject", "kind"})) + " " +
+        std::string(kube::GetString(e, {"involvedObject", "name"}))] =
+        kube::GetString(e, {"message"});
+  }
+  return out;
+}
+
+TEST_F(SyncerTest, PairsVclustersFormWouldConfuseGetTheirOwnHostObjects) {
+  StartSyncer();
+  // "a-x-b" in "c" and "a" in "b-x-c" would both be a-x-b-x-c-x-nlp.
+  for (auto [ns, name] : {std::pair{"c", "a-x-b"}, std::pair{"b-x-c", "a"}}) {
+    ASSERT_TRUE(virtual_
+                    .Create(kConfigMaps, ns,
+                            Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
+                                 std::string(name) + R"(","namespace":")" + ns +
+                                 R"("},"data":{"who":")" + ns + "/" + name + R"("}})"))
+                    .ok());
+    ASSERT_TRUE(virtual_
+                    .Create(kPods, ns,
+                            Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" +
+                                 std::string(name) + R"(","namespace":")" + ns +
+                                 R"("},"spec":{"containers":[{"name":"c","image":"i"}],
+                                 "volumes":[{"name":"v","configMap":{"name":")" +
+                                 name + R"("}}]}})"))
+                    .ok());
+  }
+  const std::string first = HostName("a-x-b", "c", "nlp");
+  const std::string second = HostName("a", "b-x-c", "nlp");
+  ASSERT_NE(first, second);
+  ASSERT_TRUE(Eventually([&] {
+    return host_.Get(kPods, kHostNs, first).ok() && host_.Get(kPods, kHostNs, second).ok();
+  }));
+  for (auto [host_name, who] : {std::pair{first, "c/a-x-b"}, std::pair{second, "b-x-c/a"}}) {
+    kube::Object pod = host_.Get(kPods, kHostNs, host_name).value();
+    const std::string copy(kube::GetString(pod["spec"]["volumes"][0], {"configMap", "name"}));
+    EXPECT_EQ(copy, host_name);  // its own copy, named as it is
+    EXPECT_EQ(kube::GetString(host_.Get(kConfigMaps, kHostNs, copy).value(), {"data", "who"}), who);
+  }
+}
+
+TEST_F(SyncerTest, AHostObjectStandingForAnotherIsNeitherOverwrittenNorDeleted) {
+  // What a hash collision would leave: host objects at the names of ml/web
+  // and its ConfigMap ml/settings that record other virtual objects.
+  const std::string recorded = R"("labels":{"vtenant.io/managed-by":"vtenant-syncer",
+      "vtenant.io/tenant":"nlp"},"annotations":{"vtenant.io/virtual-namespace":"ml",
+      "vtenant.io/virtual-name":"other","vtenant.io/virtual-uid":"u-other"})";
+  ASSERT_TRUE(host_
+                  .Create(kConfigMaps, kHostNs,
+                          Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
+                               HostName("settings", "ml", "nlp") + R"(",)" + recorded +
+                               R"(},"data":{"who":"ml/other"}})"))
+                  .ok());
+  ASSERT_TRUE(host_
+                  .Create(kPods, kHostNs,
+                          Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" +
+                               HostName("web", "ml", "nlp") + R"(",)" + recorded +
+                               R"(},"spec":{"containers":[{"name":"c","image":"other"}]}})"))
+                  .ok());
+  StartSyncer();
+  CreateVirtual(kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap",
+      "metadata":{"name":"settings","namespace":"ml"},"data":{"who":"ml/settings"}})");
+  CreateVirtual(kPods, PodJson("web"));
+  CreateVirtual(
+      kPods, PodJson("reader", "", R"(,"volumes":[{"name":"v","configMap":{"name":"settings"}}])"));
+  ASSERT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("web"), {"status", "reason"}) == "HostNameClash" &&
+           kube::GetString(VirtualPod("reader"), {"status", "reason"}) == "HostNameClash";
+  }));
+  // The tenant hears what clashes with what, in its own names.
+  std::map<std::string, std::string> warned = WarningsOf(virtual_, "ml", "HostNameClash");
+  ASSERT_TRUE(warned.contains("Pod web")) << ::testing::PrintToString(warned);
+  EXPECT_NE(warned["Pod web"].find("Pod ml/web and Pod ml/other both map to host Pod"),
+            std::string::npos)
+      << warned["Pod web"];
+  ASSERT_TRUE(warned.contains("ConfigMap settings")) << ::testing::PrintToString(warned);
+  EXPECT_NE(warned["ConfigMap settings"].find("ConfigMap ml/other"), std::string::npos);
+  EXPECT_TRUE(warned.contains("Pod reader"));
+  // Nothing of theirs was written...
+  EXPECT_EQ(
+      kube::GetString(host_.Get(kConfigMaps, kHostNs, HostName("settings", "ml", "nlp")).value(),
+                      {"data", "who"}),
+      "ml/other");
+  EXPECT_EQ(kube::GetString(HostPod("web")["spec"]["containers"][0], {"image"}), "other");
+  EXPECT_FALSE(HostPodExists("reader"));
+  // ...nor deleted when the tenant's objects go.
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "web").ok());
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "reader").ok());
+  ASSERT_TRUE(virtual_.Delete(kConfigMaps, "ml", "settings").ok());
+  CreateVirtual(kPods, PodJson("after"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("after"); }));  // the syncer has moved on
+  EXPECT_TRUE(HostPodExists("web"));
+  EXPECT_TRUE(host_.Get(kConfigMaps, kHostNs, HostName("settings", "ml", "nlp")).ok());
+}
+
+TEST_F(SyncerTest, AnObjectTheSyncerDidNotMakeIsLeftAlone) {
+  // Say an admin's Secret, without the syncer's labels, so no cache of the
+  // syncer ever sees it: only the create that finds its name taken does.
+  ASSERT_TRUE(host_
+                  .Create(kube::resources::kSecrets, kHostNs,
+                          Json(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")" +
+                               HostName("creds", "ml", "nlp") + R"("},"data":{"k":"YWRtaW4="}})"))
+                  .ok());
+  StartSyncer();
+  CreateVirtual(kube::resources::kSecrets, R"({"apiVersion":"v1","kind":"Secret",
+      "metadata":{"name":"creds","namespace":"ml"},"data":{"k":"dGVuYW50"}})");
+  CreateVirtual(
+      kPods, PodJson("user", "", R"(,"volumes":[{"name":"v","secret":{"secretName":"creds"}}])"));
+  ASSERT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("user"), {"status", "reason"}) == "HostNameClash";
+  }));
+  EXPECT_NE(kube::GetString(VirtualPod("user"), {"status", "message"})
+                .find("was not made by vtenant-syncer for tenant nlp"),
+            std::string::npos);
+  EXPECT_FALSE(HostPodExists("user"));
+  kube::Object secret =
+      host_.Get(kube::resources::kSecrets, kHostNs, HostName("creds", "ml", "nlp")).value();
+  EXPECT_EQ(kube::GetString(secret, {"data", "k"}), "YWRtaW4=");
+  EXPECT_FALSE(kube::Label(secret, kManagedByLabel).has_value());
 }
 
 TEST_F(SyncerTest, ReadyOnlyWhenBothServersAnswer) {
