@@ -310,13 +310,14 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
   }
   std::vector<std::string> host_classes;
   for (const kube::Object& c : classes->items) host_classes.emplace_back(kube::Name(c));
-  Result<ControlPlaneStatus> cp = backend->second->Ensure(
-      {.spec = spec,
-       .host_namespace = ns,
-       .certificates = certs,
-       .syncer_virtual_token = SyncerToken(spec.name),
-       .allowed_priority_classes = AllowedPriorityClasses(spec.isolation, host_classes),
-       .scheduler_name = options_.scheduler_name});
+  ControlPlaneRequest request{
+      .spec = spec,
+      .host_namespace = ns,
+      .certificates = certs,
+      .syncer_virtual_token = SyncerToken(spec.name),
+      .allowed_priority_classes = AllowedPriorityClasses(spec.isolation, host_classes),
+      .scheduler_name = options_.scheduler_name};
+  Result<ControlPlaneStatus> cp = backend->second->Ensure(request);
   if (!cp.ok()) {
     step_errors_->WithLabelValues({"control-plane"}).Inc();
     pass.control_plane = False("ControlPlaneReady", "BackendError", cp.status().message());
