@@ -737,6 +737,8 @@ TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
     return EventReasons(virt(), "EndpointSlice", "db2-foreign")
         .contains("EndpointAddressNotAllowed");
   }));
+}
+
 // Objects whose host names vCluster's form would share, and a tenant Secret
 // named as the token Secrets once were, all live side by side; a host
 // object that holds a name for another virtual object (what a hash
