@@ -140,6 +140,8 @@ TEST(StatefulSetBackendTest, TheSyncerUsesItsOwnVirtualCredential) {
   EXPECT_FALSE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-syncer").ok());
   ASSERT_TRUE(backend.Ensure(r).ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-syncer").ok());
+}
+
 // The Pod Security Standards "restricted" level, written from the
 // standard's text rather than from the renderer: what a pod template breaks.
 std::vector<std::string> RestrictedViolations(const rapidjson::Value& pod_spec) {

@@ -296,6 +296,8 @@ TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_EQ(backend_.Last("nlp").certificates.tenant_admin_ca.certificate_pem,
             after.tenant_admin_ca.certificate_pem);
+}
+
 TEST_F(TenantReconcilerTest, SyncerGetsTheHostsPriorityClassesTheTenantAllows) {
   for (const char* name : {"train", "inference", "system-cluster-critical"}) {
     ASSERT_TRUE(host_
