@@ -733,7 +733,7 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   // The pid file first, then /proc, for a process whose file was never written.
   // Every process of the tenant names a file in its folder.
   const std::string marker = dir.string() + "/";
-  for (const std::string program :
+  for (const std::string& program :
        {syncer.empty() ? std::string("vtenant-syncer") : syncer,
         std::string("kube-controller-manager"), std::string("kube-apiserver")}) {
     StopPid(ReadInt(dir / (program + ".pid")), program, marker);

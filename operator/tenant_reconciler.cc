@@ -653,13 +653,17 @@ Result<kube::ReconcileResult> TenantReconciler::Finalize(const kube::Object& ten
   // namespace goes. Once the namespace is going (it is deleted only after
   // every backend was done), what the StatefulSet backend made in it goes
   // with it, and so does the operator's own RoleBinding there: asking that
-  // backend again would only be refused.
+  // backend again would only be refused. A namespace that was never this
+  // Tenant's (refused as NamespaceTaken) holds nothing the backend made and
+  // grants the operator nothing, so it is not asked either.
   Result<kube::Object> host_ns = host_.Get(res::kNamespaces, "", ns);
   if (!host_ns.ok() && host_ns.status().code() != StatusCode::kNotFound) return host_ns.status();
   const bool namespace_going = !host_ns.ok() || kube::IsBeingDeleted(*host_ns);
+  const bool namespace_foreign =
+      host_ns.ok() && !CheckOwnedByOperator(*host_ns, res::kNamespaces, name).ok();
   bool removed = true;
   for (const auto& [kind, backend] : backends_) {
-    if (namespace_going && kind == Backend::kStatefulSet) continue;
+    if ((namespace_going || namespace_foreign) && kind == Backend::kStatefulSet) continue;
     VT_ASSIGN_OR_RETURN(bool done, backend->Remove(name, ns));
     removed = removed && done;
   }
