@@ -60,6 +60,7 @@ Status DeleteIfPresent(kube::Client& client, const kube::ResourceType& type, std
 
 bool OwnedByOperator(const rapidjson::Value& object, std::string_view tenant) {
   if (kube::Label(object, kManagedByLabel) != kManagedByOperator) return false;
+  if (kube::Label(object, kCopyMarkLabel) == kCopyMarkValue) return false;
   return tenant.empty() || kube::Label(object, kTenantLabel) == tenant;
 }
 

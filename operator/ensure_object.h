@@ -37,7 +37,13 @@ inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
 inline constexpr char kManagedByOperator[] = "vtenant-operator";
 
 // Whether `object` carries those labels (`tenant` empty: shared objects,
-// the managed-by label alone).
+// the managed-by label alone) and is not a syncer's copy of a tenant's
+// object. A tenant may write app.kubernetes.io/ labels on what the syncer
+// copies into its host namespace, so that label alone could be forged;
+// the syncer's own mark (vtenant.io/managed-by=vtenant-syncer, a key no
+// tenant can set or remove) says such an object is never the operator's.
+inline constexpr char kCopyMarkLabel[] = "vtenant.io/managed-by";
+inline constexpr char kCopyMarkValue[] = "vtenant-syncer";
 bool OwnedByOperator(const rapidjson::Value& object, std::string_view tenant);
 
 // OK when `object` (of `type`) is OwnedByOperator(tenant); otherwise
