@@ -30,4 +30,25 @@ std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& r) {
       "--allowed-service-types=" + Join(iso.allowed_service_types)};
 }
 
+std::vector<std::string> VirtualClusterControllers() {
+  return {"serviceaccount-controller",
+          "serviceaccount-token-controller",
+          "namespace-controller",
+          "garbage-collector-controller",
+          "replicaset-controller",
+          "deployment-controller",
+          "statefulset-controller",
+          "job-controller",
+          "cronjob-controller",
+          "ttl-after-finished-controller",
+          "endpoints-controller",
+          "endpointslice-controller",
+          "disruption-controller",
+          "pod-garbage-collector-controller",
+          "resourcequota-controller",
+          "root-ca-certificate-publisher-controller",
+          "clusterrole-aggregation-controller",
+          "persistentvolumeclaim-protection-controller"};
+}
+
 }  // namespace vtenant::op

@@ -43,6 +43,14 @@ struct ControlPlaneRequest {
 // them; a change of any of them restarts the syncer.
 std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& request);
 
+// The controllers a virtual cluster's kube-controller-manager runs, in both
+// backends: what workloads inside it need. Nodes, volumes, routes and load
+// balancers belong to the host, which the syncer mirrors. The claim
+// protection controller stays: the API server puts its finalizer on every
+// claim, and without the controller a namespace holding one could never
+// be deleted.
+std::vector<std::string> VirtualClusterControllers();
+
 // One part of the control plane: ready or, if not, why.
 struct ComponentStatus {
   bool ready = false;

@@ -155,25 +155,7 @@ std::vector<std::string> ProcessBackendOptions::DefaultApiServerArgs() {
 }
 
 std::vector<std::string> ProcessBackendOptions::DefaultVirtualControllers() {
-  // What workloads inside a virtual cluster need. Nodes, volumes, routes and
-  // load balancers belong to the host: the syncer mirrors them.
-  return {"serviceaccount-controller",
-          "serviceaccount-token-controller",
-          "namespace-controller",
-          "garbage-collector-controller",
-          "replicaset-controller",
-          "deployment-controller",
-          "statefulset-controller",
-          "job-controller",
-          "cronjob-controller",
-          "ttl-after-finished-controller",
-          "endpoints-controller",
-          "endpointslice-controller",
-          "disruption-controller",
-          "pod-garbage-collector-controller",
-          "resourcequota-controller",
-          "root-ca-certificate-publisher-controller",
-          "clusterrole-aggregation-controller"};
+  return VirtualClusterControllers();
 }
 
 struct ProcessBackend::Tenant {

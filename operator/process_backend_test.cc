@@ -43,6 +43,8 @@ TEST(ProcessBackendTest, VirtualControllersLeaveNodesToTheHost) {
   EXPECT_TRUE(has("namespace-controller"));
   EXPECT_TRUE(has("garbage-collector-controller"));
   EXPECT_TRUE(has("serviceaccount-token-controller"));
+  // Claims carry its finalizer; without it no namespace with one could go.
+  EXPECT_TRUE(has("persistentvolumeclaim-protection-controller"));
   EXPECT_FALSE(has("node-lifecycle-controller"));
   EXPECT_FALSE(has("node-ipam-controller"));
   EXPECT_FALSE(has("*"));

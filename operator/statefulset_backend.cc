@@ -165,6 +165,10 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       "--profiling=false",
       "--watch-cache-sizes=events#0",
       "--enable-priority-and-fairness=false"};
+  std::string controllers;
+  for (const std::string& c : VirtualClusterControllers()) {
+    controllers += (controllers.empty() ? "" : ",") + c;
+  }
   std::vector<std::string> kcm = {"kube-controller-manager",
                                   std::string("--kubeconfig=") + kInternalKubeconfig,
                                   std::string("--authentication-kubeconfig=") + kInternalKubeconfig,
@@ -175,14 +179,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
                                   "--use-service-account-credentials=false",
                                   "--allocate-node-cidrs=false",
                                   "--profiling=false",
-                                  "--controllers=serviceaccount-controller,serviceaccount-token-"
-                                  "controller,namespace-controller,garbage-collector-controller,"
-                                  "replicaset-controller,deployment-controller,statefulset-"
-                                  "controller,job-controller,cronjob-controller,ttl-after-"
-                                  "finished-controller,endpoints-controller,endpointslice-"
-                                  "controller,disruption-controller,resourcequota-controller,"
-                                  "root-ca-certificate-publisher-controller,clusterrole-"
-                                  "aggregation-controller"};
+                                  "--controllers=" + controllers};
   std::vector<std::string> syncer = {
       "vtenant-syncer",
       "--tenant=" + r.spec.name,
