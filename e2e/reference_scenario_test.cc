@@ -1,7 +1,8 @@
 // End to end, the reference setup: `vtenant up` with one NVIDIA L40S, the
 // GitOps examples applied (ml-org, nlp, vision, recsys), and each team
-// acting through the real kubectl with its own kubeconfig. One environment
-// for the whole suite; each test removes the workloads it started.
+// acting through the real kubectl with its own kubeconfig. The environment
+// is the binary's shared one (reference_fixture.h); each test removes the
+// workloads it started.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 
 #include "base/eventually.h"
 #include "cli/leftover_processes.h"
+#include "e2e/reference_fixture.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 
@@ -21,101 +23,10 @@ namespace {
 namespace res = kube::resources;
 using std::chrono::seconds;
 
-const std::vector<std::string> kTeams = {"nlp", "vision", "recsys"};
+const std::vector<std::string>& kTeams = ReferenceTeams();
 constexpr char kNode[] = "l40s-node";
 
-class ReferenceScenarioTest : public testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    Result<std::unique_ptr<Environment>> env =
-        Environment::Up(VTENANT_CLI, "ref", "examples/nodes/l40s.yaml");
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = env->release();
-    Result<std::string> applied = env_->HostKubectl({"apply", "-k", Example("")});
-    ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-    for (const std::string& team : kTeams) {
-      Status ready = env_->WaitForTeam(team);
-      ASSERT_TRUE(ready.ok()) << ready.ToString();
-    }
-  }
-  static void TearDownTestSuite() {
-    if (env_ == nullptr) return;
-    std::vector<std::string> left = env_->Down();
-    EXPECT_TRUE(left.empty()) << "vtenant down left processes behind, first: " << left[0];
-    delete env_;
-    env_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(env_, nullptr) << "the suite's environment did not start"; }
-
-  static Environment& env() { return *env_; }
-
-  // The host pods the syncer made for `team`.
-  static std::vector<kube::Object> HostPods(const std::string& team,
-                                            const std::string& selector = "") {
-    kube::ListOptions options;
-    options.label_selector = "vtenant.io/managed-by=vtenant-syncer";
-    if (!selector.empty()) options.label_selector += "," + selector;
-    Result<kube::ObjectList> pods = env().host().ListAll(res::kPods, "vtenant-" + team, options);
-    EXPECT_TRUE(pods.ok()) << pods.status().ToString();
-    return pods.ok() ? std::move(pods->items) : std::vector<kube::Object>{};
-  }
-
-  // Phases of the team's virtual pods matching `selector`, by name.
-  static std::map<std::string, std::string> VirtualPhases(const std::string& team,
-                                                          const std::string& selector) {
-    std::map<std::string, std::string> phases;
-    Result<kube::Object> list = env().TeamGet(team, {"pods", "-n", "default", "-l", selector});
-    if (!list.ok()) return phases;
-    const rapidjson::Value* items = kube::Find(*list, {"items"});
-    if (items == nullptr || !items->IsArray()) return phases;
-    for (const auto& pod : items->GetArray()) {
-      if (kube::IsBeingDeleted(pod)) continue;
-      phases[std::string(kube::Name(pod))] = kube::GetString(pod, {"status", "phase"});
-    }
-    return phases;
-  }
-
-  static int CountPhase(const std::map<std::string, std::string>& phases,
-                        const std::string& phase) {
-    int n = 0;
-    for (const auto& [name, p] : phases) n += p == phase ? 1 : 0;
-    return n;
-  }
-
-  static int64_t QueueAllocated(const std::string& queue) {
-    Result<kube::Object> q = env().host().Get(res::kQueues, "", queue);
-    if (!q.ok()) return -1;
-    return MilliGpus(kube::Find(*q, {"status", "allocated", "nvidia.com/gpu"}));
-  }
-
-  static void StartTrainPods() {
-    for (const std::string& team : kTeams) {
-      Result<std::string> applied =
-          env().TeamKubectl(team, {"apply", "-k", Example(team + "/workloads")});
-      ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-    }
-    for (const std::string& team : kTeams) {
-      EXPECT_TRUE(Eventually(
-          [&] { return CountPhase(VirtualPhases(team, "app=" + team + "-train"), "Running") == 1; },
-          seconds(120), std::chrono::milliseconds(500)))
-          << team << "-train never ran";
-    }
-  }
-
-  // Deletes what `kubectl apply -k <dir>` made in the team's cluster and
-  // waits until the host has none of its pods left.
-  static void DeleteWorkloads(const std::string& team, const std::string& dir,
-                              const std::string& selector) {
-    Result<std::string> deleted = env().TeamKubectl(
-        team, {"delete", "-k", Example(dir), "--ignore-not-found", "--wait=true"});
-    EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
-    EXPECT_TRUE(Eventually([&] { return HostPods(team, selector).empty(); }, seconds(120),
-                           std::chrono::milliseconds(500)))
-        << "host pods of " << team << " (" << selector << ") outlived their virtual pods";
-  }
-
-  static inline Environment* env_ = nullptr;
-};
+using ReferenceScenarioTest = ReferenceEnvironmentTest;
 
 TEST_F(ReferenceScenarioTest, ThreeTeamsShareOneL40sAt330mEach) {
   StartTrainPods();

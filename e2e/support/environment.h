@@ -46,10 +46,13 @@ class Environment {
   // `vtenant kubeconfig <tenant>`) to <dir>/<tenant>.kubeconfig.
   Status WaitForTeam(const std::string& tenant,
                      std::chrono::seconds limit = std::chrono::seconds(240));
-  // kubectl with the team's own kubeconfig (WaitForTeam first).
+  // kubectl with the team's own kubeconfig (WaitForTeam first), `input`
+  // on its stdin.
   Result<localenv::CommandResult> TeamKubectlRaw(const std::string& tenant,
-                                                 std::vector<std::string> args);
-  Result<std::string> TeamKubectl(const std::string& tenant, std::vector<std::string> args);
+                                                 std::vector<std::string> args,
+                                                 const std::string& input = {});
+  Result<std::string> TeamKubectl(const std::string& tenant, std::vector<std::string> args,
+                                  const std::string& input = {});
   // `kubectl get <args> -o json` in the team's cluster, parsed.
   Result<kube::Object> TeamGet(const std::string& tenant, std::vector<std::string> args);
 
