@@ -2,6 +2,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 
 #include "scheduler-core/actions.h"
@@ -291,10 +292,13 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       keep(job, &facts);
       continue;
     }
-    // The kept lists concatenated, in the victim queues' order; the same as
-    // the last attempt's when its queues were these and no list changed.
+    // The kept lists merged by the victim order; the same as the last
+    // attempt's when its queues were these and no list changed (nothing
+    // else the merge reads changes without a list changing: only an
+    // attempt that evicted changes the cluster).
     if (victim_queues != candidates_of || lists_changed != candidates_at) {
       candidates.clear();
+      std::vector<std::span<const GroupId>> lists;
       for (QueueId theirs : victim_queues) {
         QueueVictims& v = live[theirs];
         // One gone (the common case in a busy cycle): found by its rank.
@@ -302,8 +306,9 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
           if (auto it = pool.FindIn(v.jobs, v.last_left); it != v.jobs.end()) v.jobs.erase(it);
         if (v.left > 1) std::erase_if(v.jobs, [&](GroupId g) { return !pool.Alive(g); });
         v.left = 0;
-        candidates.insert(candidates.end(), v.jobs.begin(), v.jobs.end());
+        lists.emplace_back(v.jobs);
       }
+      victim_order.Merge(session, victim_queues, lists, &candidates);
       candidates_of = victim_queues;
       candidates_at = lists_changed;
     }

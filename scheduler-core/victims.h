@@ -115,13 +115,17 @@ class VictimPool {
 // moment, until `job` can be allocated. `may_take_from` may read the
 // cluster (it is asked again after every eviction) but nothing else that
 // changes meanwhile.
-// A job one pod short first gets the single smallest victim of the first
-// victim queue that has one whose eviction lets that pod fit on the
-// victim's node (per device: a fraction takes a fraction's room, a whole
-// GPU a whole-GPU job's). Otherwise victims are taken node by node (nodes that would free the most
-// GPU first, within a node in rank order), since victims scattered over the cluster free no single
-// node. Then keeps only the victims on the nodes the job landed on, so nobody is evicted for
-// nothing. On success the evictions and the job's placements stay in the statement, the evicted
+// A job one GPU-sharing pod short first gets the single smallest victim of
+// the first victim queue that has one whose eviction lets that pod fit on
+// the victim's device (a fraction takes a fraction's room). Otherwise a job
+// at most one pod short takes victims as KAI's by-node scenarios do: in
+// rank order, each added victim's nodes tried with the victims so far on
+// them, so the first victims in rank order that make room on one node go
+// (the lowest priority first, of one priority the newest, gangs whole). A
+// job short by more takes them node by node (nodes that would free the
+// most GPU first, within a node in rank order), since victims scattered
+// over the cluster free no single node. Then keeps only the victims on the
+// nodes the job landed on, so nobody is evicted for nothing. On success the evictions and the job's placements stay in the statement, the evicted
 // jobs leave `pool` and the session's failure caches are dropped (the room they describe has
 // changed); otherwise everything is rolled back.
 //
