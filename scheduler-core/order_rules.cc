@@ -251,10 +251,30 @@ void ReverseAllocationVictimOrder::SortJobs(const Session& s, std::vector<GroupI
   for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].group;
 }
 
-void VictimOrder::Merge(const Session& s, std::span<const QueueId> queues,
-                        std::span<const std::span<const GroupId>> lists,
-                        std::vector<GroupId>* out) const {
-  for (std::span<const GroupId> jobs : lists) out->insert(out->end(), jobs.begin(), jobs.end());
+namespace {
+
+// VictimOrder::Merge's default: the lists one after the other.
+class ConcatenatedVictims : public VictimMerger {
+ public:
+  explicit ConcatenatedVictims(std::span<const std::span<const GroupId>> lists) : lists_(lists) {}
+  bool Next(std::vector<GroupId>* out) override {
+    while (list_ < lists_.size() && at_ == lists_[list_].size()) ++list_, at_ = 0;
+    if (list_ == lists_.size()) return false;
+    out->push_back(lists_[list_][at_++]);
+    return true;
+  }
+
+ private:
+  std::span<const std::span<const GroupId>> lists_;
+  size_t list_ = 0, at_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<VictimMerger> VictimOrder::Merge(
+    const Session& s, std::span<const QueueId> queues,
+    std::span<const std::span<const GroupId>> lists) const {
+  return std::make_unique<ConcatenatedVictims>(lists);
 }
 
 namespace {
@@ -271,7 +291,7 @@ ResourceVector HeldBy(const Session& s, GroupId g) {
 // ancestors as a tree, each queue with what was taken below it so far.
 // Taking a victim changes the keys of its queue and its ancestors only, so
 // each pick recomputes a few keys and compares the siblings on its path.
-class VictimMerge {
+class VictimMerge : public VictimMerger {
  public:
   VictimMerge(const Session& s, std::span<const QueueId> queues,
               std::span<const std::span<const GroupId>> lists)
@@ -305,23 +325,21 @@ class VictimMerge {
         node.next = HeldBy(s_, lists_[node.list][0]);
   }
 
-  void Run(std::vector<GroupId>* out) {
-    while (true) {
-      int n = Pick(roots_);
-      if (n < 0) return;
-      while (nodes_[n].list < 0) n = Pick(nodes_[n].children);
-      Node& leaf = nodes_[n];
-      out->push_back(lists_[leaf.list][leaf.cursor++]);
-      const ResourceVector taken = leaf.next;
-      leaf.next = leaf.cursor < lists_[leaf.list].size()
-                      ? HeldBy(s_, lists_[leaf.list][leaf.cursor])
-                      : ResourceVector{};
-      for (int a = n; a >= 0; a = nodes_[a].parent) {
-        nodes_[a].taken += taken;
-        --nodes_[a].left;
-        nodes_[a].fresh = false;
-      }
+  bool Next(std::vector<GroupId>* out) override {
+    int n = Pick(roots_);
+    if (n < 0) return false;
+    while (nodes_[n].list < 0) n = Pick(nodes_[n].children);
+    Node& leaf = nodes_[n];
+    out->push_back(lists_[leaf.list][leaf.cursor++]);
+    const ResourceVector taken = leaf.next;
+    leaf.next = leaf.cursor < lists_[leaf.list].size() ? HeldBy(s_, lists_[leaf.list][leaf.cursor])
+                                                       : ResourceVector{};
+    for (int a = n; a >= 0; a = nodes_[a].parent) {
+      nodes_[a].taken += taken;
+      --nodes_[a].left;
+      nodes_[a].fresh = false;
     }
+    return true;
   }
 
  private:
@@ -377,11 +395,11 @@ class VictimMerge {
 
 }  // namespace
 
-void ReverseAllocationVictimOrder::Merge(const Session& s, std::span<const QueueId> queues,
-                                         std::span<const std::span<const GroupId>> lists,
-                                         std::vector<GroupId>* out) const {
-  if (queues.size() < 2) return VictimOrder::Merge(s, queues, lists, out);
-  VictimMerge(s, queues, lists).Run(out);
+std::unique_ptr<VictimMerger> ReverseAllocationVictimOrder::Merge(
+    const Session& s, std::span<const QueueId> queues,
+    std::span<const std::span<const GroupId>> lists) const {
+  if (queues.size() < 2) return VictimOrder::Merge(s, queues, lists);
+  return std::make_unique<VictimMerge>(s, queues, lists);
 }
 
 Rules WithDefaults(Rules rules) {

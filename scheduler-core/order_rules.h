@@ -113,6 +113,15 @@ class JobRank {
   virtual void Sort(const Snapshot& snapshot, std::vector<GroupId>* jobs) const;
 };
 
+// Several victim queues' lists as one rank, produced a victim at a time, so
+// a caller pays only for the part it reads (VictimOrder::Merge).
+class VictimMerger {
+ public:
+  virtual ~VictimMerger() = default;
+  // Appends the next victim to *out; false when none is left.
+  virtual bool Next(std::vector<GroupId>* out) = 0;
+};
+
 // Orders running jobs as victims: who is evicted first.
 class VictimOrder {
  public:
@@ -124,12 +133,13 @@ class VictimOrder {
   // Sorts `jobs` (of one leaf queue) by JobFirst. A rule may override it
   // with a faster sort giving the same order.
   virtual void SortJobs(const Session& session, std::vector<GroupId>* jobs) const;
-  // The victims of several leaf queues in one list, the first to go first:
+  // The victims of several leaf queues as one rank, the first to go first:
   // `queues` sorted by QueueFirst, lists[i] the jobs of queues[i] in
-  // JobFirst order. The default concatenates the lists in that order.
-  virtual void Merge(const Session& session, std::span<const QueueId> queues,
-                     std::span<const std::span<const GroupId>> lists,
-                     std::vector<GroupId>* out) const;
+  // JobFirst order, both outliving the merger, which reads the session as
+  // it stands at each Next. The default concatenates the lists in order.
+  virtual std::unique_ptr<VictimMerger> Merge(
+      const Session& session, std::span<const QueueId> queues,
+      std::span<const std::span<const GroupId>> lists) const;
 };
 
 // KAI's queue order (proportion plugin), in this order: a queue not above
@@ -187,9 +197,9 @@ class ReverseAllocationVictimOrder : public VictimOrder {
   // one. Two queues above their fair share so give up their victims in
   // turn, each down towards its share, instead of the first giving up all
   // it may before the second gives any (ties: QueueFirst's order).
-  void Merge(const Session& session, std::span<const QueueId> queues,
-             std::span<const std::span<const GroupId>> lists,
-             std::vector<GroupId>* out) const override;
+  std::unique_ptr<VictimMerger> Merge(
+      const Session& session, std::span<const QueueId> queues,
+      std::span<const std::span<const GroupId>> lists) const override;
 };
 
 // The rules one cycle uses; unset ones take the defaults above.

@@ -547,6 +547,12 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
 
 }  // namespace
 
+bool VictimsMayMakeRoom(Session& session, VictimPool& pool, GroupId job,
+                        std::span<const GroupId> victims) {
+  const Milli threshold = RoomToTry(session, job);
+  return threshold == 0 || pool.MostFreeWithout(session, victims) >= threshold;
+}
+
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
                  EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
                  const RankedFacts* facts) {

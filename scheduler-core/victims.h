@@ -146,6 +146,13 @@ bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<cons
                  EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
                  const RankedFacts* facts = nullptr);
 
+// Whether all of `victims` leaving could let `job` be tried at all: some
+// node would then have the job's first pod's minimum GPU free (always, when
+// that is 0 or the job waits on a queue limit). EvictForJob fails at once
+// otherwise; this asks it of a list in any order, without ranking it.
+bool VictimsMayMakeRoom(Session& session, VictimPool& pool, GroupId job,
+                        std::span<const GroupId> victims);
+
 // The resources the job's gang minimum needs (estimated), or its first
 // pending pod's when the gang is already satisfied.
 ResourceVector GangNeed(const Session& session, GroupId job);
