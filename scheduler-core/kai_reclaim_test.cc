@@ -48,8 +48,8 @@ struct KaiCase {
   std::vector<std::pair<std::string, int32_t>> nodes;
   std::vector<KaiQueue> queues;
   std::vector<KaiJob> jobs;
-  std::set<std::string> evicted;  // jobs whose every task is evicted
-  std::set<std::string> bound;    // pending jobs that get their tasks bound
+  std::set<std::string> evicted;                // jobs whose every task is evicted
+  std::set<std::string> bound;                  // pending jobs that get their tasks bound
   std::map<std::string, Milli> fair_share_gpu;  // per queue, when checked
 };
 
@@ -101,7 +101,8 @@ void RunKaiCase(const KaiCase& c) {
   std::set<std::string> evicted, bound;
   for (const KaiJob& job : c.jobs) {
     const int tasks = static_cast<int>(job.tasks.size());
-    const int running = tasks - static_cast<int>(std::count(job.tasks.begin(), job.tasks.end(), ""));
+    const int running =
+        tasks - static_cast<int>(std::count(job.tasks.begin(), job.tasks.end(), ""));
     // A gang victim is taken whole or not at all.
     if (evicted_tasks[job.name] > 0) {
       EXPECT_EQ(evicted_tasks[job.name], running) << job.name << " was split";
@@ -153,7 +154,8 @@ TEST(KaiReclaimTest, WholeGpuFairShareDividedAsKaiDoes) {
        "for whole GPUs jobs - this is a bug we had",
        {{"node0", 4}},
        {{"queue0", 2, 2}, {"queue1", 1, 1}},
-       {{"running_job0", "queue0", 3000, On("node0", 1)}, {"pending_job0", "queue1", 2000, Pending(1)}},
+       {{"running_job0", "queue0", 3000, On("node0", 1)},
+        {"pending_job0", "queue1", 2000, Pending(1)}},
        {},
        {},
        {{"queue0", 3000}, {"queue1", 1000}}},
@@ -183,7 +185,8 @@ TEST(KaiReclaimTest, WholeGpuFairShareDividedAsKaiDoes) {
        "fairShare (remaining was given to queue with lower over quota weight)",
        {{"node0", 12}},
        {{"queue0", 2, 1}, {"queue1", 2, 2}},
-       {{"running_job0", "queue0", 10000, On("node0", 1)}, {"pending_job0", "queue1", 7000, Pending(1)}},
+       {{"running_job0", "queue0", 10000, On("node0", 1)},
+        {"pending_job0", "queue1", 7000, Pending(1)}},
        {"running_job0"},
        {"pending_job0"},
        {{"queue0", 5000}, {"queue1", 7000}}},
@@ -210,25 +213,42 @@ TEST(KaiReclaimTest, GangVictimsAreTakenWhole) {
       {"reclaim/reclaimGang_test.go: job reclaims from job on two nodes",
        {{"node0", 1}, {"node1", 1}},
        {{"queue0", 1, 1}, {"queue1", 1, 1}},
-       {{"running-job0", "queue0", 1000, {"node0", "node1"}}, {"pending-job", "queue1", 1000, Pending(1)}},
+       {{"running-job0", "queue0", 1000, {"node0", "node1"}},
+        {"pending-job", "queue1", 1000, Pending(1)}},
+       {"running-job0"},
+       {"pending-job"}},
+      // The same world with a third node whose newer job holds less but
+      // ranks higher: KAI's victim order is its job order reversed
+      // (plugins/priority: the lower priority first), so the gang goes,
+      // whole, and not the smaller single job.
+      {"reclaim/reclaimGang_test.go: job reclaims from job on two nodes, plus a higher-priority "
+       "job on a third node",
+       {{"node0", 1}, {"node1", 1}, {"node2", 1}},
+       {{"queue0", 1, 1}, {"queue1", 1, 1}},
+       {{"running-job0", "queue0", 1000, {"node0", "node1"}, kTrain - 1},
+        {"running-job1", "queue0", 1000, On("node2", 1)},
+        {"pending-job", "queue1", 1000, Pending(1)}},
        {"running-job0"},
        {"pending-job"}},
       {"reclaim/reclaimGang_test.go: reclaim mpi job",
        {{"node0", 2}},
        {{"queue0", 0, 0}, {"queue1", 2, 2}},
-       {{"running_job0", "queue0", 1000, On("node0", 2)}, {"pending_job0", "queue1", 2000, Pending(1), kBuild}},
+       {{"running_job0", "queue0", 1000, On("node0", 2)},
+        {"pending_job0", "queue1", 2000, Pending(1), kBuild}},
        {"running_job0"},
        {"pending_job0"}},
       {"reclaim/reclaimGang_test.go: Reclaim other job and pipeline all tasks of job",
        {{"node0", 2}},
        {{"queue0", 0, 0}, {"queue1", 2, 2}},
-       {{"running_job0", "queue0", 1000, On("node0", 1)}, {"pending_job0", "queue1", 1000, Pending(2), kBuild}},
+       {{"running_job0", "queue0", 1000, On("node0", 1)},
+        {"pending_job0", "queue1", 1000, Pending(2), kBuild}},
        {"running_job0"},
        {"pending_job0"}},
       {"reclaim/reclaimGang_test.go: If can't allocate all tasks, dont' reclaim",
        {{"node0", 1}},
        {{"queue0", 0, 0}, {"queue1", 2, 2}},
-       {{"running_job0", "queue0", 1000, On("node0", 1)}, {"pending_job0", "queue1", 1000, Pending(2), kBuild}},
+       {{"running_job0", "queue0", 1000, On("node0", 1)},
+        {"pending_job0", "queue1", 1000, Pending(2), kBuild}},
        {},
        {}},
       {"reclaim/reclaim_test.go: queue0 is over fair share, queue1 is under fair share - reclaim "
