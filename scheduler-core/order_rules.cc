@@ -18,8 +18,10 @@ namespace {
 // `any_resource`: in any), within the quota with the job, higher priority,
 // no resource the fair share gives none of, then the smaller dominant
 // share, allocated with the job over max(quota, fair share). One pass over
-// the resources works all of them out.
-CoarseRank KaiRank(const Session& s, QueueId q, const ResourceVector& job, bool any_resource) {
+// the resources works all of them out. `released` (victims the queue would
+// give up) counts in the dominant share only, as in KAI's victim order.
+CoarseRank KaiRank(const Session& s, QueueId q, const ResourceVector& job,
+                   const ResourceVector& released, bool any_resource) {
   const ResourceVector& alloc = s.state.QueueAllocated(q);
   const ResourceVector& fair = s.fair_share[q];
   const Queue& queue = s.snapshot.queues[q];
@@ -45,9 +47,10 @@ CoarseRank KaiRank(const Session& s, QueueId q, const ResourceVector& job, bool 
     uses_unshared |= (share == 0) & (used > 0);
     // Quota -1 deserves what it requests: its fair share is the yardstick.
     const int64_t base = std::max(quota == kUnlimited ? 0 : quota, share);
+    const int64_t kept = used - released.v[r];
     if (base > 0)
-      dominant = std::max(dominant, double(used) / double(base));
-    else if (used > 0)
+      dominant = std::max(dominant, double(std::max<int64_t>(kept, 0)) / double(base));
+    else if (kept > 0)
       dominant = std::numeric_limits<double>::infinity();
   }
   const bool above = any_resource ? any_over : any_used && all_over;
@@ -85,7 +88,16 @@ struct KaiTieKey {
 QueueKey KaiQueueOrder::KeyOf(const Session& s, QueueId q, const ResourceVector& job) const {
   QueueKey key;
   const Queue& queue = s.snapshot.queues[q];
-  key.coarse = KaiRank(s, q, job, any_resource_);
+  key.coarse = KaiRank(s, q, job, ResourceVector{}, any_resource_);
+  key.As<KaiTieKey>() = {&s.fair_share[q], queue.creation_time, &queue.name, q};
+  return key;
+}
+
+QueueKey KaiQueueOrder::VictimKeyOf(const Session& s, QueueId q,
+                                    const ResourceVector& released) const {
+  QueueKey key;
+  const Queue& queue = s.snapshot.queues[q];
+  key.coarse = KaiRank(s, q, ResourceVector{}, released, any_resource_);
   key.As<KaiTieKey>() = {&s.fair_share[q], queue.creation_time, &queue.name, q};
   return key;
 }
@@ -237,6 +249,157 @@ void ReverseAllocationVictimOrder::SortJobs(const Session& s, std::vector<GroupI
     return a.group > b.group;
   });
   for (size_t i = 0; i < keys.size(); ++i) (*jobs)[i] = keys[i].group;
+}
+
+namespace {
+
+// VictimOrder::Merge's default: the lists one after the other.
+class ConcatenatedVictims : public VictimMerger {
+ public:
+  explicit ConcatenatedVictims(std::span<const std::span<const GroupId>> lists) : lists_(lists) {}
+  bool Next(std::vector<GroupId>* out) override {
+    while (list_ < lists_.size() && at_ == lists_[list_].size()) ++list_, at_ = 0;
+    if (list_ == lists_.size()) return false;
+    out->push_back(lists_[list_][at_++]);
+    return true;
+  }
+
+ private:
+  std::span<const std::span<const GroupId>> lists_;
+  size_t list_ = 0, at_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<VictimMerger> VictimOrder::Merge(
+    const Session& s, std::span<const QueueId> queues,
+    std::span<const std::span<const GroupId>> lists) const {
+  return std::make_unique<ConcatenatedVictims>(lists);
+}
+
+namespace {
+
+// What job g holds now: its placed pods' allocations.
+ResourceVector HeldBy(const Session& s, GroupId g) {
+  ResourceVector held;
+  for (PodId p : s.snapshot.groups[g].pods)
+    if (s.state.IsPlaced(p)) held += s.state.Usage(p, s.state.AllocationOf(p));
+  return held;
+}
+
+// ReverseAllocationVictimOrder::Merge's walk: the victims' queues and their
+// ancestors as a tree, each queue with what was taken below it so far.
+// Taking a victim changes the keys of its queue and its ancestors only, so
+// each pick recomputes a few keys and compares the siblings on its path.
+class VictimMerge : public VictimMerger {
+ public:
+  VictimMerge(const Session& s, std::span<const QueueId> queues,
+              std::span<const std::span<const GroupId>> lists)
+      : s_(s), order_(*s.rules.queue_order), lists_(lists) {
+    std::vector<int> node_of(s.snapshot.queues.size(), -1);
+    auto add = [&](QueueId q, size_t first) {
+      node_of[q] = static_cast<int>(nodes_.size());
+      nodes_.push_back({.queue = q, .first = first});
+      return node_of[q];
+    };
+    for (size_t i = 0; i < queues.size(); ++i) {
+      int child = add(queues[i], i);
+      nodes_[child].list = static_cast<int>(i);
+      // Up to the first ancestor met before (linked already) or a root.
+      for (QueueId p = s.snapshot.queues[queues[i]].parent; p != kNone;
+           p = s.snapshot.queues[p].parent) {
+        const bool met = node_of[p] >= 0;
+        const int parent = met ? node_of[p] : add(p, i);
+        nodes_[child].parent = parent;
+        nodes_[parent].children.push_back(child);
+        if (met) break;
+        child = parent;
+      }
+      for (int a = node_of[queues[i]]; a >= 0; a = nodes_[a].parent)
+        nodes_[a].left += lists[i].size();
+    }
+    for (int n = 0; n < static_cast<int>(nodes_.size()); ++n)
+      if (nodes_[n].parent < 0) roots_.push_back(n);
+    for (Node& node : nodes_)
+      if (node.list >= 0 && !lists_[node.list].empty())
+        node.next = HeldBy(s_, lists_[node.list][0]);
+  }
+
+  bool Next(std::vector<GroupId>* out) override {
+    int n = Pick(roots_);
+    if (n < 0) return false;
+    while (nodes_[n].list < 0) n = Pick(nodes_[n].children);
+    Node& leaf = nodes_[n];
+    out->push_back(lists_[leaf.list][leaf.cursor++]);
+    const ResourceVector taken = leaf.next;
+    leaf.next = leaf.cursor < lists_[leaf.list].size() ? HeldBy(s_, lists_[leaf.list][leaf.cursor])
+                                                       : ResourceVector{};
+    for (int a = n; a >= 0; a = nodes_[a].parent) {
+      nodes_[a].taken += taken;
+      --nodes_[a].left;
+      nodes_[a].fresh = false;
+    }
+    return true;
+  }
+
+ private:
+  struct Node {
+    QueueId queue;
+    size_t first;  // the smallest index into `queues` below it: the tie-break
+    int parent = -1;
+    std::vector<int> children;
+    int list = -1;  // a leaf's index into `lists`
+    size_t cursor = 0;
+    size_t left = 0;       // victims not yet taken below it
+    ResourceVector taken;  // victims taken below it
+    ResourceVector next;   // a leaf's next victim
+    bool fresh = false;    // key is up to date
+    QueueKey key;
+  };
+
+  // The child of `siblings` the victim order takes from first (-1: none
+  // has victims left).
+  int Pick(const std::vector<int>& siblings) {
+    int best = -1;
+    for (int c : siblings) {
+      if (nodes_[c].left == 0) continue;
+      if (best < 0 || GivesFirst(c, best)) best = c;
+    }
+    return best;
+  }
+
+  bool GivesFirst(int a, int b) {
+    const QueueKey& ka = KeyOf(a);
+    const QueueKey& kb = KeyOf(b);
+    if (order_.KeyBefore(kb, ka)) return true;
+    if (order_.KeyBefore(ka, kb)) return false;
+    return nodes_[a].first < nodes_[b].first;
+  }
+
+  const QueueKey& KeyOf(int n) {
+    if (!nodes_[n].fresh) {
+      int leaf = n;
+      while (nodes_[leaf].list < 0) leaf = Pick(nodes_[leaf].children);
+      nodes_[n].key = order_.VictimKeyOf(s_, nodes_[n].queue, nodes_[n].taken + nodes_[leaf].next);
+      nodes_[n].fresh = true;
+    }
+    return nodes_[n].key;
+  }
+
+  const Session& s_;
+  const QueueOrder& order_;
+  std::span<const std::span<const GroupId>> lists_;
+  std::vector<Node> nodes_;
+  std::vector<int> roots_;
+};
+
+}  // namespace
+
+std::unique_ptr<VictimMerger> ReverseAllocationVictimOrder::Merge(
+    const Session& s, std::span<const QueueId> queues,
+    std::span<const std::span<const GroupId>> lists) const {
+  if (queues.size() < 2) return VictimOrder::Merge(s, queues, lists);
+  return std::make_unique<VictimMerge>(s, queues, lists);
 }
 
 Rules WithDefaults(Rules rules) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -75,6 +76,17 @@ class QueueOrder {
   // that a scan keeping its first best ends on.
   virtual bool KeyBefore(const QueueKey& a, const QueueKey& b) const = 0;
 
+  // The key of queue `q` as the queue victims are taken from, with
+  // `released` the victims already taken from it (or below it) and the next
+  // one: KAI orders victims' queues as it orders queues for allocation with
+  // no job, but judges each one's share without those victims, so that
+  // victims come from the queue that would still hold the most after giving
+  // them up. The default ignores `released`.
+  virtual QueueKey VictimKeyOf(const Session& session, QueueId q,
+                               const ResourceVector& released) const {
+    return KeyOf(session, q, ResourceVector{});
+  }
+
   // Optional, to pick among many siblings with fewer comparisons: when
   // HasCoarseOrder is true (the default is false), KeyOf fills key.coarse
   // so that KeyBefore(a, b) whenever a.coarse < b.coarse. The scan above
@@ -101,6 +113,15 @@ class JobRank {
   virtual void Sort(const Snapshot& snapshot, std::vector<GroupId>* jobs) const;
 };
 
+// Several victim queues' lists as one rank, produced a victim at a time, so
+// a caller pays only for the part it reads (VictimOrder::Merge).
+class VictimMerger {
+ public:
+  virtual ~VictimMerger() = default;
+  // Appends the next victim to *out; false when none is left.
+  virtual bool Next(std::vector<GroupId>* out) = 0;
+};
+
 // Orders running jobs as victims: who is evicted first.
 class VictimOrder {
  public:
@@ -112,6 +133,13 @@ class VictimOrder {
   // Sorts `jobs` (of one leaf queue) by JobFirst. A rule may override it
   // with a faster sort giving the same order.
   virtual void SortJobs(const Session& session, std::vector<GroupId>* jobs) const;
+  // The victims of several leaf queues as one rank, the first to go first:
+  // `queues` sorted by QueueFirst, lists[i] the jobs of queues[i] in
+  // JobFirst order, both outliving the merger, which reads the session as
+  // it stands at each Next. The default concatenates the lists in order.
+  virtual std::unique_ptr<VictimMerger> Merge(
+      const Session& session, std::span<const QueueId> queues,
+      std::span<const std::span<const GroupId>> lists) const;
 };
 
 // KAI's queue order (proportion plugin), in this order: a queue not above
@@ -128,6 +156,10 @@ class KaiQueueOrder : public QueueOrder {
   // when any resource it holds is over: the better rule, off by default.
   explicit KaiQueueOrder(bool any_resource = false) : any_resource_(any_resource) {}
   QueueKey KeyOf(const Session& session, QueueId q, const ResourceVector& job) const override;
+  // The dominant share is the queue's allocation less `released`; the rest
+  // of the chain is as KeyOf with no job (KAI's order with victims).
+  QueueKey VictimKeyOf(const Session& session, QueueId q,
+                       const ResourceVector& released) const override;
   bool KeyBefore(const QueueKey& a, const QueueKey& b) const override;
   // The coarse rank is the chain up to the dominant share: values, packed
   // in the chain's order, so a strict weak order. The rest (fair shares,
@@ -159,6 +191,15 @@ class ReverseAllocationVictimOrder : public VictimOrder {
   bool JobFirst(const Session& session, GroupId a, GroupId b) const override;
   // Sorts on the keys copied out once (see PriorityThenAgeJobRank::Sort).
   void SortJobs(const Session& session, std::vector<GroupId>* jobs) const override;
+  // KAI's interleaving: each next victim comes from the queue the queue
+  // order would serve last, level by level down the tree, each queue judged
+  // by VictimKeyOf without the victims already taken from it and its next
+  // one. Two queues above their fair share so give up their victims in
+  // turn, each down towards its share, instead of the first giving up all
+  // it may before the second gives any (ties: QueueFirst's order).
+  std::unique_ptr<VictimMerger> Merge(
+      const Session& session, std::span<const QueueId> queues,
+      std::span<const std::span<const GroupId>> lists) const override;
 };
 
 // The rules one cycle uses; unset ones take the defaults above.

@@ -2,6 +2,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 
 #include "scheduler-core/actions.h"
@@ -199,9 +200,13 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     v.seen = changed.size();
     return v;
   };
-  // The last attempt's candidates, the victim queues they came from and
-  // lists_changed when they were put together.
+  // The last attempt's candidates (concatenated, and ranked as far as
+  // merged), the victim queues they came from and lists_changed when they
+  // were put together.
   std::vector<GroupId> candidates;
+  std::vector<std::span<const GroupId>> lists;  // per victim queue, into `live`
+  std::unique_ptr<VictimMerger> merger;         // of `lists`
+  std::vector<GroupId> ranked;                  // merged so far
   std::vector<QueueId> candidates_of;
   uint64_t candidates_at = 0;
   std::vector<GroupId> still;
@@ -291,10 +296,14 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
       keep(job, &facts);
       continue;
     }
-    // The kept lists concatenated, in the victim queues' order; the same as
-    // the last attempt's when its queues were these and no list changed.
+    // The kept lists concatenated, in the victim queues' order, and merged
+    // by the victim order as far as attempts read them; the same as the
+    // last attempt's when its queues were these and no list changed
+    // (nothing else the merge reads changes without a list changing: only
+    // an attempt that evicted changes the cluster).
     if (victim_queues != candidates_of || lists_changed != candidates_at) {
       candidates.clear();
+      lists.clear();
       for (QueueId theirs : victim_queues) {
         QueueVictims& v = live[theirs];
         // One gone (the common case in a busy cycle): found by its rank.
@@ -302,8 +311,11 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
           if (auto it = pool.FindIn(v.jobs, v.last_left); it != v.jobs.end()) v.jobs.erase(it);
         if (v.left > 1) std::erase_if(v.jobs, [&](GroupId g) { return !pool.Alive(g); });
         v.left = 0;
+        lists.emplace_back(v.jobs);
         candidates.insert(candidates.end(), v.jobs.begin(), v.jobs.end());
       }
+      merger = victim_order.Merge(session, victim_queues, lists);
+      ranked.clear();
       candidates_of = victim_queues;
       candidates_at = lists_changed;
     }
@@ -311,7 +323,29 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied) {
     auto may_take_from = [&](QueueId theirs) {
       return MayReclaimFrom(session, mine, theirs, need);
     };
-    if (EvictForJob(session, pool, job, candidates, EvictionCause::kReclaim, may_take_from)) {
+    // Merging a busy cycle's thousands of candidates for every attempt
+    // cost more than the attempts: the best-ranked victims usually
+    // suffice, so the rank is widened only on failure (an attempt on a
+    // prefix that fails leaves the cluster as it was, so the first prefix
+    // that succeeds takes what the whole rank would). A job short by more
+    // than one pod gets the whole rank at once: EvictForJob widens its own
+    // node-by-node search. Before the rest is ranked, whether all of them
+    // could make room at all is asked of them unranked.
+    bool reclaimed = false;
+    const size_t first = facts.shortfall <= 1 ? 256 : candidates.size();
+    for (size_t k = first;; k = k > candidates.size() / 4 ? candidates.size() : k * 4) {
+      while (ranked.size() < k && merger->Next(&ranked)) {
+      }
+      const size_t n = std::min(k, ranked.size());
+      if (EvictForJob(session, pool, job, std::span<const GroupId>(ranked).first(n),
+                      EvictionCause::kReclaim, may_take_from)) {
+        reclaimed = true;
+        break;
+      }
+      if (n == candidates.size()) break;
+      if (k == first && !VictimsMayMakeRoom(session, pool, job, candidates)) break;
+    }
+    if (reclaimed) {
       session.notes.Clear(job, NoteAction::kReclaim);
       hopeless.clear();
       room.NextRound();

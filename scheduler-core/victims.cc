@@ -4,6 +4,7 @@
 #include <map>
 #include <span>
 #include <tuple>
+#include <unordered_map>
 
 #include "scheduler-core/job_allocation.h"
 #include "scheduler-core/victim_ranks.h"
@@ -277,6 +278,40 @@ Milli RoomToTry(const Session& session, GroupId job) {
   return session.outcome[job].block == JobBlock::kQueueLimit ? 0 : threshold;
 }
 
+// After `job` fit with `evicted` (victim, its nodes) gone since `mark`:
+// keeps only the victims that shared a node with the job's new pods, so
+// nobody is evicted for nothing. Returns whether the job stays placed (on
+// failure everything since `mark` is rolled back and the outcome restored
+// to `before`).
+bool KeepOnlyNeeded(Session& session, GroupId job,
+                    const std::vector<std::pair<GroupId, std::vector<NodeId>>>& evicted,
+                    EvictionCause cause, Statement::Checkpoint mark, const JobOutcome& before) {
+  Statement& st = session.statement;
+  std::vector<NodeId> job_nodes;
+  for (PodId p : session.snapshot.groups[job].pods)
+    if (session.snapshot.pods[p].phase == PodPhase::kPending && session.state.IsPlaced(p))
+      job_nodes.push_back(session.state.AllocationOf(p).node);
+  std::vector<GroupId> needed;
+  for (const auto& [victim, nodes] : evicted) {
+    bool shares = std::any_of(nodes.begin(), nodes.end(), [&](NodeId n) {
+      return std::find(job_nodes.begin(), job_nodes.end(), n) != job_nodes.end();
+    });
+    if (shares) needed.push_back(victim);
+  }
+  if (needed.size() == evicted.size()) return true;
+  st.Rollback(mark);
+  for (GroupId victim : needed) EvictGroup(session, victim, cause, job);
+  if (AllocateJob(session, job, Attempt::kSpeculative)) return true;
+  // The smaller set placed the job differently and not at all; take the
+  // set that worked.
+  st.Rollback(mark);
+  for (const auto& [victim, nodes] : evicted) EvictGroup(session, victim, cause, job);
+  if (AllocateJob(session, job, Attempt::kSpeculative)) return true;
+  st.Rollback(mark);
+  session.outcome[job] = before;
+  return false;
+}
+
 // `threshold` is RoomToTry(session, job); `room_known`: the caller found
 // that all of `ranked` leaving would free that much on some node.
 bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
@@ -313,39 +348,16 @@ bool EvictFromCandidates(Session& session, VictimPool& pool, GroupId job,
     session.outcome[job] = before;
     return false;
   }
-  // Keep only the victims that shared a node with the job's new pods.
-  std::vector<NodeId> job_nodes;
-  for (PodId p : session.snapshot.groups[job].pods)
-    if (session.snapshot.pods[p].phase == PodPhase::kPending && session.state.IsPlaced(p))
-      job_nodes.push_back(session.state.AllocationOf(p).node);
-  std::vector<GroupId> needed;
-  for (const auto& [victim, nodes] : evicted) {
-    bool shares = std::any_of(nodes.begin(), nodes.end(), [&](NodeId n) {
-      return std::find(job_nodes.begin(), job_nodes.end(), n) != job_nodes.end();
-    });
-    if (shares) needed.push_back(victim);
-  }
-  if (needed.size() == evicted.size()) return true;
-  st.Rollback(mark);
-  for (GroupId victim : needed) EvictGroup(session, victim, cause, job);
-  if (AllocateJob(session, job, Attempt::kSpeculative)) return true;
-  // The smaller set placed the job differently and not at all; take the
-  // set that worked.
-  st.Rollback(mark);
-  for (const auto& [victim, nodes] : evicted) EvictGroup(session, victim, cause, job);
-  if (AllocateJob(session, job, Attempt::kSpeculative)) return true;
-  st.Rollback(mark);
-  session.outcome[job] = before;
-  return false;
+  return KeepOnlyNeeded(session, job, evicted, cause, mark, before);
 }
 
-// For a job one pod short: the single victim whose eviction alone lets
-// that pod fit on the victim's node, so a GPU-sharing pod takes the room of
-// one fraction on a device where it then fits rather than a whole-GPU job,
-// and a whole-GPU pod the room of a whole-GPU job rather than of fractions
-// scattered over devices. Among such victims, those of the first victim
-// queue in rank order that has one, the one holding the least GPU (then
-// rank). Looks at the first kMaxSingleVictims candidates only.
+// For a job one GPU-sharing pod short: the single victim whose eviction
+// alone lets that pod fit on the victim's node, so the pod takes the room
+// of one fraction on a device where it then fits rather than a whole-GPU
+// job. Among such victims, those of the first victim queue in rank order
+// that has one, the one holding the least GPU (then rank). Looks at the
+// first kMaxSingleVictims candidates only. A whole-GPU pod takes its
+// victims in rank order (EvictByScenario), as KAI does.
 
 bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
                     std::span<const GroupId> ranked, EvictionCause cause,
@@ -353,7 +365,7 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   const Snapshot& s = session.snapshot;
   if (GangShortfall(session, job) > 1) return false;
   const PodId pod = FirstPendingPod(session, job);
-  if (pod == kNone || !s.pods[pod].request.NeedsGpu()) return false;
+  if (pod == kNone || !s.pods[pod].request.IsShared()) return false;
   const Milli need_on_node = session.placer.MinimumGpuOnNode(pod);
   Statement& st = session.statement;
   GroupId best = kNone;
@@ -447,6 +459,68 @@ bool EvictOneVictim(Session& session, const VictimPool& pool, GroupId job,
   return false;
 }
 
+// For a job at most one pod short, KAI's by-node scenarios: victims are
+// added in rank order, and each one added has its nodes tried in turn,
+// each with every victim added so far that is on that node evicted (whole
+// jobs, wherever else their pods are), until a try lets the job fit. So
+// the victims are the first in rank order that make room on one node: the
+// lowest priority first and, of one priority, the newest, whatever they
+// hold, and never one further down the order that would have made room
+// alone. A node is tried only once the victims added on it would leave
+// `threshold` free there (always when it is 0).
+bool EvictByScenario(Session& session, const VictimPool& pool, GroupId job,
+                     std::span<const GroupId> ranked, EvictionCause cause,
+                     Eligibility& still_eligible, Milli threshold) {
+  const Snapshot& s = session.snapshot;
+  Statement& st = session.statement;
+  const JobOutcome before = session.outcome[job];
+  struct OnNode {
+    std::vector<GroupId> victims;  // added so far, in rank order
+    Milli freed = 0;               // the GPU their pods hold on the node
+  };
+  std::unordered_map<NodeId, OnNode> on_node;
+  std::vector<NodeId> nodes;
+  for (GroupId v : ranked) {
+    if (!pool.Alive(v)) continue;
+    nodes.clear();
+    if (pool.OnlyNode(v) != kNone) {
+      nodes.push_back(pool.OnlyNode(v));
+      OnNode& entry = on_node[nodes.back()];
+      entry.victims.push_back(v);
+      entry.freed += pool.PlacedGpu(v);
+    } else {
+      for (PodId p : s.groups[v].pods) {
+        if (!session.state.IsPlaced(p)) continue;
+        const Allocation& a = session.state.AllocationOf(p);
+        OnNode& entry = on_node[a.node];
+        if (entry.victims.empty() || entry.victims.back() != v) {
+          entry.victims.push_back(v);
+          nodes.push_back(a.node);
+        }
+        entry.freed += session.state.Usage(p, a)[kGpu];
+      }
+    }
+    for (NodeId n : nodes) {
+      const OnNode& entry = on_node[n];
+      if (threshold > 0 && session.state.Free(n).gpu + entry.freed < threshold) continue;
+      const Statement::Checkpoint mark = st.Mark();
+      std::vector<std::pair<GroupId, std::vector<NodeId>>> evicted;
+      for (GroupId w : entry.victims) {
+        if (!still_eligible(w)) continue;
+        evicted.emplace_back(w, NodesOf(session, w));
+        EvictGroup(session, w, cause, job);
+        still_eligible.Changed();
+      }
+      if (!evicted.empty() && AllocateJob(session, job, Attempt::kSpeculative))
+        return KeepOnlyNeeded(session, job, evicted, cause, mark, before);
+      st.Rollback(mark);
+      session.outcome[job] = before;
+      still_eligible.Changed();
+    }
+  }
+  return false;
+}
+
 bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
                        std::span<const GroupId> ranked, EvictionCause cause,
                        Eligibility& still_eligible) {
@@ -459,6 +533,8 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
   // and not again by EvictFromCandidates for all of them.
   const Milli threshold = RoomToTry(session, job);
   if (threshold > 0 && pool.MostFreeWithout(session, all) < threshold) return false;
+  if (GangShortfall(session, job) <= 1)
+    return EvictByScenario(session, pool, job, all, cause, still_eligible, threshold);
   for (size_t k = 256;; k *= 4) {
     if (k >= ranked.size())
       return EvictFromCandidates(session, pool, job, all, cause, still_eligible, threshold,
@@ -470,6 +546,12 @@ bool EvictUntilJobFits(Session& session, VictimPool& pool, GroupId job,
 }
 
 }  // namespace
+
+bool VictimsMayMakeRoom(Session& session, VictimPool& pool, GroupId job,
+                        std::span<const GroupId> victims) {
+  const Milli threshold = RoomToTry(session, job);
+  return threshold == 0 || pool.MostFreeWithout(session, victims) >= threshold;
+}
 
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
                  EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,

@@ -115,13 +115,17 @@ class VictimPool {
 // moment, until `job` can be allocated. `may_take_from` may read the
 // cluster (it is asked again after every eviction) but nothing else that
 // changes meanwhile.
-// A job one pod short first gets the single smallest victim of the first
-// victim queue that has one whose eviction lets that pod fit on the
-// victim's node (per device: a fraction takes a fraction's room, a whole
-// GPU a whole-GPU job's). Otherwise victims are taken node by node (nodes that would free the most
-// GPU first, within a node in rank order), since victims scattered over the cluster free no single
-// node. Then keeps only the victims on the nodes the job landed on, so nobody is evicted for
-// nothing. On success the evictions and the job's placements stay in the statement, the evicted
+// A job one GPU-sharing pod short first gets the single smallest victim of
+// the first victim queue that has one whose eviction lets that pod fit on
+// the victim's device (a fraction takes a fraction's room). Otherwise a job
+// at most one pod short takes victims as KAI's by-node scenarios do: in
+// rank order, each added victim's nodes tried with the victims so far on
+// them, so the first victims in rank order that make room on one node go
+// (the lowest priority first, of one priority the newest, gangs whole). A
+// job short by more takes them node by node (nodes that would free the
+// most GPU first, within a node in rank order), since victims scattered
+// over the cluster free no single node. Then keeps only the victims on the
+// nodes the job landed on, so nobody is evicted for nothing. On success the evictions and the job's placements stay in the statement, the evicted
 // jobs leave `pool` and the session's failure caches are dropped (the room they describe has
 // changed); otherwise everything is rolled back.
 //
@@ -141,6 +145,13 @@ struct RankedFacts {
 bool EvictForJob(Session& session, VictimPool& pool, GroupId job, std::span<const GroupId> ranked,
                  EvictionCause cause, const std::function<bool(QueueId)>& may_take_from,
                  const RankedFacts* facts = nullptr);
+
+// Whether all of `victims` leaving could let `job` be tried at all: some
+// node would then have the job's first pod's minimum GPU free (always, when
+// that is 0 or the job waits on a queue limit). EvictForJob fails at once
+// otherwise; this asks it of a list in any order, without ranking it.
+bool VictimsMayMakeRoom(Session& session, VictimPool& pool, GroupId job,
+                        std::span<const GroupId> victims);
 
 // The resources the job's gang minimum needs (estimated), or its first
 // pending pod's when the gang is already satisfied.
