@@ -122,7 +122,18 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
       return Clash(virt.get(), std::move(clash));
     }
   }
-  if (virt == nullptr) return Status::Ok();
+  if (virt == nullptr) {
+    // Not (yet) in the virtual cache: nothing to copy, and the pod may wait
+    // on the host for the copy as it would for a missing object. But the
+    // host name must not be held by an object the host cache never sees
+    // (one without the syncer's labels): the pod would mount that one.
+    if (host != nullptr) return Status::Ok();
+    Status taken = CheckTakenName(informers_.host_client(), type_, config_.host_namespace,
+                                  host_name, wanted, config_.tenant);
+    if (taken.code() == StatusCode::kAlreadyExists) return Clash(nullptr, std::move(taken));
+    if (taken.code() == StatusCode::kUnavailable) return Status::Ok();  // no such host object
+    return taken;
+  }
   if (translator_.wanted && !translator_.wanted(*virt)) return Status::Ok();
   TranslationNotes notes;
   kube::Object desired = translator_.to_host(*virt, &notes);

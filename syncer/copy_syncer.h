@@ -74,8 +74,9 @@ class CopySyncer : public kube::Reconciler {
   // to be created needs it). OK when the virtual object does not exist or
   // is refused: the pod waits for it on the host as it would in any
   // cluster, and a refused object says why on itself. AlreadyExists when
-  // its host name is held by another object (see above): a pod must not be
-  // created naming it.
+  // its host name is held by another object (see above; read from the host
+  // itself when neither cache knows the name, as for an object the virtual
+  // cache has not shown yet): a pod must not be created naming it.
   Status Ensure(std::string_view ns, std::string_view name);
 
   const kube::ResourceType& type() const { return type_; }
