@@ -19,6 +19,11 @@
 //     syncer works alone like the ceiling (the burst also pays for the
 //     virtual creates, on the same cores);
 //   - paced: `--pods` more at `--paced-rate` pods/s, same latencies;
+//   - bound (after the syncer stops): the same burst through a syncer that
+//     does nothing beyond one host create per virtual pod (in this process:
+//     a watch on the virtual pods and `--workers` threads each translating a
+//     pod and creating it on the host), measured the same way; the burst
+//     through the real syncer is printed as a share of it, (a)/(b);
 //   - pipeline (after the syncer stops; a second reference line beside the
 //     ceiling, which stays as it is): kube/ alone doing the burst's whole
 //     work, each pod created on the virtual API server and then, translated,
@@ -37,7 +42,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -226,6 +233,72 @@ struct Burst {
   std::vector<double> latencies;
 };
 
+// The least a syncer must do: watch the virtual pods and create each one,
+// translated, on the host, from `workers` threads. Nothing else (no caches,
+// no status, no references, no gangs): what the burst is measured against.
+class MinimalSyncer {
+ public:
+  MinimalSyncer(kube::Client& virt, kube::Client& host, const syncer::PodTranslator& translator,
+                int workers)
+      : virt_(virt), host_(host), translator_(translator) {
+    Result<kube::ObjectList> list = virt.List(kPods, kVirtualNs, {.limit = 1});
+    CHECK(list.ok()) << list.status().ToString();
+    watch_ = std::thread([this, rv = list->resource_version] {
+      kube::ListOptions options{.resource_version = rv, .timeout_seconds = 600};
+      Status s = virt_.Watch(
+          kPods, kVirtualNs, options,
+          [this](kube::WatchEvent& e) {
+            if (e.type != kube::WatchEvent::Type::kAdded) return true;
+            std::lock_guard lock(mu_);
+            queue_.push_back(std::make_shared<const kube::Object>(std::move(e.object)));
+            cv_.notify_one();
+            return true;
+          },
+          &cancel_);
+      if (!s.ok() && !cancel_.cancelled()) LOG(ERROR) << "watch: " << s.ToString();
+    });
+    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
+  }
+  ~MinimalSyncer() {
+    cancel_.Cancel();
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+      cv_.notify_all();
+    }
+    watch_.join();
+    for (std::thread& t : workers_) t.join();
+  }
+
+ private:
+  void Work() {
+    while (true) {
+      kube::ObjectPtr pod;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (stopping_) return;
+        pod = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      Result<kube::Object> created =
+          host_.Create(kPods, kHostNs, translator_.ToHost(*pod, {}));
+      CHECK(created.ok()) << created.status().ToString();
+    }
+  }
+
+  kube::Client& virt_;
+  kube::Client& host_;
+  const syncer::PodTranslator& translator_;
+  kube::Cancellation cancel_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<kube::ObjectPtr> queue_;
+  bool stopping_ = false;
+  std::thread watch_;
+  std::vector<std::thread> workers_;
+};
+
 // Creates `n` virtual pods `prefix`-i, the i-th not before start + i / rate
 // (rate 0: all at once), and waits for all on the host.
 Burst Run(kube::Client& virt, Arrivals& arrivals, const std::string& prefix, int n, int workers,
@@ -375,6 +448,21 @@ int Main(const Options& options) {
   syncer->Stop();
   pids.syncer = 0;  // gone: nothing left to read
 
+  // (b): the same burst through a syncer that only creates each pod on the
+  // host, on the same servers, after the same warm-up.
+  syncer::SyncerConfig bound_config = config;
+  bound_config.host_namespace = kHostNs;
+  syncer::PodTranslator bound_translator(bound_config);
+  Burst bound;
+  CpuSnapshot bound_cpu;
+  {
+    MinimalSyncer minimal(virt_api, host_api, bound_translator, options.workers);
+    Run(**virt, arrivals, "bound-warmup", 1, 1, 0);
+    const CpuSnapshot bound_cpu0 = CpuOf(pids);
+    bound = Run(**virt, arrivals, "bound", options.pods, 16, 0);
+    bound_cpu = CpuOf(pids) - bound_cpu0;
+  }
+
   const CpuSnapshot pipeline_cpu0 = CpuOf(pids);
   const Clock::time_point p0 = Clock::now();
   Parallel(options.pods, 16, [&](int i) {
@@ -403,6 +491,11 @@ int Main(const Options& options) {
       "|\n",
       options.pods, burst.seconds, options.pods / burst.seconds, Percentile(burst.latencies, 0.5),
       Percentile(burst.latencies, 0.99));
+  std::printf(
+      "| bound: the same burst through a syncer that only creates each pod on the host | %d | "
+      "%.2f | %.0f | %.3f | %.3f |\n",
+      options.pods, bound.seconds, options.pods / bound.seconds, Percentile(bound.latencies, 0.5),
+      Percentile(bound.latencies, 0.99));
   if (options.backlog > 0) {
     std::printf(
         "| backlog: %d virtual pods exist, the syncer starts → all on the host | %d | %.2f | %.0f "
@@ -426,6 +519,12 @@ int Main(const Options& options) {
       idle.rss_mib, before, after_burst.rss_mib, before + options.pods, usage.peak_rss_mib,
       before + 2 * options.pods, cpu_burst, usage.cpu_seconds, load[0], load[1], load[2],
       idle.anon_mib, after_burst.anon_mib, usage.anon_mib, usage.threads);
+  std::printf(
+      "\n(a)/(b): burst through the syncer / burst through a syncer that only creates: %.0f%% "
+      "(%.2f s against %.2f s); CPU s in (b): host API server %.2f, virtual API server %.2f, "
+      "etcd %.2f, benchmark client and the create-only syncer %.2f\n",
+      100.0 * bound.seconds / burst.seconds, burst.seconds, bound.seconds, bound_cpu.host_api,
+      bound_cpu.virtual_api, bound_cpu.etcd, bound_cpu.bench);
   // With the syncer's CPU taken out and everything else as it was, the
   // burst could not end before the others' CPU fits on the machine's cores.
   const double cores = static_cast<double>(std::thread::hardware_concurrency());

@@ -120,6 +120,22 @@ TEST_F(ReferenceScenarioTest, BurstTakesTheIdleGpuThenIsReclaimed) {
   EXPECT_TRUE(
       Eventually([&] { return QueueAllocated("nlp") == 660 && QueueAllocated("vision") == 330; },
                  seconds(60)));
+  // nlp reads why its pod went, with its own kubectl: reclaimed because its
+  // queue was above its fair share, and nothing of vision or the host.
+  std::string reclaimed;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<std::string> got = env().TeamKubectl(
+            "nlp", {"get", "events", "-n", "default", "--field-selector", "reason=Reclaimed"});
+        reclaimed = got.ok() ? *got : got.status().ToString();
+        return got.ok() && got->find("pod/nlp-burst-") != std::string::npos &&
+               got->find("queue nlp was above its fair share") != std::string::npos;
+      },
+      seconds(60), std::chrono::milliseconds(500)))
+      << reclaimed;
+  EXPECT_EQ(reclaimed.find("vtenant-"), std::string::npos) << reclaimed;
+  EXPECT_EQ(reclaimed.find("-x-"), std::string::npos) << reclaimed;
+  EXPECT_EQ(reclaimed.find("vision"), std::string::npos) << reclaimed;
 
   DeleteWorkloads("nlp", "scenarios/burst", "app=nlp-burst");
   DeleteWorkloads("vision", "vision/workloads", "app=vision-train");

@@ -1,7 +1,8 @@
 // End to end, fractions on two GPUs: `vtenant up` with one node holding two
 // L40S, queue lab-org (2 GPUs) and Tenant lab from the examples. Five
 // half-GPU pods: four fill the two GPUs (two on each), the fifth stays
-// Pending, and the queue shows 2 GPUs allocated and 2.5 requested.
+// Pending, and the queue shows 2 GPUs allocated and 2.5 requested. The team
+// reads why the fifth waits with its own kubectl.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -57,6 +58,25 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
       {"get", "events", "-n", "vtenant-lab", "--field-selector", "reason=Unschedulable"});
   EXPECT_TRUE(events.ok() && events->find("lab-half-") != std::string::npos)
       << (events.ok() ? *events : events.status().ToString());
+  // And the team reads the same in its own cluster, on its own pod, in its
+  // own names: the scheduler's words (what is missing), nothing of the host.
+  std::string team_events;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<std::string> got =
+            env.TeamKubectl("lab", {"get", "events", "-n", "default", "--field-selector",
+                                    "reason=Unschedulable,involvedObject.kind=Pod"});
+        team_events = got.ok() ? *got : got.status().ToString();
+        // Over the queue's limit, or no GPU with half free: either way the
+        // scheduler names the queue or what the pod needs.
+        return got.ok() && got->find("pod/lab-half-") != std::string::npos &&
+               (got->find("queue lab would exceed its gpu limit") != std::string::npos ||
+                got->find("needs 500m of one device") != std::string::npos);
+      },
+      seconds(60), std::chrono::milliseconds(500)))
+      << team_events;
+  EXPECT_EQ(team_events.find("vtenant-"), std::string::npos) << team_events;
+  EXPECT_EQ(team_events.find("-x-"), std::string::npos) << team_events;
 
   // Queue status is written in batches (--status-period), so it follows the
   // pods a moment later.

@@ -115,7 +115,7 @@ Status ApiServer::Launch() {
       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
       "--service-account-key-file=" + pki + "/sa.pub",
       "--service-account-signing-key-file=" + pki + "/sa.key",
-      "--service-cluster-ip-range=10.96.0.0/16", "--authorization-mode=RBAC",
+      "--service-cluster-ip-range=" + options_.service_cidr, "--authorization-mode=RBAC",
       "--allow-privileged=true",
       // The kubernetes Service endpoint may not be a loopback address.
       "--endpoint-reconciler-type=none", "--cert-dir=" + options_.dir + "/generated-certs",

@@ -37,6 +37,9 @@ struct ApiServerOptions {
   // API server reloads the file when it changes, so replacing a CA in it
   // revokes what that CA signed without a restart.
   std::string client_ca_file;
+  // --service-cluster-ip-range. A tenant's virtual API server gets the
+  // host's, so its Services can take their host copies' addresses.
+  std::string service_cidr = "10.96.0.0/16";
   std::vector<std::string> extra_args;
   std::map<std::string, std::string> env;  // e.g. GOMEMLIMIT
   bool die_with_parent = true;

@@ -34,6 +34,10 @@ Usage: vtenant-operator [flags]
                               (default ghcr.io/vtenant/vtenant-syncer:latest)
   --scheduler-name NAME       the host's vtenant scheduler: the syncers give every
                               tenant pod this schedulerName (default kai-scheduler)
+  --service-cidr CIDR         the host cluster's Service range (its kube-apiserver's
+                              --service-cluster-ip-range); every virtual API server
+                              gets the same, so a team's Service takes the address of
+                              its host copy (default 10.96.0.0/16)
   --health-address HOST:PORT  /healthz, /readyz and /metrics ("" = off;
                               default 127.0.0.1:8082)
   --leader-elect              one active replica, over the Lease
@@ -112,6 +116,13 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
        [&](const std::string& v) {
          if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");
          f.scheduler_name = v;
+         return Status::Ok();
+       }},
+      {"service-cidr",
+       [&](const std::string& v) {
+         if (v.find('/') == std::string::npos)
+           return InvalidArgument("--service-cidr must be a CIDR such as 10.96.0.0/12");
+         f.service_cidr = v;
          return Status::Ok();
        }},
       {"health-address", str(&f.health_address)},

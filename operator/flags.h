@@ -34,6 +34,9 @@ struct OperatorFlags {
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
   // The host's vtenant scheduler: every tenant pod's schedulerName on the host.
   std::string scheduler_name = "kai-scheduler";
+  // The host cluster's Service range, which every virtual API server is
+  // given too, so a virtual Service can take its host copy's cluster IP.
+  std::string service_cidr = "10.96.0.0/16";
   // Namespaces no Tenant may take, besides the built-in ones and
   // leader_election_namespace (the operator's own).
   std::vector<std::string> reserved_namespaces;

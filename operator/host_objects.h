@@ -67,7 +67,7 @@ inline constexpr char kCredentialsRotationAnnotation[] = "vtenant.io/credentials
 kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject& self);
 
 // The syncer's ServiceAccount and its binding to kSyncerRole in the host
-// namespace only (pods and what pods reference, PodGroups).
+// namespace only (pods and what pods reference, PodGroups; reading Events).
 kube::Object RenderSyncerServiceAccount(const TenantSpec& spec);
 kube::Object RenderSyncerRoleBinding(const TenantSpec& spec);
 // This tenant's binding to the shared node reader ClusterRole.

@@ -95,8 +95,10 @@ int Run(const op::OperatorFlags& flags) {
                               .host_server = config->server,
                               .host_ca_pem = config->ca_pem,
                               .syncer_tokens = &syncer_tokens,
-                              .starting_apiservers = flags.starting_apiservers});
-  op::StatefulSetBackend statefulset(host, {.syncer_image = flags.syncer_image});
+                              .starting_apiservers = flags.starting_apiservers,
+                              .service_cidr = flags.service_cidr});
+  op::StatefulSetBackend statefulset(
+      host, {.syncer_image = flags.syncer_image, .service_cidr = flags.service_cidr});
   op::RestVirtualClusterConnector connector;
   op::TenantReconciler reconciler(
       host, {{op::Backend::kProcess, &process}, {op::Backend::kStatefulSet, &statefulset}},

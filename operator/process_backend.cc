@@ -437,6 +437,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
           .port = t.port,
           .service_account_admission = true,
           .client_ca_file = (pki / "client-ca.crt").string(),
+          .service_cidr = options_.service_cidr,
           .extra_args = apiserver_args,
           .env = options_.apiserver_env,
           .die_with_parent = false,

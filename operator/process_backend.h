@@ -67,6 +67,9 @@ struct ProcessBackendOptions {
   // kube-apiservers starting at once (see start_gate.h); 0 = no limit.
   // Re-adopting a running one takes no slot.
   int starting_apiservers = 5;
+  // The virtual API servers' Service range: the host's (see
+  // OperatorFlags::service_cidr).
+  std::string service_cidr = "10.96.0.0/16";
   // Flags that keep a virtual control plane small (see bench/RESULTS.md).
   std::vector<std::string> apiserver_args = DefaultApiServerArgs();
   std::vector<std::string> controllers = DefaultVirtualControllers();

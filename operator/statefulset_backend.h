@@ -28,7 +28,9 @@ struct StatefulSetBackendOptions {
   std::string default_kubernetes_version = "v1.37.2";
   std::string etcd_image = "registry.k8s.io/etcd:3.6.5-0";
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
-  std::string service_cidr = "10.96.0.0/16";  // the virtual cluster's own Service range
+  // The virtual API server's Service range: the host's, so a virtual
+  // Service can take its host copy's cluster IP (OperatorFlags::service_cidr).
+  std::string service_cidr = "10.96.0.0/16";
 };
 
 // The objects the backend writes, rendered from the request. Pure, for

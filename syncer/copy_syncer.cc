@@ -91,6 +91,14 @@ Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
   kube::ObjectPtr host = informers_.Host(type_).cache().Get(
       kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
   if (virt == nullptr || !Needed(ns, name) || (translator_.wanted && !translator_.wanted(*virt))) {
+    if (virt == nullptr && translator_.keep_copy && translator_.keep_copy(key)) {
+      return kube::ReconcileResult{.requeue_after = std::chrono::seconds(1)};
+    }
+    if (virt == nullptr && translator_.confirm_absence) {
+      Result<kube::Object> live = informers_.virtual_client().Get(type_, ns, name);
+      if (live.ok()) return kube::ReconcileResult{};  // its add event comes next
+      if (live.status().code() != StatusCode::kNotFound) return live.status();
+    }
     if (virt == nullptr) {
       std::lock_guard lock(mu_);
       told_.erase(key);

@@ -52,6 +52,14 @@ struct CopyTranslator {
   // Endpoints only of selector-less Services); a copy of one that is not
   // wanted any more is deleted. Unset: every object in scope is.
   std::function<bool(const rapidjson::Value& virtual_object)> wanted;
+  // Before deleting a copy whose virtual object the cache does not hold,
+  // ask the virtual API server: a Service the syncer itself deleted and
+  // created again a moment ago (service_address_syncer.h) must keep its
+  // copy, whose address it is taking.
+  bool confirm_absence = false;
+  // Optional: whether the copy of virtual `key` must stay although its
+  // virtual object is away for now (being created again).
+  std::function<bool(const std::string& key)> keep_copy;
 };
 
 class CopySyncer : public kube::Reconciler {

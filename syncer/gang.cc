@@ -37,12 +37,26 @@ Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
 
 // KAI's pod grouper: the first valid preemptibility label of the owners,
 // top first, then of the pod (kai/preemptibility.h); "" when none has one.
-std::string WorkloadPreemptibility(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
-                                   std::string_view ns, ObjectLookup& lookup) {
+// FailedPrecondition while an owner of a kind the lookup caches is not in
+// it yet, or the chain has grown since it was read: its label may be the
+// one that counts.
+Result<std::string> WorkloadPreemptibility(const rapidjson::Value& pod,
+                                           const std::vector<OwnerRef>& chain,
+                                           std::string_view ns, ObjectLookup& lookup) {
+  // The chain was read from the caches a moment ago; an owner that has
+  // arrived since may have owners of its own, whose label counts first.
+  if (OwnerChain(pod, lookup).size() != chain.size()) {
+    return FailedPrecondition("the owners of pod " + std::string(ns) + "/" +
+                              std::string(kube::Name(pod)) + " changed while read");
+  }
   std::vector<kube::ObjectPtr> owners;  // keeps the objects alive while read
   std::vector<const rapidjson::Value*> objects;
   for (auto owner = chain.rbegin(); owner != chain.rend(); ++owner) {
     owners.push_back(lookup.Get(owner->api_version, owner->kind, ns, owner->name));
+    if (owners.back() == nullptr && lookup.Knows(owner->api_version, owner->kind)) {
+      return FailedPrecondition("waiting for " + owner->kind + " " + std::string(ns) + "/" +
+                                owner->name);
+    }
     objects.push_back(owners.back().get());
   }
   objects.push_back(&pod);
@@ -120,7 +134,7 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
     }
   }
   Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant), min_member, owner};
-  gang.preemptibility = WorkloadPreemptibility(pod, chain, ns, lookup);
+  VT_ASSIGN_OR_RETURN(gang.preemptibility, WorkloadPreemptibility(pod, chain, ns, lookup));
   return std::optional<Gang>(std::move(gang));
 }
 

@@ -74,7 +74,9 @@ struct Gang {
 // no workload. InvalidArgument when the workload's minMember is
 // malformed (a refusal the tenant must fix); FailedPrecondition when an
 // object it needs is not in the lookup yet (the virtual PodGroup, the
-// owning Job, ReplicaSet or Kubeflow job): retry later.
+// owning Job, ReplicaSet or Kubeflow job, or any owner of a kind the lookup
+// knows, whose preemptibility label may be the one that counts): retry
+// later.
 Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config);
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "syncer/names.h"
 #include "syncer/test_objects.h"
@@ -89,6 +91,7 @@ TEST(GangTest, OwnerNotSeenYetWaitsInsteadOfGuessing) {
 
 TEST(GangTest, CronJobRunsGroupByJob) {
   MapLookup lookup;
+  lookup.Add(R"({"kind":"CronJob","metadata":{"name":"nightly","uid":"c"}})");
   lookup.Add(R"({"kind":"Job","metadata":{"name":"nightly-1","uid":"j1",
       "ownerReferences":[{"apiVersion":"batch/v1","kind":"CronJob","name":"nightly","uid":"c",
                           "controller":true}]}})");
@@ -103,6 +106,7 @@ TEST(GangTest, CronJobRunsGroupByJob) {
 
 TEST(GangTest, DeploymentPodsGroupByReplicaSet) {
   MapLookup lookup;
+  lookup.Add(R"({"kind":"Deployment","metadata":{"name":"web","uid":"d"}})");
   lookup.Add(R"({"kind":"ReplicaSet","metadata":{"name":"web-5d","uid":"rs",
       "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d",
                           "controller":true}]}})");
@@ -339,6 +343,72 @@ TEST(GangTest, WorkloadPreemptibilityLabelIsReadAsKaisPodGrouperReadsIt) {
   EXPECT_EQ((*gang)->preemptibility, "");
   EXPECT_FALSE(
       kube::Find(PodGroupToHost(**gang, "ml", "", NlpConfig()), {"spec", "preemptibility"}));
+}
+
+// A team writes kai.scheduler/preemptibility on whichever object it owns:
+// the Deployment, the CronJob, the JobSet, the Job, the pod template. The
+// gang takes the first valid one of the owners, top first, then the pod's.
+// (KAI's pod grouper, pkg/podgrouper/podgrouper/plugins/defaultgrouper
+// calcPodGroupPreemptibilityWithDefaults, reads the owners it is handed,
+// then the pod, and passes an invalid value over.)
+TEST(GangTest, PreemptibilityComesFromWhicheverOwnerCarriesItTopFirst) {
+  struct Row {
+    const char* name;
+    std::vector<std::string> objects;  // the owners, as the lookup holds them
+    std::string pod;
+    const char* group_owner;  // the kind the host group stands for
+    const char* want;
+  };
+  const std::string rs_of_web = R"({"kind":"ReplicaSet","metadata":{"name":"web-5d","uid":"rs",
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d",
+                          "controller":true}]}})";
+  const std::string job_of_nightly = R"({"kind":"Job","metadata":{"name":"nightly-1","uid":"j1",
+      "ownerReferences":[{"apiVersion":"batch/v1","kind":"CronJob","name":"nightly","uid":"c",
+                          "controller":true}]}})";
+  const std::string job_of_jobset = R"({"kind":"Job","metadata":{"name":"train-w-0","uid":"j2",
+      "labels":{"kai.scheduler/preemptibility":"preemptible"},
+      "ownerReferences":[{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","name":"train",
+                          "uid":"js","controller":true}]}})";
+  kube::Object labelled = PodOwnedBy("apps/v1", "ReplicaSet", "web-5d");
+  kube::SetString(labelled, {"metadata", "labels"}, kPreemptibilityLabel, "preemptible");
+  const std::string labelled_pod = kube::ToJson(labelled);
+  std::vector<Row> rows = {
+      {"on the Deployment, over the pod template's",
+       {rs_of_web, R"({"kind":"Deployment","metadata":{"name":"web","uid":"d",
+           "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})"},
+       labelled_pod, "ReplicaSet", "non-preemptible"},
+      {"an invalid one on the Deployment is passed over",
+       {rs_of_web, R"({"kind":"Deployment","metadata":{"name":"web","uid":"d",
+           "labels":{"kai.scheduler/preemptibility":"never"}}})"},
+       labelled_pod, "ReplicaSet", "preemptible"},
+      {"on the CronJob",
+       {job_of_nightly, R"({"kind":"CronJob","metadata":{"name":"nightly","uid":"c",
+           "labels":{"kai.scheduler/preemptibility":"preemptible"}}})"},
+       kube::ToJson(PodOwnedBy("batch/v1", "Job", "nightly-1")), "Job", "preemptible"},
+      {"on the JobSet, over its Job's",
+       {job_of_jobset, R"({"kind":"JobSet","metadata":{"name":"train","uid":"js",
+           "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})"},
+       kube::ToJson(PodOwnedBy("batch/v1", "Job", "train-w-0")), "JobSet", "non-preemptible"},
+      {"on the Job when the JobSet has none",
+       {job_of_jobset, R"({"kind":"JobSet","metadata":{"name":"train","uid":"js"}})"},
+       kube::ToJson(PodOwnedBy("batch/v1", "Job", "train-w-0")), "JobSet", "preemptible"},
+      {"nowhere",
+       {rs_of_web, R"({"kind":"Deployment","metadata":{"name":"web","uid":"d"}})"},
+       kube::ToJson(PodOwnedBy("apps/v1", "ReplicaSet", "web-5d")), "ReplicaSet", ""},
+  };
+  // The Deployment not seen yet: its label may be the one that counts, so
+  // the pod waits for it rather than start its gang without it.
+  MapLookup without_top;
+  without_top.Add(rs_of_web);
+  EXPECT_EQ(GangFor(labelled, without_top).status().code(), StatusCode::kFailedPrecondition);
+  for (const Row& row : rows) {
+    MapLookup lookup;
+    for (const std::string& object : row.objects) lookup.Add(object);
+    Result<std::optional<Gang>> gang = GangFor(Json(row.pod), lookup);
+    ASSERT_TRUE(gang.ok() && *gang) << row.name << ": " << gang.status().ToString();
+    EXPECT_EQ((*gang)->owner.kind, row.group_owner) << row.name;
+    EXPECT_EQ((*gang)->preemptibility, row.want) << row.name;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,9 @@ inline const kube::ResourceType kPersistentVolumeClaims{"", "v1", "persistentvol
                                                         "PersistentVolumeClaim", true};
 inline const kube::ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
 inline const kube::ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
+inline const kube::ResourceType kCronJobs{"batch", "v1", "cronjobs", "CronJob", true};
+// JobSet's CRD, which a virtual cluster has only when the team installs it.
+inline const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
 inline const kube::ResourceType kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices",
                                                 "EndpointSlice", true};
 inline const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob",

@@ -27,6 +27,12 @@ SyncMetrics::SyncMetrics(kube::Registry& registry)
           "Virtual objects other than pods kept off the host, or written without a field they "
           "asked for, by kind and reason.",
           {"kind", "reason"}))),
+      events_delayed_(&Must(registry.AddCounter(
+                               "vtenant_syncer_events_delayed_total",
+                               "Host Events held back by the tenant's event rate limit before "
+                               "they reached the virtual cluster.",
+                               {}))
+                           ->WithLabelValues({})),
       latency_(&Must(registry.AddHistogram(
                          "vtenant_syncer_pod_sync_latency_seconds",
                          "From the syncer first seeing a virtual pod to its host pod existing.", {},
@@ -53,6 +59,8 @@ void SyncMetrics::Refused(std::string_view reason) {
 void SyncMetrics::ObjectRefused(std::string_view kind, std::string_view reason) {
   objects_refused_->WithLabelValues({std::string(kind), std::string(reason)}).Inc();
 }
+
+void SyncMetrics::EventDelayed() { events_delayed_->Inc(); }
 
 void SyncMetrics::PodSyncLatency(double seconds) { latency_->Observe(seconds); }
 

@@ -31,6 +31,9 @@ class SyncMetrics {
   // (the copy written without it), by reason ("ServiceTypeNotAllowed"):
   // vtenant_syncer_objects_refused_total{kind,reason}.
   void ObjectRefused(std::string_view kind, std::string_view reason);
+  // A host Event held back by the tenant's event rate limit
+  // (event_rate_limit.h): vtenant_syncer_events_delayed_total.
+  void EventDelayed();
   // Seconds from the syncer first seeing a virtual pod to its host pod existing.
   void PodSyncLatency(double seconds);
   // Members of a virtual `kind` object its translator left off a host
@@ -47,6 +50,7 @@ class SyncMetrics {
   kube::Family<kube::Counter>* errors_;
   kube::Family<kube::Counter>* refused_;
   kube::Family<kube::Counter>* objects_refused_;
+  kube::Counter* events_delayed_;
   kube::Histogram* latency_;
   kube::Family<kube::Counter>* dropped_;
 

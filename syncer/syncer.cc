@@ -31,6 +31,15 @@ CopyTranslator Copy(const Translator& t) {
           {}};
 }
 
+// Services' copies are deleted only once the virtual API server confirms
+// the Service is gone (ServiceAddressSyncer re-creates them).
+CopyTranslator ServiceCopy(const ServiceTranslator& t, ServiceAddressSyncer& addresses) {
+  CopyTranslator copy = Copy(t);
+  copy.confirm_absence = true;
+  copy.keep_copy = [&addresses](const std::string& key) { return addresses.Recreating(key); };
+  return copy;
+}
+
 // Keys "ns/name" of the pod's references of one kind ("configmap", ...).
 kube::KeyMapper ReferencesOfKind(std::string prefix) {
   return [prefix](const kube::Object& pod) {
@@ -98,8 +107,9 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
                CopySyncer::Scope::kReferenced, "secret", metrics_, events_),
       claims_(informers_, config_, kPersistentVolumeClaims, Copy(claim_translator_),
               CopySyncer::Scope::kReferenced, "pvc", metrics_, events_),
-      services_(informers_, config_, kServices, Copy(service_translator_), CopySyncer::Scope::kAll,
-                "", metrics_, events_),
+      services_(informers_, config_, kServices, ServiceCopy(service_translator_, service_addresses_),
+                CopySyncer::Scope::kAll, "", metrics_, events_),
+      service_addresses_(informers_, config_, metrics_, events_),
       endpoints_(informers_, config_, kube::resources::kEndpoints, SelectorlessEndpoints(),
                  CopySyncer::Scope::kAll, "", metrics_, events_),
       endpoint_slices_(informers_, config_, resources::kEndpointSlices, HandWrittenEndpointSlices(),
@@ -109,7 +119,9 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
       pod_group_validator_(informers_, config_, events_),
       pods_(informers_, config_,
             PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
-            metrics_, options_.wall_clock) {
+            metrics_, options_.wall_clock),
+      event_limit_(options_.event_rate_limit, kube::DefaultClock()),
+      events_up_(informers_, config_, metrics_, event_limit_) {
   Wire();
   manager_.AddRunnable(
       "api-server-probe", [this](kube::Cancellation& stop) { ProbeLoop(stop); },
@@ -133,8 +145,19 @@ HostNetwork Syncer::Network() {
   return network;
 }
 
+kube::ObjectPtr Syncer::VirtualService(std::string_view ns, std::string_view name) {
+  if (kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(kube::MakeKey(ns, name))) {
+    return svc;
+  }
+  // Absent from the cache: maybe only for the moment ServiceAddressSyncer
+  // takes it away to give it its host address; its endpoints must not go.
+  Result<kube::Object> live = informers_.virtual_client().Get(kServices, ns, name);
+  if (!live.ok()) return nullptr;
+  return std::make_shared<const kube::Object>(std::move(*live));
+}
+
 bool Syncer::TakesHandWrittenEndpoints(std::string_view ns, std::string_view name) {
-  kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(kube::MakeKey(ns, name));
+  kube::ObjectPtr svc = VirtualService(ns, name);
   return svc != nullptr && SelectsNoPods(*svc) && !service_translator_.Check(*svc);
 }
 
@@ -166,8 +189,7 @@ CopyTranslator Syncer::HandWrittenEndpointSlices() {
           [this](const rapidjson::Value& slice) {
             std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
             if (!service) return false;
-            kube::ObjectPtr svc = informers_.Virtual(kServices).cache().Get(
-                kube::MakeKey(kube::Namespace(slice), *service));
+            kube::ObjectPtr svc = VirtualService(kube::Namespace(slice), *service);
             return EndpointSliceTranslator::Wanted(slice, svc.get()) &&
                    !service_translator_.Check(*svc);
           }};
@@ -187,8 +209,13 @@ void Syncer::Wire() {
   // reason is recorded before the reconcile it triggers can ask for it.
   virtual_pods.AddEventHandler(
       {.on_add = [this](const kube::ObjectPtr& pod) { pods_.VirtualPodSeen(*pod); }});
-  host_pods.AddEventHandler(
-      {.on_delete = [this](const kube::ObjectPtr& pod) { pods_.HostPodDeleted(*pod); }});
+  host_pods.AddEventHandler({.on_delete = [this](const kube::ObjectPtr& pod) {
+    pods_.HostPodDeleted(*pod);
+    events_up_.HostObjectDeleted("Pod", *pod);
+  }});
+  informers_.Host(kPodGroups).AddEventHandler({.on_delete = [this](const kube::ObjectPtr& pg) {
+    events_up_.HostObjectDeleted(kai::kPodGroupKind, *pg);
+  }});
 
   AddController("pod-syncer", pods_, options_.pod_workers,
                 {{&virtual_pods, {}}, {&host_pods, [](const kube::Object& o) {
@@ -217,6 +244,10 @@ void Syncer::Wire() {
     return std::vector<std::string>{kube::KeyOf(o)};
   };
   AddController("service-syncer", services_, options_.other_workers,
+                {{&informers_.Virtual(kServices), same_key_unless_api_server},
+                 {&informers_.Host(kServices), host_copy_key}});
+  // A host copy's address (allocated by the host) reaches its Service.
+  AddController("service-address-syncer", service_addresses_, options_.other_workers,
                 {{&informers_.Virtual(kServices), same_key_unless_api_server},
                  {&informers_.Host(kServices), host_copy_key}});
   if (config_.sync_endpoints) {
@@ -266,6 +297,25 @@ void Syncer::Wire() {
                     if (!group) return std::vector<std::string>{};
                     return std::vector<std::string>{kube::MakeKey(config_.host_namespace, *group)};
                   }}});
+  // Host Events up; a host pod or PodGroup that appears after the Events
+  // about it brings them along.
+  kube::Controller& events_up =
+      manager_.AddController({.name = "event-syncer", .workers = options_.other_workers}, events_up_);
+  events_up.Watch(informers_.Host(kube::resources::kEvents));
+  kube::EventFilter adds_only;
+  adds_only.predicate = [](kube::EventFilter::Event e, const kube::Object*, const kube::Object&) {
+    return e == kube::EventFilter::Event::kAdd;
+  };
+  events_up.Watch(
+      host_pods,
+      [this](const kube::Object& pod) { return events_up_.EventKeysAbout("Pod", kube::Name(pod)); },
+      adds_only);
+  events_up.Watch(
+      informers_.Host(kPodGroups),
+      [this](const kube::Object& pg) {
+        return events_up_.EventKeysAbout(kai::kPodGroupKind, kube::Name(pg));
+      },
+      adds_only);
   // A group whose spec is refused says so on itself, pods or not.
   AddController("podgroup-validator", pod_group_validator_, 1,
                 {{&informers_.Virtual(kPodGroups), {}}});

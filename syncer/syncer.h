@@ -2,8 +2,9 @@
 // Manager's two clusters (the host, the Manager's primary, where the
 // leader Lease lives; the virtual cluster, added with AddCluster) for its
 // informers, and adds the reconcilers (pods, ConfigMaps, Secrets, PVCs,
-// Services, Endpoints and EndpointSlices, Nodes, PodGroups) as the Manager's controllers, each
-// watching the informers whose events concern its keys.
+// Services and their addresses, Endpoints and EndpointSlices, Nodes,
+// PodGroups, and host Events up) as the Manager's controllers, each watching the informers whose
+// events concern its keys.
 //
 // The Manager runs it all: informers on every replica, so a standby keeps
 // warm caches; controllers only while leading, and again from a replay of
@@ -30,10 +31,13 @@
 #include "syncer/endpoint_addresses.h"
 #include "syncer/endpoint_slice_translator.h"
 #include "syncer/endpoints_translator.h"
+#include "syncer/event_rate_limit.h"
+#include "syncer/event_syncer.h"
 #include "syncer/node_syncer.h"
 #include "syncer/pod_syncer.h"
 #include "syncer/podgroup_syncer.h"
 #include "syncer/podgroup_validator.h"
+#include "syncer/service_address_syncer.h"
 #include "syncer/service_translator.h"
 #include "syncer/sync_metrics.h"
 #include "syncer/syncer_config.h"
@@ -48,6 +52,8 @@ struct SyncerOptions {
   std::chrono::milliseconds probe_period = std::chrono::seconds(2);
   // Calendar time, against which service-account tokens expire.
   kube::WallClock wall_clock = kube::SystemNow;
+  // How fast host Events may reach the virtual cluster.
+  EventRateLimitOptions event_rate_limit;
 };
 
 // What a syncer's Manager is made with (main.cc and the tests start from
@@ -86,6 +92,9 @@ class Syncer {
   void Wire();
   // The Endpoints copier's translator: Endpoints of selector-less Services.
   CopyTranslator SelectorlessEndpoints();
+  // Virtual Service ns/`name` from the cache, else (absent there, perhaps
+  // only while it is created again) from the virtual API server.
+  kube::ObjectPtr VirtualService(std::string_view ns, std::string_view name);
   // Whether virtual Service ns/`name` exists, selects no pods and has a
   // host copy to carry endpoints for (it is not refused).
   bool TakesHandWrittenEndpoints(std::string_view ns, std::string_view name);
@@ -114,12 +123,15 @@ class Syncer {
   CopySyncer secrets_;
   CopySyncer claims_;
   CopySyncer services_;
+  ServiceAddressSyncer service_addresses_;
   CopySyncer endpoints_;        // of selector-less Services only
   CopySyncer endpoint_slices_;  // hand-written, of selector-less Services only
   NodeSyncer nodes_;
   PodGroupSyncer pod_groups_;
   PodGroupValidator pod_group_validator_;
   PodSyncer pods_;
+  EventRateLimit event_limit_;
+  EventSyncer events_up_;
 
   std::atomic<bool> virtual_reachable_{false};
   std::atomic<bool> host_reachable_{false};

@@ -44,6 +44,14 @@ std::vector<std::string> ServiceOfSlice(const kube::Object& slice) {
   return {kube::MakeKey(kube::Namespace(slice), *service)};
 }
 
+// "<kind>/<name>" of the object an Event is about.
+std::vector<std::string> InvolvedOf(const kube::Object& event) {
+  std::string_view kind = kube::GetString(event, {"involvedObject", "kind"});
+  std::string_view name = kube::GetString(event, {"involvedObject", "name"});
+  if (kind.empty() || name.empty()) return {};
+  return {std::string(kind) + "/" + std::string(name)};
+}
+
 }  // namespace
 
 SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
@@ -54,7 +62,8 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
        {&kube::resources::kPods, &kube::resources::kServices, &kube::resources::kConfigMaps,
         &kube::resources::kSecrets, &resources::kPersistentVolumeClaims,
         &kube::resources::kNamespaces, &kube::resources::kNodes, &resources::kReplicaSets,
-        &kube::resources::kJobs, &resources::kStatefulSets}) {
+        &kube::resources::kJobs, &resources::kStatefulSets, &kube::resources::kDeployments,
+        &resources::kCronJobs}) {
     virtual_[Key(*type)] = &virtual_informers.Get(*type, everywhere);
   }
   kube::InformerOptions owned;
@@ -78,19 +87,31 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
     CHECK(Virtual(resources::kEndpointSlices).AddIndexer(kServiceIndex, ServiceOfSlice).ok());
   }
   host_[Key(kube::resources::kNodes)] = &host_informers.Get(kube::resources::kNodes, everywhere);
+  host_[Key(kube::resources::kEvents)] =
+      &host_informers.Get(kube::resources::kEvents, {.ns = config.host_namespace});
+  kube::InformerOptions written_by_syncer;
+  written_by_syncer.label_selector = std::string(kManagedByLabel) + "=" + kManagedByValue;
+  virtual_[Key(kube::resources::kEvents)] =
+      &virtual_informers.Get(kube::resources::kEvents, written_by_syncer);
   // KAI's PodGroup CRD reaches a virtual cluster after its API server is up
   // (the operator installs it), or never, when the syncer runs by hand: the
   // informer lists until it is there, and holds back neither the caches'
   // sync nor /readyz.
   virtual_[Key(kube::resources::kPodGroups)] =
       &virtual_informers.GetOptional(kube::resources::kPodGroups, everywhere);
+  // JobSets likewise: a team installs their CRD, or never does.
+  virtual_[Key(resources::kJobSets)] =
+      &virtual_informers.GetOptional(resources::kJobSets, everywhere);
 
   kube::SharedInformer& pods = Virtual(kube::resources::kPods);
   CHECK(pods.AddIndexer(kNodeIndex, NodeOf).ok());
   CHECK(pods.AddIndexer(kReferenceIndex, ReferenceIndexValues).ok());
   CHECK(pods.AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
+  // A JobSet's pods belong to it through its Jobs.
+  CHECK(Virtual(kube::resources::kJobs).AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kPodGroupIndex, PodGroupOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kNodeIndex, NodeOf).ok());
+  CHECK(Host(kube::resources::kEvents).AddIndexer(kInvolvedIndex, InvolvedOf).ok());
 }
 
 kube::SharedInformer& SyncerInformers::Virtual(const kube::ResourceType& type) {

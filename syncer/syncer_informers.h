@@ -2,18 +2,25 @@
 // between, shared by its reconcilers.
 //
 //   virtual (all namespaces): pods, services, configmaps, secrets, PVCs,
-//     namespaces, nodes, replicasets, jobs, statefulsets, and KAI PodGroups
-//     (asked for with GetOptional: the CRD may come late or never, so it
-//     holds back neither the caches' sync nor /readyz);
+//     namespaces, nodes, and the owners gangs are read from (replicasets,
+//     deployments, jobs, cronjobs, statefulsets), and KAI PodGroups and
+//     JobSets (asked for with GetOptional: the CRD may come late or never,
+//     so it holds back neither the caches' sync nor /readyz);
 //   host (the tenant's host namespace, objects labelled managed-by
 //     vtenant-syncer and vtenant.io/tenant=<tenant>): pods, services,
 //     configmaps, secrets, PVCs, KAI PodGroups; and host nodes;
+//   Events: the host namespace's (all of them: host components do not
+//     label their Events; the event syncer picks those about its objects),
+//     and the virtual cluster's that the syncer wrote (labelled
+//     vtenant.io/managed-by=vtenant-syncer);
 //   with --sync-endpoints, Endpoints and EndpointSlices on both sides.
 //
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid and
-// "podgroup/<ns>/<name>" of a pod-group-name annotation); host pods by
-// "pod-group" (pod-group-name) and "node" (spec.nodeName); with
+// "podgroup/<ns>/<name>" of a pod-group-name annotation), virtual Jobs by
+// "owner-uid" too (a JobSet's); host pods by
+// "pod-group" (pod-group-name) and "node" (spec.nodeName); host Events by
+// "involved" ("<kind>/<name>" of their involvedObject); with
 // --sync-endpoints, virtual EndpointSlices by "service" ("ns/<its
 // kubernetes.io/service-name>").
 //
@@ -22,8 +29,8 @@
 // syncer.h) keep one syncer per tenant small:
 //   - all informers deliver their events on one shared thread
 //     (kube::EventDispatcher): handlers only queue keys, and one thread
-//     instead of 17 saves the process 16 stacks and their thread-local
-//     buffers;
+//     instead of one per informer (twenty or more) saves the process their
+//     stacks and thread-local buffers;
 //   - every cache drops managedFields and holds objects as deflated JSON
 //     text (kube::CacheStorage::kCompressedJsonText): each read inflates and
 //     parses a fresh copy, so ask CountByIndex rather than ByIndex when only
@@ -46,6 +53,7 @@ inline constexpr char kReferenceIndex[] = "reference";
 inline constexpr char kOwnerUidIndex[] = "owner-uid";
 inline constexpr char kPodGroupIndex[] = "pod-group";
 inline constexpr char kServiceIndex[] = "service";
+inline constexpr char kInvolvedIndex[] = "involved";
 
 class SyncerInformers {
  public:

@@ -156,7 +156,8 @@ nodes:
 TEST_F(SyncerIntegrationTest, DeploymentAndJobRunOnTheHost) {
   ASSERT_TRUE(virt()
                   .Create(kDeployments, "ml", ParseTestJson(R"({"apiVersion":"apps/v1",
-      "kind":"Deployment","metadata":{"name":"web","namespace":"ml"},
+      "kind":"Deployment","metadata":{"name":"web","namespace":"ml",
+        "labels":{"kai.scheduler/preemptibility":"non-preemptible"}},
       "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
         "template":{"metadata":{"labels":{"app":"web","kai.scheduler/queue":"vision"}},
           "spec":{"schedulerName":"kai-scheduler",
@@ -185,6 +186,12 @@ TEST_F(SyncerIntegrationTest, DeploymentAndJobRunOnTheHost) {
     std::string vname(kube::Annotation(pod, kVirtualNameAnnotation).value_or(""));
     EXPECT_EQ(kube::Name(pod), HostName(vname, "ml", "nlp"));
     EXPECT_EQ(kube::GetString(pod, {"spec", "hostname"}), vname);
+    // The Deployment's own label, which the pods do not carry, decides
+    // the preemptibility of its ReplicaSet's gang.
+    std::string group(kube::Annotation(pod, kPodGroupAnnotation).value_or(""));
+    Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, group);
+    ASSERT_TRUE(pg.ok()) << group << ": " << pg.status().ToString();
+    EXPECT_EQ(kube::GetString(*pg, {"spec", "preemptibility"}), "non-preemptible");
   }
   // The virtual pods run, on the host's node, which the tenant now sees.
   EXPECT_TRUE(Eventually(
@@ -318,6 +325,111 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEven
         return false;
       },
       std::chrono::seconds(60)));
+}
+
+// One address per Service, through real API servers with the same Service
+// range: the team's Service takes its host copy's cluster IP, and a pod's
+// environment gives that address too.
+TEST_F(SyncerIntegrationTest, AServiceHasOneAddressOnBothSidesAndInThePodsEnvironment) {
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"one-addr","namespace":"ml"},
+      "spec":{"selector":{"app":"one-addr"},"ports":[{"name":"http","port":8080}]}})"))
+                  .ok());
+  const std::string host_name = HostName("one-addr", "ml", "nlp");
+  std::string host_ip;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
+        if (!copy.ok()) return false;
+        host_ip = kube::GetString(*copy, {"spec", "clusterIP"});
+        return !host_ip.empty();
+      },
+      std::chrono::seconds(60)));
+  std::string virtual_ip;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> svc = virt().Get(kube::resources::kServices, "ml", "one-addr");
+        virtual_ip = svc.ok() ? std::string(kube::GetString(*svc, {"spec", "clusterIP"})) : "";
+        return virtual_ip == host_ip;
+      },
+      std::chrono::seconds(60)))
+      << "virtual " << virtual_ip << ", host " << host_ip;
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"one-addr-client","namespace":"ml"},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  std::string env_ip;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> pod =
+            client().Get(kPods, kHostNs, HostName("one-addr-client", "ml", "nlp"));
+        if (!pod.ok()) return false;
+        const rapidjson::Value* env = kube::Find((*pod)["spec"]["containers"][0], {"env"});
+        if (env == nullptr || !env->IsArray()) return false;
+        for (const rapidjson::Value& e : env->GetArray()) {
+          if (kube::GetString(e, {"name"}) == "ONE_ADDR_SERVICE_HOST") {
+            env_ip = kube::GetString(e, {"value"});
+          }
+        }
+        return !env_ip.empty();
+      },
+      std::chrono::seconds(60)));
+  EXPECT_EQ(env_ip, host_ip);
+  // The copy whose address it took is still the one the host made.
+  Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "clusterIP"}), host_ip);
+}
+
+// What the host's scheduler writes about a host pod reaches the team, on
+// its pod, in its names, through real API servers.
+TEST_F(SyncerIntegrationTest, HostEventsReachTheTeamsPod) {
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"told","namespace":"ml"},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  const std::string host_name = HostName("told", "ml", "nlp");
+  Result<kube::Object> host_pod = NotFound("not yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        host_pod = client().Get(kPods, kHostNs, host_name);
+        return host_pod.ok();
+      },
+      std::chrono::seconds(60)));
+  kube::Object event = ParseTestJson(R"({"apiVersion":"v1","kind":"Event",
+      "metadata":{"name":"told.1","namespace":"vtenant-nlp"},
+      "involvedObject":{"apiVersion":"v1","kind":"Pod","namespace":"vtenant-nlp"},
+      "type":"Warning","reason":"Unschedulable","count":1,
+      "firstTimestamp":"2026-12-02T11:00:00Z","lastTimestamp":"2026-12-02T11:00:00Z",
+      "source":{"component":"vtenant-scheduler"}})");
+  kube::SetString(event, {"involvedObject"}, "name", host_name);
+  kube::SetString(event, {"involvedObject"}, "uid", kube::Uid(*host_pod));
+  kube::SetString(event, {}, "message",
+                  "0/1 nodes fit: 1 not enough shared GPU room (needs 500m of one device); "
+                  "no reclaim: the jobs that would make room (queue vision) are non-preemptible; "
+                  "pod vtenant-nlp/" + host_name + " waits");
+  ASSERT_TRUE(client().Create(kEvents, kHostNs, event).ok());
+  std::string message;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> events = virt().List(
+            kEvents, "ml", {.field_selector = "involvedObject.kind=Pod,involvedObject.name=told"});
+        if (!events.ok()) return false;
+        for (const kube::Object& e : events->items) {
+          if (kube::GetString(e, {"reason"}) == "Unschedulable") {
+            message = kube::GetString(e, {"message"});
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(60)));
+  EXPECT_EQ(message,
+            "0/1 nodes fit: 1 not enough shared GPU room (needs 500m of one device); no reclaim: "
+            "the jobs that would make room (another queue) are non-preemptible; pod ml/told waits");
 }
 
 TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {

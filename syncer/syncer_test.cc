@@ -51,7 +51,8 @@ class SyncerTest : public ::testing::Test {
 
   // A syncer on a Manager of its own, running on a thread; with
   // `leader_elect`, a Lease that is lost after 400 ms without renewal.
-  void StartSyncer(SyncerConfig config = NlpConfig(), bool leader_elect = false) {
+  void StartSyncer(SyncerConfig config = NlpConfig(), bool leader_elect = false,
+                   EventRateLimitOptions event_rate_limit = {}) {
     kube::ManagerOptions options = SyncerManagerOptions(config, leader_elect);
     options.handle_signals = false;
     options.registry = &registry_;
@@ -69,7 +70,8 @@ class SyncerTest : public ::testing::Test {
     syncer_ = std::make_unique<Syncer>(*manager_, manager_->AddCluster("virtual", virtual_),
                                        std::move(config),
                                        SyncerOptions{.probe_period = std::chrono::milliseconds(20),
-                                                     .wall_clock = [this] { return WallNow(); }});
+                                                     .wall_clock = [this] { return WallNow(); },
+                                                     .event_rate_limit = event_rate_limit});
     run_ = std::thread([this] { run_status_ = manager_->Run(); });
     ASSERT_TRUE(Eventually([&] { return manager_->CachesHealthy().ok(); }));
   }
@@ -130,6 +132,36 @@ class SyncerTest : public ::testing::Test {
         R"(vtenant_reconcile_total{controller="podgroup-syncer",result="ok"} )";
     size_t at = text.find(line);
     return at == std::string::npos ? 0 : std::stoll(text.substr(at + line.size()));
+  }
+
+  // The value of counter `line` ("name{labels} ") in /metrics; 0 when absent.
+  int64_t Metric(const std::string& line) {
+    const std::string text = registry_.Render();
+    size_t at = text.find("\n" + line);
+    return at == std::string::npos ? 0 : std::stoll(text.substr(at + 1 + line.size()));
+  }
+
+  // An Event a host component writes about host object `host_name` (a pod
+  // unless `kind` says otherwise) in the tenant's host namespace.
+  Result<kube::Object> HostEvent(const std::string& name, const std::string& host_name,
+                                 const std::string& message, const std::string& kind = "Pod",
+                                 const std::string& uid = "") {
+    kube::Object event = Json(R"({"apiVersion":"v1","kind":"Event",
+        "metadata":{"name":")" + name + R"(","namespace":"vtenant-nlp"},
+        "involvedObject":{"kind":")" + kind + R"(","namespace":"vtenant-nlp","name":")" +
+                              host_name + R"("},
+        "type":"Warning","reason":"Reclaimed","count":1,
+        "firstTimestamp":"2026-12-02T11:00:00Z","lastTimestamp":"2026-12-02T11:00:00Z",
+        "source":{"component":"vtenant-scheduler"}})");
+    kube::SetString(event, {}, "message", message);
+    if (!uid.empty()) kube::SetString(event, {"involvedObject"}, "uid", uid);
+    return host_.Create(kEvents, kHostNs, event);
+  }
+
+  // The Events the team sees in namespace ml.
+  std::vector<kube::Object> TeamEvents() {
+    Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+    return events.ok() ? std::move(events->items) : std::vector<kube::Object>{};
   }
 
   // Calendar time that moves only with clock_, so token lifetimes can pass.
@@ -343,6 +375,146 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
     Result<kube::ObjectList> left = host_.List(kPodGroups, kHostNs);
     return left.ok() && left->items.empty();
   }));
+}
+
+// A team labels the object it writes, not the pods: the Deployment, the
+// CronJob, the JobSet. The syncer caches those owners and gives each gang's
+// host PodGroup the preemptibility of the first that carries one, top first.
+TEST_F(SyncerTest, PreemptibilityOnADeploymentCronJobOrJobSetReachesTheHostGroup) {
+  StartSyncer();
+  struct Chain {
+    const kube::ResourceType* top_type;
+    std::string top;  // the labelled top owner
+    const kube::ResourceType* middle_type;
+    std::string middle_api_version, middle_kind, middle_name;
+    std::string pod;
+    std::string want;
+  };
+  const std::vector<Chain> chains = {
+      {&kube::resources::kDeployments, R"({"apiVersion":"apps/v1","kind":"Deployment",
+          "metadata":{"name":"web","namespace":"ml",
+          "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})",
+       &resources::kReplicaSets, "apps/v1", "ReplicaSet", "web-5d", "web-5d-a", "non-preemptible"},
+      {&resources::kCronJobs, R"({"apiVersion":"batch/v1","kind":"CronJob",
+          "metadata":{"name":"nightly","namespace":"ml",
+          "labels":{"kai.scheduler/preemptibility":"preemptible"}}})",
+       &kJobs, "batch/v1", "Job", "nightly-1", "nightly-1-a", "preemptible"},
+      {&resources::kJobSets, R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+          "metadata":{"name":"train","namespace":"ml",
+          "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})",
+       &kJobs, "batch/v1", "Job", "train-w-0", "train-w-0-a", "non-preemptible"},
+  };
+  for (const Chain& c : chains) {
+    Result<kube::Object> top = virtual_.Create(*c.top_type, "ml", Json(c.top));
+    ASSERT_TRUE(top.ok()) << top.status().ToString();
+    const std::string top_ref = R"(,"ownerReferences":[{"apiVersion":")" +
+                                std::string(kube::GetString(*top, {"apiVersion"})) +
+                                R"(","kind":")" + std::string(kube::GetString(*top, {"kind"})) +
+                                R"(","name":")" + std::string(kube::Name(*top)) +
+                                R"(","uid":")" + std::string(kube::Uid(*top)) +
+                                R"(","controller":true}])";
+    Result<kube::Object> middle = virtual_.Create(
+        *c.middle_type, "ml",
+        Json(R"({"apiVersion":")" + c.middle_api_version + R"(","kind":")" + c.middle_kind +
+             R"(","metadata":{"name":")" + c.middle_name + R"(","namespace":"ml")" + top_ref +
+             "}}"));
+    ASSERT_TRUE(middle.ok()) << middle.status().ToString();
+    CreateVirtual(kPods,
+                  PodJson(c.pod, R"(,"ownerReferences":[{"apiVersion":")" + c.middle_api_version +
+                                     R"(","kind":")" + c.middle_kind + R"(","name":")" +
+                                     c.middle_name + R"(","uid":")" +
+                                     std::string(kube::Uid(*middle)) +
+                                     R"(","controller":true}])"));
+  }
+  for (const Chain& c : chains) {
+    ASSERT_TRUE(Eventually([&] { return HostPodExists(c.pod); })) << c.pod;
+    std::string group(kube::Annotation(HostPod(c.pod), kPodGroupAnnotation).value_or(""));
+    Result<kube::Object> pg = host_.Get(kPodGroups, kHostNs, group);
+    ASSERT_TRUE(pg.ok()) << c.pod << ": " << pg.status().ToString();
+    EXPECT_EQ(kube::GetString(*pg, {"spec", "preemptibility"}), c.want) << c.pod;
+  }
+}
+
+// What the host's scheduler writes on a host pod reaches the team on its
+// own pod, in its own names, and a repeat only counts up.
+TEST_F(SyncerTest, HostEventsReachTheTeamsPodInItsNames) {
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("trainer"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("trainer"); }));
+  const std::string host_name = HostName("trainer", "ml", "nlp");
+  ASSERT_TRUE(HostEvent("e1", host_name,
+                        "reclaimed for job vtenant-vision/pg-x-x-default-x-vision of queue "
+                        "vision: queue nlp was above its fair share; pod vtenant-nlp/" +
+                            host_name + " goes")
+                  .ok());
+  // Events about what the syncer did not make stay on the host.
+  ASSERT_TRUE(HostEvent("e2", "vc-nlp-0", "the control plane restarted").ok());
+  ASSERT_TRUE(Eventually([&] { return TeamEvents().size() == 1; }));
+  kube::Object event = std::move(TeamEvents()[0]);
+  EXPECT_EQ(kube::GetString(event, {"involvedObject", "name"}), "trainer");
+  EXPECT_EQ(kube::GetString(event, {"involvedObject", "uid"}), kube::Uid(VirtualPod("trainer")));
+  EXPECT_EQ(kube::GetString(event, {"reason"}), "Reclaimed");
+  EXPECT_EQ(kube::GetString(event, {"message"}),
+            "reclaimed for job (hidden) of another queue: queue nlp was above its fair share; "
+            "pod ml/trainer goes");
+  EXPECT_EQ(kube::GetInt(event, {"count"}), 1);
+
+  // The host's correlator counts a repeat on the same Event: so does the team's.
+  ASSERT_TRUE(host_
+                  .UpdateWithRetry(kEvents, kHostNs, "e1",
+                                   [](kube::Object& e) {
+                                     e["count"].SetInt64(2);
+                                     kube::SetString(e, {}, "lastTimestamp",
+                                                     "2026-12-02T11:05:00Z");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    std::vector<kube::Object> events = TeamEvents();
+    return events.size() == 1 && kube::GetInt(events[0], {"count"}) == 2 &&
+           kube::GetString(events[0], {"lastTimestamp"}) == "2026-12-02T11:05:00Z";
+  }));
+
+  // Written as the host pod goes (an eviction), it still reaches the team:
+  // an Event naming the evicted pod's UID, after the syncer saw it go.
+  const std::string evicted_uid(kube::Uid(HostPod("trainer")));
+  ScheduleAndRunOnHost("trainer");
+  ASSERT_TRUE(Eventually(
+      [&] { return kube::GetString(VirtualPod("trainer"), {"status", "phase"}) == "Running"; }));
+  ASSERT_TRUE(host_.Evict(kHostNs, host_name).ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr cached = syncer_->informers().Host(kPods).cache().Get(
+        std::string(kHostNs) + "/" + host_name);
+    return cached == nullptr || kube::Uid(*cached) != evicted_uid;
+  }));
+  ASSERT_TRUE(HostEvent("e3", host_name, "evicted: node l40s-0 drained", "Pod", evicted_uid).ok());
+  EXPECT_TRUE(Eventually([&] {
+    for (const kube::Object& e : TeamEvents()) {
+      if (kube::GetString(e, {"message"}) == "evicted: node l40s-0 drained" &&
+          kube::GetString(e, {"involvedObject", "name"}) == "trainer") {
+        return true;
+      }
+    }
+    return false;
+  }));
+}
+
+// A host storm reaches the team at the tenant's event rate, not the host's:
+// with two writes to spend and the next minutes away, two of five Events
+// are written and the other three wait.
+TEST_F(SyncerTest, HostEventStormIsHeldToTheTenantsRate) {
+  StartSyncer(NlpConfig(), /*leader_elect=*/false,
+              EventRateLimitOptions{.qps = 0.001, .burst = 2});
+  CreateVirtual(kPods, PodJson("noisy"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("noisy"); }));
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(HostEvent("storm-" + std::to_string(i), HostName("noisy", "ml", "nlp"),
+                          "crash " + std::to_string(i))
+                    .ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return Metric("vtenant_syncer_events_delayed_total ") >= 3; }));
+  ASSERT_TRUE(Eventually([&] { return TeamEvents().size() == 2; }));
+  EXPECT_EQ(TeamEvents().size(), 2u);
 }
 
 TEST_F(SyncerTest, VirtualPodGroupSubGroupsReachTheHostAndFollowChanges) {
@@ -624,9 +796,70 @@ TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
     }
   }
   EXPECT_TRUE(found);
+  // One address: the team's Service takes its host copy's, and the copy
+  // (whose address it is) stays the same object.
+  const std::string copy_uid(kube::Uid(*copy));
+  ASSERT_TRUE(Eventually([&] {
+    Result<kube::Object> svc = virtual_.Get(kube::resources::kServices, "ml", "api");
+    return svc.ok() && kube::GetString(*svc, {"spec", "clusterIP"}) == "10.96.7.7";
+  }));
+  Result<kube::Object> team_svc = virtual_.Get(kube::resources::kServices, "ml", "api");
+  ASSERT_TRUE(team_svc.ok());
+  const rapidjson::Value* ips = kube::Find(*team_svc, {"spec", "clusterIPs"});
+  ASSERT_TRUE(ips != nullptr && ips->IsArray() && ips->Size() == 1 && (*ips)[0].IsString());
+  EXPECT_STREQ((*ips)[0].GetString(), "10.96.7.7");
+  EXPECT_EQ(kube::GetString(*team_svc, {"spec", "selector", "app"}), "api");
+  ASSERT_TRUE(Eventually([&] {
+    Result<kube::Object> c = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+    return c.ok() && kube::Annotation(*c, kVirtualUidAnnotation) == kube::Uid(*team_svc);
+  }));
+  Result<kube::Object> same_copy =
+      host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+  ASSERT_TRUE(same_copy.ok());
+  EXPECT_EQ(kube::Uid(*same_copy), copy_uid);
+  EXPECT_EQ(kube::GetString(*same_copy, {"spec", "clusterIP"}), "10.96.7.7");
   ASSERT_TRUE(virtual_.Delete(kube::resources::kServices, "ml", "api").ok());
   EXPECT_TRUE(Eventually(
       [&] { return !host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+}
+
+// An address another Service of the team holds cannot be taken: the
+// Service keeps its own, and says why on itself.
+TEST_F(SyncerTest, AServiceWhoseHostAddressIsTakenSaysSo) {
+  StartSyncer();
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"holder","namespace":"ml"},"spec":{"clusterIP":"10.96.8.8",
+      "ports":[{"port":80}]}})");
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"db","namespace":"ml"},"spec":{"clusterIP":"10.96.9.9",
+      "ports":[{"port":5432}]}})");
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "db-x-ml-x-nlp").ok(); }));
+  ASSERT_TRUE(host_
+                  .UpdateWithRetry(kube::resources::kServices, kHostNs, "db-x-ml-x-nlp",
+                                   [](kube::Object& svc) {
+                                     kube::SetString(svc, {"spec"}, "clusterIP", "10.96.8.8");
+                                     return Status::Ok();
+                                   })
+                  .ok());
+  auto warnings = [&] {
+    Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+    int n = 0;
+    if (!events.ok()) return n;
+    for (const kube::Object& e : events->items) {
+      if (kube::GetString(e, {"reason"}) == "ClusterIPNotTaken" &&
+          kube::GetString(e, {"involvedObject", "name"}) == "db" &&
+          kube::GetString(e, {"message"}).find("held here by Service ml/holder") !=
+              std::string::npos) {
+        ++n;
+      }
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually([&] { return warnings() == 1; }));
+  Result<kube::Object> db = virtual_.Get(kube::resources::kServices, "ml", "db");
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(kube::GetString(*db, {"spec", "clusterIP"}), "10.96.9.9");
 }
 
 TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {

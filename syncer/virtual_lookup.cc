@@ -4,6 +4,14 @@
 #include "syncer/resources.h"
 
 namespace vtenant::syncer {
+namespace {
+
+bool IsJobSet(std::string_view api_version, std::string_view kind) {
+  const kube::ResourceType& type = resources::kJobSets;
+  return kind == type.kind && api_version == type.group + "/" + type.version;
+}
+
+}  // namespace
 
 kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_view kind,
                                    std::string_view ns, std::string_view name) {
@@ -14,8 +22,17 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   if (api_version == "apps/v1" && kind == "StatefulSet") {
     return informers_.Virtual(resources::kStatefulSets).cache().Get(key);
   }
+  if (api_version == "apps/v1" && kind == "Deployment") {
+    return informers_.Virtual(kube::resources::kDeployments).cache().Get(key);
+  }
   if (api_version == "batch/v1" && kind == "Job") {
     return informers_.Virtual(kube::resources::kJobs).cache().Get(key);
+  }
+  if (api_version == "batch/v1" && kind == "CronJob") {
+    return informers_.Virtual(resources::kCronJobs).cache().Get(key);
+  }
+  if (IsJobSet(api_version, kind)) {
+    return informers_.Virtual(resources::kJobSets).cache().Get(key);
   }
   if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) {
     // Cached once the virtual cluster has the CRD; a group created a moment
@@ -36,8 +53,13 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
 }
 
 bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
-  if (api_version == "apps/v1") return kind == "ReplicaSet" || kind == "StatefulSet";
-  if (api_version == "batch/v1") return kind == "Job";
+  if (api_version == "apps/v1") {
+    return kind == "ReplicaSet" || kind == "StatefulSet" || kind == "Deployment";
+  }
+  if (api_version == "batch/v1") return kind == "Job" || kind == "CronJob";
+  // Known once the CRD is served and listed; before, a JobSet's pods do not
+  // wait for an informer that may never sync.
+  if (IsJobSet(api_version, kind)) return informers_.Virtual(resources::kJobSets).HasSynced();
   if (!live_reads_) return false;
   return (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) ||
          (api_version == "kubeflow.org/v1" && kind == "PyTorchJob");
