@@ -1,7 +1,5 @@
 #include "syncer/event_translator.h"
 
-#include <openssl/sha.h>
-
 #include <cctype>
 
 #include "kube/json_builder.h"
@@ -16,19 +14,6 @@ constexpr size_t kMaxReason = 128;
 // Longer messages are cut: the API server refuses Events past 1 KiB of
 // note for events.k8s.io, and nobody reads further in `kubectl describe`.
 constexpr size_t kMaxMessage = 1024;
-
-std::string HexSha256(std::string_view text, size_t digits) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char byte : digest) {
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xf];
-  }
-  out.resize(digits);
-  return out;
-}
 
 bool IsWordChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '/' ||
@@ -62,7 +47,7 @@ std::string EventTranslator::VirtualEventName(std::string_view object_name,
   std::string prefix(object_name.substr(0, kMaxName - kHashDigits - 1));
   // A cut may leave a '.' or '-' where a DNS subdomain may not end.
   while (!prefix.empty() && (prefix.back() == '.' || prefix.back() == '-')) prefix.pop_back();
-  return prefix + "." + HexSha256(host_event_uid, kHashDigits);
+  return prefix + "." + HexSha256Prefix(host_event_uid, kHashDigits);
 }
 
 std::optional<std::string> EventTranslator::TranslateWord(std::string_view word,

@@ -10,20 +10,6 @@ constexpr size_t kKeptPrefix = 52;
 constexpr size_t kHashDigits = 10;
 constexpr std::string_view kSeparator = "-x-";
 
-std::string HexSha256Prefix(std::string_view text, size_t digits) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char byte : digest) {
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xf];
-    if (out.size() >= digits) break;
-  }
-  out.resize(digits);
-  return out;
-}
-
 void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);
@@ -62,6 +48,20 @@ std::string VclusterForm(std::string_view name, std::string_view ns, std::string
 }
 
 }  // namespace
+
+std::string HexSha256Prefix(std::string_view text, size_t digits) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char byte : digest) {
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+    if (out.size() >= digits) break;
+  }
+  out.resize(digits);
+  return out;
+}
 
 std::string SafeName(std::string_view full) {
   if (full.size() <= kMaxName) return std::string(full);

@@ -69,6 +69,10 @@ inline constexpr const auto& kGpuFractionDevicesAnnotation = kai::kGpuFractionNu
 // records (host_identity.h) rather than trusting the name.
 std::string HostName(std::string_view name, std::string_view ns, std::string_view tenant);
 
+// The first `digits` (at most 64) lowercase hex digits of SHA-256(`text`):
+// the hash part of every name the syncer derives.
+std::string HexSha256Prefix(std::string_view text, size_t digits);
+
 // Whether HostName gives (name, ns) vCluster's form (before any shortening).
 bool HasVclusterForm(std::string_view name, std::string_view ns);
 
