@@ -25,7 +25,10 @@ std::string DescribeWaitStatus(int status) {
 Process::~Process() { Stop(); }
 
 Process::Process(Process&& other) noexcept
-    : pid_(other.pid_), owned_child_(other.owned_child_), name_(std::move(other.name_)) {
+    : pid_(other.pid_),
+      owned_child_(other.owned_child_),
+      name_(std::move(other.name_)),
+      options_(std::move(other.options_)) {
   other.pid_ = -1;
 }
 
@@ -35,6 +38,7 @@ Process& Process::operator=(Process&& other) noexcept {
     pid_ = other.pid_;
     owned_child_ = other.owned_child_;
     name_ = std::move(other.name_);
+    options_ = std::move(other.options_);
     other.pid_ = -1;
   }
   return *this;
@@ -93,6 +97,7 @@ Result<Process> Process::Start(const ProcessOptions& options) {
   process.pid_ = pid;
   process.owned_child_ = true;
   process.name_ = std::filesystem::path(exe).filename();
+  process.options_ = options;
   return process;
 }
 
@@ -111,11 +116,15 @@ bool Process::Running() {
     pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
       pid_ = -1;
+      exit_description_ = DescribeWaitStatus(status);
       return false;
     }
     return r == 0;
   }
-  return kill(pid_, 0) == 0;
+  if (kill(pid_, 0) == 0) return true;
+  pid_ = -1;
+  exit_description_ = "gone";
+  return false;
 }
 
 std::string Process::Stop(std::chrono::milliseconds grace) {

@@ -46,9 +46,17 @@ class Process {
 
   pid_t pid() const { return pid_; }
   const std::string& name() const { return name_; }
+  // What Start was given (empty for an adopted process): a supervisor
+  // starts the same command again after it exits.
+  const ProcessOptions& options() const { return options_; }
 
   // True while the child has not exited. Reaps it if it has.
   bool Running();
+
+  // How the process ended, once Running() has seen it end: "exited 1",
+  // "killed by signal 9"; "gone" for an adopted process, whose status only
+  // its parent can read. Empty before.
+  const std::string& exit_description() const { return exit_description_; }
 
   // SIGTERM to the process group, then SIGKILL after `grace`. Idempotent.
   // Returns the exit description ("exited 0", "killed by signal 9").
@@ -61,6 +69,8 @@ class Process {
   pid_t pid_ = -1;
   bool owned_child_ = false;  // false when adopted: we cannot waitpid() it
   std::string name_;
+  ProcessOptions options_;
+  std::string exit_description_;
 };
 
 }  // namespace vtenant::localenv

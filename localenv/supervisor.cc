@@ -1,0 +1,88 @@
+#include "localenv/supervisor.h"
+
+#include <algorithm>
+
+namespace vtenant::localenv {
+
+Supervisor::~Supervisor() { StopAll(std::chrono::seconds(5)); }
+
+void Supervisor::Add(Component component, Process running) {
+  component.process.die_with_parent = false;
+  Entry entry{.component = std::move(component), .process = std::move(running), .up = true};
+  entry.started = Clock::now();
+  entries_.push_back(std::move(entry));
+}
+
+Status Supervisor::Start(Component component) {
+  component.process.die_with_parent = false;
+  entries_.push_back(Entry{.component = std::move(component)});
+  Status error;
+  Launch(entries_.back(), Clock::now(), &error);
+  return error;
+}
+
+void Supervisor::Launch(Entry& entry, Clock::time_point now, Status* error) {
+  Result<Process> process = Process::Start(entry.component.process);
+  if (process.ok()) {
+    entry.process = std::move(*process);
+    entry.up = true;
+    entry.started = now;
+    return;
+  }
+  // A start that fails (a binary removed by `make clean`) is a failed run.
+  entry.last_exit = process.status().message();
+  entry.backoff = std::min(options_.max_backoff,
+                           std::max(options_.first_backoff, entry.backoff * 2));
+  entry.next_start = now + entry.backoff;
+  if (error != nullptr) *error = process.status();
+}
+
+bool Supervisor::Tick() {
+  if (stopped_) return false;
+  bool changed = false;
+  const Clock::time_point now = Clock::now();
+  for (Entry& entry : entries_) {
+    if (entry.up) {
+      if (entry.process.Running()) continue;
+      entry.up = false;
+      entry.last_exit = entry.process.exit_description();
+      const bool was_stable = now - entry.started >= options_.stable_after;
+      entry.backoff = was_stable ? options_.first_backoff
+                                 : std::min(options_.max_backoff,
+                                            std::max(options_.first_backoff, entry.backoff * 2));
+      entry.next_start = now + entry.backoff;
+      changed = true;
+      continue;
+    }
+    if (now < entry.next_start) continue;
+    ++entry.restarts;
+    Launch(entry, now, nullptr);
+    changed = true;
+  }
+  return changed;
+}
+
+void Supervisor::StopAll(std::chrono::milliseconds grace) {
+  stopped_ = true;
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) it->process.Stop(grace);
+}
+
+std::vector<ComponentStatus> Supervisor::Statuses() const {
+  std::vector<ComponentStatus> out;
+  for (const Entry& entry : entries_) {
+    out.push_back({.name = entry.component.name,
+                   .pid = entry.process.pid(),
+                   .restarts = entry.restarts,
+                   .last_exit = entry.last_exit});
+  }
+  return out;
+}
+
+const Component* Supervisor::Find(const std::string& name) const {
+  for (const Entry& entry : entries_) {
+    if (entry.component.name == name) return &entry.component;
+  }
+  return nullptr;
+}
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,92 @@
+// Supervisor: keeps the programs of a local environment running. A program
+// that exits is started again with the same command line (same ports, same
+// data folders), after a backoff that doubles while it keeps failing, and
+// every restart is counted so that `vtenant status` can show it.
+//
+// One Supervisor runs in the `vtenant supervise` process that `vtenant up`
+// leaves behind; it is single-threaded: its owner calls Tick() in a loop.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "localenv/health_probe.h"
+#include "localenv/process.h"
+
+namespace vtenant::localenv {
+
+// One program the supervisor keeps running.
+struct Component {
+  std::string name;        // "etcd", "kube-apiserver", "vtenant-scheduler", ...
+  ProcessOptions process;  // how to start it; die_with_parent is ignored (false)
+  HealthProbe health;      // how `vtenant status` tells that it answers
+};
+
+// What the supervisor knows about one component now.
+struct ComponentStatus {
+  std::string name;
+  pid_t pid = -1;         // -1 while it waits to be started again
+  int restarts = 0;       // how often it exited and was started again
+  std::string last_exit;  // "killed by signal 9": how it last ended; empty if never
+};
+
+struct SupervisorOptions {
+  std::chrono::milliseconds first_backoff{500};
+  std::chrono::milliseconds max_backoff{30000};
+  // A run at least this long was a success: the next failure waits only
+  // first_backoff again.
+  std::chrono::milliseconds stable_after{60000};
+};
+
+class Supervisor {
+ public:
+  explicit Supervisor(SupervisorOptions options = {}) : options_(options) {}
+  // Stops every component (StopAll with a short grace).
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Takes over `running`, a process started by this program or adopted from
+  // a record (Process::Adopt), as `component`.
+  void Add(Component component, Process running);
+
+  // Starts `component` and takes it over. When the start fails the error is
+  // returned and the component is still kept: Tick() tries again later.
+  Status Start(Component component);
+
+  // Notices the components that exited (reaping those that are our
+  // children) and starts again those whose backoff has passed. Returns true
+  // when anything changed (a pid, a count), so the owner saves its record.
+  bool Tick();
+
+  // Stops every component, the last added first, each given `grace` after
+  // SIGTERM before SIGKILL. Nothing is restarted afterwards.
+  void StopAll(std::chrono::milliseconds grace);
+
+  std::vector<ComponentStatus> Statuses() const;
+  const Component* Find(const std::string& name) const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Entry {
+    Component component;
+    Process process;
+    bool up = false;  // process runs (or ran until the last Tick)
+    int restarts = 0;
+    std::string last_exit;
+    Clock::time_point started;
+    Clock::time_point next_start;  // while not running
+    std::chrono::milliseconds backoff{0};
+  };
+  void Launch(Entry& entry, Clock::time_point now, Status* error);
+
+  SupervisorOptions options_;
+  std::vector<Entry> entries_;
+  bool stopped_ = false;
+};
+
+}  // namespace vtenant::localenv

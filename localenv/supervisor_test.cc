@@ -1,0 +1,131 @@
+#include "localenv/supervisor.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "base/eventually.h"
+
+namespace vtenant::localenv {
+namespace {
+
+class SupervisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/supervisor_test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A shell command as a component, its output in <dir>/<name>.log.
+  Component Shell(const std::string& name, const std::string& script) {
+    return {.name = name,
+            .process = {.argv = {"/bin/sh", "-c", script}, .log_path = dir_ + "/" + name + ".log"}};
+  }
+  // Ticks until `done` holds (the supervisor is single-threaded: its owner
+  // drives it).
+  bool TickUntil(Supervisor& supervisor, const std::function<bool()>& done) {
+    return Eventually([&] {
+      supervisor.Tick();
+      return done();
+    });
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SupervisorTest, AKilledComponentIsStartedAgainWithTheSameCommandAndCounted) {
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
+  // Each start appends a line, so the file counts the starts.
+  ASSERT_TRUE(supervisor.Start(Shell("server", "echo start >> " + dir_ + "/starts; exec sleep 60"))
+                  .ok());
+  const pid_t first = supervisor.Statuses()[0].pid;
+  ASSERT_GT(first, 0);
+  auto starts = [&] {
+    std::ifstream in(dir_ + "/starts");
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
+  };
+  ASSERT_TRUE(Eventually([&] { return starts() == 1; }));
+  ASSERT_EQ(kill(first, SIGKILL), 0);
+
+  ASSERT_TRUE(TickUntil(supervisor, [&] {
+    ComponentStatus s = supervisor.Statuses()[0];
+    return s.pid > 0 && s.pid != first;
+  }));
+  ComponentStatus status = supervisor.Statuses()[0];
+  EXPECT_EQ(status.restarts, 1);
+  EXPECT_EQ(status.last_exit, "killed by signal 9");
+  ASSERT_TRUE(Eventually([&] { return starts() == 2; }));
+}
+
+TEST_F(SupervisorTest, AComponentThatKeepsFailingWaitsLongerEachTime) {
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(100),
+                         .max_backoff = std::chrono::milliseconds(400)});
+  ASSERT_TRUE(supervisor.Start(Shell("broken", "exit 3")).ok());
+  // Backoffs of 100, 200, 400, 400 ms: four restarts take at least 1.1 s,
+  // and a supervisor without backoff would make dozens in that time.
+  const auto begin = std::chrono::steady_clock::now();
+  ASSERT_TRUE(TickUntil(supervisor, [&] { return supervisor.Statuses()[0].restarts >= 4; }));
+  EXPECT_GE(std::chrono::steady_clock::now() - begin, std::chrono::milliseconds(1100));
+  EXPECT_EQ(supervisor.Statuses()[0].last_exit, "exited 3");
+}
+
+TEST_F(SupervisorTest, AnAdoptedProcessThatDiesIsStartedAsAChild) {
+  // A process from an earlier supervisor: not our child, known by its pid.
+  Result<Process> earlier = Process::Start({.argv = {"/bin/sleep", "60"},
+                                            .log_path = dir_ + "/earlier.log",
+                                            .die_with_parent = false});
+  ASSERT_TRUE(earlier.ok());
+  const pid_t pid = earlier->Release();
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
+  supervisor.Add({.name = "sleeper",
+                  .process = {.argv = {"/bin/sleep", "60"}, .log_path = dir_ + "/sleeper.log"}},
+                 Process::Adopt(pid, "sleep"));
+  supervisor.Tick();
+  EXPECT_EQ(supervisor.Statuses()[0].pid, pid);
+
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_TRUE(TickUntil(supervisor, [&] {
+    // The zombie of the adopted process is this test's to reap.
+    waitpid(pid, nullptr, WNOHANG);
+    ComponentStatus s = supervisor.Statuses()[0];
+    return s.pid > 0 && s.pid != pid;
+  }));
+  EXPECT_EQ(supervisor.Statuses()[0].restarts, 1);
+  EXPECT_EQ(supervisor.Statuses()[0].last_exit, "gone");
+}
+
+TEST_F(SupervisorTest, StopAllStopsEveryComponentAndRestartsNothing) {
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(1)});
+  ASSERT_TRUE(supervisor.Start(Shell("a", "exec sleep 60")).ok());
+  ASSERT_TRUE(supervisor.Start(Shell("b", "exec sleep 60")).ok());
+  const pid_t a = supervisor.Statuses()[0].pid;
+  const pid_t b = supervisor.Statuses()[1].pid;
+  supervisor.StopAll(std::chrono::seconds(2));
+  EXPECT_NE(kill(a, 0), 0);
+  EXPECT_NE(kill(b, 0), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(supervisor.Tick());
+  EXPECT_EQ(supervisor.Statuses()[0].pid, -1);
+}
+
+TEST_F(SupervisorTest, AMissingBinaryIsAnErrorNowAndRetriedLater) {
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
+  Status started = supervisor.Start(
+      {.name = "gone", .process = {.argv = {dir_ + "/no-such-binary"}, .log_path = dir_ + "/g.log"}});
+  EXPECT_FALSE(started.ok());
+  ASSERT_TRUE(TickUntil(supervisor, [&] { return supervisor.Statuses()[0].restarts >= 2; }));
+  EXPECT_NE(supervisor.Statuses()[0].last_exit.find("no-such-binary"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vtenant::localenv
