@@ -15,6 +15,9 @@ struct GlobalOptions {
 
 int RunUp(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args);
+int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args);
+// The supervisor `up` leaves running (supervise.cc); not for direct use.
+int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args);

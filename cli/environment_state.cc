@@ -9,52 +9,134 @@
 #include "base/secret_file.h"
 
 namespace vtenant::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+void EmitComponent(YAML::Emitter& out, const ComponentRecord& record) {
+  const localenv::Component& c = record.component;
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << c.name;
+  out << YAML::Key << "pid" << YAML::Value << record.pid;
+  out << YAML::Key << "restarts" << YAML::Value << record.restarts;
+  out << YAML::Key << "lastExit" << YAML::Value << record.last_exit;
+  out << YAML::Key << "argv" << YAML::Value << YAML::BeginSeq;
+  for (const std::string& arg : c.process.argv) out << YAML::DoubleQuoted << arg;
+  out << YAML::EndSeq;
+  out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, value] : c.process.env) {
+    out << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "log" << YAML::Value << c.process.log_path;
+  out << YAML::Key << "workingDir" << YAML::Value << c.process.working_dir;
+  out << YAML::Key << "health" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "url" << YAML::Value << c.health.url;
+  out << YAML::Key << "kubeconfig" << YAML::Value << c.health.kubeconfig;
+  out << YAML::Key << "etcdDir" << YAML::Value << c.health.etcd_dir;
+  out << YAML::Key << "insecure" << YAML::Value << c.health.insecure;
+  out << YAML::EndMap << YAML::EndMap;
+}
+
+ComponentRecord ParseComponent(const YAML::Node& node) {
+  ComponentRecord record;
+  localenv::Component& c = record.component;
+  c.name = node["name"].as<std::string>();
+  record.pid = node["pid"].as<pid_t>(-1);
+  record.restarts = node["restarts"].as<int>(0);
+  record.last_exit = node["lastExit"].as<std::string>("");
+  for (const auto& arg : node["argv"]) c.process.argv.push_back(arg.as<std::string>());
+  for (const auto& kv : node["env"]) {
+    c.process.env[kv.first.as<std::string>()] = kv.second.as<std::string>();
+  }
+  c.process.log_path = node["log"].as<std::string>("");
+  c.process.working_dir = node["workingDir"].as<std::string>("");
+  c.process.die_with_parent = false;
+  const YAML::Node health = node["health"];
+  c.health.url = health["url"].as<std::string>("");
+  c.health.kubeconfig = health["kubeconfig"].as<std::string>("");
+  c.health.etcd_dir = health["etcdDir"].as<std::string>("");
+  c.health.insecure = health["insecure"].as<bool>(false);
+  return record;
+}
+
+}  // namespace
 
 Status EnvironmentState::Save(const std::string& dir) const {
   YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "kubeconfig" << YAML::Value << kubeconfig;
-  out << YAML::Key << "processes" << YAML::Value << YAML::BeginSeq;
-  for (const auto& [name, pid] : processes) {
-    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name << YAML::Key << "pid"
-        << YAML::Value << pid << YAML::EndMap;
-  }
+  out << YAML::BeginMap;
+  out << YAML::Key << "kubeconfig" << YAML::Value << kubeconfig;
+  out << YAML::Key << "supervisorPid" << YAML::Value << supervisor_pid;
+  out << YAML::Key << "phase" << YAML::Value << phase;
+  out << YAML::Key << "message" << YAML::Value << message;
+  out << YAML::Key << "components" << YAML::Value << YAML::BeginSeq;
+  for (const ComponentRecord& record : components) EmitComponent(out, record);
   out << YAML::EndSeq << YAML::EndMap;
   // The state folder holds every credential of the environment: owner-only.
-  return WriteSecretFile(dir + "/state.yaml", std::string(out.c_str()) + "\n");
+  // Written beside and renamed, so `up` and `status` never read half of it.
+  const std::string tmp = dir + "/state.yaml.tmp";
+  VT_RETURN_IF_ERROR(WriteSecretFile(tmp, std::string(out.c_str()) + "\n"));
+  std::error_code ec;
+  fs::rename(tmp, dir + "/state.yaml", ec);
+  if (ec) return Internal("saving " + dir + "/state.yaml: " + ec.message());
+  return Status::Ok();
 }
 
 Result<EnvironmentState> EnvironmentState::Load(const std::string& dir) {
   const std::string path = dir + "/state.yaml";
-  if (!std::filesystem::exists(path)) return NotFound("no local environment in " + dir);
+  if (!fs::exists(path)) return NotFound("no local environment in " + dir);
   try {
     YAML::Node root = YAML::LoadFile(path);
     EnvironmentState state;
     state.kubeconfig = root["kubeconfig"].as<std::string>("");
-    for (const auto& p : root["processes"]) {
-      state.processes.emplace_back(p["name"].as<std::string>(), p["pid"].as<pid_t>());
-    }
+    state.supervisor_pid = root["supervisorPid"].as<pid_t>(-1);
+    state.phase = root["phase"].as<std::string>("");
+    state.message = root["message"].as<std::string>("");
+    for (const auto& node : root["components"]) state.components.push_back(ParseComponent(node));
     return state;
   } catch (const YAML::Exception& e) {
-    return InvalidArgument(path + " is damaged (" + e.what() + "); remove " + dir +
-                           " after stopping its processes by hand");
+    return InvalidArgument(path + " is damaged (" + e.what() + ")");
   }
 }
 
-bool IsRecordedProcess(const std::string& name, pid_t pid) {
+bool IsRecordedProcess(const std::string& program, pid_t pid) {
   if (pid <= 0 || kill(pid, 0) != 0) return false;
-  // After a reboot the pid may belong to something else: check the program.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, comm, state;
+  stat >> pid_field >> comm >> state;
+  if (state == "Z") return false;
   std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
   std::string argv0;
   std::getline(cmdline, argv0, '\0');
-  return std::filesystem::path(argv0).filename() == name;
+  return fs::path(argv0).filename() == program;
+}
+
+std::string ProgramOf(const localenv::Component& component) {
+  if (component.process.argv.empty()) return component.name;
+  return fs::path(component.process.argv[0]).filename().string();
+}
+
+bool EnvironmentState::SupervisorRunning() const {
+  // The supervisor is this CLI, under either of its names.
+  return IsRecordedProcess("vtenant", supervisor_pid) ||
+         IsRecordedProcess("kubectl-vtenant", supervisor_pid);
 }
 
 std::vector<std::string> EnvironmentState::Alive() const {
   std::vector<std::string> alive;
-  for (const auto& [name, pid] : processes) {
-    if (IsRecordedProcess(name, pid)) alive.push_back(name);
+  for (const ComponentRecord& record : components) {
+    if (IsRecordedProcess(ProgramOf(record.component), record.pid)) {
+      alive.push_back(record.component.name);
+    }
   }
   return alive;
+}
+
+const ComponentRecord* EnvironmentState::Find(const std::string& name) const {
+  for (const ComponentRecord& record : components) {
+    if (record.component.name == name) return &record;
+  }
+  return nullptr;
 }
 
 }  // namespace vtenant::cli

@@ -1,30 +1,55 @@
-// The record of a running local environment (`vtenant up`), so that later
-// commands (`down`, `status`) can find its processes and kubeconfig.
+// The record of a local environment (`vtenant up`): its host kubeconfig,
+// the supervisor that runs it, and each component with the command it runs
+// and how it fares. The supervisor (`vtenant supervise`) writes it; `up`,
+// `down` and `status` read it. Because it keeps every component's command
+// line, the same environment (same ports, same data) can be started again
+// after `vtenant down` or a reboot.
 #pragma once
 
 #include <sys/types.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "base/status.h"
+#include "localenv/supervisor.h"
 
 namespace vtenant::cli {
 
-struct EnvironmentState {
-  std::string kubeconfig;                                // host admin kubeconfig
-  std::vector<std::pair<std::string, pid_t>> processes;  // name, process-group leader
-
-  // Saves to <dir>/state.yaml.
-  Status Save(const std::string& dir) const;
-  // NotFound when no environment was started in `dir`.
-  static Result<EnvironmentState> Load(const std::string& dir);
-  // Names of the recorded processes that are still alive.
-  std::vector<std::string> Alive() const;
+struct ComponentRecord {
+  localenv::Component component;
+  pid_t pid = -1;  // -1: not running
+  int restarts = 0;
+  std::string last_exit;
 };
 
-// True if `pid` is alive and runs the program called `name`.
-bool IsRecordedProcess(const std::string& name, pid_t pid);
+struct EnvironmentState {
+  std::string kubeconfig;  // host admin kubeconfig
+  pid_t supervisor_pid = -1;
+  // "starting" (being built or resumed), "ready", "stopped", "failed".
+  std::string phase;
+  std::string message;  // why it failed; empty otherwise
+  std::vector<ComponentRecord> components;  // in start order
+
+  // Saves to <dir>/state.yaml, atomically (readers never see half a file).
+  Status Save(const std::string& dir) const;
+  // NotFound when no environment was started in `dir`; InvalidArgument,
+  // naming the file, when the record is damaged.
+  static Result<EnvironmentState> Load(const std::string& dir);
+
+  // Whether the recorded supervisor is alive.
+  bool SupervisorRunning() const;
+  // Names of the recorded components whose process is alive.
+  std::vector<std::string> Alive() const;
+  // The record of `name`; nullptr when there is none.
+  const ComponentRecord* Find(const std::string& name) const;
+};
+
+// True if `pid` is alive, not a zombie, and runs a program whose file name
+// is `program` (after a reboot a recorded pid may belong to anything).
+bool IsRecordedProcess(const std::string& program, pid_t pid);
+
+// The file name of a component's program ("kube-apiserver").
+std::string ProgramOf(const localenv::Component& component);
 
 }  // namespace vtenant::cli

@@ -58,25 +58,42 @@ std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir_in) {
 }
 
 int StopLeftoverProcesses(const std::string& dir, std::chrono::milliseconds grace) {
-  std::vector<LeftoverProcess> found = FindLeftoverProcesses(dir);
-  for (const LeftoverProcess& p : found) {
-    // Group leaders take their children with them.
-    if (getpgid(p.pid) == p.pid) {
-      kill(-p.pid, SIGTERM);
-    } else {
-      kill(p.pid, SIGTERM);
+  // Clients first, then the API servers, then their store: an API server
+  // whose etcd is gone, or that still serves watches, takes its whole grace
+  // period to stop.
+  const std::vector<std::set<std::string>> tiers = {
+      {"vtenant-operator", "vtenant-scheduler", "vtenant-syncer", "kube-scheduler",
+       "kube-controller-manager", "kwok"},
+      {"kube-apiserver"},
+      {"etcd"}};
+  auto in_tier = [&](const std::set<std::string>& tier) {
+    std::vector<LeftoverProcess> found;
+    for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
+      if (tier.contains(p.name)) found.push_back(p);
     }
+    return found;
+  };
+  auto signal_all = [](const std::vector<LeftoverProcess>& found, int sig) {
+    for (const LeftoverProcess& p : found) {
+      // Group leaders take their children with them.
+      if (getpgid(p.pid) == p.pid) kill(-p.pid, sig);
+      kill(p.pid, sig);
+    }
+  };
+  int stopped = 0;
+  for (const std::set<std::string>& tier : tiers) {
+    const std::vector<LeftoverProcess> found = in_tier(tier);
+    if (found.empty()) continue;
+    stopped += static_cast<int>(found.size());
+    signal_all(found, SIGTERM);
+    if (Eventually([&] { return in_tier(tier).empty(); }, grace, std::chrono::milliseconds(50))) {
+      continue;
+    }
+    signal_all(in_tier(tier), SIGKILL);
+    Eventually([&] { return in_tier(tier).empty(); }, std::chrono::seconds(5),
+               std::chrono::milliseconds(50));
   }
-  if (found.empty()) return 0;
-  Eventually([&] { return FindLeftoverProcesses(dir).empty(); }, grace,
-             std::chrono::milliseconds(100));
-  for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
-    if (getpgid(p.pid) == p.pid) kill(-p.pid, SIGKILL);
-    kill(p.pid, SIGKILL);
-  }
-  Eventually([&] { return FindLeftoverProcesses(dir).empty(); }, std::chrono::seconds(5),
-             std::chrono::milliseconds(100));
-  return static_cast<int>(found.size());
+  return stopped;
 }
 
 }  // namespace vtenant::cli

@@ -24,9 +24,10 @@ struct LeftoverProcess {
 // folder is safe.
 std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir);
 
-// SIGTERM to each process's group (or the process, when it leads none),
-// then SIGKILL to whatever is still there after `grace`. Returns how many
-// it signalled.
+// Stops them in tiers (the programs that are clients, then the API servers,
+// then etcd): SIGTERM to each process's group (or the process, when it
+// leads none), then SIGKILL to whatever of the tier is still there after
+// `grace`. Returns how many it signalled.
 int StopLeftoverProcesses(const std::string& dir,
                           std::chrono::milliseconds grace = std::chrono::seconds(10));
 

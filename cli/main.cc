@@ -18,9 +18,14 @@ std::string Usage(const std::string& program) {
 Local environment:
   up           start a local host cluster on loopback (etcd, kube-apiserver,
                kube-controller-manager, simulated GPU nodes), install the CRDs,
-               start vtenant-scheduler and vtenant-operator
-  down         stop everything `up` started, tenants' control planes included
-  status       show the local environment's processes and nodes
+               start vtenant-scheduler and vtenant-operator, all
+               under a supervisor that restarts whatever exits; after
+               `down` or a reboot, starts the same environment again
+  down         stop everything `up` started, tenants' control planes
+               included; the data is kept (--purge removes it)
+  delete       stop the local environment and remove its state folder
+  status       the supervisor, each component's pid, restarts and health,
+               the tenants' processes and the nodes
 
 Any cluster:
   tenants      the Tenants: phase, queue, endpoint; why one is not Ready
@@ -77,6 +82,8 @@ int main(int argc, char** argv) {
   using namespace vtenant::cli;
   if (command == "up") return RunUp(global, rest);
   if (command == "down") return RunDown(global, rest);
+  if (command == "delete") return RunDelete(global, rest);
+  if (command == "supervise") return RunSupervise(global, rest);
   if (command == "status") return RunStatus(global, rest);
   if (command == "tenants") return RunTenants(global, rest);
   if (command == "queues") return RunQueues(global, rest);

@@ -1,82 +1,40 @@
-// `vtenant up`, `down` and `status`: the local environment's lifecycle.
+// `vtenant up`, `down`, `delete` and `status`: the local environment's
+// lifecycle. `up` starts a supervisor (`vtenant supervise`, supervise.cc)
+// that builds or resumes the environment and keeps it running; the others
+// read its record and signal it.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <set>
+#include <sstream>
+#include <thread>
 
+#include "base/eventually.h"
 #include "base/secret_file.h"
 #include "cli/commands.h"
-#include "cli/daemons.h"
 #include "cli/environment_state.h"
 #include "cli/leftover_processes.h"
 #include "cli/node_table.h"
+#include "cli/programs.h"
+#include "cli/table.h"
+#include "cli/up_options.h"
 #include "kube/kubeconfig.h"
 #include "kube/rest_client.h"
-#include "localenv/chart_accounts.h"
-#include "localenv/local_cluster.h"
+#include "localenv/gpu_nodes.h"
 #include "localenv/process.h"
-#include "localenv/tools.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr char kUpUsage[] = R"(Usage: vtenant up [options]
-
-Starts the whole system on loopback: a host cluster (etcd, kube-apiserver,
-kube-controller-manager, and kwok playing the kubelet of simulated GPU
-nodes), the CRDs (Tenant, KAI Queue and PodGroup), vtenant-scheduler and
-vtenant-operator (tenants' control planes as local processes). State and
-logs go to the state folder (--state-dir, default .vtenant). Idempotent: if
-the environment already runs, prints how to reach it; a stale state folder
-from an earlier run is cleaned up first.
-
-  --nodes FILE              node inventory (default examples/nodes/l40s.yaml:
-                            one node with one NVIDIA L40S)
-  --port N                  host API server port (default: a free one; a
-                            busy N falls back to a free one and says so)
-  --crds DIR                CRDs to install (default charts/vtenant/crds)
-  --chart DIR               the chart whose ServiceAccounts and RBAC the
-                            scheduler and operator run with, as on a real
-                            cluster (default charts/vtenant)
-  --operator-binary FILE    default: <build>/operator/vtenant-operator
-  --scheduler-binary FILE   default: <build>/scheduler/vtenant-scheduler
-  --syncer-binary FILE      default: <build>/syncer/vtenant-syncer
-)";
-
-// Stops recorded processes that are still ours, newest first, then any
-// process still working in the folder (tenants' control planes and syncers
-// started by the operator, leftovers of an interrupted `up`).
-void StopEverything(const EnvironmentState& state, const std::string& dir) {
-  for (auto it = state.processes.rbegin(); it != state.processes.rend(); ++it) {
-    if (!IsRecordedProcess(it->first, it->second)) continue;
-    localenv::Process process = localenv::Process::Adopt(it->second, it->first);
-    process.Stop(std::chrono::seconds(10));
-  }
-  if (int stopped = StopLeftoverProcesses(dir); stopped > 0) {
-    std::cout << "vtenant: stopped " << stopped << " more process(es) working in " << dir
-              << " (tenants' control planes and syncers)\n";
-  }
-}
-
-void PrintHowToReach(const std::string& kubeconfig, const std::string& state_dir) {
-  std::cout << "\nHost cluster kubeconfig: " << kubeconfig << "\n"
-            << "  export KUBECONFIG=" << kubeconfig << "\n"
-            << "  kubectl get nodes        (kubectl is in .tools/bin)\n"
-            << "Tenants: kubectl apply -k examples/tenants, then\n"
-            << "  vtenant tenants; vtenant queues; vtenant kubeconfig nlp > nlp.kubeconfig\n"
-            << "Logs: " << state_dir << "/*/*.log\n"
-            << "Stop: vtenant down   (or make down)\n";
-}
 
 // True when nothing listens on 127.0.0.1:port (we could bind it).
 bool PortIsFree(int port) {
@@ -93,172 +51,179 @@ bool PortIsFree(int port) {
   return free;
 }
 
-// The *.yaml files of `dir`, sorted. NotFound when there are none.
-Result<std::vector<std::string>> YamlFiles(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
-  }
-  if (ec || files.empty()) {
-    return NotFound("no CRDs (*.yaml) in " + dir + (ec ? " (" + ec.message() + ")" : "") +
-                    "; run from the source tree or pass --crds");
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+std::string StateDir(const GlobalOptions& global) {
+  return fs::absolute(global.state_dir).lexically_normal().string();
 }
 
-// The first existing `relative` folder in the current folder or above the
-// running binary (a build tree inside the source tree).
-std::string FindSourceFolder(const std::string& relative) {
-  if (fs::exists(relative)) return fs::absolute(relative).lexically_normal().string();
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (fs::path dir = exe.parent_path(); !ec && !dir.empty() && dir != dir.root_path();
-       dir = dir.parent_path()) {
-    if (fs::exists(dir / relative)) return (dir / relative).string();
-  }
-  return relative;
+void PrintHowToReach(const std::string& kubeconfig, const std::string& state_dir) {
+  std::cout << "\nHost cluster kubeconfig: " << kubeconfig << "\n"
+            << "  export KUBECONFIG=" << kubeconfig << "\n"
+            << "  kubectl get nodes        (kubectl is in .tools/bin)\n"
+            << "Tenants: kubectl apply -k examples/tenants, then\n"
+            << "  vtenant tenants; vtenant queues; vtenant kubeconfig nlp > nlp.kubeconfig\n"
+            << "Logs: " << state_dir << "/*/*.log\n"
+            << "Health and restarts: vtenant status\n"
+            << "Stop, keeping the data: vtenant down;  remove everything: vtenant delete\n";
 }
 
-struct UpOptions {
-  std::string nodes_path = "examples/nodes/l40s.yaml";
-  int port = 0;
-  std::string crds_dir;
-  std::string chart_dir;
-  std::string operator_binary, scheduler_binary, syncer_binary;
-};
+Result<std::unique_ptr<kube::RestClient>> HostClient(const EnvironmentState& state) {
+  VT_ASSIGN_OR_RETURN(kube::RestConfig config, kube::LoadKubeconfig(state.kubeconfig));
+  config.timeout = std::chrono::seconds(5);
+  return kube::RestClient::Create(config);
+}
 
-// The namespace of the chart's accounts, as `helm install --namespace` would
-// make it; the scheduler's reservation pods live there too.
-constexpr char kSystemNamespace[] = "vtenant-system";
+// The first line of `text`, at most `width` characters.
+std::string OneLine(const std::string& text, size_t width) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > width ? line.substr(0, width - 3) + "..." : line;
+}
 
-// Parses `up`'s options; returns an exit code when the command should end
-// now (help, or a usage error), -1 otherwise.
-int ParseUpOptions(const std::vector<std::string>& args, UpOptions& options) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (a == "-h" || a == "--help") {
-      std::cout << kUpUsage;
-      return 0;
-    } else if (a == "--nodes" && has_value) {
-      options.nodes_path = args[++i];
-    } else if (a == "--crds" && has_value) {
-      options.crds_dir = args[++i];
-    } else if (a == "--chart" && has_value) {
-      options.chart_dir = args[++i];
-    } else if (a == "--operator-binary" && has_value) {
-      options.operator_binary = args[++i];
-    } else if (a == "--scheduler-binary" && has_value) {
-      options.scheduler_binary = args[++i];
-    } else if (a == "--syncer-binary" && has_value) {
-      options.syncer_binary = args[++i];
-    } else if (a == "--port" && has_value) {
-      const std::string& v = args[++i];
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoi(v) > 65535) {
-        std::cerr << "vtenant up: --port wants a port number, got \"" << v << "\"\n";
-        return 2;
-      }
-      options.port = std::stoi(v);
-    } else {
-      std::cerr << "vtenant up: unknown option \"" << a << "\"\n\n" << kUpUsage;
-      return 2;
+// One line per component: what runs, how often it was restarted, whether it
+// answers its health probe now. Returns true when every one runs and answers.
+bool PrintComponents(const EnvironmentState& state, std::ostream& out) {
+  bool all_well = true;
+  Table table({"COMPONENT", "PID", "STATE", "RESTARTS", "HEALTH", "LAST EXIT"});
+  for (const ComponentRecord& c : state.components) {
+    const bool running = IsRecordedProcess(ProgramOf(c.component), c.pid);
+    std::string health = "-";
+    if (running && !c.component.health.url.empty()) {
+      Status healthy = localenv::CheckHealth(c.component.health, std::chrono::seconds(3));
+      health = healthy.ok() ? "ok" : "failing: " + OneLine(healthy.message(), 60);
+      all_well = all_well && healthy.ok();
+    } else if (running) {
+      health = "running (no endpoint)";
     }
+    all_well = all_well && running;
+    table.AddRow({c.component.name, running ? std::to_string(c.pid) : "-",
+                  running ? "running" : "stopped", std::to_string(c.restarts), health,
+                  c.last_exit.empty() ? "-" : OneLine(c.last_exit, 60)});
   }
-  if (options.crds_dir.empty()) options.crds_dir = FindSourceFolder("charts/vtenant/crds");
-  if (options.chart_dir.empty()) options.chart_dir = FindSourceFolder("charts/vtenant");
-  return -1;
+  table.Print(out);
+  return all_well;
 }
 
-// An earlier environment in `dir`: reports it and returns 0 if it is
-// whole; otherwise explains what is stale, stops what is left, removes the
-// folder and returns -1 so that `up` starts afresh.
-int HandleExisting(const std::string& dir) {
-  Result<EnvironmentState> existing = EnvironmentState::Load(dir);
-  if (existing.ok()) {
-    const std::vector<std::string> alive = existing->Alive();
-    if (alive.size() == existing->processes.size() && !existing->processes.empty()) {
-      std::cout << "vtenant: local environment already running in " << dir << "\n";
-      if (auto config = kube::LoadKubeconfig(existing->kubeconfig); config.ok()) {
-        if (auto client = kube::RestClient::Create(*config); client.ok()) {
-          (void)PrintNodes(**client, std::cout);
-        }
-      }
-      PrintHowToReach(existing->kubeconfig, dir);
-      return 0;
-    }
-    std::cout << "vtenant: " << dir << " is left from an earlier run: " << alive.size() << " of "
-              << existing->processes.size()
-              << " recorded processes still run (the machine restarted, or something was killed)."
-              << "\nvtenant: stopping what is left and starting afresh\n";
-    StopEverything(*existing, dir);
-  } else if (fs::exists(dir)) {
-    std::cout << "vtenant: " << dir << " exists but holds no usable environment ("
-              << existing.status().message() << ").\nvtenant: stopping anything still working "
-              << "there and starting afresh\n";
-    StopEverything(EnvironmentState{}, dir);
-  }
+// Starts `vtenant supervise` for the environment in `dir` and shows its
+// output until it is ready (0) or has failed (1).
+int StartSupervisor(const std::string& dir, const std::vector<std::string>& up_args) {
   std::error_code ec;
-  fs::remove_all(dir, ec);
+  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) {
-    std::cerr << "vtenant up: cannot remove " << dir << ": " << ec.message() << "\n";
+    std::cerr << "vtenant up: cannot find this program's binary: " << ec.message() << "\n";
     return 1;
   }
-  return -1;
+  const std::string log = dir + "/supervisor.log";
+  std::ifstream::pos_type shown = 0;
+  if (fs::exists(log)) shown = static_cast<std::ifstream::pos_type>(fs::file_size(log));
+  std::vector<std::string> argv = {self, "--state-dir", dir, "supervise"};
+  argv.insert(argv.end(), up_args.begin(), up_args.end());
+  Result<localenv::Process> supervisor =
+      localenv::Process::Start({.argv = argv, .log_path = log, .die_with_parent = false});
+  if (!supervisor.ok()) {
+    std::cerr << "vtenant up: starting the supervisor: " << supervisor.status().ToString() << "\n";
+    return 1;
+  }
+  // Echo the supervisor's log from where it stood, until it is ready.
+  auto show_new_lines = [&] {
+    std::ifstream in(log);
+    in.seekg(shown);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // half a line: read it next time
+      std::cout << line << "\n";
+      shown = in.tellg();
+    }
+    std::cout.flush();
+  };
+  while (true) {
+    show_new_lines();
+    if (!supervisor->Running()) {
+      show_new_lines();
+      std::cerr << "vtenant up: the supervisor " << supervisor->exit_description()
+                << "; its log: " << log << "\nvtenant up: the state folder " << dir
+                << " is kept; fix the cause and run `vtenant up` again\n";
+      return 1;
+    }
+    Result<EnvironmentState> state = EnvironmentState::Load(dir);
+    // The record of this supervisor, not of one before it.
+    if (state.ok() && state->supervisor_pid == supervisor->pid() && state->phase == "ready") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  show_new_lines();
+  supervisor->Release();  // it outlives this command
+  return 0;
 }
 
-// Starts one vtenant program; a missing binary is a warning, not a failure:
-// the host cluster is useful without it, and the message says what to build.
-Status StartProgram(const std::string& name, const std::string& binary_override,
-                    const std::string& build_subdir, std::vector<std::string> args,
-                    const std::string& dir, EnvironmentState& state) {
-  Result<std::string> binary = FindVtenantProgram(binary_override, build_subdir, name);
-  if (!binary.ok()) {
-    std::cout << "vtenant: not starting " << name << ": " << binary.status().message() << "\n";
-    return Status::Ok();
+// After `up` has started or found the environment: the nodes and how to use it.
+int ReportReady(const std::string& dir) {
+  Result<EnvironmentState> state = EnvironmentState::Load(dir);
+  if (!state.ok()) {
+    std::cerr << "vtenant up: " << state.status().ToString() << "\n";
+    return 1;
   }
-  VT_ASSIGN_OR_RETURN(int port, localenv::PickFreeLoopbackPort());
-  std::vector<std::string> argv = {*binary, "--health-address=127.0.0.1:" + std::to_string(port)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  VT_ASSIGN_OR_RETURN(
-      pid_t pid,
-      StartDaemon({.name = name, .argv = argv, .dir = dir + "/" + name, .health_port = port}));
-  state.processes.emplace_back(name, pid);
-  VT_RETURN_IF_ERROR(state.Save(dir));
-  std::cout << "vtenant: " << name << " running (pid " << pid << ", health on 127.0.0.1:" << port
-            << ")\n";
-  return Status::Ok();
+  Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
+  if (client.ok()) {
+    const int ready = WaitForReadyNodes(**client, 30);
+    std::cout << "vtenant: host cluster up with " << ready << " ready simulated GPU node(s)\n\n";
+    if (Status printed = PrintNodes(**client, std::cout); !printed.ok()) {
+      std::cerr << "vtenant up: listing nodes: " << printed.ToString() << "\n";
+    }
+  }
+  PrintHowToReach(state->kubeconfig, dir);
+  return 0;
 }
 
 }  // namespace
 
 int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   UpOptions options;
-  if (int code = ParseUpOptions(args, options); code >= 0) return code;
-  const std::string dir = fs::absolute(global.state_dir).lexically_normal().string();
-  if (int code = HandleExisting(dir); code >= 0) return code;
-  // The state folder holds every key, certificate, token and kubeconfig of
-  // the environment, and the data of every cluster in it: nothing in it is
-  // for anyone but its owner. The umask is inherited by every program
-  // started from here (the API servers' and controller managers' own
-  // certificates, etcd, the operator and its tenants' control planes).
-  ::umask(077);
-  if (Status s = EnsurePrivateDirectory(dir); !s.ok()) {
-    std::cerr << "vtenant up: " << s.ToString() << "\n";
+  if (int code = ParseUpOptions("up", args, options); code >= 0) return code;
+  const std::string dir = StateDir(global);
+  Result<EnvironmentState> existing = EnvironmentState::Load(dir);
+  if (existing.ok() && existing->SupervisorRunning()) {
+    std::cout << "vtenant: local environment already running in " << dir << " (supervisor pid "
+              << existing->supervisor_pid << ")\n\n";
+    PrintComponents(*existing, std::cout);
+    const std::vector<std::string> alive = existing->Alive();
+    if (alive.size() < existing->components.size()) {
+      std::cout << "\nvtenant: " << existing->components.size() - alive.size()
+                << " component(s) not running; the supervisor is starting them again "
+                   "(`vtenant status` to follow)\n";
+    }
+    if (auto client = HostClient(*existing); client.ok()) {
+      std::cout << "\n";
+      (void)PrintNodes(**client, std::cout);
+    }
+    PrintHowToReach(existing->kubeconfig, dir);
+    return 0;
+  }
+  if (existing.ok() && !existing->components.empty()) {
+    const std::vector<std::string> alive = existing->Alive();
+    std::cout << "vtenant: resuming the environment in " << dir << " with its data ("
+              << alive.size() << " of " << existing->components.size()
+              << " components still running; the options given apply only to a new one)\n";
+    if (int code = StartSupervisor(dir, {}); code != 0) return code;
+    return ReportReady(dir);
+  }
+  if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
+    std::cerr << "vtenant up: " << existing.status().message()
+              << ".\nvtenant up: nothing was changed. Run `vtenant delete` to remove " << dir
+              << " (its data is lost), or pick another --state-dir\n";
+    return 1;
+  }
+  if (existing.ok() || (fs::exists(dir) && !fs::is_empty(dir))) {
+    std::cerr << "vtenant up: " << dir << " holds a half-built environment"
+              << (existing.ok() ? " (no component was recorded)" : " (no state.yaml)")
+              << ".\nvtenant up: nothing was changed. Run `vtenant delete` to remove it, or "
+                 "pick another --state-dir\n";
     return 1;
   }
 
-  Result<std::vector<localenv::SimulatedNode>> nodes =
-      localenv::LoadNodeInventory(options.nodes_path);
-  if (!nodes.ok()) {
+  // A new environment. What can be checked here is, so that a mistake is
+  // reported before anything starts.
+  if (Result<std::vector<localenv::SimulatedNode>> nodes =
+          localenv::LoadNodeInventory(options.nodes_path);
+      !nodes.ok()) {
     std::cerr << "vtenant up: " << nodes.status().message() << "\n";
-    return 1;
-  }
-  Result<std::vector<std::string>> crds = YamlFiles(options.crds_dir);
-  if (!crds.ok()) {
-    std::cerr << "vtenant up: " << crds.status().message() << "\n";
     return 1;
   }
   if (options.port != 0 && !PortIsFree(options.port)) {
@@ -267,164 +232,174 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
                  "elsewhere); using a free port instead\n";
     options.port = 0;
   }
-  std::cout << "vtenant: starting etcd, kube-apiserver, kube-controller-manager and kwok in " << dir
-            << " ...\n";
-  Result<std::unique_ptr<localenv::LocalCluster>> cluster =
-      localenv::LocalCluster::Start({.dir = dir,
-                                     .nodes = *nodes,
-                                     .manifests = *crds,
-                                     .api_server_port = options.port,
-                                     .die_with_parent = false});
-  if (!cluster.ok()) {
-    std::cerr << "vtenant up: " << cluster.status().ToString() << "\n";
-    StopLeftoverProcesses(dir);
+  // The state folder holds every key, certificate, token and kubeconfig of
+  // the environment, and the data of every cluster in it.
+  ::umask(077);
+  if (Status s = EnsurePrivateDirectory(dir); !s.ok()) {
+    std::cerr << "vtenant up: " << s.ToString() << "\n";
     return 1;
   }
-  EnvironmentState state;
-  state.kubeconfig = (*cluster)->api_server().kubeconfig_path();
-  state.processes = (*cluster)->Release();
-  auto fail = [&](const std::string& what, const Status& status) {
-    std::cerr << "vtenant up: " << what << ": " << status.ToString()
-              << "\nvtenant up: stopping what was started; logs stay in " << dir << "\n";
-    StopEverything(state, dir);
+  if (int code = StartSupervisor(dir, UpArguments(options)); code != 0) return code;
+  return ReportReady(dir);
+}
+
+namespace {
+
+// Stops the environment in `dir`, keeping its data. Returns false when
+// something could not be stopped.
+bool Stop(const std::string& dir) {
+  const auto begin = std::chrono::steady_clock::now();
+  Result<EnvironmentState> state = EnvironmentState::Load(dir);
+  if (state.ok() && state->SupervisorRunning()) {
+    // The supervisor stops its components in order and the tenants' processes.
+    kill(state->supervisor_pid, SIGTERM);
+    const pid_t pid = state->supervisor_pid;
+    if (!Eventually([&] { return !IsRecordedProcess("vtenant", pid) &&
+                                 !IsRecordedProcess("kubectl-vtenant", pid); },
+                    std::chrono::seconds(60), std::chrono::milliseconds(50))) {
+      std::cerr << "vtenant: the supervisor (pid " << pid
+                << ") did not stop within 60 s; stopping its components directly\n";
+      kill(pid, SIGKILL);
+    }
+  }
+  // Without a supervisor (killed, or after a reboot), what is recorded is
+  // stopped here, newest first, and anything else working in the folder.
+  if (state.ok()) {
+    for (auto it = state->components.rbegin(); it != state->components.rend(); ++it) {
+      if (!IsRecordedProcess(ProgramOf(it->component), it->pid)) continue;
+      localenv::Process::Adopt(it->pid, it->component.name).Stop(std::chrono::seconds(5));
+    }
+  }
+  if (int stopped = StopLeftoverProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
+    std::cout << "vtenant: stopped " << stopped << " more process(es) working in " << dir << "\n";
+  }
+  const bool clean = FindLeftoverProcesses(dir).empty();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  std::ostringstream took;
+  took << std::fixed << std::setprecision(1) << seconds;
+  std::cout << "vtenant: local environment in " << dir << " stopped in " << took.str() << " s\n";
+  return clean;
+}
+
+int StopUsage(const std::string& command, const std::string& text,
+              const std::vector<std::string>& args) {
+  std::cout << "Usage: vtenant " << command << "\n\n" << text;
+  return args[0] == "-h" || args[0] == "--help" ? 0 : 2;
+}
+
+constexpr char kDownText[] =
+    R"(Stops everything `vtenant up` started (the host cluster, vtenant-scheduler,
+vtenant-operator, the tenants' control planes and syncers) and keeps the
+data: `vtenant up` starts the same environment again, with its Tenants, their
+kubeconfigs and their pods.
+
+  --purge   also remove the state folder and all its data (= vtenant delete)
+)";
+
+constexpr char kDeleteText[] =
+    R"(Stops the local environment and removes its state folder: the host
+cluster's data, every tenant's control plane and data, the logs and the
+credentials. Cannot be undone.
+)";
+
+// Removes `dir`, saying what it held.
+int Purge(const std::string& dir) {
+  int tenants = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir + "/operator", ec)) {
+    if (entry.is_directory()) ++tenants;
+  }
+  fs::remove_all(dir, ec);
+  if (ec) {
+    std::cerr << "vtenant: " << dir << " could not be removed: " << ec.message() << "\n";
     return 1;
-  };
-  if (Status saved = state.Save(dir); !saved.ok()) return fail("saving state", saved);
-
-  std::cout << "vtenant: installed CRDs from";
-  for (const std::string& file : *crds) std::cout << " " << fs::path(file).filename().string();
-  std::cout << "\n";
-
-  // The scheduler and the operator act as the chart's ServiceAccounts, with
-  // exactly the rights it grants them on a real cluster.
-  if (Status s = localenv::InstallChartAccounts(
-          (*cluster)->client(), {.chart_dir = options.chart_dir, .ns = kSystemNamespace});
-      !s.ok()) {
-    return fail("installing the chart's ServiceAccounts and RBAC", s);
   }
-  auto account_kubeconfig = [&](const std::string& account) -> Result<std::string> {
-    const std::string path = dir + "/accounts/" + account + ".kubeconfig";
-    VT_RETURN_IF_ERROR(localenv::WriteServiceAccountKubeconfig((*cluster)->api_server(),
-                                                               kSystemNamespace, account, path));
-    return path;
-  };
-  Result<std::string> scheduler_kubeconfig = account_kubeconfig("vtenant-scheduler");
-  Result<std::string> operator_kubeconfig = account_kubeconfig("vtenant-operator");
-  for (const Result<std::string>* k : {&scheduler_kubeconfig, &operator_kubeconfig}) {
-    if (!k->ok()) return fail("writing the programs' kubeconfigs", k->status());
-  }
-
-  const std::string tools_bin =
-      fs::path(localenv::FindTool("kube-apiserver").value_or("")).parent_path().string();
-  // The scheduler serves its admission webhook (GPU-sharing pods need it)
-  // on loopback and fills in the chart's webhook configuration.
-  Result<int> webhook_port = localenv::PickFreeLoopbackPort();
-  if (!webhook_port.ok()) return fail("picking the webhook's port", webhook_port.status());
-  if (Status s = StartProgram("vtenant-scheduler", options.scheduler_binary, "scheduler",
-                              {"--kubeconfig=" + *scheduler_kubeconfig,
-                               "--webhook-address=127.0.0.1:" + std::to_string(*webhook_port),
-                               std::string("--reservation-namespace=") + kSystemNamespace,
-                               "--reservation-service-account=vtenant-gpu-reservation"},
-                              dir, state);
-      !s.ok()) {
-    return fail("starting vtenant-scheduler", s);
-  }
-  // Tenants' control planes keep their folders under <dir>/operator and
-  // their data in an etcd the operator starts there, where each is an etcd
-  // user confined to /vtenant/<t>/: never in the host's etcd, which holds
-  // the host's Secrets and only the host's API server may reach.
-  std::vector<std::string> operator_args = {
-      "--kubeconfig=" + *operator_kubeconfig,
-      std::string("--credentials-namespace=") + kSystemNamespace, "--backend-default=process",
-      "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin};
-  Result<std::string> syncer =
-      FindVtenantProgram(options.syncer_binary, "syncer", "vtenant-syncer");
-  if (syncer.ok()) {
-    operator_args.push_back("--syncer-binary=" + *syncer);
-  } else {
-    std::cout << "vtenant: " << syncer.status().message()
-              << "; tenants' pods will not reach the host\n";
-  }
-  if (Status s = StartProgram("vtenant-operator", options.operator_binary, "operator",
-                              operator_args, dir, state);
-      !s.ok()) {
-    return fail("starting vtenant-operator", s);
-  }
-
-  const int ready = WaitForReadyNodes((*cluster)->client(), 30);
-  std::cout << "vtenant: host cluster up with " << ready << " ready simulated GPU node(s)\n\n";
-  if (Status printed = PrintNodes((*cluster)->client(), std::cout); !printed.ok()) {
-    std::cerr << "vtenant up: listing nodes: " << printed.ToString() << "\n";
-  }
-  PrintHowToReach(state.kubeconfig, dir);
+  std::cout << "vtenant: removed " << dir << " (the host cluster's data, " << tenants
+            << " tenant folder(s) under operator/, logs and credentials)\n";
   return 0;
 }
 
+}  // namespace
+
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::cout << "Usage: vtenant down\n\nStops everything `vtenant up` started (the host "
-                 "cluster, vtenant-scheduler, vtenant-operator and the tenants' control planes "
-                 "and syncers) and deletes the state folder.\n";
-    return args[0] == "-h" || args[0] == "--help" ? 0 : 2;
-  }
-  const std::string dir = fs::absolute(global.state_dir).lexically_normal().string();
-  Result<EnvironmentState> state = EnvironmentState::Load(dir);
-  if (!state.ok()) {
-    if (!fs::exists(dir)) {
-      std::cout << "vtenant: nothing to stop (" << state.status().message() << ")\n";
-      return 0;
+  bool purge = false;
+  for (const std::string& a : args) {
+    if (a == "--purge") {
+      purge = true;
+    } else {
+      return StopUsage("down [--purge]", kDownText, {a});
     }
-    std::cout << "vtenant: " << state.status().message() << "; stopping what still works in " << dir
-              << "\n";
-    state = EnvironmentState{};
   }
-  StopEverything(*state, dir);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  if (ec) {
-    std::cerr << "vtenant down: processes stopped, but " << dir
-              << " could not be removed: " << ec.message() << "\n";
+  const std::string dir = StateDir(global);
+  if (!fs::exists(dir)) {
+    std::cout << "vtenant: nothing to stop (no local environment in " << dir << ")\n";
+    return 0;
+  }
+  const bool clean = Stop(dir);
+  if (purge) return Purge(dir);
+  if (!clean) {
+    std::cerr << "vtenant down: some processes working in " << dir << " could not be stopped\n";
     return 1;
   }
-  std::cout << "vtenant: local environment stopped and " << dir << " removed\n";
+  std::cout << "vtenant: its data is kept: `vtenant up` starts it again, `vtenant delete` "
+               "removes it\n";
   return 0;
+}
+
+int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args) {
+  if (!args.empty()) return StopUsage("delete", kDeleteText, args);
+  const std::string dir = StateDir(global);
+  if (!fs::exists(dir)) {
+    std::cout << "vtenant: nothing to delete (no local environment in " << dir << ")\n";
+    return 0;
+  }
+  Stop(dir);
+  return Purge(dir);
 }
 
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args) {
   if (!args.empty()) {
-    std::cout << "Usage: vtenant status\n\nShows the local environment's processes (running or "
-                 "stopped), the tenants' processes working in the state folder, and the "
-                 "simulated nodes.\n";
+    std::cout << "Usage: vtenant status\n\nShows the local environment's supervisor, each "
+                 "component (pid, restarts, whether it answers its health endpoint, how it "
+                 "last exited), the tenants' processes working in the state folder, and the "
+                 "simulated nodes. Exits 1 when anything is not running or not healthy.\n";
     return args[0] == "-h" || args[0] == "--help" ? 0 : 2;
   }
-  const std::string dir = fs::absolute(global.state_dir).lexically_normal().string();
+  const std::string dir = StateDir(global);
   Result<EnvironmentState> state = EnvironmentState::Load(dir);
   if (!state.ok()) {
     std::cout << "vtenant: no local environment (" << state.status().message()
               << "); start one with `vtenant up`\n";
     return 1;
   }
-  std::set<pid_t> recorded;
-  for (const auto& [name, pid] : state->processes) {
-    recorded.insert(pid);
-    std::cout << (IsRecordedProcess(name, pid) ? "running  " : "stopped  ") << name << " (pid "
-              << pid << ")\n";
+  bool healthy = true;
+  if (state->SupervisorRunning()) {
+    std::cout << "supervisor: running (pid " << state->supervisor_pid << "), phase "
+              << state->phase << "\n";
+  } else {
+    healthy = false;
+    std::cout << "supervisor: not running (" << (state->phase.empty() ? "?" : state->phase)
+              << "); `vtenant up` starts what is stopped, with the same data\n";
   }
+  if (!state->message.empty()) std::cout << "last error: " << state->message << "\n";
+  std::cout << "\n";
+  if (!PrintComponents(*state, std::cout)) healthy = false;
+  std::set<pid_t> recorded;
+  for (const ComponentRecord& c : state->components) recorded.insert(c.pid);
   int tenant_processes = 0;
   for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
     if (!recorded.contains(p.pid)) ++tenant_processes;
   }
-  std::cout << "tenants: " << tenant_processes << " process(es) under " << dir << "/operator\n";
-  Result<kube::RestConfig> config = kube::LoadKubeconfig(state->kubeconfig);
-  if (!config.ok()) return 1;
-  Result<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(*config);
+  std::cout << "\ntenants: " << tenant_processes << " process(es) under " << dir << "/operator\n";
+  Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
   if (!client.ok()) return 1;
   std::cout << "\n";
   if (Status printed = PrintNodes(**client, std::cout); !printed.ok()) {
     std::cerr << "vtenant status: host API server unreachable: " << printed.ToString() << "\n";
     return 1;
   }
-  return 0;
+  return healthy ? 0 : 1;
 }
 
 }  // namespace vtenant::cli

@@ -1,6 +1,7 @@
 // End to end: the real `vtenant` binary brings a local environment up with
-// the CRDs installed, reports it, survives a second `up`, recovers from a
-// stale state folder and a busy port, and `down` leaves no process behind.
+// the CRDs installed under its supervisor, reports it, survives a second
+// `up`, restarts what is killed, keeps the data across `down` and `up`,
+// never deletes a folder it cannot read, and leaves no process behind.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -11,11 +12,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 
 #include "base/eventually.h"
 #include "cli/environment_state.h"
 #include "cli/leftover_processes.h"
 #include "kube/kubeconfig.h"
+#include "kube/object.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
 
@@ -29,51 +33,191 @@ localenv::CommandResult Vtenant(const std::string& state_dir, std::vector<std::s
   return r.ok() ? *r : localenv::CommandResult{};
 }
 
-TEST(CliUpDownTest, UpIsIdempotentAndDownStopsEverything) {
+std::string Nodes() {
+  return std::string(std::getenv("VTENANT_SOURCE_DIR")) + "/examples/nodes/l40s.yaml";
+}
+
+Result<std::unique_ptr<kube::RestClient>> HostClient(const EnvironmentState& state) {
+  VT_ASSIGN_OR_RETURN(kube::RestConfig config, kube::LoadKubeconfig(state.kubeconfig));
+  return kube::RestClient::Create(config);
+}
+
+// The recorded pid of each component, by name.
+std::map<std::string, pid_t> Pids(const EnvironmentState& state) {
+  std::map<std::string, pid_t> pids;
+  for (const ComponentRecord& c : state.components) pids[c.component.name] = c.pid;
+  return pids;
+}
+
+// A ConfigMap on the host: data whose survival (same UID) the tests check.
+std::string WriteWitness(kube::RestClient& host) {
+  Result<kube::Object> witness =
+      kube::ParseJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"witness"},)"
+                      R"("data":{"kept":"yes"}})");
+  EXPECT_TRUE(witness.ok());
+  Result<kube::Object> made = host.Create(kube::resources::kConfigMaps, "default", *witness);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return made.ok() ? std::string(kube::GetString(*made, {"metadata", "uid"})) : "";
+}
+
+std::string WitnessUid(const EnvironmentState& state) {
+  Result<std::unique_ptr<kube::RestClient>> host = HostClient(state);
+  if (!host.ok()) return "";
+  std::string uid;
+  Eventually([&] {
+    Result<kube::Object> got = (*host)->Get(kube::resources::kConfigMaps, "default", "witness");
+    if (got.ok()) uid = kube::GetString(*got, {"metadata", "uid"});
+    return got.ok();
+  });
+  return uid;
+}
+
+void ExpectNothingLeft(const std::string& dir, const EnvironmentState& state) {
+  for (const ComponentRecord& c : state.components) {
+    EXPECT_FALSE(IsRecordedProcess(ProgramOf(c.component), c.pid))
+        << c.component.name << " (pid " << c.pid << ") outlived `vtenant down`";
+  }
+  EXPECT_FALSE(state.SupervisorRunning()) << "the supervisor outlived `vtenant down`";
+  for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
+    ADD_FAILURE() << p.name << " (pid " << p.pid << ") outlived `vtenant down`";
+  }
+}
+
+TEST(CliUpDownTest, UpIsIdempotentDownKeepsTheDataAndDeleteRemovesIt) {
   char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = std::string(tmpl) + "/state";
-  const std::string nodes =
-      std::string(std::getenv("VTENANT_SOURCE_DIR")) + "/examples/nodes/l40s.yaml";
 
-  localenv::CommandResult up = Vtenant(dir, {"up", "--nodes", nodes});
+  localenv::CommandResult up = Vtenant(dir, {"up", "--nodes", Nodes()});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   EXPECT_NE(up.out.find("1 ready simulated GPU node"), std::string::npos) << up.out;
   EXPECT_NE(up.out.find("NVIDIA-L40S"), std::string::npos) << up.out;
   EXPECT_NE(up.out.find("46068"), std::string::npos) << up.out;
+  EXPECT_NE(up.out.find("installed CRDs"), std::string::npos) << up.out;
 
   Result<EnvironmentState> state = EnvironmentState::Load(dir);
   ASSERT_TRUE(state.ok()) << state.status().ToString();
-  // The host cluster's four, plus vtenant-scheduler and vtenant-operator
-  // where they are built.
-  ASSERT_GE(state->processes.size(), 4u);
-  EXPECT_EQ(state->Alive().size(), state->processes.size());
-  EXPECT_NE(up.out.find("installed CRDs"), std::string::npos) << up.out;
-
-  Result<kube::RestConfig> config = kube::LoadKubeconfig(state->kubeconfig);
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
-  Result<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(*config);
+  EXPECT_TRUE(state->SupervisorRunning());
+  EXPECT_EQ(state->phase, "ready");
+  // The host cluster's four, vtenant-scheduler and vtenant-operator.
+  ASSERT_EQ(state->components.size(), 6u);
+  EXPECT_EQ(state->Alive().size(), state->components.size());
+  Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
   ASSERT_TRUE(client.ok());
   for (const char* crd : {"queues.scheduling.run.ai", "podgroups.scheduling.run.ai"}) {
     EXPECT_TRUE((*client)->Get(kube::resources::kCustomResourceDefinitions, "", crd).ok()) << crd;
   }
+  const std::string uid = WriteWitness(**client);
 
-  localenv::CommandResult again = Vtenant(dir, {"up", "--nodes", nodes});
+  localenv::CommandResult again = Vtenant(dir, {"up", "--nodes", Nodes()});
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_NE(again.out.find("already running"), std::string::npos) << again.out;
+  EXPECT_EQ(Pids(*EnvironmentState::Load(dir)), Pids(*state)) << "a second `up` restarted things";
 
   localenv::CommandResult status = Vtenant(dir, {"status"});
-  EXPECT_EQ(status.exit_code, 0) << status.err;
-  EXPECT_NE(status.out.find("running  kube-apiserver"), std::string::npos) << status.out;
+  EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
+  for (const char* component : {"etcd", "kube-apiserver", "kube-controller-manager",
+                                "vtenant-scheduler", "vtenant-operator"}) {
+    EXPECT_TRUE(std::regex_search(status.out,
+                                  std::regex(std::string("\n") + component + " +[0-9]+ +running +0 +ok")))
+        << component << " not running and healthy in:\n"
+        << status.out;
+  }
 
+  // down stops everything, keeps the data.
   localenv::CommandResult down = Vtenant(dir, {"down"});
-  EXPECT_EQ(down.exit_code, 0) << down.err;
-  for (const auto& [name, pid] : state->processes) {
-    EXPECT_NE(kill(pid, 0), 0) << name << " (pid " << pid << ") outlived `vtenant down`";
+  EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
+  EXPECT_NE(down.out.find("data is kept"), std::string::npos) << down.out;
+  ExpectNothingLeft(dir, *state);
+  ASSERT_TRUE(std::filesystem::exists(dir + "/state.yaml"));
+
+  // up brings back the same environment: same data, same API server address.
+  localenv::CommandResult resumed = Vtenant(dir, {"up"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.out.find("resuming the environment"), std::string::npos) << resumed.out;
+  Result<EnvironmentState> after = EnvironmentState::Load(dir);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->kubeconfig, state->kubeconfig);
+  EXPECT_EQ(after->Alive().size(), 6u);
+  EXPECT_EQ(WitnessUid(*after), uid) << "the host's data did not survive down and up";
+
+  // delete is the one command that removes it, and says so.
+  localenv::CommandResult deleted = Vtenant(dir, {"delete"});
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.out << deleted.err;
+  EXPECT_NE(deleted.out.find("removed " + dir), std::string::npos) << deleted.out;
+  ExpectNothingLeft(dir, *after);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  std::filesystem::remove_all(tmpl);
+}
+
+TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing) {
+  char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = std::string(tmpl) + "/state";
+  localenv::CommandResult up = Vtenant(dir, {"up", "--nodes", Nodes()});
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  Result<EnvironmentState> state = EnvironmentState::Load(dir);
+  ASSERT_TRUE(state.ok());
+  Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
+  ASSERT_TRUE(client.ok());
+  const std::string uid = WriteWitness(**client);
+
+  // The supervisor restarts what dies, the host's store and API server too.
+  for (const char* name : {"vtenant-scheduler", "etcd", "kube-apiserver"}) {
+    const pid_t before = Pids(*EnvironmentState::Load(dir))[name];
+    ASSERT_EQ(kill(before, SIGKILL), 0) << name;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          Result<EnvironmentState> now = EnvironmentState::Load(dir);
+          const ComponentRecord* c = now.ok() ? now->Find(name) : nullptr;
+          return c != nullptr && c->pid > 0 && c->pid != before && c->restarts == 1 &&
+                 IsRecordedProcess(ProgramOf(c->component), c->pid);
+        },
+        std::chrono::seconds(60)))
+        << name << " was not restarted";
   }
-  for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
-    ADD_FAILURE() << p.name << " (pid " << p.pid << ") outlived `vtenant down`";
-  }
+  localenv::CommandResult status = Vtenant(dir, {"status"});
+  ASSERT_TRUE(Eventually([&] {
+    status = Vtenant(dir, {"status"});
+    return status.exit_code == 0;
+  }, std::chrono::seconds(60))) << status.out << status.err;
+  EXPECT_TRUE(std::regex_search(status.out,
+                                std::regex("\nkube-apiserver +[0-9]+ +running +1 +ok +killed by signal 9")))
+      << status.out;
+  EXPECT_EQ(WitnessUid(*EnvironmentState::Load(dir)), uid);
+
+  // Without its supervisor, a dead component stays dead until `up`, which
+  // starts exactly it and adopts the rest.
+  Result<EnvironmentState> before = EnvironmentState::Load(dir);
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(kill(before->supervisor_pid, SIGKILL), 0);
+  const pid_t killed = before->Find("vtenant-operator")->pid;
+  ASSERT_EQ(kill(killed, SIGKILL), 0);
+  ASSERT_TRUE(Eventually([&] {
+    return !before->SupervisorRunning() && !IsRecordedProcess("vtenant-operator", killed);
+  }));
+  localenv::CommandResult status_down = Vtenant(dir, {"status"});
+  EXPECT_EQ(status_down.exit_code, 1) << status_down.out;
+  EXPECT_NE(status_down.out.find("supervisor: not running"), std::string::npos)
+      << status_down.out;
+  localenv::CommandResult resumed = Vtenant(dir, {"up"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.out.find("started again: vtenant-operator;"), std::string::npos)
+      << resumed.out;
+  Result<EnvironmentState> after = EnvironmentState::Load(dir);
+  ASSERT_TRUE(after.ok());
+  std::map<std::string, pid_t> expected = Pids(*before);
+  expected.erase("vtenant-operator");
+  std::map<std::string, pid_t> got = Pids(*after);
+  EXPECT_NE(got["vtenant-operator"], before->Find("vtenant-operator")->pid);
+  got.erase("vtenant-operator");
+  EXPECT_EQ(got, expected) << "`up` restarted components that were running";
+  EXPECT_EQ(after->Alive().size(), 6u);
+  EXPECT_EQ(WitnessUid(*after), uid);
+
+  localenv::CommandResult down = Vtenant(dir, {"down", "--purge"});
+  EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
+  ExpectNothingLeft(dir, *after);
   EXPECT_FALSE(std::filesystem::exists(dir));
   std::filesystem::remove_all(tmpl);
 }
@@ -100,37 +244,30 @@ class BusyPort {
   int port_ = 0;
 };
 
-TEST(CliUpDownTest, StaleStateAndABusyPortAreExplainedAndRecovered) {
+TEST(CliUpDownTest, ADamagedStateFolderIsNeverDeletedByUpAndABusyPortIsAvoided) {
   char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = std::string(tmpl) + "/state";
-  const std::string nodes =
-      std::string(std::getenv("VTENANT_SOURCE_DIR")) + "/examples/nodes/l40s.yaml";
   // A folder left by a crashed run: a damaged state file and an etcd folder.
   std::filesystem::create_directories(dir + "/etcd");
-  std::ofstream(dir + "/state.yaml") << "processes: [ {name: etcd\n";
-  BusyPort busy;
+  std::ofstream(dir + "/state.yaml") << "components: [ {name: etcd\n";
+  localenv::CommandResult refused = Vtenant(dir, {"up", "--nodes", Nodes()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("is damaged"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("vtenant delete"), std::string::npos) << refused.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/etcd")) << "`up` removed data";
 
+  localenv::CommandResult deleted = Vtenant(dir, {"delete"});
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.out << deleted.err;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+
+  BusyPort busy;
   localenv::CommandResult up =
-      Vtenant(dir, {"up", "--nodes", nodes, "--port", std::to_string(busy.port())});
+      Vtenant(dir, {"up", "--nodes", Nodes(), "--port", std::to_string(busy.port())});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
-  EXPECT_NE(up.out.find("holds no usable environment"), std::string::npos) << up.out;
   EXPECT_NE(up.out.find("port " + std::to_string(busy.port())), std::string::npos) << up.out;
   EXPECT_NE(up.out.find("using a free port instead"), std::string::npos) << up.out;
-  Result<EnvironmentState> first = EnvironmentState::Load(dir);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-
-  // The machine "restarts": one recorded process dies. `up` replaces the lot.
-  ASSERT_EQ(kill(first->processes[0].second, SIGKILL), 0);
-  ASSERT_TRUE(Eventually([&] { return first->Alive().size() < first->processes.size(); }));
-  localenv::CommandResult again = Vtenant(dir, {"up", "--nodes", nodes});
-  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("left from an earlier run"), std::string::npos) << again.out;
-  for (const auto& [name, pid] : first->processes) {
-    EXPECT_FALSE(IsRecordedProcess(name, pid)) << name << " of the stale run still runs";
-  }
-
-  localenv::CommandResult down = Vtenant(dir, {"down"});
+  localenv::CommandResult down = Vtenant(dir, {"delete"});
   EXPECT_EQ(down.exit_code, 0) << down.err;
   EXPECT_TRUE(FindLeftoverProcesses(dir).empty());
   std::filesystem::remove_all(tmpl);

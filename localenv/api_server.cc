@@ -141,4 +141,8 @@ Status ApiServer::Launch() {
   return Status::Ok();
 }
 
+HealthProbe ApiServer::Health() const {
+  return {.url = admin_.server + "/readyz", .kubeconfig = kubeconfig_path()};
+}
+
 }  // namespace vtenant::localenv

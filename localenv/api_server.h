@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "kube/rest_config.h"
 #include "localenv/etcd_server.h"
+#include "localenv/health_probe.h"
 #include "localenv/process.h"
 
 namespace vtenant::localenv {
@@ -67,6 +68,10 @@ class ApiServer {
   // Starts it again on the same port with the same certificates and data.
   Status Restart();
   pid_t Release() { return process_.Release(); }
+  // Hands the process to a supervisor; Stop() no longer touches it.
+  Process TakeProcess() { return std::move(process_); }
+  // /readyz with the admin kubeconfig.
+  HealthProbe Health() const;
 
  private:
   ApiServer() = default;

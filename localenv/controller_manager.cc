@@ -52,10 +52,17 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(
     probe.insecure_skip_tls_verify = true;  // self-signed serving cert of its own; loopback only
     last_error = WaitForHttpOk(probe, "/healthz", options.ready_timeout, &manager->process_,
                                manager->log_path_);
-    if (last_error.ok()) return manager;
+    if (last_error.ok()) {
+      manager->port_ = port;
+      return manager;
+    }
     manager->process_.Stop();
   }
   return last_error.WithContext("starting kube-controller-manager");
+}
+
+HealthProbe ControllerManager::Health() const {
+  return {.url = "https://127.0.0.1:" + std::to_string(port_) + "/healthz", .insecure = true};
 }
 
 }  // namespace vtenant::localenv

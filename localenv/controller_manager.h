@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "localenv/api_server.h"
+#include "localenv/health_probe.h"
 #include "localenv/process.h"
 
 namespace vtenant::localenv {
@@ -49,11 +50,16 @@ class ControllerManager {
   pid_t pid() const { return process_.pid(); }
   void Stop() { process_.Stop(); }
   pid_t Release() { return process_.Release(); }
+  // Hands the process to a supervisor; Stop() no longer touches it.
+  Process TakeProcess() { return std::move(process_); }
+  // /healthz on its self-signed secure port.
+  HealthProbe Health() const;
 
  private:
   ControllerManager() = default;
   Process process_;
   std::string log_path_;
+  int port_ = 0;
 };
 
 }  // namespace vtenant::localenv

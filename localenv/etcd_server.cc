@@ -92,6 +92,7 @@ Result<std::unique_ptr<EtcdServer>> EtcdServer::Start(const EtcdOptions& options
   const fs::path pki = fs::path(options.dir) / "pki";
   VT_RETURN_IF_ERROR(EnsurePki(pki).WithContext("creating etcd's certificates"));
   std::unique_ptr<EtcdServer> server(new EtcdServer());
+  server->dir_ = options.dir;
   server->log_path_ = options.dir + "/etcd.log";
   server->root_ = RootTls(options.dir);
   const std::string ca = (pki / "ca.crt").string();
@@ -127,6 +128,10 @@ Result<std::unique_ptr<EtcdServer>> EtcdServer::Start(const EtcdOptions& options
     server->process_.Stop();
   }
   return last_error.WithContext("starting etcd");
+}
+
+HealthProbe EtcdServer::Health() const {
+  return {.url = client_url_ + "/health", .etcd_dir = dir_};
 }
 
 }  // namespace vtenant::localenv

@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "kube/rest_config.h"
+#include "localenv/health_probe.h"
 #include "localenv/process.h"
 
 namespace vtenant::localenv {
@@ -61,6 +62,10 @@ class EtcdServer {
 
   // Forgets the process without stopping it (daemonised environments).
   pid_t Release() { return process_.Release(); }
+  // Hands the process to a supervisor; Stop() no longer touches it.
+  Process TakeProcess() { return std::move(process_); }
+  // /health with the administrator's credentials.
+  HealthProbe Health() const;
 
   // The administrator's credentials of the etcd whose folder is `dir` (one
   // that runs already, for a program that adopts it).
@@ -75,6 +80,7 @@ class EtcdServer {
  private:
   EtcdServer() = default;
   Process process_;
+  std::string dir_;
   std::string client_url_;
   std::string log_path_;
   EtcdClientTls root_;

@@ -49,4 +49,20 @@ std::vector<std::pair<std::string, pid_t>> LocalCluster::Release() {
   return pids;
 }
 
+void LocalCluster::HandOver(Supervisor& supervisor) {
+  auto hand = [&](const std::string& name, Process process, HealthProbe health) {
+    Component component{.name = name, .process = process.options(), .health = std::move(health)};
+    supervisor.Add(std::move(component), std::move(process));
+  };
+  if (etcd_) hand("etcd", etcd_->TakeProcess(), etcd_->Health());
+  if (plane_.api_server) {
+    hand("kube-apiserver", plane_.api_server->TakeProcess(), plane_.api_server->Health());
+  }
+  if (plane_.controller_manager) {
+    hand("kube-controller-manager", plane_.controller_manager->TakeProcess(),
+         plane_.controller_manager->Health());
+  }
+  if (node_agent_) hand("kwok", node_agent_->TakeProcess(), {});
+}
+
 }  // namespace vtenant::localenv

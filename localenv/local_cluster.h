@@ -15,6 +15,7 @@
 #include "localenv/etcd_server.h"
 #include "localenv/gpu_nodes.h"
 #include "localenv/node_agent.h"
+#include "localenv/supervisor.h"
 
 namespace vtenant::localenv {
 
@@ -48,6 +49,11 @@ class LocalCluster {
   // Hands the processes over (for `vtenant up`, which outlives its command):
   // returns {name, pid} of each, and Stop() no longer touches them.
   std::vector<std::pair<std::string, pid_t>> Release();
+
+  // Hands the processes over to `supervisor` (for `vtenant supervise`),
+  // in the order they were started, each with its command and health probe;
+  // Stop() no longer touches them. The clients stay usable.
+  void HandOver(Supervisor& supervisor);
 
  private:
   LocalCluster() = default;

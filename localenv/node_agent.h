@@ -30,6 +30,9 @@ class NodeAgent {
   bool Running() { return process_.Running(); }
   void Stop() { process_.Stop(); }
   pid_t Release() { return process_.Release(); }
+  // Hands the process to a supervisor; Stop() no longer touches it. kwok
+  // has no readiness endpoint: a running process is its health.
+  Process TakeProcess() { return std::move(process_); }
 
  private:
   NodeAgent() = default;

@@ -42,6 +42,7 @@ bool Supervisor::Tick() {
   bool changed = false;
   const Clock::time_point now = Clock::now();
   for (Entry& entry : entries_) {
+    if (entry.retired) continue;
     if (entry.up) {
       if (entry.process.Running()) continue;
       entry.up = false;
@@ -62,9 +63,32 @@ bool Supervisor::Tick() {
   return changed;
 }
 
-void Supervisor::StopAll(std::chrono::milliseconds grace) {
+std::string Supervisor::StopEntry(Entry& entry, std::chrono::milliseconds grace) {
+  entry.retired = true;
+  if (!entry.up) return "";
+  entry.up = false;
+  const Clock::time_point begin = Clock::now();
+  const std::string outcome = entry.process.Stop(grace);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - begin).count();
+  return entry.component.name + ": " + outcome + " after " + std::to_string(ms) + " ms";
+}
+
+std::string Supervisor::StopOne(const std::string& name, std::chrono::milliseconds grace) {
+  for (Entry& entry : entries_) {
+    if (entry.component.name == name) return StopEntry(entry, grace);
+  }
+  return "";
+}
+
+std::vector<std::string> Supervisor::StopAll(std::chrono::milliseconds grace) {
   stopped_ = true;
-  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) it->process.Stop(grace);
+  std::vector<std::string> stopped;
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+    std::string line = StopEntry(*it, grace);
+    if (!line.empty()) stopped.push_back(std::move(line));
+  }
+  return stopped;
 }
 
 std::vector<ComponentStatus> Supervisor::Statuses() const {

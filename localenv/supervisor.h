@@ -64,8 +64,14 @@ class Supervisor {
   bool Tick();
 
   // Stops every component, the last added first, each given `grace` after
-  // SIGTERM before SIGKILL. Nothing is restarted afterwards.
-  void StopAll(std::chrono::milliseconds grace);
+  // SIGTERM before SIGKILL. Nothing is restarted afterwards. Returns, for
+  // each that ran, "<name>: <how it ended> after <ms> ms", in stop order.
+  std::vector<std::string> StopAll(std::chrono::milliseconds grace);
+
+  // Stops the component `name` as StopAll does, for good (a program whose
+  // dependants must stop before the others). Returns what StopAll would
+  // say of it; empty when it was not running or is unknown.
+  std::string StopOne(const std::string& name, std::chrono::milliseconds grace);
 
   std::vector<ComponentStatus> Statuses() const;
   const Component* Find(const std::string& name) const;
@@ -81,7 +87,9 @@ class Supervisor {
     Clock::time_point started;
     Clock::time_point next_start;  // while not running
     std::chrono::milliseconds backoff{0};
+    bool retired = false;  // stopped for good by StopOne
   };
+  std::string StopEntry(Entry& entry, std::chrono::milliseconds grace);
   void Launch(Entry& entry, Clock::time_point now, Status* error);
 
   SupervisorOptions options_;

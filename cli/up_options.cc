@@ -1,0 +1,119 @@
+#include "cli/up_options.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace vtenant::cli {
+namespace fs = std::filesystem;
+
+const char kUpUsage[] = R"(Usage: vtenant up [options]
+
+Starts the whole system on loopback: a host cluster (etcd, kube-apiserver,
+kube-controller-manager, and kwok playing the kubelet of simulated GPU
+nodes), the CRDs (Tenant, KAI Queue and PodGroup), vtenant-scheduler and
+vtenant-operator (tenants' control planes as local processes), all kept
+running by a supervisor: a program that exits is started again.
+
+State, data and logs go to the state folder (--state-dir, default .vtenant),
+and stay there: `up` never deletes anything. When the environment runs, `up`
+says so; after `vtenant down`, a reboot, or a killed supervisor, `up` starts
+again what is not running, with the same data, ports and Tenants. Only
+`vtenant delete` removes the state folder.
+
+  --nodes FILE              node inventory (default examples/nodes/l40s.yaml:
+                            one node with one NVIDIA L40S)
+  --port N                  host API server port (default: a free one; a
+                            busy N falls back to a free one and says so)
+  --crds DIR                CRDs to install (default charts/vtenant/crds)
+  --chart DIR               the chart whose ServiceAccounts and RBAC the
+                            scheduler and operator run with, as on a real
+                            cluster (default charts/vtenant)
+  --operator-binary FILE    default: <build>/operator/vtenant-operator
+  --scheduler-binary FILE   default: <build>/scheduler/vtenant-scheduler
+  --syncer-binary FILE      default: <build>/syncer/vtenant-syncer
+
+The options apply to a new environment; an existing one keeps its own.
+)";
+
+namespace {
+
+// The first existing `relative` folder in the current folder or above the
+// running binary (a build tree inside the source tree).
+std::string FindSourceFolder(const std::string& relative) {
+  if (fs::exists(relative)) return fs::absolute(relative).lexically_normal().string();
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (fs::path dir = exe.parent_path(); !ec && !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path()) {
+    if (fs::exists(dir / relative)) return (dir / relative).string();
+  }
+  return relative;
+}
+
+std::string Absolute(const std::string& path) {
+  return path.empty() ? path : fs::absolute(path).lexically_normal().string();
+}
+
+}  // namespace
+
+int ParseUpOptions(const std::string& command, const std::vector<std::string>& args,
+                   UpOptions& options) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "-h" || a == "--help") {
+      std::cout << kUpUsage;
+      return 0;
+    } else if (a == "--nodes" && has_value) {
+      options.nodes_path = args[++i];
+    } else if (a == "--crds" && has_value) {
+      options.crds_dir = args[++i];
+    } else if (a == "--chart" && has_value) {
+      options.chart_dir = args[++i];
+    } else if (a == "--operator-binary" && has_value) {
+      options.operator_binary = args[++i];
+    } else if (a == "--scheduler-binary" && has_value) {
+      options.scheduler_binary = args[++i];
+    } else if (a == "--syncer-binary" && has_value) {
+      options.syncer_binary = args[++i];
+    } else if (a == "--port" && has_value) {
+      const std::string& v = args[++i];
+      if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoi(v) > 65535) {
+        std::cerr << "vtenant " << command << ": --port wants a port number, got \"" << v
+                  << "\"\n";
+        return 2;
+      }
+      options.port = std::stoi(v);
+    } else {
+      std::cerr << "vtenant " << command << ": unknown option \"" << a << "\"\n\n" << kUpUsage;
+      return 2;
+    }
+  }
+  if (options.crds_dir.empty()) options.crds_dir = FindSourceFolder("charts/vtenant/crds");
+  if (options.chart_dir.empty()) options.chart_dir = FindSourceFolder("charts/vtenant");
+  // The supervisor runs from the state folder's parent, not from here.
+  options.nodes_path = Absolute(options.nodes_path);
+  options.crds_dir = Absolute(options.crds_dir);
+  options.chart_dir = Absolute(options.chart_dir);
+  options.operator_binary = Absolute(options.operator_binary);
+  options.scheduler_binary = Absolute(options.scheduler_binary);
+  options.syncer_binary = Absolute(options.syncer_binary);
+  return -1;
+}
+
+std::vector<std::string> UpArguments(const UpOptions& options) {
+  std::vector<std::string> args = {"--nodes", options.nodes_path, "--crds", options.crds_dir,
+                                   "--chart", options.chart_dir};
+  if (options.port != 0) args.insert(args.end(), {"--port", std::to_string(options.port)});
+  const std::pair<const char*, const std::string*> binaries[] = {
+      {"--operator-binary", &options.operator_binary},
+      {"--scheduler-binary", &options.scheduler_binary},
+      {"--syncer-binary", &options.syncer_binary}};
+  for (const auto& [flag, value] : binaries) {
+    if (!value->empty()) args.insert(args.end(), {flag, *value});
+  }
+  return args;
+}
+
+}  // namespace vtenant::cli

@@ -1,0 +1,31 @@
+// `vtenant up`'s options. `up` checks them and hands them on, as arguments,
+// to the supervisor it starts (`vtenant supervise`), which builds the
+// environment with them; both parse them here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vtenant::cli {
+
+extern const char kUpUsage[];
+
+struct UpOptions {
+  std::string nodes_path = "examples/nodes/l40s.yaml";
+  int port = 0;
+  std::string crds_dir;
+  std::string chart_dir;
+  std::string operator_binary, scheduler_binary, syncer_binary;
+};
+
+// Parses `args` into `options` (folders made absolute, the CRDs and chart
+// found in the source tree when not given). Returns an exit code when the
+// command should end now (0 after --help, 2 after a usage error, both
+// printed), -1 otherwise. `command` names the command in messages.
+int ParseUpOptions(const std::string& command, const std::vector<std::string>& args,
+                   UpOptions& options);
+
+// `options` as arguments that ParseUpOptions reads back to the same options.
+std::vector<std::string> UpArguments(const UpOptions& options);
+
+}  // namespace vtenant::cli
