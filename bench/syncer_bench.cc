@@ -281,8 +281,7 @@ class MinimalSyncer {
         pod = std::move(queue_.front());
         queue_.pop_front();
       }
-      Result<kube::Object> created =
-          host_.Create(kPods, kHostNs, translator_.ToHost(*pod, {}));
+      Result<kube::Object> created = host_.Create(kPods, kHostNs, translator_.ToHost(*pod, {}));
       CHECK(created.ok()) << created.status().ToString();
     }
   }

@@ -19,8 +19,8 @@
 #include <sstream>
 
 #include "base/eventually.h"
-#include "e2e/reference_fixture.h"
 #include "e2e/random_pods.h"
+#include "e2e/reference_fixture.h"
 #include "e2e/support/baseline_check.h"
 
 namespace vtenant::e2e {
@@ -53,10 +53,10 @@ using HostCheck = std::function<std::string(const kube::Object& host)>;
 
 // One way out, tried by the tenant.
 struct Vector {
-  std::string name;     // what the tenant tries
-  std::string kind;     // the kind of the object the row looks at
-  std::string object;   // its name, in the tenant's namespace `ns`
-  std::string yaml;     // what the tenant applies: that object, and what it needs
+  std::string name;    // what the tenant tries
+  std::string kind;    // the kind of the object the row looks at
+  std::string object;  // its name, in the tenant's namespace `ns`
+  std::string yaml;    // what the tenant applies: that object, and what it needs
   // The Warning Event's reason the tenant must see on its object; with no
   // `neutralised` check the object must also never reach the host.
   std::string refused;
@@ -89,9 +89,9 @@ class EscapeSuiteTest : public ReferenceEnvironmentTest {
   static std::set<std::string> EventReasons(const std::string& kind, const std::string& ns,
                                             const std::string& name) {
     std::set<std::string> reasons;
-    Result<kube::Object> events = env().TeamGet(
-        kTeam, {"events", "-n", ns, "--field-selector",
-                "involvedObject.kind=" + kind + ",involvedObject.name=" + name});
+    Result<kube::Object> events =
+        env().TeamGet(kTeam, {"events", "-n", ns, "--field-selector",
+                              "involvedObject.kind=" + kind + ",involvedObject.name=" + name});
     if (!events.ok()) return reasons;
     const rapidjson::Value* items = kube::Find(*events, {"items"});
     if (items == nullptr || !items->IsArray()) return reasons;
@@ -107,15 +107,18 @@ class EscapeSuiteTest : public ReferenceEnvironmentTest {
     Result<std::string> created = env().TeamKubectl(kTeam, {"create", "namespace", ns});
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     for (const Vector& v : vectors) {
-      Result<std::string> applied = env().TeamKubectl(kTeam, {"apply", "-n", ns, "-f", "-"}, v.yaml);
-      EXPECT_TRUE(applied.ok()) << v.name << ": the virtual API server refused the tenant's objects: "
+      Result<std::string> applied =
+          env().TeamKubectl(kTeam, {"apply", "-n", ns, "-f", "-"}, v.yaml);
+      EXPECT_TRUE(applied.ok()) << v.name
+                                << ": the virtual API server refused the tenant's objects: "
                                 << applied.status().ToString();
     }
     for (const Vector& v : vectors) {
       SCOPED_TRACE(v.name);
       if (!v.refused.empty()) {
-        EXPECT_TRUE(Eventually([&] { return EventReasons(v.kind, ns, v.object).contains(v.refused); },
-                               seconds(60), std::chrono::milliseconds(500)))
+        EXPECT_TRUE(
+            Eventually([&] { return EventReasons(v.kind, ns, v.object).contains(v.refused); },
+                       seconds(60), std::chrono::milliseconds(500)))
             << v.kind << " " << v.object << " has no " << v.refused << " Event";
       }
       if (!v.neutralised) {
@@ -144,9 +147,9 @@ class EscapeSuiteTest : public ReferenceEnvironmentTest {
     Result<std::string> deleted =
         env().TeamKubectl(kTeam, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"});
     EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
-    EXPECT_TRUE(Eventually(
-        [&] { return HostPods(kTeam, "vtenant.io/virtual-namespace=" + ns).empty(); },
-        seconds(120), std::chrono::milliseconds(500)))
+    EXPECT_TRUE(
+        Eventually([&] { return HostPods(kTeam, "vtenant.io/virtual-namespace=" + ns).empty(); },
+                   seconds(120), std::chrono::milliseconds(500)))
         << "host pods of namespace " << ns << " outlived it";
   }
 };
@@ -155,8 +158,8 @@ class EscapeSuiteTest : public ReferenceEnvironmentTest {
 // added to the pod spec and `container` added to the container.
 std::string PodYaml(const std::string& name, const std::string& spec,
                     const std::string& container = "", const std::string& metadata = "") {
-  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n" + metadata +
-         "spec:\n" + spec + "  containers:\n  - name: c\n    image: busybox\n" + container;
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n" + metadata + "spec:\n" +
+         spec + "  containers:\n  - name: c\n    image: busybox\n" + container;
 }
 
 // Checks that compose: each returns "" or what is wrong.
@@ -237,42 +240,61 @@ std::vector<Vector> PodVectors() {
     return Vector{std::move(vector), "Pod", std::move(pod), std::move(yaml), std::move(reason), {}};
   };
   auto neutralised = [](std::string vector, std::string pod, std::string yaml, HostCheck check) {
-    return Vector{std::move(vector), "Pod", std::move(pod), std::move(yaml), "",
-                  All({MeetsBaseline(), StringIs({"spec", "schedulerName"}, kScheduler),
-                       std::move(check)})};
+    return Vector{
+        std::move(vector),
+        "Pod",
+        std::move(pod),
+        std::move(yaml),
+        "",
+        All({MeetsBaseline(), StringIs({"spec", "schedulerName"}, kScheduler), std::move(check)})};
   };
   const std::string kDenied = "PrivilegedFeatureNotAllowed";
   return {
       // The multi-tenancy benchmarks' pod checks, and the rest of the baseline.
-      refused("a privileged container", "privileged", PodYaml("privileged", "",
-              "    securityContext: {privileged: true}\n"), kDenied),
-      refused("a privileged init container", "privileged-init", PodYaml("privileged-init",
-              "  initContainers:\n  - name: i\n    image: busybox\n"
-              "    securityContext: {privileged: true}\n"), kDenied),
-      refused("the node's network", "host-network", PodYaml("host-network",
-              "  hostNetwork: true\n"), kDenied),
+      refused("a privileged container", "privileged",
+              PodYaml("privileged", "", "    securityContext: {privileged: true}\n"), kDenied),
+      refused("a privileged init container", "privileged-init",
+              PodYaml("privileged-init",
+                      "  initContainers:\n  - name: i\n    image: busybox\n"
+                      "    securityContext: {privileged: true}\n"),
+              kDenied),
+      refused("the node's network", "host-network",
+              PodYaml("host-network", "  hostNetwork: true\n"), kDenied),
       refused("the node's PIDs", "host-pid", PodYaml("host-pid", "  hostPID: true\n"), kDenied),
       refused("the node's IPC", "host-ipc", PodYaml("host-ipc", "  hostIPC: true\n"), kDenied),
-      refused("a host port", "host-port", PodYaml("host-port", "",
-              "    ports: [{containerPort: 10250, hostPort: 10250}]\n"), kDenied),
-      refused("a hostPath volume", "host-path", PodYaml("host-path",
-              "  volumes: [{name: root, hostPath: {path: /}}]\n",
-              "    volumeMounts: [{name: root, mountPath: /host}]\n"), kDenied),
-      refused("an added capability", "cap-sys-admin", PodYaml("cap-sys-admin", "",
-              "    securityContext: {capabilities: {add: [SYS_ADMIN]}}\n"), kDenied),
-      refused("seccomp unconfined", "seccomp", PodYaml("seccomp",
-              "  securityContext: {seccompProfile: {type: Unconfined}}\n"), kDenied),
-      refused("AppArmor unconfined", "apparmor", PodYaml("apparmor", "",
-              "    securityContext: {appArmorProfile: {type: Unconfined}}\n"), kDenied),
-      refused("an SELinux type of the host's", "selinux", PodYaml("selinux", "",
-              "    securityContext: {seLinuxOptions: {type: spc_t}}\n"), kDenied),
-      refused("an unsafe sysctl", "sysctl", PodYaml("sysctl",
-              "  securityContext: {sysctls: [{name: kernel.msgmax, value: '65536'}]}\n"), kDenied),
-      refused("a Windows host process", "host-process", PodYaml("host-process",
-              "  hostNetwork: true\n"
-              "  securityContext: {windowsOptions: {hostProcess: true}}\n"), kDenied),
-      refused("a probe that makes the node call another host", "probe-host", PodYaml("probe-host",
-              "", "    livenessProbe: {httpGet: {host: 169.254.169.254, path: /, port: 80}}\n"),
+      refused("a host port", "host-port",
+              PodYaml("host-port", "", "    ports: [{containerPort: 10250, hostPort: 10250}]\n"),
+              kDenied),
+      refused("a hostPath volume", "host-path",
+              PodYaml("host-path", "  volumes: [{name: root, hostPath: {path: /}}]\n",
+                      "    volumeMounts: [{name: root, mountPath: /host}]\n"),
+              kDenied),
+      refused(
+          "an added capability", "cap-sys-admin",
+          PodYaml("cap-sys-admin", "", "    securityContext: {capabilities: {add: [SYS_ADMIN]}}\n"),
+          kDenied),
+      refused("seccomp unconfined", "seccomp",
+              PodYaml("seccomp", "  securityContext: {seccompProfile: {type: Unconfined}}\n"),
+              kDenied),
+      refused(
+          "AppArmor unconfined", "apparmor",
+          PodYaml("apparmor", "", "    securityContext: {appArmorProfile: {type: Unconfined}}\n"),
+          kDenied),
+      refused("an SELinux type of the host's", "selinux",
+              PodYaml("selinux", "", "    securityContext: {seLinuxOptions: {type: spc_t}}\n"),
+              kDenied),
+      refused("an unsafe sysctl", "sysctl",
+              PodYaml("sysctl",
+                      "  securityContext: {sysctls: [{name: kernel.msgmax, value: '65536'}]}\n"),
+              kDenied),
+      refused("a Windows host process", "host-process",
+              PodYaml("host-process",
+                      "  hostNetwork: true\n"
+                      "  securityContext: {windowsOptions: {hostProcess: true}}\n"),
+              kDenied),
+      refused("a probe that makes the node call another host", "probe-host",
+              PodYaml("probe-host", "",
+                      "    livenessProbe: {httpGet: {host: 169.254.169.254, path: /, port: 80}}\n"),
               "PodSecurityViolation"),
       // The virtual cluster serves no RuntimeClasses, so it takes any name;
       // the host runs only what the Tenant lists.
@@ -286,19 +308,22 @@ std::vector<Vector> PodVectors() {
               "metadata: {name: above-everyone}\nvalue: 1000000000\n---\n" +
                   PodYaml("priority-class", "  priorityClassName: above-everyone\n"),
               "PriorityClassNotAllowed"),
-      refused("a volume type the Tenant does not list", "nfs", PodYaml("nfs",
-              "  volumes: [{name: data, nfs: {server: 10.0.0.1, path: /exports}}]\n"),
-              "VolumeTypeNotAllowed"),
-      refused("a CSI driver the Tenant does not list", "csi", PodYaml("csi",
-              "  volumes: [{name: data, csi: {driver: secrets-store.csi.k8s.io}}]\n"),
-              "CSIDriverNotAllowed"),
-      refused("more than one GPU as a fraction", "fraction", PodYaml("fraction", "", "",
-              "  annotations: {gpu-fraction: '1.5'}\n"), "InvalidGpuAnnotation"),
+      refused(
+          "a volume type the Tenant does not list", "nfs",
+          PodYaml("nfs", "  volumes: [{name: data, nfs: {server: 10.0.0.1, path: /exports}}]\n"),
+          "VolumeTypeNotAllowed"),
+      refused(
+          "a CSI driver the Tenant does not list", "csi",
+          PodYaml("csi", "  volumes: [{name: data, csi: {driver: secrets-store.csi.k8s.io}}]\n"),
+          "CSIDriverNotAllowed"),
+      refused("more than one GPU as a fraction", "fraction",
+              PodYaml("fraction", "", "", "  annotations: {gpu-fraction: '1.5'}\n"),
+              "InvalidGpuAnnotation"),
       // What cannot be refused without breaking honest pods is neutralised.
-      neutralised("another scheduler, which would take GPUs outside every queue",
-                  "other-scheduler", PodYaml("other-scheduler",
-                  "  schedulerName: default-scheduler\n", "",
-                  "  annotations: {gpu-fraction: '0.5'}\n"), All({})),
+      neutralised("another scheduler, which would take GPUs outside every queue", "other-scheduler",
+                  PodYaml("other-scheduler", "  schedulerName: default-scheduler\n", "",
+                          "  annotations: {gpu-fraction: '0.5'}\n"),
+                  All({})),
       neutralised("a node chosen by the tenant, past every scheduler", "node-name",
                   PodYaml("node-name", "  nodeName: some-other-node\n"),
                   [](const kube::Object& host) -> std::string {
@@ -314,24 +339,26 @@ std::vector<Vector> PodVectors() {
                           "  tolerations: [{key: node-role.kubernetes.io/control-plane, "
                           "operator: Exists, effect: NoSchedule}]\n"),
                   NoTolerationOf("node-role.kubernetes.io/control-plane")),
-      neutralised("another team's queue and tenant labels", "other-queue",
-                  PodYaml("other-queue", "", "",
-                          "  labels: {kai.scheduler/queue: vision, vtenant.io/tenant: vision}\n"),
-                  All({LabelIs("kai.scheduler/queue", "nlp"), LabelIs("vtenant.io/tenant", "nlp")})),
+      neutralised(
+          "another team's queue and tenant labels", "other-queue",
+          PodYaml("other-queue", "", "",
+                  "  labels: {kai.scheduler/queue: vision, vtenant.io/tenant: vision}\n"),
+          All({LabelIs("kai.scheduler/queue", "nlp"), LabelIs("vtenant.io/tenant", "nlp")})),
       // The gang it names is its own PodGroup of that name, never another's.
-      neutralised("pinned GPUs and another gang, in the binder's annotations", "pinned",
-                  "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\n"
-                  "metadata: {name: pg-of-vision}\nspec: {minMember: 1}\n---\n" +
-                  PodYaml("pinned", "", "",
-                          "  annotations: {runai-gpu: '0', runai/shared-gpu-configmap: theirs,\n"
-                          "    runai-gpu-group: theirs, pod-group-name: pg-of-vision}\n"),
-                  All({AnnotationAbsent("runai-gpu"), AnnotationAbsent("runai/shared-gpu-configmap"),
-                       AnnotationAbsent("runai-gpu-group"),
-                       [](const kube::Object& host) -> std::string {
-                         return kube::Annotation(host, "pod-group-name") == "pg-of-vision"
-                                    ? "joins the gang the tenant named"
-                                    : "";
-                       }})),
+      neutralised(
+          "pinned GPUs and another gang, in the binder's annotations", "pinned",
+          "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\n"
+          "metadata: {name: pg-of-vision}\nspec: {minMember: 1}\n---\n" +
+              PodYaml("pinned", "", "",
+                      "  annotations: {runai-gpu: '0', runai/shared-gpu-configmap: theirs,\n"
+                      "    runai-gpu-group: theirs, pod-group-name: pg-of-vision}\n"),
+          All({AnnotationAbsent("runai-gpu"), AnnotationAbsent("runai/shared-gpu-configmap"),
+               AnnotationAbsent("runai-gpu-group"),
+               [](const kube::Object& host) -> std::string {
+                 return kube::Annotation(host, "pod-group-name") == "pg-of-vision"
+                            ? "joins the gang the tenant named"
+                            : "";
+               }})),
       neutralised("the labels the host's own objects select on", "host-labels",
                   PodYaml("host-labels", "", "",
                           "  labels: {vtenant.io/gpu-reservation: 'true',\n"
@@ -361,9 +388,9 @@ std::vector<Vector> PodVectors() {
                           "        namespaces: [kube-system, vtenant-vision]\n"
                           "        topologyKey: kubernetes.io/hostname\n"),
                   [](const kube::Object& host) -> std::string {
-                    const rapidjson::Value* terms = kube::Find(
-                        host, {"spec", "affinity", "podAffinity",
-                               "requiredDuringSchedulingIgnoredDuringExecution"});
+                    const rapidjson::Value* terms =
+                        kube::Find(host, {"spec", "affinity", "podAffinity",
+                                          "requiredDuringSchedulingIgnoredDuringExecution"});
                     if (terms == nullptr || !terms->IsArray()) return "";
                     for (const rapidjson::Value& t : terms->GetArray()) {
                       if (kube::Find(t, {"namespaces"}) != nullptr ||
@@ -383,15 +410,16 @@ std::vector<Vector> ObjectVectors(const std::string& node_address) {
       {"a NodePort Service (the benchmarks' NodePort check)", "Service", "node-port",
        "apiVersion: v1\nkind: Service\nmetadata: {name: node-port}\n"
        "spec: {type: NodePort, selector: {app: x}, ports: [{port: 80, nodePort: 30080}]}\n",
-       "", All({StringIs({"spec", "type"}, "ClusterIP"),
-                [](const kube::Object& host) -> std::string {
-                  const rapidjson::Value* ports = kube::Find(host, {"spec", "ports"});
-                  if (ports == nullptr || !ports->IsArray()) return "";
-                  for (const rapidjson::Value& p : ports->GetArray()) {
-                    if (kube::Find(p, {"nodePort"}) != nullptr) return "opens a node port";
-                  }
-                  return "";
-                }})},
+       "",
+       All({StringIs({"spec", "type"}, "ClusterIP"),
+            [](const kube::Object& host) -> std::string {
+              const rapidjson::Value* ports = kube::Find(host, {"spec", "ports"});
+              if (ports == nullptr || !ports->IsArray()) return "";
+              for (const rapidjson::Value& p : ports->GetArray()) {
+                if (kube::Find(p, {"nodePort"}) != nullptr) return "opens a node port";
+              }
+              return "";
+            }})},
       {"a LoadBalancer Service", "Service", "balancer",
        "apiVersion: v1\nkind: Service\nmetadata: {name: balancer}\n"
        "spec: {type: LoadBalancer, selector: {app: x}, ports: [{port: 80}]}\n",
@@ -400,10 +428,13 @@ std::vector<Vector> ObjectVectors(const std::string& node_address) {
        "apiVersion: v1\nkind: Service\nmetadata: {name: external-ips}\n"
        "spec: {externalIPs: [10.96.0.1], selector: {app: x}, ports: [{port: 443}]}\n",
        "", Absent({"spec", "externalIPs"})},
-      {"an ExternalName Service aliasing a host name", "Service", "alias",
+      {"an ExternalName Service aliasing a host name",
+       "Service",
+       "alias",
        "apiVersion: v1\nkind: Service\nmetadata: {name: alias}\n"
        "spec: {type: ExternalName, externalName: kubernetes.default.svc.cluster.local}\n",
-       "ServiceTypeNotAllowed", {}},
+       "ServiceTypeNotAllowed",
+       {}},
       // The account is the team's own of that name: the virtual cluster's
       // token controller deletes a token Secret whose account is missing.
       {"a token Secret for a host account", "Secret", "token",
@@ -412,23 +443,28 @@ std::vector<Vector> ObjectVectors(const std::string& node_address) {
        "  annotations: {kubernetes.io/service-account.name: vtenant-syncer}\n"
        "type: kubernetes.io/service-account-token\n---\n" +
            PodYaml("token-user", "  volumes: [{name: t, secret: {secretName: token}}]\n"),
-       "", All({StringIs({"type"}, "Opaque"),
-                AnnotationAbsent("kubernetes.io/service-account.name")})},
+       "",
+       All({StringIs({"type"}, "Opaque"), AnnotationAbsent("kubernetes.io/service-account.name")})},
       {"a claim that binds an existing volume (the benchmarks' PV check)",
-       "PersistentVolumeClaim", "bind-volume",
+       "PersistentVolumeClaim",
+       "bind-volume",
        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: bind-volume}\n"
        "spec: {volumeName: pv-of-vision, accessModes: [ReadWriteOnce],\n"
        "  resources: {requests: {storage: 1Gi}}}\n---\n" +
            PodYaml("bind-volume-user",
                    "  volumes: [{name: v, persistentVolumeClaim: {claimName: bind-volume}}]\n"),
-       "VolumeClaimNotAllowed", {}},
-      {"a claim that selects volumes by label", "PersistentVolumeClaim", "select-volume",
+       "VolumeClaimNotAllowed",
+       {}},
+      {"a claim that selects volumes by label",
+       "PersistentVolumeClaim",
+       "select-volume",
        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: select-volume}\n"
        "spec: {selector: {matchLabels: {team: vision}}, accessModes: [ReadWriteOnce],\n"
        "  resources: {requests: {storage: 1Gi}}}\n---\n" +
            PodYaml("select-volume-user",
                    "  volumes: [{name: v, persistentVolumeClaim: {claimName: select-volume}}]\n"),
-       "VolumeClaimNotAllowed", {}},
+       "VolumeClaimNotAllowed",
+       {}},
       // The operator's own mark (app.kubernetes.io/managed-by) is the
       // tenant's to write on a copy; the syncer's mark beside it, which it
       // cannot write, is what keeps the operator from taking it for its own.
@@ -438,16 +474,19 @@ std::vector<Vector> ObjectVectors(const std::string& node_address) {
        "    app.kubernetes.io/managed-by: vtenant-operator}\n"
        "data: {k: v}\n---\n" +
            PodYaml("labelled-user", "  volumes: [{name: v, configMap: {name: labelled}}]\n"),
-       "", All({LabelIs("vtenant.io/component", std::nullopt), LabelIs("vtenant.io/tenant", "nlp"),
-                LabelIs("vtenant.io/managed-by", "vtenant-syncer")})},
+       "",
+       All({LabelIs("vtenant.io/component", std::nullopt), LabelIs("vtenant.io/tenant", "nlp"),
+            LabelIs("vtenant.io/managed-by", "vtenant-syncer")})},
       // (Loopback and link-local addresses the API server refuses itself.)
       {"an EndpointSlice pointing at a host Node", "EndpointSlice", "to-node",
        "apiVersion: v1\nkind: Service\nmetadata: {name: by-hand}\nspec: {ports: [{port: 80}]}\n"
        "---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: to-node\n"
        "  labels: {kubernetes.io/service-name: by-hand}\n"
        "addressType: IPv4\nports: [{port: 10250, protocol: TCP}]\n"
-       "endpoints: [{addresses: [192.0.2.10]}, {addresses: [" + node_address + "]}]\n",
-       "EndpointAddressNotAllowed", [](const kube::Object& host) -> std::string {
+       "endpoints: [{addresses: [192.0.2.10]}, {addresses: [" +
+           node_address + "]}]\n",
+       "EndpointAddressNotAllowed",
+       [](const kube::Object& host) -> std::string {
          const rapidjson::Value* endpoints = kube::Find(host, {"endpoints"});
          if (endpoints == nullptr || !endpoints->IsArray()) return "";
          for (const rapidjson::Value& e : endpoints->GetArray()) {

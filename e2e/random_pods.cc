@@ -26,12 +26,15 @@ class Draw {
   std::mt19937& random_;
 };
 
-const std::vector<std::string> kCapabilities = {"CHOWN",     "NET_BIND_SERVICE", "KILL",
-                                                "NET_ADMIN", "SYS_ADMIN",        "SYS_PTRACE",
-                                                "NET_RAW",   "SETUID"};
-const std::vector<std::string> kSysctls = {"kernel.shm_rmid_forced", "net.ipv4.tcp_syncookies",
-                                           "net.ipv4.ip_local_port_range", "kernel.msgmax",
-                                           "kernel.sem", "net.core.somaxconn"};
+const std::vector<std::string> kCapabilities = {
+    "CHOWN",     "NET_BIND_SERVICE", "KILL",    "NET_ADMIN",
+    "SYS_ADMIN", "SYS_PTRACE",       "NET_RAW", "SETUID"};
+const std::vector<std::string> kSysctls = {"kernel.shm_rmid_forced",
+                                           "net.ipv4.tcp_syncookies",
+                                           "net.ipv4.ip_local_port_range",
+                                           "kernel.msgmax",
+                                           "kernel.sem",
+                                           "net.core.somaxconn"};
 const std::vector<std::string> kSeccomp = {"RuntimeDefault", "Unconfined"};
 const std::vector<std::string> kAppArmor = {"RuntimeDefault", "Unconfined"};
 const std::vector<std::string> kSeLinuxTypes = {"container_t", "spc_t", "unconfined_t"};
@@ -52,8 +55,7 @@ JsonObject SecurityContext(Draw& draw, bool pod) {
   }
   if (pod) {
     if (draw.Chance(0.1)) {
-      context.Set("sysctls",
-                  JsonArray{JsonObject{{"name", draw.OneOf(kSysctls)}, {"value", "1"}}});
+      context.Set("sysctls", JsonArray{JsonObject{{"name", draw.OneOf(kSysctls)}, {"value", "1"}}});
     }
     return context;
   }

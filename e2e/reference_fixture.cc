@@ -112,8 +112,8 @@ void ReferenceEnvironmentTest::StartTrainPods() {
 
 void ReferenceEnvironmentTest::DeleteWorkloads(const std::string& team, const std::string& dir,
                                                const std::string& selector) {
-  Result<std::string> deleted = env().TeamKubectl(
-      team, {"delete", "-k", Example(dir), "--ignore-not-found", "--wait=true"});
+  Result<std::string> deleted =
+      env().TeamKubectl(team, {"delete", "-k", Example(dir), "--ignore-not-found", "--wait=true"});
   EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
   EXPECT_TRUE(Eventually([&] { return HostPods(team, selector).empty(); }, seconds(120),
                          std::chrono::milliseconds(500)))

@@ -46,8 +46,7 @@ class ReferenceEnvironmentTest : public testing::Test {
                                                           const std::string& ns = "default");
 
   // How many of `phases` are `phase`.
-  static int CountPhase(const std::map<std::string, std::string>& phases,
-                        const std::string& phase);
+  static int CountPhase(const std::map<std::string, std::string>& phases, const std::string& phase);
 
   // The GPU queue `queue` has allocated, in milli-GPUs; -1 when unknown.
   static int64_t QueueAllocated(const std::string& queue);

@@ -6,8 +6,7 @@ namespace vtenant::op {
 namespace {
 
 kube::Object WithLabels(const std::string& labels) {
-  Result<kube::Object> o =
-      kube::ParseJson(R"({"metadata":{"name":"x","labels":)" + labels + "}}");
+  Result<kube::Object> o = kube::ParseJson(R"({"metadata":{"name":"x","labels":)" + labels + "}}");
   EXPECT_TRUE(o.ok());
   return std::move(*o);
 }

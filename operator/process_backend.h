@@ -70,7 +70,8 @@ struct ProcessBackendOptions {
   // The virtual API servers' Service range: the host's (see
   // OperatorFlags::service_cidr).
   std::string service_cidr = "10.96.0.0/16";
-  // Flags that keep a virtual control plane small (see bench/RESULTS.md).
+  // Flags that keep a virtual control plane small (see
+  // bench/history/operator_bench.md).
   std::vector<std::string> apiserver_args = DefaultApiServerArgs();
   std::vector<std::string> controllers = DefaultVirtualControllers();
   std::map<std::string, std::string> apiserver_env = {{"GOGC", "100"}};

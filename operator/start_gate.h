@@ -4,8 +4,8 @@
 // Twenty API servers starting together on two cores do not finish sooner
 // than in turns: each start-up is CPU work, and run side by side they cost
 // more CPU apiece (caches, scheduler, the shared etcd), so the last of them
-// is ready later (bench/RESULTS.md). A tenant that waits here has its
-// status say so.
+// is ready later (bench/history/operator_bench.md). A tenant that waits
+// here has its status say so.
 #pragma once
 
 #include <condition_variable>

@@ -339,8 +339,7 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
   // not own may hold objects of these names).
   VT_ASSIGN_OR_RETURN(Deleted sts,
                       DeleteIfOwned(host_, resources::kStatefulSets, host_namespace, name, tenant));
-  for (const auto& [type, object] :
-       std::vector<std::pair<const kube::ResourceType*, std::string>>{
+  for (const auto& [type, object] : std::vector<std::pair<const kube::ResourceType*, std::string>>{
            {&kube::resources::kServices, name},
            {&kube::resources::kSecrets, name + "-internal"},
            {&kube::resources::kSecrets, ControlPlaneSecretName(tenant)},

@@ -283,7 +283,8 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
     if (np == Ensured::kCreated) {
       events_.Normal(tenant, "NetworkPolicyCreated",
                      "pods in " + ns + " take traffic from " + ns + " only and send it to " + ns +
-                         ", DNS and outside the cluster only");
+                         ", DNS and outside the cluster only; a control-plane pod also takes " +
+                         options_.operator_namespace + " on port 6443 and sends anywhere");
     }
   } else {
     for (const char* name : {kNetworkPolicyName, kControlPlaneNetworkPolicyName}) {

@@ -14,7 +14,7 @@ namespace {
 // drops the rare shapes exactly where they matter, the few large or
 // CPU-heavy ones whose room a packing rule strands; measured on openb and
 // two sub-mixes of it, keeping them strands 3-13 GPUs fewer at 130 %
-// (bench/RESULTS.md). openb has 151 shapes in all.
+// (bench/history/openb.md). openb has 151 shapes in all.
 constexpr size_t kMaxShapes = 256;
 constexpr double kCoverage = 1.0;
 
@@ -140,7 +140,7 @@ void FgdRule::BuildTargets(const std::vector<WorkloadModel::Entry>& entries) {
     // comes: the measure is GPUs allocated, and stranding an eight-GPU
     // job's room loses more than stranding a small fraction's. (The
     // paper weighs by count; on openb this weighting strands 14 GPUs fewer
-    // at 130 % arrival, bench/RESULTS.md.)
+    // at 130 % arrival, bench/history/openb.md.)
     t.weight *= 1 + double(t.devices) * double(PortionEstimate(t.fraction)) / double(kMilliPerGpu);
     targets_.push_back(std::move(t));
   }

@@ -55,10 +55,10 @@ struct Options {
   // consolidation_max_moves_per_cycle over all jobs of a cycle. Unbounded,
   // the `busy` replay moved 20,631 pods in a simulated day; 8 and 64 move
   // 9,507 and also evict fewer jobs (6,611 instead of 7,957), the only bound
-  // measured that lowers both (bench/RESULTS.md). Tighter bounds move fewer
-  // pods but leave more jobs to reclaim, which evicts whole jobs instead, and
-  // a running job killed outright costs its owner more than a pod restarted
-  // elsewhere. 0 turns consolidation off.
+  // measured that lowers both (bench/history/bench_scheduler.md). Tighter
+  // bounds move fewer pods but leave more jobs to reclaim, which evicts
+  // whole jobs instead, and a running job killed outright costs its owner
+  // more than a pod restarted elsewhere. 0 turns consolidation off.
   int consolidation_max_moves_per_job = 8;
   int consolidation_max_moves_per_cycle = 64;
   uint64_t seed = 1;  // random-fit only
@@ -73,7 +73,7 @@ struct Options {
   // fgd: node states scored per pod, the tightest with room first (plus the
   // one with the most room). 16 keeps fgd's full cycle within 2x binpack's
   // on 1,000 nodes with 20k pending; 64 scores every state on openb and
-  // strands 4 GPUs fewer there (bench/RESULTS.md).
+  // strands 4 GPUs fewer there (bench/history/openb.md).
   int fgd_max_candidates = 16;
 };
 

@@ -125,9 +125,9 @@ class VictimPool {
 // job short by more takes them node by node (nodes that would free the
 // most GPU first, within a node in rank order), since victims scattered
 // over the cluster free no single node. Then keeps only the victims on the
-// nodes the job landed on, so nobody is evicted for nothing. On success the evictions and the job's placements stay in the statement, the evicted
-// jobs leave `pool` and the session's failure caches are dropped (the room they describe has
-// changed); otherwise everything is rolled back.
+// nodes the job landed on, so nobody is evicted for nothing. On success the evictions and the job's
+// placements stay in the statement, the evicted jobs leave `pool` and the session's failure caches
+// are dropped (the room they describe has changed); otherwise everything is rolled back.
 //
 // `facts`, when given, holds pool.PlacedGpu and pool.OnlyNode of each of
 // `ranked` (same index), all of one leaf queue: read in order instead of

@@ -1,8 +1,9 @@
 // Allowlist: host objects built member by member from a virtual one.
 //
-// The tenant is untrusted input (design.md, rule 4): a translator names
-// every member it knows to be safe, and nothing else reaches the host. A
-// Schema says, for the members of one JSON object, what becomes of each:
+// The tenant is untrusted input (docs/architecture.md, "Syncer rules",
+// rule 4): a translator names every member it knows to be safe, and
+// nothing else reaches the host. A Schema says, for the members of one
+// JSON object, what becomes of each:
 //
 //   Copy     taken as it is (a deep copy: scalars, lists of scalars, maps
 //            the host reads as data, such as resource lists);

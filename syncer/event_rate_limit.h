@@ -50,8 +50,7 @@ class EventRateLimit {
     kube::Clock::TimePoint last;
   };
   // Refills `b` up to `burst`, one token every `seconds_per_token`, to now.
-  static void Refill(Bucket& b, double seconds_per_token, double burst,
-                     kube::Clock::TimePoint now);
+  static void Refill(Bucket& b, double seconds_per_token, double burst, kube::Clock::TimePoint now);
   // How long until `b` holds one token.
   static kube::Clock::Duration Wait(const Bucket& b, double seconds_per_token);
   void ForgetFull(kube::Clock::TimePoint now);

@@ -1,7 +1,8 @@
-// Gangs across the boundary (design.md rule 2): the pods of one virtual
-// workload become one host PodGroup in the tenant's queue, with the
-// minMember KAI's pod grouper would give that workload on a dedicated
-// cluster, and each host pod names it in `pod-group-name`.
+// Gangs across the boundary (docs/architecture.md, "Syncer rules", rule 2):
+// the pods of one virtual workload become one host PodGroup in the
+// tenant's queue, with the minMember KAI's pod grouper would give that
+// workload on a dedicated cluster, and each host pod names it in
+// `pod-group-name`.
 //
 // Which workload a pod belongs to, and its minMember:
 //   - pod annotated `pod-group-name: g`: the virtual PodGroup g

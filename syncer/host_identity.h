@@ -1,6 +1,6 @@
 // Which virtual object a host object stands for, as the syncer recorded it,
 // and the check made before every write or delete of a host object
-// (design.md rule 5).
+// (docs/architecture.md, "Syncer rules", rule 5).
 //
 // Host names are unique per virtual object only up to 40 bits of a hash
 // (names.h), and the host namespace also holds objects the syncer did not

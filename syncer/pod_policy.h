@@ -1,9 +1,9 @@
 // PodPolicy: what a tenant's pod may ask of the shared host.
 //
-// The guard rails of the syncer (design.md, "Rules the syncer never
-// breaks", rule 4): a pod that asks for a host feature its Tenant does not
-// allow, or whose GPU annotations the scheduler could not honour, never
-// reaches the host. The refusal says which field and why, for the Event and
+// The guard rails of the syncer (docs/architecture.md, "Syncer rules",
+// rule 4): a pod that asks for a host feature its Tenant does not allow,
+// or whose GPU annotations the scheduler could not honour, never reaches
+// the host. The refusal says which field and why, for the Event and
 // the condition the tenant sees on the virtual pod.
 #pragma once
 

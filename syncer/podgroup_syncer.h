@@ -13,8 +13,9 @@
 // A virtual PodGroup deleted while its pods still run leaves the host
 // PodGroup as it last was until the last of those pods goes: deleting it
 // would leave running host pods naming a group KAI cannot find, and a gang
-// is never torn apart from the virtual side (design.md rule 2). Pods that
-// name the deleted group afterwards wait for it, as they do before it exists.
+// is never torn apart from the virtual side (docs/architecture.md,
+// "Syncer rules", rule 2). Pods that name the deleted group afterwards
+// wait for it, as they do before it exists.
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 // and a real virtual one, killed and restarted in the middle of bursts, and
 // both API servers restarted under it, and the host away long enough to
 // cost the Lease. The rule under test: never a duplicate, never a lost pod,
-// no orphans (design.md, rule 5).
+// no orphans (docs/architecture.md, "Syncer rules", rule 5).
 #include <cpprest/http_client.h>
 #include <gtest/gtest.h>
 

@@ -70,8 +70,8 @@ void CheckPrivileged(const rapidjson::Value& spec, Violations& out) {
 // Capabilities: nothing added beyond the default set of container runtimes.
 void CheckCapabilities(const rapidjson::Value& spec, Violations& out) {
   static const std::set<std::string, std::less<>> kAllowed = {
-      "AUDIT_WRITE", "CHOWN",  "DAC_OVERRIDE", "FOWNER",   "FSETID",   "KILL",      "MKNOD",
-      "NET_BIND_SERVICE",      "SETFCAP",      "SETGID",   "SETPCAP",  "SETUID",    "SYS_CHROOT"};
+      "AUDIT_WRITE",      "CHOWN",   "DAC_OVERRIDE", "FOWNER",  "FSETID", "KILL",      "MKNOD",
+      "NET_BIND_SERVICE", "SETFCAP", "SETGID",       "SETPCAP", "SETUID", "SYS_CHROOT"};
   ForEachContainer(spec, [&](const rapidjson::Value& c, const std::string& where) {
     const rapidjson::Value* context = Member(c, "securityContext");
     const rapidjson::Value* caps = context ? Member(*context, "capabilities") : nullptr;
@@ -189,13 +189,18 @@ void CheckSeccomp(const rapidjson::Value& spec, Violations& out) {
 
 // Sysctls: only the namespaced, safe set.
 void CheckSysctls(const rapidjson::Value& spec, Violations& out) {
-  static const std::set<std::string, std::less<>> kSafe = {
-      "kernel.shm_rmid_forced",       "net.ipv4.ip_local_port_range",
-      "net.ipv4.ip_unprivileged_port_start", "net.ipv4.tcp_syncookies",
-      "net.ipv4.ping_group_range",    "net.ipv4.ip_local_reserved_ports",
-      "net.ipv4.tcp_keepalive_time",  "net.ipv4.tcp_fin_timeout",
-      "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes",
-      "net.ipv4.tcp_rmem",            "net.ipv4.tcp_wmem"};
+  static const std::set<std::string, std::less<>> kSafe = {"kernel.shm_rmid_forced",
+                                                           "net.ipv4.ip_local_port_range",
+                                                           "net.ipv4.ip_unprivileged_port_start",
+                                                           "net.ipv4.tcp_syncookies",
+                                                           "net.ipv4.ping_group_range",
+                                                           "net.ipv4.ip_local_reserved_ports",
+                                                           "net.ipv4.tcp_keepalive_time",
+                                                           "net.ipv4.tcp_fin_timeout",
+                                                           "net.ipv4.tcp_keepalive_intvl",
+                                                           "net.ipv4.tcp_keepalive_probes",
+                                                           "net.ipv4.tcp_rmem",
+                                                           "net.ipv4.tcp_wmem"};
   const rapidjson::Value* context = Member(spec, "securityContext");
   const rapidjson::Value* sysctls = context ? Member(*context, "sysctls") : nullptr;
   if (sysctls == nullptr || !sysctls->IsArray()) return;
