@@ -30,6 +30,10 @@ constexpr char kTokenRefreshAfterAnnotation[] = "vtenant.io/token-refresh-after"
 // is held by another object is looked at again: the holder may be one the
 // host caches never see leave.
 constexpr std::chrono::seconds kClashRecheck(30);
+// How long a token Secret this syncer wrote is trusted before the host
+// cache shows it: far longer than a watch event takes, far shorter than a
+// token's life.
+constexpr std::chrono::seconds kCacheCatchUp(30);
 
 // What the host pod and the token Secret of virtual pod ns/name record.
 VirtualIdentity PodIdentity(std::string_view ns, std::string_view name) {
@@ -261,6 +265,10 @@ Status PodSyncer::DeleteHostPod(const rapidjson::Value& host, std::optional<int6
 
 Status PodSyncer::DeleteTokenSecret(std::string_view ns, std::string_view name) {
   const std::string secret = TokenSecretName(name, ns, config_.tenant);
+  {
+    std::lock_guard lock(mu_);
+    written_tokens_.erase(secret);
+  }
   kube::ObjectPtr existing =
       informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret));
   if (existing == nullptr) return Status::Ok();
@@ -341,6 +349,20 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
   const VirtualIdentity wanted = PodIdentity(ns, kube::Name(pod));
   kube::ObjectPtr existing =
       informers_.Host(kSecrets).cache().Get(kube::MakeKey(config_.host_namespace, secret_name));
+  {
+    // Written by this syncer a moment ago, and the cache has not caught up:
+    // the token there is fresh. Only for a moment, so a Secret deleted
+    // since is made again on the next reconcile after that.
+    std::lock_guard lock(mu_);
+    auto it = written_tokens_.find(secret_name);
+    if (it != written_tokens_.end()) {
+      const bool recent = std::chrono::steady_clock::now() - it->second.written < kCacheCatchUp;
+      if (recent && it->second.refresh_after > now) {
+        return std::chrono::ceil<seconds>(it->second.refresh_after - now);
+      }
+      if (!recent) written_tokens_.erase(it);
+    }
+  }
   if (existing != nullptr) {
     if (Status clash = CheckIdentity(*existing, kSecrets.kind, wanted, config_.tenant);
         !clash.ok()) {
@@ -438,6 +460,10 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
     } else {
       metrics_.Synced("Secret", "create");
     }
+  }
+  {
+    std::lock_guard lock(mu_);
+    written_tokens_[secret_name] = {refresh_after, std::chrono::steady_clock::now()};
   }
   return std::chrono::ceil<seconds>(
       std::max(refresh_after - now, std::chrono::system_clock::duration::zero()));

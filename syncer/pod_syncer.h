@@ -103,6 +103,14 @@ class PodSyncer : public kube::Reconciler {
   std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
   // Host pod name → why it went ("Evicted: ..."), until the virtual pod hears of it.
   std::map<std::string, std::string> lost_reasons_;
+  // Token Secret name → the refresh time this syncer just wrote on it, and
+  // when: the host cache shows a write only after its watch event, and a
+  // reconcile in between must not request a second token.
+  struct WrittenToken {
+    std::chrono::system_clock::time_point refresh_after;
+    std::chrono::steady_clock::time_point written;
+  };
+  std::map<std::string, WrittenToken> written_tokens_;
 };
 
 }  // namespace vtenant::syncer
