@@ -20,7 +20,7 @@ help:
 	@echo "make build        configure and build with CMake/Ninja into $(BUILD_DIR)/"
 	@echo "make unit|integration|e2e   one label of tests"
 	@echo "make bench        build and run the benchmarks (bench/RESULTS.md records them)"
-	@echo "make down         stop the local environment started by make demo"
+	@echo "make down         stop the local environment started by make demo (its data is kept)"
 
 deps:
 	@hack/install-deps.sh

@@ -178,6 +178,10 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   UpOptions options;
   if (int code = ParseUpOptions("up", args, options); code >= 0) return code;
   const std::string dir = StateDir(global);
+  // The state folder holds every key, certificate, token and kubeconfig of
+  // the environment, and the data of every cluster in it: whatever this
+  // command or the supervisor it starts writes there is its owner's alone.
+  ::umask(077);
   Result<EnvironmentState> existing = EnvironmentState::Load(dir);
   if (existing.ok() && existing->SupervisorRunning()) {
     std::cout << "vtenant: local environment already running in " << dir << " (supervisor pid "
@@ -232,9 +236,6 @@ int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
                  "elsewhere); using a free port instead\n";
     options.port = 0;
   }
-  // The state folder holds every key, certificate, token and kubeconfig of
-  // the environment, and the data of every cluster in it.
-  ::umask(077);
   if (Status s = EnsurePrivateDirectory(dir); !s.ok()) {
     std::cerr << "vtenant up: " << s.ToString() << "\n";
     return 1;

@@ -82,5 +82,7 @@ Connect:
                          kubectl --kubeconfig nlp.kubeconfig get pods -A
   as a kubectl plugin:   PATH=\$PATH:$PWD/$build_dir/cli kubectl vtenant queues
 Scenarios: examples/tenants/scenarios/ (burst, gpu-memory, gang, two-gpus)
-Stop:   make down     (or $vtenant down)
+Health: $vtenant status   (pid, restarts and health of each component)
+Stop:   make down     (or $vtenant down; the data stays, \`make demo\` resumes it)
+Remove: $vtenant delete
 EOT
