@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +72,7 @@ Result<Process> Process::Start(const ProcessOptions& options) {
   for (auto& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
   const pid_t parent = getpid();
+  const long max_fd = sysconf(_SC_OPEN_MAX);
 
   pid_t pid = fork();
   if (pid < 0) {
@@ -88,6 +90,13 @@ Result<Process> Process::Start(const ProcessOptions& options) {
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
+    // Nothing of the parent's but stdin, stdout and stderr: a listening
+    // socket the parent opened without close-on-exec (its health server)
+    // would otherwise stay bound by the child after the parent dies, and the
+    // parent, started again, could not listen on its own port.
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+      for (long fd = 3; fd < max_fd; ++fd) close(static_cast<int>(fd));
+    }
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }

@@ -1,10 +1,15 @@
 #include "localenv/process.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -97,7 +102,35 @@ TEST(ProcessTest, ReportsHowTheChildEnded) {
   Result<Process> p = Process::Start({.argv = {"/bin/sh", "-c", "exit 3"}, .log_path = TempLog()});
   ASSERT_TRUE(p.ok());
   while (p->Running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(p->exit_description(), "exited 3");
   EXPECT_EQ(p->Stop(), "not running");
+}
+
+// A program killed while its children run must be able to listen on its own
+// port again when started anew: the children hold none of its sockets.
+TEST(ProcessTest, AChildHoldsNoneOfTheParentsSockets) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);  // no SOCK_CLOEXEC, on purpose
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+
+  Result<Process> child = Process::Start({.argv = {"/bin/sleep", "30"}, .log_path = TempLog()});
+  ASSERT_TRUE(child.ok());
+  // Once it runs `sleep`, whatever it kept across exec is what it holds.
+  const std::string exe = "/proc/" + std::to_string(child->pid()) + "/exe";
+  for (int i = 0; i < 500 && std::filesystem::read_symlink(exe).filename() != "sleep"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  close(listener);
+  const int again = socket(AF_INET, SOCK_STREAM, 0);
+  EXPECT_EQ(bind(again, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0)
+      << "the child still holds port " << ntohs(addr.sin_port) << ": " << std::strerror(errno);
+  close(again);
 }
 
 TEST(RunCommandTest, CapturesOutputsAndExitCode) {
