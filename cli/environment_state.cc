@@ -30,6 +30,7 @@ void EmitComponent(YAML::Emitter& out, const ComponentRecord& record) {
   out << YAML::EndMap;
   out << YAML::Key << "log" << YAML::Value << c.process.log_path;
   out << YAML::Key << "workingDir" << YAML::Value << c.process.working_dir;
+  out << YAML::Key << "restartAfter" << YAML::Value << YAML::Flow << c.restart_after;
   out << YAML::Key << "health" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "url" << YAML::Value << c.health.url;
   out << YAML::Key << "kubeconfig" << YAML::Value << c.health.kubeconfig;
@@ -52,6 +53,7 @@ ComponentRecord ParseComponent(const YAML::Node& node) {
   c.process.log_path = node["log"].as<std::string>("");
   c.process.working_dir = node["workingDir"].as<std::string>("");
   c.process.die_with_parent = false;
+  for (const auto& name : node["restartAfter"]) c.restart_after.push_back(name.as<std::string>());
   const YAML::Node health = node["health"];
   c.health.url = health["url"].as<std::string>("");
   c.health.kubeconfig = health["kubeconfig"].as<std::string>("");

@@ -245,9 +245,15 @@ TEST_P(FaultSuiteTest, NothingIsLostOrDuplicatedWhenItIsKilledMidBurst) {
   ASSERT_EQ(kill(*victim, SIGKILL), 0) << fault.name << " pid " << *victim;
 
   Observation last;
+  auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   const bool converged = Eventually(
       [&] {
         last = Observe(ns);
+        // What is still wrong, now and then, so a slow case says why.
+        if (!last.problem.empty() && std::chrono::steady_clock::now() > next_report) {
+          std::cout << "fault suite: " << fault.name << ": still " << last.problem << "\n";
+          next_report += std::chrono::seconds(30);
+        }
         return last.problem.empty();
       },
       std::chrono::seconds(420), std::chrono::seconds(1));

@@ -62,7 +62,15 @@ void LocalCluster::HandOver(Supervisor& supervisor) {
     hand("kube-controller-manager", plane_.controller_manager->TakeProcess(),
          plane_.controller_manager->Health());
   }
-  if (node_agent_) hand("kwok", node_agent_->TakeProcess(), {});
+  if (node_agent_) {
+    // kwok drops a pod's stage that failed to apply (the store was down)
+    // until its next full resync, minutes later; started again it reads
+    // every pod afresh.
+    Component kwok{.name = "kwok", .process = {}, .health = {}, .restart_after = {"etcd", "kube-apiserver"}};
+    Process process = node_agent_->TakeProcess();
+    kwok.process = process.options();
+    supervisor.Add(std::move(kwok), std::move(process));
+  }
 }
 
 }  // namespace vtenant::localenv

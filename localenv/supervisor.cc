@@ -59,6 +59,41 @@ bool Supervisor::Tick() {
     ++entry.restarts;
     Launch(entry, now, nullptr);
     changed = true;
+    for (Entry& follower : entries_) {
+      const std::vector<std::string>& after = follower.component.restart_after;
+      if (std::find(after.begin(), after.end(), entry.component.name) != after.end()) {
+        follower.follow_cause = entry.component.name;
+      }
+    }
+  }
+  return RestartFollowers(now) || changed;
+}
+
+bool Supervisor::RestartFollowers(Clock::time_point now) {
+  bool changed = false;
+  for (Entry& follower : entries_) {
+    if (follower.follow_cause.empty() || follower.retired) continue;
+    bool ready = true;
+    for (const std::string& name : follower.component.restart_after) {
+      const Entry* leader = nullptr;
+      for (const Entry& e : entries_) {
+        if (e.component.name == name) leader = &e;
+      }
+      if (leader == nullptr) continue;
+      ready = ready && leader->up &&
+              (leader->component.health.url.empty() ||
+               CheckHealth(leader->component.health, std::chrono::seconds(1)).ok());
+    }
+    if (!ready) continue;
+    if (follower.up) {
+      follower.process.Stop(std::chrono::seconds(2));
+      follower.up = false;
+    }
+    follower.last_exit = "restarted to follow " + follower.follow_cause;
+    follower.follow_cause.clear();
+    ++follower.restarts;
+    Launch(follower, now, nullptr);
+    changed = true;
   }
   return changed;
 }

@@ -24,6 +24,12 @@ struct Component {
   std::string name;        // "etcd", "kube-apiserver", "vtenant-scheduler", ...
   ProcessOptions process;  // how to start it; die_with_parent is ignored (false)
   HealthProbe health;      // how `vtenant status` tells that it answers
+  // Components whose restart this one must follow: when the supervisor
+  // starts one of them again, it restarts this one too, once all of them
+  // answer their health probes. For a program that gives up on work that
+  // failed while they were down (kwok drops a pod's stage that failed to
+  // apply until its next full resync, minutes later).
+  std::vector<std::string> restart_after;
 };
 
 // What the supervisor knows about one component now.
@@ -88,7 +94,11 @@ class Supervisor {
     Clock::time_point next_start;  // while not running
     std::chrono::milliseconds backoff{0};
     bool retired = false;  // stopped for good by StopOne
+    std::string follow_cause;  // the component in restart_after that was restarted; empty: none
   };
+  // Restarts the components with a follow_cause once what they follow
+  // answers. Returns true when it restarted any.
+  bool RestartFollowers(Clock::time_point now);
   std::string StopEntry(Entry& entry, std::chrono::milliseconds grace);
   void Launch(Entry& entry, Clock::time_point now, Status* error);
 

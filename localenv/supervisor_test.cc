@@ -104,6 +104,28 @@ TEST_F(SupervisorTest, AnAdoptedProcessThatDiesIsStartedAsAChild) {
   EXPECT_EQ(supervisor.Statuses()[0].last_exit, "gone");
 }
 
+TEST_F(SupervisorTest, AFollowerIsRestartedOnceWhatItFollowsIsBack) {
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
+  ASSERT_TRUE(supervisor.Start(Shell("store", "exec sleep 60")).ok());
+  Component agent = Shell("agent", "exec sleep 60");
+  agent.restart_after = {"store"};
+  ASSERT_TRUE(supervisor.Start(agent).ok());
+  ASSERT_TRUE(supervisor.Start(Shell("bystander", "exec sleep 60")).ok());
+  const std::vector<ComponentStatus> before = supervisor.Statuses();
+
+  ASSERT_EQ(kill(before[0].pid, SIGKILL), 0);
+  ASSERT_TRUE(TickUntil(supervisor, [&] {
+    const std::vector<ComponentStatus> now = supervisor.Statuses();
+    return now[0].pid > 0 && now[0].pid != before[0].pid && now[1].pid > 0 &&
+           now[1].pid != before[1].pid;
+  }));
+  const std::vector<ComponentStatus> after = supervisor.Statuses();
+  EXPECT_EQ(after[1].restarts, 1);
+  EXPECT_EQ(after[1].last_exit, "restarted to follow store");
+  EXPECT_EQ(after[2].pid, before[2].pid) << "a component that follows nothing was restarted";
+  EXPECT_EQ(after[2].restarts, 0);
+}
+
 TEST_F(SupervisorTest, StopAllStopsEveryComponentAndRestartsNothing) {
   Supervisor supervisor({.first_backoff = std::chrono::milliseconds(1)});
   ASSERT_TRUE(supervisor.Start(Shell("a", "exec sleep 60")).ok());
