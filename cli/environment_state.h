@@ -28,7 +28,7 @@ struct EnvironmentState {
   pid_t supervisor_pid = -1;
   // "starting" (being built or resumed), "ready", "stopped", "failed".
   std::string phase;
-  std::string message;  // why it failed; empty otherwise
+  std::string message;                      // why it failed; empty otherwise
   std::vector<ComponentRecord> components;  // in start order
 
   // Saves to <dir>/state.yaml, atomically (readers never see half a file).

@@ -4,8 +4,8 @@
 // down`), recording each one's pid and restarts in <state>/state.yaml. Its
 // output, <state>/supervisor.log, is what `up` shows while it waits.
 #include <signal.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -85,7 +85,8 @@ Status WaitHealthy(localenv::Supervisor& supervisor, const localenv::Component& 
 // Keeps `state` in step with the supervisor and saves it.
 class Record {
  public:
-  Record(std::string dir, EnvironmentState state) : dir_(std::move(dir)), state_(std::move(state)) {}
+  Record(std::string dir, EnvironmentState state)
+      : dir_(std::move(dir)), state_(std::move(state)) {}
   EnvironmentState& state() { return state_; }
 
   Status Save(const localenv::Supervisor& supervisor) {
@@ -143,8 +144,8 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
   VT_ASSIGN_OR_RETURN(std::vector<localenv::SimulatedNode> nodes,
                       localenv::LoadNodeInventory(options.nodes_path));
   VT_ASSIGN_OR_RETURN(std::vector<std::string> crds, YamlFiles(options.crds_dir));
-  std::cout << "vtenant: starting etcd, kube-apiserver, kube-controller-manager and kwok in "
-            << dir << " ..." << std::endl;
+  std::cout << "vtenant: starting etcd, kube-apiserver, kube-controller-manager and kwok in " << dir
+            << " ..." << std::endl;
   VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::LocalCluster> cluster,
                       localenv::LocalCluster::Start({.dir = dir,
                                                      .nodes = nodes,
@@ -178,14 +179,14 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
   // The scheduler serves its admission webhook (GPU-sharing pods need it)
   // on loopback and fills in the chart's webhook configuration.
   VT_ASSIGN_OR_RETURN(int webhook_port, localenv::PickFreeLoopbackPort());
-  VT_RETURN_IF_ERROR(
-      StartProgram(supervisor, "vtenant-scheduler", options.scheduler_binary, "scheduler",
-                   {"--kubeconfig=" + scheduler_kubeconfig,
-                    "--webhook-address=127.0.0.1:" + std::to_string(webhook_port),
-                    std::string("--reservation-namespace=") + kSystemNamespace,
-                    "--reservation-service-account=vtenant-gpu-reservation"},
-                   dir)
-          .WithContext("starting vtenant-scheduler"));
+  VT_RETURN_IF_ERROR(StartProgram(supervisor, "vtenant-scheduler", options.scheduler_binary,
+                                  "scheduler",
+                                  {"--kubeconfig=" + scheduler_kubeconfig,
+                                   "--webhook-address=127.0.0.1:" + std::to_string(webhook_port),
+                                   std::string("--reservation-namespace=") + kSystemNamespace,
+                                   "--reservation-service-account=vtenant-gpu-reservation"},
+                                  dir)
+                         .WithContext("starting vtenant-scheduler"));
   VT_RETURN_IF_ERROR(record.Save(supervisor));
   // Tenants' control planes keep their folders under <dir>/operator and
   // their data in an etcd the operator starts there, where each is an etcd
@@ -246,8 +247,8 @@ void ReportRestarts(const localenv::Supervisor& supervisor,
   for (size_t i = 0; i < now.size(); ++i) {
     const localenv::ComponentStatus* before = i < last.size() ? &last[i] : nullptr;
     if (before != nullptr && before->pid > 0 && now[i].pid != before->pid) {
-      std::cout << "vtenant: " << now[i].name << " (pid " << before->pid << ") "
-                << now[i].last_exit << std::endl;
+      std::cout << "vtenant: " << now[i].name << " (pid " << before->pid << ") " << now[i].last_exit
+                << std::endl;
     }
     if (now[i].pid > 0 && (before == nullptr || before->pid != now[i].pid)) {
       std::cout << "vtenant: " << now[i].name << " started again (pid " << now[i].pid
@@ -297,8 +298,8 @@ int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& ar
   }
   record.state().phase = "ready";
   (void)record.Save(supervisor);
-  std::cout << "vtenant: ready; supervising " << supervisor.Statuses().size()
-            << " components (pid " << getpid() << ")" << std::endl;
+  std::cout << "vtenant: ready; supervising " << supervisor.Statuses().size() << " components (pid "
+            << getpid() << ")" << std::endl;
 
   std::vector<localenv::ComponentStatus> last = supervisor.Statuses();
   while (!g_stop) {

@@ -255,9 +255,12 @@ bool Stop(const std::string& dir) {
     // The supervisor stops its components in order and the tenants' processes.
     kill(state->supervisor_pid, SIGTERM);
     const pid_t pid = state->supervisor_pid;
-    if (!Eventually([&] { return !IsRecordedProcess("vtenant", pid) &&
-                                 !IsRecordedProcess("kubectl-vtenant", pid); },
-                    std::chrono::seconds(60), std::chrono::milliseconds(50))) {
+    if (!Eventually(
+            [&] {
+              return !IsRecordedProcess("vtenant", pid) &&
+                     !IsRecordedProcess("kubectl-vtenant", pid);
+            },
+            std::chrono::seconds(60), std::chrono::milliseconds(50))) {
       std::cerr << "vtenant: the supervisor (pid " << pid
                 << ") did not stop within 60 s; stopping its components directly\n";
       kill(pid, SIGKILL);
@@ -376,8 +379,8 @@ int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args)
   }
   bool healthy = true;
   if (state->SupervisorRunning()) {
-    std::cout << "supervisor: running (pid " << state->supervisor_pid << "), phase "
-              << state->phase << "\n";
+    std::cout << "supervisor: running (pid " << state->supervisor_pid << "), phase " << state->phase
+              << "\n";
   } else {
     healthy = false;
     std::cout << "supervisor: not running (" << (state->phase.empty() ? "?" : state->phase)

@@ -118,8 +118,8 @@ TEST(CliUpDownTest, UpIsIdempotentDownKeepsTheDataAndDeleteRemovesIt) {
   EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
   for (const char* component : {"etcd", "kube-apiserver", "kube-controller-manager",
                                 "vtenant-scheduler", "vtenant-operator"}) {
-    EXPECT_TRUE(std::regex_search(status.out,
-                                  std::regex(std::string("\n") + component + " +[0-9]+ +running +0 +ok")))
+    EXPECT_TRUE(std::regex_search(
+        status.out, std::regex(std::string("\n") + component + " +[0-9]+ +running +0 +ok")))
         << component << " not running and healthy in:\n"
         << status.out;
   }
@@ -177,12 +177,15 @@ TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing)
         << name << " was not restarted";
   }
   localenv::CommandResult status = Vtenant(dir, {"status"});
-  ASSERT_TRUE(Eventually([&] {
-    status = Vtenant(dir, {"status"});
-    return status.exit_code == 0;
-  }, std::chrono::seconds(60))) << status.out << status.err;
-  EXPECT_TRUE(std::regex_search(status.out,
-                                std::regex("\nkube-apiserver +[0-9]+ +running +1 +ok +killed by signal 9")))
+  ASSERT_TRUE(Eventually(
+      [&] {
+        status = Vtenant(dir, {"status"});
+        return status.exit_code == 0;
+      },
+      std::chrono::seconds(60)))
+      << status.out << status.err;
+  EXPECT_TRUE(std::regex_search(
+      status.out, std::regex("\nkube-apiserver +[0-9]+ +running +1 +ok +killed by signal 9")))
       << status.out;
   EXPECT_EQ(WitnessUid(*EnvironmentState::Load(dir)), uid);
 
@@ -198,12 +201,10 @@ TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing)
   }));
   localenv::CommandResult status_down = Vtenant(dir, {"status"});
   EXPECT_EQ(status_down.exit_code, 1) << status_down.out;
-  EXPECT_NE(status_down.out.find("supervisor: not running"), std::string::npos)
-      << status_down.out;
+  EXPECT_NE(status_down.out.find("supervisor: not running"), std::string::npos) << status_down.out;
   localenv::CommandResult resumed = Vtenant(dir, {"up"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  EXPECT_NE(resumed.out.find("started again: vtenant-operator;"), std::string::npos)
-      << resumed.out;
+  EXPECT_NE(resumed.out.find("started again: vtenant-operator;"), std::string::npos) << resumed.out;
   Result<EnvironmentState> after = EnvironmentState::Load(dir);
   ASSERT_TRUE(after.ok());
   std::map<std::string, pid_t> expected = Pids(*before);

@@ -80,8 +80,7 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
       const std::string& v = args[++i];
       if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos ||
           std::stoi(v) > 65535) {
-        std::cerr << "vtenant " << command << ": --port wants a port number, got \"" << v
-                  << "\"\n";
+        std::cerr << "vtenant " << command << ": --port wants a port number, got \"" << v << "\"\n";
         return 2;
       }
       options.port = std::stoi(v);
@@ -103,8 +102,8 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
 }
 
 std::vector<std::string> UpArguments(const UpOptions& options) {
-  std::vector<std::string> args = {"--nodes", options.nodes_path, "--crds", options.crds_dir,
-                                   "--chart", options.chart_dir};
+  std::vector<std::string> args = {"--nodes",        options.nodes_path, "--crds",
+                                   options.crds_dir, "--chart",          options.chart_dir};
   if (options.port != 0) args.insert(args.end(), {"--port", std::to_string(options.port)});
   const std::pair<const char*, const std::string*> binaries[] = {
       {"--operator-binary", &options.operator_binary},

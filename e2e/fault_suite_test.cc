@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -95,7 +95,8 @@ spec:
   selector: {matchLabels: {app: burst}}
   template:
     metadata: {labels: {app: burst}}
-    spec:)" + pod_spec +
+    spec:)" +
+         pod_spec +
          R"(
 ---
 apiVersion: batch/v1
@@ -144,7 +145,8 @@ Observation Observe(const std::string& ns) {
     if (job && phase == "Succeeded") ++succeeded;
   }
   kube::ListOptions selector;
-  selector.label_selector = "vtenant.io/managed-by=vtenant-syncer,vtenant.io/virtual-namespace=" + ns;
+  selector.label_selector =
+      "vtenant.io/managed-by=vtenant-syncer,vtenant.io/virtual-namespace=" + ns;
   Result<kube::ObjectList> hpods = shared_env->host().ListAll(res::kPods, kHostNamespace, selector);
   if (!hpods.ok()) return fail("listing host pods: " + hpods.status().ToString());
   std::map<std::string, int> copies;
@@ -160,9 +162,9 @@ Observation Observe(const std::string& ns) {
     if (phase == "Running") running_milli_cpu += kPodMilliCpu;
     const bool job = kube::GetString(pod, {"metadata", "labels", "app"}) == "once";
     if (!job && (kube::GetString(pod, {"spec", "nodeName"}).empty() || phase != "Running")) {
-      return fail("host pod " + std::string(kube::GetString(pod, {"metadata", "name"})) +
-                  " is " + phase + " on node '" +
-                  std::string(kube::GetString(pod, {"spec", "nodeName"})) + "'");
+      return fail("host pod " + std::string(kube::GetString(pod, {"metadata", "name"})) + " is " +
+                  phase + " on node '" + std::string(kube::GetString(pod, {"spec", "nodeName"})) +
+                  "'");
     }
   }
   for (const auto& [uid, n] : copies) {
@@ -180,8 +182,8 @@ Observation Observe(const std::string& ns) {
   Result<kube::Object> job = team_client->Get(res::kJobs, ns, "once");
   if (!job.ok()) return fail("reading the Job: " + job.status().ToString());
   if (kube::GetInt(*job, {"status", "succeeded"}, -1) != kCompletions) {
-    return fail("the Job counts " + std::to_string(kube::GetInt(*job, {"status", "succeeded"}, -1)) +
-                " successes");
+    return fail("the Job counts " +
+                std::to_string(kube::GetInt(*job, {"status", "succeeded"}, -1)) + " successes");
   }
   Result<kube::Object> queue = shared_env->host().Get(res::kQueues, "", kTeam);
   if (!queue.ok()) return fail("reading queue nlp: " + queue.status().ToString());
@@ -190,8 +192,7 @@ Observation Observe(const std::string& ns) {
   if (!allocated.ok() || allocated->Milli() != running_milli_cpu) {
     return fail("queue nlp shows " +
                 std::string(kube::GetString(*queue, {"status", "allocated", "cpu"})) +
-                " CPU allocated; its Running pods hold " + std::to_string(running_milli_cpu) +
-                "m");
+                " CPU allocated; its Running pods hold " + std::to_string(running_milli_cpu) + "m");
   }
   return o;
 }
@@ -281,13 +282,12 @@ TEST_P(FaultSuiteTest, NothingIsLostOrDuplicatedWhenItIsKilledMidBurst) {
 
 INSTANTIATE_TEST_SUITE_P(
     EachProgram, FaultSuiteTest,
-    ::testing::Values(
-        Fault{"syncer", [] { return TenantPid("vtenant-syncer", kTeam); }},
-        Fault{"scheduler", [] { return RecordedPid("vtenant-scheduler"); }},
-        Fault{"operator", [] { return RecordedPid("vtenant-operator"); }},
-        Fault{"tenant_apiserver", [] { return TenantPid("kube-apiserver", kTeam); }},
-        Fault{"host_apiserver", [] { return RecordedPid("kube-apiserver"); }},
-        Fault{"host_etcd", [] { return RecordedPid("etcd"); }}),
+    ::testing::Values(Fault{"syncer", [] { return TenantPid("vtenant-syncer", kTeam); }},
+                      Fault{"scheduler", [] { return RecordedPid("vtenant-scheduler"); }},
+                      Fault{"operator", [] { return RecordedPid("vtenant-operator"); }},
+                      Fault{"tenant_apiserver", [] { return TenantPid("kube-apiserver", kTeam); }},
+                      Fault{"host_apiserver", [] { return RecordedPid("kube-apiserver"); }},
+                      Fault{"host_etcd", [] { return RecordedPid("etcd"); }}),
     [](const ::testing::TestParamInfo<Fault>& info) { return info.param.name; });
 
 }  // namespace

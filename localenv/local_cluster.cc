@@ -66,7 +66,8 @@ void LocalCluster::HandOver(Supervisor& supervisor) {
     // kwok drops a pod's stage that failed to apply (the store was down)
     // until its next full resync, minutes later; started again it reads
     // every pod afresh.
-    Component kwok{.name = "kwok", .process = {}, .health = {}, .restart_after = {"etcd", "kube-apiserver"}};
+    Component kwok{
+        .name = "kwok", .process = {}, .health = {}, .restart_after = {"etcd", "kube-apiserver"}};
     Process process = node_agent_->TakeProcess();
     kwok.process = process.options();
     supervisor.Add(std::move(kwok), std::move(process));

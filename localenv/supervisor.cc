@@ -31,8 +31,8 @@ void Supervisor::Launch(Entry& entry, Clock::time_point now, Status* error) {
   }
   // A start that fails (a binary removed by `make clean`) is a failed run.
   entry.last_exit = process.status().message();
-  entry.backoff = std::min(options_.max_backoff,
-                           std::max(options_.first_backoff, entry.backoff * 2));
+  entry.backoff =
+      std::min(options_.max_backoff, std::max(options_.first_backoff, entry.backoff * 2));
   entry.next_start = now + entry.backoff;
   if (error != nullptr) *error = process.status();
 }

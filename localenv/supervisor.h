@@ -93,7 +93,7 @@ class Supervisor {
     Clock::time_point started;
     Clock::time_point next_start;  // while not running
     std::chrono::milliseconds backoff{0};
-    bool retired = false;  // stopped for good by StopOne
+    bool retired = false;      // stopped for good by StopOne
     std::string follow_cause;  // the component in restart_after that was restarted; empty: none
   };
   // Restarts the components with a follow_cause once what they follow

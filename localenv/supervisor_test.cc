@@ -44,8 +44,8 @@ class SupervisorTest : public ::testing::Test {
 TEST_F(SupervisorTest, AKilledComponentIsStartedAgainWithTheSameCommandAndCounted) {
   Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
   // Each start appends a line, so the file counts the starts.
-  ASSERT_TRUE(supervisor.Start(Shell("server", "echo start >> " + dir_ + "/starts; exec sleep 60"))
-                  .ok());
+  ASSERT_TRUE(
+      supervisor.Start(Shell("server", "echo start >> " + dir_ + "/starts; exec sleep 60")).ok());
   const pid_t first = supervisor.Statuses()[0].pid;
   ASSERT_GT(first, 0);
   auto starts = [&] {
@@ -81,9 +81,8 @@ TEST_F(SupervisorTest, AComponentThatKeepsFailingWaitsLongerEachTime) {
 
 TEST_F(SupervisorTest, AnAdoptedProcessThatDiesIsStartedAsAChild) {
   // A process from an earlier supervisor: not our child, known by its pid.
-  Result<Process> earlier = Process::Start({.argv = {"/bin/sleep", "60"},
-                                            .log_path = dir_ + "/earlier.log",
-                                            .die_with_parent = false});
+  Result<Process> earlier = Process::Start(
+      {.argv = {"/bin/sleep", "60"}, .log_path = dir_ + "/earlier.log", .die_with_parent = false});
   ASSERT_TRUE(earlier.ok());
   const pid_t pid = earlier->Release();
   Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
@@ -143,7 +142,8 @@ TEST_F(SupervisorTest, StopAllStopsEveryComponentAndRestartsNothing) {
 TEST_F(SupervisorTest, AMissingBinaryIsAnErrorNowAndRetriedLater) {
   Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
   Status started = supervisor.Start(
-      {.name = "gone", .process = {.argv = {dir_ + "/no-such-binary"}, .log_path = dir_ + "/g.log"}});
+      {.name = "gone",
+       .process = {.argv = {dir_ + "/no-such-binary"}, .log_path = dir_ + "/g.log"}});
   EXPECT_FALSE(started.ok());
   ASSERT_TRUE(TickUntil(supervisor, [&] { return supervisor.Statuses()[0].restarts >= 2; }));
   EXPECT_NE(supervisor.Statuses()[0].last_exit.find("no-such-binary"), std::string::npos);
