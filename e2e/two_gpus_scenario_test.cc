@@ -33,6 +33,7 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
   lab.label_selector = "app=lab-half";
   std::map<std::string, int> running_per_gpu;
   int pending = 0;
+  std::string waiting;  // the team's name of the pod that waits
   auto observe = [&] {
     running_per_gpu.clear();
     pending = 0;
@@ -44,6 +45,7 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
         ++running_per_gpu[std::string(kube::Annotation(pod, "runai-gpu").value_or("?"))];
       } else if (phase == "Pending" && kube::GetString(pod, {"spec", "nodeName"}).empty()) {
         ++pending;
+        waiting = kube::Annotation(pod, "vtenant.io/virtual-name").value_or("");
       }
     }
     return running_per_gpu.size() == 2 && running_per_gpu["0"] == 2 && running_per_gpu["1"] == 2 &&
@@ -63,15 +65,16 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
   std::string team_events;
   EXPECT_TRUE(Eventually(
       [&] {
-        Result<std::string> got =
-            env.TeamKubectl("lab", {"get", "events", "-n", "default", "--field-selector",
-                                    "reason=Unschedulable,involvedObject.kind=Pod"});
+        Result<std::string> got = env.TeamKubectl(
+            "lab", {"get", "events", "-n", "default", "--field-selector",
+                    "reason=Unschedulable,involvedObject.kind=Pod,involvedObject.name=" + waiting});
         team_events = got.ok() ? *got : got.status().ToString();
-        // Over the queue's limit, or no GPU with half free: either way the
-        // scheduler names the queue or what the pod needs.
-        return got.ok() && got->find("pod/lab-half-") != std::string::npos &&
-               (got->find("queue lab would exceed its gpu limit") != std::string::npos ||
-                got->find("needs 500m of one device") != std::string::npos);
+        // The waiting pod's reason once the four run: its queue is at its
+        // limit (2 GPUs held, lab-org's whole quota), in the scheduler's words.
+        return got.ok() && got->find("pod/" + waiting) != std::string::npos &&
+               got->find(
+                   "queue lab would exceed its gpu limit: 2000m allocated + 500m requested "
+                   "> 2000m limit") != std::string::npos;
       },
       seconds(60), std::chrono::milliseconds(500)))
       << team_events;
