@@ -147,9 +147,10 @@ class SyncerTest : public ::testing::Test {
                                  const std::string& message, const std::string& kind = "Pod",
                                  const std::string& uid = "") {
     kube::Object event = Json(R"({"apiVersion":"v1","kind":"Event",
-        "metadata":{"name":")" + name + R"(","namespace":"vtenant-nlp"},
-        "involvedObject":{"kind":")" + kind + R"(","namespace":"vtenant-nlp","name":")" +
-                              host_name + R"("},
+        "metadata":{"name":")" +
+                              name + R"(","namespace":"vtenant-nlp"},
+        "involvedObject":{"kind":")" +
+                              kind + R"(","namespace":"vtenant-nlp","name":")" + host_name + R"("},
         "type":"Warning","reason":"Reclaimed","count":1,
         "firstTimestamp":"2026-12-02T11:00:00Z","lastTimestamp":"2026-12-02T11:00:00Z",
         "source":{"component":"vtenant-scheduler"}})");
@@ -410,21 +411,19 @@ TEST_F(SyncerTest, PreemptibilityOnADeploymentCronJobOrJobSetReachesTheHostGroup
     const std::string top_ref = R"(,"ownerReferences":[{"apiVersion":")" +
                                 std::string(kube::GetString(*top, {"apiVersion"})) +
                                 R"(","kind":")" + std::string(kube::GetString(*top, {"kind"})) +
-                                R"(","name":")" + std::string(kube::Name(*top)) +
-                                R"(","uid":")" + std::string(kube::Uid(*top)) +
-                                R"(","controller":true}])";
-    Result<kube::Object> middle = virtual_.Create(
-        *c.middle_type, "ml",
-        Json(R"({"apiVersion":")" + c.middle_api_version + R"(","kind":")" + c.middle_kind +
-             R"(","metadata":{"name":")" + c.middle_name + R"(","namespace":"ml")" + top_ref +
-             "}}"));
+                                R"(","name":")" + std::string(kube::Name(*top)) + R"(","uid":")" +
+                                std::string(kube::Uid(*top)) + R"(","controller":true}])";
+    Result<kube::Object> middle =
+        virtual_.Create(*c.middle_type, "ml",
+                        Json(R"({"apiVersion":")" + c.middle_api_version + R"(","kind":")" +
+                             c.middle_kind + R"(","metadata":{"name":")" + c.middle_name +
+                             R"(","namespace":"ml")" + top_ref + "}}"));
     ASSERT_TRUE(middle.ok()) << middle.status().ToString();
-    CreateVirtual(kPods,
-                  PodJson(c.pod, R"(,"ownerReferences":[{"apiVersion":")" + c.middle_api_version +
-                                     R"(","kind":")" + c.middle_kind + R"(","name":")" +
-                                     c.middle_name + R"(","uid":")" +
-                                     std::string(kube::Uid(*middle)) +
-                                     R"(","controller":true}])"));
+    CreateVirtual(
+        kPods, PodJson(c.pod, R"(,"ownerReferences":[{"apiVersion":")" + c.middle_api_version +
+                                  R"(","kind":")" + c.middle_kind + R"(","name":")" +
+                                  c.middle_name + R"(","uid":")" + std::string(kube::Uid(*middle)) +
+                                  R"(","controller":true}])"));
   }
   for (const Chain& c : chains) {
     ASSERT_TRUE(Eventually([&] { return HostPodExists(c.pod); })) << c.pod;
@@ -479,12 +478,13 @@ TEST_F(SyncerTest, HostEventsReachTheTeamsPodInItsNames) {
   // an Event naming the evicted pod's UID, after the syncer saw it go.
   const std::string evicted_uid(kube::Uid(HostPod("trainer")));
   ScheduleAndRunOnHost("trainer");
-  ASSERT_TRUE(Eventually(
-      [&] { return kube::GetString(VirtualPod("trainer"), {"status", "phase"}) == "Running"; }));
+  ASSERT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("trainer"), {"status", "phase"}) == "Running";
+  }));
   ASSERT_TRUE(host_.Evict(kHostNs, host_name).ok());
   ASSERT_TRUE(Eventually([&] {
-    kube::ObjectPtr cached = syncer_->informers().Host(kPods).cache().Get(
-        std::string(kHostNs) + "/" + host_name);
+    kube::ObjectPtr cached =
+        syncer_->informers().Host(kPods).cache().Get(std::string(kHostNs) + "/" + host_name);
     return cached == nullptr || kube::Uid(*cached) != evicted_uid;
   }));
   ASSERT_TRUE(HostEvent("e3", host_name, "evicted: node l40s-0 drained", "Pod", evicted_uid).ok());
@@ -503,8 +503,7 @@ TEST_F(SyncerTest, HostEventsReachTheTeamsPodInItsNames) {
 // with two writes to spend and the next minutes away, two of five Events
 // are written and the other three wait.
 TEST_F(SyncerTest, HostEventStormIsHeldToTheTenantsRate) {
-  StartSyncer(NlpConfig(), /*leader_elect=*/false,
-              EventRateLimitOptions{.qps = 0.001, .burst = 2});
+  StartSyncer(NlpConfig(), /*leader_elect=*/false, EventRateLimitOptions{.qps = 0.001, .burst = 2});
   CreateVirtual(kPods, PodJson("noisy"));
   ASSERT_TRUE(Eventually([&] { return HostPodExists("noisy"); }));
   for (int i = 0; i < 5; ++i) {
@@ -813,8 +812,7 @@ TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
     Result<kube::Object> c = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
     return c.ok() && kube::Annotation(*c, kVirtualUidAnnotation) == kube::Uid(*team_svc);
   }));
-  Result<kube::Object> same_copy =
-      host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+  Result<kube::Object> same_copy = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
   ASSERT_TRUE(same_copy.ok());
   EXPECT_EQ(kube::Uid(*same_copy), copy_uid);
   EXPECT_EQ(kube::GetString(*same_copy, {"spec", "clusterIP"}), "10.96.7.7");
@@ -1145,8 +1143,15 @@ TEST_F(SyncerTest, PairsVclustersFormWouldConfuseGetTheirOwnHostObjects) {
   const std::string first = HostName("a-x-b", "c", "nlp");
   const std::string second = HostName("a", "b-x-c", "nlp");
   ASSERT_NE(first, second);
+  // The ConfigMaps' copies are made by their own controller and may land
+  // after the pods (a kubelet waits for them as for any volume).
   ASSERT_TRUE(Eventually([&] {
-    return host_.Get(kPods, kHostNs, first).ok() && host_.Get(kPods, kHostNs, second).ok();
+    for (const std::string& name : {first, second}) {
+      if (!host_.Get(kPods, kHostNs, name).ok() || !host_.Get(kConfigMaps, kHostNs, name).ok()) {
+        return false;
+      }
+    }
+    return true;
   }));
   for (auto [host_name, who] : {std::pair{first, "c/a-x-b"}, std::pair{second, "b-x-c/a"}}) {
     kube::Object pod = host_.Get(kPods, kHostNs, host_name).value();
