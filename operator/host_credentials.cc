@@ -1,14 +1,13 @@
 #include "operator/host_credentials.h"
 
-#include <time.h>
-
 #include <filesystem>
 #include <sstream>
 
 #include "base/file.h"
 #include "base/secret_file.h"
+#include "kube/base64.h"
 #include "kube/object.h"
-#include "operator/base64.h"
+#include "kube/wall_time.h"
 
 namespace vtenant::op {
 namespace fs = std::filesystem;
@@ -17,11 +16,9 @@ using std::chrono::system_clock;
 namespace {
 
 Result<system_clock::time_point> ParseTimestamp(std::string_view text) {
-  std::tm tm{};
-  const std::string s(text);
-  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (rest == nullptr) return InvalidArgument("not an RFC 3339 time: \"" + s + "\"");
-  return system_clock::from_time_t(timegm(&tm));
+  std::optional<system_clock::time_point> t = kube::ParseRfc3339(text);
+  if (!t) return InvalidArgument("not an RFC 3339 time: \"" + std::string(text) + "\"");
+  return *t;
 }
 
 int64_t Seconds(system_clock::time_point t) {
@@ -65,7 +62,8 @@ std::string RenderTokenFileKubeconfig(const std::string& server, const std::stri
   };
   std::string out = "apiVersion: v1\nkind: Config\nclusters:\n- name: " + q(name) +
                     "\n  cluster:\n    server: " + q(server) + "\n";
-  if (!ca_pem.empty()) out += "    certificate-authority-data: " + EncodeBase64(ca_pem) + "\n";
+  if (!ca_pem.empty())
+    out += "    certificate-authority-data: " + kube::EncodeBase64(ca_pem) + "\n";
   out += "users:\n- name: " + q(name) + "\n  user:\n    tokenFile: " + q(token_file) +
          "\ncontexts:\n- name: " + q(name) + "\n  context:\n    cluster: " + q(name) +
          "\n    user: " + q(name) + "\ncurrent-context: " + q(name) + "\n";

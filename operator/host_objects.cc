@@ -3,9 +3,9 @@
 #include <cassert>
 #include <sstream>
 
+#include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
-#include "operator/base64.h"
 
 namespace vtenant::op {
 
@@ -80,7 +80,8 @@ kube::Object RenderNamespace(const TenantSpec& spec) {
 kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertificates& certs,
                                      const std::string& ns) {
   kube::JsonObject data;
-  for (const auto& [key, value] : CertificateSecretData(certs)) data.Set(key, EncodeBase64(value));
+  for (const auto& [key, value] : CertificateSecretData(certs))
+    data.Set(key, kube::EncodeBase64(value));
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "v1"},
       {"kind", "Secret"},
@@ -113,8 +114,8 @@ kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertific
       {"kind", "Secret"},
       {"metadata", std::move(meta)},
       {"type", "Opaque"},
-      {"data", kube::JsonObject{
-                   {kKubeconfigKey, EncodeBase64(kube::RenderKubeconfig(config, spec.name))}}}});
+      {"data", kube::JsonObject{{kKubeconfigKey,
+                                 kube::EncodeBase64(kube::RenderKubeconfig(config, spec.name))}}}});
 }
 
 kube::Object RenderSyncerServiceAccount(const TenantSpec& spec) {

@@ -14,6 +14,7 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
+#include "kube/base64.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "kube/manifest.h"
@@ -25,7 +26,6 @@
 #include "localenv/testing/cluster_test.h"
 #include "localenv/testing/rbac_audit.h"
 #include "localenv/tools.h"
-#include "operator/base64.h"
 #include "operator/host_objects.h"
 #include "operator/manifest.h"
 #include "operator/process_backend.h"
@@ -204,7 +204,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     Result<kube::Object> secret = client().Get(res::kSecrets, "vtenant-" + tenant, "vc-" + tenant);
     EXPECT_TRUE(secret.ok()) << secret.status().ToString();
     if (!secret.ok()) return "";
-    Result<std::string> config = DecodeBase64(kube::GetString(*secret, {"data", "config"}));
+    Result<std::string> config = kube::DecodeBase64(kube::GetString(*secret, {"data", "config"}));
     EXPECT_TRUE(config.ok());
     const std::string path = *state_dir_ + "/" + tenant + ".kubeconfig";
     std::ofstream(path) << config.value_or("");

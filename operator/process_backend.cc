@@ -11,6 +11,7 @@
 
 #include "base/file.h"
 #include "base/secret_file.h"
+#include "kube/base64.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
@@ -20,7 +21,6 @@
 #include "localenv/etcd_server.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
-#include "operator/base64.h"
 
 namespace vtenant::op {
 namespace fs = std::filesystem;
@@ -58,8 +58,8 @@ bool HttpOk(const std::string& url) {
 Status DeleteEtcdPrefix(const std::string& etcd_url, const std::string& prefix) {
   std::string end = prefix;
   end.back() = static_cast<char>(end.back() + 1);
-  const std::string body =
-      "{\"key\":\"" + EncodeBase64(prefix) + "\",\"range_end\":\"" + EncodeBase64(end) + "\"}";
+  const std::string body = "{\"key\":\"" + kube::EncodeBase64(prefix) + "\",\"range_end\":\"" +
+                           kube::EncodeBase64(end) + "\"}";
   try {
     web::http::client::http_client_config config;
     config.set_timeout(std::chrono::seconds(5));

@@ -1,8 +1,8 @@
 #include "operator/statefulset_backend.h"
 
+#include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
-#include "operator/base64.h"
 #include "operator/ensure_object.h"
 #include "operator/host_credentials.h"
 #include "operator/host_objects.h"
@@ -87,7 +87,7 @@ kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& r) {
            {"apiserver.key", c.apiserver.private_key_pem},
            {"sa.key", c.service_account.private_key_pem},
            {"sa.pub", c.service_account.public_key_pem}}) {
-    data.Set(key, EncodeBase64(value));
+    data.Set(key, kube::EncodeBase64(value));
   }
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "v1"},
@@ -122,8 +122,8 @@ kube::Object RenderSyncerSecret(const ControlPlaneRequest& r) {
                                        {"app.kubernetes.io/name", "vtenant-control-plane"},
                                        {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
       {"type", "Opaque"},
-      {"data", kube::JsonObject{{"config", EncodeBase64(kubeconfig)},
-                                {"token", EncodeBase64(r.syncer_virtual_token)}}}});
+      {"data", kube::JsonObject{{"config", kube::EncodeBase64(kubeconfig)},
+                                {"token", kube::EncodeBase64(r.syncer_virtual_token)}}}});
 }
 
 kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& r) {
@@ -134,7 +134,7 @@ kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& r) {
   config.client_key_pem = r.certificates.admin.private_key_pem;
   return Parse(R"({"apiVersion":"v1","kind":"Secret",)" + Meta(r, Name(r) + "-internal") +
                R"(,"type":"Opaque","data":{"config":)" +
-               Q(EncodeBase64(kube::RenderKubeconfig(config, r.spec.name))) + "}}");
+               Q(kube::EncodeBase64(kube::RenderKubeconfig(config, r.spec.name))) + "}}");
 }
 
 kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "kai/names.h"
+#include "kube/base64.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
-#include "operator/base64.h"
 #include "operator/ensure_object.h"
 #include "operator/host_credentials.h"
 #include "operator/host_objects.h"
@@ -392,7 +392,7 @@ Result<TenantCertificates> TenantReconciler::EnsureCertificates(const kube::Obje
     if (const rapidjson::Value* data = kube::Find(*secret, {"data"}); data && data->IsObject()) {
       for (const auto& m : data->GetObject()) {
         if (!m.value.IsString()) continue;
-        Result<std::string> bytes = DecodeBase64(m.value.GetString());
+        Result<std::string> bytes = kube::DecodeBase64(m.value.GetString());
         if (bytes.ok()) out[m.name.GetString()] = std::move(bytes).value();
       }
     }

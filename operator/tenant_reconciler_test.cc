@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "kube/base64.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "kube/testing/fake_client.h"
-#include "operator/base64.h"
 #include "operator/certificates.h"
 #include "operator/host_objects.h"
 #include "operator/testing/fake_backend.h"
@@ -131,7 +131,7 @@ TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
   // with the admin certificate the backend was given.
   Result<kube::Object> secret = host_.Get(res::kSecrets, "vtenant-nlp", "vc-nlp");
   ASSERT_TRUE(secret.ok());
-  Result<std::string> config = DecodeBase64(kube::GetString(*secret, {"data", "config"}));
+  Result<std::string> config = kube::DecodeBase64(kube::GetString(*secret, {"data", "config"}));
   ASSERT_TRUE(config.ok());
   Result<kube::RestConfig> parsed = kube::ParseKubeconfig(*config);
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -280,7 +280,7 @@ TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
   ASSERT_TRUE(secret.ok());
   EXPECT_EQ(kube::Annotation(*secret, "vtenant.io/credentials-rotation").value_or(""), "r1");
   Result<kube::RestConfig> config =
-      kube::ParseKubeconfig(*DecodeBase64(kube::GetString(*secret, {"data", "config"})));
+      kube::ParseKubeconfig(*kube::DecodeBase64(kube::GetString(*secret, {"data", "config"})));
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(config->client_certificate_pem, after.tenant_admin.certificate_pem);
   EXPECT_TRUE(HasEvent("CredentialsRotated"));

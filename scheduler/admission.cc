@@ -1,9 +1,9 @@
 #include "scheduler/admission.h"
 
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "kai/gpu_request.h"
+#include "kube/base64.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -18,15 +18,6 @@ std::string Quote(std::string_view s) {
     out += c;
   }
   return out + "\"";
-}
-
-std::string Base64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
 }
 
 // KAI keeps "<prefix>-<container>-vol" within 63 characters.
@@ -125,8 +116,8 @@ Result<std::string> Review(std::string_view review, const AdmissionOptions& opti
            kube::ToJson(msg) + "}}}";
   }
   if (patch->empty()) return response + R"(,"allowed":true}})";
-  return response + R"(,"allowed":true,"patchType":"JSONPatch","patch":)" + Quote(Base64(*patch)) +
-         "}}";
+  return response + R"(,"allowed":true,"patchType":"JSONPatch","patch":)" +
+         Quote(kube::EncodeBase64(*patch)) + "}}";
 }
 
 }  // namespace vtenant::scheduler

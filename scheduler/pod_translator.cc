@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <ctime>
+#include <chrono>
 
 #include "kai/gpu_request.h"
 #include "kube/quantity.h"
+#include "kube/wall_time.h"
 #include "scheduler-core/model.h"
 #include "scheduler/kai_names.h"
 
@@ -132,11 +133,9 @@ Status ReadPlacementRules(const Value& pod, sched::PodSpec* spec, NodeAffinity* 
 }  // namespace
 
 int64_t ParseTimestamp(std::string_view text) {
-  if (text.size() < 19) return 0;
-  std::tm tm{};
-  std::string s(text.substr(0, 19));
-  if (strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) return 0;
-  return static_cast<int64_t>(timegm(&tm));
+  std::optional<std::chrono::system_clock::time_point> t = kube::ParseRfc3339(text);
+  if (!t) return 0;
+  return std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count();
 }
 
 Result<std::vector<int>> ParseGpuIndices(std::string_view text) {

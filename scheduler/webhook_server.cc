@@ -2,13 +2,13 @@
 
 #include <cpprest/http_listener.h>
 #include <glog/logging.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "base/secret_file.h"
+#include "kube/base64.h"
 #include "localenv/pki.h"
 
 namespace vtenant::scheduler {
@@ -19,15 +19,6 @@ namespace http = web::http;
 const kube::ResourceType kWebhookConfigs{"admissionregistration.k8s.io", "v1",
                                          "mutatingwebhookconfigurations",
                                          "MutatingWebhookConfiguration", false};
-
-std::string Base64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
 
 }  // namespace
 
@@ -141,7 +132,7 @@ kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& ur
     return R"({"name":")" + name + R"(","admissionReviewVersions":["v1"],"sideEffects":"None",)" +
            R"("timeoutSeconds":5,"failurePolicy":")" + policy +
            R"(","reinvocationPolicy":"IfNeeded",)" + R"("clientConfig":{"url":")" + url +
-           R"(","caBundle":")" + Base64(ca_pem) + R"("},)" +
+           R"(","caBundle":")" + kube::EncodeBase64(ca_pem) + R"("},)" +
            R"("rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"],"scope":"Namespaced"}],)" +
            R"("namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":[")" +
            o.reservation_namespace + R"(","kube-system"]}]},)" +

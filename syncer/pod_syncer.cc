@@ -1,10 +1,10 @@
 #include "syncer/pod_syncer.h"
 
 #include <glog/logging.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 
+#include "kube/base64.h"
 #include "kube/wall_time.h"
 #include "syncer/host_identity.h"
 #include "syncer/json_edit.h"
@@ -38,15 +38,6 @@ constexpr std::chrono::seconds kCacheCatchUp(30);
 // What the host pod and the token Secret of virtual pod ns/name record.
 VirtualIdentity PodIdentity(std::string_view ns, std::string_view name) {
   return {"Pod", std::string(ns), std::string(name), ""};
-}
-
-std::string Base64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(n);
-  return out;
 }
 
 bool IsTerminal(const rapidjson::Value& pod) {
@@ -434,7 +425,8 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
                   kube::FormatRfc3339(*expiration));
   kube::SetString(secret, {"metadata", "annotations"}, kTokenRefreshAfterAnnotation,
                   kube::FormatRfc3339(refresh_after));
-  kube::SetString(secret, {"data"}, "token", Base64(kube::GetString(*token, {"status", "token"})));
+  kube::SetString(secret, {"data"}, "token",
+                  kube::EncodeBase64(kube::GetString(*token, {"status", "token"})));
   if (existing != nullptr) {
     // In place, so the kubelet swaps the mounted file under the running pod.
     Result<kube::Object> updated =
