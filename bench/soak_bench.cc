@@ -125,7 +125,8 @@ std::string TenantsYaml(int tenants) {
   std::string yaml = std::string(R"(apiVersion: scheduling.run.ai/v2
 kind: Queue
 metadata:
-  name: )") + kParentQueue + R"(
+  name: )") + kParentQueue +
+                     R"(
 spec:
   displayName: soak benchmark
   resources:
@@ -144,7 +145,8 @@ spec:
   displayName: soak team )" +
             std::to_string(i) + R"(
   queue:
-    parentQueue: )" + kParentQueue +
+    parentQueue: )" +
+            kParentQueue +
             R"(
     resources:
       gpu: {quota: 0, limit: 1, overQuotaWeight: 1}
@@ -159,11 +161,11 @@ spec:
 }
 
 kube::Object PodJson(const std::string& name) {
-  return std::move(kube::ParseJson(
-                       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                       R"(","labels":{"app":"soak"}},"spec":{"containers":[{"name":"main",)"
-                       R"("image":"busybox","resources":{"requests":{"cpu":"10m",)"
-                       R"("memory":"16Mi"}}}]}})"))
+  return std::move(
+             kube::ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                             R"(","labels":{"app":"soak"}},"spec":{"containers":[{"name":"main",)"
+                             R"("image":"busybox","resources":{"requests":{"cpu":"10m",)"
+                             R"("memory":"16Mi"}}}]}})"))
       .value();
 }
 
@@ -184,11 +186,17 @@ class Stats {
   }
   void CycleDone() { ++cycles_; }
   int cycles() const { return cycles_; }
-  // The pods bound so far in the window of `t`, and their p99 (progress).
-  std::pair<size_t, double> ThisWindow(Clock::time_point t) {
+  void Bound(Clock::time_point created, double ms) {
     std::lock_guard lock(mu_);
-    const std::vector<double>& l = windows_[Window(t)].latencies_ms;
-    return {l.size(), bench::Percentile(l, 0.99)};
+    windows_[Window(created)].latencies_ms.push_back(ms);
+    recent_.push_back(ms);
+  }
+  // The pods bound since the last call, and their p99 (progress lines).
+  std::pair<size_t, double> TakeRecent() {
+    std::lock_guard lock(mu_);
+    std::vector<double> recent;
+    recent.swap(recent_);
+    return {recent.size(), bench::Percentile(recent, 0.99)};
   }
   std::map<int, bench::WindowStats> windows() {
     std::lock_guard lock(mu_);
@@ -201,8 +209,8 @@ class Stats {
 
  private:
   int Window(Clock::time_point t) const {
-    return std::max(0, static_cast<int>(std::chrono::duration<double>(t - start_).count() /
-                                        window_s_));
+    return std::max(
+        0, static_cast<int>(std::chrono::duration<double>(t - start_).count() / window_s_));
   }
 
   const Clock::time_point start_;
@@ -210,20 +218,21 @@ class Stats {
   std::mutex mu_;
   std::map<int, bench::WindowStats> windows_;
   std::vector<std::string> errors_;
+  std::vector<double> recent_;
   std::atomic<int> cycles_{0};
 };
 
 // One team's churn until `end`: create its pods, wait until each runs on
 // the host, delete them, wait until they are gone, again.
-void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tracker,
-           Stats& stats, int pods, Clock::time_point end) {
+void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tracker, Stats& stats,
+           int pods, Clock::time_point end) {
   for (int cycle = 0; Clock::now() < end && !interrupted; ++cycle) {
     std::vector<std::string> uids, names;
     for (int i = 0; i < pods && !interrupted; ++i) {
       const std::string name = "soak-" + std::to_string(cycle) + "-" + std::to_string(i);
       for (int attempt = 0; attempt < 5; ++attempt) {
-        Result<kube::Object> created = client.Create(kube::resources::kPods, kNamespace,
-                                                     PodJson(name));
+        Result<kube::Object> created =
+            client.Create(kube::resources::kPods, kNamespace, PodJson(name));
         const auto now = Clock::now();
         if (created.ok()) {
           const std::string uid(kube::Uid(*created));
@@ -243,7 +252,7 @@ void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tra
     stats.At(Clock::now(), [&](bench::WindowStats& w) { w.not_running += not_running; });
     for (const std::string& uid : uids) {
       std::optional<bench::PodTracker::Latency> l = tracker.BoundLatency(uid);
-      if (l) stats.At(l->created, [&](bench::WindowStats& w) { w.latencies_ms.push_back(l->ms); });
+      if (l) stats.Bound(l->created, l->ms);
     }
     for (const std::string& name : names) {
       Status deleted = client.Delete(kube::resources::kPods, kNamespace, name);
@@ -308,11 +317,10 @@ int main(int argc, char** argv) {
   run.minutes = options.minutes;
   run.window_minutes = options.window_minutes;
   run.baseline_minutes = options.baseline_minutes;
-  Result<localenv::CommandResult> commit =
-      localenv::RunCommand({"git", "-C", e2e::SourceDir(), "rev-parse", "--short", "HEAD"});
-  run.commit = commit.ok() && commit->exit_code == 0
-                   ? commit->out.substr(0, commit->out.find('\n'))
-                   : "unknown";
+  Result<localenv::CommandResult> commit = localenv::RunCommand(
+      {"/usr/bin/env", "git", "-C", e2e::SourceDir(), "rev-parse", "--short", "HEAD"});
+  run.commit = commit.ok() && commit->exit_code == 0 ? commit->out.substr(0, commit->out.find('\n'))
+                                                     : "unknown";
   std::error_code ec;
   fs::create_directories(options.out, ec);
   if (ec) {
@@ -396,10 +404,11 @@ int main(int argc, char** argv) {
       if (Clock::now() >= next_progress) {
         double rss = 0;
         for (const auto& [kind, k] : sample.kinds) rss += k.rss_mib;
-        const auto [bound, p99] = stats.ThisWindow(Clock::now());
-        std::printf("soak: %.1f min: %d cycles done; this window: %zu pods bound, p99 %.0f ms; "
-                    "RSS %.0f MiB in all; load %.2f\n",
-                    t / 60, stats.cycles(), bound, p99, rss, sample.load1);
+        const auto [bound, p99] = stats.TakeRecent();
+        std::printf(
+            "soak: %.1f min: %d cycles done; last minute: %zu pods bound, p99 %.0f ms; "
+            "RSS %.0f MiB in all; load %.2f\n",
+            t / 60, stats.cycles(), bound, p99, rss, sample.load1);
         std::fflush(stdout);
         next_progress += std::chrono::minutes(1);
       }
@@ -428,7 +437,8 @@ int main(int argc, char** argv) {
   run.windows = stats.windows();
   run.first_errors = stats.errors();
   run.watch_restarts = tracker.watch_restarts();
-  for (const std::string& kind : bench::ProgramKinds()) run.pids_seen[kind] = sampler.PidsSeen(kind);
+  for (const std::string& kind : bench::ProgramKinds())
+    run.pids_seen[kind] = sampler.PidsSeen(kind);
   Result<cli::EnvironmentState> state = cli::EnvironmentState::Load(env.dir());
   if (state.ok()) {
     for (const cli::ComponentRecord& c : state->components) {
@@ -446,7 +456,8 @@ int main(int argc, char** argv) {
   const std::string summary = bench::SummaryMarkdown(run);
   std::ofstream(out / "soak-summary.md") << summary;
   std::ofstream(out / "soak.svg") << bench::PlotSvg(run);
-  std::cout << "\n" << summary << "\nsoak: wrote " << (out / "soak-samples.csv").string() << ", "
+  std::cout << "\n"
+            << summary << "\nsoak: wrote " << (out / "soak-samples.csv").string() << ", "
             << (out / "soak-summary.md").string() << ", " << (out / "soak.svg").string()
             << "\nsoak: vtenant down ...\n";
   std::cout.flush();

@@ -9,7 +9,7 @@ namespace vtenant::bench {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr size_t kMessageChars = 140;
+constexpr size_t kMessageChars = 200;
 
 // Runs of digits become '#', so one message with different ports, counts
 // or timestamps is counted as one.
@@ -80,8 +80,10 @@ bool IsErrorLine(const std::string& line, std::string* message) {
                    [](unsigned char c) { return std::tolower(c); });
     if (level == "error" || level == "fatal" || level == "panic" || level == "dpanic") {
       std::string msg = JsonField(line, "msg");
-      const std::string error = JsonField(line, "error");
-      if (!error.empty()) msg += ": " + error;
+      for (const char* key : {"error", "err"}) {  // etcd's, kwok's
+        const std::string error = JsonField(line, key);
+        if (!error.empty()) msg += ": " + error;
+      }
       *message = Fold(msg);
       return true;
     }

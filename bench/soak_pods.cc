@@ -52,8 +52,7 @@ void PodTracker::Observe(const rapidjson::Value& pod, bool deleted) {
 Status PodTracker::Relist(std::string* resource_version) {
   kube::ListOptions options;
   options.label_selector = kSynced;
-  VT_ASSIGN_OR_RETURN(kube::ObjectList list,
-                      host_.ListAll(kube::resources::kPods, "", options));
+  VT_ASSIGN_OR_RETURN(kube::ObjectList list, host_.ListAll(kube::resources::kPods, "", options));
   std::set<std::string> listed;
   for (const kube::Object& pod : list.items) {
     listed.insert(std::string(kube::Annotation(pod, kVirtualUid).value_or("")));
@@ -136,8 +135,8 @@ std::optional<PodTracker::Latency> PodTracker::BoundLatency(const std::string& u
   if (it == pods_.end() || !it->second.created || !it->second.bound) return std::nullopt;
   // A watch event that beat the create call's return counts as no wait.
   const double ms = std::max(
-      0.0, std::chrono::duration<double, std::milli>(*it->second.bound - *it->second.created)
-               .count());
+      0.0,
+      std::chrono::duration<double, std::milli>(*it->second.bound - *it->second.created).count());
   return Latency{*it->second.created, ms};
 }
 

@@ -14,13 +14,13 @@ namespace {
 // The host's components by their record's name; the operator's programs by
 // their executable's name.
 const std::map<std::string, std::string>& HostKinds() {
-  static const auto* kinds = new std::map<std::string, std::string>{
-      {"etcd", "host etcd"},
-      {"kube-apiserver", "host kube-apiserver"},
-      {"kube-controller-manager", "host controller manager"},
-      {"kwok", "kwok"},
-      {"vtenant-scheduler", "vtenant-scheduler"},
-      {"vtenant-operator", "vtenant-operator"}};
+  static const auto* kinds =
+      new std::map<std::string, std::string>{{"etcd", "host etcd"},
+                                             {"kube-apiserver", "host kube-apiserver"},
+                                             {"kube-controller-manager", "host controller manager"},
+                                             {"kwok", "kwok"},
+                                             {"vtenant-scheduler", "vtenant-scheduler"},
+                                             {"vtenant-operator", "vtenant-operator"}};
   return *kinds;
 }
 
@@ -50,7 +50,7 @@ std::pair<double, std::string> CpuAndStart(pid_t pid) {
   std::istringstream fields(stat.substr(paren + 2));
   std::string field, start;
   double ticks = 0;
-  for (int i = 3; fields >> field && i <= 22; ++i) {  // fields of proc(5), from 3 (state)
+  for (int i = 3; fields >> field && i <= 22; ++i) {    // fields of proc(5), from 3 (state)
     if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
     if (i == 22) start = field;                         // starttime
   }
@@ -60,10 +60,17 @@ std::pair<double, std::string> CpuAndStart(pid_t pid) {
 }  // namespace
 
 const std::vector<std::string>& ProgramKinds() {
-  static const auto* kinds = new std::vector<std::string>{
-      "host etcd",     "host kube-apiserver",   "host controller manager",   "kwok",
-      "vtenant-scheduler", "vtenant-operator",  "supervisor",                "tenant kube-apiserver",
-      "tenant syncer", "tenant controller manager", "operator etcd"};
+  static const auto* kinds = new std::vector<std::string>{"host etcd",
+                                                          "host kube-apiserver",
+                                                          "host controller manager",
+                                                          "kwok",
+                                                          "vtenant-scheduler",
+                                                          "vtenant-operator",
+                                                          "supervisor",
+                                                          "tenant kube-apiserver",
+                                                          "tenant syncer",
+                                                          "tenant controller manager",
+                                                          "operator etcd"};
   return *kinds;
 }
 

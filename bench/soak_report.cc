@@ -36,10 +36,14 @@ double Growth(double from, double to) { return from > 0 ? 100 * (to - from) / fr
 std::string XmlEscape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out.push_back(c);
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -87,27 +91,34 @@ std::string SummaryMarkdown(const SoakRun& run) {
     load_sum += s.load1;
     load_max = std::max(load_max, s.load1);
   }
-  md += Fmt("- load (1-minute average) during the churn: mean %.2f, max %.2f\n",
-            run.samples.empty() ? 0.0 : load_sum / static_cast<double>(run.samples.size()),
-            load_max);
-  md += Fmt("- Tenants applied → all Ready: %.0f s; churn cycles (create, run, delete) over all "
-            "tenants: %d; host watch restarted %d times\n\n",
-            run.tenants_ready_s, run.cycles, run.watch_restarts);
+  md +=
+      Fmt("- load (1-minute average) during the churn: mean %.2f, max %.2f\n",
+          run.samples.empty() ? 0.0 : load_sum / static_cast<double>(run.samples.size()), load_max);
+  md +=
+      Fmt("- Tenants applied → all Ready: %.0f s; churn cycles (create, run, delete) over all "
+          "tenants: %d; host watch restarted %d times\n\n",
+          run.tenants_ready_s, run.cycles, run.watch_restarts);
 
-  md += "## Virtual create → host bound, per " + Fmt("%g", run.window_minutes) +
-        "-minute window\n\n";
-  md += "| window (min) | pods created | bound | p50 ms | p99 ms | max ms | churned | create "
-        "errors | not Running | not gone | delete errors |\n";
+  md +=
+      "## Virtual create → host bound, per " + Fmt("%g", run.window_minutes) + "-minute window\n\n";
+  md +=
+      "| window (min) | pods created | bound | p50 ms | p99 ms | max ms | churned | create "
+      "errors | not Running | not gone | delete errors |\n";
   md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   std::vector<double> all;
   for (const auto& [w, s] : run.windows) {
     const std::vector<double>& l = s.latencies_ms;
     all.insert(all.end(), l.begin(), l.end());
-    md += Fmt("| %g–%g | %d | %zu | %.0f | %.0f | %.0f | %d | %d | %d | %d | %d |\n",
-              w * run.window_minutes, (w + 1) * run.window_minutes, s.created, l.size(),
-              Percentile(l, 0.5), Percentile(l, 0.99),
-              l.empty() ? 0.0 : *std::max_element(l.begin(), l.end()), s.churned,
-              s.create_errors, s.not_running, s.not_gone, s.delete_errors);
+    // Past --minutes only the cycles under way finish.
+    const double from = w * run.window_minutes;
+    const std::string window =
+        from >= run.minutes - 1e-9
+            ? Fmt("%g–%.1f (last cycles finishing)", from, run.churn_s / 60)
+            : Fmt("%g–%g", from, std::min(run.minutes, (w + 1) * run.window_minutes));
+    md += Fmt("| %s | %d | %zu | %.0f | %.0f | %.0f | %d | %d | %d | %d | %d |\n", window.c_str(),
+              s.created, l.size(), Percentile(l, 0.5), Percentile(l, 0.99),
+              l.empty() ? 0.0 : *std::max_element(l.begin(), l.end()), s.churned, s.create_errors,
+              s.not_running, s.not_gone, s.delete_errors);
   }
   md += Fmt("| all | | %zu | %.0f | %.0f | | | | | | |\n\n", all.size(), Percentile(all, 0.5),
             Percentile(all, 0.99));
@@ -122,8 +133,9 @@ std::string SummaryMarkdown(const SoakRun& run) {
   if (base != nullptr) {
     md += Fmt("## Resident memory (MiB): at %.1f min (baseline) and at the end (%.1f min)\n\n",
               base->t_s / 60, end->t_s / 60);
-    md += "| program | processes (distinct seen) | baseline | end | growth | max | per process, "
-          "baseline → end |\n";
+    md +=
+        "| program | processes (distinct seen) | baseline | end | growth | max | per process, "
+        "baseline → end |\n";
     md += "| --- | --- | --- | --- | --- | --- | --- |\n";
     for (const std::string& kind : ProgramKinds()) {
       const KindSample& b = base->kinds.at(kind);
@@ -136,8 +148,8 @@ std::string SummaryMarkdown(const SoakRun& run) {
         per = Fmt("%.1f → %.1f", b.rss_mib / b.processes, e.rss_mib / e.processes);
       }
       md += Fmt("| %s | %d (%d) | %.1f | %.1f | %+.1f %% | %.1f | %s |\n", kind.c_str(),
-                e.processes, seen == run.pids_seen.end() ? 0 : seen->second, b.rss_mib,
-                e.rss_mib, Growth(b.rss_mib, e.rss_mib), max, per.c_str());
+                e.processes, seen == run.pids_seen.end() ? 0 : seen->second, b.rss_mib, e.rss_mib,
+                Growth(b.rss_mib, e.rss_mib), max, per.c_str());
     }
     double b_total = 0, e_total = 0;
     for (const std::string& kind : ProgramKinds()) {
@@ -147,17 +159,18 @@ std::string SummaryMarkdown(const SoakRun& run) {
     md += Fmt("| all | | %.1f | %.1f | %+.1f %% | | |\n\n", b_total, e_total,
               Growth(b_total, e_total));
 
-    md += "## CPU during the churn\n\n| program | CPU s | mean cores | per process, mean cores "
-          "|\n| --- | --- | --- | --- |\n";
+    md +=
+        "## CPU during the churn\n\n| program | CPU s | mean cores | per process, mean cores "
+        "|\n| --- | --- | --- | --- |\n";
     const double wall = std::max(1.0, end->t_s);
     double cpu_total = 0;
     for (const std::string& kind : ProgramKinds()) {
       const KindSample& e = end->kinds.at(kind);
       cpu_total += e.cpu_s;
-      md += Fmt("| %s | %.1f | %.3f | %s |\n", kind.c_str(), e.cpu_s, e.cpu_s / wall,
-                PerTenant(kind) && e.processes > 0
-                    ? Fmt("%.4f", e.cpu_s / wall / e.processes).c_str()
-                    : "");
+      md +=
+          Fmt("| %s | %.1f | %.3f | %s |\n", kind.c_str(), e.cpu_s, e.cpu_s / wall,
+              PerTenant(kind) && e.processes > 0 ? Fmt("%.4f", e.cpu_s / wall / e.processes).c_str()
+                                                 : "");
     }
     md += Fmt("| all | %.1f | %.3f | |\n\n", cpu_total, cpu_total / wall);
   }
@@ -175,9 +188,10 @@ std::string SummaryMarkdown(const SoakRun& run) {
     }
   }
 
-  md += Fmt("\n## Errors in the logs\n\n%lld error lines during the churn, %lld before it "
-            "(start-up and Tenants coming up).\n\n",
-            static_cast<long long>(run.errors.after), static_cast<long long>(run.errors.before));
+  md +=
+      Fmt("\n## Errors in the logs\n\n%lld error lines during the churn, %lld before it "
+          "(start-up and Tenants coming up).\n\n",
+          static_cast<long long>(run.errors.after), static_cast<long long>(run.errors.before));
   md += "| log | before | during |\n| --- | --- | --- |\n";
   for (const auto& [file, counts] : run.errors.per_file) {
     if (counts.first == 0 && counts.second == 0) continue;
@@ -203,11 +217,16 @@ std::string SummaryMarkdown(const SoakRun& run) {
     md += "- RSS growth under 5 % after the baseline: " +
           (over.empty() ? std::string("every program kind") : "over it:" + over) + "\n";
   }
-  if (run.windows.size() >= 2) {
-    const double first = Percentile(run.windows.begin()->second.latencies_ms, 0.99);
-    const double last = Percentile(run.windows.rbegin()->second.latencies_ms, 0.99);
-    md += Fmt("- p99 flat: first window %.0f ms, last %.0f ms (%.2f×)\n", first, last,
-              first > 0 ? last / first : 0.0);
+  std::vector<double> p99s;  // of the windows with pods bound
+  for (const auto& [w, s] : run.windows) {
+    if (!s.latencies_ms.empty()) p99s.push_back(Percentile(s.latencies_ms, 0.99));
+  }
+  if (p99s.size() >= 2) {
+    md += Fmt(
+        "- p99 flat: first window %.0f ms, last %.0f ms (%.2f×); lowest %.0f, highest "
+        "%.0f\n",
+        p99s.front(), p99s.back(), p99s.front() > 0 ? p99s.back() / p99s.front() : 0.0,
+        *std::min_element(p99s.begin(), p99s.end()), *std::max_element(p99s.begin(), p99s.end()));
   }
   md += Fmt("- no errors: %lld error lines during the churn\n",
             static_cast<long long>(run.errors.after));
@@ -220,11 +239,11 @@ std::string PlotSvg(const SoakRun& run) {
   const double t_max =
       std::max(1.0, run.samples.empty() ? 1.0 : run.samples.back().t_s / 60);  // minutes
   auto x_of = [&](double minutes) { return kLeft + kPlotW * minutes / t_max; };
-  std::string svg = Fmt(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" "
-      "fill=\"white\"/>\n",
-      kWidth, kTop + 3 * (kPlotH + kGap));
+  std::string svg =
+      Fmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+          "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" "
+          "fill=\"white\"/>\n",
+          kWidth, kTop + 3 * (kPlotH + kGap));
   svg += Fmt("<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s</text>\n", kLeft,
              XmlEscape(Fmt("vtenant soak: %d tenants × %d pods, %.1f min of churn, started %s, "
                            "commit %s",
@@ -237,23 +256,26 @@ std::string PlotSvg(const SoakRun& run) {
     const double top = kTop + i * (kPlotH + kGap);
     svg += Fmt("<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\">%s</text>\n", kLeft, top - 8,
                XmlEscape(title).c_str());
-    svg += Fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-               "stroke=\"#888\"/>\n",
-               kLeft, top, kPlotW, kPlotH);
+    svg +=
+        Fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+            "stroke=\"#888\"/>\n",
+            kLeft, top, kPlotW, kPlotH);
     const double step = t_max <= 10 ? 1 : t_max <= 30 ? 5 : 10;
     for (double m = 0; m <= t_max + 1e-9; m += step) {
-      svg += Fmt("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>"
-                 "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g</text>\n",
-                 x_of(m), top, x_of(m), top + kPlotH, x_of(m), top + kPlotH + 14, m);
+      svg +=
+          Fmt("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>"
+              "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g</text>\n",
+              x_of(m), top, x_of(m), top + kPlotH, x_of(m), top + kPlotH + 14, m);
     }
     svg += Fmt("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">minutes of churn</text>\n",
                kLeft + kPlotW / 2, top + kPlotH + 30);
     return top;
   };
   auto y_label = [&](double top, const std::string& text) {
-    svg += Fmt("<text transform=\"translate(18,%.0f) rotate(-90)\" text-anchor=\"middle\">%s"
-               "</text>\n",
-               top + kPlotH / 2, XmlEscape(text).c_str());
+    svg +=
+        Fmt("<text transform=\"translate(18,%.0f) rotate(-90)\" text-anchor=\"middle\">%s"
+            "</text>\n",
+            top + kPlotH / 2, XmlEscape(text).c_str());
   };
   auto polyline = [&](const std::vector<std::pair<double, double>>& points, const char* colour,
                       bool markers) {
@@ -268,10 +290,10 @@ std::string PlotSvg(const SoakRun& run) {
   };
   auto legend = [&](double top, int row, const std::string& text, const char* colour) {
     const double y = top + 6 + 16 * row;
-    svg += Fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"3\" fill=\"%s\"/>"
-               "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-               kLeft + kPlotW + 15, y + 2, colour, kLeft + kPlotW + 32, y + 6,
-               XmlEscape(text).c_str());
+    svg += Fmt(
+        "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"3\" fill=\"%s\"/>"
+        "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+        kLeft + kPlotW + 15, y + 2, colour, kLeft + kPlotW + 32, y + 6, XmlEscape(text).c_str());
   };
 
   // Panel 1: resident memory, log scale, so the small programs show beside
@@ -285,17 +307,19 @@ std::string PlotSvg(const SoakRun& run) {
     }
   }
   if (hi <= 0) lo = 1, hi = 10;
-  const double d_lo = std::floor(std::log10(lo)), d_hi = std::max(d_lo + 1, std::ceil(std::log10(hi)));
+  const double d_lo = std::floor(std::log10(lo)),
+               d_hi = std::max(d_lo + 1, std::ceil(std::log10(hi)));
   double top = panel(0, "Resident memory per program kind (MiB, log scale; tenants' kinds summed)");
   y_label(top, "MiB");
   auto y_log = [&](double mib) {
     return top + kPlotH - kPlotH * (std::log10(mib) - d_lo) / (d_hi - d_lo);
   };
   for (double d = d_lo; d <= d_hi; ++d) {
-    svg += Fmt("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>"
-               "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-               kLeft, y_log(std::pow(10, d)), kLeft + kPlotW, y_log(std::pow(10, d)), kLeft - 5,
-               y_log(std::pow(10, d)) + 4, std::pow(10, d));
+    svg +=
+        Fmt("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+            "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+            kLeft, y_log(std::pow(10, d)), kLeft + kPlotW, y_log(std::pow(10, d)), kLeft - 5,
+            y_log(std::pow(10, d)) + 4, std::pow(10, d));
   }
   int colour = 0;
   for (const std::string& kind : ProgramKinds()) {
@@ -332,14 +356,16 @@ std::string PlotSvg(const SoakRun& run) {
              kLeft, y_rel(105), kPlotW, y_rel(95) - y_rel(105));
   const double r_step = r_hi - r_lo > 100 ? 50 : 10;
   for (double p = r_lo; p <= r_hi + 1e-9; p += r_step) {
-    svg += Fmt("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>"
-               "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-               kLeft, y_rel(p), kLeft + kPlotW, y_rel(p), kLeft - 5, y_rel(p) + 4, p);
+    svg +=
+        Fmt("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+            "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+            kLeft, y_rel(p), kLeft + kPlotW, y_rel(p), kLeft - 5, y_rel(p) + 4, p);
   }
   if (base != nullptr) {
-    svg += Fmt("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#888\" "
-               "stroke-dasharray=\"4,3\"/>\n",
-               x_of(base->t_s / 60), top, x_of(base->t_s / 60), top + kPlotH);
+    svg +=
+        Fmt("<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#888\" "
+            "stroke-dasharray=\"4,3\"/>\n",
+            x_of(base->t_s / 60), top, x_of(base->t_s / 60), top + kPlotH);
     colour = 0;
     for (const std::string& kind : ProgramKinds()) {
       std::vector<std::pair<double, double>> points;
@@ -355,8 +381,8 @@ std::string PlotSvg(const SoakRun& run) {
   }
 
   // Panel 3: latency per window, at the window's middle.
-  top = panel(2, Fmt("Virtual create → host pod bound, per %g-minute window (ms)",
-                     run.window_minutes));
+  top = panel(
+      2, Fmt("Virtual create → host pod bound, per %g-minute window (ms)", run.window_minutes));
   y_label(top, "ms");
   double l_hi = 1;
   for (const auto& [w, s] : run.windows) l_hi = std::max(l_hi, Percentile(s.latencies_ms, 0.99));
@@ -364,9 +390,10 @@ std::string PlotSvg(const SoakRun& run) {
   l_hi = std::ceil(l_hi * 1.1 / magnitude) * magnitude;
   auto y_ms = [&](double ms) { return top + kPlotH - kPlotH * ms / l_hi; };
   for (double v = 0; v <= l_hi + 1e-9; v += l_hi / 5) {
-    svg += Fmt("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>"
-               "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-               kLeft, y_ms(v), kLeft + kPlotW, y_ms(v), kLeft - 5, y_ms(v) + 4, v);
+    svg +=
+        Fmt("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+            "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+            kLeft, y_ms(v), kLeft + kPlotW, y_ms(v), kLeft - 5, y_ms(v) + 4, v);
   }
   std::vector<std::pair<double, double>> p50, p99;
   for (const auto& [w, s] : run.windows) {

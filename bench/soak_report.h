@@ -26,10 +26,10 @@ struct WindowStats {
 };
 
 struct SoakRun {
-  std::string command;     // how it was run
-  std::string started;     // UTC, ISO 8601
-  std::string commit;      // of the source tree
-  std::string machine;     // CPU model and cores
+  std::string command;  // how it was run
+  std::string started;  // UTC, ISO 8601
+  std::string commit;   // of the source tree
+  std::string machine;  // CPU model and cores
   int tenants = 0, pods = 0;
   double minutes = 0, window_minutes = 0, baseline_minutes = 0;
   double tenants_ready_s = 0;  // Tenants applied -> all Ready
