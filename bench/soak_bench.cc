@@ -1,0 +1,467 @@
+// bench_soak: the whole local environment (`vtenant up`) under hours-like
+// churn, for leaks and drift (issue 22, point 6). N Tenants under one
+// parent queue; each team creates its pods in its own virtual cluster,
+// waits until every one runs on the host, deletes them, and again, until
+// the time is up. It reports, and asserts nothing:
+//   - per window, the latency from a virtual pod's create call returning to
+//     its host pod being bound (spec.nodeName set, seen by a host watch);
+//   - every 10 s, each program kind's resident memory and CPU time (/proc);
+//   - the error lines in every log under the environment's state folder.
+// Into --out: soak-samples.csv, soak-summary.md, soak.svg. Results:
+// bench/RESULTS.md.
+//
+//   build/bench/bench_soak [--tenants 20] [--pods 100] [--minutes 30]
+//       [--window-minutes 5] [--baseline-minutes 5] [--out bench/soak/]
+#include <glog/logging.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "base/eventually.h"
+#include "base/file.h"
+#include "bench/soak_logs.h"
+#include "bench/soak_pods.h"
+#include "bench/soak_processes.h"
+#include "bench/soak_report.h"
+#include "cli/environment_state.h"
+#include "e2e/support/environment.h"
+#include "e2e/support/kubectl.h"
+#include "kube/kubeconfig.h"
+#include "kube/object.h"
+#include "kube/rest_client.h"
+#include "localenv/command.h"
+
+namespace fs = std::filesystem;
+using namespace vtenant;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr char kParentQueue[] = "soak-org";
+constexpr char kNamespace[] = "default";
+constexpr auto kSampleEvery = std::chrono::seconds(10);
+// How long one cycle may wait for its pods to run, then to be gone; past
+// that the pods still missing are counted and the cycle goes on.
+constexpr auto kRunLimit = std::chrono::minutes(10);
+constexpr auto kGoneLimit = std::chrono::minutes(5);
+
+std::atomic<bool> interrupted{false};
+
+struct Options {
+  int tenants = 20;
+  int pods = 100;
+  double minutes = 30;
+  double window_minutes = 5;
+  double baseline_minutes = 5;
+  std::string out = "bench/soak/";
+};
+
+const char kUsage[] =
+    "usage: bench_soak [--tenants N (20)] [--pods N per tenant (100)] [--minutes M (30)]\n"
+    "                  [--window-minutes M (5)] [--baseline-minutes M (5)] [--out DIR "
+    "(bench/soak/)]\n"
+    "Brings up a local environment (vtenant up), creates N Tenants, and has each churn its\n"
+    "pods (create, wait until Running on the host, delete) for M minutes. Writes the\n"
+    "create-to-bound latency per window, every program's memory and CPU, and the errors\n"
+    "in the logs to DIR: soak-samples.csv, soak-summary.md, soak.svg. Ctrl-C ends the\n"
+    "churn early and still writes them. Environment: VTENANT_SOURCE_DIR (the source\n"
+    "tree), VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
+
+// Parses the flags; exits on --help or a bad one.
+Options Parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
+    const bool known = flag == "--tenants" || flag == "--pods" || flag == "--minutes" ||
+                       flag == "--window-minutes" || flag == "--baseline-minutes" ||
+                       flag == "--out";
+    if (!known || i + 1 >= argc) {
+      std::cerr << "bench_soak: unknown flag or missing value: " << flag << "\n" << kUsage;
+      std::exit(2);
+    }
+    const std::string value = argv[++i];
+    try {
+      if (flag == "--tenants") o.tenants = std::stoi(value);
+      if (flag == "--pods") o.pods = std::stoi(value);
+      if (flag == "--minutes") o.minutes = std::stod(value);
+      if (flag == "--window-minutes") o.window_minutes = std::stod(value);
+      if (flag == "--baseline-minutes") o.baseline_minutes = std::stod(value);
+      if (flag == "--out") o.out = value;
+    } catch (const std::exception&) {
+      std::cerr << "bench_soak: " << flag << " wants a number, not " << value << "\n";
+      std::exit(2);
+    }
+  }
+  if (o.tenants < 1 || o.pods < 1 || o.minutes <= 0 || o.window_minutes <= 0) {
+    std::cerr << "bench_soak: --tenants, --pods, --minutes and --window-minutes must be > 0\n";
+    std::exit(2);
+  }
+  return o;
+}
+
+std::string TenantName(int i) {
+  char name[16];
+  std::snprintf(name, sizeof name, "soak-%02d", i);
+  return name;
+}
+
+// The parent queue and the Tenants, as a platform team would keep them
+// (examples/tenants/ml-org-queue.yaml, examples/tenants/nlp/tenant.yaml):
+// CPU pods only, so no GPU is guaranteed and none is needed.
+std::string TenantsYaml(int tenants) {
+  std::string yaml = std::string(R"(apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata:
+  name: )") + kParentQueue +
+                     R"(
+spec:
+  displayName: soak benchmark
+  resources:
+    gpu: {quota: 1, limit: 1, overQuotaWeight: 1}
+    cpu: {quota: -1, limit: -1, overQuotaWeight: 1}
+    memory: {quota: -1, limit: -1, overQuotaWeight: 1}
+)";
+  for (int i = 0; i < tenants; ++i) {
+    yaml += R"(---
+apiVersion: vtenant.io/v1alpha1
+kind: Tenant
+metadata:
+  name: )" + TenantName(i) +
+            R"(
+spec:
+  displayName: soak team )" +
+            std::to_string(i) + R"(
+  queue:
+    parentQueue: )" +
+            kParentQueue +
+            R"(
+    resources:
+      gpu: {quota: 0, limit: 1, overQuotaWeight: 1}
+      cpu: {quota: -1, limit: -1, overQuotaWeight: 1}
+      memory: {quota: -1, limit: -1, overQuotaWeight: 1}
+  isolation:
+    podSecurity: baseline
+    networkPolicy: {enabled: true}
+)";
+  }
+  return yaml;
+}
+
+kube::Object PodJson(const std::string& name) {
+  return std::move(
+             kube::ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                             R"(","labels":{"app":"soak"}},"spec":{"containers":[{"name":"main",)"
+                             R"("image":"busybox","resources":{"requests":{"cpu":"10m",)"
+                             R"("memory":"16Mi"}}}]}})"))
+      .value();
+}
+
+// What the tenants' threads share: the windows' counts and the first errors.
+class Stats {
+ public:
+  Stats(Clock::time_point start, double window_minutes)
+      : start_(start), window_s_(window_minutes * 60) {}
+
+  template <typename F>
+  void At(Clock::time_point t, F&& update) {
+    std::lock_guard lock(mu_);
+    update(windows_[Window(t)]);
+  }
+  void Error(const std::string& what) {
+    std::lock_guard lock(mu_);
+    if (errors_.size() < 10) errors_.push_back(what);
+  }
+  void CycleDone() { ++cycles_; }
+  int cycles() const { return cycles_; }
+  void Bound(Clock::time_point created, double ms) {
+    std::lock_guard lock(mu_);
+    windows_[Window(created)].latencies_ms.push_back(ms);
+    recent_.push_back(ms);
+  }
+  // The pods bound since the last call, and their p99 (progress lines).
+  std::pair<size_t, double> TakeRecent() {
+    std::lock_guard lock(mu_);
+    std::vector<double> recent;
+    recent.swap(recent_);
+    return {recent.size(), bench::Percentile(recent, 0.99)};
+  }
+  std::map<int, bench::WindowStats> windows() {
+    std::lock_guard lock(mu_);
+    return windows_;
+  }
+  std::vector<std::string> errors() {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+ private:
+  int Window(Clock::time_point t) const {
+    return std::max(
+        0, static_cast<int>(std::chrono::duration<double>(t - start_).count() / window_s_));
+  }
+
+  const Clock::time_point start_;
+  const double window_s_;
+  std::mutex mu_;
+  std::map<int, bench::WindowStats> windows_;
+  std::vector<std::string> errors_;
+  std::vector<double> recent_;
+  std::atomic<int> cycles_{0};
+};
+
+// One team's churn until `end`: create its pods, wait until each runs on
+// the host, delete them, wait until they are gone, again.
+void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tracker, Stats& stats,
+           int pods, Clock::time_point end) {
+  for (int cycle = 0; Clock::now() < end && !interrupted; ++cycle) {
+    std::vector<std::string> uids, names;
+    for (int i = 0; i < pods && !interrupted; ++i) {
+      const std::string name = "soak-" + std::to_string(cycle) + "-" + std::to_string(i);
+      for (int attempt = 0; attempt < 5; ++attempt) {
+        Result<kube::Object> created =
+            client.Create(kube::resources::kPods, kNamespace, PodJson(name));
+        const auto now = Clock::now();
+        if (created.ok()) {
+          const std::string uid(kube::Uid(*created));
+          tracker.Created(uid, now);
+          uids.push_back(uid);
+          names.push_back(name);
+          stats.At(now, [](bench::WindowStats& w) { ++w.created; });
+          break;
+        }
+        stats.At(now, [](bench::WindowStats& w) { ++w.create_errors; });
+        stats.Error(team + ": create " + name + ": " + created.status().ToString());
+        if (created.status().code() == StatusCode::kAlreadyExists) break;
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+    }
+    const int not_running = tracker.WaitRunning(uids, Clock::now() + kRunLimit);
+    stats.At(Clock::now(), [&](bench::WindowStats& w) { w.not_running += not_running; });
+    for (const std::string& uid : uids) {
+      std::optional<bench::PodTracker::Latency> l = tracker.BoundLatency(uid);
+      if (l) stats.Bound(l->created, l->ms);
+    }
+    for (const std::string& name : names) {
+      Status deleted = client.Delete(kube::resources::kPods, kNamespace, name);
+      if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
+        stats.At(Clock::now(), [](bench::WindowStats& w) { ++w.delete_errors; });
+        stats.Error(team + ": delete " + name + ": " + deleted.ToString());
+      }
+    }
+    const auto gone_by = Clock::now() + kGoneLimit;
+    const int not_gone = tracker.WaitGone(uids, gone_by);
+    // The virtual pods finish once their host pods are gone (the syncer
+    // does it; no kubelet there does).
+    Eventually(
+        [&] {
+          Result<kube::ObjectList> left = client.List(kube::resources::kPods, kNamespace);
+          return (left.ok() && left->items.empty()) || Clock::now() > gone_by;
+        },
+        std::chrono::minutes(6), std::chrono::milliseconds(500));
+    stats.At(Clock::now(), [&](bench::WindowStats& w) {
+      w.not_gone += not_gone;
+      w.churned += static_cast<int>(uids.size()) - not_gone;
+    });
+    tracker.Forget(uids);
+    stats.CycleDone();
+  }
+}
+
+std::string UtcNow() {
+  char text[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::string Machine() {
+  const std::string cpuinfo = ReadFileOrEmpty("/proc/cpuinfo");
+  std::string model = "unknown CPU";
+  const size_t at = cpuinfo.find("model name");
+  if (at != std::string::npos) {
+    const size_t colon = cpuinfo.find(':', at);
+    model = cpuinfo.substr(colon + 2, cpuinfo.find('\n', colon) - colon - 2);
+  }
+  return model + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+  const Options options = Parse(argc, argv);
+  setenv("VTENANT_SOURCE_DIR", VTENANT_SOURCE_ROOT, /*overwrite=*/0);
+  signal(SIGINT, [](int) { interrupted = true; });
+  signal(SIGTERM, [](int) { interrupted = true; });
+
+  bench::SoakRun run;
+  for (int i = 0; i < argc; ++i) run.command += (i > 0 ? " " : "") + std::string(argv[i]);
+  run.started = UtcNow();
+  run.machine = Machine();
+  run.tenants = options.tenants;
+  run.pods = options.pods;
+  run.minutes = options.minutes;
+  run.window_minutes = options.window_minutes;
+  run.baseline_minutes = options.baseline_minutes;
+  Result<localenv::CommandResult> commit = localenv::RunCommand(
+      {"/usr/bin/env", "git", "-C", e2e::SourceDir(), "rev-parse", "--short", "HEAD"});
+  run.commit = commit.ok() && commit->exit_code == 0 ? commit->out.substr(0, commit->out.find('\n'))
+                                                     : "unknown";
+  std::error_code ec;
+  fs::create_directories(options.out, ec);
+  if (ec) {
+    std::cerr << "bench_soak: cannot create " << options.out << ": " << ec.message() << "\n";
+    return 1;
+  }
+
+  std::printf("soak: vtenant up ...\n");
+  std::fflush(stdout);
+  Result<std::unique_ptr<e2e::Environment>> up =
+      e2e::Environment::Up(VTENANT_CLI, "soak", "bench/testdata/soak-nodes.yaml");
+  if (!up.ok()) {
+    std::cerr << "bench_soak: " << up.status().ToString() << "\n";
+    return 1;
+  }
+  e2e::Environment& env = **up;
+  std::printf("soak: environment in %s; applying %d Tenants under queue %s\n", env.dir().c_str(),
+              options.tenants, kParentQueue);
+  std::fflush(stdout);
+
+  const auto applied_at = Clock::now();
+  Result<std::string> applied = env.HostKubectl({"apply", "-f", "-"}, TenantsYaml(options.tenants));
+  if (!applied.ok()) {
+    std::cerr << "bench_soak: applying the Tenants: " << applied.status().ToString() << "\n";
+    return 1;
+  }
+  std::vector<std::unique_ptr<kube::RestClient>> clients;
+  for (int i = 0; i < options.tenants; ++i) {
+    const std::string team = TenantName(i);
+    Status ready = env.WaitForTeam(team, std::chrono::seconds(600 + 30 * options.tenants));
+    Result<localenv::CommandResult> config = env.Vtenant({"kubeconfig", team});
+    if (!ready.ok() || !config.ok() || config->exit_code != 0) {
+      std::cerr << "bench_soak: " << team << ": "
+                << (ready.ok() ? "vtenant kubeconfig failed" : ready.ToString()) << "\n";
+      return 1;
+    }
+    Result<kube::RestConfig> rest = kube::ParseKubeconfig(config->out);
+    CHECK(rest.ok()) << rest.status().ToString();
+    rest->timeout = std::chrono::seconds(30);
+    Result<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(*rest);
+    CHECK(client.ok()) << client.status().ToString();
+    clients.push_back(std::move(*client));
+  }
+  run.tenants_ready_s = std::chrono::duration<double>(Clock::now() - applied_at).count();
+  // A pod needs its namespace's default ServiceAccount, which the team's
+  // controller manager makes shortly after its cluster comes up.
+  for (int i = 0; i < options.tenants; ++i) {
+    if (!Eventually(
+            [&] {
+              return clients[i]->Get(kube::resources::kServiceAccounts, kNamespace, "default").ok();
+            },
+            std::chrono::minutes(3), std::chrono::milliseconds(500))) {
+      std::cerr << "bench_soak: " << TenantName(i) << " has no default ServiceAccount\n";
+      return 1;
+    }
+  }
+  std::printf("soak: %d Tenants Ready in %.0f s; churning %d pods each for %g minutes\n",
+              options.tenants, run.tenants_ready_s, options.pods, options.minutes);
+  std::fflush(stdout);
+
+  bench::PodTracker tracker(env.host());
+  Status tracking = tracker.Start();
+  if (!tracking.ok()) {
+    std::cerr << "bench_soak: watching the host's pods: " << tracking.ToString() << "\n";
+    return 1;
+  }
+  const std::map<std::string, uint64_t> log_mark = bench::MarkLogs(env.dir());
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double, std::ratio<60>>(options.minutes));
+  Stats stats(start, options.window_minutes);
+  bench::ProcessSampler sampler(env.dir());
+
+  std::atomic<bool> churning{true};
+  std::thread sampling([&] {
+    auto next = start;
+    auto next_progress = start + std::chrono::minutes(1);
+    while (churning) {
+      const double t = std::chrono::duration<double>(Clock::now() - start).count();
+      bench::Sample sample = sampler.Take(t);
+      if (Clock::now() >= next_progress) {
+        double rss = 0;
+        for (const auto& [kind, k] : sample.kinds) rss += k.rss_mib;
+        const auto [bound, p99] = stats.TakeRecent();
+        std::printf(
+            "soak: %.1f min: %d cycles done; last minute: %zu pods bound, p99 %.0f ms; "
+            "RSS %.0f MiB in all; load %.2f\n",
+            t / 60, stats.cycles(), bound, p99, rss, sample.load1);
+        std::fflush(stdout);
+        next_progress += std::chrono::minutes(1);
+      }
+      run.samples.push_back(std::move(sample));
+      next += kSampleEvery;
+      while (churning && Clock::now() < next) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    }
+  });
+
+  std::vector<std::thread> teams;
+  for (int i = 0; i < options.tenants; ++i) {
+    teams.emplace_back(Churn, TenantName(i), std::ref(*clients[i]), std::ref(tracker),
+                       std::ref(stats), options.pods, end);
+  }
+  for (std::thread& t : teams) t.join();
+  churning = false;
+  sampling.join();
+  run.churn_s = std::chrono::duration<double>(Clock::now() - start).count();
+  run.samples.push_back(sampler.Take(run.churn_s));
+  tracker.Stop();
+  if (interrupted) std::printf("soak: interrupted; reporting what ran\n");
+
+  run.cycles = stats.cycles();
+  run.windows = stats.windows();
+  run.first_errors = stats.errors();
+  run.watch_restarts = tracker.watch_restarts();
+  for (const std::string& kind : bench::ProgramKinds())
+    run.pids_seen[kind] = sampler.PidsSeen(kind);
+  Result<cli::EnvironmentState> state = cli::EnvironmentState::Load(env.dir());
+  if (state.ok()) {
+    for (const cli::ComponentRecord& c : state->components) {
+      if (c.restarts > 0) {
+        run.restarts.push_back(c.component.name + ": restarted " + std::to_string(c.restarts) +
+                               " times over the environment's life (last: " + c.last_exit + ")");
+      }
+    }
+  }
+  run.errors = bench::CountLogErrors(env.dir(), log_mark);
+
+  const fs::path out = options.out;
+  Status csv = bench::WriteSamplesCsv((out / "soak-samples.csv").string(), run.samples);
+  if (!csv.ok()) std::cerr << "bench_soak: " << csv.ToString() << "\n";
+  const std::string summary = bench::SummaryMarkdown(run);
+  std::ofstream(out / "soak-summary.md") << summary;
+  std::ofstream(out / "soak.svg") << bench::PlotSvg(run);
+  std::cout << "\n"
+            << summary << "\nsoak: wrote " << (out / "soak-samples.csv").string() << ", "
+            << (out / "soak-summary.md").string() << ", " << (out / "soak.svg").string()
+            << "\nsoak: vtenant down ...\n";
+  std::cout.flush();
+  clients.clear();
+  up->reset();  // vtenant down; says what it left behind
+  return 0;
+}

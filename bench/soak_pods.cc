@@ -1,0 +1,148 @@
+#include "bench/soak_pods.h"
+
+#include <set>
+
+#include "kube/object.h"
+
+namespace vtenant::bench {
+namespace {
+
+constexpr char kSynced[] = "vtenant.io/managed-by=vtenant-syncer";
+constexpr char kVirtualUid[] = "vtenant.io/virtual-uid";
+
+}  // namespace
+
+PodTracker::~PodTracker() { Stop(); }
+
+Status PodTracker::Start() {
+  std::string resource_version;
+  VT_RETURN_IF_ERROR(Relist(&resource_version));
+  thread_ = std::thread([this, resource_version] { Run(resource_version); });
+  return Status::Ok();
+}
+
+void PodTracker::Stop() {
+  cancel_.Cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PodTracker::Created(const std::string& uid, Clock::time_point at) {
+  std::lock_guard lock(mu_);
+  pods_[uid].created = at;
+}
+
+void PodTracker::Observe(const rapidjson::Value& pod, bool deleted) {
+  const auto now = Clock::now();
+  const std::string uid(kube::Annotation(pod, kVirtualUid).value_or(""));
+  if (uid.empty()) return;
+  {
+    std::lock_guard lock(mu_);
+    auto it = pods_.find(uid);
+    // A deletion of a pod already forgotten, or of one from before the run.
+    if (it == pods_.end() && deleted) return;
+    Pod& p = it != pods_.end() ? it->second : pods_[uid];  // seen before its create returned
+    p.seen = true;
+    if (!p.bound && !kube::GetString(pod, {"spec", "nodeName"}).empty()) p.bound = now;
+    if (kube::GetString(pod, {"status", "phase"}) == "Running") p.running = true;
+    if (deleted) p.gone = true;
+  }
+  changed_.notify_all();
+}
+
+Status PodTracker::Relist(std::string* resource_version) {
+  kube::ListOptions options;
+  options.label_selector = kSynced;
+  VT_ASSIGN_OR_RETURN(kube::ObjectList list, host_.ListAll(kube::resources::kPods, "", options));
+  std::set<std::string> listed;
+  for (const kube::Object& pod : list.items) {
+    listed.insert(std::string(kube::Annotation(pod, kVirtualUid).value_or("")));
+    Observe(pod, false);
+  }
+  {
+    // Deletions the broken watch did not deliver.
+    std::lock_guard lock(mu_);
+    for (auto& [uid, p] : pods_) {
+      if (p.seen && !listed.contains(uid)) p.gone = true;
+    }
+  }
+  changed_.notify_all();
+  *resource_version = list.resource_version;
+  return Status::Ok();
+}
+
+void PodTracker::Run(std::string resource_version) {
+  while (!cancel_.cancelled()) {
+    if (resource_version.empty() && !Relist(&resource_version).ok()) {
+      cancel_.WaitFor(std::chrono::seconds(1));
+      continue;
+    }
+    kube::ListOptions options;
+    options.label_selector = kSynced;
+    options.resource_version = resource_version;
+    options.timeout_seconds = 300;
+    const Status watched = host_.Watch(
+        kube::resources::kPods, "", options,
+        [&](kube::WatchEvent& event) {
+          const std::string_view rv = kube::ResourceVersion(event.object);
+          if (!rv.empty()) resource_version = rv;
+          if (event.type != kube::WatchEvent::Type::kBookmark) {
+            Observe(event.object, event.type == kube::WatchEvent::Type::kDeleted);
+          }
+          return true;
+        },
+        &cancel_);
+    if (watched.ok() || cancel_.cancelled()) continue;  // the server ended it: resume
+    ++watch_restarts_;
+    if (watched.code() == StatusCode::kGone) {
+      resource_version.clear();
+    } else {
+      cancel_.WaitFor(std::chrono::seconds(1));
+    }
+  }
+}
+
+int PodTracker::WaitRunning(const std::vector<std::string>& uids, Clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  auto missing = [&] {
+    int n = 0;
+    for (const std::string& uid : uids) {
+      auto it = pods_.find(uid);
+      n += it == pods_.end() || !it->second.running || !it->second.bound ? 1 : 0;
+    }
+    return n;
+  };
+  changed_.wait_until(lock, deadline, [&] { return missing() == 0; });
+  return missing();
+}
+
+int PodTracker::WaitGone(const std::vector<std::string>& uids, Clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  auto left = [&] {
+    int n = 0;
+    for (const std::string& uid : uids) {
+      auto it = pods_.find(uid);
+      n += it != pods_.end() && it->second.seen && !it->second.gone ? 1 : 0;
+    }
+    return n;
+  };
+  changed_.wait_until(lock, deadline, [&] { return left() == 0; });
+  return left();
+}
+
+std::optional<PodTracker::Latency> PodTracker::BoundLatency(const std::string& uid) const {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(uid);
+  if (it == pods_.end() || !it->second.created || !it->second.bound) return std::nullopt;
+  // A watch event that beat the create call's return counts as no wait.
+  const double ms = std::max(
+      0.0,
+      std::chrono::duration<double, std::milli>(*it->second.bound - *it->second.created).count());
+  return Latency{*it->second.created, ms};
+}
+
+void PodTracker::Forget(const std::vector<std::string>& uids) {
+  std::lock_guard lock(mu_);
+  for (const std::string& uid : uids) pods_.erase(uid);
+}
+
+}  // namespace vtenant::bench

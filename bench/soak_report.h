@@ -1,0 +1,62 @@
+// What the soak benchmark writes: the samples as CSV, a Markdown summary,
+// and an SVG plot (resident memory over time per program kind, and the
+// create-to-bound latency per window), all from one SoakRun.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "bench/soak_logs.h"
+#include "bench/soak_processes.h"
+
+namespace vtenant::bench {
+
+// One window of the churn; pods count in the window their create returned
+// in, churned pods in the one their deletion completed in.
+struct WindowStats {
+  int created = 0;
+  int create_errors = 0;
+  int not_running = 0;  // host pod not Running within the cycle's limit
+  int not_gone = 0;     // host pod still there at the cycle's limit
+  int delete_errors = 0;
+  int churned = 0;                   // created, ran, deleted and gone
+  std::vector<double> latencies_ms;  // created -> bound on the host
+};
+
+struct SoakRun {
+  std::string command;  // how it was run
+  std::string started;  // UTC, ISO 8601
+  std::string commit;   // of the source tree
+  std::string machine;  // CPU model and cores
+  int tenants = 0, pods = 0;
+  double minutes = 0, window_minutes = 0, baseline_minutes = 0;
+  double tenants_ready_s = 0;  // Tenants applied -> all Ready
+  double churn_s = 0;          // how long the churn really ran
+  int cycles = 0;              // over all tenants
+  int watch_restarts = 0;
+  std::map<int, WindowStats> windows;
+  std::vector<Sample> samples;
+  std::map<std::string, int> pids_seen;   // by kind, over the churn
+  std::vector<std::string> restarts;      // the host's components that were restarted
+  std::vector<std::string> first_errors;  // the churn's first client errors
+  LogErrors errors;
+};
+
+// `values` at quantile q (0..1), nearest rank; 0 when empty.
+double Percentile(std::vector<double> values, double q);
+
+// One row per sample and program kind:
+// t_s,kind,processes,rss_mib,rss_mib_per_process,cpu_s,load1.
+Status WriteSamplesCsv(const std::string& path, const std::vector<Sample>& samples);
+
+// The summary: the run, latency per window, memory at the baseline and at
+// the end, CPU per program kind, restarts, errors, and the goals.
+std::string SummaryMarkdown(const SoakRun& run);
+
+// Three panels: resident memory per program kind (log scale), the same
+// relative to the baseline sample, and p50/p99 latency per window.
+std::string PlotSvg(const SoakRun& run);
+
+}  // namespace vtenant::bench
