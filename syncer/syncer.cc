@@ -107,8 +107,9 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
                CopySyncer::Scope::kReferenced, "secret", metrics_, events_),
       claims_(informers_, config_, kPersistentVolumeClaims, Copy(claim_translator_),
               CopySyncer::Scope::kReferenced, "pvc", metrics_, events_),
-      services_(informers_, config_, kServices, ServiceCopy(service_translator_, service_addresses_),
-                CopySyncer::Scope::kAll, "", metrics_, events_),
+      services_(informers_, config_, kServices,
+                ServiceCopy(service_translator_, service_addresses_), CopySyncer::Scope::kAll, "",
+                metrics_, events_),
       service_addresses_(informers_, config_, metrics_, events_),
       endpoints_(informers_, config_, kube::resources::kEndpoints, SelectorlessEndpoints(),
                  CopySyncer::Scope::kAll, "", metrics_, events_),
@@ -190,6 +191,18 @@ CopyTranslator Syncer::HandWrittenEndpointSlices() {
             std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
             if (!service) return false;
             kube::ObjectPtr svc = VirtualService(kube::Namespace(slice), *service);
+            // Its Service is away only while ServiceAddressSyncer gives it
+            // its host address: a copy made before stays meanwhile, as the
+            // Service's own copy does (and none is made).
+            if (svc == nullptr) {
+              const std::string_view ns = kube::Namespace(slice);
+              return service_addresses_.Recreating(kube::MakeKey(ns, *service)) &&
+                     informers_.Host(resources::kEndpointSlices)
+                             .cache()
+                             .Get(kube::MakeKey(config_.host_namespace,
+                                                HostName(kube::Name(slice), ns, config_.tenant))) !=
+                         nullptr;
+            }
             return EndpointSliceTranslator::Wanted(slice, svc.get()) &&
                    !service_translator_.Check(*svc);
           }};
@@ -299,8 +312,8 @@ void Syncer::Wire() {
                   }}});
   // Host Events up; a host pod or PodGroup that appears after the Events
   // about it brings them along.
-  kube::Controller& events_up =
-      manager_.AddController({.name = "event-syncer", .workers = options_.other_workers}, events_up_);
+  kube::Controller& events_up = manager_.AddController(
+      {.name = "event-syncer", .workers = options_.other_workers}, events_up_);
   events_up.Watch(informers_.Host(kube::resources::kEvents));
   kube::EventFilter adds_only;
   adds_only.predicate = [](kube::EventFilter::Event e, const kube::Object*, const kube::Object&) {
