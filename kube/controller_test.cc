@@ -126,8 +126,11 @@ TEST(ControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
   EXPECT_EQ(reconciler.Calls("owner-of-b"), 0);
   controller.Resume();
   runner = std::make_unique<std::thread>([&] { controller.Run(); });
-  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-b") == 1; }));
-  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-a") == 2; }));
+  // At least once each: b's own event, delivered late by a loaded machine,
+  // may reach the reopened queue after the replay has been reconciled, and
+  // reconciles are level-triggered, so a second call is correct.
+  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-b") >= 1; }));
+  EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-a") >= 2; }));
   // And events flow again.
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("c")).ok());
   EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-c") == 1; }));
