@@ -23,7 +23,6 @@
 #include "localenv/local_cluster.h"
 #include "localenv/supervisor.h"
 #include "localenv/tools.h"
-#include "localenv/wait.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
@@ -66,6 +65,8 @@ Status WaitHealthy(localenv::Supervisor& supervisor, const localenv::Component& 
     while (std::chrono::steady_clock::now() < deadline && !g_stop) {
       last = localenv::CheckHealth(component.health, std::chrono::seconds(5));
       if (last.ok()) return Status::Ok();
+      // The others (and this one, should it exit) stay supervised meanwhile.
+      supervisor.Tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return Unavailable(component.name + " did not answer " + component.health.url + " (" +

@@ -8,7 +8,8 @@
 // left over), the Deployment's pods are bound and Running, the Job
 // completed exactly once with exactly its 60 pods, and the queue's
 // allocated CPU is that of the Running pods. Each case prints how long the
-// system took to converge.
+// system took to converge. And `vtenant down` then `vtenant up` keeps the
+// Tenants, the team's kubeconfig and its pods, the very same objects.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -18,11 +19,13 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "base/eventually.h"
 #include "cli/environment_state.h"
+#include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "kube/kubeconfig.h"
@@ -197,9 +200,28 @@ Observation Observe(const std::string& ns) {
   return o;
 }
 
-class FaultSuiteTest : public ::testing::TestWithParam<Fault> {
+// Brings the environment down after the last test.
+class FaultEnvironmentDown : public testing::Environment {
+ public:
+  void TearDown() override {
+    team_client.reset();
+    shared_env.reset();
+  }
+};
+
+const bool down_registered = [] {
+  testing::AddGlobalTestEnvironment(new FaultEnvironmentDown);
+  return true;
+}();
+
+// The suites of this binary share one environment, started by the first.
+class FaultEnvironmentTest : public ::testing::Test {
  public:
   static void SetUpTestSuite() {
+    (void)down_registered;
+    static bool start_tried = false;
+    if (start_tried) return;
+    start_tried = true;
     Result<std::unique_ptr<Environment>> env =
         Environment::Up(VTENANT_CLI, "faults", "e2e/testdata/fault-nodes.yaml");
     ASSERT_TRUE(env.ok()) << env.status().ToString();
@@ -218,12 +240,75 @@ class FaultSuiteTest : public ::testing::TestWithParam<Fault> {
     ASSERT_TRUE(client.ok());
     team_client = std::move(*client);
   }
-  static void TearDownTestSuite() {
-    team_client.reset();
-    shared_env.reset();
+  void SetUp() override {
+    ASSERT_NE(shared_env, nullptr) << "the environment did not start";
+    ASSERT_NE(team_client, nullptr) << "nlp did not become Ready";
   }
-  void SetUp() override { ASSERT_NE(shared_env, nullptr) << "the environment did not start"; }
 };
+
+class FaultSuiteTest : public FaultEnvironmentTest, public ::testing::WithParamInterface<Fault> {};
+
+// `vtenant down` then `vtenant up`: the Tenants, the team's kubeconfig (the
+// one it already holds) and its pods are all still there, the same objects.
+TEST_F(FaultEnvironmentTest, DownThenUpKeepsTheTenantsTheirKubeconfigsAndTheirPods) {
+  ASSERT_TRUE(shared_env->TeamKubectl(kTeam, {"create", "namespace", "kept"}).ok());
+  Result<std::string> applied = shared_env->TeamKubectl(kTeam, {"apply", "-f", "-"}, R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: keeper, namespace: kept}
+spec:
+  containers:
+  - name: main
+    image: busybox
+    resources: {requests: {cpu: 10m, memory: 16Mi}}
+)");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  kube::ListOptions selector;
+  selector.label_selector = "vtenant.io/virtual-namespace=kept";
+  auto host_pod = [&]() -> std::optional<kube::Object> {
+    Result<kube::ObjectList> pods = shared_env->host().List(res::kPods, kHostNamespace, selector);
+    if (!pods.ok() || pods->items.size() != 1) return std::nullopt;
+    if (kube::GetString(pods->items[0], {"status", "phase"}) != "Running") return std::nullopt;
+    return std::move(pods->items[0]);
+  };
+  std::optional<kube::Object> before;
+  ASSERT_TRUE(
+      Eventually([&] { return (before = host_pod()).has_value(); }, std::chrono::seconds(120)));
+  Result<kube::Object> virtual_before = team_client->Get(res::kPods, "kept", "keeper");
+  ASSERT_TRUE(virtual_before.ok());
+  Result<localenv::CommandResult> kubeconfig_before = shared_env->Vtenant({"kubeconfig", kTeam});
+  ASSERT_TRUE(kubeconfig_before.ok());
+
+  Result<localenv::CommandResult> down = shared_env->Vtenant({"down"});
+  ASSERT_TRUE(down.ok() && down->exit_code == 0) << (down.ok() ? down->out + down->err : "");
+  EXPECT_TRUE(cli::FindLeftoverProcesses(shared_env->dir()).empty());
+  Result<localenv::CommandResult> up = shared_env->Vtenant({"up"});
+  ASSERT_TRUE(up.ok() && up->exit_code == 0) << (up.ok() ? up->out + up->err : "");
+  EXPECT_NE(up->out.find("resuming the environment"), std::string::npos) << up->out;
+
+  ASSERT_TRUE(shared_env->WaitForTeam(kTeam).ok());
+  Result<localenv::CommandResult> kubeconfig_after = shared_env->Vtenant({"kubeconfig", kTeam});
+  ASSERT_TRUE(kubeconfig_after.ok());
+  EXPECT_EQ(kubeconfig_after->out, kubeconfig_before->out) << "the team's kubeconfig changed";
+  // The kubeconfig the team already held reaches the same pod.
+  Result<kube::Object> virtual_after(NotFound(""));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        virtual_after = team_client->Get(res::kPods, "kept", "keeper");
+        return virtual_after.ok();
+      },
+      std::chrono::seconds(60)));
+  EXPECT_EQ(kube::Uid(*virtual_after), kube::Uid(*virtual_before));
+  std::optional<kube::Object> after;
+  ASSERT_TRUE(
+      Eventually([&] { return (after = host_pod()).has_value(); }, std::chrono::seconds(120)));
+  EXPECT_EQ(kube::Uid(*after), kube::Uid(*before)) << "the host pod was made again";
+  for (const char* tenant : {"vision", "recsys"}) {
+    Result<kube::Object> t = shared_env->host().Get(res::kTenants, "", tenant);
+    EXPECT_TRUE(t.ok()) << tenant << " is gone";
+  }
+  ASSERT_TRUE(shared_env->TeamKubectl(kTeam, {"delete", "namespace", "kept", "--wait=false"}).ok());
+}
 
 TEST_P(FaultSuiteTest, NothingIsLostOrDuplicatedWhenItIsKilledMidBurst) {
   const Fault& fault = GetParam();
