@@ -29,9 +29,8 @@ TEST(EventRateLimitTest, TenantBucketTakesABurstThenItsRate) {
 
 TEST(EventRateLimitTest, OneObjectsStormDoesNotSpendTheTenantsBucket) {
   kube::FakeClock clock;
-  EventRateLimit limit({.qps = 100, .burst = 100, .per_object_burst = 5,
-                        .per_object_refill = minutes(5)},
-                       clock);
+  EventRateLimit limit(
+      {.qps = 100, .burst = 100, .per_object_burst = 5, .per_object_refill = minutes(5)}, clock);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(limit.Take("Pod/ml/storm"), Duration::zero()) << i;
   // The storming pod waits for its own bucket (one every 5 minutes)...
   EXPECT_EQ(limit.Take("Pod/ml/storm"), minutes(5));
@@ -44,9 +43,8 @@ TEST(EventRateLimitTest, OneObjectsStormDoesNotSpendTheTenantsBucket) {
 
 TEST(EventRateLimitTest, QuietObjectsAreForgottenWithoutLosingTheirBurst) {
   kube::FakeClock clock;
-  EventRateLimit limit({.qps = 0, .per_object_burst = 2, .per_object_refill = seconds(10),
-                        .max_objects = 2},
-                       clock);
+  EventRateLimit limit(
+      {.qps = 0, .per_object_burst = 2, .per_object_refill = seconds(10), .max_objects = 2}, clock);
   EXPECT_EQ(limit.Take("a"), Duration::zero());
   EXPECT_EQ(limit.Take("a"), Duration::zero());
   EXPECT_EQ(limit.Take("b"), Duration::zero());

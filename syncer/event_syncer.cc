@@ -18,7 +18,8 @@ std::string_view SyncedKind(const rapidjson::Value& event) {
   std::string_view kind = kube::GetString(event, {"involvedObject", "kind"});
   std::string_view api_version = kube::GetString(event, {"involvedObject", "apiVersion"});
   if (kind == "Pod" && (api_version.empty() || api_version == "v1")) return "Pod";
-  if (kind == kai::kPodGroupKind && (api_version.empty() || api_version.starts_with("scheduling.run.ai/"))) {
+  if (kind == kai::kPodGroupKind &&
+      (api_version.empty() || api_version.starts_with("scheduling.run.ai/"))) {
     return kai::kPodGroupKind;
   }
   return "";
@@ -83,8 +84,7 @@ void EventSyncer::HostObjectDeleted(std::string_view kind, const rapidjson::Valu
   ForgetOld(now);
 }
 
-std::optional<EventSyncer::Known> EventSyncer::Resolve(std::string_view kind,
-                                                       std::string_view name,
+std::optional<EventSyncer::Known> EventSyncer::Resolve(std::string_view kind, std::string_view name,
                                                        std::string_view uid) {
   const kube::ResourceType& type = kind == "Pod" ? kPods : kPodGroups;
   if (kube::ObjectPtr object =
@@ -120,8 +120,7 @@ std::optional<std::string> EventSyncer::TeamNameOf(std::string_view host_name) {
   return std::nullopt;
 }
 
-std::vector<std::string> EventSyncer::EventKeysAbout(std::string_view kind,
-                                                     std::string_view name) {
+std::vector<std::string> EventSyncer::EventKeysAbout(std::string_view kind, std::string_view name) {
   std::vector<std::string> keys;
   Result<std::vector<kube::ObjectPtr>> events =
       informers_.Host(kEvents).cache().ByIndex(kInvolvedIndex, RememberKey(kind, name));
@@ -156,12 +155,11 @@ Result<kube::ReconcileResult> EventSyncer::Reconcile(const std::string& key) {
     update = translator_.Update(*existing, wanted);
     if (!update) return kube::ReconcileResult{};
   }
-  const kube::Clock::Duration wait =
-      limit_.Take(target.kind + "/" + target.ns + "/" + target.name);
+  const kube::Clock::Duration wait = limit_.Take(target.kind + "/" + target.ns + "/" + target.name);
   if (wait > kube::Clock::Duration::zero()) {
     metrics_.EventDelayed();
-    return kube::ReconcileResult{
-        .requeue_after = std::chrono::ceil<std::chrono::milliseconds>(wait)};
+    return kube::ReconcileResult{.requeue_after =
+                                     std::chrono::ceil<std::chrono::milliseconds>(wait)};
   }
   Result<kube::Object> written =
       update ? informers_.virtual_client().Update(kEvents, target.ns, *update)

@@ -141,10 +141,9 @@ kube::Object EventTranslator::FromHost(const rapidjson::Value& host, const Virtu
       {"apiVersion", "v1"},
       {"kind", "Event"},
       {"metadata",
-       kube::JsonObject{
-           {"name", VirtualEventName(target.name, kube::Uid(host))},
-           {"namespace", target.ns},
-           {"labels", kube::JsonObject{{kManagedByLabel, kManagedByValue}}}}},
+       kube::JsonObject{{"name", VirtualEventName(target.name, kube::Uid(host))},
+                        {"namespace", target.ns},
+                        {"labels", kube::JsonObject{{kManagedByLabel, kManagedByValue}}}}},
       {"involvedObject", std::move(involved)},
       {"type", type},
       {"reason", reason},

@@ -67,8 +67,7 @@ TEST(EventTranslatorTest, MessagesNameOnlyWhatTheTeamMaySee) {
       {"in namespace vtenant-nlp.", "in namespace ml."},
       // What the syncer cannot read back is hidden, even in its own namespace.
       {"pod vtenant-nlp/other-x-ml-x-nlp is in the way", "pod (hidden) is in the way"},
-      {"vtenant-system/gpu-reservation-l40s-0-0 holds the device",
-       "(hidden) holds the device"},
+      {"vtenant-system/gpu-reservation-l40s-0-0 holds the device", "(hidden) holds the device"},
       {"Started container work", "Started container work"},
   };
   for (const Row& row : rows) {
@@ -80,10 +79,12 @@ TEST(EventTranslatorTest, HostEventBecomesTheTeamsEventOnTheVirtualObject) {
   const EventTranslator translator(NlpConfig());
   const std::string trainer = HostName("trainer", "ml", "nlp");
   kube::Object host = Json(R"({"apiVersion":"v1","kind":"Event",
-      "metadata":{"name":")" + trainer + R"(.18a2","namespace":"vtenant-nlp","uid":")" + kUid +
+      "metadata":{"name":")" +
+                           trainer + R"(.18a2","namespace":"vtenant-nlp","uid":")" + kUid +
                            R"(","labels":{"x":"y"},"annotations":{"a":"b"}},
       "involvedObject":{"apiVersion":"v1","kind":"Pod","namespace":"vtenant-nlp",
-        "name":")" + trainer + R"(","uid":"host-pod-uid","fieldPath":"spec.containers{work}"},
+        "name":")" + trainer +
+                           R"(","uid":"host-pod-uid","fieldPath":"spec.containers{work}"},
       "type":"Warning","reason":"Reclaimed",
       "message":"reclaimed for job vtenant-vision/j of queue vision: queue nlp was above its fair share",
       "count":3,"firstTimestamp":"2026-12-02T11:00:00Z","lastTimestamp":"2026-12-02T11:05:00Z",

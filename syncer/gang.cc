@@ -41,8 +41,8 @@ Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
 // it yet, or the chain has grown since it was read: its label may be the
 // one that counts.
 Result<std::string> WorkloadPreemptibility(const rapidjson::Value& pod,
-                                           const std::vector<OwnerRef>& chain,
-                                           std::string_view ns, ObjectLookup& lookup) {
+                                           const std::vector<OwnerRef>& chain, std::string_view ns,
+                                           ObjectLookup& lookup) {
   // The chain was read from the caches a moment ago; an owner that has
   // arrived since may have owners of its own, whose label counts first.
   if (OwnerChain(pod, lookup).size() != chain.size()) {

@@ -28,9 +28,9 @@ kube::Object ForCreate(const rapidjson::Value& service) {
   kube::Object out = kube::Clone(service);
   out.RemoveMember("status");
   if (rapidjson::Value* meta = Member(out, "metadata"); meta != nullptr && meta->IsObject()) {
-    for (const char* m : {"uid", "resourceVersion", "creationTimestamp", "managedFields",
-                          "generation", "deletionTimestamp", "deletionGracePeriodSeconds",
-                          "selfLink"}) {
+    for (const char* m :
+         {"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation",
+          "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"}) {
       meta->RemoveMember(m);
     }
   }

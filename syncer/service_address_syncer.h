@@ -42,8 +42,8 @@ inline constexpr char kClusterIPNotTaken[] = "ClusterIPNotTaken";
 class ServiceAddressSyncer : public kube::Reconciler {
  public:
   // Keys are virtual Services ("namespace/name"); `events` records on them.
-  ServiceAddressSyncer(SyncerInformers& informers, const SyncerConfig& config,
-                       SyncMetrics& metrics, kube::EventRecorder& events);
+  ServiceAddressSyncer(SyncerInformers& informers, const SyncerConfig& config, SyncMetrics& metrics,
+                       kube::EventRecorder& events);
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 

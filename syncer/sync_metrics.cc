@@ -27,12 +27,12 @@ SyncMetrics::SyncMetrics(kube::Registry& registry)
           "Virtual objects other than pods kept off the host, or written without a field they "
           "asked for, by kind and reason.",
           {"kind", "reason"}))),
-      events_delayed_(&Must(registry.AddCounter(
-                               "vtenant_syncer_events_delayed_total",
-                               "Host Events held back by the tenant's event rate limit before "
-                               "they reached the virtual cluster.",
-                               {}))
-                           ->WithLabelValues({})),
+      events_delayed_(
+          &Must(registry.AddCounter("vtenant_syncer_events_delayed_total",
+                                    "Host Events held back by the tenant's event rate limit before "
+                                    "they reached the virtual cluster.",
+                                    {}))
+               ->WithLabelValues({})),
       latency_(&Must(registry.AddHistogram(
                          "vtenant_syncer_pod_sync_latency_seconds",
                          "From the syncer first seeing a virtual pod to its host pod existing.", {},

@@ -410,7 +410,8 @@ TEST_F(SyncerIntegrationTest, HostEventsReachTheTeamsPod) {
   kube::SetString(event, {}, "message",
                   "0/1 nodes fit: 1 not enough shared GPU room (needs 500m of one device); "
                   "no reclaim: the jobs that would make room (queue vision) are non-preemptible; "
-                  "pod vtenant-nlp/" + host_name + " waits");
+                  "pod vtenant-nlp/" +
+                      host_name + " waits");
   ASSERT_TRUE(client().Create(kEvents, kHostNs, event).ok());
   std::string message;
   EXPECT_TRUE(Eventually(
