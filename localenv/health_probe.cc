@@ -5,8 +5,10 @@
 #include "localenv/etcd_server.h"
 
 namespace vtenant::localenv {
+namespace {
 
-Status CheckHealth(const HealthProbe& probe, std::chrono::milliseconds timeout) {
+// The answer of `probe.url`, whatever its status code.
+Result<kube::HttpResponse> Ask(const HealthProbe& probe, std::chrono::milliseconds timeout) {
   if (probe.url.empty()) return FailedPrecondition("no health endpoint");
   const size_t scheme = probe.url.find("://");
   const size_t path_start =
@@ -24,10 +26,20 @@ Status CheckHealth(const HealthProbe& probe, std::chrono::milliseconds timeout) 
   config.timeout = timeout;
   config.qps = 0;
   VT_ASSIGN_OR_RETURN(auto transport, kube::NewHttpTransport(config));
-  VT_ASSIGN_OR_RETURN(kube::HttpResponse response, transport->Send("GET", path));
+  return transport->Send("GET", path);
+}
+
+}  // namespace
+
+Status CheckHealth(const HealthProbe& probe, std::chrono::milliseconds timeout) {
+  VT_ASSIGN_OR_RETURN(kube::HttpResponse response, Ask(probe, timeout));
   if (response.status_code == 200) return Status::Ok();
   return Unavailable(probe.url + " answered HTTP " + std::to_string(response.status_code) + " " +
                      response.body.substr(0, 200));
+}
+
+Status CheckAlive(const HealthProbe& probe, std::chrono::milliseconds timeout) {
+  return Ask(probe, timeout).status();
 }
 
 }  // namespace vtenant::localenv

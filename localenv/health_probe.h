@@ -28,4 +28,10 @@ struct HealthProbe {
 // FailedPrecondition when the probe has no URL.
 Status CheckHealth(const HealthProbe& probe, std::chrono::milliseconds timeout);
 
+// OK when `probe.url` answers at all within `timeout`, whatever the status: a
+// program that says it is not ready (an operator waiting for its API server
+// answers 503) is alive; one that no longer accepts or answers is not.
+// FailedPrecondition when the probe has no URL.
+Status CheckAlive(const HealthProbe& probe, std::chrono::milliseconds timeout);
+
 }  // namespace vtenant::localenv

@@ -10,6 +10,7 @@ void Supervisor::Add(Component component, Process running) {
   component.process.die_with_parent = false;
   Entry entry{.component = std::move(component), .process = std::move(running), .up = true};
   entry.started = Clock::now();
+  entry.next_liveness = entry.started + options_.liveness_delay;
   entries_.push_back(std::move(entry));
 }
 
@@ -27,6 +28,8 @@ void Supervisor::Launch(Entry& entry, Clock::time_point now, Status* error) {
     entry.process = std::move(*process);
     entry.up = true;
     entry.started = now;
+    entry.next_liveness = now + options_.liveness_delay;
+    entry.liveness_failed = 0;
     return;
   }
   // A start that fails (a binary removed by `make clean`) is a failed run.
@@ -44,9 +47,17 @@ bool Supervisor::Tick() {
   for (Entry& entry : entries_) {
     if (entry.retired) continue;
     if (entry.up) {
-      if (entry.process.Running()) continue;
-      entry.up = false;
-      entry.last_exit = entry.process.exit_description();
+      if (entry.process.Running()) {
+        if (Alive(entry, now)) continue;
+        entry.process.Stop(std::chrono::milliseconds(0));
+        entry.up = false;
+        entry.last_exit = "killed: no answer from " + entry.component.health.url + " for " +
+                          std::to_string(entry.liveness_failed) + " probes (" +
+                          entry.liveness_error + ")";
+      } else {
+        entry.up = false;
+        entry.last_exit = entry.process.exit_description();
+      }
       const bool was_stable = now - entry.started >= options_.stable_after;
       entry.backoff = was_stable ? options_.first_backoff
                                  : std::min(options_.max_backoff,
@@ -67,6 +78,20 @@ bool Supervisor::Tick() {
     }
   }
   return RestartFollowers(now) || changed;
+}
+
+bool Supervisor::Alive(Entry& entry, Clock::time_point now) {
+  if (entry.component.health.url.empty() || now < entry.next_liveness) return true;
+  Status alive = CheckAlive(entry.component.health, options_.liveness_timeout);
+  // From the end of the probe: a probe that timed out does not make the next
+  // one due at once.
+  entry.next_liveness = Clock::now() + options_.liveness_period;
+  if (alive.ok()) {
+    entry.liveness_failed = 0;
+    return true;
+  }
+  entry.liveness_error = alive.message();
+  return ++entry.liveness_failed < options_.liveness_failures;
 }
 
 bool Supervisor::RestartFollowers(Clock::time_point now) {

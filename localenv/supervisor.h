@@ -1,7 +1,9 @@
 // Supervisor: keeps the programs of a local environment running. A program
 // that exits is started again with the same command line (same ports, same
 // data folders), after a backoff that doubles while it keeps failing, and
-// every restart is counted so that `vtenant status` can show it.
+// every restart is counted so that `vtenant status` can show it. A program
+// that still runs but no longer answers on its health endpoint for a while is
+// killed and started again, as a kubelet does on a failed liveness probe.
 //
 // One Supervisor runs in the `vtenant supervise` process that `vtenant up`
 // leaves behind; it is single-threaded: its owner calls Tick() in a loop.
@@ -23,7 +25,9 @@ namespace vtenant::localenv {
 struct Component {
   std::string name;        // "etcd", "kube-apiserver", "vtenant-scheduler", ...
   ProcessOptions process;  // how to start it; die_with_parent is ignored (false)
-  HealthProbe health;      // how `vtenant status` tells that it answers
+  // How `vtenant status` tells that it answers, and how the supervisor tells
+  // that it is alive: answering at all, whatever the status (CheckAlive).
+  HealthProbe health;
   // Components whose restart this one must follow: when the supervisor
   // starts one of them again, it restarts this one too, once all of them
   // answer their health probes. For a program that gives up on work that
@@ -46,6 +50,17 @@ struct SupervisorOptions {
   // A run at least this long was a success: the next failure waits only
   // first_backoff again.
   std::chrono::milliseconds stable_after{60000};
+  // Liveness: after liveness_delay from its start, a component with a health
+  // endpoint is asked every liveness_period; after liveness_failures probes
+  // in a row without an answer within liveness_timeout it is killed and
+  // started again. An API server whose store vanished while it shut down
+  // stops listening and never exits: without this it would count as running
+  // for ever. The defaults allow a minute and a half of no answer, longer
+  // than any of these programs takes to start listening.
+  std::chrono::milliseconds liveness_delay{30000};
+  std::chrono::milliseconds liveness_period{10000};
+  std::chrono::milliseconds liveness_timeout{5000};
+  int liveness_failures = 6;
 };
 
 class Supervisor {
@@ -95,7 +110,13 @@ class Supervisor {
     std::chrono::milliseconds backoff{0};
     bool retired = false;      // stopped for good by StopOne
     std::string follow_cause;  // the component in restart_after that was restarted; empty: none
+    Clock::time_point next_liveness;  // when to ask whether it is alive next
+    int liveness_failed = 0;          // probes without an answer, in a row
+    std::string liveness_error;       // the last of them
   };
+  // Asks a running entry whether it is alive, when due; returns false once it
+  // has failed options_.liveness_failures probes in a row.
+  bool Alive(Entry& entry, Clock::time_point now);
   // Restarts the components with a follow_cause once what they follow
   // answers. Returns true when it restarted any.
   bool RestartFollowers(Clock::time_point now);

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/health_server.h"
+#include "localenv/tools.h"
 
 namespace vtenant::localenv {
 namespace {
@@ -147,6 +149,61 @@ TEST_F(SupervisorTest, AMissingBinaryIsAnErrorNowAndRetriedLater) {
   EXPECT_FALSE(started.ok());
   ASSERT_TRUE(TickUntil(supervisor, [&] { return supervisor.Statuses()[0].restarts >= 2; }));
   EXPECT_NE(supervisor.Statuses()[0].last_exit.find("no-such-binary"), std::string::npos);
+}
+
+// Liveness probes due at once and often, so that a test takes milliseconds.
+SupervisorOptions QuickLiveness() {
+  return {.first_backoff = std::chrono::milliseconds(10),
+          .liveness_delay = std::chrono::milliseconds(0),
+          .liveness_period = std::chrono::milliseconds(10),
+          .liveness_timeout = std::chrono::milliseconds(500),
+          .liveness_failures = 3};
+}
+
+TEST_F(SupervisorTest, AComponentThatRunsButNoLongerAnswersIsKilledAndStartedAgain) {
+  Result<int> port = PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok());
+  Supervisor supervisor(QuickLiveness());
+  // Runs, but nothing listens where its health endpoint should be: an API
+  // server that stopped listening while shutting down and never exited.
+  Component hung = Shell("hung", "exec sleep 60");
+  hung.health.url = "http://127.0.0.1:" + std::to_string(*port) + "/livez";
+  ASSERT_TRUE(supervisor.Start(hung).ok());
+  const pid_t first = supervisor.Statuses()[0].pid;
+
+  ASSERT_TRUE(TickUntil(supervisor, [&] {
+    ComponentStatus s = supervisor.Statuses()[0];
+    return s.pid > 0 && s.pid != first;
+  }));
+  EXPECT_NE(kill(first, 0), 0) << "the hung process was left running";
+  const ComponentStatus status = supervisor.Statuses()[0];
+  EXPECT_EQ(status.restarts, 1);
+  EXPECT_NE(status.last_exit.find("killed: no answer from " + hung.health.url + " for 3 probes"),
+            std::string::npos)
+      << status.last_exit;
+}
+
+TEST_F(SupervisorTest, AComponentThatAnswersNotReadyIsAliveAndLeftRunning) {
+  Result<int> port = PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok());
+  // Answers 503 on /readyz: a program waiting for something, not a hung one.
+  kube::HealthServer server;
+  server.AddReadyCheck("leader", [] { return Unavailable("not the leader"); });
+  ASSERT_TRUE(server.Start("127.0.0.1", static_cast<uint16_t>(*port)).ok());
+  Supervisor supervisor(QuickLiveness());
+  Component waiting = Shell("waiting", "exec sleep 60");
+  waiting.health.url = server.url() + "/readyz";
+  ASSERT_TRUE(supervisor.Start(waiting).ok());
+  const pid_t pid = supervisor.Statuses()[0].pid;
+
+  // Many more probes than liveness_failures, each answered 503.
+  for (int i = 0; i < 30; ++i) {
+    supervisor.Tick();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(supervisor.Statuses()[0].pid, pid);
+  EXPECT_EQ(supervisor.Statuses()[0].restarts, 0);
+  EXPECT_FALSE(CheckHealth(waiting.health, std::chrono::seconds(1)).ok());
 }
 
 }  // namespace
