@@ -131,6 +131,26 @@ spec:
       {{ end }}
       phase: Succeeded
 ---
+# A deleted pod goes in two steps, each played once per pod: its finalizers
+# are dropped, then it is deleted at once. One stage doing both would match
+# again on the pod its own finalizer patch changed, and once more on the
+# pod its own delete (grace 0) changed, each time failing with "not found"
+# once the first play had deleted the pod.
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: vtenant-pod-finalizers-dropped
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: Exists
+    - key: '.metadata.finalizers'
+      operator: Exists
+  next:
+    finalizers: {empty: true}
+---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
@@ -141,8 +161,14 @@ spec:
     matchExpressions:
     - key: '.metadata.deletionTimestamp'
       operator: Exists
+    - key: '.metadata.finalizers'
+      operator: DoesNotExist
+    # kwok compares only strings, booleans and ints, not the numbers it
+    # reads from JSON: hence tostring.
+    - key: '.metadata.deletionGracePeriodSeconds | tostring'
+      operator: NotIn
+      values: ['0']
   next:
-    finalizers: {empty: true}
     delete: true
 )yaml";
 

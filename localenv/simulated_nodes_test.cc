@@ -2,6 +2,9 @@
 // node by a plain binding runs; a Job whose pods ask to finish completes.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
 #include "base/eventually.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/testing/cluster_test.h"
@@ -21,7 +24,7 @@ nodes:
 )",
                                                                   "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("sim-nodes", {.nodes = *nodes}, {"bind-test", "job-test"});
+    StartCluster("sim-nodes", {.nodes = *nodes}, {"bind-test", "job-test", "delete-test"});
   }
   static void TearDownTestSuite() { StopCluster(); }
 };
@@ -75,6 +78,49 @@ TEST_F(SimulatedNodesTest, BoundPodRunsWithAnIpAndDeletedPodGoesAway) {
     return client().Get(res::kPods, "bind-test", "trainer").status().code() ==
            StatusCode::kNotFound;
   }));
+}
+
+// The lines of kwok's log that say a stage failed.
+int FailedStages(const std::string& log_path) {
+  std::ifstream in(log_path);
+  int failed = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("failed to apply stage") != std::string::npos) ++failed;
+  }
+  return failed;
+}
+
+TEST_F(SimulatedNodesTest, DeletedPodsGoAwayEachStagePlayedOnceWithoutErrors) {
+  const std::string log = cluster().dir() + "/kwok/kwok.log";
+  constexpr int kPods = 12;
+  for (int i = 0; i < kPods; ++i) {
+    // Half carry a finalizer, as pods of some controllers do.
+    Object pod = ParseTestJson(R"({
+      "apiVersion": "v1", "kind": "Pod",
+      "metadata": {"name": "p)" + std::to_string(i) + R"("
+                   )" + (i % 2 == 0 ? R"(, "finalizers": ["example.com/keep"])" : "") + R"(},
+      "spec": {"nodeName": "gpu-1", "containers": [{"name": "main", "image": "busybox"}]}})");
+    ASSERT_TRUE(client().Create(res::kPods, "delete-test", pod).ok());
+  }
+  auto count = [&](const std::string& phase) {
+    Result<kube::ObjectList> list = client().List(res::kPods, "delete-test");
+    if (!list.ok()) return -1;
+    int n = 0;
+    for (const Object& p : list->items) {
+      if (phase.empty() || kube::GetString(p, {"status", "phase"}) == phase) ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually([&] { return count("Running") == kPods; })) << "see " << log;
+  const int failed_before = FailedStages(log);
+
+  for (int i = 0; i < kPods; ++i) {
+    ASSERT_TRUE(client().Delete(res::kPods, "delete-test", "p" + std::to_string(i)).ok());
+  }
+  EXPECT_TRUE(Eventually([&] { return count("") == 0; })) << "see " << log;
+  // One play per stage and pod: before, every deleted pod was deleted twice,
+  // the second time failing with "not found".
+  EXPECT_EQ(FailedStages(log), failed_before) << "see " << log;
 }
 
 TEST_F(SimulatedNodesTest, JobWhosePodsAskToFinishCompletes) {
