@@ -141,10 +141,13 @@ std::vector<std::string> ProcessBackendOptions::DefaultApiServerArgs() {
       "--event-ttl=30m",
       // API groups a team's cluster without nodes of its own does not use:
       // each costs start-up CPU (storage, OpenAPI, discovery) and memory.
-      // Priority and fairness is off; DRA, node (RuntimeClass) and
-      // certificate signing belong to the host; the alpha groups are off
-      // by default anyway but named so the set is explicit.
-      "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,resource.k8s.io/v1=false,"
+      // Priority and fairness is off; node (RuntimeClass) and certificate
+      // signing belong to the host; the alpha groups are off by default
+      // anyway but named so the set is explicit. resource.k8s.io/v1 stays
+      // served: the ResourceQuota controller lists its ResourceClaims and
+      // DeviceClasses (DRA is GA) and, without them, logs failed watches
+      // and never syncs; the older DRA versions are off.
+      "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,"
       "resource.k8s.io/v1beta1=false,resource.k8s.io/v1beta2=false,node.k8s.io/v1=false,"
       "certificates.k8s.io/v1=false,certificates.k8s.io/v1beta1=false",
       // The admission plugins of those groups would wait for informers of
