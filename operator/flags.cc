@@ -3,6 +3,8 @@
 #include <functional>
 #include <map>
 
+#include "base/flags.h"
+
 namespace vtenant::op {
 
 std::string OperatorUsage() {
@@ -142,14 +144,9 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
        }},
       {"workers",
        [&](const std::string& v) {
-         try {
-           size_t used = 0;
-           f.workers = std::stoi(v, &used);
-           if (used != v.size() || f.workers < 1) throw std::invalid_argument(v);
-         } catch (...) {
-           return InvalidArgument("--workers needs a positive integer, not \"" + v + "\"");
-         }
-         return Status::Ok();
+         Result<int64_t> n = ParseWholeNumberFlag("workers", v, 1, 256);
+         if (n.ok()) f.workers = static_cast<int>(*n);
+         return n.status();
        }},
       {"tenant-credential-lifetime",
        [&](const std::string& v) {
@@ -160,50 +157,26 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
        }},
       {"starting-apiservers",
        [&](const std::string& v) {
-         try {
-           size_t used = 0;
-           f.starting_apiservers = std::stoi(v, &used);
-           if (used != v.size() || f.starting_apiservers < 0) throw std::invalid_argument(v);
-         } catch (...) {
-           return InvalidArgument("--starting-apiservers needs an integer 0 or more, not \"" + v +
-                                  "\"");
-         }
-         return Status::Ok();
+         Result<int64_t> n = ParseWholeNumberFlag("starting-apiservers", v, 0, 1000);
+         if (n.ok()) f.starting_apiservers = static_cast<int>(*n);
+         return n.status();
        }},
   };
-  const std::map<std::string, bool*> booleans = {
-      {"leader-elect", &f.leader_elect}, {"no-syncer", &f.no_syncer}, {"help", &f.help}};
-
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h") {
-      f.help = true;
-      continue;
+  const std::map<std::string, bool*> switches = {{"leader-elect", &f.leader_elect},
+                                                 {"no-syncer", &f.no_syncer}};
+  std::vector<FlagSpec> known;
+  for (const auto& [name, set] : values) known.push_back({.name = name});
+  for (const auto& [name, flag] : switches) known.push_back({.name = name, .is_switch = true});
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, known));
+  f.help = split.help;
+  for (const FlagValue& given : split.flags) {
+    if (auto s = switches.find(given.name); s != switches.end()) {
+      *s->second = given.value == "true";
+    } else if (Status set = values.at(given.name)(given.value); !set.ok()) {
+      // A message that names its flag already (numbers') is not prefixed.
+      return set.message().starts_with("--" + given.name) ? set
+                                                           : set.WithContext("--" + given.name);
     }
-    if (arg.rfind("--", 0) != 0) return InvalidArgument("unexpected argument \"" + arg + "\"");
-    std::string name = arg.substr(2);
-    std::optional<std::string> value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (auto b = booleans.find(name); b != booleans.end()) {
-      if (!value || *value == "true") {
-        *b->second = true;
-      } else if (*value == "false") {
-        *b->second = false;
-      } else {
-        return InvalidArgument("--" + name + " takes true or false, not \"" + *value + "\"");
-      }
-      continue;
-    }
-    auto v = values.find(name);
-    if (v == values.end()) return InvalidArgument("unknown flag --" + name + " (see --help)");
-    if (!value) {
-      if (i + 1 >= args.size()) return InvalidArgument("--" + name + " needs a value");
-      value = args[++i];
-    }
-    VT_RETURN_IF_ERROR(v->second(*value).WithContext("--" + name));
   }
   return f;
 }

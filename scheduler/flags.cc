@@ -3,6 +3,7 @@
 #include <charconv>
 #include <functional>
 
+#include "base/flags.h"
 #include "scheduler-core/options.h"
 #include "scheduler/queue_translator.h"
 
@@ -118,9 +119,7 @@ const std::vector<Flag>& Flags() {
        "schedule only while holding the Lease vtenant-scheduler (one active replica)",
        [](auto& f) { return f.leader_elect ? "true" : "false"; },
        [](auto& f, auto& v) {
-         if (v != "true" && v != "false")
-           return InvalidArgument("--leader-elect takes true or false");
-         f.leader_elect = v == "true";
+         f.leader_elect = v == "true";  // SplitFlags let only true or false through
          return Status::Ok();
        }},
       {"leader-elect-namespace", "NS", "namespace of the leader election Lease",
@@ -140,11 +139,7 @@ const std::vector<Flag>& Flags() {
       {"bind-workers", "N", "binds carried out at once",
        [](auto& f) { return std::to_string(f.bind_workers); },
        [](auto& f, auto& v) {
-         int n = 0;
-         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-         if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > 256)
-           return InvalidArgument("--bind-workers \"" + v + "\": want 1 to 256");
-         f.bind_workers = n;
+         VT_ASSIGN_OR_RETURN(f.bind_workers, ParseWholeNumberFlag("bind-workers", v, 1, 256));
          return Status::Ok();
        }},
       {"status-period", "DURATION", "how often changed Queue and PodGroup status is written",
@@ -175,33 +170,16 @@ Result<std::pair<std::string, uint16_t>> SplitAddress(const std::string& address
 
 Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
   SchedulerFlags f;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      f.help = true;
-      continue;
+  std::vector<FlagSpec> known;
+  for (const Flag& flag : Flags()) {
+    known.push_back({.name = flag.name, .is_switch = std::string_view(flag.value_name).empty()});
+  }
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, known));
+  f.help = split.help;
+  for (const FlagValue& given : split.flags) {
+    for (const Flag& flag : Flags()) {
+      if (given.name == flag.name) VT_RETURN_IF_ERROR(flag.set(f, given.value));
     }
-    if (!arg.starts_with("--"))
-      return InvalidArgument("unexpected argument \"" + arg + "\"; see --help");
-    arg = arg.substr(2);
-    std::optional<std::string> value;
-    if (size_t eq = arg.find('='); eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    const Flag* flag = nullptr;
-    for (const Flag& candidate : Flags())
-      if (arg == candidate.name) flag = &candidate;
-    if (flag == nullptr) return InvalidArgument("unknown flag --" + arg + "; see --help");
-    if (!value) {
-      if (std::string_view(flag->value_name).empty()) {
-        value = "true";
-      } else {
-        if (i + 1 >= args.size()) return InvalidArgument("--" + arg + " needs a value");
-        value = args[++i];
-      }
-    }
-    VT_RETURN_IF_ERROR(flag->set(f, *value));
   }
   return f;
 }

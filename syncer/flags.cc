@@ -1,25 +1,11 @@
 #include "syncer/flags.h"
 
-#include <charconv>
-#include <cstdlib>
 #include <map>
 #include <set>
 
+#include "base/flags.h"
+
 namespace vtenant::syncer {
-namespace {
-
-Result<int> ParsePositive(const std::string& flag, const std::string& value, int max) {
-  int n = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n < 1 ||
-      n > max) {
-    return InvalidArgument("--" + flag + " \"" + value + "\" must be a whole number from 1 to " +
-                           std::to_string(max));
-  }
-  return n;
-}
-
-}  // namespace
 
 std::string Usage() {
   return R"(vtenant-syncer: copies one tenant's pods from its virtual cluster to the host.
@@ -87,65 +73,45 @@ Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& address
   }
   std::string host = address.substr(0, colon);
   if (host.empty()) host = "0.0.0.0";
-  VT_ASSIGN_OR_RETURN(int port,
-                      ParsePositive("health-address port", address.substr(colon + 1), 65535));
+  VT_ASSIGN_OR_RETURN(int64_t port,
+                      ParseWholeNumberFlag("health-address port", address.substr(colon + 1), 1,
+                                           65535));
   return std::pair<std::string, uint16_t>(host, static_cast<uint16_t>(port));
 }
 
 Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   SyncerFlags flags;
-  std::map<std::string, std::string> values;
-  static const std::set<std::string> kKnown = {"tenant",
-                                               "queue",
-                                               "host-namespace",
-                                               "virtual-kubeconfig",
-                                               "host-kubeconfig",
-                                               "scheduler-name",
-                                               "pod-security",
-                                               "allowed-privileged-features",
-                                               "node-selector",
-                                               "tolerations",
-                                               "allowed-tolerations",
-                                               "allowed-runtime-classes",
-                                               "allowed-volume-types",
-                                               "allowed-csi-drivers",
-                                               "allowed-service-types",
-                                               "virtual-service-host",
-                                               "virtual-service-port",
-                                               "allowed-priority-classes",
-                                               "health-address",
-                                               "leader-elect",
-                                               "sync-endpoints",
-                                               "pod-workers",
-                                               "kube-api-qps",
-                                               "kube-api-burst"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      flags.help = true;
-      return flags;
-    }
-    if (!arg.starts_with("--")) return InvalidArgument("unexpected argument \"" + arg + "\"");
-    std::string name = arg.substr(2);
-    std::string value;
-    bool has_value = false;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    if (!kKnown.contains(name)) return InvalidArgument("unknown flag --" + name + "; see --help");
-    if (name == "leader-elect" || name == "sync-endpoints") {
-      if (!has_value) value = "true";
-      if (value != "true" && value != "false") {
-        return InvalidArgument("--" + name + " takes true or false, not \"" + value + "\"");
-      }
-    } else if (!has_value) {
-      if (i + 1 >= args.size()) return InvalidArgument("--" + name + " needs a value");
-      value = args[++i];
-    }
-    values[name] = value;
+  static const std::vector<FlagSpec> kKnown = {{.name = "tenant"},
+                                               {.name = "queue"},
+                                               {.name = "host-namespace"},
+                                               {.name = "virtual-kubeconfig"},
+                                               {.name = "host-kubeconfig"},
+                                               {.name = "scheduler-name"},
+                                               {.name = "pod-security"},
+                                               {.name = "allowed-privileged-features"},
+                                               {.name = "node-selector"},
+                                               {.name = "tolerations"},
+                                               {.name = "allowed-tolerations"},
+                                               {.name = "allowed-runtime-classes"},
+                                               {.name = "allowed-volume-types"},
+                                               {.name = "allowed-csi-drivers"},
+                                               {.name = "allowed-service-types"},
+                                               {.name = "virtual-service-host"},
+                                               {.name = "virtual-service-port"},
+                                               {.name = "allowed-priority-classes"},
+                                               {.name = "health-address"},
+                                               {.name = "leader-elect", .is_switch = true},
+                                               {.name = "sync-endpoints", .is_switch = true},
+                                               {.name = "pod-workers"},
+                                               {.name = "kube-api-qps"},
+                                               {.name = "kube-api-burst"}};
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, kKnown));
+  if (split.help) {
+    flags.help = true;
+    return flags;
   }
+  std::map<std::string, std::string> values;
+  for (FlagValue& f : split.flags) values[f.name] = std::move(f.value);
   auto get = [&](const std::string& name, std::string fallback = {}) {
     auto it = values.find(name);
     return it == values.end() ? fallback : it->second;
@@ -192,7 +158,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   c.virtual_service_host = get("virtual-service-host");
   VT_ASSIGN_OR_RETURN(
       c.virtual_service_port,
-      ParsePositive("virtual-service-port", get("virtual-service-port", "443"), 65535));
+      ParseWholeNumberFlag("virtual-service-port", get("virtual-service-port", "443"), 1, 65535));
   c.allowed_priority_classes = ParseNameList(get("allowed-priority-classes"));
   flags.health_address = get("health-address", flags.health_address);
   if (!flags.health_address.empty())
@@ -200,15 +166,12 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   flags.leader_elect = get("leader-elect", "false") == "true";
   c.sync_endpoints = get("sync-endpoints", "false") == "true";
   VT_ASSIGN_OR_RETURN(flags.pod_workers,
-                      ParsePositive("pod-workers", get("pod-workers", "8"), 256));
-  std::string qps = get("kube-api-qps", "100");
-  char* end = nullptr;
-  flags.kube_api_qps = std::strtod(qps.c_str(), &end);
-  if (qps.empty() || end != qps.c_str() + qps.size() || flags.kube_api_qps < 0) {
-    return InvalidArgument("--kube-api-qps \"" + qps + "\" must be a number, 0 or more");
-  }
-  VT_ASSIGN_OR_RETURN(flags.kube_api_burst,
-                      ParsePositive("kube-api-burst", get("kube-api-burst", "200"), 100000));
+                      ParseWholeNumberFlag("pod-workers", get("pod-workers", "8"), 1, 256));
+  VT_ASSIGN_OR_RETURN(flags.kube_api_qps,
+                      ParseNumberFlag("kube-api-qps", get("kube-api-qps", "100"), 0));
+  VT_ASSIGN_OR_RETURN(
+      flags.kube_api_burst,
+      ParseWholeNumberFlag("kube-api-burst", get("kube-api-burst", "200"), 1, 100000));
   return flags;
 }
 

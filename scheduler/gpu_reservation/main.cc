@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "base/flags.h"
 #include "kube/kubeconfig.h"
 #include "kube/rest_client.h"
 #include "scheduler/gpu_reservation/nvml_gpu_info.h"
@@ -26,22 +27,18 @@ constexpr char kUsage[] =
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
-  std::string kubeconfig;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (a == "--kubeconfig" && i + 1 < argc) {
-      kubeconfig = argv[++i];
-    } else if (a.starts_with("--kubeconfig=")) {
-      kubeconfig = a.substr(13);
-    } else {
-      std::cerr << "vtenant-gpu-reservation: unknown argument " << a << "\n" << kUsage;
-      return 2;
-    }
+  vtenant::Result<vtenant::SplitCommandLine> split =
+      vtenant::SplitFlags({argv + 1, argv + argc}, {{.name = "kubeconfig"}});
+  if (!split.ok()) {
+    std::cerr << "vtenant-gpu-reservation: " << split.status().message() << "\n" << kUsage;
+    return 2;
   }
+  if (split->help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::string kubeconfig;
+  for (const vtenant::FlagValue& flag : split->flags) kubeconfig = flag.value;
   const char* name = std::getenv("POD_NAME");
   const char* ns = std::getenv("POD_NAMESPACE");
   if (name == nullptr || ns == nullptr) {

@@ -1,0 +1,75 @@
+#include "base/flags.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace vtenant {
+
+Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
+                                    const std::vector<FlagSpec>& known) {
+  SplitCommandLine out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      out.help = true;
+      return out;
+    }
+    if (!arg.starts_with("--") || arg.size() == 2) {
+      return InvalidArgument("unexpected argument \"" + arg + "\"; see --help");
+    }
+    std::string name = arg.substr(2);
+    std::string value;
+    bool has_value = false;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+      has_value = true;
+    }
+    const FlagSpec* spec = nullptr;
+    for (const FlagSpec& candidate : known) {
+      if (candidate.name == name) spec = &candidate;
+    }
+    if (spec == nullptr) return InvalidArgument("unknown flag --" + name + "; see --help");
+    if (spec->is_switch) {
+      if (!has_value) value = "true";
+      if (value != "true" && value != "false") {
+        return InvalidArgument("--" + name + " takes true or false, not \"" + value + "\"");
+      }
+    } else if (!has_value) {
+      if (i + 1 >= args.size()) return InvalidArgument("--" + name + " needs a value");
+      value = args[++i];
+    }
+    out.flags.push_back({std::move(name), std::move(value)});
+  }
+  return out;
+}
+
+Result<int64_t> ParseWholeNumberFlag(std::string_view flag, std::string_view value, int64_t min,
+                                     int64_t max) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n < min ||
+      n > max) {
+    return InvalidArgument("--" + std::string(flag) + " \"" + std::string(value) +
+                           "\" must be a whole number from " + std::to_string(min) + " to " +
+                           std::to_string(max));
+  }
+  return n;
+}
+
+Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, double min) {
+  const std::string text(value);
+  char* end = nullptr;
+  const double n = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(n) || n < min) {
+    std::string shown = std::to_string(min);
+    shown.erase(shown.find_last_not_of('0') + 1);
+    if (shown.back() == '.') shown.pop_back();
+    return InvalidArgument("--" + std::string(flag) + " \"" + text + "\" must be a number, " +
+                           shown + " or more");
+  }
+  return n;
+}
+
+}  // namespace vtenant

@@ -1,0 +1,58 @@
+// The command-line syntax every vtenant program shares, written the way
+// Kubernetes components write theirs: `--name=value` or `--name value`; a
+// switch (a flag without a value) alone means true and otherwise takes only
+// `=true` or `=false`; `-h` or `--help` asks for the usage text.
+//
+// Why not gflags, which glog brings: its flag names cannot contain dashes,
+// and `--virtual-kubeconfig`, `--leader-elect` and the rest are a contract
+// with the chart, the operator and every script that starts these programs.
+//
+// Each program keeps its own table of flags and what a value means (its
+// flags.cc); this file only splits the words and reads numbers, so that the
+// programs agree on the syntax and on what an error says.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace vtenant {
+
+// A flag a program accepts.
+struct FlagSpec {
+  std::string name;  // without the dashes: "virtual-kubeconfig"
+  bool is_switch = false;
+};
+
+// One flag as given: a switch given alone has the value "true".
+struct FlagValue {
+  std::string name;
+  std::string value;
+};
+
+// What a command line holds.
+struct SplitCommandLine {
+  bool help = false;  // -h or --help was given; the rest was not read
+  std::vector<FlagValue> flags;  // in the order given; a later one wins
+};
+
+// Splits `args` (the command line without the program's name) by `known`.
+// InvalidArgument, naming the word, for a word that is not a flag, an
+// unknown flag, a flag whose value is missing, or a switch given a value
+// other than true or false.
+Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
+                                    const std::vector<FlagSpec>& known);
+
+// `value` as a whole number from `min` to `max`; InvalidArgument otherwise,
+// saying "--<flag> "<value>" must be a whole number from <min> to <max>".
+Result<int64_t> ParseWholeNumberFlag(std::string_view flag, std::string_view value, int64_t min,
+                                     int64_t max);
+
+// `value` as a number (a decimal, "2.5") of at least `min`; InvalidArgument
+// otherwise, saying "--<flag> "<value>" must be a number, <min> or more".
+Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, double min);
+
+}  // namespace vtenant

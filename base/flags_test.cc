@@ -1,0 +1,72 @@
+#include "base/flags.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant {
+namespace {
+
+const std::vector<FlagSpec> kKnown = {{.name = "tenant"}, {.name = "leader-elect", .is_switch = true}};
+
+TEST(SplitFlagsTest, ValuesAfterAnEqualsSignOrAsTheNextWordAndSwitchesAlone) {
+  Result<SplitCommandLine> split =
+      SplitFlags({"--tenant=nlp", "--leader-elect", "--tenant", "vision"}, kKnown);
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_FALSE(split->help);
+  ASSERT_EQ(split->flags.size(), 3u);
+  EXPECT_EQ(split->flags[0].value, "nlp");
+  EXPECT_EQ(split->flags[1].name, "leader-elect");
+  EXPECT_EQ(split->flags[1].value, "true");
+  EXPECT_EQ(split->flags[2].value, "vision");
+  // An empty value is a value.
+  EXPECT_EQ(SplitFlags({"--tenant="}, kKnown)->flags[0].value, "");
+  EXPECT_EQ(SplitFlags({"--leader-elect=false"}, kKnown)->flags[0].value, "false");
+}
+
+TEST(SplitFlagsTest, HelpStopsReadingSoThatAnIncompleteCommandStillGetsIt) {
+  Result<SplitCommandLine> split = SplitFlags({"--tenant", "--help"}, kKnown);
+  ASSERT_TRUE(split.ok());
+  // "--help" was the tenant's value here: a value is never taken for a flag.
+  EXPECT_FALSE(split->help);
+  EXPECT_TRUE(SplitFlags({"-h", "--bogus"}, kKnown)->help);
+}
+
+TEST(SplitFlagsTest, EachMistakeIsNamed) {
+  const struct {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"nlp"}, "unexpected argument \"nlp\""},
+      {{"--"}, "unexpected argument \"--\""},
+      {{"--bogus=1"}, "unknown flag --bogus"},
+      {{"--tenant"}, "--tenant needs a value"},
+      {{"--leader-elect=yes"}, "--leader-elect takes true or false, not \"yes\""},
+  };
+  for (const auto& c : cases) {
+    Result<SplitCommandLine> split = SplitFlags(c.args, kKnown);
+    ASSERT_FALSE(split.ok()) << c.says;
+    EXPECT_EQ(split.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(split.status().message().find(c.says), std::string::npos)
+        << split.status().message();
+  }
+}
+
+TEST(FlagNumbersTest, WholeNumbersInRangeAndDecimalsAboveAMinimum) {
+  EXPECT_EQ(*ParseWholeNumberFlag("workers", "8", 1, 256), 8);
+  for (const char* bad : {"", "0", "257", "8x", "-1", "1.5"}) {
+    Result<int64_t> n = ParseWholeNumberFlag("workers", bad, 1, 256);
+    ASSERT_FALSE(n.ok()) << bad;
+    EXPECT_EQ(n.status().message(),
+              "--workers \"" + std::string(bad) + "\" must be a whole number from 1 to 256");
+  }
+  EXPECT_DOUBLE_EQ(*ParseNumberFlag("kube-api-qps", "2.5", 0), 2.5);
+  EXPECT_DOUBLE_EQ(*ParseNumberFlag("kube-api-qps", "0", 0), 0);
+  for (const char* bad : {"", "-1", "fast", "inf", "1e999"}) {
+    Result<double> n = ParseNumberFlag("kube-api-qps", bad, 0);
+    ASSERT_FALSE(n.ok()) << bad;
+    EXPECT_EQ(n.status().message(),
+              "--kube-api-qps \"" + std::string(bad) + "\" must be a number, 0 or more");
+  }
+}
+
+}  // namespace
+}  // namespace vtenant
