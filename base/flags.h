@@ -35,7 +35,7 @@ struct FlagValue {
 
 // What a command line holds.
 struct SplitCommandLine {
-  bool help = false;  // -h or --help was given; the rest was not read
+  bool help = false;             // -h or --help was given; the rest was not read
   std::vector<FlagValue> flags;  // in the order given; a later one wins
 };
 

@@ -5,7 +5,8 @@
 namespace vtenant {
 namespace {
 
-const std::vector<FlagSpec> kKnown = {{.name = "tenant"}, {.name = "leader-elect", .is_switch = true}};
+const std::vector<FlagSpec> kKnown = {{.name = "tenant"},
+                                      {.name = "leader-elect", .is_switch = true}};
 
 TEST(SplitFlagsTest, ValuesAfterAnEqualsSignOrAsTheNextWordAndSwitchesAlone) {
   Result<SplitCommandLine> split =
@@ -45,8 +46,7 @@ TEST(SplitFlagsTest, EachMistakeIsNamed) {
     Result<SplitCommandLine> split = SplitFlags(c.args, kKnown);
     ASSERT_FALSE(split.ok()) << c.says;
     EXPECT_EQ(split.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(split.status().message().find(c.says), std::string::npos)
-        << split.status().message();
+    EXPECT_NE(split.status().message().find(c.says), std::string::npos) << split.status().message();
   }
 }
 

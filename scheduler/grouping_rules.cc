@@ -11,11 +11,6 @@ namespace {
 
 using rapidjson::Value;
 
-OwnerRef RefOf(const Value& object, std::string_view api_version, std::string_view kind) {
-  return {std::string(api_version), std::string(kind), std::string(kube::Name(object)),
-          std::string(kube::Uid(object))};
-}
-
 std::string Describe(const Value& owner) {
   return std::string(kube::GetString(owner, {"kind"})) + " " + std::string(kube::Name(owner));
 }
@@ -110,8 +105,9 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   const std::string pod_name(kube::Name(pod)), pod_uid(kube::Uid(pod));
 
   GroupPlan plan;
-  plan.owner = in.owners.empty() ? RefOf(pod, "v1", "Pod")
-                                 : RefOf(top, kube::GetString(top, {"apiVersion"}), kind);
+  plan.owner = in.owners.empty()
+                   ? kube::ReferenceTo(pod, "v1", "Pod")
+                   : kube::ReferenceTo(top, kube::GetString(top, {"apiVersion"}), kind);
   plan.name = "pg-" + plan.owner.name + "-" + plan.owner.uid;
   plan.queue = std::string(kube::Label(top, kQueueLabel)
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
@@ -122,7 +118,7 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
     plan.min_member = Clamp(m);
   } else if (group == "apps" && kind == "Deployment") {
-    plan.owner = RefOf(pod, "v1", "Pod");
+    plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = "pg-" + pod_name + "-" + pod_uid;
     default_priority = kai::kInferencePriorityClass;
   } else if (group == "kubeflow.org" && kind == "PyTorchJob") {

@@ -39,20 +39,13 @@
 
 #include "base/status.h"
 #include "kube/object.h"
+#include "kube/owner_reference.h"
 
 namespace vtenant::scheduler {
 
-struct OwnerRef {
-  std::string api_version;
-  std::string kind;
-  std::string name;
-  std::string uid;
-  bool operator==(const OwnerRef&) const = default;
-};
-
 struct GroupPlan {
   std::string name;
-  OwnerRef owner;  // the PodGroup goes away with it
+  kube::OwnerReference owner;  // the PodGroup goes away with it
   int32_t min_member = 1;
   std::string queue;
   std::string priority_class;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "kube/json_builder.h"
+#include "kube/owner_reference.h"
 #include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/pod_translator.h"
@@ -33,17 +34,6 @@ kube::ResourceType TypeOf(const Value& ref) {
   return t;
 }
 
-const Value* ControllerRef(const Value& object) {
-  const Value* meta = kube::Find(object, {"metadata"});
-  if (meta == nullptr) return nullptr;
-  auto refs = meta->FindMember("ownerReferences");
-  if (refs == meta->MemberEnd() || !refs->value.IsArray()) return nullptr;
-  for (const Value& r : refs->value.GetArray())
-    if (r.HasMember("controller") && r["controller"].IsBool() && r["controller"].GetBool())
-      return &r;
-  return nullptr;
-}
-
 }  // namespace
 
 bool PodGrouper::MpiLauncherExists(const std::string& ns, std::string_view job) const {
@@ -61,7 +51,8 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     return kube::ReconcileResult{};
   if (kube::Annotation(*pod, kPodGroupAnnotation)) return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
-  if (ControllerRef(*pod) == nullptr && kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
+  if (kube::ControllerReference(*pod) == nullptr &&
+      kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
     const auto created = std::chrono::system_clock::from_time_t(
         ParseTimestamp(kube::GetString(*pod, {"metadata", "creationTimestamp"})));
     const auto wait = created + bare_pod_delay_ - now_();
@@ -72,7 +63,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   // Walk to the top owner; an owner that cannot be read ends the walk, and
   // its reference stands for it.
   std::vector<kube::Object> owners;
-  for (const Value* ref = ControllerRef(*pod); ref != nullptr && owners.size() < 8;) {
+  for (const Value* ref = kube::ControllerReference(*pod); ref != nullptr && owners.size() < 8;) {
     Result<kube::Object> owner = client_.Get(TypeOf(*ref), ns, kube::GetString(*ref, {"name"}));
     if (!owner.ok()) {
       kube::Object unread = kube::Clone(*ref);
@@ -82,7 +73,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
       break;
     }
     owners.push_back(std::move(owner).value());
-    ref = ControllerRef(owners.back());
+    ref = kube::ControllerReference(owners.back());
   }
   GroupInputs in{.pod = pod.get()};
   for (const kube::Object& o : owners) in.owners.push_back(&o);

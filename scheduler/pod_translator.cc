@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "kai/gpu_request.h"
+#include "kube/owner_reference.h"
 #include "kube/quantity.h"
 #include "kube/wall_time.h"
 #include "scheduler-core/model.h"
@@ -185,13 +186,7 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);
       p && IsPreemptibility(*p))
     t.preemptibility = std::string(*p);
-  if (const Value* owners = Find(pod, {"metadata"}); owners != nullptr) {
-    auto refs = owners->FindMember("ownerReferences");
-    if (refs != owners->MemberEnd() && refs->value.IsArray())
-      for (const Value& r : refs->value.GetArray())
-        if (r.HasMember("controller") && r["controller"].IsBool() && r["controller"].GetBool())
-          t.has_controller_owner = true;
-  }
+  t.has_controller_owner = kube::ControllerReference(pod) != nullptr;
   if (t.role == TranslatedPod::Role::kReservation) {
     Result<std::vector<int>> idx =
         ParseGpuIndices(kube::Annotation(pod, kReservationIndexAnnotation).value_or(""));

@@ -73,9 +73,8 @@ Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& address
   }
   std::string host = address.substr(0, colon);
   if (host.empty()) host = "0.0.0.0";
-  VT_ASSIGN_OR_RETURN(int64_t port,
-                      ParseWholeNumberFlag("health-address port", address.substr(colon + 1), 1,
-                                           65535));
+  VT_ASSIGN_OR_RETURN(int64_t port, ParseWholeNumberFlag("health-address port",
+                                                         address.substr(colon + 1), 1, 65535));
   return std::pair<std::string, uint16_t>(host, static_cast<uint16_t>(port));
 }
 

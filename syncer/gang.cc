@@ -9,7 +9,9 @@
 namespace vtenant::syncer {
 namespace {
 
-bool IsKubeflow(const OwnerRef& owner) { return owner.api_version.starts_with("kubeflow.org/"); }
+bool IsKubeflow(const kube::OwnerReference& owner) {
+  return owner.api_version.starts_with("kubeflow.org/");
+}
 
 // minMember of a Kubeflow training job: its scheduling policy, else every
 // replica of every role.
@@ -41,8 +43,8 @@ Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
 // it yet, or the chain has grown since it was read: its label may be the
 // one that counts.
 Result<std::string> WorkloadPreemptibility(const rapidjson::Value& pod,
-                                           const std::vector<OwnerRef>& chain, std::string_view ns,
-                                           ObjectLookup& lookup) {
+                                           const std::vector<kube::OwnerReference>& chain,
+                                           std::string_view ns, ObjectLookup& lookup) {
   // The chain was read from the caches a moment ago; an owner that has
   // arrived since may have owners of its own, whose label counts first.
   if (OwnerChain(pod, lookup).size() != chain.size()) {
@@ -100,7 +102,8 @@ bool Gang::FollowsPodGroup() const {
   return owner.api_version == kPodGroupApiVersion && owner.kind == kai::kPodGroupKind;
 }
 
-Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
+Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
+                                   const std::vector<kube::OwnerReference>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config) {
   const std::string ns(kube::Namespace(pod));
   if (std::optional<std::string_view> group = kube::Annotation(pod, kPodGroupAnnotation)) {
@@ -116,7 +119,7 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vecto
 
   size_t top = chain.size() - 1;
   if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob")) --top;
-  const OwnerRef& owner = chain[top];
+  const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
   kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
   if (object == nullptr && (IsKubeflow(owner) || lookup.Knows(owner.api_version, owner.kind))) {
@@ -147,7 +150,8 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   Result<kai::PodGroupSpec> spec = kai::ReadPodGroupSpec(pg);
   if (!spec.ok()) return spec.status().WithContext(where);
   Gang gang{HostName(name, ns, config.tenant), spec->min_member,
-            OwnerRef{kPodGroupApiVersion, kai::kPodGroupKind, name, std::string(kube::Uid(pg))}};
+            kube::OwnerReference{kPodGroupApiVersion, kai::kPodGroupKind, name,
+                                 std::string(kube::Uid(pg))}};
   const std::string& priority_class = spec->priority_class;
   if (config.allowed_priority_classes.contains(priority_class)) {
     gang.priority_class = priority_class;

@@ -43,7 +43,7 @@ namespace vtenant::syncer {
 struct Gang {
   std::string host_name;  // the host PodGroup, also the pods' pod-group-name
   int64_t min_member = 1;
-  OwnerRef owner;  // the virtual workload (or PodGroup) it stands for
+  kube::OwnerReference owner;  // the virtual workload (or PodGroup) it stands for
   // A virtual PodGroup's spec.subGroups, as JSON, carried verbatim (the
   // pods' `kai.scheduler/subgroup-name` labels travel with them, and the
   // host scheduler validates the list); empty when it has none.
@@ -78,7 +78,8 @@ struct Gang {
 // owning Job, ReplicaSet or Kubeflow job, or any owner of a kind the lookup
 // knows, whose preemptibility label may be the one that counts): retry
 // later.
-Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod, const std::vector<OwnerRef>& chain,
+Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
+                                   const std::vector<kube::OwnerReference>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config);
 
 // The gang of virtual KAI PodGroup `pg` in virtual namespace `ns`: host

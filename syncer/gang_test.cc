@@ -96,7 +96,7 @@ TEST(GangTest, CronJobRunsGroupByJob) {
       "ownerReferences":[{"apiVersion":"batch/v1","kind":"CronJob","name":"nightly","uid":"c",
                           "controller":true}]}})");
   kube::Object pod = PodOwnedBy("batch/v1", "Job", "nightly-1");
-  std::vector<OwnerRef> chain = OwnerChain(pod, lookup);
+  std::vector<kube::OwnerReference> chain = OwnerChain(pod, lookup);
   ASSERT_EQ(chain.size(), 2u);
   EXPECT_EQ(chain[1].kind, "CronJob");
   Result<std::optional<Gang>> gang = GangOf(pod, chain, lookup, NlpConfig());

@@ -8,31 +8,25 @@ namespace {
 
 constexpr int kMaxDepth = 8;
 
-// The ownerReference with controller: true, else the only one, else none.
+// The ownerReference with controller: true, else the only one, else none:
+// a workload written by hand may name its one owner without the flag.
 const rapidjson::Value* ControllerRef(const rapidjson::Value& object) {
+  if (const rapidjson::Value* controller = kube::ControllerReference(object)) return controller;
   const rapidjson::Value* refs = kube::Find(object, {"metadata", "ownerReferences"});
-  if (refs == nullptr || !refs->IsArray() || refs->Empty()) return nullptr;
-  for (const rapidjson::Value& ref : refs->GetArray()) {
-    const rapidjson::Value* controller = kube::Find(ref, {"controller"});
-    if (controller != nullptr && controller->IsBool() && controller->GetBool()) return &ref;
-  }
-  return refs->Size() == 1 ? &(*refs)[0] : nullptr;
+  return refs != nullptr && refs->IsArray() && refs->Size() == 1 ? &(*refs)[0] : nullptr;
 }
 
 }  // namespace
 
-std::vector<OwnerRef> OwnerChain(const rapidjson::Value& object, ObjectLookup& lookup) {
-  std::vector<OwnerRef> chain;
+std::vector<kube::OwnerReference> OwnerChain(const rapidjson::Value& object, ObjectLookup& lookup) {
+  std::vector<kube::OwnerReference> chain;
   const std::string ns(kube::Namespace(object));
   kube::ObjectPtr holder;  // keeps the current owner alive while we read it
   const rapidjson::Value* current = &object;
   for (int depth = 0; depth < kMaxDepth && current != nullptr; ++depth) {
     const rapidjson::Value* ref = ControllerRef(*current);
     if (ref == nullptr) break;
-    OwnerRef owner{std::string(kube::GetString(*ref, {"apiVersion"})),
-                   std::string(kube::GetString(*ref, {"kind"})),
-                   std::string(kube::GetString(*ref, {"name"})),
-                   std::string(kube::GetString(*ref, {"uid"}))};
+    kube::OwnerReference owner = kube::ReadOwnerReference(*ref);
     holder = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
     chain.push_back(std::move(owner));
     current = holder.get();
@@ -40,11 +34,11 @@ std::vector<OwnerRef> OwnerChain(const rapidjson::Value& object, ObjectLookup& l
   return chain;
 }
 
-std::string OwnerChainJson(const std::vector<OwnerRef>& chain) {
+std::string OwnerChainJson(const std::vector<kube::OwnerReference>& chain) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   writer.StartArray();
-  for (const OwnerRef& owner : chain) {
+  for (const kube::OwnerReference& owner : chain) {
     writer.StartObject();
     writer.Key("apiVersion");
     writer.String(owner.api_version.c_str());

@@ -11,15 +11,9 @@
 #include <vector>
 
 #include "kube/object.h"
+#include "kube/owner_reference.h"
 
 namespace vtenant::syncer {
-
-struct OwnerRef {
-  std::string api_version;
-  std::string kind;
-  std::string name;
-  std::string uid;
-};
 
 // Reads the virtual objects a chain walks through (from informer caches).
 class ObjectLookup {
@@ -37,9 +31,9 @@ class ObjectLookup {
 // The controller ownerReferences from `object` up, nearest first, following
 // each owner `lookup` can find (at most 8 levels, so a cycle cannot loop).
 // An owner it cannot find ends the chain but is part of it.
-std::vector<OwnerRef> OwnerChain(const rapidjson::Value& object, ObjectLookup& lookup);
+std::vector<kube::OwnerReference> OwnerChain(const rapidjson::Value& object, ObjectLookup& lookup);
 
 // The annotation value: a JSON array of {apiVersion, kind, name, uid}.
-std::string OwnerChainJson(const std::vector<OwnerRef>& chain);
+std::string OwnerChainJson(const std::vector<kube::OwnerReference>& chain);
 
 }  // namespace vtenant::syncer

@@ -64,13 +64,7 @@ bool RanOnHost(const rapidjson::Value& pod) {
 }
 
 bool HasController(const rapidjson::Value& pod) {
-  const rapidjson::Value* refs = kube::Find(pod, {"metadata", "ownerReferences"});
-  if (refs == nullptr || !refs->IsArray()) return false;
-  for (const rapidjson::Value& ref : refs->GetArray()) {
-    const rapidjson::Value* c = kube::Find(ref, {"controller"});
-    if (c != nullptr && c->IsBool() && c->GetBool()) return true;
-  }
-  return false;
+  return kube::ControllerReference(pod) != nullptr;
 }
 
 // Sets a pod condition (corev1.PodCondition); true when it changed.

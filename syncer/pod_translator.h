@@ -73,7 +73,7 @@ struct ServiceEnv {
 
 // What a pod's translation needs beyond the pod itself.
 struct PodContext {
-  std::vector<OwnerRef> owner_chain;
+  std::vector<kube::OwnerReference> owner_chain;
   std::optional<Gang> gang;
   std::vector<ServiceEnv> services;  // the pod namespace's Services, any order
   std::map<std::string, std::string> namespace_labels;
