@@ -4,7 +4,7 @@
 //   (b) the syncer (CheckPod on a tenant's pod; GangOfPodGroup and GangOf
 //       on a team's PodGroup and workload),
 //   (c) the admission webhook (Review and MutatePod on the host pod),
-//   (d) the scheduler's translators (TranslatePod, TranslatePodGroup,
+//   (d) the scheduler's translators (CorePodFromHost, CoreGroupFromHost,
 //       PlanPodGroup).
 // All agree on every row, and a refusal says the same thing everywhere: a
 // pod the syncer passes is a pod the webhook admits and the scheduler reads
@@ -21,9 +21,9 @@
 #include "kai/podgroup_spec.h"
 #include "kube/object.h"
 #include "scheduler/admission.h"
+#include "scheduler/core_pod.h"
+#include "scheduler/core_podgroup.h"
 #include "scheduler/grouping_rules.h"
-#include "scheduler/pod_translator.h"
-#include "scheduler/podgroup_translator.h"
 #include "syncer/gang.h"
 #include "syncer/owner_chain.h"
 #include "syncer/pod_policy.h"
@@ -227,7 +227,7 @@ TEST(KaiContractTest, EveryProgramGivesAPodTheSameVerdict) {
     }
 
     // (d) the scheduler, which places what it reads.
-    scheduler::TranslatedPod translated = scheduler::TranslatePod(pod, {});
+    scheduler::CorePod translated = scheduler::CorePodFromHost(pod, {});
     EXPECT_EQ(translated.problem.ok(), row.admitted) << translated.problem.ToString();
     if (request.ok()) {
       EXPECT_EQ(translated.spec.whole_gpus, request->whole_gpus);
@@ -338,7 +338,7 @@ TEST(KaiContractTest, EveryProgramGivesAPodGroupTheSameVerdict) {
     }
 
     // (d) the scheduler, before it schedules the host group.
-    Result<scheduler::TranslatedGroup> group = scheduler::TranslatePodGroup(pg);
+    Result<scheduler::CoreGroup> group = scheduler::CoreGroupFromHost(pg);
     EXPECT_EQ(group.ok(), row.accepted) << group.status().ToString();
     if (group.ok()) {
       EXPECT_EQ(group->spec.min_member, spec->min_member);

@@ -143,7 +143,7 @@ void Binder::Work() {
 }
 
 Status Binder::BindNow(const std::string& key, const Placement& placement) {
-  std::optional<TranslatedPod> pod = view_.Pod(key);
+  std::optional<CorePod> pod = view_.Pod(key);
   if (!pod) return NotFound("pod " + key + " is gone");
   Status s = placement.shared ? BindShared(*pod, placement) : [&] {
     auto [ns, name] = kube::SplitKey(key);
@@ -159,7 +159,7 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
   return s;
 }
 
-Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) {
+Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
   auto [ns, name] = kube::SplitKey(pod.key);
   if (pod.shared_gpu_configmap.empty())
     return FailedPrecondition(
@@ -240,7 +240,7 @@ Status Binder::BindShared(const TranslatedPod& pod, const Placement& placement) 
   return Status::Ok();
 }
 
-void Binder::Rollback(const TranslatedPod& pod, const std::string& configmap,
+void Binder::Rollback(const CorePod& pod, const std::string& configmap,
                       const std::string& configmap_uid) {
   auto [ns, name] = kube::SplitKey(pod.key);
   Status d = client_.Delete(kube::resources::kConfigMaps, ns, configmap,

@@ -68,11 +68,10 @@ class Binder {
   Status BindNow(const std::string& key, const Placement& placement);
 
  private:
-  Status BindShared(const TranslatedPod& pod, const Placement& placement);
+  Status BindShared(const CorePod& pod, const Placement& placement);
   // Deletes the ConfigMap of that name the bind made or took over (its UID),
   // and no other.
-  void Rollback(const TranslatedPod& pod, const std::string& configmap,
-                const std::string& configmap_uid);
+  void Rollback(const CorePod& pod, const std::string& configmap, const std::string& configmap_uid);
   void Work();
 
   kube::Client& client_;

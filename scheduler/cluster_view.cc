@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "scheduler/core_node.h"
+#include "scheduler/core_queue.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/node_translator.h"
-#include "scheduler/queue_translator.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -29,7 +29,7 @@ const sched::QueueSpec& HolderQueue() {
 // sub-groups and no label, or a leaf of the group's spec.subGroups. A pod
 // without the label in a group with sub-groups belongs to none of them;
 // KAI leaves it out, and so does this, saying so.
-std::string SubGroupReason(const TranslatedGroup& group, const std::string& name,
+std::string SubGroupReason(const CoreGroup& group, const std::string& name,
                            const std::string& sub) {
   std::string known;
   for (const sched::SubGroup& s : group.spec.subgroups)
@@ -52,7 +52,7 @@ std::string SubGroupReason(const TranslatedGroup& group, const std::string& name
 
 }  // namespace
 
-ClusterView::ClusterView(PodTranslatorOptions options) : options_(std::move(options)) {}
+ClusterView::ClusterView(CorePodOptions options) : options_(std::move(options)) {}
 
 void ClusterView::LearnWorkload(std::shared_ptr<sched::WorkloadModel> model) {
   std::lock_guard lock(mu_);
@@ -87,12 +87,12 @@ uint64_t ClusterView::CoreUpdates() const {
 void ClusterView::UpsertPod(const rapidjson::Value& pod) {
   const std::string key = kube::KeyOf(pod);
   if (Unchanged('p', key, pod)) return;
-  TranslatedPod t = TranslatePod(pod, options_);
+  CorePod t = CorePodFromHost(pod, options_);
   std::lock_guard lock(mu_);
   Translated('p', key, pod);
   // Once the informer shows the pod bound, the assumption has served.
   if (!t.node.empty()) assumed_.erase(t.key);
-  if (!t.node.empty() || t.role == TranslatedPod::Role::kFinished) nominated_.erase(t.key);
+  if (!t.node.empty() || t.role == CorePod::Role::kFinished) nominated_.erase(t.key);
   pods_[t.key] = std::move(t);
 }
 
@@ -109,7 +109,7 @@ void ClusterView::DeletePod(const rapidjson::Value& pod) {
 void ClusterView::UpsertNode(const rapidjson::Value& node) {
   const std::string key(kube::Name(node));
   if (Unchanged('n', key, node)) return;
-  Result<sched::NodeSpec> n = TranslateNode(node);
+  Result<sched::NodeSpec> n = CoreNodeFromHost(node);
   std::lock_guard lock(mu_);
   Translated('n', key, node);
   if (!n.ok()) {
@@ -129,7 +129,7 @@ void ClusterView::DeleteNode(const rapidjson::Value& node) {
 void ClusterView::UpsertQueue(const rapidjson::Value& queue) {
   const std::string key(kube::Name(queue));
   if (Unchanged('q', key, queue)) return;
-  Result<sched::QueueSpec> q = TranslateQueue(queue);
+  Result<sched::QueueSpec> q = CoreQueueFromHost(queue);
   std::lock_guard lock(mu_);
   Translated('q', key, queue);
   if (!q.ok()) {
@@ -149,7 +149,7 @@ void ClusterView::DeleteQueue(const rapidjson::Value& queue) {
 void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
   const std::string key = kube::KeyOf(group);
   if (Unchanged('g', key, group)) return;
-  Result<TranslatedGroup> g = TranslatePodGroup(group);
+  Result<CoreGroup> g = CoreGroupFromHost(group);
   std::lock_guard lock(mu_);
   Translated('g', key, group);
   if (!g.ok()) {
@@ -208,7 +208,7 @@ std::vector<std::pair<std::string, Placement>> ClusterView::NominationsReady(int
     // resources; binding before it leaves would over-fill the node.
     for (const std::string& v : it->second.victims) {
       auto p = pods_.find(v);
-      gone = gone && (p == pods_.end() || p->second.role == TranslatedPod::Role::kFinished);
+      gone = gone && (p == pods_.end() || p->second.role == CorePod::Role::kFinished);
     }
     if (gone) {
       out.emplace_back(it->first, it->second.placement);
@@ -222,7 +222,7 @@ std::vector<std::pair<std::string, Placement>> ClusterView::NominationsReady(int
   return out;
 }
 
-std::optional<TranslatedPod> ClusterView::Pod(const std::string& key) const {
+std::optional<CorePod> ClusterView::Pod(const std::string& key) const {
   std::lock_guard lock(mu_);
   auto it = pods_.find(key);
   if (it == pods_.end()) return std::nullopt;
@@ -244,7 +244,7 @@ Result<sched::LabelPairs> ClusterView::NodeLabels(const std::string& node) const
 std::string ClusterView::ReservedGpuUuid(const std::string& node, int index) const {
   std::lock_guard lock(mu_);
   for (const auto& [key, p] : pods_)
-    if (p.role == TranslatedPod::Role::kReservation && !p.terminating && p.node == node &&
+    if (p.role == CorePod::Role::kReservation && !p.terminating && p.node == node &&
         p.reservation_index == index)
       return p.reserved_gpu_uuid;
   return "";
@@ -254,7 +254,7 @@ std::vector<Reservation> ClusterView::Reservations() const {
   std::lock_guard lock(mu_);
   std::vector<Reservation> out;
   for (const auto& [key, p] : pods_) {
-    if (p.role != TranslatedPod::Role::kReservation) continue;
+    if (p.role != CorePod::Role::kReservation) continue;
     Reservation r;
     r.name = kube::SplitKey(key).second;
     r.node = p.node;
@@ -273,7 +273,7 @@ std::set<std::pair<std::string, int>> ClusterView::SharedDevicesInUse() const {
     for (int d : pl.devices) out.emplace(pl.node, d);
   };
   for (const auto& [key, p] : pods_) {
-    if (p.role != TranslatedPod::Role::kOurs || !IsShared(p.spec)) continue;
+    if (p.role != CorePod::Role::kOurs || !IsShared(p.spec)) continue;
     if (!p.node.empty()) add({p.node, p.gpu_indices, 0, true});
   }
   for (const auto& [key, pl] : assumed_)
@@ -287,7 +287,7 @@ size_t ClusterView::PendingCount() const {
   std::lock_guard lock(mu_);
   size_t n = 0;
   for (const auto& [key, p] : pods_)
-    if (p.role == TranslatedPod::Role::kOurs && p.node.empty() && !p.terminating &&
+    if (p.role == CorePod::Role::kOurs && p.node.empty() && !p.terminating &&
         !assumed_.contains(key) && !nominated_.contains(key))
       ++n;
   return n;
@@ -356,8 +356,7 @@ Result<World> ClusterView::Build(int64_t now) {
   std::set<std::string> groups_used;
   std::set<std::string> groups_refused;  // a member's eviction was refused lately
   for (const auto& [key, p] : pods_) {
-    if (p.role == TranslatedPod::Role::kFinished || p.role == TranslatedPod::Role::kReservation)
-      continue;
+    if (p.role == CorePod::Role::kFinished || p.role == CorePod::Role::kReservation) continue;
     const Placement* assumed = nullptr;
     if (auto it = assumed_.find(key); it != assumed_.end()) assumed = &it->second;
     if (auto it = nominated_.find(key); it != nominated_.end()) assumed = &it->second.placement;
@@ -365,7 +364,7 @@ Result<World> ClusterView::Build(int64_t now) {
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
-    const bool ours = p.role == TranslatedPod::Role::kOurs;
+    const bool ours = p.role == CorePod::Role::kOurs;
     if (!ours || p.terminating) {
       if (!placed) continue;  // nothing to hold
       c.holder = true;
@@ -466,7 +465,7 @@ Result<World> ClusterView::Build(int64_t now) {
   queues.emplace(kHolderQueue, &HolderQueue());
   std::map<std::string, sched::GroupSpec> groups;
   for (const std::string& gkey : groups_used) {
-    const TranslatedGroup& g = groups_.at(gkey);
+    const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
     spec.priority = group_priority[gkey];
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);

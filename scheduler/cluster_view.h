@@ -2,7 +2,7 @@
 // informer events, and the core's Universe (scheduler-core/universe.h) kept
 // up to date from it, whose working snapshot each cycle is given.
 //
-// Objects are translated once per change (pod_translator.h and friends): an
+// Objects are translated once per change (core_pod.h and the other core_*.h): an
 // event carrying the resourceVersion already translated (an informer's
 // resync, a relist) is skipped. A cycle then works out, for each object,
 // what the core should see (a pod's group and queue, or that it only holds
@@ -36,8 +36,8 @@
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler-core/universe.h"
 #include "scheduler-core/workload_model.h"
-#include "scheduler/pod_translator.h"
-#include "scheduler/podgroup_translator.h"
+#include "scheduler/core_pod.h"
+#include "scheduler/core_podgroup.h"
 
 namespace vtenant::scheduler {
 
@@ -95,7 +95,7 @@ struct World {
 
 class ClusterView {
  public:
-  explicit ClusterView(PodTranslatorOptions options);
+  explicit ClusterView(CorePodOptions options);
 
   // From now on each pod Build sees for the first time is observed into
   // `model` (the pod shapes fgd measures fragmentation against), so the
@@ -155,7 +155,7 @@ class ClusterView {
   Result<World> Build(int64_t now);
 
   // The translated pod, if known.
-  std::optional<TranslatedPod> Pod(const std::string& key) const;
+  std::optional<CorePod> Pod(const std::string& key) const;
   std::vector<Reservation> Reservations() const;
   // Shared GPUs in use: (node, device index) of every sharing pod that is
   // bound, assumed or nominated.
@@ -197,7 +197,7 @@ class ClusterView {
   // One pod of this cycle's snapshot, as Build works it out.
   struct Derived {
     const std::string* key = nullptr;
-    const TranslatedPod* pod = nullptr;
+    const CorePod* pod = nullptr;
     CoreFields core;
     std::optional<Placement> placement;  // bound, assumed or nominated
     bool pinned = false;                 // its devices are known, not just their number
@@ -212,12 +212,12 @@ class ClusterView {
                       const std::map<std::string, sched::GroupSpec>& groups,
                       std::vector<Derived>& derived, std::vector<Unschedulable>& unschedulable);
 
-  const PodTranslatorOptions options_;
+  const CorePodOptions options_;
   mutable std::mutex mu_;
-  std::map<std::string, TranslatedPod> pods_;
+  std::map<std::string, CorePod> pods_;
   std::map<std::string, sched::NodeSpec> nodes_;
   std::map<std::string, sched::QueueSpec> queues_;
-  std::map<std::string, TranslatedGroup> groups_;
+  std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
   std::map<std::string, Placement> assumed_;
   struct Nomination {

@@ -5,7 +5,7 @@
 
 #include "base/flags.h"
 #include "scheduler-core/options.h"
-#include "scheduler/queue_translator.h"
+#include "scheduler/core_queue.h"
 
 namespace vtenant::scheduler {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
+#include "scheduler/core_pod.h"
 #include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/pod_translator.h"
 
 namespace vtenant::scheduler {
 namespace {

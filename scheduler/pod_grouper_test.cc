@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "base/eventually.h"
+#include "scheduler/core_pod.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/pod_translator.h"
 #include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {

@@ -12,7 +12,7 @@
 #include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/pod_translator.h"
+#include "scheduler/core_pod.h"
 #include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 

@@ -1,4 +1,4 @@
-#include "scheduler/pod_translator.h"
+#include "scheduler/core_pod.h"
 
 #include <algorithm>
 #include <charconv>
@@ -156,8 +156,8 @@ Result<std::vector<int>> ParseGpuIndices(std::string_view text) {
   return out;
 }
 
-TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options) {
-  TranslatedPod t;
+CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
+  CorePod t;
   t.key = kube::KeyOf(pod);
   t.uid = std::string(kube::Uid(pod));
   t.spec.name = t.key;
@@ -166,12 +166,12 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   const std::string_view phase = GetString(pod, {"status", "phase"});
   const bool ours = GetString(pod, {"spec", "schedulerName"}) == options.scheduler_name;
   if (phase == "Succeeded" || phase == "Failed") {
-    t.role = TranslatedPod::Role::kFinished;
+    t.role = CorePod::Role::kFinished;
   } else if (kube::Namespace(pod) == options.reservation_namespace &&
              kube::Label(pod, kReservationLabel) == kReservationLabelValue) {
-    t.role = TranslatedPod::Role::kReservation;
+    t.role = CorePod::Role::kReservation;
   } else {
-    t.role = ours ? TranslatedPod::Role::kOurs : TranslatedPod::Role::kOthers;
+    t.role = ours ? CorePod::Role::kOurs : CorePod::Role::kOthers;
   }
   t.spec.creation_time = ParseTimestamp(GetString(pod, {"metadata", "creationTimestamp"}));
   t.spec.start_time = ParseTimestamp(GetString(pod, {"status", "startTime"}));
@@ -187,7 +187,7 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
       p && IsPreemptibility(*p))
     t.preemptibility = std::string(*p);
   t.has_controller_owner = kube::ControllerReference(pod) != nullptr;
-  if (t.role == TranslatedPod::Role::kReservation) {
+  if (t.role == CorePod::Role::kReservation) {
     Result<std::vector<int>> idx =
         ParseGpuIndices(kube::Annotation(pod, kReservationIndexAnnotation).value_or(""));
     if (idx.ok() && idx->size() == 1) t.reservation_index = (*idx)[0];
@@ -197,7 +197,7 @@ TranslatedPod TranslatePod(const Value& pod, const PodTranslatorOptions& options
   if (!request.ok()) t.problem = request;
   Status rules = ReadPlacementRules(pod, &t.spec, &t.affinity);
   if (!rules.ok() && t.problem.ok()) t.problem = rules;
-  if (t.role == TranslatedPod::Role::kOthers) {
+  if (t.role == CorePod::Role::kOthers) {
     // A GPU share is ours to give: another scheduler's pod holds what the
     // node gives it (whole GPUs, CPU, memory), never a fraction or a pinned
     // device it claims by annotation.

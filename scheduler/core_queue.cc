@@ -1,9 +1,9 @@
-#include "scheduler/queue_translator.h"
+#include "scheduler/core_queue.h"
 
 #include <cmath>
 #include <string>
 
-#include "scheduler/pod_translator.h"
+#include "scheduler/core_pod.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -51,7 +51,7 @@ Result<int64_t> ParseDurationSeconds(std::string_view text) {
   return total;
 }
 
-Result<sched::QueueSpec> TranslateQueue(const Value& queue) {
+Result<sched::QueueSpec> CoreQueueFromHost(const Value& queue) {
   sched::QueueSpec q;
   q.name = std::string(kube::Name(queue));
   auto fail = [&](const Status& s) { return s.WithContext("queue " + q.name); };

@@ -1,4 +1,4 @@
-// PodTranslator: a Kubernetes Pod as the scheduler core sees it.
+// CorePodFromHost: a Kubernetes Pod as the scheduler core sees it.
 //
 // Every pod on the cluster matters to the scheduler: its own pods
 // (schedulerName matches) are scheduled; pods bound by anyone else hold
@@ -22,7 +22,7 @@
 
 namespace vtenant::scheduler {
 
-struct TranslatedPod {
+struct CorePod {
   enum class Role {
     kOurs,         // schedulerName is ours: we place it
     kOthers,       // bound by another scheduler (or by hand): holds resources
@@ -64,13 +64,13 @@ struct TranslatedPod {
   Status problem;
 };
 
-struct PodTranslatorOptions {
+struct CorePodOptions {
   std::string scheduler_name = kai::kSchedulerName;
   std::string reservation_namespace = "vtenant-reservation";
 };
 
 // Translates `pod`. Never fails: what cannot be read lands in `problem`.
-TranslatedPod TranslatePod(const rapidjson::Value& pod, const PodTranslatorOptions& options);
+CorePod CorePodFromHost(const rapidjson::Value& pod, const CorePodOptions& options);
 
 // Seconds since the epoch of an RFC 3339 timestamp ("2026-12-01T09:00:00Z");
 // 0 when `text` is empty or unreadable.

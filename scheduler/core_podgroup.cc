@@ -1,12 +1,12 @@
-#include "scheduler/podgroup_translator.h"
+#include "scheduler/core_podgroup.h"
 
 #include "kai/podgroup_spec.h"
-#include "scheduler/pod_translator.h"
+#include "scheduler/core_pod.h"
 
 namespace vtenant::scheduler {
 
-Result<TranslatedGroup> TranslatePodGroup(const rapidjson::Value& group) {
-  TranslatedGroup t;
+Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
+  CoreGroup t;
   sched::GroupSpec& g = t.spec;
   g.name = kube::KeyOf(group);
   Result<kai::PodGroupSpec> spec = kai::ReadPodGroupSpec(group);

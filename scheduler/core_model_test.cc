@@ -1,11 +1,11 @@
 // Pods, Nodes, Queues and PodGroups as the scheduler core sees them.
 #include <gtest/gtest.h>
 
+#include "scheduler/core_node.h"
+#include "scheduler/core_pod.h"
+#include "scheduler/core_podgroup.h"
+#include "scheduler/core_queue.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/node_translator.h"
-#include "scheduler/pod_translator.h"
-#include "scheduler/podgroup_translator.h"
-#include "scheduler/queue_translator.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -28,9 +28,9 @@ std::string PodJson(const std::string& annotations, const std::string& limits = 
 }
 
 TEST(PodTranslatorTest, RequestIsTheContainersSumAtLeastTheLargestInit) {
-  TranslatedPod t = TranslatePod(Json(PodJson("{}")), {});
+  CorePod t = CorePodFromHost(Json(PodJson("{}")), {});
   ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
-  EXPECT_EQ(t.role, TranslatedPod::Role::kOurs);
+  EXPECT_EQ(t.role, CorePod::Role::kOurs);
   EXPECT_EQ(t.key, "ns/p");
   EXPECT_EQ(t.spec.cpu_milli, 4000);          // the init container's 4 beats 1.5
   EXPECT_EQ(t.spec.memory_bytes, 2LL << 30);  // limits stand in for missing requests
@@ -39,13 +39,15 @@ TEST(PodTranslatorTest, RequestIsTheContainersSumAtLeastTheLargestInit) {
 }
 
 TEST(PodTranslatorTest, GpuRequests) {
-  EXPECT_EQ(TranslatePod(Json(PodJson("{}", R"({"nvidia.com/gpu":"2"})")), {}).spec.whole_gpus, 2);
-  EXPECT_EQ(TranslatePod(Json(PodJson(R"({"gpu-fraction":"0.33"})")), {}).spec.gpu_fraction, 330);
-  TranslatedPod mem =
-      TranslatePod(Json(PodJson(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})")), {});
+  EXPECT_EQ(CorePodFromHost(Json(PodJson("{}", R"({"nvidia.com/gpu":"2"})")), {}).spec.whole_gpus,
+            2);
+  EXPECT_EQ(CorePodFromHost(Json(PodJson(R"({"gpu-fraction":"0.33"})")), {}).spec.gpu_fraction,
+            330);
+  CorePod mem =
+      CorePodFromHost(Json(PodJson(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})")), {});
   EXPECT_EQ(mem.spec.gpu_memory_mib, 4000);
   EXPECT_EQ(mem.spec.num_devices, 2);
-  TranslatedPod mig = TranslatePod(Json(PodJson("{}", R"({"nvidia.com/mig-1g.10gb":"1"})")), {});
+  CorePod mig = CorePodFromHost(Json(PodJson("{}", R"({"nvidia.com/mig-1g.10gb":"1"})")), {});
   EXPECT_EQ(mig.spec.mig_profile, "1g.10gb");
   EXPECT_EQ(mig.spec.mig_count, 1);
 }
@@ -63,31 +65,31 @@ TEST(PodTranslatorTest, MalformedGpuRequestsSayWhatToChange) {
            {R"({"gpu-fraction":"0.5"})", R"({"nvidia.com/gpu":"1"})", "nvidia.com/gpu"},
            {R"({"gpu-fraction-num-devices":"2"})", "{}", "needs gpu-fraction"},
        }) {
-    TranslatedPod t = TranslatePod(Json(PodJson(c.annotations, c.limits)), {});
+    CorePod t = CorePodFromHost(Json(PodJson(c.annotations, c.limits)), {});
     ASSERT_FALSE(t.problem.ok()) << c.annotations;
     EXPECT_NE(t.problem.message().find(c.says), std::string::npos) << t.problem.ToString();
   }
 }
 
 TEST(PodTranslatorTest, RolesAndPlacement) {
-  TranslatedPod other = TranslatePod(Json(R"({"metadata":{"name":"x","namespace":"ns"},
+  CorePod other = CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
       "spec":{"schedulerName":"default-scheduler","nodeName":"n1","containers":[]}})"),
-                                     {});
-  EXPECT_EQ(other.role, TranslatedPod::Role::kOthers);
+                                  {});
+  EXPECT_EQ(other.role, CorePod::Role::kOthers);
   EXPECT_EQ(other.node, "n1");
-  TranslatedPod done = TranslatePod(Json(R"({"metadata":{"name":"x","namespace":"ns"},
+  CorePod done = CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
       "spec":{"schedulerName":"kai-scheduler"},"status":{"phase":"Succeeded"}})"),
-                                    {});
-  EXPECT_EQ(done.role, TranslatedPod::Role::kFinished);
-  TranslatedPod res = TranslatePod(
+                                 {});
+  EXPECT_EQ(done.role, CorePod::Role::kFinished);
+  CorePod res = CorePodFromHost(
       Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":"vtenant-reservation",
       "labels":{"vtenant.io/gpu-reservation":"true"},"annotations":{"vtenant.io/gpu-index":"1","run.ai/reserve_for_gpu_index":"GPU-1"}},
       "spec":{"nodeName":"n1"}})"),
       {});
-  EXPECT_EQ(res.role, TranslatedPod::Role::kReservation);
+  EXPECT_EQ(res.role, CorePod::Role::kReservation);
   EXPECT_EQ(res.reservation_index, 1);
   EXPECT_EQ(res.reserved_gpu_uuid, "GPU-1");
-  TranslatedPod shared = TranslatePod(
+  CorePod shared = CorePodFromHost(
       Json(PodJson(R"({"gpu-fraction":"0.5","runai-gpu":"0,2"})", "{}", R"("nodeName":"n1",)")),
       {});
   EXPECT_EQ(shared.gpu_indices, (std::vector<int>{0, 2}));
@@ -101,21 +103,21 @@ TEST(PodTranslatorTest, OnlyTheReservationNamespaceHoldsReservationPods) {
       "app":"vtenant-gpu-reservation"},"annotations":{"vtenant.io/gpu-index":"0",
       "run.ai/reserve_for_gpu_index":"GPU-0"}})";
   for (const std::string& ns : {"vtenant-nlp", "vtenant-reservation-x"}) {
-    TranslatedPod t = TranslatePod(
+    CorePod t = CorePodFromHost(
         Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":")" + ns + R"(",)" +
              dressed.substr(1, dressed.size() - 2) +
              R"(},"spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[]}})"),
         {});
-    EXPECT_EQ(t.role, TranslatedPod::Role::kOurs) << ns;
+    EXPECT_EQ(t.role, CorePod::Role::kOurs) << ns;
     EXPECT_EQ(t.reservation_index, -1) << ns;
   }
   // In the reservation namespace, only the vtenant.io label makes one (the
   // "app" label is for people).
-  TranslatedPod app_only =
-      TranslatePod(Json(R"({"metadata":{"name":"r","namespace":"vtenant-reservation",
+  CorePod app_only =
+      CorePodFromHost(Json(R"({"metadata":{"name":"r","namespace":"vtenant-reservation",
       "labels":{"app":"vtenant-gpu-reservation"}},"spec":{"nodeName":"n1","containers":[]}})"),
-                   {});
-  EXPECT_EQ(app_only.role, TranslatedPod::Role::kOthers);
+                      {});
+  EXPECT_EQ(app_only.role, CorePod::Role::kOthers);
 }
 
 TEST(PodTranslatorTest, AnotherSchedulersPodClaimsNoShareAndPinsNoDevice) {
@@ -123,8 +125,8 @@ TEST(PodTranslatorTest, AnotherSchedulersPodClaimsNoShareAndPinsNoDevice) {
       PodJson(R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"2","runai-gpu":"0,1"})", "{}",
               R"("nodeName":"n1",)");
   json.replace(json.find("kai-scheduler"), std::string("kai-scheduler").size(), "other-scheduler");
-  TranslatedPod holder = TranslatePod(Json(json), {});
-  EXPECT_EQ(holder.role, TranslatedPod::Role::kOthers);
+  CorePod holder = CorePodFromHost(Json(json), {});
+  EXPECT_EQ(holder.role, CorePod::Role::kOthers);
   EXPECT_EQ(holder.spec.gpu_fraction, 0);
   EXPECT_EQ(holder.spec.gpu_memory_mib, 0);
   EXPECT_EQ(holder.spec.num_devices, 1);
@@ -132,7 +134,7 @@ TEST(PodTranslatorTest, AnotherSchedulersPodClaimsNoShareAndPinsNoDevice) {
 }
 
 TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
-  Result<sched::NodeSpec> n = TranslateNode(Json(R"({"metadata":{"name":"n1","labels":{
+  Result<sched::NodeSpec> n = CoreNodeFromHost(Json(R"({"metadata":{"name":"n1","labels":{
       "nvidia.com/gpu.memory":"46068","nvidia.com/gpu.product":"NVIDIA-L40S"}},
       "spec":{"taints":[{"key":"k","value":"v","effect":"NoExecute"}]},
       "status":{"allocatable":{"cpu":"32","memory":"64Gi","pods":"110","nvidia.com/gpu":"4","nvidia.com/mig-1g.10gb":"2"},
@@ -151,7 +153,7 @@ TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
 }
 
 TEST(NodeTranslatorTest, GpuNodeWithoutMemoryLabelIsAnError) {
-  Result<sched::NodeSpec> n = TranslateNode(Json(R"({"metadata":{"name":"n1"},
+  Result<sched::NodeSpec> n = CoreNodeFromHost(Json(R"({"metadata":{"name":"n1"},
       "status":{"allocatable":{"nvidia.com/gpu":"1"}}})"));
   ASSERT_FALSE(n.ok());
   EXPECT_NE(n.status().message().find("nvidia.com/gpu.memory"), std::string::npos);
@@ -159,7 +161,7 @@ TEST(NodeTranslatorTest, GpuNodeWithoutMemoryLabelIsAnError) {
 
 TEST(NodeTranslatorTest, NotReadyOrCordonedTakesNoPods) {
   Result<sched::NodeSpec> n =
-      TranslateNode(Json(R"({"metadata":{"name":"n1"},"spec":{"unschedulable":true},
+      CoreNodeFromHost(Json(R"({"metadata":{"name":"n1"},"spec":{"unschedulable":true},
       "status":{"conditions":[{"type":"Ready","status":"True"}]}})"));
   ASSERT_TRUE(n.ok());
   EXPECT_FALSE(n->schedulable);
@@ -167,7 +169,7 @@ TEST(NodeTranslatorTest, NotReadyOrCordonedTakesNoPods) {
 
 TEST(QueueTranslatorTest, KaiUnits) {
   Result<sched::QueueSpec> q =
-      TranslateQueue(Json(R"({"metadata":{"name":"nlp"},"spec":{"parentQueue":"ml-org",
+      CoreQueueFromHost(Json(R"({"metadata":{"name":"nlp"},"spec":{"parentQueue":"ml-org",
       "reclaimMinRuntime":"1m30s","resources":{"gpu":{"quota":0.33,"limit":1,"overQuotaWeight":2},
       "cpu":{"quota":2000,"limit":-1},"memory":{"quota":1000,"limit":-1,"overQuotaWeight":1}}}})"));
   ASSERT_TRUE(q.ok()) << q.status().ToString();
@@ -184,7 +186,7 @@ TEST(QueueTranslatorTest, KaiUnits) {
 }
 
 TEST(QueueTranslatorTest, BadNumbersNameTheField) {
-  Result<sched::QueueSpec> q = TranslateQueue(
+  Result<sched::QueueSpec> q = CoreQueueFromHost(
       Json(R"({"metadata":{"name":"nlp"},"spec":{"resources":{"gpu":{"quota":-2}}}})"));
   ASSERT_FALSE(q.ok());
   EXPECT_NE(q.status().message().find("spec.resources.gpu"), std::string::npos)
@@ -193,8 +195,7 @@ TEST(QueueTranslatorTest, BadNumbersNameTheField) {
 }
 
 TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
-  Result<TranslatedGroup> g =
-      TranslatePodGroup(Json(R"({"metadata":{"name":"train","namespace":"ns"},
+  Result<CoreGroup> g = CoreGroupFromHost(Json(R"({"metadata":{"name":"train","namespace":"ns"},
       "spec":{"minMember":4,"queue":"nlp","preemptibility":"non-preemptible",
       "topologyConstraint":{"requiredTopologyLevel":"zone"},"subGroups":[{"name":"workers","minMember":3}]}})"));
   ASSERT_TRUE(g.ok());
@@ -206,7 +207,7 @@ TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
   ASSERT_EQ(g->spec.subgroups.size(), 1u);
   EXPECT_EQ(g->spec.subgroups[0], (sched::SubGroup{"workers", 3}));
   EXPECT_FALSE(
-      TranslatePodGroup(
+      CoreGroupFromHost(
           Json(R"({"metadata":{"name":"t","namespace":"ns"},"spec":{"preemptibility":"maybe"}})"))
           .ok());
   EXPECT_TRUE(DefaultPreemptible(50));
@@ -214,8 +215,8 @@ TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
 }
 
 // A PodGroup whose spec.subGroups is `subs` (JSON).
-Result<TranslatedGroup> GroupWithSubGroups(const std::string& subs) {
-  return TranslatePodGroup(Json(R"({"metadata":{"name":"train","namespace":"ns"},
+Result<CoreGroup> GroupWithSubGroups(const std::string& subs) {
+  return CoreGroupFromHost(Json(R"({"metadata":{"name":"train","namespace":"ns"},
       "spec":{"minMember":3,"queue":"nlp","subGroups":)" +
                                 subs + "}}"));
 }
@@ -248,7 +249,7 @@ TEST(PodGroupTranslatorTest, SubGroupsGiveTheCoreTheirLeaves) {
             {{"a", 2}},
             {}},
        }) {
-    Result<TranslatedGroup> g = GroupWithSubGroups(c.subs);
+    Result<CoreGroup> g = GroupWithSubGroups(c.subs);
     ASSERT_TRUE(g.ok()) << c.name << ": " << g.status().ToString();
     EXPECT_EQ(g->spec.subgroups, c.leaves) << c.name;
     EXPECT_EQ(g->parent_subgroups, c.parents) << c.name;
@@ -273,7 +274,7 @@ TEST(PodGroupTranslatorTest, MalformedSubGroupsRefuseTheGroupAndSayWhy) {
            {R"([{"name":"a","parent":"b"},{"name":"b","parent":"a"}])", "its own ancestor"},
            {R"([{"name":"a","parent":"a"}])", "its own ancestor"},
        }) {
-    Result<TranslatedGroup> g = GroupWithSubGroups(c.subs);
+    Result<CoreGroup> g = GroupWithSubGroups(c.subs);
     ASSERT_FALSE(g.ok()) << c.subs;
     EXPECT_NE(g.status().message().find(c.says), std::string::npos)
         << c.subs << " gave " << g.status().ToString();
@@ -290,10 +291,10 @@ TEST(PodTranslatorTest, SubGroupLabelNamesThePodsSubGroup) {
            {R"({"kai.scheduler/queue":"nlp"})", ""},
            {R"({"kai.scheduler/queue":"nlp","kai.scheduler/subgroup-name":"workers"})", "workers"},
        }) {
-    TranslatedPod t =
-        TranslatePod(Json(R"({"metadata":{"name":"p","namespace":"ns","labels":)" + c.labels +
-                          R"(},"spec":{"schedulerName":"kai-scheduler","containers":[]}})"),
-                     {});
+    CorePod t =
+        CorePodFromHost(Json(R"({"metadata":{"name":"p","namespace":"ns","labels":)" + c.labels +
+                             R"(},"spec":{"schedulerName":"kai-scheduler","containers":[]}})"),
+                        {});
     ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
     EXPECT_EQ(t.spec.subgroup, c.subgroup) << c.labels;
   }

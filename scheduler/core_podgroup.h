@@ -1,4 +1,4 @@
-// PodGroupTranslator: a KAI PodGroup (scheduling.run.ai/v2alpha2) as the
+// CoreGroupFromHost: a KAI PodGroup (scheduling.run.ai/v2alpha2) as the
 // scheduler core sees it.
 //
 // The spec is read by kai/podgroup_spec.h, the rules the syncer holds a
@@ -17,7 +17,7 @@
 
 namespace vtenant::scheduler {
 
-struct TranslatedGroup {
+struct CoreGroup {
   sched::GroupSpec spec;            // name "namespace/name"; priority left to the pods
   bool preemptibility_set = false;  // else DefaultPreemptible(priority) decides
   // Sub-groups that only group others: a pod naming one waits (KAI's pods
@@ -28,7 +28,7 @@ struct TranslatedGroup {
 // InvalidArgument naming the group for a spec kai::ReadPodGroupSpec
 // refuses (a minMember below 1, an unknown preemptibility, a malformed
 // spec.subGroups, ...); such a group is not scheduled.
-Result<TranslatedGroup> TranslatePodGroup(const rapidjson::Value& group);
+Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group);
 
 using kai::DefaultPreemptible;
 

@@ -1,4 +1,4 @@
-// NodeTranslator: a Kubernetes Node as the scheduler core sees it.
+// CoreNodeFromHost: a Kubernetes Node as the scheduler core sees it.
 //
 // GPUs come from the allocatable (else capacity) `nvidia.com/gpu`, their
 // memory and model from the labels GPU feature discovery sets; MIG slices
@@ -14,6 +14,6 @@ namespace vtenant::scheduler {
 
 // Fails with InvalidArgument naming the node and field when a quantity or
 // label cannot be read (such a node is left out of scheduling, with a log).
-Result<sched::NodeSpec> TranslateNode(const rapidjson::Value& node);
+Result<sched::NodeSpec> CoreNodeFromHost(const rapidjson::Value& node);
 
 }  // namespace vtenant::scheduler

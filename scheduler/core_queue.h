@@ -1,4 +1,4 @@
-// QueueTranslator: a KAI Queue (scheduling.run.ai/v2) as the scheduler core
+// CoreQueueFromHost: a KAI Queue (scheduling.run.ai/v2) as the scheduler core
 // sees it.
 //
 // Units as KAI writes them: GPU in devices (0.33 is 330m), CPU in
@@ -13,7 +13,7 @@
 namespace vtenant::scheduler {
 
 // Fails with InvalidArgument naming the queue and field.
-Result<sched::QueueSpec> TranslateQueue(const rapidjson::Value& queue);
+Result<sched::QueueSpec> CoreQueueFromHost(const rapidjson::Value& queue);
 
 // "90s", "5m", "1h30m" -> seconds; InvalidArgument otherwise.
 Result<int64_t> ParseDurationSeconds(std::string_view text);

@@ -1,4 +1,4 @@
-#include "scheduler/node_translator.h"
+#include "scheduler/core_node.h"
 
 #include <charconv>
 #include <string>
@@ -33,7 +33,7 @@ bool Ready(const Value& node) {
 
 }  // namespace
 
-Result<sched::NodeSpec> TranslateNode(const Value& node) {
+Result<sched::NodeSpec> CoreNodeFromHost(const Value& node) {
   sched::NodeSpec n;
   n.name = std::string(kube::Name(node));
   auto fail = [&](const Status& s) { return s.WithContext("node " + n.name); };
