@@ -631,10 +631,7 @@ Status PodSyncer::SyncExisting(const rapidjson::Value& pod, const rapidjson::Val
       Result<kube::Object> parsed = kube::ParseJson(*owner_chain);
       if (parsed.ok() && parsed->IsArray()) {
         for (const rapidjson::Value& o : parsed->GetArray()) {
-          context.owner_chain.push_back({std::string(kube::GetString(o, {"apiVersion"})),
-                                         std::string(kube::GetString(o, {"kind"})),
-                                         std::string(kube::GetString(o, {"name"})),
-                                         std::string(kube::GetString(o, {"uid"}))});
+          context.owner_chain.push_back(kube::ReadOwnerReference(o));
         }
       }
     }
