@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "syncer/isolation_vocabulary.h"
+
 namespace vtenant::op {
 namespace {
 
@@ -185,51 +187,12 @@ Result<Backend> ParseBackend(std::string_view name) {
 }
 
 const std::vector<std::string>& KnownPrivilegedFeatures() {
-  static const std::vector<std::string> kFeatures = {
-      "hostPath",           "hostNetwork", "hostPID",      "hostIPC",
-      "hostPorts",          "privileged",  "capabilities", "unconfinedSeccomp",
-      "unconfinedAppArmor", "seLinux",     "procMount",    "unsafeSysctls",
-      "windowsHostProcess"};
-  return kFeatures;
+  return syncer::PrivilegedFeatureNames();
 }
 
-const std::vector<std::string>& KnownVolumeTypes() {
-  static const std::vector<std::string> kTypes = {"awsElasticBlockStore",
-                                                  "azureDisk",
-                                                  "azureFile",
-                                                  "cephfs",
-                                                  "cinder",
-                                                  "configMap",
-                                                  "downwardAPI",
-                                                  "emptyDir",
-                                                  "ephemeral",
-                                                  "fc",
-                                                  "flexVolume",
-                                                  "flocker",
-                                                  "gcePersistentDisk",
-                                                  "glusterfs",
-                                                  "image",
-                                                  "iscsi",
-                                                  "nfs",
-                                                  "persistentVolumeClaim",
-                                                  "photonPersistentDisk",
-                                                  "portworxVolume",
-                                                  "projected",
-                                                  "quobyte",
-                                                  "rbd",
-                                                  "scaleIO",
-                                                  "secret",
-                                                  "storageos",
-                                                  "vsphereVolume"};
-  return kTypes;
-}
+const std::vector<std::string>& KnownVolumeTypes() { return syncer::VolumeTypeNames(); }
 
-const std::vector<std::string>& DefaultVolumeTypes() {
-  static const std::vector<std::string> kTypes = {"configMap", "secret",    "downwardAPI",
-                                                  "emptyDir",  "projected", "persistentVolumeClaim",
-                                                  "ephemeral"};
-  return kTypes;
-}
+const std::vector<std::string>& DefaultVolumeTypes() { return syncer::DefaultVolumeTypeNames(); }
 
 std::vector<std::string> AllowedPriorityClasses(const IsolationSpec& spec,
                                                 const std::vector<std::string>& host_classes) {

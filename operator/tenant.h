@@ -73,8 +73,8 @@ struct IsolationSpec {
 };
 
 // The exceptions to the Pod Security level a Tenant may allow, and the
-// volume types it may name (the syncer's KnownPrivilegedFeatures and
-// KnownVolumeTypes; the CRD's enums say the same).
+// volume types it may name: the syncer's words (syncer/isolation_vocabulary.h;
+// the CRD's enums say the same).
 const std::vector<std::string>& KnownPrivilegedFeatures();
 const std::vector<std::string>& KnownVolumeTypes();
 // The volume types of a Tenant that names none.

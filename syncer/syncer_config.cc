@@ -1,7 +1,13 @@
 #include "syncer/syncer_config.h"
 
+#include "syncer/isolation_vocabulary.h"
+
 namespace vtenant::syncer {
 namespace {
+
+std::set<std::string, std::less<>> SetOf(const std::vector<std::string>& names) {
+  return {names.begin(), names.end()};
+}
 
 std::vector<std::string_view> SplitCommas(std::string_view text) {
   std::vector<std::string_view> parts;
@@ -29,41 +35,18 @@ std::string_view PodSecurityLevelName(PodSecurityLevel level) {
   return level == PodSecurityLevel::kRestricted ? "restricted" : "baseline";
 }
 
+const std::set<std::string, std::less<>>& KnownPrivilegedFeatures() {
+  static const std::set<std::string, std::less<>> kFeatures = SetOf(PrivilegedFeatureNames());
+  return kFeatures;
+}
+
 const std::set<std::string, std::less<>>& KnownVolumeTypes() {
-  static const std::set<std::string, std::less<>> kTypes = {"awsElasticBlockStore",
-                                                            "azureDisk",
-                                                            "azureFile",
-                                                            "cephfs",
-                                                            "cinder",
-                                                            "configMap",
-                                                            "downwardAPI",
-                                                            "emptyDir",
-                                                            "ephemeral",
-                                                            "fc",
-                                                            "flexVolume",
-                                                            "flocker",
-                                                            "gcePersistentDisk",
-                                                            "glusterfs",
-                                                            "image",
-                                                            "iscsi",
-                                                            "nfs",
-                                                            "persistentVolumeClaim",
-                                                            "photonPersistentDisk",
-                                                            "portworxVolume",
-                                                            "projected",
-                                                            "quobyte",
-                                                            "rbd",
-                                                            "scaleIO",
-                                                            "secret",
-                                                            "storageos",
-                                                            "vsphereVolume"};
+  static const std::set<std::string, std::less<>> kTypes = SetOf(VolumeTypeNames());
   return kTypes;
 }
 
 const std::set<std::string, std::less<>>& DefaultVolumeTypes() {
-  static const std::set<std::string, std::less<>> kTypes = {
-      "configMap", "secret", "downwardAPI", "emptyDir", "projected", "persistentVolumeClaim",
-      "ephemeral"};
+  static const std::set<std::string, std::less<>> kTypes = SetOf(DefaultVolumeTypeNames());
   return kTypes;
 }
 

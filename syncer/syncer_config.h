@@ -13,31 +13,15 @@
 
 namespace vtenant::syncer {
 
-// Exceptions to the Pod Security level a Tenant may allow
-// (spec.isolation.allowedPrivilegedFeatures), each named after what it
-// lets a pod use; pod_security.h says which rule each one lifts.
-inline const std::set<std::string, std::less<>>& KnownPrivilegedFeatures() {
-  static const std::set<std::string, std::less<>> kFeatures = {
-      "hostPath",           "hostNetwork", "hostPID",      "hostIPC",
-      "hostPorts",          "privileged",  "capabilities", "unconfinedSeccomp",
-      "unconfinedAppArmor", "seLinux",     "procMount",    "unsafeSysctls",
-      "windowsHostProcess"};
-  return kFeatures;
-}
+// The names of syncer/isolation_vocabulary.h, as sets.
+const std::set<std::string, std::less<>>& KnownPrivilegedFeatures();
+const std::set<std::string, std::less<>>& KnownVolumeTypes();
+const std::set<std::string, std::less<>>& DefaultVolumeTypes();
 
 // The Pod Security Standards level the syncer holds every pod to
 // (spec.isolation.podSecurity).
 enum class PodSecurityLevel { kBaseline, kRestricted };
 std::string_view PodSecurityLevelName(PodSecurityLevel level);
-
-// Volume types a Tenant may name in spec.isolation.allowedVolumeTypes: the
-// in-tree types of a v1.37 pod, less three that other settings govern:
-// hostPath (the privileged feature of that name), csi (allowedCSIDrivers
-// names the drivers) and gitRepo (never: it runs git on the node as root
-// with the tenant's arguments).
-const std::set<std::string, std::less<>>& KnownVolumeTypes();
-// What a Tenant that names none gets.
-const std::set<std::string, std::less<>>& DefaultVolumeTypes();
 
 // One entry of spec.isolation.allowedTolerations: a pod toleration of
 // `key` passes when it asks for no more than this entry allows (see
