@@ -2,11 +2,8 @@
 // the CRDs installed under its supervisor, reports it, survives a second
 // `up`, restarts what is killed, keeps the data across `down` and `up`,
 // never deletes a folder it cannot read, and leaves no process behind.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -19,6 +16,7 @@
 #include "cli/environment_state.h"
 #include "cli/leftover_processes.h"
 #include "kube/kubeconfig.h"
+#include "kube/loopback.h"
 #include "kube/object.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
@@ -227,15 +225,9 @@ TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing)
 class BusyPort {
  public:
   BusyPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(listen(fd_, 1), 0);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    Result<int> fd = kube::ListenOnLoopback(&port_);
+    EXPECT_TRUE(fd.ok()) << fd.status().ToString();
+    fd_ = fd.value_or(-1);
   }
   ~BusyPort() { close(fd_); }
   int port() const { return port_; }

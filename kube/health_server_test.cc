@@ -6,7 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 
-#include "kube/testing/free_port.h"
+#include "kube/loopback.h"
 
 namespace vtenant::kube {
 namespace {

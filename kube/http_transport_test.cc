@@ -3,15 +3,13 @@
 // for a hung API server; no processes.
 #include "kube/http_transport.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/loopback.h"
 
 namespace vtenant::kube {
 namespace {
@@ -23,15 +21,9 @@ using std::chrono::milliseconds;
 class SilentServer {
  public:
   SilentServer() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(listen(fd_, 16), 0);
-    EXPECT_EQ(getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    port_ = ntohs(addr.sin_port);
+    Result<int> fd = ListenOnLoopback(&port_);
+    EXPECT_TRUE(fd.ok()) << fd.status().ToString();
+    fd_ = fd.value_or(-1);
   }
   ~SilentServer() { close(fd_); }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }

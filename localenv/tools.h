@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "kube/loopback.h"
 
 namespace vtenant::localenv {
 
@@ -13,8 +14,7 @@ namespace vtenant::localenv {
 // build the tools.
 Result<std::string> FindTool(const std::string& name);
 
-// A loopback TCP port that was free a moment ago. There is an unavoidable
-// race with other processes; callers that bind later retry on failure.
-Result<int> PickFreeLoopbackPort();
+// The local environment's servers take their ports from here.
+using kube::PickFreeLoopbackPort;
 
 }  // namespace vtenant::localenv
