@@ -22,9 +22,9 @@
 
 #include "base/file.h"
 #include "kube/object.h"
+#include "kube/yaml.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
-#include "operator/manifest.h"
 #include "operator/process_backend.h"
 
 namespace fs = std::filesystem;
@@ -57,7 +57,7 @@ double CpuSeconds(int pid) {
 
 Status Apply(kube::Client& client, const std::string& file) {
   std::string yaml = ReadFileOrEmpty(file);
-  VT_ASSIGN_OR_RETURN(kube::Object crd, op::YamlToJson(yaml));
+  VT_ASSIGN_OR_RETURN(kube::Object crd, kube::ParseYaml(yaml));
   return client.Create(kube::resources::kCustomResourceDefinitions, "", crd).status();
 }
 
