@@ -1,7 +1,6 @@
 #include "operator/host_objects.h"
 
-#include <cassert>
-#include <sstream>
+#include <cmath>
 
 #include "kube/base64.h"
 #include "kube/json_builder.h"
@@ -17,40 +16,29 @@ const kube::ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSe
 
 namespace {
 
-// A JSON string literal of `s`, escaped.
-std::string Q(std::string_view s) {
-  return kube::ToJson(rapidjson::Value(rapidjson::StringRef(s.data(), s.size())));
+// The labels of everything the operator makes for a tenant.
+kube::JsonObject OwnedLabels(const TenantSpec& spec) {
+  return {{kTenantLabel, spec.name}, {"app.kubernetes.io/managed-by", "vtenant-operator"}};
 }
 
-std::string Number(double v) {
-  std::ostringstream out;
-  out.precision(15);
-  out << v;
-  return out.str();
+kube::JsonObject Meta(const TenantSpec& spec, std::string_view name, bool namespaced) {
+  kube::JsonObject meta{{"name", name}};
+  if (namespaced) meta.Set("namespace", HostNamespace(spec.name));
+  meta.Set("labels", OwnedLabels(spec));
+  return meta;
 }
 
-// Parses JSON this file wrote; a failure is a bug here, never user input
-// (user strings go through Q).
-kube::Object Parse(const std::string& json) {
-  Result<kube::Object> o = kube::ParseJson(json);
-  assert(o.ok());
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+// A quota figure as KAI's Queues write it: a whole number as an integer
+// (-1 is "unlimited"), any other as a decimal.
+kube::JsonValue QuotaNumber(double v) {
+  if (v == std::floor(v) && std::abs(v) < 1e15) return static_cast<int64_t>(v);
+  return v;
 }
 
-std::string Labels(const TenantSpec& spec) {
-  return R"("labels":{"vtenant.io/tenant":)" + Q(spec.name) +
-         R"(,"app.kubernetes.io/managed-by":"vtenant-operator"})";
-}
-
-std::string Meta(const TenantSpec& spec, std::string_view name, bool namespaced) {
-  std::string m = R"("metadata":{"name":)" + Q(name) + ",";
-  if (namespaced) m += R"("namespace":)" + Q(HostNamespace(spec.name)) + ",";
-  return m + Labels(spec) + "}";
-}
-
-std::string Share(const ResourceShare& s) {
-  return R"({"quota":)" + Number(s.quota) + R"(,"limit":)" + Number(s.limit) +
-         R"(,"overQuotaWeight":)" + Number(s.over_quota_weight) + "}";
+kube::JsonObject Share(const ResourceShare& s) {
+  return {{"quota", QuotaNumber(s.quota)},
+          {"limit", QuotaNumber(s.limit)},
+          {"overQuotaWeight", QuotaNumber(s.over_quota_weight)}};
 }
 
 }  // namespace
@@ -82,16 +70,14 @@ kube::Object RenderCertificateSecret(const TenantSpec& spec, const TenantCertifi
   kube::JsonObject data;
   for (const auto& [key, value] : CertificateSecretData(certs))
     data.Set(key, kube::EncodeBase64(value));
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "Secret"},
-      {"metadata", kube::JsonObject{{"name", CertificateSecretName(spec.name)},
-                                    {"namespace", ns},
-                                    {"labels", kube::JsonObject{{kTenantLabel, spec.name},
-                                                                {"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}},
-      {"type", "Opaque"},
-      {"data", std::move(data)}});
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "v1"},
+                       {"kind", "Secret"},
+                       {"metadata", kube::JsonObject{{"name", CertificateSecretName(spec.name)},
+                                                     {"namespace", ns},
+                                                     {"labels", OwnedLabels(spec)}}},
+                       {"type", "Opaque"},
+                       {"data", std::move(data)}});
 }
 
 kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertificates& certs,
@@ -101,11 +87,9 @@ kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertific
   config.ca_pem = certs.ca.certificate_pem;
   config.client_certificate_pem = certs.tenant_admin.certificate_pem;
   config.client_key_pem = certs.tenant_admin.private_key_pem;
-  kube::JsonObject meta{
-      {"name", KubeconfigSecretName(spec.name)},
-      {"namespace", HostNamespace(spec.name)},
-      {"labels", kube::JsonObject{{kTenantLabel, spec.name},
-                                  {"app.kubernetes.io/managed-by", "vtenant-operator"}}}};
+  kube::JsonObject meta{{"name", KubeconfigSecretName(spec.name)},
+                        {"namespace", HostNamespace(spec.name)},
+                        {"labels", OwnedLabels(spec)}};
   if (!certs.rotation.empty()) {
     meta.Set("annotations", kube::JsonObject{{kCredentialsRotationAnnotation, certs.rotation}});
   }
@@ -119,19 +103,12 @@ kube::Object RenderKubeconfigSecret(const TenantSpec& spec, const TenantCertific
 }
 
 kube::Object RenderSyncerServiceAccount(const TenantSpec& spec) {
-  return Parse(R"({"apiVersion":"v1","kind":"ServiceAccount",)" +
-               Meta(spec, kSyncerServiceAccount, true) + "}");
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                          {"kind", "ServiceAccount"},
+                                          {"metadata", Meta(spec, kSyncerServiceAccount, true)}});
 }
 
 namespace {
-
-kube::JsonObject RbacMeta(const TenantSpec& spec, std::string_view name, bool namespaced) {
-  kube::JsonObject meta{{"name", name}};
-  if (namespaced) meta.Set("namespace", HostNamespace(spec.name));
-  meta.Set("labels", kube::JsonObject{{kTenantLabel, spec.name},
-                                      {"app.kubernetes.io/managed-by", "vtenant-operator"}});
-  return meta;
-}
 
 kube::JsonObject ClusterRoleRef(std::string_view name) {
   return {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", name}};
@@ -154,7 +131,7 @@ kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject
   }
   return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
                                           {"kind", "RoleBinding"},
-                                          {"metadata", RbacMeta(spec, kOperatorRoleBinding, true)},
+                                          {"metadata", Meta(spec, kOperatorRoleBinding, true)},
                                           {"roleRef", ClusterRoleRef(kOperatorTenantRole)},
                                           {"subjects", kube::JsonArray{std::move(subject)}}});
 }
@@ -162,7 +139,7 @@ kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject
 kube::Object RenderSyncerRoleBinding(const TenantSpec& spec) {
   return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
                                           {"kind", "RoleBinding"},
-                                          {"metadata", RbacMeta(spec, kSyncerRoleBinding, true)},
+                                          {"metadata", Meta(spec, kSyncerRoleBinding, true)},
                                           {"roleRef", ClusterRoleRef(kSyncerRole)},
                                           {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
 }
@@ -171,45 +148,44 @@ kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec) {
   return kube::BuildJson(
       kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
                        {"kind", "ClusterRoleBinding"},
-                       {"metadata", RbacMeta(spec, SyncerNodeReaderBinding(spec.name), false)},
+                       {"metadata", Meta(spec, SyncerNodeReaderBinding(spec.name), false)},
                        {"roleRef", ClusterRoleRef(kSyncerNodeReaderRole)},
                        {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
 }
 
 kube::Object RenderKubeconfigReaderRole(const TenantSpec& spec) {
-  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",)" +
-               Meta(spec, KubeconfigReaderRole(spec.name), true) +
-               R"(,"rules":[{"apiGroups":[""],"resources":["secrets"],"resourceNames":[)" +
-               Q(KubeconfigSecretName(spec.name)) + R"(],"verbs":["get"]}]})");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "Role"},
+      {"metadata", Meta(spec, KubeconfigReaderRole(spec.name), true)},
+      {"rules", kube::JsonArray{kube::JsonObject{
+                    {"apiGroups", kube::JsonArray{""}},
+                    {"resources", kube::JsonArray{"secrets"}},
+                    {"resourceNames", kube::JsonArray{KubeconfigSecretName(spec.name)}},
+                    {"verbs", kube::JsonArray{"get"}}}}}});
 }
 
 kube::Object RenderKubeconfigReaderBinding(const TenantSpec& spec) {
-  std::string subjects;
-  for (const auto& u : spec.admin_users) {
-    subjects += (subjects.empty() ? "" : ",") +
-                std::string(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":)") +
-                Q(u) + "}";
+  kube::JsonArray subjects;
+  for (const auto& [kind, names] :
+       {std::pair<const char*, const std::vector<std::string>&>{"User", spec.admin_users},
+        {"Group", spec.admin_groups}}) {
+    for (const std::string& name : names) {
+      subjects.Add(kube::JsonObject{
+          {"apiGroup", "rbac.authorization.k8s.io"}, {"kind", kind}, {"name", name}});
+    }
   }
-  for (const auto& g : spec.admin_groups) {
-    subjects += (subjects.empty() ? "" : ",") +
-                std::string(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":)") +
-                Q(g) + "}";
-  }
-  return Parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)" +
-               Meta(spec, KubeconfigReaderRole(spec.name), true) +
-               R"(,"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":)" +
-               Q(KubeconfigReaderRole(spec.name)) + R"(},"subjects":[)" + subjects + "]}");
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                       {"kind", "RoleBinding"},
+                       {"metadata", Meta(spec, KubeconfigReaderRole(spec.name), true)},
+                       {"roleRef", kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
+                                                    {"kind", "Role"},
+                                                    {"name", KubeconfigReaderRole(spec.name)}}},
+                       {"subjects", std::move(subjects)}});
 }
 
 namespace {
-
-kube::JsonObject PolicyMeta(const TenantSpec& spec, std::string_view name) {
-  return kube::JsonObject{
-      {"name", name},
-      {"namespace", HostNamespace(spec.name)},
-      {"labels", kube::JsonObject{{kTenantLabel, spec.name},
-                                  {"app.kubernetes.io/managed-by", "vtenant-operator"}}}};
-}
 
 // The address ranges a cluster's own networks use: private (RFC 1918, IPv6
 // unique local), shared (RFC 6598), link-local (cloud metadata services
@@ -235,7 +211,7 @@ kube::Object RenderNetworkPolicy(const TenantSpec& spec) {
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "networking.k8s.io/v1"},
       {"kind", "NetworkPolicy"},
-      {"metadata", PolicyMeta(spec, kNetworkPolicyName)},
+      {"metadata", Meta(spec, kNetworkPolicyName, true)},
       {"spec", kube::JsonObject{
                    {"podSelector", kube::JsonObject{}},
                    {"policyTypes", kube::JsonArray{"Ingress", "Egress"}},
@@ -256,7 +232,7 @@ kube::Object RenderControlPlaneNetworkPolicy(const TenantSpec& spec,
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "networking.k8s.io/v1"},
       {"kind", "NetworkPolicy"},
-      {"metadata", PolicyMeta(spec, kControlPlaneNetworkPolicyName)},
+      {"metadata", Meta(spec, kControlPlaneNetworkPolicyName, true)},
       {"spec",
        kube::JsonObject{
            {"podSelector",
@@ -280,13 +256,17 @@ kube::Object RenderControlPlaneNetworkPolicy(const TenantSpec& spec,
 
 kube::Object RenderQueue(const TenantSpec& spec) {
   const QueueSpec& q = spec.queue;
-  std::string json = R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue",)" +
-                     Meta(spec, spec.name, false) + R"(,"spec":{)";
-  if (!q.parent_queue.empty()) json += R"("parentQueue":)" + Q(q.parent_queue) + ",";
-  if (!spec.display_name.empty()) json += R"("displayName":)" + Q(spec.display_name) + ",";
-  json += R"("priority":)" + std::to_string(q.priority) + R"(,"resources":{"gpu":)" + Share(q.gpu) +
-          R"(,"cpu":)" + Share(q.cpu) + R"(,"memory":)" + Share(q.memory) + "}}}";
-  return Parse(json);
+  kube::JsonObject queue_spec;
+  if (!q.parent_queue.empty()) queue_spec.Set("parentQueue", q.parent_queue);
+  if (!spec.display_name.empty()) queue_spec.Set("displayName", spec.display_name);
+  queue_spec.Set("priority", q.priority);
+  queue_spec.Set(
+      "resources",
+      kube::JsonObject{{"gpu", Share(q.gpu)}, {"cpu", Share(q.cpu)}, {"memory", Share(q.memory)}});
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "scheduling.run.ai/v2"},
+                                          {"kind", "Queue"},
+                                          {"metadata", Meta(spec, spec.name, false)},
+                                          {"spec", std::move(queue_spec)}});
 }
 
 kube::Object RenderTenantAdminsBinding() {

@@ -61,5 +61,43 @@ TEST(NamespaceTest, CarriesTheTenantAndItsPodSecurityLevel) {
   EXPECT_EQ(kube::Annotation(ns, "vtenant.io/backend").value_or(""), "process");
 }
 
+TEST(QueueTest, IsKaisQueueWithTheTenantsShareAndEveryStringEscaped) {
+  TenantSpec spec = Nlp();
+  spec.display_name = R"(NLP "research")";
+  spec.queue.parent_queue = "ml-org";
+  spec.queue.gpu = {.quota = 0.33, .limit = 1, .over_quota_weight = 2};
+  EXPECT_EQ(
+      Json(RenderQueue(spec)),
+      R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"nlp",)"
+      R"("labels":{"vtenant.io/tenant":"nlp","app.kubernetes.io/managed-by":"vtenant-operator"}},)"
+      R"("spec":{"parentQueue":"ml-org","displayName":"NLP \"research\"","priority":100,)"
+      R"("resources":{"gpu":{"quota":0.33,"limit":1,"overQuotaWeight":2},)"
+      R"("cpu":{"quota":-1,"limit":-1,"overQuotaWeight":1},)"
+      R"("memory":{"quota":-1,"limit":-1,"overQuotaWeight":1}}}})");
+  // A top-level queue has no parent and, without one, no display name.
+  const kube::Object top = RenderQueue(Nlp());
+  EXPECT_EQ(kube::Find(top, {"spec", "parentQueue"}), nullptr);
+  EXPECT_EQ(kube::Find(top, {"spec", "displayName"}), nullptr);
+}
+
+TEST(KubeconfigReaderTest, TheTeamsAdminsMayReadTheirKubeconfigSecretAndNothingElse) {
+  TenantSpec spec = Nlp();
+  spec.admin_users = {"alice@example.com"};
+  spec.admin_groups = {"nlp-admins"};
+  EXPECT_EQ(Json(RenderKubeconfigReaderRole(spec)["rules"]),
+            R"([{"apiGroups":[""],"resources":["secrets"],"resourceNames":["vc-nlp"],)"
+            R"("verbs":["get"]}])");
+  const kube::Object binding = RenderKubeconfigReaderBinding(spec);
+  EXPECT_EQ(kube::Namespace(binding), "vtenant-nlp");
+  EXPECT_EQ(Json(binding["roleRef"]), R"({"apiGroup":"rbac.authorization.k8s.io","kind":"Role",)"
+                                      R"("name":"vc-nlp-kubeconfig-reader"})");
+  EXPECT_EQ(Json(binding["subjects"]),
+            R"([{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"alice@example.com"},)"
+            R"({"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"nlp-admins"}])");
+  EXPECT_EQ(Json(RenderKubeconfigReaderBinding(Nlp())["subjects"]), "[]");
+  EXPECT_EQ(kube::Name(RenderSyncerServiceAccount(spec)), kSyncerServiceAccount);
+  EXPECT_EQ(kube::Namespace(RenderSyncerServiceAccount(spec)), "vtenant-nlp");
+}
+
 }  // namespace
 }  // namespace vtenant::op
