@@ -4,21 +4,13 @@
 
 #include "kai/gpu_request.h"
 #include "kube/base64.h"
+#include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
 namespace {
 
 using rapidjson::Value;
-
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // KAI keeps "<prefix>-<container>-vol" within 63 characters.
 std::string ConfigMapPrefix(const Value& pod, const std::string& suffix) {
@@ -60,21 +52,19 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
   if (!gpus.ok()) return InvalidArgument("vtenant-scheduler: " + gpus.status().message());
   if (!gpus->IsShared()) return std::string();
 
-  std::string ops;
-  auto add = [&](const std::string& path, const std::string& value) {
-    ops += (ops.empty() ? "" : ",") + std::string(R"({"op":"add","path":)") + Quote(path) +
-           R"(,"value":)" + value + "}";
+  kube::JsonArray ops;
+  auto add = [&](const std::string& path, kube::JsonValue value) {
+    ops.Add(kube::JsonObject{{"op", "add"}, {"path", path}, {"value", std::move(value)}});
   };
   std::string prefix(kube::Annotation(pod, kSharedGpuConfigMapAnnotation).value_or(""));
   if (prefix.empty()) {
     prefix = ConfigMapPrefix(pod, options.random_suffix ? options.random_suffix() : RandomSuffix());
     if (kube::Find(pod, {"metadata", "annotations"}) == nullptr)
-      add("/metadata/annotations",
-          "{" + Quote(kSharedGpuConfigMapAnnotation) + ":" + Quote(prefix) + "}");
+      add("/metadata/annotations", kube::JsonObject{{kSharedGpuConfigMapAnnotation, prefix}});
     else
-      add("/metadata/annotations/runai~1shared-gpu-configmap", Quote(prefix));
+      add("/metadata/annotations/runai~1shared-gpu-configmap", prefix);
   }
-  const std::string ref = R"({"configMapRef":{"name":)" + Quote(prefix + "-0") + "}}";
+  const kube::JsonObject ref{{"configMapRef", kube::JsonObject{{"name", prefix + "-0"}}}};
   const Value* spec = kube::Find(pod, {"spec"});
   auto containers = spec->FindMember("containers");
   if (containers != spec->MemberEnd() && containers->value.IsArray()) {
@@ -83,7 +73,7 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
       const std::string base = "/spec/containers/" + std::to_string(i) + "/envFrom";
       auto env_from = c.FindMember("envFrom");
       if (env_from == c.MemberEnd() || !env_from->value.IsArray()) {
-        add(base, "[" + ref + "]");
+        add(base, kube::JsonArray{ref});
         continue;
       }
       bool present = false;
@@ -92,32 +82,32 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
       if (!present) add(base + "/-", ref);
     }
   }
-  return ops.empty() ? std::string() : "[" + ops + "]";
+  return ops.empty() ? std::string() : kube::ToJson(kube::BuildJson(ops));
 }
 
 Result<std::string> Review(std::string_view review, const AdmissionOptions& options) {
   VT_ASSIGN_OR_RETURN(kube::Object doc, kube::ParseJson(review));
   const Value* request = kube::Find(doc, {"request"});
   if (request == nullptr) return InvalidArgument("not an AdmissionReview request");
-  const std::string uid(kube::GetString(*request, {"uid"}));
+  kube::JsonObject response{{"uid", std::string(kube::GetString(*request, {"uid"}))}};
   auto object = request->FindMember("object");
-  std::string response =
-      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":)" +
-      Quote(uid);
-  if (object == request->MemberEnd() || !object->value.IsObject())
-    return response + R"(,"allowed":true}})";
-  Result<std::string> patch = MutatePod(object->value, options);
-  if (!patch.ok()) {
-    kube::Object msg(rapidjson::kStringType);
-    msg.SetString(patch.status().message().c_str(),
-                  static_cast<rapidjson::SizeType>(patch.status().message().size()),
-                  msg.GetAllocator());
-    return response + R"(,"allowed":false,"status":{"code":400,"reason":"BadRequest","message":)" +
-           kube::ToJson(msg) + "}}}";
+  if (object == request->MemberEnd() || !object->value.IsObject()) {
+    response.Set("allowed", true);
+  } else if (Result<std::string> patch = MutatePod(object->value, options); !patch.ok()) {
+    response.Set("allowed", false);
+    response.Set("status", kube::JsonObject{{"code", 400},
+                                            {"reason", "BadRequest"},
+                                            {"message", patch.status().message()}});
+  } else {
+    response.Set("allowed", true);
+    if (!patch->empty()) {
+      response.Set("patchType", "JSONPatch");
+      response.Set("patch", kube::EncodeBase64(*patch));
+    }
   }
-  if (patch->empty()) return response + R"(,"allowed":true}})";
-  return response + R"(,"allowed":true,"patchType":"JSONPatch","patch":)" +
-         Quote(kube::EncodeBase64(*patch)) + "}}";
+  return kube::ToJson(kube::BuildJson(kube::JsonObject{{"apiVersion", "admission.k8s.io/v1"},
+                                                       {"kind", "AdmissionReview"},
+                                                       {"response", std::move(response)}}));
 }
 
 }  // namespace vtenant::scheduler

@@ -9,25 +9,22 @@
 namespace vtenant::scheduler {
 namespace {
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
 std::string GpuText(sched::Milli m) { return kube::Quantity::FromMilli(m).ToString(); }
 
 }  // namespace
 
-std::string ResourceListJson(const sched::ResourceVector& r) {
+kube::JsonObject ResourceList(const sched::ResourceVector& r) {
   Result<kube::Quantity> memory =
       kube::Quantity::FromValue(r[sched::kMemory], kube::Quantity::Format::kBinarySI);
-  return "{" + Quote(kGpuResource) + ":" + Quote(GpuText(r[sched::kGpu])) + "," + Quote("cpu") +
-         ":" + Quote(kube::Quantity::FromMilli(r[sched::kCpu]).ToString()) + "," + Quote("memory") +
-         ":" + Quote(memory.ok() ? memory->ToString() : std::to_string(r[sched::kMemory])) + "}";
+  return {{kGpuResource, GpuText(r[sched::kGpu])},
+          {"cpu", kube::Quantity::FromMilli(r[sched::kCpu]).ToString()},
+          {"memory", memory.ok() ? memory->ToString() : std::to_string(r[sched::kMemory])}};
 }
 
 bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
   auto list_is = [&](const char* field, const sched::ResourceVector& want) {
     const rapidjson::Value* have = kube::Find(live, {"status", field});
-    Result<kube::Object> w = kube::ParseJson(ResourceListJson(want));
-    return have != nullptr && w.ok() && *have == *w;
+    return have != nullptr && *have == kube::BuildJson(ResourceList(want));
   };
   return list_is("allocated", s.allocated) &&
          list_is("allocatedNonPreemptible", s.allocated_non_preemptible) &&
@@ -134,18 +131,21 @@ int StatusWriter::Flush() {
 
 Status StatusWriter::WriteQueue(const std::string& name, const QueueStatus& s,
                                 const rapidjson::Value& live) {
-  const std::string status = R"({"status":{"allocated":)" + ResourceListJson(s.allocated) +
-                             R"(,"allocatedNonPreemptible":)" +
-                             ResourceListJson(s.allocated_non_preemptible) + R"(,"requested":)" +
-                             ResourceListJson(s.requested) + "}}";
+  const std::string status = kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"status",
+       kube::JsonObject{{"allocated", ResourceList(s.allocated)},
+                        {"allocatedNonPreemptible", ResourceList(s.allocated_non_preemptible)},
+                        {"requested", ResourceList(s.requested)}}}}));
   kube::PatchOptions opts;
   opts.subresource = "status";
   Result<kube::Object> r =
       client_.Patch(kube::resources::kQueues, "", name, kube::PatchType::kMerge, status, opts);
   if (!r.ok()) return r.status();
   if (kube::Annotation(live, kFairShareAnnotation) != GpuText(s.gpu_fair_share)) {
-    const std::string annotation = R"({"metadata":{"annotations":{)" + Quote(kFairShareAnnotation) +
-                                   ":" + Quote(GpuText(s.gpu_fair_share)) + "}}}";
+    const std::string annotation = kube::ToJson(kube::BuildJson(kube::JsonObject{
+        {"metadata", kube::JsonObject{
+                         {"annotations",
+                          kube::JsonObject{{kFairShareAnnotation, GpuText(s.gpu_fair_share)}}}}}}));
     r = client_.Patch(kube::resources::kQueues, "", name, kube::PatchType::kMerge, annotation);
     if (!r.ok()) return r.status();
   }
@@ -154,20 +154,21 @@ Status StatusWriter::WriteQueue(const std::string& name, const QueueStatus& s,
 
 Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus& s) {
   auto [ns, name] = kube::SplitKey(key);
-  std::string conditions = "[]";
+  kube::JsonArray conditions;
   if (!s.reason.empty()) {
-    kube::Object msg(rapidjson::kStringType);
-    msg.SetString(s.reason.c_str(), static_cast<rapidjson::SizeType>(s.reason.size()),
-                  msg.GetAllocator());
-    conditions =
-        R"([{"type":"UnschedulableOnNodePool","nodePool":"default","status":"True","reason":"Unschedulable","message":)" +
-        kube::ToJson(msg) + R"(,"lastTransitionTime":")" + kube::FormatRfc3339(kube::SystemNow()) +
-        R"("}])";
+    conditions.Add(
+        kube::JsonObject{{"type", "UnschedulableOnNodePool"},
+                         {"nodePool", "default"},
+                         {"status", "True"},
+                         {"reason", "Unschedulable"},
+                         {"message", s.reason},
+                         {"lastTransitionTime", kube::FormatRfc3339(kube::SystemNow())}});
   }
-  const std::string patch = R"({"status":{"phase":)" + Quote(s.phase) + R"(,"running":)" +
-                            std::to_string(s.running) + R"(,"pending":)" +
-                            std::to_string(s.pending) + R"(,"schedulingConditions":)" + conditions +
-                            "}}";
+  const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"status", kube::JsonObject{{"phase", s.phase},
+                                  {"running", s.running},
+                                  {"pending", s.pending},
+                                  {"schedulingConditions", std::move(conditions)}}}}));
   kube::PatchOptions opts;
   opts.subresource = "status";
   return client_.Patch(kube::resources::kPodGroups, ns, name, kube::PatchType::kMerge, patch, opts)

@@ -28,6 +28,7 @@
 
 #include "kube/cancellation.h"
 #include "kube/client.h"
+#include "kube/json_builder.h"
 #include "kube/metrics.h"
 #include "scheduler-core/resources.h"
 
@@ -50,7 +51,7 @@ struct PodGroupStatus {
 };
 
 // {"nvidia.com/gpu":"330m","cpu":"500m","memory":"1Gi"}: a resource list.
-std::string ResourceListJson(const sched::ResourceVector& r);
+kube::JsonObject ResourceList(const sched::ResourceVector& r);
 
 // Whether `live` (a Queue or PodGroup object) already shows the status.
 bool QueueShows(const rapidjson::Value& live, const QueueStatus& s);
