@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "kube/json_builder.h"
+
 namespace vtenant::kube {
 namespace {
 
@@ -34,7 +36,7 @@ void EventRecorder::Record(const rapidjson::Value& object, std::string_view type
     Seen seen = it->second;
     lock.unlock();
     const std::string patch =
-        R"({"count":)" + std::to_string(seen.count + 1) + R"(,"lastTimestamp":")" + now + R"("})";
+        ToJson(BuildJson(JsonObject{{"count", seen.count + 1}, {"lastTimestamp", now}}));
     Result<Object> patched =
         client_.Patch(resources::kEvents, seen.ns, seen.name, PatchType::kMerge, patch,
                       {.field_manager = ""}, {.timeout = kEventCallTimeout});

@@ -24,16 +24,6 @@ std::string JoinInts(const std::vector<int>& parts) {
   return out;
 }
 
-// A JSON string literal.
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // Whether `configmap` is the one the binder made for the pod of `pod_uid`:
 // marked as the binder's for it, and owned by it.
 bool GeneratedFor(const rapidjson::Value& configmap, std::string_view pod_uid) {
@@ -226,12 +216,16 @@ Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
   // The chosen GPU rides on the Binding: the API server copies a binding's
   // annotations onto the pod in the same write that sets its node, so a pod
   // never carries a GPU it is not bound to, and it costs no extra call.
-  const std::string binding =
-      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)" + Quote(name) +
-      R"(,"namespace":)" + Quote(ns) + R"(,"annotations":{)" + Quote(kGpuIndexAnnotation) + ":" +
-      Quote(JoinInts(placement.devices)) +
-      R"(}},"target":{"apiVersion":"v1","kind":"Node","name":)" + Quote(placement.node) + "}}";
-  VT_ASSIGN_OR_RETURN(kube::Object binding_object, kube::ParseJson(binding));
+  const kube::Object binding_object = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", name},
+           {"namespace", ns},
+           {"annotations", kube::JsonObject{{kGpuIndexAnnotation, JoinInts(placement.devices)}}}}},
+      {"target",
+       kube::JsonObject{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", placement.node}}}});
   Status bound = client_.Create(kube::resources::kPods, ns, binding_object, "binding").status();
   if (!bound.ok()) {
     Rollback(pod, configmap, configmap_uid);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -153,10 +154,11 @@ Status Reservations::EnsureNamespace() {
   Result<kube::Object> existing = client_.Get(kube::resources::kNamespaces, "", options_.ns);
   if (existing.ok()) return Status::Ok();
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
-  Result<kube::Object> ns = kube::ParseJson(
-      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + options_.ns + R"("}})");
-  if (!ns.ok()) return ns.status();
-  Result<kube::Object> created = client_.Create(kube::resources::kNamespaces, "", *ns);
+  const kube::Object ns =
+      kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                       {"kind", "Namespace"},
+                                       {"metadata", kube::JsonObject{{"name", options_.ns}}}});
+  Result<kube::Object> created = client_.Create(kube::resources::kNamespaces, "", ns);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
     return created.status();
   return Status::Ok();

@@ -1,5 +1,6 @@
 #include "scheduler/gpu_reservation/publisher.h"
 
+#include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -10,8 +11,9 @@ Result<std::string> PublishReservedGpu(GpuInfo& gpus, kube::Client& client, cons
   if (uuids.size() != 1)
     return FailedPrecondition("the reservation pod sees " + std::to_string(uuids.size()) +
                               " GPUs; it must see exactly the one nvidia.com/gpu it requested");
-  const std::string patch = std::string(R"({"metadata":{"annotations":{")") +
-                            kReservedGpuAnnotation + R"(":")" + uuids[0] + R"("}}})";
+  const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"annotations", kube::JsonObject{{kReservedGpuAnnotation, uuids[0]}}}}}}));
   VT_RETURN_IF_ERROR(client.Patch(kube::resources::kPods, ns, pod, kube::PatchType::kMerge, patch)
                          .status()
                          .WithContext("annotating " + ns + "/" + pod));
