@@ -32,6 +32,7 @@
 
 #include "kube/wall_time.h"
 #include "localenv/etcd_server.h"
+#include "operator/control_plane_args.h"
 #include "operator/control_plane_backend.h"
 #include "operator/host_credentials.h"
 #include "operator/start_gate.h"

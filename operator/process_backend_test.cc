@@ -35,20 +35,5 @@ TEST(ProcessBackendTest, AReapedChildDoesNotCount) {
   EXPECT_FALSE(ProcessRuns(child, SelfName(), ""));
 }
 
-TEST(ProcessBackendTest, VirtualControllersLeaveNodesToTheHost) {
-  const auto controllers = ProcessBackendOptions::DefaultVirtualControllers();
-  auto has = [&](const std::string& c) {
-    return std::find(controllers.begin(), controllers.end(), c) != controllers.end();
-  };
-  EXPECT_TRUE(has("namespace-controller"));
-  EXPECT_TRUE(has("garbage-collector-controller"));
-  EXPECT_TRUE(has("serviceaccount-token-controller"));
-  // Claims carry its finalizer; without it no namespace with one could go.
-  EXPECT_TRUE(has("persistentvolumeclaim-protection-controller"));
-  EXPECT_FALSE(has("node-lifecycle-controller"));
-  EXPECT_FALSE(has("node-ipam-controller"));
-  EXPECT_FALSE(has("*"));
-}
-
 }  // namespace
 }  // namespace vtenant::op
