@@ -55,10 +55,13 @@ std::vector<std::string> ApiServerArgs(const ControlPlanePlacement& p) {
                "--max-mutating-requests-inflight=50", "--event-ttl=30m",
                // API groups a team's cluster without nodes of its own does not use:
                // each costs start-up CPU (storage, OpenAPI, discovery) and memory.
-               // Priority and fairness is off; DRA, node (RuntimeClass) and
-               // certificate signing belong to the host; the alpha groups are off
-               // by default anyway but named so the set is explicit.
-               "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,resource.k8s.io/v1=false,"
+               // Priority and fairness is off; node (RuntimeClass) and certificate
+               // signing belong to the host; the alpha groups are off by default
+               // anyway but named so the set is explicit. resource.k8s.io/v1 stays
+               // served: the ResourceQuota controller lists its ResourceClaims and
+               // DeviceClasses (DRA is GA) and, without them, logs failed watches
+               // and never syncs; the older DRA versions are off.
+               "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,"
                "resource.k8s.io/v1beta1=false,resource.k8s.io/v1beta2=false,node.k8s.io/v1=false,"
                "certificates.k8s.io/v1=false,certificates.k8s.io/v1beta1=false",
                // The admission plugins of those groups would wait for informers of
@@ -71,7 +74,12 @@ std::vector<std::string> ApiServerArgs(const ControlPlanePlacement& p) {
 std::vector<std::string> ControllerManagerArgs(const ControlPlanePlacement& p) {
   std::vector<std::string> args = {"--kubeconfig=" + p.kubeconfig,
                                    "--authentication-kubeconfig=" + p.kubeconfig,
-                                   "--authorization-kubeconfig=" + p.kubeconfig};
+                                   "--authorization-kubeconfig=" + p.kubeconfig,
+                                   // Its endpoints are asked with tokens (TokenReview) or not at
+                                   // all; looking up client CAs in the cluster would find no
+                                   // front-proxy (requestheader) CA, which no API server here has,
+                                   // and log that as an error every few seconds.
+                                   "--authentication-skip-lookup=true"};
   if (!p.bind_address.empty()) args.push_back("--bind-address=" + p.bind_address);
   if (p.controller_manager_port != 0) {
     args.push_back("--secure-port=" + std::to_string(p.controller_manager_port));

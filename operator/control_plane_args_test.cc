@@ -70,7 +70,7 @@ const Args kProfile = {
     "--max-requests-inflight=100",
     "--max-mutating-requests-inflight=50",
     "--event-ttl=30m",
-    "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,resource.k8s.io/v1=false,"
+    "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,"
     "resource.k8s.io/v1beta1=false,resource.k8s.io/v1beta2=false,node.k8s.io/v1=false,"
     "certificates.k8s.io/v1=false,certificates.k8s.io/v1beta1=false",
     "--disable-admission-plugins=RuntimeClass,CertificateApproval,CertificateSigning,"
@@ -131,8 +131,8 @@ TEST(ControlPlaneArgsTest, TheProcessBackendsCommandLinesInFull) {
   const std::string kubeconfig = "/state/tenants/nlp/apiserver/admin.kubeconfig";
   EXPECT_EQ(args.controller_manager,
             (Args{"--kubeconfig=" + kubeconfig, "--authentication-kubeconfig=" + kubeconfig,
-                  "--authorization-kubeconfig=" + kubeconfig, "--bind-address=127.0.0.1",
-                  "--secure-port=34568",
+                  "--authorization-kubeconfig=" + kubeconfig, "--authentication-skip-lookup=true",
+                  "--bind-address=127.0.0.1", "--secure-port=34568",
                   "--cert-dir=/state/tenants/nlp/controller-manager/generated-certs",
                   "--leader-elect=false", "--service-account-private-key-file=" + pki + "/sa.key",
                   "--root-ca-file=" + pki + "/ca.crt", "--use-service-account-credentials=false",
@@ -165,8 +165,8 @@ TEST(ControlPlaneArgsTest, ThePodDiffersOnlyWhereItsPlacementDoes) {
   EXPECT_EQ(
       args.controller_manager,
       (Args{"--kubeconfig=" + kubeconfig, "--authentication-kubeconfig=" + kubeconfig,
-            "--authorization-kubeconfig=" + kubeconfig, "--leader-elect=false",
-            "--service-account-private-key-file=/etc/vtenant/pki/sa.key",
+            "--authorization-kubeconfig=" + kubeconfig, "--authentication-skip-lookup=true",
+            "--leader-elect=false", "--service-account-private-key-file=/etc/vtenant/pki/sa.key",
             "--root-ca-file=/etc/vtenant/pki/ca.crt", "--use-service-account-credentials=false",
             "--allocate-node-cidrs=false", "--profiling=false", "--v=1", kControllers}));
   EXPECT_EQ(args.syncer,
