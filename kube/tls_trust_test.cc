@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "kube/http_transport.h"
-#include "localenv/pki.h"
+#include "pki/pki.h"
 
 namespace vtenant::kube {
 namespace {
@@ -32,7 +32,7 @@ using asio::ip::tcp;
 // Answers each request on 127.0.0.1 with 200 and `Connection: close`.
 class TlsServer {
  public:
-  explicit TlsServer(const localenv::CertificateAndKey& serving)
+  explicit TlsServer(const pki::CertificateAndKey& serving)
       : context_(ssl::context::tls_server), acceptor_(io_, {asio::ip::address_v4::loopback(), 0}) {
     context_.use_certificate_chain(asio::buffer(serving.certificate_pem));
     context_.use_private_key(asio::buffer(serving.private_key_pem), ssl::context::pem);
@@ -124,24 +124,24 @@ class CountedBundle {
 };
 
 struct Pki {
-  localenv::CertificateAndKey ca;
-  localenv::CertificateAndKey other_ca;
-  localenv::CertificateAndKey serving;   // for 127.0.0.1, by `ca`
-  localenv::CertificateAndKey misnamed;  // for elsewhere.example only, by `ca`
+  pki::CertificateAndKey ca;
+  pki::CertificateAndKey other_ca;
+  pki::CertificateAndKey serving;   // for 127.0.0.1, by `ca`
+  pki::CertificateAndKey misnamed;  // for elsewhere.example only, by `ca`
 };
 
 Pki MakePki() {
   Pki pki;
-  Result<localenv::CertificateAndKey> ca = localenv::CreateCertificateAuthority("test-ca");
-  Result<localenv::CertificateAndKey> other = localenv::CreateCertificateAuthority("other-ca");
+  Result<pki::CertificateAndKey> ca = pki::CreateCertificateAuthority("test-ca");
+  Result<pki::CertificateAndKey> other = pki::CreateCertificateAuthority("other-ca");
   EXPECT_TRUE(ca.ok() && other.ok());
   pki.ca = *ca;
   pki.other_ca = *other;
-  Result<localenv::CertificateAndKey> serving = localenv::IssueCertificate(
+  Result<pki::CertificateAndKey> serving = pki::IssueCertificate(
       pki.ca, {.common_name = "api", .ip_addresses = {"127.0.0.1"}, .server = true});
   EXPECT_TRUE(serving.ok()) << serving.status().ToString();
   pki.serving = *serving;
-  Result<localenv::CertificateAndKey> misnamed = localenv::IssueCertificate(
+  Result<pki::CertificateAndKey> misnamed = pki::IssueCertificate(
       pki.ca, {.common_name = "api", .dns_names = {"elsewhere.example"}, .server = true});
   EXPECT_TRUE(misnamed.ok()) << misnamed.status().ToString();
   pki.misnamed = *misnamed;

@@ -5,11 +5,18 @@
 #include "base/file.h"
 #include "base/secret_file.h"
 #include "kube/kubeconfig.h"
-#include "localenv/pki.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
+#include "pki/pki.h"
 
 namespace vtenant::localenv {
+
+using pki::CertificateAndKey;
+using pki::CertificateRequest;
+using pki::CreateCertificateAuthority;
+using pki::CreateSigningKeyPair;
+using pki::IssueCertificate;
+using pki::KeyPair;
 namespace fs = std::filesystem;
 
 namespace {

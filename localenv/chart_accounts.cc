@@ -9,10 +9,13 @@
 #include "kube/manifest.h"
 #include "kube/yaml.h"
 #include "localenv/command.h"
-#include "localenv/pki.h"
 #include "localenv/tools.h"
+#include "pki/pki.h"
 
 namespace vtenant::localenv {
+
+using pki::CertificateAndKey;
+using pki::IssueCertificate;
 
 namespace {
 

@@ -6,11 +6,15 @@
 
 #include "base/file.h"
 #include "base/secret_file.h"
-#include "localenv/pki.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
+#include "pki/pki.h"
 
 namespace vtenant::localenv {
+
+using pki::CertificateAndKey;
+using pki::CreateCertificateAuthority;
+using pki::IssueCertificate;
 namespace {
 
 namespace fs = std::filesystem;

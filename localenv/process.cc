@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/file.h"
+
 namespace vtenant::localenv {
 namespace {
 
@@ -130,7 +132,10 @@ bool Process::Running() {
     }
     return r == 0;
   }
-  if (kill(pid_, 0) == 0) return true;
+  // An adopted process may still be a child of ours (adopted again by the
+  // program that started it): reap it, or its zombie would look alive.
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_ && kill(pid_, 0) == 0) return true;
   pid_ = -1;
   exit_description_ = "gone";
   return false;
@@ -173,6 +178,44 @@ pid_t Process::Release() {
   pid_t pid = pid_;
   pid_ = -1;
   return pid;
+}
+
+bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker) {
+  if (pid <= 0) return false;
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const std::string stat = ReadFileOrEmpty(proc + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z') {
+    return false;
+  }
+  const std::string cmdline = ReadFileOrEmpty(proc + "/cmdline");
+  std::vector<std::string> argv;
+  for (size_t start = 0; start < cmdline.size();) {
+    size_t end = cmdline.find('\0', start);
+    if (end == std::string::npos) end = cmdline.size();
+    argv.push_back(cmdline.substr(start, end - start));
+    start = end + 1;
+  }
+  if (argv.empty() || std::filesystem::path(argv[0]).filename() != program) return false;
+  if (marker.empty()) return true;
+  for (const auto& a : argv) {
+    if (a.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+pid_t FindRunning(const std::string& program, const std::string& marker, pid_t recorded) {
+  if (ProcessRuns(recorded, program, marker)) return recorded;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    if (ProcessRuns(pid, program, marker)) return pid;
+  }
+  return -1;
 }
 
 }  // namespace vtenant::localenv

@@ -73,4 +73,16 @@ class Process {
   std::string exit_description_;
 };
 
+// Whether `pid` is alive and runs `program` (basename of argv[0]) with an
+// argument containing `marker` (empty: any). Reaps it first if it is a
+// zombie child of ours. This is how a recorded pid is trusted before it is
+// adopted: a recycled pid running something else does not count.
+bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker);
+
+// The pid of a process running `program` with an argument containing
+// `marker`: `recorded` when ProcessRuns says so of it, otherwise the first
+// found by scanning /proc; -1 if none. The scan finds what a pid record
+// cannot: a server started by a program killed before it wrote the record.
+pid_t FindRunning(const std::string& program, const std::string& marker, pid_t recorded = -1);
+
 }  // namespace vtenant::localenv

@@ -142,5 +142,32 @@ TEST(RunCommandTest, CapturesOutputsAndExitCode) {
   EXPECT_EQ(r->err, "oops\n");
 }
 
+std::string SelfName() { return std::filesystem::read_symlink("/proc/self/exe").filename(); }
+
+TEST(ProcessRunsTest, ARecordedPidIsTrustedOnlyForTheRightProgram) {
+  EXPECT_TRUE(ProcessRuns(getpid(), SelfName(), ""));
+  EXPECT_FALSE(ProcessRuns(getpid(), "kube-apiserver", ""));  // a recycled pid
+  EXPECT_FALSE(ProcessRuns(getpid(), SelfName(), "--etcd-prefix=/vtenant/nlp/"));
+  EXPECT_FALSE(ProcessRuns(-1, SelfName(), ""));
+  EXPECT_FALSE(ProcessRuns(0, SelfName(), ""));
+}
+
+TEST(ProcessRunsTest, FindsAProcessByProgramAndArgument) {
+  // gtest's own argv[0] is the only argument every run has.
+  EXPECT_EQ(FindRunning(SelfName(), SelfName()), getpid());
+  EXPECT_EQ(FindRunning(SelfName(), SelfName(), getpid()), getpid());
+  EXPECT_EQ(FindRunning("kube-apiserver", "/no/such/tenant/folder"), -1);
+  EXPECT_EQ(FindRunning("kube-apiserver", "/no/such/tenant/folder", getpid()), -1);
+}
+
+TEST(ProcessRunsTest, AReapedChildDoesNotCount) {
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  // Until reaped the child is a zombie; ProcessRuns reaps it and says no.
+  for (int i = 0; i < 1000 && ProcessRuns(child, SelfName(), ""); ++i) usleep(1000);
+  EXPECT_FALSE(ProcessRuns(child, SelfName(), ""));
+}
+
 }  // namespace
 }  // namespace vtenant::localenv

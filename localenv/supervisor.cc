@@ -151,6 +151,25 @@ std::vector<std::string> Supervisor::StopAll(std::chrono::milliseconds grace) {
   return stopped;
 }
 
+std::string Supervisor::Remove(const std::string& name, std::chrono::milliseconds grace) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->component.name != name) continue;
+    std::string outcome = StopEntry(*it, grace);
+    entries_.erase(it);
+    return outcome;
+  }
+  return "";
+}
+
+void Supervisor::ReleaseAll() {
+  stopped_ = true;
+  for (Entry& entry : entries_) {
+    entry.process.Release();
+    entry.up = false;
+    entry.retired = true;
+  }
+}
+
 std::vector<ComponentStatus> Supervisor::Statuses() const {
   std::vector<ComponentStatus> out;
   for (const Entry& entry : entries_) {

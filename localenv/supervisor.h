@@ -6,7 +6,8 @@
 // killed and started again, as a kubelet does on a failed liveness probe.
 //
 // One Supervisor runs in the `vtenant supervise` process that `vtenant up`
-// leaves behind; it is single-threaded: its owner calls Tick() in a loop.
+// leaves behind, and one per tenant in the operator's process backend; it
+// is single-threaded: its owner calls Tick() in a loop.
 #pragma once
 
 #include <sys/types.h>
@@ -27,6 +28,7 @@ struct Component {
   ProcessOptions process;  // how to start it; die_with_parent is ignored (false)
   // How `vtenant status` tells that it answers, and how the supervisor tells
   // that it is alive: answering at all, whatever the status (CheckAlive).
+  // No URL: never asked, a running process is alive.
   HealthProbe health;
   // Components whose restart this one must follow: when the supervisor
   // starts one of them again, it restarts this one too, once all of them
@@ -93,6 +95,17 @@ class Supervisor {
   // dependants must stop before the others). Returns what StopAll would
   // say of it; empty when it was not running or is unknown.
   std::string StopOne(const std::string& name, std::chrono::milliseconds grace);
+
+  // Stops the component `name` as StopOne does and forgets it, so that it
+  // can be started again with another command line. Returns what StopOne
+  // would say of it.
+  std::string Remove(const std::string& name, std::chrono::milliseconds grace);
+
+  // Forgets every component without stopping it: they outlive this
+  // supervisor, for an owner that adopts them again when it starts (the
+  // operator's process backend, whose restart must not restart every
+  // tenant's control plane). Nothing is restarted afterwards.
+  void ReleaseAll();
 
   std::vector<ComponentStatus> Statuses() const;
   const Component* Find(const std::string& name) const;

@@ -141,6 +141,37 @@ TEST_F(SupervisorTest, StopAllStopsEveryComponentAndRestartsNothing) {
   EXPECT_EQ(supervisor.Statuses()[0].pid, -1);
 }
 
+// The operator's process backend: its tenants' processes outlive it, and
+// the next operator adopts them.
+TEST_F(SupervisorTest, ReleasedComponentsOutliveTheSupervisor) {
+  pid_t pid = -1;
+  {
+    Supervisor supervisor;
+    ASSERT_TRUE(supervisor.Start(Shell("server", "exec sleep 60")).ok());
+    pid = supervisor.Statuses()[0].pid;
+    supervisor.ReleaseAll();
+    EXPECT_FALSE(supervisor.Tick());
+  }
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), 0);  // still running
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+}
+
+TEST_F(SupervisorTest, ARemovedComponentIsStoppedAndCanBeStartedAnew) {
+  Supervisor supervisor({.first_backoff = std::chrono::milliseconds(1)});
+  ASSERT_TRUE(supervisor.Start(Shell("syncer", "exec sleep 60")).ok());
+  const pid_t old = supervisor.Statuses()[0].pid;
+  EXPECT_NE(supervisor.Remove("syncer", std::chrono::seconds(2)), "");
+  EXPECT_NE(kill(old, 0), 0);
+  EXPECT_TRUE(supervisor.Statuses().empty());
+  EXPECT_EQ(supervisor.Find("syncer"), nullptr);
+  ASSERT_TRUE(supervisor.Start(Shell("syncer", "exec sleep 61")).ok());
+  ASSERT_EQ(supervisor.Statuses().size(), 1u);
+  EXPECT_GT(supervisor.Statuses()[0].pid, 0);
+  EXPECT_EQ(supervisor.Remove("unknown", std::chrono::seconds(1)), "");
+}
+
 TEST_F(SupervisorTest, AMissingBinaryIsAnErrorNowAndRetriedLater) {
   Supervisor supervisor({.first_backoff = std::chrono::milliseconds(10)});
   Status started = supervisor.Start(

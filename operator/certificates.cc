@@ -54,7 +54,7 @@ std::string FormatTime(std::chrono::system_clock::time_point t) {
 
 // Why `leaf` must be reissued, or "" when it is fine. A leaf is renewed once
 // less than `renew_before` of its life is left.
-std::string LeafProblem(const std::string& what, const localenv::CertificateAndKey& leaf,
+std::string LeafProblem(const std::string& what, const pki::CertificateAndKey& leaf,
                         const std::string& ca_pem, const std::vector<std::string>& dns,
                         const std::vector<std::string>& ips, std::chrono::seconds renew_before,
                         std::chrono::system_clock::time_point now) {
@@ -151,7 +151,7 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
     ca_problem = "CA expires " + FormatDate(*t);
   }
   if (!ca_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.ca, localenv::CreateCertificateAuthority(
+    VT_ASSIGN_OR_RETURN(certs.ca, pki::CreateCertificateAuthority(
                                       "vtenant-" + policy.tenant + "-ca", policy.ca_valid_days));
     changes->ca_created = true;
     changes->reason = ca_problem;
@@ -163,12 +163,12 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
           : LeafProblem("serving certificate", certs.apiserver, certs.ca.certificate_pem,
                         policy.dns_names, policy.ip_addresses, renew_before, now);
   if (!serving_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.apiserver, localenv::IssueCertificate(
-                                             certs.ca, {.common_name = "kube-apiserver",
-                                                        .dns_names = policy.dns_names,
-                                                        .ip_addresses = policy.ip_addresses,
-                                                        .server = true,
-                                                        .valid_days = policy.leaf_valid_days}));
+    VT_ASSIGN_OR_RETURN(certs.apiserver,
+                        pki::IssueCertificate(certs.ca, {.common_name = "kube-apiserver",
+                                                         .dns_names = policy.dns_names,
+                                                         .ip_addresses = policy.ip_addresses,
+                                                         .server = true,
+                                                         .valid_days = policy.leaf_valid_days}));
     changes->leaves_reissued = true;
     if (changes->reason.empty()) changes->reason = serving_problem;
   }
@@ -177,11 +177,11 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
                           : LeafProblem("admin certificate", certs.admin, certs.ca.certificate_pem,
                                         {}, {}, renew_before, now);
   if (!admin_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(
-        certs.admin, localenv::IssueCertificate(certs.ca, {.common_name = "vtenant-admin",
-                                                           .organizations = {"system:masters"},
-                                                           .client = true,
-                                                           .valid_days = policy.leaf_valid_days}));
+    VT_ASSIGN_OR_RETURN(certs.admin,
+                        pki::IssueCertificate(certs.ca, {.common_name = "vtenant-admin",
+                                                         .organizations = {"system:masters"},
+                                                         .client = true,
+                                                         .valid_days = policy.leaf_valid_days}));
     note(admin_problem);
   }
   std::string operator_problem =
@@ -190,12 +190,11 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
           : LeafProblem("operator certificate", certs.operator_client, certs.ca.certificate_pem, {},
                         {}, policy.operator_valid_for / 2, now);
   if (!operator_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(
-        certs.operator_client,
-        localenv::IssueCertificate(certs.ca, {.common_name = "vtenant-operator",
-                                              .organizations = {"system:masters"},
-                                              .client = true,
-                                              .valid_for = policy.operator_valid_for}));
+    VT_ASSIGN_OR_RETURN(certs.operator_client,
+                        pki::IssueCertificate(certs.ca, {.common_name = "vtenant-operator",
+                                                         .organizations = {"system:masters"},
+                                                         .client = true,
+                                                         .valid_for = policy.operator_valid_for}));
     note(operator_problem);
   }
 
@@ -214,8 +213,8 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
   }
   if (!team_ca_problem.empty()) {
     VT_ASSIGN_OR_RETURN(certs.tenant_admin_ca,
-                        localenv::CreateCertificateAuthority(
-                            "vtenant-" + policy.tenant + "-team-ca", policy.ca_valid_days));
+                        pki::CreateCertificateAuthority("vtenant-" + policy.tenant + "-team-ca",
+                                                        policy.ca_valid_days));
     const bool rotated = !certs.tenant_admin.certificate_pem.empty();
     if (!policy.rotation.empty()) certs.rotation = policy.rotation;
     changes->tenant_admin_rotated = rotated;
@@ -228,17 +227,17 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
                                                certs.tenant_admin_ca.certificate_pem, {}, {},
                                                policy.tenant_admin_valid_for / 2, now);
   if (!team_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.tenant_admin,
-                        localenv::IssueCertificate(certs.tenant_admin_ca,
-                                                   {.common_name = kTenantAdminUser,
-                                                    .organizations = {kTenantAdminGroup},
-                                                    .client = true,
-                                                    .valid_for = policy.tenant_admin_valid_for}));
+    VT_ASSIGN_OR_RETURN(
+        certs.tenant_admin,
+        pki::IssueCertificate(certs.tenant_admin_ca, {.common_name = kTenantAdminUser,
+                                                      .organizations = {kTenantAdminGroup},
+                                                      .client = true,
+                                                      .valid_for = policy.tenant_admin_valid_for}));
     note(team_problem);
   }
   if (certs.service_account.private_key_pem.empty() ||
       certs.service_account.public_key_pem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.service_account, localenv::CreateSigningKeyPair());
+    VT_ASSIGN_OR_RETURN(certs.service_account, pki::CreateSigningKeyPair());
     changes->service_account_created = true;
     if (changes->reason.empty()) changes->reason = "service-account key missing";
   }

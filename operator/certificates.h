@@ -15,7 +15,7 @@
 // signed: the API server trusts both CAs for client certificates (the
 // bundle ClientCaBundle), reloads the bundle when its file changes, and
 // from then on refuses the old ones. A separate key pair signs
-// service-account tokens. Certificates are made by localenv/pki.h; this
+// service-account tokens. Certificates are made by pki/pki.h; this
 // file decides when to make them.
 #pragma once
 
@@ -25,18 +25,18 @@
 #include <vector>
 
 #include "base/status.h"
-#include "localenv/pki.h"
+#include "pki/pki.h"
 
 namespace vtenant::op {
 
 struct TenantCertificates {
-  localenv::CertificateAndKey ca;
-  localenv::CertificateAndKey apiserver;        // serving certificate
-  localenv::CertificateAndKey admin;            // client, O=system:masters; the control plane's
-  localenv::CertificateAndKey operator_client;  // client, O=system:masters; the operator's
-  localenv::CertificateAndKey tenant_admin_ca;  // signs tenant_admin; replaced to revoke it
-  localenv::CertificateAndKey tenant_admin;     // client, O=vtenant:tenant-admins; the team's
-  localenv::KeyPair service_account;            // token signing
+  pki::CertificateAndKey ca;
+  pki::CertificateAndKey apiserver;        // serving certificate
+  pki::CertificateAndKey admin;            // client, O=system:masters; the control plane's
+  pki::CertificateAndKey operator_client;  // client, O=system:masters; the operator's
+  pki::CertificateAndKey tenant_admin_ca;  // signs tenant_admin; replaced to revoke it
+  pki::CertificateAndKey tenant_admin;     // client, O=vtenant:tenant-admins; the team's
+  pki::KeyPair service_account;            // token signing
   // The last rotation of the team's credential carried out: the value of
   // the Tenant's kRotateCredentialsAnnotation it answered ("" for none).
   std::string rotation;

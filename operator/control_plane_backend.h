@@ -6,6 +6,7 @@
 // processes) and StatefulSetBackend (a StatefulSet in the host namespace).
 // Both are level-triggered like the reconciler: Ensure is called on every
 // pass with the whole desired state and must be cheap when nothing changed.
+// Both take the components' command lines from control_plane_args.h.
 #pragma once
 
 #include <functional>
@@ -33,23 +34,6 @@ struct ControlPlaneRequest {
   // The host's vtenant scheduler, every host pod's schedulerName.
   std::string scheduler_name = "kai-scheduler";
 };
-
-// The syncer's flags that carry what the Tenant allows its pods
-// (--scheduler-name, --pod-security, --allowed-privileged-features,
-// --node-selector, --tolerations, --allowed-tolerations,
-// --allowed-runtime-classes, --allowed-volume-types, --allowed-csi-drivers,
-// --allowed-priority-classes, --allowed-service-types), each written out
-// in full so the syncer applies no default of its own. Both backends pass
-// them; a change of any of them restarts the syncer.
-std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& request);
-
-// The controllers a virtual cluster's kube-controller-manager runs, in both
-// backends: what workloads inside it need. Nodes, volumes, routes and load
-// balancers belong to the host, which the syncer mirrors. The claim
-// protection controller stays: the API server puts its finalizer on every
-// claim, and without the controller a namespace holding one could never
-// be deleted.
-std::vector<std::string> VirtualClusterControllers();
 
 // One part of the control plane: ready or, if not, why.
 struct ComponentStatus {

@@ -49,7 +49,7 @@ int CountProcesses(const std::string& program, const std::string& marker) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string pid = entry.path().filename();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (ProcessRuns(std::stoi(pid), program, marker)) ++count;
+    if (localenv::ProcessRuns(std::stoi(pid), program, marker)) ++count;
   }
   return count;
 }

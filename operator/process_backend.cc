@@ -15,17 +15,29 @@
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
-#include "localenv/api_server.h"
-#include "localenv/controller_manager.h"
 #include "localenv/etcd_admin.h"
 #include "localenv/etcd_server.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
+#include "localenv/wait.h"
 
 namespace vtenant::op {
 namespace fs = std::filesystem;
+using localenv::FindRunning;
+using localenv::ProcessRuns;
 
 namespace {
+
+// The components' names in the tenant's supervisor and their pid files.
+constexpr char kApiServer[] = "kube-apiserver";
+constexpr char kControllerManager[] = "kube-controller-manager";
+constexpr char kSyncer[] = "vtenant-syncer";
+
+// argv: the program, then its arguments.
+std::vector<std::string> Command(std::string program, std::vector<std::string> args) {
+  args.insert(args.begin(), std::move(program));
+  return args;
+}
 
 // Everything under a tenant's folder is owner-only (base/secret_file.h):
 // certificates, keys and kubeconfigs, and the pid and port files beside them.
@@ -90,77 +102,6 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-bool ProcessRuns(int pid, const std::string& program, const std::string& marker) {
-  if (pid <= 0) return false;
-  int status = 0;
-  if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
-  std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/stat");
-  if (stat.empty()) return false;
-  size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z') {
-    return false;
-  }
-  std::string cmdline = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/cmdline");
-  std::vector<std::string> argv;
-  for (size_t start = 0; start < cmdline.size();) {
-    size_t end = cmdline.find('\0', start);
-    if (end == std::string::npos) end = cmdline.size();
-    argv.push_back(cmdline.substr(start, end - start));
-    start = end + 1;
-  }
-  if (argv.empty() || fs::path(argv[0]).filename() != program) return false;
-  if (marker.empty()) return true;
-  for (const auto& a : argv) {
-    if (a.find(marker) != std::string::npos) return true;
-  }
-  return false;
-}
-
-int FindRunning(const std::string& program, const std::string& marker) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const int pid = std::stoi(name);
-    if (ProcessRuns(pid, program, marker)) return pid;
-  }
-  return -1;
-}
-
-std::vector<std::string> ProcessBackendOptions::DefaultApiServerArgs() {
-  return {
-      // A virtual cluster serves one team: a few hundred objects and a
-      // handful of clients. Events churn and are read rarely, so they are
-      // not watch-cached; priority-and-fairness is sized for thousands of
-      // clients.
-      "--watch-cache-sizes=events#0",
-      "--enable-priority-and-fairness=false",
-      "--enable-garbage-collector=true",
-      "--max-requests-inflight=100",
-      "--max-mutating-requests-inflight=50",
-      "--event-ttl=30m",
-      // API groups a team's cluster without nodes of its own does not use:
-      // each costs start-up CPU (storage, OpenAPI, discovery) and memory.
-      // Priority and fairness is off; node (RuntimeClass) and certificate
-      // signing belong to the host; the alpha groups are off by default
-      // anyway but named so the set is explicit. resource.k8s.io/v1 stays
-      // served: the ResourceQuota controller lists its ResourceClaims and
-      // DeviceClasses (DRA is GA) and, without them, logs failed watches
-      // and never syncs; the older DRA versions are off.
-      "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false,"
-      "resource.k8s.io/v1beta1=false,resource.k8s.io/v1beta2=false,node.k8s.io/v1=false,"
-      "certificates.k8s.io/v1=false,certificates.k8s.io/v1beta1=false",
-      // The admission plugins of those groups would wait for informers of
-      // APIs that are not served.
-      "--disable-admission-plugins=RuntimeClass,CertificateApproval,CertificateSigning,"
-      "CertificateSubjectRestriction,ClusterTrustBundleAttest",
-  };
-}
-
-std::vector<std::string> ProcessBackendOptions::DefaultVirtualControllers() {
-  return VirtualClusterControllers();
-}
-
 struct ProcessBackend::Tenant {
   std::string name;
   fs::path dir;
@@ -170,22 +111,32 @@ struct ProcessBackend::Tenant {
   std::optional<ControlPlaneRequest> desired;
   ControlPlaneStatus status;
   int port = 0;
+  int controller_manager_port = 0;
   int syncer_port = 0;
-  int apiserver_pid = -1;
-  int kcm_pid = -1;
-  int syncer_pid = -1;
-  int restarts = 0;
-  std::string written_pki;                 // certificate bundle last written to disk
-  std::string syncer_credentials_warning;  // a failed token refresh, for the status
+  // The tenant's processes, started or adopted; only the tenant's thread
+  // touches it. Restarts what exits, with a backoff.
+  localenv::Supervisor supervisor;
+  std::map<std::string, int> recorded_pids;  // what the pid files say
+  std::string written_pki;                   // certificate bundle last written to disk
+  std::string syncer_credentials_warning;    // a failed token refresh, for the status
   // The API server's health probe: a process that runs is not one that
   // answers (stopped, wedged, its etcd gone).
   std::unique_ptr<kube::HttpTransport> probe;
+  int probed_pid = -1;  // the API server the probe last asked
   Status last_probe;
   std::chrono::steady_clock::time_point next_probe;
   std::thread thread;
 
   std::string EtcdPrefix() const { return "/vtenant/" + name + "/"; }
-  std::string Kubeconfig() const { return (dir / "apiserver" / "admin.kubeconfig").string(); }
+  fs::path ApiServerDir() const { return dir / "apiserver"; }
+  fs::path Pki() const { return ApiServerDir() / "pki"; }
+  std::string Kubeconfig() const { return (ApiServerDir() / "admin.kubeconfig").string(); }
+  int Pid(const std::string& component) const {
+    for (const localenv::ComponentStatus& c : supervisor.Statuses()) {
+      if (c.name == component) return c.pid;
+    }
+    return -1;
+  }
 };
 
 ProcessBackend::ProcessBackend(ProcessBackendOptions options)
@@ -207,6 +158,7 @@ ProcessBackend::~ProcessBackend() {
     }
     t->cv.notify_all();
     if (t->thread.joinable()) t->thread.join();
+    t->supervisor.ReleaseAll();
   }
 }
 
@@ -235,6 +187,12 @@ Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& req
       if (slot->port <= 0) {
         VT_ASSIGN_OR_RETURN(slot->port, localenv::PickFreeLoopbackPort());
         VT_RETURN_IF_ERROR(WriteFileAtomically(slot->dir / "port", std::to_string(slot->port)));
+      }
+      slot->controller_manager_port = ReadInt(slot->dir / "controller-manager-port");
+      if (slot->controller_manager_port <= 0) {
+        VT_ASSIGN_OR_RETURN(slot->controller_manager_port, localenv::PickFreeLoopbackPort());
+        VT_RETURN_IF_ERROR(WriteFileAtomically(slot->dir / "controller-manager-port",
+                                               std::to_string(slot->controller_manager_port)));
       }
       slot->syncer_port = ReadInt(slot->dir / "syncer-port");
       if (slot->syncer_port <= 0) {
@@ -359,8 +317,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
 
   // Certificates: the API server reloads its serving certificate and client
   // CA from these files when they change, so a renewal needs no restart.
-  const fs::path apiserver_dir = t.dir / "apiserver";
-  const fs::path pki = apiserver_dir / "pki";
+  const fs::path pki = t.Pki();
   // The team's CA is in the client CA bundle: a rotation rewrites it, and
   // the API server refuses the old team credential once it reloads it. The
   // tenant's CA key is not written: no process here signs anything.
@@ -384,133 +341,150 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
         return report(false, "StateDirUnwritable", s.message());
       }
     }
+    // The controller manager's and the health probe's identity: the
+    // control plane's admin.
+    if (Status s =
+            WriteFileAtomically(t.Kubeconfig(), kube::RenderKubeconfig(AdminConfig(t, c), t.name));
+        !s.ok()) {
+      return report(false, "StateDirUnwritable", s.message());
+    }
+    t.probe.reset();
     t.written_pki = bundle;
   }
 
   Result<std::string> etcd = EnsureEtcd();
   if (!etcd.ok()) return report(false, "EtcdUnavailable", etcd.status().message());
 
-  // kube-apiserver: running, adopted from its pid file, or started.
-  // Its certificate paths name this tenant's folder: unique per operator
-  // state dir, unlike the etcd prefix.
-  const std::string apiserver_marker = (pki / "apiserver.crt").string();
-  if (!ProcessRuns(t.apiserver_pid, "kube-apiserver", apiserver_marker)) {
-    const bool was_running = t.apiserver_pid > 0;
-    int pid = ReadInt(t.dir / "kube-apiserver.pid");
-    if (!ProcessRuns(pid, "kube-apiserver", apiserver_marker)) {
-      pid = FindRunning("kube-apiserver", apiserver_marker);
-    }
-    if (pid > 0) {
-      (void)WriteFileAtomically(t.dir / "kube-apiserver.pid", std::to_string(pid));
-      LOG(INFO) << "tenant " << t.name << ": adopted kube-apiserver pid " << pid;
-      t.apiserver_pid = pid;
-    } else {
-      if (was_running) ++t.restarts;
-      // In turns with the other tenants' API servers (start_gate.h).
-      const auto queued = std::chrono::steady_clock::now();
-      if (options_.starting_apiservers > 0) {
-        std::lock_guard lock(t.mu);
-        t.status.control_plane = {false, "Starting",
-                                  "waiting to start kube-apiserver: at most " +
-                                      std::to_string(options_.starting_apiservers) +
-                                      " start at once"};
-      }
-      StartGate::Slot slot = apiserver_starts_.Acquire([&] {
-        std::lock_guard lock(t.mu);
-        return t.stop;
+  // Exits noticed; what exited started again once its backoff has passed.
+  t.supervisor.Tick();
+  RecordPids(t);
+
+  ControlPlanePlacement placement = Placement(t);
+  placement.etcd_servers = *etcd;
+  const ControlPlaneArgs args = RenderControlPlaneArgs(desired, placement);
+
+  // The components carry no health probe for the supervisor: one that runs
+  // but does not answer is reported (Unreachable, SyncerStarting) and left
+  // running, not killed; ProbeApiServer and SyncerReadiness ask them.
+
+  // kube-apiserver: supervised, adopted, or started. Its certificate paths
+  // name this tenant's folder: unique per operator state dir, unlike the
+  // etcd prefix.
+  localenv::Component apiserver{
+      .name = kApiServer,
+      .process = {.argv = Command(Tool("kube-apiserver"), args.apiserver),
+                  .log_path = (t.ApiServerDir() / "kube-apiserver.log").string(),
+                  .env = options_.apiserver_env}};
+  std::string failure = "ApiServerFailed";
+  Status running = EnsureComponent(
+      t, apiserver, "kube-apiserver", (pki / "apiserver.crt").string(), true,
+      [&](const localenv::Component& component) -> Result<localenv::Process> {
+        // In turns with the other tenants' API servers (start_gate.h).
+        const auto queued = std::chrono::steady_clock::now();
+        if (options_.starting_apiservers > 0) {
+          std::lock_guard lock(t.mu);
+          t.status.control_plane = {false, "Starting",
+                                    "waiting to start kube-apiserver: at most " +
+                                        std::to_string(options_.starting_apiservers) +
+                                        " start at once"};
+        }
+        StartGate::Slot slot = apiserver_starts_.Acquire([&] {
+          std::lock_guard lock(t.mu);
+          return t.stop;
+        });
+        if (!slot.held()) {
+          failure = "Stopping";
+          return Unavailable("the tenant's supervisor is stopping");
+        }
+        LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port
+                  << " after waiting " << SecondsSince(queued) << " s for a start slot";
+        // Its own etcd user, which reaches /vtenant/<t>/ only.
+        Result<localenv::EtcdClientTls> etcd_tls = EnsureEtcdIdentity(t, pki);
+        if (!etcd_tls.ok()) {
+          failure = "EtcdUnavailable";
+          return etcd_tls.status().WithContext("the API server's etcd credential");
+        }
+        const auto started = std::chrono::steady_clock::now();
+        VT_ASSIGN_OR_RETURN(localenv::Process process, localenv::Process::Start(component.process));
+        // Stopping a server that is slow only because twenty others start
+        // beside it throws its work away and starts the same work again.
+        Status ready =
+            localenv::WaitForHttpOk(AdminConfig(t, c), "/readyz", std::chrono::minutes(10),
+                                    &process, component.process.log_path);
+        if (!ready.ok()) {
+          process.Stop();
+          return ready;
+        }
+        LOG(INFO) << "tenant " << t.name << ": kube-apiserver (pid " << process.pid()
+                  << ") ready after " << SecondsSince(started) << " s";
+        return process;
       });
-      if (!slot.held()) return report(false, "Stopping", "the tenant's supervisor is stopping");
-      LOG(INFO) << "tenant " << t.name << ": starting kube-apiserver on port " << t.port
-                << " after waiting " << SecondsSince(queued) << " s for a start slot";
-      // Its own etcd user, which reaches /vtenant/<t>/ only.
-      Result<localenv::EtcdClientTls> etcd_tls = EnsureEtcdIdentity(t, pki);
-      if (!etcd_tls.ok()) {
-        return report(false, "EtcdUnavailable",
-                      "the API server's etcd credential: " + etcd_tls.status().message());
-      }
-      std::vector<std::string> apiserver_args = options_.apiserver_args;
-      if (!etcd_tls->cert_file.empty()) apiserver_args.push_back("--etcd-compaction-interval=0");
-      const auto started = std::chrono::steady_clock::now();
-      Result<std::unique_ptr<localenv::ApiServer>> server = localenv::ApiServer::Start({
-          .dir = apiserver_dir.string(),
-          .etcd_url = *etcd,
-          .etcd_tls = *etcd_tls,
-          .etcd_prefix = t.EtcdPrefix(),
-          .name = t.name,
-          .port = t.port,
-          .service_account_admission = true,
-          .client_ca_file = (pki / "client-ca.crt").string(),
-          .service_cidr = options_.service_cidr,
-          .extra_args = apiserver_args,
-          .env = options_.apiserver_env,
-          .die_with_parent = false,
-          // Stopping a server that is slow only because twenty others start
-          // beside it throws its work away and starts the same work again.
-          .ready_timeout = std::chrono::minutes(10),
-      });
-      if (!server.ok()) {
-        t.apiserver_pid = -1;
-        return report(false, "ApiServerFailed",
-                      "kube-apiserver did not start: " + server.status().message());
-      }
-      t.apiserver_pid = (*server)->Release();
-      t.probe.reset();  // it just answered /readyz; the next probe connects anew
-      t.last_probe = Status::Ok();
-      t.next_probe = std::chrono::steady_clock::now() + options_.health_period;
-      LOG(INFO) << "tenant " << t.name << ": kube-apiserver (pid " << t.apiserver_pid
-                << ") ready after " << SecondsSince(started) << " s";
-      (void)WriteFileAtomically(t.dir / "kube-apiserver.pid", std::to_string(t.apiserver_pid));
-    }
+  if (!running.ok()) {
+    return report(false, failure, "kube-apiserver did not start: " + running.message());
+  }
+  if (std::string exited = Exited(t, kApiServer); !exited.empty()) {
+    return report(false, "ApiServerFailed", exited);
   }
 
   if (Status health = ProbeApiServer(t); !health.ok()) {
     return report(false, "Unreachable",
-                  "kube-apiserver (pid " + std::to_string(t.apiserver_pid) +
+                  "kube-apiserver (pid " + std::to_string(t.Pid(kApiServer)) +
                       ") runs but does not answer " + now.endpoint +
                       "/readyz: " + health.ToString());
   }
 
   // The syncer needs only the API server: it starts beside the controller
   // manager instead of after it, so the two start-ups overlap.
-  const bool syncer_checked = EnsureSyncer(t, desired, now.syncer);
+  const bool syncer_checked = EnsureSyncer(t, desired, placement, now.syncer);
 
-  const std::string kcm_marker = "--kubeconfig=" + t.Kubeconfig();
-  if (!ProcessRuns(t.kcm_pid, "kube-controller-manager", kcm_marker)) {
-    const bool was_running = t.kcm_pid > 0;
-    int pid = ReadInt(t.dir / "kube-controller-manager.pid");
-    if (!ProcessRuns(pid, "kube-controller-manager", kcm_marker)) {
-      pid = FindRunning("kube-controller-manager", kcm_marker);
-    }
-    if (pid > 0) {
-      (void)WriteFileAtomically(t.dir / "kube-controller-manager.pid", std::to_string(pid));
-      LOG(INFO) << "tenant " << t.name << ": adopted kube-controller-manager pid " << pid;
-      t.kcm_pid = pid;
-    } else {
-      if (was_running) ++t.restarts;
-      const auto started = std::chrono::steady_clock::now();
-      Result<std::unique_ptr<localenv::ControllerManager>> kcm =
-          localenv::ControllerManager::Start({.dir = (t.dir / "controller-manager").string(),
-                                              .die_with_parent = false,
-                                              .kubeconfig = t.Kubeconfig(),
-                                              .pki_dir = pki.string(),
-                                              .controllers = options_.controllers,
-                                              .env = options_.controller_manager_env,
-                                              .ready_timeout = std::chrono::minutes(5)});
-      if (!kcm.ok()) {
-        t.kcm_pid = -1;
-        return report(false, "ControllerManagerFailed",
-                      "kube-controller-manager did not start: " + kcm.status().message());
-      }
-      t.kcm_pid = (*kcm)->Release();
-      LOG(INFO) << "tenant " << t.name << ": kube-controller-manager (pid " << t.kcm_pid
-                << ") ready after " << SecondsSince(started) << " s";
-      (void)WriteFileAtomically(t.dir / "kube-controller-manager.pid", std::to_string(t.kcm_pid));
-    }
+  const fs::path kcm_dir = t.dir / "controller-manager";
+  const std::string kcm_url = "https://127.0.0.1:" + std::to_string(t.controller_manager_port);
+  localenv::Component kcm{
+      .name = kControllerManager,
+      .process = {.argv = Command(Tool("kube-controller-manager"), args.controller_manager),
+                  .log_path = (kcm_dir / "kube-controller-manager.log").string(),
+                  .env = options_.controller_manager_env}};
+  running = EnsureComponent(
+      t, kcm, "kube-controller-manager", "--kubeconfig=" + t.Kubeconfig(), true,
+      [&](const localenv::Component& component) -> Result<localenv::Process> {
+        VT_RETURN_IF_ERROR(EnsurePrivateDirectory(kcm_dir));
+        const auto started = std::chrono::steady_clock::now();
+        VT_ASSIGN_OR_RETURN(localenv::Process process, localenv::Process::Start(component.process));
+        kube::RestConfig probe;
+        probe.server = kcm_url;
+        probe.insecure_skip_tls_verify = true;  // its self-signed serving certificate; loopback
+        Status ready = localenv::WaitForHttpOk(probe, "/healthz", std::chrono::minutes(5), &process,
+                                               component.process.log_path);
+        if (!ready.ok()) {
+          process.Stop();
+          // Perhaps its port was taken meanwhile: the next start tries another.
+          Result<int> port = localenv::PickFreeLoopbackPort();
+          if (port.ok() &&
+              WriteFileAtomically(t.dir / "controller-manager-port", std::to_string(*port)).ok()) {
+            t.controller_manager_port = *port;
+          }
+          return ready;
+        }
+        LOG(INFO) << "tenant " << t.name << ": kube-controller-manager (pid " << process.pid()
+                  << ") ready after " << SecondsSince(started) << " s";
+        return process;
+      });
+  if (!running.ok()) {
+    return report(false, "ControllerManagerFailed",
+                  "kube-controller-manager did not start: " + running.message());
   }
-  std::string message = "kube-apiserver (pid " + std::to_string(t.apiserver_pid) +
-                        ") and kube-controller-manager (pid " + std::to_string(t.kcm_pid) +
-                        ") run on " + now.endpoint + ", etcd prefix " + t.EtcdPrefix();
-  if (t.restarts > 0) message += "; restarted " + std::to_string(t.restarts) + " times";
+  if (std::string exited = Exited(t, kControllerManager); !exited.empty()) {
+    return report(false, "ControllerManagerFailed", exited);
+  }
+  int restarts = 0;
+  for (const localenv::ComponentStatus& component : t.supervisor.Statuses()) {
+    if (component.name != kSyncer) restarts += component.restarts;
+  }
+  std::string message = "kube-apiserver (pid " + std::to_string(t.Pid(kApiServer)) +
+                        ") and kube-controller-manager (pid " +
+                        std::to_string(t.Pid(kControllerManager)) + ") run on " + now.endpoint +
+                        ", etcd prefix " + t.EtcdPrefix();
+  if (restarts > 0) message += "; restarted " + std::to_string(restarts) + " times";
   now.control_plane = {true, "Running", message};
 
   if (syncer_checked) now.syncer = SyncerReadiness(t);
@@ -521,8 +495,102 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
          now.syncer.ready != before.syncer.ready || now.syncer.message != before.syncer.message;
 }
 
+ControlPlanePlacement ProcessBackend::Placement(const Tenant& t) const {
+  const fs::path pki = t.Pki();
+  ControlPlanePlacement p{
+      .etcd_prefix = t.EtcdPrefix(),
+      .bind_address = "127.0.0.1",
+      .apiserver_port = t.port,
+      .pki_dir = pki.string(),
+      .service_cidr = options_.service_cidr,
+      .apiserver_cert_dir = (t.ApiServerDir() / "generated-certs").string(),
+      .kubeconfig = t.Kubeconfig(),
+      .controller_manager_port = t.controller_manager_port,
+      .controller_manager_cert_dir = (t.dir / "controller-manager" / "generated-certs").string(),
+      .syncer_virtual_kubeconfig = (t.dir / "syncer" / "virtual.kubeconfig").string(),
+      .virtual_service_host = "127.0.0.1",
+      .virtual_service_port = t.port,
+      .syncer_health_address = "127.0.0.1:" + std::to_string(t.syncer_port)};
+  // The etcd this backend runs: each API server an etcd user of its own
+  // (EnsureEtcdIdentity), and etcd compacts itself, since no tenant's API
+  // server may write the key compaction is coordinated on. One named with
+  // --etcd-servers is used without credentials of ours.
+  if (options_.etcd_servers.empty()) {
+    p.etcd_ca_file = (pki / "etcd-ca.crt").string();
+    p.etcd_cert_file = (pki / "etcd-client.crt").string();
+    p.etcd_key_file = (pki / "etcd-client.key").string();
+    p.etcd_compacts_itself = true;
+  }
+  return p;
+}
+
+kube::RestConfig ProcessBackend::AdminConfig(const Tenant& t, const TenantCertificates& c) const {
+  kube::RestConfig config;
+  config.server = "https://127.0.0.1:" + std::to_string(t.port);
+  config.ca_pem = c.ca.certificate_pem;
+  config.client_certificate_pem = c.admin.certificate_pem;
+  config.client_key_pem = c.admin.private_key_pem;
+  return config;
+}
+
+Status ProcessBackend::EnsureComponent(
+    Tenant& t, const localenv::Component& component, const std::string& program,
+    const std::string& marker, bool adoptable,
+    const std::function<Result<localenv::Process>(const localenv::Component&)>& start) {
+  if (const localenv::Component* had = t.supervisor.Find(component.name); had != nullptr) {
+    if (had->process.argv == component.process.argv && had->process.env == component.process.env) {
+      return Status::Ok();
+    }
+    LOG(INFO) << "tenant " << t.name << ": restarting " << component.name
+              << " with a new command line";
+    t.supervisor.Remove(component.name, std::chrono::seconds(5));
+  } else {
+    const int pid = FindRunning(program, marker, ReadInt(t.dir / (component.name + ".pid")));
+    if (pid > 0 && adoptable) {
+      LOG(INFO) << "tenant " << t.name << ": adopted " << component.name << " pid " << pid;
+      t.supervisor.Add(component, localenv::Process::Adopt(pid, program));
+      RecordPids(t);
+      return Status::Ok();
+    }
+    if (pid > 0) {
+      LOG(INFO) << "tenant " << t.name << ": restarting " << component.name << " (pid " << pid
+                << ") with a new command line";
+      StopPid(pid, program, marker);
+    }
+  }
+  VT_ASSIGN_OR_RETURN(localenv::Process process, start(component));
+  t.supervisor.Add(component, std::move(process));
+  RecordPids(t);
+  return Status::Ok();
+}
+
+std::string ProcessBackend::Exited(const Tenant& t, const std::string& component) {
+  for (const localenv::ComponentStatus& c : t.supervisor.Statuses()) {
+    if (c.name != component || c.pid > 0) continue;
+    return component + " exited (" + c.last_exit + ") and is started again after a backoff; " +
+           "restarted " + std::to_string(c.restarts) + " times";
+  }
+  return "";
+}
+
+void ProcessBackend::RecordPids(Tenant& t) {
+  for (const localenv::ComponentStatus& c : t.supervisor.Statuses()) {
+    if (c.pid <= 0 || t.recorded_pids[c.name] == c.pid) continue;
+    if (WriteFileAtomically(t.dir / (c.name + ".pid"), std::to_string(c.pid)).ok()) {
+      t.recorded_pids[c.name] = c.pid;
+    }
+  }
+}
+
 Status ProcessBackend::ProbeApiServer(Tenant& t) {
   const auto now = std::chrono::steady_clock::now();
+  // Another API server process than the one last asked (started again):
+  // a new connection, asked at once.
+  if (const int pid = t.Pid(kApiServer); pid != t.probed_pid) {
+    t.probe.reset();
+    t.last_probe = Unavailable("not asked yet");
+    t.probed_pid = pid;
+  }
   // Healthy servers are probed every health_period; one that failed is
   // probed every round, so its recovery shows as soon as it happens.
   if (t.last_probe.ok() && now < t.next_probe) return Status::Ok();
@@ -549,7 +617,7 @@ Status ProcessBackend::ProbeApiServer(Tenant& t) {
 }
 
 bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
-                                  ComponentStatus& status) {
+                                  const ControlPlanePlacement& placement, ComponentStatus& status) {
   if (options_.syncer_binary.empty()) {
     status = {false, "SyncerNotConfigured",
               "the operator runs without --syncer-binary: pods of the virtual cluster are "
@@ -614,59 +682,38 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
       return false;
     }
   }
-  const std::string syncer_marker = "--virtual-kubeconfig=" + virtual_kubeconfig.string();
-  localenv::ProcessOptions p;
-  p.argv = {options_.syncer_binary,
-            "--tenant=" + t.name,
-            "--queue=" + t.name,
-            "--host-namespace=" + desired.host_namespace,
-            syncer_marker,
-            "--host-kubeconfig=" + credentials->kubeconfig_path,
-            "--virtual-service-host=127.0.0.1",
-            "--virtual-service-port=" + std::to_string(t.port),
-            "--health-address=127.0.0.1:" + std::to_string(t.syncer_port),
-            "--sync-endpoints",
-            "--leader-elect=false"};
-  for (std::string& arg : SyncerPolicyArgs(desired)) p.argv.push_back(std::move(arg));
+  ControlPlanePlacement mine = placement;
+  mine.syncer_host_kubeconfig = credentials->kubeconfig_path;
+  localenv::Component syncer{
+      .name = kSyncer,
+      .process = {.argv =
+                      Command(options_.syncer_binary, RenderControlPlaneArgs(desired, mine).syncer),
+                  .log_path = (t.dir / "vtenant-syncer.log").string()}};
   // The command line the running syncer was started with, so that a change
   // of what the Tenant allows (or of the host's priority classes) restarts
-  // it; a syncer without the record predates it and restarts once.
+  // it, after an operator restart too; a syncer without the record
+  // predates it and restarts once.
   std::string args;
-  for (const std::string& a : p.argv) args += a + "\n";
+  for (const std::string& a : syncer.process.argv) args += a + "\n";
   const fs::path args_file = t.dir / "vtenant-syncer.args";
-
-  const std::string program = fs::path(options_.syncer_binary).filename();
-  int pid = t.syncer_pid;
-  if (!ProcessRuns(pid, program, syncer_marker)) {
-    pid = ReadInt(t.dir / "vtenant-syncer.pid");
-    if (!ProcessRuns(pid, program, syncer_marker)) pid = FindRunning(program, syncer_marker);
-  }
-  if (pid > 0) {
-    if (ReadFileOrEmpty(args_file) == args) {
-      t.syncer_pid = pid;
-      return true;
-    }
-    LOG(INFO) << "tenant " << t.name << ": restarting vtenant-syncer (pid " << pid
-              << ") with a new command line";
-    StopPid(pid, program, syncer_marker);
-    t.syncer_pid = -1;
-  }
-  p.log_path = (t.dir / "vtenant-syncer.log").string();
-  p.die_with_parent = false;
-  Result<localenv::Process> started = localenv::Process::Start(p);
-  if (!started.ok()) {
-    status = {false, "SyncerFailed", started.status().message()};
+  Status running = EnsureComponent(
+      t, syncer, fs::path(options_.syncer_binary).filename(),
+      "--virtual-kubeconfig=" + virtual_kubeconfig.string(), ReadFileOrEmpty(args_file) == args,
+      [&](const localenv::Component& component) -> Result<localenv::Process> {
+        VT_ASSIGN_OR_RETURN(localenv::Process process, localenv::Process::Start(component.process));
+        (void)WriteFileAtomically(args_file, args);
+        return process;
+      });
+  if (!running.ok()) {
+    status = {false, "SyncerFailed", running.message()};
     return false;
   }
-  t.syncer_pid = started->Release();
-  (void)WriteFileAtomically(t.dir / "vtenant-syncer.pid", std::to_string(t.syncer_pid));
-  (void)WriteFileAtomically(args_file, args);
   return true;
 }
 
 ComponentStatus ProcessBackend::SyncerReadiness(const Tenant& t) {
   const std::string url = "http://127.0.0.1:" + std::to_string(t.syncer_port);
-  const std::string pid = std::to_string(t.syncer_pid);
+  const std::string pid = std::to_string(t.Pid(kSyncer));
   if (HttpOk(url + "/readyz")) {
     return {true, "Running",
             "vtenant-syncer (pid " + pid + ") is ready" + t.syncer_credentials_warning};

@@ -5,17 +5,20 @@
 // <state-dir>/tenants/<t> (the port is chosen once and kept, so the
 // kubeconfig Secret stays valid), storing its data in one etcd shared by
 // every tenant under the prefix /vtenant/<t> (each an etcd user of its own,
-// confined to it); a kube-controller-manager with
-// the controllers a cluster without nodes of its own needs; and
-// vtenant-syncer when its binary is configured. A supervisor thread per
-// tenant starts what is missing, restarts what died, and reports changes.
+// confined to it); a kube-controller-manager with the controllers a
+// cluster without nodes of its own needs; and vtenant-syncer when its
+// binary is configured. Their command lines come from control_plane_args.h,
+// as the StatefulSet backend's do. A thread per tenant starts what is
+// missing and reports changes; the tenant's localenv::Supervisor (the
+// local environment's, localenv/supervisor.h) restarts what exits, with a
+// backoff while it keeps failing.
 //
 // Processes are not children for life: each has a pid file, and after an
-// operator restart the supervisor re-adopts a process whose pid file names a
+// operator restart the backend re-adopts a process whose pid file names a
 // live process running that program with that tenant's arguments (or, when
 // the operator died before writing the file, the process /proc shows with
-// them), instead of starting a second one. Remove stops the processes, deletes the tenant's
-// etcd keys and its state folder.
+// them), instead of starting a second one. Remove stops the processes,
+// deletes the tenant's etcd keys and its state folder.
 #pragma once
 
 #include <atomic>
@@ -30,8 +33,12 @@
 #include <thread>
 #include <vector>
 
+#include "kube/rest_config.h"
 #include "kube/wall_time.h"
 #include "localenv/etcd_server.h"
+#include "localenv/process.h"
+#include "localenv/supervisor.h"
+#include "operator/control_plane_args.h"
 #include "operator/control_plane_backend.h"
 #include "operator/host_credentials.h"
 #include "operator/start_gate.h"
@@ -70,15 +77,11 @@ struct ProcessBackendOptions {
   // The virtual API servers' Service range: the host's (see
   // OperatorFlags::service_cidr).
   std::string service_cidr = "10.96.0.0/16";
-  // Flags that keep a virtual control plane small (see
-  // bench/history/operator_bench.md).
-  std::vector<std::string> apiserver_args = DefaultApiServerArgs();
-  std::vector<std::string> controllers = DefaultVirtualControllers();
+  // The environment of the virtual control planes' servers (see
+  // bench/history/operator_bench.md); their command lines come from
+  // control_plane_args.h.
   std::map<std::string, std::string> apiserver_env = {{"GOGC", "100"}};
   std::map<std::string, std::string> controller_manager_env = {{"GOGC", "50"}};
-
-  static std::vector<std::string> DefaultApiServerArgs();
-  static std::vector<std::string> DefaultVirtualControllers();
 };
 
 class ProcessBackend final : public ControlPlaneBackend {
@@ -111,9 +114,32 @@ class ProcessBackend final : public ControlPlaneBackend {
   void Supervise(std::shared_ptr<Tenant> tenant);
   // One supervision round; returns whether the reported status changed.
   bool SuperviseOnce(Tenant& tenant);
+  // Where the tenant's components run: its ports, its folder's files, the
+  // etcd credentials (etcd_servers aside, filled in by the caller).
+  ControlPlanePlacement Placement(const Tenant& tenant) const;
+  // The control plane's admin identity (the controller manager's, the
+  // health probe's) at the tenant's API server.
+  kube::RestConfig AdminConfig(const Tenant& tenant, const TenantCertificates& certificates) const;
+  // Makes `component` run under the tenant's supervisor. Supervised with
+  // the same command line: nothing to do; with another: stopped and started
+  // anew. Not supervised: adopted when a process of `program` with an
+  // argument containing `marker` runs (its pid file first, then /proc) and
+  // `adoptable` says its command line is the one wanted, else stopped; and
+  // otherwise `start` starts it and returns it once it answers. The error
+  // is start's.
+  Status EnsureComponent(
+      Tenant& tenant, const localenv::Component& component, const std::string& program,
+      const std::string& marker, bool adoptable,
+      const std::function<Result<localenv::Process>(const localenv::Component&)>& start);
+  // Why `component` does not run while its supervisor waits to start it
+  // again; empty when it runs.
+  static std::string Exited(const Tenant& tenant, const std::string& component);
+  // Writes the pid file of each supervised process whose pid changed.
+  void RecordPids(Tenant& tenant);
   // Makes sure the syncer runs with fresh host credentials; false (and
   // `status` says why) when it cannot run.
-  bool EnsureSyncer(Tenant& tenant, const ControlPlaneRequest& desired, ComponentStatus& status);
+  bool EnsureSyncer(Tenant& tenant, const ControlPlaneRequest& desired,
+                    const ControlPlanePlacement& placement, ComponentStatus& status);
   // Whether the running kube-apiserver answers /readyz (at most every
   // health_period while it does).
   Status ProbeApiServer(Tenant& tenant);
@@ -139,16 +165,5 @@ class ProcessBackend final : public ControlPlaneBackend {
   localenv::EtcdClientTls etcd_root_;  // the etcd's root user, which manages the tenants' users
   int etcd_pid_ = -1;
 };
-
-// Whether `pid` is alive and runs `program` (basename of argv[0]) with an
-// argument containing `marker` (empty: any). Reaps it first if it is a
-// zombie child of ours. This is how pid files are trusted: a recycled pid
-// running something else does not count.
-bool ProcessRuns(int pid, const std::string& program, const std::string& marker);
-
-// The pid of a process running `program` with an argument containing
-// `marker`, found by scanning /proc; -1 if none. Finds what a pid file
-// cannot: a server started by an operator killed before it wrote the file.
-int FindRunning(const std::string& program, const std::string& marker);
 
 }  // namespace vtenant::op

@@ -3,6 +3,7 @@
 #include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
+#include "operator/control_plane_args.h"
 #include "operator/ensure_object.h"
 #include "operator/host_credentials.h"
 #include "operator/host_objects.h"
@@ -57,6 +58,7 @@ kube::Object Parse(const std::string& json) {
 }
 
 constexpr char kInternalKubeconfig[] = "/etc/vtenant/kubeconfig/config";
+constexpr char kPkiDir[] = "/etc/vtenant/pki";
 // The syncer's own credential in the virtual cluster (Secret vc-<t>-syncer):
 // a token the operator renews and the kubelet brings into the file.
 constexpr char kSyncerCredentialsDir[] = "/etc/vtenant/syncer";
@@ -149,53 +151,30 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
                                    "--advertise-client-urls=http://127.0.0.1:2379",
                                    "--listen-peer-urls=http://127.0.0.1:2380",
                                    "--quota-backend-bytes=2147483648"};
-  std::vector<std::string> apiserver = {
-      "kube-apiserver",
-      "--etcd-servers=http://127.0.0.1:2379",
-      "--secure-port=6443",
-      "--tls-cert-file=/etc/vtenant/pki/apiserver.crt",
-      "--tls-private-key-file=/etc/vtenant/pki/apiserver.key",
-      "--client-ca-file=/etc/vtenant/pki/client-ca.crt",
-      "--service-account-issuer=https://kubernetes.default.svc",
-      "--service-account-key-file=/etc/vtenant/pki/sa.pub",
-      "--service-account-signing-key-file=/etc/vtenant/pki/sa.key",
-      "--service-cluster-ip-range=" + o.service_cidr,
-      "--authorization-mode=RBAC",
-      "--endpoint-reconciler-type=none",
-      "--profiling=false",
-      "--watch-cache-sizes=events#0",
-      "--enable-priority-and-fairness=false"};
-  std::string controllers;
-  for (const std::string& c : VirtualClusterControllers()) {
-    controllers += (controllers.empty() ? "" : ",") + c;
-  }
-  std::vector<std::string> kcm = {"kube-controller-manager",
-                                  std::string("--kubeconfig=") + kInternalKubeconfig,
-                                  std::string("--authentication-kubeconfig=") + kInternalKubeconfig,
-                                  std::string("--authorization-kubeconfig=") + kInternalKubeconfig,
-                                  "--leader-elect=false",
-                                  "--service-account-private-key-file=/etc/vtenant/pki/sa.key",
-                                  "--root-ca-file=/etc/vtenant/pki/ca.crt",
-                                  "--use-service-account-credentials=false",
-                                  "--allocate-node-cidrs=false",
-                                  "--profiling=false",
-                                  "--controllers=" + controllers};
-  std::vector<std::string> syncer = {
-      "vtenant-syncer",
-      "--tenant=" + r.spec.name,
-      "--queue=" + r.spec.name,
-      "--host-namespace=" + r.host_namespace,
-      std::string("--virtual-kubeconfig=") + kSyncerCredentialsDir + "/config",
-      "--virtual-service-host=" + Name(r) + "." + r.host_namespace + ".svc",
-      "--virtual-service-port=443",
-      "--health-address=0.0.0.0:8081",
-      "--sync-endpoints",
-      "--leader-elect=false"};
+  // Everything in one pod: etcd on localhost, the API server on 6443 behind
+  // the Service vc-<t>, the certificates from Secret vc-<t>-control-plane.
+  ControlPlaneArgs rendered = RenderControlPlaneArgs(
+      r, {.etcd_servers = "http://127.0.0.1:2379",
+          .apiserver_port = 6443,
+          .pki_dir = kPkiDir,
+          .service_cidr = o.service_cidr,
+          .kubeconfig = kInternalKubeconfig,
+          .syncer_virtual_kubeconfig = std::string(kSyncerCredentialsDir) + "/config",
+          .virtual_service_host = Name(r) + "." + r.host_namespace + ".svc",
+          .virtual_service_port = 443,
+          .syncer_health_address = "0.0.0.0:8081"});
   // A changed policy changes the pod template, so the pod is replaced and
   // its syncer starts with it.
-  for (std::string& arg : SyncerPolicyArgs(r)) syncer.push_back(std::move(arg));
+  auto command = [](std::string program, std::vector<std::string> args) {
+    args.insert(args.begin(), std::move(program));
+    return args;
+  };
+  const std::vector<std::string> apiserver = command("kube-apiserver", rendered.apiserver);
+  const std::vector<std::string> kcm =
+      command("kube-controller-manager", rendered.controller_manager);
+  const std::vector<std::string> syncer = command("vtenant-syncer", rendered.syncer);
   const std::string certs_volume =
-      R"({"name":"pki","mountPath":"/etc/vtenant/pki","readOnly":true})";
+      R"({"name":"pki","mountPath":")" + std::string(kPkiDir) + R"(","readOnly":true})";
   const std::string kubeconfig_volume =
       R"({"name":"kubeconfig","mountPath":"/etc/vtenant/kubeconfig","readOnly":true})";
   // The syncer's host credential, a token of the pod's ServiceAccount

@@ -9,7 +9,7 @@
 
 #include "base/secret_file.h"
 #include "kube/base64.h"
-#include "localenv/pki.h"
+#include "pki/pki.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -39,9 +39,9 @@ Status WebhookServer::Start() {
   cert_path_ = options_.cert_file;
   key_path_ = options_.key_file;
   if (cert_path_.empty()) {
-    VT_ASSIGN_OR_RETURN(localenv::CertificateAndKey ca,
-                        localenv::CreateCertificateAuthority("vtenant-scheduler-webhook-ca"));
-    localenv::CertificateRequest req;
+    VT_ASSIGN_OR_RETURN(pki::CertificateAndKey ca,
+                        pki::CreateCertificateAuthority("vtenant-scheduler-webhook-ca"));
+    pki::CertificateRequest req;
     req.common_name = "vtenant-scheduler-webhook";
     req.server = true;
     req.dns_names = {"localhost"};
@@ -49,7 +49,7 @@ Status WebhookServer::Start() {
       req.ip_addresses = {options_.host == "0.0.0.0" ? "127.0.0.1" : options_.host};
     else
       req.dns_names.push_back(options_.host);
-    VT_ASSIGN_OR_RETURN(localenv::CertificateAndKey leaf, localenv::IssueCertificate(ca, req));
+    VT_ASSIGN_OR_RETURN(pki::CertificateAndKey leaf, pki::IssueCertificate(ca, req));
     std::string tmpl = (std::filesystem::temp_directory_path() / "vtenant-webhook-XXXXXX").string();
     if (mkdtemp(tmpl.data()) == nullptr)
       return Unavailable("cannot make a folder for the webhook certificate");

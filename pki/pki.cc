@@ -1,4 +1,4 @@
-#include "localenv/pki.h"
+#include "pki/pki.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -10,7 +10,7 @@
 
 #include <memory>
 
-namespace vtenant::localenv {
+namespace vtenant::pki {
 namespace {
 
 template <typename T, void (*Free)(T*)>
@@ -174,4 +174,4 @@ Result<KeyPair> CreateSigningKeyPair() {
   return out;
 }
 
-}  // namespace vtenant::localenv
+}  // namespace vtenant::pki

@@ -1,11 +1,11 @@
-#include "localenv/pki.h"
+#include "pki/pki.h"
 
 #include <gtest/gtest.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-namespace vtenant::localenv {
+namespace vtenant::pki {
 namespace {
 
 X509* ParseCert(const std::string& pem) {
@@ -73,4 +73,4 @@ TEST(PkiTest, SigningKeyPairIsPem) {
 }
 
 }  // namespace
-}  // namespace vtenant::localenv
+}  // namespace vtenant::pki

@@ -12,7 +12,7 @@
 
 #include "base/status.h"
 
-namespace vtenant::localenv {
+namespace vtenant::pki {
 
 // PEM text of a certificate and its private key.
 struct CertificateAndKey {
@@ -51,4 +51,4 @@ struct KeyPair {
 // Creates a key pair for signing service-account tokens.
 Result<KeyPair> CreateSigningKeyPair();
 
-}  // namespace vtenant::localenv
+}  // namespace vtenant::pki
