@@ -7,26 +7,6 @@
 namespace vtenant::op {
 namespace {
 
-TEST(ManifestTest, ScalarsFollowYamlTypes) {
-  Result<kube::Object> o = YamlToJson(R"(
-a: 1
-b: -0.5
-c: true
-d: "1"
-e: 'true'
-f: text
-g: ~
-h: [x, 2]
-anchor: &x {k: v}
-alias: *x
-)");
-  ASSERT_TRUE(o.ok()) << o.status().ToString();
-  EXPECT_EQ(kube::ToJson(*o),
-            R"({"a":1,"b":-0.5,"c":true,"d":"1","e":"true","f":"text","g":null,"h":["x",2],)"
-            R"("anchor":{"k":"v"},"alias":{"k":"v"}})");
-  EXPECT_FALSE(YamlToJson("a: [").ok());
-}
-
 TEST(ManifestTest, PodGroupCrdIsCompiledIn) {
   Result<kube::Object> crd = PodGroupCrd();
   ASSERT_TRUE(crd.ok()) << crd.status().ToString();
