@@ -30,6 +30,7 @@
 #include "kube/rest_client.h"
 #include "localenv/gpu_nodes.h"
 #include "localenv/process.h"
+#include "localenv/real_node.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
@@ -313,6 +314,13 @@ int Purge(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir + "/operator", ec)) {
     if (entry.is_directory()) ++tenants;
+  }
+  // A real node leaves mounts in the folder and a namespace and a cgroup
+  // outside it.
+  if (fs::exists(dir + "/node")) {
+    if (Status removed = localenv::RemoveRealNode(dir); !removed.ok()) {
+      std::cerr << "vtenant: removing the real node: " << removed.ToString() << "\n";
+    }
   }
   fs::remove_all(dir, ec);
   if (ec) {

@@ -4,8 +4,9 @@
 Each image is one layer packed from files this machine already has (Debian's
 busybox-static), written as an image tarball (the layout `docker save`
 writes: manifest.json, the image config and the layer) that
-`ctr -n k8s.io images import` loads into containerd. The tarballs are
-reproducible: same input files, same bytes, same image ID.
+`ctr -n k8s.io images import` loads into containerd, and <name>.ref with
+the image's name. The tarballs are reproducible: same input files, same
+bytes, same image ID.
 
   hack/build-images.py OUT_DIR
 
@@ -114,6 +115,8 @@ def main():
     for name, spec in images.items():
         tag = "localhost/vtenant/%s:%s" % (name, version)
         digest = image_tarball(os.path.join(out, name + ".tar"), tag, layer, spec)
+        with open(os.path.join(out, name + ".ref"), "w") as f:
+            f.write(tag + "\n")
         print("build-images: %s (sha256:%s) -> %s" % (tag, digest[:12], os.path.join(out, name + ".tar")))
 
 
