@@ -164,7 +164,7 @@ int ReportReady(const std::string& dir) {
   Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
   if (client.ok()) {
     const int ready = WaitForReadyNodes(**client, 30);
-    std::cout << "vtenant: host cluster up with " << ready << " ready simulated GPU node(s)\n\n";
+    std::cout << "vtenant: host cluster up with " << ready << " ready node(s)\n\n";
     if (Status printed = PrintNodes(**client, std::cout); !printed.ok()) {
       std::cerr << "vtenant up: listing nodes: " << printed.ToString() << "\n";
     }
