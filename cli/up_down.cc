@@ -275,6 +275,10 @@ bool Stop(const std::string& dir) {
       localenv::Process::Adopt(it->pid, it->component.name).Stop(std::chrono::seconds(5));
     }
   }
+  // The real node's pods outlive their kubelet and containerd's shims.
+  if (int killed = localenv::KillRealNodeContainers(dir); killed > 0) {
+    std::cout << "vtenant: stopped " << killed << " process(es) of the real node's pods\n";
+  }
   if (int stopped = StopLeftoverProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
     std::cout << "vtenant: stopped " << stopped << " more process(es) working in " << dir << "\n";
   }

@@ -1,4 +1,4 @@
-// The real node (`vtenant up --real-node`): a pod with the locally built
+// The real node (`vtenant up --real-node-gpu`): a pod with the locally built
 // busybox image starts on a kubelet, `kubectl logs` and `kubectl exec` reach
 // it from the host, and nothing of the node is reachable from, or talks to,
 // the machine's network: its programs run in the environment's own network
@@ -20,6 +20,7 @@
 #include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
+#include "kube/resource.h"
 #include "localenv/real_node.h"
 
 namespace vtenant::e2e {
@@ -120,13 +121,13 @@ class RealNodeTest : public ::testing::Test {
     if (!skip_reason_->empty()) return;
     const auto begin = std::chrono::steady_clock::now();
     Result<std::unique_ptr<Environment>> env =
-        Environment::Up(VTENANT_CLI, "realnode", "examples/nodes/l40s.yaml", {"--real-node"});
+        Environment::Up(VTENANT_CLI, "realnode", "examples/nodes/l40s.yaml", {"--real-node-gpu"});
     if (!env.ok()) {
       up_error_ = new std::string(env.status().ToString());
       return;
     }
     env_ = env->release();
-    std::cout << "vtenant up --real-node took "
+    std::cout << "vtenant up --real-node-gpu took "
               << std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - begin)
                      .count()
@@ -205,6 +206,41 @@ spec:
   EXPECT_NE(exec->find("exec:42"), std::string::npos) << *exec;
 
   EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "hello", "--wait=true"}).ok());
+}
+
+// --real-node-gpu: the node advertises one GPU as a simulated node does,
+// and a pod that asks for it is admitted by the kubelet and runs.
+TEST_F(RealNodeTest, TheNodeAdvertisesAGpuThatAPodCanTake) {
+  Result<kube::Object> node = env_->host().Get(kube::resources::kNodes, "", "vtenant-node");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(kube::GetString(*node, {"status", "allocatable", "nvidia.com/gpu"}), "1");
+  EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "nvidia.com/gpu.present"}), "true");
+  EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "nvidia.com/gpu.product"}),
+            "NVIDIA-L40S");
+  EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "vtenant.dev/real-node"}), "true");
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: gpu-hello, namespace: default}
+spec:
+  nodeName: vtenant-node
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() + R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo has a gpu; exec sleep 3600"]
+    resources: {limits: {nvidia.com/gpu: 1}}
+)";
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
+  Result<std::string> ready = env_->HostKubectl(
+      {"wait", "--for=condition=Ready", "pod/gpu-hello", "-n", "default", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString() << "\n"
+                          << env_->HostKubectl({"describe", "pod", "gpu-hello"}).value_or("");
+  Result<std::string> logs = env_->HostKubectl({"logs", "gpu-hello", "-n", "default"});
+  ASSERT_TRUE(logs.ok());
+  EXPECT_NE(logs->find("has a gpu"), std::string::npos) << *logs;
+  EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "gpu-hello", "--wait=true"}).ok());
 }
 
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {

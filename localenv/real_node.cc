@@ -426,9 +426,9 @@ Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (!options.gpu) return Status::Ok();
-  // The GPU a simulated node would have: capacity in the node's status
-  // (the kubelet keeps extended resources it does not manage) and the
-  // labels GPU feature discovery would set.
+  // The GPU a simulated node would have: capacity and allocatable in the
+  // node's status (the kubelet keeps extended resources it does not
+  // manage) and the labels GPU feature discovery would set.
   const std::string labels = std::string(R"({"metadata":{"labels":{")") + kai::kGpuPresentLabel +
                              R"(":"true",")" + kai::kGpuCountLabel + R"(":"1",")" +
                              kai::kGpuProductLabel + R"(":")" + options.gpu_product + R"(",")" +
@@ -438,8 +438,12 @@ Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
                          .Patch(kube::resources::kNodes, "", kRealNodeName,
                                 kube::PatchType::kMerge, labels)
                          .status());
-  const std::string capacity = std::string(R"({"status":{"capacity":{")") + kai::kGpuResource +
-                               R"(":"1"}}})";
+  // Allocatable too: the kubelet would copy it from capacity only on its
+  // next status update (up to 10 s later), and until then admits no pod
+  // that asks for the GPU.
+  const std::string gpu = std::string(R"({")") + kai::kGpuResource + R"(":"1"})";
+  const std::string capacity =
+      R"({"status":{"capacity":)" + gpu + R"(,"allocatable":)" + gpu + "}}";
   kube::PatchOptions status;
   status.subresource = "status";
   return client
