@@ -14,10 +14,18 @@ namespace vtenant::cli {
 namespace fs = std::filesystem;
 namespace {
 
-const std::set<std::string> kPrograms = {
-    "etcd",          "kube-apiserver",    "kube-controller-manager", "kube-scheduler",
-    "kwok",          "vtenant-syncer",    "vtenant-operator",        "vtenant-scheduler",
-    "kubelet",       "kube-proxy",        "containerd",              "containerd-shim-runc-v2"};
+const std::set<std::string> kPrograms = {"etcd",
+                                         "kube-apiserver",
+                                         "kube-controller-manager",
+                                         "kube-scheduler",
+                                         "kwok",
+                                         "vtenant-syncer",
+                                         "vtenant-operator",
+                                         "vtenant-scheduler",
+                                         "kubelet",
+                                         "kube-proxy",
+                                         "containerd",
+                                         "containerd-shim-runc-v2"};
 
 bool RefersTo(const std::string& text, const std::string& dir) {
   for (size_t at = text.find(dir); at != std::string::npos; at = text.find(dir, at + 1)) {

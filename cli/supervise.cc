@@ -155,9 +155,12 @@ localenv::RealNodeOptions RealNodeOptionsFor(const UpOptions& options, const std
 Status StartRealNode(localenv::RealNodeOptions node, int api_server_port, kube::Client& client,
                      localenv::Supervisor& supervisor, Record& record) {
   node.api_server_port = api_server_port;
-  std::cout << "vtenant: starting the real node " << localenv::kRealNodeName << " in network namespace "
-            << localenv::NetnsName(fs::path(node.dir).parent_path().string()) << " ..." << std::endl;
-  VT_RETURN_IF_ERROR(localenv::PrepareRealNode(node, client).WithContext("preparing the real node"));
+  std::cout << "vtenant: starting the real node " << localenv::kRealNodeName
+            << " in network namespace "
+            << localenv::NetnsName(fs::path(node.dir).parent_path().string()) << " ..."
+            << std::endl;
+  VT_RETURN_IF_ERROR(
+      localenv::PrepareRealNode(node, client).WithContext("preparing the real node"));
   std::chrono::steady_clock::time_point kubelet_started;
   for (const localenv::Component& component : localenv::RealNodeComponents(node)) {
     VT_RETURN_IF_ERROR(EnsurePrivateDirectory(fs::path(component.process.log_path).parent_path()));
@@ -224,8 +227,8 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
     return path;
   };
   if (options.real_node) {
-    VT_RETURN_IF_ERROR(StartRealNode(node, cluster->api_server().port(), cluster->client(),
-                                     supervisor, record));
+    VT_RETURN_IF_ERROR(
+        StartRealNode(node, cluster->api_server().port(), cluster->client(), supervisor, record));
   }
   VT_ASSIGN_OR_RETURN(std::string scheduler_kubeconfig, account_kubeconfig("vtenant-scheduler"));
   VT_ASSIGN_OR_RETURN(std::string operator_kubeconfig, account_kubeconfig("vtenant-operator"));

@@ -3,6 +3,8 @@
 // it from the host, and nothing of the node is reachable from, or talks to,
 // the machine's network: its programs run in the environment's own network
 // namespace, and the relays beside it touch loopback only.
+#include "localenv/real_node.h"
+
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -21,7 +23,6 @@
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "kube/resource.h"
-#include "localenv/real_node.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -99,8 +100,8 @@ std::string NetnsOf(pid_t pid) {
 
 // The relays: `vtenant relay` processes of the folder's node namespace.
 std::vector<pid_t> RelayPids(const std::string& dir) {
-  const std::string marker = std::string("relay") + '\0' + "--netns" + '\0' +
-                             localenv::NetnsName(dir) + '\0';
+  const std::string marker =
+      std::string("relay") + '\0' + "--netns" + '\0' + localenv::NetnsName(dir) + '\0';
   std::vector<pid_t> pids;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
@@ -184,13 +185,15 @@ spec:
       {"wait", "--for=condition=Ready", "pod/hello", "-n", "default", "--timeout=120s"});
   ASSERT_TRUE(ready.ok()) << ready.status().ToString() << "\n"
                           << env_->HostKubectl({"describe", "pod", "hello"}).value_or("");
-  std::cout << "pod Ready " << std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::steady_clock::now() - begin)
-                                   .count()
+  std::cout << "pod Ready "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - begin)
+                   .count()
             << " ms after kubectl apply" << std::endl;
 
   // The CNI bridge gave it an address of the node's pod range.
-  Result<std::string> ip = env_->HostKubectl({"get", "pod", "hello", "-o", "jsonpath={.status.podIP}"});
+  Result<std::string> ip =
+      env_->HostKubectl({"get", "pod", "hello", "-o", "jsonpath={.status.podIP}"});
   ASSERT_TRUE(ip.ok());
   EXPECT_EQ(ip->rfind("10.244.0.", 0), 0u) << *ip;
 
@@ -227,7 +230,8 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: main
-    image: )" + BusyboxImage() + R"(
+    image: )" + BusyboxImage() +
+                          R"(
     imagePullPolicy: IfNotPresent
     command: ["sh", "-c", "echo has a gpu; exec sleep 3600"]
     resources: {limits: {nvidia.com/gpu: 1}}

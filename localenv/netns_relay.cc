@@ -112,8 +112,8 @@ Status RunInboundRelay(const std::string& netns, const std::string& listen_host,
   setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
   if (bind(listener, reinterpret_cast<sockaddr*>(&listen_address), listen_length) != 0 ||
       listen(listener, 128) != 0) {
-    return Unavailable(Errno("listening on " + listen_host + ":" + std::to_string(listen_port) +
-                             " in " + netns));
+    return Unavailable(
+        Errno("listening on " + listen_host + ":" + std::to_string(listen_port) + " in " + netns));
   }
   std::cout << "relay: " << netns << "/" << listen_host << ":" << listen_port << " -> "
             << target_host << ":" << target_port << std::endl;
@@ -124,7 +124,8 @@ Status RunInboundRelay(const std::string& netns, const std::string& listen_host,
       return Unavailable(Errno("accept"));
     }
     const int upstream = socket(target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (upstream < 0 || connect(upstream, reinterpret_cast<sockaddr*>(&target), target_length) != 0) {
+    if (upstream < 0 ||
+        connect(upstream, reinterpret_cast<sockaddr*>(&target), target_length) != 0) {
       std::cerr << "relay: " << Errno("connecting to " + target_host) << std::endl;
       if (upstream >= 0) close(upstream);
       close(client);

@@ -282,9 +282,9 @@ std::vector<std::pair<std::string, std::string>> RealNodeUsers() {
 }
 
 Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client) {
-  for (const char* program : {"/usr/bin/containerd", "/usr/sbin/runc", "/usr/lib/cni/bridge",
-                              "/usr/lib/cni/host-local", "/usr/sbin/iptables", "/usr/bin/nsenter",
-                              "/usr/bin/ctr"}) {
+  for (const char* program :
+       {"/usr/bin/containerd", "/usr/sbin/runc", "/usr/lib/cni/bridge", "/usr/lib/cni/host-local",
+        "/usr/sbin/iptables", "/usr/bin/nsenter", "/usr/bin/ctr"}) {
     if (access(program, X_OK) != 0) {
       return FailedPrecondition(std::string(program) +
                                 " is missing; hack/install-deps.sh installs the real node's "
@@ -298,9 +298,8 @@ Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client) {
   VT_RETURN_IF_ERROR(EnsurePrivateDirectory(options.dir));
   // The images: reproducible tarballs of files this machine has.
   if (!fs::exists(options.dir + "/images/pause.ref")) {
-    VT_ASSIGN_OR_RETURN(CommandResult built,
-                        RunCommand({"/usr/bin/python3", options.images_script,
-                                    options.dir + "/images"}));
+    VT_ASSIGN_OR_RETURN(CommandResult built, RunCommand({"/usr/bin/python3", options.images_script,
+                                                         options.dir + "/images"}));
     if (built.exit_code != 0) {
       return Internal("building the images (" + options.images_script + "): " + built.err);
     }
@@ -350,20 +349,20 @@ std::vector<Component> RealNodeComponents(const RealNodeOptions& options) {
                                            options.dir + "/containerd/config.toml"}),
                    .log_path = logs + "containerd.log"}},
       {.name = "kubelet",
-       .process = {.argv = InNetns(netns,
-                                   {kubelet, "--config=" + options.dir + "/kubelet/config.yaml",
-                                    "--kubeconfig=" + Kubeconfig(options, kNodeUser),
-                                    "--root-dir=" + options.dir + "/kubelet/root",
-                                    "--cert-dir=" + options.dir + "/kubelet/pki",
-                                    std::string("--hostname-override=") + kRealNodeName,
-                                    std::string("--node-ip=") + kNodeIp,
-                                    "--node-labels=" + labels, "--v=1"}),
+       .process = {.argv =
+                       InNetns(netns, {kubelet, "--config=" + options.dir + "/kubelet/config.yaml",
+                                       "--kubeconfig=" + Kubeconfig(options, kNodeUser),
+                                       "--root-dir=" + options.dir + "/kubelet/root",
+                                       "--cert-dir=" + options.dir + "/kubelet/pki",
+                                       std::string("--hostname-override=") + kRealNodeName,
+                                       std::string("--node-ip=") + kNodeIp,
+                                       "--node-labels=" + labels, "--v=1"}),
                    .log_path = logs + "kubelet.log"},
        .restart_after = {"containerd"}},
       {.name = "kube-proxy",
-       .process = {.argv = InNetns(netns, {proxy, "--config=" + options.dir +
-                                                      "/kube-proxy/config.yaml",
-                                           "--v=1"}),
+       .process = {.argv = InNetns(
+                       netns,
+                       {proxy, "--config=" + options.dir + "/kube-proxy/config.yaml", "--v=1"}),
                    .log_path = logs + "kube-proxy.log"}},
   };
   return components;
@@ -381,8 +380,7 @@ Status ImportRealNodeImages(const RealNodeOptions& options, std::chrono::seconds
     if (answered.ok() && answered->exit_code == 0) break;
     last = answered.ok() ? answered->err : answered.status().message();
     if (std::chrono::steady_clock::now() > deadline) {
-      return Unavailable("containerd did not answer on " + ContainerdSocket(options) + ": " +
-                         last);
+      return Unavailable("containerd did not answer on " + ContainerdSocket(options) + ": " + last);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -434,10 +432,9 @@ Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
                              kai::kGpuProductLabel + R"(":")" + options.gpu_product + R"(",")" +
                              kai::kGpuMemoryLabel + R"(":")" +
                              std::to_string(options.gpu_memory_mib) + R"("}}})";
-  VT_RETURN_IF_ERROR(client
-                         .Patch(kube::resources::kNodes, "", kRealNodeName,
-                                kube::PatchType::kMerge, labels)
-                         .status());
+  VT_RETURN_IF_ERROR(
+      client.Patch(kube::resources::kNodes, "", kRealNodeName, kube::PatchType::kMerge, labels)
+          .status());
   // Allocatable too: the kubelet would copy it from capacity only on its
   // next status update (up to 10 s later), and until then admits no pod
   // that asks for the GPU.

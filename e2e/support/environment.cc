@@ -36,9 +36,13 @@ Result<std::unique_ptr<Environment>> Environment::Up(const std::string& vtenant_
   if (mkdtemp(tmpl.data()) == nullptr) return Internal("mkdtemp " + tmpl);
   env->tmp_ = tmpl;
   env->dir_ = tmpl + "/state";
-  std::vector<std::string> args = {"up",     "--nodes", SourceDir() + "/" + nodes_file,
-                                   "--crds", SourceDir() + "/charts/vtenant/crds",
-                                   "--chart", SourceDir() + "/charts/vtenant"};
+  std::vector<std::string> args = {"up",
+                                   "--nodes",
+                                   SourceDir() + "/" + nodes_file,
+                                   "--crds",
+                                   SourceDir() + "/charts/vtenant/crds",
+                                   "--chart",
+                                   SourceDir() + "/charts/vtenant"};
   args.insert(args.end(), up_args.begin(), up_args.end());
   VT_ASSIGN_OR_RETURN(localenv::CommandResult up, env->Vtenant(args));
   env->up_output_ = up.out;
