@@ -18,11 +18,15 @@
 #include <set>
 #include <sstream>
 
+#include "base/eventually.h"
 #include "base/file.h"
 #include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "kube/resource.h"
+#include "localenv/command.h"
+#include "localenv/process.h"
+#include "localenv/tools.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -209,6 +213,57 @@ spec:
   EXPECT_NE(exec->find("exec:42"), std::string::npos) << *exec;
 
   EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "hello", "--wait=true"}).ok());
+}
+
+// kubectl port-forward: the API server reaches the kubelet through the
+// egress relay, the kubelet containerd's streaming server on the node's
+// loopback, and containerd the pod's port inside the pod's namespace.
+TEST_F(RealNodeTest, PortForwardReachesAPortInsideThePod) {
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  nodeName: vtenant-node
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "mkdir -p /www && echo served-by-the-pod > /www/index.html && exec httpd -f -p 8080 -h /www"]
+)";
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
+  ASSERT_TRUE(env_->HostKubectl({"wait", "--for=condition=Ready", "pod/web", "-n", "default",
+                                 "--timeout=120s"})
+                  .ok());
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  ASSERT_TRUE(kubectl.ok());
+  const std::string log = env_->dir() + "/port-forward.log";
+  Result<localenv::Process> forward = localenv::Process::Start(
+      {.argv = {*kubectl, "--kubeconfig", env_->host_kubeconfig(), "port-forward", "pod/web",
+                "--address", "127.0.0.1", "0:8080"},
+       .log_path = log});
+  ASSERT_TRUE(forward.ok()) << forward.status().ToString();
+  // "Forwarding from 127.0.0.1:41234 -> 8080"
+  int port = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string text = ReadFileOrEmpty(log);
+        const size_t at = text.find("Forwarding from 127.0.0.1:");
+        if (at == std::string::npos) return false;
+        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
+        return true;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100)))
+      << ReadFileOrEmpty(log);
+  Result<localenv::CommandResult> fetched = localenv::RunCommand(
+      {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
+  ASSERT_TRUE(fetched.ok());
+  EXPECT_NE(fetched->out.find("served-by-the-pod"), std::string::npos)
+      << fetched->out << fetched->err << ReadFileOrEmpty(log);
+  forward->Stop();
+  EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "web", "--wait=true"}).ok());
 }
 
 // --real-node-gpu: the node advertises one GPU as a simulated node does,
