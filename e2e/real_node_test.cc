@@ -302,6 +302,49 @@ spec:
   EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "gpu-hello", "--wait=true"}).ok());
 }
 
+// A team's pod: created with the team's own kubeconfig in its virtual
+// cluster, copied to the host by the syncer, placed on the real node, and
+// started there with the service-account token and the
+// KUBERNETES_SERVICE_* of its own cluster that the syncer gave it.
+TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  Result<kube::Object> tenant = env_->host().Get(kube::resources::kTenants, "", "nlp");
+  ASSERT_TRUE(tenant.ok());
+  const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
+  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  ASSERT_FALSE(port.empty()) << endpoint;
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: whoami, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600"]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/whoami", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  const std::string host_pod = "whoami-x-default-x-nlp";
+  Result<kube::Object> copy = env_->host().Get(kube::resources::kPods, "vtenant-nlp", host_pod);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "nodeName"}), "vtenant-node");
+  Result<std::string> logs = env_->HostKubectl({"logs", "-n", "vtenant-nlp", host_pod});
+  ASSERT_TRUE(logs.ok()) << logs.status().ToString();
+  // The virtual cluster's port and namespace, and a token of some length.
+  EXPECT_NE(logs->find("port=" + port + " namespace=default token-bytes="), std::string::npos)
+      << *logs;
+  EXPECT_EQ(logs->find("token-bytes=0"), std::string::npos) << *logs;
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "whoami", "--wait=true"}).ok());
+}
+
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   const std::string home = NetnsOf(getpid());
   // The node's programs: all in another namespace than this test's.
