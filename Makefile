@@ -16,15 +16,18 @@ all: build
 help:
 	@echo "make demo         install everything, start the local system, run the three-team scenario"
 	@echo "make test         install everything, build, run unit, integration and e2e tests"
-	@echo "make deps         Debian packages + pinned Kubernetes binaries (.tools/bin)"
+	@echo "make deps         Debian packages + pinned Kubernetes binaries, the real node's too (.tools/bin)"
 	@echo "make build        configure and build with CMake/Ninja into $(BUILD_DIR)/"
 	@echo "make unit|integration|e2e   one label of tests"
 	@echo "make bench        build and run the benchmarks (bench/RESULTS.md records them)"
 	@echo "make down         stop the local environment started by make demo (its data is kept)"
 
+# The real node's kubelet and kube-proxy are built for the tests (and
+# `vtenant up --real-node`), never for `make demo`.
 deps:
 	@hack/install-deps.sh
 	@hack/build-tools.sh
+	@hack/build-tools.sh kubelet kube-proxy
 
 $(BUILD_DIR)/build.ninja:
 	@hack/install-deps.sh

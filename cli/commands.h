@@ -18,6 +18,9 @@ int RunDown(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args);
 // The supervisor `up` leaves running (supervise.cc); not for direct use.
 int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& args);
+// A relay between the real node's network namespace and loopback
+// (relay.cc, localenv/netns_relay.h); the supervisor runs it.
+int RunRelay(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args);

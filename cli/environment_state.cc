@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -114,8 +115,17 @@ bool IsRecordedProcess(const std::string& program, pid_t pid) {
 }
 
 std::string ProgramOf(const localenv::Component& component) {
-  if (component.process.argv.empty()) return component.name;
-  return fs::path(component.process.argv[0]).filename().string();
+  const std::vector<std::string>& argv = component.process.argv;
+  if (argv.empty()) return component.name;
+  // The real node's programs run through nsenter, which execs them: the
+  // process is the program after "--".
+  if (fs::path(argv[0]).filename() == "nsenter") {
+    auto dashes = std::find(argv.begin(), argv.end(), "--");
+    if (dashes != argv.end() && dashes + 1 != argv.end()) {
+      return fs::path(*(dashes + 1)).filename().string();
+    }
+  }
+  return fs::path(argv[0]).filename().string();
 }
 
 bool EnvironmentState::SupervisorRunning() const {

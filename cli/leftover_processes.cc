@@ -14,9 +14,18 @@ namespace vtenant::cli {
 namespace fs = std::filesystem;
 namespace {
 
-const std::set<std::string> kPrograms = {
-    "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler",
-    "kwok", "vtenant-syncer", "vtenant-operator",        "vtenant-scheduler"};
+const std::set<std::string> kPrograms = {"etcd",
+                                         "kube-apiserver",
+                                         "kube-controller-manager",
+                                         "kube-scheduler",
+                                         "kwok",
+                                         "vtenant-syncer",
+                                         "vtenant-operator",
+                                         "vtenant-scheduler",
+                                         "kubelet",
+                                         "kube-proxy",
+                                         "containerd",
+                                         "containerd-shim-runc-v2"};
 
 bool RefersTo(const std::string& text, const std::string& dir) {
   for (size_t at = text.find(dir); at != std::string::npos; at = text.find(dir, at + 1)) {
@@ -63,9 +72,13 @@ int StopLeftoverProcesses(const std::string& dir, std::chrono::milliseconds grac
   // period to stop.
   const std::vector<std::set<std::string>> tiers = {
       {"vtenant-operator", "vtenant-scheduler", "vtenant-syncer", "kube-scheduler",
-       "kube-controller-manager", "kwok"},
+       "kube-controller-manager", "kwok", "kubelet", "kube-proxy"},
       {"kube-apiserver"},
-      {"etcd"}};
+      {"etcd"},
+      // The real node's runtime last: its shims hold the pods' containers
+      // (the supervisor kills those first; see localenv/real_node.h).
+      {"containerd-shim-runc-v2"},
+      {"containerd"}};
   auto in_tier = [&](const std::set<std::string>& tier) {
     std::vector<LeftoverProcess> found;
     for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {

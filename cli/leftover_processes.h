@@ -18,7 +18,8 @@ struct LeftoverProcess {
 };
 
 // Processes of the programs a local environment runs (etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, kwok, vtenant-*) whose command
+// kube-controller-manager, kube-scheduler, kwok, vtenant-*, and the real
+// node's kubelet, kube-proxy, containerd and its shims) whose command
 // line or working folder refers to a path inside `dir` (absolute). Never
 // this process; never other programs, so a shell that merely mentions the
 // folder is safe.

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   if (command == "down") return RunDown(global, rest);
   if (command == "delete") return RunDelete(global, rest);
   if (command == "supervise") return RunSupervise(global, rest);
+  if (command == "relay") return RunRelay(global, rest);
   if (command == "status") return RunStatus(global, rest);
   if (command == "tenants") return RunTenants(global, rest);
   if (command == "queues") return RunQueues(global, rest);

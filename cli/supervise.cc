@@ -21,6 +21,7 @@
 #include "cli/up_options.h"
 #include "localenv/chart_accounts.h"
 #include "localenv/local_cluster.h"
+#include "localenv/real_node.h"
 #include "localenv/supervisor.h"
 #include "localenv/tools.h"
 
@@ -138,6 +139,48 @@ Status StartProgram(localenv::Supervisor& supervisor, const std::string& name,
   return Status::Ok();
 }
 
+// The real node's settings for the environment in `dir`.
+localenv::RealNodeOptions RealNodeOptionsFor(const UpOptions& options, const std::string& dir) {
+  std::error_code ec;
+  return {.dir = dir + "/node",
+          .host_dir = dir + "/host",
+          .api_server_port = 0,
+          .vtenant_binary = fs::read_symlink("/proc/self/exe", ec).string(),
+          .images_script = options.images_script,
+          .gpu = options.real_node_gpu};
+}
+
+// Starts the real node's programs under `supervisor`, imports its images
+// and waits until the node is Ready.
+Status StartRealNode(localenv::RealNodeOptions node, int api_server_port, kube::Client& client,
+                     localenv::Supervisor& supervisor, Record& record) {
+  node.api_server_port = api_server_port;
+  std::cout << "vtenant: starting the real node " << localenv::kRealNodeName
+            << " in network namespace "
+            << localenv::NetnsName(fs::path(node.dir).parent_path().string()) << " ..."
+            << std::endl;
+  VT_RETURN_IF_ERROR(
+      localenv::PrepareRealNode(node, client).WithContext("preparing the real node"));
+  std::chrono::steady_clock::time_point kubelet_started;
+  for (const localenv::Component& component : localenv::RealNodeComponents(node)) {
+    VT_RETURN_IF_ERROR(EnsurePrivateDirectory(fs::path(component.process.log_path).parent_path()));
+    if (component.name == "kubelet") kubelet_started = std::chrono::steady_clock::now();
+    VT_RETURN_IF_ERROR(supervisor.Start(component).WithContext("starting " + component.name));
+    VT_RETURN_IF_ERROR(WaitHealthy(supervisor, component));
+    VT_RETURN_IF_ERROR(record.Save(supervisor));
+    if (component.name == "containerd") {
+      VT_RETURN_IF_ERROR(localenv::ImportRealNodeImages(node, std::chrono::seconds(60)));
+    }
+  }
+  VT_RETURN_IF_ERROR(localenv::WaitRealNodeReady(node, client, std::chrono::seconds(120)));
+  std::cout << "vtenant: node " << localenv::kRealNodeName << " Ready ("
+            << std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - kubelet_started)
+                   .count()
+            << " ms after the kubelet started)" << std::endl;
+  return Status::Ok();
+}
+
 // A new environment in `dir`: the host cluster, the CRDs, the chart's
 // accounts, the scheduler and the operator, each under `supervisor`.
 Status Build(const UpOptions& options, const std::string& dir, localenv::Supervisor& supervisor,
@@ -147,11 +190,22 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
   VT_ASSIGN_OR_RETURN(std::vector<std::string> crds, YamlFiles(options.crds_dir));
   std::cout << "vtenant: starting etcd, kube-apiserver, kube-controller-manager and kwok in " << dir
             << " ..." << std::endl;
+  const localenv::RealNodeOptions node = RealNodeOptionsFor(options, dir);
+  std::vector<std::string> api_server_args;
+  std::vector<std::pair<std::string, std::string>> users;
+  if (options.real_node) {
+    VT_RETURN_IF_ERROR(EnsurePrivateDirectory(node.dir));
+    VT_RETURN_IF_ERROR(localenv::WriteRealNodeApiServerFiles(node));
+    api_server_args = localenv::RealNodeApiServerArgs(node);
+    users = localenv::RealNodeUsers();
+  }
   VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::LocalCluster> cluster,
                       localenv::LocalCluster::Start({.dir = dir,
                                                      .nodes = nodes,
                                                      .manifests = crds,
+                                                     .extra_users = users,
                                                      .api_server_port = options.port,
+                                                     .api_server_args = api_server_args,
                                                      .die_with_parent = false}));
   cluster->HandOver(supervisor);
   record.state().kubeconfig = cluster->api_server().kubeconfig_path();
@@ -172,6 +226,10 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
                                                                kSystemNamespace, account, path));
     return path;
   };
+  if (options.real_node) {
+    VT_RETURN_IF_ERROR(
+        StartRealNode(node, cluster->api_server().port(), cluster->client(), supervisor, record));
+  }
   VT_ASSIGN_OR_RETURN(std::string scheduler_kubeconfig, account_kubeconfig("vtenant-scheduler"));
   VT_ASSIGN_OR_RETURN(std::string operator_kubeconfig, account_kubeconfig("vtenant-operator"));
 
@@ -214,9 +272,14 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
 // The environment recorded in `dir`, started again: each component that
 // still runs is adopted, each that does not is started with its recorded
 // command, in the recorded order, and waited for.
-Status Resume(localenv::Supervisor& supervisor, Record& record) {
+Status Resume(localenv::Supervisor& supervisor, Record& record, const std::string& dir) {
   std::vector<std::string> adopted, started;
   const std::vector<ComponentRecord> components = record.state().components;
+  // After a reboot the real node's namespace and cgroup are gone; its
+  // programs start in them.
+  if (record.state().Find("kubelet") != nullptr) {
+    VT_RETURN_IF_ERROR(localenv::EnsureRealNodeNamespace(dir));
+  }
   for (const ComponentRecord& c : components) {
     if (g_stop) return Unavailable("stopped while resuming");
     if (IsRecordedProcess(ProgramOf(c.component), c.pid)) {
@@ -288,7 +351,7 @@ int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& ar
     std::cerr << "vtenant supervise: " << saved.ToString() << "\n";
     return 1;
   }
-  Status built = resume ? Resume(supervisor, record) : Build(options, dir, supervisor, record);
+  Status built = resume ? Resume(supervisor, record, dir) : Build(options, dir, supervisor, record);
   if (!built.ok()) {
     std::cout << "vtenant: " << built.ToString() << std::endl;
     supervisor.StopAll(std::chrono::seconds(5));
@@ -322,6 +385,16 @@ int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& ar
     if (!line.empty()) std::cout << "vtenant: stopped " << line << std::endl;
   };
   say(supervisor.StopOne("vtenant-operator", std::chrono::seconds(5)));
+  // The real node: its agents, then its pods' processes, which would
+  // outlive containerd's shims (containerd itself goes last, with them).
+  if (supervisor.Find("kubelet") != nullptr) {
+    say(supervisor.StopOne("kube-proxy", std::chrono::seconds(5)));
+    say(supervisor.StopOne("kubelet", std::chrono::seconds(5)));
+    if (int killed = localenv::KillRealNodeContainers(dir); killed > 0) {
+      std::cout << "vtenant: stopped " << killed << " process(es) of the real node's pods"
+                << std::endl;
+    }
+  }
   const auto begin = std::chrono::steady_clock::now();
   if (int stopped = StopLeftoverProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
     std::cout << "vtenant: stopped " << stopped

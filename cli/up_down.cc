@@ -30,6 +30,7 @@
 #include "kube/rest_client.h"
 #include "localenv/gpu_nodes.h"
 #include "localenv/process.h"
+#include "localenv/real_node.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
@@ -163,7 +164,7 @@ int ReportReady(const std::string& dir) {
   Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
   if (client.ok()) {
     const int ready = WaitForReadyNodes(**client, 30);
-    std::cout << "vtenant: host cluster up with " << ready << " ready simulated GPU node(s)\n\n";
+    std::cout << "vtenant: host cluster up with " << ready << " ready node(s)\n\n";
     if (Status printed = PrintNodes(**client, std::cout); !printed.ok()) {
       std::cerr << "vtenant up: listing nodes: " << printed.ToString() << "\n";
     }
@@ -274,6 +275,10 @@ bool Stop(const std::string& dir) {
       localenv::Process::Adopt(it->pid, it->component.name).Stop(std::chrono::seconds(5));
     }
   }
+  // The real node's pods outlive their kubelet and containerd's shims.
+  if (int killed = localenv::KillRealNodeContainers(dir); killed > 0) {
+    std::cout << "vtenant: stopped " << killed << " process(es) of the real node's pods\n";
+  }
   if (int stopped = StopLeftoverProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
     std::cout << "vtenant: stopped " << stopped << " more process(es) working in " << dir << "\n";
   }
@@ -313,6 +318,13 @@ int Purge(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir + "/operator", ec)) {
     if (entry.is_directory()) ++tenants;
+  }
+  // A real node leaves mounts in the folder and a namespace and a cgroup
+  // outside it.
+  if (fs::exists(dir + "/node")) {
+    if (Status removed = localenv::RemoveRealNode(dir); !removed.ok()) {
+      std::cerr << "vtenant: removing the real node: " << removed.ToString() << "\n";
+    }
   }
   fs::remove_all(dir, ec);
   if (ec) {

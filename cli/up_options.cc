@@ -22,6 +22,13 @@ again what is not running, with the same data, ports and Tenants. Only
 
   --nodes FILE              node inventory (default examples/nodes/l40s.yaml:
                             one node with one NVIDIA L40S)
+  --real-node               add one real node (containerd, runc, CNI bridge,
+                            kube-proxy, kubelet) whose pods run processes:
+                            logs, exec and port-forward work; it lives in a
+                            network namespace of its own (needs root and
+                            hack/build-tools.sh kubelet kube-proxy)
+  --real-node-gpu           the real node also advertises one simulated GPU
+                            (nvidia.com/gpu and the GPU labels)
   --port N                  host API server port (default: a free one; a
                             busy N falls back to a free one and says so)
   --crds DIR                CRDs to install (default charts/vtenant/crds)
@@ -66,6 +73,11 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
       return 0;
     } else if (a == "--nodes" && has_value) {
       options.nodes_path = args[++i];
+    } else if (a == "--real-node") {
+      options.real_node = true;
+    } else if (a == "--real-node-gpu") {
+      options.real_node = true;
+      options.real_node_gpu = true;
     } else if (a == "--crds" && has_value) {
       options.crds_dir = args[++i];
     } else if (a == "--chart" && has_value) {
@@ -91,6 +103,7 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
   }
   if (options.crds_dir.empty()) options.crds_dir = FindSourceFolder("charts/vtenant/crds");
   if (options.chart_dir.empty()) options.chart_dir = FindSourceFolder("charts/vtenant");
+  options.images_script = Absolute(FindSourceFolder("hack/build-images.py"));
   // The supervisor runs from the state folder's parent, not from here.
   options.nodes_path = Absolute(options.nodes_path);
   options.crds_dir = Absolute(options.crds_dir);
@@ -105,6 +118,11 @@ std::vector<std::string> UpArguments(const UpOptions& options) {
   std::vector<std::string> args = {"--nodes",        options.nodes_path, "--crds",
                                    options.crds_dir, "--chart",          options.chart_dir};
   if (options.port != 0) args.insert(args.end(), {"--port", std::to_string(options.port)});
+  if (options.real_node_gpu) {
+    args.push_back("--real-node-gpu");
+  } else if (options.real_node) {
+    args.push_back("--real-node");
+  }
   const std::pair<const char*, const std::string*> binaries[] = {
       {"--operator-binary", &options.operator_binary},
       {"--scheduler-binary", &options.scheduler_binary},

@@ -16,6 +16,10 @@ struct UpOptions {
   std::string crds_dir;
   std::string chart_dir;
   std::string operator_binary, scheduler_binary, syncer_binary;
+  // One real node (localenv/real_node.h) beside the simulated ones.
+  bool real_node = false;
+  bool real_node_gpu = false;  // ... advertising one simulated GPU
+  std::string images_script;   // hack/build-images.py (found, not an option)
 };
 
 // Parses `args` into `options` (folders made absolute, the CRDs and chart

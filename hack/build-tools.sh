@@ -5,8 +5,9 @@
 # .tools/bin. A tool whose pinned module files have not changed is not
 # rebuilt: the cache key is a hash of its go.mod, go.sum and the Go version.
 #
-#   hack/build-tools.sh            # all tools
+#   hack/build-tools.sh            # the control-plane tools (what `make demo` needs)
 #   hack/build-tools.sh kubectl    # just some
+#   hack/build-tools.sh kubelet kube-proxy   # the real node's (`vtenant up --real-node`)
 #
 # Environment: VTENANT_TOOLS_CACHE (default ~/.cache/vtenant/tools).
 set -euo pipefail
@@ -32,8 +33,17 @@ tools=(
   "helm                    helm        helm.sh/helm/v3/cmd/helm"
   "kwok                    kwok        sigs.k8s.io/kwok/cmd/kwok"
 )
+# Built only when named: the real node is optional, and the kubelet alone
+# takes many minutes to compile on a small machine.
+node_tools=(
+  "kubelet                 kubernetes-node  k8s.io/kubernetes/cmd/kubelet"
+  "kube-proxy              kubernetes-node  k8s.io/kubernetes/cmd/kube-proxy"
+)
 
 wanted=("$@")
+for w in "${wanted[@]}"; do
+  case $w in kubelet|kube-proxy) tools+=("${node_tools[@]}"); break ;; esac
+done
 is_wanted() {
   [ ${#wanted[@]} -eq 0 ] && return 0
   local w
@@ -51,7 +61,7 @@ cache_key() {
 ldflags_for() {
   local module_dir=$1 version
   case $(basename "$module_dir") in
-    kubernetes)
+    kubernetes|kubernetes-node)
       version=$(cd "$module_dir" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
       local minor=${version#v1.}; minor=${minor%%.*}
       echo "-X k8s.io/component-base/version.gitVersion=$version" \
@@ -116,5 +126,5 @@ for entry in "${tools[@]}"; do
     exit 1
   fi
 done
-"$bin/kube-apiserver" --version 2>/dev/null || true
+"$bin/kube-apiserver" --version 2>/dev/null || "$bin/kubelet" --version 2>/dev/null || true
 echo "build-tools: done; tools in $bin, cache in $cache ($(du -sh "$cache" | cut -f1))"

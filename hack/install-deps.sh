@@ -7,6 +7,10 @@ packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libcpprest-dev libboost-dev rapidjson-dev libyaml-cpp-dev libssl-dev libgoogle-glog-dev
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev clang-format ccache
+  # The real node (`vtenant up --real-node`) and its images: a container
+  # runtime, pod networking, kube-proxy's iptables, and a static busybox as
+  # the rootfs of the images hack/build-images.sh packs.
+  containerd runc containernetworking-plugins iptables iproute2 busybox-static
 )
 
 missing=()

@@ -18,6 +18,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOpti
                        .port = options.api_server_port,
                        .extra_users = options.extra_users,
                        .die_with_parent = options.die_with_parent};
+  api.extra_args = options.api_server_args;
   std::optional<ControllerManagerOptions> controllers;
   if (options.controller_manager) {
     controllers = ControllerManagerOptions{.dir = options.dir + "/controller-manager",

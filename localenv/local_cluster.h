@@ -29,6 +29,7 @@ struct LocalClusterOptions {
   std::vector<std::string> manifests;
   std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions
   int api_server_port = 0;                                       // 0: a free loopback port
+  std::vector<std::string> api_server_args;  // more kube-apiserver flags (the real node's)
   bool die_with_parent = true;
 };
 

@@ -28,17 +28,24 @@ int64_t MilliGpus(const rapidjson::Value* value) {
 
 Result<std::unique_ptr<Environment>> Environment::Up(const std::string& vtenant_cli,
                                                      const std::string& name,
-                                                     const std::string& nodes_file) {
+                                                     const std::string& nodes_file,
+                                                     const std::vector<std::string>& up_args) {
   std::unique_ptr<Environment> env(new Environment());
   env->cli_ = vtenant_cli;
   std::string tmpl = "/tmp/vtenant-e2e-" + name + "-XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) return Internal("mkdtemp " + tmpl);
   env->tmp_ = tmpl;
   env->dir_ = tmpl + "/state";
-  VT_ASSIGN_OR_RETURN(localenv::CommandResult up,
-                      env->Vtenant({"up", "--nodes", SourceDir() + "/" + nodes_file, "--crds",
-                                    SourceDir() + "/charts/vtenant/crds", "--chart",
-                                    SourceDir() + "/charts/vtenant"}));
+  std::vector<std::string> args = {"up",
+                                   "--nodes",
+                                   SourceDir() + "/" + nodes_file,
+                                   "--crds",
+                                   SourceDir() + "/charts/vtenant/crds",
+                                   "--chart",
+                                   SourceDir() + "/charts/vtenant"};
+  args.insert(args.end(), up_args.begin(), up_args.end());
+  VT_ASSIGN_OR_RETURN(localenv::CommandResult up, env->Vtenant(args));
+  env->up_output_ = up.out;
   if (up.exit_code != 0) {
     return FailedPrecondition("vtenant up exited " + std::to_string(up.exit_code) + ":\n" + up.out +
                               up.err);

@@ -22,11 +22,12 @@ namespace vtenant::e2e {
 
 class Environment {
  public:
-  // Runs `vtenant up --nodes <source>/<nodes_file>` in a fresh
+  // Runs `vtenant up --nodes <source>/<nodes_file> <up_args>` in a fresh
   // /tmp/vtenant-e2e-<name>-XXXXXX. `vtenant_cli` is the binary to use.
   static Result<std::unique_ptr<Environment>> Up(const std::string& vtenant_cli,
                                                  const std::string& name,
-                                                 const std::string& nodes_file);
+                                                 const std::string& nodes_file,
+                                                 const std::vector<std::string>& up_args = {});
   // `vtenant down`, then checks (and reports on stderr) that no process is
   // left in the folder; removes the folder unless VTENANT_KEEP_TEST_DIRS.
   ~Environment();
@@ -34,6 +35,8 @@ class Environment {
   std::vector<std::string> Down();
 
   const std::string& dir() const { return dir_; }
+  // What `vtenant up` printed.
+  const std::string& up_output() const { return up_output_; }
   const std::string& host_kubeconfig() const { return host_kubeconfig_; }
   kube::Client& host() { return *host_; }
 
@@ -58,7 +61,7 @@ class Environment {
 
  private:
   Environment() = default;
-  std::string cli_, dir_, tmp_, host_kubeconfig_;
+  std::string cli_, dir_, tmp_, host_kubeconfig_, up_output_;
   std::unique_ptr<kube::Client> host_;
   bool down_ = false;
 };

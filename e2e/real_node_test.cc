@@ -1,0 +1,387 @@
+// The real node (`vtenant up --real-node-gpu`): a pod with the locally built
+// busybox image starts on a kubelet, `kubectl logs` and `kubectl exec` reach
+// it from the host, and nothing of the node is reachable from, or talks to,
+// the machine's network: its programs run in the environment's own network
+// namespace, and the relays beside it touch loopback only.
+#include "localenv/real_node.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/eventually.h"
+#include "base/file.h"
+#include "cli/leftover_processes.h"
+#include "e2e/support/environment.h"
+#include "e2e/support/kubectl.h"
+#include "kube/resource.h"
+#include "localenv/command.h"
+#include "localenv/process.h"
+#include "localenv/tools.h"
+
+namespace vtenant::e2e {
+namespace {
+namespace fs = std::filesystem;
+
+// Why this machine cannot run containers at all, or "" when it can: the
+// node needs root's capabilities to make network namespaces, mounts and
+// cgroups. (Missing packages are not a reason: `make test` installs them.)
+std::string CannotRunContainers() {
+  if (geteuid() != 0) {
+    return "the real node needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN for its network "
+           "namespace, mounts and cgroups); this test runs as uid " +
+           std::to_string(geteuid());
+  }
+  const pid_t child = fork();
+  if (child == 0) _exit(unshare(CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return "the kernel refuses new network and mount namespaces (unshare(CLONE_NEWNET | "
+           "CLONE_NEWNS) failed: CAP_SYS_ADMIN is missing)";
+  }
+  return "";
+}
+
+// A socket of the root network namespace (this test's), from /proc/net/tcp*.
+struct RootSocket {
+  std::string local, remote;  // hex "0100007F:1F90"
+  int state = 0;              // 0x0A: LISTEN
+};
+
+std::map<std::string, RootSocket> RootTcpSockets() {
+  std::map<std::string, RootSocket> by_inode;
+  for (const char* file : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      by_inode[inode] = {local, remote, std::stoi(state, nullptr, 16)};
+    }
+  }
+  return by_inode;
+}
+
+// True for 127.0.0.0/8 and ::1 (and ::ffff:127.x) in /proc/net/tcp's hex.
+bool IsLoopback(const std::string& address) {
+  const std::string host = address.substr(0, address.find(':'));
+  if (host.size() == 8) return host.substr(6, 2) == "7F";  // little-endian IPv4
+  if (host == "00000000000000000000000001000000") return true;
+  if (host.size() == 32 && host.substr(0, 24) == "0000000000000000FFFF0000") {
+    return host.substr(30, 2) == "7F";
+  }
+  return false;
+}
+
+std::set<std::string> SocketInodes(pid_t pid) {
+  std::set<std::string> inodes;
+  std::error_code ec;
+  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code link_ec;
+    const std::string target = fs::read_symlink(fd.path(), link_ec).string();
+    if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  return inodes;
+}
+
+std::string NetnsOf(pid_t pid) {
+  std::error_code ec;
+  return fs::read_symlink("/proc/" + std::to_string(pid) + "/ns/net", ec).string();
+}
+
+// The relays: `vtenant relay` processes of the folder's node namespace.
+std::vector<pid_t> RelayPids(const std::string& dir) {
+  const std::string marker =
+      std::string("relay") + '\0' + "--netns" + '\0' + localenv::NetnsName(dir) + '\0';
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadFileOrEmpty(entry.path() / "cmdline");
+    if (cmdline.find(marker) != std::string::npos) {
+      pids.push_back(std::stoi(name));
+    }
+  }
+  return pids;
+}
+
+class RealNodeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    skip_reason_ = new std::string(CannotRunContainers());
+    if (!skip_reason_->empty()) return;
+    const auto begin = std::chrono::steady_clock::now();
+    Result<std::unique_ptr<Environment>> env =
+        Environment::Up(VTENANT_CLI, "realnode", "examples/nodes/l40s.yaml", {"--real-node-gpu"});
+    if (!env.ok()) {
+      up_error_ = new std::string(env.status().ToString());
+      return;
+    }
+    env_ = env->release();
+    std::cout << "vtenant up --real-node-gpu took "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - begin)
+                     .count()
+              << " ms; it said:\n"
+              << env_->up_output() << std::endl;
+  }
+  static void TearDownTestSuite() {
+    if (env_ == nullptr) return;
+    // down leaves no process of the node (kubelet, containerd, shims, the
+    // pods'); delete removes its namespace, cgroup and mounts.
+    for (const std::string& left : env_->Down()) ADD_FAILURE() << "left behind: " << left;
+    Result<localenv::CommandResult> removed = env_->Vtenant({"delete"});
+    if (!removed.ok() || removed->exit_code != 0) {
+      ADD_FAILURE() << "vtenant delete: " << (removed.ok() ? removed->out + removed->err : "");
+    }
+    delete env_;
+    env_ = nullptr;
+  }
+  void SetUp() override {
+    if (!skip_reason_->empty()) GTEST_SKIP() << *skip_reason_;
+    ASSERT_EQ(up_error_, nullptr) << *up_error_;
+  }
+
+  static std::string BusyboxImage() {
+    std::string ref = ReadFileOrEmpty(env_->dir() + "/node/images/busybox.ref");
+    while (!ref.empty() && ref.back() == '\n') ref.pop_back();
+    return ref;
+  }
+
+  static inline Environment* env_ = nullptr;
+  static inline std::string* skip_reason_ = nullptr;
+  static inline std::string* up_error_ = nullptr;
+};
+
+TEST_F(RealNodeTest, LocalImagePodRunsAndLogsAndExecReachIt) {
+  const std::string image = BusyboxImage();
+  ASSERT_NE(image.find("localhost/vtenant/busybox:"), std::string::npos) << image;
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: hello, namespace: default}
+spec:
+  nodeName: vtenant-node
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + image + R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo hello from $(hostname) on the real node; exec sleep 3600"]
+)";
+  const auto begin = std::chrono::steady_clock::now();
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
+  Result<std::string> ready = env_->HostKubectl(
+      {"wait", "--for=condition=Ready", "pod/hello", "-n", "default", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString() << "\n"
+                          << env_->HostKubectl({"describe", "pod", "hello"}).value_or("");
+  std::cout << "pod Ready "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - begin)
+                   .count()
+            << " ms after kubectl apply" << std::endl;
+
+  // The CNI bridge gave it an address of the node's pod range.
+  Result<std::string> ip =
+      env_->HostKubectl({"get", "pod", "hello", "-o", "jsonpath={.status.podIP}"});
+  ASSERT_TRUE(ip.ok());
+  EXPECT_EQ(ip->rfind("10.244.0.", 0), 0u) << *ip;
+
+  // kubectl logs: the API server reaches the kubelet through the egress relay.
+  Result<std::string> logs = env_->HostKubectl({"logs", "hello", "-n", "default"});
+  ASSERT_TRUE(logs.ok()) << logs.status().ToString();
+  EXPECT_NE(logs->find("hello from hello on the real node"), std::string::npos) << *logs;
+
+  // kubectl exec: a new process in the running container.
+  Result<std::string> exec =
+      env_->HostKubectl({"exec", "hello", "-n", "default", "--", "sh", "-c", "echo exec:$((6*7))"});
+  ASSERT_TRUE(exec.ok()) << exec.status().ToString();
+  EXPECT_NE(exec->find("exec:42"), std::string::npos) << *exec;
+
+  EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "hello", "--wait=true"}).ok());
+}
+
+// kubectl port-forward: the API server reaches the kubelet through the
+// egress relay, the kubelet containerd's streaming server on the node's
+// loopback, and containerd the pod's port inside the pod's namespace.
+TEST_F(RealNodeTest, PortForwardReachesAPortInsideThePod) {
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  nodeName: vtenant-node
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "mkdir -p /www && echo served-by-the-pod > /www/index.html && exec httpd -f -p 8080 -h /www"]
+)";
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
+  ASSERT_TRUE(env_->HostKubectl({"wait", "--for=condition=Ready", "pod/web", "-n", "default",
+                                 "--timeout=120s"})
+                  .ok());
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  ASSERT_TRUE(kubectl.ok());
+  const std::string log = env_->dir() + "/port-forward.log";
+  Result<localenv::Process> forward = localenv::Process::Start(
+      {.argv = {*kubectl, "--kubeconfig", env_->host_kubeconfig(), "port-forward", "pod/web",
+                "--address", "127.0.0.1", "0:8080"},
+       .log_path = log});
+  ASSERT_TRUE(forward.ok()) << forward.status().ToString();
+  // "Forwarding from 127.0.0.1:41234 -> 8080"
+  int port = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string text = ReadFileOrEmpty(log);
+        const size_t at = text.find("Forwarding from 127.0.0.1:");
+        if (at == std::string::npos) return false;
+        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
+        return true;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100)))
+      << ReadFileOrEmpty(log);
+  Result<localenv::CommandResult> fetched = localenv::RunCommand(
+      {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
+  ASSERT_TRUE(fetched.ok());
+  EXPECT_NE(fetched->out.find("served-by-the-pod"), std::string::npos)
+      << fetched->out << fetched->err << ReadFileOrEmpty(log);
+  forward->Stop();
+  EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "web", "--wait=true"}).ok());
+}
+
+// --real-node-gpu: the node advertises one GPU as a simulated node does,
+// and a pod that asks for it is admitted by the kubelet and runs.
+TEST_F(RealNodeTest, TheNodeAdvertisesAGpuThatAPodCanTake) {
+  Result<kube::Object> node = env_->host().Get(kube::resources::kNodes, "", "vtenant-node");
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(kube::GetString(*node, {"status", "allocatable", "nvidia.com/gpu"}), "1");
+  EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "nvidia.com/gpu.present"}), "true");
+  EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "nvidia.com/gpu.product"}),
+            "NVIDIA-L40S");
+  EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "vtenant.dev/real-node"}), "true");
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: gpu-hello, namespace: default}
+spec:
+  nodeName: vtenant-node
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo has a gpu; exec sleep 3600"]
+    resources: {limits: {nvidia.com/gpu: 1}}
+)";
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
+  Result<std::string> ready = env_->HostKubectl(
+      {"wait", "--for=condition=Ready", "pod/gpu-hello", "-n", "default", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString() << "\n"
+                          << env_->HostKubectl({"describe", "pod", "gpu-hello"}).value_or("");
+  Result<std::string> logs = env_->HostKubectl({"logs", "gpu-hello", "-n", "default"});
+  ASSERT_TRUE(logs.ok());
+  EXPECT_NE(logs->find("has a gpu"), std::string::npos) << *logs;
+  EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "gpu-hello", "--wait=true"}).ok());
+}
+
+// A team's pod: created with the team's own kubeconfig in its virtual
+// cluster, copied to the host by the syncer, placed on the real node, and
+// started there with the service-account token and the
+// KUBERNETES_SERVICE_* of its own cluster that the syncer gave it.
+TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  Result<kube::Object> tenant = env_->host().Get(kube::resources::kTenants, "", "nlp");
+  ASSERT_TRUE(tenant.ok());
+  const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
+  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  ASSERT_FALSE(port.empty()) << endpoint;
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: whoami, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600"]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/whoami", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  const std::string host_pod = "whoami-x-default-x-nlp";
+  Result<kube::Object> copy = env_->host().Get(kube::resources::kPods, "vtenant-nlp", host_pod);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "nodeName"}), "vtenant-node");
+  Result<std::string> logs = env_->HostKubectl({"logs", "-n", "vtenant-nlp", host_pod});
+  ASSERT_TRUE(logs.ok()) << logs.status().ToString();
+  // The virtual cluster's port and namespace, and a token of some length.
+  EXPECT_NE(logs->find("port=" + port + " namespace=default token-bytes="), std::string::npos)
+      << *logs;
+  EXPECT_EQ(logs->find("token-bytes=0"), std::string::npos) << *logs;
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "whoami", "--wait=true"}).ok());
+}
+
+TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
+  const std::string home = NetnsOf(getpid());
+  // The node's programs: all in another namespace than this test's.
+  std::vector<pid_t> node_pids;
+  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(env_->dir())) {
+    if (p.name == "kubelet" || p.name == "kube-proxy" || p.name == "containerd" ||
+        p.name == "containerd-shim-runc-v2") {
+      node_pids.push_back(p.pid);
+      EXPECT_NE(NetnsOf(p.pid), home) << p.name << " (pid " << p.pid << ") runs in "
+                                      << "the machine's network namespace";
+    }
+  }
+  EXPECT_GE(node_pids.size(), 3u) << "kubelet, kube-proxy and containerd should run";
+  const std::vector<pid_t> relays = RelayPids(env_->dir());
+  EXPECT_EQ(relays.size(), 2u);
+
+  // Every socket of the node's programs and relays that lives in this
+  // namespace: never a listener, and only ever to or from loopback.
+  const std::map<std::string, RootSocket> root = RootTcpSockets();
+  int loopback_connections = 0;
+  std::vector<pid_t> all = node_pids;
+  all.insert(all.end(), relays.begin(), relays.end());
+  for (pid_t pid : all) {
+    for (const std::string& inode : SocketInodes(pid)) {
+      auto it = root.find(inode);
+      if (it == root.end()) continue;  // in the node's namespace, or not TCP
+      EXPECT_NE(it->second.state, 0x0A)
+          << "pid " << pid << " listens on " << it->second.local << " in the machine's namespace";
+      EXPECT_TRUE(IsLoopback(it->second.local) && IsLoopback(it->second.remote))
+          << "pid " << pid << " has " << it->second.local << " -> " << it->second.remote;
+      ++loopback_connections;
+    }
+  }
+  // The inbound relay holds the kubelet's and kube-proxy's connections to
+  // the API server: the check above looked at real sockets.
+  EXPECT_GT(loopback_connections, 0);
+}
+
+}  // namespace
+}  // namespace vtenant::e2e

@@ -1,0 +1,238 @@
+#include "localenv/netns_relay.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "localenv/netns.h"
+
+namespace vtenant::localenv {
+
+namespace {
+
+std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// Fills `address` from a numeric host and a port. False when `host` is not
+// a numeric IPv4 or IPv6 address.
+bool NumericAddress(const std::string& host, int port, sockaddr_storage& address,
+                    socklen_t& length) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return false;
+  std::memcpy(&address, found->ai_addr, found->ai_addrlen);
+  length = found->ai_addrlen;
+  freeaddrinfo(found);
+  return true;
+}
+
+// Copies bytes both ways until both sides have finished, passing each
+// side's end of stream on as a half close; closes both.
+void Splice(int a, int b, std::string pending_to_b = {}) {
+  if (!pending_to_b.empty()) {
+    (void)send(b, pending_to_b.data(), pending_to_b.size(), MSG_NOSIGNAL);
+  }
+  bool a_open = true, b_open = true;
+  char buffer[64 * 1024];
+  while (a_open || b_open) {
+    pollfd fds[2] = {{a, static_cast<short>(a_open ? POLLIN : 0), 0},
+                     {b, static_cast<short>(b_open ? POLLIN : 0), 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    bool failed = false;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].revents == 0) continue;
+      const int from = i == 0 ? a : b, to = i == 0 ? b : a;
+      const ssize_t n = recv(from, buffer, sizeof(buffer), 0);
+      if (n <= 0) {
+        if (n < 0) failed = true;
+        shutdown(to, SHUT_WR);
+        (i == 0 ? a_open : b_open) = false;
+        continue;
+      }
+      for (ssize_t sent = 0; sent < n;) {
+        const ssize_t m = send(to, buffer + sent, n - sent, MSG_NOSIGNAL);
+        if (m <= 0) {
+          failed = true;
+          break;
+        }
+        sent += m;
+      }
+    }
+    if (failed) break;
+  }
+  close(a);
+  close(b);
+}
+
+struct Namespaces {
+  int netns = -1;
+  int home = -1;
+};
+
+Result<Namespaces> OpenNamespaces(const std::string& netns) {
+  Namespaces ns;
+  ns.netns = open(NetnsPath(netns).c_str(), O_RDONLY | O_CLOEXEC);
+  if (ns.netns < 0) return NotFound(Errno("opening " + NetnsPath(netns)));
+  ns.home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (ns.home < 0) return Internal(Errno("opening /proc/self/ns/net"));
+  return ns;
+}
+
+}  // namespace
+
+Status RunInboundRelay(const std::string& netns, const std::string& listen_host, int listen_port,
+                       const std::string& target_host, int target_port) {
+  signal(SIGPIPE, SIG_IGN);
+  VT_ASSIGN_OR_RETURN(Namespaces ns, OpenNamespaces(netns));
+  sockaddr_storage listen_address{}, target{};
+  socklen_t listen_length = 0, target_length = 0;
+  if (!NumericAddress(listen_host, listen_port, listen_address, listen_length) ||
+      !NumericAddress(target_host, target_port, target, target_length)) {
+    return InvalidArgument("the relay takes numeric addresses");
+  }
+  VT_ASSIGN_OR_RETURN(int listener,
+                      SocketInNetns(ns.netns, ns.home, listen_address.ss_family, SOCK_STREAM));
+  const int on = 1;
+  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+  if (bind(listener, reinterpret_cast<sockaddr*>(&listen_address), listen_length) != 0 ||
+      listen(listener, 128) != 0) {
+    return Unavailable(
+        Errno("listening on " + listen_host + ":" + std::to_string(listen_port) + " in " + netns));
+  }
+  std::cout << "relay: " << netns << "/" << listen_host << ":" << listen_port << " -> "
+            << target_host << ":" << target_port << std::endl;
+  while (true) {
+    const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE) continue;
+      return Unavailable(Errno("accept"));
+    }
+    const int upstream = socket(target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (upstream < 0 ||
+        connect(upstream, reinterpret_cast<sockaddr*>(&target), target_length) != 0) {
+      std::cerr << "relay: " << Errno("connecting to " + target_host) << std::endl;
+      if (upstream >= 0) close(upstream);
+      close(client);
+      continue;
+    }
+    setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+    setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+    std::thread([client, upstream] { Splice(client, upstream); }).detach();
+  }
+}
+
+namespace {
+
+// Reads an HTTP request head (up to the blank line) from `fd`. Returns the
+// head, and in `rest` whatever followed it. Empty on error or excess.
+std::string ReadRequestHead(int fd, std::string& rest) {
+  std::string data;
+  char buffer[4096];
+  while (data.size() < 16 * 1024) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) return {};
+    data.append(buffer, static_cast<size_t>(n));
+    const size_t end = data.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      rest = data.substr(end + 4);
+      return data.substr(0, end);
+    }
+  }
+  return {};
+}
+
+void Reply(int fd, const std::string& status) {
+  const std::string response = "HTTP/1.1 " + status + "\r\n\r\n";
+  (void)send(fd, response.data(), response.size(), MSG_NOSIGNAL);
+}
+
+// Serves one CONNECT request on `client`, then splices.
+void ServeConnect(int client, Namespaces ns) {
+  std::string rest;
+  const std::string head = ReadRequestHead(client, rest);
+  // "CONNECT 10.1.2.3:10250 HTTP/1.1"; IPv6 as "[::1]:10250".
+  const size_t line_end = head.find("\r\n");
+  const std::string line = head.substr(0, line_end);
+  const size_t space = line.find(' '), second = line.find(' ', space + 1);
+  if (line.rfind("CONNECT ", 0) != 0 || second == std::string::npos) {
+    Reply(client, "400 Bad Request");
+    close(client);
+    return;
+  }
+  std::string authority = line.substr(space + 1, second - space - 1);
+  const size_t colon = authority.rfind(':');
+  std::string host = authority.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string port_text = colon == std::string::npos ? "" : authority.substr(colon + 1);
+  sockaddr_storage target{};
+  socklen_t length = 0;
+  if (port_text.empty() || port_text.find_first_not_of("0123456789") != std::string::npos ||
+      port_text.size() > 5 || !NumericAddress(host, std::stoi(port_text), target, length)) {
+    Reply(client, "400 Bad Request");
+    close(client);
+    return;
+  }
+  Result<int> upstream = SocketInNetns(ns.netns, ns.home, target.ss_family, SOCK_STREAM);
+  if (!upstream.ok() || connect(*upstream, reinterpret_cast<sockaddr*>(&target), length) != 0) {
+    std::cerr << "relay: CONNECT " << authority << ": "
+              << (upstream.ok() ? std::string(std::strerror(errno)) : upstream.status().message())
+              << std::endl;
+    if (upstream.ok()) close(*upstream);
+    Reply(client, "502 Bad Gateway");
+    close(client);
+    return;
+  }
+  const int on = 1;
+  setsockopt(*upstream, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+  Reply(client, "200 Connection established");
+  Splice(client, *upstream, rest);
+}
+
+}  // namespace
+
+Status RunConnectProxy(const std::string& netns, const std::string& socket_path) {
+  signal(SIGPIPE, SIG_IGN);
+  VT_ASSIGN_OR_RETURN(Namespaces ns, OpenNamespaces(netns));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof(address.sun_path)) {
+    return InvalidArgument("socket path too long: " + socket_path);
+  }
+  std::strncpy(address.sun_path, socket_path.c_str(), sizeof(address.sun_path) - 1);
+  const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listener < 0) return Internal(Errno("socket"));
+  unlink(socket_path.c_str());  // a stale socket of an earlier run
+  if (bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(listener, 128) != 0) {
+    return Unavailable(Errno("listening on " + socket_path));
+  }
+  std::cout << "relay: CONNECT proxy on " << socket_path << " dialing in " << netns << std::endl;
+  while (true) {
+    const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE) continue;
+      return Unavailable(Errno("accept"));
+    }
+    std::thread([client, ns] { ServeConnect(client, ns); }).detach();
+  }
+}
+
+}  // namespace vtenant::localenv

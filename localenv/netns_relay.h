@@ -1,0 +1,37 @@
+// The two relays between the real node's network namespace and the
+// machine's loopback, so that the node's programs and the host's API server
+// talk without any address outside loopback and the namespace:
+//
+//   node → API server: a TCP listener inside the namespace (127.0.0.1:<api
+//   port> there) whose connections are spliced to the API server's
+//   127.0.0.1:<api port> in the namespace the relay runs in. The node's
+//   kubeconfigs name the same URL as the admin's, and the API server's
+//   certificate (issued for 127.0.0.1) fits.
+//
+//   API server → kubelet (logs, exec, attach, port-forward): an HTTP
+//   CONNECT proxy on a Unix socket, which kube-apiserver's egress selector
+//   (EgressSelectorConfiguration, egress "cluster", HTTPConnect over UDS)
+//   uses for every connection to a node; it dials the requested address
+//   from inside the namespace, where the node IP exists.
+//
+// Both run until the process is killed; each connection gets a thread.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace vtenant::localenv {
+
+// Listens on `listen_host`:`listen_port` inside the namespace `netns` and
+// relays each connection to `target_host`:`target_port` as seen from the
+// namespace this process runs in. Returns only when listening fails.
+Status RunInboundRelay(const std::string& netns, const std::string& listen_host, int listen_port,
+                       const std::string& target_host, int target_port);
+
+// Listens on the Unix socket `socket_path` (replacing a stale one) and
+// answers HTTP CONNECT requests by connecting, inside `netns`, to the
+// numeric address they name. Returns only when listening fails.
+Status RunConnectProxy(const std::string& netns, const std::string& socket_path);
+
+}  // namespace vtenant::localenv

@@ -1,0 +1,105 @@
+// RealNode: one node with a real kubelet beside the simulated ones, so that
+// pods start processes: containerd (its own config, socket and state in the
+// environment's folder), runc, the CNI bridge and host-local plugins,
+// kube-proxy (iptables) and the kubelet.
+//
+// Network rule: every program of the node runs in a network namespace the
+// environment creates (NetnsName), whose only interfaces are loopback, a
+// veth pair with both ends inside it (the node IP, kNodeIp), and the pods'
+// bridge the CNI plugin makes there; pods get namespaces of their own below
+// it. Nothing of the node listens on or sends to an address outside that
+// namespace. The node reaches the API server, and the API server the
+// kubelet, only through the relays (netns_relay.h), which the supervisor
+// runs beside the node.
+//
+// Use: RealNodeApiServerArgs() (after WriteRealNodeApiServerFiles()) and
+// RealNodeUsers() when starting the host API server, PrepareRealNode() once
+// it answers, then start RealNodeComponents() in order under the supervisor,
+// ImportRealNodeImages() once containerd runs, and WaitRealNodeReady().
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "localenv/supervisor.h"
+
+namespace vtenant::localenv {
+
+inline constexpr char kRealNodeName[] = "vtenant-node";
+// The node IP, on the veth inside the namespace (the kubelet refuses a
+// loopback node IP), and the pods' addresses, on the CNI bridge there.
+inline constexpr char kNodeIp[] = "10.87.0.2";
+inline constexpr char kPodCidr[] = "10.244.0.0/24";
+// The label that marks the real node (kwok manages only simulated ones).
+inline constexpr char kRealNodeLabel[] = "vtenant.dev/real-node";
+
+struct RealNodeOptions {
+  std::string dir;             // everything of the node: <state>/node
+  std::string host_dir;        // the host API server's folder (its pki, kubeconfigs)
+  int api_server_port = 0;     // the host API server, on 127.0.0.1
+  std::string vtenant_binary;  // runs the relays (`vtenant relay`)
+  std::string images_script;   // hack/build-images.py
+  // Advertise one simulated GPU (nvidia.com/gpu and the GPU labels of
+  // gpu_nodes.h), so that GPU pods land here too.
+  bool gpu = false;
+  std::string gpu_product = "NVIDIA-L40S";
+  int64_t gpu_memory_mib = 46068;
+};
+
+// The namespace of the node of the environment in `dir` (the state folder):
+// one per environment, so that two environments never share one.
+std::string NetnsName(const std::string& state_dir);
+
+// Arguments for the host API server: reach kubelets through the egress
+// relay, by their InternalIP, with a client certificate of its own.
+std::vector<std::string> RealNodeApiServerArgs(const RealNodeOptions& options);
+// Writes the file those arguments name (the egress selector's
+// configuration); before the API server starts.
+Status WriteRealNodeApiServerFiles(const RealNodeOptions& options);
+// The client identities the host API server's PKI must issue ({user,
+// group}): the kubelet's, kube-proxy's, and the API server's own towards
+// kubelets.
+std::vector<std::pair<std::string, std::string>> RealNodeUsers();
+
+// The node's configuration files, by path below options.dir: containerd's
+// config.toml, the CNI network, the kubelet's and kube-proxy's
+// configurations and the API server's egress selector configuration.
+std::map<std::string, std::string> RealNodeFiles(const RealNodeOptions& options);
+
+// Creates the namespace of the environment in `state_dir` with its
+// addresses, and the cgroup the pods live under, unless they exist (after
+// a reboot they do not). Safe to run again.
+Status EnsureRealNodeNamespace(const std::string& state_dir);
+
+// Writes the configuration files, runs EnsureRealNodeNamespace, binds the
+// node's identities (RBAC) and builds the images. Safe to run again.
+Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client);
+
+// The node's programs, in start order: the two relays, containerd, the
+// kubelet, kube-proxy.
+std::vector<Component> RealNodeComponents(const RealNodeOptions& options);
+
+// Imports the images hack/build-images.py built into containerd, once its
+// socket answers (waits up to `limit`).
+Status ImportRealNodeImages(const RealNodeOptions& options, std::chrono::seconds limit);
+
+// Waits until the node is Ready, then (with options.gpu) gives it its GPU
+// capacity and labels.
+Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
+                         std::chrono::seconds limit);
+
+// Kills every process of the node's pods (the processes in its cgroup),
+// for `vtenant down` once the kubelet is stopped: containers outlive
+// containerd's shims otherwise. Returns how many it signalled.
+int KillRealNodeContainers(const std::string& state_dir);
+
+// Undoes what stays on the machine after the node's processes end, for
+// `vtenant delete`: the mounts under `state_dir`, the namespace, the cgroup.
+Status RemoveRealNode(const std::string& state_dir);
+
+}  // namespace vtenant::localenv
