@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/owner_reference.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
 #include "localenv/kwok_stages.h"
@@ -442,14 +443,31 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
       "kind":"Service","metadata":{"name":"api","namespace":"ml"},
       "spec":{"selector":{"app":"api"},"ports":[{"port":80,"protocol":"TCP"}]}})"))
                   .ok());
+  // The slice of the Service as it stays: the syncer re-creates a virtual
+  // Service to give it its host copy's address, and the controller's slice
+  // of the first one goes with it.
   std::string controller_slice;
   ASSERT_TRUE(Eventually(
       [&] {
+        Result<kube::Object> service = virt().Get(kube::resources::kServices, "ml", "api");
+        Result<kube::Object> host_service =
+            client().Get(kube::resources::kServices, kHostNs, HostName("api", "ml", "nlp"));
+        if (!service.ok() || !host_service.ok() ||
+            kube::GetString(*service, {"spec", "clusterIP"}) !=
+                kube::GetString(*host_service, {"spec", "clusterIP"})) {
+          return false;
+        }
         Result<kube::ObjectList> made =
             virt().List(slices, "ml", {.label_selector = "kubernetes.io/service-name=api"});
-        if (!made.ok() || made->items.empty()) return false;
-        controller_slice = std::string(kube::Name(made->items[0]));
-        return true;
+        if (!made.ok()) return false;
+        for (const kube::Object& slice : made->items) {
+          const rapidjson::Value* owner = kube::ControllerReference(slice);
+          if (owner != nullptr && kube::ReadOwnerReference(*owner).uid == kube::Uid(*service)) {
+            controller_slice = std::string(kube::Name(slice));
+            return true;
+          }
+        }
+        return false;
       },
       std::chrono::seconds(60)));
   // In the syncer's cache, so its key is queued before the hand-written one.
