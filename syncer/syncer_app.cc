@@ -1,0 +1,61 @@
+#include "syncer/syncer_app.h"
+
+#include <glog/logging.h>
+#include <malloc.h>
+
+#include <string>
+
+#include "kube/cancellation.h"
+#include "kube/http_transport.h"
+#include "kube/kubeconfig.h"
+
+namespace vtenant::syncer {
+namespace {
+
+// One syncer runs per tenant, so its memory is multiplied by the tenants of
+// a cluster. Its threads mostly wait; these keep what they cost small.
+constexpr size_t kHttpIoThreads = 4;  // cpprestsdk's default is 40
+constexpr int kMallocArenas = 2;      // glibc's default is 8 per core
+// How often freed heap goes back to the system (glibc keeps free pages
+// inside its arenas otherwise, and a burst of pods leaves many).
+constexpr auto kTrimPeriod = std::chrono::seconds(10);
+
+Result<std::unique_ptr<kube::RestClient>> ClientFor(const std::string& kubeconfig,
+                                                    const std::string& what,
+                                                    const SyncerFlags& flags) {
+  Result<kube::RestConfig> config =
+      kubeconfig.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(kubeconfig);
+  if (!config.ok()) return config.status().WithContext("loading the " + what + " kubeconfig");
+  config->user_agent = "vtenant-syncer";
+  config->qps = flags.kube_api_qps;
+  config->burst = flags.kube_api_burst;
+  return kube::RestClient::Create(*config);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
+  mallopt(M_ARENA_MAX, kMallocArenas);
+  if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) LOG(WARNING) << s.ToString();
+  std::unique_ptr<SyncerApp> app(new SyncerApp());
+  VT_ASSIGN_OR_RETURN(app->virtual_client_, ClientFor(flags.virtual_kubeconfig, "virtual", flags));
+  VT_ASSIGN_OR_RETURN(app->host_client_, ClientFor(flags.host_kubeconfig, "host", flags));
+  kube::ManagerOptions options = SyncerManagerOptions(flags.config, flags.leader_elect);
+  options.health_address = flags.health_address;
+  VT_ASSIGN_OR_RETURN(app->manager_, kube::Manager::Create(*app->host_client_, std::move(options)));
+  kube::ClusterHandle& virtual_cluster =
+      app->manager_->AddCluster("virtual", *app->virtual_client_);
+  app->syncer_ = std::make_unique<Syncer>(*app->manager_, virtual_cluster, flags.config,
+                                          SyncerOptions{.pod_workers = flags.pod_workers});
+  app->manager_->AddRunnable(
+      "malloc-trim",
+      [](kube::Cancellation& stop) {
+        while (!stop.WaitFor(kTrimPeriod)) malloc_trim(0);
+      },
+      /*needs_leader=*/false);
+  return app;
+}
+
+Status SyncerApp::Run() { return manager_->Run(); }
+
+}  // namespace vtenant::syncer

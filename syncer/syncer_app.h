@@ -1,0 +1,39 @@
+// SyncerApp: the vtenant-syncer program, made and run: its two API server
+// clients (the host, the Manager's primary cluster, where the Lease lives in
+// the tenant's host namespace, the one place the syncer's host credentials
+// may write; and the tenant's virtual API server), a kube::Manager with
+// /healthz /readyz /metrics, leader election and the graceful shutdown on
+// SIGTERM, the Syncer wired into it, and the process settings that keep one
+// syncer per tenant small. main() parses flags and calls Run.
+#pragma once
+
+#include <memory>
+
+#include "base/status.h"
+#include "kube/manager.h"
+#include "kube/rest_client.h"
+#include "syncer/flags.h"
+#include "syncer/syncer.h"
+
+namespace vtenant::syncer {
+
+class SyncerApp {
+ public:
+  // Loads both kubeconfigs (an empty host one: the pod's in-cluster
+  // account), makes the clients, the Manager and the Syncer. Fails, saying
+  // which, when a kubeconfig cannot be read or the Manager cannot be made.
+  static Result<std::unique_ptr<SyncerApp>> Create(const SyncerFlags& flags);
+
+  // Runs until SIGTERM or SIGINT.
+  Status Run();
+
+ private:
+  SyncerApp() = default;
+
+  std::unique_ptr<kube::RestClient> virtual_client_;
+  std::unique_ptr<kube::RestClient> host_client_;
+  std::unique_ptr<kube::Manager> manager_;
+  std::unique_ptr<Syncer> syncer_;
+};
+
+}  // namespace vtenant::syncer
