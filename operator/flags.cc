@@ -105,7 +105,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       {"backend-default",
        [&](const std::string& v) {
          Result<Backend> b = ParseBackend(v);
-         if (!b.ok()) return b.status();
+         if (!b.ok()) return b.status().WithContext("--backend-default");
          f.backend_default = *b;
          return Status::Ok();
        }},
@@ -151,7 +151,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       {"tenant-credential-lifetime",
        [&](const std::string& v) {
          Result<std::chrono::seconds> d = ParseLifetime(v);
-         if (!d.ok()) return d.status();
+         if (!d.ok()) return d.status().WithContext("--tenant-credential-lifetime");
          f.tenant_credential_lifetime = *d;
          return Status::Ok();
        }},
@@ -172,10 +172,9 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
   for (const FlagValue& given : split.flags) {
     if (auto s = switches.find(given.name); s != switches.end()) {
       *s->second = given.value == "true";
-    } else if (Status set = values.at(given.name)(given.value); !set.ok()) {
-      // A message that names its flag already (numbers') is not prefixed.
-      return set.message().starts_with("--" + given.name) ? set
-                                                           : set.WithContext("--" + given.name);
+    } else {
+      // Each setter's error names its flag.
+      VT_RETURN_IF_ERROR(values.at(given.name)(given.value));
     }
   }
   return f;

@@ -38,7 +38,7 @@ std::string CredentialsNamespace(const OperatorFlags& flags) {
 Result<std::unique_ptr<OperatorApp>> OperatorApp::Create(kube::Client& host,
                                                          const kube::RestConfig& host_config,
                                                          OperatorFlags flags) {
-  std::unique_ptr<OperatorApp> app(new OperatorApp(host, host_config, std::move(flags)));
+  std::unique_ptr<OperatorApp> app(new OperatorApp(host, std::move(flags)));
   kube::ManagerOptions options{.name = "vtenant-operator",
                                .health_address = app->flags_.health_address};
   if (app->flags_.leader_elect) {
@@ -49,19 +49,17 @@ Result<std::unique_ptr<OperatorApp>> OperatorApp::Create(kube::Client& host,
   VT_ASSIGN_OR_RETURN(app->manager_, kube::Manager::Create(host, options));
   Result<std::string> username = WhoAmI(host);
   if (!username.ok()) return username.status().WithContext("host cluster: who am I");
-  VT_RETURN_IF_ERROR(app->Wire(*username));
+  VT_RETURN_IF_ERROR(app->Wire(host_config, *username));
   return app;
 }
 
-OperatorApp::OperatorApp(kube::Client& host, const kube::RestConfig& host_config,
-                         OperatorFlags flags)
+OperatorApp::OperatorApp(kube::Client& host, OperatorFlags flags)
     : host_(host),
-      host_config_(host_config),
       flags_(std::move(flags)),
       events_(host, "vtenant-operator"),
       syncer_tokens_(host) {}
 
-Status OperatorApp::Wire(const std::string& username) {
+Status OperatorApp::Wire(const kube::RestConfig& host_config, const std::string& username) {
   if (!flags_.tools_bin.empty()) setenv("VTENANT_TOOLS_BIN", flags_.tools_bin.c_str(), 1);
   const std::string credentials_namespace = CredentialsNamespace(flags_);
   LOG(INFO) << "acting as " << username << "; tenants' certificates in namespace "
@@ -71,8 +69,8 @@ Status OperatorApp::Wire(const std::string& username) {
                             .tools_bin = flags_.tools_bin,
                             .syncer_binary = SyncerBinary(flags_),
                             .etcd_servers = flags_.etcd_servers,
-                            .host_server = host_config_.server,
-                            .host_ca_pem = host_config_.ca_pem,
+                            .host_server = host_config.server,
+                            .host_ca_pem = host_config.ca_pem,
                             .syncer_tokens = &syncer_tokens_,
                             .starting_apiservers = flags_.starting_apiservers,
                             .service_cidr = flags_.service_cidr});

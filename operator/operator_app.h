@@ -39,12 +39,11 @@ class OperatorApp {
   Status Run();
 
  private:
-  OperatorApp(kube::Client& host, const kube::RestConfig& host_config, OperatorFlags flags);
+  OperatorApp(kube::Client& host, OperatorFlags flags);
   // The backends, the reconciler and the controller's watches.
-  Status Wire(const std::string& username);
+  Status Wire(const kube::RestConfig& host_config, const std::string& username);
 
   kube::Client& host_;
-  const kube::RestConfig host_config_;
   const OperatorFlags flags_;
   std::unique_ptr<kube::Manager> manager_;
   kube::EventRecorder events_;
