@@ -97,8 +97,10 @@ TEST_F(SimulatedNodesTest, DeletedPodsGoAwayEachStagePlayedOnceWithoutErrors) {
     // Half carry a finalizer, as pods of some controllers do.
     Object pod = ParseTestJson(R"({
       "apiVersion": "v1", "kind": "Pod",
-      "metadata": {"name": "p)" + std::to_string(i) + R"("
-                   )" + (i % 2 == 0 ? R"(, "finalizers": ["example.com/keep"])" : "") + R"(},
+      "metadata": {"name": "p)" +
+                               std::to_string(i) + R"("
+                   )" + (i % 2 == 0 ? R"(, "finalizers": ["example.com/keep"])" : "") +
+                               R"(},
       "spec": {"nodeName": "gpu-1", "containers": [{"name": "main", "image": "busybox"}]}})");
     ASSERT_TRUE(client().Create(res::kPods, "delete-test", pod).ok());
   }

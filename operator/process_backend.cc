@@ -686,9 +686,9 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
   mine.syncer_host_kubeconfig = credentials->kubeconfig_path;
   localenv::Component syncer{
       .name = kSyncer,
-      .process = {.argv =
-                      Command(options_.syncer_binary, RenderControlPlaneArgs(desired, mine).syncer),
-                  .log_path = (t.dir / "vtenant-syncer.log").string()}};
+      .process = {
+          .argv = Command(options_.syncer_binary, RenderControlPlaneArgs(desired, mine).syncer),
+          .log_path = (t.dir / "vtenant-syncer.log").string()}};
   // The command line the running syncer was started with, so that a change
   // of what the Tenant allows (or of the host's priority classes) restarts
   // it, after an operator restart too; a syncer without the record

@@ -11,8 +11,8 @@
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
-#include "scheduler/kai_names.h"
 #include "scheduler/core_pod.h"
+#include "scheduler/kai_names.h"
 #include "scheduler/testing/scheduler_cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
