@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
+
 namespace vtenant::scheduler {
 namespace {
 
@@ -24,6 +26,31 @@ TEST(AdmissionTest, SharingPodGetsAnnotationAndEnvFromOnEveryContainer) {
       R"([{"op":"add","path":"/metadata/annotations/runai~1shared-gpu-configmap","value":"job-1-abcdefg-shared-gpu"},)"
       R"({"op":"add","path":"/spec/containers/0/envFrom","value":[{"configMapRef":{"name":"job-1-abcdefg-shared-gpu-0"}}]},)"
       R"({"op":"add","path":"/spec/containers/1/envFrom/-","value":{"configMapRef":{"name":"job-1-abcdefg-shared-gpu-0"}}}])");
+}
+
+// A ConfigMap prefix already on the pod is the writer's text: on the host
+// only the syncer writes pods of tenants, and it drops a team's runai/
+// annotations (SyncerIntegrationTest.HostilePodsAreRefusedOrNeutralised), but
+// the patch must stay one add per container whatever the text holds.
+TEST(AdmissionTest, APrefixOnThePodCannotAddOperationsToThePatch) {
+  const std::string hostile = R"(x"}},{"op":"add","path":"/spec/nodeName","value":"n)"
+                              "\n";
+  const kube::Object pod = kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", "p"},
+                                    {"annotations",
+                                     kube::JsonObject{{"gpu-fraction", "0.5"},
+                                                      {"runai/shared-gpu-configmap", hostile}}}}},
+      {"spec",
+       kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                        {"containers", kube::JsonArray{kube::JsonObject{{"name", "a"}}}}}}});
+  Result<std::string> patch = MutatePod(pod, Fixed());
+  ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  Result<kube::Object> ops = kube::ParseJson(*patch);
+  ASSERT_TRUE(ops.ok()) << *patch;
+  ASSERT_TRUE(ops->IsArray());
+  ASSERT_EQ(ops->Size(), 1u) << *patch;
+  EXPECT_EQ(kube::GetString((*ops)[0], {"path"}), "/spec/containers/0/envFrom");
+  EXPECT_EQ(kube::GetString((*ops)[0]["value"][0], {"configMapRef", "name"}), hostile + "-0");
 }
 
 TEST(AdmissionTest, OtherPodsAreLeftAlone) {
