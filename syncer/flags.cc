@@ -50,6 +50,15 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       passes the host's that the Tenant allows (default: none)
   --health-address HOST:PORT          /healthz, /readyz and /metrics (default: 0.0.0.0:8081;
                                       empty = off)
+  --kubelet-address HOST:PORT         serve the kubelet API of the virtual Nodes here (logs,
+                                      exec, attach, port-forward of the team's pods, answered by
+                                      the host API server) and give it as every virtual Node's
+                                      address; HOST numeric (default: empty = off)
+  --kubelet-tls-cert-file FILE        that endpoint's serving certificate (PEM)
+  --kubelet-tls-key-file FILE         its key (PEM)
+  --kubelet-client-ca-file FILE       the CA whose certificate with Common Name
+                                      vtenant:kubelet-client (the virtual API server's) is the
+                                      only client the endpoint accepts
   --leader-elect                      sync only while holding the Lease vtenant-syncer-<tenant>
                                       in the host namespace; a Lease lost (say, the host API
                                       server away) is competed for again, caches kept, /readyz
@@ -66,15 +75,16 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
 )";
 }
 
-Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& address) {
+Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& flag,
+                                                      const std::string& address) {
   size_t colon = address.rfind(':');
   if (colon == std::string::npos) {
-    return InvalidArgument("address \"" + address + "\" is not host:port");
+    return InvalidArgument("--" + flag + " \"" + address + "\" is not host:port");
   }
   std::string host = address.substr(0, colon);
   if (host.empty()) host = "0.0.0.0";
-  VT_ASSIGN_OR_RETURN(int64_t port, ParseWholeNumberFlag("health-address port",
-                                                         address.substr(colon + 1), 1, 65535));
+  VT_ASSIGN_OR_RETURN(int64_t port,
+                      ParseWholeNumberFlag(flag + " port", address.substr(colon + 1), 1, 65535));
   return std::pair<std::string, uint16_t>(host, static_cast<uint16_t>(port));
 }
 
@@ -99,6 +109,10 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                {.name = "virtual-service-port"},
                                                {.name = "allowed-priority-classes"},
                                                {.name = "health-address"},
+                                               {.name = "kubelet-address"},
+                                               {.name = "kubelet-tls-cert-file"},
+                                               {.name = "kubelet-tls-key-file"},
+                                               {.name = "kubelet-client-ca-file"},
                                                {.name = "leader-elect", .is_switch = true},
                                                {.name = "sync-endpoints", .is_switch = true},
                                                {.name = "pod-workers"},
@@ -161,7 +175,22 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   c.allowed_priority_classes = ParseNameList(get("allowed-priority-classes"));
   flags.health_address = get("health-address", flags.health_address);
   if (!flags.health_address.empty())
-    VT_RETURN_IF_ERROR(ParseAddress(flags.health_address).status());
+    VT_RETURN_IF_ERROR(ParseAddress("health-address", flags.health_address).status());
+  if (const std::string kubelet = get("kubelet-address"); !kubelet.empty()) {
+    VT_ASSIGN_OR_RETURN(auto address, ParseAddress("kubelet-address", kubelet));
+    c.kubelet_address = address.first;
+    c.kubelet_port = address.second;
+    flags.kubelet_tls_cert_file = get("kubelet-tls-cert-file");
+    flags.kubelet_tls_key_file = get("kubelet-tls-key-file");
+    flags.kubelet_client_ca_file = get("kubelet-client-ca-file");
+    for (const auto& [flag, value] :
+         {std::pair{"--kubelet-tls-cert-file", flags.kubelet_tls_cert_file},
+          {"--kubelet-tls-key-file", flags.kubelet_tls_key_file},
+          {"--kubelet-client-ca-file", flags.kubelet_client_ca_file}}) {
+      if (value.empty())
+        return InvalidArgument(std::string(flag) + " is required with --kubelet-address");
+    }
+  }
   flags.leader_elect = get("leader-elect", "false") == "true";
   c.sync_endpoints = get("sync-endpoints", "false") == "true";
   VT_ASSIGN_OR_RETURN(flags.pod_workers,

@@ -16,6 +16,12 @@ struct SyncerFlags {
   std::string host_kubeconfig;                  // empty: in-cluster service account
   std::string health_address = "0.0.0.0:8081";  // empty: no endpoint
   bool leader_elect = false;
+  // The kubelet endpoint of the virtual Nodes (config.kubelet_address and
+  // kubelet_port say where): its serving certificate and key, and the CA
+  // that signs the virtual API server's kubelet-client certificate.
+  std::string kubelet_tls_cert_file;
+  std::string kubelet_tls_key_file;
+  std::string kubelet_client_ca_file;
   int pod_workers = 8;
   // Client-side limit on each API server, like client-go's QPS and Burst;
   // qps 0 turns it off.
@@ -27,13 +33,16 @@ struct SyncerFlags {
 // Parses `args` (without the program name): --flag=value or --flag value;
 // --leader-elect alone means true. InvalidArgument naming the flag for an
 // unknown flag, a missing value, a malformed one or a missing required
-// flag (--tenant, --virtual-kubeconfig), unless --help was asked for.
+// flag (--tenant, --virtual-kubeconfig; with --kubelet-address, its three
+// file flags), unless --help was asked for.
 Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args);
 
 // The --help text: every flag, its default and what it does.
 std::string Usage();
 
-// "host:port" → {host, port}. InvalidArgument unless port is 1..65535.
-Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& address);
+// The value of --`flag`, "host:port" → {host, port}; an empty host is
+// 0.0.0.0. InvalidArgument naming the flag unless port is 1..65535.
+Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& flag,
+                                                      const std::string& address);
 
 }  // namespace vtenant::syncer

@@ -4,8 +4,10 @@ namespace vtenant::syncer {
 
 using kube::resources::kNodes;
 
-NodeSyncer::NodeSyncer(SyncerInformers& informers, SyncMetrics& metrics)
-    : informers_(informers), metrics_(metrics) {}
+NodeSyncer::NodeSyncer(SyncerInformers& informers, const SyncerConfig& config, SyncMetrics& metrics)
+    : informers_(informers),
+      metrics_(metrics),
+      translator_(config.kubelet_address, config.kubelet_port) {}
 
 Result<kube::ReconcileResult> NodeSyncer::Reconcile(const std::string& key) {
   Result<size_t> pods =

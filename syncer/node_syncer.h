@@ -20,7 +20,8 @@ namespace vtenant::syncer {
 
 class NodeSyncer : public kube::Reconciler {
  public:
-  NodeSyncer(SyncerInformers& informers, SyncMetrics& metrics);
+  // Virtual Nodes point at `config`'s kubelet endpoint, when it has one.
+  NodeSyncer(SyncerInformers& informers, const SyncerConfig& config, SyncMetrics& metrics);
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 

@@ -4,9 +4,8 @@
 #include "syncer/names.h"
 
 namespace vtenant::syncer {
-namespace {
 
-kube::Object Mirrored(const rapidjson::Value& host_node) {
+kube::Object NodeTranslator::Mirrored(const rapidjson::Value& host_node) const {
   kube::Object out(rapidjson::kObjectType);
   Allocator& a = out.GetAllocator();
   SetStringMember(out, "apiVersion", "v1", a);
@@ -29,10 +28,21 @@ kube::Object Mirrored(const rapidjson::Value& host_node) {
       SetMember(status, f, rapidjson::Value(*v, a), a);
     }
   }
+  if (!kubelet_address_.empty()) {
+    rapidjson::Value address(rapidjson::kObjectType);
+    SetStringMember(address, "type", "InternalIP", a);
+    SetStringMember(address, "address", kubelet_address_, a);
+    rapidjson::Value addresses(rapidjson::kArrayType);
+    addresses.PushBack(address, a);
+    SetMember(status, "addresses", std::move(addresses), a);
+    rapidjson::Value endpoint(rapidjson::kObjectType);
+    SetMember(endpoint, "Port", rapidjson::Value(kubelet_port_), a);
+    rapidjson::Value endpoints(rapidjson::kObjectType);
+    SetMember(endpoints, "kubeletEndpoint", std::move(endpoint), a);
+    SetMember(status, "daemonEndpoints", std::move(endpoints), a);
+  }
   return out;
 }
-
-}  // namespace
 
 bool IsManagedNode(const rapidjson::Value& virtual_node) {
   return kube::Label(virtual_node, kManagedByLabel) == std::string_view(kManagedByValue);

@@ -160,5 +160,28 @@ TEST(NodeTranslatorTest, VirtualNodeMirrorsLabelsAndGpuCapacity) {
   EXPECT_EQ(kube::GetString(*status, {"status", "capacity", "nvidia.com/gpu"}), "2");
 }
 
+TEST(NodeTranslatorTest, WithAKubeletEndpointTheVirtualNodeAddressesOnlyThat) {
+  NodeTranslator translator("127.0.0.1", 40123);
+  kube::Object node = Json(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-0"},
+      "status":{"addresses":[{"type":"InternalIP","address":"10.0.3.7"},
+      {"type":"Hostname","address":"gpu-0.dc1.internal"}],
+      "daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},"capacity":{"cpu":"8"}}})");
+  kube::Object virt = translator.FromHost(node);
+  EXPECT_EQ(kube::ToJson(virt["status"]["addresses"]),
+            R"([{"type":"InternalIP","address":"127.0.0.1"}])");
+  EXPECT_EQ(kube::ToJson(virt["status"]["daemonEndpoints"]),
+            R"({"kubeletEndpoint":{"Port":40123}})");
+  EXPECT_EQ(kube::GetString(virt, {"status", "capacity", "cpu"}), "8");
+  EXPECT_FALSE(translator.StatusUpdate(node, virt));
+  // A team that points its Node elsewhere (it is cluster-admin there) gets
+  // it pointed back.
+  kube::Object edited = kube::Clone(virt);
+  edited["status"]["addresses"][0]["address"].SetString("10.9.9.9", edited.GetAllocator());
+  edited["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].SetInt(40999);
+  std::optional<kube::Object> back = translator.StatusUpdate(node, edited);
+  ASSERT_TRUE(back);
+  EXPECT_EQ((*back)["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"].GetInt(), 40123);
+}
+
 }  // namespace
 }  // namespace vtenant::syncer

@@ -115,7 +115,7 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
                  CopySyncer::Scope::kAll, "", metrics_, events_),
       endpoint_slices_(informers_, config_, resources::kEndpointSlices, HandWrittenEndpointSlices(),
                        CopySyncer::Scope::kAll, "", metrics_, events_),
-      nodes_(informers_, metrics_),
+      nodes_(informers_, config_, metrics_),
       pod_groups_(informers_, config_, metrics_),
       pod_group_validator_(informers_, config_, events_),
       pods_(informers_, config_,

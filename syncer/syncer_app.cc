@@ -3,6 +3,8 @@
 #include <glog/logging.h>
 #include <malloc.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "kube/cancellation.h"
@@ -20,16 +22,23 @@ constexpr int kMallocArenas = 2;      // glibc's default is 8 per core
 // inside its arenas otherwise, and a burst of pods leaves many).
 constexpr auto kTrimPeriod = std::chrono::seconds(10);
 
-Result<std::unique_ptr<kube::RestClient>> ClientFor(const std::string& kubeconfig,
-                                                    const std::string& what,
-                                                    const SyncerFlags& flags) {
+Result<kube::RestConfig> ConfigFor(const std::string& kubeconfig, const std::string& what,
+                                   const SyncerFlags& flags) {
   Result<kube::RestConfig> config =
       kubeconfig.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(kubeconfig);
   if (!config.ok()) return config.status().WithContext("loading the " + what + " kubeconfig");
   config->user_agent = "vtenant-syncer";
   config->qps = flags.kube_api_qps;
   config->burst = flags.kube_api_burst;
-  return kube::RestClient::Create(*config);
+  return config;
+}
+
+Result<std::string> ReadPem(const std::string& path, const std::string& flag) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return InvalidArgument("--" + flag + ": cannot read " + path);
+  return text.str();
 }
 
 }  // namespace
@@ -38,8 +47,12 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
   mallopt(M_ARENA_MAX, kMallocArenas);
   if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) LOG(WARNING) << s.ToString();
   std::unique_ptr<SyncerApp> app(new SyncerApp());
-  VT_ASSIGN_OR_RETURN(app->virtual_client_, ClientFor(flags.virtual_kubeconfig, "virtual", flags));
-  VT_ASSIGN_OR_RETURN(app->host_client_, ClientFor(flags.host_kubeconfig, "host", flags));
+  VT_ASSIGN_OR_RETURN(kube::RestConfig virtual_config,
+                      ConfigFor(flags.virtual_kubeconfig, "virtual", flags));
+  VT_ASSIGN_OR_RETURN(kube::RestConfig host_config,
+                      ConfigFor(flags.host_kubeconfig, "host", flags));
+  VT_ASSIGN_OR_RETURN(app->virtual_client_, kube::RestClient::Create(virtual_config));
+  VT_ASSIGN_OR_RETURN(app->host_client_, kube::RestClient::Create(host_config));
   kube::ManagerOptions options = SyncerManagerOptions(flags.config, flags.leader_elect);
   options.health_address = flags.health_address;
   VT_ASSIGN_OR_RETURN(app->manager_, kube::Manager::Create(*app->host_client_, std::move(options)));
@@ -47,6 +60,28 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
       app->manager_->AddCluster("virtual", *app->virtual_client_);
   app->syncer_ = std::make_unique<Syncer>(*app->manager_, virtual_cluster, flags.config,
                                           SyncerOptions{.pod_workers = flags.pod_workers});
+  if (!flags.config.kubelet_address.empty()) {
+    // Certificates are read once: a renewed one is served from the
+    // syncer's next start (the operator's leaves last a year and are
+    // renewed a month ahead).
+    KubeletServerOptions kubelet{.address = flags.config.kubelet_address,
+                                 .port = flags.config.kubelet_port,
+                                 .host = host_config};
+    VT_ASSIGN_OR_RETURN(kubelet.certificate_pem,
+                        ReadPem(flags.kubelet_tls_cert_file, "kubelet-tls-cert-file"));
+    VT_ASSIGN_OR_RETURN(kubelet.key_pem,
+                        ReadPem(flags.kubelet_tls_key_file, "kubelet-tls-key-file"));
+    VT_ASSIGN_OR_RETURN(kubelet.client_ca_pem,
+                        ReadPem(flags.kubelet_client_ca_file, "kubelet-client-ca-file"));
+    app->pod_resolver_ =
+        std::make_unique<SyncedPodResolver>(app->syncer_->informers(), flags.config);
+    Result<std::unique_ptr<KubeletServer>> server =
+        KubeletServer::Start(kubelet, app->pod_resolver_.get());
+    if (!server.ok()) return server.status().WithContext("--kubelet-address");
+    app->kubelet_server_ = std::move(*server);
+    LOG(INFO) << "kubelet endpoint of the virtual Nodes on " << flags.config.kubelet_address << ":"
+              << app->kubelet_server_->port();
+  }
   app->manager_->AddRunnable(
       "malloc-trim",
       [](kube::Cancellation& stop) {

@@ -3,8 +3,9 @@
 // the tenant's host namespace, the one place the syncer's host credentials
 // may write; and the tenant's virtual API server), a kube::Manager with
 // /healthz /readyz /metrics, leader election and the graceful shutdown on
-// SIGTERM, the Syncer wired into it, and the process settings that keep one
-// syncer per tenant small. main() parses flags and calls Run.
+// SIGTERM, the Syncer wired into it, the virtual Nodes' kubelet endpoint
+// (with --kubelet-address), and the process settings that keep one syncer
+// per tenant small. main() parses flags and calls Run.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,8 @@
 #include "kube/manager.h"
 #include "kube/rest_client.h"
 #include "syncer/flags.h"
+#include "syncer/kubelet_server.h"
+#include "syncer/synced_pod_resolver.h"
 #include "syncer/syncer.h"
 
 namespace vtenant::syncer {
@@ -34,6 +37,10 @@ class SyncerApp {
   std::unique_ptr<kube::RestClient> host_client_;
   std::unique_ptr<kube::Manager> manager_;
   std::unique_ptr<Syncer> syncer_;
+  // With --kubelet-address: the virtual Nodes' kubelet endpoint. Declared
+  // last, so it stops (and ends its connections) before what it reads.
+  std::unique_ptr<SyncedPodResolver> pod_resolver_;
+  std::unique_ptr<KubeletServer> kubelet_server_;
 };
 
 }  // namespace vtenant::syncer

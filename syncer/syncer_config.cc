@@ -69,6 +69,8 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   allowed_priority_classes = other.allowed_priority_classes;
   allowed_service_types = other.allowed_service_types;
   sync_endpoints = other.sync_endpoints;
+  kubelet_address = other.kubelet_address;
+  kubelet_port = other.kubelet_port;
   return *this;
 }
 

@@ -72,6 +72,13 @@ struct SyncerConfig {
   // discovery.k8s.io endpointslices (list, watch, create, update, delete)
   // in the host namespace, or the syncer's caches never fill.
   bool sync_endpoints = false;
+  // Where the virtual API server reaches the kubelet of every virtual Node:
+  // the syncer's kubelet endpoint (kubelet_server.h), given as each mirrored
+  // Node's only address (InternalIP) and its kubeletEndpoint port. Empty:
+  // virtual Nodes carry the host node's addresses, and logs and exec in the
+  // team's cluster do not work.
+  std::string kubelet_address;
+  int kubelet_port = 0;
 
   SyncerConfig() = default;
   SyncerConfig(const SyncerConfig& other) { *this = other; }
