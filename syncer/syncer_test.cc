@@ -786,6 +786,13 @@ TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
                                     .Get(std::string(kHostNs) + "/api-x-ml-x-nlp");
     return host_copy && kube::GetString(*host_copy, {"spec", "clusterIP"}) == "10.96.7.7";
   }));
+  // The team's Service is re-made with that address; a pod created while it
+  // is away would rightly get no variables for it (as from a kubelet).
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr svc =
+        syncer_->informers().Virtual(kube::resources::kServices).cache().Get("ml/api");
+    return svc && kube::GetString(*svc, {"spec", "clusterIP"}) == "10.96.7.7";
+  }));
   CreateVirtual(kPods, PodJson("client"));
   ASSERT_TRUE(Eventually([&] { return HostPodExists("client"); }));
   bool found = false;
