@@ -10,6 +10,8 @@
 #include <memory>
 #include <set>
 
+#include "syncer/kubelet_identity.h"
+
 namespace vtenant::op {
 namespace {
 
@@ -132,6 +134,8 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
   certs.tenant_admin_ca = {Get(existing, "tenant-admin-ca.crt"),
                            Get(existing, "tenant-admin-ca.key")};
   certs.tenant_admin = {Get(existing, "tenant-admin.crt"), Get(existing, "tenant-admin.key")};
+  certs.kubelet_client = {Get(existing, "kubelet-client.crt"), Get(existing, "kubelet-client.key")};
+  certs.syncer_kubelet = {Get(existing, "syncer-kubelet.crt"), Get(existing, "syncer-kubelet.key")};
   certs.service_account = {Get(existing, "sa.key"), Get(existing, "sa.pub")};
   certs.rotation = Get(existing, "rotation");
   const auto renew_before = std::chrono::duration_cast<std::chrono::seconds>(policy.renew_before);
@@ -197,6 +201,33 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
                                                          .valid_for = policy.operator_valid_for}));
     note(operator_problem);
   }
+  std::string kubelet_client_problem =
+      changes->ca_created ? "new CA"
+                          : LeafProblem("kubelet client certificate", certs.kubelet_client,
+                                        certs.ca.certificate_pem, {}, {}, renew_before, now);
+  if (!kubelet_client_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.kubelet_client,
+                        pki::IssueCertificate(certs.ca, {.common_name = syncer::kKubeletClientUser,
+                                                         .client = true,
+                                                         .valid_days = policy.leaf_valid_days}));
+    note(kubelet_client_problem);
+  }
+  // The syncer's kubelet endpoint runs beside the API server: loopback.
+  const std::vector<std::string> kubelet_ips = {"127.0.0.1"};
+  std::string syncer_kubelet_problem =
+      changes->ca_created
+          ? "new CA"
+          : LeafProblem("syncer kubelet certificate", certs.syncer_kubelet,
+                        certs.ca.certificate_pem, {"localhost"}, kubelet_ips, renew_before, now);
+  if (!syncer_kubelet_problem.empty()) {
+    VT_ASSIGN_OR_RETURN(certs.syncer_kubelet,
+                        pki::IssueCertificate(certs.ca, {.common_name = "vtenant-syncer-kubelet",
+                                                         .dns_names = {"localhost"},
+                                                         .ip_addresses = kubelet_ips,
+                                                         .server = true,
+                                                         .valid_days = policy.leaf_valid_days}));
+    note(syncer_kubelet_problem);
+  }
 
   // The team's CA: made once, replaced when a rotation is asked for (which
   // revokes every credential it signed) or when it expires.
@@ -258,6 +289,10 @@ std::map<std::string, std::string> CertificateSecretData(const TenantCertificate
       {"tenant-admin-ca.key", certs.tenant_admin_ca.private_key_pem},
       {"tenant-admin.crt", certs.tenant_admin.certificate_pem},
       {"tenant-admin.key", certs.tenant_admin.private_key_pem},
+      {"kubelet-client.crt", certs.kubelet_client.certificate_pem},
+      {"kubelet-client.key", certs.kubelet_client.private_key_pem},
+      {"syncer-kubelet.crt", certs.syncer_kubelet.certificate_pem},
+      {"syncer-kubelet.key", certs.syncer_kubelet.private_key_pem},
       {"sa.key", certs.service_account.private_key_pem},
       {"sa.pub", certs.service_account.public_key_pem}};
   if (!certs.rotation.empty()) data["rotation"] = certs.rotation;

@@ -6,7 +6,9 @@
 // certificates: `admin` (system:masters), which only the control plane's
 // components use (the controller manager, the process backend's probe), and
 // `operator` (system:masters, valid for hours, renewed at half its life),
-// the operator's own. The team's credential, the client certificate the
+// the operator's own; `kubelet-client`, the API server's towards the
+// syncer's kubelet endpoint, which serves with `syncer-kubelet`. The team's
+// credential, the client certificate the
 // kubeconfig Secret carries, is signed by a second CA of its own,
 // `tenant_admin_ca`; its user is in group vtenant:tenant-admins, which is
 // cluster-admin in the virtual cluster by a binding (not system:masters,
@@ -36,7 +38,12 @@ struct TenantCertificates {
   pki::CertificateAndKey operator_client;  // client, O=system:masters; the operator's
   pki::CertificateAndKey tenant_admin_ca;  // signs tenant_admin; replaced to revoke it
   pki::CertificateAndKey tenant_admin;     // client, O=vtenant:tenant-admins; the team's
-  pki::KeyPair service_account;            // token signing
+  // The API server's client certificate towards kubelets (CN
+  // syncer::kKubeletClientUser), and the serving certificate of the
+  // syncer's kubelet endpoint, which the API server verifies with the CA.
+  pki::CertificateAndKey kubelet_client;
+  pki::CertificateAndKey syncer_kubelet;
+  pki::KeyPair service_account;  // token signing
   // The last rotation of the team's credential carried out: the value of
   // the Tenant's kRotateCredentialsAnnotation it answered ("" for none).
   std::string rotation;
@@ -89,7 +96,9 @@ struct CertificateChanges {
 // Reads certificates from Secret data (keys ca.crt, ca.key, apiserver.crt,
 // apiserver.key, admin.crt, admin.key, operator.crt, operator.key,
 // tenant-admin-ca.crt, tenant-admin-ca.key, tenant-admin.crt,
-// tenant-admin.key, sa.key, sa.pub, rotation; decoded bytes) and returns a
+// tenant-admin.key, kubelet-client.crt, kubelet-client.key,
+// syncer-kubelet.crt, syncer-kubelet.key, sa.key, sa.pub, rotation;
+// decoded bytes) and returns a
 // complete, valid set: missing pieces created, certificates that expire
 // within policy.renew_before of `now` (the team's and the operator's: with
 // less than half their life left), lack a SAN, or were not signed by their

@@ -24,7 +24,16 @@ TEST(CertificatesTest, CreatesACompleteSetFromNothing) {
       {"localhost", "kubernetes.default.svc", "vc-nlp.vtenant-nlp.svc"}, {"127.0.0.1"}));
   EXPECT_FALSE(*CertificateCoversNames(certs->apiserver.certificate_pem, {"vc-other"}, {}));
   EXPECT_FALSE(certs->service_account.private_key_pem.empty());
-  EXPECT_EQ(CertificateSecretData(*certs).size(), 14u);
+  EXPECT_EQ(CertificateSecretData(*certs).size(), 18u);
+  // The API server's identity towards kubelets and the syncer's kubelet
+  // endpoint: the tenant's CA, one name the endpoint accepts, loopback.
+  EXPECT_TRUE(
+      *CertificateSignedBy(certs->kubelet_client.certificate_pem, certs->ca.certificate_pem));
+  EXPECT_NE(CertificateSecretData(*certs)["kubelet-client.crt"], "");
+  EXPECT_TRUE(
+      *CertificateSignedBy(certs->syncer_kubelet.certificate_pem, certs->ca.certificate_pem));
+  EXPECT_TRUE(
+      *CertificateCoversNames(certs->syncer_kubelet.certificate_pem, {"localhost"}, {"127.0.0.1"}));
   // The team's credential has a CA of its own and is not system:masters.
   EXPECT_TRUE(*CertificateSignedBy(certs->tenant_admin.certificate_pem,
                                    certs->tenant_admin_ca.certificate_pem));

@@ -44,6 +44,14 @@ std::vector<std::string> ApiServerArgs(const ControlPlanePlacement& p) {
                // (--virtual-service-host).
                "--endpoint-reconciler-type=none"});
   if (!p.apiserver_cert_dir.empty()) args.push_back("--cert-dir=" + p.apiserver_cert_dir);
+  if (!p.syncer_kubelet_address.empty()) {
+    // Every virtual Node's only address is the syncer's kubelet endpoint
+    // (an InternalIP), which checks this certificate.
+    args.insert(args.end(), {"--kubelet-client-certificate=" + pki + "/kubelet-client.crt",
+                             "--kubelet-client-key=" + pki + "/kubelet-client.key",
+                             "--kubelet-certificate-authority=" + pki + "/ca.crt",
+                             "--kubelet-preferred-address-types=InternalIP"});
+  }
   args.insert(args.end(),
               {"--profiling=false", "--v=1",
                // A virtual cluster serves one team: a few hundred objects and a
@@ -109,6 +117,12 @@ std::vector<std::string> SyncerArgs(const ControlPlaneRequest& r, const ControlP
                            "--health-address=" + p.syncer_health_address, "--sync-endpoints",
                            // One syncer per tenant, restarted by its backend.
                            "--leader-elect=false"});
+  if (!p.syncer_kubelet_address.empty()) {
+    args.insert(args.end(), {"--kubelet-address=" + p.syncer_kubelet_address,
+                             "--kubelet-tls-cert-file=" + p.pki_dir + "/syncer-kubelet.crt",
+                             "--kubelet-tls-key-file=" + p.pki_dir + "/syncer-kubelet.key",
+                             "--kubelet-client-ca-file=" + p.pki_dir + "/ca.crt"});
+  }
   for (std::string& arg : SyncerPolicyArgs(r)) args.push_back(std::move(arg));
   return args;
 }

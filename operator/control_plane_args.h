@@ -61,6 +61,11 @@ struct ControlPlanePlacement {
   std::string virtual_service_host;
   int virtual_service_port = 443;
   std::string syncer_health_address;  // --health-address, host:port
+  // The syncer's kubelet endpoint for the virtual Nodes (numeric host:port,
+  // beside the API server), serving syncer-kubelet.{crt,key} from pki_dir;
+  // the API server reaches it with kubelet-client.{crt,key} and verifies it
+  // with ca.crt. "": none, and the team's logs and exec do not work.
+  std::string syncer_kubelet_address;
 };
 
 // Arguments without the program (argv[0]): the backend names its binary or

@@ -44,7 +44,8 @@ ControlPlanePlacement ProcessPlacement() {
           .syncer_host_kubeconfig = t + "/syncer/host.kubeconfig",
           .virtual_service_host = "127.0.0.1",
           .virtual_service_port = 34567,
-          .syncer_health_address = "127.0.0.1:34569"};
+          .syncer_health_address = "127.0.0.1:34569",
+          .syncer_kubelet_address = "127.0.0.1:34570"};
 }
 
 // Where the StatefulSet backend puts it: one pod, etcd on localhost without
@@ -126,7 +127,11 @@ TEST(ControlPlaneArgsTest, TheProcessBackendsCommandLinesInFull) {
                     "--authorization-mode=RBAC",
                     "--allow-privileged=true",
                     "--endpoint-reconciler-type=none",
-                    "--cert-dir=/state/tenants/nlp/apiserver/generated-certs"},
+                    "--cert-dir=/state/tenants/nlp/apiserver/generated-certs",
+                    "--kubelet-client-certificate=" + pki + "/kubelet-client.crt",
+                    "--kubelet-client-key=" + pki + "/kubelet-client.key",
+                    "--kubelet-certificate-authority=" + pki + "/ca.crt",
+                    "--kubelet-preferred-address-types=InternalIP"},
                    kProfile));
   const std::string kubeconfig = "/state/tenants/nlp/apiserver/admin.kubeconfig";
   EXPECT_EQ(args.controller_manager,
@@ -142,7 +147,11 @@ TEST(ControlPlaneArgsTest, TheProcessBackendsCommandLinesInFull) {
                     "--virtual-kubeconfig=/state/tenants/nlp/syncer/virtual.kubeconfig",
                     "--host-kubeconfig=/state/tenants/nlp/syncer/host.kubeconfig",
                     "--virtual-service-host=127.0.0.1", "--virtual-service-port=34567",
-                    "--health-address=127.0.0.1:34569", "--sync-endpoints", "--leader-elect=false"},
+                    "--health-address=127.0.0.1:34569", "--sync-endpoints", "--leader-elect=false",
+                    "--kubelet-address=127.0.0.1:34570",
+                    "--kubelet-tls-cert-file=" + pki + "/syncer-kubelet.crt",
+                    "--kubelet-tls-key-file=" + pki + "/syncer-kubelet.key",
+                    "--kubelet-client-ca-file=" + pki + "/ca.crt"},
                    kPolicy));
 }
 

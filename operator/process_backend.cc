@@ -112,7 +112,8 @@ struct ProcessBackend::Tenant {
   ControlPlaneStatus status;
   int port = 0;
   int controller_manager_port = 0;
-  int syncer_port = 0;
+  int syncer_port = 0;          // its /healthz /readyz /metrics
+  int syncer_kubelet_port = 0;  // the virtual Nodes' kubelet endpoint
   // The tenant's processes, started or adopted; only the tenant's thread
   // touches it. Restarts what exits, with a backoff.
   localenv::Supervisor supervisor;
@@ -182,24 +183,18 @@ Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& req
       slot->name = name;
       slot->dir = TenantDir(name);
       VT_RETURN_IF_ERROR(EnsurePrivateDirectory(slot->dir));
-      // The port outlives the process: the kubeconfig Secret names it.
-      slot->port = ReadInt(slot->dir / "port");
-      if (slot->port <= 0) {
-        VT_ASSIGN_OR_RETURN(slot->port, localenv::PickFreeLoopbackPort());
-        VT_RETURN_IF_ERROR(WriteFileAtomically(slot->dir / "port", std::to_string(slot->port)));
-      }
-      slot->controller_manager_port = ReadInt(slot->dir / "controller-manager-port");
-      if (slot->controller_manager_port <= 0) {
-        VT_ASSIGN_OR_RETURN(slot->controller_manager_port, localenv::PickFreeLoopbackPort());
-        VT_RETURN_IF_ERROR(WriteFileAtomically(slot->dir / "controller-manager-port",
-                                               std::to_string(slot->controller_manager_port)));
-      }
-      slot->syncer_port = ReadInt(slot->dir / "syncer-port");
-      if (slot->syncer_port <= 0) {
-        VT_ASSIGN_OR_RETURN(slot->syncer_port, localenv::PickFreeLoopbackPort());
-        VT_RETURN_IF_ERROR(
-            WriteFileAtomically(slot->dir / "syncer-port", std::to_string(slot->syncer_port)));
-      }
+      // Ports outlive the processes: the kubeconfig Secret names the API
+      // server's, and a virtual Node the syncer's kubelet endpoint.
+      auto persisted_port = [&](const char* file, int* port) -> Status {
+        *port = ReadInt(slot->dir / file);
+        if (*port > 0) return Status::Ok();
+        VT_ASSIGN_OR_RETURN(*port, localenv::PickFreeLoopbackPort());
+        return WriteFileAtomically(slot->dir / file, std::to_string(*port));
+      };
+      VT_RETURN_IF_ERROR(persisted_port("port", &slot->port));
+      VT_RETURN_IF_ERROR(persisted_port("controller-manager-port", &slot->controller_manager_port));
+      VT_RETURN_IF_ERROR(persisted_port("syncer-port", &slot->syncer_port));
+      VT_RETURN_IF_ERROR(persisted_port("syncer-kubelet-port", &slot->syncer_kubelet_port));
       slot->status.endpoint = "https://127.0.0.1:" + std::to_string(slot->port);
       slot->status.syncer_enabled = !options_.syncer_binary.empty();
       slot->status.control_plane = {false, "Starting", "starting kube-apiserver"};
@@ -324,6 +319,7 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   const TenantCertificates& c = desired.certificates;
   const std::string bundle = c.ca.certificate_pem + c.apiserver.certificate_pem +
                              c.admin.certificate_pem + c.service_account.public_key_pem +
+                             c.kubelet_client.certificate_pem + c.syncer_kubelet.certificate_pem +
                              ClientCaBundle(c);
   if (bundle != t.written_pki) {
     std::error_code gone;
@@ -335,6 +331,10 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
              {"apiserver.key", c.apiserver.private_key_pem},
              {"admin.crt", c.admin.certificate_pem},
              {"admin.key", c.admin.private_key_pem},
+             {"kubelet-client.crt", c.kubelet_client.certificate_pem},
+             {"kubelet-client.key", c.kubelet_client.private_key_pem},
+             {"syncer-kubelet.crt", c.syncer_kubelet.certificate_pem},
+             {"syncer-kubelet.key", c.syncer_kubelet.private_key_pem},
              {"sa.pub", c.service_account.public_key_pem},
              {"sa.key", c.service_account.private_key_pem}}) {
       if (Status s = WriteFileAtomically(pki / file, text); !s.ok()) {
@@ -510,7 +510,8 @@ ControlPlanePlacement ProcessBackend::Placement(const Tenant& t) const {
       .syncer_virtual_kubeconfig = (t.dir / "syncer" / "virtual.kubeconfig").string(),
       .virtual_service_host = "127.0.0.1",
       .virtual_service_port = t.port,
-      .syncer_health_address = "127.0.0.1:" + std::to_string(t.syncer_port)};
+      .syncer_health_address = "127.0.0.1:" + std::to_string(t.syncer_port),
+      .syncer_kubelet_address = "127.0.0.1:" + std::to_string(t.syncer_kubelet_port)};
   // The etcd this backend runs: each API server an etcd user of its own
   // (EnsureEtcdIdentity), and etcd compacts itself, since no tenant's API
   // server may write the key compaction is coordinated on. One named with

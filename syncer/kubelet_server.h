@@ -37,11 +37,9 @@
 #include "base/status.h"
 #include "kube/rest_config.h"
 #include "kube/tls_stream.h"
+#include "syncer/kubelet_identity.h"
 
 namespace vtenant::syncer {
-
-// The user of the virtual API server's client certificate towards kubelets.
-inline constexpr char kKubeletClientUser[] = "vtenant:kubelet-client";
 
 struct HostPodName {
   std::string ns;
