@@ -24,6 +24,7 @@
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "kube/resource.h"
+#include "kube/tls_stream.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
@@ -343,6 +344,179 @@ spec:
       << *logs;
   EXPECT_EQ(logs->find("token-bytes=0"), std::string::npos) << *logs;
   EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "whoami", "--wait=true"}).ok());
+}
+
+// A team's `kubectl logs`, `exec`, `attach` and `port-forward`, with its own
+// kubeconfig against its own cluster, reach its pod on the real node: the
+// virtual API server sends them to the virtual Node's kubelet endpoint, the
+// syncer's, which relays them to the host pod's subresources.
+TEST_F(RealNodeTest, ATeamsKubectlLogsExecAttachAndPortForwardReachItsPod) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: talker, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "mkdir -p /www && echo served-to-nlp > /www/index.html && httpd -p 8080 -h /www && echo nlp-says-hello && while true; do echo tick; sleep 1; done"]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/talker", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+
+  // The virtual Node is the syncer's endpoint, not the host node's address.
+  Result<std::string> address = env_->TeamKubectl(
+      "nlp", {"get", "node", "vtenant-node", "-o", "jsonpath={.status.addresses[*].address}"});
+  ASSERT_TRUE(address.ok());
+  EXPECT_EQ(*address, "127.0.0.1");
+
+  Result<std::string> logs = env_->TeamKubectl("nlp", {"logs", "talker", "--tail=-1"});
+  ASSERT_TRUE(logs.ok()) << logs.status().ToString();
+  EXPECT_NE(logs->find("nlp-says-hello"), std::string::npos) << *logs;
+
+  Result<std::string> exec =
+      env_->TeamKubectl("nlp", {"exec", "talker", "--", "sh", "-c", "echo exec:$((6*7))"});
+  ASSERT_TRUE(exec.ok()) << exec.status().ToString();
+  EXPECT_NE(exec->find("exec:42"), std::string::npos) << *exec;
+  // With stdin: the bytes go in through the relay and come back out.
+  Result<std::string> exec_stdin =
+      env_->TeamKubectl("nlp", {"exec", "-i", "talker", "--", "tr", "a-z", "A-Z"}, "shout\n");
+  ASSERT_TRUE(exec_stdin.ok()) << exec_stdin.status().ToString();
+  EXPECT_NE(exec_stdin->find("SHOUT"), std::string::npos) << *exec_stdin;
+
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  ASSERT_TRUE(kubectl.ok());
+  // attach streams the running container's output until stopped.
+  const std::string attach_log = env_->dir() + "/team-attach.log";
+  Result<localenv::Process> attach = localenv::Process::Start(
+      {.argv = {*kubectl, "--kubeconfig", env_->TeamKubeconfig("nlp"), "attach", "talker"},
+       .log_path = attach_log});
+  ASSERT_TRUE(attach.ok()) << attach.status().ToString();
+  EXPECT_TRUE(
+      Eventually([&] { return ReadFileOrEmpty(attach_log).find("tick") != std::string::npos; },
+                 std::chrono::seconds(60), std::chrono::milliseconds(200)))
+      << ReadFileOrEmpty(attach_log);
+  attach->Stop();
+
+  const std::string forward_log = env_->dir() + "/team-port-forward.log";
+  Result<localenv::Process> forward = localenv::Process::Start(
+      {.argv = {*kubectl, "--kubeconfig", env_->TeamKubeconfig("nlp"), "port-forward", "pod/talker",
+                "--address", "127.0.0.1", "0:8080"},
+       .log_path = forward_log});
+  ASSERT_TRUE(forward.ok()) << forward.status().ToString();
+  int port = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string text = ReadFileOrEmpty(forward_log);
+        const size_t at = text.find("Forwarding from 127.0.0.1:");
+        if (at == std::string::npos) return false;
+        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
+        return true;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100)))
+      << ReadFileOrEmpty(forward_log);
+  Result<localenv::CommandResult> fetched = localenv::RunCommand(
+      {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
+  ASSERT_TRUE(fetched.ok());
+  EXPECT_NE(fetched->out.find("served-to-nlp"), std::string::npos)
+      << fetched->out << fetched->err << ReadFileOrEmpty(forward_log);
+  forward->Stop();
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "talker", "--wait=true"}).ok());
+}
+
+// The syncer's kubelet endpoint answers the virtual API server of its own
+// tenant about that tenant's pods, and nobody else. The attacks: nlp, which
+// is cluster-admin in its cluster, points its virtual Node at vision's
+// endpoint, so nlp's API server presents its kubelet-client certificate
+// there (played here by presenting that certificate directly); a team
+// presents its own credential; vision's API server asks for a pod only nlp
+// has. vision's pod holds a secret that must never come back.
+TEST_F(RealNodeTest, AKubeletEndpointServesOnlyItsOwnTenantsApiServerAndPods) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  ASSERT_TRUE(env_->WaitForTeam("vision").ok());
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: keeper, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo vision-secret-7781; exec sleep 3600"]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"}, pod).ok());
+  ASSERT_TRUE(
+      env_->TeamKubectl("vision", {"wait", "--for=condition=Ready", "pod/keeper", "--timeout=120s"})
+          .ok());
+  // nlp cannot name it in its own cluster.
+  Result<localenv::CommandResult> from_nlp = env_->TeamKubectlRaw("nlp", {"logs", "keeper"});
+  ASSERT_TRUE(from_nlp.ok());
+  EXPECT_NE(from_nlp->exit_code, 0);
+  EXPECT_EQ((from_nlp->out + from_nlp->err).find("vision-secret-7781"), std::string::npos);
+
+  const std::string tenants = env_->dir() + "/operator/tenants/";
+  auto pem = [&](const std::string& tenant, const std::string& file) {
+    return ReadFileOrEmpty(tenants + tenant + "/apiserver/pki/" + file);
+  };
+  std::string vision_port = ReadFileOrEmpty(tenants + "vision/syncer-kubelet-port");
+  while (!vision_port.empty() && vision_port.back() == '\n') vision_port.pop_back();
+  ASSERT_FALSE(vision_port.empty());
+  // What comes back from vision's endpoint for `request` made with
+  // `certificate`/`key`, or why nothing did.
+  auto ask_vision = [&](const std::string& certificate, const std::string& key,
+                        const std::string& request) -> std::string {
+    Result<std::unique_ptr<kube::TlsStream>> stream =
+        kube::DialTls({.server = "https://127.0.0.1:" + vision_port,
+                       .ca_pem = pem("vision", "ca.crt"),
+                       .client_certificate_pem = certificate,
+                       .client_key_pem = key},
+                      std::chrono::seconds(10));
+    if (!stream.ok()) return "dial: " + stream.status().message();
+    if (!(*stream)->Write(request).ok()) return "write failed";
+    std::string answer;
+    char buffer[4096];
+    while (true) {
+      Result<size_t> n = (*stream)->Read(buffer, sizeof(buffer));
+      if (!n.ok() || *n == 0) return answer.empty() && !n.ok() ? "read failed" : answer;
+      answer.append(buffer, *n);
+    }
+  };
+  const std::string logs_of_keeper =
+      "GET /containerLogs/default/keeper/main HTTP/1.1\r\nHost: x\r\n\r\n";
+  // Sanity: vision's own API server's certificate gets vision's logs, so
+  // the refusals below are refusals and not a broken endpoint.
+  const std::string own = ask_vision(pem("vision", "kubelet-client.crt"),
+                                     pem("vision", "kubelet-client.key"), logs_of_keeper);
+  EXPECT_NE(own.find("vision-secret-7781"), std::string::npos) << own;
+  // nlp's API server (its Node pointed here): another CA, refused.
+  const std::string as_nlp = ask_vision(pem("nlp", "kubelet-client.crt"),
+                                        pem("nlp", "kubelet-client.key"), logs_of_keeper);
+  EXPECT_EQ(as_nlp.find("vision-secret-7781"), std::string::npos) << as_nlp;
+  EXPECT_EQ(as_nlp.find("200 OK"), std::string::npos) << as_nlp;
+  // vision's control-plane admin: the right CA, not the API server's name.
+  const std::string as_admin =
+      ask_vision(pem("vision", "admin.crt"), pem("vision", "admin.key"), logs_of_keeper);
+  EXPECT_NE(as_admin.find("403 Forbidden"), std::string::npos) << as_admin;
+  EXPECT_EQ(as_admin.find("vision-secret-7781"), std::string::npos) << as_admin;
+  // vision's API server asking about a pod vision does not have.
+  const std::string elsewhere =
+      ask_vision(pem("vision", "kubelet-client.crt"), pem("vision", "kubelet-client.key"),
+                 "GET /containerLogs/default/talker/main HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(elsewhere.find("404 Not Found"), std::string::npos) << elsewhere;
+  EXPECT_TRUE(env_->TeamKubectl("vision", {"delete", "pod", "keeper", "--wait=true"}).ok());
 }
 
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {

@@ -121,13 +121,13 @@ Status Environment::WaitForTeam(const std::string& tenant, std::chrono::seconds 
 Result<localenv::CommandResult> Environment::TeamKubectlRaw(const std::string& tenant,
                                                             std::vector<std::string> args,
                                                             const std::string& input) {
-  return Kubectl(tmp_ + "/" + tenant + ".kubeconfig", std::move(args), input);
+  return Kubectl(TeamKubeconfig(tenant), std::move(args), input);
 }
 
 Result<std::string> Environment::TeamKubectl(const std::string& tenant,
                                              std::vector<std::string> args,
                                              const std::string& input) {
-  return KubectlOk(tmp_ + "/" + tenant + ".kubeconfig", std::move(args), input);
+  return KubectlOk(TeamKubeconfig(tenant), std::move(args), input);
 }
 
 Result<kube::Object> Environment::TeamGet(const std::string& tenant,

@@ -56,6 +56,10 @@ class Environment {
                                                  const std::string& input = {});
   Result<std::string> TeamKubectl(const std::string& tenant, std::vector<std::string> args,
                                   const std::string& input = {});
+  // The team's kubeconfig file (written by WaitForTeam).
+  std::string TeamKubeconfig(const std::string& tenant) const {
+    return tmp_ + "/" + tenant + ".kubeconfig";
+  }
   // `kubectl get <args> -o json` in the team's cluster, parsed.
   Result<kube::Object> TeamGet(const std::string& tenant, std::vector<std::string> args);
 
