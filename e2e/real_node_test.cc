@@ -120,6 +120,23 @@ std::vector<pid_t> RelayPids(const std::string& dir) {
   return pids;
 }
 
+// The local port `kubectl port-forward` says it listens on in its log
+// ("Forwarding from 127.0.0.1:41234 -> 8080"), once it does; 0 after a
+// minute without it.
+int ForwardedPort(const std::string& log) {
+  int port = 0;
+  Eventually(
+      [&] {
+        const std::string text = ReadFileOrEmpty(log);
+        const size_t at = text.find("Forwarding from 127.0.0.1:");
+        if (at == std::string::npos) return false;
+        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
+        return true;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100));
+  return port;
+}
+
 class RealNodeTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -161,6 +178,27 @@ class RealNodeTest : public ::testing::Test {
     std::string ref = ReadFileOrEmpty(env_->dir() + "/node/images/busybox.ref");
     while (!ref.empty() && ref.back() == '\n') ref.pop_back();
     return ref;
+  }
+
+  // A pod of a team's, in namespace default, for the real node: busybox
+  // running `command` under sh -c.
+  static std::string TeamPodOnTheRealNode(const std::string& name, const std::string& command) {
+    return R"(apiVersion: v1
+kind: Pod
+metadata: {name: )" +
+           name + R"(, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" +
+           BusyboxImage() + R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", ")" +
+           command + R"("]
+)";
   }
 
   static inline Environment* env_ = nullptr;
@@ -246,18 +284,8 @@ spec:
                 "--address", "127.0.0.1", "0:8080"},
        .log_path = log});
   ASSERT_TRUE(forward.ok()) << forward.status().ToString();
-  // "Forwarding from 127.0.0.1:41234 -> 8080"
-  int port = 0;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        const std::string text = ReadFileOrEmpty(log);
-        const size_t at = text.find("Forwarding from 127.0.0.1:");
-        if (at == std::string::npos) return false;
-        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
-        return true;
-      },
-      std::chrono::seconds(60), std::chrono::milliseconds(100)))
-      << ReadFileOrEmpty(log);
+  const int port = ForwardedPort(log);
+  ASSERT_GT(port, 0) << ReadFileOrEmpty(log);
   Result<localenv::CommandResult> fetched = localenv::RunCommand(
       {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
   ASSERT_TRUE(fetched.ok());
@@ -315,20 +343,9 @@ TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
   const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
   const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
   ASSERT_FALSE(port.empty()) << endpoint;
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: whoami, namespace: default}
-spec:
-  nodeSelector: {vtenant.dev/real-node: "true"}
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600"]
-)";
+  const std::string pod = TeamPodOnTheRealNode(
+      "whoami",
+      R"(echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600)");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
   Result<std::string> ready =
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/whoami", "--timeout=120s"});
@@ -353,20 +370,9 @@ spec:
 TEST_F(RealNodeTest, ATeamsKubectlLogsExecAttachAndPortForwardReachItsPod) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: talker, namespace: default}
-spec:
-  nodeSelector: {vtenant.dev/real-node: "true"}
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "mkdir -p /www && echo served-to-nlp > /www/index.html && httpd -p 8080 -h /www && echo nlp-says-hello && while true; do echo tick; sleep 1; done"]
-)";
+  const std::string pod = TeamPodOnTheRealNode(
+      "talker",
+      R"(mkdir -p /www && echo served-to-nlp > /www/index.html && httpd -p 8080 -h /www && echo nlp-says-hello && while true; do echo tick; sleep 1; done)");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
   Result<std::string> ready =
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/talker", "--timeout=120s"});
@@ -412,17 +418,8 @@ spec:
                 "--address", "127.0.0.1", "0:8080"},
        .log_path = forward_log});
   ASSERT_TRUE(forward.ok()) << forward.status().ToString();
-  int port = 0;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        const std::string text = ReadFileOrEmpty(forward_log);
-        const size_t at = text.find("Forwarding from 127.0.0.1:");
-        if (at == std::string::npos) return false;
-        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
-        return true;
-      },
-      std::chrono::seconds(60), std::chrono::milliseconds(100)))
-      << ReadFileOrEmpty(forward_log);
+  const int port = ForwardedPort(forward_log);
+  ASSERT_GT(port, 0) << ReadFileOrEmpty(forward_log);
   Result<localenv::CommandResult> fetched = localenv::RunCommand(
       {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
   ASSERT_TRUE(fetched.ok());
@@ -443,20 +440,8 @@ TEST_F(RealNodeTest, AKubeletEndpointServesOnlyItsOwnTenantsApiServerAndPods) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
   ASSERT_TRUE(env_->WaitForTeam("vision").ok());
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: keeper, namespace: default}
-spec:
-  nodeSelector: {vtenant.dev/real-node: "true"}
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "echo vision-secret-7781; exec sleep 3600"]
-)";
+  const std::string pod =
+      TeamPodOnTheRealNode("keeper", R"(echo vision-secret-7781; exec sleep 3600)");
   ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"}, pod).ok());
   ASSERT_TRUE(
       env_->TeamKubectl("vision", {"wait", "--for=condition=Ready", "pod/keeper", "--timeout=120s"})

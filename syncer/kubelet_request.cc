@@ -3,6 +3,8 @@
 #include <cctype>
 #include <map>
 
+#include "kube/rest_client.h"
+
 namespace vtenant::syncer {
 namespace {
 
@@ -29,21 +31,6 @@ Result<std::string> Decode(std::string_view text) {
       i += 2;
     } else {
       out += text[i];
-    }
-  }
-  return out;
-}
-
-std::string Encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
     }
   }
   return out;
@@ -180,11 +167,12 @@ std::string HostRequestTarget(const KubeletRequest& request, std::string_view ho
       {KubeletAction::kExec, "exec"},
       {KubeletAction::kAttach, "attach"},
       {KubeletAction::kPortForward, "portforward"}};
-  std::string target = "/api/v1/namespaces/" + Encode(host_namespace) + "/pods/" +
-                       Encode(host_name) + "/" + std::string(kSubresources.at(request.action));
+  std::string target = "/api/v1/namespaces/" + kube::EscapeQueryValue(host_namespace) + "/pods/" +
+                       kube::EscapeQueryValue(host_name) + "/" +
+                       std::string(kSubresources.at(request.action));
   char separator = '?';
   for (const auto& [key, value] : request.host_query) {
-    target += separator + key + "=" + Encode(value);
+    target += separator + key + "=" + kube::EscapeQueryValue(value);
     separator = '&';
   }
   return target;
