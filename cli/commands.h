@@ -13,6 +13,9 @@ struct GlobalOptions {
   std::string program = "vtenant";     // "kubectl vtenant" when run as a kubectl plugin
 };
 
+// The local environment's folder: global.state_dir made absolute.
+std::string StateDir(const GlobalOptions& global);
+
 int RunUp(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args);
@@ -26,5 +29,7 @@ int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args
 int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunKubeconfig(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunRotateCredentials(const GlobalOptions& global, const std::vector<std::string>& args);
+// Image tarballs into the real node's containerd (load_image.cc).
+int RunLoadImage(const GlobalOptions& global, const std::vector<std::string>& args);
 
 }  // namespace vtenant::cli

@@ -21,8 +21,7 @@ Result<std::string> HostKubeconfigPath(const GlobalOptions& global) {
     first = first.substr(0, first.find(':'));
     if (fs::exists(first)) return first;
   }
-  Result<EnvironmentState> local =
-      EnvironmentState::Load(fs::absolute(global.state_dir).lexically_normal().string());
+  Result<EnvironmentState> local = EnvironmentState::Load(StateDir(global));
   if (local.ok() && fs::exists(local->kubeconfig)) return local->kubeconfig;
   if (const char* home = std::getenv("HOME"); home != nullptr) {
     const std::string path = std::string(home) + "/.kube/config";

@@ -26,6 +26,8 @@ Local environment:
   delete       stop the local environment and remove its state folder
   status       the supervisor, each component's pid, restarts and health,
                the tenants' processes and the nodes
+  load-image   import image tarballs into the real node (--real-node);
+               hack/build-images.py writes them
 
 Any cluster:
   tenants      the Tenants: phase, queue, endpoint; why one is not Ready
@@ -90,6 +92,7 @@ int main(int argc, char** argv) {
   if (command == "queues") return RunQueues(global, rest);
   if (command == "kubeconfig") return RunKubeconfig(global, rest);
   if (command == "rotate-credentials") return RunRotateCredentials(global, rest);
+  if (command == "load-image") return RunLoadImage(global, rest);
   std::cerr << global.program << ": unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

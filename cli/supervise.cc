@@ -327,7 +327,7 @@ void ReportRestarts(const localenv::Supervisor& supervisor,
 int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& args) {
   UpOptions options;
   if (int code = ParseUpOptions("supervise", args, options); code >= 0) return code;
-  const std::string dir = fs::absolute(global.state_dir).lexically_normal().string();
+  const std::string dir = StateDir(global);
   // Everything in the state folder is its owner's alone; every program
   // started from here inherits the umask.
   ::umask(077);

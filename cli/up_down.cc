@@ -52,10 +52,6 @@ bool PortIsFree(int port) {
   return free;
 }
 
-std::string StateDir(const GlobalOptions& global) {
-  return fs::absolute(global.state_dir).lexically_normal().string();
-}
-
 void PrintHowToReach(const std::string& kubeconfig, const std::string& state_dir) {
   std::cout << "\nHost cluster kubeconfig: " << kubeconfig << "\n"
             << "  export KUBECONFIG=" << kubeconfig << "\n"
@@ -174,6 +170,10 @@ int ReportReady(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string StateDir(const GlobalOptions& global) {
+  return fs::absolute(global.state_dir).lexically_normal().string();
+}
 
 int RunUp(const GlobalOptions& global, const std::vector<std::string>& args) {
   UpOptions options;

@@ -504,6 +504,72 @@ TEST_F(RealNodeTest, AKubeletEndpointServesOnlyItsOwnTenantsApiServerAndPods) {
   EXPECT_TRUE(env_->TeamKubectl("vision", {"delete", "pod", "keeper", "--wait=true"}).ok());
 }
 
+// The image the chart and the StatefulSet backend run, built here
+// (hack/build-images.py --programs) and loaded with `vtenant load-image`:
+// vtenant's programs and the control plane's start on the kubelet as the
+// StatefulSet's containers do (a non-root user, a read-only root), under
+// the image's own name and the control-plane names the operator asks for.
+TEST_F(RealNodeTest, TheProgramsImageRunsVtenantAndTheControlPlane) {
+  const std::string out = env_->dir() + "/programs-image";
+  Result<std::string> apiserver = localenv::FindTool("kube-apiserver");
+  ASSERT_TRUE(apiserver.ok());
+  Result<localenv::CommandResult> built =
+      localenv::RunCommand({SourceDir() + "/hack/build-images.py", out, "--programs",
+                            VTENANT_BUILD_DIR, fs::path(*apiserver).parent_path().string()});
+  ASSERT_TRUE(built.ok());
+  ASSERT_EQ(built->exit_code, 0) << built->out << built->err;
+  std::istringstream refs(ReadFileOrEmpty(out + "/programs.ref"));
+  std::string vtenant_image, apiserver_image;
+  std::getline(refs, vtenant_image);
+  std::getline(refs, apiserver_image);
+  ASSERT_EQ(vtenant_image.rfind("localhost/vtenant/vtenant:", 0), 0u) << vtenant_image;
+  ASSERT_EQ(apiserver_image, "localhost/vtenant/kube-apiserver:v1.37.2");
+  Result<localenv::CommandResult> loaded = env_->Vtenant({"load-image", out + "/programs.tar"});
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_EQ(loaded->exit_code, 0) << loaded->out << loaded->err;
+
+  const std::string security =
+      "{runAsUser: 65532, runAsNonRoot: true, readOnlyRootFilesystem: true, "
+      "allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}";
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: programs, namespace: default}
+spec:
+  nodeName: vtenant-node
+  restartPolicy: Never
+  containers:
+  - name: vtenant
+    image: )" + vtenant_image +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    securityContext: )" + security +
+                          R"(
+    command: ["sh", "-c", "for p in vtenant-operator vtenant-scheduler vtenant-syncer vtenant-gpu-reservation vtenant; do $p --help >/dev/null 2>&1 && echo $p-runs; done; etcd --version | head -1"]
+  - name: apiserver
+    image: )" + apiserver_image +
+                          R"(
+    imagePullPolicy: IfNotPresent
+    securityContext: )" + security +
+                          R"(
+    command: ["kube-apiserver", "--version"]
+)";
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
+  Result<std::string> done = env_->HostKubectl(
+      {"wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/programs", "--timeout=120s"});
+  ASSERT_TRUE(done.ok()) << done.status().ToString() << "\n"
+                         << env_->HostKubectl({"describe", "pod", "programs"}).value_or("");
+  Result<std::string> logs = env_->HostKubectl({"logs", "programs", "-c", "vtenant"});
+  ASSERT_TRUE(logs.ok());
+  for (const char* line : {"vtenant-operator-runs", "vtenant-scheduler-runs", "vtenant-syncer-runs",
+                           "vtenant-gpu-reservation-runs", "vtenant-runs", "etcd Version: "}) {
+    EXPECT_NE(logs->find(line), std::string::npos) << line << " in\n" << *logs;
+  }
+  Result<std::string> version = env_->HostKubectl({"logs", "programs", "-c", "apiserver"});
+  ASSERT_TRUE(version.ok());
+  EXPECT_NE(version->find("Kubernetes v1.37.2"), std::string::npos) << *version;
+  EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "programs", "--wait=true"}).ok());
+}
+
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   const std::string home = NetnsOf(getpid());
   // The node's programs: all in another namespace than this test's.

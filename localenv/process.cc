@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,6 +93,7 @@ Result<Process> Process::Start(const ProcessOptions& options) {
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
+    if (options.umask) ::umask(*options.umask);
     // Nothing of the parent's but stdin, stdout and stderr: a listening
     // socket the parent opened without close-on-exec (its health server)
     // would otherwise stay bound by the child after the parent dies, and the

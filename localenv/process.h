@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct ProcessOptions {
   std::string log_path;                    // stdout and stderr go here (appended)
   std::map<std::string, std::string> env;  // added to the inherited environment
   std::string working_dir;                 // empty: inherit
+  // The child's umask; unset: inherit (the local environment's is 077).
+  std::optional<mode_t> umask;
   // Kill the child when the starting thread dies (PR_SET_PDEATHSIG). Tests
   // want this so a crashed test leaves nothing behind; a daemonised local
   // environment (`vtenant up`) does not. Note it is the *thread* that

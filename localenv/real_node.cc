@@ -77,6 +77,18 @@ std::string ContainerdSocket(const RealNodeOptions& options) {
 }
 std::string EgressSocket(const RealNodeOptions& options) { return options.dir + "/egress.sock"; }
 
+// `ctr images import` of `tarball` into the containerd at `socket`, in the
+// namespace the kubelet's CRI uses.
+Status ImportInto(const std::string& socket, const std::string& tarball) {
+  VT_ASSIGN_OR_RETURN(CommandResult done,
+                      RunCommand({"/usr/bin/ctr", "--address", socket, "--namespace", "k8s.io",
+                                  "images", "import", tarball}));
+  if (done.exit_code != 0) {
+    return Internal("importing " + tarball + " into containerd: " + done.err);
+  }
+  return Status::Ok();
+}
+
 // The tag hack/build-images.py gave the image `name` (it writes
 // <images>/<name>.ref next to <name>.tar).
 std::string ImageRef(const RealNodeOptions& options, const std::string& name) {
@@ -347,7 +359,11 @@ std::vector<Component> RealNodeComponents(const RealNodeOptions& options) {
       {.name = "containerd",
        .process = {.argv = InNetns(netns, {"/usr/bin/containerd", "--config",
                                            options.dir + "/containerd/config.toml"}),
-                   .log_path = logs + "containerd.log"}},
+                   .log_path = logs + "containerd.log",
+                   // Containers' root folders are made with this umask; the
+                   // environment's 077 would leave "/" to root alone, and
+                   // a pod that runs as another user could reach nothing.
+                   .umask = 022}},
       {.name = "kubelet",
        .process = {.argv =
                        InNetns(netns, {kubelet, "--config=" + options.dir + "/kubelet/config.yaml",
@@ -357,7 +373,8 @@ std::vector<Component> RealNodeComponents(const RealNodeOptions& options) {
                                        std::string("--hostname-override=") + kRealNodeName,
                                        std::string("--node-ip=") + kNodeIp,
                                        "--node-labels=" + labels, "--v=1"}),
-                   .log_path = logs + "kubelet.log"},
+                   .log_path = logs + "kubelet.log",
+                   .umask = 022},
        .restart_after = {"containerd"}},
       {.name = "kube-proxy",
        .process = {.argv = InNetns(
@@ -385,14 +402,19 @@ Status ImportRealNodeImages(const RealNodeOptions& options, std::chrono::seconds
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   for (const char* image : {"pause", "busybox"}) {
-    std::vector<std::string> import = ctr;
-    import.insert(import.end(), {"images", "import", options.dir + "/images/" + image + ".tar"});
-    VT_ASSIGN_OR_RETURN(CommandResult done, RunCommand(import));
-    if (done.exit_code != 0) {
-      return Internal(std::string("importing ") + image + " into containerd: " + done.err);
-    }
+    VT_RETURN_IF_ERROR(
+        ImportInto(ContainerdSocket(options), options.dir + "/images/" + image + ".tar"));
   }
   return Status::Ok();
+}
+
+Status ImportImage(const std::string& state_dir, const std::string& tarball) {
+  const std::string socket = ContainerdSocket({.dir = state_dir + "/node"});
+  if (!std::filesystem::exists(socket)) {
+    return FailedPrecondition("the environment in " + state_dir +
+                              " has no real node running (vtenant up --real-node starts one)");
+  }
+  return ImportInto(socket, tarball);
 }
 
 Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,

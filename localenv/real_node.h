@@ -88,6 +88,12 @@ std::vector<Component> RealNodeComponents(const RealNodeOptions& options);
 // socket answers (waits up to `limit`).
 Status ImportRealNodeImages(const RealNodeOptions& options, std::chrono::seconds limit);
 
+// Imports the image tarball `tarball` (`docker save` layout, as
+// hack/build-images.py writes) into the containerd of the real node of the
+// environment in `state_dir`, under every name the tarball gives it.
+// FailedPrecondition when that environment has no running real node.
+Status ImportImage(const std::string& state_dir, const std::string& tarball);
+
 // Waits until the node is Ready, then (with options.gpu) gives it its GPU
 // capacity and labels.
 Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
