@@ -109,6 +109,10 @@ std::vector<std::string> SyncerArgs(const ControlPlaneRequest& r, const ControlP
                            "--health-address=" + p.syncer_health_address, "--sync-endpoints",
                            // One syncer per tenant, restarted by its backend.
                            "--leader-elect=false"});
+  if (!p.syncer_pod_netns.empty()) {
+    args.insert(args.end(), {"--pod-netns=" + p.syncer_pod_netns,
+                             "--pod-api-address=" + p.syncer_pod_api_address});
+  }
   for (std::string& arg : SyncerPolicyArgs(r)) args.push_back(std::move(arg));
   return args;
 }

@@ -61,6 +61,11 @@ struct ControlPlanePlacement {
   std::string virtual_service_host;
   int virtual_service_port = 443;
   std::string syncer_health_address;  // --health-address, host:port
+  // The network namespace of the node the pods run on, and the address
+  // there at which the syncer relays the API server to them
+  // (syncer/pod_endpoints.h); "": the pods reach virtual_service_host as it is.
+  std::string syncer_pod_netns;
+  std::string syncer_pod_api_address;
 };
 
 // Arguments without the program (argv[0]): the backend names its binary or

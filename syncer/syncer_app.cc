@@ -8,6 +8,7 @@
 #include "kube/cancellation.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
+#include "syncer/pod_endpoints.h"
 
 namespace vtenant::syncer {
 namespace {
@@ -53,6 +54,14 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
         while (!stop.WaitFor(kTrimPeriod)) malloc_trim(0);
       },
       /*needs_leader=*/false);
+  if (!flags.pod_api_address.empty()) {
+    VT_ASSIGN_OR_RETURN(kube::RestConfig virtual_config,
+                        kube::LoadKubeconfig(flags.virtual_kubeconfig));
+    VT_ASSIGN_OR_RETURN(auto target, ApiRelayTarget(virtual_config.server));
+    VT_RETURN_IF_ERROR(
+        AddPodApiRelay(*app->manager_, flags.pod_netns, flags.pod_api_address, std::move(target))
+            .WithContext("opening the pods' API endpoint"));
+  }
   return app;
 }
 
