@@ -460,6 +460,110 @@ spec:
   EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "apicall", "--wait=true"}).ok());
 }
 
+// A team's pod on the real node resolves its own cluster's Services by
+// name: its resolv.conf names the tenant's DNS (the host Service
+// vtenant-dns, which kube-proxy on the node leads to the syncer's DNS
+// socket in the node's namespace) with the search list of its namespace;
+// a Service of its namespace by its short name, one of another namespace
+// by its full name, kubernetes.default.svc... as its own API server; a name
+// the cluster lacks is NXDOMAIN, and nothing is asked of any other server.
+TEST_F(RealNodeTest, ATeamsPodResolvesItsOwnServicesByName) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  const std::string services = R"(apiVersion: v1
+kind: Namespace
+metadata: {name: store}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: store}
+spec:
+  selector: {app: db}
+  ports: [{port: 5432}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: resolver, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                               R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sleep", "3600"]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, services).ok());
+  // The host copies' addresses, which kube-proxy routes.
+  std::map<std::string, std::string> ips;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const auto& [name, host_name] :
+             {std::pair{"web", "web-x-default-x-nlp"}, {"db", "db-x-store-x-nlp"}}) {
+          Result<kube::Object> copy =
+              env_->host().Get(kube::resources::kServices, "vtenant-nlp", host_name);
+          if (!copy.ok()) return false;
+          ips[name] = std::string(kube::GetString(*copy, {"spec", "clusterIP"}));
+        }
+        return true;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(200)));
+  Result<kube::Object> dns =
+      env_->host().Get(kube::resources::kServices, "vtenant-nlp", "vtenant-dns");
+  ASSERT_TRUE(dns.ok()) << dns.status().ToString();
+  const std::string dns_ip(kube::GetString(*dns, {"spec", "clusterIP"}));
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/resolver", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  auto in_pod = [&](const std::string& script) {
+    return env_->HostKubectl(
+        {"exec", "-n", "vtenant-nlp", "resolver-x-default-x-nlp", "--", "sh", "-c", script});
+  };
+
+  Result<std::string> conf = in_pod("cat /etc/resolv.conf");
+  ASSERT_TRUE(conf.ok()) << conf.status().ToString();
+  EXPECT_NE(conf->find("nameserver " + dns_ip + "\n"), std::string::npos) << *conf;
+  EXPECT_NE(conf->find("search default.svc.cluster.local svc.cluster.local cluster.local"),
+            std::string::npos)
+      << *conf;
+  EXPECT_NE(conf->find("options ndots:5"), std::string::npos) << *conf;
+
+  // busybox's nslookup tries the search list for a name without a dot
+  // only, and asks for every domain of it (exiting 1 for the misses).
+  struct Lookup {
+    std::string name, fqdn, ip;
+  };
+  for (const Lookup& l : std::vector<Lookup>{
+           {"web", "web.default.svc.cluster.local", ips["web"]},
+           {"web.default.svc.cluster.local", "web.default.svc.cluster.local", ips["web"]},
+           {"db.store.svc.cluster.local", "db.store.svc.cluster.local", ips["db"]},
+           {"kubernetes.default.svc.cluster.local", "kubernetes.default.svc.cluster.local",
+            localenv::kNodeIp}}) {
+    Result<std::string> found = in_pod("nslookup -type=a " + l.name + " 2>&1; true");
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    EXPECT_NE(found->find("Name:\t" + l.fqdn + "\nAddress: " + l.ip + "\n"), std::string::npos)
+        << l.name << ":\n"
+        << *found;
+  }
+  // Not a Service: NXDOMAIN for each domain of the search list, no address.
+  Result<std::string> missing = in_pod("nslookup -type=a nothing-here 2>&1; true");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_NE(missing->find("can't find nothing-here.default.svc.cluster.local: NXDOMAIN"),
+            std::string::npos)
+      << *missing;
+  EXPECT_EQ(missing->find("\nAddress: "), std::string::npos) << *missing;
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "resolver", "--wait=true"}).ok());
+}
+
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   const std::string home = NetnsOf(getpid());
   // The node's programs: all in another namespace than this test's.

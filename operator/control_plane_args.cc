@@ -111,7 +111,8 @@ std::vector<std::string> SyncerArgs(const ControlPlaneRequest& r, const ControlP
                            "--leader-elect=false"});
   if (!p.syncer_pod_netns.empty()) {
     args.insert(args.end(), {"--pod-netns=" + p.syncer_pod_netns,
-                             "--pod-api-address=" + p.syncer_pod_api_address});
+                             "--pod-api-address=" + p.syncer_pod_api_address,
+                             "--pod-dns-address=" + p.syncer_pod_dns_address});
   }
   for (std::string& arg : SyncerPolicyArgs(r)) args.push_back(std::move(arg));
   return args;

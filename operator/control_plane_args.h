@@ -66,6 +66,7 @@ struct ControlPlanePlacement {
   // (syncer/pod_endpoints.h); "": the pods reach virtual_service_host as it is.
   std::string syncer_pod_netns;
   std::string syncer_pod_api_address;
+  std::string syncer_pod_dns_address;  // the virtual cluster's DNS there (UDP)
 };
 
 // Arguments without the program (argv[0]): the backend names its binary or

@@ -184,6 +184,7 @@ TEST(ControlPlaneArgsTest, PodsOnANodeInANamespaceOfItsOwn) {
   placement.virtual_service_host = "10.87.0.2";
   placement.syncer_pod_netns = "vtenant-0123abcd";
   placement.syncer_pod_api_address = "10.87.0.2:34567";
+  placement.syncer_pod_dns_address = "10.87.0.2:34567";
   const ControlPlaneArgs args = RenderControlPlaneArgs(Request(), placement);
   const ControlPlaneArgs loopback = RenderControlPlaneArgs(Request(), ProcessPlacement());
   EXPECT_EQ(args.apiserver, loopback.apiserver);
@@ -194,7 +195,8 @@ TEST(ControlPlaneArgsTest, PodsOnANodeInANamespaceOfItsOwn) {
                     "--host-kubeconfig=/state/tenants/nlp/syncer/host.kubeconfig",
                     "--virtual-service-host=10.87.0.2", "--virtual-service-port=34567",
                     "--health-address=127.0.0.1:34569", "--sync-endpoints", "--leader-elect=false",
-                    "--pod-netns=vtenant-0123abcd", "--pod-api-address=10.87.0.2:34567"},
+                    "--pod-netns=vtenant-0123abcd", "--pod-api-address=10.87.0.2:34567",
+                    "--pod-dns-address=10.87.0.2:34567"},
                    kPolicy));
 }
 

@@ -520,6 +520,8 @@ ControlPlanePlacement ProcessBackend::Placement(const Tenant& t) const {
     p.virtual_service_host = options_.pod_address;
     p.syncer_pod_netns = options_.pod_netns;
     p.syncer_pod_api_address = host + ":" + std::to_string(t.port);
+    // The same port over UDP: the virtual cluster's DNS.
+    p.syncer_pod_dns_address = p.syncer_pod_api_address;
   }
   // The etcd this backend runs: each API server an etcd user of its own
   // (EnsureEtcdIdentity), and etcd compacts itself, since no tenant's API

@@ -66,6 +66,10 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       relayed to its address on this machine's loopback; pair
                                       it with --virtual-service-host/--virtual-service-port
                                       (default: none)
+  --pod-dns-address IP:PORT           where, inside --pod-netns, the virtual cluster's DNS
+                                      answers (UDP); the syncer makes the host Service
+                                      vtenant-dns (port 53) lead there and gives the pods that
+                                      ask for the cluster's DNS its cluster IP (default: none)
   --pod-workers N                     pods reconciled in parallel (default: 8)
   --kube-api-qps Q                    requests per second to each API server, 0 = unlimited
                                       (default: 100)
@@ -111,6 +115,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                {.name = "sync-endpoints", .is_switch = true},
                                                {.name = "pod-netns"},
                                                {.name = "pod-api-address"},
+                                               {.name = "pod-dns-address"},
                                                {.name = "pod-workers"},
                                                {.name = "kube-api-qps"},
                                                {.name = "kube-api-burst"}};
@@ -180,6 +185,12 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
     if (flags.pod_netns.empty()) return InvalidArgument("--pod-api-address needs --pod-netns");
     VT_RETURN_IF_ERROR(
         ParseAddress(flags.pod_api_address).status().WithContext("--pod-api-address"));
+  }
+  flags.pod_dns_address = get("pod-dns-address");
+  if (!flags.pod_dns_address.empty()) {
+    if (flags.pod_netns.empty()) return InvalidArgument("--pod-dns-address needs --pod-netns");
+    VT_RETURN_IF_ERROR(
+        ParseAddress(flags.pod_dns_address).status().WithContext("--pod-dns-address"));
   }
   VT_ASSIGN_OR_RETURN(flags.pod_workers,
                       ParseWholeNumberFlag("pod-workers", get("pod-workers", "8"), 1, 256));

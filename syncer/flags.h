@@ -27,6 +27,9 @@ struct SyncerFlags {
   // none are opened.
   std::string pod_netns;
   std::string pod_api_address;  // "10.87.0.2:6443"
+  // ... and where, inside it, the virtual cluster's DNS answers (UDP),
+  // behind the host Service vtenant-dns (cluster_dns_service.h).
+  std::string pod_dns_address;
   bool help = false;
 };
 

@@ -2,8 +2,11 @@
 
 #include <arpa/inet.h>
 #include <glog/logging.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "localenv/netns_relay.h"
 #include "syncer/flags.h"
@@ -72,6 +75,37 @@ Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
                                                     [&stop] { return stop.cancelled(); });
         if (!served.ok()) LOG(ERROR) << "the pods' API relay stopped: " << served.ToString();
         close(listener);
+      },
+      /*needs_leader=*/false);
+  return Status::Ok();
+}
+
+Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
+                       const std::string& listen_address, ServiceAddressLookup lookup,
+                       ClusterDnsOptions options) {
+  VT_ASSIGN_OR_RETURN(auto listen, ParseAddress(listen_address));
+  VT_ASSIGN_OR_RETURN(int fd,
+                      localenv::ListenInNetns(netns, listen.first, listen.second, SOCK_DGRAM));
+  LOG(INFO) << "answering DNS queries on " << netns << "/" << listen_address << " (udp)";
+  manager.AddRunnable(
+      "pod-dns",
+      [fd, lookup = std::move(lookup), options = std::move(options)](kube::Cancellation& stop) {
+        char buffer[4096];
+        while (!stop.cancelled()) {
+          pollfd ready{fd, POLLIN, 0};
+          if (poll(&ready, 1, 500) <= 0) continue;
+          sockaddr_storage from{};
+          socklen_t from_length = sizeof(from);
+          const ssize_t n = recvfrom(fd, buffer, sizeof(buffer), 0,
+                                     reinterpret_cast<sockaddr*>(&from), &from_length);
+          if (n <= 0) continue;
+          const std::string answer =
+              AnswerClusterDns(std::string_view(buffer, static_cast<size_t>(n)), lookup, options);
+          if (answer.empty()) continue;
+          (void)sendto(fd, answer.data(), answer.size(), 0, reinterpret_cast<sockaddr*>(&from),
+                       from_length);
+        }
+        close(fd);
       },
       /*needs_leader=*/false);
   return Status::Ok();

@@ -12,7 +12,10 @@
 // API server) is reachable through it. Pods are told that address as
 // KUBERNETES_SERVICE_HOST/PORT (--virtual-service-host/-port), and the
 // virtual API server's certificate names it (the operator's
-// --pod-address).
+// --pod-address). And a UDP socket at the node's address on which the
+// virtual cluster's DNS (cluster_dns.h) answers; pods reach it on port 53
+// through a host Service (cluster_dns_service.h) that kube-proxy on the
+// node translates to it.
 #pragma once
 
 #include <string>
@@ -21,6 +24,7 @@
 
 #include "base/status.h"
 #include "kube/manager.h"
+#include "syncer/cluster_dns.h"
 
 namespace vtenant::syncer {
 
@@ -38,5 +42,13 @@ Result<std::pair<std::string, int>> ApiRelayTarget(std::string_view server_url);
 // and its supervisor starts it again after a backoff).
 Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
                       const std::string& listen_address, std::pair<std::string, int> target);
+
+// Opens a UDP socket at `listen_address` inside `netns` and adds a
+// runnable to `manager` that answers each query on it with
+// AnswerClusterDns(`lookup`, `options`) until the manager stops. Fails as
+// AddPodApiRelay does.
+Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
+                       const std::string& listen_address, ServiceAddressLookup lookup,
+                       ClusterDnsOptions options);
 
 }  // namespace vtenant::syncer
