@@ -561,6 +561,10 @@ spec:
             std::string::npos)
       << *missing;
   EXPECT_EQ(missing->find("\nAddress: "), std::string::npos) << *missing;
+  // A name outside the cluster is not forwarded anywhere: NXDOMAIN too.
+  Result<std::string> outside = in_pod("nslookup -type=a example.com 2>&1; true");
+  ASSERT_TRUE(outside.ok());
+  EXPECT_NE(outside->find("can't find example.com: NXDOMAIN"), std::string::npos) << *outside;
   EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "resolver", "--wait=true"}).ok());
 }
 
