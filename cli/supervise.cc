@@ -255,6 +255,12 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
       "--kubeconfig=" + operator_kubeconfig,
       std::string("--credentials-namespace=") + kSystemNamespace, "--backend-default=process",
       "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin};
+  // Pods on the real node cannot reach the machine's loopback: each
+  // tenant's syncer relays its API server into the node's namespace.
+  if (options.real_node) {
+    operator_args.insert(operator_args.end(), {"--pod-netns=" + localenv::NetnsName(dir),
+                                               std::string("--pod-address=") + localenv::kNodeIp});
+  }
   Result<std::string> syncer =
       FindVtenantProgram(options.syncer_binary, "syncer", "vtenant-syncer");
   if (syncer.ok()) {

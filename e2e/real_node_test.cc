@@ -23,6 +23,7 @@
 #include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
+#include "kube/kubeconfig.h"
 #include "kube/resource.h"
 #include "kube/tls_stream.h"
 #include "localenv/command.h"
@@ -59,10 +60,13 @@ struct RootSocket {
   int state = 0;              // 0x0A: LISTEN
 };
 
-std::map<std::string, RootSocket> RootTcpSockets() {
+// The sockets of the network namespace `pid` is in, by inode, from its
+// /proc/<pid>/net/<file> for each of `files` (tcp, tcp6, udp, udp6).
+std::map<std::string, RootSocket> SocketsOf(const std::string& pid,
+                                            const std::vector<std::string>& files) {
   std::map<std::string, RootSocket> by_inode;
-  for (const char* file : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
-    std::ifstream in(file);
+  for (const std::string& file : files) {
+    std::ifstream in("/proc/" + pid + "/net/" + file);
     std::string line;
     std::getline(in, line);  // header
     while (std::getline(in, line)) {
@@ -75,6 +79,8 @@ std::map<std::string, RootSocket> RootTcpSockets() {
   }
   return by_inode;
 }
+
+std::map<std::string, RootSocket> RootTcpSockets() { return SocketsOf("self", {"tcp", "tcp6"}); }
 
 // True for 127.0.0.0/8 and ::1 (and ::ffff:127.x) in /proc/net/tcp's hex.
 bool IsLoopback(const std::string& address) {
@@ -570,6 +576,223 @@ spec:
   EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "programs", "--wait=true"}).ok());
 }
 
+// The loopback ports etcd serves clients on in the environment (the host's,
+// and the one the operator keeps the tenants' data in), from their command
+// lines.
+std::vector<std::string> EtcdClientPorts(const std::string& dir) {
+  std::vector<std::string> ports;
+  const std::string flag = "--listen-client-urls=https://127.0.0.1:";
+  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(dir)) {
+    if (p.name != "etcd") continue;
+    const std::string cmdline = ReadFileOrEmpty("/proc/" + std::to_string(p.pid) + "/cmdline");
+    const size_t at = cmdline.find(flag);
+    if (at == std::string::npos) continue;
+    const size_t begin = at + flag.size();
+    ports.push_back(cmdline.substr(begin, cmdline.find_first_not_of("0123456789", begin) - begin));
+  }
+  return ports;
+}
+
+// A team's pod on the real node calls its own virtual API server: at the
+// node's address, where the tenant's syncer relays it into the node's
+// namespace. kubectl, copied into the pod, finds it as any in-cluster
+// client does (KUBERNETES_SERVICE_HOST/PORT, the token, ca.crt, which it
+// verifies the serving certificate against, so the certificate must name
+// the node's address), and lists the pods of its namespace there: the
+// virtual cluster's, which the host's API server does not have. The relay
+// leads to that API server only: the etcd ports on the machine's loopback
+// are out of the pod's reach. (busybox's wget cannot be the client: its
+// TLS sends no signature_algorithms, which Go's TLS 1.2 refuses.)
+TEST_F(RealNodeTest, ATeamsPodCallsItsOwnVirtualApiServer) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  Result<kube::Object> tenant = env_->host().Get(kube::resources::kTenants, "", "nlp");
+  ASSERT_TRUE(tenant.ok());
+  const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
+  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  const std::vector<std::string> etcd_ports = EtcdClientPorts(env_->dir());
+  ASSERT_EQ(etcd_ports.size(), 2u) << "the host's etcd and the tenants'";
+
+  const std::string objects = R"(apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-reader, namespace: default}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [get, list]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: default-reads-pods, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
+subjects:
+- {kind: ServiceAccount, name: default, namespace: default}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: apicall, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  volumes: [{name: work, emptyDir: {}}]
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                              R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sleep", "3600"]
+    volumeMounts: [{name: work, mountPath: /work}]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, objects).ok());
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/apicall", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  const std::string host_pod = "apicall-x-default-x-nlp";
+  auto in_pod = [&](std::vector<std::string> command, const std::string& input = {}) {
+    std::vector<std::string> args = {"exec", "-i", "-n", "vtenant-nlp", host_pod, "--"};
+    args.insert(args.end(), command.begin(), command.end());
+    return env_->HostKubectl(args, input);
+  };
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  ASSERT_TRUE(kubectl.ok());
+  ASSERT_TRUE(in_pod({"sh", "-c", "cat > /work/kubectl && chmod +x /work/kubectl"},
+                     ReadFileOrEmpty(*kubectl))
+                  .ok());
+
+  // In-cluster kubectl: the node's address and the tenant's port; its own
+  // pod, by its virtual name, in its virtual namespace.
+  Result<std::string> listed = in_pod({"sh", "-c", "/work/kubectl get pods -o name -v=6 2>&1"});
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_NE(listed->find(std::string("verb=\"GET\" url=\"https://") + localenv::kNodeIp + ":" +
+                         port + "/api/v1/namespaces/default/pods?limit=500\" status=\"200 OK\""),
+            std::string::npos)
+      << *listed;
+  EXPECT_NE(listed->find("pod/apicall\n"), std::string::npos) << *listed;
+  EXPECT_FALSE(env_->host().Get(kube::resources::kPods, "default", "apicall").ok());
+
+  // No way through to etcd, nor to the host's API server: nothing listens
+  // there for the pods.
+  Result<kube::RestConfig> host = kube::LoadKubeconfig(env_->host_kubeconfig());
+  ASSERT_TRUE(host.ok()) << host.status().ToString();
+  std::vector<std::string> unreachable = etcd_ports;
+  unreachable.push_back(host->server.substr(host->server.rfind(':') + 1));
+  for (const std::string& p : unreachable) {
+    Result<std::string> tried = in_pod({"sh", "-c",
+                                        std::string("wget -q -O - http://") + localenv::kNodeIp +
+                                            ":" + p + "/version 2>&1; true"});
+    ASSERT_TRUE(tried.ok()) << tried.status().ToString();
+    EXPECT_NE(tried->find("Connection refused"), std::string::npos) << p << ": " << *tried;
+  }
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "apicall", "--wait=true"}).ok());
+}
+
+// A team's pod on the real node resolves its own cluster's Services by
+// name: its resolv.conf names the tenant's DNS (the host Service
+// vtenant-dns, which kube-proxy on the node leads to the syncer's DNS
+// socket in the node's namespace) with the search list of its namespace;
+// a Service of its namespace by its short name, one of another namespace
+// by its full name, kubernetes.default.svc... as its own API server; a name
+// the cluster lacks is NXDOMAIN, and nothing is asked of any other server.
+TEST_F(RealNodeTest, ATeamsPodResolvesItsOwnServicesByName) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
+  const std::string services = R"(apiVersion: v1
+kind: Namespace
+metadata: {name: store}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: store}
+spec:
+  selector: {app: db}
+  ports: [{port: 5432}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: resolver, namespace: default}
+spec:
+  nodeSelector: {vtenant.dev/real-node: "true"}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: )" + BusyboxImage() +
+                               R"(
+    imagePullPolicy: IfNotPresent
+    command: ["sleep", "3600"]
+)";
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, services).ok());
+  // The host copies' addresses, which kube-proxy routes.
+  std::map<std::string, std::string> ips;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const auto& [name, host_name] :
+             {std::pair{"web", "web-x-default-x-nlp"}, {"db", "db-x-store-x-nlp"}}) {
+          Result<kube::Object> copy =
+              env_->host().Get(kube::resources::kServices, "vtenant-nlp", host_name);
+          if (!copy.ok()) return false;
+          ips[name] = std::string(kube::GetString(*copy, {"spec", "clusterIP"}));
+        }
+        return true;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(200)));
+  Result<kube::Object> dns =
+      env_->host().Get(kube::resources::kServices, "vtenant-nlp", "vtenant-dns");
+  ASSERT_TRUE(dns.ok()) << dns.status().ToString();
+  const std::string dns_ip(kube::GetString(*dns, {"spec", "clusterIP"}));
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/resolver", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  auto in_pod = [&](const std::string& script) {
+    return env_->HostKubectl(
+        {"exec", "-n", "vtenant-nlp", "resolver-x-default-x-nlp", "--", "sh", "-c", script});
+  };
+
+  Result<std::string> conf = in_pod("cat /etc/resolv.conf");
+  ASSERT_TRUE(conf.ok()) << conf.status().ToString();
+  EXPECT_NE(conf->find("nameserver " + dns_ip + "\n"), std::string::npos) << *conf;
+  EXPECT_NE(conf->find("search default.svc.cluster.local svc.cluster.local cluster.local"),
+            std::string::npos)
+      << *conf;
+  EXPECT_NE(conf->find("options ndots:5"), std::string::npos) << *conf;
+
+  // busybox's nslookup tries the search list for a name without a dot
+  // only, and asks for every domain of it (exiting 1 for the misses).
+  struct Lookup {
+    std::string name, fqdn, ip;
+  };
+  for (const Lookup& l : std::vector<Lookup>{
+           {"web", "web.default.svc.cluster.local", ips["web"]},
+           {"web.default.svc.cluster.local", "web.default.svc.cluster.local", ips["web"]},
+           {"db.store.svc.cluster.local", "db.store.svc.cluster.local", ips["db"]},
+           {"kubernetes.default.svc.cluster.local", "kubernetes.default.svc.cluster.local",
+            localenv::kNodeIp}}) {
+    Result<std::string> found = in_pod("nslookup -type=a " + l.name + " 2>&1; true");
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    EXPECT_NE(found->find("Name:\t" + l.fqdn + "\nAddress: " + l.ip + "\n"), std::string::npos)
+        << l.name << ":\n"
+        << *found;
+  }
+  // Not a Service: NXDOMAIN for each domain of the search list, no address.
+  Result<std::string> missing = in_pod("nslookup -type=a nothing-here 2>&1; true");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_NE(missing->find("can't find nothing-here.default.svc.cluster.local: NXDOMAIN"),
+            std::string::npos)
+      << *missing;
+  EXPECT_EQ(missing->find("\nAddress: "), std::string::npos) << *missing;
+  // A name outside the cluster is not forwarded anywhere: NXDOMAIN too.
+  Result<std::string> outside = in_pod("nslookup -type=a example.com 2>&1; true");
+  ASSERT_TRUE(outside.ok());
+  EXPECT_NE(outside->find("can't find example.com: NXDOMAIN"), std::string::npos) << *outside;
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "resolver", "--wait=true"}).ok());
+}
+
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   const std::string home = NetnsOf(getpid());
   // The node's programs: all in another namespace than this test's.
@@ -606,6 +829,34 @@ TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   // The inbound relay holds the kubelet's and kube-proxy's connections to
   // the API server: the check above looked at real sockets.
   EXPECT_GT(loopback_connections, 0);
+
+  // The tenants' syncers open their pods' endpoints inside the node's
+  // namespace: there, only at the node's address; in this namespace, only
+  // on loopback (their health endpoints, their API servers).
+  ASSERT_FALSE(node_pids.empty());
+  const std::map<std::string, RootSocket> node =
+      SocketsOf(std::to_string(node_pids.front()), {"tcp", "tcp6", "udp", "udp6"});
+  const std::map<std::string, RootSocket> root_all =
+      SocketsOf("self", {"tcp", "tcp6", "udp", "udp6"});
+  const std::string node_ip_hex = "0200570A";  // 10.87.0.2, little-endian
+  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(env_->dir())) {
+    if (p.name != "vtenant-syncer") continue;
+    for (const std::string& inode : SocketInodes(p.pid)) {
+      if (auto it = root_all.find(inode); it != root_all.end()) {
+        EXPECT_TRUE(IsLoopback(it->second.local))
+            << "syncer pid " << p.pid << " has " << it->second.local << " -> " << it->second.remote;
+        if (it->second.state != 0x0A && it->second.remote.rfind("00000000:", 0) != 0) {
+          EXPECT_TRUE(IsLoopback(it->second.remote))
+              << "syncer pid " << p.pid << " has " << it->second.local << " -> "
+              << it->second.remote;
+        }
+      } else if (auto in_node = node.find(inode); in_node != node.end()) {
+        EXPECT_EQ(in_node->second.local.substr(0, 8), node_ip_hex)
+            << "syncer pid " << p.pid << " has " << in_node->second.local
+            << " in the node's namespace";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 #include "localenv/netns.h"
 
@@ -96,31 +97,45 @@ Result<Namespaces> OpenNamespaces(const std::string& netns) {
 
 }  // namespace
 
-Status RunInboundRelay(const std::string& netns, const std::string& listen_host, int listen_port,
-                       const std::string& target_host, int target_port) {
-  signal(SIGPIPE, SIG_IGN);
+Result<int> ListenInNetns(const std::string& netns, const std::string& host, int port, int type) {
   VT_ASSIGN_OR_RETURN(Namespaces ns, OpenNamespaces(netns));
-  sockaddr_storage listen_address{}, target{};
-  socklen_t listen_length = 0, target_length = 0;
-  if (!NumericAddress(listen_host, listen_port, listen_address, listen_length) ||
-      !NumericAddress(target_host, target_port, target, target_length)) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  const bool numeric = NumericAddress(host, port, address, length);
+  Result<int> made = numeric ? SocketInNetns(ns.netns, ns.home, address.ss_family, type)
+                             : Result<int>(InvalidArgument("not a numeric address: " + host));
+  close(ns.netns);
+  close(ns.home);
+  VT_ASSIGN_OR_RETURN(int fd, std::move(made));
+  const int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      (type == SOCK_STREAM && listen(fd, 128) != 0)) {
+    Status failed =
+        Unavailable(Errno("listening on " + host + ":" + std::to_string(port) + " in " + netns));
+    close(fd);
+    return failed;
+  }
+  return fd;
+}
+
+Status ServeInboundRelay(int listener, const std::string& target_host, int target_port,
+                         const std::function<bool()>& stopped) {
+  signal(SIGPIPE, SIG_IGN);
+  sockaddr_storage target{};
+  socklen_t target_length = 0;
+  if (!NumericAddress(target_host, target_port, target, target_length)) {
     return InvalidArgument("the relay takes numeric addresses");
   }
-  VT_ASSIGN_OR_RETURN(int listener,
-                      SocketInNetns(ns.netns, ns.home, listen_address.ss_family, SOCK_STREAM));
   const int on = 1;
-  setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-  if (bind(listener, reinterpret_cast<sockaddr*>(&listen_address), listen_length) != 0 ||
-      listen(listener, 128) != 0) {
-    return Unavailable(
-        Errno("listening on " + listen_host + ":" + std::to_string(listen_port) + " in " + netns));
-  }
-  std::cout << "relay: " << netns << "/" << listen_host << ":" << listen_port << " -> "
-            << target_host << ":" << target_port << std::endl;
-  while (true) {
+  while (!stopped()) {
+    pollfd ready{listener, POLLIN, 0};
+    const int polled = poll(&ready, 1, 500);
+    if (polled < 0 && errno != EINTR) return Unavailable(Errno("poll"));
+    if (polled <= 0) continue;
     const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
-      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE) continue;
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == EAGAIN) continue;
       return Unavailable(Errno("accept"));
     }
     const int upstream = socket(target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -135,6 +150,18 @@ Status RunInboundRelay(const std::string& netns, const std::string& listen_host,
     setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
     std::thread([client, upstream] { Splice(client, upstream); }).detach();
   }
+  return Status::Ok();
+}
+
+Status RunInboundRelay(const std::string& netns, const std::string& listen_host, int listen_port,
+                       const std::string& target_host, int target_port) {
+  signal(SIGPIPE, SIG_IGN);
+  VT_ASSIGN_OR_RETURN(int listener, ListenInNetns(netns, listen_host, listen_port, SOCK_STREAM));
+  std::cout << "relay: " << netns << "/" << listen_host << ":" << listen_port << " -> "
+            << target_host << ":" << target_port << std::endl;
+  Status served = ServeInboundRelay(listener, target_host, target_port, [] { return false; });
+  close(listener);
+  return served;
 }
 
 namespace {

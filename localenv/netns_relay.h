@@ -17,11 +17,26 @@
 // Both run until the process is killed; each connection gets a thread.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "base/status.h"
 
 namespace vtenant::localenv {
+
+// A socket of `type` at the numeric `host`:`port` inside the namespace
+// `netns`: SOCK_STREAM listening, SOCK_DGRAM bound. The caller owns it.
+// Unavailable when the address is taken or not in the namespace.
+Result<int> ListenInNetns(const std::string& netns, const std::string& host, int port, int type);
+
+// Accepts connections on `listener` (a listening TCP socket, e.g. from
+// ListenInNetns) and relays each, on a thread of its own, to the numeric
+// `target_host`:`target_port` as seen from the namespace this process runs
+// in. Returns OK once `stopped()` is true (asked at least every half
+// second), an error when accepting fails. Relayed connections run on
+// until either end closes them.
+Status ServeInboundRelay(int listener, const std::string& target_host, int target_port,
+                         const std::function<bool()>& stopped);
 
 // Listens on `listen_host`:`listen_port` inside the namespace `netns` and
 // relays each connection to `target_host`:`target_port` as seen from the

@@ -123,6 +123,11 @@ std::vector<std::string> SyncerArgs(const ControlPlaneRequest& r, const ControlP
                              "--kubelet-tls-key-file=" + p.pki_dir + "/syncer-kubelet.key",
                              "--kubelet-client-ca-file=" + p.pki_dir + "/ca.crt"});
   }
+  if (!p.syncer_pod_netns.empty()) {
+    args.insert(args.end(), {"--pod-netns=" + p.syncer_pod_netns,
+                             "--pod-api-address=" + p.syncer_pod_api_address,
+                             "--pod-dns-address=" + p.syncer_pod_dns_address});
+  }
   for (std::string& arg : SyncerPolicyArgs(r)) args.push_back(std::move(arg));
   return args;
 }

@@ -66,6 +66,12 @@ struct ControlPlanePlacement {
   // the API server reaches it with kubelet-client.{crt,key} and verifies it
   // with ca.crt. "": none, and the team's logs and exec do not work.
   std::string syncer_kubelet_address;
+  // The network namespace of the node the pods run on, and the address
+  // there at which the syncer relays the API server to them
+  // (syncer/pod_endpoints.h); "": the pods reach virtual_service_host as it is.
+  std::string syncer_pod_netns;
+  std::string syncer_pod_api_address;
+  std::string syncer_pod_dns_address;  // the virtual cluster's DNS there (UDP)
 };
 
 // Arguments without the program (argv[0]): the backend names its binary or

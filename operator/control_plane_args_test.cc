@@ -186,6 +186,33 @@ TEST(ControlPlaneArgsTest, ThePodDiffersOnlyWhereItsPlacementDoes) {
                    kPolicy));
 }
 
+// Pods on the real node: the syncer relays the API server into the node's
+// namespace and gives the pods that address; nothing else changes.
+TEST(ControlPlaneArgsTest, PodsOnANodeInANamespaceOfItsOwn) {
+  ControlPlanePlacement placement = ProcessPlacement();
+  placement.virtual_service_host = "10.87.0.2";
+  placement.syncer_pod_netns = "vtenant-0123abcd";
+  placement.syncer_pod_api_address = "10.87.0.2:34567";
+  placement.syncer_pod_dns_address = "10.87.0.2:34567";
+  const ControlPlaneArgs args = RenderControlPlaneArgs(Request(), placement);
+  const ControlPlaneArgs loopback = RenderControlPlaneArgs(Request(), ProcessPlacement());
+  EXPECT_EQ(args.apiserver, loopback.apiserver);
+  EXPECT_EQ(args.controller_manager, loopback.controller_manager);
+  EXPECT_EQ(args.syncer,
+            Concat({"--tenant=nlp", "--queue=nlp", "--host-namespace=vtenant-nlp",
+                    "--virtual-kubeconfig=/state/tenants/nlp/syncer/virtual.kubeconfig",
+                    "--host-kubeconfig=/state/tenants/nlp/syncer/host.kubeconfig",
+                    "--virtual-service-host=10.87.0.2", "--virtual-service-port=34567",
+                    "--health-address=127.0.0.1:34569", "--sync-endpoints", "--leader-elect=false",
+                    "--kubelet-address=127.0.0.1:34570",
+                    "--kubelet-tls-cert-file=/state/tenants/nlp/apiserver/pki/syncer-kubelet.crt",
+                    "--kubelet-tls-key-file=/state/tenants/nlp/apiserver/pki/syncer-kubelet.key",
+                    "--kubelet-client-ca-file=/state/tenants/nlp/apiserver/pki/ca.crt",
+                    "--pod-netns=vtenant-0123abcd", "--pod-api-address=10.87.0.2:34567",
+                    "--pod-dns-address=10.87.0.2:34567"},
+                   kPolicy));
+}
+
 TEST(ControlPlaneArgsTest, ThePolicyFollowsTheTenant) {
   ControlPlaneRequest r = Request();
   r.scheduler_name = "other-scheduler";

@@ -1,5 +1,7 @@
 #include "operator/flags.h"
 
+#include <arpa/inet.h>
+
 #include <functional>
 #include <map>
 
@@ -32,6 +34,13 @@ Usage: vtenant-operator [flags]
   --starting-apiservers N     process backend: kube-apiservers that start at once;
                               the others wait their turn, since side by side on a
                               few cores each costs more CPU (0 = no limit; default 5)
+  --pod-netns NAME            process backend: the network namespace of the node the
+                              tenants' pods run on (the local environment's real
+                              node); each syncer opens its pods' endpoints inside it
+  --pod-address IP            process backend, with --pod-netns: the node's address
+                              there; each tenant's virtual API server is relayed at
+                              IP:<its port>, pods get it as KUBERNETES_SERVICE_HOST,
+                              and the API server's certificate names it
   --syncer-image IMAGE        statefulset backend: the syncer container's image
                               (default ghcr.io/vtenant/vtenant-syncer:latest)
   --scheduler-name NAME       the host's vtenant scheduler: the syncers give every
@@ -127,6 +136,17 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          f.service_cidr = v;
          return Status::Ok();
        }},
+      {"pod-netns", str(&f.pod_netns)},
+      {"pod-address",
+       [&](const std::string& v) {
+         unsigned char address[sizeof(in6_addr)];
+         if (inet_pton(AF_INET, v.c_str(), address) != 1 &&
+             inet_pton(AF_INET6, v.c_str(), address) != 1) {
+           return InvalidArgument("--pod-address must be a numeric IP address, not \"" + v + "\"");
+         }
+         f.pod_address = v;
+         return Status::Ok();
+       }},
       {"health-address", str(&f.health_address)},
       {"leader-election-namespace", str(&f.leader_election_namespace)},
       {"leader-election-id", str(&f.leader_election_id)},
@@ -176,6 +196,9 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       // Each setter's error names its flag.
       VT_RETURN_IF_ERROR(values.at(given.name)(given.value));
     }
+  }
+  if (f.pod_netns.empty() != f.pod_address.empty()) {
+    return InvalidArgument("--pod-netns and --pod-address go together");
   }
   return f;
 }

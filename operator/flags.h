@@ -40,6 +40,13 @@ struct OperatorFlags {
   // Namespaces no Tenant may take, besides the built-in ones and
   // leader_election_namespace (the operator's own).
   std::vector<std::string> reserved_namespaces;
+  // Process backend, on a node in a network namespace of its own (the local
+  // environment's real node): the namespace, and the node's address there
+  // at which each tenant's syncer relays its virtual API server (and which
+  // the pods get as KUBERNETES_SERVICE_HOST and the API server's
+  // certificate names). Both or neither.
+  std::string pod_netns;
+  std::string pod_address;
   bool help = false;
 };
 

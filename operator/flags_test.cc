@@ -14,8 +14,8 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
       {"--kubeconfig=/k", "--backend-default", "statefulset", "--state-dir=/s", "--tools-bin=/t",
        "--syncer-binary=/b/vtenant-syncer", "--health-address=0.0.0.0:9000", "--leader-elect",
        "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false",
-       "--starting-apiservers=4", "--credentials-namespace=ops",
-       "--tenant-credential-lifetime=8h"});
+       "--starting-apiservers=4", "--credentials-namespace=ops", "--tenant-credential-lifetime=8h",
+       "--pod-netns=vtenant-abc", "--pod-address=10.87.0.2"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->kubeconfig, "/k");
   EXPECT_EQ(f->backend_default, Backend::kStatefulSet);
@@ -31,6 +31,10 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(d->starting_apiservers, 5);
   EXPECT_EQ(ParseOperatorFlags({"--starting-apiservers=0"})->starting_apiservers, 0);
   EXPECT_EQ(f->credentials_namespace, "ops");
+  EXPECT_EQ(f->pod_netns, "vtenant-abc");
+  EXPECT_EQ(f->pod_address, "10.87.0.2");
+  EXPECT_TRUE(d->pod_netns.empty());
+  EXPECT_TRUE(d->pod_address.empty());
   EXPECT_EQ(f->tenant_credential_lifetime, std::chrono::hours(8));
   EXPECT_EQ(d->tenant_credential_lifetime, std::chrono::hours(24));
   EXPECT_EQ(ParseOperatorFlags({"--tenant-credential-lifetime=7d"})->tenant_credential_lifetime,
@@ -49,6 +53,14 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
   EXPECT_FALSE(ParseOperatorFlags({"--starting-apiservers=-1"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--kubeconfig"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--leader-elect=maybe"}).ok());
+  // The pods' address is a numeric IP, and comes with its namespace.
+  EXPECT_NE(ParseOperatorFlags({"--pod-netns=n", "--pod-address=node"})
+                .status()
+                .message()
+                .find("--pod-address"),
+            std::string::npos);
+  EXPECT_FALSE(ParseOperatorFlags({"--pod-address=10.87.0.2"}).ok());
+  EXPECT_FALSE(ParseOperatorFlags({"--pod-netns=n"}).ok());
   for (const char* bad : {"24", "h", "1.5h", "10s", "400d", "-1h"}) {
     EXPECT_FALSE(ParseOperatorFlags({std::string("--tenant-credential-lifetime=") + bad}).ok())
         << bad;
@@ -57,12 +69,26 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
 
 TEST(FlagsTest, UsageDocumentsEveryFlag) {
   const std::string usage = OperatorUsage();
-  for (const char* flag :
-       {"--kubeconfig", "--backend-default", "--state-dir", "--tools-bin", "--syncer-binary",
-        "--no-syncer", "--etcd-servers", "--syncer-image", "--health-address", "--leader-elect",
-        "--leader-election-namespace", "--leader-election-id", "--workers", "--starting-apiservers",
-         "--credentials-namespace", "--tenant-credential-lifetime", "--reserved-namespaces",
-         "--help"}) {
+  for (const char* flag : {"--kubeconfig",
+                           "--backend-default",
+                           "--state-dir",
+                           "--tools-bin",
+                           "--syncer-binary",
+                           "--no-syncer",
+                           "--etcd-servers",
+                           "--syncer-image",
+                           "--health-address",
+                           "--leader-elect",
+                           "--leader-election-namespace",
+                           "--leader-election-id",
+                           "--workers",
+                           "--starting-apiservers",
+                           "--credentials-namespace",
+                           "--tenant-credential-lifetime",
+                           "--reserved-namespaces",
+                           "--pod-netns",
+                           "--pod-address",
+                           "--help"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   }
 }

@@ -73,7 +73,9 @@ Status OperatorApp::Wire(const kube::RestConfig& host_config, const std::string&
                             .host_ca_pem = host_config.ca_pem,
                             .syncer_tokens = &syncer_tokens_,
                             .starting_apiservers = flags_.starting_apiservers,
-                            .service_cidr = flags_.service_cidr});
+                            .service_cidr = flags_.service_cidr,
+                            .pod_netns = flags_.pod_netns,
+                            .pod_address = flags_.pod_address});
   statefulset_ = std::make_unique<StatefulSetBackend>(
       host_, StatefulSetBackendOptions{.syncer_image = flags_.syncer_image,
                                        .service_cidr = flags_.service_cidr});
@@ -82,13 +84,17 @@ Status OperatorApp::Wire(const kube::RestConfig& host_config, const std::string&
       std::map<Backend, ControlPlaneBackend*>{{Backend::kProcess, process_.get()},
                                               {Backend::kStatefulSet, statefulset_.get()}},
       connector_, events_,
-      TenantReconcilerOptions{.default_backend = flags_.backend_default,
-                              .scheduler_name = flags_.scheduler_name,
-                              .self = SubjectOfUser(username),
-                              .credentials_namespace = credentials_namespace,
-                              .tenant_credential_lifetime = flags_.tenant_credential_lifetime,
-                              .operator_namespace = flags_.leader_election_namespace,
-                              .reserved_namespaces = flags_.reserved_namespaces});
+      TenantReconcilerOptions{
+          .default_backend = flags_.backend_default,
+          .scheduler_name = flags_.scheduler_name,
+          .self = SubjectOfUser(username),
+          .credentials_namespace = credentials_namespace,
+          .tenant_credential_lifetime = flags_.tenant_credential_lifetime,
+          .operator_namespace = flags_.leader_election_namespace,
+          .reserved_namespaces = flags_.reserved_namespaces,
+          .apiserver_ip_addresses = flags_.pod_address.empty()
+                                        ? std::vector<std::string>{}
+                                        : std::vector<std::string>{flags_.pod_address}});
   kube::Controller& controller =
       manager_->AddController({.name = "tenant", .workers = flags_.workers}, *reconciler_);
 

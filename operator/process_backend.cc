@@ -512,6 +512,18 @@ ControlPlanePlacement ProcessBackend::Placement(const Tenant& t) const {
       .virtual_service_port = t.port,
       .syncer_health_address = "127.0.0.1:" + std::to_string(t.syncer_port),
       .syncer_kubelet_address = "127.0.0.1:" + std::to_string(t.syncer_kubelet_port)};
+  // Pods on a node in a namespace of its own: the syncer relays the API
+  // server there, on the same port (syncer/pod_endpoints.h).
+  if (!options_.pod_netns.empty()) {
+    const std::string host = options_.pod_address.find(':') == std::string::npos
+                                 ? options_.pod_address
+                                 : "[" + options_.pod_address + "]";
+    p.virtual_service_host = options_.pod_address;
+    p.syncer_pod_netns = options_.pod_netns;
+    p.syncer_pod_api_address = host + ":" + std::to_string(t.port);
+    // The same port over UDP: the virtual cluster's DNS.
+    p.syncer_pod_dns_address = p.syncer_pod_api_address;
+  }
   // The etcd this backend runs: each API server an etcd user of its own
   // (EnsureEtcdIdentity), and etcd compacts itself, since no tenant's API
   // server may write the key compaction is coordinated on. One named with

@@ -77,6 +77,13 @@ struct ProcessBackendOptions {
   // The virtual API servers' Service range: the host's (see
   // OperatorFlags::service_cidr).
   std::string service_cidr = "10.96.0.0/16";
+  // The node the tenants' pods run on is in this network namespace (the
+  // local environment's real node), at `pod_address`: each syncer relays
+  // its virtual API server at pod_address:<the tenant's port> inside it,
+  // and the pods get that as KUBERNETES_SERVICE_HOST/PORT. Empty: pods are
+  // given 127.0.0.1 (the machine's network).
+  std::string pod_netns;
+  std::string pod_address;
   // The environment of the virtual control planes' servers (see
   // bench/history/operator_bench.md); their command lines come from
   // control_plane_args.h.

@@ -407,6 +407,8 @@ Result<TenantCertificates> TenantReconciler::EnsureCertificates(const kube::Obje
     VT_ASSIGN_OR_RETURN(legacy, read(ns, existing));
   }
   CertificatePolicy policy = DefaultCertificatePolicy(spec.name, ns);
+  policy.ip_addresses.insert(policy.ip_addresses.end(), options_.apiserver_ip_addresses.begin(),
+                             options_.apiserver_ip_addresses.end());
   policy.tenant_admin_valid_for = options_.tenant_credential_lifetime;
   policy.rotation =
       std::string(kube::Annotation(tenant, kRotateCredentialsAnnotation).value_or(""));

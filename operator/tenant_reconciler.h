@@ -89,6 +89,10 @@ struct TenantReconcilerOptions {
   // Further namespaces no Tenant may take (the scheduler's reservation
   // namespace as deployed); kReservedNamespaces always are.
   std::vector<std::string> reserved_namespaces;
+  // Addresses every virtual API server's certificate names besides
+  // DefaultCertificatePolicy's: where the tenants' pods reach it (the
+  // process backend's --pod-address).
+  std::vector<std::string> apiserver_ip_addresses;
 };
 
 class TenantReconciler final : public kube::Reconciler {

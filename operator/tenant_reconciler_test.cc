@@ -298,6 +298,32 @@ TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
             after.tenant_admin_ca.certificate_pem);
 }
 
+// Pods on the real node call the API server at the node's address
+// (--pod-address): its serving certificate names it, also one issued
+// before the operator was told the address, which is reissued, with the
+// CA and the team's credential kept.
+TEST_F(TenantReconcilerTest, TheServingCertificateNamesWherePodsReachIt) {
+  CreateQueue("ml-org", 1);
+  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  ASSERT_TRUE(Reconcile("nlp").ok());
+  const TenantCertificates before = backend_.Last("nlp").certificates;
+  EXPECT_FALSE(*CertificateCoversNames(before.apiserver.certificate_pem, {}, {"10.87.0.2"}));
+
+  TenantReconciler on_the_node(
+      host_, {{Backend::kProcess, &backend_}}, connector_, events_,
+      {.registry = &registry_,
+       .self = SubjectOfUser("system:serviceaccount:vtenant-system:vtenant-operator"),
+       .credentials_namespace = "vtenant-system",
+       .apiserver_ip_addresses = {"10.87.0.2"}});
+  ASSERT_TRUE(on_the_node.Reconcile("nlp").ok());
+  const TenantCertificates after = backend_.Last("nlp").certificates;
+  EXPECT_TRUE(*CertificateCoversNames(after.apiserver.certificate_pem, {"kubernetes.default.svc"},
+                                      {"127.0.0.1", "10.87.0.2"}));
+  EXPECT_TRUE(*CertificateSignedBy(after.apiserver.certificate_pem, before.ca.certificate_pem));
+  EXPECT_EQ(after.ca.certificate_pem, before.ca.certificate_pem);
+  EXPECT_EQ(after.tenant_admin.certificate_pem, before.tenant_admin.certificate_pem);
+}
+
 TEST_F(TenantReconcilerTest, SyncerGetsTheHostsPriorityClassesTheTenantAllows) {
   for (const char* name : {"train", "inference", "system-cluster-critical"}) {
     ASSERT_TRUE(host_

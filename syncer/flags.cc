@@ -67,6 +67,18 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       Services without a selector to the host; the host
                                       credentials must allow endpoints and discovery.k8s.io
                                       endpointslices (default: false)
+  --pod-netns NAME                    the network namespace of the node the tenant's pods run
+                                      on (the local environment's real node); the syncer opens
+                                      the pods' endpoints inside it (needs CAP_SYS_ADMIN)
+                                      (default: none)
+  --pod-api-address IP:PORT           where, inside --pod-netns, the virtual API server is
+                                      relayed to its address on this machine's loopback; pair
+                                      it with --virtual-service-host/--virtual-service-port
+                                      (default: none)
+  --pod-dns-address IP:PORT           where, inside --pod-netns, the virtual cluster's DNS
+                                      answers (UDP); the syncer makes the host Service
+                                      vtenant-dns (port 53) lead there and gives the pods that
+                                      ask for the cluster's DNS its cluster IP (default: none)
   --pod-workers N                     pods reconciled in parallel (default: 8)
   --kube-api-qps Q                    requests per second to each API server, 0 = unlimited
                                       (default: 100)
@@ -115,6 +127,9 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                {.name = "kubelet-client-ca-file"},
                                                {.name = "leader-elect", .is_switch = true},
                                                {.name = "sync-endpoints", .is_switch = true},
+                                               {.name = "pod-netns"},
+                                               {.name = "pod-api-address"},
+                                               {.name = "pod-dns-address"},
                                                {.name = "pod-workers"},
                                                {.name = "kube-api-qps"},
                                                {.name = "kube-api-burst"}};
@@ -193,6 +208,17 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   }
   flags.leader_elect = get("leader-elect", "false") == "true";
   c.sync_endpoints = get("sync-endpoints", "false") == "true";
+  flags.pod_netns = get("pod-netns");
+  flags.pod_api_address = get("pod-api-address");
+  if (!flags.pod_api_address.empty()) {
+    if (flags.pod_netns.empty()) return InvalidArgument("--pod-api-address needs --pod-netns");
+    VT_RETURN_IF_ERROR(ParseAddress("pod-api-address", flags.pod_api_address).status());
+  }
+  flags.pod_dns_address = get("pod-dns-address");
+  if (!flags.pod_dns_address.empty()) {
+    if (flags.pod_netns.empty()) return InvalidArgument("--pod-dns-address needs --pod-netns");
+    VT_RETURN_IF_ERROR(ParseAddress("pod-dns-address", flags.pod_dns_address).status());
+  }
   VT_ASSIGN_OR_RETURN(flags.pod_workers,
                       ParseWholeNumberFlag("pod-workers", get("pod-workers", "8"), 1, 256));
   VT_ASSIGN_OR_RETURN(flags.kube_api_qps,

@@ -27,6 +27,15 @@ struct SyncerFlags {
   // qps 0 turns it off.
   double kube_api_qps = 100;
   int kube_api_burst = 200;
+  // The pods' endpoints on a node in a network namespace of its own (the
+  // local environment's real node; see pod_endpoints.h): the namespace, and
+  // the address inside it where the virtual API server is relayed. Empty:
+  // none are opened.
+  std::string pod_netns;
+  std::string pod_api_address;  // "10.87.0.2:6443"
+  // ... and where, inside it, the virtual cluster's DNS answers (UDP),
+  // behind the host Service vtenant-dns (cluster_dns_service.h).
+  std::string pod_dns_address;
   bool help = false;
 };
 

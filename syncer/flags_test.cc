@@ -115,6 +115,14 @@ TEST(FlagsTest, MistakesNameTheFlag) {
        "--kubelet-client-ca-file is required"},
       {{"--tenant=nlp", "--virtual-kubeconfig"}, "needs a value"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--kube-api-qps=fast"}, "--kube-api-qps"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-api-address=10.87.0.2:1"},
+       "--pod-netns"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-dns-address=10.87.0.2:1"},
+       "--pod-netns"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-netns=n", "--pod-api-address=10.87.0.2"},
+       "--pod-api-address"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-netns=n", "--pod-dns-address=x:0"},
+       "--pod-dns-address"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-security=privileged"}, "--pod-security"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--scheduler-name="}, "--scheduler-name"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-volume-types=gitRepo"}, "gitRepo"},
@@ -141,6 +149,21 @@ TEST(FlagsTest, MistakesNameTheFlag) {
   }
 }
 
+TEST(FlagsTest, ThePodsEndpointsOnTheRealNode) {
+  Result<SyncerFlags> none = ParseFlags({"--tenant=nlp", "--virtual-kubeconfig=/vc"});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->pod_netns.empty());
+  EXPECT_TRUE(none->pod_api_address.empty());
+  EXPECT_TRUE(none->pod_dns_address.empty());
+  Result<SyncerFlags> flags =
+      ParseFlags({"--tenant=nlp", "--virtual-kubeconfig=/vc", "--pod-netns=vtenant-0123",
+                  "--pod-api-address=10.87.0.2:40815", "--pod-dns-address=10.87.0.2:40815"});
+  ASSERT_TRUE(flags.ok()) << flags.status().ToString();
+  EXPECT_EQ(flags->pod_netns, "vtenant-0123");
+  EXPECT_EQ(flags->pod_api_address, "10.87.0.2:40815");
+  EXPECT_EQ(flags->pod_dns_address, "10.87.0.2:40815");
+}
+
 TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
   Result<SyncerFlags> flags = ParseFlags({"--help"});
   ASSERT_TRUE(flags.ok());
@@ -163,6 +186,9 @@ TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
                            "--leader-elect",
                            "--allowed-priority-classes",
                            "--pod-workers",
+                           "--pod-netns",
+                           "--pod-api-address",
+                           "--pod-dns-address",
                            "--kube-api-qps",
                            "--kube-api-burst",
                            "--scheduler-name",

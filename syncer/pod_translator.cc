@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "syncer/cluster_dns.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -345,6 +346,75 @@ void Escape(std::string_view in, std::string& out) {
   }
 }
 
+// A pod that asked for the cluster's DNS (dnsPolicy ClusterFirst, which is
+// the default, or ClusterFirstWithHostNet) gets its virtual cluster's, as
+// on vCluster: the host's would answer the host's names. dnsPolicy None,
+// the tenant's DNS server first, the search list of the pod's namespace,
+// ndots:5 unless the pod sets it, and the pod's own dnsConfig after them
+// (within the API's limits: 3 nameservers, 32 search domains). A pod on
+// the host network with ClusterFirst gets the node's, as Kubernetes does;
+// Default and None are the team's to choose.
+void UseClusterDns(rapidjson::Value& spec, const rapidjson::Value& vspec, std::string_view ns,
+                   const std::string& nameserver, Allocator& a) {
+  const std::string_view policy = kube::GetString(vspec, {"dnsPolicy"});
+  const bool host_network = kube::Find(vspec, {"hostNetwork"}) != nullptr &&
+                            kube::Find(vspec, {"hostNetwork"})->IsBool() &&
+                            kube::Find(vspec, {"hostNetwork"})->GetBool();
+  if (!(policy.empty() || policy == "ClusterFirstWithHostNet" ||
+        (policy == "ClusterFirst" && !host_network))) {
+    return;
+  }
+  const rapidjson::Value* own = kube::Find(vspec, {"dnsConfig"});
+  auto strings = [&](const char* member) {
+    std::vector<std::string> out;
+    const rapidjson::Value* list = own != nullptr ? kube::Find(*own, {member}) : nullptr;
+    if (list == nullptr || !list->IsArray()) return out;
+    for (const rapidjson::Value& v : list->GetArray()) {
+      if (v.IsString()) out.emplace_back(v.GetString(), v.GetStringLength());
+    }
+    return out;
+  };
+  std::vector<std::string> nameservers = {nameserver};
+  for (std::string& n : strings("nameservers")) {
+    if (nameservers.size() < 3 && n != nameserver) nameservers.push_back(std::move(n));
+  }
+  const std::string domain = kClusterDomain;
+  std::vector<std::string> searches = {std::string(ns) + ".svc." + domain, "svc." + domain, domain};
+  for (std::string& d : strings("searches")) {
+    if (searches.size() < 32 && std::find(searches.begin(), searches.end(), d) == searches.end()) {
+      searches.push_back(std::move(d));
+    }
+  }
+  rapidjson::Value config(rapidjson::kObjectType);
+  rapidjson::Value& servers = ArrayMember(config, "nameservers", a);
+  for (const std::string& n : nameservers) servers.PushBack(JsonString(n, a), a);
+  rapidjson::Value& search = ArrayMember(config, "searches", a);
+  for (const std::string& d : searches) search.PushBack(JsonString(d, a), a);
+  rapidjson::Value& options = ArrayMember(config, "options", a);
+  bool own_ndots = false;
+  if (const rapidjson::Value* list = own != nullptr ? kube::Find(*own, {"options"}) : nullptr;
+      list != nullptr && list->IsArray()) {
+    for (const rapidjson::Value& o : list->GetArray()) {
+      if (!o.IsObject() || kube::GetString(o, {"name"}).empty()) continue;
+      own_ndots = own_ndots || kube::GetString(o, {"name"}) == "ndots";
+      rapidjson::Value option(rapidjson::kObjectType);
+      SetStringMember(option, "name", kube::GetString(o, {"name"}), a);
+      if (const rapidjson::Value* value = kube::Find(o, {"value"}); value && value->IsString()) {
+        SetStringMember(option, "value", kube::GetString(o, {"value"}), a);
+      }
+      options.PushBack(option, a);
+    }
+  }
+  if (!own_ndots) {
+    rapidjson::Value ndots(rapidjson::kObjectType);
+    SetStringMember(ndots, "name", "ndots", a);
+    SetStringMember(ndots, "value", "5", a);
+    options.PushBack(ndots, a);
+  }
+  SetStringMember(spec, "dnsPolicy", "None", a);
+  SetMember(spec, "dnsConfig", std::move(config), a);
+}
+
 }  // namespace
 
 std::string DownwardApiMap(const rapidjson::Value* map) {
@@ -456,6 +526,7 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
     SetMember(alias, "hostnames", std::move(names), a);
     aliases.PushBack(alias, a);
   }
+  if (!config_.cluster_dns.empty()) UseClusterDns(spec, vspec, ns, config_.cluster_dns, a);
   if (!config_.node_selector.empty()) {
     rapidjson::Value& selector = ObjectMember(spec, "nodeSelector", a);
     for (const auto& [key, value] : config_.node_selector) {

@@ -238,6 +238,54 @@ TEST_F(PodTranslatorTest, VirtualServicesAndApiServerInTheEnvironment) {
   EXPECT_EQ(kube::GetString(alias, {"ip"}), "10.0.0.7");
 }
 
+// Pods that ask for the cluster's DNS get the virtual cluster's, with the
+// search list of their virtual namespace; those that chose otherwise keep
+// their choice; without a cluster DNS nothing changes.
+TEST(PodTranslatorDnsTest, ClusterFirstPodsGetTheVirtualClustersDns) {
+  SyncerConfig config = NlpConfig();
+  config.cluster_dns = "10.96.0.53";
+  PodTranslator translator(config);
+  auto host_spec = [&](const std::string& spec) {
+    kube::Object pod = Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",
+        "namespace":"research","uid":"u1"},"spec":{"containers":[{"name":"c","image":"i"}])" +
+                            spec + "}}");
+    kube::Object host = translator.ToHost(pod, PodContext{});
+    return kube::Clone(host["spec"]);
+  };
+  for (const std::string policy :
+       {"", R"(,"dnsPolicy":"ClusterFirst")", R"(,"dnsPolicy":"ClusterFirstWithHostNet")"}) {
+    kube::Object spec = host_spec(policy);
+    EXPECT_EQ(kube::GetString(spec, {"dnsPolicy"}), "None") << policy;
+    EXPECT_EQ(kube::ToJson(spec["dnsConfig"]),
+              R"({"nameservers":["10.96.0.53"],"searches":["research.svc.cluster.local",)"
+              R"("svc.cluster.local","cluster.local"],"options":[{"name":"ndots","value":"5"}]})")
+        << policy;
+  }
+  // The pod's own dnsConfig comes after ours; its ndots wins.
+  kube::Object merged = host_spec(R"(,"dnsConfig":{"nameservers":["1.1.1.1","10.96.0.53","2.2.2.2",
+      "3.3.3.3"],"searches":["corp.example","svc.cluster.local"],"options":[{"name":"ndots",
+      "value":"2"},{"name":"edns0"}]})");
+  EXPECT_EQ(kube::ToJson(merged["dnsConfig"]),
+            R"({"nameservers":["10.96.0.53","1.1.1.1","2.2.2.2"],"searches":[)"
+            R"("research.svc.cluster.local","svc.cluster.local","cluster.local","corp.example"],)"
+            R"("options":[{"name":"ndots","value":"2"},{"name":"edns0"}]})");
+  // Default and None are the team's; so is the node's DNS on the host network.
+  kube::Object own = host_spec(R"(,"dnsPolicy":"None","dnsConfig":{"nameservers":["9.9.9.9"]})");
+  EXPECT_EQ(kube::GetString(own, {"dnsPolicy"}), "None");
+  EXPECT_EQ(kube::ToJson(own["dnsConfig"]), R"({"nameservers":["9.9.9.9"]})");
+  EXPECT_EQ(kube::GetString(host_spec(R"(,"dnsPolicy":"Default")"), {"dnsPolicy"}), "Default");
+  EXPECT_EQ(kube::GetString(host_spec(R"(,"dnsPolicy":"ClusterFirst","hostNetwork":true)"),
+                            {"dnsPolicy"}),
+            "ClusterFirst");
+
+  PodTranslator without(NlpConfig());
+  kube::Object pod = Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",
+      "namespace":"research","uid":"u1"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  kube::Object plain = without.ToHost(pod, PodContext{});
+  EXPECT_EQ(kube::Find(plain, {"spec", "dnsPolicy"}), nullptr);
+  EXPECT_EQ(kube::Find(plain, {"spec", "dnsConfig"}), nullptr);
+}
+
 TEST_F(PodTranslatorTest, ContainerEnvWinsOverInjected) {
   kube::Object pod = Json(kVirtualPod);
   rapidjson::Value& env = pod["spec"]["containers"][0]["env"];

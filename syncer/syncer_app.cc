@@ -10,6 +10,9 @@
 #include "kube/cancellation.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
+#include "syncer/cluster_dns_service.h"
+#include "syncer/names.h"
+#include "syncer/pod_endpoints.h"
 
 namespace vtenant::syncer {
 namespace {
@@ -56,9 +59,19 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
   kube::ManagerOptions options = SyncerManagerOptions(flags.config, flags.leader_elect);
   options.health_address = flags.health_address;
   VT_ASSIGN_OR_RETURN(app->manager_, kube::Manager::Create(*app->host_client_, std::move(options)));
+  // Pods that ask for the cluster's DNS are pointed at the host Service in
+  // front of the virtual cluster's, made before any pod is translated.
+  SyncerConfig config = flags.config;
+  if (!flags.pod_dns_address.empty()) {
+    VT_ASSIGN_OR_RETURN(auto dns, ParseAddress("pod-dns-address", flags.pod_dns_address));
+    Result<std::string> cluster_ip =
+        EnsureClusterDnsService(*app->host_client_, config.host_namespace, dns.first, dns.second);
+    if (!cluster_ip.ok()) return cluster_ip.status().WithContext("the host Service of the DNS");
+    config.cluster_dns = *cluster_ip;
+  }
   kube::ClusterHandle& virtual_cluster =
       app->manager_->AddCluster("virtual", *app->virtual_client_);
-  app->syncer_ = std::make_unique<Syncer>(*app->manager_, virtual_cluster, flags.config,
+  app->syncer_ = std::make_unique<Syncer>(*app->manager_, virtual_cluster, config,
                                           SyncerOptions{.pod_workers = flags.pod_workers});
   if (!flags.config.kubelet_address.empty()) {
     // Certificates are read once: a renewed one is served from the
@@ -88,6 +101,37 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
         while (!stop.WaitFor(kTrimPeriod)) malloc_trim(0);
       },
       /*needs_leader=*/false);
+  if (!flags.pod_api_address.empty()) {
+    VT_ASSIGN_OR_RETURN(kube::RestConfig virtual_config,
+                        kube::LoadKubeconfig(flags.virtual_kubeconfig));
+    VT_ASSIGN_OR_RETURN(auto target, ApiRelayTarget(virtual_config.server));
+    VT_RETURN_IF_ERROR(
+        AddPodApiRelay(*app->manager_, flags.pod_netns, flags.pod_api_address, std::move(target))
+            .WithContext("opening the pods' API endpoint"));
+  }
+  if (!flags.pod_dns_address.empty()) {
+    // A Service's address: its host copy's, which kube-proxy routes (the
+    // virtual one takes the same, service_address_syncer.h).
+    SyncerInformers& informers = app->syncer_->informers();
+    ServiceAddressLookup lookup = [&informers, config](
+                                      std::string_view ns,
+                                      std::string_view name) -> std::optional<std::string> {
+      kube::ObjectPtr service = informers.Virtual(kube::resources::kServices)
+                                    .cache()
+                                    .Get(std::string(ns) + "/" + std::string(name));
+      if (service == nullptr) return std::nullopt;
+      kube::ObjectPtr copy =
+          informers.Host(kube::resources::kServices)
+              .cache()
+              .Get(config.host_namespace + "/" + HostName(name, ns, config.tenant));
+      return std::string(
+          kube::GetString(copy != nullptr ? *copy : *service, {"spec", "clusterIP"}));
+    };
+    VT_RETURN_IF_ERROR(AddPodDnsServer(*app->manager_, flags.pod_netns, flags.pod_dns_address,
+                                       std::move(lookup),
+                                       {.kubernetes_address = config.virtual_service_host})
+                           .WithContext("opening the pods' DNS endpoint"));
+  }
   return app;
 }
 

@@ -66,6 +66,7 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   allowed_csi_drivers = other.allowed_csi_drivers;
   virtual_service_host = other.virtual_service_host;
   virtual_service_port = other.virtual_service_port;
+  cluster_dns = other.cluster_dns;
   allowed_priority_classes = other.allowed_priority_classes;
   allowed_service_types = other.allowed_service_types;
   sync_endpoints = other.sync_endpoints;

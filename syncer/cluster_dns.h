@@ -1,0 +1,46 @@
+// The DNS of one virtual cluster, as CoreDNS's kubernetes plugin answers a
+// cluster's pods (the Kubernetes DNS-Based Service Discovery
+// specification, https://github.com/kubernetes/dns/blob/master/docs/specification.md,
+// section 2.3.1: A records of ClusterIP Services), for the tenant's pods
+// on the real node: `<service>.<namespace>.svc.cluster.local` is the
+// Service's cluster IP (the host copy's, which kube-proxy routes; the
+// virtual Service carries the same, see service_address_syncer.h);
+// `kubernetes.default.svc.cluster.local` is the virtual API server as the
+// pods reach it, never the host's `kubernetes` Service whose address the
+// virtual one shares. Every other name is NXDOMAIN: nothing is forwarded
+// upstream, so no query leaves the machine.
+//
+// Not answered (yet): headless Services' endpoints, SRV records, pod
+// records (a-b-c-d.<ns>.pod), PTR; they get an empty answer or NXDOMAIN.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vtenant::syncer {
+
+inline constexpr char kClusterDomain[] = "cluster.local";
+
+// A Service's cluster IP by namespace and name in the virtual cluster:
+// nullopt when there is no such Service; "" or "None" for one without a
+// cluster IP (headless).
+using ServiceAddressLookup =
+    std::function<std::optional<std::string>(std::string_view ns, std::string_view name)>;
+
+struct ClusterDnsOptions {
+  // What kubernetes.default.svc.cluster.local is (the pods'
+  // KUBERNETES_SERVICE_HOST); "": the virtual `kubernetes` Service like any other.
+  std::string kubernetes_address;
+  uint32_t ttl_seconds = 5;  // CoreDNS kubernetes plugin's default
+};
+
+// The answer to the DNS packet `query`, or "" when none is to be sent (a
+// packet too broken to answer, or a response). Pure: `lookup` is asked for
+// at most one Service.
+std::string AnswerClusterDns(std::string_view query, const ServiceAddressLookup& lookup,
+                             const ClusterDnsOptions& options);
+
+}  // namespace vtenant::syncer
