@@ -11,7 +11,6 @@
 
 #include "base/file.h"
 #include "base/secret_file.h"
-#include "kube/base64.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
@@ -64,28 +63,6 @@ bool HttpOk(const std::string& url) {
   } catch (const std::exception&) {
     return false;
   }
-}
-
-// Deletes every etcd key under `prefix` through etcd's JSON gateway.
-Status DeleteEtcdPrefix(const std::string& etcd_url, const std::string& prefix) {
-  std::string end = prefix;
-  end.back() = static_cast<char>(end.back() + 1);
-  const std::string body = "{\"key\":\"" + kube::EncodeBase64(prefix) + "\",\"range_end\":\"" +
-                           kube::EncodeBase64(end) + "\"}";
-  try {
-    web::http::client::http_client_config config;
-    config.set_timeout(std::chrono::seconds(5));
-    web::http::client::http_client client(etcd_url, config);
-    auto response =
-        client.request(web::http::methods::POST, "/v3/kv/deleterange", body, "application/json")
-            .get();
-    if (response.status_code() != 200) {
-      return Unavailable("etcd deleterange answered " + std::to_string(response.status_code()));
-    }
-  } catch (const std::exception& e) {
-    return Unavailable(std::string("etcd deleterange: ") + e.what());
-  }
-  return Status::Ok();
 }
 
 // Stops a process group we started or adopted, politely first.
@@ -774,14 +751,13 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   }
   Result<std::string> etcd = EnsureEtcd();
   if (!etcd.ok()) return etcd.status().WithContext("removing tenant " + tenant + "'s etcd keys");
-  if (options_.etcd_servers.empty()) {
-    VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
-                        localenv::EtcdAdmin::Connect(*etcd, EtcdRoot()));
-    VT_RETURN_IF_ERROR(admin->DeletePrefix("/vtenant/" + tenant + "/"));
-    VT_RETURN_IF_ERROR(admin->DeleteUser("vtenant-" + tenant));
-  } else {
-    VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
-  }
+  // An etcd given by address asks for no credentials and has no users.
+  const bool own_etcd = options_.etcd_servers.empty();
+  VT_ASSIGN_OR_RETURN(
+      std::unique_ptr<localenv::EtcdAdmin> admin,
+      localenv::EtcdAdmin::Connect(*etcd, own_etcd ? EtcdRoot() : localenv::EtcdClientTls{}));
+  VT_RETURN_IF_ERROR(admin->DeletePrefix("/vtenant/" + tenant + "/"));
+  if (own_etcd) VT_RETURN_IF_ERROR(admin->DeleteUser("vtenant-" + tenant));
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) return Internal("removing " + dir.string() + ": " + ec.message());
