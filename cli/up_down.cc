@@ -86,7 +86,7 @@ bool PrintComponents(const EnvironmentState& state, std::ostream& out) {
   bool all_well = true;
   Table table({"COMPONENT", "PID", "STATE", "RESTARTS", "HEALTH", "LAST EXIT"});
   for (const ComponentRecord& c : state.components) {
-    const bool running = IsRecordedProcess(ProgramOf(c.component), c.pid);
+    const bool running = localenv::ProcessRuns(c.pid, ProgramOf(c.component), "");
     std::string health = "-";
     if (running && !c.component.health.url.empty()) {
       Status healthy = localenv::CheckHealth(c.component.health, std::chrono::seconds(3));
@@ -259,8 +259,8 @@ bool Stop(const std::string& dir) {
     const pid_t pid = state->supervisor_pid;
     if (!Eventually(
             [&] {
-              return !IsRecordedProcess("vtenant", pid) &&
-                     !IsRecordedProcess("kubectl-vtenant", pid);
+              return !localenv::ProcessRuns(pid, "vtenant", "") &&
+                     !localenv::ProcessRuns(pid, "kubectl-vtenant", "");
             },
             std::chrono::seconds(60), std::chrono::milliseconds(50))) {
       std::cerr << "vtenant: the supervisor (pid " << pid
@@ -272,7 +272,7 @@ bool Stop(const std::string& dir) {
   // stopped here, newest first, and anything else working in the folder.
   if (state.ok()) {
     for (auto it = state->components.rbegin(); it != state->components.rend(); ++it) {
-      if (!IsRecordedProcess(ProgramOf(it->component), it->pid)) continue;
+      if (!localenv::ProcessRuns(it->pid, ProgramOf(it->component), "")) continue;
       localenv::Process::Adopt(it->pid, it->component.name).Stop(std::chrono::seconds(5));
     }
   }
