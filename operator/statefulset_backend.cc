@@ -314,7 +314,7 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
   // volumeClaimTemplates cannot change after creation; the storage size is
   // applied once and resized through the PVC, not the template.
   Result<kube::Object> existing =
-      host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
+      host_.Get(kube::resources::kStatefulSets, request.host_namespace, kube::Name(sts));
   if (existing.ok()) {
     // A selector cannot change either: a StatefulSet made with another one
     // (by an older operator) is replaced; its volume claim stays and is
@@ -322,9 +322,9 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
     const rapidjson::Value* had = kube::Find(*existing, {"spec", "selector"});
     if (had == nullptr || !ContainsFields(*had, sts["spec"]["selector"]) ||
         !ContainsFields(sts["spec"]["selector"], *had)) {
-      VT_ASSIGN_OR_RETURN(Deleted gone,
-                          DeleteIfOwned(host_, resources::kStatefulSets, request.host_namespace,
-                                        kube::Name(sts), request.spec.name));
+      VT_ASSIGN_OR_RETURN(
+          Deleted gone, DeleteIfOwned(host_, kube::resources::kStatefulSets, request.host_namespace,
+                                      kube::Name(sts), request.spec.name));
       (void)gone;
       ControlPlaneStatus status;
       status.endpoint = StatefulSetEndpoint(request);
@@ -337,11 +337,11 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
     }
     sts["spec"].RemoveMember("volumeClaimTemplates");
   }
-  VT_ASSIGN_OR_RETURN(Ensured set,
-                      EnsureObject(host_, resources::kStatefulSets, request.host_namespace, sts));
+  VT_ASSIGN_OR_RETURN(Ensured set, EnsureObject(host_, kube::resources::kStatefulSets,
+                                                request.host_namespace, sts));
   (void)set;
   Result<kube::Object> now =
-      host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
+      host_.Get(kube::resources::kStatefulSets, request.host_namespace, kube::Name(sts));
   if (!now.ok()) return now.status();
   ControlPlaneStatus status;
   status.endpoint = StatefulSetEndpoint(request);
@@ -367,8 +367,8 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
   const std::string name = "vc-" + tenant;
   // Only what the operator made for this tenant goes (a namespace it does
   // not own may hold objects of these names).
-  VT_ASSIGN_OR_RETURN(Deleted sts,
-                      DeleteIfOwned(host_, resources::kStatefulSets, host_namespace, name, tenant));
+  VT_ASSIGN_OR_RETURN(Deleted sts, DeleteIfOwned(host_, kube::resources::kStatefulSets,
+                                                 host_namespace, name, tenant));
   for (const auto& [type, object] : std::vector<std::pair<const kube::ResourceType*, std::string>>{
            {&kube::resources::kServices, name},
            {&kube::resources::kSecrets, name + "-internal"},
@@ -380,7 +380,7 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
   }
   if (sts == Deleted::kNotOurs) return true;
   // The PVC is not owned by the StatefulSet; the namespace's deletion takes it.
-  Result<kube::Object> left = host_.Get(resources::kStatefulSets, host_namespace, name);
+  Result<kube::Object> left = host_.Get(kube::resources::kStatefulSets, host_namespace, name);
   if (left.status().code() == StatusCode::kNotFound) return true;
   if (!left.ok()) return left.status();
   return false;
