@@ -8,6 +8,7 @@
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 #include "operator/certificates.h"
 #include "operator/host_objects.h"
 #include "operator/testing/fake_backend.h"
@@ -18,11 +19,7 @@ namespace {
 
 namespace res = kube::resources;
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 std::string TenantJson(const std::string& name, const std::string& parent, double quota,
                        const std::string& extra_spec = "") {
