@@ -1,6 +1,5 @@
 #include "operator/process_backend.h"
 
-#include <cpprest/http_client.h>
 #include <glog/logging.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,6 +15,7 @@
 #include "kube/wall_time.h"
 #include "localenv/etcd_admin.h"
 #include "localenv/etcd_server.h"
+#include "localenv/health_probe.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
@@ -50,18 +50,6 @@ int ReadInt(const fs::path& path) {
     return text.empty() ? -1 : std::stoi(text);
   } catch (...) {
     return -1;
-  }
-}
-
-// GET `url` (plain HTTP on loopback) answers 200 within a second.
-bool HttpOk(const std::string& url) {
-  try {
-    web::http::client::http_client_config config;
-    config.set_timeout(std::chrono::seconds(1));
-    web::http::client::http_client client(url, config);
-    return client.request(web::http::methods::GET).get().status_code() == 200;
-  } catch (const std::exception&) {
-    return false;
   }
 }
 
@@ -691,7 +679,7 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
 ComponentStatus ProcessBackend::SyncerReadiness(const Tenant& t) {
   const std::string url = "http://127.0.0.1:" + std::to_string(t.syncer_port);
   const std::string pid = std::to_string(t.Pid(kSyncer));
-  if (HttpOk(url + "/readyz")) {
+  if (localenv::CheckHealth({.url = url + "/readyz"}, std::chrono::seconds(1)).ok()) {
     return {true, "Running",
             "vtenant-syncer (pid " + pid + ") is ready" + t.syncer_credentials_warning};
   }
