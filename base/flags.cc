@@ -7,13 +7,21 @@
 namespace vtenant {
 
 Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
-                                    const std::vector<FlagSpec>& known) {
+                                    const std::vector<FlagSpec>& known, Words words) {
   SplitCommandLine out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       out.help = true;
       return out;
+    }
+    if (words != Words::kRefuse && !arg.starts_with("-")) {
+      if (words == Words::kEnd) {
+        out.words.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+        return out;
+      }
+      out.words.push_back(arg);
+      continue;
     }
     if (!arg.starts_with("--") || arg.size() == 2) {
       return InvalidArgument("unexpected argument \"" + arg + "\"; see --help");

@@ -35,16 +35,28 @@ struct FlagValue {
 
 // What a command line holds.
 struct SplitCommandLine {
-  bool help = false;             // -h or --help was given; the rest was not read
-  std::vector<FlagValue> flags;  // in the order given; a later one wins
+  bool help = false;               // -h or --help was given; the rest was not read
+  std::vector<FlagValue> flags;    // in the order given; a later one wins
+  std::vector<std::string> words;  // the words that are not flags (see Words)
+};
+
+// What SplitFlags does with a word that is neither a flag nor a flag's
+// value. A word starting with '-' is never one: it is a flag or a mistake.
+enum class Words {
+  kRefuse,  // InvalidArgument: the programs take flags only
+  kKeep,    // kept in `words`, in order, with flags before and after them
+            // (`vtenant kubeconfig TENANT`)
+  kEnd,     // the first one ends the flags: it and everything after it go to
+            // `words` unread (`vtenant [--state-dir DIR] COMMAND [its options]`)
 };
 
 // Splits `args` (the command line without the program's name) by `known`.
-// InvalidArgument, naming the word, for a word that is not a flag, an
-// unknown flag, a flag whose value is missing, or a switch given a value
-// other than true or false.
+// InvalidArgument, naming the word, for a word that is not a flag (unless
+// `words` says otherwise), an unknown flag, a flag whose value is missing, or
+// a switch given a value other than true or false.
 Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
-                                    const std::vector<FlagSpec>& known);
+                                    const std::vector<FlagSpec>& known,
+                                    Words words = Words::kRefuse);
 
 // `value` as a whole number from `min` to `max`; InvalidArgument otherwise,
 // saying "--<flag> "<value>" must be a whole number from <min> to <max>".

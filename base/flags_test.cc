@@ -50,6 +50,34 @@ TEST(SplitFlagsTest, EachMistakeIsNamed) {
   }
 }
 
+TEST(SplitFlagsTest, WordsAreRefusedKeptOrEndTheFlags) {
+  const std::vector<std::string> args = {"--tenant", "nlp", "up", "--leader-elect", "more"};
+  EXPECT_FALSE(SplitFlags(args, kKnown).ok());
+
+  Result<SplitCommandLine> kept = SplitFlags(args, kKnown, Words::kKeep);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->words, (std::vector<std::string>{"up", "more"}));
+  ASSERT_EQ(kept->flags.size(), 2u);
+  EXPECT_EQ(kept->flags[0].value, "nlp");  // a flag's value is not a word
+  EXPECT_EQ(kept->flags[1].name, "leader-elect");
+
+  // A command's own arguments are not read, not even --help or a flag
+  // unknown here.
+  Result<SplitCommandLine> ended =
+      SplitFlags({"--tenant=nlp", "up", "--bogus", "--help"}, kKnown, Words::kEnd);
+  ASSERT_TRUE(ended.ok()) << ended.status().ToString();
+  EXPECT_FALSE(ended->help);
+  EXPECT_EQ(ended->words, (std::vector<std::string>{"up", "--bogus", "--help"}));
+  ASSERT_EQ(ended->flags.size(), 1u);
+
+  // Whatever starts with a dash is a flag or a mistake, never a word.
+  for (Words words : {Words::kKeep, Words::kEnd}) {
+    Result<SplitCommandLine> dash = SplitFlags({"-x"}, kKnown, words);
+    ASSERT_FALSE(dash.ok());
+    EXPECT_NE(dash.status().message().find("unexpected argument \"-x\""), std::string::npos);
+  }
+}
+
 TEST(FlagNumbersTest, WholeNumbersInRangeAndDecimalsAboveAMinimum) {
   EXPECT_EQ(*ParseWholeNumberFlag("workers", "8", 1, 256), 8);
   for (const char* bad : {"", "0", "257", "8x", "-1", "1.5"}) {

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/host_cluster.h"
 #include "cli/queues_view.h"
@@ -14,26 +15,11 @@
 namespace vtenant::cli {
 namespace {
 
-bool WantsHelp(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
-    if (a == "-h" || a == "--help") return true;
-  }
-  return false;
-}
-
-// Prints `usage` for --help (exit 0) or for unexpected arguments (exit 2);
-// returns -1 when the arguments are fine.
+// Reads the arguments of a command that takes none (see ReadFlags).
 int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
                 const std::string& usage) {
-  if (WantsHelp(args)) {
-    std::cout << usage;
-    return 0;
-  }
-  if (!args.empty()) {
-    std::cerr << command << ": unexpected argument \"" << args[0] << "\"\n\n" << usage;
-    return 2;
-  }
-  return -1;
+  SplitCommandLine split;
+  return ReadFlags(command, args, {}, Words::kRefuse, usage, split);
 }
 
 int Fail(const std::string& command, const Status& status) {
@@ -86,15 +72,18 @@ Prints a kubeconfig to stdout:
   )" + global.program + R"( kubeconfig nlp > nlp.kubeconfig
   kubectl --kubeconfig nlp.kubeconfig get pods -A
 )";
-  if (WantsHelp(args)) {
-    std::cout << usage;
-    return 0;
+  SplitCommandLine split;
+  if (int code = ReadFlags(command, args, {{.name = "host", .is_switch = true}}, Words::kKeep,
+                           usage, split);
+      code >= 0) {
+    return code;
   }
-  if (args.size() != 1) {
-    std::cerr << command << ": name one tenant, or --host\n\n" << usage;
-    return 2;
+  bool host_config = false;
+  for (const FlagValue& given : split.flags) host_config = given.value == "true";
+  if (split.words.size() != (host_config ? 0u : 1u)) {
+    return UsageError(command, "name one tenant, or --host", usage);
   }
-  if (args[0] == "--host") {
+  if (host_config) {
     Result<std::string> path = HostKubeconfigPath(global);
     if (!path.ok()) return Fail(command, path.status());
     std::ifstream file(*path);
@@ -104,13 +93,9 @@ Prints a kubeconfig to stdout:
     std::cout << text.str();
     return 0;
   }
-  if (args[0].starts_with("-")) {
-    std::cerr << command << ": unknown option \"" << args[0] << "\"\n\n" << usage;
-    return 2;
-  }
   Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
   if (!host.ok()) return Fail(command, host.status());
-  Result<std::string> config = TenantKubeconfig(**host, args[0]);
+  Result<std::string> config = TenantKubeconfig(**host, split.words[0]);
   if (!config.ok()) return Fail(command, config.status());
   std::cout << *config;
   if (!config->ends_with("\n")) std::cout << "\n";
@@ -130,26 +115,19 @@ there, unless --no-wait. Get it with `)" +
 
 Needs the right to patch the Tenant on the host (a platform admin's).
 )";
-  if (WantsHelp(args)) {
-    std::cout << usage;
-    return 0;
+  SplitCommandLine split;
+  if (int code = ReadFlags(command, args, {{.name = "no-wait", .is_switch = true}}, Words::kKeep,
+                           usage, split);
+      code >= 0) {
+    return code;
   }
-  std::string tenant;
   bool wait = true;
-  for (const std::string& a : args) {
-    if (a == "--no-wait") {
-      wait = false;
-    } else if (a.starts_with("-") || !tenant.empty()) {
-      std::cerr << command << ": unexpected argument \"" << a << "\"\n\n" << usage;
-      return 2;
-    } else {
-      tenant = a;
-    }
+  for (const FlagValue& given : split.flags) wait = given.value != "true";
+  if (split.words.empty()) return UsageError(command, "name the tenant", usage);
+  if (split.words.size() > 1) {
+    return UsageError(command, "unexpected argument \"" + split.words[1] + "\"", usage);
   }
-  if (tenant.empty()) {
-    std::cerr << command << ": name the tenant\n\n" << usage;
-    return 2;
-  }
+  const std::string& tenant = split.words[0];
   Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
   if (!host.ok()) return Fail(command, host.status());
   const std::string request = NewRotationRequest();

@@ -1,11 +1,9 @@
 #include "cli/environment_state.h"
 
-#include <signal.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "base/secret_file.h"
 
@@ -102,18 +100,6 @@ Result<EnvironmentState> EnvironmentState::Load(const std::string& dir) {
   }
 }
 
-bool IsRecordedProcess(const std::string& program, pid_t pid) {
-  if (pid <= 0 || kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field, comm, state;
-  stat >> pid_field >> comm >> state;
-  if (state == "Z") return false;
-  std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string argv0;
-  std::getline(cmdline, argv0, '\0');
-  return fs::path(argv0).filename() == program;
-}
-
 std::string ProgramOf(const localenv::Component& component) {
   const std::vector<std::string>& argv = component.process.argv;
   if (argv.empty()) return component.name;
@@ -130,14 +116,14 @@ std::string ProgramOf(const localenv::Component& component) {
 
 bool EnvironmentState::SupervisorRunning() const {
   // The supervisor is this CLI, under either of its names.
-  return IsRecordedProcess("vtenant", supervisor_pid) ||
-         IsRecordedProcess("kubectl-vtenant", supervisor_pid);
+  return localenv::ProcessRuns(supervisor_pid, "vtenant", "") ||
+         localenv::ProcessRuns(supervisor_pid, "kubectl-vtenant", "");
 }
 
 std::vector<std::string> EnvironmentState::Alive() const {
   std::vector<std::string> alive;
   for (const ComponentRecord& record : components) {
-    if (IsRecordedProcess(ProgramOf(record.component), record.pid)) {
+    if (localenv::ProcessRuns(record.pid, ProgramOf(record.component), "")) {
       alive.push_back(record.component.name);
     }
   }

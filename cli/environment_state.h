@@ -45,10 +45,6 @@ struct EnvironmentState {
   const ComponentRecord* Find(const std::string& name) const;
 };
 
-// True if `pid` is alive, not a zombie, and runs a program whose file name
-// is `program` (after a reboot a recorded pid may belong to anything).
-bool IsRecordedProcess(const std::string& program, pid_t pid);
-
 // The file name of a component's program ("kube-apiserver").
 std::string ProgramOf(const localenv::Component& component);
 

@@ -4,11 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "base/eventually.h"
+#include "localenv/process.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
@@ -31,8 +30,7 @@ bool RefersTo(const std::string& text, const std::string& dir) {
   for (size_t at = text.find(dir); at != std::string::npos; at = text.find(dir, at + 1)) {
     const size_t end = at + dir.size();
     // The folder itself or something inside it, not /x/.vtenant-other.
-    if (end == text.size() || text[end] == '/' || text[end] == '\0' || text[end] == ',' ||
-        text[end] == ':') {
+    if (end == text.size() || text[end] == '/' || text[end] == ',' || text[end] == ':') {
       return true;
     }
   }
@@ -44,24 +42,13 @@ bool RefersTo(const std::string& text, const std::string& dir) {
 std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir_in) {
   const std::string dir = fs::path(dir_in).lexically_normal().string();
   std::vector<LeftoverProcess> found;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string pid_text = entry.path().filename();
-    if (pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t pid = std::stoi(pid_text);
-    if (pid == getpid()) continue;
-    std::ifstream cmdline_file(entry.path() / "cmdline");
-    std::stringstream buffer;
-    buffer << cmdline_file.rdbuf();
-    const std::string cmdline = buffer.str();
-    if (cmdline.empty()) continue;  // kernel thread or gone
-    const std::string name = fs::path(cmdline.substr(0, cmdline.find('\0'))).filename();
+  for (const localenv::RunningProcess& p : localenv::ListProcesses()) {
+    if (p.pid == getpid()) continue;
+    const std::string name = fs::path(p.argv[0]).filename();
     if (!kPrograms.contains(name)) continue;
-    std::error_code cwd_ec;
-    const std::string cwd = fs::read_symlink(entry.path() / "cwd", cwd_ec).string();
-    if (RefersTo(cmdline, dir) || (!cwd_ec && RefersTo(cwd, dir))) {
-      found.push_back({pid, name});
-    }
+    bool refers = RefersTo(p.cwd, dir);
+    for (const std::string& arg : p.argv) refers = refers || RefersTo(arg, dir);
+    if (refers) found.push_back({p.pid, name});
   }
   return found;
 }

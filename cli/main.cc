@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 
 namespace {
@@ -59,28 +60,26 @@ int main(int argc, char** argv) {
     global.program = "kubectl vtenant";
   }
   const std::string usage = Usage(global.program);
-  std::vector<std::string> args(argv + 1, argv + argc);
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    if (args[i] == "--state-dir" && i + 1 < args.size()) {
-      global.state_dir = args[++i];
-    } else if (args[i] == "--kubeconfig" && i + 1 < args.size()) {
-      global.kubeconfig = args[++i];
-    } else if (args[i].starts_with("--kubeconfig=")) {
-      global.kubeconfig = args[i].substr(sizeof("--kubeconfig=") - 1);
-    } else if (args[i] == "-h" || args[i] == "--help" || args[i] == "help") {
-      std::cout << usage;
-      return 0;
-    } else {
-      break;
-    }
+  vtenant::SplitCommandLine split;
+  if (int code = vtenant::cli::ReadFlags(global.program, {argv + 1, argv + argc},
+                                         {{.name = "state-dir"}, {.name = "kubeconfig"}},
+                                         vtenant::Words::kEnd, usage, split);
+      code >= 0) {
+    return code;
   }
-  if (i == args.size()) {
+  for (const vtenant::FlagValue& given : split.flags) {
+    (given.name == "state-dir" ? global.state_dir : global.kubeconfig) = given.value;
+  }
+  if (split.words.empty()) {
     std::cerr << usage;
     return 2;
   }
-  const std::string command = args[i];
-  std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
+  const std::string command = split.words[0];
+  if (command == "help") {
+    std::cout << usage;
+    return 0;
+  }
+  std::vector<std::string> rest(split.words.begin() + 1, split.words.end());
   using namespace vtenant::cli;
   if (command == "up") return RunUp(global, rest);
   if (command == "down") return RunDown(global, rest);

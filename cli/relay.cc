@@ -4,7 +4,9 @@
 //   vtenant relay --netns NAME --listen 127.0.0.1:6443 --to 127.0.0.1:6443
 //   vtenant relay --netns NAME --connect-proxy /path/egress.sock
 #include <iostream>
+#include <map>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "localenv/netns_relay.h"
 
@@ -28,22 +30,19 @@ bool SplitHostPort(const std::string& text, std::string& host, int& port) {
 }  // namespace
 
 int RunRelay(const GlobalOptions&, const std::vector<std::string>& args) {
+  const std::string usage =
+      "usage: vtenant relay --netns NAME (--listen HOST:PORT --to HOST:PORT |"
+      " --connect-proxy SOCKET)\n";
   std::string netns, listen, to, proxy_socket;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--netns" && has_value) {
-      netns = args[++i];
-    } else if (args[i] == "--listen" && has_value) {
-      listen = args[++i];
-    } else if (args[i] == "--to" && has_value) {
-      to = args[++i];
-    } else if (args[i] == "--connect-proxy" && has_value) {
-      proxy_socket = args[++i];
-    } else {
-      std::cerr << "vtenant relay: unknown option \"" << args[i] << "\"\n";
-      return 2;
-    }
+  const std::map<std::string, std::string*> values = {
+      {"netns", &netns}, {"listen", &listen}, {"to", &to}, {"connect-proxy", &proxy_socket}};
+  std::vector<FlagSpec> known;
+  for (const auto& [name, value] : values) known.push_back({.name = name});
+  SplitCommandLine split;
+  if (int code = ReadFlags("vtenant relay", args, known, Words::kRefuse, usage, split); code >= 0) {
+    return code;
   }
+  for (const FlagValue& given : split.flags) *values.at(given.name) = given.value;
   Status result;
   if (!netns.empty() && !proxy_socket.empty() && listen.empty() && to.empty()) {
     result = localenv::RunConnectProxy(netns, proxy_socket);
@@ -52,8 +51,7 @@ int RunRelay(const GlobalOptions&, const std::vector<std::string>& args) {
     int listen_port = 0, to_port = 0;
     if (netns.empty() || !SplitHostPort(listen, listen_host, listen_port) ||
         !SplitHostPort(to, to_host, to_port)) {
-      std::cerr << "usage: vtenant relay --netns NAME (--listen HOST:PORT --to HOST:PORT |"
-                   " --connect-proxy SOCKET)\n";
+      std::cerr << usage;
       return 2;
     }
     result = localenv::RunInboundRelay(netns, listen_host, listen_port, to_host, to_port);

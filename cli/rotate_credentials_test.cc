@@ -3,17 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::cli {
 namespace {
 
 namespace res = kube::resources;
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 TEST(RotateCredentialsTest, AsksTheOperatorThroughTheTenantsAnnotation) {
   kube::FakeClient host;

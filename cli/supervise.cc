@@ -288,7 +288,7 @@ Status Resume(localenv::Supervisor& supervisor, Record& record, const std::strin
   }
   for (const ComponentRecord& c : components) {
     if (g_stop) return Unavailable("stopped while resuming");
-    if (IsRecordedProcess(ProgramOf(c.component), c.pid)) {
+    if (localenv::ProcessRuns(c.pid, ProgramOf(c.component), "")) {
       supervisor.Add(c.component, localenv::Process::Adopt(c.pid, ProgramOf(c.component)));
       adopted.push_back(c.component.name);
       continue;

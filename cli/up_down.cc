@@ -19,6 +19,7 @@
 
 #include "base/eventually.h"
 #include "base/secret_file.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/environment_state.h"
 #include "cli/leftover_processes.h"
@@ -81,7 +82,7 @@ bool PrintComponents(const EnvironmentState& state, std::ostream& out) {
   bool all_well = true;
   Table table({"COMPONENT", "PID", "STATE", "RESTARTS", "HEALTH", "LAST EXIT"});
   for (const ComponentRecord& c : state.components) {
-    const bool running = IsRecordedProcess(ProgramOf(c.component), c.pid);
+    const bool running = localenv::ProcessRuns(c.pid, ProgramOf(c.component), "");
     std::string health = "-";
     if (running && !c.component.health.url.empty()) {
       Status healthy = localenv::CheckHealth(c.component.health, std::chrono::seconds(3));
@@ -258,8 +259,8 @@ bool Stop(const std::string& dir) {
     const pid_t pid = state->supervisor_pid;
     if (!Eventually(
             [&] {
-              return !IsRecordedProcess("vtenant", pid) &&
-                     !IsRecordedProcess("kubectl-vtenant", pid);
+              return !localenv::ProcessRuns(pid, "vtenant", "") &&
+                     !localenv::ProcessRuns(pid, "kubectl-vtenant", "");
             },
             std::chrono::seconds(60), std::chrono::milliseconds(50))) {
       std::cerr << "vtenant: the supervisor (pid " << pid
@@ -271,7 +272,7 @@ bool Stop(const std::string& dir) {
   // stopped here, newest first, and anything else working in the folder.
   if (state.ok()) {
     for (auto it = state->components.rbegin(); it != state->components.rend(); ++it) {
-      if (!IsRecordedProcess(ProgramOf(it->component), it->pid)) continue;
+      if (!localenv::ProcessRuns(it->pid, ProgramOf(it->component), "")) continue;
       localenv::Process::Adopt(it->pid, it->component.name).Stop(std::chrono::seconds(5));
     }
   }
@@ -289,12 +290,6 @@ bool Stop(const std::string& dir) {
   took << std::fixed << std::setprecision(1) << seconds;
   std::cout << "vtenant: local environment in " << dir << " stopped in " << took.str() << " s\n";
   return clean;
-}
-
-int StopUsage(const std::string& command, const std::string& text,
-              const std::vector<std::string>& args) {
-  std::cout << "Usage: vtenant " << command << "\n\n" << text;
-  return args[0] == "-h" || args[0] == "--help" ? 0 : 2;
 }
 
 constexpr char kDownText[] =
@@ -339,14 +334,15 @@ int Purge(const std::string& dir) {
 }  // namespace
 
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
-  bool purge = false;
-  for (const std::string& a : args) {
-    if (a == "--purge") {
-      purge = true;
-    } else {
-      return StopUsage("down [--purge]", kDownText, {a});
-    }
+  SplitCommandLine split;
+  if (int code =
+          ReadFlags("vtenant down", args, {{.name = "purge", .is_switch = true}}, Words::kRefuse,
+                    std::string("Usage: vtenant down [--purge]\n\n") + kDownText, split);
+      code >= 0) {
+    return code;
   }
+  bool purge = false;
+  for (const FlagValue& given : split.flags) purge = given.value == "true";
   const std::string dir = StateDir(global);
   if (!fs::exists(dir)) {
     std::cout << "vtenant: nothing to stop (no local environment in " << dir << ")\n";
@@ -364,7 +360,12 @@ int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
 }
 
 int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args) {
-  if (!args.empty()) return StopUsage("delete", kDeleteText, args);
+  SplitCommandLine split;
+  if (int code = ReadFlags("vtenant delete", args, {}, Words::kRefuse,
+                           std::string("Usage: vtenant delete\n\n") + kDeleteText, split);
+      code >= 0) {
+    return code;
+  }
   const std::string dir = StateDir(global);
   if (!fs::exists(dir)) {
     std::cout << "vtenant: nothing to delete (no local environment in " << dir << ")\n";
@@ -375,12 +376,16 @@ int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args)
 }
 
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::cout << "Usage: vtenant status\n\nShows the local environment's supervisor, each "
-                 "component (pid, restarts, whether it answers its health endpoint, how it "
-                 "last exited), the tenants' processes working in the state folder, and the "
-                 "simulated nodes. Exits 1 when anything is not running or not healthy.\n";
-    return args[0] == "-h" || args[0] == "--help" ? 0 : 2;
+  SplitCommandLine split;
+  if (int code = ReadFlags("vtenant status", args, {}, Words::kRefuse,
+                           "Usage: vtenant status\n\nShows the local environment's supervisor, "
+                           "each component (pid, restarts, whether it answers its health "
+                           "endpoint, how it last exited), the tenants' processes working in the "
+                           "state folder, and the simulated nodes. Exits 1 when anything is not "
+                           "running or not healthy.\n",
+                           split);
+      code >= 0) {
+    return code;
   }
   const std::string dir = StateDir(global);
   Result<EnvironmentState> state = EnvironmentState::Load(dir);

@@ -72,7 +72,7 @@ std::string WitnessUid(const EnvironmentState& state) {
 
 void ExpectNothingLeft(const std::string& dir, const EnvironmentState& state) {
   for (const ComponentRecord& c : state.components) {
-    EXPECT_FALSE(IsRecordedProcess(ProgramOf(c.component), c.pid))
+    EXPECT_FALSE(localenv::ProcessRuns(c.pid, ProgramOf(c.component), ""))
         << c.component.name << " (pid " << c.pid << ") outlived `vtenant down`";
   }
   EXPECT_FALSE(state.SupervisorRunning()) << "the supervisor outlived `vtenant down`";
@@ -169,7 +169,7 @@ TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing)
           Result<EnvironmentState> now = EnvironmentState::Load(dir);
           const ComponentRecord* c = now.ok() ? now->Find(name) : nullptr;
           return c != nullptr && c->pid > 0 && c->pid != before && c->restarts == 1 &&
-                 IsRecordedProcess(ProgramOf(c->component), c->pid);
+                 localenv::ProcessRuns(c->pid, ProgramOf(c->component), "");
         },
         std::chrono::seconds(60)))
         << name << " was not restarted";
@@ -195,7 +195,7 @@ TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing)
   const pid_t killed = before->Find("vtenant-operator")->pid;
   ASSERT_EQ(kill(killed, SIGKILL), 0);
   ASSERT_TRUE(Eventually([&] {
-    return !before->SupervisorRunning() && !IsRecordedProcess("vtenant-operator", killed);
+    return !before->SupervisorRunning() && !localenv::ProcessRuns(killed, "vtenant-operator", "");
   }));
   localenv::CommandResult status_down = Vtenant(dir, {"status"});
   EXPECT_EQ(status_down.exit_code, 1) << status_down.out;

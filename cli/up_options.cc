@@ -1,7 +1,9 @@
 #include "cli/up_options.h"
 
 #include <filesystem>
-#include <iostream>
+#include <map>
+
+#include "cli/command_line.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
@@ -65,40 +67,36 @@ std::string Absolute(const std::string& path) {
 
 int ParseUpOptions(const std::string& command, const std::vector<std::string>& args,
                    UpOptions& options) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (a == "-h" || a == "--help") {
-      std::cout << kUpUsage;
-      return 0;
-    } else if (a == "--nodes" && has_value) {
-      options.nodes_path = args[++i];
-    } else if (a == "--real-node") {
-      options.real_node = true;
-    } else if (a == "--real-node-gpu") {
-      options.real_node = true;
-      options.real_node_gpu = true;
-    } else if (a == "--crds" && has_value) {
-      options.crds_dir = args[++i];
-    } else if (a == "--chart" && has_value) {
-      options.chart_dir = args[++i];
-    } else if (a == "--operator-binary" && has_value) {
-      options.operator_binary = args[++i];
-    } else if (a == "--scheduler-binary" && has_value) {
-      options.scheduler_binary = args[++i];
-    } else if (a == "--syncer-binary" && has_value) {
-      options.syncer_binary = args[++i];
-    } else if (a == "--port" && has_value) {
-      const std::string& v = args[++i];
-      if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoi(v) > 65535) {
-        std::cerr << "vtenant " << command << ": --port wants a port number, got \"" << v << "\"\n";
-        return 2;
-      }
-      options.port = std::stoi(v);
+  const std::string name = "vtenant " + command;
+  const std::map<std::string, std::string*> paths = {
+      {"nodes", &options.nodes_path},
+      {"crds", &options.crds_dir},
+      {"chart", &options.chart_dir},
+      {"operator-binary", &options.operator_binary},
+      {"scheduler-binary", &options.scheduler_binary},
+      {"syncer-binary", &options.syncer_binary}};
+  std::vector<FlagSpec> known = {{.name = "port"},
+                                 {.name = "real-node", .is_switch = true},
+                                 {.name = "real-node-gpu", .is_switch = true}};
+  for (const auto& [flag, path] : paths) known.push_back({.name = flag});
+  SplitCommandLine split;
+  if (int code = ReadFlags(name, args, known, Words::kRefuse, kUpUsage, split); code >= 0) {
+    return code;
+  }
+  for (const FlagValue& given : split.flags) {
+    const bool on = given.value == "true";
+    if (given.name == "port") {
+      Result<int64_t> port = ParseWholeNumberFlag("port", given.value, 0, 65535);
+      if (!port.ok()) return UsageError(name, port.status().message(), kUpUsage);
+      options.port = static_cast<int>(*port);
+    } else if (given.name == "real-node") {
+      options.real_node = on;
+    } else if (given.name == "real-node-gpu") {
+      // A GPU on the real node asks for the node too.
+      options.real_node_gpu = on;
+      options.real_node = options.real_node || on;
     } else {
-      std::cerr << "vtenant " << command << ": unknown option \"" << a << "\"\n\n" << kUpUsage;
-      return 2;
+      *paths.at(given.name) = given.value;
     }
   }
   if (options.crds_dir.empty()) options.crds_dir = FindSourceFolder("charts/vtenant/crds");

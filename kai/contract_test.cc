@@ -20,6 +20,7 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kube/object.h"
+#include "kube/testing/json.h"
 #include "scheduler/admission.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
@@ -32,11 +33,7 @@
 namespace vtenant::kai {
 namespace {
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> parsed = kube::ParseJson(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString() << "\n" << text;
-  return parsed.ok() ? std::move(*parsed) : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 syncer::SyncerConfig Tenant() {
   syncer::SyncerConfig config;

@@ -14,7 +14,7 @@ namespace vtenant::kube {
 struct Condition {
   std::string type;    // "Ready", "QueueReady", ...
   std::string status;  // "True", "False", "Unknown"
-  std::string reason;  // CamelCase, e.g. "QuotaExceedsParent"
+  std::string reason;  // CamelCase, e.g. "QueueNotFound"
   std::string message;
   int64_t observed_generation = 0;
   std::string last_transition_time;  // RFC 3339; set by SetCondition

@@ -1,8 +1,9 @@
 // HttpTransport: HTTP(S) requests to one API server.
 //
-// NewHttpTransport makes the real one, over cpprestsdk; it is the only place
-// that knows about cpprestsdk's client: everything above it speaks paths,
-// bodies and Status. cpprestsdk reports failures by throwing; every
+// NewHttpTransport makes the real one, over cpprestsdk; it is the programs'
+// only place that knows about cpprestsdk's client but one (etcd's JSON
+// gateway wants its token bare: localenv/etcd_admin.cc): everything above it
+// speaks paths, bodies and Status. cpprestsdk reports failures by throwing; every
 // exception is caught inside it and comes back as a Status. Tests put a fake
 // (kube/testing/fake_transport.h) under RestClient instead. Every TLS
 // connection trusts the config's CA alone, or the system roots when it has

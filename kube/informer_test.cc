@@ -9,20 +9,15 @@
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::kube {
 namespace {
 
 namespace res = resources;
 
-Object Parse(const std::string& json) {
-  Result<Object> o = ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
-}
-
 Object Pod(const std::string& name, const std::string& node) {
-  return Parse(R"({"metadata":{"name":")" + name + R"("},"spec":{"nodeName":")" + node + R"("}})");
+  return Json(R"({"metadata":{"name":")" + name + R"("},"spec":{"nodeName":")" + node + R"("}})");
 }
 
 // Records what handlers were told, as "add ns/a", "update ns/a 5->7", "delete ns/a".
@@ -155,14 +150,14 @@ TEST_P(CacheTest, ReadsBackEveryFieldAsStored) {
       R"({"metadata":{"name":"a","namespace":"ns","labels":{"team":"nlp\u00e9"}},)"
       R"("spec":{"priority":-7,"weight":0.25,"big":12345678901234,"on":true,"none":null,)"
       R"("containers":[{"name":"main","args":["a","b"]}],"empty":{}}})";
-  cache.Upsert(std::make_shared<const Object>(Parse(json)));
+  cache.Upsert(std::make_shared<const Object>(Json(json)));
   ObjectPtr first = cache.Get("ns/a");
   ASSERT_NE(first, nullptr);
-  EXPECT_EQ(*first, Parse(json));
-  EXPECT_EQ(*cache.List().front(), Parse(json));
+  EXPECT_EQ(*first, Json(json));
+  EXPECT_EQ(*cache.List().front(), Json(json));
   ObjectPtr removed = cache.Remove("ns/a");
   ASSERT_NE(removed, nullptr);
-  EXPECT_EQ(*removed, Parse(json));
+  EXPECT_EQ(*removed, Json(json));
   // A reader's copy outlives the entry.
   EXPECT_EQ(GetString(*first, {"metadata", "labels", "team"}), "nlp\u00e9");
 }
@@ -341,7 +336,7 @@ TEST(SharedInformerTest, BookmarksMoveTheResumePoint) {
   ASSERT_TRUE(Eventually([&] { return client.OpenWatches() == 1; }));
   // Writes to another type move the global version; only a bookmark tells
   // this informer about it.
-  ASSERT_TRUE(client.Create(res::kConfigMaps, "ns", Parse(R"({"metadata":{"name":"c"}})")).ok());
+  ASSERT_TRUE(client.Create(res::kConfigMaps, "ns", Json(R"({"metadata":{"name":"c"}})")).ok());
   const std::string current = std::to_string(client.CurrentResourceVersion());
   EXPECT_NE(informer.LastSyncResourceVersion(), current);
   client.SendBookmarks();

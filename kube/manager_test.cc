@@ -8,21 +8,16 @@
 
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::kube {
 namespace {
 
 namespace res = resources;
 
-Object Parse(const std::string& json) {
-  Result<Object> o = ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
-}
-
 void CreatePod(FakeClient& client, const std::string& ns, const std::string& name) {
   ASSERT_TRUE(
-      client.Create(res::kPods, ns, Parse(R"({"metadata":{"name":")" + name + R"("}})")).ok());
+      client.Create(res::kPods, ns, Json(R"({"metadata":{"name":")" + name + R"("}})")).ok());
 }
 
 // Remembers every key it reconciled; optionally blocks each reconcile until

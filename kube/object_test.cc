@@ -2,19 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/testing/json.h"
+
 namespace vtenant::kube {
 namespace {
-
-Object Parse(const std::string& json) {
-  Result<Object> o = ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
-}
 
 // Path steps are string_views: a step cut out of a longer string must be
 // looked up by its length, not up to the next NUL.
 TEST(ObjectTest, PathStepsAreMatchedByTheirLength) {
-  Object o = Parse(R"({"metadata":{"name":"a","labels":{"team":"x","team-b":"y"}}})");
+  Object o = Json(R"({"metadata":{"name":"a","labels":{"team":"x","team-b":"y"}}})");
   const std::string dotted = "metadata.name";
   const std::string_view metadata = std::string_view(dotted).substr(0, 8);
   EXPECT_EQ(GetString(o, {metadata, "name"}), "a");
@@ -31,8 +27,8 @@ TEST(ObjectTest, PathStepsAreMatchedByTheirLength) {
 }
 
 TEST(ObjectTest, KeysRoundTrip) {
-  Object namespaced = Parse(R"({"metadata":{"name":"a","namespace":"ns"}})");
-  Object cluster = Parse(R"({"metadata":{"name":"n1"}})");
+  Object namespaced = Json(R"({"metadata":{"name":"a","namespace":"ns"}})");
+  Object cluster = Json(R"({"metadata":{"name":"n1"}})");
   EXPECT_EQ(KeyOf(namespaced), "ns/a");
   EXPECT_EQ(KeyOf(cluster), "n1");
   EXPECT_EQ(SplitKey("ns/a"), (std::pair<std::string, std::string>{"ns", "a"}));

@@ -22,7 +22,9 @@ namespace vtenant::localenv {
 class EtcdAdmin {
  public:
   // A client of `url` as root (`root`: the administrator's certificate,
-  // EtcdServer::client_tls(), and root's password).
+  // EtcdServer::client_tls(), and root's password). A `root` that names no
+  // file at all is a client of an etcd that asks for no credentials (plain
+  // HTTP, authentication off: one given to the operator by its address).
   static Result<std::unique_ptr<EtcdAdmin>> Connect(const std::string& url,
                                                     const EtcdClientTls& root);
 

@@ -10,7 +10,11 @@
 
 #include "kube/base64.h"
 #include "kube/http_transport.h"
+#include "kube/loopback.h"
+#include "kube/object.h"
 #include "localenv/api_server.h"
+#include "localenv/tools.h"
+#include "localenv/wait.h"
 
 namespace vtenant::localenv {
 namespace {
@@ -94,6 +98,60 @@ TEST_F(EtcdAdminTest, AnApiServerWorksAsAUserConfinedToItsPrefix) {
   ASSERT_TRUE((*admin)->DeleteUser("vtenant-nlp").ok());
   ASSERT_TRUE((*admin)->DeleteUser("vtenant-nlp").ok()) << "not idempotent";
   EXPECT_FALSE((*admin)->Role("vtenant-nlp").ok());
+}
+
+// An etcd that asks for no credentials (one given to the operator by its
+// address): the admin reaches it over plain HTTP, keys under the prefix go
+// and the others stay.
+TEST_F(EtcdAdminTest, AnEtcdWithoutCredentialsIsReachedWithNone) {
+  Result<std::string> binary = FindTool("etcd");
+  ASSERT_TRUE(binary.ok()) << binary.status().ToString();
+  Result<int> client_port = kube::PickFreeLoopbackPort();
+  Result<int> peer_port = kube::PickFreeLoopbackPort();
+  ASSERT_TRUE(client_port.ok() && peer_port.ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(*client_port);
+  const std::string peer = "http://127.0.0.1:" + std::to_string(*peer_port);
+  const std::string log = dir_ + "/plain-etcd.log";
+  Result<Process> etcd = Process::Start(
+      {.argv = {*binary, "--name=plain", "--data-dir=" + dir_ + "/plain",
+                "--listen-client-urls=" + url, "--advertise-client-urls=" + url,
+                "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
+                "--initial-cluster=plain=" + peer},
+       .log_path = log});
+  ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
+  kube::RestConfig plain;
+  plain.server = url;
+  ASSERT_TRUE(WaitForHttpOk(plain, "/health", std::chrono::seconds(60), &*etcd, log).ok());
+  Result<std::unique_ptr<kube::HttpTransport>> http = kube::NewHttpTransport(plain);
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+  auto put = [&](const std::string& key) {
+    return (*http)->Send("POST", "/v3/kv/put",
+                         R"({"key":")" + kube::EncodeBase64(key) + R"(","value":"eA=="})",
+                         "application/json");
+  };
+  auto count = [&](const std::string& prefix) -> std::string {
+    Result<kube::HttpResponse> answer = (*http)->Send(
+        "POST", "/v3/kv/range",
+        R"({"key":")" + kube::EncodeBase64(prefix) + R"(","range_end":")" +
+            kube::EncodeBase64(EtcdAdmin::RangeEnd(prefix)) + R"(","count_only":true})",
+        "application/json");
+    if (!answer.ok()) return answer.status().ToString();
+    Result<kube::Object> parsed = kube::ParseJson(answer->body);
+    return parsed.ok() ? std::string(kube::GetString(*parsed, {"count"})) : answer->body;
+  };
+  for (const std::string key : {"/vtenant/nlp/a", "/vtenant/nlp/b", "/vtenant/nlp0", "/other"}) {
+    ASSERT_TRUE(put(key).ok()) << key;
+  }
+  ASSERT_EQ(count("/vtenant/nlp/"), "2");
+
+  Result<std::unique_ptr<EtcdAdmin>> admin = EtcdAdmin::Connect(url, EtcdClientTls{});
+  ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+  Status deleted = (*admin)->DeletePrefix("/vtenant/nlp/");
+  ASSERT_TRUE(deleted.ok()) << deleted.ToString();
+  // etcd leaves out a count of zero.
+  EXPECT_EQ(count("/vtenant/nlp/"), "");
+  EXPECT_EQ(count("/vtenant/nlp0"), "1");
+  EXPECT_EQ(count("/other"), "1");
 }
 
 }  // namespace

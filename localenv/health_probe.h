@@ -4,9 +4,11 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "base/status.h"
+#include "kube/http_transport.h"
 
 namespace vtenant::localenv {
 
@@ -23,15 +25,47 @@ struct HealthProbe {
   bool insecure = false;
 };
 
-// OK when `probe.url` answers 200 within `timeout`; otherwise the answer
-// (status code and the start of the body) or the connection error.
-// FailedPrecondition when the probe has no URL.
+// Asks one probe again and again over one HTTP client. The supervisor asks
+// each component every ten seconds; a client made for each question would
+// read the kubeconfig or certificates, build a TLS context and connect each
+// time. The client is made at the first question (the credentials are read
+// then) and kept while it gets answers; one that fails after having
+// answered is replaced at once and the question asked again, since its kept
+// connection may be to a server that has since restarted or closed it. Not
+// thread-safe.
+class HealthProber {
+ public:
+  explicit HealthProber(HealthProbe probe);
+  ~HealthProber();
+  HealthProber(HealthProber&&) noexcept;
+  HealthProber& operator=(HealthProber&&) noexcept;
+
+  const HealthProbe& probe() const { return probe_; }
+
+  // OK when the probe's URL answers 200 within `timeout`; otherwise the
+  // answer (status code and the start of the body) or the connection error.
+  // FailedPrecondition when the probe has no URL.
+  Status CheckHealth(std::chrono::milliseconds timeout);
+
+  // OK when the probe's URL answers at all within `timeout`, whatever the
+  // status: a program that says it is not ready (an operator waiting for its
+  // API server answers 503) is alive; one that no longer accepts or answers
+  // is not. FailedPrecondition when the probe has no URL.
+  Status CheckAlive(std::chrono::milliseconds timeout);
+
+ private:
+  // The answer of the probe's URL, whatever its status code.
+  Result<kube::HttpResponse> Ask(std::chrono::milliseconds timeout);
+
+  HealthProbe probe_;
+  std::unique_ptr<kube::HttpTransport> transport_;  // null until asked, or after a failure
+  std::chrono::milliseconds transport_timeout_{0};  // the timeout transport_ was made with
+};
+
+// HealthProber(probe).CheckHealth(timeout): for a question asked once.
 Status CheckHealth(const HealthProbe& probe, std::chrono::milliseconds timeout);
 
-// OK when `probe.url` answers at all within `timeout`, whatever the status: a
-// program that says it is not ready (an operator waiting for its API server
-// answers 503) is alive; one that no longer accepts or answers is not.
-// FailedPrecondition when the probe has no URL.
+// HealthProber(probe).CheckAlive(timeout): for a question asked once.
 Status CheckAlive(const HealthProbe& probe, std::chrono::milliseconds timeout);
 
 }  // namespace vtenant::localenv

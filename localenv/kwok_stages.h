@@ -13,7 +13,9 @@ namespace vtenant::localenv {
 inline constexpr char kRunDurationAnnotation[] = "vtenant.dev/run-duration";
 
 // Only stages: with no KwokConfiguration here, kwok keeps its defaults and
-// takes the rest from flags (see node_agent.cc).
+// takes the rest from flags (see node_agent.cc). Stages cannot share parts,
+// so the running and finished stages spell out their alike selectors and
+// container statuses each in full.
 inline constexpr char kKwokStages[] = R"yaml(
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage

@@ -182,15 +182,16 @@ pid_t Process::Release() {
   return pid;
 }
 
-bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker) {
-  if (pid <= 0) return false;
-  int status = 0;
-  if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
+namespace {
+
+// The command line of process `pid`; empty when it is gone, a zombie or a
+// kernel thread.
+std::vector<std::string> ReadArgv(pid_t pid) {
   const std::string proc = "/proc/" + std::to_string(pid);
   const std::string stat = ReadFileOrEmpty(proc + "/stat");
   const size_t paren = stat.rfind(')');
   if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z') {
-    return false;
+    return {};
   }
   const std::string cmdline = ReadFileOrEmpty(proc + "/cmdline");
   std::vector<std::string> argv;
@@ -200,6 +201,11 @@ bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marke
     argv.push_back(cmdline.substr(start, end - start));
     start = end + 1;
   }
+  return argv;
+}
+
+bool Runs(const std::vector<std::string>& argv, const std::string& program,
+          const std::string& marker) {
   if (argv.empty() || std::filesystem::path(argv[0]).filename() != program) return false;
   if (marker.empty()) return true;
   for (const auto& a : argv) {
@@ -208,16 +214,37 @@ bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marke
   return false;
 }
 
+}  // namespace
+
+bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker) {
+  if (pid <= 0) return false;
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
+  return Runs(ReadArgv(pid), program, marker);
+}
+
 pid_t FindRunning(const std::string& program, const std::string& marker, pid_t recorded) {
   if (ProcessRuns(recorded, program, marker)) return recorded;
+  for (const RunningProcess& p : ListProcesses()) {
+    if (Runs(p.argv, program, marker)) return p.pid;
+  }
+  return -1;
+}
+
+std::vector<RunningProcess> ListProcesses() {
+  std::vector<RunningProcess> found;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = std::stoi(name);
-    if (ProcessRuns(pid, program, marker)) return pid;
+    RunningProcess p{.pid = pid, .argv = ReadArgv(pid)};
+    if (p.argv.empty()) continue;
+    std::error_code cwd_ec;
+    p.cwd = std::filesystem::read_symlink(entry.path() / "cwd", cwd_ec).string();
+    found.push_back(std::move(p));
   }
-  return -1;
+  return found;
 }
 
 }  // namespace vtenant::localenv

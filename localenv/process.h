@@ -84,8 +84,19 @@ bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marke
 
 // The pid of a process running `program` with an argument containing
 // `marker`: `recorded` when ProcessRuns says so of it, otherwise the first
-// found by scanning /proc; -1 if none. The scan finds what a pid record
-// cannot: a server started by a program killed before it wrote the record.
+// of ListProcesses; -1 if none. The scan finds what a pid record cannot: a
+// server started by a program killed before it wrote the record.
 pid_t FindRunning(const std::string& program, const std::string& marker, pid_t recorded = -1);
+
+// A process as /proc shows it.
+struct RunningProcess {
+  pid_t pid = -1;
+  std::vector<std::string> argv;  // never empty
+  std::string cwd;                // its working folder; empty when not readable
+};
+
+// The processes running now, this one included, by scanning /proc: all but
+// zombies and kernel threads (which have no command line).
+std::vector<RunningProcess> ListProcesses();
 
 }  // namespace vtenant::localenv

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/eventually.h"
 #include "localenv/command.h"
 
 namespace vtenant::localenv {
@@ -158,6 +159,31 @@ TEST(ProcessRunsTest, FindsAProcessByProgramAndArgument) {
   EXPECT_EQ(FindRunning(SelfName(), SelfName(), getpid()), getpid());
   EXPECT_EQ(FindRunning("kube-apiserver", "/no/such/tenant/folder"), -1);
   EXPECT_EQ(FindRunning("kube-apiserver", "/no/such/tenant/folder", getpid()), -1);
+}
+
+TEST(ProcessRunsTest, ListsEachProcessWithItsCommandLineAndFolder) {
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  Result<Process> child = Process::Start(
+      {.argv = {"/bin/sh", "-c", "exec sleep 60"}, .log_path = "/dev/null", .working_dir = folder});
+  ASSERT_TRUE(child.ok()) << child.status().ToString();
+  const RunningProcess* listed = nullptr;
+  std::vector<RunningProcess> all;
+  // The child may still be the shell or already sleep; either keeps the pid.
+  Eventually([&] {
+    all = ListProcesses();
+    listed = nullptr;
+    for (const RunningProcess& p : all) {
+      if (p.pid == child->pid()) listed = &p;
+    }
+    return listed != nullptr && listed->argv[0] == "sleep";
+  });
+  ASSERT_NE(listed, nullptr);
+  EXPECT_EQ(listed->argv, (std::vector<std::string>{"sleep", "60"}));
+  EXPECT_EQ(listed->cwd, folder);
+  bool self = false;
+  for (const RunningProcess& p : all) self = self || p.pid == getpid();
+  EXPECT_TRUE(self);
+  child->Stop(std::chrono::seconds(1));
 }
 
 TEST(ProcessRunsTest, AReapedChildDoesNotCount) {

@@ -8,7 +8,11 @@ Supervisor::~Supervisor() { StopAll(std::chrono::seconds(5)); }
 
 void Supervisor::Add(Component component, Process running) {
   component.process.die_with_parent = false;
-  Entry entry{.component = std::move(component), .process = std::move(running), .up = true};
+  HealthProber prober(component.health);
+  Entry entry{.component = std::move(component),
+              .process = std::move(running),
+              .up = true,
+              .prober = std::move(prober)};
   entry.started = Clock::now();
   entry.next_liveness = entry.started + options_.liveness_delay;
   entries_.push_back(std::move(entry));
@@ -16,7 +20,8 @@ void Supervisor::Add(Component component, Process running) {
 
 Status Supervisor::Start(Component component) {
   component.process.die_with_parent = false;
-  entries_.push_back(Entry{.component = std::move(component)});
+  HealthProber prober(component.health);
+  entries_.push_back(Entry{.component = std::move(component), .prober = std::move(prober)});
   Status error;
   Launch(entries_.back(), Clock::now(), &error);
   return error;
@@ -82,7 +87,7 @@ bool Supervisor::Tick() {
 
 bool Supervisor::Alive(Entry& entry, Clock::time_point now) {
   if (entry.component.health.url.empty() || now < entry.next_liveness) return true;
-  Status alive = CheckAlive(entry.component.health, options_.liveness_timeout);
+  Status alive = entry.prober.CheckAlive(options_.liveness_timeout);
   // From the end of the probe: a probe that timed out does not make the next
   // one due at once.
   entry.next_liveness = Clock::now() + options_.liveness_period;
@@ -100,14 +105,14 @@ bool Supervisor::RestartFollowers(Clock::time_point now) {
     if (follower.follow_cause.empty() || follower.retired) continue;
     bool ready = true;
     for (const std::string& name : follower.component.restart_after) {
-      const Entry* leader = nullptr;
-      for (const Entry& e : entries_) {
+      Entry* leader = nullptr;
+      for (Entry& e : entries_) {
         if (e.component.name == name) leader = &e;
       }
       if (leader == nullptr) continue;
       ready = ready && leader->up &&
               (leader->component.health.url.empty() ||
-               CheckHealth(leader->component.health, std::chrono::seconds(1)).ok());
+               leader->prober.CheckHealth(std::chrono::seconds(1)).ok());
     }
     if (!ready) continue;
     if (follower.up) {

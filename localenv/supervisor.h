@@ -123,9 +123,10 @@ class Supervisor {
     std::chrono::milliseconds backoff{0};
     bool retired = false;      // stopped for good by StopOne
     std::string follow_cause;  // the component in restart_after that was restarted; empty: none
-    Clock::time_point next_liveness;  // when to ask whether it is alive next
-    int liveness_failed = 0;          // probes without an answer, in a row
-    std::string liveness_error;       // the last of them
+    Clock::time_point next_liveness;     // when to ask whether it is alive next
+    int liveness_failed = 0;             // probes without an answer, in a row
+    std::string liveness_error;          // the last of them
+    HealthProber prober{HealthProbe{}};  // component.health's, kept across probes
   };
   // Asks a running entry whether it is alive, when due; returns false once it
   // has failed options_.liveness_failures probes in a row.

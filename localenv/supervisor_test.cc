@@ -12,6 +12,7 @@
 
 #include "base/eventually.h"
 #include "kube/health_server.h"
+#include "kube/kubeconfig.h"
 #include "localenv/tools.h"
 
 namespace vtenant::localenv {
@@ -235,6 +236,41 @@ TEST_F(SupervisorTest, AComponentThatAnswersNotReadyIsAliveAndLeftRunning) {
   EXPECT_EQ(supervisor.Statuses()[0].pid, pid);
   EXPECT_EQ(supervisor.Statuses()[0].restarts, 0);
   EXPECT_FALSE(CheckHealth(waiting.health, std::chrono::seconds(1)).ok());
+}
+
+// The supervisor asks each component every few seconds: its prober reads the
+// credentials once and keeps its client while it gets answers, and makes a
+// new one (reading them again) after a failure.
+TEST_F(SupervisorTest, AProberKeepsItsClientWhileItGetsAnswers) {
+  Result<int> port = PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok());
+  auto server = std::make_unique<kube::HealthServer>();
+  ASSERT_TRUE(server->Start("127.0.0.1", static_cast<uint16_t>(*port)).ok());
+  const std::string kubeconfig = dir_ + "/probe.kubeconfig";
+  {
+    kube::RestConfig config;
+    config.server = server->url();
+    std::ofstream(kubeconfig) << kube::RenderKubeconfig(config, "probe");
+  }
+  const HealthProbe probe{.url = server->url() + "/healthz", .kubeconfig = kubeconfig};
+  HealthProber prober(probe);
+  Status first = prober.CheckHealth(std::chrono::seconds(5));
+  ASSERT_TRUE(first.ok()) << first.ToString();
+
+  std::filesystem::remove(kubeconfig);
+  // A question asked once needs the kubeconfig; the kept client does not.
+  EXPECT_FALSE(CheckHealth(probe, std::chrono::seconds(5)).ok());
+  for (int i = 0; i < 3; ++i) {
+    Status again = prober.CheckAlive(std::chrono::seconds(5));
+    EXPECT_TRUE(again.ok()) << again.ToString();
+  }
+
+  // Once the server is gone the kept client fails, and the prober, making a
+  // new one, reads the kubeconfig again.
+  server.reset();
+  Status gone = prober.CheckHealth(std::chrono::seconds(5));
+  ASSERT_FALSE(gone.ok());
+  EXPECT_NE(gone.message().find(kubeconfig), std::string::npos) << gone.ToString();
 }
 
 }  // namespace

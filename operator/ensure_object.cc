@@ -1,5 +1,7 @@
 #include "operator/ensure_object.h"
 
+#include <optional>
+
 #include "operator/tenant.h"
 
 namespace vtenant::op {
@@ -26,22 +28,36 @@ bool ContainsFields(const rapidjson::Value& actual, const rapidjson::Value& desi
   return actual == desired;
 }
 
-Result<Ensured> EnsureObject(kube::Client& client, const kube::ResourceType& type,
-                             std::string_view ns, const rapidjson::Value& desired) {
+namespace {
+
+// Creates `desired` when there is no object of its name: nullopt. Otherwise
+// the object there, also when someone (an earlier pass of ours, before a
+// restart) created it between the read and the create.
+Result<std::optional<kube::Object>> CreateOrRead(kube::Client& client,
+                                                 const kube::ResourceType& type,
+                                                 std::string_view ns,
+                                                 const rapidjson::Value& desired) {
   const std::string_view name = kube::Name(desired);
   Result<kube::Object> actual = client.Get(type, ns, name);
   if (actual.status().code() == StatusCode::kNotFound) {
     Result<kube::Object> created = client.Create(type, ns, desired);
-    if (created.ok()) return Ensured::kCreated;
-    // Someone (an earlier pass of ours, before a restart) created it since.
+    if (created.ok()) return std::optional<kube::Object>();
     if (created.status().code() != StatusCode::kAlreadyExists) {
       return created.status().WithContext("creating " + type.resource + " " + std::string(name));
     }
-  } else if (!actual.ok()) {
-    return actual.status().WithContext("reading " + type.resource + " " + std::string(name));
-  } else if (ContainsFields(*actual, desired)) {
-    return Ensured::kUnchanged;
+    actual = client.Get(type, ns, name);
   }
+  if (!actual.ok()) {
+    return actual.status().WithContext("reading " + type.resource + " " + std::string(name));
+  }
+  return std::optional<kube::Object>(std::move(actual).value());
+}
+
+// Gives `actual` the fields of `desired` it lacks, by server-side apply.
+Result<Ensured> Update(kube::Client& client, const kube::ResourceType& type, std::string_view ns,
+                       const rapidjson::Value& desired, const rapidjson::Value& actual) {
+  if (ContainsFields(actual, desired)) return Ensured::kUnchanged;
+  const std::string_view name = kube::Name(desired);
   kube::PatchOptions options{.field_manager = "vtenant-operator", .force = true};
   Result<kube::Object> applied =
       client.Patch(type, ns, name, kube::PatchType::kApply, kube::ToJson(desired), options);
@@ -49,6 +65,15 @@ Result<Ensured> EnsureObject(kube::Client& client, const kube::ResourceType& typ
     return applied.status().WithContext("applying " + type.resource + " " + std::string(name));
   }
   return Ensured::kUpdated;
+}
+
+}  // namespace
+
+Result<Ensured> EnsureObject(kube::Client& client, const kube::ResourceType& type,
+                             std::string_view ns, const rapidjson::Value& desired) {
+  VT_ASSIGN_OR_RETURN(std::optional<kube::Object> actual, CreateOrRead(client, type, ns, desired));
+  if (!actual) return Ensured::kCreated;
+  return Update(client, type, ns, desired, *actual);
 }
 
 Status DeleteIfPresent(kube::Client& client, const kube::ResourceType& type, std::string_view ns,
@@ -80,22 +105,11 @@ Status CheckOwnedByOperator(const rapidjson::Value& object, const kube::Resource
 Result<Ensured> EnsureOwnedObject(kube::Client& client, const kube::ResourceType& type,
                                   std::string_view ns, const rapidjson::Value& desired,
                                   std::string_view tenant) {
-  const std::string_view name = kube::Name(desired);
-  Result<kube::Object> actual = client.Get(type, ns, name);
-  if (actual.status().code() == StatusCode::kNotFound) {
-    Result<kube::Object> created = client.Create(type, ns, desired);
-    if (created.ok()) return Ensured::kCreated;
-    if (created.status().code() != StatusCode::kAlreadyExists) {
-      return created.status().WithContext("creating " + type.resource + " " + std::string(name));
-    }
-    // Someone made it since: whose it is decides.
-    actual = client.Get(type, ns, name);
-  }
-  if (!actual.ok()) {
-    return actual.status().WithContext("reading " + type.resource + " " + std::string(name));
-  }
+  VT_ASSIGN_OR_RETURN(std::optional<kube::Object> actual, CreateOrRead(client, type, ns, desired));
+  if (!actual) return Ensured::kCreated;
+  // Someone's object of that name is neither adopted nor changed.
   VT_RETURN_IF_ERROR(CheckOwnedByOperator(*actual, type, tenant));
-  return EnsureObject(client, type, ns, desired);
+  return Update(client, type, ns, desired, *actual);
 }
 
 Result<Deleted> DeleteIfOwned(kube::Client& client, const kube::ResourceType& type,

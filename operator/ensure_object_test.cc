@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
+#include "kube/testing/fake_client.h"
+
 namespace vtenant::op {
 namespace {
 
@@ -29,6 +32,35 @@ TEST(OwnedByOperatorTest, ASyncersCopyIsNeverTheOperatorsWhateverItsLabelsSay) {
   EXPECT_FALSE(OwnedByOperator(copy, "nlp"));
   EXPECT_FALSE(OwnedByOperator(copy, ""));
   EXPECT_FALSE(CheckOwnedByOperator(copy, kube::resources::kConfigMaps, "nlp").ok());
+}
+
+// The header's promise: a pass where nothing drifted costs one GET per
+// object and no writes, for objects that must be the operator's too.
+TEST(EnsureObjectTest, AnUnchangedObjectCostsOneReadAndNoWrite) {
+  kube::FakeClient client;
+  const kube::Object desired = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata",
+       kube::JsonObject{{"name", "x"},
+                        {"namespace", "ns"},
+                        {"labels", kube::JsonObject{{kManagedByLabel, kManagedByOperator},
+                                                    {"vtenant.io/tenant", "nlp"}}}}},
+      {"data", kube::JsonObject{{"k", "v"}}}});
+  const kube::ResourceType& type = kube::resources::kConfigMaps;
+  EXPECT_EQ(EnsureOwnedObject(client, type, "ns", desired, "nlp").value(), Ensured::kCreated);
+  EXPECT_EQ(EnsureObject(client, type, "ns", desired).value(), Ensured::kUnchanged);
+  const int gets = client.Calls("get");
+  EXPECT_EQ(EnsureOwnedObject(client, type, "ns", desired, "nlp").value(), Ensured::kUnchanged);
+  EXPECT_EQ(client.Calls("get"), gets + 1);
+  EXPECT_EQ(client.Calls("patch"), 0);
+
+  // A drifted field is applied back; someone else's object is left alone.
+  kube::Object drifted = kube::Clone(desired);
+  drifted["data"]["k"].SetString("changed");
+  EXPECT_EQ(EnsureOwnedObject(client, type, "ns", drifted, "nlp").value(), Ensured::kUpdated);
+  EXPECT_EQ(EnsureOwnedObject(client, type, "ns", drifted, "cv").status().code(),
+            StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -8,12 +8,6 @@
 
 namespace vtenant::op {
 
-namespace resources {
-const kube::ResourceType kNetworkPolicies{"networking.k8s.io", "v1", "networkpolicies",
-                                          "NetworkPolicy", true};
-const kube::ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
-}  // namespace resources
-
 namespace {
 
 // The labels of everything the operator makes for a tenant.

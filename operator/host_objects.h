@@ -13,11 +13,6 @@
 
 namespace vtenant::op {
 
-namespace resources {
-extern const kube::ResourceType kNetworkPolicies;
-extern const kube::ResourceType kStatefulSets;
-}  // namespace resources
-
 inline constexpr char kSyncerServiceAccount[] = "vtenant-syncer";
 inline constexpr char kNetworkPolicyName[] = "vtenant-isolation";
 // ClusterRoles the chart installs (charts/vtenant/templates/operator-rbac.yaml)

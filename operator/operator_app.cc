@@ -109,7 +109,7 @@ Status OperatorApp::Wire(const kube::RestConfig& host_config, const std::string&
   });
   controller.Watch(informers.Get(kube::resources::kNamespaces, {.label_selector = owned}),
                    TenantOfLabel);
-  controller.Watch(informers.Get(resources::kStatefulSets, {.label_selector = owned}),
+  controller.Watch(informers.Get(kube::resources::kStatefulSets, {.label_selector = owned}),
                    TenantOfLabel);
   controller.Watch(informers.Get(kube::resources::kPriorityClasses),
                    [&tenants](const kube::Object&) { return AllTenants(tenants.cache().List()); });

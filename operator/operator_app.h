@@ -1,5 +1,6 @@
 // OperatorApp: vtenant-operator's pieces wired into a kube::Manager: the
-// tenant controller and what it watches (Tenants; the Queues, namespaces and
+// tenant controller and what it watches (Tenants; every Queue, for the
+// tenants it is the queue or parent queue of; the namespaces and
 // StatefulSets it makes, by their tenant label; the host's PriorityClasses;
 // the process backend's own notices), both control-plane backends, leader
 // election, health endpoints and the graceful shutdown on SIGTERM (the

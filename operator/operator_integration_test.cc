@@ -846,7 +846,8 @@ TEST_F(OperatorIntegrationTest, TheHostNamespaceRefusesAPrivilegedPod) {
   ASSERT_TRUE(ns.ok());
   EXPECT_EQ(kube::Label(*ns, "pod-security.kubernetes.io/enforce").value_or(""), "baseline");
   for (const char* policy : {"vtenant-isolation", "vtenant-control-plane"}) {
-    EXPECT_TRUE(client().Get(resources::kNetworkPolicies, "vtenant-nlp", policy).ok()) << policy;
+    EXPECT_TRUE(client().Get(kube::resources::kNetworkPolicies, "vtenant-nlp", policy).ok())
+        << policy;
   }
   Result<kube::Object> privileged =
       client().Create(res::kPods, "vtenant-nlp",

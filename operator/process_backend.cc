@@ -1,6 +1,5 @@
 #include "operator/process_backend.h"
 
-#include <cpprest/http_client.h>
 #include <glog/logging.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,12 +10,12 @@
 
 #include "base/file.h"
 #include "base/secret_file.h"
-#include "kube/base64.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/wall_time.h"
 #include "localenv/etcd_admin.h"
 #include "localenv/etcd_server.h"
+#include "localenv/health_probe.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
@@ -52,40 +51,6 @@ int ReadInt(const fs::path& path) {
   } catch (...) {
     return -1;
   }
-}
-
-// GET `url` (plain HTTP on loopback) answers 200 within a second.
-bool HttpOk(const std::string& url) {
-  try {
-    web::http::client::http_client_config config;
-    config.set_timeout(std::chrono::seconds(1));
-    web::http::client::http_client client(url, config);
-    return client.request(web::http::methods::GET).get().status_code() == 200;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-// Deletes every etcd key under `prefix` through etcd's JSON gateway.
-Status DeleteEtcdPrefix(const std::string& etcd_url, const std::string& prefix) {
-  std::string end = prefix;
-  end.back() = static_cast<char>(end.back() + 1);
-  const std::string body = "{\"key\":\"" + kube::EncodeBase64(prefix) + "\",\"range_end\":\"" +
-                           kube::EncodeBase64(end) + "\"}";
-  try {
-    web::http::client::http_client_config config;
-    config.set_timeout(std::chrono::seconds(5));
-    web::http::client::http_client client(etcd_url, config);
-    auto response =
-        client.request(web::http::methods::POST, "/v3/kv/deleterange", body, "application/json")
-            .get();
-    if (response.status_code() != 200) {
-      return Unavailable("etcd deleterange answered " + std::to_string(response.status_code()));
-    }
-  } catch (const std::exception& e) {
-    return Unavailable(std::string("etcd deleterange: ") + e.what());
-  }
-  return Status::Ok();
 }
 
 // Stops a process group we started or adopted, politely first.
@@ -727,7 +692,7 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
 ComponentStatus ProcessBackend::SyncerReadiness(const Tenant& t) {
   const std::string url = "http://127.0.0.1:" + std::to_string(t.syncer_port);
   const std::string pid = std::to_string(t.Pid(kSyncer));
-  if (HttpOk(url + "/readyz")) {
+  if (localenv::CheckHealth({.url = url + "/readyz"}, std::chrono::seconds(1)).ok()) {
     return {true, "Running",
             "vtenant-syncer (pid " + pid + ") is ready" + t.syncer_credentials_warning};
   }
@@ -787,14 +752,13 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   }
   Result<std::string> etcd = EnsureEtcd();
   if (!etcd.ok()) return etcd.status().WithContext("removing tenant " + tenant + "'s etcd keys");
-  if (options_.etcd_servers.empty()) {
-    VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::EtcdAdmin> admin,
-                        localenv::EtcdAdmin::Connect(*etcd, EtcdRoot()));
-    VT_RETURN_IF_ERROR(admin->DeletePrefix("/vtenant/" + tenant + "/"));
-    VT_RETURN_IF_ERROR(admin->DeleteUser("vtenant-" + tenant));
-  } else {
-    VT_RETURN_IF_ERROR(DeleteEtcdPrefix(*etcd, "/vtenant/" + tenant + "/"));
-  }
+  // An etcd given by address asks for no credentials and has no users.
+  const bool own_etcd = options_.etcd_servers.empty();
+  VT_ASSIGN_OR_RETURN(
+      std::unique_ptr<localenv::EtcdAdmin> admin,
+      localenv::EtcdAdmin::Connect(*etcd, own_etcd ? EtcdRoot() : localenv::EtcdClientTls{}));
+  VT_RETURN_IF_ERROR(admin->DeletePrefix("/vtenant/" + tenant + "/"));
+  if (own_etcd) VT_RETURN_IF_ERROR(admin->DeleteUser("vtenant-" + tenant));
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) return Internal("removing " + dir.string() + ": " + ec.message());

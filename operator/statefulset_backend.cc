@@ -11,50 +11,45 @@
 namespace vtenant::op {
 namespace {
 
-std::string Q(std::string_view s) {
-  return kube::ToJson(rapidjson::Value(rapidjson::StringRef(s.data(), s.size())));
-}
-
 std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
 
-std::string Labels(const ControlPlaneRequest& r) {
-  return R"({"vtenant.io/tenant":)" + Q(r.spec.name) + "," + Q(kComponentLabel) + ":" +
-         Q(kControlPlaneComponent) +
-         R"(,"app.kubernetes.io/name":"vtenant-control-plane","app.kubernetes.io/managed-by":"vtenant-operator"})";
+kube::JsonObject Labels(const ControlPlaneRequest& r) {
+  return {{"vtenant.io/tenant", r.spec.name},
+          {kComponentLabel, kControlPlaneComponent},
+          {"app.kubernetes.io/name", "vtenant-control-plane"},
+          {"app.kubernetes.io/managed-by", "vtenant-operator"}};
 }
 
 // What the Service and the StatefulSet select the control-plane pod by:
 // vtenant.io keys only, which the syncer never copies from a tenant's pod
 // (the tenant label it forces to the tenant, the component label it drops),
 // so no synced pod can join the control plane's endpoints or be adopted.
-std::string SelectorLabels(const ControlPlaneRequest& r) {
-  return R"({"vtenant.io/tenant":)" + Q(r.spec.name) + "," + Q(kComponentLabel) + ":" +
-         Q(kControlPlaneComponent) + "}";
+kube::JsonObject SelectorLabels(const ControlPlaneRequest& r) {
+  return {{"vtenant.io/tenant", r.spec.name}, {kComponentLabel, kControlPlaneComponent}};
 }
 
-std::string Meta(const ControlPlaneRequest& r, const std::string& name) {
-  return R"("metadata":{"name":)" + Q(name) + R"(,"namespace":)" + Q(r.host_namespace) +
-         R"(,"labels":)" + Labels(r) + "}";
+kube::JsonObject Meta(const ControlPlaneRequest& r, const std::string& name) {
+  return {{"name", name}, {"namespace", r.host_namespace}, {"labels", Labels(r)}};
 }
 
-std::string Resources(const ControlPlaneSpec& cp) {
-  auto list = [](const std::map<std::string, std::string>& m) {
-    std::string out = "{";
-    for (const auto& [k, v] : m) out += (out.size() > 1 ? "," : "") + Q(k) + ":" + Q(v);
-    return out + "}";
-  };
-  return R"({"requests":)" + list(cp.requests) + R"(,"limits":)" + list(cp.limits) + "}";
+kube::JsonObject Resources(const ControlPlaneSpec& cp) {
+  return {{"requests", kube::StringMap(cp.requests)}, {"limits", kube::StringMap(cp.limits)}};
 }
 
-std::string Args(const std::vector<std::string>& args) {
-  std::string out = "[";
-  for (const auto& a : args) out += (out.size() > 1 ? "," : "") + Q(a);
-  return out + "]";
+kube::JsonObject Mount(std::string_view volume, std::string_view path) {
+  return {{"name", volume}, {"mountPath", path}, {"readOnly", true}};
 }
 
-kube::Object Parse(const std::string& json) {
-  Result<kube::Object> o = kube::ParseJson(json);
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
+// A Secret as a volume, readable by its owner only.
+kube::JsonObject SecretVolume(std::string_view volume, const std::string& secret) {
+  return {{"name", volume},
+          {"secret", kube::JsonObject{{"secretName", secret}, {"defaultMode", 256}}}};
+}
+
+kube::JsonObject HttpProbe(std::string_view path, int port, std::string_view scheme = {}) {
+  kube::JsonObject get{{"path", path}, {"port", port}};
+  if (!scheme.empty()) get.Set("scheme", scheme);
+  return {{"httpGet", std::move(get)}};
 }
 
 constexpr char kInternalKubeconfig[] = "/etc/vtenant/kubeconfig/config";
@@ -70,9 +65,17 @@ std::string StatefulSetEndpoint(const ControlPlaneRequest& request) {
 }
 
 kube::Object RenderControlPlaneService(const ControlPlaneRequest& r) {
-  return Parse(R"({"apiVersion":"v1","kind":"Service",)" + Meta(r, Name(r)) +
-               R"(,"spec":{"type":"ClusterIP","selector":)" + SelectorLabels(r) + R"(,
-      "ports":[{"name":"https","port":443,"targetPort":6443,"protocol":"TCP"}]}})");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", Meta(r, Name(r))},
+      {"spec",
+       kube::JsonObject{
+           {"type", "ClusterIP"},
+           {"selector", SelectorLabels(r)},
+           {"ports",
+            kube::JsonArray{kube::JsonObject{
+                {"name", "https"}, {"port", 443}, {"targetPort", 6443}, {"protocol", "TCP"}}}}}}});
 }
 
 std::string ControlPlaneSecretName(std::string_view tenant) {
@@ -134,9 +137,13 @@ kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& r) {
   config.ca_pem = r.certificates.ca.certificate_pem;
   config.client_certificate_pem = r.certificates.admin.certificate_pem;
   config.client_key_pem = r.certificates.admin.private_key_pem;
-  return Parse(R"({"apiVersion":"v1","kind":"Secret",)" + Meta(r, Name(r) + "-internal") +
-               R"(,"type":"Opaque","data":{"config":)" +
-               Q(kube::EncodeBase64(kube::RenderKubeconfig(config, r.spec.name))) + "}}");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", Meta(r, Name(r) + "-internal")},
+      {"type", "Opaque"},
+      {"data", kube::JsonObject{
+                   {"config", kube::EncodeBase64(kube::RenderKubeconfig(config, r.spec.name))}}}});
 }
 
 kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
@@ -144,7 +151,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
   const ControlPlaneSpec& cp = r.spec.control_plane;
   const std::string version =
       cp.kubernetes_version.empty() ? o.default_kubernetes_version : cp.kubernetes_version;
-  const std::string resources = Resources(cp);
+  const kube::JsonObject resources = Resources(cp);
   std::vector<std::string> etcd = {"etcd",
                                    "--data-dir=/var/lib/etcd",
                                    "--listen-client-urls=http://127.0.0.1:2379",
@@ -173,66 +180,110 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
   const std::vector<std::string> kcm =
       command("kube-controller-manager", rendered.controller_manager);
   const std::vector<std::string> syncer = command("vtenant-syncer", rendered.syncer);
-  const std::string certs_volume =
-      R"({"name":"pki","mountPath":")" + std::string(kPkiDir) + R"(","readOnly":true})";
-  const std::string kubeconfig_volume =
-      R"({"name":"kubeconfig","mountPath":"/etc/vtenant/kubeconfig","readOnly":true})";
+  const kube::JsonObject security{
+      {"allowPrivilegeEscalation", false},
+      {"readOnlyRootFilesystem", true},
+      {"runAsNonRoot", true},
+      {"runAsUser", 65532},
+      {"capabilities", kube::JsonObject{{"drop", kube::JsonArray{"ALL"}}}}};
+  auto container = [&](std::string_view name, const std::string& image,
+                       const std::vector<std::string>& argv, kube::JsonArray mounts) {
+    return kube::JsonObject{{"name", name},
+                            {"image", image},
+                            {"command", kube::StringArray(argv)},
+                            {"resources", resources},
+                            {"securityContext", security},
+                            {"volumeMounts", std::move(mounts)}};
+  };
+  const kube::JsonObject certs_mount = Mount("pki", kPkiDir);
+  kube::JsonObject etcd_container = container(
+      "etcd", o.etcd_image, etcd,
+      kube::JsonArray{kube::JsonObject{{"name", "data"}, {"mountPath", "/var/lib/etcd"}}});
+  kube::JsonObject apiserver_container =
+      container("kube-apiserver", o.image_registry + "/kube-apiserver:" + version, apiserver,
+                kube::JsonArray{certs_mount});
+  apiserver_container.Set(
+      "ports", kube::JsonArray{kube::JsonObject{{"name", "https"}, {"containerPort", 6443}}});
+  kube::JsonObject readiness = HttpProbe("/readyz", 6443, "HTTPS");
+  readiness.Set("periodSeconds", 2);
+  apiserver_container.Set("readinessProbe", std::move(readiness));
+  kube::JsonObject liveness = HttpProbe("/livez", 6443, "HTTPS");
+  liveness.Set("initialDelaySeconds", 15).Set("periodSeconds", 10).Set("failureThreshold", 6);
+  apiserver_container.Set("livenessProbe", std::move(liveness));
+  kube::JsonObject kcm_container =
+      container("kube-controller-manager", o.image_registry + "/kube-controller-manager:" + version,
+                kcm, kube::JsonArray{certs_mount, Mount("kubeconfig", "/etc/vtenant/kubeconfig")});
   // The syncer's host credential, a token of the pod's ServiceAccount
   // (vtenant-syncer) the kubelet renews, is mounted into the syncer's
   // container alone: etcd, the API server and the controller manager never
   // see it.
-  const std::string syncer_volume = R"({"name":"syncer-credentials","mountPath":")" +
-                                    std::string(kSyncerCredentialsDir) + R"(","readOnly":true})";
-  const std::string host_token_volume =
-      R"({"name":"host-token","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","readOnly":true})";
-  const std::string host_token_source =
-      R"({"name":"host-token","projected":{"defaultMode":256,"sources":[)"
-      R"({"serviceAccountToken":{"path":"token","expirationSeconds":3600}},)"
-      R"({"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},)"
-      R"({"downwardAPI":{"items":[{"path":"namespace","fieldRef":{"fieldPath":"metadata.namespace"}}]}}]}})";
-  const std::string security =
-      R"({"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"capabilities":{"drop":["ALL"]}})";
+  kube::JsonObject syncer_container = container(
+      "syncer", o.syncer_image, syncer,
+      kube::JsonArray{Mount("syncer-credentials", kSyncerCredentialsDir),
+                      Mount("host-token", "/var/run/secrets/kubernetes.io/serviceaccount")});
+  kube::JsonObject syncer_readiness = HttpProbe("/readyz", 8081);
+  syncer_readiness.Set("periodSeconds", 5);
+  syncer_container.Set("readinessProbe", std::move(syncer_readiness));
+  const kube::JsonObject host_token_source{
+      {"name", "host-token"},
+      {"projected",
+       kube::JsonObject{
+           {"defaultMode", 256},
+           {"sources",
+            kube::JsonArray{
+                kube::JsonObject{
+                    {"serviceAccountToken",
+                     kube::JsonObject{{"path", "token"}, {"expirationSeconds", 3600}}}},
+                kube::JsonObject{
+                    {"configMap",
+                     kube::JsonObject{{"name", "kube-root-ca.crt"},
+                                      {"items", kube::JsonArray{kube::JsonObject{
+                                                    {"key", "ca.crt"}, {"path", "ca.crt"}}}}}}},
+                kube::JsonObject{
+                    {"downwardAPI",
+                     kube::JsonObject{
+                         {"items",
+                          kube::JsonArray{kube::JsonObject{
+                              {"path", "namespace"},
+                              {"fieldRef",
+                               kube::JsonObject{{"fieldPath", "metadata.namespace"}}}}}}}}}}}}}};
 
-  std::string json = R"({"apiVersion":"apps/v1","kind":"StatefulSet",)" + Meta(r, Name(r)) +
-                     R"(,"spec":{"replicas":1,"serviceName":)" + Q(Name(r)) +
-                     R"(,"podManagementPolicy":"Parallel","selector":{"matchLabels":)" +
-                     SelectorLabels(r) + R"(,"matchExpressions":[{"key":)" +
-                     Q(kSyncerManagedByLabel) +
-                     R"(,"operator":"DoesNotExist"}]},"template":{"metadata":{"labels":)" +
-                     Labels(r) + R"(},"spec":{"serviceAccountName":)" + Q(kSyncerServiceAccount) +
-                     R"(,"automountServiceAccountToken":false,"enableServiceLinks":false,
-      "securityContext":{"fsGroup":65532,"seccompProfile":{"type":"RuntimeDefault"}},
-      "containers":[)";
-  json += R"({"name":"etcd","image":)" + Q(o.etcd_image) + R"(,"command":)" + Args(etcd) +
-          R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
-          R"(,"volumeMounts":[{"name":"data","mountPath":"/var/lib/etcd"}]},)";
-  json +=
-      R"({"name":"kube-apiserver","image":)" + Q(o.image_registry + "/kube-apiserver:" + version) +
-      R"(,"command":)" + Args(apiserver) +
-      R"(,"ports":[{"name":"https","containerPort":6443}],"resources":)" + resources +
-      R"(,"securityContext":)" + security + R"(,"volumeMounts":[)" + certs_volume +
-      R"(],"readinessProbe":{"httpGet":{"path":"/readyz","port":6443,"scheme":"HTTPS"},"periodSeconds":2},
-           "livenessProbe":{"httpGet":{"path":"/livez","port":6443,"scheme":"HTTPS"},"initialDelaySeconds":15,"periodSeconds":10,"failureThreshold":6}},)";
-  json += R"({"name":"kube-controller-manager","image":)" +
-          Q(o.image_registry + "/kube-controller-manager:" + version) + R"(,"command":)" +
-          Args(kcm) + R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
-          R"(,"volumeMounts":[)" + certs_volume + "," + kubeconfig_volume + "]},";
-  json += R"({"name":"syncer","image":)" + Q(o.syncer_image) + R"(,"command":)" + Args(syncer) +
-          R"(,"resources":)" + resources + R"(,"securityContext":)" + security +
-          R"(,"volumeMounts":[)" + syncer_volume + "," + host_token_volume +
-          R"(],"readinessProbe":{"httpGet":{"path":"/readyz","port":8081},"periodSeconds":5}}],
-      "volumes":[{"name":"pki","secret":{"secretName":)" +
-          Q(ControlPlaneSecretName(r.spec.name)) +
-          R"(,"defaultMode":256}},{"name":"kubeconfig","secret":{"secretName":)" +
-          Q(Name(r) + "-internal") +
-          R"(,"defaultMode":256}},{"name":"syncer-credentials","secret":{"secretName":)" +
-          Q(SyncerSecretName(r.spec.name)) + R"(,"defaultMode":256}},)" + host_token_source +
-          R"(]}},
-    "volumeClaimTemplates":[{"metadata":{"name":"data","labels":)" +
-          Labels(r) +
-          R"(},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":)" +
-          Q(cp.storage_size) + "}}}}]}}";
-  return Parse(json);
+  const kube::JsonObject pod_spec{
+      {"serviceAccountName", kSyncerServiceAccount},
+      {"automountServiceAccountToken", false},
+      {"enableServiceLinks", false},
+      {"securityContext",
+       kube::JsonObject{{"fsGroup", 65532},
+                        {"seccompProfile", kube::JsonObject{{"type", "RuntimeDefault"}}}}},
+      {"containers", kube::JsonArray{std::move(etcd_container), std::move(apiserver_container),
+                                     std::move(kcm_container), std::move(syncer_container)}},
+      {"volumes", kube::JsonArray{SecretVolume("pki", ControlPlaneSecretName(r.spec.name)),
+                                  SecretVolume("kubeconfig", Name(r) + "-internal"),
+                                  SecretVolume("syncer-credentials", SyncerSecretName(r.spec.name)),
+                                  host_token_source}}};
+  const kube::JsonObject claim{
+      {"metadata", kube::JsonObject{{"name", "data"}, {"labels", Labels(r)}}},
+      {"spec",
+       kube::JsonObject{
+           {"accessModes", kube::JsonArray{"ReadWriteOnce"}},
+           {"resources",
+            kube::JsonObject{{"requests", kube::JsonObject{{"storage", cp.storage_size}}}}}}}};
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "apps/v1"},
+      {"kind", "StatefulSet"},
+      {"metadata", Meta(r, Name(r))},
+      {"spec",
+       kube::JsonObject{
+           {"replicas", 1},
+           {"serviceName", Name(r)},
+           {"podManagementPolicy", "Parallel"},
+           {"selector", kube::JsonObject{{"matchLabels", SelectorLabels(r)},
+                                         {"matchExpressions", kube::JsonArray{kube::JsonObject{
+                                                                  {"key", kSyncerManagedByLabel},
+                                                                  {"operator", "DoesNotExist"}}}}}},
+           {"template", kube::JsonObject{{"metadata", kube::JsonObject{{"labels", Labels(r)}}},
+                                         {"spec", pod_spec}}},
+           {"volumeClaimTemplates", kube::JsonArray{claim}}}}});
 }
 
 StatefulSetBackend::StatefulSetBackend(kube::Client& host, StatefulSetBackendOptions options)
@@ -263,7 +314,7 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
   // volumeClaimTemplates cannot change after creation; the storage size is
   // applied once and resized through the PVC, not the template.
   Result<kube::Object> existing =
-      host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
+      host_.Get(kube::resources::kStatefulSets, request.host_namespace, kube::Name(sts));
   if (existing.ok()) {
     // A selector cannot change either: a StatefulSet made with another one
     // (by an older operator) is replaced; its volume claim stays and is
@@ -271,9 +322,9 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
     const rapidjson::Value* had = kube::Find(*existing, {"spec", "selector"});
     if (had == nullptr || !ContainsFields(*had, sts["spec"]["selector"]) ||
         !ContainsFields(sts["spec"]["selector"], *had)) {
-      VT_ASSIGN_OR_RETURN(Deleted gone,
-                          DeleteIfOwned(host_, resources::kStatefulSets, request.host_namespace,
-                                        kube::Name(sts), request.spec.name));
+      VT_ASSIGN_OR_RETURN(
+          Deleted gone, DeleteIfOwned(host_, kube::resources::kStatefulSets, request.host_namespace,
+                                      kube::Name(sts), request.spec.name));
       (void)gone;
       ControlPlaneStatus status;
       status.endpoint = StatefulSetEndpoint(request);
@@ -286,11 +337,11 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
     }
     sts["spec"].RemoveMember("volumeClaimTemplates");
   }
-  VT_ASSIGN_OR_RETURN(Ensured set,
-                      EnsureObject(host_, resources::kStatefulSets, request.host_namespace, sts));
+  VT_ASSIGN_OR_RETURN(Ensured set, EnsureObject(host_, kube::resources::kStatefulSets,
+                                                request.host_namespace, sts));
   (void)set;
   Result<kube::Object> now =
-      host_.Get(resources::kStatefulSets, request.host_namespace, kube::Name(sts));
+      host_.Get(kube::resources::kStatefulSets, request.host_namespace, kube::Name(sts));
   if (!now.ok()) return now.status();
   ControlPlaneStatus status;
   status.endpoint = StatefulSetEndpoint(request);
@@ -316,8 +367,8 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
   const std::string name = "vc-" + tenant;
   // Only what the operator made for this tenant goes (a namespace it does
   // not own may hold objects of these names).
-  VT_ASSIGN_OR_RETURN(Deleted sts,
-                      DeleteIfOwned(host_, resources::kStatefulSets, host_namespace, name, tenant));
+  VT_ASSIGN_OR_RETURN(Deleted sts, DeleteIfOwned(host_, kube::resources::kStatefulSets,
+                                                 host_namespace, name, tenant));
   for (const auto& [type, object] : std::vector<std::pair<const kube::ResourceType*, std::string>>{
            {&kube::resources::kServices, name},
            {&kube::resources::kSecrets, name + "-internal"},
@@ -329,7 +380,7 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
   }
   if (sts == Deleted::kNotOurs) return true;
   // The PVC is not owned by the StatefulSet; the namespace's deletion takes it.
-  Result<kube::Object> left = host_.Get(resources::kStatefulSets, host_namespace, name);
+  Result<kube::Object> left = host_.Get(kube::resources::kStatefulSets, host_namespace, name);
   if (left.status().code() == StatusCode::kNotFound) return true;
   if (!left.ok()) return left.status();
   return false;

@@ -264,14 +264,14 @@ TEST(StatefulSetBackendTest, AStatefulSetWithAnOlderSelectorIsReplaced) {
       R"({"matchLabels":{"vtenant.io/tenant":"nlp","app.kubernetes.io/name":"vtenant-control-plane"}})");
   old["spec"].AddMember("selector", rapidjson::Value(*selector, old.GetAllocator()),
                         old.GetAllocator());
-  ASSERT_TRUE(host.Create(resources::kStatefulSets, "vtenant-nlp", old).ok());
+  ASSERT_TRUE(host.Create(kube::resources::kStatefulSets, "vtenant-nlp", old).ok());
   Result<ControlPlaneStatus> s = backend.Ensure(Request());
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->control_plane.reason, "Replacing");
-  EXPECT_FALSE(host.Get(resources::kStatefulSets, "vtenant-nlp", "vc-nlp").ok());
+  EXPECT_FALSE(host.Get(kube::resources::kStatefulSets, "vtenant-nlp", "vc-nlp").ok());
   s = backend.Ensure(Request());
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  kube::Object now = host.Get(resources::kStatefulSets, "vtenant-nlp", "vc-nlp").value();
+  kube::Object now = host.Get(kube::resources::kStatefulSets, "vtenant-nlp", "vc-nlp").value();
   EXPECT_EQ(kube::GetString(now, {"spec", "selector", "matchLabels", "vtenant.io/component"}),
             "control-plane");
 }
@@ -316,8 +316,9 @@ TEST(StatefulSetBackendTest, ReadyWhenThePodIs) {
   EXPECT_TRUE(host.Get(kube::resources::kServices, "vtenant-nlp", "vc-nlp").ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-internal").ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-control-plane").ok());
-  ASSERT_TRUE(host.Patch(resources::kStatefulSets, "vtenant-nlp", "vc-nlp", kube::PatchType::kMerge,
-                         R"({"status":{"readyReplicas":1}})", {.subresource = "status"})
+  ASSERT_TRUE(host.Patch(kube::resources::kStatefulSets, "vtenant-nlp", "vc-nlp",
+                         kube::PatchType::kMerge, R"({"status":{"readyReplicas":1}})",
+                         {.subresource = "status"})
                   .ok());
   s = backend.Ensure(Request());
   ASSERT_TRUE(s.ok());
@@ -327,7 +328,7 @@ TEST(StatefulSetBackendTest, ReadyWhenThePodIs) {
   Result<bool> removed = backend.Remove("nlp", "vtenant-nlp");
   ASSERT_TRUE(removed.ok());
   EXPECT_TRUE(*removed);
-  EXPECT_FALSE(host.Get(resources::kStatefulSets, "vtenant-nlp", "vc-nlp").ok());
+  EXPECT_FALSE(host.Get(kube::resources::kStatefulSets, "vtenant-nlp", "vc-nlp").ok());
   EXPECT_FALSE(host.Get(kube::resources::kServices, "vtenant-nlp", "vc-nlp").ok());
   EXPECT_FALSE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-control-plane").ok());
 }

@@ -274,9 +274,9 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
                                         RenderSyncerNodeReaderBinding(spec), spec.name));
   (void)crb;
   if (spec.isolation.network_policy) {
-    VT_ASSIGN_OR_RETURN(Ensured np, EnsureObject(host_, resources::kNetworkPolicies, ns,
+    VT_ASSIGN_OR_RETURN(Ensured np, EnsureObject(host_, kube::resources::kNetworkPolicies, ns,
                                                  RenderNetworkPolicy(spec)));
-    VT_ASSIGN_OR_RETURN(Ensured cp_np, EnsureObject(host_, resources::kNetworkPolicies, ns,
+    VT_ASSIGN_OR_RETURN(Ensured cp_np, EnsureObject(host_, kube::resources::kNetworkPolicies, ns,
                                                     RenderControlPlaneNetworkPolicy(
                                                         spec, options_.operator_namespace)));
     (void)cp_np;
@@ -288,8 +288,8 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
     }
   } else {
     for (const char* name : {kNetworkPolicyName, kControlPlaneNetworkPolicyName}) {
-      VT_ASSIGN_OR_RETURN(Deleted d,
-                          DeleteIfOwned(host_, resources::kNetworkPolicies, ns, name, spec.name));
+      VT_ASSIGN_OR_RETURN(
+          Deleted d, DeleteIfOwned(host_, kube::resources::kNetworkPolicies, ns, name, spec.name));
       (void)d;
     }
   }

@@ -8,6 +8,7 @@
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 #include "operator/certificates.h"
 #include "operator/host_objects.h"
 #include "operator/testing/fake_backend.h"
@@ -18,11 +19,7 @@ namespace {
 
 namespace res = kube::resources;
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 std::string TenantJson(const std::string& name, const std::string& parent, double quota,
                        const std::string& extra_spec = "") {
@@ -182,7 +179,7 @@ TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
   EXPECT_EQ(
       kube::ToJson((*role)["rules"]),
       R"([{"apiGroups":[""],"resources":["secrets"],"resourceNames":["vc-nlp"],"verbs":["get"]}])");
-  EXPECT_TRUE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
+  EXPECT_TRUE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
 
   // KAI's PodGroup CRD is in the tenant's virtual cluster, the team's group
   // is cluster-admin there, and the syncer has a ServiceAccount of its own
@@ -467,15 +464,15 @@ TEST_F(TenantReconcilerTest, BackendErrorIsACondition) {
 TEST_F(TenantReconcilerTest, NetworkPolicyFollowsTheSpec) {
   CreateTenant(TenantJson("nlp", "", 0.33, R"(,"isolation":{"networkPolicy":{"enabled":true}})"));
   ASSERT_TRUE(Reconcile("nlp").ok());
-  EXPECT_TRUE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
-  EXPECT_TRUE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
+  EXPECT_TRUE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
+  EXPECT_TRUE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
   ASSERT_TRUE(host_
                   .Patch(res::kTenants, "", "nlp", kube::PatchType::kMerge,
                          R"({"spec":{"isolation":{"networkPolicy":{"enabled":false}}}})")
                   .ok());
   ASSERT_TRUE(Reconcile("nlp").ok());
-  EXPECT_FALSE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
-  EXPECT_FALSE(Exists(resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
+  EXPECT_FALSE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
+  EXPECT_FALSE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
 }
 
 TEST_F(TenantReconcilerTest, DeletionRemovesEverything) {

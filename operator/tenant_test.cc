@@ -2,14 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/testing/json.h"
+
 namespace vtenant::op {
 namespace {
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 TEST(TenantTest, ParsesTheReferenceTenant) {
   kube::Object t = Json(R"({"metadata":{"name":"nlp"},"spec":{

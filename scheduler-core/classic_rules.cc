@@ -1,16 +1,10 @@
 #include "scheduler-core/classic_rules.h"
 
 #include "scheduler-core/placement.h"
+#include "scheduler-core/split_mix64.h"
 
 namespace vtenant::sched {
 namespace {
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // True when Placer::Check would refuse the node for its pod count, CPU or
 // memory alone (see Placer::CheckBasics, asked first in the walks below).

@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <bit>
 
+#include "scheduler-core/split_mix64.h"
+
 namespace vtenant::sched {
 namespace {
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 bool Tolerates(const Taint& taint, const Toleration& t) {
   if (t.effect && *t.effect != taint.effect) return false;

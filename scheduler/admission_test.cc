@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/json_builder.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -12,7 +13,7 @@ AdmissionOptions Fixed() {
   return {.random_suffix = [] { return std::string("abcdefg"); }};
 }
 
-kube::Object Json(const std::string& text) { return kube::ParseJson(text).value(); }
+using kube::Json;
 
 TEST(AdmissionTest, SharingPodGetsAnnotationAndEnvFromOnEveryContainer) {
   Result<std::string> patch =

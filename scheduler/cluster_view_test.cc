@@ -10,16 +10,13 @@
 #include <set>
 #include <sstream>
 
+#include "kube/testing/json.h"
 #include "scheduler-core/scheduler.h"
 
 namespace vtenant::scheduler {
 namespace {
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 kube::Object Node(const std::string& name, int gpus) {
   return Json(R"({"metadata":{"name":")" + name + R"(","labels":{"nvidia.com/gpu.memory":"46068"}},

@@ -1,6 +1,7 @@
 // Pods, Nodes, Queues and PodGroups as the scheduler core sees them.
 #include <gtest/gtest.h>
 
+#include "kube/testing/json.h"
 #include "scheduler/core_node.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
@@ -10,11 +11,7 @@
 namespace vtenant::scheduler {
 namespace {
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 std::string PodJson(const std::string& annotations, const std::string& limits = "{}",
                     const std::string& extra_spec = "") {

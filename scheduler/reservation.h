@@ -1,6 +1,6 @@
 // Reservation pods: one per shared GPU, requesting `nvidia.com/gpu: 1` on
 // that GPU's node, so the device plugin and every other scheduler see the
-// GPU as taken while pods share it. Its program (reservation/) learns which
+// GPU as taken while pods share it. Its program (gpu_reservation/) learns which
 // physical GPU the device plugin gave it and publishes the UUID as the
 // annotation run.ai/reserve_for_gpu_index, which the binder hands to the
 // sharing pods as NVIDIA_VISIBLE_DEVICES. As in KAI Scheduler.

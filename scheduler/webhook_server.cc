@@ -9,6 +9,7 @@
 
 #include "base/secret_file.h"
 #include "kube/base64.h"
+#include "kube/json_builder.h"
 #include "pki/pki.h"
 
 namespace vtenant::scheduler {
@@ -19,6 +20,21 @@ namespace http = web::http;
 const kube::ResourceType kWebhookConfigs{"admissionregistration.k8s.io", "v1",
                                          "mutatingwebhookconfigurations",
                                          "MutatingWebhookConfiguration", false};
+
+// `text` as a CEL string literal: single-quoted, its quotes, backslashes and
+// line breaks escaped, so that a scheduler name is compared, never read as CEL.
+std::string CelString(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
 
 }  // namespace
 
@@ -126,30 +142,42 @@ void WebhookServer::Stop() {
 
 kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& url,
                                   const std::string& ca_pem) {
-  const std::string sched = o.admission.scheduler_name;
-  auto hook = [&](const std::string& name, const std::string& policy,
-                  const std::string& condition) {
-    return R"({"name":")" + name + R"(","admissionReviewVersions":["v1"],"sideEffects":"None",)" +
-           R"("timeoutSeconds":5,"failurePolicy":")" + policy +
-           R"(","reinvocationPolicy":"IfNeeded",)" + R"("clientConfig":{"url":")" + url +
-           R"(","caBundle":")" + kube::EncodeBase64(ca_pem) + R"("},)" +
-           R"("rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"],"scope":"Namespaced"}],)" +
-           R"("namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":[")" +
-           o.reservation_namespace + R"(","kube-system"]}]},)" +
-           R"("matchConditions":[{"name":"ours","expression":"object.spec.schedulerName == ')" +
-           sched + R"('"},{"name":"share","expression":")" + condition + R"("}]})";
+  const std::string ours = "object.spec.schedulerName == " + CelString(o.admission.scheduler_name);
+  auto hook = [&](std::string_view name, std::string_view policy, const std::string& condition) {
+    return kube::JsonObject{
+        {"name", name},
+        {"admissionReviewVersions", kube::JsonArray{"v1"}},
+        {"sideEffects", "None"},
+        {"timeoutSeconds", 5},
+        {"failurePolicy", policy},
+        {"reinvocationPolicy", "IfNeeded"},
+        {"clientConfig", kube::JsonObject{{"url", url}, {"caBundle", kube::EncodeBase64(ca_pem)}}},
+        {"rules", kube::JsonArray{kube::JsonObject{{"operations", kube::JsonArray{"CREATE"}},
+                                                   {"apiGroups", kube::JsonArray{""}},
+                                                   {"apiVersions", kube::JsonArray{"v1"}},
+                                                   {"resources", kube::JsonArray{"pods"}},
+                                                   {"scope", "Namespaced"}}}},
+        {"namespaceSelector",
+         kube::JsonObject{
+             {"matchExpressions",
+              kube::JsonArray{kube::JsonObject{
+                  {"key", "kubernetes.io/metadata.name"},
+                  {"operator", "NotIn"},
+                  {"values", kube::JsonArray{o.reservation_namespace, "kube-system"}}}}}}},
+        {"matchConditions",
+         kube::JsonArray{kube::JsonObject{{"name", "ours"}, {"expression", ours}},
+                         kube::JsonObject{{"name", "share"}, {"expression", condition}}}}};
   };
   const std::string sharing =
       "has(object.metadata.annotations) && ('gpu-fraction' in object.metadata.annotations || "
       "'gpu-memory' in object.metadata.annotations)";
-  const std::string json =
-      R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration",)" +
-      std::string(R"("metadata":{"name":")") + o.config_name + R"("},"webhooks":[)" +
-      hook("gpu-sharing.vtenant.io", "Fail", sharing) + "," +
-      hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")") + "]}";
-  Result<kube::Object> obj = kube::ParseJson(json);
-  CHECK(obj.ok()) << obj.status().ToString() << " in " << json;
-  return std::move(obj).value();
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "admissionregistration.k8s.io/v1"},
+      {"kind", "MutatingWebhookConfiguration"},
+      {"metadata", kube::JsonObject{{"name", o.config_name}}},
+      {"webhooks",
+       kube::JsonArray{hook("gpu-sharing.vtenant.io", "Fail", sharing),
+                       hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")")}}});
 }
 
 Status WebhookServer::Register(kube::Client& client) {

@@ -49,8 +49,9 @@ class WebhookServer {
   Status Start();
   void Stop();
 
-  // Creates or replaces the MutatingWebhookConfiguration pointing at this
-  // server with its CA bundle.
+  // Creates the MutatingWebhookConfiguration (options' config_name) pointing
+  // at this server with its CA bundle, or, where one exists (the chart's),
+  // replaces its webhooks and keeps its metadata (labels, annotations).
   Status Register(kube::Client& client);
 
   const std::string& ca_pem() const { return ca_pem_; }

@@ -7,21 +7,16 @@
 
 #include "base/eventually.h"
 #include "kube/testing/fake_clock.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::kube {
 namespace {
 
 namespace res = resources;
 
-Object Parse(const std::string& json) {
-  Result<Object> o = ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << json;
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
-}
-
 Object ConfigMap(const std::string& name, const std::string& labels = "{}") {
-  return Parse(R"({"metadata":{"name":")" + name + R"(","labels":)" + labels +
-               R"(},"data":{"k":"v"}})");
+  return Json(R"({"metadata":{"name":")" + name + R"(","labels":)" + labels +
+              R"(},"data":{"k":"v"}})");
 }
 
 TEST(FakeClientTest, CreateAssignsIdentityAndVersionsGrow) {
@@ -50,21 +45,21 @@ TEST(FakeClientTest, CreateAssignsIdentityAndVersionsGrow) {
 
 TEST(FakeClientTest, CreateChecksNamespaceAndName) {
   FakeClient client;
-  Object wrong_ns = Parse(R"({"metadata":{"name":"x","namespace":"b"}})");
+  Object wrong_ns = Json(R"({"metadata":{"name":"x","namespace":"b"}})");
   EXPECT_EQ(client.Create(res::kConfigMaps, "a", wrong_ns).status().code(),
             StatusCode::kBadRequest);
   EXPECT_EQ(
-      client.Create(res::kConfigMaps, "", Parse(R"({"metadata":{"name":"x"}})")).status().code(),
+      client.Create(res::kConfigMaps, "", Json(R"({"metadata":{"name":"x"}})")).status().code(),
       StatusCode::kBadRequest);
-  EXPECT_EQ(client.Create(res::kConfigMaps, "a", Parse(R"({"metadata":{}})")).status().code(),
+  EXPECT_EQ(client.Create(res::kConfigMaps, "a", Json(R"({"metadata":{}})")).status().code(),
             StatusCode::kInvalid);
   Result<Object> generated =
-      client.Create(res::kConfigMaps, "a", Parse(R"({"metadata":{"generateName":"job-"}})"));
+      client.Create(res::kConfigMaps, "a", Json(R"({"metadata":{"generateName":"job-"}})"));
   ASSERT_TRUE(generated.ok());
   EXPECT_EQ(Name(*generated).rfind("job-", 0), 0u);
   EXPECT_GT(Name(*generated).size(), 4u);
   // Cluster-scoped objects carry no namespace even if asked.
-  Result<Object> node = client.Create(res::kNodes, "", Parse(R"({"metadata":{"name":"n1"}})"));
+  Result<Object> node = client.Create(res::kNodes, "", Json(R"({"metadata":{"name":"n1"}})"));
   ASSERT_TRUE(node.ok());
   EXPECT_EQ(Namespace(*node), "");
   EXPECT_TRUE(client.Get(res::kNodes, "", "n1").ok());
@@ -108,7 +103,7 @@ TEST(FakeClientTest, UpdateIsConflictAwareAndKeepsServerFields) {
 TEST(FakeClientTest, StatusChangesOnlyThroughTheSubresource) {
   FakeClient client;
   ASSERT_TRUE(client
-                  .Create(res::kPods, "ns", Parse(R"({"metadata":{"name":"p"},"spec":{"x":1},
+                  .Create(res::kPods, "ns", Json(R"({"metadata":{"name":"p"},"spec":{"x":1},
                                     "status":{"phase":"Pending"}})"))
                   .ok());
   Object pod = client.Get(res::kPods, "ns", "p").value();
@@ -132,7 +127,7 @@ TEST(FakeClientTest, StatusChangesOnlyThroughTheSubresource) {
 TEST(FakeClientTest, UpdateWithRetrySurvivesRacingWriters) {
   FakeClient client;
   ASSERT_TRUE(client
-                  .Create(res::kConfigMaps, "ns", Parse(R"({"metadata":{"name":"counter"},
+                  .Create(res::kConfigMaps, "ns", Json(R"({"metadata":{"name":"counter"},
                                                             "data":{"n":"0"}})"))
                   .ok());
   constexpr int kWriters = 4;
@@ -185,11 +180,10 @@ TEST(FakeClientTest, MergePatchRemovesNullsAndChecksResourceVersion) {
 
 TEST(FakeClientTest, JsonPatchAppliesAllOrNothing) {
   FakeClient client;
-  ASSERT_TRUE(
-      client
-          .Create(res::kConfigMaps, "ns", Parse(R"({"metadata":{"name":"a"},"data":{"k":"v"},
+  ASSERT_TRUE(client
+                  .Create(res::kConfigMaps, "ns", Json(R"({"metadata":{"name":"a"},"data":{"k":"v"},
                                     "list":["a","c"]})"))
-          .ok());
+                  .ok());
   Result<Object> patched = client.Patch(res::kConfigMaps, "ns", "a", PatchType::kJson, R"([
       {"op":"test","path":"/data/k","value":"v"},
       {"op":"replace","path":"/data/k","value":"w"},
@@ -259,7 +253,7 @@ TEST(FakeClientTest, DeleteHonoursPreconditionsAndFinalizers) {
 
   ASSERT_TRUE(client
                   .Create(res::kConfigMaps, "ns",
-                          Parse(R"({"metadata":{"name":"f","finalizers":["vtenant.dev/x"]}})"))
+                          Json(R"({"metadata":{"name":"f","finalizers":["vtenant.dev/x"]}})"))
                   .ok());
   ASSERT_TRUE(client.Delete(res::kConfigMaps, "ns", "f").ok());
   Result<Object> marked = client.Get(res::kConfigMaps, "ns", "f");
@@ -319,8 +313,7 @@ TEST(FakeClientTest, ListPagesAndSelects) {
 
 TEST(FakeClientTest, BindingAndEvictionActOnPods) {
   FakeClient client;
-  ASSERT_TRUE(
-      client.Create(res::kPods, "ns", Parse(R"({"metadata":{"name":"p"},"spec":{}})")).ok());
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Json(R"({"metadata":{"name":"p"},"spec":{}})")).ok());
   ASSERT_TRUE(client.Bind("ns", "p", "node-1").ok());
   EXPECT_EQ(GetString(*client.Get(res::kPods, "ns", "p"), {"spec", "nodeName"}), "node-1");
   EXPECT_EQ(client.Bind("ns", "p", "node-2").code(), StatusCode::kConflict);

@@ -49,10 +49,4 @@ std::vector<std::string> CrdManifests() {
   return files;
 }
 
-kube::Object ParseTestJson(const std::string& json) {
-  Result<kube::Object> o = kube::ParseJson(json);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << json;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
-
 }  // namespace vtenant::localenv
