@@ -187,7 +187,9 @@ void CheckSeccomp(const rapidjson::Value& spec, Violations& out) {
   });
 }
 
-// Sysctls: only the namespaced, safe set.
+// Sysctls: only the namespaced, safe set, as of policy version 1.37
+// (k8s.io/pod-security-admission policy/check_sysctls.go, v0.37.2, which
+// added tcp_slow_start_after_idle and tcp_notsent_lowat).
 void CheckSysctls(const rapidjson::Value& spec, Violations& out) {
   static const std::set<std::string, std::less<>> kSafe = {"kernel.shm_rmid_forced",
                                                            "net.ipv4.ip_local_port_range",
@@ -200,7 +202,9 @@ void CheckSysctls(const rapidjson::Value& spec, Violations& out) {
                                                            "net.ipv4.tcp_keepalive_intvl",
                                                            "net.ipv4.tcp_keepalive_probes",
                                                            "net.ipv4.tcp_rmem",
-                                                           "net.ipv4.tcp_wmem"};
+                                                           "net.ipv4.tcp_wmem",
+                                                           "net.ipv4.tcp_slow_start_after_idle",
+                                                           "net.ipv4.tcp_notsent_lowat"};
   const rapidjson::Value* context = Member(spec, "securityContext");
   const rapidjson::Value* sysctls = context ? Member(*context, "sysctls") : nullptr;
   if (sysctls == nullptr || !sysctls->IsArray()) return;
