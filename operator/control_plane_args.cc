@@ -118,10 +118,12 @@ std::vector<std::string> SyncerArgs(const ControlPlaneRequest& r, const ControlP
                            // One syncer per tenant, restarted by its backend.
                            "--leader-elect=false"});
   if (!p.syncer_kubelet_address.empty()) {
+    const std::string& pki =
+        p.syncer_kubelet_pki_dir.empty() ? p.pki_dir : p.syncer_kubelet_pki_dir;
     args.insert(args.end(), {"--kubelet-address=" + p.syncer_kubelet_address,
-                             "--kubelet-tls-cert-file=" + p.pki_dir + "/syncer-kubelet.crt",
-                             "--kubelet-tls-key-file=" + p.pki_dir + "/syncer-kubelet.key",
-                             "--kubelet-client-ca-file=" + p.pki_dir + "/ca.crt"});
+                             "--kubelet-tls-cert-file=" + pki + "/syncer-kubelet.crt",
+                             "--kubelet-tls-key-file=" + pki + "/syncer-kubelet.key",
+                             "--kubelet-client-ca-file=" + pki + "/ca.crt"});
   }
   if (!p.syncer_pod_netns.empty()) {
     args.insert(args.end(), {"--pod-netns=" + p.syncer_pod_netns,

@@ -66,6 +66,10 @@ struct ControlPlanePlacement {
   // the API server reaches it with kubelet-client.{crt,key} and verifies it
   // with ca.crt. "": none, and the team's logs and exec do not work.
   std::string syncer_kubelet_address;
+  // Where the syncer reads ca.crt and syncer-kubelet.{crt,key}; "": pki_dir.
+  // A pod gives the syncer's container those three files alone, not the API
+  // server's keys.
+  std::string syncer_kubelet_pki_dir;
   // The network namespace of the node the pods run on, and the address
   // there at which the syncer relays the API server to them
   // (syncer/pod_endpoints.h); "": the pods reach virtual_service_host as it is.

@@ -46,6 +46,20 @@ kube::JsonObject SecretVolume(std::string_view volume, const std::string& secret
           {"secret", kube::JsonObject{{"secretName", secret}, {"defaultMode", 256}}}};
 }
 
+// The three files of the control plane's Secret the syncer's kubelet
+// endpoint needs (its certificate and key, the CA that signs the API
+// server's client certificate), and no other key of it.
+kube::JsonObject SyncerKubeletVolume(const std::string& secret) {
+  kube::JsonArray items;
+  for (const char* key : {"ca.crt", "syncer-kubelet.crt", "syncer-kubelet.key"}) {
+    items.Add(kube::JsonObject{{"key", key}, {"path", key}});
+  }
+  return {
+      {"name", "syncer-kubelet"},
+      {"secret", kube::JsonObject{
+                     {"secretName", secret}, {"defaultMode", 256}, {"items", std::move(items)}}}};
+}
+
 kube::JsonObject HttpProbe(std::string_view path, int port, std::string_view scheme = {}) {
   kube::JsonObject get{{"path", path}, {"port", port}};
   if (!scheme.empty()) get.Set("scheme", scheme);
@@ -57,6 +71,9 @@ constexpr char kPkiDir[] = "/etc/vtenant/pki";
 // The syncer's own credential in the virtual cluster (Secret vc-<t>-syncer):
 // a token the operator renews and the kubelet brings into the file.
 constexpr char kSyncerCredentialsDir[] = "/etc/vtenant/syncer";
+// The syncer's kubelet endpoint's certificate and key and the tenant's CA:
+// three keys of the control plane's Secret (SyncerKubeletVolume).
+constexpr char kSyncerKubeletPkiDir[] = "/etc/vtenant/syncer-kubelet";
 
 }  // namespace
 
@@ -91,7 +108,11 @@ kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& r) {
            {"apiserver.crt", c.apiserver.certificate_pem},
            {"apiserver.key", c.apiserver.private_key_pem},
            {"sa.key", c.service_account.private_key_pem},
-           {"sa.pub", c.service_account.public_key_pem}}) {
+           {"sa.pub", c.service_account.public_key_pem},
+           {"kubelet-client.crt", c.kubelet_client.certificate_pem},
+           {"kubelet-client.key", c.kubelet_client.private_key_pem},
+           {"syncer-kubelet.crt", c.syncer_kubelet.certificate_pem},
+           {"syncer-kubelet.key", c.syncer_kubelet.private_key_pem}}) {
     data.Set(key, kube::EncodeBase64(value));
   }
   return kube::BuildJson(kube::JsonObject{
@@ -169,7 +190,10 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
           .syncer_virtual_kubeconfig = std::string(kSyncerCredentialsDir) + "/config",
           .virtual_service_host = Name(r) + "." + r.host_namespace + ".svc",
           .virtual_service_port = 443,
-          .syncer_health_address = "0.0.0.0:8081"});
+          .syncer_health_address = "0.0.0.0:8081",
+          // The virtual Nodes' kubelet endpoint, beside the API server in the pod.
+          .syncer_kubelet_address = "127.0.0.1:10250",
+          .syncer_kubelet_pki_dir = kSyncerKubeletPkiDir});
   // A changed policy changes the pod template, so the pod is replaced and
   // its syncer starts with it.
   auto command = [](std::string program, std::vector<std::string> args) {
@@ -220,7 +244,8 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
   kube::JsonObject syncer_container = container(
       "syncer", o.syncer_image, syncer,
       kube::JsonArray{Mount("syncer-credentials", kSyncerCredentialsDir),
-                      Mount("host-token", "/var/run/secrets/kubernetes.io/serviceaccount")});
+                      Mount("host-token", "/var/run/secrets/kubernetes.io/serviceaccount"),
+                      Mount("syncer-kubelet", kSyncerKubeletPkiDir)});
   kube::JsonObject syncer_readiness = HttpProbe("/readyz", 8081);
   syncer_readiness.Set("periodSeconds", 5);
   syncer_container.Set("readinessProbe", std::move(syncer_readiness));
@@ -260,6 +285,7 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
       {"volumes", kube::JsonArray{SecretVolume("pki", ControlPlaneSecretName(r.spec.name)),
                                   SecretVolume("kubeconfig", Name(r) + "-internal"),
                                   SecretVolume("syncer-credentials", SyncerSecretName(r.spec.name)),
+                                  SyncerKubeletVolume(ControlPlaneSecretName(r.spec.name)),
                                   host_token_source}}};
   const kube::JsonObject claim{
       {"metadata", kube::JsonObject{{"name", "data"}, {"labels", Labels(r)}}},

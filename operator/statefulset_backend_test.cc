@@ -115,7 +115,36 @@ TEST(StatefulSetBackendTest, OnlyTheSyncerSeesTheSyncersToken) {
   std::vector<std::string> keys;
   for (const auto& m : secret["data"].GetObject()) keys.emplace_back(m.name.GetString());
   EXPECT_EQ(keys, (std::vector<std::string>{"ca.crt", "client-ca.crt", "apiserver.crt",
-                                            "apiserver.key", "sa.key", "sa.pub"}));
+                                            "apiserver.key", "sa.key", "sa.pub",
+                                            "kubelet-client.crt", "kubelet-client.key",
+                                            "syncer-kubelet.crt", "syncer-kubelet.key"}));
+}
+
+// The virtual Nodes' kubelet endpoint runs in the pod beside the API
+// server, and the syncer's container gets the three files it needs of the
+// control plane's Secret, not the API server's or the token-signing keys.
+TEST(StatefulSetBackendTest, TheSyncersKubeletEndpointGetsItsOwnFilesOnly) {
+  kube::Object sts = RenderControlPlaneStatefulSet(Request(), {});
+  const std::string syncer = kube::ToJson((*Container(sts, "syncer"))["command"]);
+  for (const char* arg : {"--kubelet-address=127.0.0.1:10250",
+                          "--kubelet-tls-cert-file=/etc/vtenant/syncer-kubelet/syncer-kubelet.crt",
+                          "--kubelet-client-ca-file=/etc/vtenant/syncer-kubelet/ca.crt"}) {
+    EXPECT_NE(syncer.find(arg), std::string::npos) << arg << " in " << syncer;
+  }
+  const std::string apiserver = kube::ToJson((*Container(sts, "kube-apiserver"))["command"]);
+  EXPECT_NE(apiserver.find("--kubelet-client-certificate=/etc/vtenant/pki/kubelet-client.crt"),
+            std::string::npos)
+      << apiserver;
+  const std::string syncer_mounts = kube::ToJson((*Container(sts, "syncer"))["volumeMounts"]);
+  EXPECT_EQ(syncer_mounts.find(R"("name":"pki")"), std::string::npos) << syncer_mounts;
+  std::string items;
+  for (const auto& v : sts["spec"]["template"]["spec"]["volumes"].GetArray()) {
+    if (kube::GetString(v, {"name"}) == "syncer-kubelet")
+      items = kube::ToJson(v["secret"]["items"]);
+  }
+  EXPECT_EQ(items, R"([{"key":"ca.crt","path":"ca.crt"},{"key":"syncer-kubelet.crt",)"
+                   R"("path":"syncer-kubelet.crt"},{"key":"syncer-kubelet.key",)"
+                   R"("path":"syncer-kubelet.key"}])");
 }
 
 // The syncer reaches the virtual API server with its own token (Secret
