@@ -1,14 +1,16 @@
-// Resource types the syncer reads that kube/resource.h does not list.
+// Resource types the syncer reads that kube/resource.h does not list (and
+// three it does, under the same namespace).
 #pragma once
 
 #include "kube/resource.h"
 
 namespace vtenant::syncer::resources {
 
-inline const kube::ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
-                                                        "PersistentVolumeClaim", true};
-inline const kube::ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
-inline const kube::ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
+// kube/resource.h's, named here too so that the syncer's code says
+// resources::kX for every type it reads.
+using kube::resources::kPersistentVolumeClaims;
+using kube::resources::kReplicaSets;
+using kube::resources::kStatefulSets;
 inline const kube::ResourceType kCronJobs{"batch", "v1", "cronjobs", "CronJob", true};
 // JobSet's CRD, which a virtual cluster has only when the team installs it.
 inline const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
