@@ -13,6 +13,7 @@
 #include "base/file.h"
 #include "base/secret_file.h"
 #include "kai/names.h"
+#include "kube/json_builder.h"
 #include "kube/manifest.h"
 #include "kube/resource.h"
 #include "localenv/command.h"
@@ -135,19 +136,16 @@ std::string ContainerdConfig(const RealNodeOptions& options) {
 }
 
 std::string CniConfig(const RealNodeOptions& options) {
-  return R"({
-  "cniVersion": "0.4.0",
-  "name": "vtenant",
-  "plugins": [
-    {"type": "bridge", "bridge": ")" +
-         std::string(kBridge) + R"(", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": ")" +
-         kPodCidr + R"("}]],
-              "routes": [{"dst": "0.0.0.0/0"}], "dataDir": ")" +
-         options.dir + R"(/cni/ipam"}}
-  ]
-}
-)";
+  const kube::JsonObject ipam{
+      {"type", "host-local"},
+      {"ranges", kube::JsonArray{kube::JsonArray{kube::JsonObject{{"subnet", kPodCidr}}}}},
+      {"routes", kube::JsonArray{kube::JsonObject{{"dst", "0.0.0.0/0"}}}},
+      {"dataDir", options.dir + "/cni/ipam"}};
+  const kube::JsonObject bridge{{"type", "bridge"}, {"bridge", kBridge},   {"isGateway", true},
+                                {"ipMasq", false},  {"hairpinMode", true}, {"ipam", ipam}};
+  return kube::ToJson(kube::BuildJson(kube::JsonObject{
+             {"cniVersion", "0.4.0"}, {"name", "vtenant"}, {"plugins", kube::JsonArray{bridge}}})) +
+         "\n";
 }
 
 std::string KubeletConfig(const RealNodeOptions& options) {
@@ -449,20 +447,22 @@ Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
   // The GPU a simulated node would have: capacity and allocatable in the
   // node's status (the kubelet keeps extended resources it does not
   // manage) and the labels GPU feature discovery would set.
-  const std::string labels = std::string(R"({"metadata":{"labels":{")") + kai::kGpuPresentLabel +
-                             R"(":"true",")" + kai::kGpuCountLabel + R"(":"1",")" +
-                             kai::kGpuProductLabel + R"(":")" + options.gpu_product + R"(",")" +
-                             kai::kGpuMemoryLabel + R"(":")" +
-                             std::to_string(options.gpu_memory_mib) + R"("}}})";
+  const std::string labels = kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"labels", kube::JsonObject{{kai::kGpuPresentLabel, "true"},
+                                                    {kai::kGpuCountLabel, "1"},
+                                                    {kai::kGpuProductLabel, options.gpu_product},
+                                                    {kai::kGpuMemoryLabel,
+                                                     std::to_string(options.gpu_memory_mib)}}}}}}));
   VT_RETURN_IF_ERROR(
       client.Patch(kube::resources::kNodes, "", kRealNodeName, kube::PatchType::kMerge, labels)
           .status());
   // Allocatable too: the kubelet would copy it from capacity only on its
   // next status update (up to 10 s later), and until then admits no pod
   // that asks for the GPU.
-  const std::string gpu = std::string(R"({")") + kai::kGpuResource + R"(":"1"})";
-  const std::string capacity =
-      R"({"status":{"capacity":)" + gpu + R"(,"allocatable":)" + gpu + "}}";
+  const kube::JsonObject gpu{{kai::kGpuResource, "1"}};
+  const std::string capacity = kube::ToJson(kube::BuildJson(
+      kube::JsonObject{{"status", kube::JsonObject{{"capacity", gpu}, {"allocatable", gpu}}}}));
   kube::PatchOptions status;
   status.subresource = "status";
   return client

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 
+#include "kube/object.h"
+#include "kube/testing/json.h"
+
 namespace vtenant::localenv {
 namespace {
 
@@ -33,6 +36,21 @@ TEST(RealNodeTest, ContainerdRunsWithoutLoweringOomScoreAndOnItsOwnSocket) {
   EXPECT_NE(config.find("conf_dir = \"/tmp/env-a/node/cni/conf\""), std::string::npos);
   // Its streaming server on the namespace's loopback only.
   EXPECT_NE(config.find("stream_server_address = \"127.0.0.1\""), std::string::npos);
+}
+
+// The pods' network: a bridge inside the namespace, addresses from the
+// node's pod range, kept under the node's folder.
+TEST(RealNodeTest, PodsGetABridgeAndTheNodesPodRange) {
+  RealNodeOptions options = Options();
+  options.dir = "/tmp/env \"a\"/node";  // a folder name JSON must escape
+  const kube::Object network =
+      kube::Json(RealNodeFiles(options).at("cni/conf/10-vtenant.conflist"));
+  EXPECT_EQ(kube::GetString(network, {"cniVersion"}), "0.4.0");
+  const rapidjson::Value& bridge = network["plugins"][0];
+  EXPECT_EQ(kube::GetString(bridge, {"type"}), "bridge");
+  EXPECT_FALSE(bridge["ipMasq"].GetBool());
+  EXPECT_EQ(kube::GetString(bridge["ipam"]["ranges"][0][0], {"subnet"}), kPodCidr);
+  EXPECT_EQ(kube::GetString(bridge, {"ipam", "dataDir"}), "/tmp/env \"a\"/node/cni/ipam");
 }
 
 TEST(RealNodeTest, KubeletSettingsForCgroupV1WithSwapAndANonLoopbackNodeIp) {
