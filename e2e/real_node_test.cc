@@ -143,6 +143,26 @@ int ForwardedPort(const std::string& log) {
   return port;
 }
 
+// `kubectl port-forward pod/<pod> 0:8080` with `kubeconfig` (its output in
+// `log`), then a GET of / through it: the page, or what went wrong.
+std::string PageThroughPortForward(const std::string& kubeconfig, const std::string& pod,
+                                   const std::string& log) {
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  if (!kubectl.ok()) return kubectl.status().ToString();
+  Result<localenv::Process> forward =
+      localenv::Process::Start({.argv = {*kubectl, "--kubeconfig", kubeconfig, "port-forward",
+                                         "pod/" + pod, "--address", "127.0.0.1", "0:8080"},
+                                .log_path = log});
+  if (!forward.ok()) return forward.status().ToString();
+  const int port = ForwardedPort(log);
+  if (port == 0) return "no port forwarded: " + ReadFileOrEmpty(log);
+  Result<localenv::CommandResult> fetched = localenv::RunCommand(
+      {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
+  forward->Stop();
+  if (!fetched.ok()) return fetched.status().ToString();
+  return fetched->out + fetched->err + ReadFileOrEmpty(log);
+}
+
 class RealNodeTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -282,22 +302,9 @@ spec:
   ASSERT_TRUE(env_->HostKubectl({"wait", "--for=condition=Ready", "pod/web", "-n", "default",
                                  "--timeout=120s"})
                   .ok());
-  Result<std::string> kubectl = localenv::FindTool("kubectl");
-  ASSERT_TRUE(kubectl.ok());
-  const std::string log = env_->dir() + "/port-forward.log";
-  Result<localenv::Process> forward = localenv::Process::Start(
-      {.argv = {*kubectl, "--kubeconfig", env_->host_kubeconfig(), "port-forward", "pod/web",
-                "--address", "127.0.0.1", "0:8080"},
-       .log_path = log});
-  ASSERT_TRUE(forward.ok()) << forward.status().ToString();
-  const int port = ForwardedPort(log);
-  ASSERT_GT(port, 0) << ReadFileOrEmpty(log);
-  Result<localenv::CommandResult> fetched = localenv::RunCommand(
-      {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
-  ASSERT_TRUE(fetched.ok());
-  EXPECT_NE(fetched->out.find("served-by-the-pod"), std::string::npos)
-      << fetched->out << fetched->err << ReadFileOrEmpty(log);
-  forward->Stop();
+  const std::string page =
+      PageThroughPortForward(env_->host_kubeconfig(), "web", env_->dir() + "/port-forward.log");
+  EXPECT_NE(page.find("served-by-the-pod"), std::string::npos) << page;
   EXPECT_TRUE(env_->HostKubectl({"delete", "pod", "web", "--wait=true"}).ok());
 }
 
@@ -418,20 +425,9 @@ TEST_F(RealNodeTest, ATeamsKubectlLogsExecAttachAndPortForwardReachItsPod) {
       << ReadFileOrEmpty(attach_log);
   attach->Stop();
 
-  const std::string forward_log = env_->dir() + "/team-port-forward.log";
-  Result<localenv::Process> forward = localenv::Process::Start(
-      {.argv = {*kubectl, "--kubeconfig", env_->TeamKubeconfig("nlp"), "port-forward", "pod/talker",
-                "--address", "127.0.0.1", "0:8080"},
-       .log_path = forward_log});
-  ASSERT_TRUE(forward.ok()) << forward.status().ToString();
-  const int port = ForwardedPort(forward_log);
-  ASSERT_GT(port, 0) << ReadFileOrEmpty(forward_log);
-  Result<localenv::CommandResult> fetched = localenv::RunCommand(
-      {"/bin/busybox", "wget", "-q", "-O", "-", "http://127.0.0.1:" + std::to_string(port) + "/"});
-  ASSERT_TRUE(fetched.ok());
-  EXPECT_NE(fetched->out.find("served-to-nlp"), std::string::npos)
-      << fetched->out << fetched->err << ReadFileOrEmpty(forward_log);
-  forward->Stop();
+  const std::string page = PageThroughPortForward(env_->TeamKubeconfig("nlp"), "talker",
+                                                  env_->dir() + "/team-port-forward.log");
+  EXPECT_NE(page.find("served-to-nlp"), std::string::npos) << page;
   EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "talker", "--wait=true"}).ok());
 }
 

@@ -111,22 +111,18 @@ void KubeletServer::AcceptLoop() {
 }
 
 void KubeletServer::Serve(int fd) {
-  // The stream closes `fd`; the set forgets it first, so the destructor
-  // never shuts down a number already reused.
-  auto forget = [this, fd] {
-    std::lock_guard lock(mu_);
-    open_.erase(open_.find(fd));
-  };
-  Result<std::unique_ptr<kube::TlsStream>> client = tls_->Accept(fd, kHandshakeDeadline);
-  if (!client.ok()) {
-    LOG(WARNING) << "kubelet endpoint: connection refused: " << client.status().message();
-    forget();  // Accept closed it
-    drained_.notify_all();
-    return;
-  }
-  Handle(**client);
-  forget();
-  client->reset();
+  {
+    Result<std::unique_ptr<kube::TlsStream>> client = tls_->Accept(fd, kHandshakeDeadline);
+    if (client.ok()) {
+      Handle(**client);
+    } else {
+      LOG(WARNING) << "kubelet endpoint: connection refused: " << client.status().message();
+    }
+  }  // the stream, or a failed Accept, has closed `fd`
+  // Last: once the set is empty the destructor may return, so nothing of
+  // this object is touched after the lock is released.
+  std::lock_guard lock(mu_);
+  open_.erase(open_.find(fd));
   drained_.notify_all();
 }
 

@@ -95,7 +95,10 @@ class KubeletServer {
   std::atomic<bool> stopping_{false};
   std::thread acceptor_;
   std::mutex mu_;
-  std::multiset<int> open_;  // sockets of connections being served
+  // Sockets of connections being served, for the destructor to shut down.
+  // A multiset: a number closed by one thread may be reused by the next
+  // accept before that thread has erased it.
+  std::multiset<int> open_;
   std::condition_variable drained_;
 };
 
