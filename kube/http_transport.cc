@@ -37,24 +37,6 @@ Status TransportError(const std::string& where, const std::exception& e) {
   return Unavailable(where + ": " + e.what());
 }
 
-// The bearer token in `path`, trailing newlines removed. A projected
-// service-account token rotates, so it is read for every request.
-Result<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return Status(StatusCode::kUnauthorized,
-                  "cannot read bearer token file " + path + ": " + std::strerror(errno));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string token = ss.str();
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-  if (token.empty()) {
-    return Status(StatusCode::kUnauthorized, "bearer token file " + path + " is empty");
-  }
-  return token;
-}
-
 // Checks the PEM material the way the TLS handshake will use it, so a bad
 // certificate fails at construction with a message naming it, not later as
 // an obscure handshake error on every request.
@@ -273,10 +255,7 @@ class CppRestTransport final : public HttpTransport {
     }
     request.headers().add("Accept", "application/json");
     request.headers().add("User-Agent", config_.user_agent);
-    std::string token = config_.bearer_token;
-    if (token.empty() && !config_.bearer_token_file.empty()) {
-      VT_ASSIGN_OR_RETURN(token, ReadTokenFile(config_.bearer_token_file));
-    }
+    VT_ASSIGN_OR_RETURN(std::string token, BearerToken(config_));
     if (!token.empty()) request.headers().add("Authorization", "Bearer " + token);
     return request;
   }

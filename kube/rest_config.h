@@ -7,6 +7,9 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
+
+#include "base/status.h"
 
 namespace vtenant::kube {
 
@@ -38,5 +41,26 @@ struct RestConfig {
 
   std::string user_agent = "vtenant";
 };
+
+// Where an API server's URL points: "https://127.0.0.1:6443",
+// "https://[::1]", "https://api.example.com/prefix".
+struct ServerAddress {
+  std::string host;  // an IPv6 address without its brackets
+  int port = 443;    // 443 when the URL names none
+
+  // "host:port", an IPv6 host in brackets: an HTTP Host header.
+  std::string Authority() const;
+};
+
+// Reads `url` (RestConfig::server). InvalidArgument for a scheme other than
+// https, an empty host, an unterminated IPv6 address or text after it, and a
+// port that is empty after its colon, not a number, or outside 1–65535.
+Result<ServerAddress> ParseServerUrl(std::string_view url);
+
+// The bearer token `config` authenticates with: bearer_token, else the
+// token file read now (projected tokens rotate), else "" (a client
+// certificate, or no credentials). Unauthorized, naming the file, when the
+// file cannot be read or is empty.
+Result<std::string> BearerToken(const RestConfig& config);
 
 }  // namespace vtenant::kube

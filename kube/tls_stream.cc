@@ -16,9 +16,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 namespace vtenant::kube {
 namespace {
@@ -182,27 +180,6 @@ class OpenSslServerContext final : public TlsServerContext {
   std::shared_ptr<SSL_CTX> ctx_;
 };
 
-// Host and port of "https://host:port" (port 443 when absent; IPv6 in
-// brackets). InvalidArgument for another scheme.
-Status SplitServer(const std::string& server, std::string* host, std::string* port) {
-  constexpr std::string_view kScheme = "https://";
-  if (server.rfind(kScheme, 0) != 0) return InvalidArgument("not an https URL: " + server);
-  std::string authority = server.substr(kScheme.size());
-  authority = authority.substr(0, authority.find('/'));
-  if (!authority.empty() && authority.front() == '[') {
-    const size_t close = authority.find(']');
-    if (close == std::string::npos) return InvalidArgument("bad address in " + server);
-    *host = authority.substr(1, close - 1);
-    *port = close + 2 <= authority.size() ? authority.substr(close + 2) : "";
-  } else {
-    const size_t colon = authority.rfind(':');
-    *host = authority.substr(0, colon);
-    *port = colon == std::string::npos ? "" : authority.substr(colon + 1);
-  }
-  if (port->empty()) *port = "443";
-  return Status();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<TlsServerContext>> TlsServerContext::Create(
@@ -226,8 +203,8 @@ Result<std::unique_ptr<TlsServerContext>> TlsServerContext::Create(
 
 Result<std::unique_ptr<TlsStream>> DialTls(const RestConfig& config,
                                            std::chrono::milliseconds deadline) {
-  std::string host, port;
-  VT_RETURN_IF_ERROR(SplitServer(config.server, &host, &port));
+  VT_ASSIGN_OR_RETURN(const ServerAddress server, ParseServerUrl(config.server));
+  const std::string& host = server.host;
   IgnoreSigpipe();
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_client_method()), SslCtxFree());
   if (ctx == nullptr) return Internal(SslError("SSL_CTX_new"));
@@ -248,7 +225,8 @@ Result<std::unique_ptr<TlsStream>> DialTls(const RestConfig& config,
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || found == nullptr) {
+  if (getaddrinfo(host.c_str(), std::to_string(server.port).c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
     return Unavailable("cannot resolve " + host);
   }
   int fd = -1;
@@ -291,17 +269,7 @@ Result<std::unique_ptr<TlsStream>> DialTls(const RestConfig& config,
 }
 
 Result<std::string> AuthorizationHeaderLine(const RestConfig& config) {
-  std::string token = config.bearer_token;
-  if (!config.bearer_token_file.empty()) {
-    std::ifstream in(config.bearer_token_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in)
-      return Status(StatusCode::kUnauthorized,
-                    "cannot read the token file " + config.bearer_token_file);
-    token = text.str();
-    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-  }
+  VT_ASSIGN_OR_RETURN(std::string token, BearerToken(config));
   if (token.empty()) return std::string();
   return "Authorization: Bearer " + token + "\r\n";
 }

@@ -62,9 +62,8 @@ class TlsServerContext {
 Result<std::unique_ptr<TlsStream>> DialTls(const RestConfig& config,
                                            std::chrono::milliseconds deadline);
 
-// The "Authorization: Bearer ..." header line (with CRLF) for `config`, ""
-// for a client certificate. Re-reads a token file; Unauthorized when it
-// cannot be read.
+// The "Authorization: Bearer ..." header line (with CRLF) for `config`'s
+// BearerToken, "" when it has none. Fails as BearerToken does.
 Result<std::string> AuthorizationHeaderLine(const RestConfig& config);
 
 // Reads an HTTP/1.1 request or response head, up to and without the blank

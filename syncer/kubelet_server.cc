@@ -57,6 +57,8 @@ Result<std::unique_ptr<KubeletServer>> KubeletServer::Start(const KubeletServerO
   std::unique_ptr<KubeletServer> server(new KubeletServer());
   server->options_ = options;
   server->resolver_ = resolver;
+  VT_ASSIGN_OR_RETURN(const kube::ServerAddress host, kube::ParseServerUrl(options.host.server));
+  server->host_authority_ = host.Authority();
   VT_ASSIGN_OR_RETURN(server->tls_,
                       kube::TlsServerContext::Create(options.certificate_pem, options.key_pem,
                                                      options.client_ca_pem));
@@ -202,11 +204,9 @@ void KubeletServer::Handle(kube::TlsStream& client) {
     Respond(client, 502, "Bad Gateway", "the host API server: " + host.status().message());
     return;
   }
-  std::string authority = options_.host.server.substr(options_.host.server.find("//") + 2);
-  authority = authority.substr(0, authority.find('/'));
   const std::string host_head =
       method + " " + HostRequestTarget(*request, host_pod->ns, host_pod->name) +
-      " HTTP/1.1\r\nHost: " + authority + "\r\n" + *authorization + headers + "\r\n";
+      " HTTP/1.1\r\nHost: " + host_authority_ + "\r\n" + *authorization + headers + "\r\n";
   if (!(*host)->Write(host_head).ok()) {
     Respond(client, 502, "Bad Gateway", "the host API server closed the connection");
     return;

@@ -69,8 +69,8 @@ class KubeletServer {
  public:
   // Listens on options.address:port and serves each connection on a thread
   // of its own until destroyed. `resolver` must outlive the server.
-  // InvalidArgument for certificates that do not load; Unavailable when the
-  // address cannot be bound.
+  // InvalidArgument for certificates that do not load or a host URL that
+  // does not parse; Unavailable when the address cannot be bound.
   static Result<std::unique_ptr<KubeletServer>> Start(const KubeletServerOptions& options,
                                                       const KubeletPodResolver* resolver);
 
@@ -89,6 +89,7 @@ class KubeletServer {
 
   KubeletServerOptions options_;
   const KubeletPodResolver* resolver_ = nullptr;
+  std::string host_authority_;  // the host API server's "host:port", its requests' Host
   std::unique_ptr<kube::TlsServerContext> tls_;
   int listener_ = -1;
   int port_ = 0;

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 
+#include "kube/rest_config.h"
 #include "localenv/netns_relay.h"
 #include "syncer/flags.h"
 
@@ -26,39 +27,14 @@ bool IsNumericLoopback(const std::string& host) {
 }  // namespace
 
 Result<std::pair<std::string, int>> ApiRelayTarget(std::string_view server_url) {
-  const std::string url(server_url);
   auto refuse = [&](const std::string& why) {
-    return InvalidArgument("the virtual API server at \"" + url + "\" cannot be relayed: " + why);
+    return InvalidArgument("the virtual API server at \"" + std::string(server_url) +
+                           "\" cannot be relayed: " + why);
   };
-  std::string_view rest = server_url;
-  if (rest.substr(0, 8) != "https://") return refuse("not an https:// URL");
-  rest.remove_prefix(8);
-  rest = rest.substr(0, rest.find('/'));
-  std::string host;
-  std::string_view port_text;
-  if (!rest.empty() && rest.front() == '[') {
-    const size_t close = rest.find(']');
-    if (close == std::string_view::npos) return refuse("an unterminated IPv6 address");
-    host = std::string(rest.substr(1, close - 1));
-    rest.remove_prefix(close + 1);
-    if (!rest.empty() && rest.front() != ':') return refuse("text after the IPv6 address");
-    if (!rest.empty()) port_text = rest.substr(1);
-  } else {
-    const size_t colon = rest.find(':');
-    host = std::string(rest.substr(0, colon));
-    if (colon != std::string_view::npos) port_text = rest.substr(colon + 1);
-  }
-  if (!IsNumericLoopback(host)) return refuse("only a numeric loopback address is relayed");
-  int port = 443;
-  if (!port_text.empty() || rest.find(':') != std::string_view::npos) {
-    if (port_text.empty() || port_text.size() > 5 ||
-        port_text.find_first_not_of("0123456789") != std::string_view::npos) {
-      return refuse("a malformed port");
-    }
-    port = std::stoi(std::string(port_text));
-    if (port < 1 || port > 65535) return refuse("a port out of range");
-  }
-  return std::pair<std::string, int>(host, port);
+  Result<kube::ServerAddress> server = kube::ParseServerUrl(server_url);
+  if (!server.ok()) return refuse(server.status().message());
+  if (!IsNumericLoopback(server->host)) return refuse("only a numeric loopback address is relayed");
+  return std::pair<std::string, int>(server->host, server->port);
 }
 
 Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
