@@ -161,73 +161,47 @@ Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::s
     changes->reason = ca_problem;
   }
 
-  std::string serving_problem =
-      changes->ca_created
-          ? "new CA"
-          : LeafProblem("serving certificate", certs.apiserver, certs.ca.certificate_pem,
-                        policy.dns_names, policy.ip_addresses, renew_before, now);
-  if (!serving_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.apiserver,
-                        pki::IssueCertificate(certs.ca, {.common_name = "kube-apiserver",
-                                                         .dns_names = policy.dns_names,
-                                                         .ip_addresses = policy.ip_addresses,
-                                                         .server = true,
-                                                         .valid_days = policy.leaf_valid_days}));
-    changes->leaves_reissued = true;
-    if (changes->reason.empty()) changes->reason = serving_problem;
-  }
-  std::string admin_problem =
-      changes->ca_created ? "new CA"
-                          : LeafProblem("admin certificate", certs.admin, certs.ca.certificate_pem,
-                                        {}, {}, renew_before, now);
-  if (!admin_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.admin,
-                        pki::IssueCertificate(certs.ca, {.common_name = "vtenant-admin",
-                                                         .organizations = {"system:masters"},
-                                                         .client = true,
-                                                         .valid_days = policy.leaf_valid_days}));
-    note(admin_problem);
-  }
-  std::string operator_problem =
-      changes->ca_created
-          ? "new CA"
-          : LeafProblem("operator certificate", certs.operator_client, certs.ca.certificate_pem, {},
-                        {}, policy.operator_valid_for / 2, now);
-  if (!operator_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.operator_client,
-                        pki::IssueCertificate(certs.ca, {.common_name = "vtenant-operator",
-                                                         .organizations = {"system:masters"},
-                                                         .client = true,
-                                                         .valid_for = policy.operator_valid_for}));
-    note(operator_problem);
-  }
-  std::string kubelet_client_problem =
-      changes->ca_created ? "new CA"
-                          : LeafProblem("kubelet client certificate", certs.kubelet_client,
-                                        certs.ca.certificate_pem, {}, {}, renew_before, now);
-  if (!kubelet_client_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.kubelet_client,
-                        pki::IssueCertificate(certs.ca, {.common_name = syncer::kKubeletClientUser,
-                                                         .client = true,
-                                                         .valid_days = policy.leaf_valid_days}));
-    note(kubelet_client_problem);
-  }
+  // Reissues `leaf` from the tenant's CA as `request` says, when the CA is
+  // new or LeafProblem finds something (the request's SANs are checked).
+  auto ensure_leaf = [&](const std::string& what, pki::CertificateAndKey& leaf,
+                         std::chrono::seconds renew, const pki::CertificateRequest& request) {
+    const std::string problem =
+        changes->ca_created ? "new CA"
+                            : LeafProblem(what, leaf, certs.ca.certificate_pem, request.dns_names,
+                                          request.ip_addresses, renew, now);
+    if (problem.empty()) return Status::Ok();
+    VT_ASSIGN_OR_RETURN(leaf, pki::IssueCertificate(certs.ca, request));
+    note(problem);
+    return Status::Ok();
+  };
+  VT_RETURN_IF_ERROR(ensure_leaf("serving certificate", certs.apiserver, renew_before,
+                                 {.common_name = "kube-apiserver",
+                                  .dns_names = policy.dns_names,
+                                  .ip_addresses = policy.ip_addresses,
+                                  .server = true,
+                                  .valid_days = policy.leaf_valid_days}));
+  VT_RETURN_IF_ERROR(ensure_leaf("admin certificate", certs.admin, renew_before,
+                                 {.common_name = "vtenant-admin",
+                                  .organizations = {"system:masters"},
+                                  .client = true,
+                                  .valid_days = policy.leaf_valid_days}));
+  VT_RETURN_IF_ERROR(ensure_leaf("operator certificate", certs.operator_client,
+                                 policy.operator_valid_for / 2,
+                                 {.common_name = "vtenant-operator",
+                                  .organizations = {"system:masters"},
+                                  .client = true,
+                                  .valid_for = policy.operator_valid_for}));
+  VT_RETURN_IF_ERROR(ensure_leaf("kubelet client certificate", certs.kubelet_client, renew_before,
+                                 {.common_name = syncer::kKubeletClientUser,
+                                  .client = true,
+                                  .valid_days = policy.leaf_valid_days}));
   // The syncer's kubelet endpoint runs beside the API server: loopback.
-  const std::vector<std::string> kubelet_ips = {"127.0.0.1"};
-  std::string syncer_kubelet_problem =
-      changes->ca_created
-          ? "new CA"
-          : LeafProblem("syncer kubelet certificate", certs.syncer_kubelet,
-                        certs.ca.certificate_pem, {"localhost"}, kubelet_ips, renew_before, now);
-  if (!syncer_kubelet_problem.empty()) {
-    VT_ASSIGN_OR_RETURN(certs.syncer_kubelet,
-                        pki::IssueCertificate(certs.ca, {.common_name = "vtenant-syncer-kubelet",
-                                                         .dns_names = {"localhost"},
-                                                         .ip_addresses = kubelet_ips,
-                                                         .server = true,
-                                                         .valid_days = policy.leaf_valid_days}));
-    note(syncer_kubelet_problem);
-  }
+  VT_RETURN_IF_ERROR(ensure_leaf("syncer kubelet certificate", certs.syncer_kubelet, renew_before,
+                                 {.common_name = "vtenant-syncer-kubelet",
+                                  .dns_names = {"localhost"},
+                                  .ip_addresses = {"127.0.0.1"},
+                                  .server = true,
+                                  .valid_days = policy.leaf_valid_days}));
 
   // The team's CA: made once, replaced when a rotation is asked for (which
   // revokes every credential it signed) or when it expires.
