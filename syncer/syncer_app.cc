@@ -3,10 +3,9 @@
 #include <glog/logging.h>
 #include <malloc.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "base/file.h"
 #include "kube/cancellation.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
@@ -37,11 +36,9 @@ Result<kube::RestConfig> ConfigFor(const std::string& kubeconfig, const std::str
 }
 
 Result<std::string> ReadPem(const std::string& path, const std::string& flag) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return InvalidArgument("--" + flag + ": cannot read " + path);
-  return text.str();
+  std::string pem = ReadFileOrEmpty(path);
+  if (pem.empty()) return InvalidArgument("--" + flag + ": cannot read " + path);
+  return pem;
 }
 
 }  // namespace
