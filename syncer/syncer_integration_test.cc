@@ -138,6 +138,37 @@ nodes:
 
   static kube::Client& virt() { return virtual_cluster_->client(); }
 
+  // What a failed wait on a Service's slice shows: each side's Service, its
+  // address, the virtual slices with their owners, and the virtual Events, so
+  // a failure tells the syncer's re-creation apart from the slice controller.
+  static std::string DescribeServiceAndSlices(const std::string& name) {
+    static const std::vector<kube::Object> kNone;
+    std::string out;
+    Result<kube::Object> service = virt().Get(kube::resources::kServices, "ml", name);
+    out += "\nvirtual Service: " +
+           (service.ok() ? std::string(kube::Uid(*service)) + " at " +
+                               std::string(kube::GetString(*service, {"spec", "clusterIP"}))
+                         : service.status().ToString());
+    Result<kube::Object> host =
+        client().Get(kube::resources::kServices, kHostNs, HostName(name, "ml", "nlp"));
+    out += "\nhost Service: " +
+           (host.ok() ? std::string(kube::GetString(*host, {"spec", "clusterIP"}))
+                      : host.status().ToString());
+    Result<kube::ObjectList> slices = virt().List(
+        resources::kEndpointSlices, "ml", {.label_selector = "kubernetes.io/service-name=" + name});
+    for (const kube::Object& slice : slices.ok() ? slices->items : kNone) {
+      const rapidjson::Value* owner = kube::ControllerReference(slice);
+      out += "\nvirtual slice " + std::string(kube::Name(slice)) + " owned by " +
+             (owner != nullptr ? kube::ReadOwnerReference(*owner).uid : std::string("nobody"));
+    }
+    Result<kube::ObjectList> events = virt().List(kube::resources::kEvents, "ml", {});
+    for (const kube::Object& event : events.ok() ? events->items : kNone) {
+      out += "\nvirtual Event " + std::string(kube::GetString(event, {"reason"})) + ": " +
+             std::string(kube::GetString(event, {"message"}));
+    }
+    return out;
+  }
+
   static std::vector<kube::Object> HostPodsOf(const std::string& label_selector) {
     Result<kube::ObjectList> pods =
         client().List(kPods, kHostNs, {.label_selector = label_selector});
@@ -469,7 +500,8 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
         }
         return false;
       },
-      std::chrono::seconds(60)));
+      std::chrono::seconds(60)))
+      << DescribeServiceAndSlices("api");
   // In the syncer's cache, so its key is queued before the hand-written one.
   ASSERT_TRUE(Eventually([&] {
     return syncer_->informers().Virtual(slices).cache().Get("ml/" + controller_slice) != nullptr;
