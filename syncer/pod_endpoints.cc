@@ -2,12 +2,12 @@
 
 #include <arpa/inet.h>
 #include <glog/logging.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "dns/dns_server.h"
 #include "kube/rest_config.h"
 #include "localenv/netns_relay.h"
 #include "syncer/flags.h"
@@ -57,8 +57,8 @@ Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
 }
 
 Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
-                       const std::string& listen_address, ServiceAddressLookup lookup,
-                       ClusterDnsOptions options) {
+                       const std::string& listen_address, dns::ServiceAddressLookup lookup,
+                       dns::ClusterDnsOptions options) {
   VT_ASSIGN_OR_RETURN(auto listen, ParseAddress("pod-dns-address", listen_address));
   VT_ASSIGN_OR_RETURN(int fd,
                       localenv::ListenInNetns(netns, listen.first, listen.second, SOCK_DGRAM));
@@ -66,21 +66,10 @@ Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
   manager.AddRunnable(
       "pod-dns",
       [fd, lookup = std::move(lookup), options = std::move(options)](kube::Cancellation& stop) {
-        char buffer[4096];
-        while (!stop.cancelled()) {
-          pollfd ready{fd, POLLIN, 0};
-          if (poll(&ready, 1, 500) <= 0) continue;
-          sockaddr_storage from{};
-          socklen_t from_length = sizeof(from);
-          const ssize_t n = recvfrom(fd, buffer, sizeof(buffer), 0,
-                                     reinterpret_cast<sockaddr*>(&from), &from_length);
-          if (n <= 0) continue;
-          const std::string answer =
-              AnswerClusterDns(std::string_view(buffer, static_cast<size_t>(n)), lookup, options);
-          if (answer.empty()) continue;
-          (void)sendto(fd, answer.data(), answer.size(), 0, reinterpret_cast<sockaddr*>(&from),
-                       from_length);
-        }
+        dns::ServeDnsQueries(
+            fd,
+            [&](std::string_view query) { return dns::AnswerClusterDns(query, lookup, options); },
+            [&stop] { return stop.cancelled(); });
         close(fd);
       },
       /*needs_leader=*/false);

@@ -24,7 +24,7 @@
 
 #include "base/status.h"
 #include "kube/manager.h"
-#include "syncer/cluster_dns.h"
+#include "dns/cluster_dns.h"
 
 namespace vtenant::syncer {
 
@@ -45,10 +45,10 @@ Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
 
 // Opens a UDP socket at `listen_address` inside `netns` and adds a
 // runnable to `manager` that answers each query on it with
-// AnswerClusterDns(`lookup`, `options`) until the manager stops. Fails as
+// dns::AnswerClusterDns(`lookup`, `options`) until the manager stops. Fails as
 // AddPodApiRelay does.
 Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
-                       const std::string& listen_address, ServiceAddressLookup lookup,
-                       ClusterDnsOptions options);
+                       const std::string& listen_address, dns::ServiceAddressLookup lookup,
+                       dns::ClusterDnsOptions options);
 
 }  // namespace vtenant::syncer

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "syncer/cluster_dns.h"
+#include "dns/cluster_dns.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -378,7 +378,7 @@ void UseClusterDns(rapidjson::Value& spec, const rapidjson::Value& vspec, std::s
   for (std::string& n : strings("nameservers")) {
     if (nameservers.size() < 3 && n != nameserver) nameservers.push_back(std::move(n));
   }
-  const std::string domain = kClusterDomain;
+  const std::string domain = dns::kClusterDomain;
   std::vector<std::string> searches = {std::string(ns) + ".svc." + domain, "svc." + domain, domain};
   for (std::string& d : strings("searches")) {
     if (searches.size() < 32 && std::find(searches.begin(), searches.end(), d) == searches.end()) {

@@ -110,7 +110,7 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
     // A Service's address: its host copy's, which kube-proxy routes (the
     // virtual one takes the same, service_address_syncer.h).
     SyncerInformers& informers = app->syncer_->informers();
-    ServiceAddressLookup lookup = [&informers, config](
+    dns::ServiceAddressLookup lookup = [&informers, config](
                                       std::string_view ns,
                                       std::string_view name) -> std::optional<std::string> {
       kube::ObjectPtr service = informers.Virtual(kube::resources::kServices)

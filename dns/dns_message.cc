@@ -1,8 +1,8 @@
-#include "syncer/dns_message.h"
+#include "dns/dns_message.h"
 
 #include <cctype>
 
-namespace vtenant::syncer {
+namespace vtenant::dns {
 
 namespace {
 
@@ -104,4 +104,4 @@ std::string EncodeDnsFormatError(std::string_view packet) {
                 /*qdcount=*/0, /*ancount=*/0);
 }
 
-}  // namespace vtenant::syncer
+}  // namespace vtenant::dns

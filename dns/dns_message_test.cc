@@ -1,8 +1,8 @@
-#include "syncer/dns_message.h"
+#include "dns/dns_message.h"
 
 #include <gtest/gtest.h>
 
-namespace vtenant::syncer {
+namespace vtenant::dns {
 namespace {
 
 // A query as a stub resolver sends it: id, RD set, one question.
@@ -112,4 +112,4 @@ TEST(DnsMessageTest, FormatErrorsEchoTheIdWhenThereIsOne) {
 }
 
 }  // namespace
-}  // namespace vtenant::syncer
+}  // namespace vtenant::dns

@@ -15,7 +15,7 @@
 
 #include "base/status.h"
 
-namespace vtenant::syncer {
+namespace vtenant::dns {
 
 inline constexpr uint16_t kDnsTypeA = 1;
 inline constexpr uint16_t kDnsTypeAaaa = 28;
@@ -63,4 +63,4 @@ std::string EncodeDnsResponse(const DnsQuery& query, DnsRcode rcode,
 // (nothing is sent back then).
 std::string EncodeDnsFormatError(std::string_view packet);
 
-}  // namespace vtenant::syncer
+}  // namespace vtenant::dns

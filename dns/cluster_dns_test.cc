@@ -1,12 +1,12 @@
-#include "syncer/cluster_dns.h"
+#include "dns/cluster_dns.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "syncer/dns_message.h"
+#include "dns/dns_message.h"
 
-namespace vtenant::syncer {
+namespace vtenant::dns {
 namespace {
 
 std::string Query(const std::string& name, uint16_t type = kDnsTypeA, uint16_t qclass = 1) {
@@ -116,4 +116,4 @@ TEST_F(ClusterDnsTest, BrokenPacketsGetAFormatErrorOrNothing) {
 }
 
 }  // namespace
-}  // namespace vtenant::syncer
+}  // namespace vtenant::dns

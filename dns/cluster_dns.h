@@ -1,14 +1,19 @@
-// The DNS of one virtual cluster, as CoreDNS's kubernetes plugin answers a
+// The DNS of one cluster, as CoreDNS's kubernetes plugin answers a
 // cluster's pods (the Kubernetes DNS-Based Service Discovery
 // specification, https://github.com/kubernetes/dns/blob/master/docs/specification.md,
-// section 2.3.1: A records of ClusterIP Services), for the tenant's pods
-// on the real node: `<service>.<namespace>.svc.cluster.local` is the
-// Service's cluster IP (the host copy's, which kube-proxy routes; the
-// virtual Service carries the same, see service_address_syncer.h);
-// `kubernetes.default.svc.cluster.local` is the virtual API server as the
-// pods reach it, never the host's `kubernetes` Service whose address the
-// virtual one shares. Every other name is NXDOMAIN: nothing is forwarded
+// section 2.3.1: A records of ClusterIP Services):
+// `<service>.<namespace>.svc.cluster.local` is the Service's cluster IP, as
+// the lookup gives it. Every other name is NXDOMAIN: nothing is forwarded
 // upstream, so no query leaves the machine.
+//
+// Two servers use it. The syncer answers a tenant's pods on the real node
+// about its virtual cluster: a Service's address is its host copy's, which
+// kube-proxy routes (the virtual Service carries the same, see
+// syncer/service_address_syncer.h), and `kubernetes.default.svc.cluster.local`
+// is the virtual API server as the pods reach it, never the host's
+// `kubernetes` Service whose address the virtual one shares. `vtenant
+// cluster-dns` answers the local environment's real node's other pods
+// about the host's Services, as CoreDNS would on a real cluster.
 //
 // Not answered (yet): headless Services' endpoints, SRV records, pod
 // records (a-b-c-d.<ns>.pod), PTR; they get an empty answer or NXDOMAIN.
@@ -20,11 +25,11 @@
 #include <string>
 #include <string_view>
 
-namespace vtenant::syncer {
+namespace vtenant::dns {
 
 inline constexpr char kClusterDomain[] = "cluster.local";
 
-// A Service's cluster IP by namespace and name in the virtual cluster:
+// A Service's cluster IP by namespace and name in the cluster answered for:
 // nullopt when there is no such Service; "" or "None" for one without a
 // cluster IP (headless).
 using ServiceAddressLookup =
@@ -32,7 +37,7 @@ using ServiceAddressLookup =
 
 struct ClusterDnsOptions {
   // What kubernetes.default.svc.cluster.local is (the pods'
-  // KUBERNETES_SERVICE_HOST); "": the virtual `kubernetes` Service like any other.
+  // KUBERNETES_SERVICE_HOST); "": the cluster's `kubernetes` Service like any other.
   std::string kubernetes_address;
   uint32_t ttl_seconds = 5;  // CoreDNS kubernetes plugin's default
 };
@@ -43,4 +48,4 @@ struct ClusterDnsOptions {
 std::string AnswerClusterDns(std::string_view query, const ServiceAddressLookup& lookup,
                              const ClusterDnsOptions& options);
 
-}  // namespace vtenant::syncer
+}  // namespace vtenant::dns

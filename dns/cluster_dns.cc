@@ -1,13 +1,13 @@
-#include "syncer/cluster_dns.h"
+#include "dns/cluster_dns.h"
 
 #include <arpa/inet.h>
 
 #include <array>
 #include <vector>
 
-#include "syncer/dns_message.h"
+#include "dns/dns_message.h"
 
-namespace vtenant::syncer {
+namespace vtenant::dns {
 
 namespace {
 
@@ -58,4 +58,4 @@ std::string AnswerClusterDns(std::string_view packet, const ServiceAddressLookup
   return answer(DnsRcode::kNoError, {*ip});
 }
 
-}  // namespace vtenant::syncer
+}  // namespace vtenant::dns
