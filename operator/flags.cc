@@ -43,6 +43,12 @@ Usage: vtenant-operator [flags]
                               and the API server's certificate names it
   --syncer-image IMAGE        statefulset backend: the syncer container's image
                               (default ghcr.io/vtenant/vtenant-syncer:latest)
+  --image-registry REGISTRY   statefulset backend: where the control plane's
+                              kube-apiserver and kube-controller-manager images
+                              are, as REGISTRY/kube-apiserver:<Tenant's Kubernetes
+                              version> (default registry.k8s.io)
+  --etcd-image IMAGE          statefulset backend: the control plane's etcd image
+                              (default registry.k8s.io/etcd:3.6.5-0)
   --scheduler-name NAME       the host's vtenant scheduler: the syncers give every
                               tenant pod this schedulerName (default kai-scheduler)
   --service-cidr CIDR         the host cluster's Service range (its kube-apiserver's
@@ -123,6 +129,8 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       {"syncer-binary", str(&f.syncer_binary)},
       {"etcd-servers", str(&f.etcd_servers)},
       {"syncer-image", str(&f.syncer_image)},
+      {"image-registry", str(&f.image_registry)},
+      {"etcd-image", str(&f.etcd_image)},
       {"scheduler-name",
        [&](const std::string& v) {
          if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");

@@ -31,7 +31,11 @@ struct OperatorFlags {
   int workers = 8;
   // Process backend: kube-apiservers starting at once; 0 = no limit.
   int starting_apiservers = 5;
+  // StatefulSet backend: the images of a tenant's control-plane pod. The API
+  // server's and controller manager's are <image_registry>/<component>:<version>.
   std::string syncer_image = "ghcr.io/vtenant/vtenant-syncer:latest";
+  std::string image_registry = "registry.k8s.io";
+  std::string etcd_image = "registry.k8s.io/etcd:3.6.5-0";
   // The host's vtenant scheduler: every tenant pod's schedulerName on the host.
   std::string scheduler_name = "kai-scheduler";
   // The host cluster's Service range, which every virtual API server is

@@ -15,7 +15,8 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
        "--syncer-binary=/b/vtenant-syncer", "--health-address=0.0.0.0:9000", "--leader-elect",
        "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false",
        "--starting-apiservers=4", "--credentials-namespace=ops", "--tenant-credential-lifetime=8h",
-       "--pod-netns=vtenant-abc", "--pod-address=10.87.0.2"});
+       "--pod-netns=vtenant-abc", "--pod-address=10.87.0.2",
+       "--image-registry=localhost/vtenant", "--etcd-image=localhost/vtenant/etcd:3.7.3"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->kubeconfig, "/k");
   EXPECT_EQ(f->backend_default, Backend::kStatefulSet);
@@ -35,6 +36,9 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(f->pod_address, "10.87.0.2");
   EXPECT_TRUE(d->pod_netns.empty());
   EXPECT_TRUE(d->pod_address.empty());
+  EXPECT_EQ(f->image_registry, "localhost/vtenant");
+  EXPECT_EQ(f->etcd_image, "localhost/vtenant/etcd:3.7.3");
+  EXPECT_EQ(d->image_registry, "registry.k8s.io");
   EXPECT_EQ(f->tenant_credential_lifetime, std::chrono::hours(8));
   EXPECT_EQ(d->tenant_credential_lifetime, std::chrono::hours(24));
   EXPECT_EQ(ParseOperatorFlags({"--tenant-credential-lifetime=7d"})->tenant_credential_lifetime,
@@ -77,6 +81,8 @@ TEST(FlagsTest, UsageDocumentsEveryFlag) {
                            "--no-syncer",
                            "--etcd-servers",
                            "--syncer-image",
+                           "--image-registry",
+                           "--etcd-image",
                            "--health-address",
                            "--leader-elect",
                            "--leader-election-namespace",

@@ -77,7 +77,9 @@ Status OperatorApp::Wire(const kube::RestConfig& host_config, const std::string&
                             .pod_netns = flags_.pod_netns,
                             .pod_address = flags_.pod_address});
   statefulset_ = std::make_unique<StatefulSetBackend>(
-      host_, StatefulSetBackendOptions{.syncer_image = flags_.syncer_image,
+      host_, StatefulSetBackendOptions{.image_registry = flags_.image_registry,
+                                       .etcd_image = flags_.etcd_image,
+                                       .syncer_image = flags_.syncer_image,
                                        .service_cidr = flags_.service_cidr});
   reconciler_ = std::make_unique<TenantReconciler>(
       host_,
