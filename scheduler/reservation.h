@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
+#include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
 
@@ -26,7 +27,7 @@ struct ReservationOptions {
   // Nodes with this label set to "true" have no GPUs or kubelet (kwok); their
   // reservation pods cannot run a program, so the scheduler publishes a
   // stable fake UUID for them at creation instead.
-  std::string simulated_node_label = "vtenant.dev/simulated-node";
+  std::string simulated_node_label = kSimulatedNodeLabel;
   // How long a bind waits for a new reservation pod's UUID.
   std::chrono::milliseconds uuid_timeout{60000};
 };
