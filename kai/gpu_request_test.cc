@@ -5,15 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/testing/json.h"
+
 namespace vtenant::kai {
 namespace {
 
-rapidjson::Document Json(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str());
-  EXPECT_FALSE(doc.HasParseError()) << text;
-  return doc;
-}
+using kube::Json;
 
 // A pod with these annotations, containers and init containers (JSON).
 rapidjson::Document Pod(const std::string& annotations, const std::string& containers = "[]",

@@ -6,16 +6,12 @@
 
 #include "kai/min_member.h"
 #include "kai/preemptibility.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::kai {
 namespace {
 
-rapidjson::Document Json(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str());
-  EXPECT_FALSE(doc.HasParseError()) << text;
-  return doc;
-}
+using kube::Json;
 
 Result<PodGroupSpec> Spec(const std::string& spec) {
   return ReadPodGroupSpec(Json(R"({"metadata":{"name":"g"},"spec":)" + spec + "}"));

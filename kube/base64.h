@@ -9,6 +9,7 @@
 
 namespace vtenant::kube {
 
+// `bytes` in the standard alphabet, padded to a multiple of four characters.
 std::string EncodeBase64(std::string_view bytes);
 
 // InvalidArgument naming `what` (e.g. "certificate-authority-data") when

@@ -111,7 +111,11 @@ class Client {
 
   // Streams events until the server ends the stream (OK), the handler
   // returns false (OK), `cancel` fires (Cancelled) or the resourceVersion is
-  // too old (Gone: relist and start again).
+  // too old (Gone: relist and start again). Any other failure ends it with
+  // its error: a refused watch (the code of the server's answer), an ERROR
+  // event, a frame that is not JSON or of an unknown type, a lost
+  // connection. No deadline: options.timeout_seconds asks the server to end
+  // the stream.
   virtual Status Watch(const ResourceType& type, std::string_view ns, const ListOptions& options,
                        const WatchHandler& handler, Cancellation* cancel = nullptr) = 0;
 
@@ -135,6 +139,8 @@ class Client {
               const CallOptions& call = {});
 
   // Evicts a pod through the eviction API, honouring PodDisruptionBudgets.
+  // A budget's refusal is TooManyRequests; a caller that acts on it rather
+  // than waiting it out sets call.retry_too_many_requests to false.
   Status Evict(std::string_view ns, std::string_view pod, const CallOptions& call = {});
 };
 

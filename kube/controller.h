@@ -42,8 +42,8 @@ class Reconciler {
 using KeyMapper = std::function<std::vector<std::string>(const Object& object)>;
 
 // Which of an informer's events enqueue keys; every condition set must hold.
-// Filters cut work, never correctness: a level-triggered reconciler still
-// sees each object on its add and delete.
+// Filters cut work: generation_changed never holds back an add or a delete,
+// so a level-triggered reconciler still sees each object appear and go.
 struct EventFilter {
   enum class Event { kAdd, kUpdate, kDelete };
 

@@ -19,6 +19,7 @@
 
 namespace vtenant::kube {
 
+// Thread-safe: controllers' workers share one recorder.
 class EventRecorder {
  public:
   // `component` names the reporter ("vtenant-operator"). `client` must outlive it.

@@ -8,7 +8,7 @@
 // (kube/testing/fake_transport.h) under RestClient instead. Every TLS
 // connection trusts the config's CA alone, or the system roots when it has
 // none (kube/tls_trust.h: built once, never parsed per connection), and
-// checks the server's name.
+// checks the server's name, unless the config says insecure_skip_tls_verify.
 #pragma once
 
 #include <functional>
@@ -69,9 +69,11 @@ class HttpTransport {
 // InvalidArgument for 0.
 Status SetHttpIoThreads(size_t threads);
 
-// Makes a transport for `config`. Fails with InvalidArgument, saying what is
-// wrong, when the server URL or the PEM material (CA, client certificate,
-// key) is unusable.
+// Makes a transport for `config` (an https:// server, or http:// for a
+// plain one). Fails with InvalidArgument, saying what is wrong, when the
+// server URL or the PEM material (CA, client certificate, key) is unusable,
+// or a client certificate comes without its key or a key without its
+// certificate.
 Result<std::unique_ptr<HttpTransport>> NewHttpTransport(const RestConfig& config);
 
 }  // namespace vtenant::kube

@@ -197,11 +197,12 @@ struct InformerOptions {
   Clock::Duration resync_period = Clock::Duration::zero();
   // Page size of lists; 0 lists everything at once.
   int64_t page_size = 500;
-  // The server ends each watch after this long and it is resumed, which
-  // keeps a stuck connection from going unnoticed forever.
+  // The server ends each watch after between this and twice this long
+  // (random, so many informers do not reconnect at once) and it is resumed,
+  // which keeps a stuck connection from going unnoticed forever.
   std::chrono::seconds watch_timeout = std::chrono::minutes(5);
   // Backoff between failed list-and-watch rounds: doubles from initial up to
-  // max, and starts again once a list succeeds.
+  // max, and starts again once a list succeeds or a watch is accepted.
   std::chrono::milliseconds initial_backoff = std::chrono::milliseconds(200);
   std::chrono::milliseconds max_backoff = std::chrono::seconds(10);
   // Most notifications waiting for the handlers; at the bound the watch and

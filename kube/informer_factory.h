@@ -4,8 +4,9 @@
 // Two controllers that both watch pods in namespace "team-a" get the same
 // SharedInformer, so the program lists and watches once and keeps one copy
 // of each object. An informer is identified by its resource type, namespace,
-// label selector and field selector; the first caller's other options
-// (resync period, page size) win.
+// label selector and field selector. Its other options are the factory's
+// defaults, but for a non-zero resync period, which the first caller's sets;
+// a later caller's resync period is ignored. Thread-safe.
 //
 // Typical use (a Manager owns one factory per cluster):
 //   InformerFactory factory(client);
@@ -36,8 +37,8 @@ namespace vtenant::kube {
 class InformerFactory {
  public:
   // `client` must outlive the factory. `defaults` fills the options of
-  // informers created by Get (their namespace and selectors come from the
-  // caller).
+  // informers created by Get (their namespace, selectors and a non-zero
+  // resync period come from the caller).
   explicit InformerFactory(Client& client, InformerOptions defaults = {});
   // Stops every informer.
   ~InformerFactory();
@@ -47,8 +48,8 @@ class InformerFactory {
 
   // The informer of `type` for the namespace and selectors of `options`,
   // created on first request and shared afterwards. Requested after Start,
-  // it is started at once. The reference stays valid until the factory is
-  // destroyed.
+  // it is started at once (a failure to start is logged). The reference
+  // stays valid until the factory is destroyed.
   SharedInformer& Get(const ResourceType& type, const InformerOptions& options = {});
 
   // Get for a resource that may not be served yet, or ever (a CRD installed

@@ -92,16 +92,14 @@ INSTANTIATE_TEST_SUITE_P(Storage, CacheTest,
                            return "Unknown";
                          });
 
+// The index the tests add: a pod's spec.nodeName.
+std::vector<std::string> ByNodeName(const Object& o) {
+  return {std::string(GetString(o, {"spec", "nodeName"}))};
+}
+
 TEST_P(CacheTest, IndexesFollowUpsertsAndRemovals) {
   Cache cache(GetParam());
-  ASSERT_TRUE(
-      cache
-          .AddIndexer(
-              "node",
-              [](const Object& o) {
-                return std::vector<std::string>{std::string(GetString(o, {"spec", "nodeName"}))};
-              })
-          .ok());
+  ASSERT_TRUE(cache.AddIndexer("node", ByNodeName).ok());
   EXPECT_EQ(
       cache.AddIndexer("node", [](const Object&) { return std::vector<std::string>{}; }).code(),
       StatusCode::kAlreadyExists);
@@ -168,14 +166,7 @@ TEST(SharedInformerTest, TextCacheFollowsListAndWatch) {
   InformerOptions options = FastOptions();
   options.cache_storage = CacheStorage::kJsonText;
   SharedInformer informer(client, res::kPods, options);
-  ASSERT_TRUE(
-      informer
-          .AddIndexer(
-              "node",
-              [](const Object& o) {
-                return std::vector<std::string>{std::string(GetString(o, {"spec", "nodeName"}))};
-              })
-          .ok());
+  ASSERT_TRUE(informer.AddIndexer("node", ByNodeName).ok());
   Recorder recorder;
   informer.AddEventHandler(recorder.Handler());
   ASSERT_TRUE(informer.Run().ok());
@@ -231,14 +222,7 @@ TEST(SharedInformerTest, CustomIndexFollowsTheServer) {
   FakeClient client;
   ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
   SharedInformer informer(client, res::kPods, FastOptions());
-  ASSERT_TRUE(
-      informer
-          .AddIndexer(
-              "node",
-              [](const Object& o) {
-                return std::vector<std::string>{std::string(GetString(o, {"spec", "nodeName"}))};
-              })
-          .ok());
+  ASSERT_TRUE(informer.AddIndexer("node", ByNodeName).ok());
   ASSERT_TRUE(informer.Run().ok());
   ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
   EXPECT_EQ(informer.cache().ByIndex("node", "n1")->size(), 1u);

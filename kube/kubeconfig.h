@@ -33,7 +33,10 @@ Result<RestConfig> InClusterConfig(
 Result<RestConfig> LoadDefaultConfig(const std::string& explicit_path = {});
 
 // Renders a self-contained kubeconfig (certificates inlined as *-data) with a
-// single cluster, user and context, all called `name`.
+// single cluster, user and context, all called `name`. Only an inline
+// bearer_token is written: a bearer_token_file is left out, since a file
+// path would not travel with the text. The context names a namespace only
+// when default_namespace is not "default".
 std::string RenderKubeconfig(const RestConfig& config, std::string_view name);
 
 }  // namespace vtenant::kube

@@ -69,8 +69,9 @@ struct LeaderElectionConfig {
   // also the deadline of each attempt to acquire the Lease and of the
   // release on Stop.
   Clock::Duration renew_deadline = std::chrono::seconds(10);
-  // How often candidates try to acquire (with up to 1.2x jitter) and the
-  // leader renews.
+  // How often the leader renews. A candidate waits this long plus a random
+  // jitter of up to 1.2 times it (1 to 2.2 periods) between attempts to
+  // acquire, as client-go's JitterFactor does.
   Clock::Duration retry_period = std::chrono::seconds(2);
   // Clear the Lease's holder on Stop so a successor need not wait for expiry.
   // Turn off only to simulate a crashed leader.
@@ -82,9 +83,10 @@ struct LeaderElectionConfig {
 
 class LeaderElector {
  public:
-  // Checks the config as client-go does: names and identity set, and
-  // lease_duration > renew_deadline > 1.2 * retry_period > 0. `client` must
-  // outlive the elector.
+  // Checks the config as client-go does: lease name, identity and clock set,
+  // and lease_duration > renew_deadline > 1.2 * retry_period > 0;
+  // InvalidArgument naming what is wrong otherwise. `client` must outlive
+  // the elector.
   static Result<std::unique_ptr<LeaderElector>> Create(Client& client, LeaderElectionConfig config);
 
   // Stops.

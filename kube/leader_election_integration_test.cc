@@ -1,14 +1,13 @@
 // Integration: leader handover between two electors over a real Lease.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <atomic>
-#include <ctime>
 #include <filesystem>
 #include <thread>
 
 #include "base/eventually.h"
 #include "kube/leader_election.h"
+#include "kube/testing/lease_history.h"
 #include "localenv/testing/cluster_test.h"
 
 namespace vtenant::kube {
@@ -21,18 +20,6 @@ using localenv::LocalCluster;
 using std::chrono::milliseconds;
 
 constexpr int kLeaseSeconds = 2;
-
-// Microseconds since the epoch of a MicroTime such as 2024-05-01T12:00:00.123456Z.
-int64_t ParseMicroTime(std::string_view text) {
-  std::tm tm{};
-  const std::string s(text);
-  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  EXPECT_NE(rest, nullptr) << text;
-  if (rest == nullptr) return 0;
-  int64_t micros = 0;
-  if (*rest == '.') micros = std::stoll(std::string(rest + 1, 6));
-  return static_cast<int64_t>(timegm(&tm)) * 1000000 + micros;
-}
 
 class LeaderElectionIntegrationTest : public localenv::ClusterTest {
  protected:
@@ -79,53 +66,8 @@ class LeaderElectionIntegrationTest : public localenv::ClusterTest {
   }
 };
 
-// Every version of one Lease, as a watch sees it, to check handovers after
-// the fact without timing anything.
-class LeaseHistory {
- public:
-  LeaseHistory(const RestConfig& config, const std::string& name) {
-    Result<std::unique_ptr<RestClient>> client = RestClient::Create(config);
-    EXPECT_TRUE(client.ok());
-    client_ = std::move(client).value();
-    thread_ = std::thread([this, name] {
-      (void)client_->Watch(
-          res::kLeases, "default",
-          {.field_selector = "metadata.name=" + name, .resource_version = "0"},
-          [this](WatchEvent& e) {
-            if (e.type == WatchEvent::Type::kBookmark) return true;
-            std::lock_guard lock(mu_);
-            versions_.push_back(std::move(e.object));
-            return true;
-          },
-          &cancel_);
-    });
-  }
-  ~LeaseHistory() {
-    cancel_.Cancel();
-    thread_.join();
-  }
-  // {holder, acquireTime, renewTime} of each version.
-  std::vector<std::array<std::string, 3>> Records() {
-    std::lock_guard lock(mu_);
-    std::vector<std::array<std::string, 3>> out;
-    for (const Object& v : versions_) {
-      out.push_back({std::string(GetString(v, {"spec", "holderIdentity"})),
-                     std::string(GetString(v, {"spec", "acquireTime"})),
-                     std::string(GetString(v, {"spec", "renewTime"}))});
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<RestClient> client_;
-  Cancellation cancel_;
-  std::mutex mu_;
-  std::vector<Object> versions_;
-  std::thread thread_;
-};
-
 TEST_F(LeaderElectionIntegrationTest, GracefulStopHandsOverWithoutWaitingForExpiry) {
-  LeaseHistory history(cluster().api_server().admin_config(), "graceful");
+  LeaseHistory history(cluster().client(), "default", "graceful");
   std::unique_ptr<Candidate> a = NewCandidate("graceful", "replica-a");
   std::unique_ptr<Candidate> b = NewCandidate("graceful", "replica-b");
   ASSERT_TRUE(a->elector->Run().ok());
@@ -147,21 +89,17 @@ TEST_F(LeaderElectionIntegrationTest, GracefulStopHandsOverWithoutWaitingForExpi
   EXPECT_EQ(GetString(Lease("graceful"), {"spec", "holderIdentity"}), "replica-b");
   EXPECT_EQ(GetInt(Lease("graceful"), {"spec", "leaseTransitions"}), 1);
 
-  std::vector<std::array<std::string, 3>> records;
-  ASSERT_TRUE(Eventually([&] {
-    records = history.Records();
-    return !records.empty() && records.back()[0] == "replica-b";
-  }));
-  size_t first_b = 0;
-  while (records[first_b][0] != "replica-b") ++first_b;
+  const std::vector<LeaseRecord> records = history.RecordsOnceHeldBy("replica-b");
+  const size_t first_b = FirstHeldBy(records, "replica-b");
+  ASSERT_LT(first_b, records.size());
   ASSERT_GE(first_b, 2u);
-  EXPECT_EQ(records[first_b - 1][0], "") << "a released the lease before b took it";
-  for (size_t i = 0; i + 1 < first_b; ++i) EXPECT_EQ(records[i][0], "replica-a");
+  EXPECT_EQ(records[first_b - 1].holder, "") << "a released the lease before b took it";
+  for (size_t i = 0; i + 1 < first_b; ++i) EXPECT_EQ(records[i].holder, "replica-a");
   b->elector->Stop();
 }
 
 TEST_F(LeaderElectionIntegrationTest, CrashedLeaderIsReplacedAfterItsLeaseExpires) {
-  LeaseHistory history(cluster().api_server().admin_config(), "crash");
+  LeaseHistory history(cluster().client(), "default", "crash");
   std::unique_ptr<Candidate> a = NewCandidate("crash", "replica-a", /*release_on_stop=*/false);
   std::unique_ptr<Candidate> b = NewCandidate("crash", "replica-b");
   ASSERT_TRUE(a->elector->Run().ok());
@@ -172,18 +110,14 @@ TEST_F(LeaderElectionIntegrationTest, CrashedLeaderIsReplacedAfterItsLeaseExpire
   ASSERT_TRUE(Eventually([&] { return b->elector->IsLeader(); }));
   EXPECT_EQ(GetInt(Lease("crash"), {"spec", "leaseTransitions"}), 1);
 
-  std::vector<std::array<std::string, 3>> records;
-  ASSERT_TRUE(Eventually([&] {
-    records = history.Records();
-    return !records.empty() && records.back()[0] == "replica-b";
-  }));
-  size_t first_b = 0;
-  while (records[first_b][0] != "replica-b") ++first_b;
+  const std::vector<LeaseRecord> records = history.RecordsOnceHeldBy("replica-b");
+  const size_t first_b = FirstHeldBy(records, "replica-b");
+  ASSERT_LT(first_b, records.size());
   ASSERT_GE(first_b, 1u);
   const auto& last_a = records[first_b - 1];
-  EXPECT_EQ(last_a[0], "replica-a") << "nobody released it";
+  EXPECT_EQ(last_a.holder, "replica-a") << "nobody released it";
   // b took over no sooner than a whole lease after a's last renewal.
-  EXPECT_GE(ParseMicroTime(records[first_b][1]) - ParseMicroTime(last_a[2]),
+  EXPECT_GE(MicroTimeMicros(records[first_b].acquire_time) - MicroTimeMicros(last_a.renew_time),
             int64_t{kLeaseSeconds} * 1000000);
   b->elector->Stop();
 }

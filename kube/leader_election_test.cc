@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <ctime>
 #include <thread>
 
 #include "base/eventually.h"
@@ -12,24 +11,13 @@
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
 #include "kube/testing/fake_transport.h"
+#include "kube/testing/lease_history.h"
 
 namespace vtenant::kube {
 namespace {
 
 namespace res = resources;
 using std::chrono::milliseconds;
-
-// Microseconds since the epoch of a MicroTime such as 2024-05-01T12:00:00.123456Z.
-int64_t ParseMicroTime(std::string_view text) {
-  std::tm tm{};
-  const std::string s(text);
-  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  EXPECT_NE(rest, nullptr) << text;
-  if (rest == nullptr) return 0;
-  int64_t micros = 0;
-  if (*rest == '.') micros = std::stoll(std::string(rest + 1, 6));
-  return static_cast<int64_t>(timegm(&tm)) * 1000000 + micros;
-}
 
 struct Candidate {
   explicit Candidate(Client& client, const std::string& id, bool release_on_stop = true) {
@@ -73,41 +61,6 @@ std::string Holder(FakeClient& client) {
   Result<Object> lease = client.Get(res::kLeases, "kube-system", "test-lock");
   return lease.ok() ? std::string(GetString(*lease, {"spec", "holderIdentity"})) : "<none>";
 }
-
-// Every version of the Lease, as a watch sees it.
-class LeaseHistory {
- public:
-  explicit LeaseHistory(FakeClient& client)
-      : thread_([this, &client] {
-          (void)client.Watch(
-              res::kLeases, "kube-system", {.resource_version = "0"},
-              [this](WatchEvent& e) {
-                std::lock_guard lock(mu_);
-                versions_.push_back(std::move(e.object));
-                return true;
-              },
-              &cancel_);
-        }) {}
-  ~LeaseHistory() {
-    cancel_.Cancel();
-    thread_.join();
-  }
-  std::vector<std::pair<std::string, std::string>> HoldersAndTimes(const char* time_field) {
-    std::lock_guard lock(mu_);
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const Object& v : versions_) {
-      out.emplace_back(GetString(v, {"spec", "holderIdentity"}),
-                       GetString(v, {"spec", time_field}));
-    }
-    return out;
-  }
-
- private:
-  Cancellation cancel_;
-  std::mutex mu_;
-  std::vector<Object> versions_;
-  std::thread thread_;
-};
 
 TEST(LeaderElectorTest, CreateRejectsUnsafeTimings) {
   FakeClient client;
@@ -161,7 +114,7 @@ TEST(LeaderElectorTest, SoleCandidateCreatesTheLeaseAndKeepsRenewing) {
 
 TEST(LeaderElectorTest, GracefulStopHandsOverThroughARelease) {
   FakeClient client;
-  LeaseHistory history(client);
+  LeaseHistory history(client, "kube-system", "test-lock");
   Candidate a(client, "a");
   Candidate b(client, "b");
   ASSERT_TRUE(a.elector->Run().ok());
@@ -182,22 +135,18 @@ TEST(LeaderElectorTest, GracefulStopHandsOverThroughARelease) {
   EXPECT_EQ(GetInt(Lease(client), {"spec", "leaseTransitions"}), 1);
   EXPECT_EQ(b.Leaders(), (std::vector<std::string>{"a", "b"}));
 
-  std::vector<std::pair<std::string, std::string>> holders = history.HoldersAndTimes("renewTime");
-  ASSERT_TRUE(Eventually([&] {
-    holders = history.HoldersAndTimes("renewTime");
-    return !holders.empty() && holders.back().first == "b";
-  }));
+  const std::vector<LeaseRecord> records = history.RecordsOnceHeldBy("b");
   // a, a, ..., "" (released), b: nobody took over from a live a.
-  auto first_b =
-      std::find_if(holders.begin(), holders.end(), [](const auto& h) { return h.first == "b"; });
-  ASSERT_NE(first_b, holders.begin());
-  EXPECT_EQ(std::prev(first_b)->first, "");
-  for (auto it = holders.begin(); it != std::prev(first_b); ++it) EXPECT_EQ(it->first, "a");
+  const size_t first_b = FirstHeldBy(records, "b");
+  ASSERT_GT(first_b, 0u);
+  ASSERT_LT(first_b, records.size());
+  EXPECT_EQ(records[first_b - 1].holder, "");
+  for (size_t i = 0; i + 1 < first_b; ++i) EXPECT_EQ(records[i].holder, "a");
 }
 
 TEST(LeaderElectorTest, CrashedLeaderIsReplacedOnlyAfterItsLeaseExpires) {
   FakeClient client;
-  LeaseHistory history(client);
+  LeaseHistory history(client, "kube-system", "test-lock");
   Candidate a(client, "a", /*release_on_stop=*/false);
   Candidate b(client, "b");
   ASSERT_TRUE(a.elector->Run().ok());
@@ -207,22 +156,15 @@ TEST(LeaderElectorTest, CrashedLeaderIsReplacedOnlyAfterItsLeaseExpires) {
   a.elector->Stop();  // no release: like a crash
   ASSERT_TRUE(Eventually([&] { return b.elector->IsLeader(); }));
 
-  std::vector<std::pair<std::string, std::string>> renewals = history.HoldersAndTimes("renewTime");
-  std::vector<std::pair<std::string, std::string>> acquisitions =
-      history.HoldersAndTimes("acquireTime");
-  ASSERT_TRUE(Eventually([&] {
-    acquisitions = history.HoldersAndTimes("acquireTime");
-    renewals = history.HoldersAndTimes("renewTime");
-    return !acquisitions.empty() && acquisitions.back().first == "b";
-  }));
-  size_t first_b = 0;
-  while (acquisitions[first_b].first != "b") ++first_b;
+  const std::vector<LeaseRecord> records = history.RecordsOnceHeldBy("b");
+  const size_t first_b = FirstHeldBy(records, "b");
   ASSERT_GT(first_b, 0u);
-  EXPECT_EQ(renewals[first_b - 1].first, "a") << "no release in between";
+  ASSERT_LT(first_b, records.size());
+  EXPECT_EQ(records[first_b - 1].holder, "a") << "no release in between";
   // b waited a whole lease duration after a's last renewal.
-  EXPECT_GE(
-      ParseMicroTime(acquisitions[first_b].second) - ParseMicroTime(renewals[first_b - 1].second),
-      1000000);
+  EXPECT_GE(MicroTimeMicros(records[first_b].acquire_time) -
+                MicroTimeMicros(records[first_b - 1].renew_time),
+            1000000);
 }
 
 TEST(LeaderElectorTest, StepsDownWhenRenewalsFailPastTheDeadlineAndComesBack) {

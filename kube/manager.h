@@ -152,7 +152,8 @@ class Manager {
   // after a requested stop, Unavailable when the Lease was lost, Timeout
   // when work did not finish within shutdown_timeout (its threads are left
   // running and the program should exit), or the error that kept it from
-  // starting (e.g. the health port is taken). Runs once.
+  // starting (e.g. the health port is taken). Runs once: a second call
+  // fails with FailedPrecondition.
   Status Run();
 
   // Begins the graceful shutdown; Run returns once it is done. Safe from

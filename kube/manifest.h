@@ -35,16 +35,20 @@ struct ApplyOptions {
 Result<Object> ApplyObject(Client& client, const rapidjson::Value& object,
                            const ApplyOptions& options = {});
 
-// Applies every object of a multi-document YAML text, in order. Stops at the
-// first failure, which names the object.
+// Applies every object of a multi-document YAML text, in order; the items
+// of a `kind: List` document are applied one by one. Stops at the first
+// failure, which names the object. InvalidArgument when the text is not
+// YAML.
 Status ApplyManifest(Client& client, std::string_view yaml_text, const ApplyOptions& options = {});
 
-// ApplyManifest on each file, in order.
+// ApplyManifest on each file, in order; a failure names the file. NotFound
+// when a file cannot be read.
 Status ApplyManifestFiles(Client& client, const std::vector<std::string>& paths,
                           const ApplyOptions& options = {});
 
-// Waits until the CRD `name` has condition Established=True. Timeout when it
-// does not within `timeout`.
+// Waits until the CRD `name` has condition Established=True, polling every
+// 50 ms on the real clock. Timeout when it does not within `timeout`, with
+// the last read's error if reading failed.
 Status WaitForCrdEstablished(Client& client, std::string_view name,
                              std::chrono::milliseconds timeout);
 

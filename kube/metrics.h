@@ -68,9 +68,9 @@ class Histogram {
     double sum = 0;
     uint64_t count = 0;  // equals cumulative_counts.back()
   };
-  // The counts so far. Taken without stopping observers, so sum may include
-  // an observation that count does not yet, never the other way round for
-  // buckets and count, which are always consistent.
+  // The counts so far. Taken without stopping observers: the buckets and
+  // count always agree (count is read as the +Inf bucket), but sum may be
+  // ahead of or behind them by the observations in flight.
   Snapshot Collect() const;
 
   const std::vector<double>& upper_bounds() const { return *upper_bounds_; }

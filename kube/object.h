@@ -53,7 +53,8 @@ std::string_view GetString(const rapidjson::Value& value,
 int64_t GetInt(const rapidjson::Value& value, std::initializer_list<std::string_view> path,
                int64_t fallback = 0);
 
-// metadata accessors.
+// metadata accessors: "" (0, nullopt) when the field is absent or of another
+// type. The views point into `object`, valid while it lives unchanged.
 std::string_view Name(const rapidjson::Value& object);
 std::string_view Namespace(const rapidjson::Value& object);
 std::string_view Uid(const rapidjson::Value& object);

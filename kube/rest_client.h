@@ -32,7 +32,7 @@ struct RetryPolicy {
   // Backoff before the second try; doubles each time up to max_backoff.
   Clock::Duration initial_backoff = std::chrono::milliseconds(100);
   Clock::Duration max_backoff = std::chrono::seconds(5);
-  // A call's deadline when its CallOptions set none.
+  // A call's timeout when its CallOptions set none (CallDeadline).
   Clock::Duration default_timeout = std::chrono::seconds(30);
   // Times deadlines and backoffs; the transport must read the same clock
   // (the real transport reads the real steady clock). Must outlive the client.

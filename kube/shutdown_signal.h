@@ -19,7 +19,10 @@ namespace vtenant::kube {
 
 class ShutdownSignal {
  public:
-  // Installs handlers for SIGTERM and SIGINT. Fails with FailedPrecondition
+  // Installs handlers for SIGTERM and SIGINT. `on_signal` runs on the
+  // watcher thread, once, at the first signal; it should only ask for the
+  // stop and return, because the watcher reads the second signal (the one
+  // that exits at once) only after it returns. Fails with FailedPrecondition
   // when another instance is installed, Internal when the pipe or handlers
   // cannot be set up.
   static Result<std::unique_ptr<ShutdownSignal>> Install(std::function<void()> on_signal);

@@ -58,7 +58,10 @@ class TlsServerContext {
 // A TLS connection to `config.server` ("https://host:port"), verified
 // against config.ca_pem (the system roots when empty, nothing when
 // insecure_skip_tls_verify) and presenting the client certificate the
-// config holds, if any. Unavailable when it cannot connect.
+// config holds, if any. `deadline` bounds the connect and then each read
+// and write on its own (not the dial as a whole) until RelayTls lifts it.
+// InvalidArgument when the server URL, the CA or the client certificate is
+// unusable; Unavailable when it cannot resolve, connect or shake hands.
 Result<std::unique_ptr<TlsStream>> DialTls(const RestConfig& config,
                                            std::chrono::milliseconds deadline);
 
@@ -76,6 +79,8 @@ Status ReadHttpHead(TlsStream& stream, std::string* head, std::string* rest,
 // Copies bytes both ways between `a` and `b` until either side ends or
 // fails, then returns; `b` first receives `pending_to_b`. Lifts the read
 // deadlines: a follow of logs or an exec session may be idle for hours.
+// Only for streams made by DialTls and TlsServerContext::Accept; with any
+// other TlsStream it returns at once.
 void RelayTls(TlsStream& a, TlsStream& b, std::string_view pending_to_b = {});
 
 }  // namespace vtenant::kube

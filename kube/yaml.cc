@@ -39,6 +39,8 @@ std::optional<double> AsFloat(const std::string& s) {
   return std::strtod(s.c_str(), nullptr);
 }
 
+// Throws YAML::Exception, with the node's line, for a mapping key that is
+// not a scalar (JSON keys are strings).
 Value ToJson(const YAML::Node& node, rapidjson::Document::AllocatorType& alloc) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
@@ -52,7 +54,10 @@ Value ToJson(const YAML::Node& node, rapidjson::Document::AllocatorType& alloc) 
     case YAML::NodeType::Map: {
       Value object(rapidjson::kObjectType);
       for (const auto& entry : node) {
-        const std::string key = entry.first.as<std::string>();
+        if (!entry.first.IsScalar()) {
+          throw YAML::Exception(entry.first.Mark(), "a mapping key that is not a scalar");
+        }
+        const std::string key = entry.first.Scalar();
         Value name(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), alloc);
         // A repeated key keeps its last value, as kubectl's reader does.
         if (auto it = object.FindMember(name); it != object.MemberEnd()) {
@@ -80,19 +85,18 @@ Value ToJson(const YAML::Node& node, rapidjson::Document::AllocatorType& alloc) 
 }  // namespace
 
 Result<std::vector<Object>> ParseYamlDocuments(std::string_view text) {
-  std::vector<YAML::Node> nodes;
+  std::vector<Object> out;
+  // Converting throws too (a key JSON cannot hold), so it stays inside.
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    for (const YAML::Node& node : YAML::LoadAll(std::string(text))) {
+      if (node.IsNull() || !node.IsDefined()) continue;
+      Object doc;
+      Value value = ToJson(node, doc.GetAllocator());
+      static_cast<Value&>(doc).Swap(value);
+      out.push_back(std::move(doc));
+    }
   } catch (const YAML::Exception& e) {
     return InvalidArgument("YAML line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  std::vector<Object> out;
-  for (const YAML::Node& node : nodes) {
-    if (node.IsNull() || !node.IsDefined()) continue;
-    Object doc;
-    Value value = ToJson(node, doc.GetAllocator());
-    static_cast<Value&>(doc).Swap(value);
-    out.push_back(std::move(doc));
   }
   return out;
 }

@@ -53,6 +53,13 @@ TEST(YamlTest, SyntaxErrorNamesTheLine) {
   EXPECT_NE(docs.status().message().find("line"), std::string::npos) << docs.status().ToString();
 }
 
+TEST(YamlTest, KeyThatIsNotAScalarIsAnErrorNamingTheLine) {
+  Result<std::vector<Object>> docs = ParseYamlDocuments("a: 1\n? [b, c]\n: d\n");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(docs.status().message().find("line 2"), std::string::npos) << docs.status().ToString();
+}
+
 TEST(YamlTest, ParseYamlWantsExactlyOneDocument) {
   EXPECT_FALSE(ParseYaml("a: 1\n---\nb: 2\n").ok());
   EXPECT_FALSE(ParseYaml("").ok());

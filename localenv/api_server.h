@@ -49,27 +49,20 @@ struct ApiServerOptions {
   std::chrono::milliseconds ready_timeout = std::chrono::seconds(120);
 };
 
-class ApiServer {
+class ApiServer : public ServerProcess {
  public:
   static Result<std::unique_ptr<ApiServer>> Start(const ApiServerOptions& options);
-  ~ApiServer() { Stop(); }
 
   // Admin (system:masters) connection settings.
   const kube::RestConfig& admin_config() const { return admin_; }
   std::string kubeconfig_path() const { return options_.dir + "/admin.kubeconfig"; }
   std::string pki_dir() const { return options_.dir + "/pki"; }
-  const std::string& log_path() const { return log_path_; }
   int port() const { return options_.port; }
-  pid_t pid() const { return process_.pid(); }
 
-  void Stop() { process_.Stop(); }
   // Kills the process without a graceful shutdown, like a crash.
   void Kill() { process_.Stop(std::chrono::milliseconds(0)); }
   // Starts it again on the same port with the same certificates and data.
   Status Restart();
-  pid_t Release() { return process_.Release(); }
-  // Hands the process to a supervisor; Stop() no longer touches it.
-  Process TakeProcess() { return std::move(process_); }
   // /readyz with the admin kubeconfig.
   HealthProbe Health() const;
 
@@ -79,8 +72,6 @@ class ApiServer {
 
   ApiServerOptions options_;
   kube::RestConfig admin_;
-  std::string log_path_;
-  Process process_;
 };
 
 }  // namespace vtenant::localenv

@@ -36,7 +36,7 @@ struct ControllerManagerOptions {
   std::chrono::milliseconds ready_timeout = std::chrono::seconds(60);
 };
 
-class ControllerManager {
+class ControllerManager : public ServerProcess {
  public:
   // Starts against `api_server` with its admin identity and waits for /healthz.
   static Result<std::unique_ptr<ControllerManager>> Start(const ApiServer& api_server,
@@ -44,21 +44,12 @@ class ControllerManager {
   // Starts against the API server of options.kubeconfig, trusting
   // options.pki_dir, and waits for /healthz.
   static Result<std::unique_ptr<ControllerManager>> Start(const ControllerManagerOptions& options);
-  ~ControllerManager() { Stop(); }
 
-  const std::string& log_path() const { return log_path_; }
-  pid_t pid() const { return process_.pid(); }
-  void Stop() { process_.Stop(); }
-  pid_t Release() { return process_.Release(); }
-  // Hands the process to a supervisor; Stop() no longer touches it.
-  Process TakeProcess() { return std::move(process_); }
   // /healthz on its self-signed secure port.
   HealthProbe Health() const;
 
  private:
   ControllerManager() = default;
-  Process process_;
-  std::string log_path_;
   int port_ = 0;
 };
 

@@ -42,11 +42,10 @@ struct EtcdOptions {
   std::vector<std::string> extra_args;
 };
 
-class EtcdServer {
+class EtcdServer : public ServerProcess {
  public:
   // Starts etcd on free loopback ports and waits until /health answers.
   static Result<std::unique_ptr<EtcdServer>> Start(const EtcdOptions& options);
-  ~EtcdServer() { Stop(); }
 
   // "https://127.0.0.1:<port>".
   const std::string& client_url() const { return client_url_; }
@@ -54,16 +53,6 @@ class EtcdServer {
   // enabled, and then, as root with its password, still everything
   // (EtcdAdmin).
   const EtcdClientTls& client_tls() const { return root_; }
-  const std::string& log_path() const { return log_path_; }
-  pid_t pid() const { return process_.pid(); }
-
-  // Stops etcd; the data folder stays. Idempotent.
-  void Stop() { process_.Stop(); }
-
-  // Forgets the process without stopping it (daemonised environments).
-  pid_t Release() { return process_.Release(); }
-  // Hands the process to a supervisor; Stop() no longer touches it.
-  Process TakeProcess() { return std::move(process_); }
   // /health with the administrator's credentials.
   HealthProbe Health() const;
 
@@ -79,10 +68,8 @@ class EtcdServer {
 
  private:
   EtcdServer() = default;
-  Process process_;
   std::string dir_;
   std::string client_url_;
-  std::string log_path_;
   EtcdClientTls root_;
 };
 

@@ -19,25 +19,16 @@ struct NodeAgentOptions {
   bool die_with_parent = true;
 };
 
-class NodeAgent {
+class NodeAgent : public ServerProcess {
  public:
   static Result<std::unique_ptr<NodeAgent>> Start(const ApiServer& api_server,
                                                   const NodeAgentOptions& options);
-  ~NodeAgent() { Stop(); }
-
-  const std::string& log_path() const { return log_path_; }
-  pid_t pid() const { return process_.pid(); }
+  // Whether kwok still runs. It has no readiness endpoint: a running
+  // process is its health (what a supervisor given TakeProcess checks).
   bool Running() { return process_.Running(); }
-  void Stop() { process_.Stop(); }
-  pid_t Release() { return process_.Release(); }
-  // Hands the process to a supervisor; Stop() no longer touches it. kwok
-  // has no readiness endpoint: a running process is its health.
-  Process TakeProcess() { return std::move(process_); }
 
  private:
   NodeAgent() = default;
-  Process process_;
-  std::string log_path_;
 };
 
 }  // namespace vtenant::localenv

@@ -76,6 +76,33 @@ class Process {
   std::string exit_description_;
 };
 
+// The process of one server the local environment starts (etcd, an API
+// server, a controller manager, kwok), with the accessors each of their
+// wrappers offers, written once. The process stops when the wrapper is
+// destroyed, unless it was released or taken first.
+class ServerProcess {
+ public:
+  ~ServerProcess() { Stop(); }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Where the server's stdout and stderr go.
+  const std::string& log_path() const { return log_path_; }
+  pid_t pid() const { return process_.pid(); }
+  // Stops the server (Process::Stop); its data stays. Idempotent.
+  void Stop() { process_.Stop(); }
+  // Forgets the process without stopping it (daemonised environments).
+  pid_t Release() { return process_.Release(); }
+  // Hands the process to a supervisor; Stop() no longer touches it.
+  Process TakeProcess() { return std::move(process_); }
+
+ protected:
+  ServerProcess() = default;
+
+  Process process_;
+  std::string log_path_;
+};
+
 // Whether `pid` is alive and runs `program` (basename of argv[0]) with an
 // argument containing `marker` (empty: any). Reaps it first if it is a
 // zombie child of ours. This is how a recorded pid is trusted before it is

@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
+#include "syncer/names.h"
 
 namespace vtenant::op {
 
@@ -42,8 +43,8 @@ inline constexpr char kManagedByOperator[] = "vtenant-operator";
 // copies into its host namespace, so that label alone could be forged;
 // the syncer's own mark (vtenant.io/managed-by=vtenant-syncer, a key no
 // tenant can set or remove) says such an object is never the operator's.
-inline constexpr char kCopyMarkLabel[] = "vtenant.io/managed-by";
-inline constexpr char kCopyMarkValue[] = "vtenant-syncer";
+inline constexpr const auto& kCopyMarkLabel = syncer::kManagedByLabel;
+inline constexpr const auto& kCopyMarkValue = syncer::kManagedByValue;
 bool OwnedByOperator(const rapidjson::Value& object, std::string_view tenant);
 
 // OK when `object` (of `type`) is OwnedByOperator(tenant); otherwise

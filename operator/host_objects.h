@@ -10,6 +10,7 @@
 #include "operator/certificates.h"
 #include "operator/operator_identity.h"
 #include "operator/tenant.h"
+#include "syncer/names.h"
 
 namespace vtenant::op {
 
@@ -26,7 +27,7 @@ inline constexpr char kControlPlaneNetworkPolicyName[] = "vtenant-control-plane"
 // synced pod carries, which selectors of the control plane exclude.
 inline constexpr char kComponentLabel[] = "vtenant.io/component";
 inline constexpr char kControlPlaneComponent[] = "control-plane";
-inline constexpr char kSyncerManagedByLabel[] = "vtenant.io/managed-by";
+inline constexpr const auto& kSyncerManagedByLabel = syncer::kManagedByLabel;
 inline constexpr char kSyncerNodeReaderRole[] = "vtenant:syncer-node-reader";
 inline constexpr char kOperatorTenantRole[] = "vtenant:operator-tenant-namespace";
 // The RoleBindings of those roles in vtenant-<t>.

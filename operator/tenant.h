@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "kube/object.h"
+#include "syncer/names.h"
 
 namespace vtenant::op {
 
@@ -102,7 +103,9 @@ std::string HostNamespace(std::string_view tenant);          // vtenant-<t>
 std::string KubeconfigSecretName(std::string_view tenant);   // vc-<t>
 std::string CertificateSecretName(std::string_view tenant);  // vc-<t>-certs
 inline constexpr char kKubeconfigKey[] = "config";
-inline constexpr char kTenantLabel[] = "vtenant.io/tenant";
+// The syncer's label (syncer/names.h): objects of a tenant carry the same
+// key whichever program wrote them.
+inline constexpr const auto& kTenantLabel = syncer::kTenantLabel;
 inline constexpr char kBackendAnnotation[] = "vtenant.io/backend";
 inline constexpr char kFinalizer[] = "vtenant.io/tenant-cleanup";
 

@@ -3,7 +3,8 @@
 //   Decisions d = RunCycle(snapshot, options);
 //
 // Runs allocate, consolidate, reclaim, preempt and stale-gang eviction in
-// that order and reports what changed: pods to bind (node, devices, portion),
+// that order (reclaim and preempt only where Options::reclaim and
+// Options::preempt allow them) and reports what changed: pods to bind (node, devices, portion),
 // pods to evict and why, pods to move, a reason for every pod left pending,
 // and every queue's fair share, allocation and request. The same snapshot
 // and options always give the same decisions.
@@ -87,7 +88,8 @@ struct Decisions {
 Decisions RunCycle(const Snapshot& snapshot, const Options& options = {});
 
 // How long one action of a cycle took ("allocate", "consolidate", "reclaim",
-// "preempt", "stale_gang"), in the order they ran.
+// "preempt", "stale_gang"), in the order they ran; an action the options
+// turn off is not listed.
 struct ActionTime {
   const char* action;
   double seconds;

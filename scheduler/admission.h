@@ -4,7 +4,8 @@
 // A pod's environment cannot change after creation, so a GPU-sharing pod
 // (annotation gpu-fraction or gpu-memory) gets, when it is created:
 //   - annotation runai/shared-gpu-configmap: "<base>-<7 random>-shared-gpu",
-//     as KAI names it (base: the first owner's name, else the pod's);
+//     as KAI names it (base: the first owner's name, else the pod's name
+//     or generateName, cut to KAI's length budget);
 //   - on every container, envFrom the ConfigMap "<prefix>-0", which the
 //     binder fills with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
 //     RUNAI_NUM_OF_GPUS before binding (the kubelet waits for it).

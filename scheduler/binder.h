@@ -54,10 +54,12 @@ class Binder {
   // Everything must outlive the binder.
   Binder(kube::Client& client, ClusterView& view, Reservations& reservations,
          kube::EventRecorder& events, BinderOptions options = {});
-  // Waits for binds in flight, then stops the workers.
+  // Waits until every queued bind has run, then stops the workers.
   ~Binder();
 
-  // Assumes `placement` for `key` in the view and queues the bind.
+  // Assumes `placement` for `key` in the view and queues the bind. A bind
+  // that fails is logged and its assumption forgotten, so the pod is
+  // pending again for the next cycle. Thread-safe.
   void Bind(const std::string& key, Placement placement);
 
   // Blocks until no bind is queued or running.
@@ -65,6 +67,9 @@ class Binder {
   size_t InFlight();
 
   // One bind, start to end, on the calling thread (the workers' body).
+  // NotFound when the view no longer has the pod; on any other failure the
+  // pod gets a Warning Event FailedBinding and the error is returned. The
+  // view's assumption is left to the caller.
   Status BindNow(const std::string& key, const Placement& placement);
 
  private:

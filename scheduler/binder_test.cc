@@ -29,6 +29,14 @@ class BinderTest : public ::testing::Test, protected testing::FakeCluster {
             R"(}},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
   }
 
+  // The reservation pod of device `index` on n1, made before the bind asks for it.
+  void AddReservation(int index) {
+    ASSERT_TRUE(client_
+                    .Create(res::kPods, "vtenant-reservation",
+                            ReservationPodManifest(reservations_.options(), "n1", index, true))
+                    .ok());
+  }
+
   std::string NodeOf(const std::string& name) { return FakeCluster::NodeOf("ns", name); }
 };
 
@@ -61,10 +69,7 @@ TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
   AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   // The reservation exists already; the ConfigMap is made, then the binding fails.
-  ASSERT_TRUE(client_
-                  .Create(res::kPods, "vtenant-reservation",
-                          ReservationPodManifest(reservations_.options(), "n1", 0, true))
-                  .ok());
+  AddReservation(0);
   client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
   Status s = binder.BindNow("ns/s", {"n1", {0}, 500, true});
   EXPECT_FALSE(s.ok());
@@ -76,10 +81,7 @@ TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
 TEST_F(BinderTest, AConfigMapLeftByAnEarlierTryForThePodIsTakenOver) {
   AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
-  ASSERT_TRUE(client_
-                  .Create(res::kPods, "vtenant-reservation",
-                          ReservationPodManifest(reservations_.options(), "n1", 0, true))
-                  .ok());
+  AddReservation(0);
   client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
   // The first try made the ConfigMap; a crash kept the rollback from running.
   client_.InjectError("delete", "configmaps", Status(StatusCode::kUnavailable, "crash"), 1);

@@ -121,8 +121,6 @@ class ClusterView {
   void Assume(const std::string& key, Placement placement);
   void Forget(const std::string& key);
 
-  // Records that `key` will go to `placement` once the pods evicted for it
-  // are gone; it holds the placement meanwhile.
   // Records that `key` will go to `placement` once the pods `victims`
   // (keys) are gone; it holds the placement meanwhile. A nomination renewed
   // by a later cycle keeps its victims and adds the new ones.
@@ -160,7 +158,8 @@ class ClusterView {
   // Shared GPUs in use: (node, device index) of every sharing pod that is
   // bound, assumed or nominated.
   std::set<std::pair<std::string, int>> SharedDevicesInUse() const;
-  // Keys of our pods that are pending (not bound, not assumed, not terminating).
+  // How many of our pods are pending (not bound, assumed, nominated or
+  // terminating).
   size_t PendingCount() const;
   bool QueueExists(const std::string& name) const;
   // The labels of `node`; NotFound when the view has no such node.

@@ -191,6 +191,13 @@ TEST(QueueTranslatorTest, BadNumbersNameTheField) {
   EXPECT_FALSE(ParseDurationSeconds("5 minutes").ok());
 }
 
+TEST(QueueTranslatorTest, DurationTooLongIsAnErrorNotACrash) {
+  EXPECT_EQ(*ParseDurationSeconds("1h30m"), 5400);
+  EXPECT_FALSE(ParseDurationSeconds("99999999999999999999s").ok());
+  EXPECT_FALSE(ParseDurationSeconds("9223372036854775807h").ok());
+  EXPECT_FALSE(ParseDurationSeconds("9223372036854775807s1s").ok());
+}
+
 TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
   Result<CoreGroup> g = CoreGroupFromHost(Json(R"({"metadata":{"name":"train","namespace":"ns"},
       "spec":{"minMember":4,"queue":"nlp","preemptibility":"non-preemptible",

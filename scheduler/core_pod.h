@@ -55,7 +55,8 @@ struct CorePod {
   // values, else "": what a pod not yet in a PodGroup is scheduled as
   // (its PodGroup, once made, carries the same).
   std::string preemptibility;
-  // Reservation pods: the device index they pin and the UUID their program
+  // Reservation pods: the device index they pin (annotation
+  // vtenant.io/gpu-index; -1 when unreadable) and the UUID their program
   // published (annotation run.ai/reserve_for_gpu_index).
   int reservation_index = -1;
   std::string reserved_gpu_uuid;
@@ -76,7 +77,8 @@ CorePod CorePodFromHost(const rapidjson::Value& pod, const CorePodOptions& optio
 // 0 when `text` is empty or unreadable.
 int64_t ParseTimestamp(std::string_view text);
 
-// "0,1" -> {0, 1}. InvalidArgument naming the annotation on anything else.
+// "0,1" -> {0, 1}; "" -> {}. InvalidArgument naming the runai-gpu
+// annotation on anything else.
 Result<std::vector<int>> ParseGpuIndices(std::string_view text);
 
 }  // namespace vtenant::scheduler

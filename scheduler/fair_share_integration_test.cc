@@ -50,14 +50,7 @@ nodes:
     metrics_url_ = "http://127.0.0.1:" + std::to_string(*port);
     SchedulerFlags flags;
     flags.health_address = "127.0.0.1:" + std::to_string(*port);
-    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client(), flags);
-    ASSERT_TRUE(app.ok()) << app.status().ToString();
-    app_ = app->release();
-  }
-  static void TearDownTestSuite() {
-    delete app_;
-    app_ = nullptr;
-    StopCluster();
+    StartSuiteScheduler(flags);
   }
 
   static Status Run(const std::string& name, const std::string& queue,
@@ -93,8 +86,6 @@ nodes:
         return std::stod(body.substr(at + series.size() + 1, body.find('\n', at) - at));
     return -1;
   }
-
-  static inline SchedulerApp* app_ = nullptr;
   static inline std::string metrics_url_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <functional>
+#include <limits>
 
 #include "base/flags.h"
 #include "scheduler-core/options.h"
@@ -24,7 +25,8 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& v, const std:
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size() - 2, n);
     if (ec == std::errc() && end == v.data() + v.size() - 2 && n > 0)
       return std::chrono::milliseconds(n);
-  } else if (Result<int64_t> s = ParseDurationSeconds(v); s.ok() && *s > 0) {
+  } else if (Result<int64_t> s = ParseDurationSeconds(v);
+             s.ok() && *s > 0 && *s <= std::numeric_limits<int64_t>::max() / 1000) {
     return std::chrono::milliseconds(*s * 1000);
   }
   return InvalidArgument("--" + flag + " \"" + v +

@@ -39,6 +39,8 @@ TEST(FlagsTest, EveryFormParses) {
 TEST(FlagsTest, BadInputNamesTheFlag) {
   for (auto args : std::vector<std::vector<std::string>>{{"--nope"},
                                                          {"--cycle-period", "soon"},
+                                                         // Too long for a number of ms.
+                                                         {"--cycle-period", "9223372036854775807s"},
                                                          {"--policy", "best"},
                                                          {"--webhook-address", "9443"},
                                                          {"--bind-workers=0"},

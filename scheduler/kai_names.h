@@ -45,7 +45,11 @@ inline constexpr char kReservationAppValue[] = "vtenant-gpu-reservation";
 // On the ConfigMap the binder makes for a GPU-sharing pod: what tells it
 // from any other ConfigMap of that name (with its owner reference to the pod).
 inline constexpr char kGpuEnvironmentLabel[] = "vtenant.io/gpu-environment";
+// On a reservation pod: the device index on its node that it pins.
 inline constexpr char kReservationIndexAnnotation[] = "vtenant.io/gpu-index";
+// On a node the local environment simulates (kwok): no kubelet, no GPUs
+// (the same name as localenv/gpu_nodes.h's, which the scheduler must not
+// include).
 inline constexpr char kSimulatedNodeLabel[] = "vtenant.dev/simulated-node";
 
 }  // namespace vtenant::scheduler

@@ -27,8 +27,6 @@ nodes:
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
   }
-  static void TearDownTestSuite() { StopCluster(); }
-
   static bool Bound(const std::string& name) {
     Result<kube::Object> p = client().Get(res::kPods, "work", name);
     return p.ok() && !kube::GetString(*p, {"spec", "nodeName"}).empty();

@@ -30,14 +30,7 @@ nodes:
     // owed is owed every GPU; burst has no quota and only borrows.
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("owed", "", 3, -1)).ok());
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("burst", "", 0, -1)).ok());
-    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
-    ASSERT_TRUE(app.ok()) << app.status().ToString();
-    app_ = app->release();
-  }
-  static void TearDownTestSuite() {
-    delete app_;
-    app_ = nullptr;
-    StopCluster();
+    StartSuiteScheduler();
   }
 
   static Status Run(const std::string& name, const std::string& queue, bool guarded = false) {
@@ -50,8 +43,6 @@ nodes:
     return p.ok() && kube::GetString(*p, {"status", "phase"}) == "Running";
   }
   static bool Gone(const std::string& name) { return !client().Get(res::kPods, "ml", name).ok(); }
-
-  static inline SchedulerApp* app_ = nullptr;
 };
 
 TEST_F(PdbTest, AProtectedVictimStaysAndTheReclaimTakesAnother) {

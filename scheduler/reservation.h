@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
+#include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
 
@@ -26,7 +27,7 @@ struct ReservationOptions {
   // Nodes with this label set to "true" have no GPUs or kubelet (kwok); their
   // reservation pods cannot run a program, so the scheduler publishes a
   // stable fake UUID for them at creation instead.
-  std::string simulated_node_label = "vtenant.dev/simulated-node";
+  std::string simulated_node_label = kSimulatedNodeLabel;
   // How long a bind waits for a new reservation pod's UUID.
   std::chrono::milliseconds uuid_timeout{60000};
 };
@@ -48,8 +49,11 @@ class Reservations {
       : client_(client), options_(std::move(options)) {}
 
   // Makes sure the reservation pod of (node, index) exists and returns its
-  // GPU's UUID, waiting up to uuid_timeout for the program to publish it.
-  // Timeout when it does not; the pod is left for the next try.
+  // GPU's UUID, polling (on the calling thread, real time) up to uuid_timeout
+  // for the program to publish it. Timeout when it does not; the pod is left
+  // for the next try. FailedPrecondition when a pod of that name lacks the
+  // reservation label (its annotation is not trusted); Unavailable while it
+  // is being deleted; the API error when reading or creating it fails.
   Result<std::string> Ensure(std::string_view node, int index, bool simulated_node);
 
   // Deletes the reservation pod `name` (its GPU has emptied). NotFound is OK.

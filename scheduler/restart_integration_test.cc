@@ -36,8 +36,6 @@ nodes:
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
   }
-  static void TearDownTestSuite() { StopCluster(); }
-
   Result<localenv::Process> StartBinary(int port, const std::string& log, int workers) {
     return localenv::Process::Start(
         {.argv = {VTENANT_SCHEDULER, "--kubeconfig", cluster().api_server().kubeconfig_path(),

@@ -38,14 +38,7 @@ nodes:
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
-    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client());
-    ASSERT_TRUE(app.ok()) << app.status().ToString();
-    app_ = app->release();
-  }
-  static void TearDownTestSuite() {
-    delete app_;
-    app_ = nullptr;
-    StopCluster();
+    StartSuiteScheduler();
   }
 
   static Object Pod(const std::string& ns, const std::string& name, PodOptions o) {
@@ -62,8 +55,6 @@ nodes:
   }
 
   static std::vector<Object> ReservationPods() { return PodsOf("vtenant-reservation"); }
-
-  static inline SchedulerApp* app_ = nullptr;
 };
 
 TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {

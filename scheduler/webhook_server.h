@@ -47,6 +47,7 @@ class WebhookServer {
   // Listens on https://host:port. Unavailable when it cannot bind,
   // InvalidArgument for a bad address or unreadable certificate.
   Status Start();
+  // Stops listening. Idempotent.
   void Stop();
 
   // Creates the MutatingWebhookConfiguration (options' config_name) pointing

@@ -6,16 +6,13 @@
 #include <string>
 
 #include "kube/object.h"
+#include "kube/testing/json.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer::testing {
 
 // Parses JSON written in a test; a typo fails the test instead of crashing it.
-inline kube::Object Json(const std::string& text) {
-  Result<kube::Object> parsed = kube::ParseJson(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString() << "\n" << text;
-  return parsed.ok() ? std::move(*parsed) : kube::Object(rapidjson::kObjectType);
-}
+using kube::Json;
 
 // The reference scenario's tenant "nlp".
 inline SyncerConfig NlpConfig() {

@@ -189,7 +189,8 @@ void CheckSeccomp(const rapidjson::Value& spec, Violations& out) {
 
 // Sysctls: only the namespaced, safe set, as of policy version 1.37
 // (k8s.io/pod-security-admission policy/check_sysctls.go, v0.37.2, which
-// added tcp_slow_start_after_idle and tcp_notsent_lowat).
+// added tcp_slow_start_after_idle and tcp_notsent_lowat). The same list as
+// syncer/pod_security.cc's on purpose: a second reading (see the header).
 void CheckSysctls(const rapidjson::Value& spec, Violations& out) {
   static const std::set<std::string, std::less<>> kSafe = {"kernel.shm_rmid_forced",
                                                            "net.ipv4.ip_local_port_range",

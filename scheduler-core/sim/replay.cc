@@ -50,13 +50,10 @@ void AddTrace(const Trace& trace, SnapshotBuilder& b) {
     if (!r.gang.empty()) {
       auto [it, fresh] = gangs.emplace(r.gang, 0);
       if (fresh) {
-        GroupSpec g;
+        // The gang takes its first pod's queue, priority and times.
+        GroupSpec g = OwnGroupSpec(p);
         g.name = r.gang;
-        g.queue = p.queue;
         g.min_member = r.min_member;
-        g.priority = p.priority;
-        g.preemptible = p.preemptible;
-        g.creation_time = p.creation_time;
         b.AddGroup(g);
       }
       p.group = r.gang;

@@ -11,8 +11,10 @@
 
 namespace vtenant::scheduler {
 
-// FailedPrecondition when the container sees no GPU or more than one (the
-// pod asks for exactly one); the driver's error otherwise. Idempotent.
+// Annotates pod `ns`/`pod` with the UUID and returns it. FailedPrecondition
+// when the container sees no GPU or more than one (the pod asks for exactly
+// one); the driver's error, or the API server's for the patch, otherwise.
+// Idempotent.
 Result<std::string> PublishReservedGpu(GpuInfo& gpus, kube::Client& client, const std::string& ns,
                                        const std::string& pod);
 

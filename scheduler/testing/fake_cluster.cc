@@ -4,12 +4,6 @@
 
 namespace vtenant::scheduler::testing {
 
-kube::Object Json(const std::string& text) {
-  Result<kube::Object> o = kube::ParseJson(text);
-  EXPECT_TRUE(o.ok()) << o.status().ToString() << " in " << text;
-  return o.ok() ? std::move(o).value() : kube::Object(rapidjson::kObjectType);
-}
-
 FakeCluster::FakeCluster() : view_({}), events_(client_, "test"), reservations_(client_, {}) {}
 
 kube::Object FakeCluster::Add(const kube::ResourceType& type, const std::string& ns,

@@ -11,13 +11,14 @@
 #include "kube/event_recorder.h"
 #include "kube/metrics.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 #include "scheduler/cluster_view.h"
 #include "scheduler/reservation.h"
 
 namespace vtenant::scheduler::testing {
 
 // Parses JSON written in a test; a typo fails the test (and yields {}).
-kube::Object Json(const std::string& text);
+using kube::Json;
 
 // A base of test fixtures; its members are the fixture's.
 class FakeCluster {

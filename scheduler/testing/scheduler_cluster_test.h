@@ -1,10 +1,13 @@
 // SchedulerClusterTest: the base of the scheduler's integration suites. One
 // real host cluster per suite (localenv::ClusterTest), with simulated nodes
-// from an inventory and our KAI CRDs installed.
+// from an inventory and our KAI CRDs installed, and, for the suites that
+// share one, an in-process scheduler. Its TearDownTestSuite stops both, so
+// a derived suite need not write one.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,23 @@ class SchedulerClusterTest : public localenv::ClusterTest {
     if (HasFatalFailure()) return;
     ASSERT_TRUE(InstallKaiCrds(client()).ok());
   }
+
+  // Starts the suite's scheduler (StartScheduler with `flags`) on its
+  // cluster; it runs until TearDownTestSuite. A failure is fatal, as above.
+  static void StartSuiteScheduler(SchedulerFlags flags = {}) {
+    Result<std::unique_ptr<SchedulerApp>> app = StartScheduler(client(), std::move(flags));
+    ASSERT_TRUE(app.ok()) << app.status().ToString();
+    app_ = std::move(app).value();
+  }
+
+  // Stops the suite's scheduler, if one was started, then the cluster.
+  static void TearDownTestSuite() {
+    app_.reset();
+    StopCluster();
+  }
+
+ private:
+  static inline std::unique_ptr<SchedulerApp> app_;
 };
 
 }  // namespace vtenant::scheduler::testing
