@@ -15,8 +15,8 @@ TEST(FlagsTest, DefaultsAndEveryFlag) {
        "--syncer-binary=/b/vtenant-syncer", "--health-address=0.0.0.0:9000", "--leader-elect",
        "--etcd-servers=http://127.0.0.1:2379", "--workers=3", "--no-syncer=false",
        "--starting-apiservers=4", "--credentials-namespace=ops", "--tenant-credential-lifetime=8h",
-       "--pod-netns=vtenant-abc", "--pod-address=10.87.0.2",
-       "--image-registry=localhost/vtenant", "--etcd-image=localhost/vtenant/etcd:3.7.3"});
+       "--pod-netns=vtenant-abc", "--pod-address=10.87.0.2", "--image-registry=localhost/vtenant",
+       "--etcd-image=localhost/vtenant/etcd:3.7.3"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->kubeconfig, "/k");
   EXPECT_EQ(f->backend_default, Backend::kStatefulSet);

@@ -23,8 +23,8 @@
 #include <utility>
 
 #include "base/status.h"
-#include "kube/manager.h"
 #include "dns/cluster_dns.h"
+#include "kube/manager.h"
 
 namespace vtenant::syncer {
 

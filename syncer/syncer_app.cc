@@ -111,8 +111,8 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
     // virtual one takes the same, service_address_syncer.h).
     SyncerInformers& informers = app->syncer_->informers();
     dns::ServiceAddressLookup lookup = [&informers, config](
-                                      std::string_view ns,
-                                      std::string_view name) -> std::optional<std::string> {
+                                           std::string_view ns,
+                                           std::string_view name) -> std::optional<std::string> {
       kube::ObjectPtr service = informers.Virtual(kube::resources::kServices)
                                     .cache()
                                     .Get(std::string(ns) + "/" + std::string(name));

@@ -151,9 +151,9 @@ nodes:
                          : service.status().ToString());
     Result<kube::Object> host =
         client().Get(kube::resources::kServices, kHostNs, HostName(name, "ml", "nlp"));
-    out += "\nhost Service: " +
-           (host.ok() ? std::string(kube::GetString(*host, {"spec", "clusterIP"}))
-                      : host.status().ToString());
+    out +=
+        "\nhost Service: " + (host.ok() ? std::string(kube::GetString(*host, {"spec", "clusterIP"}))
+                                        : host.status().ToString());
     Result<kube::ObjectList> slices = virt().List(
         resources::kEndpointSlices, "ml", {.label_selector = "kubernetes.io/service-name=" + name});
     for (const kube::Object& slice : slices.ok() ? slices->items : kNone) {

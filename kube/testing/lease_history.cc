@@ -41,7 +41,8 @@ std::vector<LeaseRecord> LeaseHistory::RecordsOnceHeldBy(const std::string& hold
   EXPECT_TRUE(Eventually([&] {
     records = Records();
     return !records.empty() && records.back().holder == holder;
-  })) << "the Lease was never seen held by " << holder;
+  })) << "the Lease was never seen held by "
+      << holder;
   return records;
 }
 
