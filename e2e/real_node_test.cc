@@ -206,25 +206,46 @@ class RealNodeTest : public ::testing::Test {
     return ref;
   }
 
+  // How a busybox pod reaches the real node: by its name (a pod of the
+  // host's), or by the real node's label (a team's pod, which the syncer
+  // copies to the host with that selector).
+  enum class Placement { kNodeName, kRealNodeLabel };
+
+  // A busybox pod in namespace default, as YAML. `command` is the
+  // container's command as a YAML list; `container_lines` and `spec_lines`
+  // are further fields of the container and of the spec, each line
+  // indented as it goes there.
+  static std::string BusyboxPod(const std::string& name, Placement placement,
+                                const std::string& command, const std::string& container_lines = "",
+                                const std::string& spec_lines = "") {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           ", namespace: default}\nspec:\n" +
+           (placement == Placement::kNodeName
+                ? "  nodeName: vtenant-node\n"
+                : "  nodeSelector: {vtenant.dev/real-node: \"true\"}\n") +
+           "  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n" + spec_lines +
+           "  containers:\n  - name: main\n    image: " + BusyboxImage() +
+           "\n    imagePullPolicy: IfNotPresent\n    command: " + command + "\n" + container_lines;
+  }
+
+  // The port of `team`'s virtual API server, from its Tenant's
+  // status.endpoint; the Get's error when there is no Tenant.
+  static Result<std::string> ApiServerPortOf(const std::string& team) {
+    Result<kube::Object> tenant = env_->host().Get(kube::resources::kTenants, "", team);
+    if (!tenant.ok()) return tenant.status();
+    const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
+    return endpoint.substr(endpoint.rfind(':') + 1);
+  }
+
+  // `script` under sh -c, as a container's command.
+  static std::string Sh(const std::string& script) {
+    return R"(["sh", "-c", ")" + script + R"("])";
+  }
+
   // A pod of a team's, in namespace default, for the real node: busybox
   // running `command` under sh -c.
   static std::string TeamPodOnTheRealNode(const std::string& name, const std::string& command) {
-    return R"(apiVersion: v1
-kind: Pod
-metadata: {name: )" +
-           name + R"(, namespace: default}
-spec:
-  nodeSelector: {vtenant.dev/real-node: "true"}
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" +
-           BusyboxImage() + R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", ")" +
-           command + R"("]
-)";
+    return BusyboxPod(name, Placement::kRealNodeLabel, Sh(command));
   }
 
   static inline Environment* env_ = nullptr;
@@ -235,19 +256,9 @@ spec:
 TEST_F(RealNodeTest, LocalImagePodRunsAndLogsAndExecReachIt) {
   const std::string image = BusyboxImage();
   ASSERT_NE(image.find("localhost/vtenant/busybox:"), std::string::npos) << image;
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: hello, namespace: default}
-spec:
-  nodeName: vtenant-node
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + image + R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "echo hello from $(hostname) on the real node; exec sleep 3600"]
-)";
+  const std::string pod =
+      BusyboxPod("hello", Placement::kNodeName,
+                 Sh("echo hello from $(hostname) on the real node; exec sleep 3600"));
   const auto begin = std::chrono::steady_clock::now();
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   Result<std::string> ready = env_->HostKubectl(
@@ -284,20 +295,10 @@ spec:
 // egress relay, the kubelet containerd's streaming server on the node's
 // loopback, and containerd the pod's port inside the pod's namespace.
 TEST_F(RealNodeTest, PortForwardReachesAPortInsideThePod) {
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: default}
-spec:
-  nodeName: vtenant-node
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "mkdir -p /www && echo served-by-the-pod > /www/index.html && exec httpd -f -p 8080 -h /www"]
-)";
+  const std::string pod = BusyboxPod(
+      "web", Placement::kNodeName,
+      Sh("mkdir -p /www && echo served-by-the-pod > /www/index.html && exec httpd -f -p 8080 -h "
+         "/www"));
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   ASSERT_TRUE(env_->HostKubectl({"wait", "--for=condition=Ready", "pod/web", "-n", "default",
                                  "--timeout=120s"})
@@ -318,21 +319,9 @@ TEST_F(RealNodeTest, TheNodeAdvertisesAGpuThatAPodCanTake) {
   EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "nvidia.com/gpu.product"}),
             "NVIDIA-L40S");
   EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "vtenant.dev/real-node"}), "true");
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: gpu-hello, namespace: default}
-spec:
-  nodeName: vtenant-node
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "echo has a gpu; exec sleep 3600"]
-    resources: {limits: {nvidia.com/gpu: 1}}
-)";
+  const std::string pod =
+      BusyboxPod("gpu-hello", Placement::kNodeName, Sh("echo has a gpu; exec sleep 3600"),
+                 "    resources: {limits: {nvidia.com/gpu: 1}}\n");
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   Result<std::string> ready = env_->HostKubectl(
       {"wait", "--for=condition=Ready", "pod/gpu-hello", "-n", "default", "--timeout=120s"});
@@ -351,11 +340,10 @@ spec:
 TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
-  Result<kube::Object> tenant = env_->host().Get(kube::resources::kTenants, "", "nlp");
-  ASSERT_TRUE(tenant.ok());
-  const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
-  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
-  ASSERT_FALSE(port.empty()) << endpoint;
+  Result<std::string> api_port = ApiServerPortOf("nlp");
+  ASSERT_TRUE(api_port.ok());
+  const std::string port = *api_port;
+  ASSERT_FALSE(port.empty());
   const std::string pod = TeamPodOnTheRealNode(
       "whoami",
       R"(echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600)");
@@ -602,10 +590,9 @@ std::vector<std::string> EtcdClientPorts(const std::string& dir) {
 TEST_F(RealNodeTest, ATeamsPodCallsItsOwnVirtualApiServer) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
-  Result<kube::Object> tenant = env_->host().Get(kube::resources::kTenants, "", "nlp");
-  ASSERT_TRUE(tenant.ok());
-  const std::string endpoint(kube::GetString(*tenant, {"status", "endpoint"}));
-  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  Result<std::string> api_port = ApiServerPortOf("nlp");
+  ASSERT_TRUE(api_port.ok());
+  const std::string port = *api_port;
   const std::vector<std::string> etcd_ports = EtcdClientPorts(env_->dir());
   ASSERT_EQ(etcd_ports.size(), 2u) << "the host's etcd and the tenants'";
 
@@ -622,22 +609,9 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
 subjects:
 - {kind: ServiceAccount, name: default, namespace: default}
 ---
-apiVersion: v1
-kind: Pod
-metadata: {name: apicall, namespace: default}
-spec:
-  nodeSelector: {vtenant.dev/real-node: "true"}
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  volumes: [{name: work, emptyDir: {}}]
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                              R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sleep", "3600"]
-    volumeMounts: [{name: work, mountPath: /work}]
-)";
+)" + BusyboxPod("apicall", Placement::kRealNodeLabel, R"(["sleep", "3600"])",
+                "    volumeMounts: [{name: work, mountPath: /work}]\n",
+                "  volumes: [{name: work, emptyDir: {}}]\n");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, objects).ok());
   Result<std::string> ready =
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/apicall", "--timeout=120s"});
@@ -709,20 +683,7 @@ spec:
   selector: {app: db}
   ports: [{port: 5432}]
 ---
-apiVersion: v1
-kind: Pod
-metadata: {name: resolver, namespace: default}
-spec:
-  nodeSelector: {vtenant.dev/real-node: "true"}
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + BusyboxImage() +
-                               R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sleep", "3600"]
-)";
+)" + BusyboxPod("resolver", Placement::kRealNodeLabel, R"(["sleep", "3600"])");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, services).ok());
   // The host copies' addresses, which kube-proxy routes.
   std::map<std::string, std::string> ips;

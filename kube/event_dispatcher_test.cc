@@ -62,6 +62,18 @@ class Recorder {
   std::set<std::thread::id> threads_;
 };
 
+// Starts both informers, each with its recorder as handler, and waits
+// until both have synced: both run before either is waited for, so their
+// lists go through the shared dispatcher side by side.
+void StartBoth(SharedInformer& a, Recorder& a_events, SharedInformer& b, Recorder& b_events) {
+  a.AddEventHandler(a_events.Handler());
+  b.AddEventHandler(b_events.Handler());
+  ASSERT_TRUE(a.Run().ok());
+  ASSERT_TRUE(b.Run().ok());
+  ASSERT_TRUE(a.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_TRUE(b.WaitForSynced(std::chrono::seconds(20)));
+}
+
 InformerOptions SharedOptions(EventDispatcher& dispatcher) {
   return {.initial_backoff = std::chrono::milliseconds(5),
           .max_backoff = std::chrono::milliseconds(50),
@@ -95,12 +107,7 @@ TEST(EventDispatcherTest, InformersShareOneThreadAndKeepTheirOwnOrder) {
   SharedInformer pods(client, res::kPods, options);
   SharedInformer config_maps(client, res::kConfigMaps, options);
   Recorder pod_events, config_map_events;
-  pods.AddEventHandler(pod_events.Handler());
-  config_maps.AddEventHandler(config_map_events.Handler());
-  ASSERT_TRUE(pods.Run().ok());
-  ASSERT_TRUE(config_maps.Run().ok());
-  ASSERT_TRUE(pods.WaitForSynced(std::chrono::seconds(20)));
-  ASSERT_TRUE(config_maps.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_NO_FATAL_FAILURE(StartBoth(pods, pod_events, config_maps, config_map_events));
   EXPECT_EQ(pod_events.Events(), Adds("p", kObjects));
   EXPECT_EQ(config_map_events.Events(), Adds("c", kObjects));
 
@@ -132,12 +139,7 @@ TEST(EventDispatcherTest, ResyncsEachInformerOnItsOwnPeriod) {
   options.resync_period = std::chrono::minutes(2);
   SharedInformer config_maps(client, res::kConfigMaps, options);
   Recorder pod_events, config_map_events;
-  pods.AddEventHandler(pod_events.Handler());
-  config_maps.AddEventHandler(config_map_events.Handler());
-  ASSERT_TRUE(pods.Run().ok());
-  ASSERT_TRUE(config_maps.Run().ok());
-  ASSERT_TRUE(pods.WaitForSynced(std::chrono::seconds(20)));
-  ASSERT_TRUE(config_maps.WaitForSynced(std::chrono::seconds(20)));
+  ASSERT_NO_FATAL_FAILURE(StartBoth(pods, pod_events, config_maps, config_map_events));
 
   clock.Advance(std::chrono::minutes(1));
   ASSERT_TRUE(pod_events.WaitForSize(2));

@@ -104,6 +104,8 @@ Args Concat(Args a, const Args& b) {
   return a;
 }
 
+// Each flag written out again, on purpose: a change to the rendered command
+// line must show up here as a change to the expected one.
 TEST(ControlPlaneArgsTest, TheProcessBackendsCommandLinesInFull) {
   const ControlPlaneArgs args = RenderControlPlaneArgs(Request(), ProcessPlacement());
   const std::string pki = "/state/tenants/nlp/apiserver/pki";

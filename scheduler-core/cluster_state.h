@@ -33,15 +33,21 @@ struct NodeBrief {
   bool tainted = false;  // has taints
 };
 
+// Not thread-safe, not even for readers: ByFreeGpu and SharedDevices are
+// const but bring the indexes up to date.
 class ClusterState {
  public:
+  // The state with the snapshot's running pods placed. `snapshot` must be
+  // Finalized, pass Validate and outlive the state.
   explicit ClusterState(const Snapshot& snapshot);
 
   const Snapshot& snapshot() const { return *snapshot_; }
 
-  // Places a pod that is not placed; the caller has checked that it fits.
+  // Places a pod that is not placed; the caller has checked that it fits
+  // (nothing here checks it). Actions place through their Statement, which
+  // can roll it back.
   void Place(PodId pod, const Allocation& allocation);
-  // Takes a placed pod off its node.
+  // Takes a placed pod off its node; the pod must be placed.
   void Remove(PodId pod);
 
   // For a what-if fit test: takes a placed pod's resources off its node

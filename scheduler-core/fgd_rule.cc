@@ -228,6 +228,7 @@ double FgdRule::Frag(const View& v) const {
 }
 
 double FgdRule::NodeFragmentation(NodeId node) {
+  Refresh();
   CatchUp();
   return Frag(ViewOf(node));
 }

@@ -6,8 +6,8 @@
 // free GPU of n that shape m cannot use: all of it when m does not fit n at
 // all (CPU, memory, pod slots, GPU model, too few devices with room), else
 // the free GPU of the devices with less room than m asks per device. A pod
-// goes to the node, and for a GPU-sharing pod the device, where F grows
-// least. The workload is the caller's WorkloadModel (shapes seen so far,
+// goes to the node, and for a pod sharing one device the device, where F
+// grows least. The workload is the caller's WorkloadModel (shapes seen so far,
 // decayed) or, without one, the shapes of the snapshot's pods.
 //
 // Where this differs from the paper's artifact, on purpose: the growth is
@@ -52,7 +52,8 @@ class FgdRule : public PlacementRule {
   bool DeviceKey(Milli used, Milli portion, int index, DeviceFit worst,
                  int64_t* key) const override;
 
-  // The node's fragmentation against the current workload, in milli-GPU.
+  // The node's fragmentation against the current workload (the model as
+  // it is now, read again if it learned since), in milli-GPU.
   double NodeFragmentation(NodeId node);
 
  private:

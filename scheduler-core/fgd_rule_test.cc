@@ -53,6 +53,24 @@ TEST(FgdRuleTest, FragmentationIsTheFreeGpuTheWorkloadCannotUse) {
   }
 }
 
+TEST(FgdRuleTest, FragmentationFollowsWhatTheModelLearnsAfterTheRuleIsMade) {
+  // Halves can use the 500m left on the started device; once the model
+  // has seen mostly whole-GPU pods, that 500m is stranded.
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("n", 2));
+  b.AddPod(Running(FractionPod("busy", "test", 500), "n", {0}));
+  b.AddPod(FractionPod("half", "test", 500));
+  b.AddPod(WholeGpuPod("whole", "test", 1));
+  Snapshot s = MustBuild(b);
+  ClusterState state(s);
+  auto model = std::make_shared<WorkloadModel>(/*half_life_pods=*/1e18);
+  model->Observe(s, PodNamed(s, "half"));
+  FgdRule rule(state, model);
+  EXPECT_DOUBLE_EQ(rule.NodeFragmentation(0), 0.0);
+  model->Observe(s, PodNamed(s, "whole"), 1000);
+  EXPECT_GT(rule.NodeFragmentation(0), 400.0);
+}
+
 TEST(FgdRuleTest, ShapesCountOnlyTheTaintedNodesTheyTolerate) {
   struct Case {
     std::string name;

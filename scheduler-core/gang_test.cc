@@ -120,6 +120,18 @@ TEST(GangTest, RequiredTopologyWithoutRoomInAnyDomainStaysPending) {
             "room");
 }
 
+TEST(GangTest, RequiredTopologyHoldingAJobOfOnePodNamesTheJob) {
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
+  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
+  AddGang(b, "solo", 1, 1, 3, {.required_topology = "rack"});
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_TRUE(d.binds.empty());
+  EXPECT_EQ(ReasonOf(d, s, "solo-0"),
+            "job solo needs 1 pod within one rack domain; no single domain has room");
+}
+
 TEST(GangTest, PreferredTopologyFallsBackToTheWholeCluster) {
   SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
   b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));

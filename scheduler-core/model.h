@@ -199,8 +199,10 @@ struct Snapshot {
   Interner strings;
   int32_t num_shapes = 0;  // derived by Finalize
 
-  // Derives children, group pod lists and (unless the caller keeps its own,
-  // consistent with num_shapes) shapes; sorts labels.
+  // Derives children, group pod lists (each in creation order) and (unless
+  // the caller keeps its own, consistent with num_shapes) shapes; sorts
+  // node labels, node selectors and affinity values. Run it again after
+  // changing any of the vectors; it checks nothing (Validate does).
   void Finalize(bool derive_shapes = true);
 
   bool IsLeaf(QueueId q) const { return queues[q].children.empty(); }
@@ -214,14 +216,19 @@ struct Snapshot {
 std::string ShapeKey(const Pod& pod);
 
 // The checks Validate runs on one pod's request, for callers adding pods
-// one at a time.
+// one at a time: InvalidArgument naming the pod and the field, else Ok.
 Status CheckPodRequest(const Pod& pod);
 
-// Checks every rule the scheduler relies on; the message names the object and
-// field ("pod train-0: gpu-fraction 1500m is outside (0, 1000m]").
+// Checks every rule the scheduler relies on, on a Finalized snapshot:
+// InvalidArgument for the first broken one, the message naming the object
+// and field ("pod train-0: gpu-fraction 1500m is outside (0, 1000m]").
+// RunCycle and the actions assume a snapshot that passed it.
 Status Validate(const Snapshot& snapshot);
 
 // MIG compute slices as milli-GPU: "3g.20gb" -> 3/7 of a GPU, rounded up.
+// Reads the slice count before the first 'g' (1 to 7) and asks only that
+// "gb" follows, so suffixed profiles ("1g.10gb+me") read too;
+// InvalidArgument otherwise.
 Result<Milli> MigProfileGpuMilli(std::string_view profile);
 
 // What the pod's GPU request costs before we know its device. A gpu-memory

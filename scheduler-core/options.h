@@ -33,7 +33,11 @@ enum class PlacementPolicy : uint8_t {
   kFgd,
 };
 
+// "binpack", "spread", "best-fit", "random-fit" or "fgd": the names the
+// programs' --policy flags take.
 std::string_view PolicyName(PlacementPolicy policy);
+// The policy PolicyName calls `name`; InvalidArgument listing the names
+// otherwise.
 Result<PlacementPolicy> ParsePolicy(std::string_view name);
 
 struct Options {

@@ -145,7 +145,8 @@ class VictimOrder {
 // KAI's queue order (proportion plugin), in this order: a queue not above
 // its fair share before one above; a queue that stays within its quota with
 // the job before one that does not; higher queue priority; a queue that
-// would use a resource it has no share of goes last; the smaller dominant
+// would use a resource it has no share of after one that would not; the
+// smaller dominant
 // share, allocated with the job over max(quota, fair share); the smaller
 // fair share; the queue created first; then the smaller name.
 class KaiQueueOrder : public QueueOrder {

@@ -248,8 +248,10 @@ ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
     case JobBlock::kNonPreemptibleQuota:
       return Intern(Budget(why, true));
     case JobBlock::kTopology:
-      return Intern(gang + " needs " + std::to_string(why.needed) + " pods within one " +
-                    s.strings.Get(s.groups[group].topology.required_level) +
+      // A job of one pod is no gang, but the same constraint holds it.
+      return Intern((gang.empty() ? "job " + s.groups[group].name : gang) + " needs " +
+                    std::to_string(why.needed) + (why.needed == 1 ? " pod" : " pods") +
+                    " within one " + s.strings.Get(s.groups[group].topology.required_level) +
                     " domain; no single domain has room");
     case JobBlock::kNoNode:
     case JobBlock::kGangPartial: {

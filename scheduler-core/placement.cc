@@ -27,8 +27,6 @@ std::string_view FitFailureText(FitFailure failure) {
       return "node selector or affinity does not match";
     case FitFailure::kTaint:
       return "untolerated taint";
-    case FitFailure::kOutsideDomain:
-      return "outside the gang's topology domain";
     case FitFailure::kPodCount:
       return "too many pods";
     case FitFailure::kCpu:

@@ -13,13 +13,17 @@
 
 namespace vtenant::sched {
 
-// Why a node cannot take a pod, in the order the checks run.
+// Why a node cannot take a pod: the first check Placer::CheckUpTo finds
+// failing. The checks run in this order, except that kGpuMemoryTooLarge
+// (the node's devices are too small for a gpu-memory request) is found
+// before the devices are chosen. A pending reason lists equal counts in
+// this order. A gang's topology domain is not a failure of the node: it
+// restricts the search (NodeFilter), and the job's reason says so.
 enum class FitFailure : uint8_t {
   kFits,
   kUnschedulable,
-  kNodeSelector,
+  kNodeSelector,  // the node selector or the required node affinity
   kTaint,
-  kOutsideDomain,
   kPodCount,
   kCpu,
   kMemory,
@@ -28,14 +32,18 @@ enum class FitFailure : uint8_t {
   kGpuMemoryTooLarge,
   kMig,
 };
-inline constexpr int kNumFitFailures = 12;
+inline constexpr int kNumFitFailures = 11;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);
 
+// Answers where a pod fits on `state` and lets the policy's rule choose.
+// Reads the state as it is at each call; not thread-safe (the rule keeps
+// memos, and reading the state's indexes brings them up to date).
 class Placer {
  public:
-  // Places by the rule of options.policy (MakePlacementRule).
+  // Places by the rule of options.policy (MakePlacementRule). `state` must
+  // outlive the placer; of `options` the rule keeps what it needs.
   Placer(const ClusterState& state, const Options& options);
   ~Placer();
 
@@ -59,8 +67,9 @@ class Placer {
     return FitFailure::kFits;
   }
 
-  // The node (and devices) the policy picks among those the filter accepts.
-  // False when no node fits.
+  // The node (and devices) the policy picks among those the filter accepts,
+  // into `out`. False when no node fits. Not const: a rule may learn from
+  // the search (memos, a random generator's state).
   bool Find(PodId pod, const NodeFilter& filter, Allocation* out);
 
   // Per failure reason, how many nodes fail the pod for it (kFits counts

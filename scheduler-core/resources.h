@@ -59,8 +59,9 @@ inline ResourceVector MakeResources(Milli gpu, int64_t cpu_milli, int64_t memory
   return r;
 }
 
-// "330m", "2", "1.5" for GPU; "500m" for CPU; "2Gi"-free plain MiB for memory.
-// Human text for pending reasons and logs, never parsed back.
+// GPU and CPU in thousandths ("330m", "2000m"), memory in MiB when it is
+// whole MiB ("512Mi") and in bytes otherwise ("1000B"), kUnlimited as
+// "unlimited". Human text for pending reasons and logs, never parsed back.
 std::string FormatAmount(Resource r, int64_t amount);
 
 }  // namespace vtenant::sched

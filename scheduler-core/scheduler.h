@@ -85,11 +85,14 @@ struct Decisions {
   }
 };
 
+// `snapshot` must be Finalized and pass Validate (SnapshotBuilder::Build
+// and Universe::Working give such snapshots); it is only read.
 Decisions RunCycle(const Snapshot& snapshot, const Options& options = {});
 
 // How long one action of a cycle took ("allocate", "consolidate", "reclaim",
-// "preempt", "stale_gang"), in the order they ran; an action the options
-// turn off is not listed.
+// "preempt", "stale_gang"), in the order they ran. Reclaim and preempt are
+// not listed when Options::reclaim or Options::preempt turns them off;
+// consolidate and stale_gang always are (turned off, they return at once).
 struct ActionTime {
   const char* action;
   double seconds;

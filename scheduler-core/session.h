@@ -65,7 +65,12 @@ enum PathBudget : uint8_t {
 // Per queue of `snapshot`, its PathBudget bits (job_allocation.cc).
 std::vector<uint8_t> QueuePathBudgets(const Snapshot& snapshot);
 
+// One cycle's working set. The actions change it in turn through
+// `statement`; nothing in it is safe to use from two threads at once.
 struct Session {
+  // Packs what the actions read of `snapshot` and works out fair shares
+  // and min runtimes. `snapshot` must be Finalized, pass Validate and
+  // outlive the session; `options` is copied.
   Session(const Snapshot& snapshot, const Options& options);
 
   const Snapshot& snapshot;
@@ -97,7 +102,7 @@ struct Session {
     std::vector<ResourceVector> by_shape_;
   };
   std::vector<JobOutcome> outcome;   // per group
-  std::vector<int64_t> group_start;  // per group: latest start of a running pod
+  std::vector<int64_t> group_start;  // per group: latest start of a running pod (0: none)
   PendingNotes notes;                // what later actions made of a job
 
   // Each group's pods pending in the snapshot, in creation order, packed
@@ -152,7 +157,8 @@ struct Session {
   void ForgetFailures();
 
   // Topology domain of every node for a level (label key): the label's
-  // value id, kNone for nodes without the label.
+  // value id, kNone for nodes without the label. Worked out on the first
+  // call per level; the reference stays valid for the session's life.
   const std::vector<uint32_t>& DomainsOf(StringId level);
 
  private:

@@ -20,6 +20,8 @@ namespace vtenant::sched {
 
 // What placement needs of a pod shape, by name (label keys and values,
 // tolerations as strings), so the model outlives the snapshots it learned from.
+// A parallel of PodSpec's request and constraint fields, on purpose: a shape
+// has no name, group or running state, and is a map key compared whole.
 struct ShapeSpec {
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;

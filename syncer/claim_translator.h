@@ -31,6 +31,8 @@
 
 namespace vtenant::syncer {
 
+// ToHost, then Update of the host's copy: the shape every translator has,
+// a parallel on purpose (each kind's rules are its own).
 class ClaimTranslator {
  public:
   explicit ClaimTranslator(const SyncerConfig& config) : config_(config) {}

@@ -27,6 +27,8 @@ inline constexpr char kSliceManagedByLabel[] = "endpointslice.kubernetes.io/mana
 // said, so no host controller takes a copy for its own.
 inline constexpr char kSyncerSliceManager[] = "vtenant-syncer.vtenant.io";
 
+// ToHost, then Update of the host's copy: the shape every translator has,
+// a parallel on purpose (each kind's rules are its own).
 class EndpointSliceTranslator {
  public:
   explicit EndpointSliceTranslator(const SyncerConfig& config) : config_(config) {}

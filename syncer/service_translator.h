@@ -77,6 +77,8 @@ bool SelectsNoPods(const rapidjson::Value& service);
 // those of ingress controllers and meshes.
 const std::set<std::string, std::less<>>& ServiceAnnotationAllowlist(std::string_view host_type);
 
+// ToHost, then Update of the host's copy: the shape every translator has,
+// a parallel on purpose (each kind's rules are its own).
 class ServiceTranslator {
  public:
   explicit ServiceTranslator(const SyncerConfig& config) : config_(config) {}

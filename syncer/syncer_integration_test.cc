@@ -7,12 +7,14 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "base/eventually.h"
 #include "kube/owner_reference.h"
 #include "kube/rest_client.h"
+#include "kube/testing/events.h"
 #include "localenv/command.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/testing/cluster_test.h"
@@ -169,6 +171,36 @@ nodes:
     return out;
   }
 
+  // PodGroup ml/`group` with `spec` (JSON) and its one pod, `group`-0,
+  // made in the team's cluster: the first error, if any.
+  static Status CreateGroupAndItsPod(const std::string& group, const std::string& spec) {
+    const std::string pod_group = R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",)"
+                                  R"("metadata":{"name":")" +
+                                  group + R"(","namespace":"ml"},"spec":)" + spec + "}";
+    const std::string pod =
+        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + group +
+        R"(-0","namespace":"ml","annotations":{"pod-group-name":")" + group +
+        R"("}},)"
+        R"("spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})";
+    Result<kube::Object> made = virt().Create(kPodGroups, "ml", ParseTestJson(pod_group));
+    if (!made.ok()) return made.status();
+    made = virt().Create(kPods, "ml", ParseTestJson(pod));
+    return made.ok() ? Status::Ok() : made.status();
+  }
+
+  // EndpointSlice ml/`name` of Service `service` (TCP 5432), written by
+  // the team (managed by team.example.com, not the slice controller), with
+  // `endpoints` (a JSON array).
+  static kube::Object HandWrittenSlice(const std::string& name, const std::string& service,
+                                       const std::string& endpoints) {
+    return ParseTestJson(
+        R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":")" +
+        name + R"(","namespace":"ml","labels":{"kubernetes.io/service-name":")" + service +
+        R"(","endpointslice.kubernetes.io/managed-by":"team.example.com"}},)"
+        R"("addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],"endpoints":)" +
+        endpoints + "}");
+  }
+
   static std::vector<kube::Object> HostPodsOf(const std::string& label_selector) {
     Result<kube::ObjectList> pods =
         client().List(kPods, kHostNs, {.label_selector = label_selector});
@@ -276,16 +308,8 @@ TEST_F(SyncerIntegrationTest, GangJobBecomesOneHostPodGroup) {
 }
 
 TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
-  ASSERT_TRUE(virt()
-                  .Create(kPodGroups, "ml", ParseTestJson(R"({
-      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
-      "metadata":{"name":"pair","namespace":"ml"},"spec":{"minMember":1}})"))
-                  .ok());
-  ASSERT_TRUE(virt()
-                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
-      "metadata":{"name":"pair-0","namespace":"ml","annotations":{"pod-group-name":"pair"}},
-      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
-                  .ok());
+  const Status created = CreateGroupAndItsPod("pair", R"({"minMember":1})");
+  ASSERT_TRUE(created.ok()) << created.ToString();
   const std::string host_group = HostName("pair", "ml", "nlp");
   auto host_min_member = [&] {
     Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, host_group);
@@ -301,17 +325,9 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
 }
 
 TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEventOnIt) {
-  ASSERT_TRUE(virt()
-                  .Create(kPodGroups, "ml", ParseTestJson(R"({
-      "apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
-      "metadata":{"name":"kept","namespace":"ml"},
-      "spec":{"minMember":1,"priorityClassName":"train","preemptibility":"non-preemptible"}})"))
-                  .ok());
-  ASSERT_TRUE(virt()
-                  .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
-      "metadata":{"name":"kept-0","namespace":"ml","annotations":{"pod-group-name":"kept"}},
-      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
-                  .ok());
+  const Status created = CreateGroupAndItsPod(
+      "kept", R"({"minMember":1,"priorityClassName":"train","preemptibility":"non-preemptible"})");
+  ASSERT_TRUE(created.ok()) << created.ToString();
   auto host_spec = [&] {
     Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, HostName("kept", "ml", "nlp"));
     return pg.ok() ? kube::ToJson((*pg)["spec"]) : std::string();
@@ -344,17 +360,10 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEven
                   .ok());
   EXPECT_TRUE(Eventually(
       [&] {
-        Result<kube::ObjectList> events = virt().List(
-            kEvents, "ml",
-            {.field_selector = "involvedObject.kind=PodGroup,involvedObject.name=kept"});
-        if (!events.ok()) return false;
-        for (const kube::Object& e : events->items) {
-          if (kube::GetString(e, {"reason"}) == "InvalidGang" &&
-              kube::GetString(e, {"message"}).find("vip") != std::string_view::npos) {
-            return true;
-          }
-        }
-        return false;
+        return kube::FindEvent(virt(), "ml",
+                               "involvedObject.kind=PodGroup,involvedObject.name=kept",
+                               "InvalidGang", {"vip"})
+            .has_value();
       },
       std::chrono::seconds(60)));
 }
@@ -445,22 +454,15 @@ TEST_F(SyncerIntegrationTest, HostEventsReachTheTeamsPod) {
                   "pod vtenant-nlp/" +
                       host_name + " waits");
   ASSERT_TRUE(client().Create(kEvents, kHostNs, event).ok());
-  std::string message;
+  std::optional<std::string> message;
   EXPECT_TRUE(Eventually(
       [&] {
-        Result<kube::ObjectList> events = virt().List(
-            kEvents, "ml", {.field_selector = "involvedObject.kind=Pod,involvedObject.name=told"});
-        if (!events.ok()) return false;
-        for (const kube::Object& e : events->items) {
-          if (kube::GetString(e, {"reason"}) == "Unschedulable") {
-            message = kube::GetString(e, {"message"});
-            return true;
-          }
-        }
-        return false;
+        message = kube::FindEvent(virt(), "ml", "involvedObject.kind=Pod,involvedObject.name=told",
+                                  "Unschedulable");
+        return message.has_value();
       },
       std::chrono::seconds(60)));
-  EXPECT_EQ(message,
+  EXPECT_EQ(message.value_or(""),
             "0/1 nodes fit: 1 not enough shared GPU room (needs 500m of one device); no reclaim: "
             "the jobs that would make room (another queue) are non-preemptible; pod ml/told waits");
 }
@@ -512,12 +514,10 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
       "spec":{"ports":[{"port":5432,"protocol":"TCP"}]}})"))
                   .ok());
   ASSERT_TRUE(virt()
-                  .Create(slices, "ml", ParseTestJson(R"({"apiVersion":"discovery.k8s.io/v1",
-      "kind":"EndpointSlice","metadata":{"name":"db-external","namespace":"ml",
-        "labels":{"kubernetes.io/service-name":"db",
-                  "endpointslice.kubernetes.io/managed-by":"team.example.com"}},
-      "addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],
-      "endpoints":[{"addresses":["192.168.5.10"],"conditions":{"ready":true}}]})"))
+                  .Create(slices, "ml",
+                          HandWrittenSlice("db-external", "db",
+                                           R"([{"addresses":["192.168.5.10"],
+                                                "conditions":{"ready":true}}])"))
                   .ok());
   const std::string host_slice = HostName("db-external", "ml", "nlp");
   ASSERT_TRUE(Eventually([&] { return client().Get(slices, kHostNs, host_slice).ok(); },
@@ -553,13 +553,7 @@ TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {
   for (const auto& [pod, reason] : want) {
     EXPECT_TRUE(Eventually(
         [&, pod = pod, reason = reason] {
-          Result<kube::ObjectList> events =
-              virt().List(kEvents, "ml", {.field_selector = "involvedObject.name=" + pod});
-          if (!events.ok()) return false;
-          for (const kube::Object& e : events->items) {
-            if (kube::GetString(e, {"reason"}) == reason) return true;
-          }
-          return false;
+          return kube::FindEvent(virt(), "ml", "involvedObject.name=" + pod, reason).has_value();
         },
         std::chrono::seconds(60)))
         << pod;
@@ -612,18 +606,9 @@ TEST_F(SyncerIntegrationTest, HostilePodsAreRefusedOrNeutralised) {
 
   EXPECT_TRUE(Eventually(
       [] {
-        Result<kube::ObjectList> events =
-            virt().List(kEvents, "ml", {.field_selector = "involvedObject.name=escape"});
-        if (!events.ok()) return false;
-        for (const kube::Object& e : events->items) {
-          std::string_view message = kube::GetString(e, {"message"});
-          if (kube::GetString(e, {"reason"}) == "PrivilegedFeatureNotAllowed" &&
-              message.find("hostPort") != std::string_view::npos &&
-              message.find("seccompProfile") != std::string_view::npos) {
-            return true;
-          }
-        }
-        return false;
+        return kube::FindEvent(virt(), "ml", "involvedObject.name=escape",
+                               "PrivilegedFeatureNotAllowed", {"hostPort", "seccompProfile"})
+            .has_value();
       },
       std::chrono::seconds(60)));
 
@@ -660,13 +645,8 @@ TEST_F(SyncerIntegrationTest, HostilePodsAreRefusedOrNeutralised) {
   // The tenant hears about the tolerations it lost.
   EXPECT_TRUE(Eventually(
       [] {
-        Result<kube::ObjectList> events =
-            virt().List(kEvents, "ml", {.field_selector = "involvedObject.name=sneaky"});
-        if (!events.ok()) return false;
-        for (const kube::Object& e : events->items) {
-          if (kube::GetString(e, {"reason"}) == "TolerationDropped") return true;
-        }
-        return false;
+        return kube::FindEvent(virt(), "ml", "involvedObject.name=sneaky", "TolerationDropped")
+            .has_value();
       },
       std::chrono::seconds(60)));
   EXPECT_NE(registry_->Render().find(R"(vtenant_syncer_dropped_fields_total{kind="Pod",)"
@@ -810,15 +790,10 @@ TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
   }
   // A slice pointing at another tenant's pod and at the host's Node.
   ASSERT_TRUE(virt()
-                  .Create(slices, "ml", ParseTestJson(R"({"apiVersion":"discovery.k8s.io/v1",
-      "kind":"EndpointSlice","metadata":{"name":"db2-foreign","namespace":"ml",
-        "labels":{"kubernetes.io/service-name":"db2",
-                  "endpointslice.kubernetes.io/managed-by":"team.example.com"}},
-      "addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],
-      "endpoints":[
+                  .Create(slices, "ml", HandWrittenSlice("db2-foreign", "db2", R"([
         {"addresses":["192.168.5.20"],
          "targetRef":{"kind":"Pod","namespace":"vtenant-vision","name":"train"}},
-        {"addresses":["10.243.0.1"]}]})"))
+        {"addresses":["10.243.0.1"]}])"))
                   .ok());
 
   // The claim that names a volume never reaches the host, and says why.
@@ -989,33 +964,25 @@ TEST_F(SyncerIntegrationTest, CollidingObjectsCoexistAndAClashIsNeverOverwritten
                       "vtenant.io/virtual-name":"other"}},
                       "spec":{"ports":[{"port":7000}]}})"))
           .ok());
-  ASSERT_TRUE(virt()
-                  .Create(kube::resources::kServices, "c",
-                          ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{
-                              "name":"web","namespace":"c"},"spec":{"ports":[{"port":80}]}})"))
-                  .ok());
+  // A Service of namespace c on port 80, made in the team's cluster.
+  auto create_in_c = [](const std::string& name) {
+    return virt().Create(
+        kube::resources::kServices, "c",
+        ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":")" + name +
+                      R"(","namespace":"c"},"spec":{"ports":[{"port":80}]}})"));
+  };
+  ASSERT_TRUE(create_in_c("web").ok());
   EXPECT_TRUE(Eventually(
       [] {
-        Result<kube::ObjectList> events =
-            virt().List(kEvents, "c", {.field_selector = "involvedObject.name=web"});
-        if (!events.ok()) return false;
-        for (const kube::Object& e : events->items) {
-          if (kube::GetString(e, {"reason"}) == "HostNameClash" &&
-              kube::GetString(e, {"message"}).find("Service c/other") != std::string_view::npos) {
-            return true;
-          }
-        }
-        return false;
+        return kube::FindEvent(virt(), "c", "involvedObject.name=web", "HostNameClash",
+                               {"Service c/other"})
+            .has_value();
       },
       std::chrono::seconds(60)));
   ASSERT_TRUE(virt().Delete(kube::resources::kServices, "c", "web").ok());
   // Left as it was: still the other's port, and still there once the
   // Service syncer has moved on to a Service made after the deletion.
-  ASSERT_TRUE(virt()
-                  .Create(kube::resources::kServices, "c",
-                          ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{
-                              "name":"after","namespace":"c"},"spec":{"ports":[{"port":80}]}})"))
-                  .ok());
+  ASSERT_TRUE(create_in_c("after").ok());
   ASSERT_TRUE(Eventually(
       [] {
         return client()

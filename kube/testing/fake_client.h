@@ -51,6 +51,8 @@ class FakeClient final : public Client {
   // Ends open watches; no call may still be running.
   ~FakeClient() override;
 
+  // kube::Client's calls, declared again as every implementation
+  // (RestClient too) must.
   Result<Object> Get(const ResourceType& type, std::string_view ns, std::string_view name,
                      const CallOptions& call = {}) override;
   Result<ObjectList> List(const ResourceType& type, std::string_view ns,

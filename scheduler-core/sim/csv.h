@@ -24,14 +24,17 @@ class CsvReader {
 
   // Advances to the next record; false at the end. Blank lines are skipped.
   bool Next();
-  // The field of the current record; empty when the row is short.
+  // The field of the current record, spaces around it trimmed; empty when
+  // the row is short or `column` is -1 (an optional column that is absent).
   std::string_view Field(int column) const;
   int line() const { return line_; }
 
   // "pods.csv:17: field gpu_milli: <what>"
   Status Error(std::string_view field, std::string_view what) const;
 
-  // Field parsers that report through Error().
+  // Field parsers that report through Error(). Int: the field as a whole
+  // number, an error when it is empty or not one. OptionalInt: `fallback`
+  // when the column is absent or the field empty, else as Int.
   Result<int64_t> Int(int column, std::string_view field) const;
   Result<int64_t> OptionalInt(int column, std::string_view field, int64_t fallback) const;
 

@@ -65,6 +65,8 @@ Result<InOrderSummary> PlaceInOrder(const Trace& trace, const InOrderOptions& op
   return sum;
 }
 
+// Field by field, as SummaryJson (replay.cc) writes its own summary: a
+// parallel on purpose, the two share their form, not their fields.
 std::string InOrderJson(const InOrderSummary& s) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);

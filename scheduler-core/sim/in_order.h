@@ -32,6 +32,10 @@ struct InOrderSummary {
   double wall_seconds = 0;
 };
 
+// Errors: the trace's first invalid object, as SnapshotBuilder::Build
+// reports it; InvalidArgument for a trace with gangs (a gang is placed
+// whole or not at all, never one pod at a time). Under fgd without a
+// workload model, one is kept that learns each pod as it arrives.
 Result<InOrderSummary> PlaceInOrder(const Trace& trace, const InOrderOptions& options);
 
 std::string InOrderJson(const InOrderSummary& summary);

@@ -54,6 +54,8 @@ struct ReplaySummary {
   double max_cycle_ms = 0;
 };
 
+// Errors: the trace's first invalid object, as SnapshotBuilder::Build
+// reports it; Unavailable when the series file cannot be written.
 Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options);
 
 // One validated snapshot with every pod of the trace pending (and a

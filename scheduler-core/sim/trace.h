@@ -11,6 +11,8 @@
 //   below 1000: a fraction, on num_gpu devices); gpu_spec "A|B" restricts
 //   the GPU model; times in seconds, deletion_time empty or -1 for never.
 // Queues YAML: KAI Queue objects (scheduling.run.ai/v2), "---" separated.
+// Both CSVs find their columns by the header's names, in any order; the
+// bracketed ones may be left out.
 #pragma once
 
 #include <string>
