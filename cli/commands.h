@@ -24,6 +24,9 @@ int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& ar
 // A relay between the real node's network namespace and loopback
 // (relay.cc, localenv/netns_relay.h); the supervisor runs it.
 int RunRelay(const GlobalOptions& global, const std::vector<std::string>& args);
+// The host cluster's DNS for the real node's pods (cluster_dns.cc); the
+// supervisor runs it.
+int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args);

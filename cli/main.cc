@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   if (command == "delete") return RunDelete(global, rest);
   if (command == "supervise") return RunSupervise(global, rest);
   if (command == "relay") return RunRelay(global, rest);
+  if (command == "cluster-dns") return RunClusterDns(global, rest);
   if (command == "status") return RunStatus(global, rest);
   if (command == "tenants") return RunTenants(global, rest);
   if (command == "queues") return RunQueues(global, rest);

@@ -36,6 +36,7 @@ void RequestStop(int) { g_stop = true; }
 // The namespace of the chart's accounts, as `helm install --namespace` would
 // make it; the scheduler's reservation pods live there too.
 constexpr char kSystemNamespace[] = "vtenant-system";
+constexpr char kKubeSchedulerUser[] = "system:kube-scheduler";
 
 // How long a (re)started component may take to answer its health probe.
 constexpr auto kReadyTimeout = std::chrono::seconds(120);
@@ -147,7 +148,8 @@ localenv::RealNodeOptions RealNodeOptionsFor(const UpOptions& options, const std
           .api_server_port = 0,
           .vtenant_binary = fs::read_symlink("/proc/self/exe", ec).string(),
           .images_script = options.images_script,
-          .gpu = options.real_node_gpu};
+          .gpu = options.real_node_gpu,
+          .pods_reach_api_server = options.cluster_only};
 }
 
 // Starts the real node's programs under `supervisor`, imports its images
@@ -182,12 +184,16 @@ Status StartRealNode(localenv::RealNodeOptions node, int api_server_port, kube::
 }
 
 // A new environment in `dir`: the host cluster, the CRDs, the chart's
-// accounts, the scheduler and the operator, each under `supervisor`.
+// accounts, the scheduler and the operator, each under `supervisor`; with
+// options.cluster_only the host cluster and its nodes alone.
 Status Build(const UpOptions& options, const std::string& dir, localenv::Supervisor& supervisor,
              Record& record) {
   VT_ASSIGN_OR_RETURN(std::vector<localenv::SimulatedNode> nodes,
                       localenv::LoadNodeInventory(options.nodes_path));
-  VT_ASSIGN_OR_RETURN(std::vector<std::string> crds, YamlFiles(options.crds_dir));
+  std::vector<std::string> crds;
+  if (!options.cluster_only) {
+    VT_ASSIGN_OR_RETURN(crds, YamlFiles(options.crds_dir));
+  }
   std::cout << "vtenant: starting etcd, kube-apiserver, kube-controller-manager and kwok in " << dir
             << " ..." << std::endl;
   const localenv::RealNodeOptions node = RealNodeOptionsFor(options, dir);
@@ -199,6 +205,10 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
     api_server_args = localenv::RealNodeApiServerArgs(node);
     users = localenv::RealNodeUsers();
   }
+  // A cluster as any has a default scheduler for the pods vtenant's does
+  // not place (the chart's own, to begin with), acting as the identity
+  // Kubernetes' bootstrap policy binds to its rights.
+  if (options.cluster_only) users.emplace_back(kKubeSchedulerUser, "");
   VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::LocalCluster> cluster,
                       localenv::LocalCluster::Start({.dir = dir,
                                                      .nodes = nodes,
@@ -206,10 +216,33 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
                                                      .extra_users = users,
                                                      .api_server_port = options.port,
                                                      .api_server_args = api_server_args,
+                                                     // the chart's pods read their token
+                                                     .service_account_admission =
+                                                         options.cluster_only,
                                                      .die_with_parent = false}));
   cluster->HandOver(supervisor);
   record.state().kubeconfig = cluster->api_server().kubeconfig_path();
   VT_RETURN_IF_ERROR(record.Save(supervisor));
+  if (options.cluster_only) {
+    VT_ASSIGN_OR_RETURN(std::string kube_scheduler, localenv::FindTool("kube-scheduler"));
+    const localenv::Component default_scheduler{
+        .name = "kube-scheduler",
+        .process = {.argv = {kube_scheduler,
+                             "--kubeconfig=" + dir + "/host/" + kKubeSchedulerUser + ".kubeconfig",
+                             "--leader-elect=false", "--secure-port=0", "--v=1"},
+                    .log_path = dir + "/host/kube-scheduler.log"}};
+    VT_RETURN_IF_ERROR(supervisor.Start(default_scheduler).WithContext("starting kube-scheduler"));
+    VT_RETURN_IF_ERROR(WaitHealthy(supervisor, default_scheduler));
+    VT_RETURN_IF_ERROR(record.Save(supervisor));
+    if (options.real_node) {
+      VT_RETURN_IF_ERROR(
+          StartRealNode(node, cluster->api_server().port(), cluster->client(), supervisor, record));
+    }
+    std::cout << "vtenant: the cluster alone (--cluster-only): install vtenant with helm install "
+                 "vtenant charts/vtenant --kubeconfig "
+              << record.state().kubeconfig << std::endl;
+    return record.Save(supervisor);
+  }
   std::cout << "vtenant: installed CRDs from";
   for (const std::string& file : crds) std::cout << " " << fs::path(file).filename().string();
   std::cout << std::endl;

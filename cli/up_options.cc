@@ -31,6 +31,13 @@ again what is not running, with the same data, ports and Tenants. Only
                             hack/build-tools.sh kubelet kube-proxy)
   --real-node-gpu           the real node also advertises one simulated GPU
                             (nvidia.com/gpu and the GPU labels)
+  --cluster-only            the host cluster and its nodes only: no CRDs,
+                            scheduler or operator, so that `helm install
+                            vtenant charts/vtenant` installs them as on any
+                            cluster (with --real-node: the chart's pods run
+                            on the real node; `hack/build-images.py
+                            --programs` and `vtenant load-image` give them
+                            their image)
   --port N                  host API server port (default: a free one; a
                             busy N falls back to a free one and says so)
   --crds DIR                CRDs to install (default charts/vtenant/crds)
@@ -77,7 +84,8 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
       {"syncer-binary", &options.syncer_binary}};
   std::vector<FlagSpec> known = {{.name = "port"},
                                  {.name = "real-node", .is_switch = true},
-                                 {.name = "real-node-gpu", .is_switch = true}};
+                                 {.name = "real-node-gpu", .is_switch = true},
+                                 {.name = "cluster-only", .is_switch = true}};
   for (const auto& [flag, path] : paths) known.push_back({.name = flag});
   SplitCommandLine split;
   if (int code = ReadFlags(name, args, known, Words::kRefuse, kUpUsage, split); code >= 0) {
@@ -91,6 +99,8 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
       options.port = static_cast<int>(*port);
     } else if (given.name == "real-node") {
       options.real_node = on;
+    } else if (given.name == "cluster-only") {
+      options.cluster_only = on;
     } else if (given.name == "real-node-gpu") {
       // A GPU on the real node asks for the node too.
       options.real_node_gpu = on;
@@ -121,6 +131,7 @@ std::vector<std::string> UpArguments(const UpOptions& options) {
   } else if (options.real_node) {
     args.push_back("--real-node");
   }
+  if (options.cluster_only) args.push_back("--cluster-only");
   const std::pair<const char*, const std::string*> binaries[] = {
       {"--operator-binary", &options.operator_binary},
       {"--scheduler-binary", &options.scheduler_binary},

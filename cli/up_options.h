@@ -19,6 +19,9 @@ struct UpOptions {
   // One real node (localenv/real_node.h) beside the simulated ones.
   bool real_node = false;
   bool real_node_gpu = false;  // ... advertising one simulated GPU
+  // The cluster alone: no CRDs, scheduler or operator, for installing
+  // vtenant with its Helm chart as on any cluster.
+  bool cluster_only = false;
   std::string images_script;   // hack/build-images.py (found, not an option)
 };
 

@@ -11,7 +11,7 @@ TEST(UpOptionsTest, TheSupervisorReadsBackWhatUpWasGiven) {
   UpOptions given;
   ASSERT_EQ(ParseUpOptions("up",
                            {"--nodes=/n.yaml", "--port", "6443", "--real-node-gpu", "--crds", "/c",
-                            "--chart", "/h", "--syncer-binary", "/s"},
+                            "--chart", "/h", "--syncer-binary", "/s", "--cluster-only"},
                            given),
             -1);
   EXPECT_EQ(given.nodes_path, "/n.yaml");
@@ -25,6 +25,7 @@ TEST(UpOptionsTest, TheSupervisorReadsBackWhatUpWasGiven) {
   EXPECT_EQ(read.port, given.port);
   EXPECT_EQ(read.real_node, given.real_node);
   EXPECT_EQ(read.real_node_gpu, given.real_node_gpu);
+  EXPECT_TRUE(read.cluster_only);
   EXPECT_EQ(read.crds_dir, given.crds_dir);
   EXPECT_EQ(read.chart_dir, given.chart_dir);
   EXPECT_EQ(read.operator_binary, given.operator_binary);

@@ -58,4 +58,20 @@ std::string AnswerClusterDns(std::string_view packet, const ServiceAddressLookup
   return answer(DnsRcode::kNoError, {*ip});
 }
 
+std::string AnswerClusterDnsFor(std::string_view query, std::string_view from,
+                                const AskerCheck& check, const ServiceAddressLookup& lookup,
+                                const ClusterDnsOptions& options) {
+  switch (check(from)) {
+    case Asker::kAnswered:
+      return AnswerClusterDns(query, lookup, options);
+    case Asker::kUnknown:
+      return "";
+    case Asker::kRefused:
+      break;
+  }
+  Result<DnsQuery> parsed = ParseDnsQuery(query);
+  if (!parsed.ok()) return EncodeDnsFormatError(query);
+  return EncodeDnsResponse(*parsed, DnsRcode::kRefused, {}, 0);
+}
+
 }  // namespace vtenant::dns

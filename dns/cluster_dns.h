@@ -48,4 +48,23 @@ struct ClusterDnsOptions {
 std::string AnswerClusterDns(std::string_view query, const ServiceAddressLookup& lookup,
                              const ClusterDnsOptions& options);
 
+// Who asks, as the server knows the address a query came from. A server
+// reachable from every pod of a node answers only the pods it is for: the
+// syncer a tenant's own, `vtenant cluster-dns` none of any tenant's. The
+// names it knows are not another tenant's to list.
+enum class Asker {
+  kAnswered,  // a pod this server is for
+  kRefused,   // a pod it is not for: REFUSED, no record
+  kUnknown,   // no pod it knows yet (a pod whose address is not reported
+              // yet): no reply, so the resolver asks again after its
+              // timeout (glibc's: 5 s), by when the address is known
+};
+using AskerCheck = std::function<Asker(std::string_view from)>;
+
+// AnswerClusterDns for the query `query` from the address `from`, as
+// `check` classes the asker. Pure apart from what `check` and `lookup` do.
+std::string AnswerClusterDnsFor(std::string_view query, std::string_view from,
+                                const AskerCheck& check, const ServiceAddressLookup& lookup,
+                                const ClusterDnsOptions& options);
+
 }  // namespace vtenant::dns

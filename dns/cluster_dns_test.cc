@@ -115,5 +115,30 @@ TEST_F(ClusterDnsTest, BrokenPacketsGetAFormatErrorOrNothing) {
   EXPECT_EQ(lookups_, 0);
 }
 
+// Only the pods a server is for hear its names: another tenant's pod gets
+// REFUSED and no record, without a Service being looked up; an address
+// not known yet gets no reply at all, so its resolver asks again.
+TEST_F(ClusterDnsTest, OnlyThePodsItIsForAreAnswered) {
+  const AskerCheck check = [](std::string_view from) {
+    if (from == "10.244.0.5") return Asker::kAnswered;
+    if (from == "10.244.0.9") return Asker::kRefused;
+    return Asker::kUnknown;
+  };
+  const ServiceAddressLookup lookup = [this](std::string_view, std::string_view) {
+    ++lookups_;
+    return std::optional<std::string>("10.96.0.42");
+  };
+  const std::string query = Query("web.default.svc.cluster.local");
+  Reply own = Read(AnswerClusterDnsFor(query, "10.244.0.5", check, lookup, {}));
+  EXPECT_EQ(own.rcode, 0);
+  EXPECT_EQ(own.address, "10.96.0.42");
+  EXPECT_EQ(lookups_, 1);
+  Reply other = Read(AnswerClusterDnsFor(query, "10.244.0.9", check, lookup, {}));
+  EXPECT_EQ(other.rcode, 5);
+  EXPECT_EQ(other.answers, 0);
+  EXPECT_EQ(AnswerClusterDnsFor(query, "10.244.0.77", check, lookup, {}), "");
+  EXPECT_EQ(lookups_, 1);
+}
+
 }  // namespace
 }  // namespace vtenant::dns

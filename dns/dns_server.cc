@@ -1,5 +1,6 @@
 #include "dns/dns_server.h"
 
+#include <arpa/inet.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -15,7 +16,15 @@ void ServeDnsQueries(int fd, const DnsAnswerer& answer, const std::function<bool
     const ssize_t n =
         recvfrom(fd, buffer, sizeof(buffer), 0, reinterpret_cast<sockaddr*>(&from), &from_length);
     if (n <= 0) continue;
-    const std::string reply = answer(std::string_view(buffer, static_cast<size_t>(n)));
+    char from_ip[INET6_ADDRSTRLEN] = "";
+    if (from.ss_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&from)->sin_addr, from_ip,
+                sizeof(from_ip));
+    } else if (from.ss_family == AF_INET6) {
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&from)->sin6_addr, from_ip,
+                sizeof(from_ip));
+    }
+    const std::string reply = answer(std::string_view(buffer, static_cast<size_t>(n)), from_ip);
     if (reply.empty()) continue;
     (void)sendto(fd, reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from),
                  from_length);

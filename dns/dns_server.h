@@ -8,9 +8,10 @@
 
 namespace vtenant::dns {
 
-// The answer to one query packet, or "" when nothing is to be sent back
-// (AnswerClusterDns, for example).
-using DnsAnswerer = std::function<std::string(std::string_view packet)>;
+// The answer to one query packet from the numeric address `from`
+// ("10.244.0.7"), or "" when nothing is to be sent back (AnswerClusterDns,
+// for example).
+using DnsAnswerer = std::function<std::string(std::string_view packet, std::string_view from)>;
 
 // Reads datagrams from the bound UDP socket `fd` and sends each one
 // `answer`'s reply, until `stopped()` is true (asked at least every half

@@ -24,16 +24,19 @@ std::pair<int, int> BoundLoopbackSocket() {
   return {fd, ntohs(address.sin_port)};
 }
 
-// Each query gets its answer on the socket it came in on; a query the
-// answerer has nothing for gets nothing, and the server goes on.
+// Each query gets its answer on the socket it came in on, the answerer
+// told who asked; a query the answerer has nothing for gets nothing, and
+// the server goes on.
 TEST(DnsServerTest, AnswersEachQueryToItsSenderAndSkipsEmptyAnswers) {
   auto [server, port] = BoundLoopbackSocket();
   std::atomic<bool> stop{false};
   std::thread serving([&, fd = server] {
     ServeDnsQueries(
         fd,
-        [](std::string_view query) {
-          return query == "silent" ? std::string() : "answer to " + std::string(query);
+        [](std::string_view query, std::string_view from) {
+          return query == "silent" ? std::string()
+                                   : "answer to " + std::string(query) + " from " +
+                                         std::string(from);
         },
         [&] { return stop.load(); });
   });
@@ -49,7 +52,7 @@ TEST(DnsServerTest, AnswersEachQueryToItsSenderAndSkipsEmptyAnswers) {
   char buffer[128];
   const ssize_t n = recv(client, buffer, sizeof(buffer), 0);
   ASSERT_GT(n, 0);
-  EXPECT_EQ(std::string(buffer, static_cast<size_t>(n)), "answer to web");
+  EXPECT_EQ(std::string(buffer, static_cast<size_t>(n)), "answer to web from 127.0.0.1");
   stop = true;
   serving.join();
   close(client);

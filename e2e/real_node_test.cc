@@ -23,6 +23,7 @@
 #include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
+#include "e2e/support/real_node.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource.h"
 #include "kube/tls_stream.h"
@@ -33,26 +34,6 @@
 namespace vtenant::e2e {
 namespace {
 namespace fs = std::filesystem;
-
-// Why this machine cannot run containers at all, or "" when it can: the
-// node needs root's capabilities to make network namespaces, mounts and
-// cgroups. (Missing packages are not a reason: `make test` installs them.)
-std::string CannotRunContainers() {
-  if (geteuid() != 0) {
-    return "the real node needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN for its network "
-           "namespace, mounts and cgroups); this test runs as uid " +
-           std::to_string(geteuid());
-  }
-  const pid_t child = fork();
-  if (child == 0) _exit(unshare(CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return "the kernel refuses new network and mount namespaces (unshare(CLONE_NEWNET | "
-           "CLONE_NEWNS) failed: CAP_SYS_ADMIN is missing)";
-  }
-  return "";
-}
 
 // A socket of the root network namespace (this test's), from /proc/net/tcp*.
 struct RootSocket {
@@ -124,23 +105,6 @@ std::vector<pid_t> RelayPids(const std::string& dir) {
     }
   }
   return pids;
-}
-
-// The local port `kubectl port-forward` says it listens on in its log
-// ("Forwarding from 127.0.0.1:41234 -> 8080"), once it does; 0 after a
-// minute without it.
-int ForwardedPort(const std::string& log) {
-  int port = 0;
-  Eventually(
-      [&] {
-        const std::string text = ReadFileOrEmpty(log);
-        const size_t at = text.find("Forwarding from 127.0.0.1:");
-        if (at == std::string::npos) return false;
-        port = std::stoi(text.substr(at + sizeof("Forwarding from 127.0.0.1:") - 1));
-        return true;
-      },
-      std::chrono::seconds(60), std::chrono::milliseconds(100));
-  return port;
 }
 
 // `kubectl port-forward pod/<pod> 0:8080` with `kubeconfig` (its output in
@@ -748,6 +712,78 @@ spec:
   ASSERT_TRUE(outside.ok());
   EXPECT_NE(outside->find("can't find example.com: NXDOMAIN"), std::string::npos) << *outside;
   EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "resolver", "--wait=true"}).ok());
+}
+
+// Every pod of the node can send a packet to every DNS server on it: the
+// host's (for the host's own pods) and each tenant's syncer's. A team's
+// pod asking another team's server, or the host's, learns no name: the
+// other team's is silent, the host's refuses.
+TEST_F(RealNodeTest, ATeamsPodHearsNoOtherClustersNames) {
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
+  for (const char* team : {"nlp", "vision"}) ASSERT_TRUE(env_->WaitForTeam(team).ok()) << team;
+  ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"}, R"(apiVersion: v1
+kind: Service
+metadata: {name: secret-model, namespace: default}
+spec:
+  selector: {app: secret-model}
+  ports: [{port: 80}]
+)")
+                  .ok());
+  std::string vision_ip;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> copy = env_->host().Get(kube::resources::kServices, "vtenant-vision",
+                                                     "secret-model-x-default-x-vision");
+        if (copy.ok()) vision_ip = std::string(kube::GetString(*copy, {"spec", "clusterIP"}));
+        return !vision_ip.empty();
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(200)));
+  Result<kube::Object> vision_dns =
+      env_->host().Get(kube::resources::kServices, "vtenant-vision", "vtenant-dns");
+  ASSERT_TRUE(vision_dns.ok()) << vision_dns.status().ToString();
+  const std::string vision_dns_ip(kube::GetString(*vision_dns, {"spec", "clusterIP"}));
+
+  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"},
+                                BusyboxPod("prober", Placement::kRealNodeLabel,
+                                           R"(["sleep", "3600"])"))
+                  .ok());
+  Result<std::string> ready =
+      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/prober", "--timeout=120s"});
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  auto in_pod = [&](const std::string& script) {
+    return env_->HostKubectl(
+        {"exec", "-n", "vtenant-nlp", "prober-x-default-x-nlp", "--", "sh", "-c", script});
+  };
+  // The pod does get answers, from its own cluster's server.
+  Result<std::string> own =
+      in_pod("nslookup -type=a kubernetes.default.svc.cluster.local 2>&1; true");
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_NE(own->find("Address: " + std::string(localenv::kNodeIp) + "\n"), std::string::npos)
+      << *own;
+
+  // Vision's server, asked for vision's Service: no answer at all.
+  Result<std::string> other = in_pod("nslookup -type=a -timeout=2 -retry=1 "
+                                     "secret-model.default.svc.cluster.local " +
+                                     vision_dns_ip + " 2>&1; true");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_EQ(other->find(vision_ip), std::string::npos) << *other;
+  EXPECT_EQ(other->find("Name:"), std::string::npos) << *other;
+  EXPECT_NE(other->find("timed out"), std::string::npos) << *other;
+
+  // The host's server, at the node's address: refused, so neither the
+  // host's `kubernetes` Service nor vision's host copy is named.
+  for (const std::string& name :
+       {std::string("kubernetes.default.svc.cluster.local"),
+        std::string("secret-model-x-default-x-vision.vtenant-vision.svc.cluster.local")}) {
+    Result<std::string> host = in_pod("nslookup -type=a -timeout=2 -retry=1 " + name + " " +
+                                      std::string(localenv::kNodeIp) + " 2>&1; true");
+    ASSERT_TRUE(host.ok()) << host.status().ToString();
+    EXPECT_NE(host->find("REFUSED"), std::string::npos) << name << ":\n" << *host;
+    EXPECT_EQ(host->find("Name:"), std::string::npos) << name << ":\n" << *host;
+    EXPECT_EQ(host->find(vision_ip), std::string::npos) << name << ":\n" << *host;
+  }
+  EXPECT_TRUE(env_->TeamKubectl("nlp", {"delete", "pod", "prober", "--wait=true"}).ok());
+  EXPECT_TRUE(env_->TeamKubectl("vision", {"delete", "service", "secret-model"}).ok());
 }
 
 TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {

@@ -1,5 +1,7 @@
 #include "localenv/api_server.h"
 
+#include <arpa/inet.h>
+
 #include <filesystem>
 
 #include "base/file.h"
@@ -32,6 +34,21 @@ CertificateAndKey ReadPair(const fs::path& dir, const std::string& name) {
   return {ReadFileOrEmpty(dir / (name + ".crt")), ReadFileOrEmpty(dir / (name + ".key"))};
 }
 
+// The first address of the IPv4 range `cidr`, which the API server gives
+// the `kubernetes` Service ("10.96.0.0/16" → "10.96.0.1"); "" for anything
+// else.
+std::string KubernetesServiceAddress(const std::string& cidr) {
+  const size_t slash = cidr.find('/');
+  in_addr network{};
+  if (slash == std::string::npos || inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &network) != 1) {
+    return "";
+  }
+  in_addr first{};
+  first.s_addr = htonl(ntohl(network.s_addr) + 1);
+  char text[INET_ADDRSTRLEN] = {};
+  return inet_ntop(AF_INET, &first, text, sizeof(text)) != nullptr ? text : "";
+}
+
 // Creates the PKI once; a restart reuses it so existing kubeconfigs stay valid.
 Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
   if (fs::exists(pki / "admin.crt")) return Status::Ok();
@@ -44,14 +61,19 @@ Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
                     "kubernetes.default.svc.cluster.local"},
       .ip_addresses = {"127.0.0.1"},
       .server = true};
+  // Pods reach the API server at the `kubernetes` Service's address (where
+  // a node runs them: the real node's).
+  if (std::string service = KubernetesServiceAddress(options.service_cidr); !service.empty()) {
+    serving.ip_addresses.push_back(service);
+  }
   VT_ASSIGN_OR_RETURN(CertificateAndKey apiserver, IssueCertificate(ca, serving));
   VT_RETURN_IF_ERROR(WritePair(pki, "apiserver", apiserver));
   std::vector<std::pair<std::string, std::string>> users = options.extra_users;
   users.insert(users.begin(), {"admin", "system:masters"});
   for (const auto& [user, group] : users) {
     CertificateRequest request{.common_name = user == "admin" ? "vtenant-admin" : user,
-                               .organizations = {group},
                                .client = true};
+    if (!group.empty()) request.organizations.push_back(group);
     VT_ASSIGN_OR_RETURN(CertificateAndKey cert, IssueCertificate(ca, request));
     VT_RETURN_IF_ERROR(WritePair(pki, user, cert));
   }

@@ -27,8 +27,8 @@ struct ApiServerOptions {
   std::string etcd_prefix = "/registry";  // distinct per API server sharing one etcd
   std::string name = "vtenant";           // cluster/context name in the kubeconfig
   int port = 0;                           // 0: pick a free loopback port
-  // Extra identities that get a client certificate: {user, group} pairs,
-  // written as <dir>/<user>.kubeconfig.
+  // Extra identities that get a client certificate: {user, group} pairs
+  // (group "": none), written as <dir>/<user>.kubeconfig.
   std::vector<std::pair<std::string, std::string>> extra_users;
   // Without a kubelet nothing mounts service-account tokens, so the
   // ServiceAccount admission plugin would only make pod creation race the

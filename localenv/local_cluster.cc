@@ -17,6 +17,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::Start(const LocalClusterOpti
                        .name = "vtenant-host",
                        .port = options.api_server_port,
                        .extra_users = options.extra_users,
+                       .service_account_admission = options.service_account_admission,
                        .die_with_parent = options.die_with_parent};
   api.extra_args = options.api_server_args;
   std::optional<ControllerManagerOptions> controllers;

@@ -30,6 +30,9 @@ struct LocalClusterOptions {
   std::vector<std::pair<std::string, std::string>> extra_users;  // see ApiServerOptions
   int api_server_port = 0;                                       // 0: a free loopback port
   std::vector<std::string> api_server_args;  // more kube-apiserver flags (the real node's)
+  // The ServiceAccount admission plugin (see ApiServerOptions): on where a
+  // kubelet runs pods that read their account's token, such as a chart's.
+  bool service_account_admission = false;
   bool die_with_parent = true;
 };
 

@@ -28,6 +28,7 @@ namespace {
 constexpr char kNodeUser[] = "system:node:vtenant-node";
 constexpr char kProxyUser[] = "system:kube-proxy";
 constexpr char kKubeletClientUser[] = "vtenant-kubelet-client";
+constexpr char kClusterDnsUser[] = "vtenant-cluster-dns";
 constexpr char kNodeGroup[] = "vtenant:real-node";
 // Inside the namespace: the veth pair that carries the node IP (both ends
 // stay there) and the bridge the CNI plugin makes for the pods.
@@ -170,6 +171,8 @@ std::string KubeletConfig(const RealNodeOptions& options) {
       << "  x509: {clientCAFile: " << host_pki << "/ca.crt}\n"
       << "authorization: {mode: Webhook}\n"
       << "clusterDomain: cluster.local\n"
+      // The host's DNS (`vtenant cluster-dns`), at the node's address.
+      << "clusterDNS: [" << kNodeIp << "]\n"
       // No resolver of the machine's: a pod's DNS traffic would leave the
       // namespace (it cannot: the namespace has no way out).
       << "resolvConf: \"\"\n"
@@ -215,8 +218,32 @@ std::string EgressConfig(const RealNodeOptions& options) {
          EgressSocket(options) + "\n";
 }
 
+// The host's `kubernetes` Service's endpoint as the node's pods reach it:
+// the pods' API relay at the node's address. The API server runs without an
+// endpoint reconciler (it listens on loopback, which a Service endpoint may
+// not be), so this slice is the only one.
+kube::Object KubernetesEndpointSlice(const RealNodeOptions& options) {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "discovery.k8s.io/v1"},
+      {"kind", "EndpointSlice"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", "kubernetes"},
+           {"namespace", "default"},
+           {"labels", kube::JsonObject{{"kubernetes.io/service-name", "kubernetes"},
+                                       {"endpointslice.kubernetes.io/managed-by",
+                                        "vtenant-real-node"}}}}},
+      {"addressType", "IPv4"},
+      {"endpoints", kube::JsonArray{kube::JsonObject{
+                        {"addresses", kube::JsonArray{kNodeIp}},
+                        {"conditions", kube::JsonObject{{"ready", true}}}}}},
+      {"ports", kube::JsonArray{kube::JsonObject{
+                    {"name", "https"}, {"port", options.api_server_port}, {"protocol", "TCP"}}}}});
+}
+
 // The node's identities and what they may do: the kubelet as a node, the
-// API server towards kubelets as their API admin. kube-proxy's identity is
+// API server towards kubelets as their API admin, the node's DNS as a
+// reader of Services and pods. kube-proxy's identity is
 // bound by Kubernetes' own bootstrap policy (system:node-proxier).
 constexpr char kBindings[] = R"(apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
@@ -229,6 +256,17 @@ kind: ClusterRoleBinding
 metadata: {name: vtenant-kubelet-api-admin}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:kubelet-api-admin}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: vtenant-kubelet-client}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "vtenant:cluster-dns"}
+rules: [{apiGroups: [""], resources: [services, pods], verbs: [list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "vtenant:cluster-dns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "vtenant:cluster-dns"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: vtenant-cluster-dns}]
 )";
 
 Status WriteFile(const std::string& path, const std::string& text) {
@@ -288,7 +326,10 @@ std::map<std::string, std::string> RealNodeFiles(const RealNodeOptions& options)
 }
 
 std::vector<std::pair<std::string, std::string>> RealNodeUsers() {
-  return {{kNodeUser, "system:nodes"}, {kProxyUser, kNodeGroup}, {kKubeletClientUser, kNodeGroup}};
+  return {{kNodeUser, "system:nodes"},
+          {kProxyUser, kNodeGroup},
+          {kKubeletClientUser, kNodeGroup},
+          {kClusterDnsUser, kNodeGroup}};
 }
 
 Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client) {
@@ -318,7 +359,19 @@ Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client) {
     VT_RETURN_IF_ERROR(WriteFile(options.dir + "/" + path, text));
   }
   VT_RETURN_IF_ERROR(EnsureRealNodeNamespace(StateDirOf(options)));
-  return kube::ApplyManifest(client, kBindings).WithContext("binding the node's identities");
+  VT_RETURN_IF_ERROR(
+      kube::ApplyManifest(client, kBindings).WithContext("binding the node's identities"));
+  if (!options.pods_reach_api_server) return Status::Ok();
+  // EndpointSlice is not among kube/resource.h's types (only the syncer
+  // reads it otherwise), so the slice is applied by its type here.
+  const kube::ResourceType endpoint_slices{"discovery.k8s.io", "v1", "endpointslices",
+                                           "EndpointSlice", true};
+  return client
+      .Patch(endpoint_slices, "default", "kubernetes", kube::PatchType::kApply,
+             kube::ToJson(KubernetesEndpointSlice(options)),
+             {.field_manager = "vtenant", .force = true})
+      .status()
+      .WithContext("giving the kubernetes Service its endpoint");
 }
 
 Status EnsureRealNodeNamespace(const std::string& state_dir) {
@@ -379,7 +432,24 @@ std::vector<Component> RealNodeComponents(const RealNodeOptions& options) {
                        netns,
                        {proxy, "--config=" + options.dir + "/kube-proxy/config.yaml", "--v=1"}),
                    .log_path = logs + "kube-proxy.log"}},
+      // The host's DNS for the node's pods, with an identity of its own
+      // that may list Services and pods (to know who asks) and nothing else.
+      {.name = "cluster-dns",
+       .process = {.argv = {options.vtenant_binary, "--kubeconfig",
+                            Kubeconfig(options, kClusterDnsUser), "cluster-dns", "--netns", netns,
+                            "--listen", std::string(kNodeIp) + ":53"},
+                   .log_path = logs + "cluster-dns.log"}},
   };
+  if (options.pods_reach_api_server) {
+    // The host API server for the node's pods (the kubernetes Service's
+    // endpoint, KubernetesEndpointSlice), at the node's address.
+    components.push_back(
+        {.name = "node-relay-pods-api",
+         .process = {.argv = {options.vtenant_binary, "relay", "--netns", netns, "--listen",
+                              std::string(kNodeIp) + ":" + std::to_string(options.api_server_port),
+                              "--to", api},
+                     .log_path = logs + "relay-pods-api.log"}});
+  }
   return components;
 }
 

@@ -8,9 +8,12 @@
 // veth pair with both ends inside it (the node IP, kNodeIp), and the pods'
 // bridge the CNI plugin makes there; pods get namespaces of their own below
 // it. Nothing of the node listens on or sends to an address outside that
-// namespace. The node reaches the API server, and the API server the
-// kubelet, only through the relays (netns_relay.h), which the supervisor
-// runs beside the node.
+// namespace. The node and its pods reach the API server, and the API server
+// the kubelet and the pods, only through the relays (netns_relay.h), which
+// the supervisor runs beside the node: pods find it as on any cluster, at
+// the `kubernetes` Service (whose one endpoint is the pods' relay at the
+// node's address), and find Services by name through the host's DNS at the
+// node's address.
 //
 // Use: RealNodeApiServerArgs() (after WriteRealNodeApiServerFiles()) and
 // RealNodeUsers() when starting the host API server, PrepareRealNode() once
@@ -49,6 +52,11 @@ struct RealNodeOptions {
   bool gpu = false;
   std::string gpu_product = "NVIDIA-L40S";
   int64_t gpu_memory_mib = 46068;
+  // Let the node's pods reach the host API server, as every cluster's do,
+  // at the `kubernetes` Service (a relay at the node's address, and the
+  // Service's EndpointSlice): for a chart's pods (`up --cluster-only`).
+  // Off, no pod can reach it at all, a team's included.
+  bool pods_reach_api_server = false;
 };
 
 // The namespace of the node of the environment in `dir` (the state folder):
@@ -80,8 +88,9 @@ Status EnsureRealNodeNamespace(const std::string& state_dir);
 // node's identities (RBAC) and builds the images. Safe to run again.
 Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client);
 
-// The node's programs, in start order: the two relays, containerd, the
-// kubelet, kube-proxy.
+// The node's programs, in start order: the relays (the host API server for
+// the kubelet and for the pods, the API server's egress), containerd, the
+// kubelet, kube-proxy and the host's DNS for the pods (`vtenant cluster-dns`).
 std::vector<Component> RealNodeComponents(const RealNodeOptions& options);
 
 // Imports the images hack/build-images.py built into containerd, once its

@@ -80,7 +80,10 @@ TEST(RealNodeTest, ApiServerReachesKubeletsThroughTheEgressRelayByInternalIp) {
             args.end());
 }
 
-TEST(RealNodeTest, EveryProgramButTheRelaysRunsInTheNamespace) {
+// The node's programs run in its namespace (nsenter --net), except
+// vtenant's own relays and DNS, which open their sockets there and nothing
+// on the machine's network (--netns).
+TEST(RealNodeTest, EveryProgramRunsOrListensInTheNamespace) {
   RealNodeOptions options = Options();
   options.vtenant_binary = "/bin/vtenant";
   const std::string netns = "--net=/run/netns/" + NetnsName("/tmp/env-a");
@@ -88,18 +91,45 @@ TEST(RealNodeTest, EveryProgramButTheRelaysRunsInTheNamespace) {
   for (const Component& c : RealNodeComponents(options)) {
     names.push_back(c.name);
     ASSERT_FALSE(c.process.argv.empty());
-    if (c.name.rfind("node-relay-", 0) == 0) {
-      EXPECT_EQ(c.process.argv[0], "/bin/vtenant");
-      EXPECT_EQ(c.process.argv[1], "relay");
+    const std::vector<std::string>& argv = c.process.argv;
+    if (argv[0] == "/bin/vtenant") {
+      EXPECT_TRUE(c.name.rfind("node-relay-", 0) == 0 || c.name == "cluster-dns") << c.name;
+      const auto flag = std::find(argv.begin(), argv.end(), "--netns");
+      ASSERT_NE(flag, argv.end()) << c.name;
+      ASSERT_NE(flag + 1, argv.end()) << c.name;
+      EXPECT_EQ(*(flag + 1), NetnsName("/tmp/env-a")) << c.name;
     } else {
-      ASSERT_GE(c.process.argv.size(), 4u) << c.name;
-      EXPECT_EQ(c.process.argv[0], "/usr/bin/nsenter") << c.name;
-      EXPECT_EQ(c.process.argv[1], netns) << c.name;
-      EXPECT_EQ(c.process.argv[2], "--") << c.name;
+      ASSERT_GE(argv.size(), 4u) << c.name;
+      EXPECT_EQ(argv[0], "/usr/bin/nsenter") << c.name;
+      EXPECT_EQ(argv[1], netns) << c.name;
+      EXPECT_EQ(argv[2], "--") << c.name;
     }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"node-relay-api", "node-relay-egress", "containerd",
-                                             "kubelet", "kube-proxy"}));
+                                             "kubelet", "kube-proxy", "cluster-dns"}));
+}
+
+// Pods reach the host API server only where asked for (a chart's, with
+// `up --cluster-only`): otherwise nothing of the node listens for it.
+TEST(RealNodeTest, PodsReachTheHostApiServerOnlyWhenAskedFor) {
+  RealNodeOptions options = Options();
+  options.vtenant_binary = "/bin/vtenant";
+  options.api_server_port = 6443;
+  auto relays_to_api = [](const RealNodeOptions& o) {
+    int found = 0;
+    for (const Component& c : RealNodeComponents(o)) {
+      const std::vector<std::string>& argv = c.process.argv;
+      const auto listen = std::find(argv.begin(), argv.end(), "--listen");
+      if (listen != argv.end() && listen + 1 != argv.end() &&
+          *(listen + 1) == std::string(kNodeIp) + ":6443") {
+        ++found;
+      }
+    }
+    return found;
+  };
+  EXPECT_EQ(relays_to_api(options), 0);
+  options.pods_reach_api_server = true;
+  EXPECT_EQ(relays_to_api(options), 1);
 }
 
 }  // namespace

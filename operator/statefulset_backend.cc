@@ -46,6 +46,28 @@ kube::JsonObject SecretVolume(std::string_view volume, const std::string& secret
           {"secret", kube::JsonObject{{"secretName", secret}, {"defaultMode", 256}}}};
 }
 
+// A Secret that may not exist yet: the pod starts without it and the
+// kubelet fills the volume once it appears. The syncer's Secret is one: the
+// operator writes it with a token of the virtual API server this very pod
+// serves, so requiring it would keep the pod from ever starting.
+kube::JsonObject OptionalSecretVolume(std::string_view volume, const std::string& secret) {
+  return {{"name", volume},
+          {"secret", kube::JsonObject{
+                         {"secretName", secret}, {"defaultMode", 256}, {"optional", true}}}};
+}
+
+// Whether `pod`'s container `name` reports ready.
+bool ContainerReady(const kube::Object& pod, std::string_view name) {
+  const rapidjson::Value* statuses = kube::Find(pod, {"status", "containerStatuses"});
+  if (statuses == nullptr || !statuses->IsArray()) return false;
+  for (const rapidjson::Value& c : statuses->GetArray()) {
+    if (kube::GetString(c, {"name"}) != name) continue;
+    const rapidjson::Value* ready = kube::Find(c, {"ready"});
+    return ready != nullptr && ready->IsTrue();
+  }
+  return false;
+}
+
 // The three files of the control plane's Secret the syncer's kubelet
 // endpoint needs (its certificate and key, the CA that signs the API
 // server's client certificate), and no other key of it.
@@ -90,6 +112,10 @@ kube::Object RenderControlPlaneService(const ControlPlaneRequest& r) {
        kube::JsonObject{
            {"type", "ClusterIP"},
            {"selector", SelectorLabels(r)},
+           // The pod is Ready only once its syncer is, and the syncer
+           // waits for a token the operator mints through this Service:
+           // the API server is reached before the pod is Ready.
+           {"publishNotReadyAddresses", true},
            {"ports",
             kube::JsonArray{kube::JsonObject{
                 {"name", "https"}, {"port", 443}, {"targetPort", 6443}, {"protocol", "TCP"}}}}}}});
@@ -284,7 +310,8 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
                                      std::move(kcm_container), std::move(syncer_container)}},
       {"volumes", kube::JsonArray{SecretVolume("pki", ControlPlaneSecretName(r.spec.name)),
                                   SecretVolume("kubeconfig", Name(r) + "-internal"),
-                                  SecretVolume("syncer-credentials", SyncerSecretName(r.spec.name)),
+                                  OptionalSecretVolume("syncer-credentials",
+                                                       SyncerSecretName(r.spec.name)),
                                   SyncerKubeletVolume(ControlPlaneSecretName(r.spec.name)),
                                   host_token_source}}};
   const kube::JsonObject claim{
@@ -371,18 +398,34 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
   if (!now.ok()) return now.status();
   ControlPlaneStatus status;
   status.endpoint = StatefulSetEndpoint(request);
-  const int64_t ready = kube::GetInt(*now, {"status", "readyReplicas"});
-  if (ready >= 1) {
-    status.control_plane = {
-        true, "Running",
-        "StatefulSet " + request.host_namespace + "/" + std::string(kube::Name(sts)) + " is ready"};
-    status.syncer = {true, "Running", "the syncer container is ready"};
+  const std::string set_name(kube::Name(sts));
+  const std::string pod_name = set_name + "-0";
+  // The pod is Ready only once all four containers are, and the syncer's
+  // waits for a token the operator mints once the API server answers: so
+  // each is read from its own container's status.
+  Result<kube::Object> pod = host_.Get(kube::resources::kPods, request.host_namespace, pod_name);
+  if (!pod.ok() && pod.status().code() != StatusCode::kNotFound) return pod.status();
+  const bool apiserver_ready = pod.ok() && ContainerReady(*pod, "kube-apiserver");
+  const bool syncer_ready = pod.ok() && ContainerReady(*pod, "syncer");
+  if (apiserver_ready) {
+    status.control_plane = {true, "Running",
+                            "the API server of pod " + request.host_namespace + "/" + pod_name +
+                                " is ready"};
   } else {
     status.control_plane = {false, "PodNotReady",
-                            "StatefulSet " + request.host_namespace + "/" +
-                                std::string(kube::Name(sts)) +
-                                " has no ready pod yet; `kubectl -n " + request.host_namespace +
-                                " describe pod " + std::string(kube::Name(sts)) + "-0` says why"};
+                            "StatefulSet " + request.host_namespace + "/" + set_name +
+                                " has no ready API server yet; `kubectl -n " +
+                                request.host_namespace + " describe pod " + pod_name +
+                                "` says why"};
+  }
+  if (syncer_ready) {
+    status.syncer = {true, "Running", "the syncer container is ready"};
+  } else if (apiserver_ready) {
+    status.syncer = {false, "NotReady",
+                     "the syncer container of pod " + request.host_namespace + "/" + pod_name +
+                         " is not ready yet (it starts once its token Secret " +
+                         SyncerSecretName(request.spec.name) + " reaches it)"};
+  } else {
     status.syncer = {false, "ControlPlaneNotReady", "the syncer runs in the control-plane pod"};
   }
   return status;

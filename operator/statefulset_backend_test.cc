@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 #include "operator/host_objects.h"
 
 namespace vtenant::op {
@@ -156,6 +157,16 @@ TEST(StatefulSetBackendTest, TheSyncerUsesItsOwnVirtualCredential) {
   EXPECT_NE(mounts.find(R"("name":"syncer-credentials")"), std::string::npos) << mounts;
   EXPECT_TRUE(
       Has(Command(*Container(sts, "syncer")), "--virtual-kubeconfig=/etc/vtenant/syncer/config"));
+  // The operator writes that Secret once this pod's API server answers: a
+  // required volume would keep the pod, and so the API server, from starting.
+  bool optional = false;
+  for (const auto& v : sts["spec"]["template"]["spec"]["volumes"].GetArray()) {
+    if (kube::GetString(v, {"name"}) == "syncer-credentials") {
+      const rapidjson::Value* flag = kube::Find(v, {"secret", "optional"});
+      optional = flag != nullptr && flag->IsTrue();
+    }
+  }
+  EXPECT_TRUE(optional);
   ControlPlaneRequest r = Request();
   r.syncer_virtual_token = "virtual-token-1";
   kube::Object secret = RenderSyncerSecret(r);
@@ -331,10 +342,16 @@ TEST(StatefulSetBackendTest, ServiceFrontsTheApiServer) {
   EXPECT_EQ(kube::Name(svc), "vc-nlp");
   EXPECT_EQ(kube::GetInt(svc["spec"]["ports"][0], {"port"}), 443);
   EXPECT_EQ(kube::GetInt(svc["spec"]["ports"][0], {"targetPort"}), 6443);
+  // Reached before the pod is Ready: its syncer's token is minted through it.
+  const rapidjson::Value* not_ready = kube::Find(svc, {"spec", "publishNotReadyAddresses"});
+  EXPECT_TRUE(not_ready != nullptr && not_ready->IsTrue());
   EXPECT_EQ(StatefulSetEndpoint(Request()), "https://vc-nlp.vtenant-nlp.svc:443");
 }
 
-TEST(StatefulSetBackendTest, ReadyWhenThePodIs) {
+// The control plane is ready when its API server container is, before the
+// syncer's: the syncer waits for a token that the operator mints through
+// that API server, so the pod as a whole is Ready only after the token.
+TEST(StatefulSetBackendTest, ReadyWhenItsApiServerIsAndTheSyncerAfterIt) {
   kube::FakeClient host;
   StatefulSetBackend backend(host);
   Result<ControlPlaneStatus> s = backend.Ensure(Request());
@@ -345,10 +362,35 @@ TEST(StatefulSetBackendTest, ReadyWhenThePodIs) {
   EXPECT_TRUE(host.Get(kube::resources::kServices, "vtenant-nlp", "vc-nlp").ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-internal").ok());
   EXPECT_TRUE(host.Get(kube::resources::kSecrets, "vtenant-nlp", "vc-nlp-control-plane").ok());
-  ASSERT_TRUE(host.Patch(kube::resources::kStatefulSets, "vtenant-nlp", "vc-nlp",
-                         kube::PatchType::kMerge, R"({"status":{"readyReplicas":1}})",
-                         {.subresource = "status"})
+  // What the kubelet reports of the pod's containers.
+  auto report = [&](bool apiserver, bool syncer) {
+    return host
+        .Patch(kube::resources::kPods, "vtenant-nlp", "vc-nlp-0", kube::PatchType::kMerge,
+               std::string(R"({"status":{"containerStatuses":[{"name":"etcd","ready":true},)"
+                           R"({"name":"kube-apiserver","ready":)") +
+                   (apiserver ? "true" : "false") + R"(},{"name":"syncer","ready":)" +
+                   (syncer ? "true" : "false") + "}]}}",
+               {.subresource = "status"})
+        .ok();
+  };
+  ASSERT_TRUE(host.Create(kube::resources::kPods, "vtenant-nlp",
+                          kube::Json(R"({"apiVersion":"v1","kind":"Pod",
+                              "metadata":{"name":"vc-nlp-0","namespace":"vtenant-nlp"}})"))
                   .ok());
+  ASSERT_TRUE(report(false, false));
+  s = backend.Ensure(Request());
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->control_plane.ready);
+  EXPECT_FALSE(s->syncer.ready);
+
+  ASSERT_TRUE(report(true, false));
+  s = backend.Ensure(Request());
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->control_plane.ready);
+  EXPECT_FALSE(s->syncer.ready);
+  EXPECT_NE(s->syncer.message.find("vc-nlp-syncer"), std::string::npos) << s->syncer.message;
+
+  ASSERT_TRUE(report(true, true));
   s = backend.Ensure(Request());
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(s->control_plane.ready);

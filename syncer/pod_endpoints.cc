@@ -57,18 +57,21 @@ Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
 }
 
 Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
-                       const std::string& listen_address, dns::ServiceAddressLookup lookup,
-                       dns::ClusterDnsOptions options) {
+                       const std::string& listen_address, dns::AskerCheck check,
+                       dns::ServiceAddressLookup lookup, dns::ClusterDnsOptions options) {
   VT_ASSIGN_OR_RETURN(auto listen, ParseAddress("pod-dns-address", listen_address));
   VT_ASSIGN_OR_RETURN(int fd,
                       localenv::ListenInNetns(netns, listen.first, listen.second, SOCK_DGRAM));
   LOG(INFO) << "answering DNS queries on " << netns << "/" << listen_address << " (udp)";
   manager.AddRunnable(
       "pod-dns",
-      [fd, lookup = std::move(lookup), options = std::move(options)](kube::Cancellation& stop) {
+      [fd, check = std::move(check), lookup = std::move(lookup),
+       options = std::move(options)](kube::Cancellation& stop) {
         dns::ServeDnsQueries(
             fd,
-            [&](std::string_view query) { return dns::AnswerClusterDns(query, lookup, options); },
+            [&](std::string_view query, std::string_view from) {
+              return dns::AnswerClusterDnsFor(query, from, check, lookup, options);
+            },
             [&stop] { return stop.cancelled(); });
         close(fd);
       },

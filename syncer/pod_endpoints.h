@@ -45,10 +45,11 @@ Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
 
 // Opens a UDP socket at `listen_address` inside `netns` and adds a
 // runnable to `manager` that answers each query on it with
-// dns::AnswerClusterDns(`lookup`, `options`) until the manager stops. Fails as
-// AddPodApiRelay does.
+// dns::AnswerClusterDnsFor(`check`, `lookup`, `options`) until the manager
+// stops: every pod of the node reaches the socket, `check` says which are
+// answered. Fails as AddPodApiRelay does.
 Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
-                       const std::string& listen_address, dns::ServiceAddressLookup lookup,
-                       dns::ClusterDnsOptions options);
+                       const std::string& listen_address, dns::AskerCheck check,
+                       dns::ServiceAddressLookup lookup, dns::ClusterDnsOptions options);
 
 }  // namespace vtenant::syncer

@@ -3,12 +3,15 @@
 #include <glog/logging.h>
 #include <malloc.h>
 
+#include <filesystem>
 #include <string>
+#include <thread>
 
 #include "base/file.h"
 #include "kube/cancellation.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
+#include "kube/pod_address.h"
 #include "syncer/cluster_dns_service.h"
 #include "syncer/names.h"
 #include "syncer/pod_endpoints.h"
@@ -23,6 +26,21 @@ constexpr int kMallocArenas = 2;      // glibc's default is 8 per core
 // How often freed heap goes back to the system (glibc keeps free pages
 // inside its arenas otherwise, and a burst of pods leaves many).
 constexpr auto kTrimPeriod = std::chrono::seconds(10);
+
+// In a StatefulSet control plane the operator writes the syncer's virtual
+// credential only once the API server in the same pod answers, and the
+// kubelet adds it to the mounted (optional) Secret some seconds later.
+// Waiting here beats exiting: a container that exits is restarted with a
+// backoff that grows to minutes.
+void WaitForFile(const std::string& path) {
+  bool told = false;
+  std::error_code ec;
+  while (!std::filesystem::exists(path, ec)) {
+    if (!told) LOG(INFO) << "waiting for " << path << " to appear";
+    told = true;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
 
 Result<kube::RestConfig> ConfigFor(const std::string& kubeconfig, const std::string& what,
                                    const SyncerFlags& flags) {
@@ -47,6 +65,7 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
   mallopt(M_ARENA_MAX, kMallocArenas);
   if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) LOG(WARNING) << s.ToString();
   std::unique_ptr<SyncerApp> app(new SyncerApp());
+  WaitForFile(flags.virtual_kubeconfig);
   VT_ASSIGN_OR_RETURN(kube::RestConfig virtual_config,
                       ConfigFor(flags.virtual_kubeconfig, "virtual", flags));
   VT_ASSIGN_OR_RETURN(kube::RestConfig host_config,
@@ -124,8 +143,21 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
       return std::string(
           kube::GetString(copy != nullptr ? *copy : *service, {"spec", "clusterIP"}));
     };
+    // Every pod on the node can send it a packet; only this tenant's pods,
+    // known by address from the host pods the syncer made, hear an answer.
+    dns::AskerCheck check = [&informers, tenant = config.tenant](std::string_view from) {
+      Result<std::vector<kube::ObjectPtr>> pods =
+          informers.Host(kube::resources::kPods)
+              .cache()
+              .ByIndex(kube::kPodAddressIndex, from);
+      if (!pods.ok() || pods->empty()) return dns::Asker::kUnknown;
+      for (const kube::ObjectPtr& pod : *pods) {
+        if (kube::Label(*pod, kTenantLabel) != tenant) return dns::Asker::kUnknown;
+      }
+      return dns::Asker::kAnswered;
+    };
     VT_RETURN_IF_ERROR(AddPodDnsServer(*app->manager_, flags.pod_netns, flags.pod_dns_address,
-                                       std::move(lookup),
+                                       std::move(check), std::move(lookup),
                                        {.kubernetes_address = config.virtual_service_host})
                            .WithContext("opening the pods' DNS endpoint"));
   }

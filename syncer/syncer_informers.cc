@@ -1,5 +1,7 @@
 #include "syncer/syncer_informers.h"
 
+#include "kube/pod_address.h"
+
 #include <glog/logging.h>
 
 #include "syncer/endpoint_slice_translator.h"
@@ -111,6 +113,10 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
   CHECK(Virtual(kube::resources::kJobs).AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kPodGroupIndex, PodGroupOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kNodeIndex, NodeOf).ok());
+  // The pods' DNS answers only this tenant's pods, known by address.
+  CHECK(Host(kube::resources::kPods)
+            .AddIndexer(kube::kPodAddressIndex, kube::PodAddressesOf)
+            .ok());
   CHECK(Host(kube::resources::kEvents).AddIndexer(kInvolvedIndex, InvolvedOf).ok());
 }
 

@@ -1,0 +1,100 @@
+// `vtenant cluster-dns`: the host cluster's DNS for the pods of the local
+// environment's real node, as CoreDNS answers a real cluster's pods
+// (dns/cluster_dns.h: A records of ClusterIP Services, nothing forwarded),
+// so that a pod there, the chart's operator for one, reaches a Service by
+// name. A tenant's pods (those the syncer made) are refused. The supervisor runs it as a component of the node:
+//
+//   vtenant --kubeconfig HOST cluster-dns --netns NAME --listen 10.87.0.2:53
+//
+// It listens inside the node's network namespace only.
+#include <sys/socket.h>
+
+#include <iostream>
+#include <map>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/host_cluster.h"
+#include "dns/cluster_dns.h"
+#include "dns/dns_server.h"
+#include "kube/informer.h"
+#include "kube/object.h"
+#include "kube/pod_address.h"
+#include "kube/resource.h"
+#include "localenv/netns_relay.h"
+#include "syncer/names.h"
+
+namespace vtenant::cli {
+
+int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& args) {
+  const std::string usage =
+      "usage: vtenant [--kubeconfig HOST] cluster-dns --netns NAME --listen IP:PORT\n";
+  std::string netns, listen;
+  const std::map<std::string, std::string*> values = {{"netns", &netns}, {"listen", &listen}};
+  std::vector<FlagSpec> known;
+  for (const auto& [name, value] : values) known.push_back({.name = name});
+  SplitCommandLine split;
+  if (int code = ReadFlags("vtenant cluster-dns", args, known, Words::kRefuse, usage, split);
+      code >= 0) {
+    return code;
+  }
+  for (const FlagValue& given : split.flags) *values.at(given.name) = given.value;
+  const size_t colon = listen.rfind(':');
+  if (netns.empty() || colon == std::string::npos) return UsageError("vtenant cluster-dns",
+                                                                     "--netns and --listen IP:PORT",
+                                                                     usage);
+  Result<int64_t> port = ParseWholeNumberFlag("listen", listen.substr(colon + 1), 1, 65535);
+  if (!port.ok()) return UsageError("vtenant cluster-dns", port.status().message(), usage);
+  Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
+  if (!host.ok()) {
+    std::cerr << "vtenant cluster-dns: " << host.status().ToString() << "\n";
+    return 1;
+  }
+  Result<int> socket = localenv::ListenInNetns(netns, listen.substr(0, colon),
+                                               static_cast<int>(*port), SOCK_DGRAM);
+  if (!socket.ok()) {
+    std::cerr << "vtenant cluster-dns: " << socket.status().ToString() << "\n";
+    return 1;
+  }
+  kube::SharedInformer services(**host, kube::resources::kServices);
+  kube::SharedInformer pods(**host, kube::resources::kPods);
+  if (Status indexed = pods.AddIndexer(kube::kPodAddressIndex, kube::PodAddressesOf);
+      !indexed.ok()) {
+    std::cerr << "vtenant cluster-dns: " << indexed.ToString() << "\n";
+    return 1;
+  }
+  services.Run();
+  pods.Run();
+  std::cout << "vtenant cluster-dns: answering " << netns << "/" << listen
+            << " (udp) about the host's Services" << std::endl;
+  const dns::ServiceAddressLookup lookup =
+      [&services](std::string_view ns, std::string_view name) -> std::optional<std::string> {
+    kube::ObjectPtr service = services.cache().Get(std::string(ns) + "/" + std::string(name));
+    if (service == nullptr) return std::nullopt;
+    return std::string(kube::GetString(*service, {"spec", "clusterIP"}));
+  };
+  // A tenant's pods run on the node too, and reach this address as any
+  // pod does: the host's Service names are not theirs to list (their own
+  // cluster's DNS is the syncer's). Pods the syncer made are refused.
+  const dns::AskerCheck check = [&pods](std::string_view from) {
+    Result<std::vector<kube::ObjectPtr>> asking =
+        pods.cache().ByIndex(kube::kPodAddressIndex, from);
+    if (!asking.ok() || asking->empty()) return dns::Asker::kUnknown;
+    for (const kube::ObjectPtr& pod : *asking) {
+      if (kube::Label(*pod, syncer::kManagedByLabel) == syncer::kManagedByValue) {
+        return dns::Asker::kRefused;
+      }
+    }
+    return dns::Asker::kAnswered;
+  };
+  // Until the supervisor stops it: SIGTERM ends the process.
+  dns::ServeDnsQueries(
+      *socket,
+      [&](std::string_view query, std::string_view from) {
+        return dns::AnswerClusterDnsFor(query, from, check, lookup, {});
+      },
+      [] { return false; });
+  return 1;
+}
+
+}  // namespace vtenant::cli
