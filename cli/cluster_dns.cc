@@ -2,11 +2,14 @@
 // environment's real node, as CoreDNS answers a real cluster's pods
 // (dns/cluster_dns.h: A records of ClusterIP Services, nothing forwarded),
 // so that a pod there, the chart's operator for one, reaches a Service by
-// name. A tenant's pods (those the syncer made) are refused. The supervisor runs it as a component of the node:
+// name. A tenant's pods (those the syncer made) are refused. The supervisor runs it as a component
+// of the node:
 //
 //   vtenant --kubeconfig HOST cluster-dns --netns NAME --listen 10.87.0.2:53
 //
 // It listens inside the node's network namespace only.
+#include "dns/cluster_dns.h"
+
 #include <sys/socket.h>
 
 #include <iostream>
@@ -15,7 +18,6 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/host_cluster.h"
-#include "dns/cluster_dns.h"
 #include "dns/dns_server.h"
 #include "kube/informer.h"
 #include "kube/object.h"
@@ -40,9 +42,8 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
   }
   for (const FlagValue& given : split.flags) *values.at(given.name) = given.value;
   const size_t colon = listen.rfind(':');
-  if (netns.empty() || colon == std::string::npos) return UsageError("vtenant cluster-dns",
-                                                                     "--netns and --listen IP:PORT",
-                                                                     usage);
+  if (netns.empty() || colon == std::string::npos)
+    return UsageError("vtenant cluster-dns", "--netns and --listen IP:PORT", usage);
   Result<int64_t> port = ParseWholeNumberFlag("listen", listen.substr(colon + 1), 1, 65535);
   if (!port.ok()) return UsageError("vtenant cluster-dns", port.status().message(), usage);
   Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
@@ -50,8 +51,8 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
     std::cerr << "vtenant cluster-dns: " << host.status().ToString() << "\n";
     return 1;
   }
-  Result<int> socket = localenv::ListenInNetns(netns, listen.substr(0, colon),
-                                               static_cast<int>(*port), SOCK_DGRAM);
+  Result<int> socket =
+      localenv::ListenInNetns(netns, listen.substr(0, colon), static_cast<int>(*port), SOCK_DGRAM);
   if (!socket.ok()) {
     std::cerr << "vtenant cluster-dns: " << socket.status().ToString() << "\n";
     return 1;

@@ -209,17 +209,17 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
   // not place (the chart's own, to begin with), acting as the identity
   // Kubernetes' bootstrap policy binds to its rights.
   if (options.cluster_only) users.emplace_back(kKubeSchedulerUser, "");
-  VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::LocalCluster> cluster,
-                      localenv::LocalCluster::Start({.dir = dir,
-                                                     .nodes = nodes,
-                                                     .manifests = crds,
-                                                     .extra_users = users,
-                                                     .api_server_port = options.port,
-                                                     .api_server_args = api_server_args,
-                                                     // the chart's pods read their token
-                                                     .service_account_admission =
-                                                         options.cluster_only,
-                                                     .die_with_parent = false}));
+  VT_ASSIGN_OR_RETURN(
+      std::unique_ptr<localenv::LocalCluster> cluster,
+      localenv::LocalCluster::Start({.dir = dir,
+                                     .nodes = nodes,
+                                     .manifests = crds,
+                                     .extra_users = users,
+                                     .api_server_port = options.port,
+                                     .api_server_args = api_server_args,
+                                     // the chart's pods read their token
+                                     .service_account_admission = options.cluster_only,
+                                     .die_with_parent = false}));
   cluster->HandOver(supervisor);
   record.state().kubeconfig = cluster->api_server().kubeconfig_path();
   VT_RETURN_IF_ERROR(record.Save(supervisor));

@@ -22,7 +22,7 @@ struct UpOptions {
   // The cluster alone: no CRDs, scheduler or operator, for installing
   // vtenant with its Helm chart as on any cluster.
   bool cluster_only = false;
-  std::string images_script;   // hack/build-images.py (found, not an option)
+  std::string images_script;  // hack/build-images.py (found, not an option)
 };
 
 // Parses `args` into `options` (folders made absolute, the CRDs and chart

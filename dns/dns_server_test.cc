@@ -34,9 +34,9 @@ TEST(DnsServerTest, AnswersEachQueryToItsSenderAndSkipsEmptyAnswers) {
     ServeDnsQueries(
         fd,
         [](std::string_view query, std::string_view from) {
-          return query == "silent" ? std::string()
-                                   : "answer to " + std::string(query) + " from " +
-                                         std::string(from);
+          return query == "silent"
+                     ? std::string()
+                     : "answer to " + std::string(query) + " from " + std::string(from);
         },
         [&] { return stop.load(); });
   });

@@ -44,9 +44,8 @@ class ChartOnRealNodeTest : public ::testing::Test {
   static void SetUpTestSuite() {
     skip_reason_ = new std::string(CannotRunContainers());
     if (!skip_reason_->empty()) return;
-    Result<std::unique_ptr<Environment>> env =
-        Environment::Up(VTENANT_CLI, "chart", "examples/nodes/none.yaml",
-                        {"--real-node", "--cluster-only"});
+    Result<std::unique_ptr<Environment>> env = Environment::Up(
+        VTENANT_CLI, "chart", "examples/nodes/none.yaml", {"--real-node", "--cluster-only"});
     if (!env.ok()) {
       up_error_ = new std::string(env.status().ToString());
       return;
@@ -78,8 +77,8 @@ class ChartOnRealNodeTest : public ::testing::Test {
           std::vector<std::string>{"get", "events", "-A", "--sort-by=.lastTimestamp"},
           std::vector<std::string>{"logs", "deployment/vtenant-operator", "-n", kReleaseNamespace,
                                    "--tail=30"},
-          std::vector<std::string>{"logs", "deployment/vtenant-scheduler", "-n",
-                                   kReleaseNamespace, "--tail=30"}}) {
+          std::vector<std::string>{"logs", "deployment/vtenant-scheduler", "-n", kReleaseNamespace,
+                                   "--tail=30"}}) {
       Result<std::string> got = env_->HostKubectl(args);
       out += "\n$ kubectl";
       for (const std::string& arg : args) out += " " + arg;
@@ -132,13 +131,13 @@ TEST_F(ChartOnRealNodeTest, InstallRunsAStatefulSetTenantAndUninstallLeavesNothi
   ASSERT_TRUE(cluster_wide_before.ok());
   const auto install_start = std::chrono::steady_clock::now();
   const std::string tag = vtenant_image.substr(vtenant_image.find(':') + 1);
-  Result<localenv::CommandResult> installed = Helm(
-      env_->host_kubeconfig(),
-      {"install", kRelease, SourceDir() + "/charts/vtenant", "--namespace", kReleaseNamespace,
-       "--create-namespace", "--set", "image.repository=localhost/vtenant/vtenant", "--set",
-       "image.tag=" + tag, "--set", "operator.controlPlaneImages.registry=localhost/vtenant",
-       "--set", "operator.controlPlaneImages.etcdImage=" + etcd_image, "--wait", "--timeout",
-       "5m"});
+  Result<localenv::CommandResult> installed =
+      Helm(env_->host_kubeconfig(),
+           {"install", kRelease, SourceDir() + "/charts/vtenant", "--namespace", kReleaseNamespace,
+            "--create-namespace", "--set", "image.repository=localhost/vtenant/vtenant", "--set",
+            "image.tag=" + tag, "--set", "operator.controlPlaneImages.registry=localhost/vtenant",
+            "--set", "operator.controlPlaneImages.etcdImage=" + etcd_image, "--wait", "--timeout",
+            "5m"});
   ASSERT_TRUE(installed.ok()) << installed.status().ToString();
   ASSERT_EQ(installed->exit_code, 0) << installed->out << installed->err << Describe();
   std::cout << "helm install --wait: " << SecondsSince(install_start) << " s" << std::endl;
@@ -185,8 +184,8 @@ spec:
   const std::string forward_log = env_->dir() + "/team-port-forward.log";
   Result<localenv::Process> forward = localenv::Process::Start(
       {.argv = {*kubectl, "--kubeconfig", env_->host_kubeconfig(), "-n", kTenantNamespace,
-                "port-forward", std::string("service/") + kTenantService, "--address",
-                "127.0.0.1", "0:443"},
+                "port-forward", std::string("service/") + kTenantService, "--address", "127.0.0.1",
+                "0:443"},
        .log_path = forward_log});
   ASSERT_TRUE(forward.ok());
   const int port = ForwardedPort(forward_log);
@@ -221,8 +220,7 @@ spec:
     Result<std::string> read = team_kubectl({"logs", "hello"});
     logs = read.ok() ? *read : read.status().ToString();
     return read.ok() && logs.find("hello from nlp") != std::string::npos;
-  }))
-      << logs;
+  })) << logs;
   EXPECT_TRUE(team_kubectl({"delete", "pod", "hello", "--wait=true"}).ok());
   forward->Stop();
 
@@ -231,7 +229,9 @@ spec:
   EXPECT_TRUE(env_->HostKubectl({"delete", "tenant", "nlp", "--wait=true", "--timeout=180s"}).ok())
       << Describe();
   EXPECT_TRUE(Eventually(
-      [] { return !env_->HostKubectl({"get", "namespace", kTenantNamespace}).ok(); },
+      [] {
+        return !env_->HostKubectl({"get", "namespace", kTenantNamespace}).ok();
+      },
       std::chrono::seconds(120)))
       << Describe();
   EXPECT_TRUE(env_->HostKubectl({"delete", "-f", Example("ml-org-queue.yaml")}).ok());

@@ -743,10 +743,10 @@ spec:
   ASSERT_TRUE(vision_dns.ok()) << vision_dns.status().ToString();
   const std::string vision_dns_ip(kube::GetString(*vision_dns, {"spec", "clusterIP"}));
 
-  ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"},
-                                BusyboxPod("prober", Placement::kRealNodeLabel,
-                                           R"(["sleep", "3600"])"))
-                  .ok());
+  ASSERT_TRUE(
+      env_->TeamKubectl("nlp", {"apply", "-f", "-"},
+                        BusyboxPod("prober", Placement::kRealNodeLabel, R"(["sleep", "3600"])"))
+          .ok());
   Result<std::string> ready =
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/prober", "--timeout=120s"});
   ASSERT_TRUE(ready.ok()) << ready.status().ToString();
@@ -762,9 +762,10 @@ spec:
       << *own;
 
   // Vision's server, asked for vision's Service: no answer at all.
-  Result<std::string> other = in_pod("nslookup -type=a -timeout=2 -retry=1 "
-                                     "secret-model.default.svc.cluster.local " +
-                                     vision_dns_ip + " 2>&1; true");
+  Result<std::string> other = in_pod(
+      "nslookup -type=a -timeout=2 -retry=1 "
+      "secret-model.default.svc.cluster.local " +
+      vision_dns_ip + " 2>&1; true");
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   EXPECT_EQ(other->find(vision_ip), std::string::npos) << *other;
   EXPECT_EQ(other->find("Name:"), std::string::npos) << *other;

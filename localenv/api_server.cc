@@ -34,13 +34,25 @@ CertificateAndKey ReadPair(const fs::path& dir, const std::string& name) {
   return {ReadFileOrEmpty(dir / (name + ".crt")), ReadFileOrEmpty(dir / (name + ".key"))};
 }
 
+// A client certificate for `user` (organization `group`, none when ""),
+// signed by `ca`, as <pki>/<user>.crt and .key.
+Status IssueUserCertificate(const fs::path& pki, const CertificateAndKey& ca,
+                            const std::string& user, const std::string& group) {
+  CertificateRequest request{.common_name = user == "admin" ? "vtenant-admin" : user,
+                             .client = true};
+  if (!group.empty()) request.organizations.push_back(group);
+  VT_ASSIGN_OR_RETURN(CertificateAndKey cert, IssueCertificate(ca, request));
+  return WritePair(pki, user, cert);
+}
+
 // The first address of the IPv4 range `cidr`, which the API server gives
 // the `kubernetes` Service ("10.96.0.0/16" → "10.96.0.1"); "" for anything
 // else.
 std::string KubernetesServiceAddress(const std::string& cidr) {
   const size_t slash = cidr.find('/');
   in_addr network{};
-  if (slash == std::string::npos || inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &network) != 1) {
+  if (slash == std::string::npos ||
+      inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &network) != 1) {
     return "";
   }
   in_addr first{};
@@ -49,9 +61,24 @@ std::string KubernetesServiceAddress(const std::string& cidr) {
   return inet_ntop(AF_INET, &first, text, sizeof(text)) != nullptr ? text : "";
 }
 
-// Creates the PKI once; a restart reuses it so existing kubeconfigs stay valid.
+// Creates the PKI once; a restart reuses it so existing kubeconfigs stay
+// valid. An identity added since (an environment made by an older vtenant,
+// started again with a newer one) gets its certificate from the same CA.
 Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
-  if (fs::exists(pki / "admin.crt")) return Status::Ok();
+  std::vector<std::pair<std::string, std::string>> users = options.extra_users;
+  users.insert(users.begin(), {"admin", "system:masters"});
+  if (fs::exists(pki / "admin.crt")) {
+    const CertificateAndKey ca = ReadPair(pki, "ca");
+    for (const auto& [user, group] : users) {
+      if (fs::exists(pki / (user + ".crt"))) continue;
+      if (ca.certificate_pem.empty() || ca.private_key_pem.empty()) {
+        return FailedPrecondition("cannot issue a certificate for " + user + ": " +
+                                  (pki / "ca.key").string() + " is missing");
+      }
+      VT_RETURN_IF_ERROR(IssueUserCertificate(pki, ca, user, group));
+    }
+    return Status::Ok();
+  }
   VT_RETURN_IF_ERROR(EnsurePrivateDirectory(pki));
   VT_ASSIGN_OR_RETURN(CertificateAndKey ca, CreateCertificateAuthority(options.name + "-ca"));
   VT_RETURN_IF_ERROR(WritePair(pki, "ca", ca));
@@ -68,14 +95,8 @@ Status EnsurePki(const fs::path& pki, const ApiServerOptions& options) {
   }
   VT_ASSIGN_OR_RETURN(CertificateAndKey apiserver, IssueCertificate(ca, serving));
   VT_RETURN_IF_ERROR(WritePair(pki, "apiserver", apiserver));
-  std::vector<std::pair<std::string, std::string>> users = options.extra_users;
-  users.insert(users.begin(), {"admin", "system:masters"});
   for (const auto& [user, group] : users) {
-    CertificateRequest request{.common_name = user == "admin" ? "vtenant-admin" : user,
-                               .client = true};
-    if (!group.empty()) request.organizations.push_back(group);
-    VT_ASSIGN_OR_RETURN(CertificateAndKey cert, IssueCertificate(ca, request));
-    VT_RETURN_IF_ERROR(WritePair(pki, user, cert));
+    VT_RETURN_IF_ERROR(IssueUserCertificate(pki, ca, user, group));
   }
   VT_ASSIGN_OR_RETURN(KeyPair sa, CreateSigningKeyPair());
   VT_RETURN_IF_ERROR(WriteSecretFile(pki / "sa.key", sa.private_key_pem));

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "base/file.h"
 #include "localenv/api_server.h"
 #include "localenv/command.h"
 #include "localenv/etcd_server.h"
@@ -121,6 +122,32 @@ TEST_F(ControlPlaneTest, RestartKeepsPortCertificatesAndData) {
   ASSERT_TRUE((*host)->Restart().ok());
   EXPECT_EQ((*host)->port(), port);
   Kubectl(**host, {"get", "namespace", "survives"});
+}
+
+// An environment made before an identity existed (an older vtenant's),
+// started again with it: the new identity gets a certificate from the same
+// CA, and every kubeconfig made before keeps working.
+TEST_F(ControlPlaneTest, AnIdentityAddedLaterGetsItsCertificateFromTheSameCa) {
+  Result<std::unique_ptr<EtcdServer>> etcd = EtcdServer::Start({.dir = dir_ + "/etcd"});
+  ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
+  ApiServerOptions options{
+      .dir = dir_ + "/host", .etcd_url = (*etcd)->client_url(), .etcd_tls = (*etcd)->client_tls()};
+  Result<std::unique_ptr<ApiServer>> first = ApiServer::Start(options);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const std::string admin_before = ReadFileOrEmpty(dir_ + "/host/pki/admin.crt");
+  (*first)->Stop();
+  options.extra_users = {{"later-user", ""}};
+  Result<std::unique_ptr<ApiServer>> again = ApiServer::Start(options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(ReadFileOrEmpty(dir_ + "/host/pki/admin.crt"), admin_before);
+  Kubectl(**again, {"get", "namespaces"});
+  // The new identity authenticates: the server names it back.
+  Result<CommandResult> whoami =
+      RunCommand({kubectl_, "--kubeconfig=" + dir_ + "/host/later-user.kubeconfig", "auth",
+                  "whoami", "-o", "jsonpath={.status.userInfo.username}"});
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_EQ(whoami->exit_code, 0) << whoami->err;
+  EXPECT_EQ(whoami->out, "later-user");
 }
 
 }  // namespace

@@ -172,7 +172,8 @@ std::string KubeletConfig(const RealNodeOptions& options) {
       << "authorization: {mode: Webhook}\n"
       << "clusterDomain: cluster.local\n"
       // The host's DNS (`vtenant cluster-dns`), at the node's address.
-      << "clusterDNS: [" << kNodeIp << "]\n"
+      << "clusterDNS: [" << kNodeIp
+      << "]\n"
       // No resolver of the machine's: a pod's DNS traffic would leave the
       // namespace (it cannot: the namespace has no way out).
       << "resolvConf: \"\"\n"
@@ -227,16 +228,15 @@ kube::Object KubernetesEndpointSlice(const RealNodeOptions& options) {
       {"apiVersion", "discovery.k8s.io/v1"},
       {"kind", "EndpointSlice"},
       {"metadata",
-       kube::JsonObject{
-           {"name", "kubernetes"},
-           {"namespace", "default"},
-           {"labels", kube::JsonObject{{"kubernetes.io/service-name", "kubernetes"},
-                                       {"endpointslice.kubernetes.io/managed-by",
-                                        "vtenant-real-node"}}}}},
+       kube::JsonObject{{"name", "kubernetes"},
+                        {"namespace", "default"},
+                        {"labels", kube::JsonObject{{"kubernetes.io/service-name", "kubernetes"},
+                                                    {"endpointslice.kubernetes.io/managed-by",
+                                                     "vtenant-real-node"}}}}},
       {"addressType", "IPv4"},
-      {"endpoints", kube::JsonArray{kube::JsonObject{
-                        {"addresses", kube::JsonArray{kNodeIp}},
-                        {"conditions", kube::JsonObject{{"ready", true}}}}}},
+      {"endpoints",
+       kube::JsonArray{kube::JsonObject{{"addresses", kube::JsonArray{kNodeIp}},
+                                        {"conditions", kube::JsonObject{{"ready", true}}}}}},
       {"ports", kube::JsonArray{kube::JsonObject{
                     {"name", "https"}, {"port", options.api_server_port}, {"protocol", "TCP"}}}}});
 }

@@ -52,8 +52,8 @@ kube::JsonObject SecretVolume(std::string_view volume, const std::string& secret
 // serves, so requiring it would keep the pod from ever starting.
 kube::JsonObject OptionalSecretVolume(std::string_view volume, const std::string& secret) {
   return {{"name", volume},
-          {"secret", kube::JsonObject{
-                         {"secretName", secret}, {"defaultMode", 256}, {"optional", true}}}};
+          {"secret",
+           kube::JsonObject{{"secretName", secret}, {"defaultMode", 256}, {"optional", true}}}};
 }
 
 // Whether `pod`'s container `name` reports ready.
@@ -308,12 +308,12 @@ kube::Object RenderControlPlaneStatefulSet(const ControlPlaneRequest& r,
                         {"seccompProfile", kube::JsonObject{{"type", "RuntimeDefault"}}}}},
       {"containers", kube::JsonArray{std::move(etcd_container), std::move(apiserver_container),
                                      std::move(kcm_container), std::move(syncer_container)}},
-      {"volumes", kube::JsonArray{SecretVolume("pki", ControlPlaneSecretName(r.spec.name)),
-                                  SecretVolume("kubeconfig", Name(r) + "-internal"),
-                                  OptionalSecretVolume("syncer-credentials",
-                                                       SyncerSecretName(r.spec.name)),
-                                  SyncerKubeletVolume(ControlPlaneSecretName(r.spec.name)),
-                                  host_token_source}}};
+      {"volumes",
+       kube::JsonArray{SecretVolume("pki", ControlPlaneSecretName(r.spec.name)),
+                       SecretVolume("kubeconfig", Name(r) + "-internal"),
+                       OptionalSecretVolume("syncer-credentials", SyncerSecretName(r.spec.name)),
+                       SyncerKubeletVolume(ControlPlaneSecretName(r.spec.name)),
+                       host_token_source}}};
   const kube::JsonObject claim{
       {"metadata", kube::JsonObject{{"name", "data"}, {"labels", Labels(r)}}},
       {"spec",
@@ -408,9 +408,9 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
   const bool apiserver_ready = pod.ok() && ContainerReady(*pod, "kube-apiserver");
   const bool syncer_ready = pod.ok() && ContainerReady(*pod, "syncer");
   if (apiserver_ready) {
-    status.control_plane = {true, "Running",
-                            "the API server of pod " + request.host_namespace + "/" + pod_name +
-                                " is ready"};
+    status.control_plane = {
+        true, "Running",
+        "the API server of pod " + request.host_namespace + "/" + pod_name + " is ready"};
   } else {
     status.control_plane = {false, "PodNotReady",
                             "StatefulSet " + request.host_namespace + "/" + set_name +

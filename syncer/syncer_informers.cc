@@ -1,9 +1,8 @@
 #include "syncer/syncer_informers.h"
 
-#include "kube/pod_address.h"
-
 #include <glog/logging.h>
 
+#include "kube/pod_address.h"
 #include "syncer/endpoint_slice_translator.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -114,9 +113,7 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
   CHECK(Host(kube::resources::kPods).AddIndexer(kPodGroupIndex, PodGroupOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kNodeIndex, NodeOf).ok());
   // The pods' DNS answers only this tenant's pods, known by address.
-  CHECK(Host(kube::resources::kPods)
-            .AddIndexer(kube::kPodAddressIndex, kube::PodAddressesOf)
-            .ok());
+  CHECK(Host(kube::resources::kPods).AddIndexer(kube::kPodAddressIndex, kube::PodAddressesOf).ok());
   CHECK(Host(kube::resources::kEvents).AddIndexer(kInvolvedIndex, InvolvedOf).ok());
 }
 
