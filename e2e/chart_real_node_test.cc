@@ -5,14 +5,17 @@
 // the nlp example Tenant, applied verbatim, gets its control plane as a
 // StatefulSet pod (the chart's default backend) with its PersistentVolumeClaim
 // on a volume the admin provided, becomes Ready, and its team's pod runs;
-// `helm uninstall` then leaves nothing of vtenant but the CRDs it keeps on
-// purpose (keepCRDsOnUninstall).
+// `helm upgrade` during a burst of the team's pods loses and duplicates
+// none; `helm uninstall` then leaves nothing of vtenant but the CRDs it
+// keeps on purpose (keepCRDsOnUninstall) and the programs' Leases, which go
+// with the namespace.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "base/eventually.h"
@@ -20,6 +23,9 @@
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "e2e/support/real_node.h"
+#include "e2e/support/real_node_suite.h"
+#include "kube/object.h"
+#include "kube/resource.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
@@ -39,32 +45,10 @@ long long SecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-class ChartOnRealNodeTest : public ::testing::Test {
+class ChartOnRealNodeTest : public RealNodeSuite {
  protected:
   static void SetUpTestSuite() {
-    skip_reason_ = new std::string(CannotRunContainers());
-    if (!skip_reason_->empty()) return;
-    Result<std::unique_ptr<Environment>> env = Environment::Up(
-        VTENANT_CLI, "chart", "examples/nodes/none.yaml", {"--real-node", "--cluster-only"});
-    if (!env.ok()) {
-      up_error_ = new std::string(env.status().ToString());
-      return;
-    }
-    env_ = env->release();
-  }
-  static void TearDownTestSuite() {
-    if (env_ == nullptr) return;
-    for (const std::string& left : env_->Down()) ADD_FAILURE() << "left behind: " << left;
-    Result<localenv::CommandResult> removed = env_->Vtenant({"delete"});
-    if (!removed.ok() || removed->exit_code != 0) {
-      ADD_FAILURE() << "vtenant delete: " << (removed.ok() ? removed->out + removed->err : "");
-    }
-    delete env_;
-    env_ = nullptr;
-  }
-  void SetUp() override {
-    if (!skip_reason_->empty()) GTEST_SKIP() << *skip_reason_;
-    ASSERT_EQ(up_error_, nullptr) << *up_error_;
+    Up(VTENANT_CLI, "chart", "examples/nodes/none.yaml", {"--real-node", "--cluster-only"});
   }
 
   // What the host shows about the release's and the tenant's pods, for a
@@ -94,10 +78,6 @@ class ChartOnRealNodeTest : public ::testing::Test {
                               "validatingwebhookconfigurations,priorityclasses",
                               "-o", "name"});
   }
-
-  static inline Environment* env_ = nullptr;
-  static inline std::string* skip_reason_ = nullptr;
-  static inline std::string* up_error_ = nullptr;
 };
 
 TEST_F(ChartOnRealNodeTest, InstallRunsAStatefulSetTenantAndUninstallLeavesNothing) {
@@ -197,8 +177,7 @@ spec:
     args.insert(args.begin(), team.begin(), team.end());
     return env_->TeamKubectl("nlp", std::move(args), input);
   };
-  std::string busybox = ReadFileOrEmpty(env_->dir() + "/node/images/busybox.ref");
-  while (!busybox.empty() && busybox.back() == '\n') busybox.pop_back();
+  const std::string busybox = BusyboxImage();
   Result<std::string> created = team_kubectl({"apply", "-f", "-"}, R"(apiVersion: v1
 kind: Pod
 metadata: {name: hello, namespace: default}
@@ -222,6 +201,68 @@ spec:
     return read.ok() && logs.find("hello from nlp") != std::string::npos;
   })) << logs;
   EXPECT_TRUE(team_kubectl({"delete", "pod", "hello", "--wait=true"}).ok());
+
+  // helm upgrade while the team creates pods: a values change that rolls
+  // the scheduler and the operator, just after a Deployment of 20 pods is
+  // applied. Afterwards each of its pods has exactly one host pod, Running,
+  // and nothing was made twice.
+  ASSERT_TRUE(team_kubectl({"apply", "-f", "-"}, R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: burst, namespace: default}
+spec:
+  replicas: 20
+  selector: {matchLabels: {app: burst}}
+  template:
+    metadata: {labels: {app: burst}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: )" + busybox + R"(
+        imagePullPolicy: IfNotPresent
+        command: ["sleep", "3600"]
+)")
+                  .ok());
+  const auto upgrade_start = std::chrono::steady_clock::now();
+  Result<localenv::CommandResult> upgraded =
+      Helm(env_->host_kubeconfig(),
+           {"upgrade", kRelease, SourceDir() + "/charts/vtenant", "--namespace", kReleaseNamespace,
+            "--reuse-values", "--set", "operator.tenantCredentialLifetime=25h", "--set",
+            "scheduler.cyclePeriod=500ms", "--wait", "--timeout", "3m"});
+  ASSERT_TRUE(upgraded.ok()) << upgraded.status().ToString();
+  ASSERT_EQ(upgraded->exit_code, 0) << upgraded->out << upgraded->err << Describe();
+  std::cout << "helm upgrade --wait: " << SecondsSince(upgrade_start) << " s" << std::endl;
+  for (const char* deployment : {"vtenant-operator", "vtenant-scheduler"}) {
+    Result<std::string> generation =
+        env_->HostKubectl({"get", "deployment", deployment, "-n", kReleaseNamespace, "-o",
+                           "jsonpath={.metadata.generation}"});
+    ASSERT_TRUE(generation.ok());
+    EXPECT_EQ(*generation, "2") << deployment << " did not roll";
+  }
+  Result<std::string> rolled =
+      team_kubectl({"rollout", "status", "deployment/burst", "--timeout=300s"});
+  EXPECT_TRUE(rolled.ok()) << rolled.status().ToString() << Describe();
+  Result<std::string> virtual_uids =
+      team_kubectl({"get", "pods", "-l", "app=burst", "-o",
+                    "jsonpath={range .items[*]}{.metadata.uid}{\"\\n\"}{end}"});
+  ASSERT_TRUE(virtual_uids.ok()) << virtual_uids.status().ToString();
+  std::set<std::string> wanted;
+  std::istringstream uid_lines(*virtual_uids);
+  for (std::string uid; std::getline(uid_lines, uid);) {
+    if (!uid.empty()) wanted.insert(uid);
+  }
+  EXPECT_EQ(wanted.size(), 20u) << *virtual_uids;
+  Result<kube::ObjectList> host_pods =
+      env_->host().List(kube::resources::kPods, kTenantNamespace, {.label_selector = "app=burst"});
+  ASSERT_TRUE(host_pods.ok()) << host_pods.status().ToString();
+  std::multiset<std::string> copied;
+  for (const kube::Object& pod : host_pods->items) {
+    copied.insert(std::string(kube::Annotation(pod, "vtenant.io/virtual-uid").value_or("")));
+    EXPECT_EQ(kube::GetString(pod, {"status", "phase"}), "Running") << kube::Name(pod);
+  }
+  EXPECT_EQ(std::set<std::string>(copied.begin(), copied.end()), wanted);
+  EXPECT_EQ(copied.size(), wanted.size()) << "a virtual pod has more than one host pod";
+  EXPECT_TRUE(team_kubectl({"delete", "deployment", "burst", "--wait=true"}).ok());
   forward->Stop();
 
   // Gone again: the Tenant (its namespace, StatefulSet and claim), then the

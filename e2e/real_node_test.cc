@@ -24,6 +24,7 @@
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "e2e/support/real_node.h"
+#include "e2e/support/real_node_suite.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource.h"
 #include "kube/tls_stream.h"
@@ -127,47 +128,18 @@ std::string PageThroughPortForward(const std::string& kubeconfig, const std::str
   return fetched->out + fetched->err + ReadFileOrEmpty(log);
 }
 
-class RealNodeTest : public ::testing::Test {
+class RealNodeTest : public RealNodeSuite {
  protected:
   static void SetUpTestSuite() {
-    skip_reason_ = new std::string(CannotRunContainers());
-    if (!skip_reason_->empty()) return;
     const auto begin = std::chrono::steady_clock::now();
-    Result<std::unique_ptr<Environment>> env =
-        Environment::Up(VTENANT_CLI, "realnode", "examples/nodes/l40s.yaml", {"--real-node-gpu"});
-    if (!env.ok()) {
-      up_error_ = new std::string(env.status().ToString());
-      return;
-    }
-    env_ = env->release();
+    Up(VTENANT_CLI, "realnode", "examples/nodes/l40s.yaml", {"--real-node-gpu"});
+    if (env_ == nullptr) return;
     std::cout << "vtenant up --real-node-gpu took "
               << std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - begin)
                      .count()
               << " ms; it said:\n"
               << env_->up_output() << std::endl;
-  }
-  static void TearDownTestSuite() {
-    if (env_ == nullptr) return;
-    // down leaves no process of the node (kubelet, containerd, shims, the
-    // pods'); delete removes its namespace, cgroup and mounts.
-    for (const std::string& left : env_->Down()) ADD_FAILURE() << "left behind: " << left;
-    Result<localenv::CommandResult> removed = env_->Vtenant({"delete"});
-    if (!removed.ok() || removed->exit_code != 0) {
-      ADD_FAILURE() << "vtenant delete: " << (removed.ok() ? removed->out + removed->err : "");
-    }
-    delete env_;
-    env_ = nullptr;
-  }
-  void SetUp() override {
-    if (!skip_reason_->empty()) GTEST_SKIP() << *skip_reason_;
-    ASSERT_EQ(up_error_, nullptr) << *up_error_;
-  }
-
-  static std::string BusyboxImage() {
-    std::string ref = ReadFileOrEmpty(env_->dir() + "/node/images/busybox.ref");
-    while (!ref.empty() && ref.back() == '\n') ref.pop_back();
-    return ref;
   }
 
   // How a busybox pod reaches the real node: by its name (a pod of the
@@ -211,10 +183,6 @@ class RealNodeTest : public ::testing::Test {
   static std::string TeamPodOnTheRealNode(const std::string& name, const std::string& command) {
     return BusyboxPod(name, Placement::kRealNodeLabel, Sh(command));
   }
-
-  static inline Environment* env_ = nullptr;
-  static inline std::string* skip_reason_ = nullptr;
-  static inline std::string* up_error_ = nullptr;
 };
 
 TEST_F(RealNodeTest, LocalImagePodRunsAndLogsAndExecReachIt) {

@@ -478,10 +478,21 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
                   .ok());
   // The slice of the Service as it stays: the syncer re-creates a virtual
   // Service to give it its host copy's address, and the controller's slice
-  // of the first one goes with it.
+  // of the first one goes with it. For a Service re-created under the same
+  // name the endpointslice controller may find its informer cache stale and
+  // retry with a backoff that doubles from a second; a change to the
+  // Service (a label, every ten polls) makes it look again at once.
   std::string controller_slice;
+  int polls = 0;
   ASSERT_TRUE(Eventually(
       [&] {
+        if (++polls % 10 == 0) {
+          (void)virt().UpdateWithRetry(
+              kube::resources::kServices, "ml", "api", [&](kube::Object& svc) {
+                kube::SetString(svc, {"metadata", "labels"}, "look", std::to_string(polls));
+                return Status::Ok();
+              });
+        }
         Result<kube::Object> service = virt().Get(kube::resources::kServices, "ml", "api");
         Result<kube::Object> host_service =
             client().Get(kube::resources::kServices, kHostNs, HostName("api", "ml", "nlp"));
@@ -502,7 +513,7 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
         }
         return false;
       },
-      std::chrono::seconds(60)))
+      std::chrono::seconds(180), std::chrono::milliseconds(500)))
       << DescribeServiceAndSlices("api");
   // In the syncer's cache, so its key is queued before the hand-written one.
   ASSERT_TRUE(Eventually([&] {
