@@ -102,13 +102,14 @@ TEST_F(ChartOnRealNodeTest, InstallRunsAStatefulSetTenantAndUninstallLeavesNothi
   ASSERT_TRUE(loaded.ok());
   ASSERT_EQ(loaded->exit_code, 0) << loaded->out << loaded->err;
 
-  // helm install, as on any cluster: the scheduler and the operator as
-  // Deployments of the local image, the operator's StatefulSet control
-  // planes from the same image under the control plane's names.
   // What the cluster holds cluster-wide before the chart (the node's own
   // bindings among it): after helm uninstall, exactly that again.
   Result<std::string> cluster_wide_before = ClusterWide();
   ASSERT_TRUE(cluster_wide_before.ok());
+
+  // helm install, as on any cluster: the scheduler and the operator as
+  // Deployments of the local image, the operator's StatefulSet control
+  // planes from the same image under the control plane's names.
   const auto install_start = std::chrono::steady_clock::now();
   const std::string tag = vtenant_image.substr(vtenant_image.find(':') + 1);
   Result<localenv::CommandResult> installed =
