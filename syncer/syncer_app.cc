@@ -32,12 +32,15 @@ constexpr auto kTrimPeriod = std::chrono::seconds(10);
 // kubelet adds it to the mounted (optional) Secret some seconds later.
 // Waiting here beats exiting: a container that exits is restarted with a
 // backoff that grows to minutes.
+// Said again every half minute, so that a path given wrong is not a
+// silent hang.
 void WaitForFile(const std::string& path) {
-  bool told = false;
   std::error_code ec;
-  while (!std::filesystem::exists(path, ec)) {
-    if (!told) LOG(INFO) << "waiting for " << path << " to appear";
-    told = true;
+  for (int seconds = 0; !std::filesystem::exists(path, ec); ++seconds) {
+    if (seconds % 30 == 0) {
+      LOG(WARNING) << "waiting for " << path << " to appear (--virtual-kubeconfig; " << seconds
+                   << " s so far)";
+    }
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 }
