@@ -2,8 +2,8 @@
 // environment's real node, as CoreDNS answers a real cluster's pods
 // (dns/cluster_dns.h: A records of ClusterIP Services, nothing forwarded),
 // so that a pod there, the chart's operator for one, reaches a Service by
-// name. A tenant's pods (those the syncer made) are refused. The supervisor runs it as a component
-// of the node:
+// name. A tenant's pods (those the syncer made) are refused. The
+// supervisor runs it as a component of the node:
 //
 //   vtenant --kubeconfig HOST cluster-dns --netns NAME --listen 10.87.0.2:53
 //
