@@ -78,10 +78,9 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
   // pod does: the host's Service names are not theirs to list (their own
   // cluster's DNS is the syncer's). Pods the syncer made are refused.
   const dns::AskerCheck check = [&pods](std::string_view from) {
-    Result<std::vector<kube::ObjectPtr>> asking =
-        pods.cache().ByIndex(kube::kPodAddressIndex, from);
-    if (!asking.ok() || asking->empty()) return dns::Asker::kUnknown;
-    for (const kube::ObjectPtr& pod : *asking) {
+    const std::vector<kube::ObjectPtr> asking = kube::PodsAt(pods.cache(), from);
+    if (asking.empty()) return dns::Asker::kUnknown;
+    for (const kube::ObjectPtr& pod : asking) {
       if (kube::Label(*pod, syncer::kManagedByLabel) == syncer::kManagedByValue) {
         return dns::Asker::kRefused;
       }

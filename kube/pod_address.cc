@@ -21,4 +21,9 @@ std::vector<std::string> PodAddressesOf(const Object& pod) {
   return addresses;
 }
 
+std::vector<ObjectPtr> PodsAt(const Cache& cache, std::string_view address) {
+  Result<std::vector<ObjectPtr>> pods = cache.ByIndex(kPodAddressIndex, address);
+  return pods.ok() ? std::move(*pods) : std::vector<ObjectPtr>{};
+}
+
 }  // namespace vtenant::kube

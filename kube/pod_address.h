@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/informer.h"
 #include "kube/object.h"
 
 namespace vtenant::kube {
@@ -19,5 +20,9 @@ inline constexpr char kPodAddressIndex[] = "pod-address";
 // the node may already have given its address to a new pod, and an old
 // entry must not speak for the new one.
 std::vector<std::string> PodAddressesOf(const Object& pod);
+
+// The pods of `cache` that hold `address`, by the index above; none when
+// the cache has no such index.
+std::vector<ObjectPtr> PodsAt(const Cache& cache, std::string_view address);
 
 }  // namespace vtenant::kube

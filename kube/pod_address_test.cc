@@ -27,5 +27,20 @@ TEST(PodAddressTest, AFinishedOrUnplacedPodHoldsNone) {
   EXPECT_TRUE(PodAddressesOf(Json(R"({"metadata":{"name":"p"}})")).empty());
 }
 
+// Servers ask the index by the address a packet came from.
+TEST(PodAddressTest, PodsAtFindsThePodsHoldingAnAddress) {
+  Cache cache;
+  ASSERT_TRUE(cache.AddIndexer(kPodAddressIndex, PodAddressesOf).ok());
+  cache.Upsert(std::make_shared<Object>(Json(R"({"metadata":{"name":"a","namespace":"t"},
+      "status":{"phase":"Running","podIP":"10.244.0.5"}})")));
+  cache.Upsert(std::make_shared<Object>(Json(R"({"metadata":{"name":"old","namespace":"t"},
+      "status":{"phase":"Succeeded","podIP":"10.244.0.6"}})")));
+  const std::vector<ObjectPtr> at = PodsAt(cache, "10.244.0.5");
+  ASSERT_EQ(at.size(), 1u);
+  EXPECT_EQ(Name(*at[0]), "a");
+  EXPECT_TRUE(PodsAt(cache, "10.244.0.6").empty());
+  EXPECT_TRUE(PodsAt(Cache(), "10.244.0.5").empty());  // no such index
+}
+
 }  // namespace
 }  // namespace vtenant::kube

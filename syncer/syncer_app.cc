@@ -149,10 +149,10 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
     // Every pod on the node can send it a packet; only this tenant's pods,
     // known by address from the host pods the syncer made, hear an answer.
     dns::AskerCheck check = [&informers, tenant = config.tenant](std::string_view from) {
-      Result<std::vector<kube::ObjectPtr>> pods =
-          informers.Host(kube::resources::kPods).cache().ByIndex(kube::kPodAddressIndex, from);
-      if (!pods.ok() || pods->empty()) return dns::Asker::kUnknown;
-      for (const kube::ObjectPtr& pod : *pods) {
+      const std::vector<kube::ObjectPtr> pods =
+          kube::PodsAt(informers.Host(kube::resources::kPods).cache(), from);
+      if (pods.empty()) return dns::Asker::kUnknown;
+      for (const kube::ObjectPtr& pod : pods) {
         if (kube::Label(*pod, kTenantLabel) != tenant) return dns::Asker::kUnknown;
       }
       return dns::Asker::kAnswered;
