@@ -33,16 +33,13 @@ constexpr char kTeam[] = "nlp";
 constexpr char kHostNamespace[] = "vtenant-nlp";
 constexpr char kScheduler[] = "kai-scheduler";
 
-const kube::ResourceType kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices",
-                                         "EndpointSlice"};
-
 const kube::ResourceType& TypeOf(std::string_view kind) {
   if (kind == "Pod") return res::kPods;
   if (kind == "Service") return res::kServices;
   if (kind == "Secret") return res::kSecrets;
   if (kind == "ConfigMap") return res::kConfigMaps;
   if (kind == "PersistentVolumeClaim") return res::kPersistentVolumeClaims;
-  if (kind == "EndpointSlice") return kEndpointSlices;
+  if (kind == "EndpointSlice") return res::kEndpointSlices;
   ADD_FAILURE() << "no resource type for kind " << kind;
   return res::kPods;
 }

@@ -42,6 +42,8 @@ const ResourceType kServiceAccounts{"", "v1", "serviceaccounts", "ServiceAccount
 const ResourceType kEvents{"", "v1", "events", "Event", true};
 const ResourceType kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 const ResourceType kEndpoints{"", "v1", "endpoints", "Endpoints", true};
+const ResourceType kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices", "EndpointSlice",
+                                   true};
 const ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
                                            "PersistentVolumeClaim", true};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
@@ -84,6 +86,7 @@ const std::vector<const ResourceType*>& All() {
       &kEvents,
       &kLeases,
       &kEndpoints,
+      &kEndpointSlices,
       &kPersistentVolumeClaims,
       &kJobs,
       &kDeployments,

@@ -44,6 +44,7 @@ extern const ResourceType kServiceAccounts;
 extern const ResourceType kEvents;
 extern const ResourceType kLeases;
 extern const ResourceType kEndpoints;
+extern const ResourceType kEndpointSlices;
 extern const ResourceType kPersistentVolumeClaims;
 extern const ResourceType kJobs;
 extern const ResourceType kDeployments;

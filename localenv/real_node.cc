@@ -362,12 +362,8 @@ Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client) {
   VT_RETURN_IF_ERROR(
       kube::ApplyManifest(client, kBindings).WithContext("binding the node's identities"));
   if (!options.pods_reach_api_server) return Status::Ok();
-  // EndpointSlice is not among kube/resource.h's types (only the syncer
-  // reads it otherwise), so the slice is applied by its type here.
-  const kube::ResourceType endpoint_slices{"discovery.k8s.io", "v1", "endpointslices",
-                                           "EndpointSlice", true};
   return client
-      .Patch(endpoint_slices, "default", "kubernetes", kube::PatchType::kApply,
+      .Patch(kube::resources::kEndpointSlices, "default", "kubernetes", kube::PatchType::kApply,
              kube::ToJson(KubernetesEndpointSlice(options)),
              {.field_manager = "vtenant", .force = true})
       .status()

@@ -23,9 +23,6 @@ using localenv::ParseTestJson;
 using namespace testing;
 namespace res = kube::resources;
 
-const kube::ResourceType kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses",
-                                          "PriorityClass", false};
-
 class FairShareTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
@@ -40,11 +37,11 @@ nodes:
       ASSERT_TRUE(
           client().Create(res::kQueues, "", QueueManifest(team, "ml-org", 0.33, 1, 1)).ok());
     // KAI's "build" class: priority 100, so non-preemptible.
-    ASSERT_TRUE(
-        client()
-            .Create(kPriorityClasses, "", ParseTestJson(R"({"apiVersion":"scheduling.k8s.io/v1",
+    ASSERT_TRUE(client()
+                    .Create(res::kPriorityClasses, "",
+                            ParseTestJson(R"({"apiVersion":"scheduling.k8s.io/v1",
         "kind":"PriorityClass","metadata":{"name":"build"},"value":100})"))
-            .ok());
+                    .ok());
     Result<int> port = localenv::PickFreeLoopbackPort();
     ASSERT_TRUE(port.ok());
     metrics_url_ = "http://127.0.0.1:" + std::to_string(*port);

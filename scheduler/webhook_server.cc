@@ -16,10 +16,7 @@ namespace vtenant::scheduler {
 namespace {
 
 namespace http = web::http;
-
-const kube::ResourceType kWebhookConfigs{"admissionregistration.k8s.io", "v1",
-                                         "mutatingwebhookconfigurations",
-                                         "MutatingWebhookConfiguration", false};
+using kube::resources::kMutatingWebhookConfigurations;
 
 // `text` as a CEL string literal: single-quoted, its quotes, backslashes and
 // line breaks escaped, so that a scheduler name is compared, never read as CEL.
@@ -185,13 +182,14 @@ Status WebhookServer::Register(kube::Client& client) {
   // The configuration is read by name first and created only when missing:
   // where the chart made it, the scheduler may get and update that one
   // object and create none.
-  Result<kube::Object> existing = client.Get(kWebhookConfigs, "", options_.config_name);
+  Result<kube::Object> existing =
+      client.Get(kMutatingWebhookConfigurations, "", options_.config_name);
   if (existing.status().code() == StatusCode::kNotFound) {
-    Result<kube::Object> created = client.Create(kWebhookConfigs, "", desired);
+    Result<kube::Object> created = client.Create(kMutatingWebhookConfigurations, "", desired);
     if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) {
       return created.status();
     }
-    existing = client.Get(kWebhookConfigs, "", options_.config_name);
+    existing = client.Get(kMutatingWebhookConfigurations, "", options_.config_name);
   }
   if (!existing.ok()) return existing.status();
   // Everything but metadata is ours; what the chart or a person put in
@@ -200,7 +198,7 @@ Status WebhookServer::Register(kube::Client& client) {
   updated.RemoveMember("webhooks");
   updated.AddMember("webhooks", rapidjson::Value(desired["webhooks"], updated.GetAllocator()),
                     updated.GetAllocator());
-  return client.Update(kWebhookConfigs, "", updated).status();
+  return client.Update(kMutatingWebhookConfigurations, "", updated).status();
 }
 
 }  // namespace vtenant::scheduler

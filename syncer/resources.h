@@ -1,5 +1,5 @@
 // Resource types the syncer reads that kube/resource.h does not list (and
-// three it does, under the same namespace).
+// four it does, under the same namespace).
 #pragma once
 
 #include "kube/resource.h"
@@ -8,14 +8,13 @@ namespace vtenant::syncer::resources {
 
 // kube/resource.h's, named here too so that the syncer's code says
 // resources::kX for every type it reads.
+using kube::resources::kEndpointSlices;
 using kube::resources::kPersistentVolumeClaims;
 using kube::resources::kReplicaSets;
 using kube::resources::kStatefulSets;
 inline const kube::ResourceType kCronJobs{"batch", "v1", "cronjobs", "CronJob", true};
 // JobSet's CRD, which a virtual cluster has only when the team installs it.
 inline const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
-inline const kube::ResourceType kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices",
-                                                "EndpointSlice", true};
 inline const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob",
                                              true};
 

@@ -28,13 +28,13 @@
 namespace vtenant::syncer {
 namespace {
 
+using kube::resources::kDeployments;
 using kube::resources::kEvents;
 using kube::resources::kJobs;
 using kube::resources::kPodGroups;
 using kube::resources::kPods;
 using localenv::ParseTestJson;
 
-const kube::ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
 constexpr char kHostNs[] = "vtenant-nlp";
 
 class SyncerIntegrationTest : public localenv::ClusterTest {
