@@ -64,8 +64,12 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
     std::cerr << "vtenant cluster-dns: " << indexed.ToString() << "\n";
     return 1;
   }
-  services.Run();
-  pods.Run();
+  for (kube::SharedInformer* informer : {&services, &pods}) {
+    if (Status started = informer->Run(); !started.ok()) {
+      std::cerr << "vtenant cluster-dns: " << started.ToString() << "\n";
+      return 1;
+    }
+  }
   std::cout << "vtenant cluster-dns: answering " << netns << "/" << listen
             << " (udp) about the host's Services" << std::endl;
   const dns::ServiceAddressLookup lookup =
