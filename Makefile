@@ -46,16 +46,15 @@ bench: deps build
 	@hack/run-benchmarks.sh $(BUILD_DIR)
 
 # What the demo runs, and only that, first: a newcomer's first `make demo`
-# builds neither kube-scheduler and helm (tests, benchmarks and clusters
-# only) nor the tests. `make test` builds the rest later, reusing the same
+# builds neither kube-scheduler (benchmarks only) nor the tests. `make test` builds the rest later, reusing the same
 # caches.
-DEMO_TOOLS := kube-apiserver kube-controller-manager kubectl etcd kwok
+DEMO_TOOLS := kube-apiserver kube-controller-manager kubectl etcd helm kwok
 DEMO_TARGETS := vtenant vtenant-scheduler vtenant-operator vtenant-syncer
 
 demo: $(BUILD_DIR)/build.ninja
 	@echo "demo: step 1/3, Debian packages"
 	@hack/install-deps.sh
-	@echo "demo: step 2/3, the Kubernetes binaries from Go modules and the four programs, side by side"
+	@echo "demo: step 2/3, the Kubernetes binaries from Go modules, then the four programs"
 	@hack/build-for-demo.sh $(BUILD_DIR) $(JOBS) "$(DEMO_TOOLS)" "$(DEMO_TARGETS)"
 	@echo "demo: step 3/3, the local system and the three-team scenario"
 	@hack/demo.sh $(BUILD_DIR)

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Builds what `make demo` runs, and only that: the Kubernetes tools it names
-# (Go, hack/build-tools.sh) and the C++ targets it names (CMake), side by
-# side. Both are cached, so only a first run takes minutes; on two cores the
-# Go build leaves a core idle while it downloads modules and links, which the
-# C++ build fills.
+# (Go, hack/build-tools.sh), then the C++ targets it names (CMake). Both are
+# cached, so only a first run takes minutes. One after the other: each
+# keeps both cores of a small machine busy on its own.
 #
 #   hack/build-for-demo.sh BUILD_DIR JOBS "TOOLS..." "TARGETS..."
 #
-# While either still runs it says so every 30 s with the time so far, so
-# that a first run never looks hung. The Go build's output goes to
+# While it runs it says so every 30 s with the time so far, so that a first
+# run never looks hung. The Go build's output goes to
 # BUILD_DIR/build-tools.log and is shown if it fails.
 set -euo pipefail
 build_dir=$1 jobs=$2 tools=$3 targets=$4
@@ -16,9 +15,6 @@ cd "$(dirname "$0")/.."
 log="$build_dir/build-tools.log"
 start=$(date +%s)
 
-# shellcheck disable=SC2086  # the lists are space-separated on purpose
-hack/build-tools.sh $tools >"$log" 2>&1 &
-tools_pid=$!
 (
   # One-second naps, so that nothing of it outlives this script by more.
   while :; do
@@ -29,13 +25,16 @@ tools_pid=$!
 ticker_pid=$!
 trap 'kill "$ticker_pid" 2>/dev/null || true' EXIT
 
-# shellcheck disable=SC2086
-cmake --build "$build_dir" -j "$jobs" --target $targets
-cxx_done=$(( $(date +%s) - start ))
-if ! wait "$tools_pid"; then
+echo "demo: the Kubernetes tools: $tools (output in $log)"
+# shellcheck disable=SC2086  # the lists are space-separated on purpose
+if ! hack/build-tools.sh $tools >"$log" 2>&1; then
   cat "$log" >&2
   echo "demo: building the Kubernetes tools failed (log above, and in $log)" >&2
   exit 1
 fi
 grep -E '^build-tools: (hack/tools/.* built in|all pinned|done)' "$log" || true
-echo "demo: built in $(( $(date +%s) - start ))s (the programs after ${cxx_done}s)"
+tools_done=$(( $(date +%s) - start ))
+echo "demo: the programs: $targets"
+# shellcheck disable=SC2086
+cmake --build "$build_dir" -j "$jobs" --target $targets
+echo "demo: built in $(( $(date +%s) - start ))s (the tools in ${tools_done}s)"
