@@ -27,7 +27,7 @@ VictimRanks::Facts RunningFactsOf(const Session& session, GroupId g) {
 }
 
 VictimRanks::VictimRanks(const Session& session)
-    : by_queue_(session.snapshot.queues.size()), mark_(session.statement.Mark()) {
+    : mark_(session.statement.Mark()), by_queue_(session.snapshot.queues.size()) {
   const Snapshot& s = session.snapshot;
   // At most every group: reserved so that growing never copies what was
   // written (the pages past the running jobs are never touched).
