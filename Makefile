@@ -46,8 +46,8 @@ bench: deps build
 	@hack/run-benchmarks.sh $(BUILD_DIR)
 
 # What the demo runs, and only that, first: a newcomer's first `make demo`
-# builds neither kube-scheduler (benchmarks only) nor the tests. `make test` builds the rest later, reusing the same
-# caches.
+# builds neither kube-scheduler (benchmarks only) nor the tests. `make test`
+# builds the rest later, reusing the same caches.
 DEMO_TOOLS := kube-apiserver kube-controller-manager kubectl etcd helm kwok
 DEMO_TARGETS := vtenant vtenant-scheduler vtenant-operator vtenant-syncer
 

@@ -2,7 +2,8 @@
 # Builds what `make demo` runs, and only that: the Kubernetes tools it names
 # (Go, hack/build-tools.sh), then the C++ targets it names (CMake). Both are
 # cached, so only a first run takes minutes. One after the other: each
-# keeps both cores of a small machine busy on its own.
+# keeps both cores of a small machine busy on its own, and side by side
+# they took longer (bench/RESULTS.md, "A newcomer's first make demo").
 #
 #   hack/build-for-demo.sh BUILD_DIR JOBS "TOOLS..." "TARGETS..."
 #
@@ -19,7 +20,7 @@ start=$(date +%s)
   # One-second naps, so that nothing of it outlives this script by more.
   while :; do
     for _ in $(seq 30); do sleep 1; done
-    echo "demo: building for $(( $(date +%s) - start ))s (the first time about 14 min on 2 cores)"
+    echo "demo: building for $(( $(date +%s) - start ))s (the first time about 15 min on 2 cores)"
   done
 ) &
 ticker_pid=$!
