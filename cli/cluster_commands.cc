@@ -27,6 +27,18 @@ int Fail(const std::string& command, const Status& status) {
   return 1;
 }
 
+// A command that takes no arguments and prints what `print` reads from the
+// host cluster.
+int PrintView(const GlobalOptions& global, const std::vector<std::string>& args,
+              const std::string& command, const std::string& usage,
+              Status (*print)(kube::Client& client, std::ostream& out)) {
+  if (int code = CheckNoArgs(command, args, usage); code >= 0) return code;
+  Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
+  if (!host.ok()) return Fail(command, host.status());
+  Status printed = print(**host, std::cout);
+  return printed.ok() ? 0 : Fail(command, printed);
+}
+
 }  // namespace
 
 int RunTenants(const GlobalOptions& global, const std::vector<std::string>& args) {
@@ -37,11 +49,7 @@ Lists the Tenants of the host cluster: phase, queue, parent queue, GPU
 allocated and the endpoint of each one's virtual API server. For a tenant
 that is not Ready, the conditions that say why (e.g. ParentQueueMissing).
 )";
-  if (int code = CheckNoArgs(command, args, usage); code >= 0) return code;
-  Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
-  if (!host.ok()) return Fail(command, host.status());
-  Status printed = PrintTenants(**host, std::cout);
-  return printed.ok() ? 0 : Fail(command, printed);
+  return PrintView(global, args, command, usage, PrintTenants);
 }
 
 int RunQueues(const GlobalOptions& global, const std::vector<std::string>& args) {
@@ -53,11 +61,7 @@ limit and over-quota weight (spec), fair share (computed by the scheduler),
 and the GPUs allocated to and requested by its pods (status). GPU amounts
 are quantities: 330m is 0.33 of a GPU.
 )";
-  if (int code = CheckNoArgs(command, args, usage); code >= 0) return code;
-  Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
-  if (!host.ok()) return Fail(command, host.status());
-  Status printed = PrintQueues(**host, std::cout);
-  return printed.ok() ? 0 : Fail(command, printed);
+  return PrintView(global, args, command, usage, PrintQueues);
 }
 
 int RunKubeconfig(const GlobalOptions& global, const std::vector<std::string>& args) {

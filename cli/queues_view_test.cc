@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::cli {
 namespace {
@@ -13,9 +14,7 @@ namespace {
 namespace res = kube::resources;
 
 void CreateQueue(kube::FakeClient& client, const std::string& json) {
-  Result<kube::Object> o = kube::ParseJson(json);
-  ASSERT_TRUE(o.ok()) << o.status().ToString();
-  ASSERT_TRUE(client.Create(res::kQueues, "", *o).ok());
+  ASSERT_TRUE(client.Create(res::kQueues, "", kube::Json(json)).ok());
 }
 
 std::string TeamQueue(const std::string& name, const std::string& parent,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::cli {
 namespace {
@@ -12,9 +13,7 @@ namespace res = kube::resources;
 
 void Create(kube::FakeClient& client, const kube::ResourceType& type, const std::string& ns,
             const std::string& json) {
-  Result<kube::Object> o = kube::ParseJson(json);
-  ASSERT_TRUE(o.ok()) << o.status().ToString();
-  Status s = client.Create(type, ns, *o).status();
+  Status s = client.Create(type, ns, kube::Json(json)).status();
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
@@ -24,14 +23,19 @@ void CreateTenant(kube::FakeClient& client, const std::string& name, const std::
              R"("},"spec":{},"status":)" + status + "}");
 }
 
+// Secret `name` in `ns` whose key `config` holds `config_base64`.
+void CreateConfigSecret(kube::FakeClient& client, const std::string& ns, const std::string& name,
+                        const std::string& config_base64) {
+  Create(client, res::kSecrets, ns,
+         R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")" + name +
+             R"(","namespace":")" + ns + R"("},"data":{"config":")" + config_base64 + R"("}})");
+}
+
 TEST(TenantKubeconfigTest, ReadsKeyConfigOfSecretVcTenant) {
   kube::FakeClient client;
   CreateTenant(client, "nlp", R"({"phase":"Ready"})");
   // base64 of "apiVersion: v1\nkind: Config\n"
-  Create(
-      client, res::kSecrets, "vtenant-nlp",
-      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"vc-nlp","namespace":"vtenant-nlp"},
-             "data":{"config":"YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="}})");
+  CreateConfigSecret(client, "vtenant-nlp", "vc-nlp", "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg==");
   Result<std::string> config = TenantKubeconfig(client, "nlp");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(*config, "apiVersion: v1\nkind: Config\n");
@@ -41,10 +45,7 @@ TEST(TenantKubeconfigTest, FollowsTheSecretNamedInStatus) {
   kube::FakeClient client;
   CreateTenant(client, "nlp",
                R"({"phase":"Ready","hostNamespace":"teams-nlp","kubeconfigSecret":"nlp-admin"})");
-  Create(
-      client, res::kSecrets, "teams-nlp",
-      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"nlp-admin","namespace":"teams-nlp"},
-             "data":{"config":"eDogMQo="}})");
+  CreateConfigSecret(client, "teams-nlp", "nlp-admin", "eDogMQo=");  // "x: 1\n"
   Result<std::string> config = TenantKubeconfig(client, "nlp");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(*config, "x: 1\n");

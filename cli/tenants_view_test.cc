@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::cli {
 namespace {
@@ -13,9 +14,7 @@ namespace {
 namespace res = kube::resources;
 
 void CreateTenant(kube::FakeClient& client, const std::string& json) {
-  Result<kube::Object> o = kube::ParseJson(json);
-  ASSERT_TRUE(o.ok()) << o.status().ToString();
-  ASSERT_TRUE(client.Create(res::kTenants, "", *o).ok());
+  ASSERT_TRUE(client.Create(res::kTenants, "", kube::Json(json)).ok());
 }
 
 std::string Print(kube::Client& client) {

@@ -86,15 +86,16 @@ TEST(ControllerTest, ReconcilesInformerObjectsRetriesErrorsAndHonoursRequeues) {
       << metrics;
 }
 
+// A mapper from an object to the key of its owner, "owner-of-<name>".
+std::vector<std::string> OwnerKey(const Object& o) { return {"owner-of-" + std::string(Name(o))}; }
+
 TEST(ControllerTest, MapperRoutesObjectsToOtherKeys) {
   FakeClient client;
   Registry registry;
   RecordingReconciler reconciler;
   SharedInformer informer(client, resources::kConfigMaps);
   Controller controller({.name = "mapped", .registry = &registry}, reconciler);
-  controller.Watch(informer, [](const Object& o) {
-    return std::vector<std::string>{"owner-of-" + std::string(Name(o))};
-  });
+  controller.Watch(informer, OwnerKey);
   ASSERT_TRUE(informer.Run().ok());
   std::thread runner([&] { controller.Run(); });
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("a")).ok());
@@ -111,9 +112,7 @@ TEST(ControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
   RecordingReconciler reconciler;
   SharedInformer informer(client, resources::kConfigMaps);
   Controller controller({.name = "resumed", .registry = &registry}, reconciler);
-  controller.Watch(informer, [](const Object& o) {
-    return std::vector<std::string>{"owner-of-" + std::string(Name(o))};
-  });
+  controller.Watch(informer, OwnerKey);
   ASSERT_TRUE(informer.Run().ok());
   auto runner = std::make_unique<std::thread>([&] { controller.Run(); });
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("a")).ok());

@@ -2,9 +2,9 @@
 
 #include <glog/logging.h>
 
-#include <cstdio>
-#include <ctime>
 #include <random>
+
+#include "kube/wall_time.h"
 
 namespace vtenant::kube {
 namespace {
@@ -12,22 +12,6 @@ namespace {
 // client-go's JitterFactor: candidates spread their retries over
 // [retry, 2.2 * retry) so they do not all hit the Lease at once.
 constexpr double kJitterFactor = 1.2;
-
-// A metav1.MicroTime: RFC 3339 with microseconds, UTC.
-std::string MicroTimeNow() {
-  const auto now = std::chrono::system_clock::now();
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
-      1000000;
-  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char date[32];
-  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof(out), "%s.%06lldZ", date, static_cast<long long>(micros));
-  return out;
-}
 
 void SetInt(Object& doc, std::initializer_list<std::string_view> path, const char* key,
             int64_t value) {
@@ -215,7 +199,7 @@ LeaderElector::Attempt LeaderElector::TryAcquireOrRenew(Clock::TimePoint deadlin
       client_.Get(resources::kLeases, config_.lease_namespace, config_.lease_name, call);
   // Taken after the read, so an acquireTime is never earlier than the moment
   // the previous holder's lease was seen to expire.
-  const std::string now = MicroTimeNow();
+  const std::string now = FormatRfc3339Micro(std::chrono::system_clock::now());
   if (!current.ok() && current.status().code() == StatusCode::kNotFound) {
     Object lease(rapidjson::kObjectType);
     SetString(lease, {}, "apiVersion", resources::kLeases.ApiVersion());
@@ -285,7 +269,7 @@ void LeaderElector::Release() {
   if (!current.ok() || GetString(*current, {"spec", "holderIdentity"}) != config_.identity) {
     return;
   }
-  const std::string now = MicroTimeNow();
+  const std::string now = FormatRfc3339Micro(std::chrono::system_clock::now());
   Object next = Clone(*current);
   SetString(next, {"spec"}, "holderIdentity", "");
   SetInt(next, {"spec"}, "leaseDurationSeconds", 1);

@@ -130,21 +130,17 @@ TEST_F(WorkQueueTest, BlockedGetWakesOnAdd) {
 }
 
 TEST_F(WorkQueueTest, AddRateLimitedBacksOffExponentiallyUntilForgotten) {
-  queue_.AddRateLimited("a");
-  EXPECT_EQ(queue_.NumRequeues("a"), 1);
-  clock_.Advance(milliseconds(4));
-  EXPECT_EQ(queue_.Len(), 0u);
-  clock_.Advance(milliseconds(1));
-  ASSERT_EQ(queue_.Get(), "a");
-  queue_.Done("a");
-
-  queue_.AddRateLimited("a");  // second failure: 10ms
-  EXPECT_EQ(queue_.NumRequeues("a"), 2);
-  clock_.Advance(milliseconds(9));
-  EXPECT_EQ(queue_.Len(), 0u);
-  clock_.Advance(milliseconds(1));
-  ASSERT_EQ(queue_.Get(), "a");
-  queue_.Done("a");
+  // Each failure doubles the delay before the key is back: 5ms, 10ms, 20ms.
+  int failures = 0;
+  for (milliseconds delay : {milliseconds(5), milliseconds(10), milliseconds(20)}) {
+    queue_.AddRateLimited("a");
+    EXPECT_EQ(queue_.NumRequeues("a"), ++failures);
+    clock_.Advance(delay - milliseconds(1));
+    EXPECT_EQ(queue_.Len(), 0u) << "failure " << failures;
+    clock_.Advance(milliseconds(1));
+    ASSERT_EQ(queue_.Get(), "a") << "failure " << failures;
+    queue_.Done("a");
+  }
 
   queue_.Forget("a");
   EXPECT_EQ(queue_.NumRequeues("a"), 0);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "kube/wall_time.h"
 #include "syncer/kubelet_identity.h"
 
 namespace vtenant::op {
@@ -45,15 +46,6 @@ std::string Get(const std::map<std::string, std::string>& m, const std::string& 
   return it == m.end() ? std::string() : it->second;
 }
 
-std::string FormatTime(std::chrono::system_clock::time_point t) {
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Why `leaf` must be reissued, or "" when it is fine. A leaf is renewed once
 // less than `renew_before` of its life is left.
 std::string LeafProblem(const std::string& what, const pki::CertificateAndKey& leaf,
@@ -65,7 +57,7 @@ std::string LeafProblem(const std::string& what, const pki::CertificateAndKey& l
       CertificateNotAfter(leaf.certificate_pem);
   if (!not_after.ok()) return what + " unreadable";
   if (*not_after - now < renew_before) {
-    return what + " expires " + FormatTime(*not_after);
+    return what + " expires " + kube::FormatRfc3339(*not_after);
   }
   Result<bool> signed_by = CertificateSignedBy(leaf.certificate_pem, ca_pem);
   if (!signed_by.ok() || !*signed_by) return what + " not signed by the tenant's CA";

@@ -115,6 +115,13 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       return Status::Ok();
     };
   };
+  auto whole = [](const char* name, int* out, int64_t min, int64_t max) -> Setter {
+    return [=](const std::string& v) {
+      Result<int64_t> n = ParseWholeNumberFlag(name, v, min, max);
+      if (n.ok()) *out = static_cast<int>(*n);
+      return n.status();
+    };
+  };
   const std::map<std::string, Setter> values = {
       {"kubeconfig", str(&f.kubeconfig)},
       {"backend-default",
@@ -170,12 +177,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          }
          return Status::Ok();
        }},
-      {"workers",
-       [&](const std::string& v) {
-         Result<int64_t> n = ParseWholeNumberFlag("workers", v, 1, 256);
-         if (n.ok()) f.workers = static_cast<int>(*n);
-         return n.status();
-       }},
+      {"workers", whole("workers", &f.workers, 1, 256)},
       {"tenant-credential-lifetime",
        [&](const std::string& v) {
          Result<std::chrono::seconds> d = ParseLifetime(v);
@@ -183,12 +185,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          f.tenant_credential_lifetime = *d;
          return Status::Ok();
        }},
-      {"starting-apiservers",
-       [&](const std::string& v) {
-         Result<int64_t> n = ParseWholeNumberFlag("starting-apiservers", v, 0, 1000);
-         if (n.ok()) f.starting_apiservers = static_cast<int>(*n);
-         return n.status();
-       }},
+      {"starting-apiservers", whole("starting-apiservers", &f.starting_apiservers, 0, 1000)},
   };
   const std::map<std::string, bool*> switches = {{"leader-elect", &f.leader_elect},
                                                  {"no-syncer", &f.no_syncer}};

@@ -32,6 +32,24 @@ kube::JsonObject Meta(const ControlPlaneRequest& r, const std::string& name) {
   return {{"name", name}, {"namespace", r.host_namespace}, {"labels", Labels(r)}};
 }
 
+// An Opaque Secret `name` of the control plane's credentials holding `data`,
+// labelled as Labels() is but for the component label.
+kube::Object CredentialSecret(const ControlPlaneRequest& r, const std::string& name,
+                              kube::JsonObject data) {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", name},
+           {"namespace", r.host_namespace},
+           {"labels", kube::JsonObject{{"vtenant.io/tenant", r.spec.name},
+                                       {"app.kubernetes.io/name", "vtenant-control-plane"},
+                                       {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
+      {"type", "Opaque"},
+      {"data", std::move(data)}});
+}
+
 kube::JsonObject Resources(const ControlPlaneSpec& cp) {
   return {{"requests", kube::StringMap(cp.requests)}, {"limits", kube::StringMap(cp.limits)}};
 }
@@ -141,18 +159,7 @@ kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& r) {
            {"syncer-kubelet.key", c.syncer_kubelet.private_key_pem}}) {
     data.Set(key, kube::EncodeBase64(value));
   }
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "Secret"},
-      {"metadata",
-       kube::JsonObject{
-           {"name", ControlPlaneSecretName(r.spec.name)},
-           {"namespace", r.host_namespace},
-           {"labels", kube::JsonObject{{"vtenant.io/tenant", r.spec.name},
-                                       {"app.kubernetes.io/name", "vtenant-control-plane"},
-                                       {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
-      {"type", "Opaque"},
-      {"data", std::move(data)}});
+  return CredentialSecret(r, ControlPlaneSecretName(r.spec.name), std::move(data));
 }
 
 std::string SyncerSecretName(std::string_view tenant) {
@@ -163,19 +170,9 @@ kube::Object RenderSyncerSecret(const ControlPlaneRequest& r) {
   const std::string kubeconfig =
       RenderTokenFileKubeconfig("https://127.0.0.1:6443", r.certificates.ca.certificate_pem,
                                 std::string(kSyncerCredentialsDir) + "/token", Name(r));
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "Secret"},
-      {"metadata",
-       kube::JsonObject{
-           {"name", SyncerSecretName(r.spec.name)},
-           {"namespace", r.host_namespace},
-           {"labels", kube::JsonObject{{"vtenant.io/tenant", r.spec.name},
-                                       {"app.kubernetes.io/name", "vtenant-control-plane"},
-                                       {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
-      {"type", "Opaque"},
-      {"data", kube::JsonObject{{"config", kube::EncodeBase64(kubeconfig)},
-                                {"token", kube::EncodeBase64(r.syncer_virtual_token)}}}});
+  return CredentialSecret(r, SyncerSecretName(r.spec.name),
+                          kube::JsonObject{{"config", kube::EncodeBase64(kubeconfig)},
+                                           {"token", kube::EncodeBase64(r.syncer_virtual_token)}});
 }
 
 kube::Object RenderInternalKubeconfigSecret(const ControlPlaneRequest& r) {

@@ -139,31 +139,28 @@ TEST(ReclaimTest, EvictsOnlyVictimsOnTheNodeTheJobTakes) {
 }
 
 TEST(ReclaimTest, GangReclaimsAllItNeedsOrNothing) {
-  // a's gang of 3 one-GPU pods needs 3 of b's 4 GPUs, but a's fair share is
-  // 2: taking 3 would put a above its share, so nothing is evicted.
-  SnapshotBuilder b = BusyB(1, 4, 2000);
-  b.AddGroup({.name = "gang", .queue = "a", .min_member = 3});
-  for (int i = 0; i < 3; ++i) {
-    PodSpec p = WholeGpuPod("gang-" + std::to_string(i), "", 1);
-    p.group = "gang";
-    b.AddPod(p);
-  }
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
+  // a's gang of 3 one-GPU pods against b running on every GPU of one node,
+  // both queues with quota `quota_each`.
+  auto gang_against_busy_b = [](int gpus, Milli quota_each) {
+    SnapshotBuilder b = BusyB(1, gpus, quota_each);
+    b.AddGroup({.name = "gang", .queue = "a", .min_member = 3});
+    for (int i = 0; i < 3; ++i) {
+      PodSpec p = WholeGpuPod("gang-" + std::to_string(i), "", 1);
+      p.group = "gang";
+      b.AddPod(p);
+    }
+    return RunCycle(MustBuild(b));
+  };
+
+  // The gang needs 3 of b's 4 GPUs, but a's fair share is 2: taking 3 would
+  // put a above its share, so nothing is evicted.
+  Decisions d = gang_against_busy_b(4, 2000);
   EXPECT_TRUE(d.evictions.empty());
   EXPECT_TRUE(d.binds.empty());
 
   // With 6 GPUs and quotas of 3 each, the same gang reclaims exactly three,
   // which brings b down to its share and no further.
-  SnapshotBuilder b3 = BusyB(1, 6, 3000);
-  b3.AddGroup({.name = "gang", .queue = "a", .min_member = 3});
-  for (int i = 0; i < 3; ++i) {
-    PodSpec p = WholeGpuPod("gang-" + std::to_string(i), "", 1);
-    p.group = "gang";
-    b3.AddPod(p);
-  }
-  Snapshot s3 = MustBuild(b3);
-  Decisions d3 = RunCycle(s3);
+  Decisions d3 = gang_against_busy_b(6, 3000);
   EXPECT_EQ(CountEvictions(d3, EvictionCause::kReclaim), 3);
   EXPECT_EQ(d3.binds.size(), 3u);
 }

@@ -106,45 +106,43 @@ void ClusterView::DeletePod(const rapidjson::Value& pod) {
   nominated_.erase(key);
 }
 
-void ClusterView::UpsertNode(const rapidjson::Value& node) {
-  const std::string key(kube::Name(node));
-  if (Unchanged('n', key, node)) return;
-  Result<sched::NodeSpec> n = CoreNodeFromHost(node);
+template <typename Spec>
+void ClusterView::UpsertNamed(char kind, const rapidjson::Value& object,
+                              Result<Spec> (*translate)(const rapidjson::Value&),
+                              std::map<std::string, Spec>& specs, std::string_view until_fixed) {
+  const std::string key(kube::Name(object));
+  if (Unchanged(kind, key, object)) return;
+  Result<Spec> spec = translate(object);
   std::lock_guard lock(mu_);
-  Translated('n', key, node);
-  if (!n.ok()) {
-    LOG(WARNING) << n.status().ToString() << "; the node takes no pods until fixed";
-    nodes_.erase(std::string(kube::Name(node)));
+  Translated(kind, key, object);
+  if (!spec.ok()) {
+    LOG(WARNING) << spec.status().ToString() << "; " << until_fixed;
+    specs.erase(key);
     return;
   }
-  nodes_[n->name] = std::move(n).value();
+  specs[key] = std::move(spec).value();
 }
 
-void ClusterView::DeleteNode(const rapidjson::Value& node) {
+template <typename Spec>
+void ClusterView::DeleteNamed(char kind, const rapidjson::Value& object,
+                              std::map<std::string, Spec>& specs) {
+  const std::string key(kube::Name(object));
   std::lock_guard lock(mu_);
-  Forgotten('n', std::string(kube::Name(node)));
-  nodes_.erase(std::string(kube::Name(node)));
+  Forgotten(kind, key);
+  specs.erase(key);
 }
+
+void ClusterView::UpsertNode(const rapidjson::Value& node) {
+  UpsertNamed('n', node, &CoreNodeFromHost, nodes_, "the node takes no pods until fixed");
+}
+
+void ClusterView::DeleteNode(const rapidjson::Value& node) { DeleteNamed('n', node, nodes_); }
 
 void ClusterView::UpsertQueue(const rapidjson::Value& queue) {
-  const std::string key(kube::Name(queue));
-  if (Unchanged('q', key, queue)) return;
-  Result<sched::QueueSpec> q = CoreQueueFromHost(queue);
-  std::lock_guard lock(mu_);
-  Translated('q', key, queue);
-  if (!q.ok()) {
-    LOG(WARNING) << q.status().ToString() << "; its pods wait until it is fixed";
-    queues_.erase(std::string(kube::Name(queue)));
-    return;
-  }
-  queues_[q->name] = std::move(q).value();
+  UpsertNamed('q', queue, &CoreQueueFromHost, queues_, "its pods wait until it is fixed");
 }
 
-void ClusterView::DeleteQueue(const rapidjson::Value& queue) {
-  std::lock_guard lock(mu_);
-  Forgotten('q', std::string(kube::Name(queue)));
-  queues_.erase(std::string(kube::Name(queue)));
-}
+void ClusterView::DeleteQueue(const rapidjson::Value& queue) { DeleteNamed('q', queue, queues_); }
 
 void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
   const std::string key = kube::KeyOf(group);

@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -175,6 +176,15 @@ class ClusterView {
   // Notes the version translated, or forgets it. mu_ held.
   void Translated(char kind, const std::string& key, const rapidjson::Value& object);
   void Forgotten(char kind, const std::string& key);
+  // Upsert and delete of a Node or Queue, kept in `specs` under its name:
+  // `translate` makes its spec; one it cannot translate is taken out, and the
+  // log says why and `until_fixed`. Take mu_.
+  template <typename Spec>
+  void UpsertNamed(char kind, const rapidjson::Value& object,
+                   Result<Spec> (*translate)(const rapidjson::Value&),
+                   std::map<std::string, Spec>& specs, std::string_view until_fixed);
+  template <typename Spec>
+  void DeleteNamed(char kind, const rapidjson::Value& object, std::map<std::string, Spec>& specs);
 
   // What a cycle adds to a translated pod for the core (see Build).
   struct CoreFields {

@@ -40,14 +40,19 @@ std::string ShowDuration(std::chrono::milliseconds d) {
 
 std::string Quoted(const std::string& s) { return s.empty() ? "\"\"" : s; }
 
+// The setter of a flag whose value is kept as given.
+std::function<Status(SchedulerFlags&, const std::string&)> Text(
+    std::string SchedulerFlags::*field) {
+  return [field](SchedulerFlags& f, const std::string& v) {
+    f.*field = v;
+    return Status::Ok();
+  };
+}
+
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"kubeconfig", "PATH", "kubeconfig of the host cluster; empty: in-cluster service account",
-       [](auto& f) { return Quoted(f.kubeconfig); },
-       [](auto& f, auto& v) {
-         f.kubeconfig = v;
-         return Status::Ok();
-       }},
+       [](auto& f) { return Quoted(f.kubeconfig); }, Text(&SchedulerFlags::kubeconfig)},
       {"scheduler-name", "NAME", "schedule pods whose spec.schedulerName is NAME",
        [](auto& f) { return f.scheduler_name; },
        [](auto& f, auto& v) {
@@ -63,24 +68,14 @@ const std::vector<Flag>& Flags() {
        }},
       {"reservation-namespace", "NS", "namespace of the GPU reservation pods (created if missing)",
        [](auto& f) { return f.reservation_namespace; },
-       [](auto& f, auto& v) {
-         f.reservation_namespace = v;
-         return Status::Ok();
-       }},
+       Text(&SchedulerFlags::reservation_namespace)},
       {"reservation-image", "IMAGE", "image of the reservation pods (runs vtenant-gpu-reservation)",
-       [](auto& f) { return f.reservation_image; },
-       [](auto& f, auto& v) {
-         f.reservation_image = v;
-         return Status::Ok();
-       }},
+       [](auto& f) { return f.reservation_image; }, Text(&SchedulerFlags::reservation_image)},
       {"reservation-service-account", "NAME",
        "ServiceAccount of the reservation pods (they annotate their own pod); empty: the "
        "namespace's default",
        [](auto& f) { return Quoted(f.reservation_service_account); },
-       [](auto& f, auto& v) {
-         f.reservation_service_account = v;
-         return Status::Ok();
-       }},
+       Text(&SchedulerFlags::reservation_service_account)},
       {"webhook-address", "HOST:PORT",
        "serve the mutating admission webhook over TLS here and register it; empty: no webhook "
        "(GPU-sharing pods then cannot be created)",
@@ -92,24 +87,12 @@ const std::vector<Flag>& Flags() {
        }},
       {"webhook-url", "URL",
        "URL the API server calls the webhook at; empty: https://<webhook-address>/mutate",
-       [](auto& f) { return Quoted(f.webhook_url); },
-       [](auto& f, auto& v) {
-         f.webhook_url = v;
-         return Status::Ok();
-       }},
+       [](auto& f) { return Quoted(f.webhook_url); }, Text(&SchedulerFlags::webhook_url)},
       {"webhook-cert", "PATH",
        "serving certificate (PEM) of the webhook; empty: made at start with its own CA",
-       [](auto& f) { return Quoted(f.webhook_cert); },
-       [](auto& f, auto& v) {
-         f.webhook_cert = v;
-         return Status::Ok();
-       }},
+       [](auto& f) { return Quoted(f.webhook_cert); }, Text(&SchedulerFlags::webhook_cert)},
       {"webhook-key", "PATH", "private key (PEM) of --webhook-cert",
-       [](auto& f) { return Quoted(f.webhook_key); },
-       [](auto& f, auto& v) {
-         f.webhook_key = v;
-         return Status::Ok();
-       }},
+       [](auto& f) { return Quoted(f.webhook_key); }, Text(&SchedulerFlags::webhook_key)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
        [](auto& f, auto& v) {
@@ -126,10 +109,7 @@ const std::vector<Flag>& Flags() {
        }},
       {"leader-elect-namespace", "NS", "namespace of the leader election Lease",
        [](auto& f) { return f.leader_elect_namespace; },
-       [](auto& f, auto& v) {
-         f.leader_elect_namespace = v;
-         return Status::Ok();
-       }},
+       Text(&SchedulerFlags::leader_elect_namespace)},
       {"policy", "NAME",
        "placement policy: fgd (fragmentation-aware), binpack, spread, best-fit or random-fit",
        [](auto& f) { return f.policy; },

@@ -27,6 +27,8 @@ namespace vtenant::syncer {
 // The type a host copy of a Secret of `type` gets (rules above).
 std::string_view HostSecretType(std::string_view type);
 
+// ToHost, then Update of the host's copy: the shape every translator has,
+// a parallel on purpose (each kind's rules are its own).
 class DataTranslator {
  public:
   explicit DataTranslator(const SyncerConfig& config) : config_(config) {}

@@ -11,6 +11,10 @@ namespace {
 
 using testing::Json;
 using testing::NlpConfig;
+using testing::OneNodeNetwork;
+
+// The address of the tenant's one host pod in OneNodeNetwork.
+constexpr char kTenantPodIp[] = "10.244.0.7";
 
 kube::Object Slice(const std::string& labels) {
   return Json(R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
@@ -57,20 +61,12 @@ TEST(EndpointSliceTranslatorTest, OnlyHandWrittenSlicesOfSelectorlessServicesTra
   EXPECT_FALSE(EndpointSliceTranslator::Wanted(api, &selectorless));
 }
 
-HostNetwork OneNode() {
-  HostNetwork network;
-  network.AddNode(Json(R"({"metadata":{"name":"l40s-0"},"spec":{"podCIDRs":["10.244.0.0/24"]},
-      "status":{"addresses":[{"type":"InternalIP","address":"192.168.0.2"}]}})"));
-  network.AddTenantPod(Json(R"({"status":{"podIP":"10.244.0.7"}})"));
-  return network;
-}
-
 TEST(EndpointSliceTranslatorTest, HostCopyPointsAtTheHostServiceAndHostPods) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
   TranslationNotes notes;
-  kube::Object host =
-      translator.ToHost(Slice(R"("kubernetes.io/service-name":"db")"), OneNode(), &notes);
+  kube::Object host = translator.ToHost(Slice(R"("kubernetes.io/service-name":"db")"),
+                                        OneNodeNetwork(kTenantPodIp), &notes);
   EXPECT_EQ(kube::Name(host), "db-1-x-ml-x-nlp");
   EXPECT_EQ(kube::Namespace(host), "vtenant-nlp");
   EXPECT_EQ(kube::Label(host, kServiceNameLabel), HostName("db", "ml", "nlp"));
@@ -171,7 +167,7 @@ TEST(EndpointSliceTranslatorTest, Table) {
         "metadata":{"name":"db-1","namespace":"ml","uid":"s1","labels":{)" +
                               row.labels + "}}," + row.body + "}");
     TranslationNotes notes;
-    kube::Object host = translator.ToHost(slice, OneNode(), &notes);
+    kube::Object host = translator.ToHost(slice, OneNodeNetwork(kTenantPodIp), &notes);
     EXPECT_EQ(kube::Label(host, kServiceNameLabel), HostName("db", "ml", "nlp")) << row.decision;
     EXPECT_EQ(kube::Label(host, kSliceManagedByLabel), kSyncerSliceManager) << row.decision;
     EXPECT_EQ(notes.refusal.has_value(), row.refused) << row.decision;
@@ -195,12 +191,13 @@ TEST(EndpointSliceTranslatorTest, UpdateCarriesChangedEndpointsOnly) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
   kube::Object slice = Slice(R"("kubernetes.io/service-name":"db")");
-  kube::Object host = translator.ToHost(slice, OneNode());
+  kube::Object host = translator.ToHost(slice, OneNodeNetwork(kTenantPodIp));
   kube::SetString(host, {"metadata"}, "resourceVersion", "41");
-  EXPECT_FALSE(translator.Update(translator.ToHost(slice, OneNode()), host));
+  EXPECT_FALSE(translator.Update(translator.ToHost(slice, OneNodeNetwork(kTenantPodIp)), host));
 
   slice["endpoints"][2]["addresses"][0].SetString("192.168.5.12", slice.GetAllocator());
-  std::optional<kube::Object> update = translator.Update(translator.ToHost(slice, OneNode()), host);
+  std::optional<kube::Object> update =
+      translator.Update(translator.ToHost(slice, OneNodeNetwork(kTenantPodIp)), host);
   ASSERT_TRUE(update);
   EXPECT_EQ(kube::GetString((*update)["endpoints"][2]["addresses"][0], {}), "192.168.5.12");
   EXPECT_EQ(kube::ResourceVersion(*update), "41");

@@ -10,14 +10,10 @@ namespace {
 
 using testing::Json;
 using testing::NlpConfig;
+using testing::OneNodeNetwork;
 
-HostNetwork OneNode() {
-  HostNetwork network;
-  network.AddNode(Json(R"({"metadata":{"name":"l40s-0"},"spec":{"podCIDRs":["10.244.0.0/24"]},
-      "status":{"addresses":[{"type":"InternalIP","address":"192.168.0.2"}]}})"));
-  network.AddTenantPod(Json(R"({"status":{"podIP":"10.244.0.4"}})"));
-  return network;
-}
+// The address of the tenant's one host pod in OneNodeNetwork.
+constexpr char kTenantPodIp[] = "10.244.0.4";
 
 kube::Object Endpoints(const std::string& subsets) {
   return Json(R"({"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"db",
@@ -78,7 +74,8 @@ TEST(EndpointsTranslatorTest, Table) {
   };
   for (const Row& row : rows) {
     TranslationNotes notes;
-    kube::Object host = translator.ToHost(Endpoints(row.subsets), OneNode(), &notes);
+    kube::Object host =
+        translator.ToHost(Endpoints(row.subsets), OneNodeNetwork(kTenantPodIp), &notes);
     EXPECT_EQ(kube::Name(host), HostName("db", "ml", "nlp")) << row.decision;
     EXPECT_EQ(host["subsets"], Json(row.host_subsets))
         << row.decision << ": " << kube::ToJson(host["subsets"]);
@@ -97,11 +94,11 @@ TEST(EndpointsTranslatorTest, UpdateFollowsTheAddresses) {
   const SyncerConfig config = NlpConfig();
   EndpointsTranslator translator(config);
   kube::Object endpoints = Endpoints(R"([{"addresses":[{"ip":"192.168.5.10"}]}])");
-  kube::Object host = translator.ToHost(endpoints, OneNode());
-  EXPECT_FALSE(translator.Update(translator.ToHost(endpoints, OneNode()), host));
+  kube::Object host = translator.ToHost(endpoints, OneNodeNetwork(kTenantPodIp));
+  EXPECT_FALSE(translator.Update(translator.ToHost(endpoints, OneNodeNetwork(kTenantPodIp)), host));
   endpoints["subsets"][0]["addresses"][0]["ip"].SetString("192.168.5.11", endpoints.GetAllocator());
   std::optional<kube::Object> update =
-      translator.Update(translator.ToHost(endpoints, OneNode()), host);
+      translator.Update(translator.ToHost(endpoints, OneNodeNetwork(kTenantPodIp)), host);
   ASSERT_TRUE(update);
   EXPECT_EQ(kube::GetString((*update)["subsets"][0]["addresses"][0], {"ip"}), "192.168.5.11");
 }

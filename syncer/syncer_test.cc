@@ -91,6 +91,18 @@ class SyncerTest : public ::testing::Test {
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
 
+  // A new version of virtual object `name` in "ml": its label `key` set to
+  // `value`.
+  void SetVirtualLabel(const kube::ResourceType& type, const std::string& name,
+                       const std::string& key, const std::string& value) {
+    Result<kube::Object> updated =
+        virtual_.UpdateWithRetry(type, "ml", name, [&](kube::Object& object) {
+          kube::SetString(object, {"metadata", "labels"}, key, value);
+          return Status::Ok();
+        });
+    ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  }
+
   kube::Object HostPod(const std::string& virtual_name) {
     Result<kube::Object> pod = host_.Get(kPods, kHostNs, HostName(virtual_name, "ml", "nlp"));
     return pod.ok() ? std::move(*pod) : kube::Object(rapidjson::kNullType);
@@ -284,25 +296,13 @@ TEST_F(SyncerTest, RefusedObjectsStayOffTheHostAndSayWhyOncePerVersion) {
   ASSERT_TRUE(Eventually([&] { return claim_events() == 1; }));
   EXPECT_FALSE(host_.Get(claims, kHostNs, HostName("theirs", "ml", "nlp")).ok());
   // More reconciles of the same version tell nothing new...
-  ASSERT_TRUE(virtual_
-                  .UpdateWithRetry(kPods, "ml", "mounts",
-                                   [](kube::Object& pod) {
-                                     kube::SetString(pod, {"metadata", "labels"}, "step", "2");
-                                     return Status::Ok();
-                                   })
-                  .ok());
+  SetVirtualLabel(kPods, "mounts", "step", "2");
   ASSERT_TRUE(Eventually([&] {
     kube::Object pod = HostPod("mounts");
     return pod.IsObject() && kube::Label(pod, "step") == "2";
   }));
   // ...a new version of the claim does.
-  ASSERT_TRUE(virtual_
-                  .UpdateWithRetry(claims, "ml", "theirs",
-                                   [](kube::Object& pvc) {
-                                     kube::SetString(pvc, {"metadata", "labels"}, "try", "2");
-                                     return Status::Ok();
-                                   })
-                  .ok());
+  SetVirtualLabel(claims, "theirs", "try", "2");
   ASSERT_TRUE(Eventually([&] { return claim_events() == 2; }));
   EXPECT_EQ(claim_events(), 2);
   EXPECT_FALSE(host_.Get(claims, kHostNs, HostName("theirs", "ml", "nlp")).ok());
@@ -590,13 +590,7 @@ TEST_F(SyncerTest, VirtualPodGroupChangeReachesTheHostWithoutAPodEvent) {
       Eventually([&] { return !syncer_->informers().Virtual(kPodGroups).cache().Get("ml/ddp"); }));
   // (a pod's label change makes the group's syncer look again, after the delete)
   const int64_t looked = PodGroupReconciles();
-  ASSERT_TRUE(virtual_
-                  .UpdateWithRetry(kPods, "ml", "ddp-0",
-                                   [](kube::Object& pod) {
-                                     kube::SetString(pod, {"metadata", "labels"}, "step", "2");
-                                     return Status::Ok();
-                                   })
-                  .ok());
+  SetVirtualLabel(kPods, "ddp-0", "step", "2");
   ASSERT_TRUE(Eventually([&] { return PodGroupReconciles() > looked; }));
   EXPECT_EQ(kube::GetInt(host_group(), {"spec", "minMember"}), 4);
   // ...and goes with the last of them.

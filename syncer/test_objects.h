@@ -7,6 +7,7 @@
 
 #include "kube/object.h"
 #include "kube/testing/json.h"
+#include "syncer/endpoint_addresses.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer::testing {
@@ -25,6 +26,17 @@ inline SyncerConfig NlpConfig() {
   // The priority classes the operator found on the test host.
   config.allowed_priority_classes = {"train", "build", "inference"};
   return config;
+}
+
+// The host network of the endpoint translators' tests: one node l40s-0
+// (InternalIP 192.168.0.2, pod range 10.244.0.0/24) running one pod of the
+// tenant, at `tenant_pod_ip`.
+inline HostNetwork OneNodeNetwork(const std::string& tenant_pod_ip) {
+  HostNetwork network;
+  network.AddNode(Json(R"({"metadata":{"name":"l40s-0"},"spec":{"podCIDRs":["10.244.0.0/24"]},
+      "status":{"addresses":[{"type":"InternalIP","address":"192.168.0.2"}]}})"));
+  network.AddTenantPod(Json(R"({"status":{"podIP":")" + tenant_pod_ip + R"("}})"));
+  return network;
 }
 
 }  // namespace vtenant::syncer::testing

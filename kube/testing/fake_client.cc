@@ -2,8 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <utility>
+
+#include "kube/wall_time.h"
 
 namespace vtenant::kube {
 namespace {
@@ -18,15 +19,6 @@ Value Ref(std::string_view s) {
 }
 
 std::string TypeId(const ResourceType& type) { return type.group + "/" + type.resource; }
-
-std::string NowRfc3339() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
 
 std::string Quoted(const ResourceType& type, std::string_view name) {
   return type.resource + " \"" + std::string(name) + "\"";
@@ -478,7 +470,7 @@ struct FakeClient::State {
     std::snprintf(uid, sizeof(uid), "00000000-0000-4000-8000-%012llx",
                   static_cast<unsigned long long>(++next_uid));
     SetString(doc, {"metadata"}, "uid", uid);
-    SetString(doc, {"metadata"}, "creationTimestamp", NowRfc3339());
+    SetString(doc, {"metadata"}, "creationTimestamp", FormatRfc3339(std::chrono::system_clock::now()));
     RemoveMember(doc, {"metadata"}, "deletionTimestamp");
     SetMember(EnsurePath(doc, {"metadata"}), "generation", Value(int64_t{1}), doc.GetAllocator());
     SetString(doc, {"metadata"}, "resourceVersion", std::to_string(++resource_version));
@@ -572,7 +564,7 @@ struct FakeClient::State {
         --resource_version;  // nothing changes
         return Status::Ok();
       }
-      SetString(final_state, {"metadata"}, "deletionTimestamp", NowRfc3339());
+      SetString(final_state, {"metadata"}, "deletionTimestamp", FormatRfc3339(std::chrono::system_clock::now()));
       auto marked = std::make_shared<Object>(std::move(final_state));
       it->second = marked;
       RecordLocked(type, WatchEvent::Type::kModified, marked);
