@@ -113,9 +113,8 @@ bool StandsForVirtualPodGroup(const rapidjson::Value& host);
 // gang's priorityClassName (a workload's group keeps its class when the
 // gang names none); for a virtual PodGroup's gang also markUnschedulable
 // and topologyConstraint, and a field the virtual group no longer sets is
-// removed. nullopt when it
-// already has all of it. Every other field (status, what KAI wrote) is
-// kept.
+// removed. nullopt when it already has all of it. Every other field
+// (status, what KAI wrote) is kept.
 std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,
                                            const SyncerConfig& config);
 
