@@ -21,8 +21,8 @@
 //                                     objects by name and hand out devices
 //                                     outside the queues)
 //   hostNetwork, hostPID, hostIPC     check (Pod Security), then copy
-//   securityContext                   check (Pod Security), then copy: the
-//                                     pod security context table below
+//   securityContext                   check (Pod Security), then copy its
+//                                     known members (pod_schema.cc)
 //   nodeSelector                      copy, the Tenant's merged over it (its
 //                                     values win)
 //   affinity.nodeAffinity             copy
