@@ -6,8 +6,8 @@
 
 namespace vtenant::syncer::resources {
 
-// kube/resource.h's, named here too so that the syncer's code says
-// resources::kX for every type it reads.
+// kube/resource.h's, named here too: the syncer's code says resources::kX
+// for these as for the ones below (core types stay kube::resources::kX).
 using kube::resources::kEndpointSlices;
 using kube::resources::kPersistentVolumeClaims;
 using kube::resources::kReplicaSets;
