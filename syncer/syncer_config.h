@@ -1,5 +1,5 @@
 // SyncerConfig: what one tenant's syncer enforces and where it writes,
-// from its flags (see main.cc) or built directly by tests.
+// from its flags (flags.h; cluster_dns from SyncerApp) or built by tests.
 #pragma once
 
 #include <map>
