@@ -1,5 +1,9 @@
 #include "syncer/virtual_lookup.h"
 
+#include <optional>
+#include <string>
+
+#include "kai/kubeflow_job.h"
 #include "syncer/gang.h"
 #include "syncer/resources.h"
 
@@ -9,6 +13,20 @@ namespace {
 bool IsJobSet(std::string_view api_version, std::string_view kind) {
   const kube::ResourceType& type = resources::kJobSets;
   return kind == type.kind && api_version == type.group + "/" + type.version;
+}
+
+// The Kubeflow training job `kind` of `api_version` (kai/kubeflow_job.h)
+// at the version it is served at, or nullopt: an owner reference is the
+// tenant's to write, so a path is made only from the list's own names.
+std::optional<kube::ResourceType> KubeflowJobType(std::string_view api_version,
+                                                  std::string_view kind) {
+  const kai::KubeflowJobKind* job = kai::FindKubeflowJobKind(kind);
+  if (job == nullptr ||
+      api_version != std::string(kai::kKubeflowGroup) + "/" + std::string(job->version)) {
+    return std::nullopt;
+  }
+  return kube::ResourceType{std::string(kai::kKubeflowGroup), std::string(job->version),
+                            std::string(job->resource), std::string(job->kind), true};
 }
 
 }  // namespace
@@ -45,7 +63,8 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   const kube::ResourceType* type = nullptr;
   if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind)
     type = &kube::resources::kPodGroups;
-  if (api_version == "kubeflow.org/v1" && kind == "PyTorchJob") type = &resources::kPyTorchJobs;
+  std::optional<kube::ResourceType> kubeflow_job = KubeflowJobType(api_version, kind);
+  if (kubeflow_job) type = &*kubeflow_job;
   if (type == nullptr) return nullptr;
   Result<kube::Object> object = informers_.virtual_client().Get(*type, ns, name);
   if (!object.ok()) return nullptr;
@@ -62,7 +81,7 @@ bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
   if (IsJobSet(api_version, kind)) return informers_.Virtual(resources::kJobSets).HasSynced();
   if (!live_reads_) return false;
   return (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) ||
-         (api_version == "kubeflow.org/v1" && kind == "PyTorchJob");
+         KubeflowJobType(api_version, kind).has_value();
 }
 
 }  // namespace vtenant::syncer
