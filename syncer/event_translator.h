@@ -22,7 +22,7 @@
 //     Event stay one object whose count grows, as Kubernetes' event
 //     correlator keeps them; an Event written through events.k8s.io (an
 //     eventTime and a series, no count) gets them from those;
-//   message: TranslateText below, cut at 1024 bytes;
+//   message: TranslateText below, cut to 1024 bytes between characters;
 //   source.host, reportingInstance, related, action, annotations, labels:
 //     left out (a node name is the team's to see only through the Nodes the
 //     syncer mirrors; related names the other object of an action, often
