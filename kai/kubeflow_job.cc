@@ -11,11 +11,11 @@ namespace vtenant::kai {
 namespace {
 
 constexpr std::array<KubeflowJobKind, 5> kKinds = {{
-    {"v1", "PyTorchJob", "pytorchjobs", "pytorchReplicaSpecs"},
-    {"v1", "TFJob", "tfjobs", "tfReplicaSpecs"},
-    {"v1", "XGBoostJob", "xgboostjobs", "xgbReplicaSpecs"},
-    {"v1", "JAXJob", "jaxjobs", "jaxReplicaSpecs"},
-    {"v2beta1", "MPIJob", "mpijobs", "mpiReplicaSpecs"},
+    {"PyTorchJob", "pytorchjobs", "pytorchReplicaSpecs"},
+    {"TFJob", "tfjobs", "tfReplicaSpecs"},
+    {"XGBoostJob", "xgboostjobs", "xgbReplicaSpecs"},
+    {"JAXJob", "jaxjobs", "jaxReplicaSpecs"},
+    {"MPIJob", "mpijobs", "mpiReplicaSpecs"},
 }};
 
 const rapidjson::Value* Find(const rapidjson::Value& v,

@@ -17,17 +17,16 @@ namespace vtenant::kai {
 
 inline constexpr std::string_view kKubeflowGroup = "kubeflow.org";
 
-// One Kubeflow training job kind: where it is served and which member of
-// its spec holds its roles' replica specs.
+// One Kubeflow training job kind: its resource name and which member of its
+// spec holds its roles' replica specs (the same at every version served).
 struct KubeflowJobKind {
-  std::string_view version;      // "v1"; MPIJob "v2beta1"
   std::string_view kind;         // "PyTorchJob"
   std::string_view resource;     // "pytorchjobs"
   std::string_view specs_field;  // "pytorchReplicaSpecs"
 };
 
-// The kinds KAI's pod grouper gangs: PyTorchJob, TFJob, XGBoostJob and
-// JAXJob (kubeflow.org/v1), MPIJob (kubeflow.org/v2beta1).
+// The kinds KAI's pod grouper gangs: PyTorchJob, TFJob, XGBoostJob, JAXJob
+// and MPIJob (kubeflow.org/v1; the MPI operator's MPIJob is v2beta1).
 std::span<const KubeflowJobKind> KubeflowJobKinds();
 
 // The entry of KubeflowJobKinds() for kubeflow.org `kind` (of any version:

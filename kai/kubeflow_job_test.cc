@@ -80,10 +80,9 @@ TEST(KubeflowJobTest, SpecsThatAskForNoPodsAreRefusedByName) {
   }
 }
 
-TEST(KubeflowJobTest, TheListNamesWhereEachKindIsServed) {
+TEST(KubeflowJobTest, TheListNamesEachKindsResource) {
   const KubeflowJobKind* mpi = FindKubeflowJobKind("MPIJob");
   ASSERT_NE(mpi, nullptr);
-  EXPECT_EQ(mpi->version, "v2beta1");
   EXPECT_EQ(mpi->resource, "mpijobs");
   EXPECT_EQ(FindKubeflowJobKind("Notebook"), nullptr);
   EXPECT_EQ(KubeflowJobKinds().size(), 5u);

@@ -1,5 +1,6 @@
 #include "syncer/virtual_lookup.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -15,17 +16,25 @@ bool IsJobSet(std::string_view api_version, std::string_view kind) {
   return kind == type.kind && api_version == type.group + "/" + type.version;
 }
 
-// The Kubeflow training job `kind` of `api_version` (kai/kubeflow_job.h)
-// at the version it is served at, or nullopt: an owner reference is the
-// tenant's to write, so a path is made only from the list's own names.
+// Whether `version` reads as a Kubernetes API version ("v1", "v2beta1").
+bool IsApiVersionName(std::string_view version) {
+  if (version.size() < 2 || version.size() > 16 || version[0] != 'v') return false;
+  return std::all_of(version.begin(), version.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
+}
+
+// The Kubeflow training job `kind` at `api_version` (kai/kubeflow_job.h's
+// list, at the version the owner reference names), or nullopt. An owner
+// reference is the tenant's to write: the path is made from the list's own
+// names and a version that can only be a version.
 std::optional<kube::ResourceType> KubeflowJobType(std::string_view api_version,
                                                   std::string_view kind) {
   const kai::KubeflowJobKind* job = kai::FindKubeflowJobKind(kind);
-  if (job == nullptr ||
-      api_version != std::string(kai::kKubeflowGroup) + "/" + std::string(job->version)) {
-    return std::nullopt;
-  }
-  return kube::ResourceType{std::string(kai::kKubeflowGroup), std::string(job->version),
+  const std::string prefix = std::string(kai::kKubeflowGroup) + "/";
+  if (job == nullptr || !api_version.starts_with(prefix)) return std::nullopt;
+  const std::string_view version = api_version.substr(prefix.size());
+  if (!IsApiVersionName(version)) return std::nullopt;
+  return kube::ResourceType{std::string(kai::kKubeflowGroup), std::string(version),
                             std::string(job->resource), std::string(job->kind), true};
 }
 
