@@ -47,8 +47,8 @@ struct DnsQuery {
 // The query in `packet`. InvalidArgument, saying what is wrong, for a
 // packet shorter than a header, a response, a question count other than
 // one, answer or authority records, a name that runs past the packet, uses
-// a compression pointer, has a label over 63 bytes or is over 255 bytes in
-// all, or a question without its type and class. Additional records (an
+// a compression pointer (or another label type), has a label over 63 bytes
+// or is over 255 bytes in all, or a question without its type and class. Additional records (an
 // EDNS OPT record) are allowed and ignored.
 Result<DnsQuery> ParseDnsQuery(std::string_view packet);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
 #include "kai/preemptibility.h"
 #include "scheduler/kai_names.h"
@@ -20,29 +21,6 @@ std::optional<int64_t> IntAt(const Value& v, std::initializer_list<std::string_v
   const Value* f = kube::Find(v, path);
   if (f == nullptr || !f->IsInt64()) return std::nullopt;
   return f->GetInt64();
-}
-
-// Kubeflow's distributed jobs: minAvailable, else the sum of the replicas of
-// every replica spec (each must ask for some).
-Result<int64_t> KubeflowMinMember(const Value& job, const char* specs_field,
-                                  const std::vector<std::string>& required) {
-  if (auto m = IntAt(job, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"})) return *m;
-  const Value* specs = kube::Find(job, {"spec", specs_field});
-  if (specs == nullptr || !specs->IsObject())
-    return InvalidArgument(Describe(job) + ": spec." + specs_field + " is missing");
-  for (const std::string& name : required)
-    if (!specs->HasMember(name.c_str()))
-      return InvalidArgument(Describe(job) + ": spec." + specs_field + "." + name + " is required");
-  int64_t total = 0;
-  for (auto it = specs->MemberBegin(); it != specs->MemberEnd(); ++it) {
-    std::optional<int64_t> n = IntAt(it->value, {"replicas"});
-    if (!n || *n <= 0)
-      return InvalidArgument(Describe(job) + ": spec." + specs_field + "." + it->name.GetString() +
-                             ".replicas must be at least 1");
-    total += *n;
-  }
-  if (total <= 0) return InvalidArgument(Describe(job) + ": no replicas");
-  return total;
 }
 
 // A RayCluster: the head plus every worker group's minimum.
@@ -121,28 +99,8 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = "pg-" + pod_name + "-" + pod_uid;
     default_priority = kai::kInferencePriorityClass;
-  } else if (group == "kubeflow.org" && kind == "PyTorchJob") {
-    Result<int64_t> n = KubeflowMinMember(top, "pytorchReplicaSpecs", {});
-    if (auto m = IntAt(top, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"})) {
-      n = *m;
-    } else if (auto r = IntAt(top, {"spec", "elasticPolicy", "minReplicas"})) {
-      n = *r;
-    }
-    VT_ASSIGN_OR_RETURN(int64_t m, std::move(n));
-    plan.min_member = Clamp(m);
-  } else if (group == "kubeflow.org" &&
-             (kind == "TFJob" || kind == "XGBoostJob" || kind == "JAXJob")) {
-    const char* field = kind == "TFJob"        ? "tfReplicaSpecs"
-                        : kind == "XGBoostJob" ? "xgbReplicaSpecs"
-                                               : "jaxReplicaSpecs";
-    VT_ASSIGN_OR_RETURN(int64_t m, KubeflowMinMember(top, field, {}));
-    plan.min_member = Clamp(m);
-  } else if (group == "kubeflow.org" && kind == "MPIJob") {
-    VT_ASSIGN_OR_RETURN(int64_t m,
-                        KubeflowMinMember(top, "mpiReplicaSpecs", {"Launcher", "Worker"}));
-    if (kube::GetString(top, {"spec", "launcherCreationPolicy"}) == "WaitForWorkersReady" &&
-        !in.mpi_launcher_exists)
-      m -= IntAt(top, {"spec", "mpiReplicaSpecs", "Launcher", "replicas"}).value_or(0);
+  } else if (group == kai::kKubeflowGroup && kai::FindKubeflowJobKind(kind) != nullptr) {
+    VT_ASSIGN_OR_RETURN(int64_t m, kai::KubeflowJobMinMember(top, in.mpi_launcher_exists));
     plan.min_member = Clamp(m);
   } else if (group == "ray.io" &&
              (kind == "RayCluster" || kind == "RayJob" || kind == "RayService")) {

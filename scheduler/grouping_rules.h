@@ -15,7 +15,8 @@
 //   kubeflow.org MPIJob         as above over mpiReplicaSpecs (Launcher and Worker
 //                               required); with launcherCreationPolicy
 //                               WaitForWorkersReady and no launcher pod yet, the
-//                               launcher is not counted
+//                               launcher is not counted (the Kubeflow rules are
+//                               kai/kubeflow_job.h's, which the syncer reads too)
 //   ray.io RayCluster           1 (head) + per worker group not suspended:
 //                               (minReplicas if > 0, else replicas) x numOfHosts;
 //   ray.io RayJob, RayService   the same, of the RayCluster in the owner chain;

@@ -17,7 +17,8 @@
 // collapsed ("spec.containers[].foo"), so the syncer can count it
 // (vtenant_syncer_dropped_fields_total) and log it once. A value of the
 // wrong type where a nested schema is expected (a string for an Object)
-// is dropped and reported the same way.
+// is dropped and reported the same way; an explicit null there is left
+// out silently, as absence.
 //
 //   static const Schema kPort =
 //       Schema().Copy({"name", "containerPort", "protocol"});

@@ -1,5 +1,5 @@
 // The host Service in front of a virtual cluster's DNS server
-// (cluster_dns.h), so the tenant's pods reach it on port 53 as resolv.conf
+// (dns/cluster_dns.h), so the tenant's pods reach it on port 53 as resolv.conf
 // requires: Service `vtenant-dns` in the tenant's host namespace, UDP port
 // 53, no selector, and an EndpointSlice of the syncer's own naming the
 // node's address and the port the syncer's DNS socket is bound to there

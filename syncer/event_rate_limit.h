@@ -25,7 +25,7 @@
 namespace vtenant::syncer {
 
 struct EventRateLimitOptions {
-  double qps = 10;
+  double qps = 10;  // 0 or less: no tenant-wide bucket
   int burst = 50;
   int per_object_burst = 25;
   kube::Clock::Duration per_object_refill = std::chrono::minutes(5);

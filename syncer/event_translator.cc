@@ -37,6 +37,15 @@ std::string WholeSeconds(std::string_view time) {
   return std::string(time.substr(0, dot)) + "Z";
 }
 
+// `text` cut to at most `max` bytes, at the start of a UTF-8 character:
+// a character cut in two would make the Event invalid to the API server.
+void CutAtCharacter(std::string& text, size_t max) {
+  if (text.size() <= max) return;
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+}
+
 }  // namespace
 
 EventTranslator::EventTranslator(const SyncerConfig& config)
@@ -115,9 +124,10 @@ kube::Object EventTranslator::FromHost(const rapidjson::Value& host, const Virtu
                                        const HostNameLookup& names) const {
   std::string type(kube::GetString(host, {"type"}));
   if (type != "Warning") type = "Normal";
-  std::string reason(kube::GetString(host, {"reason"}).substr(0, kMaxReason));
+  std::string reason(kube::GetString(host, {"reason"}));
+  CutAtCharacter(reason, kMaxReason);
   std::string message = TranslateText(kube::GetString(host, {"message"}), target.ns, names);
-  if (message.size() > kMaxMessage) message.resize(kMaxMessage);
+  CutAtCharacter(message, kMaxMessage);
 
   int64_t count = kube::GetInt(host, {"count"}, 0);
   std::string first(kube::GetString(host, {"firstTimestamp"}));

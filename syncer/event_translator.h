@@ -17,12 +17,12 @@
 //     UID: what kubectl describe selects on), and the host's fieldPath
 //     ("spec.containers{work}", names the team chose);
 //   type (Normal or Warning; anything else becomes Normal), reason (cut at
-//     128 characters), source.component: kept;
+//     128 characters), source.component (else reportingComponent): kept;
 //   count, firstTimestamp, lastTimestamp: the host's, so repeats of one
 //     Event stay one object whose count grows, as Kubernetes' event
 //     correlator keeps them; an Event written through events.k8s.io (an
 //     eventTime and a series, no count) gets them from those;
-//   message: TranslateText below;
+//   message: TranslateText below, cut to 1024 bytes between characters;
 //   source.host, reportingInstance, related, action, annotations, labels:
 //     left out (a node name is the team's to see only through the Nodes the
 //     syncer mirrors; related names the other object of an action, often

@@ -136,6 +136,22 @@ TEST(EventTranslatorTest, HostEventBecomesTheTeamsEventOnTheVirtualObject) {
   EXPECT_EQ(kube::GetString(*update, {"firstTimestamp"}), "2026-12-02T11:00:00Z");
 }
 
+// The message is cut at 1024 bytes, never inside a character: "é" is two
+// bytes, and one at bytes 1023-1024 goes whole.
+TEST(EventTranslatorTest, ALongMessageIsCutBetweenCharacters) {
+  const EventTranslator translator(NlpConfig());
+  const std::string trainer = HostName("trainer", "ml", "nlp");
+  const std::string message = std::string(1023, 'a') + "\xc3\xa9" + "tail";
+  kube::Object host =
+      Json(R"({"apiVersion":"v1","kind":"Event","metadata":{"name":")" + trainer +
+           R"(.1","namespace":"vtenant-nlp","uid":")" + kUid +
+           R"("},"involvedObject":{"kind":"Pod","name":")" + trainer +
+           R"("},"type":"Warning","reason":"Long","message":")" + message + R"("})");
+  const VirtualTarget pod{"v1", "Pod", "ml", "trainer", "virtual-pod-uid"};
+  kube::Object event = translator.FromHost(host, pod, Known());
+  EXPECT_EQ(kube::GetString(event, {"message"}), std::string(1023, 'a'));
+}
+
 TEST(EventTranslatorTest, EventsApiSeriesGiveCountAndTimes) {
   const EventTranslator translator(NlpConfig());
   kube::Object host = Json(R"({"metadata":{"name":"e","namespace":"vtenant-nlp","uid":"u"},

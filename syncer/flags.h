@@ -40,10 +40,11 @@ struct SyncerFlags {
 };
 
 // Parses `args` (without the program name): --flag=value or --flag value;
-// --leader-elect alone means true. InvalidArgument naming the flag for an
-// unknown flag, a missing value, a malformed one or a missing required
-// flag (--tenant, --virtual-kubeconfig; with --kubelet-address, its three
-// file flags), unless --help was asked for.
+// --leader-elect and --sync-endpoints alone mean true. InvalidArgument
+// naming the flag for an unknown flag, a missing value, a malformed one or
+// a missing required flag (--tenant, --virtual-kubeconfig; with
+// --kubelet-address, its three file flags; with --pod-api-address or
+// --pod-dns-address, --pod-netns), unless --help was asked for.
 Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args);
 
 // The --help text: every flag, its default and what it does.

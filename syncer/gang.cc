@@ -1,5 +1,8 @@
 #include "syncer/gang.h"
 
+#include <algorithm>
+
+#include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
@@ -9,32 +12,11 @@
 namespace vtenant::syncer {
 namespace {
 
-bool IsKubeflow(const kube::OwnerReference& owner) {
-  return owner.api_version.starts_with("kubeflow.org/");
-}
-
-// minMember of a Kubeflow training job: its scheduling policy, else every
-// replica of every role.
-Result<int64_t> KubeflowMinMember(const rapidjson::Value& job) {
-  const rapidjson::Value* min_available =
-      kube::Find(job, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"});
-  if (min_available != nullptr && min_available->IsInt64() && min_available->GetInt64() > 0) {
-    return min_available->GetInt64();
-  }
-  const rapidjson::Value* spec = kube::Find(job, {"spec"});
-  int64_t total = 0;
-  if (spec != nullptr && spec->IsObject()) {
-    for (const auto& member : spec->GetObject()) {
-      std::string_view key(member.name.GetString(), member.name.GetStringLength());
-      if (!key.ends_with("ReplicaSpecs") || !member.value.IsObject()) continue;
-      for (const auto& role : member.value.GetObject()) {
-        // Kubeflow defaults an unset replicas to 1.
-        total += kube::GetInt(role.value, {"replicas"}, 1);
-      }
-    }
-  }
-  if (total < 1) return InvalidArgument("the Kubeflow job has no replicas");
-  return total;
+// A Kubeflow training job KAI gangs (kai/kubeflow_job.h); other
+// kubeflow.org kinds are owners like any other.
+bool IsKubeflowJob(const kube::OwnerReference& owner) {
+  return owner.api_version.starts_with(std::string(kai::kKubeflowGroup) + "/") &&
+         kai::FindKubeflowJobKind(owner.kind) != nullptr;
 }
 
 // KAI's pod grouper: the first valid preemptibility label of the owners,
@@ -122,12 +104,17 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
   kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
-  if (object == nullptr && (IsKubeflow(owner) || lookup.Knows(owner.api_version, owner.kind))) {
+  if (object == nullptr && (IsKubeflowJob(owner) || lookup.Knows(owner.api_version, owner.kind))) {
     // Not seen yet: guessing 1 would let a gang start piecemeal.
     return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
   }
-  if (IsKubeflow(owner)) {
-    VT_ASSIGN_OR_RETURN(min_member, KubeflowMinMember(*object));
+  if (IsKubeflowJob(owner)) {
+    // As KAI's grouper counts an MPIJob before its launcher exists: the
+    // gang forms from the workers, and a launcher created once they run
+    // joins it (counting it would wait for a pod that waits for the gang).
+    Result<int64_t> m = kai::KubeflowJobMinMember(*object, /*mpi_launcher_exists=*/false);
+    if (!m.ok()) return m.status();
+    min_member = std::clamp<int64_t>(*m, 1, kai::kMaxMinMember);
   } else if (object != nullptr) {
     if (std::optional<std::string_view> v =
             kube::Annotation(*object, kai::kBatchMinMemberAnnotation)) {

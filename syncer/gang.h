@@ -12,9 +12,10 @@
 //     the tenant's queue always);
 //   - otherwise the top of its owner chain, except that a Deployment's pods
 //     group by ReplicaSet and a CronJob's by Job (one run of the workload):
-//       Kubeflow jobs (kubeflow.org: PyTorchJob, TFJob, MPIJob, ...):
-//         spec.runPolicy.schedulingPolicy.minAvailable, else the sum of
-//         the replicas of every *ReplicaSpecs role (gang by default);
+//       Kubeflow training jobs (kubeflow.org: PyTorchJob, TFJob,
+//         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
+//         kai/kubeflow_job.h, an MPIJob counted as before its launcher
+//         exists (a launcher made once the workers run joins their gang);
 //       anything else (Job, JobSet, ReplicaSet, StatefulSet, ...): the
 //         owner's `kai.scheduler/batch-min-member` annotation as
 //         kai/min_member.h reads it, else 1;
@@ -113,9 +114,8 @@ bool StandsForVirtualPodGroup(const rapidjson::Value& host);
 // gang's priorityClassName (a workload's group keeps its class when the
 // gang names none); for a virtual PodGroup's gang also markUnschedulable
 // and topologyConstraint, and a field the virtual group no longer sets is
-// removed. nullopt when it
-// already has all of it. Every other field (status, what KAI wrote) is
-// kept.
+// removed. nullopt when it already has all of it. Every other field
+// (status, what KAI wrote) is kept.
 std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const Gang& gang,
                                            const SyncerConfig& config);
 

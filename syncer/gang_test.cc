@@ -144,6 +144,18 @@ TEST(GangTest, UnknownKubeflowJobWaits) {
   EXPECT_EQ(gang.status().code(), StatusCode::kFailedPrecondition);
 }
 
+// A kubeflow.org kind KAI does not gang is an owner like any other: one the
+// lookup does not know (as VirtualLookup knows none outside
+// kai/kubeflow_job.h's list) is waited for by no one.
+TEST(GangTest, AKubeflowKindThatIsNoTrainingJobIsAnOwnerLikeAnyOther) {
+  MapLookup lookup;
+  Result<std::optional<Gang>> gang =
+      GangFor(PodOwnedBy("kubeflow.org/v1", "Mystery", "lab"), lookup);
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  ASSERT_TRUE(*gang);
+  EXPECT_EQ((*gang)->min_member, 1);
+}
+
 TEST(GangTest, VirtualPodGroupBecomesTheHostOne) {
   MapLookup lookup;
   kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ml",

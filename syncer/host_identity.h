@@ -60,12 +60,13 @@ std::optional<VirtualIdentity> RecordedIdentity(const rapidjson::Value& host,
 Status CheckIdentity(const rapidjson::Value& host, std::string_view host_kind,
                      const VirtualIdentity& wanted, std::string_view tenant);
 
-// After a create in `ns` answered AlreadyExists: reads the object that holds
-// `name` (a list by metadata.name, which the syncer's host Role allows for
-// every kind it writes, and which also finds objects its label-selected
-// caches never see) and checks it as CheckIdentity does. OK means it is the
-// syncer's own and the cache has not caught up; Unavailable that it is
-// gone again (try again).
+// After a create in `ns` answered AlreadyExists, or when neither cache
+// knows `name`: reads the object that holds it (a list by metadata.name,
+// which the syncer's host Role allows for every kind it writes, and which
+// also finds objects its label-selected caches never see) and checks it as
+// CheckIdentity does. OK: it is the syncer's own and the cache has not
+// caught up; Unavailable: no object holds it (gone again); else the list's
+// error.
 Status CheckTakenName(kube::Client& host, const kube::ResourceType& type, std::string_view ns,
                       std::string_view name, const VirtualIdentity& wanted,
                       std::string_view tenant);

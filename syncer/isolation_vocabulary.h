@@ -1,6 +1,6 @@
 // The names a Tenant's spec.isolation may use for what the syncer lets a
 // team's pods do: privileged features and volume types. The syncer enforces
-// them (pod_security.h, pod_volumes); the operator refuses a Tenant naming
+// them (pod_security.h, pod_policy.h); the operator refuses a Tenant naming
 // anything else (operator/tenant.h), and the CRD's enums list the same.
 // Header-only, so that the operator shares the words without linking the
 // syncer.

@@ -34,8 +34,8 @@ inline void EraseMember(rapidjson::Value& obj, std::string_view key) {
   if (obj.IsObject()) obj.RemoveMember(rapidjson::StringRef(key.data(), key.size()));
 }
 
-// Member `key` of `obj`, created as an empty object (or array) when absent
-// or of another type.
+// Member `key` of `obj`, created as an empty object when absent or of
+// another type (ArrayMember: as an empty array).
 inline rapidjson::Value& ObjectMember(rapidjson::Value& obj, std::string_view key, Allocator& a) {
   auto it = obj.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
   if (it == obj.MemberEnd()) {
@@ -56,7 +56,8 @@ inline rapidjson::Value& ArrayMember(rapidjson::Value& obj, std::string_view key
   return it->value;
 }
 
-// Member `key` of `obj` when it is an array, else nullptr.
+// Member `key` of `obj` when it is an array (FindObject: an object), else
+// nullptr.
 inline rapidjson::Value* FindArray(rapidjson::Value& obj, std::string_view key) {
   if (!obj.IsObject()) return nullptr;
   auto it = obj.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));

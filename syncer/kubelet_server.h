@@ -57,7 +57,7 @@ class KubeletPodResolver {
 };
 
 struct KubeletServerOptions {
-  std::string address = "127.0.0.1";  // numeric
+  std::string address = "127.0.0.1";  // numeric IPv4
   int port = 0;                       // 0: any free port (see port())
   std::string certificate_pem;        // the endpoint's serving certificate
   std::string key_pem;
@@ -69,8 +69,9 @@ class KubeletServer {
  public:
   // Listens on options.address:port and serves each connection on a thread
   // of its own until destroyed. `resolver` must outlive the server.
-  // InvalidArgument for certificates that do not load or a host URL that
-  // does not parse; Unavailable when the address cannot be bound.
+  // InvalidArgument for certificates that do not load, a host URL that
+  // does not parse or an address that is not numeric IPv4; Unavailable
+  // when the address cannot be bound.
   static Result<std::unique_ptr<KubeletServer>> Start(const KubeletServerOptions& options,
                                                       const KubeletPodResolver* resolver);
 

@@ -1,7 +1,7 @@
 // NodeSyncer: a virtual Node for each host node a tenant pod runs on, and
 // only those (keys are node names).
 //
-// The pod syncer calls Ensure before binding a virtual pod, because the
+// The pod syncer calls EnsureExists before binding a virtual pod, as the
 // virtual cluster's pod garbage collector deletes pods bound to a Node that
 // does not exist. Reconcile keeps the mirror's labels, taints and status
 // equal to the host node's, and deletes a mirror once no virtual pod is
@@ -25,8 +25,8 @@ class NodeSyncer : public kube::Reconciler {
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
-  // The virtual Node `name` exists and mirrors the host node. NotFound when
-  // the host has no such node.
+  // The virtual Node `name` exists and mirrors the host node (read from the
+  // host when its cache lacks it). NotFound when the host has no such node.
   Status Ensure(const std::string& name);
 
   // The virtual Node `name` exists (created as a mirror if it did not);

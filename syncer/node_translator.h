@@ -2,8 +2,8 @@
 // so a virtual pod can be bound to the node its host pod runs on, and the
 // team sees that node's labels and GPU capacity. Virtual Nodes have the
 // host node's name, labels, taints and status (capacity, allocatable,
-// conditions, addresses, nodeInfo), plus vtenant.io/managed-by so the
-// syncer removes only its own.
+// conditions, addresses, nodeInfo, daemonEndpoints), plus
+// vtenant.io/managed-by so the syncer removes only its own.
 //
 // With a kubelet endpoint (SyncerConfig::kubelet_address), a virtual Node's
 // addresses and kubelet port are that endpoint instead of the host node's:

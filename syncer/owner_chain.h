@@ -28,9 +28,11 @@ class ObjectLookup {
   virtual bool Knows(std::string_view api_version, std::string_view kind) = 0;
 };
 
-// The controller ownerReferences from `object` up, nearest first, following
-// each owner `lookup` can find (at most 8 levels, so a cycle cannot loop).
-// An owner it cannot find ends the chain but is part of it.
+// The controller ownerReferences from `object` up (an object's only
+// reference when none says controller: hand-written workloads omit it),
+// nearest first, following each owner `lookup` can find (at most 8 levels,
+// so a cycle cannot loop). An owner it cannot find ends the chain but is
+// part of it.
 std::vector<kube::OwnerReference> OwnerChain(const rapidjson::Value& object, ObjectLookup& lookup);
 
 // The annotation value: a JSON array of {apiVersion, kind, name, uid}.

@@ -13,7 +13,7 @@
 // KUBERNETES_SERVICE_HOST/PORT (--virtual-service-host/-port), and the
 // virtual API server's certificate names it (the operator's
 // --pod-address). And a UDP socket at the node's address on which the
-// virtual cluster's DNS (cluster_dns.h) answers; pods reach it on port 53
+// virtual cluster's DNS (dns/cluster_dns.h) answers; pods reach it on port 53
 // through a host Service (cluster_dns_service.h) that kube-proxy on the
 // node translates to it.
 #pragma once

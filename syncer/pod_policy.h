@@ -25,15 +25,15 @@ struct Refusal {
 //   - the Pod Security Standards at `config.pod_security`, less the
 //     exceptions `config.allowed_privileged_features` names
 //     (pod_security.h); reason PrivilegedFeatureNotAllowed when an
-//     exception would allow it, PodSecurityViolation when none would; the
-//     message names every field that breaks a rule (the first five);
+//     exception would allow the first violation, else PodSecurityViolation;
+//     the message names every field that breaks a rule (the first five);
 //   - volume types: `config.allowed_volume_types` (hostPath is the Pod
 //     Security rule's, gitRepo never passes), inline csi volumes only with a
 //     driver of `config.allowed_csi_drivers` (VolumeTypeNotAllowed,
 //     CSIDriverNotAllowed); an inline ephemeral claim as a tenant's claim
 //     (VolumeClaimNotAllowed): no selector or volumeName (they would bind a
 //     volume of the host's), a dataSource or dataSourceRef only of a claim
-//     of the same namespace;
+//     of the same namespace, named without one (IsSameNamespaceClaim);
 //   - runtimeClassName: empty or one of `config.allowed_runtime_classes`
 //     (RuntimeClassNotAllowed);
 //   - no resource claims, pod or container (ResourceClaimsNotSupported):

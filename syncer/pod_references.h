@@ -2,8 +2,8 @@
 // names, wherever it names them: env and envFrom of init, regular and
 // ephemeral containers, volumes (projected sources, the Secrets of csi and
 // other in-tree volume sources, the claim an inline ephemeral claim is
-// cloned from) and imagePullSecrets. The syncer copies exactly these to the host before the
-// pod, and removes a copy once no pod names it.
+// cloned from) and imagePullSecrets. The syncer copies exactly these to the
+// host before the pod, and removes a copy once no pod names it.
 #pragma once
 
 #include <set>
@@ -24,6 +24,7 @@ struct PodReferences {
   bool operator==(const PodReferences&) const = default;
 };
 
+// The names (in the pod's own namespace) of what virtual pod `pod` refers to.
 PodReferences ReferencesOf(const rapidjson::Value& pod);
 
 // Whether `source` (a claim's dataSource or dataSourceRef; may be null) is

@@ -14,15 +14,18 @@
 //                                     all the same (pod_security.h)
 //   volumes                           translate + check: the volume table below
 //   restartPolicy, terminationGracePeriodSeconds, activeDeadlineSeconds,
-//   dnsPolicy, dnsConfig, shareProcessNamespace, readinessGates, os,
-//   hostUsers, setHostnameAsFQDN, hostnameOverride, schedulingGates,
+//   shareProcessNamespace, readinessGates, os, hostUsers,
+//   setHostnameAsFQDN, hostnameOverride, schedulingGates,
 //   resources (requests, limits)      copy
+//   dnsPolicy, dnsConfig              copy; translate to the virtual cluster's
+//                                     DNS when the syncer has one
+//                                     (pod_translator.h)
 //   resources.claims, resourceClaims  check: refused (DRA claims are host
 //                                     objects by name and hand out devices
 //                                     outside the queues)
 //   hostNetwork, hostPID, hostIPC     check (Pod Security), then copy
-//   securityContext                   check (Pod Security), then copy: the
-//                                     pod security context table below
+//   securityContext                   check (Pod Security), then copy its
+//                                     known members (pod_schema.cc)
 //   nodeSelector                      copy, the Tenant's merged over it (its
 //                                     values win)
 //   affinity.nodeAffinity             copy

@@ -4,6 +4,8 @@
 // enqueue them.
 //
 // One Reconcile moves a pod one step:
+//   host pod is another's     → refused with HostNameClash, looked at again
+//                               later; never written or deleted (rule 5);
 //   virtual pod gone          → delete its host pod (and its token Secret);
 //   host pod of an older UID  → delete it; the new pod is created next;
 //   virtual pod terminating   → delete the host pod with the same grace

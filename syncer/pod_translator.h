@@ -31,6 +31,10 @@
 //     (with their host cluster IPs) and KUBERNETES_SERVICE_HOST/PORT of the
 //     virtual API server in every container; kubernetes.default.svc as a
 //     host alias when that host is an IP;
+//   - with SyncerConfig::cluster_dns, a pod that asks for the cluster's DNS
+//     (ClusterFirst off the host network, ClusterFirstWithHostNet) gets
+//     dnsPolicy None: that server first, its namespace's search list,
+//     ndots 5 unless it sets one, then its own dnsConfig;
 //   - schedulerName the host's vtenant scheduler, whatever the pod asked;
 //     nodeName cleared (that scheduler places every pod); priority,
 //     preemptionPolicy and overhead cleared (the host derives them),

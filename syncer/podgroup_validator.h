@@ -1,9 +1,9 @@
 // PodGroupValidator: tells a team, on its own virtual KAI PodGroup, when the
 // syncer refuses that group's spec (GangOfPodGroup: a priority class the
-// host does not offer, or what kai::ReadPodGroupSpec refuses: a minMember
-// below 1, a preemptibility or markUnschedulable KAI does not accept,
-// malformed subGroups). Keys are virtual "namespace/name"
-// of PodGroups. The refusal is a Warning Event `InvalidGang` on the
+// host does not offer, a topologyConstraint podgroup_fields.h refuses, or
+// what kai::ReadPodGroupSpec refuses: a minMember below 1, a preemptibility
+// or markUnschedulable KAI does not accept, malformed subGroups). Keys are
+// virtual "namespace/name" of PodGroups. The refusal is a Warning Event `InvalidGang` on the
 // PodGroup saying why; meanwhile its new pods are refused with the same
 // reason and the host PodGroup keeps the spec it had (PodGroupSyncer).
 //

@@ -6,8 +6,8 @@
 
 namespace vtenant::syncer::resources {
 
-// kube/resource.h's, named here too so that the syncer's code says
-// resources::kX for every type it reads.
+// kube/resource.h's, named here too: the syncer's code says resources::kX
+// for these as for the ones below (core types stay kube::resources::kX).
 using kube::resources::kEndpointSlices;
 using kube::resources::kPersistentVolumeClaims;
 using kube::resources::kReplicaSets;
@@ -15,7 +15,6 @@ using kube::resources::kStatefulSets;
 inline const kube::ResourceType kCronJobs{"batch", "v1", "cronjobs", "CronJob", true};
 // JobSet's CRD, which a virtual cluster has only when the team installs it.
 inline const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
-inline const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob",
-                                             true};
+// Kubeflow's training jobs are kai/kubeflow_job.h's list.
 
 }  // namespace vtenant::syncer::resources

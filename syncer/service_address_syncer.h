@@ -17,8 +17,9 @@
 //
 // When the address cannot be taken (another virtual Service holds it, or
 // the virtual API server refuses it: outside its range), the Service is put
-// back as it was, a Warning Event ClusterIPNotTaken on it says why, and it
-// is not tried again for that address until the Service or the host's
+// back as it was (at a new address if its own was taken meanwhile), a
+// Warning Event ClusterIPNotTaken says why, and that address is not tried
+// again until the Service is created anew (a new UID) or its host copy's
 // address changes (a Service held by another is looked at again after a
 // while: the holder may move). Headless Services have no address to take;
 // node ports are set in place when only they differ.
@@ -70,8 +71,8 @@ class ServiceAddressSyncer : public kube::Reconciler {
   kube::EventRecorder& events_;
 
   std::mutex mu_;
-  // key → "<virtual resourceVersion>/<host address>" that could not be
-  // taken: not tried again until one of them changes.
+  // key → "<virtual UID>/<host address>" that could not be taken: not
+  // tried again until one of them changes.
   std::map<std::string, std::string> refused_;
   std::set<std::string> recreating_;
   // key → what was last told on it, so each explanation is told once.

@@ -22,9 +22,11 @@ namespace vtenant::syncer {
 
 class SyncerApp {
  public:
-  // Loads both kubeconfigs (an empty host one: the pod's in-cluster
-  // account), makes the clients, the Manager and the Syncer. Fails, saying
-  // which, when a kubeconfig cannot be read or the Manager cannot be made.
+  // Waits for the virtual kubeconfig file to appear (the operator writes it
+  // late), loads both (an empty host one: the pod's in-cluster account),
+  // makes the clients, the Manager and the Syncer, and opens what the flags
+  // ask for: the DNS Service and the pods' endpoints, the kubelet endpoint.
+  // Fails, saying which, when any of these cannot be made.
   static Result<std::unique_ptr<SyncerApp>> Create(const SyncerFlags& flags);
 
   // Runs until SIGTERM or SIGINT.

@@ -1,5 +1,5 @@
 // SyncerConfig: what one tenant's syncer enforces and where it writes,
-// from its flags (see main.cc) or built directly by tests.
+// from its flags (flags.h; cluster_dns from SyncerApp) or built by tests.
 #pragma once
 
 #include <map>
@@ -62,7 +62,7 @@ struct SyncerConfig {
   int virtual_service_port = 443;
   // The virtual cluster's DNS server as pods reach it on port 53 (the
   // cluster IP of the host Service in front of the syncer's DNS, see
-  // cluster_dns.h). Set: pods that ask for the cluster's DNS get it
+  // cluster_dns_service.h). Set: pods that ask for the cluster's DNS get it
   // (dnsPolicy None with its dnsConfig). Empty: dnsPolicy as the pod says.
   std::string cluster_dns;
   // Host priority classes a pod may name, as the operator found them on the

@@ -18,8 +18,9 @@
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid and
 // "podgroup/<ns>/<name>" of a pod-group-name annotation), virtual Jobs by
-// "owner-uid" too (a JobSet's); host pods by
-// "pod-group" (pod-group-name) and "node" (spec.nodeName); host Events by
+// "owner-uid" too (a JobSet's); host pods by "pod-group" (pod-group-name),
+// "node" (spec.nodeName) and "pod-address" (kube/pod_address.h: the pods'
+// DNS answers only this tenant's pods, known by address); host Events by
 // "involved" ("<kind>/<name>" of their involvedObject); with
 // --sync-endpoints, virtual EndpointSlices by "service" ("ns/<its
 // kubernetes.io/service-name>").

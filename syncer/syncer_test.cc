@@ -383,6 +383,61 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
   }));
 }
 
+// Every Kubeflow training job KAI gangs, not only PyTorchJob, is read from
+// the team's API server (no cache holds it) and its pods reach the host as
+// one gang with KAI's minMember; an MPIJob that creates its launcher once
+// its workers run is a gang of the workers.
+TEST_F(SyncerTest, KubeflowTrainingJobsPodsReachTheHostAsOneGang) {
+  StartSyncer();
+  struct Case {
+    kube::ResourceType type;
+    std::string json;
+    std::string pod_prefix;
+    int pods;
+    int64_t min_member;
+  };
+  const std::vector<Case> cases = {
+      {{"kubeflow.org", "v1", "tfjobs", "TFJob", true},
+       R"({"apiVersion":"kubeflow.org/v1","kind":"TFJob","metadata":{"name":"tf",
+           "namespace":"ml"},"spec":{"tfReplicaSpecs":{"Chief":{"replicas":1},
+           "Worker":{"replicas":2}}}})",
+       "tf-", 3, 3},
+      {{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", true},
+       R"({"apiVersion":"kubeflow.org/v2beta1","kind":"MPIJob","metadata":{"name":"mpi",
+           "namespace":"ml"},"spec":{"launcherCreationPolicy":"WaitForWorkersReady",
+           "mpiReplicaSpecs":{"Launcher":{"replicas":1},"Worker":{"replicas":2}}}})",
+       "mpi-worker-", 2, 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type.kind);
+    Result<kube::Object> job = virtual_.Create(c.type, "ml", Json(c.json));
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    const std::string owner = R"(,"ownerReferences":[{"apiVersion":")" + c.type.ApiVersion() +
+                              R"(","kind":")" + c.type.kind + R"(","name":")" +
+                              std::string(kube::Name(*job)) + R"(","uid":")" +
+                              std::string(kube::Uid(*job)) + R"(","controller":true}])";
+    for (int i = 0; i < c.pods; ++i) {
+      CreateVirtual(kPods, PodJson(c.pod_prefix + std::to_string(i), owner));
+    }
+    ASSERT_TRUE(Eventually([&] {
+      for (int i = 0; i < c.pods; ++i) {
+        if (!HostPodExists(c.pod_prefix + std::to_string(i))) return false;
+      }
+      return true;
+    }));
+    const kube::Object first = HostPod(c.pod_prefix + "0");
+    const std::optional<std::string_view> group = kube::Annotation(first, kPodGroupAnnotation);
+    ASSERT_TRUE(group.has_value());
+    Result<kube::Object> pg = host_.Get(kPodGroups, kHostNs, std::string(*group));
+    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+    EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), c.min_member);
+    for (int i = 1; i < c.pods; ++i) {
+      EXPECT_EQ(kube::Annotation(HostPod(c.pod_prefix + std::to_string(i)), kPodGroupAnnotation),
+                *group);
+    }
+  }
+}
+
 // A team labels the object it writes, not the pods: the Deployment, the
 // CronJob, the JobSet. The syncer caches those owners and gives each gang's
 // host PodGroup the preemptibility of the first that carries one, top first.

@@ -1,5 +1,10 @@
 #include "syncer/virtual_lookup.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "kai/kubeflow_job.h"
 #include "syncer/gang.h"
 #include "syncer/resources.h"
 
@@ -9,6 +14,28 @@ namespace {
 bool IsJobSet(std::string_view api_version, std::string_view kind) {
   const kube::ResourceType& type = resources::kJobSets;
   return kind == type.kind && api_version == type.group + "/" + type.version;
+}
+
+// Whether `version` reads as a Kubernetes API version ("v1", "v2beta1").
+bool IsApiVersionName(std::string_view version) {
+  if (version.size() < 2 || version.size() > 16 || version[0] != 'v') return false;
+  return std::all_of(version.begin(), version.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
+}
+
+// The Kubeflow training job `kind` at `api_version` (kai/kubeflow_job.h's
+// list, at the version the owner reference names), or nullopt. An owner
+// reference is the tenant's to write: the path is made from the list's own
+// names and a version that can only be a version.
+std::optional<kube::ResourceType> KubeflowJobType(std::string_view api_version,
+                                                  std::string_view kind) {
+  const kai::KubeflowJobKind* job = kai::FindKubeflowJobKind(kind);
+  const std::string prefix = std::string(kai::kKubeflowGroup) + "/";
+  if (job == nullptr || !api_version.starts_with(prefix)) return std::nullopt;
+  const std::string_view version = api_version.substr(prefix.size());
+  if (!IsApiVersionName(version)) return std::nullopt;
+  return kube::ResourceType{std::string(kai::kKubeflowGroup), std::string(version),
+                            std::string(job->resource), std::string(job->kind), true};
 }
 
 }  // namespace
@@ -45,7 +72,8 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   const kube::ResourceType* type = nullptr;
   if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind)
     type = &kube::resources::kPodGroups;
-  if (api_version == "kubeflow.org/v1" && kind == "PyTorchJob") type = &resources::kPyTorchJobs;
+  std::optional<kube::ResourceType> kubeflow_job = KubeflowJobType(api_version, kind);
+  if (kubeflow_job) type = &*kubeflow_job;
   if (type == nullptr) return nullptr;
   Result<kube::Object> object = informers_.virtual_client().Get(*type, ns, name);
   if (!object.ok()) return nullptr;
@@ -62,7 +90,7 @@ bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
   if (IsJobSet(api_version, kind)) return informers_.Virtual(resources::kJobSets).HasSynced();
   if (!live_reads_) return false;
   return (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) ||
-         (api_version == "kubeflow.org/v1" && kind == "PyTorchJob");
+         KubeflowJobType(api_version, kind).has_value();
 }
 
 }  // namespace vtenant::syncer

@@ -1,12 +1,13 @@
 // VirtualLookup: the ObjectLookup owner chains and gangs read, over the
 // virtual informer caches (ReplicaSets, Deployments, Jobs, CronJobs,
 // StatefulSets, JobSets, KAI PodGroups) and, for what no cache holds (a
-// PodGroup the cache has not seen yet or whose CRD came late, Kubeflow
-// jobs, whose CRDs a virtual cluster may not have), a GET on the virtual
-// API server. Every owner a team may label with KAI's preemptibility is
-// cached, so a gang reads it from whichever owner carries it without an
-// API call. JobSets are known only once their CRD has been listed: pods of
-// a cluster without it do not wait for a JobSet that cannot be cached.
+// PodGroup the cache has not seen yet or whose CRD came late; a Kubeflow
+// training job of kai/kubeflow_job.h's list, at its reference's version, whose
+// CRD a virtual cluster may not have), a GET on the virtual API server.
+// Every owner a team may label with KAI's preemptibility is cached, so a
+// gang reads it from whichever owner carries it without an API call.
+// JobSets are known only once their CRD has been listed: pods of a cluster
+// without it do not wait for a JobSet that cannot be cached.
 #pragma once
 
 #include "syncer/owner_chain.h"
