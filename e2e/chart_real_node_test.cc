@@ -82,25 +82,15 @@ class ChartOnRealNodeTest : public RealNodeSuite {
 
 TEST_F(ChartOnRealNodeTest, InstallRunsAStatefulSetTenantAndUninstallLeavesNothing) {
   // The image, built from this build's programs and loaded into the node.
-  const std::string images = env_->dir() + "/programs-image";
-  Result<std::string> apiserver = localenv::FindTool("kube-apiserver");
-  ASSERT_TRUE(apiserver.ok());
-  Result<localenv::CommandResult> built =
-      localenv::RunCommand({SourceDir() + "/hack/build-images.py", images, "--programs",
-                            VTENANT_BUILD_DIR, fs::path(*apiserver).parent_path().string()});
-  ASSERT_TRUE(built.ok());
-  ASSERT_EQ(built->exit_code, 0) << built->out << built->err;
-  std::istringstream refs(ReadFileOrEmpty(images + "/programs.ref"));
+  Result<std::vector<std::string>> refs = BuildAndLoadProgramsImage(*env_, VTENANT_BUILD_DIR);
+  ASSERT_TRUE(refs.ok()) << refs.status().ToString();
   std::string vtenant_image, etcd_image;
-  for (std::string ref; std::getline(refs, ref);) {
+  for (const std::string& ref : *refs) {
     if (ref.rfind("localhost/vtenant/vtenant:", 0) == 0) vtenant_image = ref;
     if (ref.rfind("localhost/vtenant/etcd:", 0) == 0) etcd_image = ref;
   }
   ASSERT_FALSE(vtenant_image.empty());
   ASSERT_FALSE(etcd_image.empty());
-  Result<localenv::CommandResult> loaded = env_->Vtenant({"load-image", images + "/programs.tar"});
-  ASSERT_TRUE(loaded.ok());
-  ASSERT_EQ(loaded->exit_code, 0) << loaded->out << loaded->err;
 
   // What the cluster holds cluster-wide before the chart (the node's own
   // bindings among it): after helm uninstall, exactly that again.

@@ -173,6 +173,18 @@ class RealNodeTest : public RealNodeSuite {
     return endpoint.substr(endpoint.rfind(':') + 1);
   }
 
+  // `command` run by the host's admin (kubectl exec) in nlp's host pod
+  // `host_pod`, with `input` on its stdin when there is any.
+  static Result<std::string> ExecInNlpHostPod(const std::string& host_pod,
+                                              const std::vector<std::string>& command,
+                                              const std::string& input = {}) {
+    std::vector<std::string> args = {"exec", "-n", "vtenant-nlp", host_pod};
+    if (!input.empty()) args.push_back("-i");
+    args.push_back("--");
+    args.insert(args.end(), command.begin(), command.end());
+    return env_->HostKubectl(args, input);
+  }
+
   // `script` under sh -c, as a container's command.
   static std::string Sh(const std::string& script) {
     return R"(["sh", "-c", ")" + script + R"("])";
@@ -432,23 +444,13 @@ TEST_F(RealNodeTest, AKubeletEndpointServesOnlyItsOwnTenantsApiServerAndPods) {
 // StatefulSet's containers do (a non-root user, a read-only root), under
 // the image's own name and the control-plane names the operator asks for.
 TEST_F(RealNodeTest, TheProgramsImageRunsVtenantAndTheControlPlane) {
-  const std::string out = env_->dir() + "/programs-image";
-  Result<std::string> apiserver = localenv::FindTool("kube-apiserver");
-  ASSERT_TRUE(apiserver.ok());
-  Result<localenv::CommandResult> built =
-      localenv::RunCommand({SourceDir() + "/hack/build-images.py", out, "--programs",
-                            VTENANT_BUILD_DIR, fs::path(*apiserver).parent_path().string()});
-  ASSERT_TRUE(built.ok());
-  ASSERT_EQ(built->exit_code, 0) << built->out << built->err;
-  std::istringstream refs(ReadFileOrEmpty(out + "/programs.ref"));
-  std::string vtenant_image, apiserver_image;
-  std::getline(refs, vtenant_image);
-  std::getline(refs, apiserver_image);
+  Result<std::vector<std::string>> refs = BuildAndLoadProgramsImage(*env_, VTENANT_BUILD_DIR);
+  ASSERT_TRUE(refs.ok()) << refs.status().ToString();
+  ASSERT_GE(refs->size(), 2u);
+  const std::string& vtenant_image = (*refs)[0];
+  const std::string& apiserver_image = (*refs)[1];
   ASSERT_EQ(vtenant_image.rfind("localhost/vtenant/vtenant:", 0), 0u) << vtenant_image;
   ASSERT_EQ(apiserver_image, "localhost/vtenant/kube-apiserver:v1.37.2");
-  Result<localenv::CommandResult> loaded = env_->Vtenant({"load-image", out + "/programs.tar"});
-  ASSERT_TRUE(loaded.ok());
-  ASSERT_EQ(loaded->exit_code, 0) << loaded->out << loaded->err;
 
   const std::string security =
       "{runAsUser: 65532, runAsNonRoot: true, readOnlyRootFilesystem: true, "
@@ -549,10 +551,8 @@ subjects:
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/apicall", "--timeout=120s"});
   ASSERT_TRUE(ready.ok()) << ready.status().ToString();
   const std::string host_pod = "apicall-x-default-x-nlp";
-  auto in_pod = [&](std::vector<std::string> command, const std::string& input = {}) {
-    std::vector<std::string> args = {"exec", "-i", "-n", "vtenant-nlp", host_pod, "--"};
-    args.insert(args.end(), command.begin(), command.end());
-    return env_->HostKubectl(args, input);
+  auto in_pod = [&](const std::vector<std::string>& command, const std::string& input = {}) {
+    return ExecInNlpHostPod(host_pod, command, input);
   };
   Result<std::string> kubectl = localenv::FindTool("kubectl");
   ASSERT_TRUE(kubectl.ok());
@@ -638,9 +638,8 @@ spec:
   Result<std::string> ready =
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/resolver", "--timeout=120s"});
   ASSERT_TRUE(ready.ok()) << ready.status().ToString();
-  auto in_pod = [&](const std::string& script) {
-    return env_->HostKubectl(
-        {"exec", "-n", "vtenant-nlp", "resolver-x-default-x-nlp", "--", "sh", "-c", script});
+  auto in_pod = [](const std::string& script) {
+    return ExecInNlpHostPod("resolver-x-default-x-nlp", {"sh", "-c", script});
   };
 
   Result<std::string> conf = in_pod("cat /etc/resolv.conf");
@@ -718,9 +717,8 @@ spec:
   Result<std::string> ready =
       env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/prober", "--timeout=120s"});
   ASSERT_TRUE(ready.ok()) << ready.status().ToString();
-  auto in_pod = [&](const std::string& script) {
-    return env_->HostKubectl(
-        {"exec", "-n", "vtenant-nlp", "prober-x-default-x-nlp", "--", "sh", "-c", script});
+  auto in_pod = [](const std::string& script) {
+    return ExecInNlpHostPod("prober-x-default-x-nlp", {"sh", "-c", script});
   };
   // The pod does get answers, from its own cluster's server.
   Result<std::string> own =

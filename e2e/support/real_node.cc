@@ -5,9 +5,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <sstream>
 
 #include "base/eventually.h"
 #include "base/file.h"
+#include "e2e/support/kubectl.h"
+#include "localenv/command.h"
+#include "localenv/tools.h"
 
 namespace vtenant::e2e {
 
@@ -26,6 +31,24 @@ std::string CannotRunContainers() {
            "CLONE_NEWNS) failed: CAP_SYS_ADMIN is missing)";
   }
   return "";
+}
+
+Result<std::vector<std::string>> BuildAndLoadProgramsImage(Environment& env,
+                                                           const std::string& build_dir) {
+  const std::string out = env.dir() + "/programs-image";
+  VT_ASSIGN_OR_RETURN(std::string apiserver, localenv::FindTool("kube-apiserver"));
+  VT_ASSIGN_OR_RETURN(
+      localenv::CommandResult built,
+      localenv::RunCommand({SourceDir() + "/hack/build-images.py", out, "--programs", build_dir,
+                            std::filesystem::path(apiserver).parent_path().string()}));
+  if (built.exit_code != 0) return Internal("hack/build-images.py: " + built.out + built.err);
+  VT_ASSIGN_OR_RETURN(localenv::CommandResult loaded,
+                      env.Vtenant({"load-image", out + "/programs.tar"}));
+  if (loaded.exit_code != 0) return Internal("vtenant load-image: " + loaded.out + loaded.err);
+  std::vector<std::string> refs;
+  std::istringstream lines(ReadFileOrEmpty(out + "/programs.ref"));
+  for (std::string ref; std::getline(lines, ref);) refs.push_back(ref);
+  return refs;
 }
 
 int ForwardedPort(const std::string& log) {
