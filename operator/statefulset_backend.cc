@@ -13,11 +13,14 @@ namespace {
 
 std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
 
-kube::JsonObject Labels(const ControlPlaneRequest& r) {
-  return {{"vtenant.io/tenant", r.spec.name},
-          {kComponentLabel, kControlPlaneComponent},
-          {"app.kubernetes.io/name", "vtenant-control-plane"},
-          {"app.kubernetes.io/managed-by", "vtenant-operator"}};
+// The labels of what the backend writes for tenant r; the component label
+// only with `component` (the credential Secrets go without it).
+kube::JsonObject Labels(const ControlPlaneRequest& r, bool component = true) {
+  kube::JsonObject labels{{"vtenant.io/tenant", r.spec.name}};
+  if (component) labels.Set(kComponentLabel, kControlPlaneComponent);
+  labels.Set("app.kubernetes.io/name", "vtenant-control-plane");
+  labels.Set("app.kubernetes.io/managed-by", "vtenant-operator");
+  return labels;
 }
 
 // What the Service and the StatefulSet select the control-plane pod by:
@@ -32,22 +35,17 @@ kube::JsonObject Meta(const ControlPlaneRequest& r, const std::string& name) {
   return {{"name", name}, {"namespace", r.host_namespace}, {"labels", Labels(r)}};
 }
 
-// An Opaque Secret `name` of the control plane's credentials holding `data`,
-// labelled as Labels() is but for the component label.
+// An Opaque Secret `name` of the control plane's credentials holding `data`.
 kube::Object CredentialSecret(const ControlPlaneRequest& r, const std::string& name,
                               kube::JsonObject data) {
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "Secret"},
-      {"metadata",
-       kube::JsonObject{
-           {"name", name},
-           {"namespace", r.host_namespace},
-           {"labels", kube::JsonObject{{"vtenant.io/tenant", r.spec.name},
-                                       {"app.kubernetes.io/name", "vtenant-control-plane"},
-                                       {"app.kubernetes.io/managed-by", "vtenant-operator"}}}}},
-      {"type", "Opaque"},
-      {"data", std::move(data)}});
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "v1"},
+                       {"kind", "Secret"},
+                       {"metadata", kube::JsonObject{{"name", name},
+                                                     {"namespace", r.host_namespace},
+                                                     {"labels", Labels(r, /*component=*/false)}}},
+                       {"type", "Opaque"},
+                       {"data", std::move(data)}});
 }
 
 kube::JsonObject Resources(const ControlPlaneSpec& cp) {
