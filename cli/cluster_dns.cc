@@ -74,7 +74,7 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
             << " (udp) about the host's Services" << std::endl;
   const dns::ServiceAddressLookup lookup =
       [&services](std::string_view ns, std::string_view name) -> std::optional<std::string> {
-    kube::ObjectPtr service = services.cache().Get(std::string(ns) + "/" + std::string(name));
+    kube::ObjectPtr service = services.cache().Get(kube::MakeKey(ns, name));
     if (service == nullptr) return std::nullopt;
     return std::string(kube::GetString(*service, {"spec", "clusterIP"}));
   };

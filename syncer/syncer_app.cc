@@ -135,14 +135,13 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
     dns::ServiceAddressLookup lookup = [&informers, config](
                                            std::string_view ns,
                                            std::string_view name) -> std::optional<std::string> {
-      kube::ObjectPtr service = informers.Virtual(kube::resources::kServices)
-                                    .cache()
-                                    .Get(std::string(ns) + "/" + std::string(name));
+      kube::ObjectPtr service =
+          informers.Virtual(kube::resources::kServices).cache().Get(kube::MakeKey(ns, name));
       if (service == nullptr) return std::nullopt;
       kube::ObjectPtr copy =
           informers.Host(kube::resources::kServices)
               .cache()
-              .Get(config.host_namespace + "/" + HostName(name, ns, config.tenant));
+              .Get(kube::MakeKey(config.host_namespace, HostName(name, ns, config.tenant)));
       return std::string(
           kube::GetString(copy != nullptr ? *copy : *service, {"spec", "clusterIP"}));
     };
