@@ -48,8 +48,8 @@ struct DnsQuery {
 // packet shorter than a header, a response, a question count other than
 // one, answer or authority records, a name that runs past the packet, uses
 // a compression pointer (or another label type), has a label over 63 bytes
-// or is over 255 bytes in all, or a question without its type and class. Additional records (an
-// EDNS OPT record) are allowed and ignored.
+// or is over 255 bytes in all, or a question without its type and class.
+// Additional records (an EDNS OPT record) are allowed and ignored.
 Result<DnsQuery> ParseDnsQuery(std::string_view packet);
 
 // The answer to `query`: its id, opcode, question and recursion-desired

@@ -54,8 +54,8 @@ class EndpointSliceTranslator {
   // EndpointAddressNotAllowed; an endpoint left without addresses goes),
   // a targetRef made the tenant's host pod or dropped. A slice of any
   // addressType but IPv4 or IPv6 (FQDN) is refused: a name is resolved by
-  // whoever follows it, on the tenant's behalf. Refusals, warnings and members left out go to
-  // `notes` when not null.
+  // whoever follows it, on the tenant's behalf. Refusals, warnings and
+  // members left out go to `notes` when not null.
   kube::Object ToHost(const rapidjson::Value& virtual_slice, const HostNetwork& network,
                       TranslationNotes* notes = nullptr) const;
 

@@ -3,9 +3,10 @@
 // host does not offer, a topologyConstraint podgroup_fields.h refuses, or
 // what kai::ReadPodGroupSpec refuses: a minMember below 1, a preemptibility
 // or markUnschedulable KAI does not accept, malformed subGroups). Keys are
-// virtual "namespace/name" of PodGroups. The refusal is a Warning Event `InvalidGang` on the
-// PodGroup saying why; meanwhile its new pods are refused with the same
-// reason and the host PodGroup keeps the spec it had (PodGroupSyncer).
+// virtual "namespace/name" of PodGroups. The refusal is a Warning Event
+// `InvalidGang` on the PodGroup saying why; meanwhile its new pods are
+// refused with the same reason and the host PodGroup keeps the spec it had
+// (PodGroupSyncer).
 //
 // One Event per version of the group: a resync of an unchanged group does
 // not repeat it, a new refused edit does.

@@ -401,12 +401,16 @@ TEST_F(SyncerTest, KubeflowTrainingJobsPodsReachTheHostAsOneGang) {
        R"({"apiVersion":"kubeflow.org/v1","kind":"TFJob","metadata":{"name":"tf",
            "namespace":"ml"},"spec":{"tfReplicaSpecs":{"Chief":{"replicas":1},
            "Worker":{"replicas":2}}}})",
-       "tf-", 3, 3},
+       "tf-",
+       3,
+       3},
       {{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", true},
        R"({"apiVersion":"kubeflow.org/v2beta1","kind":"MPIJob","metadata":{"name":"mpi",
            "namespace":"ml"},"spec":{"launcherCreationPolicy":"WaitForWorkersReady",
            "mpiReplicaSpecs":{"Launcher":{"replicas":1},"Worker":{"replicas":2}}}})",
-       "mpi-worker-", 2, 2},
+       "mpi-worker-",
+       2,
+       2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.type.kind);

@@ -470,7 +470,8 @@ struct FakeClient::State {
     std::snprintf(uid, sizeof(uid), "00000000-0000-4000-8000-%012llx",
                   static_cast<unsigned long long>(++next_uid));
     SetString(doc, {"metadata"}, "uid", uid);
-    SetString(doc, {"metadata"}, "creationTimestamp", FormatRfc3339(std::chrono::system_clock::now()));
+    SetString(doc, {"metadata"}, "creationTimestamp",
+              FormatRfc3339(std::chrono::system_clock::now()));
     RemoveMember(doc, {"metadata"}, "deletionTimestamp");
     SetMember(EnsurePath(doc, {"metadata"}), "generation", Value(int64_t{1}), doc.GetAllocator());
     SetString(doc, {"metadata"}, "resourceVersion", std::to_string(++resource_version));
@@ -564,7 +565,8 @@ struct FakeClient::State {
         --resource_version;  // nothing changes
         return Status::Ok();
       }
-      SetString(final_state, {"metadata"}, "deletionTimestamp", FormatRfc3339(std::chrono::system_clock::now()));
+      SetString(final_state, {"metadata"}, "deletionTimestamp",
+                FormatRfc3339(std::chrono::system_clock::now()));
       auto marked = std::make_shared<Object>(std::move(final_state));
       it->second = marked;
       RecordLocked(type, WatchEvent::Type::kModified, marked);
