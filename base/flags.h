@@ -51,6 +51,8 @@ enum class Words {
 };
 
 // Splits `args` (the command line without the program's name) by `known`.
+// A flag that takes a value takes the next word whatever it is, so
+// `--offset -1` works and `--name --help` sets name to "--help".
 // InvalidArgument, naming the word, for a word that is not a flag (unless
 // `words` says otherwise), an unknown flag, a flag whose value is missing, or
 // a switch given a value other than true or false.
@@ -58,13 +60,16 @@ Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
                                     const std::vector<FlagSpec>& known,
                                     Words words = Words::kRefuse);
 
-// `value` as a whole number from `min` to `max`; InvalidArgument otherwise,
+// `value` as a whole number from `min` to `max` (decimal digits with an
+// optional '-'; no '+', no spaces); InvalidArgument otherwise,
 // saying "--<flag> "<value>" must be a whole number from <min> to <max>".
 Result<int64_t> ParseWholeNumberFlag(std::string_view flag, std::string_view value, int64_t min,
                                      int64_t max);
 
-// `value` as a number (a decimal, "2.5") of at least `min`; InvalidArgument
-// otherwise, saying "--<flag> "<value>" must be a number, <min> or more".
+// `value` as a finite number of at least `min`, read by strtod (so "2.5",
+// "1e3" and hex "0x10" are numbers; the C locale's decimal point);
+// InvalidArgument otherwise, saying "--<flag> "<value>" must be a number,
+// <min> or more" with <min> written without trailing zeros.
 Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, double min);
 
 }  // namespace vtenant

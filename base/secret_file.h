@@ -6,8 +6,9 @@
 // see the old file or the new one, never half of either. So the file is
 // created fresh (O_EXCL, never through a symlink someone left) with mode
 // 0600 in a directory of mode 0700, written, fsynced, then renamed over the
-// old one and the directory fsynced. Every step that fails is returned;
-// nothing is retried or ignored. The process umask can only narrow these
+// old one and the directory fsynced. Every step that fails is returned
+// (Internal, with errno's text); only a write interrupted by a signal is
+// retried, and nothing is ignored. The process umask can only narrow these
 // modes, never widen them.
 #pragma once
 
@@ -46,8 +47,9 @@ inline Status FsyncPath(const std::filesystem::path& path, int flags) {
 
 // Makes `dir` exist with mode 0700: missing folders on the way are created
 // 0700, and an existing `dir` that others may enter or read is narrowed to
-// 0700 (its parents are left alone: /tmp stays /tmp). Fails when `dir` is
-// not a directory or cannot be created or narrowed.
+// 0700 (its parents are left alone: /tmp stays /tmp). InvalidArgument for
+// an empty path, FailedPrecondition when `dir` is not a directory, Internal
+// when it cannot be resolved, created, inspected or narrowed.
 inline Status EnsurePrivateDirectory(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   if (dir.empty()) return InvalidArgument("no directory named");
@@ -76,7 +78,12 @@ inline Status EnsurePrivateDirectory(const std::filesystem::path& dir) {
 // Replaces `path` with `contents`, readable and writable by the owner only
 // (0600), in a directory made private with EnsurePrivateDirectory. Atomic
 // and durable: after it returns OK the new contents survive a crash, and at
-// no time does `path` hold anything but the old or the new contents.
+// no time does `path` hold anything but the old or the new contents. On a
+// failure before the rename the temporary file is removed and `path` is
+// untouched; a failure to fsync the directory is returned although the new
+// contents are already in place. InvalidArgument when `path` names no file.
+// Safe to call from several threads, also for one path: the temporary
+// names differ, and the last rename wins.
 inline Status WriteSecretFile(const std::filesystem::path& path, std::string_view contents) {
   namespace fs = std::filesystem;
   if (!path.has_filename()) return InvalidArgument("no file named in " + path.string());

@@ -51,7 +51,8 @@ class [[nodiscard]] Status {
   // "NotFound: configmaps \"x\" not found"; "OK" when ok().
   std::string ToString() const;
 
-  // Returns a copy whose message is prefixed by `context` ("loading kubeconfig: ...").
+  // Returns a copy whose message is prefixed by `context` ("loading kubeconfig: ...");
+  // the code is kept, and an OK status is returned unchanged.
   Status WithContext(std::string_view context) const;
 
   bool operator==(const Status& other) const = default;
@@ -77,6 +78,9 @@ inline Status FailedPrecondition(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
+  // `status` must not be OK. Only debug builds assert it; in a release build
+  // such a Result is !ok() while status() is OK, which VT_ASSIGN_OR_RETURN
+  // would pass on as success.
   Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : state_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(state_).ok() && "Result needs a value or a failure");
@@ -87,6 +91,7 @@ class [[nodiscard]] Result {
   // OK when a value is present.
   Status status() const { return ok() ? Status::Ok() : std::get<Status>(state_); }
 
+  // The value; only when ok(): otherwise std::get throws bad_variant_access.
   T& value() & { return std::get<T>(state_); }
   const T& value() const& { return std::get<T>(state_); }
   T&& value() && { return std::get<T>(std::move(state_)); }
@@ -170,6 +175,9 @@ inline Status Status::WithContext(std::string_view context) const {
   if (!tmp.ok()) return tmp.status();             \
   lhs = std::move(tmp).value()
 
+// Evaluates `expr` (a Result); on failure returns its Status from the
+// enclosing function, otherwise moves the value into `lhs`:
 // `VT_ASSIGN_OR_RETURN(auto config, LoadConfig(path));`
+// It declares a variable, so it cannot be the sole statement of an if.
 #define VT_ASSIGN_OR_RETURN(lhs, expr) \
   VT_ASSIGN_OR_RETURN_IMPL_(VT_CONCAT_(vt_result_, __LINE__), lhs, expr)
