@@ -6,8 +6,9 @@
 // to one table).
 //
 // A pod asks for exactly one of:
-//   - whole GPUs: nvidia.com/gpu limits (else requests) of its containers,
-//     summed, at least the largest init container's;
+//   - whole GPUs: nvidia.com/gpu limits of its containers (their requests
+//     where a container's limits ask for none), summed, at least the
+//     largest init container's;
 //   - a share of GPUs: annotation gpu-fraction (a share of one device) or
 //     gpu-memory (MiB of one device), on gpu-fraction-num-devices devices;
 //   - MIG slices: nvidia.com/mig-<g>g.<m>gb limits (else requests), counted
@@ -31,14 +32,15 @@
 //   - nvidia.com/gpu: a whole number of devices, not negative, at most
 //     kMaxDevices in all (no node holds more).
 //   - MIG: a whole, non-negative count per resource, at most kMaxMigSlices
-//     in all; a profile of the form <g>g.<m>gb with g from 1 to 7 (as the
-//     scheduler prices it); one profile per pod (stricter than KAI: the
+//     in all; a profile <g>g.<m>gb with g from 1 to 7 (as the scheduler
+//     prices it; only g and a "gb" after it are checked, and a resource
+//     asked for 0 times is not checked at all); one profile per pod (stricter than KAI: the
 //     scheduler places a pod's slices as one kind); never beside whole GPUs
 //     or a share.
 // The annotations' whole numbers are written plainly, as KAI's webhook
 // reads them: no sign, no spaces, no unit ("4", not "+4", " 4" or "4Mi").
 // Limits are Kubernetes quantities ("1", "1000m"), read as the client reads
-// them (base/quantity_text.h).
+// them (base/quantity_text.h), or a JSON integer of 0 or more.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -74,14 +76,18 @@ struct GpuRequest {
 
 // Reads the GPU request of `pod` (a Pod object: metadata.annotations and
 // spec.containers / spec.initContainers resources) and checks every rule
-// above. InvalidArgument with a message naming the field and what to change.
+// above. InvalidArgument with a message naming the field and what to change;
+// the first problem found is reported (once the devices asked for pass the
+// limit, later containers are not read).
 Result<GpuRequest> ParseGpuRequest(const rapidjson::Value& pod);
 
 // Annotation gpu-fraction alone: thousandths of a device, more than 0 and at
-// most 1000.
+// most 1000. InvalidArgument naming the annotation and value otherwise, as
+// for the two below.
 Result<int64_t> ParseGpuFraction(std::string_view text);
 
-// Annotation gpu-memory alone: MiB, from 1 to kMaxGpuMemoryMib.
+// Annotation gpu-memory alone: MiB, from 1 to kMaxGpuMemoryMib, written
+// plainly as above.
 Result<int32_t> ParseGpuMemoryMib(std::string_view text);
 
 // Annotation gpu-fraction-num-devices alone: from 1 to kMaxDevices.

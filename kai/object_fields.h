@@ -1,6 +1,7 @@
 // The few reads of a Kubernetes object (a RapidJSON value) the KAI rules
 // need, so this library needs RapidJSON's headers and not kube/'s client.
-// They behave as kube/object.h's accessors of the same names.
+// Label and Annotation behave as kube/object.h's of the same names, and
+// JsonText as kube::ToJson.
 #pragma once
 
 #include <rapidjson/document.h>

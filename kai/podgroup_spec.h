@@ -55,13 +55,14 @@ struct PodGroupSpec {
 
 // Reads `sub_groups` (the value of spec.subGroups; null or nullptr when
 // absent gives none). A leaf's minMember absent is 1, KAI's own rule, and so
-// is 0 (which KAI's CRD refuses, and KAI's Go types read as unset).
-// InvalidArgument naming the entry and field ("spec.subGroups[1] repeats the
-// name \"a\"...") for: an entry that is not an object, a missing or empty
-// name, a duplicate name, a minMember that is not an integer or is negative,
-// a parent that is not a string or names no entry, or parents that form a
-// cycle. As KAI's webhook: nothing is defaulted past a mistake, the whole
-// list is refused.
+// is 0 (which KAI's CRD refuses, and KAI's Go types read as unset). A parent
+// of null or "" is none: the entry is at the top.
+// InvalidArgument for a value that is not a list, and, naming the entry and
+// field ("spec.subGroups[1] repeats the name \"a\"..."), for: an entry that
+// is not an object, a missing or empty name, a duplicate name, a minMember
+// that is not an int32 or is negative, a parent that is not a string or
+// names no entry, or parents that form a cycle. As KAI's webhook: nothing is defaulted past a
+// mistake, the whole list is refused.
 Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups);
 
 // Reads `pod_group`'s spec by the rules above. InvalidArgument naming the
