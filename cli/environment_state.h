@@ -31,21 +31,29 @@ struct EnvironmentState {
   std::string message;                      // why it failed; empty otherwise
   std::vector<ComponentRecord> components;  // in start order
 
-  // Saves to <dir>/state.yaml, atomically (readers never see half a file).
+  // Saves to <dir>/state.yaml, owner-only (WriteSecretFile: the folder holds
+  // every credential of the environment) and atomically (readers never see
+  // half a file). A component's die_with_parent is not recorded.
   Status Save(const std::string& dir) const;
   // NotFound when no environment was started in `dir`; InvalidArgument,
-  // naming the file, when the record is damaged.
+  // naming the file, when the record is damaged (not YAML, or a component
+  // without a name). Missing fields read as their defaults; every
+  // component's die_with_parent is false.
   static Result<EnvironmentState> Load(const std::string& dir);
 
-  // Whether the recorded supervisor is alive.
+  // Whether the recorded supervisor is alive: its pid runs this CLI (as
+  // vtenant or kubectl-vtenant), so a recycled pid does not count.
   bool SupervisorRunning() const;
-  // Names of the recorded components whose process is alive.
+  // Names of the recorded components whose pid is alive and runs the
+  // component's program (ProgramOf), in record order.
   std::vector<std::string> Alive() const;
   // The record of `name`; nullptr when there is none.
   const ComponentRecord* Find(const std::string& name) const;
 };
 
-// The file name of a component's program ("kube-apiserver").
+// The file name of a component's program ("kube-apiserver"): argv[0]'s, or
+// for a program run through nsenter the one after "--"; the component's name
+// when argv is empty.
 std::string ProgramOf(const localenv::Component& component);
 
 }  // namespace vtenant::cli

@@ -20,15 +20,18 @@ struct LeftoverProcess {
 // Processes of the programs a local environment runs (etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler, kwok, vtenant-*, and the real
 // node's kubelet, kube-proxy, containerd and its shims) whose command
-// line or working folder refers to a path inside `dir` (absolute). Never
-// this process; never other programs, so a shell that merely mentions the
-// folder is safe.
+// line or working folder refers to `dir` (absolute) or a path inside it
+// (`dir` followed by the end, '/', ',' or ':', so a sibling named
+// `dir`-other does not count). Never this process; never other programs,
+// so a shell that merely mentions the folder is safe.
 std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir);
 
 // Stops them in tiers (the programs that are clients, then the API servers,
-// then etcd): SIGTERM to each process's group (or the process, when it
-// leads none), then SIGKILL to whatever of the tier is still there after
-// `grace`. Returns how many it signalled.
+// then etcd, then the real node's containerd shims, then containerd):
+// SIGTERM to each process (and its group, when it leads one), then SIGKILL
+// to whatever of the tier is still there after `grace`, waiting up to five
+// seconds more for those to go. Each tier is found again when its turn
+// comes. Returns how many it signalled.
 int StopLeftoverProcesses(const std::string& dir,
                           std::chrono::milliseconds grace = std::chrono::seconds(10));
 

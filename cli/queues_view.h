@@ -10,13 +10,16 @@ namespace vtenant::cli {
 
 // Prints the queues (scheduling.run.ai/v2) as a tree, children under their
 // spec.parentQueue, sorted by name, with GPU columns in KAI's units written
-// as quantities (0.33 GPU is 330m): QUOTA, LIMIT and WEIGHT from
-// spec.resources.gpu (-1 is "unlimited"), FAIR-SHARE from the scheduler's
-// annotation vtenant.io/gpu-fair-share, ALLOCATED and REQUESTED from
-// status.allocated / status.requested["nvidia.com/gpu"]. A value not
-// reported yet prints "-". A queue whose parent does not exist is shown at
-// the top with "(parent X missing)". Errors only when queues cannot be
-// listed.
+// as quantities (0.33 GPU is 330m): QUEUE, then GPU-QUOTA, LIMIT and
+// WEIGHT from spec.resources.gpu (a negative value is "unlimited"),
+// FAIR-SHARE from the scheduler's annotation vtenant.io/gpu-fair-share,
+// ALLOCATED and REQUESTED from status.allocated / status.requested
+// ["nvidia.com/gpu"]. A value not reported yet prints "-"; reported text
+// that is not a quantity prints as is. A queue whose parent does not exist
+// is shown at the top with "(parent X missing)", queues in a parentQueue
+// cycle once each, at the top, with "(in a parentQueue cycle)"; no queues
+// print "No queues.". Errors only when queues cannot be listed: NotFound,
+// saying so, when the Queue API is not installed.
 Status PrintQueues(kube::Client& client, std::ostream& out);
 
 }  // namespace vtenant::cli

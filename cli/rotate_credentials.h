@@ -19,19 +19,22 @@
 
 namespace vtenant::cli {
 
-// Sets the Tenant's rotation annotation to `request`. NotFound (naming the
-// tenant) when there is no such Tenant.
+// Sets the Tenant's rotation annotation to `request` (a merge patch).
+// NotFound (naming the tenant) when there is no such Tenant; other errors
+// of the patch with context.
 Status RequestRotation(kube::Client& host, std::string_view tenant, const std::string& request);
 
 // Waits until the tenant's kubeconfig Secret (status.kubeconfigSecret in
 // status.hostNamespace, by default vc-<t> in vtenant-<t>) is marked with
-// `request`, asking every `poll` for at most `limit`. Timeout says what the
-// Secret shows instead.
+// `request`, asking every `poll` for at most `limit` (the Tenant is read
+// again each time, for where its Secret is). Timeout says what the Secret
+// shows instead, or why it could not be read.
 Status WaitForRotation(kube::Client& host, std::string_view tenant, const std::string& request,
                        std::chrono::milliseconds limit,
                        std::chrono::milliseconds poll = std::chrono::milliseconds(500));
 
-// A rotation request no earlier one can equal: the time and a random part.
+// A new rotation request: the time (RFC 3339) and 32 random bits, so that it
+// equals no earlier one unless both match by chance.
 std::string NewRotationRequest();
 
 }  // namespace vtenant::cli

@@ -15,6 +15,8 @@ namespace vtenant::cli {
 //   NotFound: no such Tenant; the message lists the tenants that exist.
 //   FailedPrecondition: the Tenant exists but its Secret (or its key) does
 //     not yet; the message gives the tenant's phase and what to wait for.
+//   Internal: the key is not base64. Other errors of the reads, with
+//     context.
 Result<std::string> TenantKubeconfig(kube::Client& host, std::string_view tenant);
 
 }  // namespace vtenant::cli

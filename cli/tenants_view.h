@@ -10,12 +10,16 @@
 namespace vtenant::cli {
 
 // Prints a table NAME PHASE QUEUE PARENT GPU-ALLOCATED ENDPOINT, one row
-// per Tenant (sorted by name), then for each tenant not Ready, or with a
-// problem condition (a readiness condition not True, ParentQueueMissing or
-// QuotaOvercommitted True), one indented line per such condition:
+// per Tenant (sorted by name), then under "Conditions:" one indented line
+// per problem condition of any tenant (ParentQueueMissing or
+// QuotaOvercommitted True, any other condition not True; Ready=False is
+// left out when the phase says Ready anyway):
 //   nlp: ParentQueueMissing (QueueNotFound): queue "ml-org" does not exist
-// A tenant without status yet shows phase Pending. Errors only when the
-// Tenants cannot be listed (e.g. the CRD is not installed: said so).
+//   ml: Ready=False (InvalidSpec): spec.quota.gpu ...
+// A tenant without status yet shows phase Pending, one being deleted
+// Terminating; no Tenants print how to create one. Errors only when the
+// Tenants cannot be listed (NotFound, saying so, when the CRD is not
+// installed).
 Status PrintTenants(kube::Client& client, std::ostream& out);
 
 }  // namespace vtenant::cli

@@ -25,8 +25,9 @@ struct UpOptions {
   std::string images_script;  // hack/build-images.py (found, not an option)
 };
 
-// Parses `args` into `options` (folders made absolute, the CRDs and chart
-// found in the source tree when not given). Returns an exit code when the
+// Parses `args` into `options` (paths made absolute, the CRDs, the chart and
+// hack/build-images.py found in the current folder or above the binary when
+// not given; --real-node-gpu implies --real-node). Returns an exit code when the
 // command should end now (0 after --help, 2 after a usage error, both
 // printed), -1 otherwise. `command` names the command in messages.
 int ParseUpOptions(const std::string& command, const std::vector<std::string>& args,
