@@ -2,8 +2,10 @@
 //
 // Start() makes (or reuses, on restart) a CA, a serving certificate for
 // 127.0.0.1/localhost, an admin client certificate in system:masters and a
-// service-account signing key under `<dir>/pki`, writes
-// `<dir>/admin.kubeconfig`, and waits for /readyz.
+// service-account signing key under `<dir>/pki` (owner-only), writes
+// `<dir>/admin.kubeconfig`, and waits for /readyz. The serving certificate
+// also names the `kubernetes` Service's address (the first of
+// service_cidr), where pods of a real node reach it.
 #pragma once
 
 #include <chrono>
@@ -51,6 +53,12 @@ struct ApiServerOptions {
 
 class ApiServer : public ServerProcess {
  public:
+  // Starts it as the file comment says. With port 0 a free port is picked,
+  // and up to three are tried (another process may take one first); a port
+  // given is tried once. An identity added to extra_users since the PKI was
+  // made gets its certificate from the same CA (FailedPrecondition when the
+  // CA's key is gone). InvalidArgument without a folder or an etcd URL; the
+  // last start's error (Unavailable, Timeout) otherwise.
   static Result<std::unique_ptr<ApiServer>> Start(const ApiServerOptions& options);
 
   // Admin (system:masters) connection settings.
@@ -59,9 +67,12 @@ class ApiServer : public ServerProcess {
   std::string pki_dir() const { return options_.dir + "/pki"; }
   int port() const { return options_.port; }
 
-  // Kills the process without a graceful shutdown, like a crash.
+  // Kills the process without waiting for a graceful shutdown, like a crash
+  // (SIGTERM, then SIGKILL at once).
   void Kill() { process_.Stop(std::chrono::milliseconds(0)); }
-  // Starts it again on the same port with the same certificates and data.
+  // Stops it (gracefully) and starts it again on the same port with the
+  // same certificates and data, waiting for /readyz; on failure it is left
+  // stopped.
   Status Restart();
   // /readyz with the admin kubeconfig.
   HealthProbe Health() const;

@@ -30,12 +30,15 @@ struct ChartAccountsOptions {
 // The objects of the rendered chart that give its programs their identity
 // and rights: ServiceAccounts, (Cluster)Roles and their bindings,
 // ValidatingAdmissionPolicies and their bindings, and the
-// MutatingWebhookConfiguration the scheduler fills in. Helm's failure is an
-// error with its message.
+// MutatingWebhookConfiguration the scheduler fills in; rendered with
+// `helm template` for Kubernetes 1.37. NotFound when helm is not built;
+// FailedPrecondition with helm's message when it fails, or when the chart
+// renders none of these.
 Result<std::vector<kube::Object>> RenderChartAccounts(const ChartAccountsOptions& options);
 
 // Creates the release namespace and applies RenderChartAccounts' objects
-// (server-side apply, so applying again changes nothing).
+// (server-side apply as vtenant-local, so applying again changes nothing).
+// The first error, naming the object.
 Status InstallChartAccounts(kube::Client& admin, const ChartAccountsOptions& options);
 
 // The user name of ServiceAccount ns/name: system:serviceaccount:<ns>:<name>.
@@ -44,7 +47,8 @@ std::string ServiceAccountUser(const std::string& ns, const std::string& name);
 // Writes (base/secret_file.h) a kubeconfig of `server` at `path` whose
 // client certificate, signed by the server's CA, names ServiceAccount
 // ns/name and its groups (system:serviceaccounts and
-// system:serviceaccounts:<ns>).
+// system:serviceaccounts:<ns>), valid for a year; the context is named
+// `name`.
 Status WriteServiceAccountKubeconfig(const ApiServer& server, const std::string& ns,
                                      const std::string& name, const std::string& path);
 

@@ -24,7 +24,8 @@ struct ControlPlane {
 
   // Starts the API server and waits for /readyz, makes the admin client,
   // then, when `controller_manager` is given, starts the controller manager
-  // with the API server's admin identity and waits for it.
+  // with the API server's admin identity and waits for it. The first error
+  // is returned, and what was started by then is stopped with it.
   static Result<ControlPlane> Start(
       const ApiServerOptions& api,
       const std::optional<ControllerManagerOptions>& controller_manager);

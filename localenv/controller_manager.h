@@ -38,11 +38,14 @@ struct ControllerManagerOptions {
 
 class ControllerManager : public ServerProcess {
  public:
-  // Starts against `api_server` with its admin identity and waits for /healthz.
+  // Starts against `api_server` with its admin identity and waits for
+  // /healthz (options.ready_timeout per attempt, up to three attempts, each
+  // on a newly picked free port). The last attempt's error, with context.
   static Result<std::unique_ptr<ControllerManager>> Start(const ApiServer& api_server,
                                                           const ControllerManagerOptions& options);
   // Starts against the API server of options.kubeconfig, trusting
-  // options.pki_dir, and waits for /healthz.
+  // options.pki_dir, and waits for /healthz as above. InvalidArgument when
+  // either is empty.
   static Result<std::unique_ptr<ControllerManager>> Start(const ControllerManagerOptions& options);
 
   // /healthz on its self-signed secure port.

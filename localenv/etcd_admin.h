@@ -25,6 +25,9 @@ class EtcdAdmin {
   // EtcdServer::client_tls(), and root's password). A `root` that names no
   // file at all is a client of an etcd that asks for no credentials (plain
   // HTTP, authentication off: one given to the operator by its address).
+  // Otherwise FailedPrecondition when a credential file is missing or
+  // empty, and root authenticates now; its token lasts etcd's token TTL
+  // (five minutes by default) and is not renewed, so connect per task.
   static Result<std::unique_ptr<EtcdAdmin>> Connect(const std::string& url,
                                                     const EtcdClientTls& root);
 
@@ -40,20 +43,24 @@ class EtcdAdmin {
   // Removes user `user` and its role; OK when they are gone already.
   Status DeleteUser(const std::string& user);
 
-  // Deletes every key under `prefix`.
+  // Deletes every key under `prefix`, which must not be empty (RangeEnd).
   Status DeletePrefix(const std::string& prefix);
 
   // The role `role` as etcd describes it (JSON of /v3/auth/role/get), for
   // tests.
   Result<std::string> Role(const std::string& role);
 
-  // The end of the key range of everything under `prefix`.
+  // The end of the key range of everything under `prefix`: its last byte
+  // plus one. `prefix` must not be empty (undefined otherwise) nor end in
+  // byte 0xff (which would wrap); vtenant's prefixes end in '/'.
   static std::string RangeEnd(std::string prefix);
 
  private:
   EtcdAdmin(std::string url, EtcdClientTls root) : url_(std::move(url)), root_(std::move(root)) {}
   // POSTs `body` to `path` as root; etcd's answer, an error when it is one
-  // that `tolerated` does not appear in (e.g. "already exists").
+  // that `tolerated` does not appear in (e.g. "already exists"): Forbidden
+  // for HTTP 403, FailedPrecondition for another, Unavailable when etcd
+  // cannot be reached (10 s timeout).
   Result<std::string> Call(const std::string& path, const std::string& body,
                            const std::string& tolerated = "");
   // Root's token once authentication is on ("" before).

@@ -7,7 +7,8 @@
 // in it is out of reach of whoever merely reaches the loopback port. The
 // CA, the server's certificates, the administrator's client certificate
 // and root's password are made on first start under <dir>/pki (owner-only)
-// and reused after.
+// and reused after. It runs with --unsafe-no-fsync: the state is local and
+// disposable, and a crash of the machine may lose the last writes.
 #pragma once
 
 #include <memory>
@@ -44,7 +45,9 @@ struct EtcdOptions {
 
 class EtcdServer : public ServerProcess {
  public:
-  // Starts etcd on free loopback ports and waits until /health answers.
+  // Starts etcd on free loopback ports and waits until /health answers (30 s
+  // per attempt; up to three attempts on new ports, as a picked port can be
+  // taken before etcd binds it). The last attempt's error, with context.
   static Result<std::unique_ptr<EtcdServer>> Start(const EtcdOptions& options);
 
   // "https://127.0.0.1:<port>".
@@ -57,12 +60,14 @@ class EtcdServer : public ServerProcess {
   HealthProbe Health() const;
 
   // The administrator's credentials of the etcd whose folder is `dir` (one
-  // that runs already, for a program that adopts it).
+  // that runs already, for a program that adopts it): the paths only, not
+  // checked.
   static EtcdClientTls RootTls(const std::string& dir);
 
   // Issues a client certificate for etcd user `user` from the CA of the etcd
   // in `dir`, written as <out_dir>/etcd-client.crt and .key beside a copy
-  // of the CA (etcd-ca.crt).
+  // of the CA (etcd-ca.crt), owner-only; no password. FailedPrecondition
+  // when that etcd has no CA.
   static Result<EtcdClientTls> IssueClient(const std::string& dir, const std::string& user,
                                            const std::string& out_dir);
 

@@ -6,9 +6,10 @@
 //     count: 1
 //     cpu: "32"             # Kubernetes quantities
 //     memory: 256Gi
-//     gpus: 1
+//     gpus: 1               # gpuProduct and gpuMemoryMiB required when > 0
 //     gpuProduct: NVIDIA-L40S
 //     gpuMemoryMiB: 46068
+//     maxPods: 110          # optional; the default
 //     resources: {nvidia.com/mig-1g.10gb: 4}   # optional extra capacity
 //     labels: {topology.kubernetes.io/zone: zone-a}
 //     taints: [{key: dedicated, value: ml, effect: NoSchedule}]
@@ -51,16 +52,22 @@ struct SimulatedNode {
   std::vector<NodeTaint> taints;
 };
 
-// Parses an inventory. Errors name `source` and the offending entry and field.
+// Parses an inventory. InvalidArgument naming `source` and the offending
+// entry and field.
 Result<std::vector<SimulatedNode>> ParseNodeInventory(std::string_view yaml_text,
                                                       std::string_view source);
+// Reads and parses the inventory at `path`; NotFound when it cannot be read.
 Result<std::vector<SimulatedNode>> LoadNodeInventory(const std::string& path);
 
-// The Node object (with status capacity) for one simulated node.
+// The Node object for one simulated node: its labels plus the simulated-node,
+// hostname, os and arch labels (and the GPU ones), its taints, and status
+// capacity equal to allocatable.
 kube::Object NodeManifest(const SimulatedNode& node);
 
-// Creates the nodes, or brings existing ones to the inventory's labels and
-// capacity: running it twice changes nothing.
+// Creates the nodes, or brings existing ones to the inventory's labels,
+// taints and capacity: running it twice changes nothing. Labels and taints
+// are replaced, not merged: one added to the Node by hand is removed. The
+// first error, naming the node.
 Status RegisterNodes(kube::Client& client, const std::vector<SimulatedNode>& nodes);
 
 }  // namespace vtenant::localenv

@@ -31,7 +31,8 @@ struct HealthProbe {
 // time. The client is made at the first question (the credentials are read
 // then) and kept while it gets answers; one that fails after having
 // answered is replaced at once and the question asked again, since its kept
-// connection may be to a server that has since restarted or closed it. Not
+// connection may be to a server that has since restarted or closed it; a
+// question with another timeout than the last also gets a new client. Not
 // thread-safe.
 class HealthProber {
  public:
@@ -42,8 +43,9 @@ class HealthProber {
 
   const HealthProbe& probe() const { return probe_; }
 
-  // OK when the probe's URL answers 200 within `timeout`; otherwise the
-  // answer (status code and the start of the body) or the connection error.
+  // OK when the probe's URL answers 200 within `timeout`; otherwise
+  // Unavailable with the answer (status code and the start of the body), or
+  // the connection error, or the error reading the probe's kubeconfig.
   // FailedPrecondition when the probe has no URL.
   Status CheckHealth(std::chrono::milliseconds timeout);
 

@@ -5,7 +5,8 @@
 //   - a pod bound to a simulated node becomes Running with an IP;
 //   - a pod annotated `vtenant.dev/run-duration: "30s"` finishes with exit
 //     code 0 after that long (so Jobs complete), others run until deleted;
-//   - a deleted pod goes away at once (no kubelet to confirm it).
+//   - a deleted pod loses its finalizers and goes away at once (no kubelet
+//     to confirm it); one deleted with grace 0 is left to the API server.
 #pragma once
 
 namespace vtenant::localenv {

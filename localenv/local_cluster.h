@@ -38,6 +38,10 @@ struct LocalClusterOptions {
 
 class LocalCluster {
  public:
+  // Starts etcd (<dir>/etcd), the API server (<dir>/host, etcd prefix /host),
+  // the controller manager and kwok when asked for, then registers the nodes
+  // and applies the manifests. The first error; what started by then is
+  // stopped.
   static Result<std::unique_ptr<LocalCluster>> Start(const LocalClusterOptions& options);
   ~LocalCluster() { Stop(); }
 
@@ -51,12 +55,14 @@ class LocalCluster {
   void Stop();
 
   // Hands the processes over (for `vtenant up`, which outlives its command):
-  // returns {name, pid} of each, and Stop() no longer touches them.
+  // returns {name, pid} of each, in start order, and Stop() no longer
+  // touches them.
   std::vector<std::pair<std::string, pid_t>> Release();
 
   // Hands the processes over to `supervisor` (for `vtenant supervise`),
-  // in the order they were started, each with its command and health probe;
-  // Stop() no longer touches them. The clients stay usable.
+  // in the order they were started, each with its command and health probe
+  // (kwok with none, and restarted after etcd or the API server is); Stop()
+  // no longer touches them. The clients stay usable.
   void HandOver(Supervisor& supervisor);
 
  private:

@@ -19,14 +19,16 @@ namespace vtenant::localenv {
 std::string NetnsPath(const std::string& name);
 
 // Creates the named namespace (`ip netns add`) unless it exists, and brings
-// its loopback up. Needs CAP_SYS_ADMIN (root).
+// its loopback up. Needs CAP_SYS_ADMIN (root). NotFound when iproute2's ip
+// is not installed; Internal, quoting its stderr, when it fails.
 Status EnsureNetns(const std::string& name);
 
 // Deletes the named namespace (`ip netns delete`); OK when there is none.
 Status DeleteNetns(const std::string& name);
 
-// Runs `argv` (argv[0] a path, e.g. /usr/sbin/ip) inside the namespace and
-// waits for it; a non-zero exit is an error that quotes its stderr.
+// Runs `argv` (argv[0] a path, e.g. /usr/sbin/ip) inside the namespace,
+// through /usr/bin/nsenter, and waits for it; a non-zero exit is Internal,
+// quoting its stderr.
 Status RunInNetns(const std::string& name, const std::vector<std::string>& argv);
 
 // A socket (socket(2) `domain`, `type`) created inside the namespace whose
@@ -34,6 +36,9 @@ Status RunInNetns(const std::string& name, const std::vector<std::string>& argv)
 // it and returning to `home_fd` (an open /proc/self/ns/net). The socket
 // stays in that namespace for its whole life: binding and connecting it
 // later use that namespace's addresses and routes, whatever thread does it.
+// Only the calling thread changes namespace, and only for the call. Internal
+// when entering, creating or returning fails; a thread that could not
+// return is left in the namespace.
 Result<int> SocketInNetns(int netns_fd, int home_fd, int domain, int type);
 
 }  // namespace vtenant::localenv

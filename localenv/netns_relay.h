@@ -15,6 +15,8 @@
 //   from inside the namespace, where the node IP exists.
 //
 // Both run until the process is killed; each connection gets a thread.
+// Each entry point below ignores SIGPIPE for the whole process, so that a
+// peer gone mid-write cannot kill the relay.
 #pragma once
 
 #include <functional>
@@ -26,14 +28,18 @@ namespace vtenant::localenv {
 
 // A socket of `type` at the numeric `host`:`port` inside the namespace
 // `netns`: SOCK_STREAM listening, SOCK_DGRAM bound. The caller owns it.
-// Unavailable when the address is taken or not in the namespace.
+// Unavailable when the address is taken or not in the namespace;
+// InvalidArgument for a host that is not numeric; NotFound when the
+// namespace does not exist.
 Result<int> ListenInNetns(const std::string& netns, const std::string& host, int port, int type);
 
 // Accepts connections on `listener` (a listening TCP socket, e.g. from
 // ListenInNetns) and relays each, on a thread of its own, to the numeric
 // `target_host`:`target_port` as seen from the namespace this process runs
 // in. Returns OK once `stopped()` is true (asked at least every half
-// second), an error when accepting fails. Relayed connections run on
+// second), an error when accepting fails. A target that refuses a
+// connection is logged to stderr and the client's connection closed; the
+// connect blocks the accepting loop meanwhile. Relayed connections run on
 // until either end closes them.
 Status ServeInboundRelay(int listener, const std::string& target_host, int target_port,
                          const std::function<bool()>& stopped);
@@ -46,7 +52,8 @@ Status RunInboundRelay(const std::string& netns, const std::string& listen_host,
 
 // Listens on the Unix socket `socket_path` (replacing a stale one) and
 // answers HTTP CONNECT requests by connecting, inside `netns`, to the
-// numeric address they name. Returns only when listening fails.
+// numeric address they name. Returns only when listening or accepting
+// fails (NotFound when the namespace does not exist).
 Status RunConnectProxy(const std::string& netns, const std::string& socket_path);
 
 }  // namespace vtenant::localenv

@@ -21,6 +21,11 @@ struct NodeAgentOptions {
 
 class NodeAgent : public ServerProcess {
  public:
+  // Writes the stages to <dir>/kwok.yaml, starts kwok against `api_server`
+  // (its HOME is `dir`, where it keeps its own files) and, as kwok has no
+  // readiness endpoint, waits half a second: Unavailable when it has exited
+  // by then (a configuration error), naming the log. FindTool's NotFound
+  // when kwok is not built.
   static Result<std::unique_ptr<NodeAgent>> Start(const ApiServer& api_server,
                                                   const NodeAgentOptions& options);
   // Whether kwok still runs. It has no readiness endpoint: a running

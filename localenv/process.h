@@ -37,14 +37,20 @@ class Process {
   ~Process();  // Stops the process if still running.
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
+  // A move leaves `other` empty; exit_description() is not moved.
   Process(Process&& other) noexcept;
   Process& operator=(Process&& other) noexcept;
 
-  // Forks and execs options.argv. Fails if the executable is missing or not
-  // executable (checked before forking, so the error names the path).
+  // Forks and execs options.argv in a new process group, stdin /dev/null,
+  // no descriptor of ours but the log inherited. FailedPrecondition if the
+  // executable is missing or not executable (checked before forking, so the
+  // error names the path); InvalidArgument for an empty argv; Internal when
+  // the log cannot be opened or fork fails. A working folder the child
+  // cannot enter makes it exit 126, an exec that fails 127.
   static Result<Process> Start(const ProcessOptions& options);
 
   // Adopts an already running process group leader (e.g. from a pid file).
+  // Nothing is checked: ProcessRuns first.
   static Process Adopt(pid_t pid, std::string name);
 
   pid_t pid() const { return pid_; }
@@ -53,7 +59,9 @@ class Process {
   // starts the same command again after it exits.
   const ProcessOptions& options() const { return options_; }
 
-  // True while the child has not exited. Reaps it if it has.
+  // True while the child has not exited. Reaps it if it has, and records
+  // how it ended. An owned child that someone else reaped (ProcessRuns on
+  // its pid) reads as not running, but keeps its pid and no description.
   bool Running();
 
   // How the process ended, once Running() has seen it end: "exited 1",
@@ -61,11 +69,15 @@ class Process {
   // its parent can read. Empty before.
   const std::string& exit_description() const { return exit_description_; }
 
-  // SIGTERM to the process group, then SIGKILL after `grace`. Idempotent.
-  // Returns the exit description ("exited 0", "killed by signal 9").
+  // SIGTERM to the process group, then SIGKILL after `grace`, then SIGKILL
+  // to the group again for children that outlived the leader. Idempotent.
+  // Returns the exit description ("exited 0", "killed by signal 9"; only
+  // "exited" for an adopted process, "not running" when there is none); it
+  // is not kept for exit_description().
   std::string Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
 
-  // Forgets the child without stopping it (for daemonised environments).
+  // Forgets the child without stopping it (for daemonised environments);
+  // returns its pid (-1 when there was none).
   pid_t Release();
 
  private:

@@ -10,10 +10,10 @@
 // it. Nothing of the node listens on or sends to an address outside that
 // namespace. The node and its pods reach the API server, and the API server
 // the kubelet and the pods, only through the relays (netns_relay.h), which
-// the supervisor runs beside the node: pods find it as on any cluster, at
-// the `kubernetes` Service (whose one endpoint is the pods' relay at the
-// node's address), and find Services by name through the host's DNS at the
-// node's address.
+// the supervisor runs beside the node: with pods_reach_api_server, pods find
+// it as on any cluster, at the `kubernetes` Service (whose one endpoint is
+// the pods' relay at the node's address); they find Services by name
+// through the host's DNS at the node's address.
 //
 // Use: RealNodeApiServerArgs() (after WriteRealNodeApiServerFiles()) and
 // RealNodeUsers() when starting the host API server, PrepareRealNode() once
@@ -70,8 +70,8 @@ std::vector<std::string> RealNodeApiServerArgs(const RealNodeOptions& options);
 // configuration); before the API server starts.
 Status WriteRealNodeApiServerFiles(const RealNodeOptions& options);
 // The client identities the host API server's PKI must issue ({user,
-// group}): the kubelet's, kube-proxy's, and the API server's own towards
-// kubelets.
+// group}): the kubelet's, kube-proxy's, the API server's own towards
+// kubelets, and the pods' DNS server's (`vtenant cluster-dns`).
 std::vector<std::pair<std::string, std::string>> RealNodeUsers();
 
 // The node's configuration files, by path below options.dir: containerd's
@@ -84,17 +84,25 @@ std::map<std::string, std::string> RealNodeFiles(const RealNodeOptions& options)
 // a reboot they do not). Safe to run again.
 Status EnsureRealNodeNamespace(const std::string& state_dir);
 
-// Writes the configuration files, runs EnsureRealNodeNamespace, binds the
-// node's identities (RBAC) and builds the images. Safe to run again.
+// Checks the machine's programs (containerd, runc, the CNI plugins,
+// iptables, nsenter, ctr: FailedPrecondition naming the missing one) and the
+// kubelet and kube-proxy tools, builds the images unless built before,
+// writes the configuration files, runs EnsureRealNodeNamespace, binds the
+// node's identities (RBAC) and, with pods_reach_api_server, gives the
+// `kubernetes` Service its endpoint (forced server-side apply). Safe to run
+// again.
 Status PrepareRealNode(const RealNodeOptions& options, kube::Client& client);
 
 // The node's programs, in start order: the relays (the host API server for
-// the kubelet and for the pods, the API server's egress), containerd, the
-// kubelet, kube-proxy and the host's DNS for the pods (`vtenant cluster-dns`).
+// the node, the API server's egress), containerd, the kubelet (restarted
+// after containerd is), kube-proxy, the host's DNS for the pods (`vtenant
+// cluster-dns`) and, with pods_reach_api_server, the relay of the host API
+// server for the pods.
 std::vector<Component> RealNodeComponents(const RealNodeOptions& options);
 
-// Imports the images hack/build-images.py built into containerd, once its
-// socket answers (waits up to `limit`).
+// Imports the images hack/build-images.py built (pause and busybox) into
+// containerd, once its socket answers; Unavailable when it does not within
+// `limit`, Internal when an import fails.
 Status ImportRealNodeImages(const RealNodeOptions& options, std::chrono::seconds limit);
 
 // Imports the image tarball `tarball` (`docker save` layout, as
@@ -103,18 +111,22 @@ Status ImportRealNodeImages(const RealNodeOptions& options, std::chrono::seconds
 // FailedPrecondition when that environment has no running real node.
 Status ImportImage(const std::string& state_dir, const std::string& tarball);
 
-// Waits until the node is Ready, then (with options.gpu) gives it its GPU
-// capacity and labels.
+// Waits until the node is Ready (Unavailable after `limit`, naming the
+// kubelet's log), then (with options.gpu) gives it its GPU labels and status
+// capacity and allocatable.
 Status WaitRealNodeReady(const RealNodeOptions& options, kube::Client& client,
                          std::chrono::seconds limit);
 
 // Kills every process of the node's pods (the processes in its cgroup),
 // for `vtenant down` once the kubelet is stopped: containers outlive
-// containerd's shims otherwise. Returns how many it signalled.
+// containerd's shims otherwise. SIGKILL to each; returns how many it
+// signalled.
 int KillRealNodeContainers(const std::string& state_dir);
 
 // Undoes what stays on the machine after the node's processes end, for
-// `vtenant delete`: the mounts under `state_dir`, the namespace, the cgroup.
+// `vtenant delete`: the mounts under `state_dir` (detached, deepest first),
+// the namespace, the cgroup. Only deleting the namespace can fail it; a
+// mount or cgroup that will not go is left silently.
 Status RemoveRealNode(const std::string& state_dir);
 
 }  // namespace vtenant::localenv

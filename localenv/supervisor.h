@@ -74,7 +74,9 @@ class Supervisor {
   Supervisor& operator=(const Supervisor&) = delete;
 
   // Takes over `running`, a process started by this program or adopted from
-  // a record (Process::Adopt), as `component`.
+  // a record (Process::Adopt), as `component`. Its liveness is first asked
+  // liveness_delay from now. A component never dies with its parent: its
+  // die_with_parent is set false here, as in Start.
   void Add(Component component, Process running);
 
   // Starts `component` and takes it over. When the start fails the error is
@@ -82,8 +84,13 @@ class Supervisor {
   Status Start(Component component);
 
   // Notices the components that exited (reaping those that are our
-  // children) and starts again those whose backoff has passed. Returns true
-  // when anything changed (a pid, a count), so the owner saves its record.
+  // children), asks the running ones that are due whether they are alive
+  // (killing one after liveness_failures failures), starts again those whose
+  // backoff has passed, and restarts the followers (restart_after) of any it
+  // started once all they follow answer their health probes. The probes run
+  // here, so a Tick may take up to liveness_timeout per component. Returns
+  // true when anything changed (a pid, a count), so the owner saves its
+  // record. Does nothing after StopAll or ReleaseAll.
   bool Tick();
 
   // Stops every component, the last added first, each given `grace` after
@@ -93,7 +100,8 @@ class Supervisor {
 
   // Stops the component `name` as StopAll does, for good (a program whose
   // dependants must stop before the others). Returns what StopAll would
-  // say of it; empty when it was not running or is unknown.
+  // say of it; empty when it was not running or is unknown (a known one that
+  // was not running is still never started again).
   std::string StopOne(const std::string& name, std::chrono::milliseconds grace);
 
   // Stops the component `name` as StopOne does and forgets it, so that it

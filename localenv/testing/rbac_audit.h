@@ -39,13 +39,15 @@ struct AccountRights {
 // scope, resource, verbs or code).
 Result<std::map<std::string, AccountRights>> LoadRightsTable(const std::string& path);
 
-// A token of ServiceAccount ns/name from the TokenRequest API (as `admin`).
+// A token of ServiceAccount ns/name from the TokenRequest API (as `admin`),
+// valid for an hour. Internal when the answer holds none.
 Result<std::string> ServiceAccountToken(kube::Client& admin, const std::string& ns,
                                         const std::string& name);
 
 // Every right `as` has in namespace `ns` (cluster-wide ones included), from a
-// SelfSubjectRulesReview; scope left empty. Rights the review reports
-// incomplete are an error: the audit must see all of them.
+// SelfSubjectRulesReview; scope left empty; non-resource rules are not
+// read. Rights the review reports incomplete are an error (Internal): the
+// audit must see all of them.
 Result<std::set<Right>> ReviewRights(const kube::RestConfig& as, const std::string& ns);
 
 }  // namespace vtenant::localenv
