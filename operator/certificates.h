@@ -84,7 +84,7 @@ CertificatePolicy DefaultCertificatePolicy(const std::string& tenant,
 // What changed when certificates were ensured, for Events.
 struct CertificateChanges {
   bool ca_created = false;       // new CA: every leaf was reissued
-  bool leaves_reissued = false;  // a leaf (serving, admin, operator, team) renewed
+  bool leaves_reissued = false;  // a leaf (serving, admin, operator, kubelet, team) renewed
   bool service_account_created = false;
   bool tenant_admin_rotated = false;  // new team CA: the old team credential is revoked
   std::string reason;                 // why, e.g. "serving certificate expires 2027-01-01"
@@ -103,8 +103,10 @@ struct CertificateChanges {
 // within policy.renew_before of `now` (the team's and the operator's: with
 // less than half their life left), lack a SAN, or were not signed by their
 // CA reissued, and the team's CA replaced when policy.rotation asks for a
-// rotation not carried out yet. The service-account key is kept whenever
-// present, so tokens already issued stay valid.
+// rotation not carried out yet (a missing or expiring team CA is replaced
+// too). A new tenant CA reissues every leaf it signs. The service-account
+// key is kept whenever present, so tokens already issued stay valid.
+// `changes` says what was made and why. Errors are pki/pki.h's.
 Result<TenantCertificates> EnsureCertificates(const std::map<std::string, std::string>& existing,
                                               const CertificatePolicy& policy,
                                               std::chrono::system_clock::time_point now,

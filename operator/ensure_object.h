@@ -5,8 +5,9 @@
 // nothing drifted costs one GET per object and no writes, so resyncs are
 // cheap and the resourceVersions of healthy objects stay still. A missing
 // object (deleted by hand) is created again; one whose owned fields differ
-// is corrected by server-side apply (field manager "vtenant-operator"),
-// which leaves fields written by others alone.
+// is corrected by server-side apply (field manager "vtenant-operator",
+// forced: the fields we own are taken back from whoever changed them),
+// which leaves fields we do not set alone.
 #pragma once
 
 #include "base/status.h"
@@ -18,16 +19,20 @@ namespace vtenant::op {
 enum class Ensured { kUnchanged, kCreated, kUpdated };
 
 // Whether every field of `desired` has the same value in `actual` (objects
-// compared member by member, recursively; arrays and scalars exactly;
-// numbers by value, so 1 equals 1.0).
+// compared member by member, recursively, extra members of `actual`
+// allowed; arrays of the same length, item by item the same way, since the
+// server adds defaulted fields to items such as RBAC subjects; other
+// scalars exactly; numbers by value, so 1 equals 1.0).
 bool ContainsFields(const rapidjson::Value& actual, const rapidjson::Value& desired);
 
 // Creates `desired` if absent, applies it if its fields differ, else does
-// nothing. `desired` must carry apiVersion, kind and metadata.name.
+// nothing. `desired` must carry apiVersion, kind and metadata.name. A create
+// that finds the name taken meanwhile reads the object and goes on. The
+// client's errors, with what was being done.
 Result<Ensured> EnsureObject(kube::Client& client, const kube::ResourceType& type,
                              std::string_view ns, const rapidjson::Value& desired);
 
-// Deletes the object; OK when it is already gone.
+// Deletes the object (background propagation); OK when it is already gone.
 Status DeleteIfPresent(kube::Client& client, const kube::ResourceType& type, std::string_view ns,
                        std::string_view name);
 
@@ -66,7 +71,8 @@ enum class Deleted { kDeleted, kAbsent, kNotOurs };
 // Deletes the object only when it is OwnedByOperator(tenant), with its UID
 // as a precondition so a replacement made meanwhile is not taken with it
 // (kDeleted also when it is already being deleted); one that is not the
-// operator's is left alone (kNotOurs).
+// operator's is left alone (kNotOurs). Unavailable when it was replaced
+// between the read and the delete (the new one is judged on the next try).
 Result<Deleted> DeleteIfOwned(kube::Client& client, const kube::ResourceType& type,
                               std::string_view ns, std::string_view name, std::string_view tenant);
 

@@ -57,9 +57,13 @@ struct OperatorFlags {
 // The --help text, every flag with its default.
 std::string OperatorUsage();
 
-// Parses argv[1..]; "--flag=value" and "--flag value" both work, booleans
-// take "--flag", "--flag=true|false". Unknown flags and bad values are
-// InvalidArgument naming them.
+// Parses the arguments after the program's name with base/flags.h:
+// "--flag=value" and "--flag value" both work, booleans take "--flag",
+// "--flag=true|false"; -h or --help sets `help` and stops there. Unknown
+// flags and bad values are InvalidArgument naming them, as are --workers
+// outside 1..256, --starting-apiservers outside 0..1000, a credential
+// lifetime under a minute or over a year, and --pod-netns without
+// --pod-address or the reverse.
 Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args);
 
 }  // namespace vtenant::op

@@ -28,7 +28,8 @@ class TokenIssuer {
  public:
   virtual ~TokenIssuer() = default;
   // A token of ServiceAccount `ns`/`name` for the host API server's own
-  // audience, valid for `lifetime` unless the server shortens it.
+  // audience, valid for `lifetime` unless the server shortens it. The
+  // expiry is the server's.
   virtual Result<ServiceAccountToken> Issue(const std::string& ns, const std::string& name,
                                             std::chrono::seconds lifetime) = 0;
 };
@@ -63,9 +64,10 @@ struct HostCredentials {
   std::string refresh_error;
 };
 
-// Makes sure <dir>/host.kubeconfig names `server` and a token file whose
-// token has more than half its life left, issuing a new token when not.
-// Files are written atomically, owner-only. Fails when no valid token can
+// Makes sure <dir>/host.kubeconfig names `server` and a token file
+// (<dir>/host-token, with its issue and expiry times in host-token.times)
+// whose token has more than half its life left, issuing a new token when
+// not. Files are written atomically, owner-only. Fails when no valid token can
 // be had (the issuer's error, with context); a failed refresh of a token
 // that is still valid is reported in refresh_error instead.
 Result<HostCredentials> EnsureHostCredentials(TokenIssuer& issuer,

@@ -18,8 +18,9 @@ inline constexpr char kSyncerServiceAccount[] = "vtenant-syncer";
 inline constexpr char kNetworkPolicyName[] = "vtenant-isolation";
 // ClusterRoles the chart installs (charts/vtenant/templates/operator-rbac.yaml)
 // and the operator binds, never holds: the syncer's rights in its tenant's
-// namespace, its cluster-scoped read of nodes, and the operator's own rights
-// in a tenant's namespace.
+// namespace (kSyncerRole), and further down its cluster-scoped read of
+// nodes (kSyncerNodeReaderRole) and the operator's own rights in a
+// tenant's namespace (kOperatorTenantRole).
 inline constexpr char kSyncerRole[] = "vtenant:syncer";
 inline constexpr char kControlPlaneNetworkPolicyName[] = "vtenant-control-plane";
 // The label host components select the control-plane pod by (a vtenant.io
@@ -108,7 +109,9 @@ kube::Object RenderQueue(const TenantSpec& spec);
 
 // In the virtual cluster: the team's group is cluster-admin (its
 // credential is not system:masters, so that it can be revoked), and the
-// syncer acts as ServiceAccount kube-system/vtenant-syncer.
+// syncer acts as ServiceAccount kube-system/vtenant-syncer, cluster-admin
+// there too, by a binding the operator can remove and with tokens that
+// expire.
 inline constexpr char kVirtualSyncerNamespace[] = "kube-system";
 kube::Object RenderTenantAdminsBinding();          // ClusterRoleBinding vtenant:tenant-admins
 kube::Object RenderVirtualSyncerServiceAccount();  // kube-system/vtenant-syncer

@@ -18,7 +18,9 @@
 // live process running that program with that tenant's arguments (or, when
 // the operator died before writing the file, the process /proc shows with
 // them), instead of starting a second one. Remove stops the processes,
-// deletes the tenant's etcd keys and its state folder.
+// deletes the tenant's etcd keys, its etcd user (when the etcd is ours) and
+// its state folder; it does all of that before it returns, and never
+// answers false.
 #pragma once
 
 #include <atomic>
@@ -99,6 +101,11 @@ class ProcessBackend final : public ControlPlaneBackend {
   // tenant's control plane). Remove is what stops them.
   ~ProcessBackend() override;
 
+  // The first call for a tenant makes its folder, picks and records its
+  // ports (API server, controller manager, syncer, syncer's kubelet) and
+  // starts its supervising thread; every call hands over `request` and
+  // returns the status that thread last reported. Errors only when the
+  // folder or a port file cannot be made.
   Result<ControlPlaneStatus> Ensure(const ControlPlaneRequest& request) override;
   Result<bool> Remove(const std::string& tenant, const std::string& host_namespace) override;
   void SetChangeNotifier(std::function<void(const std::string& tenant)> notify) override;

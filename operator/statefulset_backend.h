@@ -4,9 +4,11 @@
 // The pod runs etcd (data on a PersistentVolumeClaim of the spec's storage
 // size), kube-apiserver, kube-controller-manager and vtenant-syncer; the
 // Service vc-<t> in front of it is the endpoint the kubeconfig Secret names.
-// The pod's certificates come from the Secret vc-<t>-control-plane: the
-// serving certificate and the token-signing keys, never the CA's key, which
-// stays with the operator (vc-<t>-certs in its own namespace). The in-pod
+// The pod's certificates come from the Secret vc-<t>-control-plane: the CA
+// certificate and client CA bundle, the serving certificate, the
+// token-signing keys and the kubelet endpoint's pair of certificates, never
+// a CA's key, which stays with the operator (vc-<t>-certs in its own
+// namespace). The in-pod
 // components reach the API server on localhost with a kubeconfig Secret of
 // their own (vc-<t>-internal), all but the syncer, which acts there as its
 // own ServiceAccount with a token the operator renews (vc-<t>-syncer). On
@@ -52,6 +54,10 @@ class StatefulSetBackend final : public ControlPlaneBackend {
   StatefulSetBackend(kube::Client& host, StatefulSetBackendOptions options = {});
 
   Result<ControlPlaneStatus> Ensure(const ControlPlaneRequest& request) override;
+  // Deletes the StatefulSet, the Service and the three Secrets, each only
+  // when the operator made it for `tenant`; done once the StatefulSet is
+  // gone (or was never ours). The etcd volume's claim is not the
+  // StatefulSet's: it goes with the namespace.
   Result<bool> Remove(const std::string& tenant, const std::string& host_namespace) override;
   // The StatefulSet's status reaches the reconciler through its informer.
   void SetChangeNotifier(std::function<void(const std::string& tenant)>) override {}

@@ -98,7 +98,8 @@ struct TenantSpec {
   IsolationSpec isolation;
 };
 
-// The names every component derives from a tenant's name (BRIEF contracts).
+// The names every component derives from a tenant's name (the operator,
+// the syncer and the CLI spell them alike; docs/architecture.md).
 std::string HostNamespace(std::string_view tenant);          // vtenant-<t>
 std::string KubeconfigSecretName(std::string_view tenant);   // vc-<t>
 std::string CertificateSecretName(std::string_view tenant);  // vc-<t>-certs
@@ -119,8 +120,8 @@ inline constexpr std::string_view kReservedNamespaces[] = {
 
 // OK unless host namespace `ns` is reserved: one of kReservedNamespaces or
 // of `also_reserved` (the namespaces this deployment runs vtenant in: the
-// operator's own, the scheduler's reservation namespace). The error says
-// whose it is.
+// operator's own, the scheduler's reservation namespace). InvalidArgument
+// saying whose it is.
 Status CheckNamespaceNotReserved(std::string_view ns,
                                  const std::vector<std::string>& also_reserved = {});
 
@@ -137,7 +138,9 @@ Status ValidateTenantName(std::string_view name);
 std::map<std::string, std::string> PodSecurityLabels(const IsolationSpec& isolation);
 
 // Reads and validates a Tenant object. `default_backend` applies when
-// spec.controlPlane.backend is empty. Every problem found is listed in the
+// spec.controlPlane.backend is empty. kubernetesVersion and the control
+// plane's storage size and resources are taken as written, not checked
+// here. Every problem found is listed in the
 // InvalidArgument message ("spec.queue.resources.gpu: quota 2 exceeds limit
 // 1; ..."), so one status update tells the admin everything.
 Result<TenantSpec> ParseTenant(const rapidjson::Value& tenant, Backend default_backend);
@@ -156,6 +159,8 @@ struct QuotaCheck {
 // `parent_gpu_quota` -1 (unlimited) never overcommits. `children` maps each
 // child queue (this tenant's included, with its desired quota) to its GPU
 // quota; unlimited children (-1) count as overcommitting a limited parent.
+// The sums are compared in thousandths of a GPU, as the scheduler counts,
+// so 3 x 0.33 under 1 is not a rounding accident.
 QuotaCheck CheckChildrenQuota(std::string_view parent, double parent_gpu_quota,
                               const std::map<std::string, double>& children);
 

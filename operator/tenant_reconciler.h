@@ -6,8 +6,9 @@
 // comes through that binding); certificates (kept in the operator's own
 // namespace; the team's replaced when the Tenant asks for a rotation with
 // annotation vtenant.io/rotate-credentials); the syncer's ServiceAccount and
-// role bindings; the admins' read access to the kubeconfig; the
-// NetworkPolicy; the control plane (via its backend); the kubeconfig
+// role bindings; the admins' read access to the kubeconfig; the two
+// NetworkPolicies (removed when the spec turns them off); the control
+// plane (via its backend); the kubeconfig
 // Secret; in the virtual cluster KAI's PodGroup CRD, the team's
 // cluster-admin binding and the syncer's ServiceAccount and token; the KAI
 // Queue under its parent. Every object is compared with
@@ -33,7 +34,10 @@
 // certificate Secret and the namespace with all it holds (Secrets, synced
 // pods, RBAC), each only when it is the operator's for this Tenant; the
 // finalizer is removed once the namespace is gone (or was never the
-// operator's).
+// operator's). An invalid spec is not retried until it changes; a refused
+// name or a tenant not Ready yet is looked at again after
+// not_ready_requeue, a Ready one after ready_requeue; a step that fails is
+// returned, for the controller's retry with backoff.
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,9 @@
 // FakeBackend: a ControlPlaneBackend whose control plane is whatever the
-// test says, for unit tests of the reconciler.
+// test says, for unit tests of the reconciler. Ensure records the request
+// and answers Ready (or Starting after SetReady(false), or the error of
+// SetError) at endpoint 127.0.0.1:<6443 + tenants ensured so far>, so a
+// tenant's endpoint moves when another tenant is first ensured. Remove
+// always answers done. Thread-safe.
 #pragma once
 
 #include <map>

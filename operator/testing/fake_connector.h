@@ -1,6 +1,6 @@
 // FakeConnector: hands out one in-memory "virtual cluster" per endpoint,
 // whose TokenRequest API answers "virtual-token-1", "virtual-token-2", ...
-// valid for an hour.
+// expiring in 2100 (so never renewed for its expiry in a test).
 #pragma once
 
 #include <atomic>
