@@ -30,6 +30,8 @@ class OperatorApp {
   // address and CA), which each tenant's syncer is told. Fails when the
   // Manager cannot be made or the operator cannot learn who it is on the
   // host: it binds itself into each tenant's namespace by that name.
+  // Side effect: --tools-bin is exported as $VTENANT_TOOLS_BIN for the
+  // whole process, where localenv's FindTool looks first.
   static Result<std::unique_ptr<OperatorApp>> Create(kube::Client& host,
                                                      const kube::RestConfig& host_config,
                                                      OperatorFlags flags);
