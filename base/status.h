@@ -78,9 +78,9 @@ inline Status FailedPrecondition(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  // `status` must not be OK. Only debug builds assert it; in a release build
-  // such a Result is !ok() while status() is OK, which VT_ASSIGN_OR_RETURN
-  // would pass on as success.
+  // A value, or a failure: the Status must not be OK. Only builds without
+  // NDEBUG assert that; otherwise such a Result is !ok() while status() is
+  // OK, which VT_ASSIGN_OR_RETURN would pass on as success.
   Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : state_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(state_).ok() && "Result needs a value or a failure");
