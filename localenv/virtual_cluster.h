@@ -39,15 +39,18 @@ struct VirtualClusterOptions {
 
 class VirtualCluster {
  public:
-  // Starts the API server (and the controller manager) and waits for both.
-  // InvalidArgument without a folder, an etcd URL or a name.
+  // Starts the API server (<dir>/apiserver) and the controller manager
+  // (<dir>/controller-manager) and waits for both; the first error, with
+  // what started by then stopped. InvalidArgument without a folder, an etcd
+  // URL or a name.
   static Result<std::unique_ptr<VirtualCluster>> Start(const VirtualClusterOptions& options);
   ~VirtualCluster() { Stop(); }
 
   ApiServer& api_server() { return *plane_.api_server; }
   // An admin (system:masters) client of the virtual API server.
   kube::Client& client() { return *plane_.client; }
-  // The admin kubeconfig, as the Secret vc-<tenant> would carry it.
+  // The admin (system:masters) kubeconfig. The operator's Secret vc-<tenant>
+  // carries a revocable team credential instead (operator/certificates.h).
   std::string kubeconfig_path() const { return plane_.api_server->kubeconfig_path(); }
   const std::string& name() const { return name_; }
 
