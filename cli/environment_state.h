@@ -26,7 +26,8 @@ struct ComponentRecord {
 struct EnvironmentState {
   std::string kubeconfig;  // host admin kubeconfig
   pid_t supervisor_pid = -1;
-  // "starting" (being built or resumed), "ready", "stopped", "failed".
+  // "starting" (being built or resumed), "ready", "stopping" (the
+  // supervisor is taking it down), "stopped", "failed".
   std::string phase;
   std::string message;                      // why it failed; empty otherwise
   std::vector<ComponentRecord> components;  // in start order
