@@ -1,7 +1,7 @@
 // The names KAI Scheduler users and tools depend on: API versions, labels,
 // annotations and resource names, spelled exactly as KAI spells them, once.
-// The syncer, the scheduler, the operator, kube/ and the CLI include this
-// file rather than writing any of them out again.
+// The syncer, the scheduler, the operator, kube/, localenv/ and the CLI
+// include this file rather than writing any of them out again.
 #pragma once
 
 namespace vtenant::kai {
