@@ -269,4 +269,18 @@ std::string ClientCaBundle(const TenantCertificates& certs) {
   return certs.ca.certificate_pem + certs.tenant_admin_ca.certificate_pem;
 }
 
+std::vector<std::pair<std::string, std::string>> ControlPlanePkiFiles(
+    const TenantCertificates& certs) {
+  return {{"ca.crt", certs.ca.certificate_pem},
+          {"client-ca.crt", ClientCaBundle(certs)},
+          {"apiserver.crt", certs.apiserver.certificate_pem},
+          {"apiserver.key", certs.apiserver.private_key_pem},
+          {"sa.key", certs.service_account.private_key_pem},
+          {"sa.pub", certs.service_account.public_key_pem},
+          {"kubelet-client.crt", certs.kubelet_client.certificate_pem},
+          {"kubelet-client.key", certs.kubelet_client.private_key_pem},
+          {"syncer-kubelet.crt", certs.syncer_kubelet.certificate_pem},
+          {"syncer-kubelet.key", certs.syncer_kubelet.private_key_pem}};
+}
+
 }  // namespace vtenant::op

@@ -142,19 +142,8 @@ std::string ControlPlaneSecretName(std::string_view tenant) {
 }
 
 kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& r) {
-  const TenantCertificates& c = r.certificates;
   kube::JsonObject data;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"ca.crt", c.ca.certificate_pem},
-           {"client-ca.crt", ClientCaBundle(c)},
-           {"apiserver.crt", c.apiserver.certificate_pem},
-           {"apiserver.key", c.apiserver.private_key_pem},
-           {"sa.key", c.service_account.private_key_pem},
-           {"sa.pub", c.service_account.public_key_pem},
-           {"kubelet-client.crt", c.kubelet_client.certificate_pem},
-           {"kubelet-client.key", c.kubelet_client.private_key_pem},
-           {"syncer-kubelet.crt", c.syncer_kubelet.certificate_pem},
-           {"syncer-kubelet.key", c.syncer_kubelet.private_key_pem}}) {
+  for (const auto& [key, value] : ControlPlanePkiFiles(r.certificates)) {
     data.Set(key, kube::EncodeBase64(value));
   }
   return CredentialSecret(r, ControlPlaneSecretName(r.spec.name), std::move(data));
