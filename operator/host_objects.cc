@@ -5,15 +5,18 @@
 #include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
+#include "operator/ensure_object.h"
 
 namespace vtenant::op {
 
 namespace {
 
-// The labels of everything the operator makes for a tenant.
+// The labels of everything the operator makes for a tenant, and of what it
+// makes for no one tenant (ensure_object.h: how it knows its own).
 kube::JsonObject OwnedLabels(const TenantSpec& spec) {
-  return {{kTenantLabel, spec.name}, {"app.kubernetes.io/managed-by", "vtenant-operator"}};
+  return {{kTenantLabel, spec.name}, {kManagedByLabel, kManagedByOperator}};
 }
+kube::JsonObject SharedLabels() { return {{kManagedByLabel, kManagedByOperator}}; }
 
 kube::JsonObject Meta(const TenantSpec& spec, std::string_view name, bool namespaced) {
   kube::JsonObject meta{{"name", name}};
@@ -47,7 +50,7 @@ std::string KubeconfigReaderRole(std::string_view tenant) {
 kube::Object RenderNamespace(const TenantSpec& spec) {
   std::map<std::string, std::string> labels = PodSecurityLabels(spec.isolation);
   labels[kTenantLabel] = spec.name;
-  labels["app.kubernetes.io/managed-by"] = "vtenant-operator";
+  labels[kManagedByLabel] = kManagedByOperator;
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "v1"},
       {"kind", "Namespace"},
@@ -267,9 +270,7 @@ kube::Object RenderTenantAdminsBinding() {
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "rbac.authorization.k8s.io/v1"},
       {"kind", "ClusterRoleBinding"},
-      {"metadata", kube::JsonObject{{"name", kTenantAdminGroup},
-                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}},
+      {"metadata", kube::JsonObject{{"name", kTenantAdminGroup}, {"labels", SharedLabels()}}},
       {"roleRef", ClusterRoleRef("cluster-admin")},
       {"subjects", kube::JsonArray{kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
                                                     {"kind", "Group"},
@@ -277,13 +278,12 @@ kube::Object RenderTenantAdminsBinding() {
 }
 
 kube::Object RenderVirtualSyncerServiceAccount() {
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "ServiceAccount"},
-      {"metadata", kube::JsonObject{{"name", kSyncerServiceAccount},
-                                    {"namespace", kVirtualSyncerNamespace},
-                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}}});
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "v1"},
+                       {"kind", "ServiceAccount"},
+                       {"metadata", kube::JsonObject{{"name", kSyncerServiceAccount},
+                                                     {"namespace", kVirtualSyncerNamespace},
+                                                     {"labels", SharedLabels()}}}});
 }
 
 kube::Object RenderVirtualSyncerBinding() {
@@ -293,9 +293,7 @@ kube::Object RenderVirtualSyncerBinding() {
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "rbac.authorization.k8s.io/v1"},
       {"kind", "ClusterRoleBinding"},
-      {"metadata", kube::JsonObject{{"name", kSyncerRole},
-                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}},
+      {"metadata", kube::JsonObject{{"name", kSyncerRole}, {"labels", SharedLabels()}}},
       {"roleRef", ClusterRoleRef("cluster-admin")},
       {"subjects", kube::JsonArray{kube::JsonObject{{"kind", "ServiceAccount"},
                                                     {"name", kSyncerServiceAccount},

@@ -16,10 +16,10 @@ std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
 // The labels of what the backend writes for tenant r; the component label
 // only with `component` (the credential Secrets go without it).
 kube::JsonObject Labels(const ControlPlaneRequest& r, bool component = true) {
-  kube::JsonObject labels{{"vtenant.io/tenant", r.spec.name}};
+  kube::JsonObject labels{{kTenantLabel, r.spec.name}};
   if (component) labels.Set(kComponentLabel, kControlPlaneComponent);
   labels.Set("app.kubernetes.io/name", "vtenant-control-plane");
-  labels.Set("app.kubernetes.io/managed-by", "vtenant-operator");
+  labels.Set(kManagedByLabel, kManagedByOperator);
   return labels;
 }
 
@@ -28,7 +28,7 @@ kube::JsonObject Labels(const ControlPlaneRequest& r, bool component = true) {
 // (the tenant label it forces to the tenant, the component label it drops),
 // so no synced pod can join the control plane's endpoints or be adopted.
 kube::JsonObject SelectorLabels(const ControlPlaneRequest& r) {
-  return {{"vtenant.io/tenant", r.spec.name}, {kComponentLabel, kControlPlaneComponent}};
+  return {{kTenantLabel, r.spec.name}, {kComponentLabel, kControlPlaneComponent}};
 }
 
 kube::JsonObject Meta(const ControlPlaneRequest& r, const std::string& name) {
