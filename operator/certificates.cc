@@ -271,16 +271,16 @@ std::string ClientCaBundle(const TenantCertificates& certs) {
 
 std::vector<std::pair<std::string, std::string>> ControlPlanePkiFiles(
     const TenantCertificates& certs) {
-  return {{"ca.crt", certs.ca.certificate_pem},
-          {"client-ca.crt", ClientCaBundle(certs)},
-          {"apiserver.crt", certs.apiserver.certificate_pem},
-          {"apiserver.key", certs.apiserver.private_key_pem},
-          {"sa.key", certs.service_account.private_key_pem},
-          {"sa.pub", certs.service_account.public_key_pem},
-          {"kubelet-client.crt", certs.kubelet_client.certificate_pem},
-          {"kubelet-client.key", certs.kubelet_client.private_key_pem},
-          {"syncer-kubelet.crt", certs.syncer_kubelet.certificate_pem},
-          {"syncer-kubelet.key", certs.syncer_kubelet.private_key_pem}};
+  // The same names as the Secret's keys, so either can be read as the other.
+  std::map<std::string, std::string> data = CertificateSecretData(certs);
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"ca.crt", data["ca.crt"]}, {"client-ca.crt", ClientCaBundle(certs)}};
+  for (const char* name :
+       {"apiserver.crt", "apiserver.key", "sa.key", "sa.pub", "kubelet-client.crt",
+        "kubelet-client.key", "syncer-kubelet.crt", "syncer-kubelet.key"}) {
+    files.emplace_back(name, data[name]);
+  }
+  return files;
 }
 
 }  // namespace vtenant::op
