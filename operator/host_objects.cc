@@ -111,6 +111,18 @@ kube::JsonObject ClusterRoleRef(std::string_view name) {
   return {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", name}};
 }
 
+// A RoleBinding or ClusterRoleBinding (`kind`) of ClusterRole `role` to one
+// `subject`: the form of every binding here but the kubeconfig reader's
+// (a Role, to the Tenant's admins).
+kube::Object Binding(std::string_view kind, kube::JsonObject metadata, std::string_view role,
+                     kube::JsonObject subject) {
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                                          {"kind", kind},
+                                          {"metadata", std::move(metadata)},
+                                          {"roleRef", ClusterRoleRef(role)},
+                                          {"subjects", kube::JsonArray{std::move(subject)}}});
+}
+
 kube::JsonObject SyncerSubject(const TenantSpec& spec) {
   return {{"kind", "ServiceAccount"},
           {"name", kSyncerServiceAccount},
@@ -126,28 +138,18 @@ kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject
   } else {
     subject.Set("apiGroup", "rbac.authorization.k8s.io");
   }
-  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                                          {"kind", "RoleBinding"},
-                                          {"metadata", Meta(spec, kOperatorRoleBinding, true)},
-                                          {"roleRef", ClusterRoleRef(kOperatorTenantRole)},
-                                          {"subjects", kube::JsonArray{std::move(subject)}}});
+  return Binding("RoleBinding", Meta(spec, kOperatorRoleBinding, true), kOperatorTenantRole,
+                 std::move(subject));
 }
 
 kube::Object RenderSyncerRoleBinding(const TenantSpec& spec) {
-  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                                          {"kind", "RoleBinding"},
-                                          {"metadata", Meta(spec, kSyncerRoleBinding, true)},
-                                          {"roleRef", ClusterRoleRef(kSyncerRole)},
-                                          {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
+  return Binding("RoleBinding", Meta(spec, kSyncerRoleBinding, true), kSyncerRole,
+                 SyncerSubject(spec));
 }
 
 kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec) {
-  return kube::BuildJson(
-      kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                       {"kind", "ClusterRoleBinding"},
-                       {"metadata", Meta(spec, SyncerNodeReaderBinding(spec.name), false)},
-                       {"roleRef", ClusterRoleRef(kSyncerNodeReaderRole)},
-                       {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
+  return Binding("ClusterRoleBinding", Meta(spec, SyncerNodeReaderBinding(spec.name), false),
+                 kSyncerNodeReaderRole, SyncerSubject(spec));
 }
 
 kube::Object RenderKubeconfigReaderRole(const TenantSpec& spec) {
@@ -267,14 +269,12 @@ kube::Object RenderQueue(const TenantSpec& spec) {
 }
 
 kube::Object RenderTenantAdminsBinding() {
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "rbac.authorization.k8s.io/v1"},
-      {"kind", "ClusterRoleBinding"},
-      {"metadata", kube::JsonObject{{"name", kTenantAdminGroup}, {"labels", SharedLabels()}}},
-      {"roleRef", ClusterRoleRef("cluster-admin")},
-      {"subjects", kube::JsonArray{kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
-                                                    {"kind", "Group"},
-                                                    {"name", kTenantAdminGroup}}}}});
+  return Binding("ClusterRoleBinding",
+                 kube::JsonObject{{"name", kTenantAdminGroup}, {"labels", SharedLabels()}},
+                 "cluster-admin",
+                 kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
+                                  {"kind", "Group"},
+                                  {"name", kTenantAdminGroup}});
 }
 
 kube::Object RenderVirtualSyncerServiceAccount() {
@@ -290,14 +290,12 @@ kube::Object RenderVirtualSyncerBinding() {
   // The syncer reads and writes most kinds of the team's cluster (pods and
   // what they reference, nodes, events, tokens): cluster-admin, but as a
   // ServiceAccount whose tokens expire and which the operator can remove.
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "rbac.authorization.k8s.io/v1"},
-      {"kind", "ClusterRoleBinding"},
-      {"metadata", kube::JsonObject{{"name", kSyncerRole}, {"labels", SharedLabels()}}},
-      {"roleRef", ClusterRoleRef("cluster-admin")},
-      {"subjects", kube::JsonArray{kube::JsonObject{{"kind", "ServiceAccount"},
-                                                    {"name", kSyncerServiceAccount},
-                                                    {"namespace", kVirtualSyncerNamespace}}}}});
+  return Binding("ClusterRoleBinding",
+                 kube::JsonObject{{"name", kSyncerRole}, {"labels", SharedLabels()}},
+                 "cluster-admin",
+                 kube::JsonObject{{"kind", "ServiceAccount"},
+                                  {"name", kSyncerServiceAccount},
+                                  {"namespace", kVirtualSyncerNamespace}});
 }
 
 }  // namespace vtenant::op
