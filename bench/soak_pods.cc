@@ -3,12 +3,15 @@
 #include <set>
 
 #include "kube/object.h"
+#include "syncer/names.h"
 
 namespace vtenant::bench {
 namespace {
 
-constexpr char kSynced[] = "vtenant.io/managed-by=vtenant-syncer";
-constexpr char kVirtualUid[] = "vtenant.io/virtual-uid";
+// The label selector of the host pods the syncer made.
+std::string SyncedSelector() {
+  return std::string(syncer::kManagedByLabel) + "=" + syncer::kManagedByValue;
+}
 
 }  // namespace
 
@@ -33,7 +36,7 @@ void PodTracker::Created(const std::string& uid, Clock::time_point at) {
 
 void PodTracker::Observe(const rapidjson::Value& pod, bool deleted) {
   const auto now = Clock::now();
-  const std::string uid(kube::Annotation(pod, kVirtualUid).value_or(""));
+  const std::string uid(kube::Annotation(pod, syncer::kVirtualUidAnnotation).value_or(""));
   if (uid.empty()) return;
   {
     std::lock_guard lock(mu_);
@@ -51,11 +54,11 @@ void PodTracker::Observe(const rapidjson::Value& pod, bool deleted) {
 
 Status PodTracker::Relist(std::string* resource_version) {
   kube::ListOptions options;
-  options.label_selector = kSynced;
+  options.label_selector = SyncedSelector();
   VT_ASSIGN_OR_RETURN(kube::ObjectList list, host_.ListAll(kube::resources::kPods, "", options));
   std::set<std::string> listed;
   for (const kube::Object& pod : list.items) {
-    listed.insert(std::string(kube::Annotation(pod, kVirtualUid).value_or("")));
+    listed.insert(std::string(kube::Annotation(pod, syncer::kVirtualUidAnnotation).value_or("")));
     Observe(pod, false);
   }
   {
@@ -77,7 +80,7 @@ void PodTracker::Run(std::string resource_version) {
       continue;
     }
     kube::ListOptions options;
-    options.label_selector = kSynced;
+    options.label_selector = SyncedSelector();
     options.resource_version = resource_version;
     options.timeout_seconds = 300;
     const Status watched = host_.Watch(

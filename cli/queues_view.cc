@@ -7,11 +7,10 @@
 #include "cli/table.h"
 #include "kai/names.h"
 #include "kube/quantity.h"
+#include "scheduler/kai_names.h"
 
 namespace vtenant::cli {
 namespace {
-
-constexpr char kFairShareAnnotation[] = "vtenant.io/gpu-fair-share";
 
 std::string Milli(int64_t milli) { return kube::Quantity::FromMilli(milli).ToString(); }
 
@@ -51,7 +50,7 @@ void AddRows(const Tree& tree, const std::string& name, const std::string& branc
     label += tree.queues.contains(parent) ? " (in a parentQueue cycle)"
                                           : " (parent " + parent + " missing)";
   }
-  const auto annotation = kube::Annotation(q, kFairShareAnnotation);
+  const auto annotation = kube::Annotation(q, scheduler::kFairShareAnnotation);
   rapidjson::Value fair_share;
   if (annotation) fair_share.SetString(annotation->data(), annotation->size());
   table.AddRow({label, SpecShare(q, "quota"), SpecShare(q, "limit"),

@@ -5,19 +5,16 @@
 
 #include "kube/json_builder.h"
 #include "kube/wall_time.h"
+#include "operator/certificates.h"
+#include "operator/host_objects.h"
 
 namespace vtenant::cli {
-namespace {
-
-constexpr char kRotateAnnotation[] = "vtenant.io/rotate-credentials";
-constexpr char kRotatedAnnotation[] = "vtenant.io/credentials-rotation";
-
-}  // namespace
 
 Status RequestRotation(kube::Client& host, std::string_view tenant, const std::string& request) {
   const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
       {"metadata",
-       kube::JsonObject{{"annotations", kube::JsonObject{{kRotateAnnotation, request}}}}}}));
+       kube::JsonObject{
+           {"annotations", kube::JsonObject{{op::kRotateCredentialsAnnotation, request}}}}}}));
   Result<kube::Object> patched =
       host.Patch(kube::resources::kTenants, "", tenant, kube::PatchType::kMerge, patch);
   if (patched.status().code() == StatusCode::kNotFound) {
@@ -39,7 +36,8 @@ Status WaitForRotation(kube::Client& host, std::string_view tenant, const std::s
     }
     Result<kube::Object> secret = host.Get(kube::resources::kSecrets, ns, name);
     if (secret.ok()) {
-      const std::string done(kube::Annotation(*secret, kRotatedAnnotation).value_or(""));
+      const std::string done(
+          kube::Annotation(*secret, op::kCredentialsRotationAnnotation).value_or(""));
       if (done == request) return Status::Ok();
       seen = "Secret " + ns + "/" + name + " shows rotation \"" + done + "\"";
     } else {

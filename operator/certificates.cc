@@ -269,4 +269,18 @@ std::string ClientCaBundle(const TenantCertificates& certs) {
   return certs.ca.certificate_pem + certs.tenant_admin_ca.certificate_pem;
 }
 
+std::vector<std::pair<std::string, std::string>> ControlPlanePkiFiles(
+    const TenantCertificates& certs) {
+  // The same names as the Secret's keys, so either can be read as the other.
+  std::map<std::string, std::string> data = CertificateSecretData(certs);
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"ca.crt", data["ca.crt"]}, {"client-ca.crt", ClientCaBundle(certs)}};
+  for (const char* name :
+       {"apiserver.crt", "apiserver.key", "sa.key", "sa.pub", "kubelet-client.crt",
+        "kubelet-client.key", "syncer-kubelet.crt", "syncer-kubelet.key"}) {
+    files.emplace_back(name, data[name]);
+  }
+  return files;
+}
+
 }  // namespace vtenant::op

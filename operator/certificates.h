@@ -24,6 +24,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -118,6 +119,13 @@ std::map<std::string, std::string> CertificateSecretData(const TenantCertificate
 // The CAs the virtual API server trusts for client certificates: the
 // tenant's CA and the team's (PEM, one after the other).
 std::string ClientCaBundle(const TenantCertificates& certs);
+
+// The files of a control plane's PKI folder (ControlPlanePlacement::pki_dir),
+// name and content, as both backends lay them out: the CA certificate, the
+// client CA bundle, the API server's serving pair, the service-account key
+// pair, and the kubelet client and syncer-kubelet pairs. Never a CA key.
+std::vector<std::pair<std::string, std::string>> ControlPlanePkiFiles(
+    const TenantCertificates& certs);
 
 // notAfter of a PEM certificate.
 Result<std::chrono::system_clock::time_point> CertificateNotAfter(const std::string& pem);

@@ -176,6 +176,23 @@ TEST(CertificatesTest, NewSanOrForeignSignatureReissues) {
   EXPECT_TRUE(*CertificateSignedBy(fixed.admin.certificate_pem, first.ca.certificate_pem));
 }
 
+TEST(CertificatesTest, ControlPlanePkiFilesHoldNoCaKey) {
+  CertificateChanges changes;
+  Result<TenantCertificates> certs =
+      EnsureCertificates({}, Policy(), system_clock::now(), &changes);
+  ASSERT_TRUE(certs.ok()) << certs.status().ToString();
+  std::map<std::string, std::string> files;
+  for (const auto& [name, text] : ControlPlanePkiFiles(*certs)) {
+    EXPECT_FALSE(text.empty()) << name;
+    EXPECT_TRUE(files.emplace(name, text).second) << name << " twice";
+  }
+  EXPECT_EQ(files.size(), 10u);
+  EXPECT_EQ(files["client-ca.crt"], ClientCaBundle(*certs));
+  EXPECT_EQ(files["sa.pub"], certs->service_account.public_key_pem);
+  EXPECT_FALSE(files.contains("ca.key"));
+  EXPECT_FALSE(files.contains("tenant-admin-ca.key"));
+}
+
 TEST(CertificatesTest, GarbageIsAnError) {
   EXPECT_FALSE(CertificateNotAfter("not a certificate").ok());
 }

@@ -5,15 +5,18 @@
 #include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
+#include "operator/ensure_object.h"
 
 namespace vtenant::op {
 
 namespace {
 
-// The labels of everything the operator makes for a tenant.
+// The labels of everything the operator makes for a tenant, and of what it
+// makes for no one tenant (ensure_object.h: how it knows its own).
 kube::JsonObject OwnedLabels(const TenantSpec& spec) {
-  return {{kTenantLabel, spec.name}, {"app.kubernetes.io/managed-by", "vtenant-operator"}};
+  return {{kTenantLabel, spec.name}, {kManagedByLabel, kManagedByOperator}};
 }
+kube::JsonObject SharedLabels() { return {{kManagedByLabel, kManagedByOperator}}; }
 
 kube::JsonObject Meta(const TenantSpec& spec, std::string_view name, bool namespaced) {
   kube::JsonObject meta{{"name", name}};
@@ -47,7 +50,7 @@ std::string KubeconfigReaderRole(std::string_view tenant) {
 kube::Object RenderNamespace(const TenantSpec& spec) {
   std::map<std::string, std::string> labels = PodSecurityLabels(spec.isolation);
   labels[kTenantLabel] = spec.name;
-  labels["app.kubernetes.io/managed-by"] = "vtenant-operator";
+  labels[kManagedByLabel] = kManagedByOperator;
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "v1"},
       {"kind", "Namespace"},
@@ -108,6 +111,18 @@ kube::JsonObject ClusterRoleRef(std::string_view name) {
   return {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", name}};
 }
 
+// A RoleBinding or ClusterRoleBinding (`kind`) of ClusterRole `role` to one
+// `subject`: the form of every binding here but the kubeconfig reader's
+// (a Role, to the Tenant's admins).
+kube::Object Binding(std::string_view kind, kube::JsonObject metadata, std::string_view role,
+                     kube::JsonObject subject) {
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                                          {"kind", kind},
+                                          {"metadata", std::move(metadata)},
+                                          {"roleRef", ClusterRoleRef(role)},
+                                          {"subjects", kube::JsonArray{std::move(subject)}}});
+}
+
 kube::JsonObject SyncerSubject(const TenantSpec& spec) {
   return {{"kind", "ServiceAccount"},
           {"name", kSyncerServiceAccount},
@@ -123,28 +138,18 @@ kube::Object RenderOperatorRoleBinding(const TenantSpec& spec, const RbacSubject
   } else {
     subject.Set("apiGroup", "rbac.authorization.k8s.io");
   }
-  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                                          {"kind", "RoleBinding"},
-                                          {"metadata", Meta(spec, kOperatorRoleBinding, true)},
-                                          {"roleRef", ClusterRoleRef(kOperatorTenantRole)},
-                                          {"subjects", kube::JsonArray{std::move(subject)}}});
+  return Binding("RoleBinding", Meta(spec, kOperatorRoleBinding, true), kOperatorTenantRole,
+                 std::move(subject));
 }
 
 kube::Object RenderSyncerRoleBinding(const TenantSpec& spec) {
-  return kube::BuildJson(kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                                          {"kind", "RoleBinding"},
-                                          {"metadata", Meta(spec, kSyncerRoleBinding, true)},
-                                          {"roleRef", ClusterRoleRef(kSyncerRole)},
-                                          {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
+  return Binding("RoleBinding", Meta(spec, kSyncerRoleBinding, true), kSyncerRole,
+                 SyncerSubject(spec));
 }
 
 kube::Object RenderSyncerNodeReaderBinding(const TenantSpec& spec) {
-  return kube::BuildJson(
-      kube::JsonObject{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                       {"kind", "ClusterRoleBinding"},
-                       {"metadata", Meta(spec, SyncerNodeReaderBinding(spec.name), false)},
-                       {"roleRef", ClusterRoleRef(kSyncerNodeReaderRole)},
-                       {"subjects", kube::JsonArray{SyncerSubject(spec)}}});
+  return Binding("ClusterRoleBinding", Meta(spec, SyncerNodeReaderBinding(spec.name), false),
+                 kSyncerNodeReaderRole, SyncerSubject(spec));
 }
 
 kube::Object RenderKubeconfigReaderRole(const TenantSpec& spec) {
@@ -264,42 +269,33 @@ kube::Object RenderQueue(const TenantSpec& spec) {
 }
 
 kube::Object RenderTenantAdminsBinding() {
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "rbac.authorization.k8s.io/v1"},
-      {"kind", "ClusterRoleBinding"},
-      {"metadata", kube::JsonObject{{"name", kTenantAdminGroup},
-                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}},
-      {"roleRef", ClusterRoleRef("cluster-admin")},
-      {"subjects", kube::JsonArray{kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
-                                                    {"kind", "Group"},
-                                                    {"name", kTenantAdminGroup}}}}});
+  return Binding("ClusterRoleBinding",
+                 kube::JsonObject{{"name", kTenantAdminGroup}, {"labels", SharedLabels()}},
+                 "cluster-admin",
+                 kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
+                                  {"kind", "Group"},
+                                  {"name", kTenantAdminGroup}});
 }
 
 kube::Object RenderVirtualSyncerServiceAccount() {
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "ServiceAccount"},
-      {"metadata", kube::JsonObject{{"name", kSyncerServiceAccount},
-                                    {"namespace", kVirtualSyncerNamespace},
-                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}}});
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "v1"},
+                       {"kind", "ServiceAccount"},
+                       {"metadata", kube::JsonObject{{"name", kSyncerServiceAccount},
+                                                     {"namespace", kVirtualSyncerNamespace},
+                                                     {"labels", SharedLabels()}}}});
 }
 
 kube::Object RenderVirtualSyncerBinding() {
   // The syncer reads and writes most kinds of the team's cluster (pods and
   // what they reference, nodes, events, tokens): cluster-admin, but as a
   // ServiceAccount whose tokens expire and which the operator can remove.
-  return kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "rbac.authorization.k8s.io/v1"},
-      {"kind", "ClusterRoleBinding"},
-      {"metadata", kube::JsonObject{{"name", kSyncerRole},
-                                    {"labels", kube::JsonObject{{"app.kubernetes.io/managed-by",
-                                                                 "vtenant-operator"}}}}},
-      {"roleRef", ClusterRoleRef("cluster-admin")},
-      {"subjects", kube::JsonArray{kube::JsonObject{{"kind", "ServiceAccount"},
-                                                    {"name", kSyncerServiceAccount},
-                                                    {"namespace", kVirtualSyncerNamespace}}}}});
+  return Binding("ClusterRoleBinding",
+                 kube::JsonObject{{"name", kSyncerRole}, {"labels", SharedLabels()}},
+                 "cluster-admin",
+                 kube::JsonObject{{"kind", "ServiceAccount"},
+                                  {"name", kSyncerServiceAccount},
+                                  {"namespace", kVirtualSyncerNamespace}});
 }
 
 }  // namespace vtenant::op

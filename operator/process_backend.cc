@@ -289,19 +289,12 @@ bool ProcessBackend::SuperviseOnce(Tenant& t) {
   if (bundle != t.written_pki) {
     std::error_code gone;
     fs::remove(pki / "ca.key", gone);  // written by older operators
-    for (const auto& [file, text] : std::vector<std::pair<std::string, std::string>>{
-             {"ca.crt", c.ca.certificate_pem},
-             {"client-ca.crt", ClientCaBundle(c)},
-             {"apiserver.crt", c.apiserver.certificate_pem},
-             {"apiserver.key", c.apiserver.private_key_pem},
-             {"admin.crt", c.admin.certificate_pem},
-             {"admin.key", c.admin.private_key_pem},
-             {"kubelet-client.crt", c.kubelet_client.certificate_pem},
-             {"kubelet-client.key", c.kubelet_client.private_key_pem},
-             {"syncer-kubelet.crt", c.syncer_kubelet.certificate_pem},
-             {"syncer-kubelet.key", c.syncer_kubelet.private_key_pem},
-             {"sa.pub", c.service_account.public_key_pem},
-             {"sa.key", c.service_account.private_key_pem}}) {
+    // Beside the API server's files, the control plane's admin pair: only
+    // this backend keeps it on disk.
+    std::vector<std::pair<std::string, std::string>> files = ControlPlanePkiFiles(c);
+    files.emplace_back("admin.crt", c.admin.certificate_pem);
+    files.emplace_back("admin.key", c.admin.private_key_pem);
+    for (const auto& [file, text] : files) {
       if (Status s = WriteFileAtomically(pki / file, text); !s.ok()) {
         return report(false, "StateDirUnwritable", s.message());
       }

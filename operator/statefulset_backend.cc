@@ -16,10 +16,10 @@ std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
 // The labels of what the backend writes for tenant r; the component label
 // only with `component` (the credential Secrets go without it).
 kube::JsonObject Labels(const ControlPlaneRequest& r, bool component = true) {
-  kube::JsonObject labels{{"vtenant.io/tenant", r.spec.name}};
+  kube::JsonObject labels{{kTenantLabel, r.spec.name}};
   if (component) labels.Set(kComponentLabel, kControlPlaneComponent);
   labels.Set("app.kubernetes.io/name", "vtenant-control-plane");
-  labels.Set("app.kubernetes.io/managed-by", "vtenant-operator");
+  labels.Set(kManagedByLabel, kManagedByOperator);
   return labels;
 }
 
@@ -28,7 +28,7 @@ kube::JsonObject Labels(const ControlPlaneRequest& r, bool component = true) {
 // (the tenant label it forces to the tenant, the component label it drops),
 // so no synced pod can join the control plane's endpoints or be adopted.
 kube::JsonObject SelectorLabels(const ControlPlaneRequest& r) {
-  return {{"vtenant.io/tenant", r.spec.name}, {kComponentLabel, kControlPlaneComponent}};
+  return {{kTenantLabel, r.spec.name}, {kComponentLabel, kControlPlaneComponent}};
 }
 
 kube::JsonObject Meta(const ControlPlaneRequest& r, const std::string& name) {
@@ -142,19 +142,8 @@ std::string ControlPlaneSecretName(std::string_view tenant) {
 }
 
 kube::Object RenderControlPlaneSecret(const ControlPlaneRequest& r) {
-  const TenantCertificates& c = r.certificates;
   kube::JsonObject data;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"ca.crt", c.ca.certificate_pem},
-           {"client-ca.crt", ClientCaBundle(c)},
-           {"apiserver.crt", c.apiserver.certificate_pem},
-           {"apiserver.key", c.apiserver.private_key_pem},
-           {"sa.key", c.service_account.private_key_pem},
-           {"sa.pub", c.service_account.public_key_pem},
-           {"kubelet-client.crt", c.kubelet_client.certificate_pem},
-           {"kubelet-client.key", c.kubelet_client.private_key_pem},
-           {"syncer-kubelet.crt", c.syncer_kubelet.certificate_pem},
-           {"syncer-kubelet.key", c.syncer_kubelet.private_key_pem}}) {
+  for (const auto& [key, value] : ControlPlanePkiFiles(r.certificates)) {
     data.Set(key, kube::EncodeBase64(value));
   }
   return CredentialSecret(r, ControlPlaneSecretName(r.spec.name), std::move(data));

@@ -159,25 +159,25 @@ Result<kube::ReconcileResult> TenantReconciler::Reconcile(const std::string& key
 
   // What is not the operator's is refused, never taken over; looked at
   // again, since the name may be freed.
-  auto refuse = [&](const char* reason, const std::string& message) {
+  auto refuse = [&](const char* reason,
+                    const std::string& message) -> Result<kube::ReconcileResult> {
     pass.invalid = true;
     pass.invalid_condition = False("Ready", reason, message);
     events_.Warning(tenant, reason, message);
-    return WriteStatus(tenant, pass);
+    VT_RETURN_IF_ERROR(WriteStatus(tenant, pass));
+    return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
   };
+  constexpr char kTakenHint[] = "; remove it or name the Tenant otherwise";
   std::vector<std::string> reserved = options_.reserved_namespaces;
   reserved.push_back(options_.operator_namespace);
   if (Status s = CheckNamespaceNotReserved(pass.host_namespace, reserved); !s.ok()) {
-    VT_RETURN_IF_ERROR(refuse("ReservedName", "Tenant " + spec.name + " would take " + s.message() +
-                                                  "; name the Tenant otherwise"));
-    return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+    return refuse("ReservedName", "Tenant " + spec.name + " would take " + s.message() +
+                                      "; name the Tenant otherwise");
   }
   Result<kube::Object> own_queue = host_.Get(res::kQueues, "", spec.name);
   if (own_queue.ok()) {
     if (Status s = CheckOwnedByOperator(*own_queue, res::kQueues, spec.name); !s.ok()) {
-      VT_RETURN_IF_ERROR(
-          refuse("QueueTaken", s.message() + "; remove it or name the Tenant otherwise"));
-      return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+      return refuse("QueueTaken", s.message() + kTakenHint);
     }
   } else if (own_queue.status().code() != StatusCode::kNotFound) {
     return own_queue.status().WithContext("reading queue " + spec.name);
@@ -190,9 +190,7 @@ Result<kube::ReconcileResult> TenantReconciler::Reconcile(const std::string& key
   Result<kube::Object> ns = host_.Get(res::kNamespaces, "", pass.host_namespace);
   if (ns.ok()) {
     if (Status s = CheckOwnedByOperator(*ns, res::kNamespaces, spec.name); !s.ok()) {
-      VT_RETURN_IF_ERROR(
-          refuse("NamespaceTaken", s.message() + "; remove it or name the Tenant otherwise"));
-      return kube::ReconcileResult{.requeue_after = options_.not_ready_requeue};
+      return refuse("NamespaceTaken", s.message() + kTakenHint);
     }
     if (kube::IsBeingDeleted(*ns)) {
       pass.control_plane = False(

@@ -8,6 +8,26 @@
 #include "scheduler-core/workload_model.h"
 
 namespace vtenant::scheduler {
+namespace {
+
+using ViewChange = void (ClusterView::*)(const rapidjson::Value&);
+
+// Handlers that keep one kind of `view` current: adds and updates through
+// `upsert`, deletes through `remove`. An add also wakes `wake_on_add` when
+// given (a new Queue or PodGroup may let waiting pods in).
+kube::EventHandler KeepInView(ClusterView& view, ViewChange upsert, ViewChange remove,
+                              SchedulingCycle* wake_on_add = nullptr) {
+  return {.on_add =
+              [&view, upsert, wake_on_add](const kube::ObjectPtr& o) {
+                (view.*upsert)(*o);
+                if (wake_on_add != nullptr) wake_on_add->Wake();
+              },
+          .on_update = [&view, upsert](const kube::ObjectPtr&,
+                                       const kube::ObjectPtr& o) { (view.*upsert)(*o); },
+          .on_delete = [&view, remove](const kube::ObjectPtr& o) { (view.*remove)(*o); }};
+}
+
+}  // namespace
 
 Result<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(kube::Client& client,
                                                            SchedulerFlags flags,
@@ -94,28 +114,11 @@ Status SchedulerApp::Wire() {
                               view_.DeletePod(*o);
                               cycle_->Wake();
                             }});
-  nodes.AddEventHandler({.on_add = [this](const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
-                         .on_update = [this](const kube::ObjectPtr&,
-                                             const kube::ObjectPtr& o) { view_.UpsertNode(*o); },
-                         .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteNode(*o); }});
+  nodes.AddEventHandler(KeepInView(view_, &ClusterView::UpsertNode, &ClusterView::DeleteNode));
   queues.AddEventHandler(
-      {.on_add =
-           [this](const kube::ObjectPtr& o) {
-             view_.UpsertQueue(*o);
-             cycle_->Wake();
-           },
-       .on_update = [this](const kube::ObjectPtr&,
-                           const kube::ObjectPtr& o) { view_.UpsertQueue(*o); },
-       .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteQueue(*o); }});
+      KeepInView(view_, &ClusterView::UpsertQueue, &ClusterView::DeleteQueue, cycle_.get()));
   podgroups.AddEventHandler(
-      {.on_add =
-           [this](const kube::ObjectPtr& o) {
-             view_.UpsertPodGroup(*o);
-             cycle_->Wake();
-           },
-       .on_update = [this](const kube::ObjectPtr&,
-                           const kube::ObjectPtr& o) { view_.UpsertPodGroup(*o); },
-       .on_delete = [this](const kube::ObjectPtr& o) { view_.DeletePodGroup(*o); }});
+      KeepInView(view_, &ClusterView::UpsertPodGroup, &ClusterView::DeletePodGroup, cycle_.get()));
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kai/names.h"
+
 namespace vtenant::syncer {
 namespace {
 
@@ -18,11 +20,11 @@ bool IsReservedKey(std::string_view key, const KeyExceptions& exceptions) {
   const size_t slash = key.find('/');
   if (slash == std::string_view::npos) {
     // Unprefixed keys: KAI's annotations.
-    return key == "pod-group-name" || key.starts_with("runai-");
+    return key == kai::kPodGroupAnnotation || key.starts_with("runai-");
   }
   const std::string_view prefix = key.substr(0, slash);
   if (InDomain(prefix, "vtenant.io")) return true;
-  if (prefix == "runai" || prefix == "run.ai" || key == "kai.scheduler/queue") return true;
+  if (prefix == "runai" || prefix == "run.ai" || key == kai::kQueueLabel) return true;
   const bool excepted =
       std::find(exceptions.keys.begin(), exceptions.keys.end(), key) != exceptions.keys.end();
   if (InDomain(prefix, "vtenant.dev")) return !excepted;

@@ -23,7 +23,9 @@
 
 namespace vtenant::sched::sim {
 
-// The label every node carries with its GPU model, matched by gpu_spec.
+// The label every node carries with its GPU model, matched by gpu_spec: the
+// same name as kai::kGpuProductLabel, spelled here because scheduler-core
+// includes nothing outside base/.
 inline constexpr char kGpuModelLabel[] = "nvidia.com/gpu.product";
 inline constexpr char kDefaultQueue[] = "default";
 
