@@ -142,11 +142,39 @@ std::optional<std::string> PodSyncer::VirtualKeyOf(const rapidjson::Value& host_
 void PodSyncer::VirtualPodSeen(const rapidjson::Value& pod) {
   std::lock_guard lock(mu_);
   first_seen_.try_emplace(std::string(kube::Uid(pod)), std::chrono::steady_clock::now());
+  metrics_.PodsAwaitingHost(first_seen_.size());
+}
+
+void PodSyncer::VirtualPodDeleted(const rapidjson::Value& pod) {
+  const std::string uid(kube::Uid(pod));
+  std::lock_guard lock(mu_);
+  lost_reasons_.erase(uid);
+  ForgetFirstSeenLocked(uid);
 }
 
 void PodSyncer::HostPodDeleted(const rapidjson::Value& host_pod) {
+  // Only a loss the virtual pod has yet to hear of is kept: a host pod
+  // deleted because its virtual pod is going (or gone) is no loss, and
+  // keeping its reason would hold one entry for every pod ever deleted.
+  std::optional<std::string_view> uid = kube::Annotation(host_pod, kVirtualUidAnnotation);
+  std::optional<std::string> key = VirtualKeyOf(host_pod);
+  if (!uid || !key) return;
+  kube::ObjectPtr pod = informers_.Virtual(kPods).cache().Get(*key);
+  if (pod == nullptr || kube::Uid(*pod) != *uid || kube::IsBeingDeleted(*pod)) return;
   std::lock_guard lock(mu_);
-  lost_reasons_[std::string(kube::Name(host_pod))] = LostReason(host_pod);
+  lost_reasons_[std::string(*uid)] = LostReason(host_pod);
+}
+
+void PodSyncer::ForgetFirstSeen(std::string_view uid) {
+  std::lock_guard lock(mu_);
+  ForgetFirstSeenLocked(uid);
+}
+
+void PodSyncer::ForgetFirstSeenLocked(std::string_view uid) {
+  auto it = first_seen_.find(uid);
+  if (it == first_seen_.end()) return;
+  first_seen_.erase(it);
+  metrics_.PodsAwaitingHost(first_seen_.size());
 }
 
 Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
@@ -205,8 +233,7 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
   }
   if (host == nullptr) {
     if (IsTerminal(*pod)) {
-      std::lock_guard lock(mu_);
-      first_seen_.erase(std::string(kube::Uid(*pod)));
+      ForgetFirstSeen(kube::Uid(*pod));
       return kube::ReconcileResult{};
     }
     if (RanOnHost(*pod)) {
@@ -219,6 +246,7 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
     }
     return CreateHostPod(*pod);
   }
+  ForgetFirstSeen(kube::Uid(*pod));  // seen first when its host pod already ran
   VT_RETURN_IF_ERROR(SyncExisting(*pod, *host));
   // A finished pod runs nothing that could use a new token.
   if (!kube::IsBeingDeleted(*host) && !IsTerminal(*pod) &&
@@ -529,11 +557,11 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
                           list);
     }
     std::lock_guard lock(mu_);
-    auto it = first_seen_.find(std::string(kube::Uid(pod)));
+    auto it = first_seen_.find(kube::Uid(pod));
     if (it != first_seen_.end()) {
       metrics_.PodSyncLatency(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second).count());
-      first_seen_.erase(it);
+      ForgetFirstSeenLocked(kube::Uid(pod));
     }
   }
   return kube::ReconcileResult{};
@@ -557,10 +585,7 @@ Status PodSyncer::WriteVirtualStatus(const kube::Object& pod) {
 }
 
 Status PodSyncer::Refuse(const rapidjson::Value& pod, const Refusal& refusal) {
-  {
-    std::lock_guard lock(mu_);
-    first_seen_.erase(std::string(kube::Uid(pod)));
-  }
+  ForgetFirstSeen(kube::Uid(pod));
   kube::Object status = kube::Clone(pod);
   bool changed = SetPodCondition(status, "PodScheduled", "False", refusal.reason,
                                  "not synced to the host: " + refusal.message);
@@ -578,7 +603,7 @@ Status PodSyncer::HostPodLost(const rapidjson::Value& pod) {
   std::string why;
   {
     std::lock_guard lock(mu_);
-    auto it = lost_reasons_.find(HostName(name, ns, config_.tenant));
+    auto it = lost_reasons_.find(kube::Uid(pod));
     why = it != lost_reasons_.end() ? it->second : "the host pod is gone";
     if (it != lost_reasons_.end()) lost_reasons_.erase(it);
   }

@@ -69,9 +69,14 @@ class PodSyncer : public kube::Reconciler {
   // The virtual key a host pod stands for, from its annotations.
   static std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host_pod);
 
-  // Informer hooks: a virtual pod first seen (starts its latency clock), and
-  // a host pod deleted (its last state says why, for the virtual pod).
+  // Informer hooks: a virtual pod first seen (starts its latency clock); a
+  // virtual pod deleted (what was kept for it goes); a host pod deleted
+  // while its virtual pod lives on (its last state says why, for the
+  // virtual pod). What the hooks keep is bounded by the virtual pods that
+  // exist: each entry goes when its pod's host pod exists, its pod is
+  // refused or finished, or its pod is deleted.
   void VirtualPodSeen(const rapidjson::Value& pod);
+  void VirtualPodDeleted(const rapidjson::Value& pod);
   void HostPodDeleted(const rapidjson::Value& host_pod);
 
  private:
@@ -91,6 +96,9 @@ class PodSyncer : public kube::Reconciler {
   Result<std::chrono::seconds> EnsureTokenSecret(const rapidjson::Value& pod,
                                                  const std::string& secret_name);
   Status WriteVirtualStatus(const kube::Object& pod);
+  // Stops `uid`'s latency clock without observing it; the second with mu_ held.
+  void ForgetFirstSeen(std::string_view uid);
+  void ForgetFirstSeenLocked(std::string_view uid);
 
   SyncerInformers& informers_;
   const SyncerConfig& config_;
@@ -102,9 +110,10 @@ class PodSyncer : public kube::Reconciler {
 
   std::mutex mu_;
   // Virtual pod UID → when first seen, until its host pod exists.
-  std::map<std::string, std::chrono::steady_clock::time_point> first_seen_;
-  // Host pod name → why it went ("Evicted: ..."), until the virtual pod hears of it.
-  std::map<std::string, std::string> lost_reasons_;
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> first_seen_;
+  // Virtual pod UID → why its host pod went ("Evicted: ..."), until the
+  // virtual pod hears of it.
+  std::map<std::string, std::string, std::less<>> lost_reasons_;
   // Token Secret name → the refresh time this syncer just wrote on it, and
   // when: the host cache shows a write only after its watch event, and a
   // reconcile in between must not request a second token.

@@ -180,7 +180,14 @@ Status ServiceAddressSyncer::Recreate(const rapidjson::Value& virt, const rapidj
 Result<kube::ReconcileResult> ServiceAddressSyncer::Reconcile(const std::string& key) {
   auto [ns, name] = kube::SplitKey(key);
   kube::ObjectPtr virt = informers_.Virtual(kServices).cache().Get(key);
-  if (virt == nullptr || kube::IsBeingDeleted(*virt)) return kube::ReconcileResult{};
+  if (virt == nullptr) {
+    // Gone: what was told or refused for it goes too.
+    std::lock_guard lock(mu_);
+    told_.erase(key);
+    refused_.erase(key);
+    return kube::ReconcileResult{};
+  }
+  if (kube::IsBeingDeleted(*virt)) return kube::ReconcileResult{};
   kube::ObjectPtr host = informers_.Host(kServices).cache().Get(
       kube::MakeKey(config_.host_namespace, HostName(name, ns, config_.tenant)));
   if (host == nullptr ||

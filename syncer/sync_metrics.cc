@@ -38,6 +38,12 @@ SyncMetrics::SyncMetrics(kube::Registry& registry)
                          "From the syncer first seeing a virtual pod to its host pod existing.", {},
                          Must(kube::ExponentialBuckets(0.001, 2, 16))))
                     ->WithLabelValues({})),
+      awaiting_host_(&Must(registry.AddGauge("vtenant_syncer_pods_awaiting_host",
+                                             "Virtual pods seen that have no host pod yet and "
+                                             "are not refused (waiting for their gang, or being "
+                                             "created).",
+                                             {}))
+                          ->WithLabelValues({})),
       dropped_(Must(registry.AddCounter(
           "vtenant_syncer_dropped_fields_total",
           "Members of virtual objects left off their host copies because no translator allows "
@@ -54,6 +60,10 @@ void SyncMetrics::Error(std::string_view kind, const Status& status) {
 
 void SyncMetrics::Refused(std::string_view reason) {
   refused_->WithLabelValues({std::string(reason)}).Inc();
+}
+
+void SyncMetrics::PodsAwaitingHost(size_t count) {
+  awaiting_host_->Set(static_cast<double>(count));
 }
 
 void SyncMetrics::ObjectRefused(std::string_view kind, std::string_view reason) {

@@ -36,6 +36,10 @@ class SyncMetrics {
   void EventDelayed();
   // Seconds from the syncer first seeing a virtual pod to its host pod existing.
   void PodSyncLatency(double seconds);
+  // How many virtual pods the syncer has seen, not refused and not yet
+  // given a host pod (waiting for their gang, a create in flight):
+  // vtenant_syncer_pods_awaiting_host.
+  void PodsAwaitingHost(size_t count);
   // Members of a virtual `kind` object its translator left off a host
   // object it wrote (allowlist.h): counted in
   // vtenant_syncer_dropped_fields_total{kind,field} and logged once per
@@ -52,6 +56,7 @@ class SyncMetrics {
   kube::Family<kube::Counter>* objects_refused_;
   kube::Counter* events_delayed_;
   kube::Histogram* latency_;
+  kube::Gauge* awaiting_host_;
   kube::Family<kube::Counter>* dropped_;
 
   std::mutex mu_;

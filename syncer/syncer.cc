@@ -221,7 +221,8 @@ void Syncer::Wire() {
   // Hooks first: the dispatcher runs handlers in order, so a deletion's
   // reason is recorded before the reconcile it triggers can ask for it.
   virtual_pods.AddEventHandler(
-      {.on_add = [this](const kube::ObjectPtr& pod) { pods_.VirtualPodSeen(*pod); }});
+      {.on_add = [this](const kube::ObjectPtr& pod) { pods_.VirtualPodSeen(*pod); },
+       .on_delete = [this](const kube::ObjectPtr& pod) { pods_.VirtualPodDeleted(*pod); }});
   host_pods.AddEventHandler({.on_delete = [this](const kube::ObjectPtr& pod) {
     pods_.HostPodDeleted(*pod);
     events_up_.HostObjectDeleted("Pod", *pod);

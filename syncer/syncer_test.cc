@@ -767,6 +767,54 @@ TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
   EXPECT_FALSE(HostPodExists("bare"));
 }
 
+// What the syncer keeps about a pod (its latency clock, why its host pod
+// went) goes with the pod: a pod synced and deleted, a pod whose host pod
+// was lost, and a pod deleted while it waited for its owner leave nothing
+// behind, so a tenant's churn cannot grow the syncer without bound.
+TEST_F(SyncerTest, WhatIsKeptForAPodGoesWithThePod) {
+  StartSyncer();
+  const std::string awaiting = "vtenant_syncer_pods_awaiting_host ";
+  CreateVirtual(kPods, PodJson("done"));
+  CreateVirtual(kPods, PodJson("lost"));
+  // Owned by a training job that does not exist (yet): it waits.
+  CreateVirtual(kPods, PodJson("waits", R"(,"ownerReferences":[{"apiVersion":"kubeflow.org/v1",
+      "kind":"PyTorchJob","name":"absent","uid":"u-absent","controller":true}])"));
+  for (const char* name : {"done", "lost"}) {
+    ASSERT_TRUE(Eventually([&] { return HostPodExists(name); }));
+    ScheduleAndRunOnHost(name);
+    ASSERT_TRUE(Eventually([&] {
+      return kube::GetString(VirtualPod(name), {"status", "phase"}) == "Running";
+    }));
+  }
+  ASSERT_TRUE(Eventually([&] { return Metric(awaiting) == 1; })) << registry_.Render();
+  EXPECT_FALSE(HostPodExists("waits"));
+
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "done").ok());
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "waits").ok());
+  ASSERT_TRUE(host_.Evict(kHostNs, HostName("lost", "ml", "nlp")).ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return !HostPodExists("done") && !virtual_.Get(kPods, "ml", "done").ok(); }));
+  EXPECT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("lost"), {"status", "reason"}) == "HostPodLost";
+  }));
+  EXPECT_TRUE(Eventually([&] { return Metric(awaiting) == 0; })) << registry_.Render();
+  ASSERT_TRUE(virtual_.Delete(kPods, "ml", "lost").ok());
+  ASSERT_TRUE(Eventually([&] { return !virtual_.Get(kPods, "ml", "lost").ok(); }));
+
+  // A new pod of a lost pod's name is told its own story, not the old one's.
+  CreateVirtual(kPods, PodJson("lost"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("lost"); }));
+  ScheduleAndRunOnHost("lost");
+  ASSERT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("lost"), {"status", "phase"}) == "Running";
+  }));
+  ASSERT_TRUE(host_.Delete(kPods, kHostNs, HostName("lost", "ml", "nlp")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    return kube::GetString(VirtualPod("lost"), {"status", "message"}) ==
+           "the host pod " + HostName("lost", "ml", "nlp") + " was deleted";
+  })) << kube::GetString(VirtualPod("lost"), {"status", "message"});
+}
+
 TEST_F(SyncerTest, NewUidReplacesTheHostPod) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("p"));
