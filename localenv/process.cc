@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "base/file.h"
 
@@ -22,6 +24,31 @@ std::string DescribeWaitStatus(int status) {
   if (WIFEXITED(status)) return "exited " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
   return "stopped";
+}
+
+// The children that Process objects of this program started and have not
+// reaped or released. Only their owner may reap them: a reap by anyone else
+// takes their exit status, and frees their pid (and process group id) for
+// reuse while the owner still means to signal it. Counted, not a set: a pid
+// reaped by its owner and not yet disowned may already be a new child's.
+std::mutex owned_mu;
+std::unordered_map<pid_t, int>& OwnedChildren() {
+  static auto* owned = new std::unordered_map<pid_t, int>;
+  return *owned;
+}
+
+void Disown(pid_t pid) {
+  std::lock_guard lock(owned_mu);
+  auto it = OwnedChildren().find(pid);
+  if (it != OwnedChildren().end() && --it->second == 0) OwnedChildren().erase(it);
+}
+
+bool IsOwnedLocked(pid_t pid) { return OwnedChildren().contains(pid); }
+
+// Whether `pid` is still a child of ours, exited or not, without reaping it.
+bool StillOurChild(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0;
 }
 
 }  // namespace
@@ -77,10 +104,15 @@ Result<Process> Process::Start(const ProcessOptions& options) {
   const pid_t parent = getpid();
   const long max_fd = sysconf(_SC_OPEN_MAX);
 
+  // Owned from the moment it exists: ProcessRuns on another thread must not
+  // reap it before it is registered.
+  std::unique_lock owned_lock(owned_mu);
   pid_t pid = fork();
   if (pid < 0) {
+    const int fork_errno = errno;
+    owned_lock.unlock();
     close(log_fd);
-    return Internal(std::string("fork: ") + std::strerror(errno));
+    return Internal(std::string("fork: ") + std::strerror(fork_errno));
   }
   if (pid == 0) {
     setpgid(0, 0);
@@ -104,6 +136,8 @@ Result<Process> Process::Start(const ProcessOptions& options) {
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
+  ++OwnedChildren()[pid];
+  owned_lock.unlock();
   close(log_fd);
   setpgid(pid, pid);  // also from the parent, so Stop() works even if the child has not run yet
   Process process;
@@ -127,17 +161,27 @@ bool Process::Running() {
   if (owned_child_) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
+    if (r == pid_ || (r < 0 && errno == ECHILD)) {
+      // ECHILD: reaped by someone else, its status lost. Its pid may be
+      // another process's by now, so it is forgotten, never signalled again.
+      exit_description_ = r == pid_ ? DescribeWaitStatus(status) : "gone";
+      Disown(pid_);
       pid_ = -1;
-      exit_description_ = DescribeWaitStatus(status);
       return false;
     }
     return r == 0;
   }
   // An adopted process may still be a child of ours (adopted again by the
-  // program that started it): reap it, or its zombie would look alive.
+  // program that started it): reap it, or its zombie would look alive;
+  // unless another Process here owns it, which will reap it.
+  bool owned_elsewhere = false;
+  {
+    std::lock_guard lock(owned_mu);
+    owned_elsewhere = IsOwnedLocked(pid_);
+  }
   int status = 0;
-  if (waitpid(pid_, &status, WNOHANG) != pid_ && kill(pid_, 0) == 0) return true;
+  const bool reaped = !owned_elsewhere && waitpid(pid_, &status, WNOHANG) == pid_;
+  if (!reaped && kill(pid_, 0) == 0) return true;
   pid_ = -1;
   exit_description_ = "gone";
   return false;
@@ -145,6 +189,12 @@ bool Process::Running() {
 
 std::string Process::Stop(std::chrono::milliseconds grace) {
   if (pid_ <= 0) return "not running";
+  if (owned_child_ && !StillOurChild(pid_)) {
+    // Reaped by someone else: its process group id may be another's by now.
+    Disown(pid_);
+    pid_ = -1;
+    return "exited";
+  }
   kill(-pid_, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   std::string outcome = "exited";
@@ -172,12 +222,15 @@ std::string Process::Stop(std::chrono::milliseconds grace) {
   }
   // Children of the leader (if any) share the group; make sure none survive.
   kill(-pid_, SIGKILL);
+  if (owned_child_) Disown(pid_);
   pid_ = -1;
   return outcome;
 }
 
 pid_t Process::Release() {
   pid_t pid = pid_;
+  // Released, anyone may reap it (ProcessRuns, whoever adopts it).
+  if (owned_child_ && pid > 0) Disown(pid);
   pid_ = -1;
   return pid;
 }
@@ -218,8 +271,13 @@ bool Runs(const std::vector<std::string>& argv, const std::string& program,
 
 bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker) {
   if (pid <= 0) return false;
-  int status = 0;
-  if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
+  {
+    // A child a Process here owns is left for it to reap (a zombie reads as
+    // not running below); any other child of ours is reaped.
+    std::lock_guard lock(owned_mu);
+    int status = 0;
+    if (!IsOwnedLocked(pid) && waitpid(pid, &status, WNOHANG) == pid) return false;
+  }
   return Runs(ReadArgv(pid), program, marker);
 }
 

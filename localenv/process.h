@@ -60,8 +60,9 @@ class Process {
   const ProcessOptions& options() const { return options_; }
 
   // True while the child has not exited. Reaps it if it has, and records
-  // how it ended. An owned child that someone else reaped (ProcessRuns on
-  // its pid) reads as not running, but keeps its pid and no description.
+  // how it ended. A child of ours that something else reaped (a waitpid
+  // outside this class) reads as ended, "gone", and its pid is forgotten:
+  // it may be another process's by now.
   bool Running();
 
   // How the process ended, once Running() has seen it end: "exited 1",
@@ -71,6 +72,7 @@ class Process {
 
   // SIGTERM to the process group, then SIGKILL after `grace`, then SIGKILL
   // to the group again for children that outlived the leader. Idempotent.
+  // A child of ours that something else reaped is not signalled at all.
   // Returns the exit description ("exited 0", "killed by signal 9"; only
   // "exited" for an adopted process, "not running" when there is none); it
   // is not kept for exit_description().
@@ -116,9 +118,12 @@ class ServerProcess {
 };
 
 // Whether `pid` is alive and runs `program` (basename of argv[0]) with an
-// argument containing `marker` (empty: any). Reaps it first if it is a
-// zombie child of ours. This is how a recorded pid is trusted before it is
-// adopted: a recycled pid running something else does not count.
+// argument containing `marker` (empty: any); a zombie is not. Reaps it if
+// it is a zombie child of ours, unless a Process here started it and still
+// holds it (not released): that child is its owner's to reap, which alone
+// reads how it ended and knows its pid is free. This is how a recorded pid
+// is trusted before it is adopted: a recycled pid running something else
+// does not count.
 bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker);
 
 // The pid of a process running `program` with an argument containing

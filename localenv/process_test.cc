@@ -186,6 +186,58 @@ TEST(ProcessRunsTest, ListsEachProcessWithItsCommandLineAndFolder) {
   child->Stop(std::chrono::seconds(1));
 }
 
+// Blocks until `pid`, a child of ours, has exited, without reaping it.
+void WaitUntilExited(pid_t pid) {
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0)
+      << std::strerror(errno);
+}
+
+// Asked about a child that a Process started, ProcessRuns must not reap it:
+// the Process would lose how it ended and keep a pid that is no longer its.
+TEST(ProcessRunsTest, LeavesAProcessItsOwnChild) {
+  Result<Process> p = Process::Start({.argv = {"/bin/sh", "-c", "exit 3"}, .log_path = TempLog()});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  WaitUntilExited(p->pid());
+  EXPECT_FALSE(ProcessRuns(p->pid(), "sh", ""));  // a zombie does not run
+  EXPECT_FALSE(p->Running());
+  EXPECT_EQ(p->exit_description(), "exited 3");
+  EXPECT_EQ(p->pid(), -1);
+}
+
+// A child reaped behind the Process's back: its pid, and so its process
+// group id, may be reused at once, so the Process forgets it and never
+// signals it again.
+TEST(ProcessTest, ForgetsAChildReapedElsewhere) {
+  Result<Process> p = Process::Start({.argv = {"/bin/sh", "-c", "exit 0"}, .log_path = TempLog()});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const pid_t pid = p->pid();
+  ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
+  EXPECT_FALSE(p->Running());
+  EXPECT_EQ(p->pid(), -1);
+  EXPECT_EQ(p->exit_description(), "gone");
+  EXPECT_EQ(p->Stop(), "not running");
+
+  // Stop without Running first forgets it as well.
+  Result<Process> q = Process::Start({.argv = {"/bin/sh", "-c", "exit 0"}, .log_path = TempLog()});
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  ASSERT_EQ(waitpid(q->pid(), nullptr, 0), q->pid());
+  EXPECT_EQ(q->Stop(std::chrono::milliseconds(0)), "exited");
+  EXPECT_EQ(q->pid(), -1);
+}
+
+// A child a Process released is nobody's: ProcessRuns reaps its zombie.
+TEST(ProcessRunsTest, ReapsAReleasedChild) {
+  Result<Process> p = Process::Start({.argv = {"/bin/sh", "-c", "exit 0"}, .log_path = TempLog()});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const pid_t pid = p->Release();
+  WaitUntilExited(pid);
+  EXPECT_FALSE(ProcessRuns(pid, "sh", ""));
+  errno = 0;
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
 TEST(ProcessRunsTest, AReapedChildDoesNotCount) {
   pid_t child = fork();
   if (child == 0) _exit(0);
