@@ -59,8 +59,10 @@ Process::Process(Process&& other) noexcept
     : pid_(other.pid_),
       owned_child_(other.owned_child_),
       name_(std::move(other.name_)),
-      options_(std::move(other.options_)) {
+      options_(std::move(other.options_)),
+      exit_description_(std::move(other.exit_description_)) {
   other.pid_ = -1;
+  other.exit_description_.clear();
 }
 
 Process& Process::operator=(Process&& other) noexcept {
@@ -70,7 +72,9 @@ Process& Process::operator=(Process&& other) noexcept {
     owned_child_ = other.owned_child_;
     name_ = std::move(other.name_);
     options_ = std::move(other.options_);
+    exit_description_ = std::move(other.exit_description_);
     other.pid_ = -1;
+    other.exit_description_.clear();
   }
   return *this;
 }

@@ -37,7 +37,8 @@ class Process {
   ~Process();  // Stops the process if still running.
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
-  // A move leaves `other` empty; exit_description() is not moved.
+  // A move takes everything, exit_description() included, and leaves
+  // `other` empty.
   Process(Process&& other) noexcept;
   Process& operator=(Process&& other) noexcept;
 

@@ -107,6 +107,21 @@ TEST(ProcessTest, ReportsHowTheChildEnded) {
   EXPECT_EQ(p->Stop(), "not running");
 }
 
+// How a child ended goes with it when the Process is moved (a supervisor
+// takes over a Process that a start helper returned).
+TEST(ProcessTest, AMoveKeepsHowTheChildEnded) {
+  Result<Process> p = Process::Start({.argv = {"/bin/sh", "-c", "exit 3"}, .log_path = TempLog()});
+  ASSERT_TRUE(p.ok());
+  while (p->Running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  Process moved(std::move(*p));
+  EXPECT_EQ(moved.exit_description(), "exited 3");
+  EXPECT_EQ(p->exit_description(), "");
+  Process assigned;
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.exit_description(), "exited 3");
+  EXPECT_EQ(moved.exit_description(), "");
+}
+
 // A program killed while its children run must be able to listen on its own
 // port again when started anew: the children hold none of its sockets.
 TEST(ProcessTest, AChildHoldsNoneOfTheParentsSockets) {
