@@ -18,8 +18,17 @@ std::string Json(const JsonObject& o) { return kube::ToJson(kube::BuildJson(o));
 }  // namespace
 
 std::string EtcdAdmin::RangeEnd(std::string prefix) {
-  prefix.back() = static_cast<char>(prefix.back() + 1);
-  return prefix;
+  // etcd's rule (clientv3.GetPrefixRangeEnd): the last byte that is not
+  // 0xff plus one, with everything after it dropped.
+  while (!prefix.empty()) {
+    const auto last = static_cast<unsigned char>(prefix.back());
+    if (last < 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::string(1, '\0');  // no key is past every prefix: to the end
 }
 
 Result<std::unique_ptr<EtcdAdmin>> EtcdAdmin::Connect(const std::string& url,
@@ -125,6 +134,8 @@ Status EtcdAdmin::DeleteUser(const std::string& user) {
 }
 
 Status EtcdAdmin::DeletePrefix(const std::string& prefix) {
+  // Everything is under the empty prefix: never delete it by accident.
+  if (prefix.empty()) return InvalidArgument("refusing to delete every etcd key (empty prefix)");
   return Call("/v3/kv/deleterange",
               Json(JsonObject{{"key", kube::EncodeBase64(prefix)},
                               {"range_end", kube::EncodeBase64(RangeEnd(prefix))}}))

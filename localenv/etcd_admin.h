@@ -43,16 +43,18 @@ class EtcdAdmin {
   // Removes user `user` and its role; OK when they are gone already.
   Status DeleteUser(const std::string& user);
 
-  // Deletes every key under `prefix`, which must not be empty (RangeEnd).
+  // Deletes every key under `prefix`. InvalidArgument for an empty prefix,
+  // asking nothing of etcd: that would delete every key.
   Status DeletePrefix(const std::string& prefix);
 
   // The role `role` as etcd describes it (JSON of /v3/auth/role/get), for
   // tests.
   Result<std::string> Role(const std::string& role);
 
-  // The end of the key range of everything under `prefix`: its last byte
-  // plus one. `prefix` must not be empty (undefined otherwise) nor end in
-  // byte 0xff (which would wrap); vtenant's prefixes end in '/'.
+  // The end of the key range of everything under `prefix`, as etcd's
+  // clients compute it: its last byte below 0xff plus one, the bytes after
+  // it dropped ("/a/" -> "/a0", "a\xff" -> "b"). For a prefix that is empty
+  // or all 0xff, "\0", which etcd reads as "to the last key".
   static std::string RangeEnd(std::string prefix);
 
  private:
