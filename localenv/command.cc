@@ -10,6 +10,35 @@
 #include <cstring>
 
 namespace vtenant::localenv {
+namespace {
+
+// Both ends of a pipe, each closed when done with and at the latest when
+// the pipe goes out of scope, so that no path out of RunCommand leaks one.
+class Pipe {
+ public:
+  Pipe() = default;
+  ~Pipe() {
+    Close(0);
+    Close(1);
+  }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+
+  // Makes the pipe (close-on-exec); false with errno set when it cannot.
+  bool Open() { return pipe2(fds_, O_CLOEXEC) == 0; }
+  int read_end() const { return fds_[0]; }
+  int write_end() const { return fds_[1]; }
+  // Closes end 0 (read) or 1 (write) if still open.
+  void Close(int end) {
+    if (fds_[end] >= 0) close(fds_[end]);
+    fds_[end] = -1;
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+}  // namespace
 
 Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const std::string& input) {
   if (argv.empty()) return InvalidArgument("empty command");
@@ -18,40 +47,39 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const std
   if (access(argv[0].c_str(), X_OK) != 0) {
     return FailedPrecondition(argv[0] + " is not executable: " + std::strerror(errno));
   }
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0 ||
-      pipe2(err_pipe, O_CLOEXEC) != 0) {
+  Pipe in_pipe, out_pipe, err_pipe;
+  if (!in_pipe.Open() || !out_pipe.Open() || !err_pipe.Open()) {
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = fork();
-  if (pid < 0) return Internal(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) return Internal(std::string("fork: ") + std::strerror(errno));  // pipes closed
   if (pid == 0) {
-    dup2(in_pipe[0], STDIN_FILENO);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
+    dup2(in_pipe.read_end(), STDIN_FILENO);
+    dup2(out_pipe.write_end(), STDOUT_FILENO);
+    dup2(err_pipe.write_end(), STDERR_FILENO);
     execv(args[0], args.data());
     _exit(127);
   }
-  close(in_pipe[0]);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  in_pipe.Close(0);
+  out_pipe.Close(1);
+  err_pipe.Close(1);
   // Feed stdin while draining both outputs, so a chatty command never blocks.
   size_t written = 0;
-  int in_fd = in_pipe[1];
   if (input.empty()) {
-    close(in_fd);
-    in_fd = -1;
+    in_pipe.Close(1);
   } else {
-    fcntl(in_fd, F_SETFL, O_NONBLOCK);
+    fcntl(in_pipe.write_end(), F_SETFL, O_NONBLOCK);
   }
   CommandResult result;
   int open_outputs = 2;
   char buf[65536];
-  while (open_outputs > 0 || in_fd >= 0) {
-    pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {in_fd, POLLOUT, 0}};
+  while (open_outputs > 0 || in_pipe.write_end() >= 0) {
+    pollfd fds[3] = {{out_pipe.read_end(), POLLIN, 0},
+                     {err_pipe.read_end(), POLLIN, 0},
+                     {in_pipe.write_end(), POLLOUT, 0}};
     if (poll(fds, 3, -1) < 0 && errno != EINTR) break;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -59,19 +87,15 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const std
       if (n > 0) {
         (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
       } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        (i == 0 ? out_pipe[0] : err_pipe[0]) = -1;
+        (i == 0 ? out_pipe : err_pipe).Close(0);
         --open_outputs;
       }
     }
-    if (in_fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t n = write(in_fd, input.data() + written, input.size() - written);
+    if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t n = write(fds[2].fd, input.data() + written, input.size() - written);
       if (n > 0) written += static_cast<size_t>(n);
       if (n < 0 && errno != EAGAIN && errno != EINTR) written = input.size();
-      if (written >= input.size()) {
-        close(in_fd);
-        in_fd = -1;
-      }
+      if (written >= input.size()) in_pipe.Close(1);
     }
   }
   int status = 0;

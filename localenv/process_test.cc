@@ -16,6 +16,7 @@
 
 #include "base/eventually.h"
 #include "localenv/command.h"
+#include "localenv/testing/descriptors_exhausted.h"
 
 namespace vtenant::localenv {
 namespace {
@@ -156,6 +157,15 @@ TEST(RunCommandTest, CapturesOutputsAndExitCode) {
   EXPECT_EQ(r->exit_code, 4);
   EXPECT_EQ(r->out.size(), 200000u);
   EXPECT_EQ(r->err, "oops\n");
+}
+
+// Room for two pipes but not three: the two made must be closed again.
+TEST(RunCommandTest, LeaksNoPipeWhenItCannotMakeThemAll) {
+  DescriptorsExhausted exhausted(4);
+  ASSERT_EQ(DescriptorsExhausted::Free(), 4);
+  Result<CommandResult> r = RunCommand({"/bin/true"});
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(DescriptorsExhausted::Free(), 4);
 }
 
 std::string SelfName() { return std::filesystem::read_symlink("/proc/self/exe").filename(); }
