@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <thread>
@@ -81,6 +82,18 @@ void Splice(int a, int b, std::string pending_to_b = {}) {
   close(b);
 }
 
+// Whether an accept that failed with `error` is worth trying again. Out of
+// descriptors (EMFILE, ENFILE), the pending connection stays queued and the
+// listener stays readable, so an immediate retry would spin at full CPU:
+// wait a little for descriptors to be freed first.
+bool RetryAccept(int error) {
+  if (error == EMFILE || error == ENFILE) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return true;
+  }
+  return error == EINTR || error == ECONNABORTED || error == EAGAIN;
+}
+
 struct Namespaces {
   int netns = -1;
   int home = -1;
@@ -135,7 +148,7 @@ Status ServeInboundRelay(int listener, const std::string& target_host, int targe
     if (polled <= 0) continue;
     const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
-      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == EAGAIN) continue;
+      if (RetryAccept(errno)) continue;
       return Unavailable(Errno("accept"));
     }
     const int upstream = socket(target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -255,7 +268,7 @@ Status RunConnectProxy(const std::string& netns, const std::string& socket_path)
   while (true) {
     const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
-      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE) continue;
+      if (RetryAccept(errno)) continue;
       return Unavailable(Errno("accept"));
     }
     std::thread([client, ns] { ServeConnect(client, ns); }).detach();

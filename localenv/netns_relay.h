@@ -37,7 +37,8 @@ Result<int> ListenInNetns(const std::string& netns, const std::string& host, int
 // ListenInNetns) and relays each, on a thread of its own, to the numeric
 // `target_host`:`target_port` as seen from the namespace this process runs
 // in. Returns OK once `stopped()` is true (asked at least every half
-// second), an error when accepting fails. A target that refuses a
+// second), an error when accepting fails; out of descriptors it waits
+// 100 ms and tries again. A target that refuses a
 // connection is logged to stderr and the client's connection closed; the
 // connect blocks the accepting loop meanwhile. Relayed connections run on
 // until either end closes them.
@@ -53,7 +54,8 @@ Status RunInboundRelay(const std::string& netns, const std::string& listen_host,
 // Listens on the Unix socket `socket_path` (replacing a stale one) and
 // answers HTTP CONNECT requests by connecting, inside `netns`, to the
 // numeric address they name. Returns only when listening or accepting
-// fails (NotFound when the namespace does not exist).
+// fails (NotFound when the namespace does not exist); out of descriptors
+// it waits 100 ms and tries again.
 Status RunConnectProxy(const std::string& netns, const std::string& socket_path);
 
 }  // namespace vtenant::localenv
