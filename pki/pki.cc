@@ -44,6 +44,7 @@ std::string BioToString(BIO* bio) {
 
 Result<std::string> PrivateKeyPem(EVP_PKEY* key) {
   BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio) return OpenSslError("allocating a buffer for a private key");
   if (!PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr)) {
     return OpenSslError("writing private key");
   }
@@ -52,6 +53,7 @@ Result<std::string> PrivateKeyPem(EVP_PKEY* key) {
 
 Result<std::string> CertificatePem(X509* cert) {
   BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio) return OpenSslError("allocating a buffer for a certificate");
   if (!PEM_write_bio_X509(bio.get(), cert)) return OpenSslError("writing certificate");
   return BioToString(bio.get());
 }
@@ -73,12 +75,16 @@ Result<X509Ptr> NewCertificate(EVP_PKEY* key, const std::string& common_name,
   X509Ptr cert(X509_new());
   if (!cert) return OpenSslError("allocating certificate");
   X509_set_version(cert.get(), 2);
+  // A serial that is not random would let two certificates of this CA share
+  // one: no certificate rather than a predictable serial.
   unsigned char serial[16];
-  RAND_bytes(serial, sizeof(serial));
+  if (RAND_bytes(serial, sizeof(serial)) != 1) return OpenSslError("random certificate serial");
   serial[0] &= 0x7f;  // positive
   BIGNUM* bn = BN_bin2bn(serial, sizeof(serial), nullptr);
-  BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
+  const bool serial_set =
+      bn != nullptr && BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get())) != nullptr;
   BN_free(bn);
+  if (!serial_set) return OpenSslError("setting certificate serial");
   // Backdate a little: clocks of the processes that check it may differ.
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), valid_seconds);
@@ -120,10 +126,12 @@ Result<CertificateAndKey> IssueCertificate(const CertificateAndKey& ca,
                                            const CertificateRequest& request) {
   BioPtr ca_cert_bio(
       BIO_new_mem_buf(ca.certificate_pem.data(), static_cast<int>(ca.certificate_pem.size())));
+  if (!ca_cert_bio) return OpenSslError("reading CA certificate");
   X509Ptr ca_cert(PEM_read_bio_X509(ca_cert_bio.get(), nullptr, nullptr, nullptr));
   if (!ca_cert) return OpenSslError("parsing CA certificate");
   BioPtr ca_key_bio(
       BIO_new_mem_buf(ca.private_key_pem.data(), static_cast<int>(ca.private_key_pem.size())));
+  if (!ca_key_bio) return OpenSslError("reading CA key");
   PkeyPtr ca_key(PEM_read_bio_PrivateKey(ca_key_bio.get(), nullptr, nullptr, nullptr));
   if (!ca_key) return OpenSslError("parsing CA key");
 
@@ -169,6 +177,7 @@ Result<KeyPair> CreateSigningKeyPair() {
   KeyPair out;
   VT_ASSIGN_OR_RETURN(out.private_key_pem, PrivateKeyPem(key.get()));
   BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio) return OpenSslError("allocating a buffer for a public key");
   if (!PEM_write_bio_PUBKEY(bio.get(), key.get())) return OpenSslError("writing public key");
   out.public_key_pem = BioToString(bio.get());
   return out;
