@@ -140,7 +140,6 @@ Status ServeInboundRelay(int listener, const std::string& target_host, int targe
   if (!NumericAddress(target_host, target_port, target, target_length)) {
     return InvalidArgument("the relay takes numeric addresses");
   }
-  const int on = 1;
   while (!stopped()) {
     pollfd ready{listener, POLLIN, 0};
     const int polled = poll(&ready, 1, 500);
@@ -151,17 +150,22 @@ Status ServeInboundRelay(int listener, const std::string& target_host, int targe
       if (RetryAccept(errno)) continue;
       return Unavailable(Errno("accept"));
     }
-    const int upstream = socket(target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (upstream < 0 ||
-        connect(upstream, reinterpret_cast<sockaddr*>(&target), target_length) != 0) {
-      std::cerr << "relay: " << Errno("connecting to " + target_host) << std::endl;
-      if (upstream >= 0) close(upstream);
-      close(client);
-      continue;
-    }
-    setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-    setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-    std::thread([client, upstream] { Splice(client, upstream); }).detach();
+    // Connected on the connection's own thread: a target slow to answer
+    // (its listen backlog full) must not hold up the connections after it.
+    std::thread([client, target, target_length, target_host] {
+      const int upstream = socket(target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (upstream < 0 ||
+          connect(upstream, reinterpret_cast<const sockaddr*>(&target), target_length) != 0) {
+        std::cerr << "relay: " << Errno("connecting to " + target_host) << std::endl;
+        if (upstream >= 0) close(upstream);
+        close(client);
+        return;
+      }
+      const int on = 1;
+      setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+      setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+      Splice(client, upstream);
+    }).detach();
   }
   return Status::Ok();
 }

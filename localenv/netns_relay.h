@@ -38,10 +38,10 @@ Result<int> ListenInNetns(const std::string& netns, const std::string& host, int
 // `target_host`:`target_port` as seen from the namespace this process runs
 // in. Returns OK once `stopped()` is true (asked at least every half
 // second), an error when accepting fails; out of descriptors it waits
-// 100 ms and tries again. A target that refuses a
-// connection is logged to stderr and the client's connection closed; the
-// connect blocks the accepting loop meanwhile. Relayed connections run on
-// until either end closes them.
+// 100 ms and tries again. Each connection is connected to the target on
+// its own thread, so a target slow to answer holds up no other; one that
+// refuses is logged to stderr and the client's connection closed. Relayed
+// connections run on until either end closes them.
 Status ServeInboundRelay(int listener, const std::string& target_host, int target_port,
                          const std::function<bool()>& stopped);
 
