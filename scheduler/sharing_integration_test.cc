@@ -107,8 +107,9 @@ TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
 
   // When a GPU empties, its reservation pod goes.
   for (const Object& p : PodsOf("half"))
-    if (kube::GetString(p, {"spec", "nodeName"}) == "half-1" || kube::Name(p) == pending)
+    if (kube::GetString(p, {"spec", "nodeName"}) == "half-1" || kube::Name(p) == pending) {
       ASSERT_TRUE(client().Delete(res::kPods, "half", kube::Name(p)).ok());
+    }
   EXPECT_TRUE(Eventually([&] {
     std::vector<Object> left = ReservationPods();
     return left.size() == 1 && kube::GetString(left[0], {"spec", "nodeName"}) == "half-0";
@@ -188,8 +189,9 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
            kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
   }));
   for (const Object& p : PodsOf("gang"))
-    if (kube::Name(p) != "blocker")
+    if (kube::Name(p) != "blocker") {
       EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
+    }
   ASSERT_TRUE(client().Delete(res::kPods, "gang", "blocker").ok());
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "gang", "Running") == 4; }));
   ASSERT_TRUE(Eventually([&] {
@@ -234,8 +236,9 @@ TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
   }));
   EXPECT_NE(why[0].find("sub-group \"wrokers\""), std::string::npos) << why[0];
   for (const Object& p : PodsOf("sub"))
-    if (kube::Name(p) != "blocker")
+    if (kube::Name(p) != "blocker") {
       EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
+    }
   ASSERT_TRUE(client().Delete(res::kPods, "sub", "blocker").ok());
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "sub", "Running") == 3; }))
       << "running: " << CountPods(client(), "sub", "Running");
