@@ -89,14 +89,16 @@ class NetnsRelayTest : public ::testing::Test {
     }
     if (netns_fd_ >= 0) close(netns_fd_);
     if (home_fd_ >= 0) close(home_fd_);
-    if (!netns_.empty()) EXPECT_TRUE(DeleteNetns(netns_).ok());
+    if (!netns_.empty()) {
+      EXPECT_TRUE(DeleteNetns(netns_).ok());
+    }
   }
   // Runs `relay` in a child process (it never returns).
   void StartRelay(const std::function<Status()>& relay) {
     relay_ = fork();
     if (relay_ == 0) {
-      relay();
-      _exit(1);
+      Status ended = relay();  // a relay returns only when it fails
+      _exit(ended.ok() ? 0 : 1);
     }
   }
   int SocketInside() { return SocketInNetns(netns_fd_, home_fd_, AF_INET, SOCK_STREAM).value(); }

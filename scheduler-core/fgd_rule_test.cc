@@ -156,7 +156,9 @@ TEST(FgdRuleTest, PlacesWhereFragmentationGrowsLeast) {
     const Bind* bind = BindOf(d, s, "p");
     ASSERT_NE(bind, nullptr) << c.name;
     EXPECT_EQ(s.nodes[bind->allocation.node].name, c.node) << c.name;
-    if (c.device >= 0) EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{c.device});
+    if (c.device >= 0) {
+      EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{c.device});
+    }
   }
 }
 

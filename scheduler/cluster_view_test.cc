@@ -132,8 +132,12 @@ TEST_F(ClusterViewTest, SharingPodsKeepTheirDevicesAndWholeGpusTakeTheOthers) {
   view_.UpsertPod(Pod({.name = "whole", .node = "n1"}));
   World w = Build();
   for (const sched::Pod& p : w.snapshot->pods) {
-    if (p.name == "ns/half") EXPECT_EQ(p.allocation.device_mask, 0b01u);
-    if (p.name == "ns/whole") EXPECT_EQ(p.allocation.device_mask, 0b10u);
+    if (p.name == "ns/half") {
+      EXPECT_EQ(p.allocation.device_mask, 0b01u);
+    }
+    if (p.name == "ns/whole") {
+      EXPECT_EQ(p.allocation.device_mask, 0b10u);
+    }
   }
   EXPECT_EQ(view_.SharedDevicesInUse(), (std::set<std::pair<std::string, int>>{{"n1", 0}}));
 }
@@ -345,7 +349,9 @@ TEST(ClusterViewIncrementalTest, EventsGiveWhatAFullRebuildGives) {
       // Cycles in between: the Universe follows the events step by step.
       if (pick(3) == 0) {
         Result<World> cycle = incremental.Build(100);
-        if (cycle.ok()) ASSERT_TRUE(sched::Validate(*cycle->snapshot).ok());
+        if (cycle.ok()) {
+          ASSERT_TRUE(sched::Validate(*cycle->snapshot).ok());
+        }
       }
     }
     ClusterView rebuilt({});

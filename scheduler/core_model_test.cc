@@ -99,7 +99,7 @@ TEST(PodTranslatorTest, OnlyTheReservationNamespaceHoldsReservationPods) {
   const std::string dressed = R"({"labels":{"vtenant.io/gpu-reservation":"true",
       "app":"vtenant-gpu-reservation"},"annotations":{"vtenant.io/gpu-index":"0",
       "run.ai/reserve_for_gpu_index":"GPU-0"}})";
-  for (const std::string& ns : {"vtenant-nlp", "vtenant-reservation-x"}) {
+  for (const std::string ns : {"vtenant-nlp", "vtenant-reservation-x"}) {
     CorePod t = CorePodFromHost(
         Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":")" + ns + R"(",)" +
              dressed.substr(1, dressed.size() - 2) +

@@ -49,8 +49,9 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
     Result<SchedulerFlags> r = ParseFlags(args);
     ASSERT_FALSE(r.ok()) << args[0];
     const std::string flag = args[0].substr(0, args[0].find('='));
-    if (flag.starts_with("--"))
+    if (flag.starts_with("--")) {
       EXPECT_NE(r.status().message().find(flag), std::string::npos) << r.status().ToString();
+    }
   }
 }
 

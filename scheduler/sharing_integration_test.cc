@@ -243,7 +243,9 @@ TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "sub", "Running") == 3; }))
       << "running: " << CountPods(client(), "sub", "Running");
   for (const Object& p : PodsOf("sub"))
-    if (kube::Name(p) == "typo") EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "");
+    if (kube::Name(p) == "typo") {
+      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "");
+    }
 }
 
 TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
