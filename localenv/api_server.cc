@@ -169,11 +169,7 @@ Status ApiServer::Launch() {
       "--allow-privileged=true",
       // The kubernetes Service endpoint may not be a loopback address.
       "--endpoint-reconciler-type=none", "--cert-dir=" + options_.dir + "/generated-certs",
-      // One minute of etcd history, not five: a local cluster's etcd then
-      // levels off in memory within minutes of a steady churn (bench_soak)
-      // instead of holding up to ten minutes of every pod's versions. A
-      // watcher more than a minute behind relists, as after any compaction.
-      "--etcd-compaction-interval=1m", "--profiling=false", "--v=1"};
+      "--profiling=false", "--v=1"};
   if (!options_.etcd_tls.cert_file.empty()) {
     process.argv.insert(process.argv.end(), {"--etcd-cafile=" + options_.etcd_tls.ca_file,
                                              "--etcd-certfile=" + options_.etcd_tls.cert_file,

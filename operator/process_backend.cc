@@ -237,15 +237,16 @@ Result<std::string> ProcessBackend::EnsureEtcd() {
   }
   // TLS with client certificates only, compacted by etcd itself: the tenants'
   // API servers may not touch the key they would coordinate compaction on.
-  // One minute of history, as the local host's API server keeps (api_server.cc):
-  // one etcd holds every tenant's churn, and its memory levels off only
-  // once compaction keeps pace with it.
+  // Five minutes of history, as an API server that compacts keeps by
+  // default: the watch caches' consistency checks and lagging watchers are
+  // sized for it (one minute made the tenants' API servers log failed
+  // checks), and ten held twice the versions of every tenant's churn.
   VT_ASSIGN_OR_RETURN(
       std::unique_ptr<localenv::EtcdServer> etcd,
       localenv::EtcdServer::Start(
           {.dir = dir.string(),
            .die_with_parent = false,
-           .extra_args = {"--auto-compaction-mode=periodic", "--auto-compaction-retention=1m"}}));
+           .extra_args = {"--auto-compaction-mode=periodic", "--auto-compaction-retention=5m"}}));
   etcd_url_ = etcd->client_url();
   etcd_pid_ = etcd->Release();
   // Authentication on before any tenant's API server starts: each reaches
