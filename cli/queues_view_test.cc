@@ -26,7 +26,7 @@ std::string TeamQueue(const std::string& name, const std::string& parent,
                    "requested":{"nvidia.com/gpu":"0.33"}}})";
 }
 
-std::string Print(kube::Client& client) {
+std::string QueuesTable(kube::Client& client) {
   std::ostringstream out;
   Status s = PrintQueues(client, out);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -41,7 +41,7 @@ TEST(QueuesViewTest, TheReferenceTreeShowsEachTeamAt330m) {
     "status":{"allocated":{"nvidia.com/gpu":"990m"},"requested":{"nvidia.com/gpu":"990m"}}})");
   for (const char* team : {"vision", "nlp", "recsys"})
     CreateQueue(client, TeamQueue(team, "ml-org"));
-  EXPECT_EQ(Print(client),
+  EXPECT_EQ(QueuesTable(client),
             "QUEUE       GPU-QUOTA   LIMIT   WEIGHT   FAIR-SHARE   ALLOCATED   REQUESTED\n"
             "ml-org      1           1       1        1            990m        990m\n"
             "├─ nlp      330m        1       1        330m         330m        330m\n"
@@ -56,7 +56,7 @@ TEST(QueuesViewTest, DeeperTreesDrawTheirBranches) {
   CreateQueue(client, TeamQueue("a", "root"));
   CreateQueue(client, TeamQueue("b", "root"));
   CreateQueue(client, TeamQueue("a1", "a"));
-  const std::string out = Print(client);
+  const std::string out = QueuesTable(client);
   EXPECT_NE(out.find("root       unlimited   unlimited   -        -"), std::string::npos) << out;
   EXPECT_NE(out.find("\n├─ a "), std::string::npos) << out;
   EXPECT_NE(out.find("\n│  └─ a1 "), std::string::npos) << out;
@@ -68,7 +68,7 @@ TEST(QueuesViewTest, UnreportedValuesAreDashesAndMissingParentsAreNamed) {
   CreateQueue(client, R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue",
     "metadata":{"name":"lonely"},"spec":{"parentQueue":"gone",
     "resources":{"gpu":{"quota":0.5,"limit":1,"overQuotaWeight":2}}}})");
-  EXPECT_EQ(Print(client),
+  EXPECT_EQ(QueuesTable(client),
             "QUEUE                          GPU-QUOTA   LIMIT   WEIGHT   FAIR-SHARE   ALLOCATED   "
             "REQUESTED\n"
             "lonely (parent gone missing)   500m        1       2        -            -           "
@@ -79,7 +79,7 @@ TEST(QueuesViewTest, ACycleShowsEveryQueueOnce) {
   kube::FakeClient client;
   CreateQueue(client, TeamQueue("x", "y"));
   CreateQueue(client, TeamQueue("y", "x"));
-  const std::string out = Print(client);
+  const std::string out = QueuesTable(client);
   EXPECT_NE(out.find("x (in a parentQueue cycle)"), std::string::npos) << out;
   EXPECT_EQ(out.find("y (in a parentQueue cycle)"), std::string::npos) << out;
   EXPECT_NE(out.find("└─ y "), std::string::npos) << out;

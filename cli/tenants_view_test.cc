@@ -17,7 +17,7 @@ void CreateTenant(kube::FakeClient& client, const std::string& json) {
   ASSERT_TRUE(client.Create(res::kTenants, "", kube::Json(json)).ok());
 }
 
-std::string Print(kube::Client& client) {
+std::string TenantsTable(kube::Client& client) {
   std::ostringstream out;
   Status s = PrintTenants(client, out);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -34,7 +34,7 @@ TEST(TenantsViewTest, ReadyTenantsShowPhaseQueueAndEndpointAndNoConditions) {
   CreateTenant(client, R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant",
     "metadata":{"name":"nlp"},"spec":{"queue":{"parentQueue":"ml-org"}},
     "status":{"phase":"Ready","queue":"nlp","endpoint":"https://127.0.0.1:40000"}})");
-  const std::string out = Print(client);
+  const std::string out = TenantsTable(client);
   EXPECT_EQ(out,
             "NAME     PHASE   QUEUE    PARENT   GPU-ALLOCATED   ENDPOINT\n"
             "nlp      Ready   nlp      ml-org   -               https://127.0.0.1:40000\n"
@@ -50,7 +50,7 @@ TEST(TenantsViewTest, ANotReadyTenantSaysWhy) {
       {"type":"ControlPlaneReady","status":"True"},
       {"type":"ParentQueueMissing","status":"True","reason":"QueueNotFound",
        "message":"parent queue \"nosuch\" does not exist"}]}})");
-  const std::string out = Print(client);
+  const std::string out = TenantsTable(client);
   EXPECT_NE(out.find("orphan   Failed   -       nosuch"), std::string::npos) << out;
   EXPECT_NE(out.find("  orphan: ParentQueueMissing (QueueNotFound): parent queue \"nosuch\" "
                      "does not exist\n"),
@@ -65,12 +65,12 @@ TEST(TenantsViewTest, ATenantWithoutStatusIsPending) {
   kube::FakeClient client;
   CreateTenant(client, R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant",
     "metadata":{"name":"new"},"spec":{}})");
-  EXPECT_NE(Print(client).find("new    Pending   -       -"), std::string::npos) << Print(client);
+  EXPECT_NE(TenantsTable(client).find("new    Pending   -       -"), std::string::npos) << TenantsTable(client);
 }
 
 TEST(TenantsViewTest, NoTenantsSaysHowToCreateThem) {
   kube::FakeClient client;
-  EXPECT_NE(Print(client).find("kubectl apply -k examples/tenants"), std::string::npos);
+  EXPECT_NE(TenantsTable(client).find("kubectl apply -k examples/tenants"), std::string::npos);
 }
 
 TEST(TenantsViewTest, AMissingTenantApiIsExplained) {
