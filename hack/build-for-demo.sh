@@ -25,7 +25,7 @@ start=$(date +%s)
   # One-second naps, so that nothing of it outlives this script by more.
   while :; do
     for _ in $(seq 30); do sleep 1; done
-    echo "demo: building for $(( $(date +%s) - start ))s (the first time about 12 min on 2 cores)"
+    echo "demo: building for $(( $(date +%s) - start ))s (the first time about 10 min on 2 cores)"
   done
 ) &
 ticker_pid=$!
