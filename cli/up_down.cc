@@ -309,9 +309,10 @@ credentials. Cannot be undone.
 
 // Removes `dir`, saying what it held.
 int Purge(const std::string& dir) {
+  // The operator keeps one folder a tenant under <state-dir>/tenants.
   int tenants = 0;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir + "/operator", ec)) {
+  for (const auto& entry : fs::directory_iterator(dir + "/operator/tenants", ec)) {
     if (entry.is_directory()) ++tenants;
   }
   // A real node leaves mounts in the folder and a namespace and a cgroup
@@ -327,7 +328,7 @@ int Purge(const std::string& dir) {
     return 1;
   }
   std::cout << "vtenant: removed " << dir << " (the host cluster's data, " << tenants
-            << " tenant folder(s) under operator/, logs and credentials)\n";
+            << " tenant folder(s) under operator/tenants/, logs and credentials)\n";
   return 0;
 }
 

@@ -139,10 +139,15 @@ TEST(CliUpDownTest, UpIsIdempotentDownKeepsTheDataAndDeleteRemovesIt) {
   EXPECT_EQ(after->Alive().size(), 6u);
   EXPECT_EQ(WitnessUid(*after), uid) << "the host's data did not survive down and up";
 
-  // delete is the one command that removes it, and says so.
+  // delete is the one command that removes it, and says so, counting the
+  // tenants' folders (three stand in for the tenants'; what else the
+  // operator keeps beside them is not one).
+  for (const char* team : {"team-a", "team-b", "team-c"})
+    std::filesystem::create_directories(dir + "/operator/tenants/" + team);
   localenv::CommandResult deleted = Vtenant(dir, {"delete"});
   EXPECT_EQ(deleted.exit_code, 0) << deleted.out << deleted.err;
   EXPECT_NE(deleted.out.find("removed " + dir), std::string::npos) << deleted.out;
+  EXPECT_NE(deleted.out.find(" 3 tenant folder(s)"), std::string::npos) << deleted.out;
   ExpectNothingLeft(dir, *after);
   EXPECT_FALSE(std::filesystem::exists(dir));
   std::filesystem::remove_all(tmpl);
