@@ -104,8 +104,17 @@ Result<Namespaces> OpenNamespaces(const std::string& netns) {
   ns.netns = open(NetnsPath(netns).c_str(), O_RDONLY | O_CLOEXEC);
   if (ns.netns < 0) return NotFound(Errno("opening " + NetnsPath(netns)));
   ns.home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (ns.home < 0) return Internal(Errno("opening /proc/self/ns/net"));
+  if (ns.home < 0) {
+    Status failed = Internal(Errno("opening /proc/self/ns/net"));
+    close(ns.netns);
+    return failed;
+  }
   return ns;
+}
+
+void CloseNamespaces(const Namespaces& ns) {
+  close(ns.netns);
+  close(ns.home);
 }
 
 }  // namespace
@@ -117,8 +126,7 @@ Result<int> ListenInNetns(const std::string& netns, const std::string& host, int
   const bool numeric = NumericAddress(host, port, address, length);
   Result<int> made = numeric ? SocketInNetns(ns.netns, ns.home, address.ss_family, type)
                              : Result<int>(InvalidArgument("not a numeric address: " + host));
-  close(ns.netns);
-  close(ns.home);
+  CloseNamespaces(ns);
   VT_ASSIGN_OR_RETURN(int fd, std::move(made));
   const int on = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
@@ -258,22 +266,33 @@ Status RunConnectProxy(const std::string& netns, const std::string& socket_path)
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (socket_path.size() >= sizeof(address.sun_path)) {
+    CloseNamespaces(ns);
     return InvalidArgument("socket path too long: " + socket_path);
   }
   std::strncpy(address.sun_path, socket_path.c_str(), sizeof(address.sun_path) - 1);
   const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener < 0) return Internal(Errno("socket"));
+  if (listener < 0) {
+    Status failed = Internal(Errno("socket"));
+    CloseNamespaces(ns);
+    return failed;
+  }
   unlink(socket_path.c_str());  // a stale socket of an earlier run
   if (bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
       listen(listener, 128) != 0) {
-    return Unavailable(Errno("listening on " + socket_path));
+    Status failed = Unavailable(Errno("listening on " + socket_path));  // before close sets errno
+    close(listener);
+    CloseNamespaces(ns);
+    return failed;
   }
   std::cout << "relay: CONNECT proxy on " << socket_path << " dialing in " << netns << std::endl;
   while (true) {
     const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
       if (RetryAccept(errno)) continue;
-      return Unavailable(Errno("accept"));
+      Status failed = Unavailable(Errno("accept"));
+      // The namespaces stay open: connections still being served use them.
+      close(listener);
+      return failed;
     }
     std::thread([client, ns] { ServeConnect(client, ns); }).detach();
   }

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -134,6 +135,23 @@ TEST_F(NetnsRelayTest, InboundRelayListensInsideAndReachesLoopbackOutside) {
   const int c = SocketInside();
   EXPECT_FALSE(ConnectLoopback(c, Port(other)));
   close(c);
+}
+
+// How many descriptors this process has open.
+int OpenDescriptors() {
+  int n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
+}
+
+TEST_F(NetnsRelayTest, AConnectProxyThatCannotListenLeavesNothingOpen) {
+  const int before = OpenDescriptors();
+  Status s = RunConnectProxy(netns_, "/nonexistent-vtenant-dir/relay.sock");
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(OpenDescriptors(), before) << "its socket or namespace descriptors leaked";
 }
 
 TEST_F(NetnsRelayTest, ConnectProxyDialsInsideTheNamespaceOnly) {
