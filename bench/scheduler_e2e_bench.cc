@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "kai/names.h"
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
@@ -212,7 +213,7 @@ int Main(const Options& o) {
     std::thread creator([&] {
       CreatePods(*driver, "vtf", o.pods, [&](int i) {
         return PodOptions{.queue = "team-" + std::to_string(i % 4),
-                          .annotations = {{"gpu-fraction", f}}};
+                          .annotations = {{kai::kGpuFractionAnnotation, f}}};
       });
     });
     results.push_back(Watch(*driver, "vtf", fit, start,

@@ -7,6 +7,7 @@
 #include "kube/wall_time.h"
 #include "operator/certificates.h"
 #include "operator/host_objects.h"
+#include "operator/tenant.h"
 
 namespace vtenant::cli {
 
@@ -28,8 +29,8 @@ Status WaitForRotation(kube::Client& host, std::string_view tenant, const std::s
   const auto deadline = std::chrono::steady_clock::now() + limit;
   std::string seen = "no Secret yet";
   while (true) {
-    std::string ns = "vtenant-" + std::string(tenant);
-    std::string name = "vc-" + std::string(tenant);
+    std::string ns = op::HostNamespace(tenant);
+    std::string name = op::KubeconfigSecretName(tenant);
     if (Result<kube::Object> t = host.Get(kube::resources::kTenants, "", tenant); t.ok()) {
       if (auto s = kube::GetString(*t, {"status", "hostNamespace"}); !s.empty()) ns = s;
       if (auto s = kube::GetString(*t, {"status", "kubeconfigSecret"}); !s.empty()) name = s;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "kube/wall_time.h"
+#include "operator/tenant.h"
 #include "syncer/kubelet_identity.h"
 
 namespace vtenant::op {
@@ -70,7 +71,7 @@ std::string LeafProblem(const std::string& what, const pki::CertificateAndKey& l
 
 CertificatePolicy DefaultCertificatePolicy(const std::string& tenant,
                                            const std::string& host_namespace) {
-  const std::string service = "vc-" + tenant;
+  const std::string service = ControlPlaneName(tenant);
   return {.tenant = tenant,
           .dns_names = {"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
                         "kubernetes.default.svc.cluster.local", service,

@@ -11,7 +11,7 @@
 namespace vtenant::op {
 namespace {
 
-std::string Name(const ControlPlaneRequest& r) { return "vc-" + r.spec.name; }
+std::string Name(const ControlPlaneRequest& r) { return ControlPlaneName(r.spec.name); }
 
 // The labels of what the backend writes for tenant r; the component label
 // only with `component` (the credential Secrets go without it).
@@ -417,7 +417,7 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
 
 Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
                                         const std::string& host_namespace) {
-  const std::string name = "vc-" + tenant;
+  const std::string name = ControlPlaneName(tenant);
   // Only what the operator made for this tenant goes (a namespace it does
   // not own may hold objects of these names).
   VT_ASSIGN_OR_RETURN(Deleted sts, DeleteIfOwned(host_, kube::resources::kStatefulSets,

@@ -208,12 +208,6 @@ std::vector<std::string> AllowedPriorityClasses(const IsolationSpec& spec,
   return {allowed.begin(), allowed.end()};
 }
 
-std::string HostNamespace(std::string_view tenant) { return "vtenant-" + std::string(tenant); }
-std::string KubeconfigSecretName(std::string_view tenant) { return "vc-" + std::string(tenant); }
-std::string CertificateSecretName(std::string_view tenant) {
-  return "vc-" + std::string(tenant) + "-certs";
-}
-
 Status CheckNamespaceNotReserved(std::string_view ns,
                                  const std::vector<std::string>& also_reserved) {
   for (std::string_view reserved : kReservedNamespaces) {

@@ -99,10 +99,22 @@ struct TenantSpec {
 };
 
 // The names every component derives from a tenant's name (the operator,
-// the syncer and the CLI spell them alike; docs/architecture.md).
-std::string HostNamespace(std::string_view tenant);          // vtenant-<t>
-std::string KubeconfigSecretName(std::string_view tenant);   // vc-<t>
-std::string CertificateSecretName(std::string_view tenant);  // vc-<t>-certs
+// the syncer and the CLI spell them alike; docs/architecture.md). Inline,
+// so that the CLI takes them from here without linking the operator.
+inline std::string HostNamespace(std::string_view tenant) {  // vtenant-<t>
+  return "vtenant-" + std::string(tenant);
+}
+inline std::string KubeconfigSecretName(std::string_view tenant) {  // vc-<t>
+  return "vc-" + std::string(tenant);
+}
+// The StatefulSet backend's control plane: its StatefulSet and Service,
+// and the DNS name the API server's certificate carries.
+inline std::string ControlPlaneName(std::string_view tenant) {  // vc-<t>
+  return "vc-" + std::string(tenant);
+}
+inline std::string CertificateSecretName(std::string_view tenant) {  // vc-<t>-certs
+  return "vc-" + std::string(tenant) + "-certs";
+}
 inline constexpr char kKubeconfigKey[] = "config";
 // The syncer's label (syncer/names.h): objects of a tenant carry the same
 // key whichever program wrote them.
