@@ -31,6 +31,19 @@ const Sample* Baseline(const SoakRun& run) {
   return &run.samples.front();
 }
 
+// The first sample at or after half the run: growth from it to the end
+// tells a program still growing from one whose windows filled early and
+// then stayed level (etcd's and the API servers' five minutes of history,
+// the syncers' fifteen minutes of deleted objects for late Events).
+const Sample* Midpoint(const SoakRun& run) {
+  if (run.samples.empty()) return nullptr;
+  const double half = run.samples.back().t_s / 2;
+  for (const Sample& s : run.samples) {
+    if (s.t_s >= half) return &s;
+  }
+  return &run.samples.back();
+}
+
 double Growth(double from, double to) { return from > 0 ? 100 * (to - from) / from : 0; }
 
 std::string XmlEscape(const std::string& text) {
@@ -130,13 +143,16 @@ std::string SummaryMarkdown(const SoakRun& run) {
 
   const Sample* base = Baseline(run);
   const Sample* end = run.samples.empty() ? nullptr : &run.samples.back();
+  const Sample* mid = Midpoint(run);
   if (base != nullptr) {
-    md += Fmt("## Resident memory (MiB): at %.1f min (baseline) and at the end (%.1f min)\n\n",
-              base->t_s / 60, end->t_s / 60);
+    md += Fmt(
+        "## Resident memory (MiB): at %.1f min (baseline) and at the end (%.1f min); the second "
+        "half from %.1f min\n\n",
+        base->t_s / 60, end->t_s / 60, mid->t_s / 60);
     md +=
-        "| program | processes (distinct seen) | baseline | end | growth | max | per process, "
-        "baseline → end |\n";
-    md += "| --- | --- | --- | --- | --- | --- | --- |\n";
+        "| program | processes (distinct seen) | baseline | end | growth | second half | max | per "
+        "process, baseline → end |\n";
+    md += "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const std::string& kind : ProgramKinds()) {
       const KindSample& b = base->kinds.at(kind);
       const KindSample& e = end->kinds.at(kind);
@@ -147,17 +163,20 @@ std::string SummaryMarkdown(const SoakRun& run) {
       if (PerTenant(kind) && b.processes > 0 && e.processes > 0) {
         per = Fmt("%.1f → %.1f", b.rss_mib / b.processes, e.rss_mib / e.processes);
       }
-      md += Fmt("| %s | %d (%d) | %.1f | %.1f | %+.1f %% | %.1f | %s |\n", kind.c_str(),
+      md += Fmt("| %s | %d (%d) | %.1f | %.1f | %+.1f %% | %+.1f %% | %.1f | %s |\n", kind.c_str(),
                 e.processes, seen == run.pids_seen.end() ? 0 : seen->second, b.rss_mib, e.rss_mib,
-                Growth(b.rss_mib, e.rss_mib), max, per.c_str());
+                Growth(b.rss_mib, e.rss_mib), Growth(mid->kinds.at(kind).rss_mib, e.rss_mib), max,
+                per.c_str());
     }
     double b_total = 0, e_total = 0;
     for (const std::string& kind : ProgramKinds()) {
       b_total += base->kinds.at(kind).rss_mib;
       e_total += end->kinds.at(kind).rss_mib;
     }
-    md += Fmt("| all | | %.1f | %.1f | %+.1f %% | | |\n\n", b_total, e_total,
-              Growth(b_total, e_total));
+    double m_total = 0;
+    for (const std::string& kind : ProgramKinds()) m_total += mid->kinds.at(kind).rss_mib;
+    md += Fmt("| all | | %.1f | %.1f | %+.1f %% | %+.1f %% | | |\n\n", b_total, e_total,
+              Growth(b_total, e_total), Growth(m_total, e_total));
 
     md +=
         "## CPU during the churn\n\n| program | CPU s | mean cores | per process, mean cores "
@@ -216,6 +235,13 @@ std::string SummaryMarkdown(const SoakRun& run) {
     }
     md += "- RSS growth under 5 % after the baseline: " +
           (over.empty() ? std::string("every program kind") : "over it:" + over) + "\n";
+    std::string growing;
+    for (const std::string& kind : ProgramKinds()) {
+      const double g = Growth(mid->kinds.at(kind).rss_mib, end->kinds.at(kind).rss_mib);
+      if (g >= 2) growing += Fmt(" %s %+.1f %%;", kind.c_str(), g);
+    }
+    md += "- still growing in the second half (2 % or more): " +
+          (growing.empty() ? std::string("none") : growing) + "\n";
   }
   std::vector<double> p99s;  // of the windows with pods bound
   for (const auto& [w, s] : run.windows) {
