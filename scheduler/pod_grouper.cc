@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "kube/conditions.h"
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
 #include "scheduler/core_pod.h"
@@ -35,27 +34,7 @@ kube::ResourceType TypeOf(const Value& ref) {
   return t;
 }
 
-// The wall-clock time `text` names; the epoch when it names none.
-std::chrono::system_clock::time_point TimeOf(std::string_view text) {
-  return std::chrono::system_clock::from_time_t(ParseTimestamp(text));
-}
-
 }  // namespace
-
-std::chrono::system_clock::duration PodGrouper::BarePodWait(const Value& pod) const {
-  const std::string_view phase = kube::GetString(pod, {"status", "phase"});
-  if (kube::GetString(pod, {"spec", "nodeName"}).empty())
-    return TimeOf(kube::GetString(pod, {"metadata", "creationTimestamp"})) + bare_pod_delay_ -
-           now_();
-  if (!phase.empty() && phase != "Pending") return {};  // started (or done): its node is quiet
-  // Bound, not started: counted from the bind, which the API server stamps
-  // on the PodScheduled condition; from creation where it is missing.
-  std::optional<kube::Condition> scheduled = kube::FindCondition(pod, "PodScheduled");
-  const std::string_view bound_at = scheduled && scheduled->status == "True"
-                                        ? std::string_view(scheduled->last_transition_time)
-                                        : kube::GetString(pod, {"metadata", "creationTimestamp"});
-  return TimeOf(bound_at) + bare_pod_delay_ - now_();
-}
 
 bool PodGrouper::MpiLauncherExists(const std::string& ns, std::string_view job) const {
   for (const kube::ObjectPtr& p : pods_.cache().List())
@@ -72,8 +51,11 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     return kube::ReconcileResult{};
   if (kube::Annotation(*pod, kPodGroupAnnotation)) return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
-  if (kube::ControllerReference(*pod) == nullptr) {
-    const auto wait = BarePodWait(*pod);
+  if (kube::ControllerReference(*pod) == nullptr &&
+      kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
+    const auto created = std::chrono::system_clock::from_time_t(
+        ParseTimestamp(kube::GetString(*pod, {"metadata", "creationTimestamp"})));
+    const auto wait = created + bare_pod_delay_ - now_();
     if (wait > std::chrono::system_clock::duration::zero())
       return kube::ReconcileResult{std::chrono::ceil<std::chrono::milliseconds>(wait)};
   }

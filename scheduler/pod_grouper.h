@@ -8,12 +8,9 @@
 // annotated with the group's name. An owner whose spec gives no minMember
 // gets the pod a Warning Event (PodGroupNotCreated) saying what to fix.
 // A bare pod needs no object to be scheduled (the cycle takes it as a job of
-// its own at once), so its PodGroup, which users and tools read, waits: a
-// burst of pods leaves the client's rate to its binds first. A pending pod
-// is grouped after `bare_pod_delay` from its creation; a bound one once it
-// has started, or `bare_pod_delay` after its bind if it does not start.
-// Not while it starts: an update then makes kwok play its "running" stage
-// a second time, after the pod's deletion may have begun.
+// its own at once), so its PodGroup, which users and tools read, waits
+// until the pod is bound or has waited `bare_pod_delay`: a burst of pods
+// leaves the client's rate to its binds first.
 // Level-triggered and idempotent: creating an existing group or
 // re-annotating changes nothing.
 #pragma once
@@ -47,10 +44,6 @@ class PodGrouper : public kube::Reconciler {
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
  private:
-  // How much longer bare pod `pod` waits for its PodGroup; not positive
-  // when it waits no longer.
-  std::chrono::system_clock::duration BarePodWait(const rapidjson::Value& pod) const;
-
   // Whether a launcher pod of MPIJob ns/job exists and is not leaving.
   bool MpiLauncherExists(const std::string& ns, std::string_view job) const;
 

@@ -1,6 +1,6 @@
 // PodGrouper against an in-memory API server: what it writes for a pod, when
-// it waits (a bare pod, before it has started), and what a pod whose owner
-// gives no minMember is told.
+// it waits (a bare pod not yet bound), and what a pod whose owner gives no
+// minMember is told.
 #include "scheduler/pod_grouper.h"
 
 #include <gtest/gtest.h>
@@ -29,16 +29,16 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
   ~PodGrouperTest() override { pods_.Stop(); }
 
   // Creates pod ns/name (bound to `node` when not empty, owned by `owner`
-  // JSON when not empty, with `status` JSON), waits for the informer, and
-  // sets the clock to its creation plus `age`.
+  // JSON when not empty), waits for the informer, and sets the clock to its
+  // creation plus `age`.
   kube::Object CreatePod(const std::string& name, const std::string& node, seconds age,
-                         const std::string& owner = "", const std::string& status = "{}") {
+                         const std::string& owner = "") {
     kube::Object pod = Add(res::kPods, "ns",
                            R"({"metadata":{"name":")" + name +
                                R"(","namespace":"ns","labels":{"kai.scheduler/queue":"team"})" +
                                (owner.empty() ? "" : R"(,"ownerReferences":[)" + owner + "]") +
                                R"(},"spec":{"schedulerName":"kai-scheduler","nodeName":")" + node +
-                               R"(","containers":[{"name":"c"}]},"status":)" + status + "}");
+                               R"(","containers":[{"name":"c"}]}})");
     EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
     now_ = std::chrono::system_clock::from_time_t(
                ParseTimestamp(kube::GetString(pod, {"metadata", "creationTimestamp"}))) +
@@ -77,40 +77,10 @@ TEST_F(PodGrouperTest, APendingBarePodIsGroupedAfterItsDelay) {
   EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team");
 }
 
-TEST_F(PodGrouperTest, ABoundBarePodIsGroupedOnceItHasStarted) {
+TEST_F(PodGrouperTest, ABoundBarePodIsGroupedAtOnce) {
   kube::Object pod = CreatePod("p", "n1", seconds(0));
-  Result<kube::ReconcileResult> r = grouper_.Reconcile("ns/p");
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(GroupOf("p"), "") << "not while its node starts it";
-  EXPECT_EQ(r->requeue_after, std::chrono::milliseconds(5000));
-
-  ASSERT_TRUE(client_
-                  .Patch(res::kPods, "ns", "p", kube::PatchType::kMerge,
-                         R"({"status":{"phase":"Running"}})", {.subresource = "status"})
-                  .ok());
-  ASSERT_TRUE(Eventually([&] {
-    kube::ObjectPtr seen = pods_.cache().Get("ns/p");
-    return seen != nullptr && kube::GetString(*seen, {"status", "phase"}) == "Running";
-  }));
   ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
   EXPECT_EQ(GroupOf("p"), "pg-p-" + std::string(kube::Uid(pod)));
-}
-
-TEST_F(PodGrouperTest, ABoundBarePodThatDoesNotStartIsGroupedAfterItsDelayFromTheBind) {
-  // Bound ten seconds after its creation (the API server stamps the bind on
-  // PodScheduled); its delay counts from then, not from its creation.
-  CreatePod("p", "n1", seconds(12), "",
-            R"({"phase":"Pending","conditions":[{"type":"PodScheduled","status":"True",)"
-            R"("lastTransitionTime":"2000-01-01T00:00:10Z"}]})");
-  now_ = std::chrono::system_clock::from_time_t(ParseTimestamp("2000-01-01T00:00:12Z"));
-  Result<kube::ReconcileResult> r = grouper_.Reconcile("ns/p");
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(GroupOf("p"), "");
-  EXPECT_EQ(r->requeue_after, std::chrono::milliseconds(3000));
-
-  now_ += seconds(3);
-  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
-  EXPECT_NE(GroupOf("p"), "");
 }
 
 TEST_F(PodGrouperTest, APodsPreemptibilityLabelReachesItsPodGroup) {
@@ -119,7 +89,7 @@ TEST_F(PodGrouperTest, APodsPreemptibilityLabelReachesItsPodGroup) {
           R"({"metadata":{"name":"m","namespace":"ns","labels":{"kai.scheduler/queue":"team",
           "kai.scheduler/preemptibility":"non-preemptible"}},"spec":{"schedulerName":"kai-scheduler",
           "nodeName":"n1","containers":[{"name":"c"}]}})");
-  kube::Object plain = CreatePod("p", "n1", seconds(5));  // bound; grouped after its delay
+  kube::Object plain = CreatePod("p", "n1", seconds(0));
   ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/m") != nullptr; }));
   ASSERT_TRUE(grouper_.Reconcile("ns/m").ok());
   ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
