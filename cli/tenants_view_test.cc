@@ -65,7 +65,8 @@ TEST(TenantsViewTest, ATenantWithoutStatusIsPending) {
   kube::FakeClient client;
   CreateTenant(client, R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant",
     "metadata":{"name":"new"},"spec":{}})");
-  EXPECT_NE(TenantsTable(client).find("new    Pending   -       -"), std::string::npos) << TenantsTable(client);
+  EXPECT_NE(TenantsTable(client).find("new    Pending   -       -"), std::string::npos)
+      << TenantsTable(client);
 }
 
 TEST(TenantsViewTest, NoTenantsSaysHowToCreateThem) {
