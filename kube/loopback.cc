@@ -18,14 +18,15 @@
 namespace vtenant::kube {
 namespace {
 
-// A TCP socket bound to 127.0.0.1 at a port the kernel picks; *port is set.
+// A TCP socket bound to 127.0.0.1 at *port, or where *port is 0 at a port
+// the kernel picks, which is then stored in *port.
 Result<int> BindLoopback(int* port, bool close_on_exec) {
   const int fd = socket(AF_INET, SOCK_STREAM | (close_on_exec ? SOCK_CLOEXEC : 0), 0);
   if (fd < 0) return Internal(std::string("socket: ") + std::strerror(errno));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
+  addr.sin_port = htons(*port);
   socklen_t len = sizeof(addr);
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
@@ -40,15 +41,10 @@ Result<int> BindLoopback(int* port, bool close_on_exec) {
 // Whether 127.0.0.1:`port` can be bound now (nothing listens there, no
 // socket of a connection holds it).
 bool LoopbackPortFree(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  const bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  close(fd);
-  return free;
+  Result<int> fd = BindLoopback(&port, /*close_on_exec=*/true);
+  if (!fd.ok()) return false;
+  close(*fd);
+  return true;
 }
 
 std::string ReadEphemeralRange() {
@@ -102,6 +98,7 @@ Result<int> PickFreeLoopbackPort() {
 }
 
 Result<int> ListenOnLoopback(int* port, bool close_on_exec) {
+  *port = 0;  // the kernel picks
   VT_ASSIGN_OR_RETURN(int fd, BindLoopback(port, close_on_exec));
   if (listen(fd, 16) != 0) {
     const int err = errno;
