@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "kube/controller.h"
+#include "kube/heap_trimmer.h"
 #include "operator/host_objects.h"
 #include "operator/operator_identity.h"
 #include "operator/tenant.h"
@@ -14,6 +15,12 @@
 namespace vtenant::op {
 namespace fs = std::filesystem;
 namespace {
+
+// Tenants' reconciles come in bursts (twenty Tenants applied at once, a
+// certificate rotation); without these the operator's resident memory
+// keeps the peak of every burst (see kube/heap_trimmer.h).
+constexpr int kMallocArenas = 4;
+constexpr auto kTrimPeriod = std::chrono::seconds(10);
 
 // The syncer to start for the process backend: the flag, else the one built
 // beside this program; none with --no-syncer.
@@ -38,6 +45,7 @@ std::string CredentialsNamespace(const OperatorFlags& flags) {
 Result<std::unique_ptr<OperatorApp>> OperatorApp::Create(kube::Client& host,
                                                          const kube::RestConfig& host_config,
                                                          OperatorFlags flags) {
+  kube::LimitMallocArenas(kMallocArenas);
   std::unique_ptr<OperatorApp> app(new OperatorApp(host, std::move(flags)));
   kube::ManagerOptions options{.name = "vtenant-operator",
                                .health_address = app->flags_.health_address};
@@ -47,6 +55,7 @@ Result<std::unique_ptr<OperatorApp>> OperatorApp::Create(kube::Client& host,
                                    .lease_name = app->flags_.leader_election_id};
   }
   VT_ASSIGN_OR_RETURN(app->manager_, kube::Manager::Create(host, options));
+  kube::AddHeapTrimmer(*app->manager_, kTrimPeriod);
   Result<std::string> username = WhoAmI(host);
   if (!username.ok()) return username.status().WithContext("host cluster: who am I");
   VT_RETURN_IF_ERROR(app->Wire(host_config, *username));

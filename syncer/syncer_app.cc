@@ -1,14 +1,13 @@
 #include "syncer/syncer_app.h"
 
 #include <glog/logging.h>
-#include <malloc.h>
 
 #include <filesystem>
 #include <string>
 #include <thread>
 
 #include "base/file.h"
-#include "kube/cancellation.h"
+#include "kube/heap_trimmer.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/pod_address.h"
@@ -65,7 +64,7 @@ Result<std::string> ReadPem(const std::string& path, const std::string& flag) {
 }  // namespace
 
 Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
-  mallopt(M_ARENA_MAX, kMallocArenas);
+  kube::LimitMallocArenas(kMallocArenas);
   if (Status s = kube::SetHttpIoThreads(kHttpIoThreads); !s.ok()) LOG(WARNING) << s.ToString();
   std::unique_ptr<SyncerApp> app(new SyncerApp());
   WaitForFile(flags.virtual_kubeconfig);
@@ -114,12 +113,7 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
     LOG(INFO) << "kubelet endpoint of the virtual Nodes on " << flags.config.kubelet_address << ":"
               << app->kubelet_server_->port();
   }
-  app->manager_->AddRunnable(
-      "malloc-trim",
-      [](kube::Cancellation& stop) {
-        while (!stop.WaitFor(kTrimPeriod)) malloc_trim(0);
-      },
-      /*needs_leader=*/false);
+  kube::AddHeapTrimmer(*app->manager_, kTrimPeriod);
   if (!flags.pod_api_address.empty()) {
     VT_ASSIGN_OR_RETURN(kube::RestConfig virtual_config,
                         kube::LoadKubeconfig(flags.virtual_kubeconfig));
