@@ -121,7 +121,15 @@ Result<std::unique_ptr<EtcdServer>> EtcdServer::Start(const EtcdOptions& options
                     "--peer-trusted-ca-file=" + ca, "--peer-client-cert-auth=true",
                     // Local, disposable state: durability is not worth fsync latency.
                     "--unsafe-no-fsync=true", "--quota-backend-bytes=4294967296",
-                    "--log-level=warn"};
+                    // One member: etcd holds the raft log in memory from one
+                    // snapshot to the next, plus a tail for followers to
+                    // catch up from, and there are none. A churn of pods
+                    // otherwise fills 15,000 entries before memory levels.
+                    "--snapshot-count=5000", "--snapshot-catchup-entries=1000",
+                    // A watch cache of a kind nobody writes learns the store's
+                    // revision only from these; at the default ten minutes
+                    // its revision can fall out of a few minutes of history.
+                    "--watch-progress-notify-interval=30s", "--log-level=warn"};
     process.argv.insert(process.argv.end(), options.extra_args.begin(), options.extra_args.end());
     process.log_path = server->log_path_;
     process.die_with_parent = options.die_with_parent;
