@@ -144,4 +144,13 @@ std::optional<rapidjson::Value> HostTargetRef(const rapidjson::Value& ref, std::
   return host;
 }
 
+void SetHostTargetRef(const rapidjson::Value& endpoint, rapidjson::Value& host_endpoint,
+                      std::string_view ns, const SyncerConfig& config, Allocator& a) {
+  const rapidjson::Value* ref = kube::Find(endpoint, {"targetRef"});
+  if (ref == nullptr) return;
+  if (std::optional<rapidjson::Value> host_ref = HostTargetRef(*ref, ns, config, a)) {
+    SetMember(host_endpoint, "targetRef", std::move(*host_ref), a);
+  }
+}
+
 }  // namespace vtenant::syncer

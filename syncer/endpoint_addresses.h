@@ -93,4 +93,10 @@ class HostNetwork {
 std::optional<rapidjson::Value> HostTargetRef(const rapidjson::Value& ref, std::string_view ns,
                                               const SyncerConfig& config, Allocator& a);
 
+// Sets the targetRef of `host_endpoint` to HostTargetRef of `endpoint`'s
+// targetRef, when it has one and that one is kept; else leaves it unset.
+// (An Endpoints address and an EndpointSlice endpoint both carry one.)
+void SetHostTargetRef(const rapidjson::Value& endpoint, rapidjson::Value& host_endpoint,
+                      std::string_view ns, const SyncerConfig& config, Allocator& a);
+
 }  // namespace vtenant::syncer
