@@ -187,6 +187,8 @@ TEST(EndpointSliceTranslatorTest, Table) {
   }
 }
 
+// The steps of EndpointsTranslatorTest.UpdateFollowsTheAddresses, on a
+// slice: each translator's Update is checked on its own kind.
 TEST(EndpointSliceTranslatorTest, UpdateCarriesChangedEndpointsOnly) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
