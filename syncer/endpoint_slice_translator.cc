@@ -1,6 +1,5 @@
 #include "syncer/endpoint_slice_translator.h"
 
-#include "syncer/endpoints_translator.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/service_translator.h"

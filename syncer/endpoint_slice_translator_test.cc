@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "syncer/endpoints_translator.h"
 #include "syncer/names.h"
 #include "syncer/test_objects.h"
 

@@ -24,20 +24,6 @@ const Schema& AddressSchema() {
 
 }  // namespace
 
-bool LeftOffAddresses::Keep(std::string_view address, const HostNetwork& network) {
-  std::optional<std::string> why = network.WhyNot(address);
-  if (!why) return true;
-  list_ += (list_.empty() ? "" : ", ") + std::string(address) + " (" + *why + ")";
-  return false;
-}
-
-void LeftOffAddresses::Tell(TranslationNotes* notes) const {
-  if (!list_.empty() && notes != nullptr) {
-    notes->warnings.push_back(
-        {kEndpointAddressNotAllowed, "addresses left off the host copy: " + list_});
-  }
-}
-
 kube::Object EndpointsTranslator::ToHost(const rapidjson::Value& virtual_object,
                                          const HostNetwork& network,
                                          TranslationNotes* notes) const {

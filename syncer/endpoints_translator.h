@@ -14,8 +14,6 @@
 #pragma once
 
 #include <optional>
-#include <string>
-#include <string_view>
 
 #include "kube/object.h"
 #include "syncer/endpoint_addresses.h"
@@ -23,25 +21,6 @@
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
-
-// The reason of the Warning Event for addresses left off a host copy.
-inline constexpr char kEndpointAddressNotAllowed[] = "EndpointAddressNotAllowed";
-
-// The addresses one ToHost leaves off its host copy, told to the team as a
-// single Warning Event EndpointAddressNotAllowed listing each with why.
-// Endpoints and EndpointSlices judge their addresses alike.
-class LeftOffAddresses {
- public:
-  // Whether `address` may stay on the host copy, judged against `network`;
-  // when not, it joins the list.
-  bool Keep(std::string_view address, const HostNetwork& network);
-
-  // Adds the warning to `notes` (when not null) if any address was left off.
-  void Tell(TranslationNotes* notes) const;
-
- private:
-  std::string list_;  // "address (why), ..."
-};
 
 // ToHost, then Update of the host's copy: the shape every translator has,
 // a parallel on purpose (each kind's rules are its own).
