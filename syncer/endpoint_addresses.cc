@@ -129,6 +129,20 @@ std::optional<std::string> HostNetwork::WhyNot(std::string_view address) const {
   return std::nullopt;
 }
 
+bool LeftOffAddresses::Keep(std::string_view address, const HostNetwork& network) {
+  std::optional<std::string> why = network.WhyNot(address);
+  if (!why) return true;
+  list_ += (list_.empty() ? "" : ", ") + std::string(address) + " (" + *why + ")";
+  return false;
+}
+
+void LeftOffAddresses::Tell(TranslationNotes* notes) const {
+  if (!list_.empty() && notes != nullptr) {
+    notes->warnings.push_back(
+        {kEndpointAddressNotAllowed, "addresses left off the host copy: " + list_});
+  }
+}
+
 std::optional<rapidjson::Value> HostTargetRef(const rapidjson::Value& ref, std::string_view ns,
                                               const SyncerConfig& config, Allocator& a) {
   if (!ref.IsObject() || kube::GetString(ref, {"kind"}) != "Pod") return std::nullopt;
@@ -142,6 +156,15 @@ std::optional<rapidjson::Value> HostTargetRef(const rapidjson::Value& ref, std::
   SetStringMember(host, "namespace", config.host_namespace, a);
   SetStringMember(host, "name", HostName(name, ref_ns.empty() ? ns : ref_ns, config.tenant), a);
   return host;
+}
+
+void SetHostTargetRef(const rapidjson::Value& endpoint, rapidjson::Value& host_endpoint,
+                      std::string_view ns, const SyncerConfig& config, Allocator& a) {
+  const rapidjson::Value* ref = kube::Find(endpoint, {"targetRef"});
+  if (ref == nullptr) return;
+  if (std::optional<rapidjson::Value> host_ref = HostTargetRef(*ref, ns, config, a)) {
+    SetMember(host_endpoint, "targetRef", std::move(*host_ref), a);
+  }
 }
 
 }  // namespace vtenant::syncer

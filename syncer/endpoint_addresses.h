@@ -43,6 +43,7 @@
 
 #include "kube/object.h"
 #include "syncer/json_edit.h"
+#include "syncer/object_translators.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
@@ -87,10 +88,35 @@ class HostNetwork {
   std::set<IpAddress> tenant_pods_;
 };
 
+// The reason of the Warning Event for addresses left off a host copy.
+inline constexpr char kEndpointAddressNotAllowed[] = "EndpointAddressNotAllowed";
+
+// The addresses one ToHost leaves off its host copy, told to the team as a
+// single Warning Event EndpointAddressNotAllowed listing each with why.
+// The Endpoints and EndpointSlice translators judge their addresses so.
+class LeftOffAddresses {
+ public:
+  // Whether `address` may stay on the host copy, judged against `network`;
+  // when not, it joins the list.
+  bool Keep(std::string_view address, const HostNetwork& network);
+
+  // Adds the warning to `notes` (when not null) if any address was left off.
+  void Tell(TranslationNotes* notes) const;
+
+ private:
+  std::string list_;  // "address (why), ..."
+};
+
 // The host targetRef for `ref`, a targetRef of an endpoint of an object in
 // virtual namespace `ns`: {kind Pod, the host namespace, the host pod's
 // name} for a Pod, nullopt for anything else (rules above).
 std::optional<rapidjson::Value> HostTargetRef(const rapidjson::Value& ref, std::string_view ns,
                                               const SyncerConfig& config, Allocator& a);
+
+// Sets the targetRef of `host_endpoint` to HostTargetRef of `endpoint`'s
+// targetRef, when it has one and that one is kept; else leaves it unset.
+// (An Endpoints address and an EndpointSlice endpoint both carry one.)
+void SetHostTargetRef(const rapidjson::Value& endpoint, rapidjson::Value& host_endpoint,
+                      std::string_view ns, const SyncerConfig& config, Allocator& a);
 
 }  // namespace vtenant::syncer

@@ -1,6 +1,5 @@
 #include "syncer/endpoint_slice_translator.h"
 
-#include "syncer/endpoints_translator.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/service_translator.h"
@@ -84,18 +83,14 @@ kube::Object EndpointSliceTranslator::ToHost(const rapidjson::Value& virtual_sli
   }
   const rapidjson::Value* endpoints = kube::Find(virtual_slice, {"endpoints"});
   if (endpoints == nullptr || !endpoints->IsArray()) return out;
-  std::string refused;  // "address (why), ..."
+  LeftOffAddresses left_off;
   rapidjson::Value& host_endpoints = ArrayMember(out, "endpoints", a);
   for (const rapidjson::Value& endpoint : endpoints->GetArray()) {
     rapidjson::Value host_addresses(rapidjson::kArrayType);
     if (const rapidjson::Value* addresses = kube::Find(endpoint, {"addresses"});
         addresses != nullptr && addresses->IsArray()) {
       for (const rapidjson::Value& address : addresses->GetArray()) {
-        const std::string_view text = kube::GetString(address, {});
-        if (std::optional<std::string> why = network.WhyNot(text)) {
-          refused += (refused.empty() ? "" : ", ") + std::string(text) + " (" + *why + ")";
-          continue;
-        }
+        if (!left_off.Keep(kube::GetString(address, {}), network)) continue;
         host_addresses.PushBack(rapidjson::Value(address, a), a);
       }
     }
@@ -104,17 +99,10 @@ kube::Object EndpointSliceTranslator::ToHost(const rapidjson::Value& virtual_sli
     rapidjson::Value host_endpoint(rapidjson::kObjectType);
     EndpointSchema().Apply(endpoint, host_endpoint, a, "endpoints[]", dropped);
     SetMember(host_endpoint, "addresses", std::move(host_addresses), a);
-    if (const rapidjson::Value* ref = kube::Find(endpoint, {"targetRef"})) {
-      if (std::optional<rapidjson::Value> host_ref = HostTargetRef(*ref, ns, config_, a)) {
-        SetMember(host_endpoint, "targetRef", std::move(*host_ref), a);
-      }
-    }
+    SetHostTargetRef(endpoint, host_endpoint, ns, config_, a);
     host_endpoints.PushBack(std::move(host_endpoint), a);
   }
-  if (!refused.empty() && notes != nullptr) {
-    notes->warnings.push_back(
-        {kEndpointAddressNotAllowed, "addresses left off the host copy: " + refused});
-  }
+  left_off.Tell(notes);
   return out;
 }
 

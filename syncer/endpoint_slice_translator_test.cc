@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "syncer/endpoints_translator.h"
 #include "syncer/names.h"
 #include "syncer/test_objects.h"
 
@@ -187,6 +186,8 @@ TEST(EndpointSliceTranslatorTest, Table) {
   }
 }
 
+// The steps of EndpointsTranslatorTest.UpdateFollowsTheAddresses, on a
+// slice: each translator's Update is checked on its own kind.
 TEST(EndpointSliceTranslatorTest, UpdateCarriesChangedEndpointsOnly) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);

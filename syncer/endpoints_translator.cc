@@ -34,7 +34,7 @@ kube::Object EndpointsTranslator::ToHost(const rapidjson::Value& virtual_object,
   const std::string_view ns = kube::Namespace(virtual_object);
   const rapidjson::Value* subsets = kube::Find(virtual_object, {"subsets"});
   if (subsets == nullptr || !subsets->IsArray()) return out;
-  std::string refused;  // "ip (why), ..."
+  LeftOffAddresses left_off;
   rapidjson::Value& host_subsets = ArrayMember(out, "subsets", a);
   for (const rapidjson::Value& subset : subsets->GetArray()) {
     rapidjson::Value host_subset(rapidjson::kObjectType);
@@ -45,18 +45,11 @@ kube::Object EndpointsTranslator::ToHost(const rapidjson::Value& virtual_object,
       rapidjson::Value host_addresses(rapidjson::kArrayType);
       for (const rapidjson::Value& address : addresses->GetArray()) {
         const std::string_view ip = kube::GetString(address, {"ip"});
-        if (std::optional<std::string> why = network.WhyNot(ip)) {
-          refused += (refused.empty() ? "" : ", ") + std::string(ip) + " (" + *why + ")";
-          continue;
-        }
+        if (!left_off.Keep(ip, network)) continue;
         rapidjson::Value host_address(rapidjson::kObjectType);
         AddressSchema().Apply(address, host_address, a, "subsets[]." + std::string(list) + "[]",
                               dropped);
-        if (const rapidjson::Value* ref = kube::Find(address, {"targetRef"})) {
-          if (std::optional<rapidjson::Value> host_ref = HostTargetRef(*ref, ns, config_, a)) {
-            SetMember(host_address, "targetRef", std::move(*host_ref), a);
-          }
-        }
+        SetHostTargetRef(address, host_address, ns, config_, a);
         host_addresses.PushBack(std::move(host_address), a);
       }
       if (!host_addresses.Empty()) SetMember(host_subset, list, std::move(host_addresses), a);
@@ -66,10 +59,7 @@ kube::Object EndpointsTranslator::ToHost(const rapidjson::Value& virtual_object,
       host_subsets.PushBack(std::move(host_subset), a);
     }
   }
-  if (!refused.empty() && notes != nullptr) {
-    notes->warnings.push_back(
-        {kEndpointAddressNotAllowed, "addresses left off the host copy: " + refused});
-  }
+  left_off.Tell(notes);
   return out;
 }
 

@@ -22,9 +22,6 @@
 
 namespace vtenant::syncer {
 
-// The reason of the Warning Event for addresses left off a host copy.
-inline constexpr char kEndpointAddressNotAllowed[] = "EndpointAddressNotAllowed";
-
 // ToHost, then Update of the host's copy: the shape every translator has,
 // a parallel on purpose (each kind's rules are its own).
 class EndpointsTranslator {

@@ -90,6 +90,8 @@ TEST(EndpointsTranslatorTest, Table) {
   }
 }
 
+// The steps of EndpointSliceTranslatorTest.UpdateCarriesChangedEndpointsOnly,
+// on Endpoints: each translator's Update is checked on its own kind.
 TEST(EndpointsTranslatorTest, UpdateFollowsTheAddresses) {
   const SyncerConfig config = NlpConfig();
   EndpointsTranslator translator(config);

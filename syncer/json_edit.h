@@ -34,26 +34,28 @@ inline void EraseMember(rapidjson::Value& obj, std::string_view key) {
   if (obj.IsObject()) obj.RemoveMember(rapidjson::StringRef(key.data(), key.size()));
 }
 
-// Member `key` of `obj`, created as an empty object when absent or of
-// another type (ArrayMember: as an empty array).
-inline rapidjson::Value& ObjectMember(rapidjson::Value& obj, std::string_view key, Allocator& a) {
-  auto it = obj.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
+// Member `key` of `obj`, created empty of `type` (an object or an array)
+// when absent or of another type.
+inline rapidjson::Value& MemberOfType(rapidjson::Value& obj, std::string_view key,
+                                      rapidjson::Type type, Allocator& a) {
+  const rapidjson::Value name(rapidjson::StringRef(key.data(), key.size()));
+  auto it = obj.FindMember(name);
   if (it == obj.MemberEnd()) {
-    obj.AddMember(JsonString(key, a), rapidjson::Value(rapidjson::kObjectType), a);
-    return obj[rapidjson::Value(rapidjson::StringRef(key.data(), key.size()))];
+    obj.AddMember(JsonString(key, a), rapidjson::Value(type), a);
+    return obj[name];
   }
-  if (!it->value.IsObject()) it->value.SetObject();
+  if (it->value.GetType() != type) it->value = rapidjson::Value(type);
   return it->value;
 }
 
+// Member `key` of `obj`, created as an empty object when absent or of
+// another type (ArrayMember: as an empty array).
+inline rapidjson::Value& ObjectMember(rapidjson::Value& obj, std::string_view key, Allocator& a) {
+  return MemberOfType(obj, key, rapidjson::kObjectType, a);
+}
+
 inline rapidjson::Value& ArrayMember(rapidjson::Value& obj, std::string_view key, Allocator& a) {
-  auto it = obj.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
-  if (it == obj.MemberEnd()) {
-    obj.AddMember(JsonString(key, a), rapidjson::Value(rapidjson::kArrayType), a);
-    return obj[rapidjson::Value(rapidjson::StringRef(key.data(), key.size()))];
-  }
-  if (!it->value.IsArray()) it->value.SetArray();
-  return it->value;
+  return MemberOfType(obj, key, rapidjson::kArrayType, a);
 }
 
 // Member `key` of `obj` when it is an array (FindObject: an object), else

@@ -3,6 +3,7 @@
 // Host objects get deterministic names, so after a crash the syncer finds
 // what it already created instead of creating it twice, and the virtual UID
 // annotation tells an object from an older one of the same name.
+// KAI's own names are kai/names.h's; these are vtenant's.
 #pragma once
 
 #include <string>

@@ -12,11 +12,14 @@
 namespace vtenant::syncer {
 namespace {
 
-std::string JoinOrNone(const std::set<std::string, std::less<>>& names) {
-  if (names.empty()) return "none";
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
+// Where a refusal's message points the team: "(Tenant spec.isolation.
+// <setting>: <the names it allows, or none>)".
+std::string TenantSetting(std::string_view setting,
+                          const std::set<std::string, std::less<>>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  if (list.empty()) list = "none";
+  return "(Tenant spec.isolation." + std::string(setting) + ": " + list + ")";
 }
 
 // The refusal for the rules `pod` breaks, the first one deciding the reason.
@@ -95,9 +98,8 @@ std::optional<Refusal> CheckVolumes(const rapidjson::Value& spec, const SyncerCo
       if (!config.allowed_csi_drivers.contains(driver)) {
         return Refusal{"CSIDriverNotAllowed",
                        where + ".csi.driver \"" + std::string(driver) +
-                           "\" is not a driver this tenant may use in inline volumes (Tenant "
-                           "spec.isolation.allowedCSIDrivers: " +
-                           JoinOrNone(config.allowed_csi_drivers) + ")"};
+                           "\" is not a driver this tenant may use in inline volumes " +
+                           TenantSetting("allowedCSIDrivers", config.allowed_csi_drivers)};
       }
       continue;
     }
@@ -110,9 +112,8 @@ std::optional<Refusal> CheckVolumes(const rapidjson::Value& spec, const SyncerCo
     if (!config.allowed_volume_types.contains(type)) {
       return Refusal{"VolumeTypeNotAllowed",
                      where + "." + std::string(type) +
-                         ": this tenant may not use volumes of this type (Tenant "
-                         "spec.isolation.allowedVolumeTypes: " +
-                         JoinOrNone(config.allowed_volume_types) + ")"};
+                         ": this tenant may not use volumes of this type " +
+                         TenantSetting("allowedVolumeTypes", config.allowed_volume_types)};
     }
     if (type == "ephemeral") {
       if (auto refusal = CheckEphemeralClaim(v, where)) return refusal;
@@ -163,9 +164,8 @@ std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig&
       !runtime_class.empty() && !config.allowed_runtime_classes.contains(runtime_class)) {
     return Refusal{"RuntimeClassNotAllowed",
                    "spec.runtimeClassName \"" + std::string(runtime_class) +
-                       "\" is not a runtime class this tenant may use (Tenant "
-                       "spec.isolation.allowedRuntimeClasses: " +
-                       JoinOrNone(config.allowed_runtime_classes) + ")"};
+                       "\" is not a runtime class this tenant may use " +
+                       TenantSetting("allowedRuntimeClasses", config.allowed_runtime_classes)};
   }
   if (HasResourceClaims(*spec)) {
     return Refusal{"ResourceClaimsNotSupported",
@@ -179,9 +179,9 @@ std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig&
       !config.allowed_priority_classes.contains(priority_class)) {
     return Refusal{"PriorityClassNotAllowed",
                    "spec.priorityClassName \"" + std::string(priority_class) +
-                       "\" is not a priority class of the host this tenant may use (Tenant "
-                       "spec.isolation.allowedPriorityClasses, as the host offers them: " +
-                       JoinOrNone(config.allowed_priority_classes) + ")"};
+                       "\" is not a priority class of the host this tenant may use " +
+                       TenantSetting("allowedPriorityClasses, as the host offers them",
+                                     config.allowed_priority_classes)};
   }
   return std::nullopt;
 }

@@ -97,6 +97,12 @@ class PodTranslatorTest : public ::testing::Test {
     return std::nullopt;
   }
 
+  // Expects each variable of `want` to be as given (nullopt: absent).
+  void ExpectEnv(
+      std::initializer_list<std::pair<std::string_view, std::optional<std::string>>> want) {
+    for (const auto& [name, value] : want) EXPECT_EQ(Env(name), value) << name;
+  }
+
   kube::Object pod_;
   std::unique_ptr<PodTranslator> translator_;
   PodContext context_;
@@ -195,12 +201,13 @@ TEST_F(PodTranslatorTest, ReferencesAreRenamedToHostCopies) {
 }
 
 TEST_F(PodTranslatorTest, DownwardApiSeesVirtualValues) {
-  EXPECT_EQ(Env("POD_NAME"), "trainer-0");
-  EXPECT_EQ(Env("POD_NS"), "research");
-  EXPECT_EQ(Env("POD_UID"), "uid-1");
-  EXPECT_EQ(Env("SA"), "trainer");
-  EXPECT_EQ(Env("APP"), "trainer");
-  EXPECT_EQ(Env("POD_IP"), "<valueFrom>");  // the host's IP is the real one
+  // POD_IP keeps its valueFrom: the host's IP is the real one.
+  ExpectEnv({{"POD_NAME", "trainer-0"},
+             {"POD_NS", "research"},
+             {"POD_UID", "uid-1"},
+             {"SA", "trainer"},
+             {"APP", "trainer"},
+             {"POD_IP", "<valueFrom>"}});
   const rapidjson::Value& items = host_["spec"]["volumes"][3]["downwardAPI"]["items"];
   EXPECT_EQ(kube::GetString(items[0], {"fieldRef", "fieldPath"}),
             "metadata.annotations['vtenant.io/virtual-name']");
@@ -220,14 +227,15 @@ TEST_F(PodTranslatorTest, HostnameIsTheVirtualName) {
 
 TEST_F(PodTranslatorTest, VirtualServicesAndApiServerInTheEnvironment) {
   EXPECT_FALSE(host_["spec"]["enableServiceLinks"].GetBool());
-  EXPECT_EQ(Env("KUBERNETES_SERVICE_HOST"), "10.0.0.7");
-  EXPECT_EQ(Env("KUBERNETES_SERVICE_PORT"), "6443");
-  EXPECT_EQ(Env("DATASET_API_SERVICE_HOST"), "10.96.0.20");
-  EXPECT_EQ(Env("DATASET_API_SERVICE_PORT"), "8080");
-  EXPECT_EQ(Env("DATASET_API_SERVICE_PORT_HTTP"), "8080");
-  EXPECT_EQ(Env("DATASET_API_PORT_8080_TCP"), "tcp://10.96.0.20:8080");
-  EXPECT_EQ(Env("HEADLESS_SERVICE_HOST"), std::nullopt);  // headless: no variables
-  EXPECT_EQ(Env("MODE"), "train");
+  // A headless Service gets no variables.
+  ExpectEnv({{"KUBERNETES_SERVICE_HOST", "10.0.0.7"},
+             {"KUBERNETES_SERVICE_PORT", "6443"},
+             {"DATASET_API_SERVICE_HOST", "10.96.0.20"},
+             {"DATASET_API_SERVICE_PORT", "8080"},
+             {"DATASET_API_SERVICE_PORT_HTTP", "8080"},
+             {"DATASET_API_PORT_8080_TCP", "tcp://10.96.0.20:8080"},
+             {"HEADLESS_SERVICE_HOST", std::nullopt},
+             {"MODE", "train"}});
   // Init containers see them too.
   bool init_has_host = false;
   for (const rapidjson::Value& e : Container("initContainers")["env"].GetArray()) {

@@ -29,6 +29,8 @@ namespace vtenant::syncer {
 
 class PodGroupSyncer : public kube::Reconciler {
  public:
+  // Host PodGroups go to `config`'s host namespace, under the tenant's host
+  // names; `metrics` counts writes, errors and the spec members left out.
   PodGroupSyncer(SyncerInformers& informers, const SyncerConfig& config, SyncMetrics& metrics);
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;

@@ -31,6 +31,20 @@ CopyTranslator Copy(const Translator& t) {
           {}};
 }
 
+// Copy, for a translator that judges addresses against the host's network
+// as `network` reads it at each copy (Endpoints, EndpointSlices), of the
+// virtual objects `wanted` takes.
+template <typename Translator>
+CopyTranslator AddressCopy(const Translator& t, std::function<HostNetwork()> network,
+                           std::function<bool(const rapidjson::Value&)> wanted) {
+  return {[&t, network = std::move(network)](const rapidjson::Value& v, TranslationNotes* notes) {
+            return t.ToHost(v, network(), notes);
+          },
+          [&t](const rapidjson::Value& d, const rapidjson::Value& h) { return t.Update(d, h); },
+          {},
+          std::move(wanted)};
+}
+
 // Services' copies are deleted only once the virtual API server confirms
 // the Service is gone (ServiceAddressSyncer re-creates them).
 CopyTranslator ServiceCopy(const ServiceTranslator& t, ServiceAddressSyncer& addresses) {
@@ -163,49 +177,39 @@ bool Syncer::TakesHandWrittenEndpoints(std::string_view ns, std::string_view nam
 }
 
 CopyTranslator Syncer::SelectorlessEndpoints() {
-  return {[this](const rapidjson::Value& v, TranslationNotes* notes) {
-            return endpoints_translator_.ToHost(v, Network(), notes);
-          },
-          [this](const rapidjson::Value& d, const rapidjson::Value& h) {
-            return endpoints_translator_.Update(d, h);
-          },
-          {},
-          // With a selector, the host's endpoints controller fills the host
-          // copy's Endpoints from the host pods; only hand-made ones need
-          // carrying over.
-          [this](const rapidjson::Value& endpoints) {
-            return !IsVirtualApiServerService(endpoints) &&
-                   TakesHandWrittenEndpoints(kube::Namespace(endpoints), kube::Name(endpoints));
-          }};
+  return AddressCopy(
+      endpoints_translator_, [this] { return Network(); },
+      // With a selector, the host's endpoints controller fills the host
+      // copy's Endpoints from the host pods; only hand-made ones need
+      // carrying over.
+      [this](const rapidjson::Value& endpoints) {
+        return !IsVirtualApiServerService(endpoints) &&
+               TakesHandWrittenEndpoints(kube::Namespace(endpoints), kube::Name(endpoints));
+      });
 }
 
 CopyTranslator Syncer::HandWrittenEndpointSlices() {
-  return {[this](const rapidjson::Value& v, TranslationNotes* notes) {
-            return endpoint_slice_translator_.ToHost(v, Network(), notes);
-          },
-          [this](const rapidjson::Value& d, const rapidjson::Value& h) {
-            return endpoint_slice_translator_.Update(d, h);
-          },
-          {},
-          [this](const rapidjson::Value& slice) {
-            std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
-            if (!service) return false;
-            kube::ObjectPtr svc = VirtualService(kube::Namespace(slice), *service);
-            // Its Service is away only while ServiceAddressSyncer gives it
-            // its host address: a copy made before stays meanwhile, as the
-            // Service's own copy does (and none is made).
-            if (svc == nullptr) {
-              const std::string_view ns = kube::Namespace(slice);
-              return service_addresses_.Recreating(kube::MakeKey(ns, *service)) &&
-                     informers_.Host(resources::kEndpointSlices)
-                             .cache()
-                             .Get(kube::MakeKey(config_.host_namespace,
-                                                HostName(kube::Name(slice), ns, config_.tenant))) !=
-                         nullptr;
-            }
-            return EndpointSliceTranslator::Wanted(slice, svc.get()) &&
-                   !service_translator_.Check(*svc);
-          }};
+  return AddressCopy(
+      endpoint_slice_translator_, [this] { return Network(); },
+      [this](const rapidjson::Value& slice) {
+        std::optional<std::string_view> service = EndpointSliceTranslator::ServiceOf(slice);
+        if (!service) return false;
+        kube::ObjectPtr svc = VirtualService(kube::Namespace(slice), *service);
+        // Its Service is away only while ServiceAddressSyncer gives it
+        // its host address: a copy made before stays meanwhile, as the
+        // Service's own copy does (and none is made).
+        if (svc == nullptr) {
+          const std::string_view ns = kube::Namespace(slice);
+          return service_addresses_.Recreating(kube::MakeKey(ns, *service)) &&
+                 informers_.Host(resources::kEndpointSlices)
+                         .cache()
+                         .Get(kube::MakeKey(config_.host_namespace,
+                                            HostName(kube::Name(slice), ns, config_.tenant))) !=
+                     nullptr;
+        }
+        return EndpointSliceTranslator::Wanted(slice, svc.get()) &&
+               !service_translator_.Check(*svc);
+      });
 }
 
 void Syncer::AddController(std::string name, kube::Reconciler& reconciler, int workers,

@@ -78,13 +78,11 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
     host_[Key(*type)] = &host_informers.Get(*type, owned);
   }
   if (config.sync_endpoints) {
-    virtual_[Key(kube::resources::kEndpoints)] =
-        &virtual_informers.Get(kube::resources::kEndpoints, everywhere);
-    host_[Key(kube::resources::kEndpoints)] =
-        &host_informers.Get(kube::resources::kEndpoints, owned);
-    virtual_[Key(resources::kEndpointSlices)] =
-        &virtual_informers.Get(resources::kEndpointSlices, everywhere);
-    host_[Key(resources::kEndpointSlices)] = &host_informers.Get(resources::kEndpointSlices, owned);
+    for (const kube::ResourceType* type :
+         {&kube::resources::kEndpoints, &resources::kEndpointSlices}) {
+      virtual_[Key(*type)] = &virtual_informers.Get(*type, everywhere);
+      host_[Key(*type)] = &host_informers.Get(*type, owned);
+    }
     CHECK(Virtual(resources::kEndpointSlices).AddIndexer(kServiceIndex, ServiceOfSlice).ok());
   }
   host_[Key(kube::resources::kNodes)] = &host_informers.Get(kube::resources::kNodes, everywhere);

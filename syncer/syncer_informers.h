@@ -49,6 +49,7 @@
 
 namespace vtenant::syncer {
 
+// The names of the indexes above, as ByIndex and CountByIndex take them.
 inline constexpr char kNodeIndex[] = "node";
 inline constexpr char kReferenceIndex[] = "reference";
 inline constexpr char kOwnerUidIndex[] = "owner-uid";

@@ -103,6 +103,17 @@ class SyncerTest : public ::testing::Test {
     ASSERT_TRUE(updated.ok()) << updated.status().ToString();
   }
 
+  // What the host's API server does to a new Service (FakeClient does
+  // not): host Service `host_name` gets cluster IP `ip`.
+  void AllocateHostClusterIp(const std::string& host_name, const std::string& ip) {
+    Result<kube::Object> updated = host_.UpdateWithRetry(
+        kube::resources::kServices, kHostNs, host_name, [&](kube::Object& svc) {
+          kube::SetString(svc, {"spec"}, "clusterIP", ip);
+          return Status::Ok();
+        });
+    ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  }
+
   kube::Object HostPod(const std::string& virtual_name) {
     Result<kube::Object> pod = host_.Get(kPods, kHostNs, HostName(virtual_name, "ml", "nlp"));
     return pod.ok() ? std::move(*pod) : kube::Object(rapidjson::kNullType);
@@ -877,14 +888,8 @@ TEST_F(SyncerTest, ServicesAreSyncedAndPodsSeeTheirHostAddress) {
   ASSERT_TRUE(copy.ok());
   EXPECT_EQ(kube::GetString(*copy, {"spec", "selector", "vtenant.io/virtual-namespace"}), "ml");
   EXPECT_FALSE(kube::Find(*copy, {"spec", "clusterIP"}));
-  // The host allocates the address (FakeClient does not: play it here).
-  ASSERT_TRUE(host_
-                  .UpdateWithRetry(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp",
-                                   [](kube::Object& svc) {
-                                     kube::SetString(svc, {"spec"}, "clusterIP", "10.96.7.7");
-                                     return Status::Ok();
-                                   })
-                  .ok());
+  // The host allocates the address.
+  ASSERT_NO_FATAL_FAILURE(AllocateHostClusterIp("api-x-ml-x-nlp", "10.96.7.7"));
   ASSERT_TRUE(Eventually([&] {
     kube::ObjectPtr host_copy = syncer_->informers()
                                     .Host(kube::resources::kServices)
@@ -946,13 +951,7 @@ TEST_F(SyncerTest, AServiceWhoseHostAddressIsTakenSaysSo) {
       "ports":[{"port":5432}]}})");
   ASSERT_TRUE(Eventually(
       [&] { return host_.Get(kube::resources::kServices, kHostNs, "db-x-ml-x-nlp").ok(); }));
-  ASSERT_TRUE(host_
-                  .UpdateWithRetry(kube::resources::kServices, kHostNs, "db-x-ml-x-nlp",
-                                   [](kube::Object& svc) {
-                                     kube::SetString(svc, {"spec"}, "clusterIP", "10.96.8.8");
-                                     return Status::Ok();
-                                   })
-                  .ok());
+  ASSERT_NO_FATAL_FAILURE(AllocateHostClusterIp("db-x-ml-x-nlp", "10.96.8.8"));
   auto warnings = [&] {
     Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
     int n = 0;
