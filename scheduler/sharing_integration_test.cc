@@ -17,10 +17,7 @@
 namespace vtenant::scheduler {
 namespace {
 
-using kube::Object;
-using localenv::ParseTestJson;
 using namespace testing;
-namespace res = kube::resources;
 
 class SharingTest : public SchedulerClusterTest {
  protected:
