@@ -71,18 +71,15 @@ TEST(GangTest, SubGroupMinimumsArePlacedFirst) {
   b.AddGroup({.name = "job", .queue = "team", .min_member = 2, .subgroups = g.subgroups});
   // Two workers come first in creation order; without subgroup order both
   // would take the two GPUs and the leader would never run.
-  for (int i = 0; i < 2; ++i) {
-    PodSpec w = WholeGpuPod("worker-" + std::to_string(i), "", 1);
-    w.group = "job";
-    w.subgroup = "workers";
-    w.creation_time = i;
-    b.AddPod(w);
-  }
-  PodSpec leader = WholeGpuPod("leader", "", 1);
-  leader.group = "job";
-  leader.subgroup = "leader";
-  leader.creation_time = 10;
-  b.AddPod(leader);
+  auto member = [](std::string name, std::string subgroup, int64_t created) {
+    return PodSpec{.name = std::move(name),
+                   .group = "job",
+                   .subgroup = std::move(subgroup),
+                   .whole_gpus = 1,
+                   .creation_time = created};
+  };
+  for (int i = 0; i < 2; ++i) b.AddPod(member("worker-" + std::to_string(i), "workers", i));
+  b.AddPod(member("leader", "leader", 10));
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_NE(BindOf(d, s, "leader"), nullptr);
@@ -175,9 +172,7 @@ TEST(GangTest, ParentLimitBindsChildren) {
   b.AddQueue(GpuQueue("team", "org", 0, kUnlimited));
   b.AddNode(GpuNode("n", 4));
   b.AddPod(WholeGpuPod("first", "team", 1));
-  PodSpec second = WholeGpuPod("second", "team", 1);
-  second.creation_time = 1;
-  b.AddPod(second);
+  b.AddPod({.name = "second", .queue = "team", .whole_gpus = 1, .creation_time = 1});
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_NE(BindOf(d, s, "first"), nullptr);
