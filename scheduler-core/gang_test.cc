@@ -2,6 +2,8 @@
 // and the queue budget checks a job meets before placement.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "scheduler-core/test_support.h"
 
 namespace vtenant::sched {
@@ -30,16 +32,68 @@ void AddGang(SnapshotBuilder& b, std::string name, int pods, int min_member, int
   }
 }
 
-TEST(GangTest, AllOrNothingRollsBackAPartialGang) {
-  SnapshotBuilder b = World(1, 2);
-  AddGang(b, "train", 3, 3, 1);
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  ASSERT_EQ(d.pending.size(), 3u);
-  EXPECT_EQ(ReasonOf(d, s, "train-0"),
-            "gang train (minMember 3) needs 3 pods placed together; only 2 fit at once");
-  EXPECT_EQ(ReportOf(d, s, "team").allocated[kGpu], 0);
+// A gang that cannot start binds nothing, holds no GPU, and its pods say why.
+TEST(GangTest, AGangThatCannotStartBindsNothingAndSaysWhy) {
+  // Racks a and b of two GPUs each.
+  auto racks = [] {
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+    b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
+    b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
+    return b;
+  };
+  struct Case {
+    std::string gang;
+    std::function<SnapshotBuilder()> world;
+    int pods;
+    int min_member;
+    int gpus_each;
+    GroupSpec extra;
+    std::string reason;
+  };
+  const Case cases[] = {
+      // All or nothing: the two that fit are rolled back.
+      {"train",
+       [] { return World(1, 2); },
+       3,
+       3,
+       1,
+       {},
+       "gang train (minMember 3) needs 3 pods placed together; only 2 fit at once"},
+      {"early",
+       [] { return World(1, 8); },
+       2,
+       4,
+       1,
+       {},
+       "gang early (minMember 4) has 2 pending pods, fewer than the 4 it still needs to start"},
+      // No rack holds three one-GPU pods, nor one pod asking for three GPUs
+      // (named a job, not a gang).
+      {"ring",
+       racks,
+       3,
+       3,
+       1,
+       {.required_topology = "rack"},
+       "gang ring (minMember 3) needs 3 pods within one rack domain; no single domain has room"},
+      {"solo",
+       racks,
+       1,
+       1,
+       3,
+       {.required_topology = "rack"},
+       "job solo needs 1 pod within one rack domain; no single domain has room"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.gang);
+    SnapshotBuilder b = c.world();
+    AddGang(b, c.gang, c.pods, c.min_member, c.gpus_each, c.extra);
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s);
+    EXPECT_TRUE(d.binds.empty());
+    ASSERT_EQ(d.pending.size(), static_cast<size_t>(c.pods));
+    EXPECT_EQ(ReasonOf(d, s, c.gang + "-0"), c.reason);
+    EXPECT_EQ(ReportOf(d, s, "team").allocated[kGpu], 0);
+  }
 }
 
 TEST(GangTest, RolledBackGangLeavesRoomForTheNextJob) {
@@ -104,31 +158,6 @@ TEST(GangTest, RequiredTopologyKeepsTheGangInOneDomain) {
   }
 }
 
-TEST(GangTest, RequiredTopologyWithoutRoomInAnyDomainStaysPending) {
-  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
-  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
-  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
-  AddGang(b, "ring", 3, 3, 1, {.required_topology = "rack"});
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  EXPECT_EQ(ReasonOf(d, s, "ring-0"),
-            "gang ring (minMember 3) needs 3 pods within one rack domain; no single domain has "
-            "room");
-}
-
-TEST(GangTest, RequiredTopologyHoldingAJobOfOnePodNamesTheJob) {
-  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
-  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
-  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
-  AddGang(b, "solo", 1, 1, 3, {.required_topology = "rack"});
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  EXPECT_EQ(ReasonOf(d, s, "solo-0"),
-            "job solo needs 1 pod within one rack domain; no single domain has room");
-}
-
 TEST(GangTest, PreferredTopologyFallsBackToTheWholeCluster) {
   SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
   b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
@@ -179,17 +208,6 @@ TEST(GangTest, ParentLimitBindsChildren) {
   EXPECT_EQ(ReasonOf(d, s, "second"),
             "queue org would exceed its gpu limit: 1000m allocated + 1000m requested > 1000m "
             "limit");
-}
-
-TEST(GangTest, GangWithFewerPodsThanMinMemberWaits) {
-  SnapshotBuilder b = World(1, 8);
-  AddGang(b, "early", 2, 4, 1);
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  EXPECT_EQ(
-      ReasonOf(d, s, "early-0"),
-      "gang early (minMember 4) has 2 pending pods, fewer than the 4 it still needs to start");
 }
 
 }  // namespace

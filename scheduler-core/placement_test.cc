@@ -165,26 +165,32 @@ TEST(PlacementTest, LikeSizesTogetherLeaveRoomForEveryPod) {
   }
 }
 
+constexpr PlacementPolicy kEveryPolicy[] = {PlacementPolicy::kBinpack, PlacementPolicy::kSpread,
+                                            PlacementPolicy::kBestFit, PlacementPolicy::kRandomFit,
+                                            PlacementPolicy::kFgd};
+
+// Node n of `gpus` GPUs whose device 0 holds `leaving` and a whole-GPU pod
+// nominated onto it while its victim is still there: over-full, in the
+// scheduler's view.
+SnapshotBuilder OverFullDevice(int32_t gpus, PodSpec leaving) {
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("n", gpus));
+  b.AddPod(Running(std::move(leaving), "n", {0}));
+  b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
+  return b;
+}
+
 // A node whose one GPU two pods hold (a pod nominated onto the GPU its
 // victim still holds, in the scheduler's view) has no GPU room but its CPUs
 // are free: a pod asking for CPU only is placed there under every policy,
 // and a pod asking for a GPU is not.
 TEST(PlacementTest, AnOverFullGpuNodeStillTakesAPodThatNeedsNoGpu) {
-  for (PlacementPolicy policy :
-       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
-        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
-    SnapshotBuilder b = OneQueue();
-    b.AddNode(GpuNode("n", 1));
-    b.AddPod(Running(WholeGpuPod("leaving", "test", 1), "n", {0}));
-    b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
-    PodSpec cpu{.name = "cpu", .queue = "test"};
-    cpu.cpu_milli = 1000;
-    b.AddPod(cpu);
+  for (PlacementPolicy policy : kEveryPolicy) {
+    SnapshotBuilder b = OverFullDevice(1, WholeGpuPod("leaving", "test", 1));
+    b.AddPod({.name = "cpu", .queue = "test", .cpu_milli = 1000});
     b.AddPod(WholeGpuPod("gpu", "test", 1));
     Snapshot s = MustBuild(b);
-    Options o;
-    o.policy = policy;
-    Decisions d = RunCycle(s, o);
+    Decisions d = RunCycle(s, {.policy = policy});
     EXPECT_EQ(NodeOf(d, s, "cpu"), "n") << PolicyName(policy);
     EXPECT_EQ(NodeOf(d, s, "gpu"), "") << PolicyName(policy);
   }
@@ -193,18 +199,11 @@ TEST(PlacementTest, AnOverFullGpuNodeStillTakesAPodThatNeedsNoGpu) {
 // A device over-full by a whole GPU nominated onto its victim's fraction
 // does not hide the node's idle device: a whole-GPU pod gets device 1.
 TEST(PlacementTest, AnOverFullDeviceDoesNotHideItsNodesIdleDevice) {
-  for (PlacementPolicy policy :
-       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
-        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
-    SnapshotBuilder b = OneQueue();
-    b.AddNode(GpuNode("n", 2));
-    b.AddPod(Running(FractionPod("leaving", "test", 500), "n", {0}));
-    b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
+  for (PlacementPolicy policy : kEveryPolicy) {
+    SnapshotBuilder b = OverFullDevice(2, FractionPod("leaving", "test", 500));
     b.AddPod(WholeGpuPod("gpu", "test", 1));
     Snapshot s = MustBuild(b);
-    Options o;
-    o.policy = policy;
-    Decisions d = RunCycle(s, o);
+    Decisions d = RunCycle(s, {.policy = policy});
     const Bind* bind = BindOf(d, s, "gpu");
     ASSERT_NE(bind, nullptr) << PolicyName(policy);
     EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{1}) << PolicyName(policy);
