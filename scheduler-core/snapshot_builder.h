@@ -84,6 +84,8 @@ struct PodSpec {
   int32_t priority = 0;
   std::optional<bool> preemptible;  // unset: derived from the priority
   std::string subgroup;
+  // The request. ShapeSpec (workload_model.h) repeats these fields as the
+  // key of a learned shape, which has no name or group.
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
   int32_t whole_gpus = 0;
