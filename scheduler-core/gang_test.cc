@@ -2,6 +2,8 @@
 // and the queue budget checks a job meets before placement.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "scheduler-core/test_support.h"
 
 namespace vtenant::sched {
@@ -30,16 +32,68 @@ void AddGang(SnapshotBuilder& b, std::string name, int pods, int min_member, int
   }
 }
 
-TEST(GangTest, AllOrNothingRollsBackAPartialGang) {
-  SnapshotBuilder b = World(1, 2);
-  AddGang(b, "train", 3, 3, 1);
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  ASSERT_EQ(d.pending.size(), 3u);
-  EXPECT_EQ(ReasonOf(d, s, "train-0"),
-            "gang train (minMember 3) needs 3 pods placed together; only 2 fit at once");
-  EXPECT_EQ(ReportOf(d, s, "team").allocated[kGpu], 0);
+// A gang that cannot start binds nothing, holds no GPU, and its pods say why.
+TEST(GangTest, AGangThatCannotStartBindsNothingAndSaysWhy) {
+  // Racks a and b of two GPUs each.
+  auto racks = [] {
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+    b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
+    b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
+    return b;
+  };
+  struct Case {
+    std::string gang;
+    std::function<SnapshotBuilder()> world;
+    int pods;
+    int min_member;
+    int gpus_each;
+    GroupSpec extra;
+    std::string reason;
+  };
+  const Case cases[] = {
+      // All or nothing: the two that fit are rolled back.
+      {.gang = "train",
+       .world = [] { return World(1, 2); },
+       .pods = 3,
+       .min_member = 3,
+       .gpus_each = 1,
+       .reason = "gang train (minMember 3) needs 3 pods placed together; only 2 fit at once"},
+      {.gang = "early",
+       .world = [] { return World(1, 8); },
+       .pods = 2,
+       .min_member = 4,
+       .gpus_each = 1,
+       .reason = "gang early (minMember 4) has 2 pending pods, fewer than the 4 it still needs "
+                 "to start"},
+      // No rack holds three one-GPU pods, nor one pod asking for three GPUs
+      // (named a job, not a gang).
+      {.gang = "ring",
+       .world = racks,
+       .pods = 3,
+       .min_member = 3,
+       .gpus_each = 1,
+       .extra = {.required_topology = "rack"},
+       .reason = "gang ring (minMember 3) needs 3 pods within one rack domain; no single domain "
+                 "has room"},
+      {.gang = "solo",
+       .world = racks,
+       .pods = 1,
+       .min_member = 1,
+       .gpus_each = 3,
+       .extra = {.required_topology = "rack"},
+       .reason = "job solo needs 1 pod within one rack domain; no single domain has room"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.gang);
+    SnapshotBuilder b = c.world();
+    AddGang(b, c.gang, c.pods, c.min_member, c.gpus_each, c.extra);
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s);
+    EXPECT_TRUE(d.binds.empty());
+    ASSERT_EQ(d.pending.size(), static_cast<size_t>(c.pods));
+    EXPECT_EQ(ReasonOf(d, s, c.gang + "-0"), c.reason);
+    EXPECT_EQ(ReportOf(d, s, "team").allocated[kGpu], 0);
+  }
 }
 
 TEST(GangTest, RolledBackGangLeavesRoomForTheNextJob) {
@@ -71,18 +125,15 @@ TEST(GangTest, SubGroupMinimumsArePlacedFirst) {
   b.AddGroup({.name = "job", .queue = "team", .min_member = 2, .subgroups = g.subgroups});
   // Two workers come first in creation order; without subgroup order both
   // would take the two GPUs and the leader would never run.
-  for (int i = 0; i < 2; ++i) {
-    PodSpec w = WholeGpuPod("worker-" + std::to_string(i), "", 1);
-    w.group = "job";
-    w.subgroup = "workers";
-    w.creation_time = i;
-    b.AddPod(w);
-  }
-  PodSpec leader = WholeGpuPod("leader", "", 1);
-  leader.group = "job";
-  leader.subgroup = "leader";
-  leader.creation_time = 10;
-  b.AddPod(leader);
+  auto member = [](std::string name, std::string subgroup, int64_t created) {
+    return PodSpec{.name = std::move(name),
+                   .group = "job",
+                   .subgroup = std::move(subgroup),
+                   .whole_gpus = 1,
+                   .creation_time = created};
+  };
+  for (int i = 0; i < 2; ++i) b.AddPod(member("worker-" + std::to_string(i), "workers", i));
+  b.AddPod(member("leader", "leader", 10));
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_NE(BindOf(d, s, "leader"), nullptr);
@@ -105,31 +156,6 @@ TEST(GangTest, RequiredTopologyKeepsTheGangInOneDomain) {
     std::string node = NodeOf(d, s, "ring-" + std::to_string(i));
     EXPECT_TRUE(node == "b1" || node == "b2") << node;
   }
-}
-
-TEST(GangTest, RequiredTopologyWithoutRoomInAnyDomainStaysPending) {
-  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
-  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
-  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
-  AddGang(b, "ring", 3, 3, 1, {.required_topology = "rack"});
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  EXPECT_EQ(ReasonOf(d, s, "ring-0"),
-            "gang ring (minMember 3) needs 3 pods within one rack domain; no single domain has "
-            "room");
-}
-
-TEST(GangTest, RequiredTopologyHoldingAJobOfOnePodNamesTheJob) {
-  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
-  b.AddNode(GpuNode("a1", 2, kL40sMib, {{"rack", "a"}}));
-  b.AddNode(GpuNode("b1", 2, kL40sMib, {{"rack", "b"}}));
-  AddGang(b, "solo", 1, 1, 3, {.required_topology = "rack"});
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  EXPECT_EQ(ReasonOf(d, s, "solo-0"),
-            "job solo needs 1 pod within one rack domain; no single domain has room");
 }
 
 TEST(GangTest, PreferredTopologyFallsBackToTheWholeCluster) {
@@ -175,26 +201,13 @@ TEST(GangTest, ParentLimitBindsChildren) {
   b.AddQueue(GpuQueue("team", "org", 0, kUnlimited));
   b.AddNode(GpuNode("n", 4));
   b.AddPod(WholeGpuPod("first", "team", 1));
-  PodSpec second = WholeGpuPod("second", "team", 1);
-  second.creation_time = 1;
-  b.AddPod(second);
+  b.AddPod({.name = "second", .queue = "team", .whole_gpus = 1, .creation_time = 1});
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_NE(BindOf(d, s, "first"), nullptr);
   EXPECT_EQ(ReasonOf(d, s, "second"),
             "queue org would exceed its gpu limit: 1000m allocated + 1000m requested > 1000m "
             "limit");
-}
-
-TEST(GangTest, GangWithFewerPodsThanMinMemberWaits) {
-  SnapshotBuilder b = World(1, 8);
-  AddGang(b, "early", 2, 4, 1);
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_TRUE(d.binds.empty());
-  EXPECT_EQ(
-      ReasonOf(d, s, "early-0"),
-      "gang early (minMember 4) has 2 pending pods, fewer than the 4 it still needs to start");
 }
 
 }  // namespace

@@ -121,9 +121,7 @@ TEST(GpuSharingTest, MultiDeviceFractionNeedsAllDevicesOnOneNode) {
   SnapshotBuilder b = OneQueue();
   b.AddNode(GpuNode("a", 1));
   b.AddNode(GpuNode("b", 1));
-  PodSpec multi = FractionPod("multi", "test", 500);
-  multi.num_devices = 2;
-  b.AddPod(multi);
+  b.AddPod({.name = "multi", .queue = "test", .gpu_fraction = 500, .num_devices = 2});
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_EQ(BindOf(d, s, "multi"), nullptr);
@@ -131,75 +129,16 @@ TEST(GpuSharingTest, MultiDeviceFractionNeedsAllDevicesOnOneNode) {
       << ReasonOf(d, s, "multi");
 }
 
-struct PolicyCase {
-  PlacementPolicy policy;
-  std::string node;
-  int device;
-};
-
-TEST(GpuSharingTest, BinpackFillsTheSharedDeviceSpreadTheEmptiest) {
-  const PolicyCase cases[] = {{PlacementPolicy::kBinpack, "a", 1},
-                              {PlacementPolicy::kSpread, "b", 0}};
-  for (const PolicyCase& c : cases) {
-    SnapshotBuilder b = OneQueue();
-    b.AddNode(GpuNode("a", 2));
-    b.AddNode(GpuNode("b", 2));
-    b.AddPod(Running(FractionPod("r", "test", 500), "a", {1}));
-    b.AddPod(FractionPod("new", "test", 250));
-    Snapshot s = MustBuild(b);
-    Options o;
-    o.policy = c.policy;
-    Decisions d = RunCycle(s, o);
-    const Bind* bind = BindOf(d, s, "new");
-    ASSERT_NE(bind, nullptr);
-    EXPECT_EQ(s.nodes[bind->allocation.node].name, c.node) << PolicyName(c.policy);
-    EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{c.device}) << PolicyName(c.policy);
-  }
-}
-
-TEST(GpuSharingTest, BinpackJoinsAStartedDeviceBeforeOpeningOne) {
-  // Node b has less free GPU, but taking it would start a second shared
-  // device; node a's half-used device takes the quarter.
-  SnapshotBuilder b = OneQueue();
-  b.AddNode(GpuNode("a", 2));
-  b.AddNode(GpuNode("b", 2));
-  b.AddPod(Running(FractionPod("half", "test", 500), "a", {0}));
-  b.AddPod(Running(WholeGpuPod("whole", "test", 1), "b", {0}));
-  b.AddPod(FractionPod("quarter", "test", 250));
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  EXPECT_EQ(NodeOf(d, s, "quarter"), "a");
-  EXPECT_EQ(DeviceIndices(BindOf(d, s, "quarter")->allocation), std::vector<int>{0});
-  Options best_fit;
-  best_fit.policy = PlacementPolicy::kBestFit;
-  EXPECT_EQ(NodeOf(RunCycle(s, best_fit), s, "quarter"), "b");  // the baseline differs
-}
-
-TEST(GpuSharingTest, BinpackPrefersTheTightestSharedDevice) {
-  SnapshotBuilder b = OneQueue();
-  b.AddNode(GpuNode("n", 3));
-  b.AddPod(Running(FractionPod("r0", "test", 300), "n", {0}));
-  b.AddPod(Running(FractionPod("r1", "test", 700), "n", {1}));
-  b.AddPod(FractionPod("new", "test", 300));
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  ASSERT_NE(BindOf(d, s, "new"), nullptr);
-  EXPECT_EQ(DeviceIndices(BindOf(d, s, "new")->allocation), std::vector<int>{1});
-}
-
 TEST(GpuSharingTest, MigMixedStrategyCountsInstancesPerProfile) {
   SnapshotBuilder b = OneQueue();
   NodeSpec node = GpuNode("a100", 0);
   node.mig = {{"1g.5gb", 7}, {"3g.20gb", 1}};
   b.AddNode(node);
-  for (int i = 0; i < 4; ++i) {
-    PodSpec p;
-    p.name = "mig-" + std::to_string(i);
-    p.queue = "test";
-    p.mig_profile = "1g.5gb";
-    p.mig_count = 2;
-    b.AddPod(p);
-  }
+  for (int i = 0; i < 4; ++i)
+    b.AddPod({.name = "mig-" + std::to_string(i),
+              .queue = "test",
+              .mig_profile = "1g.5gb",
+              .mig_count = 2});
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   EXPECT_EQ(d.binds.size(), 3u);

@@ -54,16 +54,11 @@ TEST(JobOrderTest, QueueFurthestBelowItsFairShareGoesFirst) {
   // One free GPU, two queues with equal shares; "rich" already holds one.
   SnapshotBuilder b = Cluster({{"poor", 1000}, {"rich", 1000}}, {{"n", 2}});
   b.AddPod(Running(WholeGpuPod("rich-running", "rich", 1), "n", {0}));
-  PodSpec rich = WholeGpuPod("rich-next", "rich", 1);
-  rich.creation_time = 0;  // older than poor's job: age alone would pick it
-  b.AddPod(rich);
-  PodSpec poor = WholeGpuPod("poor-next", "poor", 1);
-  poor.creation_time = 99;
-  b.AddPod(poor);
+  // rich's job is older than poor's: age alone would pick it.
+  b.AddPod({.name = "rich-next", .queue = "rich", .whole_gpus = 1, .creation_time = 0});
+  b.AddPod({.name = "poor-next", .queue = "poor", .whole_gpus = 1, .creation_time = 99});
   Snapshot s = MustBuild(b);
-  Options o;
-  o.reclaim = o.preempt = false;
-  Decisions d = RunCycle(s, o);
+  Decisions d = RunCycle(s, {.reclaim = false, .preempt = false});
   EXPECT_NE(BindOf(d, s, "poor-next"), nullptr);
   EXPECT_EQ(BindOf(d, s, "rich-next"), nullptr);
 }

@@ -249,9 +249,7 @@ TEST(KaiRulesTest, QueueOrderJudgesDepartmentsFirst) {
   b.AddPod(WholeGpuPod("y-job", "y", 1));
   b.AddPod(WholeGpuPod("x-job", "x", 1));
   Snapshot s = MustBuild(b);
-  Options o;
-  o.reclaim = o.preempt = false;
-  Decisions d = RunCycle(s, o);
+  Decisions d = RunCycle(s, {.reclaim = false, .preempt = false});
   EXPECT_NE(BindOf(d, s, "x-job"), nullptr);
   EXPECT_EQ(BindOf(d, s, "y-job"), nullptr);
 }

@@ -1,5 +1,6 @@
 // Binpack's choice of device for a GPU-sharing pod: devices whose sharers the
-// portion complements, then an empty device on the fullest node, then any.
+// portion complements, then an empty device on the fullest node, then any
+// (with spread's and best fit's choices beside it).
 #include "scheduler-core/placement.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +61,10 @@ TEST(PlacementTest, BinpackPutsAPortionWhereLikeSizesFillTheDevice) {
        {{500}, {330, 250}},
        FractionPod("new", "test", 330),
        1},
+      {"the tightest shared device: 300m beside 700m fills it",
+       {{300}, {700}, {}},
+       FractionPod("new", "test", 300),
+       1},
   };
   for (const DeviceCase& c : cases) {
     SnapshotBuilder b = OneQueue();
@@ -78,19 +83,56 @@ TEST(PlacementTest, BinpackPutsAPortionWhereLikeSizesFillTheDevice) {
   }
 }
 
-TEST(PlacementTest, BinpackOpensTheEmptyDeviceOfTheFullestNode) {
-  // Node a's started device would be left with 170m; its empty device is
-  // on a fuller node than b's.
-  SnapshotBuilder b = OneQueue();
-  b.AddNode(GpuNode("a", 2));
-  b.AddNode(GpuNode("b", 2));
-  b.AddPod(Running(FractionPod("third", "test", 330), "a", {0}));
-  b.AddPod(FractionPod("new", "test", 500));
-  Snapshot s = MustBuild(b);
-  Decisions d = RunCycle(s);
-  ASSERT_NE(BindOf(d, s, "new"), nullptr);
-  EXPECT_EQ(NodeOf(d, s, "new"), "a");
-  EXPECT_EQ(DeviceIndices(BindOf(d, s, "new")->allocation), std::vector<int>{1});
+// Nodes a and b of two GPUs each, pods running on them, a new pod: the node
+// and device the policy gives it.
+TEST(PlacementTest, OnTwoNodesEachPolicyPicksItsNodeAndDevice) {
+  struct RunningPod {
+    PodSpec pod;
+    std::string node;
+    int device;
+  };
+  struct Case {
+    std::string name;
+    PlacementPolicy policy;
+    std::vector<RunningPod> running;
+    PodSpec pod;
+    std::string node;
+    int device;
+  };
+  const std::vector<RunningPod> half_on_a_whole_on_b = {{FractionPod("half", "test", 500), "a", 0},
+                                                        {WholeGpuPod("whole", "test", 1), "b", 0}};
+  const std::vector<RunningPod> half_on_a1 = {{FractionPod("r", "test", 500), "a", 1}};
+  const Case cases[] = {
+      {"binpack joins a started device before opening one, though b has less free GPU",
+       PlacementPolicy::kBinpack, half_on_a_whole_on_b, FractionPod("quarter", "test", 250), "a",
+       0},
+      {"best fit, the baseline, takes the node with the least free GPU", PlacementPolicy::kBestFit,
+       half_on_a_whole_on_b, FractionPod("quarter", "test", 250), "b", 1},
+      {"binpack opens the empty device of the fullest node rather than leave 170m beside a third",
+       PlacementPolicy::kBinpack,
+       {{FractionPod("third", "test", 330), "a", 0}},
+       FractionPod("new", "test", 500),
+       "a",
+       1},
+      {"binpack fills the shared device", PlacementPolicy::kBinpack, half_on_a1,
+       FractionPod("new", "test", 250), "a", 1},
+      {"spread takes the emptiest device", PlacementPolicy::kSpread, half_on_a1,
+       FractionPod("new", "test", 250), "b", 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    SnapshotBuilder b = OneQueue();
+    b.AddNode(GpuNode("a", 2));
+    b.AddNode(GpuNode("b", 2));
+    for (const RunningPod& r : c.running) b.AddPod(Running(r.pod, r.node, {r.device}));
+    b.AddPod(c.pod);
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s, {.policy = c.policy});
+    const Bind* bind = BindOf(d, s, c.pod.name);
+    ASSERT_NE(bind, nullptr);
+    EXPECT_EQ(s.nodes[bind->allocation.node].name, c.node);
+    EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{c.device});
+  }
 }
 
 TEST(PlacementTest, LikeSizesTogetherLeaveRoomForEveryPod) {
@@ -123,26 +165,32 @@ TEST(PlacementTest, LikeSizesTogetherLeaveRoomForEveryPod) {
   }
 }
 
+constexpr PlacementPolicy kEveryPolicy[] = {PlacementPolicy::kBinpack, PlacementPolicy::kSpread,
+                                            PlacementPolicy::kBestFit, PlacementPolicy::kRandomFit,
+                                            PlacementPolicy::kFgd};
+
+// Node n of `gpus` GPUs whose device 0 holds `leaving` and a whole-GPU pod
+// nominated onto it while its victim is still there: over-full, in the
+// scheduler's view.
+SnapshotBuilder OverFullDevice(int32_t gpus, PodSpec leaving) {
+  SnapshotBuilder b = OneQueue();
+  b.AddNode(GpuNode("n", gpus));
+  b.AddPod(Running(std::move(leaving), "n", {0}));
+  b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
+  return b;
+}
+
 // A node whose one GPU two pods hold (a pod nominated onto the GPU its
 // victim still holds, in the scheduler's view) has no GPU room but its CPUs
 // are free: a pod asking for CPU only is placed there under every policy,
 // and a pod asking for a GPU is not.
 TEST(PlacementTest, AnOverFullGpuNodeStillTakesAPodThatNeedsNoGpu) {
-  for (PlacementPolicy policy :
-       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
-        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
-    SnapshotBuilder b = OneQueue();
-    b.AddNode(GpuNode("n", 1));
-    b.AddPod(Running(WholeGpuPod("leaving", "test", 1), "n", {0}));
-    b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
-    PodSpec cpu{.name = "cpu", .queue = "test"};
-    cpu.cpu_milli = 1000;
-    b.AddPod(cpu);
+  for (PlacementPolicy policy : kEveryPolicy) {
+    SnapshotBuilder b = OverFullDevice(1, WholeGpuPod("leaving", "test", 1));
+    b.AddPod({.name = "cpu", .queue = "test", .cpu_milli = 1000});
     b.AddPod(WholeGpuPod("gpu", "test", 1));
     Snapshot s = MustBuild(b);
-    Options o;
-    o.policy = policy;
-    Decisions d = RunCycle(s, o);
+    Decisions d = RunCycle(s, {.policy = policy});
     EXPECT_EQ(NodeOf(d, s, "cpu"), "n") << PolicyName(policy);
     EXPECT_EQ(NodeOf(d, s, "gpu"), "") << PolicyName(policy);
   }
@@ -151,18 +199,11 @@ TEST(PlacementTest, AnOverFullGpuNodeStillTakesAPodThatNeedsNoGpu) {
 // A device over-full by a whole GPU nominated onto its victim's fraction
 // does not hide the node's idle device: a whole-GPU pod gets device 1.
 TEST(PlacementTest, AnOverFullDeviceDoesNotHideItsNodesIdleDevice) {
-  for (PlacementPolicy policy :
-       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kBestFit,
-        PlacementPolicy::kRandomFit, PlacementPolicy::kFgd}) {
-    SnapshotBuilder b = OneQueue();
-    b.AddNode(GpuNode("n", 2));
-    b.AddPod(Running(FractionPod("leaving", "test", 500), "n", {0}));
-    b.AddPod(Running(WholeGpuPod("nominated", "test", 1), "n", {0}));
+  for (PlacementPolicy policy : kEveryPolicy) {
+    SnapshotBuilder b = OverFullDevice(2, FractionPod("leaving", "test", 500));
     b.AddPod(WholeGpuPod("gpu", "test", 1));
     Snapshot s = MustBuild(b);
-    Options o;
-    o.policy = policy;
-    Decisions d = RunCycle(s, o);
+    Decisions d = RunCycle(s, {.policy = policy});
     const Bind* bind = BindOf(d, s, "gpu");
     ASSERT_NE(bind, nullptr) << PolicyName(policy);
     EXPECT_EQ(DeviceIndices(bind->allocation), std::vector<int>{1}) << PolicyName(policy);

@@ -11,6 +11,13 @@ using namespace testing;
 
 constexpr int64_t kNow = 5000;
 
+// The job every test makes room for: priority 100 in queue team.
+PodSpec UrgentPod() {
+  PodSpec urgent = WholeGpuPod("urgent", "team", 1);
+  urgent.priority = 100;
+  return urgent;
+}
+
 struct PreemptCase {
   std::string name;
   std::string victim_queue;
@@ -44,13 +51,9 @@ TEST(PreemptTest, Rules) {
     victim.priority = c.victim_priority;
     victim.preemptible = c.victim_preemptible;
     b.AddPod(victim);
-    PodSpec urgent = WholeGpuPod("urgent", "team", 1);
-    urgent.priority = 100;
-    b.AddPod(urgent);
+    b.AddPod(UrgentPod());
     Snapshot s = MustBuild(b);
-    Options o;
-    o.reclaim = false;  // isolate preempt
-    Decisions d = RunCycle(s, o);
+    Decisions d = RunCycle(s, {.reclaim = false});  // isolate preempt
     const Eviction* e = EvictionOf(d, s, "victim");
     EXPECT_EQ(e != nullptr, c.evicted) << c.name;
     EXPECT_EQ(BindOf(d, s, "urgent") != nullptr, c.evicted) << c.name;
@@ -76,9 +79,7 @@ TEST(PreemptTest, LowestPriorityThenYoungestGoesFirst) {
     p.priority = v.priority;
     b.AddPod(p);
   }
-  PodSpec urgent = WholeGpuPod("urgent", "team", 1);
-  urgent.priority = 100;
-  b.AddPod(urgent);
+  b.AddPod(UrgentPod());
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
   ASSERT_EQ(d.evictions.size(), 1u);
@@ -95,8 +96,7 @@ TEST(PreemptTest, FreesTheQueueLimitForAHigherPriorityJob) {
   PodSpec low = Running(WholeGpuPod("low", "team", 1), "n", {0});
   low.priority = 1;
   b.AddPod(low);
-  PodSpec urgent = WholeGpuPod("urgent", "team", 1);
-  urgent.priority = 100;
+  PodSpec urgent = UrgentPod();
   // Priority 100 alone would make it non-preemptible, which quota 0 forbids.
   urgent.preemptible = true;
   b.AddPod(urgent);

@@ -84,6 +84,8 @@ struct PodSpec {
   int32_t priority = 0;
   std::optional<bool> preemptible;  // unset: derived from the priority
   std::string subgroup;
+  // The request. ShapeSpec (workload_model.h) repeats these fields as the
+  // key of a learned shape, which has no name or group.
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
   int32_t whole_gpus = 0;
@@ -112,28 +114,22 @@ class SnapshotBuilder {
     now_ = now;
     return *this;
   }
-  SnapshotBuilder& AddNode(NodeSpec spec) {
-    nodes_.push_back(std::move(spec));
-    return *this;
-  }
-  SnapshotBuilder& AddQueue(QueueSpec spec) {
-    queues_.push_back(std::move(spec));
-    return *this;
-  }
-  SnapshotBuilder& AddGroup(GroupSpec spec) {
-    groups_.push_back(std::move(spec));
-    return *this;
-  }
-  SnapshotBuilder& AddPod(PodSpec spec) {
-    pods_.push_back(std::move(spec));
-    return *this;
-  }
+  SnapshotBuilder& AddNode(NodeSpec spec) { return Append(nodes_, std::move(spec)); }
+  SnapshotBuilder& AddQueue(QueueSpec spec) { return Append(queues_, std::move(spec)); }
+  SnapshotBuilder& AddGroup(GroupSpec spec) { return Append(groups_, std::move(spec)); }
+  SnapshotBuilder& AddPod(PodSpec spec) { return Append(pods_, std::move(spec)); }
 
   // Resolves names, derives indices, validates. The first problem found is
   // returned, naming the object and field.
   Result<Snapshot> Build() const;
 
  private:
+  template <typename Spec>
+  SnapshotBuilder& Append(std::vector<Spec>& specs, Spec spec) {
+    specs.push_back(std::move(spec));
+    return *this;
+  }
+
   int64_t now_ = 0;
   std::vector<NodeSpec> nodes_;
   std::vector<QueueSpec> queues_;

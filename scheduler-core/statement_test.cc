@@ -30,10 +30,8 @@ std::vector<int64_t> Fingerprint(const ClusterState& st) {
 }
 
 TEST(StatementTest, RollbackRestoresEverythingInReverse) {
-  SnapshotBuilder b = Cluster({{"org", kUnlimited}}, {});
+  SnapshotBuilder b = Cluster({{"org", kUnlimited}}, {{"a", 2}, {"b", 2}});
   b.AddQueue(GpuQueue("team", "org", kUnlimited));
-  b.AddNode(GpuNode("a", 2));
-  b.AddNode(GpuNode("b", 2));
   b.AddPod(Running(WholeGpuPod("running", "team", 1), "a", {0}));
   b.AddPod(FractionPod("f1", "team", 300));
   b.AddPod(FractionPod("f2", "team", 300));

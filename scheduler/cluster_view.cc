@@ -615,15 +615,23 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     }
   }
   while (synced != synced_pods_.end()) synced = remove_pod(synced);
-  // Then what nothing refers to any more: groups, queues (children first), nodes.
-  for (auto it = synced_groups_.begin(); it != synced_groups_.end();) {
-    if (groups.contains(it->first)) {
-      ++it;
-      continue;
+  // Removes from `kept`, and from the universe by `remove`, each name `live`
+  // no longer has.
+  auto forget_gone = [](auto& kept, const auto& live, auto remove) -> Status {
+    for (auto it = kept.begin(); it != kept.end();) {
+      if (live.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      VT_RETURN_IF_ERROR(remove(it->first));
+      it = kept.erase(it);
     }
-    VT_RETURN_IF_ERROR(universe_.RemoveGroup(it->first));
-    it = synced_groups_.erase(it);
-  }
+    return Status::Ok();
+  };
+  // Then what nothing refers to any more: groups, queues (children first), nodes.
+  VT_RETURN_IF_ERROR(forget_gone(synced_groups_, groups, [this](const std::string& name) {
+    return universe_.RemoveGroup(name);
+  }));
   for (bool progress = true; progress;) {
     progress = false;
     for (auto it = synced_queues_.begin(); it != synced_queues_.end();) {
@@ -635,14 +643,9 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
       progress = true;
     }
   }
-  for (auto it = synced_nodes_.begin(); it != synced_nodes_.end();) {
-    if (nodes_.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    VT_RETURN_IF_ERROR(universe_.RemoveNode(it->first));
-    it = synced_nodes_.erase(it);
-  }
+  VT_RETURN_IF_ERROR(forget_gone(synced_nodes_, nodes_, [this](const std::string& name) {
+    return universe_.RemoveNode(name);
+  }));
   return Status::Ok();
 }
 

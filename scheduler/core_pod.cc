@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <vector>
 
 #include "kai/gpu_request.h"
 #include "kube/owner_reference.h"
@@ -52,6 +53,23 @@ Status ReadContainer(const Value& c, ContainerNeeds* out) {
   return Status::Ok();
 }
 
+// The needs of each container in `spec`'s list `member` ("containers" or
+// "initContainers"; none when absent); an error names the container as
+// `what` and its name.
+Result<std::vector<ContainerNeeds>> NeedsOfEach(const Value& spec, const char* member,
+                                                const char* what) {
+  std::vector<ContainerNeeds> out;
+  auto list = spec.FindMember(member);
+  if (list == spec.MemberEnd() || !list->value.IsArray()) return out;
+  for (const Value& c : list->value.GetArray()) {
+    ContainerNeeds n;
+    VT_RETURN_IF_ERROR(ReadContainer(c, &n).WithContext(std::string(what) + " " +
+                                                        std::string(GetString(c, {"name"}))));
+    out.push_back(n);
+  }
+  return out;
+}
+
 // The pod's effective request, as kube-scheduler computes it: the sum over
 // containers, at least the largest init container. GPUs as kai/gpu_request.h
 // reads and checks them, the same reading the syncer and the admission
@@ -59,25 +77,17 @@ Status ReadContainer(const Value& c, ContainerNeeds* out) {
 Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
   ContainerNeeds sum, init_max;
   if (const Value* cs = Find(pod, {"spec"}); cs != nullptr) {
-    auto containers = cs->FindMember("containers");
-    if (containers != cs->MemberEnd() && containers->value.IsArray()) {
-      for (const Value& c : containers->value.GetArray()) {
-        ContainerNeeds n;
-        VT_RETURN_IF_ERROR(ReadContainer(c, &n).WithContext(std::string("container ") +
-                                                            std::string(GetString(c, {"name"}))));
-        sum.cpu_milli += n.cpu_milli;
-        sum.memory_milli += n.memory_milli;
-      }
+    VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> containers,
+                        NeedsOfEach(*cs, "containers", "container"));
+    for (const ContainerNeeds& n : containers) {
+      sum.cpu_milli += n.cpu_milli;
+      sum.memory_milli += n.memory_milli;
     }
-    auto inits = cs->FindMember("initContainers");
-    if (inits != cs->MemberEnd() && inits->value.IsArray()) {
-      for (const Value& c : inits->value.GetArray()) {
-        ContainerNeeds n;
-        VT_RETURN_IF_ERROR(ReadContainer(c, &n).WithContext(std::string("init container ") +
-                                                            std::string(GetString(c, {"name"}))));
-        init_max.cpu_milli = std::max(init_max.cpu_milli, n.cpu_milli);
-        init_max.memory_milli = std::max(init_max.memory_milli, n.memory_milli);
-      }
+    VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> inits,
+                        NeedsOfEach(*cs, "initContainers", "init container"));
+    for (const ContainerNeeds& n : inits) {
+      init_max.cpu_milli = std::max(init_max.cpu_milli, n.cpu_milli);
+      init_max.memory_milli = std::max(init_max.memory_milli, n.memory_milli);
     }
   }
   spec->cpu_milli = std::max(sum.cpu_milli, init_max.cpu_milli);

@@ -18,10 +18,7 @@
 namespace vtenant::scheduler {
 namespace {
 
-using kube::Object;
-using localenv::ParseTestJson;
 using namespace testing;
-namespace res = kube::resources;
 
 class FairShareTest : public SchedulerClusterTest {
  protected:

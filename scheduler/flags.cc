@@ -49,6 +49,26 @@ std::function<Status(SchedulerFlags&, const std::string&)> Text(
   };
 }
 
+// The setter of a HOST:PORT flag `name` (empty: off), checked as
+// SplitAddress reads it.
+std::function<Status(SchedulerFlags&, const std::string&)> Address(
+    std::string SchedulerFlags::*field, const char* name) {
+  return [field, name](SchedulerFlags& f, const std::string& v) {
+    if (!v.empty()) VT_RETURN_IF_ERROR(SplitAddress(v, name).status());
+    f.*field = v;
+    return Status::Ok();
+  };
+}
+
+// The setter of a DURATION flag `name`, read by ParseDuration.
+std::function<Status(SchedulerFlags&, const std::string&)> Duration(
+    std::chrono::milliseconds SchedulerFlags::*field, const char* name) {
+  return [field, name](SchedulerFlags& f, const std::string& v) {
+    VT_ASSIGN_OR_RETURN(f.*field, ParseDuration(v, name));
+    return Status::Ok();
+  };
+}
+
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"kubeconfig", "PATH", "kubeconfig of the host cluster; empty: in-cluster service account",
@@ -62,10 +82,7 @@ const std::vector<Flag>& Flags() {
        }},
       {"cycle-period", "DURATION", "time between scheduling cycles (sooner when pods arrive)",
        [](auto& f) { return ShowDuration(f.cycle_period); },
-       [](auto& f, auto& v) {
-         VT_ASSIGN_OR_RETURN(f.cycle_period, ParseDuration(v, "cycle-period"));
-         return Status::Ok();
-       }},
+       Duration(&SchedulerFlags::cycle_period, "cycle-period")},
       {"reservation-namespace", "NS", "namespace of the GPU reservation pods (created if missing)",
        [](auto& f) { return f.reservation_namespace; },
        Text(&SchedulerFlags::reservation_namespace)},
@@ -80,11 +97,7 @@ const std::vector<Flag>& Flags() {
        "serve the mutating admission webhook over TLS here and register it; empty: no webhook "
        "(GPU-sharing pods then cannot be created)",
        [](auto& f) { return Quoted(f.webhook_address); },
-       [](auto& f, auto& v) {
-         if (!v.empty()) VT_RETURN_IF_ERROR(SplitAddress(v, "webhook-address").status());
-         f.webhook_address = v;
-         return Status::Ok();
-       }},
+       Address(&SchedulerFlags::webhook_address, "webhook-address")},
       {"webhook-url", "URL",
        "URL the API server calls the webhook at; empty: https://<webhook-address>/mutate",
        [](auto& f) { return Quoted(f.webhook_url); }, Text(&SchedulerFlags::webhook_url)},
@@ -95,11 +108,7 @@ const std::vector<Flag>& Flags() {
        [](auto& f) { return Quoted(f.webhook_key); }, Text(&SchedulerFlags::webhook_key)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
-       [](auto& f, auto& v) {
-         if (!v.empty()) VT_RETURN_IF_ERROR(SplitAddress(v, "health-address").status());
-         f.health_address = v;
-         return Status::Ok();
-       }},
+       Address(&SchedulerFlags::health_address, "health-address")},
       {"leader-elect", "",
        "schedule only while holding the Lease vtenant-scheduler (one active replica)",
        [](auto& f) { return f.leader_elect ? "true" : "false"; },
@@ -126,10 +135,7 @@ const std::vector<Flag>& Flags() {
        }},
       {"status-period", "DURATION", "how often changed Queue and PodGroup status is written",
        [](auto& f) { return ShowDuration(f.status_period); },
-       [](auto& f, auto& v) {
-         VT_ASSIGN_OR_RETURN(f.status_period, ParseDuration(v, "status-period"));
-         return Status::Ok();
-       }},
+       Duration(&SchedulerFlags::status_period, "status-period")},
   };
   return flags;
 }

@@ -14,7 +14,6 @@ namespace vtenant::scheduler {
 namespace {
 
 using namespace testing;
-namespace res = kube::resources;
 
 class LeaderElectionTest : public SchedulerClusterTest {
  protected:

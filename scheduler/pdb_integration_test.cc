@@ -13,10 +13,7 @@
 namespace vtenant::scheduler {
 namespace {
 
-using kube::Object;
-using localenv::ParseTestJson;
 using namespace testing;
-namespace res = kube::resources;
 
 class PdbTest : public SchedulerClusterTest {
  protected:

@@ -19,9 +19,7 @@
 namespace vtenant::scheduler {
 namespace {
 
-using kube::Object;
 using namespace testing;
-namespace res = kube::resources;
 
 constexpr int kPods = 200;
 

@@ -62,11 +62,16 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
            "containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}})";
   }
 
-  // Leaves the gang tests alone on n1 (8 CPUs): the reclaim the fixture sets
-  // up would otherwise run alongside them.
-  void DropReclaimPods() {
+  // The sub-group tests' start: PodGroup ns/job of queue a, minMember 1,
+  // with `sub_groups` (its spec.subGroups, a JSON array), alone on n1 (8
+  // CPUs): the reclaim the fixture sets up would otherwise run alongside.
+  void StartSubGroupJob(const std::string& sub_groups) {
     view_.DeletePod(Json(Pod("over", "b", "n1")));
     view_.DeletePod(Json(Pod("owed", "a", "")));
+    Add(res::kPodGroups, "ns",
+        R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,"queue":"a",
+        "subGroups":)" +
+            sub_groups + "}}");
   }
 
   // The messages of the Unschedulable Events about pod ns/name.
@@ -234,11 +239,9 @@ TEST_F(SchedulingCycleTest, ARefusedEvictionIsReplannedWithAnotherVictim) {
 
 TEST_F(SchedulingCycleTest, SubGroupsBindTogetherOnlyWhenEachHasItsMinMember) {
   const int64_t now = 1796119200;
-  DropReclaimPods();
   // The group's own minMember (1) is met by any pod; the sub-groups ask for
   // a leader and two workers.
-  Add(res::kPodGroups, "ns", R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,
-      "queue":"a","subGroups":[{"name":"leader","minMember":1},{"name":"workers","minMember":2}]}})");
+  StartSubGroupJob(R"([{"name":"leader","minMember":1},{"name":"workers","minMember":2}])");
   Add(res::kPods, "ns", GangPod("leader-0", "job", "leader"));
   Add(res::kPods, "ns", GangPod("worker-0", "job", "workers"));
   // Room for both, but the workers are one short.
@@ -263,9 +266,7 @@ TEST_F(SchedulingCycleTest, SubGroupsBindTogetherOnlyWhenEachHasItsMinMember) {
 
 TEST_F(SchedulingCycleTest, APodNamingAnUnknownSubGroupWaitsAndSaysWhich) {
   const int64_t now = 1796119200;
-  DropReclaimPods();
-  Add(res::kPodGroups, "ns", R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,
-      "queue":"a","subGroups":[{"name":"decode"},{"name":"d-workers","parent":"decode"}]}})");
+  StartSubGroupJob(R"([{"name":"decode"},{"name":"d-workers","parent":"decode"}])");
   Add(res::kPods, "ns", GangPod("typo", "job", "wrokers"));
   Add(res::kPods, "ns", GangPod("to-parent", "job", "decode"));
   Add(res::kPods, "ns", GangPod("fine", "job", "d-workers"));
@@ -294,9 +295,7 @@ TEST_F(SchedulingCycleTest, APodNamingAnUnknownSubGroupWaitsAndSaysWhich) {
 
 TEST_F(SchedulingCycleTest, AMalformedSubGroupListKeepsTheGroupOffAndSaysSo) {
   const int64_t now = 1796119200;
-  DropReclaimPods();
-  Add(res::kPodGroups, "ns", R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,
-      "queue":"a","subGroups":[{"name":"workers","minMember":1},{"name":"workers","minMember":2}]}})");
+  StartSubGroupJob(R"([{"name":"workers","minMember":1},{"name":"workers","minMember":2}])");
   Add(res::kPods, "ns", GangPod("worker-0", "job", "workers"));
   Cycle(now);
   EXPECT_EQ(NodeOf("worker-0"), "") << "nothing is guessed from a list with a mistake in it";

@@ -17,10 +17,7 @@
 namespace vtenant::scheduler {
 namespace {
 
-using kube::Object;
-using localenv::ParseTestJson;
 using namespace testing;
-namespace res = kube::resources;
 
 class SharingTest : public SchedulerClusterTest {
  protected:
@@ -55,6 +52,41 @@ nodes:
   }
 
   static std::vector<Object> ReservationPods() { return PodsOf("vtenant-reservation"); }
+
+  // The gang tests' first step: a whole-GPU pod "blocker" in pool `ns`,
+  // running, so that the gang that follows is one GPU short.
+  static bool RunBlocker(const std::string& ns) {
+    return client().Create(res::kPods, ns, Pod(ns, "blocker", {.whole_gpus = 1})).ok() &&
+           Eventually([&] { return CountPods(client(), ns, "Running") == 1; });
+  }
+
+  // Creates PodGroup ns/name with `spec`, a JSON object.
+  static bool CreatePodGroup(const std::string& ns, const std::string& name,
+                             const std::string& spec) {
+    Object pg = ParseTestJson(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "spec":)" + spec + "}");
+    kube::SetString(pg, {"metadata"}, "name", name);
+    kube::SetString(pg, {"metadata"}, "namespace", ns);
+    return client().Create(res::kPodGroups, ns, pg).ok();
+  }
+
+  // Whether PodGroup ns/name comes to say it waits (phase Pending, with
+  // scheduling conditions), before the deadline.
+  static bool GroupWaitsWithAReason(const std::string& ns, const std::string& name) {
+    return Eventually([&] {
+      Result<Object> pg = client().Get(res::kPodGroups, ns, name);
+      return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Pending" &&
+             kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
+    });
+  }
+
+  // No pod in `ns` but the blocker has a node.
+  static void ExpectOnlyTheBlockerBound(const std::string& ns) {
+    for (const Object& p : PodsOf(ns))
+      if (kube::Name(p) != "blocker") {
+        EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
+      }
+  }
 };
 
 TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
@@ -168,14 +200,8 @@ TEST_F(SharingTest, MalformedGpuRequestsAreRefusedWithAReason) {
 }
 
 TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
-  ASSERT_TRUE(client().Create(res::kPods, "gang", Pod("gang", "blocker", {.whole_gpus = 1})).ok());
-  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "gang", "Running") == 1; }));
-  ASSERT_TRUE(
-      client()
-          .Create(res::kPodGroups, "gang",
-                  ParseTestJson(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
-      "metadata":{"name":"train","namespace":"gang"},"spec":{"minMember":4,"queue":"team"}})"))
-          .ok());
+  ASSERT_TRUE(RunBlocker("gang"));
+  ASSERT_TRUE(CreatePodGroup("gang", "train", R"({"minMember":4,"queue":"team"})"));
   for (int i = 0; i < 4; ++i)
     ASSERT_TRUE(client()
                     .Create(res::kPods, "gang",
@@ -183,15 +209,8 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
                                 {.annotations = {{"pod-group-name", "train"}}, .whole_gpus = 1}))
                     .ok());
   // Three GPUs free for four pods: none is bound, and the group says why.
-  ASSERT_TRUE(Eventually([&] {
-    Result<Object> pg = client().Get(res::kPodGroups, "gang", "train");
-    return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Pending" &&
-           kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
-  }));
-  for (const Object& p : PodsOf("gang"))
-    if (kube::Name(p) != "blocker") {
-      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
-    }
+  ASSERT_TRUE(GroupWaitsWithAReason("gang", "train"));
+  ExpectOnlyTheBlockerBound("gang");
   ASSERT_TRUE(client().Delete(res::kPods, "gang", "blocker").ok());
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "gang", "Running") == 4; }));
   ASSERT_TRUE(Eventually([&] {
@@ -201,17 +220,12 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
 }
 
 TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
-  ASSERT_TRUE(client().Create(res::kPods, "sub", Pod("sub", "blocker", {.whole_gpus = 1})).ok());
-  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "sub", "Running") == 1; }));
+  ASSERT_TRUE(RunBlocker("sub"));
   // A KAI manifest as users write it: the group's own minMember is met by
   // one pod; its sub-groups ask for a leader and two workers.
-  ASSERT_TRUE(
-      client()
-          .Create(res::kPodGroups, "sub",
-                  ParseTestJson(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
-      "metadata":{"name":"lws","namespace":"sub"},"spec":{"minMember":1,"queue":"team",
-      "subGroups":[{"name":"leader","minMember":1},{"name":"workers","minMember":2}]}})"))
-          .ok());
+  ASSERT_TRUE(CreatePodGroup("sub", "lws",
+                             R"({"minMember":1,"queue":"team",
+      "subGroups":[{"name":"leader","minMember":1},{"name":"workers","minMember":2}]})"));
   auto member = [](const std::string& name, const std::string& sub) {
     Object pod = Pod("sub", name, {.annotations = {{"pod-group-name", "lws"}}, .whole_gpus = 1});
     kube::SetString(pod, {"metadata", "labels"}, kSubGroupLabel, sub);
@@ -224,21 +238,14 @@ TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
     ASSERT_TRUE(client().Create(res::kPods, "sub", member(name, sub)).ok()) << name;
   // Two GPUs free for three pods: none is bound, the group says why, and
   // the pod naming no sub-group of the group is told which it named.
-  ASSERT_TRUE(Eventually([&] {
-    Result<Object> pg = client().Get(res::kPodGroups, "sub", "lws");
-    return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Pending" &&
-           kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
-  }));
+  ASSERT_TRUE(GroupWaitsWithAReason("sub", "lws"));
   std::vector<std::string> why;
   ASSERT_TRUE(Eventually([&] {
     why = EventMessages(client(), "sub", "typo", "Unschedulable");
     return !why.empty();
   }));
   EXPECT_NE(why[0].find("sub-group \"wrokers\""), std::string::npos) << why[0];
-  for (const Object& p : PodsOf("sub"))
-    if (kube::Name(p) != "blocker") {
-      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
-    }
+  ExpectOnlyTheBlockerBound("sub");
   ASSERT_TRUE(client().Delete(res::kPods, "sub", "blocker").ok());
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "sub", "Running") == 3; }))
       << "running: " << CountPods(client(), "sub", "Running");

@@ -268,6 +268,8 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
   return sum;
 }
 
+// In the form InOrderJson (in_order.cc) also writes, field by field: the two
+// summaries share their form, not their fields.
 std::string SummaryJson(const ReplaySummary& s) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);

@@ -11,11 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "kube/resource.h"
 #include "localenv/gpu_nodes.h"
 #include "localenv/testing/cluster_test.h"
 #include "scheduler/testing/scheduler_fixture.h"
 
 namespace vtenant::scheduler::testing {
+
+// The names every suite spells, so that a suite's `using namespace testing;`
+// is its one using-line.
+using kube::Object;
+using localenv::ParseTestJson;
+namespace res = kube::resources;
 
 class SchedulerClusterTest : public localenv::ClusterTest {
  protected:
