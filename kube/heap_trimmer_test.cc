@@ -24,9 +24,9 @@ long ResidentBytes() {
   return resident * sysconf(_SC_PAGESIZE);
 }
 
-constexpr size_t kBlock = 512;            // below the mmap threshold: heap, not mmap
-constexpr size_t kBlocks = 256 * 1024;    // 128 MiB
-constexpr long kFreed = 64L << 20;        // what must come back at least
+constexpr size_t kBlock = 512;          // below the mmap threshold: heap, not mmap
+constexpr size_t kBlocks = 256 * 1024;  // 128 MiB
+constexpr long kFreed = 64L << 20;      // what must come back at least
 
 TEST(HeapTrimmerTest, FreedHeapGoesBackToTheSystemWhileTheManagerRuns) {
   // A burst on a thread of its own (its own arena, as the informers' are):
@@ -47,8 +47,8 @@ TEST(HeapTrimmerTest, FreedHeapGoesBackToTheSystemWhileTheManagerRuns) {
 
   FakeClient client;
   Registry registry;
-  auto manager = Manager::Create(
-      client, {.name = "trim", .handle_signals = false, .registry = &registry});
+  auto manager =
+      Manager::Create(client, {.name = "trim", .handle_signals = false, .registry = &registry});
   ASSERT_TRUE(manager.ok()) << manager.status().ToString();
   AddHeapTrimmer(**manager, std::chrono::milliseconds(50));
   std::thread running([&] { EXPECT_TRUE((*manager)->Run().ok()); });
