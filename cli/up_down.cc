@@ -336,14 +336,13 @@ int Purge(const std::string& dir) {
 
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
   SplitCommandLine split;
-  if (int code =
-          ReadFlags("vtenant down", args, {{.name = "purge", .is_switch = true}}, Words::kRefuse,
-                    std::string("Usage: vtenant down [--purge]\n\n") + kDownText, split);
+  bool purge = false;
+  if (int code = ReadFlagsWithSwitch("vtenant down", args, "purge", Words::kRefuse,
+                                     std::string("Usage: vtenant down [--purge]\n\n") + kDownText,
+                                     split, purge);
       code >= 0) {
     return code;
   }
-  bool purge = false;
-  for (const FlagValue& given : split.flags) purge = given.value == "true";
   const std::string dir = StateDir(global);
   if (!fs::exists(dir)) {
     std::cout << "vtenant: nothing to stop (no local environment in " << dir << ")\n";
