@@ -113,10 +113,7 @@ TEST_F(ManagerIntegrationTest, CachesConvergeAcrossAnApiServerRestartAndReadyzFo
   // A second API server on the same etcd keeps the cluster writable while the
   // manager's is down.
   Result<std::unique_ptr<localenv::ApiServer>> other =
-      localenv::ApiServer::Start({.dir = cluster().dir() + "/other",
-                                  .etcd_url = cluster().etcd().client_url(),
-                                  .etcd_tls = cluster().etcd().client_tls(),
-                                  .etcd_prefix = "/host"});
+      localenv::ApiServer::Start(SecondApiServerOptions("other"));
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   Result<std::unique_ptr<RestClient>> writer = RestClient::Create((*other)->admin_config());
   ASSERT_TRUE(writer.ok());
