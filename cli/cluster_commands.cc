@@ -15,13 +15,6 @@
 namespace vtenant::cli {
 namespace {
 
-// Reads the arguments of a command that takes none (see ReadFlags).
-int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
-                const std::string& usage) {
-  SplitCommandLine split;
-  return ReadFlags(command, args, {}, Words::kRefuse, usage, split);
-}
-
 int Fail(const std::string& command, const Status& status) {
   std::cerr << command << ": " << status.message() << "\n";
   return 1;

@@ -17,6 +17,12 @@ int ReadFlags(const std::string& command, const std::vector<std::string>& args,
   return -1;
 }
 
+int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
+                const std::string& usage) {
+  SplitCommandLine split;
+  return ReadFlags(command, args, {}, Words::kRefuse, usage, split);
+}
+
 int ReadFlagsWithSwitch(const std::string& command, const std::vector<std::string>& args,
                         const std::string& switch_name, Words words, const std::string& usage,
                         SplitCommandLine& out, bool& on) {

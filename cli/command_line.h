@@ -18,6 +18,10 @@ int ReadFlags(const std::string& command, const std::vector<std::string>& args,
               const std::vector<FlagSpec>& known, Words words, const std::string& usage,
               SplitCommandLine& out);
 
+// ReadFlags for a command that takes no arguments at all.
+int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
+                const std::string& usage);
+
 // ReadFlags for a command whose only flag is the switch `switch_name`:
 // `on` says whether it was given true (the last one given wins).
 int ReadFlagsWithSwitch(const std::string& command, const std::vector<std::string>& args,

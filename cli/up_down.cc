@@ -360,9 +360,8 @@ int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
 }
 
 int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args) {
-  SplitCommandLine split;
-  if (int code = ReadFlags("vtenant delete", args, {}, Words::kRefuse,
-                           std::string("Usage: vtenant delete\n\n") + kDeleteText, split);
+  if (int code = CheckNoArgs("vtenant delete", args,
+                             std::string("Usage: vtenant delete\n\n") + kDeleteText);
       code >= 0) {
     return code;
   }
@@ -376,14 +375,12 @@ int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args)
 }
 
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args) {
-  SplitCommandLine split;
-  if (int code = ReadFlags("vtenant status", args, {}, Words::kRefuse,
-                           "Usage: vtenant status\n\nShows the local environment's supervisor, "
-                           "each component (pid, restarts, whether it answers its health "
-                           "endpoint, how it last exited), the tenants' processes working in the "
-                           "state folder, and the simulated nodes. Exits 1 when anything is not "
-                           "running or not healthy.\n",
-                           split);
+  if (int code = CheckNoArgs("vtenant status", args,
+                             "Usage: vtenant status\n\nShows the local environment's supervisor, "
+                             "each component (pid, restarts, whether it answers its health "
+                             "endpoint, how it last exited), the tenants' processes working in "
+                             "the state folder, and the simulated nodes. Exits 1 when anything is "
+                             "not running or not healthy.\n");
       code >= 0) {
     return code;
   }
