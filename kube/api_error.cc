@@ -10,21 +10,19 @@ struct ReasonCode {
   std::string_view reason;
   StatusCode code;
 };
-constexpr ReasonCode kCodeByReason[] = {
-    {"NotFound", StatusCode::kNotFound},
-    {"AlreadyExists", StatusCode::kAlreadyExists},
-    {"Conflict", StatusCode::kConflict},
-    {"Gone", StatusCode::kGone},
-    {"Expired", StatusCode::kGone},
-    {"Invalid", StatusCode::kInvalid},
-    {"BadRequest", StatusCode::kBadRequest},
-    {"Unauthorized", StatusCode::kUnauthorized},
-    {"Forbidden", StatusCode::kForbidden},
-    {"TooManyRequests", StatusCode::kTooManyRequests},
-    {"Timeout", StatusCode::kTimeout},
-    {"ServerTimeout", StatusCode::kTimeout},
-    {"ServiceUnavailable", StatusCode::kUnavailable},
-};
+constexpr ReasonCode kCodeByReason[] = {{"NotFound", StatusCode::kNotFound},
+                                        {"AlreadyExists", StatusCode::kAlreadyExists},
+                                        {"Conflict", StatusCode::kConflict},
+                                        {"Gone", StatusCode::kGone},
+                                        {"Expired", StatusCode::kGone},
+                                        {"Invalid", StatusCode::kInvalid},
+                                        {"BadRequest", StatusCode::kBadRequest},
+                                        {"Unauthorized", StatusCode::kUnauthorized},
+                                        {"Forbidden", StatusCode::kForbidden},
+                                        {"TooManyRequests", StatusCode::kTooManyRequests},
+                                        {"Timeout", StatusCode::kTimeout},
+                                        {"ServerTimeout", StatusCode::kTimeout},
+                                        {"ServiceUnavailable", StatusCode::kUnavailable}};
 
 // Without a known reason, the HTTP status decides; any other is kInternal.
 struct HttpCode {
@@ -36,8 +34,7 @@ constexpr HttpCode kCodeByHttpStatus[] = {
     {403, StatusCode::kForbidden},   {404, StatusCode::kNotFound},
     {409, StatusCode::kConflict},    {410, StatusCode::kGone},
     {422, StatusCode::kInvalid},     {429, StatusCode::kTooManyRequests},
-    {503, StatusCode::kUnavailable}, {504, StatusCode::kTimeout},
-};
+    {503, StatusCode::kUnavailable}, {504, StatusCode::kTimeout}};
 
 StatusCode CodeFor(int http_status, std::string_view reason) {
   for (const ReasonCode& r : kCodeByReason) {
