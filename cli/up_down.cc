@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -332,6 +333,15 @@ int Purge(const std::string& dir) {
   return 0;
 }
 
+// The local environment's folder; nothing, after saying there is nothing to
+// `verb`, when there is none.
+std::optional<std::string> ExistingStateDir(const GlobalOptions& global, const char* verb) {
+  std::string dir = StateDir(global);
+  if (fs::exists(dir)) return dir;
+  std::cout << "vtenant: nothing to " << verb << " (no local environment in " << dir << ")\n";
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
@@ -343,15 +353,12 @@ int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
       code >= 0) {
     return code;
   }
-  const std::string dir = StateDir(global);
-  if (!fs::exists(dir)) {
-    std::cout << "vtenant: nothing to stop (no local environment in " << dir << ")\n";
-    return 0;
-  }
-  const bool clean = Stop(dir);
-  if (purge) return Purge(dir);
+  const std::optional<std::string> dir = ExistingStateDir(global, "stop");
+  if (!dir) return 0;
+  const bool clean = Stop(*dir);
+  if (purge) return Purge(*dir);
   if (!clean) {
-    std::cerr << "vtenant down: some processes working in " << dir << " could not be stopped\n";
+    std::cerr << "vtenant down: some processes working in " << *dir << " could not be stopped\n";
     return 1;
   }
   std::cout << "vtenant: its data is kept: `vtenant up` starts it again, `vtenant delete` "
@@ -365,13 +372,10 @@ int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args)
       code >= 0) {
     return code;
   }
-  const std::string dir = StateDir(global);
-  if (!fs::exists(dir)) {
-    std::cout << "vtenant: nothing to delete (no local environment in " << dir << ")\n";
-    return 0;
-  }
-  Stop(dir);
-  return Purge(dir);
+  const std::optional<std::string> dir = ExistingStateDir(global, "delete");
+  if (!dir) return 0;
+  Stop(*dir);
+  return Purge(*dir);
 }
 
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args) {
