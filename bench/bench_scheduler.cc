@@ -61,46 +61,42 @@ void TimeCycles(benchmark::State& state, const sched::Snapshot& s,
     state.counters[action + "_ms"] = 1e3 * seconds / static_cast<double>(state.iterations());
 }
 
-// One full cycle (allocate, consolidate, reclaim, preempt, stale gangs) on
-// `nodes` x 8 GPUs with `pods` pending, 50 queues two levels deep. Arg 2:
-// percent of GPUs already held by running pods.
+// The full cycles' snapshot: arg 0 nodes (x 8 GPUs), arg 1 pods pending,
+// 50 queues two levels deep; arg 2 percent of GPUs already held by running
+// pods.
+sched::Snapshot FullCycleSnapshot(const benchmark::State& state) {
+  return MustBuild(Generate({.nodes = static_cast<int>(state.range(0)),
+                             .pods = static_cast<int>(state.range(1)),
+                             .running_fill = state.range(2) / 100.0}));
+}
+
+// One full cycle (allocate, consolidate, reclaim, preempt, stale gangs).
 void BM_FullCycle(benchmark::State& state) {
-  WorkloadConfig c;
-  c.nodes = static_cast<int>(state.range(0));
-  c.pods = static_cast<int>(state.range(1));
-  c.running_fill = state.range(2) / 100.0;
-  const sched::Snapshot s = MustBuild(Generate(c));
+  const sched::Snapshot s = FullCycleSnapshot(state);
   TimeCycles(state, s);
 }
-BENCHMARK(BM_FullCycle)
-    ->ArgNames({"nodes", "pending", "fill%"})
-    ->Args({100, 2000, 0})
-    ->Args({1000, 20000, 0})
-    ->Args({1000, 20000, 90})
-    ->Args({5000, 100000, 0})
-    ->Args({5000, 100000, 90})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+
+// The sizes both policies run at (nodes, pending pods, percent running);
+// binpack's goes on to larger ones.
+void FullCycleSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nodes", "pending", "fill%"})
+      ->Args({100, 2000, 0})
+      ->Args({1000, 20000, 0})
+      ->Args({1000, 20000, 90})
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+BENCHMARK(BM_FullCycle)->Apply(FullCycleSizes)->Args({5000, 100000, 0})->Args({5000, 100000, 90});
 
 // The same full cycle with the fgd placement rule (its workload: the
-// snapshot's pods), against binpack's. Arg 2: percent of GPUs running.
+// snapshot's pods), against binpack's.
 void BM_FullCycleFgd(benchmark::State& state) {
-  WorkloadConfig c;
-  c.nodes = static_cast<int>(state.range(0));
-  c.pods = static_cast<int>(state.range(1));
-  c.running_fill = state.range(2) / 100.0;
-  const sched::Snapshot s = MustBuild(Generate(c));
+  const sched::Snapshot s = FullCycleSnapshot(state);
   sched::Options o;
   o.policy = sched::PlacementPolicy::kFgd;
   TimeCycles(state, s, o);
 }
-BENCHMARK(BM_FullCycleFgd)
-    ->ArgNames({"nodes", "pending", "fill%"})
-    ->Args({100, 2000, 0})
-    ->Args({1000, 20000, 0})
-    ->Args({1000, 20000, 90})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_FullCycleFgd)->Apply(FullCycleSizes);
 
 // Reclaim with large jobs: the cluster is full of one-GPU jobs of a queue
 // far above its share; gangs of 8 x 8 GPUs of a starved queue reclaim.

@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/flag_value.h"
 #include "kube/informer.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
@@ -427,17 +428,13 @@ int main(int argc, char** argv) {
   vtenant::bench::Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    auto value = [&](const std::string& flag) -> std::optional<std::string> {
-      if (arg.rfind(flag + "=", 0) == 0) return arg.substr(flag.size() + 1);
-      return std::nullopt;
-    };
-    if (auto v = value("--objects")) {
+    if (auto v = vtenant::bench::FlagValue(arg, "--objects")) {
       options.objects = std::stoi(*v);
-    } else if (auto v = value("--kubectl-objects")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--kubectl-objects")) {
       options.kubectl_objects = std::stoi(*v);
-    } else if (auto v = value("--concurrency")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--concurrency")) {
       options.concurrency = vtenant::bench::ParseList(*v);
-    } else if (auto v = value("--connections")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--connections")) {
       options.connections = std::stoi(*v);
     } else if (arg == "--only=connections") {
       options.only_connections = true;

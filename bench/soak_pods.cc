@@ -104,32 +104,29 @@ void PodTracker::Run(std::string resource_version) {
   }
 }
 
-int PodTracker::WaitRunning(const std::vector<std::string>& uids, Clock::time_point deadline) {
+int PodTracker::WaitForNone(const std::vector<std::string>& uids, Clock::time_point deadline,
+                            const std::function<bool(const Pod*)>& waiting) {
   std::unique_lock lock(mu_);
-  auto missing = [&] {
+  auto count = [&] {
     int n = 0;
     for (const std::string& uid : uids) {
       auto it = pods_.find(uid);
-      n += it == pods_.end() || !it->second.running || !it->second.bound ? 1 : 0;
+      n += waiting(it == pods_.end() ? nullptr : &it->second) ? 1 : 0;
     }
     return n;
   };
-  changed_.wait_until(lock, deadline, [&] { return missing() == 0; });
-  return missing();
+  changed_.wait_until(lock, deadline, [&] { return count() == 0; });
+  return count();
+}
+
+int PodTracker::WaitRunning(const std::vector<std::string>& uids, Clock::time_point deadline) {
+  return WaitForNone(uids, deadline,
+                     [](const Pod* pod) { return pod == nullptr || !pod->running || !pod->bound; });
 }
 
 int PodTracker::WaitGone(const std::vector<std::string>& uids, Clock::time_point deadline) {
-  std::unique_lock lock(mu_);
-  auto left = [&] {
-    int n = 0;
-    for (const std::string& uid : uids) {
-      auto it = pods_.find(uid);
-      n += it != pods_.end() && it->second.seen && !it->second.gone ? 1 : 0;
-    }
-    return n;
-  };
-  changed_.wait_until(lock, deadline, [&] { return left() == 0; });
-  return left();
+  return WaitForNone(uids, deadline,
+                     [](const Pod* pod) { return pod != nullptr && pod->seen && !pod->gone; });
 }
 
 std::optional<PodTracker::Latency> PodTracker::BoundLatency(const std::string& uid) const {

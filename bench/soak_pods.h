@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -67,6 +68,10 @@ class PodTracker {
   void Observe(const rapidjson::Value& pod, bool deleted);
   Status Relist(std::string* resource_version);
   void Run(std::string resource_version);
+  // Waits until `waiting` holds for none of the pods of `uids` (nullptr for
+  // one not seen yet), or until `deadline`; returns for how many it holds.
+  int WaitForNone(const std::vector<std::string>& uids, Clock::time_point deadline,
+                  const std::function<bool(const Pod*)>& waiting);
 
   kube::Client& host_;
   kube::Cancellation cancel_;

@@ -47,6 +47,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -55,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/flag_value.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
 #include "localenv/local_cluster.h"
@@ -86,6 +88,15 @@ struct Options {
 };
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// A client of `api_server` as its admin, unthrottled (qps 0).
+std::unique_ptr<kube::RestClient> UnthrottledAdminClient(localenv::ApiServer& api_server) {
+  kube::RestConfig config = api_server.admin_config();
+  config.qps = 0;
+  Result<std::unique_ptr<kube::RestClient>> client = kube::RestClient::Create(config);
+  CHECK(client.ok());
+  return std::move(*client);
+}
 
 std::string PodJson(const std::string& name) {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" +
@@ -127,26 +138,36 @@ void Parallel(int n, int workers, const std::function<void(int)>& create) {
   for (std::thread& t : threads) t.join();
 }
 
+// On a thread of its own: watches the pods of `ns` from now on (for at
+// most 10 minutes), handing each one added to `on_added`, until `cancel`
+// fires. `client` and `cancel` must outlive the thread.
+std::thread WatchAddedPods(kube::Client& client, const char* ns, kube::Cancellation& cancel,
+                           std::function<void(kube::Object&)> on_added) {
+  Result<kube::ObjectList> list = client.List(kPods, ns, {.limit = 1});
+  CHECK(list.ok()) << list.status().ToString();
+  return std::thread(
+      [&client, ns, &cancel, on_added = std::move(on_added), rv = list->resource_version] {
+        kube::ListOptions options{.resource_version = rv, .timeout_seconds = 600};
+        Status s = client.Watch(
+            kPods, ns, options,
+            [&](kube::WatchEvent& e) {
+              if (e.type == kube::WatchEvent::Type::kAdded) on_added(e.object);
+              return true;
+            },
+            &cancel);
+        if (!s.ok() && !cancel.cancelled()) LOG(ERROR) << "watch: " << s.ToString();
+      });
+}
+
 // Host pod arrivals, by virtual name, from a watch on the host namespace.
 class Arrivals {
  public:
   explicit Arrivals(kube::Client& host) : host_(host) {
-    Result<kube::ObjectList> list = host.List(kPods, kHostNs, {.limit = 1});
-    CHECK(list.ok()) << list.status().ToString();
-    thread_ = std::thread([this, rv = list->resource_version] {
-      kube::ListOptions options{.resource_version = rv, .timeout_seconds = 600};
-      Status s = host_.Watch(
-          kPods, kHostNs, options,
-          [this](kube::WatchEvent& e) {
-            if (e.type != kube::WatchEvent::Type::kAdded) return true;
-            auto name = kube::Annotation(e.object, syncer::kVirtualNameAnnotation);
-            if (!name) return true;
-            std::lock_guard lock(mu_);
-            at_.emplace(std::string(*name), Clock::now());
-            return true;
-          },
-          &cancel_);
-      if (!s.ok() && !cancel_.cancelled()) LOG(ERROR) << "watch: " << s.ToString();
+    thread_ = WatchAddedPods(host_, kHostNs, cancel_, [this](kube::Object& pod) {
+      auto name = kube::Annotation(pod, syncer::kVirtualNameAnnotation);
+      if (!name) return;
+      std::lock_guard lock(mu_);
+      at_.emplace(std::string(*name), Clock::now());
     });
   }
   ~Arrivals() {
@@ -245,21 +266,10 @@ class MinimalSyncer {
   MinimalSyncer(kube::Client& virt, kube::Client& host, const syncer::PodTranslator& translator,
                 int workers)
       : virt_(virt), host_(host), translator_(translator) {
-    Result<kube::ObjectList> list = virt.List(kPods, kVirtualNs, {.limit = 1});
-    CHECK(list.ok()) << list.status().ToString();
-    watch_ = std::thread([this, rv = list->resource_version] {
-      kube::ListOptions options{.resource_version = rv, .timeout_seconds = 600};
-      Status s = virt_.Watch(
-          kPods, kVirtualNs, options,
-          [this](kube::WatchEvent& e) {
-            if (e.type != kube::WatchEvent::Type::kAdded) return true;
-            std::lock_guard lock(mu_);
-            queue_.push_back(std::make_shared<const kube::Object>(std::move(e.object)));
-            cv_.notify_one();
-            return true;
-          },
-          &cancel_);
-      if (!s.ok() && !cancel_.cancelled()) LOG(ERROR) << "watch: " << s.ToString();
+    watch_ = WatchAddedPods(virt_, kVirtualNs, cancel_, [this](kube::Object& pod) {
+      std::lock_guard lock(mu_);
+      queue_.push_back(std::make_shared<const kube::Object>(std::move(pod)));
+      cv_.notify_one();
     });
     for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
   }
@@ -339,11 +349,8 @@ int Main(const Options& options) {
   Result<std::unique_ptr<localenv::LocalCluster>> host =
       localenv::LocalCluster::Start({.dir = dir, .controller_manager = false, .node_agent = false});
   CHECK(host.ok()) << host.status().ToString();
-  kube::RestConfig host_config = (*host)->api_server().admin_config();
-  host_config.qps = 0;
-  Result<std::unique_ptr<kube::RestClient>> host_client = kube::RestClient::Create(host_config);
-  CHECK(host_client.ok());
-  kube::Client& host_api = **host_client;
+  std::unique_ptr<kube::RestClient> host_client = UnthrottledAdminClient((*host)->api_server());
+  kube::Client& host_api = *host_client;
   for (const char* ns : {kHostNs, "ceiling"}) {
     CHECK(host_api
               .Create(kube::resources::kNamespaces, "",
@@ -378,11 +385,8 @@ int Main(const Options& options) {
                                        .name = "nlp",
                                        .controller_manager = false});
   CHECK(vc.ok()) << vc.status().ToString();
-  kube::RestConfig virt_config = (*vc)->api_server().admin_config();
-  virt_config.qps = 0;
-  Result<std::unique_ptr<kube::RestClient>> virt = kube::RestClient::Create(virt_config);
-  CHECK(virt.ok());
-  kube::Client& virt_api = **virt;
+  std::unique_ptr<kube::RestClient> virt = UnthrottledAdminClient((*vc)->api_server());
+  kube::Client& virt_api = *virt;
   CHECK(virt_api
             .Create(kube::resources::kNamespaces, "",
                     Parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})"))
@@ -409,7 +413,7 @@ int Main(const Options& options) {
   const double ceiling_seconds = Seconds(Clock::now() - c0);
   const CpuSnapshot ceiling_cpu = CpuOf(pids) - ceiling_cpu0;
 
-  Arrivals arrivals(**host_client);
+  Arrivals arrivals(*host_client);
   // The backlog: virtual pods that exist before the syncer starts, as after
   // a restart; then only the syncer works (the ceiling's conditions).
   std::vector<std::string> backlog_names;
@@ -429,9 +433,9 @@ int Main(const Options& options) {
     bound_config.host_namespace = kHostNs;
     syncer::PodTranslator bound_translator(bound_config);
     MinimalSyncer minimal(virt_api, host_api, bound_translator, options.workers);
-    Run(**virt, arrivals, "bound-warmup", 1, 1, 0);
+    Run(*virt, arrivals, "bound-warmup", 1, 1, 0);
     const CpuSnapshot bound_cpu0 = CpuOf(pids);
-    bound = Run(**virt, arrivals, "bound", options.pods, 16, 0);
+    bound = Run(*virt, arrivals, "bound", options.pods, 16, 0);
     bound_cpu = CpuOf(pids) - bound_cpu0;
   };
   if (options.bound_first) {
@@ -467,14 +471,14 @@ int Main(const Options& options) {
     backlog_seconds = Seconds(last - syncer_start);
   }
   // Warm-up: the syncer is ready once one pod made it.
-  Run(**virt, arrivals, "warmup", 1, 1, 0);
+  Run(*virt, arrivals, "warmup", 1, 1, 0);
   const ProcessUsage idle = UsageOf(syncer->pid());
   const CpuSnapshot burst_cpu0 = CpuOf(pids);
-  Burst burst = Run(**virt, arrivals, "burst", options.pods, 16, 0);
+  Burst burst = Run(*virt, arrivals, "burst", options.pods, 16, 0);
   const CpuSnapshot burst_cpu = CpuOf(pids) - burst_cpu0;
   const ProcessUsage after_burst = UsageOf(syncer->pid());
   const double cpu_burst = after_burst.cpu_seconds - idle.cpu_seconds;
-  Burst paced = Run(**virt, arrivals, "paced", options.pods, 16, options.paced_rate);
+  Burst paced = Run(*virt, arrivals, "paced", options.pods, 16, options.paced_rate);
   ProcessUsage usage = UsageOf(syncer->pid());
   syncer->Stop();
   pids.syncer = 0;  // gone: nothing left to read
@@ -586,21 +590,17 @@ int main(int argc, char** argv) {
   vtenant::bench::Options options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto value = [&](const std::string& flag) -> std::optional<std::string> {
-      if (arg.rfind(flag + "=", 0) == 0) return arg.substr(flag.size() + 1);
-      return std::nullopt;
-    };
-    if (auto v = value("--pods")) {
+    if (auto v = vtenant::bench::FlagValue(arg, "--pods")) {
       options.pods = std::stoi(*v);
-    } else if (auto v = value("--paced-rate")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--paced-rate")) {
       options.paced_rate = std::stod(*v);
-    } else if (auto v = value("--backlog")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--backlog")) {
       options.backlog = std::stoi(*v);
-    } else if (auto v = value("--workers")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--workers")) {
       options.workers = std::stoi(*v);
     } else if (arg == "--bound-first") {
       options.bound_first = true;
-    } else if (auto v = value("--syncer")) {
+    } else if (auto v = vtenant::bench::FlagValue(arg, "--syncer")) {
       options.syncer = *v;
     } else if (arg.rfind("--benchmark_", 0) == 0) {
       // `make bench` passes Google Benchmark flags to every benchmark.

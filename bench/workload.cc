@@ -51,16 +51,14 @@ NodeSpec MakeNode(const WorkloadConfig& c, int i) {
 }  // namespace
 
 JobMix JobMix::Fractional() {
-  JobMix m;
-  m.fraction_25 = 30;
-  m.fraction_33 = 20;
-  m.fraction_50 = 20;
-  m.gpu_memory = 10;
-  m.one_gpu = 12;
-  m.eight_gpu = 2;
-  m.gang_8x8 = 0;
-  m.cpu_only = 6;
-  return m;
+  return {.fraction_25 = 30,
+          .fraction_33 = 20,
+          .fraction_50 = 20,
+          .gpu_memory = 10,
+          .one_gpu = 12,
+          .eight_gpu = 2,
+          .gang_8x8 = 0,
+          .cpu_only = 6};
 }
 
 Workload Generate(const WorkloadConfig& c) {

@@ -10,14 +10,12 @@ namespace vtenant::bench {
 namespace {
 
 WorkloadConfig Small() {
-  WorkloadConfig c;
-  c.nodes = 20;
-  c.pods = 300;
-  c.leaf_queues = 6;
-  c.duration_s = 3600;
-  c.mean_lifetime_s = 600;
-  c.seed = 3;
-  return c;
+  return {.nodes = 20,
+          .leaf_queues = 6,
+          .pods = 300,
+          .seed = 3,
+          .duration_s = 3600,
+          .mean_lifetime_s = 600};
 }
 
 TEST(WorkloadTest, SameSeedSameWorkload) {

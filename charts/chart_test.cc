@@ -209,33 +209,36 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
   }
 }
 
+// `helm <args>` against `kubeconfig`; fails the test when helm cannot run
+// or fails.
+void HelmOk(const std::string& kubeconfig, const std::vector<std::string>& args) {
+  Result<localenv::CommandResult> r = e2e::Helm(kubeconfig, args);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->exit_code, 0) << r->err;
+}
+
 TEST_F(ChartClusterTest, InstallsUpgradesAndUninstallsKeepingTheKaiCrds) {
-  Result<localenv::CommandResult> install =
-      e2e::Helm(kubeconfig(), {"install", "vtenant", Chart(), "--namespace", kNamespace, "--set",
-                               "scheduler.webhook.enabled=true"});
-  ASSERT_TRUE(install.ok()) << install.status().ToString();
-  ASSERT_EQ(install->exit_code, 0) << install->err;
-  Result<std::string> ca = e2e::KubectlOk(
-      kubeconfig(), {"-n", kNamespace, "get", "secret", "vtenant-scheduler-webhook-tls", "-o",
-                     "jsonpath={.data.ca\\.crt}"});
+  auto helm_with_webhook = [&](const std::string& verb) {
+    HelmOk(kubeconfig(), {verb, "vtenant", Chart(), "--namespace", kNamespace, "--set",
+                          "scheduler.webhook.enabled=true"});
+  };
+  auto webhook_ca = [&] {
+    return e2e::KubectlOk(kubeconfig(),
+                          {"-n", kNamespace, "get", "secret", "vtenant-scheduler-webhook-tls", "-o",
+                           "jsonpath={.data.ca\\.crt}"});
+  };
+  ASSERT_NO_FATAL_FAILURE(helm_with_webhook("install"));
+  Result<std::string> ca = webhook_ca();
   ASSERT_TRUE(ca.ok()) << ca.status().ToString();
   EXPECT_FALSE(ca->empty());
 
-  Result<localenv::CommandResult> upgrade =
-      e2e::Helm(kubeconfig(), {"upgrade", "vtenant", Chart(), "--namespace", kNamespace, "--set",
-                               "scheduler.webhook.enabled=true"});
-  ASSERT_TRUE(upgrade.ok()) << upgrade.status().ToString();
-  ASSERT_EQ(upgrade->exit_code, 0) << upgrade->err;
-  Result<std::string> ca_after = e2e::KubectlOk(
-      kubeconfig(), {"-n", kNamespace, "get", "secret", "vtenant-scheduler-webhook-tls", "-o",
-                     "jsonpath={.data.ca\\.crt}"});
+  ASSERT_NO_FATAL_FAILURE(helm_with_webhook("upgrade"));
+  Result<std::string> ca_after = webhook_ca();
   ASSERT_TRUE(ca_after.ok()) << ca_after.status().ToString();
   EXPECT_EQ(*ca_after, *ca) << "an upgrade replaced the webhook's certificate";
 
-  Result<localenv::CommandResult> uninstall =
-      e2e::Helm(kubeconfig(), {"uninstall", "vtenant", "--namespace", kNamespace});
-  ASSERT_TRUE(uninstall.ok()) << uninstall.status().ToString();
-  ASSERT_EQ(uninstall->exit_code, 0) << uninstall->err;
+  ASSERT_NO_FATAL_FAILURE(
+      HelmOk(kubeconfig(), {"uninstall", "vtenant", "--namespace", kNamespace}));
   EXPECT_TRUE(e2e::KubectlOk(kubeconfig(), {"get", "crd", "queues.scheduling.run.ai"}).ok())
       << "uninstall deleted the Queue CRD and with it every queue";
   EXPECT_FALSE(

@@ -15,13 +15,6 @@
 namespace vtenant::cli {
 namespace {
 
-// Reads the arguments of a command that takes none (see ReadFlags).
-int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
-                const std::string& usage) {
-  SplitCommandLine split;
-  return ReadFlags(command, args, {}, Words::kRefuse, usage, split);
-}
-
 int Fail(const std::string& command, const Status& status) {
   std::cerr << command << ": " << status.message() << "\n";
   return 1;
@@ -77,13 +70,12 @@ Prints a kubeconfig to stdout:
   kubectl --kubeconfig nlp.kubeconfig get pods -A
 )";
   SplitCommandLine split;
-  if (int code = ReadFlags(command, args, {{.name = "host", .is_switch = true}}, Words::kKeep,
-                           usage, split);
+  bool host_config = false;
+  if (int code =
+          ReadFlagsWithSwitch(command, args, "host", Words::kKeep, usage, split, host_config);
       code >= 0) {
     return code;
   }
-  bool host_config = false;
-  for (const FlagValue& given : split.flags) host_config = given.value == "true";
   if (split.words.size() != (host_config ? 0u : 1u)) {
     return UsageError(command, "name one tenant, or --host", usage);
   }
@@ -120,13 +112,12 @@ there, unless --no-wait. Get it with `)" +
 Needs the right to patch the Tenant on the host (a platform admin's).
 )";
   SplitCommandLine split;
-  if (int code = ReadFlags(command, args, {{.name = "no-wait", .is_switch = true}}, Words::kKeep,
-                           usage, split);
+  bool no_wait = false;
+  if (int code = ReadFlagsWithSwitch(command, args, "no-wait", Words::kKeep, usage, split, no_wait);
       code >= 0) {
     return code;
   }
-  bool wait = true;
-  for (const FlagValue& given : split.flags) wait = given.value != "true";
+  const bool wait = !no_wait;
   if (split.words.empty()) return UsageError(command, "name the tenant", usage);
   if (split.words.size() > 1) {
     return UsageError(command, "unexpected argument \"" + split.words[1] + "\"", usage);

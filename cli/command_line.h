@@ -18,6 +18,16 @@ int ReadFlags(const std::string& command, const std::vector<std::string>& args,
               const std::vector<FlagSpec>& known, Words words, const std::string& usage,
               SplitCommandLine& out);
 
+// ReadFlags for a command that takes no arguments at all.
+int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
+                const std::string& usage);
+
+// ReadFlags for a command whose only flag is the switch `switch_name`:
+// `on` says whether it was given true (the last one given wins).
+int ReadFlagsWithSwitch(const std::string& command, const std::vector<std::string>& args,
+                        const std::string& switch_name, Words words, const std::string& usage,
+                        SplitCommandLine& out, bool& on);
+
 // Prints "<command>: <problem>", a blank line and `usage` to stderr; returns
 // 2, the exit code of a usage error.
 int UsageError(const std::string& command, const std::string& problem, const std::string& usage);

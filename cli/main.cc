@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -81,18 +83,22 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> rest(split.words.begin() + 1, split.words.end());
   using namespace vtenant::cli;
-  if (command == "up") return RunUp(global, rest);
-  if (command == "down") return RunDown(global, rest);
-  if (command == "delete") return RunDelete(global, rest);
-  if (command == "supervise") return RunSupervise(global, rest);
-  if (command == "relay") return RunRelay(global, rest);
-  if (command == "cluster-dns") return RunClusterDns(global, rest);
-  if (command == "status") return RunStatus(global, rest);
-  if (command == "tenants") return RunTenants(global, rest);
-  if (command == "queues") return RunQueues(global, rest);
-  if (command == "kubeconfig") return RunKubeconfig(global, rest);
-  if (command == "rotate-credentials") return RunRotateCredentials(global, rest);
-  if (command == "load-image") return RunLoadImage(global, rest);
+  using Command = int (*)(const GlobalOptions&, const std::vector<std::string>&);
+  static const std::map<std::string_view, Command> kCommands = {
+      {"up", RunUp},
+      {"down", RunDown},
+      {"delete", RunDelete},
+      {"supervise", RunSupervise},
+      {"relay", RunRelay},
+      {"cluster-dns", RunClusterDns},
+      {"status", RunStatus},
+      {"tenants", RunTenants},
+      {"queues", RunQueues},
+      {"kubeconfig", RunKubeconfig},
+      {"rotate-credentials", RunRotateCredentials},
+      {"load-image", RunLoadImage},
+  };
+  if (auto it = kCommands.find(command); it != kCommands.end()) return it->second(global, rest);
   std::cerr << global.program << ": unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

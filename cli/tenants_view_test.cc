@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "cli/view_testing.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
 
@@ -17,13 +18,6 @@ void CreateTenant(kube::FakeClient& client, const std::string& json) {
   ASSERT_TRUE(client.Create(res::kTenants, "", kube::Json(json)).ok());
 }
 
-std::string TenantsTable(kube::Client& client) {
-  std::ostringstream out;
-  Status s = PrintTenants(client, out);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return out.str();
-}
-
 TEST(TenantsViewTest, ReadyTenantsShowPhaseQueueAndEndpointAndNoConditions) {
   kube::FakeClient client;
   CreateTenant(client, R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant",
@@ -34,7 +28,7 @@ TEST(TenantsViewTest, ReadyTenantsShowPhaseQueueAndEndpointAndNoConditions) {
   CreateTenant(client, R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant",
     "metadata":{"name":"nlp"},"spec":{"queue":{"parentQueue":"ml-org"}},
     "status":{"phase":"Ready","queue":"nlp","endpoint":"https://127.0.0.1:40000"}})");
-  const std::string out = TenantsTable(client);
+  const std::string out = Printed(PrintTenants, client);
   EXPECT_EQ(out,
             "NAME     PHASE   QUEUE    PARENT   GPU-ALLOCATED   ENDPOINT\n"
             "nlp      Ready   nlp      ml-org   -               https://127.0.0.1:40000\n"
@@ -50,7 +44,7 @@ TEST(TenantsViewTest, ANotReadyTenantSaysWhy) {
       {"type":"ControlPlaneReady","status":"True"},
       {"type":"ParentQueueMissing","status":"True","reason":"QueueNotFound",
        "message":"parent queue \"nosuch\" does not exist"}]}})");
-  const std::string out = TenantsTable(client);
+  const std::string out = Printed(PrintTenants, client);
   EXPECT_NE(out.find("orphan   Failed   -       nosuch"), std::string::npos) << out;
   EXPECT_NE(out.find("  orphan: ParentQueueMissing (QueueNotFound): parent queue \"nosuch\" "
                      "does not exist\n"),
@@ -65,13 +59,14 @@ TEST(TenantsViewTest, ATenantWithoutStatusIsPending) {
   kube::FakeClient client;
   CreateTenant(client, R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant",
     "metadata":{"name":"new"},"spec":{}})");
-  EXPECT_NE(TenantsTable(client).find("new    Pending   -       -"), std::string::npos)
-      << TenantsTable(client);
+  EXPECT_NE(Printed(PrintTenants, client).find("new    Pending   -       -"), std::string::npos)
+      << Printed(PrintTenants, client);
 }
 
 TEST(TenantsViewTest, NoTenantsSaysHowToCreateThem) {
   kube::FakeClient client;
-  EXPECT_NE(TenantsTable(client).find("kubectl apply -k examples/tenants"), std::string::npos);
+  EXPECT_NE(Printed(PrintTenants, client).find("kubectl apply -k examples/tenants"),
+            std::string::npos);
 }
 
 TEST(TenantsViewTest, AMissingTenantApiIsExplained) {

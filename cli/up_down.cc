@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -332,27 +333,32 @@ int Purge(const std::string& dir) {
   return 0;
 }
 
+// The local environment's folder; nothing, after saying there is nothing to
+// `verb`, when there is none.
+std::optional<std::string> ExistingStateDir(const GlobalOptions& global, const char* verb) {
+  std::string dir = StateDir(global);
+  if (fs::exists(dir)) return dir;
+  std::cout << "vtenant: nothing to " << verb << " (no local environment in " << dir << ")\n";
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
   SplitCommandLine split;
-  if (int code =
-          ReadFlags("vtenant down", args, {{.name = "purge", .is_switch = true}}, Words::kRefuse,
-                    std::string("Usage: vtenant down [--purge]\n\n") + kDownText, split);
+  bool purge = false;
+  if (int code = ReadFlagsWithSwitch("vtenant down", args, "purge", Words::kRefuse,
+                                     std::string("Usage: vtenant down [--purge]\n\n") + kDownText,
+                                     split, purge);
       code >= 0) {
     return code;
   }
-  bool purge = false;
-  for (const FlagValue& given : split.flags) purge = given.value == "true";
-  const std::string dir = StateDir(global);
-  if (!fs::exists(dir)) {
-    std::cout << "vtenant: nothing to stop (no local environment in " << dir << ")\n";
-    return 0;
-  }
-  const bool clean = Stop(dir);
-  if (purge) return Purge(dir);
+  const std::optional<std::string> dir = ExistingStateDir(global, "stop");
+  if (!dir) return 0;
+  const bool clean = Stop(*dir);
+  if (purge) return Purge(*dir);
   if (!clean) {
-    std::cerr << "vtenant down: some processes working in " << dir << " could not be stopped\n";
+    std::cerr << "vtenant down: some processes working in " << *dir << " could not be stopped\n";
     return 1;
   }
   std::cout << "vtenant: its data is kept: `vtenant up` starts it again, `vtenant delete` "
@@ -361,30 +367,24 @@ int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
 }
 
 int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args) {
-  SplitCommandLine split;
-  if (int code = ReadFlags("vtenant delete", args, {}, Words::kRefuse,
-                           std::string("Usage: vtenant delete\n\n") + kDeleteText, split);
+  if (int code = CheckNoArgs("vtenant delete", args,
+                             std::string("Usage: vtenant delete\n\n") + kDeleteText);
       code >= 0) {
     return code;
   }
-  const std::string dir = StateDir(global);
-  if (!fs::exists(dir)) {
-    std::cout << "vtenant: nothing to delete (no local environment in " << dir << ")\n";
-    return 0;
-  }
-  Stop(dir);
-  return Purge(dir);
+  const std::optional<std::string> dir = ExistingStateDir(global, "delete");
+  if (!dir) return 0;
+  Stop(*dir);
+  return Purge(*dir);
 }
 
 int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args) {
-  SplitCommandLine split;
-  if (int code = ReadFlags("vtenant status", args, {}, Words::kRefuse,
-                           "Usage: vtenant status\n\nShows the local environment's supervisor, "
-                           "each component (pid, restarts, whether it answers its health "
-                           "endpoint, how it last exited), the tenants' processes working in the "
-                           "state folder, and the simulated nodes. Exits 1 when anything is not "
-                           "running or not healthy.\n",
-                           split);
+  if (int code = CheckNoArgs("vtenant status", args,
+                             "Usage: vtenant status\n\nShows the local environment's supervisor, "
+                             "each component (pid, restarts, whether it answers its health "
+                             "endpoint, how it last exited), the tenants' processes working in "
+                             "the state folder, and the simulated nodes. Exits 1 when anything is "
+                             "not running or not healthy.\n");
       code >= 0) {
     return code;
   }

@@ -195,6 +195,14 @@ class RealNodeTest : public RealNodeSuite {
   static std::string TeamPodOnTheRealNode(const std::string& name, const std::string& command) {
     return BusyboxPod(name, Placement::kRealNodeLabel, Sh(command));
   }
+
+  // Waits (at most 120 s) until `team`'s pod `name`, in namespace default,
+  // is Ready.
+  static Status WaitTeamPodReady(const std::string& team, const std::string& name) {
+    return env_
+        ->TeamKubectl(team, {"wait", "--for=condition=Ready", "pod/" + name, "--timeout=120s"})
+        .status();
+  }
 };
 
 TEST_F(RealNodeTest, LocalImagePodRunsAndLogsAndExecReachIt) {
@@ -292,9 +300,8 @@ TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
       "whoami",
       R"(echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600)");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
-  Result<std::string> ready =
-      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/whoami", "--timeout=120s"});
-  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  Status ready = WaitTeamPodReady("nlp", "whoami");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
   const std::string host_pod = "whoami-x-default-x-nlp";
   Result<kube::Object> copy = env_->host().Get(kube::resources::kPods, "vtenant-nlp", host_pod);
   ASSERT_TRUE(copy.ok()) << copy.status().ToString();
@@ -319,9 +326,8 @@ TEST_F(RealNodeTest, ATeamsKubectlLogsExecAttachAndPortForwardReachItsPod) {
       "talker",
       R"(mkdir -p /www && echo served-to-nlp > /www/index.html && httpd -p 8080 -h /www && echo nlp-says-hello && while true; do echo tick; sleep 1; done)");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
-  Result<std::string> ready =
-      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/talker", "--timeout=120s"});
-  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  Status ready = WaitTeamPodReady("nlp", "talker");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
 
   // The virtual Node is the syncer's endpoint, not the host node's address.
   Result<std::string> address = env_->TeamKubectl(
@@ -377,9 +383,7 @@ TEST_F(RealNodeTest, AKubeletEndpointServesOnlyItsOwnTenantsApiServerAndPods) {
   const std::string pod =
       TeamPodOnTheRealNode("keeper", R"(echo vision-secret-7781; exec sleep 3600)");
   ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"}, pod).ok());
-  ASSERT_TRUE(
-      env_->TeamKubectl("vision", {"wait", "--for=condition=Ready", "pod/keeper", "--timeout=120s"})
-          .ok());
+  ASSERT_TRUE(WaitTeamPodReady("vision", "keeper").ok());
   // nlp cannot name it in its own cluster.
   Result<localenv::CommandResult> from_nlp = env_->TeamKubectlRaw("nlp", {"logs", "keeper"});
   ASSERT_TRUE(from_nlp.ok());
@@ -547,9 +551,8 @@ subjects:
                 "    volumeMounts: [{name: work, mountPath: /work}]\n",
                 "  volumes: [{name: work, emptyDir: {}}]\n");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, objects).ok());
-  Result<std::string> ready =
-      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/apicall", "--timeout=120s"});
-  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  Status ready = WaitTeamPodReady("nlp", "apicall");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
   const std::string host_pod = "apicall-x-default-x-nlp";
   auto in_pod = [&](const std::vector<std::string>& command, const std::string& input = {}) {
     return ExecInNlpHostPod(host_pod, command, input);
@@ -635,9 +638,8 @@ spec:
       env_->host().Get(kube::resources::kServices, "vtenant-nlp", "vtenant-dns");
   ASSERT_TRUE(dns.ok()) << dns.status().ToString();
   const std::string dns_ip(kube::GetString(*dns, {"spec", "clusterIP"}));
-  Result<std::string> ready =
-      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/resolver", "--timeout=120s"});
-  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  Status ready = WaitTeamPodReady("nlp", "resolver");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
   auto in_pod = [](const std::string& script) {
     return ExecInNlpHostPod("resolver-x-default-x-nlp", {"sh", "-c", script});
   };
@@ -714,9 +716,8 @@ spec:
       env_->TeamKubectl("nlp", {"apply", "-f", "-"},
                         BusyboxPod("prober", Placement::kRealNodeLabel, R"(["sleep", "3600"])"))
           .ok());
-  Result<std::string> ready =
-      env_->TeamKubectl("nlp", {"wait", "--for=condition=Ready", "pod/prober", "--timeout=120s"});
-  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  Status ready = WaitTeamPodReady("nlp", "prober");
+  ASSERT_TRUE(ready.ok()) << ready.ToString();
   auto in_pod = [](const std::string& script) {
     return ExecInNlpHostPod("prober-x-default-x-nlp", {"sh", "-c", script});
   };

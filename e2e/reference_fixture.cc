@@ -96,17 +96,24 @@ int64_t ReferenceEnvironmentTest::QueueAllocated(const std::string& queue) {
   return MilliGpus(kube::Find(*q, {"status", "allocated", "nvidia.com/gpu"}));
 }
 
+Status ReferenceEnvironmentTest::ApplyExample(const std::string& team, const std::string& dir) {
+  return env().TeamKubectl(team, {"apply", "-k", Example(dir)}).status();
+}
+
+bool ReferenceEnvironmentTest::EventuallyRunning(const std::string& team,
+                                                 const std::string& selector, int n,
+                                                 std::chrono::seconds limit) {
+  return Eventually([&] { return CountPhase(VirtualPhases(team, selector), "Running") == n; },
+                    limit, std::chrono::milliseconds(500));
+}
+
 void ReferenceEnvironmentTest::StartTrainPods() {
   for (const std::string& team : ReferenceTeams()) {
-    Result<std::string> applied =
-        env().TeamKubectl(team, {"apply", "-k", Example(team + "/workloads")});
-    ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+    Status applied = ApplyExample(team, team + "/workloads");
+    ASSERT_TRUE(applied.ok()) << applied.ToString();
   }
   for (const std::string& team : ReferenceTeams()) {
-    EXPECT_TRUE(Eventually(
-        [&] { return CountPhase(VirtualPhases(team, "app=" + team + "-train"), "Running") == 1; },
-        seconds(120), std::chrono::milliseconds(500)))
-        << team << "-train never ran";
+    EXPECT_TRUE(EventuallyRunning(team, "app=" + team + "-train", 1)) << team << "-train never ran";
   }
 }
 

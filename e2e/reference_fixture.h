@@ -48,6 +48,14 @@ class ReferenceEnvironmentTest : public testing::Test {
   // How many of `phases` are `phase`.
   static int CountPhase(const std::map<std::string, std::string>& phases, const std::string& phase);
 
+  // `kubectl apply -k` of examples/tenants/<dir> in the team's cluster.
+  static Status ApplyExample(const std::string& team, const std::string& dir);
+
+  // Whether, within `limit`, `n` of the team's virtual pods matching
+  // `selector` are Running (looked at every 500 ms).
+  static bool EventuallyRunning(const std::string& team, const std::string& selector, int n,
+                                std::chrono::seconds limit = std::chrono::seconds(120));
+
   // The GPU queue `queue` has allocated, in milli-GPUs; -1 when unknown.
   static int64_t QueueAllocated(const std::string& queue);
 

@@ -94,21 +94,16 @@ TEST_F(ReferenceScenarioTest, BurstTakesTheIdleGpuThenIsReclaimed) {
   for (const std::string& team : kTeams) {
     DeleteWorkloads(team, team + "/workloads", "app=" + team + "-train");
   }
-  Result<std::string> burst = env().TeamKubectl("nlp", {"apply", "-k", Example("scenarios/burst")});
-  ASSERT_TRUE(burst.ok()) << burst.status().ToString();
-  EXPECT_TRUE(
-      Eventually([&] { return CountPhase(VirtualPhases("nlp", "app=nlp-burst"), "Running") == 3; },
-                 seconds(120), std::chrono::milliseconds(500)))
+  Status burst = ApplyExample("nlp", "scenarios/burst");
+  ASSERT_TRUE(burst.ok()) << burst.ToString();
+  EXPECT_TRUE(EventuallyRunning("nlp", "app=nlp-burst", 3))
       << "nlp did not burst to three pods on the idle GPU";
   EXPECT_TRUE(Eventually([&] { return QueueAllocated("nlp") == 990; }, seconds(60)))
       << "nlp allocated " << QueueAllocated("nlp");
 
-  Result<std::string> vision =
-      env().TeamKubectl("vision", {"apply", "-k", Example("vision/workloads")});
-  ASSERT_TRUE(vision.ok()) << vision.status().ToString();
-  EXPECT_TRUE(Eventually(
-      [&] { return CountPhase(VirtualPhases("vision", "app=vision-train"), "Running") == 1; },
-      seconds(180), std::chrono::milliseconds(500)))
+  Status vision = ApplyExample("vision", "vision/workloads");
+  ASSERT_TRUE(vision.ok()) << vision.ToString();
+  EXPECT_TRUE(EventuallyRunning("vision", "app=vision-train", 1, seconds(180)))
       << "vision's pod within its quota never reclaimed its share";
   EXPECT_TRUE(Eventually(
       [&] {
@@ -142,15 +137,9 @@ TEST_F(ReferenceScenarioTest, BurstTakesTheIdleGpuThenIsReclaimed) {
 }
 
 TEST_F(ReferenceScenarioTest, GpuMemoryPodsShareTheGpuWithAFractionPod) {
-  Result<std::string> applied =
-      env().TeamKubectl("vision", {"apply", "-k", Example("scenarios/gpu-memory")});
-  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_TRUE(Eventually(
-      [&] {
-        return CountPhase(VirtualPhases("vision", "app in (vision-infer,vision-finetune)"),
-                          "Running") == 4;
-      },
-      seconds(120), std::chrono::milliseconds(500)))
+  Status applied = ApplyExample("vision", "scenarios/gpu-memory");
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
+  EXPECT_TRUE(EventuallyRunning("vision", "app in (vision-infer,vision-finetune)", 4))
       << "three 4000 MiB pods and a 0.5 pod should all fit on one 46068 MiB GPU";
   std::set<std::string> gpus;
   for (const kube::Object& pod : HostPods("vision", "app in (vision-infer,vision-finetune)")) {
@@ -162,12 +151,9 @@ TEST_F(ReferenceScenarioTest, GpuMemoryPodsShareTheGpuWithAFractionPod) {
 }
 
 TEST_F(ReferenceScenarioTest, AGangJobCrossesTheBoundaryAsOnePodGroup) {
-  Result<std::string> applied =
-      env().TeamKubectl("recsys", {"apply", "-k", Example("scenarios/gang")});
-  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  EXPECT_TRUE(Eventually(
-      [&] { return CountPhase(VirtualPhases("recsys", "app=recsys-allreduce"), "Running") == 4; },
-      seconds(120), std::chrono::milliseconds(500)));
+  Status applied = ApplyExample("recsys", "scenarios/gang");
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
+  EXPECT_TRUE(EventuallyRunning("recsys", "app=recsys-allreduce", 4));
   // The host namespace also holds the one-pod groups the scheduler makes for
   // the tenant's other (owner-less) host pods; the gang's group is the one
   // its pods name.

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string_view>
+
 #include "kube/testing/json.h"
 
 namespace vtenant::kai {
@@ -45,24 +48,28 @@ TEST(ParseGpuFractionTest, RejectsOutOfRangeWithAReason) {
   }
 }
 
+// `parse` refuses each of `texts` with a message that holds `says`.
+void ExpectEachRefused(Result<int32_t> (*parse)(std::string_view),
+                       std::initializer_list<const char*> texts, std::string_view says) {
+  for (const char* text : texts) {
+    Result<int32_t> got = parse(text);
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.status().message().find(says), std::string::npos) << text;
+  }
+}
+
 TEST(ParseGpuMemoryTest, PositiveWholeMiB) {
   EXPECT_EQ(*ParseGpuMemoryMib("4000"), 4000);
   EXPECT_EQ(*ParseGpuMemoryMib("16777216"), 16777216);
-  for (const char* text : {"0", "4000.5", "4.5", "-3", "+3", "4Gi", " 4", "", "16777217"}) {
-    Result<int32_t> got = ParseGpuMemoryMib(text);
-    ASSERT_FALSE(got.ok()) << text;
-    EXPECT_NE(got.status().message().find("whole number of MiB"), std::string::npos);
-  }
+  ExpectEachRefused(ParseGpuMemoryMib,
+                    {"0", "4000.5", "4.5", "-3", "+3", "4Gi", " 4", "", "16777217"},
+                    "whole number of MiB");
 }
 
 TEST(ParseNumDevicesTest, PositiveAndBoundedByANode) {
   EXPECT_EQ(*ParseNumDevices("2"), 2);
   EXPECT_EQ(*ParseNumDevices("64"), 64);
-  for (const char* text : {"0", "65", "-1", "2.0", "x"}) {
-    Result<int32_t> got = ParseNumDevices(text);
-    ASSERT_FALSE(got.ok()) << text;
-    EXPECT_NE(got.status().message().find("from 1 to 64"), std::string::npos);
-  }
+  ExpectEachRefused(ParseNumDevices, {"0", "65", "-1", "2.0", "x"}, "from 1 to 64");
 }
 
 TEST(MigComputeSlicesTest, ProfilesAsTheSchedulerPricesThem) {

@@ -5,42 +5,45 @@
 namespace vtenant::kube {
 namespace {
 
+// The code of each reason a Status body may name.
+struct ReasonCode {
+  std::string_view reason;
+  StatusCode code;
+};
+constexpr ReasonCode kCodeByReason[] = {{"NotFound", StatusCode::kNotFound},
+                                        {"AlreadyExists", StatusCode::kAlreadyExists},
+                                        {"Conflict", StatusCode::kConflict},
+                                        {"Gone", StatusCode::kGone},
+                                        {"Expired", StatusCode::kGone},
+                                        {"Invalid", StatusCode::kInvalid},
+                                        {"BadRequest", StatusCode::kBadRequest},
+                                        {"Unauthorized", StatusCode::kUnauthorized},
+                                        {"Forbidden", StatusCode::kForbidden},
+                                        {"TooManyRequests", StatusCode::kTooManyRequests},
+                                        {"Timeout", StatusCode::kTimeout},
+                                        {"ServerTimeout", StatusCode::kTimeout},
+                                        {"ServiceUnavailable", StatusCode::kUnavailable}};
+
+// Without a known reason, the HTTP status decides; any other is kInternal.
+struct HttpCode {
+  int http_status;
+  StatusCode code;
+};
+constexpr HttpCode kCodeByHttpStatus[] = {
+    {400, StatusCode::kBadRequest},  {401, StatusCode::kUnauthorized},
+    {403, StatusCode::kForbidden},   {404, StatusCode::kNotFound},
+    {409, StatusCode::kConflict},    {410, StatusCode::kGone},
+    {422, StatusCode::kInvalid},     {429, StatusCode::kTooManyRequests},
+    {503, StatusCode::kUnavailable}, {504, StatusCode::kTimeout}};
+
 StatusCode CodeFor(int http_status, std::string_view reason) {
-  if (reason == "NotFound") return StatusCode::kNotFound;
-  if (reason == "AlreadyExists") return StatusCode::kAlreadyExists;
-  if (reason == "Conflict") return StatusCode::kConflict;
-  if (reason == "Gone" || reason == "Expired") return StatusCode::kGone;
-  if (reason == "Invalid") return StatusCode::kInvalid;
-  if (reason == "BadRequest") return StatusCode::kBadRequest;
-  if (reason == "Unauthorized") return StatusCode::kUnauthorized;
-  if (reason == "Forbidden") return StatusCode::kForbidden;
-  if (reason == "TooManyRequests") return StatusCode::kTooManyRequests;
-  if (reason == "Timeout" || reason == "ServerTimeout") return StatusCode::kTimeout;
-  if (reason == "ServiceUnavailable") return StatusCode::kUnavailable;
-  switch (http_status) {
-    case 400:
-      return StatusCode::kBadRequest;
-    case 401:
-      return StatusCode::kUnauthorized;
-    case 403:
-      return StatusCode::kForbidden;
-    case 404:
-      return StatusCode::kNotFound;
-    case 409:
-      return StatusCode::kConflict;
-    case 410:
-      return StatusCode::kGone;
-    case 422:
-      return StatusCode::kInvalid;
-    case 429:
-      return StatusCode::kTooManyRequests;
-    case 503:
-      return StatusCode::kUnavailable;
-    case 504:
-      return StatusCode::kTimeout;
-    default:
-      return StatusCode::kInternal;
+  for (const ReasonCode& r : kCodeByReason) {
+    if (r.reason == reason) return r.code;
   }
+  for (const HttpCode& h : kCodeByHttpStatus) {
+    if (h.http_status == http_status) return h.code;
+  }
+  return StatusCode::kInternal;
 }
 
 }  // namespace

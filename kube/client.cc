@@ -34,14 +34,26 @@ Result<Object> Client::UpdateWithRetry(const ResourceType& type, std::string_vie
   return last;
 }
 
+namespace {
+
+// The body of a create of a pod's subresource (binding, eviction): its
+// apiVersion and kind, named after the pod.
+Object PodSubresourceBody(std::string_view api_version, std::string_view kind, std::string_view ns,
+                          std::string_view pod) {
+  Object body;
+  body.SetObject();
+  SetString(body, {}, "apiVersion", api_version);
+  SetString(body, {}, "kind", kind);
+  SetString(body, {"metadata"}, "name", pod);
+  SetString(body, {"metadata"}, "namespace", ns);
+  return body;
+}
+
+}  // namespace
+
 Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
                     const CallOptions& call) {
-  Object binding;
-  binding.SetObject();
-  SetString(binding, {}, "apiVersion", "v1");
-  SetString(binding, {}, "kind", "Binding");
-  SetString(binding, {"metadata"}, "name", pod);
-  SetString(binding, {"metadata"}, "namespace", ns);
+  Object binding = PodSubresourceBody("v1", "Binding", ns, pod);
   SetString(binding, {"target"}, "apiVersion", "v1");
   SetString(binding, {"target"}, "kind", "Node");
   SetString(binding, {"target"}, "name", node);
@@ -49,13 +61,9 @@ Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view 
 }
 
 Status Client::Evict(std::string_view ns, std::string_view pod, const CallOptions& call) {
-  Object eviction;
-  eviction.SetObject();
-  SetString(eviction, {}, "apiVersion", "policy/v1");
-  SetString(eviction, {}, "kind", "Eviction");
-  SetString(eviction, {"metadata"}, "name", pod);
-  SetString(eviction, {"metadata"}, "namespace", ns);
-  return Create(resources::kPods, ns, eviction, "eviction", call).status();
+  return Create(resources::kPods, ns, PodSubresourceBody("policy/v1", "Eviction", ns, pod),
+                "eviction", call)
+      .status();
 }
 
 }  // namespace vtenant::kube

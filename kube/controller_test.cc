@@ -89,31 +89,33 @@ TEST(ControllerTest, ReconcilesInformerObjectsRetriesErrorsAndHonoursRequeues) {
 // A mapper from an object to the key of its owner, "owner-of-<name>".
 std::vector<std::string> OwnerKey(const Object& o) { return {"owner-of-" + std::string(Name(o))}; }
 
-TEST(ControllerTest, MapperRoutesObjectsToOtherKeys) {
+// A controller of ConfigMaps that reconciles each one's OwnerKey, with its
+// informer running; the tests run and stop the controller.
+class MappedControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    controller.Watch(informer, OwnerKey);
+    ASSERT_TRUE(informer.Run().ok());
+  }
+  void TearDown() override { informer.Stop(); }
+
   FakeClient client;
   Registry registry;
   RecordingReconciler reconciler;
-  SharedInformer informer(client, resources::kConfigMaps);
-  Controller controller({.name = "mapped", .registry = &registry}, reconciler);
-  controller.Watch(informer, OwnerKey);
-  ASSERT_TRUE(informer.Run().ok());
+  SharedInformer informer{client, resources::kConfigMaps};
+  Controller controller{{.name = "mapped", .registry = &registry}, reconciler};
+};
+
+TEST_F(MappedControllerTest, MapperRoutesObjectsToOtherKeys) {
   std::thread runner([&] { controller.Run(); });
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("a")).ok());
   EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-a") >= 1; }));
   EXPECT_EQ(reconciler.Calls("ns/a"), 0);
   controller.Stop();
   runner.join();
-  informer.Stop();
 }
 
-TEST(ControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
-  FakeClient client;
-  Registry registry;
-  RecordingReconciler reconciler;
-  SharedInformer informer(client, resources::kConfigMaps);
-  Controller controller({.name = "resumed", .registry = &registry}, reconciler);
-  controller.Watch(informer, OwnerKey);
-  ASSERT_TRUE(informer.Run().ok());
+TEST_F(MappedControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
   auto runner = std::make_unique<std::thread>([&] { controller.Run(); });
   ASSERT_TRUE(client.Create(resources::kConfigMaps, "ns", ConfigMap("a")).ok());
   ASSERT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-a") == 1; }));
@@ -135,7 +137,6 @@ TEST(ControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
   EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-c") == 1; }));
   controller.Stop();
   runner->join();
-  informer.Stop();
 }
 
 Object Pod(const std::string& name, const std::string& team) {

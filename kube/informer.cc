@@ -6,6 +6,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "kube/api_error.h"
 #include "kube/deflate.h"
 
 namespace vtenant::kube {
@@ -262,25 +263,6 @@ std::string SharedInformer::LastSyncResourceVersion() const {
   return resource_version_;
 }
 
-namespace {
-
-// Whether watching again from the same resourceVersion may succeed: the
-// stream broke, the server is away or busy. Anything else (Forbidden,
-// BadRequest, NotFound for a CRD that went away, an unparsable frame) is
-// cured, if at all, by listing again.
-bool RewatchMayHelp(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::kUnavailable:
-    case StatusCode::kTimeout:
-    case StatusCode::kTooManyRequests:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
 void SharedInformer::ReflectorLoop() {
   std::chrono::milliseconds backoff = options_.initial_backoff;
   bool need_list = true;
@@ -305,7 +287,11 @@ void SharedInformer::ReflectorLoop() {
     } else if (need_list) {
       LOG(WARNING) << "list of " << type_.resource << " failed: " << status.ToString()
                    << "; retrying in " << backoff.count() << " ms";
-    } else if (RewatchMayHelp(status)) {
+    } else if (IsRetryable(status)) {
+      // Watching again from the same resourceVersion may succeed: the stream
+      // broke, the server is away or busy. Anything else (Forbidden,
+      // BadRequest, NotFound for a CRD that went away, an unparsable frame)
+      // is cured, if at all, by listing again.
       LOG(WARNING) << "watch of " << type_.resource << " failed: " << status.ToString()
                    << "; watching again from resourceVersion " << LastSyncResourceVersion()
                    << " in " << backoff.count() << " ms";

@@ -135,11 +135,7 @@ TEST_F(InformerIntegrationTest, ConvergesAfterTheApiServerIsKilledAndRestarted) 
 
   // A second API server on the same etcd keeps the cluster writable while the
   // one the informer talks to is down.
-  Result<std::unique_ptr<ApiServer>> other =
-      ApiServer::Start({.dir = cluster().dir() + "/other",
-                        .etcd_url = cluster().etcd().client_url(),
-                        .etcd_tls = cluster().etcd().client_tls(),
-                        .etcd_prefix = "/host"});
+  Result<std::unique_ptr<ApiServer>> other = ApiServer::Start(SecondApiServerOptions("other"));
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   std::unique_ptr<Client> writer = NewClient((*other)->admin_config());
 

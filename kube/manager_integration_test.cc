@@ -10,6 +10,7 @@
 #include "base/eventually.h"
 #include "kube/manager.h"
 #include "kube/rest_client.h"
+#include "kube/testing/recording_reconciler.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
 
@@ -27,40 +28,6 @@ int ReadyzCode(const std::string& address) {
     return 0;
   }
 }
-
-// Records reconciled keys; can hold each reconcile until released.
-class Recorder : public Reconciler {
- public:
-  Result<ReconcileResult> Reconcile(const std::string& key) override {
-    std::unique_lock lock(mu_);
-    ++started_;
-    cv_.wait(lock, [&] { return !hold_; });
-    keys_.insert(key);
-    return ReconcileResult{};
-  }
-  void Hold(bool hold) {
-    {
-      std::lock_guard lock(mu_);
-      hold_ = hold;
-    }
-    cv_.notify_all();
-  }
-  bool Saw(const std::string& key) {
-    std::lock_guard lock(mu_);
-    return keys_.count(key) == 1;
-  }
-  int Started() {
-    std::lock_guard lock(mu_);
-    return started_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool hold_ = false;
-  int started_ = 0;
-  std::set<std::string> keys_;
-};
 
 class ManagerIntegrationTest : public localenv::ClusterTest {
  protected:
@@ -96,7 +63,7 @@ TEST_F(ManagerIntegrationTest, CachesConvergeAcrossAnApiServerRestartAndReadyzFo
                                     .max_backoff = std::chrono::seconds(1)},
               .registry = &registry});
   ASSERT_TRUE(manager.ok()) << manager.status().ToString();
-  Recorder configmaps, secrets;
+  RecordingReconciler configmaps, secrets;
   (*manager)
       ->AddController({.name = "configmaps"}, configmaps)
       .Watch((*manager)->cluster().informers().Get(res::kConfigMaps, {.ns = "mgr"}));
@@ -113,10 +80,7 @@ TEST_F(ManagerIntegrationTest, CachesConvergeAcrossAnApiServerRestartAndReadyzFo
   // A second API server on the same etcd keeps the cluster writable while the
   // manager's is down.
   Result<std::unique_ptr<localenv::ApiServer>> other =
-      localenv::ApiServer::Start({.dir = cluster().dir() + "/other",
-                                  .etcd_url = cluster().etcd().client_url(),
-                                  .etcd_tls = cluster().etcd().client_tls(),
-                                  .etcd_prefix = "/host"});
+      localenv::ApiServer::Start(SecondApiServerOptions("other"));
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   Result<std::unique_ptr<RestClient>> writer = RestClient::Create((*other)->admin_config());
   ASSERT_TRUE(writer.ok());
@@ -155,8 +119,8 @@ TEST_F(ManagerIntegrationTest, SigtermLetsASlowReconcileFinishAndReleasesTheLeas
                               .handle_signals = true,
                               .registry = &registry});
   ASSERT_TRUE(manager.ok()) << manager.status().ToString();
-  Recorder slow;
-  slow.Hold(true);
+  RecordingReconciler slow;
+  slow.Block();
   (*manager)
       ->AddController({.name = "slow"}, slow)
       .Watch((*manager)->cluster().informers().Get(res::kConfigMaps, {.ns = "sig"}));
@@ -175,7 +139,7 @@ TEST_F(ManagerIntegrationTest, SigtermLetsASlowReconcileFinishAndReleasesTheLeas
   ASSERT_EQ(kill(getpid(), SIGTERM), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_FALSE(returned) << "Run returned with a reconcile still running";
-  slow.Hold(false);
+  slow.Release();
   runner.join();
   EXPECT_TRUE(run_status.ok()) << run_status.ToString();
   EXPECT_TRUE(slow.Saw("sig/work")) << "the reconcile in flight did not finish";

@@ -9,6 +9,7 @@
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
+#include "kube/testing/recording_reconciler.h"
 
 namespace vtenant::kube {
 namespace {
@@ -19,55 +20,6 @@ void CreatePod(FakeClient& client, const std::string& ns, const std::string& nam
   ASSERT_TRUE(
       client.Create(res::kPods, ns, Json(R"({"metadata":{"name":")" + name + R"("}})")).ok());
 }
-
-// Remembers every key it reconciled; optionally blocks each reconcile until
-// released.
-class RecordingReconciler : public Reconciler {
- public:
-  Result<ReconcileResult> Reconcile(const std::string& key) override {
-    {
-      std::unique_lock lock(mu_);
-      ++started_;
-      cv_.notify_all();
-      cv_.wait(lock, [&] { return !block_; });
-      keys_.insert(key);
-      ++finished_;
-    }
-    cv_.notify_all();
-    return ReconcileResult{};
-  }
-  void Block() {
-    std::lock_guard lock(mu_);
-    block_ = true;
-  }
-  void Release() {
-    {
-      std::lock_guard lock(mu_);
-      block_ = false;
-    }
-    cv_.notify_all();
-  }
-  std::set<std::string> Keys() {
-    std::lock_guard lock(mu_);
-    return keys_;
-  }
-  int Started() {
-    std::lock_guard lock(mu_);
-    return started_;
-  }
-  int Finished() {
-    std::lock_guard lock(mu_);
-    return finished_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool block_ = false;
-  int started_ = 0;
-  int finished_ = 0;
-  std::set<std::string> keys_;
-};
 
 ManagerOptions TestOptions(std::string name, Registry& registry) {
   return {.name = std::move(name),

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <limits>
 
 #include "base/decimal.h"
@@ -23,70 +24,108 @@ std::string Canonical(std::string_view text) {
   return q.ok() ? q->ToString() : "<error>";
 }
 
+// A quantity's text and the milli-units it parses to.
+struct MilliCase {
+  std::string_view text;
+  int64_t milli;
+};
+
+void ExpectMilli(std::initializer_list<MilliCase> cases) {
+  for (const MilliCase& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(MilliOf(c.text), c.milli);
+  }
+}
+
+// A quantity's text and its canonical spelling.
+struct CanonicalCase {
+  std::string_view text;
+  std::string_view canonical;
+};
+
+void ExpectCanonical(std::initializer_list<CanonicalCase> cases) {
+  for (const CanonicalCase& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(Canonical(c.text), c.canonical);
+  }
+}
+
 TEST(QuantityParseTest, DecimalSI) {
-  EXPECT_EQ(MilliOf("500m"), 500);
-  EXPECT_EQ(MilliOf("0.33"), 330);
-  EXPECT_EQ(MilliOf("4000"), 4'000'000);
-  EXPECT_EQ(MilliOf("100M"), 100'000'000'000);
-  EXPECT_EQ(MilliOf("4k"), 4'000'000);
-  EXPECT_EQ(MilliOf("2G"), 2'000'000'000'000);
-  EXPECT_EQ(MilliOf("3T"), 3'000'000'000'000'000);
-  EXPECT_EQ(MilliOf("9P"), 9'000'000'000'000'000'000);
-  EXPECT_EQ(MilliOf("1000000u"), 1000);
-  EXPECT_EQ(MilliOf("5000000n"), 5);
-  EXPECT_EQ(MilliOf("0.001E"), 1'000'000'000'000'000'000);  // E alone is exa
+  ExpectMilli({
+      {"500m", 500},
+      {"0.33", 330},
+      {"4000", 4'000'000},
+      {"100M", 100'000'000'000},
+      {"4k", 4'000'000},
+      {"2G", 2'000'000'000'000},
+      {"3T", 3'000'000'000'000'000},
+      {"9P", 9'000'000'000'000'000'000},
+      {"1000000u", 1000},
+      {"5000000n", 5},
+      {"0.001E", 1'000'000'000'000'000'000},  // E alone is exa
+  });
   EXPECT_EQ(Quantity::Parse("500m")->format(), Format::kDecimalSI);
 }
 
 TEST(QuantityParseTest, SignsAndShapesOfTheMantissa) {
-  EXPECT_EQ(MilliOf("+1"), 1000);
-  EXPECT_EQ(MilliOf("-1"), -1000);
-  EXPECT_EQ(MilliOf("-250m"), -250);
-  EXPECT_EQ(MilliOf(".5"), 500);
-  EXPECT_EQ(MilliOf("1."), 1000);
-  EXPECT_EQ(MilliOf("1.G"), 1'000'000'000'000);
-  EXPECT_EQ(MilliOf("007"), 7000);
-  EXPECT_EQ(MilliOf("0"), 0);
-  EXPECT_EQ(MilliOf("-0"), 0);
-  EXPECT_EQ(MilliOf("0.000"), 0);
-  EXPECT_EQ(MilliOf("1.2500000000000000000000000"), 1250);
+  ExpectMilli({
+      {"+1", 1000},
+      {"-1", -1000},
+      {"-250m", -250},
+      {".5", 500},
+      {"1.", 1000},
+      {"1.G", 1'000'000'000'000},
+      {"007", 7000},
+      {"0", 0},
+      {"-0", 0},
+      {"0.000", 0},
+      {"1.2500000000000000000000000", 1250},
+  });
 }
 
 TEST(QuantityParseTest, BinarySI) {
-  EXPECT_EQ(MilliOf("4Gi"), int64_t{4} * 1024 * 1024 * 1024 * 1000);
-  EXPECT_EQ(MilliOf("1.5Ki"), 1536 * 1000);
-  EXPECT_EQ(MilliOf("1Mi"), 1024 * 1024 * 1000);
-  EXPECT_EQ(MilliOf("2Pi"), (int64_t{2} << 50) * 1000);
-  EXPECT_EQ(MilliOf("0.001Ki"), 1024);
-  EXPECT_EQ(MilliOf("0.0001Ki"), 103);  // 102.4m rounded up
+  ExpectMilli({
+      {"4Gi", int64_t{4} * 1024 * 1024 * 1024 * 1000},
+      {"1.5Ki", 1536 * 1000},
+      {"1Mi", 1024 * 1024 * 1000},
+      {"2Pi", (int64_t{2} << 50) * 1000},
+      {"0.001Ki", 1024},
+      {"0.0001Ki", 103},  // 102.4m rounded up
+  });
   EXPECT_EQ(Quantity::Parse("4Gi")->format(), Format::kBinarySI);
   // Below one unit there is no binary spelling, as in Kubernetes.
   EXPECT_EQ(Quantity::Parse("0.0005Ki")->format(), Format::kDecimalSI);
 }
 
 TEST(QuantityParseTest, DecimalExponent) {
-  EXPECT_EQ(MilliOf("1e3"), 1'000'000);
-  EXPECT_EQ(MilliOf("1E3"), 1'000'000);
-  EXPECT_EQ(MilliOf("1e+3"), 1'000'000);
-  EXPECT_EQ(MilliOf("5e-3"), 5);
-  EXPECT_EQ(MilliOf("1.5e2"), 150'000);
-  EXPECT_EQ(MilliOf("0e999999999999999999999"), 0);
+  ExpectMilli({
+      {"1e3", 1'000'000},
+      {"1E3", 1'000'000},
+      {"1e+3", 1'000'000},
+      {"5e-3", 5},
+      {"1.5e2", 150'000},
+      {"0e999999999999999999999", 0},
+  });
   EXPECT_EQ(Quantity::Parse("1e3")->format(), Format::kDecimalExponent);
 }
 
 TEST(QuantityParseTest, SubMilliRoundsAwayFromZeroToTheNextMilli) {
-  EXPECT_EQ(MilliOf("0.0001"), 1);
-  EXPECT_EQ(MilliOf("-0.0001"), -1);
-  EXPECT_EQ(MilliOf("1n"), 1);
-  EXPECT_EQ(MilliOf("1500001n"), 2);
-  EXPECT_EQ(MilliOf("0.3333"), 334);
-  EXPECT_EQ(MilliOf("1e-999999999999999999999"), 1);
+  ExpectMilli({
+      {"0.0001", 1},
+      {"-0.0001", -1},
+      {"1n", 1},
+      {"1500001n", 2},
+      {"0.3333", 334},
+      {"1e-999999999999999999999", 1},
+  });
 }
 
 TEST(QuantityParseTest, LimitsOfInt64Milli) {
-  EXPECT_EQ(MilliOf("9223372036854775807m"), std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(MilliOf("-9223372036854775807m"), -std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(MilliOf("9223372036854775.807"), std::numeric_limits<int64_t>::max());
+  ExpectMilli({
+      {"9223372036854775807m", std::numeric_limits<int64_t>::max()},
+      {"-9223372036854775807m", -std::numeric_limits<int64_t>::max()},
+      {"9223372036854775.807", std::numeric_limits<int64_t>::max()},
+  });
 }
 
 void ExpectInvalid(std::string_view text, std::string_view why) {
@@ -147,50 +186,58 @@ TEST(QuantityValueTest, FromValueChecksRange) {
 }
 
 TEST(QuantityToStringTest, CanonicalLikeKubernetes) {
-  EXPECT_EQ(Canonical("500m"), "500m");
-  EXPECT_EQ(Canonical("0.33"), "330m");
-  EXPECT_EQ(Canonical("0.5"), "500m");
-  EXPECT_EQ(Canonical("1.5"), "1500m");
-  EXPECT_EQ(Canonical("4000"), "4k");
-  EXPECT_EQ(Canonical("4k"), "4k");
-  EXPECT_EQ(Canonical("1500"), "1500");
-  EXPECT_EQ(Canonical("100M"), "100M");
-  EXPECT_EQ(Canonical("0.1G"), "100M");
-  EXPECT_EQ(Canonical("1000000000"), "1G");
-  EXPECT_EQ(Canonical("9P"), "9P");
+  ExpectCanonical({
+      {"500m", "500m"},
+      {"0.33", "330m"},
+      {"0.5", "500m"},
+      {"1.5", "1500m"},
+      {"4000", "4k"},
+      {"4k", "4k"},
+      {"1500", "1500"},
+      {"100M", "100M"},
+      {"0.1G", "100M"},
+      {"1000000000", "1G"},
+      {"9P", "9P"},
+  });
 }
 
 TEST(QuantityToStringTest, CanonicalSignsAndZero) {
-  EXPECT_EQ(Canonical("+1"), "1");
-  EXPECT_EQ(Canonical("-1500m"), "-1500m");
-  EXPECT_EQ(Canonical("-4000"), "-4k");
-  EXPECT_EQ(Canonical("0"), "0");
-  EXPECT_EQ(Canonical("0Gi"), "0");
-  EXPECT_EQ(Canonical("0e5"), "0");
-  EXPECT_EQ(Canonical("0.0001"), "1m");
+  ExpectCanonical({
+      {"+1", "1"},
+      {"-1500m", "-1500m"},
+      {"-4000", "-4k"},
+      {"0", "0"},
+      {"0Gi", "0"},
+      {"0e5", "0"},
+      {"0.0001", "1m"},
+  });
 }
 
 TEST(QuantityToStringTest, CanonicalBinary) {
-  EXPECT_EQ(Canonical("4Gi"), "4Gi");
-  EXPECT_EQ(Canonical("1.5Gi"), "1536Mi");
-  EXPECT_EQ(Canonical("1.5Ki"), "1536");
-  EXPECT_EQ(Canonical("1024Mi"), "1Gi");
-  EXPECT_EQ(Canonical("0.5Ki"), "512");
-  EXPECT_EQ(Canonical("-2Gi"), "-2Gi");
-  EXPECT_EQ(Canonical("2Pi"), "2Pi");
-  EXPECT_EQ(Canonical("0.0005Ki"), "512m");
+  ExpectCanonical({
+      {"4Gi", "4Gi"},
+      {"1.5Gi", "1536Mi"},
+      {"1.5Ki", "1536"},
+      {"1024Mi", "1Gi"},
+      {"0.5Ki", "512"},
+      {"-2Gi", "-2Gi"},
+      {"2Pi", "2Pi"},
+      {"0.0005Ki", "512m"},
+  });
   // A binary quantity with a fractional unit keeps its precision in decimal.
   EXPECT_EQ(Quantity::FromMilli(2'048'500, Format::kBinarySI).ToString(), "2048500m");
   EXPECT_EQ(Quantity::FromMilli(2'048'000, Format::kBinarySI).ToString(), "2Ki");
 }
 
 TEST(QuantityToStringTest, CanonicalExponent) {
-  EXPECT_EQ(Canonical("1e3"), "1e3");
-  EXPECT_EQ(Canonical("1e4"), "10e3");
-  EXPECT_EQ(Canonical("1.5e3"), "1500");
-  EXPECT_EQ(Canonical("5e-1"), "500e-3");
-  EXPECT_EQ(Canonical("1e0"), "1");
-  EXPECT_EQ(Canonical("1E9"), "1e9");
+  ExpectCanonical({
+      {"1e3", "1e3"},
+      {"1e4", "10e3"},
+      {"1.5e3", "1500"},
+      {"5e-1", "500e-3"},
+      {"1e0", "1"},
+      {"1E9", "1e9"},
+  });
 }
 
 TEST(QuantityToStringTest, ExtremesDoNotOverflow) {

@@ -47,6 +47,8 @@ class RestClient final : public Client {
   // A client over any transport (tests put a fake one here).
   explicit RestClient(std::unique_ptr<HttpTransport> transport, RetryPolicy policy = {});
 
+  // kube::Client's calls, declared again as every implementation
+  // (FakeClient too) must.
   Result<Object> Get(const ResourceType& type, std::string_view ns, std::string_view name,
                      const CallOptions& call = {}) override;
   Result<ObjectList> List(const ResourceType& type, std::string_view ns,

@@ -421,9 +421,8 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
   // Gone and the caller must relist. The API server's watch cache answers
   // old versions from its own memory, so ask a second API server on the same
   // etcd without one.
-  Result<std::unique_ptr<HttpTransport>> etcd =
-      NewHttpTransport(localenv::EtcdClientConfig(cluster().etcd().client_url(),
-                                                  cluster().etcd().client_tls()));
+  Result<std::unique_ptr<HttpTransport>> etcd = NewHttpTransport(
+      localenv::EtcdClientConfig(cluster().etcd().client_url(), cluster().etcd().client_tls()));
   ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
   Result<HttpResponse> compacted =
       (*etcd)->Send("POST", "/v3/kv/compaction",
@@ -431,12 +430,10 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
                     "application/json");
   ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
   ASSERT_EQ(compacted->status_code, 200) << compacted->body;
+  localenv::ApiServerOptions uncached_options = SecondApiServerOptions("uncached");
+  uncached_options.extra_args = {"--watch-cache=false"};
   Result<std::unique_ptr<localenv::ApiServer>> uncached =
-      localenv::ApiServer::Start({.dir = cluster().dir() + "/uncached",
-                                  .etcd_url = cluster().etcd().client_url(),
-                                  .etcd_tls = cluster().etcd().client_tls(),
-                                  .etcd_prefix = "/host",
-                                  .extra_args = {"--watch-cache=false"}});
+      localenv::ApiServer::Start(uncached_options);
   ASSERT_TRUE(uncached.ok()) << uncached.status().ToString();
   Result<std::unique_ptr<RestClient>> direct = RestClient::Create((*uncached)->admin_config());
   ASSERT_TRUE(direct.ok());

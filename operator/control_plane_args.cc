@@ -9,6 +9,8 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
+// control_plane_args_test.cc spells these flags out again as its own
+// expectation, so that any change to the command line shows up there.
 std::vector<std::string> ApiServerArgs(const ControlPlanePlacement& p) {
   const std::string& pki = p.pki_dir;
   std::vector<std::string> args = {"--etcd-servers=" + p.etcd_servers};

@@ -211,6 +211,20 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     return path;
   }
 
+  // Whether a busybox pod `name` was created (or already exists) in
+  // namespace default of the cluster `kubeconfig` names, trying for up to
+  // two minutes while that cluster comes up.
+  static bool EventuallyRunPod(const std::string& kubeconfig, const std::string& name) {
+    return Eventually(
+        [&] {
+          Result<localenv::CommandResult> run = Kubectl(
+              kubeconfig, {"run", name, "--image=busybox", "--restart=Never", "-n", "default"});
+          return run.ok() &&
+                 (run->exit_code == 0 || run->err.find("AlreadyExists") != std::string::npos);
+        },
+        seconds(120), seconds(1));
+  }
+
   static inline std::string* state_dir_ = nullptr;
   static inline localenv::Process* operator_ = nullptr;
   static inline int health_port_ = 0;
@@ -414,14 +428,7 @@ TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) 
 
   // And with it, the syncer still syncs: a team's pod reaches the host.
   const std::string kubeconfig = KubeconfigFile("nlp");
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<localenv::CommandResult> run = Kubectl(
-            kubeconfig, {"run", "encoder", "--image=busybox", "--restart=Never", "-n", "default"});
-        return run.ok() &&
-               (run->exit_code == 0 || run->err.find("AlreadyExists") != std::string::npos);
-      },
-      seconds(120), seconds(1)));
+  EXPECT_TRUE(EventuallyRunPod(kubeconfig, "encoder"));
   EXPECT_TRUE(Eventually(
       [&] {
         Result<kube::ObjectList> pods = client().List(
@@ -742,14 +749,7 @@ TEST_F(OperatorIntegrationTest, DeletionLeavesNothingBehind) {
       << Describe("orphan");
   const std::string kubeconfig = KubeconfigFile("orphan");
   // A pod of the team's, synced to the host when a syncer runs.
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<localenv::CommandResult> run = Kubectl(
-            kubeconfig, {"run", "trainer", "--image=busybox", "--restart=Never", "-n", "default"});
-        return run.ok() &&
-               (run->exit_code == 0 || run->err.find("AlreadyExists") != std::string::npos);
-      },
-      seconds(120), seconds(1)));
+  EXPECT_TRUE(EventuallyRunPod(kubeconfig, "trainer"));
   auto host_pods = [&] {
     Result<kube::ObjectList> pods =
         client().List(res::kPods, "", {.label_selector = "vtenant.io/tenant=orphan"});

@@ -327,26 +327,17 @@ StatefulSetBackend::StatefulSetBackend(kube::Client& host, StatefulSetBackendOpt
     : host_(host), options_(std::move(options)) {}
 
 Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest& request) {
-  VT_ASSIGN_OR_RETURN(Ensured pki,
-                      EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
-                                   RenderControlPlaneSecret(request)));
-  (void)pki;
-  VT_ASSIGN_OR_RETURN(Ensured secret,
-                      EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
-                                   RenderInternalKubeconfigSecret(request)));
-  (void)secret;
+  auto ensure = [&](const kube::ResourceType& type, const rapidjson::Value& desired) {
+    return EnsureObject(host_, type, request.host_namespace, desired).status();
+  };
+  VT_RETURN_IF_ERROR(ensure(kube::resources::kSecrets, RenderControlPlaneSecret(request)));
+  VT_RETURN_IF_ERROR(ensure(kube::resources::kSecrets, RenderInternalKubeconfigSecret(request)));
   // The syncer's container waits for its Secret until the operator has a
   // token for it.
   if (!request.syncer_virtual_token.empty()) {
-    VT_ASSIGN_OR_RETURN(Ensured syncer,
-                        EnsureObject(host_, kube::resources::kSecrets, request.host_namespace,
-                                     RenderSyncerSecret(request)));
-    (void)syncer;
+    VT_RETURN_IF_ERROR(ensure(kube::resources::kSecrets, RenderSyncerSecret(request)));
   }
-  VT_ASSIGN_OR_RETURN(Ensured service,
-                      EnsureObject(host_, kube::resources::kServices, request.host_namespace,
-                                   RenderControlPlaneService(request)));
-  (void)service;
+  VT_RETURN_IF_ERROR(ensure(kube::resources::kServices, RenderControlPlaneService(request)));
   kube::Object sts = RenderControlPlaneStatefulSet(request, options_);
   // volumeClaimTemplates cannot change after creation; the storage size is
   // applied once and resized through the PVC, not the template.
@@ -359,10 +350,9 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
     const rapidjson::Value* had = kube::Find(*existing, {"spec", "selector"});
     if (had == nullptr || !ContainsFields(*had, sts["spec"]["selector"]) ||
         !ContainsFields(sts["spec"]["selector"], *had)) {
-      VT_ASSIGN_OR_RETURN(
-          Deleted gone, DeleteIfOwned(host_, kube::resources::kStatefulSets, request.host_namespace,
-                                      kube::Name(sts), request.spec.name));
-      (void)gone;
+      VT_RETURN_IF_ERROR(DeleteIfOwned(host_, kube::resources::kStatefulSets,
+                                       request.host_namespace, kube::Name(sts), request.spec.name)
+                             .status());
       ControlPlaneStatus status;
       status.endpoint = StatefulSetEndpoint(request);
       status.control_plane = {false, "Replacing",
@@ -374,9 +364,7 @@ Result<ControlPlaneStatus> StatefulSetBackend::Ensure(const ControlPlaneRequest&
     }
     sts["spec"].RemoveMember("volumeClaimTemplates");
   }
-  VT_ASSIGN_OR_RETURN(Ensured set, EnsureObject(host_, kube::resources::kStatefulSets,
-                                                request.host_namespace, sts));
-  (void)set;
+  VT_RETURN_IF_ERROR(ensure(kube::resources::kStatefulSets, sts));
   Result<kube::Object> now =
       host_.Get(kube::resources::kStatefulSets, request.host_namespace, kube::Name(sts));
   if (!now.ok()) return now.status();
@@ -427,9 +415,7 @@ Result<bool> StatefulSetBackend::Remove(const std::string& tenant,
            {&kube::resources::kSecrets, name + "-internal"},
            {&kube::resources::kSecrets, ControlPlaneSecretName(tenant)},
            {&kube::resources::kSecrets, SyncerSecretName(tenant)}}) {
-    VT_ASSIGN_OR_RETURN(Deleted deleted,
-                        DeleteIfOwned(host_, *type, host_namespace, object, tenant));
-    (void)deleted;
+    VT_RETURN_IF_ERROR(DeleteIfOwned(host_, *type, host_namespace, object, tenant).status());
   }
   if (sts == Deleted::kNotOurs) return true;
   // The PVC is not owned by the StatefulSet; the namespace's deletion takes it.

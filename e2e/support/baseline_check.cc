@@ -35,18 +35,35 @@ void ForEachContainer(const rapidjson::Value& spec, Fn fn) {
   }
 }
 
+// The pod's securityContext, then each container's (either may be null),
+// with the path a message names its owner by.
+template <typename Fn>
+void ForEachSecurityContext(const rapidjson::Value& spec, Fn fn) {
+  fn(Member(spec, "securityContext"), "spec");
+  ForEachContainer(spec, [&](const rapidjson::Value& c, const std::string& where) {
+    fn(Member(c, "securityContext"), where);
+  });
+}
+
+// A profile field (appArmorProfile, seccompProfile) of any securityContext:
+// its type not Unconfined.
+void CheckProfileConfined(const rapidjson::Value& spec, const char* field, Violations& out) {
+  ForEachSecurityContext(spec, [&](const rapidjson::Value* context, const std::string& where) {
+    const rapidjson::Value* profile = context ? Member(*context, field) : nullptr;
+    if (profile != nullptr && Text(Member(*profile, "type")) == "Unconfined") {
+      out.push_back(where + ".securityContext." + field + ".type is Unconfined");
+    }
+  });
+}
+
 // HostProcess: Windows pods may not run as host processes.
 void CheckHostProcess(const rapidjson::Value& spec, Violations& out) {
-  auto check = [&](const rapidjson::Value* context, const std::string& where) {
+  ForEachSecurityContext(spec, [&](const rapidjson::Value* context, const std::string& where) {
     if (context == nullptr) return;
     const rapidjson::Value* windows = Member(*context, "windowsOptions");
     if (windows != nullptr && IsTrue(*windows, "hostProcess")) {
       out.push_back(where + ".securityContext.windowsOptions.hostProcess is true");
     }
-  };
-  check(Member(spec, "securityContext"), "spec");
-  ForEachContainer(spec, [&](const rapidjson::Value& c, const std::string& where) {
-    check(Member(c, "securityContext"), where);
   });
 }
 
@@ -112,16 +129,7 @@ void CheckHostPorts(const rapidjson::Value& spec, Violations& out) {
 
 // AppArmor: not Unconfined, by field or by the older annotation.
 void CheckAppArmor(const rapidjson::Value& pod, const rapidjson::Value& spec, Violations& out) {
-  auto check = [&](const rapidjson::Value* context, const std::string& where) {
-    const rapidjson::Value* profile = context ? Member(*context, "appArmorProfile") : nullptr;
-    if (profile != nullptr && Text(Member(*profile, "type")) == "Unconfined") {
-      out.push_back(where + ".securityContext.appArmorProfile.type is Unconfined");
-    }
-  };
-  check(Member(spec, "securityContext"), "spec");
-  ForEachContainer(spec, [&](const rapidjson::Value& c, const std::string& where) {
-    check(Member(c, "securityContext"), where);
-  });
+  CheckProfileConfined(spec, "appArmorProfile", out);
   const rapidjson::Value* metadata = Member(pod, "metadata");
   const rapidjson::Value* annotations = metadata ? Member(*metadata, "annotations") : nullptr;
   if (annotations == nullptr || !annotations->IsObject()) return;
@@ -140,7 +148,7 @@ void CheckAppArmor(const rapidjson::Value& pod, const rapidjson::Value& spec, Vi
 void CheckSeLinux(const rapidjson::Value& spec, Violations& out) {
   static const std::set<std::string, std::less<>> kTypes = {
       "", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"};
-  auto check = [&](const rapidjson::Value* context, const std::string& where) {
+  ForEachSecurityContext(spec, [&](const rapidjson::Value* context, const std::string& where) {
     const rapidjson::Value* options = context ? Member(*context, "seLinuxOptions") : nullptr;
     if (options == nullptr) return;
     if (!kTypes.contains(Text(Member(*options, "type")))) {
@@ -152,10 +160,6 @@ void CheckSeLinux(const rapidjson::Value& spec, Violations& out) {
         out.push_back(where + ".securityContext.seLinuxOptions." + field + " is set");
       }
     }
-  };
-  check(Member(spec, "securityContext"), "spec");
-  ForEachContainer(spec, [&](const rapidjson::Value& c, const std::string& where) {
-    check(Member(c, "securityContext"), where);
   });
 }
 
@@ -175,16 +179,7 @@ void CheckProcMount(const rapidjson::Value& spec, Violations& out) {
 
 // Seccomp: not Unconfined.
 void CheckSeccomp(const rapidjson::Value& spec, Violations& out) {
-  auto check = [&](const rapidjson::Value* context, const std::string& where) {
-    const rapidjson::Value* profile = context ? Member(*context, "seccompProfile") : nullptr;
-    if (profile != nullptr && Text(Member(*profile, "type")) == "Unconfined") {
-      out.push_back(where + ".securityContext.seccompProfile.type is Unconfined");
-    }
-  };
-  check(Member(spec, "securityContext"), "spec");
-  ForEachContainer(spec, [&](const rapidjson::Value& c, const std::string& where) {
-    check(Member(c, "securityContext"), where);
-  });
+  CheckProfileConfined(spec, "seccompProfile", out);
 }
 
 // Sysctls: only the namespaced, safe set, as of policy version 1.37

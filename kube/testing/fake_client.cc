@@ -599,6 +599,26 @@ class WakeOnCancel {
   CancellationRegistration registration_;
 };
 
+// One call's hold on the client: a wake-up on call.cancel registered first,
+// then the client's lock, held until the call returns.
+template <typename State>
+class LockedCall {
+ public:
+  LockedCall(const std::shared_ptr<State>& state, const CallOptions& call)
+      : wake_(state, call.cancel), lock_(state->mu), state_(*state), call_(call) {}
+
+  // State::EnterLocked for this call.
+  Status Enter(std::string_view verb, const ResourceType& type, const Clock& clock) {
+    return state_.EnterLocked(lock_, verb, type, call_, clock);
+  }
+
+ private:
+  WakeOnCancel<State> wake_;
+  std::unique_lock<std::mutex> lock_;
+  State& state_;
+  const CallOptions& call_;
+};
+
 }  // namespace
 
 FakeClient::FakeClient(Clock* clock) : state_(std::make_shared<State>()), clock_(clock) {
@@ -617,9 +637,8 @@ FakeClient::~FakeClient() {
 
 Result<Object> FakeClient::Get(const ResourceType& type, std::string_view ns, std::string_view name,
                                const CallOptions& call) {
-  WakeOnCancel wake(state_, call.cancel);
-  std::unique_lock lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "get", type, call, *clock_));
+  LockedCall locked(state_, call);
+  VT_RETURN_IF_ERROR(locked.Enter("get", type, *clock_));
   auto& objects = state_->Objects(type);
   auto it = objects.find(MakeKey(type.namespaced ? ns : "", name));
   if (it == objects.end()) return NotFoundError(type, name);
@@ -628,9 +647,8 @@ Result<Object> FakeClient::Get(const ResourceType& type, std::string_view ns, st
 
 Result<ObjectList> FakeClient::List(const ResourceType& type, std::string_view ns,
                                     const ListOptions& options, const CallOptions& call) {
-  WakeOnCancel wake(state_, call.cancel);
-  std::unique_lock lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "list", type, call, *clock_));
+  LockedCall locked(state_, call);
+  VT_RETURN_IF_ERROR(locked.Enter("list", type, *clock_));
   VT_ASSIGN_OR_RETURN(Selectors selectors, ParseSelectors(options));
   auto& objects = state_->Objects(type);
   auto it = objects.begin();
@@ -659,9 +677,8 @@ Result<ObjectList> FakeClient::List(const ResourceType& type, std::string_view n
 Result<Object> FakeClient::Create(const ResourceType& type, std::string_view ns,
                                   const rapidjson::Value& object, std::string_view subresource,
                                   const CallOptions& call) {
-  WakeOnCancel wake(state_, call.cancel);
-  std::unique_lock lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "create", type, call, *clock_));
+  LockedCall locked(state_, call);
+  VT_RETURN_IF_ERROR(locked.Enter("create", type, *clock_));
   if (subresource.empty()) return state_->CreateLocked(type, ns, object);
   VT_ASSIGN_OR_RETURN(std::string resolved, state_->ResolveNamespace(type, ns, &object));
   const std::string name(Name(object));
@@ -704,9 +721,8 @@ void FakeClient::HandleSubresource(std::string resource, std::string subresource
 Result<Object> FakeClient::Update(const ResourceType& type, std::string_view ns,
                                   const rapidjson::Value& object, std::string_view subresource,
                                   const CallOptions& call) {
-  WakeOnCancel wake(state_, call.cancel);
-  std::unique_lock lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "update", type, call, *clock_));
+  LockedCall locked(state_, call);
+  VT_RETURN_IF_ERROR(locked.Enter("update", type, *clock_));
   const std::string name(Name(object));
   if (name.empty()) return InvalidError("update needs metadata.name");
   VT_ASSIGN_OR_RETURN(std::string resolved, state_->ResolveNamespace(type, ns, &object));
@@ -727,9 +743,8 @@ Result<Object> FakeClient::Patch(const ResourceType& type, std::string_view ns,
                                  std::string_view name, PatchType patch_type,
                                  std::string_view patch, const PatchOptions& options,
                                  const CallOptions& call) {
-  WakeOnCancel wake(state_, call.cancel);
-  std::unique_lock lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "patch", type, call, *clock_));
+  LockedCall locked(state_, call);
+  VT_RETURN_IF_ERROR(locked.Enter("patch", type, *clock_));
   Result<Object> parsed = ParseJson(patch);
   if (!parsed.ok()) {
     return BadRequest("FakeClient takes JSON patches only: " + parsed.status().message());
@@ -762,9 +777,8 @@ Result<Object> FakeClient::Patch(const ResourceType& type, std::string_view ns,
 
 Status FakeClient::Delete(const ResourceType& type, std::string_view ns, std::string_view name,
                           const DeleteOptions& options, const CallOptions& call) {
-  WakeOnCancel wake(state_, call.cancel);
-  std::unique_lock lock(state_->mu);
-  VT_RETURN_IF_ERROR(state_->EnterLocked(lock, "delete", type, call, *clock_));
+  LockedCall locked(state_, call);
+  VT_RETURN_IF_ERROR(locked.Enter("delete", type, *clock_));
   VT_ASSIGN_OR_RETURN(std::string resolved, state_->ResolveNamespace(type, ns, nullptr));
   return state_->DeleteLocked(type, resolved, name, options);
 }

@@ -35,6 +35,13 @@ void ClusterTest::StopCluster() {
   dir_ = nullptr;
 }
 
+ApiServerOptions ClusterTest::SecondApiServerOptions(const std::string& subdir) {
+  return {.dir = cluster().dir() + "/" + subdir,
+          .etcd_url = cluster().etcd().client_url(),
+          .etcd_tls = cluster().etcd().client_tls(),
+          .etcd_prefix = "/host"};
+}
+
 std::string SourcePath(const std::string& relative) {
   const char* root = std::getenv("VTENANT_SOURCE_DIR");
   return std::string(root != nullptr ? root : ".") + "/" + relative;

@@ -38,6 +38,10 @@ class ClusterTest : public testing::Test {
 
   static LocalCluster& cluster() { return *cluster_; }
   static kube::Client& client() { return cluster_->client(); }
+  // Options for a second API server of the cluster's data: on its etcd,
+  // with the prefix LocalCluster gives its own ("/host"), in `subdir` of the
+  // suite's folder.
+  static ApiServerOptions SecondApiServerOptions(const std::string& subdir);
 
  private:
   static inline LocalCluster* cluster_ = nullptr;
