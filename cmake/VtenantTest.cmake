@@ -24,3 +24,14 @@ function(vtenant_test name)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endfunction()
+
+# vtenant_tests(LABEL unit|integration|e2e [PREFIX p] NAMES n... [LIBS ...])
+#
+# One vtenant_test per name: <p><n>_test from <n>_test.cc, all under the
+# same label and linked with the same libraries.
+function(vtenant_tests)
+  cmake_parse_arguments(T "" "LABEL;PREFIX" "NAMES;LIBS" ${ARGN})
+  foreach(n ${T_NAMES})
+    vtenant_test(${T_PREFIX}${n}_test LABEL ${T_LABEL} SOURCES ${n}_test.cc LIBS ${T_LIBS})
+  endforeach()
+endfunction()

@@ -14,6 +14,8 @@
 
 namespace vtenant::op {
 
+// The operator's own names; the syncer's are syncer/names.h's, KAI's
+// kai/names.h's.
 inline constexpr char kSyncerServiceAccount[] = "vtenant-syncer";
 inline constexpr char kNetworkPolicyName[] = "vtenant-isolation";
 // ClusterRoles the chart installs (charts/vtenant/templates/operator-rbac.yaml)

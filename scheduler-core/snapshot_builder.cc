@@ -59,6 +59,9 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
   return node;
 }
 
+// MakeNode, MakeQueue, MakeGroup and MakePod copy a spec into its model type
+// field by field, as does OwnGroupSpec for a pod's own group: alike in form
+// only, each pair of types has its own fields, defaults and interning.
 GroupSpec OwnGroupSpec(const PodSpec& pod) {
   GroupSpec own;
   own.name = pod.name;

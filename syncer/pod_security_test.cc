@@ -21,6 +21,24 @@ std::string Restricted(const std::string& extra = "", const std::string& more = 
   return R"({"name":"c","image":"i","securityContext":{)" + context + "}" + more + "}";
 }
 
+// The spec of a pod with one plain container, with `members` (each ending
+// in a comma) added to the spec.
+std::string SpecWithPod(const std::string& members) {
+  return "{" + members + R"("containers":[{"name":"c","image":"i"}]})";
+}
+
+// The spec of a pod with one plain container, with `members` (each starting
+// with a comma) added to the container.
+std::string SpecWithContainer(const std::string& members) {
+  return R"({"containers":[{"name":"c","image":"i")" + members + "}]}";
+}
+
+// The spec of a pod with `pod_members` (each ending in a comma) and one
+// Restricted(`context`) container.
+std::string RestrictedSpec(const std::string& pod_members, const std::string& context = "") {
+  return "{" + pod_members + R"("containers":[)" + Restricted(context) + "]}";
+}
+
 kube::Object Pod(const std::string& spec, const std::string& annotations = "{}") {
   return Json(R"({"metadata":{"name":"p","namespace":"ml","annotations":)" + annotations +
               R"(},"spec":)" + spec + "}");
@@ -42,21 +60,16 @@ TEST(PodSecurityTest, EveryRuleRefusesItsFieldAndItsExceptionLiftsIt) {
   const Row rows[] = {
       // baseline
       {"pod hostProcess", kBaseline,
-       R"({"securityContext":{"windowsOptions":{"hostProcess":true}},"containers":[)" + plain +
-           "}]}",
+       SpecWithPod(R"("securityContext":{"windowsOptions":{"hostProcess":true}},)"),
        "spec.securityContext.windowsOptions.hostProcess", "windowsHostProcess"},
       {"container hostProcess", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"securityContext":{"windowsOptions":{"hostProcess":true}}}]})",
+       SpecWithContainer(R"(,"securityContext":{"windowsOptions":{"hostProcess":true}})"),
        "spec.containers[c].securityContext.windowsOptions.hostProcess", "windowsHostProcess"},
-      {"hostNetwork", kBaseline, R"({"hostNetwork":true,"containers":[)" + plain + "}]}",
-       "spec.hostNetwork", "hostNetwork"},
-      {"hostPID", kBaseline, R"({"hostPID":true,"containers":[)" + plain + "}]}", "spec.hostPID",
-       "hostPID"},
-      {"hostIPC", kBaseline, R"({"hostIPC":true,"containers":[)" + plain + "}]}", "spec.hostIPC",
-       "hostIPC"},
-      {"privileged", kBaseline,
-       R"({"containers":[)" + plain + R"(,"securityContext":{"privileged":true}}]})",
+      {"hostNetwork", kBaseline, SpecWithPod(R"("hostNetwork":true,)"), "spec.hostNetwork",
+       "hostNetwork"},
+      {"hostPID", kBaseline, SpecWithPod(R"("hostPID":true,)"), "spec.hostPID", "hostPID"},
+      {"hostIPC", kBaseline, SpecWithPod(R"("hostIPC":true,)"), "spec.hostIPC", "hostIPC"},
+      {"privileged", kBaseline, SpecWithContainer(R"(,"securityContext":{"privileged":true})"),
        "spec.containers[c].securityContext.privileged", "privileged"},
       {"privileged init container", kBaseline,
        R"({"containers":[)" + plain +
@@ -69,61 +82,49 @@ TEST(PodSecurityTest, EveryRuleRefusesItsFieldAndItsExceptionLiftsIt) {
            R"("securityContext":{"privileged":true}}]})",
        "spec.ephemeralContainers[e].securityContext.privileged", "privileged"},
       {"capabilities beyond the baseline set", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"securityContext":{"capabilities":{"add":["CHOWN","NET_ADMIN"]}}}]})",
+       SpecWithContainer(R"(,"securityContext":{"capabilities":{"add":["CHOWN","NET_ADMIN"]}})"),
        "spec.containers[c].securityContext.capabilities.add", "capabilities"},
       {"hostPath", kBaseline,
-       R"({"volumes":[{"name":"root","hostPath":{"path":"/"}}],"containers":[)" + plain + "}]}",
+       SpecWithPod(R"("volumes":[{"name":"root","hostPath":{"path":"/"}}],)"),
        "spec.volumes[root].hostPath", "hostPath"},
       {"hostPort", kBaseline,
-       R"({"containers":[)" + plain + R"(,"ports":[{"containerPort":80,"hostPort":8080}]}]})",
+       SpecWithContainer(R"(,"ports":[{"containerPort":80,"hostPort":8080}])"),
        "spec.containers[c].ports[80].hostPort", "hostPorts"},
       {"pod AppArmor unconfined", kBaseline,
-       R"({"securityContext":{"appArmorProfile":{"type":"Unconfined"}},"containers":[)" + plain +
-           "}]}",
+       SpecWithPod(R"("securityContext":{"appArmorProfile":{"type":"Unconfined"}},)"),
        "spec.securityContext.appArmorProfile.type", "unconfinedAppArmor"},
       {"container AppArmor unconfined", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"securityContext":{"appArmorProfile":{"type":"Unconfined"}}}]})",
+       SpecWithContainer(R"(,"securityContext":{"appArmorProfile":{"type":"Unconfined"}})"),
        "spec.containers[c].securityContext.appArmorProfile.type", "unconfinedAppArmor"},
-      {"AppArmor annotation unconfined", kBaseline, R"({"containers":[)" + plain + "}]}",
+      {"AppArmor annotation unconfined", kBaseline, SpecWithPod(""),
        "metadata.annotations['container.apparmor.security.beta.kubernetes.io/c']",
        "unconfinedAppArmor",
        R"({"container.apparmor.security.beta.kubernetes.io/c":"unconfined"})"},
       {"SELinux type", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"securityContext":{"seLinuxOptions":{"type":"spc_t"}}}]})",
+       SpecWithContainer(R"(,"securityContext":{"seLinuxOptions":{"type":"spc_t"}})"),
        "spec.containers[c].securityContext.seLinuxOptions.type", "seLinux"},
       {"SELinux user", kBaseline,
-       R"({"securityContext":{"seLinuxOptions":{"user":"system_u"}},"containers":[)" + plain +
-           "}]}",
+       SpecWithPod(R"("securityContext":{"seLinuxOptions":{"user":"system_u"}},)"),
        "spec.securityContext.seLinuxOptions.user", "seLinux"},
       {"SELinux role", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"securityContext":{"seLinuxOptions":{"role":"system_r"}}}]})",
+       SpecWithContainer(R"(,"securityContext":{"seLinuxOptions":{"role":"system_r"}})"),
        "spec.containers[c].securityContext.seLinuxOptions.role", "seLinux"},
-      {"procMount", kBaseline,
-       R"({"containers":[)" + plain + R"(,"securityContext":{"procMount":"Unmasked"}}]})",
+      {"procMount", kBaseline, SpecWithContainer(R"(,"securityContext":{"procMount":"Unmasked"})"),
        "spec.containers[c].securityContext.procMount", "procMount"},
       {"pod seccomp unconfined", kBaseline,
-       R"({"securityContext":{"seccompProfile":{"type":"Unconfined"}},"containers":[)" + plain +
-           "}]}",
+       SpecWithPod(R"("securityContext":{"seccompProfile":{"type":"Unconfined"}},)"),
        "spec.securityContext.seccompProfile.type", "unconfinedSeccomp"},
       {"container seccomp unconfined", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"securityContext":{"seccompProfile":{"type":"Unconfined"}}}]})",
+       SpecWithContainer(R"(,"securityContext":{"seccompProfile":{"type":"Unconfined"}})"),
        "spec.containers[c].securityContext.seccompProfile.type", "unconfinedSeccomp"},
       {"unsafe sysctl", kBaseline,
-       R"({"securityContext":{"sysctls":[{"name":"kernel.msgmax","value":"1"}]},"containers":[)" +
-           plain + "}]}",
+       SpecWithPod(R"("securityContext":{"sysctls":[{"name":"kernel.msgmax","value":"1"}]},)"),
        "spec.securityContext.sysctls[kernel.msgmax]", "unsafeSysctls"},
       {"liveness probe host", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"livenessProbe":{"httpGet":{"host":"169.254.169.254","port":80}}}]})",
+       SpecWithContainer(R"(,"livenessProbe":{"httpGet":{"host":"169.254.169.254","port":80}})"),
        "spec.containers[c].livenessProbe.httpGet.host", ""},
       {"readiness probe tcp host", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"readinessProbe":{"tcpSocket":{"host":"10.0.0.1","port":6443}}}]})",
+       SpecWithContainer(R"(,"readinessProbe":{"tcpSocket":{"host":"10.0.0.1","port":6443}})"),
        "spec.containers[c].readinessProbe.tcpSocket.host", ""},
       {"startup probe host of an init container", kBaseline,
        R"({"containers":[)" + plain +
@@ -131,67 +132,51 @@ TEST(PodSecurityTest, EveryRuleRefusesItsFieldAndItsExceptionLiftsIt) {
            R"("startupProbe":{"httpGet":{"host":"x","port":1}}}]})",
        "spec.initContainers[i].startupProbe.httpGet.host", ""},
       {"postStart hook host", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"lifecycle":{"postStart":{"httpGet":{"host":"10.0.0.1","port":80}}}}]})",
+       SpecWithContainer(R"(,"lifecycle":{"postStart":{"httpGet":{"host":"10.0.0.1","port":80}}})"),
        "spec.containers[c].lifecycle.postStart.httpGet.host", ""},
       {"preStop hook tcp host", kBaseline,
-       R"({"containers":[)" + plain +
-           R"(,"lifecycle":{"preStop":{"tcpSocket":{"host":"10.0.0.1","port":80}}}}]})",
+       SpecWithContainer(R"(,"lifecycle":{"preStop":{"tcpSocket":{"host":"10.0.0.1","port":80}}})"),
        "spec.containers[c].lifecycle.preStop.tcpSocket.host", ""},
       // restricted
       {"volume type", kRestricted,
-       R"({"volumes":[{"name":"share","nfs":{"server":"n","path":"/"}}],"containers":[)" +
-           Restricted() + "]}",
+       RestrictedSpec(R"("volumes":[{"name":"share","nfs":{"server":"n","path":"/"}}],)"),
        "spec.volumes[share].nfs", ""},
       {"privilege escalation", kRestricted,
-       R"({"containers":[)" +
-           Restricted(R"("runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"},)"
-                      R"("capabilities":{"drop":["ALL"]})") +
-           "]}",
+       RestrictedSpec("", R"("runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"},)"
+                          R"("capabilities":{"drop":["ALL"]})"),
        "spec.containers[c].securityContext.allowPrivilegeEscalation", "privileged"},
       {"run as non-root unset", kRestricted,
-       R"({"containers":[)" +
-           Restricted(
-               R"("allowPrivilegeEscalation":false,"seccompProfile":{"type":"RuntimeDefault"},)"
-               R"("capabilities":{"drop":["ALL"]})") +
-           "]}",
+       RestrictedSpec(
+           "", R"("allowPrivilegeEscalation":false,"seccompProfile":{"type":"RuntimeDefault"},)"
+               R"("capabilities":{"drop":["ALL"]})"),
        "spec.containers[c].securityContext.runAsNonRoot", ""},
       {"run as non-root false over the pod's true", kRestricted,
-       R"({"securityContext":{"runAsNonRoot":true},"containers":[)" +
-           Restricted(
-               R"("allowPrivilegeEscalation":false,"runAsNonRoot":false,)"
-               R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]})") +
-           "]}",
+       RestrictedSpec(
+           R"("securityContext":{"runAsNonRoot":true},)",
+           R"("allowPrivilegeEscalation":false,"runAsNonRoot":false,)"
+           R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]})"),
        "spec.containers[c].securityContext.runAsNonRoot", ""},
-      {"run as root", kRestricted,
-       R"({"securityContext":{"runAsUser":0},"containers":[)" + Restricted() + "]}",
+      {"run as root", kRestricted, RestrictedSpec(R"("securityContext":{"runAsUser":0},)"),
        "spec.securityContext.runAsUser", ""},
       {"seccomp unset", kRestricted,
-       R"({"containers":[)" +
-           Restricted(R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
-                      R"("capabilities":{"drop":["ALL"]})") +
-           "]}",
+       RestrictedSpec("", R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+                          R"("capabilities":{"drop":["ALL"]})"),
        "spec.containers[c].securityContext.seccompProfile.type", "unconfinedSeccomp"},
       {"capabilities not dropped", kRestricted,
-       R"({"containers":[)" +
-           Restricted(R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
-                      R"("seccompProfile":{"type":"RuntimeDefault"})") +
-           "]}",
+       RestrictedSpec("", R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+                          R"("seccompProfile":{"type":"RuntimeDefault"})"),
        "spec.containers[c].securityContext.capabilities.drop", "capabilities"},
       {"capability added from the baseline set", kRestricted,
-       R"({"containers":[)" +
-           Restricted(R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
-                      R"("seccompProfile":{"type":"RuntimeDefault"},)"
-                      R"("capabilities":{"drop":["ALL"],"add":["CHOWN"]})") +
-           "]}",
+       RestrictedSpec("", R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+                          R"("seccompProfile":{"type":"RuntimeDefault"},)"
+                          R"("capabilities":{"drop":["ALL"],"add":["CHOWN"]})"),
        "spec.containers[c].securityContext.capabilities.add", "capabilities"},
       {"procMount even in a user namespace", kRestricted,
-       R"({"hostUsers":false,"containers":[)" +
-           Restricted(
-               R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
-               R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]},)"
-               R"("procMount":"Unmasked")") +
-           "]}",
+       RestrictedSpec(
+           R"("hostUsers":false,)",
+           R"("allowPrivilegeEscalation":false,"runAsNonRoot":true,)"
+           R"("seccompProfile":{"type":"RuntimeDefault"},"capabilities":{"drop":["ALL"]},)"
+           R"("procMount":"Unmasked")"),
        "spec.containers[c].securityContext.procMount", "procMount"},
   };
   for (const Row& row : rows) {
@@ -212,13 +197,13 @@ TEST(PodSecurityTest, EveryRuleRefusesItsFieldAndItsExceptionLiftsIt) {
 TEST(PodSecurityTest, WhatTheStandardAllowsPasses) {
   const std::string plain = R"({"name":"c","image":"i")";
   const std::pair<PodSecurityLevel, std::string> allowed[] = {
-      {kBaseline, R"({"containers":[)" + plain + "}]}"},
-      {kBaseline, R"({"containers":[)" + plain +
+      {kBaseline, SpecWithPod("")},
+      {kBaseline, SpecWithContainer(
                       R"(,"securityContext":{"capabilities":{"add":["CHOWN","NET_BIND_SERVICE"]},)"
                       R"("privileged":false,"procMount":"Default",)"
                       R"("seccompProfile":{"type":"Localhost","localhostProfile":"p.json"},)"
                       R"("appArmorProfile":{"type":"RuntimeDefault"},)"
-                      R"("seLinuxOptions":{"type":"container_t","level":"s0:c1,c2"}}}]})"},
+                      R"("seLinuxOptions":{"type":"container_t","level":"s0:c1,c2"}})")},
       {kBaseline, R"({"hostNetwork":false,"securityContext":{"sysctls":[)"
                   R"({"name":"net.ipv4.tcp_keepalive_time","value":"60"},)"
                   R"({"name":"net.ipv4.tcp_notsent_lowat","value":"1"},)"
@@ -229,22 +214,20 @@ TEST(PodSecurityTest, WhatTheStandardAllowsPasses) {
                       R"("livenessProbe":{"httpGet":{"host":"","port":80}}}]})"},
       {kBaseline, R"({"hostUsers":false,"containers":[)" + plain +
                       R"(,"securityContext":{"procMount":"Unmasked"}}]})"},
-      {kRestricted, R"({"containers":[)" + Restricted() + "]}"},
+      {kRestricted, RestrictedSpec("")},
       {kRestricted,
-       R"({"securityContext":{"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}},)"
-       R"("volumes":[{"name":"a","csi":{"driver":"d"}},{"name":"b","image":{"reference":"r"}},)"
-       R"({"name":"c","ephemeral":{}},{"name":"d","projected":{}}],"containers":[)" +
-           Restricted(R"("allowPrivilegeEscalation":false,)"
-                      R"("capabilities":{"drop":["ALL"],"add":["NET_BIND_SERVICE"]})") +
-           "]}"},
-      {kRestricted, R"({"hostUsers":false,"securityContext":{"runAsUser":0},"containers":[)" +
-                        Restricted(R"("allowPrivilegeEscalation":false,)"
+       RestrictedSpec(
+           R"("securityContext":{"runAsNonRoot":true,"seccompProfile":{"type":"RuntimeDefault"}},)"
+           R"("volumes":[{"name":"a","csi":{"driver":"d"}},{"name":"b","image":{"reference":"r"}},)"
+           R"({"name":"c","ephemeral":{}},{"name":"d","projected":{}}],)",
+           R"("allowPrivilegeEscalation":false,)"
+           R"("capabilities":{"drop":["ALL"],"add":["NET_BIND_SERVICE"]})")},
+      {kRestricted, RestrictedSpec(R"("hostUsers":false,"securityContext":{"runAsUser":0},)",
+                                   R"("allowPrivilegeEscalation":false,)"
                                    R"("seccompProfile":{"type":"RuntimeDefault"},)"
-                                   R"("capabilities":{"drop":["ALL"]})") +
-                        "]}"},
-      {kRestricted, R"({"os":{"name":"windows"},"securityContext":{"runAsNonRoot":true},)"
-                    R"("containers":[)" +
-                        plain + "}]}"},
+                                   R"("capabilities":{"drop":["ALL"]})")},
+      {kRestricted,
+       SpecWithPod(R"("os":{"name":"windows"},"securityContext":{"runAsNonRoot":true},)")},
   };
   for (const auto& [level, spec] : allowed) {
     std::vector<PodSecurityViolation> found = CheckPodSecurity(Pod(spec), level, {});
@@ -254,7 +237,7 @@ TEST(PodSecurityTest, WhatTheStandardAllowsPasses) {
   // AppArmor annotations the baseline allows.
   for (const char* value : {"runtime/default", "localhost/my-profile", ""}) {
     EXPECT_TRUE(CheckPodSecurity(
-                    Pod(R"({"containers":[)" + plain + "}]}",
+                    Pod(SpecWithPod(""),
                         std::string(R"({"container.apparmor.security.beta.kubernetes.io/c":")") +
                             value + "\"}"),
                     kBaseline, {})

@@ -3,6 +3,8 @@
 // both API servers restarted under it, and the host away long enough to
 // cost the Lease. The rule under test: never a duplicate, never a lost pod,
 // no orphans (docs/architecture.md, "Syncer rules", rule 5).
+// syncer_integration_test.cc sets up alike clusters but runs the Syncer in
+// the test's process, to look inside it; this suite needs a program to kill.
 #include <cpprest/http_client.h>
 #include <gtest/gtest.h>
 

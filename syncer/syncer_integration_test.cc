@@ -3,6 +3,8 @@
 // control plane (its own kube-apiserver and controller manager, so
 // Deployments and Jobs make pods). No GPU scheduler runs here: a tiny binder
 // in the test binds host pods through pods/binding, as the scheduler would.
+// syncer_e2e_test.cc sets up alike clusters for the vtenant-syncer program,
+// which it kills and restarts; here the Syncer runs in the test's process.
 #include <gtest/gtest.h>
 
 #include <atomic>
