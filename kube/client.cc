@@ -52,8 +52,11 @@ Object PodSubresourceBody(std::string_view api_version, std::string_view kind, s
 }  // namespace
 
 Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
+                    const std::map<std::string, std::string>& annotations,
                     const CallOptions& call) {
   Object binding = PodSubresourceBody("v1", "Binding", ns, pod);
+  for (const auto& [key, value] : annotations)
+    SetString(binding, {"metadata", "annotations"}, key, value);
   SetString(binding, {"target"}, "apiVersion", "v1");
   SetString(binding, {"target"}, "kind", "Node");
   SetString(binding, {"target"}, "name", node);

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -134,8 +135,11 @@ class Client {
                                  std::string_view subresource = {}, int attempts = 8,
                                  const CallOptions& call = {});
 
-  // Binds a pending pod to a node (pods/binding), as a scheduler does.
+  // Binds a pending pod to a node (pods/binding), as a scheduler does. The
+  // API server merges `annotations` into the pod's own in the same write,
+  // so a pod can be bound and annotated with one event.
   Status Bind(std::string_view ns, std::string_view pod, std::string_view node,
+              const std::map<std::string, std::string>& annotations = {},
               const CallOptions& call = {});
 
   // Evicts a pod through the eviction API, honouring PodDisruptionBudgets.

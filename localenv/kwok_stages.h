@@ -139,14 +139,12 @@ spec:
 # again on the pod its own finalizer patch changed, and once more on the
 # pod its own delete (grace 0) changed, each time failing with "not found"
 # once the first play had deleted the pod.
-# Known left: kwok plays a stage once for each matching event it has taken
-# off its queue. A bare pod gets two updates before it runs (the bind, then
-# its PodGroup annotation), so the running stage plays twice, the second
-# time from the older copy, with a new IP. When that second status lands
-# after the deletion began, kwok sees the deleting pod change once more,
-# plays the deletion again and logs "not found". Waiting a second before
-# the running play did not merge the two: under load the annotation follows
-# the bind by seconds.
+# kwok plays a stage once for each matching event it has taken off its
+# queue, so a pod updated twice between its bind and its start would run
+# twice, the second time from the older copy, with a new IP; landing after
+# the deletion began, that status would make kwok play the deletion again
+# and log "not found". The scheduler binds a bare pod and names its
+# PodGroup in one write (scheduler/binder.h) for this reason.
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:

@@ -3,8 +3,10 @@
 #include <glog/logging.h>
 
 #include <chrono>
+#include <map>
 
 #include "kube/json_builder.h"
+#include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -34,6 +36,17 @@ bool GeneratedFor(const rapidjson::Value& configmap, std::string_view pod_uid) {
     if (kube::GetString(o, {"kind"}) == "Pod" && kube::GetString(o, {"uid"}) == pod_uid)
       return true;
   return false;
+}
+
+// A pod without a controller owner and not yet in a PodGroup is a job of
+// its own, and the pod grouper will name its group after it. The binding
+// carries that name, so the pod is bound and annotated in one write
+// instead of two, and is never seen running without its group's name
+// (a kubelet stand-in such as kwok would start a pod updated again before
+// it starts twice). The grouper still makes the group.
+std::map<std::string, std::string> OwnGroupAnnotation(const CorePod& pod) {
+  if (!pod.pod_group.empty() || pod.has_controller_owner) return {};
+  return {{kPodGroupAnnotation, PodOwnGroupName(kube::SplitKey(pod.key).second, pod.uid)}};
 }
 
 }  // namespace
@@ -137,7 +150,7 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
   if (!pod) return NotFound("pod " + key + " is gone");
   Status s = placement.shared ? BindShared(*pod, placement) : [&] {
     auto [ns, name] = kube::SplitKey(key);
-    return client_.Bind(ns, name, placement.node);
+    return client_.Bind(ns, name, placement.node, OwnGroupAnnotation(*pod));
   }();
   if (!s.ok()) {
     if (Result<kube::Object> obj = client_.Get(kube::resources::kPods, kube::SplitKey(key).first,
@@ -216,17 +229,9 @@ Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
   // The chosen GPU rides on the Binding: the API server copies a binding's
   // annotations onto the pod in the same write that sets its node, so a pod
   // never carries a GPU it is not bound to, and it costs no extra call.
-  const kube::Object binding_object = kube::BuildJson(kube::JsonObject{
-      {"apiVersion", "v1"},
-      {"kind", "Binding"},
-      {"metadata",
-       kube::JsonObject{
-           {"name", name},
-           {"namespace", ns},
-           {"annotations", kube::JsonObject{{kGpuIndexAnnotation, JoinInts(placement.devices)}}}}},
-      {"target",
-       kube::JsonObject{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", placement.node}}}});
-  Status bound = client_.Create(kube::resources::kPods, ns, binding_object, "binding").status();
+  std::map<std::string, std::string> annotations = OwnGroupAnnotation(pod);
+  annotations[kGpuIndexAnnotation] = JoinInts(placement.devices);
+  Status bound = client_.Bind(ns, name, placement.node, annotations);
   if (!bound.ok()) {
     Rollback(pod, configmap, configmap_uid);
     return bound;

@@ -48,6 +48,22 @@ TEST_F(BinderTest, WholeGpuPodIsOneBinding) {
   EXPECT_EQ(client_.Calls("create"), 1 + 1 + 1 + 1);  // node, namespace, pod, binding
 }
 
+// A bare pod is named into the group the pod grouper will make for it in
+// the binding itself; a pod in a group keeps it.
+TEST_F(BinderTest, TheBindingNamesABarePodsOwnGroup) {
+  AddPod("w", "");
+  AddPod("g", R"("pod-group-name":"team-gang")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  ASSERT_TRUE(binder.BindNow("ns/w", {"n1", {0}, 1000, false}).ok());
+  ASSERT_TRUE(binder.BindNow("ns/g", {"n1", {1}, 1000, false}).ok());
+  kube::Object w = client_.Get(res::kPods, "ns", "w").value();
+  EXPECT_EQ(kube::Annotation(w, kPodGroupAnnotation).value_or(""),
+            "pg-w-" + std::string(kube::Uid(w)));
+  kube::Object g = client_.Get(res::kPods, "ns", "g").value();
+  EXPECT_EQ(kube::Annotation(g, kPodGroupAnnotation).value_or(""), "team-gang");
+  EXPECT_EQ(client_.Calls("patch"), 0) << "one write per pod: its binding";
+}
+
 TEST_F(BinderTest, SharingPodGetsReservationConfigMapThenBinding) {
   AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
@@ -63,6 +79,10 @@ TEST_F(BinderTest, SharingPodGetsReservationConfigMapThenBinding) {
   EXPECT_EQ(kube::GetString(cm, {"data", kVisibleDevicesKey}), uuid);
   EXPECT_EQ(kube::GetString(cm, {"data", kGpuPortionKey}), "0.5");
   EXPECT_EQ(kube::GetString(cm, {"data", kNumGpusKey}), "0.5");
+  kube::Object pod = client_.Get(res::kPods, "ns", "s").value();
+  EXPECT_EQ(kube::Annotation(pod, kGpuIndexAnnotation).value_or(""), "1");
+  EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation).value_or(""),
+            "pg-s-" + std::string(kube::Uid(pod)));
 }
 
 TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {

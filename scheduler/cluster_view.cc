@@ -6,6 +6,7 @@
 
 #include "scheduler/core_node.h"
 #include "scheduler/core_queue.h"
+#include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -373,9 +374,17 @@ Result<World> ClusterView::Build(int64_t now) {
       }
       c.holder = true;  // runs already; keep its resources counted
     } else {
-      // Group and queue, as KAI's pod grouper left them.
+      // Group and queue, as KAI's pod grouper left them. A bare pod the
+      // binder named into its own group stays a job of its own until the
+      // grouper has made that group, charged to its queue as before.
       std::string queue;
-      if (!p.pod_group.empty()) {
+      bool own_group_pending = false;
+      if (!p.pod_group.empty() && !p.has_controller_owner) {
+        auto [ns, name] = kube::SplitKey(key);
+        own_group_pending = !groups_.contains(kube::MakeKey(ns, p.pod_group)) &&
+                            p.pod_group == PodOwnGroupName(name, p.uid);
+      }
+      if (!p.pod_group.empty() && !own_group_pending) {
         const std::string gkey = kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
         auto g = groups_.find(gkey);
         std::string why;

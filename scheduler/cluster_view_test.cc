@@ -170,6 +170,22 @@ TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
   EXPECT_EQ(d.pending.size(), 3u);
 }
 
+// The binder names a bare pod into its own group at the bind; until the
+// grouper has made that group, the pod is still charged to its queue. A
+// group someone else named and nobody made holds its pods outside any queue.
+TEST_F(ClusterViewTest, ABarePodBoundIntoItsOwnGroupCountsForItsQueueBeforeTheGroupIsMade) {
+  view_.UpsertPod(
+      Pod({.name = "b", .node = "n1", .extra_annotations = R"("pod-group-name":"pg-b-u-b")"}));
+  view_.UpsertPod(
+      Pod({.name = "o", .node = "n1", .extra_annotations = R"("pod-group-name":"other")"}));
+  World w = Build();
+  std::map<std::string, std::string> queue_of;
+  for (const sched::Pod& p : w.snapshot->pods)
+    queue_of[p.name] = w.snapshot->queues[w.snapshot->groups[p.group].queue].name;
+  EXPECT_EQ(queue_of["ns/b"], "team");
+  EXPECT_EQ(queue_of["ns/o"], kHolderQueue);
+}
+
 TEST_F(ClusterViewTest, ABarePodsPreemptibilityLabelDecidesBeforeItsPriority) {
   kube::Object marked = Pod({.name = "marked"});
   kube::SetString(marked, {"metadata", "labels"}, "kai.scheduler/preemptibility",

@@ -74,6 +74,10 @@ std::string ApiGroupOf(std::string_view api_version) {
   return slash == std::string_view::npos ? "" : std::string(api_version.substr(0, slash));
 }
 
+std::string PodOwnGroupName(std::string_view pod, std::string_view uid) {
+  return "pg-" + std::string(pod) + "-" + std::string(uid);
+}
+
 Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   const Value& pod = *in.pod;
   const Value& top = in.owners.empty() ? pod : *in.owners.back();
@@ -86,7 +90,8 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   plan.owner = in.owners.empty()
                    ? kube::ReferenceTo(pod, "v1", "Pod")
                    : kube::ReferenceTo(top, kube::GetString(top, {"apiVersion"}), kind);
-  plan.name = "pg-" + plan.owner.name + "-" + plan.owner.uid;
+  plan.name = in.owners.empty() ? PodOwnGroupName(pod_name, pod_uid)
+                                : "pg-" + plan.owner.name + "-" + plan.owner.uid;
   plan.queue = std::string(kube::Label(top, kQueueLabel)
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
   plan.preemptibility = PreemptibilityOf(in);
@@ -97,7 +102,7 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     plan.min_member = Clamp(m);
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
-    plan.name = "pg-" + pod_name + "-" + pod_uid;
+    plan.name = PodOwnGroupName(pod_name, pod_uid);
     default_priority = kai::kInferencePriorityClass;
   } else if (group == kai::kKubeflowGroup && kai::FindKubeflowJobKind(kind) != nullptr) {
     VT_ASSIGN_OR_RETURN(int64_t m, kai::KubeflowJobMinMember(top, in.mpi_launcher_exists));

@@ -68,6 +68,11 @@ struct GroupInputs {
 // replicas, a RayJob whose RayCluster is not made yet), for an Event.
 Result<GroupPlan> PlanPodGroup(const GroupInputs& in);
 
+// The name of a PodGroup made for one pod alone (a bare pod, a Deployment's
+// pod): "pg-<pod>-<pod uid>". The binder writes it on a bare pod at its
+// bind, before the pod grouper makes the group.
+std::string PodOwnGroupName(std::string_view pod, std::string_view uid);
+
 // "kubeflow.org/v1" -> "kubeflow.org"; "v1" -> "".
 std::string ApiGroupOf(std::string_view api_version);
 

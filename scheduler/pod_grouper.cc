@@ -49,8 +49,14 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   if (pod == nullptr || kube::IsBeingDeleted(*pod)) return kube::ReconcileResult{};
   if (kube::GetString(*pod, {"spec", "schedulerName"}) != scheduler_name_)
     return kube::ReconcileResult{};
-  if (kube::Annotation(*pod, kPodGroupAnnotation)) return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
+  const std::optional<std::string_view> named = kube::Annotation(*pod, kPodGroupAnnotation);
+  if (named) {
+    // Only the group the binder named for a bare pod is still ours to make.
+    const bool binders = kube::ControllerReference(*pod) == nullptr &&
+                         *named == PodOwnGroupName(kube::Name(*pod), kube::Uid(*pod));
+    if (!binders || podgroup_(kube::MakeKey(ns, *named)) != nullptr) return kube::ReconcileResult{};
+  }
   if (kube::ControllerReference(*pod) == nullptr &&
       kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
     const auto created = std::chrono::system_clock::from_time_t(
@@ -103,6 +109,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
     return created.status().WithContext("creating PodGroup " + plan->name);
+  if (named) return kube::ReconcileResult{};
   const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
       {"metadata",
        kube::JsonObject{{"annotations", kube::JsonObject{{kPodGroupAnnotation, plan->name}}}}}}));

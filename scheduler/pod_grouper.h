@@ -10,12 +10,15 @@
 // A bare pod needs no object to be scheduled (the cycle takes it as a job of
 // its own at once), so its PodGroup, which users and tools read, waits
 // until the pod is bound or has waited `bare_pod_delay`: a burst of pods
-// leaves the client's rate to its binds first.
+// leaves the client's rate to its binds first. The binder names a bare
+// pod's group in its binding (PodOwnGroupName), so such a pod comes here
+// annotated already, and only its group is made.
 // Level-triggered and idempotent: creating an existing group or
 // re-annotating changes nothing.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "kube/client.h"
@@ -28,14 +31,18 @@ namespace vtenant::scheduler {
 
 class PodGrouper : public kube::Reconciler {
  public:
-  // `pods` is the informer of every pod; all must outlive the grouper.
-  // `now` is the wall clock the bare-pod delay is measured on.
-  PodGrouper(kube::Client& client, const kube::SharedInformer& pods, kube::EventRecorder& events,
-             std::string scheduler_name,
+  // `pods` is the informer of every pod; `podgroup` looks a PodGroup up by
+  // key in a cache (nullptr when it has none), so a group the binder named
+  // is made once, not at every update of its pod. All must outlive the
+  // grouper. `now` is the wall clock the bare-pod delay is measured on.
+  PodGrouper(kube::Client& client, const kube::SharedInformer& pods,
+             std::function<kube::ObjectPtr(const std::string& key)> podgroup,
+             kube::EventRecorder& events, std::string scheduler_name,
              std::chrono::seconds bare_pod_delay = std::chrono::seconds(5),
              kube::WallClock now = kube::SystemNow)
       : client_(client),
         pods_(pods),
+        podgroup_(std::move(podgroup)),
         events_(events),
         scheduler_name_(std::move(scheduler_name)),
         bare_pod_delay_(bare_pod_delay),
@@ -49,6 +56,7 @@ class PodGrouper : public kube::Reconciler {
 
   kube::Client& client_;
   const kube::SharedInformer& pods_;
+  const std::function<kube::ObjectPtr(const std::string&)> podgroup_;
   kube::EventRecorder& events_;
   const std::string scheduler_name_;
   const std::chrono::seconds bare_pod_delay_;

@@ -22,7 +22,9 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
  protected:
   PodGrouperTest()
       : pods_(client_, res::kPods, {.registry = &registry_}),
-        grouper_(client_, pods_, events_, "kai-scheduler", seconds(5), [this] { return now_; }) {
+        grouper_(
+            client_, pods_, [this](const std::string& key) { return PodGroup(key); }, events_,
+            "kai-scheduler", seconds(5), [this] { return now_; }) {
     EXPECT_TRUE(pods_.Run().ok());
     EXPECT_TRUE(pods_.WaitForSynced(std::chrono::seconds(10)));
   }
@@ -44,6 +46,13 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
                ParseTimestamp(kube::GetString(pod, {"metadata", "creationTimestamp"}))) +
            age;
     return pod;
+  }
+
+  // The PodGroup of `key` as the API server has it (the grouper's cache).
+  kube::ObjectPtr PodGroup(const std::string& key) {
+    auto [ns, name] = kube::SplitKey(key);
+    Result<kube::Object> pg = client_.Get(res::kPodGroups, ns, name);
+    return pg.ok() ? std::make_shared<const kube::Object>(std::move(pg).value()) : nullptr;
   }
 
   std::string GroupOf(const std::string& pod) {
@@ -81,6 +90,41 @@ TEST_F(PodGrouperTest, ABoundBarePodIsGroupedAtOnce) {
   kube::Object pod = CreatePod("p", "n1", seconds(0));
   ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
   EXPECT_EQ(GroupOf("p"), "pg-p-" + std::string(kube::Uid(pod)));
+}
+
+TEST_F(PodGrouperTest, ABarePodTheBinderNamedGetsItsGroupWithoutAnotherWrite) {
+  kube::Object pod = CreatePod("p", "", seconds(0));
+  const std::string group = "pg-p-" + std::string(kube::Uid(pod));
+  ASSERT_TRUE(client_.Bind("ns", "p", "n1", {{kPodGroupAnnotation, group}}).ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr seen = pods_.cache().Get("ns/p");
+    return seen != nullptr && kube::Annotation(*seen, kPodGroupAnnotation) == group;
+  }));
+  const int patches = client_.Calls("patch");
+  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team");
+  EXPECT_EQ(client_.Calls("patch"), patches) << "the pod is named already";
+
+  const int creates = client_.Calls("create");
+  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
+  EXPECT_EQ(client_.Calls("create"), creates) << "a group that exists is not made again";
+}
+
+TEST_F(PodGrouperTest, AGroupItsAuthorNamedIsNotMadeForIt) {
+  CreatePod("p", "n1", seconds(0));
+  ASSERT_TRUE(client_
+                  .Patch(res::kPods, "ns", "p", kube::PatchType::kMerge,
+                         R"({"metadata":{"annotations":{"pod-group-name":"team-gang"}}})")
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr seen = pods_.cache().Get("ns/p");
+    return seen != nullptr && kube::Annotation(*seen, kPodGroupAnnotation) == "team-gang";
+  }));
+  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
+  EXPECT_FALSE(client_.Get(res::kPodGroups, "ns", "team-gang").ok())
+      << "a group its author names is the author's to make";
 }
 
 TEST_F(PodGrouperTest, APodsPreemptibilityLabelReachesItsPodGroup) {

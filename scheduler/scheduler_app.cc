@@ -103,7 +103,9 @@ Status SchedulerApp::Wire() {
   co.registry = options_.registry;
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,
                                              *pending_, co);
-  grouper_ = std::make_unique<PodGrouper>(client_, pods, events_, flags_.scheduler_name);
+  grouper_ = std::make_unique<PodGrouper>(
+      client_, pods, [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
+      events_, flags_.scheduler_name);
   manager_->AddController({.name = "pod-grouper", .workers = 4}, *grouper_).Watch(pods);
 
   pods.AddEventHandler({.on_add =

@@ -695,6 +695,13 @@ Result<Object> FakeClient::Create(const ResourceType& type, std::string_view ns,
     }
     Object next = Clone(*it->second);
     SetString(next, {"spec"}, "nodeName", node);
+    // As the API server does: the binding's annotations join the pod's.
+    if (const rapidjson::Value* annotations = Find(object, {"metadata", "annotations"});
+        annotations != nullptr && annotations->IsObject()) {
+      for (const auto& m : annotations->GetObject())
+        if (m.value.IsString())
+          SetString(next, {"metadata", "annotations"}, m.name.GetString(), m.value.GetString());
+    }
     VT_RETURN_IF_ERROR(
         state_->WriteLocked(type, MakeKey(resolved, name), it->second, std::move(next), "")
             .status());
