@@ -378,15 +378,13 @@ Result<World> ClusterView::Build(int64_t now) {
       // binder named into its own group stays a job of its own until the
       // grouper has made that group, charged to its queue as before.
       std::string queue;
-      bool own_group_pending = false;
-      if (!p.pod_group.empty() && !p.has_controller_owner) {
-        auto [ns, name] = kube::SplitKey(key);
-        own_group_pending = !groups_.contains(kube::MakeKey(ns, p.pod_group)) &&
-                            p.pod_group == PodOwnGroupName(name, p.uid);
-      }
-      if (!p.pod_group.empty() && !own_group_pending) {
-        const std::string gkey = kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
-        auto g = groups_.find(gkey);
+      const std::string gkey =
+          p.pod_group.empty() ? "" : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
+      const auto g = gkey.empty() ? groups_.end() : groups_.find(gkey);
+      const bool own_group_pending =
+          !gkey.empty() && g == groups_.end() && !p.has_controller_owner &&
+          p.pod_group == PodOwnGroupName(kube::SplitKey(key).second, p.uid);
+      if (!gkey.empty() && !own_group_pending) {
         std::string why;
         if (g == groups_.end()) {
           auto bad = invalid_groups_.find(gkey);
