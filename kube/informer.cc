@@ -266,6 +266,8 @@ std::string SharedInformer::LastSyncResourceVersion() const {
 void SharedInformer::ReflectorLoop() {
   std::chrono::milliseconds backoff = options_.initial_backoff;
   bool need_list = true;
+  // Whether the last list found the kind not served (see below).
+  bool not_served = false;
   while (!cancel_.cancelled()) {
     Status status;
     bool progress = false;
@@ -274,6 +276,8 @@ void SharedInformer::ReflectorLoop() {
       if (status.ok()) {
         need_list = false;
         progress = true;
+        if (not_served) LOG(INFO) << type_.resource << " are served now; listed them";
+        not_served = false;
       }
     }
     if (!need_list) status = Watch(&progress);
@@ -284,6 +288,18 @@ void SharedInformer::ReflectorLoop() {
       LOG(INFO) << "watch of " << type_.resource << " expired (" << status.message()
                 << "); relisting";
       need_list = true;
+    } else if (need_list && status.code() == StatusCode::kNotFound) {
+      // The API server does not serve the kind: a CRD nobody installed,
+      // which may never be. It is looked for at every backoff, so that it
+      // is picked up when installed, but said once: a line every few
+      // seconds for the life of the process would tell nothing new.
+      if (!not_served)
+        LOG(WARNING) << "list of " << type_.resource << " failed: " << status.ToString()
+                     << "; not served by this API server, looking again every "
+                     << options_.max_backoff.count() << " ms without saying so";
+      else
+        VLOG(1) << "list of " << type_.resource << " still not served: " << status.ToString();
+      not_served = true;
     } else if (need_list) {
       LOG(WARNING) << "list of " << type_.resource << " failed: " << status.ToString()
                    << "; retrying in " << backoff.count() << " ms";

@@ -13,6 +13,9 @@
 // cache, so handlers see the adds, updates and deletes they missed; a delete
 // found that way is marked final_state_unknown. The cache and the handlers
 // therefore converge to the server's state even across API server restarts.
+// A list that fails is tried again with backoff, each failure logged, but
+// a kind the server does not serve (404: a CRD not installed) is logged
+// once, looked for quietly until it is served, and its arrival logged.
 //
 // Handlers run on one dispatcher thread, in the order the changes reached the
 // cache, never concurrently with each other: a thread of the informer's own,

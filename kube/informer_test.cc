@@ -10,6 +10,7 @@
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
 #include "kube/testing/json.h"
+#include "kube/testing/log_capture.h"
 
 namespace vtenant::kube {
 namespace {
@@ -310,6 +311,30 @@ TEST(SharedInformerTest, NeverSyncsWhileListsFailAndStopsPromptly) {
   EXPECT_GE(client.Calls("list"), 2);
   informer.Stop();
   EXPECT_FALSE(informer.HasSynced());
+}
+
+TEST(SharedInformerTest, AKindNotServedIsLookedForUntilItIsButSaidOnce) {
+  // A CRD the team never installed: every list is a 404.
+  FakeClient client;
+  ASSERT_TRUE(client.Create(res::kPods, "ns", Pod("a", "n1")).ok());
+  client.InjectError("list", "pods", Status(StatusCode::kNotFound, "404 page not found"), 6);
+  LogCapture log;
+  SharedInformer informer(client, res::kPods, FastOptions());
+  ASSERT_TRUE(informer.Run().ok());
+  // Installed at last: the informer lists it without being told.
+  ASSERT_TRUE(informer.WaitForSynced(std::chrono::seconds(20)));
+  EXPECT_EQ(client.Calls("list"), 7);
+  EXPECT_EQ(log.Count(google::GLOG_WARNING, "list of pods failed"), 1)
+      << "six failures, one warning";
+  EXPECT_EQ(log.Count(google::GLOG_INFO, "pods are served now"), 1);
+
+  // Any other failure is said each time.
+  informer.Stop();
+  client.InjectError("list", "pods", Unavailable("connection refused"), 2);
+  SharedInformer again(client, res::kPods, FastOptions());
+  ASSERT_TRUE(again.Run().ok());
+  ASSERT_TRUE(again.WaitForSynced(std::chrono::seconds(20)));
+  EXPECT_EQ(log.Count(google::GLOG_WARNING, "list of pods failed"), 3);
 }
 
 TEST(SharedInformerTest, BookmarksMoveTheResumePoint) {
