@@ -157,8 +157,16 @@ void WorkQueue::ProcessOne(const std::string& key,
   if (status.ok()) {
     Forget(key);
   } else {
-    LOG(WARNING) << name_ << (name_.empty() ? "" : ": ") << "reconciling " << key << " failed ("
-                 << NumRequeues(key) << " earlier failures), will retry: " << status.ToString();
+    const int earlier = NumRequeues(key);
+    // A first conflict is optimistic concurrency at work: the object changed
+    // since the cache was read, and the retry reads the newer one. Only a
+    // conflict that comes back says something is fighting over the object.
+    const google::LogSeverity severity = status.code() == StatusCode::kConflict && earlier == 0
+                                             ? google::GLOG_INFO
+                                             : google::GLOG_WARNING;
+    LOG_AT_LEVEL(severity) << name_ << (name_.empty() ? "" : ": ") << "reconciling " << key
+                           << " failed (" << earlier
+                           << " earlier failures), will retry: " << status.ToString();
     AddRateLimited(key);
   }
   Done(key);

@@ -8,7 +8,9 @@
 #include <set>
 #include <thread>
 
+#include "base/eventually.h"
 #include "kube/testing/fake_clock.h"
+#include "kube/testing/log_capture.h"
 
 namespace vtenant::kube {
 namespace {
@@ -256,6 +258,35 @@ TEST(WorkQueueRunTest, ProcessesEveryKeyRetriesFailuresAndNeverOverlapsAKey) {
   EXPECT_EQ(calls["readds"], 2);
   EXPECT_EQ(queue.NumRequeues("flaky"), 0) << "success must forget the backoff";
   EXPECT_EQ(queue.NumRequeues("throws"), 0);
+}
+
+TEST(WorkQueueRunTest, AFirstConflictIsNotAWarningButOneThatComesBackIs) {
+  FakeClock clock;
+  WorkQueue::Options options;
+  options.clock = &clock;
+  options.rate_limiter = std::make_unique<ItemExponentialFailureRateLimiter>(
+      Clock::Duration::zero(), Clock::Duration::zero());
+  WorkQueue queue(std::move(options));
+  LogCapture log;
+  std::atomic<int> calls = 0;
+  std::thread runner([&] {
+    queue.Run(1, [&](const std::string& key) -> Status {
+      const int call = ++calls;
+      if (key == "node" && call <= 2) return Status(StatusCode::kConflict, "modified");
+      if (key == "other" && call == 4) return Unavailable("away");
+      if (call >= 5) queue.ShutDown();
+      return Status::Ok();
+    });
+  });
+  queue.Add("node");
+  ASSERT_TRUE(Eventually([&] { return calls == 3; }));
+  queue.Add("other");
+  runner.join();
+  EXPECT_EQ(log.Count(google::GLOG_INFO, "reconciling node failed (0 earlier"), 1);
+  EXPECT_EQ(log.Count(google::GLOG_WARNING, "reconciling node failed (1 earlier"), 1);
+  EXPECT_EQ(log.Count(google::GLOG_WARNING, "reconciling node failed (0 earlier"), 0);
+  EXPECT_EQ(log.Count(google::GLOG_WARNING, "reconciling other failed (0 earlier"), 1)
+      << "other failures are warnings from the first";
 }
 
 TEST(WorkQueueRunTest, ReturnsAfterShutDownWithNoWork) {
