@@ -381,9 +381,9 @@ Result<World> ClusterView::Build(int64_t now) {
       const std::string gkey =
           p.pod_group.empty() ? "" : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
       const auto g = gkey.empty() ? groups_.end() : groups_.find(gkey);
-      const bool own_group_pending =
-          !gkey.empty() && g == groups_.end() && !p.has_controller_owner &&
-          p.pod_group == PodOwnGroupName(kube::SplitKey(key).second, p.uid);
+      const bool own_group_pending = !gkey.empty() && g == groups_.end() &&
+                                     IsOwnGroupNamedAtBind(p.pod_group, kube::SplitKey(key).second,
+                                                           p.uid, p.has_controller_owner);
       if (!gkey.empty() && !own_group_pending) {
         std::string why;
         if (g == groups_.end()) {

@@ -78,6 +78,11 @@ std::string PodOwnGroupName(std::string_view pod, std::string_view uid) {
   return "pg-" + std::string(pod) + "-" + std::string(uid);
 }
 
+bool IsOwnGroupNamedAtBind(std::string_view pod_group, std::string_view pod, std::string_view uid,
+                           bool has_controller_owner) {
+  return !has_controller_owner && pod_group == PodOwnGroupName(pod, uid);
+}
+
 Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   const Value& pod = *in.pod;
   const Value& top = in.owners.empty() ? pod : *in.owners.back();

@@ -73,6 +73,13 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in);
 // bind, before the pod grouper makes the group.
 std::string PodOwnGroupName(std::string_view pod, std::string_view uid);
 
+// Whether `pod_group` is the group the binder named for pod `pod` (uid
+// `uid`) at its bind: a pod with no controller owner whose group is its
+// PodOwnGroupName. Such a group is the pod grouper's to make, and until it
+// exists the pod counts as a job of its own.
+bool IsOwnGroupNamedAtBind(std::string_view pod_group, std::string_view pod, std::string_view uid,
+                           bool has_controller_owner);
+
 // "kubeflow.org/v1" -> "kubeflow.org"; "v1" -> "".
 std::string ApiGroupOf(std::string_view api_version);
 

@@ -176,6 +176,15 @@ TEST(GroupingRulesTest, QueueAndPriorityClassAsKaiPicksThem) {
   EXPECT_EQ(PlanPodGroup({.pod = &bare})->queue, "default-queue");
 }
 
+TEST(GroupingRulesTest, OnlyAPodWithNoControllerOwnerIsInTheGroupNamedAtItsBind) {
+  EXPECT_TRUE(IsOwnGroupNamedAtBind("pg-w-0-u1", "w-0", "u1", false));
+  EXPECT_FALSE(IsOwnGroupNamedAtBind("pg-w-0-u1", "w-0", "u1", true))
+      << "a controller's pod is grouped with its owner, never named at bind";
+  EXPECT_FALSE(IsOwnGroupNamedAtBind("pg-w-0-u2", "w-0", "u1", false))
+      << "another pod's group, or one the author named alike";
+  EXPECT_FALSE(IsOwnGroupNamedAtBind("team-gang", "w-0", "u1", false));
+}
+
 TEST(GroupingRulesTest, PreemptibilityFromTheFirstValidLabelTopOwnerFirst) {
   kube::Object pod = Json(R"({"metadata":{"name":"p","uid":"u",
       "labels":{"kai.scheduler/preemptibility":"preemptible"}},"spec":{}})");

@@ -53,8 +53,8 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   const std::optional<std::string_view> named = kube::Annotation(*pod, kPodGroupAnnotation);
   if (named) {
     // Only the group the binder named for a bare pod is still ours to make.
-    const bool binders = kube::ControllerReference(*pod) == nullptr &&
-                         *named == PodOwnGroupName(kube::Name(*pod), kube::Uid(*pod));
+    const bool binders = IsOwnGroupNamedAtBind(*named, kube::Name(*pod), kube::Uid(*pod),
+                                               kube::ControllerReference(*pod) != nullptr);
     if (!binders || podgroup_(kube::MakeKey(ns, *named)) != nullptr) return kube::ReconcileResult{};
   }
   if (kube::ControllerReference(*pod) == nullptr &&
