@@ -94,28 +94,38 @@ Status WebhookServer::Start() {
     return InvalidArgument("webhook address " + address + ": " + e.what());
   }
   const AdmissionOptions admission = options_.admission;
+  // The handler runs on cpprestsdk's I/O pool, the pool that also reads
+  // request bodies and carries the scheduler's own API calls, so it must
+  // never wait on that pool. Handlers that waited for their bodies once
+  // took every thread of it in a burst of pod creates: the API server's
+  // webhook calls timed out and the scheduler's bindings with them, for
+  // minutes. The review therefore runs once the body is in.
   listener_->support(http::methods::POST, [admission](http::http_request request) {
-    http::http_response response;
-    try {
-      Result<std::string> answer = Review(request.extract_string(true).get(), admission);
-      if (answer.ok()) {
-        response.set_status_code(http::status_codes::OK);
-        response.set_body(*answer, "application/json");
-      } else {
-        response.set_status_code(http::status_codes::BadRequest);
-        response.set_body(answer.status().message());
-      }
-    } catch (const std::exception& e) {
-      response.set_status_code(http::status_codes::BadRequest);
-      response.set_body(std::string("unreadable request: ") + e.what());
-    }
-    request.reply(response).then([](pplx::task<void> sent) {
-      try {
-        sent.get();
-      } catch (const std::exception& e) {
-        VLOG(1) << "webhook reply not sent: " << e.what();
-      }
-    });
+    request.extract_string(true)
+        .then([request, admission](pplx::task<std::string> body) {
+          http::http_response response;
+          try {
+            Result<std::string> answer = Review(body.get(), admission);
+            if (answer.ok()) {
+              response.set_status_code(http::status_codes::OK);
+              response.set_body(*answer, "application/json");
+            } else {
+              response.set_status_code(http::status_codes::BadRequest);
+              response.set_body(answer.status().message());
+            }
+          } catch (const std::exception& e) {
+            response.set_status_code(http::status_codes::BadRequest);
+            response.set_body(std::string("unreadable request: ") + e.what());
+          }
+          return request.reply(response);
+        })
+        .then([](pplx::task<void> sent) {
+          try {
+            sent.get();
+          } catch (const std::exception& e) {
+            VLOG(1) << "webhook reply not sent: " << e.what();
+          }
+        });
   });
   try {
     listener_->open().wait();

@@ -3,7 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "kube/base64.h"
+#include "kube/loopback.h"
+#include "kube/tls_stream.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -67,6 +75,57 @@ TEST(WebhookConfigurationTest, ValuesWithQuotesAndNewlinesStayValues) {
     EXPECT_EQ(kube::GetString(hook["matchConditions"][0], {"expression"}),
               R"(object.spec.schedulerName == 'it\'s "ours"\\')");
   }
+}
+
+// An API server may have many webhook calls open at once, each request's
+// head delivered before its body. Forty-eight at once, more than the forty
+// threads of cpprestsdk's I/O pool, every body sent only once all the heads
+// are in: each is answered. (A handler that waited for its body on the pool
+// would hold a thread the bodies need, and here none would be answered.)
+TEST(WebhookServerTest, ABurstOfRequestsWhoseBodiesComeLateIsAllAnswered) {
+  Result<int> port = kube::PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok()) << port.status().ToString();
+  WebhookOptions options;
+  options.port = static_cast<uint16_t>(*port);
+  WebhookServer server(options);
+  ASSERT_TRUE(server.Start().ok());
+
+  const std::string body =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1",)"
+      R"("object":{"metadata":{"name":"p"},"spec":{"schedulerName":"kai-scheduler",)"
+      R"("containers":[{"name":"a"}]}}}})";
+  kube::RestConfig config;
+  config.server = "https://127.0.0.1:" + std::to_string(*port);
+  config.insecure_skip_tls_verify = true;
+  constexpr int kRequests = 48;
+  std::vector<std::unique_ptr<kube::TlsStream>> calls;
+  for (int i = 0; i < kRequests; ++i) {
+    // The deadline bounds each read: a server that never answers fails the
+    // test instead of hanging it.
+    Result<std::unique_ptr<kube::TlsStream>> call = kube::DialTls(config, std::chrono::seconds(20));
+    ASSERT_TRUE(call.ok()) << call.status().ToString();
+    ASSERT_TRUE((*call)
+                    ->Write("POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Content-Type: application/json\r\nContent-Length: " +
+                            std::to_string(body.size()) + "\r\n\r\n")
+                    .ok());
+    calls.push_back(std::move(*call));
+  }
+  // Time for the server to take every head and hand it to the handler.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  for (auto& call : calls) ASSERT_TRUE(call->Write(body).ok());
+  int answered = 0;
+  for (auto& call : calls) {
+    std::string head, rest;
+    Status read = kube::ReadHttpHead(*call, &head, &rest);
+    if (!read.ok()) {
+      ADD_FAILURE() << "request " << answered << " not answered: " << read.ToString();
+      break;
+    }
+    EXPECT_EQ(head.substr(0, 12), "HTTP/1.1 200") << head;
+    ++answered;
+  }
+  EXPECT_EQ(answered, kRequests);
 }
 
 }  // namespace
