@@ -46,6 +46,16 @@ StatusCode CodeFor(int http_status, std::string_view reason) {
   return StatusCode::kInternal;
 }
 
+// A body that is not a Status (plain text, HTML) as one line of at most
+// 500 bytes: it ends up in a log line.
+std::string OneLine(std::string_view body) {
+  std::string line(body.substr(0, 500));
+  for (char& c : line)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
 }  // namespace
 
 Status ApiError(int http_status, std::string_view body, std::string_view what) {
@@ -60,7 +70,7 @@ Status ApiError(int http_status, std::string_view body, std::string_view what) {
     return {code, message};
   }
   message = std::string(what) + ": HTTP " + std::to_string(http_status);
-  if (!body.empty()) message += ": " + std::string(body.substr(0, 500));
+  if (std::string line = OneLine(body); !line.empty()) message += ": " + line;
   return {CodeFor(http_status, {}), message};
 }
 
