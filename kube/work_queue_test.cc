@@ -202,14 +202,19 @@ TEST_F(WorkQueueTest, ShutDownWithDrainWaitsForKeysInFlight) {
   EXPECT_FALSE(drained_before_done);
 }
 
-TEST(WorkQueueRunTest, ProcessesEveryKeyRetriesFailuresAndNeverOverlapsAKey) {
-  FakeClock clock;
+// A queue on `clock` that retries a failed key with no delay, so retries
+// do not need the clock to move.
+WorkQueue::Options RetryAtOnceOptions(FakeClock* clock) {
   WorkQueue::Options options;
-  options.clock = &clock;
-  // No delay, so retries do not need the clock to move.
+  options.clock = clock;
   options.rate_limiter = std::make_unique<ItemExponentialFailureRateLimiter>(
       Clock::Duration::zero(), Clock::Duration::zero());
-  WorkQueue queue(std::move(options));
+  return options;
+}
+
+TEST(WorkQueueRunTest, ProcessesEveryKeyRetriesFailuresAndNeverOverlapsAKey) {
+  FakeClock clock;
+  WorkQueue queue(RetryAtOnceOptions(&clock));
 
   std::mutex mu;
   std::condition_variable cv;
@@ -262,11 +267,7 @@ TEST(WorkQueueRunTest, ProcessesEveryKeyRetriesFailuresAndNeverOverlapsAKey) {
 
 TEST(WorkQueueRunTest, AFirstConflictIsNotAWarningButOneThatComesBackIs) {
   FakeClock clock;
-  WorkQueue::Options options;
-  options.clock = &clock;
-  options.rate_limiter = std::make_unique<ItemExponentialFailureRateLimiter>(
-      Clock::Duration::zero(), Clock::Duration::zero());
-  WorkQueue queue(std::move(options));
+  WorkQueue queue(RetryAtOnceOptions(&clock));
   LogCapture log;
   std::atomic<int> calls = 0;
   std::thread runner([&] {
