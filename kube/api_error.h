@@ -12,8 +12,8 @@ namespace vtenant::kube {
 // HTTP status where the reason is one this does not know) and the message is
 // the server's, or "<what>: HTTP <code>" when it has none. Any other body
 // gives the code of the HTTP status and "<what>: HTTP <code>: <body>", the
-// body cut at 500 bytes and made one line. An HTTP status without a code of its own (500, 502,
-// ...) is Internal.
+// body cut at 500 bytes and made one line. An HTTP status without a code of
+// its own (500, 502, ...) is Internal.
 Status ApiError(int http_status, std::string_view body, std::string_view what);
 
 // Whether retrying the same request may succeed (and is safe to try again):

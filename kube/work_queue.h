@@ -118,9 +118,9 @@ class WorkQueue {
   // whose reconcile returns OK is forgotten by the rate limiter; any error
   // (or exception) re-adds it rate-limited and is logged once, here, with
   // the number of earlier failures: `reconcile` need not log it. A warning,
-  // but for a key's first Conflict, which the retry normally cures (INFO). Returns
-  // when the queue is shut down and drained and every worker has exited; at
-  // once when `workers` <= 0.
+  // but for a key's first Conflict, which the retry normally cures (INFO).
+  // Returns when the queue is shut down and drained and every worker has
+  // exited; at once when `workers` <= 0.
   void Run(int workers, const std::function<Status(const std::string&)>& reconcile);
 
  private:

@@ -51,14 +51,14 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
   const std::optional<std::string_view> named = kube::Annotation(*pod, kPodGroupAnnotation);
+  const Value* controller = kube::ControllerReference(*pod);
   if (named) {
     // Only the group the binder named for a bare pod is still ours to make.
-    const bool binders = IsOwnGroupNamedAtBind(*named, kube::Name(*pod), kube::Uid(*pod),
-                                               kube::ControllerReference(*pod) != nullptr);
+    const bool binders =
+        IsOwnGroupNamedAtBind(*named, kube::Name(*pod), kube::Uid(*pod), controller != nullptr);
     if (!binders || podgroup_(kube::MakeKey(ns, *named)) != nullptr) return kube::ReconcileResult{};
   }
-  if (kube::ControllerReference(*pod) == nullptr &&
-      kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
+  if (controller == nullptr && kube::GetString(*pod, {"spec", "nodeName"}).empty()) {
     const auto created = std::chrono::system_clock::from_time_t(
         ParseTimestamp(kube::GetString(*pod, {"metadata", "creationTimestamp"})));
     const auto wait = created + bare_pod_delay_ - now_();
@@ -69,7 +69,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   // Walk to the top owner; an owner that cannot be read ends the walk, and
   // its reference stands for it.
   std::vector<kube::Object> owners;
-  for (const Value* ref = kube::ControllerReference(*pod); ref != nullptr && owners.size() < 8;) {
+  for (const Value* ref = controller; ref != nullptr && owners.size() < 8;) {
     Result<kube::Object> owner = client_.Get(TypeOf(*ref), ns, kube::GetString(*ref, {"name"}));
     if (!owner.ok()) {
       kube::Object unread = kube::Clone(*ref);
