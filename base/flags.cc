@@ -80,4 +80,12 @@ Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, do
   return n;
 }
 
+Result<HostPort> ParseAddressFlag(std::string_view flag, std::string_view value) {
+  Result<HostPort> address = ParseListenAddress(value);
+  if (!address.ok()) {
+    return InvalidArgument("--" + std::string(flag) + " " + address.status().message());
+  }
+  return address;
+}
+
 }  // namespace vtenant

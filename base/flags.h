@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/host_port.h"
 #include "base/status.h"
 
 namespace vtenant {
@@ -71,5 +72,11 @@ Result<int64_t> ParseWholeNumberFlag(std::string_view flag, std::string_view val
 // InvalidArgument otherwise, saying "--<flag> "<value>" must be a number,
 // <min> or more" with <min> written without trailing zeros.
 Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, double min);
+
+// `value` as an address to listen on (ParseListenAddress: ":8081" is every
+// interface); InvalidArgument otherwise, saying "--<flag> " and what is wrong:
+// "--<flag> \"<value>\" is not host:port" or
+// "--<flag> port \"<port>\" must be a whole number from 1 to 65535".
+Result<HostPort> ParseAddressFlag(std::string_view flag, std::string_view value);
 
 }  // namespace vtenant

@@ -41,18 +41,16 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
     return code;
   }
   for (const FlagValue& given : split.flags) *values.at(given.name) = given.value;
-  const size_t colon = listen.rfind(':');
-  if (netns.empty() || colon == std::string::npos)
+  if (netns.empty() || listen.empty())
     return UsageError("vtenant cluster-dns", "--netns and --listen IP:PORT", usage);
-  Result<int64_t> port = ParseWholeNumberFlag("listen", listen.substr(colon + 1), 1, 65535);
-  if (!port.ok()) return UsageError("vtenant cluster-dns", port.status().message(), usage);
+  Result<HostPort> address = ParseAddressFlag("listen", listen);
+  if (!address.ok()) return UsageError("vtenant cluster-dns", address.status().message(), usage);
   Result<std::unique_ptr<kube::Client>> host = ConnectHost(global);
   if (!host.ok()) {
     std::cerr << "vtenant cluster-dns: " << host.status().ToString() << "\n";
     return 1;
   }
-  Result<int> socket =
-      localenv::ListenInNetns(netns, listen.substr(0, colon), static_cast<int>(*port), SOCK_DGRAM);
+  Result<int> socket = localenv::ListenInNetns(netns, address->host, address->port, SOCK_DGRAM);
   if (!socket.ok()) {
     std::cerr << "vtenant cluster-dns: " << socket.status().ToString() << "\n";
     return 1;

@@ -6,28 +6,13 @@
 #include <iostream>
 #include <map>
 
+#include "base/flags.h"
+#include "base/host_port.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "localenv/netns_relay.h"
 
 namespace vtenant::cli {
-
-namespace {
-
-// "127.0.0.1:6443" → host, port. False when it is not host:port.
-bool SplitHostPort(const std::string& text, std::string& host, int& port) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon + 1 == text.size() || text.size() - colon > 6) {
-    return false;
-  }
-  const std::string port_text = text.substr(colon + 1);
-  if (port_text.find_first_not_of("0123456789") != std::string::npos) return false;
-  host = text.substr(0, colon);
-  port = std::stoi(port_text);
-  return port > 0 && port < 65536;
-}
-
-}  // namespace
 
 int RunRelay(const GlobalOptions&, const std::vector<std::string>& args) {
   const std::string usage =
@@ -47,14 +32,13 @@ int RunRelay(const GlobalOptions&, const std::vector<std::string>& args) {
   if (!netns.empty() && !proxy_socket.empty() && listen.empty() && to.empty()) {
     result = localenv::RunConnectProxy(netns, proxy_socket);
   } else {
-    std::string listen_host, to_host;
-    int listen_port = 0, to_port = 0;
-    if (netns.empty() || !SplitHostPort(listen, listen_host, listen_port) ||
-        !SplitHostPort(to, to_host, to_port)) {
+    Result<HostPort> from = ParseAddressFlag("listen", listen);
+    Result<HostPort> target = ParseHostPort(to);
+    if (netns.empty() || !from.ok() || !target.ok()) {
       std::cerr << usage;
       return 2;
     }
-    result = localenv::RunInboundRelay(netns, listen_host, listen_port, to_host, to_port);
+    result = localenv::RunInboundRelay(netns, from->host, from->port, target->host, target->port);
   }
   std::cerr << "vtenant relay: " << result.ToString() << "\n";
   return 1;

@@ -3,32 +3,10 @@
 #include <glog/logging.h>
 #include <unistd.h>
 
-#include <charconv>
+#include "base/host_port.h"
 
 namespace vtenant::kube {
 namespace {
-
-// Splits "host:port" ("[::1]:8081" for IPv6 literals).
-Result<std::pair<std::string, uint16_t>> ParseHostPort(std::string_view address) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == address.size()) {
-    return InvalidArgument("health address \"" + std::string(address) +
-                           "\" is not host:port (e.g. 127.0.0.1:8081)");
-  }
-  std::string host(address.substr(0, colon));
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  std::string_view port_text = address.substr(colon + 1);
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
-      port > 65535) {
-    return InvalidArgument("health address \"" + std::string(address) +
-                           "\" has no port between 1 and 65535");
-  }
-  return std::pair{host, static_cast<uint16_t>(port)};
-}
 
 std::string DefaultIdentity() {
   char host[256] = {};
@@ -41,7 +19,8 @@ std::string DefaultIdentity() {
 Result<std::unique_ptr<Manager>> Manager::Create(Client& primary, ManagerOptions options) {
   if (options.name.empty()) return InvalidArgument("a manager needs a name");
   if (!options.health_address.empty()) {
-    VT_RETURN_IF_ERROR(ParseHostPort(options.health_address).status());
+    VT_RETURN_IF_ERROR(
+        ParseListenAddress(options.health_address).status().WithContext("health address"));
   }
   std::unique_ptr<Manager> manager(new Manager(primary, std::move(options)));
   if (manager->options_.leader_election) {
@@ -273,7 +252,7 @@ Status Manager::Run() {
     }
   }
   if (!options_.health_address.empty()) {
-    auto [host, port] = *ParseHostPort(options_.health_address);
+    auto [host, port] = *ParseListenAddress(options_.health_address);
     Status started = health_.Start(host, port);
     if (!started.ok()) {
       RequestStop(started.WithContext("health server on " + options_.health_address));

@@ -69,7 +69,8 @@ namespace vtenant::kube {
 struct ManagerOptions {
   // The program's name: logs, metrics labels, the default Lease name.
   std::string name;
-  // "host:port" for /healthz, /readyz and /metrics; empty serves none.
+  // "host:port" for /healthz, /readyz and /metrics (":8081" is every
+  // interface); empty serves none.
   std::string health_address;
   // Unset: this replica always leads. Set: lease_name defaults to `name`,
   // identity to "<hostname>_<pid>"; the callbacks are the manager's own.

@@ -18,6 +18,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/host_port.h"
 #include "localenv/netns.h"
 
 namespace vtenant::localenv {
@@ -228,16 +229,10 @@ void ServeConnect(int client, Namespaces ns) {
     return;
   }
   std::string authority = line.substr(space + 1, second - space - 1);
-  const size_t colon = authority.rfind(':');
-  std::string host = authority.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  const std::string port_text = colon == std::string::npos ? "" : authority.substr(colon + 1);
+  const Result<HostPort> address = ParseHostPort(authority);
   sockaddr_storage target{};
   socklen_t length = 0;
-  if (port_text.empty() || port_text.find_first_not_of("0123456789") != std::string::npos ||
-      port_text.size() > 5 || !NumericAddress(host, std::stoi(port_text), target, length)) {
+  if (!address.ok() || !NumericAddress(address->host, address->port, target, length)) {
     Reply(client, "400 Bad Request");
     close(client);
     return;

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "base/host_port.h"
 #include "kube/http_transport.h"
 
 namespace vtenant::localenv {
@@ -19,16 +20,12 @@ bool Accepts(const std::string& server) {
   const size_t scheme = server.find("://");
   std::string hostport = scheme == std::string::npos ? server : server.substr(scheme + 3);
   hostport = hostport.substr(0, hostport.find('/'));
-  const size_t colon = hostport.rfind(':');
-  if (colon == std::string::npos) return true;
+  const Result<HostPort> address = ParseHostPort(hostport);
+  if (!address.ok()) return true;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  if (inet_pton(AF_INET, hostport.substr(0, colon).c_str(), &addr.sin_addr) != 1) return true;
-  try {
-    addr.sin_port = htons(static_cast<uint16_t>(std::stoi(hostport.substr(colon + 1))));
-  } catch (...) {
-    return true;
-  }
+  if (inet_pton(AF_INET, address->host.c_str(), &addr.sin_addr) != 1) return true;
+  addr.sin_port = htons(address->port);
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return true;
   const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;

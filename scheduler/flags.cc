@@ -50,11 +50,11 @@ std::function<Status(SchedulerFlags&, const std::string&)> Text(
 }
 
 // The setter of a HOST:PORT flag `name` (empty: off), checked as
-// SplitAddress reads it.
+// ParseAddressFlag reads it.
 std::function<Status(SchedulerFlags&, const std::string&)> Address(
     std::string SchedulerFlags::*field, const char* name) {
   return [field, name](SchedulerFlags& f, const std::string& v) {
-    if (!v.empty()) VT_RETURN_IF_ERROR(SplitAddress(v, name).status());
+    if (!v.empty()) VT_RETURN_IF_ERROR(ParseAddressFlag(name, v).status());
     f.*field = v;
     return Status::Ok();
   };
@@ -141,20 +141,6 @@ const std::vector<Flag>& Flags() {
 }
 
 }  // namespace
-
-Result<std::pair<std::string, uint16_t>> SplitAddress(const std::string& address,
-                                                      const std::string& flag) {
-  size_t colon = address.rfind(':');
-  int port = 0;
-  if (colon != std::string::npos && colon > 0) {
-    auto [end, ec] =
-        std::from_chars(address.data() + colon + 1, address.data() + address.size(), port);
-    if (ec == std::errc() && end == address.data() + address.size() && port > 0 && port < 65536)
-      return std::pair{address.substr(0, colon), static_cast<uint16_t>(port)};
-  }
-  return InvalidArgument("--" + flag + " \"" + address +
-                         "\": want HOST:PORT with an explicit port");
-}
 
 Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
   SchedulerFlags f;

@@ -38,8 +38,4 @@ Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args);
 // The --help text: usage and every flag with its default.
 std::string Usage();
 
-// "host:port" -> {host, port}. InvalidArgument naming `flag`.
-Result<std::pair<std::string, uint16_t>> SplitAddress(const std::string& address,
-                                                      const std::string& flag);
-
 }  // namespace vtenant::scheduler

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "base/flags.h"
 #include "kube/heap_trimmer.h"
 #include "scheduler-core/options.h"
 #include "scheduler-core/workload_model.h"
@@ -145,10 +146,10 @@ Status SchedulerApp::Wire() {
     status_->Run(stop, flags_.status_period);
   });
   if (!flags_.webhook_address.empty()) {
-    VT_ASSIGN_OR_RETURN(auto addr, SplitAddress(flags_.webhook_address, "webhook-address"));
+    VT_ASSIGN_OR_RETURN(HostPort addr, ParseAddressFlag("webhook-address", flags_.webhook_address));
     WebhookOptions wo;
-    wo.host = addr.first;
-    wo.port = addr.second;
+    wo.host = addr.host;
+    wo.port = addr.port;
     wo.url = flags_.webhook_url;
     wo.cert_file = flags_.webhook_cert;
     wo.key_file = flags_.webhook_key;

@@ -87,19 +87,6 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
 )";
 }
 
-Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& flag,
-                                                      const std::string& address) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos) {
-    return InvalidArgument("--" + flag + " \"" + address + "\" is not host:port");
-  }
-  std::string host = address.substr(0, colon);
-  if (host.empty()) host = "0.0.0.0";
-  VT_ASSIGN_OR_RETURN(int64_t port,
-                      ParseWholeNumberFlag(flag + " port", address.substr(colon + 1), 1, 65535));
-  return std::pair<std::string, uint16_t>(host, static_cast<uint16_t>(port));
-}
-
 Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   SyncerFlags flags;
   static const std::vector<FlagSpec> kKnown = {{.name = "tenant"},
@@ -190,11 +177,11 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   c.allowed_priority_classes = ParseNameList(get("allowed-priority-classes"));
   flags.health_address = get("health-address", flags.health_address);
   if (!flags.health_address.empty())
-    VT_RETURN_IF_ERROR(ParseAddress("health-address", flags.health_address).status());
+    VT_RETURN_IF_ERROR(ParseAddressFlag("health-address", flags.health_address).status());
   if (const std::string kubelet = get("kubelet-address"); !kubelet.empty()) {
-    VT_ASSIGN_OR_RETURN(auto address, ParseAddress("kubelet-address", kubelet));
-    c.kubelet_address = address.first;
-    c.kubelet_port = address.second;
+    VT_ASSIGN_OR_RETURN(HostPort address, ParseAddressFlag("kubelet-address", kubelet));
+    c.kubelet_address = address.host;
+    c.kubelet_port = address.port;
     flags.kubelet_tls_cert_file = get("kubelet-tls-cert-file");
     flags.kubelet_tls_key_file = get("kubelet-tls-key-file");
     flags.kubelet_client_ca_file = get("kubelet-client-ca-file");
@@ -212,12 +199,12 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   flags.pod_api_address = get("pod-api-address");
   if (!flags.pod_api_address.empty()) {
     if (flags.pod_netns.empty()) return InvalidArgument("--pod-api-address needs --pod-netns");
-    VT_RETURN_IF_ERROR(ParseAddress("pod-api-address", flags.pod_api_address).status());
+    VT_RETURN_IF_ERROR(ParseAddressFlag("pod-api-address", flags.pod_api_address).status());
   }
   flags.pod_dns_address = get("pod-dns-address");
   if (!flags.pod_dns_address.empty()) {
     if (flags.pod_netns.empty()) return InvalidArgument("--pod-dns-address needs --pod-netns");
-    VT_RETURN_IF_ERROR(ParseAddress("pod-dns-address", flags.pod_dns_address).status());
+    VT_RETURN_IF_ERROR(ParseAddressFlag("pod-dns-address", flags.pod_dns_address).status());
   }
   VT_ASSIGN_OR_RETURN(flags.pod_workers,
                       ParseWholeNumberFlag("pod-workers", get("pod-workers", "8"), 1, 256));

@@ -50,9 +50,4 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args);
 // The --help text: every flag, its default and what it does.
 std::string Usage();
 
-// The value of --`flag`, "host:port" → {host, port}; an empty host is
-// 0.0.0.0. InvalidArgument naming the flag unless port is 1..65535.
-Result<std::pair<std::string, uint16_t>> ParseAddress(const std::string& flag,
-                                                      const std::string& address);
-
 }  // namespace vtenant::syncer

@@ -7,10 +7,10 @@
 
 #include <cerrno>
 
+#include "base/flags.h"
 #include "dns/dns_server.h"
 #include "kube/rest_config.h"
 #include "localenv/netns_relay.h"
-#include "syncer/flags.h"
 
 namespace vtenant::syncer {
 
@@ -39,9 +39,9 @@ Result<std::pair<std::string, int>> ApiRelayTarget(std::string_view server_url) 
 
 Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
                       const std::string& listen_address, std::pair<std::string, int> target) {
-  VT_ASSIGN_OR_RETURN(auto listen, ParseAddress("pod-api-address", listen_address));
+  VT_ASSIGN_OR_RETURN(HostPort listen, ParseAddressFlag("pod-api-address", listen_address));
   VT_ASSIGN_OR_RETURN(int listener,
-                      localenv::ListenInNetns(netns, listen.first, listen.second, SOCK_STREAM));
+                      localenv::ListenInNetns(netns, listen.host, listen.port, SOCK_STREAM));
   LOG(INFO) << "relaying " << netns << "/" << listen_address << " to the virtual API server at "
             << target.first << ":" << target.second;
   manager.AddRunnable(
@@ -59,9 +59,8 @@ Status AddPodApiRelay(kube::Manager& manager, const std::string& netns,
 Status AddPodDnsServer(kube::Manager& manager, const std::string& netns,
                        const std::string& listen_address, dns::AskerCheck check,
                        dns::ServiceAddressLookup lookup, dns::ClusterDnsOptions options) {
-  VT_ASSIGN_OR_RETURN(auto listen, ParseAddress("pod-dns-address", listen_address));
-  VT_ASSIGN_OR_RETURN(int fd,
-                      localenv::ListenInNetns(netns, listen.first, listen.second, SOCK_DGRAM));
+  VT_ASSIGN_OR_RETURN(HostPort listen, ParseAddressFlag("pod-dns-address", listen_address));
+  VT_ASSIGN_OR_RETURN(int fd, localenv::ListenInNetns(netns, listen.host, listen.port, SOCK_DGRAM));
   LOG(INFO) << "answering DNS queries on " << netns << "/" << listen_address << " (udp)";
   manager.AddRunnable(
       "pod-dns",

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/file.h"
+#include "base/flags.h"
 #include "kube/heap_trimmer.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
@@ -81,9 +82,9 @@ Result<std::unique_ptr<SyncerApp>> SyncerApp::Create(const SyncerFlags& flags) {
   // front of the virtual cluster's, made before any pod is translated.
   SyncerConfig config = flags.config;
   if (!flags.pod_dns_address.empty()) {
-    VT_ASSIGN_OR_RETURN(auto dns, ParseAddress("pod-dns-address", flags.pod_dns_address));
+    VT_ASSIGN_OR_RETURN(HostPort dns, ParseAddressFlag("pod-dns-address", flags.pod_dns_address));
     Result<std::string> cluster_ip =
-        EnsureClusterDnsService(*app->host_client_, config.host_namespace, dns.first, dns.second);
+        EnsureClusterDnsService(*app->host_client_, config.host_namespace, dns.host, dns.port);
     if (!cluster_ip.ok()) return cluster_ip.status().WithContext("the host Service of the DNS");
     config.cluster_dns = *cluster_ip;
   }
