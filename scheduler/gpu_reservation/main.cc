@@ -5,65 +5,64 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <iostream>
 #include <thread>
 
 #include "base/flags.h"
-#include "kube/kubeconfig.h"
-#include "kube/rest_client.h"
+#include "kube/program_main.h"
 #include "scheduler/gpu_reservation/nvml_gpu_info.h"
 #include "scheduler/gpu_reservation/publisher.h"
 
 namespace {
-volatile std::sig_atomic_t g_stop = 0;
-constexpr char kUsage[] =
-    "vtenant-gpu-reservation: runs in a GPU reservation pod; writes the UUID of its GPU\n"
-    "(NVML) as annotation run.ai/reserve_for_gpu_index on its own pod, then waits.\n\n"
-    "Environment: POD_NAME, POD_NAMESPACE (from the downward API); in-cluster credentials.\n"
-    "Flags:\n  --kubeconfig PATH   instead of in-cluster credentials\n  -h, --help          this "
-    "text\n";
-}  // namespace
 
-int main(int argc, char** argv) {
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
-  vtenant::Result<vtenant::SplitCommandLine> split =
-      vtenant::SplitFlags({argv + 1, argv + argc}, {{.name = "kubeconfig"}});
-  if (!split.ok()) {
-    std::cerr << "vtenant-gpu-reservation: " << split.status().message() << "\n" << kUsage;
-    return 2;
-  }
-  if (split->help) {
-    std::cout << kUsage;
-    return 0;
-  }
+using namespace vtenant;
+
+volatile std::sig_atomic_t g_stop = 0;
+
+struct ReservationFlags {
   std::string kubeconfig;
-  for (const vtenant::FlagValue& flag : split->flags) kubeconfig = flag.value;
+  bool help = false;
+};
+
+Result<ReservationFlags> ParseReservationFlags(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "kubeconfig"}}));
+  ReservationFlags flags{.help = split.help};
+  for (const FlagValue& flag : split.flags) flags.kubeconfig = flag.value;
+  return flags;
+}
+
+std::string ReservationUsage() {
+  return "vtenant-gpu-reservation: runs in a GPU reservation pod; writes the UUID of its GPU\n"
+         "(NVML) as annotation run.ai/reserve_for_gpu_index on its own pod, then waits.\n\n"
+         "Environment: POD_NAME, POD_NAMESPACE (from the downward API); in-cluster "
+         "credentials.\n"
+         "Flags:\n"
+         "  --kubeconfig PATH   instead of in-cluster credentials\n"
+         "  -h, --help          this text\n";
+}
+
+// An error makes the kubelet restart the pod; the binder waits meanwhile.
+Status HoldTheReservedGpu(const ReservationFlags& flags) {
   const char* name = std::getenv("POD_NAME");
   const char* ns = std::getenv("POD_NAMESPACE");
   if (name == nullptr || ns == nullptr) {
-    std::cerr << "vtenant-gpu-reservation: POD_NAME and POD_NAMESPACE must be set\n";
-    return 2;
+    return InvalidArgument("POD_NAME and POD_NAMESPACE must be set");
   }
-  auto config = vtenant::kube::LoadDefaultConfig(kubeconfig);
-  if (!config.ok()) {
-    LOG(ERROR) << config.status().ToString();
-    return 1;
-  }
-  auto client = vtenant::kube::RestClient::Create(*config);
-  if (!client.ok()) {
-    LOG(ERROR) << client.status().ToString();
-    return 1;
-  }
-  vtenant::scheduler::NvmlGpuInfo nvml;
-  auto uuid = vtenant::scheduler::PublishReservedGpu(nvml, **client, ns, name);
-  if (!uuid.ok()) {
-    LOG(ERROR) << uuid.status().ToString();
-    return 1;  // restarted by the kubelet; the binder waits meanwhile
-  }
-  LOG(INFO) << "holding GPU " << *uuid;
+  VT_ASSIGN_OR_RETURN(kube::ClusterConnection cluster,
+                      kube::ConnectToCluster(flags.kubeconfig, "vtenant-gpu-reservation"));
+  scheduler::NvmlGpuInfo nvml;
+  VT_ASSIGN_OR_RETURN(std::string uuid,
+                      scheduler::PublishReservedGpu(nvml, *cluster.client, ns, name));
+  LOG(INFO) << "holding GPU " << uuid;
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   std::signal(SIGINT, [](int) { g_stop = 1; });
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  return 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kube::ProgramMain<ReservationFlags>("vtenant-gpu-reservation", argc, argv,
+                                             ParseReservationFlags, ReservationUsage,
+                                             HoldTheReservedGpu);
 }
