@@ -1,16 +1,12 @@
 #include "syncer/cluster_dns_service.h"
 
+#include "kube/json_builder.h"
 #include "kube/resource.h"
 #include "syncer/resources.h"
 
 namespace vtenant::syncer {
 
 namespace {
-
-kube::Object Parse(const std::string& json) {
-  Result<kube::Object> parsed = kube::ParseJson(json);
-  return parsed.ok() ? std::move(parsed).value() : kube::Object(rapidjson::kObjectType);
-}
 
 // The one object of `type` named kClusterDnsServiceName in the namespace,
 // by list (the syncer may not get).
@@ -38,26 +34,39 @@ Result<kube::Object> CreateOrFind(kube::Client& host, const kube::ResourceType& 
 }  // namespace
 
 kube::Object ClusterDnsService(const std::string& host_namespace) {
-  return Parse(
-      std::string(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":")") +
-      kClusterDnsServiceName + R"(","namespace":")" + host_namespace +
-      R"(","labels":{"app.kubernetes.io/name":"vtenant-dns",)"
-      R"("app.kubernetes.io/managed-by":"vtenant-syncer"}},)"
-      R"("spec":{"type":"ClusterIP","ports":[{"name":"dns","protocol":"UDP","port":53}]}})");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", kClusterDnsServiceName},
+           {"namespace", host_namespace},
+           {"labels", kube::JsonObject{{"app.kubernetes.io/name", "vtenant-dns"},
+                                       {"app.kubernetes.io/managed-by", "vtenant-syncer"}}}}},
+      {"spec",
+       kube::JsonObject{{"type", "ClusterIP"},
+                        {"ports", kube::JsonArray{kube::JsonObject{
+                                      {"name", "dns"}, {"protocol", "UDP"}, {"port", 53}}}}}}});
 }
 
 kube::Object ClusterDnsEndpointSlice(const std::string& host_namespace,
                                      const std::string& node_address, int port) {
-  return Parse(std::string(R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",)") +
-               R"("metadata":{"name":")" + kClusterDnsServiceName + R"(","namespace":")" +
-               host_namespace + R"(","labels":{"kubernetes.io/service-name":")" +
-               kClusterDnsServiceName +
-               R"(","endpointslice.kubernetes.io/managed-by":"vtenant-syncer"}},)"
-               R"("addressType":"IPv4","endpoints":[{"addresses":[")" +
-               node_address +
-               R"("],"conditions":{"ready":true}}],)"
-               R"("ports":[{"name":"dns","protocol":"UDP","port":)" +
-               std::to_string(port) + "}]}");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "discovery.k8s.io/v1"},
+      {"kind", "EndpointSlice"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", kClusterDnsServiceName},
+           {"namespace", host_namespace},
+           {"labels",
+            kube::JsonObject{{"kubernetes.io/service-name", kClusterDnsServiceName},
+                             {"endpointslice.kubernetes.io/managed-by", "vtenant-syncer"}}}}},
+      {"addressType", "IPv4"},
+      {"endpoints",
+       kube::JsonArray{kube::JsonObject{{"addresses", kube::JsonArray{node_address}},
+                                        {"conditions", kube::JsonObject{{"ready", true}}}}}},
+      {"ports",
+       kube::JsonArray{kube::JsonObject{{"name", "dns"}, {"protocol", "UDP"}, {"port", port}}}}});
 }
 
 Result<std::string> EnsureClusterDnsService(kube::Client& host, const std::string& host_namespace,
