@@ -326,7 +326,8 @@ TEST(SharedInformerTest, AKindNotServedIsLookedForUntilItIsButSaidOnce) {
   EXPECT_EQ(client.Calls("list"), 7);
   EXPECT_EQ(log.Count(google::GLOG_WARNING, "list of pods failed"), 1)
       << "six failures, one warning";
-  EXPECT_EQ(log.Count(google::GLOG_INFO, "pods are served now"), 1);
+  // Said once the list is in, so just after WaitForSynced may return.
+  EXPECT_TRUE(Eventually([&] { return log.Count(google::GLOG_INFO, "pods are served now") == 1; }));
 
   // Any other failure is said each time.
   informer.Stop();
