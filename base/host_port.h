@@ -1,4 +1,4 @@
-// Network addresses written "host:port", the way flags, kubeconfigs and
+// Network addresses written "host:port", the way flags, API server URLs and
 // HTTP CONNECT requests give them. Every program splits them here, so that
 // "[::1]:8081", ":8081" and a bad port mean the same everywhere.
 #pragma once

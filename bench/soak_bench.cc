@@ -11,7 +11,8 @@
 // bench/RESULTS.md.
 //
 //   build/bench/bench_soak [--tenants 20] [--pods 100] [--minutes 30]
-//       [--window-minutes 5] [--baseline-minutes 5] [--out bench/soak/]
+//       [--stagger-seconds 120] [--window-minutes 5] [--baseline-minutes 5]
+//       [--out bench/soak/]
 #include <glog/logging.h>
 #include <signal.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
+#include "base/flags.h"
 #include "bench/soak_logs.h"
 #include "bench/soak_pods.h"
 #include "bench/soak_processes.h"
@@ -60,6 +62,12 @@ struct Options {
   int tenants = 20;
   int pods = 100;
   double minutes = 30;
+  // Team i starts its first cycle i/tenants of this after the churn
+  // begins: teams are independent, and 20 of them creating their pods in
+  // the same second is a burst no cluster sees from steady churn. 0 starts
+  // every team at once (the burst the syncer and scheduler benchmarks
+  // measure on their own).
+  double stagger_seconds = 120;
   double window_minutes = 5;
   double baseline_minutes = 5;
   std::string out = "bench/soak/";
@@ -67,49 +75,59 @@ struct Options {
 
 const char kUsage[] =
     "usage: bench_soak [--tenants N (20)] [--pods N per tenant (100)] [--minutes M (30)]\n"
-    "                  [--window-minutes M (5)] [--baseline-minutes M (5)] [--out DIR "
-    "(bench/soak/)]\n"
+    "                  [--stagger-seconds S (120)] [--window-minutes M (5)]\n"
+    "                  [--baseline-minutes M (5)] [--out DIR (bench/soak/)]\n"
     "Brings up a local environment (vtenant up), creates N Tenants, and has each churn its\n"
-    "pods (create, wait until Running on the host, delete) for M minutes. Writes the\n"
-    "create-to-bound latency per window, every program's memory and CPU, and the errors\n"
-    "in the logs to DIR: soak-samples.csv, soak-summary.md, soak.svg. Ctrl-C ends the\n"
-    "churn early and still writes them. Environment: VTENANT_SOURCE_DIR (the source\n"
-    "tree), VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
+    "pods (create, wait until Running on the host, delete) for M minutes, team i starting\n"
+    "i/N of S seconds after the first (0: all at once). Writes the create-to-bound latency\n"
+    "per window, every program's memory and CPU, and the errors in the logs to DIR:\n"
+    "soak-samples.csv, soak-summary.md, soak.svg. Ctrl-C ends the churn early and still\n"
+    "writes them. Environment: VTENANT_SOURCE_DIR (the source tree),\n"
+    "VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
+
+// The flags (base/flags.h's syntax).
+Result<Options> ParseOptions(const std::vector<std::string>& args, bool* help) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
+                                                                {.name = "pods"},
+                                                                {.name = "minutes"},
+                                                                {.name = "stagger-seconds"},
+                                                                {.name = "window-minutes"},
+                                                                {.name = "baseline-minutes"},
+                                                                {.name = "out"}}));
+  *help = split.help;
+  Options o;
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "out") {
+      o.out = f.value;
+    } else if (f.name == "tenants" || f.name == "pods") {
+      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 100000));
+      (f.name == "tenants" ? o.tenants : o.pods) = static_cast<int>(n);
+    } else {
+      // Minutes and seconds: a churn needs some time; a stagger may be 0.
+      const double min = f.name == "stagger-seconds" || f.name == "baseline-minutes" ? 0 : 0.1;
+      VT_ASSIGN_OR_RETURN(double x, ParseNumberFlag(f.name, f.value, min));
+      if (f.name == "minutes") o.minutes = x;
+      if (f.name == "stagger-seconds") o.stagger_seconds = x;
+      if (f.name == "window-minutes") o.window_minutes = x;
+      if (f.name == "baseline-minutes") o.baseline_minutes = x;
+    }
+  }
+  return o;
+}
 
 // Parses the flags; exits on --help or a bad one.
 Options Parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    const bool known = flag == "--tenants" || flag == "--pods" || flag == "--minutes" ||
-                       flag == "--window-minutes" || flag == "--baseline-minutes" ||
-                       flag == "--out";
-    if (!known || i + 1 >= argc) {
-      std::cerr << "bench_soak: unknown flag or missing value: " << flag << "\n" << kUsage;
-      std::exit(2);
-    }
-    const std::string value = argv[++i];
-    try {
-      if (flag == "--tenants") o.tenants = std::stoi(value);
-      if (flag == "--pods") o.pods = std::stoi(value);
-      if (flag == "--minutes") o.minutes = std::stod(value);
-      if (flag == "--window-minutes") o.window_minutes = std::stod(value);
-      if (flag == "--baseline-minutes") o.baseline_minutes = std::stod(value);
-      if (flag == "--out") o.out = value;
-    } catch (const std::exception&) {
-      std::cerr << "bench_soak: " << flag << " wants a number, not " << value << "\n";
-      std::exit(2);
-    }
+  bool help = false;
+  Result<Options> options = ParseOptions({argv + 1, argv + argc}, &help);
+  if (help) {
+    std::cout << kUsage;
+    std::exit(0);
   }
-  if (o.tenants < 1 || o.pods < 1 || o.minutes <= 0 || o.window_minutes <= 0) {
-    std::cerr << "bench_soak: --tenants, --pods, --minutes and --window-minutes must be > 0\n";
+  if (!options.ok()) {
+    std::cerr << "bench_soak: " << options.status().message() << "\n\n" << kUsage;
     std::exit(2);
   }
-  return o;
+  return *options;
 }
 
 std::string TenantName(int i) {
@@ -186,9 +204,10 @@ class Stats {
   }
   void CycleDone() { ++cycles_; }
   int cycles() const { return cycles_; }
-  void Bound(Clock::time_point created, double ms) {
+  void Bound(Clock::time_point created, double ms, double synced_ms) {
     std::lock_guard lock(mu_);
     windows_[Window(created)].latencies_ms.push_back(ms);
+    windows_[Window(created)].synced_ms.push_back(synced_ms);
     recent_.push_back(ms);
   }
   // The pods bound since the last call, and their p99 (progress lines).
@@ -225,7 +244,10 @@ class Stats {
 // One team's churn until `end`: create its pods, wait until each runs on
 // the host, delete them, wait until they are gone, again.
 void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tracker, Stats& stats,
-           int pods, Clock::time_point end) {
+           int pods, Clock::time_point begin, Clock::time_point end) {
+  while (Clock::now() < begin && !interrupted) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   for (int cycle = 0; Clock::now() < end && !interrupted; ++cycle) {
     std::vector<std::string> uids, names;
     for (int i = 0; i < pods && !interrupted; ++i) {
@@ -252,7 +274,7 @@ void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tra
     stats.At(Clock::now(), [&](bench::WindowStats& w) { w.not_running += not_running; });
     for (const std::string& uid : uids) {
       std::optional<bench::PodTracker::Latency> l = tracker.BoundLatency(uid);
-      if (l) stats.Bound(l->created, l->ms);
+      if (l) stats.Bound(l->created, l->ms, l->synced_ms);
     }
     for (const std::string& name : names) {
       Status deleted = client.Delete(kube::resources::kPods, kNamespace, name);
@@ -316,6 +338,7 @@ int main(int argc, char** argv) {
   run.pods = options.pods;
   run.minutes = options.minutes;
   run.window_minutes = options.window_minutes;
+  run.stagger_seconds = options.stagger_seconds;
   run.baseline_minutes = options.baseline_minutes;
   Result<localenv::CommandResult> commit = localenv::RunCommand(
       {"/usr/bin/env", "git", "-C", e2e::SourceDir(), "rev-parse", "--short", "HEAD"});
@@ -422,8 +445,11 @@ int main(int argc, char** argv) {
 
   std::vector<std::thread> teams;
   for (int i = 0; i < options.tenants; ++i) {
+    const auto begin =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options.stagger_seconds * i / options.tenants));
     teams.emplace_back(Churn, TenantName(i), std::ref(*clients[i]), std::ref(tracker),
-                       std::ref(stats), options.pods, end);
+                       std::ref(stats), options.pods, begin, end);
   }
   for (std::thread& t : teams) t.join();
   churning = false;

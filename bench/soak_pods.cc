@@ -45,6 +45,7 @@ void PodTracker::Observe(const rapidjson::Value& pod, bool deleted) {
     if (it == pods_.end() && deleted) return;
     Pod& p = it != pods_.end() ? it->second : pods_[uid];  // seen before its create returned
     p.seen = true;
+    if (!p.seen_at) p.seen_at = now;
     if (!p.bound && !kube::GetString(pod, {"spec", "nodeName"}).empty()) p.bound = now;
     if (kube::GetString(pod, {"status", "phase"}) == "Running") p.running = true;
     if (deleted) p.gone = true;
@@ -134,10 +135,12 @@ std::optional<PodTracker::Latency> PodTracker::BoundLatency(const std::string& u
   auto it = pods_.find(uid);
   if (it == pods_.end() || !it->second.created || !it->second.bound) return std::nullopt;
   // A watch event that beat the create call's return counts as no wait.
-  const double ms = std::max(
-      0.0,
-      std::chrono::duration<double, std::milli>(*it->second.bound - *it->second.created).count());
-  return Latency{*it->second.created, ms};
+  auto since_created = [&](Clock::time_point t) {
+    return std::max(0.0,
+                    std::chrono::duration<double, std::milli>(t - *it->second.created).count());
+  };
+  const Pod& p = it->second;
+  return Latency{*p.created, since_created(*p.bound), since_created(p.seen_at.value_or(*p.bound))};
 }
 
 void PodTracker::Forget(const std::vector<std::string>& uids) {

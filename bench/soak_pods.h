@@ -47,7 +47,8 @@ class PodTracker {
 
   struct Latency {
     Clock::time_point created;
-    double ms;  // created -> host pod bound (spec.nodeName set)
+    double ms;         // created -> host pod bound (spec.nodeName set)
+    double synced_ms;  // created -> host pod first seen (the syncer's part of ms)
   };
   // Created and bound: how long it took. nullopt if either was not seen.
   std::optional<Latency> BoundLatency(const std::string& uid) const;
@@ -60,7 +61,7 @@ class PodTracker {
 
  private:
   struct Pod {
-    std::optional<Clock::time_point> created, bound;
+    std::optional<Clock::time_point> created, seen_at, bound;
     bool seen = false;     // a host pod was seen
     bool running = false;  // phase Running
     bool gone = false;     // deleted after it was seen

@@ -23,6 +23,7 @@ struct WindowStats {
   int delete_errors = 0;
   int churned = 0;                   // created, ran, deleted and gone
   std::vector<double> latencies_ms;  // created -> bound on the host
+  std::vector<double> synced_ms;     // created -> host pod made (the syncer's part)
 };
 
 struct SoakRun {
@@ -32,6 +33,7 @@ struct SoakRun {
   std::string machine;  // CPU model and cores
   int tenants = 0, pods = 0;
   double minutes = 0, window_minutes = 0, baseline_minutes = 0;
+  double stagger_seconds = 0;  // team i started i/tenants of this after the first
   double tenants_ready_s = 0;  // Tenants applied -> all Ready
   double churn_s = 0;          // how long the churn really ran
   int cycles = 0;              // over all tenants
