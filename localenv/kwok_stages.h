@@ -70,28 +70,37 @@ spec:
     - key: '.status.podIP'
       operator: DoesNotExist
   next:
-    statusTemplate: |
-      {{ $now := Now }}
-      conditions:
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Initialized}
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Ready}
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: ContainersReady}
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: PodScheduled}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: true
-        started: true
-        restartCount: 0
-        state:
-          running:
-            startedAt: {{ $now | Quote }}
-      {{ end }}
-      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
-      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      phase: Running
-      startTime: {{ $now | Quote }}
+    # Conditional on the copy the stage was matched on: kwok may play this
+    # stage again from an older copy (a watch it restarts replays every pod),
+    # and that write would give a running pod a second start and a new IP.
+    # The API server refuses it (Conflict) and the newer copy wins.
+    patches:
+    - subresource: status
+      template: |
+        {{ $now := Now }}
+        metadata:
+          resourceVersion: {{ .metadata.resourceVersion | Quote }}
+        status:
+          conditions:
+          - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Initialized}
+          - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Ready}
+          - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: ContainersReady}
+          - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: PodScheduled}
+          containerStatuses:
+          {{ range .spec.containers }}
+          - image: {{ .image | Quote }}
+            name: {{ .name | Quote }}
+            ready: true
+            started: true
+            restartCount: 0
+            state:
+              running:
+                startedAt: {{ $now | Quote }}
+          {{ end }}
+          hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+          podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+          phase: Running
+          startTime: {{ $now | Quote }}
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
@@ -140,11 +149,12 @@ spec:
 # pod its own delete (grace 0) changed, each time failing with "not found"
 # once the first play had deleted the pod.
 # kwok plays a stage once for each matching event it has taken off its
-# queue, so a pod updated twice between its bind and its start would run
-# twice, the second time from the older copy, with a new IP; landing after
-# the deletion began, that status would make kwok play the deletion again
-# and log "not found". The scheduler binds a bare pod and names its
-# PodGroup in one write (scheduler/binder.h) for this reason.
+# queue, so a pod updated twice between its bind and its start matches the
+# running stage twice; the second play, from the older copy, is refused
+# (the stage is conditional on its copy's resourceVersion). The scheduler
+# binds a bare pod and names its PodGroup in one write (scheduler/binder.h)
+# so that the refusal is rare. kwok can still replay a deletion from an old
+# copy (deletes carry no precondition here) and log "not found".
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
