@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 
 namespace vtenant {
 
@@ -86,6 +87,19 @@ Result<HostPort> ParseAddressFlag(std::string_view flag, std::string_view value)
     return InvalidArgument("--" + std::string(flag) + " " + address.status().message());
   }
   return address;
+}
+
+int ExitCodeBeforeRunning(std::string_view program, const Status& parsed, bool help,
+                          std::string_view usage) {
+  if (!parsed.ok()) {
+    std::cerr << program << ": " << parsed.message() << "\n\n" << usage;
+    return 2;
+  }
+  if (help) {
+    std::cout << usage;
+    return 0;
+  }
+  return -1;
 }
 
 }  // namespace vtenant

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,5 +79,30 @@ Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, do
 // "--<flag> \"<value>\" is not host:port" or
 // "--<flag> port \"<port>\" must be a whole number from 1 to 65535".
 Result<HostPort> ParseAddressFlag(std::string_view flag, std::string_view value);
+
+// What a program does with its parsed command line before anything else, so
+// that every program says a mistake and --help alike:
+//   - `parsed` not OK: "<program>: <what is wrong>", a blank line and `usage`
+//     on stderr; gives 2;
+//   - `help`: `usage` on stdout; gives 0;
+//   - otherwise -1: go on.
+int ExitCodeBeforeRunning(std::string_view program, const Status& parsed, bool help,
+                          std::string_view usage);
+
+// The flags `parse` reads from the command line, or the end of the process
+// with ExitCodeBeforeRunning's output and status. `Flags` has a `bool help`
+// member, which `parse` sets for -h and --help. For the tools (benchmarks,
+// the trace replay) whose main has nothing to clean up on the way out.
+template <typename Flags>
+Flags ParseFlagsOrExit(std::string_view program, int argc, char** argv,
+                       Result<Flags> (*parse)(const std::vector<std::string>&),
+                       std::string_view usage) {
+  Result<Flags> flags = parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (int code = ExitCodeBeforeRunning(program, flags.status(), flags.ok() && flags->help, usage);
+      code >= 0) {
+    std::exit(code);
+  }
+  return std::move(flags).value();
+}
 
 }  // namespace vtenant

@@ -96,5 +96,34 @@ TEST(FlagNumbersTest, WholeNumbersInRangeAndDecimalsAboveAMinimum) {
   }
 }
 
+struct ToolFlags {
+  bool help = false;
+  std::string tenant;
+};
+
+Result<ToolFlags> ParseToolFlags(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, kKnown));
+  ToolFlags flags;
+  flags.help = split.help;
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "tenant") flags.tenant = f.value;
+  }
+  return flags;
+}
+
+ToolFlags ParseOrExit(std::vector<std::string> words) {
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  return ParseFlagsOrExit<ToolFlags>("tool", static_cast<int>(argv.size()), argv.data(),
+                                     ParseToolFlags, "usage: tool [--tenant T]\n");
+}
+
+TEST(ParseFlagsOrExitTest, GivesTheFlagsOrExitsAsEveryProgramDoes) {
+  EXPECT_EQ(ParseOrExit({"tool", "--tenant", "nlp"}).tenant, "nlp");
+  EXPECT_EXIT(ParseOrExit({"tool", "--help"}), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(ParseOrExit({"tool", "--tenat=nlp"}), testing::ExitedWithCode(2),
+              "^tool: unknown flag --tenat; see --help\n\nusage: tool \\[--tenant T\\]\n$");
+}
+
 }  // namespace
 }  // namespace vtenant

@@ -19,9 +19,8 @@
 //     fresh clients, one GET each (every client opens its own connection),
 //     against the same GETs over one warm connection. `--only=connections`
 //     runs just this.
-// Prints a Markdown table for bench/RESULTS.md. Google Benchmark flags that
-// `make bench` passes (--benchmark_*) are accepted and ignored: each number
-// here is one timed run of a bulk operation, not a micro-benchmark loop.
+// Prints a Markdown table for bench/RESULTS.md. Each number here is one timed
+// run of a bulk operation, not a micro-benchmark loop.
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -41,7 +40,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/flag_value.h"
+#include "base/flags.h"
 #include "kube/informer.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
@@ -56,6 +55,7 @@ using kube::Object;
 namespace res = kube::resources;
 
 struct Options {
+  bool help = false;
   int objects = 2000;
   int kubectl_objects = 100;
   std::vector<int> concurrency = {1, 4, 16};
@@ -412,11 +412,42 @@ Status Run(const Options& options) {
   return connections_then_finish();
 }
 
-std::vector<int> ParseList(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(std::stoi(item));
-  return out;
+const char kUsage[] =
+    "usage: bench_kube_client [--objects=2000] [--kubectl-objects=100] [--concurrency=1,4,16]\n"
+    "                         [--connections=50] [--only=connections]\n"
+    "Times the kube/ client's creates, watches and new TLS connections against a local\n"
+    "kube-apiserver, beside kubectl doing the same creates.\n";
+
+// The flags (base/flags.h's syntax).
+Result<Options> ParseOptions(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "objects"},
+                                                                {.name = "kubectl-objects"},
+                                                                {.name = "concurrency"},
+                                                                {.name = "connections"},
+                                                                {.name = "only"}}));
+  Options o;
+  o.help = split.help;
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "only") {
+      if (f.value != "connections") return InvalidArgument("--only takes only \"connections\"");
+      o.only_connections = true;
+    } else if (f.name == "concurrency") {
+      // A comma-separated list of thread counts, each run in turn.
+      o.concurrency.clear();
+      std::stringstream items(f.value);
+      for (std::string item; std::getline(items, item, ',');) {
+        VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, item, 1, 1024));
+        o.concurrency.push_back(static_cast<int>(n));
+      }
+      if (o.concurrency.empty()) return InvalidArgument("--concurrency needs a thread count");
+    } else {
+      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 1000000));
+      (f.name == "objects"       ? o.objects
+       : f.name == "connections" ? o.connections
+                                 : o.kubectl_objects) = static_cast<int>(n);
+    }
+  }
+  return o;
 }
 
 }  // namespace
@@ -425,33 +456,8 @@ std::vector<int> ParseList(const std::string& text) {
 int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_minloglevel = 1;  // warnings and errors only: stdout is the report
-  vtenant::bench::Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (auto v = vtenant::bench::FlagValue(arg, "--objects")) {
-      options.objects = std::stoi(*v);
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--kubectl-objects")) {
-      options.kubectl_objects = std::stoi(*v);
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--concurrency")) {
-      options.concurrency = vtenant::bench::ParseList(*v);
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--connections")) {
-      options.connections = std::stoi(*v);
-    } else if (arg == "--only=connections") {
-      options.only_connections = true;
-    } else if (arg.rfind("--benchmark_", 0) == 0) {
-      // `make bench` passes Google Benchmark flags to every bench_*; none apply.
-    } else {
-      std::cerr << "usage: " << argv[0]
-                << " [--objects=N] [--kubectl-objects=M] [--concurrency=1,4,16]"
-                   " [--connections=K] [--only=connections]\n";
-      return 2;
-    }
-  }
-  if (options.objects <= 0 || options.kubectl_objects <= 0 || options.connections <= 0 ||
-      options.concurrency.empty()) {
-    std::cerr << "counts must be positive\n";
-    return 2;
-  }
+  const vtenant::bench::Options options = vtenant::ParseFlagsOrExit<vtenant::bench::Options>(
+      "bench_kube_client", argc, argv, vtenant::bench::ParseOptions, vtenant::bench::kUsage);
   vtenant::Status status = vtenant::bench::Run(options);
   if (!status.ok()) {
     std::cerr << "bench_kube_client: " << status.ToString() << "\n";

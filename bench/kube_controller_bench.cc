@@ -28,6 +28,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/flags.h"
 #include "kube/controller.h"
 #include "kube/informer.h"
 #include "kube/rest_client.h"
@@ -82,6 +83,30 @@ class NoOpReconciler : public kube::Reconciler {
   std::unordered_set<std::string> seen_;
   std::optional<Clock::time_point> done_at_;
 };
+
+struct Options {
+  bool help = false;
+  int pods = 10000;
+  int workers = 2;
+};
+
+const char kUsage[] =
+    "usage: bench_kube_controller [--pods=10000] [--workers=2]\n"
+    "An informer's memory per pod and a no-op controller's keys per second over N pods\n"
+    "on a local kube-apiserver.\n";
+
+// The flags (base/flags.h's syntax).
+Result<Options> ParseOptions(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
+                      SplitFlags(args, {{.name = "pods"}, {.name = "workers"}}));
+  Options o;
+  o.help = split.help;
+  for (const FlagValue& f : split.flags) {
+    VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 1000000));
+    (f.name == "pods" ? o.pods : o.workers) = static_cast<int>(n);
+  }
+  return o;
+}
 
 Status Run(int pods, int workers) {
   const std::string dir = std::filesystem::temp_directory_path() /
@@ -178,22 +203,9 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = 1;
-  int pods = 10000;
-  int workers = 2;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--pods=", 0) == 0) {
-      pods = std::stoi(arg.substr(7));
-    } else if (arg.rfind("--workers=", 0) == 0) {
-      workers = std::stoi(arg.substr(10));
-    } else if (arg.rfind("--benchmark_", 0) == 0) {
-      // `make bench` passes Google Benchmark flags to every bench_*; none apply.
-    } else {
-      std::cerr << "usage: " << argv[0] << " [--pods=10000] [--workers=2]\n";
-      return 2;
-    }
-  }
-  vtenant::Status status = vtenant::bench::Run(pods, workers);
+  const vtenant::bench::Options options = vtenant::ParseFlagsOrExit<vtenant::bench::Options>(
+      "bench_kube_controller", argc, argv, vtenant::bench::ParseOptions, vtenant::bench::kUsage);
+  vtenant::Status status = vtenant::bench::Run(options.pods, options.workers);
   if (!status.ok()) {
     std::cerr << status.ToString() << "\n";
     return 1;

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "base/file.h"
+#include "base/flags.h"
 #include "kube/object.h"
 #include "kube/yaml.h"
 #include "localenv/local_cluster.h"
@@ -32,6 +33,43 @@ using namespace vtenant;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+struct Options {
+  bool help = false;
+  int many = 20;                    // --tenants: the N created at once (0: only the one)
+  std::string starting_apiservers;  // "": the operator's default
+  std::string operator_binary = (fs::canonical("/proc/self/exe").parent_path().parent_path() /
+                                 "operator" / "vtenant-operator")
+                                    .string();
+};
+
+const char kUsage[] =
+    "usage: bench_operator [--tenants N (default 20)] [--operator PATH]\n"
+    "                      [--starting-apiservers N (default: the operator's)]\n"
+    "Times Tenant created -> Ready (process backend) for 1 and for N tenants at once,\n"
+    "and resident memory per tenant.\n"
+    "Environment: VTENANT_SOURCE_DIR, VTENANT_TOOLS_BIN, VTENANT_SYNCER_BINARY.\n";
+
+// The flags (base/flags.h's syntax).
+Result<Options> ParseOptions(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
+                                                                {.name = "operator"},
+                                                                {.name = "starting-apiservers"}}));
+  Options o;
+  o.help = split.help;
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "operator") {
+      o.operator_binary = f.value;
+    } else if (f.name == "tenants") {
+      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 0, 1000));
+      o.many = static_cast<int>(n);
+    } else {
+      VT_RETURN_IF_ERROR(ParseWholeNumberFlag(f.name, f.value, 1, 1000).status());
+      o.starting_apiservers = f.value;
+    }
+  }
+  return o;
+}
 
 // VmRSS of `pid` in MB (10^6 bytes), 0 if gone.
 double RssMb(int pid) {
@@ -114,32 +152,11 @@ void Report(const std::string& what, std::vector<double> s) {
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
-  int many = 20;
-  std::string starting_apiservers;  // "": the operator's default
-  std::string operator_binary = (fs::canonical("/proc/self/exe").parent_path().parent_path() /
-                                 "operator" / "vtenant-operator")
-                                    .string();
-  const char* usage =
-      "usage: bench_operator [--tenants N (default 20)] [--operator PATH]\n"
-      "                      [--starting-apiservers N (default: the operator's)]\n"
-      "Times Tenant created -> Ready (process backend) for 1 and for N tenants at once,\n"
-      "and resident memory per tenant.\n"
-      "Environment: VTENANT_SOURCE_DIR, VTENANT_TOOLS_BIN, VTENANT_SYNCER_BINARY.\n";
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::cout << usage;
-      return 0;
-    }
-    if (i + 1 >= argc ||
-        (flag != "--tenants" && flag != "--operator" && flag != "--starting-apiservers")) {
-      std::cerr << "bench_operator: unknown flag or missing value: " << flag << "\n" << usage;
-      return 2;
-    }
-    if (flag == "--tenants") many = std::stoi(argv[i + 1]);
-    if (flag == "--operator") operator_binary = argv[i + 1];
-    if (flag == "--starting-apiservers") starting_apiservers = argv[i + 1];
-  }
+  const Options options =
+      ParseFlagsOrExit<Options>("bench_operator", argc, argv, ParseOptions, kUsage);
+  const int many = options.many;
+  const std::string& operator_binary = options.operator_binary;
+  const std::string& starting_apiservers = options.starting_apiservers;
   const char* source = getenv("VTENANT_SOURCE_DIR");
   const std::string src = source != nullptr ? source : ".";
 

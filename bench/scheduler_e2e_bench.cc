@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/flags.h"
 #include "kai/names.h"
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
@@ -44,11 +45,37 @@ using scheduler::testing::PodManifest;
 using scheduler::testing::PodOptions;
 
 struct Options {
+  bool help = false;
   int nodes = 100;
   int gpus = 8;
   int pods = 2000;
   double fraction = 0.25;
 };
+
+const char kUsage[] =
+    "usage: bench_scheduler_e2e [--nodes=100] [--gpus=8] [--pods=2000] [--fraction=0.25]\n"
+    "Binds the same pods with kube-scheduler and with vtenant-scheduler on one local\n"
+    "cluster of simulated GPU nodes, then GPU-sharing pods with vtenant-scheduler alone.\n";
+
+// The flags (base/flags.h's syntax).
+Result<Options> ParseOptions(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      SplitFlags(args,
+                 {{.name = "nodes"}, {.name = "gpus"}, {.name = "pods"}, {.name = "fraction"}}));
+  Options o;
+  o.help = split.help;
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "fraction") {
+      VT_ASSIGN_OR_RETURN(o.fraction, ParseNumberFlag(f.name, f.value, 0.01));
+      if (o.fraction >= 1) return InvalidArgument("--fraction must be below 1 (a shared GPU)");
+    } else {
+      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 1000000));
+      (f.name == "nodes" ? o.nodes : f.name == "gpus" ? o.gpus : o.pods) = static_cast<int>(n);
+    }
+  }
+  return o;
+}
 
 struct RoundResult {
   std::string name;
@@ -239,29 +266,6 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = 1;
   google::InitGoogleLogging(argv[0]);
-  vtenant::bench::Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* flag) -> std::optional<std::string> {
-      std::string p = std::string("--") + flag + "=";
-      if (a.starts_with(p)) return a.substr(p.size());
-      return std::nullopt;
-    };
-    if (auto v = value("nodes"))
-      o.nodes = std::stoi(*v);
-    else if (auto v = value("gpus"))
-      o.gpus = std::stoi(*v);
-    else if (auto v = value("pods"))
-      o.pods = std::stoi(*v);
-    else if (auto v = value("fraction"))
-      o.fraction = std::stod(*v);
-    else if (a.starts_with("--benchmark_"))
-      continue;
-    else {
-      std::cerr << "usage: bench_scheduler_e2e [--nodes=100] [--gpus=8] [--pods=2000] "
-                   "[--fraction=0.25]\n";
-      return 2;
-    }
-  }
-  return vtenant::bench::Main(o);
+  return vtenant::bench::Main(vtenant::ParseFlagsOrExit<vtenant::bench::Options>(
+      "bench_scheduler_e2e", argc, argv, vtenant::bench::ParseOptions, vtenant::bench::kUsage));
 }

@@ -59,6 +59,7 @@ constexpr auto kGoneLimit = std::chrono::minutes(5);
 std::atomic<bool> interrupted{false};
 
 struct Options {
+  bool help = false;
   int tenants = 20;
   int pods = 100;
   double minutes = 30;
@@ -86,7 +87,7 @@ const char kUsage[] =
     "VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
 
 // The flags (base/flags.h's syntax).
-Result<Options> ParseOptions(const std::vector<std::string>& args, bool* help) {
+Result<Options> ParseOptions(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
                                                                 {.name = "pods"},
                                                                 {.name = "minutes"},
@@ -94,8 +95,8 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, bool* help) {
                                                                 {.name = "window-minutes"},
                                                                 {.name = "baseline-minutes"},
                                                                 {.name = "out"}}));
-  *help = split.help;
   Options o;
+  o.help = split.help;
   for (const FlagValue& f : split.flags) {
     if (f.name == "out") {
       o.out = f.value;
@@ -113,21 +114,6 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, bool* help) {
     }
   }
   return o;
-}
-
-// Parses the flags; exits on --help or a bad one.
-Options Parse(int argc, char** argv) {
-  bool help = false;
-  Result<Options> options = ParseOptions({argv + 1, argv + argc}, &help);
-  if (help) {
-    std::cout << kUsage;
-    std::exit(0);
-  }
-  if (!options.ok()) {
-    std::cerr << "bench_soak: " << options.status().message() << "\n\n" << kUsage;
-    std::exit(2);
-  }
-  return *options;
 }
 
 std::string TenantName(int i) {
@@ -325,7 +311,7 @@ std::string Machine() {
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
-  const Options options = Parse(argc, argv);
+  const Options options = ParseFlagsOrExit<Options>("bench_soak", argc, argv, ParseOptions, kUsage);
   setenv("VTENANT_SOURCE_DIR", VTENANT_SOURCE_ROOT, /*overwrite=*/0);
   signal(SIGINT, [](int) { interrupted = true; });
   signal(SIGTERM, [](int) { interrupted = true; });

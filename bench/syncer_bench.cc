@@ -56,7 +56,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/flag_value.h"
+#include "base/flags.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
 #include "localenv/local_cluster.h"
@@ -76,6 +76,7 @@ constexpr char kHostNs[] = "vtenant-nlp";
 constexpr char kVirtualNs[] = "bench";
 
 struct Options {
+  bool help = false;
   int pods = 1000;
   double paced_rate = 100;
   int workers = 16;
@@ -86,6 +87,41 @@ struct Options {
   bool bound_first = false;
   std::string syncer = VTENANT_SYNCER;
 };
+
+const char kUsage[] =
+    "usage: bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16] [--backlog=0]\n"
+    "                    [--bound-first] [--syncer=PATH (the vtenant-syncer of this build)]\n"
+    "Times vtenant-syncer carrying pods from a virtual cluster to the host against kube/\n"
+    "alone creating them (bench/syncer_bench.cc says what each run measures).\n";
+
+// The flags (base/flags.h's syntax).
+Result<Options> ParseOptions(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
+                      SplitFlags(args, {{.name = "pods"},
+                                        {.name = "paced-rate"},
+                                        {.name = "workers"},
+                                        {.name = "backlog"},
+                                        {.name = "bound-first", .is_switch = true},
+                                        {.name = "syncer"}}));
+  Options o;
+  o.help = split.help;
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "syncer") {
+      o.syncer = f.value;
+    } else if (f.name == "bound-first") {
+      o.bound_first = f.value == "true";
+    } else if (f.name == "paced-rate") {
+      VT_ASSIGN_OR_RETURN(o.paced_rate, ParseNumberFlag(f.name, f.value, 0.1));
+    } else {
+      VT_ASSIGN_OR_RETURN(
+          int64_t n, ParseWholeNumberFlag(f.name, f.value, f.name == "backlog" ? 0 : 1, 1000000));
+      (f.name == "pods"      ? o.pods
+       : f.name == "workers" ? o.workers
+                             : o.backlog) = static_cast<int>(n);
+    }
+  }
+  return o;
+}
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -587,29 +623,6 @@ int Main(const Options& options) {
 int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
-  vtenant::bench::Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (auto v = vtenant::bench::FlagValue(arg, "--pods")) {
-      options.pods = std::stoi(*v);
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--paced-rate")) {
-      options.paced_rate = std::stod(*v);
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--backlog")) {
-      options.backlog = std::stoi(*v);
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--workers")) {
-      options.workers = std::stoi(*v);
-    } else if (arg == "--bound-first") {
-      options.bound_first = true;
-    } else if (auto v = vtenant::bench::FlagValue(arg, "--syncer")) {
-      options.syncer = *v;
-    } else if (arg.rfind("--benchmark_", 0) == 0) {
-      // `make bench` passes Google Benchmark flags to every benchmark.
-    } else {
-      std::cerr << "unknown flag " << arg
-                << "\nusage: bench_syncer [--pods=1000] [--paced-rate=100] [--workers=16] "
-                   "[--backlog=0] [--bound-first] [--syncer=PATH]\n";
-      return 2;
-    }
-  }
-  return vtenant::bench::Main(options);
+  return vtenant::bench::Main(vtenant::ParseFlagsOrExit<vtenant::bench::Options>(
+      "bench_syncer", argc, argv, vtenant::bench::ParseOptions, vtenant::bench::kUsage));
 }

@@ -3,25 +3,10 @@
 #include <glog/logging.h>
 #include <signal.h>
 
-#include <iostream>
-
 #include "kube/kubeconfig.h"
 
 namespace vtenant::kube {
 namespace program_main_internal {
-
-int ExitBeforeRunning(std::string_view program, const Status& parsed, bool help,
-                      const std::string& usage) {
-  if (!parsed.ok()) {
-    std::cerr << program << ": " << parsed.message() << "\n\n" << usage;
-    return 2;
-  }
-  if (help) {
-    std::cout << usage;
-    return 0;
-  }
-  return -1;
-}
 
 void StartRunning(const char* argv0) {
   FLAGS_logtostderr = true;

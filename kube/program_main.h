@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 #include "kube/rest_client.h"
 #include "kube/rest_config.h"
@@ -27,10 +28,6 @@
 namespace vtenant::kube {
 
 namespace program_main_internal {
-
-// Prints the flag mistake or the usage; the exit status, or -1 to go on.
-int ExitBeforeRunning(std::string_view program, const Status& parsed, bool help,
-                      const std::string& usage);
 
 // glog to stderr, SIGPIPE ignored.
 void StartRunning(const char* argv0);
@@ -47,8 +44,7 @@ int ProgramMain(std::string_view program, int argc, char** argv,
                 Result<Flags> (*parse)(const std::vector<std::string>&), std::string (*usage)(),
                 const std::function<Status(const Flags&)>& run) {
   Result<Flags> flags = parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (int code = program_main_internal::ExitBeforeRunning(program, flags.status(),
-                                                          flags.ok() && flags->help, usage());
+  if (int code = ExitCodeBeforeRunning(program, flags.status(), flags.ok() && flags->help, usage());
       code >= 0) {
     return code;
   }

@@ -5,76 +5,83 @@
 //               [--mean-lifetime 3600] [--seed 1]
 //
 // Produces DIR/nodes.csv, DIR/pods.csv and DIR/queues.yaml.
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <string>
-#include <string_view>
+#include <vector>
 
+#include "base/flags.h"
 #include "bench/workload.h"
 
 namespace {
 
 using namespace vtenant;
 
-int Fail(const std::string& message) {
-  std::cerr << "vtenant-gen: " << message << "\n";
-  return 2;
-}
+const char kUsage[] =
+    "usage: vtenant-gen --out DIR [--nodes N] [--gpus-per-node N] [--pods N]\n"
+    "                   [--queues N] [--mix default|fractional] [--duration S]\n"
+    "                   [--mean-lifetime S] [--seed N]\n";
 
-int Run(int argc, char** argv) {
-  bench::WorkloadConfig c;
+// What the command line asks for.
+struct Flags {
+  bool help = false;
+  std::string out;
+  bench::WorkloadConfig config;
+};
+
+// The flags (base/flags.h's syntax).
+Result<Flags> ParseFlags(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "out"},
+                                                                {.name = "nodes"},
+                                                                {.name = "gpus-per-node"},
+                                                                {.name = "pods"},
+                                                                {.name = "queues"},
+                                                                {.name = "mix"},
+                                                                {.name = "duration"},
+                                                                {.name = "mean-lifetime"},
+                                                                {.name = "seed"}}));
+  Flags flags;
+  flags.help = split.help;
+  bench::WorkloadConfig& c = flags.config;
   c.duration_s = 86400;
   c.mean_lifetime_s = 3600;
-  std::string out;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << "usage: vtenant-gen --out DIR [--nodes N] [--gpus-per-node N] [--pods N]\n"
-                   "                   [--queues N] [--mix default|fractional] [--duration S]\n"
-                   "                   [--mean-lifetime S] [--seed N]\n";
-      return 0;
-    }
-    if (i + 1 >= argc) return Fail(std::string(arg) + " needs a value");
-    std::string value = argv[++i];
-    auto number = [&](int64_t& dest) -> bool {
-      try {
-        size_t used = 0;
-        dest = std::stoll(value, &used);
-        return used == value.size() && dest >= 0;
-      } catch (...) {
-        return false;
-      }
-    };
-    int64_t n = 0;
-    bool ok = true;
-    if (arg == "--out") {
-      out = value;
-    } else if (arg == "--mix") {
-      if (value == "fractional")
+  for (const FlagValue& f : split.flags) {
+    if (f.name == "out") {
+      flags.out = f.value;
+    } else if (f.name == "mix") {
+      if (f.value == "fractional") {
         c.mix = bench::JobMix::Fractional();
-      else if (value != "default")
-        return Fail("--mix is default or fractional");
-    } else if ((ok = number(n))) {
-      if (arg == "--nodes")
-        c.nodes = static_cast<int>(n);
-      else if (arg == "--gpus-per-node")
-        c.gpus_per_node = static_cast<int>(n);
-      else if (arg == "--pods")
-        c.pods = static_cast<int>(n);
-      else if (arg == "--queues")
-        c.leaf_queues = static_cast<int>(std::max<int64_t>(1, n));
-      else if (arg == "--duration")
-        c.duration_s = n;
-      else if (arg == "--mean-lifetime")
-        c.mean_lifetime_s = n;
-      else if (arg == "--seed")
-        c.seed = static_cast<uint64_t>(n);
-      else
-        return Fail("unknown argument " + std::string(arg));
+      } else if (f.value != "default") {
+        return InvalidArgument("--mix is default or fractional");
+      }
+    } else {
+      // A generated cluster needs at least one node, GPU and queue.
+      const bool at_least_one =
+          f.name == "nodes" || f.name == "gpus-per-node" || f.name == "queues";
+      VT_ASSIGN_OR_RETURN(int64_t n,
+                          ParseWholeNumberFlag(f.name, f.value, at_least_one ? 1 : 0, INT32_MAX));
+      if (f.name == "nodes") c.nodes = static_cast<int>(n);
+      if (f.name == "gpus-per-node") c.gpus_per_node = static_cast<int>(n);
+      if (f.name == "pods") c.pods = static_cast<int>(n);
+      if (f.name == "queues") c.leaf_queues = static_cast<int>(n);
+      if (f.name == "duration") c.duration_s = n;
+      if (f.name == "mean-lifetime") c.mean_lifetime_s = n;
+      if (f.name == "seed") c.seed = static_cast<uint64_t>(n);
     }
-    if (!ok) return Fail(std::string(arg) + " needs a non-negative whole number, got " + value);
   }
-  if (out.empty()) return Fail("--out DIR is required");
+  if (!flags.help && flags.out.empty()) return InvalidArgument("--out DIR is required");
+  return flags;
+}
+
+int Fail(const std::string& message) {
+  std::cerr << "vtenant-gen: " << message << "\n";
+  return 1;
+}
+
+int Run(const Flags& flags) {
+  const std::string& out = flags.out;
+  const bench::WorkloadConfig& c = flags.config;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) return Fail(out + ": " + ec.message());
@@ -93,4 +100,6 @@ int Run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Run(argc, argv); }
+int main(int argc, char** argv) {
+  return Run(ParseFlagsOrExit<Flags>("vtenant-gen", argc, argv, ParseFlags, kUsage));
+}

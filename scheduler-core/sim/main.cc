@@ -6,11 +6,13 @@
 //               [--series series.csv] [--seed N] [--cycle-seconds N]
 //               [--allocate-only] [--max-moves-per-job N]
 //               [--max-moves-per-cycle N] [--each-pod-once]
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <string>
-#include <string_view>
+#include <vector>
 
+#include "base/flags.h"
 #include "scheduler-core/sim/in_order.h"
 #include "scheduler-core/sim/replay.h"
 #include "scheduler-core/sim/trace.h"
@@ -31,97 +33,103 @@ constexpr char kUsage[] =
     "                   (FGD's protocol); prints pods placed and GPUs allocated\n"
     "                   at the end and when arrived GPU demand reaches capacity\n";
 
-int Fail(const Status& status) {
-  std::cerr << "vtenant-sim: " << status.message() << "\n";
-  return 2;
-}
-
-int Run(int argc, char** argv) {
+// What the command line asks for.
+struct Flags {
+  bool help = false;
   std::string nodes_path, pods_path, queues_path;
-  sim::ReplayOptions options;
   bool each_pod_once = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    auto value = [&](std::string& dest) -> bool {
-      if (i + 1 >= argc) return false;
-      dest = argv[++i];
-      return true;
-    };
-    std::string text;
-    if (arg == "--nodes") {
-      if (!value(nodes_path)) return Fail(InvalidArgument("--nodes needs a file"));
-    } else if (arg == "--pods") {
-      if (!value(pods_path)) return Fail(InvalidArgument("--pods needs a file"));
-    } else if (arg == "--queues") {
-      if (!value(queues_path)) return Fail(InvalidArgument("--queues needs a file"));
-    } else if (arg == "--series") {
-      if (!value(options.series_path)) return Fail(InvalidArgument("--series needs a file"));
-    } else if (arg == "--policy") {
-      if (!value(text)) return Fail(InvalidArgument("--policy needs a name"));
-      Result<PlacementPolicy> policy = ParsePolicy(text);
-      if (!policy.ok()) return Fail(policy.status());
-      options.scheduler.policy = *policy;
-    } else if (arg == "--seed") {
-      if (!value(text)) return Fail(InvalidArgument("--seed needs a number"));
-      options.scheduler.seed = std::stoull(text);
-    } else if (arg == "--cycle-seconds") {
-      if (!value(text)) return Fail(InvalidArgument("--cycle-seconds needs a number"));
-      options.cycle_seconds = std::stoll(text);
-      if (options.cycle_seconds < 1) return Fail(InvalidArgument("--cycle-seconds must be >= 1"));
-    } else if (arg == "--max-moves-per-job") {
-      // Consolidation bounds, to weigh restarts against stranded GPUs.
-      if (!value(text)) return Fail(InvalidArgument("--max-moves-per-job needs a number"));
-      options.scheduler.consolidation_max_moves_per_job = std::stoi(text);
-    } else if (arg == "--max-moves-per-cycle") {
-      if (!value(text)) return Fail(InvalidArgument("--max-moves-per-cycle needs a number"));
-      options.scheduler.consolidation_max_moves_per_cycle = std::stoi(text);
-    } else if (arg == "--allocate-only") {
+  sim::ReplayOptions options;
+};
+
+// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`).
+Result<Flags> ParseFlags(const std::vector<std::string>& args) {
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
+                      SplitFlags(args, {{.name = "nodes"},
+                                        {.name = "pods"},
+                                        {.name = "queues"},
+                                        {.name = "series"},
+                                        {.name = "policy"},
+                                        {.name = "seed"},
+                                        {.name = "cycle-seconds"},
+                                        {.name = "max-moves-per-job"},
+                                        {.name = "max-moves-per-cycle"},
+                                        {.name = "fgd-candidates"},
+                                        {.name = "allocate-only", .is_switch = true},
+                                        {.name = "each-pod-once", .is_switch = true},
+                                        {.name = "no-deletions", .is_switch = true}}));
+  Flags flags;
+  flags.help = split.help;
+  sim::ReplayOptions& options = flags.options;
+  for (const FlagValue& f : split.flags) {
+    const bool on = f.value == "true";
+    if (f.name == "nodes") {
+      flags.nodes_path = f.value;
+    } else if (f.name == "pods") {
+      flags.pods_path = f.value;
+    } else if (f.name == "queues") {
+      flags.queues_path = f.value;
+    } else if (f.name == "series") {
+      options.series_path = f.value;
+    } else if (f.name == "policy") {
+      VT_ASSIGN_OR_RETURN(options.scheduler.policy, ParsePolicy(f.value));
+    } else if (f.name == "allocate-only") {
       // Packing comparisons: placement alone, no evictions or moves.
-      options.scheduler.consolidate = false;
-      options.scheduler.reclaim = false;
-      options.scheduler.preempt = false;
-      options.scheduler.evict_stale_gangs = false;
-    } else if (arg == "--fgd-candidates") {
-      if (!value(text)) return Fail(InvalidArgument("--fgd-candidates needs a number"));
-      options.scheduler.fgd_max_candidates = std::stoi(text);
-      if (options.scheduler.fgd_max_candidates < 1)
-        return Fail(InvalidArgument("--fgd-candidates must be >= 1"));
-    } else if (arg == "--each-pod-once") {
-      each_pod_once = true;
-    } else if (arg == "--no-deletions") {
-      options.deletions = false;
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
+      options.scheduler.consolidate = !on;
+      options.scheduler.reclaim = !on;
+      options.scheduler.preempt = !on;
+      options.scheduler.evict_stale_gangs = !on;
+    } else if (f.name == "each-pod-once") {
+      flags.each_pod_once = on;
+    } else if (f.name == "no-deletions") {
+      options.deletions = !on;
+    } else if (f.name == "seed") {
+      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 0, INT64_MAX));
+      options.scheduler.seed = static_cast<uint64_t>(n);
+    } else if (f.name == "cycle-seconds") {
+      VT_ASSIGN_OR_RETURN(options.cycle_seconds, ParseWholeNumberFlag(f.name, f.value, 1, 86400));
     } else {
-      std::cerr << kUsage;
-      return Fail(InvalidArgument("unknown argument " + std::string(arg)));
+      // Consolidation bounds (to weigh restarts against stranded GPUs) and
+      // FGD's candidate count.
+      const int64_t min = f.name == "fgd-candidates" ? 1 : 0;
+      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, min, 1000000));
+      (f.name == "max-moves-per-job"     ? options.scheduler.consolidation_max_moves_per_job
+       : f.name == "max-moves-per-cycle" ? options.scheduler.consolidation_max_moves_per_cycle
+                                         : options.scheduler.fgd_max_candidates) =
+          static_cast<int>(n);
     }
   }
-  if (nodes_path.empty() || pods_path.empty()) {
-    std::cerr << kUsage;
-    return Fail(InvalidArgument("--nodes and --pods are required"));
+  if (!flags.help && (flags.nodes_path.empty() || flags.pods_path.empty())) {
+    return InvalidArgument("--nodes and --pods are required");
   }
+  return flags;
+}
+
+int Fail(const Status& status) {
+  std::cerr << "vtenant-sim: " << status.message() << "\n";
+  return 1;
+}
+
+int Run(const Flags& flags) {
   sim::Trace trace;
-  Result<std::vector<NodeSpec>> nodes = sim::LoadNodesCsv(nodes_path);
+  Result<std::vector<NodeSpec>> nodes = sim::LoadNodesCsv(flags.nodes_path);
   if (!nodes.ok()) return Fail(nodes.status());
   trace.nodes = std::move(nodes).value();
-  Result<std::vector<sim::PodRecord>> pods = sim::LoadPodsCsv(pods_path);
+  Result<std::vector<sim::PodRecord>> pods = sim::LoadPodsCsv(flags.pods_path);
   if (!pods.ok()) return Fail(pods.status());
   trace.pods = std::move(pods).value();
-  if (!queues_path.empty()) {
-    Result<std::vector<QueueSpec>> queues = sim::LoadQueuesYaml(queues_path);
+  if (!flags.queues_path.empty()) {
+    Result<std::vector<QueueSpec>> queues = sim::LoadQueuesYaml(flags.queues_path);
     if (!queues.ok()) return Fail(queues.status());
     trace.queues = std::move(queues).value();
   }
-  if (Status checked = sim::CheckTrace(trace, pods_path); !checked.ok()) return Fail(checked);
-  if (each_pod_once) {
-    Result<sim::InOrderSummary> placed = sim::PlaceInOrder(trace, {options.scheduler, 1.0});
+  if (Status checked = sim::CheckTrace(trace, flags.pods_path); !checked.ok()) return Fail(checked);
+  if (flags.each_pod_once) {
+    Result<sim::InOrderSummary> placed = sim::PlaceInOrder(trace, {flags.options.scheduler, 1.0});
     if (!placed.ok()) return Fail(placed.status());
     std::cout << sim::InOrderJson(*placed) << "\n";
     return 0;
   }
-  Result<sim::ReplaySummary> summary = sim::Replay(trace, options);
+  Result<sim::ReplaySummary> summary = sim::Replay(trace, flags.options);
   if (!summary.ok()) return Fail(summary.status());
   std::cout << sim::SummaryJson(*summary) << "\n";
   return 0;
@@ -129,4 +137,6 @@ int Run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Run(argc, argv); }
+int main(int argc, char** argv) {
+  return Run(ParseFlagsOrExit<Flags>("vtenant-sim", argc, argv, ParseFlags, kUsage));
+}
