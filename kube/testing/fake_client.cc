@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "kube/testing/hung_server.h"
 #include "kube/wall_time.h"
 
 namespace vtenant::kube {
@@ -370,35 +371,16 @@ struct FakeClient::State {
   int held_calls = 0;
   int open_watches = 0;
 
-  // Waits while calls are held, then fails a cancelled call or one past its
-  // deadline. The caller registered a wake-up with call.cancel first.
+  // Waits while calls are held (WaitWhileHung), then counts the call. The
+  // caller registered a wake-up with call.cancel first.
   Status EnterLocked(std::unique_lock<std::mutex>& lock, std::string_view verb,
                      const ResourceType& type, const CallOptions& call, const Clock& clock) {
     const Clock::TimePoint deadline =
         call.deadline || call.timeout > Clock::Duration::zero()
             ? CallDeadline(call, clock.Now(), Clock::Duration::max() / 4)
             : Clock::TimePoint::max();
-    const std::string what = std::string(verb) + " " + type.resource;
-    // Counted for the whole wait, so HeldCalls() does not flicker while a
-    // waiter wakes to look at the time.
-    bool counted = false;
-    Status result;
-    while (true) {
-      if (call.cancel != nullptr && call.cancel->cancelled()) {
-        result = Status(StatusCode::kCancelled, what + ": cancelled");
-        break;
-      }
-      if (clock.Now() >= deadline) {
-        result = Status(StatusCode::kTimeout, what + ": deadline passed with no answer");
-        break;
-      }
-      if (!calls_held) break;
-      if (!counted) ++held_calls;
-      counted = true;
-      clock.WaitUntil(cv, lock, deadline);
-    }
-    if (counted) --held_calls;
-    if (!result.ok()) return result;
+    VT_RETURN_IF_ERROR(WaitWhileHung(lock, cv, calls_held, &held_calls, clock, deadline,
+                                     call.cancel, std::string(verb) + " " + type.resource));
     return CheckLocked(verb, type);
   }
 

@@ -4,6 +4,8 @@
 #include <deque>
 #include <mutex>
 
+#include "kube/testing/hung_server.h"
+
 namespace vtenant::kube {
 
 struct FakeTransport::State {
@@ -73,25 +75,9 @@ Status FakeTransport::WaitWhileHanging(const std::string& what,
       s->cv.notify_all();
     }
   });
-  const Clock::TimePoint until = deadline.value_or(Clock::TimePoint::max());
   std::unique_lock lock(state_->mu);
-  // Counted for the whole hang, so Hanging() does not flicker while a
-  // waiter wakes to look at the time.
-  ++state_->hanging;
-  Status result;
-  while (state_->hang) {
-    if (cancel != nullptr && cancel->cancelled()) {
-      result = Status(StatusCode::kCancelled, what + ": cancelled");
-      break;
-    }
-    if (clock_->Now() >= until) {
-      result = Status(StatusCode::kTimeout, what + ": no answer before the call's deadline");
-      break;
-    }
-    clock_->WaitUntil(state_->cv, lock, until);
-  }
-  --state_->hanging;
-  return result;
+  return WaitWhileHung(lock, state_->cv, state_->hang, &state_->hanging, *clock_,
+                       deadline.value_or(Clock::TimePoint::max()), cancel, what);
 }
 
 Result<HttpResponse> FakeTransport::Send(std::string_view method, std::string_view path_and_query,

@@ -5,8 +5,10 @@
 // handler's answer (404 without one). Every request is recorded with the
 // time it was sent and the deadline it was given. Hang(true) makes requests
 // behave as against a server that accepted the connection and never
-// answers: they return only when their deadline passes (Timeout) or their
-// cancel fires (Cancelled), both on the clock given at construction.
+// answers (hung_server.h, as FakeClient::HoldCalls): they return only when
+// their deadline passes (Timeout) or their cancel fires (Cancelled), both on
+// the clock given at construction. Hung or not, a request already cancelled
+// or past its deadline fails at once.
 // Thread-safe.
 #pragma once
 
