@@ -6,7 +6,9 @@
 //   - per window, the latency from a virtual pod's create call returning to
 //     its host pod being bound (spec.nodeName set, seen by a host watch);
 //   - every 10 s, each program kind's resident memory and CPU time (/proc);
-//   - the error lines in every log under the environment's state folder.
+//   - the error lines in every log under the environment's state folder;
+//   - the tenants' API servers' own /metrics at the baseline and the end
+//     (Go heap in use, stored objects by resource).
 // Into --out: soak-samples.csv, soak-summary.md, soak.svg. Results:
 // bench/RESULTS.md.
 //
@@ -25,12 +27,14 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/eventually.h"
 #include "base/file.h"
 #include "base/flags.h"
 #include "bench/soak_logs.h"
+#include "bench/soak_metrics.h"
 #include "bench/soak_pods.h"
 #include "bench/soak_processes.h"
 #include "bench/soak_report.h"
@@ -114,6 +118,19 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
     }
   }
   return o;
+}
+
+// Each tenant's API server's own figures (bench/soak_metrics.h); nothing for
+// one that did not answer.
+std::vector<std::optional<bench::ApiServerSelf>> ReadTenantApiServers(
+    const std::vector<std::unique_ptr<kube::RestClient>>& clients) {
+  std::vector<std::optional<bench::ApiServerSelf>> out;
+  for (const auto& client : clients) {
+    Result<bench::ApiServerSelf> self = bench::ReadApiServerSelf(*client);
+    if (!self.ok()) LOG(WARNING) << "a tenant's /metrics: " << self.status().ToString();
+    out.push_back(self.ok() ? std::optional(*self) : std::nullopt);
+  }
+  return out;
 }
 
 std::string TenantName(int i) {
@@ -429,6 +446,19 @@ int main(int argc, char** argv) {
     }
   });
 
+  // The tenants' API servers' own figures at the baseline, read beside the
+  // sampler so that its samples keep their pace.
+  std::vector<std::optional<bench::ApiServerSelf>> apiservers_at_baseline;
+  std::thread baseline_reader([&] {
+    const auto when =
+        start + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double, std::ratio<60>>(options.baseline_minutes));
+    while (churning && Clock::now() < when) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (churning) apiservers_at_baseline = ReadTenantApiServers(clients);
+  });
+
   std::vector<std::thread> teams;
   for (int i = 0; i < options.tenants; ++i) {
     const auto begin =
@@ -440,8 +470,23 @@ int main(int argc, char** argv) {
   for (std::thread& t : teams) t.join();
   churning = false;
   sampling.join();
+  baseline_reader.join();
   run.churn_s = std::chrono::duration<double>(Clock::now() - start).count();
   run.samples.push_back(sampler.Take(run.churn_s));
+  const std::vector<std::optional<bench::ApiServerSelf>> apiservers_at_end =
+      ReadTenantApiServers(clients);
+  {
+    // The same servers at both moments, so that the means compare.
+    std::vector<bench::ApiServerSelf> before, after;
+    for (size_t i = 0; i < apiservers_at_baseline.size(); ++i) {
+      if (!apiservers_at_baseline[i] || !apiservers_at_end[i]) continue;
+      before.push_back(*apiservers_at_baseline[i]);
+      after.push_back(*apiservers_at_end[i]);
+    }
+    run.tenant_apiservers_read = static_cast<int>(before.size());
+    run.tenant_apiservers_at_baseline = bench::MeanOf(before);
+    run.tenant_apiservers_at_end = bench::MeanOf(after);
+  }
   tracker.Stop();
   if (interrupted) std::printf("soak: interrupted; reporting what ran\n");
 

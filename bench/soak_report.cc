@@ -72,6 +72,36 @@ std::string Cell(std::string text) {
 const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa3377"};
 
+// What the tenants' API servers hold more of between the baseline and the
+// end, by their own /metrics: the Go heap in use, and the stored objects of
+// each resource whose count changed.
+std::string TenantApiServersSection(const SoakRun& run) {
+  const ApiServerSelf& b = run.tenant_apiservers_at_baseline;
+  const ApiServerSelf& e = run.tenant_apiservers_at_end;
+  std::string md =
+      Fmt("## The tenants' API servers by their own /metrics (mean per server, %d read)\n\n"
+          "| figure | baseline | end | change |\n| --- | --- | --- | --- |\n",
+          run.tenant_apiservers_read);
+  md += Fmt("| Go heap in use, MiB | %.1f | %.1f | %+.1f %% |\n", b.heap_inuse_mib,
+            e.heap_inuse_mib, Growth(b.heap_inuse_mib, e.heap_inuse_mib));
+  // -1: no count of that resource was served then (a server reports each
+  // resource's count only some time after it starts).
+  std::map<std::string, std::pair<int64_t, int64_t>> objects;
+  for (const auto& [resource, n] : b.objects) objects[resource] = {n, -1};
+  for (const auto& [resource, n] : e.objects) {
+    objects.try_emplace(resource, -1, -1).first->second.second = n;
+  }
+  auto count = [](int64_t n) { return n < 0 ? std::string("—") : std::to_string(n); };
+  for (const auto& [resource, n] : objects) {
+    if (n.first == n.second) continue;
+    md += "| " + resource + " stored | " + count(n.first) + " | " + count(n.second) + " | " +
+          (n.first < 0 || n.second < 0 ? std::string("")
+                                       : Fmt("%+lld", static_cast<long long>(n.second - n.first))) +
+          " |\n";
+  }
+  return md + "\n";
+}
+
 }  // namespace
 
 double Percentile(std::vector<double> values, double q) {
@@ -204,6 +234,8 @@ std::string SummaryMarkdown(const SoakRun& run) {
     }
     md += Fmt("| all | %.1f | %.3f | |\n\n", cpu_total, cpu_total / wall);
   }
+
+  if (run.tenant_apiservers_read > 0) md += TenantApiServersSection(run);
 
   md += "## Restarts\n\n";
   if (run.restarts.empty()) md += "- none of the host's components was restarted\n";

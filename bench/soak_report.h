@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "bench/soak_logs.h"
+#include "bench/soak_metrics.h"
 #include "bench/soak_processes.h"
 
 namespace vtenant::bench {
@@ -44,6 +45,11 @@ struct SoakRun {
   std::vector<std::string> restarts;      // the host's components that were restarted
   std::vector<std::string> first_errors;  // the churn's first client errors
   LogErrors errors;
+  // The tenants' API servers' own figures, the mean per server, at the
+  // baseline and at the end; `tenant_apiservers_read` says how many of them
+  // answered /metrics both times (0: the section is left out).
+  ApiServerSelf tenant_apiservers_at_baseline, tenant_apiservers_at_end;
+  int tenant_apiservers_read = 0;
 };
 
 // `values` at quantile q (0..1), nearest rank; 0 when empty.

@@ -1,0 +1,37 @@
+// What the tenants' API servers say about themselves at /metrics, read at
+// the soak's baseline and at its end: /proc shows that a kube-apiserver's
+// memory grew, its own metrics show whether the Go heap in use grew with
+// it and which stored objects it holds more of.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/rest_client.h"
+
+namespace vtenant::bench {
+
+struct ApiServerSelf {
+  double heap_inuse_mib = 0;  // go_memstats_heap_inuse_bytes
+  // Objects stored, by resource ("pods", "events", "leases.coordination.k8s.io"
+  // as the server names them): apiserver_resource_objects, or the older
+  // apiserver_storage_objects where a server has only that.
+  std::map<std::string, int64_t> objects;
+};
+
+// The figures above from Prometheus text as kube-apiserver serves it;
+// lines it does not know are skipped.
+ApiServerSelf ParseApiServerMetrics(std::string_view text);
+
+// GET /metrics through `client` (a team's kubeconfig: cluster-admin in its
+// virtual cluster may read it), parsed.
+Result<ApiServerSelf> ReadApiServerSelf(kube::RestClient& client);
+
+// The mean over `servers`: heap, and objects by resource.
+ApiServerSelf MeanOf(const std::vector<ApiServerSelf>& servers);
+
+}  // namespace vtenant::bench

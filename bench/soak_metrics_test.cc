@@ -1,0 +1,44 @@
+#include "bench/soak_metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::bench {
+namespace {
+
+TEST(SoakMetricsTest, HeapAndStoredObjectsByResourceFromKubeApiserversText) {
+  const ApiServerSelf self = ParseApiServerMetrics(
+      "# HELP go_memstats_heap_inuse_bytes Number of heap bytes that are in use.\n"
+      "# TYPE go_memstats_heap_inuse_bytes gauge\n"
+      "go_memstats_heap_inuse_bytes 1.572864e+08\n"
+      "apiserver_resource_objects{group=\"\",resource=\"events\"} 2400\n"
+      "apiserver_resource_objects{group=\"\",resource=\"pods\"} 100\n"
+      "apiserver_resource_objects{group=\"coordination.k8s.io\",resource=\"leases\"} 3\n"
+      "apiserver_resource_objects{group=\"\",resource=\"secrets\"} -1\n"
+      "apiserver_storage_objects{resource=\"events\"} 2399\n"
+      "apiserver_request_total{code=\"200\",resource=\"pods\",subresource=\"\"} 9\n");
+  EXPECT_DOUBLE_EQ(self.heap_inuse_mib, 150);
+  EXPECT_EQ(self.objects, (std::map<std::string, int64_t>{
+                              {"events", 2400}, {"pods", 100}, {"leases.coordination.k8s.io", 3}}));
+}
+
+TEST(SoakMetricsTest, AnOlderServerCountsWithStorageObjects) {
+  const ApiServerSelf self = ParseApiServerMetrics(
+      "apiserver_storage_objects{resource=\"events\"} 7\n"
+      "apiserver_storage_objects{resource=\"leases.coordination.k8s.io\"} 2\n");
+  EXPECT_EQ(self.objects,
+            (std::map<std::string, int64_t>{{"events", 7}, {"leases.coordination.k8s.io", 2}}));
+}
+
+TEST(SoakMetricsTest, TheMeanIsPerServer) {
+  ApiServerSelf a, b;
+  a.heap_inuse_mib = 100;
+  a.objects = {{"events", 10}};
+  b.heap_inuse_mib = 200;
+  b.objects = {{"events", 30}, {"pods", 5}};
+  const ApiServerSelf mean = MeanOf({a, b});
+  EXPECT_DOUBLE_EQ(mean.heap_inuse_mib, 150);
+  EXPECT_EQ(mean.objects, (std::map<std::string, int64_t>{{"events", 20}, {"pods", 3}}));
+}
+
+}  // namespace
+}  // namespace vtenant::bench
