@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "base/secret_file.h"
@@ -29,6 +31,13 @@ void EmitComponent(YAML::Emitter& out, const ComponentRecord& record) {
   out << YAML::EndMap;
   out << YAML::Key << "log" << YAML::Value << c.process.log_path;
   out << YAML::Key << "workingDir" << YAML::Value << c.process.working_dir;
+  if (c.process.umask) {
+    // Octal, as umask(1) prints it: the real node's containerd and kubelet
+    // need 022 where the environment runs under 077.
+    char text[8];
+    std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(*c.process.umask));
+    out << YAML::Key << "umask" << YAML::Value << YAML::DoubleQuoted << text;
+  }
   out << YAML::Key << "restartAfter" << YAML::Value << YAML::Flow << c.restart_after;
   out << YAML::Key << "health" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "url" << YAML::Value << c.health.url;
@@ -52,6 +61,14 @@ ComponentRecord ParseComponent(const YAML::Node& node) {
   c.process.log_path = node["log"].as<std::string>("");
   c.process.working_dir = node["workingDir"].as<std::string>("");
   c.process.die_with_parent = false;
+  if (const std::string umask = node["umask"].as<std::string>(""); !umask.empty()) {
+    char* end = nullptr;
+    const unsigned long mask = std::strtoul(umask.c_str(), &end, 8);
+    if (*end != '\0' || mask > 0777) {
+      throw YAML::ParserException(node["umask"].Mark(), "umask \"" + umask + "\" is not octal");
+    }
+    c.process.umask = static_cast<mode_t>(mask);
+  }
   for (const auto& name : node["restartAfter"]) c.restart_after.push_back(name.as<std::string>());
   const YAML::Node health = node["health"];
   c.health.url = health["url"].as<std::string>("");

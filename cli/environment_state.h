@@ -34,7 +34,8 @@ struct EnvironmentState {
 
   // Saves to <dir>/state.yaml, owner-only (WriteSecretFile: the folder holds
   // every credential of the environment) and atomically (readers never see
-  // half a file). A component's die_with_parent is not recorded.
+  // half a file). A component's die_with_parent is not recorded; its umask
+  // is, where it sets one.
   Status Save(const std::string& dir) const;
   // NotFound when no environment was started in `dir`; InvalidArgument,
   // naming the file, when the record is damaged (not YAML, or a component
