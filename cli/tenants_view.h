@@ -14,8 +14,8 @@ namespace vtenant::cli {
 // per problem condition of any tenant (ParentQueueMissing or
 // QuotaOvercommitted True, any other condition not True; Ready=False is
 // left out when the phase says Ready anyway):
-//   nlp: ParentQueueMissing (QueueNotFound): queue "ml-org" does not exist
-//   ml: Ready=False (InvalidSpec): spec.quota.gpu ...
+//   nlp: ParentQueueMissing (ParentQueueNotFound): parent queue ml-org does not exist; ...
+//   ml: Ready=False (InvalidSpec): spec.queue.resources.gpu: quota 2 exceeds limit 1
 // A tenant without status yet shows phase Pending, one being deleted
 // Terminating; no Tenants print how to create one. Errors only when the
 // Tenants cannot be listed (NotFound, saying so, when the CRD is not

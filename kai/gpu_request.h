@@ -78,7 +78,8 @@ struct GpuRequest {
 // spec.containers / spec.initContainers resources) and checks every rule
 // above. InvalidArgument with a message naming the field and what to change;
 // the first problem found is reported (once the devices asked for pass the
-// limit, later containers are not read).
+// limit, the rest of that container list is not read; the init containers
+// are still read after the regular ones).
 Result<GpuRequest> ParseGpuRequest(const rapidjson::Value& pod);
 
 // Annotation gpu-fraction alone: thousandths of a device, more than 0 and at

@@ -52,8 +52,9 @@ int ProgramMain(std::string_view program, int argc, char** argv,
   return program_main_internal::ExitAfterRunning(program, run(*flags));
 }
 
-// A client of the cluster `kubeconfig` names (in-cluster credentials when
-// it is empty), saying `user_agent`, with the config it was made from.
+// A client of the cluster `kubeconfig` names (when it is empty,
+// LoadDefaultConfig's choice: $KUBECONFIG, in-cluster, ~/.kube/config),
+// saying `user_agent`, with the config it was made from.
 struct ClusterConnection {
   RestConfig config;
   std::unique_ptr<RestClient> client;

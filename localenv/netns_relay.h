@@ -15,8 +15,8 @@
 //   from inside the namespace, where the node IP exists.
 //
 // Both run until the process is killed; each connection gets a thread.
-// Each entry point below ignores SIGPIPE for the whole process, so that a
-// peer gone mid-write cannot kill the relay.
+// ServeInboundRelay, RunInboundRelay and RunConnectProxy ignore SIGPIPE for
+// the whole process, so that a peer gone mid-write cannot kill the relay.
 #pragma once
 
 #include <functional>
@@ -47,7 +47,8 @@ Status ServeInboundRelay(int listener, const std::string& target_host, int targe
 
 // Listens on `listen_host`:`listen_port` inside the namespace `netns` and
 // relays each connection to `target_host`:`target_port` as seen from the
-// namespace this process runs in. Returns only when listening fails.
+// namespace this process runs in. Returns only when listening or accepting
+// fails (InvalidArgument for a target that is not a numeric address).
 Status RunInboundRelay(const std::string& netns, const std::string& listen_host, int listen_port,
                        const std::string& target_host, int target_port);
 

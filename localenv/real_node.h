@@ -1,4 +1,4 @@
-// RealNode: one node with a real kubelet beside the simulated ones, so that
+// The real node: one node with a real kubelet beside the simulated ones, so that
 // pods start processes: containerd (its own config, socket and state in the
 // environment's folder), runc, the CNI bridge and host-local plugins,
 // kube-proxy (iptables) and the kubelet.

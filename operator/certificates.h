@@ -88,7 +88,7 @@ struct CertificateChanges {
   bool leaves_reissued = false;  // a leaf (serving, admin, operator, kubelet, team) renewed
   bool service_account_created = false;
   bool tenant_admin_rotated = false;  // new team CA: the old team credential is revoked
-  std::string reason;                 // why, e.g. "serving certificate expires 2027-01-01"
+  std::string reason;  // why, e.g. "serving certificate expires 2027-01-01T00:00:00Z"
   bool any() const {
     return ca_created || leaves_reissued || service_account_created || tenant_admin_rotated;
   }

@@ -98,8 +98,9 @@ kube::Object RenderNetworkPolicy(const TenantSpec& spec);
 // (label vtenant.io/component=control-plane and no vtenant.io/managed-by,
 // which every synced pod carries; the statefulset backend's pod). Admits,
 // besides the above: ingress to the virtual API server's port 6443 from
-// pods of `operator_namespace` (the operator installs KAI's PodGroup CRD in
-// the virtual cluster through the admin kubeconfig), and egress anywhere
+// pods of `operator_namespace` (the operator, with its own `operator` client
+// certificate, installs KAI's PodGroup CRD and the RBAC bindings in the
+// virtual cluster and issues the syncer's token there), and egress anywhere
 // (the syncer in that pod works on the host API server). Admins reach the
 // virtual API server through `kubectl port-forward`, which no NetworkPolicy
 // sees.

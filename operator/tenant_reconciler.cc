@@ -301,7 +301,7 @@ Status TenantReconciler::EnsureHostObjects(const kube::Object& tenant, const Ten
     return Status::Ok();
   }
   // The priority classes the host really offers, as the Tenant allows them;
-  // a class added or removed re-queues every tenant (main.cc).
+  // a class added or removed re-queues every tenant (operator_app.cc).
   Result<kube::ObjectList> classes = host_.List(kube::resources::kPriorityClasses, "");
   if (!classes.ok()) {
     step_errors_->WithLabelValues({"priority-classes"}).Inc();

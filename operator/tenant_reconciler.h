@@ -27,7 +27,9 @@
 // that Tenant (NamespaceTaken, QueueTaken): phase Failed, a Warning Event,
 // nothing built or adopted, looked at again until the name is free. The
 // same labels are checked before every write of a namespace, queue or
-// cluster-scoped object that may already exist, and before every delete.
+// cluster-scoped object that may already exist, and before every delete of
+// such an object (DeleteIfOwned); the legacy objects an older operator left
+// in the tenant's own namespace are removed by name.
 //
 // Deletion (the finalizer): the control plane and syncer go first (so the
 // syncer recreates nothing), then the queue, the cluster-scoped binding, the

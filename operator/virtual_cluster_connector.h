@@ -1,8 +1,9 @@
 // VirtualClusterConnector: a client of a tenant's virtual API server.
 //
-// The reconciler installs CRDs (KAI's PodGroup) in each virtual cluster and
-// proves the admin kubeconfig works by using it. Injected so unit tests hand
-// out in-memory clients.
+// The reconciler installs what each virtual cluster needs (KAI's PodGroup
+// CRD, RBAC bindings, the syncer's ServiceAccount and token) with the
+// operator's own client certificate. Injected so unit tests hand out
+// in-memory clients.
 #pragma once
 
 #include <map>

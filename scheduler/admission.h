@@ -43,7 +43,8 @@ Result<std::string> MutatePod(const rapidjson::Value& pod, const AdmissionOption
 // not an AdmissionReview request.
 Result<std::string> Review(std::string_view review, const AdmissionOptions& options);
 
-// Seven characters of [a-z0-9], from the system's random device.
+// Seven characters of Kubernetes' rand.String alphabet (consonants and 2,
+// 4-9), from OpenSSL's RAND_bytes.
 std::string RandomSuffix();
 
 }  // namespace vtenant::scheduler

@@ -71,7 +71,8 @@ std::function<Status(SchedulerFlags&, const std::string&)> Duration(
 
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
-      {"kubeconfig", "PATH", "kubeconfig of the host cluster; empty: in-cluster service account",
+      {"kubeconfig", "PATH",
+       "kubeconfig of the host cluster; empty: $KUBECONFIG, in-cluster, ~/.kube/config",
        [](auto& f) { return Quoted(f.kubeconfig); }, Text(&SchedulerFlags::kubeconfig)},
       {"scheduler-name", "NAME", "schedule pods whose spec.schedulerName is NAME",
        [](auto& f) { return f.scheduler_name; },

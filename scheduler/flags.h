@@ -12,7 +12,7 @@
 namespace vtenant::scheduler {
 
 struct SchedulerFlags {
-  std::string kubeconfig;  // empty: in-cluster
+  std::string kubeconfig;  // empty: $KUBECONFIG, in-cluster, ~/.kube/config
   std::string scheduler_name = kai::kSchedulerName;
   std::chrono::milliseconds cycle_period{1000};
   std::string reservation_namespace = "vtenant-reservation";

@@ -1,4 +1,4 @@
-// GroupingRules: the PodGroup KAI's pod-grouper makes for a pod, decided by
+// PlanPodGroup: the PodGroup KAI's pod-grouper makes for a pod, decided by
 // the kind of the pod's top owner, as KAI's grouper plugins decide it:
 //
 //   no owner (a bare pod)       pg-<pod>-<pod uid>, owned by the pod, minMember 1

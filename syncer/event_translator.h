@@ -48,9 +48,10 @@ struct VirtualTarget {
   std::string uid;
 };
 
-// The team's name for a host name of this tenant's ("trainer-x-ml-x-nlp"
-// or "vtenant-nlp/trainer-x-ml-x-nlp") as "ml/trainer"; nullopt when it is
-// no name of the tenant's host objects the syncer knows.
+// The team's name for a bare host name of this tenant's
+// ("trainer-x-ml-x-nlp") as "ml/trainer"; nullopt when it is no name of the
+// tenant's host objects the syncer knows. (TranslateText strips a leading
+// "<host namespace>/" itself before asking.)
 using HostNameLookup = std::function<std::optional<std::string>(std::string_view host_name)>;
 
 // What a host component may write in a message in place of a name that

@@ -98,7 +98,7 @@
 //   every other in-tree type          check (allowedVolumeTypes), then copy;
 //                                     their secretRef to its host copy
 // Metadata: name and namespace forced; labels and annotations the tenant's
-// minus reserved keys (reserved_keys.h, with kPodKeyExceptions), plus the
+// minus reserved keys (reserved_keys.h, with PodKeyExceptions()), plus the
 // syncer's own; everything else omitted.
 #pragma once
 

@@ -60,8 +60,12 @@ struct PodSecurityViolation {
 };
 
 // Every rule of `level` that `pod` (a virtual Pod) breaks and `allowed`
-// (allowedPrivilegedFeatures) does not lift, in the order of the table.
-// Empty when the pod may run.
+// (allowedPrivilegedFeatures) does not lift: baseline's before restricted's;
+// within a level the pod's own fields first (for baseline: Windows host
+// process, host namespaces, hostPath volumes, seccomp, sysctls and the rest
+// of the pod's; for restricted: volume types, runAsNonRoot, runAsUser), then
+// each container in turn (init, regular, ephemeral), which is not the
+// table's order. Empty when the pod may run.
 std::vector<PodSecurityViolation> CheckPodSecurity(
     const rapidjson::Value& pod, PodSecurityLevel level,
     const std::set<std::string, std::less<>>& allowed);

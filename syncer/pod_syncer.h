@@ -73,8 +73,9 @@ class PodSyncer : public kube::Reconciler {
   // virtual pod deleted (what was kept for it goes); a host pod deleted
   // while its virtual pod lives on (its last state says why, for the
   // virtual pod). What the hooks keep is bounded by the virtual pods that
-  // exist: each entry goes when its pod's host pod exists, its pod is
-  // refused or finished, or its pod is deleted.
+  // exist: a latency clock goes when its pod's host pod exists, its pod is
+  // refused or finished, or its pod is deleted; a loss's reason when the
+  // virtual pod has heard of it or is deleted.
   void VirtualPodSeen(const rapidjson::Value& pod);
   void VirtualPodDeleted(const rapidjson::Value& pod);
   void HostPodDeleted(const rapidjson::Value& host_pod);

@@ -30,10 +30,12 @@
 //   externalTrafficPolicy: with a host type of NodePort or LoadBalancer;
 //   loadBalancerSourceRanges, allocateLoadBalancerNodePorts: with a host
 //     type of LoadBalancer (they only narrow what it exposes);
-//   loadBalancerIP, loadBalancerClass: never (Warning Event
-//     ServiceFieldNotAllowed): the first names an address that may be
-//     another's, the second hands the Service to a load balancer the
-//     platform may keep for itself; the host's default picks both;
+//   loadBalancerIP, loadBalancerClass: never (with a host type of
+//     LoadBalancer a Warning Event ServiceFieldNotAllowed says so; on any
+//     other host type they mean nothing and go without a word): the first
+//     names an address that may be another's, the second hands the Service
+//     to a load balancer the platform may keep for itself; the host's
+//     default picks both;
 //   any other member: left out and reported.
 // Annotations: only those on ServiceAnnotationAllowlist (the host's
 // controllers read a Service's annotations; cloud and load-balancer
@@ -97,7 +99,8 @@ class ServiceTranslator {
 
   // `host` with the labels, annotations, type, selector, ports (node ports
   // aside) and the other spec members ToHost sets of `desired` (a ToHost
-  // answer); nullopt when it has them. What the host allocated (cluster
+  // answer), but for ipFamilyPolicy, which like the cluster IPs is set only
+  // at creation; nullopt when it has them. What the host allocated (cluster
   // IPs, node ports) is kept.
   std::optional<kube::Object> Update(const rapidjson::Value& desired,
                                      const rapidjson::Value& host) const;

@@ -21,7 +21,8 @@ class SyncMetrics {
   explicit SyncMetrics(kube::Registry& registry);
 
   // One write to the host or the virtual cluster: kind "Pod", operation
-  // "create", "update", "delete", "status", "bind".
+  // "create", "update", "delete", "status", "bind", "address",
+  // "node-ports" or "delete-virtual".
   void Synced(std::string_view kind, std::string_view operation);
   // A failed write or read, by status code ("Conflict", "Unavailable", ...).
   void Error(std::string_view kind, const Status& status);

@@ -4,8 +4,9 @@
 // PodGroup the cache has not seen yet or whose CRD came late; a Kubeflow
 // training job of kai/kubeflow_job.h's list, at its reference's version, whose
 // CRD a virtual cluster may not have), a GET on the virtual API server.
-// Every owner a team may label with KAI's preemptibility is cached, so a
-// gang reads it from whichever owner carries it without an API call.
+// The workload kinds a team may label with KAI's preemptibility are cached,
+// so a gang reads it from them without an API call; a Kubeflow training job
+// owner is fetched from the virtual API server.
 // JobSets are known only once their CRD has been listed: pods of a cluster
 // without it do not wait for a JobSet that cannot be cached.
 #pragma once
