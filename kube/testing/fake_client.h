@@ -22,8 +22,8 @@
 // Every call honours its CallOptions: a cancelled call returns Cancelled and
 // one past its deadline (on the clock given at construction) returns
 // Timeout; they only wait while HoldCalls is on, as calls to a hung server
-// do (hung_server.h, as FakeTransport::Hang). Without a deadline or timeout in its CallOptions a
-// call has none.
+// do (hung_server.h, as FakeTransport::Hang). Without a deadline or timeout
+// in its CallOptions a call has none.
 //
 // Test controls inject errors, hold calls, end or hold watch streams,
 // compact history and count calls. Thread-safe.
