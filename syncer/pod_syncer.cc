@@ -123,14 +123,16 @@ std::string LostReason(const rapidjson::Value& host) {
 }  // namespace
 
 PodSyncer::PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
-                     kube::EventRecorder& events, SyncMetrics& metrics, kube::WallClock wall_clock)
+                     kube::EventRecorder& events, SyncMetrics& metrics, kube::WallClock wall_clock,
+                     std::chrono::milliseconds token_recheck)
     : informers_(informers),
       config_(config),
       deps_(deps),
       events_(events),
       metrics_(metrics),
       translator_(config),
-      wall_clock_(std::move(wall_clock)) {}
+      wall_clock_(std::move(wall_clock)),
+      token_recheck_(token_recheck) {}
 
 std::optional<std::string> PodSyncer::VirtualKeyOf(const rapidjson::Value& host_pod) {
   auto name = kube::Annotation(host_pod, kVirtualNameAnnotation);
@@ -258,8 +260,10 @@ Result<kube::ReconcileResult> PodSyncer::Reconcile(const std::string& key) {
       return kube::ReconcileResult{.requeue_after = kClashRecheck};
     }
     if (!next_refresh.ok()) return next_refresh.status();
-    // At least a second, so a token granted for almost nothing cannot spin.
-    return kube::ReconcileResult{.requeue_after = std::max(*next_refresh, std::chrono::seconds(1))};
+    // At least a second, so a token granted for almost nothing cannot spin;
+    // at most token_recheck (see the constructor).
+    const std::chrono::milliseconds due = std::max(*next_refresh, std::chrono::seconds(1));
+    return kube::ReconcileResult{.requeue_after = std::min(due, token_recheck_)};
   }
   return kube::ReconcileResult{};
 }

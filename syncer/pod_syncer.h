@@ -59,10 +59,16 @@ struct PodDependencies {
 class PodSyncer : public kube::Reconciler {
  public:
   // Everything must outlive the syncer. `events` records on virtual pods;
-  // `wall_clock` is the calendar time tokens expire against.
+  // `wall_clock` is the calendar time tokens expire against. A running pod
+  // with a token is looked at again when its token is due, or after
+  // `token_recheck` if that is sooner: a delayed key stays queued until its
+  // time even when its pod is deleted meanwhile, so a refresh 48 minutes
+  // off would keep every pod deleted in those minutes queued that long. A
+  // look before the token is due reads one cache and writes nothing.
   PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
             kube::EventRecorder& events, SyncMetrics& metrics,
-            kube::WallClock wall_clock = kube::SystemNow);
+            kube::WallClock wall_clock = kube::SystemNow,
+            std::chrono::milliseconds token_recheck = std::chrono::minutes(10));
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
@@ -108,6 +114,7 @@ class PodSyncer : public kube::Reconciler {
   SyncMetrics& metrics_;
   PodTranslator translator_;
   kube::WallClock wall_clock_;
+  std::chrono::milliseconds token_recheck_;
 
   std::mutex mu_;
   // Virtual pod UID → when first seen, until its host pod exists.

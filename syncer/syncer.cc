@@ -134,7 +134,7 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
       pod_group_validator_(informers_, config_, events_),
       pods_(informers_, config_,
             PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
-            metrics_, options_.wall_clock),
+            metrics_, options_.wall_clock, options_.token_recheck),
       event_limit_(options_.event_rate_limit, kube::DefaultClock()),
       events_up_(informers_, config_, metrics_, event_limit_) {
   Wire();

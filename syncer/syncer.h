@@ -52,6 +52,8 @@ struct SyncerOptions {
   std::chrono::milliseconds probe_period = std::chrono::seconds(2);
   // Calendar time, against which service-account tokens expire.
   kube::WallClock wall_clock = kube::SystemNow;
+  // The longest a running pod's token goes unlooked-at (PodSyncer).
+  std::chrono::milliseconds token_recheck = std::chrono::minutes(10);
   // How fast host Events may reach the virtual cluster.
   EventRateLimitOptions event_rate_limit;
 };

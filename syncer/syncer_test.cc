@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <thread>
@@ -71,6 +72,7 @@ class SyncerTest : public ::testing::Test {
                                        std::move(config),
                                        SyncerOptions{.probe_period = std::chrono::milliseconds(20),
                                                      .wall_clock = [this] { return WallNow(); },
+                                                     .token_recheck = token_recheck_,
                                                      .event_rate_limit = event_rate_limit});
     run_ = std::thread([this] { run_status_ = manager_->Run(); });
     ASSERT_TRUE(Eventually([&] { return manager_->CachesHealthy().ok(); }));
@@ -188,6 +190,33 @@ class SyncerTest : public ::testing::Test {
     return events.ok() ? std::move(events->items) : std::vector<kube::Object>{};
   }
 
+  // The virtual API server's TokenRequest: a new token each time
+  // ("token-<n>"), valid for an hour from WallNow(); n counts in
+  // tokens_issued_.
+  void ServeTokens() {
+    virtual_.HandleSubresource(
+        "serviceaccounts", "token",
+        [this](std::string_view, std::string_view,
+               const rapidjson::Value&) -> Result<kube::Object> {
+          const int n = ++tokens_issued_;
+          return Json(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",
+              "spec":{"expirationSeconds":3600},"status":{"token":"token-)" +
+                      std::to_string(n) + R"(","expirationTimestamp":")" +
+                      kube::FormatRfc3339(WallNow() + std::chrono::hours(1)) + R"("}})");
+        });
+    CreateVirtual(kube::resources::kServiceAccounts,
+                  R"({"apiVersion":"v1","kind":"ServiceAccount",
+                      "metadata":{"name":"default","namespace":"ml"}})");
+  }
+
+  // The data of the host Secret that carries pod ml/`name`'s token
+  // (base64); "" while there is none.
+  std::string HostToken(const std::string& name) {
+    Result<kube::Object> secret =
+        host_.Get(kube::resources::kSecrets, kHostNs, TokenSecretName(name, "ml", "nlp"));
+    return secret.ok() ? std::string(kube::GetString(*secret, {"data", "token"})) : "";
+  }
+
   // Calendar time that moves only with clock_, so token lifetimes can pass.
   std::chrono::system_clock::time_point WallNow() const {
     return std::chrono::system_clock::from_time_t(1796000000) + (clock_.Now() - clock_start_);
@@ -195,6 +224,8 @@ class SyncerTest : public ::testing::Test {
 
   kube::FakeClock clock_;
   const kube::Clock::TimePoint clock_start_ = clock_.Now();
+  std::atomic<int> tokens_issued_{0};
+  std::chrono::milliseconds token_recheck_ = std::chrono::minutes(10);
   kube::FakeClient virtual_;
   kube::FakeClient host_;
   kube::Registry registry_;
@@ -973,21 +1004,7 @@ TEST_F(SyncerTest, AServiceWhoseHostAddressIsTakenSaysSo) {
 }
 
 TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
-  // What the virtual API server's TokenRequest answers: a new token each
-  // time, valid for an hour from now.
-  int issued = 0;
-  virtual_.HandleSubresource(
-      "serviceaccounts", "token",
-      [&](std::string_view, std::string_view, const rapidjson::Value&) -> Result<kube::Object> {
-        ++issued;
-        return Json(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",
-            "spec":{"expirationSeconds":3600},"status":{"token":"token-)" +
-                    std::to_string(issued) + R"(","expirationTimestamp":")" +
-                    kube::FormatRfc3339(WallNow() + std::chrono::hours(1)) + R"("}})");
-      });
-  CreateVirtual(kube::resources::kServiceAccounts,
-                R"({"apiVersion":"v1","kind":"ServiceAccount",
-                    "metadata":{"name":"default","namespace":"ml"}})");
+  ServeTokens();
   StartSyncer();
   CreateVirtual(kPods, PodJson("trainer",
                                R"(,"labels":{"app":"trainer"},"annotations":{"note":"x",
@@ -995,10 +1012,7 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
                                R"(,"volumes":[{"name":"api","projected":{
       "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}])"));
   const std::string secret_name = TokenSecretName("trainer", "ml", "nlp");
-  auto host_token = [&]() -> std::string {
-    Result<kube::Object> secret = host_.Get(kube::resources::kSecrets, kHostNs, secret_name);
-    return secret.ok() ? std::string(kube::GetString(*secret, {"data", "token"})) : "";
-  };
+  auto host_token = [&] { return HostToken("trainer"); };
   ASSERT_TRUE(Eventually([&] { return HostPodExists("trainer"); }));
   ASSERT_EQ(host_token(), "dG9rZW4tMQ==");  // base64("token-1")
   {
@@ -1036,7 +1050,7 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
   clock_.Advance(std::chrono::minutes(42));
   reconcile_once("70");
   EXPECT_EQ(host_token(), "dG9rZW4tMQ==");
-  EXPECT_EQ(issued, 1);
+  EXPECT_EQ(tokens_issued_.load(), 1);
 
   // Past 80 % a new one replaces it, in the same Secret.
   clock_.Advance(std::chrono::minutes(8));
@@ -1047,6 +1061,25 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
   EXPECT_EQ(kube::Uid(*secret), uid);
   EXPECT_EQ(kube::Annotation(*secret, "vtenant.io/token-expiration"),
             kube::FormatRfc3339(WallNow() + std::chrono::hours(1)));
+}
+
+TEST_F(SyncerTest, ARunningPodsTokenIsRefreshedWhenDueWithNothingElseChanging) {
+  // Rechecked every 100 ms instead of every 10 minutes, so that the refresh
+  // below can only come from the recheck: neither the pod nor its Secret
+  // changes, and the informers resync only every 10 minutes of real time.
+  // Without the recheck the pod's key would wait in the queue until its
+  // token is due, 48 minutes of real time, also after the pod is deleted.
+  token_recheck_ = std::chrono::milliseconds(100);
+  ServeTokens();
+  StartSyncer();
+  CreateVirtual(kPods, PodJson("trainer", "",
+                               R"(,"volumes":[{"name":"api","projected":{
+      "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}])"));
+  ASSERT_TRUE(Eventually([&] { return HostToken("trainer") == "dG9rZW4tMQ=="; }));
+
+  clock_.Advance(std::chrono::minutes(49));  // past 80 % of the hour
+  EXPECT_TRUE(Eventually([&] { return HostToken("trainer") == "dG9rZW4tMg=="; }));
+  EXPECT_EQ(tokens_issued_.load(), 2);
 }
 
 TEST_F(SyncerTest, SelectorlessServiceEndpointsAreCarriedToTheHost) {
