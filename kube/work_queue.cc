@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <exception>
 #include <thread>
 
@@ -48,13 +49,16 @@ void WorkQueue::AddAfter(const std::string& key, Clock::Duration delay) {
     AddLocked(key);
     return;
   }
+  if (dirty_.contains(key) && !processing_.contains(key)) return;  // queued: sooner
   Clock::TimePoint ready_at = clock_->Now() + delay;
   auto [it, inserted] = waiting_until_.try_emplace(key, ready_at);
   if (!inserted) {
     if (it->second <= ready_at) return;
     it->second = ready_at;
   }
-  waiting_.push(Waiting{ready_at, next_sequence_++, key});
+  waiting_.push_back(Waiting{ready_at, next_sequence_++, key});
+  std::push_heap(waiting_.begin(), waiting_.end(), std::greater<>());
+  CompactLocked();
   // Waiters may be sleeping until a later deadline, or with none at all.
   ready_cv_.notify_all();
 }
@@ -68,17 +72,37 @@ void WorkQueue::Forget(const std::string& key) { rate_limiter_->Forget(key); }
 
 int WorkQueue::NumRequeues(const std::string& key) const { return rate_limiter_->NumRequeues(key); }
 
+bool WorkQueue::IsStale(const Waiting& entry) const {
+  auto it = waiting_until_.find(entry.key);
+  return it == waiting_until_.end() || it->second != entry.ready_at;
+}
+
 void WorkQueue::PromoteReadyLocked() {
   if (waiting_.empty()) return;
   Clock::TimePoint now = clock_->Now();
-  while (!waiting_.empty() && waiting_.top().ready_at <= now) {
-    Waiting next = waiting_.top();
-    waiting_.pop();
-    auto it = waiting_until_.find(next.key);
-    if (it == waiting_until_.end() || it->second != next.ready_at) continue;  // stale entry
-    waiting_until_.erase(it);
+  while (!waiting_.empty() && waiting_.front().ready_at <= now) {
+    std::pop_heap(waiting_.begin(), waiting_.end(), std::greater<>());
+    Waiting next = std::move(waiting_.back());
+    waiting_.pop_back();
+    if (IsStale(next)) continue;
+    waiting_until_.erase(next.key);
     AddLocked(next.key);
   }
+}
+
+void WorkQueue::StopWaitingLocked(const std::string& key) {
+  if (waiting_until_.erase(key) > 0) CompactLocked();
+}
+
+void WorkQueue::CompactLocked() {
+  // Below this a rebuild costs more than the stale entries it would free.
+  constexpr size_t kMinimumToCompact = 64;
+  if (waiting_.size() < kMinimumToCompact || waiting_.size() <= 2 * waiting_until_.size()) return;
+  // Two entries with the key's current time can exist (a wait dropped, then
+  // asked again for the same instant); keeping both is harmless, since the
+  // second is skipped as stale once the first is promoted.
+  std::erase_if(waiting_, [this](const Waiting& entry) { return IsStale(entry); });
+  std::make_heap(waiting_.begin(), waiting_.end(), std::greater<>());
 }
 
 std::optional<std::string> WorkQueue::Get() {
@@ -90,13 +114,14 @@ std::optional<std::string> WorkQueue::Get() {
     if (waiting_.empty()) {
       ready_cv_.wait(lock);
     } else {
-      clock_->WaitUntil(ready_cv_, lock, waiting_.top().ready_at);
+      clock_->WaitUntil(ready_cv_, lock, waiting_.front().ready_at);
     }
   }
   std::string key = std::move(queue_.front());
   queue_.pop_front();
   processing_.insert(key);
   dirty_.erase(key);
+  StopWaitingLocked(key);
   return key;
 }
 
@@ -135,6 +160,11 @@ void WorkQueue::ShutDownWithDrain() {
 void WorkQueue::Reopen() {
   std::lock_guard guard(mu_);
   shutting_down_ = false;
+}
+
+size_t WorkQueue::WaitingEntriesForTesting() const {
+  std::lock_guard guard(mu_);
+  return waiting_.size();
 }
 
 bool WorkQueue::ShuttingDown() const {

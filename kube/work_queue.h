@@ -7,6 +7,12 @@
 //     is lost.
 //   - Delays: AddAfter queues a key later; AddRateLimited asks the rate limiter
 //     how much later (per-key exponential backoff by default). Forget resets.
+//     A key waits at most once: the earliest time asked for wins, and a key
+//     handed out by Get no longer waits at all, because the processing that
+//     follows decides afresh whether it needs a later look. Unlike client-go,
+//     AddAfter then Add processes the key once, not twice; that is what lets a
+//     deleted object's key leave the queue when its deletion is processed,
+//     instead of lingering until a recheck it no longer needs.
 //   - Shutdown: new adds and pending delays are dropped, keys already queued
 //     are still handed out, and Get returns nothing once the queue is empty.
 //     ShutDownWithDrain also waits for every key to be Done.
@@ -31,7 +37,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <queue>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -70,7 +75,9 @@ class WorkQueue {
   void Add(const std::string& key);
 
   // Queues `key` once `delay` has passed on the clock; now if delay <= 0. When
-  // `key` is already waiting, the earlier time wins. Ignored after shutdown.
+  // `key` is already waiting, the earlier time wins; when it is already queued
+  // (and not yet handed out) the call does nothing, since queued is sooner.
+  // Ignored after shutdown.
   void AddAfter(const std::string& key, Clock::Duration delay);
 
   // AddAfter with the delay the rate limiter gives for one more failure of
@@ -84,9 +91,9 @@ class WorkQueue {
   // How many failures of `key` the rate limiter counts.
   int NumRequeues(const std::string& key) const;
 
-  // Blocks until a key is ready and returns it, marking it as processing; the
-  // caller must call Done(key) when finished. Returns nullopt once the queue
-  // is shut down and empty.
+  // Blocks until a key is ready and returns it, marking it as processing and
+  // dropping any wait it still had; the caller must call Done(key) when
+  // finished. Returns nullopt once the queue is shut down and empty.
   std::optional<std::string> Get();
 
   // Marks `key` as no longer processing; queues it again if it was added
@@ -106,6 +113,10 @@ class WorkQueue {
   void ShutDownWithDrain();
 
   bool ShuttingDown() const;
+
+  // Entries in the delay heap, stale ones included: what the heap holds in
+  // memory, for a test of its bound.
+  size_t WaitingEntriesForTesting() const;
 
   // Accepts keys again after a shutdown, for a controller that stops when
   // its program loses leadership and runs again when it leads. Call only
@@ -136,6 +147,12 @@ class WorkQueue {
   void AddLocked(const std::string& key);
   // Moves keys whose delay has passed into the queue.
   void PromoteReadyLocked();
+  // Drops `key`'s wait. Its heap entry becomes stale; CompactLocked removes
+  // stale entries once they outnumber live ones, so a churn of short-lived
+  // keys cannot grow the heap beyond twice the keys really waiting.
+  void StopWaitingLocked(const std::string& key);
+  void CompactLocked();
+  bool IsStale(const Waiting& entry) const;
   void ProcessOne(const std::string& key,
                   const std::function<Status(const std::string&)>& reconcile);
 
@@ -150,10 +167,11 @@ class WorkQueue {
   std::deque<std::string> queue_;
   std::unordered_set<std::string> dirty_;       // needs processing (queued or re-added)
   std::unordered_set<std::string> processing_;  // handed out, not yet Done
-  // AddAfter keys: the earliest time per key, and a heap that may hold stale
-  // entries for keys whose time moved earlier or that were already queued.
+  // AddAfter keys: the earliest time per key, and a min-heap (std::push_heap
+  // with std::greater) that may hold stale entries for keys whose time moved
+  // earlier or whose wait was dropped.
   std::unordered_map<std::string, Clock::TimePoint> waiting_until_;
-  std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_;
+  std::vector<Waiting> waiting_;
   uint64_t next_sequence_ = 0;
   bool shutting_down_ = false;
 };

@@ -61,10 +61,11 @@ class PodSyncer : public kube::Reconciler {
   // Everything must outlive the syncer. `events` records on virtual pods;
   // `wall_clock` is the calendar time tokens expire against. A running pod
   // with a token is looked at again when its token is due, or after
-  // `token_recheck` if that is sooner: a delayed key stays queued until its
-  // time even when its pod is deleted meanwhile, so a refresh 48 minutes
-  // off would keep every pod deleted in those minutes queued that long. A
-  // look before the token is due reads one cache and writes nothing.
+  // `token_recheck` if that is sooner: the token expires by the calendar
+  // while the queue waits by the monotonic clock, so a wall clock stepped
+  // forward (NTP, a resumed VM) is noticed within `token_recheck`, not after
+  // the rest of a 48-minute wait. A look before the token is due reads one
+  // cache and writes nothing.
   PodSyncer(SyncerInformers& informers, const SyncerConfig& config, PodDependencies deps,
             kube::EventRecorder& events, SyncMetrics& metrics,
             kube::WallClock wall_clock = kube::SystemNow,
