@@ -18,11 +18,14 @@ std::string DefaultIdentity() {
 
 Result<std::unique_ptr<Manager>> Manager::Create(Client& primary, ManagerOptions options) {
   if (options.name.empty()) return InvalidArgument("a manager needs a name");
+  std::optional<HostPort> health_listen;
   if (!options.health_address.empty()) {
-    VT_RETURN_IF_ERROR(
-        ParseListenAddress(options.health_address).status().WithContext("health address"));
+    Result<HostPort> parsed = ParseListenAddress(options.health_address);
+    VT_RETURN_IF_ERROR(parsed.status().WithContext("health address"));
+    health_listen = *parsed;
   }
   std::unique_ptr<Manager> manager(new Manager(primary, std::move(options)));
+  manager->health_listen_ = std::move(health_listen);
   if (manager->options_.leader_election) {
     LeaderElectionConfig config = *manager->options_.leader_election;
     if (config.lease_name.empty()) config.lease_name = manager->options_.name;
@@ -251,8 +254,8 @@ Status Manager::Run() {
       LOG(WARNING) << options_.name << ": signals not handled: " << signal.status().ToString();
     }
   }
-  if (!options_.health_address.empty()) {
-    auto [host, port] = *ParseListenAddress(options_.health_address);
+  if (health_listen_) {
+    auto [host, port] = *health_listen_;
     Status started = health_.Start(host, port);
     if (!started.ok()) {
       RequestStop(started.WithContext("health server on " + options_.health_address));

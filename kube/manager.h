@@ -52,6 +52,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/host_port.h"
 #include "base/status.h"
 #include "kube/cancellation.h"
 #include "kube/client.h"
@@ -210,6 +211,8 @@ class Manager {
 
   ManagerOptions options_;
   HealthServer health_;
+  // health_address as Create parsed it; empty when there is none.
+  std::optional<HostPort> health_listen_;
   // Declared before clusters_: it must outlive their informers.
   std::unique_ptr<EventDispatcher> dispatcher_;
   std::vector<std::unique_ptr<ClusterHandle>> clusters_;
