@@ -43,6 +43,17 @@ ApiServerSelf ParseApiServerMetrics(std::string_view text) {
     const double number = std::strtod(value.c_str(), nullptr);
     if (name == "go_memstats_heap_inuse_bytes") {
       self.heap_inuse_mib = number / kMiB;
+    } else if (name == "go_goroutines") {
+      self.gauges["goroutines"] += number;
+    } else if (name == "go_memstats_heap_objects") {
+      self.gauges["heap objects"] += number;
+    } else if (name == "apiserver_registered_watchers") {
+      self.gauges["watchers registered"] += number;
+    } else if (name == "apiserver_longrunning_requests") {
+      self.gauges["long-running requests"] += number;
+    } else if (name == "apiserver_watch_cache_capacity") {
+      self.gauges["watch-cache capacity, all resources"] += number;
+      if (Label(labels, "resource") == "pods") self.gauges["watch-cache capacity, pods"] += number;
     } else if (name == "apiserver_resource_objects" || name == "apiserver_storage_objects") {
       std::string resource(Label(labels, "resource"));
       const std::string_view group = Label(labels, "group");
@@ -68,10 +79,16 @@ ApiServerSelf MeanOf(const std::vector<ApiServerSelf>& servers) {
   ApiServerSelf mean;
   if (servers.empty()) return mean;
   std::map<std::string, double> objects;
+  std::map<std::string, int> serving;  // servers that serve each gauge
   for (const ApiServerSelf& s : servers) {
     mean.heap_inuse_mib += s.heap_inuse_mib / static_cast<double>(servers.size());
     for (const auto& [resource, n] : s.objects) objects[resource] += static_cast<double>(n);
+    for (const auto& [figure, value] : s.gauges) {
+      mean.gauges[figure] += value;
+      ++serving[figure];
+    }
   }
+  for (auto& [figure, total] : mean.gauges) total /= serving[figure];
   for (const auto& [resource, total] : objects) {
     mean.objects[resource] =
         static_cast<int64_t>(total / static_cast<double>(servers.size()) + 0.5);

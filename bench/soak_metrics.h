@@ -21,6 +21,12 @@ struct ApiServerSelf {
   // as the server names them): apiserver_resource_objects, or the older
   // apiserver_storage_objects where a server has only that.
   std::map<std::string, int64_t> objects;
+  // Where a server's memory can go besides stored objects, by the figure's
+  // name in the report: "goroutines", "heap objects", "watchers registered"
+  // and "long-running requests" (summed over their labels), "watch-cache
+  // capacity, pods" and "watch-cache capacity, all resources". A figure the
+  // server does not serve is absent.
+  std::map<std::string, double> gauges;
 };
 
 // The figures above from Prometheus text as kube-apiserver serves it;
@@ -31,7 +37,8 @@ ApiServerSelf ParseApiServerMetrics(std::string_view text);
 // virtual cluster may read it), parsed.
 Result<ApiServerSelf> ReadApiServerSelf(kube::RestClient& client);
 
-// The mean over `servers`: heap, and objects by resource.
+// The mean over `servers`: heap, objects by resource, and each gauge over
+// the servers that serve it.
 ApiServerSelf MeanOf(const std::vector<ApiServerSelf>& servers);
 
 }  // namespace vtenant::bench

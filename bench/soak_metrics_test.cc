@@ -21,6 +21,24 @@ TEST(SoakMetricsTest, HeapAndStoredObjectsByResourceFromKubeApiserversText) {
                               {"events", 2400}, {"pods", 100}, {"leases.coordination.k8s.io", 3}}));
 }
 
+TEST(SoakMetricsTest, WhatElseHoldsMemorySummedOverItsLabels) {
+  const ApiServerSelf self = ParseApiServerMetrics(
+      "go_goroutines 812\n"
+      "go_memstats_heap_objects 1.5e+06\n"
+      "apiserver_registered_watchers{group=\"\",kind=\"Pod\",version=\"v1\"} 4\n"
+      "apiserver_registered_watchers{group=\"\",kind=\"Secret\",version=\"v1\"} 2\n"
+      "apiserver_longrunning_requests{component=\"apiserver\",verb=\"WATCH\"} 9\n"
+      "apiserver_watch_cache_capacity{group=\"\",resource=\"pods\"} 800\n"
+      "apiserver_watch_cache_capacity{group=\"\",resource=\"secrets\"} 100\n");
+  EXPECT_EQ(self.gauges,
+            (std::map<std::string, double>{{"goroutines", 812},
+                                           {"heap objects", 1.5e6},
+                                           {"watchers registered", 6},
+                                           {"long-running requests", 9},
+                                           {"watch-cache capacity, pods", 800},
+                                           {"watch-cache capacity, all resources", 900}}));
+}
+
 TEST(SoakMetricsTest, AnOlderServerCountsWithStorageObjects) {
   const ApiServerSelf self = ParseApiServerMetrics(
       "apiserver_storage_objects{resource=\"events\"} 7\n"
@@ -35,7 +53,12 @@ TEST(SoakMetricsTest, TheMeanIsPerServer) {
   a.objects = {{"events", 10}};
   b.heap_inuse_mib = 200;
   b.objects = {{"events", 30}, {"pods", 5}};
+  a.gauges = {{"goroutines", 100}};
+  b.gauges = {{"goroutines", 300}, {"watchers registered", 8}};
   const ApiServerSelf mean = MeanOf({a, b});
+  // A gauge only one server serves is that server's, not halved.
+  EXPECT_EQ(mean.gauges,
+            (std::map<std::string, double>{{"goroutines", 200}, {"watchers registered", 8}}));
   EXPECT_DOUBLE_EQ(mean.heap_inuse_mib, 150);
   EXPECT_EQ(mean.objects, (std::map<std::string, int64_t>{{"events", 20}, {"pods", 3}}));
 }

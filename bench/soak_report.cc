@@ -73,8 +73,9 @@ const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa3377"};
 
 // What the tenants' API servers hold more of between the baseline and the
-// end, by their own /metrics: the Go heap in use, and the stored objects of
-// each resource whose count changed.
+// end, by their own /metrics: the Go heap in use, the gauges of what else
+// holds memory (goroutines, watchers, watch-cache capacity), and the stored
+// objects of each resource whose count changed.
 std::string TenantApiServersSection(const SoakRun& run) {
   const ApiServerSelf& b = run.tenant_apiservers_at_baseline;
   const ApiServerSelf& e = run.tenant_apiservers_at_end;
@@ -84,6 +85,18 @@ std::string TenantApiServersSection(const SoakRun& run) {
           run.tenant_apiservers_read);
   md += Fmt("| Go heap in use, MiB | %.1f | %.1f | %+.1f %% |\n", b.heap_inuse_mib,
             e.heap_inuse_mib, Growth(b.heap_inuse_mib, e.heap_inuse_mib));
+  std::map<std::string, std::pair<double, double>> gauges;
+  for (const auto& [figure, value] : b.gauges) gauges[figure] = {value, -1};
+  for (const auto& [figure, value] : e.gauges) {
+    gauges.try_emplace(figure, -1, -1).first->second.second = value;
+  }
+  auto gauge = [](double v) { return v < 0 ? std::string("—") : Fmt("%.1f", v); };
+  for (const auto& [figure, v] : gauges) {
+    md += "| " + figure + " | " + gauge(v.first) + " | " + gauge(v.second) + " | " +
+          (v.first <= 0 || v.second < 0 ? std::string("")
+                                        : Fmt("%+.1f %%", Growth(v.first, v.second))) +
+          " |\n";
+  }
   // -1: no count of that resource was served then (a server reports each
   // resource's count only some time after it starts).
   std::map<std::string, std::pair<int64_t, int64_t>> objects;
