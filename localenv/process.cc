@@ -175,6 +175,13 @@ bool Process::Running() {
     }
     return r == 0;
   }
+  if (!AdoptedGone()) return true;
+  pid_ = -1;
+  exit_description_ = "gone";
+  return false;
+}
+
+bool Process::AdoptedGone() {
   // An adopted process may still be a child of ours (adopted again by the
   // program that started it): reap it, or its zombie would look alive;
   // unless another Process here owns it, which will reap it.
@@ -185,10 +192,7 @@ bool Process::Running() {
   }
   int status = 0;
   const bool reaped = !owned_elsewhere && waitpid(pid_, &status, WNOHANG) == pid_;
-  if (!reaped && kill(pid_, 0) == 0) return true;
-  pid_ = -1;
-  exit_description_ = "gone";
-  return false;
+  return reaped || kill(pid_, 0) != 0;
 }
 
 std::string Process::Stop(std::chrono::milliseconds grace) {
@@ -210,7 +214,7 @@ std::string Process::Stop(std::chrono::milliseconds grace) {
         outcome = r == pid_ ? DescribeWaitStatus(status) : "exited";
         break;
       }
-    } else if (kill(pid_, 0) != 0) {
+    } else if (AdoptedGone()) {
       break;
     }
     if (std::chrono::steady_clock::now() >= deadline) {

@@ -84,6 +84,11 @@ class Process {
   pid_t Release();
 
  private:
+  // For an adopted process: true once it no longer exists, or once it
+  // turned out to be a child of ours after all and is reaped here (its
+  // zombie would otherwise answer kill(pid, 0) until Stop's grace ran out).
+  bool AdoptedGone();
+
   pid_t pid_ = -1;
   bool owned_child_ = false;  // false when adopted: we cannot waitpid() it
   std::string name_;

@@ -263,6 +263,24 @@ TEST(ProcessRunsTest, ReapsAReleasedChild) {
   EXPECT_EQ(errno, ECHILD);
 }
 
+// The operator adopts a tenant's server from its pid file, and that server
+// may be its own child (it started it before a restart of the tenant's
+// thread). Stop must see it exit and reap it, not take its zombie for a
+// process that ignores SIGTERM until the grace is over.
+TEST(ProcessTest, StoppingAnAdoptedChildOfOursReapsIt) {
+  Result<Process> started =
+      Process::Start({.argv = {"/bin/sleep", "600"}, .log_path = TempLog()});
+  ASSERT_TRUE(started.ok()) << started.status().ToString();
+  const pid_t pid = started->Release();
+  Process adopted = Process::Adopt(pid, "sleep");
+  // Mistaken for a live process, the zombie would be signalled until the
+  // grace ran out and then left unreaped, which the check below sees.
+  EXPECT_EQ(adopted.Stop(std::chrono::seconds(60)), "exited");
+  errno = 0;
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1) << "the child was left a zombie";
+  EXPECT_EQ(errno, ECHILD);
+}
+
 TEST(ProcessRunsTest, AReapedChildDoesNotCount) {
   pid_t child = fork();
   if (child == 0) _exit(0);

@@ -2,7 +2,6 @@
 
 #include <glog/logging.h>
 #include <signal.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -53,12 +52,11 @@ int ReadInt(const fs::path& path) {
   }
 }
 
-// Stops a process group we started or adopted, politely first.
+// Stops a process group we started or adopted, politely first; Stop reaps
+// it when it was our child.
 void StopPid(int pid, const std::string& program, const std::string& marker) {
   if (!ProcessRuns(pid, program, marker)) return;
   localenv::Process::Adopt(pid, program).Stop(std::chrono::seconds(5));
-  int status = 0;
-  waitpid(pid, &status, WNOHANG);  // reap if it was our child
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
