@@ -104,6 +104,55 @@ TEST_F(WorkQueueTest, DelayedKeyAlreadyQueuedIsNotDuplicated) {
   EXPECT_EQ(queue_.Len(), 1u);
 }
 
+TEST_F(WorkQueueTest, AKeyHandedOutNoLongerWaits) {
+  // A recheck an hour ahead, then an event: the reconcile the event causes
+  // decides afresh, so the hour-old wait must not bring the key back (a
+  // deleted object's key would otherwise outlive it by the whole delay).
+  queue_.AddAfter("a", hours(1));
+  queue_.Add("a");
+  ASSERT_EQ(queue_.Get(), "a");
+  queue_.Done("a");
+  clock_.Advance(hours(1));
+  EXPECT_EQ(queue_.Len(), 0u);
+}
+
+TEST_F(WorkQueueTest, ARecheckAskedWhileProcessingSurvivesDone) {
+  // What Controller does with a reconcile's requeue_after.
+  queue_.Add("a");
+  ASSERT_EQ(queue_.Get(), "a");
+  queue_.AddAfter("a", seconds(1));
+  queue_.Done("a");
+  EXPECT_EQ(queue_.Len(), 0u);
+  clock_.Advance(seconds(1));
+  EXPECT_EQ(queue_.Len(), 1u);
+}
+
+TEST_F(WorkQueueTest, ChurnOfShortLivedKeysKeepsTheDelayHeapBounded) {
+  // Each key is asked to come back in an hour and then handed out at once,
+  // as a pod that is created and deleted well within its recheck time.
+  constexpr int kKeys = 10000;
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string key = "pod-" + std::to_string(i);
+    queue_.AddAfter(key, hours(1));
+    queue_.Add(key);
+    ASSERT_EQ(queue_.Get(), key);
+    queue_.Done(key);
+  }
+  EXPECT_LT(queue_.WaitingEntriesForTesting(), 128u) << "stale entries must be compacted away";
+  // One key still waiting is kept through the compactions around it.
+  queue_.AddAfter("kept", hours(2));
+  for (int i = 0; i < 1000; ++i) {
+    const std::string key = "more-" + std::to_string(i);
+    queue_.AddAfter(key, hours(1));
+    queue_.Add(key);
+    ASSERT_EQ(queue_.Get(), key);
+    queue_.Done(key);
+  }
+  clock_.Advance(hours(2));
+  EXPECT_EQ(queue_.Len(), 1u);
+  EXPECT_EQ(queue_.Get(), "kept");
+}
+
 TEST_F(WorkQueueTest, DelayedKeysComeOutInTimeOrder) {
   queue_.AddAfter("third", seconds(3));
   queue_.AddAfter("first", seconds(1));
