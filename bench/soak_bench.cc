@@ -8,8 +8,8 @@
 //   - every 10 s, each program kind's resident memory and CPU time (/proc);
 //   - the error lines in every log under the environment's state folder;
 //   - the tenants' API servers' own /metrics at the baseline and the end
-//     (Go heap in use, goroutines, watchers, watch-cache capacity, stored
-//     objects by resource).
+//     (Go heap in use and live after GC, goroutines, watches, metric series,
+//     stored objects by resource).
 // Into --out: soak-samples.csv, soak-summary.md, soak.svg. Results:
 // bench/RESULTS.md.
 //

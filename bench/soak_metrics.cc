@@ -32,6 +32,7 @@ ApiServerSelf ParseApiServerMetrics(std::string_view text) {
     std::string_view line = text.substr(0, eol);
     text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
     if (line.empty() || line.front() == '#') continue;
+    self.gauges["metric series"] += 1;
     const size_t space = line.rfind(' ');
     if (space == std::string_view::npos) continue;
     const std::string value(line.substr(space + 1));
@@ -43,17 +44,16 @@ ApiServerSelf ParseApiServerMetrics(std::string_view text) {
     const double number = std::strtod(value.c_str(), nullptr);
     if (name == "go_memstats_heap_inuse_bytes") {
       self.heap_inuse_mib = number / kMiB;
+    } else if (name == "go_gc_heap_live_bytes") {
+      self.gauges["live heap after the last GC, MiB"] += number / kMiB;
+    } else if (name == "go_gc_heap_goal_bytes") {
+      self.gauges["heap goal, MiB"] += number / kMiB;
     } else if (name == "go_goroutines") {
       self.gauges["goroutines"] += number;
     } else if (name == "go_memstats_heap_objects") {
       self.gauges["heap objects"] += number;
-    } else if (name == "apiserver_registered_watchers") {
-      self.gauges["watchers registered"] += number;
     } else if (name == "apiserver_longrunning_requests") {
       self.gauges["long-running requests"] += number;
-    } else if (name == "apiserver_watch_cache_capacity") {
-      self.gauges["watch-cache capacity, all resources"] += number;
-      if (Label(labels, "resource") == "pods") self.gauges["watch-cache capacity, pods"] += number;
     } else if (name == "apiserver_resource_objects" || name == "apiserver_storage_objects") {
       std::string resource(Label(labels, "resource"));
       const std::string_view group = Label(labels, "group");

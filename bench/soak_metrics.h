@@ -21,11 +21,14 @@ struct ApiServerSelf {
   // as the server names them): apiserver_resource_objects, or the older
   // apiserver_storage_objects where a server has only that.
   std::map<std::string, int64_t> objects;
-  // Where a server's memory can go besides stored objects, by the figure's
-  // name in the report: "goroutines", "heap objects", "watchers registered"
-  // and "long-running requests" (summed over their labels), "watch-cache
-  // capacity, pods" and "watch-cache capacity, all resources". A figure the
-  // server does not serve is absent.
+  // What else says where a server's memory goes, by the figure's name in
+  // the report: "live heap after the last GC, MiB" (what the Go runtime
+  // keeps; heap in use also holds garbage not yet collected, up to the
+  // heap goal, GOGC's 2x of it), "heap goal, MiB", "goroutines", "heap
+  // objects", "long-running requests" (watches, summed over their labels)
+  // and "metric series" (lines of samples: the server's own metrics grow a
+  // series for each new label combination). A figure the server does not
+  // serve is absent.
   std::map<std::string, double> gauges;
 };
 

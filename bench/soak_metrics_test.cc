@@ -21,22 +21,22 @@ TEST(SoakMetricsTest, HeapAndStoredObjectsByResourceFromKubeApiserversText) {
                               {"events", 2400}, {"pods", 100}, {"leases.coordination.k8s.io", 3}}));
 }
 
-TEST(SoakMetricsTest, WhatElseHoldsMemorySummedOverItsLabels) {
+TEST(SoakMetricsTest, WhatElseSaysWhereTheMemoryGoes) {
   const ApiServerSelf self = ParseApiServerMetrics(
+      "# HELP go_goroutines Number of goroutines that currently exist.\n"
+      "go_gc_heap_live_bytes 9.437184e+07\n"
+      "go_gc_heap_goal_bytes 1.8874368e+08\n"
       "go_goroutines 812\n"
       "go_memstats_heap_objects 1.5e+06\n"
-      "apiserver_registered_watchers{group=\"\",kind=\"Pod\",version=\"v1\"} 4\n"
-      "apiserver_registered_watchers{group=\"\",kind=\"Secret\",version=\"v1\"} 2\n"
-      "apiserver_longrunning_requests{component=\"apiserver\",verb=\"WATCH\"} 9\n"
-      "apiserver_watch_cache_capacity{group=\"\",resource=\"pods\"} 800\n"
-      "apiserver_watch_cache_capacity{group=\"\",resource=\"secrets\"} 100\n");
-  EXPECT_EQ(self.gauges,
-            (std::map<std::string, double>{{"goroutines", 812},
-                                           {"heap objects", 1.5e6},
-                                           {"watchers registered", 6},
-                                           {"long-running requests", 9},
-                                           {"watch-cache capacity, pods", 800},
-                                           {"watch-cache capacity, all resources", 900}}));
+      "apiserver_longrunning_requests{component=\"apiserver\",resource=\"pods\",verb=\"WATCH\"} 3\n"
+      "apiserver_longrunning_requests{component=\"apiserver\",resource=\"nodes\",verb=\"WATCH\"} "
+      "2\n");
+  EXPECT_EQ(self.gauges, (std::map<std::string, double>{{"live heap after the last GC, MiB", 90},
+                                                        {"heap goal, MiB", 180},
+                                                        {"goroutines", 812},
+                                                        {"heap objects", 1.5e6},
+                                                        {"long-running requests", 5},
+                                                        {"metric series", 6}}));
 }
 
 TEST(SoakMetricsTest, AnOlderServerCountsWithStorageObjects) {
@@ -54,11 +54,11 @@ TEST(SoakMetricsTest, TheMeanIsPerServer) {
   b.heap_inuse_mib = 200;
   b.objects = {{"events", 30}, {"pods", 5}};
   a.gauges = {{"goroutines", 100}};
-  b.gauges = {{"goroutines", 300}, {"watchers registered", 8}};
+  b.gauges = {{"goroutines", 300}, {"heap goal, MiB", 8}};
   const ApiServerSelf mean = MeanOf({a, b});
   // A gauge only one server serves is that server's, not halved.
   EXPECT_EQ(mean.gauges,
-            (std::map<std::string, double>{{"goroutines", 200}, {"watchers registered", 8}}));
+            (std::map<std::string, double>{{"goroutines", 200}, {"heap goal, MiB", 8}}));
   EXPECT_DOUBLE_EQ(mean.heap_inuse_mib, 150);
   EXPECT_EQ(mean.objects, (std::map<std::string, int64_t>{{"events", 20}, {"pods", 3}}));
 }

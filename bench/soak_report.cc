@@ -74,7 +74,7 @@ const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
 
 // What the tenants' API servers hold more of between the baseline and the
 // end, by their own /metrics: the Go heap in use, the gauges of what else
-// holds memory (goroutines, watchers, watch-cache capacity), and the stored
+// holds memory (live heap, goroutines, watches, metric series), and the stored
 // objects of each resource whose count changed.
 std::string TenantApiServersSection(const SoakRun& run) {
   const ApiServerSelf& b = run.tenant_apiservers_at_baseline;
