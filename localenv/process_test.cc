@@ -263,13 +263,12 @@ TEST(ProcessRunsTest, ReapsAReleasedChild) {
   EXPECT_EQ(errno, ECHILD);
 }
 
-// The operator adopts a tenant's server from its pid file, and that server
-// may be its own child (it started it before a restart of the tenant's
-// thread). Stop must see it exit and reap it, not take its zombie for a
-// process that ignores SIGTERM until the grace is over.
+// The operator stops a tenant's servers by their pid files, and they may be
+// its own children (started by it, then released when it stopped
+// supervising the tenant). Stop must see such a child exit and reap it, not
+// take its zombie for a process that ignores SIGTERM until the grace is over.
 TEST(ProcessTest, StoppingAnAdoptedChildOfOursReapsIt) {
-  Result<Process> started =
-      Process::Start({.argv = {"/bin/sleep", "600"}, .log_path = TempLog()});
+  Result<Process> started = Process::Start({.argv = {"/bin/sleep", "600"}, .log_path = TempLog()});
   ASSERT_TRUE(started.ok()) << started.status().ToString();
   const pid_t pid = started->Release();
   Process adopted = Process::Adopt(pid, "sleep");
