@@ -45,6 +45,15 @@ void Disown(pid_t pid) {
 
 bool IsOwnedLocked(pid_t pid) { return OwnedChildren().contains(pid); }
 
+// Reaps `pid` when it is a child of ours that has exited and no Process here
+// owns it (an owner reaps its own child, keeping how it ended); its zombie
+// would otherwise read as alive. True when it was reaped.
+bool ReapUnownedChild(pid_t pid) {
+  std::lock_guard lock(owned_mu);
+  int status = 0;
+  return !IsOwnedLocked(pid) && waitpid(pid, &status, WNOHANG) == pid;
+}
+
 // Whether `pid` is still a child of ours, exited or not, without reaping it.
 bool StillOurChild(pid_t pid) {
   siginfo_t info{};
@@ -183,16 +192,8 @@ bool Process::Running() {
 
 bool Process::AdoptedGone() {
   // An adopted process may still be a child of ours (adopted again by the
-  // program that started it): reap it, or its zombie would look alive;
-  // unless another Process here owns it, which will reap it.
-  bool owned_elsewhere = false;
-  {
-    std::lock_guard lock(owned_mu);
-    owned_elsewhere = IsOwnedLocked(pid_);
-  }
-  int status = 0;
-  const bool reaped = !owned_elsewhere && waitpid(pid_, &status, WNOHANG) == pid_;
-  return reaped || kill(pid_, 0) != 0;
+  // program that started it).
+  return ReapUnownedChild(pid_) || kill(pid_, 0) != 0;
 }
 
 std::string Process::Stop(std::chrono::milliseconds grace) {
@@ -279,13 +280,8 @@ bool Runs(const std::vector<std::string>& argv, const std::string& program,
 
 bool ProcessRuns(pid_t pid, const std::string& program, const std::string& marker) {
   if (pid <= 0) return false;
-  {
-    // A child a Process here owns is left for it to reap (a zombie reads as
-    // not running below); any other child of ours is reaped.
-    std::lock_guard lock(owned_mu);
-    int status = 0;
-    if (!IsOwnedLocked(pid) && waitpid(pid, &status, WNOHANG) == pid) return false;
-  }
+  // A zombie an owner has yet to reap reads as not running below.
+  if (ReapUnownedChild(pid)) return false;
   return Runs(ReadArgv(pid), program, marker);
 }
 
