@@ -1067,8 +1067,9 @@ TEST_F(SyncerTest, ARunningPodsTokenIsRefreshedWhenDueWithNothingElseChanging) {
   // Rechecked every 100 ms instead of every 10 minutes, so that the refresh
   // below can only come from the recheck: neither the pod nor its Secret
   // changes, and the informers resync only every 10 minutes of real time.
-  // Without the recheck the pod's key would wait in the queue until its
-  // token is due, 48 minutes of real time, also after the pod is deleted.
+  // The calendar jumps 49 minutes while the queue waits by the monotonic
+  // clock, as after a wall clock stepped forward: without the recheck the
+  // pod's key would wait 48 minutes of real time, past its token's expiry.
   token_recheck_ = std::chrono::milliseconds(100);
   ServeTokens();
   StartSyncer();
