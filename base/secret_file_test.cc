@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "base/file.h"
+#include "base/testing/temp_dir.h"
 
 namespace vtenant {
 namespace {
@@ -22,16 +23,11 @@ mode_t Mode(const fs::path& path) {
 class SecretFileTest : public testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "vtenant-secret-file-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     old_umask_ = ::umask(0);  // the most permissive umask: modes must not widen
   }
-  void TearDown() override {
-    ::umask(old_umask_);
-    fs::remove_all(dir_);
-  }
-  fs::path dir_;
+  void TearDown() override { ::umask(old_umask_); }
+  TempDir temp_{"vtenant-secret-file"};
+  const fs::path dir_ = temp_.path();
   mode_t old_umask_ = 0;
 };
 

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/testing/temp_dir.h"
+
 namespace vtenant::cli {
 namespace {
 
@@ -12,15 +14,8 @@ namespace fs = std::filesystem;
 
 class EnvironmentStateTest : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (fs::temp_directory_path() /
-            ("vtenant-state-test-" + std::to_string(getpid()) + "-" +
-             testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string dir_;
+  TempDir temp_{"vtenant-state-test"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(EnvironmentStateTest, AComponentComesBackAsItWasStartedUmaskIncluded) {

@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "base/eventually.h"
+#include "base/testing/temp_dir.h"
 #include "cli/environment_state.h"
 #include "cli/leftover_processes.h"
 #include "kube/kubeconfig.h"
@@ -82,9 +83,8 @@ void ExpectNothingLeft(const std::string& dir, const EnvironmentState& state) {
 }
 
 TEST(CliUpDownTest, UpIsIdempotentDownKeepsTheDataAndDeleteRemovesIt) {
-  char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = std::string(tmpl) + "/state";
+  const TempDir temp("vtenant-cli");
+  const std::string dir = temp.File("state");
 
   localenv::CommandResult up = Vtenant(dir, {"up", "--nodes", Nodes()});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
@@ -150,13 +150,11 @@ TEST(CliUpDownTest, UpIsIdempotentDownKeepsTheDataAndDeleteRemovesIt) {
   EXPECT_NE(deleted.out.find(" 3 tenant folder(s)"), std::string::npos) << deleted.out;
   ExpectNothingLeft(dir, *after);
   EXPECT_FALSE(std::filesystem::exists(dir));
-  std::filesystem::remove_all(tmpl);
 }
 
 TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing) {
-  char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = std::string(tmpl) + "/state";
+  const TempDir temp("vtenant-cli");
+  const std::string dir = temp.File("state");
   localenv::CommandResult up = Vtenant(dir, {"up", "--nodes", Nodes()});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   Result<EnvironmentState> state = EnvironmentState::Load(dir);
@@ -223,7 +221,6 @@ TEST(CliUpDownTest, AKilledComponentIsRestartedAndUpBringsBackOnlyWhatIsMissing)
   EXPECT_EQ(down.exit_code, 0) << down.out << down.err;
   ExpectNothingLeft(dir, *after);
   EXPECT_FALSE(std::filesystem::exists(dir));
-  std::filesystem::remove_all(tmpl);
 }
 
 // Listens on a free loopback port until destroyed, like another server would.
@@ -243,9 +240,8 @@ class BusyPort {
 };
 
 TEST(CliUpDownTest, ADamagedStateFolderIsNeverDeletedByUpAndABusyPortIsAvoided) {
-  char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = std::string(tmpl) + "/state";
+  const TempDir temp("vtenant-cli");
+  const std::string dir = temp.File("state");
   // A folder left by a crashed run: a damaged state file and an etcd folder.
   std::filesystem::create_directories(dir + "/etcd");
   std::ofstream(dir + "/state.yaml") << "components: [ {name: etcd\n";
@@ -268,21 +264,18 @@ TEST(CliUpDownTest, ADamagedStateFolderIsNeverDeletedByUpAndABusyPortIsAvoided) 
   localenv::CommandResult down = Vtenant(dir, {"delete"});
   EXPECT_EQ(down.exit_code, 0) << down.err;
   EXPECT_TRUE(FindLeftoverProcesses(dir).empty());
-  std::filesystem::remove_all(tmpl);
 }
 
 TEST(CliUpDownTest, BadInventoryIsAClearErrorAndStartsNothing) {
-  char tmpl[] = "/tmp/vtenant-cli-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string bad = std::string(tmpl) + "/nodes.yaml";
+  const TempDir temp("vtenant-cli");
+  const std::string bad = temp.File("nodes.yaml");
   FILE* f = fopen(bad.c_str(), "w");
   fputs("nodes: [{name: x, cpu: 1, memory: 1Gi, gpus: 1}]\n", f);
   fclose(f);
-  localenv::CommandResult up = Vtenant(std::string(tmpl) + "/state", {"up", "--nodes", bad});
+  localenv::CommandResult up = Vtenant(temp.File("state"), {"up", "--nodes", bad});
   EXPECT_EQ(up.exit_code, 1);
   EXPECT_NE(up.err.find("gpuProduct"), std::string::npos) << up.err;
-  EXPECT_FALSE(std::filesystem::exists(std::string(tmpl) + "/state/state.yaml"));
-  std::filesystem::remove_all(tmpl);
+  EXPECT_FALSE(std::filesystem::exists(temp.File("state/state.yaml")));
 }
 
 TEST(CliHelpTest, EveryCommandExplainsItselfAlsoAsAKubectlPlugin) {

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/testing/temp_dir.h"
+
 namespace vtenant::kube {
 namespace {
 
@@ -58,8 +60,8 @@ TEST(KubeconfigTest, NamedContextWithToken) {
 
 TEST(KubeconfigTest, FilePathsResolveAgainstTheKubeconfigFolder) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("kubeconfig_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const TempDir temp("kubeconfig_test");
+  const fs::path dir = temp.path();
   std::ofstream(dir / "ca.crt") << "FILE-CA";
   std::ofstream(dir / "config") << R"(
 current-context: c
@@ -71,7 +73,6 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->ca_pem, "FILE-CA");
   EXPECT_EQ(config->bearer_token_file, (dir / "token").string());
-  fs::remove_all(dir);
 }
 
 TEST(KubeconfigTest, RenderedKubeconfigParsesBack) {
@@ -145,8 +146,8 @@ TEST(InClusterConfigTest, NeedsServiceEnvironment) {
 
 TEST(InClusterConfigTest, ReadsMountedServiceAccount) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("incluster_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const TempDir temp("incluster_test");
+  const fs::path dir = temp.path();
   std::ofstream(dir / "ca.crt") << "SA-CA";
   std::ofstream(dir / "token") << "tok\n";
   std::ofstream(dir / "namespace") << "vtenant-system";
@@ -160,7 +161,6 @@ TEST(InClusterConfigTest, ReadsMountedServiceAccount) {
   EXPECT_EQ(config->ca_pem, "SA-CA");
   EXPECT_EQ(config->bearer_token_file, (dir / "token").string());
   EXPECT_EQ(config->default_namespace, "vtenant-system");
-  fs::remove_all(dir);
 }
 
 }  // namespace

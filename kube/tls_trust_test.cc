@@ -14,11 +14,11 @@
 #include <boost/asio/ssl.hpp>
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <thread>
 
+#include "base/testing/temp_dir.h"
 #include "kube/http_transport.h"
 #include "pki/pki.h"
 
@@ -82,8 +82,6 @@ class TlsServer {
 class CountedBundle {
  public:
   explicit CountedBundle(const std::string& bundle_pem) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("vtenant-tls-trust-test-" + std::to_string(getpid()) + ".pem");
     std::ofstream(path_) << bundle_pem;
     inotify_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     EXPECT_GE(inotify_, 0) << std::strerror(errno);
@@ -96,7 +94,6 @@ class CountedBundle {
   }
   ~CountedBundle() {
     close(inotify_);
-    std::filesystem::remove(path_);
     if (old_) {
       setenv("SSL_CERT_FILE", old_->c_str(), 1);
     } else {
@@ -117,7 +114,8 @@ class CountedBundle {
   }
 
  private:
-  std::string path_;
+  TempDir temp_{"vtenant-tls-trust-test"};
+  const std::string path_ = temp_.File("bundle.pem");
   int inotify_ = -1;
   int opens_ = 0;
   std::optional<std::string> old_;

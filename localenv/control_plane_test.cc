@@ -3,9 +3,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include <filesystem>
-
 #include "base/file.h"
+#include "base/testing/temp_dir.h"
 #include "localenv/api_server.h"
 #include "localenv/command.h"
 #include "localenv/etcd_server.h"
@@ -40,14 +39,10 @@ spec:
 class ControlPlaneTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/vtenant-cp-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     Result<std::string> kubectl = FindTool("kubectl");
     ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
     kubectl_ = *kubectl;
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs kubectl against `server` and returns stdout; fails the test on a non-zero exit.
   std::string Kubectl(const ApiServer& server, std::vector<std::string> args,
@@ -60,7 +55,8 @@ class ControlPlaneTest : public testing::Test {
     return expected_exit == 0 ? r->out : r->err;
   }
 
-  std::string dir_;
+  TempDir temp_{"vtenant-cp"};
+  const std::string dir_ = temp_.path();
   std::string kubectl_;
 };
 

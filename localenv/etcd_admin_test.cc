@@ -5,9 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-
+#include "base/testing/temp_dir.h"
 #include "kube/base64.h"
 #include "kube/http_transport.h"
 #include "kube/loopback.h"
@@ -22,16 +20,9 @@ namespace {
 class EtcdAdminTest : public testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = "/tmp/vtenant-etcd-admin-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     Result<std::unique_ptr<EtcdServer>> etcd = EtcdServer::Start({.dir = dir_ + "/etcd"});
     ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
     etcd_ = std::move(etcd).value();
-  }
-  void TearDown() override {
-    etcd_.reset();
-    if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(dir_);
   }
   // POST /v3/kv/range of everything under `prefix`, with `tls` and no token.
   int RangeStatus(const EtcdClientTls& tls, const std::string& prefix) {
@@ -45,8 +36,9 @@ class EtcdAdminTest : public testing::Test {
         "application/json");
     return answer.ok() ? answer->status_code : -1;
   }
-  std::string dir_;
-  std::unique_ptr<EtcdServer> etcd_;
+  TempDir temp_{"vtenant-etcd-admin"};
+  const std::string dir_ = temp_.path();
+  std::unique_ptr<EtcdServer> etcd_;  // stops before its folder goes
 };
 
 TEST_F(EtcdAdminTest, OnlyClientsWithItsCertificatesGetIn) {

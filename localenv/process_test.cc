@@ -15,17 +15,18 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "base/testing/temp_dir.h"
 #include "localenv/command.h"
 #include "localenv/testing/descriptors_exhausted.h"
 
 namespace vtenant::localenv {
 namespace {
 
-std::string TempLog() {
-  return (std::filesystem::temp_directory_path() /
-          ("process_test_" + std::to_string(getpid()) + ".log"))
-      .string();
-}
+// Made before any test runs: a child a test forks may ask for a log, and
+// must not make a folder that only its parent would remove.
+const TempDir kLogFolder("process_test");
+
+std::string TempLog() { return kLogFolder.File("process.log"); }
 
 // Running, not merely a zombie waiting for whoever adopted it to reap it.
 bool Alive(pid_t pid) {
@@ -60,7 +61,6 @@ TEST(ProcessTest, StopEndsTheWholeProcessGroup) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_FALSE(Alive(grandchild));
-  std::filesystem::remove(log);
 }
 
 TEST(ProcessTest, ChildrenDieWithACrashedParent) {

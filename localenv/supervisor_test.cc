@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "base/testing/temp_dir.h"
 #include "kube/health_server.h"
 #include "kube/kubeconfig.h"
 #include "localenv/tools.h"
@@ -20,13 +21,6 @@ namespace {
 
 class SupervisorTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/supervisor_test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // A shell command as a component, its output in <dir>/<name>.log.
   Component Shell(const std::string& name, const std::string& script) {
     return {.name = name,
@@ -41,7 +35,8 @@ class SupervisorTest : public ::testing::Test {
     });
   }
 
-  std::string dir_;
+  TempDir temp_{"supervisor_test"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(SupervisorTest, AKilledComponentIsStartedAgainWithTheSameCommandAndCounted) {

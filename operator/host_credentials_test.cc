@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/file.h"
+#include "base/testing/temp_dir.h"
 #include "kube/kubeconfig.h"
 #include "operator/testing/fake_token_issuer.h"
 
@@ -22,9 +23,6 @@ using namespace std::chrono_literals;
 class HostCredentialsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "host-credentials-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     request_ = {.dir = (dir_ / "syncer").string(),
                 .ns = "vtenant-nlp",
                 .service_account = "vtenant-syncer",
@@ -33,13 +31,13 @@ class HostCredentialsTest : public ::testing::Test {
                 .lifetime = 3600s};
     issuer_.now = std::chrono::system_clock::from_time_t(1'800'000'000);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   Result<HostCredentials> Ensure(std::chrono::seconds after) {
     return EnsureHostCredentials(issuer_, request_, issuer_.now + after);
   }
 
-  fs::path dir_;
+  TempDir temp_{"host-credentials"};
+  const fs::path dir_ = temp_.path();
   HostCredentialsRequest request_;
   FakeTokenIssuer issuer_;
 };

@@ -14,6 +14,7 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
+#include "base/testing/temp_dir.h"
 #include "kube/base64.h"
 #include "kube/conditions.h"
 #include "kube/kubeconfig.h"
@@ -58,9 +59,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
     StartCluster("operator", {.node_agent = false});
-    std::string tmpl = "/tmp/vtenant-operator-state-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    state_dir_ = new std::string(tmpl);
+    state_dir_ = new TempDir("vtenant-operator-state");
     for (const char* crd : {"vtenant.io_tenants.yaml", "scheduling.run.ai_queues.yaml",
                             "scheduling.run.ai_podgroups.yaml"}) {
       Result<localenv::CommandResult> r =
@@ -86,15 +85,14 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     ASSERT_TRUE(written.ok()) << written.ToString();
   }
 
-  static std::string OperatorKubeconfig() { return *state_dir_ + "/operator.kubeconfig"; }
+  static std::string OperatorKubeconfig() { return state_dir_->File("operator.kubeconfig"); }
 
   static void TearDownTestSuite() {
     StopOperator();
     if (state_dir_ != nullptr) {
       // The operator leaves control planes running for its successor; the
       // suite is the last one, so it stops them.
-      ProcessBackend({.state_dir = *state_dir_}).KillAll();
-      if (getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) fs::remove_all(*state_dir_);
+      ProcessBackend({.state_dir = state_dir_->path()}).KillAll();
       delete state_dir_;
       state_dir_ = nullptr;
     }
@@ -124,7 +122,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     localenv::ProcessOptions p;
     p.argv = {VTENANT_OPERATOR_BINARY,
               "--kubeconfig=" + OperatorKubeconfig(),
-              "--state-dir=" + *state_dir_,
+              "--state-dir=" + state_dir_->path(),
               "--health-address=127.0.0.1:" + std::to_string(*port),
               "--leader-elect",
               std::string("--leader-election-namespace=") + kSystem,
@@ -133,7 +131,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     // says so in SyncerReady and these tests check the rest.
     syncer_enabled_ = fs::exists(syncer);
     p.argv.push_back(syncer_enabled_ ? "--syncer-binary=" + syncer.string() : "--no-syncer");
-    p.log_path = *state_dir_ + "/operator.log";
+    p.log_path = state_dir_->path() + "/operator.log";
     Result<localenv::Process> started = localenv::Process::Start(p);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     operator_ = new localenv::Process(std::move(started).value());
@@ -195,7 +193,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
            OperatorLogTail();
   }
   static std::string OperatorLogTail() {
-    std::string log = ReadFileOrEmpty(*state_dir_ + "/operator.log");
+    std::string log = ReadFileOrEmpty(state_dir_->path() + "/operator.log");
     return log.size() > 4000 ? log.substr(log.size() - 4000) : log;
   }
 
@@ -206,7 +204,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     if (!secret.ok()) return "";
     Result<std::string> config = kube::DecodeBase64(kube::GetString(*secret, {"data", "config"}));
     EXPECT_TRUE(config.ok());
-    const std::string path = *state_dir_ + "/" + tenant + ".kubeconfig";
+    const std::string path = state_dir_->path() + "/" + tenant + ".kubeconfig";
     std::ofstream(path) << config.value_or("");
     return path;
   }
@@ -225,7 +223,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
         seconds(120), seconds(1));
   }
 
-  static inline std::string* state_dir_ = nullptr;
+  static inline TempDir* state_dir_ = nullptr;
   static inline localenv::Process* operator_ = nullptr;
   static inline int health_port_ = 0;
   static inline bool syncer_enabled_ = false;
@@ -283,7 +281,7 @@ TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
   ASSERT_TRUE(Eventually(
       [&] {
         for (const auto& t : teams) {
-          if (fs::exists(*state_dir_ + "/tenants/" + t + "/apiserver/kube-apiserver.log")) {
+          if (fs::exists(state_dir_->path() + "/tenants/" + t + "/apiserver/kube-apiserver.log")) {
             return true;
           }
         }
@@ -300,7 +298,7 @@ TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
   for (const auto& t : teams) {
     SCOPED_TRACE(t);
     // One API server and one controller manager per tenant, adopted or started once.
-    const std::string mine = *state_dir_ + "/tenants/" + t + "/apiserver/";
+    const std::string mine = state_dir_->path() + "/tenants/" + t + "/apiserver/";
     EXPECT_EQ(CountProcesses("kube-apiserver", mine), 1);
     EXPECT_EQ(CountProcesses("kube-controller-manager", mine), 1);
     Result<kube::Object> q = client().Get(res::kQueues, "", t);
@@ -381,7 +379,7 @@ TEST_F(OperatorIntegrationTest, SyncerUsesItsNamespacedServiceAccountOnTheHost) 
   if (operator_ == nullptr) StartOperator();
   ASSERT_TRUE(Eventually([&] { return Phase("nlp") == "Ready"; }, seconds(300), seconds(1)))
       << Describe("nlp");
-  const fs::path dir = *state_dir_ + "/tenants/nlp";
+  const fs::path dir = state_dir_->path() + "/tenants/nlp";
   const std::string host_kubeconfig = (dir / "syncer" / "host.kubeconfig").string();
   // The running syncer was given that kubeconfig, not the operator's.
   const std::string cmdline =
@@ -526,7 +524,7 @@ TEST_F(OperatorIntegrationTest, TheProgramsCannotReachBeyondTheirRights) {
   auto refused = [](const Status& s) {
     return s.code() == StatusCode::kForbidden || s.code() == StatusCode::kInvalid;
   };
-  const std::string scheduler_kubeconfig = *state_dir_ + "/scheduler.kubeconfig";
+  const std::string scheduler_kubeconfig = state_dir_->path() + "/scheduler.kubeconfig";
   ASSERT_TRUE(localenv::WriteServiceAccountKubeconfig(cluster().api_server(), kSystem,
                                                       "vtenant-scheduler", scheduler_kubeconfig)
                   .ok());
@@ -597,7 +595,7 @@ TEST_F(OperatorIntegrationTest, RotatingATeamsCredentialRevokesOnlyItsOldKubecon
         << Describe(t);
   }
   const std::string old_nlp = KubeconfigFile("nlp");
-  const std::string old_copy = *state_dir_ + "/nlp-before-rotation.kubeconfig";
+  const std::string old_copy = state_dir_->path() + "/nlp-before-rotation.kubeconfig";
   fs::copy_file(old_nlp, old_copy, fs::copy_options::overwrite_existing);
   const std::string vision = KubeconfigFile("vision");
   auto works = [&](const std::string& kubeconfig) {
@@ -660,18 +658,19 @@ TEST_F(OperatorIntegrationTest, ATenantsEtcdCredentialCannotReadAnotherTenantsDa
     ASSERT_TRUE(Eventually([&] { return Phase(t) == "Ready"; }, seconds(300), seconds(1)))
         << Describe(t);
   }
-  const std::string url = ReadFileOrEmpty(*state_dir_ + "/etcd/url");
+  const std::string url = ReadFileOrEmpty(state_dir_->path() + "/etcd/url");
   ASSERT_EQ(url.rfind("https://127.0.0.1:", 0), 0u) << url;
-  const std::string pki = *state_dir_ + "/tenants/nlp/apiserver/pki/";
+  const std::string pki = state_dir_->path() + "/tenants/nlp/apiserver/pki/";
   const localenv::EtcdClientTls nlp{pki + "etcd-ca.crt", pki + "etcd-client.crt",
                                     pki + "etcd-client.key"};
   // nlp's running kube-apiserver uses exactly that credential, on its prefix.
   const std::string cmdline = ReadFileOrEmpty(
-      "/proc/" + ReadFileOrEmpty(*state_dir_ + "/tenants/nlp/kube-apiserver.pid") + "/cmdline");
+      "/proc/" + ReadFileOrEmpty(state_dir_->path() + "/tenants/nlp/kube-apiserver.pid") +
+      "/cmdline");
   EXPECT_NE(cmdline.find("--etcd-certfile=" + nlp.cert_file), std::string::npos) << cmdline;
   EXPECT_NE(cmdline.find("--etcd-prefix=/vtenant/nlp/"), std::string::npos) << cmdline;
 
-  const std::string attacker = *state_dir_ + "/attacker";
+  const std::string attacker = state_dir_->path() + "/attacker";
   Result<std::unique_ptr<localenv::ApiServer>> stolen =
       localenv::ApiServer::Start({.dir = attacker,
                                   .etcd_url = url,
@@ -693,7 +692,8 @@ TEST_F(OperatorIntegrationTest, AHungControlPlaneShowsUnreachableThenRecovers) {
   if (operator_ == nullptr) StartOperator();
   ASSERT_TRUE(Eventually([&] { return Phase("vision") == "Ready"; }, seconds(300), seconds(1)))
       << Describe("vision");
-  const std::string pid_text = ReadFileOrEmpty(*state_dir_ + "/tenants/vision/kube-apiserver.pid");
+  const std::string pid_text =
+      ReadFileOrEmpty(state_dir_->path() + "/tenants/vision/kube-apiserver.pid");
   ASSERT_FALSE(pid_text.empty());
   const int pid = std::stoi(pid_text);
   ASSERT_EQ(kill(pid, SIGSTOP), 0);
@@ -720,7 +720,7 @@ TEST_F(OperatorIntegrationTest, AHungControlPlaneShowsUnreachableThenRecovers) {
       << Describe("vision");
   EXPECT_EQ(Condition("vision", "ControlPlaneReady")->status, "True");
   // Hung, not dead: the same process, never restarted.
-  EXPECT_EQ(ReadFileOrEmpty(*state_dir_ + "/tenants/vision/kube-apiserver.pid"), pid_text);
+  EXPECT_EQ(ReadFileOrEmpty(state_dir_->path() + "/tenants/vision/kube-apiserver.pid"), pid_text);
   EXPECT_EQ(Condition("vision", "ControlPlaneReady")->message.find("restarted"), std::string::npos);
 }
 
@@ -767,11 +767,11 @@ TEST_F(OperatorIntegrationTest, DeletionLeavesNothingBehind) {
   EXPECT_EQ(host_pods(), 0u);
   EXPECT_FALSE(client().Get(res::kQueues, "", "orphan").ok());
   EXPECT_FALSE(client().Get(res::kClusterRoleBindings, "", "vtenant:syncer:orphan").ok());
-  const std::string orphan = *state_dir_ + "/tenants/orphan/";
+  const std::string orphan = state_dir_->path() + "/tenants/orphan/";
   EXPECT_EQ(CountProcesses("kube-apiserver", orphan), 0);
   EXPECT_EQ(CountProcesses("kube-controller-manager", orphan), 0);
   EXPECT_EQ(CountProcesses("vtenant-syncer", orphan), 0);
-  EXPECT_FALSE(fs::exists(*state_dir_ + "/tenants/orphan"));
+  EXPECT_FALSE(fs::exists(state_dir_->path() + "/tenants/orphan"));
   EXPECT_TRUE(client().Get(res::kQueues, "", "research").ok());
   // The other tenants are untouched.
   EXPECT_EQ(Phase("nlp"), "Ready");

@@ -1,17 +1,13 @@
 #include "localenv/testing/cluster_test.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 
 namespace vtenant::localenv {
 
 void ClusterTest::StartCluster(const std::string& name, LocalClusterOptions options,
                                const std::vector<std::string>& namespaces) {
-  std::string tmpl = "/tmp/vtenant-" + name + "-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-  dir_ = new std::string(tmpl);
-  options.dir = *dir_;
+  dir_ = new TempDir("vtenant-" + name);
+  options.dir = dir_->path();
   Result<std::unique_ptr<LocalCluster>> cluster = LocalCluster::Start(options);
   ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   cluster_ = cluster->release();
@@ -29,8 +25,6 @@ void ClusterTest::StartCluster(const std::string& name, LocalClusterOptions opti
 void ClusterTest::StopCluster() {
   delete cluster_;
   cluster_ = nullptr;
-  if (dir_ == nullptr) return;
-  if (std::getenv("VTENANT_KEEP_TEST_DIRS") == nullptr) std::filesystem::remove_all(*dir_);
   delete dir_;
   dir_ = nullptr;
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/testing/temp_dir.h"
 #include "kube/object.h"
 #include "kube/testing/json.h"
 #include "localenv/local_cluster.h"
@@ -27,7 +28,7 @@ namespace vtenant::localenv {
 
 class ClusterTest : public testing::Test {
  protected:
-  // Starts the suite's cluster in a fresh /tmp/vtenant-<name>-XXXXXX (the
+  // Starts the suite's cluster in a fresh TempDir vtenant-<name>-XXXXXX (the
   // `dir` of `options` is filled in) and creates `namespaces`. A failure
   // fails the suite and every test in it.
   static void StartCluster(const std::string& name, LocalClusterOptions options,
@@ -45,7 +46,7 @@ class ClusterTest : public testing::Test {
 
  private:
   static inline LocalCluster* cluster_ = nullptr;
-  static inline std::string* dir_ = nullptr;
+  static inline TempDir* dir_ = nullptr;
 };
 
 // `relative` under the source tree ($VTENANT_SOURCE_DIR, set by ctest).
