@@ -2,12 +2,10 @@
 
 #include <cpprest/http_listener.h>
 #include <glog/logging.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
+#include <functional>
 
-#include "base/secret_file.h"
 #include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "pki/pki.h"
@@ -37,10 +35,7 @@ std::string CelString(std::string_view text) {
 
 WebhookServer::WebhookServer(WebhookOptions options) : options_(std::move(options)) {}
 
-WebhookServer::~WebhookServer() {
-  Stop();
-  if (!dir_.empty()) std::filesystem::remove_all(dir_);
-}
+WebhookServer::~WebhookServer() { Stop(); }
 
 std::string WebhookServer::url() const {
   if (!options_.url.empty()) return options_.url;
@@ -49,9 +44,11 @@ std::string WebhookServer::url() const {
 
 Status WebhookServer::Start() {
   if (options_.port == 0) return InvalidArgument("--webhook-address needs an explicit port");
-  cert_path_ = options_.cert_file;
-  key_path_ = options_.key_file;
-  if (cert_path_.empty()) {
+  // The served certificate: the files given, read when the listener opens,
+  // or one made here and kept in memory only, so that a scheduler that is
+  // killed leaves no key behind on disk.
+  std::function<void(boost::asio::ssl::context&)> use_certificate;
+  if (options_.cert_file.empty()) {
     VT_ASSIGN_OR_RETURN(pki::CertificateAndKey ca,
                         pki::CreateCertificateAuthority("vtenant-scheduler-webhook-ca"));
     pki::CertificateRequest req;
@@ -63,28 +60,28 @@ Status WebhookServer::Start() {
     else
       req.dns_names.push_back(options_.host);
     VT_ASSIGN_OR_RETURN(pki::CertificateAndKey leaf, pki::IssueCertificate(ca, req));
-    std::string tmpl = (std::filesystem::temp_directory_path() / "vtenant-webhook-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr)
-      return Unavailable("cannot make a folder for the webhook certificate");
-    dir_ = tmpl;
-    cert_path_ = dir_ + "/tls.crt";
-    key_path_ = dir_ + "/tls.key";
-    VT_RETURN_IF_ERROR(WriteSecretFile(cert_path_, leaf.certificate_pem));
-    VT_RETURN_IF_ERROR(WriteSecretFile(key_path_, leaf.private_key_pem));
     ca_pem_ = ca.certificate_pem;
+    use_certificate = [leaf](boost::asio::ssl::context& ctx) {
+      ctx.use_certificate_chain(boost::asio::buffer(leaf.certificate_pem));
+      ctx.use_private_key(boost::asio::buffer(leaf.private_key_pem),
+                          boost::asio::ssl::context::pem);
+    };
   } else {
-    std::ifstream f(cert_path_);
-    if (!f) return InvalidArgument(cert_path_ + ": cannot read the webhook certificate");
+    std::ifstream f(options_.cert_file);
+    if (!f) return InvalidArgument(options_.cert_file + ": cannot read the webhook certificate");
     ca_pem_.assign(std::istreambuf_iterator<char>(f), {});
+    use_certificate = [cert = options_.cert_file,
+                       key = options_.key_file](boost::asio::ssl::context& ctx) {
+      ctx.use_certificate_chain_file(cert);
+      ctx.use_private_key_file(key, boost::asio::ssl::context::pem);
+    };
   }
   http::experimental::listener::http_listener_config config;
-  const std::string cert = cert_path_, key = key_path_;
-  config.set_ssl_context_callback([cert, key](boost::asio::ssl::context& ctx) {
+  config.set_ssl_context_callback([use_certificate](boost::asio::ssl::context& ctx) {
     ctx.set_options(boost::asio::ssl::context::default_workarounds |
                     boost::asio::ssl::context::no_sslv2 | boost::asio::ssl::context::no_sslv3 |
                     boost::asio::ssl::context::no_tlsv1 | boost::asio::ssl::context::no_tlsv1_1);
-    ctx.use_certificate_chain_file(cert);
-    ctx.use_private_key_file(key, boost::asio::ssl::context::pem);
+    use_certificate(ctx);
   });
   const std::string address = "https://" + options_.host + ":" + std::to_string(options_.port);
   try {

@@ -33,7 +33,9 @@ struct WebhookOptions {
   uint16_t port = 0;
   // The URL the API server calls; empty: https://host:port/mutate.
   std::string url;
-  std::string cert_file, key_file;  // empty: made at start
+  // PEM files of the served certificate; empty: one is made at start and
+  // kept in memory.
+  std::string cert_file, key_file;
   std::string config_name = "vtenant-scheduler";
   std::string reservation_namespace = "vtenant-reservation";
   AdmissionOptions admission;
@@ -61,7 +63,6 @@ class WebhookServer {
  private:
   const WebhookOptions options_;
   std::string ca_pem_;
-  std::string cert_path_, key_path_, dir_;
   std::unique_ptr<web::http::experimental::listener::http_listener> listener_;
 };
 
