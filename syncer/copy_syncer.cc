@@ -25,13 +25,6 @@ CopySyncer::CopySyncer(SyncerInformers& informers, const SyncerConfig& config,
       metrics_(metrics),
       events_(events) {}
 
-std::optional<std::string> CopySyncer::VirtualKeyOf(const rapidjson::Value& host) {
-  auto name = kube::Annotation(host, kVirtualNameAnnotation);
-  auto ns = kube::Annotation(host, kVirtualNamespaceAnnotation);
-  if (!name || !ns) return std::nullopt;
-  return kube::MakeKey(*ns, *name);
-}
-
 bool CopySyncer::Needed(std::string_view ns, std::string_view name) const {
   if (scope_ == Scope::kAll) return true;
   std::string value = reference_prefix_ + "/" + std::string(ns) + "/" + std::string(name);

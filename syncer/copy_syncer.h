@@ -89,9 +89,6 @@ class CopySyncer : public kube::Reconciler {
 
   const kube::ResourceType& type() const { return type_; }
 
-  // The virtual key a host copy stands for, from its annotations.
-  static std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host);
-
  private:
   bool Needed(std::string_view ns, std::string_view name) const;
   Status DeleteCopy(const rapidjson::Value& host);

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "syncer/host_identity.h"
 #include "syncer/names.h"
 #include "syncer/resources.h"
 
@@ -113,9 +114,7 @@ std::optional<std::string> EventSyncer::TeamNameOf(std::string_view host_name) {
         &resources::kPersistentVolumeClaims, &kube::resources::kServices}) {
     kube::ObjectPtr copy = informers_.Host(*type).cache().Get(key);
     if (copy == nullptr || kube::Annotation(*copy, kVirtualKindAnnotation)) continue;
-    std::optional<std::string_view> ns = kube::Annotation(*copy, kVirtualNamespaceAnnotation);
-    std::optional<std::string_view> name = kube::Annotation(*copy, kVirtualNameAnnotation);
-    if (ns && name) return std::string(*ns) + "/" + std::string(*name);
+    if (std::optional<std::string> key = VirtualKeyOf(*copy)) return key;
   }
   return std::nullopt;
 }

@@ -11,6 +11,13 @@ std::string VirtualIdentity::Describe(std::string_view host_kind) const {
   return "the " + std::string(host_kind) + " of " + object;
 }
 
+std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host) {
+  std::optional<std::string_view> name = kube::Annotation(host, kVirtualNameAnnotation);
+  std::optional<std::string_view> ns = kube::Annotation(host, kVirtualNamespaceAnnotation);
+  if (!name || !ns) return std::nullopt;
+  return kube::MakeKey(*ns, *name);
+}
+
 std::optional<VirtualIdentity> RecordedIdentity(const rapidjson::Value& host,
                                                 std::string_view host_kind,
                                                 std::string_view tenant) {

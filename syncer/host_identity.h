@@ -43,6 +43,12 @@ struct VirtualIdentity {
   std::string Describe(std::string_view host_kind) const;
 };
 
+// The key ("namespace/name") of the virtual object a host object stands
+// for, from its virtual-namespace and virtual-name annotations; nullopt
+// without them. Only a key to look up: CheckIdentity decides whether the
+// host object may be acted on for it.
+std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host);
+
 // The identity `host`, of kind `host_kind`, records: the virtual namespace,
 // name and UID annotations; the kind from vtenant.io/virtual-kind, else (a
 // PodGroup) the first entry of its owner chain, else `host_kind`. nullopt

@@ -29,6 +29,12 @@ TEST(HostIdentityTest, ACopyStandsForTheObjectItRecords) {
             StatusCode::kAlreadyExists);
 }
 
+TEST(HostIdentityTest, TheVirtualKeyComesFromBothAnnotationsOrNone) {
+  EXPECT_EQ(VirtualKeyOf(HostObject(kConfigA)), "ml/a");
+  EXPECT_EQ(VirtualKeyOf(HostObject(R"("vtenant.io/virtual-name":"a")")), std::nullopt);
+  EXPECT_EQ(VirtualKeyOf(HostObject(R"("vtenant.io/virtual-namespace":"ml")")), std::nullopt);
+}
+
 TEST(HostIdentityTest, AnotherVirtualObjectsCopyClashesAndTheMessageNamesBoth) {
   kube::Object host =
       HostObject(R"("vtenant.io/virtual-namespace":"b-x-c","vtenant.io/virtual-name":"a")");

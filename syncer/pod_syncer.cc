@@ -134,13 +134,6 @@ PodSyncer::PodSyncer(SyncerInformers& informers, const SyncerConfig& config, Pod
       wall_clock_(std::move(wall_clock)),
       token_recheck_(token_recheck) {}
 
-std::optional<std::string> PodSyncer::VirtualKeyOf(const rapidjson::Value& host_pod) {
-  auto name = kube::Annotation(host_pod, kVirtualNameAnnotation);
-  auto ns = kube::Annotation(host_pod, kVirtualNamespaceAnnotation);
-  if (!name || !ns) return std::nullopt;
-  return kube::MakeKey(*ns, *name);
-}
-
 void PodSyncer::VirtualPodSeen(const rapidjson::Value& pod) {
   std::lock_guard lock(mu_);
   first_seen_.try_emplace(std::string(kube::Uid(pod)), std::chrono::steady_clock::now());

@@ -73,9 +73,6 @@ class PodSyncer : public kube::Reconciler {
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
-  // The virtual key a host pod stands for, from its annotations.
-  static std::optional<std::string> VirtualKeyOf(const rapidjson::Value& host_pod);
-
   // Informer hooks: a virtual pod first seen (starts its latency clock); a
   // virtual pod deleted (what was kept for it goes); a host pod deleted
   // while its virtual pod lives on (its last state says why, for the

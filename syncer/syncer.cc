@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "syncer/host_identity.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
 #include "syncer/resources.h"
@@ -236,13 +237,12 @@ void Syncer::Wire() {
   }});
 
   AddController("pod-syncer", pods_, options_.pod_workers,
-                {{&virtual_pods, {}}, {&host_pods, [](const kube::Object& o) {
-                                         return Optional(PodSyncer::VirtualKeyOf(o));
-                                       }}});
+                {{&virtual_pods, {}},
+                 {&host_pods, [](const kube::Object& o) { return Optional(VirtualKeyOf(o)); }}});
 
   auto host_copy_key = [](const kube::Object& o) {
     if (kube::Label(o, "vtenant.io/purpose")) return std::vector<std::string>{};
-    return Optional(CopySyncer::VirtualKeyOf(o));
+    return Optional(VirtualKeyOf(o));
   };
   struct Referenced {
     const char* name;
