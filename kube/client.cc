@@ -4,6 +4,20 @@
 
 namespace vtenant::kube {
 
+std::string_view WatchEventTypeName(WatchEvent::Type type) {
+  switch (type) {
+    case WatchEvent::Type::kAdded:
+      return "ADDED";
+    case WatchEvent::Type::kModified:
+      return "MODIFIED";
+    case WatchEvent::Type::kDeleted:
+      return "DELETED";
+    case WatchEvent::Type::kBookmark:
+      return "BOOKMARK";
+  }
+  return "?";
+}
+
 Result<ObjectList> Client::ListAll(const ResourceType& type, std::string_view ns,
                                    ListOptions options, const CallOptions& call) {
   ObjectList all;

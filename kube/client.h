@@ -76,6 +76,10 @@ struct WatchEvent {
   Object object;
 };
 
+// The name a watch stream gives `type`: "ADDED", "MODIFIED", "DELETED" or
+// "BOOKMARK".
+std::string_view WatchEventTypeName(WatchEvent::Type type);
+
 // Called for each event as it arrives; return false to end the watch.
 using WatchHandler = std::function<bool(WatchEvent& event)>;
 

@@ -60,10 +60,10 @@ bool SafeToRetry(std::string_view method, const Status& status) {
 }
 
 Result<WatchEvent::Type> EventType(std::string_view type) {
-  if (type == "ADDED") return WatchEvent::Type::kAdded;
-  if (type == "MODIFIED") return WatchEvent::Type::kModified;
-  if (type == "DELETED") return WatchEvent::Type::kDeleted;
-  if (type == "BOOKMARK") return WatchEvent::Type::kBookmark;
+  for (WatchEvent::Type known : {WatchEvent::Type::kAdded, WatchEvent::Type::kModified,
+                                 WatchEvent::Type::kDeleted, WatchEvent::Type::kBookmark}) {
+    if (type == WatchEventTypeName(known)) return known;
+  }
   return InvalidArgument("unknown watch event type \"" + std::string(type) + "\"");
 }
 

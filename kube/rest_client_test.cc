@@ -342,10 +342,8 @@ class EventLog {
  public:
   bool Handle(WatchEvent& e) {
     if (e.type == WatchEvent::Type::kBookmark) return true;
-    static constexpr const char* kNames[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK"};
     std::lock_guard lock(mu_);
-    events_.push_back(std::string(kNames[static_cast<int>(e.type)]) + " " +
-                      std::string(Name(e.object)));
+    events_.push_back(std::string(WatchEventTypeName(e.type)) + " " + std::string(Name(e.object)));
     versions_.push_back(std::stoll(std::string(ResourceVersion(e.object))));
     cv_.notify_all();
     return true;

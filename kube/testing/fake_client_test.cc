@@ -347,7 +347,8 @@ class Watcher {
               res::kConfigMaps, ns, options,
               [this](WatchEvent& e) {
                 std::lock_guard lock(mu_);
-                events_.push_back(TypeName(e.type) + " " + std::string(Name(e.object)) + " " +
+                events_.push_back(std::string(WatchEventTypeName(e.type)) + " " +
+                                  std::string(Name(e.object)) + " " +
                                   std::string(ResourceVersion(e.object)));
                 return true;
               },
@@ -359,20 +360,6 @@ class Watcher {
   ~Watcher() {
     cancel_.Cancel();
     thread_.join();
-  }
-
-  static std::string TypeName(WatchEvent::Type t) {
-    switch (t) {
-      case WatchEvent::Type::kAdded:
-        return "ADDED";
-      case WatchEvent::Type::kModified:
-        return "MODIFIED";
-      case WatchEvent::Type::kDeleted:
-        return "DELETED";
-      case WatchEvent::Type::kBookmark:
-        return "BOOKMARK";
-    }
-    return "?";
   }
 
   // Waits (bounded) until `n` events arrived or the watch ended.
