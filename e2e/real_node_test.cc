@@ -163,6 +163,12 @@ class RealNodeTest : public RealNodeSuite {
            "  containers:\n  - name: main\n    image: " + BusyboxImage() +
            "\n    imagePullPolicy: IfNotPresent\n    command: " + command + "\n" + container_lines;
   }
+  // A Service of one port in front of the pods labelled app=<name>, as YAML.
+  static std::string ServiceYaml(const std::string& name, const std::string& ns, int port) {
+    return "apiVersion: v1\nkind: Service\nmetadata: {name: " + name + ", namespace: " + ns +
+           "}\nspec:\n  selector: {app: " + name + "}\n  ports: [{port: " + std::to_string(port) +
+           "}]\n";
+  }
 
   // The port of `team`'s virtual API server, from its Tenant's
   // status.endpoint; the Get's error when there is no Tenant.
@@ -600,25 +606,10 @@ subjects:
 TEST_F(RealNodeTest, ATeamsPodResolvesItsOwnServicesByName) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
-  const std::string services = R"(apiVersion: v1
-kind: Namespace
-metadata: {name: store}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: default}
-spec:
-  selector: {app: web}
-  ports: [{port: 80}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: db, namespace: store}
-spec:
-  selector: {app: db}
-  ports: [{port: 5432}]
----
-)" + BusyboxPod("resolver", Placement::kRealNodeLabel, R"(["sleep", "3600"])");
+  const std::string services =
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: store}\n---\n" +
+      ServiceYaml("web", "default", 80) + "---\n" + ServiceYaml("db", "store", 5432) + "---\n" +
+      BusyboxPod("resolver", Placement::kRealNodeLabel, R"(["sleep", "3600"])");
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, services).ok());
   // The host copies' addresses, which kube-proxy routes.
   std::map<std::string, std::string> ips;
@@ -690,14 +681,9 @@ spec:
 TEST_F(RealNodeTest, ATeamsPodHearsNoOtherClustersNames) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   for (const char* team : {"nlp", "vision"}) ASSERT_TRUE(env_->WaitForTeam(team).ok()) << team;
-  ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"}, R"(apiVersion: v1
-kind: Service
-metadata: {name: secret-model, namespace: default}
-spec:
-  selector: {app: secret-model}
-  ports: [{port: 80}]
-)")
-                  .ok());
+  ASSERT_TRUE(
+      env_->TeamKubectl("vision", {"apply", "-f", "-"}, ServiceYaml("secret-model", "default", 80))
+          .ok());
   std::string vision_ip;
   ASSERT_TRUE(Eventually(
       [&] {
