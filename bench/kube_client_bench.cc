@@ -418,7 +418,8 @@ const char kUsage[] =
     "Times the kube/ client's creates, watches and new TLS connections against a local\n"
     "kube-apiserver, beside kubectl doing the same creates.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), read as every tool reads its own:
+// alike in form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "objects"},
                                                                 {.name = "kubectl-objects"},

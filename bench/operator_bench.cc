@@ -50,7 +50,8 @@ const char kUsage[] =
     "and resident memory per tenant.\n"
     "Environment: VTENANT_SOURCE_DIR, VTENANT_TOOLS_BIN, VTENANT_SYNCER_BINARY.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), read as every tool reads its own:
+// alike in form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
                                                                 {.name = "operator"},

@@ -57,7 +57,8 @@ const char kUsage[] =
     "Binds the same pods with kube-scheduler and with vtenant-scheduler on one local\n"
     "cluster of simulated GPU nodes, then GPU-sharing pods with vtenant-scheduler alone.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), read as every tool reads its own:
+// alike in form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(
       SplitCommandLine split,

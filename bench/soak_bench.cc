@@ -91,7 +91,8 @@ const char kUsage[] =
     "writes them. Environment: VTENANT_SOURCE_DIR (the source tree),\n"
     "VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), read as every tool reads its own:
+// alike in form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
                                                                 {.name = "pods"},

@@ -94,7 +94,8 @@ const char kUsage[] =
     "Times vtenant-syncer carrying pods from a virtual cluster to the host against kube/\n"
     "alone creating them (bench/syncer_bench.cc says what each run measures).\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), read as every tool reads its own:
+// alike in form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split,
                       SplitFlags(args, {{.name = "pods"},

@@ -66,6 +66,8 @@ class Recorder {
   std::vector<std::string> deletions_;
 };
 
+// Each test sets up its client, informer and recorders in the same few
+// lines, on purpose: a test reads on its own.
 InformerOptions FastOptions() {
   return {.initial_backoff = std::chrono::milliseconds(5),
           .max_backoff = std::chrono::milliseconds(50)};

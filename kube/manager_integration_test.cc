@@ -63,16 +63,15 @@ TEST_F(ManagerIntegrationTest, CachesConvergeAcrossAnApiServerRestartAndReadyzFo
                                     .max_backoff = std::chrono::seconds(1)},
               .registry = &registry});
   ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+  Manager& m = **manager;
   RecordingReconciler configmaps, secrets;
-  (*manager)
-      ->AddController({.name = "configmaps"}, configmaps)
-      .Watch((*manager)->cluster().informers().Get(res::kConfigMaps, {.ns = "mgr"}));
-  (*manager)
-      ->AddController({.name = "secrets"}, secrets)
-      .Watch((*manager)->cluster().informers().Get(res::kSecrets, {.ns = "mgr"}));
+  m.AddController({.name = "configmaps"}, configmaps)
+      .Watch(m.cluster().informers().Get(res::kConfigMaps, {.ns = "mgr"}));
+  m.AddController({.name = "secrets"}, secrets)
+      .Watch(m.cluster().informers().Get(res::kSecrets, {.ns = "mgr"}));
   CreateConfigMap(client(), "mgr", "before");
   Status run_status;
-  std::thread runner([&] { run_status = (*manager)->Run(); });
+  std::thread runner([&] { run_status = m.Run(); });
 
   EXPECT_TRUE(Eventually([&] { return ReadyzCode(address) == 200; }));
   EXPECT_TRUE(Eventually([&] { return configmaps.Saw("mgr/before"); }));
@@ -99,10 +98,10 @@ TEST_F(ManagerIntegrationTest, CachesConvergeAcrossAnApiServerRestartAndReadyzFo
   EXPECT_TRUE(Eventually([&] { return ReadyzCode(address) == 200; }));
   EXPECT_TRUE(Eventually([&] { return configmaps.Saw("mgr/while-down"); }));
   EXPECT_TRUE(Eventually([&] { return secrets.Saw("mgr/secret-while-down"); }));
-  SharedInformer& cms = (*manager)->cluster().informers().Get(res::kConfigMaps, {.ns = "mgr"});
+  SharedInformer& cms = m.cluster().informers().Get(res::kConfigMaps, {.ns = "mgr"});
   EXPECT_NE(cms.cache().Get("mgr/while-down"), nullptr);
 
-  (*manager)->Stop();
+  m.Stop();
   runner.join();
   EXPECT_TRUE(run_status.ok()) << run_status.ToString();
 }

@@ -21,6 +21,8 @@ void CreatePod(FakeClient& client, const std::string& ns, const std::string& nam
       client.Create(res::kPods, ns, Json(R"({"metadata":{"name":")" + name + R"("}})")).ok());
 }
 
+// Each test builds its own client, registry and Manager from these options
+// in the same few lines, on purpose: a test reads on its own.
 ManagerOptions TestOptions(std::string name, Registry& registry) {
   return {.name = std::move(name),
           .handle_signals = false,
@@ -148,22 +150,21 @@ TEST(ManagerTest, TwoControllersShareOneInformerAndBothReconcileEverything) {
   Registry registry;
   auto manager = Manager::Create(client, TestOptions("two", registry));
   ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+  Manager& m = **manager;
   RecordingReconciler first, second;
-  (*manager)
-      ->AddController({.name = "first"}, first)
-      .Watch((*manager)->cluster().informers().Get(res::kPods, {.ns = "ns"}));
-  (*manager)
-      ->AddController({.name = "second"}, second)
-      .Watch((*manager)->cluster().informers().Get(res::kPods, {.ns = "ns"}));
-  EXPECT_EQ((*manager)->cluster().informers().size(), 1u);
-  Running running(**manager);
+  m.AddController({.name = "first"}, first)
+      .Watch(m.cluster().informers().Get(res::kPods, {.ns = "ns"}));
+  m.AddController({.name = "second"}, second)
+      .Watch(m.cluster().informers().Get(res::kPods, {.ns = "ns"}));
+  EXPECT_EQ(m.cluster().informers().size(), 1u);
+  Running running(m);
   std::set<std::string> want = {"ns/a", "ns/b"};
   EXPECT_TRUE(Eventually([&] { return first.Keys() == want && second.Keys() == want; }));
   CreatePod(client, "ns", "c");
   EXPECT_TRUE(
       Eventually([&] { return first.Keys().count("ns/c") && second.Keys().count("ns/c"); }));
-  EXPECT_TRUE((*manager)->IsLeader());
-  (*manager)->Stop();
+  EXPECT_TRUE(m.IsLeader());
+  m.Stop();
   EXPECT_TRUE(running.Wait().ok());
 }
 

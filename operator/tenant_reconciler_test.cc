@@ -645,6 +645,8 @@ TEST_F(TenantReconcilerTest, TheHostNamespaceEnforcesThePodSecurityLevel) {
   EXPECT_EQ(level("vtenant-hpc", "audit"), "baseline");
 }
 
+// Two tenants set up as in RotationReplacesOnlyTheTeamsCredential, but
+// vision's queue is missing: the metric counts one Ready and one Pending.
 TEST_F(TenantReconcilerTest, PhaseMetricCountsTenants) {
   CreateQueue("ml-org", 1);
   CreateTenant(TenantJson("nlp", "ml-org", 0.33));

@@ -18,6 +18,8 @@ struct QueueRow {
   int64_t created = 0;
 };
 
+// A world a row: capacity, queues, requests and the shares expected. The
+// tables below are rows alike on purpose, each named for the rule it checks.
 struct Case {
   std::string name;
   Milli gpus;  // cluster capacity, milli-GPU

@@ -33,6 +33,7 @@ void AddGang(SnapshotBuilder& b, std::string name, int pods, int min_member, int
 }
 
 // A gang that cannot start binds nothing, holds no GPU, and its pods say why.
+// One row per reason a gang cannot start; the loop below checks each alike.
 TEST(GangTest, AGangThatCannotStartBindsNothingAndSaysWhy) {
   // Racks a and b of two GPUs each.
   auto racks = [] {

@@ -70,6 +70,8 @@ struct RefusalCase {
   std::string reason_part;
 };
 
+// One row per rule that forbids a reclaim, each row's world checked alike
+// below (a table like snapshot_builder_test's, for another verdict).
 TEST(ReclaimTest, RefusesWhatTheRulesForbid) {
   const RefusalCase cases[] = {
       {"victims within their reclaim min runtime",

@@ -27,6 +27,8 @@ struct BadCase {
   std::string message_part;
 };
 
+// One row per input Build() refuses, each breaking ValidWorld() one way and
+// checked alike below.
 TEST(SnapshotBuilderTest, RejectsBadInputsNamingObjectAndField) {
   const BadCase cases[] = {
       {"fraction above one",

@@ -23,6 +23,8 @@ using namespace testing;
 class FairShareTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
+    // This suite's own nodes; every scheduler suite starts its cluster alike
+    // (testing/scheduler_cluster_test.h).
     StartWithNodes("sched-fair", R"(
 nodes:
 - {name: l40s, count: 1, cpu: 32, memory: 256Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}

@@ -18,6 +18,8 @@ using namespace testing;
 class LeaderElectionTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
+    // This suite's own nodes; every scheduler suite starts its cluster alike
+    // (testing/scheduler_cluster_test.h).
     StartWithNodes("sched-leader", R"(
 nodes:
 - {name: gpu, count: 1, cpu: 16, memory: 64Gi, gpus: 4, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}

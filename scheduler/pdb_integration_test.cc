@@ -18,6 +18,8 @@ using namespace testing;
 class PdbTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
+    // This suite's own nodes; every scheduler suite starts its cluster alike
+    // (testing/scheduler_cluster_test.h).
     StartWithNodes("sched-pdb", R"(
 nodes:
 - {name: gpu, count: 3, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}

@@ -26,6 +26,8 @@ constexpr int kPods = 200;
 class RestartTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
+    // This suite's own nodes; every scheduler suite starts its cluster alike
+    // (testing/scheduler_cluster_test.h).
     StartWithNodes("sched-restart", R"(
 nodes:
 - {name: gpu, count: 20, cpu: 64, memory: 512Gi, gpus: 8, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}

@@ -22,6 +22,8 @@ using namespace testing;
 class SharingTest : public SchedulerClusterTest {
  protected:
   static void SetUpTestSuite() {
+    // This suite's own nodes; every scheduler suite starts its cluster alike
+    // (testing/scheduler_cluster_test.h).
     StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}

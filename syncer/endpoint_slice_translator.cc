@@ -57,6 +57,8 @@ bool EndpointSliceTranslator::Wanted(const rapidjson::Value& slice,
   return SelectsNoPods(*service);
 }
 
+// Begins as every translator's ToHost does (object_translators.h): a
+// parallel on purpose, the fields after it are this kind's own.
 kube::Object EndpointSliceTranslator::ToHost(const rapidjson::Value& virtual_slice,
                                              const HostNetwork& network,
                                              TranslationNotes* notes) const {

@@ -24,6 +24,8 @@ const Schema& AddressSchema() {
 
 }  // namespace
 
+// Begins as every translator's ToHost does (object_translators.h): a
+// parallel on purpose, the fields after it are this kind's own.
 kube::Object EndpointsTranslator::ToHost(const rapidjson::Value& virtual_object,
                                          const HostNetwork& network,
                                          TranslationNotes* notes) const {

@@ -92,6 +92,9 @@ TEST(FlagsTest, EverySharedFlagIsRead) {
   EXPECT_EQ(flags->kube_api_burst, 50);
 }
 
+// One row per mistake, each naming its flag, as base/flags_test.cc's
+// SplitFlagsTest.EachMistakeIsNamed does for SplitFlags: a parallel on
+// purpose.
 TEST(FlagsTest, MistakesNameTheFlag) {
   struct Case {
     std::vector<std::string> args;

@@ -384,6 +384,8 @@ TEST(GangTest, PreemptibilityComesFromWhicheverOwnerCarriesItTopFirst) {
   kube::Object labelled = PodOwnedBy("apps/v1", "ReplicaSet", "web-5d");
   kube::SetString(labelled, {"metadata", "labels"}, kPreemptibilityLabel, "preemptible");
   const std::string labelled_pod = kube::ToJson(labelled);
+  // One row a place the label can stand (listed above): alike in form on
+  // purpose, each row's objects are its own.
   std::vector<Row> rows = {
       {"on the Deployment, over the pod template's",
        {rs_of_web, R"({"kind":"Deployment","metadata":{"name":"web","uid":"d",

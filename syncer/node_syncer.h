@@ -18,6 +18,8 @@
 
 namespace vtenant::syncer {
 
+// A kube::Reconciler as every syncer of syncer.h is: alike in form on
+// purpose, the rules are each kind's own.
 class NodeSyncer : public kube::Reconciler {
  public:
   // Virtual Nodes point at `config`'s kubelet endpoint, when it has one.

@@ -3,6 +3,10 @@
 namespace vtenant::syncer {
 namespace {
 
+// One accessor a Kubernetes type, each a function-local static built on
+// first use (so no table depends on another's initialization order): alike
+// in form on purpose, each type's members are its own.
+
 // Leaves and small objects shared by several tables.
 const Schema& Named() {
   static const Schema kSchema = Schema().Copy({"name"});

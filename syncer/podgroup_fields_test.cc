@@ -100,6 +100,8 @@ TEST(PodGroupFieldsTest, Table) {
   }
 }
 
+// The steps of GangTest.HostGroupOfAVirtualPodGroupHasItsPriorityClassOrNone
+// for another field: a parallel on purpose, one field each.
 TEST(PodGroupFieldsTest, TopologyConstraintFollowsTheVirtualGroup) {
   kube::Object pg = PodGroup(R"({"minMember":2,"topologyConstraint":{
       "requiredTopologyLevel":"kubernetes.io/hostname"}})");

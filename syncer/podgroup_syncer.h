@@ -27,6 +27,8 @@
 
 namespace vtenant::syncer {
 
+// A kube::Reconciler as every syncer of syncer.h is: alike in form on
+// purpose, the rules are each kind's own.
 class PodGroupSyncer : public kube::Reconciler {
  public:
   // Host PodGroups go to `config`'s host namespace, under the tenant's host

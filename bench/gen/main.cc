@@ -30,7 +30,8 @@ struct Flags {
   bench::WorkloadConfig config;
 };
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), read as every tool reads its own:
+// alike in form on purpose, the flags differ.
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "out"},
                                                                 {.name = "nodes"},

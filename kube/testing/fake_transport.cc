@@ -48,6 +48,8 @@ void FakeTransport::Push(Result<HttpResponse> answer) {
   state_->pushed.push_back(std::move(answer));
 }
 
+// The switch and count of FakeClient::HoldCalls, on purpose: both doubles
+// hang alike (hung_server.h).
 void FakeTransport::Hang(bool on) {
   std::lock_guard lock(state_->mu);
   state_->hang = on;

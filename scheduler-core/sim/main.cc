@@ -41,7 +41,8 @@ struct Flags {
   sim::ReplayOptions options;
 };
 
-// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`).
+// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`), read
+// as every tool reads its own: alike in form on purpose, the flags differ.
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
   VT_ASSIGN_OR_RETURN(SplitCommandLine split,
                       SplitFlags(args, {{.name = "nodes"},

@@ -92,6 +92,8 @@ Result<std::vector<NodeSpec>> ParseNodesCsv(const std::string& name, std::string
   return nodes;
 }
 
+// ParseNodesCsv's form, on purpose: the two files share how they are read,
+// not their columns or checks.
 Result<std::vector<PodRecord>> ParsePodsCsv(const std::string& name, std::string text) {
   VT_ASSIGN_OR_RETURN(CsvReader csv, CsvReader::FromText(name, std::move(text)));
   VT_ASSIGN_OR_RETURN(int c_name, csv.RequiredColumn("name"));
