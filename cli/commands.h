@@ -16,6 +16,9 @@ struct GlobalOptions {
 // The local environment's folder: global.state_dir made absolute.
 std::string StateDir(const GlobalOptions& global);
 
+// The operator's --state-dir in the local environment's folder `dir`.
+std::string OperatorStateDir(const std::string& dir);
+
 int RunUp(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args);
 int RunDelete(const GlobalOptions& global, const std::vector<std::string>& args);

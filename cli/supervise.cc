@@ -287,7 +287,7 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
   std::vector<std::string> operator_args = {
       "--kubeconfig=" + operator_kubeconfig,
       std::string("--credentials-namespace=") + kSystemNamespace, "--backend-default=process",
-      "--state-dir=" + dir + "/operator", "--tools-bin=" + tools_bin};
+      "--state-dir=" + OperatorStateDir(dir), "--tools-bin=" + tools_bin};
   // Pods on the real node cannot reach the machine's loopback: each
   // tenant's syncer relays its API server into the node's namespace.
   if (options.real_node) {

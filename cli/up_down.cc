@@ -33,6 +33,7 @@
 #include "localenv/gpu_nodes.h"
 #include "localenv/process.h"
 #include "localenv/real_node.h"
+#include "operator/state_layout.h"
 
 namespace vtenant::cli {
 namespace fs = std::filesystem;
@@ -173,6 +174,8 @@ int ReportReady(const std::string& dir) {
 
 }  // namespace
 
+std::string OperatorStateDir(const std::string& dir) { return dir + "/operator"; }
+
 std::string StateDir(const GlobalOptions& global) {
   return fs::absolute(global.state_dir).lexically_normal().string();
 }
@@ -310,10 +313,10 @@ credentials. Cannot be undone.
 
 // Removes `dir`, saying what it held.
 int Purge(const std::string& dir) {
-  // The operator keeps one folder a tenant under <state-dir>/tenants.
+  const fs::path tenant_folders = fs::path(OperatorStateDir(dir)) / op::kTenantsFolder;
   int tenants = 0;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir + "/operator/tenants", ec)) {
+  for (const auto& entry : fs::directory_iterator(tenant_folders, ec)) {
     if (entry.is_directory()) ++tenants;
   }
   // A real node leaves mounts in the folder and a namespace and a cgroup
@@ -329,7 +332,8 @@ int Purge(const std::string& dir) {
     return 1;
   }
   std::cout << "vtenant: removed " << dir << " (the host cluster's data, " << tenants
-            << " tenant folder(s) under operator/tenants/, logs and credentials)\n";
+            << " tenant folder(s) under " << fs::relative(tenant_folders, dir).string()
+            << "/, logs and credentials)\n";
   return 0;
 }
 
@@ -413,7 +417,8 @@ int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args)
   for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
     if (!recorded.contains(p.pid)) ++tenant_processes;
   }
-  std::cout << "\ntenants: " << tenant_processes << " process(es) under " << dir << "/operator\n";
+  std::cout << "\ntenants: " << tenant_processes << " process(es) under " << OperatorStateDir(dir)
+            << "\n";
   Result<std::unique_ptr<kube::RestClient>> client = HostClient(*state);
   if (!client.ok()) return 1;
   std::cout << "\n";

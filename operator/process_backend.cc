@@ -18,6 +18,7 @@
 #include "localenv/process.h"
 #include "localenv/tools.h"
 #include "localenv/wait.h"
+#include "operator/state_layout.h"
 
 namespace vtenant::op {
 namespace fs = std::filesystem;
@@ -106,7 +107,7 @@ struct ProcessBackend::Tenant {
 ProcessBackend::ProcessBackend(ProcessBackendOptions options)
     : options_(std::move(options)), apiserver_starts_(options_.starting_apiservers) {
   // Best effort here; every file written below it says why it cannot be.
-  (void)EnsurePrivateDirectory(fs::path(options_.state_dir) / "tenants");
+  (void)EnsurePrivateDirectory(fs::path(options_.state_dir) / kTenantsFolder);
 }
 
 ProcessBackend::~ProcessBackend() {
@@ -132,7 +133,7 @@ void ProcessBackend::SetChangeNotifier(std::function<void(const std::string&)> n
 }
 
 std::string ProcessBackend::TenantDir(const std::string& tenant) const {
-  return (fs::path(options_.state_dir) / "tenants" / tenant).string();
+  return (fs::path(options_.state_dir) / kTenantsFolder / tenant).string();
 }
 
 Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& request) {
@@ -765,7 +766,7 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
 
 void ProcessBackend::KillAll() {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fs::path(options_.state_dir) / "tenants")) {
+  for (const auto& entry : fs::directory_iterator(fs::path(options_.state_dir) / kTenantsFolder)) {
     names.push_back(entry.path().filename());
   }
   for (const auto& name : names) {

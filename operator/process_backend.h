@@ -2,7 +2,7 @@
 // the local environment and tests.
 //
 // Per tenant: a kube-apiserver on a loopback port kept under
-// <state-dir>/tenants/<t> (the port is chosen once and kept, so the
+// <state-dir>/tenants/<t> (state_layout.h; the port is chosen once and kept, so the
 // kubeconfig Secret stays valid), storing its data in one etcd shared by
 // every tenant under the prefix /vtenant/<t> (each an etcd user of its own,
 // confined to it); a kube-controller-manager with the controllers a
