@@ -54,6 +54,47 @@ Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
   return out;
 }
 
+Result<SplitCommandLine> ApplyFlags(const std::vector<std::string>& args,
+                                    const std::vector<FlagBinding>& table, Words words) {
+  std::vector<FlagSpec> known;
+  known.reserve(table.size());
+  for (const FlagBinding& flag : table) known.push_back({flag.name, flag.is_switch});
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, known, words));
+  if (split.help) return split;
+  for (const FlagValue& given : split.flags) {
+    for (const FlagBinding& flag : table) {
+      if (flag.name == given.name) VT_RETURN_IF_ERROR(flag.set(given.value));
+    }
+  }
+  return split;
+}
+
+FlagBinding TextFlag(std::string name, std::string* out) {
+  return {.name = std::move(name), .set = [out](const std::string& value) {
+            *out = value;
+            return Status::Ok();
+          }};
+}
+
+FlagBinding SwitchFlag(std::string name, bool* out) {
+  // SplitFlags lets only "true" and "false" through for a switch.
+  return {.name = std::move(name),
+          .set =
+              [out](const std::string& value) {
+                *out = value == "true";
+                return Status::Ok();
+              },
+          .is_switch = true};
+}
+
+FlagBinding NumberFlag(std::string name, double* out, double min) {
+  return {.name = name, .set = [name, out, min](const std::string& value) {
+            Result<double> n = ParseNumberFlag(name, value, min);
+            if (n.ok()) *out = *n;
+            return n.status();
+          }};
+}
+
 Result<int64_t> ParseWholeNumberFlag(std::string_view flag, std::string_view value, int64_t min,
                                      int64_t max) {
   int64_t n = 0;

@@ -3,17 +3,27 @@
 // switch (a flag without a value) alone means true and otherwise takes only
 // `=true` or `=false`; `-h` or `--help` asks for the usage text.
 //
-// Why not gflags, which glog brings: its flag names cannot contain dashes,
-// and `--virtual-kubeconfig`, `--leader-elect` and the rest are a contract
-// with the chart, the operator and every script that starts these programs.
+// Why not gflags, which glog brings: its flags are process-wide globals, so
+// every program would also take every linked library's (glog's --v and
+// --logtostderr among them); it takes other spellings too (-flag,
+// --flag_name, --noflag) and its help lists the underscore one, where
+// `--virtual-kubeconfig`, `--leader-elect` and the rest are a contract with
+// the chart, the operator and every script that starts these programs; and
+// a mistake ends the process with exit code 1 inside the parser, where each
+// program here gets a Status and answers as ExitCodeBeforeRunning says.
 //
 // Each program keeps its own table of flags and what a value means (its
-// flags.cc); this file only splits the words and reads numbers, so that the
-// programs agree on the syntax and on what an error says.
+// flags.cc): a table of FlagBindings read by ApplyFlags, where each flag
+// sets what it names. This file splits the words, reads numbers and holds
+// the common bindings, so that the programs agree on the syntax and on what
+// an error says. SplitFlags alone serves where a value's meaning depends on
+// other flags (the syncer's defaults follow --tenant) and the CLI, whose
+// subcommands take words as well as flags.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +72,33 @@ Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
                                     const std::vector<FlagSpec>& known,
                                     Words words = Words::kRefuse);
 
+// One flag of a program's table and what a value given to it does: `set`
+// gets the value as given ("true" or "false" for a switch), flag by flag in
+// the order given, and refuses one with InvalidArgument naming the flag.
+struct FlagBinding {
+  std::string name;  // without the dashes
+  std::function<Status(const std::string& value)> set;
+  bool is_switch = false;
+};
+
+// Splits `args` by `table` (SplitFlags), then hands each flag given to its
+// binding's `set`. The split (help, words, flags) or the first error; with
+// help asked for, no `set` is called.
+Result<SplitCommandLine> ApplyFlags(const std::vector<std::string>& args,
+                                    const std::vector<FlagBinding>& table,
+                                    Words words = Words::kRefuse);
+
+// Bindings for the common kinds of value; `out` must outlive the parse.
+// --name TEXT, kept as given.
+FlagBinding TextFlag(std::string name, std::string* out);
+// --name alone or =true / =false.
+FlagBinding SwitchFlag(std::string name, bool* out);
+// --name N, a whole number from `min` to `max` (ParseWholeNumberFlag).
+template <typename Int>
+FlagBinding WholeNumberFlag(std::string name, Int* out, int64_t min, int64_t max);
+// --name X, a number of at least `min` (ParseNumberFlag).
+FlagBinding NumberFlag(std::string name, double* out, double min);
+
 // `value` as a whole number from `min` to `max` (decimal digits with an
 // optional '-'; no '+', no spaces); InvalidArgument otherwise,
 // saying "--<flag> "<value>" must be a whole number from <min> to <max>".
@@ -103,6 +140,15 @@ Flags ParseFlagsOrExit(std::string_view program, int argc, char** argv,
     std::exit(code);
   }
   return std::move(flags).value();
+}
+
+template <typename Int>
+FlagBinding WholeNumberFlag(std::string name, Int* out, int64_t min, int64_t max) {
+  return {.name = name, .set = [name, out, min, max](const std::string& value) {
+            Result<int64_t> n = ParseWholeNumberFlag(name, value, min, max);
+            if (n.ok()) *out = static_cast<Int>(*n);
+            return n.status();
+          }};
 }
 
 }  // namespace vtenant

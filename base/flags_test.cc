@@ -118,6 +118,49 @@ ToolFlags ParseOrExit(std::vector<std::string> words) {
                                      ParseToolFlags, "usage: tool [--tenant T]\n");
 }
 
+struct BoundFlags {
+  std::string tenant = "default";
+  bool leader_elect = false;
+  int workers = 8;
+  double qps = 100;
+};
+
+std::vector<FlagBinding> Table(BoundFlags& f) {
+  return {TextFlag("tenant", &f.tenant), SwitchFlag("leader-elect", &f.leader_elect),
+          WholeNumberFlag("workers", &f.workers, 1, 256), NumberFlag("qps", &f.qps, 0)};
+}
+
+TEST(ApplyFlagsTest, EachFlagGivenSetsWhatItNamesInOrderAndTheRestKeepTheirDefaults) {
+  BoundFlags f;
+  Result<SplitCommandLine> split =
+      ApplyFlags({"--workers=4", "--leader-elect", "--workers", "16"}, Table(f));
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_FALSE(split->help);
+  EXPECT_EQ(f.workers, 16);  // the later one wins
+  EXPECT_TRUE(f.leader_elect);
+  EXPECT_EQ(f.tenant, "default");
+  EXPECT_EQ(f.qps, 100);
+  ASSERT_TRUE(ApplyFlags({"--leader-elect=false", "--qps=2.5"}, Table(f)).ok());
+  EXPECT_FALSE(f.leader_elect);
+  EXPECT_EQ(f.qps, 2.5);
+}
+
+TEST(ApplyFlagsTest, AValueRefusedIsNamedAndHelpSetsNothing) {
+  BoundFlags f;
+  Result<SplitCommandLine> bad = ApplyFlags({"--workers=0"}, Table(f));
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("--workers \"0\" must be a whole number from 1 to 256"),
+            std::string::npos)
+      << bad.status().ToString();
+  EXPECT_EQ(ApplyFlags({"--qps=-1"}, Table(f)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ApplyFlags({"--tenants=x"}, Table(f)).status().code(), StatusCode::kInvalidArgument);
+
+  Result<SplitCommandLine> help = ApplyFlags({"--tenant=nlp", "--help"}, Table(f));
+  ASSERT_TRUE(help.ok());
+  EXPECT_TRUE(help->help);
+  EXPECT_EQ(f.tenant, "default");
+}
+
 TEST(ParseFlagsOrExitTest, GivesTheFlagsOrExitsAsEveryProgramDoes) {
   EXPECT_EQ(ParseOrExit({"tool", "--tenant", "nlp"}).tenant, "nlp");
   EXPECT_EXIT(ParseOrExit({"tool", "--help"}), testing::ExitedWithCode(0), "");

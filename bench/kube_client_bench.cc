@@ -418,36 +418,35 @@ const char kUsage[] =
     "Times the kube/ client's creates, watches and new TLS connections against a local\n"
     "kube-apiserver, beside kubectl doing the same creates.\n";
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax).
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "objects"},
-                                                                {.name = "kubectl-objects"},
-                                                                {.name = "concurrency"},
-                                                                {.name = "connections"},
-                                                                {.name = "only"}}));
   Options o;
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      ApplyFlags(args, {WholeNumberFlag("objects", &o.objects, 1, 1000000),
+                        WholeNumberFlag("kubectl-objects", &o.kubectl_objects, 1, 1000000),
+                        WholeNumberFlag("connections", &o.connections, 1, 1000000),
+                        {"concurrency",
+                         [&o](const std::string& v) {
+                           // A comma-separated list of thread counts, each run in turn.
+                           o.concurrency.clear();
+                           std::stringstream items(v);
+                           for (std::string item; std::getline(items, item, ',');) {
+                             VT_ASSIGN_OR_RETURN(
+                                 int64_t n, ParseWholeNumberFlag("concurrency", item, 1, 1024));
+                             o.concurrency.push_back(static_cast<int>(n));
+                           }
+                           if (o.concurrency.empty())
+                             return InvalidArgument("--concurrency needs a thread count");
+                           return Status::Ok();
+                         }},
+                        {"only", [&o](const std::string& v) {
+                           if (v != "connections")
+                             return InvalidArgument("--only takes only \"connections\"");
+                           o.only_connections = true;
+                           return Status::Ok();
+                         }}}));
   o.help = split.help;
-  for (const FlagValue& f : split.flags) {
-    if (f.name == "only") {
-      if (f.value != "connections") return InvalidArgument("--only takes only \"connections\"");
-      o.only_connections = true;
-    } else if (f.name == "concurrency") {
-      // A comma-separated list of thread counts, each run in turn.
-      o.concurrency.clear();
-      std::stringstream items(f.value);
-      for (std::string item; std::getline(items, item, ',');) {
-        VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, item, 1, 1024));
-        o.concurrency.push_back(static_cast<int>(n));
-      }
-      if (o.concurrency.empty()) return InvalidArgument("--concurrency needs a thread count");
-    } else {
-      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 1000000));
-      (f.name == "objects"       ? o.objects
-       : f.name == "connections" ? o.connections
-                                 : o.kubectl_objects) = static_cast<int>(n);
-    }
-  }
   return o;
 }
 

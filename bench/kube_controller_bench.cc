@@ -95,17 +95,13 @@ const char kUsage[] =
     "An informer's memory per pod and a no-op controller's keys per second over N pods\n"
     "on a local kube-apiserver.\n";
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax).
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
-                      SplitFlags(args, {{.name = "pods"}, {.name = "workers"}}));
   Options o;
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
+                      ApplyFlags(args, {WholeNumberFlag("pods", &o.pods, 1, 1000000),
+                                        WholeNumberFlag("workers", &o.workers, 1, 1000000)}));
   o.help = split.help;
-  for (const FlagValue& f : split.flags) {
-    VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 1000000));
-    (f.name == "pods" ? o.pods : o.workers) = static_cast<int>(n);
-  }
   return o;
 }
 

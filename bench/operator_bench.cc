@@ -50,25 +50,20 @@ const char kUsage[] =
     "and resident memory per tenant.\n"
     "Environment: VTENANT_SOURCE_DIR, VTENANT_TOOLS_BIN, VTENANT_SYNCER_BINARY.\n";
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax).
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
-                                                                {.name = "operator"},
-                                                                {.name = "starting-apiservers"}}));
   Options o;
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      ApplyFlags(args, {TextFlag("operator", &o.operator_binary),
+                        WholeNumberFlag("tenants", &o.many, 0, 1000),
+                        {"starting-apiservers", [&o](const std::string& v) {
+                           VT_RETURN_IF_ERROR(
+                               ParseWholeNumberFlag("starting-apiservers", v, 1, 1000).status());
+                           o.starting_apiservers = v;  // passed on as given
+                           return Status::Ok();
+                         }}}));
   o.help = split.help;
-  for (const FlagValue& f : split.flags) {
-    if (f.name == "operator") {
-      o.operator_binary = f.value;
-    } else if (f.name == "tenants") {
-      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 0, 1000));
-      o.many = static_cast<int>(n);
-    } else {
-      VT_RETURN_IF_ERROR(ParseWholeNumberFlag(f.name, f.value, 1, 1000).status());
-      o.starting_apiservers = f.value;
-    }
-  }
   return o;
 }
 

@@ -57,24 +57,21 @@ const char kUsage[] =
     "Binds the same pods with kube-scheduler and with vtenant-scheduler on one local\n"
     "cluster of simulated GPU nodes, then GPU-sharing pods with vtenant-scheduler alone.\n";
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax).
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
+  Options o;
   VT_ASSIGN_OR_RETURN(
       SplitCommandLine split,
-      SplitFlags(args,
-                 {{.name = "nodes"}, {.name = "gpus"}, {.name = "pods"}, {.name = "fraction"}}));
-  Options o;
+      ApplyFlags(args, {WholeNumberFlag("nodes", &o.nodes, 1, 1000000),
+                        WholeNumberFlag("gpus", &o.gpus, 1, 1000000),
+                        WholeNumberFlag("pods", &o.pods, 1, 1000000),
+                        {"fraction", [&o](const std::string& v) {
+                           VT_ASSIGN_OR_RETURN(o.fraction, ParseNumberFlag("fraction", v, 0.01));
+                           if (o.fraction >= 1)
+                             return InvalidArgument("--fraction must be below 1 (a shared GPU)");
+                           return Status::Ok();
+                         }}}));
   o.help = split.help;
-  for (const FlagValue& f : split.flags) {
-    if (f.name == "fraction") {
-      VT_ASSIGN_OR_RETURN(o.fraction, ParseNumberFlag(f.name, f.value, 0.01));
-      if (o.fraction >= 1) return InvalidArgument("--fraction must be below 1 (a shared GPU)");
-    } else {
-      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 1000000));
-      (f.name == "nodes" ? o.nodes : f.name == "gpus" ? o.gpus : o.pods) = static_cast<int>(n);
-    }
-  }
   return o;
 }
 

@@ -91,34 +91,19 @@ const char kUsage[] =
     "writes them. Environment: VTENANT_SOURCE_DIR (the source tree),\n"
     "VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax). A churn needs some time; a stagger
+// and a baseline may be 0.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "tenants"},
-                                                                {.name = "pods"},
-                                                                {.name = "minutes"},
-                                                                {.name = "stagger-seconds"},
-                                                                {.name = "window-minutes"},
-                                                                {.name = "baseline-minutes"},
-                                                                {.name = "out"}}));
   Options o;
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
+                      ApplyFlags(args, {WholeNumberFlag("tenants", &o.tenants, 1, 100000),
+                                        WholeNumberFlag("pods", &o.pods, 1, 100000),
+                                        NumberFlag("minutes", &o.minutes, 0.1),
+                                        NumberFlag("stagger-seconds", &o.stagger_seconds, 0),
+                                        NumberFlag("window-minutes", &o.window_minutes, 0.1),
+                                        NumberFlag("baseline-minutes", &o.baseline_minutes, 0),
+                                        TextFlag("out", &o.out)}));
   o.help = split.help;
-  for (const FlagValue& f : split.flags) {
-    if (f.name == "out") {
-      o.out = f.value;
-    } else if (f.name == "tenants" || f.name == "pods") {
-      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 1, 100000));
-      (f.name == "tenants" ? o.tenants : o.pods) = static_cast<int>(n);
-    } else {
-      // Minutes and seconds: a churn needs some time; a stagger may be 0.
-      const double min = f.name == "stagger-seconds" || f.name == "baseline-minutes" ? 0 : 0.1;
-      VT_ASSIGN_OR_RETURN(double x, ParseNumberFlag(f.name, f.value, min));
-      if (f.name == "minutes") o.minutes = x;
-      if (f.name == "stagger-seconds") o.stagger_seconds = x;
-      if (f.name == "window-minutes") o.window_minutes = x;
-      if (f.name == "baseline-minutes") o.baseline_minutes = x;
-    }
-  }
   return o;
 }
 

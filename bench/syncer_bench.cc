@@ -94,33 +94,17 @@ const char kUsage[] =
     "Times vtenant-syncer carrying pods from a virtual cluster to the host against kube/\n"
     "alone creating them (bench/syncer_bench.cc says what each run measures).\n";
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax).
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
-                      SplitFlags(args, {{.name = "pods"},
-                                        {.name = "paced-rate"},
-                                        {.name = "workers"},
-                                        {.name = "backlog"},
-                                        {.name = "bound-first", .is_switch = true},
-                                        {.name = "syncer"}}));
   Options o;
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      ApplyFlags(args, {WholeNumberFlag("pods", &o.pods, 1, 1000000),
+                        NumberFlag("paced-rate", &o.paced_rate, 0.1),
+                        WholeNumberFlag("workers", &o.workers, 1, 1000000),
+                        WholeNumberFlag("backlog", &o.backlog, 0, 1000000),
+                        SwitchFlag("bound-first", &o.bound_first), TextFlag("syncer", &o.syncer)}));
   o.help = split.help;
-  for (const FlagValue& f : split.flags) {
-    if (f.name == "syncer") {
-      o.syncer = f.value;
-    } else if (f.name == "bound-first") {
-      o.bound_first = f.value == "true";
-    } else if (f.name == "paced-rate") {
-      VT_ASSIGN_OR_RETURN(o.paced_rate, ParseNumberFlag(f.name, f.value, 0.1));
-    } else {
-      VT_ASSIGN_OR_RETURN(
-          int64_t n, ParseWholeNumberFlag(f.name, f.value, f.name == "backlog" ? 0 : 1, 1000000));
-      (f.name == "pods"      ? o.pods
-       : f.name == "workers" ? o.workers
-                             : o.backlog) = static_cast<int>(n);
-    }
-  }
   return o;
 }
 

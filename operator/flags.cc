@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 
-#include <functional>
 #include <map>
 
 #include "base/flags.h"
@@ -108,22 +107,8 @@ Result<std::chrono::seconds> ParseLifetime(const std::string& v) {
 
 Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
   OperatorFlags f;
-  using Setter = std::function<Status(const std::string&)>;
-  auto str = [](std::string* out) -> Setter {
-    return [out](const std::string& v) {
-      *out = v;
-      return Status::Ok();
-    };
-  };
-  auto whole = [](const char* name, int* out, int64_t min, int64_t max) -> Setter {
-    return [=](const std::string& v) {
-      Result<int64_t> n = ParseWholeNumberFlag(name, v, min, max);
-      if (n.ok()) *out = static_cast<int>(*n);
-      return n.status();
-    };
-  };
-  const std::map<std::string, Setter> values = {
-      {"kubeconfig", str(&f.kubeconfig)},
+  const std::vector<FlagBinding> table = {
+      TextFlag("kubeconfig", &f.kubeconfig),
       {"backend-default",
        [&](const std::string& v) {
          Result<Backend> b = ParseBackend(v);
@@ -131,13 +116,14 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          f.backend_default = *b;
          return Status::Ok();
        }},
-      {"state-dir", str(&f.state_dir)},
-      {"tools-bin", str(&f.tools_bin)},
-      {"syncer-binary", str(&f.syncer_binary)},
-      {"etcd-servers", str(&f.etcd_servers)},
-      {"syncer-image", str(&f.syncer_image)},
-      {"image-registry", str(&f.image_registry)},
-      {"etcd-image", str(&f.etcd_image)},
+      TextFlag("state-dir", &f.state_dir),
+      TextFlag("tools-bin", &f.tools_bin),
+      TextFlag("syncer-binary", &f.syncer_binary),
+      SwitchFlag("no-syncer", &f.no_syncer),
+      TextFlag("etcd-servers", &f.etcd_servers),
+      TextFlag("syncer-image", &f.syncer_image),
+      TextFlag("image-registry", &f.image_registry),
+      TextFlag("etcd-image", &f.etcd_image),
       {"scheduler-name",
        [&](const std::string& v) {
          if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");
@@ -151,7 +137,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          f.service_cidr = v;
          return Status::Ok();
        }},
-      {"pod-netns", str(&f.pod_netns)},
+      TextFlag("pod-netns", &f.pod_netns),
       {"pod-address",
        [&](const std::string& v) {
          unsigned char address[sizeof(in6_addr)];
@@ -162,10 +148,11 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          f.pod_address = v;
          return Status::Ok();
        }},
-      {"health-address", str(&f.health_address)},
-      {"leader-election-namespace", str(&f.leader_election_namespace)},
-      {"leader-election-id", str(&f.leader_election_id)},
-      {"credentials-namespace", str(&f.credentials_namespace)},
+      TextFlag("health-address", &f.health_address),
+      SwitchFlag("leader-elect", &f.leader_elect),
+      TextFlag("leader-election-namespace", &f.leader_election_namespace),
+      TextFlag("leader-election-id", &f.leader_election_id),
+      TextFlag("credentials-namespace", &f.credentials_namespace),
       {"reserved-namespaces",
        [&](const std::string& v) {
          f.reserved_namespaces.clear();
@@ -177,7 +164,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          }
          return Status::Ok();
        }},
-      {"workers", whole("workers", &f.workers, 1, 256)},
+      WholeNumberFlag("workers", &f.workers, 1, 256),
       {"tenant-credential-lifetime",
        [&](const std::string& v) {
          Result<std::chrono::seconds> d = ParseLifetime(v);
@@ -185,23 +172,10 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          f.tenant_credential_lifetime = *d;
          return Status::Ok();
        }},
-      {"starting-apiservers", whole("starting-apiservers", &f.starting_apiservers, 0, 1000)},
+      WholeNumberFlag("starting-apiservers", &f.starting_apiservers, 0, 1000),
   };
-  const std::map<std::string, bool*> switches = {{"leader-elect", &f.leader_elect},
-                                                 {"no-syncer", &f.no_syncer}};
-  std::vector<FlagSpec> known;
-  for (const auto& [name, set] : values) known.push_back({.name = name});
-  for (const auto& [name, flag] : switches) known.push_back({.name = name, .is_switch = true});
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, known));
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, ApplyFlags(args, table));
   f.help = split.help;
-  for (const FlagValue& given : split.flags) {
-    if (auto s = switches.find(given.name); s != switches.end()) {
-      *s->second = given.value == "true";
-    } else {
-      // Each setter's error names its flag.
-      VT_RETURN_IF_ERROR(values.at(given.name)(given.value));
-    }
-  }
   if (f.pod_netns.empty() != f.pod_address.empty()) {
     return InvalidArgument("--pod-netns and --pod-address go together");
   }

@@ -145,17 +145,14 @@ const std::vector<Flag>& Flags() {
 
 Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
   SchedulerFlags f;
-  std::vector<FlagSpec> known;
+  std::vector<FlagBinding> table;
   for (const Flag& flag : Flags()) {
-    known.push_back({.name = flag.name, .is_switch = std::string_view(flag.value_name).empty()});
+    table.push_back({.name = flag.name,
+                     .set = [&f, &flag](const std::string& value) { return flag.set(f, value); },
+                     .is_switch = std::string_view(flag.value_name).empty()});
   }
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, known));
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, ApplyFlags(args, table));
   f.help = split.help;
-  for (const FlagValue& given : split.flags) {
-    for (const Flag& flag : Flags()) {
-      if (given.name == flag.name) VT_RETURN_IF_ERROR(flag.set(f, given.value));
-    }
-  }
   return f;
 }
 

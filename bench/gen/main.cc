@@ -30,47 +30,33 @@ struct Flags {
   bench::WorkloadConfig config;
 };
 
-// The flags (base/flags.h's syntax), read as every tool reads its own:
-// alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax). A generated cluster needs at least one
+// node, GPU and queue.
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "out"},
-                                                                {.name = "nodes"},
-                                                                {.name = "gpus-per-node"},
-                                                                {.name = "pods"},
-                                                                {.name = "queues"},
-                                                                {.name = "mix"},
-                                                                {.name = "duration"},
-                                                                {.name = "mean-lifetime"},
-                                                                {.name = "seed"}}));
   Flags flags;
-  flags.help = split.help;
   bench::WorkloadConfig& c = flags.config;
   c.duration_s = 86400;
   c.mean_lifetime_s = 3600;
-  for (const FlagValue& f : split.flags) {
-    if (f.name == "out") {
-      flags.out = f.value;
-    } else if (f.name == "mix") {
-      if (f.value == "fractional") {
-        c.mix = bench::JobMix::Fractional();
-      } else if (f.value != "default") {
-        return InvalidArgument("--mix is default or fractional");
-      }
-    } else {
-      // A generated cluster needs at least one node, GPU and queue.
-      const bool at_least_one =
-          f.name == "nodes" || f.name == "gpus-per-node" || f.name == "queues";
-      VT_ASSIGN_OR_RETURN(int64_t n,
-                          ParseWholeNumberFlag(f.name, f.value, at_least_one ? 1 : 0, INT32_MAX));
-      if (f.name == "nodes") c.nodes = static_cast<int>(n);
-      if (f.name == "gpus-per-node") c.gpus_per_node = static_cast<int>(n);
-      if (f.name == "pods") c.pods = static_cast<int>(n);
-      if (f.name == "queues") c.leaf_queues = static_cast<int>(n);
-      if (f.name == "duration") c.duration_s = n;
-      if (f.name == "mean-lifetime") c.mean_lifetime_s = n;
-      if (f.name == "seed") c.seed = static_cast<uint64_t>(n);
-    }
-  }
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      ApplyFlags(args, {TextFlag("out", &flags.out),
+                        WholeNumberFlag("nodes", &c.nodes, 1, INT32_MAX),
+                        WholeNumberFlag("gpus-per-node", &c.gpus_per_node, 1, INT32_MAX),
+                        WholeNumberFlag("pods", &c.pods, 0, INT32_MAX),
+                        WholeNumberFlag("queues", &c.leaf_queues, 1, INT32_MAX),
+                        {"mix",
+                         [&c](const std::string& v) {
+                           if (v == "fractional") {
+                             c.mix = bench::JobMix::Fractional();
+                           } else if (v != "default") {
+                             return InvalidArgument("--mix is default or fractional");
+                           }
+                           return Status::Ok();
+                         }},
+                        WholeNumberFlag("duration", &c.duration_s, 0, INT32_MAX),
+                        WholeNumberFlag("mean-lifetime", &c.mean_lifetime_s, 0, INT32_MAX),
+                        WholeNumberFlag("seed", &c.seed, 0, INT32_MAX)}));
+  flags.help = split.help;
   if (!flags.help && flags.out.empty()) return InvalidArgument("--out DIR is required");
   return flags;
 }

@@ -41,64 +41,48 @@ struct Flags {
   sim::ReplayOptions options;
 };
 
-// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`), read
-// as every tool reads its own: alike in form on purpose, the flags differ.
+// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`).
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
-                      SplitFlags(args, {{.name = "nodes"},
-                                        {.name = "pods"},
-                                        {.name = "queues"},
-                                        {.name = "series"},
-                                        {.name = "policy"},
-                                        {.name = "seed"},
-                                        {.name = "cycle-seconds"},
-                                        {.name = "max-moves-per-job"},
-                                        {.name = "max-moves-per-cycle"},
-                                        {.name = "fgd-candidates"},
-                                        {.name = "allocate-only", .is_switch = true},
-                                        {.name = "each-pod-once", .is_switch = true},
-                                        {.name = "no-deletions", .is_switch = true}}));
   Flags flags;
-  flags.help = split.help;
   sim::ReplayOptions& options = flags.options;
-  for (const FlagValue& f : split.flags) {
-    const bool on = f.value == "true";
-    if (f.name == "nodes") {
-      flags.nodes_path = f.value;
-    } else if (f.name == "pods") {
-      flags.pods_path = f.value;
-    } else if (f.name == "queues") {
-      flags.queues_path = f.value;
-    } else if (f.name == "series") {
-      options.series_path = f.value;
-    } else if (f.name == "policy") {
-      VT_ASSIGN_OR_RETURN(options.scheduler.policy, ParsePolicy(f.value));
-    } else if (f.name == "allocate-only") {
-      // Packing comparisons: placement alone, no evictions or moves.
-      options.scheduler.consolidate = !on;
-      options.scheduler.reclaim = !on;
-      options.scheduler.preempt = !on;
-      options.scheduler.evict_stale_gangs = !on;
-    } else if (f.name == "each-pod-once") {
-      flags.each_pod_once = on;
-    } else if (f.name == "no-deletions") {
-      options.deletions = !on;
-    } else if (f.name == "seed") {
-      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, 0, INT64_MAX));
-      options.scheduler.seed = static_cast<uint64_t>(n);
-    } else if (f.name == "cycle-seconds") {
-      VT_ASSIGN_OR_RETURN(options.cycle_seconds, ParseWholeNumberFlag(f.name, f.value, 1, 86400));
-    } else {
-      // Consolidation bounds (to weigh restarts against stranded GPUs) and
-      // FGD's candidate count.
-      const int64_t min = f.name == "fgd-candidates" ? 1 : 0;
-      VT_ASSIGN_OR_RETURN(int64_t n, ParseWholeNumberFlag(f.name, f.value, min, 1000000));
-      (f.name == "max-moves-per-job"     ? options.scheduler.consolidation_max_moves_per_job
-       : f.name == "max-moves-per-cycle" ? options.scheduler.consolidation_max_moves_per_cycle
-                                         : options.scheduler.fgd_max_candidates) =
-          static_cast<int>(n);
-    }
-  }
+  sched::Options& scheduler = options.scheduler;
+  bool no_deletions = false;
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      ApplyFlags(
+          args, {TextFlag("nodes", &flags.nodes_path),
+                 TextFlag("pods", &flags.pods_path),
+                 TextFlag("queues", &flags.queues_path),
+                 TextFlag("series", &options.series_path),
+                 {"policy",
+                  [&scheduler](const std::string& v) {
+                    VT_ASSIGN_OR_RETURN(scheduler.policy, ParsePolicy(v));
+                    return Status::Ok();
+                  }},
+                 {"allocate-only",
+                  [&scheduler](const std::string& v) {
+                    // Packing comparisons: placement alone, no evictions or moves.
+                    const bool on = v == "true";
+                    scheduler.consolidate = !on;
+                    scheduler.reclaim = !on;
+                    scheduler.preempt = !on;
+                    scheduler.evict_stale_gangs = !on;
+                    return Status::Ok();
+                  },
+                  /*is_switch=*/true},
+                 SwitchFlag("each-pod-once", &flags.each_pod_once),
+                 SwitchFlag("no-deletions", &no_deletions),
+                 WholeNumberFlag("seed", &scheduler.seed, 0, INT64_MAX),
+                 WholeNumberFlag("cycle-seconds", &options.cycle_seconds, 1, 86400),
+                 // Consolidation bounds (to weigh restarts against stranded GPUs)
+                 // and FGD's candidate count.
+                 WholeNumberFlag("max-moves-per-job", &scheduler.consolidation_max_moves_per_job, 0,
+                                 1000000),
+                 WholeNumberFlag("max-moves-per-cycle",
+                                 &scheduler.consolidation_max_moves_per_cycle, 0, 1000000),
+                 WholeNumberFlag("fgd-candidates", &scheduler.fgd_max_candidates, 1, 1000000)}));
+  flags.help = split.help;
+  if (no_deletions) options.deletions = false;
   if (!flags.help && (flags.nodes_path.empty() || flags.pods_path.empty())) {
     return InvalidArgument("--nodes and --pods are required");
   }

@@ -24,9 +24,10 @@ struct ReservationFlags {
 };
 
 Result<ReservationFlags> ParseReservationFlags(const std::vector<std::string>& args) {
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, {{.name = "kubeconfig"}}));
-  ReservationFlags flags{.help = split.help};
-  for (const FlagValue& flag : split.flags) flags.kubeconfig = flag.value;
+  ReservationFlags flags;
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
+                      ApplyFlags(args, {TextFlag("kubeconfig", &flags.kubeconfig)}));
+  flags.help = split.help;
   return flags;
 }
 
