@@ -30,13 +30,20 @@ std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_vi
   std::tm tm{};
   const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (rest == nullptr) return std::nullopt;
+  // Up to nine digits of fraction count (nanoseconds); more are read and
+  // passed over.
+  std::chrono::nanoseconds fraction(0);
   if (*rest == '.') {
     ++rest;
     if (*rest < '0' || *rest > '9') return std::nullopt;
-    while (*rest >= '0' && *rest <= '9') ++rest;
+    int64_t scale = 100'000'000;
+    for (; *rest >= '0' && *rest <= '9'; ++rest, scale /= 10) {
+      fraction += std::chrono::nanoseconds((*rest - '0') * scale);
+    }
   }
   if (std::string_view(rest) != "Z") return std::nullopt;
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
+  return std::chrono::system_clock::from_time_t(timegm(&tm)) +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(fraction);
 }
 
 std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t) { return Format(t, true); }

@@ -22,8 +22,9 @@ std::string FormatRfc3339(std::chrono::system_clock::time_point t);
 // "2026-11-29T18:36:04.123456Z" (metav1.MicroTime, used by Events and Leases).
 std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t);
 
-// Reads "2026-11-29T18:36:04Z", with or without fractional seconds (dropped),
-// as the API server writes metav1.Time. nullopt when `s` is not that form.
+// Reads "2026-11-29T18:36:04Z", with or without fractional seconds (kept to
+// the nanosecond), as the API server writes metav1.Time and metav1.MicroTime.
+// nullopt when `s` is not that form.
 std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_view s);
 
 }  // namespace vtenant::kube

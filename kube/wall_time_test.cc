@@ -12,7 +12,10 @@ TEST(WallTimeTest, ParseReadsWhatFormatWrites) {
   EXPECT_EQ(*parsed, t);
   parsed = ParseRfc3339(FormatRfc3339Micro(t + std::chrono::microseconds(250)));
   ASSERT_TRUE(parsed.has_value());
-  EXPECT_EQ(*parsed, t);  // fractions dropped
+  EXPECT_EQ(*parsed, t + std::chrono::microseconds(250));
+  parsed = ParseRfc3339("2026-11-29T18:36:04.5Z");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->time_since_epoch() % std::chrono::seconds(1), std::chrono::milliseconds(500));
 }
 
 TEST(WallTimeTest, ParseRefusesOtherForms) {

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <ctime>
+#include <chrono>
+#include <optional>
 
 #include "base/eventually.h"
+#include "kube/wall_time.h"
 
 namespace vtenant::kube {
 
@@ -53,21 +55,10 @@ size_t FirstHeldBy(const std::vector<LeaseRecord>& records, std::string_view hol
 }
 
 int64_t MicroTimeMicros(std::string_view text) {
-  std::tm tm{};
-  const std::string s(text);
-  const char* rest = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  EXPECT_NE(rest, nullptr) << text;
-  if (rest == nullptr) return 0;
-  // Up to six digits of fraction, as many as the text has.
-  int64_t micros = 0;
-  int digits = 0;
-  if (*rest == '.') {
-    for (++rest; *rest >= '0' && *rest <= '9' && digits < 6; ++rest, ++digits) {
-      micros = micros * 10 + (*rest - '0');
-    }
-  }
-  for (; digits < 6; ++digits) micros *= 10;
-  return static_cast<int64_t>(timegm(&tm)) * 1000000 + micros;
+  std::optional<std::chrono::system_clock::time_point> t = ParseRfc3339(text);
+  EXPECT_TRUE(t.has_value()) << text;
+  if (!t) return 0;
+  return std::chrono::duration_cast<std::chrono::microseconds>(t->time_since_epoch()).count();
 }
 
 }  // namespace vtenant::kube
