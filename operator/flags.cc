@@ -2,8 +2,7 @@
 
 #include <arpa/inet.h>
 
-#include <map>
-
+#include "base/duration.h"
 #include "base/flags.h"
 
 namespace vtenant::op {
@@ -83,24 +82,15 @@ Usage: vtenant-operator [flags]
 
 namespace {
 
-// "90m", "24h", "7d", "3600s": at least a minute, at most a year.
+// "90m", "24h", "7d", "1.5h" (base/duration.h, days allowed): at least a
+// minute, at most a year.
 Result<std::chrono::seconds> ParseLifetime(const std::string& v) {
-  static const std::map<char, int64_t> units = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
-  const std::string problem = "needs a duration such as 90m, 24h or 7d, not \"" + v + "\"";
-  if (v.size() < 2 || !units.contains(v.back())) return InvalidArgument(problem);
-  int64_t n = 0;
-  try {
-    size_t used = 0;
-    n = std::stoll(v.substr(0, v.size() - 1), &used);
-    if (used != v.size() - 1) return InvalidArgument(problem);
-  } catch (...) {
-    return InvalidArgument(problem);
-  }
-  const std::chrono::seconds d(n * units.at(v.back()));
-  if (d < std::chrono::minutes(1) || d > std::chrono::hours(24 * 366)) {
+  Result<std::chrono::nanoseconds> d = ParseDuration(v, DurationUnits::kWithDays);
+  if (!d.ok()) return InvalidArgument("needs a duration such as 90m, 24h or 7d, not \"" + v + "\"");
+  if (*d < std::chrono::minutes(1) || *d > std::chrono::hours(24 * 366)) {
     return InvalidArgument("between a minute and a year, not " + v);
   }
-  return d;
+  return std::chrono::ceil<std::chrono::seconds>(*d);
 }
 
 }  // namespace

@@ -65,7 +65,9 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
             std::string::npos);
   EXPECT_FALSE(ParseOperatorFlags({"--pod-address=10.87.0.2"}).ok());
   EXPECT_FALSE(ParseOperatorFlags({"--pod-netns=n"}).ok());
-  for (const char* bad : {"24", "h", "1.5h", "10s", "400d", "-1h"}) {
+  EXPECT_EQ(ParseOperatorFlags({"--tenant-credential-lifetime=1.5h"})->tenant_credential_lifetime,
+            std::chrono::minutes(90));
+  for (const char* bad : {"24", "h", "1,5h", "10s", "400d", "-1h"}) {
     EXPECT_FALSE(ParseOperatorFlags({std::string("--tenant-credential-lifetime=") + bad}).ok())
         << bad;
   }

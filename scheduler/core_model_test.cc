@@ -188,14 +188,28 @@ TEST(QueueTranslatorTest, BadNumbersNameTheField) {
   ASSERT_FALSE(q.ok());
   EXPECT_NE(q.status().message().find("spec.resources.gpu"), std::string::npos)
       << q.status().ToString();
-  EXPECT_FALSE(ParseDurationSeconds("5 minutes").ok());
 }
 
-TEST(QueueTranslatorTest, DurationTooLongIsAnErrorNotACrash) {
-  EXPECT_EQ(*ParseDurationSeconds("1h30m"), 5400);
-  EXPECT_FALSE(ParseDurationSeconds("99999999999999999999s").ok());
-  EXPECT_FALSE(ParseDurationSeconds("9223372036854775807h").ok());
-  EXPECT_FALSE(ParseDurationSeconds("9223372036854775807s1s").ok());
+// Min runtimes are metav1.Durations, read as KAI reads them (Go's syntax),
+// in whole seconds rounded up; what KAI refuses, or a negative one, names
+// the field.
+TEST(QueueTranslatorTest, MinRuntimesTakeGoDurationsAndBadOnesNameTheField) {
+  auto queue = [](const std::string& runtime) {
+    return CoreQueueFromHost(
+        Json(R"({"metadata":{"name":"nlp"},"spec":{"preemptMinRuntime":")" + runtime + R"("}})"));
+  };
+  for (const auto& [text, want] : std::vector<std::pair<std::string, int64_t>>{
+           {"1h30m", 5400}, {"1.5h", 5400}, {"500ms", 1}, {"0", 0}}) {
+    Result<sched::QueueSpec> q = queue(text);
+    ASSERT_TRUE(q.ok()) << text << ": " << q.status().ToString();
+    EXPECT_EQ(q->preempt_min_runtime_s, want) << text;
+  }
+  for (const char* bad : {"5 minutes", "-5m", "99999999999999999999s", "9223372036854775807h"}) {
+    Result<sched::QueueSpec> q = queue(bad);
+    ASSERT_FALSE(q.ok()) << bad;
+    EXPECT_NE(q.status().message().find("spec.preemptMinRuntime"), std::string::npos)
+        << q.status().ToString();
+  }
 }
 
 TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {

@@ -1,10 +1,9 @@
 #include "scheduler/core_queue.h"
 
-#include <charconv>
 #include <cmath>
-#include <limits>
 #include <string>
 
+#include "base/duration.h"
 #include "scheduler/core_pod.h"
 
 namespace vtenant::scheduler {
@@ -25,43 +24,6 @@ Result<int64_t> Scaled(const Value& share, const char* field, double scale, int6
 }
 
 }  // namespace
-
-Result<int64_t> ParseDurationSeconds(std::string_view text) {
-  auto invalid = [&](std::string_view why) {
-    return InvalidArgument("duration \"" + std::string(text) + "\" " + std::string(why));
-  };
-  if (text.empty()) return InvalidArgument("empty duration");
-  // A queue's min runtime is a person's input: a number too large for the
-  // sum is an error, never a wrapped value or an exception.
-  constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max();
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-    if (i == start || i == text.size()) return invalid("is not like 30s, 5m or 1h");
-    int64_t n = 0;
-    auto [end, ec] = std::from_chars(text.data() + start, text.data() + i, n);
-    if (ec != std::errc() || end != text.data() + i) return invalid("is too long");
-    int64_t unit = 0;
-    switch (text[i++]) {
-      case 's':
-        unit = 1;
-        break;
-      case 'm':
-        unit = 60;
-        break;
-      case 'h':
-        unit = 3600;
-        break;
-      default:
-        return invalid("is not like 30s, 5m or 1h");
-    }
-    if (n > (kMaxSeconds - total) / unit) return invalid("is too long");
-    total += n * unit;
-  }
-  return total;
-}
 
 Result<sched::QueueSpec> CoreQueueFromHost(const Value& queue) {
   sched::QueueSpec q;
@@ -93,9 +55,11 @@ Result<sched::QueueSpec> CoreQueueFromHost(const Value& queue) {
                              {"reclaimMinRuntime", &q.reclaim_min_runtime_s}}) {
     std::string_view text = kube::GetString(queue, {"spec", field});
     if (text.empty()) continue;
-    Result<int64_t> s = ParseDurationSeconds(text);
-    if (!s.ok()) return fail(s.status().WithContext(std::string("spec.") + field));
-    *dest = *s;
+    // metav1.Duration, as KAI reads it; in whole seconds, rounded up.
+    Result<std::chrono::nanoseconds> d = ParseDuration(text);
+    if (d.ok() && d->count() < 0) d = InvalidArgument("must not be negative");
+    if (!d.ok()) return fail(d.status().WithContext(std::string("spec.") + field));
+    *dest = CeilSeconds(*d);
   }
   return q;
 }

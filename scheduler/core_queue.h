@@ -15,9 +15,4 @@ namespace vtenant::scheduler {
 // Fails with InvalidArgument naming the queue and field.
 Result<sched::QueueSpec> CoreQueueFromHost(const rapidjson::Value& queue);
 
-// "90s", "5m", "1h30m" -> seconds: digits and a unit (s, m, h), repeated.
-// InvalidArgument for anything else (fractions, "ms", spaces) and for a
-// total beyond int64 seconds.
-Result<int64_t> ParseDurationSeconds(std::string_view text);
-
 }  // namespace vtenant::scheduler

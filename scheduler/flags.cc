@@ -1,12 +1,10 @@
 #include "scheduler/flags.h"
 
-#include <charconv>
 #include <functional>
-#include <limits>
 
+#include "base/duration.h"
 #include "base/flags.h"
 #include "scheduler-core/options.h"
-#include "scheduler/core_queue.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -19,18 +17,15 @@ struct Flag {
   std::function<Status(SchedulerFlags&, const std::string&)> set;
 };
 
-Result<std::chrono::milliseconds> ParseDuration(const std::string& v, const std::string& flag) {
-  if (v.size() > 2 && v.ends_with("ms")) {
-    int64_t n = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size() - 2, n);
-    if (ec == std::errc() && end == v.data() + v.size() - 2 && n > 0)
-      return std::chrono::milliseconds(n);
-  } else if (Result<int64_t> s = ParseDurationSeconds(v);
-             s.ok() && *s > 0 && *s <= std::numeric_limits<int64_t>::max() / 1000) {
-    return std::chrono::milliseconds(*s * 1000);
+// A DURATION flag: positive, in Go's syntax (base/duration.h), in
+// milliseconds rounded up.
+Result<std::chrono::milliseconds> PositiveDuration(const std::string& v, const std::string& flag) {
+  Result<std::chrono::nanoseconds> d = ParseDuration(v);
+  if (!d.ok() || d->count() <= 0) {
+    return InvalidArgument("--" + flag + " \"" + v +
+                           "\": want a positive duration like 500ms, 1s or 2m");
   }
-  return InvalidArgument("--" + flag + " \"" + v +
-                         "\": want a positive duration like 500ms, 1s or 2m");
+  return std::chrono::ceil<std::chrono::milliseconds>(*d);
 }
 
 std::string ShowDuration(std::chrono::milliseconds d) {
@@ -60,11 +55,11 @@ std::function<Status(SchedulerFlags&, const std::string&)> Address(
   };
 }
 
-// The setter of a DURATION flag `name`, read by ParseDuration.
+// The setter of a DURATION flag `name`, read by PositiveDuration.
 std::function<Status(SchedulerFlags&, const std::string&)> Duration(
     std::chrono::milliseconds SchedulerFlags::*field, const char* name) {
   return [field, name](SchedulerFlags& f, const std::string& v) {
-    VT_ASSIGN_OR_RETURN(f.*field, ParseDuration(v, name));
+    VT_ASSIGN_OR_RETURN(f.*field, PositiveDuration(v, name));
     return Status::Ok();
   };
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/duration.h"
 #include "scheduler-core/annotations.h"
 #include "scheduler-core/sim/csv.h"
 
@@ -179,22 +180,6 @@ std::string At(const std::string& name, const YAML::Node& node, std::string_view
   return name + ":" + std::to_string(node.Mark().line + 1) + ": field " + std::string(field);
 }
 
-// "30", "30s", "10m", "2h", "-1" -> seconds.
-Result<int64_t> ParseDuration(const std::string& text) {
-  if (text == "-1") return int64_t{-1};
-  int64_t scale = 1;
-  std::string digits = text;
-  if (!digits.empty() && !std::isdigit(static_cast<unsigned char>(digits.back()))) {
-    char unit = digits.back();
-    digits.pop_back();
-    scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
-    if (scale == 0) return InvalidArgument("\"" + text + "\" has an unknown unit (use s, m, h, d)");
-  }
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
-    return InvalidArgument("\"" + text + "\" is not a duration like 30s, 10m or 2h");
-  return std::stoll(digits) * scale;
-}
-
 Status ParseResource(const std::string& name, const YAML::Node& spec, Resource r,
                      QueueResource& out) {
   const std::string prefix = "spec.resources." + std::string(ResourceName(r)) + ".";
@@ -274,12 +259,15 @@ Result<std::vector<QueueSpec>> ParseQueuesYaml(const std::string& name, const st
         for (const char* key : {"preemptMinRuntime", "reclaimMinRuntime"}) {
           YAML::Node v = spec[key];
           if (!v) continue;
-          Result<int64_t> seconds = ParseDuration(v.Scalar());
-          if (!seconds.ok())
+          // metav1.Duration, read as the scheduler reads it (core_queue.cc).
+          Result<std::chrono::nanoseconds> d = ParseDuration(v.Scalar());
+          if (d.ok() && d->count() < 0) d = InvalidArgument("must not be negative");
+          if (!d.ok())
             return InvalidArgument(At(name, v, std::string("spec.") + key) + ": " +
-                                   seconds.status().message());
+                                   d.status().message());
           (std::string_view(key) == "preemptMinRuntime" ? q.preempt_min_runtime_s
-                                                        : q.reclaim_min_runtime_s) = *seconds;
+                                                        : q.reclaim_min_runtime_s) =
+              CeilSeconds(*d);
         }
         if (YAML::Node res = spec["resources"]) {
           for (Resource r : kAllResources) {

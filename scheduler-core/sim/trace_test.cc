@@ -162,7 +162,7 @@ TEST(TraceTest, MalformedQueuesNameLineAndField) {
        "queues.yaml:7: field spec.resources.gpu.quota: spec.resources.gpu.quota \"lots\" is not a "
        "number"},
       {"kind: Queue\nmetadata:\n  name: q\nspec:\n  reclaimMinRuntime: 5x\n",
-       "queues.yaml:5: field spec.reclaimMinRuntime: \"5x\" has an unknown unit"},
+       "queues.yaml:5: field spec.reclaimMinRuntime: duration \"5x\" is not like"},
       {"kind: Pod\nmetadata:\n  name: q\n", "queues.yaml:1: field kind: \"Pod\" is not Queue"},
       {"kind: Queue\nmetadata: {name: [unclosed\n", "queues.yaml:"},
   };
