@@ -72,7 +72,7 @@ Prints a kubeconfig to stdout:
   SplitCommandLine split;
   bool host_config = false;
   if (int code =
-          ReadFlagsWithSwitch(command, args, "host", Words::kKeep, usage, split, host_config);
+          ReadFlags(command, args, {SwitchFlag("host", &host_config)}, Words::kKeep, usage, split);
       code >= 0) {
     return code;
   }
@@ -113,7 +113,8 @@ Needs the right to patch the Tenant on the host (a platform admin's).
 )";
   SplitCommandLine split;
   bool no_wait = false;
-  if (int code = ReadFlagsWithSwitch(command, args, "no-wait", Words::kKeep, usage, split, no_wait);
+  if (int code =
+          ReadFlags(command, args, {SwitchFlag("no-wait", &no_wait)}, Words::kKeep, usage, split);
       code >= 0) {
     return code;
   }

@@ -13,7 +13,6 @@
 #include <sys/socket.h>
 
 #include <iostream>
-#include <map>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -32,15 +31,13 @@ int RunClusterDns(const GlobalOptions& global, const std::vector<std::string>& a
   const std::string usage =
       "usage: vtenant [--kubeconfig HOST] cluster-dns --netns NAME --listen IP:PORT\n";
   std::string netns, listen;
-  const std::map<std::string, std::string*> values = {{"netns", &netns}, {"listen", &listen}};
-  std::vector<FlagSpec> known;
-  for (const auto& [name, value] : values) known.push_back({.name = name});
   SplitCommandLine split;
-  if (int code = ReadFlags("vtenant cluster-dns", args, known, Words::kRefuse, usage, split);
+  if (int code = ReadFlags("vtenant cluster-dns", args,
+                           {TextFlag("netns", &netns), TextFlag("listen", &listen)}, Words::kRefuse,
+                           usage, split);
       code >= 0) {
     return code;
   }
-  for (const FlagValue& given : split.flags) *values.at(given.name) = given.value;
   if (netns.empty() || listen.empty())
     return UsageError("vtenant cluster-dns", "--netns and --listen IP:PORT", usage);
   Result<HostPort> address = ParseAddressFlag("listen", listen);

@@ -10,23 +10,18 @@
 
 namespace vtenant::cli {
 
-// Reads `args` of `command` ("vtenant up") by `known`, with `words` saying
-// what a word that is not a flag is. For -h or --help prints `usage` to
-// stdout and returns 0; for a mistake prints it (UsageError) and returns 2;
-// otherwise fills `out` and returns -1: the command goes on.
+// Reads `args` of `command` ("vtenant up") by `table` (ApplyFlags: each
+// flag given sets what it names), with `words` saying what a word that is
+// not a flag is. For -h or --help prints `usage` to stdout and returns 0;
+// for a mistake prints it (UsageError) and returns 2; otherwise fills `out`
+// (the words) and returns -1: the command goes on.
 int ReadFlags(const std::string& command, const std::vector<std::string>& args,
-              const std::vector<FlagSpec>& known, Words words, const std::string& usage,
+              const std::vector<FlagBinding>& table, Words words, const std::string& usage,
               SplitCommandLine& out);
 
 // ReadFlags for a command that takes no arguments at all.
 int CheckNoArgs(const std::string& command, const std::vector<std::string>& args,
                 const std::string& usage);
-
-// ReadFlags for a command whose only flag is the switch `switch_name`:
-// `on` says whether it was given true (the last one given wins).
-int ReadFlagsWithSwitch(const std::string& command, const std::vector<std::string>& args,
-                        const std::string& switch_name, Words words, const std::string& usage,
-                        SplitCommandLine& out, bool& on);
 
 // Prints "<command>: <problem>", a blank line and `usage` to stderr; returns
 // 2, the exit code of a usage error.

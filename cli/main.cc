@@ -64,13 +64,11 @@ int main(int argc, char** argv) {
   const std::string usage = Usage(global.program);
   vtenant::SplitCommandLine split;
   if (int code = vtenant::cli::ReadFlags(global.program, {argv + 1, argv + argc},
-                                         {{.name = "state-dir"}, {.name = "kubeconfig"}},
+                                         {vtenant::TextFlag("state-dir", &global.state_dir),
+                                          vtenant::TextFlag("kubeconfig", &global.kubeconfig)},
                                          vtenant::Words::kEnd, usage, split);
       code >= 0) {
     return code;
-  }
-  for (const vtenant::FlagValue& given : split.flags) {
-    (given.name == "state-dir" ? global.state_dir : global.kubeconfig) = given.value;
   }
   if (split.words.empty()) {
     std::cerr << usage;

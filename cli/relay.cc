@@ -4,7 +4,6 @@
 //   vtenant relay --netns NAME --listen 127.0.0.1:6443 --to 127.0.0.1:6443
 //   vtenant relay --netns NAME --connect-proxy /path/egress.sock
 #include <iostream>
-#include <map>
 
 #include "base/flags.h"
 #include "base/host_port.h"
@@ -19,15 +18,14 @@ int RunRelay(const GlobalOptions&, const std::vector<std::string>& args) {
       "usage: vtenant relay --netns NAME (--listen HOST:PORT --to HOST:PORT |"
       " --connect-proxy SOCKET)\n";
   std::string netns, listen, to, proxy_socket;
-  const std::map<std::string, std::string*> values = {
-      {"netns", &netns}, {"listen", &listen}, {"to", &to}, {"connect-proxy", &proxy_socket}};
-  std::vector<FlagSpec> known;
-  for (const auto& [name, value] : values) known.push_back({.name = name});
   SplitCommandLine split;
-  if (int code = ReadFlags("vtenant relay", args, known, Words::kRefuse, usage, split); code >= 0) {
+  if (int code = ReadFlags("vtenant relay", args,
+                           {TextFlag("netns", &netns), TextFlag("listen", &listen),
+                            TextFlag("to", &to), TextFlag("connect-proxy", &proxy_socket)},
+                           Words::kRefuse, usage, split);
+      code >= 0) {
     return code;
   }
-  for (const FlagValue& given : split.flags) *values.at(given.name) = given.value;
   Status result;
   if (!netns.empty() && !proxy_socket.empty() && listen.empty() && to.empty()) {
     result = localenv::RunConnectProxy(netns, proxy_socket);

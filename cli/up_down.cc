@@ -351,9 +351,8 @@ std::optional<std::string> ExistingStateDir(const GlobalOptions& global, const c
 int RunDown(const GlobalOptions& global, const std::vector<std::string>& args) {
   SplitCommandLine split;
   bool purge = false;
-  if (int code = ReadFlagsWithSwitch("vtenant down", args, "purge", Words::kRefuse,
-                                     std::string("Usage: vtenant down [--purge]\n\n") + kDownText,
-                                     split, purge);
+  if (int code = ReadFlags("vtenant down", args, {SwitchFlag("purge", &purge)}, Words::kRefuse,
+                           std::string("Usage: vtenant down [--purge]\n\n") + kDownText, split);
       code >= 0) {
     return code;
   }

@@ -1,7 +1,6 @@
 #include "cli/up_options.h"
 
 #include <filesystem>
-#include <map>
 
 #include "cli/command_line.h"
 
@@ -75,39 +74,28 @@ std::string Absolute(const std::string& path) {
 int ParseUpOptions(const std::string& command, const std::vector<std::string>& args,
                    UpOptions& options) {
   const std::string name = "vtenant " + command;
-  const std::map<std::string, std::string*> paths = {
-      {"nodes", &options.nodes_path},
-      {"crds", &options.crds_dir},
-      {"chart", &options.chart_dir},
-      {"operator-binary", &options.operator_binary},
-      {"scheduler-binary", &options.scheduler_binary},
-      {"syncer-binary", &options.syncer_binary}};
-  std::vector<FlagSpec> known = {{.name = "port"},
-                                 {.name = "real-node", .is_switch = true},
-                                 {.name = "real-node-gpu", .is_switch = true},
-                                 {.name = "cluster-only", .is_switch = true}};
-  for (const auto& [flag, path] : paths) known.push_back({.name = flag});
+  const std::vector<FlagBinding> table = {
+      TextFlag("nodes", &options.nodes_path),
+      TextFlag("crds", &options.crds_dir),
+      TextFlag("chart", &options.chart_dir),
+      TextFlag("operator-binary", &options.operator_binary),
+      TextFlag("scheduler-binary", &options.scheduler_binary),
+      TextFlag("syncer-binary", &options.syncer_binary),
+      WholeNumberFlag("port", &options.port, 0, 65535),
+      SwitchFlag("real-node", &options.real_node),
+      SwitchFlag("cluster-only", &options.cluster_only),
+      {"real-node-gpu",
+       [&options](const std::string& v) {
+         // A GPU on the real node asks for the node too.
+         options.real_node_gpu = v == "true";
+         options.real_node = options.real_node || options.real_node_gpu;
+         return Status::Ok();
+       },
+       /*is_switch=*/true},
+  };
   SplitCommandLine split;
-  if (int code = ReadFlags(name, args, known, Words::kRefuse, kUpUsage, split); code >= 0) {
+  if (int code = ReadFlags(name, args, table, Words::kRefuse, kUpUsage, split); code >= 0) {
     return code;
-  }
-  for (const FlagValue& given : split.flags) {
-    const bool on = given.value == "true";
-    if (given.name == "port") {
-      Result<int64_t> port = ParseWholeNumberFlag("port", given.value, 0, 65535);
-      if (!port.ok()) return UsageError(name, port.status().message(), kUpUsage);
-      options.port = static_cast<int>(*port);
-    } else if (given.name == "real-node") {
-      options.real_node = on;
-    } else if (given.name == "cluster-only") {
-      options.cluster_only = on;
-    } else if (given.name == "real-node-gpu") {
-      // A GPU on the real node asks for the node too.
-      options.real_node_gpu = on;
-      options.real_node = options.real_node || on;
-    } else {
-      *paths.at(given.name) = given.value;
-    }
   }
   if (options.crds_dir.empty()) options.crds_dir = FindSourceFolder("charts/vtenant/crds");
   if (options.chart_dir.empty()) options.chart_dir = FindSourceFolder("charts/vtenant");
