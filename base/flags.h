@@ -16,9 +16,9 @@
 // flags.cc): a table of FlagBindings read by ApplyFlags, where each flag
 // sets what it names. This file splits the words, reads numbers and holds
 // the common bindings, so that the programs agree on the syntax and on what
-// an error says. SplitFlags alone serves where a value's meaning depends on
-// other flags (the syncer's defaults follow --tenant) and the CLI, whose
-// subcommands take words as well as flags.
+// an error says. SplitFlags alone serves the syncer, whose values' defaults
+// and checks depend on other flags (--queue and --host-namespace follow
+// --tenant, the kubelet endpoint's files go with --kubelet-address).
 #pragma once
 
 #include <cstdint>

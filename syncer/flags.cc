@@ -87,6 +87,9 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
 )";
 }
 
+// Split first and read after (SplitFlags, not ApplyFlags): most defaults and
+// checks here depend on other flags, so each value is read in one place, in
+// an order that reads the flags it depends on first.
 Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
   SyncerFlags flags;
   static const std::vector<FlagSpec> kKnown = {{.name = "tenant"},
