@@ -418,7 +418,8 @@ const char kUsage[] =
     "Times the kube/ client's creates, watches and new TLS connections against a local\n"
     "kube-apiserver, beside kubectl doing the same creates.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   VT_ASSIGN_OR_RETURN(

@@ -95,7 +95,8 @@ const char kUsage[] =
     "An informer's memory per pod and a no-op controller's keys per second over N pods\n"
     "on a local kube-apiserver.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   VT_ASSIGN_OR_RETURN(SplitCommandLine split,

@@ -50,7 +50,8 @@ const char kUsage[] =
     "and resident memory per tenant.\n"
     "Environment: VTENANT_SOURCE_DIR, VTENANT_TOOLS_BIN, VTENANT_SYNCER_BINARY.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   VT_ASSIGN_OR_RETURN(

@@ -57,7 +57,8 @@ const char kUsage[] =
     "Binds the same pods with kube-scheduler and with vtenant-scheduler on one local\n"
     "cluster of simulated GPU nodes, then GPU-sharing pods with vtenant-scheduler alone.\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   VT_ASSIGN_OR_RETURN(

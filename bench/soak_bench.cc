@@ -91,8 +91,9 @@ const char kUsage[] =
     "writes them. Environment: VTENANT_SOURCE_DIR (the source tree),\n"
     "VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
 
-// The flags (base/flags.h's syntax). A churn needs some time; a stagger
-// and a baseline may be 0.
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ. A churn needs some time; a stagger and
+// a baseline may be 0.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   VT_ASSIGN_OR_RETURN(SplitCommandLine split,

@@ -94,7 +94,8 @@ const char kUsage[] =
     "Times vtenant-syncer carrying pods from a virtual cluster to the host against kube/\n"
     "alone creating them (bench/syncer_bench.cc says what each run measures).\n";
 
-// The flags (base/flags.h's syntax).
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
   VT_ASSIGN_OR_RETURN(

@@ -74,6 +74,7 @@ std::string Absolute(const std::string& path) {
 int ParseUpOptions(const std::string& command, const std::vector<std::string>& args,
                    UpOptions& options) {
   const std::string name = "vtenant " + command;
+  // The flags of `up`, alike in form to every program's table (base/flags.h).
   const std::vector<FlagBinding> table = {
       TextFlag("nodes", &options.nodes_path),
       TextFlag("crds", &options.crds_dir),

@@ -97,6 +97,8 @@ Result<std::chrono::seconds> ParseLifetime(const std::string& v) {
 
 Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
   OperatorFlags f;
+  // The operator's own table of flags, alike in form to every program's
+  // (base/flags.h).
   const std::vector<FlagBinding> table = {
       TextFlag("kubeconfig", &f.kubeconfig),
       {"backend-default",

@@ -30,7 +30,8 @@ struct Flags {
   bench::WorkloadConfig config;
 };
 
-// The flags (base/flags.h's syntax). A generated cluster needs at least one
+// The flags (base/flags.h's syntax), a table like every tool's: alike in
+// form on purpose, the flags differ. A generated cluster needs at least one
 // node, GPU and queue.
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
   Flags flags;

@@ -41,7 +41,8 @@ struct Flags {
   sim::ReplayOptions options;
 };
 
-// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`).
+// The flags (base/flags.h's syntax: `--nodes FILE` or `--nodes=FILE`), a
+// table like every tool's: alike in form on purpose, the flags differ.
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
   Flags flags;
   sim::ReplayOptions& options = flags.options;
