@@ -18,4 +18,10 @@ namespace vtenant::sched {
 // `field` names the value in the error message.
 Result<int64_t> ParseMilli(std::string_view text, std::string_view field);
 
+// A Queue's preemptMinRuntime or reclaimMinRuntime, a metav1.Duration read
+// as KAI reads it (Go's syntax, base/duration.h: "90s", "1.5h", "500ms"), in
+// whole seconds rounded up so that a short minimum never becomes none.
+// InvalidArgument for what Go refuses and for a negative one.
+Result<int64_t> ParseMinRuntimeSeconds(std::string_view text);
+
 }  // namespace vtenant::sched

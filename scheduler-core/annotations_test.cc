@@ -30,5 +30,14 @@ TEST(ParseMilliTest, RejectsWhatIsNotANumber) {
   }
 }
 
+TEST(ParseMinRuntimeSecondsTest, GoDurationsInWholeSecondsRoundedUp) {
+  EXPECT_EQ(*ParseMinRuntimeSeconds("1h30m"), 5400);
+  EXPECT_EQ(*ParseMinRuntimeSeconds("1.5h"), 5400);
+  EXPECT_EQ(*ParseMinRuntimeSeconds("500ms"), 1);
+  EXPECT_EQ(*ParseMinRuntimeSeconds("0"), 0);
+  EXPECT_NE(ParseMinRuntimeSeconds("-5m").status().message().find("negative"), std::string::npos);
+  EXPECT_FALSE(ParseMinRuntimeSeconds("5 minutes").ok());
+}
+
 }  // namespace
 }  // namespace vtenant::sched

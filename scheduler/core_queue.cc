@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "base/duration.h"
+#include "scheduler-core/annotations.h"
 #include "scheduler/core_pod.h"
 
 namespace vtenant::scheduler {
@@ -55,11 +55,9 @@ Result<sched::QueueSpec> CoreQueueFromHost(const Value& queue) {
                              {"reclaimMinRuntime", &q.reclaim_min_runtime_s}}) {
     std::string_view text = kube::GetString(queue, {"spec", field});
     if (text.empty()) continue;
-    // metav1.Duration, as KAI reads it; in whole seconds, rounded up.
-    Result<std::chrono::nanoseconds> d = ParseDuration(text);
-    if (d.ok() && d->count() < 0) d = InvalidArgument("must not be negative");
-    if (!d.ok()) return fail(d.status().WithContext(std::string("spec.") + field));
-    *dest = CeilSeconds(*d);
+    Result<int64_t> s = sched::ParseMinRuntimeSeconds(text);
+    if (!s.ok()) return fail(s.status().WithContext(std::string("spec.") + field));
+    *dest = *s;
   }
   return q;
 }

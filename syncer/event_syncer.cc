@@ -114,7 +114,7 @@ std::optional<std::string> EventSyncer::TeamNameOf(std::string_view host_name) {
         &resources::kPersistentVolumeClaims, &kube::resources::kServices}) {
     kube::ObjectPtr copy = informers_.Host(*type).cache().Get(key);
     if (copy == nullptr || kube::Annotation(*copy, kVirtualKindAnnotation)) continue;
-    if (std::optional<std::string> key = VirtualKeyOf(*copy)) return key;
+    if (std::optional<std::string> virtual_key = VirtualKeyOf(*copy)) return virtual_key;
   }
   return std::nullopt;
 }

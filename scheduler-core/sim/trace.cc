@@ -7,7 +7,6 @@
 #include <map>
 #include <sstream>
 
-#include "base/duration.h"
 #include "scheduler-core/annotations.h"
 #include "scheduler-core/sim/csv.h"
 
@@ -259,15 +258,12 @@ Result<std::vector<QueueSpec>> ParseQueuesYaml(const std::string& name, const st
         for (const char* key : {"preemptMinRuntime", "reclaimMinRuntime"}) {
           YAML::Node v = spec[key];
           if (!v) continue;
-          // metav1.Duration, read as the scheduler reads it (core_queue.cc).
-          Result<std::chrono::nanoseconds> d = ParseDuration(v.Scalar());
-          if (d.ok() && d->count() < 0) d = InvalidArgument("must not be negative");
-          if (!d.ok())
+          Result<int64_t> seconds = ParseMinRuntimeSeconds(v.Scalar());
+          if (!seconds.ok())
             return InvalidArgument(At(name, v, std::string("spec.") + key) + ": " +
-                                   d.status().message());
+                                   seconds.status().message());
           (std::string_view(key) == "preemptMinRuntime" ? q.preempt_min_runtime_s
-                                                        : q.reclaim_min_runtime_s) =
-              CeilSeconds(*d);
+                                                        : q.reclaim_min_runtime_s) = *seconds;
         }
         if (YAML::Node res = spec["resources"]) {
           for (Resource r : kAllResources) {
