@@ -313,7 +313,7 @@ credentials. Cannot be undone.
 
 // Removes `dir`, saying what it held.
 int Purge(const std::string& dir) {
-  const fs::path tenant_folders = fs::path(OperatorStateDir(dir)) / op::kTenantsFolder;
+  const fs::path tenant_folders = op::TenantsFolder(OperatorStateDir(dir));
   int tenants = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(tenant_folders, ec)) {

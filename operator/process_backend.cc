@@ -107,7 +107,7 @@ struct ProcessBackend::Tenant {
 ProcessBackend::ProcessBackend(ProcessBackendOptions options)
     : options_(std::move(options)), apiserver_starts_(options_.starting_apiservers) {
   // Best effort here; every file written below it says why it cannot be.
-  (void)EnsurePrivateDirectory(fs::path(options_.state_dir) / kTenantsFolder);
+  (void)EnsurePrivateDirectory(TenantsFolder(options_.state_dir));
 }
 
 ProcessBackend::~ProcessBackend() {
@@ -133,7 +133,7 @@ void ProcessBackend::SetChangeNotifier(std::function<void(const std::string&)> n
 }
 
 std::string ProcessBackend::TenantDir(const std::string& tenant) const {
-  return (fs::path(options_.state_dir) / kTenantsFolder / tenant).string();
+  return (TenantsFolder(options_.state_dir) / tenant).string();
 }
 
 Result<ControlPlaneStatus> ProcessBackend::Ensure(const ControlPlaneRequest& request) {
@@ -766,7 +766,7 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
 
 void ProcessBackend::KillAll() {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fs::path(options_.state_dir) / kTenantsFolder)) {
+  for (const auto& entry : fs::directory_iterator(TenantsFolder(options_.state_dir))) {
     names.push_back(entry.path().filename());
   }
   for (const auto& name : names) {

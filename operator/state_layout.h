@@ -7,8 +7,13 @@
 //                                   credentials and logs
 #pragma once
 
+#include <filesystem>
+
 namespace vtenant::op {
 
-inline constexpr char kTenantsFolder[] = "tenants";
+// The folder holding every tenant's folder, in the operator's `state_dir`.
+inline std::filesystem::path TenantsFolder(const std::filesystem::path& state_dir) {
+  return state_dir / "tenants";
+}
 
 }  // namespace vtenant::op
