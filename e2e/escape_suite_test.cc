@@ -474,6 +474,24 @@ std::vector<Vector> ObjectVectors(const std::string& node_address) {
        "",
        All({LabelIs("vtenant.io/component", std::nullopt), LabelIs("vtenant.io/tenant", "nlp"),
             LabelIs("vtenant.io/managed-by", "vtenant-syncer")})},
+      // The identity a host copy records is what leads a host object back to
+      // its virtual one (host_identity.h, VirtualKeyOf): written by the
+      // tenant, it would aim the host copy's events and requeues at an
+      // object of another namespace. The copy carries the syncer's identity,
+      // found by HostCopy, and not the forged UID.
+      {"a ConfigMap claiming to stand for another namespace's object", "ConfigMap", "forged",
+       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: forged\n"
+       "  annotations: {vtenant.io/virtual-namespace: kube-system,\n"
+       "    vtenant.io/virtual-name: coredns, vtenant.io/virtual-uid: forged-uid,\n"
+       "    vtenant.io/virtual-kind: Pod}\n"
+       "data: {k: v}\n---\n" +
+           PodYaml("forged-user", "  volumes: [{name: v, configMap: {name: forged}}]\n"),
+       "",
+       [](const kube::Object& host) -> std::string {
+         return kube::Annotation(host, "vtenant.io/virtual-uid") == "forged-uid"
+                    ? "the host copy records the forged UID"
+                    : "";
+       }},
       // (Loopback and link-local addresses the API server refuses itself.)
       {"an EndpointSlice pointing at a host Node", "EndpointSlice", "to-node",
        "apiVersion: v1\nkind: Service\nmetadata: {name: by-hand}\nspec: {ports: [{port: 80}]}\n"
