@@ -1,8 +1,6 @@
 #include "scheduler/pod_grouper.h"
 
-#include <algorithm>
-#include <cctype>
-
+#include "base/ascii.h"
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
 #include "scheduler/core_pod.h"
@@ -27,10 +25,7 @@ kube::ResourceType TypeOf(const Value& ref) {
     t.version = api;
   }
   t.kind = kind;
-  std::string plural = kind;
-  std::transform(plural.begin(), plural.end(), plural.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  t.resource = plural + "s";
+  t.resource = AsciiLower(kind) + "s";
   return t;
 }
 

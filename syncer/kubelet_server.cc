@@ -7,24 +7,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "syncer/kubelet_request.h"
 
 namespace vtenant::syncer {
 namespace {
 
 constexpr auto kHandshakeDeadline = std::chrono::seconds(30);
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 void Respond(kube::TlsStream& stream, int code, std::string_view reason, std::string_view message) {
   const std::string body = std::string(message) + "\n";
@@ -185,7 +178,7 @@ void KubeletServer::Handle(kube::TlsStream& client) {
         header.find('\r') != std::string::npos) {
       continue;
     }
-    std::string name = Lower(header.substr(0, colon));
+    std::string name = AsciiLower(header.substr(0, colon));
     if (!IsForwardedHeader(name)) continue;
     if (name == "upgrade") upgrade = true;
     kept.emplace_back(std::move(name), std::move(header));

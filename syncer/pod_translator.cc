@@ -3,8 +3,10 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
+#include "base/ascii.h"
 #include "dns/cluster_dns.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
@@ -29,12 +31,6 @@ std::string EnvName(std::string_view service) {
   return out;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(c));
-  return out;
-}
-
 // The variables the kubelet would set for `svc`, in its order.
 std::vector<std::pair<std::string, std::string>> ServiceVariables(const ServiceEnv& svc) {
   std::vector<std::pair<std::string, std::string>> vars;
@@ -48,13 +44,13 @@ std::vector<std::pair<std::string, std::string>> ServiceVariables(const ServiceE
       vars.emplace_back(prefix + "_SERVICE_PORT_" + EnvName(p.name), std::to_string(p.port));
     }
   }
-  vars.emplace_back(prefix + "_PORT", Lower(first.protocol) + "://" + svc.cluster_ip + ":" +
+  vars.emplace_back(prefix + "_PORT", AsciiLower(first.protocol) + "://" + svc.cluster_ip + ":" +
                                           std::to_string(first.port));
   for (const ServiceEnv::Port& p : svc.ports) {
     std::string base = prefix + "_PORT_" + std::to_string(p.port) + "_" + p.protocol;
-    vars.emplace_back(base,
-                      Lower(p.protocol) + "://" + svc.cluster_ip + ":" + std::to_string(p.port));
-    vars.emplace_back(base + "_PROTO", Lower(p.protocol));
+    vars.emplace_back(
+        base, AsciiLower(p.protocol) + "://" + svc.cluster_ip + ":" + std::to_string(p.port));
+    vars.emplace_back(base + "_PROTO", AsciiLower(p.protocol));
     vars.emplace_back(base + "_PORT", std::to_string(p.port));
     vars.emplace_back(base + "_ADDR", svc.cluster_ip);
   }
