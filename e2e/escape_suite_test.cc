@@ -400,6 +400,21 @@ std::vector<Vector> PodVectors() {
   };
 }
 
+// Cluster IPs of the host's Service range (10.96.0.0/16): one of the lower
+// band the allocator never picks itself, which a platform counts on finding
+// free, and one a host Service of the platform holds during the test.
+constexpr char kStaticBandAddress[] = "10.96.0.200";
+constexpr char kHeldAddress[] = "10.96.77.78";
+
+// The host copy has an address of its own, not `address`.
+HostCheck AddressIsNot(std::string address) {
+  return [address = std::move(address)](const kube::Object& host) -> std::string {
+    const std::string got(kube::GetString(host, {"spec", "clusterIP"}));
+    if (got.empty()) return "has no cluster IP yet";
+    return got == address ? "took " + address : "";
+  };
+}
+
 // The other kinds a tenant can write and the syncer copies. `node_address`
 // is a host Node's: where its kubelet and often the control plane listen.
 std::vector<Vector> ObjectVectors(const std::string& node_address) {
@@ -425,6 +440,21 @@ std::vector<Vector> ObjectVectors(const std::string& node_address) {
        "apiVersion: v1\nkind: Service\nmetadata: {name: external-ips}\n"
        "spec: {externalIPs: [10.96.0.1], selector: {app: x}, ports: [{port: 443}]}\n",
        "", Absent({"spec", "externalIPs"})},
+      // The virtual API server shares the host's Service range, and a
+      // Service's host copy asks for the Service's own address: a tenant
+      // can name any address of the range.
+      {"a Service asking for a static-band address, which the platform gives out by hand",
+       "Service", "static-address",
+       "apiVersion: v1\nkind: Service\nmetadata: {name: static-address}\n"
+       "spec: {clusterIP: " +
+           std::string(kStaticBandAddress) + ", selector: {app: x}, ports: [{port: 80}]}\n",
+       "", AddressIsNot(kStaticBandAddress)},
+      {"a Service asking for an address another Service holds on the host", "Service",
+       "held-address",
+       "apiVersion: v1\nkind: Service\nmetadata: {name: held-address}\n"
+       "spec: {clusterIP: " +
+           std::string(kHeldAddress) + ", selector: {app: x}, ports: [{port: 80}]}\n",
+       "", AddressIsNot(kHeldAddress)},
       {"an ExternalName Service aliasing a host name",
        "Service",
        "alias",
@@ -523,7 +553,14 @@ TEST_F(EscapeSuiteTest, OtherObjectsCannotLeaveTheBoundary) {
     if (kube::GetString(a, {"type"}) == "InternalIP") address = kube::GetString(a, {"address"});
   }
   ASSERT_FALSE(address.empty()) << kube::ToJson(*node);
+  Result<kube::Object> held = env().host().Create(res::kServices, "default",
+                                                  kube::ParseJson(std::string(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"platform-held"},
+      "spec":{"clusterIP":")") + kHeldAddress + R"(","ports":[{"port":80}]}})")
+                                                      .value());
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
   Run("escape-objects", ObjectVectors(address));
+  EXPECT_TRUE(env().host().Delete(res::kServices, "default", "platform-held").ok());
 }
 
 // Many API-valid pods with random security-relevant fields. Every host pod

@@ -116,6 +116,9 @@ std::vector<std::string> SyncerArgs(const ControlPlaneRequest& r, const ControlP
   }
   args.insert(args.end(), {"--virtual-service-host=" + p.virtual_service_host,
                            "--virtual-service-port=" + std::to_string(p.virtual_service_port),
+                           // The range both API servers share: the host copy of a
+                           // Service asks for the team's own address.
+                           "--service-cidr=" + p.service_cidr,
                            "--health-address=" + p.syncer_health_address, "--sync-endpoints",
                            // One syncer per tenant, restarted by its backend.
                            "--leader-elect=false"});

@@ -39,8 +39,9 @@ struct ControlPlanePlacement {
   int apiserver_port = 6443;  // --secure-port
   // Folder holding ca.crt, client-ca.crt, apiserver.{crt,key} and sa.{pub,key}.
   std::string pki_dir;
-  // The host's Service range (OperatorFlags::service_cidr): a team's
-  // Service takes its host copy's cluster IP.
+  // The host's Service range (OperatorFlags::service_cidr), the virtual
+  // API server's too; the syncer's host copy of a team's Service asks for
+  // the Service's own cluster IP from it (syncer/service_translator.h).
   std::string service_cidr;
   // Where the API server keeps what it generates; "": not passed (its
   // serving certificate is given, so nothing is generated).

@@ -149,8 +149,8 @@ TEST(ControlPlaneArgsTest, TheProcessBackendsCommandLinesInFull) {
                     "--virtual-kubeconfig=/state/tenants/nlp/syncer/virtual.kubeconfig",
                     "--host-kubeconfig=/state/tenants/nlp/syncer/host.kubeconfig",
                     "--virtual-service-host=127.0.0.1", "--virtual-service-port=34567",
-                    "--health-address=127.0.0.1:34569", "--sync-endpoints", "--leader-elect=false",
-                    "--kubelet-address=127.0.0.1:34570",
+                    "--service-cidr=10.96.0.0/16", "--health-address=127.0.0.1:34569",
+                    "--sync-endpoints", "--leader-elect=false", "--kubelet-address=127.0.0.1:34570",
                     "--kubelet-tls-cert-file=" + pki + "/syncer-kubelet.crt",
                     "--kubelet-tls-key-file=" + pki + "/syncer-kubelet.key",
                     "--kubelet-client-ca-file=" + pki + "/ca.crt"},
@@ -184,7 +184,8 @@ TEST(ControlPlaneArgsTest, ThePodDiffersOnlyWhereItsPlacementDoes) {
             Concat({"--tenant=nlp", "--queue=nlp", "--host-namespace=vtenant-nlp",
                     "--virtual-kubeconfig=/etc/vtenant/syncer/config",
                     "--virtual-service-host=vc-nlp.vtenant-nlp.svc", "--virtual-service-port=443",
-                    "--health-address=0.0.0.0:8081", "--sync-endpoints", "--leader-elect=false"},
+                    "--service-cidr=10.96.0.0/16", "--health-address=0.0.0.0:8081",
+                    "--sync-endpoints", "--leader-elect=false"},
                    kPolicy));
 }
 
@@ -205,8 +206,8 @@ TEST(ControlPlaneArgsTest, PodsOnANodeInANamespaceOfItsOwn) {
                     "--virtual-kubeconfig=/state/tenants/nlp/syncer/virtual.kubeconfig",
                     "--host-kubeconfig=/state/tenants/nlp/syncer/host.kubeconfig",
                     "--virtual-service-host=10.87.0.2", "--virtual-service-port=34567",
-                    "--health-address=127.0.0.1:34569", "--sync-endpoints", "--leader-elect=false",
-                    "--kubelet-address=127.0.0.1:34570",
+                    "--service-cidr=10.96.0.0/16", "--health-address=127.0.0.1:34569",
+                    "--sync-endpoints", "--leader-elect=false", "--kubelet-address=127.0.0.1:34570",
                     "--kubelet-tls-cert-file=/state/tenants/nlp/apiserver/pki/syncer-kubelet.crt",
                     "--kubelet-tls-key-file=/state/tenants/nlp/apiserver/pki/syncer-kubelet.key",
                     "--kubelet-client-ca-file=/state/tenants/nlp/apiserver/pki/ca.crt",

@@ -1,5 +1,7 @@
 #include "syncer/copy_syncer.h"
 
+#include <glog/logging.h>
+
 #include "syncer/host_identity.h"
 #include "syncer/names.h"
 
@@ -147,6 +149,13 @@ Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {
   }
   if (host == nullptr) {
     Result<kube::Object> created = client.Create(type_, config_.host_namespace, desired);
+    if (created.status().code() == StatusCode::kInvalid && translator_.instead_of_invalid) {
+      if (std::optional<kube::Object> instead = translator_.instead_of_invalid(desired)) {
+        VLOG(1) << "host " << type_.kind << " " << host_name << " refused ("
+                << created.status().message() << "); creating the translator's fallback";
+        created = client.Create(type_, config_.host_namespace, *instead);
+      }
+    }
     if (created.ok()) {
       metrics_.Synced(type_.kind, "create");
       metrics_.Dropped(type_.kind, notes.dropped);

@@ -60,6 +60,10 @@ struct CopyTranslator {
   // Optional: whether the copy of virtual `key` must stay although its
   // virtual object is away for now (being created again).
   std::function<bool(const std::string& key)> keep_copy;
+  // Optional: when the host refuses `desired` as invalid, the copy to
+  // create instead, or nullopt to let the refusal stand (a Service whose
+  // cluster IP another holds on the host asks for none).
+  std::function<std::optional<kube::Object>(const rapidjson::Value& desired)> instead_of_invalid;
 };
 
 class CopySyncer : public kube::Reconciler {

@@ -31,9 +31,6 @@
 // not have).
 #pragma once
 
-#include <array>
-#include <compare>
-#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -42,29 +39,12 @@
 #include <vector>
 
 #include "kube/object.h"
+#include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/object_translators.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
-
-// An IPv4 or IPv6 address; IPv4-mapped IPv6 addresses are read as IPv4.
-struct IpAddress {
-  bool v6 = false;
-  std::array<uint8_t, 16> bytes{};  // IPv4: the first 4
-
-  static std::optional<IpAddress> Parse(std::string_view text);
-  auto operator<=>(const IpAddress&) const = default;
-};
-
-// An address range, "10.244.0.0/24".
-struct IpRange {
-  IpAddress base;
-  int bits = 0;
-
-  static std::optional<IpRange> Parse(std::string_view cidr);
-  bool Contains(const IpAddress& address) const;
-};
 
 // The host's addresses as the syncer sees them, to judge an endpoint
 // address by (rules above).

@@ -80,18 +80,6 @@ TEST(HostNetworkTest, Table) {
   }
 }
 
-TEST(HostNetworkTest, RangesAndAddressesParse) {
-  EXPECT_TRUE(IpRange::Parse("10.0.0.0/8")->Contains(*IpAddress::Parse("10.255.0.1")));
-  EXPECT_FALSE(IpRange::Parse("10.0.0.0/9")->Contains(*IpAddress::Parse("10.128.0.1")));
-  EXPECT_TRUE(IpRange::Parse("10.0.0.0/9")->Contains(*IpAddress::Parse("10.127.0.1")));
-  EXPECT_FALSE(IpRange::Parse("10.0.0.0/8")->Contains(*IpAddress::Parse("::a00:1")));
-  EXPECT_TRUE(IpRange::Parse("0.0.0.0/0")->Contains(*IpAddress::Parse("8.8.8.8")));
-  EXPECT_FALSE(IpRange::Parse("10.0.0.0/33"));
-  EXPECT_FALSE(IpRange::Parse("10.0.0.0"));
-  EXPECT_FALSE(IpRange::Parse("10.0.0.0/x"));
-  EXPECT_FALSE(IpAddress::Parse("10.0.0.256"));
-}
-
 TEST(HostTargetRefTest, APodRefStaysInsideTheTenant) {
   const SyncerConfig config = NlpConfig();
   kube::Object doc(rapidjson::kObjectType);

@@ -43,6 +43,11 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
   --allowed-csi-drivers LIST          drivers of inline csi volumes (default: none)
   --allowed-service-types LIST        Service types besides ClusterIP: NodePort, LoadBalancer
                                       (default: ClusterIP only)
+  --service-cidr CIDR                 the host's Service range, which the virtual API server
+                                      shares: a Service's cluster IP from its dynamic band is
+                                      asked for on the host copy, so the Service keeps it
+                                      (default: empty = the host picks, and the Service is
+                                      created again with that address)
   --virtual-service-host HOST         what pods get as KUBERNETES_SERVICE_HOST: the virtual API
                                       server as the host network reaches it (default: unset)
   --virtual-service-port PORT         what pods get as KUBERNETES_SERVICE_PORT (default: 443)
@@ -107,6 +112,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
                                                {.name = "allowed-volume-types"},
                                                {.name = "allowed-csi-drivers"},
                                                {.name = "allowed-service-types"},
+                                               {.name = "service-cidr"},
                                                {.name = "virtual-service-host"},
                                                {.name = "virtual-service-port"},
                                                {.name = "allowed-priority-classes"},
@@ -167,6 +173,13 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
       ParseServiceTypes(get("allowed-service-types"));
   if (!service_types.ok()) return service_types.status().WithContext("--allowed-service-types");
   c.allowed_service_types = std::move(*service_types);
+  if (const std::string cidr = get("service-cidr"); !cidr.empty()) {
+    c.service_range = IpRange::Parse(cidr);
+    if (!c.service_range) {
+      return InvalidArgument("--service-cidr: \"" + cidr +
+                             "\" is not a range such as 10.96.0.0/12");
+    }
+  }
   Result<std::map<std::string, std::string>> selector = ParseNodeSelector(get("node-selector"));
   if (!selector.ok()) return selector.status().WithContext("--node-selector");
   c.node_selector = std::move(*selector);

@@ -27,6 +27,7 @@ TEST(FlagsTest, DefaultsFollowTheTenant) {
   EXPECT_TRUE(c.allowed_csi_drivers.empty());
   EXPECT_EQ(c.allowed_volume_types, DefaultVolumeTypes());
   EXPECT_EQ(c.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP"}));
+  EXPECT_FALSE(c.service_range);
 }
 
 TEST(FlagsTest, TheTenantsIsolationIsRead) {
@@ -69,7 +70,7 @@ TEST(FlagsTest, EverySharedFlagIsRead) {
        "--virtual-service-host=10.0.0.1", "--virtual-service-port=6443",
        "--health-address=127.0.0.1:9090", "--leader-elect",
        "--allowed-priority-classes=train,inference", "--pod-workers=4", "--kube-api-qps=0",
-       "--kube-api-burst=50", "--sync-endpoints"});
+       "--kube-api-burst=50", "--sync-endpoints", "--service-cidr=10.96.0.0/16"});
   ASSERT_TRUE(flags.ok()) << flags.status().ToString();
   const SyncerConfig& c = flags->config;
   EXPECT_TRUE(c.sync_endpoints);
@@ -90,6 +91,9 @@ TEST(FlagsTest, EverySharedFlagIsRead) {
   EXPECT_EQ(flags->pod_workers, 4);
   EXPECT_EQ(flags->kube_api_qps, 0);
   EXPECT_EQ(flags->kube_api_burst, 50);
+  ASSERT_TRUE(c.service_range);
+  EXPECT_EQ(c.service_range->bits, 16);
+  EXPECT_TRUE(c.service_range->Contains(*IpAddress::Parse("10.96.3.4")));
 }
 
 // One row per mistake, each naming its flag, as base/flags_test.cc's
@@ -132,6 +136,7 @@ TEST(FlagsTest, MistakesNameTheFlag) {
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-volume-types=hostPath"}, "hostPath"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-service-types=ExternalName"},
        "ExternalName"},
+      {{"--tenant=nlp", "--virtual-kubeconfig=/vc", "--service-cidr=10.96.0.0"}, "--service-cidr"},
       {{"--tenant=nlp", "--virtual-kubeconfig=/vc",
         R"(--allowed-tolerations=[{"operator":"Exists"}])"},
        "needs a key"},

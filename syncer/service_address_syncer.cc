@@ -225,6 +225,15 @@ Result<kube::ReconcileResult> ServiceAddressSyncer::Reconcile(const std::string&
                 "; the Service keeps an address of its own until that one moves");
     return kube::ReconcileResult{.requeue_after = kHeldRecheck};
   }
+  if (const rapidjson::Value* finalizers = kube::Find(*virt, {"metadata", "finalizers"});
+      finalizers != nullptr && finalizers->IsArray() && !finalizers->Empty()) {
+    Explain(*virt, address,
+            "the cluster IP " + address + " its copy has on the host (the address pods reach it " +
+                "at) is not taken: the Service has finalizers " + kube::ToJson(*finalizers) +
+                ", so deleting it to create it again would leave it terminating; it keeps an " +
+                "address of its own");
+    return kube::ReconcileResult{};
+  }
   VT_RETURN_IF_ERROR(Recreate(*virt, *host));
   return kube::ReconcileResult{};
 }

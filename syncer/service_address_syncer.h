@@ -1,23 +1,27 @@
 // ServiceAddressSyncer: one address per Service. The host copy of a
-// virtual Service gets its cluster IP from the host, and that is the
-// address the tenant's pods reach it at (the environment the syncer gives
-// them); the virtual Service then takes the same cluster IP (and the host's
-// node ports), so `kubectl get svc` in the team's cluster, the pods'
-// <SVC>_SERVICE_HOST variables and the host copy's DNS name all give one
-// address, as vCluster does.
+// virtual Service has the cluster IP the tenant's pods reach it at (the
+// environment the syncer gives them); the virtual Service must have the
+// same (and the host's node ports), so `kubectl get svc` in the team's
+// cluster, the pods' <SVC>_SERVICE_HOST variables and the host copy's DNS
+// name all give one address.
 //
-// A cluster IP cannot change in place, so the virtual Service is deleted and
-// created again with the host's (spec.clusterIP, clusterIPs; everything else
-// as the team wrote it; a new UID), as vCluster does. For that the virtual
-// API server's Service range must hold the host's cluster IPs: the operator
-// starts it with the host's (--service-cidr). The host copy is not touched:
-// its address is the one being taken (and CopySyncer confirms with the
-// virtual API server before deleting a copy whose Service its cache has lost
-// for a moment).
+// Mostly there is nothing to do: the virtual API server shares the host's
+// Service range (the operator starts it with --service-cidr), and the host
+// copy asks for the virtual Service's own address (service_translator.h).
+// When the host gave the copy another (the asked one was held there, or was
+// not asked for: a static-band address, or a syncer without
+// --service-cidr), the virtual Service takes the host's. A cluster IP
+// cannot change in place, so the virtual Service is deleted and created
+// again with it (spec.clusterIP, clusterIPs; everything else as the team
+// wrote it; a new UID), as vCluster does. The host copy is not touched: its
+// address is the one being taken (and CopySyncer confirms with the virtual
+// API server before deleting a copy whose Service its cache has lost for a
+// moment).
 //
-// When the address cannot be taken (another virtual Service holds it, or
-// the virtual API server refuses it: outside its range), the Service is put
-// back as it was (at a new address if its own was taken meanwhile), a
+// When the address cannot be taken (another virtual Service holds it, the
+// virtual API server refuses it: outside its range, or the Service has
+// finalizers, which would leave it terminating), the Service keeps its own
+// (put back as it was, at a new address if its own was taken meanwhile), a
 // Warning Event ClusterIPNotTaken says why, and that address is not tried
 // again until the Service is created anew (a new UID) or its host copy's
 // address changes (a Service held by another is looked at again after a

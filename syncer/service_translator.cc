@@ -1,5 +1,6 @@
 #include "syncer/service_translator.h"
 
+#include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 
@@ -118,6 +119,8 @@ kube::Object ServiceTranslator::ToHost(const rapidjson::Value& virtual_object,
   if (vspec == nullptr || !vspec->IsObject()) return out;
   if (kube::GetString(*vspec, {"clusterIP"}) == "None") {
     SetStringMember(spec, "clusterIP", "None", a);
+  } else if (std::optional<std::string> ip = ClusterIPToAsk(*vspec)) {
+    SetStringMember(spec, "clusterIP", *ip, a);
   }
   const rapidjson::Value* selector = kube::Find(*vspec, {"selector"});
   if (selector != nullptr && selector->IsObject() && !selector->ObjectEmpty()) {
@@ -145,6 +148,24 @@ kube::Object ServiceTranslator::ToHost(const rapidjson::Value& virtual_object,
                                  "address and the implementation");
     }
   }
+  return out;
+}
+
+std::optional<std::string> ServiceTranslator::ClusterIPToAsk(const rapidjson::Value& vspec) const {
+  if (!config_.service_range) return std::nullopt;
+  const std::string_view ip = kube::GetString(vspec, {"clusterIP"});
+  std::optional<IpAddress> address = IpAddress::Parse(ip);
+  if (!address || BandOf(*config_.service_range, *address) != ServiceBand::kDynamic) {
+    return std::nullopt;
+  }
+  return std::string(ip);
+}
+
+std::optional<kube::Object> ServiceTranslator::WithoutClusterIP(const rapidjson::Value& desired) {
+  const std::string_view ip = kube::GetString(desired, {"spec", "clusterIP"});
+  if (ip.empty() || ip == "None") return std::nullopt;
+  kube::Object out = kube::Clone(desired);
+  EraseMember(out["spec"], "clusterIP");
   return out;
 }
 

@@ -21,10 +21,18 @@
 //     internalTrafficPolicy, trafficDistribution: kept;
 //   selector: kept and narrowed to the host pods of the same virtual
 //     namespace (vtenant.io/tenant, vtenant.io/virtual-namespace);
-//   clusterIP "None" (headless): kept; any other cluster IP, clusterIPs,
-//     ipFamilies, ports' nodePort and healthCheckNodePort: the host
-//     allocates its own (a tenant picking node ports could take ports the
-//     whole cluster shares);
+//   clusterIP "None" (headless): kept;
+//   any other clusterIP: asked for when it is in the dynamic band of the
+//     host's Service range (SyncerConfig::service_range, ip_range.h), which
+//     the virtual API server shares and picks from as the host would; the
+//     Service then has one address on both sides without being created
+//     again (service_address_syncer.h). When the host refuses it (another
+//     holds it), the copy is created without (WithoutClusterIP) and the
+//     host picks. Never one of the static band, which the platform gives
+//     out by hand and counts on finding free, nor one outside the range;
+//   clusterIPs, ipFamilies, ports' nodePort and healthCheckNodePort: the
+//     host allocates its own (a tenant picking node ports could take ports
+//     the whole cluster shares);
 //   externalIPs: never (Warning Event ServiceFieldNotAllowed): traffic to
 //     any address, anyone's, would be captured by the host's proxies;
 //   externalTrafficPolicy: with a host type of NodePort or LoadBalancer;
@@ -97,6 +105,10 @@ class ServiceTranslator {
   kube::Object ToHost(const rapidjson::Value& virtual_object,
                       TranslationNotes* notes = nullptr) const;
 
+  // `desired` (a ToHost answer) without the cluster IP it asks for, for
+  // the host to pick one; nullopt when it asks for none (or is headless).
+  static std::optional<kube::Object> WithoutClusterIP(const rapidjson::Value& desired);
+
   // `host` with the labels, annotations, type, selector, ports (node ports
   // aside) and the other spec members ToHost sets of `desired` (a ToHost
   // answer), but for ipFamilyPolicy, which like the cluster IPs is set only
@@ -106,6 +118,10 @@ class ServiceTranslator {
                                      const rapidjson::Value& host) const;
 
  private:
+  // The cluster IP of virtual spec `vspec` the host copy asks for (see
+  // above), or nullopt.
+  std::optional<std::string> ClusterIPToAsk(const rapidjson::Value& vspec) const;
+
   const SyncerConfig& config_;
 };
 

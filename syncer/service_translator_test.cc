@@ -242,6 +242,63 @@ TEST(ServiceTranslatorTest, UpdateKeepsWhatTheHostAllocated) {
   EXPECT_EQ(kube::GetString(*update, {"spec", "type"}), "ClusterIP");
 }
 
+// With the host's Service range known, the copy asks for the virtual
+// Service's own address, from the band the allocator picks from itself only.
+TEST(ServiceTranslatorTest, TheClusterIPIsAskedForOnlyFromTheDynamicBand) {
+  SyncerConfig config = NlpConfig();
+  config.service_range = IpRange::Parse("10.96.0.0/16");
+  ServiceTranslator translator(config);
+  struct Row {
+    const char* decision;
+    const char* cluster_ip;  // the virtual Service's
+    const char* asked;       // the host copy's spec.clusterIP, or "" for none
+  } rows[] = {
+      {"one the virtual API server picked: asked for", "10.96.3.3", "10.96.3.3"},
+      {"hostile: the host's cluster DNS (static band): not asked for", "10.96.0.10", ""},
+      {"hostile: a free static-band address the platform may give by hand: not asked for",
+       "10.96.0.200", ""},
+      {"hostile: outside the host's range: not asked for", "10.97.0.5", ""},
+      {"hostile: the range's last address: not asked for", "10.96.255.255", ""},
+      {"another family: not asked for", "fd00::5", ""},
+      {"not an address: not asked for", "ten", ""},
+      {"headless stays headless", "None", "None"},
+  };
+  for (const Row& row : rows) {
+    kube::Object host = translator.ToHost(Service(std::string(R"({"clusterIP":")") +
+                                                  row.cluster_ip + R"(","clusterIPs":[")" +
+                                                  row.cluster_ip + R"("],"ports":[{"port":80}]})"));
+    EXPECT_EQ(kube::GetString(host, {"spec", "clusterIP"}), row.asked) << row.decision;
+    EXPECT_FALSE(kube::Find(host, {"spec", "clusterIPs"})) << row.decision;
+  }
+  // Without the range, the host always picks.
+  EXPECT_FALSE(
+      kube::Find(ServiceTranslator(NlpConfig())
+                     .ToHost(Service(R"({"clusterIP":"10.96.3.3","ports":[{"port":80}]})")),
+                 {"spec", "clusterIP"}));
+}
+
+TEST(ServiceTranslatorTest, WithoutClusterIPLetsTheHostPick) {
+  SyncerConfig config = NlpConfig();
+  config.service_range = IpRange::Parse("10.96.0.0/16");
+  ServiceTranslator translator(config);
+  kube::Object asked =
+      translator.ToHost(Service(R"({"clusterIP":"10.96.3.3","ports":[{"port":80}]})"));
+  std::optional<kube::Object> instead = ServiceTranslator::WithoutClusterIP(asked);
+  ASSERT_TRUE(instead);
+  EXPECT_FALSE(kube::Find(*instead, {"spec", "clusterIP"}));
+  EXPECT_EQ((*instead)["spec"]["ports"], asked["spec"]["ports"]);
+  EXPECT_EQ((*instead)["metadata"], asked["metadata"]);
+  EXPECT_FALSE(ServiceTranslator::WithoutClusterIP(
+      translator.ToHost(Service(R"({"clusterIP":"None","ports":[{"port":80}]})"))));
+  EXPECT_FALSE(ServiceTranslator::WithoutClusterIP(
+      translator.ToHost(Service(R"({"clusterIP":"10.96.0.10","ports":[{"port":80}]})"))));
+  // A copy that got another address keeps it: cluster IPs never change in
+  // place.
+  kube::Object host = kube::Clone(*instead);
+  kube::SetString(host, {"spec"}, "clusterIP", "10.96.9.9");
+  EXPECT_FALSE(translator.Update(asked, host));
+}
+
 TEST(ServiceTranslatorTest, SelectsNoPods) {
   EXPECT_TRUE(SelectsNoPods(Service(R"({"ports":[{"port":80}]})")));
   EXPECT_TRUE(SelectsNoPods(Service(R"({"selector":{}})")));

@@ -47,9 +47,11 @@ CopyTranslator AddressCopy(const Translator& t, std::function<HostNetwork()> net
 }
 
 // Services' copies are deleted only once the virtual API server confirms
-// the Service is gone (ServiceAddressSyncer re-creates them).
+// the Service is gone (ServiceAddressSyncer re-creates them), and one whose
+// cluster IP the host refuses lets the host pick.
 CopyTranslator ServiceCopy(const ServiceTranslator& t, ServiceAddressSyncer& addresses) {
   CopyTranslator copy = Copy(t);
+  copy.instead_of_invalid = &ServiceTranslator::WithoutClusterIP;
   copy.confirm_absence = true;
   copy.keep_copy = [&addresses](const std::string& key) { return addresses.Recreating(key); };
   return copy;

@@ -69,6 +69,7 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   cluster_dns = other.cluster_dns;
   allowed_priority_classes = other.allowed_priority_classes;
   allowed_service_types = other.allowed_service_types;
+  service_range = other.service_range;
   sync_endpoints = other.sync_endpoints;
   kubelet_address = other.kubelet_address;
   kubelet_port = other.kubelet_port;

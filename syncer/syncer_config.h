@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "base/status.h"
 #include "kube/object.h"
+#include "syncer/ip_range.h"
 
 namespace vtenant::syncer {
 
@@ -71,6 +73,12 @@ struct SyncerConfig {
   std::set<std::string, std::less<>> allowed_priority_classes;
   // Service types the tenant's Services may have; ClusterIP always.
   std::set<std::string, std::less<>> allowed_service_types = {"ClusterIP"};
+  // The host's Service range, which the virtual API server shares (the
+  // operator starts it with the host's). Set: a virtual Service's cluster IP
+  // in the range's dynamic band is asked for on its host copy, so that both
+  // sides have one address without the virtual Service being created again
+  // (service_translator.h). Unset: the host always picks.
+  std::optional<IpRange> service_range;
   // Copy the Endpoints and hand-written EndpointSlices of selector-less
   // Services to the host. Off unless asked for: the host credentials must
   // then allow endpoints (get, list, watch, create, update, delete) and

@@ -69,6 +69,8 @@ nodes:
     config.virtual_service_host = "127.0.0.1";
     config.virtual_service_port = virtual_cluster_->api_server().port();
     config.sync_endpoints = true;
+    // Both API servers' Service range, as the operator passes it.
+    config.service_range = IpRange::Parse("10.96.0.0/16");
     // As the operator passes them for a host that has these classes.
     config.allowed_priority_classes = {"train", "build", "inference"};
     registry_ = new kube::Registry();
@@ -379,6 +381,9 @@ TEST_F(SyncerIntegrationTest, AServiceHasOneAddressOnBothSidesAndInThePodsEnviro
       "kind":"Service","metadata":{"name":"one-addr","namespace":"ml"},
       "spec":{"selector":{"app":"one-addr"},"ports":[{"name":"http","port":8080}]}})"))
                   .ok());
+  Result<kube::Object> made = virt().Get(kube::resources::kServices, "ml", "one-addr");
+  ASSERT_TRUE(made.ok());
+  const std::string made_ip(kube::GetString(*made, {"spec", "clusterIP"}));
   const std::string host_name = HostName("one-addr", "ml", "nlp");
   std::string host_ip;
   ASSERT_TRUE(Eventually(
@@ -420,10 +425,50 @@ TEST_F(SyncerIntegrationTest, AServiceHasOneAddressOnBothSidesAndInThePodsEnviro
       },
       std::chrono::seconds(60)));
   EXPECT_EQ(env_ip, host_ip);
-  // The copy whose address it took is still the one the host made.
-  Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
-  ASSERT_TRUE(copy.ok());
-  EXPECT_EQ(kube::GetString(*copy, {"spec", "clusterIP"}), host_ip);
+  // The copy asked for the Service's own address and got it: the team's
+  // Service was never deleted and created again.
+  EXPECT_EQ(host_ip, made_ip);
+  Result<kube::Object> svc = virt().Get(kube::resources::kServices, "ml", "one-addr");
+  ASSERT_TRUE(svc.ok());
+  EXPECT_EQ(kube::Uid(*svc), kube::Uid(*made));
+}
+
+// An address another Service holds on the host is not the team's to take:
+// the copy gets one the host picks, and the team's Service takes that one
+// (deleted and created again; a cluster IP never changes in place).
+TEST_F(SyncerIntegrationTest, AnAddressHeldOnTheHostIsLeftToTheHost) {
+  ASSERT_TRUE(client()
+                  .Create(kube::resources::kServices, kHostNs, ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"platform-held","namespace":"vtenant-nlp"},
+      "spec":{"clusterIP":"10.96.77.77","ports":[{"port":80}]}})"))
+                  .ok());
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kServices, "ml", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Service","metadata":{"name":"wants-held","namespace":"ml"},
+      "spec":{"clusterIP":"10.96.77.77","ports":[{"port":80}]}})"))
+                  .ok());
+  const std::string host_name = HostName("wants-held", "ml", "nlp");
+  std::string host_ip;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
+        if (!copy.ok()) return false;
+        host_ip = kube::GetString(*copy, {"spec", "clusterIP"});
+        return !host_ip.empty();
+      },
+      std::chrono::seconds(60)));
+  EXPECT_NE(host_ip, "10.96.77.77");
+  std::string virtual_ip;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> svc = virt().Get(kube::resources::kServices, "ml", "wants-held");
+        virtual_ip = svc.ok() ? std::string(kube::GetString(*svc, {"spec", "clusterIP"})) : "";
+        return virtual_ip == host_ip;
+      },
+      std::chrono::seconds(60)))
+      << "virtual " << virtual_ip << ", host " << host_ip;
+  ASSERT_TRUE(virt().Delete(kube::resources::kServices, "ml", "wants-held").ok());
+  ASSERT_TRUE(client().Delete(kube::resources::kServices, kHostNs, "platform-held").ok());
 }
 
 // What the host's scheduler writes about a host pod reaches the team, on
@@ -478,23 +523,12 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
       "kind":"Service","metadata":{"name":"api","namespace":"ml"},
       "spec":{"selector":{"app":"api"},"ports":[{"port":80,"protocol":"TCP"}]}})"))
                   .ok());
-  // The slice of the Service as it stays: the syncer re-creates a virtual
-  // Service to give it its host copy's address, and the controller's slice
-  // of the first one goes with it. For a Service re-created under the same
-  // name the endpointslice controller may find its informer cache stale and
-  // retry with a backoff that doubles from a second; a change to the
-  // Service (a label, every ten polls) makes it look again at once.
+  // The controller's slice of the Service, once its address has settled:
+  // the host copy asks for the Service's own, so the Service and its slice
+  // stay as they were made.
   std::string controller_slice;
-  int polls = 0;
   ASSERT_TRUE(Eventually(
       [&] {
-        if (++polls % 10 == 0) {
-          (void)virt().UpdateWithRetry(
-              kube::resources::kServices, "ml", "api", [&](kube::Object& svc) {
-                kube::SetString(svc, {"metadata", "labels"}, "look", std::to_string(polls));
-                return Status::Ok();
-              });
-        }
         Result<kube::Object> service = virt().Get(kube::resources::kServices, "ml", "api");
         Result<kube::Object> host_service =
             client().Get(kube::resources::kServices, kHostNs, HostName("api", "ml", "nlp"));
@@ -515,7 +549,7 @@ TEST_F(SyncerIntegrationTest, HandWrittenEndpointSliceReachesTheHostAndGoes) {
         }
         return false;
       },
-      std::chrono::seconds(180), std::chrono::milliseconds(500)))
+      std::chrono::seconds(60), std::chrono::milliseconds(500)))
       << DescribeServiceAndSlices("api");
   // In the syncer's cache, so its key is queued before the hand-written one.
   ASSERT_TRUE(Eventually([&] {

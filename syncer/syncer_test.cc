@@ -1003,6 +1003,88 @@ TEST_F(SyncerTest, AServiceWhoseHostAddressIsTakenSaysSo) {
   EXPECT_EQ(kube::GetString(*db, {"spec", "clusterIP"}), "10.96.9.9");
 }
 
+// With the host's Service range known, the host copy asks for the team's
+// own address: the team's Service is never deleted and created again.
+TEST_F(SyncerTest, AServiceKeepsItsOwnAddressWhenTheHostHasItFree) {
+  SyncerConfig config = NlpConfig();
+  config.service_range = IpRange::Parse("10.96.0.0/16");
+  StartSyncer(config);
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"clusterIP":"10.96.50.1",
+      "selector":{"app":"api"},"ports":[{"port":80}]}})");
+  const std::string uid(kube::Uid(*virtual_.Get(kube::resources::kServices, "ml", "api")));
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  Result<kube::Object> copy = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(kube::GetString(*copy, {"spec", "clusterIP"}), "10.96.50.1");
+  // A pod sees that address, and the Service is the one the team made.
+  CreateVirtual(kPods, PodJson("client"));
+  ASSERT_TRUE(Eventually([&] { return HostPodExists("client"); }));
+  std::string seen;
+  for (const rapidjson::Value& e : HostPod("client")["spec"]["containers"][0]["env"].GetArray()) {
+    if (kube::GetString(e, {"name"}) == "API_SERVICE_HOST") seen = kube::GetString(e, {"value"});
+  }
+  EXPECT_EQ(seen, "10.96.50.1");
+  Result<kube::Object> svc = virtual_.Get(kube::resources::kServices, "ml", "api");
+  ASSERT_TRUE(svc.ok());
+  EXPECT_EQ(kube::Uid(*svc), uid);
+  EXPECT_EQ(virtual_.Calls("delete"), 0);
+}
+
+// When the host refuses the address (another holds it there), the copy is
+// made without, the host picks, and the team's Service takes that one.
+TEST_F(SyncerTest, AnAddressTheHostRefusesIsLeftToTheHost) {
+  SyncerConfig config = NlpConfig();
+  config.service_range = IpRange::Parse("10.96.0.0/16");
+  host_.InjectError("create", "services",
+                    Status(StatusCode::kInvalid,
+                           "spec.clusterIPs: Invalid value: []string{\"10.96.50.1\"}: failed to "
+                           "allocate IP 10.96.50.1: provided IP is already allocated"));
+  StartSyncer(config);
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml"},"spec":{"clusterIP":"10.96.50.1",
+      "selector":{"app":"api"},"ports":[{"port":80}]}})");
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  Result<kube::Object> copy = host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp");
+  ASSERT_TRUE(copy.ok());
+  EXPECT_FALSE(kube::Find(*copy, {"spec", "clusterIP"}));
+  ASSERT_NO_FATAL_FAILURE(AllocateHostClusterIp("api-x-ml-x-nlp", "10.96.7.7"));
+  EXPECT_TRUE(Eventually([&] {
+    Result<kube::Object> svc = virtual_.Get(kube::resources::kServices, "ml", "api");
+    return svc.ok() && kube::GetString(*svc, {"spec", "clusterIP"}) == "10.96.7.7";
+  }));
+}
+
+// A Service with finalizers is not deleted to take its host address: the
+// delete would leave it terminating until someone else's controller let go.
+TEST_F(SyncerTest, AServiceWithFinalizersKeepsItsAddressAndSaysWhy) {
+  StartSyncer();
+  CreateVirtual(kube::resources::kServices, R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"api","namespace":"ml","finalizers":["example.com/keep"]},
+      "spec":{"clusterIP":"10.96.50.1","ports":[{"port":80}]}})");
+  ASSERT_TRUE(Eventually(
+      [&] { return host_.Get(kube::resources::kServices, kHostNs, "api-x-ml-x-nlp").ok(); }));
+  ASSERT_NO_FATAL_FAILURE(AllocateHostClusterIp("api-x-ml-x-nlp", "10.96.7.7"));
+  ASSERT_TRUE(Eventually([&] {
+    Result<kube::ObjectList> events = virtual_.List(kEvents, "ml");
+    if (!events.ok()) return false;
+    for (const kube::Object& e : events->items) {
+      if (kube::GetString(e, {"reason"}) == "ClusterIPNotTaken" &&
+          kube::GetString(e, {"message"}).find("finalizers") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }));
+  Result<kube::Object> svc = virtual_.Get(kube::resources::kServices, "ml", "api");
+  ASSERT_TRUE(svc.ok());
+  EXPECT_FALSE(kube::IsBeingDeleted(*svc));
+  EXPECT_EQ(kube::GetString(*svc, {"spec", "clusterIP"}), "10.96.50.1");
+  EXPECT_EQ(virtual_.Calls("delete"), 0);
+}
+
 TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
   ServeTokens();
   StartSyncer();
