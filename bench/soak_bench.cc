@@ -9,7 +9,8 @@
 //   - the error lines in every log under the environment's state folder;
 //   - the tenants' API servers' own /metrics at the baseline and the end
 //     (Go heap in use and live after GC, goroutines, watches, metric series,
-//     stored objects by resource).
+//     stored objects by resource), and the syncers' (malloc heap in use and
+//     free, objects their informers cache by cluster and resource).
 // Into --out: soak-samples.csv, soak-summary.md, soak.svg. Results:
 // bench/RESULTS.md.
 //
@@ -108,17 +109,44 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
   return o;
 }
 
-// Each tenant's API server's own figures (bench/soak_metrics.h); nothing for
+// Servers' own figures (bench/soak_metrics.h) by a name of each; none for
 // one that did not answer.
-std::vector<std::optional<bench::ApiServerSelf>> ReadTenantApiServers(
-    const std::vector<std::unique_ptr<kube::RestClient>>& clients) {
-  std::vector<std::optional<bench::ApiServerSelf>> out;
-  for (const auto& client : clients) {
-    Result<bench::ApiServerSelf> self = bench::ReadApiServerSelf(*client);
+using SelfByServer = std::map<std::string, bench::ServerSelf>;
+
+// Each tenant's API server's, by its tenant's index.
+SelfByServer ReadTenantApiServers(const std::vector<std::unique_ptr<kube::RestClient>>& clients) {
+  SelfByServer out;
+  for (size_t i = 0; i < clients.size(); ++i) {
+    Result<bench::ServerSelf> self = bench::ReadServerSelf(*clients[i]);
     if (!self.ok()) LOG(WARNING) << "a tenant's /metrics: " << self.status().ToString();
-    out.push_back(self.ok() ? std::optional(*self) : std::nullopt);
+    if (self.ok()) out.emplace(std::to_string(i), std::move(*self));
   }
   return out;
+}
+
+// Each syncer's of the environment in `dir`, by its health address.
+SelfByServer ReadSyncers(const std::string& dir) {
+  SelfByServer out;
+  for (const std::string& address : bench::HealthAddresses(dir, "vtenant-syncer")) {
+    Result<bench::ServerSelf> self = bench::ReadServerSelf(address);
+    if (!self.ok()) LOG(WARNING) << "a syncer's /metrics: " << self.status().ToString();
+    if (self.ok()) out.emplace(address, std::move(*self));
+  }
+  return out;
+}
+
+// The means of the servers read both times, so that they compare.
+bench::SelfReadings Compare(const SelfByServer& at_baseline, const SelfByServer& at_end) {
+  std::vector<bench::ServerSelf> before, after;
+  for (const auto& [server, self] : at_baseline) {
+    auto end = at_end.find(server);
+    if (end == at_end.end()) continue;
+    before.push_back(self);
+    after.push_back(end->second);
+  }
+  return {.at_baseline = bench::MeanOf(before),
+          .at_end = bench::MeanOf(after),
+          .read = static_cast<int>(before.size())};
 }
 
 std::string TenantName(int i) {
@@ -434,9 +462,9 @@ int main(int argc, char** argv) {
     }
   });
 
-  // The tenants' API servers' own figures at the baseline, read beside the
-  // sampler so that its samples keep their pace.
-  std::vector<std::optional<bench::ApiServerSelf>> apiservers_at_baseline;
+  // The tenants' API servers' and syncers' own figures at the baseline, read
+  // beside the sampler so that its samples keep their pace.
+  SelfByServer apiservers_at_baseline, syncers_at_baseline;
   std::thread baseline_reader([&] {
     const auto when =
         start + std::chrono::duration_cast<Clock::duration>(
@@ -444,7 +472,10 @@ int main(int argc, char** argv) {
     while (churning && Clock::now() < when) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    if (churning) apiservers_at_baseline = ReadTenantApiServers(clients);
+    if (churning) {
+      apiservers_at_baseline = ReadTenantApiServers(clients);
+      syncers_at_baseline = ReadSyncers(env.dir());
+    }
   });
 
   std::vector<std::thread> teams;
@@ -461,20 +492,8 @@ int main(int argc, char** argv) {
   baseline_reader.join();
   run.churn_s = std::chrono::duration<double>(Clock::now() - start).count();
   run.samples.push_back(sampler.Take(run.churn_s));
-  const std::vector<std::optional<bench::ApiServerSelf>> apiservers_at_end =
-      ReadTenantApiServers(clients);
-  {
-    // The same servers at both moments, so that the means compare.
-    std::vector<bench::ApiServerSelf> before, after;
-    for (size_t i = 0; i < apiservers_at_baseline.size(); ++i) {
-      if (!apiservers_at_baseline[i] || !apiservers_at_end[i]) continue;
-      before.push_back(*apiservers_at_baseline[i]);
-      after.push_back(*apiservers_at_end[i]);
-    }
-    run.tenant_apiservers_read = static_cast<int>(before.size());
-    run.tenant_apiservers_at_baseline = bench::MeanOf(before);
-    run.tenant_apiservers_at_end = bench::MeanOf(after);
-  }
+  run.tenant_apiservers = Compare(apiservers_at_baseline, ReadTenantApiServers(clients));
+  run.syncers = Compare(syncers_at_baseline, ReadSyncers(env.dir()));
   tracker.Stop();
   if (interrupted) std::printf("soak: interrupted; reporting what ran\n");
 

@@ -1,5 +1,7 @@
 #include "bench/soak_metrics.h"
 
+#include <cpprest/http_client.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -24,8 +26,8 @@ std::string_view Label(std::string_view labels, std::string_view name) {
 
 }  // namespace
 
-ApiServerSelf ParseApiServerMetrics(std::string_view text) {
-  ApiServerSelf self;
+ServerSelf ParseServerMetrics(std::string_view text) {
+  ServerSelf self;
   std::map<std::string, int64_t> storage_objects;  // the older metric's
   while (!text.empty()) {
     const size_t eol = text.find('\n');
@@ -42,8 +44,14 @@ ApiServerSelf ParseApiServerMetrics(std::string_view text) {
     const std::string_view labels =
         brace == std::string_view::npos ? std::string_view{} : series.substr(brace);
     const double number = std::strtod(value.c_str(), nullptr);
-    if (name == "go_memstats_heap_inuse_bytes") {
+    if (name == "go_memstats_heap_inuse_bytes" || name == "vtenant_malloc_in_use_bytes") {
       self.heap_inuse_mib = number / kMiB;
+    } else if (name == "vtenant_malloc_free_bytes") {
+      self.gauges["malloc free, MiB"] += number / kMiB;
+    } else if (name == "vtenant_informer_objects") {
+      const std::string key =
+          std::string(Label(labels, "cluster")) + " " + std::string(Label(labels, "resource"));
+      self.objects[key] += static_cast<int64_t>(number);
     } else if (name == "go_gc_heap_live_bytes") {
       self.gauges["live heap after the last GC, MiB"] += number / kMiB;
     } else if (name == "go_gc_heap_goal_bytes") {
@@ -67,20 +75,36 @@ ApiServerSelf ParseApiServerMetrics(std::string_view text) {
   return self;
 }
 
-Result<ApiServerSelf> ReadApiServerSelf(kube::RestClient& client) {
+Result<ServerSelf> ReadServerSelf(kube::RestClient& client) {
   VT_ASSIGN_OR_RETURN(kube::HttpResponse response, client.RawGet("/metrics"));
   if (response.status_code != 200) {
     return Unavailable("GET /metrics: HTTP " + std::to_string(response.status_code));
   }
-  return ParseApiServerMetrics(response.body);
+  return ParseServerMetrics(response.body);
 }
 
-ApiServerSelf MeanOf(const std::vector<ApiServerSelf>& servers) {
-  ApiServerSelf mean;
+Result<ServerSelf> ReadServerSelf(const std::string& address) {
+  try {
+    web::http::client::http_client_config config;
+    config.set_timeout(std::chrono::seconds(10));
+    web::http::client::http_client client("http://" + address, config);
+    web::http::http_response response = client.request(web::http::methods::GET, "/metrics").get();
+    if (response.status_code() != 200) {
+      return Unavailable("GET http://" + address + "/metrics: HTTP " +
+                         std::to_string(response.status_code()));
+    }
+    return ParseServerMetrics(response.extract_utf8string(true).get());
+  } catch (const std::exception& e) {
+    return Unavailable("GET http://" + address + "/metrics: " + e.what());
+  }
+}
+
+ServerSelf MeanOf(const std::vector<ServerSelf>& servers) {
+  ServerSelf mean;
   if (servers.empty()) return mean;
   std::map<std::string, double> objects;
   std::map<std::string, int> serving;  // servers that serve each gauge
-  for (const ApiServerSelf& s : servers) {
+  for (const ServerSelf& s : servers) {
     mean.heap_inuse_mib += s.heap_inuse_mib / static_cast<double>(servers.size());
     for (const auto& [resource, n] : s.objects) objects[resource] += static_cast<double>(n);
     for (const auto& [figure, value] : s.gauges) {

@@ -6,7 +6,7 @@ namespace vtenant::bench {
 namespace {
 
 TEST(SoakMetricsTest, HeapAndStoredObjectsByResourceFromKubeApiserversText) {
-  const ApiServerSelf self = ParseApiServerMetrics(
+  const ServerSelf self = ParseServerMetrics(
       "# HELP go_memstats_heap_inuse_bytes Number of heap bytes that are in use.\n"
       "# TYPE go_memstats_heap_inuse_bytes gauge\n"
       "go_memstats_heap_inuse_bytes 1.572864e+08\n"
@@ -22,7 +22,7 @@ TEST(SoakMetricsTest, HeapAndStoredObjectsByResourceFromKubeApiserversText) {
 }
 
 TEST(SoakMetricsTest, WhatElseSaysWhereTheMemoryGoes) {
-  const ApiServerSelf self = ParseApiServerMetrics(
+  const ServerSelf self = ParseServerMetrics(
       "# HELP go_goroutines Number of goroutines that currently exist.\n"
       "go_gc_heap_live_bytes 9.437184e+07\n"
       "go_gc_heap_goal_bytes 1.8874368e+08\n"
@@ -40,22 +40,35 @@ TEST(SoakMetricsTest, WhatElseSaysWhereTheMemoryGoes) {
 }
 
 TEST(SoakMetricsTest, AnOlderServerCountsWithStorageObjects) {
-  const ApiServerSelf self = ParseApiServerMetrics(
+  const ServerSelf self = ParseServerMetrics(
       "apiserver_storage_objects{resource=\"events\"} 7\n"
       "apiserver_storage_objects{resource=\"leases.coordination.k8s.io\"} 2\n");
   EXPECT_EQ(self.objects,
             (std::map<std::string, int64_t>{{"events", 7}, {"leases.coordination.k8s.io", 2}}));
 }
 
+TEST(SoakMetricsTest, AVtenantProgramsHeapAndCachedObjects) {
+  const ServerSelf self = ParseServerMetrics(
+      "# TYPE vtenant_malloc_in_use_bytes gauge\n"
+      "vtenant_malloc_in_use_bytes 8388608\n"
+      "vtenant_malloc_free_bytes 1048576\n"
+      "vtenant_informer_objects{cluster=\"primary\",resource=\"events\"} 900\n"
+      "vtenant_informer_objects{cluster=\"virtual\",resource=\"pods\"} 100\n");
+  EXPECT_DOUBLE_EQ(self.heap_inuse_mib, 8);
+  EXPECT_DOUBLE_EQ(self.gauges.at("malloc free, MiB"), 1);
+  EXPECT_EQ(self.objects,
+            (std::map<std::string, int64_t>{{"primary events", 900}, {"virtual pods", 100}}));
+}
+
 TEST(SoakMetricsTest, TheMeanIsPerServer) {
-  ApiServerSelf a, b;
+  ServerSelf a, b;
   a.heap_inuse_mib = 100;
   a.objects = {{"events", 10}};
   b.heap_inuse_mib = 200;
   b.objects = {{"events", 30}, {"pods", 5}};
   a.gauges = {{"goroutines", 100}};
   b.gauges = {{"goroutines", 300}, {"heap goal, MiB", 8}};
-  const ApiServerSelf mean = MeanOf({a, b});
+  const ServerSelf mean = MeanOf({a, b});
   // A gauge only one server serves is that server's, not halved.
   EXPECT_EQ(mean.gauges,
             (std::map<std::string, double>{{"goroutines", 200}, {"heap goal, MiB", 8}}));

@@ -8,9 +8,15 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vtenant::bench {
+
+// The --health-address of each running `program` ("vtenant-syncer") of the
+// environment in `state_dir`, found as cli/leftover_processes.h finds the
+// operator's programs; where its /metrics is served.
+std::vector<std::string> HealthAddresses(const std::string& state_dir, std::string_view program);
 
 // What the samples of one program kind hold at one moment.
 struct KindSample {

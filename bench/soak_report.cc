@@ -72,18 +72,20 @@ std::string Cell(std::string text) {
 const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa3377"};
 
-// What the tenants' API servers hold more of between the baseline and the
-// end, by their own /metrics: the Go heap in use, the gauges of what else
-// holds memory (live heap, goroutines, watches, metric series), and the stored
-// objects of each resource whose count changed.
-std::string TenantApiServersSection(const SoakRun& run) {
-  const ApiServerSelf& b = run.tenant_apiservers_at_baseline;
-  const ApiServerSelf& e = run.tenant_apiservers_at_end;
+// What a kind of server holds more of between the baseline and the end, by
+// its own /metrics: the heap in use (`heap`, what it is for that kind), the
+// gauges of what else holds memory (live heap, goroutines, watches, metric
+// series, malloc's free memory), and the objects (`objects_held`: "stored"
+// or "cached") of each resource whose count changed.
+std::string SelfSection(const std::string& title, const std::string& heap,
+                        const std::string& objects_held, const SelfReadings& readings) {
+  const ServerSelf& b = readings.at_baseline;
+  const ServerSelf& e = readings.at_end;
   std::string md =
-      Fmt("## The tenants' API servers by their own /metrics (mean per server, %d read)\n\n"
+      Fmt("## %s by their own /metrics (mean per process, %d read)\n\n"
           "| figure | baseline | end | change |\n| --- | --- | --- | --- |\n",
-          run.tenant_apiservers_read);
-  md += Fmt("| Go heap in use, MiB | %.1f | %.1f | %+.1f %% |\n", b.heap_inuse_mib,
+          title.c_str(), readings.read);
+  md += Fmt("| %s, MiB | %.1f | %.1f | %+.1f %% |\n", heap.c_str(), b.heap_inuse_mib,
             e.heap_inuse_mib, Growth(b.heap_inuse_mib, e.heap_inuse_mib));
   std::map<std::string, std::pair<double, double>> gauges;
   for (const auto& [figure, value] : b.gauges) gauges[figure] = {value, -1};
@@ -107,7 +109,8 @@ std::string TenantApiServersSection(const SoakRun& run) {
   auto count = [](int64_t n) { return n < 0 ? std::string("—") : std::to_string(n); };
   for (const auto& [resource, n] : objects) {
     if (n.first == n.second) continue;
-    md += "| " + resource + " stored | " + count(n.first) + " | " + count(n.second) + " | " +
+    md += "| " + resource + " " + objects_held + " | " + count(n.first) + " | " + count(n.second) +
+          " | " +
           (n.first < 0 || n.second < 0 ? std::string("")
                                        : Fmt("%+lld", static_cast<long long>(n.second - n.first))) +
           " |\n";
@@ -248,7 +251,14 @@ std::string SummaryMarkdown(const SoakRun& run) {
     md += Fmt("| all | %.1f | %.3f | |\n\n", cpu_total, cpu_total / wall);
   }
 
-  if (run.tenant_apiservers_read > 0) md += TenantApiServersSection(run);
+  if (run.tenant_apiservers.read > 0) {
+    md +=
+        SelfSection("The tenants' API servers", "Go heap in use", "stored", run.tenant_apiservers);
+  }
+  if (run.syncers.read > 0) {
+    md += SelfSection("The syncers (cluster primary: the host)", "malloc heap in use", "cached",
+                      run.syncers);
+  }
 
   md += "## Restarts\n\n";
   if (run.restarts.empty()) md += "- none of the host's components was restarted\n";

@@ -27,6 +27,14 @@ struct WindowStats {
   std::vector<double> synced_ms;     // created -> host pod made (the syncer's part)
 };
 
+// What one kind of server says about itself (soak_metrics.h), the mean
+// per server, at the baseline and at the end; `read` says how many of them
+// answered /metrics both times (0: the report leaves the section out).
+struct SelfReadings {
+  ServerSelf at_baseline, at_end;
+  int read = 0;
+};
+
 struct SoakRun {
   std::string command;  // how it was run
   std::string started;  // UTC, ISO 8601
@@ -45,11 +53,8 @@ struct SoakRun {
   std::vector<std::string> restarts;      // the host's components that were restarted
   std::vector<std::string> first_errors;  // the churn's first client errors
   LogErrors errors;
-  // The tenants' API servers' own figures, the mean per server, at the
-  // baseline and at the end; `tenant_apiservers_read` says how many of them
-  // answered /metrics both times (0: the section is left out).
-  ApiServerSelf tenant_apiservers_at_baseline, tenant_apiservers_at_end;
-  int tenant_apiservers_read = 0;
+  // The tenants' API servers' and syncers' own figures.
+  SelfReadings tenant_apiservers, syncers;
 };
 
 // `values` at quantile q (0..1), nearest rank; 0 when empty.

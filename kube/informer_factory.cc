@@ -117,4 +117,13 @@ size_t InformerFactory::size() const {
   return informers_.size();
 }
 
+std::map<std::string, size_t> InformerFactory::CachedObjects() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, size_t> objects;
+  for (const auto& [key, informer] : informers_) {
+    objects[std::get<1>(key)] += informer->cache().Size();
+  }
+  return objects;
+}
+
 }  // namespace vtenant::kube

@@ -76,6 +76,10 @@ class InformerFactory {
   // How many distinct informers exist.
   size_t size() const;
 
+  // The objects the caches hold now, by resource (plural, as in the API),
+  // summed over that resource's informers.
+  std::map<std::string, size_t> CachedObjects() const;
+
   Client& client() { return client_; }
 
  private:

@@ -3,7 +3,10 @@
 #include <glog/logging.h>
 #include <unistd.h>
 
+#include <sstream>
+
 #include "base/host_port.h"
+#include "kube/process_metrics.h"
 
 namespace vtenant::kube {
 namespace {
@@ -57,9 +60,32 @@ Manager::Manager(Client& primary, ManagerOptions options)
   }
   health_.AddReadyCheck("shutdown",
                         [this] { return stopping_ ? Unavailable("shutting down") : Status::Ok(); });
+  if (Status process = RegisterProcessMetrics(*options_.registry); !process.ok()) {
+    LOG(WARNING) << options_.name << ": no process metrics: " << process.ToString();
+  }
+  Result<Family<Gauge>*> objects = options_.registry->AddGauge(
+      "vtenant_informer_objects", "Objects the informers' caches hold, by cluster and resource.",
+      {"cluster", "resource"});
+  if (objects.ok()) {
+    options_.registry->SetCollector(CollectorName(), [this, family = *objects] {
+      std::lock_guard lock(mu_);
+      for (const std::unique_ptr<ClusterHandle>& cluster : clusters_) {
+        for (const auto& [resource, n] : cluster->informers().CachedObjects()) {
+          family->WithLabelValues({cluster->name(), resource}).Set(static_cast<double>(n));
+        }
+      }
+    });
+  }
+}
+
+std::string Manager::CollectorName() const {
+  std::ostringstream name;
+  name << "informers of manager " << options_.name << " at " << this;
+  return name.str();
 }
 
 Manager::~Manager() {
+  options_.registry->RemoveCollector(CollectorName());
   Stop();
   std::unique_lock lock(mu_);
   // Run may still be shutting down on another thread.
@@ -67,6 +93,7 @@ Manager::~Manager() {
 }
 
 ClusterHandle& Manager::AddCluster(std::string name, Client& client) {
+  std::lock_guard lock(mu_);  // the informer collector reads clusters_
   clusters_.push_back(
       std::make_unique<ClusterHandle>(std::move(name), client, options_.informer_defaults));
   return *clusters_.back();

@@ -208,6 +208,8 @@ class Manager {
   bool JoinWork(std::optional<bool> leader_work, std::chrono::steady_clock::time_point deadline);
   void RequestStop(Status why);
   void Shutdown();
+  // The name of this manager's collector of vtenant_informer_objects.
+  std::string CollectorName() const;
 
   ManagerOptions options_;
   HealthServer health_;

@@ -168,6 +168,38 @@ TEST(ManagerTest, TwoControllersShareOneInformerAndBothReconcileEverything) {
   EXPECT_TRUE(running.Wait().ok());
 }
 
+// /metrics tells what each cluster's caches hold and the process's own
+// figures; a manager gone takes its collector with it.
+TEST(ManagerTest, MetricsTellTheCachedObjectsOfEachCluster) {
+  FakeClient host, tenant;
+  CreatePod(host, "ns", "a");
+  CreatePod(host, "ns", "b");
+  CreatePod(tenant, "ns", "c");
+  Registry registry;
+  auto manager = Manager::Create(host, TestOptions("metrics", registry));
+  ASSERT_TRUE(manager.ok()) << manager.status().ToString();
+  Manager& m = **manager;
+  ClusterHandle& virtual_cluster = m.AddCluster("virtual", tenant);
+  RecordingReconciler reconciler;
+  Controller& controller = m.AddController({.name = "pods"}, reconciler);
+  controller.Watch(m.cluster().informers().Get(res::kPods, {.ns = "ns"}));
+  controller.Watch(virtual_cluster.informers().Get(res::kPods, {.ns = "ns"}));
+  Running running(m);
+  EXPECT_TRUE(Eventually([&] {
+    const std::string page = registry.Render();
+    return page.find("vtenant_informer_objects{cluster=\"primary\",resource=\"pods\"} 2\n") !=
+               std::string::npos &&
+           page.find("vtenant_informer_objects{cluster=\"virtual\",resource=\"pods\"} 1\n") !=
+               std::string::npos;
+  })) << registry.Render();
+  EXPECT_NE(registry.Render().find("\nprocess_resident_memory_bytes "), std::string::npos);
+  m.Stop();
+  EXPECT_TRUE(running.Wait().ok());
+  manager->reset();
+  CreatePod(host, "ns", "d");
+  EXPECT_NE(registry.Render().find("resource=\"pods\"} 2\n"), std::string::npos);
+}
+
 TEST(ManagerTest, NotReadyUntilCachesSyncAndWhileTheServerIsAway) {
   FakeClient client;
   Registry registry;

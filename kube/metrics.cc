@@ -238,7 +238,21 @@ Result<Family<Histogram>*> Registry::AddHistogram(const std::string& name, const
                         std::make_shared<const std::vector<double>>(std::move(buckets)));
 }
 
+void Registry::SetCollector(const std::string& name, std::function<void()> refresh) {
+  std::lock_guard guard(collectors_mu_);
+  collectors_[name] = std::move(refresh);
+}
+
+void Registry::RemoveCollector(const std::string& name) {
+  std::lock_guard guard(collectors_mu_);
+  collectors_.erase(name);
+}
+
 std::string Registry::Render() const {
+  {
+    std::lock_guard collecting(collectors_mu_);
+    for (const auto& [name, refresh] : collectors_) refresh();
+  }
   std::lock_guard guard(mu_);
   std::string out;
   for (const auto& [name, family] : families_) family->Render(&out);

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -176,7 +177,17 @@ class Registry {
                                           const std::vector<std::string>& label_names,
                                           std::vector<double> buckets);
 
-  // The whole registry in Prometheus text format 0.0.4, families by name.
+  // Sets `refresh` under `name` (replacing one there), run at the start of
+  // every Render: it sets figures read when asked for rather than counted
+  // as they happen (the process's memory, the objects an informer holds).
+  // It may add families; it must not Render, nor set or remove collectors.
+  void SetCollector(const std::string& name, std::function<void()> refresh);
+  // Removes the collector under `name`, if any. After it returns, that
+  // collector is not running and will not run again.
+  void RemoveCollector(const std::string& name);
+
+  // The whole registry in Prometheus text format 0.0.4, families by name,
+  // after running the collectors.
   std::string Render() const;
 
  private:
@@ -187,6 +198,9 @@ class Registry {
 
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<MetricFamily>> families_;
+  // Held while collectors run, so RemoveCollector waits for a running one.
+  mutable std::mutex collectors_mu_;
+  std::map<std::string, std::function<void()>> collectors_;
 };
 
 // The process-wide registry that /metrics serves by default; never destroyed.

@@ -136,6 +136,29 @@ TEST(RegistryTest, RemoveDropsASeries) {
             "share{queue=\"b\"} 2\n");
 }
 
+TEST(RegistryTest, CollectorsSetTheirFiguresAtEachRender) {
+  Registry registry;
+  Gauge& held = registry.AddGauge("held_bytes", "Held.").value()->WithLabelValues({});
+  int reads = 0;
+  registry.SetCollector("held", [&] { held.Set(++reads * 10); });
+  EXPECT_NE(registry.Render().find("held_bytes 10\n"), std::string::npos);
+  EXPECT_NE(registry.Render().find("held_bytes 20\n"), std::string::npos);
+  // Set again under the name: the new one runs instead.
+  registry.SetCollector("held", [&] { held.Set(-1); });
+  EXPECT_NE(registry.Render().find("held_bytes -1\n"), std::string::npos);
+  // A collector may register what it sets.
+  registry.SetCollector("late", [&] {
+    registry.AddGauge("late_total", "Late.").value()->WithLabelValues({}).Set(3);
+  });
+  EXPECT_NE(registry.Render().find("late_total 3\n"), std::string::npos);
+  registry.RemoveCollector("held");
+  registry.RemoveCollector("late");
+  registry.RemoveCollector("never there");
+  held.Set(7);
+  EXPECT_NE(registry.Render().find("held_bytes 7\n"), std::string::npos);
+  EXPECT_EQ(reads, 2);
+}
+
 TEST(RegistryTest, SameDefinitionTwiceIsTheSameFamily) {
   Registry registry;
   Family<Counter>* first = registry.AddCounter("c_total", "C.", {"a"}).value();
