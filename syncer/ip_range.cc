@@ -46,6 +46,12 @@ std::optional<IpAddress> IpAddress::Parse(std::string_view text) {
   return out;
 }
 
+std::string IpAddress::ToString() const {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (inet_ntop(v6 ? AF_INET6 : AF_INET, bytes.data(), text, sizeof text) == nullptr) return "";
+  return text;
+}
+
 std::optional<IpRange> IpRange::Parse(std::string_view cidr) {
   const size_t slash = cidr.find('/');
   if (slash == std::string_view::npos) return std::nullopt;

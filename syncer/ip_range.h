@@ -7,6 +7,7 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace vtenant::syncer {
@@ -17,6 +18,8 @@ struct IpAddress {
   std::array<uint8_t, 16> bytes{};  // IPv4: the first 4
 
   static std::optional<IpAddress> Parse(std::string_view text);
+  // The address in its canonical text ("10.96.3.3", "fd00::5").
+  std::string ToString() const;
   auto operator<=>(const IpAddress&) const = default;
 };
 

@@ -15,6 +15,9 @@ TEST(IpRangeTest, RangesAndAddressesParse) {
   EXPECT_FALSE(IpRange::Parse("10.0.0.0"));
   EXPECT_FALSE(IpRange::Parse("10.0.0.0/x"));
   EXPECT_FALSE(IpAddress::Parse("10.0.0.256"));
+  EXPECT_EQ(IpAddress::Parse("10.96.3.3")->ToString(), "10.96.3.3");
+  EXPECT_EQ(IpAddress::Parse("::ffff:10.96.3.3")->ToString(), "10.96.3.3");
+  EXPECT_EQ(IpAddress::Parse("fd00:0:0::5")->ToString(), "fd00::5");
 }
 
 ServiceBand Band(std::string_view range, std::string_view address) {

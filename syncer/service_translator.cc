@@ -153,12 +153,12 @@ kube::Object ServiceTranslator::ToHost(const rapidjson::Value& virtual_object,
 
 std::optional<std::string> ServiceTranslator::ClusterIPToAsk(const rapidjson::Value& vspec) const {
   if (!config_.service_range) return std::nullopt;
-  const std::string_view ip = kube::GetString(vspec, {"clusterIP"});
-  std::optional<IpAddress> address = IpAddress::Parse(ip);
+  std::optional<IpAddress> address = IpAddress::Parse(kube::GetString(vspec, {"clusterIP"}));
   if (!address || BandOf(*config_.service_range, *address) != ServiceBand::kDynamic) {
     return std::nullopt;
   }
-  return std::string(ip);
+  // As judged: the host reads no other spelling of it.
+  return address->ToString();
 }
 
 std::optional<kube::Object> ServiceTranslator::WithoutClusterIP(const rapidjson::Value& desired) {

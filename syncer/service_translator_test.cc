@@ -260,6 +260,10 @@ TEST(ServiceTranslatorTest, TheClusterIPIsAskedForOnlyFromTheDynamicBand) {
       {"hostile: outside the host's range: not asked for", "10.97.0.5", ""},
       {"hostile: the range's last address: not asked for", "10.96.255.255", ""},
       {"another family: not asked for", "fd00::5", ""},
+      {"hostile: the DNS's address spelt as IPv4-mapped IPv6: judged as what it is",
+       "::ffff:10.96.0.10", ""},
+      {"one of the dynamic band spelt as IPv4-mapped IPv6: asked for as IPv4", "::ffff:10.96.3.3",
+       "10.96.3.3"},
       {"not an address: not asked for", "ten", ""},
       {"headless stays headless", "None", "None"},
   };
