@@ -72,11 +72,19 @@ void EventSyncer::ForgetOld(kube::Clock::TimePoint now) {
     if (it != deleted_.end() && it->second.at == deleted_order_.front().first) deleted_.erase(it);
     deleted_order_.pop_front();
   }
+  metrics_.DeletedObjectsRemembered(deleted_.size());
+}
+
+bool EventSyncer::TeamStillHas(const VirtualTarget& pod) {
+  kube::ObjectPtr virt = informers_.Virtual(kPods).cache().Get(kube::MakeKey(pod.ns, pod.name));
+  return virt != nullptr && (pod.uid.empty() || kube::Uid(*virt) == pod.uid) &&
+         !kube::IsBeingDeleted(*virt);
 }
 
 void EventSyncer::HostObjectDeleted(std::string_view kind, const rapidjson::Value& object) {
   std::optional<Known> known = KnownOf(kind, object);
   if (!known) return;
+  if (kind == "Pod" && !TeamStillHas(known->target)) return;
   const kube::Clock::TimePoint now = clock_.Now();
   std::lock_guard lock(mu_);
   const std::string key = RememberKey(kind, kube::Name(object));

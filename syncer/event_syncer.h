@@ -15,7 +15,11 @@
 // A host pod or PodGroup deleted a moment ago is remembered for a while
 // (HostObjectDeleted), so the Events written as it goes (the eviction that
 // took it) still reach the team; a host object not seen yet is looked at
-// again when it appears (EventKeysAbout).
+// again when it appears (EventKeysAbout). A host pod is remembered only
+// while the team still has its pod: one deleted because its virtual pod is
+// going leaves nothing the team would look on (its pod has left the team's
+// cluster, as in vCluster), and remembering every pod a churn deletes
+// would hold one entry each for kRememberDeleted.
 //
 // Writes are level-triggered against a cache of the virtual Events the
 // syncer wrote (labelled vtenant.io/managed-by=vtenant-syncer): a host
@@ -85,6 +89,9 @@ class EventSyncer : public kube::Reconciler {
   std::optional<std::string> TeamNameOf(std::string_view host_name);
   // Forgets what is older than kRememberDeleted; mu_ held.
   void ForgetOld(kube::Clock::TimePoint now);
+  // Whether virtual pod `pod` is in the cache, the same (by UID when it
+  // names one) and not being deleted.
+  bool TeamStillHas(const VirtualTarget& pod);
 
   SyncerInformers& informers_;
   const SyncerConfig& config_;

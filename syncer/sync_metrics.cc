@@ -44,6 +44,11 @@ SyncMetrics::SyncMetrics(kube::Registry& registry)
                                              "created).",
                                              {}))
                           ->WithLabelValues({})),
+      remembered_(&Must(registry.AddGauge("vtenant_syncer_deleted_objects_remembered",
+                                          "Deleted host pods and PodGroups remembered so that "
+                                          "Events written as they went reach the team.",
+                                          {}))
+                       ->WithLabelValues({})),
       dropped_(Must(registry.AddCounter(
           "vtenant_syncer_dropped_fields_total",
           "Members of virtual objects left off their host copies because no translator allows "
@@ -64,6 +69,10 @@ void SyncMetrics::Refused(std::string_view reason) {
 
 void SyncMetrics::PodsAwaitingHost(size_t count) {
   awaiting_host_->Set(static_cast<double>(count));
+}
+
+void SyncMetrics::DeletedObjectsRemembered(size_t count) {
+  remembered_->Set(static_cast<double>(count));
 }
 
 void SyncMetrics::ObjectRefused(std::string_view kind, std::string_view reason) {

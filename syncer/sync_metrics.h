@@ -41,6 +41,10 @@ class SyncMetrics {
   // given a host pod (waiting for their gang, a create in flight):
   // vtenant_syncer_pods_awaiting_host.
   void PodsAwaitingHost(size_t count);
+  // How many deleted host pods and PodGroups the event syncer remembers, so
+  // that Events written as they went still reach the team
+  // (event_syncer.h): vtenant_syncer_deleted_objects_remembered.
+  void DeletedObjectsRemembered(size_t count);
   // Members of a virtual `kind` object its translator left off a host
   // object it wrote (allowlist.h): counted in
   // vtenant_syncer_dropped_fields_total{kind,field} and logged once per
@@ -58,6 +62,7 @@ class SyncMetrics {
   kube::Counter* events_delayed_;
   kube::Histogram* latency_;
   kube::Gauge* awaiting_host_;
+  kube::Gauge* remembered_;
   kube::Family<kube::Counter>* dropped_;
 
   std::mutex mu_;

@@ -855,6 +855,11 @@ TEST_F(SyncerTest, WhatIsKeptForAPodGoesWithThePod) {
     return kube::GetString(VirtualPod("lost"), {"status", "message"}) ==
            "the host pod " + HostName("lost", "ml", "nlp") + " was deleted";
   })) << kube::GetString(VirtualPod("lost"), {"status", "message"});
+  // Of the three host pods gone (in that order, through one informer), the
+  // two of "lost" are remembered for the Events written as they went, the
+  // team still having its pod (one entry: by name, the later replaces the
+  // earlier). Not "done", whose pod the team deleted itself.
+  EXPECT_EQ(Metric("vtenant_syncer_deleted_objects_remembered "), 1) << registry_.Render();
 }
 
 TEST_F(SyncerTest, NewUidReplacesTheHostPod) {
