@@ -112,6 +112,24 @@ nodes:
     StopCluster();
   }
 
+  // Waits until virtual Service ml/`name` and its host copy have one
+  // cluster IP, and returns it; "" (and a failure) when they never do.
+  static std::string OneAddress(const std::string& name) {
+    const std::string host_name = HostName(name, "ml", "nlp");
+    std::string host_ip, virtual_ip;
+    const bool one = Eventually(
+        [&] {
+          Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
+          Result<kube::Object> svc = virt().Get(kube::resources::kServices, "ml", name);
+          host_ip = copy.ok() ? std::string(kube::GetString(*copy, {"spec", "clusterIP"})) : "";
+          virtual_ip = svc.ok() ? std::string(kube::GetString(*svc, {"spec", "clusterIP"})) : "";
+          return !host_ip.empty() && virtual_ip == host_ip;
+        },
+        std::chrono::seconds(60));
+    EXPECT_TRUE(one) << "Service " << name << ": virtual " << virtual_ip << ", host " << host_ip;
+    return one ? host_ip : "";
+  }
+
   static void InstallPodGroupCrd(const std::string& kubeconfig_path) {
     Result<std::string> kubectl = localenv::FindTool("kubectl");
     ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
@@ -384,25 +402,8 @@ TEST_F(SyncerIntegrationTest, AServiceHasOneAddressOnBothSidesAndInThePodsEnviro
   Result<kube::Object> made = virt().Get(kube::resources::kServices, "ml", "one-addr");
   ASSERT_TRUE(made.ok());
   const std::string made_ip(kube::GetString(*made, {"spec", "clusterIP"}));
-  const std::string host_name = HostName("one-addr", "ml", "nlp");
-  std::string host_ip;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
-        if (!copy.ok()) return false;
-        host_ip = kube::GetString(*copy, {"spec", "clusterIP"});
-        return !host_ip.empty();
-      },
-      std::chrono::seconds(60)));
-  std::string virtual_ip;
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> svc = virt().Get(kube::resources::kServices, "ml", "one-addr");
-        virtual_ip = svc.ok() ? std::string(kube::GetString(*svc, {"spec", "clusterIP"})) : "";
-        return virtual_ip == host_ip;
-      },
-      std::chrono::seconds(60)))
-      << "virtual " << virtual_ip << ", host " << host_ip;
+  const std::string host_ip = OneAddress("one-addr");
+  ASSERT_FALSE(host_ip.empty());
   ASSERT_TRUE(virt()
                   .Create(kPods, "ml", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
       "metadata":{"name":"one-addr-client","namespace":"ml"},
@@ -447,26 +448,9 @@ TEST_F(SyncerIntegrationTest, AnAddressHeldOnTheHostIsLeftToTheHost) {
       "kind":"Service","metadata":{"name":"wants-held","namespace":"ml"},
       "spec":{"clusterIP":"10.96.77.77","ports":[{"port":80}]}})"))
                   .ok());
-  const std::string host_name = HostName("wants-held", "ml", "nlp");
-  std::string host_ip;
-  ASSERT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> copy = client().Get(kube::resources::kServices, kHostNs, host_name);
-        if (!copy.ok()) return false;
-        host_ip = kube::GetString(*copy, {"spec", "clusterIP"});
-        return !host_ip.empty();
-      },
-      std::chrono::seconds(60)));
-  EXPECT_NE(host_ip, "10.96.77.77");
-  std::string virtual_ip;
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> svc = virt().Get(kube::resources::kServices, "ml", "wants-held");
-        virtual_ip = svc.ok() ? std::string(kube::GetString(*svc, {"spec", "clusterIP"})) : "";
-        return virtual_ip == host_ip;
-      },
-      std::chrono::seconds(60)))
-      << "virtual " << virtual_ip << ", host " << host_ip;
+  const std::string address = OneAddress("wants-held");
+  ASSERT_FALSE(address.empty());
+  EXPECT_NE(address, "10.96.77.77");
   ASSERT_TRUE(virt().Delete(kube::resources::kServices, "ml", "wants-held").ok());
   ASSERT_TRUE(client().Delete(kube::resources::kServices, kHostNs, "platform-held").ok());
 }
