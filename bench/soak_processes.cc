@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <sstream>
 
 #include "base/file.h"
@@ -87,14 +86,7 @@ std::vector<std::string> HealthAddresses(const std::string& state_dir, std::stri
   std::vector<std::string> addresses;
   for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(state_dir)) {
     if (p.name != program) continue;
-    // The command line's arguments, each ended by a NUL.
-    const std::string cmdline = ReadFileOrEmpty("/proc/" + std::to_string(p.pid) + "/cmdline");
-    std::vector<std::string_view> args;
-    for (size_t at = 0; at < cmdline.size();) {
-      const size_t end = std::min(cmdline.find('\0', at), cmdline.size());
-      args.push_back(std::string_view(cmdline).substr(at, end - at));
-      at = end + 1;
-    }
+    const std::vector<std::string>& args = p.argv;
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].starts_with(std::string(kFlag) + "=")) {
         addresses.emplace_back(args[i].substr(kFlag.size() + 1));

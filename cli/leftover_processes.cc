@@ -48,7 +48,7 @@ std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir_in) {
     if (!kPrograms.contains(name)) continue;
     bool refers = RefersTo(p.cwd, dir);
     for (const std::string& arg : p.argv) refers = refers || RefersTo(arg, dir);
-    if (refers) found.push_back({p.pid, name});
+    if (refers) found.push_back({p.pid, name, p.argv});
   }
   return found;
 }

@@ -14,7 +14,8 @@ namespace vtenant::cli {
 
 struct LeftoverProcess {
   pid_t pid;
-  std::string name;  // executable file name
+  std::string name;               // executable file name
+  std::vector<std::string> argv;  // its command line, name first
 };
 
 // Processes of the programs a local environment runs (etcd, kube-apiserver,
