@@ -1,13 +1,12 @@
 #include "syncer/pod_translator.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cctype>
 #include <set>
 
 #include "base/ascii.h"
 #include "dns/cluster_dns.h"
+#include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -19,11 +18,6 @@ namespace vtenant::syncer {
 namespace {
 
 constexpr std::string_view kContainerLists[] = {"initContainers", "containers"};
-
-bool IsIpAddress(const std::string& host) {
-  unsigned char buf[16];
-  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
-}
 
 std::string EnvName(std::string_view service) {
   std::string out;
@@ -510,7 +504,7 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
   if (kube::GetString(spec, {"hostname"}).empty()) {
     SetStringMember(spec, "hostname", DnsLabel(name), a);
   }
-  if (IsIpAddress(config_.virtual_service_host)) {
+  if (IpAddress::Parse(config_.virtual_service_host)) {
     rapidjson::Value& aliases = ArrayMember(spec, "hostAliases", a);
     rapidjson::Value alias(rapidjson::kObjectType);
     SetStringMember(alias, "ip", config_.virtual_service_host, a);
