@@ -67,7 +67,7 @@ struct ProcessFigures {
     const std::vector<std::string> stat = StatFields();
     static const double kTicks = static_cast<double>(sysconf(_SC_CLK_TCK));
     static const double kPage = static_cast<double>(sysconf(_SC_PAGESIZE));
-    static const double kStart = BootTime() + Field(StatFields(), 22) / kTicks;
+    static const double kStart = BootTime() + Field(stat, 22) / kTicks;  // read once
     // The counter holds the total read last time: add what was used since.
     cpu_seconds->Inc((Field(stat, 14) + Field(stat, 15)) / kTicks - cpu_seconds->Value());
     virtual_bytes->Set(Field(stat, 23));
