@@ -7,10 +7,14 @@
 //     its host pod being bound (spec.nodeName set, seen by a host watch);
 //   - every 10 s, each program kind's resident memory and CPU time (/proc);
 //   - the error lines in every log under the environment's state folder;
-//   - the tenants' API servers' own /metrics at the baseline and the end
-//     (Go heap in use and live after GC, goroutines, watches, metric series,
-//     stored objects by resource), and the syncers' (malloc heap in use and
-//     free, objects their informers cache by cluster and resource).
+//   - the tenants' and the host's API servers' own /metrics at the baseline
+//     and the end (Go heap in use and live after GC, goroutines, watches,
+//     metric series, stored objects by resource), and the syncers' (malloc
+//     heap in use and free, objects their informers cache by cluster and
+//     resource);
+//   - once a minute, the syncers' mean heap in use: it rises and falls with
+//     each cycle by more than a leak would add in an hour, so its lowest
+//     point per window, not two readings, says whether what stays grows.
 // Into --out: soak-samples.csv, soak-summary.md, soak.svg. Results:
 // bench/RESULTS.md.
 //
@@ -57,6 +61,7 @@ namespace {
 constexpr char kParentQueue[] = "soak-org";
 constexpr char kNamespace[] = "default";
 constexpr auto kSampleEvery = std::chrono::seconds(10);
+constexpr auto kSyncerHeapEvery = std::chrono::minutes(1);
 // How long one cycle may wait for its pods to run, then to be gone; past
 // that the pods still missing are counted and the cycle goes on.
 constexpr auto kRunLimit = std::chrono::minutes(10);
@@ -133,6 +138,31 @@ SelfByServer ReadSyncers(const std::string& dir) {
     if (self.ok()) out.emplace(address, std::move(*self));
   }
   return out;
+}
+
+// The host's API server's, through its admin kubeconfig.
+Result<bench::ServerSelf> ReadHostApiServerSelf(const std::string& host_kubeconfig) {
+  VT_ASSIGN_OR_RETURN(kube::RestConfig rest, kube::LoadKubeconfig(host_kubeconfig));
+  rest.timeout = std::chrono::seconds(30);
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> client, kube::RestClient::Create(rest));
+  return bench::ReadServerSelf(*client);
+}
+
+// The same as a SelfByServer of one ("host"), empty when it did not answer.
+SelfByServer ReadHostApiServer(const std::string& host_kubeconfig) {
+  SelfByServer out;
+  Result<bench::ServerSelf> self = ReadHostApiServerSelf(host_kubeconfig);
+  if (!self.ok()) LOG(WARNING) << "the host's /metrics: " << self.status().ToString();
+  if (self.ok()) out.emplace("host", std::move(*self));
+  return out;
+}
+
+// The mean heap in use over the syncers that answered; nullopt when none.
+std::optional<double> MeanHeap(const SelfByServer& syncers) {
+  if (syncers.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& [address, self] : syncers) sum += self.heap_inuse_mib;
+  return sum / syncers.size();
 }
 
 // The means of the servers read both times, so that they compare.
@@ -462,19 +492,31 @@ int main(int argc, char** argv) {
     }
   });
 
-  // The tenants' API servers' and syncers' own figures at the baseline, read
-  // beside the sampler so that its samples keep their pace.
-  SelfByServer apiservers_at_baseline, syncers_at_baseline;
-  std::thread baseline_reader([&] {
-    const auto when =
+  // The servers' own figures at the baseline, and the syncers' heap once a
+  // minute, read beside the sampler so that its samples keep their pace.
+  SelfByServer apiservers_at_baseline, host_at_baseline, syncers_at_baseline;
+  std::thread self_reader([&] {
+    const auto baseline_at =
         start + std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double, std::ratio<60>>(options.baseline_minutes));
-    while (churning && Clock::now() < when) {
+    bool baseline_read = false;
+    auto next = start;
+    while (churning) {
+      const auto now = Clock::now();
+      if (!baseline_read && now >= baseline_at) {
+        apiservers_at_baseline = ReadTenantApiServers(clients);
+        host_at_baseline = ReadHostApiServer(env.host_kubeconfig());
+        syncers_at_baseline = ReadSyncers(env.dir());
+        baseline_read = true;
+      }
+      if (now >= next) {
+        const double t = std::chrono::duration<double>(now - start).count();
+        if (std::optional<double> heap = MeanHeap(ReadSyncers(env.dir()))) {
+          run.syncer_heap.emplace_back(t, *heap);
+        }
+        next += kSyncerHeapEvery;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    if (churning) {
-      apiservers_at_baseline = ReadTenantApiServers(clients);
-      syncers_at_baseline = ReadSyncers(env.dir());
     }
   });
 
@@ -489,11 +531,16 @@ int main(int argc, char** argv) {
   for (std::thread& t : teams) t.join();
   churning = false;
   sampling.join();
-  baseline_reader.join();
+  self_reader.join();
   run.churn_s = std::chrono::duration<double>(Clock::now() - start).count();
   run.samples.push_back(sampler.Take(run.churn_s));
   run.tenant_apiservers = Compare(apiservers_at_baseline, ReadTenantApiServers(clients));
-  run.syncers = Compare(syncers_at_baseline, ReadSyncers(env.dir()));
+  run.host_apiserver = Compare(host_at_baseline, ReadHostApiServer(env.host_kubeconfig()));
+  const SelfByServer syncers_at_end = ReadSyncers(env.dir());
+  run.syncers = Compare(syncers_at_baseline, syncers_at_end);
+  if (std::optional<double> heap = MeanHeap(syncers_at_end)) {
+    run.syncer_heap.emplace_back(run.churn_s, *heap);
+  }
   tracker.Stop();
   if (interrupted) std::printf("soak: interrupted; reporting what ran\n");
 

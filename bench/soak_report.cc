@@ -72,6 +72,42 @@ std::string Cell(std::string text) {
 const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa3377"};
 
+// Window `w`'s minutes, as the tables show them. Past --minutes only the
+// cycles under way finish.
+std::string WindowLabel(const SoakRun& run, int w) {
+  const double from = w * run.window_minutes;
+  return from >= run.minutes - 1e-9
+             ? Fmt("%g–%.1f (last cycles finishing)", from, run.churn_s / 60)
+             : Fmt("%g–%g", from, std::min(run.minutes, (w + 1) * run.window_minutes));
+}
+
+// The syncers' heap in use by window, lowest and highest of its readings.
+// The lowest is what stays between cycles; the highest, a cycle's pods in
+// flight on top of it.
+std::map<int, std::pair<double, double>> SyncerHeapByWindow(const SoakRun& run) {
+  std::map<int, std::pair<double, double>> out;
+  for (const auto& [t_s, mib] : run.syncer_heap) {
+    const int w = static_cast<int>(t_s / 60 / run.window_minutes);
+    auto [it, added] = out.try_emplace(w, mib, mib);
+    it->second.first = std::min(it->second.first, mib);
+    it->second.second = std::max(it->second.second, mib);
+  }
+  return out;
+}
+
+// SyncerHeapByWindow as a table.
+std::string SyncerHeapSection(const SoakRun& run) {
+  std::string md =
+      "## The syncers' heap in use per window (mean per process, read once a minute)\n\n"
+      "A syncer's heap rises with each cycle's pods and falls when they go; the lowest reading "
+      "of a window is what stays.\n\n| window (min) | lowest MiB | highest MiB |\n"
+      "| --- | --- | --- |\n";
+  for (const auto& [w, range] : SyncerHeapByWindow(run)) {
+    md += Fmt("| %s | %.2f | %.2f |\n", WindowLabel(run, w).c_str(), range.first, range.second);
+  }
+  return md + "\n";
+}
+
 // What a kind of server holds more of between the baseline and the end, by
 // its own /metrics: the heap in use (`heap`, what it is for that kind), the
 // gauges of what else holds memory (live heap, goroutines, watches, metric
@@ -177,12 +213,7 @@ std::string SummaryMarkdown(const SoakRun& run) {
   for (const auto& [w, s] : run.windows) {
     const std::vector<double>& l = s.latencies_ms;
     all.insert(all.end(), l.begin(), l.end());
-    // Past --minutes only the cycles under way finish.
-    const double from = w * run.window_minutes;
-    const std::string window =
-        from >= run.minutes - 1e-9
-            ? Fmt("%g–%.1f (last cycles finishing)", from, run.churn_s / 60)
-            : Fmt("%g–%g", from, std::min(run.minutes, (w + 1) * run.window_minutes));
+    const std::string window = WindowLabel(run, w);
     all_synced.insert(all_synced.end(), s.synced_ms.begin(), s.synced_ms.end());
     md += Fmt("| %s | %d | %zu | %.0f | %.0f | %.0f | %.0f / %.0f | %d | %d | %d | %d | %d |\n",
               window.c_str(), s.created, l.size(), Percentile(l, 0.5), Percentile(l, 0.99),
@@ -255,10 +286,14 @@ std::string SummaryMarkdown(const SoakRun& run) {
     md +=
         SelfSection("The tenants' API servers", "Go heap in use", "stored", run.tenant_apiservers);
   }
+  if (run.host_apiserver.read > 0) {
+    md += SelfSection("The host's API server", "Go heap in use", "stored", run.host_apiserver);
+  }
   if (run.syncers.read > 0) {
     md += SelfSection("The syncers (cluster primary: the host)", "malloc heap in use", "cached",
                       run.syncers);
   }
+  if (!run.syncer_heap.empty()) md += SyncerHeapSection(run);
 
   md += "## Restarts\n\n";
   if (run.restarts.empty()) md += "- none of the host's components was restarted\n";
@@ -317,6 +352,15 @@ std::string SummaryMarkdown(const SoakRun& run) {
         "%.0f\n",
         p99s.front(), p99s.back(), p99s.front() > 0 ? p99s.back() / p99s.front() : 0.0,
         *std::min_element(p99s.begin(), p99s.end()), *std::max_element(p99s.begin(), p99s.end()));
+  }
+  // The syncers' heap floor from the baseline's window to the last full one.
+  std::map<int, std::pair<double, double>> heap = SyncerHeapByWindow(run);
+  const int first = static_cast<int>(run.baseline_minutes / run.window_minutes);
+  const int last = static_cast<int>(run.minutes / run.window_minutes) - 1;
+  if (heap.count(first) > 0 && heap.count(last) > 0 && last > first) {
+    md += Fmt("- the syncers' heap floor: %.2f MiB in minutes %s, %.2f MiB in %s (%+.1f %%)\n",
+              heap[first].first, WindowLabel(run, first).c_str(), heap[last].first,
+              WindowLabel(run, last).c_str(), Growth(heap[first].first, heap[last].first));
   }
   md += Fmt("- no errors: %lld error lines during the churn\n",
             static_cast<long long>(run.errors.after));

@@ -53,8 +53,11 @@ struct SoakRun {
   std::vector<std::string> restarts;      // the host's components that were restarted
   std::vector<std::string> first_errors;  // the churn's first client errors
   LogErrors errors;
-  // The tenants' API servers' and syncers' own figures.
-  SelfReadings tenant_apiservers, syncers;
+  // The tenants' and the host's API servers' and the syncers' own figures.
+  SelfReadings tenant_apiservers, host_apiserver, syncers;
+  // The syncers' mean malloc heap in use, read about once a minute and at
+  // the end: (seconds into the churn, MiB).
+  std::vector<std::pair<double, double>> syncer_heap;
 };
 
 // `values` at quantile q (0..1), nearest rank; 0 when empty.
