@@ -100,7 +100,8 @@ std::string SyncerHeapSection(const SoakRun& run) {
   std::string md =
       "## The syncers' heap in use per window (mean per process, read once a minute)\n\n"
       "A syncer's heap rises with each cycle's pods and falls when they go; the lowest reading "
-      "of a window is what stays.\n\n| window (min) | lowest MiB | highest MiB |\n"
+      "of a window is what stays, with the freed chunks its threads keep cached (malloc counts "
+      "them as in use).\n\n| window (min) | lowest MiB | highest MiB |\n"
       "| --- | --- | --- |\n";
   for (const auto& [w, range] : SyncerHeapByWindow(run)) {
     md += Fmt("| %s | %.2f | %.2f |\n", WindowLabel(run, w).c_str(), range.first, range.second);

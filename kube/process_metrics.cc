@@ -103,7 +103,8 @@ Status RegisterProcessMetrics(Registry& registry) {
   Result<Gauge*> start =
       gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.");
   Result<Gauge*> in_use =
-      gauge("vtenant_malloc_in_use_bytes", "Bytes the program holds from malloc.");
+      gauge("vtenant_malloc_in_use_bytes",
+            "Bytes malloc counts as in use, with the freed chunks threads keep cached.");
   Result<Gauge*> free_bytes = gauge("vtenant_malloc_free_bytes",
                                     "Bytes malloc holds free without giving them back to the OS.");
   for (const Result<Gauge*>* g :
