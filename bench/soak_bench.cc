@@ -9,12 +9,12 @@
 //   - the error lines in every log under the environment's state folder;
 //   - the tenants' and the host's API servers' own /metrics at the baseline
 //     and the end (Go heap in use and live after GC, goroutines, watches,
-//     metric series, stored objects by resource), and the syncers' (malloc
-//     heap in use and free, objects their informers cache by cluster and
-//     resource);
-//   - once a minute, the syncers' mean heap in use: it rises and falls with
-//     each cycle by more than a leak would add in an hour, so its lowest
-//     point per window, not two readings, says whether what stays grows.
+//     metric series, stored objects by resource), and the syncers',
+//     vtenant-operator's and vtenant-scheduler's (malloc heap in use and
+//     free, objects their informers cache by cluster and resource);
+//   - once a minute, the syncers' mean heap in use: it rises and falls by
+//     a mebibyte or more with each cycle's pods, so its lowest point per
+//     window, not two readings, says whether what stays grows.
 // Into --out: soak-samples.csv, soak-summary.md, soak.svg. Results:
 // bench/RESULTS.md.
 //
@@ -129,12 +129,13 @@ SelfByServer ReadTenantApiServers(const std::vector<std::unique_ptr<kube::RestCl
   return out;
 }
 
-// Each syncer's of the environment in `dir`, by its health address.
-SelfByServer ReadSyncers(const std::string& dir) {
+// Each running `program`'s (vtenant-syncer, vtenant-operator,
+// vtenant-scheduler) of the environment in `dir`, by its health address.
+SelfByServer ReadPrograms(const std::string& dir, const std::string& program) {
   SelfByServer out;
-  for (const std::string& address : bench::HealthAddresses(dir, "vtenant-syncer")) {
+  for (const std::string& address : bench::HealthAddresses(dir, program)) {
     Result<bench::ServerSelf> self = bench::ReadServerSelf(address);
-    if (!self.ok()) LOG(WARNING) << "a syncer's /metrics: " << self.status().ToString();
+    if (!self.ok()) LOG(WARNING) << program << "'s /metrics: " << self.status().ToString();
     if (self.ok()) out.emplace(address, std::move(*self));
   }
   return out;
@@ -494,7 +495,8 @@ int main(int argc, char** argv) {
 
   // The servers' own figures at the baseline, and the syncers' heap once a
   // minute, read beside the sampler so that its samples keep their pace.
-  SelfByServer apiservers_at_baseline, host_at_baseline, syncers_at_baseline;
+  SelfByServer apiservers_at_baseline, host_at_baseline, syncers_at_baseline, operator_at_baseline,
+      scheduler_at_baseline;
   std::thread self_reader([&] {
     const auto baseline_at =
         start + std::chrono::duration_cast<Clock::duration>(
@@ -506,12 +508,14 @@ int main(int argc, char** argv) {
       if (!baseline_read && now >= baseline_at) {
         apiservers_at_baseline = ReadTenantApiServers(clients);
         host_at_baseline = ReadHostApiServer(env.host_kubeconfig());
-        syncers_at_baseline = ReadSyncers(env.dir());
+        syncers_at_baseline = ReadPrograms(env.dir(), "vtenant-syncer");
+        operator_at_baseline = ReadPrograms(env.dir(), "vtenant-operator");
+        scheduler_at_baseline = ReadPrograms(env.dir(), "vtenant-scheduler");
         baseline_read = true;
       }
       if (now >= next) {
         const double t = std::chrono::duration<double>(now - start).count();
-        if (std::optional<double> heap = MeanHeap(ReadSyncers(env.dir()))) {
+        if (std::optional<double> heap = MeanHeap(ReadPrograms(env.dir(), "vtenant-syncer"))) {
           run.syncer_heap.emplace_back(t, *heap);
         }
         next += kSyncerHeapEvery;
@@ -536,8 +540,10 @@ int main(int argc, char** argv) {
   run.samples.push_back(sampler.Take(run.churn_s));
   run.tenant_apiservers = Compare(apiservers_at_baseline, ReadTenantApiServers(clients));
   run.host_apiserver = Compare(host_at_baseline, ReadHostApiServer(env.host_kubeconfig()));
-  const SelfByServer syncers_at_end = ReadSyncers(env.dir());
+  const SelfByServer syncers_at_end = ReadPrograms(env.dir(), "vtenant-syncer");
   run.syncers = Compare(syncers_at_baseline, syncers_at_end);
+  run.operator_self = Compare(operator_at_baseline, ReadPrograms(env.dir(), "vtenant-operator"));
+  run.scheduler_self = Compare(scheduler_at_baseline, ReadPrograms(env.dir(), "vtenant-scheduler"));
   if (std::optional<double> heap = MeanHeap(syncers_at_end)) {
     run.syncer_heap.emplace_back(run.churn_s, *heap);
   }

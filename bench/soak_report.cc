@@ -118,10 +118,11 @@ std::string SelfSection(const std::string& title, const std::string& heap,
                         const std::string& objects_held, const SelfReadings& readings) {
   const ServerSelf& b = readings.at_baseline;
   const ServerSelf& e = readings.at_end;
-  std::string md =
-      Fmt("## %s by their own /metrics (mean per process, %d read)\n\n"
-          "| figure | baseline | end | change |\n| --- | --- | --- | --- |\n",
-          title.c_str(), readings.read);
+  std::string md = readings.read == 1
+                       ? Fmt("## %s by its own /metrics\n\n", title.c_str())
+                       : Fmt("## %s by their own /metrics (mean per process, %d read)\n\n",
+                             title.c_str(), readings.read);
+  md += "| figure | baseline | end | change |\n| --- | --- | --- | --- |\n";
   md += Fmt("| %s, MiB | %.1f | %.1f | %+.1f %% |\n", heap.c_str(), b.heap_inuse_mib,
             e.heap_inuse_mib, Growth(b.heap_inuse_mib, e.heap_inuse_mib));
   std::map<std::string, std::pair<double, double>> gauges;
@@ -295,6 +296,14 @@ std::string SummaryMarkdown(const SoakRun& run) {
                       run.syncers);
   }
   if (!run.syncer_heap.empty()) md += SyncerHeapSection(run);
+  if (run.operator_self.read > 0) {
+    md += SelfSection("vtenant-operator (cluster primary: the host)", "malloc heap in use",
+                      "cached", run.operator_self);
+  }
+  if (run.scheduler_self.read > 0) {
+    md += SelfSection("vtenant-scheduler (cluster primary: the host)", "malloc heap in use",
+                      "cached", run.scheduler_self);
+  }
 
   md += "## Restarts\n\n";
   if (run.restarts.empty()) md += "- none of the host's components was restarted\n";

@@ -53,8 +53,9 @@ struct SoakRun {
   std::vector<std::string> restarts;      // the host's components that were restarted
   std::vector<std::string> first_errors;  // the churn's first client errors
   LogErrors errors;
-  // The tenants' and the host's API servers' and the syncers' own figures.
-  SelfReadings tenant_apiservers, host_apiserver, syncers;
+  // The API servers' (the tenants', the host's) and vtenant's programs' own
+  // figures.
+  SelfReadings tenant_apiservers, host_apiserver, syncers, operator_self, scheduler_self;
   // The syncers' mean malloc heap in use, read about once a minute and at
   // the end: (seconds into the churn, MiB).
   std::vector<std::pair<double, double>> syncer_heap;
