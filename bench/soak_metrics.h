@@ -1,8 +1,9 @@
-// What the tenants' API servers and syncers say about themselves at
+// What the API servers and vtenant's programs say about themselves at
 // /metrics, read at the soak's baseline and at its end: /proc shows that a
 // program's memory grew, its own metrics show whether the heap in use grew
-// with it (a kube-apiserver's Go heap, a syncer's malloc heap) and which
-// objects it holds more of (stored, or cached by its informers).
+// with it (a kube-apiserver's Go heap; a vtenant program's malloc heap, an
+// upper bound: see kube/process_metrics.h) and which objects it holds
+// more of (stored, or cached by its informers).
 #pragma once
 
 #include <cstdint>
