@@ -132,8 +132,10 @@ LogErrors CountLogErrors(const std::string& dir, const std::map<std::string, uin
 std::vector<std::pair<std::string, int64_t>> TopMessages(
     const std::map<std::string, int64_t>& messages, size_t n) {
   std::vector<std::pair<std::string, int64_t>> top(messages.begin(), messages.end());
-  std::sort(top.begin(), top.end(),
-            [](const auto& a, const auto& b) { return a.second > b.second; });
+  // Stable: of messages as frequent, the first by name comes first, so two
+  // reports of one run list them alike.
+  std::stable_sort(top.begin(), top.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   if (top.size() > n) top.resize(n);
   return top;
 }

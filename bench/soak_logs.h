@@ -29,7 +29,7 @@ std::map<std::string, uint64_t> MarkLogs(const std::string& dir);
 // name counts wholly after.
 LogErrors CountLogErrors(const std::string& dir, const std::map<std::string, uint64_t>& mark);
 
-// The `n` most frequent of `messages`, most frequent first.
+// The `n` most frequent of `messages`, most frequent first (ties by name).
 std::vector<std::pair<std::string, int64_t>> TopMessages(
     const std::map<std::string, int64_t>& messages, size_t n);
 

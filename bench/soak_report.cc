@@ -350,7 +350,7 @@ std::string SummaryMarkdown(const SoakRun& run) {
     md += "- RSS growth under 5 % after the baseline: " +
           (over.empty() ? std::string("every program kind") : "over it:" + over) + "\n";
     md += "- still growing in the second half (2 % or more): " +
-          (growing.empty() ? std::string("none") : growing) + "\n";
+          (growing.empty() ? std::string("none") : growing.substr(1)) + "\n";
   }
   std::vector<double> p99s;  // of the windows with pods bound
   for (const auto& [w, s] : run.windows) {
