@@ -128,6 +128,8 @@ std::string PageThroughPortForward(const std::string& kubeconfig, const std::str
   return fetched->out + fetched->err + ReadFileOrEmpty(log);
 }
 
+// Each test applies the example and waits for its teams itself, in the
+// same few lines, so that any one of them runs alone under --gtest_filter.
 class RealNodeTest : public RealNodeSuite {
  protected:
   static void SetUpTestSuite() {

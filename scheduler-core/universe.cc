@@ -109,6 +109,9 @@ Result<NodeId> Universe::SetNode(const NodeSpec& spec) {
   return id;
 }
 
+// Each Remove* frees its slot alike (reset it, add it to the free list,
+// drop the name from the index); what it must check and release first is
+// its kind's own, so the steps stay written out in each.
 Status Universe::RemoveNode(std::string_view name) {
   auto it = node_index_.find(name);
   if (it == node_index_.end()) return NotFound("node " + std::string(name) + " is not known");
