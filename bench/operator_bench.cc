@@ -22,6 +22,7 @@
 
 #include "base/file.h"
 #include "base/flags.h"
+#include "kube/manifest.h"
 #include "kube/object.h"
 #include "kube/yaml.h"
 #include "localenv/local_cluster.h"
@@ -88,12 +89,6 @@ double CpuSeconds(int pid) {
     if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
   }
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-Status Apply(kube::Client& client, const std::string& file) {
-  std::string yaml = ReadFileOrEmpty(file);
-  VT_ASSIGN_OR_RETURN(kube::Object crd, kube::ParseYaml(yaml));
-  return client.Create(kube::resources::kCustomResourceDefinitions, "", crd).status();
 }
 
 kube::Object Json(const std::string& text) { return std::move(kube::ParseJson(text)).value(); }
@@ -164,14 +159,12 @@ int main(int argc, char** argv) {
       {.dir = (dir / "host").string(), .controller_manager = false, .node_agent = false});
   CHECK(cluster.ok()) << cluster.status().ToString();
   kube::Client& client = (*cluster)->client();
-  CHECK(Apply(client, src + "/charts/vtenant/crds/vtenant.io_tenants.yaml").ok());
-  CHECK(Apply(client, src + "/charts/vtenant/crds/scheduling.run.ai_queues.yaml").ok());
   // The syncer keeps host PodGroups for gangs.
-  CHECK(Apply(client, src + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml").ok());
-  while (!client.List(kube::resources::kTenants, "").ok() ||
-         !client.List(kube::resources::kQueues, "").ok()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const std::string crds = src + "/charts/vtenant/crds/";
+  const Status installed = kube::ApplyManifestFiles(
+      client, {crds + "vtenant.io_tenants.yaml", crds + "scheduling.run.ai_queues.yaml",
+               crds + "scheduling.run.ai_podgroups.yaml"});
+  CHECK(installed.ok()) << installed.ToString();
   CHECK(
       client
           .Create(

@@ -57,8 +57,8 @@
 #include <vector>
 
 #include "base/flags.h"
+#include "kube/manifest.h"
 #include "kube/rest_client.h"
-#include "localenv/command.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
@@ -381,12 +381,10 @@ int Main(const Options& options) {
                             ns + "\"}}"))
               .ok());
   }
-  Result<std::string> kubectl = localenv::FindTool("kubectl");
-  CHECK(kubectl.ok());
-  Result<localenv::CommandResult> crd = localenv::RunCommand(
-      {*kubectl, "--kubeconfig=" + (*host)->api_server().kubeconfig_path(), "apply", "-f",
-       std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
-  CHECK(crd.ok() && crd->exit_code == 0) << (crd.ok() ? crd->err : crd.status().ToString());
+  const Status crd = kube::ApplyManifestFiles(
+      host_api,
+      {std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+  CHECK(crd.ok()) << crd.ToString();
   // A fresh API server builds a custom resource's storage on its first
   // request and answers 429 (Retry-After 1 s) until then. On a real host
   // KAI's scheduler watches PodGroups long before any syncer starts, so the

@@ -60,21 +60,12 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
   static void SetUpTestSuite() {
     StartCluster("operator", {.node_agent = false});
     state_dir_ = new TempDir("vtenant-operator-state");
-    for (const char* crd : {"vtenant.io_tenants.yaml", "scheduling.run.ai_queues.yaml",
-                            "scheduling.run.ai_podgroups.yaml"}) {
-      Result<localenv::CommandResult> r =
-          Kubectl(HostKubeconfig(),
-                  {"apply", "-f",
-                   std::string(getenv("VTENANT_SOURCE_DIR")) + "/charts/vtenant/crds/" + crd});
-      ASSERT_TRUE(r.ok() && r->exit_code == 0) << crd << ": " << (r.ok() ? r->err : "");
-    }
-    for (const char* crd :
-         {"tenants.vtenant.io", "queues.scheduling.run.ai", "podgroups.scheduling.run.ai"}) {
-      Result<localenv::CommandResult> r = Kubectl(
-          HostKubeconfig(),
-          {"wait", "--for=condition=Established", "--timeout=60s", std::string("crd/") + crd});
-      ASSERT_TRUE(r.ok() && r->exit_code == 0) << (r.ok() ? r->err : "");
-    }
+    const std::string crds = std::string(getenv("VTENANT_SOURCE_DIR")) + "/charts/vtenant/crds/";
+    Status installed =
+        kube::ApplyManifestFiles(cluster().client(), {crds + "vtenant.io_tenants.yaml",
+                                                      crds + "scheduling.run.ai_queues.yaml",
+                                                      crds + "scheduling.run.ai_podgroups.yaml"});
+    ASSERT_TRUE(installed.ok()) << installed.ToString();
     // The operator runs as the chart's ServiceAccount with the chart's
     // rights, as on a real cluster: a right the chart lacks fails a test.
     Status accounts = localenv::InstallChartAccounts(

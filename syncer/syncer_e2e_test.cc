@@ -14,7 +14,7 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
-#include "localenv/command.h"
+#include "kube/manifest.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
@@ -33,14 +33,10 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
     StartCluster("syncer-e2e", {.controller_manager = false, .node_agent = false}, {kHostNs});
-    Result<std::string> kubectl = localenv::FindTool("kubectl");
-    ASSERT_TRUE(kubectl.ok());
-    std::string kubeconfig = "--kubeconfig=" + cluster().api_server().kubeconfig_path();
-    Result<localenv::CommandResult> applied =
-        localenv::RunCommand({*kubectl, kubeconfig, "apply", "-f",
-                              std::string(VTENANT_SOURCE_ROOT) +
-                                  "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
-    ASSERT_TRUE(applied.ok() && applied->exit_code == 0);
+    Status crd = kube::ApplyManifestFiles(
+        cluster().client(), {std::string(VTENANT_SOURCE_ROOT) +
+                             "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+    ASSERT_TRUE(crd.ok()) << crd.ToString();
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),

@@ -14,13 +14,12 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/manifest.h"
 #include "kube/owner_reference.h"
 #include "kube/rest_client.h"
 #include "kube/testing/events.h"
-#include "localenv/command.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/testing/cluster_test.h"
-#include "localenv/tools.h"
 #include "localenv/virtual_cluster.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
@@ -49,7 +48,7 @@ nodes:
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
     StartCluster("syncer", {.nodes = *nodes}, {kHostNs});
-    InstallPodGroupCrd(cluster().api_server().kubeconfig_path());
+    InstallPodGroupCrd(cluster().client());
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),
@@ -91,7 +90,7 @@ nodes:
     ASSERT_TRUE(Eventually([] { return manager_->IsLeader(); }, std::chrono::seconds(60)));
     // As the operator does, the virtual cluster gets KAI's PodGroup CRD only
     // after the syncer runs: its PodGroup informer must pick it up late.
-    InstallPodGroupCrd(virtual_cluster_->kubeconfig_path());
+    InstallPodGroupCrd(virtual_cluster_->client());
     binder_ = new std::thread(BindLoop);
   }
 
@@ -130,19 +129,12 @@ nodes:
     return one ? host_ip : "";
   }
 
-  static void InstallPodGroupCrd(const std::string& kubeconfig_path) {
-    Result<std::string> kubectl = localenv::FindTool("kubectl");
-    ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
-    std::string crd =
-        std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml";
-    std::string kubeconfig = "--kubeconfig=" + kubeconfig_path;
-    Result<localenv::CommandResult> applied =
-        localenv::RunCommand({*kubectl, kubeconfig, "apply", "-f", crd});
-    ASSERT_TRUE(applied.ok() && applied->exit_code == 0) << (applied.ok() ? applied->err : "");
-    Result<localenv::CommandResult> ready =
-        localenv::RunCommand({*kubectl, kubeconfig, "wait", "--for=condition=established",
-                              "--timeout=60s", "crd/podgroups.scheduling.run.ai"});
-    ASSERT_TRUE(ready.ok() && ready->exit_code == 0) << (ready.ok() ? ready->err : "");
+  // KAI's PodGroup CRD as the chart ships it, served when this returns.
+  static void InstallPodGroupCrd(kube::Client& client) {
+    Status installed =
+        kube::ApplyManifestFiles(client, {std::string(VTENANT_SOURCE_ROOT) +
+                                          "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+    ASSERT_TRUE(installed.ok()) << installed.ToString();
   }
 
   // The stand-in for the GPU scheduler: every unbound host pod goes to l40s-0.

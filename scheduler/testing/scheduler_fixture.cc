@@ -2,11 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
-#include "base/eventually.h"
-#include "kube/yaml.h"
+#include "kube/manifest.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 
@@ -20,21 +18,10 @@ std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 Status InstallKaiCrds(kube::Client& client) {
   const char* src = std::getenv("VTENANT_SOURCE_DIR");
   const std::filesystem::path dir = std::filesystem::path(src ? src : ".") / "charts/vtenant/crds";
-  for (const char* file : {"scheduling.run.ai_queues.yaml", "scheduling.run.ai_podgroups.yaml"}) {
-    std::ifstream f(dir / file);
-    if (!f) return NotFound((dir / file).string() + ": not found (set VTENANT_SOURCE_DIR)");
-    std::string text((std::istreambuf_iterator<char>(f)), {});
-    VT_ASSIGN_OR_RETURN(kube::Object crd, kube::ParseYaml(text));
-    Result<kube::Object> created =
-        client.Create(kube::resources::kCustomResourceDefinitions, "", crd);
-    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
-      return created.status().WithContext(file);
-  }
-  bool ready = Eventually([&] {
-    return client.List(kube::resources::kQueues, "").ok() &&
-           client.List(kube::resources::kPodGroups, "").ok();
-  });
-  return ready ? Status::Ok() : Unavailable("KAI CRDs not served after 60 s");
+  const Status installed =
+      kube::ApplyManifestFiles(client, {(dir / "scheduling.run.ai_queues.yaml").string(),
+                                        (dir / "scheduling.run.ai_podgroups.yaml").string()});
+  return installed.ok() ? installed : installed.WithContext("KAI's CRDs (VTENANT_SOURCE_DIR)");
 }
 
 kube::Object QueueManifest(const std::string& name, const std::string& parent, double quota,

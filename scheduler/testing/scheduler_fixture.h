@@ -14,8 +14,9 @@
 
 namespace vtenant::scheduler::testing {
 
-// Installs charts/vtenant/crds/*.yaml (found through $VTENANT_SOURCE_DIR)
-// and waits until Queues and PodGroups can be listed.
+// Installs KAI's Queue and PodGroup CRDs from charts/vtenant/crds (found
+// through $VTENANT_SOURCE_DIR) and waits until the server serves them
+// (kube::ApplyManifestFiles).
 Status InstallKaiCrds(kube::Client& client);
 
 // A KAI Queue with a GPU quota, limit and weight in devices (-1 unlimited);
