@@ -25,6 +25,7 @@
 #include "kube/manifest.h"
 #include "kube/object.h"
 #include "kube/yaml.h"
+#include "localenv/chart_accounts.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
 #include "operator/process_backend.h"
@@ -165,6 +166,16 @@ int main(int argc, char** argv) {
       client, {crds + "vtenant.io_tenants.yaml", crds + "scheduling.run.ai_queues.yaml",
                crds + "scheduling.run.ai_podgroups.yaml"});
   CHECK(installed.ok()) << installed.ToString();
+  // The operator runs as the chart's ServiceAccount with the chart's rights
+  // (and the syncers with theirs), as on a real cluster; this also makes
+  // its namespace, where it keeps each tenant's credentials.
+  const Status accounts = localenv::InstallChartAccounts(
+      client, {.chart_dir = src + "/charts/vtenant", .ns = "vtenant-system"});
+  CHECK(accounts.ok()) << accounts.ToString();
+  const std::string operator_kubeconfig = (dir / "operator.kubeconfig").string();
+  const Status written = localenv::WriteServiceAccountKubeconfig(
+      (*cluster)->api_server(), "vtenant-system", "vtenant-operator", operator_kubeconfig);
+  CHECK(written.ok()) << written.ToString();
   CHECK(
       client
           .Create(
@@ -181,7 +192,7 @@ int main(int argc, char** argv) {
   const std::string state = (dir / "operator").string();
   localenv::ProcessOptions p;
   p.argv = {operator_binary,
-            "--kubeconfig=" + (*cluster)->api_server().kubeconfig_path(),
+            "--kubeconfig=" + operator_kubeconfig,
             "--state-dir=" + state,
             "--health-address=",
             "--workers=" + std::to_string(std::max(many, 2)),
