@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/flags.h"
+#include "base/testing/temp_dir.h"
 #include "kube/controller.h"
 #include "kube/informer.h"
 #include "kube/rest_client.h"
@@ -107,12 +108,11 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
 }
 
 Status Run(int pods, int workers) {
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("vtenant-bench-controller-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  // Removed on every return, after the cluster (declared below it) stops.
+  const TempDir dir("vtenant-bench-controller");
   VT_ASSIGN_OR_RETURN(std::unique_ptr<localenv::LocalCluster> cluster,
                       localenv::LocalCluster::Start(
-                          {.dir = dir, .controller_manager = false, .node_agent = false}));
+                          {.dir = dir.path(), .controller_manager = false, .node_agent = false}));
   kube::RestConfig config = cluster->api_server().admin_config();
   config.qps = 0;
   VT_ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> client, kube::RestClient::Create(config));
