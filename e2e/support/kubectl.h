@@ -29,7 +29,9 @@ Result<std::string> KubectlOk(const std::string& kubeconfig, std::vector<std::st
                               const std::string& input = {});
 
 // Applies every CRD in `dir` (a folder of YAML files) and waits until the
-// API server serves them (condition Established).
+// API server serves them (condition Established), with the real kubectl as
+// a user would; a test that does not check kubectl installs CRDs through
+// kube::ApplyManifestFiles.
 Status InstallCrds(const std::string& kubeconfig, const std::string& dir);
 
 }  // namespace vtenant::e2e
