@@ -20,11 +20,4 @@ void ControlPlane::Stop() {
   if (api_server) api_server->Stop();
 }
 
-void ControlPlane::Release(std::vector<std::pair<std::string, pid_t>>& pids) {
-  if (api_server) pids.emplace_back("kube-apiserver", api_server->Release());
-  if (controller_manager) {
-    pids.emplace_back("kube-controller-manager", controller_manager->Release());
-  }
-}
-
 }  // namespace vtenant::localenv

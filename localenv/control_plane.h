@@ -32,9 +32,6 @@ struct ControlPlane {
 
   // Stops the controller manager, then the API server. Idempotent.
   void Stop();
-
-  // Appends {name, pid} of each process to `pids`; Stop no longer touches them.
-  void Release(std::vector<std::pair<std::string, pid_t>>& pids);
 };
 
 }  // namespace vtenant::localenv

@@ -54,14 +54,6 @@ void LocalCluster::Stop() {
   if (etcd_) etcd_->Stop();
 }
 
-std::vector<std::pair<std::string, pid_t>> LocalCluster::Release() {
-  std::vector<std::pair<std::string, pid_t>> pids;
-  if (etcd_) pids.emplace_back("etcd", etcd_->Release());
-  plane_.Release(pids);
-  if (node_agent_) pids.emplace_back("kwok", node_agent_->Release());
-  return pids;
-}
-
 void LocalCluster::HandOver(Supervisor& supervisor) {
   auto hand = [&](const std::string& name, Process process, HealthProbe health) {
     Component component{.name = name, .process = process.options(), .health = std::move(health)};

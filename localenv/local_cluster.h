@@ -54,11 +54,6 @@ class LocalCluster {
   // Stops every process, newest first. Idempotent.
   void Stop();
 
-  // Hands the processes over (for `vtenant up`, which outlives its command):
-  // returns {name, pid} of each, in start order, and Stop() no longer
-  // touches them.
-  std::vector<std::pair<std::string, pid_t>> Release();
-
   // Hands the processes over to `supervisor` (for `vtenant supervise`),
   // in the order they were started, each with its command and health probe
   // (kwok with none, and restarted after etcd or the API server is); Stop()

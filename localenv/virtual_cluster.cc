@@ -30,10 +30,4 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
 
 void VirtualCluster::Stop() { plane_.Stop(); }
 
-std::vector<std::pair<std::string, pid_t>> VirtualCluster::Release() {
-  std::vector<std::pair<std::string, pid_t>> pids;
-  plane_.Release(pids);
-  return pids;
-}
-
 }  // namespace vtenant::localenv

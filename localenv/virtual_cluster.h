@@ -62,9 +62,6 @@ class VirtualCluster {
   // controller manager reconnects by itself), as after a crash.
   Status RestartApiServer() { return plane_.api_server->Restart(); }
 
-  // Hands the processes over: {name, pid} of each; Stop() no longer touches them.
-  std::vector<std::pair<std::string, pid_t>> Release();
-
  private:
   VirtualCluster() = default;
   std::string name_;

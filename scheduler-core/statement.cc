@@ -2,22 +2,6 @@
 
 namespace vtenant::sched {
 
-std::string_view EvictionCauseName(EvictionCause cause) {
-  switch (cause) {
-    case EvictionCause::kNone:
-      return "none";
-    case EvictionCause::kReclaim:
-      return "reclaim";
-    case EvictionCause::kPreempt:
-      return "preempt";
-    case EvictionCause::kConsolidate:
-      return "consolidate";
-    case EvictionCause::kStaleGang:
-      return "stale-gang";
-  }
-  return "unknown";
-}
-
 void Statement::Place(PodId pod, const Allocation& allocation) {
   state_->Place(pod, allocation);
   journal_.push_back({pod, true, EvictionCause::kNone, kNone, {}});

@@ -16,8 +16,6 @@ namespace vtenant::sched {
 
 enum class EvictionCause : uint8_t { kNone, kReclaim, kPreempt, kConsolidate, kStaleGang };
 
-std::string_view EvictionCauseName(EvictionCause cause);
-
 class Statement {
  public:
   explicit Statement(ClusterState& state) : state_(&state) {}

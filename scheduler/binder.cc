@@ -112,11 +112,6 @@ void Binder::WaitIdle() {
   cv_.wait(lock, [&] { return queue_.empty() && running_ == 0; });
 }
 
-size_t Binder::InFlight() {
-  std::lock_guard lock(mu_);
-  return queue_.size() + running_;
-}
-
 void Binder::Work() {
   std::unique_lock lock(mu_);
   while (true) {

@@ -64,7 +64,6 @@ class Binder {
 
   // Blocks until no bind is queued or running.
   void WaitIdle();
-  size_t InFlight();
 
   // One bind, start to end, on the calling thread (the workers' body).
   // NotFound when the view no longer has the pod; on any other failure the

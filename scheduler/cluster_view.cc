@@ -228,11 +228,6 @@ std::optional<CorePod> ClusterView::Pod(const std::string& key) const {
   return it->second;
 }
 
-bool ClusterView::QueueExists(const std::string& name) const {
-  std::lock_guard lock(mu_);
-  return queues_.contains(name);
-}
-
 Result<sched::LabelPairs> ClusterView::NodeLabels(const std::string& node) const {
   std::lock_guard lock(mu_);
   auto it = nodes_.find(node);

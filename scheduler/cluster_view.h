@@ -162,7 +162,6 @@ class ClusterView {
   // How many of our pods are pending (not bound, assumed, nominated or
   // terminating).
   size_t PendingCount() const;
-  bool QueueExists(const std::string& name) const;
   // The labels of `node`; NotFound when the view has no such node.
   Result<sched::LabelPairs> NodeLabels(const std::string& node) const;
   // The published GPU UUID of the reservation of (node, index), "" if none yet.

@@ -206,11 +206,6 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     if (!rel.ok()) LOG(WARNING) << "releasing reservation " << r.name << ": " << rel.ToString();
   }
   duration_->WithLabelValues({"apply"}).Observe(Since(t));
-  {
-    std::lock_guard lock(mu_);
-    ++cycles_;
-  }
-  cv_.notify_all();
   return stats;
 }
 
@@ -240,11 +235,6 @@ void SchedulingCycle::Wake() {
     woken_ = true;
   }
   cv_.notify_all();
-}
-
-uint64_t SchedulingCycle::cycles() const {
-  std::lock_guard lock(mu_);
-  return cycles_;
 }
 
 }  // namespace vtenant::scheduler

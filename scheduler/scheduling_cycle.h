@@ -66,9 +66,6 @@ class SchedulingCycle {
   // Asks for a cycle soon (pods arrived or left).
   void Wake();
 
-  // Completed cycles so far.
-  uint64_t cycles() const;
-
  private:
   ClusterView& view_;
   Binder& binder_;
@@ -85,10 +82,9 @@ class SchedulingCycle {
   // Queues whose gauges the last cycle set: a queue gone since loses them.
   std::set<std::string> gauged_queues_;
 
-  mutable std::mutex mu_;
+  std::mutex mu_;  // guards woken_
   std::condition_variable cv_;
   bool woken_ = false;
-  uint64_t cycles_ = 0;
 };
 
 }  // namespace vtenant::scheduler

@@ -31,10 +31,6 @@ std::string JoinNames(const std::set<std::string, std::less<>>& names) {
 
 }  // namespace
 
-std::string_view PodSecurityLevelName(PodSecurityLevel level) {
-  return level == PodSecurityLevel::kRestricted ? "restricted" : "baseline";
-}
-
 const std::set<std::string, std::less<>>& KnownPrivilegedFeatures() {
   static const std::set<std::string, std::less<>> kFeatures = SetOf(PrivilegedFeatureNames());
   return kFeatures;

@@ -23,7 +23,6 @@ const std::set<std::string, std::less<>>& DefaultVolumeTypes();
 // The Pod Security Standards level the syncer holds every pod to
 // (spec.isolation.podSecurity).
 enum class PodSecurityLevel { kBaseline, kRestricted };
-std::string_view PodSecurityLevelName(PodSecurityLevel level);
 
 // One entry of spec.isolation.allowedTolerations: a pod toleration of
 // `key` passes when it asks for no more than this entry allows (see

@@ -1,21 +1,11 @@
 #include "scheduler-core/sim/csv.h"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 namespace vtenant::sched::sim {
 
 CsvReader::CsvReader(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)) {}
-
-Result<CsvReader> CsvReader::Open(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot open");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return FromText(path, buffer.str());
-}
 
 Result<CsvReader> CsvReader::FromText(std::string name, std::string text) {
   CsvReader reader(std::move(name), std::move(text));

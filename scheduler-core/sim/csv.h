@@ -12,9 +12,8 @@ namespace vtenant::sched::sim {
 
 class CsvReader {
  public:
-  // Reads the whole file; the first non-empty line is the header.
-  static Result<CsvReader> Open(const std::string& path);
-  // For tests and in-memory input; `name` stands in for the path.
+  // Reads `text`; the first non-empty line is the header. `name` (the
+  // file's path) names the input in errors.
   static Result<CsvReader> FromText(std::string name, std::string text);
 
   // Index of a header column, -1 when absent.
