@@ -25,7 +25,6 @@
 #include "base/flags.h"
 #include "kube/manifest.h"
 #include "kube/object.h"
-#include "kube/yaml.h"
 #include "localenv/chart_accounts.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
@@ -163,7 +162,8 @@ int main(int argc, char** argv) {
       {.dir = (dir / "host").string(), .controller_manager = false, .node_agent = false});
   CHECK(cluster.ok()) << cluster.status().ToString();
   kube::Client& client = (*cluster)->client();
-  // The syncer keeps host PodGroups for gangs.
+  // The chart's CRDs: Tenants, Queues, and PodGroups, which the syncers
+  // keep on the host for gangs.
   const std::string crds = src + "/charts/vtenant/crds/";
   const Status installed = kube::ApplyManifestFiles(
       client, {crds + "vtenant.io_tenants.yaml", crds + "scheduling.run.ai_queues.yaml",
