@@ -253,7 +253,6 @@ std::vector<Reservation> ClusterView::Reservations() const {
     r.name = kube::SplitKey(key).second;
     r.node = p.node;
     r.index = p.reservation_index;
-    r.gpu_uuid = p.reserved_gpu_uuid;
     r.terminating = p.terminating;
     out.push_back(std::move(r));
   }

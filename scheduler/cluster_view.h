@@ -66,7 +66,6 @@ struct Reservation {
   std::string name;  // in the reservation namespace
   std::string node;
   int index = -1;
-  std::string gpu_uuid;  // annotation run.ai/reserve_for_gpu_index, "" until known
   bool terminating = false;
 };
 

@@ -49,7 +49,7 @@ void CutAtCharacter(std::string& text, size_t max) {
 }  // namespace
 
 EventTranslator::EventTranslator(const SyncerConfig& config)
-    : tenant_(config.tenant), queue_(config.queue), host_namespace_(config.host_namespace) {}
+    : queue_(config.queue), host_namespace_(config.host_namespace) {}
 
 std::string EventTranslator::VirtualEventName(std::string_view object_name,
                                               std::string_view host_event_uid) {

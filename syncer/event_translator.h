@@ -103,7 +103,6 @@ class EventTranslator {
   std::optional<std::string> TranslateWord(std::string_view word, std::string_view ns,
                                            bool after_queue, const HostNameLookup& names) const;
 
-  const std::string tenant_;
   const std::string queue_;
   const std::string host_namespace_;
 };
