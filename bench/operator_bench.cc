@@ -23,7 +23,6 @@
 
 #include "base/file.h"
 #include "base/flags.h"
-#include "kube/manifest.h"
 #include "kube/object.h"
 #include "localenv/chart_accounts.h"
 #include "localenv/local_cluster.h"
@@ -158,17 +157,17 @@ int main(int argc, char** argv) {
   std::string tmpl = "/tmp/vtenant-bench-operator-XXXXXX";
   CHECK(mkdtemp(tmpl.data()) != nullptr);
   const fs::path dir = tmpl;
+  // With the chart's CRDs: Tenants, Queues, and PodGroups, which the
+  // syncers keep on the host for gangs.
+  const std::string crds = src + "/charts/vtenant/crds/";
   Result<std::unique_ptr<localenv::LocalCluster>> cluster = localenv::LocalCluster::Start(
-      {.dir = (dir / "host").string(), .controller_manager = false, .node_agent = false});
+      {.dir = (dir / "host").string(),
+       .controller_manager = false,
+       .node_agent = false,
+       .manifests = {crds + "vtenant.io_tenants.yaml", crds + "scheduling.run.ai_queues.yaml",
+                     crds + "scheduling.run.ai_podgroups.yaml"}});
   CHECK(cluster.ok()) << cluster.status().ToString();
   kube::Client& client = (*cluster)->client();
-  // The chart's CRDs: Tenants, Queues, and PodGroups, which the syncers
-  // keep on the host for gangs.
-  const std::string crds = src + "/charts/vtenant/crds/";
-  const Status installed = kube::ApplyManifestFiles(
-      client, {crds + "vtenant.io_tenants.yaml", crds + "scheduling.run.ai_queues.yaml",
-               crds + "scheduling.run.ai_podgroups.yaml"});
-  CHECK(installed.ok()) << installed.ToString();
   // The operator runs as the chart's ServiceAccount with the chart's rights
   // (and the syncers with theirs), as on a real cluster; this also makes
   // its namespace, where it keeps each tenant's credentials.

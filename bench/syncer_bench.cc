@@ -57,7 +57,6 @@
 #include <vector>
 
 #include "base/flags.h"
-#include "kube/manifest.h"
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
@@ -368,8 +367,12 @@ int Main(const Options& options) {
   char tmpl[] = "/tmp/vtenant-bench-syncer-XXXXXX";
   CHECK(mkdtemp(tmpl) != nullptr);
   const std::string dir = tmpl;
-  Result<std::unique_ptr<localenv::LocalCluster>> host =
-      localenv::LocalCluster::Start({.dir = dir, .controller_manager = false, .node_agent = false});
+  Result<std::unique_ptr<localenv::LocalCluster>> host = localenv::LocalCluster::Start(
+      {.dir = dir,
+       .controller_manager = false,
+       .node_agent = false,
+       .manifests = {std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/"
+                                                        "scheduling.run.ai_podgroups.yaml"}});
   CHECK(host.ok()) << host.status().ToString();
   std::unique_ptr<kube::RestClient> host_client = UnthrottledAdminClient((*host)->api_server());
   kube::Client& host_api = *host_client;
@@ -381,10 +384,6 @@ int Main(const Options& options) {
                             ns + "\"}}"))
               .ok());
   }
-  const Status crd = kube::ApplyManifestFiles(
-      host_api,
-      {std::string(VTENANT_SOURCE_ROOT) + "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
-  CHECK(crd.ok()) << crd.ToString();
   // A fresh API server builds a custom resource's storage on its first
   // request and answers 429 (Retry-After 1 s) until then. On a real host
   // KAI's scheduler watches PodGroups long before any syncer starts, so the

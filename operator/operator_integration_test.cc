@@ -58,14 +58,8 @@ int CountProcesses(const std::string& program, const std::string& marker) {
 class OperatorIntegrationTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    StartCluster("operator", {.node_agent = false});
+    StartCluster("operator", {.node_agent = false, .manifests = localenv::CrdManifests()});
     state_dir_ = new TempDir("vtenant-operator-state");
-    const std::string crds = std::string(getenv("VTENANT_SOURCE_DIR")) + "/charts/vtenant/crds/";
-    Status installed =
-        kube::ApplyManifestFiles(cluster().client(), {crds + "vtenant.io_tenants.yaml",
-                                                      crds + "scheduling.run.ai_queues.yaml",
-                                                      crds + "scheduling.run.ai_podgroups.yaml"});
-    ASSERT_TRUE(installed.ok()) << installed.ToString();
     // The operator runs as the chart's ServiceAccount with the chart's
     // rights, as on a real cluster: a right the chart lacks fails a test.
     Status accounts = localenv::InstallChartAccounts(

@@ -14,7 +14,6 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
-#include "kube/manifest.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
@@ -32,11 +31,12 @@ constexpr char kHostNs[] = "vtenant-nlp";
 class SyncerEndToEndTest : public localenv::ClusterTest {
  protected:
   static void SetUpTestSuite() {
-    StartCluster("syncer-e2e", {.controller_manager = false, .node_agent = false}, {kHostNs});
-    Status crd = kube::ApplyManifestFiles(
-        cluster().client(), {std::string(VTENANT_SOURCE_ROOT) +
-                             "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
-    ASSERT_TRUE(crd.ok()) << crd.ToString();
+    StartCluster("syncer-e2e",
+                 {.controller_manager = false,
+                  .node_agent = false,
+                  .manifests = {std::string(VTENANT_SOURCE_ROOT) +
+                                "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"}},
+                 {kHostNs});
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),

@@ -47,8 +47,7 @@ nodes:
 )",
                                                                                       "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster("syncer", {.nodes = *nodes}, {kHostNs});
-    InstallPodGroupCrd(cluster().client());
+    StartCluster("syncer", {.nodes = *nodes, .manifests = {PodGroupCrd()}}, {kHostNs});
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
                                          .etcd_url = cluster().etcd().client_url(),
@@ -129,11 +128,14 @@ nodes:
     return one ? host_ip : "";
   }
 
-  // KAI's PodGroup CRD as the chart ships it, served when this returns.
+  // KAI's PodGroup CRD as the chart ships it.
+  static std::string PodGroupCrd() {
+    return std::string(VTENANT_SOURCE_ROOT) +
+           "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml";
+  }
+  // Installs it in `client`'s cluster; served when this returns.
   static void InstallPodGroupCrd(kube::Client& client) {
-    Status installed =
-        kube::ApplyManifestFiles(client, {std::string(VTENANT_SOURCE_ROOT) +
-                                          "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"});
+    Status installed = kube::ApplyManifestFiles(client, {PodGroupCrd()});
     ASSERT_TRUE(installed.ok()) << installed.ToString();
   }
 
