@@ -165,6 +165,7 @@ int Main(const Options& o) {
                         .gpu_product = "NVIDIA-L40S",
                         .gpu_memory_mib = 46068,
                         .max_pods = 250});
+  lo.manifests = scheduler::testing::KaiCrdManifests();
   auto cluster = localenv::LocalCluster::Start(lo);
   if (!cluster.ok()) {
     std::cerr << cluster.status().ToString() << "\n";
@@ -179,7 +180,6 @@ int Main(const Options& o) {
   sched_config.burst = 200;
   auto sched_client = kube::RestClient::Create(sched_config).value();
 
-  if (Status s = scheduler::testing::InstallKaiCrds(*driver); !s.ok()) LOG(FATAL) << s.ToString();
   (void)driver->Create(res::kQueues, "", scheduler::testing::QueueManifest("org", "", -1));
   for (int q = 0; q < 4; ++q)
     (void)driver->Create(res::kQueues, "",

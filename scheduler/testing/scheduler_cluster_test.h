@@ -26,17 +26,15 @@ namespace res = kube::resources;
 
 class SchedulerClusterTest : public localenv::ClusterTest {
  protected:
-  // Starts cluster `name` with `namespaces` and the nodes `inventory_yaml`
-  // describes (the format of localenv/gpu_nodes.h), then installs the KAI
-  // CRDs. A failure is fatal: callers return when HasFatalFailure() is true.
+  // Starts cluster `name` with `namespaces`, the nodes `inventory_yaml`
+  // describes (the format of localenv/gpu_nodes.h) and the KAI CRDs,
+  // served when this returns. A failure is fatal: callers return when HasFatalFailure() is true.
   static void StartWithNodes(const std::string& name, const std::string& inventory_yaml,
                              const std::vector<std::string>& namespaces) {
     Result<std::vector<localenv::SimulatedNode>> nodes =
         localenv::ParseNodeInventory(inventory_yaml, "test");
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
-    StartCluster(name, {.nodes = *nodes}, namespaces);
-    if (HasFatalFailure()) return;
-    ASSERT_TRUE(InstallKaiCrds(client()).ok());
+    StartCluster(name, {.nodes = *nodes, .manifests = KaiCrdManifests()}, namespaces);
   }
 
   // Starts the suite's scheduler (StartScheduler with `flags`) on its

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "kube/manifest.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 
@@ -15,13 +14,11 @@ std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
 
-Status InstallKaiCrds(kube::Client& client) {
+std::vector<std::string> KaiCrdManifests() {
   const char* src = std::getenv("VTENANT_SOURCE_DIR");
   const std::filesystem::path dir = std::filesystem::path(src ? src : ".") / "charts/vtenant/crds";
-  const Status installed =
-      kube::ApplyManifestFiles(client, {(dir / "scheduling.run.ai_queues.yaml").string(),
-                                        (dir / "scheduling.run.ai_podgroups.yaml").string()});
-  return installed.ok() ? installed : installed.WithContext("KAI's CRDs (VTENANT_SOURCE_DIR)");
+  return {(dir / "scheduling.run.ai_queues.yaml").string(),
+          (dir / "scheduling.run.ai_podgroups.yaml").string()};
 }
 
 kube::Object QueueManifest(const std::string& name, const std::string& parent, double quota,

@@ -1,5 +1,5 @@
 // Helpers for tests and benchmarks that run vtenant-scheduler against a real
-// API server: installing our KAI CRDs, writing Queues and pods, and running
+// API server: our KAI CRDs, writing Queues and pods, and running
 // the scheduler in-process with its webhook on loopback.
 #pragma once
 
@@ -14,10 +14,9 @@
 
 namespace vtenant::scheduler::testing {
 
-// Installs KAI's Queue and PodGroup CRDs from charts/vtenant/crds (found
-// through $VTENANT_SOURCE_DIR) and waits until the server serves them
-// (kube::ApplyManifestFiles).
-Status InstallKaiCrds(kube::Client& client);
+// KAI's Queue and PodGroup CRDs in charts/vtenant/crds (found through
+// $VTENANT_SOURCE_DIR): pass as LocalClusterOptions::manifests.
+std::vector<std::string> KaiCrdManifests();
 
 // A KAI Queue with a GPU quota, limit and weight in devices (-1 unlimited);
 // CPU and memory unlimited.
