@@ -17,9 +17,18 @@ function(vtenant_test name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT}
+  vtenant_test_properties(${name} ${T_LABEL} ${T_TIMEOUT})
+endfunction()
+
+# vtenant_test_properties(<test> <label> <timeout s>)
+#
+# What every registered test gets: its label and timeout, where the source
+# tree and the Kubernetes tools are, and (for a test that starts servers)
+# a run of its own.
+function(vtenant_test_properties name label timeout)
+  set_tests_properties(${name} PROPERTIES LABELS ${label} TIMEOUT ${timeout}
     ENVIRONMENT "VTENANT_SOURCE_DIR=${PROJECT_SOURCE_DIR};VTENANT_TOOLS_BIN=${PROJECT_SOURCE_DIR}/.tools/bin")
-  if(NOT T_LABEL STREQUAL "unit")
+  if(NOT label STREQUAL "unit")
     # Real API servers use ports and CPU; run them one at a time.
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
   endif()
