@@ -30,8 +30,8 @@ Result<std::string> KubectlOk(const std::string& kubeconfig, std::vector<std::st
 
 // Applies every CRD in `dir` (a folder of YAML files) and waits until the
 // API server serves them (condition Established), with the real kubectl as
-// a user would; a test that does not check kubectl installs CRDs through
-// kube::ApplyManifestFiles.
+// a user would; a test that does not check kubectl passes its CRDs to its
+// cluster as LocalClusterOptions::manifests.
 Status InstallCrds(const std::string& kubeconfig, const std::string& dir);
 
 }  // namespace vtenant::e2e
