@@ -60,8 +60,8 @@
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
+#include "localenv/testing/virtual_cluster.h"
 #include "localenv/tools.h"
-#include "localenv/virtual_cluster.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
 

@@ -1,7 +1,8 @@
 // ControlPlane: a kube-apiserver, an admin client of it and, optionally, a
-// kube-controller-manager against it. The host (LocalCluster) and a
-// tenant's virtual cluster (VirtualCluster) start the same three things in
-// the same order, with different options; this is that order, once.
+// kube-controller-manager against it. The host (LocalCluster) and the
+// tests' virtual clusters (localenv/testing/virtual_cluster.h) start the
+// same three things in the same order, with different options; this is that
+// order, once.
 #pragma once
 
 #include <memory>

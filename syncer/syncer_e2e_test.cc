@@ -16,8 +16,8 @@
 #include "base/file.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/testing/virtual_cluster.h"
 #include "localenv/tools.h"
-#include "localenv/virtual_cluster.h"
 #include "syncer/names.h"
 
 namespace vtenant::syncer {

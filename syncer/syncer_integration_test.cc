@@ -20,7 +20,7 @@
 #include "kube/testing/events.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/testing/cluster_test.h"
-#include "localenv/virtual_cluster.h"
+#include "localenv/testing/virtual_cluster.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
 #include "syncer/resources.h"

@@ -1,6 +1,8 @@
-// VirtualCluster: a tenant's virtual control plane on loopback, a real
-// kube-apiserver and kube-controller-manager of its own, stored in a shared
-// etcd under a prefix of its own (one etcd hosts many tenants cheaply).
+// VirtualCluster: a tenant's virtual control plane on loopback for tests and
+// benchmarks, a real kube-apiserver and kube-controller-manager of its own,
+// stored in a shared etcd under a prefix of its own (one etcd hosts many
+// tenants cheaply). Programs never start one this way: the operator builds
+// each tenant's control plane through its backends (operator/control_plane_backend.h).
 //
 // It has no nodes and no kubelet: Deployments and Jobs create pods there and
 // the syncer carries them to the host. The controller manager runs without
@@ -52,7 +54,6 @@ class VirtualCluster {
   // The admin (system:masters) kubeconfig. The operator's Secret vc-<tenant>
   // carries a revocable team credential instead (operator/certificates.h).
   std::string kubeconfig_path() const { return plane_.api_server->kubeconfig_path(); }
-  const std::string& name() const { return name_; }
 
   // Stops the controller manager, then the API server; the data stays in
   // etcd. Idempotent.
@@ -64,7 +65,6 @@ class VirtualCluster {
 
  private:
   VirtualCluster() = default;
-  std::string name_;
   ControlPlane plane_;
 };
 

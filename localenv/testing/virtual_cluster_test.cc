@@ -1,5 +1,5 @@
 // Integration: a virtual control plane beside the host on one etcd.
-#include "localenv/virtual_cluster.h"
+#include "localenv/testing/virtual_cluster.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "localenv/virtual_cluster.h"
+#include "localenv/testing/virtual_cluster.h"
 
 namespace vtenant::localenv {
 
@@ -8,7 +8,6 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
     return InvalidArgument("a virtual cluster needs a folder, an etcd URL and a name");
   }
   std::unique_ptr<VirtualCluster> cluster(new VirtualCluster());
-  cluster->name_ = options.name;
   ApiServerOptions api{.dir = options.dir + "/apiserver",
                        .etcd_url = options.etcd_url,
                        .etcd_tls = options.etcd_tls,
