@@ -46,16 +46,9 @@ void Controller::Watch(SharedInformer& informer, KeyMapper mapper, EventFilter f
     }
     for (const std::string& key : mapper(object)) queue_.Add(key);
   };
-  auto passes = [filter](Event event, const Object* old, const Object& object) {
-    if (filter.generation_changed && event == Event::kUpdate &&
-        Generation(*old) == Generation(object)) {
-      return false;
-    }
-    if (!filter.labels.empty() && !filter.labels.Matches(object) &&
-        (old == nullptr || !filter.labels.Matches(*old))) {
-      return false;
-    }
-    return !filter.predicate || filter.predicate(event, old, object);
+  auto passes = [predicate = std::move(filter.predicate)](Event event, const Object* old,
+                                                          const Object& object) {
+    return !predicate || predicate(event, old, object);
   };
   auto on_add = [enqueue, passes](const ObjectPtr& object) {
     if (object && passes(Event::kAdd, nullptr, *object)) enqueue(*object);

@@ -16,7 +16,6 @@
 
 #include "base/status.h"
 #include "kube/informer.h"
-#include "kube/label_selector.h"
 #include "kube/metrics.h"
 #include "kube/work_queue.h"
 
@@ -41,22 +40,14 @@ class Reconciler {
 // its owning tenant).
 using KeyMapper = std::function<std::vector<std::string>(const Object& object)>;
 
-// Which of an informer's events enqueue keys; every condition set must hold.
-// Filters cut work: generation_changed never holds back an add or a delete,
-// so a level-triggered reconciler still sees each object appear and go.
+// Which of an informer's events enqueue keys. Filters cut work; a filter
+// that holds back an add or a delete hides an object's coming or going from
+// a level-triggered reconciler, so most pass both.
 struct EventFilter {
   enum class Event { kAdd, kUpdate, kDelete };
 
-  // Updates pass only when metadata.generation changed, i.e. the spec did:
-  // status writes, metadata-only edits and resyncs are skipped. Adds and
-  // deletes pass. Kinds without a generation (ConfigMap, Secret) never pass
-  // an update, as with controller-runtime's GenerationChangedPredicate.
-  bool generation_changed = false;
-  // Only objects whose labels match. An update passes when the old or the
-  // new state matches, so an object that stops matching is seen once more.
-  LabelSelector labels;
-  // Only events this returns true for. `old` is null except for updates;
-  // for a delete `object` is the last state seen.
+  // Only events this returns true for (all when unset). `old` is null
+  // except for updates; for a delete `object` is the last state seen.
   std::function<bool(Event event, const Object* old, const Object& object)> predicate;
 };
 
@@ -97,8 +88,6 @@ class Controller {
     stopping_ = true;
     queue_.ShutDown();
   }
-
-  size_t QueueLength() { return queue_.Len(); }
 
  private:
   // One Watch: the informer and its add handler, replayed by Resume.

@@ -9,7 +9,6 @@
 
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
-#include "kube/testing/fake_clock.h"
 
 namespace vtenant::kube {
 namespace {
@@ -137,57 +136,6 @@ TEST_F(MappedControllerTest, ResumedControllerReplaysTheCacheThroughItsMapper) {
   EXPECT_TRUE(Eventually([&] { return reconciler.Calls("owner-of-c") == 1; }));
   controller.Stop();
   runner->join();
-}
-
-Object Pod(const std::string& name, const std::string& team) {
-  return std::move(ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                             R"(","namespace":"ns","labels":{"team":")" + team +
-                             R"("}},"spec":{"image":"v1"}})"))
-      .value();
-}
-
-TEST(ControllerTest, FiltersSkipStatusWritesResyncsAndOtherLabels) {
-  FakeClient client;
-  FakeClock clock;
-  Registry registry;
-  RecordingReconciler reconciler;
-  SharedInformer informer(client, resources::kPods,
-                          {.resync_period = std::chrono::minutes(1), .clock = &clock});
-  std::atomic<int> resynced{0};
-  informer.AddEventHandler({.on_update = [&](const ObjectPtr& old, const ObjectPtr& now) {
-    if (old == now) ++resynced;
-  }});
-  // One worker: keys are reconciled in the order their events passed.
-  Controller controller({.name = "filtered", .workers = 1, .registry = &registry}, reconciler);
-  Result<LabelSelector> nlp = LabelSelector::Parse("team=nlp");
-  ASSERT_TRUE(nlp.ok());
-  controller.Watch(informer, {}, {.generation_changed = true, .labels = *nlp});
-  for (const auto& [name, team] :
-       std::vector<std::pair<std::string, std::string>>{{"a", "nlp"}, {"b", "cv"}, {"z", "nlp"}}) {
-    ASSERT_TRUE(client.Create(resources::kPods, "ns", Pod(name, team)).ok());
-  }
-  ASSERT_TRUE(informer.Run().ok());
-  std::thread runner([&] { controller.Run(); });
-  ASSERT_TRUE(
-      Eventually([&] { return reconciler.Calls("ns/a") == 1 && reconciler.Calls("ns/z") == 1; }));
-
-  // A status write and a resync: neither changes the generation.
-  Result<Object> a = client.Get(resources::kPods, "ns", "a");
-  ASSERT_TRUE(a.ok());
-  SetString(*a, {"status"}, "phase", "Running");
-  ASSERT_TRUE(client.Update(resources::kPods, "ns", *a, "status").ok());
-  clock.Advance(std::chrono::minutes(2));
-  ASSERT_TRUE(Eventually([&] { return resynced.load() == 3; }));
-  // A spec change does; it is queued after everything above.
-  ASSERT_TRUE(
-      client.Patch(resources::kPods, "ns", "z", PatchType::kMerge, R"({"spec":{"image":"v2"}})")
-          .ok());
-  ASSERT_TRUE(Eventually([&] { return reconciler.Calls("ns/z") == 2; }));
-  EXPECT_EQ(reconciler.Calls("ns/a"), 1) << "status write and resync were filtered";
-  EXPECT_EQ(reconciler.Calls("ns/b"), 0) << "other labels were filtered";
-  controller.Stop();
-  runner.join();
-  informer.Stop();
 }
 
 TEST(ControllerTest, PredicateSeesTheEventAndBothStates) {
