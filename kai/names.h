@@ -9,7 +9,6 @@ namespace vtenant::kai {
 // API: Queues are cluster-scoped, PodGroups namespaced.
 inline constexpr char kApiGroup[] = "scheduling.run.ai";
 inline constexpr char kQueueVersion[] = "v2";
-inline constexpr char kQueueApiVersion[] = "scheduling.run.ai/v2";
 inline constexpr char kQueueKind[] = "Queue";
 inline constexpr char kQueueResource[] = "queues";
 inline constexpr char kPodGroupVersion[] = "v2alpha2";

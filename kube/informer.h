@@ -274,8 +274,6 @@ class SharedInformer {
   // The resourceVersion the watch resumes from ("" before the first list).
   std::string LastSyncResourceVersion() const;
 
-  const ResourceType& type() const { return type_; }
-
  private:
   friend class EventDispatcher;
 

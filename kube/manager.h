@@ -174,7 +174,6 @@ class Manager {
 
   Registry& registry() { return *options_.registry; }
   HealthServer& health_server() { return health_; }
-  const ManagerOptions& options() const { return options_; }
 
  private:
   // Shared with the work's thread, which may outlive the manager when it

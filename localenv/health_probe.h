@@ -41,8 +41,6 @@ class HealthProber {
   HealthProber(HealthProber&&) noexcept;
   HealthProber& operator=(HealthProber&&) noexcept;
 
-  const HealthProbe& probe() const { return probe_; }
-
   // OK when the probe's URL answers 200 within `timeout`; otherwise
   // Unavailable with the answer (status code and the start of the body), or
   // the connection error, or the error reading the probe's kubeconfig.

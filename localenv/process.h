@@ -106,8 +106,6 @@ class ServerProcess {
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
-  // Where the server's stdout and stderr go.
-  const std::string& log_path() const { return log_path_; }
   pid_t pid() const { return process_.pid(); }
   // Stops the server (Process::Stop); its data stays. Idempotent.
   void Stop() { process_.Stop(); }

@@ -47,7 +47,6 @@ class StartGate {
 
   // Slots held now, for status messages and tests.
   int busy() const;
-  int slots() const { return slots_; }
 
  private:
   void Release();

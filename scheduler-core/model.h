@@ -149,7 +149,6 @@ struct PodRequest {
   Milli mig_milli_each = 0;  // MigProfileGpuMilli of the profile, for accounting
 
   bool IsShared() const { return gpu_fraction > 0 || gpu_memory_mib > 0; }
-  bool NeedsGpu() const { return whole_gpus > 0 || IsShared() || mig_count > 0; }
   bool operator==(const PodRequest&) const = default;
 };
 
@@ -206,8 +205,6 @@ struct Snapshot {
   void Finalize(bool derive_shapes = true);
 
   bool IsLeaf(QueueId q) const { return queues[q].children.empty(); }
-  const Node& NodeOf(DeviceId d) const { return nodes[devices[d].node]; }
-  const std::string& QueueName(QueueId q) const { return queues[q].name; }
 };
 
 // The bytes of everything in `pod` that decides where it may go (request,

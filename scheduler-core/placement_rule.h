@@ -26,7 +26,6 @@ struct NodeFilter {
     if (only != kNone && n != only) return false;
     return domain_of == nullptr || (*domain_of)[n] == domain;
   }
-  bool Unfiltered() const { return domain_of == nullptr && only == kNone; }
 };
 
 // How well a started or empty device suits a GPU-sharing pod under binpack,

@@ -58,8 +58,6 @@ class SchedulerApp {
   void Stop();
 
   bool leading() const { return manager_->IsLeader(); }
-  ClusterView& view() { return view_; }
-  Binder& binder() { return *binder_; }
 
  private:
   SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOptions options);

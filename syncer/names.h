@@ -44,7 +44,6 @@ using kai::kPodGroupAnnotation;
 using kai::kPodGroupApiVersion;
 using kai::kPreemptibilityLabel;
 using kai::kQueueLabel;
-inline constexpr const auto& kGpuFractionDevicesAnnotation = kai::kGpuFractionNumDevicesAnnotation;
 
 // The host name of the virtual object `name` in virtual namespace `ns` of
 // `tenant`, for every host object that stands for one virtual object of its

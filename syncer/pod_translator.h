@@ -121,8 +121,6 @@ class PodTranslator {
   std::optional<kube::Object> StatusFromHost(const rapidjson::Value& host,
                                              const rapidjson::Value& pod) const;
 
-  const SyncerConfig& config() const { return config_; }
-
  private:
   const SyncerConfig config_;
 };

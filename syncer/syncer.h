@@ -82,7 +82,6 @@ class Syncer {
   // checks cover the caches and the Lease).
   Status ServersAnswer() const;
 
-  const SyncerConfig& config() const { return config_; }
   SyncerInformers& informers() { return informers_; }
 
  private:
