@@ -32,11 +32,13 @@ struct ServerSelf {
   // the report: "live heap after the last GC, MiB" (what the Go runtime
   // keeps; heap in use also holds garbage not yet collected, up to the
   // heap goal, GOGC's 2x of it), "heap goal, MiB", "goroutines", "heap
-  // objects", "long-running requests" (watches, summed over their labels)
-  // "metric series" (lines of samples: the server's own metrics grow a
-  // series for each new label combination), and of a vtenant program
-  // "malloc free, MiB" (what malloc keeps without giving it back). A figure
-  // the server does not serve is absent.
+  // objects", "long-running requests" (watches, summed over their labels),
+  // the watch cache's window in events ("watch cache capacity, events of
+  // every resource" and "watch cache capacity, pod events"), "metric
+  // series" (lines of samples: the server's own metrics grow a series for
+  // each new label combination), and of a vtenant program "malloc free,
+  // MiB" (what malloc keeps without giving it back). A figure the server
+  // does not serve is absent.
   std::map<std::string, double> gauges;
 };
 

@@ -30,13 +30,19 @@ TEST(SoakMetricsTest, WhatElseSaysWhereTheMemoryGoes) {
       "go_memstats_heap_objects 1.5e+06\n"
       "apiserver_longrunning_requests{component=\"apiserver\",resource=\"pods\",verb=\"WATCH\"} 3\n"
       "apiserver_longrunning_requests{component=\"apiserver\",resource=\"nodes\",verb=\"WATCH\"} "
-      "2\n");
-  EXPECT_EQ(self.gauges, (std::map<std::string, double>{{"live heap after the last GC, MiB", 90},
-                                                        {"heap goal, MiB", 180},
-                                                        {"goroutines", 812},
-                                                        {"heap objects", 1.5e6},
-                                                        {"long-running requests", 5},
-                                                        {"metric series", 6}}));
+      "2\n"
+      "apiserver_watch_cache_capacity{group=\"\",resource=\"pods\"} 1600\n"
+      "apiserver_watch_cache_capacity{group=\"\",resource=\"nodes\"} 100\n"
+      "apiserver_watch_cache_capacity{group=\"scheduling.run.ai\",resource=\"podgroups\"} 800\n");
+  EXPECT_EQ(self.gauges,
+            (std::map<std::string, double>{{"live heap after the last GC, MiB", 90},
+                                           {"heap goal, MiB", 180},
+                                           {"goroutines", 812},
+                                           {"heap objects", 1.5e6},
+                                           {"long-running requests", 5},
+                                           {"watch cache capacity, events of every resource", 2500},
+                                           {"watch cache capacity, pod events", 1600},
+                                           {"metric series", 9}}));
 }
 
 TEST(SoakMetricsTest, AnOlderServerCountsWithStorageObjects) {
