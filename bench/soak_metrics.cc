@@ -60,10 +60,11 @@ ServerSelf ParseServerMetrics(std::string_view text) {
       self.gauges["goroutines"] += number;
     } else if (name == "go_memstats_heap_objects") {
       self.gauges["heap objects"] += number;
-    } else if (name == "apiserver_watch_cache_capacity") {
+    } else if (name == "watch_cache_capacity") {
       // The watch cache keeps a window of recent events per resource and
       // widens it while a resource's events arrive faster than the window
-      // holds them, so a busy server's heap can grow with it.
+      // holds them, so a busy server's heap can grow with it. (The name has
+      // no apiserver_ prefix: Kubernetes registers it without one.)
       self.gauges["watch cache capacity, events of every resource"] += number;
       if (Label(labels, "resource") == "pods") {
         self.gauges["watch cache capacity, pod events"] = number;

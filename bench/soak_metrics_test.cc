@@ -31,9 +31,9 @@ TEST(SoakMetricsTest, WhatElseSaysWhereTheMemoryGoes) {
       "apiserver_longrunning_requests{component=\"apiserver\",resource=\"pods\",verb=\"WATCH\"} 3\n"
       "apiserver_longrunning_requests{component=\"apiserver\",resource=\"nodes\",verb=\"WATCH\"} "
       "2\n"
-      "apiserver_watch_cache_capacity{group=\"\",resource=\"pods\"} 1600\n"
-      "apiserver_watch_cache_capacity{group=\"\",resource=\"nodes\"} 100\n"
-      "apiserver_watch_cache_capacity{group=\"scheduling.run.ai\",resource=\"podgroups\"} 800\n");
+      "watch_cache_capacity{group=\"\",resource=\"pods\"} 1600\n"
+      "watch_cache_capacity{group=\"\",resource=\"nodes\"} 100\n"
+      "watch_cache_capacity{group=\"scheduling.run.ai\",resource=\"podgroups\"} 800\n");
   EXPECT_EQ(self.gauges,
             (std::map<std::string, double>{{"live heap after the last GC, MiB", 90},
                                            {"heap goal, MiB", 180},
