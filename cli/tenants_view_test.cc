@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "cli/view_testing.h"
+#include "cli/testing/view_output.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
 

@@ -2,7 +2,7 @@
 // several devices, MIG, and the seed scenarios of the KAI tutorials.
 #include <gtest/gtest.h>
 
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
 namespace {

@@ -13,7 +13,7 @@
 #include "scheduler-core/job_allocation.h"
 #include "scheduler-core/queue_order.h"
 #include "scheduler-core/session.h"
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {

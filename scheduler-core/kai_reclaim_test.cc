@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
 namespace {

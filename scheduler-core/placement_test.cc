@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
 namespace {

@@ -2,7 +2,7 @@
 // preempt min runtime make room for a higher-priority one.
 #include <gtest/gtest.h>
 
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
 namespace {

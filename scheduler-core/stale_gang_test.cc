@@ -2,7 +2,7 @@
 // is evicted so its GPUs stop idling.
 #include <gtest/gtest.h>
 
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "scheduler-core/test_support.h"
+#include "scheduler-core/testing/test_support.h"
 #include "scheduler-core/victims.h"
 
 namespace vtenant::sched {

@@ -4,7 +4,7 @@
 
 #include "syncer/reserved_keys.h"
 #include "syncer/sync_metrics.h"
-#include "syncer/test_objects.h"
+#include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {

@@ -5,7 +5,7 @@
 #include "kube/resource.h"
 #include "kube/testing/fake_client.h"
 #include "syncer/resources.h"
-#include "syncer/test_objects.h"
+#include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {

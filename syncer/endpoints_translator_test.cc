@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "syncer/names.h"
-#include "syncer/test_objects.h"
+#include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "syncer/names.h"
-#include "syncer/test_objects.h"
+#include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {

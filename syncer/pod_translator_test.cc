@@ -4,7 +4,7 @@
 
 #include "syncer/names.h"
 #include "syncer/pod_tolerations.h"
-#include "syncer/test_objects.h"
+#include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {

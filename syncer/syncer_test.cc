@@ -15,7 +15,7 @@
 #include "kube/wall_time.h"
 #include "syncer/names.h"
 #include "syncer/resources.h"
-#include "syncer/test_objects.h"
+#include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {
