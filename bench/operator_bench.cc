@@ -27,6 +27,7 @@
 #include "localenv/chart_accounts.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
+#include "localenv/testing/cluster_test.h"
 #include "operator/process_backend.h"
 
 namespace fs = std::filesystem;
@@ -159,13 +160,11 @@ int main(int argc, char** argv) {
   const fs::path dir = tmpl;
   // With the chart's CRDs: Tenants, Queues, and PodGroups, which the
   // syncers keep on the host for gangs.
-  const std::string crds = src + "/charts/vtenant/crds/";
-  Result<std::unique_ptr<localenv::LocalCluster>> cluster = localenv::LocalCluster::Start(
-      {.dir = (dir / "host").string(),
-       .controller_manager = false,
-       .node_agent = false,
-       .manifests = {crds + "vtenant.io_tenants.yaml", crds + "scheduling.run.ai_queues.yaml",
-                     crds + "scheduling.run.ai_podgroups.yaml"}});
+  Result<std::unique_ptr<localenv::LocalCluster>> cluster =
+      localenv::LocalCluster::Start({.dir = (dir / "host").string(),
+                                     .controller_manager = false,
+                                     .node_agent = false,
+                                     .manifests = localenv::CrdManifests()});
   CHECK(cluster.ok()) << cluster.status().ToString();
   kube::Client& client = (*cluster)->client();
   // The operator runs as the chart's ServiceAccount with the chart's rights

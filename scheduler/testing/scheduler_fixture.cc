@@ -1,9 +1,8 @@
 #include "scheduler/testing/scheduler_fixture.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <sstream>
 
+#include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 
@@ -15,10 +14,8 @@ std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 }  // namespace
 
 std::vector<std::string> KaiCrdManifests() {
-  const char* src = std::getenv("VTENANT_SOURCE_DIR");
-  const std::filesystem::path dir = std::filesystem::path(src ? src : ".") / "charts/vtenant/crds";
-  return {(dir / "scheduling.run.ai_queues.yaml").string(),
-          (dir / "scheduling.run.ai_podgroups.yaml").string()};
+  return {localenv::SourcePath("charts/vtenant/crds/scheduling.run.ai_queues.yaml"),
+          localenv::SourcePath("charts/vtenant/crds/scheduling.run.ai_podgroups.yaml")};
 }
 
 kube::Object QueueManifest(const std::string& name, const std::string& parent, double quota,
