@@ -25,10 +25,11 @@
 #include "base/flags.h"
 #include "kube/object.h"
 #include "localenv/chart_accounts.h"
+#include "localenv/environment_processes.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
-#include "operator/process_backend.h"
+#include "operator/state_layout.h"
 
 namespace fs = std::filesystem;
 using namespace vtenant;
@@ -244,17 +245,18 @@ int main(int argc, char** argv) {
   }
 
   std::this_thread::sleep_for(std::chrono::seconds(10));  // let start-up garbage be collected
-  op::ProcessBackend backend(
-      {.state_dir = state, .syncer_binary = fs::exists(syncer) ? syncer.string() : ""});
   names.push_back("one");
   double total = 0, worst = 0;
   std::map<std::string, double> rss, cpu;
   for (const auto& n : names) {
     double tenant = 0;
-    for (const auto& [program, pid] : backend.Pids(n)) {
-      double mb = RssMb(pid);
-      cpu[program] += CpuSeconds(pid);
-      rss[program] += mb;
+    // The tenant's API server, controller manager and syncer: every
+    // process whose command line names a file in its folder.
+    for (const localenv::EnvironmentProcess& p :
+         localenv::FindEnvironmentProcesses(vtenant::op::TenantsFolder(state) / n)) {
+      double mb = RssMb(p.pid);
+      cpu[p.name] += CpuSeconds(p.pid);
+      rss[p.name] += mb;
       tenant += mb;
     }
     total += tenant;
@@ -272,17 +274,15 @@ int main(int argc, char** argv) {
       (cpu["kube-apiserver"] + cpu["kube-controller-manager"] + cpu["vtenant-syncer"]) / n,
       cpu["kube-apiserver"] / n, cpu["kube-controller-manager"] / n, cpu["vtenant-syncer"] / n);
   std::fflush(stdout);
+  // The operator leaves its tenants' control planes and its etcd running
+  // for a successor; nothing succeeds it here.
+  op->Stop();
+  localenv::StopEnvironmentProcesses(state);
+  (*cluster)->Stop();
   if (getenv("VTENANT_BENCH_KEEP") != nullptr) {
     std::printf("kept %s (operator log, tenants' logs)\n", dir.c_str());
-    op->Stop();
-    backend.KillAll();
-    (*cluster)->Stop();
-    return all_ready ? 0 : 1;
+  } else {
+    fs::remove_all(dir);
   }
-
-  op->Stop();
-  backend.KillAll();
-  (*cluster)->Stop();
-  fs::remove_all(dir);
   return all_ready ? 0 : 1;  // the figures are printed either way
 }

@@ -6,7 +6,7 @@
 
 #include "base/file.h"
 #include "cli/environment_state.h"
-#include "cli/leftover_processes.h"
+#include "localenv/environment_processes.h"
 
 namespace vtenant::bench {
 namespace {
@@ -84,7 +84,7 @@ double LoadAverage() {
 std::vector<std::string> HealthAddresses(const std::string& state_dir, std::string_view program) {
   constexpr std::string_view kFlag = "--health-address";
   std::vector<std::string> addresses;
-  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(state_dir)) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(state_dir)) {
     if (p.name != program) continue;
     const std::vector<std::string>& args = p.argv;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -114,7 +114,7 @@ Sample ProcessSampler::Take(double t_s) {
     }
     if (state->supervisor_pid > 0) kind_of[state->supervisor_pid] = "supervisor";
   }
-  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(dir_)) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(dir_)) {
     if (recorded.contains(p.pid)) continue;
     auto kind = OperatorKinds().find(p.name);
     if (kind != OperatorKinds().end()) kind_of[p.pid] = kind->second;

@@ -16,10 +16,10 @@
 #include "base/secret_file.h"
 #include "cli/commands.h"
 #include "cli/environment_state.h"
-#include "cli/leftover_processes.h"
 #include "cli/programs.h"
 #include "cli/up_options.h"
 #include "localenv/chart_accounts.h"
+#include "localenv/environment_processes.h"
 #include "localenv/local_cluster.h"
 #include "localenv/real_node.h"
 #include "localenv/supervisor.h"
@@ -435,7 +435,7 @@ int RunSupervise(const GlobalOptions& global, const std::vector<std::string>& ar
     }
   }
   const auto begin = std::chrono::steady_clock::now();
-  if (int stopped = StopLeftoverProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
+  if (int stopped = localenv::StopEnvironmentProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
     std::cout << "vtenant: stopped " << stopped
               << " process(es), the tenants' control planes and syncers and the host's, in "
               << std::chrono::duration_cast<std::chrono::milliseconds>(

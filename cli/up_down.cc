@@ -23,13 +23,13 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/environment_state.h"
-#include "cli/leftover_processes.h"
 #include "cli/node_table.h"
 #include "cli/programs.h"
 #include "cli/table.h"
 #include "cli/up_options.h"
 #include "kube/kubeconfig.h"
 #include "kube/rest_client.h"
+#include "localenv/environment_processes.h"
 #include "localenv/gpu_nodes.h"
 #include "localenv/process.h"
 #include "localenv/real_node.h"
@@ -284,10 +284,10 @@ bool Stop(const std::string& dir) {
   if (int killed = localenv::KillRealNodeContainers(dir); killed > 0) {
     std::cout << "vtenant: stopped " << killed << " process(es) of the real node's pods\n";
   }
-  if (int stopped = StopLeftoverProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
+  if (int stopped = localenv::StopEnvironmentProcesses(dir, std::chrono::seconds(5)); stopped > 0) {
     std::cout << "vtenant: stopped " << stopped << " more process(es) working in " << dir << "\n";
   }
-  const bool clean = FindLeftoverProcesses(dir).empty();
+  const bool clean = localenv::FindEnvironmentProcesses(dir).empty();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   std::ostringstream took;
@@ -413,7 +413,7 @@ int RunStatus(const GlobalOptions& global, const std::vector<std::string>& args)
   std::set<pid_t> recorded;
   for (const ComponentRecord& c : state->components) recorded.insert(c.pid);
   int tenant_processes = 0;
-  for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(dir)) {
     if (!recorded.contains(p.pid)) ++tenant_processes;
   }
   std::cout << "\ntenants: " << tenant_processes << " process(es) under " << OperatorStateDir(dir)

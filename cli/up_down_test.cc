@@ -15,12 +15,12 @@
 #include "base/eventually.h"
 #include "base/testing/temp_dir.h"
 #include "cli/environment_state.h"
-#include "cli/leftover_processes.h"
 #include "kube/kubeconfig.h"
 #include "kube/loopback.h"
 #include "kube/object.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
+#include "localenv/environment_processes.h"
 
 namespace vtenant::cli {
 namespace {
@@ -77,7 +77,7 @@ void ExpectNothingLeft(const std::string& dir, const EnvironmentState& state) {
         << c.component.name << " (pid " << c.pid << ") outlived `vtenant down`";
   }
   EXPECT_FALSE(state.SupervisorRunning()) << "the supervisor outlived `vtenant down`";
-  for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(dir)) {
     ADD_FAILURE() << p.name << " (pid " << p.pid << ") outlived `vtenant down`";
   }
 }
@@ -263,7 +263,7 @@ TEST(CliUpDownTest, ADamagedStateFolderIsNeverDeletedByUpAndABusyPortIsAvoided) 
   EXPECT_NE(up.out.find("using a free port instead"), std::string::npos) << up.out;
   localenv::CommandResult down = Vtenant(dir, {"delete"});
   EXPECT_EQ(down.exit_code, 0) << down.err;
-  EXPECT_TRUE(FindLeftoverProcesses(dir).empty());
+  EXPECT_TRUE(localenv::FindEnvironmentProcesses(dir).empty());
 }
 
 TEST(CliUpDownTest, BadInventoryIsAClearErrorAndStartsNothing) {

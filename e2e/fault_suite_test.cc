@@ -25,13 +25,13 @@
 
 #include "base/eventually.h"
 #include "cli/environment_state.h"
-#include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "kube/kubeconfig.h"
 #include "kube/object.h"
 #include "kube/quantity.h"
 #include "kube/rest_client.h"
+#include "localenv/environment_processes.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -281,7 +281,7 @@ spec:
 
   Result<localenv::CommandResult> down = shared_env->Vtenant({"down"});
   ASSERT_TRUE(down.ok() && down->exit_code == 0) << (down.ok() ? down->out + down->err : "");
-  EXPECT_TRUE(cli::FindLeftoverProcesses(shared_env->dir()).empty());
+  EXPECT_TRUE(localenv::FindEnvironmentProcesses(shared_env->dir()).empty());
   Result<localenv::CommandResult> up = shared_env->Vtenant({"up"});
   ASSERT_TRUE(up.ok() && up->exit_code == 0) << (up.ok() ? up->out + up->err : "");
   EXPECT_NE(up->out.find("resuming the environment"), std::string::npos) << up->out;

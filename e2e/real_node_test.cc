@@ -20,7 +20,6 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
-#include "cli/leftover_processes.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
 #include "e2e/support/real_node.h"
@@ -29,6 +28,7 @@
 #include "kube/resource.h"
 #include "kube/tls_stream.h"
 #include "localenv/command.h"
+#include "localenv/environment_processes.h"
 #include "localenv/process.h"
 #include "localenv/tools.h"
 
@@ -512,7 +512,7 @@ spec:
 std::vector<std::string> EtcdClientPorts(const std::string& dir) {
   std::vector<std::string> ports;
   const std::string flag = "--listen-client-urls=https://127.0.0.1:";
-  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(dir)) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(dir)) {
     if (p.name != "etcd") continue;
     const std::string cmdline = ReadFileOrEmpty("/proc/" + std::to_string(p.pid) + "/cmdline");
     const size_t at = cmdline.find(flag);
@@ -746,7 +746,7 @@ TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   const std::string home = NetnsOf(getpid());
   // The node's programs: all in another namespace than this test's.
   std::vector<pid_t> node_pids;
-  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(env_->dir())) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(env_->dir())) {
     if (p.name == "kubelet" || p.name == "kube-proxy" || p.name == "containerd" ||
         p.name == "containerd-shim-runc-v2") {
       node_pids.push_back(p.pid);
@@ -788,7 +788,7 @@ TEST_F(RealNodeTest, NothingOfTheNodeIsOnTheMachinesNetwork) {
   const std::map<std::string, RootSocket> root_all =
       SocketsOf("self", {"tcp", "tcp6", "udp", "udp6"});
   const std::string node_ip_hex = "0200570A";  // 10.87.0.2, little-endian
-  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(env_->dir())) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(env_->dir())) {
     if (p.name != "vtenant-syncer") continue;
     for (const std::string& inode : SocketInodes(p.pid)) {
       if (auto it = root_all.find(inode); it != root_all.end()) {

@@ -12,10 +12,10 @@
 #include <set>
 
 #include "base/eventually.h"
-#include "cli/leftover_processes.h"
 #include "e2e/reference_fixture.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
+#include "localenv/environment_processes.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -281,7 +281,8 @@ spec:
   ASSERT_TRUE(pod.ok()) << pod.status().ToString();
   EXPECT_TRUE(Eventually([&] { return !HostPods("scratch").empty(); }, seconds(60)));
   const std::string tenant_dir = env().dir() + "/operator/tenants/scratch";
-  EXPECT_FALSE(cli::FindLeftoverProcesses(tenant_dir).empty()) << "no processes in " << tenant_dir;
+  EXPECT_FALSE(localenv::FindEnvironmentProcesses(tenant_dir).empty())
+      << "no processes in " << tenant_dir;
 
   Result<std::string> deleted = env().HostKubectl(
       {"delete", "tenant.vtenant.io", "scratch", "--wait=true", "--timeout=180s"});
@@ -299,8 +300,8 @@ spec:
   Result<kube::ObjectList> pods = env().host().ListAll(res::kPods, "", by_tenant);
   ASSERT_TRUE(pods.ok());
   EXPECT_TRUE(pods->items.empty());
-  EXPECT_TRUE(
-      Eventually([&] { return cli::FindLeftoverProcesses(tenant_dir).empty(); }, seconds(60)))
+  EXPECT_TRUE(Eventually([&] { return localenv::FindEnvironmentProcesses(tenant_dir).empty(); },
+                         seconds(60)))
       << "scratch's control plane outlived its Tenant";
   EXPECT_EQ(
       env().host().Get(res::kClusterRoleBindings, "", "vtenant:syncer:scratch").status().code(),

@@ -23,13 +23,13 @@
 #include "localenv/api_server.h"
 #include "localenv/chart_accounts.h"
 #include "localenv/command.h"
+#include "localenv/environment_processes.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/testing/rbac_audit.h"
 #include "localenv/tools.h"
 #include "operator/host_objects.h"
 #include "operator/manifest.h"
-#include "operator/process_backend.h"
 #include "operator/statefulset_backend.h"
 
 namespace vtenant::op {
@@ -77,7 +77,7 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
     if (state_dir_ != nullptr) {
       // The operator leaves control planes running for its successor; the
       // suite is the last one, so it stops them.
-      ProcessBackend({.state_dir = state_dir_->path()}).KillAll();
+      localenv::StopEnvironmentProcesses(state_dir_->path());
       delete state_dir_;
       state_dir_ = nullptr;
     }

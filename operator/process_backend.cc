@@ -699,22 +699,6 @@ ComponentStatus ProcessBackend::SyncerReadiness(const Tenant& t) {
               (t.dir / "vtenant-syncer.log").string() + t.syncer_credentials_warning};
 }
 
-std::map<std::string, int> ProcessBackend::Pids(const std::string& tenant) {
-  std::map<std::string, int> pids;
-  const fs::path dir = TenantDir(tenant);
-  const std::string syncer = options_.syncer_binary.empty()
-                                 ? std::string("vtenant-syncer")
-                                 : fs::path(options_.syncer_binary).filename().string();
-  for (const auto& [program, file] : std::vector<std::pair<std::string, std::string>>{
-           {"kube-apiserver", "kube-apiserver"},
-           {"kube-controller-manager", "kube-controller-manager"},
-           {syncer, "vtenant-syncer"}}) {
-    int pid = ReadInt(dir / (file + ".pid"));
-    if (ProcessRuns(pid, program, "")) pids[file] = pid;
-  }
-  return pids;
-}
-
 void ProcessBackend::StopSupervising(const std::string& tenant) {
   std::shared_ptr<Tenant> t;
   {
@@ -762,21 +746,6 @@ Result<bool> ProcessBackend::Remove(const std::string& tenant, const std::string
   if (ec) return Internal("removing " + dir.string() + ": " + ec.message());
   LOG(INFO) << "tenant " << tenant << ": control plane removed";
   return true;
-}
-
-void ProcessBackend::KillAll() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(TenantsFolder(options_.state_dir))) {
-    names.push_back(entry.path().filename());
-  }
-  for (const auto& name : names) {
-    StopSupervising(name);
-    for (const auto& [program, pid] : Pids(name)) StopPid(pid, program, "");
-  }
-  std::lock_guard lock(etcd_mu_);
-  const fs::path dir = fs::path(options_.state_dir) / "etcd";
-  StopPid(ReadInt(dir / "etcd.pid"), "etcd", dir.string());
-  etcd_pid_ = -1;
 }
 
 }  // namespace vtenant::op

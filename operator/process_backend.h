@@ -110,15 +110,6 @@ class ProcessBackend final : public ControlPlaneBackend {
   Result<bool> Remove(const std::string& tenant, const std::string& host_namespace) override;
   void SetChangeNotifier(std::function<void(const std::string& tenant)> notify) override;
 
-  // The pids of a tenant's processes by program name ("kube-apiserver",
-  // "kube-controller-manager", "vtenant-syncer" whatever the syncer binary's
-  // file is called), for tests and the benchmark; empty when none run.
-  std::map<std::string, int> Pids(const std::string& tenant);
-
-  // Stops every supervisor and kills every process this backend runs or
-  // adopted, the shared etcd included. For tests and benchmarks.
-  void KillAll();
-
  private:
   // Forgets `tenant` and joins its supervisor thread, so nothing restarts
   // its processes while they are being stopped. No-op when not supervised.

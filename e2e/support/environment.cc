@@ -8,11 +8,11 @@
 
 #include "base/eventually.h"
 #include "base/secret_file.h"
-#include "cli/leftover_processes.h"
 #include "e2e/support/kubectl.h"
 #include "kube/kubeconfig.h"
 #include "kube/quantity.h"
 #include "kube/rest_client.h"
+#include "localenv/environment_processes.h"
 
 namespace vtenant::e2e {
 namespace fs = std::filesystem;
@@ -76,7 +76,7 @@ std::vector<std::string> Environment::Down() {
   down_ = true;
   Result<localenv::CommandResult> down = Vtenant({"down"});
   if (!down.ok() || down->exit_code != 0) left.push_back("(vtenant down failed)");
-  for (const cli::LeftoverProcess& p : cli::FindLeftoverProcesses(dir_)) {
+  for (const localenv::EnvironmentProcess& p : localenv::FindEnvironmentProcesses(dir_)) {
     left.push_back(p.name + " (pid " + std::to_string(p.pid) + ")");
   }
   return left;

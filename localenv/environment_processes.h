@@ -1,7 +1,8 @@
-// Finding the processes of a local environment that no state file records:
-// the tenants' control planes and syncers that the operator started (each
-// in its own process group, with its files under the state folder), and
-// whatever an interrupted `vtenant up` left behind.
+// Finding and stopping the processes of a local environment by the folder
+// they use, with no state file needed: the tenants' control planes and
+// syncers that the operator started (each in its own process group, with
+// its files under the state folder), whatever an interrupted `vtenant up`
+// left behind, and what a test or benchmark started under its own folder.
 #pragma once
 
 #include <sys/types.h>
@@ -10,9 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace vtenant::cli {
+namespace vtenant::localenv {
 
-struct LeftoverProcess {
+struct EnvironmentProcess {
   pid_t pid;
   std::string name;               // executable file name
   std::vector<std::string> argv;  // its command line, name first
@@ -25,7 +26,7 @@ struct LeftoverProcess {
 // (`dir` followed by the end, '/', ',' or ':', so a sibling named
 // `dir`-other does not count). Never this process; never other programs,
 // so a shell that merely mentions the folder is safe.
-std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir);
+std::vector<EnvironmentProcess> FindEnvironmentProcesses(const std::string& dir);
 
 // Stops them in tiers (the programs that are clients, then the API servers,
 // then etcd, then the real node's containerd shims, then containerd):
@@ -33,7 +34,7 @@ std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir);
 // to whatever of the tier is still there after `grace`, waiting up to five
 // seconds more for those to go. Each tier is found again when its turn
 // comes. Returns how many it signalled.
-int StopLeftoverProcesses(const std::string& dir,
-                          std::chrono::milliseconds grace = std::chrono::seconds(10));
+int StopEnvironmentProcesses(const std::string& dir,
+                             std::chrono::milliseconds grace = std::chrono::seconds(10));
 
-}  // namespace vtenant::cli
+}  // namespace vtenant::localenv

@@ -1,4 +1,4 @@
-#include "cli/leftover_processes.h"
+#include "localenv/environment_processes.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include "base/eventually.h"
 #include "localenv/process.h"
 
-namespace vtenant::cli {
+namespace vtenant::localenv {
 namespace fs = std::filesystem;
 namespace {
 
@@ -39,9 +39,9 @@ bool RefersTo(const std::string& text, const std::string& dir) {
 
 }  // namespace
 
-std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir_in) {
+std::vector<EnvironmentProcess> FindEnvironmentProcesses(const std::string& dir_in) {
   const std::string dir = fs::path(dir_in).lexically_normal().string();
-  std::vector<LeftoverProcess> found;
+  std::vector<EnvironmentProcess> found;
   for (const localenv::RunningProcess& p : localenv::ListProcesses()) {
     if (p.pid == getpid()) continue;
     const std::string name = fs::path(p.argv[0]).filename();
@@ -53,7 +53,7 @@ std::vector<LeftoverProcess> FindLeftoverProcesses(const std::string& dir_in) {
   return found;
 }
 
-int StopLeftoverProcesses(const std::string& dir, std::chrono::milliseconds grace) {
+int StopEnvironmentProcesses(const std::string& dir, std::chrono::milliseconds grace) {
   // Clients first, then the API servers, then their store: an API server
   // whose etcd is gone, or that still serves watches, takes its whole grace
   // period to stop.
@@ -67,14 +67,14 @@ int StopLeftoverProcesses(const std::string& dir, std::chrono::milliseconds grac
       {"containerd-shim-runc-v2"},
       {"containerd"}};
   auto in_tier = [&](const std::set<std::string>& tier) {
-    std::vector<LeftoverProcess> found;
-    for (const LeftoverProcess& p : FindLeftoverProcesses(dir)) {
+    std::vector<EnvironmentProcess> found;
+    for (const EnvironmentProcess& p : FindEnvironmentProcesses(dir)) {
       if (tier.contains(p.name)) found.push_back(p);
     }
     return found;
   };
-  auto signal_all = [](const std::vector<LeftoverProcess>& found, int sig) {
-    for (const LeftoverProcess& p : found) {
+  auto signal_all = [](const std::vector<EnvironmentProcess>& found, int sig) {
+    for (const EnvironmentProcess& p : found) {
       // Group leaders take their children with them.
       if (getpgid(p.pid) == p.pid) kill(-p.pid, sig);
       kill(p.pid, sig);
@@ -82,7 +82,7 @@ int StopLeftoverProcesses(const std::string& dir, std::chrono::milliseconds grac
   };
   int stopped = 0;
   for (const std::set<std::string>& tier : tiers) {
-    const std::vector<LeftoverProcess> found = in_tier(tier);
+    const std::vector<EnvironmentProcess> found = in_tier(tier);
     if (found.empty()) continue;
     stopped += static_cast<int>(found.size());
     signal_all(found, SIGTERM);
@@ -96,4 +96,4 @@ int StopLeftoverProcesses(const std::string& dir, std::chrono::milliseconds grac
   return stopped;
 }
 
-}  // namespace vtenant::cli
+}  // namespace vtenant::localenv
