@@ -162,11 +162,6 @@ void WorkQueue::Reopen() {
   shutting_down_ = false;
 }
 
-size_t WorkQueue::WaitingEntriesForTesting() const {
-  std::lock_guard guard(mu_);
-  return waiting_.size();
-}
-
 bool WorkQueue::ShuttingDown() const {
   std::lock_guard guard(mu_);
   return shutting_down_;

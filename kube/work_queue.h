@@ -114,10 +114,6 @@ class WorkQueue {
 
   bool ShuttingDown() const;
 
-  // Entries in the delay heap, stale ones included: what the heap holds in
-  // memory, for a test of its bound.
-  size_t WaitingEntriesForTesting() const;
-
   // Accepts keys again after a shutdown, for a controller that stops when
   // its program loses leadership and runs again when it leads. Call only
   // once Run has returned (nothing queued or processing); the rate
@@ -135,6 +131,10 @@ class WorkQueue {
   void Run(int workers, const std::function<Status(const std::string&)>& reconcile);
 
  private:
+  // work_queue_test.cc reads waiting_ to test the delay heap's bound
+  // (stale entries included, which no public figure counts).
+  friend class WorkQueuePeer;
+
   struct Waiting {
     Clock::TimePoint ready_at;
     uint64_t sequence;  // keeps equal times in insertion order
