@@ -51,9 +51,37 @@ std::string SubGroupReason(const CoreGroup& group, const std::string& name,
          "'s spec.subGroups" + (known.empty() ? " (it has none)" : " (it has " + known + ")");
 }
 
+// The `kind` label of a translation counted under `kind`'s letter.
+std::string KindName(char kind) {
+  switch (kind) {
+    case 'p':
+      return "pod";
+    case 'g':
+      return "podgroup";
+    case 'n':
+      return "node";
+    case 'q':
+      return "queue";
+  }
+  return std::string(1, kind);
+}
+
 }  // namespace
 
-ClusterView::ClusterView(CorePodOptions options) : options_(std::move(options)) {}
+ClusterView::ClusterView(CorePodOptions options, kube::Registry* registry)
+    : options_(std::move(options)),
+      translations_(registry
+                        ->AddCounter("vtenant_scheduler_translations_total",
+                                     "Objects translated into the scheduler's model, by kind "
+                                     "(an event with the version already translated is not).",
+                                     {"kind"})
+                        .value()),
+      core_updates_(&registry
+                         ->AddCounter("vtenant_scheduler_core_pod_updates_total",
+                                      "Pods handed to the scheduling core: when a pod comes and "
+                                      "when its translation or standing changes.")
+                         .value()
+                         ->WithLabelValues({})) {}
 
 void ClusterView::LearnWorkload(std::shared_ptr<sched::WorkloadModel> model) {
   std::lock_guard lock(mu_);
@@ -65,7 +93,7 @@ bool ClusterView::Unchanged(char kind, const std::string& key, const rapidjson::
   std::lock_guard lock(mu_);
   auto it = versions_.find({kind, key});
   if (!rv.empty() && it != versions_.end() && it->second == rv) return true;
-  ++translations_;
+  translations_->WithLabelValues({KindName(kind)}).Inc();
   return false;
 }
 
@@ -74,16 +102,6 @@ void ClusterView::Translated(char kind, const std::string& key, const rapidjson:
 }
 
 void ClusterView::Forgotten(char kind, const std::string& key) { versions_.erase({kind, key}); }
-
-uint64_t ClusterView::Translations() const {
-  std::lock_guard lock(mu_);
-  return translations_;
-}
-
-uint64_t ClusterView::CoreUpdates() const {
-  std::lock_guard lock(mu_);
-  return core_updates_;
-}
 
 void ClusterView::UpsertPod(const rapidjson::Value& pod) {
   const std::string key = kube::KeyOf(pod);
@@ -599,7 +617,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     if (d.core.affinity_nodes)
       spec.node_affinity_in.emplace_back(kNodeNameLabel, *d.core.affinity_nodes);
     Result<sched::PodId> id = universe_.SetPod(spec);
-    ++core_updates_;
+    core_updates_->Inc();
     if (!id.ok()) {
       // As written the core cannot hold it; it waits, and says why.
       unschedulable.push_back({*d.key, id.status().message()});

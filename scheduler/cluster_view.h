@@ -9,7 +9,9 @@
 // resources, or that it waits with a reason) and hands the Universe only
 // the objects whose translation or standing changed since the cycle
 // before, so names are interned and shapes found once per change, not once
-// per cycle; what runs where is given fresh each cycle. On top of what the
+// per cycle; what runs where is given fresh each cycle (the work is counted
+// in vtenant_scheduler_translations_total and
+// vtenant_scheduler_core_pod_updates_total). On top of what the
 // API server says, the view holds what only the scheduler knows yet:
 //   - assumed placements: binds in flight or done but not yet seen by the
 //     informer, so a pod is never placed twice and its GPU never given away;
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kube/metrics.h"
 #include "kube/object.h"
 #include "scheduler-core/model.h"
 #include "scheduler-core/snapshot_builder.h"
@@ -95,7 +98,8 @@ struct World {
 
 class ClusterView {
  public:
-  explicit ClusterView(CorePodOptions options);
+  // Registers its counters in `registry`, which must outlive it.
+  explicit ClusterView(CorePodOptions options, kube::Registry* registry = &kube::DefaultRegistry());
 
   // From now on each pod Build sees for the first time is observed into
   // `model` (the pod shapes fgd measures fragmentation against), so the
@@ -138,13 +142,6 @@ class ClusterView {
   // preemptible, so the next cycles pick other victims or wait instead of
   // asking for the same eviction every cycle.
   void EvictionRefused(const std::string& key, int64_t until);
-
-  // Objects translated so far (upserts not skipped as unchanged).
-  uint64_t Translations() const;
-  // Pods handed to the core's Universe so far: once when a pod comes, and
-  // again only when its translation or its standing (group, queue, held or
-  // scheduled, placement's GPU count) changes, not once per cycle.
-  uint64_t CoreUpdates() const;
 
   // The snapshot for a cycle at `now` (seconds): the Universe brought up
   // to date with what changed since the last call, and its working
@@ -235,7 +232,8 @@ class ClusterView {
   std::map<std::string, Nomination> nominated_;
   std::map<std::string, int64_t> refused_;  // pod key -> protected until (seconds)
   std::map<std::pair<char, std::string>, std::string> versions_;  // translated resourceVersions
-  uint64_t translations_ = 0;
+  // Objects translated (upserts not skipped as unchanged), by kind.
+  kube::Family<kube::Counter>* translations_;
 
   // The core's view, touched only by Build.
   sched::Universe universe_;
@@ -244,7 +242,10 @@ class ClusterView {
   std::map<std::string, sched::GroupSpec> synced_groups_;
   std::map<std::string, SyncedPod> synced_pods_;
   std::vector<sched::PresentPod> present_;
-  uint64_t core_updates_ = 0;
+  // Pods handed to the core's Universe: once when a pod comes, and again
+  // only when its translation or its standing (group, queue, held or
+  // scheduled, placement's GPU count) changes, not once per cycle.
+  kube::Counter* core_updates_;
   std::shared_ptr<sched::WorkloadModel> workload_;  // may be null
 };
 

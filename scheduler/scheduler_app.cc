@@ -51,7 +51,7 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOption
     : client_(client),
       flags_(std::move(flags)),
       options_(options),
-      view_(CorePodOptions{flags_.scheduler_name, flags_.reservation_namespace}),
+      view_(CorePodOptions{flags_.scheduler_name, flags_.reservation_namespace}, options.registry),
       events_(client, "vtenant-scheduler"),
       reservations_(client,
                     ReservationOptions{.ns = flags_.reservation_namespace,
