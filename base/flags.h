@@ -14,11 +14,10 @@
 //
 // Each program keeps its own table of flags and what a value means (its
 // flags.cc): a table of FlagBindings read by ApplyFlags, where each flag
-// sets what it names. This file splits the words, reads numbers and holds
-// the common bindings, so that the programs agree on the syntax and on what
-// an error says. SplitFlags alone serves the syncer, whose values' defaults
-// and checks depend on other flags (--queue and --host-namespace follow
-// --tenant, the kubelet endpoint's files go with --kubelet-address).
+// sets what it names; what depends on several flags (a default that follows
+// another flag, flags that go together) is settled after ApplyFlags. This
+// file splits the words, reads numbers and holds the common bindings, so
+// that the programs agree on the syntax and on what an error says.
 #pragma once
 
 #include <cstdint>
@@ -98,6 +97,10 @@ template <typename Int>
 FlagBinding WholeNumberFlag(std::string name, Int* out, int64_t min, int64_t max);
 // --name X, a number of at least `min` (ParseNumberFlag).
 FlagBinding NumberFlag(std::string name, double* out, double min);
+// --name VALUE read by `parse` (VALUE -> Result<T>), whose error is given
+// with "--name" before it.
+template <typename T, typename Parse>
+FlagBinding ParsedFlag(std::string name, T* out, Parse parse);
 
 // `value` as a whole number from `min` to `max` (decimal digits with an
 // optional '-'; no '+', no spaces); InvalidArgument otherwise,
@@ -140,6 +143,16 @@ Flags ParseFlagsOrExit(std::string_view program, int argc, char** argv,
     std::exit(code);
   }
   return std::move(flags).value();
+}
+
+template <typename T, typename Parse>
+FlagBinding ParsedFlag(std::string name, T* out, Parse parse) {
+  return {.name = name, .set = [name, out, parse](const std::string& value) {
+            auto parsed = parse(value);
+            if (!parsed.ok()) return parsed.status().WithContext("--" + name);
+            *out = std::move(parsed).value();
+            return Status::Ok();
+          }};
 }
 
 template <typename Int>

@@ -101,13 +101,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
   // (base/flags.h).
   const std::vector<FlagBinding> table = {
       TextFlag("kubeconfig", &f.kubeconfig),
-      {"backend-default",
-       [&](const std::string& v) {
-         Result<Backend> b = ParseBackend(v);
-         if (!b.ok()) return b.status().WithContext("--backend-default");
-         f.backend_default = *b;
-         return Status::Ok();
-       }},
+      ParsedFlag("backend-default", &f.backend_default, ParseBackend),
       TextFlag("state-dir", &f.state_dir),
       TextFlag("tools-bin", &f.tools_bin),
       TextFlag("syncer-binary", &f.syncer_binary),
@@ -157,13 +151,7 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
          return Status::Ok();
        }},
       WholeNumberFlag("workers", &f.workers, 1, 256),
-      {"tenant-credential-lifetime",
-       [&](const std::string& v) {
-         Result<std::chrono::seconds> d = ParseLifetime(v);
-         if (!d.ok()) return d.status().WithContext("--tenant-credential-lifetime");
-         f.tenant_credential_lifetime = *d;
-         return Status::Ok();
-       }},
+      ParsedFlag("tenant-credential-lifetime", &f.tenant_credential_lifetime, ParseLifetime),
       WholeNumberFlag("starting-apiservers", &f.starting_apiservers, 0, 1000),
   };
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, ApplyFlags(args, table));

@@ -1,6 +1,6 @@
 #include "syncer/flags.h"
 
-#include <map>
+#include <optional>
 #include <set>
 
 #include "base/flags.h"
@@ -92,115 +92,36 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
 )";
 }
 
-// Split first and read after (SplitFlags, not ApplyFlags): most defaults and
-// checks here depend on other flags, so each value is read in one place, in
-// an order that reads the flags it depends on first.
-Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
-  SyncerFlags flags;
-  static const std::vector<FlagSpec> kKnown = {{.name = "tenant"},
-                                               {.name = "queue"},
-                                               {.name = "host-namespace"},
-                                               {.name = "virtual-kubeconfig"},
-                                               {.name = "host-kubeconfig"},
-                                               {.name = "scheduler-name"},
-                                               {.name = "pod-security"},
-                                               {.name = "allowed-privileged-features"},
-                                               {.name = "node-selector"},
-                                               {.name = "tolerations"},
-                                               {.name = "allowed-tolerations"},
-                                               {.name = "allowed-runtime-classes"},
-                                               {.name = "allowed-volume-types"},
-                                               {.name = "allowed-csi-drivers"},
-                                               {.name = "allowed-service-types"},
-                                               {.name = "service-cidr"},
-                                               {.name = "virtual-service-host"},
-                                               {.name = "virtual-service-port"},
-                                               {.name = "allowed-priority-classes"},
-                                               {.name = "health-address"},
-                                               {.name = "kubelet-address"},
-                                               {.name = "kubelet-tls-cert-file"},
-                                               {.name = "kubelet-tls-key-file"},
-                                               {.name = "kubelet-client-ca-file"},
-                                               {.name = "leader-elect", .is_switch = true},
-                                               {.name = "sync-endpoints", .is_switch = true},
-                                               {.name = "pod-netns"},
-                                               {.name = "pod-api-address"},
-                                               {.name = "pod-dns-address"},
-                                               {.name = "pod-workers"},
-                                               {.name = "kube-api-qps"},
-                                               {.name = "kube-api-burst"}};
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split, SplitFlags(args, kKnown));
-  if (split.help) {
-    flags.help = true;
-    return flags;
-  }
-  std::map<std::string, std::string> values;
-  for (FlagValue& f : split.flags) values[f.name] = std::move(f.value);
-  auto get = [&](const std::string& name, std::string fallback = {}) {
-    auto it = values.find(name);
-    return it == values.end() ? fallback : it->second;
-  };
+namespace {
+
+// --name HOST:PORT, kept as given once ParseAddressFlag accepts it; empty
+// is allowed (none).
+FlagBinding AddressFlag(std::string name, std::string* out) {
+  return {.name = name, .set = [name, out](const std::string& value) {
+            if (!value.empty()) VT_RETURN_IF_ERROR(ParseAddressFlag(name, value).status());
+            *out = value;
+            return Status::Ok();
+          }};
+}
+
+// --name a,b: a set of names (ParseNameList).
+FlagBinding NameListFlag(std::string name, std::set<std::string, std::less<>>* out) {
+  return {.name = std::move(name), .set = [out](const std::string& value) {
+            *out = ParseNameList(value);
+            return Status::Ok();
+          }};
+}
+
+// What a flag alone cannot say: the defaults that follow --tenant, the
+// required flags, and the flags that go together.
+Status SettleDependentFlags(SyncerFlags& flags) {
   SyncerConfig& c = flags.config;
-  c.tenant = get("tenant");
   if (c.tenant.empty()) return InvalidArgument("--tenant is required");
-  flags.virtual_kubeconfig = get("virtual-kubeconfig");
   if (flags.virtual_kubeconfig.empty()) return InvalidArgument("--virtual-kubeconfig is required");
-  flags.host_kubeconfig = get("host-kubeconfig");
-  c.queue = get("queue", c.tenant);
-  c.host_namespace = get("host-namespace", "vtenant-" + c.tenant);
-  c.scheduler_name = get("scheduler-name", c.scheduler_name);
+  if (c.queue.empty()) c.queue = c.tenant;
+  if (c.host_namespace.empty()) c.host_namespace = "vtenant-" + c.tenant;
   if (c.scheduler_name.empty()) return InvalidArgument("--scheduler-name must not be empty");
-  Result<PodSecurityLevel> level = ParsePodSecurityLevel(get("pod-security", "baseline"));
-  if (!level.ok()) return level.status().WithContext("--pod-security");
-  c.pod_security = *level;
-  Result<std::set<std::string, std::less<>>> features =
-      ParsePrivilegedFeatures(get("allowed-privileged-features"));
-  if (!features.ok()) return features.status().WithContext("--allowed-privileged-features");
-  c.allowed_privileged_features = std::move(*features);
-  Result<std::vector<AllowedToleration>> allowed_tolerations =
-      ParseAllowedTolerations(get("allowed-tolerations"));
-  if (!allowed_tolerations.ok()) {
-    return allowed_tolerations.status().WithContext("--allowed-tolerations");
-  }
-  c.allowed_tolerations = std::move(*allowed_tolerations);
-  c.allowed_runtime_classes = ParseNameList(get("allowed-runtime-classes"));
-  Result<std::set<std::string, std::less<>>> volume_types =
-      ParseVolumeTypes(get("allowed-volume-types"));
-  if (!volume_types.ok()) return volume_types.status().WithContext("--allowed-volume-types");
-  c.allowed_volume_types = std::move(*volume_types);
-  c.allowed_csi_drivers = ParseNameList(get("allowed-csi-drivers"));
-  Result<std::set<std::string, std::less<>>> service_types =
-      ParseServiceTypes(get("allowed-service-types"));
-  if (!service_types.ok()) return service_types.status().WithContext("--allowed-service-types");
-  c.allowed_service_types = std::move(*service_types);
-  if (const std::string cidr = get("service-cidr"); !cidr.empty()) {
-    c.service_range = IpRange::Parse(cidr);
-    if (!c.service_range) {
-      return InvalidArgument("--service-cidr: \"" + cidr +
-                             "\" is not a range such as 10.96.0.0/12");
-    }
-  }
-  Result<std::map<std::string, std::string>> selector = ParseNodeSelector(get("node-selector"));
-  if (!selector.ok()) return selector.status().WithContext("--node-selector");
-  c.node_selector = std::move(*selector);
-  Result<kube::Object> tolerations = ParseTolerations(get("tolerations"));
-  if (!tolerations.ok()) return tolerations.status().WithContext("--tolerations");
-  c.tolerations = std::move(*tolerations);
-  c.virtual_service_host = get("virtual-service-host");
-  VT_ASSIGN_OR_RETURN(
-      c.virtual_service_port,
-      ParseWholeNumberFlag("virtual-service-port", get("virtual-service-port", "443"), 1, 65535));
-  c.allowed_priority_classes = ParseNameList(get("allowed-priority-classes"));
-  flags.health_address = get("health-address", flags.health_address);
-  if (!flags.health_address.empty())
-    VT_RETURN_IF_ERROR(ParseAddressFlag("health-address", flags.health_address).status());
-  if (const std::string kubelet = get("kubelet-address"); !kubelet.empty()) {
-    VT_ASSIGN_OR_RETURN(HostPort address, ParseAddressFlag("kubelet-address", kubelet));
-    c.kubelet_address = address.host;
-    c.kubelet_port = address.port;
-    flags.kubelet_tls_cert_file = get("kubelet-tls-cert-file");
-    flags.kubelet_tls_key_file = get("kubelet-tls-key-file");
-    flags.kubelet_client_ca_file = get("kubelet-client-ca-file");
+  if (!c.kubelet_address.empty()) {
     for (const auto& [flag, value] :
          {std::pair{"--kubelet-tls-cert-file", flags.kubelet_tls_cert_file},
           {"--kubelet-tls-key-file", flags.kubelet_tls_key_file},
@@ -209,26 +130,75 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
         return InvalidArgument(std::string(flag) + " is required with --kubelet-address");
     }
   }
-  flags.leader_elect = get("leader-elect", "false") == "true";
-  c.sync_endpoints = get("sync-endpoints", "false") == "true";
-  flags.pod_netns = get("pod-netns");
-  flags.pod_api_address = get("pod-api-address");
-  if (!flags.pod_api_address.empty()) {
-    if (flags.pod_netns.empty()) return InvalidArgument("--pod-api-address needs --pod-netns");
-    VT_RETURN_IF_ERROR(ParseAddressFlag("pod-api-address", flags.pod_api_address).status());
-  }
-  flags.pod_dns_address = get("pod-dns-address");
-  if (!flags.pod_dns_address.empty()) {
-    if (flags.pod_netns.empty()) return InvalidArgument("--pod-dns-address needs --pod-netns");
-    VT_RETURN_IF_ERROR(ParseAddressFlag("pod-dns-address", flags.pod_dns_address).status());
-  }
-  VT_ASSIGN_OR_RETURN(flags.pod_workers,
-                      ParseWholeNumberFlag("pod-workers", get("pod-workers", "8"), 1, 256));
-  VT_ASSIGN_OR_RETURN(flags.kube_api_qps,
-                      ParseNumberFlag("kube-api-qps", get("kube-api-qps", "100"), 0));
-  VT_ASSIGN_OR_RETURN(
-      flags.kube_api_burst,
-      ParseWholeNumberFlag("kube-api-burst", get("kube-api-burst", "200"), 1, 100000));
+  if (!flags.pod_api_address.empty() && flags.pod_netns.empty())
+    return InvalidArgument("--pod-api-address needs --pod-netns");
+  if (!flags.pod_dns_address.empty() && flags.pod_netns.empty())
+    return InvalidArgument("--pod-dns-address needs --pod-netns");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
+  SyncerFlags flags;
+  SyncerConfig& c = flags.config;
+  // The syncer's own table of flags, alike in form to every program's
+  // (base/flags.h).
+  const std::vector<FlagBinding> table = {
+      TextFlag("tenant", &c.tenant),
+      TextFlag("queue", &c.queue),
+      TextFlag("host-namespace", &c.host_namespace),
+      TextFlag("virtual-kubeconfig", &flags.virtual_kubeconfig),
+      TextFlag("host-kubeconfig", &flags.host_kubeconfig),
+      TextFlag("scheduler-name", &c.scheduler_name),
+      ParsedFlag("pod-security", &c.pod_security, ParsePodSecurityLevel),
+      ParsedFlag("allowed-privileged-features", &c.allowed_privileged_features,
+                 ParsePrivilegedFeatures),
+      ParsedFlag("node-selector", &c.node_selector, ParseNodeSelector),
+      ParsedFlag("tolerations", &c.tolerations, ParseTolerations),
+      ParsedFlag("allowed-tolerations", &c.allowed_tolerations, ParseAllowedTolerations),
+      NameListFlag("allowed-runtime-classes", &c.allowed_runtime_classes),
+      ParsedFlag("allowed-volume-types", &c.allowed_volume_types, ParseVolumeTypes),
+      NameListFlag("allowed-csi-drivers", &c.allowed_csi_drivers),
+      ParsedFlag("allowed-service-types", &c.allowed_service_types, ParseServiceTypes),
+      {"service-cidr",
+       [&](const std::string& v) {
+         c.service_range = v.empty() ? std::nullopt : IpRange::Parse(v);
+         if (v.empty() || c.service_range) return Status::Ok();
+         return InvalidArgument("--service-cidr: \"" + v +
+                                "\" is not a range such as 10.96.0.0/12");
+       }},
+      TextFlag("virtual-service-host", &c.virtual_service_host),
+      WholeNumberFlag("virtual-service-port", &c.virtual_service_port, 1, 65535),
+      NameListFlag("allowed-priority-classes", &c.allowed_priority_classes),
+      AddressFlag("health-address", &flags.health_address),
+      {"kubelet-address",
+       [&](const std::string& v) {
+         c.kubelet_address.clear();
+         c.kubelet_port = 0;
+         if (v.empty()) return Status::Ok();
+         Result<HostPort> address = ParseAddressFlag("kubelet-address", v);
+         if (!address.ok()) return address.status();
+         c.kubelet_address = address->host;
+         c.kubelet_port = address->port;
+         return Status::Ok();
+       }},
+      TextFlag("kubelet-tls-cert-file", &flags.kubelet_tls_cert_file),
+      TextFlag("kubelet-tls-key-file", &flags.kubelet_tls_key_file),
+      TextFlag("kubelet-client-ca-file", &flags.kubelet_client_ca_file),
+      SwitchFlag("leader-elect", &flags.leader_elect),
+      SwitchFlag("sync-endpoints", &c.sync_endpoints),
+      TextFlag("pod-netns", &flags.pod_netns),
+      AddressFlag("pod-api-address", &flags.pod_api_address),
+      AddressFlag("pod-dns-address", &flags.pod_dns_address),
+      WholeNumberFlag("pod-workers", &flags.pod_workers, 1, 256),
+      NumberFlag("kube-api-qps", &flags.kube_api_qps, 0),
+      WholeNumberFlag("kube-api-burst", &flags.kube_api_burst, 1, 100000),
+  };
+  VT_ASSIGN_OR_RETURN(SplitCommandLine split, ApplyFlags(args, table));
+  flags.help = split.help;
+  if (flags.help) return flags;
+  VT_RETURN_IF_ERROR(SettleDependentFlags(flags));
   return flags;
 }
 

@@ -28,6 +28,12 @@ TEST(FlagsTest, DefaultsFollowTheTenant) {
   EXPECT_EQ(c.allowed_volume_types, DefaultVolumeTypes());
   EXPECT_EQ(c.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP"}));
   EXPECT_FALSE(c.service_range);
+  // Given empty, they follow the tenant all the same.
+  Result<SyncerFlags> empty =
+      ParseFlags({"--tenant=nlp", "--virtual-kubeconfig=/vc", "--queue=", "--host-namespace="});
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->config.queue, "nlp");
+  EXPECT_EQ(empty->config.host_namespace, "vtenant-nlp");
 }
 
 TEST(FlagsTest, TheTenantsIsolationIsRead) {
