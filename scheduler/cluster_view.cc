@@ -51,7 +51,8 @@ std::string SubGroupReason(const CoreGroup& group, const std::string& name,
          "'s spec.subGroups" + (known.empty() ? " (it has none)" : " (it has " + known + ")");
 }
 
-// The `kind` label of a translation counted under `kind`'s letter.
+// The translations counter's `kind` label for the letter each kind's
+// versions are kept under.
 std::string KindName(char kind) {
   switch (kind) {
     case 'p':
