@@ -34,8 +34,8 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
     StartCluster("syncer-e2e",
                  {.controller_manager = false,
                   .node_agent = false,
-                  .manifests = {std::string(VTENANT_SOURCE_ROOT) +
-                                "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml"}},
+                  .manifests = {localenv::SourcePath(
+                      "charts/vtenant/crds/scheduling.run.ai_podgroups.yaml")}},
                  {kHostNs});
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",

@@ -130,8 +130,7 @@ nodes:
 
   // KAI's PodGroup CRD as the chart ships it.
   static std::string PodGroupCrd() {
-    return std::string(VTENANT_SOURCE_ROOT) +
-           "/charts/vtenant/crds/scheduling.run.ai_podgroups.yaml";
+    return localenv::SourcePath("charts/vtenant/crds/scheduling.run.ai_podgroups.yaml");
   }
   // Installs it in `client`'s cluster; served when this returns.
   static void InstallPodGroupCrd(kube::Client& client) {

@@ -38,7 +38,7 @@ ApiServerOptions ClusterTest::SecondApiServerOptions(const std::string& subdir) 
 
 std::string SourcePath(const std::string& relative) {
   const char* root = std::getenv("VTENANT_SOURCE_DIR");
-  return std::string(root != nullptr ? root : ".") + "/" + relative;
+  return std::string(root != nullptr ? root : VTENANT_SOURCE_ROOT) + "/" + relative;
 }
 
 std::vector<std::string> CrdManifests() {
