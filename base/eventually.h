@@ -1,7 +1,9 @@
-// Eventually: bounded polling for tests that wait on real servers or threads.
+// Eventually: bounded polling for a condition that another process or
+// thread makes true (a server answering, a process gone).
 //
-// Tests never assert on time; they wait for a condition with a generous upper
-// bound so a slow machine costs time, not a false failure.
+// Tests use it because they never assert on time: they wait with a generous
+// upper bound, so a slow machine costs time, not a false failure. The local
+// environment uses it to wait for stopped processes to go.
 #pragma once
 
 #include <chrono>

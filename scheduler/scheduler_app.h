@@ -52,7 +52,8 @@ class SchedulerApp {
 
   // Run on a thread of its own; returns once this replica schedules (with
   // --leader-elect: once it leads, so a standby blocks here) or failed to
-  // start. For tests and benchmarks.
+  // start. For a process that runs the scheduler beside other work (the
+  // tests' fixture, bench_scheduler_e2e); vtenant-scheduler calls Run.
   Status Start();
   // Ends Run and waits for it. Idempotent.
   void Stop();
