@@ -14,8 +14,8 @@
 namespace vtenant::bench {
 
 // The --health-address of each running `program` ("vtenant-syncer") of the
-// environment in `state_dir`, found as localenv/environment_processes.h finds the
-// operator's programs; where its /metrics is served.
+// environment in `state_dir`, found as localenv/environment_processes.h
+// finds the operator's programs; where its /metrics is served.
 std::vector<std::string> HealthAddresses(const std::string& state_dir, std::string_view program);
 
 // What the samples of one program kind hold at one moment.
@@ -39,9 +39,9 @@ const std::vector<std::string>& ProgramKinds();
 
 // Samples the processes of the environment in `state_dir` (as `vtenant up`
 // made it). The host's components are those its record (state.yaml) names;
-// every other program of the folder (localenv/environment_processes.h) is the
-// operator's: a tenant's API server, controller manager or syncer, or the
-// etcd the tenants share.
+// every other program of the folder (localenv/environment_processes.h) is
+// the operator's: a tenant's API server, controller manager or syncer, or
+// the etcd the tenants share.
 class ProcessSampler {
  public:
   explicit ProcessSampler(std::string state_dir) : dir_(std::move(state_dir)) {}
