@@ -153,8 +153,6 @@ int main(int argc, char** argv) {
   const int many = options.many;
   const std::string& operator_binary = options.operator_binary;
   const std::string& starting_apiservers = options.starting_apiservers;
-  const char* source = getenv("VTENANT_SOURCE_DIR");
-  const std::string src = source != nullptr ? source : ".";
 
   std::string tmpl = "/tmp/vtenant-bench-operator-XXXXXX";
   CHECK(mkdtemp(tmpl.data()) != nullptr);
@@ -172,7 +170,7 @@ int main(int argc, char** argv) {
   // (and the syncers with theirs), as on a real cluster; this also makes
   // its namespace, where it keeps each tenant's credentials.
   const Status accounts = localenv::InstallChartAccounts(
-      client, {.chart_dir = src + "/charts/vtenant", .ns = "vtenant-system"});
+      client, {.chart_dir = localenv::SourcePath("charts/vtenant"), .ns = "vtenant-system"});
   CHECK(accounts.ok()) << accounts.ToString();
   const std::string operator_kubeconfig = (dir / "operator.kubeconfig").string();
   const Status written = localenv::WriteServiceAccountKubeconfig(

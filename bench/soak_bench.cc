@@ -51,6 +51,7 @@
 #include "kube/object.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace fs = std::filesystem;
 using namespace vtenant;
@@ -94,8 +95,8 @@ const char kUsage[] =
     "i/N of S seconds after the first (0: all at once). Writes the create-to-bound latency\n"
     "per window, every program's memory and CPU, and the errors in the logs to DIR:\n"
     "soak-samples.csv, soak-summary.md, soak.svg. Ctrl-C ends the churn early and still\n"
-    "writes them. Environment: VTENANT_SOURCE_DIR (the source tree),\n"
-    "VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
+    "writes them. Environment: VTENANT_SOURCE_DIR (the source tree; default: the one it\n"
+    "was built from), VTENANT_KEEP_TEST_DIRS (keep the environment's folder and logs).\n";
 
 // The flags (base/flags.h's syntax), a table like every tool's: alike in
 // form on purpose, the flags differ. A churn needs some time; a stagger and
@@ -376,7 +377,6 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging(argv[0]);
   const Options options = ParseFlagsOrExit<Options>("bench_soak", argc, argv, ParseOptions, kUsage);
-  setenv("VTENANT_SOURCE_DIR", VTENANT_SOURCE_ROOT, /*overwrite=*/0);
   signal(SIGINT, [](int) { interrupted = true; });
   signal(SIGTERM, [](int) { interrupted = true; });
 
@@ -391,7 +391,7 @@ int main(int argc, char** argv) {
   run.stagger_seconds = options.stagger_seconds;
   run.baseline_minutes = options.baseline_minutes;
   Result<localenv::CommandResult> commit = localenv::RunCommand(
-      {"/usr/bin/env", "git", "-C", e2e::SourceDir(), "rev-parse", "--short", "HEAD"});
+      {"/usr/bin/env", "git", "-C", localenv::SourceRoot(), "rev-parse", "--short", "HEAD"});
   run.commit = commit.ok() && commit->exit_code == 0 ? commit->out.substr(0, commit->out.find('\n'))
                                                      : "unknown";
   std::error_code ec;

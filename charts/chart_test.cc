@@ -19,7 +19,7 @@ constexpr char kNamespace[] = "vtenant-system";
 // What helm template assumes about the cluster when it cannot ask one.
 constexpr char kKubeVersion[] = "1.37.2";
 
-std::string Chart() { return e2e::SourceDir() + "/charts/vtenant"; }
+std::string Chart() { return localenv::SourcePath("charts/vtenant"); }
 
 std::string Str(const YAML::Node& node) { return node && node.IsScalar() ? node.Scalar() : ""; }
 

@@ -28,6 +28,7 @@
 #include "kube/resource.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
+#include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
 
 namespace vtenant::e2e {
@@ -104,11 +105,11 @@ TEST_F(ChartOnRealNodeTest, InstallRunsAStatefulSetTenantAndUninstallLeavesNothi
   const std::string tag = vtenant_image.substr(vtenant_image.find(':') + 1);
   Result<localenv::CommandResult> installed =
       Helm(env_->host_kubeconfig(),
-           {"install", kRelease, SourceDir() + "/charts/vtenant", "--namespace", kReleaseNamespace,
-            "--create-namespace", "--set", "image.repository=localhost/vtenant/vtenant", "--set",
-            "image.tag=" + tag, "--set", "operator.controlPlaneImages.registry=localhost/vtenant",
-            "--set", "operator.controlPlaneImages.etcdImage=" + etcd_image, "--wait", "--timeout",
-            "5m"});
+           {"install", kRelease, localenv::SourcePath("charts/vtenant"), "--namespace",
+            kReleaseNamespace, "--create-namespace", "--set",
+            "image.repository=localhost/vtenant/vtenant", "--set", "image.tag=" + tag, "--set",
+            "operator.controlPlaneImages.registry=localhost/vtenant", "--set",
+            "operator.controlPlaneImages.etcdImage=" + etcd_image, "--wait", "--timeout", "5m"});
   ASSERT_TRUE(installed.ok()) << installed.status().ToString();
   ASSERT_EQ(installed->exit_code, 0) << installed->out << installed->err << Describe();
   std::cout << "helm install --wait: " << SecondsSince(install_start) << " s" << std::endl;
@@ -217,9 +218,9 @@ spec:
   const auto upgrade_start = std::chrono::steady_clock::now();
   Result<localenv::CommandResult> upgraded =
       Helm(env_->host_kubeconfig(),
-           {"upgrade", kRelease, SourceDir() + "/charts/vtenant", "--namespace", kReleaseNamespace,
-            "--reuse-values", "--set", "operator.tenantCredentialLifetime=25h", "--set",
-            "scheduler.cyclePeriod=500ms", "--wait", "--timeout", "3m"});
+           {"upgrade", kRelease, localenv::SourcePath("charts/vtenant"), "--namespace",
+            kReleaseNamespace, "--reuse-values", "--set", "operator.tenantCredentialLifetime=25h",
+            "--set", "scheduler.cyclePeriod=500ms", "--wait", "--timeout", "3m"});
   ASSERT_TRUE(upgraded.ok()) << upgraded.status().ToString();
   ASSERT_EQ(upgraded->exit_code, 0) << upgraded->out << upgraded->err << Describe();
   std::cout << "helm upgrade --wait: " << SecondsSince(upgrade_start) << " s" << std::endl;

@@ -32,6 +32,7 @@
 #include "kube/quantity.h"
 #include "kube/rest_client.h"
 #include "localenv/environment_processes.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -227,7 +228,7 @@ class FaultEnvironmentTest : public ::testing::Test {
     ASSERT_TRUE(env.ok()) << env.status().ToString();
     shared_env = std::move(*env);
     Result<std::string> applied =
-        shared_env->HostKubectl({"apply", "-k", SourceDir() + "/examples/tenants"});
+        shared_env->HostKubectl({"apply", "-k", localenv::SourcePath("examples/tenants")});
     ASSERT_TRUE(applied.ok()) << applied.status().ToString();
     Status ready = shared_env->WaitForTeam(kTeam);
     ASSERT_TRUE(ready.ok()) << ready.ToString();

@@ -23,7 +23,7 @@ class ExamplesApplyTest : public localenv::ClusterTest {
 
   void SetUp() override {
     ClusterTest::SetUp();
-    const std::string crds = e2e::SourceDir() + "/charts/vtenant/crds";
+    const std::string crds = localenv::SourcePath("charts/vtenant/crds");
     if (!std::filesystem::exists(crds + "/vtenant.io_tenants.yaml")) {
       GTEST_SKIP() << "the Tenant CRD (charts/vtenant/crds/vtenant.io_tenants.yaml) is not "
                       "in this tree yet";
@@ -34,7 +34,7 @@ class ExamplesApplyTest : public localenv::ClusterTest {
 
   static std::string kubeconfig() { return cluster().api_server().kubeconfig_path(); }
   static std::string Example(const std::string& path) {
-    return e2e::SourceDir() + "/examples/tenants/" + path;
+    return localenv::SourcePath("examples/tenants/" + path);
   }
 };
 

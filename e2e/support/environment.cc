@@ -13,11 +13,14 @@
 #include "kube/quantity.h"
 #include "kube/rest_client.h"
 #include "localenv/environment_processes.h"
+#include "localenv/testing/cluster_test.h"
 
 namespace vtenant::e2e {
 namespace fs = std::filesystem;
 
-std::string Example(const std::string& path) { return SourceDir() + "/examples/tenants/" + path; }
+std::string Example(const std::string& path) {
+  return localenv::SourcePath("examples/tenants/" + path);
+}
 
 int64_t MilliGpus(const rapidjson::Value* value) {
   if (value == nullptr) return -1;
@@ -39,11 +42,11 @@ Result<std::unique_ptr<Environment>> Environment::Up(const std::string& vtenant_
   env->dir_ = tmpl + "/state";
   std::vector<std::string> args = {"up",
                                    "--nodes",
-                                   SourceDir() + "/" + nodes_file,
+                                   localenv::SourcePath(nodes_file),
                                    "--crds",
-                                   SourceDir() + "/charts/vtenant/crds",
+                                   localenv::SourcePath("charts/vtenant/crds"),
                                    "--chart",
-                                   SourceDir() + "/charts/vtenant"};
+                                   localenv::SourcePath("charts/vtenant")};
   args.insert(args.end(), up_args.begin(), up_args.end());
   VT_ASSIGN_OR_RETURN(localenv::CommandResult up, env->Vtenant(args));
   env->up_output_ = up.out;

@@ -1,15 +1,8 @@
 #include "e2e/support/kubectl.h"
 
-#include <cstdlib>
-
 #include "localenv/tools.h"
 
 namespace vtenant::e2e {
-
-std::string SourceDir() {
-  const char* dir = std::getenv("VTENANT_SOURCE_DIR");
-  return dir == nullptr ? "." : dir;
-}
 
 Result<localenv::CommandResult> Kubectl(const std::string& kubeconfig,
                                         std::vector<std::string> args, const std::string& input) {

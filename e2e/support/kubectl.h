@@ -10,9 +10,6 @@
 
 namespace vtenant::e2e {
 
-// The source tree ($VTENANT_SOURCE_DIR, which ctest sets; "." otherwise).
-std::string SourceDir();
-
 // Runs `kubectl --kubeconfig <kubeconfig> <args...>` with `input` on stdin.
 // A non-zero exit is in the result; an error means kubectl could not run
 // (not built: the message says how to build it).

@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "e2e/support/kubectl.h"
 #include "localenv/command.h"
+#include "localenv/testing/cluster_test.h"
 #include "localenv/tools.h"
 
 namespace vtenant::e2e {
@@ -39,8 +40,8 @@ Result<std::vector<std::string>> BuildAndLoadProgramsImage(Environment& env,
   VT_ASSIGN_OR_RETURN(std::string apiserver, localenv::FindTool("kube-apiserver"));
   VT_ASSIGN_OR_RETURN(
       localenv::CommandResult built,
-      localenv::RunCommand({SourceDir() + "/hack/build-images.py", out, "--programs", build_dir,
-                            std::filesystem::path(apiserver).parent_path().string()}));
+      localenv::RunCommand({localenv::SourcePath("hack/build-images.py"), out, "--programs",
+                            build_dir, std::filesystem::path(apiserver).parent_path().string()}));
   if (built.exit_code != 0) return Internal("hack/build-images.py: " + built.out + built.err);
   VT_ASSIGN_OR_RETURN(localenv::CommandResult loaded,
                       env.Vtenant({"load-image", out + "/programs.tar"}));

@@ -36,10 +36,12 @@ ApiServerOptions ClusterTest::SecondApiServerOptions(const std::string& subdir) 
           .etcd_prefix = "/host"};
 }
 
-std::string SourcePath(const std::string& relative) {
+std::string SourceRoot() {
   const char* root = std::getenv("VTENANT_SOURCE_DIR");
-  return std::string(root != nullptr ? root : VTENANT_SOURCE_ROOT) + "/" + relative;
+  return root != nullptr ? root : VTENANT_SOURCE_ROOT;
 }
+
+std::string SourcePath(const std::string& relative) { return SourceRoot() + "/" + relative; }
 
 std::vector<std::string> CrdManifests() {
   std::vector<std::string> files;

@@ -49,9 +49,11 @@ class ClusterTest : public testing::Test {
   static inline TempDir* dir_ = nullptr;
 };
 
-// `relative` under the source tree: $VTENANT_SOURCE_DIR (ctest sets it),
-// or else the tree this was built from, so a test run by hand finds it
-// from any folder.
+// The source tree: $VTENANT_SOURCE_DIR (ctest sets it), or else the tree
+// this was built from, so a test or benchmark run by hand finds it from
+// any folder.
+std::string SourceRoot();
+// `relative` under SourceRoot().
 std::string SourcePath(const std::string& relative);
 
 // Every CRD vtenant installs (charts/vtenant/crds/*.yaml), sorted: pass as
