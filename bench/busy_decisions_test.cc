@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bench/workload.h"
+#include "localenv/testing/source_tree.h"
 #include "scheduler-core/scheduler.h"
 
 namespace vtenant::bench {
@@ -137,7 +138,7 @@ TEST(BusyDecisionsTest, SameDecisionsAsRecorded) {
   const char* record_to = std::getenv("VTENANT_DECISIONS_RECORD");
   const char* dump_dir = std::getenv("VTENANT_DECISIONS_DUMP");
   const std::map<std::string, std::string> recorded =
-      ReadRecord(std::string(VTENANT_SOURCE_ROOT) + "/bench/testdata/busy_decisions.txt");
+      ReadRecord(localenv::SourcePath("bench/testdata/busy_decisions.txt"));
   if (!record_to) {
     ASSERT_FALSE(recorded.empty()) << "no recorded decisions";
   }

@@ -28,7 +28,7 @@
 #include "localenv/environment_processes.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "operator/state_layout.h"
 
 namespace fs = std::filesystem;

@@ -51,7 +51,7 @@
 #include "kube/object.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 
 namespace fs = std::filesystem;
 using namespace vtenant;

@@ -60,7 +60,7 @@
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/testing/virtual_cluster.h"
 #include "localenv/tools.h"
 #include "syncer/names.h"
@@ -368,12 +368,11 @@ int Main(const Options& options) {
   char tmpl[] = "/tmp/vtenant-bench-syncer-XXXXXX";
   CHECK(mkdtemp(tmpl) != nullptr);
   const std::string dir = tmpl;
-  Result<std::unique_ptr<localenv::LocalCluster>> host =
-      localenv::LocalCluster::Start({.dir = dir,
-                                     .controller_manager = false,
-                                     .node_agent = false,
-                                     .manifests = {localenv::SourcePath(
-                                         "charts/vtenant/crds/scheduling.run.ai_podgroups.yaml")}});
+  Result<std::unique_ptr<localenv::LocalCluster>> host = localenv::LocalCluster::Start(
+      {.dir = dir,
+       .controller_manager = false,
+       .node_agent = false,
+       .manifests = {localenv::CrdManifest("scheduling.run.ai_podgroups.yaml")}});
   CHECK(host.ok()) << host.status().ToString();
   std::unique_ptr<kube::RestClient> host_client = UnthrottledAdminClient((*host)->api_server());
   kube::Client& host_api = *host_client;

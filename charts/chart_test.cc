@@ -11,6 +11,7 @@
 
 #include "e2e/support/kubectl.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 
 namespace vtenant {
 namespace {

@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +20,7 @@
 #include "kube/rest_client.h"
 #include "localenv/command.h"
 #include "localenv/environment_processes.h"
+#include "localenv/testing/source_tree.h"
 
 namespace vtenant::cli {
 namespace {
@@ -32,9 +32,7 @@ localenv::CommandResult Vtenant(const std::string& state_dir, std::vector<std::s
   return r.ok() ? *r : localenv::CommandResult{};
 }
 
-std::string Nodes() {
-  return std::string(std::getenv("VTENANT_SOURCE_DIR")) + "/examples/nodes/l40s.yaml";
-}
+std::string Nodes() { return localenv::SourcePath("examples/nodes/l40s.yaml"); }
 
 Result<std::unique_ptr<kube::RestClient>> HostClient(const EnvironmentState& state) {
   VT_ASSIGN_OR_RETURN(kube::RestConfig config, kube::LoadKubeconfig(state.kubeconfig));

@@ -28,7 +28,7 @@
 #include "kube/resource.h"
 #include "localenv/command.h"
 #include "localenv/process.h"
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/tools.h"
 
 namespace vtenant::e2e {

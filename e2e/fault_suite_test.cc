@@ -32,7 +32,7 @@
 #include "kube/quantity.h"
 #include "kube/rest_client.h"
 #include "localenv/environment_processes.h"
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 
 namespace vtenant::e2e {
 namespace {

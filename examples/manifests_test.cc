@@ -8,21 +8,19 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "localenv/testing/source_tree.h"
+
 namespace vtenant {
 namespace {
 namespace fs = std::filesystem;
 
-fs::path TenantsDir() {
-  const char* source = std::getenv("VTENANT_SOURCE_DIR");
-  return fs::path(source == nullptr ? "." : source) / "examples" / "tenants";
-}
+fs::path TenantsDir() { return localenv::SourcePath("examples/tenants"); }
 
 struct Manifest {
   fs::path file;

@@ -2,16 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include "localenv/testing/source_tree.h"
 
 namespace vtenant::localenv {
 namespace {
 
 TEST(GpuNodesTest, ParsesTheShippedL40sInventory) {
-  const char* src = std::getenv("VTENANT_SOURCE_DIR");
-  ASSERT_NE(src, nullptr);
   Result<std::vector<SimulatedNode>> nodes =
-      LoadNodeInventory(std::string(src) + "/examples/nodes/l40s.yaml");
+      LoadNodeInventory(SourcePath("examples/nodes/l40s.yaml"));
   ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
   ASSERT_EQ(nodes->size(), 1u);
   const SimulatedNode& n = (*nodes)[0];

@@ -27,6 +27,7 @@
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/testing/rbac_audit.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/tools.h"
 #include "operator/host_objects.h"
 #include "operator/manifest.h"

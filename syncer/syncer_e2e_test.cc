@@ -16,6 +16,7 @@
 #include "base/file.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/testing/virtual_cluster.h"
 #include "localenv/tools.h"
 #include "syncer/names.h"
@@ -34,8 +35,7 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
     StartCluster("syncer-e2e",
                  {.controller_manager = false,
                   .node_agent = false,
-                  .manifests = {localenv::SourcePath(
-                      "charts/vtenant/crds/scheduling.run.ai_podgroups.yaml")}},
+                  .manifests = {localenv::CrdManifest("scheduling.run.ai_podgroups.yaml")}},
                  {kHostNs});
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
         localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",

@@ -20,6 +20,7 @@
 #include "kube/testing/events.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/testing/virtual_cluster.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
@@ -130,7 +131,7 @@ nodes:
 
   // KAI's PodGroup CRD as the chart ships it.
   static std::string PodGroupCrd() {
-    return localenv::SourcePath("charts/vtenant/crds/scheduling.run.ai_podgroups.yaml");
+    return localenv::CrdManifest("scheduling.run.ai_podgroups.yaml");
   }
   // Installs it in `client`'s cluster; served when this returns.
   static void InstallPodGroupCrd(kube::Client& client) {

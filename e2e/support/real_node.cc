@@ -12,7 +12,7 @@
 #include "base/file.h"
 #include "e2e/support/kubectl.h"
 #include "localenv/command.h"
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/tools.h"
 
 namespace vtenant::e2e {

@@ -1,7 +1,5 @@
 #include "localenv/testing/cluster_test.h"
 
-#include <algorithm>
-
 namespace vtenant::localenv {
 
 void ClusterTest::StartCluster(const std::string& name, LocalClusterOptions options,
@@ -34,22 +32,6 @@ ApiServerOptions ClusterTest::SecondApiServerOptions(const std::string& subdir) 
           .etcd_url = cluster().etcd().client_url(),
           .etcd_tls = cluster().etcd().client_tls(),
           .etcd_prefix = "/host"};
-}
-
-std::string SourceRoot() {
-  const char* root = std::getenv("VTENANT_SOURCE_DIR");
-  return root != nullptr ? root : VTENANT_SOURCE_ROOT;
-}
-
-std::string SourcePath(const std::string& relative) { return SourceRoot() + "/" + relative; }
-
-std::vector<std::string> CrdManifests() {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(SourcePath("charts/vtenant/crds"))) {
-    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 }  // namespace vtenant::localenv

@@ -49,17 +49,6 @@ class ClusterTest : public testing::Test {
   static inline TempDir* dir_ = nullptr;
 };
 
-// The source tree: $VTENANT_SOURCE_DIR (ctest sets it), or else the tree
-// this was built from, so a test or benchmark run by hand finds it from
-// any folder.
-std::string SourceRoot();
-// `relative` under SourceRoot().
-std::string SourcePath(const std::string& relative);
-
-// Every CRD vtenant installs (charts/vtenant/crds/*.yaml), sorted: pass as
-// LocalClusterOptions::manifests.
-std::vector<std::string> CrdManifests();
-
 // Parses JSON written in a test; a typo fails the test instead of crashing
 // it. kube::Json (kube/testing/json.h), under the name these tests know.
 inline kube::Object ParseTestJson(const std::string& json) { return kube::Json(json); }

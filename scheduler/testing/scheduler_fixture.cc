@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "localenv/testing/cluster_test.h"
+#include "localenv/testing/source_tree.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 
@@ -14,8 +14,8 @@ std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 }  // namespace
 
 std::vector<std::string> KaiCrdManifests() {
-  return {localenv::SourcePath("charts/vtenant/crds/scheduling.run.ai_queues.yaml"),
-          localenv::SourcePath("charts/vtenant/crds/scheduling.run.ai_podgroups.yaml")};
+  return {localenv::CrdManifest("scheduling.run.ai_queues.yaml"),
+          localenv::CrdManifest("scheduling.run.ai_podgroups.yaml")};
 }
 
 kube::Object QueueManifest(const std::string& name, const std::string& parent, double quota,

@@ -14,8 +14,8 @@
 
 namespace vtenant::scheduler::testing {
 
-// KAI's Queue and PodGroup CRDs in charts/vtenant/crds (found through
-// $VTENANT_SOURCE_DIR): pass as LocalClusterOptions::manifests.
+// KAI's Queue and PodGroup CRDs as the chart ships them
+// (localenv::CrdManifest): pass as LocalClusterOptions::manifests.
 std::vector<std::string> KaiCrdManifests();
 
 // A KAI Queue with a GPU quota, limit and weight in devices (-1 unlimited);
