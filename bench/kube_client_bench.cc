@@ -42,6 +42,7 @@
 
 #include "base/flags.h"
 #include "kube/informer.h"
+#include "kube/json_builder.h"
 #include "kube/rest_client.h"
 #include "localenv/command.h"
 #include "localenv/local_cluster.h"
@@ -65,10 +66,14 @@ struct Options {
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-std::string ConfigMapJson(const std::string& name, const std::string& ns) {
-  return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
-         R"(","namespace":")" + ns +
-         R"(","labels":{"app":"bench"}},"data":{"gpu":"l40s","share":"0.5"}})";
+Object ConfigMapManifest(const std::string& name, const std::string& ns) {
+  using kube::JsonObject;
+  return kube::BuildJson(JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata",
+       JsonObject{{"name", name}, {"namespace", ns}, {"labels", JsonObject{{"app", "bench"}}}}},
+      {"data", JsonObject{{"gpu", "l40s"}, {"share", "0.5"}}}});
 }
 
 std::string Name(int i) {
@@ -123,8 +128,10 @@ void PrintMachine(const std::string& kubectl) {
 }
 
 Status CreateNamespace(kube::Client& client, const std::string& ns) {
-  VT_ASSIGN_OR_RETURN(Object doc, kube::ParseJson(R"({"metadata":{"name":")" + ns + R"("}})"));
-  return client.Create(res::kNamespaces, "", doc).status();
+  return client
+      .Create(res::kNamespaces, "",
+              kube::BuildJson(kube::JsonObject{{"metadata", kube::JsonObject{{"name", ns}}}}))
+      .status();
 }
 
 std::unique_ptr<kube::Client> NewClient(const kube::RestConfig& base, bool rate_limited) {
@@ -143,8 +150,7 @@ Result<Clock::duration> CreateMany(kube::Client& client, const std::string& ns, 
   std::vector<Object> docs;
   docs.reserve(count);
   for (int i = 0; i < count; ++i) {
-    VT_ASSIGN_OR_RETURN(Object doc, kube::ParseJson(ConfigMapJson(Name(i), ns)));
-    docs.push_back(std::move(doc));
+    docs.push_back(ConfigMapManifest(Name(i), ns));
   }
   std::atomic<int> next{0};
   std::mutex mu;
@@ -288,9 +294,10 @@ Status Run(const Options& options) {
   {
     const std::string ns = "bench-kubectl-list";
     VT_RETURN_IF_ERROR(CreateNamespace(*checker, ns));
-    std::string list = R"({"apiVersion":"v1","kind":"List","items":[)";
-    for (int i = 0; i < n; ++i) list += (i ? "," : "") + ConfigMapJson(Name(i), ns);
-    list += "]}";
+    kube::JsonArray items;
+    for (int i = 0; i < n; ++i) items.Add(kube::JsonValue(ConfigMapManifest(Name(i), ns)));
+    const std::string list = kube::ToJson(kube::BuildJson(
+        kube::JsonObject{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}));
     const Clock::time_point start = Clock::now();
     VT_ASSIGN_OR_RETURN(
         localenv::CommandResult r,
@@ -313,7 +320,7 @@ Status Run(const Options& options) {
       VT_ASSIGN_OR_RETURN(localenv::CommandResult r,
                           localenv::RunCommand({kubectl, "--kubeconfig=" + kubeconfig, "create",
                                                 "-f", "-", "-o", "name"},
-                                               ConfigMapJson(Name(i), ns)));
+                                               kube::ToJson(ConfigMapManifest(Name(i), ns))));
       if (r.exit_code != 0) return Internal("kubectl create failed: " + r.err);
     }
     const Clock::duration elapsed = Clock::now() - start;

@@ -31,6 +31,7 @@
 #include "base/testing/temp_dir.h"
 #include "kube/controller.h"
 #include "kube/informer.h"
+#include "kube/json_builder.h"
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 
@@ -53,15 +54,30 @@ int64_t ResidentBytes() {
   return resident * sysconf(_SC_PAGESIZE);
 }
 
-std::string PodJson(int i) {
+// A pod as the syncer writes it to the host: labels, annotations, one
+// container with requests.
+Object PodManifest(int i) {
+  using kube::JsonArray;
+  using kube::JsonObject;
   const std::string name = "pod-" + std::to_string(i);
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","labels":{"app":"bench","vtenant.io/tenant":"nlp","vtenant.io/managed-by":"vtenant-syncer"},)"
-         R"("annotations":{"gpu-fraction":"0.33","vtenant.io/virtual-name":")" +
-         name +
-         R"("}},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"main",)"
-         R"("image":"registry.example/trainer:v1","resources":{"requests":{"cpu":"100m",)"
-         R"("memory":"128Mi"}}}]}})";
+  return kube::BuildJson(JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", JsonObject{{"name", name},
+                              {"labels", JsonObject{{"app", "bench"},
+                                                    {"vtenant.io/tenant", "nlp"},
+                                                    {"vtenant.io/managed-by", "vtenant-syncer"}}},
+                              {"annotations", JsonObject{{"gpu-fraction", "0.33"},
+                                                         {"vtenant.io/virtual-name", name}}}}},
+      {"spec",
+       JsonObject{
+           {"schedulerName", "kai-scheduler"},
+           {"containers",
+            JsonArray{JsonObject{
+                {"name", "main"},
+                {"image", "registry.example/trainer:v1"},
+                {"resources",
+                 JsonObject{{"requests", JsonObject{{"cpu", "100m"}, {"memory", "128Mi"}}}}}}}}}}});
 }
 
 class NoOpReconciler : public kube::Reconciler {
@@ -134,8 +150,7 @@ Status Run(int pods, int workers) {
   for (int t = 0; t < 16; ++t) {
     threads.emplace_back([&] {
       for (int i; (i = next++) < pods && !failed;) {
-        Result<Object> doc = kube::ParseJson(PodJson(i));
-        Status s = doc.ok() ? client->Create(res::kPods, ns, *doc).status() : doc.status();
+        Status s = client->Create(res::kPods, ns, PodManifest(i)).status();
         if (!s.ok()) {
           std::lock_guard lock(failure_mu);
           failed = true;

@@ -23,6 +23,7 @@
 
 #include "base/file.h"
 #include "base/flags.h"
+#include "kube/json_builder.h"
 #include "kube/object.h"
 #include "localenv/chart_accounts.h"
 #include "localenv/environment_processes.h"
@@ -95,21 +96,28 @@ double CpuSeconds(int pid) {
 
 kube::Object Json(const std::string& text) { return std::move(kube::ParseJson(text)).value(); }
 
+// A Tenant under bench-org with a small GPU quota, on the process backend.
+kube::Object TenantManifest(const std::string& name) {
+  using kube::JsonObject;
+  return kube::BuildJson(JsonObject{
+      {"apiVersion", "vtenant.io/v1alpha1"},
+      {"kind", "Tenant"},
+      {"metadata", JsonObject{{"name", name}}},
+      {"spec",
+       JsonObject{
+           {"queue", JsonObject{{"parentQueue", "bench-org"},
+                                {"resources",
+                                 JsonObject{{"gpu", JsonObject{{"quota", 0.05}, {"limit", 1}}}}}}},
+           {"controlPlane", JsonObject{{"backend", "process"}}}}}});
+}
+
 // Creates `names` at once and returns each one's seconds to Ready. Polls
 // with one list every 100 ms (not one GET per tenant), so the benchmark
 // itself costs the host API server little CPU.
 std::vector<double> TimeToReady(kube::Client& client, const std::vector<std::string>& names) {
   const auto start = Clock::now();
   for (const auto& n : names) {
-    Status s =
-        client
-            .Create(
-                kube::resources::kTenants, "",
-                Json(
-                    R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant","metadata":{"name":")" +
-                    n +
-                    R"("},"spec":{"queue":{"parentQueue":"bench-org","resources":{"gpu":{"quota":0.05,"limit":1}}},"controlPlane":{"backend":"process"}}})"))
-            .status();
+    Status s = client.Create(kube::resources::kTenants, "", TenantManifest(n)).status();
     CHECK(s.ok()) << s.ToString();
   }
   std::map<std::string, double> seconds;

@@ -29,6 +29,7 @@
 
 #include "base/flags.h"
 #include "kai/names.h"
+#include "kube/json_builder.h"
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
@@ -146,9 +147,9 @@ RoundResult Watch(kube::Client& c, const std::string& ns, int expect, Clock::tim
 Status Namespace(kube::Client& c, const std::string& ns) {
   return c
       .Create(res::kNamespaces, "",
-              kube::ParseJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns +
-                              R"("}})")
-                  .value())
+              kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                               {"kind", "Namespace"},
+                                               {"metadata", kube::JsonObject{{"name", ns}}}}))
       .status();
 }
 

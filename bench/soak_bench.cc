@@ -47,6 +47,7 @@
 #include "cli/environment_state.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "kube/object.h"
 #include "kube/rest_client.h"
@@ -229,13 +230,20 @@ spec:
   return yaml;
 }
 
-kube::Object PodJson(const std::string& name) {
-  return std::move(
-             kube::ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                             R"(","labels":{"app":"soak"}},"spec":{"containers":[{"name":"main",)"
-                             R"("image":"busybox","resources":{"requests":{"cpu":"10m",)"
-                             R"("memory":"16Mi"}}}]}})"))
-      .value();
+kube::Object PodManifest(const std::string& name) {
+  using kube::JsonObject;
+  return kube::BuildJson(JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", JsonObject{{"name", name}, {"labels", JsonObject{{"app", "soak"}}}}},
+      {"spec",
+       JsonObject{
+           {"containers",
+            kube::JsonArray{JsonObject{
+                {"name", "main"},
+                {"image", "busybox"},
+                {"resources",
+                 JsonObject{{"requests", JsonObject{{"cpu", "10m"}, {"memory", "16Mi"}}}}}}}}}}});
 }
 
 // What the tenants' threads share: the windows' counts and the first errors.
@@ -305,7 +313,7 @@ void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tra
       const std::string name = "soak-" + std::to_string(cycle) + "-" + std::to_string(i);
       for (int attempt = 0; attempt < 5; ++attempt) {
         Result<kube::Object> created =
-            client.Create(kube::resources::kPods, kNamespace, PodJson(name));
+            client.Create(kube::resources::kPods, kNamespace, PodManifest(name));
         const auto now = Clock::now();
         if (created.ok()) {
           const std::string uid(kube::Uid(*created));

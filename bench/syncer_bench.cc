@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "base/flags.h"
+#include "kube/json_builder.h"
 #include "kube/rest_client.h"
 #include "localenv/local_cluster.h"
 #include "localenv/process.h"
@@ -120,13 +121,27 @@ std::unique_ptr<kube::RestClient> UnthrottledAdminClient(localenv::ApiServer& ap
   return std::move(*client);
 }
 
-std::string PodJson(const std::string& name) {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" +
-         kVirtualNs +
-         R"(","labels":{"app":"bench"},"annotations":{"gpu-fraction":"0.33"}},
-      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"main","image":"pytorch:2",
-      "env":[{"name":"MODE","value":"train"}],
-      "resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]}})";
+// A team's pod in the virtual cluster: a GPU fraction, one container.
+kube::Object PodManifest(const std::string& name) {
+  using kube::JsonArray;
+  using kube::JsonObject;
+  return kube::BuildJson(JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", JsonObject{{"name", name},
+                              {"namespace", kVirtualNs},
+                              {"labels", JsonObject{{"app", "bench"}}},
+                              {"annotations", JsonObject{{"gpu-fraction", "0.33"}}}}},
+      {"spec",
+       JsonObject{
+           {"schedulerName", "kai-scheduler"},
+           {"containers",
+            JsonArray{JsonObject{
+                {"name", "main"},
+                {"image", "pytorch:2"},
+                {"env", JsonArray{JsonObject{{"name", "MODE"}, {"value", "train"}}}},
+                {"resources",
+                 JsonObject{{"requests", JsonObject{{"cpu", "100m"}, {"memory", "128Mi"}}}}}}}}}}});
 }
 
 std::string PodName(const std::string& prefix, int i) {
@@ -347,7 +362,7 @@ Burst Run(kube::Client& virt, Arrivals& arrivals, const std::string& prefix, int
       std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(i / rate)));
     }
-    kube::Object pod = Parse(PodJson(names[i]));
+    kube::Object pod = PodManifest(names[i]);
     started[i] = Clock::now();
     Result<kube::Object> created = virt.Create(kPods, kVirtualNs, pod);
     CHECK(created.ok()) << created.status().ToString();
@@ -377,12 +392,13 @@ int Main(const Options& options) {
   std::unique_ptr<kube::RestClient> host_client = UnthrottledAdminClient((*host)->api_server());
   kube::Client& host_api = *host_client;
   for (const char* ns : {kHostNs, "ceiling"}) {
-    CHECK(host_api
-              .Create(kube::resources::kNamespaces, "",
-                      Parse(std::string(
-                                R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
-                            ns + "\"}}"))
-              .ok());
+    CHECK(
+        host_api
+            .Create(kube::resources::kNamespaces, "",
+                    kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                                     {"kind", "Namespace"},
+                                                     {"metadata", kube::JsonObject{{"name", ns}}}}))
+            .ok());
   }
   // A fresh API server builds a custom resource's storage on its first
   // request and answers 429 (Retry-After 1 s) until then. On a real host
@@ -423,7 +439,7 @@ int Main(const Options& options) {
   const CpuSnapshot ceiling_cpu0 = CpuOf(pids);
   const Clock::time_point c0 = Clock::now();
   Parallel(options.pods, 16, [&](int i) {
-    kube::Object pod = Parse(PodJson(PodName("ceiling", i)));
+    kube::Object pod = PodManifest(PodName("ceiling", i));
     kube::SetString(pod, {"metadata"}, "uid", "uid-" + std::to_string(i));
     kube::Object host_pod = translator.ToHost(pod, {});
     Result<kube::Object> created = host_api.Create(kPods, "ceiling", host_pod);
@@ -439,7 +455,7 @@ int Main(const Options& options) {
   for (int i = 0; i < options.backlog; ++i) backlog_names.push_back(PodName("backlog", i));
   Parallel(options.backlog, 16, [&](int i) {
     Result<kube::Object> created =
-        virt_api.Create(kPods, kVirtualNs, Parse(PodJson(backlog_names[i])));
+        virt_api.Create(kPods, kVirtualNs, PodManifest(backlog_names[i]));
     CHECK(created.ok()) << created.status().ToString();
   });
 
@@ -508,7 +524,7 @@ int Main(const Options& options) {
   const Clock::time_point p0 = Clock::now();
   Parallel(options.pods, 16, [&](int i) {
     Result<kube::Object> created =
-        virt_api.Create(kPods, kVirtualNs, Parse(PodJson(PodName("pipeline", i))));
+        virt_api.Create(kPods, kVirtualNs, PodManifest(PodName("pipeline", i)));
     CHECK(created.ok()) << created.status().ToString();
     created = host_api.Create(kPods, "ceiling", translator.ToHost(*created, {}));
     CHECK(created.ok()) << created.status().ToString();

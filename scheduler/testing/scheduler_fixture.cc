@@ -1,18 +1,11 @@
 #include "scheduler/testing/scheduler_fixture.h"
 
-#include <sstream>
-
+#include "kube/json_builder.h"
 #include "localenv/testing/source_tree.h"
 #include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler::testing {
-namespace {
-
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
-
-}  // namespace
-
 std::vector<std::string> KaiCrdManifests() {
   return {localenv::CrdManifest("scheduling.run.ai_queues.yaml"),
           localenv::CrdManifest("scheduling.run.ai_podgroups.yaml")};
@@ -20,37 +13,42 @@ std::vector<std::string> KaiCrdManifests() {
 
 kube::Object QueueManifest(const std::string& name, const std::string& parent, double quota,
                            double limit, double weight) {
-  auto num = [](double v) {
-    std::ostringstream o;
-    o << v;
-    return o.str();
+  auto unlimited = [] {
+    return kube::JsonObject{{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}};
   };
-  std::string json =
-      R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":)" + Quote(name) +
-      R"(},"spec":{)" + (parent.empty() ? "" : R"("parentQueue":)" + Quote(parent) + ",") +
-      R"("resources":{"gpu":{"quota":)" + num(quota) + R"(,"limit":)" + num(limit) +
-      R"(,"overQuotaWeight":)" + num(weight) +
-      R"(},"cpu":{"quota":-1,"limit":-1,"overQuotaWeight":1},"memory":{"quota":-1,"limit":-1,"overQuotaWeight":1}}}})";
-  return kube::ParseJson(json).value();
+  kube::JsonObject spec{
+      {"resources", kube::JsonObject{{"gpu", kube::JsonObject{{"quota", quota},
+                                                              {"limit", limit},
+                                                              {"overQuotaWeight", weight}}},
+                                     {"cpu", unlimited()},
+                                     {"memory", unlimited()}}}};
+  if (!parent.empty()) spec.Set("parentQueue", parent);
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "scheduling.run.ai/v2"},
+                                          {"kind", "Queue"},
+                                          {"metadata", kube::JsonObject{{"name", name}}},
+                                          {"spec", std::move(spec)}});
 }
 
 kube::Object PodManifest(const std::string& ns, const std::string& name, const PodOptions& o) {
-  std::string annotations;
-  for (const auto& [k, v] : o.annotations)
-    annotations += (annotations.empty() ? "" : ",") + Quote(k) + ":" + Quote(v);
-  std::string labels = o.queue.empty() ? "" : Quote(kQueueLabel) + ":" + Quote(o.queue);
-  std::string resources = R"({"requests":{"cpu":"100m","memory":"64Mi"})";
-  if (o.whole_gpus > 0)
-    resources += R"(,"limits":{"nvidia.com/gpu":")" + std::to_string(o.whole_gpus) + R"("})";
-  resources += "}";
-  std::string json =
-      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":)" + Quote(name) + R"(,"namespace":)" +
-      Quote(ns) + R"(,"labels":{)" + labels + R"(},"annotations":{)" + annotations +
-      R"(}},"spec":{"schedulerName":)" + Quote(o.scheduler_name) +
-      (o.priority_class.empty() ? "" : R"(,"priorityClassName":)" + Quote(o.priority_class)) +
-      R"(,"terminationGracePeriodSeconds":0,"containers":[{"name":"main","image":"busybox","resources":)" +
-      resources + "}]}}";
-  return kube::ParseJson(json).value();
+  kube::JsonObject labels;
+  if (!o.queue.empty()) labels.Set(kQueueLabel, o.queue);
+  kube::JsonObject resources{{"requests", kube::JsonObject{{"cpu", "100m"}, {"memory", "64Mi"}}}};
+  if (o.whole_gpus > 0) {
+    resources.Set("limits", kube::JsonObject{{"nvidia.com/gpu", std::to_string(o.whole_gpus)}});
+  }
+  kube::JsonObject spec{{"schedulerName", o.scheduler_name}};
+  if (!o.priority_class.empty()) spec.Set("priorityClassName", o.priority_class);
+  spec.Set("terminationGracePeriodSeconds", 0);
+  spec.Set("containers", kube::JsonArray{kube::JsonObject{
+                             {"name", "main"}, {"image", "busybox"}, {"resources", resources}}});
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", kube::JsonObject{{"name", name},
+                                    {"namespace", ns},
+                                    {"labels", std::move(labels)},
+                                    {"annotations", kube::StringMap(o.annotations)}}},
+      {"spec", std::move(spec)}});
 }
 
 Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client, SchedulerFlags flags,
