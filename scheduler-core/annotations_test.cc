@@ -30,6 +30,35 @@ TEST(ParseMilliTest, RejectsWhatIsNotANumber) {
   }
 }
 
+// KAI's Queue units (GPU devices, CPU millicores, memory megabytes) into
+// the model's (milli-GPU, millicores, bytes).
+TEST(ParseQueueAmountTest, KaiUnitsIntoModelUnits) {
+  EXPECT_EQ(*ParseQueueAmount("0.33", kGpu, "q"), 330);
+  EXPECT_EQ(*ParseQueueAmount("0.3333", kGpu, "q"), 334);
+  EXPECT_EQ(*ParseQueueAmount("2000", kCpu, "q"), 2000);
+  EXPECT_EQ(*ParseQueueAmount("1500.5", kCpu, "q"), 1501);
+  EXPECT_EQ(*ParseQueueAmount("1000", kMemory, "q"), 1000LL * 1000 * 1000);
+  EXPECT_EQ(*ParseQueueAmount("0.5", kMemory, "q"), 500 * 1000);
+  for (Resource r : kAllResources) EXPECT_EQ(*ParseQueueAmount("-1", r, "q"), kUnlimited);
+}
+
+TEST(ParseQueueAmountTest, RefusesOtherNegativesAndNonNumbersNamingTheField) {
+  for (const char* text : {"-2", "-0.5", "abc", ""}) {
+    Result<int64_t> got = ParseQueueAmount(text, kGpu, "spec.quota");
+    ASSERT_FALSE(got.ok()) << text;
+    EXPECT_NE(got.status().message().find("spec.quota"), std::string::npos)
+        << got.status().ToString();
+  }
+}
+
+TEST(ParseQueueWeightTest, ThousandthsWithMinusOneForTheDefault) {
+  EXPECT_EQ(*ParseQueueWeight("2", "w"), 2000);
+  EXPECT_EQ(*ParseQueueWeight("0.5", "w"), 500);
+  EXPECT_EQ(*ParseQueueWeight("0", "w"), 0);
+  EXPECT_EQ(*ParseQueueWeight("-1", "w"), 1000);
+  EXPECT_FALSE(ParseQueueWeight("-3", "w").ok());
+}
+
 TEST(ParseMinRuntimeSecondsTest, GoDurationsInWholeSecondsRoundedUp) {
   EXPECT_EQ(*ParseMinRuntimeSeconds("1h30m"), 5400);
   EXPECT_EQ(*ParseMinRuntimeSeconds("1.5h"), 5400);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/testing/json.h"
+#include "scheduler-core/annotations.h"
 #include "scheduler/core_node.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
@@ -188,6 +189,33 @@ TEST(QueueTranslatorTest, BadNumbersNameTheField) {
   ASSERT_FALSE(q.ok());
   EXPECT_NE(q.status().message().find("spec.resources.gpu"), std::string::npos)
       << q.status().ToString();
+}
+
+// A Queue object's numbers read as the simulator reads Queue YAML: each
+// JSON number through sched::ParseQueueAmount, so a value finer than the
+// model's unit rounds the same way in both ("0.3333" GPU is 334 milli).
+TEST(QueueTranslatorTest, NumbersReadAsTheSimulatorReadsThem) {
+  for (const char* number : {"0.3333", "0.0005", "1e-3", "2.5", "0.1", "7"}) {
+    Result<sched::QueueSpec> q = CoreQueueFromHost(
+        Json(std::string(R"({"metadata":{"name":"nlp"},"spec":{"resources":{"gpu":{"quota":)") +
+             number + R"(},"cpu":{"quota":)" + number + R"(},"memory":{"limit":)" + number +
+             R"(,"overQuotaWeight":)" + number + "}}}}"));
+    ASSERT_TRUE(q.ok()) << number << ": " << q.status().ToString();
+    EXPECT_EQ(q->resources[sched::kGpu].quota, *sched::ParseQueueAmount(number, sched::kGpu, "q"))
+        << number;
+    EXPECT_EQ(q->resources[sched::kCpu].quota, *sched::ParseQueueAmount(number, sched::kCpu, "q"))
+        << number;
+    EXPECT_EQ(q->resources[sched::kMemory].limit,
+              *sched::ParseQueueAmount(number, sched::kMemory, "q"))
+        << number;
+    EXPECT_EQ(q->resources[sched::kMemory].over_quota_weight_milli,
+              *sched::ParseQueueWeight(number, "w"))
+        << number;
+  }
+  Result<sched::QueueSpec> q = CoreQueueFromHost(
+      Json(R"({"metadata":{"name":"nlp"},"spec":{"resources":{"gpu":{"quota":0.3333}}}})"));
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->resources[sched::kGpu].quota, 334);
 }
 
 // Min runtimes are metav1.Durations, read as KAI reads them (Go's syntax),

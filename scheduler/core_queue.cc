@@ -1,7 +1,8 @@
 #include "scheduler/core_queue.h"
 
-#include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "scheduler-core/annotations.h"
 #include "scheduler/core_pod.h"
@@ -12,15 +13,22 @@ namespace {
 using kube::Find;
 using rapidjson::Value;
 
-// A number of the spec (KAI writes plain JSON numbers), scaled; -1 stays -1.
-Result<int64_t> Scaled(const Value& share, const char* field, double scale, int64_t fallback) {
+// Member `field` of `share` (KAI writes plain JSON numbers) as its shortest
+// text, which reads back as the same number, for the parsers the simulator
+// uses too; nullopt when absent.
+Result<std::optional<std::string>> NumberText(const Value& share, const char* field) {
   auto it = share.FindMember(field);
-  if (it == share.MemberEnd()) return fallback;
+  if (it == share.MemberEnd()) return std::optional<std::string>();
   if (!it->value.IsNumber()) return InvalidArgument(std::string(field) + " is not a number");
-  double v = it->value.GetDouble();
-  if (v == -1) return int64_t{sched::kUnlimited};
-  if (v < 0) return InvalidArgument(std::string(field) + " is negative (only -1, unlimited, is)");
-  return static_cast<int64_t>(std::llround(v * scale));
+  return std::optional<std::string>(kube::ToJson(it->value));
+}
+
+// Member `field` read by `parse`, or `fallback` when absent.
+template <typename Parse>
+Result<int64_t> Member(const Value& share, const char* field, int64_t fallback, Parse parse) {
+  VT_ASSIGN_OR_RETURN(std::optional<std::string> text, NumberText(share, field));
+  if (!text) return fallback;
+  return parse(*text, field);
 }
 
 }  // namespace
@@ -32,24 +40,22 @@ Result<sched::QueueSpec> CoreQueueFromHost(const Value& queue) {
   q.parent = std::string(kube::GetString(queue, {"spec", "parentQueue"}));
   q.priority = static_cast<int32_t>(kube::GetInt(queue, {"spec", "priority"}, 100));
   q.creation_time = ParseTimestamp(kube::GetString(queue, {"metadata", "creationTimestamp"}));
-  struct Unit {
-    sched::Resource resource;
-    const char* name;
-    double scale;
-  };
   // Without a spec for a resource, KAI's defaults: no quota, no limit, weight 1.
-  for (Unit u : {Unit{sched::kGpu, "gpu", 1000}, Unit{sched::kCpu, "cpu", 1},
-                 Unit{sched::kMemory, "memory", 1e6}}) {
-    sched::QueueResource& r = q.resources[u.resource];
+  for (sched::Resource resource : sched::kAllResources) {
+    sched::QueueResource& r = q.resources[resource];
     r = {0, sched::kUnlimited, 1000};
-    const Value* share = Find(queue, {"spec", "resources", u.name});
+    const std::string name(sched::ResourceName(resource));
+    const Value* share = Find(queue, {"spec", "resources", name});
     if (share == nullptr) continue;
-    Result<int64_t> quota = Scaled(*share, "quota", u.scale, 0);
-    Result<int64_t> limit = Scaled(*share, "limit", u.scale, sched::kUnlimited);
-    Result<int64_t> weight = Scaled(*share, "overQuotaWeight", 1000, 1000);
+    auto amount = [resource](std::string_view text, std::string_view field) {
+      return sched::ParseQueueAmount(text, resource, field);
+    };
+    Result<int64_t> quota = Member(*share, "quota", 0, amount);
+    Result<int64_t> limit = Member(*share, "limit", sched::kUnlimited, amount);
+    Result<int64_t> weight = Member(*share, "overQuotaWeight", 1000, sched::ParseQueueWeight);
     for (const Result<int64_t>* v : {&quota, &limit, &weight})
-      if (!v->ok()) return fail(v->status().WithContext(std::string("spec.resources.") + u.name));
-    r = {*quota, *limit, *weight == sched::kUnlimited ? 1000 : *weight};
+      if (!v->ok()) return fail(v->status().WithContext("spec.resources." + name));
+    r = {*quota, *limit, *weight};
   }
   for (auto [field, dest] : {std::pair{"preemptMinRuntime", &q.preempt_min_runtime_s},
                              {"reclaimMinRuntime", &q.reclaim_min_runtime_s}}) {

@@ -187,35 +187,19 @@ Status ParseResource(const std::string& name, const YAML::Node& spec, Resource r
     if (!v) return Status::Ok();
     std::string field = prefix + key;
     if (!v.IsScalar()) return InvalidArgument(At(name, v, field) + ": expected a number");
-    Result<int64_t> milli = ParseMilli(v.Scalar(), field);
-    if (!milli.ok()) return InvalidArgument(At(name, v, field) + ": " + milli.status().message());
-    if (*milli == -1000) {
-      dest = kUnlimited;
-      return Status::Ok();
-    }
-    if (*milli < 0) return InvalidArgument(At(name, v, field) + ": must be -1 or at least 0");
-    switch (r) {
-      case kGpu:
-        dest = *milli;
-        break;  // devices -> milli-GPU
-      case kCpu:
-        dest = (*milli + 500) / 1000;
-        break;  // millicores as written
-      case kMemory:
-        dest = (*milli * kMB + 500) / 1000;
-        break;  // MB -> bytes
-    }
+    Result<int64_t> amount = ParseQueueAmount(v.Scalar(), r, field);
+    if (!amount.ok()) return InvalidArgument(At(name, v, field) + ": " + amount.status().message());
+    dest = *amount;
     return Status::Ok();
   };
   VT_RETURN_IF_ERROR(amount("quota", out.quota));
   VT_RETURN_IF_ERROR(amount("limit", out.limit));
   if (YAML::Node w = spec["overQuotaWeight"]) {
     std::string field = prefix + "overQuotaWeight";
-    Result<int64_t> milli = w.IsScalar() ? ParseMilli(w.Scalar(), field)
-                                         : Result<int64_t>(InvalidArgument("expected a number"));
-    if (!milli.ok() || *milli < 0)
-      return InvalidArgument(At(name, w, field) + ": must be a number of at least 0");
-    out.over_quota_weight_milli = *milli;
+    if (!w.IsScalar()) return InvalidArgument(At(name, w, field) + ": expected a number");
+    Result<int64_t> weight = ParseQueueWeight(w.Scalar(), field);
+    if (!weight.ok()) return InvalidArgument(At(name, w, field) + ": " + weight.status().message());
+    out.over_quota_weight_milli = *weight;
   }
   return Status::Ok();
 }
