@@ -100,9 +100,9 @@ inline void MultiplyDecimal(std::string& digits, int factor) {
 //   suffix = n u m k M G T P E | Ki Mi Gi Ti Pi Ei | (e|E) [+-] digits
 // ("E" alone is exa; "E" followed by digits is an exponent.) No whitespace is
 // allowed. InvalidArgument naming `text` when it does not match, when its
-// value does not fit in int64 milli-units, or when it is empty. A binary
-// quantity below one unit has no binary spelling, so it reads as DecimalSI,
-// as in Kubernetes.
+// value does not fit in int64 milli-units, or when it is empty. A non-zero
+// binary quantity below one unit has no binary spelling, so it reads as
+// DecimalSI, as in Kubernetes; zero keeps the notation it was written in.
 inline Result<QuantityValue> ParseQuantityText(std::string_view text) {
   using quantity_internal::Suffix;
   auto invalid = [text](std::string_view why) {

@@ -6,9 +6,11 @@
 // see the old file or the new one, never half of either. So the file is
 // created fresh (O_EXCL, never through a symlink someone left) with mode
 // 0600 in a directory of mode 0700, written, fsynced, then renamed over the
-// old one and the directory fsynced. Every step that fails is returned
-// (Internal, with errno's text); only a write interrupted by a signal is
-// retried, and nothing is ignored. The process umask can only narrow these
+// old one and the directory fsynced. Every step of the write that fails is
+// returned (Internal, with errno's text, or EnsurePrivateDirectory's
+// codes); only a write interrupted by a signal is retried. The clean-up
+// after a failure, and closing the directory after its fsync, are best
+// effort. The process umask can only narrow these
 // modes, never widen them.
 #pragma once
 

@@ -16,9 +16,10 @@ namespace vtenant::cli {
 // ALLOCATED and REQUESTED from status.allocated / status.requested
 // ["nvidia.com/gpu"]. A value not reported yet prints "-"; reported text
 // that is not a quantity prints as is. A queue whose parent does not exist
-// is shown at the top with "(parent X missing)", queues in a parentQueue
-// cycle once each, at the top, with "(in a parentQueue cycle)"; no queues
-// print "No queues.". Errors only when queues cannot be listed: NotFound,
+// is shown at the top with "(parent X missing)". Queues in a parentQueue
+// cycle are shown once each: the first of the cycle by name at the top,
+// with "(in a parentQueue cycle)", the rest of the cycle under it as
+// children. No queues print "No queues.". Errors only when queues cannot be listed: NotFound,
 // saying so, when the Queue API is not installed.
 Status PrintQueues(kube::Client& client, std::ostream& out);
 

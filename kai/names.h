@@ -49,13 +49,16 @@ inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
 inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
 inline constexpr char kGpuFractionNumDevicesAnnotation[] = "gpu-fraction-num-devices";
 
-// GPU sharing as KAI's binder does it. The GPU a sharing pod was given:
-// device index (comma list for several) on its node, and the shared GPU's
-// group, which its reservation pod carries too.
+// GPU sharing as KAI's binder does it. runai-gpu: the GPU a sharing pod was
+// given, its device index (comma list for several) on its node.
+// runai-gpu-group: the shared GPU's group, on its reservation pod (KAI's
+// binder labels the sharing pods with it too; vtenant's does not, so a
+// bind stays one write).
 inline constexpr char kGpuIndexAnnotation[] = "runai-gpu";
 inline constexpr char kGpuGroupLabel[] = "runai-gpu-group";
-// Prefix of the per-pod ConfigMap with the GPU environment; the ConfigMap of
-// container i is "<prefix>-<i>" (set by the admission webhook).
+// Prefix of the pod's ConfigMap with the GPU environment, set by the
+// admission webhook: every container reads "<prefix>-0", which the binder
+// fills (KAI names one per container, "<prefix>-<i>").
 inline constexpr char kSharedGpuConfigMapAnnotation[] = "runai/shared-gpu-configmap";
 // Set on a reservation pod by its program: the UUID of the GPU it holds.
 inline constexpr char kReservedGpuAnnotation[] = "run.ai/reserve_for_gpu_index";

@@ -1,8 +1,10 @@
 // CallOptions: how long one API call may take and what ends it early.
 //
-// Every Client call takes one as its last argument, defaulted, so a caller
-// that does not care writes nothing and still gets the client's default
-// deadline (RestConfig::timeout for RestClient): no call blocks forever.
+// Every Client call but Watch takes one as its last argument, defaulted, so
+// a caller that does not care writes nothing and still gets the client's
+// default deadline (RestConfig::timeout for RestClient): no such call
+// blocks forever. A watch runs until the server ends it, its handler stops
+// it or its Cancellation fires.
 #pragma once
 
 #include <algorithm>

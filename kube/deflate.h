@@ -22,8 +22,9 @@ std::string DeflateWithDictionary(std::string_view text, std::string_view dictio
 
 // The text DeflateWithDictionary was given. Internal when `data` is not
 // what DeflateWithDictionary wrote with this `dictionary` (the stream's
-// checksum and dictionary id are checked); ResourceExhausted when zlib
-// cannot allocate its state.
+// checksum and dictionary id are checked; data deflated with an empty
+// dictionary carries no id, so it inflates under any); ResourceExhausted
+// when zlib cannot allocate its state.
 Result<std::string> InflateWithDictionary(std::string_view data, std::string_view dictionary);
 
 }  // namespace vtenant::kube

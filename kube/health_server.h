@@ -7,8 +7,8 @@
 //
 // /healthz and /readyz answer 200 "ok" when every check passes, else 503 with
 // one line per check the way kube-apiserver writes them:
-//   [+]informers-synced ok
-//   [-]leader failed: not the leader
+//   [+]informers ok
+//   [-]leader failed: Unavailable: lost the leader lease; competing for it again
 //   readyz check failed
 // "?verbose" lists the checks on success too.
 //

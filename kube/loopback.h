@@ -15,7 +15,8 @@ namespace vtenant::kube {
 // kernel's ephemeral range (net.ipv4.ip_local_port_range), from which every
 // outgoing connection takes its local port: a port from there can be held
 // by some client's socket when its server restarts, and the server then
-// never binds again. One process never hands out the same port twice.
+// never binds again. One process never hands out the same port of that
+// range twice (a port the kernel picks, the fallback below, may repeat).
 // Another process may take it before the caller binds; callers retry on
 // Unavailable. Only where the ephemeral range leaves no room does the
 // kernel pick (bind to port 0).

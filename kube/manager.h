@@ -162,7 +162,8 @@ class Manager {
   // any thread, signal watchers and callbacks included. Idempotent.
   void Stop();
 
-  // Whether this replica leads now (always true without leader election).
+  // Whether this replica leads now. Without leader election: from the
+  // moment Run has synced the caches until shutdown.
   bool IsLeader() const;
 
   // OK once every informer of every cluster has synced and is connected.

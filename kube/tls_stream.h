@@ -50,8 +50,9 @@ class TlsServerContext {
                                                           const std::string& client_ca_pem);
 
   // Takes `fd` (an accepted socket; closed on failure too) and completes the
-  // handshake within `deadline`. Forbidden when the client presents
-  // no certificate or one the CA does not verify.
+  // handshake within `deadline`. Forbidden when the client's certificate
+  // is not verified by the CA; Unavailable when the handshake fails for
+  // another reason, a client that presents no certificate included.
   virtual Result<std::unique_ptr<TlsStream>> Accept(int fd, std::chrono::milliseconds deadline) = 0;
 };
 

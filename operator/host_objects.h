@@ -18,11 +18,11 @@ namespace vtenant::op {
 // kai/names.h's.
 inline constexpr char kSyncerServiceAccount[] = "vtenant-syncer";
 inline constexpr char kNetworkPolicyName[] = "vtenant-isolation";
-// ClusterRoles the chart installs (charts/vtenant/templates/operator-rbac.yaml)
-// and the operator binds, never holds: the syncer's rights in its tenant's
-// namespace (kSyncerRole), and further down its cluster-scoped read of
-// nodes (kSyncerNodeReaderRole) and the operator's own rights in a
-// tenant's namespace (kOperatorTenantRole).
+// ClusterRoles the chart installs (charts/vtenant/templates/operator-rbac.yaml):
+// the syncer's rights in its tenant's namespace (kSyncerRole) and, further
+// down, its cluster-scoped read of nodes (kSyncerNodeReaderRole), which the
+// operator binds but never holds; and the operator's own rights in a
+// tenant's namespace (kOperatorTenantRole), which it binds to itself there.
 inline constexpr char kSyncerRole[] = "vtenant:syncer";
 inline constexpr char kControlPlaneNetworkPolicyName[] = "vtenant-control-plane";
 // The label host components select the control-plane pod by (a vtenant.io

@@ -45,7 +45,7 @@ class StartGate {
   // start-ups.
   Slot Acquire(const std::function<bool()>& abandon);
 
-  // Slots held now, for status messages and tests.
+  // Slots held now (the tests read it).
   int busy() const;
 
  private:

@@ -13,8 +13,8 @@
 // their own (vc-<t>-internal), all but the syncer, which acts there as its
 // own ServiceAccount with a token the operator renews (vc-<t>-syncer). On
 // the host the syncer runs as the ServiceAccount vtenant-syncer, whose
-// rights are limited to the namespace, and that token is mounted into the
-// syncer's container only.
+// rights are limited to the namespace and a read of nodes, and that token
+// is mounted into the syncer's container only.
 #pragma once
 
 #include <functional>

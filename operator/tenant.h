@@ -52,8 +52,9 @@ struct ControlPlaneSpec {
 };
 
 // spec.isolation: what the tenant's pods may ask of the host. The syncer
-// enforces it (its flags carry every field); the host namespace's Pod
-// Security Admission labels follow pod_security.
+// enforces it (its flags carry every field but networkPolicy, which the
+// operator enforces with the host namespace's NetworkPolicies); the host
+// namespace's Pod Security Admission labels follow pod_security.
 struct IsolationSpec {
   // The Pod Security Standards level the tenant's pods are held to:
   // "baseline" (the default) or "restricted".

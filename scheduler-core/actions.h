@@ -24,7 +24,9 @@ void Reclaim(Session& session, std::vector<GroupId>& unsatisfied);
 // preempt min runtime.
 void Preempt(Session& session, std::vector<GroupId>& unsatisfied);
 
-// Evicts gangs that have run below minMember for longer than the grace.
+// Evicts gangs that have run below minMember for at least
+// options.stale_gang_grace_s and are still short, and still placed, after
+// this cycle's allocations.
 void EvictStaleGangs(Session& session);
 
 }  // namespace vtenant::sched

@@ -23,7 +23,8 @@
 //
 // Nodes in the same state (same class, free CPU, memory, pod slot, device
 // room) score alike, so the rule keeps them in buckets, caught up from the
-// ClusterState's change log, ordered by free GPU, and scores one node per
+// ClusterState's change log, ordered by GPU room (ClusterState::GpuRoom),
+// and scores one node per
 // bucket with room enough, once per pod shape (a bucket keeps what it
 // offers each shape until the workload changes): a search costs a walk
 // over the distinct node states that could take the pod, not the nodes.

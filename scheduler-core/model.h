@@ -183,7 +183,8 @@ struct Pod {
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running
   int64_t start_time = 0;
-  // Pods with equal request, selector and tolerations share a shape: if one
+  // Pods with equal request, node selector, required node affinity and
+  // tolerations share a shape: if one
   // cannot be placed, neither can the next one. Derived by Finalize.
   ShapeId shape = kNone;
 };

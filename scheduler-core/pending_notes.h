@@ -26,7 +26,7 @@ enum class NoteKind : uint8_t {
   // Reclaim / preempt: the jobs it could take are within their queue's
   // minimum runtime (`queue` names one such queue, `seconds` its minimum).
   kVictimsMinRuntime,
-  // Reclaim / preempt: the jobs it could take are non-preemptible.
+  // Reclaim: the jobs it could take are non-preemptible.
   kVictimsNonPreemptible,
 };
 

@@ -32,7 +32,8 @@ class PendingReasons {
   // The texts of the ids For returned, by id. Call once, after the last For.
   std::vector<std::string> TakeTexts();
 
-  // "0/4 nodes fit: 3 insufficient cpu, 1 untolerated taint", on the
+  // "0/4 nodes fit: 3 insufficient cpu (needs 2000m), 1 untolerated
+  // taint", on the
   // state after the cycle. Cached per pod shape.
   const std::string& NodeFit(PodId pod);
 

@@ -86,7 +86,8 @@ struct Decisions {
 };
 
 // `snapshot` must be Finalized and pass Validate (SnapshotBuilder::Build
-// and Universe::Working give such snapshots); it is only read.
+// gives such snapshots; a Universe::Working one is Finalized, and its
+// caller validates it); it is only read.
 Decisions RunCycle(const Snapshot& snapshot, const Options& options = {});
 
 // How long one action of a cycle took ("allocate", "consolidate", "reclaim",

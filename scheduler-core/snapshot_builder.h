@@ -1,9 +1,11 @@
 // Builds a Snapshot from named objects, the way callers think of them
 // (nodes, queues, pod groups and pods by name), and validates it.
 //
-// The simulator, the tests and the Kubernetes-facing program all build
-// snapshots through this one class, so name resolution and the defaults KAI
-// applies (a pod without a group is a group of one) live in one place.
+// The simulator and the tests build snapshots through this class; the
+// Kubernetes-facing program keeps a Universe (universe.h), which applies
+// the same Make*/OwnGroupSpec functions below, so name resolution and the
+// defaults KAI applies (a pod without a group is a group of one) live in
+// one place.
 // Objects may be added in any order; names are resolved by Build().
 #pragma once
 

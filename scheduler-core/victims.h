@@ -116,8 +116,8 @@ class VictimPool {
 // cluster (it is asked again after every eviction) but nothing else that
 // changes meanwhile.
 // A job one GPU-sharing pod short first gets the single smallest victim of
-// the first victim queue that has one whose eviction lets that pod fit on
-// the victim's device (a fraction takes a fraction's room). Otherwise a job
+// the first victim queue that has one whose eviction alone lets that pod
+// fit on one of the victim's nodes. Otherwise a job
 // at most one pod short takes victims as KAI's by-node scenarios do: in
 // rank order, each added victim's nodes tried with the victims so far on
 // them, so the first victims in rank order that make room on one node go

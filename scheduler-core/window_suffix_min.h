@@ -18,8 +18,8 @@ class WindowSuffixMin {
 
   // Recomputes everything from `values`.
   void Reset(std::span<const Milli> values);
-  // `values` (as it is now) lost the entry that was at index i. Costs the
-  // distance the change reaches, not the window.
+  // `values` (as it is now) lost the entry that was at index i. Costs a
+  // shift of min(i, size - i) entries plus the distance the change reaches.
   void Erased(std::span<const Milli> values, size_t i);
   // values[i] changed.
   void Changed(std::span<const Milli> values, size_t i);

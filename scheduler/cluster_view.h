@@ -59,9 +59,9 @@ struct Placement {
 // terminating, or of a queue that no longer exists. Not a Kubernetes name.
 inline constexpr char kHolderQueue[] = "~held";
 
-// The label each node carries in the snapshot, its name, when some pod's
-// node affinity was resolved to node names. Not a valid Kubernetes label
-// key, so no real label can collide with it.
+// A label every node carries in the snapshot, its name, so that a pod's
+// node affinity resolved to node names can match it. Not a valid
+// Kubernetes label key, so no real label can collide with it.
 inline constexpr char kNodeNameLabel[] = "~node-name";
 
 // One reservation pod: the shared GPU it pins.

@@ -62,7 +62,8 @@ class Schema {
   // Sets on `out` (made an object if it is not one) every member of `from`
   // this schema takes, walking nested schemas; members it does not know
   // are appended to `dropped` (when not null) as `path` + "." + name.
-  // `from` not an object: `out` stays empty and `path` itself is dropped.
+  // `from` not an object: nothing is added to `out`, and `path` itself is
+  // dropped.
   void Apply(const rapidjson::Value& from, rapidjson::Value& out, Allocator& a,
              std::string_view path, DroppedFields* dropped) const;
 

@@ -16,8 +16,9 @@
 //   involvedObject: the virtual object (apiVersion, kind, namespace, name,
 //     UID: what kubectl describe selects on), and the host's fieldPath
 //     ("spec.containers{work}", names the team chose);
-//   type (Normal or Warning; anything else becomes Normal), reason (cut at
-//     128 characters), source.component (else reportingComponent): kept;
+//   type (Normal or Warning; anything else becomes Normal), reason (cut to
+//     128 bytes, between characters), source.component (else
+//     reportingComponent): kept;
 //   count, firstTimestamp, lastTimestamp: the host's, so repeats of one
 //     Event stay one object whose count grows, as Kubernetes' event
 //     correlator keeps them; an Event written through events.k8s.io (an
@@ -61,7 +62,7 @@ inline constexpr char kAnotherQueue[] = "another queue";
 
 class EventTranslator {
  public:
-  // Copies what it needs of `config` (the tenant, its queue and its host
+  // Copies what it needs of `config` (the tenant's queue and its host
   // namespace).
   explicit EventTranslator(const SyncerConfig& config);
 

@@ -62,8 +62,8 @@ struct PodSecurityViolation {
 // Every rule of `level` that `pod` (a virtual Pod) breaks and `allowed`
 // (allowedPrivilegedFeatures) does not lift: baseline's before restricted's;
 // within a level the pod's own fields first (for baseline: Windows host
-// process, host namespaces, hostPath volumes, seccomp, sysctls and the rest
-// of the pod's; for restricted: volume types, runAsNonRoot, runAsUser), then
+// process, host namespaces, hostPath volumes, AppArmor, SELinux, seccomp,
+// sysctls; for restricted: volume types, runAsNonRoot, runAsUser), then
 // each container in turn (init, regular, ephemeral), which is not the
 // table's order. Empty when the pod may run.
 std::vector<PodSecurityViolation> CheckPodSecurity(

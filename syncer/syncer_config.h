@@ -80,7 +80,7 @@ struct SyncerConfig {
   std::optional<IpRange> service_range;
   // Copy the Endpoints and hand-written EndpointSlices of selector-less
   // Services to the host. Off unless asked for: the host credentials must
-  // then allow endpoints (get, list, watch, create, update, delete) and
+  // then allow endpoints (list, watch, create, update, delete) and
   // discovery.k8s.io endpointslices (list, watch, create, update, delete)
   // in the host namespace, or the syncer's caches never fill.
   bool sync_endpoints = false;
