@@ -49,7 +49,30 @@ std::map<std::string, std::string> OwnGroupAnnotation(const CorePod& pod) {
   return {{kPodGroupAnnotation, PodOwnGroupName(kube::SplitKey(pod.key).second, pod.uid)}};
 }
 
+// A merge patch of the pod of `uid`: `labels` set, or removed when
+// `remove`. With the uid in it, the API server refuses the patch for
+// another pod that has since taken the name.
+std::string LabelsPatch(std::string_view uid, const std::map<std::string, std::string>& labels,
+                        bool remove) {
+  kube::JsonObject values;
+  for (const auto& [k, v] : labels) values.Set(k, remove ? kube::JsonValue() : kube::JsonValue(v));
+  return kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"uid", uid}, {"labels", std::move(values)}}}}));
+}
+
 }  // namespace
+
+std::map<std::string, std::string> GpuGroupLabels(std::string_view node,
+                                                  const std::vector<int>& devices) {
+  std::map<std::string, std::string> labels;
+  for (int d : devices) {
+    std::string group = GpuGroupName(node, d);
+    std::string key = kGpuGroupLabel;
+    if (devices.size() > 1) key += "/" + group;
+    labels[std::move(key)] = std::move(group);
+  }
+  return labels;
+}
 
 std::string FormatPortion(sched::Milli portion) {
   std::string s = std::to_string(portion / 1000);
@@ -221,27 +244,48 @@ Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
   } else {
     return created.status().WithContext("configmap " + configmap);
   }
+  // The GPUs' groups, as KAI's binder labels a sharing pod before binding
+  // it: a label cannot ride on the Binding.
+  const std::map<std::string, std::string> groups =
+      GpuGroupLabels(placement.node, placement.devices);
+  Status labeled = client_
+                       .Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge,
+                              LabelsPatch(pod.uid, groups, /*remove=*/false))
+                       .status();
+  if (!labeled.ok()) {
+    Rollback(pod, configmap, configmap_uid, {});
+    return labeled.WithContext("label " + std::string(kGpuGroupLabel));
+  }
   // The chosen GPU rides on the Binding: the API server copies a binding's
   // annotations onto the pod in the same write that sets its node, so a pod
-  // never carries a GPU it is not bound to, and it costs no extra call.
+  // never carries a GPU it is not bound to.
   std::map<std::string, std::string> annotations = OwnGroupAnnotation(pod);
   annotations[kGpuIndexAnnotation] = JoinInts(placement.devices);
   Status bound = client_.Bind(ns, name, placement.node, annotations);
   if (!bound.ok()) {
-    Rollback(pod, configmap, configmap_uid);
+    Rollback(pod, configmap, configmap_uid, groups);
     return bound;
   }
   return Status::Ok();
 }
 
 void Binder::Rollback(const CorePod& pod, const std::string& configmap,
-                      const std::string& configmap_uid) {
+                      const std::string& configmap_uid,
+                      const std::map<std::string, std::string>& group_labels) {
   auto [ns, name] = kube::SplitKey(pod.key);
   Status d = client_.Delete(kube::resources::kConfigMaps, ns, configmap,
                             {.precondition_uid = configmap_uid});
   if (!d.ok() && d.code() != StatusCode::kNotFound)
     LOG(WARNING) << "rollback of " << pod.key << ": configmap " << configmap << ": "
                  << d.ToString();
+  if (group_labels.empty()) return;
+  Status unlabeled = client_
+                         .Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge,
+                                LabelsPatch(pod.uid, group_labels, /*remove=*/true))
+                         .status();
+  if (!unlabeled.ok() && unlabeled.code() != StatusCode::kNotFound)
+    LOG(WARNING) << "rollback of " << pod.key << ": label " << kGpuGroupLabel << ": "
+                 << unlabeled.ToString();
 }
 
 }  // namespace vtenant::scheduler

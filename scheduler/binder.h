@@ -6,16 +6,17 @@
 // runai/shared-gpu-configmap, which the admission webhook set and made the
 // containers' envFrom name) with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
 // RUNAI_NUM_OF_GPUS, owned by the pod so it goes with it; then the binding,
-// which carries the chosen GPU as annotation runai-gpu (the API server puts
-// a binding's annotations on the pod as it binds it). A failed binding
-// deletes the ConfigMap again and the pod waits for the next cycle: nothing
-// is left half-bound (a ConfigMap left by a crash is taken over by the next
+// then, as KAI's binder does, the label of each GPU's group (the one its
+// reservation pod carries; see GpuGroupLabels); then the binding, which
+// carries the chosen GPU as annotation runai-gpu (the API server puts a
+// binding's annotations on the pod as it binds it). A failed binding
+// deletes the ConfigMap and removes the labels again and the pod waits for
+// the next cycle: nothing is left half-bound (a ConfigMap left by a crash is taken over by the next
 // try, or collected with its pod). The binder writes and deletes only a
 // ConfigMap it made for that pod (label vtenant.io/gpu-environment=<pod
 // UID> and the pod as owner): one of that name that is anything else is
-// left alone and the bind fails, saying so. The shared GPU's group label
-// runai-gpu-group is on its reservation pod. An emptied GPU's reservation pod
-// is removed by the cycle, not here.
+// left alone and the bind fails, saying so. An emptied GPU's reservation
+// pod is removed by the cycle, not here.
 //
 // Binds run on a pool of workers; the view holds each placement (assumed)
 // from the moment Bind() returns until the informer shows the result.
@@ -24,8 +25,10 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -39,6 +42,14 @@ namespace vtenant::scheduler {
 
 // "0.5", "0.33", "1": a portion in milli-GPU as KAI writes GPU_PORTION.
 std::string FormatPortion(sched::Milli portion);
+
+// The labels that tie a sharing pod to the GPUs it shares on `node`, as
+// KAI writes them: runai-gpu-group=<group> for one device, and
+// runai-gpu-group/<group>=<group> for each of several. <group> is
+// GpuGroupName's, the label of the device's reservation pod, so the pods
+// that share a GPU are found by one selector.
+std::map<std::string, std::string> GpuGroupLabels(std::string_view node,
+                                                  const std::vector<int>& devices);
 
 // The data of a sharing pod's ConfigMap.
 std::vector<std::pair<std::string, std::string>> GpuEnvironment(
@@ -74,8 +85,9 @@ class Binder {
  private:
   Status BindShared(const CorePod& pod, const Placement& placement);
   // Deletes the ConfigMap of that name the bind made or took over (its UID),
-  // and no other.
-  void Rollback(const CorePod& pod, const std::string& configmap, const std::string& configmap_uid);
+  // and no other, and removes `group_labels` from the pod.
+  void Rollback(const CorePod& pod, const std::string& configmap, const std::string& configmap_uid,
+                const std::map<std::string, std::string>& group_labels);
   void Work();
 
   kube::Client& client_;

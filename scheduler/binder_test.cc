@@ -83,6 +83,47 @@ TEST_F(BinderTest, SharingPodGetsReservationConfigMapThenBinding) {
   EXPECT_EQ(kube::Annotation(pod, kGpuIndexAnnotation).value_or(""), "1");
   EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation).value_or(""),
             "pg-s-" + std::string(kube::Uid(pod)));
+  // Labelled with its GPU's group, as its reservation pod is.
+  ASSERT_TRUE(kube::Label(reservation, kGpuGroupLabel).has_value());
+  EXPECT_EQ(kube::Label(pod, kGpuGroupLabel), kube::Label(reservation, kGpuGroupLabel));
+}
+
+// As KAI writes them: one device's group under runai-gpu-group, several
+// devices' each under runai-gpu-group/<group>.
+TEST(GpuGroupLabelsTest, OneLabelForOneDeviceAndOnePerDeviceForSeveral) {
+  EXPECT_EQ(GpuGroupLabels("n1", {1}),
+            (std::map<std::string, std::string>{{"runai-gpu-group", GpuGroupName("n1", 1)}}));
+  const std::string g0 = GpuGroupName("n1", 0), g1 = GpuGroupName("n1", 1);
+  EXPECT_NE(g0, g1);
+  EXPECT_EQ(GpuGroupLabels("n1", {0, 1}),
+            (std::map<std::string, std::string>{{"runai-gpu-group/" + g0, g0},
+                                                {"runai-gpu-group/" + g1, g1}}));
+}
+
+TEST_F(BinderTest, APodSharingTwoGpusIsLabelledWithBothGroups) {
+  AddPod("s", R"("gpu-fraction":"0.5","gpu-fraction-num-devices":"2",
+      "runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  ASSERT_TRUE(binder.BindNow("ns/s", {"n1", {0, 1}, 500, true}).ok());
+  kube::Object pod = client_.Get(res::kPods, "ns", "s").value();
+  EXPECT_EQ(kube::Annotation(pod, kGpuIndexAnnotation).value_or(""), "0,1");
+  for (int d : {0, 1}) {
+    const std::string group = GpuGroupName("n1", d);
+    EXPECT_EQ(kube::Label(pod, "runai-gpu-group/" + group).value_or(""), group) << d;
+  }
+  EXPECT_FALSE(kube::Label(pod, kGpuGroupLabel).has_value());
+}
+
+TEST_F(BinderTest, AFailedLabelLeavesThePodUnboundAndTakesTheConfigMapBack) {
+  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  Binder binder(client_, view_, reservations_, events_, {.workers = 1});
+  AddReservation(0);
+  client_.InjectError("patch", "pods", Status(StatusCode::kConflict, "uid changed"), 1);
+  Status s = binder.BindNow("ns/s", {"n1", {0}, 500, true});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(kGpuGroupLabel), std::string::npos) << s.ToString();
+  EXPECT_EQ(NodeOf("s"), "");
+  EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok());
 }
 
 TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
@@ -96,6 +137,8 @@ TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
   EXPECT_EQ(NodeOf("s"), "");
   EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok())
       << "ConfigMap left behind";
+  EXPECT_FALSE(kube::Label(client_.Get(res::kPods, "ns", "s").value(), kGpuGroupLabel))
+      << "GPU group label left behind";
 }
 
 TEST_F(BinderTest, AConfigMapLeftByAnEarlierTryForThePodIsTakenOver) {

@@ -113,11 +113,15 @@ TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
   EXPECT_NE(why[0].find("nodes"), std::string::npos) << why[0];
 
   // Each running pod's ConfigMap names its GPU (its reservation's UUID) and portion.
+  // Each is labelled with its GPU's group, as the reservation pod is.
   std::map<std::string, std::string> uuid_of_node;  // one GPU per node here
+  std::map<std::string, std::string> group_of_node;
   std::vector<Object> reservations = ReservationPods();
-  for (const Object& r : reservations)
-    uuid_of_node[std::string(kube::GetString(r, {"spec", "nodeName"}))] =
-        std::string(kube::Annotation(r, kReservedGpuAnnotation).value_or(""));
+  for (const Object& r : reservations) {
+    const std::string node(kube::GetString(r, {"spec", "nodeName"}));
+    uuid_of_node[node] = std::string(kube::Annotation(r, kReservedGpuAnnotation).value_or(""));
+    group_of_node[node] = std::string(kube::Label(r, kGpuGroupLabel).value_or(""));
+  }
   EXPECT_EQ(reservations.size(), 2u) << "one reservation pod per used GPU";
   std::map<std::string, int> per_node;
   for (const Object& p : PodsOf("half")) {
@@ -136,6 +140,8 @@ TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
     EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.5");
     EXPECT_EQ(kube::GetString(*cm, {"data", kNumGpusKey}), "0.5");
     EXPECT_EQ(kube::Annotation(p, kGpuIndexAnnotation).value_or(""), "0");
+    EXPECT_FALSE(group_of_node[node].empty());
+    EXPECT_EQ(kube::Label(p, kGpuGroupLabel).value_or(""), group_of_node[node]) << kube::Name(p);
   }
   EXPECT_EQ(per_node, (std::map<std::string, int>{{"half-0", 2}, {"half-1", 2}}));
 

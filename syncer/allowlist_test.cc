@@ -134,6 +134,7 @@ TEST(ReservedKeysTest, Table) {
       {"run.ai/reserve_for_gpu_index", true, true},
       {"runai/queue", true, true},
       {"runai-anything", true, true},
+      {"runai-gpu-group/gpu-1a2b", true, true},
       // The tenant's own KAI keys and GPU requests.
       {"kai.scheduler/subgroup-name", false, false},
       {"kai.scheduler/preemptibility", false, false},

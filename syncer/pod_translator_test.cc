@@ -645,7 +645,8 @@ TEST(PodTranslatorAllowlistTest, ReservedLabelsAndAnnotationsNeverComeFromTheTen
       "labels":{"app":"web","vtenant.io/tenant":"other","vtenant.io/managed-by":"me",
                 "kai.scheduler/queue":"other","app.kubernetes.io/name":"web",
                 "batch.kubernetes.io/controller-uid":"123",
-                "statefulset.kubernetes.io/pod-name":"web-0"},
+                "statefulset.kubernetes.io/pod-name":"web-0",
+                "runai-gpu-group":"theirs","runai-gpu-group/theirs":"theirs"},
       "annotations":{"runai-gpu":"3","runai/shared-gpu-configmap":"x","pod-group-name":"theirs",
                      "run.ai/reserve_for_gpu_index":"1","gpu-fraction":"0.5",
                      "vtenant.io/virtual-uid":"fake","kubectl.kubernetes.io/default-container":"c",
@@ -661,6 +662,8 @@ TEST(PodTranslatorAllowlistTest, ReservedLabelsAndAnnotationsNeverComeFromTheTen
   EXPECT_EQ(kube::Label(host, "app.kubernetes.io/name"), "web");
   EXPECT_EQ(kube::Label(host, "statefulset.kubernetes.io/pod-name"), "web-0");
   EXPECT_FALSE(kube::Label(host, "batch.kubernetes.io/controller-uid"));
+  EXPECT_FALSE(kube::Label(host, "runai-gpu-group"));
+  EXPECT_FALSE(kube::Label(host, "runai-gpu-group/theirs"));
   for (const char* gone :
        {"runai-gpu", "runai/shared-gpu-configmap", "pod-group-name", "run.ai/reserve_for_gpu_index",
         "kubectl.kubernetes.io/last-applied-configuration"}) {

@@ -24,7 +24,10 @@ bool IsReservedKey(std::string_view key, const KeyExceptions& exceptions) {
   }
   const std::string_view prefix = key.substr(0, slash);
   if (InDomain(prefix, "vtenant.io")) return true;
-  if (prefix == "runai" || prefix == "run.ai" || key == kai::kQueueLabel) return true;
+  if (prefix == "runai" || prefix == "run.ai" || prefix.starts_with("runai-") ||
+      key == kai::kQueueLabel) {
+    return true;
+  }
   const bool excepted =
       std::find(exceptions.keys.begin(), exceptions.keys.end(), key) != exceptions.keys.end();
   if (InDomain(prefix, "vtenant.dev")) return !excepted;

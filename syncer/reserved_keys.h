@@ -16,8 +16,10 @@
 //   - KAI's and the binder's: kai.scheduler/queue, pod-group-name,
 //     runai-gpu, runai-gpu-group, runai/shared-gpu-configmap,
 //     run.ai/reserve_for_gpu_index, and with them every key under the
-//     runai/ and run.ai/ prefixes and every unprefixed key starting with
-//     "runai-" (KAI keeps its scheduling state there).
+//     runai/ and run.ai/ prefixes, every unprefixed key starting with
+//     "runai-" and every key whose prefix starts with it (KAI keeps its
+//     scheduling state there: runai-gpu-group/<group> ties a pod to each
+//     of several shared GPUs).
 // Reserved unless the translator names it among its exceptions:
 //   - keys whose prefix is vtenant.dev or ends in .vtenant.dev (the local
 //     environment's: an exception must name the exact key);
