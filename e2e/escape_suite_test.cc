@@ -356,6 +356,14 @@ std::vector<Vector> PodVectors() {
                             ? "joins the gang the tenant named"
                             : "";
                }})),
+      // The labels that tie a pod to a shared GPU (KAI's, which the
+      // binder writes), one device's and the per-device form.
+      neutralised("the GPU group labels the binder writes", "gpu-group-labels",
+                  PodYaml("gpu-group-labels", "", "",
+                          "  labels: {runai-gpu-group: theirs,\n"
+                          "    runai-gpu-group/theirs: theirs}\n"),
+                  All({LabelIs("runai-gpu-group", std::nullopt),
+                       LabelIs("runai-gpu-group/theirs", std::nullopt)})),
       neutralised("the labels the host's own objects select on", "host-labels",
                   PodYaml("host-labels", "", "",
                           "  labels: {vtenant.io/gpu-reservation: 'true',\n"
