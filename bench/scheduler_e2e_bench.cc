@@ -12,7 +12,11 @@
 //      queues with quotas under one parent (so fair share is computed);
 //   3. vtenant-scheduler binds `pods` GPU-sharing pods (gpu-fraction), which
 //      kube-scheduler cannot do, so ours alone.
-// Both schedulers get the same client rate limit (100 qps, burst 200). The
+// Both schedulers get the same client rate limit (100 qps, burst 200) on
+// each of their two clients, as each program makes them: kube-scheduler's
+// main client and its Events' own; vtenant-scheduler's main client (binds,
+// Events, evictions) and its bookkeeping writers' own (PodGroups, status;
+// SchedulerApp's AppOptions::bookkeeping_client). The
 // rate is pods bound / seconds from the first bind to the last one that
 // fits; "total" counts from the moment the scheduler was started. Prints a
 // Markdown table for bench/RESULTS.md.
@@ -180,6 +184,9 @@ int Main(const Options& o) {
   sched_config.qps = 100;
   sched_config.burst = 200;
   auto sched_client = kube::RestClient::Create(sched_config).value();
+  auto sched_bookkeeping = kube::RestClient::Create(sched_config).value();
+  const scheduler::AppOptions app_options{.handle_signals = false,
+                                          .bookkeeping_client = sched_bookkeeping.get()};
 
   (void)driver->Create(res::kQueues, "", scheduler::testing::QueueManifest("org", "", -1));
   for (int q = 0; q < 4; ++q)
@@ -218,8 +225,7 @@ int Main(const Options& o) {
       return PodOptions{.queue = "team-" + std::to_string(i % 4), .whole_gpus = 1};
     });
     const auto start = Clock::now();
-    auto app =
-        scheduler::SchedulerApp::Create(*sched_client, flags, {.handle_signals = false}).value();
+    auto app = scheduler::SchedulerApp::Create(*sched_client, flags, app_options).value();
     if (Status s = app->Start(); !s.ok()) LOG(FATAL) << s.ToString();
     results.push_back(
         Watch(*driver, "vt", std::min(o.pods, capacity), start, "vtenant-scheduler, whole GPU"));
@@ -228,8 +234,7 @@ int Main(const Options& o) {
   }
   {
     // The webhook must be up while sharing pods are created.
-    auto app =
-        scheduler::SchedulerApp::Create(*sched_client, flags, {.handle_signals = false}).value();
+    auto app = scheduler::SchedulerApp::Create(*sched_client, flags, app_options).value();
     const auto start = Clock::now();
     if (Status s = app->Start(); !s.ok()) LOG(FATAL) << s.ToString();
     char frac[16];

@@ -81,8 +81,10 @@ Status SchedulerApp::Wire() {
 
   // Status is compared with what the informers show, so a re-created Queue
   // or PodGroup gets its status back.
+  kube::Client& bookkeeping =
+      options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
   status_ = std::make_unique<StatusWriter>(
-      client_, [&queues](const std::string& key) { return queues.cache().Get(key); },
+      bookkeeping, [&queues](const std::string& key) { return queues.cache().Get(key); },
       [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
       options_.registry);
   binder_ = std::make_unique<Binder>(
@@ -105,8 +107,9 @@ Status SchedulerApp::Wire() {
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,
                                              *pending_, co);
   grouper_ = std::make_unique<PodGrouper>(
-      client_, pods, [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
-      events_, flags_.scheduler_name);
+      bookkeeping, pods,
+      [&podgroups](const std::string& key) { return podgroups.cache().Get(key); }, events_,
+      flags_.scheduler_name);
   manager_->AddController({.name = "pod-grouper", .workers = 4}, *grouper_).Watch(pods);
 
   pods.AddEventHandler({.on_add =

@@ -35,6 +35,12 @@ struct AppOptions {
   // Identity in the leader Lease; empty: "<hostname>_<pid>". Replicas in
   // one process (tests) need distinct ones.
   std::string leader_identity;
+  // The client of the bookkeeping writers: the pod grouper's PodGroups and
+  // the status writer's Queue and PodGroup status. nullptr: the app's
+  // client. One of their own, with its own rate limit, keeps a burst of
+  // bookkeeping from delaying binds, as kube-scheduler's Events have a
+  // client of their own and KAI's pod grouper runs as a program of its own.
+  kube::Client* bookkeeping_client = nullptr;
 };
 
 class SchedulerApp {
