@@ -51,9 +51,9 @@ inline constexpr char kGpuFractionNumDevicesAnnotation[] = "gpu-fraction-num-dev
 
 // GPU sharing as KAI's binder does it. runai-gpu: the GPU a sharing pod was
 // given, its device index (comma list for several) on its node.
-// runai-gpu-group: the shared GPU's group, on its reservation pod (KAI's
-// binder labels the sharing pods with it too; vtenant's does not, so a
-// bind stays one write).
+// runai-gpu-group: the shared GPU's group, on its reservation pod and, as
+// KAI's binder writes it, on each pod that shares it (per device,
+// runai-gpu-group/<group>, for a pod on several).
 inline constexpr char kGpuIndexAnnotation[] = "runai-gpu";
 inline constexpr char kGpuGroupLabel[] = "runai-gpu-group";
 // Prefix of the pod's ConfigMap with the GPU environment, set by the

@@ -79,10 +79,10 @@ Status SchedulerApp::Wire() {
   kube::SharedInformer& queues = informers.Get(kube::resources::kQueues);
   kube::SharedInformer& podgroups = informers.Get(kube::resources::kPodGroups);
 
-  // Status is compared with what the informers show, so a re-created Queue
-  // or PodGroup gets its status back.
   kube::Client& bookkeeping =
       options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
+  // Status is compared with what the informers show, so a re-created Queue
+  // or PodGroup gets its status back.
   status_ = std::make_unique<StatusWriter>(
       bookkeeping, [&queues](const std::string& key) { return queues.cache().Get(key); },
       [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
