@@ -618,6 +618,21 @@ std::optional<kube::Object> PodTranslator::StatusFromHost(const rapidjson::Value
   rapidjson::Value status(rapidjson::kObjectType);
   if (host_status != nullptr && host_status->IsObject()) status.CopyFrom(*host_status, a);
   EraseMember(status, "qosClass");
+  if (rapidjson::Value* conditions = FindArray(status, "conditions")) {
+    const std::string_view host_name = kube::Name(host);
+    const std::string team_name =
+        std::string(kube::Namespace(pod)) + "/" + std::string(kube::Name(pod));
+    const HostNameLookup names = [&](std::string_view name) -> std::optional<std::string> {
+      if (name == host_name) return team_name;
+      return std::nullopt;
+    };
+    for (rapidjson::Value& c : conditions->GetArray()) {
+      std::string_view message = kube::GetString(c, {"message"});
+      if (message.empty()) continue;
+      SetStringMember(c, "message", messages_.TranslateText(message, kube::Namespace(pod), names),
+                      a);
+    }
+  }
   if (const rapidjson::Value* qos = kube::Find(pod, {"status", "qosClass"})) {
     SetMember(status, "qosClass", rapidjson::Value(*qos, a), a);
   }

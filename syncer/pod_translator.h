@@ -54,6 +54,7 @@
 
 #include "kube/object.h"
 #include "syncer/allowlist.h"
+#include "syncer/event_translator.h"
 #include "syncer/gang.h"
 #include "syncer/names.h"  // TokenSecretName, for PodContext::token_secret
 #include "syncer/owner_chain.h"
@@ -117,12 +118,16 @@ class PodTranslator {
 
   // The virtual pod (with its resourceVersion, for a status update) whose
   // status is the host pod's, except qosClass, which is immutable and stays
-  // the virtual one. nullopt when they already agree.
+  // the virtual one, and the conditions' messages, which host components
+  // write (the scheduler's says why a pod waits) and which reach the team
+  // in its terms, as Events do (EventTranslator::TranslateText, knowing the
+  // pod's own host name). nullopt when they already agree.
   std::optional<kube::Object> StatusFromHost(const rapidjson::Value& host,
                                              const rapidjson::Value& pod) const;
 
  private:
   const SyncerConfig config_;
+  const EventTranslator messages_{config_};
 };
 
 // "key=\"value\"" lines sorted by key, as the kubelet writes

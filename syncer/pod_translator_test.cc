@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/pod_tolerations.h"
 #include "syncer/testing/test_objects.h"
@@ -348,6 +349,32 @@ TEST_F(PodTranslatorTest, UpdateRemovesSchedulingGatesButNeverAddsThem) {
   std::optional<kube::Object> update = translator_->Update(pod_, host, context_);
   ASSERT_TRUE(update);
   EXPECT_FALSE((*update)["spec"].HasMember("schedulingGates"));
+}
+
+// The scheduler's PodScheduled message says why a pod waits in host terms;
+// the team reads it in its own, as it reads the Event: its pod's group by
+// its name, another queue and another tenant's objects unnamed.
+TEST_F(PodTranslatorTest, StatusUpPutsConditionMessagesInTheTeamsTerms) {
+  kube::Object host = kube::Clone(host_);
+  const std::string message = "queue ml-org is over its limit; gang pg-" +
+                              std::string(kube::Name(host)) +
+                              "-123e4567-e89b-12d3-a456-426614174000 waits, behind "
+                              "vtenant-vision/web-x-web-x-vision";
+  kube::Object status = kube::BuildJson(
+      kube::JsonObject{{"phase", "Pending"},
+                       {"conditions", kube::JsonArray{kube::JsonObject{{"type", "PodScheduled"},
+                                                                       {"status", "False"},
+                                                                       {"reason", "Unschedulable"},
+                                                                       {"message", message}}}}});
+  host.AddMember("status", rapidjson::Value(status, host.GetAllocator()), host.GetAllocator());
+  std::optional<kube::Object> up = translator_->StatusFromHost(host, pod_);
+  ASSERT_TRUE(up);
+  const std::string team_name =
+      std::string(kube::Namespace(pod_)) + "/" + std::string(kube::Name(pod_));
+  EXPECT_EQ(kube::GetString((*up)["status"]["conditions"][0], {"message"}),
+            "another queue is over its limit; gang " + team_name + " waits, behind " + kHiddenName);
+  EXPECT_EQ(kube::GetString((*up)["status"]["conditions"][0], {"reason"}), "Unschedulable");
+  EXPECT_FALSE(translator_->StatusFromHost(host, *up)) << "translated alike every time";
 }
 
 TEST_F(PodTranslatorTest, StatusUpKeepsTheVirtualQosClass) {
