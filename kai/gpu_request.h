@@ -46,6 +46,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "base/status.h"
@@ -58,8 +59,10 @@ namespace vtenant::kai {
 inline constexpr int32_t kMaxDevices = 64;
 // The most MIG slices one pod may ask for: seven on each of kMaxDevices.
 inline constexpr int32_t kMaxMigSlices = kMaxDevices * 7;
-// The most GPU memory a share may ask for on one device: 16 TiB in MiB.
-inline constexpr int32_t kMaxGpuMemoryMib = 1 << 24;
+// The most GPU memory a share may ask for on one device: what an int32 of
+// MiB holds (2 PiB). Like KAI, any positive whole number is taken: a pod
+// asking more than every GPU holds is admitted and waits, saying so.
+inline constexpr int32_t kMaxGpuMemoryMib = std::numeric_limits<int32_t>::max();
 
 struct GpuRequest {
   int32_t whole_gpus = 0;      // nvidia.com/gpu

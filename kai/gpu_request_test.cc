@@ -60,9 +60,12 @@ void ExpectEachRefused(Result<int32_t> (*parse)(std::string_view),
 
 TEST(ParseGpuMemoryTest, PositiveWholeMiB) {
   EXPECT_EQ(*ParseGpuMemoryMib("4000"), 4000);
-  EXPECT_EQ(*ParseGpuMemoryMib("16777216"), 16777216);
+  // More than any GPU holds is still a request (KAI's own suite asks for
+  // 500000000 and expects the pod admitted and waiting).
+  EXPECT_EQ(*ParseGpuMemoryMib("500000000"), 500000000);
+  EXPECT_EQ(*ParseGpuMemoryMib("2147483647"), 2147483647);
   ExpectEachRefused(ParseGpuMemoryMib,
-                    {"0", "4000.5", "4.5", "-3", "+3", "4Gi", " 4", "", "16777217"},
+                    {"0", "4000.5", "4.5", "-3", "+3", "4Gi", " 4", "", "2147483648"},
                     "whole number of MiB");
 }
 
