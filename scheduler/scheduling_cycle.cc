@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -158,8 +159,12 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     const std::string& name = s.queues[q.queue].name;
     if (name == kHolderQueue) continue;
     gauged.insert(name);
-    status_.SetQueue(
-        name, {q.allocated, q.allocated_non_preemptible, q.requested, q.fair_share[sched::kGpu]});
+    std::vector<std::string> children;
+    for (sched::QueueId c : s.queues[q.queue].children)
+      if (s.queues[c].name != kHolderQueue) children.push_back(s.queues[c].name);
+    std::sort(children.begin(), children.end());
+    status_.SetQueue(name, {q.allocated, q.allocated_non_preemptible, q.requested,
+                            q.fair_share[sched::kGpu], std::move(children)});
     pending_per_queue_->WithLabelValues({name}).Set(static_cast<double>(pending_by_queue[name]));
     gpu_allocated_->WithLabelValues({name}).Set(q.allocated[sched::kGpu] / 1000.0);
     gpu_fair_share_->WithLabelValues({name}).Set(q.fair_share[sched::kGpu] / 1000.0);

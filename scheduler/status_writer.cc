@@ -21,12 +21,23 @@ kube::JsonObject ResourceList(const sched::ResourceVector& r) {
           {"memory", memory.ok() ? memory->ToString() : std::to_string(r[sched::kMemory])}};
 }
 
+// childQueues as the status shows it: null (left out) when there are none.
+kube::JsonValue ChildQueues(const std::vector<std::string>& children) {
+  if (children.empty()) return kube::JsonValue();
+  return kube::StringArray(children);
+}
+
 bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
   auto list_is = [&](const char* field, const sched::ResourceVector& want) {
     const rapidjson::Value* have = kube::Find(live, {"status", field});
     return have != nullptr && *have == kube::BuildJson(ResourceList(want));
   };
-  return list_is("allocated", s.allocated) &&
+  const rapidjson::Value* children = kube::Find(live, {"status", "childQueues"});
+  const bool children_shown =
+      s.child_queues.empty()
+          ? children == nullptr || children->IsNull()
+          : children != nullptr && *children == kube::BuildJson(kube::StringArray(s.child_queues));
+  return children_shown && list_is("allocated", s.allocated) &&
          list_is("allocatedNonPreemptible", s.allocated_non_preemptible) &&
          list_is("requested", s.requested) &&
          kube::Annotation(live, kFairShareAnnotation) == GpuText(s.gpu_fair_share);
@@ -135,7 +146,8 @@ Status StatusWriter::WriteQueue(const std::string& name, const QueueStatus& s,
       {"status",
        kube::JsonObject{{"allocated", ResourceList(s.allocated)},
                         {"allocatedNonPreemptible", ResourceList(s.allocated_non_preemptible)},
-                        {"requested", ResourceList(s.requested)}}}}));
+                        {"requested", ResourceList(s.requested)},
+                        {"childQueues", ChildQueues(s.child_queues)}}}}));
   kube::PatchOptions opts;
   opts.subresource = "status";
   Result<kube::Object> r =

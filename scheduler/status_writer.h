@@ -11,7 +11,8 @@
 //
 // Queue status is KAI's: status.allocated, allocatedNonPreemptible and
 // requested as resource lists ({"nvidia.com/gpu": "330m", "cpu": "2",
-// "memory": "4Gi"}). The fair share goes in the annotation
+// "memory": "4Gi"}), and childQueues, the names of its children (left out
+// for a queue without, as KAI leaves it). The fair share goes in the annotation
 // vtenant.io/gpu-fair-share, which our Queue CRD prints (and which a KAI
 // CRD keeps, being an annotation). PodGroups get status.phase and a
 // schedulingConditions entry with the reason a pending group waits.
@@ -39,6 +40,7 @@ struct QueueStatus {
   sched::ResourceVector allocated_non_preemptible;
   sched::ResourceVector requested;
   sched::Milli gpu_fair_share = 0;
+  std::vector<std::string> child_queues;  // sorted
   bool operator==(const QueueStatus&) const = default;
 };
 

@@ -50,6 +50,23 @@ class StatusWriterTest : public ::testing::Test, protected testing::FakeCluster 
   StatusWriter writer_;
 };
 
+// As KAI's queue controller writes it: a parent lists its children by
+// name; a queue without children shows none.
+TEST_F(StatusWriterTest, AParentListsItsChildQueues) {
+  QueueStatus parent = Nlp(330);
+  parent.child_queues = {"nlp-a", "nlp-b"};
+  writer_.SetQueue("nlp", parent);
+  EXPECT_EQ(writer_.Flush(), 1);
+  kube::ObjectPtr q = Live(res::kQueues, "nlp");
+  EXPECT_EQ(kube::ToJson(*kube::Find(*q, {"status", "childQueues"})), R"(["nlp-a","nlp-b"])");
+  EXPECT_EQ(writer_.Flush(), 0);
+  writer_.SetQueue("nlp", Nlp(330));
+  EXPECT_EQ(writer_.Flush(), 1) << "the children went";
+  q = Live(res::kQueues, "nlp");
+  EXPECT_EQ(kube::Find(*q, {"status", "childQueues"}), nullptr);
+  EXPECT_EQ(writer_.Flush(), 0);
+}
+
 TEST_F(StatusWriterTest, WritesWhatChangedAndNothingWhenTheQueueShowsIt) {
   writer_.SetQueue("nlp", Nlp(330));
   EXPECT_EQ(writer_.Flush(), 1);
