@@ -2,13 +2,15 @@
 // L40S, queue lab-org (2 GPUs) and Tenant lab from the examples. Five
 // half-GPU pods: four fill the two GPUs (two on each), the fifth stays
 // Pending, and the queue shows 2 GPUs allocated and 2.5 requested. The team
-// reads why the fifth waits with its own kubectl.
+// reads why the fifth waits with its own kubectl, in an Event and in the
+// pod's PodScheduled condition.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "base/eventually.h"
 #include "e2e/support/environment.h"
+#include "kube/object.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -80,6 +82,32 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
       << team_events;
   EXPECT_EQ(team_events.find("vtenant-"), std::string::npos) << team_events;
   EXPECT_EQ(team_events.find("-x-"), std::string::npos) << team_events;
+  // The pod itself says so too, as kube-scheduler and KAI mark a pod that
+  // waits: condition PodScheduled False, reason Unschedulable, the same
+  // words, in the team's terms.
+  std::string condition;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<std::string> got =
+            env.TeamKubectl("lab", {"get", "pod", waiting, "-n", "default", "-o", "json"});
+        Result<kube::Object> pod =
+            got.ok() ? kube::ParseJson(*got) : Result<kube::Object>(got.status());
+        if (!pod.ok()) return false;
+        const rapidjson::Value* conditions = kube::Find(*pod, {"status", "conditions"});
+        if (conditions == nullptr || !conditions->IsArray()) return false;
+        for (const rapidjson::Value& c : conditions->GetArray()) {
+          if (kube::GetString(c, {"type"}) != "PodScheduled") continue;
+          condition = std::string(kube::GetString(c, {"status"})) + " " +
+                      std::string(kube::GetString(c, {"reason"})) + ": " +
+                      std::string(kube::GetString(c, {"message"}));
+        }
+        return condition.starts_with("False Unschedulable: ") &&
+               condition.find("queue lab would exceed its gpu limit") != std::string::npos;
+      },
+      seconds(60), std::chrono::milliseconds(500)))
+      << condition;
+  EXPECT_EQ(condition.find("vtenant-"), std::string::npos) << condition;
+  EXPECT_EQ(condition.find("-x-"), std::string::npos) << condition;
 
   // Queue status is written in batches (--status-period), so it follows the
   // pods a moment later.

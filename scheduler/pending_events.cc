@@ -1,11 +1,16 @@
 #include "scheduler/pending_events.h"
 
+#include <glog/logging.h>
+
+#include "kube/json_builder.h"
+#include "kube/wall_time.h"
+
 namespace vtenant::scheduler {
 
-PendingEvents::PendingEvents(kube::EventRecorder& recorder,
+PendingEvents::PendingEvents(kube::Client& client, kube::EventRecorder& recorder,
                              std::function<kube::ObjectPtr(const std::string& key)> lookup,
                              PendingEventsOptions options)
-    : recorder_(recorder), lookup_(std::move(lookup)), options_(options) {
+    : client_(client), recorder_(recorder), lookup_(std::move(lookup)), options_(options) {
   worker_ = std::thread([this] { Work(); });
 }
 
@@ -57,12 +62,65 @@ void PendingEvents::Work() {
     if (it == last_.end() || it->second.reason != reason) continue;
     writing_ = true;
     lock.unlock();
-    if (kube::ObjectPtr pod = lookup_(key); pod != nullptr)
+    if (kube::ObjectPtr pod = lookup_(key); pod != nullptr) {
       recorder_.Warning(*pod, "Unschedulable", reason);
+      MarkUnschedulable(*pod, reason);
+    }
     std::this_thread::sleep_for(gap);
     lock.lock();
     writing_ = false;
     cv_.notify_all();
+  }
+}
+
+void PendingEvents::MarkUnschedulable(const rapidjson::Value& pod, const std::string& message,
+                                      bool refreshed) {
+  if (!kube::GetString(pod, {"spec", "nodeName"}).empty()) return;
+  std::string since = kube::FormatRfc3339(std::chrono::system_clock::now());
+  if (const rapidjson::Value* conditions = kube::Find(pod, {"status", "conditions"});
+      conditions != nullptr && conditions->IsArray()) {
+    for (const rapidjson::Value& c : conditions->GetArray()) {
+      if (kube::GetString(c, {"type"}) != "PodScheduled" ||
+          kube::GetString(c, {"status"}) != "False") {
+        continue;
+      }
+      if (kube::GetString(c, {"reason"}) == "Unschedulable" &&
+          kube::GetString(c, {"message"}) == message) {
+        return;
+      }
+      if (std::string_view t = kube::GetString(c, {"lastTransitionTime"}); !t.empty()) {
+        since = std::string(t);
+      }
+    }
+  }
+  const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"uid", kube::Uid(pod)}, {"resourceVersion", kube::ResourceVersion(pod)}}},
+      {"status", kube::JsonObject{{"conditions", kube::JsonArray{kube::JsonObject{
+                                                     {"type", "PodScheduled"},
+                                                     {"status", "False"},
+                                                     {"reason", "Unschedulable"},
+                                                     {"message", message},
+                                                     {"lastProbeTime", nullptr},
+                                                     {"lastTransitionTime", since}}}}}}}));
+  Status written = client_
+                       .Patch(kube::resources::kPods, kube::Namespace(pod), kube::Name(pod),
+                              kube::PatchType::kStrategicMerge, patch, {.subresource = "status"})
+                       .status();
+  if (written.code() == StatusCode::kConflict && !refreshed) {
+    Result<kube::Object> fresh =
+        client_.Get(kube::resources::kPods, kube::Namespace(pod), kube::Name(pod));
+    if (fresh.ok() && kube::Uid(*fresh) == kube::Uid(pod)) {
+      MarkUnschedulable(*fresh, message, /*refreshed=*/true);
+    }
+    return;
+  }
+  // Gone, or changed again: the pod's next Event (a new reason, or
+  // repeat_after later) tries again.
+  if (!written.ok() && written.code() != StatusCode::kConflict &&
+      written.code() != StatusCode::kNotFound) {
+    LOG(WARNING) << "pod " << kube::KeyOf(pod)
+                 << ": condition PodScheduled: " << written.ToString();
   }
 }
 

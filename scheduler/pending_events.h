@@ -1,8 +1,12 @@
 // PendingEvents: one Event per pending pod saying why it waits, repeated
 // only when the reason changes or `repeat_after` has passed, so a pod that
-// waits an hour does not get 3,600 Events. Events are written by a thread of
-// their own, at most `per_second` a second, so 2,000 pending pods neither
-// stall a cycle nor crowd the binds out of the client's rate limit.
+// waits an hour does not get 3,600 Events. With each Event the pod's
+// condition PodScheduled becomes False, reason Unschedulable, with the same
+// message, as kube-scheduler and KAI write it: `kubectl get pod`, cluster
+// autoscalers and KAI's own tooling read it there, and the syncer carries it
+// back to the team. Both are written by a thread of their own, at most
+// `per_second` pods a second, so 2,000 pending pods neither stall a cycle
+// nor crowd the binds out of the client's rate limit.
 #pragma once
 
 #include <chrono>
@@ -27,8 +31,9 @@ struct PendingEventsOptions {
 
 class PendingEvents {
  public:
-  // `lookup` returns the pod object for a key (from the informer cache).
-  PendingEvents(kube::EventRecorder& recorder,
+  // `lookup` returns the pod object for a key (from the informer cache);
+  // `client` writes the pods' condition.
+  PendingEvents(kube::Client& client, kube::EventRecorder& recorder,
                 std::function<kube::ObjectPtr(const std::string& key)> lookup,
                 PendingEventsOptions options = {});
   // Drops what is not yet written.
@@ -51,7 +56,16 @@ class PendingEvents {
     std::chrono::steady_clock::time_point at;
   };
   void Work();
+  // Sets `pod`'s PodScheduled condition to False, reason Unschedulable,
+  // `message`, unless it says that already or the pod is bound; its
+  // transition time is kept while it stays False. The patch carries `pod`'s
+  // resourceVersion, so a pod bound since is never marked: on a conflict
+  // the pod is read again and, when it is the same pod, `refreshed` tried
+  // once more.
+  void MarkUnschedulable(const rapidjson::Value& pod, const std::string& message,
+                         bool refreshed = false);
 
+  kube::Client& client_;
   kube::EventRecorder& recorder_;
   const std::function<kube::ObjectPtr(const std::string&)> lookup_;
   const PendingEventsOptions options_;

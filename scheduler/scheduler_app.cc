@@ -91,7 +91,7 @@ Status SchedulerApp::Wire() {
       client_, view_, reservations_, events_,
       BinderOptions{.workers = flags_.bind_workers, .registry = options_.registry});
   pending_ = std::make_unique<PendingEvents>(
-      events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
+      bookkeeping, events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
   CycleOptions co;
   co.core.policy = sched::ParsePolicy(flags_.policy).value();
   co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;

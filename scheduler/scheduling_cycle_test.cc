@@ -23,7 +23,8 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
             client_, [this](const std::string& key) { return Live(res::kQueues, key); },
             [this](const std::string& key) { return Live(res::kPodGroups, key); }, &registry_),
         binder_(client_, view_, reservations_, events_, {.workers = 2, .registry = &registry_}),
-        pending_(events_, [this](const std::string& key) { return Live(res::kPods, key); }),
+        pending_(client_, events_,
+                 [this](const std::string& key) { return Live(res::kPods, key); }),
         cycle_(view_, binder_, evictor_, reservations_, status_, pending_,
                {.registry = &registry_}) {
     Add(res::kNodes, "", R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068"}},
@@ -85,6 +86,22 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
             kube::GetString(e, {"involvedObject", "name"}) == name)
           out.emplace_back(kube::GetString(e, {"message"}));
     return out;
+  }
+
+  // Pod ns/name's PodScheduled condition as "<status> <reason>: <message>",
+  // "" if it has none.
+  std::string PodScheduled(const std::string& name) {
+    pending_.Drain();
+    Result<kube::Object> pod = client_.Get(res::kPods, "ns", name);
+    if (!pod.ok()) return "<gone>";
+    const rapidjson::Value* conditions = kube::Find(*pod, {"status", "conditions"});
+    if (conditions == nullptr || !conditions->IsArray()) return "";
+    for (const rapidjson::Value& c : conditions->GetArray())
+      if (kube::GetString(c, {"type"}) == "PodScheduled")
+        return std::string(kube::GetString(c, {"status"})) + " " +
+               std::string(kube::GetString(c, {"reason"})) + ": " +
+               std::string(kube::GetString(c, {"message"}));
+    return "";
   }
 
   // The message of PodGroup ns/name's schedulingConditions entry, "" if none.
@@ -280,6 +297,10 @@ TEST_F(SchedulingCycleTest, APodNamingAnUnknownSubGroupWaitsAndSaysWhich) {
   ASSERT_EQ(typo.size(), 1u);
   EXPECT_NE(typo[0].find("sub-group \"wrokers\""), std::string::npos) << typo[0];
   EXPECT_NE(typo[0].find("(it has d-workers)"), std::string::npos) << typo[0];
+  // The pod says it too, as kube-scheduler and KAI mark a waiting pod; the
+  // bound one is left alone.
+  EXPECT_EQ(PodScheduled("typo"), "False Unschedulable: " + typo[0]);
+  EXPECT_EQ(PodScheduled("fine"), "");
   const std::vector<std::string> parent = WaitReasons("to-parent");
   ASSERT_EQ(parent.size(), 1u);
   EXPECT_NE(parent[0].find("\"decode\" of PodGroup job only groups other sub-groups"),

@@ -111,6 +111,21 @@ TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
     return !why.empty();
   }));
   EXPECT_NE(why[0].find("nodes"), std::string::npos) << why[0];
+  // And the pod's PodScheduled condition, as kube-scheduler and KAI write it.
+  std::string condition;
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> p = client().Get(res::kPods, "half", pending);
+    if (!p.ok()) return false;
+    const rapidjson::Value* conditions = kube::Find(*p, {"status", "conditions"});
+    if (conditions == nullptr || !conditions->IsArray()) return false;
+    for (const rapidjson::Value& c : conditions->GetArray())
+      if (kube::GetString(c, {"type"}) == "PodScheduled")
+        condition = std::string(kube::GetString(c, {"status"})) + " " +
+                    std::string(kube::GetString(c, {"reason"})) + ": " +
+                    std::string(kube::GetString(c, {"message"}));
+    return condition.starts_with("False Unschedulable: ") &&
+           condition.find("nodes") != std::string::npos;
+  })) << condition;
 
   // Each running pod's ConfigMap names its GPU (its reservation's UUID) and portion.
   // Each is labelled with its GPU's group, as the reservation pod is.
