@@ -10,6 +10,7 @@
 
 #include "base/eventually.h"
 #include "e2e/support/environment.h"
+#include "kube/conditions.h"
 #include "kube/object.h"
 
 namespace vtenant::e2e {
@@ -88,19 +89,14 @@ TEST(TwoGpusScenarioTest, FiveHalfGpuPodsFourRunOneWaits) {
   std::string condition;
   EXPECT_TRUE(Eventually(
       [&] {
+        condition.clear();
         Result<std::string> got =
             env.TeamKubectl("lab", {"get", "pod", waiting, "-n", "default", "-o", "json"});
         Result<kube::Object> pod =
             got.ok() ? kube::ParseJson(*got) : Result<kube::Object>(got.status());
         if (!pod.ok()) return false;
-        const rapidjson::Value* conditions = kube::Find(*pod, {"status", "conditions"});
-        if (conditions == nullptr || !conditions->IsArray()) return false;
-        for (const rapidjson::Value& c : conditions->GetArray()) {
-          if (kube::GetString(c, {"type"}) != "PodScheduled") continue;
-          condition = std::string(kube::GetString(c, {"status"})) + " " +
-                      std::string(kube::GetString(c, {"reason"})) + ": " +
-                      std::string(kube::GetString(c, {"message"}));
-        }
+        if (std::optional<kube::Condition> c = kube::FindCondition(*pod, "PodScheduled"))
+          condition = c->status + " " + c->reason + ": " + c->message;
         return condition.starts_with("False Unschedulable: ") &&
                condition.find("queue lab would exceed its gpu limit") != std::string::npos;
       },

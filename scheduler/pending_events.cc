@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "kube/conditions.h"
 #include "kube/json_builder.h"
 #include "kube/wall_time.h"
 
@@ -77,21 +78,10 @@ void PendingEvents::MarkUnschedulable(const rapidjson::Value& pod, const std::st
                                       bool refreshed) {
   if (!kube::GetString(pod, {"spec", "nodeName"}).empty()) return;
   std::string since = kube::FormatRfc3339(std::chrono::system_clock::now());
-  if (const rapidjson::Value* conditions = kube::Find(pod, {"status", "conditions"});
-      conditions != nullptr && conditions->IsArray()) {
-    for (const rapidjson::Value& c : conditions->GetArray()) {
-      if (kube::GetString(c, {"type"}) != "PodScheduled" ||
-          kube::GetString(c, {"status"}) != "False") {
-        continue;
-      }
-      if (kube::GetString(c, {"reason"}) == "Unschedulable" &&
-          kube::GetString(c, {"message"}) == message) {
-        return;
-      }
-      if (std::string_view t = kube::GetString(c, {"lastTransitionTime"}); !t.empty()) {
-        since = std::string(t);
-      }
-    }
+  if (std::optional<kube::Condition> c = kube::FindCondition(pod, "PodScheduled");
+      c && c->status == "False") {
+    if (c->reason == "Unschedulable" && c->message == message) return;
+    if (!c->last_transition_time.empty()) since = c->last_transition_time;
   }
   const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
       {"metadata",

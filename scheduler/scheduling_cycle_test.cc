@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/conditions.h"
 #include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
@@ -94,14 +95,8 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
     pending_.Drain();
     Result<kube::Object> pod = client_.Get(res::kPods, "ns", name);
     if (!pod.ok()) return "<gone>";
-    const rapidjson::Value* conditions = kube::Find(*pod, {"status", "conditions"});
-    if (conditions == nullptr || !conditions->IsArray()) return "";
-    for (const rapidjson::Value& c : conditions->GetArray())
-      if (kube::GetString(c, {"type"}) == "PodScheduled")
-        return std::string(kube::GetString(c, {"status"})) + " " +
-               std::string(kube::GetString(c, {"reason"})) + ": " +
-               std::string(kube::GetString(c, {"message"}));
-    return "";
+    std::optional<kube::Condition> c = kube::FindCondition(*pod, "PodScheduled");
+    return c ? c->status + " " + c->reason + ": " + c->message : "";
   }
 
   // The message of PodGroup ns/name's schedulingConditions entry, "" if none.

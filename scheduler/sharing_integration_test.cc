@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/eventually.h"
+#include "kube/conditions.h"
 #include "localenv/testing/cluster_test.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/reservation.h"
@@ -114,15 +115,11 @@ TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
   // And the pod's PodScheduled condition, as kube-scheduler and KAI write it.
   std::string condition;
   EXPECT_TRUE(Eventually([&] {
+    condition.clear();
     Result<Object> p = client().Get(res::kPods, "half", pending);
     if (!p.ok()) return false;
-    const rapidjson::Value* conditions = kube::Find(*p, {"status", "conditions"});
-    if (conditions == nullptr || !conditions->IsArray()) return false;
-    for (const rapidjson::Value& c : conditions->GetArray())
-      if (kube::GetString(c, {"type"}) == "PodScheduled")
-        condition = std::string(kube::GetString(c, {"status"})) + " " +
-                    std::string(kube::GetString(c, {"reason"})) + ": " +
-                    std::string(kube::GetString(c, {"message"}));
+    if (std::optional<kube::Condition> c = kube::FindCondition(*p, "PodScheduled"))
+      condition = c->status + " " + c->reason + ": " + c->message;
     return condition.starts_with("False Unschedulable: ") &&
            condition.find("nodes") != std::string::npos;
   })) << condition;

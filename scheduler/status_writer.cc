@@ -32,11 +32,11 @@ bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
     const rapidjson::Value* have = kube::Find(live, {"status", field});
     return have != nullptr && *have == kube::BuildJson(ResourceList(want));
   };
+  // Absent shows "none" as the null that WriteQueue sends does.
   const rapidjson::Value* children = kube::Find(live, {"status", "childQueues"});
+  const kube::Object want_children = kube::BuildJson(ChildQueues(s.child_queues));
   const bool children_shown =
-      s.child_queues.empty()
-          ? children == nullptr || children->IsNull()
-          : children != nullptr && *children == kube::BuildJson(kube::StringArray(s.child_queues));
+      children == nullptr ? want_children.IsNull() : *children == want_children;
   return children_shown && list_is("allocated", s.allocated) &&
          list_is("allocatedNonPreemptible", s.allocated_non_preemptible) &&
          list_is("requested", s.requested) &&
