@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kube/base64.h"
+#include "kube/conditions.h"
 #include "kube/wall_time.h"
 #include "syncer/host_identity.h"
 #include "syncer/json_edit.h"
@@ -46,14 +47,8 @@ bool IsTerminal(const rapidjson::Value& pod) {
 }
 
 bool HasCondition(const rapidjson::Value& pod, std::string_view type, std::string_view status) {
-  const rapidjson::Value* conditions = kube::Find(pod, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->IsArray()) return false;
-  for (const rapidjson::Value& c : conditions->GetArray()) {
-    if (kube::GetString(c, {"type"}) == type && kube::GetString(c, {"status"}) == status) {
-      return true;
-    }
-  }
-  return false;
+  std::optional<kube::Condition> c = kube::FindCondition(pod, type);
+  return c && c->status == status;
 }
 
 // The pod's status came from a host pod: it was scheduled there. (A pod with
