@@ -173,26 +173,39 @@ struct BudgetCase {
   QueueSpec queue;
   bool preemptible;
   std::string reason;
+  PendingKind kind;
 };
+
+// The kind of the reason `pod` waits for.
+PendingKind KindOf(const Decisions& d, const Snapshot& s, const std::string& pod) {
+  for (const Pending& p : d.pending)
+    if (s.pods[p.pod].name == pod) return d.KindOf(p);
+  ADD_FAILURE() << pod << " is not pending";
+  return PendingKind::kPlacement;
+}
 
 TEST(GangTest, QueueBudgetIsCheckedForTheWholeGang) {
   QueueSpec non_preemptible_quota = GpuQueue("team", "org", 1000, kUnlimited);
   const BudgetCase cases[] = {
       {"limit", GpuQueue("team", "org", 0, 2000), true,
-       "queue team would exceed its gpu limit: 0m allocated + 3000m requested > 2000m limit"},
+       "queue team would exceed its gpu limit: 0m allocated + 3000m requested > 2000m limit",
+       PendingKind::kOverLimit},
       {"quota for non-preemptible", non_preemptible_quota, false,
        "non-preemptible job would exceed queue team's gpu quota: 0m held by non-preemptible "
-       "jobs + 3000m requested > 1000m quota; make the job preemptible or raise the quota"},
+       "jobs + 3000m requested > 1000m quota; make the job preemptible or raise the quota",
+       PendingKind::kNonPreemptibleOverQuota},
+      {"no room", GpuQueue("team", "org", 0, kUnlimited), true, "", PendingKind::kPlacement},
   };
   for (const BudgetCase& c : cases) {
     SnapshotBuilder b = Cluster({{"org", kUnlimited}}, {});
     b.AddQueue(c.queue);
-    b.AddNode(GpuNode("n", 8));
+    b.AddNode(GpuNode("n", c.kind == PendingKind::kPlacement ? 2 : 8));
     AddGang(b, "job", 3, 3, 1, {.preemptible = c.preemptible});
     Snapshot s = MustBuild(b);
     Decisions d = RunCycle(s);
     EXPECT_TRUE(d.binds.empty()) << c.name;
-    EXPECT_EQ(ReasonOf(d, s, "job-1"), c.reason) << c.name;
+    if (!c.reason.empty()) EXPECT_EQ(ReasonOf(d, s, "job-1"), c.reason) << c.name;
+    EXPECT_EQ(KindOf(d, s, "job-1"), c.kind) << c.name;
   }
 }
 
@@ -209,6 +222,7 @@ TEST(GangTest, ParentLimitBindsChildren) {
   EXPECT_EQ(ReasonOf(d, s, "second"),
             "queue org would exceed its gpu limit: 1000m allocated + 1000m requested > 1000m "
             "limit");
+  EXPECT_EQ(KindOf(d, s, "second"), PendingKind::kOverLimit);
 }
 
 }  // namespace

@@ -173,11 +173,12 @@ const std::string& PendingReasons::Notes(GroupId group) {
   return notes_.emplace(key, std::move(out)).first->second;
 }
 
-ReasonId PendingReasons::Intern(std::string text) {
+ReasonId PendingReasons::Intern(std::string text, PendingKind kind) {
   auto it = by_text_.find(text);
   if (it != by_text_.end()) return it->second;
   const ReasonId id{static_cast<uint32_t>(texts_.size())};
   texts_.push_back(std::move(text));
+  kinds_.push_back(kind);
   by_text_.emplace(texts_.back(), id);
   return id;
 }
@@ -212,6 +213,8 @@ std::vector<std::string> PendingReasons::TakeTexts() {
   return out;
 }
 
+std::vector<PendingKind> PendingReasons::TakeKinds() { return std::move(kinds_); }
+
 ReasonId PendingReasons::For(GroupId group, PodId pod) {
   const ShapeId shape = session_->pod_shape[pod];
   if (group == last_.group && shape == last_.shape) return last_.id;
@@ -244,9 +247,9 @@ ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
                                           : "";
   switch (why.block) {
     case JobBlock::kQueueLimit:
-      return Intern(Budget(why, false));
+      return Intern(Budget(why, false), PendingKind::kOverLimit);
     case JobBlock::kNonPreemptibleQuota:
-      return Intern(Budget(why, true));
+      return Intern(Budget(why, true), PendingKind::kNonPreemptibleOverQuota);
     case JobBlock::kTopology:
       // A job of one pod is no gang, but the same constraint holds it.
       return Intern((gang.empty() ? "job " + s.groups[group].name : gang) + " needs " +

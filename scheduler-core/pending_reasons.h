@@ -29,8 +29,10 @@ class PendingReasons {
   // found by key without formatting or comparing text.
   ReasonId For(GroupId group, PodId pod);
 
-  // The texts of the ids For returned, by id. Call once, after the last For.
+  // The texts of the ids For returned, and their kinds, by id. Call once,
+  // after the last For.
   std::vector<std::string> TakeTexts();
+  std::vector<PendingKind> TakeKinds();
 
   // "0/4 nodes fit: 3 insufficient cpu (needs 2000m), 1 untolerated
   // taint", on the
@@ -43,8 +45,8 @@ class PendingReasons {
   using NotesKey = std::array<int64_t, 2 + 3 * kNumNoteActions>;
   // For without the memo of the last group and shape.
   ReasonId Uncached(GroupId group, PodId pod);
-  // The id of `text`, a new one when no pod had it yet.
-  ReasonId Intern(std::string text);
+  // The id of `text`, a new one of `kind` when no pod had it yet.
+  ReasonId Intern(std::string text, PendingKind kind = PendingKind::kPlacement);
   // NodeFit(pod) and the job's notes, by key: the reason of most pods.
   ReasonId Common(GroupId group, PodId pod);
   NotesKey NotesKeyOf(GroupId group) const;
@@ -92,6 +94,7 @@ class PendingReasons {
   } last_;
   // The texts by id; a deque, so that the views in by_text_ stay valid.
   std::deque<std::string> texts_;
+  std::vector<PendingKind> kinds_;  // by id
   std::unordered_map<std::string_view, ReasonId> by_text_;
 };
 

@@ -54,6 +54,15 @@ struct Pending {
   ReasonId reason;  // read the text with Decisions::ReasonOf
 };
 
+// What kind of obstacle a pending reason names, for programs that report it
+// in a fixed vocabulary as well as in words (KAI's PodGroup
+// schedulingConditions[].reasons).
+enum class PendingKind : uint8_t {
+  kPlacement,                // the pods do not fit: nodes, gang, topology, ...
+  kOverLimit,                // the job would take a queue over its limit
+  kNonPreemptibleOverQuota,  // a non-preemptible job would take a queue over its quota
+};
+
 struct QueueReport {
   QueueId queue;
   ResourceVector fair_share;
@@ -67,7 +76,8 @@ struct Decisions {
   std::vector<Eviction> evictions;
   std::vector<Move> moves;
   std::vector<Pending> pending;
-  std::vector<std::string> reasons;  // each distinct pending reason once, by ReasonId
+  std::vector<std::string> reasons;       // each distinct pending reason once, by ReasonId
+  std::vector<PendingKind> reason_kinds;  // the kind of each, by ReasonId
   std::vector<QueueReport> queues;
   // Every eviction's message, one after another. A busy cycle evicts tens of
   // thousands of pods, each for its own job (so the texts differ); one
@@ -78,6 +88,9 @@ struct Decisions {
   // Why `p` is pending ("0/4 nodes fit: ...").
   const std::string& ReasonOf(const Pending& p) const {
     return reasons[static_cast<uint32_t>(p.reason)];
+  }
+  PendingKind KindOf(const Pending& p) const {
+    return reason_kinds[static_cast<uint32_t>(p.reason)];
   }
   // Why `e` evicts its pod ("reclaimed for job ... of queue ...: ...").
   std::string_view MessageOf(const Eviction& e) const {
