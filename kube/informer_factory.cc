@@ -49,6 +49,7 @@ SharedInformer& InformerFactory::GetLocked(const ResourceType& type,
   merged.field_selector = options.field_selector;
   if (options.resync_period != Clock::Duration::zero())
     merged.resync_period = options.resync_period;
+  if (options.transform) merged.transform = options.transform;
   auto informer = std::make_unique<SharedInformer>(client_, type, merged);
   SharedInformer& ref = *informer;
   informers_.emplace(std::move(key), std::move(informer));

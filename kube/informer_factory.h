@@ -37,8 +37,9 @@ namespace vtenant::kube {
 class InformerFactory {
  public:
   // `client` must outlive the factory. `defaults` fills the options of
-  // informers created by Get (their namespace, selectors and a non-zero
-  // resync period come from the caller).
+  // informers created by Get (their namespace, selectors, and a non-zero
+  // resync period or a transform when given, come from the caller; the
+  // first request of an informer decides its transform).
   explicit InformerFactory(Client& client, InformerOptions defaults = {});
   // Stops every informer.
   ~InformerFactory();
