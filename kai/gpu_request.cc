@@ -176,6 +176,28 @@ Result<int32_t> ParseNumDevices(std::string_view text) {
   return static_cast<int32_t>(*n);
 }
 
+Result<ContainerRef> ShareContainer(const rapidjson::Value& pod) {
+  std::optional<std::string_view> wanted = Annotation(pod, kGpuFractionContainerNameAnnotation);
+  if (!wanted) return ContainerRef{};
+  if (const rapidjson::Value* spec = Member(pod, "spec"); spec != nullptr) {
+    for (auto [list, init] : {std::pair{"initContainers", true}, std::pair{"containers", false}}) {
+      const rapidjson::Value* containers = Member(*spec, list);
+      if (containers == nullptr || !containers->IsArray()) continue;
+      for (rapidjson::SizeType i = 0; i < containers->Size(); ++i) {
+        const rapidjson::Value* name = Member((*containers)[i], "name");
+        if (name != nullptr && name->IsString() &&
+            std::string_view(name->GetString(), name->GetStringLength()) == *wanted) {
+          return ContainerRef{.init = init, .index = static_cast<int32_t>(i)};
+        }
+      }
+    }
+  }
+  return InvalidArgument(std::string("annotation ") + kGpuFractionContainerNameAnnotation + " " +
+                         Quoted(*wanted) +
+                         " names no container or init container of the pod; name the container "
+                         "that uses the GPU share, or remove the annotation for the first one");
+}
+
 Result<int32_t> MigComputeSlices(std::string_view profile) {
   const size_t g = profile.find('g');
   int32_t slices = 0;
@@ -242,6 +264,9 @@ Result<GpuRequest> ParseGpuRequest(const rapidjson::Value& pod) {
     return InvalidArgument(std::string(kMigResourcePrefix) + r.mig_profile + " is asked for " +
                            "together with " + (r.IsShared() ? share : kGpuResource) +
                            "; a pod asks for MIG slices, whole GPUs or a share, one of them");
+  }
+  if (r.IsShared()) {
+    VT_ASSIGN_OR_RETURN(r.share_container, ShareContainer(pod));
   }
   return r;
 }

@@ -26,6 +26,9 @@
 //   - gpu-fraction-num-devices: a whole number from 1 to kMaxDevices, only
 //     beside gpu-fraction or gpu-memory (as KAI: it says on how many devices
 //     the share is taken).
+//   - gpu-fraction-container-name, read only beside a share: the name of an
+//     init container or a container of the pod (init containers are
+//     looked in first, as KAI's webhook does).
 //   - no share beside a non-zero nvidia.com/gpu (KAI refuses any
 //     nvidia.com/gpu limit beside gpu-fraction, even "0"; a zero asks for no
 //     GPU here).
@@ -64,6 +67,13 @@ inline constexpr int32_t kMaxMigSlices = kMaxDevices * 7;
 // asking more than every GPU holds is admitted and waits, saying so.
 inline constexpr int32_t kMaxGpuMemoryMib = std::numeric_limits<int32_t>::max();
 
+// A container of a pod by its place: spec.initContainers[index] when
+// `init`, else spec.containers[index].
+struct ContainerRef {
+  bool init = false;
+  int32_t index = 0;
+};
+
 struct GpuRequest {
   int32_t whole_gpus = 0;      // nvidia.com/gpu
   int64_t fraction_milli = 0;  // gpu-fraction in thousandths of a device, (0, 1000]
@@ -71,6 +81,9 @@ struct GpuRequest {
   int32_t num_devices = 1;     // gpu-fraction-num-devices: devices the share is taken on
   std::string mig_profile;     // "1g.10gb" of nvidia.com/mig-1g.10gb
   int32_t mig_count = 0;
+  // For a share: the container that uses it, whose environment tells it
+  // which GPU it has (kai/gpu_environment.h).
+  ContainerRef share_container;
 
   // A share of one or more devices (gpu-fraction or gpu-memory).
   bool IsShared() const { return fraction_milli > 0 || memory_mib > 0; }
@@ -84,6 +97,12 @@ struct GpuRequest {
 // limit, the rest of that container list is not read; the init containers
 // are still read after the regular ones).
 Result<GpuRequest> ParseGpuRequest(const rapidjson::Value& pod);
+
+// The container of `pod` that uses its share: the one annotation
+// gpu-fraction-container-name names, else the first container (index 0,
+// whether or not the pod has one). InvalidArgument when the annotation
+// names no container of the pod.
+Result<ContainerRef> ShareContainer(const rapidjson::Value& pod);
 
 // Annotation gpu-fraction alone: thousandths of a device, more than 0 and at
 // most 1000. InvalidArgument naming the annotation and value otherwise, as

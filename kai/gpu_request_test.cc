@@ -165,6 +165,8 @@ TEST(ParseGpuRequestTest, RefusalsNameTheFieldAndWhatToChange) {
        "nvidia.com/mig-<g>g.<m>gb with g from 1 to 7"},
       {"{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1.5"})") + "]",
        "must be a whole number"},
+      {R"({"gpu-fraction":"0.5","gpu-fraction-container-name":"gpu"})", R"([{"name":"app"}])",
+       "gpu-fraction-container-name \"gpu\" names no container or init container"},
   };
   for (const Case& c : cases) {
     Result<GpuRequest> got = ParseGpuRequest(Pod(c.annotations, c.containers));
@@ -173,6 +175,39 @@ TEST(ParseGpuRequestTest, RefusalsNameTheFieldAndWhatToChange) {
     EXPECT_NE(got.status().message().find(c.says), std::string::npos)
         << got.status().message() << "\n  wanted: " << c.says;
   }
+}
+
+TEST(ShareContainerTest, TheNamedContainerInitContainersFirstElseTheFirst) {
+  const std::string containers = R"([{"name":"side"},{"name":"gpu"},{"name":"both"}])";
+  const std::string init = R"([{"name":"prepare"},{"name":"both"}])";
+  auto ref = [&](const std::string& annotations) {
+    return ShareContainer(Pod(annotations, containers, init));
+  };
+  ASSERT_TRUE(ref("{}").ok());
+  EXPECT_FALSE(ref("{}")->init);
+  EXPECT_EQ(ref("{}")->index, 0);
+  Result<ContainerRef> gpu = ref(R"({"gpu-fraction-container-name":"gpu"})");
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_FALSE(gpu->init);
+  EXPECT_EQ(gpu->index, 1);
+  // A name held by an init container and a container is the init one, as
+  // KAI's webhook looks.
+  Result<ContainerRef> both = ref(R"({"gpu-fraction-container-name":"both"})");
+  ASSERT_TRUE(both.ok());
+  EXPECT_TRUE(both->init);
+  EXPECT_EQ(both->index, 1);
+  EXPECT_EQ(ref(R"({"gpu-fraction-container-name":"nope"})").status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(ParseGpuRequestTest, TheShareContainerIsReadOnlyBesideAShare) {
+  const std::string containers = R"([{"name":"side"},{"name":"gpu"}])";
+  Result<GpuRequest> shared = ParseGpuRequest(
+      Pod(R"({"gpu-memory":"4000","gpu-fraction-container-name":"gpu"})", containers));
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  EXPECT_EQ(shared->share_container.index, 1);
+  // Without a share the annotation means nothing, as in KAI.
+  EXPECT_TRUE(ParseGpuRequest(Pod(R"({"gpu-fraction-container-name":"nope"})", containers)).ok());
 }
 
 TEST(ParseGpuRequestTest, MigInInitContainersCountsAsWholeGpusDo) {

@@ -44,10 +44,21 @@ inline constexpr char kInferencePriorityClass[] = "inference";
 inline constexpr char kMpiJobNameLabel[] = "training.kubeflow.org/job-name";
 inline constexpr char kMpiJobRoleLabel[] = "training.kubeflow.org/job-role";
 
+// Why a PodGroup waits, in KAI's words: the `reason` of an entry of
+// status.schedulingConditions[].reasons (beside its message). KAI's own
+// suites wait for OverLimit and NonPreemptibleOverQuota.
+inline constexpr char kOverLimitReason[] = "OverLimit";
+inline constexpr char kNonPreemptibleOverQuotaReason[] = "NonPreemptibleOverQuota";
+inline constexpr char kQueueDoesNotExistReason[] = "QueueDoesNotExist";
+inline constexpr char kPodSchedulingErrorsReason[] = "PodSchedulingErrors";
+
 // A pod's share of GPUs (kai/gpu_request.h reads them).
 inline constexpr char kGpuFractionAnnotation[] = "gpu-fraction";
 inline constexpr char kGpuMemoryAnnotation[] = "gpu-memory";
 inline constexpr char kGpuFractionNumDevicesAnnotation[] = "gpu-fraction-num-devices";
+// The container (or init container) that uses the share, by name; the
+// first container when absent.
+inline constexpr char kGpuFractionContainerNameAnnotation[] = "gpu-fraction-container-name";
 
 // GPU sharing as KAI's binder does it. runai-gpu: the GPU a sharing pod was
 // given, its device index (comma list for several) on its node.
@@ -56,9 +67,8 @@ inline constexpr char kGpuFractionNumDevicesAnnotation[] = "gpu-fraction-num-dev
 // runai-gpu-group/<group>, for a pod on several).
 inline constexpr char kGpuIndexAnnotation[] = "runai-gpu";
 inline constexpr char kGpuGroupLabel[] = "runai-gpu-group";
-// Prefix of the pod's ConfigMap with the GPU environment, set by the
-// admission webhook: every container reads "<prefix>-0", which the binder
-// fills (KAI names one per container, "<prefix>-<i>").
+// Prefix of the sharing pod's two ConfigMaps, set by the admission webhook
+// (kai/gpu_environment.h names them).
 inline constexpr char kSharedGpuConfigMapAnnotation[] = "runai/shared-gpu-configmap";
 // Set on a reservation pod by its program: the UUID of the GPU it holds.
 inline constexpr char kReservedGpuAnnotation[] = "run.ai/reserve_for_gpu_index";

@@ -559,7 +559,9 @@ TEST_F(OperatorIntegrationTest, TheProgramsCannotReachBeyondTheirRights) {
   EXPECT_TRUE(refused(
       localenv::ServiceAccountToken(*as_operator, "kube-system", "vtenant-syncer").status()));
 
-  // The scheduler cannot make a webhook that sees every object, nor read Secrets.
+  // The scheduler cannot make a webhook that sees every object, nor read
+  // Secrets. (It lists ConfigMaps, keeping their names only, so that a pod
+  // missing one waits rather than hold a GPU it cannot start on.)
   Status webhook = as_scheduler
                        ->Create(res::kMutatingWebhookConfigurations, "",
                                 ParseTestJson(R"({"apiVersion":"admissionregistration.k8s.io/v1",)"
@@ -568,7 +570,7 @@ TEST_F(OperatorIntegrationTest, TheProgramsCannotReachBeyondTheirRights) {
                        .status();
   EXPECT_TRUE(refused(webhook)) << webhook.ToString();
   EXPECT_TRUE(refused(as_scheduler->Get(res::kSecrets, "kube-system", "crown-jewels").status()));
-  EXPECT_TRUE(refused(as_scheduler->List(res::kConfigMaps, "").status()));
+  EXPECT_TRUE(refused(as_scheduler->List(res::kSecrets, "").status()));
 }
 
 // A team's kubeconfig is a credential that can be revoked: rotating nlp's

@@ -2,6 +2,10 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
+#include <iterator>
+
+#include "kai/gpu_environment.h"
 #include "kai/gpu_request.h"
 #include "kube/base64.h"
 #include "kube/json_builder.h"
@@ -51,6 +55,13 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
   Result<kai::GpuRequest> gpus = kai::ParseGpuRequest(pod);
   if (!gpus.ok()) return InvalidArgument("vtenant-scheduler: " + gpus.status().message());
   if (!gpus->IsShared()) return std::string();
+  const kai::ContainerRef target = gpus->share_container;
+  const std::string list = target.init ? "initContainers" : "containers";
+  const Value* containers = kube::Find(pod, {"spec", list});
+  if (containers == nullptr || !containers->IsArray() ||
+      static_cast<rapidjson::SizeType>(target.index) >= containers->Size())
+    return std::string();  // no container to give the environment to
+  const Value& container = (*containers)[static_cast<rapidjson::SizeType>(target.index)];
 
   kube::JsonArray ops;
   auto add = [&](const std::string& path, kube::JsonValue value) {
@@ -64,25 +75,50 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
     else
       add("/metadata/annotations/runai~1shared-gpu-configmap", prefix);
   }
-  const kube::JsonObject ref{{"configMapRef", kube::JsonObject{{"name", prefix + "-0"}}}};
-  const Value* spec = kube::Find(pod, {"spec"});
-  auto containers = spec->FindMember("containers");
-  if (containers != spec->MemberEnd() && containers->value.IsArray()) {
-    for (rapidjson::SizeType i = 0; i < containers->value.Size(); ++i) {
-      const Value& c = containers->value[i];
-      const std::string base = "/spec/containers/" + std::to_string(i) + "/envFrom";
-      auto env_from = c.FindMember("envFrom");
-      if (env_from == c.MemberEnd() || !env_from->value.IsArray()) {
-        add(base, kube::JsonArray{ref});
-        continue;
-      }
-      bool present = false;
-      for (const Value& e : env_from->value.GetArray())
-        present = present || kube::GetString(e, {"configMapRef", "name"}) == prefix + "-0";
-      if (!present) add(base + "/-", ref);
+  const std::string configmap = kai::GpuConfigMapName(prefix, target);
+  const std::string direct_env = kai::DirectEnvConfigMapName(prefix, target);
+  const std::string volume = kai::GpuConfigMapVolumeName(prefix, target);
+  const std::string path = "/spec/" + list + "/" + std::to_string(target.index);
+
+  // env: the author's entries but the three, then the three from the
+  // ConfigMap ("add" of an existing member replaces it).
+  kube::JsonArray env;
+  const std::string_view keys[] = {kVisibleDevicesKey, kNumGpusKey, kGpuPortionKey};
+  if (const Value* written = kube::Find(container, {"env"}); written && written->IsArray()) {
+    for (const Value& e : written->GetArray()) {
+      const std::string_view name = kube::GetString(e, {"name"});
+      if (std::find(std::begin(keys), std::end(keys), name) == std::end(keys))
+        env.Add(kube::JsonValue(e));
     }
   }
-  return ops.empty() ? std::string() : kube::ToJson(kube::BuildJson(ops));
+  for (std::string_view key : keys)
+    env.Add(kube::JsonObject{
+        {"name", key},
+        {"valueFrom", kube::JsonObject{{"configMapKeyRef",
+                                        kube::JsonObject{{"name", configmap}, {"key", key}}}}}});
+  add(path + "/env", std::move(env));
+
+  const kube::JsonObject env_from{
+      {"configMapRef", kube::JsonObject{{"name", direct_env}, {"optional", false}}}};
+  const Value* written_env_from = kube::Find(container, {"envFrom"});
+  if (written_env_from == nullptr || !written_env_from->IsArray()) {
+    add(path + "/envFrom", kube::JsonArray{env_from});
+  } else {
+    bool present = false;
+    for (const Value& e : written_env_from->GetArray())
+      present = present || kube::GetString(e, {"configMapRef", "name"}) == direct_env;
+    if (!present) add(path + "/envFrom/-", env_from);
+  }
+
+  kube::JsonArray volumes;
+  if (const Value* written = kube::Find(pod, {"spec", "volumes"}); written && written->IsArray()) {
+    for (const Value& v : written->GetArray())
+      if (kube::GetString(v, {"name"}) != volume) volumes.Add(kube::JsonValue(v));
+  }
+  volumes.Add(
+      kube::JsonObject{{"name", volume}, {"configMap", kube::JsonObject{{"name", configmap}}}});
+  add("/spec/volumes", std::move(volumes));
+  return kube::ToJson(kube::BuildJson(ops));
 }
 
 Result<std::string> Review(std::string_view review, const AdmissionOptions& options) {

@@ -6,9 +6,12 @@
 //   - annotation runai/shared-gpu-configmap: "<base>-<7 random>-shared-gpu",
 //     as KAI names it (base: the first owner's name, else the pod's name
 //     or generateName, cut to KAI's length budget);
-//   - on every container, envFrom the ConfigMap "<prefix>-0", which the
-//     binder fills with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
-//     RUNAI_NUM_OF_GPUS before binding (the kubelet waits for it).
+//   - on its share container (annotation gpu-fraction-container-name, else
+//     the first), the environment kai/gpu_environment.h describes: env
+//     NVIDIA_VISIBLE_DEVICES, RUNAI_NUM_OF_GPUS and GPU_PORTION from the
+//     ConfigMap "<prefix>-<i>" ("-i<i>" for an init container), envFrom
+//     "<prefix>-<i>-evar", and the pod a volume of the first. The binder
+//     makes and fills both before binding (the kubelet waits for them).
 // Any pod of our scheduler whose GPU request kai::ParseGpuRequest refuses
 // (kai/gpu_request.h: gpu-fraction outside (0, 1], gpu-memory not a
 // positive whole number of MiB, both set, a share together with

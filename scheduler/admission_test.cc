@@ -1,7 +1,10 @@
-// The webhook's decisions: which pods get the ConfigMap reference, which are refused.
+// The webhook's decisions: which pods get the GPU environment, which are refused.
 #include "scheduler/admission.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "kube/json_builder.h"
 #include "kube/testing/json.h"
@@ -15,24 +18,107 @@ AdmissionOptions Fixed() {
 
 using kube::Json;
 
-TEST(AdmissionTest, SharingPodGetsAnnotationAndEnvFromOnEveryContainer) {
-  Result<std::string> patch =
-      MutatePod(Json(R"({"metadata":{"name":"p","ownerReferences":[{"name":"job-1"}],
-      "annotations":{"gpu-fraction":"0.5"}},"spec":{"schedulerName":"kai-scheduler",
-      "containers":[{"name":"a"},{"name":"b","envFrom":[{"secretRef":{"name":"s"}}]}]}})"),
-                Fixed());
+// `pod` with the "add" operations of JSON Patch `patch` applied (the only
+// operation the webhook writes): an object member is set (replaced when
+// present), "-" appends to an array.
+kube::Object Patched(const kube::Object& pod, const std::string& patch) {
+  kube::Object out = kube::Clone(pod);
+  kube::Object ops = Json(patch);
+  auto& a = out.GetAllocator();
+  for (const rapidjson::Value& op : ops.GetArray()) {
+    EXPECT_EQ(kube::GetString(op, {"op"}), "add");
+    std::string path(kube::GetString(op, {"path"}));
+    std::vector<std::string> tokens;
+    for (size_t at = 1; at <= path.size();) {
+      size_t next = path.find('/', at);
+      if (next == std::string::npos) next = path.size();
+      std::string t = path.substr(at, next - at);
+      for (size_t i; (i = t.find("~1")) != std::string::npos;) t.replace(i, 2, "/");
+      tokens.push_back(t);
+      at = next + 1;
+    }
+    rapidjson::Value* parent = &out;
+    for (size_t i = 0; i + 1 < tokens.size(); ++i)
+      parent =
+          parent->IsArray() ? &(*parent)[std::stoul(tokens[i])] : &(*parent)[tokens[i].c_str()];
+    rapidjson::Value value(op["value"], a);
+    if (parent->IsArray()) {
+      EXPECT_EQ(tokens.back(), "-") << path;
+      parent->PushBack(value, a);
+    } else {
+      parent->RemoveMember(tokens.back().c_str());
+      parent->AddMember(rapidjson::Value(tokens.back().c_str(), a), value, a);
+    }
+  }
+  return out;
+}
+
+// KAI's webhook shape: only the share container gets the environment, as
+// env entries read from "<prefix>-<i>" (what KAI's own suites look up) and
+// envFrom "<prefix>-<i>-evar"; the pod gets a volume of the first.
+TEST(AdmissionTest, TheShareContainerGetsKaiEnvironment) {
+  const kube::Object pod = Json(R"({"metadata":{"name":"p","ownerReferences":[{"name":"job-1"}],
+      "annotations":{"gpu-fraction":"0.5","gpu-fraction-container-name":"gpu"}},
+      "spec":{"schedulerName":"kai-scheduler","volumes":[{"name":"data","emptyDir":{}}],
+      "containers":[{"name":"side"},{"name":"gpu","env":[{"name":"A","value":"1"},
+      {"name":"NVIDIA_VISIBLE_DEVICES","value":"all"}],"envFrom":[{"secretRef":{"name":"s"}}]}]}})");
+  Result<std::string> patch = MutatePod(pod, Fixed());
   ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  const kube::Object got = Patched(pod, *patch);
+  EXPECT_EQ(kube::Annotation(got, "runai/shared-gpu-configmap"), "job-1-abcdefg-shared-gpu");
+  const rapidjson::Value& side = got["spec"]["containers"][0];
+  EXPECT_FALSE(side.HasMember("env"));
+  EXPECT_FALSE(side.HasMember("envFrom"));
+  const rapidjson::Value& gpu = got["spec"]["containers"][1];
+  // The author's own NVIDIA_VISIBLE_DEVICES is replaced, the rest kept.
   EXPECT_EQ(
-      *patch,
-      R"([{"op":"add","path":"/metadata/annotations/runai~1shared-gpu-configmap","value":"job-1-abcdefg-shared-gpu"},)"
-      R"({"op":"add","path":"/spec/containers/0/envFrom","value":[{"configMapRef":{"name":"job-1-abcdefg-shared-gpu-0"}}]},)"
-      R"({"op":"add","path":"/spec/containers/1/envFrom/-","value":{"configMapRef":{"name":"job-1-abcdefg-shared-gpu-0"}}}])");
+      kube::ToJson(gpu["env"]),
+      R"([{"name":"A","value":"1"},)"
+      R"({"name":"NVIDIA_VISIBLE_DEVICES","valueFrom":{"configMapKeyRef":{"name":"job-1-abcdefg-shared-gpu-1","key":"NVIDIA_VISIBLE_DEVICES"}}},)"
+      R"({"name":"RUNAI_NUM_OF_GPUS","valueFrom":{"configMapKeyRef":{"name":"job-1-abcdefg-shared-gpu-1","key":"RUNAI_NUM_OF_GPUS"}}},)"
+      R"({"name":"GPU_PORTION","valueFrom":{"configMapKeyRef":{"name":"job-1-abcdefg-shared-gpu-1","key":"GPU_PORTION"}}}])");
+  EXPECT_EQ(kube::ToJson(gpu["envFrom"]),
+            R"([{"secretRef":{"name":"s"}},)"
+            R"({"configMapRef":{"name":"job-1-abcdefg-shared-gpu-1-evar","optional":false}}])");
+  EXPECT_EQ(
+      kube::ToJson(got["spec"]["volumes"]),
+      R"([{"name":"data","emptyDir":{}},)"
+      R"({"name":"job-1-abcdefg-shared-gpu-1-vol","configMap":{"name":"job-1-abcdefg-shared-gpu-1"}}])");
+  // Admitting the result again (a retried request) changes it no further.
+  Result<std::string> again = MutatePod(got, Fixed());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(kube::ToJson(Patched(got, *again)), kube::ToJson(got));
+}
+
+TEST(AdmissionTest, AnInitContainerIsNamedWithI) {
+  const kube::Object pod = Json(R"({"metadata":{"name":"p",
+      "annotations":{"gpu-memory":"4000","gpu-fraction-container-name":"warm"}},
+      "spec":{"schedulerName":"kai-scheduler","initContainers":[{"name":"warm"}],
+      "containers":[{"name":"main"}]}})");
+  Result<std::string> patch = MutatePod(pod, Fixed());
+  ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  const kube::Object got = Patched(pod, *patch);
+  EXPECT_EQ(kube::GetString(got["spec"]["initContainers"][0]["env"][0],
+                            {"valueFrom", "configMapKeyRef", "name"}),
+            "p-abcdefg-shared-gpu-i0");
+  EXPECT_FALSE(got["spec"]["containers"][0].HasMember("env"));
+}
+
+TEST(AdmissionTest, ANamedContainerThatIsNotThereIsRefused) {
+  Result<std::string> patch =
+      MutatePod(Json(R"({"metadata":{"name":"p","annotations":{"gpu-fraction":"0.5",
+      "gpu-fraction-container-name":"gone"}},"spec":{"schedulerName":"kai-scheduler",
+      "containers":[{"name":"a"}]}})"),
+                Fixed());
+  ASSERT_FALSE(patch.ok());
+  EXPECT_NE(patch.status().message().find("gpu-fraction-container-name \"gone\""),
+            std::string::npos);
 }
 
 // A ConfigMap prefix already on the pod is the writer's text: on the host
 // only the syncer writes pods of tenants, and it drops a team's runai/
 // annotations (SyncerIntegrationTest.HostilePodsAreRefusedOrNeutralised), but
-// the patch must stay one add per container whatever the text holds.
+// the patch must stay three adds whatever the text holds.
 TEST(AdmissionTest, APrefixOnThePodCannotAddOperationsToThePatch) {
   const std::string hostile = R"(x"}},{"op":"add","path":"/spec/nodeName","value":"n)"
                               "\n";
@@ -49,9 +135,11 @@ TEST(AdmissionTest, APrefixOnThePodCannotAddOperationsToThePatch) {
   Result<kube::Object> ops = kube::ParseJson(*patch);
   ASSERT_TRUE(ops.ok()) << *patch;
   ASSERT_TRUE(ops->IsArray());
-  ASSERT_EQ(ops->Size(), 1u) << *patch;
-  EXPECT_EQ(kube::GetString((*ops)[0], {"path"}), "/spec/containers/0/envFrom");
-  EXPECT_EQ(kube::GetString((*ops)[0]["value"][0], {"configMapRef", "name"}), hostile + "-0");
+  ASSERT_EQ(ops->Size(), 3u) << *patch;
+  EXPECT_EQ(kube::GetString((*ops)[0], {"path"}), "/spec/containers/0/env");
+  EXPECT_EQ(kube::GetString((*ops)[1], {"path"}), "/spec/containers/0/envFrom");
+  EXPECT_EQ(kube::GetString((*ops)[2], {"path"}), "/spec/volumes");
+  EXPECT_EQ(kube::GetString((*ops)[1]["value"][0], {"configMapRef", "name"}), hostile + "-0-evar");
 }
 
 TEST(AdmissionTest, OtherPodsAreLeftAlone) {

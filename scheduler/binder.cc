@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 
+#include "kai/gpu_environment.h"
 #include "kube/json_builder.h"
 #include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
@@ -14,28 +15,17 @@ namespace {
 
 using rapidjson::Value;
 
-std::string Join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
-  return out;
-}
-
 std::string JoinInts(const std::vector<int>& parts) {
   std::string out;
   for (int p : parts) out += (out.empty() ? "" : ",") + std::to_string(p);
   return out;
 }
 
-// Whether `configmap` is the one the binder made for the pod of `pod_uid`:
-// marked as the binder's for it, and owned by it.
-bool GeneratedFor(const rapidjson::Value& configmap, std::string_view pod_uid) {
-  if (kube::Label(configmap, kGpuEnvironmentLabel) != pod_uid) return false;
-  const rapidjson::Value* owners = kube::Find(configmap, {"metadata", "ownerReferences"});
-  if (owners == nullptr || !owners->IsArray()) return false;
-  for (const rapidjson::Value& o : owners->GetArray())
-    if (kube::GetString(o, {"kind"}) == "Pod" && kube::GetString(o, {"uid"}) == pod_uid)
-      return true;
-  return false;
+// `text` as one token of a JSON Pointer (RFC 6901): "~" and "/" escaped.
+std::string PointerToken(std::string_view text) {
+  std::string out;
+  for (char c : text) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
 }
 
 // A pod without a controller owner and not yet in a PodGroup is a job of
@@ -72,24 +62,6 @@ std::map<std::string, std::string> GpuGroupLabels(std::string_view node,
     labels[std::move(key)] = std::move(group);
   }
   return labels;
-}
-
-std::string FormatPortion(sched::Milli portion) {
-  std::string s = std::to_string(portion / 1000);
-  sched::Milli frac = portion % 1000;
-  if (frac == 0) return s;
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%03lld", static_cast<long long>(frac));
-  std::string digits = buf;
-  while (digits.back() == '0') digits.pop_back();
-  return s + "." + digits;
-}
-
-std::vector<std::pair<std::string, std::string>> GpuEnvironment(
-    const std::vector<std::string>& uuids, sched::Milli portion) {
-  return {{kVisibleDevicesKey, Join(uuids)},
-          {kGpuPortionKey, FormatPortion(portion)},
-          {kNumGpusKey, FormatPortion(portion * static_cast<sched::Milli>(uuids.size()))}};
 }
 
 Binder::Binder(kube::Client& client, ClusterView& view, Reservations& reservations,
@@ -201,13 +173,54 @@ Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
     }
     uuids.push_back(std::move(uuid));
   }
-  const std::string configmap = pod.shared_gpu_configmap + "-0";
-  // The ConfigMap, owned by the pod (garbage collected with it) and marked
-  // as the binder's, so that only one it made for this pod is ever written
-  // or deleted: the name comes from an annotation the pod's author could
-  // have set to another object's.
+  // The pod's two ConfigMaps (kai/gpu_environment.h): the first holds its
+  // GPU, the second stays empty for its envFrom.
   kube::JsonObject data;
-  for (const auto& [k, v] : GpuEnvironment(uuids, placement.portion)) data.Set(k, v);
+  for (const auto& [k, v] : kai::GpuConfigMapData(uuids, placement.portion)) data.Set(k, v);
+  std::vector<MadeConfigMap> made;
+  for (auto [configmap, contents] :
+       {std::pair{kai::GpuConfigMapName(pod.shared_gpu_configmap, pod.share_container), data},
+        std::pair{kai::DirectEnvConfigMapName(pod.shared_gpu_configmap, pod.share_container),
+                  kube::JsonObject{}}}) {
+    Result<std::string> uid = WriteConfigMap(pod, configmap, std::move(contents));
+    if (!uid.ok()) {
+      Rollback(pod, made, {});
+      return uid.status();
+    }
+    made.push_back({std::move(configmap), *std::move(uid)});
+  }
+  // The GPUs' groups, as KAI's binder labels a sharing pod before binding
+  // it: a label cannot ride on the Binding.
+  const std::map<std::string, std::string> groups =
+      GpuGroupLabels(placement.node, placement.devices);
+  Status labeled = client_
+                       .Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge,
+                              LabelsPatch(pod.uid, groups, /*remove=*/false))
+                       .status();
+  if (!labeled.ok()) {
+    Rollback(pod, made, {});
+    return labeled.WithContext("label " + std::string(kGpuGroupLabel));
+  }
+  // The chosen GPU rides on the Binding: the API server copies a binding's
+  // annotations onto the pod in the same write that sets its node, so a pod
+  // never carries a GPU it is not bound to.
+  std::map<std::string, std::string> annotations = OwnGroupAnnotation(pod);
+  annotations[kGpuIndexAnnotation] = JoinInts(placement.devices);
+  Status bound = client_.Bind(ns, name, placement.node, annotations);
+  if (!bound.ok()) {
+    Rollback(pod, made, groups);
+    return bound;
+  }
+  return Status::Ok();
+}
+
+Result<std::string> Binder::WriteConfigMap(const CorePod& pod, const std::string& configmap,
+                                           kube::JsonObject data) {
+  auto [ns, name] = kube::SplitKey(pod.key);
+  // Owned by the pod (garbage collected with it) and marked as the
+  // binder's, so that only one it made for this pod is ever written or
+  // deleted: the name comes from an annotation the pod's author could have
+  // set to another object's.
   const kube::Object cm = kube::BuildJson(kube::JsonObject{
       {"apiVersion", "v1"},
       {"kind", "ConfigMap"},
@@ -220,64 +233,41 @@ Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
             kube::JsonArray{kube::JsonObject{
                 {"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name}, {"uid", pod.uid}}}}}},
       {"data", std::move(data)}});
-  std::string configmap_uid;
   Result<kube::Object> created = client_.Create(kube::resources::kConfigMaps, ns, cm);
-  if (created.ok()) {
-    configmap_uid = kube::Uid(*created);
-  } else if (created.status().code() == StatusCode::kAlreadyExists) {
-    // Left by an earlier try for this pod (a crash between steps): taken
-    // over. Anything else of that name is not the binder's to touch.
-    Result<kube::Object> existing = client_.Get(kube::resources::kConfigMaps, ns, configmap);
-    if (!existing.ok()) return existing.status().WithContext("configmap " + configmap);
-    if (!GeneratedFor(*existing, pod.uid))
-      return FailedPrecondition("ConfigMap " + ns + "/" + configmap + " (annotation " +
-                                kSharedGpuConfigMapAnnotation +
-                                ") exists and was not made by vtenant-scheduler for this pod; "
-                                "it is left alone and the pod is not bound");
-    kube::Object update = kube::Clone(*existing);
-    update.RemoveMember("data");
-    update.AddMember("data", rapidjson::Value(cm["data"], update.GetAllocator()),
-                     update.GetAllocator());
-    Result<kube::Object> updated = client_.Update(kube::resources::kConfigMaps, ns, update);
-    if (!updated.ok()) return updated.status().WithContext("configmap " + configmap);
-    configmap_uid = kube::Uid(*updated);
-  } else {
+  if (created.ok()) return std::string(kube::Uid(*created));
+  if (created.status().code() != StatusCode::kAlreadyExists)
     return created.status().WithContext("configmap " + configmap);
-  }
-  // The GPUs' groups, as KAI's binder labels a sharing pod before binding
-  // it: a label cannot ride on the Binding.
-  const std::map<std::string, std::string> groups =
-      GpuGroupLabels(placement.node, placement.devices);
-  Status labeled = client_
-                       .Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge,
-                              LabelsPatch(pod.uid, groups, /*remove=*/false))
-                       .status();
-  if (!labeled.ok()) {
-    Rollback(pod, configmap, configmap_uid, {});
-    return labeled.WithContext("label " + std::string(kGpuGroupLabel));
-  }
-  // The chosen GPU rides on the Binding: the API server copies a binding's
-  // annotations onto the pod in the same write that sets its node, so a pod
-  // never carries a GPU it is not bound to.
-  std::map<std::string, std::string> annotations = OwnGroupAnnotation(pod);
-  annotations[kGpuIndexAnnotation] = JoinInts(placement.devices);
-  Status bound = client_.Bind(ns, name, placement.node, annotations);
-  if (!bound.ok()) {
-    Rollback(pod, configmap, configmap_uid, groups);
-    return bound;
-  }
-  return Status::Ok();
+  // Left by an earlier try for this pod (a crash between steps): taken
+  // over by one JSON patch whose tests let it through only while the
+  // ConfigMap is the binder's for this pod. Anything else of that name is
+  // not the binder's to touch.
+  const std::string label_path = "/metadata/labels/" + PointerToken(kGpuEnvironmentLabel);
+  const std::string takeover = kube::ToJson(kube::BuildJson(kube::JsonArray{
+      kube::JsonObject{{"op", "test"}, {"path", label_path}, {"value", pod.uid}},
+      kube::JsonObject{
+          {"op", "test"}, {"path", "/metadata/ownerReferences/0/uid"}, {"value", pod.uid}},
+      kube::JsonObject{{"op", "add"}, {"path", "/data"}, {"value", kube::JsonValue(cm["data"])}}}));
+  Result<kube::Object> taken =
+      client_.Patch(kube::resources::kConfigMaps, ns, configmap, kube::PatchType::kJson, takeover);
+  if (taken.ok()) return std::string(kube::Uid(*taken));
+  if (taken.status().code() == StatusCode::kInvalid)  // a test failed
+    return FailedPrecondition("ConfigMap " + ns + "/" + configmap + " (annotation " +
+                              kSharedGpuConfigMapAnnotation +
+                              ") exists and was not made by vtenant-scheduler for this pod; "
+                              "it is left alone and the pod is not bound");
+  return taken.status().WithContext("configmap " + configmap);
 }
 
-void Binder::Rollback(const CorePod& pod, const std::string& configmap,
-                      const std::string& configmap_uid,
+void Binder::Rollback(const CorePod& pod, const std::vector<MadeConfigMap>& configmaps,
                       const std::map<std::string, std::string>& group_labels) {
   auto [ns, name] = kube::SplitKey(pod.key);
-  Status d = client_.Delete(kube::resources::kConfigMaps, ns, configmap,
-                            {.precondition_uid = configmap_uid});
-  if (!d.ok() && d.code() != StatusCode::kNotFound)
-    LOG(WARNING) << "rollback of " << pod.key << ": configmap " << configmap << ": "
-                 << d.ToString();
+  for (const MadeConfigMap& made : configmaps) {
+    Status d =
+        client_.Delete(kube::resources::kConfigMaps, ns, made.name, {.precondition_uid = made.uid});
+    if (!d.ok() && d.code() != StatusCode::kNotFound)
+      LOG(WARNING) << "rollback of " << pod.key << ": configmap " << made.name << ": "
+                   << d.ToString();
+  }
   if (group_labels.empty()) return;
   Status unlabeled = client_
                          .Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge,

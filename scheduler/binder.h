@@ -2,17 +2,17 @@
 //
 // A whole-GPU or CPU pod is bound through pods/binding. A GPU-sharing pod
 // first gets, for each of its devices, the reservation pod that pins the GPU
-// (reservation.h); then its ConfigMap "<prefix>-0" (prefix from annotation
-// runai/shared-gpu-configmap, which the admission webhook set and made the
-// containers' envFrom name) with NVIDIA_VISIBLE_DEVICES, GPU_PORTION and
-// RUNAI_NUM_OF_GPUS, owned by the pod so it goes with it; then the binding,
-// then, as KAI's binder does, the label of each GPU's group (the one its
-// reservation pod carries; see GpuGroupLabels); then the binding, which
-// carries the chosen GPU as annotation runai-gpu (the API server puts a
-// binding's annotations on the pod as it binds it). A failed binding
-// deletes the ConfigMap and removes the labels again and the pod waits for
-// the next cycle: nothing is left half-bound (a ConfigMap left by a crash is taken over by the next
-// try, or collected with its pod). The binder writes and deletes only a
+// (reservation.h); then its two ConfigMaps (kai/gpu_environment.h, named
+// from annotation runai/shared-gpu-configmap, which the admission webhook
+// set), the first holding NVIDIA_VISIBLE_DEVICES, RUNAI_NUM_OF_GPUS and
+// GPU_PORTION, both owned by the pod so they go with it; then, as KAI's
+// binder does, the label of each GPU's group (the one its reservation pod
+// carries; see GpuGroupLabels); then the binding, which carries the chosen
+// GPU as annotation runai-gpu (the API server puts a binding's annotations
+// on the pod as it binds it). A failed step deletes the ConfigMaps and
+// removes the labels again, and the pod waits for the next cycle: nothing
+// is left half-bound (ConfigMaps left by a crash are taken over by the next
+// try, or collected with their pod). The binder writes and deletes only a
 // ConfigMap it made for that pod (label vtenant.io/gpu-environment=<pod
 // UID> and the pod as owner): one of that name that is anything else is
 // left alone and the bind fails, saying so. An emptied GPU's reservation
@@ -34,14 +34,12 @@
 
 #include "kube/client.h"
 #include "kube/event_recorder.h"
+#include "kube/json_builder.h"
 #include "kube/metrics.h"
 #include "scheduler/cluster_view.h"
 #include "scheduler/reservation.h"
 
 namespace vtenant::scheduler {
-
-// "0.5", "0.33", "1": a portion in milli-GPU as KAI writes GPU_PORTION.
-std::string FormatPortion(sched::Milli portion);
 
 // The labels that tie a sharing pod to the GPUs it shares on `node`, as
 // KAI writes them: runai-gpu-group=<group> for one device, and
@@ -50,10 +48,6 @@ std::string FormatPortion(sched::Milli portion);
 // that share a GPU are found by one selector.
 std::map<std::string, std::string> GpuGroupLabels(std::string_view node,
                                                   const std::vector<int>& devices);
-
-// The data of a sharing pod's ConfigMap.
-std::vector<std::pair<std::string, std::string>> GpuEnvironment(
-    const std::vector<std::string>& uuids, sched::Milli portion);
 
 struct BinderOptions {
   int workers = 16;
@@ -83,10 +77,21 @@ class Binder {
   Status BindNow(const std::string& key, const Placement& placement);
 
  private:
+  // A ConfigMap the bind made or took over, by name and UID.
+  struct MadeConfigMap {
+    std::string name;
+    std::string uid;
+  };
+
   Status BindShared(const CorePod& pod, const Placement& placement);
-  // Deletes the ConfigMap of that name the bind made or took over (its UID),
-  // and no other, and removes `group_labels` from the pod.
-  void Rollback(const CorePod& pod, const std::string& configmap, const std::string& configmap_uid,
+  // Creates ConfigMap `configmap` for `pod` with `data`, or takes over the
+  // one an earlier try for it left; returns its UID. FailedPrecondition
+  // when one of that name exists and is not the binder's for this pod.
+  Result<std::string> WriteConfigMap(const CorePod& pod, const std::string& configmap,
+                                     kube::JsonObject data);
+  // Deletes `configmaps` (each only while it has that UID) and removes
+  // `group_labels` from the pod.
+  void Rollback(const CorePod& pod, const std::vector<MadeConfigMap>& configmaps,
                 const std::map<std::string, std::string>& group_labels);
   void Work();
 

@@ -77,8 +77,12 @@ TEST_F(BinderTest, SharingPodGetsReservationConfigMapThenBinding) {
   EXPECT_EQ(uuid, FakeGpuUuid("n1", 1));
   kube::Object cm = client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").value();
   EXPECT_EQ(kube::GetString(cm, {"data", kVisibleDevicesKey}), uuid);
-  EXPECT_EQ(kube::GetString(cm, {"data", kGpuPortionKey}), "0.5");
-  EXPECT_EQ(kube::GetString(cm, {"data", kNumGpusKey}), "0.5");
+  EXPECT_EQ(kube::GetString(cm, {"data", kGpuPortionKey}), "0.50");
+  EXPECT_EQ(kube::GetString(cm, {"data", kNumGpusKey}), "0.50");
+  // The envFrom ConfigMap exists, empty, and goes with the pod too.
+  kube::Object evar = client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0-evar").value();
+  EXPECT_EQ(kube::ToJson(evar["data"]), "{}");
+  EXPECT_EQ(kube::GetString(evar["metadata"]["ownerReferences"][0], {"name"}), "s");
   kube::Object pod = client_.Get(res::kPods, "ns", "s").value();
   EXPECT_EQ(kube::Annotation(pod, kGpuIndexAnnotation).value_or(""), "1");
   EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation).value_or(""),
@@ -124,6 +128,7 @@ TEST_F(BinderTest, AFailedLabelLeavesThePodUnboundAndTakesTheConfigMapBack) {
   EXPECT_NE(s.message().find(kGpuGroupLabel), std::string::npos) << s.ToString();
   EXPECT_EQ(NodeOf("s"), "");
   EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok());
+  EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0-evar").ok());
 }
 
 TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
@@ -137,6 +142,8 @@ TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
   EXPECT_EQ(NodeOf("s"), "");
   EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok())
       << "ConfigMap left behind";
+  EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0-evar").ok())
+      << "envFrom ConfigMap left behind";
   EXPECT_FALSE(kube::Label(client_.Get(res::kPods, "ns", "s").value(), kGpuGroupLabel))
       << "GPU group label left behind";
 }
@@ -146,10 +153,11 @@ TEST_F(BinderTest, AConfigMapLeftByAnEarlierTryForThePodIsTakenOver) {
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   AddReservation(0);
   client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
-  // The first try made the ConfigMap; a crash kept the rollback from running.
-  client_.InjectError("delete", "configmaps", Status(StatusCode::kUnavailable, "crash"), 1);
+  // The first try made the ConfigMaps; a crash kept the rollback from running.
+  client_.InjectError("delete", "configmaps", Status(StatusCode::kUnavailable, "crash"), 2);
   EXPECT_FALSE(binder.BindNow("ns/s", {"n1", {0}, 500, true}).ok());
   ASSERT_TRUE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").ok());
+  ASSERT_TRUE(client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0-evar").ok());
   ASSERT_TRUE(binder.BindNow("ns/s", {"n1", {0}, 250, true}).ok());
   EXPECT_EQ(NodeOf("s"), "n1");
   kube::Object cm = client_.Get(res::kConfigMaps, "ns", "s-abc-shared-gpu-0").value();
@@ -158,8 +166,12 @@ TEST_F(BinderTest, AConfigMapLeftByAnEarlierTryForThePodIsTakenOver) {
 
 TEST_F(BinderTest, AConfigMapTheBinderDidNotMakeForThePodIsLeftAlone) {
   // The pod's annotation names another object's ConfigMap: a plain one of
-  // the namespace, and the GPU ConfigMap of another pod.
+  // the namespace, the GPU ConfigMap of another pod, and a plain one in the
+  // place of the second ConfigMap only (the first, made by then, is taken
+  // back).
   Add(res::kConfigMaps, "ns", R"({"metadata":{"name":"settings-0","namespace":"ns"},
+      "data":{"keep":"me"}})");
+  Add(res::kConfigMaps, "ns", R"({"metadata":{"name":"env-0-evar","namespace":"ns"},
       "data":{"keep":"me"}})");
   kube::Object other = Add(res::kPods, "ns", R"({"metadata":{"name":"other","namespace":"ns"},
       "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
@@ -170,7 +182,8 @@ TEST_F(BinderTest, AConfigMapTheBinderDidNotMakeForThePodIsLeftAlone) {
           R"("},"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"other","uid":")" +
           other_uid + R"("}]},"data":{"NVIDIA_VISIBLE_DEVICES":"GPU-other"}})");
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
-  for (const auto& [pod, prefix] : {std::pair{"s1", "settings"}, std::pair{"s2", "other-gpu"}}) {
+  for (const auto& [pod, prefix] :
+       {std::pair{"s1", "settings"}, std::pair{"s2", "other-gpu"}, std::pair{"s3", "env"}}) {
     AddPod(pod,
            R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":")" + std::string(prefix) + R"(")");
     Status s = binder.BindNow(std::string("ns/") + pod, {"n1", {0}, 500, true});
@@ -184,6 +197,10 @@ TEST_F(BinderTest, AConfigMapTheBinderDidNotMakeForThePodIsLeftAlone) {
   EXPECT_EQ(kube::GetString(client_.Get(res::kConfigMaps, "ns", "other-gpu-0").value(),
                             {"data", "NVIDIA_VISIBLE_DEVICES"}),
             "GPU-other");
+  EXPECT_EQ(
+      kube::GetString(client_.Get(res::kConfigMaps, "ns", "env-0-evar").value(), {"data", "keep"}),
+      "me");
+  EXPECT_FALSE(client_.Get(res::kConfigMaps, "ns", "env-0").ok());
 }
 
 TEST_F(BinderTest, SharingPodWithoutTheWebhooksAnnotationIsNotBound) {
@@ -193,14 +210,6 @@ TEST_F(BinderTest, SharingPodWithoutTheWebhooksAnnotationIsNotBound) {
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("webhook"), std::string::npos);
   EXPECT_EQ(NodeOf("s"), "");
-}
-
-TEST(FormatPortionTest, AsKaiWritesIt) {
-  EXPECT_EQ(FormatPortion(500), "0.5");
-  EXPECT_EQ(FormatPortion(330), "0.33");
-  EXPECT_EQ(FormatPortion(87), "0.087");
-  EXPECT_EQ(FormatPortion(1000), "1");
-  EXPECT_EQ(FormatPortion(1500), "1.5");
 }
 
 }  // namespace

@@ -187,6 +187,16 @@ void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   invalid_groups_.erase(kube::KeyOf(group));
 }
 
+void ClusterView::UpsertConfigMap(const rapidjson::Value& configmap) {
+  std::lock_guard lock(mu_);
+  configmaps_.insert(kube::KeyOf(configmap));
+}
+
+void ClusterView::DeleteConfigMap(const rapidjson::Value& configmap) {
+  std::lock_guard lock(mu_);
+  configmaps_.erase(kube::KeyOf(configmap));
+}
+
 void ClusterView::Assume(const std::string& key, Placement placement) {
   std::lock_guard lock(mu_);
   nominated_.erase(key);
@@ -305,10 +315,40 @@ size_t ClusterView::PendingCount() const {
   return n;
 }
 
+std::string ClusterView::MissingConfigMaps(const std::string& key, const CorePod& pod) const {
+  std::string missing;
+  const std::string ns = kube::SplitKey(key).first;
+  for (const std::string& name : pod.required_configmaps)
+    if (!configmaps_.contains(kube::MakeKey(ns, name)))
+      missing += (missing.empty() ? "" : " ") + name;
+  // As KAI words it (Go's %v of a list of names).
+  return missing.empty() ? "" : "Missing required configmaps: [" + missing + "]";
+}
+
 Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
-  for (const auto& [key, why] : invalid_groups_) w.invalid_podgroups[key].reason = why;
+  for (const auto& [key, why] : invalid_groups_) {
+    w.invalid_podgroups[key].reason = "PodGroup cannot be scheduled: " + why;
+    w.invalid_podgroups[key].kind = kInvalidPodGroupReason;
+  }
+  {
+    std::map<std::string, std::pair<World::NotReadyGroup, int32_t>> counts;  // with waiting pods
+    for (const auto& [key, p] : pods_) {
+      if (p.role != CorePod::Role::kOurs || p.pod_group.empty()) continue;
+      const std::string gkey = kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
+      auto g = groups_.find(gkey);
+      if (g == groups_.end()) continue;
+      auto& [c, waiting] = counts[gkey];
+      c.min_member = g->second.spec.min_member;
+      ++c.alive;
+      if (p.gated) ++c.gated;
+      if (p.node.empty()) ++waiting;
+    }
+    for (const auto& [gkey, count] : counts)
+      if (count.second > 0 && count.first.alive - count.first.gated < count.first.min_member)
+        w.not_ready.emplace(gkey, count.first);
+  }
   // Queues whose parent is unknown are left out with their pods: one bad
   // Queue must not stop everyone else's scheduling.
   std::set<std::string> parents;
@@ -343,15 +383,19 @@ Result<World> ClusterView::Build(int64_t now) {
         if (a.Matches(name, n.labels)) it->second.push_back(name);
     return it->second;
   };
-  auto queue_reason = [&](const std::string& queue) -> std::string {
+  // Why pods of `queue` cannot be scheduled, and its kind; "" when they can.
+  auto queue_reason = [&](const std::string& queue) -> std::pair<std::string, const char*> {
     if (!queues_.contains(queue))
-      return "queue \"" + queue + "\" does not exist; create it or set label " +
-             std::string(kQueueLabel) + " to an existing queue";
+      return {"queue \"" + queue + "\" does not exist; create it or set label " +
+                  std::string(kQueueLabel) + " to an existing queue",
+              kQueueDoesNotExistReason};
     if (!usable.contains(queue))
-      return "queue \"" + queue + "\" has a parent queue that does not exist";
+      return {"queue \"" + queue + "\" has a parent queue that does not exist",
+              kQueueDoesNotExistReason};
     if (parents.contains(queue))
-      return "queue \"" + queue + "\" is a parent queue; pods go to its leaf queues";
-    return "";
+      return {"queue \"" + queue + "\" is a parent queue; pods go to its leaf queues",
+              kPodSchedulingErrorsReason};
+    return {};
   };
   auto refused = [&](const std::string& key) {
     auto it = refused_.find(key);
@@ -380,12 +424,20 @@ Result<World> ClusterView::Build(int64_t now) {
     if (!ours || p.terminating) {
       if (!placed) continue;  // nothing to hold
       c.holder = true;
+    } else if (p.gated && !placed) {
+      // Held back by its scheduling gates: neither scheduled nor reported
+      // as unschedulable (the API server marks it SchedulingGated). A gang
+      // counts it as missing until its gates go.
+      continue;
     } else if (!p.problem.ok()) {
       if (!placed) {
         w.unschedulable.push_back({key, p.problem.message()});
         continue;
       }
       c.holder = true;  // runs already; keep its resources counted
+    } else if (std::string missing = placed ? "" : MissingConfigMaps(key, p); !missing.empty()) {
+      w.unschedulable.push_back({key, std::move(missing)});
+      continue;
     } else {
       // Group and queue, as KAI's pod grouper left them. A bare pod the
       // binder named into its own group stays a job of its own until the
@@ -434,7 +486,14 @@ Result<World> ClusterView::Build(int64_t now) {
         queue = p.queue.empty() ? kDefaultQueue : p.queue;
       }
       if (!c.holder) {
-        if (std::string why = queue_reason(queue); !why.empty()) {
+        if (auto [why, kind] = queue_reason(queue); !why.empty()) {
+          if (!c.group.empty()) {
+            // The group waits for the same reason, on its own status.
+            World::InvalidGroup& ig = w.invalid_podgroups[c.group];
+            ig.reason = why;
+            ig.kind = kind;
+            ++(placed ? ig.running : ig.pending);
+          }
           if (placed)
             c.holder = true;
           else {

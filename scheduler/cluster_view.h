@@ -86,14 +86,26 @@ struct World {
   std::map<std::string, std::string> pod_group;  // pod key -> its PodGroup's key
   std::set<std::string> podgroups;               // keys of the PodGroup objects in the snapshot
   // PodGroups that cannot be scheduled as written (a malformed
-  // spec.subGroups, an unknown preemptibility): why, and how many of their
-  // pods run (bound before the group went wrong) and wait, for its status.
+  // spec.subGroups, an unknown preemptibility, a queue that does not
+  // exist): why, its kind in KAI's words (kai/names.h), and how many of
+  // their pods run (bound before the group went wrong) and wait, for its
+  // status.
   struct InvalidGroup {
     std::string reason;
+    std::string kind;
     int32_t running = 0;
     int32_t pending = 0;
   };
   std::map<std::string, InvalidGroup> invalid_podgroups;
+  // PodGroups not ready for scheduling, as KAI counts them: some of their
+  // pods wait (pending or gated) and fewer than minMember are alive and not
+  // gated. Keyed by PodGroup key.
+  struct NotReadyGroup {
+    int32_t min_member = 0;
+    int32_t alive = 0;  // pods that exist and have not finished
+    int32_t gated = 0;  // of them, held by scheduling gates
+  };
+  std::map<std::string, NotReadyGroup> not_ready;
 };
 
 class ClusterView {
@@ -119,6 +131,11 @@ class ClusterView {
   void DeleteQueue(const rapidjson::Value& queue);
   void UpsertPodGroup(const rapidjson::Value& group);
   void DeletePodGroup(const rapidjson::Value& group);
+  // ConfigMaps, by name only: a pod of ours waits, as KAI's predicate has
+  // it, until every ConfigMap it requires (CorePod::required_configmaps)
+  // exists ("Missing required configmaps: [a b]").
+  void UpsertConfigMap(const rapidjson::Value& configmap);
+  void DeleteConfigMap(const rapidjson::Value& configmap);
 
   // Records that `key` goes to `placement` (a bind started). It holds the
   // placement until the informer shows the pod bound or gone, or Forget.
@@ -164,6 +181,9 @@ class ClusterView {
   std::string ReservedGpuUuid(const std::string& node, int index) const;
 
  private:
+  // "Missing required configmaps: [a b]" for pod `key`, "" when none is
+  // missing. mu_ held.
+  std::string MissingConfigMaps(const std::string& key, const CorePod& pod) const;
   // Whether `object` of `kind` ('p'od, 'n'ode, 'q'ueue, pod'g'roup) under
   // `key` has the resourceVersion last translated (never for an object
   // without one); counts a translation otherwise. Takes mu_.
@@ -223,6 +243,7 @@ class ClusterView {
   std::map<std::string, sched::QueueSpec> queues_;
   std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
+  std::set<std::string> configmaps_;                   // keys of the ConfigMaps that exist
   std::map<std::string, Placement> assumed_;
   struct Nomination {
     Placement placement;

@@ -179,6 +179,45 @@ TEST_F(ClusterViewTest, PodsWithoutAUsableQueueWaitWithAReason) {
   EXPECT_TRUE(w.snapshot->pods.empty());
 }
 
+// KAI's ConfigMap predicate: a pod waits for the ConfigMaps it cannot
+// start without (mounted volumes, env, envFrom; not optional ones, not a
+// sharing pod's own GPU ConfigMaps, which the binder makes), and is
+// scheduled once they exist.
+TEST_F(ClusterViewTest, APodWaitsForTheConfigMapsItRequires) {
+  kube::Object pod = Json(R"({"metadata":{"name":"app","namespace":"ns","uid":"u-app",
+      "labels":{"kai.scheduler/queue":"team"},
+      "annotations":{"gpu-fraction":"0.5","runai/shared-gpu-configmap":"app-abcdefg-shared-gpu"}},
+      "spec":{"schedulerName":"kai-scheduler",
+      "volumes":[{"name":"conf","configMap":{"name":"settings"}},
+        {"name":"unmounted","configMap":{"name":"never-read"}},
+        {"name":"maybe","configMap":{"name":"optional-one","optional":true}},
+        {"name":"all","projected":{"sources":[{"configMap":{"name":"bundle"}}]}},
+        {"name":"app-abcdefg-shared-gpu-0-vol","configMap":{"name":"app-abcdefg-shared-gpu-0"}}],
+      "initContainers":[{"name":"init","envFrom":[{"configMapRef":{"name":"init-env"}}]}],
+      "containers":[{"name":"c","volumeMounts":[{"name":"conf","mountPath":"/c"},
+        {"name":"maybe","mountPath":"/m"},{"name":"all","mountPath":"/a"}],
+        "env":[{"name":"K","valueFrom":{"configMapKeyRef":{"name":"keys","key":"k"}}},
+          {"name":"NVIDIA_VISIBLE_DEVICES","valueFrom":{"configMapKeyRef":
+            {"name":"app-abcdefg-shared-gpu-0","key":"NVIDIA_VISIBLE_DEVICES"}}}],
+        "envFrom":[{"configMapRef":{"name":"app-abcdefg-shared-gpu-0-evar","optional":false}}]}]}})");
+  view_.UpsertPod(pod);
+  auto reason = [&] {
+    World w = Build();
+    return w.unschedulable.empty() ? std::string() : w.unschedulable[0].reason;
+  };
+  EXPECT_EQ(reason(), "Missing required configmaps: [bundle init-env keys settings]");
+  for (const char* name : {"bundle", "init-env", "keys"})
+    view_.UpsertConfigMap(
+        Json(R"({"metadata":{"name":")" + std::string(name) + R"(","namespace":"ns"}})"));
+  view_.UpsertConfigMap(Json(R"({"metadata":{"name":"settings","namespace":"elsewhere"}})"));
+  EXPECT_EQ(reason(), "Missing required configmaps: [settings]");
+  view_.UpsertConfigMap(Json(R"({"metadata":{"name":"settings","namespace":"ns"}})"));
+  EXPECT_EQ(reason(), "");
+  EXPECT_EQ(Build().snapshot->pods.size(), 1u);
+  view_.DeleteConfigMap(Json(R"({"metadata":{"name":"keys","namespace":"ns"}})"));
+  EXPECT_EQ(reason(), "Missing required configmaps: [keys]");
+}
+
 TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
   view_.UpsertPodGroup(Json(
       R"({"metadata":{"name":"train","namespace":"ns"},"spec":{"minMember":3,"queue":"team"}})"));

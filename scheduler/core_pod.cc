@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <set>
+#include <string_view>
 #include <vector>
 
 #include "kai/gpu_request.h"
@@ -103,6 +105,48 @@ Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
   return Status::Ok();
 }
 
+// Whether a reference's `optional` is true.
+bool Optional(const Value& ref) {
+  const Value* optional = Find(ref, {"optional"});
+  return optional != nullptr && optional->IsBool() && optional->GetBool();
+}
+
+// CorePod::required_configmaps of `pod`; `shared_prefix` the sharing pod's
+// GPU ConfigMap prefix ("" for none).
+std::vector<std::string> RequiredConfigMaps(const Value& pod, std::string_view shared_prefix) {
+  std::set<std::string> names;
+  auto need = [&](const Value* ref) {
+    if (ref == nullptr || Optional(*ref)) return;
+    const std::string_view name = GetString(*ref, {"name"});
+    if (name.empty() || (!shared_prefix.empty() && name.starts_with(shared_prefix))) return;
+    names.emplace(name);
+  };
+  const Value* spec = Find(pod, {"spec"});
+  if (spec == nullptr) return {};
+  std::set<std::string_view> mounted;
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    const Value* containers = Find(*spec, {list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const Value& c : containers->GetArray()) {
+      if (const Value* mounts = Find(c, {"volumeMounts"}); mounts && mounts->IsArray())
+        for (const Value& m : mounts->GetArray()) mounted.insert(GetString(m, {"name"}));
+      if (const Value* env = Find(c, {"env"}); env && env->IsArray())
+        for (const Value& e : env->GetArray()) need(Find(e, {"valueFrom", "configMapKeyRef"}));
+      if (const Value* env_from = Find(c, {"envFrom"}); env_from && env_from->IsArray())
+        for (const Value& e : env_from->GetArray()) need(Find(e, {"configMapRef"}));
+    }
+  }
+  if (const Value* volumes = Find(*spec, {"volumes"}); volumes && volumes->IsArray()) {
+    for (const Value& v : volumes->GetArray()) {
+      if (!mounted.contains(GetString(v, {"name"}))) continue;
+      need(Find(v, {"configMap"}));
+      if (const Value* sources = Find(v, {"projected", "sources"}); sources && sources->IsArray())
+        for (const Value& source : sources->GetArray()) need(Find(source, {"configMap"}));
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
 std::optional<sched::TaintEffect> ParseEffect(std::string_view e) {
   if (e == "NoSchedule") return sched::TaintEffect::kNoSchedule;
   if (e == "PreferNoSchedule") return sched::TaintEffect::kPreferNoSchedule;
@@ -173,6 +217,8 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   t.spec.name = t.key;
   t.node = std::string(GetString(pod, {"spec", "nodeName"}));
   t.terminating = kube::IsBeingDeleted(pod);
+  if (const Value* gates = Find(pod, {"spec", "schedulingGates"}); gates && gates->IsArray())
+    t.gated = !gates->Empty();
   const std::string_view phase = GetString(pod, {"status", "phase"});
   const bool ours = GetString(pod, {"spec", "schedulerName"}) == options.scheduler_name;
   if (phase == "Succeeded" || phase == "Failed") {
@@ -191,6 +237,12 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   t.spec.subgroup = std::string(kube::Label(pod, kSubGroupLabel).value_or(""));
   t.shared_gpu_configmap =
       std::string(kube::Annotation(pod, kSharedGpuConfigMapAnnotation).value_or(""));
+  if (!t.shared_gpu_configmap.empty()) {
+    // A pod whose named container is gone has its problem from ReadRequest.
+    if (Result<kai::ContainerRef> c = kai::ShareContainer(pod); c.ok()) t.share_container = *c;
+  }
+  if (t.role == CorePod::Role::kOurs)
+    t.required_configmaps = RequiredConfigMaps(pod, t.shared_gpu_configmap);
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(GetString(pod, {"spec", "priorityClassName"}));
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/gpu_request.h"
 #include "kai/names.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
@@ -45,11 +46,24 @@ struct CorePod {
   std::string pod_group;  // annotation pod-group-name, "" when absent
   std::string queue;      // label kai.scheduler/queue, "" when absent
   bool has_controller_owner = false;
-  bool terminating = false;          // deletionTimestamp set: leaving, still holds resources
+  bool terminating = false;  // deletionTimestamp set: leaving, still holds resources
+  // spec.schedulingGates is not empty: the pod may not be bound yet (the
+  // API server refuses its binding) and is not scheduled until they go.
+  bool gated = false;
   std::string node;                  // spec.nodeName: bound when not empty
   std::vector<int> gpu_indices;      // annotation runai-gpu, for sharing pods
   std::string shared_gpu_configmap;  // annotation runai/shared-gpu-configmap
-  int32_t priority = 0;              // spec.priority (from the priority class)
+  // The ConfigMaps of its namespace the pod cannot start without, as KAI's
+  // predicate reads them: those of mounted volumes (configMap and projected
+  // sources), env valueFrom.configMapKeyRef and envFrom.configMapRef of its
+  // containers, init and ephemeral containers, unless optional; a sharing
+  // pod's own GPU ConfigMaps (named from shared_gpu_configmap), which the
+  // binder makes, are left out. Sorted, each once; read for our pods only.
+  std::vector<std::string> required_configmaps;
+  // The container whose environment names the pod's GPU
+  // (kai::ShareContainer; read only when shared_gpu_configmap is set).
+  kai::ContainerRef share_container;
+  int32_t priority = 0;  // spec.priority (from the priority class)
   std::string priority_class;
   // Label kai.scheduler/preemptibility when it holds one of KAI's two
   // values, else "": what a pod not yet in a PodGroup is scheduled as

@@ -23,10 +23,14 @@ using kai::kMigResourcePrefix;
 using kai::kMpiJobNameLabel;
 using kai::kMpiJobRoleLabel;
 using kai::kNonPreemptible;
+using kai::kNonPreemptibleOverQuotaReason;
 using kai::kNumGpusKey;
+using kai::kOverLimitReason;
 using kai::kPodGroupAnnotation;
+using kai::kPodSchedulingErrorsReason;
 using kai::kPreemptibilityLabel;
 using kai::kPreemptible;
+using kai::kQueueDoesNotExistReason;
 using kai::kQueueLabel;
 using kai::kReservedGpuAnnotation;
 using kai::kSharedGpuConfigMapAnnotation;
@@ -34,6 +38,9 @@ using kai::kSubGroupLabel;
 using kai::kVisibleDevicesKey;
 
 // vtenant's own.
+// A PodGroup's schedulingConditions reason (beside KAI's, kai/names.h) when
+// its spec cannot be scheduled as written.
+inline constexpr char kInvalidPodGroupReason[] = "InvalidPodGroup";
 inline constexpr char kFairShareAnnotation[] = "vtenant.io/gpu-fair-share";
 // What makes a pod a reservation pod: this label, a vtenant.io key that no
 // synced pod can carry, in the reservation namespace, where only the

@@ -58,14 +58,14 @@ void PendingEvents::Work() {
     if (stopping_) return;
     auto [key, reason] = std::move(queue_.front());
     queue_.pop_front();
-    // A newer reason for the same pod supersedes this one.
+    // A newer reason for the same object supersedes this one.
     auto it = last_.find(key);
     if (it == last_.end() || it->second.reason != reason) continue;
     writing_ = true;
     lock.unlock();
-    if (kube::ObjectPtr pod = lookup_(key); pod != nullptr) {
-      recorder_.Warning(*pod, "Unschedulable", reason);
-      MarkUnschedulable(*pod, reason);
+    if (kube::ObjectPtr object = lookup_(key); object != nullptr) {
+      recorder_.Record(*object, options_.event_type, options_.event_reason, reason);
+      if (options_.mark_pods) MarkUnschedulable(*object, reason);
     }
     std::this_thread::sleep_for(gap);
     lock.lock();

@@ -109,8 +109,9 @@ TEST_F(RestartTest, KilledWhileBindingLeavesNothingHalfDoneOrDoubled) {
       ASSERT_TRUE(idx.ok() && idx->size() == 1) << kube::Name(p);
       share[{node, (*idx)[0]}] += 500;
       shared_devices.insert({node, (*idx)[0]});
-      configmaps_needed.insert(
-          std::string(kube::Annotation(p, kSharedGpuConfigMapAnnotation).value_or("")) + "-0");
+      const std::string prefix(kube::Annotation(p, kSharedGpuConfigMapAnnotation).value_or(""));
+      configmaps_needed.insert(prefix + "-0");
+      configmaps_needed.insert(prefix + "-0-evar");
     } else {
       ++whole[node];
     }
@@ -140,7 +141,8 @@ TEST_F(RestartTest, KilledWhileBindingLeavesNothingHalfDoneOrDoubled) {
   ASSERT_TRUE(cms.ok());
   std::set<std::string> present;
   for (const Object& cm : cms->items)
-    if (std::string_view(kube::Name(cm)).ends_with("-shared-gpu-0"))
+    if (std::string_view(kube::Name(cm)).ends_with("-shared-gpu-0") ||
+        std::string_view(kube::Name(cm)).ends_with("-shared-gpu-0-evar"))
       present.insert(std::string(kube::Name(cm)));
   EXPECT_EQ(present, configmaps_needed);
 

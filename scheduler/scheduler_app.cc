@@ -22,7 +22,7 @@ constexpr auto kTrimPeriod = std::chrono::seconds(10);
 
 // Handlers that keep one kind of `view` current: adds and updates through
 // `upsert`, deletes through `remove`. An add also wakes `wake_on_add` when
-// given (a new Queue or PodGroup may let waiting pods in).
+// given (a new Queue, PodGroup or ConfigMap may let waiting pods in).
 kube::EventHandler KeepInView(ClusterView& view, ViewChange upsert, ViewChange remove,
                               SchedulingCycle* wake_on_add = nullptr) {
   return {.on_add =
@@ -78,6 +78,13 @@ Status SchedulerApp::Wire() {
   kube::SharedInformer& nodes = informers.Get(kube::resources::kNodes);
   kube::SharedInformer& queues = informers.Get(kube::resources::kQueues);
   kube::SharedInformer& podgroups = informers.Get(kube::resources::kPodGroups);
+  // Only the ConfigMaps' names are read: their data is not kept.
+  kube::SharedInformer& configmaps =
+      informers.Get(kube::resources::kConfigMaps, {.transform = [](kube::Object& cm) {
+                      kube::DropManagedFields(cm);
+                      cm.RemoveMember("data");
+                      cm.RemoveMember("binaryData");
+                    }});
 
   kube::Client& bookkeeping =
       options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
@@ -92,6 +99,10 @@ Status SchedulerApp::Wire() {
       BinderOptions{.workers = flags_.bind_workers, .registry = options_.registry});
   pending_ = std::make_unique<PendingEvents>(
       bookkeeping, events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
+  not_ready_ = std::make_unique<PendingEvents>(
+      bookkeeping, events_,
+      [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
+      PendingEventsOptions{.event_type = "Normal", .event_reason = "NotReady", .mark_pods = false});
   CycleOptions co;
   co.core.policy = sched::ParsePolicy(flags_.policy).value();
   co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;
@@ -105,7 +116,7 @@ Status SchedulerApp::Wire() {
   co.period = flags_.cycle_period;
   co.registry = options_.registry;
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,
-                                             *pending_, co);
+                                             *pending_, *not_ready_, co);
   grouper_ = std::make_unique<PodGrouper>(
       bookkeeping, pods,
       [&podgroups](const std::string& key) { return podgroups.cache().Get(key); }, events_,
@@ -134,6 +145,8 @@ Status SchedulerApp::Wire() {
       KeepInView(view_, &ClusterView::UpsertQueue, &ClusterView::DeleteQueue, cycle_.get()));
   podgroups.AddEventHandler(
       KeepInView(view_, &ClusterView::UpsertPodGroup, &ClusterView::DeletePodGroup, cycle_.get()));
+  configmaps.AddEventHandler(KeepInView(view_, &ClusterView::UpsertConfigMap,
+                                        &ClusterView::DeleteConfigMap, cycle_.get()));
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {

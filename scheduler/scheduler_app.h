@@ -80,7 +80,8 @@ class SchedulerApp {
   Evictor evictor_;
   std::unique_ptr<StatusWriter> status_;
   std::unique_ptr<Binder> binder_;
-  std::unique_ptr<PendingEvents> pending_;
+  std::unique_ptr<PendingEvents> pending_;    // pods that wait
+  std::unique_ptr<PendingEvents> not_ready_;  // PodGroups not ready for scheduling
   std::unique_ptr<SchedulingCycle> cycle_;
   std::unique_ptr<PodGrouper> grouper_;
   std::unique_ptr<WebhookServer> webhook_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "scheduler-core/scheduler.h"
+#include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -32,6 +33,25 @@ std::string CauseReason(sched::EvictionCause c) {
   }
 }
 
+// KAI's words for a PodGroup that is not ready for scheduling.
+std::string NotReadyMessage(const World::NotReadyGroup& g) {
+  return "Job is not ready for scheduling. Waiting for " + std::to_string(g.min_member) +
+         " pods, currently " + std::to_string(g.alive) + " exist, " + std::to_string(g.gated) +
+         " are gated";
+}
+
+// A pending reason's kind as KAI names it on a PodGroup.
+const char* KaiReasonOf(sched::PendingKind kind) {
+  switch (kind) {
+    case sched::PendingKind::kOverLimit:
+      return kOverLimitReason;
+    case sched::PendingKind::kNonPreemptibleOverQuota:
+      return kNonPreemptibleOverQuotaReason;
+    default:
+      return kPodSchedulingErrorsReason;
+  }
+}
+
 Placement ToPlacement(const sched::Snapshot& s, sched::PodId pod, const sched::Allocation& a) {
   Placement p;
   p.node = s.nodes[a.node].name;
@@ -45,13 +65,15 @@ Placement ToPlacement(const sched::Snapshot& s, sched::PodId pod, const sched::A
 
 SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evictor,
                                  Reservations& reservations, StatusWriter& status,
-                                 PendingEvents& pending, CycleOptions options)
+                                 PendingEvents& pending, PendingEvents& not_ready,
+                                 CycleOptions options)
     : view_(view),
       binder_(binder),
       evictor_(evictor),
       reservations_(reservations),
       status_(status),
       pending_(pending),
+      not_ready_(not_ready),
       options_(options) {
   kube::Registry& r = *options_.registry;
   duration_ = r.AddHistogram("vtenant_scheduler_cycle_duration_seconds",
@@ -152,6 +174,12 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     pending_.Report(u.key, u.reason, steady_now);
   }
   pending_.Retain(pending_keys);
+  std::set<std::string> not_ready_keys;
+  for (const auto& [key, g] : w.not_ready) {
+    not_ready_keys.insert(key);
+    not_ready_.Report(key, NotReadyMessage(g), steady_now);
+  }
+  not_ready_.Retain(not_ready_keys);
   stats.pending = pending_keys.size();
 
   std::set<std::string> gauged;
@@ -178,9 +206,8 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   }
   gauged_queues_ = std::move(gauged);
   // PodGroups: Running once minMember pods run or are being bound.
-  std::map<sched::GroupId, std::string> group_reason;
-  for (const sched::Pending& p : d.pending)
-    group_reason.emplace(s.pods[p.pod].group, d.ReasonOf(p));
+  std::map<sched::GroupId, const sched::Pending*> group_reason;
+  for (const sched::Pending& p : d.pending) group_reason.emplace(s.pods[p.pod].group, &p);
   std::set<sched::PodId> bound_now;
   for (const sched::Bind& b : d.binds) bound_now.insert(b.pod);
   for (sched::GroupId g = 0; g < s.groups.size(); ++g) {
@@ -194,15 +221,20 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
         ++st.pending;
     }
     st.phase = st.running >= group.min_member ? "Running" : "Pending";
-    if (st.phase == "Pending" && group_reason.contains(g)) st.reason = group_reason[g];
+    if (auto it = group_reason.find(g); st.phase == "Pending" && it != group_reason.end()) {
+      st.reason = d.ReasonOf(*it->second);
+      st.kind = KaiReasonOf(d.KindOf(*it->second));
+    }
     status_.SetPodGroup(group.name, st);
   }
-  // PodGroups refused as written say why where their owners look.
+  // PodGroups that cannot be scheduled as written say why where their
+  // owners look.
   for (const auto& [key, bad] : w.invalid_podgroups)
     status_.SetPodGroup(key, {.phase = "Pending",
-                              .reason = "PodGroup cannot be scheduled: " + bad.reason,
+                              .reason = bad.reason,
                               .running = bad.running,
-                              .pending = bad.pending});
+                              .pending = bad.pending,
+                              .kind = bad.kind});
   // Reservation pods of GPUs nobody shares any more.
   std::set<std::pair<std::string, int>> in_use = view_.SharedDevicesInUse();
   for (const Reservation& r : view_.Reservations()) {

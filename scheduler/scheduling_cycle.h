@@ -54,8 +54,11 @@ struct CycleStats {
 
 class SchedulingCycle {
  public:
+  // `pending` reports waiting pods, `not_ready` PodGroups not ready for
+  // scheduling (World::not_ready).
   SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evictor, Reservations& reservations,
-                  StatusWriter& status, PendingEvents& pending, CycleOptions options);
+                  StatusWriter& status, PendingEvents& pending, PendingEvents& not_ready,
+                  CycleOptions options);
 
   // One cycle at wall time `now` (seconds).
   Result<CycleStats> RunOnce(int64_t now);
@@ -73,6 +76,7 @@ class SchedulingCycle {
   Reservations& reservations_;
   StatusWriter& status_;
   PendingEvents& pending_;
+  PendingEvents& not_ready_;
   const CycleOptions options_;
   kube::Family<kube::Histogram>* duration_ = nullptr;
   kube::Family<kube::Histogram>* action_duration_ = nullptr;

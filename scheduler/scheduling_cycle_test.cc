@@ -26,7 +26,10 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
         binder_(client_, view_, reservations_, events_, {.workers = 2, .registry = &registry_}),
         pending_(client_, events_,
                  [this](const std::string& key) { return Live(res::kPods, key); }),
-        cycle_(view_, binder_, evictor_, reservations_, status_, pending_,
+        not_ready_(client_, events_,
+                   [this](const std::string& key) { return Live(res::kPodGroups, key); },
+                   {.event_type = "Normal", .event_reason = "NotReady", .mark_pods = false}),
+        cycle_(view_, binder_, evictor_, reservations_, status_, pending_, not_ready_,
                {.registry = &registry_}) {
     Add(res::kNodes, "", R"({"metadata":{"name":"n1","labels":{"nvidia.com/gpu.memory":"46068"}},
         "status":{"allocatable":{"cpu":"8","memory":"8Gi","nvidia.com/gpu":"1"},
@@ -109,6 +112,19 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
     return std::string(kube::GetString((*c)[0], {"message"}));
   }
 
+  // The reason of PodGroup ns/name's schedulingConditions entry under
+  // reasons[] (KAI's kind), "" if none.
+  std::string GroupReasonKind(const std::string& name) {
+    status_.Flush();
+    kube::ObjectPtr g = Live(res::kPodGroups, "ns/" + name);
+    if (g == nullptr) return "<gone>";
+    const rapidjson::Value* c = kube::Find(*g, {"status", "schedulingConditions"});
+    if (c == nullptr || !c->IsArray() || c->Empty()) return "";
+    const rapidjson::Value* reasons = kube::Find((*c)[0], {"reasons"});
+    if (reasons == nullptr || !reasons->IsArray() || reasons->Empty()) return "";
+    return std::string(kube::GetString((*reasons)[0], {"reason"}));
+  }
+
   CycleStats Cycle(int64_t now) {
     Result<CycleStats> s = cycle_.RunOnce(now);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -120,6 +136,7 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
   StatusWriter status_;
   Binder binder_;
   PendingEvents pending_;
+  PendingEvents not_ready_;
   SchedulingCycle cycle_;
 };
 
@@ -318,6 +335,7 @@ TEST_F(SchedulingCycleTest, AMalformedSubGroupListKeepsTheGroupOffAndSaysSo) {
   const std::string condition = GroupCondition("job");
   EXPECT_NE(condition.find("spec.subGroups[1] repeats the name \"workers\""), std::string::npos)
       << condition;
+  EXPECT_EQ(GroupReasonKind("job"), "InvalidPodGroup");
   const std::vector<std::string> reasons = WaitReasons("worker-0");
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("PodGroup job cannot be scheduled until it is fixed"),
@@ -330,6 +348,90 @@ TEST_F(SchedulingCycleTest, AMalformedSubGroupListKeepsTheGroupOffAndSaysSo) {
   view_.UpsertPodGroup(fixed);
   Cycle(now + 1);
   EXPECT_EQ(NodeOf("worker-0"), "n1");
+}
+
+// A waiting PodGroup's condition names its obstacle as KAI does, under
+// reasons[]: OverLimit for a queue at its limit, QueueDoesNotExist for a
+// queue that is not there, PodSchedulingErrors for pods that do not fit.
+TEST_F(SchedulingCycleTest, AWaitingGroupNamesItsObstacleInKaisWords) {
+  const int64_t now = 1796119200;
+  Add(res::kQueues, "",
+      R"({"metadata":{"name":"capped"},"spec":{"resources":{"cpu":{"quota":0,"limit":1}}}})");
+  for (const auto& [group, queue] : {std::pair{"capped-job", "capped"},
+                                     std::pair{"lost-job", "nowhere"}, std::pair{"big-job", "a"}}) {
+    Add(res::kPodGroups, "ns",
+        R"({"metadata":{"name":")" + std::string(group) +
+            R"(","namespace":"ns"},"spec":{"minMember":1,"queue":")" + queue + R"("}})");
+  }
+  Add(res::kPods, "ns", GangPod("capped-0", "capped-job", ""));
+  Add(res::kPods, "ns", GangPod("lost-0", "lost-job", ""));
+  Add(res::kPods, "ns",
+      R"({"metadata":{"name":"big-0","namespace":"ns","labels":{"kai.scheduler/queue":"a"},
+      "annotations":{"pod-group-name":"big-job"},"creationTimestamp":"2026-12-01T08:00:00Z"},
+      "spec":{"schedulerName":"kai-scheduler",
+      "containers":[{"name":"c","resources":{"requests":{"cpu":"64"}}}]}})");
+  Cycle(now);
+  EXPECT_EQ(GroupReasonKind("capped-job"), "OverLimit") << GroupCondition("capped-job");
+  EXPECT_NE(GroupCondition("capped-job").find("queue capped would exceed its cpu limit"),
+            std::string::npos)
+      << GroupCondition("capped-job");
+  EXPECT_EQ(GroupReasonKind("lost-job"), "QueueDoesNotExist");
+  EXPECT_NE(GroupCondition("lost-job").find("queue \"nowhere\" does not exist"), std::string::npos)
+      << GroupCondition("lost-job");
+  EXPECT_EQ(GroupReasonKind("big-job"), "PodSchedulingErrors") << GroupCondition("big-job");
+}
+
+// The Events of `reason` on object `name` of namespace ns.
+std::vector<std::string> EventsOf(kube::FakeClient& client, const std::string& name,
+                                  const std::string& reason) {
+  std::vector<std::string> out;
+  Result<kube::ObjectList> events = client.ListAll(res::kEvents, "ns");
+  if (events.ok())
+    for (const kube::Object& e : events->items)
+      if (kube::GetString(e, {"reason"}) == reason &&
+          kube::GetString(e, {"involvedObject", "name"}) == name)
+        out.emplace_back(std::string(kube::GetString(e, {"type"})) + " " +
+                         std::string(kube::GetString(e, {"message"})));
+  return out;
+}
+
+// A pod held by scheduling gates is not bound (the API server would refuse
+// it) and not called unschedulable; a gang it belongs to waits for it, and
+// its PodGroup says so as KAI does, with a NotReady Event. Once the gate
+// goes, the gang binds.
+TEST_F(SchedulingCycleTest, GatedPodsWaitAndTheirGangIsNotReady) {
+  const int64_t now = 1796119200;
+  StartSubGroupJob("[]");
+  kube::Object group = client_.Get(res::kPodGroups, "ns", "job").value();
+  group["spec"]["minMember"].SetInt(2);
+  ASSERT_TRUE(client_.Update(res::kPodGroups, "ns", group).ok());
+  view_.UpsertPodGroup(client_.Get(res::kPodGroups, "ns", "job").value());
+  Add(res::kPods, "ns", GangPod("open", "job", ""));
+  kube::Object gated = Json(GangPod("gated", "job", ""));
+  kube::Object gates = Json(R"([{"name":"example.com/quota-check"}])");
+  gated["spec"].AddMember("schedulingGates", rapidjson::Value(gates, gated.GetAllocator()),
+                          gated.GetAllocator());
+  Add(res::kPods, "ns", kube::ToJson(gated));
+  Cycle(now);
+  EXPECT_EQ(NodeOf("open"), "");
+  EXPECT_EQ(NodeOf("gated"), "");
+  not_ready_.Drain();
+  EXPECT_EQ(EventsOf(client_, "job", "NotReady"),
+            std::vector<std::string>{"Normal Job is not ready for scheduling. Waiting for 2 pods, "
+                                     "currently 2 exist, 1 are gated"});
+  EXPECT_TRUE(WaitReasons("gated").empty()) << "a gated pod is not unschedulable";
+  EXPECT_EQ(PodScheduled("gated"), "");
+  EXPECT_TRUE(EventsOf(client_, "gated", "FailedBinding").empty())
+      << "no binding is tried for a gated pod";
+
+  // The gate goes: the gang is ready and binds whole.
+  kube::Object opened = client_.Get(res::kPods, "ns", "gated").value();
+  opened["spec"].RemoveMember("schedulingGates");
+  ASSERT_TRUE(client_.Update(res::kPods, "ns", opened).ok());
+  view_.UpsertPod(client_.Get(res::kPods, "ns", "gated").value());
+  Cycle(now + 1);
+  EXPECT_EQ(NodeOf("open"), "n1");
+  EXPECT_EQ(NodeOf("gated"), "n1");
 }
 
 }  // namespace

@@ -73,13 +73,19 @@ nodes:
     return client().Create(res::kPodGroups, ns, pg).ok();
   }
 
-  // Whether PodGroup ns/name comes to say it waits (phase Pending, with
-  // scheduling conditions), before the deadline.
+  // Whether PodGroup ns/name comes to say it waits (phase Pending, with a
+  // scheduling condition whose reason is PodSchedulingErrors), before the
+  // deadline.
   static bool GroupWaitsWithAReason(const std::string& ns, const std::string& name) {
     return Eventually([&] {
       Result<Object> pg = client().Get(res::kPodGroups, ns, name);
-      return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Pending" &&
-             kube::Find(*pg, {"status", "schedulingConditions"}) != nullptr;
+      if (!pg.ok() || kube::GetString(*pg, {"status", "phase"}) != "Pending") return false;
+      // Named as KAI names it, under reasons[], which the CRD keeps.
+      const rapidjson::Value* conditions = kube::Find(*pg, {"status", "schedulingConditions"});
+      if (conditions == nullptr || !conditions->IsArray() || conditions->Empty()) return false;
+      const rapidjson::Value* reasons = kube::Find((*conditions)[0], {"reasons"});
+      return reasons != nullptr && reasons->IsArray() && !reasons->Empty() &&
+             kube::GetString((*reasons)[0], {"reason"}) == "PodSchedulingErrors";
     });
   }
 
@@ -142,15 +148,29 @@ TEST_F(SharingTest, FiveHalvesOnTwoGpusRunFourAndSayWhyTheFifthWaits) {
     ++per_node[node];
     std::string prefix(kube::Annotation(p, kSharedGpuConfigMapAnnotation).value_or(""));
     ASSERT_FALSE(prefix.empty()) << "the webhook did not annotate " << kube::Name(p);
-    const rapidjson::Value& env_from = p["spec"]["containers"][0]["envFrom"];
-    ASSERT_TRUE(env_from.IsArray());
-    EXPECT_EQ(kube::GetString(env_from[0], {"configMapRef", "name"}), prefix + "-0");
-    Result<Object> cm = client().Get(res::kConfigMaps, "half", prefix + "-0");
+    // Found as KAI's own suites find a shared pod's GPU: through the
+    // ConfigMap key its NVIDIA_VISIBLE_DEVICES env var refers to.
+    const rapidjson::Value& container = p["spec"]["containers"][0];
+    const rapidjson::Value* visible = nullptr;
+    for (const rapidjson::Value& e : container["env"].GetArray())
+      if (kube::GetString(e, {"name"}) == kVisibleDevicesKey) visible = &e;
+    ASSERT_NE(visible, nullptr) << kube::Name(p);
+    const std::string configmap(
+        kube::GetString(*visible, {"valueFrom", "configMapKeyRef", "name"}));
+    EXPECT_EQ(configmap, prefix + "-0");
+    Result<Object> cm = client().Get(res::kConfigMaps, "half", configmap);
     ASSERT_TRUE(cm.ok()) << cm.status().ToString();
-    EXPECT_EQ(kube::GetString(*cm, {"data", kVisibleDevicesKey}), uuid_of_node[node]);
+    EXPECT_EQ(
+        kube::GetString(*cm, {"data", std::string(kube::GetString(
+                                          *visible, {"valueFrom", "configMapKeyRef", "key"}))}),
+        uuid_of_node[node]);
     EXPECT_FALSE(uuid_of_node[node].empty());
-    EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.5");
-    EXPECT_EQ(kube::GetString(*cm, {"data", kNumGpusKey}), "0.5");
+    EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.50");
+    EXPECT_EQ(kube::GetString(*cm, {"data", kNumGpusKey}), "0.50");
+    // Its envFrom ConfigMap exists too: the kubelet would not start it otherwise.
+    EXPECT_EQ(kube::GetString(container["envFrom"][0], {"configMapRef", "name"}),
+              prefix + "-0-evar");
+    EXPECT_TRUE(client().Get(res::kConfigMaps, "half", prefix + "-0-evar").ok());
     EXPECT_EQ(kube::Annotation(p, kGpuIndexAnnotation).value_or(""), "0");
     EXPECT_FALSE(group_of_node[node].empty());
     EXPECT_EQ(kube::Label(p, kGpuGroupLabel).value_or(""), group_of_node[node]) << kube::Name(p);
@@ -190,8 +210,9 @@ TEST_F(SharingTest, GpuMemoryPodsAndAHalfShareOneL40s) {
           res::kConfigMaps, "mem",
           std::string(kube::Annotation(p, kSharedGpuConfigMapAnnotation).value_or("")) + "-0");
       ASSERT_TRUE(cm.ok());
-      // 4000 MiB of 46068 MiB, rounded up so memory is never overcommitted.
-      EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.087");
+      // 4000 MiB of 46068 MiB: 87 thousandths (rounded up so memory is
+      // never overcommitted), written with two decimals as KAI writes it.
+      EXPECT_EQ(kube::GetString(*cm, {"data", kGpuPortionKey}), "0.09");
     }
   }
   EXPECT_EQ(devices, (std::set<std::string>{"0"}));

@@ -51,7 +51,11 @@ bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
   const rapidjson::Value* conditions = kube::Find(live, {"status", "schedulingConditions"});
   if (conditions == nullptr || !conditions->IsArray()) return false;
   if (s.reason.empty()) return conditions->Empty();
-  return conditions->Size() == 1 && kube::GetString((*conditions)[0], {"message"}) == s.reason;
+  if (conditions->Size() != 1 || kube::GetString((*conditions)[0], {"message"}) != s.reason)
+    return false;
+  const rapidjson::Value* reasons = kube::Find((*conditions)[0], {"reasons"});
+  return reasons != nullptr && reasons->IsArray() && reasons->Size() == 1 &&
+         kube::GetString((*reasons)[0], {"reason"}) == s.kind;
 }
 
 StatusWriter::StatusWriter(kube::Client& client, LiveLookup queues, LiveLookup podgroups,
@@ -168,13 +172,14 @@ Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus&
   auto [ns, name] = kube::SplitKey(key);
   kube::JsonArray conditions;
   if (!s.reason.empty()) {
-    conditions.Add(
-        kube::JsonObject{{"type", "UnschedulableOnNodePool"},
-                         {"nodePool", "default"},
-                         {"status", "True"},
-                         {"reason", "Unschedulable"},
-                         {"message", s.reason},
-                         {"lastTransitionTime", kube::FormatRfc3339(kube::SystemNow())}});
+    conditions.Add(kube::JsonObject{
+        {"type", "UnschedulableOnNodePool"},
+        {"nodePool", "default"},
+        {"status", "True"},
+        {"reason", "Unschedulable"},
+        {"message", s.reason},
+        {"reasons", kube::JsonArray{kube::JsonObject{{"reason", s.kind}, {"message", s.reason}}}},
+        {"lastTransitionTime", kube::FormatRfc3339(kube::SystemNow())}});
   }
   const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
       {"status", kube::JsonObject{{"phase", s.phase},

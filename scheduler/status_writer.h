@@ -14,8 +14,10 @@
 // "memory": "4Gi"}), and childQueues, the names of its children (left out
 // for a queue without, as KAI leaves it). The fair share goes in the annotation
 // vtenant.io/gpu-fair-share, which our Queue CRD prints (and which a KAI
-// CRD keeps, being an annotation). PodGroups get status.phase and a
-// schedulingConditions entry with the reason a pending group waits.
+// CRD keeps, being an annotation). PodGroups get status.phase, running
+// and pending, and for a pending group one schedulingConditions entry as
+// KAI writes it: type UnschedulableOnNodePool, reason Unschedulable, the
+// reason as message, and reasons [{reason: <kind>, message: <reason>}].
 #pragma once
 
 #include <chrono>
@@ -49,6 +51,9 @@ struct PodGroupStatus {
   std::string reason;  // why it is pending, "" when not
   int32_t running = 0;
   int32_t pending = 0;
+  // The reason's kind in KAI's words (kai/names.h: OverLimit, ...), when
+  // `reason` is set.
+  std::string kind;
   bool operator==(const PodGroupStatus&) const = default;
 };
 

@@ -129,13 +129,20 @@ TEST_F(StatusWriterTest, AFailedWriteIsRetried) {
 
 TEST_F(StatusWriterTest, PodGroupsGetPhaseAndReasonAndAreForgottenWhenGone) {
   Add(res::kPodGroups, "ns", kGroup);
-  const PodGroupStatus pending{"Pending", "2 pods do not fit", 0, 2};
+  const PodGroupStatus pending{"Pending", "2 pods do not fit", 0, 2, "PodSchedulingErrors"};
   writer_.SetPodGroup("ns/train", pending);
   EXPECT_EQ(writer_.Flush(), 1);
   kube::ObjectPtr pg = Live(res::kPodGroups, "ns/train");
   EXPECT_EQ(kube::GetString(*pg, {"status", "phase"}), "Pending");
+  // As KAI writes it: the message, and the reason's kind under reasons.
+  const rapidjson::Value& condition = (*pg)["status"]["schedulingConditions"][0];
+  EXPECT_EQ(kube::GetString(condition, {"type"}), "UnschedulableOnNodePool");
+  EXPECT_EQ(kube::GetString(condition, {"message"}), "2 pods do not fit");
+  EXPECT_EQ(kube::ToJson(condition["reasons"]),
+            R"([{"reason":"PodSchedulingErrors","message":"2 pods do not fit"}])");
   EXPECT_TRUE(PodGroupShows(*pg, pending));
   EXPECT_FALSE(PodGroupShows(*pg, {"Running", "", 2, 0}));
+  EXPECT_FALSE(PodGroupShows(*pg, {"Pending", "2 pods do not fit", 0, 2, "OverLimit"}));
   EXPECT_EQ(writer_.Flush(), 0);
   ASSERT_TRUE(client_.Delete(res::kPodGroups, "ns", "train").ok());
   EXPECT_EQ(writer_.Flush(), 0) << "no write for a PodGroup that is gone";

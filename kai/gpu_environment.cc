@@ -1,0 +1,37 @@
+#include "kai/gpu_environment.h"
+
+#include <cstdio>
+
+#include "kai/names.h"
+
+namespace vtenant::kai {
+
+std::string GpuConfigMapName(std::string_view prefix, ContainerRef container) {
+  return std::string(prefix) + (container.init ? "-i" : "-") + std::to_string(container.index);
+}
+
+std::string DirectEnvConfigMapName(std::string_view prefix, ContainerRef container) {
+  return GpuConfigMapName(prefix, container) + "-evar";
+}
+
+std::string GpuConfigMapVolumeName(std::string_view prefix, ContainerRef container) {
+  return GpuConfigMapName(prefix, container) + "-vol";
+}
+
+std::string FormatGpuPortion(int64_t portion_milli) {
+  const int64_t hundredths = (portion_milli + 5) / 10;
+  char text[32];
+  std::snprintf(text, sizeof text, "%lld.%02lld", static_cast<long long>(hundredths / 100),
+                static_cast<long long>(hundredths % 100));
+  return text;
+}
+
+std::vector<std::pair<std::string, std::string>> GpuConfigMapData(
+    const std::vector<std::string>& uuids, int64_t portion_milli) {
+  std::string devices;
+  for (const std::string& uuid : uuids) devices += (devices.empty() ? "" : ",") + uuid;
+  const std::string portion = FormatGpuPortion(portion_milli);
+  return {{kVisibleDevicesKey, devices}, {kNumGpusKey, portion}, {kGpuPortionKey, portion}};
+}
+
+}  // namespace vtenant::kai
