@@ -180,12 +180,17 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
   free.pods -= sign;
   const Milli change = sign * a.portion;
   const bool whole = (slot.flags & kWhole) != 0;
+  // A shared device in use has a reservation pod on the node, which takes
+  // a pod slot from its first sharer to its last.
+  const bool shares = !whole && (slot.flags & kMig) == 0;
   Milli room = gpu_room_[a.node];
   int devices = 0;
   for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1) {
     DeviceId d = node.first_device + std::countr_zero(mask);
     const Milli old_free = kMilliPerGpu - device_used_[d];
+    const bool was_used = device_used_[d] > 0;
     device_used_[d] += change;
+    if (shares && was_used != (device_used_[d] > 0)) free.pods -= was_used ? -1 : 1;
     // Telescopes per device, so any order of changes ends at the same room.
     room += std::max<Milli>(old_free - change, 0) - std::max<Milli>(old_free, 0);
     if (whole) device_whole_[d] = sign > 0;

@@ -19,6 +19,8 @@ namespace vtenant::sched {
 struct NodeFree {
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
+  // Pod slots left (the node's max pods): each placed pod takes one, and so
+  // does each shared device in use, for the reservation pod that pins it.
   int32_t pods = 0;
   Milli gpu = 0;  // sum of free portions of the node's devices
 };

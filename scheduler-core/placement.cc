@@ -28,7 +28,7 @@ std::string_view FitFailureText(FitFailure failure) {
     case FitFailure::kTaint:
       return "untolerated taint";
     case FitFailure::kPodCount:
-      return "too many pods";
+      return "max pods reached";
     case FitFailure::kCpu:
       return "insufficient cpu";
     case FitFailure::kMemory:
@@ -103,8 +103,16 @@ DeviceFit ClassifyDevice(Milli used, Milli portion) {
   return free % portion <= kMilliPerGpu % portion ? DeviceFit::kComplements : DeviceFit::kMixes;
 }
 
+int32_t Placer::NewReservations(const NodeBrief& node, const Allocation& a) const {
+  int32_t idle = 0;
+  for (uint64_t mask = a.device_mask; mask != 0; mask &= mask - 1)
+    idle += state_->DeviceUsed(node.first_device + std::countr_zero(mask)) == 0;
+  return idle;
+}
+
 bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const NodeBrief& node,
-                           Milli portion, DeviceFit worst, Allocation* out) const {
+                           Milli portion, DeviceFit worst, Allocation* out,
+                           bool shared_only) const {
   const int n = node.num_devices;
   // Every device a pod may take adds at least its portion to the node's GPU
   // room (an idle one a whole GPU), so a node with less room than the pod's
@@ -156,6 +164,7 @@ bool Placer::ChooseDevices(const PodRequest& r, NodeId node_id, const NodeBrief&
       DeviceId d = node.first_device + i;
       Milli used = state_->DeviceUsed(d);
       if (state_->DeviceWhole(d) || kMilliPerGpu - used < portion) continue;
+      if (shared_only && used == 0) continue;
       int64_t key = i;
       if (binpack_devices_) {
         if (!BinpackDeviceKey(used, portion, slack, i, worst, &key)) continue;
@@ -215,8 +224,16 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
       portion = PortionOnDevice(r, brief.device_memory_mib);
       if (brief.num_devices > 0 && portion > kMilliPerGpu) return FitFailure::kGpuMemoryTooLarge;
     }
-    if (!ChooseDevices(r, node_id, brief, portion, worst, out))
+    Allocation chosen;
+    Allocation* where = out != nullptr || !r.IsShared() ? out : &chosen;
+    if (!ChooseDevices(r, node_id, brief, portion, worst, where))
       return r.whole_gpus > 0 ? FitFailure::kWholeGpus : FitFailure::kSharedGpu;
+    // Each idle device a shared pod starts sharing brings a reservation pod
+    // along, which takes a pod slot too; short of slots, only devices
+    // shared already will do.
+    if (r.IsShared() && state_->Free(node_id).pods < 1 + NewReservations(brief, *where) &&
+        !ChooseDevices(r, node_id, brief, portion, worst, where, /*shared_only=*/true))
+      return FitFailure::kPodCount;
   } else if (out != nullptr) {
     out->device_mask = 0;
     out->portion = 0;

@@ -87,8 +87,13 @@ class Placer {
   // The devices of `node` the rule picks for `r`, taking `portion` of each
   // (a shared pod's portion on this node; ignored for whole GPUs); false
   // when too few devices have room.
+  // How many of `a`'s devices on `node` are idle: the reservation pods a
+  // shared pod placed there would bring.
+  int32_t NewReservations(const NodeBrief& node, const Allocation& a) const;
+  // With `shared_only`, a shared pod takes only devices others share
+  // already (no new reservation pod).
   bool ChooseDevices(const PodRequest& r, NodeId node_id, const NodeBrief& node, Milli portion,
-                     DeviceFit worst, Allocation* out) const;
+                     DeviceFit worst, Allocation* out, bool shared_only = false) const;
 
   const ClusterState* state_;
   const Snapshot* snapshot_;

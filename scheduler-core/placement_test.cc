@@ -210,5 +210,38 @@ TEST(PlacementTest, AnOverFullDeviceDoesNotHideItsNodesIdleDevice) {
   }
 }
 
+// A shared device in use has a reservation pod on its node, which takes a
+// pod slot (as KAI counts it): a sharing pod that starts a device needs two
+// slots, one that joins a shared device one.
+TEST(PlacementTest, AReservationPodTakesAPodSlotOfItsNode) {
+  for (PlacementPolicy policy : kEveryPolicy) {
+    SnapshotBuilder b = OneQueue();
+    NodeSpec node = GpuNode("n", 2);
+    node.max_pods = 3;
+    b.AddNode(node);
+    b.AddPod(Running(FractionPod("sharer", "test", 500), "n", {0}));  // two slots
+    b.AddPod(FractionPod("joins", "test", 500));  // device 0's other half: one slot
+    b.AddPod({.name = "cpu", .queue = "test", .cpu_milli = 100, .creation_time = 1});
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s, {.policy = policy});
+    EXPECT_EQ(NodeOf(d, s, "joins"), "n") << PolicyName(policy);
+    EXPECT_EQ(NodeOf(d, s, "cpu"), "") << PolicyName(policy);
+    EXPECT_NE(ReasonOf(d, s, "cpu").find("1 max pods reached"), std::string::npos)
+        << ReasonOf(d, s, "cpu");
+  }
+  // One slot left: a pod that would start sharing the idle device waits.
+  SnapshotBuilder b = OneQueue();
+  NodeSpec node = GpuNode("n", 1);
+  node.max_pods = 2;
+  b.AddNode(node);
+  b.AddPod(Running({.name = "cpu", .queue = "test", .cpu_milli = 100}, "n", {}));
+  b.AddPod(FractionPod("starts", "test", 500));
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(NodeOf(d, s, "starts"), "");
+  EXPECT_NE(ReasonOf(d, s, "starts").find("max pods reached"), std::string::npos)
+      << ReasonOf(d, s, "starts");
+}
+
 }  // namespace
 }  // namespace vtenant::sched
