@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "kube/json_builder.h"
 #include "kube/testing/json.h"
 #include "scheduler-core/scheduler.h"
 
@@ -206,15 +207,18 @@ TEST_F(ClusterViewTest, APodWaitsForTheConfigMapsItRequires) {
     return w.unschedulable.empty() ? std::string() : w.unschedulable[0].reason;
   };
   EXPECT_EQ(reason(), "Missing required configmaps: [bundle init-env keys settings]");
+  auto configmap = [](const char* name, const char* ns) {
+    return kube::BuildJson(
+        kube::JsonObject{{"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}}});
+  };
   for (const char* name : {"bundle", "init-env", "keys"})
-    view_.UpsertConfigMap(
-        Json(R"({"metadata":{"name":")" + std::string(name) + R"(","namespace":"ns"}})"));
-  view_.UpsertConfigMap(Json(R"({"metadata":{"name":"settings","namespace":"elsewhere"}})"));
+    view_.UpsertConfigMap(configmap(name, "ns"));
+  view_.UpsertConfigMap(configmap("settings", "elsewhere"));
   EXPECT_EQ(reason(), "Missing required configmaps: [settings]");
-  view_.UpsertConfigMap(Json(R"({"metadata":{"name":"settings","namespace":"ns"}})"));
+  view_.UpsertConfigMap(configmap("settings", "ns"));
   EXPECT_EQ(reason(), "");
   EXPECT_EQ(Build().snapshot->pods.size(), 1u);
-  view_.DeleteConfigMap(Json(R"({"metadata":{"name":"keys","namespace":"ns"}})"));
+  view_.DeleteConfigMap(configmap("keys", "ns"));
   EXPECT_EQ(reason(), "Missing required configmaps: [keys]");
 }
 

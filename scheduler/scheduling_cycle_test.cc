@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/conditions.h"
+#include "kube/json_builder.h"
 #include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
@@ -360,8 +361,9 @@ TEST_F(SchedulingCycleTest, AWaitingGroupNamesItsObstacleInKaisWords) {
   for (const auto& [group, queue] : {std::pair{"capped-job", "capped"},
                                      std::pair{"lost-job", "nowhere"}, std::pair{"big-job", "a"}}) {
     Add(res::kPodGroups, "ns",
-        R"({"metadata":{"name":")" + std::string(group) +
-            R"(","namespace":"ns"},"spec":{"minMember":1,"queue":")" + queue + R"("}})");
+        kube::ToJson(kube::BuildJson(
+            kube::JsonObject{{"metadata", kube::JsonObject{{"name", group}, {"namespace", "ns"}}},
+                             {"spec", kube::JsonObject{{"minMember", 1}, {"queue", queue}}}})));
   }
   Add(res::kPods, "ns", GangPod("capped-0", "capped-job", ""));
   Add(res::kPods, "ns", GangPod("lost-0", "lost-job", ""));

@@ -9,6 +9,7 @@
 
 #include "base/eventually.h"
 #include "kube/conditions.h"
+#include "kube/json_builder.h"
 #include "localenv/testing/cluster_test.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/reservation.h"
@@ -34,8 +35,9 @@ nodes:
 - {name: mig, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/mig-1g.10gb: 3, nvidia.com/mig-3g.40gb: 1}, labels: {pool: mig}}
 - {name: heal, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: heal}}
 - {name: sub, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: sub}}
+- {name: wait, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: wait}}
 )",
-                   {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub"});
+                   {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -310,6 +312,58 @@ TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
   Result<Object> pod = client().Get(res::kPods, "bad", "lost");
   ASSERT_TRUE(pod.ok());
   EXPECT_EQ(kube::GetString(*pod, {"spec", "nodeName"}), "");
+}
+
+// What a pod waits for before it is scheduled, on a real API server: its
+// scheduling gates (the API server would refuse the binding; no bind is
+// tried, and the server's own SchedulingGated condition stays), and, as
+// KAI's predicate has it, a ConfigMap it mounts that does not exist yet.
+TEST_F(SharingTest, APodWaitsForItsGatesAndItsConfigMaps) {
+  Object gated = Pod("wait", "gated", {.annotations = {{"gpu-fraction", "0.5"}}});
+  kube::Object gates =
+      kube::BuildJson(kube::JsonArray{kube::JsonObject{{"name", "example.com/admission-check"}}});
+  gated["spec"].AddMember("schedulingGates", rapidjson::Value(gates, gated.GetAllocator()),
+                          gated.GetAllocator());
+  ASSERT_TRUE(client().Create(res::kPods, "wait", gated).ok());
+  Object mounts = Pod("wait", "mounts", {});
+  kube::Object volumes = kube::BuildJson(kube::JsonArray{
+      kube::JsonObject{{"name", "conf"}, {"configMap", kube::JsonObject{{"name", "settings"}}}}});
+  kube::Object volume_mounts = kube::BuildJson(
+      kube::JsonArray{kube::JsonObject{{"name", "conf"}, {"mountPath", "/etc/app"}}});
+  mounts["spec"].AddMember("volumes", rapidjson::Value(volumes, mounts.GetAllocator()),
+                           mounts.GetAllocator());
+  mounts["spec"]["containers"][0].AddMember("volumeMounts",
+                                            rapidjson::Value(volume_mounts, mounts.GetAllocator()),
+                                            mounts.GetAllocator());
+  ASSERT_TRUE(client().Create(res::kPods, "wait", mounts).ok());
+
+  std::vector<std::string> why;
+  ASSERT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "wait", "mounts", "Unschedulable");
+    return !why.empty();
+  }));
+  EXPECT_EQ(why[0], "Missing required configmaps: [settings]");
+  Result<Object> held = client().Get(res::kPods, "wait", "gated");
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(kube::GetString(*held, {"spec", "nodeName"}), "");
+  std::optional<kube::Condition> scheduled = kube::FindCondition(*held, "PodScheduled");
+  ASSERT_TRUE(scheduled.has_value());
+  EXPECT_EQ(scheduled->reason, "SchedulingGated");
+  EXPECT_TRUE(EventMessages(client(), "wait", "gated", "FailedBinding").empty());
+  EXPECT_TRUE(EventMessages(client(), "wait", "gated", "Unschedulable").empty());
+
+  // The ConfigMap appears and the gate goes: both run.
+  ASSERT_TRUE(client()
+                  .Create(res::kConfigMaps, "wait",
+                          kube::BuildJson(
+                              kube::JsonObject{{"metadata", kube::JsonObject{{"name", "settings"}}},
+                                               {"data", kube::JsonObject{{"mode", "fast"}}}}))
+                  .ok());
+  ASSERT_TRUE(client()
+                  .Patch(res::kPods, "wait", "gated", kube::PatchType::kMerge,
+                         R"({"spec":{"schedulingGates":null}})")
+                  .ok());
+  EXPECT_TRUE(Eventually([&] { return CountPods(client(), "wait", "Running") == 2; }));
 }
 
 TEST_F(SharingTest, AJobThatAsksForAGangGetsOnePodGroupWithThatMinMember) {
