@@ -187,9 +187,12 @@ void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   invalid_groups_.erase(kube::KeyOf(group));
 }
 
-void ClusterView::UpsertConfigMap(const rapidjson::Value& configmap) {
+bool ClusterView::UpsertConfigMap(const rapidjson::Value& configmap) {
   std::lock_guard lock(mu_);
-  configmaps_.insert(kube::KeyOf(configmap));
+  std::string key = kube::KeyOf(configmap);
+  const bool awaited = awaited_configmaps_.contains(key);
+  configmaps_.insert(std::move(key));
+  return awaited;
 }
 
 void ClusterView::DeleteConfigMap(const rapidjson::Value& configmap) {
@@ -315,12 +318,15 @@ size_t ClusterView::PendingCount() const {
   return n;
 }
 
-std::string ClusterView::MissingConfigMaps(const std::string& key, const CorePod& pod) const {
+std::string ClusterView::MissingConfigMaps(const std::string& key, const CorePod& pod) {
   std::string missing;
   const std::string ns = kube::SplitKey(key).first;
-  for (const std::string& name : pod.required_configmaps)
-    if (!configmaps_.contains(kube::MakeKey(ns, name)))
-      missing += (missing.empty() ? "" : " ") + name;
+  for (const std::string& name : pod.required_configmaps) {
+    std::string configmap = kube::MakeKey(ns, name);
+    if (configmaps_.contains(configmap)) continue;
+    missing += (missing.empty() ? "" : " ") + name;
+    awaited_configmaps_.insert(std::move(configmap));
+  }
   // As KAI words it (Go's %v of a list of names).
   return missing.empty() ? "" : "Missing required configmaps: [" + missing + "]";
 }
@@ -328,6 +334,7 @@ std::string ClusterView::MissingConfigMaps(const std::string& key, const CorePod
 Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
+  awaited_configmaps_.clear();
   for (const auto& [key, why] : invalid_groups_) {
     w.invalid_podgroups[key].reason = "PodGroup cannot be scheduled: " + why;
     w.invalid_podgroups[key].kind = kInvalidPodGroupReason;

@@ -133,8 +133,10 @@ class ClusterView {
   void DeletePodGroup(const rapidjson::Value& group);
   // ConfigMaps, by name only: a pod of ours waits, as KAI's predicate has
   // it, until every ConfigMap it requires (CorePod::required_configmaps)
-  // exists ("Missing required configmaps: [a b]").
-  void UpsertConfigMap(const rapidjson::Value& configmap);
+  // exists ("Missing required configmaps: [a b]"). UpsertConfigMap returns
+  // whether a pod the last Build left waiting needs that ConfigMap (worth
+  // a cycle; most ConfigMaps, the binder's own among them, are not).
+  bool UpsertConfigMap(const rapidjson::Value& configmap);
   void DeleteConfigMap(const rapidjson::Value& configmap);
 
   // Records that `key` goes to `placement` (a bind started). It holds the
@@ -182,8 +184,8 @@ class ClusterView {
 
  private:
   // "Missing required configmaps: [a b]" for pod `key`, "" when none is
-  // missing. mu_ held.
-  std::string MissingConfigMaps(const std::string& key, const CorePod& pod) const;
+  // missing; the missing ones join awaited_configmaps_. mu_ held.
+  std::string MissingConfigMaps(const std::string& key, const CorePod& pod);
   // Whether `object` of `kind` ('p'od, 'n'ode, 'q'ueue, pod'g'roup) under
   // `key` has the resourceVersion last translated (never for an object
   // without one); counts a translation otherwise. Takes mu_.
@@ -244,6 +246,7 @@ class ClusterView {
   std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
   std::set<std::string> configmaps_;                   // keys of the ConfigMaps that exist
+  std::set<std::string> awaited_configmaps_;  // missing ones pods waited for at the last Build
   std::map<std::string, Placement> assumed_;
   struct Nomination {
     Placement placement;

@@ -212,8 +212,8 @@ TEST_F(ClusterViewTest, APodWaitsForTheConfigMapsItRequires) {
         kube::JsonObject{{"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}}});
   };
   for (const char* name : {"bundle", "init-env", "keys"})
-    view_.UpsertConfigMap(configmap(name, "ns"));
-  view_.UpsertConfigMap(configmap("settings", "elsewhere"));
+    EXPECT_TRUE(view_.UpsertConfigMap(configmap(name, "ns"))) << name << " was awaited";
+  EXPECT_FALSE(view_.UpsertConfigMap(configmap("settings", "elsewhere")));
   EXPECT_EQ(reason(), "Missing required configmaps: [settings]");
   view_.UpsertConfigMap(configmap("settings", "ns"));
   EXPECT_EQ(reason(), "");

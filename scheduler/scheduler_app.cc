@@ -22,7 +22,7 @@ constexpr auto kTrimPeriod = std::chrono::seconds(10);
 
 // Handlers that keep one kind of `view` current: adds and updates through
 // `upsert`, deletes through `remove`. An add also wakes `wake_on_add` when
-// given (a new Queue, PodGroup or ConfigMap may let waiting pods in).
+// given (a new Queue or PodGroup may let waiting pods in).
 kube::EventHandler KeepInView(ClusterView& view, ViewChange upsert, ViewChange remove,
                               SchedulingCycle* wake_on_add = nullptr) {
   return {.on_add =
@@ -152,8 +152,14 @@ Status SchedulerApp::Wire() {
       KeepInView(view_, &ClusterView::UpsertQueue, &ClusterView::DeleteQueue, cycle_.get()));
   podgroups.AddEventHandler(
       KeepInView(view_, &ClusterView::UpsertPodGroup, &ClusterView::DeletePodGroup, cycle_.get()));
-  configmaps.AddEventHandler(KeepInView(view_, &ClusterView::UpsertConfigMap,
-                                        &ClusterView::DeleteConfigMap, cycle_.get()));
+  // A ConfigMap wakes the cycle only when a waiting pod needs it: sharing
+  // pods' binds alone make two each.
+  configmaps.AddEventHandler(
+      {.on_add =
+           [this](const kube::ObjectPtr& o) {
+             if (view_.UpsertConfigMap(*o)) cycle_->Wake();
+           },
+       .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteConfigMap(*o); }});
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {
