@@ -49,7 +49,7 @@ void CutAtCharacter(std::string& text, size_t max) {
 }  // namespace
 
 EventTranslator::EventTranslator(const SyncerConfig& config)
-    : queue_(config.queue), host_namespace_(config.host_namespace) {}
+    : tenant_(config.tenant), queue_(config.queue), host_namespace_(config.host_namespace) {}
 
 std::string EventTranslator::VirtualEventName(std::string_view object_name,
                                               std::string_view host_event_uid) {
@@ -72,6 +72,14 @@ std::optional<std::string> EventTranslator::TranslateWord(std::string_view word,
   if (bare.starts_with("pg-") && bare.size() > 3 + 37 && bare[bare.size() - 37] == '-' &&
       IsUid(bare.substr(bare.size() - 36))) {
     if (std::optional<std::string> pod = names(bare.substr(3, bare.size() - 3 - 37))) return pod;
+  }
+  // This tenant's host name, in vCluster's form, of an object of the same
+  // namespace that the syncer has not copied (a ConfigMap a pod names
+  // before the team made it): read back only when it reads back one way.
+  const std::string own_suffix = "-x-" + std::string(ns) + "-x-" + tenant_;
+  if (bare.size() > own_suffix.size() && bare.ends_with(own_suffix)) {
+    std::string_view name = bare.substr(0, bare.size() - own_suffix.size());
+    if (HostName(name, ns, tenant_) == bare) return std::string(ns) + "/" + std::string(name);
   }
   if (word == host_namespace_) return std::string(ns);
   if (word.starts_with("vtenant-") || word.find("-x-") != std::string_view::npos) {

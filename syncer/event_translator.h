@@ -62,7 +62,7 @@ inline constexpr char kAnotherQueue[] = "another queue";
 
 class EventTranslator {
  public:
-  // Copies what it needs of `config` (the tenant's queue and its host
+  // Copies what it needs of `config` (the tenant, its queue and its host
   // namespace).
   explicit EventTranslator(const SyncerConfig& config);
 
@@ -78,10 +78,15 @@ class EventTranslator {
   //     (a pod, PodGroup or copy of this tenant), and "pg-<host pod>-<its UID>"
   //     (the group the host's pod grouper makes for a bare pod): the team's
   //     name of the object;
+  //   - a host name of this tenant in vCluster's form for namespace `ns`
+  //     ("<name>-x-<ns>-x-<tenant>", alone or after the host namespace and
+  //     "/"), which HostName gives that name alone: "<ns>/<name>", known to
+  //     the syncer or not (a ConfigMap a pod names that does not exist);
   //   - the host namespace alone: the virtual namespace `ns`;
   //   - any other word that starts with "vtenant-" (a host namespace: of
   //     another tenant, or vtenant's own) or holds "-x-" (a host name the
-  //     syncer cannot read back, maybe another tenant's): kHiddenName;
+  //     syncer cannot read back: of another namespace, maybe another
+  //     tenant's): kHiddenName;
   //   - "queue <q>" where <q> is not the tenant's queue (another team's,
   //     or a parent the team is not shown): "another queue".
   // So nothing left names a host namespace, another tenant or its objects.
@@ -104,6 +109,7 @@ class EventTranslator {
   std::optional<std::string> TranslateWord(std::string_view word, std::string_view ns,
                                            bool after_queue, const HostNameLookup& names) const;
 
+  const std::string tenant_;
   const std::string queue_;
   const std::string host_namespace_;
 };

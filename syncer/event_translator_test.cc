@@ -65,8 +65,18 @@ TEST(EventTranslatorTest, MessagesNameOnlyWhatTheTeamMaySee) {
       {"Evicted pod " + trainer + ".", "Evicted pod ml/trainer."},
       // The host namespace alone is the object's own namespace.
       {"in namespace vtenant-nlp.", "in namespace ml."},
-      // What the syncer cannot read back is hidden, even in its own namespace.
-      {"pod vtenant-nlp/other-x-ml-x-nlp is in the way", "pod (hidden) is in the way"},
+      // This tenant's name of an object of the same namespace reads back
+      // even when the syncer made nothing of it (a ConfigMap not made yet).
+      {"pod vtenant-nlp/other-x-ml-x-nlp is in the way", "pod ml/other is in the way"},
+      {"Missing required configmaps: [settings-x-ml-x-nlp]",
+       "Missing required configmaps: [ml/settings]"},
+      // What the syncer cannot read back is hidden: another namespace's,
+      // one that only looks like this tenant's, another tenant's.
+      {"Missing required configmaps: [settings-x-dev-x-nlp]",
+       "Missing required configmaps: [(hidden)]"},
+      {"pod a-x-ml-x-x-nlp is in the way", "pod (hidden) is in the way"},
+      {"pod a-x-b-x-ml-x-nlp is in the way", "pod (hidden) is in the way"},
+      {"pod settings-x-ml-x-vision is in the way", "pod (hidden) is in the way"},
       {"vtenant-system/gpu-reservation-l40s-0-0 holds the device", "(hidden) holds the device"},
       {"Started container work", "Started container work"},
   };
