@@ -225,5 +225,27 @@ TEST(GangTest, ParentLimitBindsChildren) {
   EXPECT_EQ(KindOf(d, s, "second"), PendingKind::kOverLimit);
 }
 
+// Per job, when asked: what its placed pods hold after the cycle, and what
+// all of them ask for (what KAI's PodGroup status.resourcesStatus shows).
+TEST(GangTest, GroupReportsSayWhatEachJobHoldsAndAsksFor) {
+  SnapshotBuilder b = World(1, 2);
+  AddGang(b, "fits", 2, 2, 1);
+  AddGang(b, "waits", 3, 3, 1);
+  Snapshot s = MustBuild(b);
+  EXPECT_TRUE(RunCycle(s).groups.empty()) << "only when asked";
+  Decisions d = RunCycle(s, {.report_groups = true});
+  ASSERT_EQ(d.groups.size(), s.groups.size());
+  for (GroupId g = 0; g < s.groups.size(); ++g) {
+    const GroupReport& r = d.groups[g];
+    if (s.groups[g].name == "fits") {
+      EXPECT_EQ(r.allocated[kGpu], 2000);
+      EXPECT_EQ(r.requested[kGpu], 2000);
+    } else if (s.groups[g].name == "waits") {
+      EXPECT_EQ(r.allocated[kGpu], 0);
+      EXPECT_EQ(r.requested[kGpu], 3000);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vtenant::sched

@@ -79,6 +79,9 @@ struct Options {
   // on 1,000 nodes with 20k pending; 64 scores every state on openb and
   // strands 4 GPUs fewer there (bench/history/openb.md).
   int fgd_max_candidates = 16;
+  // Fill Decisions::groups (what each job holds and asks for): a walk over
+  // every pod, which only callers that report per job need.
+  bool report_groups = false;
 };
 
 }  // namespace vtenant::sched

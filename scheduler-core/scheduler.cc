@@ -186,6 +186,21 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   for (QueueId q = 0; q < snapshot.queues.size(); ++q)
     d.queues.push_back({q, session.fair_share[q], state.QueueAllocated(q),
                         state.QueueAllocatedNonPreemptible(q), session.requested[q]});
+  if (options.report_groups) {
+    d.groups.resize(snapshot.groups.size());
+    for (GroupId g = 0; g < snapshot.groups.size(); ++g) {
+      GroupReport& report = d.groups[g];
+      for (PodId p : snapshot.groups[g].pods) {
+        if (state.IsPlaced(p)) {
+          const ResourceVector usage = state.Usage(p, state.AllocationOf(p));
+          report.allocated += usage;
+          report.requested += usage;
+        } else {
+          report.requested += session.estimated[p];
+        }
+      }
+    }
+  }
   return d;
 }
 

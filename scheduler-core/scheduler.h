@@ -71,6 +71,12 @@ struct QueueReport {
   ResourceVector requested;  // placed plus pending
 };
 
+// What one job holds and asks for, as its queue's QueueReport counts it.
+struct GroupReport {
+  ResourceVector allocated;  // its pods placed, after this cycle's decisions
+  ResourceVector requested;  // placed plus pending
+};
+
 struct Decisions {
   std::vector<Bind> binds;
   std::vector<Eviction> evictions;
@@ -79,6 +85,7 @@ struct Decisions {
   std::vector<std::string> reasons;       // each distinct pending reason once, by ReasonId
   std::vector<PendingKind> reason_kinds;  // the kind of each, by ReasonId
   std::vector<QueueReport> queues;
+  std::vector<GroupReport> groups;  // by GroupId; empty unless Options::report_groups
   // Every eviction's message, one after another. A busy cycle evicts tens of
   // thousands of pods, each for its own job (so the texts differ); one
   // buffer spares a string allocation per eviction, here and where the

@@ -33,6 +33,12 @@ std::string CauseReason(sched::EvictionCause c) {
   }
 }
 
+// `options` with the core reporting per job, for the PodGroups' status.
+CycleOptions WithGroupReports(CycleOptions options) {
+  options.core.report_groups = true;
+  return options;
+}
+
 // KAI's words for a PodGroup that is not ready for scheduling.
 std::string NotReadyMessage(const World::NotReadyGroup& g) {
   return "Job is not ready for scheduling. Waiting for " + std::to_string(g.min_member) +
@@ -74,7 +80,7 @@ SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evi
       status_(status),
       pending_(pending),
       not_ready_(not_ready),
-      options_(options) {
+      options_(WithGroupReports(std::move(options))) {
   kube::Registry& r = *options_.registry;
   duration_ = r.AddHistogram("vtenant_scheduler_cycle_duration_seconds",
                              "Scheduling cycle time by phase (snapshot, decide, apply).", {"phase"},
@@ -219,6 +225,11 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
         ++st.running;
       else
         ++st.pending;
+    }
+    if (g < d.groups.size()) {
+      st.allocated = d.groups[g].allocated;
+      if (!group.preemptible) st.allocated_non_preemptible = st.allocated;
+      st.requested = d.groups[g].requested;
     }
     st.phase = st.running >= group.min_member ? "Running" : "Pending";
     if (auto it = group_reason.find(g); st.phase == "Pending" && it != group_reason.end()) {

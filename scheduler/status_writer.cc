@@ -27,10 +27,20 @@ kube::JsonValue ChildQueues(const std::vector<std::string>& children) {
   return kube::StringArray(children);
 }
 
+namespace {
+
+// Whether `live` shows `want` as the resource list at `path`.
+bool ListShows(const rapidjson::Value& live, std::initializer_list<std::string_view> path,
+               const sched::ResourceVector& want) {
+  const rapidjson::Value* have = kube::Find(live, path);
+  return have != nullptr && *have == kube::BuildJson(ResourceList(want));
+}
+
+}  // namespace
+
 bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
   auto list_is = [&](const char* field, const sched::ResourceVector& want) {
-    const rapidjson::Value* have = kube::Find(live, {"status", field});
-    return have != nullptr && *have == kube::BuildJson(ResourceList(want));
+    return ListShows(live, {"status", field}, want);
   };
   // Absent shows "none" as the null that WriteQueue sends does.
   const rapidjson::Value* children = kube::Find(live, {"status", "childQueues"});
@@ -46,7 +56,11 @@ bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
 bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
   if (kube::GetString(live, {"status", "phase"}) != s.phase ||
       kube::GetInt(live, {"status", "running"}, -1) != s.running ||
-      kube::GetInt(live, {"status", "pending"}, -1) != s.pending)
+      kube::GetInt(live, {"status", "pending"}, -1) != s.pending ||
+      !ListShows(live, {"status", "resourcesStatus", "allocated"}, s.allocated) ||
+      !ListShows(live, {"status", "resourcesStatus", "allocatedNonPreemptible"},
+                 s.allocated_non_preemptible) ||
+      !ListShows(live, {"status", "resourcesStatus", "requested"}, s.requested))
     return false;
   const rapidjson::Value* conditions = kube::Find(live, {"status", "schedulingConditions"});
   if (conditions == nullptr || !conditions->IsArray()) return false;
@@ -185,6 +199,11 @@ Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus&
       {"status", kube::JsonObject{{"phase", s.phase},
                                   {"running", s.running},
                                   {"pending", s.pending},
+                                  {"resourcesStatus",
+                                   kube::JsonObject{{"allocated", ResourceList(s.allocated)},
+                                                    {"allocatedNonPreemptible",
+                                                     ResourceList(s.allocated_non_preemptible)},
+                                                    {"requested", ResourceList(s.requested)}}},
                                   {"schedulingConditions", std::move(conditions)}}}}));
   kube::PatchOptions opts;
   opts.subresource = "status";

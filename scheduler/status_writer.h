@@ -15,9 +15,11 @@
 // for a queue without, as KAI leaves it). The fair share goes in the annotation
 // vtenant.io/gpu-fair-share, which our Queue CRD prints (and which a KAI
 // CRD keeps, being an annotation). PodGroups get status.phase, running
-// and pending, and for a pending group one schedulingConditions entry as
-// KAI writes it: type UnschedulableOnNodePool, reason Unschedulable, the
-// reason as message, and reasons [{reason: <kind>, message: <reason>}].
+// and pending, resourcesStatus (allocated, allocatedNonPreemptible and
+// requested, resource lists as the Queue's), and for a pending group one
+// schedulingConditions entry as KAI writes it: type
+// UnschedulableOnNodePool, reason Unschedulable, the reason as message,
+// and reasons [{reason: <kind>, message: <reason>}].
 #pragma once
 
 #include <chrono>
@@ -54,6 +56,11 @@ struct PodGroupStatus {
   // The reason's kind in KAI's words (kai/names.h: OverLimit, ...), when
   // `reason` is set.
   std::string kind;
+  // status.resourcesStatus: what its pods hold (and of it, held by a
+  // non-preemptible group) and what they all ask for.
+  sched::ResourceVector allocated;
+  sched::ResourceVector allocated_non_preemptible;
+  sched::ResourceVector requested;
   bool operator==(const PodGroupStatus&) const = default;
 };
 
