@@ -103,27 +103,25 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
     return c ? c->status + " " + c->reason + ": " + c->message : "";
   }
 
-  // The message of PodGroup ns/name's schedulingConditions entry, "" if none.
-  std::string GroupCondition(const std::string& name) {
+  // The `field` ("message", or "reasons" for the reason of its first
+  // entry: KAI's kind) of PodGroup ns/name's schedulingConditions entry, ""
+  // if none.
+  std::string GroupConditionField(const std::string& name, const std::string& field) {
     status_.Flush();
     kube::ObjectPtr g = Live(res::kPodGroups, "ns/" + name);
     if (g == nullptr) return "<gone>";
     const rapidjson::Value* c = kube::Find(*g, {"status", "schedulingConditions"});
     if (c == nullptr || !c->IsArray() || c->Empty()) return "";
-    return std::string(kube::GetString((*c)[0], {"message"}));
-  }
-
-  // The reason of PodGroup ns/name's schedulingConditions entry under
-  // reasons[] (KAI's kind), "" if none.
-  std::string GroupReasonKind(const std::string& name) {
-    status_.Flush();
-    kube::ObjectPtr g = Live(res::kPodGroups, "ns/" + name);
-    if (g == nullptr) return "<gone>";
-    const rapidjson::Value* c = kube::Find(*g, {"status", "schedulingConditions"});
-    if (c == nullptr || !c->IsArray() || c->Empty()) return "";
+    if (field != "reasons") return std::string(kube::GetString((*c)[0], {field}));
     const rapidjson::Value* reasons = kube::Find((*c)[0], {"reasons"});
     if (reasons == nullptr || !reasons->IsArray() || reasons->Empty()) return "";
     return std::string(kube::GetString((*reasons)[0], {"reason"}));
+  }
+  std::string GroupCondition(const std::string& name) {
+    return GroupConditionField(name, "message");
+  }
+  std::string GroupReasonKind(const std::string& name) {
+    return GroupConditionField(name, "reasons");
   }
 
   CycleStats Cycle(int64_t now) {

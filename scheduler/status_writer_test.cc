@@ -142,6 +142,21 @@ TEST_F(StatusWriterTest, PodGroupsGetPhaseAndReasonAndAreForgottenWhenGone) {
             R"([{"reason":"PodSchedulingErrors","message":"2 pods do not fit"}])");
   EXPECT_TRUE(PodGroupShows(*pg, pending));
   EXPECT_FALSE(PodGroupShows(*pg, {"Running", "", 2, 0}));
+  // What its pods hold and ask for, as KAI's resourcesStatus.
+  PodGroupStatus holding = pending;
+  holding.allocated = sched::MakeResources(500, 2000, int64_t{1} << 30);
+  holding.requested = sched::MakeResources(1000, 4000, int64_t{2} << 30);
+  EXPECT_FALSE(PodGroupShows(*pg, holding));
+  writer_.SetPodGroup("ns/train", holding);
+  EXPECT_EQ(writer_.Flush(), 1);
+  pg = Live(res::kPodGroups, "ns/train");
+  EXPECT_EQ(kube::ToJson((*pg)["status"]["resourcesStatus"]),
+            R"({"allocated":{"nvidia.com/gpu":"500m","cpu":"2","memory":"1Gi"},)"
+            R"("allocatedNonPreemptible":{"nvidia.com/gpu":"0","cpu":"0","memory":"0"},)"
+            R"("requested":{"nvidia.com/gpu":"1","cpu":"4","memory":"2Gi"}})");
+  EXPECT_TRUE(PodGroupShows(*pg, holding));
+  writer_.SetPodGroup("ns/train", pending);
+  EXPECT_EQ(writer_.Flush(), 1);
   EXPECT_FALSE(PodGroupShows(*pg, {"Pending", "2 pods do not fit", 0, 2, "OverLimit"}));
   EXPECT_EQ(writer_.Flush(), 0);
   ASSERT_TRUE(client_.Delete(res::kPodGroups, "ns", "train").ok());
