@@ -40,6 +40,14 @@ inline constexpr char kPriorityClassLabel[] = "priorityClassName";
 inline constexpr char kRayPriorityClassLabel[] = "ray.io/priority-class-name";
 inline constexpr char kTrainPriorityClass[] = "train";
 inline constexpr char kInferencePriorityClass[] = "inference";
+// On a workload (its top owner, or a bare pod): the topology its pods are
+// placed in, and the level (a node label key) they must or should share;
+// KAI's pod grouper makes them the PodGroup's spec.topologyConstraint.
+inline constexpr char kTopologyAnnotation[] = "kai.scheduler/topology";
+inline constexpr char kTopologyRequiredPlacementAnnotation[] =
+    "kai.scheduler/topology-required-placement";
+inline constexpr char kTopologyPreferredPlacementAnnotation[] =
+    "kai.scheduler/topology-preferred-placement";
 // Labels the MPI operator puts on an MPIJob's pods.
 inline constexpr char kMpiJobNameLabel[] = "training.kubeflow.org/job-name";
 inline constexpr char kMpiJobRoleLabel[] = "training.kubeflow.org/job-role";

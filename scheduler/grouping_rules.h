@@ -31,7 +31,9 @@
 // of the pod, else the kind's default ("train"); preemptibility the first
 // valid ("preemptible" or "non-preemptible") label kai.scheduler/preemptibility
 // of the owners, top first, then of the pod, else none (the scheduler then
-// derives it from the priority).
+// derives it from the priority); spec.topologyConstraint from the top
+// owner's annotations kai.scheduler/topology, kai.scheduler/topology-
+// required-placement and kai.scheduler/topology-preferred-placement.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,12 @@ struct GroupPlan {
   std::string queue;
   std::string priority_class;
   std::string preemptibility;  // "" when no label gives one
+  // spec.topologyConstraint, from the top owner's annotations
+  // kai.scheduler/topology, -required-placement, -preferred-placement
+  // ("" each when absent).
+  std::string topology;
+  std::string required_topology_level;
+  std::string preferred_topology_level;
   bool operator==(const GroupPlan&) const = default;
 };
 

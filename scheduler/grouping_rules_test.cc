@@ -176,6 +176,27 @@ TEST(GroupingRulesTest, QueueAndPriorityClassAsKaiPicksThem) {
   EXPECT_EQ(PlanPodGroup({.pod = &bare})->queue, "default-queue");
 }
 
+// KAI's topology annotations on the top owner become the group's
+// topologyConstraint; a bare pod is its own top owner.
+TEST(GroupingRulesTest, TopologyFromTheTopOwnersAnnotations) {
+  const kube::Object pod = Json(kPod);
+  const kube::Object job = Json(Owner("batch/v1", "Job", "{}", "{}",
+                                      R"({"kai.scheduler/topology":"dc",)"
+                                      R"("kai.scheduler/topology-required-placement":"rack",)"
+                                      R"("kai.scheduler/topology-preferred-placement":"host"})"));
+  Result<GroupPlan> plan = PlanPodGroup({.pod = &pod, .owners = {&job}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->topology, "dc");
+  EXPECT_EQ(plan->required_topology_level, "rack");
+  EXPECT_EQ(plan->preferred_topology_level, "host");
+  const kube::Object bare = Json(R"({"metadata":{"name":"p","namespace":"ns","uid":"u",
+      "annotations":{"kai.scheduler/topology-required-placement":"zone"}},"spec":{}})");
+  plan = PlanPodGroup({.pod = &bare});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->required_topology_level, "zone");
+  EXPECT_EQ(plan->topology, "");
+}
+
 TEST(GroupingRulesTest, OnlyAPodWithNoControllerOwnerIsInTheGroupNamedAtItsBind) {
   EXPECT_TRUE(IsOwnGroupNamedAtBind("pg-w-0-u1", "w-0", "u1", false));
   EXPECT_FALSE(IsOwnGroupNamedAtBind("pg-w-0-u1", "w-0", "u1", true))

@@ -147,6 +147,30 @@ TEST_F(PodGrouperTest, APodsPreemptibilityLabelReachesItsPodGroup) {
       << "without the label the scheduler derives it from the priority";
 }
 
+// KAI's topology annotations reach the PodGroup as its topologyConstraint;
+// a pod without them gets none.
+TEST_F(PodGrouperTest, TopologyAnnotationsReachThePodGroup) {
+  kube::Object placed =
+      Add(res::kPods, "ns",
+          R"({"metadata":{"name":"t","namespace":"ns","labels":{"kai.scheduler/queue":"team"},
+          "annotations":{"kai.scheduler/topology":"cluster-topology",
+          "kai.scheduler/topology-required-placement":"topology.kubernetes.io/zone"}},
+          "spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[{"name":"c"}]}})");
+  kube::Object plain = CreatePod("p", "n1", seconds(0));
+  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/t") != nullptr; }));
+  ASSERT_TRUE(grouper_.Reconcile("ns/t").ok());
+  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
+  Result<kube::Object> pg =
+      client_.Get(res::kPodGroups, "ns", "pg-t-" + std::string(kube::Uid(placed)));
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(
+      kube::ToJson((*pg)["spec"]["topologyConstraint"]),
+      R"({"topology":"cluster-topology","requiredTopologyLevel":"topology.kubernetes.io/zone"})");
+  pg = client_.Get(res::kPodGroups, "ns", "pg-p-" + std::string(kube::Uid(plain)));
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::Find(*pg, {"spec", "topologyConstraint"}), nullptr);
+}
+
 TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
   kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
       "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{"Worker":{}}}})");

@@ -59,7 +59,10 @@ struct Gang {
   // A virtual PodGroup's spec.markUnschedulable, when it sets one.
   std::optional<bool> mark_unschedulable;
   // A virtual PodGroup's spec.topologyConstraint as JSON, with only the
-  // members podgroup_fields.h allows; empty when it has none.
+  // members podgroup_fields.h allows, or a workload's from KAI's topology
+  // annotations on it (kai.scheduler/topology, -required-placement,
+  // -preferred-placement, as KAI's pod grouper reads them); empty when it
+  // has none.
   std::string topology_constraint;
   // The members of a virtual PodGroup's spec its host group leaves out
   // (podgroup_fields.h), for vtenant_syncer_dropped_fields_total.

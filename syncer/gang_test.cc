@@ -71,6 +71,21 @@ TEST(GangTest, JobAsksForAGangWithKaisAnnotation) {
   EXPECT_EQ((*gang)->owner.kind, "Job");
 }
 
+TEST(GangTest, AWorkloadsTopologyAnnotationsBecomeItsGroupsConstraint) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"ring","uid":"ring-uid",
+      "annotations":{"kai.scheduler/topology":"dc",
+      "kai.scheduler/topology-required-placement":"topology.kubernetes.io/zone"}}})");
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"etl","uid":"etl-uid"}})");
+  Result<std::optional<Gang>> gang = GangFor(PodOwnedBy("batch/v1", "Job", "ring"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->topology_constraint,
+            R"({"topology":"dc","requiredTopologyLevel":"topology.kubernetes.io/zone"})");
+  gang = GangFor(PodOwnedBy("batch/v1", "Job", "etl"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang);
+  EXPECT_EQ((*gang)->topology_constraint, "");
+}
+
 TEST(GangTest, MalformedMinMemberIsRefused) {
   MapLookup lookup;
   lookup.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"u",
