@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/testing/fake_cluster.h"
@@ -46,6 +47,37 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
                ParseTimestamp(kube::GetString(pod, {"metadata", "creationTimestamp"}))) +
            age;
     return pod;
+  }
+
+  // Groups two bound pods of queue team: "m" with `labels` and
+  // `annotations` besides, and a plain "p". Returns their PodGroups as the
+  // server has them (null documents when missing, which fails the test).
+  std::pair<kube::Object, kube::Object> GroupsOfMarkedAndPlain(kube::JsonObject labels,
+                                                               kube::JsonObject annotations) {
+    labels.Set("kai.scheduler/queue", "team");
+    kube::Object marked =
+        Add(res::kPods, "ns",
+            kube::ToJson(kube::BuildJson(kube::JsonObject{
+                {"metadata", kube::JsonObject{{"name", "m"},
+                                              {"namespace", "ns"},
+                                              {"labels", std::move(labels)},
+                                              {"annotations", std::move(annotations)}}},
+                {"spec", kube::JsonObject{
+                             {"schedulerName", "kai-scheduler"},
+                             {"nodeName", "n1"},
+                             {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+    kube::Object plain = CreatePod("p", "n1", seconds(0));
+    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/m") != nullptr; }));
+    EXPECT_TRUE(grouper_.Reconcile("ns/m").ok());
+    EXPECT_TRUE(grouper_.Reconcile("ns/p").ok());
+    auto group_of = [&](const kube::Object& pod) {
+      Result<kube::Object> pg =
+          client_.Get(res::kPodGroups, "ns",
+                      "pg-" + std::string(kube::Name(pod)) + "-" + std::string(kube::Uid(pod)));
+      EXPECT_TRUE(pg.ok()) << pg.status().ToString();
+      return pg.ok() ? std::move(pg).value() : kube::Object();
+    };
+    return {group_of(marked), group_of(plain)};
   }
 
   // The PodGroup of `key` as the API server has it (the grouper's cache).
@@ -128,47 +160,25 @@ TEST_F(PodGrouperTest, AGroupItsAuthorNamedIsNotMadeForIt) {
 }
 
 TEST_F(PodGrouperTest, APodsPreemptibilityLabelReachesItsPodGroup) {
-  kube::Object marked =
-      Add(res::kPods, "ns",
-          R"({"metadata":{"name":"m","namespace":"ns","labels":{"kai.scheduler/queue":"team",
-          "kai.scheduler/preemptibility":"non-preemptible"}},"spec":{"schedulerName":"kai-scheduler",
-          "nodeName":"n1","containers":[{"name":"c"}]}})");
-  kube::Object plain = CreatePod("p", "n1", seconds(0));
-  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/m") != nullptr; }));
-  ASSERT_TRUE(grouper_.Reconcile("ns/m").ok());
-  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
-  Result<kube::Object> pg =
-      client_.Get(res::kPodGroups, "ns", "pg-m-" + std::string(kube::Uid(marked)));
-  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-  EXPECT_EQ(kube::GetString(*pg, {"spec", "preemptibility"}), "non-preemptible");
-  pg = client_.Get(res::kPodGroups, "ns", "pg-p-" + std::string(kube::Uid(plain)));
-  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-  EXPECT_EQ(kube::Find(*pg, {"spec", "preemptibility"}), nullptr)
+  auto [marked, plain] =
+      GroupsOfMarkedAndPlain({{"kai.scheduler/preemptibility", "non-preemptible"}}, {});
+  EXPECT_EQ(kube::GetString(marked, {"spec", "preemptibility"}), "non-preemptible");
+  EXPECT_EQ(kube::Find(plain, {"spec", "preemptibility"}), nullptr)
       << "without the label the scheduler derives it from the priority";
 }
 
 // KAI's topology annotations reach the PodGroup as its topologyConstraint;
 // a pod without them gets none.
 TEST_F(PodGrouperTest, TopologyAnnotationsReachThePodGroup) {
-  kube::Object placed =
-      Add(res::kPods, "ns",
-          R"({"metadata":{"name":"t","namespace":"ns","labels":{"kai.scheduler/queue":"team"},
-          "annotations":{"kai.scheduler/topology":"cluster-topology",
-          "kai.scheduler/topology-required-placement":"topology.kubernetes.io/zone"}},
-          "spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[{"name":"c"}]}})");
-  kube::Object plain = CreatePod("p", "n1", seconds(0));
-  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/t") != nullptr; }));
-  ASSERT_TRUE(grouper_.Reconcile("ns/t").ok());
-  ASSERT_TRUE(grouper_.Reconcile("ns/p").ok());
-  Result<kube::Object> pg =
-      client_.Get(res::kPodGroups, "ns", "pg-t-" + std::string(kube::Uid(placed)));
-  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  auto [marked, plain] = GroupsOfMarkedAndPlain(
+      {}, {{"kai.scheduler/topology", "cluster-topology"},
+           {"kai.scheduler/topology-required-placement", "topology.kubernetes.io/zone"}});
+  const rapidjson::Value* topology = kube::Find(marked, {"spec", "topologyConstraint"});
+  ASSERT_NE(topology, nullptr);
   EXPECT_EQ(
-      kube::ToJson((*pg)["spec"]["topologyConstraint"]),
+      kube::ToJson(*topology),
       R"({"topology":"cluster-topology","requiredTopologyLevel":"topology.kubernetes.io/zone"})");
-  pg = client_.Get(res::kPodGroups, "ns", "pg-p-" + std::string(kube::Uid(plain)));
-  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-  EXPECT_EQ(kube::Find(*pg, {"spec", "topologyConstraint"}), nullptr);
+  EXPECT_EQ(kube::Find(plain, {"spec", "topologyConstraint"}), nullptr);
 }
 
 TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
