@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "kube/json_builder.h"
+#include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
 
 namespace vtenant::scheduler {
@@ -18,38 +18,13 @@ AdmissionOptions Fixed() {
 
 using kube::Json;
 
-// `pod` with the "add" operations of JSON Patch `patch` applied (the only
-// operation the webhook writes): an object member is set (replaced when
-// present), "-" appends to an array.
+// `pod` with JSON Patch `patch` applied, as the API server applies the
+// webhook's answer (which only adds: checked here too).
 kube::Object Patched(const kube::Object& pod, const std::string& patch) {
+  const kube::Object ops = Json(patch);
+  for (const rapidjson::Value& op : ops.GetArray()) EXPECT_EQ(kube::GetString(op, {"op"}), "add");
   kube::Object out = kube::Clone(pod);
-  kube::Object ops = Json(patch);
-  auto& a = out.GetAllocator();
-  for (const rapidjson::Value& op : ops.GetArray()) {
-    EXPECT_EQ(kube::GetString(op, {"op"}), "add");
-    std::string path(kube::GetString(op, {"path"}));
-    std::vector<std::string> tokens;
-    for (size_t at = 1; at <= path.size();) {
-      size_t next = path.find('/', at);
-      if (next == std::string::npos) next = path.size();
-      std::string t = path.substr(at, next - at);
-      for (size_t i; (i = t.find("~1")) != std::string::npos;) t.replace(i, 2, "/");
-      tokens.push_back(t);
-      at = next + 1;
-    }
-    rapidjson::Value* parent = &out;
-    for (size_t i = 0; i + 1 < tokens.size(); ++i)
-      parent =
-          parent->IsArray() ? &(*parent)[std::stoul(tokens[i])] : &(*parent)[tokens[i].c_str()];
-    rapidjson::Value value(op["value"], a);
-    if (parent->IsArray()) {
-      EXPECT_EQ(tokens.back(), "-") << path;
-      parent->PushBack(value, a);
-    } else {
-      parent->RemoveMember(tokens.back().c_str());
-      parent->AddMember(rapidjson::Value(tokens.back().c_str(), a), value, a);
-    }
-  }
+  EXPECT_TRUE(kube::ApplyJsonPatch(out, ops).ok()) << patch;
   return out;
 }
 

@@ -272,8 +272,30 @@ Status RemoveAt(Value& root, const std::vector<std::string>& tokens) {
   return Status::Ok();
 }
 
-// RFC 6902: add, remove, replace, move, copy, test. Atomic: works on a copy.
-Status JsonPatch(Object& doc, const Value& patch) {
+// Whether anything but metadata and status differs: what the generation
+// counts. Member order does not matter.
+bool SpecChanged(const Value& a, const Value& b) {
+  auto strip = [](const Value& object) {
+    Object copy;
+    copy.CopyFrom(object, copy.GetAllocator());
+    copy.RemoveMember("metadata");
+    copy.RemoveMember("status");
+    return copy;
+  };
+  return strip(a) != strip(b);
+}
+
+Object StatusObject() {
+  Object status(rapidjson::kObjectType);
+  SetString(status, {}, "apiVersion", "v1");
+  SetString(status, {}, "kind", "Status");
+  SetString(status, {}, "status", "Success");
+  return status;
+}
+
+}  // namespace
+
+Status ApplyJsonPatch(Object& doc, const Value& patch) {
   if (!patch.IsArray()) return BadRequest("a JSON patch is an array of operations");
   Object work;
   work.CopyFrom(doc, work.GetAllocator());
@@ -311,29 +333,6 @@ Status JsonPatch(Object& doc, const Value& patch) {
   doc.Swap(work);
   return Status::Ok();
 }
-
-// Whether anything but metadata and status differs: what the generation
-// counts. Member order does not matter.
-bool SpecChanged(const Value& a, const Value& b) {
-  auto strip = [](const Value& object) {
-    Object copy;
-    copy.CopyFrom(object, copy.GetAllocator());
-    copy.RemoveMember("metadata");
-    copy.RemoveMember("status");
-    return copy;
-  };
-  return strip(a) != strip(b);
-}
-
-Object StatusObject() {
-  Object status(rapidjson::kObjectType);
-  SetString(status, {}, "apiVersion", "v1");
-  SetString(status, {}, "kind", "Status");
-  SetString(status, {}, "status", "Success");
-  return status;
-}
-
-}  // namespace
 
 struct FakeClient::Event {
   uint64_t sequence;
@@ -751,7 +750,7 @@ Result<Object> FakeClient::Patch(const ResourceType& type, std::string_view ns,
   }
   Object next = Clone(*it->second);
   if (patch_type == PatchType::kJson) {
-    VT_RETURN_IF_ERROR(JsonPatch(next, *parsed));
+    VT_RETURN_IF_ERROR(ApplyJsonPatch(next, *parsed));
   } else {
     std::string_view version = GetString(*parsed, {"metadata", "resourceVersion"});
     if (!version.empty() && version != ResourceVersion(*it->second)) {

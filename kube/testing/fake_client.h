@@ -136,4 +136,9 @@ class FakeClient final : public Client {
   uint64_t waker_;
 };
 
+// Applies JSON Patch `patch` (RFC 6902: add, remove, replace, move, copy,
+// test) to `doc` as the fake server applies a PatchType::kJson: all of it
+// or, on the first failing operation, none (Invalid or BadRequest).
+Status ApplyJsonPatch(Object& doc, const rapidjson::Value& patch);
+
 }  // namespace vtenant::kube
