@@ -210,6 +210,11 @@ Result<std::vector<int>> ParseGpuIndices(std::string_view text) {
   return out;
 }
 
+bool HasSchedulingGates(const Value& pod) {
+  const Value* gates = Find(pod, {"spec", "schedulingGates"});
+  return gates != nullptr && gates->IsArray() && !gates->Empty();
+}
+
 CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   CorePod t;
   t.key = kube::KeyOf(pod);
@@ -217,8 +222,7 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   t.spec.name = t.key;
   t.node = std::string(GetString(pod, {"spec", "nodeName"}));
   t.terminating = kube::IsBeingDeleted(pod);
-  if (const Value* gates = Find(pod, {"spec", "schedulingGates"}); gates && gates->IsArray())
-    t.gated = !gates->Empty();
+  t.gated = HasSchedulingGates(pod);
   const std::string_view phase = GetString(pod, {"status", "phase"});
   const bool ours = GetString(pod, {"spec", "schedulerName"}) == options.scheduler_name;
   if (phase == "Succeeded" || phase == "Failed") {

@@ -84,6 +84,9 @@ struct CorePodOptions {
   std::string reservation_namespace = "vtenant-reservation";
 };
 
+// Whether `pod`'s spec.schedulingGates holds a gate (CorePod::gated).
+bool HasSchedulingGates(const rapidjson::Value& pod);
+
 // Translates `pod`. Never fails: what cannot be read lands in `problem`.
 CorePod CorePodFromHost(const rapidjson::Value& pod, const CorePodOptions& options);
 

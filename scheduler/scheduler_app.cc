@@ -35,12 +35,6 @@ kube::EventHandler KeepInView(ClusterView& view, ViewChange upsert, ViewChange r
           .on_delete = [&view, remove](const kube::ObjectPtr& o) { (view.*remove)(*o); }};
 }
 
-// Whether `pod` is held by scheduling gates (its gates going lets it in).
-bool Gated(const rapidjson::Value& pod) {
-  const rapidjson::Value* gates = kube::Find(pod, {"spec", "schedulingGates"});
-  return gates != nullptr && gates->IsArray() && !gates->Empty();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(kube::Client& client,
@@ -139,7 +133,7 @@ Status SchedulerApp::Wire() {
                               if (old == o) return;  // resync: nothing new
                               view_.UpsertPod(*o);
                               if (kube::IsBeingDeleted(*o) != kube::IsBeingDeleted(*old) ||
-                                  Gated(*o) != Gated(*old))
+                                  HasSchedulingGates(*o) != HasSchedulingGates(*old))
                                 cycle_->Wake();
                             },
                         .on_delete =
