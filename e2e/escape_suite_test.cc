@@ -316,6 +316,18 @@ std::vector<Vector> PodVectors() {
       refused("more than one GPU as a fraction", "fraction",
               PodYaml("fraction", "", "", "  annotations: {gpu-fraction: '1.5'}\n"),
               "InvalidGpuAnnotation"),
+      // On a node whose container toolkit reads it, the variable hands the
+      // container GPUs that no queue accounts for; in a sharing pod, the
+      // whole of the GPU it shares.
+      refused(
+          "GPUs picked in the environment, past the device plugin", "visible-devices",
+          PodYaml("visible-devices", "", "    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]\n"),
+          kDenied),
+      refused("a whole GPU picked in a sharing pod's environment", "visible-devices-shared",
+              PodYaml("visible-devices-shared", "",
+                      "    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]\n",
+                      "  annotations: {gpu-fraction: '0.5'}\n"),
+              kDenied),
       // What cannot be refused without breaking honest pods is neutralised.
       neutralised("another scheduler, which would take GPUs outside every queue", "other-scheduler",
                   PodYaml("other-scheduler", "  schedulerName: default-scheduler\n", "",

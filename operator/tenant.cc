@@ -228,8 +228,10 @@ Status CheckNamespaceNotReserved(std::string_view ns,
 
 std::map<std::string, std::string> PodSecurityLabels(const IsolationSpec& isolation) {
   const std::string& level = isolation.pod_security;
-  return {{"pod-security.kubernetes.io/enforce",
-           isolation.allowed_privileged_features.empty() ? level : "privileged"},
+  const bool lifts_a_rule =
+      std::any_of(isolation.allowed_privileged_features.begin(),
+                  isolation.allowed_privileged_features.end(), syncer::IsPodSecurityException);
+  return {{"pod-security.kubernetes.io/enforce", lifts_a_rule ? "privileged" : level},
           {"pod-security.kubernetes.io/warn", level},
           {"pod-security.kubernetes.io/audit", level}};
 }

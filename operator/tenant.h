@@ -146,8 +146,8 @@ Status ValidateTenantName(std::string_view name);
 // The Pod Security Admission labels of a tenant's host namespace, so the
 // host refuses what the syncer should never have passed: enforce the
 // spec's level, or "privileged" when the Tenant allows exceptions to it
-// (the syncer enforces those one by one); warn and audit the level either
-// way.
+// (the syncer enforces those one by one; "gpuDevices" is none); warn and
+// audit the level either way.
 std::map<std::string, std::string> PodSecurityLabels(const IsolationSpec& isolation);
 
 // Reads and validates a Tenant object. `default_backend` applies when

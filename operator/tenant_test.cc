@@ -197,6 +197,12 @@ TEST(TenantTest, PodSecurityLevelAndItsNamespaceLabels) {
       (std::map<std::string, std::string>{{"pod-security.kubernetes.io/audit", "restricted"},
                                           {"pod-security.kubernetes.io/enforce", "privileged"},
                                           {"pod-security.kubernetes.io/warn", "restricted"}}));
+  // Picking GPUs in the environment is no Pod Security rule.
+  Result<TenantSpec> gpus = ParseTenant(Json(R"({"metadata":{"name":"a"},"spec":{"isolation":{
+          "allowedPrivilegedFeatures":["gpuDevices"]}}})"),
+                                        Backend::kProcess);
+  ASSERT_TRUE(gpus.ok()) << gpus.status().ToString();
+  EXPECT_EQ(PodSecurityLabels(gpus->isolation), PodSecurityLabels(plain->isolation));
   Result<TenantSpec> bad = ParseTenant(
       Json(R"({"metadata":{"name":"a"},"spec":{"isolation":{"podSecurity":"privileged"}}})"),
       Backend::kProcess);

@@ -11,17 +11,26 @@
 
 namespace vtenant::syncer {
 
-// Exceptions to the Pod Security level a Tenant may allow
+// The privileged feature that lets a pod pick its GPUs in its environment
+// (pod_policy.h): a vtenant rule, not a Pod Security one.
+inline constexpr char kGpuDevicesFeature[] = "gpuDevices";
+
+// What a Tenant may allow a pod beyond its Pod Security level
 // (spec.isolation.allowedPrivilegedFeatures), each named after what it
-// lets a pod use; pod_security.h says which rule each one lifts.
+// lets a pod use: exceptions to that level, whose rules pod_security.h
+// lists, and kGpuDevicesFeature.
 inline const std::vector<std::string>& PrivilegedFeatureNames() {
   static const std::vector<std::string> kFeatures = {
-      "hostPath",           "hostNetwork", "hostPID",      "hostIPC",
-      "hostPorts",          "privileged",  "capabilities", "unconfinedSeccomp",
-      "unconfinedAppArmor", "seLinux",     "procMount",    "unsafeSysctls",
-      "windowsHostProcess"};
+      "hostPath",           "hostNetwork",     "hostPID",      "hostIPC",
+      "hostPorts",          "privileged",      "capabilities", "unconfinedSeccomp",
+      "unconfinedAppArmor", "seLinux",         "procMount",    "unsafeSysctls",
+      "windowsHostProcess", kGpuDevicesFeature};
   return kFeatures;
 }
+
+// Whether the privileged feature `name` lifts a Pod Security rule, so that
+// the host's Pod Security Admission must let it through too.
+inline bool IsPodSecurityException(const std::string& name) { return name != kGpuDevicesFeature; }
 
 // Volume types a Tenant may name in spec.isolation.allowedVolumeTypes: the
 // in-tree types of a v1.37 pod, less three that other settings govern:

@@ -1,9 +1,12 @@
 #include "syncer/pod_policy.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <string_view>
 
 #include "kai/gpu_request.h"
+#include "syncer/isolation_vocabulary.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
 #include "syncer/pod_schema.h"
@@ -140,6 +143,56 @@ bool HasResourceClaims(const rapidjson::Value& spec) {
   return false;
 }
 
+// The environment variables through which the NVIDIA container toolkit
+// picks a container's devices. Set by the tenant, they would hand its
+// container GPUs (or the management of MIG devices) that no queue accounts
+// for, on any node whose toolkit still reads them from unprivileged
+// containers.
+constexpr std::array<std::string_view, 3> kDeviceVariables = {
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_MIG_CONFIG_DEVICES", "NVIDIA_MIG_MONITOR_DEVICES"};
+
+// The values that pick no device ("void" or empty: no GPU runtime at all;
+// "none": the driver without devices), which any container may set.
+constexpr std::array<std::string_view, 3> kNoDevice = {"", "void", "none"};
+
+// The first device variable a container of `spec` sets to pick devices,
+// unless the Tenant allows the privileged feature "gpuDevices". A value
+// read from elsewhere (valueFrom) may pick any, so it counts too.
+std::optional<Refusal> CheckDeviceVariables(const rapidjson::Value& spec,
+                                            const SyncerConfig& config) {
+  if (config.allowed_privileged_features.contains(kGpuDevicesFeature)) return std::nullopt;
+  for (std::string_view list : {"initContainers", "containers", "ephemeralContainers"}) {
+    const rapidjson::Value* containers = kube::Find(spec, {list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const rapidjson::Value& c : containers->GetArray()) {
+      const rapidjson::Value* env = kube::Find(c, {"env"});
+      if (env == nullptr || !env->IsArray()) continue;
+      for (const rapidjson::Value& var : env->GetArray()) {
+        const std::string_view name = kube::GetString(var, {"name"});
+        if (std::find(kDeviceVariables.begin(), kDeviceVariables.end(), name) ==
+            kDeviceVariables.end()) {
+          continue;
+        }
+        const std::string_view value = kube::GetString(var, {"value"});
+        const bool picks_devices =
+            kube::Find(var, {"valueFrom"}) != nullptr ||
+            std::find(kNoDevice.begin(), kNoDevice.end(), value) == kNoDevice.end();
+        if (!picks_devices) continue;
+        return Refusal{
+            "PrivilegedFeatureNotAllowed",
+            "spec." + std::string(list) + "[" + std::string(kube::GetString(c, {"name"})) +
+                "].env[" + std::string(name) +
+                "] picks GPUs past the device plugin and the scheduler: it needs the privileged "
+                "feature \"gpuDevices\", which this tenant is not allowed (Tenant "
+                "spec.isolation.allowedPrivilegedFeatures); ask for GPUs with nvidia.com/gpu "
+                "limits or the gpu-fraction and gpu-memory annotations, or set it to \"void\" "
+                "or \"none\""};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 // The GPU request as kai/gpu_request.h reads it: the one rule the admission
 // webhook and the scheduler apply on the host too, so a pod passed here is
 // never refused there. The reason keeps its name although the request's
@@ -174,6 +227,7 @@ std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig&
                    "gpu-fraction and gpu-memory annotations"};
   }
   if (auto refusal = CheckGpuAnnotations(pod)) return refusal;
+  if (auto refusal = CheckDeviceVariables(*spec, config)) return refusal;
   std::string_view priority_class = kube::GetString(*spec, {"priorityClassName"});
   if (!priority_class.empty() && !priority_class.starts_with("system-") &&
       !config.allowed_priority_classes.contains(priority_class)) {

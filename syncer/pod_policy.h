@@ -42,6 +42,12 @@ struct Refusal {
 //     gpu-fraction-num-devices; nvidia.com/gpu and MIG limits) by
 //     kai::ParseGpuRequest's rules, which the host's admission webhook and
 //     scheduler apply too (reason InvalidGpuAnnotation);
+//   - the NVIDIA container toolkit's device variables (NVIDIA_VISIBLE_DEVICES,
+//     NVIDIA_MIG_CONFIG_DEVICES, NVIDIA_MIG_MONITOR_DEVICES) in any
+//     container's env: only "", "void" or "none", unless the Tenant allows
+//     the privileged feature "gpuDevices" (PrivilegedFeatureNotAllowed).
+//     A device variable from an image or an envFrom source the syncer
+//     cannot see; the node's toolkit must ignore those (docs/security.md);
 //   - priorityClassName: empty, a system class, or one the config allows
 //     (PriorityClassNotAllowed).
 std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig& config);

@@ -240,6 +240,47 @@ TEST(PodPolicyTest, ResourceClaimsAreRefused) {
   }
 }
 
+// A container that names its GPUs in its environment would get them on a
+// node whose container toolkit reads the variable, past the device plugin
+// and every queue.
+TEST(PodPolicyTest, PickingGpusInTheEnvironmentIsAPrivilegedFeature) {
+  auto with_env = [](const std::string& list, const std::string& var) {
+    return PodWith(R"({")" + list + R"(":[{"name":"c","image":"i","env":[)" + var + "]}]}");
+  };
+  for (const std::string list : {"initContainers", "containers", "ephemeralContainers"}) {
+    for (
+        const std::string var : {
+            R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"all"})",
+            R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"GPU-0f3c"})",
+            R"({"name":"NVIDIA_VISIBLE_DEVICES","valueFrom":{"configMapKeyRef":{"name":"m","key":"k"}}})",
+            R"({"name":"NVIDIA_MIG_CONFIG_DEVICES","value":"all"})",
+            R"({"name":"NVIDIA_MIG_MONITOR_DEVICES","value":"0"})",
+        }) {
+      SCOPED_TRACE(list + " " + var);
+      std::optional<Refusal> refusal = CheckPod(with_env(list, var), NlpConfig());
+      ASSERT_TRUE(refusal);
+      EXPECT_EQ(refusal->reason, "PrivilegedFeatureNotAllowed");
+      EXPECT_NE(refusal->message.find("spec." + list + "[c].env["), std::string::npos)
+          << refusal->message;
+      EXPECT_NE(refusal->message.find("\"gpuDevices\""), std::string::npos) << refusal->message;
+      SyncerConfig allowed = NlpConfig();
+      allowed.allowed_privileged_features = {"gpuDevices"};
+      EXPECT_FALSE(CheckPod(with_env(list, var), allowed));
+    }
+    // Values that pick no device, and look-alike names, are anyone's.
+    for (const std::string var : {
+             R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})",
+             R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"none"})",
+             R"({"name":"NVIDIA_VISIBLE_DEVICES","value":""})",
+             R"({"name":"NVIDIA_VISIBLE_DEVICES"})",
+             R"({"name":"CUDA_VISIBLE_DEVICES","value":"0"})",
+             R"({"name":"nvidia_visible_devices","value":"all"})",
+         }) {
+      EXPECT_FALSE(CheckPod(with_env(list, var), NlpConfig())) << list << " " << var;
+    }
+  }
+}
+
 TEST(PodPolicyTest, WithoutHostClassesNoPriorityClassPasses) {
   SyncerConfig none = NlpConfig();
   none.allowed_priority_classes.clear();
