@@ -339,23 +339,6 @@ Result<World> ClusterView::Build(int64_t now) {
     w.invalid_podgroups[key].reason = "PodGroup cannot be scheduled: " + why;
     w.invalid_podgroups[key].kind = kInvalidPodGroupReason;
   }
-  {
-    std::map<std::string, std::pair<World::NotReadyGroup, int32_t>> counts;  // with waiting pods
-    for (const auto& [key, p] : pods_) {
-      if (p.role != CorePod::Role::kOurs || p.pod_group.empty()) continue;
-      const std::string gkey = kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
-      auto g = groups_.find(gkey);
-      if (g == groups_.end()) continue;
-      auto& [c, waiting] = counts[gkey];
-      c.min_member = g->second.spec.min_member;
-      ++c.alive;
-      if (p.gated) ++c.gated;
-      if (p.node.empty()) ++waiting;
-    }
-    for (const auto& [gkey, count] : counts)
-      if (count.second > 0 && count.first.alive - count.first.gated < count.first.min_member)
-        w.not_ready.emplace(gkey, count.first);
-  }
   // Queues whose parent is unknown are left out with their pods: one bad
   // Queue must not stop everyone else's scheduling.
   std::set<std::string> parents;
@@ -418,8 +401,22 @@ Result<World> ClusterView::Build(int64_t now) {
   std::map<std::string, int32_t> group_priority;
   std::set<std::string> groups_used;
   std::set<std::string> groups_refused;  // a member's eviction was refused lately
+  // Each PodGroup's pods, alive, gated and waiting, for World::not_ready.
+  std::map<std::string, std::pair<World::NotReadyGroup, int32_t>> readiness;
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kFinished || p.role == CorePod::Role::kReservation) continue;
+    const bool ours = p.role == CorePod::Role::kOurs;
+    // Its group as KAI's pod grouper named it, and that PodGroup if known.
+    const std::string gkey =
+        !ours || p.pod_group.empty() ? "" : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
+    const auto g = gkey.empty() ? groups_.end() : groups_.find(gkey);
+    if (g != groups_.end()) {
+      auto& [count, waiting] = readiness[gkey];
+      count.min_member = g->second.spec.min_member;
+      ++count.alive;
+      if (p.gated) ++count.gated;
+      if (p.node.empty()) ++waiting;
+    }
     const Placement* assumed = nullptr;
     if (auto it = assumed_.find(key); it != assumed_.end()) assumed = &it->second;
     if (auto it = nominated_.find(key); it != nominated_.end()) assumed = &it->second.placement;
@@ -427,7 +424,6 @@ Result<World> ClusterView::Build(int64_t now) {
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
-    const bool ours = p.role == CorePod::Role::kOurs;
     if (!ours || p.terminating) {
       if (!placed) continue;  // nothing to hold
       c.holder = true;
@@ -450,9 +446,6 @@ Result<World> ClusterView::Build(int64_t now) {
       // binder named into its own group stays a job of its own until the
       // grouper has made that group, charged to its queue as before.
       std::string queue;
-      const std::string gkey =
-          p.pod_group.empty() ? "" : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
-      const auto g = gkey.empty() ? groups_.end() : groups_.find(gkey);
       const bool own_group_pending = !gkey.empty() && g == groups_.end() &&
                                      IsOwnGroupNamedAtBind(p.pod_group, kube::SplitKey(key).second,
                                                            p.uid, p.has_controller_owner);
@@ -543,6 +536,11 @@ Result<World> ClusterView::Build(int64_t now) {
         c.whole_gpus = std::min(c.whole_gpus, nodes_.at(d.placement->node).gpus);
     }
     derived.push_back(std::move(d));
+  }
+  for (const auto& [gkey, count] : readiness) {
+    const auto& [group, waiting] = count;
+    if (waiting > 0 && group.alive - group.gated < group.min_member)
+      w.not_ready.emplace(gkey, group);
   }
 
   std::map<std::string, const sched::QueueSpec*> queues = usable;
