@@ -9,6 +9,7 @@
 
 #include "kai/gpu_request.h"
 #include "kube/owner_reference.h"
+#include "kube/pod_object_refs.h"
 #include "kube/quantity.h"
 #include "kube/wall_time.h"
 #include "scheduler-core/model.h"
@@ -105,22 +106,9 @@ Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
   return Status::Ok();
 }
 
-// Whether a reference's `optional` is true.
-bool Optional(const Value& ref) {
-  const Value* optional = Find(ref, {"optional"});
-  return optional != nullptr && optional->IsBool() && optional->GetBool();
-}
-
 // CorePod::required_configmaps of `pod`; `shared_prefix` the sharing pod's
 // GPU ConfigMap prefix ("" for none).
 std::vector<std::string> RequiredConfigMaps(const Value& pod, std::string_view shared_prefix) {
-  std::set<std::string> names;
-  auto need = [&](const Value* ref) {
-    if (ref == nullptr || Optional(*ref)) return;
-    const std::string_view name = GetString(*ref, {"name"});
-    if (name.empty() || (!shared_prefix.empty() && name.starts_with(shared_prefix))) return;
-    names.emplace(name);
-  };
   const Value* spec = Find(pod, {"spec"});
   if (spec == nullptr) return {};
   std::set<std::string_view> mounted;
@@ -130,20 +118,16 @@ std::vector<std::string> RequiredConfigMaps(const Value& pod, std::string_view s
     for (const Value& c : containers->GetArray()) {
       if (const Value* mounts = Find(c, {"volumeMounts"}); mounts && mounts->IsArray())
         for (const Value& m : mounts->GetArray()) mounted.insert(GetString(m, {"name"}));
-      if (const Value* env = Find(c, {"env"}); env && env->IsArray())
-        for (const Value& e : env->GetArray()) need(Find(e, {"valueFrom", "configMapKeyRef"}));
-      if (const Value* env_from = Find(c, {"envFrom"}); env_from && env_from->IsArray())
-        for (const Value& e : env_from->GetArray()) need(Find(e, {"configMapRef"}));
     }
   }
-  if (const Value* volumes = Find(*spec, {"volumes"}); volumes && volumes->IsArray()) {
-    for (const Value& v : volumes->GetArray()) {
-      if (!mounted.contains(GetString(v, {"name"}))) continue;
-      need(Find(v, {"configMap"}));
-      if (const Value* sources = Find(v, {"projected", "sources"}); sources && sources->IsArray())
-        for (const Value& source : sources->GetArray()) need(Find(source, {"configMap"}));
-    }
-  }
+  std::set<std::string> names;
+  kube::ForEachObjectRef(*spec, [&](const kube::PodObjectRef<const Value>& ref) {
+    if (ref.kind != kube::ObjectRefKind::kConfigMap || ref.optional) return;
+    if (!ref.volume.empty() && !mounted.contains(ref.volume)) return;
+    const std::string_view name = ref.Name();
+    if (name.empty() || (!shared_prefix.empty() && name.starts_with(shared_prefix))) return;
+    names.emplace(name);
+  });
   return {names.begin(), names.end()};
 }
 

@@ -2,76 +2,44 @@
 
 #include <string_view>
 
-#include "syncer/pod_schema.h"
+#include "kube/pod_object_refs.h"
 
 namespace vtenant::syncer {
-namespace {
-
-void AddName(std::set<std::string>& into, const rapidjson::Value& v,
-             std::initializer_list<std::string_view> path) {
-  std::string_view name = kube::GetString(v, path);
-  if (!name.empty()) into.emplace(name);
-}
-
-const rapidjson::Value* Array(const rapidjson::Value& v, std::string_view key) {
-  const rapidjson::Value* a = kube::Find(v, {key});
-  return a != nullptr && a->IsArray() ? a : nullptr;
-}
-
-void AddContainerRefs(const rapidjson::Value& c, PodReferences& refs) {
-  if (const rapidjson::Value* env = Array(c, "env")) {
-    for (const rapidjson::Value& e : env->GetArray()) {
-      AddName(refs.config_maps, e, {"valueFrom", "configMapKeyRef", "name"});
-      AddName(refs.secrets, e, {"valueFrom", "secretKeyRef", "name"});
-    }
-  }
-  if (const rapidjson::Value* env_from = Array(c, "envFrom")) {
-    for (const rapidjson::Value& e : env_from->GetArray()) {
-      AddName(refs.config_maps, e, {"configMapRef", "name"});
-      AddName(refs.secrets, e, {"secretRef", "name"});
-    }
-  }
-}
-
-}  // namespace
 
 PodReferences ReferencesOf(const rapidjson::Value& pod) {
   PodReferences refs;
   const rapidjson::Value* spec = kube::Find(pod, {"spec"});
   if (spec == nullptr) return refs;
-  for (std::string_view list : {"initContainers", "containers", "ephemeralContainers"}) {
-    if (const rapidjson::Value* containers = Array(*spec, list)) {
-      for (const rapidjson::Value& c : containers->GetArray()) AddContainerRefs(c, refs);
+  kube::ForEachObjectRef(*spec, [&](const kube::PodObjectRef<const rapidjson::Value>& ref) {
+    const std::string_view name = ref.Name();
+    if (name.empty()) return;
+    switch (ref.kind) {
+      case kube::ObjectRefKind::kConfigMap:
+        refs.config_maps.emplace(name);
+        break;
+      case kube::ObjectRefKind::kSecret:
+        refs.secrets.emplace(name);
+        break;
+      case kube::ObjectRefKind::kClaim:
+        refs.claims.emplace(name);
+        break;
     }
-  }
-  if (const rapidjson::Value* volumes = Array(*spec, "volumes")) {
-    for (const rapidjson::Value& v : volumes->GetArray()) {
-      AddName(refs.config_maps, v, {"configMap", "name"});
-      AddName(refs.secrets, v, {"secret", "secretName"});
-      AddName(refs.claims, v, {"persistentVolumeClaim", "claimName"});
-      for (const VolumeSecretRef& ref : VolumeSecretRefs()) {
-        if (ref.member == "secretName") {
-          AddName(refs.secrets, v, {ref.type, ref.member});
-        } else {
-          AddName(refs.secrets, v, {ref.type, ref.member, "name"});
-        }
-      }
-      for (std::string_view field : {"dataSource", "dataSourceRef"}) {
-        const rapidjson::Value* source =
-            kube::Find(v, {"ephemeral", "volumeClaimTemplate", "spec", field});
-        if (IsSameNamespaceClaim(source)) AddName(refs.claims, *source, {"name"});
-      }
-      const rapidjson::Value* sources = kube::Find(v, {"projected", "sources"});
-      if (sources == nullptr || !sources->IsArray()) continue;
-      for (const rapidjson::Value& s : sources->GetArray()) {
-        AddName(refs.config_maps, s, {"configMap", "name"});
-        AddName(refs.secrets, s, {"secret", "name"});
-        if (kube::Find(s, {"serviceAccountToken"}) != nullptr) refs.service_account_token = true;
-      }
+  });
+  // What the walk leaves to the syncer: the claim an inline claim is cloned
+  // from, when CheckPod lets it through, and the projected token.
+  const rapidjson::Value* volumes = kube::Find(*spec, {"volumes"});
+  if (volumes == nullptr || !volumes->IsArray()) return refs;
+  for (const rapidjson::Value& v : volumes->GetArray()) {
+    for (std::string_view field : {"dataSource", "dataSourceRef"}) {
+      const rapidjson::Value* source =
+          kube::Find(v, {"ephemeral", "volumeClaimTemplate", "spec", field});
+      if (IsSameNamespaceClaim(source)) refs.claims.emplace(kube::GetString(*source, {"name"}));
     }
-  }
-  if (const rapidjson::Value* pull = Array(*spec, "imagePullSecrets")) {
-    for (const rapidjson::Value& s : pull->GetArray()) AddName(refs.secrets, s, {"name"});
+    const rapidjson::Value* sources = kube::Find(v, {"projected", "sources"});
+    if (sources == nullptr || !sources->IsArray()) continue;
+    for (const rapidjson::Value& s : sources->GetArray()) {
+      if (kube::Find(s, {"serviceAccountToken"}) != nullptr) refs.service_account_token = true;
+    }
   }
   return refs;
 }

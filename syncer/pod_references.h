@@ -1,9 +1,8 @@
 // PodReferences: the ConfigMaps, Secrets and PersistentVolumeClaims a pod
-// names, wherever it names them: env and envFrom of init, regular and
-// ephemeral containers, volumes (projected sources, the Secrets of csi and
-// other in-tree volume sources, the claim an inline ephemeral claim is
-// cloned from) and imagePullSecrets. The syncer copies exactly these to the
-// host before the pod, and removes a copy once no pod names it.
+// names, wherever it names them (kube/pod_object_refs.h), and the claim an
+// inline ephemeral claim is cloned from, when it is one of the pod's
+// namespace. The syncer copies exactly these to the host before the pod,
+// and removes a copy once no pod names it.
 #pragma once
 
 #include <set>

@@ -242,7 +242,7 @@ const Schema& Volume() {
                                     .Object("csi", &CsiVolume())
                                     // Taken whole: what the policy lets through is the admin's
                                     // choice (hostPath, the opt-in in-tree types); Secret names in
-                                    // them are renamed after the walk (VolumeSecretRefs).
+                                    // them are renamed after the walk (kube::kVolumeSecretRefs).
                                     .Copy({"emptyDir",
                                            "image",
                                            "hostPath",
@@ -375,14 +375,6 @@ std::string_view VolumeType(const rapidjson::Value& volume) {
     if (name != "name") return name;
   }
   return "";
-}
-
-const std::vector<VolumeSecretRef>& VolumeSecretRefs() {
-  static const std::vector<VolumeSecretRef> kRefs = {
-      {"csi", "nodePublishSecretRef"}, {"cephfs", "secretRef"},     {"rbd", "secretRef"},
-      {"iscsi", "secretRef"},          {"flexVolume", "secretRef"}, {"scaleIO", "secretRef"},
-      {"storageos", "secretRef"},      {"azureFile", "secretName"}};
-  return kRefs;
 }
 
 }  // namespace vtenant::syncer

@@ -125,12 +125,4 @@ const KeyExceptions& PodKeyExceptions();
 // "hostPath", ...), or "" when it has none.
 std::string_view VolumeType(const rapidjson::Value& volume);
 
-// In-tree volume types whose source names a Secret, and the member that
-// does (a "secretRef" object's "name", or a "secretName" string).
-struct VolumeSecretRef {
-  std::string_view type;
-  std::string_view member;  // "secretRef" (object with name) or "secretName"
-};
-const std::vector<VolumeSecretRef>& VolumeSecretRefs();
-
 }  // namespace vtenant::syncer

@@ -6,6 +6,7 @@
 
 #include "base/ascii.h"
 #include "dns/cluster_dns.h"
+#include "kube/pod_object_refs.h"
 #include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
@@ -118,8 +119,12 @@ class Renamer {
     *name = JsonString(host, a_);
   }
 
-  void RenameIn(rapidjson::Value& obj, std::string_view child, std::string_view key) {
-    if (rapidjson::Value* c = FindObject(obj, child)) Rename(*c, key);
+  // Every name the pod gives an object of its namespace (a ConfigMap, a
+  // Secret, a claim), to that object's host copy's.
+  void References(rapidjson::Value& spec) {
+    kube::ForEachObjectRef(spec, [&](const kube::PodObjectRef<rapidjson::Value>& ref) {
+      Rename(*ref.holder, ref.member);
+    });
   }
 
   void Containers(rapidjson::Value& spec) {
@@ -142,18 +147,6 @@ class Renamer {
     rapidjson::Value* volumes = FindArray(spec, "volumes");
     if (volumes == nullptr) return;
     for (rapidjson::Value& v : volumes->GetArray()) {
-      RenameIn(v, "configMap", "name");
-      RenameIn(v, "secret", "secretName");
-      RenameIn(v, "persistentVolumeClaim", "claimName");
-      for (const VolumeSecretRef& ref : VolumeSecretRefs()) {
-        rapidjson::Value* source = FindObject(v, ref.type);
-        if (source == nullptr) continue;
-        if (ref.member == "secretName") {
-          Rename(*source, ref.member);
-        } else {
-          RenameIn(*source, ref.member, "name");
-        }
-      }
       if (rapidjson::Value* ephemeral = FindObject(v, "ephemeral")) {
         EphemeralClaim(*ephemeral, kube::GetString(v, {"name"}));
       }
@@ -167,8 +160,6 @@ class Renamer {
         it = it->IsObject() && it->ObjectEmpty() ? sources->Erase(it) : it + 1;
       }
       for (rapidjson::Value& s : sources->GetArray()) {
-        RenameIn(s, "configMap", "name");
-        RenameIn(s, "secret", "name");
         if (rapidjson::Value* d = FindObject(s, "downwardAPI")) DownwardItems(*d);
         if (rapidjson::Value* token = FindObject(s, "serviceAccountToken")) {
           // The virtual API server's token, as a file at the same path.
@@ -255,19 +246,11 @@ class Renamer {
       defined.emplace(kube::GetString(e, {"name"}));
       rapidjson::Value* from = FindObject(e, "valueFrom");
       if (from == nullptr) continue;
-      RenameIn(*from, "configMapKeyRef", "name");
-      RenameIn(*from, "secretKeyRef", "name");
       if (rapidjson::Value* ref = FindObject(*from, "fieldRef")) {
         if (auto value = VirtualFieldValue(kube::GetString(*ref, {"fieldPath"}), pod_)) {
           EraseMember(e, "valueFrom");
           SetStringMember(e, "value", *value, a_);
         }
-      }
-    }
-    if (rapidjson::Value* env_from = FindArray(c, "envFrom")) {
-      for (rapidjson::Value& e : env_from->GetArray()) {
-        RenameIn(e, "configMapRef", "name");
-        RenameIn(e, "secretRef", "name");
       }
     }
     // The kubelet puts service variables first and lets the container's own
@@ -484,11 +467,9 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
   PodSpecSchema().Apply(vspec, spec, a, "spec", dropped);
 
   Renamer renamer(pod, config_, context, a, dropped);
+  renamer.References(spec);
   renamer.Containers(spec);
   renamer.Volumes(spec);
-  if (rapidjson::Value* pull = FindArray(spec, "imagePullSecrets")) {
-    for (rapidjson::Value& s : pull->GetArray()) renamer.Rename(s, "name");
-  }
   if (std::string_view subdomain = kube::GetString(vspec, {"subdomain"}); !subdomain.empty()) {
     SetStringMember(spec, "subdomain", HostName(subdomain, ns, config_.tenant), a);
   }
