@@ -43,6 +43,12 @@ inline constexpr char kInferencePriorityClass[] = "inference";
 // On a workload (its top owner, or a bare pod): the topology its pods are
 // placed in, and the level (a node label key) they must or should share;
 // KAI's pod grouper makes them the PodGroup's spec.topologyConstraint.
+// On a PodGroup the pod grouper makes: which object it stands for, as YAML
+// (name, uid, group, version, kind), as KAI's grouper writes it.
+inline constexpr char kTopOwnerMetadataAnnotation[] = "kai.scheduler/top-owner-metadata";
+// The workload's user, copied from the pod onto its PodGroup (label and
+// annotation) when the top owner has none.
+inline constexpr char kUserKey[] = "user";
 inline constexpr char kTopologyAnnotation[] = "kai.scheduler/topology";
 inline constexpr char kTopologyRequiredPlacementAnnotation[] =
     "kai.scheduler/topology-required-placement";

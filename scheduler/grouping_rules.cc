@@ -1,6 +1,7 @@
 #include "scheduler/grouping_rules.h"
 
 #include <algorithm>
+#include <regex>
 
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
@@ -55,6 +56,44 @@ Result<int64_t> MinMemberOverride(const Value& owner) {
   return *n;
 }
 
+// The string members of metadata.<map> of `object`, less vtenant's own keys.
+std::map<std::string, std::string> CopiedKeys(const Value& object, std::string_view map) {
+  std::map<std::string, std::string> out;
+  const Value* keys = kube::Find(object, {"metadata", map});
+  if (keys == nullptr || !keys->IsObject()) return out;
+  for (const auto& m : keys->GetObject()) {
+    const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+    if (key.starts_with("vtenant.io/") || !m.value.IsString()) continue;
+    out.emplace(key, std::string(m.value.GetString(), m.value.GetStringLength()));
+  }
+  return out;
+}
+
+// A YAML scalar as Go's yaml.v3 writes a string: plain, or double-quoted
+// where plain would read as something else (empty, a number, a boolean,
+// null). Object names, UIDs, groups, versions and kinds need no escapes.
+std::string YamlString(std::string_view s) {
+  static const std::regex kNotAString(
+      "[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?|0[xo][0-9a-fA-F]+|"
+      "[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)|~|null|Null|NULL|"
+      "true|True|TRUE|false|False|FALSE|"
+      // YAML 1.1's booleans, which yaml.v3 quotes too.
+      "y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF");
+  if (s.empty() || std::regex_match(s.begin(), s.end(), kNotAString))
+    return "\"" + std::string(s) + "\"";
+  return std::string(s);
+}
+
+// KAI's kai.scheduler/top-owner-metadata of `owner`.
+std::string TopOwnerMetadata(const kube::OwnerReference& owner) {
+  const std::string group = ApiGroupOf(owner.api_version);
+  const std::string version =
+      group.empty() ? owner.api_version : owner.api_version.substr(group.size() + 1);
+  return "name: " + YamlString(owner.name) + "\nuid: " + YamlString(owner.uid) +
+         "\ngroup: " + YamlString(group) + "\nversion: " + YamlString(version) +
+         "\nkind: " + YamlString(owner.kind) + "\n";
+}
+
 int32_t Clamp(int64_t n) {
   return static_cast<int32_t>(std::clamp<int64_t>(n, 1, std::numeric_limits<int32_t>::max()));
 }
@@ -91,10 +130,12 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   const std::string kind = in.owners.empty() ? "Pod" : std::string(kube::GetString(top, {"kind"}));
   const std::string pod_name(kube::Name(pod)), pod_uid(kube::Uid(pod));
 
+  const kube::OwnerReference top_ref =
+      in.owners.empty() ? kube::ReferenceTo(pod, "v1", "Pod")
+                        : kube::ReferenceTo(top, kube::GetString(top, {"apiVersion"}), kind);
+
   GroupPlan plan;
-  plan.owner = in.owners.empty()
-                   ? kube::ReferenceTo(pod, "v1", "Pod")
-                   : kube::ReferenceTo(top, kube::GetString(top, {"apiVersion"}), kind);
+  plan.owner = top_ref;
   plan.name = in.owners.empty() ? PodOwnGroupName(pod_name, pod_uid)
                                 : "pg-" + plan.owner.name + "-" + plan.owner.uid;
   plan.queue = std::string(kube::Label(top, kQueueLabel)
@@ -129,6 +170,13 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     if (auto p = kube::Label(top, kai::kRayPriorityClassLabel))
       plan.priority_class = std::string(*p);
   }
+
+  plan.labels = CopiedKeys(top, "labels");
+  plan.annotations = CopiedKeys(top, "annotations");
+  if (auto user = kube::Label(pod, kai::kUserKey)) plan.labels.emplace(kai::kUserKey, *user);
+  if (auto user = kube::Annotation(pod, kai::kUserKey))
+    plan.annotations.emplace(kai::kUserKey, *user);
+  plan.annotations.emplace(kai::kTopOwnerMetadataAnnotation, TopOwnerMetadata(top_ref));
 
   if (plan.priority_class.empty()) {
     std::string_view own = kube::GetString(pod, {"spec", "priorityClassName"});

@@ -33,10 +33,12 @@
 // of the owners, top first, then of the pod, else none (the scheduler then
 // derives it from the priority); spec.topologyConstraint from the top
 // owner's annotations kai.scheduler/topology, kai.scheduler/topology-
-// required-placement and kai.scheduler/topology-preferred-placement.
+// required-placement and kai.scheduler/topology-preferred-placement;
+// labels and annotations as GroupPlan says.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,14 @@ struct GroupPlan {
   std::string topology;
   std::string required_topology_level;
   std::string preferred_topology_level;
+  // metadata.labels and .annotations, as KAI's grouper writes them: the top
+  // owner's (the pod's, for a bare pod), and the pod's "user" label and
+  // annotation where the owner has none; annotation kai.scheduler/top-
+  // owner-metadata says which object that is. Keys under vtenant.io/ are
+  // not copied: they mark objects vtenant's own components make (a tenant's
+  // pod carries the syncer's), which a PodGroup is not.
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
   bool operator==(const GroupPlan&) const = default;
 };
 

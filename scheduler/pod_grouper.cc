@@ -101,6 +101,8 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
       {"kind", kai::kPodGroupKind},
       {"metadata", kube::JsonObject{{"name", plan->name},
                                     {"namespace", ns},
+                                    {"labels", kube::StringMap(plan->labels)},
+                                    {"annotations", kube::StringMap(plan->annotations)},
                                     {"ownerReferences", kube::JsonArray{kube::JsonObject{
                                                             {"apiVersion", plan->owner.api_version},
                                                             {"kind", plan->owner.kind},

@@ -31,17 +31,30 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
   }
   ~PodGrouperTest() override { pods_.Stop(); }
 
-  // Creates pod ns/name (bound to `node` when not empty, owned by `owner`
-  // JSON when not empty), waits for the informer, and sets the clock to its
+  // Creates pod ns/name (bound to `node` when not empty, controlled by
+  // `owner` when given), waits for the informer, and sets the clock to its
   // creation plus `age`.
   kube::Object CreatePod(const std::string& name, const std::string& node, seconds age,
-                         const std::string& owner = "") {
-    kube::Object pod = Add(res::kPods, "ns",
-                           R"({"metadata":{"name":")" + name +
-                               R"(","namespace":"ns","labels":{"kai.scheduler/queue":"team"})" +
-                               (owner.empty() ? "" : R"(,"ownerReferences":[)" + owner + "]") +
-                               R"(},"spec":{"schedulerName":"kai-scheduler","nodeName":")" + node +
-                               R"(","containers":[{"name":"c"}]}})");
+                         const kube::Object* owner = nullptr) {
+    kube::JsonObject metadata{{"name", name},
+                              {"namespace", "ns"},
+                              {"labels", kube::JsonObject{{"kai.scheduler/queue", "team"}}}};
+    if (owner != nullptr) {
+      metadata.Set("ownerReferences", kube::JsonArray{kube::JsonObject{
+                                          {"apiVersion", kube::GetString(*owner, {"apiVersion"})},
+                                          {"kind", kube::GetString(*owner, {"kind"})},
+                                          {"name", kube::Name(*owner)},
+                                          {"uid", kube::Uid(*owner)},
+                                          {"controller", true}}});
+    }
+    kube::Object pod =
+        Add(res::kPods, "ns",
+            kube::ToJson(kube::BuildJson(kube::JsonObject{
+                {"metadata", std::move(metadata)},
+                {"spec", kube::JsonObject{
+                             {"schedulerName", "kai-scheduler"},
+                             {"nodeName", node},
+                             {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
     EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
     now_ = std::chrono::system_clock::from_time_t(
                ParseTimestamp(kube::GetString(pod, {"metadata", "creationTimestamp"}))) +
@@ -181,12 +194,46 @@ TEST_F(PodGrouperTest, TopologyAnnotationsReachThePodGroup) {
   EXPECT_EQ(kube::Find(plain, {"spec", "topologyConstraint"}), nullptr);
 }
 
+// As KAI's grouper: the top owner's labels and annotations, the pod's user
+// where the owner names none, and which object the group stands for. The
+// marks of vtenant's own components stay on the objects they mark.
+TEST_F(PodGrouperTest, ThePodGroupCarriesItsTopOwnersLabelsAndAnnotations) {
+  kube::Object job =
+      Add(res::kJobs, "ns",
+          kube::ToJson(kube::BuildJson(kube::JsonObject{
+              {"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata",
+               kube::JsonObject{
+                   {"name", "etl"},
+                   {"namespace", "ns"},
+                   {"labels", kube::JsonObject{{"app", "etl"}, {"vtenant.io/tenant", "nlp"}}},
+                   {"annotations", kube::JsonObject{{"owner-note", "nightly"},
+                                                    {"vtenant.io/virtual-name", "etl"}}}}}})));
+  kube::Object pod = CreatePod("etl-0", "n1", seconds(0), &job);
+  kube::SetString(pod, {"metadata", "labels"}, "user", "alice");
+  ASSERT_TRUE(client_.Update(res::kPods, "ns", pod).ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr cached = pods_.cache().Get("ns/etl-0");
+    return cached != nullptr && kube::Label(*cached, "user") == "alice";
+  }));
+  ASSERT_TRUE(grouper_.Reconcile("ns/etl-0").ok());
+  Result<kube::Object> pg =
+      client_.Get(res::kPodGroups, "ns", "pg-etl-" + std::string(kube::Uid(job)));
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::ToJson(*kube::Find(*pg, {"metadata", "labels"})),
+            R"({"app":"etl","user":"alice"})");
+  EXPECT_EQ(kube::Annotation(*pg, "owner-note"), "nightly");
+  EXPECT_EQ(kube::Annotation(*pg, "vtenant.io/virtual-name"), std::nullopt);
+  EXPECT_EQ(kube::Annotation(*pg, "kai.scheduler/top-owner-metadata"),
+            "name: etl\nuid: " + std::string(kube::Uid(job)) +
+                "\ngroup: batch\nversion: v1\nkind: Job\n");
+}
+
 TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
   kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
       "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{"Worker":{}}}})");
-  CreatePod("w-0", "", seconds(0),
-            R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","name":"train","uid":")" +
-                std::string(kube::Uid(job)) + R"(","controller":true})");
+  CreatePod("w-0", "", seconds(0), &job);
   Result<kube::ReconcileResult> r = grouper_.Reconcile("ns/w-0");
   EXPECT_FALSE(r.ok()) << "retried with backoff";
   EXPECT_EQ(GroupOf("w-0"), "");
@@ -203,11 +250,8 @@ TEST_F(PodGrouperTest, AKubeflowJobsPodsShareOneGangOfAllReplicas) {
   kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
       "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{
       "Master":{"replicas":1},"Worker":{"replicas":2}}}})");
-  const std::string owner =
-      R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","name":"train","uid":")" +
-      std::string(kube::Uid(job)) + R"(","controller":true})";
   for (const char* name : {"master-0", "worker-0", "worker-1"}) {
-    CreatePod(name, "", seconds(0), owner);
+    CreatePod(name, "", seconds(0), &job);
     ASSERT_TRUE(grouper_.Reconcile(std::string("ns/") + name).ok());
   }
   const std::string group = "pg-train-" + std::string(kube::Uid(job));
