@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/manifest.h"
 #include "kube/owner_reference.h"
 #include "kube/rest_client.h"
@@ -190,17 +191,24 @@ nodes:
   // PodGroup ml/`group` with `spec` (JSON) and its one pod, `group`-0,
   // made in the team's cluster: the first error, if any.
   static Status CreateGroupAndItsPod(const std::string& group, const std::string& spec) {
-    const std::string pod_group = R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",)"
-                                  R"("metadata":{"name":")" +
-                                  group + R"(","namespace":"ml"},"spec":)" + spec + "}";
-    const std::string pod =
-        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + group +
-        R"(-0","namespace":"ml","annotations":{"pod-group-name":")" + group +
-        R"("}},)"
-        R"("spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})";
-    Result<kube::Object> made = virt().Create(kPodGroups, "ml", ParseTestJson(pod_group));
+    const kube::Object pod_group = kube::BuildJson(
+        kube::JsonObject{{"apiVersion", "scheduling.run.ai/v2alpha2"},
+                         {"kind", "PodGroup"},
+                         {"metadata", kube::JsonObject{{"name", group}, {"namespace", "ml"}}},
+                         {"spec", kube::JsonValue(ParseTestJson(spec))}});
+    const kube::Object pod = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata",
+         kube::JsonObject{{"name", group + "-0"},
+                          {"namespace", "ml"},
+                          {"annotations", kube::JsonObject{{"pod-group-name", group}}}}},
+        {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                  {"containers", kube::JsonArray{kube::JsonObject{
+                                                     {"name", "c"}, {"image", "i"}}}}}}});
+    Result<kube::Object> made = virt().Create(kPodGroups, "ml", pod_group);
     if (!made.ok()) return made.status();
-    made = virt().Create(kPods, "ml", ParseTestJson(pod));
+    made = virt().Create(kPods, "ml", pod);
     return made.ok() ? Status::Ok() : made.status();
   }
 
@@ -209,12 +217,18 @@ nodes:
   // `endpoints` (a JSON array).
   static kube::Object HandWrittenSlice(const std::string& name, const std::string& service,
                                        const std::string& endpoints) {
-    return ParseTestJson(
-        R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":")" +
-        name + R"(","namespace":"ml","labels":{"kubernetes.io/service-name":")" + service +
-        R"(","endpointslice.kubernetes.io/managed-by":"team.example.com"}},)"
-        R"("addressType":"IPv4","ports":[{"port":5432,"protocol":"TCP"}],"endpoints":)" +
-        endpoints + "}");
+    return kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "discovery.k8s.io/v1"},
+        {"kind", "EndpointSlice"},
+        {"metadata",
+         kube::JsonObject{{"name", name},
+                          {"namespace", "ml"},
+                          {"labels", kube::JsonObject{{"kubernetes.io/service-name", service},
+                                                      {"endpointslice.kubernetes.io/managed-by",
+                                                       "team.example.com"}}}}},
+        {"addressType", "IPv4"},
+        {"ports", kube::JsonArray{kube::JsonObject{{"port", 5432}, {"protocol", "TCP"}}}},
+        {"endpoints", kube::JsonValue(ParseTestJson(endpoints))}});
   }
 
   static std::vector<kube::Object> HostPodsOf(const std::string& label_selector) {
@@ -243,16 +257,15 @@ TEST_F(SyncerIntegrationTest, DeploymentAndJobRunOnTheHost) {
           "spec":{"schedulerName":"kai-scheduler",
                   "containers":[{"name":"c","image":"nginx"}]}}}})"))
                   .ok());
-  ASSERT_TRUE(virt()
-                  .Create(kJobs, "ml",
-                          ParseTestJson(std::string(R"({"apiVersion":"batch/v1",
+  // Its pod runs 2 s on kwok's node, as the run-duration annotation says.
+  kube::Object once = ParseTestJson(R"({"apiVersion":"batch/v1",
       "kind":"Job","metadata":{"name":"once","namespace":"ml"},
-      "spec":{"template":{"metadata":{"annotations":{")") +
-                                        localenv::kRunDurationAnnotation +
-                                        R"(":"2s"}},
+      "spec":{"template":{"metadata":{"annotations":{}},
           "spec":{"restartPolicy":"Never","schedulerName":"kai-scheduler",
-                  "containers":[{"name":"c","image":"busybox"}]}}}})"))
-                  .ok());
+                  "containers":[{"name":"c","image":"busybox"}]}}}})");
+  kube::SetString(once, {"spec", "template", "metadata", "annotations"},
+                  localenv::kRunDurationAnnotation, "2s");
+  ASSERT_TRUE(virt().Create(kJobs, "ml", once).ok());
 
   // Three Deployment pods on the host, translated, with the tenant's queue.
   ASSERT_TRUE(
@@ -909,36 +922,44 @@ TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
 // tenant is told.
 TEST_F(SyncerIntegrationTest, CollidingObjectsCoexistAndAClashIsNeverOverwritten) {
   for (const char* ns : {"c", "b-x-c"}) {
-    ASSERT_TRUE(virt()
-                    .Create(kube::resources::kNamespaces, "",
-                            ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace",
-                                "metadata":{"name":")" +
-                                          std::string(ns) + R"("}})"))
-                    .ok());
+    ASSERT_TRUE(
+        virt()
+            .Create(kube::resources::kNamespaces, "",
+                    kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                                     {"kind", "Namespace"},
+                                                     {"metadata", kube::JsonObject{{"name", ns}}}}))
+            .ok());
   }
   ASSERT_TRUE(Eventually(
       [] { return virt().Get(kube::resources::kServiceAccounts, "c", "default").ok(); }));
   // Pod "p" in "c" projects a token; the tenant's own Secret "p-sa-token"
   // (the name the token's Secret had) is mounted too.
-  auto pod = [](const std::string& ns, const std::string& name, const std::string& volumes) {
-    return ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                         R"(","namespace":")" + ns + R"("},"spec":{"schedulerName":"kai-scheduler",
-        "serviceAccountName":"default","containers":[{"name":"c","image":"i"}],"volumes":[)" +
-                         volumes + "]}}");
+  auto pod = [](const std::string& ns, const std::string& name, const rapidjson::Value& volumes) {
+    return kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}},
+        {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                  {"serviceAccountName", "default"},
+                                  {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"},
+                                                                                  {"image", "i"}}}},
+                                  {"volumes", kube::JsonValue(volumes)}}}});
   };
   for (auto [ns, name] : {std::pair{"c", "a-x-b"}, std::pair{"b-x-c", "a"}}) {
     ASSERT_TRUE(virt()
                     .Create(kube::resources::kConfigMaps, ns,
-                            ParseTestJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{
-                                "name":")" +
-                                          std::string(name) + R"(","namespace":")" + ns +
-                                          R"("},"data":{"who":")" + ns + "/" + name + R"("}})"))
+                            kube::BuildJson(kube::JsonObject{
+                                {"apiVersion", "v1"},
+                                {"kind", "ConfigMap"},
+                                {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}},
+                                {"data", kube::JsonObject{{"who", std::string(ns) + "/" + name}}}}))
                     .ok());
     ASSERT_TRUE(
         virt()
             .Create(kPods, ns,
                     pod(ns, name,
-                        R"({"name":"v","configMap":{"name":")" + std::string(name) + R"("}})"))
+                        kube::BuildJson(kube::JsonArray{kube::JsonObject{
+                            {"name", "v"}, {"configMap", kube::JsonObject{{"name", name}}}}})))
             .ok());
   }
   ASSERT_TRUE(virt()
@@ -948,11 +969,9 @@ TEST_F(SyncerIntegrationTest, CollidingObjectsCoexistAndAClashIsNeverOverwritten
                   .ok());
   ASSERT_TRUE(
       virt()
-          .Create(
-              kPods, "c",
-              pod("c", "p",
-                  R"({"name":"api","projected":{"sources":[{"serviceAccountToken":{"path":"token"}}]}},
-                         {"name":"own","secret":{"secretName":"p-sa-token"}})"))
+          .Create(kPods, "c", pod("c", "p", ParseTestJson(R"([{"name":"api","projected":{"sources":[
+                                           {"serviceAccountToken":{"path":"token"}}]}},
+                                        {"name":"own","secret":{"secretName":"p-sa-token"}}])")))
           .ok());
 
   const std::string first = HostName("a-x-b", "c", "nlp");
@@ -981,20 +1000,31 @@ TEST_F(SyncerIntegrationTest, CollidingObjectsCoexistAndAClashIsNeverOverwritten
   // A host Service that records another virtual Service, at the name of c/web.
   ASSERT_TRUE(
       client()
-          .Create(kube::resources::kServices, kHostNs,
-                  ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":")" +
-                                HostName("web", "c", "nlp") + R"(","labels":{
-                      "vtenant.io/managed-by":"vtenant-syncer","vtenant.io/tenant":"nlp"},
-                      "annotations":{"vtenant.io/virtual-namespace":"c",
-                      "vtenant.io/virtual-name":"other"}},
-                      "spec":{"ports":[{"port":7000}]}})"))
+          .Create(
+              kube::resources::kServices, kHostNs,
+              kube::BuildJson(kube::JsonObject{
+                  {"apiVersion", "v1"},
+                  {"kind", "Service"},
+                  {"metadata",
+                   kube::JsonObject{
+                       {"name", HostName("web", "c", "nlp")},
+                       {"labels", kube::JsonObject{{"vtenant.io/managed-by", "vtenant-syncer"},
+                                                   {"vtenant.io/tenant", "nlp"}}},
+                       {"annotations", kube::JsonObject{{"vtenant.io/virtual-namespace", "c"},
+                                                        {"vtenant.io/virtual-name", "other"}}}}},
+                  {"spec", kube::JsonObject{{"ports",
+                                             kube::JsonArray{kube::JsonObject{{"port", 7000}}}}}}}))
           .ok());
   // A Service of namespace c on port 80, made in the team's cluster.
   auto create_in_c = [](const std::string& name) {
     return virt().Create(
         kube::resources::kServices, "c",
-        ParseTestJson(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":")" + name +
-                      R"(","namespace":"c"},"spec":{"ports":[{"port":80}]}})"));
+        kube::BuildJson(kube::JsonObject{
+            {"apiVersion", "v1"},
+            {"kind", "Service"},
+            {"metadata", kube::JsonObject{{"name", name}, {"namespace", "c"}}},
+            {"spec",
+             kube::JsonObject{{"ports", kube::JsonArray{kube::JsonObject{{"port", 80}}}}}}}));
   };
   ASSERT_TRUE(create_in_c("web").ok());
   EXPECT_TRUE(Eventually(
@@ -1045,10 +1075,16 @@ TEST_F(SyncerIntegrationTest, HostApiServerOutageCostsTheLeaseAndIsSurvived) {
                   .ok());
   auto create = [&](int from, int to) {
     for (int i = from; i < to; ++i) {
-      Result<kube::Object> created =
-          virt.Create(kPods, "outage", ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{
-              "name":"p-)" + std::to_string(i) + R"(","namespace":"outage"},
-              "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"));
+      Result<kube::Object> created = virt.Create(
+          kPods, "outage",
+          kube::BuildJson(kube::JsonObject{
+              {"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               kube::JsonObject{{"name", "p-" + std::to_string(i)}, {"namespace", "outage"}}},
+              {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                        {"containers", kube::JsonArray{kube::JsonObject{
+                                                           {"name", "c"}, {"image", "i"}}}}}}}));
       ASSERT_TRUE(created.ok()) << created.status().ToString();
     }
   };

@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
+#include "kube/owner_reference.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
 #include "kube/wall_time.h"
@@ -31,12 +33,41 @@ using testing::NlpConfig;
 
 constexpr char kHostNs[] = "vtenant-nlp";
 
-std::string PodJson(const std::string& name, const std::string& extra_meta = "",
-                    const std::string& extra_spec = "") {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","namespace":"ml")" + extra_meta +
-         R"(},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}])" +
-         extra_spec + "}}";
+// Pod ml/`name` for the KAI scheduler, with the members of `extra_meta`
+// and `extra_spec` (JSON objects) added to its metadata and spec.
+kube::Object PodJson(
+    const std::string& name,
+    const rapidjson::Value& extra_meta = rapidjson::Value(rapidjson::kObjectType),
+    const rapidjson::Value& extra_spec = rapidjson::Value(rapidjson::kObjectType)) {
+  kube::JsonObject meta{{"name", name}, {"namespace", "ml"}};
+  for (const auto& member : extra_meta.GetObject()) {
+    meta.Set(member.name.GetString(), kube::JsonValue(member.value));
+  }
+  kube::JsonObject spec{
+      {"schedulerName", "kai-scheduler"},
+      {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}, {"image", "i"}}}}};
+  for (const auto& member : extra_spec.GetObject()) {
+    spec.Set(member.name.GetString(), kube::JsonValue(member.value));
+  }
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                          {"kind", "Pod"},
+                                          {"metadata", std::move(meta)},
+                                          {"spec", std::move(spec)}});
+}
+
+// An entry of metadata.ownerReferences that makes `owner` the controller.
+kube::JsonObject ControllerRef(const kube::OwnerReference& owner) {
+  return kube::JsonObject{{"apiVersion", owner.api_version},
+                          {"kind", owner.kind},
+                          {"name", owner.name},
+                          {"uid", owner.uid},
+                          {"controller", true}};
+}
+
+// What a pod's metadata gets to be controlled by `owner` (see PodJson).
+kube::Object ControlledBy(const kube::OwnerReference& owner) {
+  return kube::BuildJson(
+      kube::JsonObject{{"ownerReferences", kube::JsonArray{ControllerRef(owner)}}});
 }
 
 class SyncerTest : public ::testing::Test {
@@ -88,9 +119,12 @@ class SyncerTest : public ::testing::Test {
     manager_.reset();
   }
 
-  void CreateVirtual(const kube::ResourceType& type, const std::string& json) {
-    Result<kube::Object> created = virtual_.Create(type, "ml", Json(json));
+  void CreateVirtual(const kube::ResourceType& type, const kube::Object& object) {
+    Result<kube::Object> created = virtual_.Create(type, "ml", object);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  void CreateVirtual(const kube::ResourceType& type, const std::string& json) {
+    CreateVirtual(type, Json(json));
   }
 
   // A new version of virtual object `name` in "ml": its label `key` set to
@@ -171,17 +205,21 @@ class SyncerTest : public ::testing::Test {
   Result<kube::Object> HostEvent(const std::string& name, const std::string& host_name,
                                  const std::string& message, const std::string& kind = "Pod",
                                  const std::string& uid = "") {
-    kube::Object event = Json(R"({"apiVersion":"v1","kind":"Event",
-        "metadata":{"name":")" +
-                              name + R"(","namespace":"vtenant-nlp"},
-        "involvedObject":{"kind":")" +
-                              kind + R"(","namespace":"vtenant-nlp","name":")" + host_name + R"("},
-        "type":"Warning","reason":"Reclaimed","count":1,
-        "firstTimestamp":"2026-12-02T11:00:00Z","lastTimestamp":"2026-12-02T11:00:00Z",
-        "source":{"component":"vtenant-scheduler"}})");
-    kube::SetString(event, {}, "message", message);
-    if (!uid.empty()) kube::SetString(event, {"involvedObject"}, "uid", uid);
-    return host_.Create(kEvents, kHostNs, event);
+    kube::JsonObject involved{{"kind", kind}, {"namespace", kHostNs}, {"name", host_name}};
+    if (!uid.empty()) involved.Set("uid", uid);
+    return host_.Create(kEvents, kHostNs,
+                        kube::BuildJson(kube::JsonObject{
+                            {"apiVersion", "v1"},
+                            {"kind", "Event"},
+                            {"metadata", kube::JsonObject{{"name", name}, {"namespace", kHostNs}}},
+                            {"involvedObject", std::move(involved)},
+                            {"type", "Warning"},
+                            {"reason", "Reclaimed"},
+                            {"count", 1},
+                            {"firstTimestamp", "2026-12-02T11:00:00Z"},
+                            {"lastTimestamp", "2026-12-02T11:00:00Z"},
+                            {"source", kube::JsonObject{{"component", "vtenant-scheduler"}}},
+                            {"message", message}}));
   }
 
   // The Events the team sees in namespace ml.
@@ -199,10 +237,14 @@ class SyncerTest : public ::testing::Test {
         [this](std::string_view, std::string_view,
                const rapidjson::Value&) -> Result<kube::Object> {
           const int n = ++tokens_issued_;
-          return Json(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",
-              "spec":{"expirationSeconds":3600},"status":{"token":"token-)" +
-                      std::to_string(n) + R"(","expirationTimestamp":")" +
-                      kube::FormatRfc3339(WallNow() + std::chrono::hours(1)) + R"("}})");
+          return kube::BuildJson(kube::JsonObject{
+              {"apiVersion", "authentication.k8s.io/v1"},
+              {"kind", "TokenRequest"},
+              {"spec", kube::JsonObject{{"expirationSeconds", 3600}}},
+              {"status",
+               kube::JsonObject{{"token", "token-" + std::to_string(n)},
+                                {"expirationTimestamp",
+                                 kube::FormatRfc3339(WallNow() + std::chrono::hours(1))}}}});
         });
     CreateVirtual(kube::resources::kServiceAccounts,
                   R"({"apiVersion":"v1","kind":"ServiceAccount",
@@ -241,8 +283,8 @@ TEST_F(SyncerTest, PodGoesDownWithTheTenantsQueueAndItsReferences) {
       "metadata":{"name":"cfg","namespace":"ml"},"data":{"a":"b"}})");
   CreateVirtual(kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap",
       "metadata":{"name":"unused","namespace":"ml"},"data":{"a":"b"}})");
-  CreateVirtual(kPods, PodJson("p1", R"(,"labels":{"kai.scheduler/queue":"vision"})",
-                               R"(,"volumes":[{"name":"v","configMap":{"name":"cfg"}}])"));
+  CreateVirtual(kPods, PodJson("p1", Json(R"({"labels":{"kai.scheduler/queue":"vision"}})"),
+                               Json(R"({"volumes":[{"name":"v","configMap":{"name":"cfg"}}]})")));
   ASSERT_TRUE(Eventually([&] { return HostPodExists("p1"); }));
   kube::Object host = HostPod("p1");
   EXPECT_EQ(kube::Label(host, kQueueLabel), "nlp");
@@ -282,7 +324,7 @@ TEST_F(SyncerTest, ScheduledHostPodBindsTheVirtualPodToAMirroredNode) {
 
 TEST_F(SyncerTest, RefusedPodNeverReachesTheHostAndSaysWhy) {
   StartSyncer();
-  CreateVirtual(kPods, PodJson("frac", R"(,"annotations":{"gpu-fraction":"1.5"})"));
+  CreateVirtual(kPods, PodJson("frac", Json(R"({"annotations":{"gpu-fraction":"1.5"}})")));
   CreateVirtual(kPods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"priv",
       "namespace":"ml"},"spec":{"containers":[{"name":"c","image":"i",
       "securityContext":{"privileged":true}}]}})");
@@ -316,9 +358,8 @@ TEST_F(SyncerTest, RefusedObjectsStayOffTheHostAndSayWhyOncePerVersion) {
   CreateVirtual(claims, R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",
       "metadata":{"name":"theirs","namespace":"ml"},"spec":{"volumeName":"pv-vision",
       "accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})");
-  CreateVirtual(kPods, PodJson("mounts", "",
-                               R"(,"volumes":[{"name":"d","persistentVolumeClaim":{
-                                   "claimName":"theirs"}}])"));
+  CreateVirtual(kPods, PodJson("mounts", Json("{}"), Json(R"({"volumes":[{"name":"d",
+                               "persistentVolumeClaim":{"claimName":"theirs"}}]})")));
   // The pod goes down and waits for its claim there, as it would for a
   // missing one; the claim never does.
   ASSERT_TRUE(Eventually([&] { return HostPodExists("mounts"); }));
@@ -400,9 +441,7 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
       "kind":"Job","metadata":{"name":"ddp","namespace":"ml",
       "annotations":{"kai.scheduler/batch-min-member":"4"}},"spec":{"parallelism":4}})"));
   ASSERT_TRUE(job.ok());
-  const std::string owner = R"(,"ownerReferences":[{"apiVersion":"batch/v1","kind":"Job",
-      "name":"ddp","uid":")" +
-                            std::string(kube::Uid(*job)) + R"(","controller":true}])";
+  const kube::Object owner = ControlledBy(kube::ReferenceTo(*job, "batch/v1", "Job"));
   for (int i = 0; i < 4; ++i) CreateVirtual(kPods, PodJson("ddp-" + std::to_string(i), owner));
   ASSERT_TRUE(Eventually([&] { return HostPodCount() == 4; }));
   Result<kube::ObjectList> groups = host_.List(kPodGroups, kHostNs);
@@ -458,10 +497,8 @@ TEST_F(SyncerTest, KubeflowTrainingJobsPodsReachTheHostAsOneGang) {
     SCOPED_TRACE(c.type.kind);
     Result<kube::Object> job = virtual_.Create(c.type, "ml", Json(c.json));
     ASSERT_TRUE(job.ok()) << job.status().ToString();
-    const std::string owner = R"(,"ownerReferences":[{"apiVersion":")" + c.type.ApiVersion() +
-                              R"(","kind":")" + c.type.kind + R"(","name":")" +
-                              std::string(kube::Name(*job)) + R"(","uid":")" +
-                              std::string(kube::Uid(*job)) + R"(","controller":true}])";
+    const kube::Object owner =
+        ControlledBy(kube::ReferenceTo(*job, c.type.ApiVersion(), c.type.kind));
     for (int i = 0; i < c.pods; ++i) {
       CreateVirtual(kPods, PodJson(c.pod_prefix + std::to_string(i), owner));
     }
@@ -514,22 +551,20 @@ TEST_F(SyncerTest, PreemptibilityOnADeploymentCronJobOrJobSetReachesTheHostGroup
   for (const Chain& c : chains) {
     Result<kube::Object> top = virtual_.Create(*c.top_type, "ml", Json(c.top));
     ASSERT_TRUE(top.ok()) << top.status().ToString();
-    const std::string top_ref = R"(,"ownerReferences":[{"apiVersion":")" +
-                                std::string(kube::GetString(*top, {"apiVersion"})) +
-                                R"(","kind":")" + std::string(kube::GetString(*top, {"kind"})) +
-                                R"(","name":")" + std::string(kube::Name(*top)) + R"(","uid":")" +
-                                std::string(kube::Uid(*top)) + R"(","controller":true}])";
-    Result<kube::Object> middle =
-        virtual_.Create(*c.middle_type, "ml",
-                        Json(R"({"apiVersion":")" + c.middle_api_version + R"(","kind":")" +
-                             c.middle_kind + R"(","metadata":{"name":")" + c.middle_name +
-                             R"(","namespace":"ml")" + top_ref + "}}"));
+    const kube::OwnerReference top_ref = kube::ReferenceTo(
+        *top, kube::GetString(*top, {"apiVersion"}), kube::GetString(*top, {"kind"}));
+    Result<kube::Object> middle = virtual_.Create(
+        *c.middle_type, "ml",
+        kube::BuildJson(kube::JsonObject{
+            {"apiVersion", c.middle_api_version},
+            {"kind", c.middle_kind},
+            {"metadata",
+             kube::JsonObject{{"name", c.middle_name},
+                              {"namespace", "ml"},
+                              {"ownerReferences", kube::JsonArray{ControllerRef(top_ref)}}}}}));
     ASSERT_TRUE(middle.ok()) << middle.status().ToString();
-    CreateVirtual(
-        kPods, PodJson(c.pod, R"(,"ownerReferences":[{"apiVersion":")" + c.middle_api_version +
-                                  R"(","kind":")" + c.middle_kind + R"(","name":")" +
-                                  c.middle_name + R"(","uid":")" + std::string(kube::Uid(*middle)) +
-                                  R"(","controller":true}])"));
+    CreateVirtual(kPods, PodJson(c.pod, ControlledBy(kube::ReferenceTo(
+                                            *middle, c.middle_api_version, c.middle_kind))));
   }
   for (const Chain& c : chains) {
     ASSERT_TRUE(Eventually([&] { return HostPodExists(c.pod); })) << c.pod;
@@ -630,8 +665,8 @@ TEST_F(SyncerTest, VirtualPodGroupSubGroupsReachTheHostAndFollowChanges) {
       "spec":{"minMember":1,"subGroups":[{"minMember":1,"name":"leader"},
                                          {"minMember":2,"name":"workers"}]}})"));
   ASSERT_TRUE(group.ok()) << group.status().ToString();
-  CreateVirtual(kPods, PodJson("leader", R"(,"annotations":{"pod-group-name":"lws"},
-      "labels":{"kai.scheduler/subgroup-name":"leader"})"));
+  CreateVirtual(kPods, PodJson("leader", Json(R"({"annotations":{"pod-group-name":"lws"},
+      "labels":{"kai.scheduler/subgroup-name":"leader"}})")));
   ASSERT_TRUE(Eventually([&] { return HostPodCount() == 1; }));
   EXPECT_EQ(kube::Label(HostPod("leader"), "kai.scheduler/subgroup-name"), "leader");
   auto host_workers_min = [&]() -> int64_t {
@@ -656,7 +691,7 @@ TEST_F(SyncerTest, VirtualPodGroupChangeReachesTheHostWithoutAPodEvent) {
       "metadata":{"name":"ddp","namespace":"ml"},"spec":{"minMember":2,"queue":"vision"}})"));
   ASSERT_TRUE(group.ok()) << group.status().ToString();
   for (const char* name : {"ddp-0", "ddp-1"}) {
-    CreateVirtual(kPods, PodJson(name, R"(,"annotations":{"pod-group-name":"ddp"})"));
+    CreateVirtual(kPods, PodJson(name, Json(R"({"annotations":{"pod-group-name":"ddp"}})")));
   }
   ASSERT_TRUE(Eventually([&] { return HostPodCount() == 2; }));
   const std::string host_name = HostName("ddp", "ml", "nlp");
@@ -724,7 +759,7 @@ TEST_F(SyncerTest, RefusedPodGroupSpecIsAWarningOnThePodGroupItself) {
   };
   ASSERT_TRUE(Eventually([&] { return warnings_on_group("\"vip\"") == 1; }));
   // Its pods are refused with the same reason and never reach the host.
-  CreateVirtual(kPods, PodJson("vip-0", R"(,"annotations":{"pod-group-name":"vip-gang"})"));
+  CreateVirtual(kPods, PodJson("vip-0", Json(R"({"annotations":{"pod-group-name":"vip-gang"}})")));
   ASSERT_TRUE(Eventually([&] {
     return kube::GetString(VirtualPod("vip-0"), {"status", "reason"}) == "InvalidGang";
   }));
@@ -748,8 +783,8 @@ TEST_F(SyncerTest, VirtualPodGroupFieldsRemovedOrAddedReachTheHostGroup) {
       "metadata":{"name":"ddp","namespace":"ml"},
       "spec":{"minMember":1,"priorityClassName":"train","preemptibility":"non-preemptible"}})"));
   ASSERT_TRUE(group.ok()) << group.status().ToString();
-  CreateVirtual(kPods, PodJson("ddp-0", R"(,"annotations":{"pod-group-name":"ddp"})",
-                               R"(,"priorityClassName":"build")"));
+  CreateVirtual(kPods, PodJson("ddp-0", Json(R"({"annotations":{"pod-group-name":"ddp"}})"),
+                               Json(R"({"priorityClassName":"build"})")));
   ASSERT_TRUE(Eventually([&] { return HostPodCount() == 1; }));
   auto host_group = [&]() {
     Result<kube::Object> pg = host_.Get(kPodGroups, kHostNs, HostName("ddp", "ml", "nlp"));
@@ -787,9 +822,7 @@ TEST_F(SyncerTest, HostPodLostFailsABarePodAndDeletesAnOwnedOne) {
       "metadata":{"name":"rs","namespace":"ml"},"spec":{"replicas":1}})"));
   ASSERT_TRUE(rs.ok());
   CreateVirtual(kPods,
-                PodJson("owned", R"(,"ownerReferences":[{"apiVersion":"apps/v1",
-      "kind":"ReplicaSet","name":"rs","uid":")" +
-                                     std::string(kube::Uid(*rs)) + R"(","controller":true}])"));
+                PodJson("owned", ControlledBy(kube::ReferenceTo(*rs, "apps/v1", "ReplicaSet"))));
   for (const char* name : {"bare", "owned"}) {
     ASSERT_TRUE(Eventually([&] { return HostPodExists(name); }));
     ScheduleAndRunOnHost(name);
@@ -819,8 +852,8 @@ TEST_F(SyncerTest, WhatIsKeptForAPodGoesWithThePod) {
   CreateVirtual(kPods, PodJson("done"));
   CreateVirtual(kPods, PodJson("lost"));
   // Owned by a training job that does not exist (yet): it waits.
-  CreateVirtual(kPods, PodJson("waits", R"(,"ownerReferences":[{"apiVersion":"kubeflow.org/v1",
-      "kind":"PyTorchJob","name":"absent","uid":"u-absent","controller":true}])"));
+  CreateVirtual(kPods, PodJson("waits", Json(R"({"ownerReferences":[{"apiVersion":"kubeflow.org/v1",
+      "kind":"PyTorchJob","name":"absent","uid":"u-absent","controller":true}]})")));
   for (const char* name : {"done", "lost"}) {
     ASSERT_TRUE(Eventually([&] { return HostPodExists(name); }));
     ScheduleAndRunOnHost(name);
@@ -904,7 +937,7 @@ TEST_F(SyncerTest, RestartConvergesWithoutDuplicatesOrOrphans) {
 
 TEST_F(SyncerTest, TerminatingVirtualPodTakesItsHostPodWithIt) {
   StartSyncer();
-  CreateVirtual(kPods, PodJson("p", R"(,"finalizers":["test.vtenant.io/hold"])"));
+  CreateVirtual(kPods, PodJson("p", Json(R"({"finalizers":["test.vtenant.io/hold"]})")));
   ASSERT_TRUE(Eventually([&] { return HostPodExists("p"); }));
   // With a finalizer the virtual pod stays, terminating, as a bound pod
   // does in a real cluster until its kubelet confirms.
@@ -1093,11 +1126,11 @@ TEST_F(SyncerTest, AServiceWithFinalizersKeepsItsAddressAndSaysWhy) {
 TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
   ServeTokens();
   StartSyncer();
-  CreateVirtual(kPods, PodJson("trainer",
-                               R"(,"labels":{"app":"trainer"},"annotations":{"note":"x",
-                                   "kubernetes.io/service-account.name":"vtenant-syncer"})",
-                               R"(,"volumes":[{"name":"api","projected":{
-      "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}])"));
+  CreateVirtual(kPods, PodJson("trainer", Json(R"({"labels":{"app":"trainer"},
+                               "annotations":{"note":"x",
+                               "kubernetes.io/service-account.name":"vtenant-syncer"}})"),
+                               Json(R"({"volumes":[{"name":"api","projected":{
+      "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}]})")));
   const std::string secret_name = TokenSecretName("trainer", "ml", "nlp");
   auto host_token = [&] { return HostToken("trainer"); };
   ASSERT_TRUE(Eventually([&] { return HostPodExists("trainer"); }));
@@ -1160,9 +1193,9 @@ TEST_F(SyncerTest, ARunningPodsTokenIsRefreshedWhenDueWithNothingElseChanging) {
   token_recheck_ = std::chrono::milliseconds(100);
   ServeTokens();
   StartSyncer();
-  CreateVirtual(kPods, PodJson("trainer", "",
-                               R"(,"volumes":[{"name":"api","projected":{
-      "sources":[{"serviceAccountToken":{"path":"token","expirationSeconds":3607}}]}}])"));
+  CreateVirtual(kPods, PodJson("trainer", Json("{}"), Json(R"({"volumes":[{"name":"api",
+      "projected":{"sources":[{"serviceAccountToken":{"path":"token",
+                                                      "expirationSeconds":3607}}]}}]})")));
   ASSERT_TRUE(Eventually([&] { return HostToken("trainer") == "dG9rZW4tMQ=="; }));
 
   clock_.Advance(std::chrono::minutes(49));  // past 80 % of the hour
@@ -1302,7 +1335,7 @@ TEST_F(SyncerTest, HandWrittenEndpointSlicesReachTheHostTranslated) {
 TEST_F(SyncerTest, MetricsCountWritesAndRefusals) {
   StartSyncer();
   CreateVirtual(kPods, PodJson("ok"));
-  CreateVirtual(kPods, PodJson("bad", R"(,"annotations":{"gpu-memory":"-1"})"));
+  CreateVirtual(kPods, PodJson("bad", Json(R"({"annotations":{"gpu-memory":"-1"}})")));
   ASSERT_TRUE(Eventually([&] {
     std::string text = registry_.Render();
     // The write is counted a moment before its latency: both, eventually.
@@ -1359,20 +1392,30 @@ TEST_F(SyncerTest, PairsVclustersFormWouldConfuseGetTheirOwnHostObjects) {
   StartSyncer();
   // "a-x-b" in "c" and "a" in "b-x-c" would both be a-x-b-x-c-x-nlp.
   for (auto [ns, name] : {std::pair{"c", "a-x-b"}, std::pair{"b-x-c", "a"}}) {
+    const kube::JsonObject metadata{{"name", name}, {"namespace", ns}};
     ASSERT_TRUE(virtual_
                     .Create(kConfigMaps, ns,
-                            Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
-                                 std::string(name) + R"(","namespace":")" + ns +
-                                 R"("},"data":{"who":")" + ns + "/" + name + R"("}})"))
+                            kube::BuildJson(kube::JsonObject{
+                                {"apiVersion", "v1"},
+                                {"kind", "ConfigMap"},
+                                {"metadata", metadata},
+                                {"data", kube::JsonObject{{"who", std::string(ns) + "/" + name}}}}))
                     .ok());
-    ASSERT_TRUE(virtual_
-                    .Create(kPods, ns,
-                            Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" +
-                                 std::string(name) + R"(","namespace":")" + ns +
-                                 R"("},"spec":{"containers":[{"name":"c","image":"i"}],
-                                 "volumes":[{"name":"v","configMap":{"name":")" +
-                                 name + R"("}}]}})"))
-                    .ok());
+    ASSERT_TRUE(
+        virtual_
+            .Create(kPods, ns,
+                    kube::BuildJson(kube::JsonObject{
+                        {"apiVersion", "v1"},
+                        {"kind", "Pod"},
+                        {"metadata", metadata},
+                        {"spec",
+                         kube::JsonObject{
+                             {"containers",
+                              kube::JsonArray{kube::JsonObject{{"name", "c"}, {"image", "i"}}}},
+                             {"volumes", kube::JsonArray{kube::JsonObject{
+                                             {"name", "v"},
+                                             {"configMap", kube::JsonObject{{"name", name}}}}}}}}}))
+            .ok());
   }
   const std::string first = HostName("a-x-b", "c", "nlp");
   const std::string second = HostName("a", "b-x-c", "nlp");
@@ -1398,27 +1441,42 @@ TEST_F(SyncerTest, PairsVclustersFormWouldConfuseGetTheirOwnHostObjects) {
 TEST_F(SyncerTest, AHostObjectStandingForAnotherIsNeitherOverwrittenNorDeleted) {
   // What a hash collision would leave: host objects at the names of ml/web
   // and its ConfigMap ml/settings that record other virtual objects.
-  const std::string recorded = R"("labels":{"vtenant.io/managed-by":"vtenant-syncer",
-      "vtenant.io/tenant":"nlp"},"annotations":{"vtenant.io/virtual-namespace":"ml",
-      "vtenant.io/virtual-name":"other","vtenant.io/virtual-uid":"u-other"})";
+  // The metadata of such a host object at `host_name`.
+  auto recorded_at = [](const std::string& host_name) {
+    return kube::JsonObject{
+        {"name", host_name},
+        {"labels", kube::JsonObject{{"vtenant.io/managed-by", "vtenant-syncer"},
+                                    {"vtenant.io/tenant", "nlp"}}},
+        {"annotations", kube::JsonObject{{"vtenant.io/virtual-namespace", "ml"},
+                                         {"vtenant.io/virtual-name", "other"},
+                                         {"vtenant.io/virtual-uid", "u-other"}}}};
+  };
   ASSERT_TRUE(host_
                   .Create(kConfigMaps, kHostNs,
-                          Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
-                               HostName("settings", "ml", "nlp") + R"(",)" + recorded +
-                               R"(},"data":{"who":"ml/other"}})"))
+                          kube::BuildJson(kube::JsonObject{
+                              {"apiVersion", "v1"},
+                              {"kind", "ConfigMap"},
+                              {"metadata", recorded_at(HostName("settings", "ml", "nlp"))},
+                              {"data", kube::JsonObject{{"who", "ml/other"}}}}))
                   .ok());
-  ASSERT_TRUE(host_
-                  .Create(kPods, kHostNs,
-                          Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" +
-                               HostName("web", "ml", "nlp") + R"(",)" + recorded +
-                               R"(},"spec":{"containers":[{"name":"c","image":"other"}]}})"))
-                  .ok());
+  ASSERT_TRUE(
+      host_
+          .Create(kPods, kHostNs,
+                  kube::BuildJson(kube::JsonObject{
+                      {"apiVersion", "v1"},
+                      {"kind", "Pod"},
+                      {"metadata", recorded_at(HostName("web", "ml", "nlp"))},
+                      {"spec",
+                       kube::JsonObject{{"containers", kube::JsonArray{kube::JsonObject{
+                                                           {"name", "c"}, {"image", "other"}}}}}}}))
+          .ok());
   StartSyncer();
   CreateVirtual(kConfigMaps, R"({"apiVersion":"v1","kind":"ConfigMap",
       "metadata":{"name":"settings","namespace":"ml"},"data":{"who":"ml/settings"}})");
   CreateVirtual(kPods, PodJson("web"));
-  CreateVirtual(
-      kPods, PodJson("reader", "", R"(,"volumes":[{"name":"v","configMap":{"name":"settings"}}])"));
+  CreateVirtual(kPods,
+                PodJson("reader", Json("{}"),
+                        Json(R"({"volumes":[{"name":"v","configMap":{"name":"settings"}}]})")));
   ASSERT_TRUE(Eventually([&] {
     return kube::GetString(VirtualPod("web"), {"status", "reason"}) == "HostNameClash" &&
            kube::GetString(VirtualPod("reader"), {"status", "reason"}) == "HostNameClash";
@@ -1452,16 +1510,21 @@ TEST_F(SyncerTest, AHostObjectStandingForAnotherIsNeitherOverwrittenNorDeleted) 
 TEST_F(SyncerTest, AnObjectTheSyncerDidNotMakeIsLeftAlone) {
   // Say an admin's Secret, without the syncer's labels, so no cache of the
   // syncer ever sees it: only the create that finds its name taken does.
-  ASSERT_TRUE(host_
-                  .Create(kube::resources::kSecrets, kHostNs,
-                          Json(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")" +
-                               HostName("creds", "ml", "nlp") + R"("},"data":{"k":"YWRtaW4="}})"))
-                  .ok());
+  ASSERT_TRUE(
+      host_
+          .Create(kube::resources::kSecrets, kHostNs,
+                  kube::BuildJson(kube::JsonObject{
+                      {"apiVersion", "v1"},
+                      {"kind", "Secret"},
+                      {"metadata", kube::JsonObject{{"name", HostName("creds", "ml", "nlp")}}},
+                      {"data", kube::JsonObject{{"k", "YWRtaW4="}}}}))
+          .ok());
   StartSyncer();
   CreateVirtual(kube::resources::kSecrets, R"({"apiVersion":"v1","kind":"Secret",
       "metadata":{"name":"creds","namespace":"ml"},"data":{"k":"dGVuYW50"}})");
-  CreateVirtual(
-      kPods, PodJson("user", "", R"(,"volumes":[{"name":"v","secret":{"secretName":"creds"}}])"));
+  CreateVirtual(kPods,
+                PodJson("user", Json("{}"),
+                        Json(R"({"volumes":[{"name":"v","secret":{"secretName":"creds"}}]})")));
   ASSERT_TRUE(Eventually([&] {
     return kube::GetString(VirtualPod("user"), {"status", "reason"}) == "HostNameClash";
   }));
