@@ -19,6 +19,7 @@
 #include "kai/gpu_request.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
+#include "kube/json_builder.h"
 #include "kube/object.h"
 #include "kube/testing/json.h"
 #include "scheduler/admission.h"
@@ -48,16 +49,18 @@ scheduler::AdmissionOptions Webhook() {
   return {.random_suffix = [] { return std::string("abcdefg"); }};
 }
 
-// A container "main" with these resource limits (JSON object).
-std::string Main(const std::string& limits) {
-  return R"({"name":"main","image":"pytorch:2","resources":{"limits":)" + limits + "}}";
+// A container "main" with these resource limits.
+kube::JsonObject Main(const kube::JsonObject& limits) {
+  return {{"name", "main"},
+          {"image", "pytorch:2"},
+          {"resources", kube::JsonObject{{"limits", limits}}}};
 }
 
 struct PodRow {
   const char* what;
-  std::string annotations = "{}";                   // JSON object
-  std::string containers = "[" + Main("{}") + "]";  // JSON array
-  std::string init_containers = "[]";
+  std::string annotations = "{}";  // JSON object
+  kube::JsonArray containers = {Main({})};
+  kube::JsonArray init_containers = {};
   bool admitted = true;
   const char* says = "";  // in every program's refusal
 };
@@ -134,62 +137,76 @@ std::vector<PodRow> PodTable() {
        .annotations = R"({"gpu-fraction":"0.5","gpu-fraction-container-name":"gpu"})",
        .admitted = false,
        .says = "gpu-fraction-container-name \"gpu\" names no container"},
-      {.what = "whole GPUs", .containers = "[" + Main(R"({"nvidia.com/gpu":"2"})") + "]"},
+      {.what = "whole GPUs", .containers = {Main({{"nvidia.com/gpu", "2"}})}},
       {.what = "fraction beside whole GPUs",
        .annotations = R"({"gpu-fraction":"0.5"})",
-       .containers = "[" + Main(R"({"nvidia.com/gpu":"1"})") + "]",
+       .containers = {Main({{"nvidia.com/gpu", "1"}})},
        .admitted = false,
        .says = "gpu-fraction is set together with nvidia.com/gpu 1"},
       {.what = "memory beside whole GPUs of an init container",
        .annotations = R"({"gpu-memory":"4000"})",
-       .init_containers = "[" + Main(R"({"nvidia.com/gpu":"1"})") + "]",
+       .init_containers = {Main({{"nvidia.com/gpu", "1"}})},
        .admitted = false,
        .says = "gpu-memory is set together with nvidia.com/gpu 1"},
       {.what = "fraction beside a zero nvidia.com/gpu",
        .annotations = R"({"gpu-fraction":"0.5"})",
-       .containers = "[" + Main(R"({"nvidia.com/gpu":"0"})") + "]"},
+       .containers = {Main({{"nvidia.com/gpu", "0"}})}},
       {.what = "part of a whole GPU",
-       .containers = "[" + Main(R"({"nvidia.com/gpu":"500m"})") + "]",
+       .containers = {Main({{"nvidia.com/gpu", "500m"}})},
        .admitted = false,
        .says = "resources.limits[nvidia.com/gpu] \"500m\" must be a whole number of devices"},
       {.what = "more whole GPUs than a node has",
-       .containers = "[" + Main(R"({"nvidia.com/gpu":"65"})") + "]",
+       .containers = {Main({{"nvidia.com/gpu", "65"}})},
        .admitted = false,
        .says = "at most 64 fit on one node"},
-      {.what = "MIG slices", .containers = "[" + Main(R"({"nvidia.com/mig-1g.10gb":"2"})") + "]"},
+      {.what = "MIG slices", .containers = {Main({{"nvidia.com/mig-1g.10gb", "2"}})}},
       {.what = "MIG beside a fraction",
        .annotations = R"({"gpu-fraction":"0.5"})",
-       .containers = "[" + Main(R"({"nvidia.com/mig-1g.10gb":"1"})") + "]",
+       .containers = {Main({{"nvidia.com/mig-1g.10gb", "1"}})},
        .admitted = false,
        .says = "nvidia.com/mig-1g.10gb is asked for together with gpu-fraction"},
       {.what = "MIG beside whole GPUs",
-       .containers = "[" + Main(R"({"nvidia.com/mig-1g.10gb":"1","nvidia.com/gpu":"1"})") + "]",
+       .containers = {Main({{"nvidia.com/mig-1g.10gb", "1"}, {"nvidia.com/gpu", "1"}})},
        .admitted = false,
        .says = "together with nvidia.com/gpu"},
       {.what = "two MIG profiles",
-       .containers = "[" + Main(R"({"nvidia.com/mig-1g.10gb":"1"})") + "," +
-                     R"({"name":"side","resources":{"limits":{"nvidia.com/mig-2g.20gb":"1"}}})" +
-                     "]",
+       .containers = {Main({{"nvidia.com/mig-1g.10gb", "1"}}),
+                      kube::JsonObject{
+                          {"name", "side"},
+                          {"resources",
+                           kube::JsonObject{
+                               {"limits", kube::JsonObject{{"nvidia.com/mig-2g.20gb", "1"}}}}}}},
        .admitted = false,
        .says = "all of one profile"},
       {.what = "MIG profile no GPU has",
-       .containers = "[" + Main(R"({"nvidia.com/mig-8g.80gb":"1"})") + "]",
+       .containers = {Main({{"nvidia.com/mig-8g.80gb", "1"}})},
        .admitted = false,
        .says = "with g from 1 to 7"},
   };
 }
 
 kube::Object PodOf(const PodRow& row) {
-  return Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"train","namespace":"ml",)"
-              R"("uid":"u1","annotations":)" +
-              row.annotations + R"(},"spec":{"schedulerName":"kai-scheduler","containers":)" +
-              row.containers + R"(,"initContainers":)" + row.init_containers + "}}");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", kube::JsonObject{{"name", "train"},
+                                    {"namespace", "ml"},
+                                    {"uid", "u1"},
+                                    {"annotations", kube::JsonValue(Json(row.annotations))}}},
+      {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                {"containers", row.containers},
+                                {"initContainers", row.init_containers}}}});
 }
 
 std::string AdmissionReviewOf(const kube::Object& pod) {
-  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"r1",)"
-         R"("kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","object":)" +
-         kube::ToJson(pod) + "}}";
+  return kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "admission.k8s.io/v1"},
+      {"kind", "AdmissionReview"},
+      {"request", kube::JsonObject{
+                      {"uid", "r1"},
+                      {"kind", kube::JsonObject{{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}},
+                      {"operation", "CREATE"},
+                      {"object", kube::JsonValue(pod)}}}}));
 }
 
 TEST(KaiContractTest, EveryProgramGivesAPodTheSameVerdict) {
@@ -318,10 +335,11 @@ std::vector<GroupRow> GroupTable() {
 TEST(KaiContractTest, EveryProgramGivesAPodGroupTheSameVerdict) {
   for (const GroupRow& row : GroupTable()) {
     SCOPED_TRACE(row.what);
-    const kube::Object pg =
-        Json(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",)"
-             R"("metadata":{"name":"gang","namespace":"ml","uid":"g1"},"spec":)" +
-             row.spec + "}");
+    const kube::Object pg = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "scheduling.run.ai/v2alpha2"},
+        {"kind", "PodGroup"},
+        {"metadata", kube::JsonObject{{"name", "gang"}, {"namespace", "ml"}, {"uid", "g1"}}},
+        {"spec", kube::JsonValue(Json(row.spec))}});
 
     // (a) the library.
     Result<PodGroupSpec> spec = ReadPodGroupSpec(pg);
@@ -383,10 +401,16 @@ TEST(KaiContractTest, EveryProgramReadsAWorkloadsMinMemberAlike) {
                       {"2147483648", false}, {"", false},   {" 4", false}};
   for (const Row& row : rows) {
     SCOPED_TRACE(std::string("batch-min-member \"") + row.value + "\"");
-    const kube::Object job =
-        Json(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"ddp","namespace":"ml",)"
-             R"("uid":"j1","annotations":{"kai.scheduler/batch-min-member":")" +
-             std::string(row.value) + R"("}},"spec":{"parallelism":4}})");
+    const kube::Object job = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "batch/v1"},
+        {"kind", "Job"},
+        {"metadata",
+         kube::JsonObject{
+             {"name", "ddp"},
+             {"namespace", "ml"},
+             {"uid", "j1"},
+             {"annotations", kube::JsonObject{{"kai.scheduler/batch-min-member", row.value}}}}},
+        {"spec", kube::JsonObject{{"parallelism", 4}}}});
     const kube::Object pod = Json(
         R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"ddp-0","namespace":"ml","uid":"p1",)"
         R"("ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"ddp","uid":"j1",)"

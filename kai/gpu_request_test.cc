@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "kube/json_builder.h"
 #include "kube/testing/json.h"
 
 namespace vtenant::kai {
@@ -15,17 +16,22 @@ namespace {
 
 using kube::Json;
 
-// A pod with these annotations, containers and init containers (JSON).
-rapidjson::Document Pod(const std::string& annotations, const std::string& containers = "[]",
-                        const std::string& init_containers = "[]") {
-  return Json(R"({"metadata":{"name":"p","annotations":)" + annotations +
-              R"(},"spec":{"containers":)" + containers + R"(,"initContainers":)" +
-              init_containers + "}}");
+// A pod with these annotations (a JSON object), containers and init containers.
+rapidjson::Document Pod(const std::string& annotations, const kube::JsonArray& containers = {},
+                        const kube::JsonArray& init_containers = {}) {
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"name", "p"}, {"annotations", kube::JsonValue(Json(annotations))}}},
+      {"spec", kube::JsonObject{{"containers", containers}, {"initContainers", init_containers}}}});
 }
 
-std::string Limits(const std::string& name, const std::string& limits) {
-  return R"({"name":")" + name + R"(","resources":{"limits":)" + limits + "}}";
+// A container `name` with these resource limits.
+kube::JsonObject Limits(const std::string& name, const kube::JsonObject& limits) {
+  return {{"name", name}, {"resources", kube::JsonObject{{"limits", limits}}}};
 }
+
+// A container `name` and nothing else.
+kube::JsonObject Named(const std::string& name) { return {{"name", name}}; }
 
 TEST(ParseGpuFractionTest, AcceptsMoreThanZeroUpToOne) {
   EXPECT_EQ(*ParseGpuFraction("0.5"), 500);
@@ -84,15 +90,16 @@ TEST(MigComputeSlicesTest, ProfilesAsTheSchedulerPricesThem) {
 }
 
 TEST(ParseGpuRequestTest, ReadsEachKindOfRequest) {
-  Result<GpuRequest> none = ParseGpuRequest(Pod("{}", "[" + Limits("a", R"({"cpu":"1"})") + "]"));
+  Result<GpuRequest> none =
+      ParseGpuRequest(Pod("{}", kube::JsonArray{Limits("a", {{"cpu", "1"}})}));
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_FALSE(none->NeedsGpu());
 
   Result<GpuRequest> whole =
       ParseGpuRequest(Pod("{}",
-                          "[" + Limits("a", R"({"nvidia.com/gpu":"2"})") + "," +
-                              Limits("b", R"({"nvidia.com/gpu":"1"})") + "]",
-                          "[" + Limits("init", R"({"nvidia.com/gpu":"4"})") + "]"));
+                          kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "2"}}),
+                                          Limits("b", {{"nvidia.com/gpu", "1"}})},
+                          kube::JsonArray{Limits("init", {{"nvidia.com/gpu", "4"}})}));
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
   EXPECT_EQ(whole->whole_gpus, 4) << "at least the largest init container";
   EXPECT_FALSE(whole->IsShared());
@@ -111,8 +118,8 @@ TEST(ParseGpuRequestTest, ReadsEachKindOfRequest) {
   EXPECT_EQ(memory->num_devices, 2) << "KAI takes several devices of memory too";
 
   Result<GpuRequest> mig =
-      ParseGpuRequest(Pod("{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"2"})") + "," +
-                                    Limits("b", R"({"nvidia.com/mig-1g.10gb":"1"})") + "]"));
+      ParseGpuRequest(Pod("{}", kube::JsonArray{Limits("a", {{"nvidia.com/mig-1g.10gb", "2"}}),
+                                                Limits("b", {{"nvidia.com/mig-1g.10gb", "1"}})}));
   ASSERT_TRUE(mig.ok()) << mig.status().ToString();
   EXPECT_EQ(mig->mig_profile, "1g.10gb");
   EXPECT_EQ(mig->mig_count, 3);
@@ -120,8 +127,9 @@ TEST(ParseGpuRequestTest, ReadsEachKindOfRequest) {
 
 TEST(ParseGpuRequestTest, LimitsElseRequestsInTheirQuantityNotation) {
   auto whole = [](const std::string& resources) {
-    Result<GpuRequest> r =
-        ParseGpuRequest(Pod("{}", R"([{"name":"a","resources":)" + resources + "}]"));
+    Result<GpuRequest> r = ParseGpuRequest(
+        Pod("{}", kube::JsonArray{kube::JsonObject{
+                      {"name", "a"}, {"resources", kube::JsonValue(Json(resources))}}}));
     EXPECT_TRUE(r.ok()) << resources << ": " << r.status().ToString();
     return r.ok() ? r->whole_gpus : -1;
   };
@@ -134,43 +142,47 @@ TEST(ParseGpuRequestTest, LimitsElseRequestsInTheirQuantityNotation) {
 TEST(ParseGpuRequestTest, RefusalsNameTheFieldAndWhatToChange) {
   struct Case {
     std::string annotations;
-    std::string containers;
+    kube::JsonArray containers;
     const char* says;
   };
   const Case cases[] = {
-      {R"({"gpu-fraction":"0.5","gpu-memory":"100"})", "[]", "not both: remove one"},
-      {R"({"gpu-fraction":"0.5"})", "[" + Limits("a", R"({"nvidia.com/gpu":"1"})") + "]",
+      {R"({"gpu-fraction":"0.5","gpu-memory":"100"})", {}, "not both: remove one"},
+      {R"({"gpu-fraction":"0.5"})", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "1"}})},
        "remove the annotation or the limit"},
-      {R"({"gpu-memory":"100"})", "[" + Limits("a", R"({"nvidia.com/gpu":"1"})") + "]",
+      {R"({"gpu-memory":"100"})", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "1"}})},
        "gpu-memory is set together with nvidia.com/gpu 1"},
-      {R"({"gpu-fraction-num-devices":"2"})", "[]", "needs gpu-fraction or gpu-memory"},
-      {R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"65"})", "[]",
+      {R"({"gpu-fraction-num-devices":"2"})", {}, "needs gpu-fraction or gpu-memory"},
+      {R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"65"})",
+       {},
        "gpu-fraction-num-devices \"65\" must be a whole number from 1 to 64"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"500m"})") + "]",
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "500m"}})},
        "container a resources.limits[nvidia.com/gpu] \"500m\" must be a whole number"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"-1"})") + "]", "0 or more"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"lots"})") + "]",
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "-1"}})}, "0 or more"},
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "lots"}})},
        "container a resources.limits[nvidia.com/gpu]: quantity \"lots\""},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":"65"})") + "]", "at most 64 fit on one node"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/gpu":true})") + "]", "is not a quantity"},
-      {R"({"gpu-fraction":"0.5"})", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1"})") + "]",
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", "65"}})},
+       "at most 64 fit on one node"},
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/gpu", true}})}, "is not a quantity"},
+      {R"({"gpu-fraction":"0.5"})", kube::JsonArray{Limits("a", {{"nvidia.com/mig-1g.10gb", "1"}})},
        "MIG slices, whole GPUs or a share, one of them"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1","nvidia.com/gpu":"1"})") + "]",
+      {"{}",
+       kube::JsonArray{Limits("a", {{"nvidia.com/mig-1g.10gb", "1"}, {"nvidia.com/gpu", "1"}})},
        "together with nvidia.com/gpu"},
       {"{}",
-       "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1"})") + "," +
-           Limits("b", R"({"nvidia.com/mig-2g.20gb":"1"})") + "]",
+       kube::JsonArray{Limits("a", {{"nvidia.com/mig-1g.10gb", "1"}}),
+                       Limits("b", {{"nvidia.com/mig-2g.20gb", "1"}})},
        "all of one profile"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/mig-9g.90gb":"1"})") + "]",
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/mig-9g.90gb", "1"}})},
        "nvidia.com/mig-<g>g.<m>gb with g from 1 to 7"},
-      {"{}", "[" + Limits("a", R"({"nvidia.com/mig-1g.10gb":"1.5"})") + "]",
+      {"{}", kube::JsonArray{Limits("a", {{"nvidia.com/mig-1g.10gb", "1.5"}})},
        "must be a whole number"},
-      {R"({"gpu-fraction":"0.5","gpu-fraction-container-name":"gpu"})", R"([{"name":"app"}])",
+      {R"({"gpu-fraction":"0.5","gpu-fraction-container-name":"gpu"})",
+       {Named("app")},
        "gpu-fraction-container-name \"gpu\" names no container or init container"},
   };
   for (const Case& c : cases) {
     Result<GpuRequest> got = ParseGpuRequest(Pod(c.annotations, c.containers));
-    ASSERT_FALSE(got.ok()) << c.annotations << " " << c.containers;
+    ASSERT_FALSE(got.ok()) << c.annotations << " " << kube::ToJson(kube::BuildJson(c.containers));
     EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(got.status().message().find(c.says), std::string::npos)
         << got.status().message() << "\n  wanted: " << c.says;
@@ -178,8 +190,8 @@ TEST(ParseGpuRequestTest, RefusalsNameTheFieldAndWhatToChange) {
 }
 
 TEST(ShareContainerTest, TheNamedContainerInitContainersFirstElseTheFirst) {
-  const std::string containers = R"([{"name":"side"},{"name":"gpu"},{"name":"both"}])";
-  const std::string init = R"([{"name":"prepare"},{"name":"both"}])";
+  const kube::JsonArray containers{Named("side"), Named("gpu"), Named("both")};
+  const kube::JsonArray init{Named("prepare"), Named("both")};
   auto ref = [&](const std::string& annotations) {
     return ShareContainer(Pod(annotations, containers, init));
   };
@@ -201,7 +213,7 @@ TEST(ShareContainerTest, TheNamedContainerInitContainersFirstElseTheFirst) {
 }
 
 TEST(ParseGpuRequestTest, TheShareContainerIsReadOnlyBesideAShare) {
-  const std::string containers = R"([{"name":"side"},{"name":"gpu"}])";
+  const kube::JsonArray containers{Named("side"), Named("gpu")};
   Result<GpuRequest> shared = ParseGpuRequest(
       Pod(R"({"gpu-memory":"4000","gpu-fraction-container-name":"gpu"})", containers));
   ASSERT_TRUE(shared.ok()) << shared.status().ToString();
@@ -212,7 +224,7 @@ TEST(ParseGpuRequestTest, TheShareContainerIsReadOnlyBesideAShare) {
 
 TEST(ParseGpuRequestTest, MigInInitContainersCountsAsWholeGpusDo) {
   Result<GpuRequest> r = ParseGpuRequest(
-      Pod("{}", "[]", "[" + Limits("i", R"({"nvidia.com/mig-3g.40gb":"2"})") + "]"));
+      Pod("{}", {}, kube::JsonArray{Limits("i", {{"nvidia.com/mig-3g.40gb", "2"}})}));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->mig_count, 2);
   EXPECT_EQ(r->mig_profile, "3g.40gb");

@@ -8,6 +8,7 @@
 #include "base/testing/temp_dir.h"
 #include "kube/base64.h"
 #include "kube/http_transport.h"
+#include "kube/json_builder.h"
 #include "kube/loopback.h"
 #include "kube/object.h"
 #include "localenv/api_server.h"
@@ -16,6 +17,14 @@
 
 namespace vtenant::localenv {
 namespace {
+
+// The body of a /v3/kv/range request that counts the keys under `prefix`.
+std::string CountUnder(const std::string& prefix) {
+  return kube::ToJson(kube::BuildJson(
+      kube::JsonObject{{"key", kube::EncodeBase64(prefix)},
+                       {"range_end", kube::EncodeBase64(EtcdAdmin::RangeEnd(prefix))},
+                       {"count_only", true}}));
+}
 
 class EtcdAdminTest : public testing::Test {
  protected:
@@ -29,11 +38,8 @@ class EtcdAdminTest : public testing::Test {
     Result<std::unique_ptr<kube::HttpTransport>> http =
         kube::NewHttpTransport(EtcdClientConfig(etcd_->client_url(), tls));
     if (!http.ok()) return -1;
-    Result<kube::HttpResponse> answer = (*http)->Send(
-        "POST", "/v3/kv/range",
-        R"({"key":")" + kube::EncodeBase64(prefix) + R"(","range_end":")" +
-            kube::EncodeBase64(EtcdAdmin::RangeEnd(prefix)) + R"(","count_only":true})",
-        "application/json");
+    Result<kube::HttpResponse> answer =
+        (*http)->Send("POST", "/v3/kv/range", CountUnder(prefix), "application/json");
     return answer.ok() ? answer->status_code : -1;
   }
   TempDir temp_{"vtenant-etcd-admin"};
@@ -118,15 +124,13 @@ TEST_F(EtcdAdminTest, AnEtcdWithoutCredentialsIsReachedWithNone) {
   ASSERT_TRUE(http.ok()) << http.status().ToString();
   auto put = [&](const std::string& key) {
     return (*http)->Send("POST", "/v3/kv/put",
-                         R"({"key":")" + kube::EncodeBase64(key) + R"(","value":"eA=="})",
+                         kube::ToJson(kube::BuildJson(kube::JsonObject{
+                             {"key", kube::EncodeBase64(key)}, {"value", "eA=="}})),
                          "application/json");
   };
   auto count = [&](const std::string& prefix) -> std::string {
-    Result<kube::HttpResponse> answer = (*http)->Send(
-        "POST", "/v3/kv/range",
-        R"({"key":")" + kube::EncodeBase64(prefix) + R"(","range_end":")" +
-            kube::EncodeBase64(EtcdAdmin::RangeEnd(prefix)) + R"(","count_only":true})",
-        "application/json");
+    Result<kube::HttpResponse> answer =
+        (*http)->Send("POST", "/v3/kv/range", CountUnder(prefix), "application/json");
     if (!answer.ok()) return answer.status().ToString();
     Result<kube::Object> parsed = kube::ParseJson(answer->body);
     return parsed.ok() ? std::string(kube::GetString(*parsed, {"count"})) : answer->body;

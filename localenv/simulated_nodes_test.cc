@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "localenv/kwok_stages.h"
 #include "localenv/testing/cluster_test.h"
 
@@ -95,13 +96,15 @@ TEST_F(SimulatedNodesTest, DeletedPodsGoAwayEachStagePlayedOnceWithoutErrors) {
   constexpr int kPods = 12;
   for (int i = 0; i < kPods; ++i) {
     // Half carry a finalizer, as pods of some controllers do.
-    Object pod = ParseTestJson(R"({
-      "apiVersion": "v1", "kind": "Pod",
-      "metadata": {"name": "p)" +
-                               std::to_string(i) + R"("
-                   )" + (i % 2 == 0 ? R"(, "finalizers": ["example.com/keep"])" : "") +
-                               R"(},
-      "spec": {"nodeName": "gpu-1", "containers": [{"name": "main", "image": "busybox"}]}})");
+    kube::JsonObject metadata{{"name", "p" + std::to_string(i)}};
+    if (i % 2 == 0) metadata.Set("finalizers", kube::JsonArray{"example.com/keep"});
+    Object pod = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", metadata},
+        {"spec", kube::JsonObject{{"nodeName", "gpu-1"},
+                                  {"containers", kube::JsonArray{kube::JsonObject{
+                                                     {"name", "main"}, {"image", "busybox"}}}}}}});
     ASSERT_TRUE(client().Create(res::kPods, "delete-test", pod).ok());
   }
   auto count = [&](const std::string& phase) {
@@ -126,14 +129,15 @@ TEST_F(SimulatedNodesTest, DeletedPodsGoAwayEachStagePlayedOnceWithoutErrors) {
 }
 
 TEST_F(SimulatedNodesTest, JobWhosePodsAskToFinishCompletes) {
-  Object job = ParseTestJson(std::string(R"({
+  Object job = ParseTestJson(R"({
     "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "finetune"},
     "spec": {"completions": 2, "parallelism": 2, "backoffLimit": 0,
       "template": {
-        "metadata": {"annotations": {")") +
-                             kRunDurationAnnotation + R"(": "2s"}},
+        "metadata": {"annotations": {}},
         "spec": {"restartPolicy": "Never", "nodeName": "gpu-1",
                  "containers": [{"name": "main", "image": "busybox"}]}}}})");
+  kube::SetString(job, {"spec", "template", "metadata", "annotations"}, kRunDurationAnnotation,
+                  "2s");
   Result<Object> created = client().Create(res::kJobs, "job-test", job);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_TRUE(Eventually(

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
 #include "operator/host_objects.h"
@@ -366,10 +367,14 @@ TEST(StatefulSetBackendTest, ReadyWhenItsApiServerIsAndTheSyncerAfterIt) {
   auto report = [&](bool apiserver, bool syncer) {
     return host
         .Patch(kube::resources::kPods, "vtenant-nlp", "vc-nlp-0", kube::PatchType::kMerge,
-               std::string(R"({"status":{"containerStatuses":[{"name":"etcd","ready":true},)"
-                           R"({"name":"kube-apiserver","ready":)") +
-                   (apiserver ? "true" : "false") + R"(},{"name":"syncer","ready":)" +
-                   (syncer ? "true" : "false") + "}]}}",
+               kube::ToJson(kube::BuildJson(kube::JsonObject{
+                   {"status",
+                    kube::JsonObject{
+                        {"containerStatuses",
+                         kube::JsonArray{
+                             kube::JsonObject{{"name", "etcd"}, {"ready", true}},
+                             kube::JsonObject{{"name", "kube-apiserver"}, {"ready", apiserver}},
+                             kube::JsonObject{{"name", "syncer"}, {"ready", syncer}}}}}}})),
                {.subresource = "status"})
         .ok();
   };

@@ -6,6 +6,7 @@
 
 #include "kube/base64.h"
 #include "kube/conditions.h"
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
@@ -21,15 +22,26 @@ namespace res = kube::resources;
 
 using kube::Json;
 
-std::string TenantJson(const std::string& name, const std::string& parent, double quota,
-                       const std::string& extra_spec = "") {
-  return R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant","metadata":{"name":")" + name +
-         R"("},"spec":{"displayName":"Team )" + name +
-         R"(","admins":{"users":["alice"],"groups":["nlp-admins"]},
-      "queue":{"parentQueue":")" +
-         parent + R"(","priority":100,"resources":{
-        "gpu":{"quota":)" +
-         std::to_string(quota) + R"(,"limit":1,"overQuotaWeight":1}}})" + extra_spec + "}}";
+// Tenant `name` under queue `parent` with `quota` GPUs; `isolation` is its
+// spec.isolation as a JSON object, "" for none.
+kube::Object NewTenant(const std::string& name, const std::string& parent, double quota,
+                       const std::string& isolation = "") {
+  kube::JsonObject spec{
+      {"displayName", "Team " + name},
+      {"admins", kube::JsonObject{{"users", kube::JsonArray{"alice"}},
+                                  {"groups", kube::JsonArray{"nlp-admins"}}}},
+      {"queue",
+       kube::JsonObject{
+           {"parentQueue", parent},
+           {"priority", 100},
+           {"resources", kube::JsonObject{{"gpu", kube::JsonObject{{"quota", quota},
+                                                                   {"limit", 1},
+                                                                   {"overQuotaWeight", 1}}}}}}}};
+  if (!isolation.empty()) spec.Set("isolation", kube::JsonValue(Json(isolation)));
+  return kube::BuildJson(kube::JsonObject{{"apiVersion", "vtenant.io/v1alpha1"},
+                                          {"kind", "Tenant"},
+                                          {"metadata", kube::JsonObject{{"name", name}}},
+                                          {"spec", spec}});
 }
 
 class TenantReconcilerTest : public testing::Test {
@@ -42,14 +54,20 @@ class TenantReconcilerTest : public testing::Test {
                      .credentials_namespace = "vtenant-system"}) {}
 
   void CreateQueue(const std::string& name, double gpu_quota, const std::string& parent = "") {
-    std::string json =
-        R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":")" + name +
-        R"("},"spec":{)" + (parent.empty() ? "" : R"("parentQueue":")" + parent + R"(",)") +
-        R"("resources":{"gpu":{"quota":)" + std::to_string(gpu_quota) + "}}}}";
-    ASSERT_TRUE(host_.Create(res::kQueues, "", Json(json)).ok());
+    kube::JsonObject spec;
+    if (!parent.empty()) spec.Set("parentQueue", parent);
+    spec.Set("resources", kube::JsonObject{{"gpu", kube::JsonObject{{"quota", gpu_quota}}}});
+    ASSERT_TRUE(
+        host_
+            .Create(res::kQueues, "",
+                    kube::BuildJson(kube::JsonObject{{"apiVersion", "scheduling.run.ai/v2"},
+                                                     {"kind", "Queue"},
+                                                     {"metadata", kube::JsonObject{{"name", name}}},
+                                                     {"spec", spec}}))
+            .ok());
   }
-  void CreateTenant(const std::string& json) {
-    Result<kube::Object> t = host_.Create(res::kTenants, "", Json(json));
+  void CreateTenant(const kube::Object& tenant) {
+    Result<kube::Object> t = host_.Create(res::kTenants, "", tenant);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
   }
   Result<kube::ReconcileResult> Reconcile(const std::string& name) {
@@ -89,7 +107,7 @@ class TenantReconcilerTest : public testing::Test {
 
 TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   Result<kube::ReconcileResult> r = Reconcile("nlp");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
 
@@ -205,7 +223,7 @@ TEST_F(TenantReconcilerTest, ReferenceTenantBecomesReadyWithEverythingItNeeds) {
 
 TEST_F(TenantReconcilerTest, SecondPassWritesNothing) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   const int writes = host_.Calls("create") + host_.Calls("update") + host_.Calls("patch");
   ASSERT_TRUE(Reconcile("nlp").ok());
@@ -217,7 +235,7 @@ TEST_F(TenantReconcilerTest, SecondPassWritesNothing) {
 // the syncer's own Role.
 TEST_F(TenantReconcilerTest, AnOlderOperatorsObjectsAreMovedOrRemoved) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   Result<kube::Object> certs = host_.Get(res::kSecrets, "vtenant-system", "vc-nlp-certs");
   ASSERT_TRUE(certs.ok());
@@ -250,8 +268,8 @@ TEST_F(TenantReconcilerTest, AnOlderOperatorsObjectsAreMovedOrRemoved) {
 // the rotation, and leaves the other credentials and tenants alone.
 TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
-  CreateTenant(TenantJson("vision", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("vision", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   ASSERT_TRUE(Reconcile("vision").ok());
   const TenantCertificates before = backend_.Last("nlp").certificates;
@@ -301,7 +319,7 @@ TEST_F(TenantReconcilerTest, RotationReplacesOnlyTheTeamsCredential) {
 // CA and the team's credential kept.
 TEST_F(TenantReconcilerTest, TheServingCertificateNamesWherePodsReachIt) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   const TenantCertificates before = backend_.Last("nlp").certificates;
   EXPECT_FALSE(*CertificateCoversNames(before.apiserver.certificate_pem, {}, {"10.87.0.2"}));
@@ -323,30 +341,32 @@ TEST_F(TenantReconcilerTest, TheServingCertificateNamesWherePodsReachIt) {
 
 TEST_F(TenantReconcilerTest, SyncerGetsTheHostsPriorityClassesTheTenantAllows) {
   for (const char* name : {"train", "inference", "system-cluster-critical"}) {
-    ASSERT_TRUE(host_
-                    .Create(res::kPriorityClasses, "",
-                            Json(std::string(R"({"apiVersion":"scheduling.k8s.io/v1",)"
-                                             R"("kind":"PriorityClass","metadata":{"name":")") +
-                                 name + R"("},"value":100})"))
-                    .ok());
+    ASSERT_TRUE(
+        host_
+            .Create(res::kPriorityClasses, "",
+                    kube::BuildJson(kube::JsonObject{{"apiVersion", "scheduling.k8s.io/v1"},
+                                                     {"kind", "PriorityClass"},
+                                                     {"metadata", kube::JsonObject{{"name", name}}},
+                                                     {"value", 100}}))
+            .ok());
   }
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   // Naming none: every class of the host but the system ones.
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_EQ(backend_.Last("nlp").allowed_priority_classes,
             (std::vector<std::string>{"inference", "train"}));
   EXPECT_EQ(backend_.Last("nlp").scheduler_name, "kai-scheduler");
   // Naming some: only those the host really has.
-  CreateTenant(TenantJson("vision", "ml-org", 0.33,
-                          R"(,"isolation":{"allowedPriorityClasses":["train","vip"]})"));
+  CreateTenant(
+      NewTenant("vision", "ml-org", 0.33, R"({"allowedPriorityClasses":["train","vip"]})"));
   ASSERT_TRUE(Reconcile("vision").ok());
   EXPECT_EQ(backend_.Last("vision").allowed_priority_classes, std::vector<std::string>{"train"});
 }
 
 TEST_F(TenantReconcilerTest, DriftIsHealed) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   ASSERT_TRUE(host_.Delete(res::kQueues, "", "nlp").ok());
   ASSERT_TRUE(host_.Delete(res::kSecrets, "vtenant-nlp", "vc-nlp").ok());
@@ -363,7 +383,7 @@ TEST_F(TenantReconcilerTest, DriftIsHealed) {
 }
 
 TEST_F(TenantReconcilerTest, MissingParentQueueWaitsThenBecomesReady) {
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   Result<kube::ReconcileResult> r = Reconcile("nlp");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_GT(r->requeue_after.count(), 0);
@@ -385,7 +405,7 @@ TEST_F(TenantReconcilerTest, MissingParentQueueWaitsThenBecomesReady) {
 TEST_F(TenantReconcilerTest, ChildrenAboveTheParentQuotaWarn) {
   CreateQueue("ml-org", 1);
   CreateQueue("vision", 0.8, "ml-org");
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   kube::Condition c = Cond("nlp", "QuotaOvercommitted");
   EXPECT_EQ(c.status, "True");
@@ -397,7 +417,7 @@ TEST_F(TenantReconcilerTest, ChildrenAboveTheParentQuotaWarn) {
 }
 
 TEST_F(TenantReconcilerTest, InvalidSpecFailsWithTheReasonAndBuildsNothing) {
-  CreateTenant(TenantJson("nlp", "ml-org", 2));  // limit is 1
+  CreateTenant(NewTenant("nlp", "ml-org", 2));  // limit is 1
   Result<kube::ReconcileResult> r = Reconcile("nlp");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(kube::GetString(Tenant("nlp"), {"status", "phase"}), "Failed");
@@ -410,7 +430,7 @@ TEST_F(TenantReconcilerTest, InvalidSpecFailsWithTheReasonAndBuildsNothing) {
 
 TEST_F(TenantReconcilerTest, BackendCannotChangeUnderARunningControlPlane) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   ASSERT_TRUE(host_
                   .Patch(res::kTenants, "", "nlp", kube::PatchType::kMerge,
@@ -426,7 +446,7 @@ TEST_F(TenantReconcilerTest, BackendCannotChangeUnderARunningControlPlane) {
 
 TEST_F(TenantReconcilerTest, UnreachableControlPlaneShowsTheLastError) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   connector_.SetError(Unavailable("connection refused"));
   ASSERT_TRUE(Reconcile("nlp").ok());
   kube::Condition cp = Cond("nlp", "ControlPlaneReady");
@@ -439,7 +459,7 @@ TEST_F(TenantReconcilerTest, UnreachableControlPlaneShowsTheLastError) {
 
 TEST_F(TenantReconcilerTest, StartingControlPlaneIsProvisioningAndRequeued) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   backend_.SetReady(false);
   Result<kube::ReconcileResult> r = Reconcile("nlp");
   ASSERT_TRUE(r.ok());
@@ -453,7 +473,7 @@ TEST_F(TenantReconcilerTest, StartingControlPlaneIsProvisioningAndRequeued) {
 }
 
 TEST_F(TenantReconcilerTest, BackendErrorIsACondition) {
-  CreateTenant(TenantJson("nlp", "", 0.33));
+  CreateTenant(NewTenant("nlp", "", 0.33));
   backend_.SetError(Internal("state dir not writable"));
   ASSERT_TRUE(Reconcile("nlp").ok());
   kube::Condition cp = Cond("nlp", "ControlPlaneReady");
@@ -462,7 +482,7 @@ TEST_F(TenantReconcilerTest, BackendErrorIsACondition) {
 }
 
 TEST_F(TenantReconcilerTest, NetworkPolicyFollowsTheSpec) {
-  CreateTenant(TenantJson("nlp", "", 0.33, R"(,"isolation":{"networkPolicy":{"enabled":true}})"));
+  CreateTenant(NewTenant("nlp", "", 0.33, R"({"networkPolicy":{"enabled":true}})"));
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_TRUE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-isolation"));
   EXPECT_TRUE(Exists(kube::resources::kNetworkPolicies, "vtenant-nlp", "vtenant-control-plane"));
@@ -477,7 +497,7 @@ TEST_F(TenantReconcilerTest, NetworkPolicyFollowsTheSpec) {
 
 TEST_F(TenantReconcilerTest, DeletionRemovesEverything) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   ASSERT_TRUE(host_.Delete(res::kTenants, "", "nlp").ok());  // the finalizer holds it
   ASSERT_TRUE(Exists(res::kTenants, "", "nlp"));
@@ -504,7 +524,7 @@ TEST_F(TenantReconcilerTest, DeletionLeavesATerminatingNamespaceToItself) {
                         {{Backend::kProcess, &backend_}, {Backend::kStatefulSet, &statefulset}},
                         connector_, events_, {.registry = &registry});
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
   ASSERT_TRUE(both.Reconcile("nlp").ok());
   // A namespace that takes a while to go: a finalizer of someone else's.
   ASSERT_TRUE(host_
@@ -524,7 +544,7 @@ TEST_F(TenantReconcilerTest, DeletionLeavesATerminatingNamespaceToItself) {
 TEST_F(TenantReconcilerTest, AForeignQueueIsRefusedNeverAdoptedAndOutlivesTheTenant) {
   CreateQueue("nlp", 1);  // someone else's queue of the same name
   const std::string before = kube::ToJson(host_.Get(res::kQueues, "", "nlp").value());
-  CreateTenant(TenantJson("nlp", "", 0.33));
+  CreateTenant(NewTenant("nlp", "", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   EXPECT_EQ(kube::GetString(Tenant("nlp"), {"status", "phase"}), "Failed");
   kube::Condition ready = Cond("nlp", "Ready");
@@ -563,7 +583,7 @@ TEST_F(TenantReconcilerTest, AForeignNamespaceIsRefusedAndOutlivesTheTenant) {
   TenantReconciler both(host_,
                         {{Backend::kProcess, &backend_}, {Backend::kStatefulSet, &statefulset}},
                         connector_, events_, {.registry = &registry});
-  CreateTenant(TenantJson("nlp", "", 0.33));
+  CreateTenant(NewTenant("nlp", "", 0.33));
   ASSERT_TRUE(both.Reconcile("nlp").ok());
   EXPECT_EQ(kube::GetString(Tenant("nlp"), {"status", "phase"}), "Failed");
   EXPECT_EQ(Cond("nlp", "Ready").reason, "NamespaceTaken");
@@ -583,7 +603,7 @@ TEST_F(TenantReconcilerTest, AForeignNamespaceIsRefusedAndOutlivesTheTenant) {
 
 TEST_F(TenantReconcilerTest, ReservedNamespacesAreRefused) {
   // The built-in ones are refused with the spec.
-  CreateTenant(TenantJson("system", "", 0));
+  CreateTenant(NewTenant("system", "", 0));
   ASSERT_TRUE(Reconcile("system").ok());
   EXPECT_EQ(Cond("system", "Ready").reason, "InvalidSpec");
   EXPECT_NE(Cond("system", "Ready").message.find("reserved"), std::string::npos);
@@ -595,7 +615,7 @@ TEST_F(TenantReconcilerTest, ReservedNamespacesAreRefused) {
                              .operator_namespace = "vtenant-ops",
                              .reserved_namespaces = {"vtenant-gpus"}});
   for (const char* name : {"ops", "gpus"}) {
-    CreateTenant(TenantJson(name, "", 0));
+    CreateTenant(NewTenant(name, "", 0));
     ASSERT_TRUE(deployed.Reconcile(name).ok());
     EXPECT_EQ(Cond(name, "Ready").reason, "ReservedName") << name;
     EXPECT_EQ(kube::GetString(Tenant(name), {"status", "phase"}), "Failed");
@@ -612,7 +632,7 @@ TEST_F(TenantReconcilerTest, ForeignClusterScopedObjectsAreNotTakenOver) {
                               "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",
                               "name":"cluster-admin"},"subjects":[]})"))
                   .ok());
-  CreateTenant(TenantJson("nlp", "", 0.33));
+  CreateTenant(NewTenant("nlp", "", 0.33));
   Result<kube::ReconcileResult> r = Reconcile("nlp");  // an error: tried again later
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().ToString();
   EXPECT_EQ(Cond("nlp", "ControlPlaneReady").reason, "HostObjectsFailed");
@@ -626,10 +646,9 @@ TEST_F(TenantReconcilerTest, ForeignClusterScopedObjectsAreNotTakenOver) {
 }
 
 TEST_F(TenantReconcilerTest, TheHostNamespaceEnforcesThePodSecurityLevel) {
-  CreateTenant(TenantJson("nlp", "", 0.33));
-  CreateTenant(TenantJson("cv", "", 0.33, R"(,"isolation":{"podSecurity":"restricted"})"));
-  CreateTenant(
-      TenantJson("hpc", "", 0.33, R"(,"isolation":{"allowedPrivilegedFeatures":["hostNetwork"]})"));
+  CreateTenant(NewTenant("nlp", "", 0.33));
+  CreateTenant(NewTenant("cv", "", 0.33, R"({"podSecurity":"restricted"})"));
+  CreateTenant(NewTenant("hpc", "", 0.33, R"({"allowedPrivilegedFeatures":["hostNetwork"]})"));
   for (const char* name : {"nlp", "cv", "hpc"}) ASSERT_TRUE(Reconcile(name).ok()) << name;
   auto level = [&](const std::string& ns, const std::string& mode) {
     return std::string(kube::Label(host_.Get(res::kNamespaces, "", ns).value(),
@@ -649,8 +668,8 @@ TEST_F(TenantReconcilerTest, TheHostNamespaceEnforcesThePodSecurityLevel) {
 // vision's queue is missing: the metric counts one Ready and one Pending.
 TEST_F(TenantReconcilerTest, PhaseMetricCountsTenants) {
   CreateQueue("ml-org", 1);
-  CreateTenant(TenantJson("nlp", "ml-org", 0.33));
-  CreateTenant(TenantJson("vision", "missing", 0.33));
+  CreateTenant(NewTenant("nlp", "ml-org", 0.33));
+  CreateTenant(NewTenant("vision", "missing", 0.33));
   ASSERT_TRUE(Reconcile("nlp").ok());
   ASSERT_TRUE(Reconcile("vision").ok());
   const std::string text = registry_.Render();

@@ -4,23 +4,24 @@
 
 #include <memory>
 
+#include "kube/json_builder.h"
+
 namespace vtenant::op {
 namespace {
 
 kube::ObjectPtr Tenant(const std::string& name, const std::string& parent) {
-  auto t = std::make_shared<kube::Object>();
-  t->Parse((R"({"apiVersion": "vtenant.io/v1alpha1", "kind": "Tenant", "metadata": {"name": ")" +
-            name + R"("}, "spec": {"queue": {"parentQueue": ")" + parent + R"("}}})")
-               .c_str());
-  return t;
+  return std::make_shared<kube::Object>(kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "vtenant.io/v1alpha1"},
+      {"kind", "Tenant"},
+      {"metadata", kube::JsonObject{{"name", name}}},
+      {"spec", kube::JsonObject{{"queue", kube::JsonObject{{"parentQueue", parent}}}}}}));
 }
 
 kube::Object Queue(const std::string& name, const std::string& tenant_label) {
-  kube::Object q;
-  std::string labels =
-      tenant_label.empty() ? "{}" : R"({"vtenant.io/tenant": ")" + tenant_label + R"("})";
-  q.Parse((R"({"metadata": {"name": ")" + name + R"(", "labels": )" + labels + "}}").c_str());
-  return q;
+  kube::JsonObject labels;
+  if (!tenant_label.empty()) labels.Set("vtenant.io/tenant", tenant_label);
+  return kube::BuildJson(
+      kube::JsonObject{{"metadata", kube::JsonObject{{"name", name}, {"labels", labels}}}});
 }
 
 const std::vector<kube::ObjectPtr> kTenants = {Tenant("nlp", "ml-org"), Tenant("vision", "ml-org"),

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/testing/fake_cluster.h"
 
@@ -23,10 +24,14 @@ class BinderTest : public ::testing::Test, protected testing::FakeCluster {
     EXPECT_TRUE(reservations_.EnsureNamespace().ok());
   }
 
-  void AddPod(const std::string& name, const std::string& annotations) {
+  void AddPod(const std::string& name, const kube::JsonObject& annotations) {
     Add(res::kPods, "ns",
-        R"({"metadata":{"name":")" + name + R"(","namespace":"ns","annotations":{)" + annotations +
-            R"(}},"spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
+        kube::ToJson(kube::BuildJson(kube::JsonObject{
+            {"metadata",
+             kube::JsonObject{{"name", name}, {"namespace", "ns"}, {"annotations", annotations}}},
+            {"spec", kube::JsonObject{
+                         {"schedulerName", "kai-scheduler"},
+                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
   }
 
   // The reservation pod of device `index` on n1, made before the bind asks for it.
@@ -41,7 +46,7 @@ class BinderTest : public ::testing::Test, protected testing::FakeCluster {
 };
 
 TEST_F(BinderTest, WholeGpuPodIsOneBinding) {
-  AddPod("w", "");
+  AddPod("w", {});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   ASSERT_TRUE(binder.BindNow("ns/w", {"n1", {0}, 1000, false}).ok());
   EXPECT_EQ(NodeOf("w"), "n1");
@@ -51,8 +56,8 @@ TEST_F(BinderTest, WholeGpuPodIsOneBinding) {
 // A bare pod is named into the group the pod grouper will make for it in
 // the binding itself; a pod in a group keeps it.
 TEST_F(BinderTest, TheBindingNamesABarePodsOwnGroup) {
-  AddPod("w", "");
-  AddPod("g", R"("pod-group-name":"team-gang")");
+  AddPod("w", {});
+  AddPod("g", {{"pod-group-name", "team-gang"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   ASSERT_TRUE(binder.BindNow("ns/w", {"n1", {0}, 1000, false}).ok());
   ASSERT_TRUE(binder.BindNow("ns/g", {"n1", {1}, 1000, false}).ok());
@@ -65,7 +70,7 @@ TEST_F(BinderTest, TheBindingNamesABarePodsOwnGroup) {
 }
 
 TEST_F(BinderTest, SharingPodGetsReservationConfigMapThenBinding) {
-  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  AddPod("s", {{"gpu-fraction", "0.5"}, {"runai/shared-gpu-configmap", "s-abc-shared-gpu"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   ASSERT_TRUE(binder.BindNow("ns/s", {"n1", {1}, 500, true}).ok());
   EXPECT_EQ(NodeOf("s"), "n1");
@@ -105,8 +110,9 @@ TEST(GpuGroupLabelsTest, OneLabelForOneDeviceAndOnePerDeviceForSeveral) {
 }
 
 TEST_F(BinderTest, APodSharingTwoGpusIsLabelledWithBothGroups) {
-  AddPod("s", R"("gpu-fraction":"0.5","gpu-fraction-num-devices":"2",
-      "runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  AddPod("s", {{"gpu-fraction", "0.5"},
+               {"gpu-fraction-num-devices", "2"},
+               {"runai/shared-gpu-configmap", "s-abc-shared-gpu"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   ASSERT_TRUE(binder.BindNow("ns/s", {"n1", {0, 1}, 500, true}).ok());
   kube::Object pod = client_.Get(res::kPods, "ns", "s").value();
@@ -119,7 +125,7 @@ TEST_F(BinderTest, APodSharingTwoGpusIsLabelledWithBothGroups) {
 }
 
 TEST_F(BinderTest, AFailedLabelLeavesThePodUnboundAndTakesTheConfigMapBack) {
-  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  AddPod("s", {{"gpu-fraction", "0.5"}, {"runai/shared-gpu-configmap", "s-abc-shared-gpu"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   AddReservation(0);
   client_.InjectError("patch", "pods", Status(StatusCode::kConflict, "uid changed"), 1);
@@ -132,7 +138,7 @@ TEST_F(BinderTest, AFailedLabelLeavesThePodUnboundAndTakesTheConfigMapBack) {
 }
 
 TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
-  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  AddPod("s", {{"gpu-fraction", "0.5"}, {"runai/shared-gpu-configmap", "s-abc-shared-gpu"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   // The reservation exists already; the ConfigMap is made, then the binding fails.
   AddReservation(0);
@@ -149,7 +155,7 @@ TEST_F(BinderTest, AFailedBindingTakesTheConfigMapBack) {
 }
 
 TEST_F(BinderTest, AConfigMapLeftByAnEarlierTryForThePodIsTakenOver) {
-  AddPod("s", R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":"s-abc-shared-gpu")");
+  AddPod("s", {{"gpu-fraction", "0.5"}, {"runai/shared-gpu-configmap", "s-abc-shared-gpu"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   AddReservation(0);
   client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
@@ -177,15 +183,21 @@ TEST_F(BinderTest, AConfigMapTheBinderDidNotMakeForThePodIsLeftAlone) {
       "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})");
   const std::string other_uid(kube::Uid(other));
   Add(res::kConfigMaps, "ns",
-      R"({"metadata":{"name":"other-gpu-0","namespace":"ns","labels":{"vtenant.io/gpu-environment":")" +
-          other_uid +
-          R"("},"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"other","uid":")" +
-          other_uid + R"("}]},"data":{"NVIDIA_VISIBLE_DEVICES":"GPU-other"}})");
+      kube::ToJson(kube::BuildJson(kube::JsonObject{
+          {"metadata",
+           kube::JsonObject{
+               {"name", "other-gpu-0"},
+               {"namespace", "ns"},
+               {"labels", kube::JsonObject{{"vtenant.io/gpu-environment", other_uid}}},
+               {"ownerReferences", kube::JsonArray{kube::JsonObject{{"apiVersion", "v1"},
+                                                                    {"kind", "Pod"},
+                                                                    {"name", "other"},
+                                                                    {"uid", other_uid}}}}}},
+          {"data", kube::JsonObject{{"NVIDIA_VISIBLE_DEVICES", "GPU-other"}}}})));
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   for (const auto& [pod, prefix] :
        {std::pair{"s1", "settings"}, std::pair{"s2", "other-gpu"}, std::pair{"s3", "env"}}) {
-    AddPod(pod,
-           R"("gpu-fraction":"0.5","runai/shared-gpu-configmap":")" + std::string(prefix) + R"(")");
+    AddPod(pod, {{"gpu-fraction", "0.5"}, {"runai/shared-gpu-configmap", prefix}});
     Status s = binder.BindNow(std::string("ns/") + pod, {"n1", {0}, 500, true});
     EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
     EXPECT_NE(s.message().find("not made by vtenant-scheduler for this pod"), std::string::npos);
@@ -204,7 +216,7 @@ TEST_F(BinderTest, AConfigMapTheBinderDidNotMakeForThePodIsLeftAlone) {
 }
 
 TEST_F(BinderTest, SharingPodWithoutTheWebhooksAnnotationIsNotBound) {
-  AddPod("s", R"("gpu-fraction":"0.5")");
+  AddPod("s", {{"gpu-fraction", "0.5"}});
   Binder binder(client_, view_, reservations_, events_, {.workers = 1});
   Status s = binder.BindNow("ns/s", {"n1", {0}, 500, true});
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);

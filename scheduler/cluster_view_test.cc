@@ -20,14 +20,26 @@ namespace {
 using kube::Json;
 
 kube::Object Node(const std::string& name, int gpus) {
-  return Json(R"({"metadata":{"name":")" + name + R"(","labels":{"nvidia.com/gpu.memory":"46068"}},
-      "status":{"allocatable":{"cpu":"16","memory":"64Gi","pods":"110","nvidia.com/gpu":")" +
-              std::to_string(gpus) + R"("},"conditions":[{"type":"Ready","status":"True"}]}})");
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"name", name},
+                        {"labels", kube::JsonObject{{"nvidia.com/gpu.memory", "46068"}}}}},
+      {"status", kube::JsonObject{
+                     {"allocatable", kube::JsonObject{{"cpu", "16"},
+                                                      {"memory", "64Gi"},
+                                                      {"pods", "110"},
+                                                      {"nvidia.com/gpu", std::to_string(gpus)}}},
+                     {"conditions",
+                      kube::JsonArray{kube::JsonObject{{"type", "Ready"}, {"status", "True"}}}}}}});
 }
 
 kube::Object Queue(const std::string& name, const std::string& parent = "") {
-  return Json(R"({"metadata":{"name":")" + name + R"("},"spec":{"parentQueue":")" + parent +
-              R"(","resources":{"gpu":{"quota":-1,"limit":-1}}}})");
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", name}}},
+      {"spec", kube::JsonObject{
+                   {"parentQueue", parent},
+                   {"resources",
+                    kube::JsonObject{{"gpu", kube::JsonObject{{"quota", -1}, {"limit", -1}}}}}}}});
 }
 
 struct P {
@@ -38,19 +50,29 @@ struct P {
   std::string node;
   std::string scheduler = "kai-scheduler";
   bool terminating = false;
-  std::string extra_annotations;
+  std::map<std::string, std::string> extra_annotations;  // after gpu-fraction
 };
 
 kube::Object Pod(const P& p) {
-  std::string ann = p.fraction.empty() ? "" : R"("gpu-fraction":")" + p.fraction + R"(")";
-  if (!p.extra_annotations.empty()) ann += (ann.empty() ? "" : ",") + p.extra_annotations;
-  std::string limits =
-      p.gpus > 0 ? R"({"nvidia.com/gpu":")" + std::to_string(p.gpus) + R"("})" : "{}";
-  return Json(R"({"metadata":{"name":")" + p.name + R"(","namespace":"ns","uid":"u-)" + p.name +
-              R"(","labels":{"kai.scheduler/queue":")" + p.queue + R"("},"annotations":{)" + ann +
-              "}" + (p.terminating ? R"(,"deletionTimestamp":"2026-12-01T09:00:00Z")" : "") +
-              R"(},"spec":{"schedulerName":")" + p.scheduler + R"(","nodeName":")" + p.node +
-              R"(","containers":[{"name":"c","resources":{"limits":)" + limits + "}}]}}");
+  kube::JsonObject annotations;
+  if (!p.fraction.empty()) annotations.Set("gpu-fraction", p.fraction);
+  for (const auto& [key, value] : p.extra_annotations) annotations.Set(key, value);
+  kube::JsonObject metadata{{"name", p.name},
+                            {"namespace", "ns"},
+                            {"uid", "u-" + p.name},
+                            {"labels", kube::JsonObject{{"kai.scheduler/queue", p.queue}}},
+                            {"annotations", annotations}};
+  if (p.terminating) metadata.Set("deletionTimestamp", "2026-12-01T09:00:00Z");
+  kube::JsonObject limits;
+  if (p.gpus > 0) limits.Set("nvidia.com/gpu", std::to_string(p.gpus));
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata", metadata},
+      {"spec", kube::JsonObject{
+                   {"schedulerName", p.scheduler},
+                   {"nodeName", p.node},
+                   {"containers",
+                    kube::JsonArray{kube::JsonObject{
+                        {"name", "c"}, {"resources", kube::JsonObject{{"limits", limits}}}}}}}}});
 }
 
 // The sum of `metric`'s samples, every label set, as `registry` renders them.
@@ -150,7 +172,7 @@ TEST_F(ClusterViewTest, SharingPodsKeepTheirDevicesAndWholeGpusTakeTheOthers) {
                        .gpus = 0,
                        .fraction = "0.5",
                        .node = "n1",
-                       .extra_annotations = R"("runai-gpu":"0")"}));
+                       .extra_annotations = {{"runai-gpu", "0"}}}));
   view_.UpsertPod(Pod({.name = "whole", .node = "n1"}));
   World w = Build();
   for (const sched::Pod& p : w.snapshot->pods) {
@@ -226,7 +248,7 @@ TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
   view_.UpsertPodGroup(Json(
       R"({"metadata":{"name":"train","namespace":"ns"},"spec":{"minMember":3,"queue":"team"}})"));
   for (const char* n : {"w0", "w1", "w2"})
-    view_.UpsertPod(Pod({.name = n, .extra_annotations = R"("pod-group-name":"train")"}));
+    view_.UpsertPod(Pod({.name = n, .extra_annotations = {{"pod-group-name", "train"}}}));
   World w = Build();
   EXPECT_TRUE(w.podgroups.contains("ns/train"));
   sched::Decisions d = sched::RunCycle(*w.snapshot);
@@ -239,9 +261,9 @@ TEST_F(ClusterViewTest, PodGroupsGangTheirPods) {
 // group someone else named and nobody made holds its pods outside any queue.
 TEST_F(ClusterViewTest, ABarePodBoundIntoItsOwnGroupCountsForItsQueueBeforeTheGroupIsMade) {
   view_.UpsertPod(
-      Pod({.name = "b", .node = "n1", .extra_annotations = R"("pod-group-name":"pg-b-u-b")"}));
+      Pod({.name = "b", .node = "n1", .extra_annotations = {{"pod-group-name", "pg-b-u-b"}}}));
   view_.UpsertPod(
-      Pod({.name = "o", .node = "n1", .extra_annotations = R"("pod-group-name":"other")"}));
+      Pod({.name = "o", .node = "n1", .extra_annotations = {{"pod-group-name", "other"}}}));
   World w = Build();
   std::map<std::string, std::string> queue_of;
   for (const sched::Pod& p : w.snapshot->pods)
@@ -370,18 +392,18 @@ TEST(ClusterViewIncrementalTest, EventsGiveWhatAFullRebuildGives) {
       return with_rv(Queue("q" + std::to_string(i), i == 2 && pick(2) ? "q0" : ""));
     };
     auto group = [&](int i) {
-      return with_rv(Json(R"({"metadata":{"name":"g)" + std::to_string(i) +
-                          R"(","namespace":"ns"},"spec":{"minMember":)" +
-                          std::to_string(1 + pick(2)) + R"(,"queue":"q)" + std::to_string(pick(3)) +
-                          R"("}})"));
+      // A braced list is evaluated in order: minMember is drawn before queue.
+      return with_rv(kube::BuildJson(kube::JsonObject{
+          {"metadata", kube::JsonObject{{"name", "g" + std::to_string(i)}, {"namespace", "ns"}}},
+          {"spec", kube::JsonObject{{"minMember", 1 + pick(2)},
+                                    {"queue", "q" + std::to_string(pick(3))}}}}));
     };
     auto pod = [&](int i) {
       P p{.name = "p" + std::to_string(i), .queue = "q" + std::to_string(pick(4)), .gpus = pick(3)};
       if (pick(3) == 0) p.node = "n" + std::to_string(pick(3));
       if (pick(5) == 0) p.terminating = true;
       if (pick(6) == 0) p.scheduler = "default-scheduler";
-      if (pick(4) == 0)
-        p.extra_annotations = R"("pod-group-name":"g)" + std::to_string(pick(2)) + "\"";
+      if (pick(4) == 0) p.extra_annotations = {{"pod-group-name", "g" + std::to_string(pick(2))}};
       kube::Object o = Pod(p);
       if (pick(4) == 0) {
         kube::Object affinity =

@@ -1,6 +1,7 @@
 // Pods, Nodes, Queues and PodGroups as the scheduler core sees them.
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "kube/testing/json.h"
 #include "scheduler-core/annotations.h"
 #include "scheduler/core_node.h"
@@ -14,19 +15,40 @@ namespace {
 
 using kube::Json;
 
-std::string PodJson(const std::string& annotations, const std::string& limits = "{}",
-                    const std::string& extra_spec = "") {
-  return R"({"metadata":{"name":"p","namespace":"ns","uid":"u1","creationTimestamp":"2026-12-01T09:00:00Z",
-    "labels":{"kai.scheduler/queue":"nlp"},"annotations":)" +
-         annotations + R"(},"spec":{"schedulerName":"kai-scheduler",)" + extra_spec +
-         R"("containers":[{"name":"a","resources":{"requests":{"cpu":"500m","memory":"1Gi"},"limits":)" +
-         limits +
-         R"(}},{"name":"b","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}],
-    "initContainers":[{"name":"i","resources":{"requests":{"cpu":"4"}}}]}})";
+// A pod of queue nlp with `annotations` (a JSON object), container a's
+// `limits` (a JSON object) and spec.nodeName `node` ("" for none).
+kube::Object Pod(const std::string& annotations, const std::string& limits = "{}",
+                 const std::string& node = "") {
+  kube::JsonObject spec{{"schedulerName", "kai-scheduler"}};
+  if (!node.empty()) spec.Set("nodeName", node);
+  spec.Set(
+      "containers",
+      kube::JsonArray{
+          kube::JsonObject{
+              {"name", "a"},
+              {"resources",
+               kube::JsonObject{{"requests", kube::JsonObject{{"cpu", "500m"}, {"memory", "1Gi"}}},
+                                {"limits", kube::JsonValue(Json(limits))}}}},
+          kube::JsonObject{
+              {"name", "b"},
+              {"resources",
+               kube::JsonObject{{"limits", kube::JsonObject{{"cpu", "1"}, {"memory", "1Gi"}}}}}}});
+  spec.Set("initContainers",
+           kube::JsonArray{kube::JsonObject{
+               {"name", "i"},
+               {"resources", kube::JsonObject{{"requests", kube::JsonObject{{"cpu", "4"}}}}}}});
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", "p"},
+                                    {"namespace", "ns"},
+                                    {"uid", "u1"},
+                                    {"creationTimestamp", "2026-12-01T09:00:00Z"},
+                                    {"labels", kube::JsonObject{{"kai.scheduler/queue", "nlp"}}},
+                                    {"annotations", kube::JsonValue(Json(annotations))}}},
+      {"spec", spec}});
 }
 
 TEST(PodTranslatorTest, RequestIsTheContainersSumAtLeastTheLargestInit) {
-  CorePod t = CorePodFromHost(Json(PodJson("{}")), {});
+  CorePod t = CorePodFromHost(Pod("{}"), {});
   ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
   EXPECT_EQ(t.role, CorePod::Role::kOurs);
   EXPECT_EQ(t.key, "ns/p");
@@ -37,15 +59,12 @@ TEST(PodTranslatorTest, RequestIsTheContainersSumAtLeastTheLargestInit) {
 }
 
 TEST(PodTranslatorTest, GpuRequests) {
-  EXPECT_EQ(CorePodFromHost(Json(PodJson("{}", R"({"nvidia.com/gpu":"2"})")), {}).spec.whole_gpus,
-            2);
-  EXPECT_EQ(CorePodFromHost(Json(PodJson(R"({"gpu-fraction":"0.33"})")), {}).spec.gpu_fraction,
-            330);
-  CorePod mem =
-      CorePodFromHost(Json(PodJson(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})")), {});
+  EXPECT_EQ(CorePodFromHost(Pod("{}", R"({"nvidia.com/gpu":"2"})"), {}).spec.whole_gpus, 2);
+  EXPECT_EQ(CorePodFromHost(Pod(R"({"gpu-fraction":"0.33"})"), {}).spec.gpu_fraction, 330);
+  CorePod mem = CorePodFromHost(Pod(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})"), {});
   EXPECT_EQ(mem.spec.gpu_memory_mib, 4000);
   EXPECT_EQ(mem.spec.num_devices, 2);
-  CorePod mig = CorePodFromHost(Json(PodJson("{}", R"({"nvidia.com/mig-1g.10gb":"1"})")), {});
+  CorePod mig = CorePodFromHost(Pod("{}", R"({"nvidia.com/mig-1g.10gb":"1"})"), {});
   EXPECT_EQ(mig.spec.mig_profile, "1g.10gb");
   EXPECT_EQ(mig.spec.mig_count, 1);
 }
@@ -63,7 +82,7 @@ TEST(PodTranslatorTest, MalformedGpuRequestsSayWhatToChange) {
            {R"({"gpu-fraction":"0.5"})", R"({"nvidia.com/gpu":"1"})", "nvidia.com/gpu"},
            {R"({"gpu-fraction-num-devices":"2"})", "{}", "needs gpu-fraction"},
        }) {
-    CorePod t = CorePodFromHost(Json(PodJson(c.annotations, c.limits)), {});
+    CorePod t = CorePodFromHost(Pod(c.annotations, c.limits), {});
     ASSERT_FALSE(t.problem.ok()) << c.annotations;
     EXPECT_NE(t.problem.message().find(c.says), std::string::npos) << t.problem.ToString();
   }
@@ -87,9 +106,8 @@ TEST(PodTranslatorTest, RolesAndPlacement) {
   EXPECT_EQ(res.role, CorePod::Role::kReservation);
   EXPECT_EQ(res.reservation_index, 1);
   EXPECT_EQ(res.reserved_gpu_uuid, "GPU-1");
-  CorePod shared = CorePodFromHost(
-      Json(PodJson(R"({"gpu-fraction":"0.5","runai-gpu":"0,2"})", "{}", R"("nodeName":"n1",)")),
-      {});
+  CorePod shared =
+      CorePodFromHost(Pod(R"({"gpu-fraction":"0.5","runai-gpu":"0,2"})", "{}", "n1"), {});
   EXPECT_EQ(shared.gpu_indices, (std::vector<int>{0, 2}));
   EXPECT_FALSE(ParseGpuIndices("0,x").ok());
 }
@@ -97,14 +115,20 @@ TEST(PodTranslatorTest, RolesAndPlacement) {
 TEST(PodTranslatorTest, OnlyTheReservationNamespaceHoldsReservationPods) {
   // A tenant's pod dressed as a reservation pod, in its host namespace: the
   // labels a reservation pod carries, its annotations, its GPU.
-  const std::string dressed = R"({"labels":{"vtenant.io/gpu-reservation":"true",
+  const kube::Object dressed = Json(R"({"labels":{"vtenant.io/gpu-reservation":"true",
       "app":"vtenant-gpu-reservation"},"annotations":{"vtenant.io/gpu-index":"0",
-      "run.ai/reserve_for_gpu_index":"GPU-0"}})";
+      "run.ai/reserve_for_gpu_index":"GPU-0"}})");
   for (const std::string ns : {"vtenant-nlp", "vtenant-reservation-x"}) {
     CorePod t = CorePodFromHost(
-        Json(R"({"metadata":{"name":"gpu-reservation-n1-0","namespace":")" + ns + R"(",)" +
-             dressed.substr(1, dressed.size() - 2) +
-             R"(},"spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[]}})"),
+        kube::BuildJson(kube::JsonObject{
+            {"metadata",
+             kube::JsonObject{{"name", "gpu-reservation-n1-0"},
+                              {"namespace", ns},
+                              {"labels", kube::JsonValue(dressed["labels"])},
+                              {"annotations", kube::JsonValue(dressed["annotations"])}}},
+            {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                      {"nodeName", "n1"},
+                                      {"containers", kube::JsonArray{}}}}}),
         {});
     EXPECT_EQ(t.role, CorePod::Role::kOurs) << ns;
     EXPECT_EQ(t.reservation_index, -1) << ns;
@@ -119,11 +143,10 @@ TEST(PodTranslatorTest, OnlyTheReservationNamespaceHoldsReservationPods) {
 }
 
 TEST(PodTranslatorTest, AnotherSchedulersPodClaimsNoShareAndPinsNoDevice) {
-  std::string json =
-      PodJson(R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"2","runai-gpu":"0,1"})", "{}",
-              R"("nodeName":"n1",)");
-  json.replace(json.find("kai-scheduler"), std::string("kai-scheduler").size(), "other-scheduler");
-  CorePod holder = CorePodFromHost(Json(json), {});
+  kube::Object pod =
+      Pod(R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"2","runai-gpu":"0,1"})", "{}", "n1");
+  kube::SetString(pod, {"spec"}, "schedulerName", "other-scheduler");
+  CorePod holder = CorePodFromHost(pod, {});
   EXPECT_EQ(holder.role, CorePod::Role::kOthers);
   EXPECT_EQ(holder.spec.gpu_fraction, 0);
   EXPECT_EQ(holder.spec.gpu_memory_mib, 0);
@@ -196,10 +219,16 @@ TEST(QueueTranslatorTest, BadNumbersNameTheField) {
 // model's unit rounds the same way in both ("0.3333" GPU is 334 milli).
 TEST(QueueTranslatorTest, NumbersReadAsTheSimulatorReadsThem) {
   for (const char* number : {"0.3333", "0.0005", "1e-3", "2.5", "0.1", "7"}) {
-    Result<sched::QueueSpec> q = CoreQueueFromHost(
-        Json(std::string(R"({"metadata":{"name":"nlp"},"spec":{"resources":{"gpu":{"quota":)") +
-             number + R"(},"cpu":{"quota":)" + number + R"(},"memory":{"limit":)" + number +
-             R"(,"overQuotaWeight":)" + number + "}}}}"));
+    // Parsed from its text, as the API server's JSON is: "7" stays an integer.
+    const kube::JsonValue amount(Json(number));
+    Result<sched::QueueSpec> q = CoreQueueFromHost(kube::BuildJson(kube::JsonObject{
+        {"metadata", kube::JsonObject{{"name", "nlp"}}},
+        {"spec", kube::JsonObject{
+                     {"resources", kube::JsonObject{{"gpu", kube::JsonObject{{"quota", amount}}},
+                                                    {"cpu", kube::JsonObject{{"quota", amount}}},
+                                                    {"memory", kube::JsonObject{{"limit", amount},
+                                                                                {"overQuotaWeight",
+                                                                                 amount}}}}}}}}));
     ASSERT_TRUE(q.ok()) << number << ": " << q.status().ToString();
     EXPECT_EQ(q->resources[sched::kGpu].quota, *sched::ParseQueueAmount(number, sched::kGpu, "q"))
         << number;
@@ -223,8 +252,9 @@ TEST(QueueTranslatorTest, NumbersReadAsTheSimulatorReadsThem) {
 // the field.
 TEST(QueueTranslatorTest, MinRuntimesTakeGoDurationsAndBadOnesNameTheField) {
   auto queue = [](const std::string& runtime) {
-    return CoreQueueFromHost(
-        Json(R"({"metadata":{"name":"nlp"},"spec":{"preemptMinRuntime":")" + runtime + R"("}})"));
+    return CoreQueueFromHost(kube::BuildJson(
+        kube::JsonObject{{"metadata", kube::JsonObject{{"name", "nlp"}}},
+                         {"spec", kube::JsonObject{{"preemptMinRuntime", runtime}}}}));
   };
   for (const auto& [text, want] : std::vector<std::pair<std::string, int64_t>>{
            {"1h30m", 5400}, {"1.5h", 5400}, {"500ms", 1}, {"0", 0}}) {
@@ -262,9 +292,11 @@ TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
 
 // A PodGroup whose spec.subGroups is `subs` (JSON).
 Result<CoreGroup> GroupWithSubGroups(const std::string& subs) {
-  return CoreGroupFromHost(Json(R"({"metadata":{"name":"train","namespace":"ns"},
-      "spec":{"minMember":3,"queue":"nlp","subGroups":)" +
-                                subs + "}}"));
+  return CoreGroupFromHost(kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", "train"}, {"namespace", "ns"}}},
+      {"spec",
+       kube::JsonObject{
+           {"minMember", 3}, {"queue", "nlp"}, {"subGroups", kube::JsonValue(Json(subs))}}}}));
 }
 
 TEST(PodGroupTranslatorTest, SubGroupsGiveTheCoreTheirLeaves) {
@@ -337,10 +369,14 @@ TEST(PodTranslatorTest, SubGroupLabelNamesThePodsSubGroup) {
            {R"({"kai.scheduler/queue":"nlp"})", ""},
            {R"({"kai.scheduler/queue":"nlp","kai.scheduler/subgroup-name":"workers"})", "workers"},
        }) {
-    CorePod t =
-        CorePodFromHost(Json(R"({"metadata":{"name":"p","namespace":"ns","labels":)" + c.labels +
-                             R"(},"spec":{"schedulerName":"kai-scheduler","containers":[]}})"),
-                        {});
+    CorePod t = CorePodFromHost(
+        kube::BuildJson(kube::JsonObject{
+            {"metadata",
+             kube::JsonObject{
+                 {"name", "p"}, {"namespace", "ns"}, {"labels", kube::JsonValue(Json(c.labels))}}},
+            {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                      {"containers", kube::JsonArray{}}}}}),
+        {});
     ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
     EXPECT_EQ(t.spec.subgroup, c.subgroup) << c.labels;
   }

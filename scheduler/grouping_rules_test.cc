@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
@@ -14,11 +15,19 @@ using testing::Json;
 constexpr char kPod[] = R"({"metadata":{"name":"w-0","namespace":"ns","uid":"pod-uid",
     "labels":{"kai.scheduler/queue":"pod-queue"}},"spec":{}})";
 
+// An owner "top" of kind `kind`, as JSON text; `spec`, `labels` and
+// `annotations` are JSON objects.
 std::string Owner(const std::string& api, const std::string& kind, const std::string& spec,
                   const std::string& labels = "{}", const std::string& annotations = "{}") {
-  return R"({"apiVersion":")" + api + R"(","kind":")" + kind +
-         R"(","metadata":{"name":"top","namespace":"ns","uid":"top-uid","labels":)" + labels +
-         R"(,"annotations":)" + annotations + R"(},"spec":)" + spec + "}";
+  return kube::ToJson(kube::BuildJson(kube::JsonObject{
+      {"apiVersion", api},
+      {"kind", kind},
+      {"metadata", kube::JsonObject{{"name", "top"},
+                                    {"namespace", "ns"},
+                                    {"uid", "top-uid"},
+                                    {"labels", kube::JsonValue(Json(labels))},
+                                    {"annotations", kube::JsonValue(Json(annotations))}}},
+      {"spec", kube::JsonValue(Json(spec))}}));
 }
 
 struct Case {

@@ -46,11 +46,21 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
 
   static std::string Pod(const std::string& name, const std::string& queue,
                          const std::string& node) {
-    return R"({"metadata":{"name":")" + name +
-           R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
-           R"("},"creationTimestamp":"2026-12-01T08:00:00Z"},"spec":{"schedulerName":"kai-scheduler","nodeName":")" +
-           node + R"(","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},
-           "status":{"startTime":"2026-12-01T08:00:00Z"}})";
+    return kube::ToJson(kube::BuildJson(kube::JsonObject{
+        {"metadata", kube::JsonObject{{"name", name},
+                                      {"namespace", "ns"},
+                                      {"labels", kube::JsonObject{{"kai.scheduler/queue", queue}}},
+                                      {"creationTimestamp", "2026-12-01T08:00:00Z"}}},
+        {"spec",
+         kube::JsonObject{
+             {"schedulerName", "kai-scheduler"},
+             {"nodeName", node},
+             {"containers",
+              kube::JsonArray{kube::JsonObject{
+                  {"name", "c"},
+                  {"resources",
+                   kube::JsonObject{{"limits", kube::JsonObject{{"nvidia.com/gpu", "1"}}}}}}}}}},
+        {"status", kube::JsonObject{{"startTime", "2026-12-01T08:00:00Z"}}}}));
   }
 
   std::string NodeOf(const std::string& name) { return FakeCluster::NodeOf("ns", name); }
@@ -59,13 +69,21 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
   // asking for 3 CPUs, so a node of 8 takes two.
   static std::string GangPod(const std::string& name, const std::string& group,
                              const std::string& sub) {
-    const std::string sub_label =
-        sub.empty() ? "" : R"(,"kai.scheduler/subgroup-name":")" + sub + R"(")";
-    return R"({"metadata":{"name":")" + name +
-           R"(","namespace":"ns","labels":{"kai.scheduler/queue":"a")" + sub_label +
-           R"(},"annotations":{"pod-group-name":")" + group +
-           R"("},"creationTimestamp":"2026-12-01T08:00:00Z"},"spec":{"schedulerName":"kai-scheduler",
-           "containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}})";
+    kube::JsonObject labels{{"kai.scheduler/queue", "a"}};
+    if (!sub.empty()) labels.Set("kai.scheduler/subgroup-name", sub);
+    return kube::ToJson(kube::BuildJson(kube::JsonObject{
+        {"metadata", kube::JsonObject{{"name", name},
+                                      {"namespace", "ns"},
+                                      {"labels", labels},
+                                      {"annotations", kube::JsonObject{{"pod-group-name", group}}},
+                                      {"creationTimestamp", "2026-12-01T08:00:00Z"}}},
+        {"spec", kube::JsonObject{
+                     {"schedulerName", "kai-scheduler"},
+                     {"containers",
+                      kube::JsonArray{kube::JsonObject{
+                          {"name", "c"},
+                          {"resources",
+                           kube::JsonObject{{"requests", kube::JsonObject{{"cpu", "3"}}}}}}}}}}}));
   }
 
   // The sub-group tests' start: PodGroup ns/job of queue a, minMember 1,
@@ -75,9 +93,11 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
     view_.DeletePod(Json(Pod("over", "b", "n1")));
     view_.DeletePod(Json(Pod("owed", "a", "")));
     Add(res::kPodGroups, "ns",
-        R"({"metadata":{"name":"job","namespace":"ns"},"spec":{"minMember":1,"queue":"a",
-        "subGroups":)" +
-            sub_groups + "}}");
+        kube::ToJson(kube::BuildJson(kube::JsonObject{
+            {"metadata", kube::JsonObject{{"name", "job"}, {"namespace", "ns"}}},
+            {"spec", kube::JsonObject{{"minMember", 1},
+                                      {"queue", "a"},
+                                      {"subGroups", kube::JsonValue(Json(sub_groups))}}}})));
   }
 
   // The messages of the Unschedulable Events about pod ns/name.
@@ -161,10 +181,19 @@ TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeav
   const int64_t now = 1796119200;
   auto add_cpu_pod = [&](const std::string& name, const std::string& queue) {
     Add(res::kPods, "ns",
-        R"({"metadata":{"name":")" + name +
-            R"(","namespace":"ns","labels":{"kai.scheduler/queue":")" + queue +
-            R"("}},"spec":{"schedulerName":"kai-scheduler",
-        "containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}})");
+        kube::ToJson(kube::BuildJson(kube::JsonObject{
+            {"metadata",
+             kube::JsonObject{{"name", name},
+                              {"namespace", "ns"},
+                              {"labels", kube::JsonObject{{"kai.scheduler/queue", queue}}}}},
+            {"spec",
+             kube::JsonObject{
+                 {"schedulerName", "kai-scheduler"},
+                 {"containers",
+                  kube::JsonArray{kube::JsonObject{
+                      {"name", "c"},
+                      {"resources",
+                       kube::JsonObject{{"requests", kube::JsonObject{{"cpu", "1"}}}}}}}}}}})));
   };
   CycleStats s = Cycle(now);
   ASSERT_EQ(s.nominated, 1u);
@@ -182,10 +211,10 @@ TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeav
   EXPECT_EQ(NodeOf("owed"), "") << "still nominated: its victim has not gone";
   // Now the informer shows the victim terminating: it holds its GPU as a
   // holder, and a CPU pod still fits beside it and the nomination.
-  std::string leaving = Pod("over", "b", "n1");
-  leaving.replace(leaving.find("\"creationTimestamp\""), 0,
-                  R"("deletionTimestamp":"2026-12-01T09:00:00Z","resourceVersion":"leaving",)");
-  view_.UpsertPod(Json(leaving));
+  kube::Object leaving = Json(Pod("over", "b", "n1"));
+  kube::SetString(leaving, {"metadata"}, "deletionTimestamp", "2026-12-01T09:00:00Z");
+  kube::SetString(leaving, {"metadata"}, "resourceVersion", "leaving");
+  view_.UpsertPod(leaving);
   add_cpu_pod("cpu-c", "a");
   s = Cycle(now + 2);
   EXPECT_EQ(NodeOf("cpu-c"), "n1") << ::testing::PrintToString(WaitReasons("cpu-c"));

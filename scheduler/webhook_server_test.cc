@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kube/base64.h"
+#include "kube/json_builder.h"
 #include "kube/loopback.h"
 #include "kube/tls_stream.h"
 
@@ -28,27 +29,40 @@ TEST(WebhookConfigurationTest, TwoWebhooksOnlyTheSharingOneFailsClosed) {
       "'gpu-memory' in object.metadata.annotations)";
   auto hook = [&](const std::string& name, const std::string& policy,
                   const std::string& condition) {
-    return R"({"name":")" + name +
-           R"(","admissionReviewVersions":["v1"],"sideEffects":"None","timeoutSeconds":5,)"
-           R"("failurePolicy":")" +
-           policy +
-           R"(","reinvocationPolicy":"IfNeeded","clientConfig":{"url":"https://127.0.0.1:9443/mutate",)"
-           R"("caBundle":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="},)"
-           R"("rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],)"
-           R"("resources":["pods"],"scope":"Namespaced"}],)"
-           R"("namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name",)"
-           R"("operator":"NotIn","values":["vtenant-reservation","kube-system"]}]},)"
-           R"("matchConditions":[{"name":"ours","expression":"object.spec.schedulerName == 'kai-scheduler'"},)"
-           R"({"name":"share","expression":")" +
-           condition + R"("}]})";
+    return kube::JsonObject{
+        {"name", name},
+        {"admissionReviewVersions", kube::JsonArray{"v1"}},
+        {"sideEffects", "None"},
+        {"timeoutSeconds", 5},
+        {"failurePolicy", policy},
+        {"reinvocationPolicy", "IfNeeded"},
+        {"clientConfig",
+         kube::JsonObject{{"url", "https://127.0.0.1:9443/mutate"},
+                          {"caBundle", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}},
+        {"rules", kube::JsonArray{kube::JsonObject{{"operations", kube::JsonArray{"CREATE"}},
+                                                   {"apiGroups", kube::JsonArray{""}},
+                                                   {"apiVersions", kube::JsonArray{"v1"}},
+                                                   {"resources", kube::JsonArray{"pods"}},
+                                                   {"scope", "Namespaced"}}}},
+        {"namespaceSelector",
+         kube::JsonObject{{"matchExpressions", kube::JsonArray{kube::JsonObject{
+                                                   {"key", "kubernetes.io/metadata.name"},
+                                                   {"operator", "NotIn"},
+                                                   {"values", kube::JsonArray{"vtenant-reservation",
+                                                                              "kube-system"}}}}}}},
+        {"matchConditions",
+         kube::JsonArray{
+             kube::JsonObject{{"name", "ours"},
+                              {"expression", "object.spec.schedulerName == 'kai-scheduler'"}},
+             kube::JsonObject{{"name", "share"}, {"expression", condition}}}}};
   };
-  const kube::Object want =
-      kube::ParseJson(
-          R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration",)"
-          R"("metadata":{"name":"vtenant-scheduler"},"webhooks":[)" +
-          hook("gpu-sharing.vtenant.io", "Fail", sharing) + "," +
-          hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")") + "]}")
-          .value();
+  const kube::Object want = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "admissionregistration.k8s.io/v1"},
+      {"kind", "MutatingWebhookConfiguration"},
+      {"metadata", kube::JsonObject{{"name", "vtenant-scheduler"}}},
+      {"webhooks",
+       kube::JsonArray{hook("gpu-sharing.vtenant.io", "Fail", sharing),
+                       hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")")}}});
   EXPECT_TRUE(config == want) << kube::ToJson(config);
 }
 
