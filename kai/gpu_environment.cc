@@ -15,7 +15,24 @@ std::string DirectEnvConfigMapName(std::string_view prefix, ContainerRef contain
 }
 
 std::string GpuConfigMapVolumeName(std::string_view prefix, ContainerRef container) {
-  return GpuConfigMapName(prefix, container) + "-vol";
+  // A ConfigMap's name is a DNS subdomain (dots, from a dotted pod name),
+  // a volume's a DNS label: as KAI's binder makes it, lower case, each run
+  // of other characters one "-", and no "-" at either end.
+  std::string volume;
+  bool in_run = false;
+  for (char c : GpuConfigMapName(prefix, container) + "-vol") {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') {
+      volume += c;
+      in_run = false;
+    } else if (!in_run) {
+      volume += '-';
+      in_run = true;
+    }
+  }
+  const size_t first = volume.find_first_not_of('-');
+  if (first == std::string::npos) return "";
+  return volume.substr(first, volume.find_last_not_of('-') - first + 1);
 }
 
 std::string FormatGpuPortion(int64_t portion_milli) {

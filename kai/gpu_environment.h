@@ -34,7 +34,10 @@ std::string GpuConfigMapName(std::string_view prefix, ContainerRef container);
 // GpuConfigMapName + "-evar".
 std::string DirectEnvConfigMapName(std::string_view prefix, ContainerRef container);
 
-// GpuConfigMapName + "-vol".
+// GpuConfigMapName + "-vol", made a DNS label as KAI's binder makes it:
+// lower case, each run of other characters than a-z, 0-9 and "-" one "-",
+// no "-" at either end ("train.v2-abcdefg-shared-gpu-0-vol" becomes
+// "train-v2-abcdefg-shared-gpu-0-vol").
 std::string GpuConfigMapVolumeName(std::string_view prefix, ContainerRef container);
 
 // A portion of one device, in thousandths, as KAI's scheduler writes it:

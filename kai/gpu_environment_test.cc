@@ -14,6 +14,15 @@ TEST(GpuConfigMapNameTest, ContainerIndexAndInitMarker) {
   EXPECT_EQ(GpuConfigMapVolumeName("p", {}), "p-0-vol");
 }
 
+// A pod's name may have dots, which a volume's may not: the pod would be
+// refused at creation.
+TEST(GpuConfigMapNameTest, TheVolumeNameIsADnsLabel) {
+  EXPECT_EQ(GpuConfigMapVolumeName("train.v2-abcdefg-shared-gpu", {}),
+            "train-v2-abcdefg-shared-gpu-0-vol");
+  EXPECT_EQ(GpuConfigMapVolumeName("a..b-c", {}), "a-b-c-0-vol");
+  EXPECT_EQ(GpuConfigMapVolumeName(".Web", {.init = true, .index = 1}), "web-i1-vol");
+}
+
 TEST(FormatGpuPortionTest, TwoDecimalsAsKaiSchedulerWritesThem) {
   EXPECT_EQ(FormatGpuPortion(500), "0.50");
   EXPECT_EQ(FormatGpuPortion(330), "0.33");

@@ -26,10 +26,15 @@ std::string ConfigMapPrefix(const Value& pod, const std::string& suffix) {
   }
   if (base.empty()) base = std::string(kube::Name(pod));
   if (base.empty()) base = std::string(kube::GetString(pod, {"metadata", "generateName"}));
-  while (!base.empty() && base.back() == '-') base.pop_back();
+  // No "-" or "." before the "-" that follows (a name cut there, or a
+  // generateName), as KAI trims it.
+  auto trim = [&base] {
+    while (!base.empty() && (base.back() == '-' || base.back() == '.')) base.pop_back();
+  };
+  trim();
   constexpr size_t kMaxBase = 63 - 13 - 10 - 2 - 5;  // KAI's budget
   if (base.size() > kMaxBase) base.resize(kMaxBase);
-  while (!base.empty() && base.back() == '-') base.pop_back();
+  trim();
   if (base.empty()) base = "pod";
   return base + "-" + suffix + "-shared-gpu";
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
@@ -77,6 +78,29 @@ TEST(AdmissionTest, AnInitContainerIsNamedWithI) {
                             {"valueFrom", "configMapKeyRef", "name"}),
             "p-abcdefg-shared-gpu-i0");
   EXPECT_FALSE(got["spec"]["containers"][0].HasMember("env"));
+}
+
+// A dotted pod name is a valid ConfigMap name but not a volume name; a
+// name cut at a dot leaves none before the suffix.
+TEST(AdmissionTest, ADottedPodNameGivesAValidVolumeName) {
+  kube::Object pod = Json(R"({"metadata":{"annotations":{"gpu-fraction":"0.5"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"main"}]}})");
+  for (const auto& [name, configmap, volume] :
+       {std::tuple<std::string, std::string, std::string>{
+            "train.v2", "train.v2-abcdefg-shared-gpu-0", "train-v2-abcdefg-shared-gpu-0-vol"},
+        // Cut to KAI's 33 characters, the last a dot.
+        {"abcdefghijklmnopqrstuvwxyz012345.tail",
+         "abcdefghijklmnopqrstuvwxyz012345-abcdefg-shared-gpu-0",
+         "abcdefghijklmnopqrstuvwxyz012345-abcdefg-shared-gpu-0-vol"}}) {
+    SCOPED_TRACE(name);
+    kube::SetString(pod, {"metadata"}, "name", name);
+    Result<std::string> patch = MutatePod(pod, Fixed());
+    ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+    const kube::Object got = Patched(pod, *patch);
+    const rapidjson::Value& added = got["spec"]["volumes"][0];
+    EXPECT_EQ(kube::GetString(added, {"name"}), volume);
+    EXPECT_EQ(kube::GetString(added, {"configMap", "name"}), configmap);
+  }
 }
 
 TEST(AdmissionTest, ANamedContainerThatIsNotThereIsRefused) {
