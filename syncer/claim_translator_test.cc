@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
@@ -10,102 +11,111 @@ namespace {
 
 using testing::Json;
 using testing::NlpConfig;
+using testing::WithMembers;
 
-// A claim of ReadWriteOnce, and of 10Gi unless `spec` asks otherwise.
-kube::Object Claim(const std::string& spec) {
-  const std::string resources = spec.find("\"resources\"") == std::string::npos
-                                    ? R"(,"resources":{"requests":{"storage":"10Gi"}})"
-                                    : "";
-  return Json(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data",
-      "namespace":"ml","uid":"c1"},"spec":{"accessModes":["ReadWriteOnce"])" +
-              resources + spec + "}}");
+// A claim of ReadWriteOnce and 10Gi, with the members of `spec` set on its
+// spec (resources of its own replace the 10Gi).
+kube::Object Claim(const kube::JsonObject& spec = {}) {
+  kube::JsonObject claim_spec{
+      {"accessModes", kube::JsonArray{"ReadWriteOnce"}},
+      {"resources", kube::JsonObject{{"requests", kube::JsonObject{{"storage", "10Gi"}}}}}};
+  for (const auto& [key, value] : spec.members()) claim_spec.Set(key, value);
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolumeClaim"},
+      {"metadata", kube::JsonObject{{"name", "data"}, {"namespace", "ml"}, {"uid", "c1"}}},
+      {"spec", std::move(claim_spec)}});
 }
 
 // One row per decision on a claim's spec.
 TEST(ClaimTranslatorTest, Table) {
   const SyncerConfig config = NlpConfig();
   ClaimTranslator translator(config);
-  const std::string clone_of_own =
-      R"({"kind":"PersistentVolumeClaim","name":")" + HostName("golden", "ml", "nlp") + R"("})";
+  const kube::JsonObject clone_of_own{{"kind", "PersistentVolumeClaim"},
+                                      {"name", HostName("golden", "ml", "nlp")}};
   struct Row {
     const char* decision;
-    std::string spec;       // members added to the virtual spec
-    std::string host_spec;  // members added to the host spec; unused when refused
-    std::string refusal;    // the refusal's reason and a word of its message, or ""
+    std::string spec;            // JSON: members added to the virtual spec
+    kube::JsonObject host_spec;  // members added to the host spec; unused when refused
+    std::string refusal;         // the refusal's reason and a word of its message, or ""
     DroppedFields dropped;
   } rows[] = {
-      {"access modes and the storage request travel", "", "", "", {}},
+      {"access modes and the storage request travel", "{}", {}, "", {}},
       {"volumeMode and a storage limit travel",
-       R"(,"volumeMode":"Block","resources":{"requests":{"storage":"10Gi"},"limits":{"storage":"20Gi"}})",
-       R"(,"volumeMode":"Block","resources":{"requests":{"storage":"10Gi"},"limits":{"storage":"20Gi"}})",
+       R"({"volumeMode":"Block",)"
+       R"("resources":{"requests":{"storage":"10Gi"},"limits":{"storage":"20Gi"}}})",
+       WithMembers({},
+                   R"({"volumeMode":"Block",)"
+                   R"("resources":{"requests":{"storage":"10Gi"},"limits":{"storage":"20Gi"}}})"),
        "",
        {}},
       {"the host's storage and volume attributes classes are the platform's offer: kept",
-       R"(,"storageClassName":"fast","volumeAttributesClassName":"gold")",
-       R"(,"storageClassName":"fast","volumeAttributesClassName":"gold")",
+       R"({"storageClassName":"fast","volumeAttributesClassName":"gold"})",
+       WithMembers({}, R"({"storageClassName":"fast","volumeAttributesClassName":"gold"})"),
        "",
        {}},
       {"a clone of a claim of the same namespace clones its host copy",
-       R"(,"dataSource":{"kind":"PersistentVolumeClaim","name":"golden"},
-          "dataSourceRef":{"kind":"PersistentVolumeClaim","name":"golden"})",
-       ",\"dataSource\":" + clone_of_own + ",\"dataSourceRef\":" + clone_of_own,
+       R"({"dataSource":{"kind":"PersistentVolumeClaim","name":"golden"},
+          "dataSourceRef":{"kind":"PersistentVolumeClaim","name":"golden"}})",
+       {{"dataSource", clone_of_own}, {"dataSourceRef", clone_of_own}},
        "",
        {}},
       {"a dataSourceRef naming the claim's own namespace is the same",
-       R"(,"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"golden","namespace":"ml"})",
-       ",\"dataSourceRef\":" + clone_of_own,
+       R"({"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"golden","namespace":"ml"}})",
+       {{"dataSourceRef", clone_of_own}},
        "",
        {}},
       {"hostile: a name that is not the tenant's cannot be reached (its host copy's name is)",
-       R"(,"dataSource":{"kind":"PersistentVolumeClaim","name":"data-vc-nlp-0"})",
-       R"(,"dataSource":{"kind":"PersistentVolumeClaim","name":")" +
-           HostName("data-vc-nlp-0", "ml", "nlp") + R"("})",
+       R"({"dataSource":{"kind":"PersistentVolumeClaim","name":"data-vc-nlp-0"}})",
+       {{"dataSource", kube::JsonObject{{"kind", "PersistentVolumeClaim"},
+                                        {"name", HostName("data-vc-nlp-0", "ml", "nlp")}}}},
        "",
        {}},
       {"hostile: a claim of another namespace is refused",
-       R"(,"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"weights","namespace":"vtenant-vision"})",
-       "",
+       R"({"dataSourceRef":{"kind":"PersistentVolumeClaim","name":"weights",)"
+       R"("namespace":"vtenant-vision"}})",
+       {},
        "VolumeClaimNotAllowed: namespace vtenant-vision",
        {}},
       {"hostile: binding a named volume is refused",
-       R"(,"volumeName":"pv-vision-weights")",
-       "",
+       R"({"volumeName":"pv-vision-weights"})",
+       {},
        "VolumeClaimNotAllowed: spec.volumeName",
        {}},
       {"hostile: picking volumes by label is refused",
-       R"(,"selector":{"matchLabels":{"team":"vision"}})",
-       "",
+       R"({"selector":{"matchLabels":{"team":"vision"}}})",
+       {},
        "VolumeClaimNotAllowed: selector",
        {}},
       {"hostile: even an empty selector (every volume) is refused",
-       R"(,"selector":{})",
-       "",
+       R"({"selector":{}})",
+       {},
        "VolumeClaimNotAllowed: selector",
        {}},
       {"a VolumeSnapshot never reaches the host: refused",
-       R"(,"dataSource":{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"s1"})",
-       "",
+       R"({"dataSource":{"apiGroup":"snapshot.storage.k8s.io","kind":"VolumeSnapshot","name":"s1"}})",
+       {},
        "VolumeClaimNotAllowed: VolumeSnapshot",
        {}},
       {"a volume populator's object is refused",
-       R"(,"dataSourceRef":{"apiGroup":"example.com","kind":"Dataset","name":"imagenet"})",
-       "",
+       R"({"dataSourceRef":{"apiGroup":"example.com","kind":"Dataset","name":"imagenet"}})",
+       {},
        "VolumeClaimNotAllowed: Dataset",
        {}},
       {"empty volumeName and null selector are no request",
-       R"(,"volumeName":"","selector":null)",
-       "",
+       R"({"volumeName":"","selector":null})",
+       {},
        "",
        {}},
       {"a member no translator knows is left out and reported",
-       R"(,"shiny":true)",
-       "",
+       R"({"shiny":true})",
+       {},
        "",
        {"spec.shiny"}},
   };
   for (const Row& row : rows) {
     TranslationNotes notes;
-    kube::Object host = translator.ToHost(Claim(row.spec), &notes);
+    kube::Object host = translator.ToHost(Claim(WithMembers({}, row.spec)), &notes);
     EXPECT_EQ(kube::Name(host), HostName("data", "ml", "nlp")) << row.decision;
     EXPECT_EQ(notes.dropped, row.dropped) << row.decision;
     EXPECT_TRUE(notes.warnings.empty()) << row.decision;
@@ -128,7 +138,7 @@ TEST(ClaimTranslatorTest, Table) {
 TEST(ClaimTranslatorTest, UpdateGrowsTheRequestAndKeepsWhatTheHostBound) {
   const SyncerConfig config = NlpConfig();
   ClaimTranslator translator(config);
-  kube::Object pvc = Claim("");
+  kube::Object pvc = Claim();
   kube::Object host = translator.ToHost(pvc);
   kube::SetString(host, {"spec"}, "volumeName", "pvc-1234");  // the host's binder
   EXPECT_FALSE(translator.Update(translator.ToHost(pvc), host));

@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {
 
+using testing::HostPodRef;
 using testing::Json;
 using testing::NlpConfig;
 
@@ -86,31 +88,28 @@ TEST(HostTargetRefTest, APodRefStaysInsideTheTenant) {
   struct Row {
     const char* decision;
     std::string ref;
-    std::string host;  // "" when dropped
+    std::string host_pod;  // the host pod the host ref names; "" when dropped
   } rows[] = {
       {"a pod of the same namespace is its host pod",
        R"({"kind":"Pod","name":"db-0","uid":"u","resourceVersion":"3"})",
-       R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" + HostName("db-0", "ml", "nlp") +
-           R"("})"},
+       HostName("db-0", "ml", "nlp")},
       {"a pod of another virtual namespace is the tenant's host pod of it",
-       R"({"kind":"Pod","namespace":"data","name":"db-0"})",
-       R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" + HostName("db-0", "data", "nlp") +
-           R"("})"},
+       R"({"kind":"Pod","namespace":"data","name":"db-0"})", HostName("db-0", "data", "nlp")},
       {"hostile: another tenant's host namespace still names this tenant's pod",
        R"({"kind":"Pod","namespace":"vtenant-vision","name":"train"})",
-       R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" +
-           HostName("train", "vtenant-vision", "nlp") + R"("})"},
+       HostName("train", "vtenant-vision", "nlp")},
       {"hostile: anything but a pod is dropped", R"({"kind":"Node","name":"l40s-0"})", ""},
       {"a pod without a name is dropped", R"({"kind":"Pod"})", ""},
   };
   for (const Row& row : rows) {
     std::optional<rapidjson::Value> host =
         HostTargetRef(Json(row.ref), "ml", config, doc.GetAllocator());
-    if (row.host.empty()) {
+    if (row.host_pod.empty()) {
       EXPECT_FALSE(host) << row.decision;
     } else {
       ASSERT_TRUE(host) << row.decision;
-      EXPECT_EQ(*host, Json(row.host)) << row.decision << ": " << kube::ToJson(*host);
+      EXPECT_EQ(*host, kube::BuildJson(HostPodRef(row.host_pod)))
+          << row.decision << ": " << kube::ToJson(*host);
     }
   }
 }

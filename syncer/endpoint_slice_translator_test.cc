@@ -2,30 +2,35 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {
 
+using testing::HostPodRef;
 using testing::Json;
 using testing::NlpConfig;
 using testing::OneNodeNetwork;
+using testing::WithMembers;
 
 // The address of the tenant's one host pod in OneNodeNetwork.
 constexpr char kTenantPodIp[] = "10.244.0.7";
 
-kube::Object Slice(const std::string& labels) {
-  return Json(R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
-      "metadata":{"name":"db-1","namespace":"ml","uid":"s1","resourceVersion":"9",
-                  "labels":{)" +
-              labels + R"(}},
+// Slice ml/db-1 with `labels`: an endpoint of the tenant's pod, one naming
+// a Node, and a bare one.
+kube::Object Slice(const kube::JsonObject& labels) {
+  kube::Object slice = Json(R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+      "metadata":{"name":"db-1","namespace":"ml","uid":"s1","resourceVersion":"9","labels":{}},
       "addressType":"IPv4","ports":[{"name":"pg","port":5432,"protocol":"TCP"}],
       "endpoints":[
         {"addresses":["10.244.0.7"],"conditions":{"ready":true},"nodeName":"l40s-0",
          "targetRef":{"kind":"Pod","name":"db-0","uid":"virtual-uid","resourceVersion":"3"}},
         {"addresses":["192.168.5.10"],"targetRef":{"kind":"Node","name":"edge-1"}},
         {"addresses":["192.168.5.11"]}]})");
+  slice["metadata"]["labels"] = kube::JsonValue(labels).ToRapidJson(slice.GetAllocator());
+  return slice;
 }
 
 TEST(EndpointSliceTranslatorTest, OnlyHandWrittenSlicesOfSelectorlessServicesTravel) {
@@ -33,29 +38,29 @@ TEST(EndpointSliceTranslatorTest, OnlyHandWrittenSlicesOfSelectorlessServicesTra
       Json(R"({"metadata":{"name":"db","namespace":"ml"},"spec":{"ports":[{"port":5432}]}})");
   kube::Object with_selector = Json(R"({"metadata":{"name":"db","namespace":"ml"},
       "spec":{"selector":{"app":"db"}}})");
-  EXPECT_TRUE(EndpointSliceTranslator::Wanted(Slice(R"("kubernetes.io/service-name":"db")"),
+  EXPECT_TRUE(EndpointSliceTranslator::Wanted(Slice({{"kubernetes.io/service-name", "db"}}),
                                               &selectorless));
-  EXPECT_TRUE(EndpointSliceTranslator::Wanted(Slice(R"("kubernetes.io/service-name":"db",
-               "endpointslice.kubernetes.io/managed-by":"team.example.com/db-operator")"),
-                                              &selectorless));
+  EXPECT_TRUE(EndpointSliceTranslator::Wanted(
+      Slice({{"kubernetes.io/service-name", "db"},
+             {"endpointslice.kubernetes.io/managed-by", "team.example.com/db-operator"}}),
+      &selectorless));
   // Made by the virtual cluster's controllers: the host makes its own.
   for (const char* manager :
        {"endpointslice-controller.k8s.io", "endpointslicemirroring-controller.k8s.io"}) {
-    EXPECT_FALSE(
-        EndpointSliceTranslator::Wanted(Slice(std::string(R"("kubernetes.io/service-name":"db",
-                             "endpointslice.kubernetes.io/managed-by":")") +
-                                              manager + "\""),
-                                        &selectorless))
+    EXPECT_FALSE(EndpointSliceTranslator::Wanted(
+        Slice({{"kubernetes.io/service-name", "db"},
+               {"endpointslice.kubernetes.io/managed-by", manager}}),
+        &selectorless))
         << manager;
   }
   // No Service named, the Service gone, or one with a selector.
-  EXPECT_FALSE(EndpointSliceTranslator::Wanted(Slice(R"("app":"db")"), &selectorless));
+  EXPECT_FALSE(EndpointSliceTranslator::Wanted(Slice({{"app", "db"}}), &selectorless));
   EXPECT_FALSE(
-      EndpointSliceTranslator::Wanted(Slice(R"("kubernetes.io/service-name":"db")"), nullptr));
-  EXPECT_FALSE(EndpointSliceTranslator::Wanted(Slice(R"("kubernetes.io/service-name":"db")"),
+      EndpointSliceTranslator::Wanted(Slice({{"kubernetes.io/service-name", "db"}}), nullptr));
+  EXPECT_FALSE(EndpointSliceTranslator::Wanted(Slice({{"kubernetes.io/service-name", "db"}}),
                                                &with_selector));
   // The virtual API server's own stays virtual.
-  kube::Object api = Slice(R"("kubernetes.io/service-name":"kubernetes")");
+  kube::Object api = Slice({{"kubernetes.io/service-name", "kubernetes"}});
   kube::SetString(api, {"metadata"}, "namespace", "default");
   EXPECT_FALSE(EndpointSliceTranslator::Wanted(api, &selectorless));
 }
@@ -64,7 +69,7 @@ TEST(EndpointSliceTranslatorTest, HostCopyPointsAtTheHostServiceAndHostPods) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
   TranslationNotes notes;
-  kube::Object host = translator.ToHost(Slice(R"("kubernetes.io/service-name":"db")"),
+  kube::Object host = translator.ToHost(Slice({{"kubernetes.io/service-name", "db"}}),
                                         OneNodeNetwork(kTenantPodIp), &notes);
   EXPECT_EQ(kube::Name(host), "db-1-x-ml-x-nlp");
   EXPECT_EQ(kube::Namespace(host), "vtenant-nlp");
@@ -95,76 +100,82 @@ TEST(EndpointSliceTranslatorTest, HostCopyPointsAtTheHostServiceAndHostPods) {
 TEST(EndpointSliceTranslatorTest, Table) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
-  const std::string own_pod = R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" +
-                              HostName("x", "vtenant-vision", "nlp") + R"("})";
   struct Row {
     const char* decision;
-    std::string labels;
-    std::string body;       // addressType, ports, endpoints
-    std::string host_body;  // the host copy's, exactly; unused when refused
-    std::string warned;     // a word of the EndpointAddressNotAllowed warning, or ""
+    kube::JsonObject labels;
+    std::string body;        // JSON: addressType, ports, endpoints
+    kube::Object host_body;  // the host copy's, exactly; unused when refused
+    std::string warned;      // a word of the EndpointAddressNotAllowed warning, or ""
     bool refused;
     DroppedFields dropped;
   } rows[] = {
       {"hostile: the service-name label names the host Service, the managed-by label the "
        "syncer, whatever the tenant wrote",
-       R"("kubernetes.io/service-name":"db","endpointslice.kubernetes.io/managed-by":"x.k8s.io")",
-       R"("addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}])",
+       {{"kubernetes.io/service-name", "db"},
+        {"endpointslice.kubernetes.io/managed-by", "x.k8s.io"}},
        R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}]})",
+       Json(R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}]})"),
        "",
        false,
        {}},
       {"hostile: a targetRef to another tenant's pod names a pod of this tenant",
-       R"("kubernetes.io/service-name":"db")",
-       R"("addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],
-          "targetRef":{"kind":"Pod","namespace":"vtenant-vision","name":"x","uid":"u"}}])",
-       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],"targetRef":)" +
-           own_pod + "}]}",
+       {{"kubernetes.io/service-name", "db"}},
+       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],
+          "targetRef":{"kind":"Pod","namespace":"vtenant-vision","name":"x","uid":"u"}}]})",
+       kube::BuildJson(kube::JsonObject{
+           {"addressType", "IPv4"},
+           {"endpoints", kube::JsonArray{kube::JsonObject{
+                             {"addresses", kube::JsonArray{"192.168.5.10"}},
+                             {"targetRef", HostPodRef(HostName("x", "vtenant-vision", "nlp"))}}}}}),
        "",
        false,
        {}},
       {"hostile: a node's address, another tenant's pod and the metadata service are left off, "
        "and an endpoint left without addresses goes",
-       R"("kubernetes.io/service-name":"db")",
-       R"("addressType":"IPv4","endpoints":[
+       {{"kubernetes.io/service-name", "db"}},
+       R"({"addressType":"IPv4","endpoints":[
           {"addresses":["192.168.0.2"],"conditions":{"ready":true}},
           {"addresses":["10.244.0.9"]},{"addresses":["169.254.169.254"]},
           {"addresses":["10.244.0.7"],"conditions":{"ready":true,"serving":true},
-           "zone":"a","hints":{"forZones":[{"name":"a"}]}}])",
-       R"({"addressType":"IPv4","endpoints":[{"addresses":["10.244.0.7"],
+           "zone":"a","hints":{"forZones":[{"name":"a"}]}}]})",
+       Json(R"({"addressType":"IPv4","endpoints":[{"addresses":["10.244.0.7"],
           "conditions":{"ready":true,"serving":true},"zone":"a",
-          "hints":{"forZones":[{"name":"a"}]}}]})",
+          "hints":{"forZones":[{"name":"a"}]}}]})"),
        "192.168.0.2 (an address of host Node l40s-0)",
        false,
        {}},
       {"hostile: an FQDN slice is refused",
-       R"("kubernetes.io/service-name":"db")",
-       R"("addressType":"FQDN","endpoints":[{"addresses":["kubernetes.default.svc"]}])",
-       "",
+       {{"kubernetes.io/service-name", "db"}},
+       R"({"addressType":"FQDN","endpoints":[{"addresses":["kubernetes.default.svc"]}]})",
+       {},
        "",
        true,
        {}},
       {"IPv6 slices travel",
-       R"("kubernetes.io/service-name":"db")",
-       R"("addressType":"IPv6","endpoints":[{"addresses":["2001:db8::10"]}])",
+       {{"kubernetes.io/service-name", "db"}},
        R"({"addressType":"IPv6","endpoints":[{"addresses":["2001:db8::10"]}]})",
+       Json(R"({"addressType":"IPv6","endpoints":[{"addresses":["2001:db8::10"]}]})"),
        "",
        false,
        {}},
       {"members no translator knows are left out and reported",
-       R"("kubernetes.io/service-name":"db")",
-       R"("addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],
-          "deprecatedTopology":{"a":"b"}}],"ports":[{"port":1,"shiny":true}])",
-       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}],
-          "ports":[{"port":1}]})",
+       {{"kubernetes.io/service-name", "db"}},
+       R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"],
+          "deprecatedTopology":{"a":"b"}}],"ports":[{"port":1,"shiny":true}]})",
+       Json(R"({"addressType":"IPv4","endpoints":[{"addresses":["192.168.5.10"]}],
+          "ports":[{"port":1}]})"),
        "",
        false,
        {"ports[].shiny", "endpoints[].deprecatedTopology"}},
   };
   for (const Row& row : rows) {
-    kube::Object slice = Json(R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
-        "metadata":{"name":"db-1","namespace":"ml","uid":"s1","labels":{)" +
-                              row.labels + "}}," + row.body + "}");
+    kube::Object slice = kube::BuildJson(WithMembers(
+        {{"apiVersion", "discovery.k8s.io/v1"},
+         {"kind", "EndpointSlice"},
+         {"metadata",
+          kube::JsonObject{
+              {"name", "db-1"}, {"namespace", "ml"}, {"uid", "s1"}, {"labels", row.labels}}}},
+        row.body));
     TranslationNotes notes;
     kube::Object host = translator.ToHost(slice, OneNodeNetwork(kTenantPodIp), &notes);
     EXPECT_EQ(kube::Label(host, kServiceNameLabel), HostName("db", "ml", "nlp")) << row.decision;
@@ -174,7 +185,7 @@ TEST(EndpointSliceTranslatorTest, Table) {
     if (row.refused) continue;
     kube::Object body = kube::Clone(host);
     for (const char* m : {"apiVersion", "kind", "metadata"}) body.RemoveMember(m);
-    EXPECT_EQ(body, Json(row.host_body)) << row.decision << ": " << kube::ToJson(body);
+    EXPECT_EQ(body, row.host_body) << row.decision << ": " << kube::ToJson(body);
     if (row.warned.empty()) {
       EXPECT_TRUE(notes.warnings.empty()) << row.decision;
     } else {
@@ -191,7 +202,7 @@ TEST(EndpointSliceTranslatorTest, Table) {
 TEST(EndpointSliceTranslatorTest, UpdateCarriesChangedEndpointsOnly) {
   SyncerConfig config = NlpConfig();
   EndpointSliceTranslator translator(config);
-  kube::Object slice = Slice(R"("kubernetes.io/service-name":"db")");
+  kube::Object slice = Slice({{"kubernetes.io/service-name", "db"}});
   kube::Object host = translator.ToHost(slice, OneNodeNetwork(kTenantPodIp));
   kube::SetString(host, {"metadata"}, "resourceVersion", "41");
   EXPECT_FALSE(translator.Update(translator.ToHost(slice, OneNodeNetwork(kTenantPodIp)), host));

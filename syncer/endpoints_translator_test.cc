@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
 namespace {
 
+using testing::HostPodRef;
 using testing::Json;
 using testing::NlpConfig;
 using testing::OneNodeNetwork;
@@ -15,60 +17,65 @@ using testing::OneNodeNetwork;
 // The address of the tenant's one host pod in OneNodeNetwork.
 constexpr char kTenantPodIp[] = "10.244.0.4";
 
+// Endpoints ml/db of `subsets` (JSON).
 kube::Object Endpoints(const std::string& subsets) {
-  return Json(R"({"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"db",
-      "namespace":"ml","uid":"e1"},"subsets":)" +
-              subsets + "}");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Endpoints"},
+      {"metadata", kube::JsonObject{{"name", "db"}, {"namespace", "ml"}, {"uid", "e1"}}},
+      {"subsets", kube::JsonValue(Json(subsets))}});
 }
 
 // One row per decision on hand-written Endpoints.
 TEST(EndpointsTranslatorTest, Table) {
   const SyncerConfig config = NlpConfig();
   EndpointsTranslator translator(config);
-  const std::string own_pod = R"({"kind":"Pod","namespace":"vtenant-nlp","name":")" +
-                              HostName("db-1", "ml", "nlp") + R"("})";
   struct Row {
     const char* decision;
     std::string subsets;
-    std::string host_subsets;  // exactly
-    bool warned;               // EndpointAddressNotAllowed
+    kube::Object host_subsets;  // exactly
+    bool warned;                // EndpointAddressNotAllowed
     DroppedFields dropped;
   } rows[] = {
       {"an external address with its hostname and ports travels",
        R"([{"addresses":[{"ip":"192.168.5.10","hostname":"db-0"}],
             "ports":[{"name":"pg","port":5432,"protocol":"TCP","appProtocol":"postgresql"}]}])",
-       R"([{"addresses":[{"ip":"192.168.5.10","hostname":"db-0"}],
-            "ports":[{"name":"pg","port":5432,"protocol":"TCP","appProtocol":"postgresql"}]}])",
+       Json(R"([{"addresses":[{"ip":"192.168.5.10","hostname":"db-0"}],
+            "ports":[{"name":"pg","port":5432,"protocol":"TCP","appProtocol":"postgresql"}]}])"),
        false,
        {}},
       {"the tenant's own pod, its targetRef made the host pod's",
        R"([{"addresses":[{"ip":"10.244.0.4","nodeName":"l40s-0",
             "targetRef":{"kind":"Pod","name":"db-1","uid":"p1"}}],"ports":[{"port":5432}]}])",
-       R"([{"addresses":[{"ip":"10.244.0.4","nodeName":"l40s-0","targetRef":)" + own_pod +
-           R"(}],"ports":[{"port":5432}]}])",
+       kube::BuildJson(kube::JsonArray{kube::JsonObject{
+           {"addresses", kube::JsonArray{kube::JsonObject{
+                             {"ip", "10.244.0.4"},
+                             {"nodeName", "l40s-0"},
+                             {"targetRef", HostPodRef(HostName("db-1", "ml", "nlp"))}}}},
+           {"ports", kube::JsonArray{kube::JsonObject{{"port", 5432}}}}}}),
        false,
        {}},
       {"a targetRef to anything but a pod is dropped",
        R"([{"notReadyAddresses":[{"ip":"192.168.5.11",
             "targetRef":{"kind":"Service","namespace":"ml","name":"x"}}]}])",
-       R"([{"notReadyAddresses":[{"ip":"192.168.5.11"}]}])",
+       Json(R"([{"notReadyAddresses":[{"ip":"192.168.5.11"}]}])"),
        false,
        {}},
       {"hostile: a node's address, another tenant's pod and the metadata service are left off",
        R"([{"addresses":[{"ip":"192.168.0.2"},{"ip":"10.244.0.9"},{"ip":"192.168.5.10"}],
             "notReadyAddresses":[{"ip":"169.254.169.254"}],"ports":[{"port":80}]}])",
-       R"([{"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])",
+       Json(R"([{"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])"),
        true,
        {}},
       {"hostile: a subset left without addresses goes",
        R"([{"addresses":[{"ip":"192.168.0.2"}],"ports":[{"port":10250}]},
            {"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])",
-       R"([{"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])",
+       Json(R"([{"addresses":[{"ip":"192.168.5.10"}],"ports":[{"port":80}]}])"),
        true,
        {}},
       {"members no translator knows are left out and reported",
        R"([{"addresses":[{"ip":"192.168.5.10","shiny":1}],"shiny":2}])",
-       R"([{"addresses":[{"ip":"192.168.5.10"}]}])",
+       Json(R"([{"addresses":[{"ip":"192.168.5.10"}]}])"),
        false,
        {"subsets[].shiny", "subsets[].addresses[].shiny"}},
   };
@@ -77,7 +84,7 @@ TEST(EndpointsTranslatorTest, Table) {
     kube::Object host =
         translator.ToHost(Endpoints(row.subsets), OneNodeNetwork(kTenantPodIp), &notes);
     EXPECT_EQ(kube::Name(host), HostName("db", "ml", "nlp")) << row.decision;
-    EXPECT_EQ(host["subsets"], Json(row.host_subsets))
+    EXPECT_EQ(host["subsets"], row.host_subsets)
         << row.decision << ": " << kube::ToJson(host["subsets"]);
     EXPECT_EQ(notes.warnings.size(), row.warned ? 1u : 0u) << row.decision;
     if (row.warned) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
@@ -89,18 +90,20 @@ TEST(EventTranslatorTest, HostEventBecomesTheTeamsEventOnTheVirtualObject) {
   const EventTranslator translator(NlpConfig());
   const std::string trainer = HostName("trainer", "ml", "nlp");
   kube::Object host = Json(R"({"apiVersion":"v1","kind":"Event",
-      "metadata":{"name":")" +
-                           trainer + R"(.18a2","namespace":"vtenant-nlp","uid":")" + kUid +
-                           R"(","labels":{"x":"y"},"annotations":{"a":"b"}},
+      "metadata":{"namespace":"vtenant-nlp","labels":{"x":"y"},"annotations":{"a":"b"}},
       "involvedObject":{"apiVersion":"v1","kind":"Pod","namespace":"vtenant-nlp",
-        "name":")" + trainer +
-                           R"(","uid":"host-pod-uid","fieldPath":"spec.containers{work}"},
+        "uid":"host-pod-uid","fieldPath":"spec.containers{work}"},
       "type":"Warning","reason":"Reclaimed",
       "message":"reclaimed for job vtenant-vision/j of queue vision: queue nlp was above its fair share",
       "count":3,"firstTimestamp":"2026-12-02T11:00:00Z","lastTimestamp":"2026-12-02T11:05:00Z",
       "source":{"component":"vtenant-scheduler","host":"l40s-0"},
       "reportingInstance":"vtenant-scheduler-7d9c-x2","action":"Evict",
       "related":{"kind":"Pod","namespace":"vtenant-vision","name":"j"}})");
+  // The names the host gave: the Event's after its pod's host name, as the
+  // host's event recorder names it.
+  kube::SetString(host, {"metadata"}, "name", trainer + ".18a2");
+  kube::SetString(host, {"metadata"}, "uid", kUid);
+  kube::SetString(host, {"involvedObject"}, "name", trainer);
   const VirtualTarget pod{"v1", "Pod", "ml", "trainer", "virtual-pod-uid"};
   kube::Object event = translator.FromHost(host, pod, Known());
 
@@ -152,11 +155,15 @@ TEST(EventTranslatorTest, ALongMessageIsCutBetweenCharacters) {
   const EventTranslator translator(NlpConfig());
   const std::string trainer = HostName("trainer", "ml", "nlp");
   const std::string message = std::string(1023, 'a') + "\xc3\xa9" + "tail";
-  kube::Object host =
-      Json(R"({"apiVersion":"v1","kind":"Event","metadata":{"name":")" + trainer +
-           R"(.1","namespace":"vtenant-nlp","uid":")" + kUid +
-           R"("},"involvedObject":{"kind":"Pod","name":")" + trainer +
-           R"("},"type":"Warning","reason":"Long","message":")" + message + R"("})");
+  kube::Object host = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata",
+       kube::JsonObject{{"name", trainer + ".1"}, {"namespace", "vtenant-nlp"}, {"uid", kUid}}},
+      {"involvedObject", kube::JsonObject{{"kind", "Pod"}, {"name", trainer}}},
+      {"type", "Warning"},
+      {"reason", "Long"},
+      {"message", message}});
   const VirtualTarget pod{"v1", "Pod", "ml", "trainer", "virtual-pod-uid"};
   kube::Object event = translator.FromHost(host, pod, Known());
   EXPECT_EQ(kube::GetString(event, {"message"}), std::string(1023, 'a'));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
@@ -33,11 +34,20 @@ class MapLookup : public ObjectLookup {
   std::map<std::string, kube::ObjectPtr> objects_;
 };
 
+// Pod ml/p, whose controller is `kind` `name` of `api_version` (uid
+// "<name>-uid"), with `annotations` (JSON text).
 kube::Object PodOwnedBy(const std::string& api_version, const std::string& kind,
                         const std::string& name, const std::string& annotations = "{}") {
-  return Json(R"({"metadata":{"name":"p","namespace":"ml","annotations":)" + annotations +
-              R"(,"ownerReferences":[{"apiVersion":")" + api_version + R"(","kind":")" + kind +
-              R"(","name":")" + name + R"(","uid":")" + name + R"(-uid","controller":true}]}})");
+  const kube::JsonObject controller{{"apiVersion", api_version},
+                                    {"kind", kind},
+                                    {"name", name},
+                                    {"uid", name + "-uid"},
+                                    {"controller", true}};
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", "p"},
+                                    {"namespace", "ml"},
+                                    {"annotations", kube::JsonValue(Json(annotations))},
+                                    {"ownerReferences", kube::JsonArray{controller}}}}});
 }
 
 Result<std::optional<Gang>> GangFor(const kube::Object& pod, MapLookup& lookup) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
@@ -10,9 +11,17 @@ namespace {
 using testing::Json;
 using testing::NlpConfig;
 
-kube::Object PodWith(const std::string& spec, const std::string& annotations = "{}") {
-  return Json(R"({"metadata":{"name":"p","namespace":"default","annotations":)" + annotations +
-              R"(},"spec":)" + spec + "}");
+// Pod default/p of `spec`, with `annotations`.
+kube::Object PodWith(const rapidjson::Value& spec, const kube::JsonObject& annotations = {}) {
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"name", "p"}, {"namespace", "default"}, {"annotations", annotations}}},
+      {"spec", kube::JsonValue(spec)}});
+}
+
+// The same, its spec written as JSON.
+kube::Object PodWith(const std::string& spec, const kube::JsonObject& annotations = {}) {
+  return PodWith(Json(spec), annotations);
 }
 
 TEST(PodPolicyTest, PlainPodIsAllowed) {
@@ -67,13 +76,10 @@ TEST(PodPolicyTest, DroppedCapabilitiesAreFine) {
 
 TEST(PodPolicyTest, GpuFractionMustBeAShareOfOneGpu) {
   for (const char* good : {"0.33", "1", "0.5", "1.0", "1e-1", "0.0001"}) {
-    EXPECT_FALSE(
-        CheckPod(PodWith("{}", std::string(R"({"gpu-fraction":")") + good + "\"}"), NlpConfig()))
-        << good;
+    EXPECT_FALSE(CheckPod(PodWith("{}", {{"gpu-fraction", good}}), NlpConfig())) << good;
   }
   for (const char* bad : {"1.5", "0", "-0.5", "abc", "", "500m", "1.0001"}) {
-    std::optional<Refusal> refusal =
-        CheckPod(PodWith("{}", std::string(R"({"gpu-fraction":")") + bad + "\"}"), NlpConfig());
+    std::optional<Refusal> refusal = CheckPod(PodWith("{}", {{"gpu-fraction", bad}}), NlpConfig());
     ASSERT_TRUE(refusal) << bad;
     EXPECT_EQ(refusal->reason, "InvalidGpuAnnotation");
     EXPECT_NE(refusal->message.find("gpu-fraction"), std::string::npos);
@@ -81,10 +87,9 @@ TEST(PodPolicyTest, GpuFractionMustBeAShareOfOneGpu) {
 }
 
 TEST(PodPolicyTest, GpuMemoryMustBePositiveMiB) {
-  EXPECT_FALSE(CheckPod(PodWith("{}", R"({"gpu-memory":"4096"})"), NlpConfig()));
+  EXPECT_FALSE(CheckPod(PodWith("{}", {{"gpu-memory", "4096"}}), NlpConfig()));
   for (const char* bad : {"-1", "0", "4Gi", "1.5", ""}) {
-    std::optional<Refusal> refusal =
-        CheckPod(PodWith("{}", std::string(R"({"gpu-memory":")") + bad + "\"}"), NlpConfig());
+    std::optional<Refusal> refusal = CheckPod(PodWith("{}", {{"gpu-memory", bad}}), NlpConfig());
     ASSERT_TRUE(refusal) << bad;
     EXPECT_EQ(refusal->reason, "InvalidGpuAnnotation");
   }
@@ -92,7 +97,7 @@ TEST(PodPolicyTest, GpuMemoryMustBePositiveMiB) {
 
 TEST(PodPolicyTest, FractionAndMemoryTogetherAreRefused) {
   std::optional<Refusal> refusal =
-      CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-memory":"1024"})"), NlpConfig());
+      CheckPod(PodWith("{}", {{"gpu-fraction", "0.5"}, {"gpu-memory", "1024"}}), NlpConfig());
   ASSERT_TRUE(refusal);
   EXPECT_NE(refusal->message.find("both"), std::string::npos);
 }
@@ -100,14 +105,14 @@ TEST(PodPolicyTest, FractionAndMemoryTogetherAreRefused) {
 // As KAI and the host's scheduler: a share (by fraction or by memory) on
 // several devices. kai/contract_test.cc has the whole table.
 TEST(PodPolicyTest, NumDevicesNeedsAShare) {
-  EXPECT_FALSE(CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"2"})"),
+  EXPECT_FALSE(CheckPod(PodWith("{}", {{"gpu-fraction", "0.5"}, {"gpu-fraction-num-devices", "2"}}),
                         NlpConfig()));
-  EXPECT_FALSE(CheckPod(PodWith("{}", R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})"),
+  EXPECT_FALSE(CheckPod(PodWith("{}", {{"gpu-memory", "4000"}, {"gpu-fraction-num-devices", "2"}}),
                         NlpConfig()));
-  EXPECT_TRUE(CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"65"})"),
+  EXPECT_TRUE(CheckPod(PodWith("{}", {{"gpu-fraction", "0.5"}, {"gpu-fraction-num-devices", "65"}}),
                        NlpConfig()));
-  EXPECT_TRUE(CheckPod(PodWith("{}", R"({"gpu-fraction-num-devices":"2"})"), NlpConfig()));
-  EXPECT_TRUE(CheckPod(PodWith("{}", R"({"gpu-fraction":"0.5","gpu-fraction-num-devices":"x"})"),
+  EXPECT_TRUE(CheckPod(PodWith("{}", {{"gpu-fraction-num-devices", "2"}}), NlpConfig()));
+  EXPECT_TRUE(CheckPod(PodWith("{}", {{"gpu-fraction", "0.5"}, {"gpu-fraction-num-devices", "x"}}),
                        NlpConfig()));
 }
 
@@ -172,8 +177,10 @@ TEST(PodPolicyTest, VolumeTypesComeFromTheTenant) {
       {R"({"name":"v","hostPath":{"path":"/"}})", "PrivilegedFeatureNotAllowed"},
   };
   for (const Row& row : rows) {
-    std::optional<Refusal> refusal =
-        CheckPod(PodWith(R"({"volumes":[)" + row.volume + "]}"), NlpConfig());
+    std::optional<Refusal> refusal = CheckPod(
+        PodWith(kube::BuildJson(
+            kube::JsonObject{{"volumes", kube::JsonArray{kube::JsonValue(Json(row.volume))}}})),
+        NlpConfig());
     EXPECT_EQ(refusal ? refusal->reason : "", row.reason) << row.volume;
   }
   SyncerConfig opted = NlpConfig();
@@ -195,8 +202,12 @@ TEST(PodPolicyTest, VolumeTypesComeFromTheTenant) {
 
 TEST(PodPolicyTest, InlineClaimsAreTheTenantsOwn) {
   auto with_spec = [](const std::string& claim_spec) {
-    return PodWith(R"({"volumes":[{"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":)" +
-                   claim_spec + "}}}]}");
+    const kube::JsonObject claim_template{{"spec", kube::JsonValue(Json(claim_spec))}};
+    return PodWith(kube::BuildJson(kube::JsonObject{
+        {"volumes",
+         kube::JsonArray{kube::JsonObject{
+             {"name", "scratch"},
+             {"ephemeral", kube::JsonObject{{"volumeClaimTemplate", claim_template}}}}}}}));
   };
   EXPECT_FALSE(CheckPod(with_spec(R"({"storageClassName":"fast",
       "dataSource":{"kind":"PersistentVolumeClaim","name":"seed"}})"),
@@ -245,7 +256,11 @@ TEST(PodPolicyTest, ResourceClaimsAreRefused) {
 // and every queue.
 TEST(PodPolicyTest, PickingGpusInTheEnvironmentIsAPrivilegedFeature) {
   auto with_env = [](const std::string& list, const std::string& var) {
-    return PodWith(R"({")" + list + R"(":[{"name":"c","image":"i","env":[)" + var + "]}]}");
+    return PodWith(kube::BuildJson(
+        kube::JsonObject{{list, kube::JsonArray{kube::JsonObject{
+                                    {"name", "c"},
+                                    {"image", "i"},
+                                    {"env", kube::JsonArray{kube::JsonValue(Json(var))}}}}}}));
   };
   for (const std::string list : {"initContainers", "containers", "ephemeralContainers"}) {
     for (

@@ -12,6 +12,7 @@ namespace {
 
 using testing::Json;
 using testing::NlpConfig;
+using testing::WithMembers;
 
 constexpr char kVirtualPod[] = R"({
   "apiVersion": "v1", "kind": "Pod",
@@ -254,15 +255,21 @@ TEST(PodTranslatorDnsTest, ClusterFirstPodsGetTheVirtualClustersDns) {
   SyncerConfig config = NlpConfig();
   config.cluster_dns = "10.96.0.53";
   PodTranslator translator(config);
-  auto host_spec = [&](const std::string& spec) {
-    kube::Object pod = Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",
-        "namespace":"research","uid":"u1"},"spec":{"containers":[{"name":"c","image":"i"}])" +
-                            spec + "}}");
+  // The host spec of a pod of one plain container and the members of
+  // `members` (JSON).
+  auto host_spec = [&](const std::string& members) {
+    kube::Object pod = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", kube::JsonObject{{"name", "p"}, {"namespace", "research"}, {"uid", "u1"}}},
+        {"spec", WithMembers({{"containers",
+                               kube::JsonArray{kube::JsonObject{{"name", "c"}, {"image", "i"}}}}},
+                             members)}});
     kube::Object host = translator.ToHost(pod, PodContext{});
     return kube::Clone(host["spec"]);
   };
   for (const std::string policy :
-       {"", R"(,"dnsPolicy":"ClusterFirst")", R"(,"dnsPolicy":"ClusterFirstWithHostNet")"}) {
+       {"{}", R"({"dnsPolicy":"ClusterFirst"})", R"({"dnsPolicy":"ClusterFirstWithHostNet"})"}) {
     kube::Object spec = host_spec(policy);
     EXPECT_EQ(kube::GetString(spec, {"dnsPolicy"}), "None") << policy;
     EXPECT_EQ(kube::ToJson(spec["dnsConfig"]),
@@ -271,19 +278,19 @@ TEST(PodTranslatorDnsTest, ClusterFirstPodsGetTheVirtualClustersDns) {
         << policy;
   }
   // The pod's own dnsConfig comes after ours; its ndots wins.
-  kube::Object merged = host_spec(R"(,"dnsConfig":{"nameservers":["1.1.1.1","10.96.0.53","2.2.2.2",
+  kube::Object merged = host_spec(R"({"dnsConfig":{"nameservers":["1.1.1.1","10.96.0.53","2.2.2.2",
       "3.3.3.3"],"searches":["corp.example","svc.cluster.local"],"options":[{"name":"ndots",
-      "value":"2"},{"name":"edns0"}]})");
+      "value":"2"},{"name":"edns0"}]}})");
   EXPECT_EQ(kube::ToJson(merged["dnsConfig"]),
             R"({"nameservers":["10.96.0.53","1.1.1.1","2.2.2.2"],"searches":[)"
             R"("research.svc.cluster.local","svc.cluster.local","cluster.local","corp.example"],)"
             R"("options":[{"name":"ndots","value":"2"},{"name":"edns0"}]})");
   // Default and None are the team's; so is the node's DNS on the host network.
-  kube::Object own = host_spec(R"(,"dnsPolicy":"None","dnsConfig":{"nameservers":["9.9.9.9"]})");
+  kube::Object own = host_spec(R"({"dnsPolicy":"None","dnsConfig":{"nameservers":["9.9.9.9"]}})");
   EXPECT_EQ(kube::GetString(own, {"dnsPolicy"}), "None");
   EXPECT_EQ(kube::ToJson(own["dnsConfig"]), R"({"nameservers":["9.9.9.9"]})");
-  EXPECT_EQ(kube::GetString(host_spec(R"(,"dnsPolicy":"Default")"), {"dnsPolicy"}), "Default");
-  EXPECT_EQ(kube::GetString(host_spec(R"(,"dnsPolicy":"ClusterFirst","hostNetwork":true)"),
+  EXPECT_EQ(kube::GetString(host_spec(R"({"dnsPolicy":"Default"})"), {"dnsPolicy"}), "Default");
+  EXPECT_EQ(kube::GetString(host_spec(R"({"dnsPolicy":"ClusterFirst","hostNetwork":true})"),
                             {"dnsPolicy"}),
             "ClusterFirst");
 
@@ -397,7 +404,7 @@ TEST_F(PodTranslatorTest, StatusUpKeepsTheVirtualQosClass) {
 // of the virtual pod's spec becomes on the host.
 struct FieldRow {
   const char* field;
-  std::string spec;               // members added to a minimal spec
+  std::string spec;               // JSON: members added to a minimal spec
   std::vector<std::string> path;  // where to look on the host pod ("0" indexes an array)
   std::string want;               // JSON found there; "" = absent
   std::string dropped = "";       // reported as dropped
@@ -420,212 +427,221 @@ const rapidjson::Value* At(const rapidjson::Value& v, const std::vector<std::str
 }
 
 TEST(PodTranslatorAllowlistTest, EveryFieldDecision) {
-  const std::string c = R"("containers":[{"name":"c","image":"i",)";
   const FieldRow rows[] = {
       // copy
-      {"restartPolicy", R"("restartPolicy":"Never")", {"spec", "restartPolicy"}, R"("Never")"},
+      {"restartPolicy", R"({"restartPolicy":"Never"})", {"spec", "restartPolicy"}, R"("Never")"},
       {"terminationGracePeriodSeconds",
-       R"("terminationGracePeriodSeconds":5)",
+       R"({"terminationGracePeriodSeconds":5})",
        {"spec", "terminationGracePeriodSeconds"},
        "5"},
       {"activeDeadlineSeconds",
-       R"("activeDeadlineSeconds":60)",
+       R"({"activeDeadlineSeconds":60})",
        {"spec", "activeDeadlineSeconds"},
        "60"},
-      {"dnsPolicy", R"("dnsPolicy":"None")", {"spec", "dnsPolicy"}, R"("None")"},
+      {"dnsPolicy", R"({"dnsPolicy":"None"})", {"spec", "dnsPolicy"}, R"("None")"},
       {"dnsConfig",
-       R"("dnsConfig":{"nameservers":["1.1.1.1"]})",
+       R"({"dnsConfig":{"nameservers":["1.1.1.1"]}})",
        {"spec", "dnsConfig"},
        R"({"nameservers":["1.1.1.1"]})"},
       {"shareProcessNamespace",
-       R"("shareProcessNamespace":true)",
+       R"({"shareProcessNamespace":true})",
        {"spec", "shareProcessNamespace"},
        "true"},
       {"readinessGates",
-       R"("readinessGates":[{"conditionType":"x"}])",
+       R"({"readinessGates":[{"conditionType":"x"}]})",
        {"spec", "readinessGates"},
        R"([{"conditionType":"x"}])"},
-      {"os", R"("os":{"name":"linux"})", {"spec", "os"}, R"({"name":"linux"})"},
-      {"hostUsers", R"("hostUsers":false)", {"spec", "hostUsers"}, "false"},
-      {"setHostnameAsFQDN", R"("setHostnameAsFQDN":true)", {"spec", "setHostnameAsFQDN"}, "true"},
-      {"hostnameOverride", R"("hostnameOverride":"h")", {"spec", "hostnameOverride"}, R"("h")"},
+      {"os", R"({"os":{"name":"linux"}})", {"spec", "os"}, R"({"name":"linux"})"},
+      {"hostUsers", R"({"hostUsers":false})", {"spec", "hostUsers"}, "false"},
+      {"setHostnameAsFQDN", R"({"setHostnameAsFQDN":true})", {"spec", "setHostnameAsFQDN"}, "true"},
+      {"hostnameOverride", R"({"hostnameOverride":"h"})", {"spec", "hostnameOverride"}, R"("h")"},
       {"schedulingGates",
-       R"("schedulingGates":[{"name":"g"}])",
+       R"({"schedulingGates":[{"name":"g"}]})",
        {"spec", "schedulingGates"},
        R"([{"name":"g"}])"},
-      {"hostNetwork (policy checks it)", R"("hostNetwork":true)", {"spec", "hostNetwork"}, "true"},
+      {"hostNetwork (policy checks it)",
+       R"({"hostNetwork":true})",
+       {"spec", "hostNetwork"},
+       "true"},
       {"pod resources",
-       R"("resources":{"limits":{"cpu":"1"},"claims":[{"name":"x"}]})",
+       R"({"resources":{"limits":{"cpu":"1"},"claims":[{"name":"x"}]}})",
        {"spec", "resources"},
        R"({"limits":{"cpu":"1"}})"},
       {"securityContext",
-       R"("securityContext":{"runAsUser":1000,"fsGroup":2000})",
+       R"({"securityContext":{"runAsUser":1000,"fsGroup":2000}})",
        {"spec", "securityContext"},
        R"({"runAsUser":1000,"fsGroup":2000})"},
       {"nodeSelector",
-       R"("nodeSelector":{"zone":"a"})",
+       R"({"nodeSelector":{"zone":"a"}})",
        {"spec", "nodeSelector"},
        R"({"zone":"a"})"},
       {"nodeAffinity",
-       R"("affinity":{"nodeAffinity":{"x":1}})",
+       R"({"affinity":{"nodeAffinity":{"x":1}}})",
        {"spec", "affinity"},
        R"({"nodeAffinity":{"x":1}})"},
-      {"hostname", R"("hostname":"h")", {"spec", "hostname"}, R"("h")"},
+      {"hostname", R"({"hostname":"h"})", {"spec", "hostname"}, R"("h")"},
       {"runtimeClassName (policy checks it)",
-       R"("runtimeClassName":"gvisor")",
+       R"({"runtimeClassName":"gvisor"})",
        {"spec", "runtimeClassName"},
        R"("gvisor")"},
       {"hostAliases",
-       R"("hostAliases":[{"ip":"1.2.3.4","hostnames":["a"]}])",
+       R"({"hostAliases":[{"ip":"1.2.3.4","hostnames":["a"]}]})",
        {"spec", "hostAliases", "0"},
        R"({"ip":"1.2.3.4","hostnames":["a"]})"},
       // omit
-      {"nodeName", R"("nodeName":"n")", {"spec", "nodeName"}, ""},
-      {"serviceAccountName", R"("serviceAccountName":"sa")", {"spec", "serviceAccountName"}, ""},
-      {"serviceAccount", R"("serviceAccount":"sa")", {"spec", "serviceAccount"}, ""},
-      {"priority", R"("priority":1000000)", {"spec", "priority"}, ""},
-      {"preemptionPolicy", R"("preemptionPolicy":"Never")", {"spec", "preemptionPolicy"}, ""},
-      {"overhead", R"("overhead":{"cpu":"1"})", {"spec", "overhead"}, ""},
+      {"nodeName", R"({"nodeName":"n"})", {"spec", "nodeName"}, ""},
+      {"serviceAccountName", R"({"serviceAccountName":"sa"})", {"spec", "serviceAccountName"}, ""},
+      {"serviceAccount", R"({"serviceAccount":"sa"})", {"spec", "serviceAccount"}, ""},
+      {"priority", R"({"priority":1000000})", {"spec", "priority"}, ""},
+      {"preemptionPolicy", R"({"preemptionPolicy":"Never"})", {"spec", "preemptionPolicy"}, ""},
+      {"overhead", R"({"overhead":{"cpu":"1"}})", {"spec", "overhead"}, ""},
       {"ephemeralContainers",
-       R"("ephemeralContainers":[{"name":"e","image":"i"}])",
+       R"({"ephemeralContainers":[{"name":"e","image":"i"}]})",
        {"spec", "ephemeralContainers"},
        ""},
       {"resourceClaims (policy refuses them)",
-       R"("resourceClaims":[{"name":"gpu"}])",
+       R"({"resourceClaims":[{"name":"gpu"}]})",
        {"spec", "resourceClaims"},
        ""},
       {"system priority class",
-       R"("priorityClassName":"system-node-critical")",
+       R"({"priorityClassName":"system-node-critical"})",
        {"spec", "priorityClassName"},
        ""},
       // force
       {"schedulerName",
-       R"("schedulerName":"other-scheduler")",
+       R"({"schedulerName":"other-scheduler"})",
        {"spec", "schedulerName"},
        R"("kai-scheduler")"},
       {"automountServiceAccountToken",
-       R"("automountServiceAccountToken":true)",
+       R"({"automountServiceAccountToken":true})",
        {"spec", "automountServiceAccountToken"},
        "false"},
       {"enableServiceLinks",
-       R"("enableServiceLinks":true)",
+       R"({"enableServiceLinks":true})",
        {"spec", "enableServiceLinks"},
        "false"},
       // translate
-      {"subdomain", R"("subdomain":"web")", {"spec", "subdomain"}, R"("web-x-ml-x-nlp")"},
+      {"subdomain", R"({"subdomain":"web"})", {"spec", "subdomain"}, R"("web-x-ml-x-nlp")"},
       {"imagePullSecrets",
-       R"("imagePullSecrets":[{"name":"reg"}])",
+       R"({"imagePullSecrets":[{"name":"reg"}]})",
        {"spec", "imagePullSecrets"},
        R"([{"name":"reg-x-ml-x-nlp"}])"},
       {"allowed priority class",
-       R"("priorityClassName":"train")",
+       R"({"priorityClassName":"train"})",
        {"spec", "priorityClassName"},
        R"("train")"},
       {"pod affinity in the pod's namespace",
-       R"("affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
-       R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"zone"}]}})",
+       R"({"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+       R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"zone"}]}}})",
        {"spec", "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "0"},
        R"({"labelSelector":{"matchLabels":{"app":"db"},"matchExpressions":[{"key":)"
        R"("vtenant.io/virtual-namespace","operator":"In","values":["ml"]}]},"topologyKey":"zone"})"},
       {"anti-affinity naming namespaces",
-       R"("affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[)"
+       R"({"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[)"
        R"({"weight":5,"podAffinityTerm":{"labelSelector":{},"namespaces":["a","kube-system"],)"
-       R"("topologyKey":"host"}}]}})",
+       R"("topologyKey":"host"}}]}}})",
        {"spec", "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution",
         "0"},
        R"({"weight":5,"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":)"
        R"("vtenant.io/virtual-namespace","operator":"In","values":["a","kube-system"]}]},)"
        R"("topologyKey":"host"}})"},
       {"affinity to every namespace",
-       R"("affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
-       R"({"labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{},"topologyKey":"z"}]}})",
+       R"({"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+       R"({"labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{},)"
+       R"("topologyKey":"z"}]}}})",
        {"spec", "affinity", "podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "0"},
        R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"z"})"},
       {"topology spread",
-       R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"z",)"
-       R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{}}])",
+       R"({"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"z",)"
+       R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{}}]})",
        {"spec", "topologySpreadConstraints", "0", "labelSelector"},
        R"({"matchExpressions":[{"key":"vtenant.io/virtual-namespace","operator":"In",)"
        R"("values":["ml"]}]})"},
       // drop
       {"schedulingGroup",
-       R"("schedulingGroup":{"podGroupName":"g"})",
+       R"({"schedulingGroup":{"podGroupName":"g"}})",
        {"spec", "schedulingGroup"},
        "",
        "spec.schedulingGroup"},
       {"evictionResponders",
-       R"("evictionResponders":[{"name":"r"}])",
+       R"({"evictionResponders":[{"name":"r"}]})",
        {"spec", "evictionResponders"},
        "",
        "spec.evictionResponders"},
       {"a field the table does not know",
-       R"("futureField":1)",
+       R"({"futureField":1})",
        {"spec", "futureField"},
        "",
        "spec.futureField"},
       // containers
       {"container basics",
-       c + R"("command":["a"],"args":["b"],"workingDir":"/w","imagePullPolicy":"Always",)"
-           R"("stdin":true,"tty":true,"terminationMessagePolicy":"FallbackToLogsOnError"}])",
+       R"({"containers":[{"name":"c","image":"i","command":["a"],"args":["b"],"workingDir":"/w",)"
+       R"("imagePullPolicy":"Always","stdin":true,"tty":true,)"
+       R"("terminationMessagePolicy":"FallbackToLogsOnError"}]})",
        {"spec", "containers", "0"},
        R"({"name":"c","image":"i","command":["a"],"args":["b"],"workingDir":"/w",)"
        R"("imagePullPolicy":"Always","stdin":true,"tty":true,)"
        R"("terminationMessagePolicy":"FallbackToLogsOnError"})"},
       {"container ports (hostPort: policy)",
-       c + R"("ports":[{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}]}])",
+       R"({"containers":[{"name":"c","image":"i",)"
+       R"("ports":[{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}]}]})",
        {"spec", "containers", "0", "ports"},
        R"([{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}])"},
       {"container resources",
-       c + R"("resources":{"limits":{"nvidia.com/gpu":"1"},)"
-           R"("claims":[{"name":"x"}]}}])",
+       R"({"containers":[{"name":"c","image":"i","resources":{"limits":{"nvidia.com/gpu":"1"},)"
+       R"("claims":[{"name":"x"}]}}]})",
        {"spec", "containers", "0", "resources"},
        R"({"limits":{"nvidia.com/gpu":"1"}})"},
       {"volumeMounts",
-       c + R"("volumeMounts":[{"name":"v","mountPath":"/v","readOnly":true}]}])",
+       R"({"containers":[{"name":"c","image":"i",)"
+       R"("volumeMounts":[{"name":"v","mountPath":"/v","readOnly":true}]}]})",
        {"spec", "containers", "0", "volumeMounts"},
        R"([{"name":"v","mountPath":"/v","readOnly":true}])"},
       {"probes",
-       c + R"("livenessProbe":{"httpGet":{"path":"/h","port":8080},"periodSeconds":5}}])",
+       R"({"containers":[{"name":"c","image":"i",)"
+       R"("livenessProbe":{"httpGet":{"path":"/h","port":8080},"periodSeconds":5}}]})",
        {"spec", "containers", "0", "livenessProbe"},
        R"({"httpGet":{"path":"/h","port":8080},"periodSeconds":5})"},
       {"lifecycle",
-       c + R"("lifecycle":{"preStop":{"sleep":{"seconds":5}},"stopSignal":"SIGINT"}}])",
+       R"({"containers":[{"name":"c","image":"i",)"
+       R"("lifecycle":{"preStop":{"sleep":{"seconds":5}},"stopSignal":"SIGINT"}}]})",
        {"spec", "containers", "0", "lifecycle"},
        R"({"preStop":{"sleep":{"seconds":5}},"stopSignal":"SIGINT"})"},
       {"container securityContext",
-       c + R"("securityContext":{"readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}}}])",
+       R"({"containers":[{"name":"c","image":"i",)"
+       R"("securityContext":{"readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}}}]})",
        {"spec", "containers", "0", "securityContext"},
        R"({"readOnlyRootFilesystem":true,"capabilities":{"drop":["ALL"]}})"},
       {"unknown container field",
-       c + R"("futureField":1}])",
+       R"({"containers":[{"name":"c","image":"i","futureField":1}]})",
        {"spec", "containers", "0", "futureField"},
        "",
        "spec.containers[].futureField"},
       // volumes
       {"emptyDir",
-       R"("volumes":[{"name":"v","emptyDir":{"medium":"Memory"}}])",
+       R"({"volumes":[{"name":"v","emptyDir":{"medium":"Memory"}}]})",
        {"spec", "volumes", "0"},
        R"({"name":"v","emptyDir":{"medium":"Memory"}})"},
       {"opt-in type with its Secret renamed",
-       R"("volumes":[{"name":"v","cephfs":{"monitors":["m"],"secretRef":{"name":"ceph"}}}])",
+       R"({"volumes":[{"name":"v","cephfs":{"monitors":["m"],"secretRef":{"name":"ceph"}}}]})",
        {"spec", "volumes", "0", "cephfs"},
        R"({"monitors":["m"],"secretRef":{"name":"ceph-x-ml-x-nlp"}})"},
       {"csi with its Secret renamed",
-       R"("volumes":[{"name":"v","csi":{"driver":"d","nodePublishSecretRef":{"name":"s"}}}])",
+       R"({"volumes":[{"name":"v","csi":{"driver":"d","nodePublishSecretRef":{"name":"s"}}}]})",
        {"spec", "volumes", "0", "csi"},
        R"({"driver":"d","nodePublishSecretRef":{"name":"s-x-ml-x-nlp"}})"},
       {"projected host signers dropped",
-       R"("volumes":[{"name":"v","projected":{"sources":[{"podCertificate":{"signerName":"s"}},)"
-       R"({"clusterTrustBundle":{"name":"b","path":"p"}}]}}])",
+       R"({"volumes":[{"name":"v","projected":{"sources":[{"podCertificate":{"signerName":"s"}},)"
+       R"({"clusterTrustBundle":{"name":"b","path":"p"}}]}}]})",
        {"spec", "volumes", "0", "projected"},
        R"({"sources":[]})",
        "spec.volumes[].projected.sources[].podCertificate"},
       {"ephemeral claim",
-       R"("volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"metadata":{"labels":{)"
+       R"({"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"metadata":{"labels":{)"
        R"("app":"a","vtenant.io/tenant":"x"},"annotations":{"y":"z"}},"spec":{"accessModes":)"
        R"(["ReadWriteOnce"],"storageClassName":"fast","resources":{"requests":{"storage":"1Gi"}},)"
        R"("selector":{"matchLabels":{"a":"b"}},"volumeName":"pv-1",)"
-       R"("dataSource":{"kind":"PersistentVolumeClaim","name":"seed"}}}}}])",
+       R"("dataSource":{"kind":"PersistentVolumeClaim","name":"seed"}}}}}]})",
        {"spec", "volumes", "0", "ephemeral", "volumeClaimTemplate"},
        R"({"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"fast","resources":)"
        R"({"requests":{"storage":"1Gi"}},"dataSource":{"kind":"PersistentVolumeClaim",)"
@@ -636,12 +652,13 @@ TEST(PodTranslatorAllowlistTest, EveryFieldDecision) {
   config.virtual_service_host.clear();  // no variables or host alias in the way
   PodTranslator translator(config);
   for (const FieldRow& row : rows) {
-    std::string spec = row.spec;
-    if (spec.find(R"("containers")") == std::string::npos) {
-      spec += R"(,"containers":[{"name":"c","image":"i"}])";
+    kube::JsonObject spec = WithMembers({}, row.spec);
+    if (row.spec.find(R"("containers")") == std::string::npos) {
+      spec.Set("containers", kube::JsonArray{kube::JsonObject{{"name", "c"}, {"image", "i"}}});
     }
-    kube::Object pod =
-        Json(R"({"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{)" + spec + "}}");
+    kube::Object pod = kube::BuildJson(kube::JsonObject{
+        {"metadata", kube::JsonObject{{"name", "p"}, {"namespace", "ml"}, {"uid", "u"}}},
+        {"spec", std::move(spec)}});
     PodTranslationNotes notes;
     kube::Object host = translator.ToHost(pod, PodContext{}, &notes);
     const rapidjson::Value* found = At(host, row.path);

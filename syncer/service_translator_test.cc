@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
@@ -13,10 +14,20 @@ using testing::NlpConfig;
 
 using Types = std::set<std::string, std::less<>>;
 
-kube::Object Service(const std::string& spec, const std::string& annotations = "{}") {
-  return Json(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"api","namespace":"ml",
-      "uid":"s1","annotations":)" +
-              annotations + R"(},"spec":)" + spec + "}");
+// Service ml/api of `spec`, with `annotations`.
+kube::Object Service(const rapidjson::Value& spec, const kube::JsonObject& annotations = {}) {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       kube::JsonObject{
+           {"name", "api"}, {"namespace", "ml"}, {"uid", "s1"}, {"annotations", annotations}}},
+      {"spec", kube::JsonValue(spec)}});
+}
+
+// The same, its spec written as JSON.
+kube::Object Service(const std::string& spec, const kube::JsonObject& annotations = {}) {
+  return Service(Json(spec), annotations);
 }
 
 std::vector<std::string> Reasons(const std::vector<Refusal>& warnings) {
@@ -27,8 +38,6 @@ std::vector<std::string> Reasons(const std::vector<Refusal>& warnings) {
 
 // One row per decision on a Service's spec, under the Tenant's allowed types.
 TEST(ServiceTranslatorTest, Table) {
-  const std::string selected =
-      R"("selector":{"app":"api","vtenant.io/tenant":"nlp","vtenant.io/virtual-namespace":"ml"})";
   struct Row {
     const char* decision;
     Types allowed;
@@ -45,7 +54,9 @@ TEST(ServiceTranslatorTest, Table) {
            "clusterIPs":["10.96.3.3"],"ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack",
            "sessionAffinity":"None","internalTrafficPolicy":"Cluster",
            "ports":[{"name":"http","protocol":"TCP","port":80,"targetPort":8080}]})",
-       R"({"type":"ClusterIP",)" + selected + R"(,"ipFamilyPolicy":"SingleStack",
+       R"({"type":"ClusterIP",)"
+       R"("selector":{"app":"api","vtenant.io/tenant":"nlp","vtenant.io/virtual-namespace":"ml"},)"
+       R"("ipFamilyPolicy":"SingleStack",
            "sessionAffinity":"None","internalTrafficPolicy":"Cluster",
            "ports":[{"name":"http","protocol":"TCP","port":80,"targetPort":8080}]})",
        {},
@@ -54,7 +65,9 @@ TEST(ServiceTranslatorTest, Table) {
       {"headless stays headless",
        {"ClusterIP"},
        R"({"type":"ClusterIP","clusterIP":"None","selector":{"app":"api"},"ports":[{"port":29500}]})",
-       R"({"type":"ClusterIP","clusterIP":"None",)" + selected + R"(,"ports":[{"port":29500}]})",
+       R"({"type":"ClusterIP","clusterIP":"None",)"
+       R"("selector":{"app":"api","vtenant.io/tenant":"nlp","vtenant.io/virtual-namespace":"ml"},)"
+       R"("ports":[{"port":29500}]})",
        {},
        "",
        {}},
@@ -199,10 +212,8 @@ TEST(ServiceTranslatorTest, AnnotationsComeFromAnAllowlist) {
       SyncerConfig config = NlpConfig();
       config.allowed_service_types = {"ClusterIP", "LoadBalancer"};
       ServiceTranslator translator(config);
-      kube::Object svc =
-          Service(std::string(R"({"type":")") + (load_balancer ? "LoadBalancer" : "ClusterIP") +
-                      R"(","ports":[{"port":80}]})",
-                  std::string(R"({")") + row.key + R"(":"x"})");
+      kube::Object svc = Service(R"({"type":"ClusterIP","ports":[{"port":80}]})", {{row.key, "x"}});
+      if (load_balancer) kube::SetString(svc, {"spec"}, "type", "LoadBalancer");
       TranslationNotes notes;
       kube::Object host = translator.ToHost(svc, &notes);
       const bool want = load_balancer ? row.kept_on_allowed_load_balancer : row.kept_on_cluster_ip;
@@ -268,9 +279,10 @@ TEST(ServiceTranslatorTest, TheClusterIPIsAskedForOnlyFromTheDynamicBand) {
       {"headless stays headless", "None", "None"},
   };
   for (const Row& row : rows) {
-    kube::Object host = translator.ToHost(Service(std::string(R"({"clusterIP":")") +
-                                                  row.cluster_ip + R"(","clusterIPs":[")" +
-                                                  row.cluster_ip + R"("],"ports":[{"port":80}]})"));
+    kube::Object host = translator.ToHost(Service(kube::BuildJson(
+        kube::JsonObject{{"clusterIP", row.cluster_ip},
+                         {"clusterIPs", kube::JsonArray{row.cluster_ip}},
+                         {"ports", kube::JsonArray{kube::JsonObject{{"port", 80}}}}})));
     EXPECT_EQ(kube::GetString(host, {"spec", "clusterIP"}), row.asked) << row.decision;
     EXPECT_FALSE(kube::Find(host, {"spec", "clusterIPs"})) << row.decision;
   }
