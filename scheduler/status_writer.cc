@@ -54,10 +54,17 @@ bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
 }
 
 bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
-  if (kube::GetString(live, {"status", "phase"}) != s.phase ||
-      kube::GetInt(live, {"status", "running"}, -1) != s.running ||
-      kube::GetInt(live, {"status", "pending"}, -1) != s.pending ||
-      !ListShows(live, {"status", "resourcesStatus", "allocated"}, s.allocated) ||
+  // KAI's own PodGroup CRD has no status.phase, running or pending, and the
+  // API server drops them on every write. A live object that shows
+  // resourcesStatus, which each write sends beside them, but no phase has
+  // such a schema: comparing them there would rewrite the group each flush.
+  const bool counts_kept = kube::Find(live, {"status", "phase"}) != nullptr ||
+                           kube::Find(live, {"status", "resourcesStatus"}) == nullptr;
+  if (counts_kept && (kube::GetString(live, {"status", "phase"}) != s.phase ||
+                      kube::GetInt(live, {"status", "running"}, -1) != s.running ||
+                      kube::GetInt(live, {"status", "pending"}, -1) != s.pending))
+    return false;
+  if (!ListShows(live, {"status", "resourcesStatus", "allocated"}, s.allocated) ||
       !ListShows(live, {"status", "resourcesStatus", "allocatedNonPreemptible"},
                  s.allocated_non_preemptible) ||
       !ListShows(live, {"status", "resourcesStatus", "requested"}, s.requested))

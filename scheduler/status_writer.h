@@ -67,7 +67,9 @@ struct PodGroupStatus {
 // {"nvidia.com/gpu":"330m","cpu":"500m","memory":"1Gi"}: a resource list.
 kube::JsonObject ResourceList(const sched::ResourceVector& r);
 
-// Whether `live` (a Queue or PodGroup object) already shows the status.
+// Whether `live` (a Queue or PodGroup object) already shows the status. A
+// PodGroup's phase, running and pending count only where its CRD keeps
+// them (vtenant's does, KAI's does not).
 bool QueueShows(const rapidjson::Value& live, const QueueStatus& s);
 bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s);
 

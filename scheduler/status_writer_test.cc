@@ -127,6 +127,24 @@ TEST_F(StatusWriterTest, AFailedWriteIsRetried) {
   EXPECT_EQ(Allocated("nlp"), "330m");
 }
 
+// KAI's PodGroup CRD has no status.phase, running or pending: the API
+// server drops them, and the rest must still settle the write.
+TEST_F(StatusWriterTest, APodGroupOfKaisSchemaShowsItsStatusWithoutTheCounts) {
+  Add(res::kPodGroups, "ns", kGroup);
+  const PodGroupStatus pending{"Pending", "2 pods do not fit", 0, 2, "PodSchedulingErrors"};
+  writer_.SetPodGroup("ns/train", pending);
+  EXPECT_EQ(writer_.Flush(), 1);
+  kube::Object as_kai_keeps_it = kube::Clone(*Live(res::kPodGroups, "ns/train"));
+  for (const char* field : {"phase", "running", "pending"})
+    kube::RemoveMember(as_kai_keeps_it, {"status"}, field);
+  EXPECT_TRUE(PodGroupShows(as_kai_keeps_it, pending));
+  PodGroupStatus other_reason = pending;
+  other_reason.reason = "3 pods do not fit";
+  EXPECT_FALSE(PodGroupShows(as_kai_keeps_it, other_reason));
+  // A group never written has no resourcesStatus either: it is not shown.
+  EXPECT_FALSE(PodGroupShows(*kube::ParseShared(kGroup).value(), pending));
+}
+
 TEST_F(StatusWriterTest, PodGroupsGetPhaseAndReasonAndAreForgottenWhenGone) {
   Add(res::kPodGroups, "ns", kGroup);
   const PodGroupStatus pending{"Pending", "2 pods do not fit", 0, 2, "PodSchedulingErrors"};
