@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/testing/view_output.h"
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
 
@@ -14,17 +15,31 @@ namespace {
 
 namespace res = kube::resources;
 
-void CreateQueue(kube::FakeClient& client, const std::string& json) {
-  ASSERT_TRUE(client.Create(res::kQueues, "", kube::Json(json)).ok());
+void CreateQueue(kube::FakeClient& client, const kube::Object& queue) {
+  ASSERT_TRUE(client.Create(res::kQueues, "", queue).ok());
 }
 
-std::string TeamQueue(const std::string& name, const std::string& parent,
-                      const std::string& extra = "") {
-  return R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":")" + name +
-         R"(","annotations":{"vtenant.io/gpu-fair-share":"330m"}},"spec":{"parentQueue":")" +
-         parent + R"(","resources":{"gpu":{"quota":0.33,"limit":1,"overQuotaWeight":1}}},
-         "status":{"allocated":{"nvidia.com/gpu":"330m","cpu":"0"},
-                   "requested":{"nvidia.com/gpu":"0.33"}}})";
+void CreateQueue(kube::FakeClient& client, const std::string& json) {
+  CreateQueue(client, kube::Json(json));
+}
+
+// A team's queue under `parent`: a third of a GPU, all of it allocated.
+kube::Object TeamQueue(const std::string& name, const std::string& parent) {
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "scheduling.run.ai/v2"},
+      {"kind", "Queue"},
+      {"metadata",
+       kube::JsonObject{{"name", name},
+                        {"annotations", kube::JsonObject{{"vtenant.io/gpu-fair-share", "330m"}}}}},
+      {"spec",
+       kube::JsonObject{
+           {"parentQueue", parent},
+           {"resources", kube::JsonObject{{"gpu", kube::JsonObject{{"quota", 0.33},
+                                                                   {"limit", 1},
+                                                                   {"overQuotaWeight", 1}}}}}}},
+      {"status",
+       kube::JsonObject{{"allocated", kube::JsonObject{{"nvidia.com/gpu", "330m"}, {"cpu", "0"}}},
+                        {"requested", kube::JsonObject{{"nvidia.com/gpu", "0.33"}}}}}});
 }
 
 TEST(QueuesViewTest, TheReferenceTreeShowsEachTeamAt330m) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/json.h"
 
@@ -12,23 +13,30 @@ namespace {
 namespace res = kube::resources;
 
 void Create(kube::FakeClient& client, const kube::ResourceType& type, const std::string& ns,
-            const std::string& json) {
-  Status s = client.Create(type, ns, kube::Json(json)).status();
+            const kube::Object& object) {
+  Status s = client.Create(type, ns, object).status();
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
+// Tenant `name` whose status is the JSON object `status`.
 void CreateTenant(kube::FakeClient& client, const std::string& name, const std::string& status) {
   Create(client, res::kTenants, "",
-         R"({"apiVersion":"vtenant.io/v1alpha1","kind":"Tenant","metadata":{"name":")" + name +
-             R"("},"spec":{},"status":)" + status + "}");
+         kube::BuildJson(kube::JsonObject{{"apiVersion", "vtenant.io/v1alpha1"},
+                                          {"kind", "Tenant"},
+                                          {"metadata", kube::JsonObject{{"name", name}}},
+                                          {"spec", kube::JsonObject{}},
+                                          {"status", kube::JsonValue(kube::Json(status))}}));
 }
 
 // Secret `name` in `ns` whose key `config` holds `config_base64`.
 void CreateConfigSecret(kube::FakeClient& client, const std::string& ns, const std::string& name,
                         const std::string& config_base64) {
   Create(client, res::kSecrets, ns,
-         R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")" + name +
-             R"(","namespace":")" + ns + R"("},"data":{"config":")" + config_base64 + R"("}})");
+         kube::BuildJson(
+             kube::JsonObject{{"apiVersion", "v1"},
+                              {"kind", "Secret"},
+                              {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}},
+                              {"data", kube::JsonObject{{"config", config_base64}}}}));
 }
 
 TEST(TenantKubeconfigTest, ReadsKeyConfigOfSecretVcTenant) {

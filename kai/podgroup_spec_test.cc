@@ -6,6 +6,7 @@
 
 #include "kai/min_member.h"
 #include "kai/preemptibility.h"
+#include "kube/json_builder.h"
 #include "kube/testing/json.h"
 
 namespace vtenant::kai {
@@ -13,8 +14,10 @@ namespace {
 
 using kube::Json;
 
+// The spec of PodGroup "g" read, `spec` its JSON.
 Result<PodGroupSpec> Spec(const std::string& spec) {
-  return ReadPodGroupSpec(Json(R"({"metadata":{"name":"g"},"spec":)" + spec + "}"));
+  return ReadPodGroupSpec(kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", "g"}}}, {"spec", kube::JsonValue(Json(spec))}}));
 }
 
 TEST(ReadPodGroupSpecTest, ReadsEveryField) {

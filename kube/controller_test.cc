@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 
 namespace vtenant::kube {
@@ -49,9 +50,9 @@ class RecordingReconciler : public Reconciler {
 };
 
 Object ConfigMap(const std::string& name) {
-  return std::move(ParseJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
-                             name + R"(","namespace":"ns"}})"))
-      .value();
+  return BuildJson(JsonObject{{"apiVersion", "v1"},
+                              {"kind", "ConfigMap"},
+                              {"metadata", JsonObject{{"name", name}, {"namespace", "ns"}}}});
 }
 
 TEST(ControllerTest, ReconcilesInformerObjectsRetriesErrorsAndHonoursRequeues) {

@@ -5,17 +5,34 @@
 
 #include <string>
 
+#include "kube/json_builder.h"
+#include "kube/object.h"
+
 namespace vtenant::kube {
 namespace {
 
+// A host pod's JSON as the syncer writes it: the text the dictionary
+// compresses, so its bytes (compact, members in this order) matter.
 std::string PodJson(const std::string& name, const std::string& uid) {
-  return R"({"metadata":{"name":")" + name + R"(","namespace":"vtenant-nlp","uid":")" + uid +
-         R"(","labels":{"vtenant.io/tenant":"nlp","vtenant.io/managed-by":"vtenant-syncer",)"
-         R"("kai.scheduler/queue":"nlp"}},"spec":{"schedulerName":"kai-scheduler",)"
-         R"("containers":[{"name":"main","image":"registry.k8s.io/pause:3.10",)"
-         R"("terminationMessagePath":"/dev/termination-log","imagePullPolicy":"IfNotPresent"}],)"
-         R"("tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists",)"
-         R"("effect":"NoExecute","tolerationSeconds":300}]},"status":{"phase":"Pending"}})";
+  return ToJson(BuildJson(JsonObject{
+      {"metadata", JsonObject{{"name", name},
+                              {"namespace", "vtenant-nlp"},
+                              {"uid", uid},
+                              {"labels", JsonObject{{"vtenant.io/tenant", "nlp"},
+                                                    {"vtenant.io/managed-by", "vtenant-syncer"},
+                                                    {"kai.scheduler/queue", "nlp"}}}}},
+      {"spec",
+       JsonObject{
+           {"schedulerName", "kai-scheduler"},
+           {"containers", JsonArray{JsonObject{{"name", "main"},
+                                               {"image", "registry.k8s.io/pause:3.10"},
+                                               {"terminationMessagePath", "/dev/termination-log"},
+                                               {"imagePullPolicy", "IfNotPresent"}}}},
+           {"tolerations", JsonArray{JsonObject{{"key", "node.kubernetes.io/not-ready"},
+                                                {"operator", "Exists"},
+                                                {"effect", "NoExecute"},
+                                                {"tolerationSeconds", 300}}}}}},
+      {"status", JsonObject{{"phase", "Pending"}}}}));
 }
 
 TEST(DeflateTest, RoundTripsWithAndWithoutADictionary) {

@@ -12,6 +12,7 @@
 
 #include "base/eventually.h"
 #include "kube/informer.h"
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
 
@@ -21,9 +22,7 @@ namespace {
 namespace res = resources;
 
 Object Named(const std::string& name) {
-  Result<Object> o = ParseJson(R"({"metadata":{"name":")" + name + R"("}})");
-  EXPECT_TRUE(o.ok()) << o.status().ToString();
-  return o.ok() ? std::move(o).value() : Object(rapidjson::kObjectType);
+  return BuildJson(JsonObject{{"metadata", JsonObject{{"name", name}}}});
 }
 
 // Records "add ns/a", "update ns/a", "delete ns/a" and the threads that

@@ -8,20 +8,20 @@
 
 #include "base/eventually.h"
 #include "kube/informer.h"
+#include "kube/json_builder.h"
 #include "localenv/testing/cluster_test.h"
 
 namespace vtenant::kube {
 namespace {
-
-using localenv::ParseTestJson;
 
 namespace res = resources;
 using localenv::ApiServer;
 using localenv::LocalCluster;
 
 Object ConfigMap(const std::string& name, const std::string& team = "a") {
-  return ParseTestJson(R"({"metadata":{"name":")" + name + R"(","labels":{"team":")" + team +
-                       R"("}},"data":{"k":"v"}})");
+  return BuildJson(
+      JsonObject{{"metadata", JsonObject{{"name", name}, {"labels", JsonObject{{"team", team}}}}},
+                 {"data", JsonObject{{"k", "v"}}}});
 }
 
 // What handlers were told, folded into key -> resourceVersion: equal to the

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
 #include "kube/testing/json.h"
@@ -18,7 +19,8 @@ namespace {
 namespace res = resources;
 
 Object Pod(const std::string& name, const std::string& node) {
-  return Json(R"({"metadata":{"name":")" + name + R"("},"spec":{"nodeName":")" + node + R"("}})");
+  return BuildJson(JsonObject{{"metadata", JsonObject{{"name", name}}},
+                              {"spec", JsonObject{{"nodeName", node}}}});
 }
 
 // Records what handlers were told, as "add ns/a", "update ns/a 5->7", "delete ns/a".

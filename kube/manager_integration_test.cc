@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/manager.h"
 #include "kube/rest_client.h"
 #include "kube/testing/recording_reconciler.h"
@@ -43,9 +44,9 @@ class ManagerIntegrationTest : public localenv::ClusterTest {
   }
 
   void CreateConfigMap(Client& c, const std::string& ns, const std::string& name) {
-    ASSERT_TRUE(
-        c.Create(res::kConfigMaps, ns, ParseTestJson(R"({"metadata":{"name":")" + name + R"("}})"))
-            .ok());
+    ASSERT_TRUE(c.Create(res::kConfigMaps, ns,
+                         BuildJson(JsonObject{{"metadata", JsonObject{{"name", name}}}}))
+                    .ok());
   }
 };
 

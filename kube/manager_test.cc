@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
-#include "kube/testing/json.h"
 #include "kube/testing/recording_reconciler.h"
 
 namespace vtenant::kube {
@@ -18,7 +18,8 @@ namespace res = resources;
 
 void CreatePod(FakeClient& client, const std::string& ns, const std::string& name) {
   ASSERT_TRUE(
-      client.Create(res::kPods, ns, Json(R"({"metadata":{"name":")" + name + R"("}})")).ok());
+      client.Create(res::kPods, ns, BuildJson(JsonObject{{"metadata", JsonObject{{"name", name}}}}))
+          .ok());
 }
 
 // Each test builds its own client, registry and Manager from these options

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/rest_client.h"
 #include "kube/testing/fake_clock.h"
 #include "kube/testing/fake_transport.h"
@@ -19,9 +20,14 @@ using std::chrono::seconds;
 constexpr char kConfigMap[] =
     R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}})";
 
+// The text of a failure Status the server answers with.
 std::string StatusBody(int code, const std::string& reason) {
-  return R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":")" + reason +
-         R"(","message":"from the test","code":)" + std::to_string(code) + "}";
+  return ToJson(BuildJson(JsonObject{{"kind", "Status"},
+                                     {"apiVersion", "v1"},
+                                     {"status", "Failure"},
+                                     {"reason", reason},
+                                     {"message", "from the test"},
+                                     {"code", code}}));
 }
 
 Object ConfigMap() {

@@ -7,10 +7,12 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "localenv/testing/cluster_test.h"
 
 namespace vtenant::kube {
@@ -36,9 +38,12 @@ constexpr char kWidgetCrd[] = R"({
         "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
         "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}})";
 
-Object ConfigMap(const std::string& name, const std::string& data = R"({"k":"v"})") {
-  return ParseTestJson(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
-                       R"("},"data":)" + data + "}");
+Object ConfigMap(const std::string& name,
+                 const std::map<std::string, std::string>& data = {{"k", "v"}}) {
+  return BuildJson(JsonObject{{"apiVersion", "v1"},
+                              {"kind", "ConfigMap"},
+                              {"metadata", JsonObject{{"name", name}}},
+                              {"data", StringMap(data)}});
 }
 
 class RestClientTest : public localenv::ClusterTest {
@@ -287,7 +292,7 @@ TEST_F(RestClientTest, DeleteHonoursPreconditions) {
 }
 
 TEST_F(RestClientTest, UpdateWithRetryRereadsOnConflict) {
-  ASSERT_TRUE(client().Create(res::kConfigMaps, "race", ConfigMap("shared", "{}")).ok());
+  ASSERT_TRUE(client().Create(res::kConfigMaps, "race", ConfigMap("shared", {})).ok());
   // Deterministic: another writer changes the object between our read and
   // our write, so the first write gets a 409 and must be redone on a fresh
   // read that keeps the other writer's change.
@@ -310,7 +315,7 @@ TEST_F(RestClientTest, UpdateWithRetryRereadsOnConflict) {
 
   // Racing: two writers with clients of their own increment one counter;
   // every increment survives.
-  ASSERT_TRUE(client().Create(res::kConfigMaps, "race", ConfigMap("counter", R"({"n":"0"})")).ok());
+  ASSERT_TRUE(client().Create(res::kConfigMaps, "race", ConfigMap("counter", {{"n", "0"}})).ok());
   constexpr int kIncrements = 25;
   std::atomic<int> attempts{0};
   std::vector<std::thread> writers;
@@ -422,10 +427,11 @@ TEST_F(RestClientTest, WatchDeliversEachEventAsItHappensInOrder) {
   Result<std::unique_ptr<HttpTransport>> etcd = NewHttpTransport(
       localenv::EtcdClientConfig(cluster().etcd().client_url(), cluster().etcd().client_tls()));
   ASSERT_TRUE(etcd.ok()) << etcd.status().ToString();
-  Result<HttpResponse> compacted =
-      (*etcd)->Send("POST", "/v3/kv/compaction",
-                    R"({"revision":")" + std::to_string(versions.back()) + R"(","physical":true})",
-                    "application/json");
+  Result<HttpResponse> compacted = (*etcd)->Send(
+      "POST", "/v3/kv/compaction",
+      ToJson(
+          BuildJson(JsonObject{{"revision", std::to_string(versions.back())}, {"physical", true}})),
+      "application/json");
   ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
   ASSERT_EQ(compacted->status_code, 200) << compacted->body;
   localenv::ApiServerOptions uncached_options = SecondApiServerOptions("uncached");

@@ -4,14 +4,16 @@
 
 #include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
+#include "kube/testing/json.h"
 
 namespace vtenant::op {
 namespace {
 
+// Object "x" whose labels are the JSON object `labels`.
 kube::Object WithLabels(const std::string& labels) {
-  Result<kube::Object> o = kube::ParseJson(R"({"metadata":{"name":"x","labels":)" + labels + "}}");
-  EXPECT_TRUE(o.ok());
-  return std::move(*o);
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata",
+       kube::JsonObject{{"name", "x"}, {"labels", kube::JsonValue(kube::Json(labels))}}}});
 }
 
 TEST(OwnedByOperatorTest, TheOperatorsLabelsMakeItsOwn) {

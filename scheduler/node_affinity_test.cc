@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
@@ -11,10 +12,18 @@ namespace {
 
 using testing::Json;
 
+// Pod "p" whose required node affinity has the node selector terms
+// `terms`, a JSON array.
 kube::Object PodWithTerms(const std::string& terms) {
-  return Json(R"({"metadata":{"name":"p"},"spec":{"affinity":{"nodeAffinity":{
-      "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":)" +
-              terms + "}}}}}");
+  return kube::BuildJson(kube::JsonObject{
+      {"metadata", kube::JsonObject{{"name", "p"}}},
+      {"spec", kube::JsonObject{
+                   {"affinity", kube::JsonObject{
+                                    {"nodeAffinity",
+                                     kube::JsonObject{
+                                         {"requiredDuringSchedulingIgnoredDuringExecution",
+                                          kube::JsonObject{{"nodeSelectorTerms",
+                                                            kube::JsonValue(Json(terms))}}}}}}}}}});
 }
 
 TEST(NodeAffinityTest, TermsOredRequirementsAnded) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
 
@@ -10,6 +11,7 @@ namespace {
 
 using testing::Json;
 using testing::NlpConfig;
+using testing::WithMembers;
 
 // The host copy's top-level members besides apiVersion, kind and metadata.
 std::string Body(const kube::Object& host) {
@@ -25,81 +27,83 @@ TEST(DataTranslatorTest, Table) {
   struct Row {
     const char* decision;
     std::string kind;
-    std::string body;       // members of the virtual object besides apiVersion, kind, metadata
+    std::string body;       // JSON: the virtual object's members but apiVersion, kind, metadata
     std::string host_body;  // the host copy's, exactly
     DroppedFields dropped;
   } rows[] = {
       {"a ConfigMap's data, binaryData and immutable travel",
        "ConfigMap",
-       R"("data":{"k":"v"},"binaryData":{"b":"AA=="},"immutable":true)",
+       R"({"data":{"k":"v"},"binaryData":{"b":"AA=="},"immutable":true})",
        R"({"data":{"k":"v"},"binaryData":{"b":"AA=="},"immutable":true})",
        {}},
       {"a member no translator knows is left out and reported",
        "ConfigMap",
-       R"("data":{"k":"v"},"shiny":1)",
+       R"({"data":{"k":"v"},"shiny":1})",
        R"({"data":{"k":"v"}})",
        {"shiny"}},
       {"an Opaque Secret's data and immutable travel",
        "Secret",
-       R"("type":"Opaque","data":{"k":"dg=="},"immutable":false)",
+       R"({"type":"Opaque","data":{"k":"dg=="},"immutable":false})",
        R"({"type":"Opaque","data":{"k":"dg=="},"immutable":false})",
        {}},
       {"no type is Opaque, as the API server defaults it",
        "Secret",
-       R"("data":{"k":"dg=="})",
+       R"({"data":{"k":"dg=="}})",
        R"({"data":{"k":"dg=="},"type":"Opaque"})",
        {}},
       {"image pull Secrets keep their type",
        "Secret",
-       R"("type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":"e30="})",
+       R"({"type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":"e30="}})",
        R"({"type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":"e30="}})",
        {}},
       {"legacy image pull Secrets keep their type",
        "Secret",
-       R"("type":"kubernetes.io/dockercfg","data":{".dockercfg":"e30="})",
+       R"({"type":"kubernetes.io/dockercfg","data":{".dockercfg":"e30="}})",
        R"({"type":"kubernetes.io/dockercfg","data":{".dockercfg":"e30="}})",
        {}},
       {"TLS Secrets keep their type",
        "Secret",
-       R"("type":"kubernetes.io/tls","data":{"tls.crt":"Yw==","tls.key":"aw=="})",
+       R"({"type":"kubernetes.io/tls","data":{"tls.crt":"Yw==","tls.key":"aw=="}})",
        R"({"type":"kubernetes.io/tls","data":{"tls.crt":"Yw==","tls.key":"aw=="}})",
        {}},
       {"basic-auth Secrets keep their type",
        "Secret",
-       R"("type":"kubernetes.io/basic-auth","data":{"username":"dQ=="})",
+       R"({"type":"kubernetes.io/basic-auth","data":{"username":"dQ=="}})",
        R"({"type":"kubernetes.io/basic-auth","data":{"username":"dQ=="}})",
        {}},
       {"ssh-auth Secrets keep their type",
        "Secret",
-       R"("type":"kubernetes.io/ssh-auth","data":{"ssh-privatekey":"aw=="})",
+       R"({"type":"kubernetes.io/ssh-auth","data":{"ssh-privatekey":"aw=="}})",
        R"({"type":"kubernetes.io/ssh-auth","data":{"ssh-privatekey":"aw=="}})",
        {}},
       {"hostile: a service-account token Secret is Opaque, so no host token controller fills "
        "it; the virtual token it holds travels as data",
        "Secret",
-       R"("type":"kubernetes.io/service-account-token","data":{"token":"dg=="})",
+       R"({"type":"kubernetes.io/service-account-token","data":{"token":"dg=="}})",
        R"({"type":"Opaque","data":{"token":"dg=="}})",
        {}},
       {"hostile: a bootstrap token Secret is Opaque",
        "Secret",
-       R"("type":"bootstrap.kubernetes.io/token","data":{"token-id":"YQ=="})",
+       R"({"type":"bootstrap.kubernetes.io/token","data":{"token-id":"YQ=="}})",
        R"({"type":"Opaque","data":{"token-id":"YQ=="}})",
        {}},
       {"any other type is Opaque",
        "Secret",
-       R"("type":"helm.sh/release.v1","data":{"r":"YQ=="})",
+       R"({"type":"helm.sh/release.v1","data":{"r":"YQ=="}})",
        R"({"type":"Opaque","data":{"r":"YQ=="}})",
        {}},
       {"stringData is write-only and never read back: left out if it ever is",
        "Secret",
-       R"("type":"Opaque","stringData":{"k":"v"})",
+       R"({"type":"Opaque","stringData":{"k":"v"}})",
        R"({"type":"Opaque"})",
        {"stringData"}},
   };
   for (const Row& row : rows) {
-    kube::Object virt =
-        Json(R"({"apiVersion":"v1","kind":")" + row.kind +
-             R"(","metadata":{"name":"d","namespace":"ml","uid":"u1"},)" + row.body + "}");
+    kube::Object virt = kube::BuildJson(WithMembers(
+        {{"apiVersion", "v1"},
+         {"kind", row.kind},
+         {"metadata", kube::JsonObject{{"name", "d"}, {"namespace", "ml"}, {"uid", "u1"}}}},
+        row.body));
     TranslationNotes notes;
     kube::Object host = translator.ToHost(virt, &notes);
     EXPECT_EQ(kube::Name(host), HostName("d", "ml", "nlp")) << row.decision;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/node_translator.h"
 #include "syncer/testing/test_objects.h"
@@ -11,6 +12,7 @@ namespace {
 
 using testing::Json;
 using testing::NlpConfig;
+using testing::WithMembers;
 
 // One row per decision on a virtual object's metadata, for every kind but
 // pods (whose translator has its own) and Services (whose annotations come
@@ -25,66 +27,68 @@ TEST(HostObjectBaseTest, MetadataTable) {
     DroppedFields dropped;
   } rows[] = {
       {"plain labels and annotations travel",
-       R"("labels":{"app":"web"},"annotations":{"a":"b"})",
+       R"({"labels":{"app":"web"},"annotations":{"a":"b"}})",
        R"({"app":"web"})",
        R"({"a":"b"})",
        {}},
       {"recommended app.kubernetes.io/ labels travel",
-       R"("labels":{"app.kubernetes.io/name":"web"},
-          "annotations":{"app.kubernetes.io/part-of":"shop"})",
+       R"({"labels":{"app.kubernetes.io/name":"web"},
+          "annotations":{"app.kubernetes.io/part-of":"shop"}})",
        R"({"app.kubernetes.io/name":"web"})",
        R"({"app.kubernetes.io/part-of":"shop"})",
        {}},
       {"hostile: vtenant's own keys are the syncer's, never the tenant's",
-       R"("labels":{"vtenant.io/tenant":"vision","vtenant.io/managed-by":"x"},
-          "annotations":{"vtenant.io/virtual-uid":"forged"})",
+       R"({"labels":{"vtenant.io/tenant":"vision","vtenant.io/managed-by":"x"},
+          "annotations":{"vtenant.io/virtual-uid":"forged"}})",
        "{}",
        "{}",
        {"metadata.labels['vtenant.io/tenant']", "metadata.labels['vtenant.io/managed-by']",
         "metadata.annotations['vtenant.io/virtual-uid']"}},
       {"hostile: KAI's and the binder's keys",
-       R"("labels":{"kai.scheduler/queue":"vision"},
-          "annotations":{"pod-group-name":"pg","runai/shared-gpu-configmap":"x"})",
+       R"({"labels":{"kai.scheduler/queue":"vision"},
+          "annotations":{"pod-group-name":"pg","runai/shared-gpu-configmap":"x"}})",
        "{}",
        "{}",
        {"metadata.labels['kai.scheduler/queue']", "metadata.annotations['pod-group-name']",
         "metadata.annotations['runai/shared-gpu-configmap']"}},
       {"hostile: keys the host's controllers act on",
-       R"("labels":{"endpointslice.kubernetes.io/skip-mirror":"true"},
+       R"({"labels":{"endpointslice.kubernetes.io/skip-mirror":"true"},
           "annotations":{"kubernetes.io/service-account.name":"vtenant-syncer",
-                         "volume.kubernetes.io/selected-node":"l40s-0"})",
+                         "volume.kubernetes.io/selected-node":"l40s-0"}})",
        "{}",
        "{}",
        {"metadata.labels['endpointslice.kubernetes.io/skip-mirror']",
         "metadata.annotations['kubernetes.io/service-account.name']",
         "metadata.annotations['volume.kubernetes.io/selected-node']"}},
       {"a description for people travels",
-       R"("annotations":{"kubernetes.io/description":"the cluster's CA"})",
+       R"({"annotations":{"kubernetes.io/description":"the cluster's CA"}})",
        "{}",
        R"({"kubernetes.io/description":"the cluster's CA"})",
        {}},
       {"kubectl's last-applied record stays behind without a word",
-       R"("annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"})",
+       R"({"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}})",
        "{}",
        "{}",
        {}},
       {"ownerReferences, finalizers and the server's bookkeeping never travel",
-       R"("ownerReferences":[{"kind":"Deployment","name":"x","uid":"o"}],
+       R"({"ownerReferences":[{"kind":"Deployment","name":"x","uid":"o"}],
           "finalizers":["example.com/keep"],"resourceVersion":"5","generation":2,
-          "creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[],"generateName":"cfg-")",
+          "creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[],"generateName":"cfg-"})",
        "{}",
        "{}",
        {}},
       {"a metadata member no translator knows is left out and reported",
-       R"("shiny":true)",
+       R"({"shiny":true})",
        "{}",
        "{}",
        {"metadata.shiny"}},
   };
   for (const Row& row : rows) {
-    kube::Object virt = Json(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{
-        "name":"cfg","namespace":"ml","uid":"u1",)" +
-                             row.metadata + "}}");
+    kube::Object virt = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata",
+         WithMembers({{"name", "cfg"}, {"namespace", "ml"}, {"uid", "u1"}}, row.metadata)}});
     TranslationNotes notes;
     kube::Object host = HostObjectBase(virt, config, DefaultMetadataRules(), &notes);
     EXPECT_EQ(kube::Name(host), "cfg-x-ml-x-nlp") << row.decision;

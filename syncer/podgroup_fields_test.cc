@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/json_builder.h"
 #include "syncer/testing/test_objects.h"
 
 namespace vtenant::syncer {
@@ -10,10 +11,13 @@ namespace {
 using testing::Json;
 using testing::NlpConfig;
 
+// Virtual PodGroup ml/g whose spec is the JSON `spec`.
 kube::Object PodGroup(const std::string& spec) {
-  return Json(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
-      "metadata":{"name":"g","namespace":"ml","uid":"pg"},"spec":)" +
-              spec + "}");
+  return kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "scheduling.run.ai/v2alpha2"},
+      {"kind", "PodGroup"},
+      {"metadata", kube::JsonObject{{"name", "g"}, {"namespace", "ml"}, {"uid", "pg"}}},
+      {"spec", kube::JsonValue(Json(spec))}});
 }
 
 // One row per decision on a virtual PodGroup's spec: the host group's spec,

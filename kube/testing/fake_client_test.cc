@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <thread>
 
 #include "base/eventually.h"
+#include "kube/json_builder.h"
 #include "kube/testing/fake_clock.h"
 #include "kube/testing/json.h"
 
@@ -14,9 +16,10 @@ namespace {
 
 namespace res = resources;
 
-Object ConfigMap(const std::string& name, const std::string& labels = "{}") {
-  return Json(R"({"metadata":{"name":")" + name + R"(","labels":)" + labels +
-              R"(},"data":{"k":"v"}})");
+Object ConfigMap(const std::string& name, const std::map<std::string, std::string>& labels = {}) {
+  return BuildJson(
+      JsonObject{{"metadata", JsonObject{{"name", name}, {"labels", StringMap(labels)}}},
+                 {"data", JsonObject{{"k", "v"}}}});
 }
 
 TEST(FakeClientTest, CreateAssignsIdentityAndVersionsGrow) {
@@ -159,7 +162,7 @@ TEST(FakeClientTest, UpdateWithRetrySurvivesRacingWriters) {
 
 TEST(FakeClientTest, MergePatchRemovesNullsAndChecksResourceVersion) {
   FakeClient client;
-  ASSERT_TRUE(client.Create(res::kConfigMaps, "ns", ConfigMap("a", R"({"x":"1","y":"2"})")).ok());
+  ASSERT_TRUE(client.Create(res::kConfigMaps, "ns", ConfigMap("a", {{"x", "1"}, {"y", "2"}})).ok());
   Result<Object> patched = client.Patch(res::kConfigMaps, "ns", "a", PatchType::kMerge,
                                         R"({"metadata":{"labels":{"x":null,"z":"3"}}})");
   ASSERT_TRUE(patched.ok()) << patched.status().ToString();
@@ -271,10 +274,9 @@ TEST(FakeClientTest, ListPagesAndSelects) {
   for (int i = 0; i < 25; ++i) {
     std::string name = "cm-" + std::to_string(i);
     const bool even = i % 2 == 0;
-    ASSERT_TRUE(client
-                    .Create(res::kConfigMaps, "ns",
-                            ConfigMap(name, even ? R"({"parity":"even"})" : R"({"parity":"odd"})"))
-                    .ok());
+    ASSERT_TRUE(
+        client.Create(res::kConfigMaps, "ns", ConfigMap(name, {{"parity", even ? "even" : "odd"}}))
+            .ok());
     expected.insert(name);
   }
   ASSERT_TRUE(client.Create(res::kConfigMaps, "elsewhere", ConfigMap("x")).ok());

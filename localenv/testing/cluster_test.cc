@@ -1,5 +1,7 @@
 #include "localenv/testing/cluster_test.h"
 
+#include "kube/json_builder.h"
+
 namespace vtenant::localenv {
 
 void ClusterTest::StartCluster(const std::string& name, LocalClusterOptions options,
@@ -13,8 +15,9 @@ void ClusterTest::StartCluster(const std::string& name, LocalClusterOptions opti
     Status created =
         cluster_->client()
             .Create(kube::resources::kNamespaces, "",
-                    ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" +
-                                  ns + R"("}})"))
+                    kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                                     {"kind", "Namespace"},
+                                                     {"metadata", kube::JsonObject{{"name", ns}}}}))
             .status();
     ASSERT_TRUE(created.ok()) << "namespace " << ns << ": " << created.ToString();
   }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "kube/json_builder.h"
 #include "kube/testing/fake_client.h"
 #include "operator/virtual_cluster_connector.h"
 
@@ -46,8 +47,9 @@ class FakeConnector final : public VirtualClusterConnector {
         [this](std::string_view, std::string_view,
                const rapidjson::Value&) -> Result<kube::Object> {
           const int n = ++tokens_issued_;
-          return kube::ParseJson(R"({"status":{"token":"virtual-token-)" + std::to_string(n) +
-                                 R"(","expirationTimestamp":"2100-01-01T00:00:00Z"}})");
+          return kube::BuildJson(kube::JsonObject{
+              {"status", kube::JsonObject{{"token", "virtual-token-" + std::to_string(n)},
+                                          {"expirationTimestamp", "2100-01-01T00:00:00Z"}}}});
         });
     return c;
   }
