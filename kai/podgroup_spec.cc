@@ -92,13 +92,15 @@ Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
   PodGroupSpec out;
   const rapidjson::Value* spec = Member(pod_group, "spec");
   if (const rapidjson::Value* m = Set(spec, "minMember")) {
-    if (!m->IsInt64() || m->GetInt64() < 1 || m->GetInt64() > kMaxMinMember) {
+    if (!m->IsInt64() || m->GetInt64() < 0 || m->GetInt64() > kMaxMinMember) {
       return InvalidArgument("spec.minMember " + JsonText(*m) +
-                             " must be a whole number from 1 to " + std::to_string(kMaxMinMember) +
+                             " must be a whole number from 0 to " + std::to_string(kMaxMinMember) +
                              " (how many of the group's "
-                             "pods must run at once)");
+                             "pods must run at once; 0 for no gang)");
     }
-    out.min_member = static_cast<int32_t>(m->GetInt64());
+    // 0 is KAI's "no gang requirement": each pod goes as it fits, which is
+    // what a gang of one does.
+    out.min_member = std::max<int32_t>(1, static_cast<int32_t>(m->GetInt64()));
   }
   if (const rapidjson::Value* p = Set(spec, "preemptibility")) {
     const std::string_view value =

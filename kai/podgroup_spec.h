@@ -4,9 +4,11 @@
 // group. What one refuses, the other refuses with the same message.
 //
 // The fields, each absent (or null) when unset:
-//   minMember          an integer from 1 to 2^31-1; absent is 1. KAI's CRD
-//                      has minimum 1 too; a CRD installed without its schema
-//                      is read by these rules all the same.
+//   minMember          an integer from 0 to 2^31-1; absent is 1, and so is 0,
+//                      KAI's "no gang requirement" (each pod goes as it
+//                      fits, as in a gang of one). KAI's CRD has minimum 0
+//                      too; a CRD installed without its schema is read by
+//                      these rules all the same.
 //   preemptibility     "preemptible" or "non-preemptible" (kai/preemptibility.h);
 //                      "" is unset, as in KAI.
 //   markUnschedulable  true or false.
@@ -66,7 +68,7 @@ struct PodGroupSpec {
 Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups);
 
 // Reads `pod_group`'s spec by the rules above. InvalidArgument naming the
-// field ("spec.minMember 0 ...") and what it may be; the caller adds which
+// field ("spec.minMember -1 ...") and what it may be; the caller adds which
 // PodGroup.
 Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group);
 

@@ -45,14 +45,21 @@ TEST(ReadPodGroupSpecTest, UnsetFieldsTakeKaisDefaults) {
   EXPECT_TRUE(ReadPodGroupSpec(Json(R"({"metadata":{"name":"g"}})")).ok()) << "no spec at all";
 }
 
+// KAI's CRD takes 0: "no gang requirement", each pod on its own, as a gang
+// of one goes.
+TEST(ReadPodGroupSpecTest, MinMemberZeroIsNoGang) {
+  Result<PodGroupSpec> s = Spec(R"({"minMember":0})");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->min_member, 1);
+}
+
 TEST(ReadPodGroupSpecTest, RefusalsNameTheField) {
   struct Case {
     const char* spec;
     const char* says;
   };
   const Case cases[] = {
-      {R"({"minMember":0})", "spec.minMember 0 must be a whole number from 1"},
-      {R"({"minMember":-3})", "spec.minMember -3"},
+      {R"({"minMember":-3})", "spec.minMember -3 must be a whole number from 0"},
       {R"({"minMember":2.5})", "spec.minMember 2.5"},
       {R"({"minMember":"4"})", "spec.minMember \"4\""},
       {R"({"minMember":4294967296})", "spec.minMember 4294967296"},
