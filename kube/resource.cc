@@ -54,6 +54,7 @@ const ResourceType kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets",
                                          "PodDisruptionBudget", true};
 const ResourceType kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass",
                                     false};
+const ResourceType kRuntimeClasses{"node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", false};
 const ResourceType kNetworkPolicies{"networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy",
                                     true};
 const ResourceType kMutatingWebhookConfigurations{"admissionregistration.k8s.io", "v1",
@@ -94,6 +95,7 @@ const std::vector<const ResourceType*>& All() {
       &kStatefulSets,
       &kPodDisruptionBudgets,
       &kPriorityClasses,
+      &kRuntimeClasses,
       &kNetworkPolicies,
       &kMutatingWebhookConfigurations,
       &kCustomResourceDefinitions,

@@ -52,6 +52,7 @@ extern const ResourceType kReplicaSets;
 extern const ResourceType kStatefulSets;
 extern const ResourceType kPodDisruptionBudgets;
 extern const ResourceType kPriorityClasses;
+extern const ResourceType kRuntimeClasses;
 extern const ResourceType kNetworkPolicies;
 extern const ResourceType kMutatingWebhookConfigurations;
 extern const ResourceType kCustomResourceDefinitions;

@@ -123,6 +123,11 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
   volumes.Add(
       kube::JsonObject{{"name", volume}, {"configMap", kube::JsonObject{{"name", configmap}}}});
   add("/spec/volumes", std::move(volumes));
+
+  const std::string& runtime = options.gpu_fraction_runtime_class;
+  if (!runtime.empty() && kube::GetString(pod, {"spec", "runtimeClassName"}).empty() &&
+      (!options.runtime_class_exists || options.runtime_class_exists(runtime)))
+    add("/spec/runtimeClassName", runtime);
   return kube::ToJson(kube::BuildJson(ops));
 }
 

@@ -11,7 +11,9 @@
 //     NVIDIA_VISIBLE_DEVICES, RUNAI_NUM_OF_GPUS and GPU_PORTION from the
 //     ConfigMap "<prefix>-<i>" ("-i<i>" for an init container), envFrom
 //     "<prefix>-<i>-evar", and the pod a volume of the first. The binder
-//     makes and fills both before binding (the kubelet waits for them).
+//     makes and fills both before binding (the kubelet waits for them);
+//   - spec.runtimeClassName, when it names none: the options' GPU-fraction
+//     RuntimeClass ("nvidia", as KAI), where the cluster has it.
 // Any pod of our scheduler whose GPU request kai::ParseGpuRequest refuses
 // (kai/gpu_request.h: gpu-fraction outside (0, 1], gpu-memory not a
 // positive whole number of MiB, both set, a share together with
@@ -32,6 +34,13 @@ namespace vtenant::scheduler {
 
 struct AdmissionOptions {
   std::string scheduler_name = kai::kSchedulerName;
+  // The RuntimeClass a GPU-sharing pod that names none gets, as KAI's
+  // admission sets it (its GPU comes from NVIDIA_VISIBLE_DEVICES, which
+  // only the NVIDIA container runtime reads); "" for none. Set only while
+  // `runtime_class_exists` (when given) says the class exists: the API
+  // server refuses a pod naming a RuntimeClass it does not have.
+  std::string gpu_fraction_runtime_class;
+  std::function<bool(const std::string& name)> runtime_class_exists;
   // Source of the 7 random characters; replaceable so tests are repeatable.
   std::function<std::string()> random_suffix;
 };

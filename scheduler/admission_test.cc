@@ -103,6 +103,41 @@ TEST(AdmissionTest, ADottedPodNameGivesAValidVolumeName) {
   }
 }
 
+// As KAI's admission: a sharing pod runs under the runtime that reads its
+// NVIDIA_VISIBLE_DEVICES, unless it names one; never a RuntimeClass the
+// cluster lacks (the API server would refuse the pod), never a pod that
+// does not share.
+TEST(AdmissionTest, ASharingPodGetsTheGpuRuntimeClassWhereItExists) {
+  bool exists = true;
+  AdmissionOptions options = Fixed();
+  options.gpu_fraction_runtime_class = "nvidia";
+  options.runtime_class_exists = [&exists](const std::string& name) {
+    return exists && name == "nvidia";
+  };
+  auto runtime_of = [&](const char* pod_json) -> std::string {
+    const kube::Object pod = Json(pod_json);
+    Result<std::string> patch = MutatePod(pod, options);
+    EXPECT_TRUE(patch.ok()) << patch.status().ToString();
+    if (!patch.ok() || patch->empty()) return "<unchanged>";
+    return std::string(kube::GetString(Patched(pod, *patch), {"spec", "runtimeClassName"}));
+  };
+  constexpr char kShared[] = R"({"metadata":{"name":"p","annotations":{"gpu-memory":"4000"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c"}]}})";
+  EXPECT_EQ(runtime_of(kShared), "nvidia");
+  EXPECT_EQ(runtime_of(R"({"metadata":{"name":"p","annotations":{"gpu-fraction":"0.5"}},
+      "spec":{"schedulerName":"kai-scheduler","runtimeClassName":"kata-nvidia",
+      "containers":[{"name":"c"}]}})"),
+            "kata-nvidia");
+  EXPECT_EQ(runtime_of(R"({"metadata":{"name":"p"},"spec":{"schedulerName":"kai-scheduler",
+      "containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}})"),
+            "<unchanged>");
+  exists = false;
+  EXPECT_EQ(runtime_of(kShared), "");
+  options.runtime_class_exists = nullptr;
+  options.gpu_fraction_runtime_class = "";
+  EXPECT_EQ(runtime_of(kShared), "");
+}
+
 TEST(AdmissionTest, ANamedContainerThatIsNotThereIsRefused) {
   Result<std::string> patch =
       MutatePod(Json(R"({"metadata":{"name":"p","annotations":{"gpu-fraction":"0.5",

@@ -102,6 +102,12 @@ const std::vector<Flag>& Flags() {
        [](auto& f) { return Quoted(f.webhook_cert); }, Text(&SchedulerFlags::webhook_cert)},
       {"webhook-key", "PATH", "private key (PEM) of --webhook-cert",
        [](auto& f) { return Quoted(f.webhook_key); }, Text(&SchedulerFlags::webhook_key)},
+      {"gpu-fraction-runtime-class", "NAME",
+       "RuntimeClass the webhook gives a GPU-sharing pod that names none, while the cluster "
+       "has it (the NVIDIA container runtime reads the pod's NVIDIA_VISIBLE_DEVICES); empty: "
+       "none",
+       [](auto& f) { return Quoted(f.gpu_fraction_runtime_class); },
+       Text(&SchedulerFlags::gpu_fraction_runtime_class)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
        Address(&SchedulerFlags::health_address, "health-address")},

@@ -21,7 +21,8 @@ struct SchedulerFlags {
   std::string webhook_address;              // host:port; empty: no webhook
   std::string webhook_url;  // what the API server calls; empty: https://<address>/mutate
   std::string webhook_cert, webhook_key;
-  std::string health_address = "127.0.0.1:8081";  // empty: none
+  std::string gpu_fraction_runtime_class = "nvidia";  // as KAI's; empty: none
+  std::string health_address = "127.0.0.1:8081";      // empty: none
   bool leader_elect = false;
   std::string leader_elect_namespace = "default";
   std::string policy = "fgd";

@@ -15,6 +15,8 @@ TEST(FlagsTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(f.policy, "fgd");
   EXPECT_FALSE(f.leader_elect);
   EXPECT_TRUE(f.webhook_address.empty());
+  EXPECT_EQ(f.gpu_fraction_runtime_class, "nvidia") << "KAI's default";
+  EXPECT_EQ(ParseFlags({"--gpu-fraction-runtime-class="}).value().gpu_fraction_runtime_class, "");
 }
 
 TEST(FlagsTest, EveryFormParses) {

@@ -178,6 +178,13 @@ Status SchedulerApp::Wire() {
     wo.key_file = flags_.webhook_key;
     wo.reservation_namespace = flags_.reservation_namespace;
     wo.admission.scheduler_name = flags_.scheduler_name;
+    wo.admission.gpu_fraction_runtime_class = flags_.gpu_fraction_runtime_class;
+    if (!flags_.gpu_fraction_runtime_class.empty()) {
+      kube::SharedInformer& runtime_classes = informers.Get(kube::resources::kRuntimeClasses);
+      wo.admission.runtime_class_exists = [&runtime_classes](const std::string& name) {
+        return runtime_classes.cache().Get(name) != nullptr;
+      };
+    }
     webhook_ = std::make_unique<WebhookServer>(wo);
   }
   return Status::Ok();
