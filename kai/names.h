@@ -46,6 +46,9 @@ inline constexpr char kInferencePriorityClass[] = "inference";
 // On a PodGroup the pod grouper makes: which object it stands for, as YAML
 // (name, uid, group, version, kind), as KAI's grouper writes it.
 inline constexpr char kTopOwnerMetadataAnnotation[] = "kai.scheduler/top-owner-metadata";
+// On a pod or any of its owners: "true" leaves the pod to a PodGroup made
+// elsewhere; the pod grouper makes none for it.
+inline constexpr char kSkipPodGrouperAnnotation[] = "kai.scheduler/skip-podgrouper";
 // The workload's user, copied from the pod onto its PodGroup (label and
 // annotation) when the top owner has none.
 inline constexpr char kUserKey[] = "user";

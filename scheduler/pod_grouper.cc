@@ -1,5 +1,7 @@
 #include "scheduler/pod_grouper.h"
 
+#include <algorithm>
+
 #include "base/ascii.h"
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
@@ -29,6 +31,12 @@ kube::ResourceType TypeOf(const Value& ref) {
   return t;
 }
 
+// Whether a workload whose PodGroup is made elsewhere says so on `object`
+// (the pod or any owner), as KAI's grouper reads it.
+bool SkipsPodGrouper(const Value& object) {
+  return kube::Annotation(object, kai::kSkipPodGrouperAnnotation) == "true";
+}
+
 }  // namespace
 
 bool PodGrouper::MpiLauncherExists(const std::string& ns, std::string_view job) const {
@@ -42,7 +50,7 @@ bool PodGrouper::MpiLauncherExists(const std::string& ns, std::string_view job) 
 Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   kube::ObjectPtr pod = pods_.cache().Get(key);
   if (pod == nullptr || kube::IsBeingDeleted(*pod)) return kube::ReconcileResult{};
-  if (kube::GetString(*pod, {"spec", "schedulerName"}) != scheduler_name_)
+  if (kube::GetString(*pod, {"spec", "schedulerName"}) != scheduler_name_ || SkipsPodGrouper(*pod))
     return kube::ReconcileResult{};
   const std::string ns(kube::Namespace(*pod));
   const std::optional<std::string_view> named = kube::Annotation(*pod, kPodGroupAnnotation);
@@ -76,6 +84,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     owners.push_back(std::move(owner).value());
     ref = kube::ControllerReference(owners.back());
   }
+  if (std::any_of(owners.begin(), owners.end(), SkipsPodGrouper)) return kube::ReconcileResult{};
   GroupInputs in{.pod = pod.get()};
   for (const kube::Object& o : owners) in.owners.push_back(&o);
   if (!owners.empty() && kube::GetString(owners.back(), {"kind"}) == "MPIJob")

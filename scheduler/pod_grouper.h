@@ -1,7 +1,9 @@
 // PodGrouper: gives every pod of ours a PodGroup, as KAI's pod-grouper does,
 // so the scheduler can gang it and users see the groups KAI would make.
 //
-// A pod with annotation pod-group-name already has its group. Otherwise the
+// A pod with annotation pod-group-name already has its group, and one whose
+// own or an owner's annotation kai.scheduler/skip-podgrouper is "true" gets
+// its group elsewhere (as KAI's grouper). Otherwise the
 // ownerReferences are walked to the top owner (an owner it cannot read ends
 // the walk), the PodGroup that grouping_rules.h plans for that owner's kind
 // is created (owned by the plan's owner, so it goes with it), and the pod is

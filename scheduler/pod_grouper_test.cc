@@ -230,6 +230,37 @@ TEST_F(PodGrouperTest, ThePodGroupCarriesItsTopOwnersLabelsAndAnnotations) {
                 "\ngroup: batch\nversion: v1\nkind: Job\n");
 }
 
+// kai.scheduler/skip-podgrouper on the pod or an owner: its PodGroup is
+// made elsewhere, and the grouper neither makes one nor names one.
+TEST_F(PodGrouperTest, AWorkloadThatSkipsTheGrouperGetsNoGroup) {
+  kube::Object job = Add(
+      res::kJobs, "ns",
+      kube::ToJson(kube::BuildJson(kube::JsonObject{
+          {"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata",
+           kube::JsonObject{
+               {"name", "external"},
+               {"namespace", "ns"},
+               {"annotations", kube::JsonObject{{"kai.scheduler/skip-podgrouper", "true"}}}}}})));
+  CreatePod("external-0", "n1", seconds(0), &job);
+  ASSERT_TRUE(grouper_.Reconcile("ns/external-0").ok());
+  EXPECT_EQ(GroupOf("external-0"), "");
+
+  kube::Object bare = CreatePod("bare", "n1", seconds(0));
+  kube::SetString(bare, {"metadata", "annotations"}, "kai.scheduler/skip-podgrouper", "true");
+  ASSERT_TRUE(client_.Update(res::kPods, "ns", bare).ok());
+  ASSERT_TRUE(Eventually([&] {
+    kube::ObjectPtr cached = pods_.cache().Get("ns/bare");
+    return cached != nullptr && kube::Annotation(*cached, "kai.scheduler/skip-podgrouper");
+  }));
+  ASSERT_TRUE(grouper_.Reconcile("ns/bare").ok());
+  EXPECT_EQ(GroupOf("bare"), "");
+  Result<kube::ObjectList> groups = client_.ListAll(res::kPodGroups, "ns");
+  ASSERT_TRUE(groups.ok());
+  EXPECT_TRUE(groups->items.empty());
+}
+
 TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
   kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
       "metadata":{"name":"train","namespace":"ns"},"spec":{"pytorchReplicaSpecs":{"Worker":{}}}})");
