@@ -27,6 +27,9 @@ TEST(WebhookConfigurationTest, TwoWebhooksOnlyTheSharingOneFailsClosed) {
   const std::string sharing =
       "has(object.metadata.annotations) && ('gpu-fraction' in object.metadata.annotations || "
       "'gpu-memory' in object.metadata.annotations)";
+  // The expected webhooks are spelled out apart from WebhookConfiguration's
+  // own builder, on purpose: the same shape twice, so that a change to the
+  // wire format shows here.
   auto hook = [&](const std::string& name, const std::string& policy,
                   const std::string& condition) {
     return kube::JsonObject{
