@@ -24,6 +24,7 @@
 #include "e2e/support/kubectl.h"
 #include "e2e/support/real_node.h"
 #include "e2e/support/real_node_suite.h"
+#include "kube/json_builder.h"
 #include "kube/object.h"
 #include "kube/resource.h"
 #include "localenv/command.h"
@@ -120,17 +121,18 @@ TEST_F(ChartOnRealNodeTest, InstallRunsAStatefulSetTenantAndUninstallLeavesNothi
   fs::create_directories(volume);
   ASSERT_EQ(chown(volume.c_str(), 65532, 65532), 0);
   fs::permissions(volume, fs::perms::owner_all, fs::perm_options::replace);
-  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, R"(apiVersion: v1
-kind: PersistentVolume
-metadata: {name: nlp-etcd}
-spec:
-  capacity: {storage: 5Gi}
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: ""
-  hostPath: {path: )" + volume + R"(, type: Directory}
-)")
-                  .ok());
+  const kube::Object persistent_volume = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolume"},
+      {"metadata", kube::JsonObject{{"name", "nlp-etcd"}}},
+      {"spec",
+       kube::JsonObject{{"capacity", kube::JsonObject{{"storage", "5Gi"}}},
+                        {"accessModes", kube::JsonArray{"ReadWriteOnce"}},
+                        {"persistentVolumeReclaimPolicy", "Retain"},
+                        {"storageClassName", ""},
+                        {"hostPath", kube::JsonObject{{"path", volume}, {"type", "Directory"}}}}}});
+  // JSON is YAML: kubectl reads the object as it would its manifest.
+  ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, kube::ToJson(persistent_volume)).ok());
 
   // The example Tenant, verbatim: the chart's default backend is statefulset.
   const auto tenant_start = std::chrono::steady_clock::now();
@@ -170,18 +172,21 @@ spec:
     return env_->TeamKubectl("nlp", std::move(args), input);
   };
   const std::string busybox = BusyboxImage();
-  Result<std::string> created = team_kubectl({"apply", "-f", "-"}, R"(apiVersion: v1
-kind: Pod
-metadata: {name: hello, namespace: default}
-spec:
-  restartPolicy: Never
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: )" + busybox + R"(
-    imagePullPolicy: IfNotPresent
-    command: ["sh", "-c", "echo hello from nlp; sleep 3600"]
-)");
+  const kube::Object hello = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", kube::JsonObject{{"name", "hello"}, {"namespace", "default"}}},
+      {"spec",
+       kube::JsonObject{
+           {"restartPolicy", "Never"},
+           {"terminationGracePeriodSeconds", 1},
+           {"containers",
+            kube::JsonArray{kube::JsonObject{
+                {"name", "main"},
+                {"image", busybox},
+                {"imagePullPolicy", "IfNotPresent"},
+                {"command", kube::JsonArray{"sh", "-c", "echo hello from nlp; sleep 3600"}}}}}}}});
+  Result<std::string> created = team_kubectl({"apply", "-f", "-"}, kube::ToJson(hello));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   Result<std::string> running = team_kubectl(
       {"wait", "--for=jsonpath={.status.phase}=Running", "pod/hello", "--timeout=180s"});
@@ -198,23 +203,26 @@ spec:
   // the scheduler and the operator, just after a Deployment of 20 pods is
   // applied. Afterwards each of its pods has exactly one host pod, Running,
   // and nothing was made twice.
-  ASSERT_TRUE(team_kubectl({"apply", "-f", "-"}, R"(apiVersion: apps/v1
-kind: Deployment
-metadata: {name: burst, namespace: default}
-spec:
-  replicas: 20
-  selector: {matchLabels: {app: burst}}
-  template:
-    metadata: {labels: {app: burst}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: )" + busybox + R"(
-        imagePullPolicy: IfNotPresent
-        command: ["sleep", "3600"]
-)")
-                  .ok());
+  const kube::Object burst = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", kube::JsonObject{{"name", "burst"}, {"namespace", "default"}}},
+      {"spec",
+       kube::JsonObject{
+           {"replicas", 20},
+           {"selector", kube::JsonObject{{"matchLabels", kube::JsonObject{{"app", "burst"}}}}},
+           {"template",
+            kube::JsonObject{
+                {"metadata", kube::JsonObject{{"labels", kube::JsonObject{{"app", "burst"}}}}},
+                {"spec",
+                 kube::JsonObject{
+                     {"terminationGracePeriodSeconds", 1},
+                     {"containers", kube::JsonArray{kube::JsonObject{
+                                        {"name", "main"},
+                                        {"image", busybox},
+                                        {"imagePullPolicy", "IfNotPresent"},
+                                        {"command", kube::JsonArray{"sleep", "3600"}}}}}}}}}}}});
+  ASSERT_TRUE(team_kubectl({"apply", "-f", "-"}, kube::ToJson(burst)).ok());
   const auto upgrade_start = std::chrono::steady_clock::now();
   Result<localenv::CommandResult> upgraded =
       Helm(env_->host_kubeconfig(),

@@ -22,6 +22,7 @@
 #include "e2e/random_pods.h"
 #include "e2e/reference_fixture.h"
 #include "e2e/support/baseline_check.h"
+#include "kube/json_builder.h"
 
 namespace vtenant::e2e {
 namespace {
@@ -573,11 +574,14 @@ TEST_F(EscapeSuiteTest, OtherObjectsCannotLeaveTheBoundary) {
     if (kube::GetString(a, {"type"}) == "InternalIP") address = kube::GetString(a, {"address"});
   }
   ASSERT_FALSE(address.empty()) << kube::ToJson(*node);
-  Result<kube::Object> held = env().host().Create(res::kServices, "default",
-                                                  kube::ParseJson(std::string(R"({"apiVersion":"v1",
-      "kind":"Service","metadata":{"name":"platform-held"},
-      "spec":{"clusterIP":")") + kHeldAddress + R"(","ports":[{"port":80}]}})")
-                                                      .value());
+  Result<kube::Object> held = env().host().Create(
+      res::kServices, "default",
+      kube::BuildJson(kube::JsonObject{
+          {"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", kube::JsonObject{{"name", "platform-held"}}},
+          {"spec", kube::JsonObject{{"clusterIP", kHeldAddress},
+                                    {"ports", kube::JsonArray{kube::JsonObject{{"port", 80}}}}}}}));
   ASSERT_TRUE(held.ok()) << held.status().ToString();
   Run("escape-objects", ObjectVectors(address));
   EXPECT_TRUE(env().host().Delete(res::kServices, "default", "platform-held").ok());

@@ -27,6 +27,7 @@
 #include "cli/environment_state.h"
 #include "e2e/support/environment.h"
 #include "e2e/support/kubectl.h"
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "kube/object.h"
 #include "kube/quantity.h"
@@ -81,45 +82,47 @@ Result<pid_t> TenantPid(const std::string& program, const std::string& team) {
   return NotFound(program + " of tenant " + team + " is not running");
 }
 
-std::string Workloads(const std::string& ns) {
-  const std::string pod_spec = R"(
-      containers:
-      - name: main
-        image: busybox
-        resources:
-          requests: {cpu: )" + std::to_string(kPodMilliCpu) +
-                               R"(m, memory: 16Mi})";
-  return R"(apiVersion: apps/v1
-kind: Deployment
-metadata: {name: burst, namespace: )" +
-         ns + R"(}
-spec:
-  replicas: )" +
-         std::to_string(kReplicas) + R"(
-  selector: {matchLabels: {app: burst}}
-  template:
-    metadata: {labels: {app: burst}}
-    spec:)" +
-         pod_spec +
-         R"(
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: once, namespace: )" +
-         ns + R"(}
-spec:
-  completions: )" +
-         std::to_string(kCompletions) + R"(
-  parallelism: )" +
-         std::to_string(kCompletions) + R"(
-  backoffLimit: 0
-  template:
-    metadata:
-      labels: {app: once}
-      annotations: {vtenant.dev/run-duration: 5s}
-    spec:
-      restartPolicy: Never)" +
-         pod_spec + "\n";
+// The burst: a Deployment of kReplicas pods and a Job of kCompletions, in
+// namespace `ns`, as one List that kubectl applies item by item.
+kube::Object Workloads(const std::string& ns) {
+  const kube::JsonArray containers{kube::JsonObject{
+      {"name", "main"},
+      {"image", "busybox"},
+      {"resources",
+       kube::JsonObject{{"requests", kube::JsonObject{{"cpu", std::to_string(kPodMilliCpu) + "m"},
+                                                      {"memory", "16Mi"}}}}}}};
+  kube::JsonObject deployment{
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", kube::JsonObject{{"name", "burst"}, {"namespace", ns}}},
+      {"spec",
+       kube::JsonObject{
+           {"replicas", kReplicas},
+           {"selector", kube::JsonObject{{"matchLabels", kube::JsonObject{{"app", "burst"}}}}},
+           {"template",
+            kube::JsonObject{
+                {"metadata", kube::JsonObject{{"labels", kube::JsonObject{{"app", "burst"}}}}},
+                {"spec", kube::JsonObject{{"containers", containers}}}}}}}};
+  kube::JsonObject job{
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata", kube::JsonObject{{"name", "once"}, {"namespace", ns}}},
+      {"spec", kube::JsonObject{
+                   {"completions", kCompletions},
+                   {"parallelism", kCompletions},
+                   {"backoffLimit", 0},
+                   {"template",
+                    kube::JsonObject{
+                        {"metadata",
+                         kube::JsonObject{{"labels", kube::JsonObject{{"app", "once"}}},
+                                          {"annotations",
+                                           kube::JsonObject{{"vtenant.dev/run-duration", "5s"}}}}},
+                        {"spec", kube::JsonObject{{"restartPolicy", "Never"},
+                                                  {"containers", containers}}}}}}}};
+  return kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "v1"},
+                       {"kind", "List"},
+                       {"items", kube::JsonArray{std::move(deployment), std::move(job)}}});
 }
 
 // What the two sides hold now; Converged() says what is still wrong.
@@ -317,7 +320,8 @@ TEST_P(FaultSuiteTest, NothingIsLostOrDuplicatedWhenItIsKilledMidBurst) {
   std::replace(ns.begin(), ns.end(), '_', '-');
   ASSERT_TRUE(shared_env->TeamKubectl(kTeam, {"create", "namespace", ns}).ok());
   const auto begin = std::chrono::steady_clock::now();
-  Result<std::string> applied = shared_env->TeamKubectl(kTeam, {"apply", "-f", "-"}, Workloads(ns));
+  Result<std::string> applied =
+      shared_env->TeamKubectl(kTeam, {"apply", "-f", "-"}, kube::ToJson(Workloads(ns)));
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
 
   // Mid-burst: some of the pods exist in the virtual cluster, not all.

@@ -24,6 +24,7 @@
 #include "e2e/support/kubectl.h"
 #include "e2e/support/real_node.h"
 #include "e2e/support/real_node_suite.h"
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "kube/resource.h"
 #include "kube/tls_stream.h"
@@ -149,27 +150,49 @@ class RealNodeTest : public RealNodeSuite {
   // copies to the host with that selector).
   enum class Placement { kNodeName, kRealNodeLabel };
 
-  // A busybox pod in namespace default, as YAML. `command` is the
-  // container's command as a YAML list; `container_lines` and `spec_lines`
-  // are further fields of the container and of the spec, each line
-  // indented as it goes there.
-  static std::string BusyboxPod(const std::string& name, Placement placement,
-                                const std::string& command, const std::string& container_lines = "",
-                                const std::string& spec_lines = "") {
-    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
-           ", namespace: default}\nspec:\n" +
-           (placement == Placement::kNodeName
-                ? "  nodeName: vtenant-node\n"
-                : "  nodeSelector: {vtenant.dev/real-node: \"true\"}\n") +
-           "  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n" + spec_lines +
-           "  containers:\n  - name: main\n    image: " + BusyboxImage() +
-           "\n    imagePullPolicy: IfNotPresent\n    command: " + command + "\n" + container_lines;
+  // A busybox pod in namespace default. `command` is the container's
+  // command; `container_fields` and `spec_fields` are further fields of the
+  // container and of the spec.
+  static kube::JsonObject BusyboxPod(const std::string& name, Placement placement,
+                                     kube::JsonArray command,
+                                     const kube::JsonObject& container_fields = {},
+                                     const kube::JsonObject& spec_fields = {}) {
+    kube::JsonObject container{{"name", "main"},
+                               {"image", BusyboxImage()},
+                               {"imagePullPolicy", "IfNotPresent"},
+                               {"command", std::move(command)}};
+    for (const auto& [key, value] : container_fields.members()) container.Set(key, value);
+    kube::JsonObject spec;
+    if (placement == Placement::kNodeName) {
+      spec.Set("nodeName", "vtenant-node");
+    } else {
+      spec.Set("nodeSelector", kube::JsonObject{{"vtenant.dev/real-node", "true"}});
+    }
+    spec.Set("restartPolicy", "Never").Set("terminationGracePeriodSeconds", 1);
+    for (const auto& [key, value] : spec_fields.members()) spec.Set(key, value);
+    spec.Set("containers", kube::JsonArray{std::move(container)});
+    return kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", kube::JsonObject{{"name", name}, {"namespace", "default"}}},
+        {"spec", std::move(spec)}};
   }
-  // A Service of one port in front of the pods labelled app=<name>, as YAML.
-  static std::string ServiceYaml(const std::string& name, const std::string& ns, int port) {
-    return "apiVersion: v1\nkind: Service\nmetadata: {name: " + name + ", namespace: " + ns +
-           "}\nspec:\n  selector: {app: " + name + "}\n  ports: [{port: " + std::to_string(port) +
-           "}]\n";
+  // A Service of one port in front of the pods labelled app=<name>.
+  static kube::JsonObject Service(const std::string& name, const std::string& ns, int port) {
+    return kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}},
+        {"spec", kube::JsonObject{{"selector", kube::JsonObject{{"app", name}}},
+                                  {"ports", kube::JsonArray{kube::JsonObject{{"port", port}}}}}}};
+  }
+  // `object` as text for `kubectl apply -f -`: JSON, which is YAML.
+  static std::string Manifest(const kube::JsonValue& object) {
+    return kube::ToJson(kube::BuildJson(object));
+  }
+  // `items` as one List, which kubectl applies item by item, in order.
+  static kube::JsonObject List(kube::JsonArray items) {
+    return kube::JsonObject{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
   }
 
   // The port of `team`'s virtual API server, from its Tenant's
@@ -194,13 +217,14 @@ class RealNodeTest : public RealNodeSuite {
   }
 
   // `script` under sh -c, as a container's command.
-  static std::string Sh(const std::string& script) {
-    return R"(["sh", "-c", ")" + script + R"("])";
+  static kube::JsonArray Sh(const std::string& script) {
+    return kube::JsonArray{"sh", "-c", script};
   }
 
   // A pod of a team's, in namespace default, for the real node: busybox
   // running `command` under sh -c.
-  static std::string TeamPodOnTheRealNode(const std::string& name, const std::string& command) {
+  static kube::JsonObject TeamPodOnTheRealNode(const std::string& name,
+                                               const std::string& command) {
     return BusyboxPod(name, Placement::kRealNodeLabel, Sh(command));
   }
 
@@ -217,8 +241,8 @@ TEST_F(RealNodeTest, LocalImagePodRunsAndLogsAndExecReachIt) {
   const std::string image = BusyboxImage();
   ASSERT_NE(image.find("localhost/vtenant/busybox:"), std::string::npos) << image;
   const std::string pod =
-      BusyboxPod("hello", Placement::kNodeName,
-                 Sh("echo hello from $(hostname) on the real node; exec sleep 3600"));
+      Manifest(BusyboxPod("hello", Placement::kNodeName,
+                          Sh("echo hello from $(hostname) on the real node; exec sleep 3600")));
   const auto begin = std::chrono::steady_clock::now();
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   Result<std::string> ready = env_->HostKubectl(
@@ -255,10 +279,10 @@ TEST_F(RealNodeTest, LocalImagePodRunsAndLogsAndExecReachIt) {
 // egress relay, the kubelet containerd's streaming server on the node's
 // loopback, and containerd the pod's port inside the pod's namespace.
 TEST_F(RealNodeTest, PortForwardReachesAPortInsideThePod) {
-  const std::string pod = BusyboxPod(
+  const std::string pod = Manifest(BusyboxPod(
       "web", Placement::kNodeName,
       Sh("mkdir -p /www && echo served-by-the-pod > /www/index.html && exec httpd -f -p 8080 -h "
-         "/www"));
+         "/www")));
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   ASSERT_TRUE(env_->HostKubectl({"wait", "--for=condition=Ready", "pod/web", "-n", "default",
                                  "--timeout=120s"})
@@ -279,9 +303,9 @@ TEST_F(RealNodeTest, TheNodeAdvertisesAGpuThatAPodCanTake) {
   EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "nvidia.com/gpu.product"}),
             "NVIDIA-L40S");
   EXPECT_EQ(kube::GetString(*node, {"metadata", "labels", "vtenant.dev/real-node"}), "true");
-  const std::string pod =
-      BusyboxPod("gpu-hello", Placement::kNodeName, Sh("echo has a gpu; exec sleep 3600"),
-                 "    resources: {limits: {nvidia.com/gpu: 1}}\n");
+  const std::string pod = Manifest(BusyboxPod(
+      "gpu-hello", Placement::kNodeName, Sh("echo has a gpu; exec sleep 3600"),
+      {{"resources", kube::JsonObject{{"limits", kube::JsonObject{{"nvidia.com/gpu", 1}}}}}}));
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   Result<std::string> ready = env_->HostKubectl(
       {"wait", "--for=condition=Ready", "pod/gpu-hello", "-n", "default", "--timeout=120s"});
@@ -304,9 +328,9 @@ TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
   ASSERT_TRUE(api_port.ok());
   const std::string port = *api_port;
   ASSERT_FALSE(port.empty());
-  const std::string pod = TeamPodOnTheRealNode(
+  const std::string pod = Manifest(TeamPodOnTheRealNode(
       "whoami",
-      R"(echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600)");
+      R"(echo port=$KUBERNETES_SERVICE_PORT namespace=`cat /var/run/secrets/kubernetes.io/serviceaccount/namespace` token-bytes=`wc -c < /var/run/secrets/kubernetes.io/serviceaccount/token`; exec sleep 3600)"));
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
   Status ready = WaitTeamPodReady("nlp", "whoami");
   ASSERT_TRUE(ready.ok()) << ready.ToString();
@@ -330,9 +354,9 @@ TEST_F(RealNodeTest, ATeamsPodRunsOnTheRealNodeWithItsOwnClustersCredentials) {
 TEST_F(RealNodeTest, ATeamsKubectlLogsExecAttachAndPortForwardReachItsPod) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
-  const std::string pod = TeamPodOnTheRealNode(
+  const std::string pod = Manifest(TeamPodOnTheRealNode(
       "talker",
-      R"(mkdir -p /www && echo served-to-nlp > /www/index.html && httpd -p 8080 -h /www && echo nlp-says-hello && while true; do echo tick; sleep 1; done)");
+      R"(mkdir -p /www && echo served-to-nlp > /www/index.html && httpd -p 8080 -h /www && echo nlp-says-hello && while true; do echo tick; sleep 1; done)"));
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, pod).ok());
   Status ready = WaitTeamPodReady("nlp", "talker");
   ASSERT_TRUE(ready.ok()) << ready.ToString();
@@ -389,7 +413,7 @@ TEST_F(RealNodeTest, AKubeletEndpointServesOnlyItsOwnTenantsApiServerAndPods) {
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
   ASSERT_TRUE(env_->WaitForTeam("vision").ok());
   const std::string pod =
-      TeamPodOnTheRealNode("keeper", R"(echo vision-secret-7781; exec sleep 3600)");
+      Manifest(TeamPodOnTheRealNode("keeper", R"(echo vision-secret-7781; exec sleep 3600)"));
   ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"}, pod).ok());
   ASSERT_TRUE(WaitTeamPodReady("vision", "keeper").ok());
   // nlp cannot name it in its own cluster.
@@ -464,31 +488,38 @@ TEST_F(RealNodeTest, TheProgramsImageRunsVtenantAndTheControlPlane) {
   ASSERT_EQ(vtenant_image.rfind("localhost/vtenant/vtenant:", 0), 0u) << vtenant_image;
   ASSERT_EQ(apiserver_image, "localhost/vtenant/kube-apiserver:v1.37.2");
 
-  const std::string security =
-      "{runAsUser: 65532, runAsNonRoot: true, readOnlyRootFilesystem: true, "
-      "allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}";
-  const std::string pod = R"(apiVersion: v1
-kind: Pod
-metadata: {name: programs, namespace: default}
-spec:
-  nodeName: vtenant-node
-  restartPolicy: Never
-  containers:
-  - name: vtenant
-    image: )" + vtenant_image +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    securityContext: )" + security +
-                          R"(
-    command: ["sh", "-c", "for p in vtenant-operator vtenant-scheduler vtenant-syncer vtenant-gpu-reservation vtenant; do $p --help >/dev/null 2>&1 && echo $p-runs; done; etcd --version | head -1"]
-  - name: apiserver
-    image: )" + apiserver_image +
-                          R"(
-    imagePullPolicy: IfNotPresent
-    securityContext: )" + security +
-                          R"(
-    command: ["kube-apiserver", "--version"]
-)";
+  const kube::JsonObject security{
+      {"runAsUser", 65532},
+      {"runAsNonRoot", true},
+      {"readOnlyRootFilesystem", true},
+      {"allowPrivilegeEscalation", false},
+      {"capabilities", kube::JsonObject{{"drop", kube::JsonArray{"ALL"}}}}};
+  const std::string pod = Manifest(kube::JsonObject{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", kube::JsonObject{{"name", "programs"}, {"namespace", "default"}}},
+      {"spec",
+       kube::JsonObject{
+           {"nodeName", "vtenant-node"},
+           {"restartPolicy", "Never"},
+           {"containers",
+            kube::JsonArray{
+                kube::JsonObject{
+                    {"name", "vtenant"},
+                    {"image", vtenant_image},
+                    {"imagePullPolicy", "IfNotPresent"},
+                    {"securityContext", security},
+                    {"command",
+                     kube::JsonArray{
+                         "sh", "-c",
+                         "for p in vtenant-operator vtenant-scheduler vtenant-syncer "
+                         "vtenant-gpu-reservation vtenant; do $p --help >/dev/null 2>&1 && echo "
+                         "$p-runs; done; etcd --version | head -1"}}},
+                kube::JsonObject{{"name", "apiserver"},
+                                 {"image", apiserver_image},
+                                 {"imagePullPolicy", "IfNotPresent"},
+                                 {"securityContext", security},
+                                 {"command", kube::JsonArray{"kube-apiserver", "--version"}}}}}}}});
   ASSERT_TRUE(env_->HostKubectl({"apply", "-f", "-"}, pod).ok());
   Result<std::string> done = env_->HostKubectl(
       {"wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/programs", "--timeout=120s"});
@@ -542,22 +573,29 @@ TEST_F(RealNodeTest, ATeamsPodCallsItsOwnVirtualApiServer) {
   const std::vector<std::string> etcd_ports = EtcdClientPorts(env_->dir());
   ASSERT_EQ(etcd_ports.size(), 2u) << "the host's etcd and the tenants'";
 
-  const std::string objects = R"(apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: pod-reader, namespace: default}
-rules:
-- {apiGroups: [""], resources: [pods], verbs: [get, list]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: default-reads-pods, namespace: default}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
-subjects:
-- {kind: ServiceAccount, name: default, namespace: default}
----
-)" + BusyboxPod("apicall", Placement::kRealNodeLabel, R"(["sleep", "3600"])",
-                "    volumeMounts: [{name: work, mountPath: /work}]\n",
-                "  volumes: [{name: work, emptyDir: {}}]\n");
+  const std::string objects = Manifest(List(
+      {kube::JsonObject{
+           {"apiVersion", "rbac.authorization.k8s.io/v1"},
+           {"kind", "Role"},
+           {"metadata", kube::JsonObject{{"name", "pod-reader"}, {"namespace", "default"}}},
+           {"rules", kube::JsonArray{kube::JsonObject{{"apiGroups", kube::JsonArray{""}},
+                                                      {"resources", kube::JsonArray{"pods"}},
+                                                      {"verbs", kube::JsonArray{"get", "list"}}}}}},
+       kube::JsonObject{
+           {"apiVersion", "rbac.authorization.k8s.io/v1"},
+           {"kind", "RoleBinding"},
+           {"metadata", kube::JsonObject{{"name", "default-reads-pods"}, {"namespace", "default"}}},
+           {"roleRef", kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
+                                        {"kind", "Role"},
+                                        {"name", "pod-reader"}}},
+           {"subjects",
+            kube::JsonArray{kube::JsonObject{
+                {"kind", "ServiceAccount"}, {"name", "default"}, {"namespace", "default"}}}}},
+       BusyboxPod("apicall", Placement::kRealNodeLabel, {"sleep", "3600"},
+                  {{"volumeMounts",
+                    kube::JsonArray{kube::JsonObject{{"name", "work"}, {"mountPath", "/work"}}}}},
+                  {{"volumes", kube::JsonArray{kube::JsonObject{
+                                   {"name", "work"}, {"emptyDir", kube::JsonObject{}}}}}})}));
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, objects).ok());
   Status ready = WaitTeamPodReady("nlp", "apicall");
   ASSERT_TRUE(ready.ok()) << ready.ToString();
@@ -609,9 +647,11 @@ TEST_F(RealNodeTest, ATeamsPodResolvesItsOwnServicesByName) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   ASSERT_TRUE(env_->WaitForTeam("nlp").ok());
   const std::string services =
-      "apiVersion: v1\nkind: Namespace\nmetadata: {name: store}\n---\n" +
-      ServiceYaml("web", "default", 80) + "---\n" + ServiceYaml("db", "store", 5432) + "---\n" +
-      BusyboxPod("resolver", Placement::kRealNodeLabel, R"(["sleep", "3600"])");
+      Manifest(List({kube::JsonObject{{"apiVersion", "v1"},
+                                      {"kind", "Namespace"},
+                                      {"metadata", kube::JsonObject{{"name", "store"}}}},
+                     Service("web", "default", 80), Service("db", "store", 5432),
+                     BusyboxPod("resolver", Placement::kRealNodeLabel, {"sleep", "3600"})}));
   ASSERT_TRUE(env_->TeamKubectl("nlp", {"apply", "-f", "-"}, services).ok());
   // The host copies' addresses, which kube-proxy routes.
   std::map<std::string, std::string> ips;
@@ -683,9 +723,9 @@ TEST_F(RealNodeTest, ATeamsPodResolvesItsOwnServicesByName) {
 TEST_F(RealNodeTest, ATeamsPodHearsNoOtherClustersNames) {
   ASSERT_TRUE(env_->HostKubectl({"apply", "-k", Example("")}).ok());
   for (const char* team : {"nlp", "vision"}) ASSERT_TRUE(env_->WaitForTeam(team).ok()) << team;
-  ASSERT_TRUE(
-      env_->TeamKubectl("vision", {"apply", "-f", "-"}, ServiceYaml("secret-model", "default", 80))
-          .ok());
+  ASSERT_TRUE(env_->TeamKubectl("vision", {"apply", "-f", "-"},
+                                Manifest(Service("secret-model", "default", 80)))
+                  .ok());
   std::string vision_ip;
   ASSERT_TRUE(Eventually(
       [&] {
@@ -700,10 +740,10 @@ TEST_F(RealNodeTest, ATeamsPodHearsNoOtherClustersNames) {
   ASSERT_TRUE(vision_dns.ok()) << vision_dns.status().ToString();
   const std::string vision_dns_ip(kube::GetString(*vision_dns, {"spec", "clusterIP"}));
 
-  ASSERT_TRUE(
-      env_->TeamKubectl("nlp", {"apply", "-f", "-"},
-                        BusyboxPod("prober", Placement::kRealNodeLabel, R"(["sleep", "3600"])"))
-          .ok());
+  ASSERT_TRUE(env_->TeamKubectl(
+                      "nlp", {"apply", "-f", "-"},
+                      Manifest(BusyboxPod("prober", Placement::kRealNodeLabel, {"sleep", "3600"})))
+                  .ok());
   Status ready = WaitTeamPodReady("nlp", "prober");
   ASSERT_TRUE(ready.ok()) << ready.ToString();
   auto in_pod = [](const std::string& script) {

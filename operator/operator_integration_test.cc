@@ -17,6 +17,7 @@
 #include "base/testing/temp_dir.h"
 #include "kube/base64.h"
 #include "kube/conditions.h"
+#include "kube/json_builder.h"
 #include "kube/kubeconfig.h"
 #include "kube/manifest.h"
 #include "kube/rest_client.h"
@@ -141,26 +142,45 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
   void CreateQueue(const std::string& name, double quota) {
     Result<kube::Object> q = client().Create(
         res::kQueues, "",
-        ParseTestJson(
-            R"({"apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":")" + name +
-            R"("},"spec":{"resources":{"gpu":{"quota":)" + std::to_string(quota) +
-            R"(,"limit":-1,"overQuotaWeight":1}}}})"));
+        kube::BuildJson(kube::JsonObject{
+            {"apiVersion", "scheduling.run.ai/v2"},
+            {"kind", "Queue"},
+            {"metadata", kube::JsonObject{{"name", name}}},
+            {"spec", kube::JsonObject{
+                         {"resources",
+                          kube::JsonObject{{"gpu", kube::JsonObject{{"quota", quota},
+                                                                    {"limit", -1},
+                                                                    {"overQuotaWeight", 1}}}}}}}}));
     ASSERT_TRUE(q.ok()) << q.status().ToString();
   }
 
-  static std::string TenantYaml(
-      const std::string& name, const std::string& parent,
-      const std::string& gpu = "{quota: 0.33, limit: 1, overQuotaWeight: 1}") {
-    return "apiVersion: vtenant.io/v1alpha1\nkind: Tenant\nmetadata: {name: " + name +
-           "}\nspec:\n  displayName: team " + name +
-           "\n  admins: {users: [alice]}\n"
-           "  queue:\n    parentQueue: " +
-           parent + "\n    resources:\n      gpu: " + gpu +
-           "\n  controlPlane: {backend: process}\n";
+  // The GPU resources of a Tenant's queue where a test names none.
+  static kube::JsonObject DefaultGpu() {
+    return {{"quota", 0.33}, {"limit", 1}, {"overQuotaWeight", 1}};
   }
 
-  void ApplyTenant(const std::string& yaml) {
-    Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, yaml);
+  // A Tenant of the process backend under queue `parent`, with `gpu` its
+  // queue's GPU resources and `spec_fields` further fields of its spec, as
+  // text for `kubectl apply -f -` (JSON, which is YAML).
+  static std::string TenantManifest(const std::string& name, const std::string& parent,
+                                    kube::JsonObject gpu = DefaultGpu(),
+                                    const kube::JsonObject& spec_fields = {}) {
+    kube::JsonObject spec{
+        {"displayName", "team " + name},
+        {"admins", kube::JsonObject{{"users", kube::JsonArray{"alice"}}}},
+        {"queue", kube::JsonObject{{"parentQueue", parent},
+                                   {"resources", kube::JsonObject{{"gpu", std::move(gpu)}}}}},
+        {"controlPlane", kube::JsonObject{{"backend", "process"}}}};
+    for (const auto& [key, value] : spec_fields.members()) spec.Set(key, value);
+    return kube::ToJson(
+        kube::BuildJson(kube::JsonObject{{"apiVersion", "vtenant.io/v1alpha1"},
+                                         {"kind", "Tenant"},
+                                         {"metadata", kube::JsonObject{{"name", name}}},
+                                         {"spec", std::move(spec)}}));
+  }
+
+  void ApplyTenant(const std::string& manifest) {
+    Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, manifest);
     ASSERT_TRUE(r.ok() && r->exit_code == 0) << (r.ok() ? r->err : r.status().ToString());
   }
 
@@ -218,28 +238,30 @@ class OperatorIntegrationTest : public localenv::ClusterTest {
 // The API server refuses what the schema and CEL rules say, with their words.
 TEST_F(OperatorIntegrationTest, BadTenantsAreRefusedWithTheSchemasMessage) {
   struct Case {
-    std::string yaml;
+    std::string manifest;
     std::string message;
   };
   const std::vector<Case> cases = {
-      {TenantYaml("over", "ml-org", "{quota: 2, limit: 1}"),
+      {TenantManifest("over", "ml-org", {{"quota", 2}, {"limit", 1}}),
        "quota must not exceed limit (unless limit is -1, unlimited)"},
-      {TenantYaml("negative", "ml-org", "{quota: -0.5, limit: 1}"),
+      {TenantManifest("negative", "ml-org", {{"quota", -0.5}, {"limit", 1}}),
        "quota must be non-negative, or -1 for unlimited"},
-      {TenantYaml("not.a.label", "ml-org"), "must be a DNS label of at most 55 characters"},
-      {TenantYaml("vm", "ml-org") + "  isolation: {allowedPrivilegedFeatures: [sysadmin]}\n",
+      {TenantManifest("not.a.label", "ml-org"), "must be a DNS label of at most 55 characters"},
+      {TenantManifest("vm", "ml-org", DefaultGpu(),
+                      {{"isolation", kube::JsonObject{{"allowedPrivilegedFeatures",
+                                                       kube::JsonArray{"sysadmin"}}}}}),
        "Unsupported value: \"sysadmin\""},
-      {TenantYaml("system", "ml-org"), "this Tenant name is reserved"},
-      {TenantYaml("reservation", "ml-org"), "this Tenant name is reserved"},
+      {TenantManifest("system", "ml-org"), "this Tenant name is reserved"},
+      {TenantManifest("reservation", "ml-org"), "this Tenant name is reserved"},
   };
   for (const Case& c : cases) {
-    Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, c.yaml);
+    Result<localenv::CommandResult> r = Kubectl(HostKubeconfig(), {"apply", "-f", "-"}, c.manifest);
     ASSERT_TRUE(r.ok());
-    EXPECT_NE(r->exit_code, 0) << c.yaml;
+    EXPECT_NE(r->exit_code, 0) << c.manifest;
     EXPECT_NE(r->err.find(c.message), std::string::npos) << r->err;
   }
   // The backend cannot change once set.
-  ApplyTenant(TenantYaml("fixed", "ml-org"));
+  ApplyTenant(TenantManifest("fixed", "ml-org"));
   Result<localenv::CommandResult> r =
       Kubectl(HostKubeconfig(), {"patch", "tenant", "fixed", "--type=merge", "-p",
                                  R"({"spec":{"controlPlane":{"backend":"statefulset"}}})"});
@@ -260,7 +282,7 @@ TEST_F(OperatorIntegrationTest, BadTenantsAreRefusedWithTheSchemasMessage) {
 TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
   CreateQueue("ml-org", 1);
   const std::vector<std::string> teams = {"nlp", "vision", "recsys"};
-  for (const auto& t : teams) ApplyTenant(TenantYaml(t, "ml-org"));
+  for (const auto& t : teams) ApplyTenant(TenantManifest(t, "ml-org"));
   StartOperator();
   // Mid-creation: a kube-apiserver has been launched (its log exists) and
   // is likely still starting, before any pid file could name it.
@@ -308,15 +330,28 @@ TEST_F(OperatorIntegrationTest, ThreeTenantsBecomeReadyAcrossAnOperatorCrash) {
     Result<localenv::CommandResult> pg =
         Kubectl(kubeconfigs[t], {"get", "crd", "podgroups.scheduling.run.ai"});
     EXPECT_EQ(pg->exit_code, 0) << pg->err;
-    const std::string crd =
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-        "metadata: {name: models." +
-        t + ".example.com}\nspec:\n  group: " + t +
-        ".example.com\n  names: {kind: Model, plural: models}\n  scope: Namespaced\n"
-        "  versions:\n  - name: v1\n    served: true\n    storage: true\n"
-        "    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: "
-        "true}}\n";
-    Result<localenv::CommandResult> applied = Kubectl(kubeconfigs[t], {"apply", "-f", "-"}, crd);
+    const std::string group = t + ".example.com";
+    const kube::Object crd = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "apiextensions.k8s.io/v1"},
+        {"kind", "CustomResourceDefinition"},
+        {"metadata", kube::JsonObject{{"name", "models." + group}}},
+        {"spec", kube::JsonObject{
+                     {"group", group},
+                     {"names", kube::JsonObject{{"kind", "Model"}, {"plural", "models"}}},
+                     {"scope", "Namespaced"},
+                     {"versions",
+                      kube::JsonArray{kube::JsonObject{
+                          {"name", "v1"},
+                          {"served", true},
+                          {"storage", true},
+                          {"schema", kube::JsonObject{
+                                         {"openAPIV3Schema",
+                                          kube::JsonObject{{"type", "object"},
+                                                           {"x-kubernetes-preserve-unknown-fields",
+                                                            true}}}}}}}}}}});
+    // JSON is YAML: kubectl reads the object as it would its manifest.
+    Result<localenv::CommandResult> applied =
+        Kubectl(kubeconfigs[t], {"apply", "-f", "-"}, kube::ToJson(crd));
     EXPECT_EQ(applied->exit_code, 0) << applied->err;
     Result<localenv::CommandResult> cm =
         Kubectl(kubeconfigs[t],
@@ -440,11 +475,13 @@ TEST_F(OperatorIntegrationTest, EveryGrantedRightIsInTheRightsTable) {
   // everywhere. An account with no bindings says what every user may do.
   const std::string elsewhere = "vtenant-audit-elsewhere";
   for (const kube::Object& o :
-       {ParseTestJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + elsewhere +
-                      R"("}})"),
-        ParseTestJson(R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"nobody",)"
-                      R"("namespace":")" +
-                      elsewhere + R"("}})")}) {
+       {kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                         {"kind", "Namespace"},
+                                         {"metadata", kube::JsonObject{{"name", elsewhere}}}}),
+        kube::BuildJson(kube::JsonObject{
+            {"apiVersion", "v1"},
+            {"kind", "ServiceAccount"},
+            {"metadata", kube::JsonObject{{"name", "nobody"}, {"namespace", elsewhere}}}})}) {
     Status s = kube::ApplyObject(client(), o).status();
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
@@ -527,24 +564,25 @@ TEST_F(OperatorIntegrationTest, TheProgramsCannotReachBeyondTheirRights) {
   EXPECT_TRUE(refused(as_operator->List(res::kSecrets, "").status()));
   // It may bind its tenant role, but only in a tenant's namespace: binding
   // it to itself in kube-system is refused by the admission policy.
-  const std::string self_binding =
-      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-      R"("metadata":{"name":"escape"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
-      R"("kind":"ClusterRole","name":"vtenant:operator-tenant-namespace"},)"
-      R"("subjects":[{"kind":"ServiceAccount","name":"vtenant-operator","namespace":")" +
-      std::string(kSystem) + R"("}]})";
-  Status bound =
-      as_operator->Create(res::kRoleBindings, "kube-system", ParseTestJson(self_binding)).status();
+  const kube::Object self_binding = kube::BuildJson(kube::JsonObject{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", kube::JsonObject{{"name", "escape"}}},
+      {"roleRef", kube::JsonObject{{"apiGroup", "rbac.authorization.k8s.io"},
+                                   {"kind", "ClusterRole"},
+                                   {"name", "vtenant:operator-tenant-namespace"}}},
+      {"subjects",
+       kube::JsonArray{kube::JsonObject{
+           {"kind", "ServiceAccount"}, {"name", "vtenant-operator"}, {"namespace", kSystem}}}}});
+  Status bound = as_operator->Create(res::kRoleBindings, "kube-system", self_binding).status();
   EXPECT_TRUE(refused(bound)) << bound.ToString();
   EXPECT_NE(bound.message().find("vtenant-operator writes only"), std::string::npos)
       << bound.ToString();
   // Nor may it bind roles it was not given to bind, in its own tenants' namespaces.
-  std::string admin_binding = self_binding;
-  admin_binding.replace(admin_binding.find("vtenant:operator-tenant-namespace"),
-                        std::string("vtenant:operator-tenant-namespace").size(), "cluster-admin");
+  kube::Object admin_binding = kube::Clone(self_binding);
+  kube::SetString(admin_binding, {"roleRef"}, "name", "cluster-admin");
   EXPECT_TRUE(
-      refused(as_operator->Create(res::kRoleBindings, "vtenant-nlp", ParseTestJson(admin_binding))
-                  .status()));
+      refused(as_operator->Create(res::kRoleBindings, "vtenant-nlp", admin_binding).status()));
   // It cannot delete a namespace that is not a tenant's.
   ASSERT_TRUE(client()
                   .Create(res::kNamespaces, "",
@@ -714,7 +752,7 @@ TEST_F(OperatorIntegrationTest, AHungControlPlaneShowsUnreachableThenRecovers) {
 
 TEST_F(OperatorIntegrationTest, MissingParentQueueThenReady) {
   if (operator_ == nullptr) StartOperator();
-  ApplyTenant(TenantYaml("orphan", "research", "{quota: 0.5, limit: 1}"));
+  ApplyTenant(TenantManifest("orphan", "research", {{"quota", 0.5}, {"limit", 1}}));
   ASSERT_TRUE(Eventually(
       [&] {
         return Condition("orphan", "ParentQueueMissing").value_or(kube::Condition{}).status ==
@@ -783,8 +821,8 @@ TEST_F(OperatorIntegrationTest, ForeignNamespaceAndQueueAreRefusedAndOutliveTheT
   CreateQueue("taken", 0.5);
   const std::string queue_before =
       kube::ToJson(client().Get(res::kQueues, "", "taken").value()["spec"]);
-  ApplyTenant(TenantYaml("squatter", "research"));
-  ApplyTenant(TenantYaml("taken", "research"));
+  ApplyTenant(TenantManifest("squatter", "research"));
+  ApplyTenant(TenantManifest("taken", "research"));
   for (auto [tenant, reason] :
        {std::pair{"squatter", "NamespaceTaken"}, std::pair{"taken", "QueueTaken"}}) {
     ASSERT_TRUE(Eventually(

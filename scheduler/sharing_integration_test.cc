@@ -68,10 +68,11 @@ nodes:
   // Creates PodGroup ns/name with `spec`, a JSON object.
   static bool CreatePodGroup(const std::string& ns, const std::string& name,
                              const std::string& spec) {
-    Object pg = ParseTestJson(R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
-      "spec":)" + spec + "}");
-    kube::SetString(pg, {"metadata"}, "name", name);
-    kube::SetString(pg, {"metadata"}, "namespace", ns);
+    Object pg = kube::BuildJson(
+        kube::JsonObject{{"apiVersion", "scheduling.run.ai/v2alpha2"},
+                         {"kind", "PodGroup"},
+                         {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}}},
+                         {"spec", kube::JsonValue(ParseTestJson(spec))}});
     return client().Create(res::kPodGroups, ns, pg).ok();
   }
 
@@ -408,11 +409,23 @@ TEST_F(SharingTest, ABarePodGetsAPodGroupNamedAfterIt) {
 
 TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {
   auto mig_pod = [](const std::string& name, const std::string& profile) {
-    return ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                         R"(","namespace":"mig","labels":{"kai.scheduler/queue":"team"}},
-        "spec":{"schedulerName":"kai-scheduler","nodeSelector":{"pool":"mig"},
-        "containers":[{"name":"main","image":"busybox","resources":{"limits":{"nvidia.com/mig-)" +
-                         profile + R"(":"1"}}}]}})");
+    const std::string slice = "nvidia.com/mig-" + profile;
+    return kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata",
+         kube::JsonObject{{"name", name},
+                          {"namespace", "mig"},
+                          {"labels", kube::JsonObject{{"kai.scheduler/queue", "team"}}}}},
+        {"spec", kube::JsonObject{
+                     {"schedulerName", "kai-scheduler"},
+                     {"nodeSelector", kube::JsonObject{{"pool", "mig"}}},
+                     {"containers",
+                      kube::JsonArray{kube::JsonObject{
+                          {"name", "main"},
+                          {"image", "busybox"},
+                          {"resources",
+                           kube::JsonObject{{"limits", kube::JsonObject{{slice, "1"}}}}}}}}}}});
   };
   // Three 1g.10gb slices and one 3g.40gb: four pods fit, one of each
   // profile too many does not, nor a profile the node does not have.

@@ -14,6 +14,7 @@
 
 #include "base/eventually.h"
 #include "base/file.h"
+#include "kube/json_builder.h"
 #include "localenv/process.h"
 #include "localenv/testing/cluster_test.h"
 #include "localenv/testing/source_tree.h"
@@ -89,10 +90,14 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&] {
         for (int i = next++; i < to; i = next++) {
-          kube::Object pod = ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{
-              "name":"burst-)" + std::to_string(i) +
-                                           R"(","namespace":"burst"},
-              "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})");
+          const kube::Object pod = kube::BuildJson(kube::JsonObject{
+              {"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               kube::JsonObject{{"name", "burst-" + std::to_string(i)}, {"namespace", "burst"}}},
+              {"spec", kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                                        {"containers", kube::JsonArray{kube::JsonObject{
+                                                           {"name", "c"}, {"image", "i"}}}}}}});
           while (!virtual_cluster_->client().Create(kPods, "burst", pod).ok()) {
             // An API server restarting under us: try again.
             if (virtual_cluster_->client().Get(kPods, "burst", kube::Name(pod)).ok()) break;
