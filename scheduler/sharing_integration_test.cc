@@ -26,7 +26,8 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes("sched-sharing", R"(
+    StartWithNodes(
+        "sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -36,8 +37,10 @@ nodes:
 - {name: heal, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: heal}}
 - {name: sub, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: sub}}
 - {name: wait, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: wait}}
+- {name: runtime, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: runtime}}
+- {name: nogang, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nogang}}
 )",
-                   {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait"});
+        {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime", "nogang"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -386,6 +389,12 @@ TEST_F(SharingTest, AJobThatAsksForAGangGetsOnePodGroupWithThatMinMember) {
   EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 2);
   EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the queue label of the Job";
   EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "train");
+  // The Job's labels and annotations, and which object it stands for.
+  EXPECT_EQ(kube::Label(*pg, "kai.scheduler/queue"), "team");
+  EXPECT_EQ(kube::Annotation(*pg, "kai.scheduler/batch-min-member"), "2");
+  EXPECT_EQ(kube::Annotation(*pg, "kai.scheduler/top-owner-metadata"),
+            "name: train\nuid: " + std::string(kube::Uid(*job)) +
+                "\ngroup: batch\nversion: v1\nkind: Job\n");
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
   for (const Object& p : PodsOf("job"))
     EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
@@ -405,6 +414,67 @@ TEST_F(SharingTest, ABarePodGetsAPodGroupNamedAfterIt) {
     return p.ok() && kube::Annotation(*p, kPodGroupAnnotation) == group &&
            kube::GetString(*p, {"status", "phase"}) == "Running";
   }));
+}
+
+// As KAI's admission: a sharing pod runs under the NVIDIA container
+// runtime, which reads its NVIDIA_VISIBLE_DEVICES, once the cluster has
+// that RuntimeClass; before, naming it would have the pod refused. A
+// whole-GPU pod gets its GPU from the device plugin and keeps its runtime.
+TEST_F(SharingTest, ASharingPodRunsUnderTheNvidiaRuntimeClassOnceTheClusterHasIt) {
+  auto runtime_of = [](const Object& pod) {
+    return std::string(kube::GetString(pod, {"spec", "runtimeClassName"}));
+  };
+  const PodOptions half{.annotations = {{"gpu-fraction", "0.5"}}};
+  Result<Object> before = client().Create(res::kPods, "runtime", Pod("runtime", "before", half));
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_EQ(runtime_of(*before), "");
+
+  ASSERT_TRUE(client()
+                  .Create(res::kRuntimeClasses, "",
+                          kube::BuildJson(
+                              kube::JsonObject{{"apiVersion", "node.k8s.io/v1"},
+                                               {"kind", "RuntimeClass"},
+                                               {"metadata", kube::JsonObject{{"name", "nvidia"}}},
+                                               {"handler", "nvidia"}}))
+                  .ok());
+  // The scheduler learns of it from its informer: a pod made before that
+  // is let be, so each try is a new pod.
+  int tries = 0;
+  std::string after;
+  ASSERT_TRUE(Eventually([&] {
+    if (!after.empty()) EXPECT_TRUE(client().Delete(res::kPods, "runtime", after).ok());
+    after = "after-" + std::to_string(tries++);
+    Result<Object> pod = client().Create(res::kPods, "runtime", Pod("runtime", after, half));
+    return pod.ok() && runtime_of(*pod) == "nvidia";
+  })) << "no sharing pod got the RuntimeClass";
+  Result<Object> whole =
+      client().Create(res::kPods, "runtime", Pod("runtime", "whole", {.whole_gpus = 1}));
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(runtime_of(*whole), "");
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> p = client().Get(res::kPods, "runtime", after);
+    return p.ok() && kube::GetString(*p, {"status", "phase"}) == "Running";
+  }));
+  ASSERT_TRUE(client().Delete(res::kRuntimeClasses, "", "nvidia").ok());
+}
+
+// KAI's minMember 0, "no gang requirement": the API server takes the group
+// and its pods go as they fit.
+TEST_F(SharingTest, APodGroupOfMinMemberZeroIsTakenAndItsPodsRun) {
+  ASSERT_TRUE(CreatePodGroup("nogang", "elastic", R"({"minMember":0,"queue":"team"})"));
+  for (const char* name : {"e0", "e1"})
+    ASSERT_TRUE(
+        client()
+            .Create(res::kPods, "nogang",
+                    Pod("nogang", name,
+                        {.annotations = {{"pod-group-name", "elastic"}, {"gpu-fraction", "0.5"}}}))
+            .ok());
+  EXPECT_TRUE(Eventually([&] { return CountPods(client(), "nogang", "Running") == 2; }));
+  Result<Object> pg = client().Get(res::kPodGroups, "nogang", "elastic");
+  ASSERT_TRUE(pg.ok());
+  const rapidjson::Value* conditions = kube::Find(*pg, {"status", "schedulingConditions"});
+  EXPECT_TRUE(conditions == nullptr || !conditions->IsArray() || conditions->Empty())
+      << kube::ToJson(*pg);
 }
 
 TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {
