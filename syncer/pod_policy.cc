@@ -155,9 +155,10 @@ constexpr std::array<std::string_view, 3> kDeviceVariables = {
 // "none": the driver without devices), which any container may set.
 constexpr std::array<std::string_view, 3> kNoDevice = {"", "void", "none"};
 
-// The first device variable a container of `spec` sets to pick devices,
-// unless the Tenant allows the privileged feature "gpuDevices". A value
-// read from elsewhere (valueFrom) may pick any, so it counts too.
+// The refusal for the first device variable a container of `spec` sets to
+// pick devices, unless the Tenant allows the privileged feature
+// "gpuDevices". A value read from elsewhere (valueFrom) may pick any, so it
+// counts too.
 std::optional<Refusal> CheckDeviceVariables(const rapidjson::Value& spec,
                                             const SyncerConfig& config) {
   if (config.allowed_privileged_features.contains(kGpuDevicesFeature)) return std::nullopt;
