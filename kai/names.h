@@ -46,6 +46,9 @@ inline constexpr char kInferencePriorityClass[] = "inference";
 // On a PodGroup the pod grouper makes: which object it stands for, as YAML
 // (name, uid, group, version, kind), as KAI's grouper writes it.
 inline constexpr char kTopOwnerMetadataAnnotation[] = "kai.scheduler/top-owner-metadata";
+// The reason of the Warning Event the pod grouper puts on a pod it cannot
+// make a PodGroup for, as KAI's grouper names it.
+inline constexpr char kPodGrouperWarningReason[] = "PodGrouperWarning";
 // On a pod or any of its owners: "true" leaves the pod to a PodGroup made
 // elsewhere; the pod grouper makes none for it.
 inline constexpr char kSkipPodGrouperAnnotation[] = "kai.scheduler/skip-podgrouper";

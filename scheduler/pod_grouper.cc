@@ -91,7 +91,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     in.mpi_launcher_exists = MpiLauncherExists(ns, kube::Name(owners.back()));
   Result<GroupPlan> plan = PlanPodGroup(in);
   if (!plan.ok()) {
-    events_.Warning(*pod, "PodGroupNotCreated", plan.status().message());
+    events_.Warning(*pod, kai::kPodGrouperWarningReason, plan.status().message());
     return plan.status().WithContext("grouping pod " + key);
   }
 

@@ -8,7 +8,8 @@
 // the walk), the PodGroup that grouping_rules.h plans for that owner's kind
 // is created (owned by the plan's owner, so it goes with it), and the pod is
 // annotated with the group's name. An owner whose spec gives no minMember
-// gets the pod a Warning Event (PodGroupNotCreated) saying what to fix.
+// gets the pod a Warning Event (KAI's reason, PodGrouperWarning) saying what
+// to fix.
 // A bare pod needs no object to be scheduled (the cycle takes it as a job of
 // its own at once), so its PodGroup, which users and tools read, waits
 // until the pod is bound or has waited `bare_pod_delay`: a burst of pods

@@ -272,7 +272,7 @@ TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
   ASSERT_TRUE(events.ok());
   std::string message;
   for (const kube::Object& e : events->items)
-    if (kube::GetString(e, {"reason"}) == "PodGroupNotCreated")
+    if (kube::GetString(e, {"reason"}) == "PodGrouperWarning")
       message = std::string(kube::GetString(e, {"message"}));
   EXPECT_NE(message.find("Worker.replicas"), std::string::npos) << message;
 }
