@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/ascii.h"
 #include "kai/names.h"
 
 namespace vtenant::kai {
@@ -20,8 +21,7 @@ std::string GpuConfigMapVolumeName(std::string_view prefix, ContainerRef contain
   // of other characters one "-", and no "-" at either end.
   std::string volume;
   bool in_run = false;
-  for (char c : GpuConfigMapName(prefix, container) + "-vol") {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (char c : AsciiLower(GpuConfigMapName(prefix, container) + "-vol")) {
     if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') {
       volume += c;
       in_run = false;
