@@ -141,11 +141,7 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   plan.queue = std::string(kube::Label(top, kQueueLabel)
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
   plan.preemptibility = PreemptibilityOf(in);
-  plan.topology = std::string(kube::Annotation(top, kai::kTopologyAnnotation).value_or(""));
-  plan.required_topology_level =
-      std::string(kube::Annotation(top, kai::kTopologyRequiredPlacementAnnotation).value_or(""));
-  plan.preferred_topology_level =
-      std::string(kube::Annotation(top, kai::kTopologyPreferredPlacementAnnotation).value_or(""));
+  plan.topology = kai::WorkloadTopology(top);
   std::string default_priority = kai::kTrainPriorityClass;
 
   if ((group == "batch" && kind == "Job") || (group == "jobset.x-k8s.io" && kind == "JobSet")) {

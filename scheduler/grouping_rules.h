@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/workload_topology.h"
 #include "kube/object.h"
 #include "kube/owner_reference.h"
 
@@ -56,11 +57,8 @@ struct GroupPlan {
   std::string priority_class;
   std::string preemptibility;  // "" when no label gives one
   // spec.topologyConstraint, from the top owner's annotations
-  // kai.scheduler/topology, -required-placement, -preferred-placement
-  // ("" each when absent).
-  std::string topology;
-  std::string required_topology_level;
-  std::string preferred_topology_level;
+  // (kai/workload_topology.h).
+  kai::TopologyConstraint topology;
   // metadata.labels and .annotations, as KAI's grouper writes them: the top
   // owner's (the pod's, for a bare pod), and the pod's "user" label and
   // annotation where the owner has none; annotation kai.scheduler/top-

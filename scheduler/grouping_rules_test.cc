@@ -195,15 +195,15 @@ TEST(GroupingRulesTest, TopologyFromTheTopOwnersAnnotations) {
                                       R"("kai.scheduler/topology-preferred-placement":"host"})"));
   Result<GroupPlan> plan = PlanPodGroup({.pod = &pod, .owners = {&job}});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_EQ(plan->topology, "dc");
-  EXPECT_EQ(plan->required_topology_level, "rack");
-  EXPECT_EQ(plan->preferred_topology_level, "host");
+  EXPECT_EQ(plan->topology.topology, "dc");
+  EXPECT_EQ(plan->topology.required_level, "rack");
+  EXPECT_EQ(plan->topology.preferred_level, "host");
   const kube::Object bare = Json(R"({"metadata":{"name":"p","namespace":"ns","uid":"u",
       "annotations":{"kai.scheduler/topology-required-placement":"zone"}},"spec":{}})");
   plan = PlanPodGroup({.pod = &bare});
   ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(plan->required_topology_level, "zone");
-  EXPECT_EQ(plan->topology, "");
+  EXPECT_EQ(plan->topology.required_level, "zone");
+  EXPECT_EQ(plan->topology.topology, "");
 }
 
 TEST(GroupingRulesTest, OnlyAPodWithNoControllerOwnerIsInTheGroupNamedAtItsBind) {

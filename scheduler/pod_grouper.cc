@@ -99,12 +99,11 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
                         {"queue", plan->queue},
                         {"priorityClassName", plan->priority_class}};
   if (!plan->preemptibility.empty()) spec.Set("preemptibility", plan->preemptibility);
-  kube::JsonObject topology;
-  for (auto [field, value] : {std::pair{"topology", &plan->topology},
-                              {"requiredTopologyLevel", &plan->required_topology_level},
-                              {"preferredTopologyLevel", &plan->preferred_topology_level}})
-    if (!value->empty()) topology.Set(field, *value);
-  if (!topology.empty()) spec.Set("topologyConstraint", std::move(topology));
+  if (!plan->topology.empty()) {
+    kube::Object scratch;
+    spec.Set("topologyConstraint",
+             kube::JsonValue(kai::TopologyConstraintValue(plan->topology, scratch.GetAllocator())));
+  }
   kube::Object pg = kube::BuildJson(kube::JsonObject{
       {"apiVersion", kai::kPodGroupApiVersion},
       {"kind", kai::kPodGroupKind},

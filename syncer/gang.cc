@@ -6,7 +6,7 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
-#include "kube/json_builder.h"
+#include "kai/workload_topology.h"
 #include "syncer/names.h"
 #include "syncer/podgroup_fields.h"
 
@@ -18,20 +18,6 @@ namespace {
 bool IsKubeflowJob(const kube::OwnerReference& owner) {
   return owner.api_version.starts_with(std::string(kai::kKubeflowGroup) + "/") &&
          kai::FindKubeflowJobKind(owner.kind) != nullptr;
-}
-
-// KAI's pod grouper's topologyConstraint for a workload: its annotations
-// kai.scheduler/topology, -required-placement and -preferred-placement, as
-// JSON; "" when it has none.
-std::string TopologyOfWorkload(const rapidjson::Value& workload) {
-  kube::JsonObject topology;
-  for (auto [field, annotation] :
-       {std::pair{"topology", kai::kTopologyAnnotation},
-        {"requiredTopologyLevel", kai::kTopologyRequiredPlacementAnnotation},
-        {"preferredTopologyLevel", kai::kTopologyPreferredPlacementAnnotation}})
-    if (std::optional<std::string_view> v = kube::Annotation(workload, annotation))
-      topology.Set(field, *v);
-  return topology.empty() ? "" : kube::ToJson(kube::BuildJson(topology));
 }
 
 // KAI's pod grouper: the first valid preemptibility label of the owners,
@@ -140,7 +126,13 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   }
   Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant), min_member, owner};
   VT_ASSIGN_OR_RETURN(gang.preemptibility, WorkloadPreemptibility(pod, chain, ns, lookup));
-  if (object != nullptr) gang.topology_constraint = TopologyOfWorkload(*object);
+  if (object != nullptr) {
+    // KAI's pod grouper's topologyConstraint for the workload, as JSON.
+    rapidjson::Document scratch;
+    const rapidjson::Value topology =
+        kai::TopologyConstraintValue(kai::WorkloadTopology(*object), scratch.GetAllocator());
+    if (!topology.IsNull()) gang.topology_constraint = kube::ToJson(topology);
+  }
   return std::optional<Gang>(std::move(gang));
 }
 
