@@ -4,8 +4,18 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 namespace vtenant {
+namespace {
+
+// `--<flag> "<value>" <says>`: how every flag's refused value is told.
+Status BadValue(std::string_view flag, std::string_view value, std::string_view says) {
+  return InvalidArgument("--" + std::string(flag) + " \"" + std::string(value) + "\" " +
+                         std::string(says));
+}
+
+}  // namespace
 
 Result<SplitCommandLine> SplitFlags(const std::vector<std::string>& args,
                                     const std::vector<FlagSpec>& known, Words words) {
@@ -76,6 +86,37 @@ FlagBinding TextFlag(std::string name, std::string* out) {
           }};
 }
 
+FlagBinding NonEmptyTextFlag(std::string name, std::string* out) {
+  return {.name = name, .set = [name, out](const std::string& value) {
+            if (value.empty()) return InvalidArgument("--" + name + " must not be empty");
+            *out = value;
+            return Status::Ok();
+          }};
+}
+
+FlagBinding AddressFlag(std::string name, std::string* out) {
+  return {.name = name, .set = [name, out](const std::string& value) {
+            if (!value.empty()) VT_RETURN_IF_ERROR(ParseAddressFlag(name, value).status());
+            *out = value;
+            return Status::Ok();
+          }};
+}
+
+FlagBinding IpAddressFlag(std::string name, std::string* out) {
+  return {.name = name, .set = [name, out](const std::string& value) {
+            if (!value.empty()) VT_RETURN_IF_ERROR(ParseIpAddressFlag(name, value).status());
+            *out = value;
+            return Status::Ok();
+          }};
+}
+
+FlagBinding CommaListFlag(std::string name, std::vector<std::string>* out) {
+  return {.name = std::move(name), .set = [out](const std::string& value) {
+            *out = ParseCommaList(value);
+            return Status::Ok();
+          }};
+}
+
 FlagBinding SwitchFlag(std::string name, bool* out) {
   // SplitFlags lets only "true" and "false" through for a switch.
   return {.name = std::move(name),
@@ -101,9 +142,9 @@ Result<int64_t> ParseWholeNumberFlag(std::string_view flag, std::string_view val
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n < min ||
       n > max) {
-    return InvalidArgument("--" + std::string(flag) + " \"" + std::string(value) +
-                           "\" must be a whole number from " + std::to_string(min) + " to " +
-                           std::to_string(max));
+    return BadValue(
+        flag, value,
+        "must be a whole number from " + std::to_string(min) + " to " + std::to_string(max));
   }
   return n;
 }
@@ -116,8 +157,7 @@ Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, do
     std::string shown = std::to_string(min);
     shown.erase(shown.find_last_not_of('0') + 1);
     if (shown.back() == '.') shown.pop_back();
-    return InvalidArgument("--" + std::string(flag) + " \"" + text + "\" must be a number, " +
-                           shown + " or more");
+    return BadValue(flag, text, "must be a number, " + shown + " or more");
   }
   return n;
 }
@@ -128,6 +168,32 @@ Result<HostPort> ParseAddressFlag(std::string_view flag, std::string_view value)
     return InvalidArgument("--" + std::string(flag) + " " + address.status().message());
   }
   return address;
+}
+
+Result<IpAddress> ParseIpAddressFlag(std::string_view flag, std::string_view value) {
+  std::optional<IpAddress> address = IpAddress::Parse(value);
+  if (!address) return BadValue(flag, value, "is not a numeric IP address");
+  return *address;
+}
+
+Result<IpRange> ParseIpRangeFlag(std::string_view flag, std::string_view value) {
+  std::optional<IpRange> range = IpRange::Parse(value);
+  if (!range) return BadValue(flag, value, "is not a range such as 10.96.0.0/12");
+  return *range;
+}
+
+std::vector<std::string> ParseCommaList(std::string_view text) {
+  std::vector<std::string> items;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return items;
 }
 
 int ExitCodeBeforeRunning(std::string_view program, const Status& parsed, bool help,

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/host_port.h"
+#include "base/ip_address.h"
 #include "base/status.h"
 
 namespace vtenant {
@@ -90,6 +91,17 @@ Result<SplitCommandLine> ApplyFlags(const std::vector<std::string>& args,
 // Bindings for the common kinds of value; `out` must outlive the parse.
 // --name TEXT, kept as given.
 FlagBinding TextFlag(std::string name, std::string* out);
+// --name TEXT, kept as given; an empty one is refused ("--name must not be
+// empty").
+FlagBinding NonEmptyTextFlag(std::string name, std::string* out);
+// --name HOST:PORT, kept as given once ParseAddressFlag accepts it; empty is
+// allowed (none).
+FlagBinding AddressFlag(std::string name, std::string* out);
+// --name IP, kept as given once ParseIpAddressFlag accepts it; empty is
+// allowed (none).
+FlagBinding IpAddressFlag(std::string name, std::string* out);
+// --name a,b: the list ParseCommaList reads (empty: none).
+FlagBinding CommaListFlag(std::string name, std::vector<std::string>* out);
 // --name alone or =true / =false.
 FlagBinding SwitchFlag(std::string name, bool* out);
 // --name N, a whole number from `min` to `max` (ParseWholeNumberFlag).
@@ -119,6 +131,18 @@ Result<double> ParseNumberFlag(std::string_view flag, std::string_view value, do
 // "--<flag> \"<value>\" is not host:port" or
 // "--<flag> port \"<port>\" must be a whole number from 1 to 65535".
 Result<HostPort> ParseAddressFlag(std::string_view flag, std::string_view value);
+
+// `value` as a numeric IPv4 or IPv6 address (IpAddress::Parse); otherwise
+// InvalidArgument, "--<flag> \"<value>\" is not a numeric IP address".
+Result<IpAddress> ParseIpAddressFlag(std::string_view flag, std::string_view value);
+
+// `value` as an address range (IpRange::Parse); otherwise InvalidArgument,
+// "--<flag> \"<value>\" is not a range such as 10.96.0.0/12".
+Result<IpRange> ParseIpRangeFlag(std::string_view flag, std::string_view value);
+
+// The items of a comma-separated list ("a, b,,c" is a, b, c): each trimmed
+// of spaces, the empty ones dropped, in the order given.
+std::vector<std::string> ParseCommaList(std::string_view text);
 
 // What a program does with its parsed command line before anything else, so
 // that every program says a mistake and --help alike:

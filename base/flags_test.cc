@@ -161,6 +161,53 @@ TEST(ApplyFlagsTest, AValueRefusedIsNamedAndHelpSetsNothing) {
   EXPECT_EQ(f.tenant, "default");
 }
 
+// The bindings every program's table shares: what each keeps, what each
+// refuses, and that an empty value means "none" where the kind allows it.
+TEST(CommonBindingsTest, AddressesListsAndTextThatMustBeGiven) {
+  std::string name = "kai-scheduler", health = "127.0.0.1:8081", pod = "10.87.0.2";
+  std::vector<std::string> namespaces = {"old"};
+  const std::vector<FlagBinding> table = {
+      NonEmptyTextFlag("scheduler-name", &name), AddressFlag("health-address", &health),
+      IpAddressFlag("pod-address", &pod), CommaListFlag("reserved-namespaces", &namespaces)};
+  ASSERT_TRUE(ApplyFlags({"--scheduler-name=mine", "--health-address=:9090",
+                          "--pod-address=fd00::5", "--reserved-namespaces= gpu-pool,,ops "},
+                         table)
+                  .ok());
+  EXPECT_EQ(name, "mine");
+  EXPECT_EQ(health, ":9090");
+  EXPECT_EQ(pod, "fd00::5");
+  EXPECT_EQ(namespaces, (std::vector<std::string>{"gpu-pool", "ops"}));
+
+  ASSERT_TRUE(
+      ApplyFlags({"--health-address=", "--pod-address=", "--reserved-namespaces="}, table).ok());
+  EXPECT_EQ(health, "");
+  EXPECT_EQ(pod, "");
+  EXPECT_TRUE(namespaces.empty());
+
+  for (const auto& [arg, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--scheduler-name=", "--scheduler-name must not be empty"},
+           {"--health-address=nowhere", "--health-address \"nowhere\" is not host:port"},
+           {"--pod-address=node", "--pod-address \"node\" is not a numeric IP address"}}) {
+    Result<SplitCommandLine> refused = ApplyFlags({arg}, table);
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << arg;
+    EXPECT_NE(refused.status().message().find(message), std::string::npos)
+        << refused.status().ToString();
+  }
+  EXPECT_EQ(name, "mine");  // a refused value leaves the field as it was
+}
+
+TEST(CommonBindingsTest, RangesAreReadWholeOrRefusedNamingTheFlag) {
+  Result<IpRange> range = ParseIpRangeFlag("service-cidr", "10.96.0.0/12");
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(range->bits, 12);
+  for (const char* bad : {"10.96.0.0", "10.96.0.0/33", "cluster/12", ""}) {
+    EXPECT_EQ(ParseIpRangeFlag("service-cidr", bad).status().message(),
+              std::string("--service-cidr \"") + bad + "\" is not a range such as 10.96.0.0/12");
+  }
+  EXPECT_EQ(ParseCommaList(" a , b ,"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(ParseCommaList(", ,").empty());
+}
+
 TEST(ParseFlagsOrExitTest, GivesTheFlagsOrExitsAsEveryProgramDoes) {
   EXPECT_EQ(ParseOrExit({"tool", "--tenant", "nlp"}).tenant, "nlp");
   EXPECT_EXIT(ParseOrExit({"tool", "--help"}), testing::ExitedWithCode(0), "");

@@ -1,7 +1,5 @@
 #include "operator/flags.h"
 
-#include <arpa/inet.h>
-
 #include "base/duration.h"
 #include "base/flags.h"
 
@@ -110,46 +108,21 @@ Result<OperatorFlags> ParseOperatorFlags(const std::vector<std::string>& args) {
       TextFlag("syncer-image", &f.syncer_image),
       TextFlag("image-registry", &f.image_registry),
       TextFlag("etcd-image", &f.etcd_image),
-      {"scheduler-name",
-       [&](const std::string& v) {
-         if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");
-         f.scheduler_name = v;
-         return Status::Ok();
-       }},
+      NonEmptyTextFlag("scheduler-name", &f.scheduler_name),
       {"service-cidr",
        [&](const std::string& v) {
-         if (v.find('/') == std::string::npos)
-           return InvalidArgument("--service-cidr must be a CIDR such as 10.96.0.0/12");
+         VT_RETURN_IF_ERROR(ParseIpRangeFlag("service-cidr", v).status());
          f.service_cidr = v;
          return Status::Ok();
        }},
       TextFlag("pod-netns", &f.pod_netns),
-      {"pod-address",
-       [&](const std::string& v) {
-         unsigned char address[sizeof(in6_addr)];
-         if (inet_pton(AF_INET, v.c_str(), address) != 1 &&
-             inet_pton(AF_INET6, v.c_str(), address) != 1) {
-           return InvalidArgument("--pod-address must be a numeric IP address, not \"" + v + "\"");
-         }
-         f.pod_address = v;
-         return Status::Ok();
-       }},
-      TextFlag("health-address", &f.health_address),
+      IpAddressFlag("pod-address", &f.pod_address),
+      AddressFlag("health-address", &f.health_address),
       SwitchFlag("leader-elect", &f.leader_elect),
       TextFlag("leader-election-namespace", &f.leader_election_namespace),
       TextFlag("leader-election-id", &f.leader_election_id),
       TextFlag("credentials-namespace", &f.credentials_namespace),
-      {"reserved-namespaces",
-       [&](const std::string& v) {
-         f.reserved_namespaces.clear();
-         for (size_t start = 0; start <= v.size();) {
-           size_t comma = v.find(',', start);
-           if (comma == std::string::npos) comma = v.size();
-           if (comma > start) f.reserved_namespaces.push_back(v.substr(start, comma - start));
-           start = comma + 1;
-         }
-         return Status::Ok();
-       }},
+      CommaListFlag("reserved-namespaces", &f.reserved_namespaces),
       WholeNumberFlag("workers", &f.workers, 1, 256),
       ParsedFlag("tenant-credential-lifetime", &f.tenant_credential_lifetime, ParseLifetime),
       WholeNumberFlag("starting-apiservers", &f.starting_apiservers, 0, 1000),

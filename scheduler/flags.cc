@@ -14,16 +14,16 @@ struct Flag {
   const char* value_name;  // "" for booleans
   const char* help;
   std::function<std::string(const SchedulerFlags&)> show_default;
-  std::function<Status(SchedulerFlags&, const std::string&)> set;
+  // The binding (base/flags.h) of this flag, named `name`, to its field.
+  std::function<FlagBinding(std::string name, SchedulerFlags&)> bind;
 };
 
 // A DURATION flag: positive, in Go's syntax (base/duration.h), in
 // milliseconds rounded up.
-Result<std::chrono::milliseconds> PositiveDuration(const std::string& v, const std::string& flag) {
+Result<std::chrono::milliseconds> PositiveDuration(const std::string& v) {
   Result<std::chrono::nanoseconds> d = ParseDuration(v);
   if (!d.ok() || d->count() <= 0) {
-    return InvalidArgument("--" + flag + " \"" + v +
-                           "\": want a positive duration like 500ms, 1s or 2m");
+    return InvalidArgument("\"" + v + "\": want a positive duration like 500ms, 1s or 2m");
   }
   return std::chrono::ceil<std::chrono::milliseconds>(*d);
 }
@@ -35,32 +35,15 @@ std::string ShowDuration(std::chrono::milliseconds d) {
 
 std::string Quoted(const std::string& s) { return s.empty() ? "\"\"" : s; }
 
-// The setter of a flag whose value is kept as given.
-std::function<Status(SchedulerFlags&, const std::string&)> Text(
-    std::string SchedulerFlags::*field) {
-  return [field](SchedulerFlags& f, const std::string& v) {
-    f.*field = v;
-    return Status::Ok();
-  };
+// The bindings of the table below, by the kind of value.
+template <typename Field>
+auto Bind(FlagBinding (*kind)(std::string, Field*), Field SchedulerFlags::*field) {
+  return [kind, field](std::string name, SchedulerFlags& f) { return kind(name, &(f.*field)); };
 }
 
-// The setter of a HOST:PORT flag `name` (empty: off), checked as
-// ParseAddressFlag reads it.
-std::function<Status(SchedulerFlags&, const std::string&)> Address(
-    std::string SchedulerFlags::*field, const char* name) {
-  return [field, name](SchedulerFlags& f, const std::string& v) {
-    if (!v.empty()) VT_RETURN_IF_ERROR(ParseAddressFlag(name, v).status());
-    f.*field = v;
-    return Status::Ok();
-  };
-}
-
-// The setter of a DURATION flag `name`, read by PositiveDuration.
-std::function<Status(SchedulerFlags&, const std::string&)> Duration(
-    std::chrono::milliseconds SchedulerFlags::*field, const char* name) {
-  return [field, name](SchedulerFlags& f, const std::string& v) {
-    VT_ASSIGN_OR_RETURN(f.*field, PositiveDuration(v, name));
-    return Status::Ok();
+auto Duration(std::chrono::milliseconds SchedulerFlags::*field) {
+  return [field](std::string name, SchedulerFlags& f) {
+    return ParsedFlag(name, &(f.*field), PositiveDuration);
   };
 }
 
@@ -68,76 +51,72 @@ const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"kubeconfig", "PATH",
        "kubeconfig of the host cluster; empty: $KUBECONFIG, in-cluster, ~/.kube/config",
-       [](auto& f) { return Quoted(f.kubeconfig); }, Text(&SchedulerFlags::kubeconfig)},
+       [](auto& f) { return Quoted(f.kubeconfig); }, Bind(TextFlag, &SchedulerFlags::kubeconfig)},
       {"scheduler-name", "NAME", "schedule pods whose spec.schedulerName is NAME",
        [](auto& f) { return f.scheduler_name; },
-       [](auto& f, auto& v) {
-         if (v.empty()) return InvalidArgument("--scheduler-name must not be empty");
-         f.scheduler_name = v;
-         return Status::Ok();
-       }},
+       Bind(NonEmptyTextFlag, &SchedulerFlags::scheduler_name)},
       {"cycle-period", "DURATION", "time between scheduling cycles (sooner when pods arrive)",
        [](auto& f) { return ShowDuration(f.cycle_period); },
-       Duration(&SchedulerFlags::cycle_period, "cycle-period")},
+       Duration(&SchedulerFlags::cycle_period)},
       {"reservation-namespace", "NS", "namespace of the GPU reservation pods (created if missing)",
        [](auto& f) { return f.reservation_namespace; },
-       Text(&SchedulerFlags::reservation_namespace)},
+       Bind(TextFlag, &SchedulerFlags::reservation_namespace)},
       {"reservation-image", "IMAGE", "image of the reservation pods (runs vtenant-gpu-reservation)",
-       [](auto& f) { return f.reservation_image; }, Text(&SchedulerFlags::reservation_image)},
+       [](auto& f) { return f.reservation_image; },
+       Bind(TextFlag, &SchedulerFlags::reservation_image)},
       {"reservation-service-account", "NAME",
        "ServiceAccount of the reservation pods (they annotate their own pod); empty: the "
        "namespace's default",
        [](auto& f) { return Quoted(f.reservation_service_account); },
-       Text(&SchedulerFlags::reservation_service_account)},
+       Bind(TextFlag, &SchedulerFlags::reservation_service_account)},
       {"webhook-address", "HOST:PORT",
        "serve the mutating admission webhook over TLS here and register it; empty: no webhook "
        "(GPU-sharing pods then cannot be created)",
        [](auto& f) { return Quoted(f.webhook_address); },
-       Address(&SchedulerFlags::webhook_address, "webhook-address")},
+       Bind(AddressFlag, &SchedulerFlags::webhook_address)},
       {"webhook-url", "URL",
        "URL the API server calls the webhook at; empty: https://<webhook-address>/mutate",
-       [](auto& f) { return Quoted(f.webhook_url); }, Text(&SchedulerFlags::webhook_url)},
+       [](auto& f) { return Quoted(f.webhook_url); }, Bind(TextFlag, &SchedulerFlags::webhook_url)},
       {"webhook-cert", "PATH",
        "serving certificate (PEM) of the webhook; empty: made at start with its own CA",
-       [](auto& f) { return Quoted(f.webhook_cert); }, Text(&SchedulerFlags::webhook_cert)},
+       [](auto& f) { return Quoted(f.webhook_cert); },
+       Bind(TextFlag, &SchedulerFlags::webhook_cert)},
       {"webhook-key", "PATH", "private key (PEM) of --webhook-cert",
-       [](auto& f) { return Quoted(f.webhook_key); }, Text(&SchedulerFlags::webhook_key)},
+       [](auto& f) { return Quoted(f.webhook_key); }, Bind(TextFlag, &SchedulerFlags::webhook_key)},
       {"gpu-fraction-runtime-class", "NAME",
        "RuntimeClass the webhook gives a GPU-sharing pod that names none, while the cluster "
        "has it (the NVIDIA container runtime reads the pod's NVIDIA_VISIBLE_DEVICES); empty: "
        "none",
        [](auto& f) { return Quoted(f.gpu_fraction_runtime_class); },
-       Text(&SchedulerFlags::gpu_fraction_runtime_class)},
+       Bind(TextFlag, &SchedulerFlags::gpu_fraction_runtime_class)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
-       Address(&SchedulerFlags::health_address, "health-address")},
+       Bind(AddressFlag, &SchedulerFlags::health_address)},
       {"leader-elect", "",
        "schedule only while holding the Lease vtenant-scheduler (one active replica)",
        [](auto& f) { return f.leader_elect ? "true" : "false"; },
-       [](auto& f, auto& v) {
-         f.leader_elect = v == "true";  // SplitFlags let only true or false through
-         return Status::Ok();
-       }},
+       Bind(SwitchFlag, &SchedulerFlags::leader_elect)},
       {"leader-elect-namespace", "NS", "namespace of the leader election Lease",
        [](auto& f) { return f.leader_elect_namespace; },
-       Text(&SchedulerFlags::leader_elect_namespace)},
+       Bind(TextFlag, &SchedulerFlags::leader_elect_namespace)},
       {"policy", "NAME",
        "placement policy: fgd (fragmentation-aware), binpack, spread, best-fit or random-fit",
        [](auto& f) { return f.policy; },
-       [](auto& f, auto& v) {
-         VT_RETURN_IF_ERROR(sched::ParsePolicy(v).status().WithContext("--policy"));
-         f.policy = v;
-         return Status::Ok();
+       [](std::string name, SchedulerFlags& f) -> FlagBinding {
+         return {name, [name, &f](const std::string& v) {
+                   VT_RETURN_IF_ERROR(sched::ParsePolicy(v).status().WithContext("--" + name));
+                   f.policy = v;
+                   return Status::Ok();
+                 }};
        }},
       {"bind-workers", "N", "binds carried out at once",
        [](auto& f) { return std::to_string(f.bind_workers); },
-       [](auto& f, auto& v) {
-         VT_ASSIGN_OR_RETURN(f.bind_workers, ParseWholeNumberFlag("bind-workers", v, 1, 256));
-         return Status::Ok();
+       [](std::string name, SchedulerFlags& f) {
+         return WholeNumberFlag(name, &f.bind_workers, 1, 256);
        }},
       {"status-period", "DURATION", "how often changed Queue and PodGroup status is written",
        [](auto& f) { return ShowDuration(f.status_period); },
-       Duration(&SchedulerFlags::status_period, "status-period")},
+       Duration(&SchedulerFlags::status_period)},
   };
   return flags;
 }
@@ -147,11 +126,7 @@ const std::vector<Flag>& Flags() {
 Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
   SchedulerFlags f;
   std::vector<FlagBinding> table;
-  for (const Flag& flag : Flags()) {
-    table.push_back({.name = flag.name,
-                     .set = [&f, &flag](const std::string& value) { return flag.set(f, value); },
-                     .is_switch = std::string_view(flag.value_name).empty()});
-  }
+  for (const Flag& flag : Flags()) table.push_back(flag.bind(flag.name, f));
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, ApplyFlags(args, table));
   f.help = split.help;
   return f;

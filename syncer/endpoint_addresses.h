@@ -38,8 +38,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/ip_address.h"
 #include "kube/object.h"
-#include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/object_translators.h"
 #include "syncer/syncer_config.h"

@@ -94,16 +94,6 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
 
 namespace {
 
-// --name HOST:PORT, kept as given once ParseAddressFlag accepts it; empty
-// is allowed (none).
-FlagBinding AddressFlag(std::string name, std::string* out) {
-  return {.name = name, .set = [name, out](const std::string& value) {
-            if (!value.empty()) VT_RETURN_IF_ERROR(ParseAddressFlag(name, value).status());
-            *out = value;
-            return Status::Ok();
-          }};
-}
-
 // --name a,b: a set of names (ParseNameList).
 FlagBinding NameListFlag(std::string name, std::set<std::string, std::less<>>* out) {
   return {.name = std::move(name), .set = [out](const std::string& value) {
@@ -120,7 +110,6 @@ Status SettleDependentFlags(SyncerFlags& flags) {
   if (flags.virtual_kubeconfig.empty()) return InvalidArgument("--virtual-kubeconfig is required");
   if (c.queue.empty()) c.queue = c.tenant;
   if (c.host_namespace.empty()) c.host_namespace = "vtenant-" + c.tenant;
-  if (c.scheduler_name.empty()) return InvalidArgument("--scheduler-name must not be empty");
   if (!c.kubelet_address.empty()) {
     for (const auto& [flag, value] :
          {std::pair{"--kubelet-tls-cert-file", flags.kubelet_tls_cert_file},
@@ -150,7 +139,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
       TextFlag("host-namespace", &c.host_namespace),
       TextFlag("virtual-kubeconfig", &flags.virtual_kubeconfig),
       TextFlag("host-kubeconfig", &flags.host_kubeconfig),
-      TextFlag("scheduler-name", &c.scheduler_name),
+      NonEmptyTextFlag("scheduler-name", &c.scheduler_name),
       ParsedFlag("pod-security", &c.pod_security, ParsePodSecurityLevel),
       ParsedFlag("allowed-privileged-features", &c.allowed_privileged_features,
                  ParsePrivilegedFeatures),
@@ -163,10 +152,10 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
       ParsedFlag("allowed-service-types", &c.allowed_service_types, ParseServiceTypes),
       {"service-cidr",
        [&](const std::string& v) {
-         c.service_range = v.empty() ? std::nullopt : IpRange::Parse(v);
-         if (v.empty() || c.service_range) return Status::Ok();
-         return InvalidArgument("--service-cidr: \"" + v +
-                                "\" is not a range such as 10.96.0.0/12");
+         c.service_range.reset();
+         if (v.empty()) return Status::Ok();
+         VT_ASSIGN_OR_RETURN(c.service_range, ParseIpRangeFlag("service-cidr", v));
+         return Status::Ok();
        }},
       TextFlag("virtual-service-host", &c.virtual_service_host),
       WholeNumberFlag("virtual-service-port", &c.virtual_service_port, 1, 65535),

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "base/ascii.h"
+#include "base/ip_address.h"
 #include "dns/cluster_dns.h"
 #include "kube/pod_object_refs.h"
-#include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"

@@ -1,8 +1,8 @@
 #include "syncer/service_translator.h"
 
-#include "syncer/ip_range.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
+#include "syncer/service_band.h"
 
 namespace vtenant::syncer {
 namespace {

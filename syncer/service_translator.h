@@ -23,7 +23,7 @@
 //     namespace (vtenant.io/tenant, vtenant.io/virtual-namespace);
 //   clusterIP "None" (headless): kept;
 //   any other clusterIP: asked for when it is in the dynamic band of the
-//     host's Service range (SyncerConfig::service_range, ip_range.h), which
+//     host's Service range (SyncerConfig::service_range, service_band.h), which
 //     the virtual API server shares and picks from as the host would; the
 //     Service then has one address on both sides without being created
 //     again (service_address_syncer.h). When the host refuses it (another

@@ -1,5 +1,6 @@
 #include "syncer/syncer_config.h"
 
+#include "base/flags.h"
 #include "syncer/isolation_vocabulary.h"
 
 namespace vtenant::syncer {
@@ -7,20 +8,6 @@ namespace {
 
 std::set<std::string, std::less<>> SetOf(const std::vector<std::string>& names) {
   return {names.begin(), names.end()};
-}
-
-std::vector<std::string_view> SplitCommas(std::string_view text) {
-  std::vector<std::string_view> parts;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view part = text.substr(0, comma);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
-    if (!part.empty()) parts.push_back(part);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return parts;
 }
 
 std::string JoinNames(const std::set<std::string, std::less<>>& names) {
@@ -74,7 +61,7 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
 
 Result<std::set<std::string, std::less<>>> ParsePrivilegedFeatures(std::string_view text) {
   std::set<std::string, std::less<>> features;
-  for (std::string_view part : SplitCommas(text)) {
+  for (std::string_view part : ParseCommaList(text)) {
     if (!KnownPrivilegedFeatures().contains(part)) {
       return InvalidArgument("unknown privileged feature \"" + std::string(part) +
                              "\"; known: " + JoinNames(KnownPrivilegedFeatures()));
@@ -93,7 +80,7 @@ Result<PodSecurityLevel> ParsePodSecurityLevel(std::string_view text) {
 
 std::set<std::string, std::less<>> ParseNameList(std::string_view text) {
   std::set<std::string, std::less<>> names;
-  for (std::string_view part : SplitCommas(text)) names.emplace(part);
+  for (std::string& part : ParseCommaList(text)) names.insert(std::move(part));
   return names;
 }
 
@@ -172,7 +159,7 @@ Result<std::vector<AllowedToleration>> ParseAllowedTolerations(std::string_view 
 
 Result<std::map<std::string, std::string>> ParseNodeSelector(std::string_view text) {
   std::map<std::string, std::string> selector;
-  for (std::string_view part : SplitCommas(text)) {
+  for (std::string_view part : ParseCommaList(text)) {
     size_t eq = part.find('=');
     if (eq == std::string_view::npos || eq == 0) {
       return InvalidArgument("node selector entry \"" + std::string(part) + "\" is not key=value");

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/ip_address.h"
 #include "base/status.h"
 #include "kube/object.h"
-#include "syncer/ip_range.h"
 
 namespace vtenant::syncer {
 
