@@ -77,15 +77,17 @@ namespace internal {
 
 template <typename V, typename Visit>
 void WalkObjectRefs(V& spec, Visit& visit) {
-  auto object_at = [](V& parent, std::string_view key) -> V* {
+  // The member `key` of `parent` when it is of the type `is` tests for.
+  auto member_if = [](V& parent, std::string_view key, bool (rapidjson::Value::*is)() const) -> V* {
     if (!parent.IsObject()) return nullptr;
     auto it = parent.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
-    return it != parent.MemberEnd() && it->value.IsObject() ? &it->value : nullptr;
+    return it != parent.MemberEnd() && (it->value.*is)() ? &it->value : nullptr;
   };
-  auto array_at = [](V& parent, std::string_view key) -> V* {
-    if (!parent.IsObject()) return nullptr;
-    auto it = parent.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
-    return it != parent.MemberEnd() && it->value.IsArray() ? &it->value : nullptr;
+  auto object_at = [&](V& parent, std::string_view key) {
+    return member_if(parent, key, &rapidjson::Value::IsObject);
+  };
+  auto array_at = [&](V& parent, std::string_view key) {
+    return member_if(parent, key, &rapidjson::Value::IsArray);
   };
   auto ref = [&](ObjectRefKind kind, V* holder, std::string_view member, std::string_view volume) {
     if (holder == nullptr) return;

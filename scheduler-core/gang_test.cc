@@ -204,7 +204,9 @@ TEST(GangTest, QueueBudgetIsCheckedForTheWholeGang) {
     Snapshot s = MustBuild(b);
     Decisions d = RunCycle(s);
     EXPECT_TRUE(d.binds.empty()) << c.name;
-    if (!c.reason.empty()) EXPECT_EQ(ReasonOf(d, s, "job-1"), c.reason) << c.name;
+    if (!c.reason.empty()) {
+      EXPECT_EQ(ReasonOf(d, s, "job-1"), c.reason) << c.name;
+    }
     EXPECT_EQ(KindOf(d, s, "job-1"), c.kind) << c.name;
   }
 }

@@ -210,6 +210,12 @@ Milli PortionOnDevice(const PodRequest& r, int32_t device_mib) {
   return 0;
 }
 
+int32_t LargestDeviceMib(const std::vector<GpuDevice>& devices) {
+  int32_t largest = 0;
+  for (const GpuDevice& d : devices) largest = std::max(largest, d.memory_mib);
+  return largest;
+}
+
 Milli EstimatedGpuMilli(const PodRequest& r, int32_t largest_device_mib) {
   if (r.whole_gpus > 0) return r.whole_gpus * kMilliPerGpu;
   if (r.IsShared())

@@ -234,6 +234,10 @@ Result<Milli> MigProfileGpuMilli(std::string_view profile);
 // possible placement); once placed, the real portion is used.
 Milli EstimatedGpuMilli(const PodRequest& request, int32_t largest_device_mib);
 
+// The memory of the largest of `devices` (MiB), 0 for none: what
+// EstimatedGpuMilli prices a gpu-memory request on.
+int32_t LargestDeviceMib(const std::vector<GpuDevice>& devices);
+
 // Portion of one device of `device_mib` MiB that the request takes per device:
 // the fraction itself, or ceil(memory * 1000 / device_mib) for gpu-memory (so
 // memory is never overcommitted). More than 1000 means it does not fit.

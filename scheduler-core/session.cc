@@ -32,8 +32,7 @@ Session::Session(const Snapshot& s, const Options& opts)
       notes(s.groups.size()),
       shape_failed(s.num_shapes, 0),
       gang_failed_at(s.num_shapes, std::numeric_limits<int32_t>::max()) {
-  int32_t largest_mib = 0;
-  for (const GpuDevice& d : s.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  const int32_t largest_mib = LargestDeviceMib(s.devices);
   // One pass over the (large) Pod records, then one over the PodGroup
   // records: everything later reads the packed arrays instead. Each array
   // is written front to back once (reserved, then appended to), never

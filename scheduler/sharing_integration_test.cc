@@ -442,7 +442,9 @@ TEST_F(SharingTest, ASharingPodRunsUnderTheNvidiaRuntimeClassOnceTheClusterHasIt
   int tries = 0;
   std::string after;
   ASSERT_TRUE(Eventually([&] {
-    if (!after.empty()) EXPECT_TRUE(client().Delete(res::kPods, "runtime", after).ok());
+    if (!after.empty()) {
+      EXPECT_TRUE(client().Delete(res::kPods, "runtime", after).ok());
+    }
     after = "after-" + std::to_string(tries++);
     Result<Object> pod = client().Create(res::kPods, "runtime", Pod("runtime", after, half));
     return pod.ok() && runtime_of(*pod) == "nvidia";

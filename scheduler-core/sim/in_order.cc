@@ -36,8 +36,7 @@ Result<InOrderSummary> PlaceInOrder(const Trace& trace, const InOrderOptions& op
   std::stable_sort(order.begin(), order.end(), [&](PodId a, PodId b) {
     return universe.pods[a].creation_time < universe.pods[b].creation_time;
   });
-  int32_t largest_mib = 0;
-  for (const GpuDevice& d : universe.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  const int32_t largest_mib = LargestDeviceMib(universe.devices);
 
   InOrderSummary sum;
   sum.policy = std::string(PolicyName(scheduler.policy));

@@ -107,8 +107,7 @@ Result<ReplaySummary> Replay(const Trace& trace, const ReplayOptions& options) {
     return a.pod < b.pod;
   });
 
-  int32_t largest_mib = 0;
-  for (const GpuDevice& d : universe.devices) largest_mib = std::max(largest_mib, d.memory_mib);
+  const int32_t largest_mib = LargestDeviceMib(universe.devices);
   std::vector<Milli> demand(num_pods);
   for (PodId p = 0; p < num_pods; ++p)
     demand[p] = EstimatedGpuMilli(universe.pods[p].request, largest_mib);
