@@ -49,6 +49,11 @@ inline constexpr char kTopOwnerMetadataAnnotation[] = "kai.scheduler/top-owner-m
 // The reason of the Warning Event the pod grouper puts on a pod it cannot
 // make a PodGroup for, as KAI's grouper names it.
 inline constexpr char kPodGrouperWarningReason[] = "PodGrouperWarning";
+// On a pod or any of its owners: durations in Go's syntax that become the
+// PodGroup's spec.preemptionDelay and spec.stalenessGracePeriod
+// (kai/podgroup_spec.h, WorkloadTimings).
+inline constexpr char kPreemptionDelayAnnotation[] = "kai.scheduler/preemption-delay";
+inline constexpr char kStalenessGracePeriodAnnotation[] = "kai.scheduler/staleness-grace-period";
 // On a pod or any of its owners: "true" leaves the pod to a PodGroup made
 // elsewhere; the pod grouper makes none for it.
 inline constexpr char kSkipPodGrouperAnnotation[] = "kai.scheduler/skip-podgrouper";

@@ -4,7 +4,9 @@
 #include <map>
 #include <set>
 
+#include "base/duration.h"
 #include "kai/min_member.h"
+#include "kai/names.h"
 #include "kai/object_fields.h"
 #include "kai/preemptibility.h"
 
@@ -19,6 +21,12 @@ Status BadEntry(size_t i, const std::string& what) {
 const rapidjson::Value* Set(const rapidjson::Value* spec, std::string_view name) {
   const rapidjson::Value* v = spec == nullptr ? nullptr : Member(*spec, name);
   return v == nullptr || v->IsNull() ? nullptr : v;
+}
+
+// A duration field: a string in Go's syntax, as metav1.Duration is written.
+Result<std::chrono::nanoseconds> DurationOf(const rapidjson::Value& v) {
+  if (!v.IsString()) return InvalidArgument("not a string");
+  return ParseDuration(std::string_view(v.GetString(), v.GetStringLength()));
 }
 
 }  // namespace
@@ -126,7 +134,40 @@ Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
     out.priority_class = std::string(c->GetString(), c->GetStringLength());
   }
   VT_ASSIGN_OR_RETURN(out.sub_groups, ReadSubGroups(Set(spec, "subGroups")));
+  if (const rapidjson::Value* d = Set(spec, "preemptionDelay")) {
+    Result<std::chrono::nanoseconds> delay = DurationOf(*d);
+    if (!delay.ok() || delay->count() < 0) {
+      return InvalidArgument("spec.preemptionDelay " + JsonText(*d) +
+                             " must be a duration such as 30s or 5m, not negative");
+    }
+    out.preemption_delay_s = CeilSeconds(*delay);
+  }
+  if (const rapidjson::Value* g = Set(spec, "stalenessGracePeriod")) {
+    Result<std::chrono::nanoseconds> grace = DurationOf(*g);
+    if (!grace.ok()) {
+      return InvalidArgument("spec.stalenessGracePeriod " + JsonText(*g) +
+                             " must be a duration such as 60s or 5m (negative: never evicted)");
+    }
+    out.staleness_grace_s = grace->count() < 0 ? -1 : CeilSeconds(*grace);
+  }
   return out;
+}
+
+WorkloadTimings ReadWorkloadTimings(const std::vector<const rapidjson::Value*>& objects) {
+  // The first value of `key` that parses and that `fits`.
+  auto first = [&](const char* key, bool (*fits)(std::chrono::nanoseconds)) -> std::string {
+    for (const rapidjson::Value* object : objects) {
+      if (object == nullptr) continue;
+      std::optional<std::string_view> value = Annotation(*object, key);
+      if (!value) continue;
+      Result<std::chrono::nanoseconds> d = ParseDuration(*value);
+      if (d.ok() && fits(*d)) return std::string(*value);
+    }
+    return "";
+  };
+  return {
+      first(kPreemptionDelayAnnotation, [](std::chrono::nanoseconds d) { return d.count() >= 0; }),
+      first(kStalenessGracePeriodAnnotation, [](std::chrono::nanoseconds) { return true; })};
 }
 
 }  // namespace vtenant::kai

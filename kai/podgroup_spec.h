@@ -15,6 +15,12 @@
 //   priorityClassName  a string. Whether the host has that class is the
 //                      syncer's business, not KAI's.
 //   subGroups          a list of {name, minMember, parent}: ReadSubGroups.
+//   preemptionDelay    a duration in Go's syntax (metav1.Duration: "30s",
+//                      "5m"), not negative: how long after its creation or
+//                      its last eviction the group may not evict others.
+//   stalenessGracePeriod  a duration in Go's syntax: how long the group may
+//                      run below its minimum before it is evicted; negative:
+//                      never.
 // Other fields (queue, topologyConstraint, ...) are not checked here.
 #pragma once
 
@@ -53,6 +59,11 @@ struct PodGroupSpec {
   std::optional<bool> mark_unschedulable;
   std::string priority_class;  // "" when unset
   SubGroups sub_groups;
+  // Whole seconds, rounded up (a delay of 500ms is one second, never none);
+  // unset when the field is.
+  std::optional<int64_t> preemption_delay_s;
+  // Whole seconds, rounded up; any negative value is -1 (never).
+  std::optional<int64_t> staleness_grace_s;
 };
 
 // Reads `sub_groups` (the value of spec.subGroups; null or nullptr when
@@ -66,6 +77,20 @@ struct PodGroupSpec {
 // names no entry, or parents that form a cycle. As KAI's webhook: nothing is defaulted past a
 // mistake, the whole list is refused.
 Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups);
+
+// The spec.preemptionDelay and spec.stalenessGracePeriod KAI's pod grouper
+// gives a workload's PodGroup, as text ("30s"): the first valid
+// kai.scheduler/preemption-delay (kai.scheduler/staleness-grace-period)
+// annotation of `objects`, which are the owners top first and then the
+// pod; "" when none has one. A value the spec would refuse (not a
+// duration, a negative delay) is passed over, as KAI's grouper passes it
+// over. Null entries (an owner not known) are skipped.
+struct WorkloadTimings {
+  std::string preemption_delay;
+  std::string staleness_grace_period;
+  bool operator==(const WorkloadTimings&) const = default;
+};
+WorkloadTimings ReadWorkloadTimings(const std::vector<const rapidjson::Value*>& objects);
 
 // Reads `pod_group`'s spec by the rules above. InvalidArgument naming the
 // field ("spec.minMember -1 ...") and what it may be; the caller adds which

@@ -23,13 +23,19 @@ Result<PodGroupSpec> Spec(const std::string& spec) {
 TEST(ReadPodGroupSpecTest, ReadsEveryField) {
   Result<PodGroupSpec> s = Spec(R"({"minMember":4,"queue":"nlp","preemptibility":"non-preemptible",
       "markUnschedulable":false,"priorityClassName":"train",
-      "subGroups":[{"name":"workers","minMember":3},{"name":"ps"}]})");
+      "subGroups":[{"name":"workers","minMember":3},{"name":"ps"}],
+      "preemptionDelay":"1m30s","stalenessGracePeriod":"500ms"})");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->min_member, 4);
   EXPECT_EQ(s->preemptibility, kNonPreemptible);
   EXPECT_EQ(s->mark_unschedulable, std::optional<bool>(false));
   EXPECT_EQ(s->priority_class, "train");
   EXPECT_EQ(s->sub_groups.leaves, (std::vector<SubGroup>{{"workers", 3}, {"ps", 1}}));
+  EXPECT_EQ(s->preemption_delay_s, 90);
+  EXPECT_EQ(s->staleness_grace_s, 1) << "rounded up: never none";
+  EXPECT_EQ(Spec(R"({"stalenessGracePeriod":"-1s"})")->staleness_grace_s, -1);
+  EXPECT_EQ(Spec(R"({"stalenessGracePeriod":"-10ms"})")->staleness_grace_s, -1)
+      << "negative, however small, is never";
 }
 
 TEST(ReadPodGroupSpecTest, UnsetFieldsTakeKaisDefaults) {
@@ -41,6 +47,8 @@ TEST(ReadPodGroupSpecTest, UnsetFieldsTakeKaisDefaults) {
     EXPECT_EQ(s->preemptibility, "");
     EXPECT_FALSE(s->mark_unschedulable);
     EXPECT_TRUE(s->sub_groups.leaves.empty());
+    EXPECT_FALSE(s->preemption_delay_s);
+    EXPECT_FALSE(s->staleness_grace_s);
   }
   EXPECT_TRUE(ReadPodGroupSpec(Json(R"({"metadata":{"name":"g"}})")).ok()) << "no spec at all";
 }
@@ -68,6 +76,9 @@ TEST(ReadPodGroupSpecTest, RefusalsNameTheField) {
       {R"({"markUnschedulable":"yes"})", "spec.markUnschedulable \"yes\" must be true or false"},
       {R"({"priorityClassName":7})", "spec.priorityClassName 7"},
       {R"({"subGroups":[{"name":"a"},{"name":"a"}]})", "spec.subGroups[1] repeats the name"},
+      {R"({"preemptionDelay":"-5s"})", "spec.preemptionDelay \"-5s\" must be a duration"},
+      {R"({"preemptionDelay":30})", "spec.preemptionDelay 30 must be a duration"},
+      {R"({"stalenessGracePeriod":"soon"})", "spec.stalenessGracePeriod \"soon\" must be"},
   };
   for (const Case& c : cases) {
     Result<PodGroupSpec> s = Spec(c.spec);

@@ -134,7 +134,17 @@ struct PodGroup {
   TopologyConstraint topology;
   // When the group's running pods fell below minMember; -1 when they did not.
   int64_t stale_since = -1;
-  std::vector<PodId> pods;  // derived by Finalize, in creation order
+  // How long (seconds) it may run so before it is evicted (KAI's
+  // spec.stalenessGracePeriod); unset: Options::stale_gang_grace_s;
+  // negative: never.
+  std::optional<int64_t> stale_grace_s;
+  // KAI's spec.preemptionDelay (seconds; 0: none): how long after
+  // max(creation_time, last_eviction_time) the job may make room for itself
+  // by evicting others (consolidation, reclaim, preemption). Taking free
+  // room, and being evicted itself, are not delayed.
+  int64_t preemption_delay_s = 0;
+  int64_t last_eviction_time = 0;  // when one of its pods was last evicted; 0: never
+  std::vector<PodId> pods;         // derived by Finalize, in creation order
 };
 
 struct PodRequest {

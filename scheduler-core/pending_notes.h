@@ -28,6 +28,10 @@ enum class NoteKind : uint8_t {
   kVictimsMinRuntime,
   // Reclaim: the jobs it could take are non-preemptible.
   kVictimsNonPreemptible,
+  // The job is within its preemption delay (PodGroup::preemption_delay_s),
+  // so no action evicted for it; `seconds` is when the delay ends (the
+  // snapshot's clock). Kept in the reclaim slot, which it stands for.
+  kWithinPreemptionDelay,
 };
 
 struct PendingNote {

@@ -1,11 +1,24 @@
 #include "scheduler-core/pending_reasons.h"
 
 #include <algorithm>
+#include <ctime>
 #include <iterator>
 #include <vector>
 
 namespace vtenant::sched {
 namespace {
+
+// `seconds` since the epoch as metav1.Time writes it ("2026-12-05T22:30:00Z"),
+// so that a note says when, in the words the rest of a PodGroup's status uses.
+// (kube/wall_time.h has the same for the programs; scheduler-core does not
+// depend on kube/.)
+std::string UtcTimeText(int64_t seconds) {
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm));
+}
 
 std::string WhatItNeeds(const PodRequest& r, FitFailure f) {
   switch (f) {
@@ -135,6 +148,12 @@ std::string PendingReasons::NoteText(GroupId group, const PendingNote& note) con
              ") are within their minimum runtime of " + std::to_string(note.seconds) + "s";
     case NoteKind::kVictimsNonPreemptible:
       return action + ": the jobs that would make room (queue " + other + ") are non-preemptible";
+    case NoteKind::kWithinPreemptionDelay:
+      // Said without the delay itself: the text is kept per note, and two
+      // jobs of a queue may have different delays that end alike.
+      return "no eviction for it: the job is within its preemption delay and may not evict "
+             "others before " +
+             UtcTimeText(note.seconds);
   }
   return "";
 }

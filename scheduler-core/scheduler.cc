@@ -116,6 +116,7 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   Session session(snapshot, options);
   std::vector<GroupId> unsatisfied;
   timed("allocate", [&] { unsatisfied = Allocate(session); });
+  HoldBackWithinPreemptionDelay(session, unsatisfied);
   timed("consolidate", [&] { Consolidate(session, unsatisfied); });
   if (options.reclaim) timed("reclaim", [&] { Reclaim(session, unsatisfied); });
   if (options.preempt) timed("preempt", [&] { Preempt(session, unsatisfied); });

@@ -71,7 +71,8 @@ Session::Session(const Snapshot& s, const Options& opts)
     job_facts.push_back({group.queue, group.min_member, group.preemptible,
                          group.topology.required_level != kNoString ||
                              group.topology.preferred_level != kNoString});
-    if (group.stale_since >= 0 && s.now - group.stale_since >= opts.stale_gang_grace_s)
+    const int64_t stale_grace = group.stale_grace_s.value_or(opts.stale_gang_grace_s);
+    if (group.stale_since >= 0 && stale_grace >= 0 && s.now - group.stale_since >= stale_grace)
       stale_gangs.push_back(g);
     ResourceVector& held = leaf[group.queue];
     pending_begin.push_back(static_cast<uint32_t>(pending.size()));

@@ -133,8 +133,9 @@ struct Session {
   PodEstimates estimated;            // per pod, before placement (above)
   std::vector<GroupId> pod_group;    // per pod: snapshot.pods[p].group, packed likewise
   std::vector<uint8_t> pod_pending;  // per pod: pending in the snapshot (else running)
-  // Groups whose running pods have been below minMember for at least
-  // options.stale_gang_grace_s, in group order: found in the one pass over
+  // Groups whose running pods have been below minMember for at least their
+  // grace (PodGroup::stale_grace_s, else options.stale_gang_grace_s), in
+  // group order: found in the one pass over
   // the PodGroup records, so that EvictStaleGangs need not walk them again.
   std::vector<GroupId> stale_gangs;
   // AllocateJob's list of the job's pending pods, kept to reuse its memory.

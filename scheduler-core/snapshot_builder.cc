@@ -94,6 +94,9 @@ PodGroup MakeGroup(const GroupSpec& spec, Interner& strings) {
   g.topology.required_level = InternOrNone(strings, spec.required_topology);
   g.topology.preferred_level = InternOrNone(strings, spec.preferred_topology);
   g.stale_since = spec.stale_since;
+  g.stale_grace_s = spec.stale_grace_s;
+  g.preemption_delay_s = spec.preemption_delay_s;
+  g.last_eviction_time = spec.last_eviction_time;
   return g;
 }
 

@@ -74,6 +74,9 @@ struct GroupSpec {
   std::string required_topology;  // node label key, empty: none
   std::string preferred_topology;
   int64_t stale_since = -1;
+  std::optional<int64_t> stale_grace_s;  // PodGroup's, model.h
+  int64_t preemption_delay_s = 0;
+  int64_t last_eviction_time = 0;
   bool operator==(const GroupSpec&) const = default;
 };
 

@@ -6,6 +6,7 @@
 
 #include "scheduler/core_node.h"
 #include "scheduler/core_queue.h"
+#include "scheduler/gang_members.h"
 #include "scheduler/grouping_rules.h"
 #include "scheduler/kai_names.h"
 
@@ -224,6 +225,11 @@ void ClusterView::EvictionRefused(const std::string& key, int64_t until) {
   refused_[key] = until;
 }
 
+void ClusterView::GroupEvicted(const std::string& group_key, int64_t now) {
+  std::lock_guard lock(mu_);
+  last_eviction_[group_key] = now;
+}
+
 void ClusterView::DropNomination(const std::string& key) {
   std::lock_guard lock(mu_);
   nominated_.erase(key);
@@ -403,13 +409,21 @@ Result<World> ClusterView::Build(int64_t now) {
   std::set<std::string> groups_refused;  // a member's eviction was refused lately
   // Each PodGroup's pods, alive, gated and waiting, for World::not_ready.
   std::map<std::string, std::pair<World::NotReadyGroup, int32_t>> readiness;
+  // Each PodGroup's pods that hold a place, for its stale_since.
+  std::map<std::string, GangMembers> members;
   for (const auto& [key, p] : pods_) {
-    if (p.role == CorePod::Role::kFinished || p.role == CorePod::Role::kReservation) continue;
+    if (p.role == CorePod::Role::kReservation) continue;
     const bool ours = p.role == CorePod::Role::kOurs;
+    const bool finished = p.role == CorePod::Role::kFinished;
     // Its group as KAI's pod grouper named it, and that PodGroup if known.
-    const std::string gkey =
-        !ours || p.pod_group.empty() ? "" : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
+    const std::string gkey = !(ours || finished) || p.pod_group.empty()
+                                 ? ""
+                                 : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
     const auto g = gkey.empty() ? groups_.end() : groups_.find(gkey);
+    if (finished) {
+      if (p.succeeded && g != groups_.end()) members[gkey].succeeded = true;
+      continue;
+    }
     if (g != groups_.end()) {
       auto& [count, waiting] = readiness[gkey];
       count.min_member = g->second.spec.min_member;
@@ -421,6 +435,7 @@ Result<World> ClusterView::Build(int64_t now) {
     if (auto it = assumed_.find(key); it != assumed_.end()) assumed = &it->second;
     if (auto it = nominated_.find(key); it != nominated_.end()) assumed = &it->second.placement;
     const bool placed = !p.node.empty() || assumed != nullptr;
+    if (placed && g != groups_.end()) members[gkey].AddPlaced(p.spec.subgroup);
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
@@ -546,15 +561,25 @@ Result<World> ClusterView::Build(int64_t now) {
   std::map<std::string, const sched::QueueSpec*> queues = usable;
   queues.emplace(kHolderQueue, &HolderQueue());
   std::map<std::string, sched::GroupSpec> groups;
+  std::map<std::string, int64_t> stale_since;
+  std::erase_if(last_eviction_, [&](const auto& e) { return !groups_.contains(e.first); });
   for (const std::string& gkey : groups_used) {
     const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
+    if (RunsBelowMinimum(spec, members[gkey])) {
+      auto since = stale_since_.find(gkey);
+      spec.stale_since = since != stale_since_.end() ? since->second : now;
+      stale_since.emplace(gkey, spec.stale_since);
+    }
+    if (auto e = last_eviction_.find(gkey); e != last_eviction_.end())
+      spec.last_eviction_time = e->second;
     spec.priority = group_priority[gkey];
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);
     if (groups_refused.contains(gkey)) spec.preemptible = false;
     groups.emplace(gkey, std::move(spec));
     w.podgroups.insert(gkey);
   }
+  stale_since_.swap(stale_since);
   VT_RETURN_IF_ERROR(SyncUniverse(queues, groups, derived, w.unschedulable));
 
   // What runs where, fresh each cycle.

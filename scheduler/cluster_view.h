@@ -162,6 +162,12 @@ class ClusterView {
   // asking for the same eviction every cycle.
   void EvictionRefused(const std::string& key, int64_t until);
 
+  // Records that a pod of PodGroup `group_key` was evicted at `now`
+  // (seconds): the group's preemption delay counts from then
+  // (sched::PodGroup::last_eviction_time). Kept while the group exists, in
+  // this process only.
+  void GroupEvicted(const std::string& group_key, int64_t now);
+
   // The snapshot for a cycle at `now` (seconds): the Universe brought up
   // to date with what changed since the last call, and its working
   // snapshot. One caller at a time (the cycle); the events above may come
@@ -255,6 +261,10 @@ class ClusterView {
   };
   std::map<std::string, Nomination> nominated_;
   std::map<std::string, int64_t> refused_;  // pod key -> protected until (seconds)
+  // PodGroup key -> since when it runs below its minimum (RunsBelowMinimum),
+  // first seen by a cycle of this process; redone at every Build.
+  std::map<std::string, int64_t> stale_since_;
+  std::map<std::string, int64_t> last_eviction_;  // PodGroup key -> GroupEvicted's `now`
   std::map<std::pair<char, std::string>, std::string> versions_;  // translated resourceVersions
   // Objects translated (upserts not skipped as unchanged), by kind.
   kube::Family<kube::Counter>* translations_;

@@ -211,6 +211,7 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   const bool ours = GetString(pod, {"spec", "schedulerName"}) == options.scheduler_name;
   if (phase == "Succeeded" || phase == "Failed") {
     t.role = CorePod::Role::kFinished;
+    t.succeeded = phase == "Succeeded";
   } else if (kube::Namespace(pod) == options.reservation_namespace &&
              kube::Label(pod, kReservationLabel) == kReservationLabelValue) {
     t.role = CorePod::Role::kReservation;

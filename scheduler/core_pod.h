@@ -47,6 +47,7 @@ struct CorePod {
   std::string queue;      // label kai.scheduler/queue, "" when absent
   bool has_controller_owner = false;
   bool terminating = false;  // deletionTimestamp set: leaving, still holds resources
+  bool succeeded = false;    // phase Succeeded (role kFinished)
   // spec.schedulingGates is not empty: the pod may not be bound yet (the
   // API server refuses its binding) and is not scheduled until they go.
   bool gated = false;

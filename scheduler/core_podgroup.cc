@@ -24,6 +24,8 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
     g.subgroups.push_back({std::move(leaf.name), leaf.min_member});
   }
   t.parent_subgroups = std::move(spec->sub_groups.parents);
+  g.preemption_delay_s = spec->preemption_delay_s.value_or(0);
+  g.stale_grace_s = spec->staleness_grace_s;
   return t;
 }
 

@@ -5,7 +5,10 @@
 // team's PodGroups to as well. The group's priority is its pods' (Kubernetes
 // resolves priorityClassName into spec.priority on each pod); preemptibility
 // as KAI decides it: the field when set, else preemptible below priority
-// 100. Sub-groups: the core gets the leaves.
+// 100. Sub-groups: the core gets the leaves. spec.preemptionDelay and
+// spec.stalenessGracePeriod become the spec's preemption_delay_s and
+// stale_grace_s; when the group last lost a pod to an eviction, and since
+// when it runs below its minimum, are the cycle's to add (ClusterView).
 #pragma once
 
 #include <string>

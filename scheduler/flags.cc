@@ -117,6 +117,19 @@ const std::vector<Flag>& Flags() {
       {"status-period", "DURATION", "how often changed Queue and PodGroup status is written",
        [](auto& f) { return ShowDuration(f.status_period); },
        Duration(&SchedulerFlags::status_period)},
+      {"default-staleness-grace-period", "DURATION",
+       "how long a gang may run below its minMember before it is evicted, for PodGroups "
+       "without spec.stalenessGracePeriod; negative: never",
+       [](auto& f) { return std::to_string(f.default_staleness_grace_period.count()) + "s"; },
+       [](std::string name, SchedulerFlags& f) {
+         return ParsedFlag(name, &f.default_staleness_grace_period,
+                           [](const std::string& v) -> Result<std::chrono::seconds> {
+                             VT_ASSIGN_OR_RETURN(std::chrono::nanoseconds d, ParseDuration(v));
+                             // Any negative value is never; others round up,
+                             // as a PodGroup's do.
+                             return std::chrono::seconds(d.count() < 0 ? -1 : CeilSeconds(d));
+                           });
+       }},
   };
   return flags;
 }

@@ -28,6 +28,10 @@ struct SchedulerFlags {
   std::string policy = "fgd";
   int bind_workers = 16;
   std::chrono::milliseconds status_period{2000};
+  // How long a gang may run below its minimum before it is evicted, for
+  // PodGroups without spec.stalenessGracePeriod; negative: never (KAI's
+  // --default-staleness-grace-period).
+  std::chrono::seconds default_staleness_grace_period{60};
   bool help = false;
 };
 

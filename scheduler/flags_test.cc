@@ -20,11 +20,12 @@ TEST(FlagsTest, DefaultsAreTheDocumentedOnes) {
 }
 
 TEST(FlagsTest, EveryFormParses) {
-  SchedulerFlags f = ParseFlags({"--kubeconfig", "/k", "--scheduler-name=mine", "--cycle-period",
-                                 "500ms", "--reservation-namespace=res", "--webhook-address",
-                                 "127.0.0.1:9443", "--health-address=", "--leader-elect",
-                                 "--policy", "spread", "--bind-workers=4", "--status-period", "5s"})
-                         .value();
+  SchedulerFlags f =
+      ParseFlags({"--kubeconfig", "/k", "--scheduler-name=mine", "--cycle-period", "500ms",
+                  "--reservation-namespace=res", "--webhook-address", "127.0.0.1:9443",
+                  "--health-address=", "--leader-elect", "--policy", "spread", "--bind-workers=4",
+                  "--status-period", "5s", "--default-staleness-grace-period=-1s"})
+          .value();
   EXPECT_EQ(f.kubeconfig, "/k");
   EXPECT_EQ(f.scheduler_name, "mine");
   EXPECT_EQ(f.cycle_period, std::chrono::milliseconds(500));
@@ -35,6 +36,8 @@ TEST(FlagsTest, EveryFormParses) {
   EXPECT_EQ(f.policy, "spread");
   EXPECT_EQ(f.bind_workers, 4);
   EXPECT_EQ(f.status_period, std::chrono::seconds(5));
+  EXPECT_EQ(f.default_staleness_grace_period, std::chrono::seconds(-1));
+  EXPECT_EQ(ParseFlags({}).value().default_staleness_grace_period, std::chrono::seconds(60));
   EXPECT_FALSE(ParseFlags({"--leader-elect=false"}).value().leader_elect);
 }
 
@@ -44,6 +47,7 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
                                                          // Too long for a number of ms.
                                                          {"--cycle-period", "9223372036854775807s"},
                                                          {"--policy", "best"},
+                                                         {"--default-staleness-grace-period=1y"},
                                                          {"--webhook-address", "9443"},
                                                          {"--bind-workers=0"},
                                                          {"--kubeconfig"},
@@ -63,7 +67,8 @@ TEST(FlagsTest, HelpListsEveryFlag) {
        {"--kubeconfig", "--scheduler-name", "--cycle-period", "--reservation-namespace",
         "--reservation-image", "--reservation-service-account", "--webhook-address",
         "--webhook-url", "--webhook-cert", "--webhook-key", "--health-address", "--leader-elect",
-        "--leader-elect-namespace", "--policy", "--bind-workers", "--status-period", "--help"})
+        "--leader-elect-namespace", "--policy", "--bind-workers", "--status-period",
+        "--default-staleness-grace-period", "--help"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   EXPECT_TRUE(ParseFlags({"--help"}).value().help);
 }

@@ -5,6 +5,7 @@
 
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
+#include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
 #include "scheduler/kai_names.h"
 
@@ -98,12 +99,12 @@ int32_t Clamp(int64_t n) {
   return static_cast<int32_t>(std::clamp<int64_t>(n, 1, std::numeric_limits<int32_t>::max()));
 }
 
-// The first valid preemptibility label of the owners, top first, then of the
-// pod (kai/preemptibility.h).
-std::string PreemptibilityOf(const GroupInputs& in) {
+// The owners, top first, then the pod: where KAI's grouper looks for the
+// preemptibility label and the timing annotations.
+std::vector<const Value*> WorkloadObjects(const GroupInputs& in) {
   std::vector<const Value*> from(in.owners.rbegin(), in.owners.rend());
   from.push_back(in.pod);
-  return kai::WorkloadPreemptibility(from);
+  return from;
 }
 
 }  // namespace
@@ -140,7 +141,9 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
                                 : "pg-" + plan.owner.name + "-" + plan.owner.uid;
   plan.queue = std::string(kube::Label(top, kQueueLabel)
                                .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
-  plan.preemptibility = PreemptibilityOf(in);
+  const std::vector<const Value*> workload = WorkloadObjects(in);
+  plan.preemptibility = kai::WorkloadPreemptibility(workload);
+  plan.timings = kai::ReadWorkloadTimings(workload);
   plan.topology = kai::WorkloadTopology(top);
   std::string default_priority = kai::kTrainPriorityClass;
 

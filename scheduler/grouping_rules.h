@@ -31,7 +31,10 @@
 // of the pod, else the kind's default ("train"); preemptibility the first
 // valid ("preemptible" or "non-preemptible") label kai.scheduler/preemptibility
 // of the owners, top first, then of the pod, else none (the scheduler then
-// derives it from the priority); spec.topologyConstraint from the top
+// derives it from the priority); spec.preemptionDelay and
+// spec.stalenessGracePeriod likewise from the annotations kai.scheduler/
+// preemption-delay and kai.scheduler/staleness-grace-period (invalid
+// values passed over); spec.topologyConstraint from the top
 // owner's annotations kai.scheduler/topology, kai.scheduler/topology-
 // required-placement and kai.scheduler/topology-preferred-placement;
 // labels and annotations as GroupPlan says.
@@ -43,6 +46,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/podgroup_spec.h"
 #include "kai/workload_topology.h"
 #include "kube/object.h"
 #include "kube/owner_reference.h"
@@ -56,6 +60,10 @@ struct GroupPlan {
   std::string queue;
   std::string priority_class;
   std::string preemptibility;  // "" when no label gives one
+  // spec.preemptionDelay and spec.stalenessGracePeriod, from the first valid
+  // annotation of the owners, top first, then of the pod
+  // (kai::ReadWorkloadTimings); "" when none gives one.
+  kai::WorkloadTimings timings;
   // spec.topologyConstraint, from the top owner's annotations
   // (kai/workload_topology.h).
   kai::TopologyConstraint topology;

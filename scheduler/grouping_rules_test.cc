@@ -232,6 +232,21 @@ TEST(GroupingRulesTest, PreemptibilityFromTheFirstValidLabelTopOwnerFirst) {
       << "no label: left to the priority, as KAI leaves it";
 }
 
+TEST(GroupingRulesTest, TimingsFromTheFirstValidAnnotationTopOwnerFirst) {
+  kube::Object pod = Json(R"({"metadata":{"name":"p","uid":"u","annotations":{
+      "kai.scheduler/preemption-delay":"10s","kai.scheduler/staleness-grace-period":"2m"}},
+      "spec":{}})");
+  kube::Object top = Json(Owner("batch/v1", "Job", "{}", "{}",
+                                R"({"kai.scheduler/preemption-delay":"-30s",
+                                    "kai.scheduler/staleness-grace-period":"-1s"})"));
+  GroupInputs in{.pod = &pod, .owners = {&top}};
+  const kai::WorkloadTimings timings = PlanPodGroup(in)->timings;
+  EXPECT_EQ(timings.preemption_delay, "10s") << "a negative delay is passed over: the pod's";
+  EXPECT_EQ(timings.staleness_grace_period, "-1s") << "a negative grace is valid: never";
+  kube::Object plain = Json(R"({"metadata":{"name":"p","uid":"u"},"spec":{}})");
+  EXPECT_EQ(PlanPodGroup({.pod = &plain})->timings, kai::WorkloadTimings{});
+}
+
 TEST(GroupingRulesTest, OwnersThatGiveNoMinMemberSayWhatToFix) {
   kube::Object pod = Json(kPod);
   struct Bad {

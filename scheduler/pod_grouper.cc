@@ -99,6 +99,10 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
                         {"queue", plan->queue},
                         {"priorityClassName", plan->priority_class}};
   if (!plan->preemptibility.empty()) spec.Set("preemptibility", plan->preemptibility);
+  if (!plan->timings.preemption_delay.empty())
+    spec.Set("preemptionDelay", plan->timings.preemption_delay);
+  if (!plan->timings.staleness_grace_period.empty())
+    spec.Set("stalenessGracePeriod", plan->timings.staleness_grace_period);
   if (!plan->topology.empty()) {
     kube::Object scratch;
     spec.Set("topologyConstraint",

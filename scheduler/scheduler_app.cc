@@ -106,6 +106,7 @@ Status SchedulerApp::Wire() {
   CycleOptions co;
   co.core.policy = sched::ParsePolicy(flags_.policy).value();
   co.core.consolidate = co.core.policy != sched::PlacementPolicy::kSpread;
+  co.core.stale_gang_grace_s = flags_.default_staleness_grace_period.count();
   if (co.core.policy == sched::PlacementPolicy::kFgd) {
     // fgd measures fragmentation against the shapes of the pods seen so
     // far, learned across cycles (workload_model.h).

@@ -132,7 +132,11 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     Status e = evictor_.Evict(s.pods[pod].name, reason, message);
     ++stats.evictions;
     if (for_job != sched::kNone) waiting_for_victims[for_job].push_back(s.pods[pod].name);
-    if (!e.ok()) {
+    if (e.ok()) {
+      // Its group's preemption delay counts from now.
+      if (auto g = w.pod_group.find(s.pods[pod].name); g != w.pod_group.end())
+        view_.GroupEvicted(g->second, now);
+    } else {
       LOG(WARNING) << "evicting " << s.pods[pod].name << ": " << e.ToString();
       if (for_job != sched::kNone) refused.insert(for_job);
       if (e.code() == StatusCode::kTooManyRequests)

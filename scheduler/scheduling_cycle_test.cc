@@ -463,5 +463,79 @@ TEST_F(SchedulingCycleTest, GatedPodsWaitAndTheirGangIsNotReady) {
   EXPECT_EQ(NodeOf("gated"), "n1");
 }
 
+// A gang that lost members (two of three run; the third cannot fit) holds
+// what it cannot use: once it has run so for its grace, the cycle evicts it
+// so it can start again whole. The grace is the PodGroup's
+// spec.stalenessGracePeriod, else the default 60 s; negative: never.
+TEST_F(SchedulingCycleTest, AGangRunningBelowItsMinimumIsEvictedAfterItsGrace) {
+  const int64_t now = 1796119200;
+  view_.DeletePod(Json(Pod("over", "b", "n1")));
+  view_.DeletePod(Json(Pod("owed", "a", "")));
+  struct Row {
+    const char* grace;      // spec.stalenessGracePeriod, "" for none
+    int64_t evicted_after;  // -1: never
+  };
+  int round = 0;
+  for (const Row& row : {Row{"", 60}, Row{"10s", 10}, Row{"-1s", -1}}) {
+    const std::string group = "ring" + std::to_string(round++);
+    kube::JsonObject spec{{"minMember", 3}, {"queue", "a"}};
+    if (*row.grace != '\0') spec.Set("stalenessGracePeriod", row.grace);
+    Add(res::kPodGroups, "ns",
+        kube::ToJson(kube::BuildJson(
+            kube::JsonObject{{"metadata", kube::JsonObject{{"name", group}, {"namespace", "ns"}}},
+                             {"spec", spec}})));
+    // Two members run on n1 (3 CPUs each of its 8); the third does not fit.
+    for (int i = 0; i < 3; ++i) {
+      kube::Object pod = Json(GangPod(group + "-" + std::to_string(i), group, ""));
+      if (i < 2) kube::SetString(pod, {"spec"}, "nodeName", "n1");
+      Add(res::kPods, "ns", kube::ToJson(pod));
+    }
+    const int64_t start = now + 1000 * round;
+    Cycle(start);
+    EXPECT_EQ(NodeOf(group + "-0"), "n1") << row.grace;
+    const int64_t last = row.evicted_after < 0 ? 3600 : row.evicted_after;
+    Cycle(start + last - 1);
+    EXPECT_EQ(NodeOf(group + "-0"), "n1") << row.grace << ": within its grace";
+    Cycle(start + last);
+    if (row.evicted_after < 0) {
+      EXPECT_EQ(NodeOf(group + "-0"), "n1") << "a negative grace is never past";
+      EXPECT_EQ(NodeOf(group + "-1"), "n1");
+    } else {
+      EXPECT_EQ(NodeOf(group + "-0"), "<gone>") << row.grace << ": evicted";
+      EXPECT_EQ(NodeOf(group + "-1"), "<gone>") << row.grace;
+    }
+    for (int i = 0; i < 3; ++i)
+      view_.DeletePod(Json(GangPod(group + "-" + std::to_string(i), group, "")));
+  }
+}
+
+// A job within its spec.preemptionDelay takes only free room: it reclaims
+// nothing, and its PodGroup says until when, until the delay has passed.
+TEST_F(SchedulingCycleTest, AJobWithinItsPreemptionDelayEvictsNobodyUntilItPasses) {
+  // The fake server stamps creationTimestamp with the clock's time.
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  view_.DeletePod(Json(Pod("owed", "a", "")));
+  Add(res::kPodGroups, "ns",
+      kube::ToJson(kube::BuildJson(kube::JsonObject{
+          {"metadata", kube::JsonObject{{"name", "late"}, {"namespace", "ns"}}},
+          {"spec",
+           kube::JsonObject{{"minMember", 1}, {"queue", "a"}, {"preemptionDelay", "10m"}}}})));
+  kube::Object late = Json(Pod("late-0", "a", ""));
+  kube::SetString(late, {"metadata", "annotations"}, "pod-group-name", "late");
+  Add(res::kPods, "ns", kube::ToJson(late));
+  CycleStats s = Cycle(now + 60);
+  EXPECT_EQ(s.evictions, 0u);
+  EXPECT_EQ(NodeOf("over"), "n1");
+  EXPECT_NE(
+      GroupCondition("late").find("within its preemption delay and may not evict others before"),
+      std::string::npos)
+      << GroupCondition("late");
+  s = Cycle(now + 601);
+  EXPECT_EQ(s.evictions, 1u) << "the delay has passed: reclaim as before";
+  EXPECT_EQ(NodeOf("over"), "<gone>");
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

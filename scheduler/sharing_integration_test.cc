@@ -26,8 +26,7 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes(
-        "sched-sharing", R"(
+    StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -39,8 +38,10 @@ nodes:
 - {name: wait, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: wait}}
 - {name: runtime, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: runtime}}
 - {name: nogang, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nogang}}
+- {name: stale, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: stale}}
 )",
-        {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime", "nogang"});
+                   {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
+                    "nogang", "stale"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -477,6 +478,30 @@ TEST_F(SharingTest, APodGroupOfMinMemberZeroIsTakenAndItsPodsRun) {
   const rapidjson::Value* conditions = kube::Find(*pg, {"status", "schedulingConditions"});
   EXPECT_TRUE(conditions == nullptr || !conditions->IsArray() || conditions->Empty())
       << kube::ToJson(*pg);
+}
+
+// A gang that lost a member holds a GPU it cannot use: once it has run
+// below its minMember for its spec.stalenessGracePeriod, the scheduler
+// evicts it. KAI's PodGroup fields for this and for the preemption delay
+// are kept by the API server (the CRD has them).
+TEST_F(SharingTest, AGangThatLostAMemberIsEvictedOnceItsGraceHasPassed) {
+  ASSERT_TRUE(CreatePodGroup("stale", "ring", R"({"minMember":2,"queue":"team",
+      "stalenessGracePeriod":"2s","preemptionDelay":"1m"})"));
+  Result<Object> pg = client().Get(res::kPodGroups, "stale", "ring");
+  ASSERT_TRUE(pg.ok());
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "stalenessGracePeriod"}), "2s");
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "preemptionDelay"}), "1m");
+  for (const char* name : {"s0", "s1"})
+    ASSERT_TRUE(client()
+                    .Create(res::kPods, "stale",
+                            Pod("stale", name,
+                                {.annotations = {{"pod-group-name", "ring"}}, .whole_gpus = 1}))
+                    .ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "stale", "Running") == 2; }));
+  // A member is lost; the other runs on alone, below minMember 2.
+  ASSERT_TRUE(client().Delete(res::kPods, "stale", "s1").ok());
+  EXPECT_TRUE(Eventually([&] { return !client().Get(res::kPods, "stale", "s0").ok(); }))
+      << "the member left behind was not evicted";
 }
 
 TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {

@@ -20,32 +20,31 @@ bool IsKubeflowJob(const kube::OwnerReference& owner) {
          kai::FindKubeflowJobKind(owner.kind) != nullptr;
 }
 
-// KAI's pod grouper: the first valid preemptibility label of the owners,
-// top first, then of the pod (kai/preemptibility.h); "" when none has one.
-// FailedPrecondition while an owner of a kind the lookup caches is not in
-// it yet, or the chain has grown since it was read: its label may be the
-// one that counts.
-Result<std::string> WorkloadPreemptibility(const rapidjson::Value& pod,
-                                           const std::vector<kube::OwnerReference>& chain,
-                                           std::string_view ns, ObjectLookup& lookup) {
+// The pod's owners, top first, then the pod: where KAI's pod grouper looks
+// for a workload's preemptibility label and timing annotations. `keep`
+// holds the owners while they are read. FailedPrecondition while an owner
+// of a kind the lookup caches is not in it yet, or the chain has grown
+// since it was read: its label may be the one that counts.
+Result<std::vector<const rapidjson::Value*>> WorkloadObjects(
+    const rapidjson::Value& pod, const std::vector<kube::OwnerReference>& chain,
+    std::string_view ns, ObjectLookup& lookup, std::vector<kube::ObjectPtr>& keep) {
   // The chain was read from the caches a moment ago; an owner that has
   // arrived since may have owners of its own, whose label counts first.
   if (OwnerChain(pod, lookup).size() != chain.size()) {
     return FailedPrecondition("the owners of pod " + std::string(ns) + "/" +
                               std::string(kube::Name(pod)) + " changed while read");
   }
-  std::vector<kube::ObjectPtr> owners;  // keeps the objects alive while read
   std::vector<const rapidjson::Value*> objects;
   for (auto owner = chain.rbegin(); owner != chain.rend(); ++owner) {
-    owners.push_back(lookup.Get(owner->api_version, owner->kind, ns, owner->name));
-    if (owners.back() == nullptr && lookup.Knows(owner->api_version, owner->kind)) {
+    keep.push_back(lookup.Get(owner->api_version, owner->kind, ns, owner->name));
+    if (keep.back() == nullptr && lookup.Knows(owner->api_version, owner->kind)) {
       return FailedPrecondition("waiting for " + owner->kind + " " + std::string(ns) + "/" +
                                 owner->name);
     }
-    objects.push_back(owners.back().get());
+    objects.push_back(keep.back().get());
   }
   objects.push_back(&pod);
-  return kai::WorkloadPreemptibility(objects);
+  return objects;
 }
 
 // Sets or removes spec.`field` of `pg` to `value` ("" removes it).
@@ -125,7 +124,13 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     }
   }
   Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant), min_member, owner};
-  VT_ASSIGN_OR_RETURN(gang.preemptibility, WorkloadPreemptibility(pod, chain, ns, lookup));
+  std::vector<kube::ObjectPtr> keep;
+  VT_ASSIGN_OR_RETURN(std::vector<const rapidjson::Value*> objects,
+                      WorkloadObjects(pod, chain, ns, lookup, keep));
+  gang.preemptibility = kai::WorkloadPreemptibility(objects);
+  kai::WorkloadTimings timings = kai::ReadWorkloadTimings(objects);
+  gang.preemption_delay = std::move(timings.preemption_delay);
+  gang.staleness_grace_period = std::move(timings.staleness_grace_period);
   if (object != nullptr) {
     // KAI's pod grouper's topologyConstraint for the workload, as JSON.
     rapidjson::Document scratch;
@@ -156,6 +161,9 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   }
   gang.preemptibility = spec->preemptibility;
   gang.mark_unschedulable = spec->mark_unschedulable;
+  // As written: kai::ReadPodGroupSpec has checked them.
+  gang.preemption_delay = std::string(kube::GetString(pg, {"spec", "preemptionDelay"}));
+  gang.staleness_grace_period = std::string(kube::GetString(pg, {"spec", "stalenessGracePeriod"}));
   // kai::ReadPodGroupSpec has checked subGroups; the host group carries
   // only their known members (podgroup_fields.h).
   VT_RETURN_IF_ERROR(TakePodGroupSpec(pg, gang).WithContext(where));
@@ -193,6 +201,8 @@ std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const G
     kube::SetString(out, {"spec"}, "priorityClassName", gang.priority_class);
   }
   SetOrRemoveString(out, "preemptibility", gang.preemptibility);
+  SetOrRemoveString(out, "preemptionDelay", gang.preemption_delay);
+  SetOrRemoveString(out, "stalenessGracePeriod", gang.staleness_grace_period);
   if (!gang.owner.uid.empty()) {
     kube::SetString(out, {"metadata", "annotations"}, kVirtualUidAnnotation, gang.owner.uid);
   }
@@ -231,6 +241,8 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
     kube::SetString(pg, {"spec"}, "priorityClassName", priority_class);
   }
   SetOrRemoveString(pg, "preemptibility", gang.preemptibility);
+  SetOrRemoveString(pg, "preemptionDelay", gang.preemption_delay);
+  SetOrRemoveString(pg, "stalenessGracePeriod", gang.staleness_grace_period);
   SetOrRemoveBool(pg, "markUnschedulable", gang.mark_unschedulable);
   SetOrRemoveJson(pg, "topologyConstraint", gang.topology_constraint);
   return pg;

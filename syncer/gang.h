@@ -24,7 +24,9 @@
 // A workload's gang also takes spec.preemptibility from the first valid
 // `kai.scheduler/preemptibility` label (preemptible, non-preemptible) of
 // its owners, top first, then of the pod, as KAI's pod grouper does; an
-// invalid value is ignored there too.
+// invalid value is ignored there too. Likewise spec.preemptionDelay and
+// spec.stalenessGracePeriod from the annotations kai.scheduler/
+// preemption-delay and kai.scheduler/staleness-grace-period.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +60,15 @@ struct Gang {
   std::string preemptibility;
   // A virtual PodGroup's spec.markUnschedulable, when it sets one.
   std::optional<bool> mark_unschedulable;
+  // KAI's spec.preemptionDelay and spec.stalenessGracePeriod, as written
+  // ("30s"): a virtual PodGroup's, or a workload's from the first valid
+  // kai.scheduler/preemption-delay (staleness-grace-period) annotation of
+  // its owners, top first, then of the pod (kai::ReadWorkloadTimings); empty:
+  // none. They hold back only the tenant's own gang: a delay keeps it from
+  // evicting others for a while, a grace period lets it run below its
+  // minimum, in its own queue, longer.
+  std::string preemption_delay;
+  std::string staleness_grace_period;
   // A virtual PodGroup's spec.topologyConstraint as JSON, with only the
   // members podgroup_fields.h allows, or a workload's from KAI's topology
   // annotations on it (kai.scheduler/topology, -required-placement,
@@ -103,7 +114,8 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
 // The host PodGroup of `gang`, for pods in virtual namespace `ns`, built
 // from what the syncer knows alone: queue and labels of the tenant,
 // minMember, sub-groups, topology constraint, preemptibility,
-// markUnschedulable, and the gang's priorityClassName, else (a workload's
+// markUnschedulable, preemptionDelay, stalenessGracePeriod, and the gang's
+// priorityClassName, else (a workload's
 // gang only) the pod's `priority_class` when the host has it.
 kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_view priority_class,
                             const SyncerConfig& config);
@@ -113,7 +125,8 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
 bool StandsForVirtualPodGroup(const rapidjson::Value& host);
 
 // `host`, an existing host PodGroup, with what `gang` asks for: minMember,
-// subGroups, preemptibility, the tenant's queue, the virtual UID, and the
+// subGroups, preemptibility, preemptionDelay, stalenessGracePeriod, the
+// tenant's queue, the virtual UID, and the
 // gang's priorityClassName (a workload's group keeps its class when the
 // gang names none); for a virtual PodGroup's gang also markUnschedulable
 // and topologyConstraint, and a field the virtual group no longer sets is

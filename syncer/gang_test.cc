@@ -351,6 +351,52 @@ TEST(GangTest, PreemptibilityAndMarkUnschedulableOfAVirtualPodGroupAreMirrored) 
   EXPECT_NE(gang.status().message().find("spec.markUnschedulable"), std::string::npos);
 }
 
+// spec.preemptionDelay and spec.stalenessGracePeriod cross as written,
+// follow changes, and a value KAI would refuse is refused naming the field.
+TEST(GangTest, TimingsOfAVirtualPodGroupAreMirrored) {
+  kube::Object virtual_pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
+      "spec":{"minMember":2,"preemptionDelay":"30s","stalenessGracePeriod":"-1s"}})");
+  Result<Gang> gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  EXPECT_TRUE(gang->dropped.empty()) << "both are known fields";
+  kube::Object host = PodGroupToHost(*gang, "ml", "", NlpConfig());
+  EXPECT_EQ(kube::GetString(host, {"spec", "preemptionDelay"}), "30s");
+  EXPECT_EQ(kube::GetString(host, {"spec", "stalenessGracePeriod"}), "-1s");
+
+  virtual_pg["spec"].RemoveMember("stalenessGracePeriod");
+  kube::SetString(virtual_pg, {"spec"}, "preemptionDelay", "2m");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  ASSERT_TRUE(gang.ok());
+  std::optional<kube::Object> update = PodGroupUpdate(host, *gang, NlpConfig());
+  ASSERT_TRUE(update);
+  EXPECT_EQ(kube::GetString(*update, {"spec", "preemptionDelay"}), "2m");
+  EXPECT_FALSE(kube::Find(*update, {"spec", "stalenessGracePeriod"}));
+
+  kube::SetString(virtual_pg, {"spec"}, "preemptionDelay", "-5s");
+  gang = GangOfPodGroup(virtual_pg, "ml", NlpConfig());
+  EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gang.status().message().find("spec.preemptionDelay"), std::string::npos);
+}
+
+// A workload's timings come from KAI's annotations, first valid one of the
+// owners top first, then the pod's, as KAI's pod grouper reads them.
+TEST(GangTest, WorkloadTimingsAreReadFromKaisAnnotations) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"ddp-uid",
+      "annotations":{"kai.scheduler/preemption-delay":"soon",
+                     "kai.scheduler/staleness-grace-period":"5m"}}})");
+  kube::Object pod = PodOwnedBy("batch/v1", "Job", "ddp",
+                                R"({"kai.scheduler/preemption-delay":"45s",
+                                    "kai.scheduler/staleness-grace-period":"1m"})");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->preemption_delay, "45s") << "the Job's is no duration: the pod's counts";
+  EXPECT_EQ((*gang)->staleness_grace_period, "5m") << "the Job's comes first";
+  kube::Object host = PodGroupToHost(**gang, "ml", "", NlpConfig());
+  EXPECT_EQ(kube::GetString(host, {"spec", "preemptionDelay"}), "45s");
+  EXPECT_EQ(kube::GetString(host, {"spec", "stalenessGracePeriod"}), "5m");
+}
+
 TEST(GangTest, WorkloadPreemptibilityLabelIsReadAsKaisPodGrouperReadsIt) {
   MapLookup lookup;
   lookup.Add(R"({"kind":"Job","metadata":{"name":"ddp","uid":"ddp-uid",

@@ -17,11 +17,12 @@ const Schema& SubGroupSchema() {
 }
 
 const Schema& SpecSchema() {
-  static const Schema kSchema = Schema()
-                                    .Custom({"minMember", "queue", "priorityClassName",
-                                             "preemptibility", "markUnschedulable"})
-                                    .ArrayOf("subGroups", &SubGroupSchema())
-                                    .Object("topologyConstraint", &TopologySchema());
+  static const Schema kSchema =
+      Schema()
+          .Custom({"minMember", "queue", "priorityClassName", "preemptibility", "markUnschedulable",
+                   "preemptionDelay", "stalenessGracePeriod"})
+          .ArrayOf("subGroups", &SubGroupSchema())
+          .Object("topologyConstraint", &TopologySchema());
   return kSchema;
 }
 

@@ -2,8 +2,8 @@
 // carry; anything else is left out and reported (allowlist.h).
 //
 //   minMember, priorityClassName (a class the host offers),
-//     preemptibility, markUnschedulable: read and checked by
-//     GangOfPodGroup (gang.h);
+//     preemptibility, markUnschedulable, preemptionDelay,
+//     stalenessGracePeriod: read and checked by GangOfPodGroup (gang.h);
 //   queue: never; the host group's is the tenant's queue;
 //   subGroups: each entry's name, minMember and parent. An entry's
 //     topologyConstraint is left out and reported: the host scheduler

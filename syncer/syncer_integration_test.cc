@@ -371,14 +371,17 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEven
   ASSERT_TRUE(virt()
                   .Patch(kPodGroups, "ml", "kept", kube::PatchType::kMerge,
                          R"({"spec":{"priorityClassName":null,"preemptibility":null,
-                                     "markUnschedulable":false}})")
+                                     "markUnschedulable":false,"preemptionDelay":"30s",
+                                     "stalenessGracePeriod":"-1s"}})")
                   .ok());
   EXPECT_TRUE(Eventually(
       [&] {
         const std::string spec = host_spec();
         return spec.find(R"("markUnschedulable":false)") != std::string::npos &&
+               spec.find(R"("preemptionDelay":"30s")") != std::string::npos &&
+               spec.find(R"("stalenessGracePeriod":"-1s")") != std::string::npos &&
                spec.find("priorityClassName") == std::string::npos &&
-               spec.find("preemptibility") == std::string::npos;
+               spec.find(R"("preemptibility")") == std::string::npos;
       },
       std::chrono::seconds(60)))
       << host_spec();
