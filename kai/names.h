@@ -49,6 +49,13 @@ inline constexpr char kTopOwnerMetadataAnnotation[] = "kai.scheduler/top-owner-m
 // The reason of the Warning Event the pod grouper puts on a pod it cannot
 // make a PodGroup for, as KAI's grouper names it.
 inline constexpr char kPodGrouperWarningReason[] = "PodGrouperWarning";
+// On a PodGroup, written by the scheduler (RFC 3339 times, as KAI writes
+// them): since when the group has run below its minimum, and when one of
+// its pods was last evicted. A restarted scheduler reads them back, so a
+// stale gang's grace and a preemption delay do not start over.
+inline constexpr char kStalePodGroupTimestampAnnotation[] =
+    "kai.scheduler/stale-podgroup-timestamp";
+inline constexpr char kLastEvictionTimestampAnnotation[] = "kai.scheduler/last-eviction-timestamp";
 // On a pod or any of its owners: durations in Go's syntax that become the
 // PodGroup's spec.preemptionDelay and spec.stalenessGracePeriod
 // (kai/podgroup_spec.h, WorkloadTimings).

@@ -566,13 +566,18 @@ Result<World> ClusterView::Build(int64_t now) {
   for (const std::string& gkey : groups_used) {
     const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
+    // Since when: as this process saw it, else as written on the group
+    // (a restart), else from now.
     if (RunsBelowMinimum(spec, members[gkey])) {
       auto since = stale_since_.find(gkey);
-      spec.stale_since = since != stale_since_.end() ? since->second : now;
+      spec.stale_since = since != stale_since_.end()  ? since->second
+                         : g.stale_since_written >= 0 ? g.stale_since_written
+                                                      : now;
       stale_since.emplace(gkey, spec.stale_since);
     }
+    spec.last_eviction_time = g.last_eviction_written;
     if (auto e = last_eviction_.find(gkey); e != last_eviction_.end())
-      spec.last_eviction_time = e->second;
+      spec.last_eviction_time = std::max(spec.last_eviction_time, e->second);
     spec.priority = group_priority[gkey];
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);
     if (groups_refused.contains(gkey)) spec.preemptible = false;

@@ -164,8 +164,9 @@ class ClusterView {
 
   // Records that a pod of PodGroup `group_key` was evicted at `now`
   // (seconds): the group's preemption delay counts from then
-  // (sched::PodGroup::last_eviction_time). Kept while the group exists, in
-  // this process only.
+  // (sched::PodGroup::last_eviction_time). Kept while the group exists; the
+  // status writer puts it on the group, whence a restarted scheduler reads
+  // it (CoreGroup::last_eviction_written).
   void GroupEvicted(const std::string& group_key, int64_t now);
 
   // The snapshot for a cycle at `now` (seconds): the Universe brought up
@@ -261,8 +262,9 @@ class ClusterView {
   };
   std::map<std::string, Nomination> nominated_;
   std::map<std::string, int64_t> refused_;  // pod key -> protected until (seconds)
-  // PodGroup key -> since when it runs below its minimum (RunsBelowMinimum),
-  // first seen by a cycle of this process; redone at every Build.
+  // PodGroup key -> since when it runs below its minimum (RunsBelowMinimum):
+  // as written on the group when this process first saw it so, else that
+  // cycle's time; redone at every Build.
   std::map<std::string, int64_t> stale_since_;
   std::map<std::string, int64_t> last_eviction_;  // PodGroup key -> GroupEvicted's `now`
   std::map<std::pair<char, std::string>, std::string> versions_;  // translated resourceVersions

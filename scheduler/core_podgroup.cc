@@ -26,6 +26,12 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
   t.parent_subgroups = std::move(spec->sub_groups.parents);
   g.preemption_delay_s = spec->preemption_delay_s.value_or(0);
   g.stale_grace_s = spec->staleness_grace_s;
+  if (std::optional<std::string_view> since =
+          kube::Annotation(group, kai::kStalePodGroupTimestampAnnotation)) {
+    if (const int64_t when = ParseTimestamp(*since); when > 0) t.stale_since_written = when;
+  }
+  t.last_eviction_written =
+      ParseTimestamp(kube::Annotation(group, kai::kLastEvictionTimestampAnnotation).value_or(""));
   return t;
 }
 

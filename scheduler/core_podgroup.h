@@ -8,7 +8,8 @@
 // 100. Sub-groups: the core gets the leaves. spec.preemptionDelay and
 // spec.stalenessGracePeriod become the spec's preemption_delay_s and
 // stale_grace_s; when the group last lost a pod to an eviction, and since
-// when it runs below its minimum, are the cycle's to add (ClusterView).
+// when it runs below its minimum, are the cycle's to add (ClusterView),
+// starting from what the scheduler wrote on the group before.
 #pragma once
 
 #include <string>
@@ -26,6 +27,11 @@ struct CoreGroup {
   // Sub-groups that only group others: a pod naming one waits (KAI's pods
   // join leaves).
   std::vector<std::string> parent_subgroups;
+  // What the scheduler wrote on the group before (kai/names.h's
+  // stale-podgroup-timestamp and last-eviction-timestamp), in seconds; -1
+  // and 0 when absent. ClusterView starts from them after a restart.
+  int64_t stale_since_written = -1;
+  int64_t last_eviction_written = 0;
 };
 
 // InvalidArgument naming the group for a spec kai::ReadPodGroupSpec

@@ -19,6 +19,7 @@ using kai::kGpuMemoryLabel;
 using kai::kGpuPortionKey;
 using kai::kGpuProductLabel;
 using kai::kGpuResource;
+using kai::kLastEvictionTimestampAnnotation;
 using kai::kMigResourcePrefix;
 using kai::kMpiJobNameLabel;
 using kai::kMpiJobRoleLabel;
@@ -34,6 +35,7 @@ using kai::kQueueDoesNotExistReason;
 using kai::kQueueLabel;
 using kai::kReservedGpuAnnotation;
 using kai::kSharedGpuConfigMapAnnotation;
+using kai::kStalePodGroupTimestampAnnotation;
 using kai::kSubGroupLabel;
 using kai::kVisibleDevicesKey;
 

@@ -235,6 +235,8 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
       if (!group.preemptible) st.allocated_non_preemptible = st.allocated;
       st.requested = d.groups[g].requested;
     }
+    st.stale_since = group.stale_since;
+    st.last_eviction = group.last_eviction_time;
     st.phase = st.running >= group.min_member ? "Running" : "Pending";
     if (auto it = group_reason.find(g); st.phase == "Pending" && it != group_reason.end()) {
       st.reason = d.ReasonOf(*it->second);

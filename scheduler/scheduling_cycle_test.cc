@@ -8,6 +8,8 @@
 
 #include "kube/conditions.h"
 #include "kube/json_builder.h"
+#include "kube/wall_time.h"
+#include "scheduler/kai_names.h"
 #include "scheduler/testing/fake_cluster.h"
 
 namespace vtenant::scheduler {
@@ -535,6 +537,34 @@ TEST_F(SchedulingCycleTest, AJobWithinItsPreemptionDelayEvictsNobodyUntilItPasse
   s = Cycle(now + 601);
   EXPECT_EQ(s.evictions, 1u) << "the delay has passed: reclaim as before";
   EXPECT_EQ(NodeOf("over"), "<gone>");
+}
+
+// A scheduler that starts afresh reads since when a gang has been short
+// from the annotation the one before it wrote, and does not grant it a new
+// grace; the stale gang is evicted at its first cycle.
+TEST_F(SchedulingCycleTest, AStaleGangsTimeIsReadBackAfterARestart) {
+  const int64_t now = 1796119200;
+  view_.DeletePod(Json(Pod("over", "b", "n1")));
+  view_.DeletePod(Json(Pod("owed", "a", "")));
+  Add(res::kPodGroups, "ns",
+      kube::ToJson(kube::BuildJson(kube::JsonObject{
+          {"metadata",
+           kube::JsonObject{
+               {"name", "ring"},
+               {"namespace", "ns"},
+               {"annotations",
+                kube::JsonObject{{kStalePodGroupTimestampAnnotation,
+                                  kube::FormatRfc3339(std::chrono::system_clock::time_point(
+                                      std::chrono::seconds(now - 90)))}}}}},
+          {"spec", kube::JsonObject{{"minMember", 3}, {"queue", "a"}}}})));
+  for (int i = 0; i < 2; ++i) {
+    kube::Object pod = Json(GangPod("ring-" + std::to_string(i), "ring", ""));
+    kube::SetString(pod, {"spec"}, "nodeName", "n1");
+    Add(res::kPods, "ns", kube::ToJson(pod));
+  }
+  Cycle(now);
+  EXPECT_EQ(NodeOf("ring-0"), "<gone>") << "short for 90 s already, past the 60 s grace";
+  EXPECT_EQ(NodeOf("ring-1"), "<gone>");
 }
 
 }  // namespace

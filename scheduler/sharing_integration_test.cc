@@ -502,6 +502,17 @@ TEST_F(SharingTest, AGangThatLostAMemberIsEvictedOnceItsGraceHasPassed) {
   ASSERT_TRUE(client().Delete(res::kPods, "stale", "s1").ok());
   EXPECT_TRUE(Eventually([&] { return !client().Get(res::kPods, "stale", "s0").ok(); }))
       << "the member left behind was not evicted";
+  // Its owner makes a member again; the eviction is on the group, as KAI
+  // records it, for a scheduler that starts afresh.
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "stale",
+                          Pod("stale", "s2",
+                              {.annotations = {{"pod-group-name", "ring"}}, .whole_gpus = 1}))
+                  .ok());
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> group = client().Get(res::kPodGroups, "stale", "ring");
+    return group.ok() && kube::Annotation(*group, kLastEvictionTimestampAnnotation).has_value();
+  }));
 }
 
 TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {

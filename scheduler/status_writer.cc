@@ -53,6 +53,32 @@ bool QueueShows(const rapidjson::Value& live, const QueueStatus& s) {
          kube::Annotation(live, kFairShareAnnotation) == GpuText(s.gpu_fair_share);
 }
 
+namespace {
+
+// The timestamp annotations of PodGroup `live` that `s` changes, as a merge
+// patch's metadata.annotations: RFC 3339 text, or null to remove one.
+kube::JsonObject TimestampChanges(const rapidjson::Value& live, const PodGroupStatus& s) {
+  kube::JsonObject changes;
+  if (!s.stale_since) return changes;
+  auto text = [](int64_t seconds) {
+    return kube::FormatRfc3339(
+        std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+  };
+  const std::optional<std::string_view> stale =
+      kube::Annotation(live, kStalePodGroupTimestampAnnotation);
+  if (*s.stale_since < 0) {
+    if (stale) changes.Set(kStalePodGroupTimestampAnnotation, nullptr);
+  } else if (stale != text(*s.stale_since)) {
+    changes.Set(kStalePodGroupTimestampAnnotation, text(*s.stale_since));
+  }
+  if (s.last_eviction > 0 &&
+      kube::Annotation(live, kLastEvictionTimestampAnnotation) != text(s.last_eviction))
+    changes.Set(kLastEvictionTimestampAnnotation, text(s.last_eviction));
+  return changes;
+}
+
+}  // namespace
+
 bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
   // KAI's own PodGroup CRD has no status.phase, running or pending, and the
   // API server drops them on every write. A live object that shows
@@ -69,6 +95,7 @@ bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
                  s.allocated_non_preemptible) ||
       !ListShows(live, {"status", "resourcesStatus", "requested"}, s.requested))
     return false;
+  if (!TimestampChanges(live, s).empty()) return false;
   const rapidjson::Value* conditions = kube::Find(live, {"status", "schedulingConditions"});
   if (conditions == nullptr || !conditions->IsArray()) return false;
   if (s.reason.empty()) return conditions->Empty();
@@ -151,7 +178,7 @@ int StatusWriter::Flush() {
     Record(queues_, name, s, *live);
   }
   for (const auto& [key, s, live] : Stale(groups_, live_podgroups_, PodGroupShows)) {
-    Status w = WritePodGroup(key, s);
+    Status w = WritePodGroup(key, s, *live);
     ++writes;
     writes_->WithLabelValues({"podgroup", w.ok() ? "ok" : "error"}).Inc();
     if (!w.ok()) {
@@ -189,7 +216,8 @@ Status StatusWriter::WriteQueue(const std::string& name, const QueueStatus& s,
   return Status::Ok();
 }
 
-Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus& s) {
+Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus& s,
+                                   const rapidjson::Value& live) {
   auto [ns, name] = kube::SplitKey(key);
   kube::JsonArray conditions;
   if (!s.reason.empty()) {
@@ -214,7 +242,15 @@ Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus&
                                   {"schedulingConditions", std::move(conditions)}}}}));
   kube::PatchOptions opts;
   opts.subresource = "status";
-  return client_.Patch(kube::resources::kPodGroups, ns, name, kube::PatchType::kMerge, patch, opts)
+  Result<kube::Object> r =
+      client_.Patch(kube::resources::kPodGroups, ns, name, kube::PatchType::kMerge, patch, opts);
+  if (!r.ok()) return r.status();
+  // The timestamps are annotations, outside the status subresource.
+  kube::JsonObject changes = TimestampChanges(live, s);
+  if (changes.empty()) return Status::Ok();
+  const std::string annotations = kube::ToJson(kube::BuildJson(
+      kube::JsonObject{{"metadata", kube::JsonObject{{"annotations", std::move(changes)}}}}));
+  return client_.Patch(kube::resources::kPodGroups, ns, name, kube::PatchType::kMerge, annotations)
       .status();
 }
 

@@ -19,7 +19,10 @@
 // requested, resource lists as the Queue's), and for a pending group one
 // schedulingConditions entry as KAI writes it: type
 // UnschedulableOnNodePool, reason Unschedulable, the reason as message,
-// and reasons [{reason: <kind>, message: <reason>}].
+// and reasons [{reason: <kind>, message: <reason>}]. And, as KAI's status
+// updater keeps them, the annotations kai.scheduler/stale-podgroup-
+// timestamp (while the group runs below its minimum) and kai.scheduler/
+// last-eviction-timestamp, so that a restarted scheduler reads them back.
 #pragma once
 
 #include <chrono>
@@ -61,6 +64,13 @@ struct PodGroupStatus {
   sched::ResourceVector allocated;
   sched::ResourceVector allocated_non_preemptible;
   sched::ResourceVector requested;
+  // Seconds, written as the annotations kai/names.h names
+  // (stale-podgroup-timestamp, last-eviction-timestamp): since when the
+  // group runs below its minimum (-1: it does not; the annotation goes) and
+  // when it last lost a pod to an eviction (0: never; nothing written).
+  // nullopt leaves both as they are.
+  std::optional<int64_t> stale_since;
+  int64_t last_eviction = 0;
   bool operator==(const PodGroupStatus&) const = default;
 };
 
@@ -120,7 +130,8 @@ class StatusWriter {
   void Record(std::map<std::string, Want<S>>& wants, const std::string& key, const S& status,
               const rapidjson::Value& live);
   Status WriteQueue(const std::string& name, const QueueStatus& s, const rapidjson::Value& live);
-  Status WritePodGroup(const std::string& key, const PodGroupStatus& s);
+  Status WritePodGroup(const std::string& key, const PodGroupStatus& s,
+                       const rapidjson::Value& live);
 
   kube::Client& client_;
   const LiveLookup live_queues_;

@@ -185,5 +185,37 @@ TEST_F(StatusWriterTest, PodGroupsGetPhaseAndReasonAndAreForgottenWhenGone) {
   EXPECT_EQ(writer_.Flush(), 1);
 }
 
+// As KAI's status updater keeps them: since when the group runs below its
+// minimum, and its last eviction, as RFC 3339 annotations; the first goes
+// when the group is whole again, and a status that leaves them unset
+// leaves them alone.
+TEST_F(StatusWriterTest, AStaleGangsTimestampsAreAnnotationsThatComeAndGo) {
+  Add(res::kPodGroups, "ns", kGroup);
+  PodGroupStatus stale{"Pending", "", 1, 1};
+  stale.stale_since = 1796508000;  // 2026-12-05T22:00:00Z
+  stale.last_eviction = 1796507940;
+  writer_.SetPodGroup("ns/train", stale);
+  EXPECT_EQ(writer_.Flush(), 1);
+  kube::ObjectPtr pg = Live(res::kPodGroups, "ns/train");
+  EXPECT_EQ(kube::Annotation(*pg, kStalePodGroupTimestampAnnotation), "2026-12-05T22:00:00Z");
+  EXPECT_EQ(kube::Annotation(*pg, kLastEvictionTimestampAnnotation), "2026-12-05T21:59:00Z");
+  EXPECT_TRUE(PodGroupShows(*pg, stale));
+  EXPECT_EQ(writer_.Flush(), 0);
+
+  PodGroupStatus whole = stale;
+  whole.stale_since = -1;
+  EXPECT_FALSE(PodGroupShows(*pg, whole));
+  writer_.SetPodGroup("ns/train", whole);
+  EXPECT_EQ(writer_.Flush(), 1);
+  pg = Live(res::kPodGroups, "ns/train");
+  EXPECT_FALSE(kube::Annotation(*pg, kStalePodGroupTimestampAnnotation));
+  EXPECT_EQ(kube::Annotation(*pg, kLastEvictionTimestampAnnotation), "2026-12-05T21:59:00Z");
+
+  PodGroupStatus unsaid = whole;
+  unsaid.stale_since.reset();
+  unsaid.last_eviction = 0;
+  EXPECT_TRUE(PodGroupShows(*pg, unsaid)) << "nothing to say about them: nothing written";
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler
