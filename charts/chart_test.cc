@@ -194,13 +194,18 @@ class ChartClusterTest : public localenv::ClusterTest {
 
 TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
   for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
-           {}, {"scheduler.webhook.enabled=false", "scheduler.policy=spread"}}) {
+           {},
+           {"scheduler.webhook.enabled=false", "scheduler.policy=spread",
+            "scheduler.defaultStalenessGracePeriod=-1s"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
                                      kNamespace, "--include-crds", "--kube-version", kKubeVersion};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
     Result<localenv::CommandResult> rendered = e2e::Helm("", args);
     ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
     ASSERT_EQ(rendered->exit_code, 0) << rendered->err;
+    if (sets.size() > 2) {
+      EXPECT_NE(rendered->out.find("--default-staleness-grace-period=-1s"), std::string::npos);
+    }
     Result<std::string> dry =
         e2e::KubectlOk(kubeconfig(), {"apply", "--dry-run=server", "-f", "-"}, rendered->out);
     ASSERT_TRUE(dry.ok()) << dry.status().ToString();
