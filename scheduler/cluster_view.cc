@@ -407,10 +407,14 @@ Result<World> ClusterView::Build(int64_t now) {
   std::map<std::string, int32_t> group_priority;
   std::set<std::string> groups_used;
   std::set<std::string> groups_refused;  // a member's eviction was refused lately
-  // Each PodGroup's pods, alive, gated and waiting, for World::not_ready.
-  std::map<std::string, std::pair<World::NotReadyGroup, int32_t>> readiness;
-  // Each PodGroup's pods that hold a place, for its stale_since.
-  std::map<std::string, GangMembers> members;
+  // Each PodGroup's pods: alive, gated and waiting, for World::not_ready;
+  // and those that hold a place, for its stale_since.
+  struct GroupPods {
+    World::NotReadyGroup ready;
+    int32_t waiting = 0;
+    GangMembers members;
+  };
+  std::map<std::string, GroupPods> group_pods;
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kReservation) continue;
     const bool ours = p.role == CorePod::Role::kOurs;
@@ -421,21 +425,21 @@ Result<World> ClusterView::Build(int64_t now) {
                                  : kube::MakeKey(kube::SplitKey(key).first, p.pod_group);
     const auto g = gkey.empty() ? groups_.end() : groups_.find(gkey);
     if (finished) {
-      if (p.succeeded && g != groups_.end()) members[gkey].succeeded = true;
+      if (p.succeeded && g != groups_.end()) group_pods[gkey].members.succeeded = true;
       continue;
     }
-    if (g != groups_.end()) {
-      auto& [count, waiting] = readiness[gkey];
-      count.min_member = g->second.spec.min_member;
-      ++count.alive;
-      if (p.gated) ++count.gated;
-      if (p.node.empty()) ++waiting;
+    GroupPods* counted = g != groups_.end() ? &group_pods[gkey] : nullptr;
+    if (counted != nullptr) {
+      counted->ready.min_member = g->second.spec.min_member;
+      ++counted->ready.alive;
+      if (p.gated) ++counted->ready.gated;
+      if (p.node.empty()) ++counted->waiting;
     }
     const Placement* assumed = nullptr;
     if (auto it = assumed_.find(key); it != assumed_.end()) assumed = &it->second;
     if (auto it = nominated_.find(key); it != nominated_.end()) assumed = &it->second.placement;
     const bool placed = !p.node.empty() || assumed != nullptr;
-    if (placed && g != groups_.end()) members[gkey].AddPlaced(p.spec.subgroup);
+    if (placed && counted != nullptr) counted->members.AddPlaced(p.spec.subgroup);
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
@@ -552,9 +556,9 @@ Result<World> ClusterView::Build(int64_t now) {
     }
     derived.push_back(std::move(d));
   }
-  for (const auto& [gkey, count] : readiness) {
-    const auto& [group, waiting] = count;
-    if (waiting > 0 && group.alive - group.gated < group.min_member)
+  for (const auto& [gkey, counts] : group_pods) {
+    const World::NotReadyGroup& group = counts.ready;
+    if (counts.waiting > 0 && group.alive - group.gated < group.min_member)
       w.not_ready.emplace(gkey, group);
   }
 
@@ -568,7 +572,8 @@ Result<World> ClusterView::Build(int64_t now) {
     sched::GroupSpec spec = g.spec;
     // Since when: as this process saw it, else as written on the group
     // (a restart), else from now.
-    if (RunsBelowMinimum(spec, members[gkey])) {
+    const auto counts = group_pods.find(gkey);
+    if (counts != group_pods.end() && RunsBelowMinimum(spec, counts->second.members)) {
       auto since = stale_since_.find(gkey);
       spec.stale_since = since != stale_since_.end()  ? since->second
                          : g.stale_since_written >= 0 ? g.stale_since_written

@@ -14,7 +14,7 @@ namespace vtenant::scheduler {
 struct GangMembers {
   // Pods bound or being bound, terminating ones included (KAI's "active
   // used": they still hold their place), in all and by the sub-group each
-  // names ("" for none).
+  // names (pods that name none are counted in all only).
   int32_t placed = 0;
   std::map<std::string, int32_t, std::less<>> placed_by_subgroup;
   // One of the group's pods has succeeded: the job is finishing, not
@@ -23,7 +23,7 @@ struct GangMembers {
 
   void AddPlaced(const std::string& subgroup) {
     ++placed;
-    ++placed_by_subgroup[subgroup];
+    if (!subgroup.empty()) ++placed_by_subgroup[subgroup];
   }
 };
 
