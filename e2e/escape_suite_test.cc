@@ -377,6 +377,15 @@ std::vector<Vector> PodVectors() {
                           "    runai-gpu-group/theirs: theirs}\n"),
                   All({LabelIs("runai-gpu-group", std::nullopt),
                        LabelIs("runai-gpu-group/theirs", std::nullopt)})),
+      // The host scheduler's own state on a PodGroup, which the pod
+      // grouper would copy from a bare pod onto the group it makes.
+      neutralised("the scheduler's stale-gang and eviction times", "scheduler-state",
+                  PodYaml("scheduler-state", "", "",
+                          "  annotations: {kai.scheduler/stale-podgroup-timestamp: "
+                          "'2000-01-01T00:00:00Z',\n"
+                          "    kai.scheduler/last-eviction-timestamp: '2100-01-01T00:00:00Z'}\n"),
+                  All({AnnotationAbsent("kai.scheduler/stale-podgroup-timestamp"),
+                       AnnotationAbsent("kai.scheduler/last-eviction-timestamp")})),
       neutralised("the labels the host's own objects select on", "host-labels",
                   PodYaml("host-labels", "", "",
                           "  labels: {vtenant.io/gpu-reservation: 'true',\n"

@@ -135,6 +135,8 @@ TEST(ReservedKeysTest, Table) {
       {"runai/queue", true, true},
       {"runai-anything", true, true},
       {"runai-gpu-group/gpu-1a2b", true, true},
+      {"kai.scheduler/stale-podgroup-timestamp", true, true},
+      {"kai.scheduler/last-eviction-timestamp", true, true},
       // The tenant's own KAI keys and GPU requests.
       {"kai.scheduler/subgroup-name", false, false},
       {"kai.scheduler/preemptibility", false, false},

@@ -25,7 +25,8 @@ bool IsReservedKey(std::string_view key, const KeyExceptions& exceptions) {
   const std::string_view prefix = key.substr(0, slash);
   if (InDomain(prefix, "vtenant.io")) return true;
   if (prefix == "runai" || prefix == "run.ai" || prefix.starts_with("runai-") ||
-      key == kai::kQueueLabel) {
+      key == kai::kQueueLabel || key == kai::kStalePodGroupTimestampAnnotation ||
+      key == kai::kLastEvictionTimestampAnnotation) {
     return true;
   }
   const bool excepted =

@@ -19,7 +19,10 @@
 //     runai/ and run.ai/ prefixes, every unprefixed key starting with
 //     "runai-" and every key whose prefix starts with it (KAI keeps its
 //     scheduling state there: runai-gpu-group/<group> ties a pod to each
-//     of several shared GPUs).
+//     of several shared GPUs); and the scheduler's own state on a
+//     PodGroup, kai.scheduler/stale-podgroup-timestamp and
+//     kai.scheduler/last-eviction-timestamp (the pod grouper copies a bare
+//     pod's annotations onto its group, so a tenant's pod could seed them).
 // Reserved unless the translator names it among its exceptions:
 //   - keys whose prefix is vtenant.dev or ends in .vtenant.dev (the local
 //     environment's: an exception must name the exact key);

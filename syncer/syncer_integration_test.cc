@@ -367,10 +367,16 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEven
       },
       std::chrono::seconds(60)))
       << host_spec();
-  // Removed and added through the real CRD schemas (nothing pruned).
+  // Removed and added through the real CRD schemas (nothing pruned). The
+  // team also writes the host scheduler's own state annotations, as if its
+  // gang had been short since 2000 (to have it evicted) or evicted in 2100
+  // (to stretch its delay): those stay on its side.
   ASSERT_TRUE(virt()
                   .Patch(kPodGroups, "ml", "kept", kube::PatchType::kMerge,
-                         R"({"spec":{"priorityClassName":null,"preemptibility":null,
+                         R"({"metadata":{"annotations":{
+                               "kai.scheduler/stale-podgroup-timestamp":"2000-01-01T00:00:00Z",
+                               "kai.scheduler/last-eviction-timestamp":"2100-01-01T00:00:00Z"}},
+                             "spec":{"priorityClassName":null,"preemptibility":null,
                                      "markUnschedulable":false,"preemptionDelay":"30s",
                                      "stalenessGracePeriod":"-1s"}})")
                   .ok());
@@ -385,6 +391,11 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEven
       },
       std::chrono::seconds(60)))
       << host_spec();
+  Result<kube::Object> host_group =
+      client().Get(kPodGroups, kHostNs, HostName("kept", "ml", "nlp"));
+  ASSERT_TRUE(host_group.ok());
+  EXPECT_FALSE(kube::Annotation(*host_group, "kai.scheduler/stale-podgroup-timestamp"));
+  EXPECT_FALSE(kube::Annotation(*host_group, "kai.scheduler/last-eviction-timestamp"));
   // A class the host does not offer: the team hears it on the PodGroup.
   ASSERT_TRUE(virt()
                   .Patch(kPodGroups, "ml", "kept", kube::PatchType::kMerge,
