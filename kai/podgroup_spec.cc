@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "base/duration.h"
 #include "kai/min_member.h"
@@ -39,6 +38,8 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
     std::string name;
     std::string parent;  // "" at the top
     int32_t min_member = 1;
+    std::optional<int32_t> min_sub_group;
+    int32_t children = 0;
   };
   std::vector<Entry> entries;
   std::map<std::string, size_t> index;
@@ -53,13 +54,23 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
     if (!index.emplace(e.name, i).second)
       return BadEntry(i,
                       "repeats the name \"" + e.name + "\"; sub-group names are unique in a group");
-    if (const rapidjson::Value* min = Member(s, "minMember"); min != nullptr) {
-      if (!min->IsInt()) return BadEntry(i, "(\"" + e.name + "\") minMember is not an integer");
-      if (min->GetInt() < 0)
-        return BadEntry(
-            i, "(\"" + e.name + "\") minMember " + std::to_string(min->GetInt()) + " is negative");
-      e.min_member = std::max(1, min->GetInt());
-    }
+    // A count field: absent (or null) is unset; otherwise a whole int32, not negative.
+    auto count = [&](const char* field) -> Result<std::optional<int32_t>> {
+      const rapidjson::Value* v = Set(&s, field);
+      if (v == nullptr) return std::optional<int32_t>();
+      if (!v->IsInt()) return BadEntry(i, "(\"" + e.name + "\") " + field + " is not an integer");
+      if (v->GetInt() < 0)
+        return BadEntry(i, "(\"" + e.name + "\") " + field + " " + std::to_string(v->GetInt()) +
+                               " is negative");
+      return std::optional<int32_t>(v->GetInt());
+    };
+    VT_ASSIGN_OR_RETURN(std::optional<int32_t> min_member, count("minMember"));
+    VT_ASSIGN_OR_RETURN(e.min_sub_group, count("minSubGroup"));
+    if (min_member && e.min_sub_group)
+      return BadEntry(i, "(\"" + e.name +
+                             "\") sets both minMember and minSubGroup; a leaf sub-group counts "
+                             "pods (minMember), a parent counts sub-groups (minSubGroup)");
+    e.min_member = std::max(1, min_member.value_or(1));
     if (const rapidjson::Value* parent = Member(s, "parent");
         parent != nullptr && !parent->IsNull()) {
       if (!parent->IsString())
@@ -68,14 +79,17 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
     }
     entries.push_back(std::move(e));
   }
-  std::set<std::string> has_children;
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
-    if (e.parent.empty()) continue;
-    if (!index.contains(e.parent))
+    if (e.parent.empty()) {
+      ++out.top_level;
+      continue;
+    }
+    auto parent = index.find(e.parent);
+    if (parent == index.end())
       return BadEntry(i, "(\"" + e.name + "\") names parent \"" + e.parent +
                              "\", which is not a sub-group of this PodGroup");
-    has_children.insert(e.parent);
+    ++entries[parent->second].children;
   }
   // Every chain of parents must reach the top within as many steps as there
   // are entries; one that does not goes round a cycle.
@@ -87,11 +101,21 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
       at = index[entries[at].parent];
     }
   }
-  for (const Entry& e : entries) {
-    if (has_children.contains(e.name))
-      out.parents.push_back(e.name);
-    else
-      out.leaves.push_back({e.name, e.min_member});
+  for (size_t i = 0; i < entries.size(); ++i) {
+    Entry& e = entries[i];
+    if (e.children == 0) {
+      if (e.min_sub_group)
+        return BadEntry(i, "(\"" + e.name +
+                               "\") sets minSubGroup, but no sub-group names it as parent; a "
+                               "leaf counts its pods with minMember");
+      out.leaves.push_back({std::move(e.name), e.min_member, std::move(e.parent)});
+      continue;
+    }
+    if (e.min_sub_group && *e.min_sub_group > e.children)
+      return BadEntry(i, "(\"" + e.name + "\") minSubGroup " + std::to_string(*e.min_sub_group) +
+                             " is more than its " + std::to_string(e.children) +
+                             " child sub-groups; it could never be satisfied");
+    out.parents.push_back({std::move(e.name), std::move(e.parent), e.min_sub_group});
   }
   return out;
 }
@@ -109,6 +133,19 @@ Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
     // 0 is KAI's "no gang requirement": each pod goes as it fits, which is
     // what a gang of one does.
     out.min_member = std::max<int32_t>(1, static_cast<int32_t>(m->GetInt64()));
+  }
+  if (const rapidjson::Value* m = Set(spec, "minSubGroup")) {
+    if (!m->IsInt() || m->GetInt() < 0) {
+      return InvalidArgument("spec.minSubGroup " + JsonText(*m) +
+                             " must be a whole number from 0 (how many top-level sub-groups "
+                             "must be satisfied for the group to run)");
+    }
+    if (Set(spec, "minMember") != nullptr) {
+      return InvalidArgument(
+          "spec.minMember and spec.minSubGroup are both set; they are mutually exclusive: "
+          "minMember runs a fixed number of pods, minSubGroup a number of sub-groups");
+    }
+    out.min_sub_group = m->GetInt();
   }
   if (const rapidjson::Value* p = Set(spec, "preemptibility")) {
     const std::string_view value =
@@ -134,6 +171,11 @@ Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
     out.priority_class = std::string(c->GetString(), c->GetStringLength());
   }
   VT_ASSIGN_OR_RETURN(out.sub_groups, ReadSubGroups(Set(spec, "subGroups")));
+  if (out.min_sub_group && *out.min_sub_group > out.sub_groups.top_level) {
+    return InvalidArgument("spec.minSubGroup " + std::to_string(*out.min_sub_group) +
+                           " is more than the group's " + std::to_string(out.sub_groups.top_level) +
+                           " top-level sub-groups; it could never be satisfied");
+  }
   if (const rapidjson::Value* d = Set(spec, "preemptionDelay")) {
     Result<std::chrono::nanoseconds> delay = DurationOf(*d);
     if (!delay.ok() || delay->count() < 0) {

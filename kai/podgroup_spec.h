@@ -9,12 +9,16 @@
 //                      fits, as in a gang of one). KAI's CRD has minimum 0
 //                      too; a CRD installed without its schema is read by
 //                      these rules all the same.
+//   minSubGroup        an integer from 0 to the number of top-level
+//                      sub-groups: how many of them must be satisfied for
+//                      the group to run; absent: all. Not with minMember.
 //   preemptibility     "preemptible" or "non-preemptible" (kai/preemptibility.h);
 //                      "" is unset, as in KAI.
 //   markUnschedulable  true or false.
 //   priorityClassName  a string. Whether the host has that class is the
 //                      syncer's business, not KAI's.
-//   subGroups          a list of {name, minMember, parent}: ReadSubGroups.
+//   subGroups          a list of {name, minMember, minSubGroup, parent}:
+//                      ReadSubGroups.
 //   preemptionDelay    a duration in Go's syntax (metav1.Duration: "30s",
 //                      "5m"), not negative: how long after its creation or
 //                      its last eviction the group may not evict others.
@@ -35,22 +39,37 @@
 
 namespace vtenant::kai {
 
-// A sub-group that holds pods: its name and how many of them must run.
+// A sub-group that holds pods: its name, how many of them must run, and the
+// entry it sits in ("": the PodGroup itself).
 struct SubGroup {
   std::string name;
   int32_t min_member = 1;
+  std::string parent;
   bool operator==(const SubGroup&) const = default;
 };
 
+// A sub-group that only groups other sub-groups: satisfied when
+// `min_sub_group` of its direct children are (unset: all of them).
+struct SubGroupSet {
+  std::string name;
+  std::string parent;  // "": the PodGroup itself
+  std::optional<int32_t> min_sub_group;
+  bool operator==(const SubGroupSet&) const = default;
+};
+
 // spec.subGroups as KAI reads it. Each entry has a `name` (unique in the
-// group), an optional `minMember` and, in newer KAI, an optional `parent`
-// naming another entry, so sub-groups nest. Pods join a sub-group by the
-// label kai.scheduler/subgroup-name. Only the leaves (entries no other entry
-// names as parent) hold pods and carry a minimum; a parent is satisfied when
-// all its children are.
+// group), an optional `minMember` or `minSubGroup` and, in newer KAI, an
+// optional `parent` naming another entry, so sub-groups nest. Pods join a
+// sub-group by the label kai.scheduler/subgroup-name. Only the leaves
+// (entries no other entry names as parent) hold pods and carry a minMember;
+// a parent is satisfied when minSubGroup of its children are (all when it
+// has none). A parent's minMember means nothing: KAI's webhook refuses a new
+// one and its scheduler passes over it; so is it passed over here.
 struct SubGroups {
   std::vector<SubGroup> leaves;      // in spec order
-  std::vector<std::string> parents;  // entries that only group other entries
+  std::vector<SubGroupSet> parents;  // in spec order
+  // How many entries sit at the top (their parent is the PodGroup).
+  int32_t top_level = 0;
 };
 
 struct PodGroupSpec {
@@ -58,6 +77,8 @@ struct PodGroupSpec {
   std::string preemptibility;  // "" when unset
   std::optional<bool> mark_unschedulable;
   std::string priority_class;  // "" when unset
+  // spec.minSubGroup: how many top-level sub-groups must be satisfied.
+  std::optional<int32_t> min_sub_group;
   SubGroups sub_groups;
   // Whole seconds, rounded up (a delay of 500ms is one second, never none);
   // unset when the field is.
@@ -73,9 +94,13 @@ struct PodGroupSpec {
 // InvalidArgument for a value that is not a list, and, naming the entry and
 // field ("spec.subGroups[1] repeats the name \"a\"..."), for: an entry that
 // is not an object, a missing or empty name, a duplicate name, a minMember
-// that is not an int32 or is negative, a parent that is not a string or
-// names no entry, or parents that form a cycle. As KAI's webhook: nothing is defaulted past a
-// mistake, the whole list is refused.
+// or minSubGroup that is not an int32 or is negative, an entry with both, a
+// minSubGroup on a leaf or above its number of children, a parent that is
+// not a string or names no entry, or parents that form a cycle. As KAI's
+// webhook: nothing is defaulted past a mistake, the whole list is refused.
+// (KAI's webhook only warns of a minSubGroup above the number of children;
+// its scheduler then never runs the group. Refused here, it is said where
+// the team looks.)
 Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups);
 
 // The spec.preemptionDelay and spec.stalenessGracePeriod KAI's pod grouper
@@ -93,8 +118,9 @@ struct WorkloadTimings {
 WorkloadTimings ReadWorkloadTimings(const std::vector<const rapidjson::Value*>& objects);
 
 // Reads `pod_group`'s spec by the rules above. InvalidArgument naming the
-// field ("spec.minMember -1 ...") and what it may be; the caller adds which
-// PodGroup.
+// field ("spec.minMember -1 ...") and what it may be, and for minMember and
+// minSubGroup set together (KAI's webhook refuses that too); the caller adds
+// which PodGroup.
 Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group);
 
 }  // namespace vtenant::kai

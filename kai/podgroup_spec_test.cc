@@ -94,9 +94,10 @@ TEST(ReadSubGroupsTest, LeavesHoldPodsParentsGroupThem) {
       {"name":"prefill","parent":"decode","minMember":0},{"name":"other"}])");
   Result<SubGroups> s = ReadSubGroups(&subs);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->leaves, (std::vector<SubGroup>{{"prefill", 1}, {"other", 1}}))
+  EXPECT_EQ(s->leaves, (std::vector<SubGroup>{{"prefill", 1, "decode"}, {"other", 1}}))
       << "a minMember of 0 is KAI's unset: 1";
-  EXPECT_EQ(s->parents, std::vector<std::string>{"decode"});
+  EXPECT_EQ(s->parents, std::vector<SubGroupSet>{{"decode"}}) << "a parent's minMember is unused";
+  EXPECT_EQ(s->top_level, 2);
   EXPECT_TRUE(ReadSubGroups(nullptr)->leaves.empty());
 }
 
@@ -114,6 +115,12 @@ TEST(ReadSubGroupsTest, RefusesWhatKaisWebhookRefuses) {
       {R"([{"name":"a","parent":"b"}])", "names parent \"b\""},
       {R"([{"name":"a","parent":3}])", "parent is not a sub-group name"},
       {R"([{"name":"a","parent":"b"},{"name":"b","parent":"a"}])", "its own ancestor"},
+      {R"([{"name":"a","minMember":1,"minSubGroup":0}])", "sets both minMember and minSubGroup"},
+      {R"([{"name":"a","minSubGroup":1}])", "no sub-group names it as parent"},
+      {R"([{"name":"a","minSubGroup":2},{"name":"b","parent":"a"}])",
+       "minSubGroup 2 is more than its 1 child sub-groups"},
+      {R"([{"name":"a","minSubGroup":"1"},{"name":"b","parent":"a"}])",
+       "minSubGroup is not an integer"},
   };
   for (const Case& c : cases) {
     rapidjson::Document subs = Json(c.subs);
@@ -122,6 +129,32 @@ TEST(ReadSubGroupsTest, RefusesWhatKaisWebhookRefuses) {
     EXPECT_NE(s.status().message().find(c.says), std::string::npos)
         << s.status().message() << "\n  wanted: " << c.says;
   }
+}
+
+// KAI's minSubGroup: how many children a parent (or the group) needs.
+TEST(ReadSubGroupsTest, MinSubGroupCountsChildren) {
+  rapidjson::Document subs = Json(R"([{"name":"replicas","minSubGroup":1},
+      {"name":"r0","parent":"replicas","minMember":2},{"name":"r1","parent":"replicas"},
+      {"name":"leader","minMember":1}])");
+  Result<SubGroups> s = ReadSubGroups(&subs);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->parents, (std::vector<SubGroupSet>{{"replicas", "", 1}}));
+  EXPECT_EQ(s->leaves,
+            (std::vector<SubGroup>{{"r0", 2, "replicas"}, {"r1", 1, "replicas"}, {"leader", 1}}));
+
+  rapidjson::Document group = Json(R"({"spec":{"minSubGroup":2,"subGroups":[{"name":"a"},
+      {"name":"b"},{"name":"c","parent":"b"}]}})");
+  Result<PodGroupSpec> spec = ReadPodGroupSpec(group);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->min_sub_group, 2);
+  for (const char* bad : {R"({"spec":{"minSubGroup":3,"subGroups":[{"name":"a"},{"name":"b"}]}})",
+                          R"({"spec":{"minSubGroup":-1}})", R"({"spec":{"minSubGroup":"1"}})",
+                          R"({"spec":{"minMember":1,"minSubGroup":0}})"}) {
+    rapidjson::Document d = Json(bad);
+    EXPECT_FALSE(ReadPodGroupSpec(d).ok()) << bad;
+  }
+  rapidjson::Document none = Json(R"({"spec":{"minSubGroup":0}})");
+  EXPECT_TRUE(ReadPodGroupSpec(none).ok()) << "0 of no sub-groups asks for nothing";
 }
 
 TEST(ParseBatchMinMemberTest, PlainWholeNumbersFromOne) {

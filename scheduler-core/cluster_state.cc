@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "scheduler-core/subgroup_tree.h"
+
 namespace vtenant::sched {
 
 ClusterState::ClusterState(const Snapshot& s)
@@ -122,9 +124,7 @@ void ClusterState::Remove(PodId pod) {
 bool ClusterState::GangSatisfied(GroupId g) const {
   const PodGroup& group = snapshot_->groups[g];
   if (group_placed_[g] < group.min_member) return false;
-  for (size_t i = 0; i < group.subgroups.size(); ++i)
-    if (subgroup_placed_[subgroup_offset_[g] + i] < group.subgroups[i].min_member) return false;
-  return true;
+  return group.subgroups.empty() || SubGroupTree::Of(group).Satisfied(SubGroupsPlaced(g));
 }
 
 void ClusterState::LiftForTrial(PodId pod) { ApplyToNode<false>(pod, AllocationOf(pod), -1); }

@@ -8,6 +8,7 @@
 // looks, and those then cost the indexes nothing.
 #pragma once
 
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -93,7 +94,13 @@ class ClusterState {
   int32_t SubGroupPlaced(GroupId g, int32_t sub) const {
     return subgroup_placed_[subgroup_offset_[g] + sub];
   }
-  // True when the group has its minMember placed and every subgroup its own.
+  // Every leaf sub-group's SubGroupPlaced, in the group's order.
+  std::span<const int32_t> SubGroupsPlaced(GroupId g) const {
+    return {subgroup_placed_.data() + subgroup_offset_[g],
+            subgroup_offset_[g + 1] - subgroup_offset_[g]};
+  }
+  // True when the group has its minMember placed and its sub-group tree is
+  // satisfied (subgroup_tree.h).
   bool GangSatisfied(GroupId g) const;
 
   // Schedulable nodes ordered by GPU room (GpuRoom), then id: binpack walks

@@ -142,6 +142,67 @@ TEST(GangTest, SubGroupMinimumsArePlacedFirst) {
   EXPECT_EQ(BindOf(d, s, "worker-1"), nullptr);
 }
 
+// KAI's minSubGroup (a JobSet's PodGroup): the group runs once that many of
+// its sub-groups are satisfied, so a cluster with room for one replica runs
+// one; without it every replica must fit together.
+TEST(GangTest, MinSubGroupRunsThatManyReplicasAndNoMore) {
+  for (int32_t min_sub_group : {1, kAllChildren}) {
+    SnapshotBuilder b = World(1, 2);
+    b.AddGroup({.name = "jobset",
+                .queue = "team",
+                .subgroups = {{"replica-0", 2}, {"replica-1", 2}},
+                .min_sub_group = min_sub_group});
+    for (int r = 0; r < 2; ++r) {
+      for (int i = 0; i < 2; ++i) {
+        b.AddPod({.name = "r" + std::to_string(r) + "-" + std::to_string(i),
+                  .group = "jobset",
+                  .subgroup = "replica-" + std::to_string(r),
+                  .whole_gpus = 1,
+                  .creation_time = 2 * r + i});
+      }
+    }
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s);
+    if (min_sub_group == 1) {
+      ASSERT_EQ(d.binds.size(), 2u);
+      EXPECT_NE(BindOf(d, s, "r0-0"), nullptr);
+      EXPECT_NE(BindOf(d, s, "r0-1"), nullptr);
+    } else {
+      EXPECT_TRUE(d.binds.empty()) << "both replicas (4 GPUs) must fit together on 2";
+    }
+  }
+}
+
+// A mid-level sub-group counts its children: "workers" is satisfied by two
+// of its three leaves; the group needs it and the leader.
+TEST(GangTest, NestedMinSubGroupCountsSatisfiedChildren) {
+  SnapshotBuilder b = World(1, 3);
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .subgroups = {{"leader", 1}, {"w0", 1, 0}, {"w1", 1, 0}, {"w2", 1, 0}},
+              .subgroup_sets = {{"workers", kNoParent, 2}}});
+  int64_t created = 0;
+  for (const char* sub : {"w0", "w1", "w2", "leader"})
+    b.AddPod({.name = sub,
+              .group = "job",
+              .subgroup = sub,
+              .whole_gpus = 1,
+              .creation_time = created++});
+  b.AddPod({.name = "w2-b",
+            .group = "job",
+            .subgroup = "w2",
+            .whole_gpus = 1,
+            .creation_time = created++});
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  // Three GPUs: the leader and two workers form the gang; the third worker
+  // and the extra pod of w2 find no room.
+  ASSERT_EQ(d.binds.size(), 3u);
+  EXPECT_NE(BindOf(d, s, "leader"), nullptr);
+  EXPECT_NE(BindOf(d, s, "w0"), nullptr);
+  EXPECT_NE(BindOf(d, s, "w1"), nullptr);
+}
+
 TEST(GangTest, RequiredTopologyKeepsTheGangInOneDomain) {
   SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
   // rack-a has 3 free GPUs, rack-b 4: only rack-b holds a gang of four.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduler-core/subgroup_tree.h"
+
 namespace vtenant::sched {
 namespace {
 
@@ -99,11 +101,10 @@ int32_t GangShortfall(const Session& session, GroupId g) {
   const int32_t short_total =
       std::max(0, session.job_facts[g].min_member - session.state.GroupPlaced(g));
   if (!session.has_subgroups[g]) return short_total;
-  const PodGroup& group = session.snapshot.groups[g];
+  std::vector<int32_t> deficit;
+  SubGroupTree::Of(session.snapshot.groups[g]).Deficits(session.state.SubGroupsPlaced(g), &deficit);
   int32_t short_subgroups = 0;
-  for (size_t i = 0; i < group.subgroups.size(); ++i)
-    short_subgroups += std::max(0, group.subgroups[i].min_member -
-                                       session.state.SubGroupPlaced(g, static_cast<int32_t>(i)));
+  for (int32_t d : deficit) short_subgroups += d;
   return std::max(short_total, short_subgroups);
 }
 
@@ -123,10 +124,8 @@ void PendingPodsInOrder(const Session& session, GroupId g, std::vector<PodId>* o
     return;
   }
   const PodGroup& group = session.snapshot.groups[g];
-  std::vector<int32_t> deficit(group.subgroups.size());
-  for (size_t i = 0; i < deficit.size(); ++i)
-    deficit[i] = std::max(0, group.subgroups[i].min_member -
-                                 session.state.SubGroupPlaced(g, static_cast<int32_t>(i)));
+  std::vector<int32_t> deficit;
+  SubGroupTree::Of(group).Deficits(session.state.SubGroupsPlaced(g), &deficit);
   std::vector<PodId> first, rest;
   for (PodId p : group.pods) {
     const Pod& pod = session.snapshot.pods[p];

@@ -23,7 +23,8 @@ enum class Attempt : uint8_t {
 bool AllocateJob(Session& session, GroupId group, Attempt attempt);
 
 // The group's pods that are still to be placed, gang-critical ones first:
-// pods filling subgroup minimums, then the others, each in creation order.
+// pods filling the sub-group minimums the tree still needs
+// (SubGroupTree::Deficits), then the others, each in creation order.
 std::vector<PodId> PendingPodsInOrder(const Session& session, GroupId group);
 // The same into `out` (cleared first), reusing its memory.
 void PendingPodsInOrder(const Session& session, GroupId group, std::vector<PodId>* out);

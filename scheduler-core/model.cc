@@ -6,6 +6,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "scheduler-core/subgroup_tree.h"
+
 namespace vtenant::sched {
 namespace {
 
@@ -176,6 +178,7 @@ Status Validate(const Snapshot& s) {
     if (g.min_member < 1) return bad("minMember must be at least 1");
     for (const SubGroup& sg : g.subgroups)
       if (sg.min_member < 0) return bad("subgroup " + sg.name + " has a negative minMember");
+    if (Status tree = SubGroupTree::Of(g).Check(); !tree.ok()) return bad(tree.message());
   }
   for (const Pod& p : s.pods) {
     if (p.group >= s.groups.size()) return InvalidArgument(PodContext(p) + ": unknown pod group");

@@ -104,10 +104,25 @@ struct Queue {
   int64_t creation_time = 0;
 };
 
+// A sub-group that holds pods (KAI's PodSet): satisfied when `min_member`
+// of its pods run. `parent` indexes the group's subgroup_sets; kNoParent:
+// it sits in the group itself.
+inline constexpr int32_t kNoParent = -1;
 struct SubGroup {
   std::string name;
   int32_t min_member = 0;
+  int32_t parent = kNoParent;
   bool operator==(const SubGroup&) const = default;
+};
+
+// A sub-group of sub-groups (KAI's SubGroupSet): satisfied when
+// `min_sub_group` of its direct children are; kAllChildren: every one.
+inline constexpr int32_t kAllChildren = -1;
+struct SubGroupSet {
+  std::string name;
+  int32_t parent = kNoParent;
+  int32_t min_sub_group = kAllChildren;
+  bool operator==(const SubGroupSet&) const = default;
 };
 
 // Topology levels are node label keys ("topology.kubernetes.io/zone").
@@ -130,7 +145,11 @@ struct PodGroup {
   int32_t priority = 0;
   bool preemptible = true;
   int64_t creation_time = 0;
+  // The leaves, and the sub-groups above them; the group itself is
+  // satisfied when min_sub_group of its direct children are (subgroup_tree.h).
   std::vector<SubGroup> subgroups;
+  std::vector<SubGroupSet> subgroup_sets;
+  int32_t min_sub_group = kAllChildren;
   TopologyConstraint topology;
   // When the group's running pods fell below minMember; -1 when they did not.
   int64_t stale_since = -1;

@@ -91,6 +91,8 @@ PodGroup MakeGroup(const GroupSpec& spec, Interner& strings) {
   g.preemptible = spec.preemptible.value_or(PreemptibleByDefault(spec.priority));
   g.creation_time = spec.creation_time;
   g.subgroups = spec.subgroups;
+  g.subgroup_sets = spec.subgroup_sets;
+  g.min_sub_group = spec.min_sub_group;
   g.topology.required_level = InternOrNone(strings, spec.required_topology);
   g.topology.preferred_level = InternOrNone(strings, spec.preferred_topology);
   g.stale_since = spec.stale_since;

@@ -70,7 +70,9 @@ struct GroupSpec {
   // Unset: follows from the priority as KAI derives it (PreemptibleByDefault).
   std::optional<bool> preemptible;
   int64_t creation_time = 0;
-  std::vector<SubGroup> subgroups;
+  std::vector<SubGroup> subgroups;  // PodGroup's, model.h
+  std::vector<SubGroupSet> subgroup_sets;
+  int32_t min_sub_group = kAllChildren;
   std::string required_topology;  // node label key, empty: none
   std::string preferred_topology;
   int64_t stale_since = -1;

@@ -43,8 +43,9 @@ std::string SubGroupReason(const CoreGroup& group, const std::string& name,
   }
   for (const sched::SubGroup& s : group.spec.subgroups)
     if (s.name == sub) return "";
-  const auto& parents = group.parent_subgroups;
-  if (std::find(parents.begin(), parents.end(), sub) != parents.end())
+  // Sub-groups that only group others hold no pods (KAI's pods join leaves).
+  const auto& sets = group.spec.subgroup_sets;
+  if (std::any_of(sets.begin(), sets.end(), [&](const auto& set) { return set.name == sub; }))
     return "sub-group \"" + sub + "\" of PodGroup " + name +
            " only groups other sub-groups; label the pod " + kSubGroupLabel +
            " with one of those that have no sub-groups of their own";

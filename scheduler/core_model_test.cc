@@ -320,7 +320,7 @@ TEST(PodGroupTranslatorTest, SubGroupsGiveTheCoreTheirLeaves) {
            {"nested",
             R"([{"name":"decode","minMember":5},{"name":"d-leader","parent":"decode","minMember":1},
                 {"name":"d-workers","parent":"decode","minMember":4},{"name":"prefill","minMember":2}])",
-            {{"d-leader", 1}, {"d-workers", 4}, {"prefill", 2}},
+            {{"d-leader", 1, 0}, {"d-workers", 4, 0}, {"prefill", 2}},
             {"decode"}},
            {"parent null is the top",
             R"([{"name":"a","parent":null,"minMember":2}])",
@@ -330,7 +330,9 @@ TEST(PodGroupTranslatorTest, SubGroupsGiveTheCoreTheirLeaves) {
     Result<CoreGroup> g = GroupWithSubGroups(c.subs);
     ASSERT_TRUE(g.ok()) << c.name << ": " << g.status().ToString();
     EXPECT_EQ(g->spec.subgroups, c.leaves) << c.name;
-    EXPECT_EQ(g->parent_subgroups, c.parents) << c.name;
+    std::vector<std::string> parents;
+    for (const sched::SubGroupSet& set : g->spec.subgroup_sets) parents.push_back(set.name);
+    EXPECT_EQ(parents, c.parents) << c.name;
   }
 }
 
@@ -351,6 +353,14 @@ TEST(PodGroupTranslatorTest, MalformedSubGroupsRefuseTheGroupAndSayWhy) {
            {R"([{"name":"a","parent":7}])", "parent is not a sub-group name"},
            {R"([{"name":"a","parent":"b"},{"name":"b","parent":"a"}])", "its own ancestor"},
            {R"([{"name":"a","parent":"a"}])", "its own ancestor"},
+           {R"([{"name":"a","minSubGroup":1}])",
+            "(\"a\") sets minSubGroup, but no sub-group names it as parent"},
+           {R"([{"name":"p","minSubGroup":2},{"name":"c","parent":"p"}])",
+            "(\"p\") minSubGroup 2 is more than its 1 child sub-groups"},
+           {R"([{"name":"p","minSubGroup":1,"minMember":1},{"name":"c","parent":"p"}])",
+            "(\"p\") sets both minMember and minSubGroup"},
+           {R"([{"name":"p","minSubGroup":-1},{"name":"c","parent":"p"}])",
+            "(\"p\") minSubGroup -1 is negative"},
        }) {
     Result<CoreGroup> g = GroupWithSubGroups(c.subs);
     ASSERT_FALSE(g.ok()) << c.subs;
@@ -359,6 +369,33 @@ TEST(PodGroupTranslatorTest, MalformedSubGroupsRefuseTheGroupAndSayWhy) {
     EXPECT_NE(g.status().message().find("podgroup ns/train"), std::string::npos)
         << g.status().ToString();
   }
+}
+
+// KAI's minSubGroup, at the top and on a parent, reaches the core's tree.
+TEST(PodGroupTranslatorTest, MinSubGroupReachesTheCore) {
+  Result<CoreGroup> g = CoreGroupFromHost(Json(R"({"metadata":{"name":"js","namespace":"ns"},
+      "spec":{"queue":"nlp","minSubGroup":1,"subGroups":[
+        {"name":"replica-0","minSubGroup":1},{"name":"r0-a","parent":"replica-0","minMember":2},
+        {"name":"r0-b","parent":"replica-0","minMember":2},{"name":"replica-1","minMember":4}]}})"));
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->spec.min_sub_group, 1);
+  EXPECT_EQ(g->spec.subgroup_sets,
+            (std::vector<sched::SubGroupSet>{{"replica-0", sched::kNoParent, 1}}));
+  EXPECT_EQ(g->spec.subgroups,
+            (std::vector<sched::SubGroup>{{"r0-a", 2, 0}, {"r0-b", 2, 0}, {"replica-1", 4}}));
+
+  Result<CoreGroup> both = CoreGroupFromHost(Json(R"({"metadata":{"name":"js","namespace":"ns"},
+      "spec":{"minMember":2,"minSubGroup":1,"subGroups":[{"name":"a"},{"name":"b"}]}})"));
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("spec.minMember and spec.minSubGroup are both set"),
+            std::string::npos)
+      << both.status().ToString();
+  Result<CoreGroup> over = CoreGroupFromHost(Json(R"({"metadata":{"name":"js","namespace":"ns"},
+      "spec":{"minSubGroup":3,"subGroups":[{"name":"a"},{"name":"b"}]}})"));
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("spec.minSubGroup 3 is more than the group's 2"),
+            std::string::npos)
+      << over.status().ToString();
 }
 
 TEST(PodTranslatorTest, SubGroupLabelNamesThePodsSubGroup) {

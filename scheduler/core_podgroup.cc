@@ -1,5 +1,7 @@
 #include "scheduler/core_podgroup.h"
 
+#include <map>
+
 #include "kai/podgroup_spec.h"
 #include "scheduler/core_pod.h"
 
@@ -20,10 +22,21 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
       std::string(kube::GetString(group, {"spec", "topologyConstraint", "requiredTopologyLevel"}));
   g.preferred_topology =
       std::string(kube::GetString(group, {"spec", "topologyConstraint", "preferredTopologyLevel"}));
-  for (kai::SubGroup& leaf : spec->sub_groups.leaves) {
-    g.subgroups.push_back({std::move(leaf.name), leaf.min_member});
+  // The tree by index: kai::ReadSubGroups has checked that every parent
+  // names a set of this group and that none is its own ancestor.
+  std::map<std::string, int32_t, std::less<>> set_index;
+  for (const kai::SubGroupSet& set : spec->sub_groups.parents)
+    set_index.emplace(set.name, static_cast<int32_t>(set_index.size()));
+  const auto index_of = [&](const std::string& parent) {
+    return parent.empty() ? sched::kNoParent : set_index.at(parent);
+  };
+  for (kai::SubGroupSet& set : spec->sub_groups.parents) {
+    g.subgroup_sets.push_back({std::move(set.name), index_of(set.parent),
+                               set.min_sub_group.value_or(sched::kAllChildren)});
   }
-  t.parent_subgroups = std::move(spec->sub_groups.parents);
+  for (kai::SubGroup& leaf : spec->sub_groups.leaves)
+    g.subgroups.push_back({std::move(leaf.name), leaf.min_member, index_of(leaf.parent)});
+  g.min_sub_group = spec->min_sub_group.value_or(sched::kAllChildren);
   g.preemption_delay_s = spec->preemption_delay_s.value_or(0);
   g.stale_grace_s = spec->staleness_grace_s;
   if (std::optional<std::string_view> since =

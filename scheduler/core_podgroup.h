@@ -24,9 +24,6 @@ namespace vtenant::scheduler {
 struct CoreGroup {
   sched::GroupSpec spec;            // name "namespace/name"; priority left to the pods
   bool preemptibility_set = false;  // else DefaultPreemptible(priority) decides
-  // Sub-groups that only group others: a pod naming one waits (KAI's pods
-  // join leaves).
-  std::vector<std::string> parent_subgroups;
   // What the scheduler wrote on the group before (kai/names.h's
   // stale-podgroup-timestamp and last-eviction-timestamp), in seconds; -1
   // and 0 when absent. ClusterView starts from them after a restart.

@@ -28,8 +28,12 @@ struct GangMembers {
 };
 
 // True when `group` runs below its minimum: some of its pods hold a place,
-// none has succeeded, and fewer than minMember do, or fewer than a leaf
-// sub-group's minMember of that sub-group's. Such a group holds GPUs it
+// none has succeeded, and fewer than minMember do, or its sub-group tree is
+// not satisfied by the pods that do (sched::SubGroupTree: each leaf by its
+// minMember, each parent by its minSubGroup). KAI's own IsStale asks every
+// leaf for its minMember; with a minSubGroup that would call a JobSet
+// running the replicas it asks for stale and evict it, so the rule that
+// schedules the group decides here too. Such a group holds GPUs it
 // cannot use; the core evicts it once it has been so for its grace
 // (sched::PodGroup::stale_grace_s).
 bool RunsBelowMinimum(const sched::GroupSpec& group, const GangMembers& members);

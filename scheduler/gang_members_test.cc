@@ -31,5 +31,15 @@ TEST(RunsBelowMinimumTest, EachLeafSubGroupToItsOwnMinimum) {
   EXPECT_TRUE(RunsBelowMinimum(job, Placed({"leader", "workers"}))) << "one worker short";
 }
 
+// KAI's minSubGroup: a group that runs the replicas it asks for is whole,
+// though another replica waits (KAI's own IsStale would call it stale).
+TEST(RunsBelowMinimumTest, MinSubGroupCountsSatisfiedReplicas) {
+  const sched::GroupSpec jobset{
+      .name = "ns/js", .subgroups = {{"replica-0", 2}, {"replica-1", 2}}, .min_sub_group = 1};
+  EXPECT_FALSE(RunsBelowMinimum(jobset, Placed({"replica-1", "replica-1"})));
+  EXPECT_TRUE(RunsBelowMinimum(jobset, Placed({"replica-0", "replica-1"})))
+      << "neither replica whole";
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

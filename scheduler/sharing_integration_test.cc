@@ -5,7 +5,9 @@
 // Each test uses its own node pool (nodeSelector) and namespace.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "base/eventually.h"
 #include "kube/conditions.h"
@@ -39,9 +41,10 @@ nodes:
 - {name: runtime, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: runtime}}
 - {name: nogang, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nogang}}
 - {name: stale, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: stale}}
+- {name: jobset, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: jobset}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale"});
+                    "nogang", "stale", "jobset"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -513,6 +516,44 @@ TEST_F(SharingTest, AGangThatLostAMemberIsEvictedOnceItsGraceHasPassed) {
     Result<Object> group = client().Get(res::kPodGroups, "stale", "ring");
     return group.ok() && kube::Annotation(*group, kLastEvictionTimestampAnnotation).has_value();
   }));
+}
+
+// KAI's minSubGroup, as its JobSet grouper writes it: the group runs once
+// one of its two replicas can, on two GPUs for two replicas of two. The
+// replica that runs is whole, and the group is not stale for the replica
+// that waits: past its 1 s grace the running one is still there.
+TEST_F(SharingTest, AGroupOfMinSubGroupOneRunsTheReplicaThatFitsAndKeepsIt) {
+  ASSERT_TRUE(CreatePodGroup("jobset", "js", R"({"minSubGroup":1,"queue":"team",
+      "stalenessGracePeriod":"1s",
+      "subGroups":[{"name":"replica-0","minMember":2},{"name":"replica-1","minMember":2}]})"));
+  Result<Object> pg = client().Get(res::kPodGroups, "jobset", "js");
+  ASSERT_TRUE(pg.ok());
+  EXPECT_NE(kube::Find(*pg, {"spec", "minSubGroup"}), nullptr) << "the CRD keeps it";
+  // Refused at create time, as KAI's webhook refuses them.
+  EXPECT_FALSE(CreatePodGroup("jobset", "both", R"({"minMember":1,"minSubGroup":1})"));
+  EXPECT_FALSE(CreatePodGroup("jobset", "both",
+                              R"({"subGroups":[{"name":"a","minMember":1,"minSubGroup":0}]})"));
+  for (const char* replica : {"replica-0", "replica-1"}) {
+    for (int i = 0; i < 2; ++i) {
+      Object pod = Pod("jobset", std::string(replica) + "-" + std::to_string(i),
+                       {.annotations = {{"pod-group-name", "js"}}, .whole_gpus = 1});
+      kube::SetString(pod, {"metadata", "labels"}, kSubGroupLabel, replica);
+      ASSERT_TRUE(client().Create(res::kPods, "jobset", pod).ok());
+    }
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "jobset", "Running") == 2; }));
+  std::set<std::string> running_replicas;
+  for (const Object& p : PodsOf("jobset"))
+    if (!kube::GetString(p, {"spec", "nodeName"}).empty())
+      running_replicas.insert(std::string(kube::Label(p, kSubGroupLabel).value_or("")));
+  EXPECT_EQ(running_replicas.size(), 1u) << "the two running pods are one replica";
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  EXPECT_EQ(CountPods(client(), "jobset", "Running"), 2)
+      << "a satisfied group was taken for a stale one";
+  Result<Object> group = client().Get(res::kPodGroups, "jobset", "js");
+  ASSERT_TRUE(group.ok());
+  EXPECT_FALSE(kube::Annotation(*group, kStalePodGroupTimestampAnnotation).has_value())
+      << "the group is not stale, and its status does not say so";
 }
 
 TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {

@@ -69,6 +69,18 @@ void SetOrRemoveJson(kube::Object& pg, const char* field, const std::string& val
   }
 }
 
+// spec.minMember, or spec.minSubGroup when the gang has one: never both.
+void SetGangMinimum(kube::Object& pg, const Gang& gang) {
+  rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
+  spec.RemoveMember("minMember");
+  spec.RemoveMember("minSubGroup");
+  if (gang.min_sub_group) {
+    spec.AddMember("minSubGroup", rapidjson::Value(*gang.min_sub_group), pg.GetAllocator());
+  } else {
+    spec.AddMember("minMember", rapidjson::Value(gang.min_member), pg.GetAllocator());
+  }
+}
+
 void SetOrRemoveBool(kube::Object& pg, const char* field, std::optional<bool> value) {
   rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
   spec.RemoveMember(field);
@@ -159,6 +171,7 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
     return InvalidArgument(where + ": spec.priorityClassName \"" + priority_class +
                            "\" is not a priority class of the host");
   }
+  gang.min_sub_group = spec->min_sub_group;
   gang.preemptibility = spec->preemptibility;
   gang.mark_unschedulable = spec->mark_unschedulable;
   // As written: kai::ReadPodGroupSpec has checked them.
@@ -185,8 +198,7 @@ std::optional<kube::Object> PodGroupUpdate(const rapidjson::Value& host, const G
   kube::Object out = kube::Clone(host);
   rapidjson::Value& spec = kube::EnsurePath(out, {"spec"});
   auto& a = out.GetAllocator();
-  spec.RemoveMember("minMember");
-  spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)), a);
+  SetGangMinimum(out, gang);
   spec.RemoveMember("subGroups");
   if (!gang.sub_groups.empty()) {
     Result<kube::Object> sub = kube::ParseJson(gang.sub_groups);
@@ -227,8 +239,7 @@ kube::Object PodGroupToHost(const Gang& gang, std::string_view ns, std::string_v
   kube::SetString(pg, {"metadata", "annotations"}, kOwnerChainAnnotation,
                   OwnerChainJson({gang.owner}));
   rapidjson::Value& spec = kube::EnsurePath(pg, {"spec"});
-  spec.AddMember("minMember", rapidjson::Value(static_cast<int64_t>(gang.min_member)),
-                 pg.GetAllocator());
+  SetGangMinimum(pg, gang);
   if (!gang.sub_groups.empty()) {
     Result<kube::Object> sub = kube::ParseJson(gang.sub_groups);
     if (sub.ok())

@@ -47,6 +47,10 @@ struct Gang {
   std::string host_name;  // the host PodGroup, also the pods' pod-group-name
   int64_t min_member = 1;
   kube::OwnerReference owner;  // the virtual workload (or PodGroup) it stands for
+  // A virtual PodGroup's spec.minSubGroup: how many of its top-level
+  // sub-groups must be satisfied. When set, the host group carries it in
+  // place of minMember (KAI refuses the two together).
+  std::optional<int32_t> min_sub_group;
   // A virtual PodGroup's spec.subGroups, as JSON, carried verbatim (the
   // pods' `kai.scheduler/subgroup-name` labels travel with them, and the
   // host scheduler validates the list); empty when it has none.

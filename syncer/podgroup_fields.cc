@@ -12,15 +12,15 @@ const Schema& TopologySchema() {
 }
 
 const Schema& SubGroupSchema() {
-  static const Schema kSchema = Schema().Copy({"name", "minMember", "parent"});
+  static const Schema kSchema = Schema().Copy({"name", "minMember", "minSubGroup", "parent"});
   return kSchema;
 }
 
 const Schema& SpecSchema() {
   static const Schema kSchema =
       Schema()
-          .Custom({"minMember", "queue", "priorityClassName", "preemptibility", "markUnschedulable",
-                   "preemptionDelay", "stalenessGracePeriod"})
+          .Custom({"minMember", "minSubGroup", "queue", "priorityClassName", "preemptibility",
+                   "markUnschedulable", "preemptionDelay", "stalenessGracePeriod"})
           .ArrayOf("subGroups", &SubGroupSchema())
           .Object("topologyConstraint", &TopologySchema());
   return kSchema;

@@ -1,11 +1,11 @@
 // The members of a virtual KAI PodGroup's spec that its host PodGroup may
 // carry; anything else is left out and reported (allowlist.h).
 //
-//   minMember, priorityClassName (a class the host offers),
+//   minMember, minSubGroup, priorityClassName (a class the host offers),
 //     preemptibility, markUnschedulable, preemptionDelay,
 //     stalenessGracePeriod: read and checked by GangOfPodGroup (gang.h);
 //   queue: never; the host group's is the tenant's queue;
-//   subGroups: each entry's name, minMember and parent. An entry's
+//   subGroups: each entry's name, minMember, minSubGroup and parent. An entry's
 //     topologyConstraint is left out and reported: the host scheduler
 //     reads no topology per sub-group;
 //   topologyConstraint: topology, requiredTopologyLevel and

@@ -351,6 +351,30 @@ TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
           .Patch(kPodGroups, "ml", "pair", kube::PatchType::kMerge, R"({"spec":{"minMember":2}})")
           .ok());
   EXPECT_TRUE(Eventually([&] { return host_min_member() == 2; }, std::chrono::seconds(60)));
+  // KAI's minSubGroup in place of minMember (never both, which KAI refuses),
+  // with a parent's own minSubGroup, through both clusters' CRDs.
+  ASSERT_TRUE(virt()
+                  .Patch(kPodGroups, "ml", "pair", kube::PatchType::kMerge,
+                         R"({"spec":{"minMember":null,"minSubGroup":1,"subGroups":[
+                               {"name":"replicas","minSubGroup":1},
+                               {"name":"r0","parent":"replicas","minMember":1}]}})")
+                  .ok());
+  auto host_spec = [&] {
+    Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, host_group);
+    return pg.ok() ? kube::ToJson((*pg)["spec"]) : std::string();
+  };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, host_group);
+        if (!pg.ok()) return false;
+        const rapidjson::Value* subs = kube::Find(*pg, {"spec", "subGroups"});
+        return kube::GetInt(*pg, {"spec", "minSubGroup"}) == 1 &&
+               kube::Find(*pg, {"spec", "minMember"}) == nullptr && subs != nullptr &&
+               subs->IsArray() && subs->Size() == 2 &&
+               kube::GetInt((*subs)[0], {"minSubGroup"}) == 1;
+      },
+      std::chrono::seconds(60)))
+      << host_spec();
 }
 
 TEST_F(SyncerIntegrationTest, VirtualPodGroupFieldsFollowAndARefusedSpecIsAnEventOnIt) {
