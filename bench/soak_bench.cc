@@ -28,7 +28,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,6 +38,7 @@
 #include "base/eventually.h"
 #include "base/file.h"
 #include "base/flags.h"
+#include "base/rfc3339.h"
 #include "bench/soak_logs.h"
 #include "bench/soak_metrics.h"
 #include "bench/soak_pods.h"
@@ -361,13 +361,6 @@ void Churn(const std::string& team, kube::Client& client, bench::PodTracker& tra
   }
 }
 
-std::string UtcNow() {
-  char text[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
 std::string Machine() {
   const std::string cpuinfo = ReadFileOrEmpty("/proc/cpuinfo");
   std::string model = "unknown CPU";
@@ -390,7 +383,7 @@ int main(int argc, char** argv) {
 
   bench::SoakRun run;
   for (int i = 0; i < argc; ++i) run.command += (i > 0 ? " " : "") + std::string(argv[i]);
-  run.started = UtcNow();
+  run.started = FormatRfc3339(std::chrono::system_clock::now());
   run.machine = Machine();
   run.tenants = options.tenants;
   run.pods = options.pods;

@@ -3,8 +3,8 @@
 #include <random>
 #include <thread>
 
+#include "base/rfc3339.h"
 #include "kube/json_builder.h"
-#include "kube/wall_time.h"
 #include "operator/certificates.h"
 #include "operator/host_objects.h"
 #include "operator/tenant.h"
@@ -57,7 +57,7 @@ std::string NewRotationRequest() {
   std::random_device random;
   char suffix[9];
   std::snprintf(suffix, sizeof(suffix), "%08x", random());
-  return kube::FormatRfc3339(std::chrono::system_clock::now()) + "-" + suffix;
+  return FormatRfc3339(std::chrono::system_clock::now()) + "-" + suffix;
 }
 
 }  // namespace vtenant::cli

@@ -28,6 +28,11 @@ Result<std::chrono::nanoseconds> DurationOf(const rapidjson::Value& v) {
   return ParseDuration(std::string_view(v.GetString(), v.GetStringLength()));
 }
 
+// A preemption delay may be none, never negative; a staleness grace may be
+// anything (negative: never evicted). Both readers below keep to these.
+bool DelayFits(std::chrono::nanoseconds d) { return d.count() >= 0; }
+bool GraceFits(std::chrono::nanoseconds) { return true; }
+
 }  // namespace
 
 Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
@@ -178,7 +183,7 @@ Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
   }
   if (const rapidjson::Value* d = Set(spec, "preemptionDelay")) {
     Result<std::chrono::nanoseconds> delay = DurationOf(*d);
-    if (!delay.ok() || delay->count() < 0) {
+    if (!delay.ok() || !DelayFits(*delay)) {
       return InvalidArgument("spec.preemptionDelay " + JsonText(*d) +
                              " must be a duration such as 30s or 5m, not negative");
     }
@@ -186,7 +191,7 @@ Result<PodGroupSpec> ReadPodGroupSpec(const rapidjson::Value& pod_group) {
   }
   if (const rapidjson::Value* g = Set(spec, "stalenessGracePeriod")) {
     Result<std::chrono::nanoseconds> grace = DurationOf(*g);
-    if (!grace.ok()) {
+    if (!grace.ok() || !GraceFits(*grace)) {
       return InvalidArgument("spec.stalenessGracePeriod " + JsonText(*g) +
                              " must be a duration such as 60s or 5m (negative: never evicted)");
     }
@@ -207,9 +212,8 @@ WorkloadTimings ReadWorkloadTimings(const std::vector<const rapidjson::Value*>& 
     }
     return "";
   };
-  return {
-      first(kPreemptionDelayAnnotation, [](std::chrono::nanoseconds d) { return d.count() >= 0; }),
-      first(kStalenessGracePeriodAnnotation, [](std::chrono::nanoseconds) { return true; })};
+  return {first(kPreemptionDelayAnnotation, DelayFits),
+          first(kStalenessGracePeriodAnnotation, GraceFits)};
 }
 
 }  // namespace vtenant::kai

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/rfc3339.h"
 #include "kube/json_builder.h"
 
 namespace vtenant::kube {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "base/rfc3339.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
 

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "kube/wall_time.h"
+#include "base/rfc3339.h"
 
 namespace vtenant::kube {
 namespace {

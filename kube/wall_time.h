@@ -1,12 +1,9 @@
-// Wall-clock timestamps as Kubernetes writes them. (kube::Clock is a
-// monotonic clock for delays; API fields need calendar time.)
+// The wall clock, injectable. (kube::Clock is a monotonic clock for delays;
+// API fields need calendar time, written by base/rfc3339.h.)
 #pragma once
 
 #include <chrono>
 #include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
 
 namespace vtenant::kube {
 
@@ -15,16 +12,5 @@ using WallClock = std::function<std::chrono::system_clock::time_point()>;
 inline std::chrono::system_clock::time_point SystemNow() {
   return std::chrono::system_clock::now();
 }
-
-// "2026-11-29T18:36:04Z" (metav1.Time).
-std::string FormatRfc3339(std::chrono::system_clock::time_point t);
-
-// "2026-11-29T18:36:04.123456Z" (metav1.MicroTime, used by Events and Leases).
-std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t);
-
-// Reads "2026-11-29T18:36:04Z", with or without fractional seconds (kept to
-// the nanosecond), as the API server writes metav1.Time and metav1.MicroTime.
-// nullopt when `s` is not that form.
-std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_view s);
 
 }  // namespace vtenant::kube

@@ -10,7 +10,7 @@
 #include <memory>
 #include <set>
 
-#include "kube/wall_time.h"
+#include "base/rfc3339.h"
 #include "operator/tenant.h"
 #include "syncer/kubelet_identity.h"
 
@@ -33,13 +33,9 @@ Result<X509Ptr> ParseCertificate(const std::string& pem) {
   return cert;
 }
 
+// "2026-12-06": the date part of metav1.Time.
 std::string FormatDate(std::chrono::system_clock::time_point t) {
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
-  return buf;
+  return FormatRfc3339(t).substr(0, 10);
 }
 
 std::string Get(const std::map<std::string, std::string>& m, const std::string& key) {
@@ -58,7 +54,7 @@ std::string LeafProblem(const std::string& what, const pki::CertificateAndKey& l
       CertificateNotAfter(leaf.certificate_pem);
   if (!not_after.ok()) return what + " unreadable";
   if (*not_after - now < renew_before) {
-    return what + " expires " + kube::FormatRfc3339(*not_after);
+    return what + " expires " + FormatRfc3339(*not_after);
   }
   Result<bool> signed_by = CertificateSignedBy(leaf.certificate_pem, ca_pem);
   if (!signed_by.ok() || !*signed_by) return what + " not signed by the tenant's CA";

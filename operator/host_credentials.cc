@@ -4,10 +4,10 @@
 #include <sstream>
 
 #include "base/file.h"
+#include "base/rfc3339.h"
 #include "base/secret_file.h"
 #include "kube/base64.h"
 #include "kube/object.h"
-#include "kube/wall_time.h"
 
 namespace vtenant::op {
 namespace fs = std::filesystem;
@@ -16,7 +16,7 @@ using std::chrono::system_clock;
 namespace {
 
 Result<system_clock::time_point> ParseTimestamp(std::string_view text) {
-  std::optional<system_clock::time_point> t = kube::ParseRfc3339(text);
+  std::optional<system_clock::time_point> t = ParseRfc3339(text);
   if (!t) return InvalidArgument("not an RFC 3339 time: \"" + std::string(text) + "\"");
   return *t;
 }

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "base/file.h"
+#include "base/rfc3339.h"
 #include "base/secret_file.h"
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
-#include "kube/wall_time.h"
 #include "localenv/etcd_admin.h"
 #include "localenv/etcd_server.h"
 #include "localenv/health_probe.h"
@@ -630,13 +630,13 @@ bool ProcessBackend::EnsureSyncer(Tenant& t, const ControlPlaneRequest& desired,
   if (credentials->refreshed) {
     LOG(INFO) << "tenant " << t.name << ": issued the syncer a token of ServiceAccount "
               << desired.host_namespace << "/" << options_.syncer_service_account << " valid until "
-              << kube::FormatRfc3339(credentials->expires);
+              << FormatRfc3339(credentials->expires);
   }
   t.syncer_credentials_warning =
       credentials->refresh_error.empty()
           ? ""
           : "; refreshing its host token failed (" + credentials->refresh_error +
-                "), the current one expires at " + kube::FormatRfc3339(credentials->expires);
+                "), the current one expires at " + FormatRfc3339(credentials->expires);
 
   // Its identity in the virtual cluster: a token of its own ServiceAccount
   // there, which the operator renews; kube/ re-reads the file per request.

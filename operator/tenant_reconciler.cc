@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/rfc3339.h"
 #include "kai/names.h"
 #include "kube/base64.h"
 #include "kube/conditions.h"
@@ -584,7 +585,7 @@ Status TenantReconciler::WriteStatus(const kube::Object& tenant, const Pass& pas
       break;
     }
   }
-  const std::string now = kube::FormatRfc3339(options_.now());
+  const std::string now = FormatRfc3339(options_.now());
   auto apply = [&](kube::Object& t) {
     auto& alloc = t.GetAllocator();
     rapidjson::Value& status = kube::EnsurePath(t, {"status"});

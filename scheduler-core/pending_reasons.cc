@@ -1,23 +1,20 @@
 #include "scheduler-core/pending_reasons.h"
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <iterator>
 #include <vector>
+
+#include "base/rfc3339.h"
 
 namespace vtenant::sched {
 namespace {
 
 // `seconds` since the epoch as metav1.Time writes it ("2026-12-05T22:30:00Z"),
 // so that a note says when, in the words the rest of a PodGroup's status uses.
-// (kube/wall_time.h has the same for the programs; scheduler-core does not
-// depend on kube/.)
 std::string UtcTimeText(int64_t seconds) {
-  const std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm));
+  return FormatRfc3339(std::chrono::system_clock::from_time_t(static_cast<std::time_t>(seconds)));
 }
 
 std::string WhatItNeeds(const PodRequest& r, FitFailure f) {

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/rfc3339.h"
 #include "kai/gpu_request.h"
 #include "kube/owner_reference.h"
 #include "kube/pod_object_refs.h"
 #include "kube/quantity.h"
-#include "kube/wall_time.h"
 #include "scheduler-core/model.h"
 #include "scheduler/kai_names.h"
 
@@ -172,7 +172,7 @@ Status ReadPlacementRules(const Value& pod, sched::PodSpec* spec, NodeAffinity* 
 }  // namespace
 
 int64_t ParseTimestamp(std::string_view text) {
-  std::optional<std::chrono::system_clock::time_point> t = kube::ParseRfc3339(text);
+  std::optional<std::chrono::system_clock::time_point> t = ParseRfc3339(text);
   if (!t) return 0;
   return std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count();
 }

@@ -2,9 +2,9 @@
 
 #include <glog/logging.h>
 
+#include "base/rfc3339.h"
 #include "kube/conditions.h"
 #include "kube/json_builder.h"
-#include "kube/wall_time.h"
 
 namespace vtenant::scheduler {
 
@@ -77,7 +77,7 @@ void PendingEvents::Work() {
 void PendingEvents::MarkUnschedulable(const rapidjson::Value& pod, const std::string& message,
                                       bool refreshed) {
   if (!kube::GetString(pod, {"spec", "nodeName"}).empty()) return;
-  std::string since = kube::FormatRfc3339(std::chrono::system_clock::now());
+  std::string since = FormatRfc3339(std::chrono::system_clock::now());
   if (std::optional<kube::Condition> c = kube::FindCondition(pod, "PodScheduled");
       c && c->status == "False") {
     if (c->reason == "Unschedulable" && c->message == message) return;

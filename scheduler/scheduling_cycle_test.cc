@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/rfc3339.h"
 #include "kube/conditions.h"
 #include "kube/json_builder.h"
-#include "kube/wall_time.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/testing/fake_cluster.h"
 
@@ -549,13 +549,12 @@ TEST_F(SchedulingCycleTest, AStaleGangsTimeIsReadBackAfterARestart) {
   Add(res::kPodGroups, "ns",
       kube::ToJson(kube::BuildJson(kube::JsonObject{
           {"metadata",
-           kube::JsonObject{
-               {"name", "ring"},
-               {"namespace", "ns"},
-               {"annotations",
-                kube::JsonObject{{kStalePodGroupTimestampAnnotation,
-                                  kube::FormatRfc3339(std::chrono::system_clock::time_point(
-                                      std::chrono::seconds(now - 90)))}}}}},
+           kube::JsonObject{{"name", "ring"},
+                            {"namespace", "ns"},
+                            {"annotations",
+                             kube::JsonObject{{kStalePodGroupTimestampAnnotation,
+                                               FormatRfc3339(std::chrono::system_clock::time_point(
+                                                   std::chrono::seconds(now - 90)))}}}}},
           {"spec", kube::JsonObject{{"minMember", 3}, {"queue", "a"}}}})));
   for (int i = 0; i < 2; ++i) {
     kube::Object pod = Json(GangPod("ring-" + std::to_string(i), "ring", ""));

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "base/rfc3339.h"
 #include "kube/quantity.h"
 #include "kube/wall_time.h"
 #include "scheduler/kai_names.h"
@@ -61,8 +62,7 @@ kube::JsonObject TimestampChanges(const rapidjson::Value& live, const PodGroupSt
   kube::JsonObject changes;
   if (!s.stale_since) return changes;
   auto text = [](int64_t seconds) {
-    return kube::FormatRfc3339(
-        std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+    return FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
   };
   const std::optional<std::string_view> stale =
       kube::Annotation(live, kStalePodGroupTimestampAnnotation);
@@ -228,7 +228,7 @@ Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus&
         {"reason", "Unschedulable"},
         {"message", s.reason},
         {"reasons", kube::JsonArray{kube::JsonObject{{"reason", s.kind}, {"message", s.reason}}}},
-        {"lastTransitionTime", kube::FormatRfc3339(kube::SystemNow())}});
+        {"lastTransitionTime", FormatRfc3339(kube::SystemNow())}});
   }
   const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
       {"status", kube::JsonObject{{"phase", s.phase},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/rfc3339.h"
 #include "kube/base64.h"
 #include "kube/conditions.h"
 #include "kube/wall_time.h"
@@ -74,7 +75,7 @@ bool SetPodCondition(kube::Object& pod, std::string_view type, std::string_view 
       return false;
     }
     if (kube::GetString(c, {"status"}) != status) {
-      SetStringMember(c, "lastTransitionTime", kube::FormatRfc3339(kube::SystemNow()), a);
+      SetStringMember(c, "lastTransitionTime", FormatRfc3339(kube::SystemNow()), a);
     }
     SetStringMember(c, "status", status, a);
     SetStringMember(c, "reason", reason, a);
@@ -86,7 +87,7 @@ bool SetPodCondition(kube::Object& pod, std::string_view type, std::string_view 
   SetStringMember(c, "status", status, a);
   SetStringMember(c, "reason", reason, a);
   SetStringMember(c, "message", message, a);
-  SetStringMember(c, "lastTransitionTime", kube::FormatRfc3339(kube::SystemNow()), a);
+  SetStringMember(c, "lastTransitionTime", FormatRfc3339(kube::SystemNow()), a);
   conditions.PushBack(c, a);
   return true;
 }
@@ -377,7 +378,7 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
     // A Secret without a readable refresh time (written before refreshes
     // existed, or edited) is refreshed now rather than trusted forever.
     if (auto after = kube::Annotation(*existing, kTokenRefreshAfterAnnotation)) {
-      if (auto due = kube::ParseRfc3339(*after); due && *due > now) {
+      if (auto due = ParseRfc3339(*after); due && *due > now) {
         return std::chrono::ceil<seconds>(*due - now);
       }
     }
@@ -405,8 +406,7 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
   }
   const std::string_view expiration_text =
       kube::GetString(*token, {"status", "expirationTimestamp"});
-  std::optional<std::chrono::system_clock::time_point> expiration =
-      kube::ParseRfc3339(expiration_text);
+  std::optional<std::chrono::system_clock::time_point> expiration = ParseRfc3339(expiration_text);
   if (!expiration) {
     // Without it there is no knowing when to refresh; a real API server
     // always writes it.
@@ -436,9 +436,9 @@ Result<std::chrono::seconds> PodSyncer::EnsureTokenSecret(const rapidjson::Value
   kube::SetString(secret, {"metadata", "annotations"}, kVirtualNameAnnotation, kube::Name(pod));
   kube::SetString(secret, {"metadata", "annotations"}, kVirtualUidAnnotation, kube::Uid(pod));
   kube::SetString(secret, {"metadata", "annotations"}, kTokenExpirationAnnotation,
-                  kube::FormatRfc3339(*expiration));
+                  FormatRfc3339(*expiration));
   kube::SetString(secret, {"metadata", "annotations"}, kTokenRefreshAfterAnnotation,
-                  kube::FormatRfc3339(refresh_after));
+                  FormatRfc3339(refresh_after));
   kube::SetString(secret, {"data"}, "token",
                   kube::EncodeBase64(kube::GetString(*token, {"status", "token"})));
   if (existing != nullptr) {

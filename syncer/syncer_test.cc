@@ -10,11 +10,11 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "base/rfc3339.h"
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
 #include "kube/testing/fake_client.h"
 #include "kube/testing/fake_clock.h"
-#include "kube/wall_time.h"
 #include "syncer/names.h"
 #include "syncer/resources.h"
 #include "syncer/testing/test_objects.h"
@@ -241,10 +241,9 @@ class SyncerTest : public ::testing::Test {
               {"apiVersion", "authentication.k8s.io/v1"},
               {"kind", "TokenRequest"},
               {"spec", kube::JsonObject{{"expirationSeconds", 3600}}},
-              {"status",
-               kube::JsonObject{{"token", "token-" + std::to_string(n)},
-                                {"expirationTimestamp",
-                                 kube::FormatRfc3339(WallNow() + std::chrono::hours(1))}}}});
+              {"status", kube::JsonObject{{"token", "token-" + std::to_string(n)},
+                                          {"expirationTimestamp",
+                                           FormatRfc3339(WallNow() + std::chrono::hours(1))}}}});
         });
     CreateVirtual(kube::resources::kServiceAccounts,
                   R"({"apiVersion":"v1","kind":"ServiceAccount",
@@ -1180,7 +1179,7 @@ TEST_F(SyncerTest, ServiceAccountTokenIsRefreshedInPlaceBeforeItExpires) {
   ASSERT_TRUE(secret.ok());
   EXPECT_EQ(kube::Uid(*secret), uid);
   EXPECT_EQ(kube::Annotation(*secret, "vtenant.io/token-expiration"),
-            kube::FormatRfc3339(WallNow() + std::chrono::hours(1)));
+            FormatRfc3339(WallNow() + std::chrono::hours(1)));
 }
 
 TEST_F(SyncerTest, ARunningPodsTokenIsRefreshedWhenDueWithNothingElseChanging) {

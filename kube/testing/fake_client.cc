@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "base/rfc3339.h"
 #include "kube/testing/hung_server.h"
-#include "kube/wall_time.h"
 
 namespace vtenant::kube {
 namespace {

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "base/eventually.h"
-#include "kube/wall_time.h"
+#include "base/rfc3339.h"
 
 namespace vtenant::kube {
 

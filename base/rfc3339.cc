@@ -1,8 +1,8 @@
-#include "kube/wall_time.h"
+#include "base/rfc3339.h"
 
 #include <ctime>
 
-namespace vtenant::kube {
+namespace vtenant {
 namespace {
 
 std::string Format(std::chrono::system_clock::time_point t, bool micro) {
@@ -48,4 +48,4 @@ std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_vi
 
 std::string FormatRfc3339Micro(std::chrono::system_clock::time_point t) { return Format(t, true); }
 
-}  // namespace vtenant::kube
+}  // namespace vtenant
