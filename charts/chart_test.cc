@@ -81,7 +81,8 @@ TEST(ChartRenderTest, DefaultsRenderOperatorSchedulerAndKaiCrds) {
         "Secret/vtenant-scheduler-webhook-tls", "Service/vtenant-scheduler-webhook",
         "Service/vtenant-operator-metrics", "Service/vtenant-scheduler-metrics",
         "CustomResourceDefinition/queues.scheduling.run.ai",
-        "CustomResourceDefinition/podgroups.scheduling.run.ai"}) {
+        "CustomResourceDefinition/podgroups.scheduling.run.ai",
+        "CustomResourceDefinition/topologies.kai.scheduler"}) {
     EXPECT_TRUE(objects.contains(expected)) << expected;
   }
   std::vector<YAML::Node> docs = Render({});
@@ -103,6 +104,8 @@ TEST(ChartRenderTest, SchedulerIsOptionalAndKaiCrdsFollowKaiInstalled) {
   for (const std::string& o : objects) {
     EXPECT_EQ(o.find("scheduler"), std::string::npos) << o << " rendered with the scheduler off";
     EXPECT_EQ(o.find("scheduling.run.ai"), std::string::npos)
+        << o << " rendered with KAI installed";
+    EXPECT_EQ(o.find("topologies.kai.scheduler"), std::string::npos)
         << o << " rendered with KAI installed";
   }
 }

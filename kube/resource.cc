@@ -1,6 +1,7 @@
 #include "kube/resource.h"
 
 #include "kai/names.h"
+#include "kai/topology.h"
 
 namespace vtenant::kube {
 
@@ -73,6 +74,8 @@ const ResourceType kQueues{kai::kApiGroup, kai::kQueueVersion, kai::kQueueResour
                            false};
 const ResourceType kPodGroups{kai::kApiGroup, kai::kPodGroupVersion, kai::kPodGroupResource,
                               kai::kPodGroupKind, true};
+const ResourceType kTopologies{kai::kTopologyApiGroup, kai::kTopologyVersion,
+                               kai::kTopologyResource, kai::kTopologyKind, false};
 const ResourceType kTenants{"vtenant.io", "v1alpha1", "tenants", "Tenant", false};
 
 const std::vector<const ResourceType*>& All() {
@@ -105,6 +108,7 @@ const std::vector<const ResourceType*>& All() {
       &kRoleBindings,
       &kQueues,
       &kPodGroups,
+      &kTopologies,
       &kTenants,
   };
   return all;

@@ -63,6 +63,8 @@ extern const ResourceType kRoleBindings;
 // KAI Scheduler's API (scheduling.run.ai), kept wire-compatible.
 extern const ResourceType kQueues;
 extern const ResourceType kPodGroups;
+// KAI's Topology (kai.scheduler), read by the scheduler.
+extern const ResourceType kTopologies;
 // vtenant's own API.
 extern const ResourceType kTenants;
 

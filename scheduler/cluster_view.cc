@@ -189,6 +189,28 @@ void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   invalid_groups_.erase(kube::KeyOf(group));
 }
 
+void ClusterView::UpsertTopology(const rapidjson::Value& topology) {
+  const std::string name(kube::Name(topology));
+  if (Unchanged('t', name, topology)) return;
+  Result<kai::Topology> t = kai::ReadTopology(topology);
+  std::lock_guard lock(mu_);
+  Translated('t', name, topology);
+  ++topologies_changed_;
+  if (!t.ok()) {
+    LOG(WARNING) << t.status().ToString() << "; workloads naming it wait until it is fixed";
+    topologies_.erase(name);
+    return;
+  }
+  topologies_[name] = std::move(t).value();
+}
+
+void ClusterView::DeleteTopology(const rapidjson::Value& topology) {
+  std::lock_guard lock(mu_);
+  Forgotten('t', std::string(kube::Name(topology)));
+  topologies_.erase(std::string(kube::Name(topology)));
+  ++topologies_changed_;
+}
+
 bool ClusterView::UpsertConfigMap(const rapidjson::Value& configmap) {
   std::lock_guard lock(mu_);
   std::string key = kube::KeyOf(configmap);
@@ -394,6 +416,23 @@ Result<World> ClusterView::Build(int64_t now) {
               kPodSchedulingErrorsReason};
     return {};
   };
+  // Why PodGroup `gkey`'s topologyConstraint keeps it from being scheduled
+  // ("" when it does not), once per group; the group's status says so too.
+  std::map<std::string, std::string> topology_reasons;
+  auto topology_reason = [&](const std::string& gkey, const CoreGroup& g, bool placed) {
+    auto [it, fresh] = topology_reasons.try_emplace(gkey);
+    if (fresh) {
+      sched::GroupSpec resolved;
+      it->second = ResolveTopology(topologies_, g.topology, &resolved);
+    }
+    if (!it->second.empty()) {
+      World::InvalidGroup& ig = w.invalid_podgroups[gkey];
+      ig.reason = it->second;
+      ig.kind = kPodSchedulingErrorsReason;
+      ++(placed ? ig.running : ig.pending);
+    }
+    return it->second;
+  };
   auto refused = [&](const std::string& key) {
     auto it = refused_.find(key);
     return it != refused_.end() && it->second > now;
@@ -483,6 +522,7 @@ Result<World> ClusterView::Build(int64_t now) {
           }
         } else {
           why = SubGroupReason(g->second, p.pod_group, p.spec.subgroup);
+          if (why.empty()) why = topology_reason(gkey, g->second, placed);
         }
         if (!why.empty()) {
           if (placed)
@@ -571,6 +611,7 @@ Result<World> ClusterView::Build(int64_t now) {
   for (const std::string& gkey : groups_used) {
     const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
+    ResolveTopology(topologies_, g.topology, &spec);  // resolvable: its pods were let through
     // Since when: as this process saw it, else as written on the group
     // (a restart), else from now.
     const auto counts = group_pods.find(gkey);
@@ -670,16 +711,21 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     if (!id.ok()) return id.status();
     synced_queues_[q->name] = *q;
   }
-  // Nodes added or changed, each labelled with its name for resolved affinities.
+  // Nodes added or changed, each labelled with its name for resolved
+  // affinities and with its topology domains; all of them again when a
+  // Topology changed.
+  const bool topologies_changed = synced_topologies_ != topologies_changed_;
   for (const auto& [name, n] : nodes_) {
     auto it = synced_nodes_.find(name);
-    if (it != synced_nodes_.end() && it->second == n) continue;
+    if (!topologies_changed && it != synced_nodes_.end() && it->second == n) continue;
     sched::NodeSpec labelled = n;
     labelled.labels.emplace_back(kNodeNameLabel, name);
+    AddDomainLabels(topologies_, &labelled.labels);
     Result<sched::NodeId> id = universe_.SetNode(labelled);
     if (!id.ok()) return id.status();
     synced_nodes_[name] = n;
   }
+  synced_topologies_ = topologies_changed_;
   // PodGroups added or changed. A group whose subgroups changed has its
   // pods set again: they hold subgroup indices.
   std::set<std::string> regrouped;

@@ -42,6 +42,7 @@
 #include "scheduler-core/workload_model.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
+#include "scheduler/topology_domains.h"
 
 namespace vtenant::scheduler {
 
@@ -131,6 +132,11 @@ class ClusterView {
   void DeleteQueue(const rapidjson::Value& queue);
   void UpsertPodGroup(const rapidjson::Value& group);
   void DeletePodGroup(const rapidjson::Value& group);
+  // KAI's Topologies (topology_domains.h): the domains of the nodes, and
+  // the levels a PodGroup's topologyConstraint names. A Topology that is
+  // malformed is left out, as if absent.
+  void UpsertTopology(const rapidjson::Value& topology);
+  void DeleteTopology(const rapidjson::Value& topology);
   // ConfigMaps, by name only: a pod of ours waits, as KAI's predicate has
   // it, until every ConfigMap it requires (CorePod::required_configmaps)
   // exists ("Missing required configmaps: [a b]"). UpsertConfigMap returns
@@ -252,7 +258,9 @@ class ClusterView {
   std::map<std::string, sched::QueueSpec> queues_;
   std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
-  std::set<std::string> configmaps_;                   // keys of the ConfigMaps that exist
+  Topologies topologies_;
+  uint64_t topologies_changed_ = 0;           // counts changes: the nodes' domain labels follow
+  std::set<std::string> configmaps_;          // keys of the ConfigMaps that exist
   std::set<std::string> awaited_configmaps_;  // missing ones pods waited for at the last Build
   std::map<std::string, Placement> assumed_;
   struct Nomination {
@@ -274,6 +282,7 @@ class ClusterView {
   // The core's view, touched only by Build.
   sched::Universe universe_;
   std::map<std::string, sched::NodeSpec> synced_nodes_;    // as translated
+  uint64_t synced_topologies_ = 0;                         // topologies_changed_ when synced
   std::map<std::string, sched::QueueSpec> synced_queues_;  // holder included
   std::map<std::string, sched::GroupSpec> synced_groups_;
   std::map<std::string, SyncedPod> synced_pods_;

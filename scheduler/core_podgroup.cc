@@ -18,10 +18,13 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
   g.creation_time = ParseTimestamp(kube::GetString(group, {"metadata", "creationTimestamp"}));
   t.preemptibility_set = !spec->preemptibility.empty();
   if (t.preemptibility_set) g.preemptible = spec->preemptibility == kai::kPreemptible;
-  g.required_topology =
-      std::string(kube::GetString(group, {"spec", "topologyConstraint", "requiredTopologyLevel"}));
-  g.preferred_topology =
-      std::string(kube::GetString(group, {"spec", "topologyConstraint", "preferredTopologyLevel"}));
+  t.topology = {
+      std::string(kube::GetString(group, {"spec", "topologyConstraint", "topology"})),
+      std::string(kube::GetString(group, {"spec", "topologyConstraint", "requiredTopologyLevel"})),
+      std::string(
+          kube::GetString(group, {"spec", "topologyConstraint", "preferredTopologyLevel"}))};
+  g.required_topology = t.topology.required_level;
+  g.preferred_topology = t.topology.preferred_level;
   // The tree by index: kai::ReadSubGroups has checked that every parent
   // names a set of this group and that none is its own ancestor.
   std::map<std::string, int32_t, std::less<>> set_index;

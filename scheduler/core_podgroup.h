@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "kai/preemptibility.h"
+#include "kai/workload_topology.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
 
@@ -24,6 +25,9 @@ namespace vtenant::scheduler {
 struct CoreGroup {
   sched::GroupSpec spec;            // name "namespace/name"; priority left to the pods
   bool preemptibility_set = false;  // else DefaultPreemptible(priority) decides
+  // spec.topologyConstraint as written; its levels are in `spec` too, read
+  // as node label keys unless it names a Topology (ResolveTopology).
+  kai::TopologyConstraint topology;
   // What the scheduler wrote on the group before (kai/names.h's
   // stale-podgroup-timestamp and last-eviction-timestamp), in seconds; -1
   // and 0 when absent. ClusterView starts from them after a restart.

@@ -78,6 +78,9 @@ Status SchedulerApp::Wire() {
   kube::SharedInformer& nodes = informers.Get(kube::resources::kNodes);
   kube::SharedInformer& queues = informers.Get(kube::resources::kQueues);
   kube::SharedInformer& podgroups = informers.Get(kube::resources::kPodGroups);
+  // KAI's Topology CRD may be absent: the scheduler runs without it, and
+  // a workload naming a Topology waits until it exists.
+  kube::SharedInformer& topologies = informers.GetOptional(kube::resources::kTopologies);
   // Only the ConfigMaps' names are read: their data is not kept.
   kube::SharedInformer& configmaps =
       informers.Get(kube::resources::kConfigMaps, {.transform = [](kube::Object& cm) {
@@ -147,6 +150,8 @@ Status SchedulerApp::Wire() {
       KeepInView(view_, &ClusterView::UpsertQueue, &ClusterView::DeleteQueue, cycle_.get()));
   podgroups.AddEventHandler(
       KeepInView(view_, &ClusterView::UpsertPodGroup, &ClusterView::DeletePodGroup, cycle_.get()));
+  topologies.AddEventHandler(
+      KeepInView(view_, &ClusterView::UpsertTopology, &ClusterView::DeleteTopology, cycle_.get()));
   // A ConfigMap wakes the cycle only when a waiting pod needs it: sharing
   // pods' binds alone make two each.
   configmaps.AddEventHandler(

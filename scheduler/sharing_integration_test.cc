@@ -42,9 +42,11 @@ nodes:
 - {name: nogang, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nogang}}
 - {name: stale, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: stale}}
 - {name: jobset, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: jobset}}
+- {name: topo-b1, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: topo, example.com/block: b1, example.com/rack: r1}}
+- {name: topo-b2, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: topo, example.com/block: b2, example.com/rack: r1}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset"});
+                    "nogang", "stale", "jobset", "topo"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -554,6 +556,57 @@ TEST_F(SharingTest, AGroupOfMinSubGroupOneRunsTheReplicaThatFitsAndKeepsIt) {
   ASSERT_TRUE(group.ok());
   EXPECT_FALSE(kube::Annotation(*group, kStalePodGroupTimestampAnnotation).has_value())
       << "the group is not stale, and its status does not say so";
+}
+
+// KAI's Topology: a level is a domain within the wider ones (rack r1 of
+// block b1 is not rack r1 of block b2), a workload may name a level by its
+// alias, and one naming a Topology that does not exist waits, saying so.
+TEST_F(SharingTest, KaiTopologiesPlaceGangsWithinOneRackOfOneBlock) {
+  ASSERT_TRUE(client()
+                  .Create(res::kTopologies, "", ParseTestJson(R"({
+      "apiVersion":"kai.scheduler/v1alpha1","kind":"Topology","metadata":{"name":"dc"},
+      "spec":{"levels":[{"nodeLabel":"example.com/block"},
+                        {"nodeLabel":"example.com/rack","alias":"rack"}]}})"))
+                  .ok());
+  auto gang = [&](const std::string& name, int pods, const std::string& topology) {
+    ASSERT_TRUE(CreatePodGroup("topo", name,
+                               R"({"minMember":)" + std::to_string(pods) +
+                                   R"(,"queue":"team","topologyConstraint":{"topology":")" +
+                                   topology + R"(","requiredTopologyLevel":"rack"}})"));
+    for (int i = 0; i < pods; ++i)
+      ASSERT_TRUE(client()
+                      .Create(res::kPods, "topo",
+                              Pod("topo", name + "-" + std::to_string(i),
+                                  {.annotations = {{"pod-group-name", name}}, .whole_gpus = 1}))
+                      .ok());
+  };
+  // Three pods, two GPUs in each rack: the two nodes' racks share a name,
+  // but not a block.
+  gang("wide", 3, "dc");
+  ASSERT_TRUE(GroupWaitsWithAReason("topo", "wide"));
+  gang("pair", 2, "dc");
+  ASSERT_TRUE(Eventually([&] {
+    int bound = 0;
+    for (const Object& p : PodsOf("topo"))
+      if (kube::Name(p).starts_with("pair-") && !kube::GetString(p, {"spec", "nodeName"}).empty())
+        ++bound;
+    return bound == 2;
+  }));
+  std::set<std::string> nodes;
+  for (const Object& p : PodsOf("topo")) {
+    if (kube::Name(p).starts_with("wide-")) {
+      EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p);
+    }
+    if (kube::Name(p).starts_with("pair-"))
+      nodes.insert(std::string(kube::GetString(p, {"spec", "nodeName"})));
+  }
+  EXPECT_EQ(nodes.size(), 1u) << "the pair shares one rack of one block";
+  gang("lost", 1, "lab");
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> pg = client().Get(res::kPodGroups, "topo", "lost");
+    return pg.ok() &&
+           kube::ToJson(*pg).find("Requested topology lab does not exist") != std::string::npos;
+  })) << "the PodGroup says why it waits";
 }
 
 TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {

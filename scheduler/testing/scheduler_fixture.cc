@@ -8,7 +8,8 @@
 namespace vtenant::scheduler::testing {
 std::vector<std::string> KaiCrdManifests() {
   return {localenv::CrdManifest("scheduling.run.ai_queues.yaml"),
-          localenv::CrdManifest("scheduling.run.ai_podgroups.yaml")};
+          localenv::CrdManifest("scheduling.run.ai_podgroups.yaml"),
+          localenv::CrdManifest("kai.scheduler_topologies.yaml")};
 }
 
 kube::Object QueueManifest(const std::string& name, const std::string& parent, double quota,

@@ -14,7 +14,7 @@
 
 namespace vtenant::scheduler::testing {
 
-// KAI's Queue and PodGroup CRDs as the chart ships them
+// KAI's Queue, PodGroup and Topology CRDs as the chart ships them
 // (localenv::CrdManifest): pass as LocalClusterOptions::manifests.
 std::vector<std::string> KaiCrdManifests();
 
