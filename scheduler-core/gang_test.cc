@@ -169,6 +169,9 @@ TEST(GangTest, MinSubGroupRunsThatManyReplicasAndNoMore) {
       EXPECT_NE(BindOf(d, s, "r0-1"), nullptr);
     } else {
       EXPECT_TRUE(d.binds.empty()) << "both replicas (4 GPUs) must fit together on 2";
+      EXPECT_EQ(ReasonOf(d, s, "r0-0"),
+                "gang jobset (sub-group minimums) needs 4 pods placed together; only 2 fit at "
+                "once");
     }
   }
 }

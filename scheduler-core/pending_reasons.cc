@@ -258,9 +258,13 @@ ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
     if (failing == pod || session_->pod_shape[failing] == session_->pod_shape[pod])
       return Common(group, failing);
   }
-  const std::string gang = min_member > 1 ? "gang " + s.groups[group].name + " (minMember " +
-                                                std::to_string(min_member) + ")"
-                                          : "";
+  // A job is a gang when it needs pods placed together: by its minMember,
+  // or by its sub-groups' minimums.
+  const std::string gang =
+      min_member > 1
+          ? "gang " + s.groups[group].name + " (minMember " + std::to_string(min_member) + ")"
+      : session_->has_subgroups[group] ? "gang " + s.groups[group].name + " (sub-group minimums)"
+                                       : "";
   switch (why.block) {
     case JobBlock::kQueueLimit:
       return Intern(Budget(why, false), PendingKind::kOverLimit);
