@@ -1,8 +1,10 @@
 // The minMember of a workload's gang that its owner asks for with the
 // annotation kai.scheduler/batch-min-member: how many of its pods must be
 // placed at once. Which workloads read it is each grouper's business (KAI's
-// pod grouper: batch Jobs and JobSets; the syncer: every workload that is
-// not a Kubeflow job); what the value may be is this one rule.
+// pod grouper: batch Jobs, and JobSets for their minSubGroup and each
+// replica's minimum, kai/jobset_gang.h; the syncer: the same, and every
+// other workload that is not a Kubeflow job); what the value may be is
+// this one rule.
 #pragma once
 
 #include <cstdint>

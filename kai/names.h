@@ -27,6 +27,10 @@ inline constexpr char kDefaultQueue[] = "default-queue";
 inline constexpr char kPodGroupAnnotation[] = "pod-group-name";
 // The sub-group (an entry of its PodGroup's spec.subGroups) a pod belongs to.
 inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
+// The labels the JobSet controller puts on a JobSet's pods: which
+// replicatedJob, and which replica of it (kai/jobset_gang.h).
+inline constexpr char kJobSetReplicatedJobLabel[] = "jobset.sigs.k8s.io/replicatedjob-name";
+inline constexpr char kJobSetJobIndexLabel[] = "jobset.sigs.k8s.io/job-index";
 // On a pod or any of its owners: "preemptible" or "non-preemptible"
 // (kai/preemptibility.h), which becomes the PodGroup's spec.preemptibility.
 inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";

@@ -147,9 +147,11 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   plan.topology = kai::WorkloadTopology(top);
   std::string default_priority = kai::kTrainPriorityClass;
 
-  if ((group == "batch" && kind == "Job") || (group == "jobset.x-k8s.io" && kind == "JobSet")) {
+  if (group == "batch" && kind == "Job") {
     VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
     plan.min_member = Clamp(m);
+  } else if (group == "jobset.x-k8s.io" && kind == "JobSet") {
+    VT_ASSIGN_OR_RETURN(plan.jobset, kai::ReadJobSetGang(top, pod));
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = PodOwnGroupName(pod_name, pod_uid);

@@ -42,10 +42,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "kai/jobset_gang.h"
 #include "kai/podgroup_spec.h"
 #include "kai/workload_topology.h"
 #include "kube/object.h"
@@ -67,6 +69,10 @@ struct GroupPlan {
   // spec.topologyConstraint, from the top owner's annotations
   // (kai/workload_topology.h).
   kai::TopologyConstraint topology;
+  // A JobSet's gang (kai/jobset_gang.h): spec.minSubGroup in place of
+  // minMember, spec.subGroups, and the pod's leaf for its
+  // kai.scheduler/subgroup-name label.
+  std::optional<kai::JobSetGang> jobset;
   // metadata.labels and .annotations, as KAI's grouper writes them: the top
   // owner's (the pod's, for a bare pod), and the pod's "user" label and
   // annotation where the owner has none; annotation kai.scheduler/top-

@@ -40,6 +40,30 @@ struct Case {
   bool launcher_exists = false;
 };
 
+// A JobSet: one PodGroup with a parent sub-group per replicatedJob and a
+// leaf per replica (kai/jobset_gang.h), minSubGroup in place of minMember.
+TEST(GroupingRulesTest, AJobSetIsOneGroupOfReplicaSubGroups) {
+  const kube::Object pod = Json(R"({"metadata":{"name":"w-0","namespace":"ns","uid":"pod-uid",
+      "labels":{"jobset.sigs.k8s.io/replicatedjob-name":"workers",
+                "jobset.sigs.k8s.io/job-index":"1"}},"spec":{}})");
+  const kube::Object job = Json(Owner("batch/v1", "Job", R"({"parallelism":2})"));
+  const kube::Object jobset = Json(Owner("jobset.x-k8s.io/v1alpha2", "JobSet",
+                                         R"({"replicatedJobs":[{"name":"workers","replicas":2,
+                                             "template":{"spec":{"parallelism":2}}}]})"));
+  Result<GroupPlan> plan = PlanPodGroup({.pod = &pod, .owners = {&job, &jobset}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->name, "pg-top-top-uid");
+  EXPECT_EQ(plan->owner.kind, "JobSet");
+  ASSERT_TRUE(plan->jobset.has_value());
+  EXPECT_EQ(plan->jobset->min_sub_group, 1);
+  EXPECT_EQ(plan->jobset->pod_sub_group, "workers-replica-1");
+  EXPECT_EQ(plan->jobset->sub_groups.size(), 3u);
+
+  const kube::Object unlabelled = Json(kPod);
+  EXPECT_FALSE(PlanPodGroup({.pod = &unlabelled, .owners = {&job, &jobset}}).ok())
+      << "a pod the JobSet controller did not label belongs to no replica";
+}
+
 TEST(GroupingRulesTest, MinMemberNameAndOwnerByTopOwnerKind) {
   const std::string rs = R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs",
       "namespace":"ns","uid":"rs-uid"},"spec":{"replicas":3}})";
@@ -64,13 +88,6 @@ TEST(GroupingRulesTest, MinMemberNameAndOwnerByTopOwnerKind) {
            "pg-top-top-uid",
            3,
            "Job"},
-          {"a JobSet that asks for a gang of 8",
-           {Owner("batch/v1", "Job", R"({"parallelism":4})"),
-            Owner("jobset.x-k8s.io/v1alpha2", "JobSet", "{}", "{}",
-                  R"({"kai.scheduler/batch-min-member":"8"})")},
-           "pg-top-top-uid",
-           8,
-           "JobSet"},
           {"a bare ReplicaSet", {rs}, "pg-rs-rs-uid", 1, "ReplicaSet"},
           {"a Deployment: one group per pod, owned by it",
            {rs, Owner("apps/v1", "Deployment", R"({"replicas":3})")},

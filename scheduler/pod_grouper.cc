@@ -95,16 +95,21 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     return plan.status().WithContext("grouping pod " + key);
   }
 
-  kube::JsonObject spec{{"minMember", plan->min_member},
-                        {"queue", plan->queue},
-                        {"priorityClassName", plan->priority_class}};
+  kube::JsonObject spec{{"queue", plan->queue}, {"priorityClassName", plan->priority_class}};
+  kube::Object scratch;
+  if (plan->jobset) {
+    spec.Set("minSubGroup", plan->jobset->min_sub_group);
+    spec.Set("subGroups",
+             kube::JsonValue(kai::SubGroupsValue(*plan->jobset, scratch.GetAllocator())));
+  } else {
+    spec.Set("minMember", plan->min_member);
+  }
   if (!plan->preemptibility.empty()) spec.Set("preemptibility", plan->preemptibility);
   if (!plan->timings.preemption_delay.empty())
     spec.Set("preemptionDelay", plan->timings.preemption_delay);
   if (!plan->timings.staleness_grace_period.empty())
     spec.Set("stalenessGracePeriod", plan->timings.staleness_grace_period);
   if (!plan->topology.empty()) {
-    kube::Object scratch;
     spec.Set("topologyConstraint",
              kube::JsonValue(kai::TopologyConstraintValue(plan->topology, scratch.GetAllocator())));
   }
@@ -124,10 +129,16 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
     return created.status().WithContext("creating PodGroup " + plan->name);
-  if (named) return kube::ReconcileResult{};
-  const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
-      {"metadata",
-       kube::JsonObject{{"annotations", kube::JsonObject{{kPodGroupAnnotation, plan->name}}}}}}));
+  // The pod names its group, and a JobSet's pod its replica's sub-group, as
+  // KAI's grouper labels it.
+  const std::string sub_group = plan->jobset ? plan->jobset->pod_sub_group : "";
+  if (named && sub_group.empty()) return kube::ReconcileResult{};
+  kube::JsonObject metadata;
+  if (!named) metadata.Set("annotations", kube::JsonObject{{kPodGroupAnnotation, plan->name}});
+  if (!sub_group.empty())
+    metadata.Set("labels", kube::JsonObject{{kai::kSubGroupLabel, sub_group}});
+  const std::string patch =
+      kube::ToJson(kube::BuildJson(kube::JsonObject{{"metadata", std::move(metadata)}}));
   Result<kube::Object> patched =
       client_.Patch(kube::resources::kPods, ns, kube::Name(*pod), kube::PatchType::kMerge, patch);
   if (!patched.ok() && patched.status().code() != StatusCode::kNotFound)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/eventually.h"
+#include "kai/podgroup_spec.h"
 #include "kube/json_builder.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/kai_names.h"
@@ -18,6 +19,7 @@ namespace res = kube::resources;
 using std::chrono::seconds;
 
 const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true};
+const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
 
 class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
  protected:
@@ -291,6 +293,46 @@ TEST_F(PodGrouperTest, AKubeflowJobsPodsShareOneGangOfAllReplicas) {
   ASSERT_TRUE(pg.ok());
   EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 3);
   EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "PyTorchJob");
+}
+
+// A JobSet: one group of its replicas, as KAI's newest grouper makes it
+// (kai/jobset_gang.h), and each pod labelled with its replica's sub-group.
+TEST_F(PodGrouperTest, AJobSetsPodsJoinTheirReplicasSubGroups) {
+  kube::Object jobset = Add(kJobSets, "ns", R"({"apiVersion":"jobset.x-k8s.io/v1alpha2",
+      "kind":"JobSet","metadata":{"name":"train","namespace":"ns"},"spec":{"replicatedJobs":[
+      {"name":"w","replicas":2,"template":{"spec":{"parallelism":1}}}]}})");
+  for (const char* index : {"0", "1"}) {
+    const std::string name = std::string("w-") + index;
+    Add(res::kPods, "ns",
+        kube::ToJson(kube::BuildJson(kube::JsonObject{
+            {"metadata",
+             kube::JsonObject{
+                 {"name", name},
+                 {"namespace", "ns"},
+                 {"labels", kube::JsonObject{{"jobset.sigs.k8s.io/replicatedjob-name", "w"},
+                                             {"jobset.sigs.k8s.io/job-index", index}}},
+                 {"ownerReferences",
+                  kube::JsonArray{kube::JsonObject{{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
+                                                   {"kind", "JobSet"},
+                                                   {"name", "train"},
+                                                   {"uid", kube::Uid(jobset)},
+                                                   {"controller", true}}}}}},
+            {"spec", kube::JsonObject{
+                         {"schedulerName", "kai-scheduler"},
+                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+    ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+    ASSERT_TRUE(grouper_.Reconcile("ns/" + name).ok());
+    Result<kube::Object> pod = client_.Get(res::kPods, "ns", name);
+    ASSERT_TRUE(pod.ok());
+    EXPECT_EQ(kube::Label(*pod, "kai.scheduler/subgroup-name"), "w-replica-" + std::string(index));
+  }
+  const std::string group = "pg-train-" + std::string(kube::Uid(jobset));
+  EXPECT_EQ(GroupOf("w-0"), group);
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok());
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minSubGroup"}), 1);
+  EXPECT_EQ(kube::Find(*pg, {"spec", "minMember"}), nullptr);
+  EXPECT_TRUE(kai::ReadPodGroupSpec(*pg).ok()) << kube::ToJson(*pg);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kai/jobset_gang.h"
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
@@ -90,6 +91,11 @@ void SetOrRemoveBool(kube::Object& pg, const char* field, std::optional<bool> va
   }
 }
 
+// Any version of jobset.x-k8s.io's JobSet.
+bool IsJobSet(const kube::OwnerReference& owner) {
+  return owner.kind == "JobSet" && owner.api_version.starts_with("jobset.x-k8s.io/");
+}
+
 }  // namespace
 
 bool Gang::FollowsPodGroup() const {
@@ -115,6 +121,7 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob")) --top;
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
+  std::optional<kai::JobSetGang> jobset;
   kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
   if (object == nullptr && (IsKubeflowJob(owner) || lookup.Knows(owner.api_version, owner.kind))) {
     // Not seen yet: guessing 1 would let a gang start piecemeal.
@@ -127,6 +134,10 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     Result<int64_t> m = kai::KubeflowJobMinMember(*object, /*mpi_launcher_exists=*/false);
     if (!m.ok()) return m.status();
     min_member = std::clamp<int64_t>(*m, 1, kai::kMaxMinMember);
+  } else if (object != nullptr && IsJobSet(owner)) {
+    Result<kai::JobSetGang> read = kai::ReadJobSetGang(*object, pod);
+    if (!read.ok()) return read.status();
+    jobset = std::move(read).value();
   } else if (object != nullptr) {
     if (std::optional<std::string_view> v =
             kube::Annotation(*object, kai::kBatchMinMemberAnnotation)) {
@@ -136,6 +147,12 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     }
   }
   Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant), min_member, owner};
+  if (jobset) {
+    gang.min_sub_group = jobset->min_sub_group;
+    rapidjson::Document scratch;
+    gang.sub_groups = kube::ToJson(kai::SubGroupsValue(*jobset, scratch.GetAllocator()));
+    gang.pod_sub_group = std::move(jobset->pod_sub_group);
+  }
   std::vector<kube::ObjectPtr> keep;
   VT_ASSIGN_OR_RETURN(std::vector<const rapidjson::Value*> objects,
                       WorkloadObjects(pod, chain, ns, lookup, keep));

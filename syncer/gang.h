@@ -16,7 +16,10 @@
 //         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
 //         kai/kubeflow_job.h, an MPIJob counted as before its launcher
 //         exists (a launcher made once the workers run joins their gang);
-//       anything else (Job, JobSet, ReplicaSet, StatefulSet, ...): the
+//       a JobSet: KAI's gang of kai/jobset_gang.h, a parent sub-group per
+//         replicatedJob and a leaf per replica, with the group's
+//         minSubGroup; the host pod is labelled with its leaf;
+//       anything else (Job, ReplicaSet, StatefulSet, ...): the
 //         owner's `kai.scheduler/batch-min-member` annotation as
 //         kai/min_member.h reads it, else 1;
 //   - a pod without owner or group: no gang (the host's grouper handles it
@@ -53,8 +56,13 @@ struct Gang {
   std::optional<int32_t> min_sub_group;
   // A virtual PodGroup's spec.subGroups, as JSON, carried verbatim (the
   // pods' `kai.scheduler/subgroup-name` labels travel with them, and the
-  // host scheduler validates the list); empty when it has none.
+  // host scheduler validates the list), or a JobSet's as KAI makes them;
+  // empty when it has none.
   std::string sub_groups;
+  // The leaf sub-group of the pod the gang was read for, when the gang puts
+  // it in one (a JobSet's replica): its host pod's
+  // `kai.scheduler/subgroup-name`, whatever the virtual pod says.
+  std::string pod_sub_group;
   // A virtual PodGroup's spec.priorityClassName, when it names one the host
   // offers; empty: a virtual PodGroup's host group has none (KAI then
   // gives it the default priority), a workload's takes its first pod's.

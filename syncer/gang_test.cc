@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kai/names.h"
+#include "kai/podgroup_spec.h"
 #include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/testing/test_objects.h"
@@ -79,6 +81,39 @@ TEST(GangTest, JobAsksForAGangWithKaisAnnotation) {
   ASSERT_TRUE(gang.ok() && *gang);
   EXPECT_EQ((*gang)->min_member, 4);
   EXPECT_EQ((*gang)->owner.kind, "Job");
+}
+
+// A JobSet is one gang of its replicas, as KAI's newest grouper makes it
+// (kai/jobset_gang.h): the host group carries minSubGroup and the replicas'
+// sub-groups, never minMember, and the host pod its replica's sub-group
+// label, whatever the virtual pod says.
+TEST(GangTest, AJobSetIsOneGangOfItsReplicas) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"train-w-1","uid":"j",
+      "ownerReferences":[{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","name":"train",
+                          "uid":"js","controller":true}]}})");
+  lookup.Add(R"({"kind":"JobSet","metadata":{"name":"train","uid":"js"},"spec":{
+      "replicatedJobs":[{"name":"w","replicas":2,"template":{"spec":{"parallelism":2}}}]}})");
+  kube::Object pod = PodOwnedBy("batch/v1", "Job", "train-w-1");
+  kube::SetString(pod, {"metadata", "labels"}, kai::kJobSetReplicatedJobLabel, "w");
+  kube::SetString(pod, {"metadata", "labels"}, kai::kJobSetJobIndexLabel, "1");
+  kube::SetString(pod, {"metadata", "labels"}, kai::kSubGroupLabel, "w-replica-0");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "JobSet");
+  EXPECT_EQ((*gang)->min_sub_group, 1);
+  EXPECT_EQ((*gang)->pod_sub_group, "w-replica-1");
+  const kube::Object host = PodGroupToHost(**gang, "ml", "", NlpConfig());
+  EXPECT_EQ(kube::GetInt(host, {"spec", "minSubGroup"}), 1);
+  EXPECT_EQ(kube::Find(host, {"spec", "minMember"}), nullptr);
+  EXPECT_EQ(kube::ToJson(*kube::Find(host, {"spec", "subGroups"})),
+            R"([{"name":"w","minSubGroup":2},{"name":"w-replica-0","parent":"w","minMember":2},)"
+            R"({"name":"w-replica-1","parent":"w","minMember":2}])");
+  // The group is read by the rules the host scheduler reads it with.
+  EXPECT_TRUE(kai::ReadPodGroupSpec(host).ok());
+
+  kube::Object unlabelled = PodOwnedBy("batch/v1", "Job", "train-w-1");
+  EXPECT_EQ(GangFor(unlabelled, lookup).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(GangTest, AWorkloadsTopologyAnnotationsBecomeItsGroupsConstraint) {
@@ -452,6 +487,10 @@ TEST(GangTest, PreemptibilityComesFromWhicheverOwnerCarriesItTopFirst) {
       "labels":{"kai.scheduler/preemptibility":"preemptible"},
       "ownerReferences":[{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","name":"train",
                           "uid":"js","controller":true}]}})";
+  // A JobSet's pod, labelled by the JobSet controller with its replica.
+  kube::Object of_jobset = PodOwnedBy("batch/v1", "Job", "train-w-0");
+  kube::SetString(of_jobset, {"metadata", "labels"}, kai::kJobSetReplicatedJobLabel, "w");
+  kube::SetString(of_jobset, {"metadata", "labels"}, kai::kJobSetJobIndexLabel, "0");
   kube::Object labelled = PodOwnedBy("apps/v1", "ReplicaSet", "web-5d");
   kube::SetString(labelled, {"metadata", "labels"}, kPreemptibilityLabel, "preemptible");
   const std::string labelled_pod = kube::ToJson(labelled);
@@ -478,13 +517,15 @@ TEST(GangTest, PreemptibilityComesFromWhicheverOwnerCarriesItTopFirst) {
        "preemptible"},
       {"on the JobSet, over its Job's",
        {job_of_jobset, R"({"kind":"JobSet","metadata":{"name":"train","uid":"js",
-           "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})"},
-       kube::ToJson(PodOwnedBy("batch/v1", "Job", "train-w-0")),
+           "labels":{"kai.scheduler/preemptibility":"non-preemptible"}},
+           "spec":{"replicatedJobs":[{"name":"w"}]}})"},
+       kube::ToJson(of_jobset),
        "JobSet",
        "non-preemptible"},
       {"on the Job when the JobSet has none",
-       {job_of_jobset, R"({"kind":"JobSet","metadata":{"name":"train","uid":"js"}})"},
-       kube::ToJson(PodOwnedBy("batch/v1", "Job", "train-w-0")),
+       {job_of_jobset, R"({"kind":"JobSet","metadata":{"name":"train","uid":"js"},
+           "spec":{"replicatedJobs":[{"name":"w"}]}})"},
+       kube::ToJson(of_jobset),
        "JobSet",
        "preemptible"},
       {"nowhere",

@@ -7,6 +7,7 @@
 #include "base/ascii.h"
 #include "base/ip_address.h"
 #include "dns/cluster_dns.h"
+#include "kai/names.h"
 #include "kube/pod_object_refs.h"
 #include "syncer/json_edit.h"
 #include "syncer/names.h"
@@ -458,6 +459,8 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
   SetStringMember(annotations, kVirtualServiceAccountAnnotation,
                   kube::GetString(pod, {"spec", "serviceAccountName"}), a);
   if (context.gang) SetStringMember(annotations, kPodGroupAnnotation, context.gang->host_name, a);
+  if (context.gang && !context.gang->pod_sub_group.empty())
+    SetStringMember(labels, kai::kSubGroupLabel, context.gang->pod_sub_group, a);
 
   // spec: what the allowlist takes, then what the translator writes.
   rapidjson::Value& spec = ObjectMember(host, "spec", a);

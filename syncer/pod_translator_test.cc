@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kai/names.h"
 #include "kube/json_builder.h"
 #include "syncer/names.h"
 #include "syncer/pod_tolerations.h"
@@ -123,6 +124,16 @@ TEST_F(PodTranslatorTest, NameNamespaceAndTenantLabels) {
 
 TEST_F(PodTranslatorTest, QueueLabelIsAlwaysTheTenants) {
   EXPECT_EQ(kube::Label(host_, kQueueLabel), "nlp");
+}
+
+// A JobSet's gang puts each pod in its replica's sub-group (kai/jobset_gang.h):
+// the host label is the gang's, not what the team wrote.
+TEST_F(PodTranslatorTest, AGangsSubGroupIsThePodsLabel) {
+  EXPECT_FALSE(kube::Label(host_, kai::kSubGroupLabel).has_value());
+  context_.gang->pod_sub_group = "w-replica-1";
+  kube::SetString(pod_, {"metadata", "labels"}, kai::kSubGroupLabel, "w-replica-0");
+  const kube::Object host = translator_->ToHost(pod_, context_);
+  EXPECT_EQ(kube::Label(host, kai::kSubGroupLabel), "w-replica-1");
 }
 
 TEST_F(PodTranslatorTest, VirtualIdentityAndOwnerChainAreAnnotations) {

@@ -2,8 +2,9 @@
 // syncer calls Ensure before creating a gang's first host pod. Reconcile
 // (keys are host "namespace/name" of PodGroups; host PodGroups, host pods
 // and virtual KAI PodGroups enqueue them) brings a host PodGroup that
-// stands for a virtual PodGroup level with it at once (minMember,
-// subGroups, priorityClassName, preemptibility, markUnschedulable,
+// stands for a virtual PodGroup level with it at once (minMember or
+// minSubGroup, subGroups, priorityClassName, preemptibility,
+// markUnschedulable, preemptionDelay, stalenessGracePeriod,
 // topologyConstraint; the queue is always the tenant's; any other member is
 // left out and counted, podgroup_fields.h), and
 // deletes a host PodGroup once no host pod names it and no virtual pod

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/eventually.h"
+#include "kai/names.h"
 #include "kube/json_builder.h"
 #include "kube/manifest.h"
 #include "kube/owner_reference.h"
@@ -334,6 +335,78 @@ TEST_F(SyncerIntegrationTest, GangJobBecomesOneHostPodGroup) {
   for (const kube::Object& pod : HostPodsOf("job=ddp")) {
     EXPECT_EQ(kube::Annotation(pod, kPodGroupAnnotation), kube::Name(*ddp[0]));
   }
+}
+
+// A JobSet in the team's cluster (its CRD installed there after the syncer
+// started; no JobSet controller: its Jobs are written as the controller
+// writes them) becomes one host PodGroup of its replicas, as KAI's newest
+// grouper makes it, and each host pod carries its replica's sub-group.
+TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
+      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"jobsets.jobset.x-k8s.io"},
+      "spec":{"group":"jobset.x-k8s.io","scope":"Namespaced",
+        "names":{"kind":"JobSet","listKind":"JobSetList","plural":"jobsets","singular":"jobset"},
+        "versions":[{"name":"v1alpha2","served":true,"storage":true,
+          "schema":{"openAPIV3Schema":{"type":"object",
+                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
+                  .ok());
+  Result<kube::Object> jobset = Unavailable("not created yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        jobset = virt().Create(resources::kJobSets, "ml", ParseTestJson(R"({
+            "apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+            "metadata":{"name":"js","namespace":"ml"},
+            "spec":{"replicatedJobs":[{"name":"w","replicas":2,
+                                       "template":{"spec":{"parallelism":1}}}]}})"));
+        return jobset.ok();
+      },
+      std::chrono::seconds(60)))
+      << jobset.status().ToString();
+  for (const char* index : {"0", "1"}) {
+    kube::Object job = ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
+        "metadata":{"name":"js-w-)" + std::string(index) +
+                                     R"(","namespace":"ml",
+          "ownerReferences":[{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+                              "name":"js","uid":")" +
+                                     std::string(kube::Uid(*jobset)) +
+                                     R"(","controller":true}]},
+        "spec":{"parallelism":1,"completions":1,"template":{"metadata":{"labels":{"job":"js",
+            "jobset.sigs.k8s.io/replicatedjob-name":"w",
+            "jobset.sigs.k8s.io/job-index":")" +
+                                     index + R"("}},
+          "spec":{"restartPolicy":"Never","schedulerName":"kai-scheduler",
+                  "containers":[{"name":"c","image":"trainer"}]}}}})");
+    ASSERT_TRUE(virt().Create(kJobs, "ml", job).ok());
+  }
+  // The host group, read by the host scheduler's rules.
+  auto host_group = [] {
+    Result<kube::ObjectList> groups = client().List(kPodGroups, kHostNs);
+    if (groups.ok())
+      for (kube::Object& pg : groups->items)
+        if (kube::Annotation(pg, kVirtualNameAnnotation) == std::string_view("js"))
+          return std::optional<kube::Object>(std::move(pg));
+    return std::optional<kube::Object>();
+  };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::optional<kube::Object> pg = host_group();
+        const rapidjson::Value* subs = pg ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
+        return pg && kube::GetInt(*pg, {"spec", "minSubGroup"}) == 1 &&
+               kube::Find(*pg, {"spec", "minMember"}) == nullptr && subs != nullptr &&
+               subs->IsArray() && subs->Size() == 3;
+      },
+      std::chrono::seconds(120)))
+      << (host_group() ? kube::ToJson(*host_group()) : "no host group");
+  EXPECT_TRUE(Eventually(
+      [] {
+        std::set<std::string> leaves;
+        for (const kube::Object& pod : HostPodsOf("job=js"))
+          leaves.insert(std::string(kube::Label(pod, kai::kSubGroupLabel).value_or("")));
+        return leaves == std::set<std::string>{"w-replica-0", "w-replica-1"};
+      },
+      std::chrono::seconds(120)));
 }
 
 TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {

@@ -11,6 +11,7 @@
 
 #include "base/eventually.h"
 #include "base/rfc3339.h"
+#include "kai/names.h"
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
 #include "kube/testing/fake_client.h"
@@ -544,7 +545,8 @@ TEST_F(SyncerTest, PreemptibilityOnADeploymentCronJobOrJobSetReachesTheHostGroup
        &kJobs, "batch/v1", "Job", "nightly-1", "nightly-1-a", "preemptible"},
       {&resources::kJobSets, R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
           "metadata":{"name":"train","namespace":"ml",
-          "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})",
+          "labels":{"kai.scheduler/preemptibility":"non-preemptible"}},
+          "spec":{"replicatedJobs":[{"name":"w"}]}})",
        &kJobs, "batch/v1", "Job", "train-w-0", "train-w-0-a", "non-preemptible"},
   };
   for (const Chain& c : chains) {
@@ -562,8 +564,14 @@ TEST_F(SyncerTest, PreemptibilityOnADeploymentCronJobOrJobSetReachesTheHostGroup
                               {"namespace", "ml"},
                               {"ownerReferences", kube::JsonArray{ControllerRef(top_ref)}}}}}));
     ASSERT_TRUE(middle.ok()) << middle.status().ToString();
-    CreateVirtual(kPods, PodJson(c.pod, ControlledBy(kube::ReferenceTo(
-                                            *middle, c.middle_api_version, c.middle_kind))));
+    kube::Object pod = PodJson(
+        c.pod, ControlledBy(kube::ReferenceTo(*middle, c.middle_api_version, c.middle_kind)));
+    if (c.top_type == &resources::kJobSets) {
+      // As the JobSet controller labels its pods (kai/jobset_gang.h).
+      kube::SetString(pod, {"metadata", "labels"}, kai::kJobSetReplicatedJobLabel, "w");
+      kube::SetString(pod, {"metadata", "labels"}, kai::kJobSetJobIndexLabel, "0");
+    }
+    CreateVirtual(kPods, pod);
   }
   for (const Chain& c : chains) {
     ASSERT_TRUE(Eventually([&] { return HostPodExists(c.pod); })) << c.pod;

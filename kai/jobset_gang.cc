@@ -1,0 +1,98 @@
+#include "kai/jobset_gang.h"
+
+#include <algorithm>
+
+#include "kai/min_member.h"
+#include "kai/names.h"
+#include "kai/object_fields.h"
+
+namespace vtenant::kai {
+namespace {
+
+// A member at `path` below `v`, or nullptr.
+const rapidjson::Value* At(const rapidjson::Value& v,
+                           std::initializer_list<std::string_view> path) {
+  const rapidjson::Value* at = &v;
+  for (std::string_view name : path)
+    if (at = Member(*at, name); at == nullptr) return nullptr;
+  return at;
+}
+
+// A whole number at `path` of a replicatedJob, or 1 when absent.
+int32_t CountOr1(const rapidjson::Value& rj, std::initializer_list<std::string_view> path) {
+  const rapidjson::Value* v = At(rj, path);
+  return v != nullptr && v->IsInt() ? v->GetInt() : 1;
+}
+
+}  // namespace
+
+Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod) {
+  const rapidjson::Value* name_value = At(jobset, {"metadata", "name"});
+  const std::string where =
+      "JobSet " +
+      (name_value != nullptr && name_value->IsString() ? std::string(name_value->GetString()) : "");
+  const rapidjson::Value* jobs = At(jobset, {"spec", "replicatedJobs"});
+  if (jobs == nullptr || !jobs->IsArray() || jobs->Empty())
+    return InvalidArgument(where + " has no spec.replicatedJobs");
+  JobSetGang gang;
+  for (rapidjson::SizeType i = 0; i < jobs->Size(); ++i) {
+    const rapidjson::Value& rj = (*jobs)[i];
+    const rapidjson::Value* name = At(rj, {"name"});
+    if (name == nullptr || !name->IsString() || name->GetStringLength() == 0)
+      return InvalidArgument(where + ": replicatedJobs[" + std::to_string(i) + "] has no name");
+    const std::string parent = name->GetString();
+    const int32_t replicas = CountOr1(rj, {"replicas"});
+    int32_t min_member = CountOr1(rj, {"template", "spec", "parallelism"});
+    if (const rapidjson::Value* v =
+            At(rj, {"template", "metadata", "annotations", kBatchMinMemberAnnotation});
+        v != nullptr && v->IsString()) {
+      Result<int32_t> m = ParseBatchMinMember(v->GetString());
+      if (!m.ok())
+        return m.status().WithContext(where + ": replicatedJob " + parent + "'s template");
+      min_member = *m;
+    }
+    gang.sub_groups.push_back({parent, "", std::nullopt, replicas});
+    for (int32_t r = 0; r < replicas; ++r)
+      gang.sub_groups.push_back(
+          {parent + "-replica-" + std::to_string(r), parent, min_member, std::nullopt});
+  }
+  const int32_t jobs_count = static_cast<int32_t>(jobs->Size());
+  if (std::optional<std::string_view> v = Annotation(jobset, kBatchMinMemberAnnotation)) {
+    Result<int32_t> m = ParseBatchMinMember(*v);
+    if (!m.ok()) return m.status().WithContext(where);
+    gang.min_sub_group = std::min(*m, jobs_count);
+  } else {
+    const rapidjson::Value* order = At(jobset, {"spec", "startupPolicy", "startupPolicyOrder"});
+    const bool in_order =
+        order != nullptr && order->IsString() && std::string_view(order->GetString()) == "InOrder";
+    gang.min_sub_group = in_order ? 1 : jobs_count;
+  }
+  const std::optional<std::string_view> rj = Label(pod, kJobSetReplicatedJobLabel);
+  const std::optional<std::string_view> index = Label(pod, kJobSetJobIndexLabel);
+  if (!rj || rj->empty() || !index || index->empty())
+    return InvalidArgument(where + ": the pod lacks the labels " + kJobSetReplicatedJobLabel +
+                           " and " + kJobSetJobIndexLabel + " that place it in a replica");
+  gang.pod_sub_group = std::string(*rj) + "-replica-" + std::string(*index);
+  const auto& subs = gang.sub_groups;
+  if (std::none_of(subs.begin(), subs.end(), [&](const JobSetSubGroup& s) {
+        return s.name == gang.pod_sub_group && !s.parent.empty();
+      }))
+    return InvalidArgument(where + " has no replica " + gang.pod_sub_group +
+                           " for the pod (its replicatedJob and job-index labels)");
+  return gang;
+}
+
+rapidjson::Value SubGroupsValue(const JobSetGang& gang, rapidjson::MemoryPoolAllocator<>& a) {
+  rapidjson::Value out(rapidjson::kArrayType);
+  for (const JobSetSubGroup& s : gang.sub_groups) {
+    rapidjson::Value entry(rapidjson::kObjectType);
+    entry.AddMember("name", rapidjson::Value(s.name.c_str(), a), a);
+    if (!s.parent.empty()) entry.AddMember("parent", rapidjson::Value(s.parent.c_str(), a), a);
+    if (s.min_member) entry.AddMember("minMember", *s.min_member, a);
+    if (s.min_sub_group) entry.AddMember("minSubGroup", *s.min_sub_group, a);
+    out.PushBack(entry, a);
+  }
+  return out;
+}
+
+}  // namespace vtenant::kai

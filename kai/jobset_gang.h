@@ -1,0 +1,61 @@
+// The gang KAI's pod grouper makes of a JobSet (jobset.x-k8s.io), as its
+// newest version does: one PodGroup for the whole JobSet with a two-level
+// sub-group tree, so that each replica starts whole and the JobSet starts
+// once the replicatedJobs it needs can.
+//
+//   - One parent per replicatedJob, named after it, satisfied when all its
+//     replicas are (minSubGroup: its `replicas`, default 1).
+//   - One leaf per replica, "<replicatedJob>-replica-<index>", minMember
+//     the Job template's `parallelism` (default 1), or the template's own
+//     kai.scheduler/batch-min-member annotation.
+//   - The PodGroup's minSubGroup: the JobSet's kai.scheduler/batch-min-member
+//     (at most the number of replicatedJobs); else 1 under startupPolicy
+//     InOrder (the JobSet controller makes one replicatedJob at a time);
+//     else all of them.
+//   - A pod joins the leaf its JobSet labels name (kai/names.h:
+//     jobset.sigs.k8s.io/replicatedjob-name and job-index).
+//
+// KAI also gives a leaf the topology annotations of its replicatedJob's
+// template; the scheduler reads no topology per sub-group, so they are not
+// read here.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace vtenant::kai {
+
+struct JobSetSubGroup {
+  std::string name;
+  std::string parent;                    // "" for a replicatedJob's parent
+  std::optional<int32_t> min_member;     // a replica's leaf
+  std::optional<int32_t> min_sub_group;  // a replicatedJob's parent
+  bool operator==(const JobSetSubGroup&) const = default;
+};
+
+struct JobSetGang {
+  int32_t min_sub_group = 0;
+  // Each replicatedJob's parent followed by its replicas' leaves, in the
+  // JobSet's order.
+  std::vector<JobSetSubGroup> sub_groups;
+  std::string pod_sub_group;  // the leaf the pod joins
+  bool operator==(const JobSetGang&) const = default;
+};
+
+// The gang of `jobset`'s pod `pod`, by the rules above. InvalidArgument,
+// naming the JobSet and what is wrong, for what KAI's grouper refuses: no
+// spec.replicatedJobs, one without a name, an invalid batch-min-member
+// annotation (kai/min_member.h), a pod without its JobSet labels or naming
+// a replica the JobSet does not have.
+Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod);
+
+// `gang`'s sub-groups as spec.subGroups, allocated with `a`.
+rapidjson::Value SubGroupsValue(const JobSetGang& gang, rapidjson::MemoryPoolAllocator<>& a);
+
+}  // namespace vtenant::kai
