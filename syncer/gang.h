@@ -6,8 +6,8 @@
 //
 // Which workload a pod belongs to, and its minMember:
 //   - pod annotated `pod-group-name: g`: the virtual PodGroup g
-//     (scheduling.run.ai/v2alpha2), its spec.minMember, spec.subGroups,
-//     spec.priorityClassName, spec.preemptibility and
+//     (scheduling.run.ai/v2alpha2), its spec.minMember or spec.minSubGroup,
+//     spec.subGroups, spec.priorityClassName, spec.preemptibility and
 //     spec.markUnschedulable, mirrored on the host group (spec.queue never:
 //     the tenant's queue always);
 //   - otherwise the top of its owner chain, except that a Deployment's pods
