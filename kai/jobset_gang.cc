@@ -9,42 +9,30 @@
 namespace vtenant::kai {
 namespace {
 
-// A member at `path` below `v`, or nullptr.
-const rapidjson::Value* At(const rapidjson::Value& v,
-                           std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* at = &v;
-  for (std::string_view name : path)
-    if (at = Member(*at, name); at == nullptr) return nullptr;
-  return at;
-}
-
 // A whole number at `path` of a replicatedJob, or 1 when absent.
 int32_t CountOr1(const rapidjson::Value& rj, std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* v = At(rj, path);
+  const rapidjson::Value* v = MemberAt(rj, path);
   return v != nullptr && v->IsInt() ? v->GetInt() : 1;
 }
 
 }  // namespace
 
 Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod) {
-  const rapidjson::Value* name_value = At(jobset, {"metadata", "name"});
-  const std::string where =
-      "JobSet " +
-      (name_value != nullptr && name_value->IsString() ? std::string(name_value->GetString()) : "");
-  const rapidjson::Value* jobs = At(jobset, {"spec", "replicatedJobs"});
+  const std::string where = "JobSet " + StringAt(jobset, {"metadata", "name"});
+  const rapidjson::Value* jobs = MemberAt(jobset, {"spec", "replicatedJobs"});
   if (jobs == nullptr || !jobs->IsArray() || jobs->Empty())
     return InvalidArgument(where + " has no spec.replicatedJobs");
   JobSetGang gang;
   for (rapidjson::SizeType i = 0; i < jobs->Size(); ++i) {
     const rapidjson::Value& rj = (*jobs)[i];
-    const rapidjson::Value* name = At(rj, {"name"});
+    const rapidjson::Value* name = Member(rj, "name");
     if (name == nullptr || !name->IsString() || name->GetStringLength() == 0)
       return InvalidArgument(where + ": replicatedJobs[" + std::to_string(i) + "] has no name");
     const std::string parent = name->GetString();
     const int32_t replicas = CountOr1(rj, {"replicas"});
     int32_t min_member = CountOr1(rj, {"template", "spec", "parallelism"});
     if (const rapidjson::Value* v =
-            At(rj, {"template", "metadata", "annotations", kBatchMinMemberAnnotation});
+            MemberAt(rj, {"template", "metadata", "annotations", kBatchMinMemberAnnotation});
         v != nullptr && v->IsString()) {
       Result<int32_t> m = ParseBatchMinMember(v->GetString());
       if (!m.ok())
@@ -62,9 +50,8 @@ Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjso
     if (!m.ok()) return m.status().WithContext(where);
     gang.min_sub_group = std::min(*m, jobs_count);
   } else {
-    const rapidjson::Value* order = At(jobset, {"spec", "startupPolicy", "startupPolicyOrder"});
     const bool in_order =
-        order != nullptr && order->IsString() && std::string_view(order->GetString()) == "InOrder";
+        StringAt(jobset, {"spec", "startupPolicy", "startupPolicyOrder"}) == "InOrder";
     gang.min_sub_group = in_order ? 1 : jobs_count;
   }
   const std::optional<std::string_view> rj = Label(pod, kJobSetReplicatedJobLabel);

@@ -18,26 +18,11 @@ constexpr std::array<KubeflowJobKind, 5> kKinds = {{
     {"MPIJob", "mpijobs", "mpiReplicaSpecs"},
 }};
 
-const rapidjson::Value* Find(const rapidjson::Value& v,
-                             std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* at = &v;
-  for (std::string_view name : path) {
-    at = Member(*at, name);
-    if (at == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::optional<int64_t> IntAt(const rapidjson::Value& v,
                              std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* f = Find(v, path);
+  const rapidjson::Value* f = MemberAt(v, path);
   if (f == nullptr || !f->IsInt64()) return std::nullopt;
   return f->GetInt64();
-}
-
-std::string StringAt(const rapidjson::Value& v, std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* f = Find(v, path);
-  return f != nullptr && f->IsString() ? std::string(f->GetString(), f->GetStringLength()) : "";
 }
 
 std::string Describe(const rapidjson::Value& job) {
@@ -50,7 +35,7 @@ Result<int64_t> ReplicaSum(const rapidjson::Value& job, std::string_view specs_f
                            std::initializer_list<std::string_view> required) {
   if (auto m = IntAt(job, {"spec", "runPolicy", "schedulingPolicy", "minAvailable"})) return *m;
   const std::string field(specs_field);
-  const rapidjson::Value* specs = Find(job, {"spec", specs_field});
+  const rapidjson::Value* specs = MemberAt(job, {"spec", specs_field});
   if (specs == nullptr || !specs->IsObject()) {
     return InvalidArgument(Describe(job) + ": spec." + field + " is missing");
   }

@@ -8,9 +8,7 @@ namespace {
 
 std::optional<std::string_view> MetadataEntry(const rapidjson::Value& object, std::string_view map,
                                               std::string_view key) {
-  const rapidjson::Value* metadata = Member(object, "metadata");
-  const rapidjson::Value* entries = metadata == nullptr ? nullptr : Member(*metadata, map);
-  const rapidjson::Value* value = entries == nullptr ? nullptr : Member(*entries, key);
+  const rapidjson::Value* value = MemberAt(object, {"metadata", map, key});
   if (value == nullptr || !value->IsString()) return std::nullopt;
   return std::string_view(value->GetString(), value->GetStringLength());
 }
@@ -22,6 +20,19 @@ const rapidjson::Value* Member(const rapidjson::Value& object, std::string_view 
   auto it = object.FindMember(rapidjson::Value(
       rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
   return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+const rapidjson::Value* MemberAt(const rapidjson::Value& object,
+                                 std::initializer_list<std::string_view> path) {
+  const rapidjson::Value* at = &object;
+  for (std::string_view name : path)
+    if (at = Member(*at, name); at == nullptr) return nullptr;
+  return at;
+}
+
+std::string StringAt(const rapidjson::Value& object, std::initializer_list<std::string_view> path) {
+  const rapidjson::Value* v = MemberAt(object, path);
+  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
 }
 
 std::optional<std::string_view> Label(const rapidjson::Value& object, std::string_view key) {

@@ -6,6 +6,7 @@
 
 #include <rapidjson/document.h>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,14 @@ namespace vtenant::kai {
 // The member `name` of `object`, or nullptr when `object` is not an object
 // or has no such member.
 const rapidjson::Value* Member(const rapidjson::Value& object, std::string_view name);
+
+// The value at `path` below `object`, one Member per step ({"spec",
+// "replicas"}), or nullptr when a step is missing or not an object.
+const rapidjson::Value* MemberAt(const rapidjson::Value& object,
+                                 std::initializer_list<std::string_view> path);
+
+// The string at `path`, or "" when it is missing or not a string.
+std::string StringAt(const rapidjson::Value& object, std::initializer_list<std::string_view> path);
 
 // metadata.labels[key] / metadata.annotations[key] when present and a string.
 std::optional<std::string_view> Label(const rapidjson::Value& object, std::string_view key);

@@ -5,21 +5,11 @@
 #include "kai/object_fields.h"
 
 namespace vtenant::kai {
-namespace {
-
-std::string StringMember(const rapidjson::Value& object, std::string_view name) {
-  const rapidjson::Value* v = Member(object, name);
-  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
-}
-
-}  // namespace
 
 Result<Topology> ReadTopology(const rapidjson::Value& object) {
   Topology out;
-  if (const rapidjson::Value* metadata = Member(object, "metadata"); metadata != nullptr)
-    out.name = StringMember(*metadata, "name");
-  const rapidjson::Value* spec = Member(object, "spec");
-  const rapidjson::Value* levels = spec == nullptr ? nullptr : Member(*spec, "levels");
+  out.name = StringAt(object, {"metadata", "name"});
+  const rapidjson::Value* levels = MemberAt(object, {"spec", "levels"});
   if (levels == nullptr || !levels->IsArray() || levels->Empty())
     return InvalidArgument("topology " + out.name + ": spec.levels must list at least one level");
   std::set<std::string> labels;
@@ -27,7 +17,7 @@ Result<Topology> ReadTopology(const rapidjson::Value& object) {
     const std::string where = "topology " + out.name + ": spec.levels[" + std::to_string(i) + "]";
     const rapidjson::Value& level = (*levels)[i];
     if (!level.IsObject()) return InvalidArgument(where + " is not an object");
-    TopologyLevel l{StringMember(level, "nodeLabel"), StringMember(level, "alias")};
+    TopologyLevel l{StringAt(level, {"nodeLabel"}), StringAt(level, {"alias"})};
     if (l.node_label.empty()) return InvalidArgument(where + " has no nodeLabel");
     if (!labels.insert(l.node_label).second)
       return InvalidArgument(where + " repeats nodeLabel \"" + l.node_label + "\"");
