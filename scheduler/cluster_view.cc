@@ -416,22 +416,29 @@ Result<World> ClusterView::Build(int64_t now) {
               kPodSchedulingErrorsReason};
     return {};
   };
-  // Why PodGroup `gkey`'s topologyConstraint keeps it from being scheduled
-  // ("" when it does not), once per group; the group's status says so too.
-  std::map<std::string, std::string> topology_reasons;
+  // Each PodGroup's topologyConstraint resolved once (ResolveTopology): its
+  // levels as the core reads them, and why it keeps the group from being
+  // scheduled ("" when it does not), which the group's status says too.
+  struct ResolvedTopology {
+    sched::GroupSpec levels;  // required_topology and preferred_topology only
+    std::string reason;
+  };
+  std::map<std::string, ResolvedTopology> resolved_topologies;
   auto topology_reason = [&](const std::string& gkey, const CoreGroup& g, bool placed) {
-    auto [it, fresh] = topology_reasons.try_emplace(gkey);
+    auto [it, fresh] = resolved_topologies.try_emplace(gkey);
+    ResolvedTopology& t = it->second;
     if (fresh) {
-      sched::GroupSpec resolved;
-      it->second = ResolveTopology(topologies_, g.topology, &resolved);
+      t.levels.required_topology = g.spec.required_topology;
+      t.levels.preferred_topology = g.spec.preferred_topology;
+      t.reason = ResolveTopology(topologies_, g.topology, &t.levels);
     }
-    if (!it->second.empty()) {
+    if (!t.reason.empty()) {
       World::InvalidGroup& ig = w.invalid_podgroups[gkey];
-      ig.reason = it->second;
+      ig.reason = t.reason;
       ig.kind = kPodSchedulingErrorsReason;
       ++(placed ? ig.running : ig.pending);
     }
-    return it->second;
+    return t.reason;
   };
   auto refused = [&](const std::string& key) {
     auto it = refused_.find(key);
@@ -611,7 +618,10 @@ Result<World> ClusterView::Build(int64_t now) {
   for (const std::string& gkey : groups_used) {
     const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
-    ResolveTopology(topologies_, g.topology, &spec);  // resolvable: its pods were let through
+    // Resolved for its pods, and resolvable: they were let through.
+    const sched::GroupSpec& levels = resolved_topologies.at(gkey).levels;
+    spec.required_topology = levels.required_topology;
+    spec.preferred_topology = levels.preferred_topology;
     // Since when: as this process saw it, else as written on the group
     // (a restart), else from now.
     const auto counts = group_pods.find(gkey);
