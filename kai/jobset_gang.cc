@@ -17,12 +17,12 @@ int32_t CountOr1(const rapidjson::Value& rj, std::initializer_list<std::string_v
 
 }  // namespace
 
-Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod) {
+Result<SubGroupGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod) {
   const std::string where = "JobSet " + StringAt(jobset, {"metadata", "name"});
   const rapidjson::Value* jobs = MemberAt(jobset, {"spec", "replicatedJobs"});
   if (jobs == nullptr || !jobs->IsArray() || jobs->Empty())
     return InvalidArgument(where + " has no spec.replicatedJobs");
-  JobSetGang gang;
+  SubGroupGang gang;
   for (rapidjson::SizeType i = 0; i < jobs->Size(); ++i) {
     const rapidjson::Value& rj = (*jobs)[i];
     const rapidjson::Value* name = Member(rj, "name");
@@ -61,25 +61,12 @@ Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjso
                            " and " + kJobSetJobIndexLabel + " that place it in a replica");
   gang.pod_sub_group = std::string(*rj) + "-replica-" + std::string(*index);
   const auto& subs = gang.sub_groups;
-  if (std::none_of(subs.begin(), subs.end(), [&](const JobSetSubGroup& s) {
+  if (std::none_of(subs.begin(), subs.end(), [&](const GangSubGroup& s) {
         return s.name == gang.pod_sub_group && !s.parent.empty();
       }))
     return InvalidArgument(where + " has no replica " + gang.pod_sub_group +
                            " for the pod (its replicatedJob and job-index labels)");
   return gang;
-}
-
-rapidjson::Value SubGroupsValue(const JobSetGang& gang, rapidjson::MemoryPoolAllocator<>& a) {
-  rapidjson::Value out(rapidjson::kArrayType);
-  for (const JobSetSubGroup& s : gang.sub_groups) {
-    rapidjson::Value entry(rapidjson::kObjectType);
-    entry.AddMember("name", rapidjson::Value(s.name.c_str(), a), a);
-    if (!s.parent.empty()) entry.AddMember("parent", rapidjson::Value(s.parent.c_str(), a), a);
-    if (s.min_member) entry.AddMember("minMember", *s.min_member, a);
-    if (s.min_sub_group) entry.AddMember("minSubGroup", *s.min_sub_group, a);
-    out.PushBack(entry, a);
-  }
-  return out;
 }
 
 }  // namespace vtenant::kai

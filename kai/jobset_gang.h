@@ -22,40 +22,17 @@
 
 #include <rapidjson/document.h>
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "base/status.h"
+#include "kai/sub_group_gang.h"
 
 namespace vtenant::kai {
 
-struct JobSetSubGroup {
-  std::string name;
-  std::string parent;                    // "" for a replicatedJob's parent
-  std::optional<int32_t> min_member;     // a replica's leaf
-  std::optional<int32_t> min_sub_group;  // a replicatedJob's parent
-  bool operator==(const JobSetSubGroup&) const = default;
-};
-
-struct JobSetGang {
-  int32_t min_sub_group = 0;
-  // Each replicatedJob's parent followed by its replicas' leaves, in the
-  // JobSet's order.
-  std::vector<JobSetSubGroup> sub_groups;
-  std::string pod_sub_group;  // the leaf the pod joins
-  bool operator==(const JobSetGang&) const = default;
-};
-
-// The gang of `jobset`'s pod `pod`, by the rules above. InvalidArgument,
-// naming the JobSet and what is wrong, for what KAI's grouper refuses: no
-// spec.replicatedJobs, one without a name, an invalid batch-min-member
-// annotation (kai/min_member.h), a pod without its JobSet labels or naming
-// a replica the JobSet does not have.
-Result<JobSetGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod);
-
-// `gang`'s sub-groups as spec.subGroups, allocated with `a`.
-rapidjson::Value SubGroupsValue(const JobSetGang& gang, rapidjson::MemoryPoolAllocator<>& a);
+// The gang of `jobset`'s pod `pod`, by the rules above: min_sub_group set,
+// each replicatedJob's parent followed by its replicas' leaves, in the
+// JobSet's order. InvalidArgument, naming the JobSet and what is wrong, for
+// what KAI's grouper refuses: no spec.replicatedJobs, one without a name,
+// an invalid batch-min-member annotation (kai/min_member.h), a pod without
+// its JobSet labels or naming a replica the JobSet does not have.
+Result<SubGroupGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidjson::Value& pod);
 
 }  // namespace vtenant::kai

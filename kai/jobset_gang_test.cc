@@ -22,15 +22,15 @@ TEST(ReadJobSetGangTest, AParentPerReplicatedJobAndALeafPerReplica) {
   kube::Object jobset = Json(R"({"metadata":{"name":"train"},"spec":{"replicatedJobs":[
       {"name":"driver","template":{"spec":{"parallelism":1}}},
       {"name":"workers","replicas":2,"template":{"spec":{"parallelism":4}}}]}})");
-  Result<JobSetGang> gang = ReadJobSetGang(jobset, Pod("workers", "1"));
+  Result<SubGroupGang> gang = ReadJobSetGang(jobset, Pod("workers", "1"));
   ASSERT_TRUE(gang.ok()) << gang.status().ToString();
   EXPECT_EQ(gang->min_sub_group, 2) << "AnyOrder: every replicatedJob";
   EXPECT_EQ(gang->sub_groups,
-            (std::vector<JobSetSubGroup>{{"driver", "", std::nullopt, 1},
-                                         {"driver-replica-0", "driver", 1, std::nullopt},
-                                         {"workers", "", std::nullopt, 2},
-                                         {"workers-replica-0", "workers", 4, std::nullopt},
-                                         {"workers-replica-1", "workers", 4, std::nullopt}}));
+            (std::vector<GangSubGroup>{{"driver", "", std::nullopt, 1},
+                                       {"driver-replica-0", "driver", 1, std::nullopt},
+                                       {"workers", "", std::nullopt, 2},
+                                       {"workers-replica-0", "workers", 4, std::nullopt},
+                                       {"workers-replica-1", "workers", 4, std::nullopt}}));
   EXPECT_EQ(gang->pod_sub_group, "workers-replica-1");
   rapidjson::Document scratch;
   EXPECT_EQ(JsonText(SubGroupsValue(*gang, scratch.GetAllocator())),
@@ -50,7 +50,7 @@ TEST(ReadJobSetGangTest, InOrderAndTheAnnotationsSetTheMinimums) {
       "annotations":{"kai.scheduler/batch-min-member":"5"}},"spec":{"replicatedJobs":[
       {"name":"a","template":{"metadata":{"annotations":{"kai.scheduler/batch-min-member":"2"}},
                               "spec":{"parallelism":8}}},{"name":"b"}]}})");
-  Result<JobSetGang> gang = ReadJobSetGang(annotated, Pod("a", "0"));
+  Result<SubGroupGang> gang = ReadJobSetGang(annotated, Pod("a", "0"));
   ASSERT_TRUE(gang.ok()) << gang.status().ToString();
   EXPECT_EQ(gang->min_sub_group, 2) << "at most the number of replicatedJobs";
   EXPECT_EQ(gang->sub_groups[1].min_member, 2) << "the template's annotation over parallelism";
@@ -76,7 +76,7 @@ TEST(ReadJobSetGangTest, RefusesWhatKaisGrouperRefuses) {
        "has no replica a-replica-3"},
   };
   for (const Case& c : cases) {
-    Result<JobSetGang> gang = ReadJobSetGang(Json(c.jobset), Pod(c.rj, c.index));
+    Result<SubGroupGang> gang = ReadJobSetGang(Json(c.jobset), Pod(c.rj, c.index));
     ASSERT_FALSE(gang.ok()) << c.says;
     EXPECT_NE(gang.status().message().find(c.says), std::string::npos) << gang.status().message();
   }

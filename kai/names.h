@@ -31,6 +31,15 @@ inline constexpr char kSubGroupLabel[] = "kai.scheduler/subgroup-name";
 // replicatedJob, and which replica of it (kai/jobset_gang.h).
 inline constexpr char kJobSetReplicatedJobLabel[] = "jobset.sigs.k8s.io/replicatedjob-name";
 inline constexpr char kJobSetJobIndexLabel[] = "jobset.sigs.k8s.io/job-index";
+// The labels and annotation the LeaderWorkerSet controller puts on its
+// pods: which replica group, which pod of it ("0": the leader), and the
+// group's size (kai/leader_worker_set_gang.h).
+inline constexpr char kLwsGroupIndexLabel[] = "leaderworkerset.sigs.k8s.io/group-index";
+inline constexpr char kLwsWorkerIndexLabel[] = "leaderworkerset.sigs.k8s.io/worker-index";
+inline constexpr char kLwsSizeAnnotation[] = "leaderworkerset.sigs.k8s.io/size";
+// On a LeaderWorkerSet or its workerTemplate: how many workers start
+// together as one segment of a replica group.
+inline constexpr char kSegmentSizeAnnotation[] = "kai.scheduler/segment-size";
 // On a pod or any of its owners: "preemptible" or "non-preemptible"
 // (kai/preemptibility.h), which becomes the PodGroup's spec.preemptibility.
 inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <regex>
 
+#include "kai/jobset_gang.h"
 #include "kai/kubeflow_job.h"
+#include "kai/leader_worker_set_gang.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
@@ -123,6 +125,22 @@ bool IsOwnGroupNamedAtBind(std::string_view pod_group, std::string_view pod, std
   return !has_controller_owner && pod_group == PodOwnGroupName(pod, uid);
 }
 
+void PassOverTopOwner(std::vector<kube::Object>& owners) {
+  if (owners.size() < 2) return;
+  const kube::Object& top = owners.back();
+  if (!kai::IsTrainJob(kube::GetString(top, {"apiVersion"}), kube::GetString(top, {"kind"})))
+    return;
+  kube::Object& next = owners[owners.size() - 2];
+  for (std::string_view map : {"labels", "annotations"}) {
+    for (const auto& [key, value] : CopiedKeys(top, map)) {
+      const Value* own = kube::Find(next, {"metadata", map});
+      if (own == nullptr || !own->IsObject() || !own->HasMember(key.c_str()))
+        kube::SetString(next, {"metadata", map}, key, value);
+    }
+  }
+  owners.pop_back();
+}
+
 Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   const Value& pod = *in.pod;
   const Value& top = in.owners.empty() ? pod : *in.owners.back();
@@ -151,7 +169,11 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
     plan.min_member = Clamp(m);
   } else if (group == "jobset.x-k8s.io" && kind == "JobSet") {
-    VT_ASSIGN_OR_RETURN(plan.jobset, kai::ReadJobSetGang(top, pod));
+    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadJobSetGang(top, pod));
+  } else if (group == "leaderworkerset.x-k8s.io" && kind == "LeaderWorkerSet") {
+    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadLeaderWorkerSetGang(top, pod));
+    plan.min_member = Clamp(plan.gang->min_member.value_or(1));
+    plan.name += plan.gang->name_suffix;
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = PodOwnGroupName(pod_name, pod_uid);

@@ -2,9 +2,18 @@
 // the kind of the pod's top owner, as KAI's grouper plugins decide it:
 //
 //   no owner (a bare pod)       pg-<pod>-<pod uid>, owned by the pod, minMember 1
-//   batch Job, JobSet           pg-<owner>-<owner uid>, minMember from the owner's
+//   batch Job                   pg-<owner>-<owner uid>, minMember from the owner's
 //                               annotation kai.scheduler/batch-min-member, else 1
 //                               (a Job's pods start as they fit unless it asks)
+//   jobset.x-k8s.io JobSet      pg-<owner>-<owner uid>, a sub-group per replica
+//                               under minSubGroup (kai/jobset_gang.h)
+//   trainer.kubeflow.org TrainJob
+//                               as its JobSet (PassOverTopOwner)
+//   leaderworkerset.x-k8s.io LeaderWorkerSet
+//                               pg-<owner>-<owner uid>-group-<group index>: one
+//                               group per leader and its workers, minMember the
+//                               group's size, sub-groups leader and workers (or
+//                               segments) (kai/leader_worker_set_gang.h)
 //   apps Deployment             pg-<pod>-<pod uid>, owned by the pod, minMember 1,
 //                               default priority class "inference"
 //   kubeflow.org PyTorchJob     spec.runPolicy.schedulingPolicy.minAvailable, else
@@ -47,8 +56,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "kai/jobset_gang.h"
 #include "kai/podgroup_spec.h"
+#include "kai/sub_group_gang.h"
 #include "kai/workload_topology.h"
 #include "kube/object.h"
 #include "kube/owner_reference.h"
@@ -69,10 +78,12 @@ struct GroupPlan {
   // spec.topologyConstraint, from the top owner's annotations
   // (kai/workload_topology.h).
   kai::TopologyConstraint topology;
-  // A JobSet's gang (kai/jobset_gang.h): spec.minSubGroup in place of
-  // minMember, spec.subGroups, and the pod's leaf for its
+  // A workload whose pods have roles (kai/sub_group_gang.h: a JobSet's
+  // replicas, a LeaderWorkerSet's leader and workers): spec.subGroups,
+  // spec.minSubGroup in place of minMember when it sets one (min_member
+  // holds its minMember otherwise), and the pod's leaf for its
   // kai.scheduler/subgroup-name label.
-  std::optional<kai::JobSetGang> jobset;
+  std::optional<kai::SubGroupGang> gang;
   // metadata.labels and .annotations, as KAI's grouper writes them: the top
   // owner's (the pod's, for a bare pod), and the pod's "user" label and
   // annotation where the owner has none; annotation kai.scheduler/top-
@@ -92,6 +103,14 @@ struct GroupInputs {
   // MPIJob only: whether a launcher pod of the job exists (not terminating).
   bool mpi_launcher_exists = false;
 };
+
+// `owners` (nearest first) with a top owner KAI's grouper passes over (a
+// TrainJob: kai::IsTrainJob) removed, and its labels and annotations given
+// to the owner below it where that one has none of its own, as KAI's
+// skip-top-owner grouper does: the pods are then grouped as that owner's
+// (a TrainJob's JobSet), with a queue label written on the TrainJob.
+// Unchanged when the top owner is another kind or the only owner.
+void PassOverTopOwner(std::vector<kube::Object>& owners);
 
 // The PodGroup for `in.pod`. InvalidArgument naming the owner and field when
 // the owner's spec cannot give a minMember (a replica spec without

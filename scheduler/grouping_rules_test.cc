@@ -54,14 +54,68 @@ TEST(GroupingRulesTest, AJobSetIsOneGroupOfReplicaSubGroups) {
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->name, "pg-top-top-uid");
   EXPECT_EQ(plan->owner.kind, "JobSet");
-  ASSERT_TRUE(plan->jobset.has_value());
-  EXPECT_EQ(plan->jobset->min_sub_group, 1);
-  EXPECT_EQ(plan->jobset->pod_sub_group, "workers-replica-1");
-  EXPECT_EQ(plan->jobset->sub_groups.size(), 3u);
+  ASSERT_TRUE(plan->gang.has_value());
+  EXPECT_EQ(plan->gang->min_sub_group, 1);
+  EXPECT_EQ(plan->gang->pod_sub_group, "workers-replica-1");
+  EXPECT_EQ(plan->gang->sub_groups.size(), 3u);
 
   const kube::Object unlabelled = Json(kPod);
   EXPECT_FALSE(PlanPodGroup({.pod = &unlabelled, .owners = {&job, &jobset}}).ok())
       << "a pod the JobSet controller did not label belongs to no replica";
+}
+
+// A LeaderWorkerSet: one PodGroup per replica group, named with its group
+// index, whose worker pods are owned through their leader pod
+// (kai/leader_worker_set_gang.h).
+TEST(GroupingRulesTest, ALeaderWorkerSetIsOneGroupPerLeaderAndItsWorkers) {
+  const kube::Object worker = Json(R"({"metadata":{"name":"serve-1-2","namespace":"ns",
+      "uid":"pod-uid","labels":{"leaderworkerset.sigs.k8s.io/group-index":"1",
+                                "leaderworkerset.sigs.k8s.io/worker-index":"2"}},"spec":{}})");
+  const kube::Object workers_sts = Json(Owner("apps/v1", "StatefulSet", R"({"replicas":3})"));
+  const kube::Object leader = Json(Owner("v1", "Pod", "{}"));
+  const kube::Object leaders_sts = Json(Owner("apps/v1", "StatefulSet", R"({"replicas":2})"));
+  const kube::Object lws = Json(Owner("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet",
+                                      R"({"replicas":2,"leaderWorkerTemplate":{"size":4}})"));
+  Result<GroupPlan> plan =
+      PlanPodGroup({.pod = &worker, .owners = {&workers_sts, &leader, &leaders_sts, &lws}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->name, "pg-top-top-uid-group-1");
+  EXPECT_EQ(plan->owner.kind, "LeaderWorkerSet");
+  EXPECT_EQ(plan->min_member, 4);
+  ASSERT_TRUE(plan->gang.has_value());
+  EXPECT_FALSE(plan->gang->min_sub_group.has_value()) << "minMember, never both";
+  EXPECT_EQ(plan->gang->pod_sub_group, "workers");
+  EXPECT_EQ(plan->gang->sub_groups.size(), 2u);
+}
+
+// A Kubeflow Trainer TrainJob runs as a JobSet; KAI's grouper passes over
+// it, so its pods are the JobSet's gang, with the TrainJob's labels where
+// the JobSet has none of its own.
+TEST(GroupingRulesTest, ATrainJobIsGroupedAsItsJobSet) {
+  std::vector<kube::Object> owners;
+  owners.push_back(Json(Owner("batch/v1", "Job", R"({"parallelism":1})")));
+  owners.push_back(
+      Json(Owner("jobset.x-k8s.io/v1alpha2", "JobSet",
+                 R"({"replicatedJobs":[{"name":"node","replicas":2}]})", R"({"team":"jobset"})")));
+  owners.push_back(Json(Owner("trainer.kubeflow.org/v1alpha1", "TrainJob", "{}",
+                              R"({"kai.scheduler/queue":"research","team":"trainjob"})")));
+  PassOverTopOwner(owners);
+  ASSERT_EQ(owners.size(), 2u);
+  const kube::Object pod = Json(R"({"metadata":{"name":"node-0","namespace":"ns","uid":"u",
+      "labels":{"jobset.sigs.k8s.io/replicatedjob-name":"node",
+                "jobset.sigs.k8s.io/job-index":"0"}},"spec":{}})");
+  Result<GroupPlan> plan = PlanPodGroup({.pod = &pod, .owners = {&owners[0], &owners[1]}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->owner.kind, "JobSet");
+  EXPECT_EQ(plan->queue, "research") << "the TrainJob's queue label";
+  EXPECT_EQ(plan->labels["team"], "jobset") << "the JobSet's own label wins";
+  ASSERT_TRUE(plan->gang.has_value());
+  EXPECT_EQ(plan->gang->pod_sub_group, "node-replica-0");
+
+  std::vector<kube::Object> alone;
+  alone.push_back(Json(Owner("trainer.kubeflow.org/v1alpha1", "TrainJob", "{}")));
+  PassOverTopOwner(alone);
+  EXPECT_EQ(alone.size(), 1u) << "an only owner stays";
 }
 
 TEST(GroupingRulesTest, MinMemberNameAndOwnerByTopOwnerKind) {

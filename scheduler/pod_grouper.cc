@@ -39,6 +39,29 @@ bool SkipsPodGrouper(const Value& object) {
 
 }  // namespace
 
+Status PodGrouper::FollowPlan(const std::string& ns, const kube::Object& planned) {
+  const std::string name(kube::Name(planned));
+  kube::ObjectPtr current = podgroup_(kube::MakeKey(ns, name));
+  if (current == nullptr) return Status::Ok();
+  kube::JsonObject spec;
+  bool differs = false;
+  for (const char* field : {"minMember", "minSubGroup", "subGroups"}) {
+    const Value* want = kube::Find(planned, {"spec", field});
+    const Value* have = kube::Find(*current, {"spec", field});
+    if ((want == nullptr) == (have == nullptr) && (want == nullptr || *want == *have)) continue;
+    differs = true;
+    spec.Set(field, want == nullptr ? kube::JsonValue(nullptr) : kube::JsonValue(*want));
+  }
+  if (!differs) return Status::Ok();
+  const std::string patch =
+      kube::ToJson(kube::BuildJson(kube::JsonObject{{"spec", std::move(spec)}}));
+  Result<kube::Object> patched =
+      client_.Patch(kube::resources::kPodGroups, ns, name, kube::PatchType::kMerge, patch);
+  if (!patched.ok() && patched.status().code() != StatusCode::kNotFound)
+    return patched.status().WithContext("updating PodGroup " + name);
+  return Status::Ok();
+}
+
 bool PodGrouper::MpiLauncherExists(const std::string& ns, std::string_view job) const {
   for (const kube::ObjectPtr& p : pods_.cache().List())
     if (kube::Namespace(*p) == ns && !kube::IsBeingDeleted(*p) &&
@@ -85,6 +108,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     ref = kube::ControllerReference(owners.back());
   }
   if (std::any_of(owners.begin(), owners.end(), SkipsPodGrouper)) return kube::ReconcileResult{};
+  PassOverTopOwner(owners);
   GroupInputs in{.pod = pod.get()};
   for (const kube::Object& o : owners) in.owners.push_back(&o);
   if (!owners.empty() && kube::GetString(owners.back(), {"kind"}) == "MPIJob")
@@ -97,12 +121,14 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
 
   kube::JsonObject spec{{"queue", plan->queue}, {"priorityClassName", plan->priority_class}};
   kube::Object scratch;
-  if (plan->jobset) {
-    spec.Set("minSubGroup", plan->jobset->min_sub_group);
-    spec.Set("subGroups",
-             kube::JsonValue(kai::SubGroupsValue(*plan->jobset, scratch.GetAllocator())));
+  if (plan->gang && plan->gang->min_sub_group) {
+    spec.Set("minSubGroup", *plan->gang->min_sub_group);
   } else {
     spec.Set("minMember", plan->min_member);
+  }
+  if (plan->gang) {
+    spec.Set("subGroups",
+             kube::JsonValue(kai::SubGroupsValue(*plan->gang, scratch.GetAllocator())));
   }
   if (!plan->preemptibility.empty()) spec.Set("preemptibility", plan->preemptibility);
   if (!plan->timings.preemption_delay.empty())
@@ -129,9 +155,11 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
     return created.status().WithContext("creating PodGroup " + plan->name);
-  // The pod names its group, and a JobSet's pod its replica's sub-group, as
-  // KAI's grouper labels it.
-  const std::string sub_group = plan->jobset ? plan->jobset->pod_sub_group : "";
+  if (!created.ok()) VT_RETURN_IF_ERROR(FollowPlan(ns, pg));
+  // The pod names its group, and a pod with a role (a JobSet's replica, a
+  // LeaderWorkerSet's leader or worker) its sub-group, as KAI's grouper
+  // labels it.
+  const std::string sub_group = plan->gang ? plan->gang->pod_sub_group : "";
   if (named && sub_group.empty()) return kube::ReconcileResult{};
   kube::JsonObject metadata;
   if (!named) metadata.Set("annotations", kube::JsonObject{{kPodGroupAnnotation, plan->name}});

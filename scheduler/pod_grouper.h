@@ -16,6 +16,11 @@
 // leaves the client's rate to its binds first. The binder names a bare
 // pod's group in its binding (PodOwnGroupName), so such a pod comes here
 // annotated already, and only its group is made.
+// A group that exists already takes the gang minimum and sub-groups the
+// new pod's plan gives (minMember, minSubGroup, subGroups), as KAI's
+// grouper rewrites a group's spec for each pod it groups: a
+// LeaderWorkerSet under startupPolicy LeaderReady asks for its leader
+// alone first, and for the whole group once the workers come.
 // Level-triggered and idempotent: creating an existing group or
 // re-annotating changes nothing.
 #pragma once
@@ -54,6 +59,12 @@ class PodGrouper : public kube::Reconciler {
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
  private:
+  // Brings existing group ns/<planned's name>'s minMember, minSubGroup and
+  // subGroups to `planned`'s. OK and nothing written when they agree or the
+  // cache has not seen the group yet (the next pod of the group tries
+  // again).
+  Status FollowPlan(const std::string& ns, const kube::Object& planned);
+
   // Whether a launcher pod of MPIJob ns/job exists and is not leaving.
   bool MpiLauncherExists(const std::string& ns, std::string_view job) const;
 

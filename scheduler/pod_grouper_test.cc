@@ -20,6 +20,17 @@ using std::chrono::seconds;
 
 const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true};
 const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
+const kube::ResourceType kLeaderWorkerSets{"leaderworkerset.x-k8s.io", "v1", "leaderworkersets",
+                                           "LeaderWorkerSet", true};
+
+// The ownerReferences member naming `owner` as controller.
+kube::JsonArray ControlledBy(const kube::Object& owner) {
+  return kube::JsonArray{kube::JsonObject{{"apiVersion", kube::GetString(owner, {"apiVersion"})},
+                                          {"kind", kube::GetString(owner, {"kind"})},
+                                          {"name", kube::Name(owner)},
+                                          {"uid", kube::Uid(owner)},
+                                          {"controller", true}}};
+}
 
 class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
  protected:
@@ -332,6 +343,75 @@ TEST_F(PodGrouperTest, AJobSetsPodsJoinTheirReplicasSubGroups) {
   ASSERT_TRUE(pg.ok());
   EXPECT_EQ(kube::GetInt(*pg, {"spec", "minSubGroup"}), 1);
   EXPECT_EQ(kube::Find(*pg, {"spec", "minMember"}), nullptr);
+  EXPECT_TRUE(kai::ReadPodGroupSpec(*pg).ok()) << kube::ToJson(*pg);
+}
+
+// A LeaderWorkerSet, made as its controller makes it: a StatefulSet of
+// leaders, and per leader pod a StatefulSet of workers owned by that pod.
+// Leader and worker join one group for their replica group, each in its
+// sub-group, as KAI's grouper makes it (kai/leader_worker_set_gang.h).
+// Under startupPolicy LeaderReady the group first asks for its unbound
+// leader alone, and for the whole group once the worker comes: the
+// existing group follows the later pod's plan.
+TEST_F(PodGrouperTest, ALeaderWorkerSetsLeaderAndWorkersJoinOneGroup) {
+  kube::Object lws = Add(kLeaderWorkerSets, "ns", R"({"apiVersion":"leaderworkerset.x-k8s.io/v1",
+      "kind":"LeaderWorkerSet","metadata":{"name":"serve","namespace":"ns"},
+      "spec":{"replicas":1,"startupPolicy":"LeaderReady","leaderWorkerTemplate":{"size":2}}})");
+  auto statefulset = [&](const std::string& name, const kube::Object& owner) {
+    return Add(res::kStatefulSets, "ns",
+               kube::ToJson(kube::BuildJson(kube::JsonObject{
+                   {"apiVersion", "apps/v1"},
+                   {"kind", "StatefulSet"},
+                   {"metadata", kube::JsonObject{{"name", name},
+                                                 {"namespace", "ns"},
+                                                 {"ownerReferences", ControlledBy(owner)}}},
+                   {"spec", kube::JsonObject{{"replicas", 1}}}})));
+  };
+  auto pod = [&](const std::string& name, const std::string& worker, const kube::Object& owner) {
+    kube::Object made = Add(
+        res::kPods, "ns",
+        kube::ToJson(kube::BuildJson(kube::JsonObject{
+            {"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata",
+             kube::JsonObject{
+                 {"name", name},
+                 {"namespace", "ns"},
+                 {"labels", kube::JsonObject{{"leaderworkerset.sigs.k8s.io/group-index", "0"},
+                                             {"leaderworkerset.sigs.k8s.io/worker-index", worker}}},
+                 {"ownerReferences", ControlledBy(owner)}}},
+            {"spec", kube::JsonObject{
+                         {"schedulerName", "kai-scheduler"},
+                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+    return made;
+  };
+  const std::string group = "pg-serve-" + std::string(kube::Uid(lws)) + "-group-0";
+  auto group_spec = [&] {
+    Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+    return pg.ok() ? kube::ToJson((*pg)["spec"]) : pg.status().ToString();
+  };
+  auto group_and_label = [&](const std::string& name, const std::string& sub_group) {
+    ASSERT_TRUE(grouper_.Reconcile("ns/" + name).ok());
+    EXPECT_EQ(GroupOf(name), group) << name;
+    Result<kube::Object> labelled = client_.Get(res::kPods, "ns", name);
+    ASSERT_TRUE(labelled.ok());
+    EXPECT_EQ(kube::Label(*labelled, "kai.scheduler/subgroup-name"), sub_group);
+  };
+  kube::Object leader = pod("serve-0", "0", statefulset("serve", lws));
+  group_and_label("serve-0", "leader");
+  EXPECT_NE(group_spec().find(R"("minMember":1,"subGroups":[{"name":"leader","minMember":1}])"),
+            std::string::npos)
+      << group_spec();
+
+  pod("serve-0-1", "1", statefulset("serve-0", leader));
+  group_and_label("serve-0-1", "workers");
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok());
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 2);
+  EXPECT_EQ(kube::ToJson((*pg)["spec"]["subGroups"]),
+            R"([{"name":"leader","minMember":1},{"name":"workers","minMember":1}])");
+  EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "LeaderWorkerSet");
   EXPECT_TRUE(kai::ReadPodGroupSpec(*pg).ok()) << kube::ToJson(*pg);
 }
 

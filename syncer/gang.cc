@@ -4,6 +4,7 @@
 
 #include "kai/jobset_gang.h"
 #include "kai/kubeflow_job.h"
+#include "kai/leader_worker_set_gang.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
@@ -96,6 +97,28 @@ bool IsJobSet(const kube::OwnerReference& owner) {
   return owner.kind == "JobSet" && owner.api_version.starts_with("jobset.x-k8s.io/");
 }
 
+// Any version of leaderworkerset.x-k8s.io's LeaderWorkerSet.
+bool IsLeaderWorkerSet(const kube::OwnerReference& owner) {
+  return owner.kind == "LeaderWorkerSet" &&
+         owner.api_version.starts_with("leaderworkerset.x-k8s.io/");
+}
+
+// The gang of `workload`'s pod `pod` when the workload's pods have roles
+// (a JobSet, a LeaderWorkerSet: kai/sub_group_gang.h), else nullopt.
+Result<std::optional<kai::SubGroupGang>> RolesOf(const kube::OwnerReference& owner,
+                                                 const rapidjson::Value& workload,
+                                                 const rapidjson::Value& pod) {
+  if (IsJobSet(owner)) {
+    VT_ASSIGN_OR_RETURN(kai::SubGroupGang gang, kai::ReadJobSetGang(workload, pod));
+    return std::optional<kai::SubGroupGang>(std::move(gang));
+  }
+  if (IsLeaderWorkerSet(owner)) {
+    VT_ASSIGN_OR_RETURN(kai::SubGroupGang gang, kai::ReadLeaderWorkerSetGang(workload, pod));
+    return std::optional<kai::SubGroupGang>(std::move(gang));
+  }
+  return std::optional<kai::SubGroupGang>();
+}
+
 }  // namespace
 
 bool Gang::FollowsPodGroup() const {
@@ -118,10 +141,14 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   if (chain.empty()) return std::optional<Gang>();
 
   size_t top = chain.size() - 1;
-  if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob")) --top;
+  // One run of the workload; a TrainJob's pods are its JobSet's, as KAI's
+  // grouper passes over the TrainJob.
+  if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob" ||
+                  kai::IsTrainJob(chain[top].api_version, chain[top].kind)))
+    --top;
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
-  std::optional<kai::JobSetGang> jobset;
+  std::optional<kai::SubGroupGang> roles;
   kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
   if (object == nullptr && (IsKubeflowJob(owner) || lookup.Knows(owner.api_version, owner.kind))) {
     // Not seen yet: guessing 1 would let a gang start piecemeal.
@@ -134,24 +161,26 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     Result<int64_t> m = kai::KubeflowJobMinMember(*object, /*mpi_launcher_exists=*/false);
     if (!m.ok()) return m.status();
     min_member = std::clamp<int64_t>(*m, 1, kai::kMaxMinMember);
-  } else if (object != nullptr && IsJobSet(owner)) {
-    Result<kai::JobSetGang> read = kai::ReadJobSetGang(*object, pod);
-    if (!read.ok()) return read.status();
-    jobset = std::move(read).value();
   } else if (object != nullptr) {
-    if (std::optional<std::string_view> v =
-            kube::Annotation(*object, kai::kBatchMinMemberAnnotation)) {
+    VT_ASSIGN_OR_RETURN(roles, RolesOf(owner, *object, pod));
+    const std::optional<std::string_view> v =
+        kube::Annotation(*object, kai::kBatchMinMemberAnnotation);
+    if (!roles && v) {
       Result<int32_t> parsed = kai::ParseBatchMinMember(*v);
       if (!parsed.ok()) return parsed.status().WithContext(owner.kind + " " + owner.name);
       min_member = *parsed;
     }
   }
-  Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant), min_member, owner};
-  if (jobset) {
-    gang.min_sub_group = jobset->min_sub_group;
+  // A workload with one group per replica (a LeaderWorkerSet) names each
+  // after the replica.
+  const std::string group_of = owner.name + (roles ? roles->name_suffix : "");
+  Gang gang{WorkloadPodGroupName(group_of, owner.uid, ns, config.tenant), min_member, owner};
+  if (roles) {
+    if (roles->min_member) gang.min_member = *roles->min_member;
+    gang.min_sub_group = roles->min_sub_group;
     rapidjson::Document scratch;
-    gang.sub_groups = kube::ToJson(kai::SubGroupsValue(*jobset, scratch.GetAllocator()));
-    gang.pod_sub_group = std::move(jobset->pod_sub_group);
+    gang.sub_groups = kube::ToJson(kai::SubGroupsValue(*roles, scratch.GetAllocator()));
+    gang.pod_sub_group = std::move(roles->pod_sub_group);
   }
   std::vector<kube::ObjectPtr> keep;
   VT_ASSIGN_OR_RETURN(std::vector<const rapidjson::Value*> objects,

@@ -11,7 +11,9 @@
 //     spec.markUnschedulable, mirrored on the host group (spec.queue never:
 //     the tenant's queue always);
 //   - otherwise the top of its owner chain, except that a Deployment's pods
-//     group by ReplicaSet and a CronJob's by Job (one run of the workload):
+//     group by ReplicaSet and a CronJob's by Job (one run of the workload),
+//     and a Kubeflow Trainer TrainJob's by its JobSet (as KAI passes over
+//     the TrainJob, kai::IsTrainJob):
 //       Kubeflow training jobs (kubeflow.org: PyTorchJob, TFJob,
 //         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
 //         kai/kubeflow_job.h, an MPIJob counted as before its launcher
@@ -19,6 +21,11 @@
 //       a JobSet: KAI's gang of kai/jobset_gang.h, a parent sub-group per
 //         replicatedJob and a leaf per replica, with the group's
 //         minSubGroup; the host pod is labelled with its leaf;
+//       a LeaderWorkerSet (its workers are owned through their leader
+//         pod): KAI's gang of kai/leader_worker_set_gang.h, one host group
+//         per replica group (WorkloadPodGroupName of "<lws>-group-<i>"),
+//         minMember its size, sub-groups leader and workers (or segments);
+//         the host pod is labelled with its leaf;
 //       anything else (Job, ReplicaSet, StatefulSet, ...): the
 //         owner's `kai.scheduler/batch-min-member` annotation as
 //         kai/min_member.h reads it, else 1;
@@ -56,12 +63,13 @@ struct Gang {
   std::optional<int32_t> min_sub_group;
   // A virtual PodGroup's spec.subGroups, as JSON, carried verbatim (the
   // pods' `kai.scheduler/subgroup-name` labels travel with them, and the
-  // host scheduler validates the list), or a JobSet's as KAI makes them;
-  // empty when it has none.
+  // host scheduler validates the list), or a JobSet's or LeaderWorkerSet's
+  // as KAI makes them; empty when it has none.
   std::string sub_groups;
   // The leaf sub-group of the pod the gang was read for, when the gang puts
-  // it in one (a JobSet's replica): its host pod's
-  // `kai.scheduler/subgroup-name`, whatever the virtual pod says.
+  // it in one (a JobSet's replica, a LeaderWorkerSet's leader or workers):
+  // its host pod's `kai.scheduler/subgroup-name`, whatever the virtual pod
+  // says.
   std::string pod_sub_group;
   // A virtual PodGroup's spec.priorityClassName, when it names one the host
   // offers; empty: a virtual PodGroup's host group has none (KAI then

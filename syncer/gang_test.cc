@@ -116,6 +116,71 @@ TEST(GangTest, AJobSetIsOneGangOfItsReplicas) {
   EXPECT_EQ(GangFor(unlabelled, lookup).status().code(), StatusCode::kInvalidArgument);
 }
 
+// A LeaderWorkerSet is one gang per replica group, as KAI's grouper makes
+// it (kai/leader_worker_set_gang.h); a worker is owned through its leader
+// pod, and the chain reaches the LeaderWorkerSet through it.
+TEST(GangTest, ALeaderWorkerSetIsOneGangPerLeaderAndItsWorkers) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"StatefulSet","metadata":{"name":"serve-1","uid":"w-sts",
+      "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"serve-1","uid":"leader",
+                          "controller":true}]}})");
+  lookup.Add(R"({"kind":"Pod","metadata":{"name":"serve-1","uid":"leader",
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"StatefulSet","name":"serve",
+                          "uid":"l-sts","controller":true}]}})");
+  lookup.Add(R"({"kind":"StatefulSet","metadata":{"name":"serve","uid":"l-sts",
+      "ownerReferences":[{"apiVersion":"leaderworkerset.x-k8s.io/v1","kind":"LeaderWorkerSet",
+                          "name":"serve","uid":"lws","controller":true}]}})");
+  lookup.Add(R"({"kind":"LeaderWorkerSet","metadata":{"name":"serve","uid":"lws"},
+      "spec":{"replicas":2,"leaderWorkerTemplate":{"size":3}}})");
+  kube::Object worker = PodOwnedBy("apps/v1", "StatefulSet", "serve-1");
+  kube::SetString(worker, {"metadata", "labels"}, kai::kLwsGroupIndexLabel, "1");
+  kube::SetString(worker, {"metadata", "labels"}, kai::kLwsWorkerIndexLabel, "2");
+  kube::SetString(worker, {"metadata", "labels"}, kai::kSubGroupLabel, "leader");
+  Result<std::optional<Gang>> gang = GangFor(worker, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "LeaderWorkerSet");
+  EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("serve-group-1", "lws", "ml", "nlp"));
+  EXPECT_EQ((*gang)->min_member, 3);
+  EXPECT_FALSE((*gang)->min_sub_group.has_value());
+  EXPECT_EQ((*gang)->pod_sub_group, "workers") << "whatever the virtual pod says";
+  const kube::Object host = PodGroupToHost(**gang, "ml", "", NlpConfig());
+  EXPECT_EQ(kube::GetInt(host, {"spec", "minMember"}), 3);
+  EXPECT_EQ(kube::ToJson(*kube::Find(host, {"spec", "subGroups"})),
+            R"([{"name":"leader","minMember":1},{"name":"workers","minMember":2}])");
+  EXPECT_TRUE(kai::ReadPodGroupSpec(host).ok());
+
+  // The leader of the same group joins the same host group.
+  kube::Object leader = PodOwnedBy("apps/v1", "StatefulSet", "serve");
+  kube::SetString(leader, {"metadata", "labels"}, kai::kLwsGroupIndexLabel, "1");
+  kube::SetString(leader, {"metadata", "labels"}, kai::kLwsWorkerIndexLabel, "0");
+  Result<std::optional<Gang>> leaders = GangFor(leader, lookup);
+  ASSERT_TRUE(leaders.ok() && *leaders) << leaders.status().ToString();
+  EXPECT_EQ((*leaders)->host_name, (*gang)->host_name);
+  EXPECT_EQ((*leaders)->pod_sub_group, "leader");
+}
+
+// A Kubeflow Trainer TrainJob runs as a JobSet; its pods are the JobSet's
+// gang, as KAI's grouper passes over the TrainJob.
+TEST(GangTest, ATrainJobsPodsAreItsJobSetsGang) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"t-node-0","uid":"j",
+      "ownerReferences":[{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","name":"t",
+                          "uid":"js","controller":true}]}})");
+  lookup.Add(R"({"kind":"JobSet","metadata":{"name":"t","uid":"js",
+      "ownerReferences":[{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+                          "name":"t","uid":"tj","controller":true}]},"spec":{
+      "replicatedJobs":[{"name":"node","replicas":2}]}})");
+  lookup.Add(R"({"kind":"TrainJob","metadata":{"name":"t","uid":"tj"}})");
+  kube::Object pod = PodOwnedBy("batch/v1", "Job", "t-node-0");
+  kube::SetString(pod, {"metadata", "labels"}, kai::kJobSetReplicatedJobLabel, "node");
+  kube::SetString(pod, {"metadata", "labels"}, kai::kJobSetJobIndexLabel, "0");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "JobSet");
+  EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("t", "js", "ml", "nlp"));
+  EXPECT_EQ((*gang)->pod_sub_group, "node-replica-0");
+}
+
 TEST(GangTest, AWorkloadsTopologyAnnotationsBecomeItsGroupsConstraint) {
   MapLookup lookup;
   lookup.Add(R"({"kind":"Job","metadata":{"name":"ring","uid":"ring-uid",

@@ -111,16 +111,19 @@ Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) 
     Result<size_t> pods = virtual_pods.CountByIndex(kOwnerUidIndex, value);
     if (pods.ok() && *pods > 0) return kube::ReconcileResult{};
   }
-  // A workload that owns its pods through Jobs of its own (a JobSet).
-  if (!owner_uid.empty()) {
-    Result<std::vector<kube::ObjectPtr>> jobs =
-        informers_.Virtual(kube::resources::kJobs).cache().ByIndex(kOwnerUidIndex, owner_uid);
-    if (jobs.ok()) {
-      for (const kube::ObjectPtr& job : *jobs) {
-        Result<size_t> pods =
-            virtual_pods.CountByIndex(kOwnerUidIndex, std::string(kube::Uid(*job)));
-        if (pods.ok() && *pods > 0) return kube::ReconcileResult{};
-      }
+  // A workload that owns its pods through Jobs of its own (a JobSet), or
+  // its leaders through a StatefulSet (a LeaderWorkerSet, whose groups all
+  // stay while any of its leaders does).
+  for (const kube::ResourceType* middle :
+       {&kube::resources::kJobs, &kube::resources::kStatefulSets}) {
+    if (owner_uid.empty()) break;
+    Result<std::vector<kube::ObjectPtr>> owned =
+        informers_.Virtual(*middle).cache().ByIndex(kOwnerUidIndex, owner_uid);
+    if (!owned.ok()) continue;
+    for (const kube::ObjectPtr& object : *owned) {
+      Result<size_t> pods =
+          virtual_pods.CountByIndex(kOwnerUidIndex, std::string(kube::Uid(*object)));
+      if (pods.ok() && *pods > 0) return kube::ReconcileResult{};
     }
   }
   Status s = informers_.host_client().Delete(kPodGroups, config_.host_namespace, name,

@@ -9,7 +9,9 @@
 // left out and counted, podgroup_fields.h), and
 // deletes a host PodGroup once no host pod names it and no virtual pod
 // belongs to the workload it records any more, directly or through the
-// workload's Jobs (a JobSet's; one that records none is left alone).
+// workload's Jobs (a JobSet's) or StatefulSets (a LeaderWorkerSet's
+// leaders: each of its groups stays while any leader does); one that
+// records none is left alone.
 //
 // A virtual PodGroup deleted while its pods still run leaves the host
 // PodGroup as it last was until the last of those pods goes: deleting it

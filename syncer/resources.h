@@ -15,6 +15,9 @@ using kube::resources::kStatefulSets;
 inline const kube::ResourceType kCronJobs{"batch", "v1", "cronjobs", "CronJob", true};
 // JobSet's CRD, which a virtual cluster has only when the team installs it.
 inline const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
+// LeaderWorkerSet's CRD, likewise the team's to install.
+inline const kube::ResourceType kLeaderWorkerSets{"leaderworkerset.x-k8s.io", "v1",
+                                                  "leaderworkersets", "LeaderWorkerSet", true};
 // Kubeflow's training jobs are kai/kubeflow_job.h's list.
 
 }  // namespace vtenant::syncer::resources

@@ -98,16 +98,19 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
   // sync nor /readyz.
   virtual_[Key(kube::resources::kPodGroups)] =
       &virtual_informers.GetOptional(kube::resources::kPodGroups, everywhere);
-  // JobSets likewise: a team installs their CRD, or never does.
-  virtual_[Key(resources::kJobSets)] =
-      &virtual_informers.GetOptional(resources::kJobSets, everywhere);
+  // JobSets and LeaderWorkerSets likewise: a team installs their CRDs, or
+  // never does.
+  for (const kube::ResourceType* type : {&resources::kJobSets, &resources::kLeaderWorkerSets})
+    virtual_[Key(*type)] = &virtual_informers.GetOptional(*type, everywhere);
 
   kube::SharedInformer& pods = Virtual(kube::resources::kPods);
   CHECK(pods.AddIndexer(kNodeIndex, NodeOf).ok());
   CHECK(pods.AddIndexer(kReferenceIndex, ReferenceIndexValues).ok());
   CHECK(pods.AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
-  // A JobSet's pods belong to it through its Jobs.
+  // A JobSet's pods belong to it through its Jobs, a LeaderWorkerSet's
+  // leaders through its StatefulSet.
   CHECK(Virtual(kube::resources::kJobs).AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
+  CHECK(Virtual(resources::kStatefulSets).AddIndexer(kOwnerUidIndex, OwnerUidsOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kPodGroupIndex, PodGroupOf).ok());
   CHECK(Host(kube::resources::kPods).AddIndexer(kNodeIndex, NodeOf).ok());
   // The pods' DNS answers only this tenant's pods, known by address.

@@ -3,9 +3,10 @@
 //
 //   virtual (all namespaces): pods, services, configmaps, secrets, PVCs,
 //     namespaces, nodes, and the owners gangs are read from (replicasets,
-//     deployments, jobs, cronjobs, statefulsets), and KAI PodGroups and
-//     JobSets (asked for with GetOptional: the CRD may come late or never,
-//     so it holds back neither the caches' sync nor /readyz);
+//     deployments, jobs, cronjobs, statefulsets), and KAI PodGroups,
+//     JobSets and LeaderWorkerSets (asked for with GetOptional: the CRD may
+//     come late or never, so it holds back neither the caches' sync nor
+//     /readyz);
 //   host (the tenant's host namespace, objects labelled managed-by
 //     vtenant-syncer and vtenant.io/tenant=<tenant>): pods, services,
 //     configmaps, secrets, PVCs, KAI PodGroups; and host nodes;
@@ -17,8 +18,9 @@
 //
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid and
-// "podgroup/<ns>/<name>" of a pod-group-name annotation), virtual Jobs by
-// "owner-uid" too (a JobSet's); host pods by "pod-group" (pod-group-name),
+// "podgroup/<ns>/<name>" of a pod-group-name annotation), virtual Jobs
+// and StatefulSets by "owner-uid" too (a JobSet's, a LeaderWorkerSet's);
+// host pods by "pod-group" (pod-group-name),
 // "node" (spec.nodeName) and "pod-address" (kube/pod_address.h: the pods'
 // DNS answers only this tenant's pods, known by address); host Events by
 // "involved" ("<kind>/<name>" of their involvedObject); with

@@ -409,6 +409,99 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
       std::chrono::seconds(120)));
 }
 
+// A LeaderWorkerSet as its controller lays it out: a StatefulSet of
+// leaders owned by it, and per leader pod a StatefulSet of workers owned by
+// that pod (the team's virtual controller manager makes the pods). The
+// leader and its worker become one host group, named for the replica
+// group, each host pod in its sub-group.
+TEST_F(SyncerIntegrationTest, ALeaderWorkerSetsLeaderAndWorkersBecomeOneHostGroup) {
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
+      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"leaderworkersets.leaderworkerset.x-k8s.io"},
+      "spec":{"group":"leaderworkerset.x-k8s.io","scope":"Namespaced",
+        "names":{"kind":"LeaderWorkerSet","listKind":"LeaderWorkerSetList",
+                 "plural":"leaderworkersets","singular":"leaderworkerset"},
+        "versions":[{"name":"v1","served":true,"storage":true,
+          "schema":{"openAPIV3Schema":{"type":"object",
+                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
+                  .ok());
+  Result<kube::Object> lws = Unavailable("not created yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        lws = virt().Create(resources::kLeaderWorkerSets, "ml", ParseTestJson(R"({
+            "apiVersion":"leaderworkerset.x-k8s.io/v1","kind":"LeaderWorkerSet",
+            "metadata":{"name":"serve","namespace":"ml"},
+            "spec":{"replicas":1,"leaderWorkerTemplate":{"size":2}}})"));
+        return lws.ok();
+      },
+      std::chrono::seconds(60)))
+      << lws.status().ToString();
+  // A StatefulSet of one pod, owned by `owner`, whose pod is worker
+  // `worker` of replica group 0.
+  auto statefulset = [](const std::string& name, const kube::Object& owner, const char* worker) {
+    return ParseTestJson(R"({"apiVersion":"apps/v1","kind":"StatefulSet",
+        "metadata":{"name":")" +
+                         name + R"(","namespace":"ml",
+          "ownerReferences":[{"apiVersion":")" +
+                         std::string(kube::GetString(owner, {"apiVersion"})) + R"(","kind":")" +
+                         std::string(kube::GetString(owner, {"kind"})) + R"(","name":")" +
+                         std::string(kube::Name(owner)) + R"(","uid":")" +
+                         std::string(kube::Uid(owner)) + R"(","controller":true}]},
+        "spec":{"replicas":1,"serviceName":"serve","selector":{"matchLabels":{"sts":")" +
+                         name +
+                         R"("}},
+          "template":{"metadata":{"labels":{"sts":")" +
+                         name + R"(","lws":"serve",
+              "leaderworkerset.sigs.k8s.io/group-index":"0",
+              "leaderworkerset.sigs.k8s.io/worker-index":")" +
+                         worker + R"("}},
+            "spec":{"schedulerName":"kai-scheduler",
+                    "containers":[{"name":"c","image":"server"}]}}}})");
+  };
+  ASSERT_TRUE(virt().Create(resources::kStatefulSets, "ml", statefulset("serve", *lws, "0")).ok());
+  Result<kube::Object> leader = Unavailable("not made yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        leader = virt().Get(kPods, "ml", "serve-0");
+        return leader.ok();
+      },
+      std::chrono::seconds(60)))
+      << leader.status().ToString();
+  ASSERT_TRUE(
+      virt().Create(resources::kStatefulSets, "ml", statefulset("serve-0", *leader, "1")).ok());
+
+  const std::string group = WorkloadPodGroupName("serve-group-0", kube::Uid(*lws), "ml", "nlp");
+  auto host_group = [&] { return client().Get(kPodGroups, kHostNs, group); };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> pg = host_group();
+        const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
+        return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == 2 && subs != nullptr &&
+               *subs == ParseTestJson(R"([{"name":"leader","minMember":1},
+                                          {"name":"workers","minMember":1}])");
+      },
+      std::chrono::seconds(120)))
+      << (host_group().ok() ? kube::ToJson(*host_group()) : host_group().status().ToString())
+      << "; the host pods' groups: " <<
+      [] {
+        std::string groups;
+        for (const kube::Object& pod : HostPodsOf("lws=serve"))
+          groups += std::string(kube::Name(pod)) + " -> " +
+                    std::string(kube::Annotation(pod, kai::kPodGroupAnnotation).value_or("")) + " ";
+        return groups;
+      }();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::map<std::string, std::string> leaves;  // host pod's sub-group -> its group
+        for (const kube::Object& pod : HostPodsOf("lws=serve"))
+          leaves[std::string(kube::Label(pod, kai::kSubGroupLabel).value_or(""))] =
+              kube::Annotation(pod, kai::kPodGroupAnnotation).value_or("");
+        return leaves == std::map<std::string, std::string>{{"leader", group}, {"workers", group}};
+      },
+      std::chrono::seconds(120)));
+}
+
 TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
   const Status created = CreateGroupAndItsPod("pair", R"({"minMember":1})");
   ASSERT_TRUE(created.ok()) << created.ToString();

@@ -11,9 +11,16 @@
 namespace vtenant::syncer {
 namespace {
 
-bool IsJobSet(std::string_view api_version, std::string_view kind) {
-  const kube::ResourceType& type = resources::kJobSets;
+bool Is(const kube::ResourceType& type, std::string_view api_version, std::string_view kind) {
   return kind == type.kind && api_version == type.group + "/" + type.version;
+}
+
+// The optional informer of a kind whose CRD a team may install (JobSets,
+// LeaderWorkerSets), or nullptr for other kinds.
+const kube::ResourceType* OptionalKind(std::string_view api_version, std::string_view kind) {
+  for (const kube::ResourceType* type : {&resources::kJobSets, &resources::kLeaderWorkerSets})
+    if (Is(*type, api_version, kind)) return type;
+  return nullptr;
 }
 
 // Whether `version` reads as a Kubernetes API version ("v1", "v2beta1").
@@ -58,8 +65,13 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   if (api_version == "batch/v1" && kind == "CronJob") {
     return informers_.Virtual(resources::kCronJobs).cache().Get(key);
   }
-  if (IsJobSet(api_version, kind)) {
-    return informers_.Virtual(resources::kJobSets).cache().Get(key);
+  // A LeaderWorkerSet's workers are owned through their leader pod.
+  if (api_version == "v1" && kind == "Pod") {
+    return informers_.Virtual(kube::resources::kPods).cache().Get(key);
+  }
+  const kube::ResourceType* optional = OptionalKind(api_version, kind);
+  if (optional != nullptr && informers_.Virtual(*optional).HasSynced()) {
+    return informers_.Virtual(*optional).cache().Get(key);
   }
   if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) {
     // Cached once the virtual cluster has the CRD; a group created a moment
@@ -69,7 +81,10 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
     }
   }
   if (!live_reads_) return nullptr;
-  const kube::ResourceType* type = nullptr;
+  // A team's CRD that came after the informer last looked (it looks again
+  // at each backoff): the server has the object, and a pod of a new JobSet
+  // or LeaderWorkerSet is not grouped as an unknown kind's.
+  const kube::ResourceType* type = optional;
   if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind)
     type = &kube::resources::kPodGroups;
   std::optional<kube::ResourceType> kubeflow_job = KubeflowJobType(api_version, kind);
@@ -85,9 +100,12 @@ bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
     return kind == "ReplicaSet" || kind == "StatefulSet" || kind == "Deployment";
   }
   if (api_version == "batch/v1") return kind == "Job" || kind == "CronJob";
+  if (api_version == "v1") return kind == "Pod";
   // Known once the CRD is served and listed; before, a JobSet's pods do not
   // wait for an informer that may never sync.
-  if (IsJobSet(api_version, kind)) return informers_.Virtual(resources::kJobSets).HasSynced();
+  if (const kube::ResourceType* type = OptionalKind(api_version, kind)) {
+    return informers_.Virtual(*type).HasSynced();
+  }
   if (!live_reads_) return false;
   return (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) ||
          KubeflowJobType(api_version, kind).has_value();

@@ -1,14 +1,18 @@
 // VirtualLookup: the ObjectLookup owner chains and gangs read, over the
 // virtual informer caches (ReplicaSets, Deployments, Jobs, CronJobs,
-// StatefulSets, JobSets, KAI PodGroups) and, for what no cache holds (a
+// StatefulSets, JobSets, LeaderWorkerSets, KAI PodGroups, and pods: a
+// LeaderWorkerSet's workers are owned through their leader's StatefulSet
+// by the leader pod) and, for what no cache holds (a
 // PodGroup the cache has not seen yet or whose CRD came late; a Kubeflow
 // training job of kai/kubeflow_job.h's list, at its reference's version, whose
 // CRD a virtual cluster may not have), a GET on the virtual API server.
 // The workload kinds a team may label with KAI's preemptibility are cached,
 // so a gang reads it from them without an API call; a Kubeflow training job
 // owner is fetched from the virtual API server.
-// JobSets are known only once their CRD has been listed: pods of a cluster
-// without it do not wait for a JobSet that cannot be cached.
+// JobSets and LeaderWorkerSets are known only once their CRD has been
+// listed: pods of a cluster without it do not wait for one that cannot be
+// cached. Until then, one is read from the virtual API server, so a pod of
+// one created just after its CRD still gets its gang.
 #pragma once
 
 #include "syncer/owner_chain.h"

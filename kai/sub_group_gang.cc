@@ -1,0 +1,18 @@
+#include "kai/sub_group_gang.h"
+
+namespace vtenant::kai {
+
+rapidjson::Value SubGroupsValue(const SubGroupGang& gang, rapidjson::MemoryPoolAllocator<>& a) {
+  rapidjson::Value out(rapidjson::kArrayType);
+  for (const GangSubGroup& s : gang.sub_groups) {
+    rapidjson::Value entry(rapidjson::kObjectType);
+    entry.AddMember("name", rapidjson::Value(s.name.c_str(), a), a);
+    if (!s.parent.empty()) entry.AddMember("parent", rapidjson::Value(s.parent.c_str(), a), a);
+    if (s.min_member) entry.AddMember("minMember", *s.min_member, a);
+    if (s.min_sub_group) entry.AddMember("minSubGroup", *s.min_sub_group, a);
+    out.PushBack(entry, a);
+  }
+  return out;
+}
+
+}  // namespace vtenant::kai
