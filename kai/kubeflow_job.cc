@@ -89,8 +89,4 @@ Result<int64_t> KubeflowJobMinMember(const rapidjson::Value& job, bool mpi_launc
   return ReplicaSum(job, k->specs_field, {});
 }
 
-bool IsTrainJob(std::string_view api_version, std::string_view kind) {
-  return kind == "TrainJob" && api_version.starts_with("trainer.kubeflow.org/");
-}
-
 }  // namespace vtenant::kai

@@ -51,10 +51,4 @@ const KubeflowJobKind* FindKubeflowJobKind(std::string_view kind);
 // Kubeflow job kind of the list.
 Result<int64_t> KubeflowJobMinMember(const rapidjson::Value& job, bool mpi_launcher_exists);
 
-// Whether an owner of `api_version` and `kind` is Kubeflow Trainer's
-// TrainJob (trainer.kubeflow.org, any version). A TrainJob runs as a
-// JobSet it owns, and KAI's pod grouper passes over it: its pods are
-// grouped as that JobSet's (kai/jobset_gang.h).
-bool IsTrainJob(std::string_view api_version, std::string_view kind);
-
 }  // namespace vtenant::kai

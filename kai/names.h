@@ -40,6 +40,10 @@ inline constexpr char kLwsSizeAnnotation[] = "leaderworkerset.sigs.k8s.io/size";
 // On a LeaderWorkerSet or its workerTemplate: how many workers start
 // together as one segment of a replica group.
 inline constexpr char kSegmentSizeAnnotation[] = "kai.scheduler/segment-size";
+// KubeRay's label of a pod's group: "headgroup" for the head, else its
+// worker group's name (kai/ray_gang.h).
+inline constexpr char kRayGroupLabel[] = "ray.io/group";
+inline constexpr char kRayHeadGroup[] = "headgroup";
 // On a pod or any of its owners: "preemptible" or "non-preemptible"
 // (kai/preemptibility.h), which becomes the PodGroup's spec.preemptibility.
 inline constexpr char kPreemptibilityLabel[] = "kai.scheduler/preemptibility";

@@ -9,6 +9,8 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
+#include "kai/ray_gang.h"
+#include "kai/top_owner.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -18,34 +20,6 @@ using rapidjson::Value;
 
 std::string Describe(const Value& owner) {
   return std::string(kube::GetString(owner, {"kind"})) + " " + std::string(kube::Name(owner));
-}
-
-// An integer field, if present.
-std::optional<int64_t> IntAt(const Value& v, std::initializer_list<std::string_view> path) {
-  const Value* f = kube::Find(v, path);
-  if (f == nullptr || !f->IsInt64()) return std::nullopt;
-  return f->GetInt64();
-}
-
-// A RayCluster: the head plus every worker group's minimum.
-Result<int64_t> RayMinMember(const Value& cluster) {
-  int64_t total = 1;
-  const Value* groups = kube::Find(cluster, {"spec", "workerGroupSpecs"});
-  if (groups == nullptr || !groups->IsArray()) return total;
-  for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
-    const Value& g = (*groups)[i];
-    const Value* suspended = kube::Find(g, {"suspended"});
-    if (suspended != nullptr && suspended->IsBool() && suspended->GetBool()) continue;
-    const int64_t replicas = IntAt(g, {"replicas"}).value_or(0);
-    const int64_t min_replicas = IntAt(g, {"minReplicas"}).value_or(0);
-    if (min_replicas > replicas)
-      return InvalidArgument(Describe(cluster) + ": workerGroupSpecs[" + std::to_string(i) +
-                             "] has minReplicas " + std::to_string(min_replicas) +
-                             " above replicas " + std::to_string(replicas));
-    const int64_t hosts = IntAt(g, {"numOfHosts"}).value_or(1);
-    total += (min_replicas > 0 ? min_replicas : replicas) * hosts;
-  }
-  return total;
 }
 
 // The owner's kai.scheduler/batch-min-member (kai/min_member.h), else 1;
@@ -128,7 +102,11 @@ bool IsOwnGroupNamedAtBind(std::string_view pod_group, std::string_view pod, std
 void PassOverTopOwner(std::vector<kube::Object>& owners) {
   if (owners.size() < 2) return;
   const kube::Object& top = owners.back();
-  if (!kai::IsTrainJob(kube::GetString(top, {"apiVersion"}), kube::GetString(top, {"kind"})))
+  const bool ray_cluster_below = std::any_of(owners.begin(), owners.end() - 1, [](const auto& o) {
+    return kube::GetString(o, {"kind"}) == "RayCluster";
+  });
+  if (!kai::PassesOverTopOwner(kube::GetString(top, {"apiVersion"}), kube::GetString(top, {"kind"}),
+                               ray_cluster_below))
     return;
   kube::Object& next = owners[owners.size() - 2];
   for (std::string_view map : {"labels", "annotations"}) {
@@ -181,15 +159,14 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   } else if (group == kai::kKubeflowGroup && kai::FindKubeflowJobKind(kind) != nullptr) {
     VT_ASSIGN_OR_RETURN(int64_t m, kai::KubeflowJobMinMember(top, in.mpi_launcher_exists));
     plan.min_member = Clamp(m);
-  } else if (group == "ray.io" &&
-             (kind == "RayCluster" || kind == "RayJob" || kind == "RayService")) {
+  } else if (kai::IsRayWorkload(kube::GetString(top, {"apiVersion"}), kind)) {
     const Value* cluster = nullptr;
     for (const Value* o : in.owners)
       if (kube::GetString(*o, {"kind"}) == "RayCluster") cluster = o;
     if (cluster == nullptr)
       return InvalidArgument(Describe(top) + ": no RayCluster of it owns the pod yet");
-    VT_ASSIGN_OR_RETURN(int64_t m, RayMinMember(*cluster));
-    plan.min_member = Clamp(m);
+    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadRayClusterGang(*cluster, pod));
+    plan.min_member = Clamp(plan.gang->min_member.value_or(1));
     if (auto p = kube::Label(top, kai::kRayPriorityClassLabel))
       plan.priority_class = std::string(*p);
   }

@@ -27,8 +27,11 @@
 //                               launcher is not counted (the Kubeflow rules are
 //                               kai/kubeflow_job.h's, which the syncer reads too)
 //   ray.io RayCluster           1 (head) + per worker group not suspended:
-//                               (minReplicas if > 0, else replicas) x numOfHosts;
-//   ray.io RayJob, RayService   the same, of the RayCluster in the owner chain;
+//                               (minReplicas if > 0, else replicas) x numOfHosts,
+//                               a sub-group each (kai/ray_gang.h);
+//   ray.io RayJob, RayService   the same, of the RayCluster in the owner chain
+//                               (a pod no RayCluster owns, the submitter, as
+//                               the owner below: PassOverTopOwner);
 //                               label ray.io/priority-class-name on the top owner
 //                               sets the priority class
 //   anything else (ReplicaSet, StatefulSet, custom kinds)
@@ -104,12 +107,13 @@ struct GroupInputs {
   bool mpi_launcher_exists = false;
 };
 
-// `owners` (nearest first) with a top owner KAI's grouper passes over (a
-// TrainJob: kai::IsTrainJob) removed, and its labels and annotations given
-// to the owner below it where that one has none of its own, as KAI's
-// skip-top-owner grouper does: the pods are then grouped as that owner's
-// (a TrainJob's JobSet), with a queue label written on the TrainJob.
-// Unchanged when the top owner is another kind or the only owner.
+// `owners` (nearest first) with a top owner that is passed over
+// (kai/top_owner.h: a TrainJob; a RayJob above no RayCluster) removed, and
+// its labels and annotations given to the owner below it where that one
+// has none of its own, as KAI's skip-top-owner grouper does: the pods are
+// then grouped as that owner's (a TrainJob's JobSet, a RayJob's submitter
+// Job), with a queue label written on the top owner. Unchanged when the
+// top owner is another kind or the only owner.
 void PassOverTopOwner(std::vector<kube::Object>& owners);
 
 // The PodGroup for `in.pod`. InvalidArgument naming the owner and field when

@@ -118,6 +118,40 @@ TEST(GroupingRulesTest, ATrainJobIsGroupedAsItsJobSet) {
   EXPECT_EQ(alone.size(), 1u) << "an only owner stays";
 }
 
+// A RayCluster's pods are one group with a sub-group for the head and one
+// per worker group (kai/ray_gang.h); a RayJob's submitter, owned by no
+// RayCluster, is its Job's (kai/top_owner.h).
+TEST(GroupingRulesTest, ARayJobsClusterIsOneGroupAndItsSubmitterAnother) {
+  const kube::Object cluster = Json(R"({"apiVersion":"ray.io/v1","kind":"RayCluster",
+      "metadata":{"name":"rc","namespace":"ns","uid":"rc-uid"},
+      "spec":{"workerGroupSpecs":[{"groupName":"gpu","replicas":2}]}})");
+  const kube::Object job = Json(Owner("ray.io/v1", "RayJob", "{}"));
+  const kube::Object worker = Json(R"({"metadata":{"name":"w","namespace":"ns","uid":"u",
+      "labels":{"ray.io/group":"gpu"}},"spec":{}})");
+  Result<GroupPlan> plan = PlanPodGroup({.pod = &worker, .owners = {&cluster, &job}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->name, "pg-top-top-uid");
+  EXPECT_EQ(plan->min_member, 3);
+  ASSERT_TRUE(plan->gang.has_value());
+  EXPECT_EQ(plan->gang->pod_sub_group, "gpu");
+  EXPECT_EQ(plan->gang->sub_groups.size(), 2u);
+
+  // The submitter, which no RayCluster owns: its Job's group, not the
+  // cluster's, where it would belong to no sub-group.
+  std::vector<kube::Object> owners;
+  owners.push_back(Json(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"submit",
+      "namespace":"ns","uid":"submit-uid"}})"));
+  owners.push_back(Json(Owner("ray.io/v1", "RayJob", "{}", R"({"kai.scheduler/queue":"q"})")));
+  PassOverTopOwner(owners);
+  ASSERT_EQ(owners.size(), 1u);
+  const kube::Object submitter = Json(kPod);
+  Result<GroupPlan> own = PlanPodGroup({.pod = &submitter, .owners = {&owners[0]}});
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->name, "pg-submit-submit-uid");
+  EXPECT_EQ(own->queue, "q") << "the RayJob's queue label";
+  EXPECT_FALSE(own->gang.has_value());
+}
+
 TEST(GroupingRulesTest, MinMemberNameAndOwnerByTopOwnerKind) {
   const std::string rs = R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs",
       "namespace":"ns","uid":"rs-uid"},"spec":{"replicas":3}})";

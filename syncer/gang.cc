@@ -8,6 +8,8 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
+#include "kai/ray_gang.h"
+#include "kai/top_owner.h"
 #include "kai/workload_topology.h"
 #include "syncer/names.h"
 #include "syncer/podgroup_fields.h"
@@ -103,6 +105,26 @@ bool IsLeaderWorkerSet(const kube::OwnerReference& owner) {
          owner.api_version.starts_with("leaderworkerset.x-k8s.io/");
 }
 
+// The RayCluster whose gang a pod of KubeRay workload `workload`
+// (chain[top]) joins: the workload itself, else the RayCluster in the
+// pod's owner chain. FailedPrecondition while that is not read yet;
+// InvalidArgument for a pod of a RayJob or RayService that no RayCluster
+// owns and that is its only owner (KubeRay makes none).
+Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& chain, size_t top,
+                                     kube::ObjectPtr workload, std::string_view ns,
+                                     ObjectLookup& lookup) {
+  if (chain[top].kind == "RayCluster") return workload;
+  for (size_t i = 0; i < top; ++i) {
+    if (chain[i].kind != "RayCluster") continue;
+    kube::ObjectPtr cluster = lookup.Get(chain[i].api_version, chain[i].kind, ns, chain[i].name);
+    if (cluster == nullptr)
+      return FailedPrecondition("waiting for RayCluster " + std::string(ns) + "/" + chain[i].name);
+    return cluster;
+  }
+  return InvalidArgument(chain[top].kind + " " + chain[top].name +
+                         ": no RayCluster of it owns the pod");
+}
+
 // The gang of `workload`'s pod `pod` when the workload's pods have roles
 // (a JobSet, a LeaderWorkerSet: kai/sub_group_gang.h), else nullopt.
 Result<std::optional<kai::SubGroupGang>> RolesOf(const kube::OwnerReference& owner,
@@ -141,16 +163,21 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   if (chain.empty()) return std::optional<Gang>();
 
   size_t top = chain.size() - 1;
-  // One run of the workload; a TrainJob's pods are its JobSet's, as KAI's
-  // grouper passes over the TrainJob.
-  if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob" ||
-                  kai::IsTrainJob(chain[top].api_version, chain[top].kind)))
+  // One run of the workload; a TrainJob's pods are its JobSet's, a RayJob's
+  // submitter its Job's (kai/top_owner.h).
+  const bool ray_cluster_below = std::any_of(chain.begin(), chain.end() - 1,
+                                             [](const auto& o) { return o.kind == "RayCluster"; });
+  if (top > 0 &&
+      (chain[top].kind == "Deployment" || chain[top].kind == "CronJob" ||
+       kai::PassesOverTopOwner(chain[top].api_version, chain[top].kind, ray_cluster_below)))
     --top;
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
   std::optional<kai::SubGroupGang> roles;
   kube::ObjectPtr object = lookup.Get(owner.api_version, owner.kind, ns, owner.name);
-  if (object == nullptr && (IsKubeflowJob(owner) || lookup.Knows(owner.api_version, owner.kind))) {
+  if (object == nullptr &&
+      (IsKubeflowJob(owner) || kai::IsRayWorkload(owner.api_version, owner.kind) ||
+       lookup.Knows(owner.api_version, owner.kind))) {
     // Not seen yet: guessing 1 would let a gang start piecemeal.
     return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
   }
@@ -161,6 +188,10 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     Result<int64_t> m = kai::KubeflowJobMinMember(*object, /*mpi_launcher_exists=*/false);
     if (!m.ok()) return m.status();
     min_member = std::clamp<int64_t>(*m, 1, kai::kMaxMinMember);
+  } else if (object != nullptr && kai::IsRayWorkload(owner.api_version, owner.kind)) {
+    VT_ASSIGN_OR_RETURN(kube::ObjectPtr cluster, RayClusterOf(chain, top, object, ns, lookup));
+    VT_ASSIGN_OR_RETURN(kai::SubGroupGang ray, kai::ReadRayClusterGang(*cluster, pod));
+    roles = std::move(ray);
   } else if (object != nullptr) {
     VT_ASSIGN_OR_RETURN(roles, RolesOf(owner, *object, pod));
     const std::optional<std::string_view> v =

@@ -12,8 +12,9 @@
 //     the tenant's queue always);
 //   - otherwise the top of its owner chain, except that a Deployment's pods
 //     group by ReplicaSet and a CronJob's by Job (one run of the workload),
-//     and a Kubeflow Trainer TrainJob's by its JobSet (as KAI passes over
-//     the TrainJob, kai::IsTrainJob):
+//     and a top owner kai/top_owner.h passes over by the owner below it (a
+//     Kubeflow Trainer TrainJob's pods by its JobSet, a RayJob's submitter
+//     by its Job):
 //       Kubeflow training jobs (kubeflow.org: PyTorchJob, TFJob,
 //         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
 //         kai/kubeflow_job.h, an MPIJob counted as before its launcher
@@ -21,6 +22,10 @@
 //       a JobSet: KAI's gang of kai/jobset_gang.h, a parent sub-group per
 //         replicatedJob and a leaf per replica, with the group's
 //         minSubGroup; the host pod is labelled with its leaf;
+//       a KubeRay RayCluster, RayJob or RayService: KAI's gang of
+//         kai/ray_gang.h, counted on the RayCluster in the chain, a
+//         sub-group for the head and each worker group; the host pod is
+//         labelled with its own;
 //       a LeaderWorkerSet (its workers are owned through their leader
 //         pod): KAI's gang of kai/leader_worker_set_gang.h, one host group
 //         per replica group (WorkloadPodGroupName of "<lws>-group-<i>"),

@@ -181,6 +181,42 @@ TEST(GangTest, ATrainJobsPodsAreItsJobSetsGang) {
   EXPECT_EQ((*gang)->pod_sub_group, "node-replica-0");
 }
 
+// A KubeRay cluster is one gang of its head and worker groups, counted on
+// the RayCluster (kai/ray_gang.h), and a RayJob's cluster is the RayJob's
+// gang; its submitter pod, which no RayCluster owns, is its Job's
+// (kai/top_owner.h).
+TEST(GangTest, ARayJobsClusterIsOneGangAndItsSubmitterAnother) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"RayCluster","metadata":{"name":"rc","uid":"rc-uid",
+      "ownerReferences":[{"apiVersion":"ray.io/v1","kind":"RayJob","name":"rj","uid":"rj-uid",
+                          "controller":true}]},
+      "spec":{"workerGroupSpecs":[{"groupName":"gpu","replicas":2}]}})");
+  lookup.Add(R"({"kind":"RayJob","metadata":{"name":"rj","uid":"rj-uid"},
+      "status":{"rayClusterName":"rc"}})");
+  lookup.Add(R"({"kind":"Job","metadata":{"name":"rj-submit","uid":"rj-submit-uid",
+      "ownerReferences":[{"apiVersion":"ray.io/v1","kind":"RayJob","name":"rj","uid":"rj-uid",
+                          "controller":true}]}})");
+  kube::Object worker = PodOwnedBy("ray.io/v1", "RayCluster", "rc");
+  kube::SetString(worker, {"metadata", "labels"}, kai::kRayGroupLabel, "gpu");
+  Result<std::optional<Gang>> gang = GangFor(worker, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "RayJob");
+  EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("rj", "rj-uid", "ml", "nlp"));
+  EXPECT_EQ((*gang)->min_member, 3) << "the head and two workers";
+  EXPECT_EQ((*gang)->pod_sub_group, "gpu");
+  const kube::Object host = PodGroupToHost(**gang, "ml", "", NlpConfig());
+  EXPECT_EQ(kube::ToJson(*kube::Find(host, {"spec", "subGroups"})),
+            R"([{"name":"headgroup","minMember":1},{"name":"gpu","minMember":2}])");
+  EXPECT_TRUE(kai::ReadPodGroupSpec(host).ok());
+
+  Result<std::optional<Gang>> submitter =
+      GangFor(PodOwnedBy("batch/v1", "Job", "rj-submit"), lookup);
+  ASSERT_TRUE(submitter.ok() && *submitter) << submitter.status().ToString();
+  EXPECT_EQ((*submitter)->owner.kind, "Job");
+  EXPECT_EQ((*submitter)->min_member, 1);
+  EXPECT_TRUE((*submitter)->sub_groups.empty());
+}
+
 TEST(GangTest, AWorkloadsTopologyAnnotationsBecomeItsGroupsConstraint) {
   MapLookup lookup;
   lookup.Add(R"({"kind":"Job","metadata":{"name":"ring","uid":"ring-uid",

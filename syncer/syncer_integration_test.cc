@@ -502,6 +502,70 @@ TEST_F(SyncerIntegrationTest, ALeaderWorkerSetsLeaderAndWorkersBecomeOneHostGrou
       std::chrono::seconds(120)));
 }
 
+// A KubeRay cluster in a team's cluster (its CRD installed by the team,
+// its pods made here as KubeRay makes them): one host group of its head and
+// worker group, read from the virtual API server, each host pod in its
+// group's sub-group.
+TEST_F(SyncerIntegrationTest, ARayClusterBecomesOneHostGroupOfItsHeadAndWorkers) {
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
+      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"rayclusters.ray.io"},
+      "spec":{"group":"ray.io","scope":"Namespaced",
+        "names":{"kind":"RayCluster","listKind":"RayClusterList","plural":"rayclusters",
+                 "singular":"raycluster"},
+        "versions":[{"name":"v1","served":true,"storage":true,
+          "schema":{"openAPIV3Schema":{"type":"object",
+                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
+                  .ok());
+  const kube::ResourceType kRayClusters{"ray.io", "v1", "rayclusters", "RayCluster", true};
+  Result<kube::Object> cluster = Unavailable("not created yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        cluster = virt().Create(kRayClusters, "ml", ParseTestJson(R"({
+            "apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"rc","namespace":"ml"},
+            "spec":{"workerGroupSpecs":[{"groupName":"gpu","replicas":1}]}})"));
+        return cluster.ok();
+      },
+      std::chrono::seconds(60)))
+      << cluster.status().ToString();
+  for (const auto& [name, group] : std::vector<std::pair<std::string, std::string>>{
+           {"rc-head", "headgroup"}, {"rc-gpu-0", "gpu"}}) {
+    ASSERT_TRUE(virt()
+                    .Create(kPods, "ml",
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":")" + name + R"(","namespace":"ml",
+          "labels":{"ray":"rc","ray.io/group":")" +
+                                          group + R"("},
+          "ownerReferences":[{"apiVersion":"ray.io/v1","kind":"RayCluster","name":"rc",
+                              "uid":")" + std::string(kube::Uid(*cluster)) +
+                                          R"(","controller":true}]},
+        "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"ray"}]}})"))
+                    .ok());
+  }
+  const std::string group = WorkloadPodGroupName("rc", kube::Uid(*cluster), "ml", "nlp");
+  auto host_group = [&] { return client().Get(kPodGroups, kHostNs, group); };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> pg = host_group();
+        const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
+        return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == 2 && subs != nullptr &&
+               *subs == ParseTestJson(R"([{"name":"headgroup","minMember":1},
+                                          {"name":"gpu","minMember":1}])");
+      },
+      std::chrono::seconds(60)))
+      << (host_group().ok() ? kube::ToJson(*host_group()) : host_group().status().ToString());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::set<std::string> leaves;
+        for (const kube::Object& pod : HostPodsOf("ray=rc"))
+          if (kube::Annotation(pod, kai::kPodGroupAnnotation) == std::string_view(group))
+            leaves.insert(std::string(kube::Label(pod, kai::kSubGroupLabel).value_or("")));
+        return leaves == std::set<std::string>{"headgroup", "gpu"};
+      },
+      std::chrono::seconds(60)));
+}
+
 TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
   const Status created = CreateGroupAndItsPod("pair", R"({"minMember":1})");
   ASSERT_TRUE(created.ok()) << created.ToString();

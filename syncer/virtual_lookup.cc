@@ -4,7 +4,9 @@
 #include <optional>
 #include <string>
 
+#include "base/ascii.h"
 #include "kai/kubeflow_job.h"
+#include "kai/ray_gang.h"
 #include "syncer/gang.h"
 #include "syncer/resources.h"
 
@@ -30,19 +32,28 @@ bool IsApiVersionName(std::string_view version) {
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
 }
 
-// The Kubeflow training job `kind` at `api_version` (kai/kubeflow_job.h's
-// list, at the version the owner reference names), or nullopt. An owner
-// reference is the tenant's to write: the path is made from the list's own
-// names and a version that can only be a version.
-std::optional<kube::ResourceType> KubeflowJobType(std::string_view api_version,
-                                                  std::string_view kind) {
-  const kai::KubeflowJobKind* job = kai::FindKubeflowJobKind(kind);
-  const std::string prefix = std::string(kai::kKubeflowGroup) + "/";
-  if (job == nullptr || !api_version.starts_with(prefix)) return std::nullopt;
-  const std::string_view version = api_version.substr(prefix.size());
+// The resource of a workload read from the virtual API server when a pod
+// needs it (a Kubeflow training job of kai/kubeflow_job.h's list, a KubeRay
+// RayCluster, RayJob or RayService), at the version the owner reference
+// names, or nullopt. An owner reference is the tenant's to write: the path
+// is made from the lists' own names and a version that can only be a
+// version.
+std::optional<kube::ResourceType> LiveType(std::string_view api_version, std::string_view kind) {
+  const size_t slash = api_version.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const std::string group(api_version.substr(0, slash));
+  const std::string_view version = api_version.substr(slash + 1);
   if (!IsApiVersionName(version)) return std::nullopt;
-  return kube::ResourceType{std::string(kai::kKubeflowGroup), std::string(version),
-                            std::string(job->resource), std::string(job->kind), true};
+  std::string resource;
+  if (const kai::KubeflowJobKind* job = kai::FindKubeflowJobKind(kind);
+      job != nullptr && group == kai::kKubeflowGroup) {
+    resource = job->resource;
+  } else if (kai::IsRayWorkload(api_version, kind)) {
+    resource = AsciiLower(kind) + "s";  // rayclusters, rayjobs, rayservices
+  } else {
+    return std::nullopt;
+  }
+  return kube::ResourceType{group, std::string(version), resource, std::string(kind), true};
 }
 
 }  // namespace
@@ -87,8 +98,8 @@ kube::ObjectPtr VirtualLookup::Get(std::string_view api_version, std::string_vie
   const kube::ResourceType* type = optional;
   if (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind)
     type = &kube::resources::kPodGroups;
-  std::optional<kube::ResourceType> kubeflow_job = KubeflowJobType(api_version, kind);
-  if (kubeflow_job) type = &*kubeflow_job;
+  std::optional<kube::ResourceType> live = LiveType(api_version, kind);
+  if (live) type = &*live;
   if (type == nullptr) return nullptr;
   Result<kube::Object> object = informers_.virtual_client().Get(*type, ns, name);
   if (!object.ok()) return nullptr;
@@ -108,7 +119,7 @@ bool VirtualLookup::Knows(std::string_view api_version, std::string_view kind) {
   }
   if (!live_reads_) return false;
   return (api_version == kPodGroupApiVersion && kind == kai::kPodGroupKind) ||
-         KubeflowJobType(api_version, kind).has_value();
+         LiveType(api_version, kind).has_value();
 }
 
 }  // namespace vtenant::syncer

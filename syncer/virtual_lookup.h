@@ -4,10 +4,11 @@
 // LeaderWorkerSet's workers are owned through their leader's StatefulSet
 // by the leader pod) and, for what no cache holds (a
 // PodGroup the cache has not seen yet or whose CRD came late; a Kubeflow
-// training job of kai/kubeflow_job.h's list, at its reference's version, whose
-// CRD a virtual cluster may not have), a GET on the virtual API server.
+// training job of kai/kubeflow_job.h's list or a KubeRay RayCluster,
+// RayJob or RayService, at its reference's version, whose CRD a virtual
+// cluster may not have), a GET on the virtual API server.
 // The workload kinds a team may label with KAI's preemptibility are cached,
-// so a gang reads it from them without an API call; a Kubeflow training job
+// so a gang reads it from them without an API call; a Kubeflow or KubeRay
 // owner is fetched from the virtual API server.
 // JobSets and LeaderWorkerSets are known only once their CRD has been
 // listed: pods of a cluster without it do not wait for one that cannot be
