@@ -75,7 +75,7 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
       return BadEntry(i, "(\"" + e.name +
                              "\") sets both minMember and minSubGroup; a leaf sub-group counts "
                              "pods (minMember), a parent counts sub-groups (minSubGroup)");
-    e.min_member = std::max(1, min_member.value_or(1));
+    e.min_member = min_member.value_or(0);
     if (const rapidjson::Value* parent = Member(s, "parent");
         parent != nullptr && !parent->IsNull()) {
       if (!parent->IsString())

@@ -43,7 +43,7 @@ namespace vtenant::kai {
 // entry it sits in ("": the PodGroup itself).
 struct SubGroup {
   std::string name;
-  int32_t min_member = 1;
+  int32_t min_member = 0;
   std::string parent;
   bool operator==(const SubGroup&) const = default;
 };
@@ -88,8 +88,9 @@ struct PodGroupSpec {
 };
 
 // Reads `sub_groups` (the value of spec.subGroups; null or nullptr when
-// absent gives none). A leaf's minMember absent is 1, KAI's own rule, and so
-// is 0 (which KAI's CRD refuses, and KAI's Go types read as unset). A parent
+// absent gives none). A leaf's minMember absent or 0 is 0, as KAI reads it
+// (its CRD's minimum is 0, and its scheduler gives a leaf max(minMember,
+// 0)): such a leaf holds back nothing, its pods run as they fit. A parent
 // of null or "" is none: the entry is at the top.
 // InvalidArgument for a value that is not a list, and, naming the entry and
 // field ("spec.subGroups[1] repeats the name \"a\"..."), for: an entry that

@@ -30,7 +30,7 @@ TEST(ReadPodGroupSpecTest, ReadsEveryField) {
   EXPECT_EQ(s->preemptibility, kNonPreemptible);
   EXPECT_EQ(s->mark_unschedulable, std::optional<bool>(false));
   EXPECT_EQ(s->priority_class, "train");
-  EXPECT_EQ(s->sub_groups.leaves, (std::vector<SubGroup>{{"workers", 3}, {"ps", 1}}));
+  EXPECT_EQ(s->sub_groups.leaves, (std::vector<SubGroup>{{"workers", 3}, {"ps", 0}}));
   EXPECT_EQ(s->preemption_delay_s, 90);
   EXPECT_EQ(s->staleness_grace_s, 1) << "rounded up: never none";
   EXPECT_EQ(Spec(R"({"stalenessGracePeriod":"-1s"})")->staleness_grace_s, -1);
@@ -94,8 +94,8 @@ TEST(ReadSubGroupsTest, LeavesHoldPodsParentsGroupThem) {
       {"name":"prefill","parent":"decode","minMember":0},{"name":"other"}])");
   Result<SubGroups> s = ReadSubGroups(&subs);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ(s->leaves, (std::vector<SubGroup>{{"prefill", 1, "decode"}, {"other", 1}}))
-      << "a minMember of 0 is KAI's unset: 1";
+  EXPECT_EQ(s->leaves, (std::vector<SubGroup>{{"prefill", 0, "decode"}, {"other", 0}}))
+      << "a minMember of 0 or none is KAI's 0: the leaf holds back nothing";
   EXPECT_EQ(s->parents, std::vector<SubGroupSet>{{"decode"}}) << "a parent's minMember is unused";
   EXPECT_EQ(s->top_level, 2);
   EXPECT_TRUE(ReadSubGroups(nullptr)->leaves.empty());
@@ -140,7 +140,7 @@ TEST(ReadSubGroupsTest, MinSubGroupCountsChildren) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->parents, (std::vector<SubGroupSet>{{"replicas", "", 1}}));
   EXPECT_EQ(s->leaves,
-            (std::vector<SubGroup>{{"r0", 2, "replicas"}, {"r1", 1, "replicas"}, {"leader", 1}}));
+            (std::vector<SubGroup>{{"r0", 2, "replicas"}, {"r1", 0, "replicas"}, {"leader", 1}}));
 
   rapidjson::Document group = Json(R"({"spec":{"minSubGroup":2,"subGroups":[{"name":"a"},
       {"name":"b"},{"name":"c","parent":"b"}]}})");

@@ -20,6 +20,19 @@ TEST(SubGroupTreeTest, FlatTreeNeedsEveryLeaf) {
   EXPECT_EQ(deficit, (std::vector<int32_t>{0, 0}));
 }
 
+// A leaf of minMember 0 (KAI's elastic leaf) is satisfied with none of its
+// pods placed: a master and its elastic workers start with the master.
+TEST(SubGroupTreeTest, ALeafOfNoMinimumHoldsNothingBack) {
+  const std::vector<SubGroup> leaves = {{"master", 1}, {"worker", 0}};
+  const std::vector<SubGroupSet> sets;
+  const SubGroupTree tree{leaves, sets};
+  EXPECT_TRUE(tree.Satisfied(std::vector<int32_t>{1, 0}));
+  EXPECT_FALSE(tree.Satisfied(std::vector<int32_t>{0, 3}));
+  std::vector<int32_t> deficit;
+  tree.Deficits(std::vector<int32_t>{0, 0}, &deficit);
+  EXPECT_EQ(deficit, (std::vector<int32_t>{1, 0}));
+}
+
 TEST(SubGroupTreeTest, MinSubGroupChoosesTheFirstUnsatisfiedChildren) {
   const std::vector<SubGroup> leaves = {{"r0", 2}, {"r1", 2}, {"r2", 2}};
   const std::vector<SubGroupSet> sets;

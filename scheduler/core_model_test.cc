@@ -311,10 +311,10 @@ TEST(PodGroupTranslatorTest, SubGroupsGiveTheCoreTheirLeaves) {
             R"([{"name":"leader","minMember":1},{"name":"workers","minMember":2}])",
             {{"leader", 1}, {"workers", 2}},
             {}},
-           // KAI reads an absent or zero minMember as 1.
-           {"minMember absent or 0 is 1",
+           // KAI reads an absent or zero minMember as 0.
+           {"minMember absent or 0 is 0",
             R"([{"name":"a"},{"name":"b","minMember":0}])",
-            {{"a", 1}, {"b", 1}},
+            {{"a", 0}, {"b", 0}},
             {}},
            // A parent holds no pods: its children carry the minimums.
            {"nested",
