@@ -11,8 +11,6 @@
 namespace vtenant::kai {
 namespace {
 
-constexpr int kMaxSegments = 10000;  // KAI's bound on one group's segments
-
 // `text` as Go's strconv.Atoi reads it (an optional sign, then digits), or
 // nullopt.
 std::optional<int64_t> WholeNumber(std::string_view text) {

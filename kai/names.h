@@ -37,9 +37,14 @@ inline constexpr char kJobSetJobIndexLabel[] = "jobset.sigs.k8s.io/job-index";
 inline constexpr char kLwsGroupIndexLabel[] = "leaderworkerset.sigs.k8s.io/group-index";
 inline constexpr char kLwsWorkerIndexLabel[] = "leaderworkerset.sigs.k8s.io/worker-index";
 inline constexpr char kLwsSizeAnnotation[] = "leaderworkerset.sigs.k8s.io/size";
-// On a LeaderWorkerSet or its workerTemplate: how many workers start
-// together as one segment of a replica group.
+// On a LeaderWorkerSet or its workerTemplate, or a PyTorchJob's worker
+// pod or Worker template: how many workers start together as one segment.
 inline constexpr char kSegmentSizeAnnotation[] = "kai.scheduler/segment-size";
+// The labels the Kubeflow training operator puts on a job's pods: its
+// role ("master", "worker") and its index within the role
+// (kai/pytorch_job_gang.h).
+inline constexpr char kKubeflowReplicaTypeLabel[] = "training.kubeflow.org/replica-type";
+inline constexpr char kKubeflowReplicaIndexLabel[] = "training.kubeflow.org/replica-index";
 // KubeRay's label of a pod's group: "headgroup" for the head, else its
 // worker group's name (kai/ray_gang.h).
 inline constexpr char kRayGroupLabel[] = "ray.io/group";

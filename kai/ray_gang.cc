@@ -17,10 +17,6 @@ int64_t IntOr(const rapidjson::Value& v, std::initializer_list<std::string_view>
   return f != nullptr && f->IsInt64() ? f->GetInt64() : otherwise;
 }
 
-int32_t Clamp(int64_t n) {
-  return static_cast<int32_t>(std::clamp<int64_t>(n, 0, std::numeric_limits<int32_t>::max()));
-}
-
 }  // namespace
 
 bool IsRayWorkload(std::string_view api_version, std::string_view kind) {
@@ -52,9 +48,9 @@ Result<SubGroupGang> ReadRayClusterGang(const rapidjson::Value& cluster,
     const int64_t hosts = IntOr(g, {"numOfHosts"}, 1);
     const int64_t min = (min_replicas > 0 ? min_replicas : replicas) * hosts;
     total += min;
-    gang.sub_groups.push_back({name, "", Clamp(min), std::nullopt});
+    gang.sub_groups.push_back({name, "", SpecCount(min), std::nullopt});
   }
-  gang.min_member = std::max<int32_t>(1, Clamp(total));
+  gang.min_member = std::max<int32_t>(1, SpecCount(total));
   if (std::optional<std::string_view> group = Label(pod, kRayGroupLabel)) {
     for (const GangSubGroup& s : gang.sub_groups)
       if (s.name == *group) gang.pod_sub_group = s.name;

@@ -1,6 +1,13 @@
 #include "kai/sub_group_gang.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace vtenant::kai {
+
+int32_t SpecCount(int64_t n) {
+  return static_cast<int32_t>(std::clamp<int64_t>(n, 0, std::numeric_limits<int32_t>::max()));
+}
 
 rapidjson::Value SubGroupsValue(const SubGroupGang& gang, rapidjson::MemoryPoolAllocator<>& a) {
   rapidjson::Value out(rapidjson::kArrayType);

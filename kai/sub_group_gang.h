@@ -39,6 +39,12 @@ struct SubGroupGang {
   bool operator==(const SubGroupGang&) const = default;
 };
 
+// KAI's bound on the segments a grouper cuts one group's workers into.
+inline constexpr int64_t kMaxSegments = 10000;
+
+// `n` as a count of a PodGroup's spec (an int32): 0 to INT32_MAX.
+int32_t SpecCount(int64_t n);
+
 // `gang`'s sub-groups as spec.subGroups, allocated with `a`.
 rapidjson::Value SubGroupsValue(const SubGroupGang& gang, rapidjson::MemoryPoolAllocator<>& a);
 

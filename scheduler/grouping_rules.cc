@@ -9,6 +9,7 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
+#include "kai/pytorch_job_gang.h"
 #include "kai/ray_gang.h"
 #include "kai/top_owner.h"
 #include "scheduler/kai_names.h"
@@ -156,6 +157,9 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = PodOwnGroupName(pod_name, pod_uid);
     default_priority = kai::kInferencePriorityClass;
+  } else if (group == kai::kKubeflowGroup && kind == "PyTorchJob") {
+    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadPyTorchJobGang(top, pod));
+    plan.min_member = Clamp(plan.gang->min_member.value_or(1));
   } else if (group == kai::kKubeflowGroup && kai::FindKubeflowJobKind(kind) != nullptr) {
     VT_ASSIGN_OR_RETURN(int64_t m, kai::KubeflowJobMinMember(top, in.mpi_launcher_exists));
     plan.min_member = Clamp(m);

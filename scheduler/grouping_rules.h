@@ -18,7 +18,8 @@
 //                               default priority class "inference"
 //   kubeflow.org PyTorchJob     spec.runPolicy.schedulingPolicy.minAvailable, else
 //                               spec.elasticPolicy.minReplicas, else the sum of
-//                               pytorchReplicaSpecs.*.replicas
+//                               pytorchReplicaSpecs.*.replicas; sub-groups master
+//                               and worker (kai/pytorch_job_gang.h)
 //   kubeflow.org TFJob, XGBoostJob, JAXJob
 //                               schedulingPolicy.minAvailable, else the sum of replicas
 //   kubeflow.org MPIJob         as above over mpiReplicaSpecs (Launcher and Worker

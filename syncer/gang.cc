@@ -8,6 +8,7 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
+#include "kai/pytorch_job_gang.h"
 #include "kai/ray_gang.h"
 #include "kai/top_owner.h"
 #include "kai/workload_topology.h"
@@ -181,7 +182,10 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     // Not seen yet: guessing 1 would let a gang start piecemeal.
     return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
   }
-  if (IsKubeflowJob(owner)) {
+  if (IsKubeflowJob(owner) && owner.kind == "PyTorchJob") {
+    VT_ASSIGN_OR_RETURN(kai::SubGroupGang pytorch, kai::ReadPyTorchJobGang(*object, pod));
+    roles = std::move(pytorch);
+  } else if (IsKubeflowJob(owner)) {
     // As KAI's grouper counts an MPIJob before its launcher exists: the
     // gang forms from the workers, and a launcher created once they run
     // joins it (counting it would wait for a pod that waits for the gang).

@@ -19,6 +19,8 @@
 //         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
 //         kai/kubeflow_job.h, an MPIJob counted as before its launcher
 //         exists (a launcher made once the workers run joins their gang);
+//         a PyTorchJob's split between its master and workers
+//         (kai/pytorch_job_gang.h), the host pod labelled with its own;
 //       a JobSet: KAI's gang of kai/jobset_gang.h, a parent sub-group per
 //         replicatedJob and a leaf per replica, with the group's
 //         minSubGroup; the host pod is labelled with its leaf;

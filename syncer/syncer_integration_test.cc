@@ -566,6 +566,77 @@ TEST_F(SyncerIntegrationTest, ARayClusterBecomesOneHostGroupOfItsHeadAndWorkers)
       std::chrono::seconds(60)));
 }
 
+// An elastic PyTorchJob in a team's cluster (its CRD installed by the
+// team, its pods made here as the training operator makes them): one host
+// group whose minimum of 2 is split between the master and one worker, so
+// it never starts with workers alone; each host pod in its role's
+// sub-group.
+TEST_F(SyncerIntegrationTest, AnElasticPyTorchJobsGroupNeedsItsMaster) {
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
+      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"pytorchjobs.kubeflow.org"},
+      "spec":{"group":"kubeflow.org","scope":"Namespaced",
+        "names":{"kind":"PyTorchJob","listKind":"PyTorchJobList","plural":"pytorchjobs",
+                 "singular":"pytorchjob"},
+        "versions":[{"name":"v1","served":true,"storage":true,
+          "schema":{"openAPIV3Schema":{"type":"object",
+                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
+                  .ok());
+  const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true};
+  Result<kube::Object> job = Unavailable("not created yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        job = virt().Create(kPyTorchJobs, "ml", ParseTestJson(R"({
+            "apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
+            "metadata":{"name":"ddp","namespace":"ml"},
+            "spec":{"elasticPolicy":{"minReplicas":2,"maxReplicas":4},"pytorchReplicaSpecs":{
+              "Master":{"replicas":1},"Worker":{"replicas":3}}}})"));
+        return job.ok();
+      },
+      std::chrono::seconds(60)))
+      << job.status().ToString();
+  for (const auto& [name, role] : std::vector<std::pair<std::string, std::string>>{
+           {"ddp-master-0", "master"}, {"ddp-worker-0", "worker"}, {"ddp-worker-1", "worker"}}) {
+    ASSERT_TRUE(virt()
+                    .Create(kPods, "ml",
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":")" + name + R"(","namespace":"ml",
+          "labels":{"job":"ddp","training.kubeflow.org/replica-type":")" +
+                                          role +
+                                          R"(",
+                    "training.kubeflow.org/replica-index":")" +
+                                          name.substr(name.size() - 1) +
+                                          R"("},
+          "ownerReferences":[{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","name":"ddp",
+                              "uid":")" + std::string(kube::Uid(*job)) +
+                                          R"(","controller":true}]},
+        "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"torch"}]}})"))
+                    .ok());
+  }
+  const std::string group = WorkloadPodGroupName("ddp", kube::Uid(*job), "ml", "nlp");
+  auto host_group = [&] { return client().Get(kPodGroups, kHostNs, group); };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> pg = host_group();
+        const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
+        return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == 2 && subs != nullptr &&
+               *subs == ParseTestJson(R"([{"name":"master","minMember":1},
+                                          {"name":"worker","minMember":1}])");
+      },
+      std::chrono::seconds(60)))
+      << (host_group().ok() ? kube::ToJson(*host_group()) : host_group().status().ToString());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::multiset<std::string> leaves;
+        for (const kube::Object& pod : HostPodsOf("job=ddp"))
+          if (kube::Annotation(pod, kai::kPodGroupAnnotation) == std::string_view(group))
+            leaves.insert(std::string(kube::Label(pod, kai::kSubGroupLabel).value_or("")));
+        return leaves == std::multiset<std::string>{"master", "worker", "worker"};
+      },
+      std::chrono::seconds(60)));
+}
+
 TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
   const Status created = CreateGroupAndItsPod("pair", R"({"minMember":1})");
   ASSERT_TRUE(created.ok()) << created.ToString();

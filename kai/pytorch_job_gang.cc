@@ -1,0 +1,101 @@
+#include "kai/pytorch_job_gang.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "kai/kubeflow_job.h"
+#include "kai/names.h"
+#include "kai/object_fields.h"
+
+namespace vtenant::kai {
+namespace {
+
+// `text` as a whole number of at least 1, or nullopt.
+std::optional<int64_t> PositiveNumber(std::string_view text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  int64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n >= 1 ? std::optional<int64_t>(n) : std::nullopt;
+}
+
+// The segment size: the pod's annotation, else the Worker template's; 0
+// when neither sets one.
+Result<int64_t> SegmentSize(const rapidjson::Value& pod, const rapidjson::Value& worker,
+                            const std::string& where) {
+  std::optional<std::string_view> text = Annotation(pod, kSegmentSizeAnnotation);
+  if (!text || text->empty()) {
+    const rapidjson::Value* t =
+        MemberAt(worker, {"template", "metadata", "annotations", kSegmentSizeAnnotation});
+    if (t == nullptr || !t->IsString() || t->GetStringLength() == 0) return int64_t{0};
+    text = std::string_view(t->GetString(), t->GetStringLength());
+  }
+  std::optional<int64_t> n = PositiveNumber(*text);
+  if (!n)
+    return InvalidArgument(where + ": annotation " + kSegmentSizeAnnotation + " \"" +
+                           std::string(*text) + "\" is not a whole number of at least 1");
+  return *n;
+}
+
+}  // namespace
+
+Result<SubGroupGang> ReadPyTorchJobGang(const rapidjson::Value& job, const rapidjson::Value& pod) {
+  const std::string where = "PyTorchJob " + StringAt(job, {"metadata", "name"});
+  VT_ASSIGN_OR_RETURN(int64_t total, KubeflowJobMinMember(job, /*mpi_launcher_exists=*/false));
+  SubGroupGang gang;
+  gang.min_member = std::max<int32_t>(1, SpecCount(total));
+  const std::string role(Label(pod, kKubeflowReplicaTypeLabel).value_or(""));
+
+  const rapidjson::Value* master = MemberAt(job, {"spec", "pytorchReplicaSpecs", "Master"});
+  int64_t masters = 0;
+  if (master != nullptr) {
+    const rapidjson::Value* r = Member(*master, "replicas");
+    masters = r != nullptr && r->IsInt64() ? r->GetInt64() : 0;
+  }
+  if (masters > 0) {
+    gang.sub_groups.push_back({"master", "", SpecCount(masters), std::nullopt});
+    if (role == "master") gang.pod_sub_group = "master";
+  }
+
+  const rapidjson::Value* worker = MemberAt(job, {"spec", "pytorchReplicaSpecs", "Worker"});
+  if (worker == nullptr) return gang;
+  const int64_t workers_min = std::max<int64_t>(0, total - masters);
+  const rapidjson::Value* r = Member(*worker, "replicas");
+  const int64_t workers = r != nullptr && r->IsInt64() ? r->GetInt64() : 1;
+  VT_ASSIGN_OR_RETURN(int64_t size, SegmentSize(pod, *worker, where));
+  const int64_t segments = size == 0 || workers <= 0 ? 0 : (workers + size - 1) / size;
+  if (segments > kMaxSegments)
+    return InvalidArgument(where + ": " + std::to_string(segments) +
+                           " worker segments, more than " + std::to_string(kMaxSegments));
+  if (segments == 0) {
+    gang.sub_groups.push_back({"worker", "", SpecCount(workers_min), std::nullopt});
+    if (role == "worker") gang.pod_sub_group = "worker";
+    return gang;
+  }
+  gang.sub_groups.push_back({"worker", "", std::nullopt, SpecCount(segments)});
+  // Segments whose first worker is within the workers' minimum are needed;
+  // the rest are elastic.
+  const int64_t needed = (workers_min + size - 1) / size;
+  for (int64_t k = 0; k < segments; ++k) {
+    const int64_t holds = std::min(size, workers - k * size);
+    gang.sub_groups.push_back(
+        {"worker-" + std::to_string(k), "worker", k < needed ? SpecCount(holds) : 0, std::nullopt});
+  }
+  if (role == "worker") {
+    std::optional<std::string_view> index = Label(pod, kKubeflowReplicaIndexLabel);
+    std::optional<int64_t> i = index ? PositiveNumber(*index) : std::nullopt;
+    if (index && *index == "0") i = 0;
+    if (!i || *i / size >= segments)
+      return InvalidArgument(where + ": the worker pod's label " + kKubeflowReplicaIndexLabel +
+                             " \"" + std::string(index.value_or("")) +
+                             "\" names no worker of the job");
+    gang.pod_sub_group = "worker-" + std::to_string(*i / size);
+  }
+  return gang;
+}
+
+}  // namespace vtenant::kai
