@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "base/ascii.h"
 #include "base/eventually.h"
 #include "kai/names.h"
 #include "kube/json_builder.h"
@@ -232,6 +233,74 @@ nodes:
         {"endpoints", kube::JsonValue(ParseTestJson(endpoints))}});
   }
 
+  // Installs in the team's cluster the CRD of `type` (any shape, one
+  // version), as a team installs a workload controller's, and creates
+  // `json` of it in namespace ml once the CRD is served.
+  static Result<kube::Object> CreateWithItsCrd(const kube::ResourceType& type,
+                                               const std::string& json) {
+    const std::string singular = AsciiLower(type.kind);
+    Status crd = virt()
+                     .Create(kube::resources::kCustomResourceDefinitions, "",
+                             ParseTestJson(R"({
+        "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+        "metadata":{"name":")" + type.resource +
+                                           "." + type.group + R"("},
+        "spec":{"group":")" + type.group + R"(","scope":"Namespaced",
+          "names":{"kind":")" + type.kind + R"(","listKind":")" +
+                                           type.kind + R"(List","plural":")" + type.resource +
+                                           R"(","singular":")" + singular + R"("},
+          "versions":[{"name":")" + type.version +
+                                           R"(","served":true,"storage":true,
+            "schema":{"openAPIV3Schema":{"type":"object",
+                                         "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
+                     .status();
+    if (!crd.ok()) return crd;
+    Result<kube::Object> made = Unavailable("not created yet");
+    Eventually(
+        [&] {
+          made = virt().Create(type, "ml", ParseTestJson(json));
+          return made.ok();
+        },
+        std::chrono::seconds(60));
+    return made;
+  }
+
+  // Whether host PodGroup `name` comes to have minMember `min_member` and
+  // spec.subGroups `sub_groups` (JSON) within 120 s; what it has when not.
+  static ::testing::AssertionResult HostGroupBecomes(const std::string& name, int64_t min_member,
+                                                     const std::string& sub_groups) {
+    const kube::Object want = ParseTestJson(sub_groups);
+    Result<kube::Object> pg = NotFound("not read yet");
+    const bool became = Eventually(
+        [&] {
+          pg = client().Get(kPodGroups, kHostNs, name);
+          const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
+          return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == min_member &&
+                 subs != nullptr && *subs == want;
+        },
+        std::chrono::seconds(120));
+    if (became) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << (pg.ok() ? kube::ToJson(*pg) : pg.status().ToString());
+  }
+
+  // The sub-group labels of the host pods `label_selector` selects that
+  // name host group `group`, once they are `want` (within 120 s).
+  static std::multiset<std::string> SubGroupsOfHostPods(const std::string& label_selector,
+                                                        const std::string& group,
+                                                        const std::multiset<std::string>& want) {
+    std::multiset<std::string> leaves;
+    Eventually(
+        [&] {
+          leaves.clear();
+          for (const kube::Object& pod : HostPodsOf(label_selector))
+            if (kube::Annotation(pod, kai::kPodGroupAnnotation) == std::string_view(group))
+              leaves.insert(std::string(kube::Label(pod, kai::kSubGroupLabel).value_or("")));
+          return leaves == want;
+        },
+        std::chrono::seconds(120));
+    return leaves;
+  }
+
   static std::vector<kube::Object> HostPodsOf(const std::string& label_selector) {
     Result<kube::ObjectList> pods =
         client().List(kPods, kHostNs, {.label_selector = label_selector});
@@ -342,28 +411,12 @@ TEST_F(SyncerIntegrationTest, GangJobBecomesOneHostPodGroup) {
 // writes them) becomes one host PodGroup of its replicas, as KAI's newest
 // grouper makes it, and each host pod carries its replica's sub-group.
 TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
-  ASSERT_TRUE(virt()
-                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
-      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-      "metadata":{"name":"jobsets.jobset.x-k8s.io"},
-      "spec":{"group":"jobset.x-k8s.io","scope":"Namespaced",
-        "names":{"kind":"JobSet","listKind":"JobSetList","plural":"jobsets","singular":"jobset"},
-        "versions":[{"name":"v1alpha2","served":true,"storage":true,
-          "schema":{"openAPIV3Schema":{"type":"object",
-                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
-                  .ok());
-  Result<kube::Object> jobset = Unavailable("not created yet");
-  ASSERT_TRUE(Eventually(
-      [&] {
-        jobset = virt().Create(resources::kJobSets, "ml", ParseTestJson(R"({
+  Result<kube::Object> jobset = CreateWithItsCrd(resources::kJobSets, R"({
             "apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
             "metadata":{"name":"js","namespace":"ml"},
             "spec":{"replicatedJobs":[{"name":"w","replicas":2,
-                                       "template":{"spec":{"parallelism":1}}}]}})"));
-        return jobset.ok();
-      },
-      std::chrono::seconds(60)))
-      << jobset.status().ToString();
+                                       "template":{"spec":{"parallelism":1}}}]}})");
+  ASSERT_TRUE(jobset.ok()) << jobset.status().ToString();
   for (const char* index : {"0", "1"}) {
     kube::Object job = ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
         "metadata":{"name":"js-w-)" + std::string(index) +
@@ -415,28 +468,11 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
 // leader and its worker become one host group, named for the replica
 // group, each host pod in its sub-group.
 TEST_F(SyncerIntegrationTest, ALeaderWorkerSetsLeaderAndWorkersBecomeOneHostGroup) {
-  ASSERT_TRUE(virt()
-                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
-      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-      "metadata":{"name":"leaderworkersets.leaderworkerset.x-k8s.io"},
-      "spec":{"group":"leaderworkerset.x-k8s.io","scope":"Namespaced",
-        "names":{"kind":"LeaderWorkerSet","listKind":"LeaderWorkerSetList",
-                 "plural":"leaderworkersets","singular":"leaderworkerset"},
-        "versions":[{"name":"v1","served":true,"storage":true,
-          "schema":{"openAPIV3Schema":{"type":"object",
-                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
-                  .ok());
-  Result<kube::Object> lws = Unavailable("not created yet");
-  ASSERT_TRUE(Eventually(
-      [&] {
-        lws = virt().Create(resources::kLeaderWorkerSets, "ml", ParseTestJson(R"({
+  Result<kube::Object> lws = CreateWithItsCrd(resources::kLeaderWorkerSets, R"({
             "apiVersion":"leaderworkerset.x-k8s.io/v1","kind":"LeaderWorkerSet",
             "metadata":{"name":"serve","namespace":"ml"},
-            "spec":{"replicas":1,"leaderWorkerTemplate":{"size":2}}})"));
-        return lws.ok();
-      },
-      std::chrono::seconds(60)))
-      << lws.status().ToString();
+            "spec":{"replicas":1,"leaderWorkerTemplate":{"size":2}}})");
+  ASSERT_TRUE(lws.ok()) << lws.status().ToString();
   // A StatefulSet of one pod, owned by `owner`, whose pod is worker
   // `worker` of replica group 0.
   auto statefulset = [](const std::string& name, const kube::Object& owner, const char* worker) {
@@ -472,34 +508,10 @@ TEST_F(SyncerIntegrationTest, ALeaderWorkerSetsLeaderAndWorkersBecomeOneHostGrou
       virt().Create(resources::kStatefulSets, "ml", statefulset("serve-0", *leader, "1")).ok());
 
   const std::string group = WorkloadPodGroupName("serve-group-0", kube::Uid(*lws), "ml", "nlp");
-  auto host_group = [&] { return client().Get(kPodGroups, kHostNs, group); };
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> pg = host_group();
-        const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
-        return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == 2 && subs != nullptr &&
-               *subs == ParseTestJson(R"([{"name":"leader","minMember":1},
-                                          {"name":"workers","minMember":1}])");
-      },
-      std::chrono::seconds(120)))
-      << (host_group().ok() ? kube::ToJson(*host_group()) : host_group().status().ToString())
-      << "; the host pods' groups: " <<
-      [] {
-        std::string groups;
-        for (const kube::Object& pod : HostPodsOf("lws=serve"))
-          groups += std::string(kube::Name(pod)) + " -> " +
-                    std::string(kube::Annotation(pod, kai::kPodGroupAnnotation).value_or("")) + " ";
-        return groups;
-      }();
-  EXPECT_TRUE(Eventually(
-      [&] {
-        std::map<std::string, std::string> leaves;  // host pod's sub-group -> its group
-        for (const kube::Object& pod : HostPodsOf("lws=serve"))
-          leaves[std::string(kube::Label(pod, kai::kSubGroupLabel).value_or(""))] =
-              kube::Annotation(pod, kai::kPodGroupAnnotation).value_or("");
-        return leaves == std::map<std::string, std::string>{{"leader", group}, {"workers", group}};
-      },
-      std::chrono::seconds(120)));
+  EXPECT_TRUE(HostGroupBecomes(group, 2, R"([{"name":"leader","minMember":1},
+                                             {"name":"workers","minMember":1}])"));
+  EXPECT_EQ(SubGroupsOfHostPods("lws=serve", group, {"leader", "workers"}),
+            (std::multiset<std::string>{"leader", "workers"}));
 }
 
 // A KubeRay cluster in a team's cluster (its CRD installed by the team,
@@ -507,28 +519,11 @@ TEST_F(SyncerIntegrationTest, ALeaderWorkerSetsLeaderAndWorkersBecomeOneHostGrou
 // worker group, read from the virtual API server, each host pod in its
 // group's sub-group.
 TEST_F(SyncerIntegrationTest, ARayClusterBecomesOneHostGroupOfItsHeadAndWorkers) {
-  ASSERT_TRUE(virt()
-                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
-      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-      "metadata":{"name":"rayclusters.ray.io"},
-      "spec":{"group":"ray.io","scope":"Namespaced",
-        "names":{"kind":"RayCluster","listKind":"RayClusterList","plural":"rayclusters",
-                 "singular":"raycluster"},
-        "versions":[{"name":"v1","served":true,"storage":true,
-          "schema":{"openAPIV3Schema":{"type":"object",
-                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
-                  .ok());
   const kube::ResourceType kRayClusters{"ray.io", "v1", "rayclusters", "RayCluster", true};
-  Result<kube::Object> cluster = Unavailable("not created yet");
-  ASSERT_TRUE(Eventually(
-      [&] {
-        cluster = virt().Create(kRayClusters, "ml", ParseTestJson(R"({
+  Result<kube::Object> cluster = CreateWithItsCrd(kRayClusters, R"({
             "apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"rc","namespace":"ml"},
-            "spec":{"workerGroupSpecs":[{"groupName":"gpu","replicas":1}]}})"));
-        return cluster.ok();
-      },
-      std::chrono::seconds(60)))
-      << cluster.status().ToString();
+            "spec":{"workerGroupSpecs":[{"groupName":"gpu","replicas":1}]}})");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   for (const auto& [name, group] : std::vector<std::pair<std::string, std::string>>{
            {"rc-head", "headgroup"}, {"rc-gpu-0", "gpu"}}) {
     ASSERT_TRUE(virt()
@@ -544,26 +539,10 @@ TEST_F(SyncerIntegrationTest, ARayClusterBecomesOneHostGroupOfItsHeadAndWorkers)
                     .ok());
   }
   const std::string group = WorkloadPodGroupName("rc", kube::Uid(*cluster), "ml", "nlp");
-  auto host_group = [&] { return client().Get(kPodGroups, kHostNs, group); };
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> pg = host_group();
-        const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
-        return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == 2 && subs != nullptr &&
-               *subs == ParseTestJson(R"([{"name":"headgroup","minMember":1},
-                                          {"name":"gpu","minMember":1}])");
-      },
-      std::chrono::seconds(60)))
-      << (host_group().ok() ? kube::ToJson(*host_group()) : host_group().status().ToString());
-  EXPECT_TRUE(Eventually(
-      [&] {
-        std::set<std::string> leaves;
-        for (const kube::Object& pod : HostPodsOf("ray=rc"))
-          if (kube::Annotation(pod, kai::kPodGroupAnnotation) == std::string_view(group))
-            leaves.insert(std::string(kube::Label(pod, kai::kSubGroupLabel).value_or("")));
-        return leaves == std::set<std::string>{"headgroup", "gpu"};
-      },
-      std::chrono::seconds(60)));
+  EXPECT_TRUE(HostGroupBecomes(group, 2, R"([{"name":"headgroup","minMember":1},
+                                             {"name":"gpu","minMember":1}])"));
+  EXPECT_EQ(SubGroupsOfHostPods("ray=rc", group, {"headgroup", "gpu"}),
+            (std::multiset<std::string>{"headgroup", "gpu"}));
 }
 
 // An elastic PyTorchJob in a team's cluster (its CRD installed by the
@@ -572,30 +551,13 @@ TEST_F(SyncerIntegrationTest, ARayClusterBecomesOneHostGroupOfItsHeadAndWorkers)
 // it never starts with workers alone; each host pod in its role's
 // sub-group.
 TEST_F(SyncerIntegrationTest, AnElasticPyTorchJobsGroupNeedsItsMaster) {
-  ASSERT_TRUE(virt()
-                  .Create(kube::resources::kCustomResourceDefinitions, "", ParseTestJson(R"({
-      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-      "metadata":{"name":"pytorchjobs.kubeflow.org"},
-      "spec":{"group":"kubeflow.org","scope":"Namespaced",
-        "names":{"kind":"PyTorchJob","listKind":"PyTorchJobList","plural":"pytorchjobs",
-                 "singular":"pytorchjob"},
-        "versions":[{"name":"v1","served":true,"storage":true,
-          "schema":{"openAPIV3Schema":{"type":"object",
-                                       "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
-                  .ok());
   const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true};
-  Result<kube::Object> job = Unavailable("not created yet");
-  ASSERT_TRUE(Eventually(
-      [&] {
-        job = virt().Create(kPyTorchJobs, "ml", ParseTestJson(R"({
+  Result<kube::Object> job = CreateWithItsCrd(kPyTorchJobs, R"({
             "apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
             "metadata":{"name":"ddp","namespace":"ml"},
             "spec":{"elasticPolicy":{"minReplicas":2,"maxReplicas":4},"pytorchReplicaSpecs":{
-              "Master":{"replicas":1},"Worker":{"replicas":3}}}})"));
-        return job.ok();
-      },
-      std::chrono::seconds(60)))
-      << job.status().ToString();
+              "Master":{"replicas":1},"Worker":{"replicas":3}}}})");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
   for (const auto& [name, role] : std::vector<std::pair<std::string, std::string>>{
            {"ddp-master-0", "master"}, {"ddp-worker-0", "worker"}, {"ddp-worker-1", "worker"}}) {
     ASSERT_TRUE(virt()
@@ -615,26 +577,10 @@ TEST_F(SyncerIntegrationTest, AnElasticPyTorchJobsGroupNeedsItsMaster) {
                     .ok());
   }
   const std::string group = WorkloadPodGroupName("ddp", kube::Uid(*job), "ml", "nlp");
-  auto host_group = [&] { return client().Get(kPodGroups, kHostNs, group); };
-  EXPECT_TRUE(Eventually(
-      [&] {
-        Result<kube::Object> pg = host_group();
-        const rapidjson::Value* subs = pg.ok() ? kube::Find(*pg, {"spec", "subGroups"}) : nullptr;
-        return pg.ok() && kube::GetInt(*pg, {"spec", "minMember"}) == 2 && subs != nullptr &&
-               *subs == ParseTestJson(R"([{"name":"master","minMember":1},
-                                          {"name":"worker","minMember":1}])");
-      },
-      std::chrono::seconds(60)))
-      << (host_group().ok() ? kube::ToJson(*host_group()) : host_group().status().ToString());
-  EXPECT_TRUE(Eventually(
-      [&] {
-        std::multiset<std::string> leaves;
-        for (const kube::Object& pod : HostPodsOf("job=ddp"))
-          if (kube::Annotation(pod, kai::kPodGroupAnnotation) == std::string_view(group))
-            leaves.insert(std::string(kube::Label(pod, kai::kSubGroupLabel).value_or("")));
-        return leaves == std::multiset<std::string>{"master", "worker", "worker"};
-      },
-      std::chrono::seconds(60)));
+  EXPECT_TRUE(HostGroupBecomes(group, 2, R"([{"name":"master","minMember":1},
+                                             {"name":"worker","minMember":1}])"));
+  EXPECT_EQ(SubGroupsOfHostPods("job=ddp", group, {"master", "worker", "worker"}),
+            (std::multiset<std::string>{"master", "worker", "worker"}));
 }
 
 TEST_F(SyncerIntegrationTest, VirtualPodGroupChangeReachesTheHostGroup) {
