@@ -118,6 +118,15 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     events_.Warning(*pod, kai::kPodGrouperWarningReason, plan.status().message());
     return plan.status().WithContext("grouping pod " + key);
   }
+  // A group made before its kind had sub-groups keeps none, as KAI's Ray
+  // grouper keeps such groups: its running pods carry no sub-group label,
+  // and would be left out of a group that gained some. The pod joins it
+  // as they did.
+  if (kube::ObjectPtr existing = podgroup_(kube::MakeKey(ns, plan->name));
+      existing != nullptr && plan->gang &&
+      kube::Find(*existing, {"spec", "subGroups"}) == nullptr) {
+    plan->gang.reset();
+  }
 
   kube::JsonObject spec{{"queue", plan->queue}, {"priorityClassName", plan->priority_class}};
   kube::Object scratch;

@@ -20,7 +20,9 @@
 // new pod's plan gives (minMember, minSubGroup, subGroups), as KAI's
 // grouper rewrites a group's spec for each pod it groups: a
 // LeaderWorkerSet under startupPolicy LeaderReady asks for its leader
-// alone first, and for the whole group once the workers come.
+// alone first, and for the whole group once the workers come. A group
+// made without sub-groups (before its kind had them) keeps none, and its
+// new pods join it unlabelled, as KAI keeps its Ray groups of before.
 // Level-triggered and idempotent: creating an existing group or
 // re-annotating changes nothing.
 #pragma once

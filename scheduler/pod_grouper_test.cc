@@ -346,6 +346,42 @@ TEST_F(PodGrouperTest, AJobSetsPodsJoinTheirReplicasSubGroups) {
   EXPECT_TRUE(kai::ReadPodGroupSpec(*pg).ok()) << kube::ToJson(*pg);
 }
 
+// A group made before its kind had sub-groups (a PyTorchJob's, grouped
+// flat) keeps none: a new pod joins it unlabelled, so the running pods,
+// which carry no sub-group label, stay counted in it.
+TEST_F(PodGrouperTest, AGroupMadeWithoutSubGroupsKeepsNone) {
+  kube::Object job = Add(kPyTorchJobs, "ns", R"({"apiVersion":"kubeflow.org/v1",
+      "kind":"PyTorchJob","metadata":{"name":"old","namespace":"ns"},"spec":{
+      "pytorchReplicaSpecs":{"Master":{"replicas":1},"Worker":{"replicas":1}}}})");
+  const std::string group = "pg-old-" + std::string(kube::Uid(job));
+  Add(res::kPodGroups, "ns",
+      R"({"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup",
+      "metadata":{"name":")" +
+          group + R"(","namespace":"ns"},
+      "spec":{"minMember":2,"queue":"team"}})");
+  Add(res::kPods, "ns",
+      kube::ToJson(kube::BuildJson(kube::JsonObject{
+          {"metadata",
+           kube::JsonObject{
+               {"name", "old-worker-0"},
+               {"namespace", "ns"},
+               {"labels", kube::JsonObject{{"training.kubeflow.org/replica-type", "worker"},
+                                           {"training.kubeflow.org/replica-index", "0"}}},
+               {"ownerReferences", ControlledBy(job)}}},
+          {"spec",
+           kube::JsonObject{{"schedulerName", "kai-scheduler"},
+                            {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/old-worker-0") != nullptr; }));
+  ASSERT_TRUE(grouper_.Reconcile("ns/old-worker-0").ok());
+  EXPECT_EQ(GroupOf("old-worker-0"), group);
+  Result<kube::Object> pod = client_.Get(res::kPods, "ns", "old-worker-0");
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ(kube::Label(*pod, "kai.scheduler/subgroup-name"), std::nullopt);
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok());
+  EXPECT_EQ(kube::Find(*pg, {"spec", "subGroups"}), nullptr);
+}
+
 // A LeaderWorkerSet, made as its controller makes it: a StatefulSet of
 // leaders, and per leader pod a StatefulSet of workers owned by that pod.
 // Leader and worker join one group for their replica group, each in its
