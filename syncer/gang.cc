@@ -234,6 +234,14 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   return std::optional<Gang>(std::move(gang));
 }
 
+void KeepHostGroupShape(Gang& gang, const rapidjson::Value* host) {
+  if (host == nullptr || gang.FollowsPodGroup() || gang.sub_groups.empty()) return;
+  if (kube::Find(*host, {"spec", "subGroups"}) != nullptr) return;
+  gang.sub_groups.clear();
+  gang.pod_sub_group.clear();
+  gang.min_sub_group.reset();
+}
+
 Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
                             const SyncerConfig& config) {
   const std::string name(kube::Name(pg));

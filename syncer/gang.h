@@ -124,6 +124,15 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
                                    const std::vector<kube::OwnerReference>& chain,
                                    ObjectLookup& lookup, const SyncerConfig& config);
 
+// `gang` as it joins `host`, its host PodGroup (nullptr: not made yet): a
+// workload's group made without sub-groups (before the syncer gave its
+// kind any) keeps none, so its sub-groups, minSubGroup and pod sub-group
+// are dropped, and the pod joins it as its running pods did, with no
+// sub-group label (labelled, they would belong to no sub-group of it).
+// The host's grouper keeps such groups alike (scheduler/pod_grouper.h).
+// A virtual PodGroup's gang is left as it is: its group follows it.
+void KeepHostGroupShape(Gang& gang, const rapidjson::Value* host);
+
 // The gang of virtual KAI PodGroup `pg` in virtual namespace `ns`: host
 // name HostName(its name, ns, tenant), spec.minMember (1 when unset),
 // spec.subGroups and spec.topologyConstraint as podgroup_fields.h allows

@@ -217,6 +217,34 @@ TEST(GangTest, ARayJobsClusterIsOneGangAndItsSubmitterAnother) {
   EXPECT_TRUE((*submitter)->sub_groups.empty());
 }
 
+// A workload's host group made before its kind had sub-groups keeps none;
+// one made with them, and a virtual PodGroup's, keep theirs.
+TEST(GangTest, AHostGroupMadeWithoutSubGroupsKeepsNone) {
+  Gang gang;
+  gang.min_member = 2;
+  gang.sub_groups = R"([{"name":"master","minMember":1},{"name":"worker","minMember":1}])";
+  gang.pod_sub_group = "worker";
+  const kube::Object flat = Json(R"({"spec":{"minMember":2}})");
+  const kube::Object split = Json(R"({"spec":{"minMember":2,"subGroups":[]}})");
+
+  Gang kept = gang;
+  KeepHostGroupShape(kept, nullptr);
+  EXPECT_EQ(kept.pod_sub_group, "worker") << "no host group yet: it is made with them";
+  KeepHostGroupShape(kept, &split);
+  EXPECT_EQ(kept.pod_sub_group, "worker");
+
+  Gang legacy = gang;
+  KeepHostGroupShape(legacy, &flat);
+  EXPECT_TRUE(legacy.sub_groups.empty());
+  EXPECT_EQ(legacy.pod_sub_group, "");
+  EXPECT_EQ(legacy.min_member, 2);
+
+  Gang virtual_group = gang;
+  virtual_group.owner = {kPodGroupApiVersion, kai::kPodGroupKind, "g", "uid"};
+  KeepHostGroupShape(virtual_group, &flat);
+  EXPECT_EQ(virtual_group.pod_sub_group, "worker") << "a virtual PodGroup's group follows it";
+}
+
 TEST(GangTest, AWorkloadsTopologyAnnotationsBecomeItsGroupsConstraint) {
   MapLookup lookup;
   lookup.Add(R"({"kind":"Job","metadata":{"name":"ring","uid":"ring-uid",

@@ -300,6 +300,13 @@ Result<PodContext> PodSyncer::ContextOf(const rapidjson::Value& pod) {
   VirtualLookup lookup(informers_);
   context.owner_chain = OwnerChain(pod, lookup);
   VT_ASSIGN_OR_RETURN(context.gang, GangOf(pod, context.owner_chain, lookup, config_));
+  if (context.gang) {
+    KeepHostGroupShape(*context.gang,
+                       informers_.Host(kube::resources::kPodGroups)
+                           .cache()
+                           .Get(kube::MakeKey(config_.host_namespace, context.gang->host_name))
+                           .get());
+  }
   const kube::Cache& host_services = informers_.Host(kube::resources::kServices).cache();
   for (const kube::ObjectPtr& svc : informers_.Virtual(kube::resources::kServices).cache().List()) {
     if (kube::Namespace(*svc) != ns) continue;
