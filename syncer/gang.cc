@@ -210,6 +210,12 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   // after the replica.
   const std::string group_of = owner.name + (roles ? roles->name_suffix : "");
   Gang gang{WorkloadPodGroupName(group_of, owner.uid, ns, config.tenant), min_member, owner};
+  // KubeRay's own label names the group's priority class, as KAI reads
+  // it; only a class the tenant may use on the host.
+  if (object != nullptr && kai::IsRayWorkload(owner.api_version, owner.kind)) {
+    std::optional<std::string_view> p = kube::Label(*object, kai::kRayPriorityClassLabel);
+    if (p && config.allowed_priority_classes.contains(*p)) gang.priority_class = std::string(*p);
+  }
   if (roles) {
     if (roles->min_member) gang.min_member = *roles->min_member;
     gang.min_sub_group = roles->min_sub_group;

@@ -27,7 +27,8 @@
 //       a KubeRay RayCluster, RayJob or RayService: KAI's gang of
 //         kai/ray_gang.h, counted on the RayCluster in the chain, a
 //         sub-group for the head and each worker group; the host pod is
-//         labelled with its own;
+//         labelled with its own; the top owner's ray.io/priority-class-name
+//         label names the group's class when the tenant may use it;
 //       a LeaderWorkerSet (its workers are owned through their leader
 //         pod): KAI's gang of kai/leader_worker_set_gang.h, one host group
 //         per replica group (WorkloadPodGroupName of "<lws>-group-<i>"),

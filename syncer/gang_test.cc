@@ -191,8 +191,8 @@ TEST(GangTest, ARayJobsClusterIsOneGangAndItsSubmitterAnother) {
       "ownerReferences":[{"apiVersion":"ray.io/v1","kind":"RayJob","name":"rj","uid":"rj-uid",
                           "controller":true}]},
       "spec":{"workerGroupSpecs":[{"groupName":"gpu","replicas":2}]}})");
-  lookup.Add(R"({"kind":"RayJob","metadata":{"name":"rj","uid":"rj-uid"},
-      "status":{"rayClusterName":"rc"}})");
+  lookup.Add(R"({"kind":"RayJob","metadata":{"name":"rj","uid":"rj-uid",
+      "labels":{"ray.io/priority-class-name":"build"}},"status":{"rayClusterName":"rc"}})");
   lookup.Add(R"({"kind":"Job","metadata":{"name":"rj-submit","uid":"rj-submit-uid",
       "ownerReferences":[{"apiVersion":"ray.io/v1","kind":"RayJob","name":"rj","uid":"rj-uid",
                           "controller":true}]}})");
@@ -204,6 +204,7 @@ TEST(GangTest, ARayJobsClusterIsOneGangAndItsSubmitterAnother) {
   EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("rj", "rj-uid", "ml", "nlp"));
   EXPECT_EQ((*gang)->min_member, 3) << "the head and two workers";
   EXPECT_EQ((*gang)->pod_sub_group, "gpu");
+  EXPECT_EQ((*gang)->priority_class, "build") << "KubeRay's label, a class the tenant may use";
   const kube::Object host = PodGroupToHost(**gang, "ml", "", NlpConfig());
   EXPECT_EQ(kube::ToJson(*kube::Find(host, {"spec", "subGroups"})),
             R"([{"name":"headgroup","minMember":1},{"name":"gpu","minMember":2}])");
@@ -215,6 +216,14 @@ TEST(GangTest, ARayJobsClusterIsOneGangAndItsSubmitterAnother) {
   EXPECT_EQ((*submitter)->owner.kind, "Job");
   EXPECT_EQ((*submitter)->min_member, 1);
   EXPECT_TRUE((*submitter)->sub_groups.empty());
+
+  // A class the tenant may not use is not taken from the label.
+  MapLookup vip;
+  vip.Add(R"({"kind":"RayCluster","metadata":{"name":"rc","uid":"rc-uid",
+      "labels":{"ray.io/priority-class-name":"system-node-critical"}},"spec":{}})");
+  Result<std::optional<Gang>> alone = GangFor(PodOwnedBy("ray.io/v1", "RayCluster", "rc"), vip);
+  ASSERT_TRUE(alone.ok() && *alone) << alone.status().ToString();
+  EXPECT_EQ((*alone)->priority_class, "");
 }
 
 // A workload's host group made before its kind had sub-groups keeps none;
