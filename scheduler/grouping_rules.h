@@ -83,9 +83,10 @@ struct GroupPlan {
   // (kai/workload_topology.h).
   kai::TopologyConstraint topology;
   // A workload whose pods have roles (kai/sub_group_gang.h: a JobSet's
-  // replicas, a LeaderWorkerSet's leader and workers): spec.subGroups,
-  // spec.minSubGroup in place of minMember when it sets one (min_member
-  // holds its minMember otherwise), and the pod's leaf for its
+  // replicas, a LeaderWorkerSet's leader and workers, a PyTorchJob's
+  // master and workers, a RayCluster's head and worker groups):
+  // spec.subGroups, spec.minSubGroup in place of minMember when it sets one
+  // (min_member holds its minMember otherwise), and the pod's leaf for its
   // kai.scheduler/subgroup-name label.
   std::optional<kai::SubGroupGang> gang;
   // metadata.labels and .annotations, as KAI's grouper writes them: the top
