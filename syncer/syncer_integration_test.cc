@@ -254,7 +254,7 @@ nodes:
             "schema":{"openAPIV3Schema":{"type":"object",
                                          "x-kubernetes-preserve-unknown-fields":true}}}]}})"))
                      .status();
-    if (!crd.ok()) return crd;
+    if (!crd.ok() && crd.code() != StatusCode::kAlreadyExists) return crd;
     Result<kube::Object> made = Unavailable("not created yet");
     Eventually(
         [&] {
@@ -887,6 +887,59 @@ TEST_F(SyncerIntegrationTest, RefusedPodsStayVirtualWithAnEvent) {
     })) << pod;
   }
   EXPECT_TRUE(HostPodsOf("refused=yes").empty());
+}
+
+// A tenant writing workloads to raise its gangs' standing or to cost the
+// syncer its time: KubeRay's priority label naming a class the tenant may
+// not use is not taken, and a LeaderWorkerSet of 2^31-1 pods cut into
+// segments of 2 is refused with an Event, its pod kept off the host.
+TEST_F(SyncerIntegrationTest, HostileWorkloadsGainNoClassAndCostNoTime) {
+  const kube::ResourceType kRayClusters{"ray.io", "v1", "rayclusters", "RayCluster", true};
+  Result<kube::Object> cluster = CreateWithItsCrd(kRayClusters, R"({
+      "apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"rogue","namespace":"ml",
+        "labels":{"ray.io/priority-class-name":"system-node-critical"}},"spec":{}})");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"rogue-head","namespace":"ml","labels":{"ray.io/group":"headgroup"},
+        "ownerReferences":[{"apiVersion":"ray.io/v1","kind":"RayCluster","name":"rogue",
+                            "uid":")" + std::string(kube::Uid(*cluster)) +
+                                        R"(","controller":true}]},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"ray"}]}})"))
+                  .ok());
+  const std::string group = WorkloadPodGroupName("rogue", kube::Uid(*cluster), "ml", "nlp");
+  ASSERT_TRUE(HostGroupBecomes(group, 1, R"([{"name":"headgroup","minMember":1}])"));
+  Result<kube::Object> pg = client().Get(kPodGroups, kHostNs, group);
+  ASSERT_TRUE(pg.ok());
+  EXPECT_NE(kube::GetString(*pg, {"spec", "priorityClassName"}), "system-node-critical");
+
+  Result<kube::Object> lws = CreateWithItsCrd(resources::kLeaderWorkerSets, R"({
+      "apiVersion":"leaderworkerset.x-k8s.io/v1","kind":"LeaderWorkerSet",
+      "metadata":{"name":"huge","namespace":"ml"},
+      "spec":{"leaderWorkerTemplate":{"size":2147483647,"subGroupPolicy":{"subGroupSize":2}}}})");
+  ASSERT_TRUE(lws.ok()) << lws.status().ToString();
+  ASSERT_TRUE(virt()
+                  .Create(kPods, "ml",
+                          ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+      "metadata":{"name":"huge-0-1","namespace":"ml",
+        "labels":{"hostile":"huge","leaderworkerset.sigs.k8s.io/worker-index":"1"},
+        "ownerReferences":[{"apiVersion":"leaderworkerset.x-k8s.io/v1",
+                            "kind":"LeaderWorkerSet","name":"huge",
+                            "uid":")" + std::string(kube::Uid(*lws)) +
+                                        R"(","controller":true}]},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"i"}]}})"))
+                  .ok());
+  std::optional<std::string> refused;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        refused = kube::FindEvent(virt(), "ml", "involvedObject.name=huge-0-1", "InvalidGang");
+        return refused.has_value();
+      },
+      std::chrono::seconds(60)));
+  EXPECT_NE(refused.value_or("").find("segments, more than the 10000 allowed"), std::string::npos)
+      << refused.value_or("no Event");
+  EXPECT_TRUE(HostPodsOf("hostile=huge").empty());
 }
 
 // A tenant trying its hand at the boundary with its own kubeconfig: what it
