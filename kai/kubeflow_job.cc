@@ -18,13 +18,6 @@ constexpr std::array<KubeflowJobKind, 5> kKinds = {{
     {"MPIJob", "mpijobs", "mpiReplicaSpecs"},
 }};
 
-std::optional<int64_t> IntAt(const rapidjson::Value& v,
-                             std::initializer_list<std::string_view> path) {
-  const rapidjson::Value* f = MemberAt(v, path);
-  if (f == nullptr || !f->IsInt64()) return std::nullopt;
-  return f->GetInt64();
-}
-
 std::string Describe(const rapidjson::Value& job) {
   return StringAt(job, {"kind"}) + " " + StringAt(job, {"metadata", "name"});
 }

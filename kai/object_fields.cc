@@ -30,6 +30,13 @@ const rapidjson::Value* MemberAt(const rapidjson::Value& object,
   return at;
 }
 
+std::optional<int64_t> IntAt(const rapidjson::Value& object,
+                             std::initializer_list<std::string_view> path) {
+  const rapidjson::Value* v = MemberAt(object, path);
+  if (v == nullptr || !v->IsInt64()) return std::nullopt;
+  return v->GetInt64();
+}
+
 std::string StringAt(const rapidjson::Value& object, std::initializer_list<std::string_view> path) {
   const rapidjson::Value* v = MemberAt(object, path);
   return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";

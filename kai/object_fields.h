@@ -6,6 +6,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@ const rapidjson::Value* Member(const rapidjson::Value& object, std::string_view 
 // "replicas"}), or nullptr when a step is missing or not an object.
 const rapidjson::Value* MemberAt(const rapidjson::Value& object,
                                  std::initializer_list<std::string_view> path);
+
+// The integer at `path`, or nullopt when it is missing or not an int64.
+std::optional<int64_t> IntAt(const rapidjson::Value& object,
+                             std::initializer_list<std::string_view> path);
 
 // The string at `path`, or "" when it is missing or not a string.
 std::string StringAt(const rapidjson::Value& object, std::initializer_list<std::string_view> path);

@@ -50,12 +50,8 @@ Result<SubGroupGang> ReadPyTorchJobGang(const rapidjson::Value& job, const rapid
   gang.min_member = std::max<int32_t>(1, SpecCount(total));
   const std::string role(Label(pod, kKubeflowReplicaTypeLabel).value_or(""));
 
-  const rapidjson::Value* master = MemberAt(job, {"spec", "pytorchReplicaSpecs", "Master"});
-  int64_t masters = 0;
-  if (master != nullptr) {
-    const rapidjson::Value* r = Member(*master, "replicas");
-    masters = r != nullptr && r->IsInt64() ? r->GetInt64() : 0;
-  }
+  const int64_t masters =
+      IntAt(job, {"spec", "pytorchReplicaSpecs", "Master", "replicas"}).value_or(0);
   if (masters > 0) {
     gang.sub_groups.push_back({"master", "", SpecCount(masters), std::nullopt});
     if (role == "master") gang.pod_sub_group = "master";
@@ -64,8 +60,7 @@ Result<SubGroupGang> ReadPyTorchJobGang(const rapidjson::Value& job, const rapid
   const rapidjson::Value* worker = MemberAt(job, {"spec", "pytorchReplicaSpecs", "Worker"});
   if (worker == nullptr) return gang;
   const int64_t workers_min = std::max<int64_t>(0, total - masters);
-  const rapidjson::Value* r = Member(*worker, "replicas");
-  const int64_t workers = r != nullptr && r->IsInt64() ? r->GetInt64() : 1;
+  const int64_t workers = IntAt(*worker, {"replicas"}).value_or(1);
   VT_ASSIGN_OR_RETURN(int64_t size, SegmentSize(pod, *worker, where));
   const int64_t segments = size == 0 || workers <= 0 ? 0 : (workers + size - 1) / size;
   if (segments > kMaxSegments)

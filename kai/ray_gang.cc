@@ -8,16 +8,6 @@
 #include "kai/object_fields.h"
 
 namespace vtenant::kai {
-namespace {
-
-// An integer at `path` of `v`, or `otherwise` when absent or not one.
-int64_t IntOr(const rapidjson::Value& v, std::initializer_list<std::string_view> path,
-              int64_t otherwise) {
-  const rapidjson::Value* f = MemberAt(v, path);
-  return f != nullptr && f->IsInt64() ? f->GetInt64() : otherwise;
-}
-
-}  // namespace
 
 bool IsRayWorkload(std::string_view api_version, std::string_view kind) {
   return api_version.starts_with("ray.io/") &&
@@ -36,8 +26,8 @@ Result<SubGroupGang> ReadRayClusterGang(const rapidjson::Value& cluster,
     const rapidjson::Value& g = (*groups)[i];
     const rapidjson::Value* suspended = Member(g, "suspended");
     if (suspended != nullptr && suspended->IsBool() && suspended->GetBool()) continue;
-    const int64_t replicas = IntOr(g, {"replicas"}, 0);
-    const int64_t min_replicas = IntOr(g, {"minReplicas"}, 0);
+    const int64_t replicas = IntAt(g, {"replicas"}).value_or(0);
+    const int64_t min_replicas = IntAt(g, {"minReplicas"}).value_or(0);
     std::string name = StringAt(g, {"groupName"});
     if (name.empty()) name = "worker-group-" + std::to_string(i);
     if (min_replicas > replicas)
@@ -45,7 +35,7 @@ Result<SubGroupGang> ReadRayClusterGang(const rapidjson::Value& cluster,
                              ") has minReplicas " + std::to_string(min_replicas) +
                              " above replicas " + std::to_string(replicas));
     if (replicas == 0 && min_replicas == 0) continue;
-    const int64_t hosts = IntOr(g, {"numOfHosts"}, 1);
+    const int64_t hosts = IntAt(g, {"numOfHosts"}).value_or(1);
     const int64_t min = (min_replicas > 0 ? min_replicas : replicas) * hosts;
     total += min;
     gang.sub_groups.push_back({name, "", SpecCount(min), std::nullopt});

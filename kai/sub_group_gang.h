@@ -1,9 +1,11 @@
 // The gang KAI's pod grouper makes of a workload whose pods have roles: one
 // PodGroup with a sub-group tree (spec.subGroups), each pod labelled with
 // the leaf it belongs to (kai.scheduler/subgroup-name). A JobSet's replicas
-// (kai/jobset_gang.h) and a LeaderWorkerSet's leader and workers
-// (kai/leader_worker_set_gang.h) are read into this one shape, so the
-// syncer and the host's pod grouper write every such gang the same way.
+// (kai/jobset_gang.h), a LeaderWorkerSet's leader and workers
+// (kai/leader_worker_set_gang.h), a PyTorchJob's master and workers
+// (kai/pytorch_job_gang.h) and a RayCluster's head and worker groups
+// (kai/ray_gang.h) are read into this one shape, so the syncer and the
+// host's pod grouper write every such gang the same way.
 #pragma once
 
 #include <rapidjson/document.h>

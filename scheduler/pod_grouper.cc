@@ -39,10 +39,10 @@ bool SkipsPodGrouper(const Value& object) {
 
 }  // namespace
 
-Status PodGrouper::FollowPlan(const std::string& ns, const kube::Object& planned) {
-  const std::string name(kube::Name(planned));
-  kube::ObjectPtr current = podgroup_(kube::MakeKey(ns, name));
+Status PodGrouper::FollowPlan(const Value* current, const kube::Object& planned) {
   if (current == nullptr) return Status::Ok();
+  const std::string name(kube::Name(planned));
+  const std::string ns(kube::Namespace(planned));
   kube::JsonObject spec;
   bool differs = false;
   for (const char* field : {"minMember", "minSubGroup", "subGroups"}) {
@@ -122,8 +122,8 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   // grouper keeps such groups: its running pods carry no sub-group label,
   // and would be left out of a group that gained some. The pod joins it
   // as they did.
-  if (kube::ObjectPtr existing = podgroup_(kube::MakeKey(ns, plan->name));
-      existing != nullptr && plan->gang &&
+  const kube::ObjectPtr existing = podgroup_(kube::MakeKey(ns, plan->name));
+  if (existing != nullptr && plan->gang &&
       kube::Find(*existing, {"spec", "subGroups"}) == nullptr) {
     plan->gang.reset();
   }
@@ -164,7 +164,7 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   Result<kube::Object> created = client_.Create(kube::resources::kPodGroups, ns, pg);
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists)
     return created.status().WithContext("creating PodGroup " + plan->name);
-  if (!created.ok()) VT_RETURN_IF_ERROR(FollowPlan(ns, pg));
+  if (!created.ok()) VT_RETURN_IF_ERROR(FollowPlan(existing.get(), pg));
   // The pod names its group, and a pod with a role (a JobSet's replica, a
   // LeaderWorkerSet's leader or worker) its sub-group, as KAI's grouper
   // labels it.

@@ -61,11 +61,11 @@ class PodGrouper : public kube::Reconciler {
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
  private:
-  // Brings existing group ns/<planned's name>'s minMember, minSubGroup and
-  // subGroups to `planned`'s. OK and nothing written when they agree or the
-  // cache has not seen the group yet (the next pod of the group tries
-  // again).
-  Status FollowPlan(const std::string& ns, const kube::Object& planned);
+  // Brings `current`, the cache's copy of the group `planned` names, to
+  // `planned`'s minMember, minSubGroup and subGroups. OK and nothing
+  // written when they agree or `current` is null (the cache has not seen
+  // the group yet; the next pod of the group tries again).
+  Status FollowPlan(const rapidjson::Value* current, const kube::Object& planned);
 
   // Whether a launcher pod of MPIJob ns/job exists and is not leaving.
   bool MpiLauncherExists(const std::string& ns, std::string_view job) const;
