@@ -1,5 +1,11 @@
 #include "kai/top_owner.h"
 
+#include <string>
+
+#include "kai/jobset_gang.h"
+#include "kai/leader_worker_set_gang.h"
+#include "kai/object_fields.h"
+#include "kai/pytorch_job_gang.h"
 #include "kai/ray_gang.h"
 
 namespace vtenant::kai {
@@ -8,6 +14,28 @@ bool PassesOverTopOwner(std::string_view api_version, std::string_view kind,
                         bool ray_cluster_below) {
   if (kind == "TrainJob" && api_version.starts_with("trainer.kubeflow.org/")) return true;
   return IsRayWorkload(api_version, kind) && kind != "RayCluster" && !ray_cluster_below;
+}
+
+Result<std::optional<SubGroupGang>> ReadRolesGang(std::string_view api_version,
+                                                  std::string_view kind,
+                                                  const rapidjson::Value& workload,
+                                                  const rapidjson::Value* ray_cluster,
+                                                  const rapidjson::Value& pod) {
+  const bool jobset = kind == "JobSet" && api_version.starts_with("jobset.x-k8s.io/");
+  const bool lws =
+      kind == "LeaderWorkerSet" && api_version.starts_with("leaderworkerset.x-k8s.io/");
+  const bool pytorch = kind == "PyTorchJob" && api_version.starts_with("kubeflow.org/");
+  const bool ray = IsRayWorkload(api_version, kind);
+  if (!jobset && !lws && !pytorch && !ray) return std::optional<SubGroupGang>();
+  if (ray && ray_cluster == nullptr)
+    return InvalidArgument(std::string(kind) + " " + StringAt(workload, {"metadata", "name"}) +
+                           ": no RayCluster of it owns the pod yet");
+  Result<SubGroupGang> gang = jobset    ? ReadJobSetGang(workload, pod)
+                              : lws     ? ReadLeaderWorkerSetGang(workload, pod)
+                              : pytorch ? ReadPyTorchJobGang(workload, pod)
+                                        : ReadRayClusterGang(*ray_cluster, pod);
+  if (!gang.ok()) return gang.status();
+  return std::optional<SubGroupGang>(std::move(gang).value());
 }
 
 }  // namespace vtenant::kai

@@ -1,10 +1,17 @@
-// Which top owner a pod's PodGroup stands for. KAI's pod grouper groups a
-// pod by the top of its owner chain, but passes over some top owners to
-// the owner below them; the syncer and the host's grouper pass over the
-// same ones.
+// Which top owner a pod's PodGroup stands for, and the sub-group gang it
+// gives the pod. KAI's pod grouper groups a pod by the top of its owner
+// chain, but passes over some top owners to the owner below them; the
+// syncer and the host's grouper pass over the same ones, and read a top
+// owner's gang through the same call.
 #pragma once
 
+#include <rapidjson/document.h>
+
+#include <optional>
 #include <string_view>
+
+#include "base/status.h"
+#include "kai/sub_group_gang.h"
 
 namespace vtenant::kai {
 
@@ -21,5 +28,20 @@ namespace vtenant::kai {
 // Callers pass over only when an owner is below the top one.
 bool PassesOverTopOwner(std::string_view api_version, std::string_view kind,
                         bool ray_cluster_below);
+
+// The sub-group gang pod `pod` joins when its top owner `workload` (of
+// `api_version` and `kind`) has pods with roles: a JobSet
+// (kai/jobset_gang.h), a LeaderWorkerSet (kai/leader_worker_set_gang.h), a
+// PyTorchJob (kai/pytorch_job_gang.h), or a KubeRay workload counted on
+// `ray_cluster`, the RayCluster among the pod's owners (kai/ray_gang.h);
+// nullopt for any other kind. The syncer and the host's grouper both ask
+// here, so they give a workload the same gang. InvalidArgument, naming the
+// workload, when its reader refuses, or for a KubeRay workload with no
+// `ray_cluster`.
+Result<std::optional<SubGroupGang>> ReadRolesGang(std::string_view api_version,
+                                                  std::string_view kind,
+                                                  const rapidjson::Value& workload,
+                                                  const rapidjson::Value* ray_cluster,
+                                                  const rapidjson::Value& pod);
 
 }  // namespace vtenant::kai

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <regex>
 
-#include "kai/jobset_gang.h"
 #include "kai/kubeflow_job.h"
-#include "kai/leader_worker_set_gang.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
-#include "kai/pytorch_job_gang.h"
 #include "kai/ray_gang.h"
 #include "kai/top_owner.h"
 #include "scheduler/kai_names.h"
@@ -144,33 +141,28 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   plan.topology = kai::WorkloadTopology(top);
   std::string default_priority = kai::kTrainPriorityClass;
 
-  if (group == "batch" && kind == "Job") {
-    VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
-    plan.min_member = Clamp(m);
-  } else if (group == "jobset.x-k8s.io" && kind == "JobSet") {
-    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadJobSetGang(top, pod));
-  } else if (group == "leaderworkerset.x-k8s.io" && kind == "LeaderWorkerSet") {
-    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadLeaderWorkerSetGang(top, pod));
+  const std::string api_version(kube::GetString(top, {"apiVersion"}));
+  const Value* ray_cluster = nullptr;
+  for (const Value* o : in.owners)
+    if (kube::GetString(*o, {"kind"}) == "RayCluster") ray_cluster = o;
+  if (!in.owners.empty()) {
+    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadRolesGang(api_version, kind, top, ray_cluster, pod));
+  }
+  if (plan.gang) {
     plan.min_member = Clamp(plan.gang->min_member.value_or(1));
     plan.name += plan.gang->name_suffix;
+  } else if (group == "batch" && kind == "Job") {
+    VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
+    plan.min_member = Clamp(m);
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = PodOwnGroupName(pod_name, pod_uid);
     default_priority = kai::kInferencePriorityClass;
-  } else if (group == kai::kKubeflowGroup && kind == "PyTorchJob") {
-    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadPyTorchJobGang(top, pod));
-    plan.min_member = Clamp(plan.gang->min_member.value_or(1));
   } else if (group == kai::kKubeflowGroup && kai::FindKubeflowJobKind(kind) != nullptr) {
     VT_ASSIGN_OR_RETURN(int64_t m, kai::KubeflowJobMinMember(top, in.mpi_launcher_exists));
     plan.min_member = Clamp(m);
-  } else if (kai::IsRayWorkload(kube::GetString(top, {"apiVersion"}), kind)) {
-    const Value* cluster = nullptr;
-    for (const Value* o : in.owners)
-      if (kube::GetString(*o, {"kind"}) == "RayCluster") cluster = o;
-    if (cluster == nullptr)
-      return InvalidArgument(Describe(top) + ": no RayCluster of it owns the pod yet");
-    VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadRayClusterGang(*cluster, pod));
-    plan.min_member = Clamp(plan.gang->min_member.value_or(1));
+  }
+  if (kai::IsRayWorkload(api_version, kind)) {
     if (auto p = kube::Label(top, kai::kRayPriorityClassLabel))
       plan.priority_class = std::string(*p);
   }

@@ -2,13 +2,10 @@
 
 #include <algorithm>
 
-#include "kai/jobset_gang.h"
 #include "kai/kubeflow_job.h"
-#include "kai/leader_worker_set_gang.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
-#include "kai/pytorch_job_gang.h"
 #include "kai/ray_gang.h"
 #include "kai/top_owner.h"
 #include "kai/workload_topology.h"
@@ -95,22 +92,10 @@ void SetOrRemoveBool(kube::Object& pg, const char* field, std::optional<bool> va
   }
 }
 
-// Any version of jobset.x-k8s.io's JobSet.
-bool IsJobSet(const kube::OwnerReference& owner) {
-  return owner.kind == "JobSet" && owner.api_version.starts_with("jobset.x-k8s.io/");
-}
-
-// Any version of leaderworkerset.x-k8s.io's LeaderWorkerSet.
-bool IsLeaderWorkerSet(const kube::OwnerReference& owner) {
-  return owner.kind == "LeaderWorkerSet" &&
-         owner.api_version.starts_with("leaderworkerset.x-k8s.io/");
-}
-
 // The RayCluster whose gang a pod of KubeRay workload `workload`
 // (chain[top]) joins: the workload itself, else the RayCluster in the
-// pod's owner chain. FailedPrecondition while that is not read yet;
-// InvalidArgument for a pod of a RayJob or RayService that no RayCluster
-// owns and that is its only owner (KubeRay makes none).
+// pod's owner chain, else null (kai::ReadRolesGang refuses that).
+// FailedPrecondition while the RayCluster is not read yet.
 Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& chain, size_t top,
                                      kube::ObjectPtr workload, std::string_view ns,
                                      ObjectLookup& lookup) {
@@ -122,24 +107,7 @@ Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& ch
       return FailedPrecondition("waiting for RayCluster " + std::string(ns) + "/" + chain[i].name);
     return cluster;
   }
-  return InvalidArgument(chain[top].kind + " " + chain[top].name +
-                         ": no RayCluster of it owns the pod");
-}
-
-// The gang of `workload`'s pod `pod` when the workload's pods have roles
-// (a JobSet, a LeaderWorkerSet: kai/sub_group_gang.h), else nullopt.
-Result<std::optional<kai::SubGroupGang>> RolesOf(const kube::OwnerReference& owner,
-                                                 const rapidjson::Value& workload,
-                                                 const rapidjson::Value& pod) {
-  if (IsJobSet(owner)) {
-    VT_ASSIGN_OR_RETURN(kai::SubGroupGang gang, kai::ReadJobSetGang(workload, pod));
-    return std::optional<kai::SubGroupGang>(std::move(gang));
-  }
-  if (IsLeaderWorkerSet(owner)) {
-    VT_ASSIGN_OR_RETURN(kai::SubGroupGang gang, kai::ReadLeaderWorkerSetGang(workload, pod));
-    return std::optional<kai::SubGroupGang>(std::move(gang));
-  }
-  return std::optional<kai::SubGroupGang>();
+  return kube::ObjectPtr();
 }
 
 }  // namespace
@@ -182,25 +150,24 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     // Not seen yet: guessing 1 would let a gang start piecemeal.
     return FailedPrecondition("waiting for " + owner.kind + " " + ns + "/" + owner.name);
   }
-  if (IsKubeflowJob(owner) && owner.kind == "PyTorchJob") {
-    VT_ASSIGN_OR_RETURN(kai::SubGroupGang pytorch, kai::ReadPyTorchJobGang(*object, pod));
-    roles = std::move(pytorch);
-  } else if (IsKubeflowJob(owner)) {
+  if (object != nullptr) {
+    kube::ObjectPtr ray_cluster;
+    if (kai::IsRayWorkload(owner.api_version, owner.kind)) {
+      VT_ASSIGN_OR_RETURN(ray_cluster, RayClusterOf(chain, top, object, ns, lookup));
+    }
+    VT_ASSIGN_OR_RETURN(
+        roles, kai::ReadRolesGang(owner.api_version, owner.kind, *object, ray_cluster.get(), pod));
+  }
+  if (!roles && IsKubeflowJob(owner)) {
     // As KAI's grouper counts an MPIJob before its launcher exists: the
     // gang forms from the workers, and a launcher created once they run
     // joins it (counting it would wait for a pod that waits for the gang).
     Result<int64_t> m = kai::KubeflowJobMinMember(*object, /*mpi_launcher_exists=*/false);
     if (!m.ok()) return m.status();
     min_member = std::clamp<int64_t>(*m, 1, kai::kMaxMinMember);
-  } else if (object != nullptr && kai::IsRayWorkload(owner.api_version, owner.kind)) {
-    VT_ASSIGN_OR_RETURN(kube::ObjectPtr cluster, RayClusterOf(chain, top, object, ns, lookup));
-    VT_ASSIGN_OR_RETURN(kai::SubGroupGang ray, kai::ReadRayClusterGang(*cluster, pod));
-    roles = std::move(ray);
-  } else if (object != nullptr) {
-    VT_ASSIGN_OR_RETURN(roles, RolesOf(owner, *object, pod));
-    const std::optional<std::string_view> v =
-        kube::Annotation(*object, kai::kBatchMinMemberAnnotation);
-    if (!roles && v) {
+  } else if (!roles && object != nullptr) {
+    if (std::optional<std::string_view> v =
+            kube::Annotation(*object, kai::kBatchMinMemberAnnotation)) {
       Result<int32_t> parsed = kai::ParseBatchMinMember(*v);
       if (!parsed.ok()) return parsed.status().WithContext(owner.kind + " " + owner.name);
       min_member = *parsed;
