@@ -22,8 +22,7 @@ bool Movable(const Session& session, PodId p, GroupId for_job) {
   // Only pods that were running before the cycle, of preemptible jobs
   // without topology constraints (a move must not break one).
   return pod.phase == PodPhase::kRunning && session.state.IsPlaced(p) && group.preemptible &&
-         pod.group != for_job && group.topology.required_level == kNoString &&
-         group.topology.preferred_level == kNoString;
+         pod.group != for_job && !session.job_facts[pod.group].constrained;
 }
 
 // A running pod that Movable accepts for any job but its own, with the GPU

@@ -3,40 +3,18 @@
 #include <algorithm>
 
 #include "scheduler-core/subgroup_tree.h"
+#include "scheduler-core/topology_placement.h"
 
 namespace vtenant::sched {
 namespace {
 
-struct Domain {
-  uint32_t id;
-  Milli free_gpu;
-};
-
-// Domains of a topology level with their free GPU, in the order the policy
-// prefers them: fullest that could hold the gang first (binpack), else emptiest.
-std::vector<Domain> RankDomains(Session& session, const std::vector<uint32_t>& domain_of,
-                                Milli need_gpu) {
-  std::map<uint32_t, Milli> free;
-  for (NodeId n = 0; n < domain_of.size(); ++n)
-    if (domain_of[n] != kNone && session.snapshot.nodes[n].schedulable)
-      free[domain_of[n]] += session.state.Free(n).gpu;
-  std::vector<Domain> ranked;
-  for (const auto& [id, gpu] : free)
-    if (gpu >= need_gpu) ranked.push_back({id, gpu});
-  bool spread = session.options.policy == PlacementPolicy::kSpread;
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const Domain& a, const Domain& b) {
-    return spread ? a.free_gpu > b.free_gpu : a.free_gpu < b.free_gpu;
-  });
-  return ranked;
-}
-
-// One try within `filter`. Returns true when the gang is satisfied.
-bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods, int32_t shortfall,
-                 const NodeFilter& filter, bool use_cache, JobOutcome* why) {
+// Places the first `shortfall` of `pods` (the gang) or none of them, then
+// each other pod that fits. Returns true when the gang was placed.
+bool PlaceGangThenExtras(Session& session, GroupId group, const std::vector<PodId>& pods,
+                         int32_t shortfall, bool use_cache, JobOutcome* why) {
   Statement& st = session.statement;
   const Statement::Checkpoint mark = st.Mark();
   int32_t placed = 0;
-  const bool unfiltered = filter.domain_of == nullptr && filter.only == kNone;
   // Extra pods past the gang that found no node, by shape: their twins are
   // not tried again within this attempt.
   std::vector<ShapeId> failed_here;
@@ -46,15 +24,15 @@ bool PlaceWithin(Session& session, GroupId group, const std::vector<PodId>& pods
     if (!in_gang && !FitsQueueBudget(session, group, session.estimated[pod], nullptr)) continue;
     if (std::find(failed_here.begin(), failed_here.end(), shape) != failed_here.end()) continue;
     Allocation where;
-    bool known_to_fail = use_cache && unfiltered && session.shape_failed[shape];
-    if (!known_to_fail && session.placer.Find(pod, filter, &where)) {
+    bool known_to_fail = use_cache && session.shape_failed[shape];
+    if (!known_to_fail && session.placer.Find(pod, NodeFilter{}, &where)) {
       st.Place(pod, where);
       ++placed;
       continue;
     }
     // A failure with nothing of this attempt placed yet is a fact about the
     // committed state; remember it for the rest of the action.
-    if (use_cache && unfiltered && st.Mark() == mark) session.shape_failed[shape] = 1;
+    if (use_cache && st.Mark() == mark) session.shape_failed[shape] = 1;
     if (in_gang) {
       why->block = placed == 0 ? JobBlock::kNoNode : JobBlock::kGangPartial;
       why->failing_pod = pod;
@@ -93,6 +71,22 @@ void PendingPodsAndNeeds(const Session& session, GroupId g, int32_t count, std::
     if (pods->size() < static_cast<size_t>(count)) *need += e.estimated;
     pods->push_back(e.pod);
   }
+}
+
+// PlaceGangThenExtras for a job with topology constraints: the gang's pods
+// within them together, then each other pod that fits its queue and a
+// domain. The failure caches are not asked: they know nothing of domains.
+bool PlaceWithinTopologyThenExtras(Session& session, GroupId group, const std::vector<PodId>& pods,
+                                   int32_t shortfall, JobOutcome* why) {
+  const std::span<const PodId> all(pods);
+  if (!PlaceWithinTopology(session, group, all.first(shortfall), why)) return false;
+  for (size_t i = shortfall; i < pods.size(); ++i) {
+    if (!FitsQueueBudget(session, group, session.estimated[pods[i]], nullptr)) continue;
+    JobOutcome extra_why;
+    PlaceWithinTopology(session, group, all.subspan(i, 1), &extra_why);
+  }
+  *why = {};
+  return true;
 }
 
 }  // namespace
@@ -230,30 +224,8 @@ bool AllocateJob(Session& session, GroupId g, Attempt attempt) {
   }
 
   why = {};
-  // The PodGroup record is read only for the few jobs with a topology.
-  if (constrained) {
-    const TopologyConstraint& topology = session.snapshot.groups[g].topology;
-    for (StringId level : {topology.required_level, topology.preferred_level}) {
-      if (level == kNoString) continue;
-      const std::vector<uint32_t>& domain_of = session.DomainsOf(level);
-      for (const Domain& d : RankDomains(session, domain_of, gang_need[kGpu])) {
-        NodeFilter filter{&domain_of, d.id, kNone};
-        JobOutcome attempt_why;
-        if (PlaceWithin(session, g, pods, shortfall, filter, use_cache, &attempt_why)) {
-          why = {};
-          return true;
-        }
-      }
-      if (level == topology.required_level) {
-        why = {};
-        why.block = JobBlock::kTopology;
-        why.needed = shortfall;
-        why.failing_pod = pods[0];
-        return false;
-      }
-    }
-  }
-  if (PlaceWithin(session, g, pods, shortfall, NodeFilter{}, use_cache, &why)) {
+  if (constrained) return PlaceWithinTopologyThenExtras(session, g, pods, shortfall, &why);
+  if (PlaceGangThenExtras(session, g, pods, shortfall, use_cache, &why)) {
     why = {};
     return true;
   }

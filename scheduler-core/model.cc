@@ -18,6 +18,15 @@ void AppendBytes(std::string& key, const void* data, size_t n) {
 }  // namespace
 
 // Raw bytes of everything that decides where a pod may go.
+bool PodGroup::HasTopology() const {
+  if (!topology.empty()) return true;
+  for (const SubGroup& leaf : subgroups)
+    if (!leaf.topology.empty()) return true;
+  for (const SubGroupSet& set : subgroup_sets)
+    if (!set.topology.empty()) return true;
+  return false;
+}
+
 std::string ShapeKey(const Pod& pod) {
   std::string key;
   const PodRequest& r = pod.request;

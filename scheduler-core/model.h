@@ -104,6 +104,16 @@ struct Queue {
   int64_t creation_time = 0;
 };
 
+// Where a job's pods, or a sub-group's, must (required) or should
+// (preferred) sit together: in one domain of a topology level. A level is a
+// node label key ("topology.kubernetes.io/zone"), a domain one of its values.
+struct TopologyConstraint {
+  StringId required_level = kNoString;
+  StringId preferred_level = kNoString;
+  bool empty() const { return required_level == kNoString && preferred_level == kNoString; }
+  bool operator==(const TopologyConstraint&) const = default;
+};
+
 // A sub-group that holds pods (KAI's PodSet): satisfied when `min_member`
 // of its pods run. `parent` indexes the group's subgroup_sets; kNoParent:
 // it sits in the group itself.
@@ -112,6 +122,9 @@ struct SubGroup {
   std::string name;
   int32_t min_member = 0;
   int32_t parent = kNoParent;
+  // Its own constraint, within the group's and its sets' (KAI's
+  // subGroups[].topologyConstraint).
+  TopologyConstraint topology;
   bool operator==(const SubGroup&) const = default;
 };
 
@@ -122,13 +135,8 @@ struct SubGroupSet {
   std::string name;
   int32_t parent = kNoParent;
   int32_t min_sub_group = kAllChildren;
+  TopologyConstraint topology;  // as SubGroup's
   bool operator==(const SubGroupSet&) const = default;
-};
-
-// Topology levels are node label keys ("topology.kubernetes.io/zone").
-struct TopologyConstraint {
-  StringId required_level = kNoString;
-  StringId preferred_level = kNoString;
 };
 
 // KAI's priority classes: train (50) is preemptible, build (100) and
@@ -164,6 +172,9 @@ struct PodGroup {
   int64_t preemption_delay_s = 0;
   int64_t last_eviction_time = 0;  // when one of its pods was last evicted; 0: never
   std::vector<PodId> pods;         // derived by Finalize, in creation order
+
+  // Whether the group, or any of its sub-groups, has a topology constraint.
+  bool HasTopology() const;
 };
 
 struct PodRequest {

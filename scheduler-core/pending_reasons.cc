@@ -274,7 +274,7 @@ ReasonId PendingReasons::Uncached(GroupId group, PodId pod) {
       // A job of one pod is no gang, but the same constraint holds it.
       return Intern((gang.empty() ? "job " + s.groups[group].name : gang) + " needs " +
                     std::to_string(why.needed) + (why.needed == 1 ? " pod" : " pods") +
-                    " within one " + s.strings.Get(s.groups[group].topology.required_level) +
+                    " within one " + s.strings.Get(why.level) +
                     " domain; no single domain has room");
     case JobBlock::kNoNode:
     case JobBlock::kGangPartial: {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "scheduler-core/cluster_state.h"
@@ -15,16 +16,23 @@ namespace vtenant::sched {
 
 class Placer;
 
-// Restricts a search to part of the cluster: one topology domain (nodes
-// whose `domain_of` entry equals `domain`) and/or one node.
-struct NodeFilter {
+// One topology domain: the nodes whose `domain_of` entry (Session::DomainsOf
+// of a level) equals `domain`.
+struct DomainPin {
   const std::vector<uint32_t>* domain_of = nullptr;
   uint32_t domain = 0;
-  NodeId only = kNone;
+};
+
+// Restricts a search to the nodes in every one of `pins`: the domains a job
+// and the sub-groups of the pod being placed were given (topology_placement.h).
+// No pins: every node.
+struct NodeFilter {
+  std::span<const DomainPin> pins;
 
   bool Accepts(NodeId n) const {
-    if (only != kNone && n != only) return false;
-    return domain_of == nullptr || (*domain_of)[n] == domain;
+    for (const DomainPin& pin : pins)
+      if ((*pin.domain_of)[n] != pin.domain) return false;
+    return true;
   }
 };
 

@@ -68,9 +68,7 @@ Session::Session(const Snapshot& s, const Options& opts)
   for (GroupId g = 0; g < s.groups.size(); ++g) {
     const PodGroup& group = s.groups[g];
     has_subgroups.push_back(!group.subgroups.empty());
-    job_facts.push_back({group.queue, group.min_member, group.preemptible,
-                         group.topology.required_level != kNoString ||
-                             group.topology.preferred_level != kNoString});
+    job_facts.push_back({group.queue, group.min_member, group.preemptible, group.HasTopology()});
     const int64_t stale_grace = group.stale_grace_s.value_or(opts.stale_gang_grace_s);
     if (group.stale_since >= 0 && stale_grace >= 0 && s.now - group.stale_since >= stale_grace)
       stale_gangs.push_back(g);

@@ -27,7 +27,7 @@ enum class JobBlock : uint8_t {
   kNonPreemptibleQuota,  // non-preemptible jobs may only use quota
   kNoNode,               // a pod of the job fits no node
   kGangPartial,          // some pods fit, not minMember of them together
-  kTopology,             // no domain of the required topology level holds the gang
+  kTopology,             // no domain of a required topology level holds the pods
 };
 
 struct JobOutcome {
@@ -42,12 +42,15 @@ struct JobOutcome {
   // one cache line for most jobs (the array has one entry per group).
   JobBlock block = JobBlock::kNone;
   // kQueueLimit / kNonPreemptibleQuota: which resource of which queue
-  // refused; its numbers are held, asked and cap below.
-  Resource resource = kGpu;
+  // refused; its numbers are held, asked and cap below. A bit-field, so
+  // that it shares the block's word and `level` fits in the 48 bytes.
+  Resource resource : 8 = kGpu;
+  // kTopology: the required level no domain of which could hold the pods.
+  StringId level = kNoString;
   QueueId queue = kNone;
   // kNoNode / kGangPartial: the pod that found no node, how many fit first,
-  // and how many pods the job needs placed. kTopology: `needed` is the
-  // gang's shortfall and `failing_pod` its first pending pod.
+  // and how many pods the job needs placed. kTopology: `needed` is how many
+  // pods had to share a domain and `failing_pod` the first of them.
   PodId failing_pod = kNone;
   int32_t placed_before_failure = 0;
   int32_t needed = 0;
@@ -126,7 +129,7 @@ struct Session {
     QueueId queue;
     int32_t min_member;
     bool preemptible;
-    bool constrained;  // has a required or preferred topology level
+    bool constrained;  // it or a sub-group has a topology level (PodGroup::HasTopology)
   };
   std::vector<JobFacts> job_facts;   // per group
   std::vector<ShapeId> pod_shape;    // per pod: snapshot.pods[p].shape, packed likewise

@@ -95,6 +95,16 @@ PodGroup MakeGroup(const GroupSpec& spec, Interner& strings) {
   g.min_sub_group = spec.min_sub_group;
   g.topology.required_level = InternOrNone(strings, spec.required_topology);
   g.topology.preferred_level = InternOrNone(strings, spec.preferred_topology);
+  const auto levels_of = [&](const std::string& name) {
+    TopologyConstraint c;
+    if (auto it = spec.subgroup_topology.find(name); it != spec.subgroup_topology.end()) {
+      c.required_level = InternOrNone(strings, it->second.required);
+      c.preferred_level = InternOrNone(strings, it->second.preferred);
+    }
+    return c;
+  };
+  for (SubGroup& leaf : g.subgroups) leaf.topology = levels_of(leaf.name);
+  for (SubGroupSet& set : g.subgroup_sets) set.topology = levels_of(set.name);
   g.stale_since = spec.stale_since;
   g.stale_grace_s = spec.stale_grace_s;
   g.preemption_delay_s = spec.preemption_delay_s;

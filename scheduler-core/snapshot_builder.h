@@ -9,6 +9,7 @@
 // Objects may be added in any order; names are resolved by Build().
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -70,11 +71,20 @@ struct GroupSpec {
   // Unset: follows from the priority as KAI derives it (PreemptibleByDefault).
   std::optional<bool> preemptible;
   int64_t creation_time = 0;
-  std::vector<SubGroup> subgroups;  // PodGroup's, model.h
+  // PodGroup's, model.h; their `topology` is set from subgroup_topology.
+  std::vector<SubGroup> subgroups;
   std::vector<SubGroupSet> subgroup_sets;
   int32_t min_sub_group = kAllChildren;
   std::string required_topology;  // node label key, empty: none
   std::string preferred_topology;
+  // The levels of sub-groups (leaves or sets) that have a constraint, by
+  // sub-group name; node label keys as above.
+  struct Levels {
+    std::string required;
+    std::string preferred;
+    bool operator==(const Levels&) const = default;
+  };
+  std::map<std::string, Levels> subgroup_topology;
   int64_t stale_since = -1;
   std::optional<int64_t> stale_grace_s;  // PodGroup's, model.h
   int64_t preemption_delay_s = 0;

@@ -1,0 +1,174 @@
+// Topology constraints on sub-groups, as KAI gives a JobSet's replicas or
+// an LWS's segments each a domain of their own within the job's.
+#include "scheduler-core/topology_placement.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "scheduler-core/testing/test_support.h"
+
+namespace vtenant::sched {
+namespace {
+
+using namespace testing;
+
+// One-GPU pods of group "job", `per_leaf` in each leaf, named
+// "<leaf>-<i>", created in order.
+void AddMembers(SnapshotBuilder& b, const std::vector<std::string>& leaves, int per_leaf) {
+  int64_t created = 0;
+  for (const std::string& leaf : leaves)
+    for (int i = 0; i < per_leaf; ++i)
+      b.AddPod({.name = leaf + "-" + std::to_string(i),
+                .group = "job",
+                .subgroup = leaf,
+                .whole_gpus = 1,
+                .creation_time = created++});
+}
+
+// The values of `label` on the nodes `pods` were bound to.
+std::set<std::string> DomainsOf(const Decisions& d, const Snapshot& s,
+                                const std::vector<std::string>& pods, const std::string& label) {
+  std::set<std::string> domains;
+  for (const std::string& pod : pods) {
+    const std::string node = NodeOf(d, s, pod);
+    for (NodeId n = 0; n < s.nodes.size(); ++n) {
+      if (s.nodes[n].name != node) continue;
+      for (const Label& l : s.nodes[n].labels)
+        if (s.strings.Get(l.key) == label) domains.insert(s.strings.Get(l.value));
+    }
+  }
+  return domains;
+}
+
+SnapshotBuilder Racks(std::vector<std::tuple<std::string, std::string, std::string, int>> nodes) {
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+  for (auto& [name, zone, rack, gpus] : nodes)
+    b.AddNode(GpuNode(name, gpus, kL40sMib, {{"zone", zone}, {"rack", rack}}));
+  return b;
+}
+
+TEST(TopologyPlacementTest, EachSubGroupSharesADomainOfItsOwn) {
+  // Racks a (3 GPUs) and b (1 + 2): neither holds the job, each a replica.
+  // Binpack alone would fill the fullest nodes first and split r1 between
+  // b2 and a1.
+  SnapshotBuilder b = Racks({{"a1", "z", "a", 3}, {"b1", "z", "b", 1}, {"b2", "z", "b", 2}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 4,
+              .subgroups = {{"r0", 2}, {"r1", 2}},
+              .subgroup_topology = {{"r0", {.required = "rack"}}, {"r1", {.required = "rack"}}}});
+  AddMembers(b, {"r0", "r1"}, 2);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_EQ(d.binds.size(), 4u);
+  EXPECT_EQ(DomainsOf(d, s, {"r0-0", "r0-1"}, "rack").size(), 1u);
+  EXPECT_EQ(DomainsOf(d, s, {"r1-0", "r1-1"}, "rack").size(), 1u);
+}
+
+TEST(TopologyPlacementTest, AJobDomainWhoseRacksCannotEachHoldASubGroupIsPassedOver) {
+  // Zone x has the four GPUs the job asks for, but no two of them in one
+  // rack after the first replica takes two; zone y has two racks of two.
+  // Binpack alone would fill zone x.
+  SnapshotBuilder b = Racks({{"x1", "x", "r1", 3},
+                             {"x2", "x", "r2", 1},
+                             {"y1", "y", "r3", 2},
+                             {"y2", "y", "r4", 2},
+                             {"y3", "y", "r4", 1}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 4,
+              .subgroups = {{"r0", 2}, {"r1", 2}},
+              .required_topology = "zone",
+              .subgroup_topology = {{"r0", {.required = "rack"}}, {"r1", {.required = "rack"}}}});
+  AddMembers(b, {"r0", "r1"}, 2);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_EQ(d.binds.size(), 4u);
+  EXPECT_EQ(DomainsOf(d, s, {"r0-0", "r0-1", "r1-0", "r1-1"}, "zone"), std::set<std::string>{"y"});
+  EXPECT_EQ(DomainsOf(d, s, {"r0-0", "r0-1"}, "rack").size(), 1u);
+  EXPECT_EQ(DomainsOf(d, s, {"r1-0", "r1-1"}, "rack").size(), 1u);
+}
+
+TEST(TopologyPlacementTest, ASetKeepsAllItsLeavesInOneDomain) {
+  // Racks a (2 GPUs) and b (3 GPUs): the set's three pods go to b.
+  SnapshotBuilder b = Racks({{"a1", "z", "a", 2}, {"b1", "z", "b", 3}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 3,
+              .subgroups = {{"leader", 1, 0}, {"workers", 2, 0}},
+              .subgroup_sets = {{"replica"}},
+              .subgroup_topology = {{"replica", {.required = "rack"}}}});
+  b.AddPod({.name = "leader-0", .group = "job", .subgroup = "leader", .whole_gpus = 1});
+  AddMembers(b, {"workers"}, 2);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_EQ(d.binds.size(), 3u);
+  EXPECT_EQ(DomainsOf(d, s, {"leader-0", "workers-0", "workers-1"}, "rack"),
+            std::set<std::string>{"b"});
+}
+
+TEST(TopologyPlacementTest, NoDomainForASubGroupHoldsTheJobAndSaysWhichLevel) {
+  SnapshotBuilder b = Racks({{"a1", "z", "a", 2}, {"b1", "z", "b", 2}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 3,
+              .subgroups = {{"r0", 3}},
+              .subgroup_topology = {{"r0", {.required = "rack"}}}});
+  AddMembers(b, {"r0"}, 3);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_TRUE(d.binds.empty());
+  EXPECT_EQ(ReasonOf(d, s, "r0-0"),
+            "gang job (minMember 3) needs 3 pods within one rack domain; no single domain has "
+            "room");
+}
+
+TEST(TopologyPlacementTest, RunningPodsHoldTheirSubGroupToTheirDomain) {
+  // r0-0 runs in rack a, which is full; rack b has room, but r0-1 must
+  // join r0-0.
+  SnapshotBuilder b = Racks({{"a1", "z", "a", 1}, {"b1", "z", "b", 2}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 1,
+              .subgroups = {{"r0", 1}},
+              .subgroup_topology = {{"r0", {.required = "rack"}}}});
+  b.AddPod(Running(
+      {.name = "r0-0", .group = "job", .subgroup = "r0", .whole_gpus = 1, .creation_time = 0}, "a1",
+      {0}));
+  b.AddPod({.name = "r0-1", .group = "job", .subgroup = "r0", .whole_gpus = 1, .creation_time = 1});
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(BindOf(d, s, "r0-1"), nullptr);
+}
+
+TEST(TopologyPlacementTest, APreferredDomainAnywhereComesBeforeARequiredOneWhole) {
+  // Zone z has two racks of one GPU; zone w one rack of two. Binpack ranks
+  // the zones alike, z first, but only w has a rack that holds both pods.
+  SnapshotBuilder b = Racks({{"a1", "z", "a", 1}, {"b1", "z", "b", 1}, {"c1", "w", "c", 2}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 2,
+              .subgroups = {{"r0", 2}},
+              .subgroup_topology = {{"r0", {.required = "zone", .preferred = "rack"}}}});
+  AddMembers(b, {"r0"}, 2);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  ASSERT_EQ(d.binds.size(), 2u);
+  EXPECT_EQ(DomainsOf(d, s, {"r0-0", "r0-1"}, "rack"), std::set<std::string>{"c"});
+}
+
+TEST(TopologyPlacementTest, APreferredLevelNoDomainOfWhichHoldsThePodsIsLeftBehind) {
+  SnapshotBuilder b = Racks({{"a1", "z", "a", 1}, {"b1", "z", "b", 1}});
+  b.AddGroup({.name = "job",
+              .queue = "team",
+              .min_member = 2,
+              .subgroups = {{"r0", 2}},
+              .subgroup_topology = {{"r0", {.required = "zone", .preferred = "rack"}}}});
+  AddMembers(b, {"r0"}, 2);
+  Snapshot s = MustBuild(b);
+  EXPECT_EQ(RunCycle(s).binds.size(), 2u);
+}
+
+}  // namespace
+}  // namespace vtenant::sched
