@@ -11,6 +11,7 @@
 // as the syncer did.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -327,6 +328,13 @@ std::vector<GroupRow> GroupTable() {
        .spec = R"({"subGroups":[{"name":"a","minMember":-1}]})",
        .accepted = false,
        .says = "minMember -1 is negative"},
+      {.what = "a sub-group's own topology",
+       .spec = R"({"subGroups":[{"name":"a","minMember":2,"topologyConstraint":{
+           "topology":"dc","requiredTopologyLevel":"rack"}}]})"},
+      {.what = "a sub-group's topology level that is no name",
+       .spec = R"({"subGroups":[{"name":"a","topologyConstraint":{"requiredTopologyLevel":3}}]})",
+       .accepted = false,
+       .says = "topologyConstraint.requiredTopologyLevel is not a string"},
   };
 }
 
@@ -352,6 +360,11 @@ TEST(KaiContractTest, EveryProgramGivesAPodGroupTheSameVerdict) {
       EXPECT_EQ(gang->min_member, spec->min_member);
       EXPECT_EQ(gang->preemptibility, spec->preemptibility);
       EXPECT_EQ(gang->mark_unschedulable, spec->mark_unschedulable);
+      const bool any_topology =
+          std::any_of(spec->sub_groups.leaves.begin(), spec->sub_groups.leaves.end(),
+                      [](const SubGroup& leaf) { return !leaf.topology.empty(); });
+      EXPECT_EQ(gang->sub_groups.find("topologyConstraint") != std::string::npos, any_topology)
+          << gang->sub_groups;
     } else {
       EXPECT_NE(gang.status().message().find(why), std::string::npos) << gang.status().message();
     }
@@ -364,8 +377,13 @@ TEST(KaiContractTest, EveryProgramGivesAPodGroupTheSameVerdict) {
       EXPECT_EQ(group->preemptibility_set, !spec->preemptibility.empty());
       ASSERT_EQ(group->spec.subgroups.size(), spec->sub_groups.leaves.size());
       for (size_t i = 0; i < spec->sub_groups.leaves.size(); ++i) {
-        EXPECT_EQ(group->spec.subgroups[i].name, spec->sub_groups.leaves[i].name);
-        EXPECT_EQ(group->spec.subgroups[i].min_member, spec->sub_groups.leaves[i].min_member);
+        const SubGroup& leaf = spec->sub_groups.leaves[i];
+        EXPECT_EQ(group->spec.subgroups[i].name, leaf.name);
+        EXPECT_EQ(group->spec.subgroups[i].min_member, leaf.min_member);
+        const auto topology = group->subgroup_topology.find(leaf.name);
+        EXPECT_EQ(
+            topology == group->subgroup_topology.end() ? TopologyConstraint{} : topology->second,
+            leaf.topology);
       }
     } else {
       EXPECT_NE(group.status().message().find(why), std::string::npos) << group.status().message();

@@ -5,6 +5,7 @@
 #include "kai/min_member.h"
 #include "kai/names.h"
 #include "kai/object_fields.h"
+#include "kai/workload_topology.h"
 
 namespace vtenant::kai {
 namespace {
@@ -39,10 +40,11 @@ Result<SubGroupGang> ReadJobSetGang(const rapidjson::Value& jobset, const rapidj
         return m.status().WithContext(where + ": replicatedJob " + parent + "'s template");
       min_member = *m;
     }
+    const TopologyConstraint topology = TemplateTopology(Member(rj, "template"));
     gang.sub_groups.push_back({parent, "", std::nullopt, replicas});
     for (int32_t r = 0; r < replicas; ++r)
       gang.sub_groups.push_back(
-          {parent + "-replica-" + std::to_string(r), parent, min_member, std::nullopt});
+          {parent + "-replica-" + std::to_string(r), parent, min_member, std::nullopt, topology});
   }
   const int32_t jobs_count = static_cast<int32_t>(jobs->Size());
   if (std::optional<std::string_view> v = Annotation(jobset, kBatchMinMemberAnnotation)) {

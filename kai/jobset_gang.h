@@ -12,12 +12,11 @@
 //     (at most the number of replicatedJobs); else 1 under startupPolicy
 //     InOrder (the JobSet controller makes one replicatedJob at a time);
 //     else all of them.
+//   - Each leaf's topology: its replicatedJob template's kai.scheduler/topology
+//     and topology-*-placement annotations (kai::TemplateTopology), so that
+//     each replica shares a domain of its own.
 //   - A pod joins the leaf its JobSet labels name (kai/names.h:
 //     jobset.sigs.k8s.io/replicatedjob-name and job-index).
-//
-// KAI also gives a leaf the topology annotations of its replicatedJob's
-// template; the scheduler reads no topology per sub-group, so they are not
-// read here.
 #pragma once
 
 #include <rapidjson/document.h>

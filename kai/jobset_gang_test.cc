@@ -56,6 +56,32 @@ TEST(ReadJobSetGangTest, InOrderAndTheAnnotationsSetTheMinimums) {
   EXPECT_EQ(gang->sub_groups[1].min_member, 2) << "the template's annotation over parallelism";
 }
 
+// As KAI's grouper: each replica of a replicatedJob whose template names a
+// Topology and a level shares a domain of its own; the parent gets none.
+TEST(ReadJobSetGangTest, EachReplicaTakesItsTemplatesTopology) {
+  kube::Object jobset = Json(R"({"metadata":{"name":"t"},"spec":{"replicatedJobs":[
+      {"name":"a","replicas":2,"template":{"metadata":{"annotations":{
+          "kai.scheduler/topology":"dc","kai.scheduler/topology-required-placement":"rack",
+          "kai.scheduler/topology-preferred-placement":"host"}}}},
+      {"name":"b","template":{"metadata":{"annotations":{
+          "kai.scheduler/topology-required-placement":"rack"}}}},
+      {"name":"c","template":{"metadata":{"annotations":{"kai.scheduler/topology":"dc"}}}}]}})");
+  Result<SubGroupGang> gang = ReadJobSetGang(jobset, Pod("a", "0"));
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  const TopologyConstraint rack{"dc", "rack", "host"};
+  EXPECT_EQ(gang->sub_groups[0].topology, TopologyConstraint{}) << "the replicatedJob's parent";
+  EXPECT_EQ(gang->sub_groups[1].topology, rack);
+  EXPECT_EQ(gang->sub_groups[2].topology, rack);
+  EXPECT_EQ(gang->sub_groups[4].topology, TopologyConstraint{}) << "a level without a Topology";
+  EXPECT_EQ(gang->sub_groups[6].topology, TopologyConstraint{}) << "a Topology without a level";
+  rapidjson::Document scratch;
+  EXPECT_NE(JsonText(SubGroupsValue(*gang, scratch.GetAllocator()))
+                .find(R"({"name":"a-replica-1","parent":"a","minMember":1,"topologyConstraint":)"
+                      R"({"topology":"dc","requiredTopologyLevel":"rack",)"
+                      R"("preferredTopologyLevel":"host"}})"),
+            std::string::npos);
+}
+
 TEST(ReadJobSetGangTest, RefusesWhatKaisGrouperRefuses) {
   struct Case {
     const char* jobset;

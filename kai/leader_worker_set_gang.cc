@@ -7,6 +7,7 @@
 #include "kai/min_member.h"
 #include "kai/names.h"
 #include "kai/object_fields.h"
+#include "kai/workload_topology.h"
 
 namespace vtenant::kai {
 namespace {
@@ -89,9 +90,11 @@ int32_t PodsIn(int32_t k, int32_t size, const Segmentation& seg) {
 }
 
 // Fills gang.sub_groups (and the pod's leaf) for a segmented group of
-// `size` pods; `worker` is the pod's worker index, 0 for the leader.
-Status Segment(const Segmentation& seg, int32_t size, int64_t worker, const std::string& where,
-               SubGroupGang& gang) {
+// `size` pods; `worker` is the pod's worker index, 0 for the leader. Each
+// segment gets `topology`; the leaves within segment 0, and an excluded
+// leader, get none, as in KAI.
+Status Segment(const Segmentation& seg, int32_t size, int64_t worker,
+               const TopologyConstraint& topology, const std::string& where, SubGroupGang& gang) {
   const int32_t segments = static_cast<int32_t>(SegmentOf(size - 1, size, seg.size)) + 1;
   if (segments > kMaxSegments)
     return InvalidArgument(where + ": " + std::to_string(segments) + " segments, more than the " +
@@ -107,7 +110,7 @@ Status Segment(const Segmentation& seg, int32_t size, int64_t worker, const std:
   if (seg.leader_excluded) gang.sub_groups.push_back({"leader", "", 1, std::nullopt});
   for (int32_t k = 0; k < segments; ++k)
     gang.sub_groups.push_back(
-        {"segment-" + std::to_string(k), "", PodsIn(k, size, seg), std::nullopt});
+        {"segment-" + std::to_string(k), "", PodsIn(k, size, seg), std::nullopt, topology});
   if (seg.leader_excluded) {
     gang.pod_sub_group = worker == 0 ? "leader" : "segment-" + std::to_string(pod_segment);
     return Status::Ok();
@@ -174,7 +177,13 @@ Result<SubGroupGang> ReadLeaderWorkerSetGang(const rapidjson::Value& lws,
       if (worker < 0)
         return InvalidArgument(where + ": the pod lacks the label " + kLwsWorkerIndexLabel +
                                " that places it in a segment");
-      VT_RETURN_IF_ERROR(Segment(*seg, size, worker, where, gang));
+      // KAI reads the segments' topology only from an LWS with a workerTemplate.
+      const rapidjson::Value* worker_template =
+          MemberAt(lws, {"spec", "leaderWorkerTemplate", "workerTemplate"});
+      const TopologyConstraint topology = worker_template == nullptr
+                                              ? TopologyConstraint{}
+                                              : SegmentTopology(pod, worker_template, lws);
+      VT_RETURN_IF_ERROR(Segment(*seg, size, worker, topology, where, gang));
       return gang;
     }
   }

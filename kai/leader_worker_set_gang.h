@@ -36,9 +36,9 @@
 // of pods it holds. Under LeaderReady, an unbound leader's group (minMember
 // 1) is not segmented, where KAI refuses a segment size above 1 pod.
 //
-// KAI also gives each segment the topology of the workerTemplate's
-// kai.scheduler/segment-topology-* annotations; the scheduler reads no
-// topology per sub-group, so they are not read here.
+// Each segment shares a domain by the segment-topology annotations of the
+// pod, else the workerTemplate (kai::SegmentTopology); the leaves inside
+// segment 0 and an excluded leader get none of their own, as in KAI.
 #pragma once
 
 #include <rapidjson/document.h>

@@ -146,6 +146,40 @@ TEST(ReadLeaderWorkerSetGangTest, ALoneSegmentAsksForThePodsItHolds) {
             (std::vector<GangSubGroup>{Leaf("leader", 1), Leaf("segment-0", 2)}));
 }
 
+// As KAI's grouper: every segment shares a domain by the segment-topology
+// annotations (the pod's, else the workerTemplate's; the Topology also
+// from the LWS); the leaves inside segment 0 and an excluded leader get none.
+TEST(ReadLeaderWorkerSetGangTest, EachSegmentTakesTheSegmentTopology) {
+  const kube::Object lws = Json(R"({"metadata":{"name":"serve",
+      "annotations":{"kai.scheduler/topology":"dc"}},"spec":{"leaderWorkerTemplate":{
+      "size":5,"subGroupPolicy":{"subGroupSize":2},"workerTemplate":{"metadata":{"annotations":{
+      "kai.scheduler/segment-topology-required-placement":"rack"}}}}}})");
+  Result<SubGroupGang> gang = ReadLeaderWorkerSetGang(lws, Pod("3"));
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  const TopologyConstraint rack{"dc", "rack", ""};
+  ASSERT_EQ(gang->sub_groups.size(), 4u);
+  EXPECT_EQ(gang->sub_groups[0].topology, rack) << gang->sub_groups[0].name;
+  EXPECT_EQ(gang->sub_groups[1].topology, rack) << gang->sub_groups[1].name;
+  EXPECT_EQ(gang->sub_groups[2].topology, TopologyConstraint{}) << gang->sub_groups[2].name;
+  EXPECT_EQ(gang->sub_groups[3].topology, TopologyConstraint{}) << gang->sub_groups[3].name;
+
+  // The pod's own annotation names the level.
+  Result<SubGroupGang> own = ReadLeaderWorkerSetGang(
+      lws, Pod("3", "0",
+               R"(,"annotations":{"kai.scheduler/segment-topology-required-placement":"zone"})"));
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->sub_groups[1].topology, (TopologyConstraint{"dc", "zone", ""}));
+
+  const kube::Object excluded = Json(R"({"metadata":{"name":"serve"},"spec":{
+      "leaderWorkerTemplate":{"size":5,"subGroupPolicy":{"subGroupSize":2,
+      "subGroupPolicyType":"LeaderExcluded"},"workerTemplate":{"metadata":{"annotations":{
+      "kai.scheduler/topology":"dc","kai.scheduler/segment-topology-preferred-placement":"rack"}}}}}})");
+  Result<SubGroupGang> apart = ReadLeaderWorkerSetGang(excluded, Pod("1"));
+  ASSERT_TRUE(apart.ok()) << apart.status().ToString();
+  EXPECT_EQ(apart->sub_groups[0].topology, TopologyConstraint{}) << "the leader";
+  EXPECT_EQ(apart->sub_groups[1].topology, (TopologyConstraint{"dc", "", "rack"}));
+}
+
 TEST(ReadLeaderWorkerSetGangTest, RefusesWhatCannotBeAGang) {
   struct Case {
     kube::Object lws;

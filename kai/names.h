@@ -94,6 +94,12 @@ inline constexpr char kTopologyRequiredPlacementAnnotation[] =
     "kai.scheduler/topology-required-placement";
 inline constexpr char kTopologyPreferredPlacementAnnotation[] =
     "kai.scheduler/topology-preferred-placement";
+// On a segmented workload's worker pod or template (LeaderWorkerSet,
+// PyTorchJob): the levels each segment's pods must or should share.
+inline constexpr char kSegmentTopologyRequiredPlacementAnnotation[] =
+    "kai.scheduler/segment-topology-required-placement";
+inline constexpr char kSegmentTopologyPreferredPlacementAnnotation[] =
+    "kai.scheduler/segment-topology-preferred-placement";
 // Labels the MPI operator puts on an MPIJob's pods.
 inline constexpr char kMpiJobNameLabel[] = "training.kubeflow.org/job-name";
 inline constexpr char kMpiJobRoleLabel[] = "training.kubeflow.org/job-role";

@@ -45,6 +45,7 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
     int32_t min_member = 1;
     std::optional<int32_t> min_sub_group;
     int32_t children = 0;
+    TopologyConstraint topology;
   };
   std::vector<Entry> entries;
   std::map<std::string, size_t> index;
@@ -82,6 +83,21 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
         return BadEntry(i, "(\"" + e.name + "\") parent is not a sub-group name");
       e.parent = parent->GetString();
     }
+    if (const rapidjson::Value* topology = Set(&s, "topologyConstraint")) {
+      if (!topology->IsObject())
+        return BadEntry(i, "(\"" + e.name + "\") topologyConstraint is not an object");
+      const auto field = [&](const char* key, std::string* out) -> Status {
+        const rapidjson::Value* v = Set(topology, key);
+        if (v == nullptr) return Status::Ok();
+        if (!v->IsString())
+          return BadEntry(i, "(\"" + e.name + "\") topologyConstraint." + key + " is not a string");
+        *out = v->GetString();
+        return Status::Ok();
+      };
+      VT_RETURN_IF_ERROR(field("topology", &e.topology.topology));
+      VT_RETURN_IF_ERROR(field("requiredTopologyLevel", &e.topology.required_level));
+      VT_RETURN_IF_ERROR(field("preferredTopologyLevel", &e.topology.preferred_level));
+    }
     entries.push_back(std::move(e));
   }
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -113,14 +129,16 @@ Result<SubGroups> ReadSubGroups(const rapidjson::Value* sub_groups) {
         return BadEntry(i, "(\"" + e.name +
                                "\") sets minSubGroup, but no sub-group names it as parent; a "
                                "leaf counts its pods with minMember");
-      out.leaves.push_back({std::move(e.name), e.min_member, std::move(e.parent)});
+      out.leaves.push_back(
+          {std::move(e.name), e.min_member, std::move(e.parent), std::move(e.topology)});
       continue;
     }
     if (e.min_sub_group && *e.min_sub_group > e.children)
       return BadEntry(i, "(\"" + e.name + "\") minSubGroup " + std::to_string(*e.min_sub_group) +
                              " is more than its " + std::to_string(e.children) +
                              " child sub-groups; it could never be satisfied");
-    out.parents.push_back({std::move(e.name), std::move(e.parent), e.min_sub_group});
+    out.parents.push_back(
+        {std::move(e.name), std::move(e.parent), e.min_sub_group, std::move(e.topology)});
   }
   return out;
 }

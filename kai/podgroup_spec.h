@@ -17,8 +17,8 @@
 //   markUnschedulable  true or false.
 //   priorityClassName  a string. Whether the host has that class is the
 //                      syncer's business, not KAI's.
-//   subGroups          a list of {name, minMember, minSubGroup, parent}:
-//                      ReadSubGroups.
+//   subGroups          a list of {name, minMember, minSubGroup, parent,
+//                      topologyConstraint}: ReadSubGroups.
 //   preemptionDelay    a duration in Go's syntax (metav1.Duration: "30s",
 //                      "5m"), not negative: how long after its creation or
 //                      its last eviction the group may not evict others.
@@ -36,15 +36,18 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/workload_topology.h"
 
 namespace vtenant::kai {
 
-// A sub-group that holds pods: its name, how many of them must run, and the
-// entry it sits in ("": the PodGroup itself).
+// A sub-group that holds pods: its name, how many of them must run, the
+// entry it sits in ("": the PodGroup itself), and the topology its pods
+// must or should share (all "" when none).
 struct SubGroup {
   std::string name;
   int32_t min_member = 0;
   std::string parent;
+  TopologyConstraint topology;
   bool operator==(const SubGroup&) const = default;
 };
 
@@ -54,12 +57,15 @@ struct SubGroupSet {
   std::string name;
   std::string parent;  // "": the PodGroup itself
   std::optional<int32_t> min_sub_group;
+  TopologyConstraint topology;  // that of every pod below it
   bool operator==(const SubGroupSet&) const = default;
 };
 
 // spec.subGroups as KAI reads it. Each entry has a `name` (unique in the
 // group), an optional `minMember` or `minSubGroup` and, in newer KAI, an
-// optional `parent` naming another entry, so sub-groups nest. Pods join a
+// optional `parent` naming another entry, so sub-groups nest, and an
+// optional `topologyConstraint` of its own (as spec.topologyConstraint:
+// topology, requiredTopologyLevel, preferredTopologyLevel). Pods join a
 // sub-group by the label kai.scheduler/subgroup-name. Only the leaves
 // (entries no other entry names as parent) hold pods and carry a minMember;
 // a parent is satisfied when minSubGroup of its children are (all when it
@@ -97,7 +103,8 @@ struct PodGroupSpec {
 // is not an object, a missing or empty name, a duplicate name, a minMember
 // or minSubGroup that is not an int32 or is negative, an entry with both, a
 // minSubGroup on a leaf or above its number of children, a parent that is
-// not a string or names no entry, or parents that form a cycle. As KAI's
+// not a string or names no entry, parents that form a cycle, or a
+// topologyConstraint that is not an object of strings. As KAI's
 // webhook: nothing is defaulted past a mistake, the whole list is refused.
 // (KAI's webhook only warns of a minSubGroup above the number of children;
 // its scheduler then never runs the group. Refused here, it is said where

@@ -121,6 +121,10 @@ TEST(ReadSubGroupsTest, RefusesWhatKaisWebhookRefuses) {
        "minSubGroup 2 is more than its 1 child sub-groups"},
       {R"([{"name":"a","minSubGroup":"1"},{"name":"b","parent":"a"}])",
        "minSubGroup is not an integer"},
+      {R"([{"name":"a","topologyConstraint":"rack"}])",
+       "(\"a\") topologyConstraint is not an object"},
+      {R"([{"name":"a","topologyConstraint":{"requiredTopologyLevel":3}}])",
+       "topologyConstraint.requiredTopologyLevel is not a string"},
   };
   for (const Case& c : cases) {
     rapidjson::Document subs = Json(c.subs);
@@ -129,6 +133,16 @@ TEST(ReadSubGroupsTest, RefusesWhatKaisWebhookRefuses) {
     EXPECT_NE(s.status().message().find(c.says), std::string::npos)
         << s.status().message() << "\n  wanted: " << c.says;
   }
+}
+
+TEST(ReadSubGroupsTest, EachEntryMayHaveATopologyOfItsOwn) {
+  rapidjson::Document subs = Json(R"([{"name":"replica","topologyConstraint":{"topology":"dc",
+      "requiredTopologyLevel":"zone"}},{"name":"w","parent":"replica","minMember":2,
+      "topologyConstraint":{"topology":"dc","preferredTopologyLevel":"rack"}}])");
+  Result<SubGroups> s = ReadSubGroups(&subs);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->parents[0].topology, (TopologyConstraint{"dc", "zone", ""}));
+  EXPECT_EQ(s->leaves[0].topology, (TopologyConstraint{"dc", "", "rack"}));
 }
 
 // KAI's minSubGroup: how many children a parent (or the group) needs.

@@ -8,6 +8,7 @@
 #include "kai/kubeflow_job.h"
 #include "kai/names.h"
 #include "kai/object_fields.h"
+#include "kai/workload_topology.h"
 
 namespace vtenant::kai {
 namespace {
@@ -75,10 +76,11 @@ Result<SubGroupGang> ReadPyTorchJobGang(const rapidjson::Value& job, const rapid
   // Segments whose first worker is within the workers' minimum are needed;
   // the rest are elastic.
   const int64_t needed = (workers_min + size - 1) / size;
+  const TopologyConstraint topology = SegmentTopology(pod, Member(*worker, "template"), job);
   for (int64_t k = 0; k < segments; ++k) {
     const int64_t holds = std::min(size, workers - k * size);
-    gang.sub_groups.push_back(
-        {"worker-" + std::to_string(k), "worker", k < needed ? SpecCount(holds) : 0, std::nullopt});
+    gang.sub_groups.push_back({"worker-" + std::to_string(k), "worker",
+                               k < needed ? SpecCount(holds) : 0, std::nullopt, topology});
   }
   if (role == "worker") {
     std::optional<std::string_view> index = Label(pod, kKubeflowReplicaIndexLabel);

@@ -12,13 +12,11 @@
 //     "worker-<k>" leaves of s workers each (the last holds the rest),
 //     needing all of them (minSubGroup); worker i is in "worker-<i/s>".
 //     The segments whose first worker is within the workers' minimum each
-//     need their pods; the rest (elastic workers) need none.
+//     need their pods; the rest (elastic workers) need none. Each segment
+//     shares a domain by the segment-topology annotations of the pod, else
+//     the Worker template (kai::SegmentTopology).
 //   - A pod joins the sub-group its training.kubeflow.org/replica-type
 //     label ("master", "worker") and, segmented, replica-index name.
-//
-// KAI also gives each segment the topology of the Worker template's
-// kai.scheduler/segment-topology-* annotations; the scheduler reads no
-// topology per sub-group, so they are not read here.
 #pragma once
 
 #include <rapidjson/document.h>

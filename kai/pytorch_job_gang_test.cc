@@ -89,6 +89,27 @@ TEST(ReadPyTorchJobGangTest, WorkersInSegments) {
   EXPECT_EQ(ReadPyTorchJobGang(workers_only, annotated)->pod_sub_group, "worker-0");
 }
 
+TEST(ReadPyTorchJobGangTest, EachSegmentTakesTheSegmentTopology) {
+  const kube::Object job = Job(1, 4, "",
+                               R"({"kai.scheduler/segment-size":"2",
+                                   "kai.scheduler/topology":"dc",
+                                   "kai.scheduler/segment-topology-required-placement":"rack"})");
+  Result<SubGroupGang> gang = ReadPyTorchJobGang(job, Pod("worker", "3"));
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  const TopologyConstraint rack{"dc", "rack", ""};
+  ASSERT_EQ(gang->sub_groups.size(), 4u);
+  EXPECT_EQ(gang->sub_groups[0].topology, TopologyConstraint{}) << "the master";
+  EXPECT_EQ(gang->sub_groups[1].topology, TopologyConstraint{}) << "the workers' parent";
+  EXPECT_EQ(gang->sub_groups[2].topology, rack);
+  EXPECT_EQ(gang->sub_groups[3].topology, rack);
+  // No Topology named anywhere: no constraint.
+  const kube::Object unnamed = Job(
+      1, 4, "",
+      R"({"kai.scheduler/segment-size":"2","kai.scheduler/segment-topology-required-placement":"rack"})");
+  EXPECT_EQ(ReadPyTorchJobGang(unnamed, Pod("worker"))->sub_groups[2].topology,
+            TopologyConstraint{});
+}
+
 TEST(ReadPyTorchJobGangTest, RefusesWhatCannotBeAGang) {
   struct Case {
     kube::Object job;

@@ -12,13 +12,13 @@
 //     labels the head "headgroup" and each worker with its group's name);
 //     a pod without it, or naming a group the cluster does not have, joins
 //     none (KAI logs it and groups the pod all the same).
+//   - Each sub-group's topology: its group's pod template's
+//     kai.scheduler/topology and topology-*-placement annotations
+//     (kai::TemplateTopology); a placement level without a Topology is
+//     refused, as KAI refuses it.
 // A RayJob's or RayService's pods are its RayCluster's, counted on the
 // RayCluster in their owner chain; a pod of one that no RayCluster owns (a
 // RayJob's submitter) is not the cluster's (kai/top_owner.h).
-//
-// KAI also gives a sub-group the topology annotations of its group's pod
-// template; the scheduler reads no topology per sub-group, so they are not
-// read here.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -35,8 +35,9 @@ namespace vtenant::kai {
 bool IsRayWorkload(std::string_view api_version, std::string_view kind);
 
 // The gang of `cluster`'s (a RayCluster's) pod `pod`, by the rules above:
-// min_member set. InvalidArgument, naming the RayCluster and the worker
-// group, when a group's minReplicas is above its replicas (KAI's refusal).
+// min_member set. InvalidArgument, naming the RayCluster and the group,
+// when a worker group's minReplicas is above its replicas, or a group's
+// template names a placement level but no Topology (KAI's refusals).
 Result<SubGroupGang> ReadRayClusterGang(const rapidjson::Value& cluster,
                                         const rapidjson::Value& pod);
 

@@ -55,6 +55,30 @@ TEST(ReadRayClusterGangTest, RefusesMinReplicasAboveReplicas) {
       << gang.status().message();
 }
 
+TEST(ReadRayClusterGangTest, EachGroupTakesItsTemplatesTopology) {
+  const kube::Object cluster = Json(R"({"metadata":{"name":"rc"},"spec":{
+      "headGroupSpec":{"template":{"metadata":{"annotations":{
+          "kai.scheduler/topology":"dc","kai.scheduler/topology-preferred-placement":"rack"}}}},
+      "workerGroupSpecs":[{"groupName":"gpu","replicas":2,"template":{"metadata":{"annotations":{
+          "kai.scheduler/topology":"dc","kai.scheduler/topology-required-placement":"zone"}}}},
+          {"groupName":"cpu","replicas":1}]}})");
+  Result<SubGroupGang> gang = ReadRayClusterGang(cluster, Pod("gpu"));
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  EXPECT_EQ(gang->sub_groups[0].topology, (TopologyConstraint{"dc", "", "rack"}));
+  EXPECT_EQ(gang->sub_groups[1].topology, (TopologyConstraint{"dc", "zone", ""}));
+  EXPECT_EQ(gang->sub_groups[2].topology, TopologyConstraint{});
+
+  Result<SubGroupGang> unnamed =
+      ReadRayClusterGang(Json(R"({"metadata":{"name":"rc"},"spec":{"workerGroupSpecs":[
+          {"groupName":"gpu","replicas":1,"template":{"metadata":{"annotations":{
+              "kai.scheduler/topology-required-placement":"zone"}}}}]}})"),
+                         Pod("gpu"));
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_EQ(unnamed.status().message(),
+            "RayCluster rc: workerGroupSpecs.gpu sets a topology placement annotation without "
+            "kai.scheduler/topology naming its Topology");
+}
+
 TEST(IsRayWorkloadTest, RayClustersJobsAndServicesOfAnyVersion) {
   EXPECT_TRUE(IsRayWorkload("ray.io/v1", "RayCluster"));
   EXPECT_TRUE(IsRayWorkload("ray.io/v1alpha1", "RayJob"));

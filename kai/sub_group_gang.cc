@@ -17,6 +17,8 @@ rapidjson::Value SubGroupsValue(const SubGroupGang& gang, rapidjson::MemoryPoolA
     if (!s.parent.empty()) entry.AddMember("parent", rapidjson::Value(s.parent.c_str(), a), a);
     if (s.min_member) entry.AddMember("minMember", *s.min_member, a);
     if (s.min_sub_group) entry.AddMember("minSubGroup", *s.min_sub_group, a);
+    if (!s.topology.empty())
+      entry.AddMember("topologyConstraint", TopologyConstraintValue(s.topology, a), a);
     out.PushBack(entry, a);
   }
   return out;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kai/workload_topology.h"
+
 namespace vtenant::kai {
 
 // One entry of spec.subGroups: a leaf counts its pods (min_member), a
@@ -24,6 +26,7 @@ struct GangSubGroup {
   std::string parent;                    // "" for a top-level sub-group
   std::optional<int32_t> min_member;     // a leaf
   std::optional<int32_t> min_sub_group;  // a parent
+  TopologyConstraint topology;           // its pods' (kai/workload_topology.h); none when empty
   bool operator==(const GangSubGroup&) const = default;
 };
 

@@ -420,17 +420,21 @@ Result<World> ClusterView::Build(int64_t now) {
   // levels as the core reads them, and why it keeps the group from being
   // scheduled ("" when it does not), which the group's status says too.
   struct ResolvedTopology {
-    sched::GroupSpec levels;  // required_topology and preferred_topology only
-    std::string reason;
+    sched::GroupSpec::Levels levels;
+    std::map<std::string, sched::GroupSpec::Levels> subgroup_levels;
+    std::string reason;  // the first constraint's that cannot be resolved
   };
   std::map<std::string, ResolvedTopology> resolved_topologies;
   auto topology_reason = [&](const std::string& gkey, const CoreGroup& g, bool placed) {
     auto [it, fresh] = resolved_topologies.try_emplace(gkey);
     ResolvedTopology& t = it->second;
     if (fresh) {
-      t.levels.required_topology = g.spec.required_topology;
-      t.levels.preferred_topology = g.spec.preferred_topology;
-      t.reason = ResolveTopology(topologies_, g.topology, &t.levels);
+      t.reason = ResolveTopology(topologies_, g.topology, "workload", &t.levels);
+      for (const auto& [name, constraint] : g.subgroup_topology) {
+        if (!t.reason.empty()) break;
+        t.reason =
+            ResolveTopology(topologies_, constraint, "sub-group " + name, &t.subgroup_levels[name]);
+      }
     }
     if (!t.reason.empty()) {
       World::InvalidGroup& ig = w.invalid_podgroups[gkey];
@@ -619,9 +623,10 @@ Result<World> ClusterView::Build(int64_t now) {
     const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
     // Resolved for its pods, and resolvable: they were let through.
-    const sched::GroupSpec& levels = resolved_topologies.at(gkey).levels;
-    spec.required_topology = levels.required_topology;
-    spec.preferred_topology = levels.preferred_topology;
+    const ResolvedTopology& resolved = resolved_topologies.at(gkey);
+    spec.required_topology = resolved.levels.required;
+    spec.preferred_topology = resolved.levels.preferred;
+    spec.subgroup_topology = resolved.subgroup_levels;
     // Since when: as this process saw it, else as written on the group
     // (a restart), else from now.
     const auto counts = group_pods.find(gkey);

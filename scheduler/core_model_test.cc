@@ -1,6 +1,8 @@
 // Pods, Nodes, Queues and PodGroups as the scheduler core sees them.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "kube/json_builder.h"
 #include "kube/testing/json.h"
 #include "scheduler-core/annotations.h"
@@ -396,6 +398,22 @@ TEST(PodGroupTranslatorTest, MinSubGroupReachesTheCore) {
   EXPECT_NE(over.status().message().find("spec.minSubGroup 3 is more than the group's 2"),
             std::string::npos)
       << over.status().ToString();
+}
+
+// Each sub-group's topologyConstraint reaches the core as written (the
+// cluster view resolves a named Topology's levels, topology_domains.h).
+TEST(PodGroupTranslatorTest, SubGroupTopologiesReachTheCore) {
+  Result<CoreGroup> g = CoreGroupFromHost(Json(R"({"metadata":{"name":"js","namespace":"ns"},
+      "spec":{"queue":"nlp","subGroups":[
+        {"name":"replica","topologyConstraint":{"topology":"dc","requiredTopologyLevel":"zone"}},
+        {"name":"w","parent":"replica","minMember":2,
+         "topologyConstraint":{"topology":"dc","preferredTopologyLevel":"rack"}},
+        {"name":"other","minMember":1}]}})"));
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->subgroup_topology, (std::map<std::string, kai::TopologyConstraint>{
+                                      {"replica", {"dc", "zone", ""}}, {"w", {"dc", "", "rack"}}}));
+  EXPECT_EQ(g->spec.subgroup_topology, (std::map<std::string, sched::GroupSpec::Levels>{
+                                           {"replica", {"zone", ""}}, {"w", {"", "rack"}}}));
 }
 
 TEST(PodTranslatorTest, SubGroupLabelNamesThePodsSubGroup) {

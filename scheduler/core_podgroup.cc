@@ -33,12 +33,21 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
   const auto index_of = [&](const std::string& parent) {
     return parent.empty() ? sched::kNoParent : set_index.at(parent);
   };
+  const auto keep_topology = [&](const std::string& name, const kai::TopologyConstraint& c) {
+    if (c.empty()) return;
+    t.subgroup_topology.emplace(name, c);
+    g.subgroup_topology.emplace(name,
+                                sched::GroupSpec::Levels{c.required_level, c.preferred_level});
+  };
   for (kai::SubGroupSet& set : spec->sub_groups.parents) {
+    keep_topology(set.name, set.topology);
     g.subgroup_sets.push_back({std::move(set.name), index_of(set.parent),
                                set.min_sub_group.value_or(sched::kAllChildren)});
   }
-  for (kai::SubGroup& leaf : spec->sub_groups.leaves)
+  for (kai::SubGroup& leaf : spec->sub_groups.leaves) {
+    keep_topology(leaf.name, leaf.topology);
     g.subgroups.push_back({std::move(leaf.name), leaf.min_member, index_of(leaf.parent)});
+  }
   g.min_sub_group = spec->min_sub_group.value_or(sched::kAllChildren);
   g.preemption_delay_s = spec->preemption_delay_s.value_or(0);
   g.stale_grace_s = spec->staleness_grace_s;

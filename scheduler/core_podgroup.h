@@ -5,13 +5,15 @@
 // team's PodGroups to as well. The group's priority is its pods' (Kubernetes
 // resolves priorityClassName into spec.priority on each pod); preemptibility
 // as KAI decides it: the field when set, else preemptible below priority
-// 100. Sub-groups: the core gets the leaves. spec.preemptionDelay and
+// 100. Sub-groups: the core gets the leaves and the sets above them, each
+// with its own topology constraint. spec.preemptionDelay and
 // spec.stalenessGracePeriod become the spec's preemption_delay_s and
 // stale_grace_s; when the group last lost a pod to an eviction, and since
 // when it runs below its minimum, are the cycle's to add (ClusterView),
 // starting from what the scheduler wrote on the group before.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "base/status.h"
@@ -28,6 +30,9 @@ struct CoreGroup {
   // spec.topologyConstraint as written; its levels are in `spec` too, read
   // as node label keys unless it names a Topology (ResolveTopology).
   kai::TopologyConstraint topology;
+  // The same of each sub-group that has one (spec.subGroups[].topologyConstraint),
+  // by sub-group name; in spec.subgroup_topology alike.
+  std::map<std::string, kai::TopologyConstraint> subgroup_topology;
   // What the scheduler wrote on the group before (kai/names.h's
   // stale-podgroup-timestamp and last-eviction-timestamp), in seconds; -1
   // and 0 when absent. ClusterView starts from them after a restart.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -44,9 +45,11 @@ nodes:
 - {name: jobset, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: jobset}}
 - {name: topo-b1, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: topo, example.com/block: b1, example.com/rack: r1}}
 - {name: topo-b2, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: topo, example.com/block: b2, example.com/rack: r1}}
+- {name: split-r1, count: 1, cpu: 16, memory: 64Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: split, example.com/block: b1, example.com/rack: r1}}
+- {name: split-r2, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: split, example.com/block: b1, example.com/rack: r2}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset", "topo"});
+                    "nogang", "stale", "jobset", "topo", "split"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -606,6 +609,50 @@ TEST_F(SharingTest, KaiTopologiesPlaceGangsWithinOneRackOfOneBlock) {
     Result<Object> pg = client().Get(res::kPodGroups, "topo", "lost");
     return pg.ok() &&
            kube::ToJson(*pg).find("Requested topology lab does not exist") != std::string::npos;
+  })) << "the PodGroup says why it waits";
+}
+
+// A sub-group's own topology (KAI's subGroups[].topologyConstraint, which
+// its grouper writes for JobSet replicas and LWS segments): each sub-group
+// shares a rack, the group as a whole does not have to. Binpack alone would
+// put a-0 and b-0 on split-r2, the fuller node, and split b across racks.
+TEST_F(SharingTest, EachSubGroupSharesARackOfItsOwn) {
+  ASSERT_TRUE(client()
+                  .Create(res::kTopologies, "", ParseTestJson(R"({
+      "apiVersion":"kai.scheduler/v1alpha1","kind":"Topology","metadata":{"name":"split-dc"},
+      "spec":{"levels":[{"nodeLabel":"example.com/block"},
+                        {"nodeLabel":"example.com/rack","alias":"rack"}]}})"))
+                  .ok());
+  const std::string rack = R"({"topology":"split-dc","requiredTopologyLevel":"rack"})";
+  ASSERT_TRUE(CreatePodGroup("split", "pair",
+                             R"({"minMember":3,"queue":"team","subGroups":[
+      {"name":"a","minMember":1,"topologyConstraint":)" +
+                                 rack + R"(},
+      {"name":"b","minMember":2,"topologyConstraint":)" +
+                                 rack + "}]}"));
+  for (const char* name : {"a-0", "b-0", "b-1"}) {
+    Object pod = Pod("split", name, {.annotations = {{"pod-group-name", "pair"}}, .whole_gpus = 1});
+    kube::SetString(pod, {"metadata", "labels"}, kSubGroupLabel, std::string(1, name[0]));
+    ASSERT_TRUE(client().Create(res::kPods, "split", pod).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "split", "Running") == 3; }));
+  std::map<std::string, std::string> node_of;
+  for (const Object& p : PodsOf("split"))
+    node_of[std::string(kube::Name(p))] = std::string(kube::GetString(p, {"spec", "nodeName"}));
+  EXPECT_EQ(node_of["b-0"], node_of["b-1"]) << "sub-group b shares one rack";
+
+  // A sub-group naming a level its Topology lacks waits, and says which.
+  ASSERT_TRUE(CreatePodGroup("split", "lost", R"({"minMember":1,"queue":"team","subGroups":[
+      {"name":"w","minMember":1,"topologyConstraint":{"topology":"split-dc",
+       "requiredTopologyLevel":"zone"}}]})"));
+  Object lost = Pod("split", "lost-0", {.annotations = {{"pod-group-name", "lost"}}});
+  kube::SetString(lost, {"metadata", "labels"}, kSubGroupLabel, "w");
+  ASSERT_TRUE(client().Create(res::kPods, "split", lost).ok());
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> pg = client().Get(res::kPodGroups, "split", "lost");
+    return pg.ok() && kube::ToJson(*pg).find(
+                          "sub-group w specified 'zone' as the required "
+                          "topology constraint level") != std::string::npos;
   })) << "the PodGroup says why it waits";
 }
 

@@ -27,7 +27,8 @@ void AddDomainLabels(const Topologies& topologies, sched::LabelPairs* labels) {
 }
 
 std::string ResolveTopology(const Topologies& topologies, const kai::TopologyConstraint& constraint,
-                            sched::GroupSpec* spec) {
+                            std::string_view who, sched::GroupSpec::Levels* levels) {
+  *levels = {constraint.required_level, constraint.preferred_level};
   if (constraint.topology.empty()) return "";
   auto it = topologies.find(constraint.topology);
   if (it == topologies.end())
@@ -35,21 +36,19 @@ std::string ResolveTopology(const Topologies& topologies, const kai::TopologyCon
   const kai::Topology& topology = it->second;
   std::optional<size_t> required;
   if (!constraint.required_level.empty()) {
-    Result<size_t> index =
-        kai::LevelIndex(topology, constraint.required_level, "workload", "required");
+    Result<size_t> index = kai::LevelIndex(topology, constraint.required_level, who, "required");
     if (!index.ok()) return index.status().message();
     required = *index;
-    spec->required_topology = DomainLabelKey(topology.name, topology.levels[*index].node_label);
+    levels->required = DomainLabelKey(topology.name, topology.levels[*index].node_label);
   }
   if (!constraint.preferred_level.empty()) {
-    Result<size_t> index =
-        kai::LevelIndex(topology, constraint.preferred_level, "workload", "preferred");
+    Result<size_t> index = kai::LevelIndex(topology, constraint.preferred_level, who, "preferred");
     // KAI looks for the preferred level from the narrowest up to the
     // required one: a wider one is not found.
     if (index.ok() && required && *index < *required)
-      index = kai::NoSuchLevel(topology, constraint.preferred_level, "workload", "preferred");
+      index = kai::NoSuchLevel(topology, constraint.preferred_level, who, "preferred");
     if (!index.ok()) return index.status().message();
-    spec->preferred_topology = DomainLabelKey(topology.name, topology.levels[*index].node_label);
+    levels->preferred = DomainLabelKey(topology.name, topology.levels[*index].node_label);
   }
   return "";
 }

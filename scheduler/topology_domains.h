@@ -28,15 +28,16 @@ std::string DomainLabelKey(std::string_view topology, std::string_view node_labe
 // of `topologies` the node is part of.
 void AddDomainLabels(const Topologies& topologies, sched::LabelPairs* labels);
 
-// Resolves a PodGroup's spec.topologyConstraint, `constraint`, into
-// `spec`'s required and preferred levels. A constraint that names no
+// Resolves a topologyConstraint, the PodGroup's own or one of its
+// sub-groups', into the levels the core reads. A constraint that names no
 // Topology keeps its levels as node label keys, as written. One that names
 // a Topology has each level, a nodeLabel or an alias of it, become its
 // DomainLabelKey. Returns why the group cannot be scheduled, in KAI's
-// words: the Topology does not exist, it has no such level, or the
+// words, with `who` ("workload", "sub-group <name>") as what set the
+// constraint: the Topology does not exist, it has no such level, or the
 // preferred level is wider than the required one (KAI looks for it only
 // within the required domain); "" when it can.
 std::string ResolveTopology(const Topologies& topologies, const kai::TopologyConstraint& constraint,
-                            sched::GroupSpec* spec);
+                            std::string_view who, sched::GroupSpec::Levels* levels);
 
 }  // namespace vtenant::scheduler

@@ -24,25 +24,28 @@ TEST(AddDomainLabelsTest, EachLevelOfEachTopologyTheNodeIsPartOf) {
 }
 
 TEST(ResolveTopologyTest, LevelsAndAliasesBecomeDomainKeys) {
-  sched::GroupSpec spec;
-  EXPECT_EQ(ResolveTopology(Dc(), {"dc", "rack", "example.com/rack"}, &spec), "");
-  EXPECT_EQ(spec.required_topology, "dc:example.com/rack");
-  EXPECT_EQ(spec.preferred_topology, "dc:example.com/rack");
+  sched::GroupSpec::Levels levels;
+  EXPECT_EQ(ResolveTopology(Dc(), {"dc", "rack", "example.com/rack"}, "workload", &levels), "");
+  EXPECT_EQ(levels.required, "dc:example.com/rack");
+  EXPECT_EQ(levels.preferred, "dc:example.com/rack");
 
-  sched::GroupSpec plain{.required_topology = "zone"};
-  EXPECT_EQ(ResolveTopology(Dc(), {"", "zone", ""}, &plain), "");
-  EXPECT_EQ(plain.required_topology, "zone") << "no Topology named: a node label key as written";
+  EXPECT_EQ(ResolveTopology(Dc(), {"", "zone", ""}, "workload", &levels), "");
+  EXPECT_EQ(levels.required, "zone") << "no Topology named: a node label key as written";
+  EXPECT_EQ(levels.preferred, "");
 }
 
 TEST(ResolveTopologyTest, SaysWhyInKaisWords) {
-  sched::GroupSpec spec;
-  EXPECT_EQ(ResolveTopology(Dc(), {"lab", "rack", ""}, &spec),
+  sched::GroupSpec::Levels levels;
+  EXPECT_EQ(ResolveTopology(Dc(), {"lab", "rack", ""}, "workload", &levels),
             "Requested topology lab does not exist");
-  EXPECT_NE(ResolveTopology(Dc(), {"dc", "zone", ""}, &spec)
+  EXPECT_NE(ResolveTopology(Dc(), {"dc", "zone", ""}, "workload", &levels)
                 .find("workload specified 'zone' as the required topology constraint level"),
             std::string::npos);
+  EXPECT_NE(ResolveTopology(Dc(), {"dc", "zone", ""}, "sub-group workers", &levels)
+                .find("sub-group workers specified 'zone' as the required"),
+            std::string::npos);
   // KAI looks for the preferred level only within the required one.
-  EXPECT_NE(ResolveTopology(Dc(), {"dc", "rack", "example.com/block"}, &spec)
+  EXPECT_NE(ResolveTopology(Dc(), {"dc", "rack", "example.com/block"}, "workload", &levels)
                 .find("'example.com/block' as the preferred topology constraint level"),
             std::string::npos);
 }

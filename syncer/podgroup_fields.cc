@@ -12,7 +12,9 @@ const Schema& TopologySchema() {
 }
 
 const Schema& SubGroupSchema() {
-  static const Schema kSchema = Schema().Copy({"name", "minMember", "minSubGroup", "parent"});
+  static const Schema kSchema = Schema()
+                                    .Copy({"name", "minMember", "minSubGroup", "parent"})
+                                    .Object("topologyConstraint", &TopologySchema());
   return kSchema;
 }
 

@@ -5,15 +5,15 @@
 //     preemptibility, markUnschedulable, preemptionDelay,
 //     stalenessGracePeriod: read and checked by GangOfPodGroup (gang.h);
 //   queue: never; the host group's is the tenant's queue;
-//   subGroups: each entry's name, minMember, minSubGroup and parent. An entry's
-//     topologyConstraint is left out and reported: the host scheduler
-//     reads no topology per sub-group;
+//   subGroups: each entry's name, minMember, minSubGroup, parent and
+//     topologyConstraint (as the group's, below; kai::ReadSubGroups checks
+//     its members are strings);
 //   topologyConstraint: topology, requiredTopologyLevel and
 //     preferredTopologyLevel, strings. The host scheduler reads the levels
-//     (node label keys whose value the gang's pods must, or should, share;
-//     KAI also reads the named Topology). They only narrow which nodes the
-//     gang may use, inside its queue and the Tenant's node selector, so
-//     they cannot take it out of the tenant;
+//     of the named Topology (or, naming none, node label keys) whose domain
+//     the gang's pods, or a sub-group's, must or should share. They only
+//     narrow which nodes the gang may use, inside its queue and the
+//     Tenant's node selector, so they cannot take it out of the tenant;
 //   anything else (schedulingBackoff, backoffLimit, completions,
 //     parallelism, members of newer KAI versions): left out and reported.
 #pragma once

@@ -49,12 +49,13 @@ TEST(PodGroupFieldsTest, Table) {
            {"name":"workers","minMember":2,"parent":"all"},{"name":"all"}]})",
        "",
        {}},
-      {"a sub-group's topology, which the host scheduler does not read, is left out",
+      {"a sub-group's topology travels, members beyond KAI's left out",
        R"({"minMember":1,"subGroups":[{"name":"a","topologyConstraint":{
-           "requiredTopologyLevel":"rack"},"shiny":1}]})",
-       R"({"minMember":1,"queue":"nlp","subGroups":[{"name":"a"}]})",
+           "requiredTopologyLevel":"rack","nodes":["n1"]},"shiny":1}]})",
+       R"({"minMember":1,"queue":"nlp","subGroups":[{"name":"a","topologyConstraint":{
+           "requiredTopologyLevel":"rack"}}]})",
        "",
-       {"spec.subGroups[].topologyConstraint", "spec.subGroups[].shiny"}},
+       {"spec.subGroups[].topologyConstraint.nodes", "spec.subGroups[].shiny"}},
       {"the group's topology constraint travels: it narrows where the gang goes, never out of "
        "the tenant",
        R"({"minMember":4,"topologyConstraint":{"topology":"default",

@@ -415,7 +415,9 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
             "apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
             "metadata":{"name":"js","namespace":"ml"},
             "spec":{"replicatedJobs":[{"name":"w","replicas":2,
-                                       "template":{"spec":{"parallelism":1}}}]}})");
+                "template":{"metadata":{"annotations":{"kai.scheduler/topology":"dc",
+                    "kai.scheduler/topology-required-placement":"rack"}},
+                            "spec":{"parallelism":1}}}]}})");
   ASSERT_TRUE(jobset.ok()) << jobset.status().ToString();
   for (const char* index : {"0", "1"}) {
     kube::Object job = ParseTestJson(R"({"apiVersion":"batch/v1","kind":"Job",
@@ -452,6 +454,15 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
       },
       std::chrono::seconds(120)))
       << (host_group() ? kube::ToJson(*host_group()) : "no host group");
+  // Each replica keeps its template's topology: it shares a rack of its own.
+  std::optional<kube::Object> pg = host_group();
+  ASSERT_TRUE(pg.has_value());
+  const rapidjson::Value* subs = kube::Find(*pg, {"spec", "subGroups"});
+  ASSERT_TRUE(subs != nullptr && subs->IsArray() && subs->Size() == 3);
+  const kube::Object want =
+      ParseTestJson(R"({"name":"w-replica-0","parent":"w","minMember":1,)"
+                    R"("topologyConstraint":{"topology":"dc","requiredTopologyLevel":"rack"}})");
+  EXPECT_TRUE((*subs)[1] == want) << kube::ToJson((*subs)[1]);
   EXPECT_TRUE(Eventually(
       [] {
         std::set<std::string> leaves;
