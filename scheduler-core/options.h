@@ -65,6 +65,12 @@ struct Options {
   // more than a pod restarted elsewhere. 0 turns consolidation off.
   int consolidation_max_moves_per_job = 8;
   int consolidation_max_moves_per_cycle = 64;
+  // Domains one topology placement may try for one job
+  // (topology_placement.h). A tree of thousands of constrained sub-groups
+  // over thousands of domains, which any team may write, would otherwise
+  // hold every cycle; past this the job waits as if no further domain had
+  // room. Jobs as KAI's groupers make them try a few dozen.
+  int topology_max_domain_tries = 4096;
   uint64_t seed = 1;  // random-fit only
   // Queue order, job order and victim order; unset ones follow KAI.
   Rules rules;

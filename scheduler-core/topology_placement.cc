@@ -19,7 +19,10 @@ struct TreeNode {
 class TopologyWalk {
  public:
   TopologyWalk(Session& session, GroupId group, JobOutcome* why)
-      : session_(session), group_(session.snapshot.groups[group]), why_(why) {}
+      : session_(session),
+        group_(session.snapshot.groups[group]),
+        why_(why),
+        tries_left_(session.options.topology_max_domain_tries) {}
 
   // Places `pods`, all of them in `node`'s subtree, within the node's
   // constraint and those pinned above it. May leave some placed on failure.
@@ -75,12 +78,14 @@ class TopologyWalk {
   Session& session_;
   const PodGroup& group_;
   JobOutcome* why_;
+  int tries_left_;  // domains this walk may still try (Options::topology_max_domain_tries)
   std::vector<DomainPin> pins_;
 };
 
 bool TopologyWalk::PlaceNode(TreeNode node, const std::vector<PodId>& pods) {
   if (pods.empty()) return true;
   const TopologyConstraint& c = ConstraintOf(node);
+  if (!c.empty() && tries_left_ <= 0) return false;
   if (c.required_level == kNoString) {
     if (c.preferred_level != kNoString && TryDomains(node, pods, c.preferred_level)) return true;
     return PlaceChildren(node, pods);
@@ -125,6 +130,8 @@ bool TopologyWalk::TryDomains(TreeNode node, const std::vector<PodId>& pods, Str
 }
 
 bool TopologyWalk::PlaceOrRollBack(TreeNode node, const std::vector<PodId>& pods) {
+  if (tries_left_ <= 0) return false;
+  --tries_left_;
   const Statement::Checkpoint mark = session_.statement.Mark();
   if (PlaceChildren(node, pods)) return true;
   session_.statement.Rollback(mark);

@@ -16,7 +16,8 @@
 // group in no sub-group), each choosing its own domain; when one fails,
 // everything placed within that domain is rolled back and the next domain
 // is tried. Siblings already placed are not tried in another order, as in
-// KAI.
+// KAI. One placement tries at most Options::topology_max_domain_tries
+// domains, so a hostile tree cannot hold the cycle.
 #pragma once
 
 #include <span>

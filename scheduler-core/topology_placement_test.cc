@@ -170,5 +170,42 @@ TEST(TopologyPlacementTest, APreferredLevelNoDomainOfWhichHoldsThePodsIsLeftBehi
   EXPECT_EQ(RunCycle(s).binds.size(), 2u);
 }
 
+// A team may write thousands of constrained sub-groups; the walk stops
+// after Options::topology_max_domain_tries domains. Zone x (seven racks of
+// one GPU) ranks first and holds every replica but r5, which needs two GPUs
+// in one rack: six tries are spent there before zone y, which holds the
+// whole job, is reached.
+TEST(TopologyPlacementTest, AWalkGivesUpAfterItsDomainTries) {
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+  for (int i = 0; i < 7; ++i)
+    b.AddNode(GpuNode("x" + std::to_string(i), 1, kL40sMib,
+                      {{"zone", "x"}, {"rack", "x" + std::to_string(i)}}));
+  for (int i = 0; i < 6; ++i)
+    b.AddNode(GpuNode("y" + std::to_string(i), 2, kL40sMib,
+                      {{"zone", "y"}, {"rack", "y" + std::to_string(i)}}));
+  GroupSpec group{.name = "job", .queue = "team", .min_member = 7, .required_topology = "zone"};
+  for (int i = 0; i < 6; ++i) {
+    const std::string leaf = "r" + std::to_string(i);
+    const int pods = i == 5 ? 2 : 1;
+    group.subgroups.push_back({leaf, pods});
+    group.subgroup_topology[leaf] = {.required = "rack"};
+    for (int p = 0; p < pods; ++p)
+      b.AddPod({.name = leaf + "-" + std::to_string(p),
+                .group = "job",
+                .subgroup = leaf,
+                .whole_gpus = 1,
+                .creation_time = i});
+  }
+  b.AddGroup(group);
+  Snapshot s = MustBuild(b);
+  EXPECT_EQ(RunCycle(s).binds.size(), 7u) << "with tries enough, zone y takes the job";
+  Options few;
+  few.topology_max_domain_tries = 5;
+  Decisions d = RunCycle(s, few);
+  EXPECT_TRUE(d.binds.empty()) << "five tries are spent in zone x";
+  EXPECT_NE(ReasonOf(d, s, "r0-0").find("within one zone domain"), std::string::npos)
+      << ReasonOf(d, s, "r0-0");
+}
+
 }  // namespace
 }  // namespace vtenant::sched
