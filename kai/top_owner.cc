@@ -1,6 +1,7 @@
 #include "kai/top_owner.h"
 
 #include <string>
+#include <utility>
 
 #include "kai/jobset_gang.h"
 #include "kai/leader_worker_set_gang.h"
@@ -10,9 +11,26 @@
 
 namespace vtenant::kai {
 
+namespace {
+
+// KAI's skip-top-owner kinds, by API group.
+constexpr std::pair<std::string_view, std::string_view> kPassedOver[] = {
+    {"trainer.kubeflow.org/", "TrainJob"},
+    {"argoproj.io/", "Workflow"},
+    {"run.ai/", "TrainingWorkload"},
+    {"run.ai/", "InteractiveWorkload"},
+    {"run.ai/", "DistributedWorkload"},
+    {"run.ai/", "InferenceWorkload"},
+    {"run.ai/", "DistributedInferenceWorkload"},
+    {"nvidia.com/", "DynamoGraphDeployment"},
+};
+
+}  // namespace
+
 bool PassesOverTopOwner(std::string_view api_version, std::string_view kind,
                         bool ray_cluster_below) {
-  if (kind == "TrainJob" && api_version.starts_with("trainer.kubeflow.org/")) return true;
+  for (const auto& [group, passed_over] : kPassedOver)
+    if (kind == passed_over && api_version.starts_with(group)) return true;
   return IsRayWorkload(api_version, kind) && kind != "RayCluster" && !ray_cluster_below;
 }
 

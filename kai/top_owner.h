@@ -16,16 +16,21 @@
 namespace vtenant::kai {
 
 // Whether the top owner of `api_version` and `kind` is passed over, the
-// pod being grouped as the owner below it:
-//   - Kubeflow Trainer's TrainJob (trainer.kubeflow.org, any version),
-//     which runs as a JobSet it owns: its pods are the JobSet's
-//     (kai/jobset_gang.h), as in KAI.
+// pod being grouped as the owner below it, or, when it has none below it,
+// as a pod of its own (KAI's skip-top-owner grouper); any version of:
+//   - Kubeflow Trainer's TrainJob (trainer.kubeflow.org), which runs as a
+//     JobSet it owns: its pods are the JobSet's (kai/jobset_gang.h).
+//   - An Argo Workflow (argoproj.io), which owns its steps' pods: each step
+//     is a job of its own, not one gang of the whole workflow.
+//   - A Run:ai workload (run.ai: TrainingWorkload, InteractiveWorkload,
+//     DistributedWorkload, InferenceWorkload, DistributedInferenceWorkload)
+//     and NVIDIA Dynamo's DynamoGraphDeployment (nvidia.com), which run as
+//     the workloads they create.
 //   - A KubeRay RayJob or RayService (kai/ray_gang.h) when no RayCluster is
 //     below it in the chain (`ray_cluster_below` false): the pod is the
 //     RayJob's submitter, grouped as its Job. KAI gives such a pod the
 //     cluster's group, where, labelled with no worker group, it belongs to
 //     no sub-group and is never scheduled.
-// Callers pass over only when an owner is below the top one.
 bool PassesOverTopOwner(std::string_view api_version, std::string_view kind,
                         bool ray_cluster_below);
 

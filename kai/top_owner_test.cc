@@ -17,5 +17,17 @@ TEST(PassesOverTopOwnerTest, ATrainJobAndARayJobAboveNoCluster) {
   EXPECT_FALSE(PassesOverTopOwner("jobset.x-k8s.io/v1alpha2", "JobSet", false));
 }
 
+TEST(PassesOverTopOwnerTest, KaisOtherSkippedKindsOfAnyVersion) {
+  EXPECT_TRUE(PassesOverTopOwner("argoproj.io/v1alpha1", "Workflow", false));
+  EXPECT_FALSE(PassesOverTopOwner("example.com/v1", "Workflow", false));
+  for (const char* kind : {"TrainingWorkload", "InteractiveWorkload", "DistributedWorkload",
+                           "InferenceWorkload", "DistributedInferenceWorkload"}) {
+    EXPECT_TRUE(PassesOverTopOwner("run.ai/v2alpha1", kind, false)) << kind;
+  }
+  EXPECT_FALSE(PassesOverTopOwner("run.ai/v1", "RunaiJob", false)) << "grouped as itself";
+  EXPECT_TRUE(PassesOverTopOwner("nvidia.com/v1beta1", "DynamoGraphDeployment", false));
+  EXPECT_FALSE(PassesOverTopOwner("nvidia.com/v1", "Other", false));
+}
+
 }  // namespace
 }  // namespace vtenant::kai

@@ -97,16 +97,19 @@ bool IsOwnGroupNamedAtBind(std::string_view pod_group, std::string_view pod, std
   return !has_controller_owner && pod_group == PodOwnGroupName(pod, uid);
 }
 
-void PassOverTopOwner(std::vector<kube::Object>& owners) {
-  if (owners.size() < 2) return;
+const Value& PassOverTopOwner(std::vector<kube::Object>& owners, const Value& pod,
+                              kube::Object& lone) {
+  if (owners.empty()) return pod;
   const kube::Object& top = owners.back();
   const bool ray_cluster_below = std::any_of(owners.begin(), owners.end() - 1, [](const auto& o) {
     return kube::GetString(o, {"kind"}) == "RayCluster";
   });
   if (!kai::PassesOverTopOwner(kube::GetString(top, {"apiVersion"}), kube::GetString(top, {"kind"}),
                                ray_cluster_below))
-    return;
-  kube::Object& next = owners[owners.size() - 2];
+    return pod;
+  const bool alone = owners.size() == 1;
+  if (alone) lone = kube::Clone(pod);
+  kube::Object& next = alone ? lone : owners[owners.size() - 2];
   for (std::string_view map : {"labels", "annotations"}) {
     for (const auto& [key, value] : CopiedKeys(top, map)) {
       const Value* own = kube::Find(next, {"metadata", map});
@@ -115,6 +118,7 @@ void PassOverTopOwner(std::vector<kube::Object>& owners) {
     }
   }
   owners.pop_back();
+  return alone ? lone : pod;
 }
 
 Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {

@@ -7,8 +7,10 @@
 //                               (a Job's pods start as they fit unless it asks)
 //   jobset.x-k8s.io JobSet      pg-<owner>-<owner uid>, a sub-group per replica
 //                               under minSubGroup (kai/jobset_gang.h)
-//   trainer.kubeflow.org TrainJob
-//                               as its JobSet (PassOverTopOwner)
+//   trainer.kubeflow.org TrainJob, run.ai workloads, nvidia.com
+//   DynamoGraphDeployment       as the owner below it (PassOverTopOwner)
+//   argoproj.io Workflow        each pod as a bare pod, with the Workflow's
+//                               labels and annotations (PassOverTopOwner)
 //   leaderworkerset.x-k8s.io LeaderWorkerSet
 //                               pg-<owner>-<owner uid>-group-<group index>: one
 //                               group per leader and its workers, minMember the
@@ -110,13 +112,16 @@ struct GroupInputs {
 };
 
 // `owners` (nearest first) with a top owner that is passed over
-// (kai/top_owner.h: a TrainJob; a RayJob above no RayCluster) removed, and
-// its labels and annotations given to the owner below it where that one
-// has none of its own, as KAI's skip-top-owner grouper does: the pods are
-// then grouped as that owner's (a TrainJob's JobSet, a RayJob's submitter
-// Job), with a queue label written on the top owner. Unchanged when the
-// top owner is another kind or the only owner.
-void PassOverTopOwner(std::vector<kube::Object>& owners);
+// (kai/top_owner.h: a TrainJob, an Argo Workflow, a Run:ai workload; a
+// RayJob above no RayCluster) removed, and its labels and annotations given
+// to the owner below it where that one has none of its own, as KAI's
+// skip-top-owner grouper does: the pods are then grouped as that owner's (a
+// TrainJob's JobSet, a RayJob's submitter Job), with a queue label written
+// on the top owner. When it was the pod's only owner, the pod is below it:
+// the copy `lone` of `pod` takes them, and is returned to be grouped as a
+// pod of its own (each step of an Argo Workflow). Otherwise returns `pod`.
+const rapidjson::Value& PassOverTopOwner(std::vector<kube::Object>& owners,
+                                         const rapidjson::Value& pod, kube::Object& lone);
 
 // The PodGroup for `in.pod`. InvalidArgument naming the owner and field when
 // the owner's spec cannot give a minMember (a replica spec without

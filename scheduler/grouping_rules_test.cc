@@ -99,11 +99,12 @@ TEST(GroupingRulesTest, ATrainJobIsGroupedAsItsJobSet) {
                  R"({"replicatedJobs":[{"name":"node","replicas":2}]})", R"({"team":"jobset"})")));
   owners.push_back(Json(Owner("trainer.kubeflow.org/v1alpha1", "TrainJob", "{}",
                               R"({"kai.scheduler/queue":"research","team":"trainjob"})")));
-  PassOverTopOwner(owners);
-  ASSERT_EQ(owners.size(), 2u);
   const kube::Object pod = Json(R"({"metadata":{"name":"node-0","namespace":"ns","uid":"u",
       "labels":{"jobset.sigs.k8s.io/replicatedjob-name":"node",
                 "jobset.sigs.k8s.io/job-index":"0"}},"spec":{}})");
+  kube::Object lone;
+  EXPECT_EQ(&PassOverTopOwner(owners, pod, lone), &pod);
+  ASSERT_EQ(owners.size(), 2u);
   Result<GroupPlan> plan = PlanPodGroup({.pod = &pod, .owners = {&owners[0], &owners[1]}});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->owner.kind, "JobSet");
@@ -111,11 +112,32 @@ TEST(GroupingRulesTest, ATrainJobIsGroupedAsItsJobSet) {
   EXPECT_EQ(plan->labels["team"], "jobset") << "the JobSet's own label wins";
   ASSERT_TRUE(plan->gang.has_value());
   EXPECT_EQ(plan->gang->pod_sub_group, "node-replica-0");
+}
 
-  std::vector<kube::Object> alone;
-  alone.push_back(Json(Owner("trainer.kubeflow.org/v1alpha1", "TrainJob", "{}")));
-  PassOverTopOwner(alone);
-  EXPECT_EQ(alone.size(), 1u) << "an only owner stays";
+// An Argo Workflow owns its steps' pods; KAI's grouper passes over it, so
+// each step is a job of its own (as a bare pod's), with the Workflow's
+// labels and annotations where the pod has none of its own.
+TEST(GroupingRulesTest, EachStepOfAnArgoWorkflowIsAJobOfItsOwn) {
+  std::vector<kube::Object> owners;
+  owners.push_back(Json(Owner("argoproj.io/v1alpha1", "Workflow", "{}",
+                              R"({"kai.scheduler/queue":"research","priorityClassName":"build"})",
+                              R"({"kai.scheduler/topology":"dc",
+                                  "kai.scheduler/topology-required-placement":"rack"})")));
+  const kube::Object pod =
+      Json(R"({"metadata":{"name":"w-0","namespace":"ns","uid":"pod-uid"},"spec":{}})");
+  kube::Object lone;
+  const rapidjson::Value& step = PassOverTopOwner(owners, pod, lone);
+  EXPECT_TRUE(owners.empty());
+  ASSERT_EQ(&step, &lone);
+  Result<GroupPlan> plan = PlanPodGroup({.pod = &step});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->name, "pg-w-0-pod-uid");
+  EXPECT_EQ(plan->owner.kind, "Pod");
+  EXPECT_EQ(plan->min_member, 1);
+  EXPECT_EQ(plan->queue, "research") << "the Workflow's queue label";
+  EXPECT_EQ(plan->priority_class, "build");
+  EXPECT_EQ(plan->topology, (kai::TopologyConstraint{"dc", "rack", ""}));
+  EXPECT_EQ(kube::Label(pod, "kai.scheduler/queue"), std::nullopt) << "the pod itself is untouched";
 }
 
 // A RayCluster's pods are one group with a sub-group for the head and one
@@ -142,9 +164,10 @@ TEST(GroupingRulesTest, ARayJobsClusterIsOneGroupAndItsSubmitterAnother) {
   owners.push_back(Json(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"submit",
       "namespace":"ns","uid":"submit-uid"}})"));
   owners.push_back(Json(Owner("ray.io/v1", "RayJob", "{}", R"({"kai.scheduler/queue":"q"})")));
-  PassOverTopOwner(owners);
-  ASSERT_EQ(owners.size(), 1u);
   const kube::Object submitter = Json(kPod);
+  kube::Object lone;
+  PassOverTopOwner(owners, submitter, lone);
+  ASSERT_EQ(owners.size(), 1u);
   Result<GroupPlan> own = PlanPodGroup({.pod = &submitter, .owners = {&owners[0]}});
   ASSERT_TRUE(own.ok()) << own.status().ToString();
   EXPECT_EQ(own->name, "pg-submit-submit-uid");

@@ -108,8 +108,8 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     ref = kube::ControllerReference(owners.back());
   }
   if (std::any_of(owners.begin(), owners.end(), SkipsPodGrouper)) return kube::ReconcileResult{};
-  PassOverTopOwner(owners);
-  GroupInputs in{.pod = pod.get()};
+  kube::Object lone;
+  GroupInputs in{.pod = &PassOverTopOwner(owners, *pod, lone)};
   for (const kube::Object& o : owners) in.owners.push_back(&o);
   if (!owners.empty() && kube::GetString(owners.back(), {"kind"}) == "MPIJob")
     in.mpi_launcher_exists = MpiLauncherExists(ns, kube::Name(owners.back()));

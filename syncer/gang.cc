@@ -133,12 +133,14 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
 
   size_t top = chain.size() - 1;
   // One run of the workload; a TrainJob's pods are its JobSet's, a RayJob's
-  // submitter its Job's (kai/top_owner.h).
+  // submitter its Job's, and a pod an Argo Workflow owns is a job of its
+  // own, as a bare pod is (kai/top_owner.h).
   const bool ray_cluster_below = std::any_of(chain.begin(), chain.end() - 1,
                                              [](const auto& o) { return o.kind == "RayCluster"; });
-  if (top > 0 &&
-      (chain[top].kind == "Deployment" || chain[top].kind == "CronJob" ||
-       kai::PassesOverTopOwner(chain[top].api_version, chain[top].kind, ray_cluster_below)))
+  const bool passed_over =
+      kai::PassesOverTopOwner(chain[top].api_version, chain[top].kind, ray_cluster_below);
+  if (top == 0 && passed_over) return std::optional<Gang>();
+  if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob" || passed_over))
     --top;
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;

@@ -14,7 +14,8 @@
 //     group by ReplicaSet and a CronJob's by Job (one run of the workload),
 //     and a top owner kai/top_owner.h passes over by the owner below it (a
 //     Kubeflow Trainer TrainJob's pods by its JobSet, a RayJob's submitter
-//     by its Job):
+//     by its Job; with none below it, as an Argo Workflow's steps, the pod
+//     is a job of its own, as a bare pod is):
 //       Kubeflow training jobs (kubeflow.org: PyTorchJob, TFJob,
 //         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
 //         kai/kubeflow_job.h, an MPIJob counted as before its launcher
@@ -115,7 +116,9 @@ struct Gang {
 // The gang of virtual pod `pod` whose owner chain is `chain`: a virtual
 // PodGroup's (GangOfPodGroup), or its workload's, whose host PodGroup is
 // WorkloadPodGroupName(owner, owner UID, ns, tenant). nullopt for a pod of
-// no workload. InvalidArgument when the workload's minMember is
+// no workload, and for one whose only owner KAI passes over
+// (kai::PassesOverTopOwner: an Argo Workflow's step), which is a job of its
+// own as a bare pod is. InvalidArgument when the workload's minMember is
 // malformed (a refusal the tenant must fix); FailedPrecondition when an
 // object it needs is not in the lookup yet (the virtual PodGroup, the
 // owning Job, ReplicaSet or Kubeflow job, or any owner of a kind the lookup

@@ -181,6 +181,29 @@ TEST(GangTest, ATrainJobsPodsAreItsJobSetsGang) {
   EXPECT_EQ((*gang)->pod_sub_group, "node-replica-0");
 }
 
+// KAI passes over an Argo Workflow: each step's pod is a job of its own, as
+// a bare pod is, not one gang of the whole workflow; a Run:ai workload's
+// pods are the workload it runs as.
+TEST(GangTest, AnArgoWorkflowsStepsAreJobsOfTheirOwn) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Workflow","metadata":{"name":"wf","uid":"wf-uid"}})");
+  Result<std::optional<Gang>> step =
+      GangFor(PodOwnedBy("argoproj.io/v1alpha1", "Workflow", "wf"), lookup);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_FALSE(*step);
+
+  lookup.Add(R"({"kind":"PyTorchJob","metadata":{"name":"train","uid":"train-uid",
+      "ownerReferences":[{"apiVersion":"run.ai/v2alpha1","kind":"DistributedWorkload",
+                          "name":"train","uid":"dw","controller":true}]},
+      "spec":{"pytorchReplicaSpecs":{"Master":{"replicas":1},"Worker":{"replicas":3}}}})");
+  lookup.Add(R"({"kind":"DistributedWorkload","metadata":{"name":"train","uid":"dw"}})");
+  Result<std::optional<Gang>> gang =
+      GangFor(PodOwnedBy("kubeflow.org/v1", "PyTorchJob", "train"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "PyTorchJob");
+  EXPECT_EQ((*gang)->min_member, 4);
+}
+
 // A KubeRay cluster is one gang of its head and worker groups, counted on
 // the RayCluster (kai/ray_gang.h), and a RayJob's cluster is the RayJob's
 // gang; its submitter pod, which no RayCluster owns, is its Job's

@@ -473,6 +473,35 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
       std::chrono::seconds(120)));
 }
 
+// KAI passes over an Argo Workflow: each step's pod is a job of its own,
+// so the syncer makes no gang of the workflow, and each host pod is left
+// to the host's pod grouper as a bare pod.
+TEST_F(SyncerIntegrationTest, AnArgoWorkflowsStepsAreJobsOfTheirOwn) {
+  const kube::ResourceType workflows{"argoproj.io", "v1alpha1", "workflows", "Workflow", true};
+  Result<kube::Object> wf = CreateWithItsCrd(workflows, R"({
+      "apiVersion":"argoproj.io/v1alpha1","kind":"Workflow",
+      "metadata":{"name":"wf","namespace":"ml"},"spec":{"entrypoint":"main"}})");
+  ASSERT_TRUE(wf.ok()) << wf.status().ToString();
+  for (const char* step : {"wf-a", "wf-b"}) {
+    ASSERT_TRUE(virt()
+                    .Create(kPods, "ml",
+                            ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":")" + std::string(step) +
+                                          R"(","namespace":"ml",
+          "labels":{"job":"wf-steps"},
+          "ownerReferences":[{"apiVersion":"argoproj.io/v1alpha1","kind":"Workflow",
+                              "name":"wf","uid":")" +
+                                          std::string(kube::Uid(*wf)) +
+                                          R"(","controller":true}]},
+        "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"step"}]}})"))
+                    .ok());
+  }
+  ASSERT_TRUE(
+      Eventually([] { return HostPodsOf("job=wf-steps").size() == 2; }, std::chrono::seconds(120)));
+  for (const kube::Object& pod : HostPodsOf("job=wf-steps"))
+    EXPECT_FALSE(kube::Annotation(pod, kai::kPodGroupAnnotation).has_value()) << kube::Name(pod);
+}
+
 // A LeaderWorkerSet as its controller lays it out: a StatefulSet of
 // leaders owned by it, and per leader pod a StatefulSet of workers owned by
 // that pod (the team's virtual controller manager makes the pods). The
