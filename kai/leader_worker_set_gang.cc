@@ -12,23 +12,6 @@
 namespace vtenant::kai {
 namespace {
 
-// `text` as Go's strconv.Atoi reads it (an optional sign, then digits), or
-// nullopt.
-std::optional<int64_t> WholeNumber(std::string_view text) {
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
-    std::optional<int64_t> rest = WholeNumber(text.substr(1));
-    if (!rest) return std::nullopt;
-    return text[0] == '-' ? -*rest : *rest;
-  }
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  return value;
-}
-
 struct Segmentation {
   int32_t size = 0;  // workers per segment
   bool leader_excluded = false;

@@ -50,6 +50,21 @@ std::optional<std::string_view> Annotation(const rapidjson::Value& object, std::
   return MetadataEntry(object, "annotations", key);
 }
 
+std::optional<int64_t> WholeNumber(std::string_view text) {
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    std::optional<int64_t> rest = WholeNumber(text.substr(1));
+    if (!rest) return std::nullopt;
+    return text[0] == '-' ? -*rest : *rest;
+  }
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 std::string JsonText(const rapidjson::Value& value) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);

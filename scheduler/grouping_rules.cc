@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
@@ -101,6 +102,14 @@ const Value& PassOverTopOwner(std::vector<kube::Object>& owners, const Value& po
                               kube::Object& lone) {
   if (owners.empty()) return pod;
   const kube::Object& top = owners.back();
+  if (kai::IsKnativeService(kube::GetString(top, {"apiVersion"}), kube::GetString(top, {"kind"}))) {
+    const auto revision = std::find_if(owners.begin(), owners.end(), [](const kube::Object& o) {
+      return kai::IsKnativeRevision(kube::GetString(o, {"apiVersion"}),
+                                    kube::GetString(o, {"kind"}));
+    });
+    if (revision != owners.end()) owners.erase(revision + 1, owners.end());
+    return pod;
+  }
   const bool ray_cluster_below = std::any_of(owners.begin(), owners.end() - 1, [](const auto& o) {
     return kube::GetString(o, {"kind"}) == "RayCluster";
   });
@@ -158,6 +167,13 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
   } else if (group == "batch" && kind == "Job") {
     VT_ASSIGN_OR_RETURN(int64_t m, MinMemberOverride(top));
     plan.min_member = Clamp(m);
+  } else if (kai::IsKnativeRevision(api_version, kind)) {
+    plan.min_member = kai::KnativeRevisionMinMember(top);
+    default_priority = kai::kInferencePriorityClass;
+  } else if (kai::IsKnativeService(api_version, kind)) {
+    return InvalidArgument(
+        "Knative Service " + plan.owner.name +
+        ": no Revision of it owns the pod, and its pods are grouped by Revision");
   } else if (group == "apps" && kind == "Deployment") {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = PodOwnGroupName(pod_name, pod_uid);

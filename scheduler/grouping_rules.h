@@ -11,6 +11,10 @@
 //   DynamoGraphDeployment       as the owner below it (PassOverTopOwner)
 //   argoproj.io Workflow        each pod as a bare pod, with the Workflow's
 //                               labels and annotations (PassOverTopOwner)
+//   serving.knative.dev Service pg-<revision>-<revision uid>: its Revision's
+//                               (PassOverTopOwner), minMember the Revision's
+//                               min-scale, default priority class "inference"
+//                               (kai/knative.h)
 //   leaderworkerset.x-k8s.io LeaderWorkerSet
 //                               pg-<owner>-<owner uid>-group-<group index>: one
 //                               group per leader and its workers, minMember the
@@ -120,6 +124,8 @@ struct GroupInputs {
 // on the top owner. When it was the pod's only owner, the pod is below it:
 // the copy `lone` of `pod` takes them, and is returned to be grouped as a
 // pod of its own (each step of an Argo Workflow). Otherwise returns `pod`.
+// A Knative Service's owners above its Revision are removed, and give it
+// nothing: KAI groups by the Revision and reads its labels alone.
 const rapidjson::Value& PassOverTopOwner(std::vector<kube::Object>& owners,
                                          const rapidjson::Value& pod, kube::Object& lone);
 

@@ -140,6 +140,41 @@ TEST(GroupingRulesTest, EachStepOfAnArgoWorkflowIsAJobOfItsOwn) {
   EXPECT_EQ(kube::Label(pod, "kai.scheduler/queue"), std::nullopt) << "the pod itself is untouched";
 }
 
+// KAI groups a Knative Service's pods by Revision: its name, labels and
+// min-scale, and the inference class by default (kai/knative.h).
+TEST(GroupingRulesTest, AKnativeServicesPodsAreTheirRevisionsGroup) {
+  std::vector<kube::Object> owners;
+  owners.push_back(Json(R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{
+      "name":"rs","namespace":"ns","uid":"rs-uid"}})"));
+  owners.push_back(Json(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{
+      "name":"d","namespace":"ns","uid":"d-uid"}})"));
+  owners.push_back(Json(R"({"apiVersion":"serving.knative.dev/v1","kind":"Revision","metadata":{
+      "name":"llm-00002","namespace":"ns","uid":"rev-uid","labels":{"kai.scheduler/queue":"serve"},
+      "annotations":{"autoscaling.knative.dev/min-scale":"3"}}})"));
+  owners.push_back(Json(R"({"apiVersion":"serving.knative.dev/v1","kind":"Configuration",
+      "metadata":{"name":"llm","namespace":"ns","uid":"cfg-uid"}})"));
+  owners.push_back(Json(Owner("serving.knative.dev/v1", "Service", "{}",
+                              R"({"kai.scheduler/queue":"ignored","team":"ksvc"})")));
+  const kube::Object pod =
+      Json(R"({"metadata":{"name":"p","namespace":"ns","uid":"pod-uid"},"spec":{}})");
+  kube::Object lone;
+  EXPECT_EQ(&PassOverTopOwner(owners, pod, lone), &pod);
+  ASSERT_EQ(owners.size(), 3u) << "the owners above the Revision go";
+  Result<GroupPlan> plan =
+      PlanPodGroup({.pod = &pod, .owners = {&owners[0], &owners[1], &owners[2]}});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->name, "pg-llm-00002-rev-uid");
+  EXPECT_EQ(plan->owner.kind, "Revision");
+  EXPECT_EQ(plan->min_member, 3);
+  EXPECT_EQ(plan->queue, "serve") << "the Revision's own label; the Service gives nothing";
+  EXPECT_EQ(plan->priority_class, "inference");
+  EXPECT_FALSE(plan->labels.contains("team"));
+
+  // A Service no Revision of which owns the pod: KAI cannot group it.
+  const kube::Object service = Json(Owner("serving.knative.dev/v1", "Service", "{}"));
+  EXPECT_FALSE(PlanPodGroup({.pod = &pod, .owners = {&service}}).ok());
+}
+
 // A RayCluster's pods are one group with a sub-group for the head and one
 // per worker group (kai/ray_gang.h); a RayJob's submitter, owned by no
 // RayCluster, is its Job's (kai/top_owner.h).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
@@ -142,6 +143,17 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
   if (top == 0 && passed_over) return std::optional<Gang>();
   if (top > 0 && (chain[top].kind == "Deployment" || chain[top].kind == "CronJob" || passed_over))
     --top;
+  // A Knative Service's pods are its Revision's (kai/knative.h).
+  if (kai::IsKnativeService(chain[top].api_version, chain[top].kind)) {
+    const auto revision = std::find_if(chain.begin(), chain.begin() + top, [](const auto& o) {
+      return kai::IsKnativeRevision(o.api_version, o.kind);
+    });
+    if (revision == chain.begin() + top)
+      return InvalidArgument("Knative Service " + chain[top].name +
+                             ": no Revision of it owns the pod, and its pods are grouped by "
+                             "Revision");
+    top = static_cast<size_t>(revision - chain.begin());
+  }
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
   std::optional<kai::SubGroupGang> roles;
@@ -167,6 +179,8 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
     Result<int64_t> m = kai::KubeflowJobMinMember(*object, /*mpi_launcher_exists=*/false);
     if (!m.ok()) return m.status();
     min_member = std::clamp<int64_t>(*m, 1, kai::kMaxMinMember);
+  } else if (object != nullptr && kai::IsKnativeRevision(owner.api_version, owner.kind)) {
+    min_member = kai::KnativeRevisionMinMember(*object);
   } else if (!roles && object != nullptr) {
     if (std::optional<std::string_view> v =
             kube::Annotation(*object, kai::kBatchMinMemberAnnotation)) {

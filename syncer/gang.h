@@ -15,7 +15,8 @@
 //     and a top owner kai/top_owner.h passes over by the owner below it (a
 //     Kubeflow Trainer TrainJob's pods by its JobSet, a RayJob's submitter
 //     by its Job; with none below it, as an Argo Workflow's steps, the pod
-//     is a job of its own, as a bare pod is):
+//     is a job of its own, as a bare pod is), and a Knative Service's pods
+//     by their Revision (minMember its min-scale, kai/knative.h):
 //       Kubeflow training jobs (kubeflow.org: PyTorchJob, TFJob,
 //         XGBoostJob, JAXJob, MPIJob): KAI's minMember of
 //         kai/kubeflow_job.h, an MPIJob counted as before its launcher

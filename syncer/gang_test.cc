@@ -337,6 +337,32 @@ TEST(GangTest, DeploymentPodsGroupByReplicaSet) {
   EXPECT_EQ((*gang)->min_member, 1);
 }
 
+// KAI groups a Knative Service's pods by Revision, minMember the
+// Revision's min-scale (kai/knative.h).
+TEST(GangTest, AKnativeServicesPodsAreTheirRevisionsGang) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"Service","metadata":{"name":"llm","uid":"ksvc"}})");
+  lookup.Add(R"({"kind":"Configuration","metadata":{"name":"llm","uid":"cfg",
+      "ownerReferences":[{"apiVersion":"serving.knative.dev/v1","kind":"Service","name":"llm",
+                          "uid":"ksvc","controller":true}]}})");
+  lookup.Add(R"({"kind":"Revision","metadata":{"name":"llm-00002","uid":"rev",
+      "annotations":{"autoscaling.knative.dev/min-scale":"2"},
+      "ownerReferences":[{"apiVersion":"serving.knative.dev/v1","kind":"Configuration",
+                          "name":"llm","uid":"cfg","controller":true}]}})");
+  lookup.Add(R"({"kind":"Deployment","metadata":{"name":"llm-00002-deployment","uid":"d",
+      "ownerReferences":[{"apiVersion":"serving.knative.dev/v1","kind":"Revision",
+                          "name":"llm-00002","uid":"rev","controller":true}]}})");
+  lookup.Add(R"({"kind":"ReplicaSet","metadata":{"name":"llm-00002-deployment-7f","uid":"rs",
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment",
+                          "name":"llm-00002-deployment","uid":"d","controller":true}]}})");
+  Result<std::optional<Gang>> gang =
+      GangFor(PodOwnedBy("apps/v1", "ReplicaSet", "llm-00002-deployment-7f"), lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "Revision");
+  EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("llm-00002", "rev", "ml", "nlp"));
+  EXPECT_EQ((*gang)->min_member, 2);
+}
+
 TEST(GangTest, PyTorchJobIsAGangOfAllReplicas) {
   MapLookup lookup;
   lookup.Add(R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"bert",

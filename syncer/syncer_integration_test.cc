@@ -502,6 +502,65 @@ TEST_F(SyncerIntegrationTest, AnArgoWorkflowsStepsAreJobsOfTheirOwn) {
     EXPECT_FALSE(kube::Annotation(pod, kai::kPodGroupAnnotation).has_value()) << kube::Name(pod);
 }
 
+// A Knative Service as Knative lays it out (Service, Configuration,
+// Revision, and the Revision's Deployment, whose pods the team's
+// controller manager makes): one host group for the Revision, minMember
+// its min-scale, as KAI groups a Service's pods.
+TEST_F(SyncerIntegrationTest, AKnativeServicesPodsBecomeTheirRevisionsHostGroup) {
+  const auto knative = [](const char* resource, const char* kind) {
+    return kube::ResourceType{"serving.knative.dev", "v1", resource, kind, true};
+  };
+  // Each object owned by the one before it; `extra` is more of its metadata.
+  const auto owned_by = [](const char* kind, const char* name, const kube::Object* owner,
+                           const char* owner_kind, const std::string& extra = "") {
+    std::string refs;
+    if (owner != nullptr)
+      refs = R"(,"ownerReferences":[{"apiVersion":"serving.knative.dev/v1","kind":")" +
+             std::string(owner_kind) + R"(","name":")" + std::string(kube::Name(*owner)) +
+             R"(","uid":")" + std::string(kube::Uid(*owner)) + R"(","controller":true}])";
+    return std::string(R"({"apiVersion":"serving.knative.dev/v1","kind":")") + kind +
+           R"(","metadata":{"name":")" + name + R"(","namespace":"ml")" + extra + refs + "}}";
+  };
+  Result<kube::Object> service =
+      CreateWithItsCrd(knative("services", "Service"), owned_by("Service", "llm", nullptr, ""));
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  Result<kube::Object> config =
+      CreateWithItsCrd(knative("configurations", "Configuration"),
+                       owned_by("Configuration", "llm", &*service, "Service"));
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  Result<kube::Object> revision =
+      CreateWithItsCrd(knative("revisions", "Revision"),
+                       owned_by("Revision", "llm-00001", &*config, "Configuration",
+                                R"(,"annotations":{"autoscaling.knative.dev/min-scale":"2"})"));
+  ASSERT_TRUE(revision.ok()) << revision.status().ToString();
+  ASSERT_TRUE(virt()
+                  .Create(kDeployments, "ml",
+                          ParseTestJson(R"({"apiVersion":"apps/v1",
+      "kind":"Deployment","metadata":{"name":"llm-00001-deployment","namespace":"ml",
+        "ownerReferences":[{"apiVersion":"serving.knative.dev/v1","kind":"Revision",
+                            "name":"llm-00001","uid":")" +
+                                        std::string(kube::Uid(*revision)) +
+                                        R"(","controller":true}]},
+      "spec":{"replicas":2,"selector":{"matchLabels":{"app":"llm"}},
+        "template":{"metadata":{"labels":{"app":"llm"}},
+          "spec":{"schedulerName":"kai-scheduler",
+                  "containers":[{"name":"c","image":"server"}]}}}})"))
+                  .ok());
+  std::optional<kube::Object> group;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> groups = client().List(kPodGroups, kHostNs);
+        if (groups.ok())
+          for (kube::Object& pg : groups->items)
+            if (kube::Annotation(pg, kVirtualNameAnnotation) == std::string_view("llm-00001"))
+              group = std::move(pg);
+        return group && HostPodsOf("app=llm").size() == 2;
+      },
+      std::chrono::seconds(120)));
+  ASSERT_TRUE(group.has_value()) << "no host group for the Revision";
+  EXPECT_EQ(kube::GetInt(*group, {"spec", "minMember"}), 2) << kube::ToJson(*group);
+}
+
 // A LeaderWorkerSet as its controller lays it out: a StatefulSet of
 // leaders owned by it, and per leader pod a StatefulSet of workers owned by
 // that pod (the team's virtual controller manager makes the pods). The

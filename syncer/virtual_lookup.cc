@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/ascii.h"
+#include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/ray_gang.h"
 #include "syncer/gang.h"
@@ -34,7 +35,8 @@ bool IsApiVersionName(std::string_view version) {
 
 // The resource of a workload read from the virtual API server when a pod
 // needs it (a Kubeflow training job of kai/kubeflow_job.h's list, a KubeRay
-// RayCluster, RayJob or RayService), at the version the owner reference
+// RayCluster, RayJob or RayService, a Knative Revision, Configuration or
+// Service), at the version the owner reference
 // names, or nullopt. An owner reference is the tenant's to write: the path
 // is made from the lists' own names and a version that can only be a
 // version.
@@ -50,6 +52,9 @@ std::optional<kube::ResourceType> LiveType(std::string_view api_version, std::st
     resource = job->resource;
   } else if (kai::IsRayWorkload(api_version, kind)) {
     resource = AsciiLower(kind) + "s";  // rayclusters, rayjobs, rayservices
+  } else if (group == kai::kKnativeServingGroup &&
+             (kind == "Revision" || kind == "Configuration" || kind == "Service")) {
+    resource = AsciiLower(kind) + "s";  // a Knative Service's chain to its Revision
   } else {
     return std::nullopt;
   }

@@ -4,12 +4,13 @@
 // LeaderWorkerSet's workers are owned through their leader's StatefulSet
 // by the leader pod) and, for what no cache holds (a
 // PodGroup the cache has not seen yet or whose CRD came late; a Kubeflow
-// training job of kai/kubeflow_job.h's list or a KubeRay RayCluster,
-// RayJob or RayService, at its reference's version, whose CRD a virtual
-// cluster may not have), a GET on the virtual API server.
+// training job of kai/kubeflow_job.h's list, a KubeRay RayCluster, RayJob
+// or RayService, or a Knative Revision, Configuration or Service, at its
+// reference's version, whose CRD a virtual cluster may not have), a GET on
+// the virtual API server.
 // The workload kinds a team may label with KAI's preemptibility are cached,
-// so a gang reads it from them without an API call; a Kubeflow or KubeRay
-// owner is fetched from the virtual API server.
+// so a gang reads it from them without an API call; a Kubeflow, KubeRay or
+// Knative owner is fetched from the virtual API server.
 // JobSets and LeaderWorkerSets are known only once their CRD has been
 // listed: pods of a cluster without it do not wait for one that cannot be
 // cached. Until then, one is read from the virtual API server, so a pod of
