@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "scheduler-core/testing/test_support.h"
@@ -48,16 +49,25 @@ SnapshotBuilder Racks(std::vector<std::tuple<std::string, std::string, std::stri
   return b;
 }
 
+// Group "job" of queue "team" with `leaves`, each sub-group's levels in
+// `topology`, and `extra` for the rest of the spec.
+GroupSpec Job(int32_t min_member, std::vector<SubGroup> leaves,
+              std::map<std::string, GroupSpec::Levels> topology, GroupSpec extra = {}) {
+  extra.name = "job";
+  extra.queue = "team";
+  extra.min_member = min_member;
+  extra.subgroups = std::move(leaves);
+  extra.subgroup_topology = std::move(topology);
+  return extra;
+}
+
 TEST(TopologyPlacementTest, EachSubGroupSharesADomainOfItsOwn) {
   // Racks a (3 GPUs) and b (1 + 2): neither holds the job, each a replica.
   // Binpack alone would fill the fullest nodes first and split r1 between
   // b2 and a1.
   SnapshotBuilder b = Racks({{"a1", "z", "a", 3}, {"b1", "z", "b", 1}, {"b2", "z", "b", 2}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 4,
-              .subgroups = {{"r0", 2}, {"r1", 2}},
-              .subgroup_topology = {{"r0", {.required = "rack"}}, {"r1", {.required = "rack"}}}});
+  b.AddGroup(
+      Job(4, {{"r0", 2}, {"r1", 2}}, {{"r0", {.required = "rack"}}, {"r1", {.required = "rack"}}}));
   AddMembers(b, {"r0", "r1"}, 2);
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
@@ -75,12 +85,9 @@ TEST(TopologyPlacementTest, AJobDomainWhoseRacksCannotEachHoldASubGroupIsPassedO
                              {"y1", "y", "r3", 2},
                              {"y2", "y", "r4", 2},
                              {"y3", "y", "r4", 1}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 4,
-              .subgroups = {{"r0", 2}, {"r1", 2}},
-              .required_topology = "zone",
-              .subgroup_topology = {{"r0", {.required = "rack"}}, {"r1", {.required = "rack"}}}});
+  b.AddGroup(Job(4, {{"r0", 2}, {"r1", 2}},
+                 {{"r0", {.required = "rack"}}, {"r1", {.required = "rack"}}},
+                 {.required_topology = "zone"}));
   AddMembers(b, {"r0", "r1"}, 2);
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
@@ -93,12 +100,8 @@ TEST(TopologyPlacementTest, AJobDomainWhoseRacksCannotEachHoldASubGroupIsPassedO
 TEST(TopologyPlacementTest, ASetKeepsAllItsLeavesInOneDomain) {
   // Racks a (2 GPUs) and b (3 GPUs): the set's three pods go to b.
   SnapshotBuilder b = Racks({{"a1", "z", "a", 2}, {"b1", "z", "b", 3}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 3,
-              .subgroups = {{"leader", 1, 0}, {"workers", 2, 0}},
-              .subgroup_sets = {{"replica"}},
-              .subgroup_topology = {{"replica", {.required = "rack"}}}});
+  b.AddGroup(Job(3, {{"leader", 1, 0}, {"workers", 2, 0}}, {{"replica", {.required = "rack"}}},
+                 {.subgroup_sets = {{"replica"}}}));
   b.AddPod({.name = "leader-0", .group = "job", .subgroup = "leader", .whole_gpus = 1});
   AddMembers(b, {"workers"}, 2);
   Snapshot s = MustBuild(b);
@@ -110,11 +113,7 @@ TEST(TopologyPlacementTest, ASetKeepsAllItsLeavesInOneDomain) {
 
 TEST(TopologyPlacementTest, NoDomainForASubGroupHoldsTheJobAndSaysWhichLevel) {
   SnapshotBuilder b = Racks({{"a1", "z", "a", 2}, {"b1", "z", "b", 2}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 3,
-              .subgroups = {{"r0", 3}},
-              .subgroup_topology = {{"r0", {.required = "rack"}}}});
+  b.AddGroup(Job(3, {{"r0", 3}}, {{"r0", {.required = "rack"}}}));
   AddMembers(b, {"r0"}, 3);
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
@@ -128,11 +127,7 @@ TEST(TopologyPlacementTest, RunningPodsHoldTheirSubGroupToTheirDomain) {
   // r0-0 runs in rack a, which is full; rack b has room, but r0-1 must
   // join r0-0.
   SnapshotBuilder b = Racks({{"a1", "z", "a", 1}, {"b1", "z", "b", 2}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 1,
-              .subgroups = {{"r0", 1}},
-              .subgroup_topology = {{"r0", {.required = "rack"}}}});
+  b.AddGroup(Job(1, {{"r0", 1}}, {{"r0", {.required = "rack"}}}));
   b.AddPod(Running(
       {.name = "r0-0", .group = "job", .subgroup = "r0", .whole_gpus = 1, .creation_time = 0}, "a1",
       {0}));
@@ -146,11 +141,7 @@ TEST(TopologyPlacementTest, APreferredDomainAnywhereComesBeforeARequiredOneWhole
   // Zone z has two racks of one GPU; zone w one rack of two. Binpack ranks
   // the zones alike, z first, but only w has a rack that holds both pods.
   SnapshotBuilder b = Racks({{"a1", "z", "a", 1}, {"b1", "z", "b", 1}, {"c1", "w", "c", 2}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 2,
-              .subgroups = {{"r0", 2}},
-              .subgroup_topology = {{"r0", {.required = "zone", .preferred = "rack"}}}});
+  b.AddGroup(Job(2, {{"r0", 2}}, {{"r0", {.required = "zone", .preferred = "rack"}}}));
   AddMembers(b, {"r0"}, 2);
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
@@ -160,11 +151,7 @@ TEST(TopologyPlacementTest, APreferredDomainAnywhereComesBeforeARequiredOneWhole
 
 TEST(TopologyPlacementTest, APreferredLevelNoDomainOfWhichHoldsThePodsIsLeftBehind) {
   SnapshotBuilder b = Racks({{"a1", "z", "a", 1}, {"b1", "z", "b", 1}});
-  b.AddGroup({.name = "job",
-              .queue = "team",
-              .min_member = 2,
-              .subgroups = {{"r0", 2}},
-              .subgroup_topology = {{"r0", {.required = "zone", .preferred = "rack"}}}});
+  b.AddGroup(Job(2, {{"r0", 2}}, {{"r0", {.required = "zone", .preferred = "rack"}}}));
   AddMembers(b, {"r0"}, 2);
   Snapshot s = MustBuild(b);
   EXPECT_EQ(RunCycle(s).binds.size(), 2u);

@@ -207,6 +207,27 @@ TEST_F(PodGrouperTest, TopologyAnnotationsReachThePodGroup) {
   EXPECT_EQ(kube::Find(plain, {"spec", "topologyConstraint"}), nullptr);
 }
 
+// KAI passes over an Argo Workflow: each step it owns is a group of its
+// own, named for the pod, with the Workflow's labels where the pod has none.
+TEST_F(PodGrouperTest, AnArgoWorkflowsStepIsAGroupOfItsOwn) {
+  const kube::ResourceType workflows{"argoproj.io", "v1alpha1", "workflows", "Workflow", true};
+  kube::Object wf = Add(workflows, "ns", R"({"apiVersion":"argoproj.io/v1alpha1",
+      "kind":"Workflow","metadata":{"name":"wf","namespace":"ns",
+      "labels":{"priorityClassName":"build","kai.scheduler/queue":"ignored"}}})");
+  kube::Object pod = CreatePod("wf-step", "", seconds(0), &wf);
+  ASSERT_TRUE(grouper_.Reconcile("ns/wf-step").ok());
+  Result<kube::Object> pg =
+      client_.Get(res::kPodGroups, "ns", "pg-wf-step-" + std::string(kube::Uid(pod)));
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "build");
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team") << "the pod's own label wins";
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 1);
+  Result<kube::Object> grouped = client_.Get(res::kPods, "ns", "wf-step");
+  ASSERT_TRUE(grouped.ok());
+  EXPECT_EQ(kube::Annotation(*grouped, "pod-group-name"),
+            "pg-wf-step-" + std::string(kube::Uid(pod)));
+}
+
 // As KAI's grouper: the top owner's labels and annotations, the pod's user
 // where the owner names none, and which object the group stands for. The
 // marks of vtenant's own components stay on the objects they mark.
