@@ -61,6 +61,7 @@ inline constexpr char kBatchMinMemberAnnotation[] = "kai.scheduler/batch-min-mem
 inline constexpr char kPriorityClassLabel[] = "priorityClassName";
 inline constexpr char kRayPriorityClassLabel[] = "ray.io/priority-class-name";
 inline constexpr char kTrainPriorityClass[] = "train";
+inline constexpr char kBuildPriorityClass[] = "build";
 inline constexpr char kInferencePriorityClass[] = "inference";
 // On a workload (its top owner, or a bare pod): the topology its pods are
 // placed in, and the level (a node label key) they must or should share;

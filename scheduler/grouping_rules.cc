@@ -178,6 +178,10 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     plan.owner = kube::ReferenceTo(pod, "v1", "Pod");
     plan.name = PodOwnGroupName(pod_name, pod_uid);
     default_priority = kai::kInferencePriorityClass;
+  } else if (group == kai::kKubeflowGroup && kind == "Notebook") {
+    default_priority = kai::kBuildPriorityClass;  // interactive
+  } else if (group == "egx.nvidia.io" && kind == "SPOTRequest") {
+    default_priority = kai::kInferencePriorityClass;
   } else if (group == kai::kKubeflowGroup && kai::FindKubeflowJobKind(kind) != nullptr) {
     VT_ASSIGN_OR_RETURN(int64_t m, kai::KubeflowJobMinMember(top, in.mpi_launcher_exists));
     plan.min_member = Clamp(m);

@@ -28,6 +28,9 @@
 //                               and worker (kai/pytorch_job_gang.h)
 //   kubeflow.org TFJob, XGBoostJob, JAXJob
 //                               schedulingPolicy.minAvailable, else the sum of replicas
+//   kubeflow.org Notebook       pg-<owner>-<owner uid>, minMember 1, default
+//                               priority class "build" (interactive)
+//   egx.nvidia.io SPOTRequest   the same, default priority class "inference"
 //   kubeflow.org MPIJob         as above over mpiReplicaSpecs (Launcher and Worker
 //                               required); with launcherCreationPolicy
 //                               WaitForWorkersReady and no launcher pod yet, the
