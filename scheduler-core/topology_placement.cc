@@ -53,9 +53,10 @@ class TopologyWalk {
     return false;
   }
 
-  // PlaceChildren within each candidate domain of `level` in turn, keeping
-  // the first that takes every pod.
-  bool TryDomains(TreeNode node, const std::vector<PodId>& pods, StringId level);
+  // PlaceChildren within each candidate domain of `level` with free GPU for
+  // `need` (what the pods ask for) in turn, keeping the first that takes
+  // every pod.
+  bool TryDomains(TreeNode node, const std::vector<PodId>& pods, StringId level, Milli need);
   // PlaceChildren within the pins as they are, or nothing placed.
   bool PlaceOrRollBack(TreeNode node, const std::vector<PodId>& pods);
   // Places the node's children in turn, each its own pods; a leaf places
@@ -86,14 +87,16 @@ bool TopologyWalk::PlaceNode(TreeNode node, const std::vector<PodId>& pods) {
   if (pods.empty()) return true;
   const TopologyConstraint& c = ConstraintOf(node);
   if (!c.empty() && tries_left_ <= 0) return false;
+  const Milli need = c.empty() ? 0 : GpuAsked(pods);
   if (c.required_level == kNoString) {
-    if (c.preferred_level != kNoString && TryDomains(node, pods, c.preferred_level)) return true;
+    if (c.preferred_level != kNoString && TryDomains(node, pods, c.preferred_level, need))
+      return true;
     return PlaceChildren(node, pods);
   }
   const std::vector<uint32_t>& required_of = session_.DomainsOf(c.required_level);
   const std::vector<uint32_t> held = HeldDomains(node, required_of);
   const std::vector<uint32_t> domains =
-      Candidates(required_of, GpuAsked(pods), held.empty() ? nullptr : &held);
+      Candidates(required_of, need, held.empty() ? nullptr : &held);
   // The narrower domains first, in all of them, as KAI orders its domains
   // deepest level first; then each required domain as a whole.
   for (bool whole : {false, true}) {
@@ -101,7 +104,7 @@ bool TopologyWalk::PlaceNode(TreeNode node, const std::vector<PodId>& pods) {
     for (uint32_t domain : domains) {
       pins_.push_back({&required_of, domain});
       const bool placed =
-          whole ? PlaceOrRollBack(node, pods) : TryDomains(node, pods, c.preferred_level);
+          whole ? PlaceOrRollBack(node, pods) : TryDomains(node, pods, c.preferred_level, need);
       pins_.pop_back();
       if (placed) return true;
     }
@@ -118,9 +121,10 @@ bool TopologyWalk::PlaceNode(TreeNode node, const std::vector<PodId>& pods) {
   return false;
 }
 
-bool TopologyWalk::TryDomains(TreeNode node, const std::vector<PodId>& pods, StringId level) {
+bool TopologyWalk::TryDomains(TreeNode node, const std::vector<PodId>& pods, StringId level,
+                              Milli need) {
   const std::vector<uint32_t>& domain_of = session_.DomainsOf(level);
-  for (uint32_t domain : Candidates(domain_of, GpuAsked(pods), nullptr)) {
+  for (uint32_t domain : Candidates(domain_of, need, nullptr)) {
     pins_.push_back({&domain_of, domain});
     const bool placed = PlaceOrRollBack(node, pods);
     pins_.pop_back();
@@ -141,27 +145,36 @@ bool TopologyWalk::PlaceOrRollBack(TreeNode node, const std::vector<PodId>& pods
 bool TopologyWalk::PlaceChildren(TreeNode node, const std::vector<PodId>& pods) {
   if (node.kind == TreeNode::kLeaf) return PlacePods(pods);
   const int32_t self = node.kind == TreeNode::kSet ? node.index : kNoParent;
+  // The pods by the child they are under, in one pass (a segmented group
+  // has thousands of children): sets first, then leaves, each in spec
+  // order, then pods of the group in no sub-group; each child's in the
+  // order given.
+  const int32_t sets = static_cast<int32_t>(group_.subgroup_sets.size());
+  const int32_t in_no_sub_group = sets + static_cast<int32_t>(group_.subgroups.size());
+  std::vector<std::pair<int32_t, PodId>> by_child;
+  by_child.reserve(pods.size());
+  for (PodId p : pods) {
+    const int32_t leaf = session_.snapshot.pods[p].subgroup;
+    int32_t child = leaf < 0 ? in_no_sub_group : sets + leaf;
+    for (int32_t up = leaf < 0 ? self : group_.subgroups[leaf].parent; up != self;
+         up = group_.subgroup_sets[up].parent)
+      child = up;
+    by_child.emplace_back(child, p);
+  }
+  std::stable_sort(by_child.begin(), by_child.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<PodId> theirs;
-  const auto place_child = [&](TreeNode child) {
+  for (size_t i = 0; i < by_child.size();) {
+    const int32_t child = by_child[i].first;
     theirs.clear();
-    for (PodId p : pods)
-      if (Contains(child, p)) theirs.push_back(p);
-    return PlaceNode(child, theirs);
-  };
-  for (size_t s = 0; s < group_.subgroup_sets.size(); ++s)
-    if (group_.subgroup_sets[s].parent == self &&
-        !place_child({TreeNode::kSet, static_cast<int32_t>(s)}))
-      return false;
-  for (size_t l = 0; l < group_.subgroups.size(); ++l)
-    if (group_.subgroups[l].parent == self &&
-        !place_child({TreeNode::kLeaf, static_cast<int32_t>(l)}))
-      return false;
-  if (node.kind != TreeNode::kGroup) return true;
-  // Pods in no sub-group sit in the group itself.
-  theirs.clear();
-  for (PodId p : pods)
-    if (session_.snapshot.pods[p].subgroup < 0) theirs.push_back(p);
-  return PlacePods(theirs);
+    for (; i < by_child.size() && by_child[i].first == child; ++i)
+      theirs.push_back(by_child[i].second);
+    const bool placed = child == in_no_sub_group ? PlacePods(theirs)
+                        : child < sets           ? PlaceNode({TreeNode::kSet, child}, theirs)
+                                       : PlaceNode({TreeNode::kLeaf, child - sets}, theirs);
+    if (!placed) return false;
+  }
+  return true;
 }
 
 bool TopologyWalk::PlacePods(const std::vector<PodId>& pods) {
