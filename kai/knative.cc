@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <string>
 
 #include "kai/object_fields.h"
 
 namespace vtenant::kai {
 namespace {
 
+// Asked of every owner of every pod grouped: no string is built for it.
 bool IsKnative(std::string_view api_version, std::string_view kind, std::string_view want) {
-  return kind == want && api_version.starts_with(std::string(kKnativeServingGroup) + "/");
+  constexpr std::string_view kGroup = kKnativeServingGroup;
+  return kind == want && api_version.size() > kGroup.size() && api_version.starts_with(kGroup) &&
+         api_version[kGroup.size()] == '/';
 }
 
 }  // namespace

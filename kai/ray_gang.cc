@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "kai/names.h"
 #include "kai/object_fields.h"
@@ -20,11 +21,11 @@ Result<TopologyConstraint> GroupTopology(const rapidjson::Value* group_spec,
   const rapidjson::Value* pod_template =
       group_spec == nullptr ? nullptr : Member(*group_spec, "template");
   if (pod_template == nullptr) return TopologyConstraint{};
-  const TopologyConstraint named = WorkloadTopology(*pod_template);
+  TopologyConstraint named = WorkloadTopology(*pod_template);
   if (named.topology.empty() && (!named.required_level.empty() || !named.preferred_level.empty()))
     return InvalidArgument(where + ": " + which + " sets a topology placement annotation without " +
                            kTopologyAnnotation + " naming its Topology");
-  return TemplateTopology(pod_template);
+  return SubGroupTopology(std::move(named));
 }
 
 }  // namespace
