@@ -110,6 +110,25 @@ TEST(ChartRenderTest, SchedulerIsOptionalAndKaiCrdsFollowKaiInstalled) {
   }
 }
 
+// KAI's classes, with KAI's values: workloads written for KAI name them, and
+// a PodGroup's priority is its class's.
+TEST(ChartRenderTest, KaisPriorityClassesComeUnlessKaiOrTheClusterHasThem) {
+  std::vector<YAML::Node> docs = Render({});
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"train", "50"}, {"build-preemptible", "75"}, {"build", "100"}, {"inference", "125"}}) {
+    const YAML::Node* c = FindObject(docs, "PriorityClass", name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(Str((*c)["value"]), value) << name;
+    EXPECT_FALSE((*c)["globalDefault"]) << name << " must not change other pods' priority";
+  }
+  for (const std::vector<std::string>& sets :
+       std::vector<std::vector<std::string>>{{"defaultPriorityClasses.enabled=false"},
+                                             {"kai.installed=true", "scheduler.enabled=false"}}) {
+    for (const std::string& o : KindsAndNames(Render(sets)))
+      EXPECT_FALSE(o.starts_with("PriorityClass/")) << o << " rendered with " << sets.front();
+  }
+}
+
 TEST(ChartRenderTest, TwoSchedulersUnderKaisNameIsRefused) {
   std::string error;
   EXPECT_TRUE(Render({"kai.installed=true"}, &error).empty());

@@ -306,6 +306,13 @@ std::vector<Vector> PodVectors() {
               "metadata: {name: above-everyone}\nvalue: 1000000000\n---\n" +
                   PodYaml("priority-class", "  priorityClassName: above-everyone\n"),
               "PriorityClassNotAllowed"),
+      // KAI's pod grouper names a pod's group after this label when the pod
+      // names no class, and the group's priority is its class's: a class the
+      // Tenant does not list would make the pod unpreemptible and first.
+      refused("the host's highest class by the label the pod grouper reads", "priority-label",
+              PodYaml("priority-label", "", "",
+                      "  labels: {priorityClassName: system-node-critical}\n"),
+              "PriorityClassNotAllowed"),
       refused(
           "a volume type the Tenant does not list", "nfs",
           PodYaml("nfs", "  volumes: [{name: data, nfs: {server: 10.0.0.1, path: /exports}}]\n"),

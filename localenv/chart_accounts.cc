@@ -19,10 +19,10 @@ using pki::IssueCertificate;
 
 namespace {
 
-// What the local cluster takes from the chart: identities, their rights and
-// the admission objects that bound them. Deployments, Services, Secrets and
-// CRDs are not taken: the programs run as processes, and the CRDs come from
-// charts/vtenant/crds.
+// What the local cluster takes from the chart: identities, their rights,
+// the admission objects that bound them, and KAI's PriorityClasses, which
+// workloads name. Deployments, Services, Secrets and CRDs are not taken: the
+// programs run as processes, and the CRDs come from charts/vtenant/crds.
 const std::set<std::string>& AccountKinds() {
   static const std::set<std::string> kinds = {"ServiceAccount",
                                               "ClusterRole",
@@ -31,7 +31,8 @@ const std::set<std::string>& AccountKinds() {
                                               "RoleBinding",
                                               "ValidatingAdmissionPolicy",
                                               "ValidatingAdmissionPolicyBinding",
-                                              "MutatingWebhookConfiguration"};
+                                              "MutatingWebhookConfiguration",
+                                              "PriorityClass"};
   return kinds;
 }
 

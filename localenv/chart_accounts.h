@@ -30,7 +30,8 @@ struct ChartAccountsOptions {
 // The objects of the rendered chart that give its programs their identity
 // and rights: ServiceAccounts, (Cluster)Roles and their bindings,
 // ValidatingAdmissionPolicies and their bindings, and the
-// MutatingWebhookConfiguration the scheduler fills in; rendered with
+// MutatingWebhookConfiguration the scheduler fills in; with them the
+// chart's PriorityClasses (KAI's), which workloads name; rendered with
 // `helm template` for Kubernetes 1.37. NotFound when helm is not built;
 // FailedPrecondition with helm's message when it fails, or when the chart
 // renders none of these.

@@ -211,6 +211,17 @@ void ClusterView::DeleteTopology(const rapidjson::Value& topology) {
   ++topologies_changed_;
 }
 
+void ClusterView::UpsertPriorityClass(const rapidjson::Value& priority_class) {
+  std::lock_guard lock(mu_);
+  if (Status s = priority_classes_.Upsert(priority_class); !s.ok())
+    LOG(WARNING) << s.ToString() << "; PodGroups naming it take the default priority";
+}
+
+void ClusterView::DeletePriorityClass(const rapidjson::Value& priority_class) {
+  std::lock_guard lock(mu_);
+  priority_classes_.Remove(kube::Name(priority_class));
+}
+
 bool ClusterView::UpsertConfigMap(const rapidjson::Value& configmap) {
   std::lock_guard lock(mu_);
   std::string key = kube::KeyOf(configmap);
@@ -455,7 +466,6 @@ Result<World> ClusterView::Build(int64_t now) {
   // free others.
   std::vector<Derived> derived;
   std::map<std::string, uint64_t> taken;
-  std::map<std::string, int32_t> group_priority;
   std::set<std::string> groups_used;
   std::set<std::string> groups_refused;  // a member's eviction was refused lately
   // Each PodGroup's pods: alive, gated and waiting, for World::not_ready;
@@ -581,7 +591,6 @@ Result<World> ClusterView::Build(int64_t now) {
                                                     : DefaultPreemptible(p.priority);
         if (!p.affinity.empty()) c.affinity_nodes = resolve_affinity(p.affinity);
         if (!c.group.empty()) {
-          group_priority[c.group] = std::max(group_priority[c.group], p.priority);
           groups_used.insert(c.group);
           if (refused(key)) groups_refused.insert(c.group);
         }
@@ -640,7 +649,7 @@ Result<World> ClusterView::Build(int64_t now) {
     spec.last_eviction_time = g.last_eviction_written;
     if (auto e = last_eviction_.find(gkey); e != last_eviction_.end())
       spec.last_eviction_time = std::max(spec.last_eviction_time, e->second);
-    spec.priority = group_priority[gkey];
+    spec.priority = priority_classes_.PriorityOf(g.priority_class);
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);
     if (groups_refused.contains(gkey)) spec.preemptible = false;
     groups.emplace(gkey, std::move(spec));

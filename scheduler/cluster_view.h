@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kai/priority_classes.h"
 #include "kube/metrics.h"
 #include "kube/object.h"
 #include "scheduler-core/model.h"
@@ -137,6 +138,12 @@ class ClusterView {
   // malformed is left out, as if absent.
   void UpsertTopology(const rapidjson::Value& topology);
   void DeleteTopology(const rapidjson::Value& topology);
+  // PriorityClasses: a PodGroup's priority is the value of the class its
+  // spec.priorityClassName names, else of the global default class, else
+  // 50, as KAI's (kai/priority_classes.h); its pods' spec.priority is not
+  // read. A pod in no PodGroup keeps its own spec.priority.
+  void UpsertPriorityClass(const rapidjson::Value& priority_class);
+  void DeletePriorityClass(const rapidjson::Value& priority_class);
   // ConfigMaps, by name only: a pod of ours waits, as KAI's predicate has
   // it, until every ConfigMap it requires (CorePod::required_configmaps)
   // exists ("Missing required configmaps: [a b]"). UpsertConfigMap returns
@@ -259,6 +266,7 @@ class ClusterView {
   std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
   Topologies topologies_;
+  kai::PriorityClasses priority_classes_;
   uint64_t topologies_changed_ = 0;           // counts changes: the nodes' domain labels follow
   std::set<std::string> configmaps_;          // keys of the ConfigMaps that exist
   std::set<std::string> awaited_configmaps_;  // missing ones pods waited for at the last Build

@@ -290,6 +290,43 @@ TEST_F(ClusterViewTest, ABarePodsPreemptibilityLabelDecidesBeforeItsPriority) {
   EXPECT_TRUE(preemptible["ns/plain"]);
 }
 
+// As KAI's: a job's priority is its PodGroup's class's value, whatever its
+// pods' spec.priority; no class, or one that does not exist, takes the
+// global default class, else 50. So a Deployment's group, which the pod
+// grouper names "inference", is not preemptible.
+TEST_F(ClusterViewTest, APodGroupsPriorityIsItsClasssValueNotItsPods) {
+  for (const auto& [group, klass] : std::vector<std::pair<std::string, std::string>>{
+           {"serve", R"("priorityClassName":"inference",)"},
+           {"nameless", ""},
+           {"typo", R"("priorityClassName":"inferense",)"}}) {
+    view_.UpsertPodGroup(Json(R"({"metadata":{"name":")" + group + R"(","namespace":"ns"},
+        "spec":{)" + klass + R"("minMember":1,"queue":"team"}})"));
+    kube::Object pod =
+        Pod({.name = group + "-0", .extra_annotations = {{"pod-group-name", group}}});
+    pod["spec"].AddMember("priority", 1000, pod.GetAllocator());
+    view_.UpsertPod(pod);
+  }
+  view_.UpsertPriorityClass(Json(R"({"metadata":{"name":"inference"},"value":125})"));
+  auto standing = [&] {
+    World w = Build();
+    std::map<std::string, std::pair<int32_t, bool>> out;
+    for (const sched::PodGroup& g : w.snapshot->groups) out[g.name] = {g.priority, g.preemptible};
+    return out;
+  };
+  auto s = standing();
+  EXPECT_EQ(s["ns/serve"], std::make_pair(125, false)) << "its class, not its pods' 1000";
+  EXPECT_EQ(s["ns/nameless"], std::make_pair(50, true));
+  EXPECT_EQ(s["ns/typo"], std::make_pair(50, true));
+
+  view_.UpsertPriorityClass(
+      Json(R"({"metadata":{"name":"everyday"},"value":110,"globalDefault":true})"));
+  s = standing();
+  EXPECT_EQ(s["ns/nameless"], std::make_pair(110, false)) << "the global default";
+  EXPECT_EQ(s["ns/typo"], std::make_pair(110, false));
+  view_.DeletePriorityClass(Json(R"({"metadata":{"name":"inference"}})"));
+  EXPECT_EQ(standing()["ns/serve"], std::make_pair(110, false)) << "its class is gone";
+}
+
 TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
   kube::Object labelled = Node("n2", 2);
   kube::SetString(labelled, {"metadata", "labels"}, "zone", "b");

@@ -16,6 +16,7 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
   g.queue = std::string(kube::GetString(group, {"spec", "queue"}));
   g.min_member = spec->min_member;
   g.creation_time = ParseTimestamp(kube::GetString(group, {"metadata", "creationTimestamp"}));
+  t.priority_class = spec->priority_class;
   t.preemptibility_set = !spec->preemptibility.empty();
   if (t.preemptibility_set) g.preemptible = spec->preemptibility == kai::kPreemptible;
   t.topology = {

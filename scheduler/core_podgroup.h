@@ -2,15 +2,16 @@
 // scheduler core sees it.
 //
 // The spec is read by kai/podgroup_spec.h, the rules the syncer holds a
-// team's PodGroups to as well. The group's priority is its pods' (Kubernetes
-// resolves priorityClassName into spec.priority on each pod); preemptibility
-// as KAI decides it: the field when set, else preemptible below priority
-// 100. Sub-groups: the core gets the leaves and the sets above them, each
-// with its own topology constraint. spec.preemptionDelay and
-// spec.stalenessGracePeriod become the spec's preemption_delay_s and
-// stale_grace_s; when the group last lost a pod to an eviction, and since
-// when it runs below its minimum, are the cycle's to add (ClusterView),
-// starting from what the scheduler wrote on the group before.
+// team's PodGroups to as well. The group's priority is its class's, which
+// ClusterView resolves against the host's PriorityClasses
+// (kai/priority_classes.h); preemptibility as KAI decides it: the field
+// when set, else preemptible below priority 100. Sub-groups: the core gets
+// the leaves and the sets above them, each with its own topology
+// constraint. spec.preemptionDelay and spec.stalenessGracePeriod become the
+// spec's preemption_delay_s and stale_grace_s; when the group last lost a
+// pod to an eviction, and since when it runs below its minimum, are the
+// cycle's to add (ClusterView), starting from what the scheduler wrote on
+// the group before.
 #pragma once
 
 #include <map>
@@ -25,7 +26,8 @@
 namespace vtenant::scheduler {
 
 struct CoreGroup {
-  sched::GroupSpec spec;            // name "namespace/name"; priority left to the pods
+  sched::GroupSpec spec;            // name "namespace/name"; priority left to the class
+  std::string priority_class;       // spec.priorityClassName, "" when unset
   bool preemptibility_set = false;  // else DefaultPreemptible(priority) decides
   // spec.topologyConstraint as written; its levels are in `spec` too, read
   // as node label keys unless it names a Topology (ResolveTopology).

@@ -81,6 +81,8 @@ Status SchedulerApp::Wire() {
   // KAI's Topology CRD may be absent: the scheduler runs without it, and
   // a workload naming a Topology waits until it exists.
   kube::SharedInformer& topologies = informers.GetOptional(kube::resources::kTopologies);
+  // A PodGroup's priority is its class's value, as KAI's.
+  kube::SharedInformer& priority_classes = informers.Get(kube::resources::kPriorityClasses);
   // Only the ConfigMaps' names are read: their data is not kept.
   kube::SharedInformer& configmaps =
       informers.Get(kube::resources::kConfigMaps, {.transform = [](kube::Object& cm) {
@@ -152,6 +154,8 @@ Status SchedulerApp::Wire() {
       KeepInView(view_, &ClusterView::UpsertPodGroup, &ClusterView::DeletePodGroup, cycle_.get()));
   topologies.AddEventHandler(
       KeepInView(view_, &ClusterView::UpsertTopology, &ClusterView::DeleteTopology, cycle_.get()));
+  priority_classes.AddEventHandler(KeepInView(view_, &ClusterView::UpsertPriorityClass,
+                                              &ClusterView::DeletePriorityClass, cycle_.get()));
   // A ConfigMap wakes the cycle only when a waiting pod needs it: sharing
   // pods' binds alone make two each.
   configmaps.AddEventHandler(

@@ -47,9 +47,10 @@ nodes:
 - {name: topo-b2, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: topo, example.com/block: b2, example.com/rack: r1}}
 - {name: split-r1, count: 1, cpu: 16, memory: 64Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: split, example.com/block: b1, example.com/rack: r1}}
 - {name: split-r2, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: split, example.com/block: b1, example.com/rack: r2}}
+- {name: serve, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: serve}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset", "topo", "split"});
+                    "nogang", "stale", "jobset", "topo", "split", "serve"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -407,6 +408,61 @@ TEST_F(SharingTest, AJobThatAsksForAGangGetsOnePodGroupWithThatMinMember) {
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "job", "Running") == 2; }));
   for (const Object& p : PodsOf("job"))
     EXPECT_EQ(kube::Annotation(p, kPodGroupAnnotation).value_or(""), group) << kube::Name(p);
+}
+
+// As KAI's: a Deployment's group is of class "inference", and a group's
+// priority is its class's, not its pods' (which name no class here, so
+// are of priority 0). A training pod of class "train" (50) cannot preempt
+// it: the server is not preemptible. Had the priority been the pods', the
+// trainer would have evicted it.
+TEST_F(SharingTest, AServingDeploymentIsNotPreemptedByATrainingPod) {
+  for (const auto& [name, value] : {std::pair{"inference", 125}, std::pair{"train", 50}}) {
+    Result<Object> made = client().Create(
+        res::kPriorityClasses, "",
+        ParseTestJson(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",
+            "metadata":{"name":")" +
+                      std::string(name) + R"("},"value":)" + std::to_string(value) + "}"));
+    ASSERT_TRUE(made.ok() || made.status().code() == StatusCode::kAlreadyExists)
+        << made.status().ToString();
+  }
+  ASSERT_TRUE(client()
+                  .Create(res::kDeployments, "serve",
+                          ParseTestJson(R"({"apiVersion":"apps/v1","kind":"Deployment",
+      "metadata":{"name":"server","namespace":"serve","labels":{"kai.scheduler/queue":"team"}},
+      "spec":{"replicas":1,"selector":{"matchLabels":{"app":"server"}},
+      "template":{"metadata":{"labels":{"app":"server"}},"spec":{"schedulerName":"kai-scheduler",
+      "nodeSelector":{"pool":"serve"},"containers":[{"name":"main","image":"vllm",
+      "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}})"))
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "serve", "Running") == 1; }));
+  const std::vector<Object> pods = PodsOf("serve");
+  const Object& server = pods.at(0);
+  const std::string group(kube::Annotation(server, kPodGroupAnnotation).value_or(""));
+  Result<Object> pg = client().Get(res::kPodGroups, "serve", group);
+  ASSERT_TRUE(pg.ok()) << group;
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "inference");
+
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "serve",
+                          Pod("serve", "trainer", {.whole_gpus = 1, .priority_class = "train"}))
+                  .ok());
+  auto where = [&] {
+    std::string out;
+    for (const Object& p : PodsOf("serve"))
+      out += std::string(kube::Name(p)) + " on '" +
+             std::string(kube::GetString(p, {"spec", "nodeName"})) + "'; ";
+    return out;
+  };
+  ASSERT_TRUE(Eventually([&] {
+    return !EventMessages(client(), "serve", "trainer", "Unschedulable").empty();
+  })) << where();
+  Result<Object> still = client().Get(res::kPods, "serve", std::string(kube::Name(server)));
+  ASSERT_TRUE(still.ok()) << "the server was evicted";
+  EXPECT_EQ(kube::Uid(*still), kube::Uid(server));
+  EXPECT_FALSE(kube::IsBeingDeleted(*still));
+  Result<Object> trainer = client().Get(res::kPods, "serve", "trainer");
+  ASSERT_TRUE(trainer.ok());
+  EXPECT_EQ(kube::GetString(*trainer, {"spec", "nodeName"}), "");
 }
 
 TEST_F(SharingTest, ABarePodGetsAPodGroupNamedAfterIt) {

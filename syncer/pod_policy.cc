@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "kai/gpu_request.h"
+#include "kai/names.h"
 #include "syncer/isolation_vocabulary.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -234,6 +235,16 @@ std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig&
       !config.allowed_priority_classes.contains(priority_class)) {
     return Refusal{"PriorityClassNotAllowed",
                    "spec.priorityClassName \"" + std::string(priority_class) +
+                       "\" is not a priority class of the host this tenant may use " +
+                       TenantSetting("allowedPriorityClasses, as the host offers them",
+                                     config.allowed_priority_classes)};
+  }
+  // KAI's pod grouper names the pod's group after this label when the pod
+  // names no class, and a group's priority is its class's.
+  if (std::optional<std::string_view> label = kube::Label(pod, kai::kPriorityClassLabel);
+      label && !label->empty() && !config.allowed_priority_classes.contains(*label)) {
+    return Refusal{"PriorityClassNotAllowed",
+                   "label " + std::string(kai::kPriorityClassLabel) + " \"" + std::string(*label) +
                        "\" is not a priority class of the host this tenant may use " +
                        TenantSetting("allowedPriorityClasses, as the host offers them",
                                      config.allowed_priority_classes)};

@@ -48,7 +48,9 @@ struct Refusal {
 //     the privileged feature "gpuDevices" (PrivilegedFeatureNotAllowed).
 //     A device variable from an image or an envFrom source the syncer
 //     cannot see; the node's toolkit must ignore those (docs/security.md);
-//   - priorityClassName: empty, a system class, or one the config allows
+//   - priorityClassName: empty, a system class, or one the config allows;
+//     the label priorityClassName, which KAI's pod grouper reads when the
+//     pod names no class: empty or one the config allows
 //     (PriorityClassNotAllowed).
 std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig& config);
 

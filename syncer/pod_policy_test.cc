@@ -125,6 +125,25 @@ TEST(PodPolicyTest, PriorityClassMustExistOnTheHost) {
   EXPECT_NE(refusal->message.find("train"), std::string::npos);
 }
 
+// KAI's pod grouper takes the group's class from the label when the pod
+// names none: the same classes, and no system class by label.
+TEST(PodPolicyTest, APriorityClassLabelMustBeAClassTheTenantMayUse) {
+  auto labelled = [](const char* value) {
+    kube::Object pod = PodWith("{}");
+    kube::SetString(pod, {"metadata", "labels"}, "priorityClassName", value);
+    return pod;
+  };
+  EXPECT_FALSE(CheckPod(labelled("train"), NlpConfig()));
+  EXPECT_FALSE(CheckPod(labelled(""), NlpConfig())) << "empty: the default class";
+  for (const char* taken : {"system-node-critical", "vip"}) {
+    std::optional<Refusal> refusal = CheckPod(labelled(taken), NlpConfig());
+    ASSERT_TRUE(refusal) << taken;
+    EXPECT_EQ(refusal->reason, "PriorityClassNotAllowed");
+    EXPECT_NE(refusal->message.find("label priorityClassName"), std::string::npos)
+        << refusal->message;
+  }
+}
+
 TEST(PodPolicyTest, SecurityRefusalsNameEveryFieldAndTheSettingThatWouldAllowIt) {
   kube::Object pod = PodWith(R"({"hostNetwork":true,"containers":[{"name":"c","image":"i",
       "ports":[{"containerPort":80,"hostPort":80}],

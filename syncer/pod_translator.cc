@@ -430,6 +430,15 @@ kube::Object PodTranslator::ToHost(const rapidjson::Value& pod, const PodContext
   rapidjson::Value& labels = ObjectMember(meta, "labels", a);
   CopyTenantKeys(kube::Find(pod, {"metadata", "labels"}), labels, a, PodKeyExceptions(),
                  "metadata.labels", dropped);
+  // KAI's pod grouper takes the group's priority class from this label
+  // when the pod names none: only a class the tenant may use, as for
+  // spec.priorityClassName (a label changed after CheckPod ends here).
+  if (std::optional<std::string_view> c = kube::Label(pod, kai::kPriorityClassLabel);
+      c && !c->empty() && !config_.allowed_priority_classes.contains(*c)) {
+    EraseMember(labels, kai::kPriorityClassLabel);
+    if (dropped != nullptr)
+      dropped->push_back("metadata.labels['" + std::string(kai::kPriorityClassLabel) + "']");
+  }
   for (const auto& [key, value] : context.namespace_labels) {
     std::string_view name_part = key;
     if (size_t slash = name_part.rfind('/'); slash != std::string_view::npos) {

@@ -176,6 +176,26 @@ TEST_F(PodTranslatorTest, SystemPriorityClassesStayVirtual) {
   EXPECT_FALSE(host["spec"].HasMember("priorityClassName"));
 }
 
+// KAI's pod grouper reads the label when the pod names no class, and a
+// group's priority is its class's: a class the tenant may not use never
+// reaches the host, by spec or by label, even when the label changes after
+// the pod was admitted.
+TEST_F(PodTranslatorTest, APriorityClassLabelOnlyOfAClassTheTenantMayUse) {
+  kube::Object pod = Json(kVirtualPod);
+  kube::SetString(pod, {"metadata", "labels"}, "priorityClassName", "train");
+  EXPECT_EQ(kube::Label(translator_->ToHost(pod, context_), "priorityClassName"), "train");
+  const kube::Object admitted = translator_->ToHost(pod, context_);
+  kube::SetString(pod, {"metadata", "labels"}, "priorityClassName", "system-node-critical");
+  PodTranslationNotes notes;
+  EXPECT_FALSE(kube::Label(translator_->ToHost(pod, context_, &notes), "priorityClassName"));
+  EXPECT_NE(std::find(notes.dropped_fields.begin(), notes.dropped_fields.end(),
+                      "metadata.labels['priorityClassName']"),
+            notes.dropped_fields.end());
+  std::optional<kube::Object> updated = translator_->Update(pod, admitted, context_);
+  ASSERT_TRUE(updated);
+  EXPECT_FALSE(kube::Label(*updated, "priorityClassName")) << "the update removes it";
+}
+
 TEST_F(PodTranslatorTest, NoHostServiceAccountToken) {
   const rapidjson::Value& spec = host_["spec"];
   EXPECT_FALSE(spec.HasMember("serviceAccountName"));
