@@ -585,10 +585,12 @@ Result<World> ClusterView::Build(int64_t now) {
       }
       if (!c.holder) {
         c.queue = queue;
-        c.priority = p.priority;
+        // A pod not in a PodGroup yet is scheduled as the group the pod
+        // grouper will give it: of that group's class.
+        c.priority = c.group.empty() ? priority_classes_.PriorityOf(p.priority_class) : p.priority;
         c.preemptible = refused(key)                ? false
                         : !p.preemptibility.empty() ? p.preemptibility == kPreemptible
-                                                    : DefaultPreemptible(p.priority);
+                                                    : DefaultPreemptible(c.priority);
         if (!p.affinity.empty()) c.affinity_nodes = resolve_affinity(p.affinity);
         if (!c.group.empty()) {
           groups_used.insert(c.group);

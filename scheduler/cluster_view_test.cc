@@ -286,7 +286,7 @@ TEST_F(ClusterViewTest, ABarePodsPreemptibilityLabelDecidesBeforeItsPriority) {
   for (const sched::Pod& p : w.snapshot->pods)
     preemptible[p.name] = w.snapshot->groups[p.group].preemptible;
   EXPECT_FALSE(preemptible["ns/marked"]) << "the label, although its priority is 0";
-  EXPECT_TRUE(preemptible["ns/odd"]) << "an invalid value is passed over: priority 0 decides";
+  EXPECT_TRUE(preemptible["ns/odd"]) << "an invalid value is passed over: its priority decides";
   EXPECT_TRUE(preemptible["ns/plain"]);
 }
 
@@ -306,7 +306,13 @@ TEST_F(ClusterViewTest, APodGroupsPriorityIsItsClasssValueNotItsPods) {
     pod["spec"].AddMember("priority", 1000, pod.GetAllocator());
     view_.UpsertPod(pod);
   }
+  // Bare pods not yet in a group: of the class the pod grouper will give it.
+  kube::Object labelled = Pod({.name = "labelled"});
+  kube::SetString(labelled, {"metadata", "labels"}, "priorityClassName", "inference");
+  view_.UpsertPod(labelled);
+  view_.UpsertPod(Pod({.name = "bare"}));
   view_.UpsertPriorityClass(Json(R"({"metadata":{"name":"inference"},"value":125})"));
+  view_.UpsertPriorityClass(Json(R"({"metadata":{"name":"train"},"value":40})"));
   auto standing = [&] {
     World w = Build();
     std::map<std::string, std::pair<int32_t, bool>> out;
@@ -317,6 +323,8 @@ TEST_F(ClusterViewTest, APodGroupsPriorityIsItsClasssValueNotItsPods) {
   EXPECT_EQ(s["ns/serve"], std::make_pair(125, false)) << "its class, not its pods' 1000";
   EXPECT_EQ(s["ns/nameless"], std::make_pair(50, true));
   EXPECT_EQ(s["ns/typo"], std::make_pair(50, true));
+  EXPECT_EQ(s["ns/labelled"], std::make_pair(125, false)) << "its label's class";
+  EXPECT_EQ(s["ns/bare"], std::make_pair(40, true)) << "train, as its group will be";
 
   view_.UpsertPriorityClass(
       Json(R"({"metadata":{"name":"everyday"},"value":110,"globalDefault":true})"));

@@ -234,6 +234,9 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
     t.required_configmaps = RequiredConfigMaps(pod, t.shared_gpu_configmap);
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(GetString(pod, {"spec", "priorityClassName"}));
+  if (t.priority_class.empty())
+    t.priority_class =
+        std::string(kube::Label(pod, kai::kPriorityClassLabel).value_or(kai::kTrainPriorityClass));
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);
       p && IsPreemptibility(*p))
     t.preemptibility = std::string(*p);

@@ -65,6 +65,10 @@ struct CorePod {
   // (kai::ShareContainer; read only when shared_gpu_configmap is set).
   kai::ContainerRef share_container;
   int32_t priority = 0;  // spec.priority (from the priority class)
+  // The class KAI's pod grouper gives the PodGroup of a bare pod:
+  // spec.priorityClassName, else label priorityClassName, else "train".
+  // What a pod not yet in a PodGroup is scheduled as (ClusterView), so that
+  // it keeps its priority when its group comes.
   std::string priority_class;
   // Label kai.scheduler/preemptibility when it holds one of KAI's two
   // values, else "": what a pod not yet in a PodGroup is scheduled as
