@@ -13,10 +13,11 @@
 //   3. vtenant-scheduler binds `pods` GPU-sharing pods (gpu-fraction), which
 //      kube-scheduler cannot do, so ours alone.
 // Both schedulers get the same client rate limit (100 qps, burst 200) on
-// each of their two clients, as each program makes them: kube-scheduler's
-// main client and its Events' own; vtenant-scheduler's main client (binds,
-// Events, evictions) and its bookkeeping writers' own (PodGroups, status;
-// SchedulerApp's AppOptions::bookkeeping_client). The
+// each of their clients, as each program makes them: kube-scheduler's main
+// client and its Events' own; vtenant-scheduler's main client (binds,
+// evictions), its bookkeeping writers' own (PodGroups, status;
+// SchedulerApp's AppOptions::bookkeeping_client) and its binds' Scheduled
+// Events' own (AppOptions::events_client). The
 // rate is pods bound / seconds from the first bind to the last one that
 // fits; "total" counts from the moment the scheduler was started. Prints a
 // Markdown table for bench/RESULTS.md.
@@ -185,8 +186,10 @@ int Main(const Options& o) {
   sched_config.burst = 200;
   auto sched_client = kube::RestClient::Create(sched_config).value();
   auto sched_bookkeeping = kube::RestClient::Create(sched_config).value();
+  auto sched_events = kube::RestClient::Create(sched_config).value();
   const scheduler::AppOptions app_options{.handle_signals = false,
-                                          .bookkeeping_client = sched_bookkeeping.get()};
+                                          .bookkeeping_client = sched_bookkeeping.get(),
+                                          .events_client = sched_events.get()};
 
   (void)driver->Create(res::kQueues, "", scheduler::testing::QueueManifest("org", "", -1));
   for (int q = 0; q < 4; ++q)

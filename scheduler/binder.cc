@@ -148,6 +148,15 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
         obj.ok())
       events_.Warning(*obj, "FailedBinding",
                       "binding to node " + placement.node + ": " + s.message());
+  } else if (options_.scheduled_events != nullptr) {
+    auto [ns, name] = kube::SplitKey(key);
+    const kube::Object ref = kube::BuildJson(kube::JsonObject{
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}, {"uid", pod->uid}}}});
+    options_.scheduled_events->Normal(ref, "Scheduled",
+                                      "Successfully assigned pod " + key + " to node " +
+                                          placement.node + " at node-pool default");
   }
   return s;
 }

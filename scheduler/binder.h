@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "kube/async_event_recorder.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/json_builder.h"
@@ -52,6 +53,11 @@ std::map<std::string, std::string> GpuGroupLabels(std::string_view node,
 struct BinderOptions {
   int workers = 16;
   kube::Registry* registry = &kube::DefaultRegistry();
+  // Where each bound pod's Normal Event "Scheduled" goes, in KAI's words
+  // ("Successfully assigned pod <ns>/<name> to node <node> at node-pool
+  // default"); null: none. Asynchronous, so that an Event never holds a
+  // bind.
+  kube::AsyncEventRecorder* scheduled_events = nullptr;
 };
 
 class Binder {

@@ -53,6 +53,27 @@ TEST_F(BinderTest, WholeGpuPodIsOneBinding) {
   EXPECT_EQ(client_.Calls("create"), 1 + 1 + 1 + 1);  // node, namespace, pod, binding
 }
 
+// As KAI's: each bound pod gets a Normal Event "Scheduled", sent off the
+// bind's thread; a failed bind gets none.
+TEST_F(BinderTest, ABoundPodIsToldItWasScheduledInKaisWords) {
+  AddPod("w", {});
+  AddPod("late", {});
+  kube::AsyncEventRecorder scheduled(events_, 8);
+  Binder binder(client_, view_, reservations_, events_,
+                {.workers = 1, .scheduled_events = &scheduled});
+  ASSERT_TRUE(binder.BindNow("ns/w", {"n1", {0}, 1000, false}).ok());
+  client_.InjectError("create", "pods", Status(StatusCode::kConflict, "node changed"), 1);
+  ASSERT_FALSE(binder.BindNow("ns/late", {"n1", {1}, 1000, false}).ok());
+  scheduled.Flush();
+  std::vector<std::string> told;
+  for (const kube::Object& e : client_.ListAll(res::kEvents, "ns").value().items)
+    if (kube::GetString(e, {"reason"}) == "Scheduled")
+      told.push_back(std::string(kube::GetString(e, {"involvedObject", "name"})) + ": " +
+                     std::string(kube::GetString(e, {"message"})));
+  EXPECT_EQ(told, std::vector<std::string>{
+                      "w: Successfully assigned pod ns/w to node n1 at node-pool default"});
+}
+
 // A bare pod is named into the group the pod grouper will make for it in
 // the binding itself; a pod in a group keeps it.
 TEST_F(BinderTest, TheBindingNamesABarePodsOwnGroup) {

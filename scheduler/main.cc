@@ -14,9 +14,13 @@ int main(int argc, char** argv) {
         // The bookkeeping writers' own connection (AppOptions says why).
         VT_ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> bookkeeping,
                             kube::RestClient::Create(host.config));
-        VT_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::SchedulerApp> app,
-                            scheduler::SchedulerApp::Create(
-                                *host.client, flags, {.bookkeeping_client = bookkeeping.get()}));
+        VT_ASSIGN_OR_RETURN(std::unique_ptr<kube::RestClient> events,
+                            kube::RestClient::Create(host.config));
+        VT_ASSIGN_OR_RETURN(
+            std::unique_ptr<scheduler::SchedulerApp> app,
+            scheduler::SchedulerApp::Create(
+                *host.client, flags,
+                {.bookkeeping_client = bookkeeping.get(), .events_client = events.get()}));
         // The Manager turns SIGTERM/SIGINT into an ordered shutdown.
         return app->Run();
       });

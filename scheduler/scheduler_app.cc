@@ -19,6 +19,9 @@ using ViewChange = void (ClusterView::*)(const rapidjson::Value&);
 // peak of every burst (see kube/heap_trimmer.h).
 constexpr int kMallocArenas = 4;
 constexpr auto kTrimPeriod = std::chrono::seconds(10);
+// Scheduled Events waiting to be sent, at most: a burst's binds outrun the
+// events client, and an Event is worth less than a bind.
+constexpr size_t kScheduledEventsQueued = 1024;
 
 // Handlers that keep one kind of `view` current: adds and updates through
 // `upsert`, deletes through `remove`. An add also wakes `wake_on_add` when
@@ -53,6 +56,17 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOption
       options_(options),
       view_(CorePodOptions{flags_.scheduler_name, flags_.reservation_namespace}, options.registry),
       events_(client, "vtenant-scheduler"),
+      scheduled_recorder_(options.events_client != nullptr        ? *options.events_client
+                          : options.bookkeeping_client != nullptr ? *options.bookkeeping_client
+                                                                  : client,
+                          "vtenant-scheduler"),
+      scheduled_events_(scheduled_recorder_, kScheduledEventsQueued,
+                        &options.registry
+                             ->AddCounter("vtenant_scheduler_events_dropped_total",
+                                          "Scheduled Events dropped: more waited to be sent "
+                                          "than the queue holds.")
+                             .value()
+                             ->WithLabelValues({})),
       reservations_(client,
                     ReservationOptions{.ns = flags_.reservation_namespace,
                                        .image = flags_.reservation_image,
@@ -99,9 +113,10 @@ Status SchedulerApp::Wire() {
       bookkeeping, [&queues](const std::string& key) { return queues.cache().Get(key); },
       [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
       options_.registry);
-  binder_ = std::make_unique<Binder>(
-      client_, view_, reservations_, events_,
-      BinderOptions{.workers = flags_.bind_workers, .registry = options_.registry});
+  binder_ = std::make_unique<Binder>(client_, view_, reservations_, events_,
+                                     BinderOptions{.workers = flags_.bind_workers,
+                                                   .registry = options_.registry,
+                                                   .scheduled_events = &scheduled_events_});
   pending_ = std::make_unique<PendingEvents>(
       bookkeeping, events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
   not_ready_ = std::make_unique<PendingEvents>(

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/status.h"
+#include "kube/async_event_recorder.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/manager.h"
@@ -41,6 +42,9 @@ struct AppOptions {
   // bookkeeping from delaying binds, as kube-scheduler's Events have a
   // client of their own and KAI's pod grouper runs as a program of its own.
   kube::Client* bookkeeping_client = nullptr;
+  // The client of the "Scheduled" Event of every bind, for the same
+  // reason; nullptr: the bookkeeping client.
+  kube::Client* events_client = nullptr;
 };
 
 class SchedulerApp {
@@ -76,6 +80,10 @@ class SchedulerApp {
   std::unique_ptr<kube::Manager> manager_;
   ClusterView view_;
   kube::EventRecorder events_;
+  // A bind's "Scheduled" Event: sent by a thread of its own, on the events
+  // client, dropped when 1024 wait.
+  kube::EventRecorder scheduled_recorder_;
+  kube::AsyncEventRecorder scheduled_events_;
   Reservations reservations_;
   Evictor evictor_;
   std::unique_ptr<StatusWriter> status_;
