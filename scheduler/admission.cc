@@ -7,6 +7,7 @@
 
 #include "kai/gpu_environment.h"
 #include "kai/gpu_request.h"
+#include "kai/podgroup_admission.h"
 #include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
@@ -139,6 +140,22 @@ Result<std::string> Review(std::string_view review, const AdmissionOptions& opti
   auto object = request->FindMember("object");
   if (object == request->MemberEnd() || !object->value.IsObject()) {
     response.Set("allowed", true);
+  } else if (kube::GetString(*request, {"kind", "kind"}) == kai::kPodGroupKind) {
+    const kai::PodGroupReview r =
+        kai::ReviewPodGroup(object->value, kube::GetString(*request, {"operation"}) == "CREATE");
+    response.Set("allowed", r.errors.empty());
+    if (!r.errors.empty()) {
+      std::string message;
+      for (const std::string& e : r.errors) message += (message.empty() ? "" : "\n") + e;
+      response.Set("status",
+                   kube::JsonObject{
+                       {"code", 400}, {"reason", "BadRequest"}, {"message", std::move(message)}});
+    }
+    if (!r.warnings.empty()) {
+      kube::JsonArray warnings;
+      for (const std::string& w : r.warnings) warnings.Add(w);
+      response.Set("warnings", std::move(warnings));
+    }
   } else if (Result<std::string> patch = MutatePod(object->value, options); !patch.ok()) {
     response.Set("allowed", false);
     response.Set("status", kube::JsonObject{{"code", 400},

@@ -50,9 +50,11 @@ struct AdmissionOptions {
 Result<std::string> MutatePod(const rapidjson::Value& pod, const AdmissionOptions& options);
 
 // Answers an AdmissionReview request (admission.k8s.io/v1) with the
-// AdmissionReview response: allowed with the patch, or refused with the
-// message (HTTP-level code 400 in status). InvalidArgument when `review` is
-// not an AdmissionReview request.
+// AdmissionReview response: for a pod, allowed with the patch, or refused
+// with the message (HTTP-level code 400 in status); for a PodGroup, what
+// kai::ReviewPodGroup says, its errors refusing (one per line) and its
+// warnings returned as the response's warnings. InvalidArgument when
+// `review` is not an AdmissionReview request.
 Result<std::string> Review(std::string_view review, const AdmissionOptions& options);
 
 // Seven characters of Kubernetes' rand.String alphabet (consonants and 2,

@@ -216,6 +216,33 @@ TEST(AdmissionTest, ReviewAllowsWithABase64JsonPatch) {
   EXPECT_FALSE(Review("{}", Fixed()).ok());
 }
 
+// A PodGroup is refused, or warned about, as KAI's webhook does, and never
+// patched.
+TEST(AdmissionTest, ReviewJudgesAPodGroupAsKaisWebhook) {
+  auto review = [](const std::string& operation, const std::string& sub_groups) {
+    Result<std::string> r =
+        Review(R"({"request":{"uid":"7","operation":")" + operation +
+                   R"(","kind":{"group":"scheduling.run.ai","version":"v2alpha2",
+        "kind":"PodGroup"},"object":{"metadata":{"name":"g"},"spec":{"minSubGroup":2,
+        "subGroups":)" +
+                   sub_groups + "}}}}",
+               Fixed());
+    EXPECT_TRUE(r.ok());
+    return Json(r.ok() ? *r : "{}");
+  };
+  kube::Object cycle =
+      review("CREATE", R"([{"name":"a","parent":"b","minMember":1},{"name":"b","parent":"a"}])");
+  EXPECT_FALSE(cycle["response"]["allowed"].GetBool());
+  EXPECT_EQ(kube::GetString(cycle, {"response", "status", "message"}),
+            "cycle detected in subgroups");
+  kube::Object few = review("UPDATE", R"([{"name":"a","minMember":1}])");
+  EXPECT_TRUE(few["response"]["allowed"].GetBool());
+  ASSERT_TRUE(few["response"].HasMember("warnings"));
+  EXPECT_EQ(std::string(few["response"]["warnings"][0].GetString()),
+            "minSubGroup (2) exceeds the number of direct child SubGroups (1)");
+  EXPECT_FALSE(few["response"].HasMember("patch"));
+}
+
 TEST(AdmissionTest, RandomSuffixIsSevenSafeCharacters) {
   std::string s = RandomSuffix();
   EXPECT_EQ(s.size(), 7u);

@@ -313,6 +313,21 @@ TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
     }
 }
 
+// KAI's PodGroup webhook, on the real API server: a group whose sub-groups
+// go round is refused as it is created, in KAI's words.
+TEST_F(SharingTest, APodGroupKaisWebhookRefusesIsRefusedAtCreate) {
+  Object pg = kube::BuildJson(
+      kube::JsonObject{{"apiVersion", "scheduling.run.ai/v2alpha2"},
+                       {"kind", "PodGroup"},
+                       {"metadata", kube::JsonObject{{"name", "round"}, {"namespace", "sub"}}},
+                       {"spec", kube::JsonValue(ParseTestJson(R"({"queue":"team","subGroups":[
+          {"name":"a","parent":"b","minMember":1},{"name":"b","parent":"a","minMember":1}]})"))}});
+  Result<Object> created = client().Create(res::kPodGroups, "sub", pg);
+  ASSERT_FALSE(created.ok()) << "admitted";
+  EXPECT_NE(created.status().message().find("cycle detected in subgroups"), std::string::npos)
+      << created.status().ToString();
+}
+
 TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
   ASSERT_TRUE(client()
                   .Create(res::kPods, "bad",

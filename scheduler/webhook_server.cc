@@ -146,42 +146,59 @@ void WebhookServer::Stop() {
 
 kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& url,
                                   const std::string& ca_pem) {
-  const std::string ours = "object.spec.schedulerName == " + CelString(o.admission.scheduler_name);
-  auto hook = [&](std::string_view name, std::string_view policy, const std::string& condition) {
+  auto hook = [&](std::string_view name, std::string_view policy, kube::JsonObject rule) {
     return kube::JsonObject{
         {"name", name},
         {"admissionReviewVersions", kube::JsonArray{"v1"}},
         {"sideEffects", "None"},
         {"timeoutSeconds", 5},
         {"failurePolicy", policy},
-        {"reinvocationPolicy", "IfNeeded"},
         {"clientConfig", kube::JsonObject{{"url", url}, {"caBundle", kube::EncodeBase64(ca_pem)}}},
-        {"rules", kube::JsonArray{kube::JsonObject{{"operations", kube::JsonArray{"CREATE"}},
-                                                   {"apiGroups", kube::JsonArray{""}},
-                                                   {"apiVersions", kube::JsonArray{"v1"}},
-                                                   {"resources", kube::JsonArray{"pods"}},
-                                                   {"scope", "Namespaced"}}}},
-        {"namespaceSelector",
-         kube::JsonObject{
-             {"matchExpressions",
-              kube::JsonArray{kube::JsonObject{
-                  {"key", "kubernetes.io/metadata.name"},
-                  {"operator", "NotIn"},
-                  {"values", kube::JsonArray{o.reservation_namespace, "kube-system"}}}}}}},
-        {"matchConditions",
-         kube::JsonArray{kube::JsonObject{{"name", "ours"}, {"expression", ours}},
-                         kube::JsonObject{{"name", "share"}, {"expression", condition}}}}};
+        {"rules", kube::JsonArray{std::move(rule)}}};
+  };
+  const std::string ours = "object.spec.schedulerName == " + CelString(o.admission.scheduler_name);
+  auto pods = [&](std::string_view name, std::string_view policy, const std::string& condition) {
+    kube::JsonObject h = hook(name, policy,
+                              kube::JsonObject{{"operations", kube::JsonArray{"CREATE"}},
+                                               {"apiGroups", kube::JsonArray{""}},
+                                               {"apiVersions", kube::JsonArray{"v1"}},
+                                               {"resources", kube::JsonArray{"pods"}},
+                                               {"scope", "Namespaced"}});
+    h.Set("reinvocationPolicy", "IfNeeded");
+    h.Set("namespaceSelector",
+          kube::JsonObject{
+              {"matchExpressions",
+               kube::JsonArray{kube::JsonObject{
+                   {"key", "kubernetes.io/metadata.name"},
+                   {"operator", "NotIn"},
+                   {"values", kube::JsonArray{o.reservation_namespace, "kube-system"}}}}}});
+    h.Set("matchConditions",
+          kube::JsonArray{kube::JsonObject{{"name", "ours"}, {"expression", ours}},
+                          kube::JsonObject{{"name", "share"}, {"expression", condition}}});
+    return h;
   };
   const std::string sharing =
       "has(object.metadata.annotations) && ('gpu-fraction' in object.metadata.annotations || "
       "'gpu-memory' in object.metadata.annotations)";
+  // KAI's PodGroup checks (kai/podgroup_admission.h). It changes nothing, and
+  // a mutating webhook may refuse as well as a validating one: riding on
+  // this configuration keeps the scheduler's rights to the one object the
+  // chart makes for it. Ignore: the scheduler reads every group again.
+  kube::JsonObject podgroups =
+      hook("podgroups.vtenant.io", "Ignore",
+           kube::JsonObject{{"operations", kube::JsonArray{"CREATE", "UPDATE"}},
+                            {"apiGroups", kube::JsonArray{"scheduling.run.ai"}},
+                            {"apiVersions", kube::JsonArray{"v2alpha2"}},
+                            {"resources", kube::JsonArray{"podgroups"}},
+                            {"scope", "Namespaced"}});
+  podgroups.Set("reinvocationPolicy", "Never");
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "admissionregistration.k8s.io/v1"},
       {"kind", "MutatingWebhookConfiguration"},
       {"metadata", kube::JsonObject{{"name", o.config_name}}},
-      {"webhooks",
-       kube::JsonArray{hook("gpu-sharing.vtenant.io", "Fail", sharing),
-                       hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")")}}});
+      {"webhooks", kube::JsonArray{pods("gpu-sharing.vtenant.io", "Fail", sharing),
+                                   pods("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
+                                   std::move(podgroups)}}});
 }
 
 Status WebhookServer::Register(kube::Client& client) {

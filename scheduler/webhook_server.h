@@ -3,14 +3,17 @@
 //
 // The serving certificate is made at start with OpenSSL (a CA of its own and
 // a leaf for the address's host), the CA going into the configuration's
-// caBundle, unless a certificate and key are given. Two webhooks, so that
+// caBundle, unless a certificate and key are given. Three webhooks, so that
 // it fails closed only where it must:
 //   - gpu-sharing.vtenant.io: pods of our scheduler with gpu-fraction or
 //     gpu-memory (matchConditions); failurePolicy Fail, because without the
 //     ConfigMap reference such a pod could never see its GPU;
 //   - gpu-requests.vtenant.io: the other pods of our scheduler, to refuse
 //     malformed GPU requests; failurePolicy Ignore, so a down webhook never
-//     blocks them.
+//     blocks them;
+//   - podgroups.vtenant.io: PodGroups created or updated, refused or warned
+//     about as KAI's PodGroup webhook does (kai/podgroup_admission.h);
+//     failurePolicy Ignore, since the scheduler reads every group again.
 // Pods of other schedulers never reach it (matchConditions), nor does the
 // reservation namespace (namespaceSelector).
 #pragma once

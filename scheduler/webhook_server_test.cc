@@ -17,10 +17,11 @@
 namespace vtenant::scheduler {
 namespace {
 
-// What the API server is told: two webhooks on the same URL, the one for
-// sharing pods failing closed, the other open; neither for other
-// schedulers' pods nor for the reservation namespace.
-TEST(WebhookConfigurationTest, TwoWebhooksOnlyTheSharingOneFailsClosed) {
+// What the API server is told: three webhooks on the same URL, the one for
+// sharing pods failing closed, the other pods' open, neither for other
+// schedulers' pods nor for the reservation namespace; and PodGroups'
+// checks, open.
+TEST(WebhookConfigurationTest, ThreeWebhooksOnlyTheSharingOneFailsClosed) {
   WebhookOptions o;
   const kube::Object config =
       WebhookConfiguration(o, "https://127.0.0.1:9443/mutate", "-----BEGIN CERTIFICATE-----\n");
@@ -64,8 +65,25 @@ TEST(WebhookConfigurationTest, TwoWebhooksOnlyTheSharingOneFailsClosed) {
       {"kind", "MutatingWebhookConfiguration"},
       {"metadata", kube::JsonObject{{"name", "vtenant-scheduler"}}},
       {"webhooks",
-       kube::JsonArray{hook("gpu-sharing.vtenant.io", "Fail", sharing),
-                       hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")")}}});
+       kube::JsonArray{
+           hook("gpu-sharing.vtenant.io", "Fail", sharing),
+           hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
+           kube::JsonObject{
+               {"name", "podgroups.vtenant.io"},
+               {"admissionReviewVersions", kube::JsonArray{"v1"}},
+               {"sideEffects", "None"},
+               {"timeoutSeconds", 5},
+               {"failurePolicy", "Ignore"},
+               {"clientConfig",
+                kube::JsonObject{{"url", "https://127.0.0.1:9443/mutate"},
+                                 {"caBundle", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}},
+               {"rules", kube::JsonArray{kube::JsonObject{
+                             {"operations", kube::JsonArray{"CREATE", "UPDATE"}},
+                             {"apiGroups", kube::JsonArray{"scheduling.run.ai"}},
+                             {"apiVersions", kube::JsonArray{"v2alpha2"}},
+                             {"resources", kube::JsonArray{"podgroups"}},
+                             {"scope", "Namespaced"}}}},
+               {"reinvocationPolicy", "Never"}}}}});
   EXPECT_TRUE(config == want) << kube::ToJson(config);
 }
 
@@ -81,11 +99,12 @@ TEST(WebhookConfigurationTest, ValuesWithQuotesAndNewlinesStayValues) {
   ASSERT_TRUE(config.IsObject()) << kube::ToJson(config);
   EXPECT_EQ(kube::Name(config), o.config_name);
   const rapidjson::Value& webhooks = config["webhooks"];
-  ASSERT_EQ(webhooks.Size(), 2u) << kube::ToJson(config);
+  ASSERT_EQ(webhooks.Size(), 3u) << kube::ToJson(config);
   for (const rapidjson::Value& hook : webhooks.GetArray()) {
     EXPECT_EQ(kube::GetString(hook, {"clientConfig", "url"}), url);
     EXPECT_EQ(kube::DecodeBase64(kube::GetString(hook, {"clientConfig", "caBundle"})).value(),
               "ca\"pem\n");
+    if (kube::GetString(hook, {"name"}) == "podgroups.vtenant.io") continue;  // no pods
     const rapidjson::Value& values = hook["namespaceSelector"]["matchExpressions"][0]["values"];
     ASSERT_EQ(values.Size(), 2u) << kube::ToJson(values);
     EXPECT_EQ(std::string_view(values[0].GetString()), o.reservation_namespace);

@@ -5,6 +5,7 @@
 #include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
+#include "kai/podgroup_admission.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
 #include "kai/ray_gang.h"
@@ -239,6 +240,14 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   // group too: a spec refused here would be refused there.
   Result<kai::PodGroupSpec> spec = kai::ReadPodGroupSpec(pg);
   if (!spec.ok()) return spec.status().WithContext(where);
+  // And what KAI's PodGroup webhook refuses, as the host's refuses the host
+  // group when it is made.
+  if (kai::PodGroupReview review = kai::ReviewPodGroup(pg, /*create=*/true);
+      !review.errors.empty()) {
+    std::string why;
+    for (const std::string& e : review.errors) why += (why.empty() ? "" : "; ") + e;
+    return InvalidArgument(where + ": " + why);
+  }
   Gang gang{HostName(name, ns, config.tenant), spec->min_member,
             kube::OwnerReference{kPodGroupApiVersion, kai::kPodGroupKind, name,
                                  std::string(kube::Uid(pg))}};

@@ -453,6 +453,18 @@ TEST(GangTest, SubGroupsOfAVirtualPodGroupCrossVerbatim) {
   EXPECT_FALSE(kube::Find(PodGroupToHost(plain, "ml", "", NlpConfig()), {"spec", "subGroups"}));
 }
 
+// KAI's PodGroup webhook on the host refuses a leaf without minMember; the
+// syncer refuses it first, in the same words, where the team sees it.
+TEST(GangTest, AVirtualPodGroupKaisWebhookRefusesIsRefused) {
+  kube::Object pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
+      "spec":{"subGroups":[{"name":"workers"}]}})");
+  Result<Gang> gang = GangOfPodGroup(pg, "ml", NlpConfig());
+  EXPECT_EQ(gang.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gang.status().message().find("subgroup workers: minMember is required"),
+            std::string::npos)
+      << gang.status().ToString();
+}
+
 TEST(GangTest, VirtualPodGroupPriorityClassMustBeTheHosts) {
   kube::Object pg = Json(R"({"kind":"PodGroup","metadata":{"name":"g","uid":"pg"},
       "spec":{"minMember":2,"priorityClassName":"train"}})");

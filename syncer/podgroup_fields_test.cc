@@ -50,9 +50,9 @@ TEST(PodGroupFieldsTest, Table) {
        "",
        {}},
       {"a sub-group's topology travels, members beyond KAI's left out",
-       R"({"minMember":1,"subGroups":[{"name":"a","topologyConstraint":{
+       R"({"minMember":1,"subGroups":[{"name":"a","minMember":1,"topologyConstraint":{
            "requiredTopologyLevel":"rack","nodes":["n1"]},"shiny":1}]})",
-       R"({"minMember":1,"queue":"nlp","subGroups":[{"name":"a","topologyConstraint":{
+       R"({"minMember":1,"queue":"nlp","subGroups":[{"name":"a","minMember":1,"topologyConstraint":{
            "requiredTopologyLevel":"rack"}}]})",
        "",
        {"spec.subGroups[].topologyConstraint.nodes", "spec.subGroups[].shiny"}},
