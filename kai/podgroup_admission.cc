@@ -36,8 +36,8 @@ bool HasCycle(const std::map<std::string, const Entry*>& by_name) {
 
 }  // namespace
 
-PodGroupReview ReviewPodGroup(const rapidjson::Value& podgroup, bool create) {
-  PodGroupReview review;
+Verdict ReviewPodGroup(const rapidjson::Value& podgroup, bool create) {
+  Verdict review;
   const rapidjson::Value* spec = Member(podgroup, "spec");
   if (spec == nullptr || !spec->IsObject()) return review;
   const std::optional<int64_t> min_member = Count(*spec, "minMember");

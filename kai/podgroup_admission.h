@@ -23,16 +23,10 @@
 
 #include <rapidjson/document.h>
 
-#include <string>
-#include <vector>
+#include "kai/verdict.h"
 
 namespace vtenant::kai {
 
-struct PodGroupReview {
-  std::vector<std::string> errors;    // any: refused
-  std::vector<std::string> warnings;  // shown to the client, admitted
-};
-
-PodGroupReview ReviewPodGroup(const rapidjson::Value& podgroup, bool create);
+Verdict ReviewPodGroup(const rapidjson::Value& podgroup, bool create);
 
 }  // namespace vtenant::kai

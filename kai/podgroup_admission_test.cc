@@ -11,7 +11,7 @@ namespace {
 
 using Lines = std::vector<std::string>;
 
-PodGroupReview On(const std::string& spec, bool create = true) {
+Verdict On(const std::string& spec, bool create = true) {
   return ReviewPodGroup(kube::Json(R"({"metadata":{"name":"g"},"spec":)" + spec + "}"), create);
 }
 
@@ -87,7 +87,7 @@ TEST(PodGroupAdmissionTest, KaisTable) {
        {}},
   };
   for (const Row& row : rows) {
-    const PodGroupReview r = On(row.spec);
+    const Verdict r = On(row.spec);
     EXPECT_EQ(r.errors, row.errors) << row.what;
     EXPECT_EQ(r.warnings, row.warnings) << row.what;
   }
@@ -99,7 +99,7 @@ TEST(PodGroupAdmissionTest, AParentsMinMemberOnlyWarnsOnUpdate) {
   const std::string spec = R"({"subGroups":[{"name":"p","minMember":2},
       {"name":"c","parent":"p","minMember":1}]})";
   EXPECT_EQ(On(spec, /*create=*/true).errors.size(), 1u);
-  const PodGroupReview update = On(spec, /*create=*/false);
+  const Verdict update = On(spec, /*create=*/false);
   EXPECT_TRUE(update.errors.empty());
   ASSERT_EQ(update.warnings.size(), 1u);
   EXPECT_NE(update.warnings[0].find("mid-level"), std::string::npos);

@@ -8,6 +8,7 @@
 #include "kai/gpu_environment.h"
 #include "kai/gpu_request.h"
 #include "kai/podgroup_admission.h"
+#include "kai/queue_admission.h"
 #include "kube/base64.h"
 #include "kube/json_builder.h"
 #include "scheduler/kai_names.h"
@@ -38,6 +39,24 @@ std::string ConfigMapPrefix(const Value& pod, const std::string& suffix) {
   trim();
   if (base.empty()) base = "pod";
   return base + "-" + suffix + "-shared-gpu";
+}
+
+// Sets `response` to what `verdict` says: allowed unless it has errors (one
+// per line in the refusal's message), with its warnings.
+void Answer(const kai::Verdict& verdict, kube::JsonObject& response) {
+  response.Set("allowed", verdict.errors.empty());
+  if (!verdict.errors.empty()) {
+    std::string message;
+    for (const std::string& e : verdict.errors) message += (message.empty() ? "" : "\n") + e;
+    response.Set(
+        "status",
+        kube::JsonObject{{"code", 400}, {"reason", "BadRequest"}, {"message", std::move(message)}});
+  }
+  if (!verdict.warnings.empty()) {
+    kube::JsonArray warnings;
+    for (const std::string& w : verdict.warnings) warnings.Add(w);
+    response.Set("warnings", std::move(warnings));
+  }
 }
 
 }  // namespace
@@ -137,30 +156,18 @@ Result<std::string> Review(std::string_view review, const AdmissionOptions& opti
   const Value* request = kube::Find(doc, {"request"});
   if (request == nullptr) return InvalidArgument("not an AdmissionReview request");
   kube::JsonObject response{{"uid", std::string(kube::GetString(*request, {"uid"}))}};
-  auto object = request->FindMember("object");
-  if (object == request->MemberEnd() || !object->value.IsObject()) {
+  const std::string_view kind = kube::GetString(*request, {"kind", "kind"});
+  const std::string_view operation = kube::GetString(*request, {"operation"});
+  // What is written; for a DELETE, what goes.
+  const Value* object = kube::Find(*request, {operation == "DELETE" ? "oldObject" : "object"});
+  if (object == nullptr || !object->IsObject()) {
     response.Set("allowed", true);
-  } else if (kube::GetString(*request, {"kind", "kind"}) == kai::kPodGroupKind) {
-    const kai::PodGroupReview r =
-        kai::ReviewPodGroup(object->value, kube::GetString(*request, {"operation"}) == "CREATE");
-    response.Set("allowed", r.errors.empty());
-    if (!r.errors.empty()) {
-      std::string message;
-      for (const std::string& e : r.errors) message += (message.empty() ? "" : "\n") + e;
-      response.Set("status",
-                   kube::JsonObject{
-                       {"code", 400}, {"reason", "BadRequest"}, {"message", std::move(message)}});
-    }
-    if (!r.warnings.empty()) {
-      kube::JsonArray warnings;
-      for (const std::string& w : r.warnings) warnings.Add(w);
-      response.Set("warnings", std::move(warnings));
-    }
-  } else if (Result<std::string> patch = MutatePod(object->value, options); !patch.ok()) {
-    response.Set("allowed", false);
-    response.Set("status", kube::JsonObject{{"code", 400},
-                                            {"reason", "BadRequest"},
-                                            {"message", patch.status().message()}});
+  } else if (kind == kai::kQueueKind) {
+    Answer(kai::ReviewQueue(operation, *object), response);
+  } else if (kind == kai::kPodGroupKind) {
+    Answer(kai::ReviewPodGroup(*object, operation == "CREATE"), response);
+  } else if (Result<std::string> patch = MutatePod(*object, options); !patch.ok()) {
+    Answer({.errors = {patch.status().message()}}, response);
   } else {
     response.Set("allowed", true);
     if (!patch->empty()) {

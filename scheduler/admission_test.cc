@@ -243,6 +243,20 @@ TEST(AdmissionTest, ReviewJudgesAPodGroupAsKaisWebhook) {
   EXPECT_FALSE(few["response"].HasMember("patch"));
 }
 
+// A Queue as KAI's webhook judges it; a DELETE is judged on the object
+// that goes.
+TEST(AdmissionTest, ReviewJudgesAQueueAsKaisWebhook) {
+  Result<std::string> r = Review(R"({"request":{"uid":"8","operation":"DELETE",
+      "kind":{"group":"scheduling.run.ai","version":"v2","kind":"Queue"},"object":null,
+      "oldObject":{"metadata":{"name":"ml-org"},"status":{"childQueues":["nlp"]}}}})",
+                                 Fixed());
+  ASSERT_TRUE(r.ok());
+  kube::Object doc = Json(*r);
+  EXPECT_FALSE(doc["response"]["allowed"].GetBool());
+  EXPECT_EQ(kube::GetString(doc, {"response", "status", "message"}),
+            "cannot delete queue ml-org: it has child queues [nlp]");
+}
+
 TEST(AdmissionTest, RandomSuffixIsSevenSafeCharacters) {
   std::string s = RandomSuffix();
   EXPECT_EQ(s.size(), 7u);

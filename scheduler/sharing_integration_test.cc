@@ -328,6 +328,32 @@ TEST_F(SharingTest, APodGroupKaisWebhookRefusesIsRefusedAtCreate) {
       << created.status().ToString();
 }
 
+// KAI's Queue webhook, on the real API server: a Queue needs resources, and
+// a parent is not deleted while its status names children.
+TEST_F(SharingTest, KaisQueueChecksHoldAtTheApiServer) {
+  Result<Object> bare = client().Create(res::kQueues, "", ParseTestJson(R"({
+      "apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"bare"},"spec":{}})"));
+  ASSERT_FALSE(bare.ok()) << "admitted";
+  EXPECT_NE(bare.status().message().find("resources must be specified"), std::string::npos)
+      << bare.status().ToString();
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("lab", "", -1)).ok());
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("lab-a", "lab", -1)).ok());
+  ASSERT_TRUE(Eventually([&] {
+    Result<Object> lab = client().Get(res::kQueues, "", "lab");
+    const rapidjson::Value* children =
+        lab.ok() ? kube::Find(*lab, {"status", "childQueues"}) : nullptr;
+    return children != nullptr && children->IsArray() && children->Size() == 1;
+  })) << "the scheduler names the child on its parent";
+  Status refused = client().Delete(res::kQueues, "", "lab");
+  ASSERT_FALSE(refused.ok()) << "a parent deleted under its child";
+  EXPECT_NE(refused.message().find("cannot delete queue lab: it has child queues [lab-a]"),
+            std::string::npos)
+      << refused.ToString();
+  ASSERT_TRUE(client().Delete(res::kQueues, "", "lab-a").ok());
+  EXPECT_TRUE(Eventually([&] { return client().Delete(res::kQueues, "", "lab").ok(); }))
+      << "once its status names no child";
+}
+
 TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
   ASSERT_TRUE(client()
                   .Create(res::kPods, "bad",

@@ -180,25 +180,33 @@ kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& ur
   const std::string sharing =
       "has(object.metadata.annotations) && ('gpu-fraction' in object.metadata.annotations || "
       "'gpu-memory' in object.metadata.annotations)";
-  // KAI's PodGroup checks (kai/podgroup_admission.h). It changes nothing, and
-  // a mutating webhook may refuse as well as a validating one: riding on
-  // this configuration keeps the scheduler's rights to the one object the
-  // chart makes for it. Ignore: the scheduler reads every group again.
-  kube::JsonObject podgroups =
-      hook("podgroups.vtenant.io", "Ignore",
-           kube::JsonObject{{"operations", kube::JsonArray{"CREATE", "UPDATE"}},
-                            {"apiGroups", kube::JsonArray{"scheduling.run.ai"}},
-                            {"apiVersions", kube::JsonArray{"v2alpha2"}},
-                            {"resources", kube::JsonArray{"podgroups"}},
-                            {"scope", "Namespaced"}});
-  podgroups.Set("reinvocationPolicy", "Never");
+  // KAI's PodGroup and Queue checks (kai/podgroup_admission.h,
+  // kai/queue_admission.h). They change nothing, and a mutating webhook may
+  // refuse as well as a validating one: riding on this configuration keeps
+  // the scheduler's rights to the one object the chart makes for it.
+  // Ignore: the scheduler reads every group and queue again.
+  auto checks = [&](std::string_view name, kube::JsonArray operations, std::string_view version,
+                    std::string_view resource, std::string_view scope) {
+    kube::JsonObject h = hook(name, "Ignore",
+                              kube::JsonObject{{"operations", std::move(operations)},
+                                               {"apiGroups", kube::JsonArray{"scheduling.run.ai"}},
+                                               {"apiVersions", kube::JsonArray{version}},
+                                               {"resources", kube::JsonArray{resource}},
+                                               {"scope", scope}});
+    h.Set("reinvocationPolicy", "Never");
+    return h;
+  };
   return kube::BuildJson(kube::JsonObject{
       {"apiVersion", "admissionregistration.k8s.io/v1"},
       {"kind", "MutatingWebhookConfiguration"},
       {"metadata", kube::JsonObject{{"name", o.config_name}}},
-      {"webhooks", kube::JsonArray{pods("gpu-sharing.vtenant.io", "Fail", sharing),
-                                   pods("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
-                                   std::move(podgroups)}}});
+      {"webhooks",
+       kube::JsonArray{pods("gpu-sharing.vtenant.io", "Fail", sharing),
+                       pods("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
+                       checks("podgroups.vtenant.io", kube::JsonArray{"CREATE", "UPDATE"},
+                              "v2alpha2", "podgroups", "Namespaced"),
+                       checks("queues.vtenant.io", kube::JsonArray{"CREATE", "UPDATE", "DELETE"},
+                              "v2", "queues", "Cluster")}}});
 }
 
 Status WebhookServer::Register(kube::Client& client) {

@@ -3,7 +3,7 @@
 //
 // The serving certificate is made at start with OpenSSL (a CA of its own and
 // a leaf for the address's host), the CA going into the configuration's
-// caBundle, unless a certificate and key are given. Three webhooks, so that
+// caBundle, unless a certificate and key are given. Four webhooks, so that
 // it fails closed only where it must:
 //   - gpu-sharing.vtenant.io: pods of our scheduler with gpu-fraction or
 //     gpu-memory (matchConditions); failurePolicy Fail, because without the
@@ -13,7 +13,10 @@
 //     blocks them;
 //   - podgroups.vtenant.io: PodGroups created or updated, refused or warned
 //     about as KAI's PodGroup webhook does (kai/podgroup_admission.h);
-//     failurePolicy Ignore, since the scheduler reads every group again.
+//   - queues.vtenant.io: Queues created, updated or deleted, as KAI's Queue
+//     webhook (kai/queue_admission.h);
+//   the last two with failurePolicy Ignore, since the scheduler reads every
+//   group and queue again.
 // Pods of other schedulers never reach it (matchConditions), nor does the
 // reservation namespace (namespaceSelector).
 #pragma once

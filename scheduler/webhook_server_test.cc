@@ -17,11 +17,33 @@
 namespace vtenant::scheduler {
 namespace {
 
-// What the API server is told: three webhooks on the same URL, the one for
+// One of KAI's object checks as the API server is told it: open, never
+// reinvoked.
+kube::JsonObject Checks(const std::string& name, kube::JsonArray operations,
+                        const std::string& version, const std::string& resource,
+                        const std::string& scope) {
+  return kube::JsonObject{
+      {"name", name},
+      {"admissionReviewVersions", kube::JsonArray{"v1"}},
+      {"sideEffects", "None"},
+      {"timeoutSeconds", 5},
+      {"failurePolicy", "Ignore"},
+      {"clientConfig", kube::JsonObject{{"url", "https://127.0.0.1:9443/mutate"},
+                                        {"caBundle", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}},
+      {"rules",
+       kube::JsonArray{kube::JsonObject{{"operations", std::move(operations)},
+                                        {"apiGroups", kube::JsonArray{"scheduling.run.ai"}},
+                                        {"apiVersions", kube::JsonArray{version}},
+                                        {"resources", kube::JsonArray{resource}},
+                                        {"scope", scope}}}},
+      {"reinvocationPolicy", "Never"}};
+}
+
+// What the API server is told: four webhooks on the same URL, the one for
 // sharing pods failing closed, the other pods' open, neither for other
-// schedulers' pods nor for the reservation namespace; and PodGroups'
-// checks, open.
-TEST(WebhookConfigurationTest, ThreeWebhooksOnlyTheSharingOneFailsClosed) {
+// schedulers' pods nor for the reservation namespace; and the PodGroup and
+// Queue checks, open.
+TEST(WebhookConfigurationTest, FourWebhooksOnlyTheSharingOneFailsClosed) {
   WebhookOptions o;
   const kube::Object config =
       WebhookConfiguration(o, "https://127.0.0.1:9443/mutate", "-----BEGIN CERTIFICATE-----\n");
@@ -65,25 +87,12 @@ TEST(WebhookConfigurationTest, ThreeWebhooksOnlyTheSharingOneFailsClosed) {
       {"kind", "MutatingWebhookConfiguration"},
       {"metadata", kube::JsonObject{{"name", "vtenant-scheduler"}}},
       {"webhooks",
-       kube::JsonArray{
-           hook("gpu-sharing.vtenant.io", "Fail", sharing),
-           hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
-           kube::JsonObject{
-               {"name", "podgroups.vtenant.io"},
-               {"admissionReviewVersions", kube::JsonArray{"v1"}},
-               {"sideEffects", "None"},
-               {"timeoutSeconds", 5},
-               {"failurePolicy", "Ignore"},
-               {"clientConfig",
-                kube::JsonObject{{"url", "https://127.0.0.1:9443/mutate"},
-                                 {"caBundle", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}},
-               {"rules", kube::JsonArray{kube::JsonObject{
-                             {"operations", kube::JsonArray{"CREATE", "UPDATE"}},
-                             {"apiGroups", kube::JsonArray{"scheduling.run.ai"}},
-                             {"apiVersions", kube::JsonArray{"v2alpha2"}},
-                             {"resources", kube::JsonArray{"podgroups"}},
-                             {"scope", "Namespaced"}}}},
-               {"reinvocationPolicy", "Never"}}}}});
+       kube::JsonArray{hook("gpu-sharing.vtenant.io", "Fail", sharing),
+                       hook("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
+                       Checks("podgroups.vtenant.io", kube::JsonArray{"CREATE", "UPDATE"},
+                              "v2alpha2", "podgroups", "Namespaced"),
+                       Checks("queues.vtenant.io", kube::JsonArray{"CREATE", "UPDATE", "DELETE"},
+                              "v2", "queues", "Cluster")}}});
   EXPECT_TRUE(config == want) << kube::ToJson(config);
 }
 
@@ -99,12 +108,12 @@ TEST(WebhookConfigurationTest, ValuesWithQuotesAndNewlinesStayValues) {
   ASSERT_TRUE(config.IsObject()) << kube::ToJson(config);
   EXPECT_EQ(kube::Name(config), o.config_name);
   const rapidjson::Value& webhooks = config["webhooks"];
-  ASSERT_EQ(webhooks.Size(), 3u) << kube::ToJson(config);
+  ASSERT_EQ(webhooks.Size(), 4u) << kube::ToJson(config);
   for (const rapidjson::Value& hook : webhooks.GetArray()) {
     EXPECT_EQ(kube::GetString(hook, {"clientConfig", "url"}), url);
     EXPECT_EQ(kube::DecodeBase64(kube::GetString(hook, {"clientConfig", "caBundle"})).value(),
               "ca\"pem\n");
-    if (kube::GetString(hook, {"name"}) == "podgroups.vtenant.io") continue;  // no pods
+    if (!hook.HasMember("matchConditions")) continue;  // KAI's object checks: no pods
     const rapidjson::Value& values = hook["namespaceSelector"]["matchExpressions"][0]["values"];
     ASSERT_EQ(values.Size(), 2u) << kube::ToJson(values);
     EXPECT_EQ(std::string_view(values[0].GetString()), o.reservation_namespace);

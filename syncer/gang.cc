@@ -242,8 +242,7 @@ Result<Gang> GangOfPodGroup(const rapidjson::Value& pg, std::string_view ns,
   if (!spec.ok()) return spec.status().WithContext(where);
   // And what KAI's PodGroup webhook refuses, as the host's refuses the host
   // group when it is made.
-  if (kai::PodGroupReview review = kai::ReviewPodGroup(pg, /*create=*/true);
-      !review.errors.empty()) {
+  if (kai::Verdict review = kai::ReviewPodGroup(pg, /*create=*/true); !review.errors.empty()) {
     std::string why;
     for (const std::string& e : review.errors) why += (why.empty() ? "" : "; ") + e;
     return InvalidArgument(where + ": " + why);
