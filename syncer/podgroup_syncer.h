@@ -41,8 +41,9 @@ class PodGroupSyncer : public kube::Reconciler {
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
   // The host PodGroup of `gang` exists with what the gang asks for (see
-  // PodGroupUpdate); `priority_class` is the pod's, used when a workload's
-  // gang has none (a virtual PodGroup's names its own or none).
+  // PodGroupUpdate); `priority_class` is the pod's (its spec's, else its
+  // label priorityClassName), used when a workload's gang has none (a
+  // virtual PodGroup's names its own or none).
   // AlreadyExists, and nothing written, when its host name is held by a
   // PodGroup that records another virtual PodGroup or workload, or by one
   // the syncer did not make (host_identity.h).

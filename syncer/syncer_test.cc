@@ -441,7 +441,9 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
       "kind":"Job","metadata":{"name":"ddp","namespace":"ml",
       "annotations":{"kai.scheduler/batch-min-member":"4"}},"spec":{"parallelism":4}})"));
   ASSERT_TRUE(job.ok());
-  const kube::Object owner = ControlledBy(kube::ReferenceTo(*job, "batch/v1", "Job"));
+  kube::Object owner = ControlledBy(kube::ReferenceTo(*job, "batch/v1", "Job"));
+  // The class by label, as KAI's grouper reads it when the pod names none.
+  kube::SetString(owner, {"labels"}, "priorityClassName", "build");
   for (int i = 0; i < 4; ++i) CreateVirtual(kPods, PodJson("ddp-" + std::to_string(i), owner));
   ASSERT_TRUE(Eventually([&] { return HostPodCount() == 4; }));
   Result<kube::ObjectList> groups = host_.List(kPodGroups, kHostNs);
@@ -450,6 +452,7 @@ TEST_F(SyncerTest, GangJobGetsOneHostPodGroup) {
   const kube::Object& pg = groups->items[0];
   EXPECT_EQ(kube::GetInt(pg, {"spec", "minMember"}), 4);
   EXPECT_EQ(kube::GetString(pg, {"spec", "queue"}), "nlp");
+  EXPECT_EQ(kube::GetString(pg, {"spec", "priorityClassName"}), "build");
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(kube::Annotation(HostPod("ddp-" + std::to_string(i)), kPodGroupAnnotation),
               kube::Name(pg));
