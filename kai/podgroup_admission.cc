@@ -2,7 +2,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 
 #include "kai/object_fields.h"
 
@@ -22,7 +21,8 @@ std::optional<int64_t> Count(const rapidjson::Value& object, const char* field) 
   return v->GetInt64();
 }
 
-// Whether following parents from any entry comes back to it.
+// Whether the parents of some entry never reach the top: they go round.
+// (Every parent is known to exist.)
 bool HasCycle(const std::map<std::string, const Entry*>& by_name) {
   for (const auto& [name, entry] : by_name) {
     const Entry* at = entry;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "base/eventually.h"
 #include "kube/testing/fake_client.h"
 
@@ -28,11 +30,23 @@ std::vector<std::string> Reasons(FakeClient& client) {
   return out;
 }
 
-TEST(AsyncEventRecorderTest, EventsAreSentOffTheCallersThread) {
+// An in-memory API server, the recorder on it and a queue of `capacity`
+// in front.
+class AsyncEventRecorderTest : public ::testing::Test {
+ protected:
+  explicit AsyncEventRecorderTest(size_t capacity = 8) : async(recorder, capacity, &dropped) {}
   FakeClient client;
-  EventRecorder recorder(client, "vtenant-scheduler");
+  EventRecorder recorder{client, "vtenant-scheduler"};
   Counter dropped;
-  AsyncEventRecorder async(recorder, 8, &dropped);
+  AsyncEventRecorder async;
+};
+
+class AsyncEventRecorderOfTwoTest : public AsyncEventRecorderTest {
+ protected:
+  AsyncEventRecorderOfTwoTest() : AsyncEventRecorderTest(2) {}
+};
+
+TEST_F(AsyncEventRecorderTest, EventsAreSentOffTheCallersThread) {
   async.Normal(Pod("a"), "Scheduled", "Successfully assigned pod team/a to node n");
   async.Record(Pod("b"), "Warning", "FailedBinding", "no");
   async.Flush();
@@ -48,11 +62,7 @@ TEST(AsyncEventRecorderTest, EventsAreSentOffTheCallersThread) {
 
 // A hung API server holds the sender, never the caller: past the queue's
 // capacity Events are dropped and counted.
-TEST(AsyncEventRecorderTest, AFullQueueDropsAndCounts) {
-  FakeClient client;
-  EventRecorder recorder(client, "vtenant-scheduler");
-  Counter dropped;
-  AsyncEventRecorder async(recorder, 2, &dropped);
+TEST_F(AsyncEventRecorderOfTwoTest, AFullQueueDropsAndCounts) {
   client.HoldCalls(true);
   async.Normal(Pod("sent"), "Scheduled", "1");
   ASSERT_TRUE(Eventually([&] { return client.HeldCalls() == 1; })) << "the sender waits";
@@ -64,11 +74,7 @@ TEST(AsyncEventRecorderTest, AFullQueueDropsAndCounts) {
             (std::vector<std::string>{"q1:Scheduled", "q2:Scheduled", "sent:Scheduled"}));
 }
 
-TEST(AsyncEventRecorderTest, AfterStopNothingIsSent) {
-  FakeClient client;
-  EventRecorder recorder(client, "vtenant-scheduler");
-  Counter dropped;
-  AsyncEventRecorder async(recorder, 8, &dropped);
+TEST_F(AsyncEventRecorderTest, AfterStopNothingIsSent) {
   async.Normal(Pod("a"), "Scheduled", "1");
   async.Flush();
   async.Stop();
