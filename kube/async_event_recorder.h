@@ -44,8 +44,8 @@ class AsyncEventRecorder {
     Record(object, "Normal", reason, message);
   }
 
-  // Blocks until every Event queued before the call has been sent (or its
-  // sending has failed and been logged).
+  // Blocks until the queue is empty and no Event is being sent (each sent,
+  // or its sending failed and logged), or the recorder has stopped.
   void Flush();
 
   // Stops the thread once the Event being sent is done; what is still
