@@ -66,7 +66,8 @@ TEST_F(BinderTest, ABoundPodIsToldItWasScheduledInKaisWords) {
   ASSERT_FALSE(binder.BindNow("ns/late", {"n1", {1}, 1000, false}).ok());
   scheduled.Flush();
   std::vector<std::string> told;
-  for (const kube::Object& e : client_.ListAll(res::kEvents, "ns").value().items)
+  const kube::ObjectList events = client_.ListAll(res::kEvents, "ns").value();
+  for (const kube::Object& e : events.items)
     if (kube::GetString(e, {"reason"}) == "Scheduled")
       told.push_back(std::string(kube::GetString(e, {"involvedObject", "name"})) + ": " +
                      std::string(kube::GetString(e, {"message"})));
