@@ -14,13 +14,6 @@ struct Entry {
   std::optional<int64_t> min_member, min_sub_group;
 };
 
-// A count as KAI's Go decodes it: absent or null is unset.
-std::optional<int64_t> Count(const rapidjson::Value& object, const char* field) {
-  const rapidjson::Value* v = Member(object, field);
-  if (v == nullptr || !v->IsInt64()) return std::nullopt;
-  return v->GetInt64();
-}
-
 // Whether the parents of some entry never reach the top: they go round.
 // (Every parent is known to exist.)
 bool HasCycle(const std::map<std::string, const Entry*>& by_name) {
@@ -40,8 +33,8 @@ Verdict ReviewPodGroup(const rapidjson::Value& podgroup, bool create) {
   Verdict review;
   const rapidjson::Value* spec = Member(podgroup, "spec");
   if (spec == nullptr || !spec->IsObject()) return review;
-  const std::optional<int64_t> min_member = Count(*spec, "minMember");
-  const std::optional<int64_t> min_sub_group = Count(*spec, "minSubGroup");
+  const std::optional<int64_t> min_member = IntAt(*spec, {"minMember"});
+  const std::optional<int64_t> min_sub_group = IntAt(*spec, {"minSubGroup"});
   if (min_member && min_sub_group) {
     review.errors.push_back(
         "minMember and minSubGroup are mutually exclusive: set minMember (" +
@@ -55,8 +48,8 @@ Verdict ReviewPodGroup(const rapidjson::Value& podgroup, bool create) {
     for (const rapidjson::Value& s : list->GetArray()) {
       if (!s.IsObject()) continue;
       Entry e{.name = StringAt(s, {"name"}),
-              .min_member = Count(s, "minMember"),
-              .min_sub_group = Count(s, "minSubGroup")};
+              .min_member = IntAt(s, {"minMember"}),
+              .min_sub_group = IntAt(s, {"minSubGroup"})};
       if (const rapidjson::Value* p = Member(s, "parent"); p != nullptr && p->IsString())
         e.parent = std::string(p->GetString(), p->GetStringLength());
       entries.push_back(std::move(e));

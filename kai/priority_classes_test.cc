@@ -12,9 +12,9 @@ namespace {
 using kube::Json;
 
 kube::Object Class(const std::string& name, const std::string& value, bool global = false) {
-  return Json(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":")" +
-              name + R"("},"value":)" + value + R"(,"globalDefault":)" + (global ? "true" : "false") +
-              "}");
+  return Json(
+      R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":")" + name +
+      R"("},"value":)" + value + R"(,"globalDefault":)" + (global ? "true" : "false") + "}");
 }
 
 TEST(PriorityClassesTest, AGroupTakesTheValueOfTheClassItNames) {
