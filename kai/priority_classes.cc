@@ -2,9 +2,19 @@
 
 #include <limits>
 
+#include "kai/names.h"
 #include "kai/object_fields.h"
 
 namespace vtenant::kai {
+
+std::string_view WorkloadPriorityClass(const rapidjson::Value& pod, const rapidjson::Value& top,
+                                       std::string_view fallback) {
+  const rapidjson::Value* own = MemberAt(pod, {"spec", "priorityClassName"});
+  if (own != nullptr && own->IsString() && own->GetStringLength() > 0)
+    return {own->GetString(), own->GetStringLength()};
+  return Label(top, kPriorityClassLabel)
+      .value_or(Label(pod, kPriorityClassLabel).value_or(fallback));
+}
 
 Status PriorityClasses::Upsert(const rapidjson::Value& priority_class) {
   const std::string name = StringAt(priority_class, {"metadata", "name"});

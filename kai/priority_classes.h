@@ -26,6 +26,13 @@ namespace vtenant::kai {
 // global default (KAI's constants.DefaultPodGroupPriority): preemptible.
 inline constexpr int32_t kDefaultPodGroupPriority = 50;
 
+// The class KAI's pod grouper names on a workload's PodGroup:
+// spec.priorityClassName of `pod`, else label priorityClassName of `top`
+// (the top owner; the pod itself when bare), else of `pod`, else
+// `fallback` (the kind's default). Views into the objects or `fallback`.
+std::string_view WorkloadPriorityClass(const rapidjson::Value& pod, const rapidjson::Value& top,
+                                       std::string_view fallback);
+
 class PriorityClasses {
  public:
   // Records `priority_class` (scheduling.k8s.io/v1 PriorityClass),

@@ -9,6 +9,7 @@
 
 #include "base/rfc3339.h"
 #include "kai/gpu_request.h"
+#include "kai/priority_classes.h"
 #include "kube/owner_reference.h"
 #include "kube/pod_object_refs.h"
 #include "kube/quantity.h"
@@ -233,10 +234,7 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   if (t.role == CorePod::Role::kOurs)
     t.required_configmaps = RequiredConfigMaps(pod, t.shared_gpu_configmap);
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
-  t.priority_class = std::string(GetString(pod, {"spec", "priorityClassName"}));
-  if (t.priority_class.empty())
-    t.priority_class =
-        std::string(kube::Label(pod, kai::kPriorityClassLabel).value_or(kai::kTrainPriorityClass));
+  t.priority_class = std::string(kai::WorkloadPriorityClass(pod, pod, kai::kTrainPriorityClass));
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);
       p && IsPreemptibility(*p))
     t.preemptibility = std::string(*p);

@@ -8,6 +8,7 @@
 #include "kai/min_member.h"
 #include "kai/podgroup_spec.h"
 #include "kai/preemptibility.h"
+#include "kai/priority_classes.h"
 #include "kai/ray_gang.h"
 #include "kai/top_owner.h"
 #include "scheduler/kai_names.h"
@@ -198,14 +199,8 @@ Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
     plan.annotations.emplace(kai::kUserKey, *user);
   plan.annotations.emplace(kai::kTopOwnerMetadataAnnotation, TopOwnerMetadata(top_ref));
 
-  if (plan.priority_class.empty()) {
-    std::string_view own = kube::GetString(pod, {"spec", "priorityClassName"});
-    plan.priority_class = std::string(
-        !own.empty()
-            ? own
-            : kube::Label(top, kai::kPriorityClassLabel)
-                  .value_or(kube::Label(pod, kai::kPriorityClassLabel).value_or(default_priority)));
-  }
+  if (plan.priority_class.empty())
+    plan.priority_class = std::string(kai::WorkloadPriorityClass(pod, top, default_priority));
   return plan;
 }
 

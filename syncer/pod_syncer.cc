@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "base/rfc3339.h"
-#include "kai/names.h"
+#include "kai/priority_classes.h"
 #include "kube/base64.h"
 #include "kube/conditions.h"
 #include "kube/wall_time.h"
@@ -509,10 +509,8 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
   if (context->gang) {
     // The pod's class, else its label priorityClassName, as KAI's grouper
     // reads them (a class the tenant may not use is left out there).
-    std::string_view priority_class = kube::GetString(pod, {"spec", "priorityClassName"});
-    if (priority_class.empty())
-      priority_class = kube::Label(pod, kai::kPriorityClassLabel).value_or("");
-    if (auto r = failed(deps_.pod_groups.Ensure(*context->gang, ns, priority_class))) {
+    if (auto r = failed(deps_.pod_groups.Ensure(*context->gang, ns,
+                                                kai::WorkloadPriorityClass(pod, pod, "")))) {
       return std::move(*r);
     }
   }
