@@ -218,7 +218,8 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
   for (const std::vector<std::string>& sets : std::vector<std::vector<std::string>>{
            {},
            {"scheduler.webhook.enabled=false", "scheduler.policy=spread",
-            "scheduler.defaultStalenessGracePeriod=-1s"}}) {
+            "scheduler.defaultStalenessGracePeriod=-1s",
+            "scheduler.restrictNodeScheduling=true"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
                                      kNamespace, "--include-crds", "--kube-version", kKubeVersion};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
@@ -227,6 +228,12 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
     ASSERT_EQ(rendered->exit_code, 0) << rendered->err;
     if (sets.size() > 2) {
       EXPECT_NE(rendered->out.find("--default-staleness-grace-period=-1s"), std::string::npos);
+      EXPECT_NE(rendered->out.find("--restrict-node-scheduling\n"), std::string::npos);
+      EXPECT_NE(
+          rendered->out.find("--gpu-worker-node-label-key=node-role.kubernetes.io/gpu-worker"),
+          std::string::npos);
+    } else {
+      EXPECT_EQ(rendered->out.find("--restrict-node-scheduling"), std::string::npos);
     }
     Result<std::string> dry =
         e2e::KubectlOk(kubeconfig(), {"apply", "--dry-run=server", "-f", "-"}, rendered->out);

@@ -147,5 +147,10 @@ inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";  // MiB
 inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
 inline constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
 inline constexpr char kGpuPresentLabel[] = "nvidia.com/gpu.present";
+// With KAI's --restrict-node-scheduling, the node labels (any value) that
+// mark where GPU pods and where CPU-only pods may go; a node with neither is
+// not the scheduler's.
+inline constexpr char kGpuWorkerNodeLabel[] = "node-role.kubernetes.io/gpu-worker";
+inline constexpr char kCpuWorkerNodeLabel[] = "node-role.kubernetes.io/cpu-worker";
 
 }  // namespace vtenant::kai

@@ -35,6 +35,7 @@ ClusterState::ClusterState(const Snapshot& s)
     if (!node.schedulable) continue;
     capacity_[kCpu] += node.cpu_milli;
     capacity_[kMemory] += node.memory_bytes;
+    if (!node.gpus_in_capacity) continue;
     capacity_[kGpu] += node.num_devices * kMilliPerGpu;
     for (const MigSlot& m : node.mig) capacity_[kGpu] += m.capacity * m.gpu_milli_each;
   }

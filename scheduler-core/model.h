@@ -74,6 +74,10 @@ struct Node {
   int64_t memory_bytes = 0;
   int32_t max_pods = 110;
   bool schedulable = true;  // false for cordoned nodes
+  // False: its GPUs (devices and MIG slices) are left out of the cluster's
+  // capacity that fair shares divide, though pods that may use them still
+  // can (KAI's --restrict-node-scheduling, on a node not marked for GPU work).
+  bool gpus_in_capacity = true;
   DeviceId first_device = 0;
   int32_t num_devices = 0;
   std::vector<Label> labels;  // sorted by key

@@ -186,5 +186,30 @@ TEST(ReclaimTest, FairnessIsComparedBetweenSiblingsOfTheCommonParent) {
   EXPECT_NE(BindOf(d, s, "x-job"), nullptr);
 }
 
+// GPUs the reclaiming job may not use are no one's share: with them left
+// out of capacity (KAI's --restrict-node-scheduling, on a node not marked
+// for GPU work) b's share shrinks to what the usable node leaves it.
+TEST(ReclaimTest, GpusOutOfCapacityAreNoQueuesShare) {
+  for (bool counted : {true, false}) {
+    SCOPED_TRACE(counted ? "counted" : "out of capacity");
+    SnapshotBuilder b = BusyB(1, 4, 0);
+    NodeSpec elsewhere = GpuNode("cpu-worker", 4);
+    elsewhere.gpus_in_capacity = counted;
+    elsewhere.taints = {{"dedicated", "cpu", TaintEffect::kNoSchedule}};
+    b.AddNode(elsewhere);
+    b.AddPod(WholeGpuPod("a-job", "a", 1));
+    Snapshot s = MustBuild(b);
+    Decisions d = RunCycle(s);
+    EXPECT_EQ(ReportOf(d, s, "a").fair_share[kGpu] + ReportOf(d, s, "b").fair_share[kGpu],
+              counted ? 5000 : 4000);
+    if (counted) {
+      EXPECT_TRUE(d.evictions.empty());
+    } else {
+      ASSERT_EQ(d.evictions.size(), 1u);
+      EXPECT_EQ(s.pods[d.evictions[0].pod].name, "b-3");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vtenant::sched

@@ -44,6 +44,7 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
   node.memory_bytes = spec.memory_bytes;
   node.max_pods = spec.max_pods;
   node.schedulable = spec.schedulable;
+  node.gpus_in_capacity = spec.gpus_in_capacity;
   node.first_device = static_cast<DeviceId>(devices.size());
   node.num_devices = spec.gpus;
   StringId model = InternOrNone(strings, spec.gpu_model);

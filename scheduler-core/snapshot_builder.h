@@ -43,6 +43,7 @@ struct NodeSpec {
   int64_t memory_bytes = 0;
   int32_t max_pods = 110;
   bool schedulable = true;
+  bool gpus_in_capacity = true;  // Node::gpus_in_capacity
   int32_t gpus = 0;
   int32_t gpu_memory_mib = 0;
   std::string gpu_model;

@@ -71,8 +71,9 @@ std::string KindName(char kind) {
 
 }  // namespace
 
-ClusterView::ClusterView(CorePodOptions options, kube::Registry* registry)
+ClusterView::ClusterView(CorePodOptions options, kube::Registry* registry, WorkerRoles roles)
     : options_(std::move(options)),
+      roles_(std::move(roles)),
       translations_(registry
                         ->AddCounter("vtenant_scheduler_translations_total",
                                      "Objects translated into the scheduler's model, by kind "
@@ -131,7 +132,8 @@ void ClusterView::DeletePod(const rapidjson::Value& pod) {
 template <typename Spec>
 void ClusterView::UpsertNamed(char kind, const rapidjson::Value& object,
                               Result<Spec> (*translate)(const rapidjson::Value&),
-                              std::map<std::string, Spec>& specs, std::string_view until_fixed) {
+                              std::map<std::string, Spec>& specs, std::string_view until_fixed,
+                              const std::function<bool(const Spec&)>& keep) {
   const std::string key(kube::Name(object));
   if (Unchanged(kind, key, object)) return;
   Result<Spec> spec = translate(object);
@@ -139,6 +141,10 @@ void ClusterView::UpsertNamed(char kind, const rapidjson::Value& object,
   Translated(kind, key, object);
   if (!spec.ok()) {
     LOG(WARNING) << spec.status().ToString() << "; " << until_fixed;
+    specs.erase(key);
+    return;
+  }
+  if (keep && !keep(*spec)) {
     specs.erase(key);
     return;
   }
@@ -155,7 +161,11 @@ void ClusterView::DeleteNamed(char kind, const rapidjson::Value& object,
 }
 
 void ClusterView::UpsertNode(const rapidjson::Value& node) {
-  UpsertNamed('n', node, &CoreNodeFromHost, nodes_, "the node takes no pods until fixed");
+  // With --restrict-node-scheduling a node of neither role is not ours: as
+  // if it were not there.
+  UpsertNamed<sched::NodeSpec>(
+      'n', node, &CoreNodeFromHost, nodes_, "the node takes no pods until fixed",
+      [this](const sched::NodeSpec& n) { return roles_.Schedules(n.labels); });
 }
 
 void ClusterView::DeleteNode(const rapidjson::Value& node) { DeleteNamed('n', node, nodes_); }
@@ -403,6 +413,15 @@ Result<World> ClusterView::Build(int64_t now) {
     }
   }
 
+  // Whether some node takes GPU pods, and pods asking for none: with
+  // --restrict-node-scheduling a pod whose role no node carries waits with
+  // that said, rather than with a count of nodes its role does not match.
+  bool gpu_nodes = false, cpu_nodes = false;
+  if (roles_.restrict)
+    for (const auto& [name, n] : nodes_) {
+      gpu_nodes = gpu_nodes || roles_.IsGpuWorker(n.labels);
+      cpu_nodes = cpu_nodes || roles_.IsCpuWorker(n.labels);
+    }
   // Affinities the core cannot express, resolved to the nodes that match
   // (once per distinct affinity), given to the core as "node name In (...)".
   std::map<std::string, std::vector<std::string>> affinity_nodes;
@@ -520,6 +539,11 @@ Result<World> ClusterView::Build(int64_t now) {
       c.holder = true;  // runs already; keep its resources counted
     } else if (std::string missing = placed ? "" : MissingConfigMaps(key, p); !missing.empty()) {
       w.unschedulable.push_back({key, std::move(missing)});
+      continue;
+    } else if (std::string no_node =
+                   placed ? "" : roles_.NoNodeReason(p.spec, gpu_nodes, cpu_nodes);
+               !no_node.empty()) {
+      w.unschedulable.push_back({key, std::move(no_node)});
       continue;
     } else {
       // Group and queue, as KAI's pod grouper left them. A bare pod the
@@ -746,6 +770,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     if (!topologies_changed && it != synced_nodes_.end() && it->second == n) continue;
     sched::NodeSpec labelled = n;
     labelled.labels.emplace_back(kNodeNameLabel, name);
+    roles_.MarkNode(&labelled);
     AddDomainLabels(topologies_, &labelled.labels);
     Result<sched::NodeId> id = universe_.SetNode(labelled);
     if (!id.ok()) return id.status();
@@ -789,6 +814,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     if (d.core.holder) spec.subgroup.clear();
     if (d.core.affinity_nodes)
       spec.node_affinity_in.emplace_back(kNodeNameLabel, *d.core.affinity_nodes);
+    if (!d.core.holder) roles_.HoldPod(&spec);
     Result<sched::PodId> id = universe_.SetPod(spec);
     core_updates_->Inc();
     if (!id.ok()) {

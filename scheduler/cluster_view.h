@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,7 @@
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
 #include "scheduler/topology_domains.h"
+#include "scheduler/worker_roles.h"
 
 namespace vtenant::scheduler {
 
@@ -112,8 +114,11 @@ struct World {
 
 class ClusterView {
  public:
-  // Registers its counters in `registry`, which must outlive it.
-  explicit ClusterView(CorePodOptions options, kube::Registry* registry = &kube::DefaultRegistry());
+  // Registers its counters in `registry`, which must outlive it. `roles`:
+  // which nodes are the scheduler's and which pods each takes
+  // (worker_roles.h; by default every node takes every pod).
+  explicit ClusterView(CorePodOptions options, kube::Registry* registry = &kube::DefaultRegistry(),
+                       WorkerRoles roles = {});
 
   // From now on each pod Build sees for the first time is observed into
   // `model` (the pod shapes fgd measures fragmentation against), so the
@@ -215,11 +220,13 @@ class ClusterView {
   void Forgotten(char kind, const std::string& key);
   // Upsert and delete of a Node or Queue, kept in `specs` under its name:
   // `translate` makes its spec; one it cannot translate is taken out, and the
-  // log says why and `until_fixed`. Take mu_.
+  // log says why and `until_fixed`; one `keep` (when given) refuses is taken
+  // out silently. Take mu_.
   template <typename Spec>
   void UpsertNamed(char kind, const rapidjson::Value& object,
                    Result<Spec> (*translate)(const rapidjson::Value&),
-                   std::map<std::string, Spec>& specs, std::string_view until_fixed);
+                   std::map<std::string, Spec>& specs, std::string_view until_fixed,
+                   const std::function<bool(const Spec&)>& keep = nullptr);
   template <typename Spec>
   void DeleteNamed(char kind, const rapidjson::Value& object, std::map<std::string, Spec>& specs);
 
@@ -259,6 +266,7 @@ class ClusterView {
                       std::vector<Derived>& derived, std::vector<Unschedulable>& unschedulable);
 
   const CorePodOptions options_;
+  const WorkerRoles roles_;
   mutable std::mutex mu_;
   std::map<std::string, CorePod> pods_;
   std::map<std::string, sched::NodeSpec> nodes_;

@@ -375,6 +375,56 @@ TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
   EXPECT_TRUE(waits);
 }
 
+// KAI's --restrict-node-scheduling: GPU pods on gpu-worker nodes only,
+// others on cpu-worker nodes only, nodes of neither role left alone, and
+// the GPUs of a node without the GPU role no queue's share.
+TEST(ClusterViewRolesTest, RestrictedNodeSchedulingHoldsEachPodToItsRole) {
+  kube::Registry registry;
+  ClusterView view({}, &registry, WorkerRoles{.restrict = true});
+  auto role_node = [&](const std::string& name, const std::string& role) {
+    kube::Object node = Node(name, 2);
+    if (!role.empty()) kube::SetString(node, {"metadata", "labels"}, role, "");
+    view.UpsertNode(node);
+  };
+  role_node("gpu-node", "node-role.kubernetes.io/gpu-worker");
+  role_node("cpu-node", "node-role.kubernetes.io/cpu-worker");
+  role_node("plain", "");
+  view.UpsertQueue(Queue("team"));
+  view.UpsertPod(Pod({.name = "trainer", .gpus = 1}));
+  view.UpsertPod(Pod({.name = "sharer", .gpus = 0, .fraction = "0.5"}));
+  view.UpsertPod(Pod({.name = "web", .gpus = 0}));
+  Result<World> w = view.Build(100);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  // Each node the view gives, and whether its GPUs are anyone's share.
+  std::map<std::string, bool> nodes;
+  for (const sched::Node& n : w->snapshot->nodes)
+    if (!n.name.empty()) nodes[n.name] = n.gpus_in_capacity;
+  EXPECT_EQ(nodes, (std::map<std::string, bool>{{"cpu-node", false}, {"gpu-node", true}}))
+      << "plain is not ours";
+  sched::Decisions d = sched::RunCycle(*w->snapshot);
+  std::map<std::string, std::string> placed;
+  for (const sched::Bind& b : d.binds)
+    placed[w->snapshot->pods[b.pod].name] = w->snapshot->nodes[b.allocation.node].name;
+  EXPECT_EQ(placed,
+            (std::map<std::string, std::string>{
+                {"ns/sharer", "gpu-node"}, {"ns/trainer", "gpu-node"}, {"ns/web", "cpu-node"}}));
+
+  // The GPU role gone from every node: a GPU pod waits, and says for what.
+  role_node("gpu-node", "");
+  view.UpsertPod(Pod({.name = "second", .gpus = 1}));
+  w = view.Build(101);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  bool said = false;
+  for (const Unschedulable& u : w->unschedulable)
+    if (u.key == "ns/second") {
+      said = true;
+      EXPECT_EQ(u.reason,
+                "no node carries label node-role.kubernetes.io/gpu-worker: with "
+                "--restrict-node-scheduling, pods asking for a GPU go only to nodes that do");
+    }
+  EXPECT_TRUE(said);
+}
+
 // What a cycle would be given, as text: every pod with its group, queue,
 // phase, placement and request; nodes, queues, groups; the pods left out.
 std::string Describe(const World& w) {

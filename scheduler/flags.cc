@@ -130,6 +130,21 @@ const std::vector<Flag>& Flags() {
                              return std::chrono::seconds(d.count() < 0 ? -1 : CeilSeconds(d));
                            });
        }},
+      {"restrict-node-scheduling", "",
+       "schedule only onto nodes labelled for a role: pods asking for a GPU onto nodes with "
+       "--gpu-worker-node-label-key, others onto nodes with --cpu-worker-node-label-key; a node "
+       "with neither is left alone",
+       [](auto& f) { return f.restrict_node_scheduling ? "true" : "false"; },
+       Bind(SwitchFlag, &SchedulerFlags::restrict_node_scheduling)},
+      {"gpu-worker-node-label-key", "KEY",
+       "with --restrict-node-scheduling, the node label (any value) of nodes that take GPU pods",
+       [](auto& f) { return f.gpu_worker_node_label_key; },
+       Bind(NonEmptyTextFlag, &SchedulerFlags::gpu_worker_node_label_key)},
+      {"cpu-worker-node-label-key", "KEY",
+       "with --restrict-node-scheduling, the node label (any value) of nodes that take pods "
+       "asking for no GPU",
+       [](auto& f) { return f.cpu_worker_node_label_key; },
+       Bind(NonEmptyTextFlag, &SchedulerFlags::cpu_worker_node_label_key)},
   };
   return flags;
 }

@@ -32,6 +32,11 @@ struct SchedulerFlags {
   // PodGroups without spec.stalenessGracePeriod; negative: never (KAI's
   // --default-staleness-grace-period).
   std::chrono::seconds default_staleness_grace_period{60};
+  // KAI's --restrict-node-scheduling and the label keys of its two node
+  // roles (worker_roles.h).
+  bool restrict_node_scheduling = false;
+  std::string gpu_worker_node_label_key = kai::kGpuWorkerNodeLabel;
+  std::string cpu_worker_node_label_key = kai::kCpuWorkerNodeLabel;
   bool help = false;
 };
 

@@ -39,6 +39,18 @@ TEST(FlagsTest, EveryFormParses) {
   EXPECT_EQ(f.default_staleness_grace_period, std::chrono::seconds(-1));
   EXPECT_EQ(ParseFlags({}).value().default_staleness_grace_period, std::chrono::seconds(60));
   EXPECT_FALSE(ParseFlags({"--leader-elect=false"}).value().leader_elect);
+  // KAI's restrict-node-scheduling, as its shard arguments spell it.
+  const SchedulerFlags restricted =
+      ParseFlags({"--restrict-node-scheduling=true", "--gpu-worker-node-label-key=gpu",
+                  "--cpu-worker-node-label-key", "cpu"})
+          .value();
+  EXPECT_TRUE(restricted.restrict_node_scheduling);
+  EXPECT_EQ(restricted.gpu_worker_node_label_key, "gpu");
+  EXPECT_EQ(restricted.cpu_worker_node_label_key, "cpu");
+  const SchedulerFlags defaults = ParseFlags({}).value();
+  EXPECT_FALSE(defaults.restrict_node_scheduling);
+  EXPECT_EQ(defaults.gpu_worker_node_label_key, "node-role.kubernetes.io/gpu-worker");
+  EXPECT_EQ(defaults.cpu_worker_node_label_key, "node-role.kubernetes.io/cpu-worker");
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -50,6 +62,7 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
                                                          {"--default-staleness-grace-period=1y"},
                                                          {"--webhook-address", "9443"},
                                                          {"--bind-workers=0"},
+                                                         {"--gpu-worker-node-label-key="},
                                                          {"--kubeconfig"},
                                                          {"stray"}}) {
     Result<SchedulerFlags> r = ParseFlags(args);
@@ -63,12 +76,27 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
 
 TEST(FlagsTest, HelpListsEveryFlag) {
   const std::string usage = Usage();
-  for (const char* flag :
-       {"--kubeconfig", "--scheduler-name", "--cycle-period", "--reservation-namespace",
-        "--reservation-image", "--reservation-service-account", "--webhook-address",
-        "--webhook-url", "--webhook-cert", "--webhook-key", "--health-address", "--leader-elect",
-        "--leader-elect-namespace", "--policy", "--bind-workers", "--status-period",
-        "--default-staleness-grace-period", "--help"})
+  for (const char* flag : {"--kubeconfig",
+                           "--scheduler-name",
+                           "--cycle-period",
+                           "--reservation-namespace",
+                           "--reservation-image",
+                           "--reservation-service-account",
+                           "--webhook-address",
+                           "--webhook-url",
+                           "--webhook-cert",
+                           "--webhook-key",
+                           "--health-address",
+                           "--leader-elect",
+                           "--leader-elect-namespace",
+                           "--policy",
+                           "--bind-workers",
+                           "--status-period",
+                           "--default-staleness-grace-period",
+                           "--restrict-node-scheduling",
+                           "--gpu-worker-node-label-key",
+                           "--cpu-worker-node-label-key",
+                           "--help"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   EXPECT_TRUE(ParseFlags({"--help"}).value().help);
 }

@@ -54,7 +54,10 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOption
     : client_(client),
       flags_(std::move(flags)),
       options_(options),
-      view_(CorePodOptions{flags_.scheduler_name, flags_.reservation_namespace}, options.registry),
+      view_(CorePodOptions{flags_.scheduler_name, flags_.reservation_namespace}, options.registry,
+            WorkerRoles{.restrict = flags_.restrict_node_scheduling,
+                        .gpu_label = flags_.gpu_worker_node_label_key,
+                        .cpu_label = flags_.cpu_worker_node_label_key}),
       events_(client, "vtenant-scheduler"),
       scheduled_recorder_(options.events_client != nullptr        ? *options.events_client
                           : options.bookkeeping_client != nullptr ? *options.bookkeeping_client
