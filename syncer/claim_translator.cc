@@ -93,6 +93,19 @@ std::optional<kube::Object> ClaimTranslator::Update(const rapidjson::Value& desi
                                                     const rapidjson::Value& host) const {
   std::optional<kube::Object> out = WithFields(desired, host, {});
   kube::Object result = out ? std::move(*out) : kube::Clone(host);
+  // What the host's volume controllers and scheduler wrote on the copy
+  // (pv.kubernetes.io/bind-completed, volume.kubernetes.io/selected-node,
+  // the provisioner's name) stays: no tenant's key can be one of them.
+  if (const rapidjson::Value* own = kube::Find(host, {"metadata", "annotations"});
+      own != nullptr && own->IsObject()) {
+    for (const auto& m : own->GetObject()) {
+      const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+      if (!IsKubernetesKey(key) || !IsReservedKey(key, DefaultMetadataRules().annotations) ||
+          kube::Annotation(desired, key).has_value() || !m.value.IsString())
+        continue;
+      kube::SetString(result, {"metadata", "annotations"}, key, m.value.GetString());
+    }
+  }
   const rapidjson::Value* want = kube::Find(desired, {"spec", "resources", "requests", "storage"});
   const rapidjson::Value* have = kube::Find(host, {"spec", "resources", "requests", "storage"});
   if (want != nullptr && (have == nullptr || *want != *have)) {

@@ -43,9 +43,11 @@ class ClaimTranslator {
                       TranslationNotes* notes = nullptr) const;
 
   // `host` with the labels and annotations of `desired` (a ToHost answer),
-  // its storage request when that changed (a shrink is sent too: the host
-  // refuses it) and its volumeAttributesClassName when `desired` names one;
-  // nullopt when it has them.
+  // keeping the reserved kubernetes.io annotations the host's controllers
+  // wrote (binding, provisioning, the selected node), its storage request
+  // when that changed (a shrink is sent too: the host refuses it) and its
+  // volumeAttributesClassName when `desired` names one; nullopt when it has
+  // them.
   // Nothing else of a claim's spec may change once made.
   std::optional<kube::Object> Update(const rapidjson::Value& desired,
                                      const rapidjson::Value& host) const;

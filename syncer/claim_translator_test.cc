@@ -141,6 +141,10 @@ TEST(ClaimTranslatorTest, UpdateGrowsTheRequestAndKeepsWhatTheHostBound) {
   kube::Object pvc = Claim();
   kube::Object host = translator.ToHost(pvc);
   kube::SetString(host, {"spec"}, "volumeName", "pvc-1234");  // the host's binder
+  // ... and the annotations the host's volume controller and scheduler write.
+  for (const char* key : {"pv.kubernetes.io/bind-completed", "pv.kubernetes.io/bound-by-controller",
+                          "volume.kubernetes.io/selected-node"})
+    kube::SetString(host, {"metadata", "annotations"}, key, "yes");
   EXPECT_FALSE(translator.Update(translator.ToHost(pvc), host));
   kube::SetString(pvc, {"spec", "resources", "requests"}, "storage", "20Gi");
   kube::SetString(pvc, {"spec"}, "volumeAttributesClassName", "gold");
@@ -149,6 +153,17 @@ TEST(ClaimTranslatorTest, UpdateGrowsTheRequestAndKeepsWhatTheHostBound) {
   EXPECT_EQ(kube::GetString(*update, {"spec", "resources", "requests", "storage"}), "20Gi");
   EXPECT_EQ(kube::GetString(*update, {"spec", "volumeAttributesClassName"}), "gold");
   EXPECT_EQ(kube::GetString(*update, {"spec", "volumeName"}), "pvc-1234");
+  EXPECT_EQ(kube::Annotation(*update, "pv.kubernetes.io/bind-completed").value_or(""), "yes");
+
+  // A tenant's own annotation it removed goes from the copy too.
+  kube::SetString(pvc, {"metadata", "annotations"}, "team/owner", "nlp");
+  host = *translator.Update(translator.ToHost(pvc), *update);
+  EXPECT_EQ(kube::Annotation(host, "team/owner").value_or(""), "nlp");
+  pvc["metadata"]["annotations"].RemoveMember("team/owner");
+  update = translator.Update(translator.ToHost(pvc), host);
+  ASSERT_TRUE(update);
+  EXPECT_FALSE(kube::Annotation(*update, "team/owner").has_value());
+  EXPECT_EQ(kube::Annotation(*update, "volume.kubernetes.io/selected-node").value_or(""), "yes");
 }
 
 }  // namespace

@@ -39,6 +39,13 @@ bool IsReservedKey(std::string_view key, const KeyExceptions& exceptions) {
   return false;
 }
 
+bool IsKubernetesKey(std::string_view key) {
+  const size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return false;
+  const std::string_view prefix = key.substr(0, slash);
+  return InDomain(prefix, "kubernetes.io") || InDomain(prefix, "k8s.io");
+}
+
 void CopyTenantKeys(const rapidjson::Value* from, rapidjson::Value& to, Allocator& a,
                     const KeyExceptions& exceptions, std::string_view path,
                     DroppedFields* dropped) {

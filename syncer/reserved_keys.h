@@ -52,6 +52,10 @@ struct KeyExceptions {
 // (rules above), given the translator's `exceptions`.
 bool IsReservedKey(std::string_view key, const KeyExceptions& exceptions = {});
 
+// Whether `key` is of Kubernetes' own domains (kubernetes.io, k8s.io and
+// their subdomains): the keys the host's controllers write.
+bool IsKubernetesKey(std::string_view key);
+
 // Sets on `to` (made an object if it is not one) each member of `from` (a
 // label or annotation map; null or not an object copies nothing) whose key
 // is not reserved under `exceptions`. Each reserved key is appended to
