@@ -47,6 +47,8 @@ const ResourceType kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices", "
                                    true};
 const ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
                                            "PersistentVolumeClaim", true};
+const ResourceType kPersistentVolumes{"", "v1", "persistentvolumes", "PersistentVolume", false};
+const ResourceType kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "StorageClass", false};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
 const ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
 const ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
@@ -92,6 +94,8 @@ const std::vector<const ResourceType*>& All() {
       &kEndpoints,
       &kEndpointSlices,
       &kPersistentVolumeClaims,
+      &kPersistentVolumes,
+      &kStorageClasses,
       &kJobs,
       &kDeployments,
       &kReplicaSets,

@@ -46,6 +46,8 @@ extern const ResourceType kLeases;
 extern const ResourceType kEndpoints;
 extern const ResourceType kEndpointSlices;
 extern const ResourceType kPersistentVolumeClaims;
+extern const ResourceType kPersistentVolumes;
+extern const ResourceType kStorageClasses;
 extern const ResourceType kJobs;
 extern const ResourceType kDeployments;
 extern const ResourceType kReplicaSets;

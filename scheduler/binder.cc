@@ -138,10 +138,12 @@ void Binder::Work() {
 Status Binder::BindNow(const std::string& key, const Placement& placement) {
   std::optional<CorePod> pod = view_.Pod(key);
   if (!pod) return NotFound("pod " + key + " is gone");
-  Status s = placement.shared ? BindShared(*pod, placement) : [&] {
-    auto [ns, name] = kube::SplitKey(key);
-    return client_.Bind(ns, name, placement.node, OwnGroupAnnotation(*pod));
-  }();
+  Status s = SelectNodeForClaims(key, placement.node);
+  if (s.ok())
+    s = placement.shared ? BindShared(*pod, placement) : [&] {
+      auto [ns, name] = kube::SplitKey(key);
+      return client_.Bind(ns, name, placement.node, OwnGroupAnnotation(*pod));
+    }();
   if (!s.ok()) {
     if (Result<kube::Object> obj = client_.Get(kube::resources::kPods, kube::SplitKey(key).first,
                                                kube::SplitKey(key).second);
@@ -159,6 +161,20 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
                                           placement.node + " at node-pool default");
   }
   return s;
+}
+
+Status Binder::SelectNodeForClaims(const std::string& key, const std::string& node) {
+  const std::string ns = kube::SplitKey(key).first;
+  for (const std::string& claim : view_.ClaimsToSelectNode(key)) {
+    const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
+        {"metadata",
+         kube::JsonObject{{"annotations", kube::JsonObject{{kSelectedNodeAnnotation, node}}}}}}));
+    Result<kube::Object> patched = client_.Patch(kube::resources::kPersistentVolumeClaims, ns,
+                                                 claim, kube::PatchType::kMerge, patch);
+    if (!patched.ok())
+      return patched.status().WithContext("persistentvolumeclaim " + claim + " selected node");
+  }
+  return Status::Ok();
 }
 
 Status Binder::BindShared(const CorePod& pod, const Placement& placement) {

@@ -89,6 +89,10 @@ class Binder {
     std::string uid;
   };
 
+  // Annotates each claim of pod `key` that waits for its first consumer
+  // (ClusterView::ClaimsToSelectNode) with `node`, for its provisioner,
+  // before the pod is bound, as kube-scheduler's volume binding does.
+  Status SelectNodeForClaims(const std::string& key, const std::string& node);
   Status BindShared(const CorePod& pod, const Placement& placement);
   // Creates ConfigMap `configmap` for `pod` with `data`, or takes over the
   // one an earlier try for it left; returns its UID. FailedPrecondition

@@ -245,6 +245,45 @@ void ClusterView::DeleteConfigMap(const rapidjson::Value& configmap) {
   configmaps_.erase(kube::KeyOf(configmap));
 }
 
+bool ClusterView::UpsertStorage(StorageKind kind, const rapidjson::Value& object) {
+  std::lock_guard lock(mu_);
+  switch (kind) {
+    case StorageKind::kClaim:
+      volumes_.UpsertClaim(object);
+      break;
+    case StorageKind::kVolume:
+      volumes_.UpsertVolume(object);
+      break;
+    case StorageKind::kClass:
+      volumes_.UpsertClass(object);
+      break;
+  }
+  return awaited_volumes_;
+}
+
+bool ClusterView::DeleteStorage(StorageKind kind, const rapidjson::Value& object) {
+  std::lock_guard lock(mu_);
+  switch (kind) {
+    case StorageKind::kClaim:
+      volumes_.DeleteClaim(object);
+      break;
+    case StorageKind::kVolume:
+      volumes_.DeleteVolume(object);
+      break;
+    case StorageKind::kClass:
+      volumes_.DeleteClass(object);
+      break;
+  }
+  return awaited_volumes_;
+}
+
+std::vector<std::string> ClusterView::ClaimsToSelectNode(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(key);
+  if (it == pods_.end() || it->second.claims.empty()) return {};
+  return volumes_.Check(kube::SplitKey(key).first, it->second.uid, it->second.claims).select_node;
+}
+
 void ClusterView::Assume(const std::string& key, Placement placement) {
   std::lock_guard lock(mu_);
   nominated_.erase(key);
@@ -385,6 +424,7 @@ Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
   awaited_configmaps_.clear();
+  awaited_volumes_ = false;
   for (const auto& [key, why] : invalid_groups_) {
     w.invalid_podgroups[key].reason = "PodGroup cannot be scheduled: " + why;
     w.invalid_podgroups[key].kind = kInvalidPodGroupReason;
@@ -523,6 +563,9 @@ Result<World> ClusterView::Build(int64_t now) {
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
+    VolumeClaims::Verdict volumes;
+    if (ours && !placed && !p.claims.empty())
+      volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
     if (!ours || p.terminating) {
       if (!placed) continue;  // nothing to hold
       c.holder = true;
@@ -539,6 +582,10 @@ Result<World> ClusterView::Build(int64_t now) {
       c.holder = true;  // runs already; keep its resources counted
     } else if (std::string missing = placed ? "" : MissingConfigMaps(key, p); !missing.empty()) {
       w.unschedulable.push_back({key, std::move(missing)});
+      continue;
+    } else if (!volumes.reason.empty()) {
+      awaited_volumes_ = true;
+      w.unschedulable.push_back({key, volumes.reason});
       continue;
     } else if (std::string no_node =
                    placed ? "" : roles_.NoNodeReason(p.spec, gpu_nodes, cpu_nodes);
@@ -615,7 +662,10 @@ Result<World> ClusterView::Build(int64_t now) {
         c.preemptible = refused(key)                ? false
                         : !p.preemptibility.empty() ? p.preemptibility == kPreemptible
                                                     : DefaultPreemptible(c.priority);
-        if (!p.affinity.empty()) c.affinity_nodes = resolve_affinity(p.affinity);
+        if (!volumes.affinity.empty())
+          c.affinity_nodes = resolve_affinity(Both(p.affinity, volumes.affinity));
+        else if (!p.affinity.empty())
+          c.affinity_nodes = resolve_affinity(p.affinity);
         if (!c.group.empty()) {
           groups_used.insert(c.group);
           if (refused(key)) groups_refused.insert(c.group);

@@ -45,6 +45,7 @@
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
 #include "scheduler/topology_domains.h"
+#include "scheduler/volume_claims.h"
 #include "scheduler/worker_roles.h"
 
 namespace vtenant::scheduler {
@@ -156,6 +157,16 @@ class ClusterView {
   // a cycle; most ConfigMaps, the binder's own among them, are not).
   bool UpsertConfigMap(const rapidjson::Value& configmap);
   void DeleteConfigMap(const rapidjson::Value& configmap);
+  // PersistentVolumeClaims, PersistentVolumes and StorageClasses: where a
+  // pod's claims let it go (volume_claims.h); a pod whose claims keep it
+  // from any node waits with the reason. Each returns whether the last
+  // Build left a pod waiting on its claims (worth a cycle).
+  enum class StorageKind { kClaim, kVolume, kClass };
+  bool UpsertStorage(StorageKind kind, const rapidjson::Value& object);
+  bool DeleteStorage(StorageKind kind, const rapidjson::Value& object);
+  // The claims of pod `key` to annotate with the node it is bound to
+  // (VolumeClaims::Verdict::select_node), as the view now sees them.
+  std::vector<std::string> ClaimsToSelectNode(const std::string& key) const;
 
   // Records that `key` goes to `placement` (a bind started). It holds the
   // placement until the informer shows the pod bound or gone, or Forget.
@@ -278,6 +289,8 @@ class ClusterView {
   uint64_t topologies_changed_ = 0;           // counts changes: the nodes' domain labels follow
   std::set<std::string> configmaps_;          // keys of the ConfigMaps that exist
   std::set<std::string> awaited_configmaps_;  // missing ones pods waited for at the last Build
+  VolumeClaims volumes_;
+  bool awaited_volumes_ = false;  // a pod waited on its claims at the last Build
   std::map<std::string, Placement> assumed_;
   struct Nomination {
     Placement placement;

@@ -20,6 +20,7 @@
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler/node_affinity.h"
+#include "scheduler/volume_claims.h"
 
 namespace vtenant::scheduler {
 
@@ -61,6 +62,9 @@ struct CorePod {
   // pod's own GPU ConfigMaps (named from shared_gpu_configmap), which the
   // binder makes, are left out. Sorted, each once; read for our pods only.
   std::vector<std::string> required_configmaps;
+  // The PersistentVolumeClaims its volumes name (volume_claims.h); read for
+  // our pods only.
+  std::vector<PodClaim> claims;
   // The container whose environment names the pod's GPU
   // (kai::ShareContainer; read only when shared_gpu_configmap is set).
   kai::ContainerRef share_container;

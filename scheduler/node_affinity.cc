@@ -131,16 +131,36 @@ std::string NodeAffinity::Key() const {
   return k;
 }
 
+NodeAffinity Both(const NodeAffinity& a, const NodeAffinity& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  NodeAffinity both;
+  for (const NodeSelectorTerm& x : a.terms)
+    for (const NodeSelectorTerm& y : b.terms) {
+      NodeSelectorTerm t = x;
+      t.match_expressions.insert(t.match_expressions.end(), y.match_expressions.begin(),
+                                 y.match_expressions.end());
+      t.match_fields.insert(t.match_fields.end(), y.match_fields.begin(), y.match_fields.end());
+      both.terms.push_back(std::move(t));
+    }
+  return both;
+}
+
 Result<NodeAffinity> ParseRequiredNodeAffinity(const Value& pod) {
-  NodeAffinity a;
   const Value* required = kube::Find(
       pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
-  if (required == nullptr || !required->IsObject()) return a;
-  auto terms = required->FindMember("nodeSelectorTerms");
-  if (terms == required->MemberEnd() || !terms->value.IsArray()) return a;
+  if (required == nullptr) return NodeAffinity{};
+  return ParseNodeSelector(*required, "nodeAffinity");
+}
+
+Result<NodeAffinity> ParseNodeSelector(const Value& selector, std::string_view what) {
+  NodeAffinity a;
+  if (!selector.IsObject()) return a;
+  auto terms = selector.FindMember("nodeSelectorTerms");
+  if (terms == selector.MemberEnd() || !terms->value.IsArray()) return a;
   for (rapidjson::SizeType i = 0; i < terms->value.Size(); ++i) {
     const Value& t = terms->value[i];
-    const std::string where = "nodeAffinity nodeSelectorTerms[" + std::to_string(i) + "]";
+    const std::string where = std::string(what) + " nodeSelectorTerms[" + std::to_string(i) + "]";
     if (!t.IsObject()) return InvalidArgument(where + " is not an object");
     NodeSelectorTerm term;
     VT_ASSIGN_OR_RETURN(term.match_expressions, ParseRequirements(t, "matchExpressions", where));

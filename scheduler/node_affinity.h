@@ -55,4 +55,13 @@ struct NodeAffinity {
 // than metadata.name).
 Result<NodeAffinity> ParseRequiredNodeAffinity(const rapidjson::Value& pod);
 
+// A NodeSelector ({nodeSelectorTerms: [...]}, as a pod's required affinity
+// or a PersistentVolume's spec.nodeAffinity.required has it), the errors
+// naming `what`; empty when it has no terms.
+Result<NodeAffinity> ParseNodeSelector(const rapidjson::Value& selector, std::string_view what);
+
+// The nodes both `a` and `b` admit: each term of one ANDed with each of the
+// other (an empty one admits every node).
+NodeAffinity Both(const NodeAffinity& a, const NodeAffinity& b);
+
 }  // namespace vtenant::scheduler

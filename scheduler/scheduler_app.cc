@@ -107,6 +107,14 @@ Status SchedulerApp::Wire() {
                       cm.RemoveMember("data");
                       cm.RemoveMember("binaryData");
                     }});
+  // Where a pod's PersistentVolumeClaims let it go (volume_claims.h).
+  const kube::InformerOptions storage_options{.transform = kube::DropManagedFields};
+  kube::SharedInformer& claims =
+      informers.Get(kube::resources::kPersistentVolumeClaims, storage_options);
+  kube::SharedInformer& volumes =
+      informers.Get(kube::resources::kPersistentVolumes, storage_options);
+  kube::SharedInformer& storage_classes =
+      informers.Get(kube::resources::kStorageClasses, storage_options);
 
   kube::Client& bookkeeping =
       options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
@@ -182,6 +190,22 @@ Status SchedulerApp::Wire() {
              if (view_.UpsertConfigMap(*o)) cycle_->Wake();
            },
        .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteConfigMap(*o); }});
+  // Claims, volumes and classes wake the cycle only while a pod waits on
+  // its claims.
+  auto keep_storage = [this](ClusterView::StorageKind kind) -> kube::EventHandler {
+    auto upsert = [this, kind](const kube::ObjectPtr& o) {
+      if (view_.UpsertStorage(kind, *o)) cycle_->Wake();
+    };
+    return {.on_add = upsert,
+            .on_update = [upsert](const kube::ObjectPtr&, const kube::ObjectPtr& o) { upsert(o); },
+            .on_delete =
+                [this, kind](const kube::ObjectPtr& o) {
+                  if (view_.DeleteStorage(kind, *o)) cycle_->Wake();
+                }};
+  };
+  claims.AddEventHandler(keep_storage(ClusterView::StorageKind::kClaim));
+  volumes.AddEventHandler(keep_storage(ClusterView::StorageKind::kVolume));
+  storage_classes.AddEventHandler(keep_storage(ClusterView::StorageKind::kClass));
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {

@@ -5,6 +5,7 @@
 // Each test uses its own node pool (nodeSelector) and namespace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -48,9 +49,11 @@ nodes:
 - {name: split-r1, count: 1, cpu: 16, memory: 64Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: split, example.com/block: b1, example.com/rack: r1}}
 - {name: split-r2, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: split, example.com/block: b1, example.com/rack: r2}}
 - {name: serve, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: serve}}
+- {name: vol-a, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: a}}
+- {name: vol-b, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: b}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset", "topo", "split", "serve"});
+                    "nogang", "stale", "jobset", "topo", "split", "serve", "vol"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -808,6 +811,93 @@ TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {
     ASSERT_TRUE(p.ok());
     EXPECT_EQ(kube::GetString(*p, {"spec", "nodeName"}), "") << name;
   }
+}
+
+// kube-scheduler's volume binding, as KAI's "Scheduling of Pod with PVC"
+// suite states it and more: a pod waits for a claim that does not exist or
+// that nothing binds; a bound claim holds it to its volume's zone; a claim
+// of a class that waits for its first consumer is told the pod's node.
+TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
+  auto pod_with_claim = [](const std::string& name, const std::string& claim) {
+    // Asking for no GPU, so that only the volumes choose between the nodes.
+    Object pod = Pod("vol", name, {});
+    pod["spec"].AddMember(
+        "volumes",
+        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
+                                       claim + R"("}}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    return pod;
+  };
+  auto claim = [](const std::string& name, const std::string& storage_class) {
+    return ParseTestJson(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",
+        "metadata":{"name":")" +
+                         name + R"(","namespace":"vol"},
+        "spec":{"accessModes":["ReadWriteOnce"],"storageClassName":")" +
+                         storage_class + R"(","resources":{"requests":{"storage":"1Gi"}}}})");
+  };
+  auto waits_saying = [&](const std::string& name, const std::string& reason) {
+    std::vector<std::string> why;
+    const bool said = Eventually([&] {
+      why = EventMessages(client(), "vol", name, "Unschedulable");
+      return std::find(why.begin(), why.end(), reason) != why.end();
+    });
+    Result<Object> p = client().Get(res::kPods, "vol", name);
+    return said && p.ok() && kube::GetString(*p, {"spec", "nodeName"}).empty();
+  };
+  auto node_once_running = [&](const std::string& name) {
+    std::string node;
+    Eventually([&] {
+      Result<Object> p = client().Get(res::kPods, "vol", name);
+      if (!p.ok() || kube::GetString(*p, {"status", "phase"}) != "Running") return false;
+      node = std::string(kube::GetString(*p, {"spec", "nodeName"}));
+      return true;
+    });
+    return node;
+  };
+
+  // A claim that does not exist yet.
+  ASSERT_TRUE(client().Create(res::kPods, "vol", pod_with_claim("zonal", "in-b")).ok());
+  EXPECT_TRUE(waits_saying("zonal", "persistentvolumeclaim \"in-b\" not found"));
+  // Then the claim, and a volume in zone b for the volume controller to
+  // bind it to (no StorageClass "manual": bound at once).
+  ASSERT_TRUE(client()
+                  .Create(res::kPersistentVolumes, "", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"PersistentVolume","metadata":{"name":"vol-zone-b"},
+      "spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],
+        "storageClassName":"manual","hostPath":{"path":"/tmp/vol-zone-b"},
+        "nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[
+          {"key":"topology.kubernetes.io/zone","operator":"In","values":["b"]}]}]}}}})"))
+                  .ok());
+  ASSERT_TRUE(client().Create(res::kPersistentVolumeClaims, "vol", claim("in-b", "manual")).ok());
+  EXPECT_EQ(node_once_running("zonal"), "vol-b-0");
+
+  // A class that does not exist: nothing will bind the claim.
+  ASSERT_TRUE(
+      client()
+          .Create(res::kPersistentVolumeClaims, "vol", claim("lost", "invalid-storageclass"))
+          .ok());
+  ASSERT_TRUE(client().Create(res::kPods, "vol", pod_with_claim("stuck", "lost")).ok());
+  EXPECT_TRUE(
+      waits_saying("stuck",
+                   "pod has unbound immediate PersistentVolumeClaims: persistentvolumeclaim "
+                   "\"lost\" waits for the volume controller to bind it"));
+
+  // A class that provisions on the first consumer's node, in zone a only.
+  ASSERT_TRUE(
+      client()
+          .Create(res::kStorageClasses, "", ParseTestJson(R"({"apiVersion":"storage.k8s.io/v1",
+      "kind":"StorageClass","metadata":{"name":"vol-wffc"},"provisioner":"example.com/disks",
+      "volumeBindingMode":"WaitForFirstConsumer","allowedTopologies":[{"matchLabelExpressions":[
+        {"key":"topology.kubernetes.io/zone","values":["a"]}]}]})"))
+          .ok());
+  ASSERT_TRUE(
+      client().Create(res::kPersistentVolumeClaims, "vol", claim("fresh", "vol-wffc")).ok());
+  ASSERT_TRUE(client().Create(res::kPods, "vol", pod_with_claim("first", "fresh")).ok());
+  EXPECT_EQ(node_once_running("first"), "vol-a-0");
+  Result<Object> fresh = client().Get(res::kPersistentVolumeClaims, "vol", "fresh");
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(kube::Annotation(*fresh, "volume.kubernetes.io/selected-node").value_or(""), "vol-a-0");
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {

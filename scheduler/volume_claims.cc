@@ -1,0 +1,161 @@
+#include "scheduler/volume_claims.h"
+
+#include <algorithm>
+
+namespace vtenant::scheduler {
+namespace {
+
+using rapidjson::Value;
+
+// The class the volume controller binds no claim of: local volumes, bound
+// to a PersistentVolume by the scheduler that picks the node.
+constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
+// A claim's class before spec.storageClassName existed, still honoured.
+constexpr char kBetaStorageClassAnnotation[] = "volume.beta.kubernetes.io/storage-class";
+
+// A StorageClass's allowedTopologies, as node affinity: its terms ORed,
+// each term's matchLabelExpressions ANDed, each "key In values".
+Result<NodeAffinity> AllowedTopologies(const Value& storage_class) {
+  NodeAffinity a;
+  const Value* terms = kube::Find(storage_class, {"allowedTopologies"});
+  if (terms == nullptr || !terms->IsArray()) return a;
+  for (const Value& t : terms->GetArray()) {
+    NodeSelectorTerm term;
+    const Value* expressions = kube::Find(t, {"matchLabelExpressions"});
+    if (expressions == nullptr || !expressions->IsArray())
+      return InvalidArgument("an allowedTopologies term without matchLabelExpressions");
+    for (const Value& e : expressions->GetArray()) {
+      NodeSelectorRequirement r{.key = std::string(kube::GetString(e, {"key"}))};
+      if (const Value* values = kube::Find(e, {"values"}); values != nullptr && values->IsArray())
+        for (const Value& v : values->GetArray())
+          if (v.IsString()) r.values.emplace_back(v.GetString());
+      term.match_expressions.push_back(std::move(r));
+    }
+    a.terms.push_back(std::move(term));
+  }
+  return a;
+}
+
+// Only `node`, by name.
+NodeAffinity OnlyNode(std::string node) {
+  NodeSelectorTerm term;
+  term.match_fields.push_back({.key = "metadata.name",
+                               .op = NodeSelectorRequirement::Op::kIn,
+                               .values = {std::move(node)}});
+  return NodeAffinity{.terms = {std::move(term)}};
+}
+
+}  // namespace
+
+std::vector<PodClaim> PodClaims(const Value& pod) {
+  std::vector<PodClaim> out;
+  const Value* volumes = kube::Find(pod, {"spec", "volumes"});
+  if (volumes == nullptr || !volumes->IsArray()) return out;
+  for (const Value& v : volumes->GetArray()) {
+    if (std::string_view claim = kube::GetString(v, {"persistentVolumeClaim", "claimName"});
+        !claim.empty()) {
+      out.push_back({std::string(claim)});
+    } else if (kube::Find(v, {"ephemeral"}) != nullptr) {
+      out.push_back({std::string(kube::Name(pod)) + "-" + std::string(kube::GetString(v, {"name"})),
+                     /*ephemeral=*/true});
+    }
+  }
+  return out;
+}
+
+void VolumeClaims::UpsertClaim(const Value& claim) {
+  Claim c;
+  c.deleting = kube::Find(claim, {"metadata", "deletionTimestamp"}) != nullptr;
+  c.volume = std::string(kube::GetString(claim, {"spec", "volumeName"}));
+  const Value* named = kube::Find(claim, {"spec", "storageClassName"});
+  c.storage_class =
+      named != nullptr && named->IsString()
+          ? std::string(named->GetString())
+          : std::string(kube::Annotation(claim, kBetaStorageClassAnnotation).value_or(""));
+  c.selected_node = std::string(kube::Annotation(claim, kSelectedNodeAnnotation).value_or(""));
+  if (const Value* owners = kube::Find(claim, {"metadata", "ownerReferences"});
+      owners != nullptr && owners->IsArray())
+    for (const Value& o : owners->GetArray())
+      c.owner_uids.emplace_back(kube::GetString(o, {"uid"}));
+  claims_[kube::KeyOf(claim)] = std::move(c);
+}
+
+void VolumeClaims::DeleteClaim(const Value& claim) { claims_.erase(kube::KeyOf(claim)); }
+
+void VolumeClaims::UpsertVolume(const Value& volume) {
+  const std::string name(kube::Name(volume));
+  Volume v;
+  if (const Value* required = kube::Find(volume, {"spec", "nodeAffinity", "required"}))
+    v.affinity = ParseNodeSelector(*required, "spec.nodeAffinity.required");
+  volumes_.insert_or_assign(name, std::move(v));
+}
+
+void VolumeClaims::DeleteVolume(const Value& volume) {
+  if (auto it = volumes_.find(kube::Name(volume)); it != volumes_.end()) volumes_.erase(it);
+}
+
+void VolumeClaims::UpsertClass(const Value& storage_class) {
+  Class c;
+  c.wait_for_first_consumer =
+      kube::GetString(storage_class, {"volumeBindingMode"}) == "WaitForFirstConsumer";
+  c.provisioner = std::string(kube::GetString(storage_class, {"provisioner"}));
+  c.allowed_topologies = AllowedTopologies(storage_class);
+  classes_.insert_or_assign(std::string(kube::Name(storage_class)), std::move(c));
+}
+
+void VolumeClaims::DeleteClass(const Value& storage_class) {
+  if (auto it = classes_.find(kube::Name(storage_class)); it != classes_.end()) classes_.erase(it);
+}
+
+VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view pod_uid,
+                                          const std::vector<PodClaim>& claims) const {
+  Verdict v;
+  auto wait = [&](std::string reason) {
+    v.reason = std::move(reason);
+    return v;
+  };
+  for (const PodClaim& pc : claims) {
+    const std::string quoted = "persistentvolumeclaim \"" + pc.name + "\"";
+    auto it = claims_.find(std::string(ns) + "/" + pc.name);
+    if (it == claims_.end()) return wait(quoted + " not found");
+    const Claim& c = it->second;
+    if (c.deleting) return wait(quoted + " is being deleted");
+    if (pc.ephemeral &&
+        std::find(c.owner_uids.begin(), c.owner_uids.end(), pod_uid) == c.owner_uids.end())
+      return wait(quoted +
+                  " was not created for this pod's ephemeral volume (the pod is not its "
+                  "owner)");
+    if (!c.volume.empty()) {
+      auto vol = volumes_.find(c.volume);
+      if (vol == volumes_.end())
+        return wait(quoted + " is bound to PersistentVolume \"" + c.volume +
+                    "\", which does not exist");
+      if (!vol->second.affinity.ok())
+        return wait("PersistentVolume \"" + c.volume +
+                    "\": " + vol->second.affinity.status().message());
+      v.affinity = Both(v.affinity, *vol->second.affinity);
+      continue;
+    }
+    auto cls = c.storage_class.empty() ? classes_.end() : classes_.find(c.storage_class);
+    if (cls == classes_.end() || !cls->second.wait_for_first_consumer)
+      return wait("pod has unbound immediate PersistentVolumeClaims: " + quoted +
+                  " waits for the volume controller to bind it");
+    if (cls->second.provisioner == kNoProvisioner)
+      return wait(quoted + " waits for a local volume of StorageClass \"" + c.storage_class +
+                  "\" (" + std::string(kNoProvisioner) +
+                  "), which vtenant-scheduler does not bind: bind the claim to its "
+                  "PersistentVolume, or use a class with a provisioner");
+    if (!cls->second.allowed_topologies.ok())
+      return wait("StorageClass \"" + c.storage_class +
+                  "\": " + cls->second.allowed_topologies.status().message());
+    v.affinity = Both(v.affinity, *cls->second.allowed_topologies);
+    // Provisioning already asked for on a node (an earlier bind): there.
+    if (!c.selected_node.empty())
+      v.affinity = Both(v.affinity, OnlyNode(c.selected_node));
+    else
+      v.select_node.push_back(pc.name);
+  }
+  return v;
+}
+
+}  // namespace vtenant::scheduler

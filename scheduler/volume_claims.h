@@ -1,0 +1,94 @@
+// VolumeClaims: where a pod's PersistentVolumeClaims let it go, as
+// kube-scheduler's VolumeBinding plugin (which KAI's scheduler runs too)
+// has it, for the claims of its volumes (persistentVolumeClaim, and the
+// claim "<pod>-<volume>" the ephemeral volume controller makes for a
+// generic ephemeral volume):
+//   - a claim that does not exist, or is being deleted, keeps the pod
+//     waiting; so does an ephemeral volume's claim the pod does not own;
+//   - a bound claim holds the pod to the nodes its PersistentVolume's
+//     spec.nodeAffinity admits (a zonal disk, a local volume); one bound to
+//     a volume that does not exist keeps it waiting;
+//   - an unbound claim whose StorageClass binds on the first consumer
+//     (volumeBindingMode WaitForFirstConsumer) holds it to the class's
+//     allowedTopologies; at bind the claim gets annotation
+//     volume.kubernetes.io/selected-node, which tells the provisioner where
+//     to make the volume. A class of kubernetes.io/no-provisioner (local
+//     volumes bound by the scheduler) is not bound here: such a pod waits,
+//     saying so;
+//   - any other unbound claim (an Immediate class, a class that does not
+//     exist, none) waits for the volume controller to bind it.
+// Not thread-safe: the view holds it under its lock.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/object.h"
+#include "scheduler/node_affinity.h"
+
+namespace vtenant::scheduler {
+
+// The annotation that tells a provisioner which node a claim's first
+// consumer was scheduled to (kube-scheduler's, read by every CSI
+// external-provisioner).
+inline constexpr char kSelectedNodeAnnotation[] = "volume.kubernetes.io/selected-node";
+
+// A claim a pod's volumes name.
+struct PodClaim {
+  std::string name;
+  bool ephemeral = false;  // made for a generic ephemeral volume: the pod must own it
+  bool operator==(const PodClaim&) const = default;
+};
+
+// The claims of `pod`'s volumes, in volume order.
+std::vector<PodClaim> PodClaims(const rapidjson::Value& pod);
+
+class VolumeClaims {
+ public:
+  // Where a pod's claims let it go.
+  struct Verdict {
+    std::string reason;     // why it cannot be placed now; "" when it can
+    NodeAffinity affinity;  // the nodes its volumes admit; empty: any
+    // Its claims that wait for their first consumer and are provisioned:
+    // annotated with the chosen node at bind.
+    std::vector<std::string> select_node;
+  };
+
+  // Informer events. A claim, volume or class that cannot be read is kept
+  // as one that says so (its pods wait with the reason).
+  void UpsertClaim(const rapidjson::Value& claim);
+  void DeleteClaim(const rapidjson::Value& claim);
+  void UpsertVolume(const rapidjson::Value& volume);
+  void DeleteVolume(const rapidjson::Value& volume);
+  void UpsertClass(const rapidjson::Value& storage_class);
+  void DeleteClass(const rapidjson::Value& storage_class);
+
+  // The verdict for claims `claims` of the pod with UID `pod_uid` in `ns`.
+  Verdict Check(std::string_view ns, std::string_view pod_uid,
+                const std::vector<PodClaim>& claims) const;
+
+ private:
+  struct Claim {
+    bool deleting = false;
+    std::string volume;         // spec.volumeName: bound when not empty
+    std::string storage_class;  // "" when it names none
+    std::string selected_node;  // annotation kSelectedNodeAnnotation
+    std::vector<std::string> owner_uids;
+  };
+  struct Volume {
+    Result<NodeAffinity> affinity = NodeAffinity{};
+  };
+  struct Class {
+    bool wait_for_first_consumer = false;
+    std::string provisioner;
+    Result<NodeAffinity> allowed_topologies = NodeAffinity{};
+  };
+  std::map<std::string, Claim> claims_;  // by "namespace/name"
+  std::map<std::string, Volume, std::less<>> volumes_;
+  std::map<std::string, Class, std::less<>> classes_;
+};
+
+}  // namespace vtenant::scheduler
