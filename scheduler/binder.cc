@@ -138,7 +138,7 @@ void Binder::Work() {
 Status Binder::BindNow(const std::string& key, const Placement& placement) {
   std::optional<CorePod> pod = view_.Pod(key);
   if (!pod) return NotFound("pod " + key + " is gone");
-  Status s = SelectNodeForClaims(key, placement.node);
+  Status s = BindClaims(key, placement.node);
   if (s.ok())
     s = placement.shared ? BindShared(*pod, placement) : [&] {
       auto [ns, name] = kube::SplitKey(key);
@@ -163,16 +163,38 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
   return s;
 }
 
-Status Binder::SelectNodeForClaims(const std::string& key, const std::string& node) {
+Status Binder::BindClaims(const std::string& key, const std::string& node) {
   const std::string ns = kube::SplitKey(key).first;
-  for (const std::string& claim : view_.ClaimsToSelectNode(key)) {
+  VT_ASSIGN_OR_RETURN(std::vector<VolumeClaims::ClaimBinding> bindings,
+                      view_.ClaimBindings(key, node));
+  for (const VolumeClaims::ClaimBinding& b : bindings) {
+    if (b.volume.empty()) {
+      const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
+          {"metadata",
+           kube::JsonObject{{"annotations", kube::JsonObject{{kSelectedNodeAnnotation, node}}}}}}));
+      VT_RETURN_IF_ERROR(client_
+                             .Patch(kube::resources::kPersistentVolumeClaims, ns, b.claim,
+                                    kube::PatchType::kMerge, patch)
+                             .status()
+                             .WithContext("persistentvolumeclaim " + b.claim + " selected node"));
+      continue;
+    }
+    // The volume's claimRef, at the version it was chosen at: a volume
+    // another bind took meanwhile is a conflict, and the pod tries again.
     const std::string patch = kube::ToJson(kube::BuildJson(kube::JsonObject{
-        {"metadata",
-         kube::JsonObject{{"annotations", kube::JsonObject{{kSelectedNodeAnnotation, node}}}}}}));
-    Result<kube::Object> patched = client_.Patch(kube::resources::kPersistentVolumeClaims, ns,
-                                                 claim, kube::PatchType::kMerge, patch);
-    if (!patched.ok())
-      return patched.status().WithContext("persistentvolumeclaim " + claim + " selected node");
+        {"metadata", kube::JsonObject{{"resourceVersion", b.volume_version},
+                                      {"annotations",
+                                       kube::JsonObject{{kBoundByControllerAnnotation, "yes"}}}}},
+        {"spec", kube::JsonObject{{"claimRef", kube::JsonObject{{"apiVersion", "v1"},
+                                                                {"kind", "PersistentVolumeClaim"},
+                                                                {"namespace", ns},
+                                                                {"name", b.claim},
+                                                                {"uid", b.claim_uid}}}}}}));
+    VT_RETURN_IF_ERROR(client_
+                           .Patch(kube::resources::kPersistentVolumes, "", b.volume,
+                                  kube::PatchType::kMerge, patch)
+                           .status()
+                           .WithContext("persistentvolume " + b.volume + " for claim " + b.claim));
   }
   return Status::Ok();
 }

@@ -89,10 +89,11 @@ class Binder {
     std::string uid;
   };
 
-  // Annotates each claim of pod `key` that waits for its first consumer
-  // (ClusterView::ClaimsToSelectNode) with `node`, for its provisioner,
-  // before the pod is bound, as kube-scheduler's volume binding does.
-  Status SelectNodeForClaims(const std::string& key, const std::string& node);
+  // Before pod `key` is bound to `node`, as kube-scheduler's volume
+  // binding does: each of its claims that waits for its first consumer
+  // (ClusterView::ClaimBindings) is bound to the PersistentVolume chosen
+  // there (its claimRef) or annotated with `node` for its provisioner.
+  Status BindClaims(const std::string& key, const std::string& node);
   Status BindShared(const CorePod& pod, const Placement& placement);
   // Creates ConfigMap `configmap` for `pod` with `data`, or takes over the
   // one an earlier try for it left; returns its UID. FailedPrecondition

@@ -277,11 +277,16 @@ bool ClusterView::DeleteStorage(StorageKind kind, const rapidjson::Value& object
   return awaited_volumes_;
 }
 
-std::vector<std::string> ClusterView::ClaimsToSelectNode(const std::string& key) const {
+Result<std::vector<VolumeClaims::ClaimBinding>> ClusterView::ClaimBindings(
+    const std::string& key, const std::string& node) const {
   std::lock_guard lock(mu_);
-  auto it = pods_.find(key);
-  if (it == pods_.end() || it->second.claims.empty()) return {};
-  return volumes_.Check(kube::SplitKey(key).first, it->second.uid, it->second.claims).select_node;
+  auto pod = pods_.find(key);
+  if (pod == pods_.end() || pod->second.claims.empty())
+    return std::vector<VolumeClaims::ClaimBinding>{};
+  auto n = nodes_.find(node);
+  if (n == nodes_.end()) return NotFound("node " + node + " is gone");
+  return volumes_.PlanBinding(kube::SplitKey(key).first, pod->second.claims, node,
+                              n->second.labels);
 }
 
 void ClusterView::Assume(const std::string& key, Placement placement) {

@@ -164,9 +164,11 @@ class ClusterView {
   enum class StorageKind { kClaim, kVolume, kClass };
   bool UpsertStorage(StorageKind kind, const rapidjson::Value& object);
   bool DeleteStorage(StorageKind kind, const rapidjson::Value& object);
-  // The claims of pod `key` to annotate with the node it is bound to
-  // (VolumeClaims::Verdict::select_node), as the view now sees them.
-  std::vector<std::string> ClaimsToSelectNode(const std::string& key) const;
+  // What binding pod `key` to `node` asks of its claims that wait for
+  // their first consumer (VolumeClaims::PlanBinding), as the view now sees
+  // them.
+  Result<std::vector<VolumeClaims::ClaimBinding>> ClaimBindings(const std::string& key,
+                                                                const std::string& node) const;
 
   // Records that `key` goes to `placement` (a bind started). It holds the
   // placement until the informer shows the pod bound or gone, or Forget.

@@ -146,6 +146,13 @@ NodeAffinity Both(const NodeAffinity& a, const NodeAffinity& b) {
   return both;
 }
 
+NodeAffinity Either(const NodeAffinity& a, const NodeAffinity& b) {
+  if (a.empty() || b.empty()) return NodeAffinity{};
+  NodeAffinity either = a;
+  either.terms.insert(either.terms.end(), b.terms.begin(), b.terms.end());
+  return either;
+}
+
 Result<NodeAffinity> ParseRequiredNodeAffinity(const Value& pod) {
   const Value* required = kube::Find(
       pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});

@@ -64,4 +64,8 @@ Result<NodeAffinity> ParseNodeSelector(const rapidjson::Value& selector, std::st
 // other (an empty one admits every node).
 NodeAffinity Both(const NodeAffinity& a, const NodeAffinity& b);
 
+// The nodes either admits: the terms of both (an empty one admits every
+// node, and so does the answer).
+NodeAffinity Either(const NodeAffinity& a, const NodeAffinity& b);
+
 }  // namespace vtenant::scheduler

@@ -898,6 +898,37 @@ TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
   Result<Object> fresh = client().Get(res::kPersistentVolumeClaims, "vol", "fresh");
   ASSERT_TRUE(fresh.ok());
   EXPECT_EQ(kube::Annotation(*fresh, "volume.kubernetes.io/selected-node").value_or(""), "vol-a-0");
+
+  // Local disks: a class that makes none, and one disk, on vol-b-0. The
+  // claim is bound to it on the node the pod goes to, by the scheduler.
+  ASSERT_TRUE(
+      client()
+          .Create(res::kStorageClasses, "", ParseTestJson(R"({"apiVersion":"storage.k8s.io/v1",
+      "kind":"StorageClass","metadata":{"name":"vol-local"},
+      "provisioner":"kubernetes.io/no-provisioner","volumeBindingMode":"WaitForFirstConsumer"})"))
+          .ok());
+  ASSERT_TRUE(
+      client().Create(res::kPersistentVolumeClaims, "vol", claim("nvme", "vol-local")).ok());
+  ASSERT_TRUE(client().Create(res::kPods, "vol", pod_with_claim("local", "nvme")).ok());
+  EXPECT_TRUE(waits_saying("local",
+                           "persistentvolumeclaim \"nvme\" has no available PersistentVolume of "
+                           "StorageClass \"vol-local\" that fits it, and the class "
+                           "(kubernetes.io/no-provisioner) makes none"));
+  ASSERT_TRUE(client()
+                  .Create(res::kPersistentVolumes, "", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"PersistentVolume","metadata":{"name":"vol-b-nvme"},
+      "spec":{"capacity":{"storage":"10Gi"},"accessModes":["ReadWriteOnce"],
+        "storageClassName":"vol-local","local":{"path":"/mnt/nvme0"},
+        "nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[
+          {"key":"kubernetes.io/hostname","operator":"In","values":["vol-b-0"]}]}]}}}})"))
+                  .ok());
+  EXPECT_EQ(node_once_running("local"), "vol-b-0");
+  // The volume controller completes what the scheduler's claimRef began.
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> nvme = client().Get(res::kPersistentVolumeClaims, "vol", "nvme");
+    return nvme.ok() && kube::GetString(*nvme, {"spec", "volumeName"}) == "vol-b-nvme" &&
+           kube::GetString(*nvme, {"status", "phase"}) == "Bound";
+  }));
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {

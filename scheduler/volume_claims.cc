@@ -1,6 +1,9 @@
 #include "scheduler/volume_claims.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "kube/quantity.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -36,6 +39,22 @@ Result<NodeAffinity> AllowedTopologies(const Value& storage_class) {
   return a;
 }
 
+// The strings of array `path` of `object`.
+std::vector<std::string> Strings(const Value& object,
+                                 std::initializer_list<std::string_view> path) {
+  std::vector<std::string> out;
+  if (const Value* list = kube::Find(object, path); list != nullptr && list->IsArray())
+    for (const Value& v : list->GetArray())
+      if (v.IsString()) out.emplace_back(v.GetString());
+  return out;
+}
+
+// The bytes of quantity `path` of `object`; 0 when absent or unreadable.
+int64_t Bytes(const Value& object, std::initializer_list<std::string_view> path) {
+  Result<kube::Quantity> q = kube::Quantity::Parse(kube::GetString(object, path));
+  return q.ok() ? q->Value() : 0;
+}
+
 // Only `node`, by name.
 NodeAffinity OnlyNode(std::string node) {
   NodeSelectorTerm term;
@@ -65,7 +84,16 @@ std::vector<PodClaim> PodClaims(const Value& pod) {
 
 void VolumeClaims::UpsertClaim(const Value& claim) {
   Claim c;
+  c.uid = std::string(kube::Uid(claim));
   c.deleting = kube::Find(claim, {"metadata", "deletionTimestamp"}) != nullptr;
+  c.request = Bytes(claim, {"spec", "resources", "requests", "storage"});
+  c.access_modes = Strings(claim, {"spec", "accessModes"});
+  c.volume_mode = std::string(kube::GetString(claim, {"spec", "volumeMode"}));
+  if (const Value* labels = kube::Find(claim, {"spec", "selector", "matchLabels"});
+      labels != nullptr && labels->IsObject())
+    for (const auto& m : labels->GetObject())
+      if (m.value.IsString()) c.selector.emplace(m.name.GetString(), m.value.GetString());
+  c.selector_expressions = kube::Find(claim, {"spec", "selector", "matchExpressions"}) != nullptr;
   c.volume = std::string(kube::GetString(claim, {"spec", "volumeName"}));
   const Value* named = kube::Find(claim, {"spec", "storageClassName"});
   c.storage_class =
@@ -87,6 +115,17 @@ void VolumeClaims::UpsertVolume(const Value& volume) {
   Volume v;
   if (const Value* required = kube::Find(volume, {"spec", "nodeAffinity", "required"}))
     v.affinity = ParseNodeSelector(*required, "spec.nodeAffinity.required");
+  v.version = std::string(kube::ResourceVersion(volume));
+  v.storage_class = std::string(kube::GetString(volume, {"spec", "storageClassName"}));
+  v.available = kube::GetString(volume, {"status", "phase"}) == "Available" &&
+                kube::Find(volume, {"spec", "claimRef"}) == nullptr;
+  v.capacity = Bytes(volume, {"spec", "capacity", "storage"});
+  v.access_modes = Strings(volume, {"spec", "accessModes"});
+  v.volume_mode = std::string(kube::GetString(volume, {"spec", "volumeMode"}));
+  if (const Value* labels = kube::Find(volume, {"metadata", "labels"});
+      labels != nullptr && labels->IsObject())
+    for (const auto& m : labels->GetObject())
+      if (m.value.IsString()) v.labels.emplace(m.name.GetString(), m.value.GetString());
   volumes_.insert_or_assign(name, std::move(v));
 }
 
@@ -140,22 +179,93 @@ VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view 
     if (cls == classes_.end() || !cls->second.wait_for_first_consumer)
       return wait("pod has unbound immediate PersistentVolumeClaims: " + quoted +
                   " waits for the volume controller to bind it");
-    if (cls->second.provisioner == kNoProvisioner)
-      return wait(quoted + " waits for a local volume of StorageClass \"" + c.storage_class +
-                  "\" (" + std::string(kNoProvisioner) +
-                  "), which vtenant-scheduler does not bind: bind the claim to its "
-                  "PersistentVolume, or use a class with a provisioner");
-    if (!cls->second.allowed_topologies.ok())
-      return wait("StorageClass \"" + c.storage_class +
-                  "\": " + cls->second.allowed_topologies.status().message());
-    v.affinity = Both(v.affinity, *cls->second.allowed_topologies);
     // Provisioning already asked for on a node (an earlier bind): there.
-    if (!c.selected_node.empty())
+    if (!c.selected_node.empty()) {
       v.affinity = Both(v.affinity, OnlyNode(c.selected_node));
-    else
-      v.select_node.push_back(pc.name);
+      continue;
+    }
+    // Where a volume that is there fits it, or one can be made.
+    const bool provisions = cls->second.provisioner != kNoProvisioner;
+    std::optional<NodeAffinity> where;
+    for (const auto* candidate : Candidates(c)) {
+      const Result<NodeAffinity>& admits = candidate->second.affinity;
+      if (!admits.ok()) continue;
+      where = where ? Either(*where, *admits) : *admits;
+    }
+    if (provisions) {
+      if (!cls->second.allowed_topologies.ok())
+        return wait("StorageClass \"" + c.storage_class +
+                    "\": " + cls->second.allowed_topologies.status().message());
+      where =
+          where ? Either(*where, *cls->second.allowed_topologies) : *cls->second.allowed_topologies;
+    }
+    if (!where)
+      return wait(quoted + " has no available PersistentVolume of StorageClass \"" +
+                  c.storage_class + "\" that fits it, and the class (" + cls->second.provisioner +
+                  ") makes none");
+    v.affinity = Both(v.affinity, *where);
   }
   return v;
+}
+
+std::vector<const std::pair<const std::string, VolumeClaims::Volume>*> VolumeClaims::Candidates(
+    const Claim& claim) const {
+  std::vector<const std::pair<const std::string, Volume>*> out;
+  if (claim.selector_expressions) return out;
+  const auto mode = [](const std::string& m) { return m.empty() ? "Filesystem" : m; };
+  for (const auto& entry : volumes_) {
+    const Volume& vol = entry.second;
+    if (!vol.available || vol.storage_class != claim.storage_class ||
+        vol.capacity < claim.request || mode(vol.volume_mode) != mode(claim.volume_mode))
+      continue;
+    const bool modes = std::all_of(
+        claim.access_modes.begin(), claim.access_modes.end(), [&](const std::string& m) {
+          return std::find(vol.access_modes.begin(), vol.access_modes.end(), m) !=
+                 vol.access_modes.end();
+        });
+    const bool labelled =
+        std::all_of(claim.selector.begin(), claim.selector.end(), [&](const auto& label) {
+          auto it = vol.labels.find(label.first);
+          return it != vol.labels.end() && it->second == label.second;
+        });
+    if (modes && labelled) out.push_back(&entry);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+    return a->second.capacity < b->second.capacity;
+  });
+  return out;
+}
+
+Result<std::vector<VolumeClaims::ClaimBinding>> VolumeClaims::PlanBinding(
+    std::string_view ns, const std::vector<PodClaim>& claims, std::string_view node,
+    const sched::LabelPairs& labels) const {
+  std::vector<ClaimBinding> out;
+  for (const PodClaim& pc : claims) {
+    auto it = claims_.find(std::string(ns) + "/" + pc.name);
+    if (it == claims_.end()) return NotFound("persistentvolumeclaim \"" + pc.name + "\" is gone");
+    const Claim& c = it->second;
+    auto cls = c.storage_class.empty() ? classes_.end() : classes_.find(c.storage_class);
+    if (!c.volume.empty() || !c.selected_node.empty() || cls == classes_.end() ||
+        !cls->second.wait_for_first_consumer)
+      continue;  // bound, provisioning, or not the scheduler's to bind
+    ClaimBinding b{.claim = pc.name, .claim_uid = c.uid};
+    for (const auto* candidate : Candidates(c)) {
+      const bool taken = std::any_of(out.begin(), out.end(), [&](const ClaimBinding& o) {
+        return o.volume == candidate->first;
+      });
+      const Result<NodeAffinity>& admits = candidate->second.affinity;
+      if (taken || !admits.ok() || !(admits->empty() || admits->Matches(node, labels))) continue;
+      b.volume = candidate->first;
+      b.volume_version = candidate->second.version;
+      break;
+    }
+    if (b.volume.empty() && cls->second.provisioner == kNoProvisioner)
+      return FailedPrecondition("persistentvolumeclaim \"" + pc.name +
+                                "\" has no available PersistentVolume on node " +
+                                std::string(node));
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 }  // namespace vtenant::scheduler

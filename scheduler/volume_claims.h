@@ -9,17 +9,21 @@
 //     spec.nodeAffinity admits (a zonal disk, a local volume); one bound to
 //     a volume that does not exist keeps it waiting;
 //   - an unbound claim whose StorageClass binds on the first consumer
-//     (volumeBindingMode WaitForFirstConsumer) holds it to the class's
-//     allowedTopologies; at bind the claim gets annotation
-//     volume.kubernetes.io/selected-node, which tells the provisioner where
-//     to make the volume. A class of kubernetes.io/no-provisioner (local
-//     volumes bound by the scheduler) is not bound here: such a pod waits,
-//     saying so;
+//     (volumeBindingMode WaitForFirstConsumer) holds it to the nodes where
+//     it can have a volume: those an available PersistentVolume of its
+//     class that fits it admits (a local disk: kubernetes.io/no-provisioner
+//     classes have no other), and, when the class provisions, those its
+//     allowedTopologies admit. At bind (PlanBinding) the claim is bound to
+//     the smallest such volume on the chosen node (the volume's claimRef,
+//     as kube-scheduler writes it; the volume controller completes the
+//     binding), else gets annotation volume.kubernetes.io/selected-node,
+//     which tells the provisioner where to make the volume;
 //   - any other unbound claim (an Immediate class, a class that does not
 //     exist, none) waits for the volume controller to bind it.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -35,6 +39,9 @@ namespace vtenant::scheduler {
 // consumer was scheduled to (kube-scheduler's, read by every CSI
 // external-provisioner).
 inline constexpr char kSelectedNodeAnnotation[] = "volume.kubernetes.io/selected-node";
+// On a PersistentVolume the scheduler bound to a claim, as kube-scheduler
+// marks it.
+inline constexpr char kBoundByControllerAnnotation[] = "pv.kubernetes.io/bound-by-controller";
 
 // A claim a pod's volumes name.
 struct PodClaim {
@@ -52,9 +59,18 @@ class VolumeClaims {
   struct Verdict {
     std::string reason;     // why it cannot be placed now; "" when it can
     NodeAffinity affinity;  // the nodes its volumes admit; empty: any
-    // Its claims that wait for their first consumer and are provisioned:
-    // annotated with the chosen node at bind.
-    std::vector<std::string> select_node;
+  };
+
+  // What binding a pod to a node asks of one of its claims that waits for
+  // its first consumer.
+  struct ClaimBinding {
+    std::string claim;
+    std::string claim_uid;
+    // The PersistentVolume to bind it to, at the resourceVersion it was
+    // chosen at; empty: the claim is provisioned there (selected-node).
+    std::string volume;
+    std::string volume_version;
+    bool operator==(const ClaimBinding&) const = default;
   };
 
   // Informer events. A claim, volume or class that cannot be read is kept
@@ -70,17 +86,44 @@ class VolumeClaims {
   Verdict Check(std::string_view ns, std::string_view pod_uid,
                 const std::vector<PodClaim>& claims) const;
 
+  // What binding that pod to node `node` (with `labels`) asks of its claims
+  // that wait for their first consumer, in claim order, each volume chosen
+  // once. FailedPrecondition when one can have no volume there.
+  Result<std::vector<ClaimBinding>> PlanBinding(std::string_view ns,
+                                                const std::vector<PodClaim>& claims,
+                                                std::string_view node,
+                                                const sched::LabelPairs& labels) const;
+
  private:
   struct Claim {
+    std::string uid;
     bool deleting = false;
     std::string volume;         // spec.volumeName: bound when not empty
     std::string storage_class;  // "" when it names none
     std::string selected_node;  // annotation kSelectedNodeAnnotation
     std::vector<std::string> owner_uids;
+    // What a volume must offer it: spec.resources.requests.storage in
+    // bytes, every access mode it asks, its volumeMode, and the labels of
+    // spec.selector.matchLabels (a selector with matchExpressions is
+    // matched by no volume).
+    int64_t request = 0;
+    std::vector<std::string> access_modes;
+    std::string volume_mode;
+    std::map<std::string, std::string> selector;
+    bool selector_expressions = false;
   };
   struct Volume {
     Result<NodeAffinity> affinity = NodeAffinity{};
+    std::string version;  // metadata.resourceVersion
+    std::string storage_class;
+    bool available = false;  // status.phase Available and no claimRef
+    int64_t capacity = 0;    // bytes
+    std::vector<std::string> access_modes;
+    std::string volume_mode;
+    std::map<std::string, std::string> labels;
   };
+  // The available volumes `claim` fits, smallest first (then by name).
+  std::vector<const std::pair<const std::string, Volume>*> Candidates(const Claim& claim) const;
   struct Class {
     bool wait_for_first_consumer = false;
     std::string provisioner;

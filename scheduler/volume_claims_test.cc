@@ -62,7 +62,10 @@ TEST(VolumeClaimsTest, ABoundClaimHoldsThePodToItsVolumesNodes) {
   VolumeClaims::Verdict verdict = v.Check("ml", "u1", {{"data"}});
   EXPECT_EQ(verdict.reason, "");
   EXPECT_EQ(Admitted(verdict, kNodes), (std::vector<std::string>{"b1", "b2"}));
-  EXPECT_TRUE(verdict.select_node.empty()) << "bound already";
+  Result<std::vector<VolumeClaims::ClaimBinding>> plan =
+      v.PlanBinding("ml", {{"data"}}, "b1", kNodes.at("b1"));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->empty()) << "bound already";
 
   // A volume with no node affinity admits every node.
   v.UpsertVolume(Json(R"({"metadata":{"name":"pv-1"},"spec":{}})"));
@@ -73,7 +76,6 @@ TEST(VolumeClaimsTest, AnUnboundClaimWaitsUnlessItsClassWaitsForTheFirstConsumer
   VolumeClaims v;
   v.UpsertClaim(Claim("fast", R"(,"storageClassName":"gp3")"));
   v.UpsertClaim(Claim("none"));
-  v.UpsertClaim(Claim("local", R"(,"storageClassName":"local")"));
   v.UpsertClaim(
       Claim("legacy", "", R"(,"annotations":{"volume.beta.kubernetes.io/storage-class":"gp3"})"));
   // No such class yet, and none at all: the volume controller binds them, or nobody.
@@ -88,25 +90,65 @@ TEST(VolumeClaimsTest, AnUnboundClaimWaitsUnlessItsClassWaitsForTheFirstConsumer
         {"key":"topology.kubernetes.io/zone","values":["a","b"]}]}]})"));
   VolumeClaims::Verdict verdict = v.Check("ml", "u1", {{"fast"}, {"legacy"}});
   EXPECT_EQ(verdict.reason, "");
-  EXPECT_EQ(verdict.select_node, (std::vector<std::string>{"fast", "legacy"}));
   EXPECT_EQ(Admitted(verdict, kNodes), (std::vector<std::string>{"a1", "b1", "b2"}));
+  // Both are provisioned where the pod goes: told the node at bind.
+  EXPECT_EQ(v.PlanBinding("ml", {{"fast"}, {"legacy"}}, "b1", kNodes.at("b1")).value(),
+            (std::vector<VolumeClaims::ClaimBinding>{{.claim = "fast"}, {.claim = "legacy"}}));
 
   // Provisioning asked for on b2 already (an earlier bind): only b2, and
   // the claim is not asked again.
   v.UpsertClaim(Claim("fast", R"(,"storageClassName":"gp3")",
                       R"(,"annotations":{"volume.kubernetes.io/selected-node":"b2"})"));
   verdict = v.Check("ml", "u1", {{"fast"}});
-  EXPECT_TRUE(verdict.select_node.empty());
   EXPECT_EQ(Admitted(verdict, kNodes), (std::vector<std::string>{"b2"}));
+  EXPECT_TRUE(v.PlanBinding("ml", {{"fast"}}, "b2", kNodes.at("b2")).value().empty());
 
   // Immediate binding: the claim waits for the volume controller.
   v.UpsertClass(Json(R"({"metadata":{"name":"gp3"},"provisioner":"ebs.csi.aws.com"})"));
   EXPECT_NE(v.Check("ml", "u1", {{"legacy"}}).reason, "");
+}
 
-  // Local volumes are bound by the scheduler that picks the node: not here.
+// Local disks: a class that makes no volume, and volumes, each on its node,
+// for the scheduler to bind the claim to on the node it picks.
+TEST(VolumeClaimsTest, AClaimOfLocalVolumesGoesWhereOneFitsAndIsBoundToTheSmallest) {
+  VolumeClaims v;
   v.UpsertClass(Json(R"({"metadata":{"name":"local"},"provisioner":"kubernetes.io/no-provisioner",
       "volumeBindingMode":"WaitForFirstConsumer"})"));
-  EXPECT_NE(v.Check("ml", "u1", {{"local"}}).reason.find("does not bind"), std::string::npos);
+  v.UpsertClaim(Json(R"({"metadata":{"name":"scratch","namespace":"ml","uid":"c1"},
+      "spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"local",
+              "resources":{"requests":{"storage":"100Gi"}}}})"));
+  v.UpsertClaim(Json(R"({"metadata":{"name":"cache","namespace":"ml","uid":"c2"},
+      "spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"local",
+              "resources":{"requests":{"storage":"100Gi"}}}})"));
+  EXPECT_EQ(v.Check("ml", "u1", {{"scratch"}}).reason,
+            "persistentvolumeclaim \"scratch\" has no available PersistentVolume of StorageClass "
+            "\"local\" that fits it, and the class (kubernetes.io/no-provisioner) makes none");
+  // Disks on b1 (two) and a1 (too small); one on b2 already claimed.
+  auto disk = [&](const std::string& name, const std::string& node, const std::string& size,
+                  bool claimed = false) {
+    v.UpsertVolume(Json(R"({"metadata":{"name":")" + name + R"(","resourceVersion":"7"},
+        "spec":{"capacity":{"storage":")" +
+                        size + R"("},"accessModes":["ReadWriteOnce"],
+          "storageClassName":"local",)" +
+                        (claimed ? R"("claimRef":{"name":"x"},)" : "") +
+                        R"("nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchFields":[
+            {"key":"metadata.name","operator":"In","values":[")" +
+                        node + R"("]}]}]}}},
+        "status":{"phase":"Available"}})"));
+  };
+  disk("b1-large", "b1", "1Ti");
+  disk("b1-small", "b1", "200Gi");
+  disk("a1-tiny", "a1", "10Gi");
+  disk("b2-taken", "b2", "1Ti", /*claimed=*/true);
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"scratch"}}), kNodes), (std::vector<std::string>{"b1"}));
+  // Two claims take two disks, smallest first.
+  EXPECT_EQ(
+      v.PlanBinding("ml", {{"scratch"}, {"cache"}}, "b1", kNodes.at("b1")).value(),
+      (std::vector<VolumeClaims::ClaimBinding>{
+          {.claim = "scratch", .claim_uid = "c1", .volume = "b1-small", .volume_version = "7"},
+          {.claim = "cache", .claim_uid = "c2", .volume = "b1-large", .volume_version = "7"}}));
+  EXPECT_EQ(v.PlanBinding("ml", {{"scratch"}}, "a1", kNodes.at("a1")).status().code(),
+            StatusCode::kFailedPrecondition);
 }
 
 TEST(VolumeClaimsTest, AnEphemeralVolumesClaimMustBeThePods) {
