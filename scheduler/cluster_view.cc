@@ -246,34 +246,22 @@ void ClusterView::DeleteConfigMap(const rapidjson::Value& configmap) {
 }
 
 bool ClusterView::UpsertStorage(StorageKind kind, const rapidjson::Value& object) {
-  std::lock_guard lock(mu_);
-  switch (kind) {
-    case StorageKind::kClaim:
-      volumes_.UpsertClaim(object);
-      break;
-    case StorageKind::kVolume:
-      volumes_.UpsertVolume(object);
-      break;
-    case StorageKind::kClass:
-      volumes_.UpsertClass(object);
-      break;
-  }
-  return awaited_volumes_;
+  return ChangeStorage(kind, object, /*remove=*/false);
 }
 
 bool ClusterView::DeleteStorage(StorageKind kind, const rapidjson::Value& object) {
+  return ChangeStorage(kind, object, /*remove=*/true);
+}
+
+bool ClusterView::ChangeStorage(StorageKind kind, const rapidjson::Value& object, bool remove) {
+  using Change = void (VolumeClaims::*)(const rapidjson::Value&);
+  // By StorageKind: upsert, delete.
+  static constexpr Change kChanges[][2] = {
+      {&VolumeClaims::UpsertClaim, &VolumeClaims::DeleteClaim},
+      {&VolumeClaims::UpsertVolume, &VolumeClaims::DeleteVolume},
+      {&VolumeClaims::UpsertClass, &VolumeClaims::DeleteClass}};
   std::lock_guard lock(mu_);
-  switch (kind) {
-    case StorageKind::kClaim:
-      volumes_.DeleteClaim(object);
-      break;
-    case StorageKind::kVolume:
-      volumes_.DeleteVolume(object);
-      break;
-    case StorageKind::kClass:
-      volumes_.DeleteClass(object);
-      break;
-  }
+  (volumes_.*kChanges[static_cast<int>(kind)][remove ? 1 : 0])(object);
   return awaited_volumes_;
 }
 

@@ -221,6 +221,8 @@ class ClusterView {
   std::string ReservedGpuUuid(const std::string& node, int index) const;
 
  private:
+  // UpsertStorage and DeleteStorage. Takes mu_.
+  bool ChangeStorage(StorageKind kind, const rapidjson::Value& object, bool remove);
   // "Missing required configmaps: [a b]" for pod `key`, "" when none is
   // missing; the missing ones join awaited_configmaps_. mu_ held.
   std::string MissingConfigMaps(const std::string& key, const CorePod& pod);

@@ -846,14 +846,7 @@ TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
     return said && p.ok() && kube::GetString(*p, {"spec", "nodeName"}).empty();
   };
   auto node_once_running = [&](const std::string& name) {
-    std::string node;
-    Eventually([&] {
-      Result<Object> p = client().Get(res::kPods, "vol", name);
-      if (!p.ok() || kube::GetString(*p, {"status", "phase"}) != "Running") return false;
-      node = std::string(kube::GetString(*p, {"spec", "nodeName"}));
-      return true;
-    });
-    return node;
+    return NodeOnceRunning(client(), "vol", name);
   };
 
   // A claim that does not exist yet.

@@ -44,16 +44,8 @@ nodes:
         .status();
   }
 
-  // The node pod ml/name is bound to once Running; "" if it never runs.
   static std::string NodeOnceRunning(const std::string& name) {
-    std::string node;
-    Eventually([&] {
-      Result<Object> p = client().Get(res::kPods, "ml", name);
-      if (!p.ok() || kube::GetString(*p, {"status", "phase"}) != "Running") return false;
-      node = std::string(kube::GetString(*p, {"spec", "nodeName"}));
-      return true;
-    });
-    return node;
+    return testing::NodeOnceRunning(client(), "ml", name);
   }
 
   // The first message of an Unschedulable Event about ml/name, once one comes.

@@ -1,5 +1,6 @@
 #include "scheduler/testing/scheduler_fixture.h"
 
+#include "base/eventually.h"
 #include "kube/json_builder.h"
 #include "localenv/testing/source_tree.h"
 #include "localenv/tools.h"
@@ -74,6 +75,17 @@ int CountPods(kube::Client& client, const std::string& ns, const std::string& ph
   int n = 0;
   for (const kube::Object& p : list->items) n += kube::GetString(p, {"status", "phase"}) == phase;
   return n;
+}
+
+std::string NodeOnceRunning(kube::Client& client, const std::string& ns, const std::string& name) {
+  std::string node;
+  Eventually([&] {
+    Result<kube::Object> p = client.Get(kube::resources::kPods, ns, name);
+    if (!p.ok() || kube::GetString(*p, {"status", "phase"}) != "Running") return false;
+    node = std::string(kube::GetString(*p, {"spec", "nodeName"}));
+    return true;
+  });
+  return node;
 }
 
 std::vector<std::string> EventMessages(kube::Client& client, const std::string& ns,

@@ -42,6 +42,10 @@ Result<std::unique_ptr<SchedulerApp>> StartScheduler(kube::Client& client,
 // Count of pods in `ns` whose phase is `phase` (Running, Pending).
 int CountPods(kube::Client& client, const std::string& ns, const std::string& phase);
 
+// The node pod ns/name is bound to, once it is Running; "" when it does not
+// run before Eventually's deadline.
+std::string NodeOnceRunning(kube::Client& client, const std::string& ns, const std::string& name);
+
 // The messages of Events about pod ns/name with `reason`.
 std::vector<std::string> EventMessages(kube::Client& client, const std::string& ns,
                                        const std::string& name, const std::string& reason);
