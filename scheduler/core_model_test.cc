@@ -60,6 +60,30 @@ TEST(PodTranslatorTest, RequestIsTheContainersSumAtLeastTheLargestInit) {
   EXPECT_EQ(t.spec.creation_time, 1796115600);
 }
 
+// kube-scheduler's reading (resource.PodRequests): sidecars run beside the
+// containers and before later init containers; the RuntimeClass's overhead
+// comes on top; a pod-level request replaces the containers' sum.
+TEST(PodTranslatorTest, SidecarsOverheadAndPodLevelRequestsCount) {
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{
+      "schedulerName":"kai-scheduler",
+      "initContainers":[
+        {"name":"mesh","restartPolicy":"Always","resources":{"requests":{"cpu":"500m","memory":"1Gi"}}},
+        {"name":"fetch","resources":{"requests":{"cpu":"3","memory":"1Gi"}}}],
+      "containers":[{"name":"main","resources":{"requests":{"cpu":"2","memory":"4Gi"}}}],
+      "overhead":{"cpu":"250m","memory":"128Mi"}}})");
+  CorePod t = CorePodFromHost(pod, {});
+  ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
+  // CPU: fetch's 3 beside the mesh's 0.5 beats main's 2 beside it; + 0.25.
+  EXPECT_EQ(t.spec.cpu_milli, 3750);
+  // Memory: main's 4Gi beside the mesh's 1Gi, + 128Mi.
+  EXPECT_EQ(t.spec.memory_bytes, (5LL << 30) + (128LL << 20));
+
+  kube::SetString(pod, {"spec", "resources", "requests"}, "cpu", "8");
+  t = CorePodFromHost(pod, {});
+  EXPECT_EQ(t.spec.cpu_milli, 8250) << "the pod's own request, + overhead";
+  EXPECT_EQ(t.spec.memory_bytes, (5LL << 30) + (128LL << 20)) << "no pod-level memory";
+}
+
 TEST(PodTranslatorTest, GpuRequests) {
   EXPECT_EQ(CorePodFromHost(Pod("{}", R"({"nvidia.com/gpu":"2"})"), {}).spec.whole_gpus, 2);
   EXPECT_EQ(CorePodFromHost(Pod(R"({"gpu-fraction":"0.33"})"), {}).spec.gpu_fraction, 330);

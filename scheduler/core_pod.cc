@@ -40,6 +40,17 @@ Result<int64_t> MilliOf(const Value* list, const char* resource) {
 struct ContainerNeeds {
   int64_t cpu_milli = 0;
   int64_t memory_milli = 0;
+  bool sidecar = false;  // an init container of restartPolicy Always
+
+  ContainerNeeds& operator+=(const ContainerNeeds& o) {
+    cpu_milli += o.cpu_milli;
+    memory_milli += o.memory_milli;
+    return *this;
+  }
+  void AtLeast(const ContainerNeeds& o) {
+    cpu_milli = std::max(cpu_milli, o.cpu_milli);
+    memory_milli = std::max(memory_milli, o.memory_milli);
+  }
 };
 
 // One container's CPU and memory: requests, else limits, as the API server
@@ -54,6 +65,7 @@ Status ReadContainer(const Value& c, ContainerNeeds* out) {
     }
     *dest = r;
   }
+  out->sidecar = GetString(c, {"restartPolicy"}) == "Always";
   return Status::Ok();
 }
 
@@ -74,28 +86,50 @@ Result<std::vector<ContainerNeeds>> NeedsOfEach(const Value& spec, const char* m
   return out;
 }
 
-// The pod's effective request, as kube-scheduler computes it: the sum over
-// containers, at least the largest init container. GPUs as kai/gpu_request.h
+// The pod's effective CPU and memory request, as kube-scheduler computes it
+// (k8s.io/component-helpers resource.PodRequests): the containers' sum,
+// sidecars (init containers of restartPolicy Always, which run beside them)
+// included; at least what each init container needs beside the sidecars
+// started before it; a resource the pod's own spec.resources requests (pod
+// level) is that instead; plus spec.overhead (its RuntimeClass's).
+Result<ContainerNeeds> PodNeeds(const Value& spec) {
+  VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> containers,
+                      NeedsOfEach(spec, "containers", "container"));
+  VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> inits,
+                      NeedsOfEach(spec, "initContainers", "init container"));
+  ContainerNeeds sum, sidecars, init_peak;
+  for (const ContainerNeeds& n : containers) sum += n;
+  for (ContainerNeeds n : inits) {
+    if (n.sidecar) {
+      sum += n;
+      sidecars += n;
+      n = sidecars;
+    } else {
+      n += sidecars;
+    }
+    init_peak.AtLeast(n);
+  }
+  sum.AtLeast(init_peak);
+  const Value* pod_level = Find(spec, {"resources", "requests"});
+  for (auto [name, dest] : {std::pair{"cpu", &sum.cpu_milli}, {"memory", &sum.memory_milli}}) {
+    VT_ASSIGN_OR_RETURN(int64_t own, MilliOf(pod_level, name));
+    if (own > 0) *dest = own;
+    VT_ASSIGN_OR_RETURN(int64_t overhead, MilliOf(Find(spec, {"overhead"}), name));
+    *dest += overhead;
+  }
+  return sum;
+}
+
+// The pod's request: CPU and memory by PodNeeds; GPUs as kai/gpu_request.h
 // reads and checks them, the same reading the syncer and the admission
 // webhook apply.
 Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
-  ContainerNeeds sum, init_max;
-  if (const Value* cs = Find(pod, {"spec"}); cs != nullptr) {
-    VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> containers,
-                        NeedsOfEach(*cs, "containers", "container"));
-    for (const ContainerNeeds& n : containers) {
-      sum.cpu_milli += n.cpu_milli;
-      sum.memory_milli += n.memory_milli;
-    }
-    VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> inits,
-                        NeedsOfEach(*cs, "initContainers", "init container"));
-    for (const ContainerNeeds& n : inits) {
-      init_max.cpu_milli = std::max(init_max.cpu_milli, n.cpu_milli);
-      init_max.memory_milli = std::max(init_max.memory_milli, n.memory_milli);
-    }
+  ContainerNeeds needs;
+  if (const Value* s = Find(pod, {"spec"}); s != nullptr) {
+    VT_ASSIGN_OR_RETURN(needs, PodNeeds(*s));
   }
-  spec->cpu_milli = std::max(sum.cpu_milli, init_max.cpu_milli);
-  spec->memory_bytes = (std::max(sum.memory_milli, init_max.memory_milli) + 999) / 1000;
+  spec->cpu_milli = needs.cpu_milli;
+  spec->memory_bytes = (needs.memory_milli + 999) / 1000;
 
   VT_ASSIGN_OR_RETURN(kai::GpuRequest gpus, kai::ParseGpuRequest(pod));
   spec->whole_gpus = gpus.whole_gpus;
