@@ -48,6 +48,8 @@ std::string ShapeKey(const Pod& pod) {
     int64_t tf[] = {t.key, t.exists, t.value, t.effect ? static_cast<int>(*t.effect) : -1};
     AppendBytes(key, tf, sizeof(tf));
   }
+  key.push_back('|');
+  for (const Exclusion& e : pod.exclusions) AppendBytes(key, &e, sizeof(e));
   return key;
 }
 

@@ -215,6 +215,16 @@ struct LabelIn {
   bool operator==(const LabelIn&) const = default;
 };
 
+// A required pod anti-affinity term toward pods like the one that carries
+// it (its replicas): no two placed pods of one `key` in a domain of `level`
+// (a node label key; kubernetes.io/hostname: one a node). A node without
+// that label is in no domain and keeps no pod out.
+struct Exclusion {
+  StringId key = kNoString;
+  StringId level = kNoString;
+  bool operator==(const Exclusion&) const = default;
+};
+
 struct Pod {
   std::string name;
   GroupId group = kNone;
@@ -223,12 +233,13 @@ struct Pod {
   std::vector<Label> node_selector;  // sorted by key
   std::vector<LabelIn> node_affinity;
   std::vector<Toleration> tolerations;
+  std::vector<Exclusion> exclusions;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running
   int64_t start_time = 0;
-  // Pods with equal request, node selector, required node affinity and
-  // tolerations share a shape: if one
+  // Pods with equal request, node selector, required node affinity,
+  // tolerations and exclusions share a shape: if one
   // cannot be placed, neither can the next one. Derived by Finalize.
   ShapeId shape = kNone;
 };

@@ -41,6 +41,8 @@ std::string_view FitFailureText(FitFailure failure) {
       return "GPU devices have less memory than requested";
     case FitFailure::kMig:
       return "not enough free MIG instances of the profile";
+    case FitFailure::kPodAntiAffinity:
+      return "pod anti-affinity: a pod of its term is there";
   }
   return "unknown";
 }
@@ -216,6 +218,8 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
   if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
   if (brief.tainted && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
+  if (!pod.exclusions.empty() && state_->Excluded(pod_id, node_id))
+    return FitFailure::kPodAntiAffinity;
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;
   if (r.whole_gpus > 0 || r.IsShared()) {
     // The portion per device, on this node's devices (all of one model).
@@ -250,7 +254,14 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
 }
 
 bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
-  return rule_->Find(*this, pod, filter, out);
+  if (snapshot_->pods[pod].exclusions.empty()) return rule_->Find(*this, pod, filter, out);
+  // The rules pick among the nodes the filter accepts; a node its
+  // exclusions keep it from is not one of them (fgd judges one node of
+  // each state for all, and such a node says nothing of the others).
+  NodeFilter excluding = filter;
+  excluding.state = state_;
+  excluding.pod = pod;
+  return rule_->Find(*this, pod, excluding, out);
 }
 
 std::array<int32_t, kNumFitFailures> Placer::Diagnose(PodId pod) const {

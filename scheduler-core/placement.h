@@ -31,8 +31,9 @@ enum class FitFailure : uint8_t {
   kSharedGpu,
   kGpuMemoryTooLarge,
   kMig,
+  kPodAntiAffinity,  // a pod of one of its exclusions is in the node's domain
 };
-inline constexpr int kNumFitFailures = 11;
+inline constexpr int kNumFitFailures = 12;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

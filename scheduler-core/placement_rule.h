@@ -24,15 +24,18 @@ struct DomainPin {
 };
 
 // Restricts a search to the nodes in every one of `pins`: the domains a job
-// and the sub-groups of the pod being placed were given (topology_placement.h).
-// No pins: every node.
+// and the sub-groups of the pod being placed were given (topology_placement.h);
+// with `state`, also to those `pod`'s exclusions let it have (Placer::Find
+// sets them). No pins, no state: every node.
 struct NodeFilter {
   std::span<const DomainPin> pins;
+  const ClusterState* state = nullptr;
+  PodId pod = kNone;
 
   bool Accepts(NodeId n) const {
     for (const DomainPin& pin : pins)
       if ((*pin.domain_of)[n] != pin.domain) return false;
-    return true;
+    return state == nullptr || !state->Excluded(pod, n);
   }
 };
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
@@ -241,6 +243,46 @@ TEST(PlacementTest, AReservationPodTakesAPodSlotOfItsNode) {
   EXPECT_EQ(NodeOf(d, s, "starts"), "");
   EXPECT_NE(ReasonOf(d, s, "starts").find("max pods reached"), std::string::npos)
       << ReasonOf(d, s, "starts");
+}
+
+// Replicas held apart (a required pod anti-affinity on the node's
+// hostname): each policy puts them on distinct nodes, one running already
+// counts, and the one too many waits saying why.
+TEST(PlacementTest, ReplicasKeptApartTakeOneNodeEach) {
+  for (PlacementPolicy policy :
+       {PlacementPolicy::kBinpack, PlacementPolicy::kSpread, PlacementPolicy::kFgd,
+        PlacementPolicy::kBestFit, PlacementPolicy::kRandomFit}) {
+    SCOPED_TRACE(PolicyName(policy));
+    SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+    for (const char* n : {"n1", "n2", "n3"})
+      b.AddNode(GpuNode(n, 4, kL40sMib, {{"kubernetes.io/hostname", n}}));
+    auto replica = [](std::string name) {
+      PodSpec p = WholeGpuPod(std::move(name), "team", 1);
+      p.exclusions = {{"web", "kubernetes.io/hostname"}};
+      return p;
+    };
+    b.AddPod(Running(replica("web-0"), "n2", {0}));
+    for (const char* name : {"web-1", "web-2", "web-3"}) b.AddPod(replica(name));
+    b.AddPod(WholeGpuPod("other", "team", 1));  // not held apart from anyone
+    Snapshot s = MustBuild(b);
+    Options options;
+    options.policy = policy;
+    Decisions d = RunCycle(s, options);
+    std::set<std::string> nodes = {"n2"};
+    int placed = 0;
+    for (const char* name : {"web-1", "web-2", "web-3"}) {
+      const std::string node = NodeOf(d, s, name);
+      if (node.empty()) {
+        EXPECT_NE(ReasonOf(d, s, name).find("pod anti-affinity"), std::string::npos)
+            << ReasonOf(d, s, name);
+        continue;
+      }
+      ++placed;
+      EXPECT_TRUE(nodes.insert(node).second) << name << " shares " << node;
+    }
+    EXPECT_EQ(placed, 2);
+    EXPECT_NE(NodeOf(d, s, "other"), "");
+  }
 }
 
 }  // namespace

@@ -148,6 +148,8 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
   for (const TolerationSpec& t : spec.tolerations)
     pod.tolerations.push_back(
         {InternOrNone(strings, t.key), t.exists, InternOrNone(strings, t.value), t.effect});
+  for (const auto& [key, level] : spec.exclusions)
+    pod.exclusions.push_back({strings.Intern(key), strings.Intern(level)});
   pod.creation_time = spec.creation_time;
   return pod;
 }

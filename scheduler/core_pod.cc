@@ -15,6 +15,7 @@
 #include "kube/quantity.h"
 #include "scheduler-core/model.h"
 #include "scheduler/kai_names.h"
+#include "scheduler/pod_anti_affinity.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -194,6 +195,7 @@ Status ReadPlacementRules(const Value& pod, sched::PodSpec* spec, NodeAffinity* 
       }
     }
   }
+  spec->exclusions = ReplicaExclusions(pod);
   VT_ASSIGN_OR_RETURN(NodeAffinity a, ParseRequiredNodeAffinity(pod));
   if (a.Simple()) {
     for (NodeSelectorRequirement& r : a.terms[0].match_expressions)

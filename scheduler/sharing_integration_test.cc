@@ -51,9 +51,10 @@ nodes:
 - {name: serve, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: serve}}
 - {name: vol-a, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: a}}
 - {name: vol-b, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: b}}
+- {name: apart, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: apart}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset", "topo", "split", "serve", "vol"});
+                    "nogang", "stale", "jobset", "topo", "split", "serve", "vol", "apart"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -922,6 +923,39 @@ TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
     return nvme.ok() && kube::GetString(*nvme, {"spec", "volumeName"}) == "vol-b-nvme" &&
            kube::GetString(*nvme, {"status", "phase"}) == "Bound";
   }));
+}
+
+// Replicas held apart by a required pod anti-affinity on the hostname, as
+// a serving Deployment writes it: one a node, though each node has GPUs for
+// two; the one too many waits, saying why.
+TEST_F(SharingTest, ReplicasWithRequiredAntiAffinityTakeANodeEach) {
+  for (int i = 0; i < 3; ++i) {
+    Object pod = Pod("apart", "web-" + std::to_string(i), {.whole_gpus = 1});
+    kube::SetString(pod, {"metadata", "labels"}, "app", "web");
+    pod["spec"].AddMember("affinity",
+                          rapidjson::Value(ParseTestJson(R"({"podAntiAffinity":{
+        "requiredDuringSchedulingIgnoredDuringExecution":[{
+          "labelSelector":{"matchLabels":{"app":"web"}},
+          "topologyKey":"kubernetes.io/hostname"}]}})"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "apart", pod).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "apart", "Running") == 2; }));
+  std::set<std::string> nodes;
+  std::string waiting;
+  for (const Object& p : PodsOf("apart")) {
+    if (kube::GetString(p, {"status", "phase"}) == "Running")
+      nodes.insert(std::string(kube::GetString(p, {"spec", "nodeName"})));
+    else
+      waiting = std::string(kube::Name(p));
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"apart-0", "apart-1"}));
+  std::vector<std::string> why;
+  EXPECT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "apart", waiting, "Unschedulable");
+    return !why.empty() && why.front().find("pod anti-affinity") != std::string::npos;
+  })) << (why.empty() ? "no Event" : why.front());
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
