@@ -42,7 +42,7 @@ std::string_view FitFailureText(FitFailure failure) {
     case FitFailure::kMig:
       return "not enough free MIG instances of the profile";
     case FitFailure::kPodAntiAffinity:
-      return "pod anti-affinity: a pod of its term is there";
+      return "pod anti-affinity does not match";
   }
   return "unknown";
 }

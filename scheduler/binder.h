@@ -1,6 +1,8 @@
 // Binder: puts the scheduler's decisions on the cluster, as KAI's binder does.
 //
-// A whole-GPU or CPU pod is bound through pods/binding. A GPU-sharing pod
+// First, a pod's claims that wait for their first consumer are bound to the
+// PersistentVolume chosen on its node, or told the node (BindClaims). A
+// whole-GPU or CPU pod is then bound through pods/binding. A GPU-sharing pod
 // first gets, for each of its devices, the reservation pod that pins the GPU
 // (reservation.h); then its two ConfigMaps (kai/gpu_environment.h, named
 // from annotation runai/shared-gpu-configmap, which the admission webhook
