@@ -603,6 +603,80 @@ TEST_F(EscapeSuiteTest, OtherObjectsCannotLeaveTheBoundary) {
   EXPECT_TRUE(env().host().Delete(res::kServices, "default", "platform-held").ok());
 }
 
+// Another team's disk, Released with its data still on it, of a class that
+// binds on the first consumer (local disks: the scheduler binds such a
+// claim to a volume). A tenant's claim of that class, mounted by a pod,
+// must never be bound to it: the scheduler takes only Available volumes,
+// so the pod waits, saying so, and the disk keeps its claimRef.
+TEST_F(EscapeSuiteTest, AnotherTeamsReleasedDiskIsNeverBoundToATenantsClaim) {
+  kube::Client& host = env().host();
+  ASSERT_TRUE(host.Create(res::kStorageClasses, "",
+                          kube::ParseJson(R"({"apiVersion":
+      "storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"escape-local"},
+      "provisioner":"kubernetes.io/no-provisioner","volumeBindingMode":"WaitForFirstConsumer"})")
+                              .value())
+                  .ok());
+  ASSERT_TRUE(host.Create(res::kPersistentVolumes, "",
+                          kube::ParseJson(R"({"apiVersion":"v1",
+      "kind":"PersistentVolume","metadata":{"name":"vision-released"},
+      "spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],
+        "storageClassName":"escape-local","persistentVolumeReclaimPolicy":"Retain",
+        "hostPath":{"path":"/tmp/vision-released"},
+        "claimRef":{"namespace":"vtenant-vision","name":"data",
+                    "uid":"00000000-0000-0000-0000-000000000001"}}})")
+                              .value())
+                  .ok());
+  // Its claim is gone: the volume controller marks it Released.
+  auto volume_phase = [&] {
+    Result<kube::Object> pv = host.Get(res::kPersistentVolumes, "", "vision-released");
+    return pv.ok() ? std::string(kube::GetString(*pv, {"status", "phase"})) : "";
+  };
+  ASSERT_TRUE(Eventually([&] { return volume_phase() == "Released"; }, seconds(60),
+                         std::chrono::milliseconds(500)))
+      << volume_phase();
+
+  const std::string ns = "escape-released";
+  ASSERT_TRUE(env().TeamKubectl(kTeam, {"create", "namespace", ns}).ok());
+  ASSERT_TRUE(env()
+                  .TeamKubectl(kTeam, {"apply", "-n", ns, "-f", "-"},
+                               "apiVersion: v1\nkind: PersistentVolumeClaim\n"
+                               "metadata: {name: grab}\n"
+                               "spec: {storageClassName: escape-local, "
+                               "accessModes: [ReadWriteOnce],\n"
+                               "  resources: {requests: {storage: 1Gi}}}\n---\n" +
+                                   PodYaml("grabber",
+                                           "  volumes: [{name: v, "
+                                           "persistentVolumeClaim: {claimName: grab}}]\n"))
+                  .ok());
+  // The scheduler has judged the host pod: it waits for a volume.
+  std::string why;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        std::optional<kube::Object> pod = HostCopy("Pod", ns, "grabber");
+        const rapidjson::Value* conditions =
+            pod ? kube::Find(*pod, {"status", "conditions"}) : nullptr;
+        if (conditions == nullptr || !conditions->IsArray()) return false;
+        for (const rapidjson::Value& c : conditions->GetArray())
+          if (kube::GetString(c, {"type"}) == "PodScheduled")
+            why = std::string(kube::GetString(c, {"message"}));
+        return why.find("has no available PersistentVolume") != std::string::npos;
+      },
+      seconds(60), std::chrono::milliseconds(500)))
+      << why;
+  Result<kube::Object> pv = host.Get(res::kPersistentVolumes, "", "vision-released");
+  ASSERT_TRUE(pv.ok());
+  EXPECT_EQ(kube::GetString(*pv, {"spec", "claimRef", "namespace"}), "vtenant-vision");
+  EXPECT_EQ(kube::GetString(*pv, {"spec", "claimRef", "name"}), "data");
+  std::optional<kube::Object> claim = HostCopy("PersistentVolumeClaim", ns, "grab");
+  ASSERT_TRUE(claim.has_value());
+  EXPECT_EQ(kube::GetString(*claim, {"spec", "volumeName"}), "");
+
+  EXPECT_TRUE(
+      env().TeamKubectl(kTeam, {"delete", "namespace", ns, "--wait=true", "--timeout=120s"}).ok());
+  EXPECT_TRUE(host.Delete(res::kPersistentVolumes, "", "vision-released").ok());
+  EXPECT_TRUE(host.Delete(res::kStorageClasses, "", "escape-local").ok());
+}
+
 // Many API-valid pods with random security-relevant fields. Every host pod
 // that results meets the baseline as support/baseline_check reads it, and
 // is scheduled by vtenant in the tenant's own queue; every virtual pod that
