@@ -55,6 +55,26 @@ std::string_view GetString(const rapidjson::Value& value,
   return {v->GetString(), v->GetStringLength()};
 }
 
+std::vector<std::string> GetStrings(const rapidjson::Value& value,
+                                    std::initializer_list<std::string_view> path) {
+  std::vector<std::string> out;
+  if (const rapidjson::Value* v = Find(value, path); v != nullptr && v->IsArray())
+    for (const rapidjson::Value& e : v->GetArray())
+      if (e.IsString()) out.emplace_back(e.GetString(), e.GetStringLength());
+  return out;
+}
+
+std::map<std::string, std::string, std::less<>> GetStringMap(
+    const rapidjson::Value& value, std::initializer_list<std::string_view> path) {
+  std::map<std::string, std::string, std::less<>> out;
+  if (const rapidjson::Value* v = Find(value, path); v != nullptr && v->IsObject())
+    for (const auto& m : v->GetObject())
+      if (m.value.IsString())
+        out.emplace(std::string(m.name.GetString(), m.name.GetStringLength()),
+                    std::string(m.value.GetString(), m.value.GetStringLength()));
+  return out;
+}
+
 int64_t GetInt(const rapidjson::Value& value, std::initializer_list<std::string_view> path,
                int64_t fallback) {
   const rapidjson::Value* v = Find(value, path);

@@ -7,11 +7,14 @@
 
 #include <rapidjson/document.h>
 
+#include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -48,6 +51,16 @@ const rapidjson::Value* Find(const rapidjson::Value& value,
 // The string at `path`, or "" when absent or not a string.
 std::string_view GetString(const rapidjson::Value& value,
                            std::initializer_list<std::string_view> path);
+
+// The strings of the array at `path`, in order; elements that are not
+// strings are left out, and an absent array or another type gives none.
+std::vector<std::string> GetStrings(const rapidjson::Value& value,
+                                    std::initializer_list<std::string_view> path);
+
+// The string members of the object at `path` (labels, a matchLabels);
+// members of another type are left out.
+std::map<std::string, std::string, std::less<>> GetStringMap(
+    const rapidjson::Value& value, std::initializer_list<std::string_view> path);
 
 // The integer at `path`, or `fallback` when absent or not an integer.
 int64_t GetInt(const rapidjson::Value& value, std::initializer_list<std::string_view> path,

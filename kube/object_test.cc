@@ -26,6 +26,16 @@ TEST(ObjectTest, PathStepsAreMatchedByTheirLength) {
   EXPECT_TRUE(Label(o, "team-b").has_value());
 }
 
+TEST(ObjectTest, StringListsAndMapsSkipWhatIsNotAString) {
+  Object o = Json(R"({"spec":{"modes":["a",1,"b"],"labels":{"x":"1","y":2},"one":"s"}})");
+  EXPECT_EQ(GetStrings(o, {"spec", "modes"}), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(GetStrings(o, {"spec", "one"}).empty());
+  EXPECT_TRUE(GetStrings(o, {"spec", "none"}).empty());
+  EXPECT_EQ(GetStringMap(o, {"spec", "labels"}),
+            (std::map<std::string, std::string, std::less<>>{{"x", "1"}}));
+  EXPECT_TRUE(GetStringMap(o, {"spec", "modes"}).empty());
+}
+
 TEST(ObjectTest, KeysRoundTrip) {
   Object namespaced = Json(R"({"metadata":{"name":"a","namespace":"ns"}})");
   Object cluster = Json(R"({"metadata":{"name":"n1"}})");

@@ -12,28 +12,11 @@ using rapidjson::Value;
 
 using Labels = std::map<std::string, std::string, std::less<>>;
 
-Labels LabelsOf(const Value& pod) {
-  Labels out;
-  if (const Value* labels = kube::Find(pod, {"metadata", "labels"});
-      labels != nullptr && labels->IsObject())
-    for (const auto& m : labels->GetObject())
-      if (m.value.IsString()) out.emplace(m.name.GetString(), m.value.GetString());
-  return out;
-}
-
-std::vector<std::string> Strings(const Value* list) {
-  std::vector<std::string> out;
-  if (list != nullptr && list->IsArray())
-    for (const Value& v : list->GetArray())
-      if (v.IsString()) out.emplace_back(v.GetString());
-  return out;
-}
-
 // Whether one requirement of a labelSelector's matchExpressions holds for
 // `labels`; nullopt for an operator a labelSelector does not have.
 std::optional<bool> Holds(const Value& requirement, const Labels& labels) {
   const std::string_view op = kube::GetString(requirement, {"operator"});
-  const std::vector<std::string> values = Strings(kube::Find(requirement, {"values"}));
+  const std::vector<std::string> values = kube::GetStrings(requirement, {"values"});
   auto it = labels.find(kube::GetString(requirement, {"key"}));
   const bool in =
       it != labels.end() && std::find(values.begin(), values.end(), it->second) != values.end();
@@ -77,7 +60,7 @@ std::vector<std::pair<std::string, std::string>> ReplicaExclusions(const Value& 
   const Value* terms = kube::Find(pod, {"spec", "affinity", "podAntiAffinity",
                                         "requiredDuringSchedulingIgnoredDuringExecution"});
   if (terms == nullptr || !terms->IsArray()) return out;
-  const Labels labels = LabelsOf(pod);
+  const Labels labels = kube::GetStringMap(pod, {"metadata", "labels"});
   const std::string ns(kube::Namespace(pod));
   for (const Value& term : terms->GetArray()) {
     const std::string_view level = kube::GetString(term, {"topologyKey"});
@@ -89,7 +72,7 @@ std::vector<std::pair<std::string, std::string>> ReplicaExclusions(const Value& 
         continue;  // needs the namespaces' labels
       reach = "*";
     } else {
-      std::vector<std::string> names = Strings(kube::Find(term, {"namespaces"}));
+      std::vector<std::string> names = kube::GetStrings(term, {"namespaces"});
       if (names.empty()) names.push_back(ns);
       if (std::find(names.begin(), names.end(), ns) == names.end()) continue;
       std::sort(names.begin(), names.end());
@@ -97,9 +80,9 @@ std::vector<std::pair<std::string, std::string>> ReplicaExclusions(const Value& 
     }
     // matchLabelKeys and mismatchLabelKeys: the pod's own values.
     Labels extra, unequal;
-    for (const std::string& key : Strings(kube::Find(term, {"matchLabelKeys"})))
+    for (const std::string& key : kube::GetStrings(term, {"matchLabelKeys"}))
       if (auto it = labels.find(key); it != labels.end()) extra.emplace(key, it->second);
-    for (const std::string& key : Strings(kube::Find(term, {"mismatchLabelKeys"})))
+    for (const std::string& key : kube::GetStrings(term, {"mismatchLabelKeys"}))
       if (auto it = labels.find(key); it != labels.end()) unequal.emplace(key, it->second);
     const Value* selector = kube::Find(term, {"labelSelector"});
     if (!Selects(selector, extra, unequal, labels)) continue;

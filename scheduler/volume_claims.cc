@@ -10,9 +10,6 @@ namespace {
 
 using rapidjson::Value;
 
-// The class the volume controller binds no claim of: local volumes, bound
-// to a PersistentVolume by the scheduler that picks the node.
-constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
 // A claim's class before spec.storageClassName existed, still honoured.
 constexpr char kBetaStorageClassAnnotation[] = "volume.beta.kubernetes.io/storage-class";
 
@@ -28,25 +25,12 @@ Result<NodeAffinity> AllowedTopologies(const Value& storage_class) {
     if (expressions == nullptr || !expressions->IsArray())
       return InvalidArgument("an allowedTopologies term without matchLabelExpressions");
     for (const Value& e : expressions->GetArray()) {
-      NodeSelectorRequirement r{.key = std::string(kube::GetString(e, {"key"}))};
-      if (const Value* values = kube::Find(e, {"values"}); values != nullptr && values->IsArray())
-        for (const Value& v : values->GetArray())
-          if (v.IsString()) r.values.emplace_back(v.GetString());
-      term.match_expressions.push_back(std::move(r));
+      term.match_expressions.push_back({.key = std::string(kube::GetString(e, {"key"})),
+                                        .values = kube::GetStrings(e, {"values"})});
     }
     a.terms.push_back(std::move(term));
   }
   return a;
-}
-
-// The strings of array `path` of `object`.
-std::vector<std::string> Strings(const Value& object,
-                                 std::initializer_list<std::string_view> path) {
-  std::vector<std::string> out;
-  if (const Value* list = kube::Find(object, path); list != nullptr && list->IsArray())
-    for (const Value& v : list->GetArray())
-      if (v.IsString()) out.emplace_back(v.GetString());
-  return out;
 }
 
 // The bytes of quantity `path` of `object`; 0 when absent or unreadable.
@@ -87,12 +71,9 @@ void VolumeClaims::UpsertClaim(const Value& claim) {
   c.uid = std::string(kube::Uid(claim));
   c.deleting = kube::Find(claim, {"metadata", "deletionTimestamp"}) != nullptr;
   c.request = Bytes(claim, {"spec", "resources", "requests", "storage"});
-  c.access_modes = Strings(claim, {"spec", "accessModes"});
+  c.access_modes = kube::GetStrings(claim, {"spec", "accessModes"});
   c.volume_mode = std::string(kube::GetString(claim, {"spec", "volumeMode"}));
-  if (const Value* labels = kube::Find(claim, {"spec", "selector", "matchLabels"});
-      labels != nullptr && labels->IsObject())
-    for (const auto& m : labels->GetObject())
-      if (m.value.IsString()) c.selector.emplace(m.name.GetString(), m.value.GetString());
+  c.selector = kube::GetStringMap(claim, {"spec", "selector", "matchLabels"});
   c.selector_expressions = kube::Find(claim, {"spec", "selector", "matchExpressions"}) != nullptr;
   c.volume = std::string(kube::GetString(claim, {"spec", "volumeName"}));
   const Value* named = kube::Find(claim, {"spec", "storageClassName"});
@@ -120,12 +101,9 @@ void VolumeClaims::UpsertVolume(const Value& volume) {
   v.available = kube::GetString(volume, {"status", "phase"}) == "Available" &&
                 kube::Find(volume, {"spec", "claimRef"}) == nullptr;
   v.capacity = Bytes(volume, {"spec", "capacity", "storage"});
-  v.access_modes = Strings(volume, {"spec", "accessModes"});
+  v.access_modes = kube::GetStrings(volume, {"spec", "accessModes"});
   v.volume_mode = std::string(kube::GetString(volume, {"spec", "volumeMode"}));
-  if (const Value* labels = kube::Find(volume, {"metadata", "labels"});
-      labels != nullptr && labels->IsObject())
-    for (const auto& m : labels->GetObject())
-      if (m.value.IsString()) v.labels.emplace(m.name.GetString(), m.value.GetString());
+  v.labels = kube::GetStringMap(volume, {"metadata", "labels"});
   volumes_.insert_or_assign(name, std::move(v));
 }
 
@@ -175,8 +153,8 @@ VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view 
       v.affinity = Both(v.affinity, *vol->second.affinity);
       continue;
     }
-    auto cls = c.storage_class.empty() ? classes_.end() : classes_.find(c.storage_class);
-    if (cls == classes_.end() || !cls->second.wait_for_first_consumer)
+    const Class* cls = FirstConsumerClass(c);
+    if (cls == nullptr)
       return wait("pod has unbound immediate PersistentVolumeClaims: " + quoted +
                   " waits for the volume controller to bind it");
     // Provisioning already asked for on a node (an earlier bind): there.
@@ -185,27 +163,30 @@ VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view 
       continue;
     }
     // Where a volume that is there fits it, or one can be made.
-    const bool provisions = cls->second.provisioner != kNoProvisioner;
     std::optional<NodeAffinity> where;
     for (const auto* candidate : Candidates(c)) {
       const Result<NodeAffinity>& admits = candidate->second.affinity;
       if (!admits.ok()) continue;
       where = where ? Either(*where, *admits) : *admits;
     }
-    if (provisions) {
-      if (!cls->second.allowed_topologies.ok())
+    if (cls->Provisions()) {
+      if (!cls->allowed_topologies.ok())
         return wait("StorageClass \"" + c.storage_class +
-                    "\": " + cls->second.allowed_topologies.status().message());
-      where =
-          where ? Either(*where, *cls->second.allowed_topologies) : *cls->second.allowed_topologies;
+                    "\": " + cls->allowed_topologies.status().message());
+      where = where ? Either(*where, *cls->allowed_topologies) : *cls->allowed_topologies;
     }
     if (!where)
       return wait(quoted + " has no available PersistentVolume of StorageClass \"" +
-                  c.storage_class + "\" that fits it, and the class (" + cls->second.provisioner +
+                  c.storage_class + "\" that fits it, and the class (" + cls->provisioner +
                   ") makes none");
     v.affinity = Both(v.affinity, *where);
   }
   return v;
+}
+
+const VolumeClaims::Class* VolumeClaims::FirstConsumerClass(const Claim& claim) const {
+  auto it = claim.storage_class.empty() ? classes_.end() : classes_.find(claim.storage_class);
+  return it != classes_.end() && it->second.wait_for_first_consumer ? &it->second : nullptr;
 }
 
 std::vector<const std::pair<const std::string, VolumeClaims::Volume>*> VolumeClaims::Candidates(
@@ -244,9 +225,8 @@ Result<std::vector<VolumeClaims::ClaimBinding>> VolumeClaims::PlanBinding(
     auto it = claims_.find(std::string(ns) + "/" + pc.name);
     if (it == claims_.end()) return NotFound("persistentvolumeclaim \"" + pc.name + "\" is gone");
     const Claim& c = it->second;
-    auto cls = c.storage_class.empty() ? classes_.end() : classes_.find(c.storage_class);
-    if (!c.volume.empty() || !c.selected_node.empty() || cls == classes_.end() ||
-        !cls->second.wait_for_first_consumer)
+    const Class* cls = FirstConsumerClass(c);
+    if (!c.volume.empty() || !c.selected_node.empty() || cls == nullptr)
       continue;  // bound, provisioning, or not the scheduler's to bind
     ClaimBinding b{.claim = pc.name, .claim_uid = c.uid};
     for (const auto* candidate : Candidates(c)) {
@@ -259,7 +239,7 @@ Result<std::vector<VolumeClaims::ClaimBinding>> VolumeClaims::PlanBinding(
       b.volume_version = candidate->second.version;
       break;
     }
-    if (b.volume.empty() && cls->second.provisioner == kNoProvisioner)
+    if (b.volume.empty() && !cls->Provisions())
       return FailedPrecondition("persistentvolumeclaim \"" + pc.name +
                                 "\" has no available PersistentVolume on node " +
                                 std::string(node));

@@ -42,6 +42,10 @@ inline constexpr char kSelectedNodeAnnotation[] = "volume.kubernetes.io/selected
 // On a PersistentVolume the scheduler bound to a claim, as kube-scheduler
 // marks it.
 inline constexpr char kBoundByControllerAnnotation[] = "pv.kubernetes.io/bound-by-controller";
+// The provisioner of classes of local disks made by hand: it makes none,
+// and the volume controller binds no claim of them; the scheduler that
+// picks the node does.
+inline constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
 
 // A claim a pod's volumes name.
 struct PodClaim {
@@ -109,7 +113,7 @@ class VolumeClaims {
     int64_t request = 0;
     std::vector<std::string> access_modes;
     std::string volume_mode;
-    std::map<std::string, std::string> selector;
+    std::map<std::string, std::string, std::less<>> selector;
     bool selector_expressions = false;
   };
   struct Volume {
@@ -120,7 +124,7 @@ class VolumeClaims {
     int64_t capacity = 0;    // bytes
     std::vector<std::string> access_modes;
     std::string volume_mode;
-    std::map<std::string, std::string> labels;
+    std::map<std::string, std::string, std::less<>> labels;
   };
   // The available volumes `claim` fits, smallest first (then by name).
   std::vector<const std::pair<const std::string, Volume>*> Candidates(const Claim& claim) const;
@@ -128,7 +132,12 @@ class VolumeClaims {
     bool wait_for_first_consumer = false;
     std::string provisioner;
     Result<NodeAffinity> allowed_topologies = NodeAffinity{};
+    // Whether it makes volumes (kNoProvisioner makes none).
+    bool Provisions() const { return provisioner != kNoProvisioner; }
   };
+  // The class of `claim` when it binds on the first consumer; else (no
+  // class named, an unknown one, an Immediate one) nullptr.
+  const Class* FirstConsumerClass(const Claim& claim) const;
   std::map<std::string, Claim> claims_;  // by "namespace/name"
   std::map<std::string, Volume, std::less<>> volumes_;
   std::map<std::string, Class, std::less<>> classes_;
