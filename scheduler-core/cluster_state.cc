@@ -22,7 +22,8 @@ ClusterState::ClusterState(const Snapshot& s)
       placed_(s.pods.size(), 0),
       indexed_room_(s.nodes.size(), 0),
       indexed_device_free_(s.devices.size(), kNotIndexed),
-      stale_(s.nodes.size() + s.devices.size(), 0) {
+      stale_(s.nodes.size() + s.devices.size(), 0),
+      terms_(s) {
   for (NodeId n = 0; n < s.nodes.size(); ++n) {
     const Node& node = s.nodes[n];
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
@@ -71,7 +72,7 @@ ClusterState::ClusterState(const Snapshot& s)
     }
     ++group_placed_[pod.group];
     if (pod.subgroup >= 0) ++subgroup_placed_[subgroup_offset_[pod.group] + pod.subgroup];
-    CountExclusions(p, pod.allocation.node, +1);
+    terms_.Count(p, pod.allocation.node, +1);
   }
   const std::vector<ResourceVector> own = queue_allocated_;
   const std::vector<ResourceVector> own_nonpreemptible = queue_nonpreemptible_;
@@ -168,31 +169,7 @@ void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
   group_placed_[p.group] += sign;
   if (p.subgroup >= 0) subgroup_placed_[subgroup_offset_[p.group] + p.subgroup] += sign;
   placed_[pod] = sign > 0;
-  CountExclusions(pod, a.node, sign);
-}
-
-void ClusterState::CountExclusions(PodId pod, NodeId node, int sign) {
-  for (const Exclusion& e : snapshot_->pods[pod].exclusions) {
-    const std::optional<uint64_t> slot = ExclusionSlot(e, node);
-    if (!slot) continue;
-    if ((excluded_[*slot] += sign) == 0) excluded_.erase(*slot);
-  }
-}
-
-std::optional<uint64_t> ClusterState::ExclusionSlot(const Exclusion& e, NodeId node) const {
-  const std::vector<Label>& labels = snapshot_->nodes[node].labels;  // sorted by key
-  auto it = std::lower_bound(labels.begin(), labels.end(), Label{e.level, 0});
-  if (it == labels.end() || it->key != e.level) return std::nullopt;
-  return (uint64_t{e.key} << 32) | it->value;
-}
-
-bool ClusterState::Excluded(PodId pod, NodeId node) const {
-  if (excluded_.empty()) return false;
-  for (const Exclusion& e : snapshot_->pods[pod].exclusions) {
-    const std::optional<uint64_t> slot = ExclusionSlot(e, node);
-    if (slot && excluded_.contains(*slot)) return true;
-  }
-  return false;
+  terms_.Count(pod, a.node, sign);
 }
 
 template <bool kUsage>

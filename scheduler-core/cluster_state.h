@@ -8,13 +8,12 @@
 // looks, and those then cost the indexes nothing.
 #pragma once
 
-#include <optional>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "scheduler-core/model.h"
+#include "scheduler-core/pod_terms.h"
 #include "scheduler-core/room_index.h"
 
 namespace vtenant::sched {
@@ -92,9 +91,9 @@ class ClusterState {
     return queue_nonpreemptible_[q];
   }
 
-  // Whether a placed pod shares one of `pod`'s exclusions (model.h) with it
-  // in `node`'s domain of that exclusion's level.
-  bool Excluded(PodId pod, NodeId node) const;
+  // Where the placed pods stand for the inter-pod terms (pod affinity and
+  // anti-affinity).
+  const PodTermCounts& Terms() const { return terms_; }
 
   int32_t GroupPlaced(GroupId g) const { return group_placed_[g]; }
   int32_t SubGroupPlaced(GroupId g, int32_t sub) const {
@@ -228,14 +227,7 @@ class ClusterState {
   ResourceVector total_allocated_;
   Milli free_gpu_total_ = 0;
   std::vector<NodeId> change_log_;
-  // Placed pods per (exclusion key, domain), keyed ExclusionSlot's way;
-  // entries at zero are erased.
-  std::unordered_map<uint64_t, int32_t> excluded_;
-  // Adds `sign` for each of `pod`'s exclusions on `node` to excluded_.
-  void CountExclusions(PodId pod, NodeId node, int sign);
-  // The excluded_ key of exclusion `e` on `node`; nullopt when the node is
-  // in no domain of its level.
-  std::optional<uint64_t> ExclusionSlot(const Exclusion& e, NodeId node) const;
+  PodTermCounts terms_;
 };
 
 }  // namespace vtenant::sched

@@ -49,7 +49,11 @@ std::string ShapeKey(const Pod& pod) {
     AppendBytes(key, tf, sizeof(tf));
   }
   key.push_back('|');
-  for (const Exclusion& e : pod.exclusions) AppendBytes(key, &e, sizeof(e));
+  for (StringId m : pod.marks) AppendBytes(key, &m, sizeof(m));
+  key.push_back('|');
+  for (const PodTerm& t : pod.affinity) AppendBytes(key, &t, sizeof(t));
+  key.push_back('|');
+  for (const PodTerm& t : pod.anti_affinity) AppendBytes(key, &t, sizeof(t));
   return key;
 }
 
@@ -86,6 +90,9 @@ Status CheckPodRequest(const Pod& pod) {
   if (r.mig_count > 0 && (r.whole_gpus > 0 || r.IsShared()))
     return bad("a MIG profile cannot be combined with whole or shared GPUs");
   if (r.mig_count > 0 && r.mig_milli_each <= 0) return bad("MIG profile has no compute slices");
+  for (const PodTerm& t : pod.affinity)
+    if (t.key != pod.affinity.front().key)
+      return bad("pod affinity terms of more than one key (they are counted together)");
   return Status::Ok();
 }
 
@@ -135,6 +142,8 @@ void Snapshot::Finalize(bool derive_shapes) {
   for (Pod& p : pods) {
     std::sort(p.node_selector.begin(), p.node_selector.end());
     for (LabelIn& in : p.node_affinity) std::sort(in.values.begin(), in.values.end());
+    std::sort(p.marks.begin(), p.marks.end());
+    p.marks.erase(std::unique(p.marks.begin(), p.marks.end()), p.marks.end());
   }
   if (!derive_shapes) return;
   std::unordered_map<std::string, ShapeId> shapes;

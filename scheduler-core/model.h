@@ -215,14 +215,15 @@ struct LabelIn {
   bool operator==(const LabelIn&) const = default;
 };
 
-// A required pod anti-affinity term toward pods like the one that carries
-// it (its replicas): no two placed pods of one `key` in a domain of `level`
-// (a node label key; kubernetes.io/hostname: one a node). A node without
-// that label is in no domain and keeps no pod out.
-struct Exclusion {
+// A required inter-pod term (pod affinity or anti-affinity): `key` names a
+// set of pods, `level` a node label key whose values are the domains
+// (kubernetes.io/hostname: each node its own). Which pods are in a key's
+// set is decided outside the core, from labels and namespaces, and given
+// as each pod's `marks`. A node without the `level` label is in no domain.
+struct PodTerm {
   StringId key = kNoString;
   StringId level = kNoString;
-  bool operator==(const Exclusion&) const = default;
+  bool operator==(const PodTerm&) const = default;
 };
 
 struct Pod {
@@ -233,13 +234,25 @@ struct Pod {
   std::vector<Label> node_selector;  // sorted by key
   std::vector<LabelIn> node_affinity;
   std::vector<Toleration> tolerations;
-  std::vector<Exclusion> exclusions;
+  // The keys whose set holds this pod (sorted, each once).
+  std::vector<StringId> marks;
+  // Required pod affinity: the pod goes only to a node where, for each
+  // term, a placed pod of the term's key is in the node's domain of its
+  // level. The terms share one key, the set of pods that match all of the
+  // pod's terms, as kube-scheduler counts them. While no placed pod is of
+  // that key, a pod that is itself of it may go to any node that has every
+  // level (the first of a group that wants to be together).
+  std::vector<PodTerm> affinity;
+  // Required pod anti-affinity: not into a domain that holds a placed pod
+  // of a term's key; and, both ways, a pod of a key does not go into a
+  // domain where a placed pod holds a term of that key.
+  std::vector<PodTerm> anti_affinity;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running
   int64_t start_time = 0;
   // Pods with equal request, node selector, required node affinity,
-  // tolerations and exclusions share a shape: if one
+  // tolerations, marks and terms share a shape: if one
   // cannot be placed, neither can the next one. Derived by Finalize.
   ShapeId shape = kNone;
 };

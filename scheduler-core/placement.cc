@@ -41,8 +41,12 @@ std::string_view FitFailureText(FitFailure failure) {
       return "GPU devices have less memory than requested";
     case FitFailure::kMig:
       return "not enough free MIG instances of the profile";
+    case FitFailure::kPodAffinity:
+      return "pod affinity does not match";
     case FitFailure::kPodAntiAffinity:
       return "pod anti-affinity does not match";
+    case FitFailure::kExistingPodAntiAffinity:
+      return "existing pods' anti-affinity does not match";
   }
   return "unknown";
 }
@@ -218,8 +222,18 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
   if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
   if (brief.tainted && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
-  if (!pod.exclusions.empty() && state_->Excluded(pod_id, node_id))
-    return FitFailure::kPodAntiAffinity;
+  if (!pod.marks.empty() || !pod.affinity.empty() || !pod.anti_affinity.empty()) {
+    switch (state_->Terms().Refusal(pod_id, node_id)) {
+      case TermRefusal::kNone:
+        break;
+      case TermRefusal::kAffinity:
+        return FitFailure::kPodAffinity;
+      case TermRefusal::kAntiAffinity:
+        return FitFailure::kPodAntiAffinity;
+      case TermRefusal::kExistingAntiAffinity:
+        return FitFailure::kExistingPodAntiAffinity;
+    }
+  }
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;
   if (r.whole_gpus > 0 || r.IsShared()) {
     // The portion per device, on this node's devices (all of one model).
@@ -254,10 +268,10 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
 }
 
 bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
-  if (snapshot_->pods[pod].exclusions.empty()) return rule_->Find(*this, pod, filter, out);
-  // The rules pick among the nodes the filter accepts; a node its
-  // exclusions keep it from is not one of them (fgd judges one node of
-  // each state for all, and such a node says nothing of the others).
+  if (!state_->Terms().Concerns(pod)) return rule_->Find(*this, pod, filter, out);
+  // The rules pick among the nodes the filter accepts; a node the
+  // inter-pod terms keep it from is not one of them (fgd judges one node
+  // of each state for all, and such a node says nothing of the others).
   NodeFilter excluding = filter;
   excluding.state = state_;
   excluding.pod = pod;

@@ -31,9 +31,11 @@ enum class FitFailure : uint8_t {
   kSharedGpu,
   kGpuMemoryTooLarge,
   kMig,
-  kPodAntiAffinity,  // a pod of one of its exclusions is in the node's domain
+  kPodAffinity,              // its required pod affinity (pod_terms.h)
+  kPodAntiAffinity,          // its required pod anti-affinity
+  kExistingPodAntiAffinity,  // a placed pod's required anti-affinity
 };
-inline constexpr int kNumFitFailures = 12;
+inline constexpr int kNumFitFailures = 14;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

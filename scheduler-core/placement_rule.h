@@ -25,8 +25,8 @@ struct DomainPin {
 
 // Restricts a search to the nodes in every one of `pins`: the domains a job
 // and the sub-groups of the pod being placed were given (topology_placement.h);
-// with `state`, also to those `pod`'s exclusions let it have (Placer::Find
-// sets them). No pins, no state: every node.
+// with `state`, also to those the inter-pod terms let `pod` have
+// (Placer::Find sets them). No pins, no state: every node.
 struct NodeFilter {
   std::span<const DomainPin> pins;
   const ClusterState* state = nullptr;
@@ -35,7 +35,7 @@ struct NodeFilter {
   bool Accepts(NodeId n) const {
     for (const DomainPin& pin : pins)
       if ((*pin.domain_of)[n] != pin.domain) return false;
-    return state == nullptr || !state->Excluded(pod, n);
+    return state == nullptr || state->Terms().Refusal(pod, n) == TermRefusal::kNone;
   }
 };
 

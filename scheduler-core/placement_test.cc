@@ -258,7 +258,8 @@ TEST(PlacementTest, ReplicasKeptApartTakeOneNodeEach) {
       b.AddNode(GpuNode(n, 4, kL40sMib, {{"kubernetes.io/hostname", n}}));
     auto replica = [](std::string name) {
       PodSpec p = WholeGpuPod(std::move(name), "team", 1);
-      p.exclusions = {{"web", "kubernetes.io/hostname"}};
+      p.marks = {"web"};
+      p.anti_affinity = {{"web", "kubernetes.io/hostname"}};
       return p;
     };
     b.AddPod(Running(replica("web-0"), "n2", {0}));
@@ -283,6 +284,113 @@ TEST(PlacementTest, ReplicasKeptApartTakeOneNodeEach) {
     EXPECT_EQ(placed, 2);
     EXPECT_NE(NodeOf(d, s, "other"), "");
   }
+}
+
+// Three nodes in two zones, each node named by its hostname label.
+SnapshotBuilder ZonedCluster() {
+  SnapshotBuilder b = Cluster({{"team", kUnlimited}}, {});
+  for (auto [node, zone] : {std::pair{"n1", "a"}, {"n2", "a"}, {"n3", "b"}})
+    b.AddNode(GpuNode(node, 4, kL40sMib,
+                      {{"kubernetes.io/hostname", node}, {"topology.kubernetes.io/zone", zone}}));
+  return b;
+}
+
+PodSpec Marked(PodSpec p, std::vector<std::string> marks) {
+  p.marks = std::move(marks);
+  return p;
+}
+
+// Required pod affinity toward another workload: a cache goes where the web
+// server runs, in its zone or on its node; a pod whose partner runs nowhere
+// waits, saying so.
+TEST(PlacementTest, PodsGoWhereThePodsTheirAffinityNamesRun) {
+  for (PlacementPolicy policy : {PlacementPolicy::kBinpack, PlacementPolicy::kSpread,
+                                 PlacementPolicy::kFgd, PlacementPolicy::kBestFit}) {
+    SCOPED_TRACE(PolicyName(policy));
+    SnapshotBuilder b = ZonedCluster();
+    b.AddPod(Running(Marked(WholeGpuPod("web", "team", 1), {"app=web"}), "n3", {0}));
+    PodSpec same_node = WholeGpuPod("cache", "team", 1);
+    same_node.affinity = {{"app=web", "kubernetes.io/hostname"}};
+    PodSpec same_zone = WholeGpuPod("sidecar", "team", 1);
+    same_zone.affinity = {{"app=web", "topology.kubernetes.io/zone"}};
+    PodSpec lonely = WholeGpuPod("lonely", "team", 1);
+    lonely.affinity = {{"app=db", "kubernetes.io/hostname"}};
+    for (PodSpec p : {same_node, same_zone, lonely}) b.AddPod(std::move(p));
+    Snapshot s = MustBuild(b);
+    Options options;
+    options.policy = policy;
+    Decisions d = RunCycle(s, options);
+    EXPECT_EQ(NodeOf(d, s, "cache"), "n3");
+    EXPECT_EQ(NodeOf(d, s, "sidecar"), "n3");
+    EXPECT_EQ(NodeOf(d, s, "lonely"), "");
+    EXPECT_NE(ReasonOf(d, s, "lonely").find("3 pod affinity does not match"), std::string::npos)
+        << ReasonOf(d, s, "lonely");
+  }
+}
+
+// A group whose pods want to be together (affinity toward their own kind):
+// the first may start anywhere, the rest follow it into its zone.
+TEST(PlacementTest, TheFirstOfAGroupThatWantsToBeTogetherLeadsTheOthers) {
+  for (PlacementPolicy policy : {PlacementPolicy::kBinpack, PlacementPolicy::kSpread}) {
+    SCOPED_TRACE(PolicyName(policy));
+    SnapshotBuilder b = ZonedCluster();
+    for (const char* name : {"w-0", "w-1", "w-2", "w-3"}) {
+      PodSpec p = Marked(WholeGpuPod(name, "team", 1), {"job=w"});
+      p.affinity = {{"job=w", "topology.kubernetes.io/zone"}};
+      b.AddPod(std::move(p));
+    }
+    Snapshot s = MustBuild(b);
+    Options options;
+    options.policy = policy;
+    Decisions d = RunCycle(s, options);
+    std::set<std::string> zones;
+    for (const char* name : {"w-0", "w-1", "w-2", "w-3"}) {
+      const std::string node = NodeOf(d, s, name);
+      ASSERT_NE(node, "") << name << ": " << ReasonOf(d, s, name);
+      zones.insert(node == "n3" ? "b" : "a");
+    }
+    EXPECT_EQ(zones.size(), 1u);
+  }
+}
+
+// Anti-affinity toward another workload holds both ways: a batch job keeps
+// off the database's node, and web pods, which carry no term of their own,
+// keep off the node whose running database holds one against them.
+TEST(PlacementTest, AntiAffinityTowardAnotherWorkloadHoldsBothWays) {
+  SnapshotBuilder b = ZonedCluster();
+  PodSpec db = Marked(WholeGpuPod("db", "team", 1), {"app=db"});
+  db.anti_affinity = {{"app=web", "topology.kubernetes.io/zone"}};
+  b.AddPod(Running(std::move(db), "n1", {0}));
+  PodSpec batch = WholeGpuPod("batch", "team", 1);
+  batch.anti_affinity = {{"app=db", "kubernetes.io/hostname"}};
+  b.AddPod(batch);
+  for (const char* name : {"web-0", "web-1"})
+    b.AddPod(Marked(WholeGpuPod(name, "team", 1), {"app=web"}));
+  Snapshot s = MustBuild(b);
+  Options options;
+  options.policy = PlacementPolicy::kBinpack;  // would pack onto n1 if it could
+  Decisions d = RunCycle(s, options);
+  EXPECT_NE(NodeOf(d, s, "batch"), "n1");
+  EXPECT_NE(NodeOf(d, s, "batch"), "");
+  EXPECT_EQ(NodeOf(d, s, "web-0"), "n3");
+  EXPECT_EQ(NodeOf(d, s, "web-1"), "n3");
+
+  // With zone b held by a pod that may not be moved, the web pods wait,
+  // and say whose rule keeps them out.
+  SnapshotBuilder full = ZonedCluster();
+  PodSpec db2 = Marked(WholeGpuPod("db", "team", 1), {"app=db"});
+  db2.anti_affinity = {{"app=web", "topology.kubernetes.io/zone"}};
+  full.AddPod(Running(std::move(db2), "n1", {0}));
+  PodSpec filler = WholeGpuPod("filler", "team", 4);
+  filler.priority = 125;  // inference: not preemptible, not moved
+  full.AddPod(Running(std::move(filler), "n3", {0, 1, 2, 3}));
+  full.AddPod(Marked(WholeGpuPod("web-0", "team", 1), {"app=web"}));
+  Snapshot fs = MustBuild(full);
+  Decisions fd = RunCycle(fs, options);
+  EXPECT_EQ(NodeOf(fd, fs, "web-0"), "");
+  EXPECT_NE(ReasonOf(fd, fs, "web-0").find("2 existing pods' anti-affinity does not match"),
+            std::string::npos)
+      << ReasonOf(fd, fs, "web-0");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "scheduler-core/snapshot_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -148,8 +149,13 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
   for (const TolerationSpec& t : spec.tolerations)
     pod.tolerations.push_back(
         {InternOrNone(strings, t.key), t.exists, InternOrNone(strings, t.value), t.effect});
-  for (const auto& [key, level] : spec.exclusions)
-    pod.exclusions.push_back({strings.Intern(key), strings.Intern(level)});
+  for (const std::string& m : spec.marks) pod.marks.push_back(strings.Intern(m));
+  std::sort(pod.marks.begin(), pod.marks.end());
+  pod.marks.erase(std::unique(pod.marks.begin(), pod.marks.end()), pod.marks.end());
+  for (const auto& [key, level] : spec.affinity)
+    pod.affinity.push_back({strings.Intern(key), strings.Intern(level)});
+  for (const auto& [key, level] : spec.anti_affinity)
+    pod.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
   pod.creation_time = spec.creation_time;
   return pod;
 }

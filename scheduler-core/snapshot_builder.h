@@ -116,8 +116,11 @@ struct PodSpec {
   // Required node affinity terms "key In (values)".
   std::vector<std::pair<std::string, std::vector<std::string>>> node_affinity_in;
   std::vector<TolerationSpec> tolerations;
-  // Exclusions (model.h): (key, level) each.
-  std::vector<std::pair<std::string, std::string>> exclusions;
+  // Inter-pod terms (model.h): the keys whose set holds the pod, and the
+  // required affinity and anti-affinity terms, (key, level) each.
+  std::vector<std::string> marks;
+  std::vector<std::pair<std::string, std::string>> affinity;
+  std::vector<std::pair<std::string, std::string>> anti_affinity;
   int64_t creation_time = 0;
   // Running pods: the node, the device indices on it and, for a sharing pod,
   // the portion per device (0: derive it from the request and the device).

@@ -116,14 +116,22 @@ void ClusterView::UpsertPod(const rapidjson::Value& pod) {
   // Once the informer shows the pod bound, the assumption has served.
   if (!t.node.empty()) assumed_.erase(t.key);
   if (!t.node.empty() || t.role == CorePod::Role::kFinished) nominated_.erase(t.key);
-  pods_[t.key] = std::move(t);
+  pod_sets_.Use(t.terms);
+  auto [it, fresh] = pods_.try_emplace(t.key);
+  if (!fresh) pod_sets_.Release(it->second.terms);
+  marks_.erase(t.key);
+  it->second = std::move(t);
 }
 
 void ClusterView::DeletePod(const rapidjson::Value& pod) {
   const std::string key = kube::KeyOf(pod);
   std::lock_guard lock(mu_);
   Forgotten('p', key);
-  pods_.erase(key);
+  if (auto it = pods_.find(key); it != pods_.end()) {
+    pod_sets_.Release(it->second.terms);
+    pods_.erase(it);
+  }
+  marks_.erase(key);
   refused_.erase(key);
   assumed_.erase(key);
   nominated_.erase(key);
@@ -413,6 +421,20 @@ std::string ClusterView::MissingConfigMaps(const std::string& key, const CorePod
   return missing.empty() ? "" : "Missing required configmaps: [" + missing + "]";
 }
 
+const std::vector<std::string>& ClusterView::MarksOf(const std::string& key, const CorePod& pod) {
+  static const std::vector<std::string> kNone;
+  if (pod_sets_.empty()) {
+    marks_.clear();
+    return kNone;
+  }
+  Marks& m = marks_[key];
+  if (m.version != pod_sets_.version()) {
+    m.keys = pod_sets_.MarksOf(kube::SplitKey(key).first, pod.labels);
+    m.version = pod_sets_.version();
+  }
+  return m.keys;
+}
+
 Result<World> ClusterView::Build(int64_t now) {
   std::lock_guard lock(mu_);
   World w;
@@ -556,6 +578,7 @@ Result<World> ClusterView::Build(int64_t now) {
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
+    c.marks = MarksOf(key, p);
     VolumeClaims::Verdict volumes;
     if (ours && !placed && !p.claims.empty())
       volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
@@ -855,6 +878,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     spec.preemptible = d.core.preemptible;
     spec.whole_gpus = d.core.whole_gpus;
     if (d.core.holder) spec.subgroup.clear();
+    spec.marks = d.core.marks;
     if (d.core.affinity_nodes)
       spec.node_affinity_in.emplace_back(kNodeNameLabel, *d.core.affinity_nodes);
     if (!d.core.holder) roles_.HoldPod(&spec);

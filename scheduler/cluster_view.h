@@ -44,6 +44,7 @@
 #include "scheduler-core/workload_model.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
+#include "scheduler/pod_sets.h"
 #include "scheduler/topology_domains.h"
 #include "scheduler/volume_claims.h"
 #include "scheduler/worker_roles.h"
@@ -221,6 +222,9 @@ class ClusterView {
   std::string ReservedGpuUuid(const std::string& node, int index) const;
 
  private:
+  // The keys of the pod sets (pod_sets.h) pod `key` is in, worked out
+  // again only when the sets or the pod changed. mu_ held.
+  const std::vector<std::string>& MarksOf(const std::string& key, const CorePod& pod);
   // UpsertStorage and DeleteStorage. Takes mu_.
   bool ChangeStorage(StorageKind kind, const rapidjson::Value& object, bool remove);
   // "Missing required configmaps: [a b]" for pod `key`, "" when none is
@@ -253,6 +257,7 @@ class ClusterView {
     int32_t priority = 0;
     std::optional<bool> preemptible;
     std::optional<std::vector<std::string>> affinity_nodes;  // resolved affinity
+    std::vector<std::string> marks;                          // the pod sets it is in
     int32_t whole_gpus = 0;                                  // capped at its node's GPUs once bound
     bool operator==(const CoreFields&) const = default;
   };
@@ -284,6 +289,14 @@ class ClusterView {
   const WorkerRoles roles_;
   mutable std::mutex mu_;
   std::map<std::string, CorePod> pods_;
+  // The sets of pods the pods' inter-pod terms name, and each pod's marks
+  // as of a version of them (kept only while some set is named).
+  PodSets pod_sets_;
+  struct Marks {
+    uint64_t version = 0;
+    std::vector<std::string> keys;
+  };
+  std::map<std::string, Marks> marks_;
   std::map<std::string, sched::NodeSpec> nodes_;
   std::map<std::string, sched::QueueSpec> queues_;
   std::map<std::string, CoreGroup> groups_;

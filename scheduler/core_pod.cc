@@ -15,7 +15,7 @@
 #include "kube/quantity.h"
 #include "scheduler-core/model.h"
 #include "scheduler/kai_names.h"
-#include "scheduler/pod_anti_affinity.h"
+#include "scheduler/pod_terms.h"
 
 namespace vtenant::scheduler {
 namespace {
@@ -195,7 +195,6 @@ Status ReadPlacementRules(const Value& pod, sched::PodSpec* spec, NodeAffinity* 
       }
     }
   }
-  spec->exclusions = ReplicaExclusions(pod);
   VT_ASSIGN_OR_RETURN(NodeAffinity a, ParseRequiredNodeAffinity(pod));
   if (a.Simple()) {
     for (NodeSelectorRequirement& r : a.terms[0].match_expressions)
@@ -287,6 +286,15 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   if (!request.ok()) t.problem = request;
   Status rules = ReadPlacementRules(pod, &t.spec, &t.affinity);
   if (!rules.ok() && t.problem.ok()) t.problem = rules;
+  if (t.role != CorePod::Role::kFinished) {
+    // Other pods' terms may select it, and its own hold others away.
+    t.labels = kube::GetStringMap(pod, {"metadata", "labels"});
+    t.terms = ReadInterPodTerms(pod);
+    for (const std::string& level : t.terms.affinity_levels)
+      t.spec.affinity.emplace_back(t.terms.affinity.key, level);
+    for (const auto& [set, level] : t.terms.anti_affinity)
+      t.spec.anti_affinity.emplace_back(set.key, level);
+  }
   if (t.role == CorePod::Role::kOthers) {
     // A GPU share is ours to give: another scheduler's pod holds what the
     // node gives it (whole GPUs, CPU, memory), never a fraction or a pinned

@@ -20,6 +20,7 @@
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler/node_affinity.h"
+#include "scheduler/pod_terms.h"
 #include "scheduler/volume_claims.h"
 
 namespace vtenant::scheduler {
@@ -40,6 +41,12 @@ struct CorePod {
   // kai.scheduler/subgroup-name as written; whether the pod's group has
   // that sub-group is the caller's to check too.
   sched::PodSpec spec;
+  // Its labels, and its required pod affinity and anti-affinity
+  // (pod_terms.h; their keys are in spec.affinity and spec.anti_affinity).
+  // Which sets it is in (spec.marks) depends on every pod's terms: the
+  // view works them out (pod_sets.h). Not read for finished pods.
+  kube::Labels labels;
+  InterPodTerms terms;
   // Required node affinity the core cannot express itself (several terms,
   // operators other than In, matchFields); empty otherwise, the simple form
   // being in spec.node_affinity_in. The view resolves it to node names.

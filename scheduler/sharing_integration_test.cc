@@ -52,9 +52,10 @@ nodes:
 - {name: vol-a, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: a}}
 - {name: vol-b, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: b}}
 - {name: apart, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: apart}}
+- {name: near, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: near}}
 )",
                    {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset", "topo", "split", "serve", "vol", "apart"});
+                    "nogang", "stale", "jobset", "topo", "split", "serve", "vol", "apart", "near"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -956,6 +957,72 @@ TEST_F(SharingTest, ReplicasWithRequiredAntiAffinityTakeANodeEach) {
     why = EventMessages(client(), "apart", waiting, "Unschedulable");
     return !why.empty() && why.front().find("pod anti-affinity") != std::string::npos;
   })) << (why.empty() ? "no Event" : why.front());
+}
+
+// Required pod affinity and anti-affinity toward other pods. The first two
+// steps restate KAI's "Pod Affinity" predicate test: a pod whose affinity
+// selects its own label starts anywhere; a second one, kept by node
+// affinity off the first one's node, cannot be scheduled. Then a pod follows
+// the first onto its node, one keeps away from it, and a pod of the first
+// one's label may not join the node where that one's anti-affinity holds.
+TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
+  auto with = [](Object pod, const std::string& affinity) {
+    pod["spec"].AddMember("affinity", rapidjson::Value(ParseTestJson(affinity), pod.GetAllocator()),
+                          pod.GetAllocator());
+    return pod;
+  };
+  auto labelled = [](Object pod) {
+    kube::SetString(pod, {"metadata", "labels"}, "pod-affinity-test", "true");
+    return pod;
+  };
+  const std::string toward = R"({"requiredDuringSchedulingIgnoredDuringExecution":[{
+      "labelSelector":{"matchLabels":{"pod-affinity-test":"true"}},"namespaces":["near"],
+      "topologyKey":"kubernetes.io/hostname"}]})";
+  auto node_of = [&](const std::string& name) {
+    Result<Object> p = client().Get(res::kPods, "near", name);
+    return p.ok() ? std::string(kube::GetString(*p, {"spec", "nodeName"})) : "";
+  };
+  auto reason = [&](const std::string& name, const std::string& expected) {
+    std::vector<std::string> why;
+    EXPECT_TRUE(Eventually([&] {
+      why = EventMessages(client(), "near", name, "Unschedulable");
+      return !why.empty() && why.front().find(expected) != std::string::npos;
+    })) << name
+        << ": " << (why.empty() ? "no Event" : why.front());
+  };
+
+  Object first =
+      labelled(with(Pod("near", "first", {.whole_gpus = 1}), R"({"podAffinity":)" + toward + "}"));
+  ASSERT_TRUE(client().Create(res::kPods, "near", first).ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "near", "Running") == 1; }));
+  const std::string node = node_of("first");
+  const std::string other = node == "near-0" ? "near-1" : "near-0";
+  Object second =
+      labelled(with(Pod("near", "second", {.whole_gpus = 1}), R"({"podAffinity":)" + toward +
+                                                                  R"(,"nodeAffinity":{
+      "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[
+        {"key":"kubernetes.io/hostname","operator":"NotIn","values":[")" +
+                                                                  node + R"("]}]}]}}})"));
+  ASSERT_TRUE(client().Create(res::kPods, "near", second).ok());
+  reason("second", "pod affinity does not match");
+
+  Object follower =
+      with(Pod("near", "follower", {.whole_gpus = 1}), R"({"podAffinity":)" + toward + "}");
+  Object away =
+      with(Pod("near", "away", {.whole_gpus = 1}), R"({"podAntiAffinity":)" + toward + "}");
+  ASSERT_TRUE(client().Create(res::kPods, "near", follower).ok());
+  ASSERT_TRUE(client().Create(res::kPods, "near", away).ok());
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "near", "Running") == 3; }));
+  EXPECT_EQ(node_of("follower"), node);
+  EXPECT_EQ(node_of("away"), other);
+
+  // The first one's node is full; the other holds "away", whose
+  // anti-affinity keeps pods of that label out.
+  Object joiner = labelled(Pod("near", "joiner", {.whole_gpus = 1}));
+  ASSERT_TRUE(client().Create(res::kPods, "near", joiner).ok());
+  reason("joiner", "existing pods' anti-affinity does not match");
+  EXPECT_EQ(node_of("second"), "");
+  EXPECT_EQ(node_of("joiner"), "");
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {

@@ -73,8 +73,9 @@ void VolumeClaims::UpsertClaim(const Value& claim) {
   c.request = Bytes(claim, {"spec", "resources", "requests", "storage"});
   c.access_modes = kube::GetStrings(claim, {"spec", "accessModes"});
   c.volume_mode = std::string(kube::GetString(claim, {"spec", "volumeMode"}));
-  c.selector = kube::GetStringMap(claim, {"spec", "selector", "matchLabels"});
-  c.selector_expressions = kube::Find(claim, {"spec", "selector", "matchExpressions"}) != nullptr;
+  if (const Value* selector = kube::Find(claim, {"spec", "selector"});
+      selector != nullptr && !selector->IsNull())
+    c.selector = kube::LabelSelector::Read(*selector);
   c.volume = std::string(kube::GetString(claim, {"spec", "volumeName"}));
   const Value* named = kube::Find(claim, {"spec", "storageClassName"});
   c.storage_class =
@@ -192,7 +193,7 @@ const VolumeClaims::Class* VolumeClaims::FirstConsumerClass(const Claim& claim) 
 std::vector<const std::pair<const std::string, VolumeClaims::Volume>*> VolumeClaims::Candidates(
     const Claim& claim) const {
   std::vector<const std::pair<const std::string, Volume>*> out;
-  if (claim.selector_expressions) return out;
+  if (!claim.selector.ok()) return out;
   const auto mode = [](const std::string& m) { return m.empty() ? "Filesystem" : m; };
   for (const auto& entry : volumes_) {
     const Volume& vol = entry.second;
@@ -204,12 +205,7 @@ std::vector<const std::pair<const std::string, VolumeClaims::Volume>*> VolumeCla
           return std::find(vol.access_modes.begin(), vol.access_modes.end(), m) !=
                  vol.access_modes.end();
         });
-    const bool labelled =
-        std::all_of(claim.selector.begin(), claim.selector.end(), [&](const auto& label) {
-          auto it = vol.labels.find(label.first);
-          return it != vol.labels.end() && it->second == label.second;
-        });
-    if (modes && labelled) out.push_back(&entry);
+    if (modes && claim.selector->Matches(vol.labels)) out.push_back(&entry);
   }
   std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
     return a->second.capacity < b->second.capacity;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "kube/label_selector.h"
 #include "kube/object.h"
 #include "scheduler/node_affinity.h"
 
@@ -107,14 +108,13 @@ class VolumeClaims {
     std::string selected_node;  // annotation kSelectedNodeAnnotation
     std::vector<std::string> owner_uids;
     // What a volume must offer it: spec.resources.requests.storage in
-    // bytes, every access mode it asks, its volumeMode, and the labels of
-    // spec.selector.matchLabels (a selector with matchExpressions is
-    // matched by no volume).
+    // bytes, every access mode it asks, its volumeMode, and labels its
+    // spec.selector selects (a selector the API server would refuse
+    // selects no volume).
     int64_t request = 0;
     std::vector<std::string> access_modes;
     std::string volume_mode;
-    std::map<std::string, std::string, std::less<>> selector;
-    bool selector_expressions = false;
+    Result<kube::LabelSelector> selector = kube::LabelSelector();
   };
   struct Volume {
     Result<NodeAffinity> affinity = NodeAffinity{};
@@ -124,7 +124,7 @@ class VolumeClaims {
     int64_t capacity = 0;    // bytes
     std::vector<std::string> access_modes;
     std::string volume_mode;
-    std::map<std::string, std::string, std::less<>> labels;
+    kube::Labels labels;
   };
   // The available volumes `claim` fits, smallest first (then by name).
   std::vector<const std::pair<const std::string, Volume>*> Candidates(const Claim& claim) const;

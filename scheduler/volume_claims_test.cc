@@ -151,6 +151,45 @@ TEST(VolumeClaimsTest, AClaimOfLocalVolumesGoesWhereOneFitsAndIsBoundToTheSmalle
             StatusCode::kFailedPrecondition);
 }
 
+// A claim's selector, matchLabels and matchExpressions alike, picks among
+// the volumes by their labels.
+TEST(VolumeClaimsTest, AClaimsSelectorPicksVolumesByTheirLabels) {
+  VolumeClaims v;
+  v.UpsertClass(Json(R"({"metadata":{"name":"local"},"provisioner":"kubernetes.io/no-provisioner",
+      "volumeBindingMode":"WaitForFirstConsumer"})"));
+  for (auto [node, disk] : {std::pair{"b1", "nvme"}, {"b2", "hdd"}, {"a1", "nvme-old"}})
+    v.UpsertVolume(Json(std::string(R"({"metadata":{"name":"pv-)") + node +
+                        R"(","labels":{"disk":")" + disk + R"("}},
+        "spec":{"capacity":{"storage":"1Ti"},"accessModes":["ReadWriteOnce"],
+          "storageClassName":"local","nodeAffinity":{"required":{"nodeSelectorTerms":[
+            {"matchFields":[{"key":"metadata.name","operator":"In","values":[")" +
+                        node + R"("]}]}]}}},"status":{"phase":"Available"}})"));
+  auto claim = [&](const std::string& name, const std::string& selector) {
+    v.UpsertClaim(Json(R"({"metadata":{"name":")" + name + R"(","namespace":"ml","uid":"u-)" +
+                       name + R"("},"spec":{"accessModes":["ReadWriteOnce"],
+        "storageClassName":"local","resources":{"requests":{"storage":"1Gi"}},
+        "selector":)" + selector +
+                       "}}"));
+    return v.Check("ml", "u1", {{name}});
+  };
+  auto admitted = [&](const std::string& name, const std::string& selector) {
+    return Admitted(claim(name, selector), kNodes);
+  };
+  EXPECT_EQ(admitted("fast", R"({"matchExpressions":[{"key":"disk","operator":"In",
+      "values":["nvme","nvme-old"]}]})"),
+            (std::vector<std::string>{"a1", "b1"}));
+  EXPECT_EQ(admitted("new", R"({"matchLabels":{"disk":"nvme"}})"),
+            (std::vector<std::string>{"b1"}));
+  EXPECT_EQ(admitted("slow", R"({"matchExpressions":[{"key":"disk","operator":"NotIn",
+      "values":["nvme","nvme-old"]}]})"),
+            (std::vector<std::string>{"b2"}));
+  EXPECT_NE(claim("odd", R"({"matchExpressions":[{"key":"disk","operator":"Gt",
+      "values":["1"]}]})")
+                .reason.find("has no available PersistentVolume"),
+            std::string::npos)
+      << "a selector the API server refuses selects no volume";
+}
+
 TEST(VolumeClaimsTest, AnEphemeralVolumesClaimMustBeThePods) {
   VolumeClaims v;
   v.UpsertClass(Json(R"({"metadata":{"name":"gp3"},"provisioner":"ebs.csi.aws.com",

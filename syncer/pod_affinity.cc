@@ -65,8 +65,10 @@ void ScopeTerm(rapidjson::Value& term, std::string_view ns, const NamespaceLabel
     if (selector->ObjectEmpty()) {
       every_namespace = true;
     } else {
+      // One the API server would refuse selects no namespace.
+      Result<kube::LabelSelector> read = kube::LabelSelector::Read(*selector);
       for (const auto& [name, labels] : namespaces) {
-        if (SelectorMatches(*selector, labels)) reached.insert(name);
+        if (read.ok() && read->Matches(labels)) reached.insert(name);
       }
     }
   }
@@ -117,40 +119,6 @@ void ScopeToTenant(rapidjson::Value& spec, std::string_view ns, const NamespaceL
       }
     }
   }
-}
-
-bool SelectorMatches(const rapidjson::Value& selector,
-                     const std::map<std::string, std::string>& labels) {
-  if (!selector.IsObject()) return false;
-  if (const rapidjson::Value* match = kube::Find(selector, {"matchLabels"});
-      match != nullptr && match->IsObject()) {
-    for (const auto& m : match->GetObject()) {
-      auto it = labels.find(m.name.GetString());
-      if (it == labels.end() || !m.value.IsString() || it->second != m.value.GetString()) {
-        return false;
-      }
-    }
-  }
-  const rapidjson::Value* expressions = kube::Find(selector, {"matchExpressions"});
-  if (expressions == nullptr || !expressions->IsArray()) return true;
-  for (const rapidjson::Value& e : expressions->GetArray()) {
-    const std::string key(kube::GetString(e, {"key"}));
-    const std::string_view op = kube::GetString(e, {"operator"});
-    auto it = labels.find(key);
-    bool in_values = false;
-    if (const rapidjson::Value* values = kube::Find(e, {"values"});
-        it != labels.end() && values != nullptr && values->IsArray()) {
-      for (const rapidjson::Value& v : values->GetArray()) {
-        in_values |= v.IsString() && it->second == v.GetString();
-      }
-    }
-    if (op == "In" && !in_values) return false;
-    if (op == "NotIn" && in_values) return false;
-    if (op == "Exists" && it == labels.end()) return false;
-    if (op == "DoesNotExist" && it != labels.end()) return false;
-    if (op != "In" && op != "NotIn" && op != "Exists" && op != "DoesNotExist") return false;
-  }
-  return true;
 }
 
 }  // namespace vtenant::syncer

@@ -17,13 +17,14 @@
 #include <map>
 #include <string>
 
+#include "kube/label_selector.h"
 #include "kube/object.h"
 #include "syncer/json_edit.h"
 
 namespace vtenant::syncer {
 
 // Virtual namespace name → its labels.
-using NamespaceLabels = std::map<std::string, std::map<std::string, std::string>, std::less<>>;
+using NamespaceLabels = std::map<std::string, kube::Labels, std::less<>>;
 
 // Whether `pod` has an affinity term with a namespaceSelector, so its
 // translation needs the virtual namespaces' labels.
@@ -35,11 +36,5 @@ bool UsesNamespaceSelector(const rapidjson::Value& pod);
 // needed only when UsesNamespaceSelector.
 void ScopeToTenant(rapidjson::Value& spec, std::string_view ns, const NamespaceLabels& namespaces,
                    Allocator& a);
-
-// Whether `labels` satisfy `selector`, a metav1.LabelSelector (matchLabels
-// and matchExpressions with In, NotIn, Exists, DoesNotExist). An empty
-// selector matches everything; an unknown operator nothing.
-bool SelectorMatches(const rapidjson::Value& selector,
-                     const std::map<std::string, std::string>& labels);
 
 }  // namespace vtenant::syncer

@@ -342,14 +342,8 @@ Result<PodContext> PodSyncer::ContextOf(const rapidjson::Value& pod) {
   if (UsesNamespaceSelector(pod)) {
     for (const kube::ObjectPtr& n :
          informers_.Virtual(kube::resources::kNamespaces).cache().List()) {
-      std::map<std::string, std::string>& labels =
-          context.virtual_namespaces[std::string(kube::Name(*n))];
-      if (const rapidjson::Value* l = kube::Find(*n, {"metadata", "labels"});
-          l != nullptr && l->IsObject()) {
-        for (const auto& m : l->GetObject()) {
-          if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
-        }
-      }
+      context.virtual_namespaces[std::string(kube::Name(*n))] =
+          kube::GetStringMap(*n, {"metadata", "labels"});
     }
   }
   return context;

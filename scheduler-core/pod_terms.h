@@ -1,0 +1,69 @@
+// PodTermCounts: where the placed pods stand for the inter-pod terms
+// (model.h's PodTerm), kept in step as pods are placed and removed, so a
+// fit check asks a few counters instead of walking the pods.
+//
+// It counts, for each (key, level) some pod's term names, the placed pods
+// of that key per domain of that level, and the placed pods holding an
+// anti-affinity term per domain. A pod with no marks and no terms costs
+// nothing, and a cluster without terms nothing at all.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler-core/model.h"
+
+namespace vtenant::sched {
+
+// Which part of the terms refuses a node, in kube-scheduler's three reasons.
+enum class TermRefusal : uint8_t {
+  kNone,
+  kAffinity,              // the pod's required pod affinity does not match
+  kAntiAffinity,          // the pod's required pod anti-affinity does not match
+  kExistingAntiAffinity,  // a placed pod's anti-affinity keeps this pod out
+};
+
+class PodTermCounts {
+ public:
+  // Learns the (key, level) pairs from every pod's terms, placed or not;
+  // counts nothing yet. `snapshot` must outlive it.
+  explicit PodTermCounts(const Snapshot& snapshot);
+
+  // Counts `pod` as placed on `node` (sign +1) or taken off it (-1).
+  void Count(PodId pod, NodeId node, int sign);
+
+  // Whether `pod`'s place is subject to the terms at all: it has terms, or
+  // it is of a key some pod's anti-affinity names.
+  bool Concerns(PodId pod) const;
+
+  // Why the terms keep `pod` off `node`, kNone when they do not.
+  TermRefusal Refusal(PodId pod, NodeId node) const;
+
+ private:
+  using Pair = uint32_t;  // a dense index of a (key, level)
+
+  std::optional<StringId> Domain(NodeId node, StringId level) const;
+  Pair PairOf(const PodTerm& t) const { return pair_index_.at(PairKey(t.key, t.level)); }
+  static uint64_t PairKey(StringId key, StringId level) { return (uint64_t{key} << 32) | level; }
+  static uint64_t Slot(Pair pair, StringId domain) { return (uint64_t{pair} << 32) | domain; }
+  static int32_t Get(const std::unordered_map<uint64_t, int32_t>& m, uint64_t slot) {
+    auto it = m.find(slot);
+    return it == m.end() ? 0 : it->second;
+  }
+
+  const Snapshot* snapshot_;
+  std::unordered_map<uint64_t, Pair> pair_index_;
+  std::vector<StringId> pair_level_;
+  // By key: the pairs of every term of that key, and those of anti-affinity.
+  std::unordered_map<StringId, std::vector<Pair>> pairs_of_key_;
+  std::unordered_map<StringId, std::vector<Pair>> anti_pairs_of_key_;
+  // Placed pods of a pair's key per (pair, domain), and over all domains.
+  std::unordered_map<uint64_t, int32_t> of_key_;
+  std::vector<int32_t> of_key_total_;
+  // Placed pods holding an anti-affinity term per (pair, domain).
+  std::unordered_map<uint64_t, int32_t> repelling_;
+};
+
+}  // namespace vtenant::sched

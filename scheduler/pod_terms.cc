@@ -1,0 +1,104 @@
+#include "scheduler/pod_terms.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace vtenant::scheduler {
+namespace {
+
+using rapidjson::Value;
+
+constexpr char kRequired[] = "requiredDuringSchedulingIgnoredDuringExecution";
+
+// The selector of one term of a pod in namespace `ns` with `labels`;
+// nullopt for a term not read (see the header).
+std::optional<PodSelector> ReadTerm(const Value& term, const std::string& ns,
+                                    const kube::Labels& labels) {
+  PodSelector out;
+  if (const Value* selector = kube::Find(term, {"namespaceSelector"}); selector != nullptr) {
+    if (!selector->IsObject() || !selector->ObjectEmpty()) return std::nullopt;
+    out.every_namespace = true;
+  } else {
+    out.namespaces = kube::GetStrings(term, {"namespaces"});
+    if (out.namespaces.empty()) out.namespaces.push_back(ns);
+    std::sort(out.namespaces.begin(), out.namespaces.end());
+    out.namespaces.erase(std::unique(out.namespaces.begin(), out.namespaces.end()),
+                         out.namespaces.end());
+  }
+  const Value* selector = kube::Find(term, {"labelSelector"});
+  if (selector == nullptr || selector->IsNull()) {
+    out.selects_none = true;
+    return out;
+  }
+  Result<kube::LabelSelector> read = kube::LabelSelector::Read(*selector);
+  if (!read.ok()) return std::nullopt;  // the API server admits no such pod
+  out.labels = std::move(read).value();
+  for (const std::string& key : kube::GetStrings(term, {"matchLabelKeys"}))
+    if (auto it = labels.find(key); it != labels.end()) out.labels.RequireEqual(key, it->second);
+  for (const std::string& key : kube::GetStrings(term, {"mismatchLabelKeys"}))
+    if (auto it = labels.find(key); it != labels.end()) out.labels.RequireNotEqual(key, it->second);
+  return out;
+}
+
+std::string KeyOf(const PodSelector& s) {
+  if (s.selects_none) return "none";
+  std::string key = s.every_namespace ? "*" : "";
+  for (const std::string& n : s.namespaces) key += n + ",";
+  return key + "{" + s.labels.Key() + "}";
+}
+
+// The terms of `affinity_kind` that are read, each with its topologyKey.
+std::vector<std::pair<PodSelector, std::string>> ReadTerms(const Value& pod,
+                                                           std::string_view affinity_kind) {
+  std::vector<std::pair<PodSelector, std::string>> out;
+  const Value* terms = kube::Find(pod, {"spec", "affinity", affinity_kind, kRequired});
+  if (terms == nullptr || !terms->IsArray()) return out;
+  const kube::Labels labels = kube::GetStringMap(pod, {"metadata", "labels"});
+  const std::string ns(kube::Namespace(pod));
+  for (const Value& term : terms->GetArray()) {
+    const std::string_view level = kube::GetString(term, {"topologyKey"});
+    if (level.empty()) continue;  // the API server requires one
+    if (std::optional<PodSelector> s = ReadTerm(term, ns, labels))
+      out.emplace_back(std::move(*s), std::string(level));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool PodSelector::Selects(std::string_view ns, const kube::Labels& pod_labels) const {
+  if (selects_none) return false;
+  if (!every_namespace && !std::binary_search(namespaces.begin(), namespaces.end(), ns))
+    return false;
+  return labels.Matches(pod_labels);
+}
+
+bool PodSet::Holds(std::string_view ns, const kube::Labels& pod_labels) const {
+  for (const PodSelector& s : all)
+    if (!s.Selects(ns, pod_labels)) return false;
+  return true;
+}
+
+InterPodTerms ReadInterPodTerms(const Value& pod) {
+  InterPodTerms out;
+  for (auto& [selector, level] : ReadTerms(pod, "podAffinity")) {
+    // One set for all of them; a selector said twice is one condition.
+    if (std::find(out.affinity.all.begin(), out.affinity.all.end(), selector) ==
+        out.affinity.all.end())
+      out.affinity.all.push_back(std::move(selector));
+    out.affinity_levels.push_back(std::move(level));
+  }
+  std::vector<std::string> keys;
+  for (const PodSelector& s : out.affinity.all) keys.push_back(KeyOf(s));
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& k : keys) out.affinity.key += (out.affinity.key.empty() ? "" : "&") + k;
+  for (auto& [selector, level] : ReadTerms(pod, "podAntiAffinity")) {
+    PodSet set;
+    set.key = KeyOf(selector);
+    set.all.push_back(std::move(selector));
+    out.anti_affinity.emplace_back(std::move(set), std::move(level));
+  }
+  return out;
+}
+
+}  // namespace vtenant::scheduler

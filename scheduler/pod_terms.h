@@ -1,0 +1,66 @@
+// InterPodTerms: a pod's required pod affinity and anti-affinity, read as
+// sets of pods the core counts per topology domain (sched::PodTerm).
+//
+// Each term of spec.affinity.podAffinity / podAntiAffinity
+// .requiredDuringSchedulingIgnoredDuringExecution selects pods by its
+// labelSelector (with the pod's values of its matchLabelKeys and
+// mismatchLabelKeys merged in, as the API server does) in the namespaces
+// it reaches: its `namespaces`, else the pod's own; `namespaceSelector: {}`
+// all of them. A term without a labelSelector selects no pod.
+//
+// As kube-scheduler counts them, a pod's affinity terms are one set: the
+// pods that every term selects; each anti-affinity term is a set of its own.
+// PodSets (pod_sets.h) works out which pods are in which set.
+//
+// Not read: a term whose namespaceSelector selects by labels (the
+// scheduler does not watch Namespaces; such a term is left out, so it
+// neither draws nor keeps away), and the preferred terms. The syncer never
+// writes such a term: a tenant's are scoped to its host namespace.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kube/label_selector.h"
+#include "kube/object.h"
+
+namespace vtenant::scheduler {
+
+// The pods one term selects.
+struct PodSelector {
+  bool selects_none = false;  // a term without a labelSelector
+  kube::LabelSelector labels;
+  bool every_namespace = false;
+  std::vector<std::string> namespaces;  // sorted; read when !every_namespace
+
+  bool Selects(std::string_view ns, const kube::Labels& pod_labels) const;
+  bool operator==(const PodSelector&) const = default;
+};
+
+// The pods every one of `all` selects, and the name the core counts them by.
+struct PodSet {
+  std::string key;
+  std::vector<PodSelector> all;
+
+  bool Holds(std::string_view ns, const kube::Labels& pod_labels) const;
+  bool operator==(const PodSet&) const = default;
+};
+
+struct InterPodTerms {
+  // Required pod affinity: a pod of `affinity` in the node's domain of
+  // each level. No levels: none.
+  PodSet affinity;
+  std::vector<std::string> affinity_levels;
+  // Required pod anti-affinity: (set, level) for each term.
+  std::vector<std::pair<PodSet, std::string>> anti_affinity;
+
+  bool empty() const { return affinity_levels.empty() && anti_affinity.empty(); }
+  bool operator==(const InterPodTerms&) const = default;
+};
+
+// Reads `pod`'s terms as above.
+InterPodTerms ReadInterPodTerms(const rapidjson::Value& pod);
+
+}  // namespace vtenant::scheduler
