@@ -335,6 +335,52 @@ TEST_F(ClusterViewTest, APodGroupsPriorityIsItsClasssValueNotItsPods) {
   EXPECT_EQ(standing()["ns/serve"], std::make_pair(110, false)) << "its class is gone";
 }
 
+// A running pod is marked with a set only once some pod's terms name that
+// set, and unmarked once none does: here a database that keeps off the
+// web server's node arrives after it, and leaves.
+TEST_F(ClusterViewTest, APodIsMarkedAgainWhenAnotherPodsTermsComeAndGo) {
+  for (const char* name : {"n1", "n2"}) {
+    kube::Object node = Node(name, 2);
+    kube::SetString(node, {"metadata", "labels"}, "kubernetes.io/hostname", name);
+    view_.UpsertNode(node);
+  }
+  auto away_from = [](kube::Object pod, const std::string& app) {
+    pod["spec"].AddMember(
+        "affinity",
+        rapidjson::Value(Json(R"({"podAntiAffinity":{
+        "requiredDuringSchedulingIgnoredDuringExecution":[{
+          "labelSelector":{"matchLabels":{"app":")" +
+                              app + R"("}},"topologyKey":"kubernetes.io/hostname"}]}})"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    return pod;
+  };
+  kube::Object web = Pod({.name = "web", .node = "n1"});
+  kube::SetString(web, {"metadata", "labels"}, "app", "web");
+  view_.UpsertPod(web);
+  // A set named all along, so the web pod's marks are worked out before
+  // the database's set comes.
+  view_.UpsertPod(away_from(Pod({.name = "quiet", .gpus = 0, .node = "n2"}), "batch"));
+  auto marks_of = [](const World& w, const std::string& key) {
+    for (const sched::Pod& p : w.snapshot->pods)
+      if (p.name == key) return p.marks.size();
+    return size_t{99};
+  };
+  EXPECT_EQ(marks_of(Build(), "ns/web"), 0u);
+
+  kube::Object db = away_from(Pod({.name = "db"}), "web");
+  view_.UpsertPod(db);
+  World w = Build();
+  EXPECT_EQ(marks_of(w, "ns/web"), 1u);
+  EXPECT_EQ(marks_of(w, "ns/db"), 0u);
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(w.snapshot->nodes[d.binds[0].allocation.node].name, "n2");
+
+  view_.DeletePod(db);
+  EXPECT_EQ(marks_of(Build(), "ns/web"), 0u);
+}
+
 TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
   kube::Object labelled = Node("n2", 2);
   kube::SetString(labelled, {"metadata", "labels"}, "zone", "b");
