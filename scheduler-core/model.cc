@@ -54,6 +54,8 @@ std::string ShapeKey(const Pod& pod) {
   for (const PodTerm& t : pod.affinity) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
   for (const PodTerm& t : pod.anti_affinity) AppendBytes(key, &t, sizeof(t));
+  key.push_back('|');
+  for (const PreferredTerm& t : pod.preferred) AppendBytes(key, &t, sizeof(t));
   return key;
 }
 

@@ -226,6 +226,15 @@ struct PodTerm {
   bool operator==(const PodTerm&) const = default;
 };
 
+// A preferred inter-pod term: a node scores `weight` for each placed pod
+// of `key` in its domain of `level`; negative for anti-affinity.
+struct PreferredTerm {
+  StringId key = kNoString;
+  StringId level = kNoString;
+  int32_t weight = 0;
+  bool operator==(const PreferredTerm&) const = default;
+};
+
 struct Pod {
   std::string name;
   GroupId group = kNone;
@@ -247,6 +256,10 @@ struct Pod {
   // of a term's key; and, both ways, a pod of a key does not go into a
   // domain where a placed pod holds a term of that key.
   std::vector<PodTerm> anti_affinity;
+  // Preferred pod affinity and anti-affinity: among the nodes it fits, the
+  // pod goes to those of the highest score first, as KAI ranks them above
+  // every placement policy (the policy picks among equals).
+  std::vector<PreferredTerm> preferred;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running

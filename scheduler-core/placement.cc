@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
+#include <vector>
 
 #include "scheduler-core/split_mix64.h"
 
@@ -268,14 +270,41 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
 }
 
 bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
-  if (!state_->Terms().Concerns(pod)) return rule_->Find(*this, pod, filter, out);
   // The rules pick among the nodes the filter accepts; a node the
   // inter-pod terms keep it from is not one of them (fgd judges one node
   // of each state for all, and such a node says nothing of the others).
-  NodeFilter excluding = filter;
-  excluding.state = state_;
-  excluding.pod = pod;
-  return rule_->Find(*this, pod, excluding, out);
+  NodeFilter narrowed = filter;
+  if (state_->Terms().Concerns(pod)) {
+    narrowed.state = state_;
+    narrowed.pod = pod;
+  }
+  if (!snapshot_->pods[pod].preferred.empty()) return FindPreferred(pod, narrowed, out);
+  return rule_->Find(*this, pod, narrowed, out);
+}
+
+bool Placer::FindPreferred(PodId pod, const NodeFilter& filter, Allocation* out) {
+  const size_t num_nodes = snapshot_->nodes.size();
+  std::vector<int64_t> score(num_nodes);
+  for (NodeId n = 0; n < num_nodes; ++n) score[n] = state_->Terms().Preference(pod, n);
+  std::vector<int64_t> levels = score;
+  std::sort(levels.begin(), levels.end(), std::greater<>());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  if (levels.size() == 1) return rule_->Find(*this, pod, filter, out);
+  // Each node's rank among the scores, as a pin of one more "domain".
+  std::vector<uint32_t> rank(num_nodes);
+  for (NodeId n = 0; n < num_nodes; ++n)
+    rank[n] = static_cast<uint32_t>(
+        std::lower_bound(levels.begin(), levels.end(), score[n], std::greater<>()) -
+        levels.begin());
+  std::vector<DomainPin> pins(filter.pins.begin(), filter.pins.end());
+  pins.push_back({&rank, 0});
+  NodeFilter ranked = filter;
+  ranked.pins = pins;
+  for (uint32_t r = 0; r < levels.size(); ++r) {
+    pins.back().domain = r;
+    if (rule_->Find(*this, pod, ranked, out)) return true;
+  }
+  return false;
 }
 
 std::array<int32_t, kNumFitFailures> Placer::Diagnose(PodId pod) const {

@@ -70,9 +70,11 @@ class Placer {
     return FitFailure::kFits;
   }
 
-  // The node (and devices) the policy picks among those the filter accepts,
-  // into `out`. False when no node fits. Not const: a rule may learn from
-  // the search (memos, a random generator's state).
+  // The node (and devices) the policy picks among those the filter accepts
+  // and the pod's required inter-pod terms allow, into `out`; with
+  // preferred terms, among those they score highest that the pod fits.
+  // False when no node fits. Not const: a rule may learn from the search
+  // (memos, a random generator's state).
   bool Find(PodId pod, const NodeFilter& filter, Allocation* out);
 
   // Per failure reason, how many nodes fail the pod for it (kFits counts
@@ -93,6 +95,9 @@ class Placer {
   // How many of `a`'s devices on `node` are idle: the reservation pods a
   // shared pod placed there would bring.
   int32_t NewReservations(const NodeBrief& node, const Allocation& a) const;
+  // Find for a pod with preferred inter-pod terms: the rule picks among the
+  // nodes of the highest preference first, then the next, and so on.
+  bool FindPreferred(PodId pod, const NodeFilter& filter, Allocation* out);
   // With `shared_only`, a shared pod takes only devices others share
   // already (no new reservation pod).
   bool ChooseDevices(const PodRequest& r, NodeId node_id, const NodeBrief& node, Milli portion,

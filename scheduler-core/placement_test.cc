@@ -393,5 +393,37 @@ TEST(PlacementTest, AntiAffinityTowardAnotherWorkloadHoldsBothWays) {
       << ReasonOf(fd, fs, "web-0");
 }
 
+// Preferred terms rank the nodes above the policy, as KAI weighs them: a
+// pod drawn to the web server goes to its node though spread would pick an
+// emptier one, one pushed away leaves it though binpack would fill it, and
+// a preference that cannot be had gives way.
+TEST(PlacementTest, PreferredTermsRankNodesAboveThePolicy) {
+  auto run = [](PlacementPolicy policy, PodSpec pod, int web_gpus) {
+    SnapshotBuilder b = ZonedCluster();
+    b.AddPod(Running(Marked(WholeGpuPod("web", "team", web_gpus), {"app=web"}), "n3",
+                     web_gpus == 4 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0}));
+    b.AddPod(std::move(pod));
+    Snapshot s = MustBuild(b);
+    Options options;
+    options.policy = policy;
+    Decisions d = RunCycle(s, options);
+    return NodeOf(d, s, "new");
+  };
+  PodSpec drawn = WholeGpuPod("new", "team", 1);
+  drawn.preferred = {{"app=web", "kubernetes.io/hostname", 10}};
+  PodSpec pushed = WholeGpuPod("new", "team", 1);
+  pushed.preferred = {{"app=web", "topology.kubernetes.io/zone", -10}};
+  EXPECT_EQ(run(PlacementPolicy::kSpread, drawn, 1), "n3");
+  EXPECT_EQ(run(PlacementPolicy::kFgd, drawn, 1), "n3");
+  EXPECT_NE(run(PlacementPolicy::kBinpack, pushed, 1), "n3");
+  EXPECT_NE(run(PlacementPolicy::kBinpack, pushed, 1), "");
+  // Binpack alone picks the web server's node, and spread alone another.
+  EXPECT_EQ(run(PlacementPolicy::kBinpack, WholeGpuPod("new", "team", 1), 1), "n3");
+  EXPECT_NE(run(PlacementPolicy::kSpread, WholeGpuPod("new", "team", 1), 1), "n3");
+  // Its node full, the pod drawn to it goes elsewhere.
+  EXPECT_NE(run(PlacementPolicy::kSpread, drawn, 4), "n3");
+  EXPECT_NE(run(PlacementPolicy::kSpread, drawn, 4), "");
+}
+
 }  // namespace
 }  // namespace vtenant::sched

@@ -26,6 +26,7 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
   for (const Pod& pod : snapshot.pods) {
     for (const PodTerm& t : pod.affinity) learn(t, false);
     for (const PodTerm& t : pod.anti_affinity) learn(t, true);
+    for (const PreferredTerm& t : pod.preferred) learn({t.key, t.level}, false);
   }
   std::erase_if(anti_pairs_of_key_, [](const auto& e) { return e.second.empty(); });
   of_key_total_.assign(pair_level_.size(), 0);
@@ -95,6 +96,14 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
     if (any_placed && Get(of_key_, Slot(PairOf(t), *domain)) == 0) return TermRefusal::kAffinity;
   }
   return TermRefusal::kNone;
+}
+
+int64_t PodTermCounts::Preference(PodId pod_id, NodeId node) const {
+  int64_t score = 0;
+  for (const PreferredTerm& t : snapshot_->pods[pod_id].preferred)
+    if (const std::optional<StringId> domain = Domain(node, t.level))
+      score += int64_t{t.weight} * Get(of_key_, Slot(PairOf({t.key, t.level}), *domain));
+  return score;
 }
 
 }  // namespace vtenant::sched

@@ -41,6 +41,11 @@ class PodTermCounts {
   // Why the terms keep `pod` off `node`, kNone when they do not.
   TermRefusal Refusal(PodId pod, NodeId node) const;
 
+  // `node`'s score by `pod`'s preferred terms: each term's weight for each
+  // placed pod of its key in the node's domain (kube-scheduler's
+  // InterPodAffinity score of the pod's own terms).
+  int64_t Preference(PodId pod, NodeId node) const;
+
  private:
   using Pair = uint32_t;  // a dense index of a (key, level)
 

@@ -156,6 +156,8 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
     pod.affinity.push_back({strings.Intern(key), strings.Intern(level)});
   for (const auto& [key, level] : spec.anti_affinity)
     pod.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
+  for (const PodSpec::Preferred& t : spec.preferred)
+    pod.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
   pod.creation_time = spec.creation_time;
   return pod;
 }

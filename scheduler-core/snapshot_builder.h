@@ -121,6 +121,13 @@ struct PodSpec {
   std::vector<std::string> marks;
   std::vector<std::pair<std::string, std::string>> affinity;
   std::vector<std::pair<std::string, std::string>> anti_affinity;
+  struct Preferred {
+    std::string key;
+    std::string level;
+    int32_t weight = 0;  // negative for anti-affinity
+    bool operator==(const Preferred&) const = default;
+  };
+  std::vector<Preferred> preferred;
   int64_t creation_time = 0;
   // Running pods: the node, the device indices on it and, for a sharing pod,
   // the portion per device (0: derive it from the request and the device).

@@ -294,6 +294,8 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
       t.spec.affinity.emplace_back(t.terms.affinity.key, level);
     for (const auto& [set, level] : t.terms.anti_affinity)
       t.spec.anti_affinity.emplace_back(set.key, level);
+    for (const InterPodTerms::Preferred& p : t.terms.preferred)
+      t.spec.preferred.push_back({p.set.key, p.level, p.weight});
   }
   if (t.role == CorePod::Role::kOthers) {
     // A GPU share is ours to give: another scheduler's pod holds what the

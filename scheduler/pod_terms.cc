@@ -9,6 +9,7 @@ namespace {
 using rapidjson::Value;
 
 constexpr char kRequired[] = "requiredDuringSchedulingIgnoredDuringExecution";
+constexpr char kPreferred[] = "preferredDuringSchedulingIgnoredDuringExecution";
 
 // The selector of one term of a pod in namespace `ns` with `labels`;
 // nullopt for a term not read (see the header).
@@ -47,21 +48,40 @@ std::string KeyOf(const PodSelector& s) {
   return key + "{" + s.labels.Key() + "}";
 }
 
-// The terms of `affinity_kind` that are read, each with its topologyKey.
-std::vector<std::pair<PodSelector, std::string>> ReadTerms(const Value& pod,
-                                                           std::string_view affinity_kind) {
-  std::vector<std::pair<PodSelector, std::string>> out;
-  const Value* terms = kube::Find(pod, {"spec", "affinity", affinity_kind, kRequired});
+// A term read: the pods it selects, its topologyKey and its weight (0
+// for a required one).
+struct Term {
+  PodSelector selector;
+  std::string level;
+  int32_t weight = 0;
+};
+
+// The terms of `affinity_kind` that are read: the required ones, or with
+// `preferred` the preferred ones (each a weight and a podAffinityTerm).
+std::vector<Term> ReadTerms(const Value& pod, std::string_view affinity_kind, bool preferred) {
+  std::vector<Term> out;
+  const Value* terms =
+      kube::Find(pod, {"spec", "affinity", affinity_kind, preferred ? kPreferred : kRequired});
   if (terms == nullptr || !terms->IsArray()) return out;
   const kube::Labels labels = kube::GetStringMap(pod, {"metadata", "labels"});
   const std::string ns(kube::Namespace(pod));
-  for (const Value& term : terms->GetArray()) {
-    const std::string_view level = kube::GetString(term, {"topologyKey"});
+  for (const Value& entry : terms->GetArray()) {
+    const Value* term = preferred ? kube::Find(entry, {"podAffinityTerm"}) : &entry;
+    const int64_t weight = preferred ? kube::GetInt(entry, {"weight"}) : 0;
+    if (term == nullptr || (preferred && (weight < 1 || weight > 100))) continue;
+    const std::string_view level = kube::GetString(*term, {"topologyKey"});
     if (level.empty()) continue;  // the API server requires one
-    if (std::optional<PodSelector> s = ReadTerm(term, ns, labels))
-      out.emplace_back(std::move(*s), std::string(level));
+    if (std::optional<PodSelector> s = ReadTerm(*term, ns, labels))
+      out.push_back({std::move(*s), std::string(level), static_cast<int32_t>(weight)});
   }
   return out;
+}
+
+PodSet SetOf(PodSelector selector) {
+  PodSet set;
+  set.key = KeyOf(selector);
+  set.all.push_back(std::move(selector));
+  return set;
 }
 
 }  // namespace
@@ -81,23 +101,23 @@ bool PodSet::Holds(std::string_view ns, const kube::Labels& pod_labels) const {
 
 InterPodTerms ReadInterPodTerms(const Value& pod) {
   InterPodTerms out;
-  for (auto& [selector, level] : ReadTerms(pod, "podAffinity")) {
+  for (Term& t : ReadTerms(pod, "podAffinity", false)) {
     // One set for all of them; a selector said twice is one condition.
-    if (std::find(out.affinity.all.begin(), out.affinity.all.end(), selector) ==
+    if (std::find(out.affinity.all.begin(), out.affinity.all.end(), t.selector) ==
         out.affinity.all.end())
-      out.affinity.all.push_back(std::move(selector));
-    out.affinity_levels.push_back(std::move(level));
+      out.affinity.all.push_back(std::move(t.selector));
+    out.affinity_levels.push_back(std::move(t.level));
   }
   std::vector<std::string> keys;
   for (const PodSelector& s : out.affinity.all) keys.push_back(KeyOf(s));
   std::sort(keys.begin(), keys.end());
   for (const std::string& k : keys) out.affinity.key += (out.affinity.key.empty() ? "" : "&") + k;
-  for (auto& [selector, level] : ReadTerms(pod, "podAntiAffinity")) {
-    PodSet set;
-    set.key = KeyOf(selector);
-    set.all.push_back(std::move(selector));
-    out.anti_affinity.emplace_back(std::move(set), std::move(level));
-  }
+  for (Term& t : ReadTerms(pod, "podAntiAffinity", false))
+    out.anti_affinity.emplace_back(SetOf(std::move(t.selector)), std::move(t.level));
+  for (Term& t : ReadTerms(pod, "podAffinity", true))
+    out.preferred.push_back({SetOf(std::move(t.selector)), std::move(t.level), t.weight});
+  for (Term& t : ReadTerms(pod, "podAntiAffinity", true))
+    out.preferred.push_back({SetOf(std::move(t.selector)), std::move(t.level), -t.weight});
   return out;
 }
 

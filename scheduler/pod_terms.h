@@ -12,12 +12,17 @@
 // pods that every term selects; each anti-affinity term is a set of its own.
 // PodSets (pod_sets.h) works out which pods are in which set.
 //
+// The preferred terms (preferredDuringSchedulingIgnoredDuringExecution)
+// are sets of their own too, with their weight (negative for
+// anti-affinity).
+//
 // Not read: a term whose namespaceSelector selects by labels (the
 // scheduler does not watch Namespaces; such a term is left out, so it
-// neither draws nor keeps away), and the preferred terms. The syncer never
-// writes such a term: a tenant's are scoped to its host namespace.
+// neither draws nor keeps away). The syncer never writes such a term: a
+// tenant's are scoped to its host namespace.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,8 +60,17 @@ struct InterPodTerms {
   std::vector<std::string> affinity_levels;
   // Required pod anti-affinity: (set, level) for each term.
   std::vector<std::pair<PodSet, std::string>> anti_affinity;
+  struct Preferred {
+    PodSet set;
+    std::string level;
+    int32_t weight = 0;  // 1 to 100; negative for anti-affinity
+    bool operator==(const Preferred&) const = default;
+  };
+  std::vector<Preferred> preferred;
 
-  bool empty() const { return affinity_levels.empty() && anti_affinity.empty(); }
+  bool empty() const {
+    return affinity_levels.empty() && anti_affinity.empty() && preferred.empty();
+  }
   bool operator==(const InterPodTerms&) const = default;
 };
 

@@ -104,5 +104,24 @@ TEST(InterPodTermsTest, TermsItCannotReadAreLeftOut) {
   EXPECT_TRUE(ReadInterPodTerms(Json(R"({"metadata":{"name":"p"}})")).empty());
 }
 
+TEST(InterPodTermsTest, PreferredTermsCarryTheirWeightAntiAffinityNegative) {
+  InterPodTerms t = ReadInterPodTerms(PodWith(R"({
+      "podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+        {"weight":10,"podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"cache"}},
+         "topologyKey":"kubernetes.io/hostname"}},
+        {"weight":0,"podAffinityTerm":{"labelSelector":{},"topologyKey":"kubernetes.io/hostname"}}]},
+      "podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+        {"weight":30,"podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"web"}},
+         "topologyKey":"topology.kubernetes.io/zone"}}]}})"));
+  ASSERT_EQ(t.preferred.size(), 2u) << "a weight outside 1 to 100 is not read";
+  EXPECT_EQ(t.preferred[0].weight, 10);
+  EXPECT_EQ(t.preferred[0].level, "kubernetes.io/hostname");
+  EXPECT_TRUE(t.preferred[0].set.Holds("ml", {{"app", "cache"}}));
+  EXPECT_EQ(t.preferred[1].weight, -30);
+  EXPECT_TRUE(t.preferred[1].set.Holds("ml", kWeb));
+  EXPECT_TRUE(t.affinity_levels.empty());
+  EXPECT_TRUE(t.anti_affinity.empty());
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

@@ -30,7 +30,8 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes("sched-sharing", R"(
+    StartWithNodes(
+        "sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -52,10 +53,11 @@ nodes:
 - {name: vol-a, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: a}}
 - {name: vol-b, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: b}}
 - {name: apart, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: apart}}
+- {name: prefer, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: prefer}}
 - {name: near, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: near}}
 )",
-                   {"half", "mem", "bad", "gang", "job", "heal", "mig", "sub", "wait", "runtime",
-                    "nogang", "stale", "jobset", "topo", "split", "serve", "vol", "apart", "near"});
+        {"half",   "mem",   "bad",    "gang", "job",   "heal",  "mig", "sub",   "wait", "runtime",
+         "nogang", "stale", "jobset", "topo", "split", "serve", "vol", "apart", "near", "prefer"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -1023,6 +1025,48 @@ TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
   reason("joiner", "existing pods' anti-affinity does not match");
   EXPECT_EQ(node_of("second"), "");
   EXPECT_EQ(node_of("joiner"), "");
+}
+
+// Preferred pod affinity and anti-affinity, as KAI's "Affinity" node-order
+// test has them: pods that ask for nothing go to the node of the pod their
+// preferred affinity names, and away from it with preferred anti-affinity.
+TEST_F(SharingTest, PreferredPodAffinityChoosesTheNode) {
+  auto preferring = [](Object pod, const std::string& kind) {
+    pod["spec"].AddMember("affinity",
+                          rapidjson::Value(ParseTestJson(R"({")" + kind + R"(":{
+        "preferredDuringSchedulingIgnoredDuringExecution":[{"weight":10,"podAffinityTerm":{
+          "labelSelector":{"matchLabels":{"app":"running"}},"namespaces":["prefer"],
+          "topologyKey":"kubernetes.io/hostname"}}]}})"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    return pod;
+  };
+  auto node_of = [&](const std::string& name) {
+    std::string node;
+    EXPECT_TRUE(Eventually([&] {
+      Result<Object> p = client().Get(res::kPods, "prefer", name);
+      node = p.ok() ? std::string(kube::GetString(*p, {"spec", "nodeName"})) : "";
+      return !node.empty();
+    })) << name
+        << " was not scheduled";
+    return node;
+  };
+  Object running = Pod("prefer", "running", {.whole_gpus = 0});
+  kube::SetString(running, {"metadata", "labels"}, "app", "running");
+  ASSERT_TRUE(client().Create(res::kPods, "prefer", running).ok());
+  const std::string node = node_of("running");
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "prefer",
+                          preferring(Pod("prefer", "drawn", {.whole_gpus = 0}), "podAffinity"))
+                  .ok());
+  EXPECT_EQ(node_of("drawn"), node);
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "prefer",
+                          preferring(Pod("prefer", "pushed", {.whole_gpus = 0}), "podAntiAffinity"))
+                  .ok());
+  const std::string pushed = node_of("pushed");
+  EXPECT_NE(pushed, node);
+  EXPECT_NE(pushed, "");
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
