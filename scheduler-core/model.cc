@@ -56,6 +56,12 @@ std::string ShapeKey(const Pod& pod) {
   for (const PodTerm& t : pod.anti_affinity) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
   for (const PreferredTerm& t : pod.preferred) AppendBytes(key, &t, sizeof(t));
+  key.push_back('|');
+  for (const SpreadTerm& t : pod.spread) {
+    int64_t fields[] = {t.key,         t.level,          t.max_skew,
+                        t.min_domains, t.honor_affinity, t.honor_taints};
+    AppendBytes(key, fields, sizeof(fields));
+  }
   return key;
 }
 
@@ -95,6 +101,11 @@ Status CheckPodRequest(const Pod& pod) {
   for (const PodTerm& t : pod.affinity)
     if (t.key != pod.affinity.front().key)
       return bad("pod affinity terms of more than one key (they are counted together)");
+  if (pod.spread.size() > kMaxSpreadTerms)
+    return bad("more than " + std::to_string(kMaxSpreadTerms) + " topology spread constraints");
+  for (const SpreadTerm& t : pod.spread)
+    if (t.max_skew < 1 || t.min_domains < 1)
+      return bad("topology spread constraint with maxSkew or minDomains below 1");
   return Status::Ok();
 }
 

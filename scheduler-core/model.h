@@ -235,6 +235,24 @@ struct PreferredTerm {
   bool operator==(const PreferredTerm&) const = default;
 };
 
+// A required topology spread constraint (whenUnsatisfiable DoNotSchedule):
+// once the pod is placed, the placed pods of `key` in the node's domain of
+// `level` may exceed those of the emptiest eligible domain by at most
+// `max_skew`. Eligible are the domains of the nodes the pod could be given
+// by its node selector and affinity (unless !honor_affinity) and, with
+// honor_taints, its tolerations; with fewer of them than `min_domains`,
+// the emptiest counts as holding none. A node without the label is refused.
+inline constexpr size_t kMaxSpreadTerms = 32;  // a pod's, at most
+struct SpreadTerm {
+  StringId key = kNoString;
+  StringId level = kNoString;
+  int32_t max_skew = 1;
+  int32_t min_domains = 1;
+  bool honor_affinity = true;
+  bool honor_taints = false;
+  bool operator==(const SpreadTerm&) const = default;
+};
+
 struct Pod {
   std::string name;
   GroupId group = kNone;
@@ -260,6 +278,7 @@ struct Pod {
   // pod goes to those of the highest score first, as KAI ranks them above
   // every placement policy (the policy picks among equals).
   std::vector<PreferredTerm> preferred;
+  std::vector<SpreadTerm> spread;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running

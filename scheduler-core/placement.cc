@@ -49,6 +49,8 @@ std::string_view FitFailureText(FitFailure failure) {
       return "pod anti-affinity does not match";
     case FitFailure::kExistingPodAntiAffinity:
       return "existing pods' anti-affinity does not match";
+    case FitFailure::kTopologySpread:
+      return "topology spread constraints do not match";
   }
   return "unknown";
 }
@@ -224,7 +226,8 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
   if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
   if (brief.tainted && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
-  if (!pod.marks.empty() || !pod.affinity.empty() || !pod.anti_affinity.empty()) {
+  if (!pod.marks.empty() || !pod.affinity.empty() || !pod.anti_affinity.empty() ||
+      !pod.spread.empty()) {
     switch (state_->Terms().Refusal(pod_id, node_id)) {
       case TermRefusal::kNone:
         break;
@@ -234,6 +237,8 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
         return FitFailure::kPodAntiAffinity;
       case TermRefusal::kExistingAntiAffinity:
         return FitFailure::kExistingPodAntiAffinity;
+      case TermRefusal::kTopologySpread:
+        return FitFailure::kTopologySpread;
     }
   }
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;

@@ -34,8 +34,9 @@ enum class FitFailure : uint8_t {
   kPodAffinity,              // its required pod affinity (pod_terms.h)
   kPodAntiAffinity,          // its required pod anti-affinity
   kExistingPodAntiAffinity,  // a placed pod's required anti-affinity
+  kTopologySpread,           // one of its topology spread constraints
 };
-inline constexpr int kNumFitFailures = 14;
+inline constexpr int kNumFitFailures = 15;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "scheduler-core/testing/test_support.h"
@@ -423,6 +424,46 @@ TEST(PlacementTest, PreferredTermsRankNodesAboveThePolicy) {
   // Its node full, the pod drawn to it goes elsewhere.
   EXPECT_NE(run(PlacementPolicy::kSpread, drawn, 4), "n3");
   EXPECT_NE(run(PlacementPolicy::kSpread, drawn, 4), "");
+}
+
+// Required topology spread (whenUnsatisfiable DoNotSchedule): replicas
+// spread evenly over zones and nodes though binpack would pack them, and
+// minDomains beyond the nodes there are holds each node to maxSkew pods.
+TEST(PlacementTest, TopologySpreadKeepsDomainsLevel) {
+  auto run = [](const std::string& level, int replicas, int32_t min_domains) {
+    SnapshotBuilder b = ZonedCluster();
+    b.AddNode(GpuNode("unlabelled", 4, kL40sMib));  // in no domain: refused
+    for (int i = 0; i < replicas; ++i) {
+      PodSpec p = Marked(WholeGpuPod("r-" + std::to_string(i), "team", 1), {"app=web"});
+      p.spread = {{.key = "app=web", .level = level, .max_skew = 1, .min_domains = min_domains}};
+      b.AddPod(std::move(p));
+    }
+    Snapshot s = MustBuild(b);
+    Options options;
+    options.policy = PlacementPolicy::kBinpack;
+    Decisions d = RunCycle(s, options);
+    std::map<std::string, int> per_node;
+    std::string reason;
+    for (int i = 0; i < replicas; ++i) {
+      const std::string name = "r-" + std::to_string(i);
+      const std::string node = NodeOf(d, s, name);
+      if (node.empty())
+        reason = ReasonOf(d, s, name);
+      else
+        ++per_node[node];
+    }
+    return std::pair{per_node, reason};
+  };
+  auto [zones, none] = run("topology.kubernetes.io/zone", 4, 1);
+  EXPECT_EQ(zones["n1"] + zones["n2"], 2);
+  EXPECT_EQ(zones["n3"], 2);
+  EXPECT_EQ(zones["unlabelled"], 0);
+  EXPECT_EQ(none, "");
+  auto [nodes, none_either] = run("kubernetes.io/hostname", 6, 1);
+  EXPECT_EQ(nodes, (std::map<std::string, int>{{"n1", 2}, {"n2", 2}, {"n3", 2}}));
+  auto [few, why] = run("kubernetes.io/hostname", 5, 4);
+  EXPECT_EQ(few, (std::map<std::string, int>{{"n1", 1}, {"n2", 1}, {"n3", 1}}));
+  EXPECT_NE(why.find("0/4 nodes fit: 4 topology spread constraints do not match"), std::string::npos) << why;
 }
 
 }  // namespace

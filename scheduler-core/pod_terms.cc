@@ -1,6 +1,9 @@
 #include "scheduler-core/pod_terms.h"
 
 #include <algorithm>
+#include <climits>
+
+#include "scheduler-core/placement.h"
 
 namespace vtenant::sched {
 namespace {
@@ -27,6 +30,7 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (const PodTerm& t : pod.affinity) learn(t, false);
     for (const PodTerm& t : pod.anti_affinity) learn(t, true);
     for (const PreferredTerm& t : pod.preferred) learn({t.key, t.level}, false);
+    for (const SpreadTerm& t : pod.spread) learn({t.key, t.level}, false);
   }
   std::erase_if(anti_pairs_of_key_, [](const auto& e) { return e.second.empty(); });
   of_key_total_.assign(pair_level_.size(), 0);
@@ -41,6 +45,7 @@ std::optional<StringId> PodTermCounts::Domain(NodeId node, StringId level) const
 
 void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
   if (pair_level_.empty()) return;
+  ++version_;
   const Pod& pod = snapshot_->pods[pod_id];
   for (StringId mark : pod.marks) {
     auto pairs = pairs_of_key_.find(mark);
@@ -59,7 +64,7 @@ void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
 
 bool PodTermCounts::Concerns(PodId pod_id) const {
   const Pod& pod = snapshot_->pods[pod_id];
-  if (!pod.affinity.empty() || !pod.anti_affinity.empty()) return true;
+  if (!pod.affinity.empty() || !pod.anti_affinity.empty() || !pod.spread.empty()) return true;
   if (anti_pairs_of_key_.empty()) return false;
   for (StringId mark : pod.marks)
     if (anti_pairs_of_key_.contains(mark)) return true;
@@ -82,6 +87,10 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
           return TermRefusal::kExistingAntiAffinity;
       }
     }
+  for (size_t c = 0; c < pod.spread.size(); ++c) {
+    const std::optional<StringId> domain = Domain(node, pod.spread[c].level);
+    if (!domain || !SpreadAllows(pod_id, c, *domain)) return TermRefusal::kTopologySpread;
+  }
   if (pod.affinity.empty()) return TermRefusal::kNone;
   // kube-scheduler's rule: while no placed pod is of the key in any
   // domain, a pod of the key itself may start the group anywhere.
@@ -96,6 +105,50 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
     if (any_placed && Get(of_key_, Slot(PairOf(t), *domain)) == 0) return TermRefusal::kAffinity;
   }
   return TermRefusal::kNone;
+}
+
+bool PodTermCounts::SpreadAllows(PodId pod_id, size_t c, StringId domain) const {
+  const Pod& pod = snapshot_->pods[pod_id];
+  const SpreadTerm& t = pod.spread[c];
+  const int32_t self = std::binary_search(pod.marks.begin(), pod.marks.end(), t.key) ? 1 : 0;
+  const int32_t here = Get(of_key_, Slot(PairOf({t.key, t.level}), domain));
+  return here + self - SpreadMinimum(pod_id, c) <= t.max_skew;
+}
+
+int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
+  const Pod& pod = snapshot_->pods[pod_id];
+  const SpreadTerm& t = pod.spread[c];
+  auto [it, fresh] = spread_memo_.try_emplace((uint64_t{pod_id} << 8) | c);
+  SpreadMemo& memo = it->second;
+  if (fresh) {
+    // kube-scheduler's eligible domains: those of the nodes the pod's node
+    // selector and affinity (and, if asked, its tolerations) admit, and
+    // that carry every level of its constraints.
+    for (NodeId n = 0; n < snapshot_->nodes.size(); ++n) {
+      const Node& node = snapshot_->nodes[n];
+      if (t.honor_affinity &&
+          (!MatchesSelector(node, pod.node_selector) || !MatchesAffinity(node, pod.node_affinity)))
+        continue;
+      if (t.honor_taints && !ToleratesTaints(node, pod.tolerations)) continue;
+      bool every_level = true;
+      for (const SpreadTerm& other : pod.spread)
+        every_level = every_level && Domain(n, other.level).has_value();
+      if (every_level) memo.domains.push_back(*Domain(n, t.level));
+    }
+    std::sort(memo.domains.begin(), memo.domains.end());
+    memo.domains.erase(std::unique(memo.domains.begin(), memo.domains.end()), memo.domains.end());
+  }
+  if (memo.version != version_) {
+    memo.version = version_;
+    memo.minimum = 0;
+    if (memo.domains.size() >= static_cast<size_t>(t.min_domains)) {
+      const Pair pair = PairOf({t.key, t.level});
+      memo.minimum = memo.domains.empty() ? 0 : INT32_MAX;
+      for (StringId d : memo.domains)
+        memo.minimum = std::min(memo.minimum, Get(of_key_, Slot(pair, d)));
+    }
+  }
+  return memo.minimum;
 }
 
 int64_t PodTermCounts::Preference(PodId pod_id, NodeId node) const {

@@ -23,19 +23,21 @@ enum class TermRefusal : uint8_t {
   kAffinity,              // the pod's required pod affinity does not match
   kAntiAffinity,          // the pod's required pod anti-affinity does not match
   kExistingAntiAffinity,  // a placed pod's anti-affinity keeps this pod out
+  kTopologySpread,        // a topology spread constraint would be broken
 };
 
 class PodTermCounts {
  public:
-  // Learns the (key, level) pairs from every pod's terms, placed or not;
-  // counts nothing yet. `snapshot` must outlive it.
+  // Learns the (key, level) pairs from every pod's terms and spread
+  // constraints, placed or not; counts nothing yet. `snapshot` must
+  // outlive it.
   explicit PodTermCounts(const Snapshot& snapshot);
 
   // Counts `pod` as placed on `node` (sign +1) or taken off it (-1).
   void Count(PodId pod, NodeId node, int sign);
 
-  // Whether `pod`'s place is subject to the terms at all: it has terms, or
-  // it is of a key some pod's anti-affinity names.
+  // Whether `pod`'s place is subject to the terms at all: it has terms or
+  // spread constraints, or it is of a key some pod's anti-affinity names.
   bool Concerns(PodId pod) const;
 
   // Why the terms keep `pod` off `node`, kNone when they do not.
@@ -50,6 +52,11 @@ class PodTermCounts {
   using Pair = uint32_t;  // a dense index of a (key, level)
 
   std::optional<StringId> Domain(NodeId node, StringId level) const;
+  // Whether spread constraint `c` of `pod` lets it go into `domain`.
+  bool SpreadAllows(PodId pod, size_t c, StringId domain) const;
+  // The placed pods of constraint `c`'s key in the emptiest of `pod`'s
+  // eligible domains for it (0 when fewer than its min_domains).
+  int32_t SpreadMinimum(PodId pod, size_t c) const;
   Pair PairOf(const PodTerm& t) const { return pair_index_.at(PairKey(t.key, t.level)); }
   static uint64_t PairKey(StringId key, StringId level) { return (uint64_t{key} << 32) | level; }
   static uint64_t Slot(Pair pair, StringId domain) { return (uint64_t{pair} << 32) | domain; }
@@ -69,6 +76,16 @@ class PodTermCounts {
   std::vector<int32_t> of_key_total_;
   // Placed pods holding an anti-affinity term per (pair, domain).
   std::unordered_map<uint64_t, int32_t> repelling_;
+  // Counts changes, so that a spread minimum is worked out once per change.
+  uint64_t version_ = 0;
+  // By (pod, constraint): the eligible domains (they do not change within
+  // a cycle), and the minimum with the version it was taken at.
+  struct SpreadMemo {
+    std::vector<StringId> domains;
+    uint64_t version = UINT64_MAX;
+    int32_t minimum = 0;
+  };
+  mutable std::unordered_map<uint64_t, SpreadMemo> spread_memo_;
 };
 
 }  // namespace vtenant::sched

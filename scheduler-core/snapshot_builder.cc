@@ -158,6 +158,9 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
     pod.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
   for (const PodSpec::Preferred& t : spec.preferred)
     pod.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
+  for (const PodSpec::Spread& t : spec.spread)
+    pod.spread.push_back({strings.Intern(t.key), strings.Intern(t.level), t.max_skew, t.min_domains,
+                          t.honor_affinity, t.honor_taints});
   pod.creation_time = spec.creation_time;
   return pod;
 }

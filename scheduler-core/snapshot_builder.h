@@ -128,6 +128,16 @@ struct PodSpec {
     bool operator==(const Preferred&) const = default;
   };
   std::vector<Preferred> preferred;
+  struct Spread {
+    std::string key;
+    std::string level;
+    int32_t max_skew = 1;
+    int32_t min_domains = 1;
+    bool honor_affinity = true;
+    bool honor_taints = false;
+    bool operator==(const Spread&) const = default;
+  };
+  std::vector<Spread> spread;
   int64_t creation_time = 0;
   // Running pods: the node, the device indices on it and, for a sharing pod,
   // the portion per device (0: derive it from the request and the device).

@@ -296,6 +296,9 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
       t.spec.anti_affinity.emplace_back(set.key, level);
     for (const InterPodTerms::Preferred& p : t.terms.preferred)
       t.spec.preferred.push_back({p.set.key, p.level, p.weight});
+    for (const InterPodTerms::Spread& c : t.terms.spread)
+      t.spec.spread.push_back(
+          {c.set.key, c.level, c.max_skew, c.min_domains, c.honor_affinity, c.honor_taints});
   }
   if (t.role == CorePod::Role::kOthers) {
     // A GPU share is ours to give: another scheduler's pod holds what the

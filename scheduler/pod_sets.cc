@@ -15,12 +15,14 @@ void PodSets::Use(const InterPodTerms& terms) {
   if (!terms.affinity_levels.empty()) Change(terms.affinity, +1);
   for (const auto& [set, level] : terms.anti_affinity) Change(set, +1);
   for (const InterPodTerms::Preferred& t : terms.preferred) Change(t.set, +1);
+  for (const InterPodTerms::Spread& t : terms.spread) Change(t.set, +1);
 }
 
 void PodSets::Release(const InterPodTerms& terms) {
   if (!terms.affinity_levels.empty()) Change(terms.affinity, -1);
   for (const auto& [set, level] : terms.anti_affinity) Change(set, -1);
   for (const InterPodTerms::Preferred& t : terms.preferred) Change(t.set, -1);
+  for (const InterPodTerms::Spread& t : terms.spread) Change(t.set, -1);
 }
 
 std::vector<std::string> PodSets::MarksOf(std::string_view ns, const kube::Labels& labels) const {

@@ -1,6 +1,7 @@
 #include "scheduler/pod_terms.h"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 
 namespace vtenant::scheduler {
@@ -84,6 +85,31 @@ PodSet SetOf(PodSelector selector) {
   return set;
 }
 
+// spec.topologySpreadConstraints of whenUnsatisfiable DoNotSchedule. A
+// constraint reads as a term without namespaces: of the pod's own.
+std::vector<InterPodTerms::Spread> ReadSpread(const Value& pod) {
+  std::vector<InterPodTerms::Spread> out;
+  const Value* constraints = kube::Find(pod, {"spec", "topologySpreadConstraints"});
+  if (constraints == nullptr || !constraints->IsArray()) return out;
+  const kube::Labels labels = kube::GetStringMap(pod, {"metadata", "labels"});
+  const std::string ns(kube::Namespace(pod));
+  for (const Value& c : constraints->GetArray()) {
+    const int64_t max_skew = kube::GetInt(c, {"maxSkew"});
+    const int64_t min_domains = kube::GetInt(c, {"minDomains"}, 1);
+    const std::string_view level = kube::GetString(c, {"topologyKey"});
+    if (kube::GetString(c, {"whenUnsatisfiable"}) != "DoNotSchedule" || level.empty() ||
+        max_skew < 1 || max_skew > INT32_MAX || min_domains < 1 || min_domains > INT32_MAX)
+      continue;
+    std::optional<PodSelector> selector = ReadTerm(c, ns, labels);
+    if (!selector) continue;
+    out.push_back({SetOf(std::move(*selector)), std::string(level), static_cast<int32_t>(max_skew),
+                   static_cast<int32_t>(min_domains),
+                   kube::GetString(c, {"nodeAffinityPolicy"}) != "Ignore",
+                   kube::GetString(c, {"nodeTaintsPolicy"}) == "Honor"});
+  }
+  return out;
+}
+
 }  // namespace
 
 bool PodSelector::Selects(std::string_view ns, const kube::Labels& pod_labels) const {
@@ -118,6 +144,7 @@ InterPodTerms ReadInterPodTerms(const Value& pod) {
     out.preferred.push_back({SetOf(std::move(t.selector)), std::move(t.level), t.weight});
   for (Term& t : ReadTerms(pod, "podAntiAffinity", true))
     out.preferred.push_back({SetOf(std::move(t.selector)), std::move(t.level), -t.weight});
+  out.spread = ReadSpread(pod);
   return out;
 }
 

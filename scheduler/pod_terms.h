@@ -16,6 +16,12 @@
 // are sets of their own too, with their weight (negative for
 // anti-affinity).
 //
+// A required topology spread constraint (spec.topologySpreadConstraints
+// with whenUnsatisfiable DoNotSchedule) is a set too: the pods its
+// labelSelector (with matchLabelKeys merged) selects in the pod's own
+// namespace, with its maxSkew, minDomains and node policies. Those of
+// ScheduleAnyway, which only score nodes, are not read.
+//
 // Not read: a term whose namespaceSelector selects by labels (the
 // scheduler does not watch Namespaces; such a term is left out, so it
 // neither draws nor keeps away). The syncer never writes such a term: a
@@ -67,9 +73,19 @@ struct InterPodTerms {
     bool operator==(const Preferred&) const = default;
   };
   std::vector<Preferred> preferred;
+  struct Spread {
+    PodSet set;
+    std::string level;
+    int32_t max_skew = 1;
+    int32_t min_domains = 1;
+    bool honor_affinity = true;  // nodeAffinityPolicy Honor (the default)
+    bool honor_taints = false;   // nodeTaintsPolicy Honor (default Ignore)
+    bool operator==(const Spread&) const = default;
+  };
+  std::vector<Spread> spread;
 
   bool empty() const {
-    return affinity_levels.empty() && anti_affinity.empty() && preferred.empty();
+    return affinity_levels.empty() && anti_affinity.empty() && preferred.empty() && spread.empty();
   }
   bool operator==(const InterPodTerms&) const = default;
 };

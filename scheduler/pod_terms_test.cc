@@ -123,5 +123,31 @@ TEST(InterPodTermsTest, PreferredTermsCarryTheirWeightAntiAffinityNegative) {
   EXPECT_TRUE(t.anti_affinity.empty());
 }
 
+TEST(InterPodTermsTest, RequiredTopologySpreadIsASetOfThePodsOwnNamespace) {
+  kube::Object pod = Json(R"({"metadata":{"name":"web-1","namespace":"ml",
+      "labels":{"app":"web","pod-template-hash":"abc"}},"spec":{"topologySpreadConstraints":[
+      {"maxSkew":2,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule",
+       "labelSelector":{"matchLabels":{"app":"web"}},"matchLabelKeys":["pod-template-hash"],
+       "minDomains":3,"nodeAffinityPolicy":"Ignore","nodeTaintsPolicy":"Honor"},
+      {"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"ScheduleAnyway",
+       "labelSelector":{"matchLabels":{"app":"web"}}},
+      {"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"DoNotSchedule"}]}})");
+  InterPodTerms t = ReadInterPodTerms(pod);
+  ASSERT_EQ(t.spread.size(), 2u) << "ScheduleAnyway only scores nodes";
+  const InterPodTerms::Spread& zone = t.spread[0];
+  EXPECT_EQ(zone.level, "topology.kubernetes.io/zone");
+  EXPECT_EQ(zone.max_skew, 2);
+  EXPECT_EQ(zone.min_domains, 3);
+  EXPECT_FALSE(zone.honor_affinity);
+  EXPECT_TRUE(zone.honor_taints);
+  EXPECT_TRUE(zone.set.Holds("ml", kWeb));
+  EXPECT_FALSE(zone.set.Holds("ml", {{"app", "web"}, {"pod-template-hash", "old"}}));
+  EXPECT_FALSE(zone.set.Holds("other", kWeb));
+  // No labelSelector: a set of no pods; the defaults of the policies.
+  EXPECT_FALSE(t.spread[1].set.Holds("ml", kWeb));
+  EXPECT_TRUE(t.spread[1].honor_affinity);
+  EXPECT_FALSE(t.spread[1].honor_taints);
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

@@ -30,8 +30,7 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes(
-        "sched-sharing", R"(
+    StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -54,10 +53,13 @@ nodes:
 - {name: vol-b, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: vol, topology.kubernetes.io/zone: b}}
 - {name: apart, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: apart}}
 - {name: prefer, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: prefer}}
+- {name: spread-a, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: spread, topology.kubernetes.io/zone: a}}
+- {name: spread-b, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: spread, topology.kubernetes.io/zone: b}}
 - {name: near, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: near}}
 )",
-        {"half",   "mem",   "bad",    "gang", "job",   "heal",  "mig", "sub",   "wait", "runtime",
-         "nogang", "stale", "jobset", "topo", "split", "serve", "vol", "apart", "near", "prefer"});
+                   {"half",  "mem",   "bad",     "gang",   "job",   "heal",   "mig",
+                    "sub",   "wait",  "runtime", "nogang", "stale", "jobset", "topo",
+                    "split", "serve", "vol",     "apart",  "near",  "prefer", "spread"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -1067,6 +1069,39 @@ TEST_F(SharingTest, PreferredPodAffinityChoosesTheNode) {
   const std::string pushed = node_of("pushed");
   EXPECT_NE(pushed, node);
   EXPECT_NE(pushed, "");
+}
+
+// Replicas under a required topology spread over zones (maxSkew 1): zone b
+// has one node, zone a two. Five of six run, three in a and two in b; the
+// sixth would put a two ahead once b is full, so it waits, saying why.
+TEST_F(SharingTest, ReplicasSpreadOverZonesWithinTheirSkew) {
+  for (int i = 0; i < 6; ++i) {
+    Object pod = Pod("spread", "web-" + std::to_string(i), {.whole_gpus = 1});
+    kube::SetString(pod, {"metadata", "labels"}, "app", "web");
+    pod["spec"].AddMember("topologySpreadConstraints",
+                          rapidjson::Value(ParseTestJson(R"([{"maxSkew":1,
+        "topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule",
+        "labelSelector":{"matchLabels":{"app":"web"}}}])"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "spread", pod).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "spread", "Running") == 5; }));
+  std::map<char, int> per_zone;
+  std::string waiting;
+  for (const Object& p : PodsOf("spread")) {
+    const std::string_view node = kube::GetString(p, {"spec", "nodeName"});
+    if (node.empty())
+      waiting = std::string(kube::Name(p));
+    else
+      ++per_zone[node[std::string_view("spread-").size()]];
+  }
+  EXPECT_EQ(per_zone, (std::map<char, int>{{'a', 3}, {'b', 2}}));
+  std::vector<std::string> why;
+  EXPECT_TRUE(Eventually([&] {
+    why = EventMessages(client(), "spread", waiting, "Unschedulable");
+    return !why.empty() && why.front().find("topology spread") != std::string::npos;
+  })) << (why.empty() ? "no Event" : why.front());
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
