@@ -57,6 +57,12 @@ Result<SimulatedNode> ParseEntry(const YAML::Node& item, std::string_view source
   if (node.gpus > 0 && (node.gpu_product.empty() || node.gpu_memory_mib == 0)) {
     return FieldError(source, entry, "gpuProduct/gpuMemoryMiB", "required when gpus > 0");
   }
+  if (const YAML::Node disk = item["ephemeralStorage"]) {
+    node.ephemeral_storage = disk.as<std::string>();
+    if (!Quantity::Parse(node.ephemeral_storage).ok())
+      return FieldError(source, entry, "ephemeralStorage",
+                        "not a quantity: " + node.ephemeral_storage);
+  }
   if (const YAML::Node resources = item["resources"]) {
     for (const auto& r : resources) {
       const std::string name = r.first.as<std::string>();
@@ -180,6 +186,7 @@ kube::Object NodeManifest(const SimulatedNode& node) {
   Result<Quantity> memory = Quantity::FromValue(node.memory_bytes, Quantity::Format::kBinarySI);
   capacity["memory"] = memory.ok() ? memory->ToString() : std::to_string(node.memory_bytes);
   capacity["pods"] = std::to_string(node.max_pods);
+  capacity.try_emplace("ephemeral-storage", node.ephemeral_storage);
   if (node.gpus > 0) capacity[kai::kGpuResource] = std::to_string(node.gpus);
   for (const char* field : {"capacity", "allocatable"}) {
     rapidjson::Value& target = kube::EnsurePath(doc, {"status", field});

@@ -11,10 +11,13 @@
 //     gpuMemoryMiB: 46068
 //     maxPods: 110          # optional; the default
 //     resources: {nvidia.com/mig-1g.10gb: 4}   # optional extra capacity
+//     ephemeralStorage: 100Gi   # optional; the default
 //     labels: {topology.kubernetes.io/zone: zone-a}
 //     taints: [{key: dedicated, value: ml, effect: NoSchedule}]
 //
-// Each node gets `nvidia.com/gpu` capacity and the labels GPU feature
+// Each node gets `nvidia.com/gpu` capacity, local disk for pods
+// (`ephemeral-storage`, as every kubelet reports it, so pods that ask for
+// some are placed as on real nodes) and the labels GPU feature
 // discovery would set (nvidia.com/gpu.count, .product, .memory), plus the
 // label that hands it to the simulated kubelet (kwok).
 #pragma once
@@ -47,6 +50,7 @@ struct SimulatedNode {
   std::string gpu_product;
   int64_t gpu_memory_mib = 0;
   int64_t max_pods = 110;
+  std::string ephemeral_storage = "100Gi";
   std::map<std::string, std::string> extra_resources;  // name → quantity text
   std::map<std::string, std::string> labels;
   std::vector<NodeTaint> taints;

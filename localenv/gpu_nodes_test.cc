@@ -46,6 +46,8 @@ nodes:
   EXPECT_EQ(kube::GetString(node, {"status", "allocatable", "cpu"}), "64");
   EXPECT_EQ(kube::GetString(node, {"status", "capacity", "memory"}), "512Gi");
   EXPECT_EQ(kube::GetString(node, {"status", "capacity", "nvidia.com/mig-1g.10gb"}), "7");
+  EXPECT_EQ(kube::GetString(node, {"status", "allocatable", "ephemeral-storage"}), "100Gi")
+      << "local disk for pods, as a kubelet reports it";
   EXPECT_EQ(kube::GetString(node, {"spec", "taints"}), "");  // an array, not a string
   ASSERT_TRUE(node["spec"]["taints"].IsArray());
   EXPECT_EQ(node["spec"]["taints"].Size(), 1u);
@@ -71,6 +73,8 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, BadInventoryTest,
     testing::Values(
         BadInventory{"no_list", "hello: 1", "top-level `nodes:`"},
+        BadInventory{"bad_disk", "nodes: [{name: x, cpu: 1, memory: 1Gi, ephemeralStorage: big}]",
+                     "node \"x\" field ephemeralStorage"},
         BadInventory{"bad_cpu", "nodes: [{name: x, cpu: lots, memory: 1Gi}]",
                      "node \"x\" field cpu"},
         BadInventory{"missing_memory", "nodes: [{name: x, cpu: 1}]", "field memory: missing"},

@@ -23,7 +23,8 @@ ClusterState::ClusterState(const Snapshot& s)
       indexed_room_(s.nodes.size(), 0),
       indexed_device_free_(s.devices.size(), kNotIndexed),
       stale_(s.nodes.size() + s.devices.size(), 0),
-      terms_(s) {
+      terms_(s),
+      extras_(s) {
   for (NodeId n = 0; n < s.nodes.size(); ++n) {
     const Node& node = s.nodes[n];
     node_free_[n] = {node.cpu_milli, node.memory_bytes, node.max_pods,
@@ -140,7 +141,8 @@ void ClusterState::KeepRequest(PodId pod) {
   const PodRequest& r = snapshot_->pods[pod].request;
   slot.cpu_milli = r.cpu_milli;
   slot.memory_bytes = r.memory_bytes;
-  slot.flags = kRequestKept | (r.whole_gpus > 0 ? kWhole : 0) | (r.mig_count > 0 ? kMig : 0);
+  slot.flags = kRequestKept | (r.whole_gpus > 0 ? kWhole : 0) | (r.mig_count > 0 ? kMig : 0) |
+               (extras_.Concerns(pod) ? kExtras : 0);
 }
 
 void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
@@ -210,6 +212,7 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
       if (mig[i].profile == r.mig_profile) mig_free_[mig_offset_[a.node] + i] -= sign * r.mig_count;
     gpu = r.mig_count * r.mig_milli_each;
   }
+  if (slot.flags & kExtras) extras_.Apply(pod, a.node, sign);
   if constexpr (!kUsage) return {};
   // Usage(pod, a), from the devices just counted.
   return MakeResources(gpu, slot.cpu_milli, slot.memory_bytes);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scheduler-core/model.h"
+#include "scheduler-core/node_extras.h"
 #include "scheduler-core/pod_terms.h"
 #include "scheduler-core/room_index.h"
 
@@ -92,8 +93,16 @@ class ClusterState {
   }
 
   // Where the placed pods stand for the inter-pod terms (pod affinity and
-  // anti-affinity).
+  // anti-affinity, topology spread).
   const PodTermCounts& Terms() const { return terms_; }
+  // Other resources and host ports in use per node.
+  const NodeExtras& Extras() const { return extras_; }
+  // Whether the inter-pod terms and the nodes' other resources and host
+  // ports let `pod` go to `node` (the rest of the fit is Placer::Check's).
+  bool Admits(PodId pod, NodeId node) const {
+    return terms_.Refusal(pod, node) == TermRefusal::kNone &&
+           extras_.Shortage(pod, node) == ExtrasShortage::kNone;
+  }
 
   int32_t GroupPlaced(GroupId g) const { return group_placed_[g]; }
   int32_t SubGroupPlaced(GroupId g, int32_t sub) const {
@@ -160,9 +169,10 @@ class ClusterState {
   // bytes. Whether a pod is placed stays in its own byte array: walks that
   // ask only that (gangs' counts, pending pods) then read 146 KB, not the
   // slots' 5.8 MB, on the busy benchmark.
-  static constexpr uint8_t kRequestKept = 1;  // cpu_milli, memory_bytes, kWhole and kMig are set
+  static constexpr uint8_t kRequestKept = 1;  // cpu_milli, memory_bytes and the kinds are set
   static constexpr uint8_t kWhole = 2;        // the request holds whole GPUs
   static constexpr uint8_t kMig = 4;          // the request asks MIG slices
+  static constexpr uint8_t kExtras = 8;       // it asks other resources or host ports
   struct PodSlot {
     uint64_t device_mask = 0;
     Milli portion = 0;
@@ -228,6 +238,7 @@ class ClusterState {
   Milli free_gpu_total_ = 0;
   std::vector<NodeId> change_log_;
   PodTermCounts terms_;
+  NodeExtras extras_;
 };
 
 }  // namespace vtenant::sched

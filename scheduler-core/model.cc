@@ -57,6 +57,10 @@ std::string ShapeKey(const Pod& pod) {
   key.push_back('|');
   for (const PreferredTerm& t : pod.preferred) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
+  for (const OtherResource& r : pod.other_resources) AppendBytes(key, &r, sizeof(r));
+  key.push_back('|');
+  for (StringId port : pod.host_ports) AppendBytes(key, &port, sizeof(port));
+  key.push_back('|');
   for (const SpreadTerm& t : pod.spread) {
     int64_t fields[] = {t.key,         t.level,          t.max_skew,
                         t.min_domains, t.honor_affinity, t.honor_taints};
@@ -101,6 +105,8 @@ Status CheckPodRequest(const Pod& pod) {
   for (const PodTerm& t : pod.affinity)
     if (t.key != pod.affinity.front().key)
       return bad("pod affinity terms of more than one key (they are counted together)");
+  for (const OtherResource& o : pod.other_resources)
+    if (o.milli < 0) return bad("a request of another resource is negative");
   if (pod.spread.size() > kMaxSpreadTerms)
     return bad("more than " + std::to_string(kMaxSpreadTerms) + " topology spread constraints");
   for (const SpreadTerm& t : pod.spread)
@@ -151,10 +157,17 @@ void Snapshot::Finalize(bool derive_shapes) {
       return pods[a].creation_time < pods[b].creation_time;
     });
   }
-  for (Node& n : nodes) std::sort(n.labels.begin(), n.labels.end());
+  auto by_name = [](const OtherResource& a, const OtherResource& b) { return a.name < b.name; };
+  for (Node& n : nodes) {
+    std::sort(n.labels.begin(), n.labels.end());
+    std::sort(n.other_resources.begin(), n.other_resources.end(), by_name);
+  }
   for (Pod& p : pods) {
     std::sort(p.node_selector.begin(), p.node_selector.end());
     for (LabelIn& in : p.node_affinity) std::sort(in.values.begin(), in.values.end());
+    std::sort(p.other_resources.begin(), p.other_resources.end(), by_name);
+    std::sort(p.host_ports.begin(), p.host_ports.end());
+    p.host_ports.erase(std::unique(p.host_ports.begin(), p.host_ports.end()), p.host_ports.end());
     std::sort(p.marks.begin(), p.marks.end());
     p.marks.erase(std::unique(p.marks.begin(), p.marks.end()), p.marks.end());
   }

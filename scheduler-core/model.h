@@ -68,6 +68,15 @@ struct MigSlot {
   Milli gpu_milli_each = 0;  // compute slices g of 7, as milli-GPU (1g = 143m)
 };
 
+// An amount of a resource the core counts per node but no queue: an
+// extended resource (rdma/ib, amd.com/gpu), hugepages, ephemeral-storage;
+// in thousandths of the quantity (milli), as Kubernetes compares them.
+struct OtherResource {
+  StringId name = kNoString;
+  int64_t milli = 0;
+  bool operator==(const OtherResource&) const = default;
+};
+
 struct Node {
   std::string name;
   int64_t cpu_milli = 0;  // allocatable
@@ -83,6 +92,7 @@ struct Node {
   std::vector<Label> labels;  // sorted by key
   std::vector<Taint> taints;
   std::vector<MigSlot> mig;
+  std::vector<OtherResource> other_resources;  // allocatable, sorted by name
 };
 
 // One resource of a KAI Queue spec (spec.resources.<r>): quota is the
@@ -279,6 +289,11 @@ struct Pod {
   // every placement policy (the policy picks among equals).
   std::vector<PreferredTerm> preferred;
   std::vector<SpreadTerm> spread;
+  // Other resources it requests (sorted by name), and the host ports it
+  // binds ("TCP/8080": protocol and port; sorted): a node gives each port
+  // to one pod at a time.
+  std::vector<OtherResource> other_resources;
+  std::vector<StringId> host_ports;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running

@@ -51,6 +51,10 @@ std::string_view FitFailureText(FitFailure failure) {
       return "existing pods' anti-affinity does not match";
     case FitFailure::kTopologySpread:
       return "topology spread constraints do not match";
+    case FitFailure::kHostPort:
+      return "host ports in use";
+    case FitFailure::kOtherResource:
+      return "insufficient other resources";
   }
   return "unknown";
 }
@@ -241,6 +245,16 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
         return FitFailure::kTopologySpread;
     }
   }
+  if (!pod.other_resources.empty() || !pod.host_ports.empty()) {
+    switch (state_->Extras().Shortage(pod_id, node_id)) {
+      case ExtrasShortage::kNone:
+        break;
+      case ExtrasShortage::kHostPort:
+        return FitFailure::kHostPort;
+      case ExtrasShortage::kResource:
+        return FitFailure::kOtherResource;
+    }
+  }
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;
   if (r.whole_gpus > 0 || r.IsShared()) {
     // The portion per device, on this node's devices (all of one model).
@@ -276,10 +290,11 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
 
 bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
   // The rules pick among the nodes the filter accepts; a node the
-  // inter-pod terms keep it from is not one of them (fgd judges one node
-  // of each state for all, and such a node says nothing of the others).
+  // inter-pod terms, other resources or host ports keep it from is not one
+  // of them (fgd judges one node of each state for all, and such a node
+  // says nothing of the others).
   NodeFilter narrowed = filter;
-  if (state_->Terms().Concerns(pod)) {
+  if (state_->Terms().Concerns(pod) || state_->Extras().Concerns(pod)) {
     narrowed.state = state_;
     narrowed.pod = pod;
   }

@@ -24,6 +24,12 @@ enum class FitFailure : uint8_t {
   kUnschedulable,
   kNodeSelector,  // the node selector or the required node affinity
   kTaint,
+  kPodAffinity,              // its required pod affinity (pod_terms.h)
+  kPodAntiAffinity,          // its required pod anti-affinity
+  kExistingPodAntiAffinity,  // a placed pod's required anti-affinity
+  kTopologySpread,           // one of its topology spread constraints
+  kHostPort,                 // a host port it binds is taken (node_extras.h)
+  kOtherResource,            // too little of another resource left
   kPodCount,
   kCpu,
   kMemory,
@@ -31,12 +37,8 @@ enum class FitFailure : uint8_t {
   kSharedGpu,
   kGpuMemoryTooLarge,
   kMig,
-  kPodAffinity,              // its required pod affinity (pod_terms.h)
-  kPodAntiAffinity,          // its required pod anti-affinity
-  kExistingPodAntiAffinity,  // a placed pod's required anti-affinity
-  kTopologySpread,           // one of its topology spread constraints
 };
-inline constexpr int kNumFitFailures = 15;
+inline constexpr int kNumFitFailures = 17;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

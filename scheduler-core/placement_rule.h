@@ -25,8 +25,9 @@ struct DomainPin {
 
 // Restricts a search to the nodes in every one of `pins`: the domains a job
 // and the sub-groups of the pod being placed were given (topology_placement.h);
-// with `state`, also to those the inter-pod terms let `pod` have
-// (Placer::Find sets them). No pins, no state: every node.
+// with `state`, also to those the inter-pod terms, other resources and
+// host ports let `pod` have (ClusterState::Admits; Placer::Find sets them). No pins, no state:
+// every node.
 struct NodeFilter {
   std::span<const DomainPin> pins;
   const ClusterState* state = nullptr;
@@ -35,7 +36,7 @@ struct NodeFilter {
   bool Accepts(NodeId n) const {
     for (const DomainPin& pin : pins)
       if ((*pin.domain_of)[n] != pin.domain) return false;
-    return state == nullptr || state->Terms().Refusal(pod, n) == TermRefusal::kNone;
+    return state == nullptr || state->Admits(pod, n);
   }
 };
 

@@ -463,7 +463,69 @@ TEST(PlacementTest, TopologySpreadKeepsDomainsLevel) {
   EXPECT_EQ(nodes, (std::map<std::string, int>{{"n1", 2}, {"n2", 2}, {"n3", 2}}));
   auto [few, why] = run("kubernetes.io/hostname", 5, 4);
   EXPECT_EQ(few, (std::map<std::string, int>{{"n1", 1}, {"n2", 1}, {"n3", 1}}));
-  EXPECT_NE(why.find("0/4 nodes fit: 4 topology spread constraints do not match"), std::string::npos) << why;
+  EXPECT_NE(why.find("0/4 nodes fit: 4 topology spread constraints do not match"),
+            std::string::npos)
+      << why;
+}
+
+// Other resources (an RDMA device here) and host ports are counted per
+// node: pods go only where they are left, and the one too many waits
+// saying which.
+TEST(PlacementTest, OtherResourcesAndHostPortsAreCountedPerNode) {
+  SnapshotBuilder b = ZonedCluster();
+  {
+    // n1 has two RDMA devices, n3 one, n2 none.
+    SnapshotBuilder rdma = Cluster({{"team", kUnlimited}}, {});
+    NodeSpec n1 = GpuNode("n1", 4, kL40sMib), n2 = GpuNode("n2", 4, kL40sMib),
+             n3 = GpuNode("n3", 4, kL40sMib);
+    n1.other_resources = {{"rdma/ib", 2000}};
+    n3.other_resources = {{"rdma/ib", 1000}, {"hugepages-2Mi", 0}};
+    for (NodeSpec* n : {&n1, &n2, &n3}) rdma.AddNode(*n);
+    for (const char* name : {"ib-0", "ib-1", "ib-2", "ib-3"}) {
+      PodSpec p = WholeGpuPod(name, "team", 1);
+      p.other_resources = {{"rdma/ib", 1000}};
+      rdma.AddPod(std::move(p));
+    }
+    Snapshot s = MustBuild(rdma);
+    Decisions d = RunCycle(s);
+    std::map<std::string, int> per_node;
+    std::string why;
+    for (const char* name : {"ib-0", "ib-1", "ib-2", "ib-3"}) {
+      const std::string node = NodeOf(d, s, name);
+      if (node.empty())
+        why = ReasonOf(d, s, name);
+      else
+        ++per_node[node];
+    }
+    EXPECT_EQ(per_node, (std::map<std::string, int>{{"n1", 2}, {"n3", 1}}));
+    EXPECT_NE(why.find("3 insufficient other resources"), std::string::npos) << why;
+  }
+  // A host port: one pod a node, a running one included.
+  PodSpec running = WholeGpuPod("exporter-0", "team", 0);
+  running.host_ports = {"TCP/9400"};
+  b.AddPod(Running(running, "n2", {}));
+  for (const char* name : {"exporter-1", "exporter-2", "exporter-3"}) {
+    PodSpec p = WholeGpuPod(name, "team", 0);
+    p.host_ports = {"TCP/9400"};
+    b.AddPod(std::move(p));
+  }
+  PodSpec udp = WholeGpuPod("udp", "team", 0);
+  udp.host_ports = {"UDP/9400"};  // another protocol: no clash
+  b.AddPod(udp);
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  std::set<std::string> nodes = {"n2"};
+  std::string why;
+  for (const char* name : {"exporter-1", "exporter-2", "exporter-3"}) {
+    const std::string node = NodeOf(d, s, name);
+    if (node.empty())
+      why = ReasonOf(d, s, name);
+    else
+      EXPECT_TRUE(nodes.insert(node).second) << name << " shares " << node;
+  }
+  EXPECT_EQ(nodes.size(), 3u);
+  EXPECT_NE(why.find("3 host ports in use"), std::string::npos) << why;
+  EXPECT_NE(NodeOf(d, s, "udp"), "");
 }
 
 }  // namespace

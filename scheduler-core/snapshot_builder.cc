@@ -31,6 +31,17 @@ StringId InternOrNone(Interner& strings, const std::string& s) {
   return s.empty() ? kNoString : strings.Intern(s);
 }
 
+// Sorted by name, zero amounts left out.
+std::vector<OtherResource> InternOther(Interner& strings,
+                                       const std::map<std::string, int64_t>& amounts) {
+  std::vector<OtherResource> out;
+  for (const auto& [name, milli] : amounts)
+    if (milli != 0) out.push_back({strings.Intern(name), milli});
+  std::sort(out.begin(), out.end(),
+            [](const OtherResource& a, const OtherResource& b) { return a.name < b.name; });
+  return out;
+}
+
 }  // namespace
 
 Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
@@ -58,6 +69,7 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
     if (!each.ok()) return each.status().WithContext("node " + spec.name);
     node.mig.push_back({strings.Intern(profile), count, *each});
   }
+  node.other_resources = InternOther(strings, spec.other_resources);
   return node;
 }
 
@@ -158,6 +170,11 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
     pod.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
   for (const PodSpec::Preferred& t : spec.preferred)
     pod.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
+  pod.other_resources = InternOther(strings, spec.other_resources);
+  for (const std::string& port : spec.host_ports) pod.host_ports.push_back(strings.Intern(port));
+  std::sort(pod.host_ports.begin(), pod.host_ports.end());
+  pod.host_ports.erase(std::unique(pod.host_ports.begin(), pod.host_ports.end()),
+                       pod.host_ports.end());
   for (const PodSpec::Spread& t : spec.spread)
     pod.spread.push_back({strings.Intern(t.key), strings.Intern(t.level), t.max_skew, t.min_domains,
                           t.honor_affinity, t.honor_taints});

@@ -50,6 +50,8 @@ struct NodeSpec {
   LabelPairs labels;
   std::vector<TaintSpec> taints;
   std::vector<std::pair<std::string, int32_t>> mig;  // "1g.5gb" -> count (mixed strategy)
+  // Allocatable of other resources (model.h's OtherResource), milli.
+  std::map<std::string, int64_t> other_resources;
   bool operator==(const NodeSpec&) const = default;
 };
 
@@ -138,6 +140,8 @@ struct PodSpec {
     bool operator==(const Spread&) const = default;
   };
   std::vector<Spread> spread;
+  std::map<std::string, int64_t> other_resources;  // requests, milli
+  std::vector<std::string> host_ports;             // "TCP/8080"
   int64_t creation_time = 0;
   // Running pods: the node, the device indices on it and, for a sharing pod,
   // the portion per device (0: derive it from the request and the device).

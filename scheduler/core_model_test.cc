@@ -84,6 +84,29 @@ TEST(PodTranslatorTest, SidecarsOverheadAndPodLevelRequestsCount) {
   EXPECT_EQ(t.spec.memory_bytes, (5LL << 30) + (128LL << 20)) << "no pod-level memory";
 }
 
+// Other resources count as CPU and memory do (init containers, sidecars,
+// overhead), whether written as requests or limits; host ports by protocol.
+TEST(PodTranslatorTest, OtherResourcesAndHostPorts) {
+  kube::Object pod = Json(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{
+      "schedulerName":"kai-scheduler",
+      "initContainers":[{"name":"unpack","resources":{"requests":{"ephemeral-storage":"20Gi"}}}],
+      "containers":[
+        {"name":"main","resources":{"limits":{"rdma/ib":"1","nvidia.com/gpu":"1"},
+          "requests":{"ephemeral-storage":"5Gi","hugepages-2Mi":"512Mi"}},
+         "ports":[{"containerPort":8080},{"containerPort":9400,"hostPort":9400},
+                  {"containerPort":53,"hostPort":53,"protocol":"UDP"}]},
+        {"name":"sidecar","resources":{"requests":{"ephemeral-storage":"1Gi"}}}],
+      "overhead":{"cpu":"100m"}}})");
+  CorePod t = CorePodFromHost(pod, {});
+  ASSERT_TRUE(t.problem.ok()) << t.problem.ToString();
+  EXPECT_EQ(t.spec.whole_gpus, 1);
+  EXPECT_EQ(t.spec.other_resources,
+            (std::map<std::string, int64_t>{{"ephemeral-storage", (20LL << 30) * 1000},
+                                            {"hugepages-2Mi", (512LL << 20) * 1000},
+                                            {"rdma/ib", 1000}}));
+  EXPECT_EQ(t.spec.host_ports, (std::vector<std::string>{"TCP/9400", "UDP/53"}));
+}
+
 TEST(PodTranslatorTest, GpuRequests) {
   EXPECT_EQ(CorePodFromHost(Pod("{}", R"({"nvidia.com/gpu":"2"})"), {}).spec.whole_gpus, 2);
   EXPECT_EQ(CorePodFromHost(Pod(R"({"gpu-fraction":"0.33"})"), {}).spec.gpu_fraction, 330);
@@ -184,7 +207,8 @@ TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
   Result<sched::NodeSpec> n = CoreNodeFromHost(Json(R"({"metadata":{"name":"n1","labels":{
       "nvidia.com/gpu.memory":"46068","nvidia.com/gpu.product":"NVIDIA-L40S"}},
       "spec":{"taints":[{"key":"k","value":"v","effect":"NoExecute"}]},
-      "status":{"allocatable":{"cpu":"32","memory":"64Gi","pods":"110","nvidia.com/gpu":"4","nvidia.com/mig-1g.10gb":"2"},
+      "status":{"allocatable":{"cpu":"32","memory":"64Gi","pods":"110","nvidia.com/gpu":"4","nvidia.com/mig-1g.10gb":"2",
+        "rdma/ib":"8","ephemeral-storage":"100Gi","hugepages-1Gi":"0"},
       "conditions":[{"type":"Ready","status":"True"}]}})"));
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(n->gpus, 4);
@@ -195,6 +219,10 @@ TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
   EXPECT_TRUE(n->schedulable);
   ASSERT_EQ(n->mig.size(), 1u);
   EXPECT_EQ(n->mig[0].first, "1g.10gb");
+  EXPECT_EQ(n->other_resources,
+            (std::map<std::string, int64_t>{{"ephemeral-storage", (100LL << 30) * 1000},
+                                            {"rdma/ib", 8000}}))
+      << "every other resource it offers, in milli";
   ASSERT_EQ(n->taints.size(), 1u);
   EXPECT_EQ(n->taints[0].effect, sched::TaintEffect::kNoExecute);
 }

@@ -33,6 +33,11 @@ bool Ready(const Value& node) {
 
 }  // namespace
 
+bool IsOtherResource(std::string_view name) {
+  return name != "cpu" && name != "memory" && name != "pods" && name != kGpuResource &&
+         !name.starts_with(kMigResourcePrefix);
+}
+
 Result<sched::NodeSpec> CoreNodeFromHost(const Value& node) {
   sched::NodeSpec n;
   n.name = std::string(kube::Name(node));
@@ -69,12 +74,16 @@ Result<sched::NodeSpec> CoreNodeFromHost(const Value& node) {
   if (alloc != nullptr && alloc->IsObject()) {
     for (auto it = alloc->MemberBegin(); it != alloc->MemberEnd(); ++it) {
       std::string_view name = it->name.GetString();
-      if (!name.starts_with(kMigResourcePrefix)) continue;
+      const bool mig = name.starts_with(kMigResourcePrefix);
+      if (!mig && !IsOtherResource(name)) continue;
       Result<int64_t> count = Milli(alloc, name);
       if (!count.ok()) return fail(count.status());
-      if (*count > 0)
+      if (*count <= 0) continue;
+      if (mig)
         n.mig.emplace_back(std::string(name.substr(std::string_view(kMigResourcePrefix).size())),
                            static_cast<int32_t>(*count / 1000));
+      else
+        n.other_resources.emplace(name, *count);
     }
   }
   if (const Value* spec = Find(node, {"spec"}); spec != nullptr) {

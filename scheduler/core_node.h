@@ -2,15 +2,24 @@
 //
 // GPUs come from the allocatable (else capacity) `nvidia.com/gpu`, their
 // memory and model from the labels GPU feature discovery sets; MIG slices
-// from `nvidia.com/mig-<profile>` resources. A cordoned or not-Ready node
-// is kept (its pods still count) but takes no new pods.
+// from `nvidia.com/mig-<profile>` resources. Every other resource it
+// offers (RDMA devices, hugepages, ephemeral-storage, other vendors'
+// devices) is counted per node (sched::OtherResource). A cordoned or
+// not-Ready node is kept (its pods still count) but takes no new pods.
 #pragma once
+
+#include <string_view>
 
 #include "base/status.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
 
 namespace vtenant::scheduler {
+
+// Whether the core counts resource `name` as an OtherResource: any but
+// cpu, memory, pods, nvidia.com/gpu and nvidia.com/mig-*, which it counts
+// in their own ways.
+bool IsOtherResource(std::string_view name);
 
 // Fails with InvalidArgument naming the node and field when a quantity or
 // label cannot be read (such a node is left out of scheduling, with a log).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "kube/pod_object_refs.h"
 #include "kube/quantity.h"
 #include "scheduler-core/model.h"
+#include "scheduler/core_node.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/pod_terms.h"
 
@@ -41,20 +43,37 @@ Result<int64_t> MilliOf(const Value* list, const char* resource) {
 struct ContainerNeeds {
   int64_t cpu_milli = 0;
   int64_t memory_milli = 0;
-  bool sidecar = false;  // an init container of restartPolicy Always
+  std::map<std::string, int64_t> other_milli;  // IsOtherResource (core_node.h)
+  bool sidecar = false;                        // an init container of restartPolicy Always
 
   ContainerNeeds& operator+=(const ContainerNeeds& o) {
     cpu_milli += o.cpu_milli;
     memory_milli += o.memory_milli;
+    for (const auto& [name, milli] : o.other_milli) other_milli[name] += milli;
     return *this;
   }
   void AtLeast(const ContainerNeeds& o) {
     cpu_milli = std::max(cpu_milli, o.cpu_milli);
     memory_milli = std::max(memory_milli, o.memory_milli);
+    for (const auto& [name, milli] : o.other_milli)
+      other_milli[name] = std::max(other_milli[name], milli);
   }
 };
 
-// One container's CPU and memory: requests, else limits, as the API server
+// The other resources of resource list `list` (milli) into `out`, each
+// only where `out` has none yet.
+Status ReadOther(const Value* list, std::map<std::string, int64_t>* out) {
+  if (list == nullptr || !list->IsObject()) return Status::Ok();
+  for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
+    const std::string name = it->name.GetString();
+    if (!IsOtherResource(name) || out->contains(name)) continue;
+    VT_ASSIGN_OR_RETURN(int64_t milli, MilliOf(list, name.c_str()));
+    if (milli > 0) out->emplace(name, milli);
+  }
+  return Status::Ok();
+}
+
+// One container's needs: requests, else limits, as the API server
 // defaults them.
 Status ReadContainer(const Value& c, ContainerNeeds* out) {
   const Value* requests = Find(c, {"resources", "requests"});
@@ -66,6 +85,8 @@ Status ReadContainer(const Value& c, ContainerNeeds* out) {
     }
     *dest = r;
   }
+  VT_RETURN_IF_ERROR(ReadOther(requests, &out->other_milli));
+  VT_RETURN_IF_ERROR(ReadOther(limits, &out->other_milli));
   out->sidecar = GetString(c, {"restartPolicy"}) == "Always";
   return Status::Ok();
 }
@@ -87,12 +108,13 @@ Result<std::vector<ContainerNeeds>> NeedsOfEach(const Value& spec, const char* m
   return out;
 }
 
-// The pod's effective CPU and memory request, as kube-scheduler computes it
+// The pod's effective request, as kube-scheduler computes it
 // (k8s.io/component-helpers resource.PodRequests): the containers' sum,
 // sidecars (init containers of restartPolicy Always, which run beside them)
 // included; at least what each init container needs beside the sidecars
 // started before it; a resource the pod's own spec.resources requests (pod
-// level) is that instead; plus spec.overhead (its RuntimeClass's).
+// level; CPU and memory) is that instead; plus spec.overhead (its
+// RuntimeClass's).
 Result<ContainerNeeds> PodNeeds(const Value& spec) {
   VT_ASSIGN_OR_RETURN(std::vector<ContainerNeeds> containers,
                       NeedsOfEach(spec, "containers", "container"));
@@ -118,12 +140,34 @@ Result<ContainerNeeds> PodNeeds(const Value& spec) {
     VT_ASSIGN_OR_RETURN(int64_t overhead, MilliOf(Find(spec, {"overhead"}), name));
     *dest += overhead;
   }
+  ContainerNeeds overhead;
+  VT_RETURN_IF_ERROR(ReadOther(Find(spec, {"overhead"}), &overhead.other_milli));
+  sum += overhead;
   return sum;
 }
 
-// The pod's request: CPU and memory by PodNeeds; GPUs as kai/gpu_request.h
-// reads and checks them, the same reading the syncer and the admission
-// webhook apply.
+// The host ports the pod's containers bind, "TCP/8080" each. The API
+// server sets hostPort for every port of a pod on the host's network.
+std::vector<std::string> HostPorts(const Value& pod) {
+  std::vector<std::string> out;
+  const Value* containers = Find(pod, {"spec", "containers"});
+  if (containers == nullptr || !containers->IsArray()) return out;
+  for (const Value& c : containers->GetArray()) {
+    const Value* ports = Find(c, {"ports"});
+    if (ports == nullptr || !ports->IsArray()) continue;
+    for (const Value& p : ports->GetArray()) {
+      const int64_t port = kube::GetInt(p, {"hostPort"});
+      if (port <= 0) continue;
+      std::string_view protocol = GetString(p, {"protocol"});
+      out.push_back(std::string(protocol.empty() ? "TCP" : protocol) + "/" + std::to_string(port));
+    }
+  }
+  return out;
+}
+
+// The pod's request: CPU, memory and other resources by PodNeeds, its host
+// ports, and GPUs as kai/gpu_request.h reads and checks them, the same
+// reading the syncer and the admission webhook apply.
 Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
   ContainerNeeds needs;
   if (const Value* s = Find(pod, {"spec"}); s != nullptr) {
@@ -131,6 +175,8 @@ Status ReadRequest(const Value& pod, sched::PodSpec* spec) {
   }
   spec->cpu_milli = needs.cpu_milli;
   spec->memory_bytes = (needs.memory_milli + 999) / 1000;
+  spec->other_resources = std::move(needs.other_milli);
+  spec->host_ports = HostPorts(pod);
 
   VT_ASSIGN_OR_RETURN(kai::GpuRequest gpus, kai::ParseGpuRequest(pod));
   spec->whole_gpus = gpus.whole_gpus;

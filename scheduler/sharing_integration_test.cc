@@ -55,11 +55,13 @@ nodes:
 - {name: prefer, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: prefer}}
 - {name: spread-a, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: spread, topology.kubernetes.io/zone: a}}
 - {name: spread-b, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: spread, topology.kubernetes.io/zone: b}}
+- {name: extras-ib, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, resources: {rdma/ib: 1}, labels: {pool: extras}}
+- {name: extras-plain, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: extras}}
 - {name: near, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: near}}
 )",
-                   {"half",  "mem",   "bad",     "gang",   "job",   "heal",   "mig",
-                    "sub",   "wait",  "runtime", "nogang", "stale", "jobset", "topo",
-                    "split", "serve", "vol",     "apart",  "near",  "prefer", "spread"});
+                   {"half", "mem",     "bad",    "gang",   "job",    "heal",  "mig",   "sub",
+                    "wait", "runtime", "nogang", "stale",  "jobset", "topo",  "split", "serve",
+                    "vol",  "apart",   "near",   "prefer", "spread", "extras"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -1102,6 +1104,56 @@ TEST_F(SharingTest, ReplicasSpreadOverZonesWithinTheirSkew) {
     why = EventMessages(client(), "spread", waiting, "Unschedulable");
     return !why.empty() && why.front().find("topology spread") != std::string::npos;
   })) << (why.empty() ? "no Event" : why.front());
+}
+
+// An RDMA device and a host port, which the kubelet would refuse a pod
+// for: a pod asking for the one device goes to its node, a second waits;
+// pods binding one host port take a node each, a third waits.
+TEST_F(SharingTest, OtherResourcesAndHostPortsAreCountedPerNode) {
+  auto reason = [&](const std::string& name, const std::string& expected) {
+    std::vector<std::string> why;
+    EXPECT_TRUE(Eventually([&] {
+      why = EventMessages(client(), "extras", name, "Unschedulable");
+      return !why.empty() && why.front().find(expected) != std::string::npos;
+    })) << name
+        << ": " << (why.empty() ? "no Event" : why.front());
+  };
+  for (const char* name : {"ib-0", "ib-1"}) {
+    Object pod = Pod("extras", name, {.whole_gpus = 1});
+    pod["spec"]["containers"][0]["resources"]["limits"].AddMember("rdma/ib", "1",
+                                                                  pod.GetAllocator());
+    Status created = client().Create(res::kPods, "extras", pod).status();
+    ASSERT_TRUE(created.ok()) << created.ToString();
+    if (std::string(name) == "ib-0")
+      ASSERT_TRUE(Eventually([&] { return CountPods(client(), "extras", "Running") == 1; }));
+  }
+  Result<Object> first = client().Get(res::kPods, "extras", "ib-0");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(kube::GetString(*first, {"spec", "nodeName"}), "extras-ib-0");
+  reason("ib-1", "insufficient other resources");
+
+  for (int i = 0; i < 3; ++i) {
+    Object pod = Pod("extras", "exporter-" + std::to_string(i), {.whole_gpus = 0});
+    pod["spec"]["containers"][0].AddMember(
+        "ports",
+        rapidjson::Value(ParseTestJson(R"([{"containerPort":9400,"hostPort":9400}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "extras", pod).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "extras", "Running") == 3; }));
+  std::set<std::string> nodes;
+  std::string waiting;
+  for (const Object& p : PodsOf("extras")) {
+    if (!kube::Name(p).starts_with("exporter")) continue;
+    const std::string node(kube::GetString(p, {"spec", "nodeName"}));
+    if (node.empty())
+      waiting = std::string(kube::Name(p));
+    else
+      EXPECT_TRUE(nodes.insert(node).second) << node << " holds the port twice";
+  }
+  EXPECT_EQ(nodes.size(), 2u);
+  reason(waiting, "host ports in use");
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
