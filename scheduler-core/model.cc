@@ -49,19 +49,20 @@ std::string ShapeKey(const Pod& pod) {
     AppendBytes(key, tf, sizeof(tf));
   }
   key.push_back('|');
-  for (StringId m : pod.marks) AppendBytes(key, &m, sizeof(m));
+  const PodExtras& x = ExtrasOf(pod);
+  for (StringId m : x.marks) AppendBytes(key, &m, sizeof(m));
   key.push_back('|');
-  for (const PodTerm& t : pod.affinity) AppendBytes(key, &t, sizeof(t));
+  for (const PodTerm& t : x.affinity) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
-  for (const PodTerm& t : pod.anti_affinity) AppendBytes(key, &t, sizeof(t));
+  for (const PodTerm& t : x.anti_affinity) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
-  for (const PreferredTerm& t : pod.preferred) AppendBytes(key, &t, sizeof(t));
+  for (const PreferredTerm& t : x.preferred) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
-  for (const OtherResource& r : pod.other_resources) AppendBytes(key, &r, sizeof(r));
+  for (const OtherResource& r : x.other_resources) AppendBytes(key, &r, sizeof(r));
   key.push_back('|');
-  for (StringId port : pod.host_ports) AppendBytes(key, &port, sizeof(port));
+  for (StringId port : x.host_ports) AppendBytes(key, &port, sizeof(port));
   key.push_back('|');
-  for (const SpreadTerm& t : pod.spread) {
+  for (const SpreadTerm& t : x.spread) {
     int64_t fields[] = {t.key,         t.level,          t.max_skew,
                         t.min_domains, t.honor_affinity, t.honor_taints};
     AppendBytes(key, fields, sizeof(fields));
@@ -102,14 +103,15 @@ Status CheckPodRequest(const Pod& pod) {
   if (r.mig_count > 0 && (r.whole_gpus > 0 || r.IsShared()))
     return bad("a MIG profile cannot be combined with whole or shared GPUs");
   if (r.mig_count > 0 && r.mig_milli_each <= 0) return bad("MIG profile has no compute slices");
-  for (const PodTerm& t : pod.affinity)
-    if (t.key != pod.affinity.front().key)
+  const PodExtras& x = ExtrasOf(pod);
+  for (const PodTerm& t : x.affinity)
+    if (t.key != x.affinity.front().key)
       return bad("pod affinity terms of more than one key (they are counted together)");
-  for (const OtherResource& o : pod.other_resources)
+  for (const OtherResource& o : x.other_resources)
     if (o.milli < 0) return bad("a request of another resource is negative");
-  if (pod.spread.size() > kMaxSpreadTerms)
+  if (x.spread.size() > kMaxSpreadTerms)
     return bad("more than " + std::to_string(kMaxSpreadTerms) + " topology spread constraints");
-  for (const SpreadTerm& t : pod.spread)
+  for (const SpreadTerm& t : x.spread)
     if (t.max_skew < 1 || t.min_domains < 1)
       return bad("topology spread constraint with maxSkew or minDomains below 1");
   return Status::Ok();
@@ -141,6 +143,21 @@ Status CheckAllocation(const Snapshot& s, const Pod& pod) {
 
 }  // namespace
 
+void SortOtherResources(std::vector<OtherResource>& resources) {
+  std::sort(resources.begin(), resources.end(),
+            [](const OtherResource& a, const OtherResource& b) { return a.name < b.name; });
+}
+
+void SortExtras(PodExtras& extras) {
+  auto unique = [](std::vector<StringId>& ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  };
+  unique(extras.marks);
+  unique(extras.host_ports);
+  SortOtherResources(extras.other_resources);
+}
+
 void Snapshot::Finalize(bool derive_shapes) {
   for (Queue& q : queues) q.children.clear();
   for (QueueId q = 0; q < queues.size(); ++q) {
@@ -157,19 +174,14 @@ void Snapshot::Finalize(bool derive_shapes) {
       return pods[a].creation_time < pods[b].creation_time;
     });
   }
-  auto by_name = [](const OtherResource& a, const OtherResource& b) { return a.name < b.name; };
   for (Node& n : nodes) {
     std::sort(n.labels.begin(), n.labels.end());
-    std::sort(n.other_resources.begin(), n.other_resources.end(), by_name);
+    SortOtherResources(n.other_resources);
   }
   for (Pod& p : pods) {
     std::sort(p.node_selector.begin(), p.node_selector.end());
     for (LabelIn& in : p.node_affinity) std::sort(in.values.begin(), in.values.end());
-    std::sort(p.other_resources.begin(), p.other_resources.end(), by_name);
-    std::sort(p.host_ports.begin(), p.host_ports.end());
-    p.host_ports.erase(std::unique(p.host_ports.begin(), p.host_ports.end()), p.host_ports.end());
-    std::sort(p.marks.begin(), p.marks.end());
-    p.marks.erase(std::unique(p.marks.begin(), p.marks.end()), p.marks.end());
+    if (p.extras) SortExtras(*p.extras);
   }
   if (!derive_shapes) return;
   std::unordered_map<std::string, ShapeId> shapes;

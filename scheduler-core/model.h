@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -263,14 +264,8 @@ struct SpreadTerm {
   bool operator==(const SpreadTerm&) const = default;
 };
 
-struct Pod {
-  std::string name;
-  GroupId group = kNone;
-  int32_t subgroup = -1;  // index into the group's subgroups, -1 none
-  PodRequest request;
-  std::vector<Label> node_selector;  // sorted by key
-  std::vector<LabelIn> node_affinity;
-  std::vector<Toleration> tolerations;
+// The rarer parts of a pod (Pod::extras).
+struct PodExtras {
   // The keys whose set holds this pod (sorted, each once).
   std::vector<StringId> marks;
   // Required pod affinity: the pod goes only to a node where, for each
@@ -294,15 +289,47 @@ struct Pod {
   // to one pod at a time.
   std::vector<OtherResource> other_resources;
   std::vector<StringId> host_ports;
+
+  bool empty() const {
+    return marks.empty() && affinity.empty() && anti_affinity.empty() && preferred.empty() &&
+           spread.empty() && other_resources.empty() && host_ports.empty();
+  }
+};
+
+struct Pod {
+  std::string name;
+  GroupId group = kNone;
+  int32_t subgroup = -1;  // index into the group's subgroups, -1 none
+  PodRequest request;
+  std::vector<Label> node_selector;  // sorted by key
+  std::vector<LabelIn> node_affinity;
+  std::vector<Toleration> tolerations;
+  // Its inter-pod terms, topology spread, other resources and host ports:
+  // what few pods ask, kept apart so the record every fit check reads
+  // stays small. Null when it asks none of it (ExtrasOf).
+  std::shared_ptr<PodExtras> extras;
   int64_t creation_time = 0;
   PodPhase phase = PodPhase::kPending;
   Allocation allocation;  // meaningful when running
   int64_t start_time = 0;
   // Pods with equal request, node selector, required node affinity,
-  // tolerations, marks and terms share a shape: if one
-  // cannot be placed, neither can the next one. Derived by Finalize.
+  // tolerations and extras share a shape: if one cannot be placed,
+  // neither can the next one. Derived by Finalize.
   ShapeId shape = kNone;
 };
+
+// Sorts `resources` by name, as nodes and pods keep them.
+void SortOtherResources(std::vector<OtherResource>& resources);
+
+// Sorts what PodExtras keeps sorted: marks and host ports (each once),
+// other resources by name.
+void SortExtras(PodExtras& extras);
+
+// `pod`'s extras, empty ones when it has none.
+inline const PodExtras& ExtrasOf(const Pod& pod) {
+  static const PodExtras kNone;
+  return pod.extras ? *pod.extras : kNone;
+}
 
 struct Snapshot {
   int64_t now = 0;  // seconds, same clock as the times above

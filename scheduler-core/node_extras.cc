@@ -5,7 +5,7 @@
 namespace vtenant::sched {
 
 void NodeExtras::Apply(PodId pod_id, NodeId node, int sign) {
-  const Pod& pod = snapshot_->pods[pod_id];
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   auto add = [&](StringId name, int64_t amount) {
     const uint64_t slot = Slot(node, name);
     if ((used_[slot] += sign * amount) == 0) used_.erase(slot);
@@ -15,7 +15,7 @@ void NodeExtras::Apply(PodId pod_id, NodeId node, int sign) {
 }
 
 ExtrasShortage NodeExtras::Shortage(PodId pod_id, NodeId node_id) const {
-  const Pod& pod = snapshot_->pods[pod_id];
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   auto used = [&](StringId name) {
     auto it = used_.find(Slot(node_id, name));
     return it == used_.end() ? int64_t{0} : it->second;

@@ -28,8 +28,8 @@ class NodeExtras {
 
   // Whether `pod` asks for any of them.
   bool Concerns(PodId pod) const {
-    const Pod& p = snapshot_->pods[pod];
-    return !p.other_resources.empty() || !p.host_ports.empty();
+    const PodExtras& x = ExtrasOf(snapshot_->pods[pod]);
+    return !x.other_resources.empty() || !x.host_ports.empty();
   }
 
   // Counts `pod`'s requests and ports on `node` (sign +1), or takes them

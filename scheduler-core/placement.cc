@@ -230,8 +230,7 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
   if (!pod.node_affinity.empty() && !MatchesAffinity(node, pod.node_affinity))
     return FitFailure::kNodeSelector;
   if (brief.tainted && !ToleratesTaints(node, pod.tolerations)) return FitFailure::kTaint;
-  if (!pod.marks.empty() || !pod.affinity.empty() || !pod.anti_affinity.empty() ||
-      !pod.spread.empty()) {
+  if (pod.extras) {
     switch (state_->Terms().Refusal(pod_id, node_id)) {
       case TermRefusal::kNone:
         break;
@@ -245,7 +244,7 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
         return FitFailure::kTopologySpread;
     }
   }
-  if (!pod.other_resources.empty() || !pod.host_ports.empty()) {
+  if (pod.extras) {
     switch (state_->Extras().Shortage(pod_id, node_id)) {
       case ExtrasShortage::kNone:
         break;
@@ -289,6 +288,7 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
 }
 
 bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
+  if (!snapshot_->pods[pod].extras) return rule_->Find(*this, pod, filter, out);
   // The rules pick among the nodes the filter accepts; a node the
   // inter-pod terms, other resources or host ports keep it from is not one
   // of them (fgd judges one node of each state for all, and such a node
@@ -298,7 +298,7 @@ bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
     narrowed.state = state_;
     narrowed.pod = pod;
   }
-  if (!snapshot_->pods[pod].preferred.empty()) return FindPreferred(pod, narrowed, out);
+  if (!ExtrasOf(snapshot_->pods[pod]).preferred.empty()) return FindPreferred(pod, narrowed, out);
   return rule_->Find(*this, pod, narrowed, out);
 }
 

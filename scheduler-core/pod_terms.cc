@@ -26,7 +26,9 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     if (anti && std::find(anti_pairs.begin(), anti_pairs.end(), it->second) == anti_pairs.end())
       anti_pairs.push_back(it->second);
   };
-  for (const Pod& pod : snapshot.pods) {
+  for (const Pod& p : snapshot.pods) {
+    if (!p.extras) continue;
+    const PodExtras& pod = *p.extras;
     for (const PodTerm& t : pod.affinity) learn(t, false);
     for (const PodTerm& t : pod.anti_affinity) learn(t, true);
     for (const PreferredTerm& t : pod.preferred) learn({t.key, t.level}, false);
@@ -46,7 +48,7 @@ std::optional<StringId> PodTermCounts::Domain(NodeId node, StringId level) const
 void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
   if (pair_level_.empty()) return;
   ++version_;
-  const Pod& pod = snapshot_->pods[pod_id];
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   for (StringId mark : pod.marks) {
     auto pairs = pairs_of_key_.find(mark);
     if (pairs == pairs_of_key_.end()) continue;
@@ -63,7 +65,7 @@ void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
 }
 
 bool PodTermCounts::Concerns(PodId pod_id) const {
-  const Pod& pod = snapshot_->pods[pod_id];
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   if (!pod.affinity.empty() || !pod.anti_affinity.empty() || !pod.spread.empty()) return true;
   if (anti_pairs_of_key_.empty()) return false;
   for (StringId mark : pod.marks)
@@ -72,7 +74,7 @@ bool PodTermCounts::Concerns(PodId pod_id) const {
 }
 
 TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
-  const Pod& pod = snapshot_->pods[pod_id];
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   for (const PodTerm& t : pod.anti_affinity) {
     const std::optional<StringId> domain = Domain(node, t.level);
     if (domain && Get(of_key_, Slot(PairOf(t), *domain)) > 0) return TermRefusal::kAntiAffinity;
@@ -108,7 +110,7 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
 }
 
 bool PodTermCounts::SpreadAllows(PodId pod_id, size_t c, StringId domain) const {
-  const Pod& pod = snapshot_->pods[pod_id];
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   const SpreadTerm& t = pod.spread[c];
   const int32_t self = std::binary_search(pod.marks.begin(), pod.marks.end(), t.key) ? 1 : 0;
   const int32_t here = Get(of_key_, Slot(PairOf({t.key, t.level}), domain));
@@ -117,7 +119,8 @@ bool PodTermCounts::SpreadAllows(PodId pod_id, size_t c, StringId domain) const 
 
 int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
   const Pod& pod = snapshot_->pods[pod_id];
-  const SpreadTerm& t = pod.spread[c];
+  const std::vector<SpreadTerm>& spread = ExtrasOf(pod).spread;
+  const SpreadTerm& t = spread[c];
   auto [it, fresh] = spread_memo_.try_emplace((uint64_t{pod_id} << 8) | c);
   SpreadMemo& memo = it->second;
   if (fresh) {
@@ -131,7 +134,7 @@ int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
         continue;
       if (t.honor_taints && !ToleratesTaints(node, pod.tolerations)) continue;
       bool every_level = true;
-      for (const SpreadTerm& other : pod.spread)
+      for (const SpreadTerm& other : spread)
         every_level = every_level && Domain(n, other.level).has_value();
       if (every_level) memo.domains.push_back(*Domain(n, t.level));
     }
@@ -153,7 +156,7 @@ int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
 
 int64_t PodTermCounts::Preference(PodId pod_id, NodeId node) const {
   int64_t score = 0;
-  for (const PreferredTerm& t : snapshot_->pods[pod_id].preferred)
+  for (const PreferredTerm& t : ExtrasOf(snapshot_->pods[pod_id]).preferred)
     if (const std::optional<StringId> domain = Domain(node, t.level))
       score += int64_t{t.weight} * Get(of_key_, Slot(PairOf({t.key, t.level}), *domain));
   return score;

@@ -31,14 +31,12 @@ StringId InternOrNone(Interner& strings, const std::string& s) {
   return s.empty() ? kNoString : strings.Intern(s);
 }
 
-// Sorted by name, zero amounts left out.
+// Zero amounts left out; not sorted (interned ids are not in name order).
 std::vector<OtherResource> InternOther(Interner& strings,
                                        const std::map<std::string, int64_t>& amounts) {
   std::vector<OtherResource> out;
   for (const auto& [name, milli] : amounts)
     if (milli != 0) out.push_back({strings.Intern(name), milli});
-  std::sort(out.begin(), out.end(),
-            [](const OtherResource& a, const OtherResource& b) { return a.name < b.name; });
   return out;
 }
 
@@ -70,6 +68,7 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
     node.mig.push_back({strings.Intern(profile), count, *each});
   }
   node.other_resources = InternOther(strings, spec.other_resources);
+  SortOtherResources(node.other_resources);
   return node;
 }
 
@@ -161,23 +160,23 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
   for (const TolerationSpec& t : spec.tolerations)
     pod.tolerations.push_back(
         {InternOrNone(strings, t.key), t.exists, InternOrNone(strings, t.value), t.effect});
-  for (const std::string& m : spec.marks) pod.marks.push_back(strings.Intern(m));
-  std::sort(pod.marks.begin(), pod.marks.end());
-  pod.marks.erase(std::unique(pod.marks.begin(), pod.marks.end()), pod.marks.end());
+  PodExtras x;
+  for (const std::string& m : spec.marks) x.marks.push_back(strings.Intern(m));
   for (const auto& [key, level] : spec.affinity)
-    pod.affinity.push_back({strings.Intern(key), strings.Intern(level)});
+    x.affinity.push_back({strings.Intern(key), strings.Intern(level)});
   for (const auto& [key, level] : spec.anti_affinity)
-    pod.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
+    x.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
   for (const PodSpec::Preferred& t : spec.preferred)
-    pod.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
-  pod.other_resources = InternOther(strings, spec.other_resources);
-  for (const std::string& port : spec.host_ports) pod.host_ports.push_back(strings.Intern(port));
-  std::sort(pod.host_ports.begin(), pod.host_ports.end());
-  pod.host_ports.erase(std::unique(pod.host_ports.begin(), pod.host_ports.end()),
-                       pod.host_ports.end());
+    x.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
   for (const PodSpec::Spread& t : spec.spread)
-    pod.spread.push_back({strings.Intern(t.key), strings.Intern(t.level), t.max_skew, t.min_domains,
-                          t.honor_affinity, t.honor_taints});
+    x.spread.push_back({strings.Intern(t.key), strings.Intern(t.level), t.max_skew, t.min_domains,
+                        t.honor_affinity, t.honor_taints});
+  x.other_resources = InternOther(strings, spec.other_resources);
+  for (const std::string& port : spec.host_ports) x.host_ports.push_back(strings.Intern(port));
+  if (!x.empty()) {
+    SortExtras(x);
+    pod.extras = std::make_shared<PodExtras>(std::move(x));
+  }
   pod.creation_time = spec.creation_time;
   return pod;
 }

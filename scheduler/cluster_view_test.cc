@@ -363,7 +363,7 @@ TEST_F(ClusterViewTest, APodIsMarkedAgainWhenAnotherPodsTermsComeAndGo) {
   view_.UpsertPod(away_from(Pod({.name = "quiet", .gpus = 0, .node = "n2"}), "batch"));
   auto marks_of = [](const World& w, const std::string& key) {
     for (const sched::Pod& p : w.snapshot->pods)
-      if (p.name == key) return p.marks.size();
+      if (p.name == key) return sched::ExtrasOf(p).marks.size();
     return size_t{99};
   };
   EXPECT_EQ(marks_of(Build(), "ns/web"), 0u);
