@@ -1,11 +1,12 @@
 // PodTermCounts: where the placed pods stand for the inter-pod terms
-// (model.h's PodTerm), kept in step as pods are placed and removed, so a
-// fit check asks a few counters instead of walking the pods.
+// (model.h's PodTerm, PreferredTerm and SpreadTerm), kept in step as pods
+// are placed and removed, so a fit check or a node's score asks a few
+// counters instead of walking the pods.
 //
-// It counts, for each (key, level) some pod's term names, the placed pods
-// of that key per domain of that level, and the placed pods holding an
-// anti-affinity term per domain. A pod with no marks and no terms costs
-// nothing, and a cluster without terms nothing at all.
+// It counts, for each (key, level) some pod's term or spread constraint
+// names, the placed pods of that key per domain of that level, and the
+// placed pods holding an anti-affinity term per domain. A pod without
+// extras costs nothing, and a cluster without terms nothing at all.
 #pragma once
 
 #include <cstdint>

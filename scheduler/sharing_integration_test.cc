@@ -82,6 +82,20 @@ nodes:
 
   static std::vector<Object> ReservationPods() { return PodsOf("vtenant-reservation"); }
 
+  // Whether pod ns/name gets, in time, an Unschedulable Event whose message
+  // holds `expected`; a failure says what it got instead.
+  static ::testing::AssertionResult WaitsSaying(const std::string& ns, const std::string& name,
+                                                const std::string& expected) {
+    std::vector<std::string> why;
+    if (Eventually([&] {
+          why = EventMessages(client(), ns, name, "Unschedulable");
+          return !why.empty() && why.front().find(expected) != std::string::npos;
+        }))
+      return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << name << ": " << (why.empty() ? "no Event" : why.front());
+  }
+
   // The gang tests' first step: a whole-GPU pod "blocker" in pool `ns`,
   // running, so that the gang that follows is one GPU short.
   static bool RunBlocker(const std::string& ns) {
@@ -958,11 +972,7 @@ TEST_F(SharingTest, ReplicasWithRequiredAntiAffinityTakeANodeEach) {
       waiting = std::string(kube::Name(p));
   }
   EXPECT_EQ(nodes, (std::set<std::string>{"apart-0", "apart-1"}));
-  std::vector<std::string> why;
-  EXPECT_TRUE(Eventually([&] {
-    why = EventMessages(client(), "apart", waiting, "Unschedulable");
-    return !why.empty() && why.front().find("pod anti-affinity") != std::string::npos;
-  })) << (why.empty() ? "no Event" : why.front());
+  EXPECT_TRUE(WaitsSaying("apart", waiting, "pod anti-affinity"));
 }
 
 // Required pod affinity and anti-affinity toward other pods. The first two
@@ -988,14 +998,6 @@ TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
     Result<Object> p = client().Get(res::kPods, "near", name);
     return p.ok() ? std::string(kube::GetString(*p, {"spec", "nodeName"})) : "";
   };
-  auto reason = [&](const std::string& name, const std::string& expected) {
-    std::vector<std::string> why;
-    EXPECT_TRUE(Eventually([&] {
-      why = EventMessages(client(), "near", name, "Unschedulable");
-      return !why.empty() && why.front().find(expected) != std::string::npos;
-    })) << name
-        << ": " << (why.empty() ? "no Event" : why.front());
-  };
 
   Object first =
       labelled(with(Pod("near", "first", {.whole_gpus = 1}), R"({"podAffinity":)" + toward + "}"));
@@ -1010,7 +1012,7 @@ TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
         {"key":"kubernetes.io/hostname","operator":"NotIn","values":[")" +
                                                                   node + R"("]}]}]}}})"));
   ASSERT_TRUE(client().Create(res::kPods, "near", second).ok());
-  reason("second", "pod affinity does not match");
+  EXPECT_TRUE(WaitsSaying("near", "second", "pod affinity does not match"));
 
   Object follower =
       with(Pod("near", "follower", {.whole_gpus = 1}), R"({"podAffinity":)" + toward + "}");
@@ -1026,7 +1028,7 @@ TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
   // anti-affinity keeps pods of that label out.
   Object joiner = labelled(Pod("near", "joiner", {.whole_gpus = 1}));
   ASSERT_TRUE(client().Create(res::kPods, "near", joiner).ok());
-  reason("joiner", "existing pods' anti-affinity does not match");
+  EXPECT_TRUE(WaitsSaying("near", "joiner", "existing pods' anti-affinity does not match"));
   EXPECT_EQ(node_of("second"), "");
   EXPECT_EQ(node_of("joiner"), "");
 }
@@ -1099,38 +1101,27 @@ TEST_F(SharingTest, ReplicasSpreadOverZonesWithinTheirSkew) {
       ++per_zone[node[std::string_view("spread-").size()]];
   }
   EXPECT_EQ(per_zone, (std::map<char, int>{{'a', 3}, {'b', 2}}));
-  std::vector<std::string> why;
-  EXPECT_TRUE(Eventually([&] {
-    why = EventMessages(client(), "spread", waiting, "Unschedulable");
-    return !why.empty() && why.front().find("topology spread") != std::string::npos;
-  })) << (why.empty() ? "no Event" : why.front());
+  EXPECT_TRUE(WaitsSaying("spread", waiting, "topology spread"));
 }
 
 // An RDMA device and a host port, which the kubelet would refuse a pod
 // for: a pod asking for the one device goes to its node, a second waits;
 // pods binding one host port take a node each, a third waits.
 TEST_F(SharingTest, OtherResourcesAndHostPortsAreCountedPerNode) {
-  auto reason = [&](const std::string& name, const std::string& expected) {
-    std::vector<std::string> why;
-    EXPECT_TRUE(Eventually([&] {
-      why = EventMessages(client(), "extras", name, "Unschedulable");
-      return !why.empty() && why.front().find(expected) != std::string::npos;
-    })) << name
-        << ": " << (why.empty() ? "no Event" : why.front());
-  };
   for (const char* name : {"ib-0", "ib-1"}) {
     Object pod = Pod("extras", name, {.whole_gpus = 1});
     pod["spec"]["containers"][0]["resources"]["limits"].AddMember("rdma/ib", "1",
                                                                   pod.GetAllocator());
     Status created = client().Create(res::kPods, "extras", pod).status();
     ASSERT_TRUE(created.ok()) << created.ToString();
-    if (std::string(name) == "ib-0")
+    if (std::string(name) == "ib-0") {
       ASSERT_TRUE(Eventually([&] { return CountPods(client(), "extras", "Running") == 1; }));
+    }
   }
   Result<Object> first = client().Get(res::kPods, "extras", "ib-0");
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(kube::GetString(*first, {"spec", "nodeName"}), "extras-ib-0");
-  reason("ib-1", "insufficient other resources");
+  EXPECT_TRUE(WaitsSaying("extras", "ib-1", "insufficient other resources"));
 
   for (int i = 0; i < 3; ++i) {
     Object pod = Pod("extras", "exporter-" + std::to_string(i), {.whole_gpus = 0});
@@ -1153,7 +1144,7 @@ TEST_F(SharingTest, OtherResourcesAndHostPortsAreCountedPerNode) {
       EXPECT_TRUE(nodes.insert(node).second) << node << " holds the port twice";
   }
   EXPECT_EQ(nodes.size(), 2u);
-  reason(waiting, "host ports in use");
+  EXPECT_TRUE(WaitsSaying("extras", waiting, "host ports in use"));
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
