@@ -153,4 +153,10 @@ inline constexpr char kGpuPresentLabel[] = "nvidia.com/gpu.present";
 inline constexpr char kGpuWorkerNodeLabel[] = "node-role.kubernetes.io/gpu-worker";
 inline constexpr char kCpuWorkerNodeLabel[] = "node-role.kubernetes.io/cpu-worker";
 
+// KAI's scheduling shards: the label (--nodepool-label-key) whose value
+// names the node pool of a node, Queue, PodGroup or pod; a scheduler of
+// --partition-label-value V takes those labelled V, the default one those
+// without the label.
+inline constexpr char kNodePoolLabel[] = "kai.scheduler/node-pool";
+
 }  // namespace vtenant::kai

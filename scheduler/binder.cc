@@ -158,7 +158,7 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
         {"metadata", kube::JsonObject{{"name", name}, {"namespace", ns}, {"uid", pod->uid}}}});
     options_.scheduled_events->Normal(ref, "Scheduled",
                                       "Successfully assigned pod " + key + " to node " +
-                                          placement.node + " at node-pool default");
+                                          placement.node + " at node-pool " + options_.node_pool);
   }
   return s;
 }

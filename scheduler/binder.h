@@ -57,9 +57,10 @@ struct BinderOptions {
   kube::Registry* registry = &kube::DefaultRegistry();
   // Where each bound pod's Normal Event "Scheduled" goes, in KAI's words
   // ("Successfully assigned pod <ns>/<name> to node <node> at node-pool
-  // default"); null: none. Asynchronous, so that an Event never holds a
-  // bind.
+  // <node_pool>"); null: none. Asynchronous, so that an Event never holds
+  // a bind.
   kube::AsyncEventRecorder* scheduled_events = nullptr;
+  std::string node_pool = "default";  // NodePool::Name
 };
 
 class Binder {

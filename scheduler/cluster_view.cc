@@ -71,9 +71,11 @@ std::string KindName(char kind) {
 
 }  // namespace
 
-ClusterView::ClusterView(CorePodOptions options, kube::Registry* registry, WorkerRoles roles)
+ClusterView::ClusterView(CorePodOptions options, kube::Registry* registry, WorkerRoles roles,
+                         NodePool pool)
     : options_(std::move(options)),
       roles_(std::move(roles)),
+      pool_(std::move(pool)),
       translations_(registry
                         ->AddCounter("vtenant_scheduler_translations_total",
                                      "Objects translated into the scheduler's model, by kind "
@@ -169,16 +171,22 @@ void ClusterView::DeleteNamed(char kind, const rapidjson::Value& object,
 }
 
 void ClusterView::UpsertNode(const rapidjson::Value& node) {
-  // With --restrict-node-scheduling a node of neither role is not ours: as
-  // if it were not there.
-  UpsertNamed<sched::NodeSpec>(
-      'n', node, &CoreNodeFromHost, nodes_, "the node takes no pods until fixed",
-      [this](const sched::NodeSpec& n) { return roles_.Schedules(n.labels); });
+  // With --restrict-node-scheduling a node of neither role is not ours,
+  // nor is a node of another pool: as if it were not there.
+  UpsertNamed<sched::NodeSpec>('n', node, &CoreNodeFromHost, nodes_,
+                               "the node takes no pods until fixed",
+                               [this](const sched::NodeSpec& n) {
+                                 return roles_.Schedules(n.labels) && pool_.Includes(n.labels);
+                               });
 }
 
 void ClusterView::DeleteNode(const rapidjson::Value& node) { DeleteNamed('n', node, nodes_); }
 
 void ClusterView::UpsertQueue(const rapidjson::Value& queue) {
+  if (!pool_.IncludesObject(queue)) {
+    DeleteNamed('q', queue, queues_);  // another pool's
+    return;
+  }
   UpsertNamed('q', queue, &CoreQueueFromHost, queues_, "its pods wait until it is fixed");
 }
 
@@ -190,6 +198,14 @@ void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
   Result<CoreGroup> g = CoreGroupFromHost(group);
   std::lock_guard lock(mu_);
   Translated('g', key, group);
+  if (!pool_.IncludesObject(group)) {
+    // Another pool's: neither its pods nor its status are ours.
+    groups_.erase(key);
+    invalid_groups_.erase(key);
+    foreign_groups_.insert(key);
+    return;
+  }
+  foreign_groups_.erase(key);
   if (!g.ok()) {
     LOG(WARNING) << g.status().ToString() << "; its pods wait until it is fixed";
     groups_.erase(key);
@@ -205,6 +221,7 @@ void ClusterView::DeletePodGroup(const rapidjson::Value& group) {
   Forgotten('g', kube::KeyOf(group));
   groups_.erase(kube::KeyOf(group));
   invalid_groups_.erase(kube::KeyOf(group));
+  foreign_groups_.erase(kube::KeyOf(group));
 }
 
 void ClusterView::UpsertTopology(const rapidjson::Value& topology) {
@@ -576,13 +593,19 @@ Result<World> ClusterView::Build(int64_t now) {
     const bool placed = !p.node.empty() || assumed != nullptr;
     if (placed && counted != nullptr) counted->members.AddPlaced(p.spec.subgroup);
     if (placed && !nodes_.contains(assumed ? assumed->node : p.node)) continue;  // node gone
+    // Another shard's pod: its PodGroup is of another pool or, while it
+    // has none, its own labels are. Neither scheduled nor reported here;
+    // on one of our nodes it holds what it takes.
+    const bool foreign = ours && (foreign_groups_.contains(gkey) ||
+                                  (g == groups_.end() && !pool_.Includes(p.labels)));
+    if (foreign && !placed) continue;
     Derived d{.key = &key, .pod = &p};
     CoreFields& c = d.core;
     c.marks = MarksOf(key, p);
     VolumeClaims::Verdict volumes;
     if (ours && !placed && !p.claims.empty())
       volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
-    if (!ours || p.terminating) {
+    if (!ours || p.terminating || foreign) {
       if (!placed) continue;  // nothing to hold
       c.holder = true;
     } else if (p.gated && !placed) {

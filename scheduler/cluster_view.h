@@ -44,6 +44,7 @@
 #include "scheduler-core/workload_model.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
+#include "scheduler/node_pool.h"
 #include "scheduler/pod_sets.h"
 #include "scheduler/topology_domains.h"
 #include "scheduler/volume_claims.h"
@@ -118,9 +119,11 @@ class ClusterView {
  public:
   // Registers its counters in `registry`, which must outlive it. `roles`:
   // which nodes are the scheduler's and which pods each takes
-  // (worker_roles.h; by default every node takes every pod).
+  // (worker_roles.h; by default every node takes every pod). `pool`: the
+  // nodes, Queues, PodGroups and pods of the scheduler's shard
+  // (node_pool.h; by default those without KAI's node-pool label).
   explicit ClusterView(CorePodOptions options, kube::Registry* registry = &kube::DefaultRegistry(),
-                       WorkerRoles roles = {});
+                       WorkerRoles roles = {}, NodePool pool = {});
 
   // From now on each pod Build sees for the first time is observed into
   // `model` (the pod shapes fgd measures fragmentation against), so the
@@ -287,6 +290,7 @@ class ClusterView {
 
   const CorePodOptions options_;
   const WorkerRoles roles_;
+  const NodePool pool_;
   mutable std::mutex mu_;
   std::map<std::string, CorePod> pods_;
   // The sets of pods the pods' inter-pod terms name, and each pod's marks
@@ -301,6 +305,8 @@ class ClusterView {
   std::map<std::string, sched::QueueSpec> queues_;
   std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
+  std::set<std::string>
+      foreign_groups_;  // PodGroups of another pool: theirs and their pods' ours not
   Topologies topologies_;
   kai::PriorityClasses priority_classes_;
   uint64_t topologies_changed_ = 0;           // counts changes: the nodes' domain labels follow

@@ -381,6 +381,53 @@ TEST_F(ClusterViewTest, APodIsMarkedAgainWhenAnotherPodsTermsComeAndGo) {
   EXPECT_EQ(marks_of(Build(), "ns/web"), 0u);
 }
 
+// KAI's shards: the default scheduler leaves alone the nodes, Queues,
+// PodGroups and pods labelled for a node pool, and reports none of them;
+// a shard takes only its own.
+TEST_F(ClusterViewTest, ANodePoolsObjectsAreItsShardsAlone) {
+  auto in_pool = [](kube::Object o, const std::string& pool) {
+    kube::SetString(o, {"metadata", "labels"}, "kai.scheduler/node-pool", pool);
+    return o;
+  };
+  auto load = [&](ClusterView& view) {
+    view.UpsertNode(Node("n1", 2));
+    view.UpsertNode(in_pool(Node("a1", 2), "a"));
+    view.UpsertQueue(Queue("team"));
+    view.UpsertQueue(in_pool(Queue("a-team"), "a"));
+    view.UpsertPodGroup(in_pool(
+        Json(
+            R"({"metadata":{"name":"pg","namespace":"ns"},"spec":{"minMember":1,"queue":"a-team"}})"),
+        "a"));
+    view.UpsertPod(Pod({.name = "mine"}));
+    view.UpsertPod(in_pool(Pod({.name = "bare-a", .queue = "a-team"}), "a"));
+    view.UpsertPod(Pod({.name = "grouped-a", .extra_annotations = {{"pod-group-name", "pg"}}}));
+  };
+  auto names = [](const World& w) {
+    std::set<std::string> out;
+    for (const sched::Node& n : w.snapshot->nodes) out.insert(n.name);
+    for (const sched::Queue& q : w.snapshot->queues)
+      if (q.name != kHolderQueue) out.insert("queue " + q.name);
+    for (const sched::Pod& p : w.snapshot->pods) out.insert(p.name);
+    for (const Unschedulable& u : w.unschedulable) out.insert("waits " + u.key);
+    return out;
+  };
+  kube::Registry registry;
+  ClusterView default_shard({}, &registry);
+  load(default_shard);
+  Result<World> d = default_shard.Build(100);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(names(*d), (std::set<std::string>{"n1", "queue team", "ns/mine"}));
+  EXPECT_TRUE(d->podgroups.empty());
+
+  kube::Registry registry_a;
+  ClusterView shard_a({}, &registry_a, {}, NodePool{.value = "a"});
+  load(shard_a);
+  Result<World> a = shard_a.Build(100);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(names(*a), (std::set<std::string>{"a1", "queue a-team", "ns/bare-a", "ns/grouped-a"}));
+  EXPECT_TRUE(a->podgroups.contains("ns/pg"));
+}
+
 TEST_F(ClusterViewTest, NodeAffinityTheCoreCannotExpressIsResolvedToNodeNames) {
   kube::Object labelled = Node("n2", 2);
   kube::SetString(labelled, {"metadata", "labels"}, "zone", "b");

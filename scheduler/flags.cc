@@ -93,7 +93,8 @@ const std::vector<Flag>& Flags() {
        [](auto& f) { return Quoted(f.health_address); },
        Bind(AddressFlag, &SchedulerFlags::health_address)},
       {"leader-elect", "",
-       "schedule only while holding the Lease vtenant-scheduler (one active replica)",
+       "schedule only while holding the Lease vtenant-scheduler, or vtenant-scheduler-<value> "
+       "with --partition-label-value (one active replica a shard)",
        [](auto& f) { return f.leader_elect ? "true" : "false"; },
        Bind(SwitchFlag, &SchedulerFlags::leader_elect)},
       {"leader-elect-namespace", "NS", "namespace of the leader election Lease",
@@ -145,6 +146,15 @@ const std::vector<Flag>& Flags() {
        "asking for no GPU",
        [](auto& f) { return f.cpu_worker_node_label_key; },
        Bind(NonEmptyTextFlag, &SchedulerFlags::cpu_worker_node_label_key)},
+      {"nodepool-label-key", "KEY",
+       "the label whose value names the node pool of nodes, Queues, PodGroups and pods; this "
+       "scheduler takes those of --partition-label-value (\"\": no pools)",
+       [](auto& f) { return Quoted(f.nodepool_label_key); },
+       Bind(TextFlag, &SchedulerFlags::nodepool_label_key)},
+      {"partition-label-value", "VALUE",
+       "the node pool this scheduler takes; \"\": the objects without --nodepool-label-key",
+       [](auto& f) { return Quoted(f.partition_label_value); },
+       Bind(TextFlag, &SchedulerFlags::partition_label_value)},
   };
   return flags;
 }

@@ -37,6 +37,10 @@ struct SchedulerFlags {
   bool restrict_node_scheduling = false;
   std::string gpu_worker_node_label_key = kai::kGpuWorkerNodeLabel;
   std::string cpu_worker_node_label_key = kai::kCpuWorkerNodeLabel;
+  // KAI's shards (node_pool.h): --nodepool-label-key and
+  // --partition-label-value.
+  std::string nodepool_label_key = kai::kNodePoolLabel;
+  std::string partition_label_value;
   bool help = false;
 };
 

@@ -51,6 +51,14 @@ TEST(FlagsTest, EveryFormParses) {
   EXPECT_FALSE(defaults.restrict_node_scheduling);
   EXPECT_EQ(defaults.gpu_worker_node_label_key, "node-role.kubernetes.io/gpu-worker");
   EXPECT_EQ(defaults.cpu_worker_node_label_key, "node-role.kubernetes.io/cpu-worker");
+  // KAI's shard: the default takes what carries no kai.scheduler/node-pool.
+  EXPECT_EQ(defaults.nodepool_label_key, "kai.scheduler/node-pool");
+  EXPECT_EQ(defaults.partition_label_value, "");
+  const SchedulerFlags shard =
+      ParseFlags({"--nodepool-label-key=pool", "--partition-label-value=a100"}).value();
+  EXPECT_EQ(shard.nodepool_label_key, "pool");
+  EXPECT_EQ(shard.partition_label_value, "a100");
+  EXPECT_EQ(ParseFlags({"--nodepool-label-key="}).value().nodepool_label_key, "");
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {

@@ -118,6 +118,12 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
     events_.Warning(*pod, kai::kPodGrouperWarningReason, plan.status().message());
     return plan.status().WithContext("grouping pod " + key);
   }
+  // As KAI's grouper: the group is of the pod's node pool when its owner
+  // names none. Each shard groups the pods of its own pool.
+  if (!pool_.label_key.empty() && !plan->labels.contains(pool_.label_key))
+    if (std::optional<std::string_view> v = kube::Label(*pod, pool_.label_key))
+      plan->labels.emplace(pool_.label_key, *v);
+  if (!pool_.Includes(plan->labels)) return kube::ReconcileResult{};
   // A group made before its kind had sub-groups keeps none, as KAI's Ray
   // grouper keeps such groups: its running pods carry no sub-group label,
   // and would be left out of a group that gained some. The pod joins it

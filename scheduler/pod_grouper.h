@@ -36,6 +36,7 @@
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
 #include "kube/wall_time.h"
+#include "scheduler/node_pool.h"
 
 namespace vtenant::scheduler {
 
@@ -49,14 +50,15 @@ class PodGrouper : public kube::Reconciler {
              std::function<kube::ObjectPtr(const std::string& key)> podgroup,
              kube::EventRecorder& events, std::string scheduler_name,
              std::chrono::seconds bare_pod_delay = std::chrono::seconds(5),
-             kube::WallClock now = kube::SystemNow)
+             kube::WallClock now = kube::SystemNow, NodePool pool = {})
       : client_(client),
         pods_(pods),
         podgroup_(std::move(podgroup)),
         events_(events),
         scheduler_name_(std::move(scheduler_name)),
         bare_pod_delay_(bare_pod_delay),
-        now_(std::move(now)) {}
+        now_(std::move(now)),
+        pool_(std::move(pool)) {}
 
   Result<kube::ReconcileResult> Reconcile(const std::string& key) override;
 
@@ -77,6 +79,7 @@ class PodGrouper : public kube::Reconciler {
   const std::string scheduler_name_;
   const std::chrono::seconds bare_pod_delay_;
   const kube::WallClock now_;
+  const NodePool pool_;
 };
 
 }  // namespace vtenant::scheduler

@@ -207,6 +207,30 @@ TEST_F(PodGrouperTest, TopologyAnnotationsReachThePodGroup) {
   EXPECT_EQ(kube::Find(plain, {"spec", "topologyConstraint"}), nullptr);
 }
 
+// KAI's grouper puts a pod's node pool on its PodGroup; here each shard's
+// grouper groups only the pods of its own pool.
+TEST_F(PodGrouperTest, APodsNodePoolReachesItsPodGroupInItsOwnShard) {
+  kube::Object pod =
+      Add(res::kPods, "ns",
+          R"({"metadata":{"name":"a","namespace":"ns","labels":{"kai.scheduler/queue":"team",
+          "kai.scheduler/node-pool":"a100"}},
+          "spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[{"name":"c"}]}})");
+  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/a") != nullptr; }));
+  const std::string group = "pg-a-" + std::string(kube::Uid(pod));
+  ASSERT_TRUE(grouper_.Reconcile("ns/a").ok());
+  EXPECT_EQ(client_.Get(res::kPodGroups, "ns", group).status().code(), StatusCode::kNotFound)
+      << "the default shard leaves another pool's pod alone";
+
+  PodGrouper shard(
+      client_, pods_, [this](const std::string& key) { return PodGroup(key); }, events_,
+      "kai-scheduler", seconds(5), [this] { return now_; }, NodePool{.value = "a100"});
+  ASSERT_TRUE(shard.Reconcile("ns/a").ok());
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  EXPECT_EQ(kube::Label(*pg, "kai.scheduler/node-pool").value_or(""), "a100");
+  EXPECT_EQ(GroupOf("a"), group);
+}
+
 // KAI passes over an Argo Workflow: each step it owns is a group of its
 // own, named for the pod, with the Workflow's labels where the pod has none.
 TEST_F(PodGrouperTest, AnArgoWorkflowsStepIsAGroupOfItsOwn) {

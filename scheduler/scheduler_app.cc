@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <cctype>
 #include <memory>
 
 #include "base/flags.h"
@@ -22,6 +23,20 @@ constexpr auto kTrimPeriod = std::chrono::seconds(10);
 // Scheduled Events waiting to be sent, at most: a burst's binds outrun the
 // events client, and an Event is worth less than a bind.
 constexpr size_t kScheduledEventsQueued = 1024;
+
+// One Lease per shard, so that each pool has its own active replica. A
+// label value may hold what a name may not ('_', capitals): those become
+// '-' and lower case.
+std::string LeaseName(const NodePool& pool) {
+  std::string name = "vtenant-scheduler";
+  if (pool.value.empty()) return name;
+  name += '-';
+  for (char c : pool.value)
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.'
+                ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                : '-';
+  return name;
+}
 
 // Handlers that keep one kind of `view` current: adds and updates through
 // `upsert`, deletes through `remove`. An add also wakes `wake_on_add` when
@@ -54,10 +69,12 @@ SchedulerApp::SchedulerApp(kube::Client& client, SchedulerFlags flags, AppOption
     : client_(client),
       flags_(std::move(flags)),
       options_(options),
+      pool_{flags_.nodepool_label_key, flags_.partition_label_value},
       view_(CorePodOptions{flags_.scheduler_name, flags_.reservation_namespace}, options.registry,
             WorkerRoles{.restrict = flags_.restrict_node_scheduling,
                         .gpu_label = flags_.gpu_worker_node_label_key,
-                        .cpu_label = flags_.cpu_worker_node_label_key}),
+                        .cpu_label = flags_.cpu_worker_node_label_key},
+            pool_),
       events_(client, "vtenant-scheduler"),
       scheduled_recorder_(options.events_client != nullptr        ? *options.events_client
                           : options.bookkeeping_client != nullptr ? *options.bookkeeping_client
@@ -86,7 +103,7 @@ Status SchedulerApp::Wire() {
   if (flags_.leader_elect)
     mo.leader_election =
         kube::LeaderElectionConfig{.lease_namespace = flags_.leader_elect_namespace,
-                                   .lease_name = "vtenant-scheduler",
+                                   .lease_name = LeaseName(pool_),
                                    .identity = options_.leader_identity};
   VT_ASSIGN_OR_RETURN(manager_, kube::Manager::Create(client_, std::move(mo)));
   kube::AddHeapTrimmer(*manager_, kTrimPeriod);
@@ -123,11 +140,12 @@ Status SchedulerApp::Wire() {
   status_ = std::make_unique<StatusWriter>(
       bookkeeping, [&queues](const std::string& key) { return queues.cache().Get(key); },
       [&podgroups](const std::string& key) { return podgroups.cache().Get(key); },
-      options_.registry);
+      options_.registry, std::string(pool_.Name()));
   binder_ = std::make_unique<Binder>(client_, view_, reservations_, events_,
                                      BinderOptions{.workers = flags_.bind_workers,
                                                    .registry = options_.registry,
-                                                   .scheduled_events = &scheduled_events_});
+                                                   .scheduled_events = &scheduled_events_,
+                                                   .node_pool = std::string(pool_.Name())});
   pending_ = std::make_unique<PendingEvents>(
       bookkeeping, events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
   not_ready_ = std::make_unique<PendingEvents>(
@@ -152,7 +170,7 @@ Status SchedulerApp::Wire() {
   grouper_ = std::make_unique<PodGrouper>(
       bookkeeping, pods,
       [&podgroups](const std::string& key) { return podgroups.cache().Get(key); }, events_,
-      flags_.scheduler_name);
+      flags_.scheduler_name, std::chrono::seconds(5), kube::SystemNow, pool_);
   manager_->AddController({.name = "pod-grouper", .workers = 4}, *grouper_).Watch(pods);
 
   pods.AddEventHandler({.on_add =

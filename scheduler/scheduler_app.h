@@ -20,6 +20,7 @@
 #include "scheduler/cluster_view.h"
 #include "scheduler/evictor.h"
 #include "scheduler/flags.h"
+#include "scheduler/node_pool.h"
 #include "scheduler/pending_events.h"
 #include "scheduler/pod_grouper.h"
 #include "scheduler/reservation.h"
@@ -78,6 +79,7 @@ class SchedulerApp {
   const SchedulerFlags flags_;
   const AppOptions options_;
   std::unique_ptr<kube::Manager> manager_;
+  const NodePool pool_;  // the shard's: --nodepool-label-key, --partition-label-value
   ClusterView view_;
   kube::EventRecorder events_;
   // A bind's "Scheduled" Event: sent by a thread of its own, on the events

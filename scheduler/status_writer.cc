@@ -107,8 +107,11 @@ bool PodGroupShows(const rapidjson::Value& live, const PodGroupStatus& s) {
 }
 
 StatusWriter::StatusWriter(kube::Client& client, LiveLookup queues, LiveLookup podgroups,
-                           kube::Registry* registry)
-    : client_(client), live_queues_(std::move(queues)), live_podgroups_(std::move(podgroups)) {
+                           kube::Registry* registry, std::string node_pool)
+    : client_(client),
+      live_queues_(std::move(queues)),
+      live_podgroups_(std::move(podgroups)),
+      node_pool_(std::move(node_pool)) {
   writes_ =
       registry
           ->AddCounter("vtenant_scheduler_status_writes_total",
@@ -223,7 +226,7 @@ Status StatusWriter::WritePodGroup(const std::string& key, const PodGroupStatus&
   if (!s.reason.empty()) {
     conditions.Add(kube::JsonObject{
         {"type", "UnschedulableOnNodePool"},
-        {"nodePool", "default"},
+        {"nodePool", node_pool_},
         {"status", "True"},
         {"reason", "Unschedulable"},
         {"message", s.reason},

@@ -89,9 +89,12 @@ using LiveLookup = std::function<kube::ObjectPtr(const std::string& key)>;
 
 class StatusWriter {
  public:
-  // `queues` and `podgroups` give the live copies the writer compares with.
+  // `queues` and `podgroups` give the live copies the writer compares with;
+  // `node_pool` names the scheduler's pool in the groups' conditions
+  // (NodePool::Name).
   StatusWriter(kube::Client& client, LiveLookup queues, LiveLookup podgroups,
-               kube::Registry* registry = &kube::DefaultRegistry());
+               kube::Registry* registry = &kube::DefaultRegistry(),
+               std::string node_pool = "default");
 
   void SetQueue(const std::string& name, const QueueStatus& status);
   void SetPodGroup(const std::string& key, const PodGroupStatus& status);
@@ -136,6 +139,7 @@ class StatusWriter {
   kube::Client& client_;
   const LiveLookup live_queues_;
   const LiveLookup live_podgroups_;
+  const std::string node_pool_;
   kube::Family<kube::Counter>* writes_ = nullptr;
   std::mutex mu_;
   std::map<std::string, Want<QueueStatus>> queues_;
