@@ -253,7 +253,6 @@ struct PreferredTerm {
 // by its node selector and affinity (unless !honor_affinity) and, with
 // honor_taints, its tolerations; with fewer of them than `min_domains`,
 // the emptiest counts as holding none. A node without the label is refused.
-inline constexpr size_t kMaxSpreadTerms = 32;  // a pod's, at most
 struct SpreadTerm {
   StringId key = kNoString;
   StringId level = kNoString;
@@ -263,6 +262,7 @@ struct SpreadTerm {
   bool honor_taints = false;
   bool operator==(const SpreadTerm&) const = default;
 };
+inline constexpr size_t kMaxSpreadTerms = 32;  // a pod's, at most
 
 // The rarer parts of a pod (Pod::extras).
 struct PodExtras {

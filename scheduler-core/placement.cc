@@ -243,8 +243,6 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
       case TermRefusal::kTopologySpread:
         return FitFailure::kTopologySpread;
     }
-  }
-  if (pod.extras) {
     switch (state_->Extras().Shortage(pod_id, node_id)) {
       case ExtrasShortage::kNone:
         break;

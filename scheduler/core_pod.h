@@ -41,8 +41,9 @@ struct CorePod {
   // kai.scheduler/subgroup-name as written; whether the pod's group has
   // that sub-group is the caller's to check too.
   sched::PodSpec spec;
-  // Its labels, and its required pod affinity and anti-affinity
-  // (pod_terms.h; their keys are in spec.affinity and spec.anti_affinity).
+  // Its labels, and its pod affinity, anti-affinity and topology spread
+  // (pod_terms.h; their keys are in spec.affinity, anti_affinity,
+  // preferred and spread).
   // Which sets it is in (spec.marks) depends on every pod's terms: the
   // view works them out (pod_sets.h). Not read for finished pods.
   kube::Labels labels;

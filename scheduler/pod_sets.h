@@ -1,6 +1,6 @@
 // PodSets: the sets of pods the cluster's inter-pod terms name
 // (pod_terms.h), and which of them a pod is in: the marks the core counts
-// it by (sched::Pod::marks).
+// it by (sched::PodExtras::marks).
 //
 // A set is known while a pod's terms name it. A pod's marks depend on every
 // set known, so they are worked out again only when the sets change (a set

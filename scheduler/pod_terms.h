@@ -1,5 +1,6 @@
-// InterPodTerms: a pod's required pod affinity and anti-affinity, read as
-// sets of pods the core counts per topology domain (sched::PodTerm).
+// InterPodTerms: a pod's pod affinity and anti-affinity and its topology
+// spread, read as sets of pods the core counts per topology domain
+// (sched::PodTerm, PreferredTerm, SpreadTerm).
 //
 // Each term of spec.affinity.podAffinity / podAntiAffinity
 // .requiredDuringSchedulingIgnoredDuringExecution selects pods by its
