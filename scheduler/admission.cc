@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 #include "kai/gpu_environment.h"
 #include "kai/gpu_request.h"
@@ -11,6 +12,7 @@
 #include "kai/queue_admission.h"
 #include "kube/base64.h"
 #include "kube/json_builder.h"
+#include "kube/quantity.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -59,36 +61,15 @@ void Answer(const kai::Verdict& verdict, kube::JsonObject& response) {
   }
 }
 
-}  // namespace
-
-std::string RandomSuffix() {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // as Kubernetes' rand.String
-  unsigned char bytes[7];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    for (unsigned char& b : bytes) b = static_cast<unsigned char>(std::rand());
-  }
-  std::string out;
-  for (unsigned char b : bytes) out += kAlphabet[b % (sizeof kAlphabet - 1)];
-  return out;
-}
-
-Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options) {
-  if (kube::GetString(pod, {"spec", "schedulerName"}) != options.scheduler_name)
-    return std::string();
-  // The syncer checks a tenant's pods by the same rule before they reach
-  // the host, so a pod it passes is never refused here.
-  Result<kai::GpuRequest> gpus = kai::ParseGpuRequest(pod);
-  if (!gpus.ok()) return InvalidArgument("vtenant-scheduler: " + gpus.status().message());
-  if (!gpus->IsShared()) return std::string();
-  const kai::ContainerRef target = gpus->share_container;
+void AddSharingEnvironment(const Value& pod, const kai::ContainerRef& target,
+                           const AdmissionOptions& options, kube::JsonArray& ops) {
   const std::string list = target.init ? "initContainers" : "containers";
   const Value* containers = kube::Find(pod, {"spec", list});
   if (containers == nullptr || !containers->IsArray() ||
       static_cast<rapidjson::SizeType>(target.index) >= containers->Size())
-    return std::string();  // no container to give the environment to
+    return;  // no container to give the environment to
   const Value& container = (*containers)[static_cast<rapidjson::SizeType>(target.index)];
 
-  kube::JsonArray ops;
   auto add = [&](const std::string& path, kube::JsonValue value) {
     ops.Add(kube::JsonObject{{"op", "add"}, {"path", path}, {"value", std::move(value)}});
   };
@@ -148,6 +129,102 @@ Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options)
   if (!runtime.empty() && kube::GetString(pod, {"spec", "runtimeClassName"}).empty() &&
       (!options.runtime_class_exists || options.runtime_class_exists(runtime)))
     add("/spec/runtimeClassName", runtime);
+}
+
+// Whether container `c` asks for GPUs of its own: nvidia.com/gpu or a MIG
+// slice, in its requests or limits.
+bool AsksForGpus(const Value& c) {
+  for (const char* list : {"requests", "limits"}) {
+    const Value* resources = kube::Find(c, {"resources", list});
+    if (resources == nullptr || !resources->IsObject()) continue;
+    for (const auto& r : resources->GetObject()) {
+      const std::string_view name = r.name.GetString();
+      if (name != kai::kGpuResource && !name.starts_with(kai::kMigResourcePrefix)) continue;
+      Result<kube::Quantity> q =
+          kube::Quantity::Parse(r.value.IsString() ? r.value.GetString() : "");
+      if (q.ok() && q->Milli() > 0) return true;
+    }
+  }
+  return false;
+}
+
+// KAI's --block-nvidia-visible-devices (the header): refuses a GPU
+// container's NVIDIA_VISIBLE_DEVICES other than "void" or "none", and adds
+// to `ops` the variable at "void" for every container without GPUs (its
+// env written anew, as the share container's is: the patch only adds).
+// The share container of a sharing pod (`share`) is left alone.
+Status BlockDeviceAccess(const Value& pod, const std::optional<kai::ContainerRef>& share,
+                         kube::JsonArray& ops) {
+  for (const bool init : {true, false}) {
+    const std::string list = init ? "initContainers" : "containers";
+    const Value* containers = kube::Find(pod, {"spec", list});
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (rapidjson::SizeType i = 0; i < containers->Size(); ++i) {
+      if (share && share->init == init && static_cast<rapidjson::SizeType>(share->index) == i)
+        continue;
+      const Value& c = (*containers)[i];
+      const bool gpus = AsksForGpus(c);
+      kube::JsonArray env;                  // for a container without GPUs: its env, blocked
+      bool named = false, all_void = true;  // blocked already: named, and void each time
+      if (const Value* written = kube::Find(c, {"env"}); written && written->IsArray()) {
+        for (const Value& e : written->GetArray()) {
+          if (kube::GetString(e, {"name"}) != kVisibleDevicesKey) {
+            env.Add(kube::JsonValue(e));
+            continue;
+          }
+          const std::string_view value = kube::GetString(e, {"value"});
+          const bool plain = kube::Find(e, {"valueFrom"}) == nullptr;
+          if (gpus && (!plain || (value != "void" && value != "none" && !value.empty())))
+            return InvalidArgument(
+                "vtenant-scheduler: container " + std::string(kube::GetString(c, {"name"})) +
+                " sets " + kVisibleDevicesKey +
+                (plain ? " to \"" + std::string(value) + "\"" : " from a reference") +
+                ": with --block-nvidia-visible-devices it may be only \"void\" or \"none\"; a "
+                "container gets its GPUs by asking for nvidia.com/gpu");
+          named = true;
+          all_void = all_void && plain && value == "void";
+        }
+      }
+      if (gpus || (named && all_void)) continue;
+      env.Add(kube::JsonObject{{"name", kVisibleDevicesKey}, {"value", "void"}});
+      ops.Add(kube::JsonObject{{"op", "add"},
+                               {"path", "/spec/" + list + "/" + std::to_string(i) + "/env"},
+                               {"value", std::move(env)}});
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string RandomSuffix() {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // as Kubernetes' rand.String
+  unsigned char bytes[7];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(std::rand());
+  }
+  std::string out;
+  for (unsigned char b : bytes) out += kAlphabet[b % (sizeof kAlphabet - 1)];
+  return out;
+}
+
+// Adds to `ops` what a GPU-sharing pod gets (the header's first list), for
+// its share container `target`.
+Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options) {
+  if (kube::GetString(pod, {"spec", "schedulerName"}) != options.scheduler_name)
+    return std::string();
+  // The syncer checks a tenant's pods by the same rule before they reach
+  // the host, so a pod it passes is never refused here.
+  Result<kai::GpuRequest> gpus = kai::ParseGpuRequest(pod);
+  if (!gpus.ok()) return InvalidArgument("vtenant-scheduler: " + gpus.status().message());
+  kube::JsonArray ops;
+  std::optional<kai::ContainerRef> share;
+  if (gpus->IsShared()) {
+    share = gpus->share_container;
+    AddSharingEnvironment(pod, *share, options, ops);
+  }
+  if (options.block_visible_devices) VT_RETURN_IF_ERROR(BlockDeviceAccess(pod, share, ops));
+  if (ops.empty()) return std::string();
   return kube::ToJson(kube::BuildJson(ops));
 }
 

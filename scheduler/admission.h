@@ -19,8 +19,18 @@
 // positive whole number of MiB, both set, a share together with
 // nvidia.com/gpu, ...) is refused with its message, which says what to
 // change. The syncer refuses a tenant's pod by the same rule first, so a
-// pod it passes is never refused here. Nothing else about a pod is refused:
-// what the scheduler cannot read otherwise becomes its pending reason.
+// pod it passes is never refused here.
+//
+// With block_visible_devices (KAI's --block-nvidia-visible-devices, off by
+// default) a pod of ours cannot reach GPUs it did not ask for through the
+// NVIDIA container runtime's NVIDIA_VISIBLE_DEVICES: every container that
+// asks for no GPU (nvidia.com/gpu, a MIG slice) gets the variable set to
+// "void", whatever it wrote; a container that asks for GPUs may set it only
+// to "void" or "none", else the pod is refused. A GPU-sharing pod's share
+// container is left to the sharing environment above.
+//
+// Nothing else about a pod is refused: what the scheduler cannot read
+// otherwise becomes its pending reason.
 #pragma once
 
 #include <functional>
@@ -41,6 +51,8 @@ struct AdmissionOptions {
   // server refuses a pod naming a RuntimeClass it does not have.
   std::string gpu_fraction_runtime_class;
   std::function<bool(const std::string& name)> runtime_class_exists;
+  // KAI's --block-nvidia-visible-devices (above).
+  bool block_visible_devices = false;
   // Source of the 7 random characters; replaceable so tests are repeatable.
   std::function<std::string()> random_suffix;
 };

@@ -189,6 +189,66 @@ TEST(AdmissionTest, OtherPodsAreLeftAlone) {
             "");
 }
 
+// KAI's --block-nvidia-visible-devices: containers without GPUs get
+// NVIDIA_VISIBLE_DEVICES=void whatever they wrote; GPU containers may set
+// only void or none; a sharing pod's share container keeps its own.
+TEST(AdmissionTest, BlockedDeviceAccessVoidsContainersWithoutGpus) {
+  AdmissionOptions blocking = Fixed();
+  blocking.block_visible_devices = true;
+  const kube::Object pod = Json(R"({"metadata":{"name":"p"},"spec":{"schedulerName":"kai-scheduler",
+      "initContainers":[{"name":"fetch"}],
+      "containers":[
+        {"name":"train","resources":{"limits":{"nvidia.com/gpu":"1"}},
+         "env":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"none"}]},
+        {"name":"spy","env":[{"name":"A","value":"1"},{"name":"NVIDIA_VISIBLE_DEVICES","value":"all"}]},
+        {"name":"ref","env":[{"name":"NVIDIA_VISIBLE_DEVICES",
+          "valueFrom":{"configMapKeyRef":{"name":"c","key":"k"}}}]},
+        {"name":"quiet","env":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]}]}})");
+  Result<std::string> patch = MutatePod(pod, blocking);
+  ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  const kube::Object got = Patched(pod, *patch);
+  const std::string blocked = R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})";
+  EXPECT_EQ(kube::ToJson(got["spec"]["initContainers"][0]["env"]), "[" + blocked + "]");
+  EXPECT_EQ(kube::ToJson(got["spec"]["containers"][0]["env"]),
+            R"([{"name":"NVIDIA_VISIBLE_DEVICES","value":"none"}])")
+      << "a GPU container's own choice of none stays";
+  EXPECT_EQ(kube::ToJson(got["spec"]["containers"][1]["env"]),
+            R"([{"name":"A","value":"1"},)" + blocked + "]");
+  EXPECT_EQ(kube::ToJson(got["spec"]["containers"][2]["env"]), "[" + blocked + "]");
+  EXPECT_EQ(kube::ToJson(got["spec"]["containers"][3]["env"]), "[" + blocked + "]");
+  EXPECT_EQ(MutatePod(pod, Fixed()).value(), "") << "off by default, as KAI's";
+
+  // A GPU container that widens its own view is refused.
+  for (
+      const char* env :
+      {R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"all"})",
+       R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"1,2"})",
+       R"({"name":"NVIDIA_VISIBLE_DEVICES","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}})"}) {
+    Result<std::string> refused = MutatePod(
+        Json(std::string(R"({"metadata":{"name":"p"},"spec":{"schedulerName":"kai-scheduler",
+        "containers":[{"name":"train","resources":{"limits":{"nvidia.com/mig-1g.10gb":"1"}},
+        "env":[)") +
+             env + "]}]}}"),
+        blocking);
+    EXPECT_FALSE(refused.ok()) << env;
+    EXPECT_NE(refused.status().message().find("container train sets NVIDIA_VISIBLE_DEVICES"),
+              std::string::npos)
+        << refused.status().message();
+  }
+
+  // A sharing pod: the share container gets the sharing environment, the
+  // sidecar is blocked.
+  const kube::Object sharing =
+      Json(R"({"metadata":{"name":"p","annotations":{"gpu-fraction":"0.5"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"gpu"},{"name":"side"}]}})");
+  patch = MutatePod(sharing, blocking);
+  ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  const kube::Object shared = Patched(sharing, *patch);
+  EXPECT_NE(kube::ToJson(shared["spec"]["containers"][0]["env"]).find("configMapKeyRef"),
+            std::string::npos);
+  EXPECT_EQ(kube::ToJson(shared["spec"]["containers"][1]["env"]), "[" + blocked + "]");
+}
+
 TEST(AdmissionTest, ReviewRefusesMalformedRequestsWithTheReason) {
   Result<std::string> r =
       Review(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"42",

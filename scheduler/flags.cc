@@ -89,6 +89,12 @@ const std::vector<Flag>& Flags() {
        "none",
        [](auto& f) { return Quoted(f.gpu_fraction_runtime_class); },
        Bind(TextFlag, &SchedulerFlags::gpu_fraction_runtime_class)},
+      {"block-nvidia-visible-devices", "",
+       "the webhook sets NVIDIA_VISIBLE_DEVICES=void on every container of our pods that asks "
+       "for no GPU, and refuses a pod whose GPU container sets it to other than void or none "
+       "(without, a container can reach GPUs it did not ask for)",
+       [](auto& f) { return f.block_nvidia_visible_devices ? "true" : "false"; },
+       Bind(SwitchFlag, &SchedulerFlags::block_nvidia_visible_devices)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
        Bind(AddressFlag, &SchedulerFlags::health_address)},

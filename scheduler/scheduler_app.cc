@@ -249,6 +249,7 @@ Status SchedulerApp::Wire() {
     wo.reservation_namespace = flags_.reservation_namespace;
     wo.admission.scheduler_name = flags_.scheduler_name;
     wo.admission.gpu_fraction_runtime_class = flags_.gpu_fraction_runtime_class;
+    wo.admission.block_visible_devices = flags_.block_nvidia_visible_devices;
     if (!flags_.gpu_fraction_runtime_class.empty()) {
       kube::SharedInformer& runtime_classes = informers.Get(kube::resources::kRuntimeClasses);
       wo.admission.runtime_class_exists = [&runtime_classes](const std::string& name) {

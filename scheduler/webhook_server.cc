@@ -201,12 +201,16 @@ kube::Object WebhookConfiguration(const WebhookOptions& o, const std::string& ur
       {"kind", "MutatingWebhookConfiguration"},
       {"metadata", kube::JsonObject{{"name", o.config_name}}},
       {"webhooks",
-       kube::JsonArray{pods("gpu-sharing.vtenant.io", "Fail", sharing),
-                       pods("gpu-requests.vtenant.io", "Ignore", "!(" + sharing + ")"),
-                       checks("podgroups.vtenant.io", kube::JsonArray{"CREATE", "UPDATE"},
-                              "v2alpha2", "podgroups", "Namespaced"),
-                       checks("queues.vtenant.io", kube::JsonArray{"CREATE", "UPDATE", "DELETE"},
-                              "v2", "queues", "Cluster")}}});
+       kube::JsonArray{
+           pods("gpu-sharing.vtenant.io", "Fail", sharing),
+           // Blocking device access is a boundary: no pod passes
+           // it while the webhook is down.
+           pods("gpu-requests.vtenant.io", o.admission.block_visible_devices ? "Fail" : "Ignore",
+                "!(" + sharing + ")"),
+           checks("podgroups.vtenant.io", kube::JsonArray{"CREATE", "UPDATE"}, "v2alpha2",
+                  "podgroups", "Namespaced"),
+           checks("queues.vtenant.io", kube::JsonArray{"CREATE", "UPDATE", "DELETE"}, "v2",
+                  "queues", "Cluster")}}});
 }
 
 Status WebhookServer::Register(kube::Client& client) {

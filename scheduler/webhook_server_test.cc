@@ -96,6 +96,17 @@ TEST(WebhookConfigurationTest, FourWebhooksOnlyTheSharingOneFailsClosed) {
   EXPECT_TRUE(config == want) << kube::ToJson(config);
 }
 
+// With device access blocked, the other pods' webhook fails closed too: no
+// pod of ours passes unblocked while the webhook is down.
+TEST(WebhookConfigurationTest, BlockingDeviceAccessClosesTheOtherPodsWebhook) {
+  WebhookOptions o;
+  o.admission.block_visible_devices = true;
+  const kube::Object config = WebhookConfiguration(o, "https://127.0.0.1:9443/mutate", "pem");
+  ASSERT_TRUE(config.IsObject());
+  EXPECT_EQ(kube::GetString(config["webhooks"][1], {"name"}), "gpu-requests.vtenant.io");
+  EXPECT_EQ(kube::GetString(config["webhooks"][1], {"failurePolicy"}), "Fail");
+}
+
 // Every value is a JSON string whatever it holds, and the scheduler's name is
 // one CEL string literal in the match condition.
 TEST(WebhookConfigurationTest, ValuesWithQuotesAndNewlinesStayValues) {
