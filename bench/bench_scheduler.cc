@@ -98,6 +98,39 @@ void BM_FullCycleFgd(benchmark::State& state) {
 }
 BENCHMARK(BM_FullCycleFgd)->Apply(FullCycleSizes);
 
+// The full cycle where every pod carries the inter-pod rules serving
+// workloads write: the pods fall in 200 services, each pod of its
+// service's set with a required anti-affinity to it on the node (one
+// replica a node); a third of them also spread over zones (DoNotSchedule,
+// maxSkew 1) and a third prefer the racks their service is in. Running pods
+// carry the same. What the rules cost where nothing is spared them.
+void BM_FullCycleInterPod(benchmark::State& state) {
+  const sched::Snapshot s = [&] {
+    Workload w = Generate({.nodes = static_cast<int>(state.range(0)),
+                           .pods = static_cast<int>(state.range(1)),
+                           .running_fill = state.range(2) / 100.0});
+    for (sched::NodeSpec& n : w.nodes) n.labels.emplace_back("kubernetes.io/hostname", n.name);
+    for (size_t i = 0; i < w.pods.size(); ++i) {
+      sched::PodSpec& p = w.pods[i];
+      const std::string service = "service-" + std::to_string(i % 200);
+      p.marks = {service};
+      p.anti_affinity = {{service, "kubernetes.io/hostname"}};
+      if (i % 3 == 0)
+        p.spread = {{.key = service, .level = "topology.kubernetes.io/zone", .max_skew = 1}};
+      else if (i % 3 == 1)
+        p.preferred = {{.key = service, .level = "network.vtenant.io/rack", .weight = 10}};
+    }
+    return MustBuild(w);
+  }();
+  TimeCycles(state, s);
+}
+BENCHMARK(BM_FullCycleInterPod)
+    ->ArgNames({"nodes", "pending", "fill%"})
+    ->Args({1000, 20000, 0})
+    ->Args({1000, 20000, 90})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // Reclaim with large jobs: the cluster is full of one-GPU jobs of a queue
 // far above its share; gangs of 8 x 8 GPUs of a starved queue reclaim.
 void BM_ReclaimLargeJobs(benchmark::State& state) {

@@ -51,38 +51,53 @@ class PodTermCounts {
 
  private:
   using Pair = uint32_t;  // a dense index of a (key, level)
+  static constexpr int32_t kNoDomain = -1;
 
-  std::optional<StringId> Domain(NodeId node, StringId level) const;
-  // Whether spread constraint `c` of `pod` lets it go into `domain`.
-  bool SpreadAllows(PodId pod, size_t c, StringId domain) const;
+  // A level's domains, numbered densely: each node's (kNoDomain without
+  // the label), and how many there are.
+  struct Level {
+    std::vector<int32_t> of_node;
+    int32_t domains = 0;
+  };
+  // A (key, level)'s counts, by domain; empty until first counted.
+  struct PairState {
+    uint32_t level = 0;              // into levels_
+    std::vector<int32_t> of_key;     // placed pods of the key
+    std::vector<int32_t> repelling;  // placed pods holding an anti-affinity term of it
+    int32_t of_key_total = 0;        // placed pods of the key on nodes with the label
+  };
+
+  // The index of `level` in levels_, numbering its domains the first time.
+  uint32_t LevelOf(StringId level);
+  int32_t DomainOf(NodeId node, uint32_t level) const { return levels_[level].of_node[node]; }
+  Pair PairOf(StringId key, StringId level) const { return pair_index_.at(PairKey(key, level)); }
+  static uint64_t PairKey(StringId key, StringId level) { return (uint64_t{key} << 32) | level; }
+  static int32_t Get(const std::vector<int32_t>& counts, int32_t domain) {
+    return domain == kNoDomain || counts.empty() ? 0 : counts[domain];
+  }
+  void Add(std::vector<int32_t>& counts, const PairState& pair, int32_t domain, int sign) const;
+  // Whether spread constraint `c` of `pod` lets it go to `node`.
+  bool SpreadAllows(PodId pod, size_t c, NodeId node) const;
   // The placed pods of constraint `c`'s key in the emptiest of `pod`'s
   // eligible domains for it (0 when fewer than its min_domains).
   int32_t SpreadMinimum(PodId pod, size_t c) const;
-  Pair PairOf(const PodTerm& t) const { return pair_index_.at(PairKey(t.key, t.level)); }
-  static uint64_t PairKey(StringId key, StringId level) { return (uint64_t{key} << 32) | level; }
-  static uint64_t Slot(Pair pair, StringId domain) { return (uint64_t{pair} << 32) | domain; }
-  static int32_t Get(const std::unordered_map<uint64_t, int32_t>& m, uint64_t slot) {
-    auto it = m.find(slot);
-    return it == m.end() ? 0 : it->second;
-  }
 
   const Snapshot* snapshot_;
+  std::vector<Level> levels_;
+  std::unordered_map<StringId, uint32_t> level_index_;
+  std::vector<PairState> pairs_;
   std::unordered_map<uint64_t, Pair> pair_index_;
-  std::vector<StringId> pair_level_;
   // By key: the pairs of every term of that key, and those of anti-affinity.
   std::unordered_map<StringId, std::vector<Pair>> pairs_of_key_;
   std::unordered_map<StringId, std::vector<Pair>> anti_pairs_of_key_;
-  // Placed pods of a pair's key per (pair, domain), and over all domains.
-  std::unordered_map<uint64_t, int32_t> of_key_;
-  std::vector<int32_t> of_key_total_;
-  // Placed pods holding an anti-affinity term per (pair, domain).
-  std::unordered_map<uint64_t, int32_t> repelling_;
+  int64_t repelling_total_ = 0;  // placed anti-affinity terms, over all pairs
   // Counts changes, so that a spread minimum is worked out once per change.
   uint64_t version_ = 0;
-  // By (pod, constraint): the eligible domains (they do not change within
-  // a cycle), and the minimum with the version it was taken at.
+  // By (shape or pod, constraint): the eligible domains (they do not
+  // change within a cycle), and the minimum with the version it was taken
+  // at.
   struct SpreadMemo {
-    std::vector<StringId> domains;
+    std::vector<int32_t> domains;
     uint64_t version = UINT64_MAX;
     int32_t minimum = 0;
   };
