@@ -28,6 +28,32 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (const SpreadTerm& t : pod.spread) learn(t.key, t.level, false);
   }
   std::erase_if(anti_pairs_of_key_, [](const auto& e) { return e.second.empty(); });
+  // Each pod's pairs, looked up once here rather than at every check.
+  if (pairs_.empty()) return;
+  pairs_of_pod_.assign(snapshot.pods.size(), kNoPairs);
+  for (PodId id = 0; id < snapshot.pods.size(); ++id) {
+    if (!snapshot.pods[id].extras) continue;
+    const PodExtras& pod = *snapshot.pods[id].extras;
+    PodPairs pp;
+    for (StringId mark : pod.marks) {
+      if (auto it = pairs_of_key_.find(mark); it != pairs_of_key_.end())
+        pp.of_marks.insert(pp.of_marks.end(), it->second.begin(), it->second.end());
+      if (auto it = anti_pairs_of_key_.find(mark); it != anti_pairs_of_key_.end())
+        pp.repelling_marks.insert(pp.repelling_marks.end(), it->second.begin(), it->second.end());
+    }
+    for (const PodTerm& t : pod.affinity) pp.affinity.push_back(PairOf(t.key, t.level));
+    for (const PodTerm& t : pod.anti_affinity) pp.anti_affinity.push_back(PairOf(t.key, t.level));
+    for (const PreferredTerm& t : pod.preferred) pp.preferred.push_back(PairOf(t.key, t.level));
+    for (const SpreadTerm& t : pod.spread) pp.spread.push_back(PairOf(t.key, t.level));
+    pairs_of_pod_[id] = static_cast<uint32_t>(pod_pairs_.size());
+    pod_pairs_.push_back(std::move(pp));
+  }
+}
+
+const PodTermCounts::PodPairs& PodTermCounts::PairsOf(PodId pod) const {
+  static const PodPairs kNone;
+  if (pairs_of_pod_.empty() || pairs_of_pod_[pod] == kNoPairs) return kNone;
+  return pod_pairs_[pairs_of_pod_[pod]];
 }
 
 uint32_t PodTermCounts::LevelOf(StringId level) {
@@ -57,20 +83,16 @@ void PodTermCounts::Add(std::vector<int32_t>& counts, const PairState& pair, int
 void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
   if (pairs_.empty()) return;
   ++version_;
-  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
-  for (StringId mark : pod.marks) {
-    auto pairs = pairs_of_key_.find(mark);
-    if (pairs == pairs_of_key_.end()) continue;
-    for (Pair p : pairs->second) {
-      PairState& pair = pairs_[p];
-      const int32_t domain = DomainOf(node, pair.level);
-      if (domain == kNoDomain) continue;
-      Add(pair.of_key, pair, domain, sign);
-      pair.of_key_total += sign;
-    }
+  const PodPairs& pp = PairsOf(pod_id);
+  for (Pair p : pp.of_marks) {
+    PairState& pair = pairs_[p];
+    const int32_t domain = DomainOf(node, pair.level);
+    if (domain == kNoDomain) continue;
+    Add(pair.of_key, pair, domain, sign);
+    pair.of_key_total += sign;
   }
-  for (const PodTerm& t : pod.anti_affinity) {
-    PairState& pair = pairs_[PairOf(t.key, t.level)];
+  for (Pair p : pp.anti_affinity) {
+    PairState& pair = pairs_[p];
     const int32_t domain = DomainOf(node, pair.level);
     if (domain == kNoDomain) continue;
     Add(pair.repelling, pair, domain, sign);
@@ -88,34 +110,30 @@ bool PodTermCounts::Concerns(PodId pod_id) const {
 }
 
 TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
-  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
-  for (const PodTerm& t : pod.anti_affinity) {
-    const PairState& pair = pairs_[PairOf(t.key, t.level)];
+  const PodPairs& pp = PairsOf(pod_id);
+  for (Pair p : pp.anti_affinity) {
+    const PairState& pair = pairs_[p];
     if (Get(pair.of_key, DomainOf(node, pair.level)) > 0) return TermRefusal::kAntiAffinity;
   }
   if (repelling_total_ > 0)
-    for (StringId mark : pod.marks) {
-      auto pairs = anti_pairs_of_key_.find(mark);
-      if (pairs == anti_pairs_of_key_.end()) continue;
-      for (Pair p : pairs->second) {
-        const PairState& pair = pairs_[p];
-        if (Get(pair.repelling, DomainOf(node, pair.level)) > 0)
-          return TermRefusal::kExistingAntiAffinity;
-      }
+    for (Pair p : pp.repelling_marks) {
+      const PairState& pair = pairs_[p];
+      if (Get(pair.repelling, DomainOf(node, pair.level)) > 0)
+        return TermRefusal::kExistingAntiAffinity;
     }
-  for (size_t c = 0; c < pod.spread.size(); ++c)
+  for (size_t c = 0; c < pp.spread.size(); ++c)
     if (!SpreadAllows(pod_id, c, node)) return TermRefusal::kTopologySpread;
-  if (pod.affinity.empty()) return TermRefusal::kNone;
+  if (pp.affinity.empty()) return TermRefusal::kNone;
   // kube-scheduler's rule: while no placed pod is of the key in any
   // domain, a pod of the key itself may start the group anywhere.
   bool any_placed = false;
-  for (const PodTerm& t : pod.affinity)
-    any_placed = any_placed || pairs_[PairOf(t.key, t.level)].of_key_total > 0;
+  for (Pair p : pp.affinity) any_placed = any_placed || pairs_[p].of_key_total > 0;
+  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   const StringId key = pod.affinity.front().key;
   if (!any_placed && !std::binary_search(pod.marks.begin(), pod.marks.end(), key))
     return TermRefusal::kAffinity;
-  for (const PodTerm& t : pod.affinity) {
-    const PairState& pair = pairs_[PairOf(t.key, t.level)];
+  for (Pair p : pp.affinity) {
+    const PairState& pair = pairs_[p];
     const int32_t domain = DomainOf(node, pair.level);
     if (domain == kNoDomain) return TermRefusal::kAffinity;
     if (any_placed && Get(pair.of_key, domain) == 0) return TermRefusal::kAffinity;
@@ -126,7 +144,7 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
 bool PodTermCounts::SpreadAllows(PodId pod_id, size_t c, NodeId node) const {
   const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
   const SpreadTerm& t = pod.spread[c];
-  const PairState& pair = pairs_[PairOf(t.key, t.level)];
+  const PairState& pair = pairs_[PairsOf(pod_id).spread[c]];
   const int32_t domain = DomainOf(node, pair.level);
   if (domain == kNoDomain) return false;  // a node without the label is refused
   const int32_t self = std::binary_search(pod.marks.begin(), pod.marks.end(), t.key) ? 1 : 0;
@@ -137,7 +155,8 @@ int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
   const Pod& pod = snapshot_->pods[pod_id];
   const std::vector<SpreadTerm>& spread = ExtrasOf(pod).spread;
   const SpreadTerm& t = spread[c];
-  const PairState& pair = pairs_[PairOf(t.key, t.level)];
+  const PodPairs& pp = PairsOf(pod_id);
+  const PairState& pair = pairs_[pp.spread[c]];
   // Pods of one shape have the same eligible domains: keyed by shape where
   // the pod has one the snapshot numbered, else by the pod itself.
   const bool shaped = pod.shape != kNone && pod.shape < ShapeId(snapshot_->num_shapes);
@@ -157,9 +176,8 @@ int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
         continue;
       if (t.honor_taints && !ToleratesTaints(node, pod.tolerations)) continue;
       bool every_level = true;
-      for (const SpreadTerm& other : spread)
-        every_level =
-            every_level && DomainOf(n, pairs_[PairOf(other.key, other.level)].level) != kNoDomain;
+      for (Pair other : pp.spread)
+        every_level = every_level && DomainOf(n, pairs_[other].level) != kNoDomain;
       const int32_t domain = DomainOf(n, pair.level);
       if (every_level && !seen[domain]) {
         seen[domain] = true;
@@ -180,9 +198,11 @@ int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
 
 int64_t PodTermCounts::Preference(PodId pod_id, NodeId node) const {
   int64_t score = 0;
-  for (const PreferredTerm& t : ExtrasOf(snapshot_->pods[pod_id]).preferred) {
-    const PairState& pair = pairs_[PairOf(t.key, t.level)];
-    score += int64_t{t.weight} * Get(pair.of_key, DomainOf(node, pair.level));
+  const std::vector<PreferredTerm>& preferred = ExtrasOf(snapshot_->pods[pod_id]).preferred;
+  const PodPairs& pp = PairsOf(pod_id);
+  for (size_t i = 0; i < preferred.size(); ++i) {
+    const PairState& pair = pairs_[pp.preferred[i]];
+    score += int64_t{preferred[i].weight} * Get(pair.of_key, DomainOf(node, pair.level));
   }
   return score;
 }

@@ -67,6 +67,16 @@ class PodTermCounts {
     int32_t of_key_total = 0;        // placed pods of the key on nodes with the label
   };
 
+  // A pod's pairs, in the order of its terms: of the sets it is in, of
+  // the anti-affinity terms that name those sets, and of its own terms.
+  struct PodPairs {
+    std::vector<Pair> of_marks;
+    std::vector<Pair> repelling_marks;
+    std::vector<Pair> affinity, anti_affinity, preferred, spread;
+  };
+  static constexpr uint32_t kNoPairs = UINT32_MAX;
+  const PodPairs& PairsOf(PodId pod) const;
+
   // The index of `level` in levels_, numbering its domains the first time.
   uint32_t LevelOf(StringId level);
   int32_t DomainOf(NodeId node, uint32_t level) const { return levels_[level].of_node[node]; }
@@ -91,6 +101,10 @@ class PodTermCounts {
   std::unordered_map<StringId, std::vector<Pair>> pairs_of_key_;
   std::unordered_map<StringId, std::vector<Pair>> anti_pairs_of_key_;
   int64_t repelling_total_ = 0;  // placed anti-affinity terms, over all pairs
+  // By pod: the index of its PodPairs, kNoPairs for a pod without extras
+  // (empty when no pod has terms).
+  std::vector<uint32_t> pairs_of_pod_;
+  std::vector<PodPairs> pod_pairs_;
   // Counts changes, so that a spread minimum is worked out once per change.
   uint64_t version_ = 0;
   // By (shape or pod, constraint): the eligible domains (they do not
