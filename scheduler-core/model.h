@@ -7,6 +7,7 @@
 // hand must call Snapshot::Finalize() and Validate() itself.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -95,6 +96,13 @@ struct Node {
   std::vector<MigSlot> mig;
   std::vector<OtherResource> other_resources;  // allocatable, sorted by name
 };
+
+// The value of `node`'s label `key`, kNoString when it has none. Its
+// labels must be sorted by key, as Finalize and the builder leave them.
+inline StringId LabelValue(const Node& node, StringId key) {
+  auto it = std::lower_bound(node.labels.begin(), node.labels.end(), Label{key, 0});
+  return it != node.labels.end() && it->key == key ? it->value : kNoString;
+}
 
 // One resource of a KAI Queue spec (spec.resources.<r>): quota is the
 // guaranteed ("deserved") amount, limit the most the queue may use, weight

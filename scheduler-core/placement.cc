@@ -71,9 +71,8 @@ bool MatchesSelector(const Node& node, const std::vector<Label>& selector) {
 
 bool MatchesAffinity(const Node& node, const std::vector<LabelIn>& affinity) {
   for (const LabelIn& in : affinity) {
-    auto it = std::lower_bound(node.labels.begin(), node.labels.end(), Label{in.key, 0});
-    if (it == node.labels.end() || it->key != in.key ||
-        !std::binary_search(in.values.begin(), in.values.end(), it->value))
+    const StringId value = LabelValue(node, in.key);
+    if (value == kNoString || !std::binary_search(in.values.begin(), in.values.end(), value))
       return false;
   }
   return true;

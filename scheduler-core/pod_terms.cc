@@ -8,15 +8,21 @@
 namespace vtenant::sched {
 
 PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
+  // The (key, level) pairs, numbered; by key, the pairs of every term of
+  // that key, and those of anti-affinity.
+  std::unordered_map<uint64_t, Pair> pair_index;
+  std::unordered_map<StringId, std::vector<Pair>> pairs_of_key;
+  std::unordered_map<StringId, std::vector<Pair>> anti_pairs_of_key;
   auto learn = [&](StringId key, StringId level, bool anti) {
     auto [it, fresh] =
-        pair_index_.try_emplace(PairKey(key, level), static_cast<Pair>(pairs_.size()));
+        pair_index.try_emplace(PairKey(key, level), static_cast<Pair>(pairs_.size()));
     if (fresh) {
       pairs_.push_back({.level = LevelOf(level)});
-      pairs_of_key_[key].push_back(it->second);
+      pairs_of_key[key].push_back(it->second);
     }
-    std::vector<Pair>& anti_pairs = anti_pairs_of_key_[key];
-    if (anti && std::find(anti_pairs.begin(), anti_pairs.end(), it->second) == anti_pairs.end())
+    if (!anti) return;
+    std::vector<Pair>& anti_pairs = anti_pairs_of_key[key];
+    if (std::find(anti_pairs.begin(), anti_pairs.end(), it->second) == anti_pairs.end())
       anti_pairs.push_back(it->second);
   };
   for (const Pod& p : snapshot.pods) {
@@ -27,7 +33,6 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (const PreferredTerm& t : pod.preferred) learn(t.key, t.level, false);
     for (const SpreadTerm& t : pod.spread) learn(t.key, t.level, false);
   }
-  std::erase_if(anti_pairs_of_key_, [](const auto& e) { return e.second.empty(); });
   // Each pod's pairs, looked up once here rather than at every check.
   if (pairs_.empty()) return;
   pairs_of_pod_.assign(snapshot.pods.size(), kNoPairs);
@@ -36,15 +41,16 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     const PodExtras& pod = *snapshot.pods[id].extras;
     PodPairs pp;
     for (StringId mark : pod.marks) {
-      if (auto it = pairs_of_key_.find(mark); it != pairs_of_key_.end())
+      if (auto it = pairs_of_key.find(mark); it != pairs_of_key.end())
         pp.of_marks.insert(pp.of_marks.end(), it->second.begin(), it->second.end());
-      if (auto it = anti_pairs_of_key_.find(mark); it != anti_pairs_of_key_.end())
+      if (auto it = anti_pairs_of_key.find(mark); it != anti_pairs_of_key.end())
         pp.repelling_marks.insert(pp.repelling_marks.end(), it->second.begin(), it->second.end());
     }
-    for (const PodTerm& t : pod.affinity) pp.affinity.push_back(PairOf(t.key, t.level));
-    for (const PodTerm& t : pod.anti_affinity) pp.anti_affinity.push_back(PairOf(t.key, t.level));
-    for (const PreferredTerm& t : pod.preferred) pp.preferred.push_back(PairOf(t.key, t.level));
-    for (const SpreadTerm& t : pod.spread) pp.spread.push_back(PairOf(t.key, t.level));
+    auto pair_of = [&](StringId key, StringId level) { return pair_index.at(PairKey(key, level)); };
+    for (const PodTerm& t : pod.affinity) pp.affinity.push_back(pair_of(t.key, t.level));
+    for (const PodTerm& t : pod.anti_affinity) pp.anti_affinity.push_back(pair_of(t.key, t.level));
+    for (const PreferredTerm& t : pod.preferred) pp.preferred.push_back(pair_of(t.key, t.level));
+    for (const SpreadTerm& t : pod.spread) pp.spread.push_back(pair_of(t.key, t.level));
     pairs_of_pod_[id] = static_cast<uint32_t>(pod_pairs_.size());
     pod_pairs_.push_back(std::move(pp));
   }
@@ -64,11 +70,9 @@ uint32_t PodTermCounts::LevelOf(StringId level) {
   l.of_node.assign(snapshot_->nodes.size(), kNoDomain);
   std::unordered_map<StringId, int32_t> numbered;
   for (NodeId n = 0; n < snapshot_->nodes.size(); ++n) {
-    const std::vector<Label>& labels = snapshot_->nodes[n].labels;  // sorted by key
-    auto label = std::lower_bound(labels.begin(), labels.end(), Label{level, 0});
-    if (label == labels.end() || label->key != level) continue;
-    l.of_node[n] =
-        numbered.try_emplace(label->value, static_cast<int32_t>(numbered.size())).first->second;
+    const StringId value = LabelValue(snapshot_->nodes[n], level);
+    if (value == kNoString) continue;
+    l.of_node[n] = numbered.try_emplace(value, static_cast<int32_t>(numbered.size())).first->second;
   }
   l.domains = static_cast<int32_t>(numbered.size());
   return it->second;
@@ -101,12 +105,9 @@ void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
 }
 
 bool PodTermCounts::Concerns(PodId pod_id) const {
-  const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
-  if (!pod.affinity.empty() || !pod.anti_affinity.empty() || !pod.spread.empty()) return true;
-  if (anti_pairs_of_key_.empty()) return false;
-  for (StringId mark : pod.marks)
-    if (anti_pairs_of_key_.contains(mark)) return true;
-  return false;
+  const PodPairs& pp = PairsOf(pod_id);
+  return !pp.affinity.empty() || !pp.anti_affinity.empty() || !pp.spread.empty() ||
+         !pp.repelling_marks.empty();
 }
 
 TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {

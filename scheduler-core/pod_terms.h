@@ -80,7 +80,6 @@ class PodTermCounts {
   // The index of `level` in levels_, numbering its domains the first time.
   uint32_t LevelOf(StringId level);
   int32_t DomainOf(NodeId node, uint32_t level) const { return levels_[level].of_node[node]; }
-  Pair PairOf(StringId key, StringId level) const { return pair_index_.at(PairKey(key, level)); }
   static uint64_t PairKey(StringId key, StringId level) { return (uint64_t{key} << 32) | level; }
   static int32_t Get(const std::vector<int32_t>& counts, int32_t domain) {
     return domain == kNoDomain || counts.empty() ? 0 : counts[domain];
@@ -96,10 +95,6 @@ class PodTermCounts {
   std::vector<Level> levels_;
   std::unordered_map<StringId, uint32_t> level_index_;
   std::vector<PairState> pairs_;
-  std::unordered_map<uint64_t, Pair> pair_index_;
-  // By key: the pairs of every term of that key, and those of anti-affinity.
-  std::unordered_map<StringId, std::vector<Pair>> pairs_of_key_;
-  std::unordered_map<StringId, std::vector<Pair>> anti_pairs_of_key_;
   int64_t repelling_total_ = 0;  // placed anti-affinity terms, over all pairs
   // By pod: the index of its PodPairs, kNoPairs for a pod without extras
   // (empty when no pod has terms).

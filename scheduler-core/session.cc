@@ -97,10 +97,11 @@ void Session::ForgetFailures() {
 const std::vector<uint32_t>& Session::DomainsOf(StringId level) {
   auto it = domains_.find(level);
   if (it != domains_.end()) return it->second;
-  std::vector<uint32_t> domain(snapshot.nodes.size(), kNone);
+  // kNone for a node without the label: LabelValue's kNoString is the same.
+  static_assert(kNone == kNoString);
+  std::vector<uint32_t> domain(snapshot.nodes.size());
   for (NodeId n = 0; n < snapshot.nodes.size(); ++n)
-    for (const Label& l : snapshot.nodes[n].labels)
-      if (l.key == level) domain[n] = l.value;
+    domain[n] = LabelValue(snapshot.nodes[n], level);
   return domains_.emplace(level, std::move(domain)).first->second;
 }
 
