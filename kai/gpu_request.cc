@@ -27,13 +27,6 @@ std::optional<int64_t> PlainPositiveInt(std::string_view text, int64_t max) {
   return value;
 }
 
-// One container's GPU resources: whole GPUs, and its MIG profile and count.
-struct ContainerGpus {
-  int64_t whole = 0;
-  std::string mig_profile;
-  int64_t mig_count = 0;
-};
-
 // The quantity `resource` of resource list `list` in whole units, 0 when
 // absent. `where` names the container for messages.
 Result<int64_t> WholeUnits(const rapidjson::Value& value, std::string_view where,
@@ -58,9 +51,9 @@ Result<int64_t> WholeUnits(const rapidjson::Value& value, std::string_view where
   return milli / 1000;
 }
 
-// A container's GPUs from its limits, else its requests (the API server
-// makes them equal for extended resources; a limit is what users write).
-Result<ContainerGpus> ReadContainer(const rapidjson::Value& container, std::string_view where) {
+}  // namespace
+
+Result<ContainerGpus> ReadContainerGpus(const rapidjson::Value& container, std::string_view where) {
   ContainerGpus out;
   const rapidjson::Value* resources = Member(container, "resources");
   const rapidjson::Value* limits = resources == nullptr ? nullptr : Member(*resources, "limits");
@@ -92,6 +85,8 @@ Result<ContainerGpus> ReadContainer(const rapidjson::Value& container, std::stri
   return out;
 }
 
+namespace {
+
 struct PodGpus {
   int64_t whole = 0;
   std::string mig_profile;
@@ -112,7 +107,7 @@ Result<PodGpus> ReadContainers(const rapidjson::Value& pod) {
       const std::string where =
           std::string(init ? "init container " : "container ") +
           (name != nullptr && name->IsString() ? name->GetString() : std::string("?"));
-      VT_ASSIGN_OR_RETURN(ContainerGpus gpus, ReadContainer(c, where));
+      VT_ASSIGN_OR_RETURN(ContainerGpus gpus, ReadContainerGpus(c, where));
       if (gpus.mig_count > 0) {
         for (const std::string* seen : {&sum.mig_profile, &init_max.mig_profile}) {
           if (!seen->empty() && *seen != gpus.mig_profile) {

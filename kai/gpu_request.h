@@ -90,6 +90,20 @@ struct GpuRequest {
   bool NeedsGpu() const { return whole_gpus > 0 || IsShared() || mig_count > 0; }
 };
 
+// One container's GPU resources: whole GPUs, and its MIG profile and count.
+struct ContainerGpus {
+  int64_t whole = 0;
+  std::string mig_profile;
+  int64_t mig_count = 0;
+};
+
+// `container`'s GPUs from its limits, else its requests (the API server
+// makes them equal for extended resources; a limit is what users write).
+// InvalidArgument naming `where` (the container) for a count that is not a
+// whole number of devices, a MIG profile KAI does not know, or two
+// profiles.
+Result<ContainerGpus> ReadContainerGpus(const rapidjson::Value& container, std::string_view where);
+
 // Reads the GPU request of `pod` (a Pod object: metadata.annotations and
 // spec.containers / spec.initContainers resources) and checks every rule
 // above. InvalidArgument with a message naming the field and what to change;

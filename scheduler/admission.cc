@@ -12,7 +12,6 @@
 #include "kai/queue_admission.h"
 #include "kube/base64.h"
 #include "kube/json_builder.h"
-#include "kube/quantity.h"
 #include "scheduler/kai_names.h"
 
 namespace vtenant::scheduler {
@@ -131,23 +130,6 @@ void AddSharingEnvironment(const Value& pod, const kai::ContainerRef& target,
     add("/spec/runtimeClassName", runtime);
 }
 
-// Whether container `c` asks for GPUs of its own: nvidia.com/gpu or a MIG
-// slice, in its requests or limits.
-bool AsksForGpus(const Value& c) {
-  for (const char* list : {"requests", "limits"}) {
-    const Value* resources = kube::Find(c, {"resources", list});
-    if (resources == nullptr || !resources->IsObject()) continue;
-    for (const auto& r : resources->GetObject()) {
-      const std::string_view name = r.name.GetString();
-      if (name != kai::kGpuResource && !name.starts_with(kai::kMigResourcePrefix)) continue;
-      Result<kube::Quantity> q =
-          kube::Quantity::Parse(r.value.IsString() ? r.value.GetString() : "");
-      if (q.ok() && q->Milli() > 0) return true;
-    }
-  }
-  return false;
-}
-
 // KAI's --block-nvidia-visible-devices (the header): refuses a GPU
 // container's NVIDIA_VISIBLE_DEVICES other than "void" or "none", and adds
 // to `ops` the variable at "void" for every container without GPUs (its
@@ -163,7 +145,10 @@ Status BlockDeviceAccess(const Value& pod, const std::optional<kai::ContainerRef
       if (share && share->init == init && static_cast<rapidjson::SizeType>(share->index) == i)
         continue;
       const Value& c = (*containers)[i];
-      const bool gpus = AsksForGpus(c);
+      // Whether it asks for GPUs of its own (whole or MIG), read as the
+      // request was; the pod passed that reading already.
+      Result<kai::ContainerGpus> asked = kai::ReadContainerGpus(c, "");
+      const bool gpus = asked.ok() && (asked->whole > 0 || asked->mig_count > 0);
       kube::JsonArray env;                  // for a container without GPUs: its env, blocked
       bool named = false, all_void = true;  // blocked already: named, and void each time
       if (const Value* written = kube::Find(c, {"env"}); written && written->IsArray()) {
