@@ -61,9 +61,13 @@ Result<ContainerGpus> ReadContainerGpus(const rapidjson::Value& container, std::
       resources == nullptr ? nullptr : Member(*resources, "requests");
   for (auto [name, list] : {std::pair{"limits", limits}, std::pair{"requests", requests}}) {
     if (list == nullptr || !list->IsObject()) continue;
-    if (const rapidjson::Value* gpu = Member(*list, kGpuResource);
-        gpu != nullptr && out.whole == 0) {
-      VT_ASSIGN_OR_RETURN(out.whole, WholeUnits(*gpu, where, name, kGpuResource));
+    if (out.whole == 0) {
+      for (const char* resource : {kGpuResource, kAmdGpuResource}) {
+        const rapidjson::Value* gpu = Member(*list, resource);
+        if (gpu == nullptr) continue;
+        VT_ASSIGN_OR_RETURN(int64_t count, WholeUnits(*gpu, where, name, resource));
+        out.whole += count;
+      }
     }
     if (out.mig_count > 0) continue;
     for (const auto& member : list->GetObject()) {

@@ -90,7 +90,8 @@ struct GpuRequest {
   bool NeedsGpu() const { return whole_gpus > 0 || IsShared() || mig_count > 0; }
 };
 
-// One container's GPU resources: whole GPUs, and its MIG profile and count.
+// One container's GPU resources: whole GPUs (nvidia.com/gpu and amd.com/gpu
+// together, as KAI sums them), and its MIG profile and count.
 struct ContainerGpus {
   int64_t whole = 0;
   std::string mig_profile;

@@ -139,6 +139,22 @@ TEST(ParseGpuRequestTest, LimitsElseRequestsInTheirQuantityNotation) {
   EXPECT_EQ(whole(R"({"limits":{"nvidia.com/gpu":2}})"), 2) << "a number, as YAML writes it";
 }
 
+// KAI counts AMD's device plugin's GPUs as GPUs, summed with NVIDIA's.
+TEST(ParseGpuRequestTest, AmdGpusAreWholeGpus) {
+  auto whole = [](const kube::JsonObject& limits) {
+    Result<GpuRequest> r = ParseGpuRequest(Pod("{}", kube::JsonArray{Limits("a", limits)}));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->whole_gpus : -1;
+  };
+  EXPECT_EQ(whole({{"amd.com/gpu", "2"}}), 2);
+  EXPECT_EQ(whole({{"amd.com/gpu", "1"}, {"nvidia.com/gpu", "1"}}), 2);
+  Result<GpuRequest> half =
+      ParseGpuRequest(Pod("{}", kube::JsonArray{Limits("a", {{"amd.com/gpu", "500m"}})}));
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.status().message().find("amd.com/gpu"), std::string::npos)
+      << half.status().message();
+}
+
 TEST(ParseGpuRequestTest, RefusalsNameTheFieldAndWhatToChange) {
   struct Case {
     std::string annotations;

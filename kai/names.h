@@ -141,6 +141,9 @@ inline constexpr char kNumGpusKey[] = "RUNAI_NUM_OF_GPUS";
 // Resources, and the node labels NVIDIA's GPU feature discovery sets, which
 // KAI reads.
 inline constexpr char kGpuResource[] = "nvidia.com/gpu";
+// AMD's device plugin's resource, which KAI counts as GPUs beside NVIDIA's:
+// whole devices in a pod's request, a node's GPUs and a queue's quota.
+inline constexpr char kAmdGpuResource[] = "amd.com/gpu";
 // "nvidia.com/mig-<g>g.<m>gb": a MIG slice of g compute units.
 inline constexpr char kMigResourcePrefix[] = "nvidia.com/mig-";
 inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";  // MiB

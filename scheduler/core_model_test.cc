@@ -109,6 +109,10 @@ TEST(PodTranslatorTest, OtherResourcesAndHostPorts) {
 
 TEST(PodTranslatorTest, GpuRequests) {
   EXPECT_EQ(CorePodFromHost(Pod("{}", R"({"nvidia.com/gpu":"2"})"), {}).spec.whole_gpus, 2);
+  EXPECT_EQ(CorePodFromHost(Pod("{}", R"({"amd.com/gpu":"3"})"), {}).spec.whole_gpus, 3)
+      << "KAI counts AMD's GPUs as GPUs";
+  EXPECT_TRUE(
+      CorePodFromHost(Pod("{}", R"({"amd.com/gpu":"3"})"), {}).spec.other_resources.empty());
   EXPECT_EQ(CorePodFromHost(Pod(R"({"gpu-fraction":"0.33"})"), {}).spec.gpu_fraction, 330);
   CorePod mem = CorePodFromHost(Pod(R"({"gpu-memory":"4000","gpu-fraction-num-devices":"2"})"), {});
   EXPECT_EQ(mem.spec.gpu_memory_mib, 4000);
@@ -212,7 +216,7 @@ TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
       "conditions":[{"type":"Ready","status":"True"}]}})"));
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(n->gpus, 4);
-  EXPECT_EQ(n->gpu_memory_mib, 46068);
+  EXPECT_EQ(n->gpu_memory_mib, 46000) << "floored to 100 MiB, as KAI";
   EXPECT_EQ(n->gpu_model, "NVIDIA-L40S");
   EXPECT_EQ(n->cpu_milli, 32000);
   EXPECT_EQ(n->memory_bytes, 64LL << 30);
@@ -227,11 +231,32 @@ TEST(NodeTranslatorTest, GpusFromCapacityAndLabels) {
   EXPECT_EQ(n->taints[0].effect, sched::TaintEffect::kNoExecute);
 }
 
-TEST(NodeTranslatorTest, GpuNodeWithoutMemoryLabelIsAnError) {
+// GPU memory as KAI reads GFD's label: floored to 100 MiB, bytes taken for
+// MiB where the value is that large, and 100 MiB a device where the label
+// is missing or unreadable, so such a node still takes whole GPUs.
+TEST(NodeTranslatorTest, GpuMemoryIsReadAsKaiReadsIt) {
+  auto memory_of = [](const std::string& labels) {
+    Result<sched::NodeSpec> n =
+        CoreNodeFromHost(Json(R"({"metadata":{"name":"n1","labels":)" + labels + R"(},
+        "status":{"allocatable":{"nvidia.com/gpu":"1"}}})"));
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(n->gpus, 1);
+    return n->gpu_memory_mib;
+  };
+  EXPECT_EQ(memory_of(R"({"nvidia.com/gpu.memory":"46068"})"), 46000);
+  EXPECT_EQ(memory_of(R"({"nvidia.com/gpu.memory":"42949672960"})"), 40900) << "40 GiB in bytes";
+  EXPECT_EQ(memory_of("{}"), 100);
+  EXPECT_EQ(memory_of(R"({"nvidia.com/gpu.memory":"lots"})"), 100);
+  EXPECT_EQ(memory_of(R"({"nvidia.com/gpu.memory":"40"})"), 100);
+}
+
+TEST(NodeTranslatorTest, AmdGpusAreGpus) {
   Result<sched::NodeSpec> n = CoreNodeFromHost(Json(R"({"metadata":{"name":"n1"},
-      "status":{"allocatable":{"nvidia.com/gpu":"1"}}})"));
-  ASSERT_FALSE(n.ok());
-  EXPECT_NE(n.status().message().find("nvidia.com/gpu.memory"), std::string::npos);
+      "status":{"allocatable":{"amd.com/gpu":"8"},"conditions":[{"type":"Ready","status":"True"}]}})"));
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(n->gpus, 8);
+  EXPECT_TRUE(n->other_resources.empty()) << "not an other resource";
+  EXPECT_FALSE(IsOtherResource("amd.com/gpu"));
 }
 
 TEST(NodeTranslatorTest, NotReadyOrCordonedTakesNoPods) {

@@ -1,6 +1,8 @@
 #include "scheduler/core_node.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <string>
 
 #include "kube/quantity.h"
@@ -31,11 +33,29 @@ bool Ready(const Value& node) {
   return false;
 }
 
+// KAI's reading of GPU feature discovery's memory label (node_info.go): MiB,
+// or bytes where the value is 1 TiB or more in MiB (a GFD bug wrote bytes);
+// floored to a multiple of 100 MiB, as KAI does so that two shares never
+// meet on the same bytes. A GPU node without a readable label still takes
+// whole GPUs and fractions: KAI gives it 100 MiB a device, which keeps
+// fractions' arithmetic working and lets no gpu-memory share over 100 MiB in.
+// So does a label under 100 MiB, which KAI would floor to none.
+int32_t GpuMemoryMib(std::string_view label) {
+  constexpr int64_t kDefaultMib = 100;
+  constexpr int64_t kTibInMib = int64_t{1} << 20;
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(label.data(), label.data() + label.size(), v);
+  if (ec != std::errc() || end != label.data() + label.size()) return kDefaultMib;
+  if (v >= kTibInMib) v /= int64_t{1} << 20;  // bytes
+  v -= v % 100;
+  return static_cast<int32_t>(v <= 0 ? kDefaultMib : std::min<int64_t>(v, INT32_MAX));
+}
+
 }  // namespace
 
 bool IsOtherResource(std::string_view name) {
   return name != "cpu" && name != "memory" && name != "pods" && name != kGpuResource &&
-         !name.starts_with(kMigResourcePrefix);
+         name != kAmdGpuResource && !name.starts_with(kMigResourcePrefix);
 }
 
 Result<sched::NodeSpec> CoreNodeFromHost(const Value& node) {
@@ -48,12 +68,13 @@ Result<sched::NodeSpec> CoreNodeFromHost(const Value& node) {
   Result<int64_t> memory = Milli(alloc, "memory");
   Result<int64_t> pods = Milli(alloc, "pods");
   Result<int64_t> gpus = Milli(alloc, kGpuResource);
-  for (const Result<int64_t>* r : {&cpu, &memory, &pods, &gpus})
+  Result<int64_t> amd_gpus = Milli(alloc, kAmdGpuResource);
+  for (const Result<int64_t>* r : {&cpu, &memory, &pods, &gpus, &amd_gpus})
     if (!r->ok()) return fail(r->status());
   n.cpu_milli = *cpu;
   n.memory_bytes = *memory / 1000;
   n.max_pods = *pods > 0 ? static_cast<int32_t>(*pods / 1000) : 110;
-  n.gpus = static_cast<int32_t>(*gpus / 1000);
+  n.gpus = static_cast<int32_t>((*gpus + *amd_gpus) / 1000);
   const Value* cordoned = Find(node, {"spec", "unschedulable"});
   n.schedulable =
       !(cordoned != nullptr && cordoned->IsBool() && cordoned->GetBool()) && Ready(node);
@@ -62,13 +83,7 @@ Result<sched::NodeSpec> CoreNodeFromHost(const Value& node) {
       if (it->value.IsString()) n.labels.emplace_back(it->name.GetString(), it->value.GetString());
   }
   if (n.gpus > 0) {
-    std::string_view mib = kube::Label(node, kGpuMemoryLabel).value_or("");
-    int32_t v = 0;
-    auto [end, ec] = std::from_chars(mib.data(), mib.data() + mib.size(), v);
-    if (ec != std::errc() || end != mib.data() + mib.size() || v <= 0)
-      return fail(InvalidArgument(std::string("label ") + kGpuMemoryLabel + " \"" +
-                                  std::string(mib) + "\" is not a positive number of MiB"));
-    n.gpu_memory_mib = v;
+    n.gpu_memory_mib = GpuMemoryMib(kube::Label(node, kGpuMemoryLabel).value_or(""));
     n.gpu_model = std::string(kube::Label(node, kGpuProductLabel).value_or(""));
   }
   if (alloc != nullptr && alloc->IsObject()) {

@@ -10,6 +10,7 @@ namespace vtenant::scheduler {
 
 // KAI's.
 using kai::IsPreemptibility;
+using kai::kAmdGpuResource;
 using kai::kDefaultQueue;
 using kai::kGpuFractionAnnotation;
 using kai::kGpuGroupLabel;

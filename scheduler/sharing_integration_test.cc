@@ -58,10 +58,12 @@ nodes:
 - {name: extras-ib, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, resources: {rdma/ib: 1}, labels: {pool: extras}}
 - {name: extras-plain, count: 1, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: extras}}
 - {name: near, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: near}}
+- {name: amd, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {amd.com/gpu: 2}, labels: {pool: amd}}
+- {name: nolabel, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/gpu: 1}, labels: {pool: nolabel}}
 )",
-                   {"half", "mem",     "bad",    "gang",   "job",    "heal",  "mig",   "sub",
-                    "wait", "runtime", "nogang", "stale",  "jobset", "topo",  "split", "serve",
-                    "vol",  "apart",   "near",   "prefer", "spread", "extras"});
+                   {"half", "mem",     "bad",    "gang",   "job",    "heal",   "mig",   "sub",
+                    "wait", "runtime", "nogang", "stale",  "jobset", "topo",   "split", "serve",
+                    "vol",  "apart",   "near",   "prefer", "spread", "extras", "amd",   "nolabel"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -1145,6 +1147,40 @@ TEST_F(SharingTest, OtherResourcesAndHostPortsAreCountedPerNode) {
   }
   EXPECT_EQ(nodes.size(), 2u);
   EXPECT_TRUE(WaitsSaying("extras", waiting, "host ports in use"));
+}
+
+// KAI counts AMD's GPUs as GPUs: a node's amd.com/gpu, a pod's request and
+// its queue's allocation. A GPU node without GPU feature discovery's memory
+// label takes whole GPUs and fractions (KAI gives it 100 MiB a device).
+TEST_F(SharingTest, AmdGpusAndNodesWithoutTheMemoryLabelAreScheduled) {
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("amd", "", -1)).ok());
+  for (int i = 0; i < 3; ++i) {
+    Object pod = Pod("amd", "amd-" + std::to_string(i), {.queue = "amd"});
+    pod["spec"]["containers"][0]["resources"].AddMember(
+        "limits", rapidjson::Value(ParseTestJson(R"({"amd.com/gpu":"1"})"), pod.GetAllocator()),
+        pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "amd", pod).ok());
+    if (i < 2) {
+      ASSERT_TRUE(Eventually([&] { return CountPods(client(), "amd", "Running") == i + 1; }));
+    }
+  }
+  EXPECT_TRUE(WaitsSaying("amd", "amd-2", "not enough idle whole GPUs"));
+  auto allocated = [&] {
+    Result<Object> q = client().Get(res::kQueues, "", "amd");
+    return q.ok() ? std::string(kube::GetString(*q, {"status", "allocated", kGpuResource})) : "";
+  };
+  EXPECT_TRUE(Eventually([&] { return allocated() == "2"; })) << allocated();
+
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "nolabel",
+                          Pod("nolabel", "half", {.annotations = {{"gpu-fraction", "0.5"}}}))
+                  .ok());
+  EXPECT_EQ(NodeOnceRunning(client(), "nolabel", "half"), "nolabel-0");
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "nolabel",
+                          Pod("nolabel", "by-memory", {.annotations = {{"gpu-memory", "4000"}}}))
+                  .ok());
+  EXPECT_TRUE(WaitsSaying("nolabel", "by-memory", "less memory than requested"));
 }
 
 TEST_F(SharingTest, AReCreatedQueueGetsItsStatusBack) {
