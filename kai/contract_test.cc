@@ -412,9 +412,9 @@ TEST(KaiContractTest, EveryProgramReadsAWorkloadsMinMemberAlike) {
     const char* value;
     bool accepted;
   };
-  const Row rows[] = {{"4", true},           {"1", true},   {"2147483647", true}, {"0", false},
-                      {"-1", false},         {"+4", false}, {"4.0", false},       {"four", false},
-                      {"2147483648", false}, {"", false},   {" 4", false}};
+  const Row rows[] = {{"4", true},           {"1", true},  {"2147483647", true}, {"0", false},
+                      {"-1", false},         {"+4", true}, {"4.0", false},       {"four", false},
+                      {"2147483648", false}, {"", false},  {" 4", false}};
   for (const Row& row : rows) {
     SCOPED_TRACE(std::string("batch-min-member \"") + row.value + "\"");
     const kube::Object job = kube::BuildJson(kube::JsonObject{

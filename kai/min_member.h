@@ -17,9 +17,10 @@ namespace vtenant::kai {
 // The largest minMember: PodGroup's spec.minMember is an int32.
 inline constexpr int64_t kMaxMinMember = 2147483647;
 
-// `text`, the annotation's value, as a minMember: a whole number of digits
-// only ("4"; not "+4", "4.0", " 4" or "four") from 1 to kMaxMinMember.
-// InvalidArgument naming the annotation, the value and what to write.
+// `text`, the annotation's value, as a minMember: a whole number as KAI's
+// strconv.ParseInt reads it ("4", "+4"; not "4.0", " 4" or "four") from 1
+// to kMaxMinMember. InvalidArgument naming the annotation, the value and
+// what to write.
 Result<int32_t> ParseBatchMinMember(std::string_view text);
 
 }  // namespace vtenant::kai

@@ -51,18 +51,15 @@ std::optional<std::string_view> Annotation(const rapidjson::Value& object, std::
 }
 
 std::optional<int64_t> WholeNumber(std::string_view text) {
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
-    std::optional<int64_t> rest = WholeNumber(text.substr(1));
-    if (!rest) return std::nullopt;
-    return text[0] == '-' ? -*rest : *rest;
-  }
+  const bool negative = text.starts_with('-');
+  if (negative || text.starts_with('+')) text.remove_prefix(1);  // one sign only
   if (text.empty() || text.size() > 18) return std::nullopt;
   int64_t value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return std::nullopt;
     value = value * 10 + (c - '0');
   }
-  return value;
+  return negative ? -value : value;
 }
 
 std::string JsonText(const rapidjson::Value& value) {

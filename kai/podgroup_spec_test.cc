@@ -174,7 +174,9 @@ TEST(ReadSubGroupsTest, MinSubGroupCountsChildren) {
 TEST(ParseBatchMinMemberTest, PlainWholeNumbersFromOne) {
   EXPECT_EQ(*ParseBatchMinMember("4"), 4);
   EXPECT_EQ(*ParseBatchMinMember("2147483647"), 2147483647);
-  for (const char* text : {"0", "-1", "+4", " 4", "4.0", "four", "", "2147483648", "99999999999"}) {
+  EXPECT_EQ(*ParseBatchMinMember("+4"), 4) << "as Go's strconv.ParseInt";
+  for (const char* text :
+       {"0", "-1", "+-4", " 4", "4.0", "four", "", "2147483648", "99999999999"}) {
     Result<int32_t> got = ParseBatchMinMember(text);
     ASSERT_FALSE(got.ok()) << text;
     EXPECT_NE(got.status().message().find(std::string("kai.scheduler/batch-min-member \"") + text +

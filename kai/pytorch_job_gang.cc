@@ -1,7 +1,6 @@
 #include "kai/pytorch_job_gang.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <string>
 
@@ -12,17 +11,6 @@
 
 namespace vtenant::kai {
 namespace {
-
-// `text` as a whole number of at least 1, or nullopt.
-std::optional<int64_t> PositiveNumber(std::string_view text) {
-  if (text.empty() || text.size() > 9) return std::nullopt;
-  int64_t n = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  return n >= 1 ? std::optional<int64_t>(n) : std::nullopt;
-}
 
 // The segment size: the pod's annotation, else the Worker template's; 0
 // when neither sets one.
@@ -35,8 +23,8 @@ Result<int64_t> SegmentSize(const rapidjson::Value& pod, const rapidjson::Value&
     if (t == nullptr || !t->IsString() || t->GetStringLength() == 0) return int64_t{0};
     text = std::string_view(t->GetString(), t->GetStringLength());
   }
-  std::optional<int64_t> n = PositiveNumber(*text);
-  if (!n)
+  std::optional<int64_t> n = WholeNumber(*text);  // as KAI's strconv.Atoi
+  if (!n || *n < 1)
     return InvalidArgument(where + ": annotation " + kSegmentSizeAnnotation + " \"" +
                            std::string(*text) + "\" is not a whole number of at least 1");
   return *n;
@@ -84,9 +72,8 @@ Result<SubGroupGang> ReadPyTorchJobGang(const rapidjson::Value& job, const rapid
   }
   if (role == "worker") {
     std::optional<std::string_view> index = Label(pod, kKubeflowReplicaIndexLabel);
-    std::optional<int64_t> i = index ? PositiveNumber(*index) : std::nullopt;
-    if (index && *index == "0") i = 0;
-    if (!i || *i / size >= segments)
+    std::optional<int64_t> i = index ? WholeNumber(*index) : std::nullopt;
+    if (!i || *i < 0 || *i / size >= segments)
       return InvalidArgument(where + ": the worker pod's label " + kKubeflowReplicaIndexLabel +
                              " \"" + std::string(index.value_or("")) +
                              "\" names no worker of the job");
