@@ -49,6 +49,9 @@ const ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
                                            "PersistentVolumeClaim", true};
 const ResourceType kPersistentVolumes{"", "v1", "persistentvolumes", "PersistentVolume", false};
 const ResourceType kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "StorageClass", false};
+const ResourceType kCsiDrivers{"storage.k8s.io", "v1", "csidrivers", "CSIDriver", false};
+const ResourceType kCsiStorageCapacities{"storage.k8s.io", "v1", "csistoragecapacities",
+                                         "CSIStorageCapacity", true};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
 const ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
 const ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
@@ -96,6 +99,8 @@ const std::vector<const ResourceType*>& All() {
       &kPersistentVolumeClaims,
       &kPersistentVolumes,
       &kStorageClasses,
+      &kCsiDrivers,
+      &kCsiStorageCapacities,
       &kJobs,
       &kDeployments,
       &kReplicaSets,

@@ -48,6 +48,8 @@ extern const ResourceType kEndpointSlices;
 extern const ResourceType kPersistentVolumeClaims;
 extern const ResourceType kPersistentVolumes;
 extern const ResourceType kStorageClasses;
+extern const ResourceType kCsiDrivers;
+extern const ResourceType kCsiStorageCapacities;
 extern const ResourceType kJobs;
 extern const ResourceType kDeployments;
 extern const ResourceType kReplicaSets;

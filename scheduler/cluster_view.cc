@@ -284,7 +284,9 @@ bool ClusterView::ChangeStorage(StorageKind kind, const rapidjson::Value& object
   static constexpr Change kChanges[][2] = {
       {&VolumeClaims::UpsertClaim, &VolumeClaims::DeleteClaim},
       {&VolumeClaims::UpsertVolume, &VolumeClaims::DeleteVolume},
-      {&VolumeClaims::UpsertClass, &VolumeClaims::DeleteClass}};
+      {&VolumeClaims::UpsertClass, &VolumeClaims::DeleteClass},
+      {&VolumeClaims::UpsertDriver, &VolumeClaims::DeleteDriver},
+      {&VolumeClaims::UpsertCapacity, &VolumeClaims::DeleteCapacity}};
   std::lock_guard lock(mu_);
   (volumes_.*kChanges[static_cast<int>(kind)][remove ? 1 : 0])(object);
   return awaited_volumes_;

@@ -161,11 +161,12 @@ class ClusterView {
   // a cycle; most ConfigMaps, the binder's own among them, are not).
   bool UpsertConfigMap(const rapidjson::Value& configmap);
   void DeleteConfigMap(const rapidjson::Value& configmap);
-  // PersistentVolumeClaims, PersistentVolumes and StorageClasses: where a
-  // pod's claims let it go (volume_claims.h); a pod whose claims keep it
-  // from any node waits with the reason. Each returns whether the last
-  // Build left a pod waiting on its claims (worth a cycle).
-  enum class StorageKind { kClaim, kVolume, kClass };
+  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSIDrivers
+  // and CSIStorageCapacities: where a pod's claims let it go
+  // (volume_claims.h); a pod whose claims keep it from any node waits with
+  // the reason. Each returns whether the last Build left a pod waiting on
+  // its claims (worth a cycle).
+  enum class StorageKind { kClaim, kVolume, kClass, kDriver, kCapacity };
   bool UpsertStorage(StorageKind kind, const rapidjson::Value& object);
   bool DeleteStorage(StorageKind kind, const rapidjson::Value& object);
   // What binding pod `key` to `node` asks of its claims that wait for

@@ -132,6 +132,9 @@ Status SchedulerApp::Wire() {
       informers.Get(kube::resources::kPersistentVolumes, storage_options);
   kube::SharedInformer& storage_classes =
       informers.Get(kube::resources::kStorageClasses, storage_options);
+  kube::SharedInformer& csi_drivers = informers.Get(kube::resources::kCsiDrivers, storage_options);
+  kube::SharedInformer& csi_capacities =
+      informers.Get(kube::resources::kCsiStorageCapacities, storage_options);
 
   kube::Client& bookkeeping =
       options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
@@ -208,8 +211,8 @@ Status SchedulerApp::Wire() {
              if (view_.UpsertConfigMap(*o)) cycle_->Wake();
            },
        .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteConfigMap(*o); }});
-  // Claims, volumes and classes wake the cycle only while a pod waits on
-  // its claims.
+  // Claims, volumes, classes, CSI drivers and capacities wake the cycle
+  // only while a pod waits on its claims.
   auto keep_storage = [this](ClusterView::StorageKind kind) -> kube::EventHandler {
     auto upsert = [this, kind](const kube::ObjectPtr& o) {
       if (view_.UpsertStorage(kind, *o)) cycle_->Wake();
@@ -224,6 +227,8 @@ Status SchedulerApp::Wire() {
   claims.AddEventHandler(keep_storage(ClusterView::StorageKind::kClaim));
   volumes.AddEventHandler(keep_storage(ClusterView::StorageKind::kVolume));
   storage_classes.AddEventHandler(keep_storage(ClusterView::StorageKind::kClass));
+  csi_drivers.AddEventHandler(keep_storage(ClusterView::StorageKind::kDriver));
+  csi_capacities.AddEventHandler(keep_storage(ClusterView::StorageKind::kCapacity));
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {

@@ -948,6 +948,45 @@ TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
   }));
 }
 
+// KAI's "Don't schedule pod with pvc that exceeds volume capacity", and
+// its converse: a class whose CSI driver tracks storage capacity makes a
+// volume only on nodes a CSIStorageCapacity with room for it selects.
+TEST_F(SharingTest, AClaimIsProvisionedOnlyWhereItsDriverReportsRoom) {
+  const auto create = [&](const kube::ResourceType& type, const std::string& ns,
+                          const std::string& json) {
+    Status s = client().Create(type, ns, ParseTestJson(json)).status();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  };
+  create(res::kCsiDrivers, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver",
+      "metadata":{"name":"vol.csi.example.com"},"spec":{"storageCapacity":true}})");
+  create(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
+      "metadata":{"name":"vol-tracked"},"provisioner":"vol.csi.example.com",
+      "volumeBindingMode":"WaitForFirstConsumer"})");
+  create(res::kCsiStorageCapacities, "vol", R"({"apiVersion":"storage.k8s.io/v1",
+      "kind":"CSIStorageCapacity","metadata":{"name":"zone-b"},"storageClassName":"vol-tracked",
+      "capacity":"50Gi","nodeTopology":{"matchLabels":{"topology.kubernetes.io/zone":"b"}}})");
+  for (const auto& [name, size] : {std::pair{"too-big", "100Gi"}, std::pair{"fits", "10Gi"}}) {
+    create(res::kPersistentVolumeClaims, "vol",
+           R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" +
+               std::string(name) + R"("},"spec":{"accessModes":["ReadWriteOnce"],
+               "storageClassName":"vol-tracked","resources":{"requests":{"storage":")" +
+               size + R"("}}}})");
+    Object pod = Pod("vol", name, {});
+    pod["spec"].AddMember(
+        "volumes",
+        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
+                                       std::string(name) + R"("}}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "vol", pod).ok());
+  }
+  EXPECT_EQ(NodeOnceRunning(client(), "vol", "fits"), "vol-b-0");
+  Result<Object> fits = client().Get(res::kPersistentVolumeClaims, "vol", "fits");
+  ASSERT_TRUE(fits.ok());
+  EXPECT_EQ(kube::Annotation(*fits, "volume.kubernetes.io/selected-node").value_or(""), "vol-b-0");
+  EXPECT_TRUE(WaitsSaying("vol", "too-big", "did not have enough free storage"));
+}
+
 // Replicas held apart by a required pod anti-affinity on the hostname, as
 // a serving Deployment writes it: one a node, though each node has GPUs for
 // two; the one too many waits, saying why.

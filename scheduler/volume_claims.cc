@@ -48,6 +48,20 @@ NodeAffinity OnlyNode(std::string node) {
   return NodeAffinity{.terms = {std::move(term)}};
 }
 
+// The nodes a label selector on node labels selects, as node affinity (an
+// empty selector selects every node, as an empty affinity admits them).
+NodeAffinity SelectorAsAffinity(const kube::LabelSelector& selector) {
+  using Op = NodeSelectorRequirement::Op;
+  if (selector.empty()) return NodeAffinity{};
+  NodeSelectorTerm term;
+  for (const kube::LabelSelector::Requirement& r : selector.requirements()) {
+    static constexpr Op kOps[] = {Op::kIn, Op::kNotIn, Op::kExists, Op::kDoesNotExist};
+    term.match_expressions.push_back(
+        {.key = r.key, .op = kOps[static_cast<int>(r.op)], .values = r.values});
+  }
+  return NodeAffinity{.terms = {std::move(term)}};
+}
+
 }  // namespace
 
 std::vector<PodClaim> PodClaims(const Value& pod) {
@@ -125,6 +139,52 @@ void VolumeClaims::DeleteClass(const Value& storage_class) {
   if (auto it = classes_.find(kube::Name(storage_class)); it != classes_.end()) classes_.erase(it);
 }
 
+void VolumeClaims::UpsertDriver(const Value& csi_driver) {
+  const Value* tracks = kube::Find(csi_driver, {"spec", "storageCapacity"});
+  drivers_.insert_or_assign(std::string(kube::Name(csi_driver)),
+                            tracks != nullptr && tracks->IsBool() && tracks->GetBool());
+}
+
+void VolumeClaims::DeleteDriver(const Value& csi_driver) {
+  if (auto it = drivers_.find(kube::Name(csi_driver)); it != drivers_.end()) drivers_.erase(it);
+}
+
+void VolumeClaims::UpsertCapacity(const Value& csi_storage_capacity) {
+  Capacity c;
+  c.storage_class = std::string(kube::GetString(csi_storage_capacity, {"storageClassName"}));
+  for (const char* field : {"maximumVolumeSize", "capacity"}) {
+    Result<kube::Quantity> q =
+        kube::Quantity::Parse(kube::GetString(csi_storage_capacity, {field}));
+    if (!q.ok()) continue;
+    c.limit = q->Value();
+    break;
+  }
+  if (const Value* topology = kube::Find(csi_storage_capacity, {"nodeTopology"});
+      topology != nullptr && topology->IsObject()) {
+    if (Result<kube::LabelSelector> selector = kube::LabelSelector::Read(*topology); selector.ok())
+      c.nodes = SelectorAsAffinity(*selector);
+  }
+  capacities_.insert_or_assign(kube::KeyOf(csi_storage_capacity), std::move(c));
+}
+
+void VolumeClaims::DeleteCapacity(const Value& csi_storage_capacity) {
+  capacities_.erase(kube::KeyOf(csi_storage_capacity));
+}
+
+std::optional<NodeAffinity> VolumeClaims::RoomToProvision(const Claim& claim,
+                                                          const Class& cls) const {
+  auto driver = drivers_.find(cls.provisioner);
+  if (claim.request == 0 || driver == drivers_.end() || !driver->second) return NodeAffinity{};
+  std::optional<NodeAffinity> room;
+  for (const auto& [key, capacity] : capacities_) {
+    if (capacity.storage_class != claim.storage_class || capacity.limit < claim.request ||
+        !capacity.nodes)
+      continue;
+    room = room ? Either(*room, *capacity.nodes) : *capacity.nodes;
+  }
+  return room;
+}
+
 VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view pod_uid,
                                           const std::vector<PodClaim>& claims) const {
   Verdict v;
@@ -170,12 +230,23 @@ VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view 
       if (!admits.ok()) continue;
       where = where ? Either(*where, *admits) : *admits;
     }
+    std::optional<NodeAffinity> room;
     if (cls->Provisions()) {
       if (!cls->allowed_topologies.ok())
         return wait("StorageClass \"" + c.storage_class +
                     "\": " + cls->allowed_topologies.status().message());
-      where = where ? Either(*where, *cls->allowed_topologies) : *cls->allowed_topologies;
+      room = RoomToProvision(c, *cls);
+      if (room) {
+        const NodeAffinity made = Both(*cls->allowed_topologies, *room);
+        where = where ? Either(*where, made) : made;
+      }
     }
+    if (!where && cls->Provisions())
+      return wait(quoted + " has no available PersistentVolume of StorageClass \"" +
+                  c.storage_class +
+                  "\" that fits it, and node(s) did not have enough free storage: no "
+                  "CSIStorageCapacity of the class has room for " +
+                  std::to_string(c.request) + " bytes");
     if (!where)
       return wait(quoted + " has no available PersistentVolume of StorageClass \"" +
                   c.storage_class + "\" that fits it, and the class (" + cls->provisioner +
@@ -239,6 +310,13 @@ Result<std::vector<VolumeClaims::ClaimBinding>> VolumeClaims::PlanBinding(
       return FailedPrecondition("persistentvolumeclaim \"" + pc.name +
                                 "\" has no available PersistentVolume on node " +
                                 std::string(node));
+    if (b.volume.empty()) {
+      std::optional<NodeAffinity> room = RoomToProvision(c, *cls);
+      if (!room || !(room->empty() || room->Matches(node, labels)))
+        return FailedPrecondition("persistentvolumeclaim \"" + pc.name +
+                                  "\": no CSIStorageCapacity has room for it on node " +
+                                  std::string(node));
+    }
     out.push_back(std::move(b));
   }
   return out;

@@ -17,7 +17,11 @@
 //     the smallest such volume on the chosen node (the volume's claimRef,
 //     as kube-scheduler writes it; the volume controller completes the
 //     binding), else gets annotation volume.kubernetes.io/selected-node,
-//     which tells the provisioner where to make the volume;
+//     which tells the provisioner where to make the volume. Where the
+//     class's CSI driver tracks storage capacity (CSIDriver
+//     spec.storageCapacity), it is made only on nodes a CSIStorageCapacity
+//     of the class selects (nodeTopology) with room for the claim's request
+//     (maximumVolumeSize, else capacity), as kube-scheduler checks;
 //   - any other unbound claim (an Immediate class, a class that does not
 //     exist, none) waits for the volume controller to bind it.
 // Not thread-safe: the view holds it under its lock.
@@ -25,6 +29,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +91,10 @@ class VolumeClaims {
   void DeleteVolume(const rapidjson::Value& volume);
   void UpsertClass(const rapidjson::Value& storage_class);
   void DeleteClass(const rapidjson::Value& storage_class);
+  void UpsertDriver(const rapidjson::Value& csi_driver);
+  void DeleteDriver(const rapidjson::Value& csi_driver);
+  void UpsertCapacity(const rapidjson::Value& csi_storage_capacity);
+  void DeleteCapacity(const rapidjson::Value& csi_storage_capacity);
 
   // The verdict for claims `claims` of the pod with UID `pod_uid` in `ns`.
   Verdict Check(std::string_view ns, std::string_view pod_uid,
@@ -138,9 +147,25 @@ class VolumeClaims {
   // The class of `claim` when it binds on the first consumer; else (no
   // class named, an unknown one, an Immediate one) nullptr.
   const Class* FirstConsumerClass(const Claim& claim) const;
+  // A CSIStorageCapacity: storage of one class on the nodes it selects.
+  struct Capacity {
+    std::string storage_class;
+    int64_t limit = -1;  // bytes: maximumVolumeSize, else capacity; -1: neither
+    // nodeTopology as node affinity; nullopt when it has none (no node has
+    // access) or one the API server would refuse.
+    std::optional<NodeAffinity> nodes;
+  };
+  // Where class `cls` can make a volume for `claim` as far as storage
+  // capacity goes: anywhere (an empty affinity) when its driver does not
+  // track capacity or the claim asks for no size; else the nodes of the
+  // class's capacities with room for it, nullopt when there are none.
+  std::optional<NodeAffinity> RoomToProvision(const Claim& claim, const Class& cls) const;
   std::map<std::string, Claim> claims_;  // by "namespace/name"
   std::map<std::string, Volume, std::less<>> volumes_;
   std::map<std::string, Class, std::less<>> classes_;
+  // CSI drivers by name: whether each tracks storage capacity.
+  std::map<std::string, bool, std::less<>> drivers_;
+  std::map<std::string, Capacity> capacities_;  // by "namespace/name"
 };
 
 }  // namespace vtenant::scheduler

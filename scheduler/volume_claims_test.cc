@@ -108,6 +108,63 @@ TEST(VolumeClaimsTest, AnUnboundClaimWaitsUnlessItsClassWaitsForTheFirstConsumer
   EXPECT_NE(v.Check("ml", "u1", {{"legacy"}}).reason, "");
 }
 
+// A class whose CSI driver tracks storage capacity makes a volume only where
+// a CSIStorageCapacity of the class with room for the claim selects the
+// node, as kube-scheduler checks: maximumVolumeSize before capacity, and a
+// capacity without nodeTopology reaches no node.
+TEST(VolumeClaimsTest, ADriverThatTracksCapacityProvisionsOnlyWhereThereIsRoom) {
+  VolumeClaims v;
+  v.UpsertClass(Json(R"({"metadata":{"name":"lvm"},"provisioner":"local.csi.openebs.io",
+      "volumeBindingMode":"WaitForFirstConsumer"})"));
+  v.UpsertClaim(Json(R"({"metadata":{"name":"data","namespace":"ml","uid":"c1"},
+      "spec":{"storageClassName":"lvm","resources":{"requests":{"storage":"20Gi"}}}})"));
+  auto capacity = [](const std::string& name, const std::string& fields) {
+    return Json(R"({"metadata":{"name":")" + name +
+                R"(","namespace":"openebs"},"storageClassName":"lvm")" + fields + "}");
+  };
+  v.UpsertCapacity(capacity("zone-a", R"(,"capacity":"100Gi","nodeTopology":{"matchLabels":{
+      "topology.kubernetes.io/zone":"a"}})"));
+  v.UpsertCapacity(capacity("zone-b", R"(,"capacity":"100Gi","maximumVolumeSize":"10Gi",
+      "nodeTopology":{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In",
+      "values":["b"]}]})"));
+  v.UpsertCapacity(capacity("nowhere", R"(,"capacity":"1Ti")"));
+  v.UpsertCapacity(Json(R"({"metadata":{"name":"other","namespace":"openebs"},
+      "storageClassName":"ssd","capacity":"1Ti","nodeTopology":{}})"));
+
+  // The driver does not say it tracks capacity (or is unknown): no check.
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"data"}}), kNodes),
+            (std::vector<std::string>{"a1", "b1", "b2"}));
+  v.UpsertDriver(Json(R"({"metadata":{"name":"local.csi.openebs.io"},"spec":{}})"));
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"data"}}), kNodes),
+            (std::vector<std::string>{"a1", "b1", "b2"}));
+
+  v.UpsertDriver(
+      Json(R"({"metadata":{"name":"local.csi.openebs.io"},"spec":{"storageCapacity":true}})"));
+  VolumeClaims::Verdict verdict = v.Check("ml", "u1", {{"data"}});
+  EXPECT_EQ(verdict.reason, "");
+  EXPECT_EQ(Admitted(verdict, kNodes), (std::vector<std::string>{"a1"}))
+      << "zone b's largest volume is 10Gi";
+  EXPECT_TRUE(v.PlanBinding("ml", {{"data"}}, "a1", kNodes.at("a1")).ok());
+  EXPECT_FALSE(v.PlanBinding("ml", {{"data"}}, "b1", kNodes.at("b1")).ok());
+
+  // More than any capacity has: the pod waits and says why.
+  v.UpsertClaim(Json(R"({"metadata":{"name":"data","namespace":"ml","uid":"c1"},
+      "spec":{"storageClassName":"lvm","resources":{"requests":{"storage":"200Gi"}}}})"));
+  EXPECT_NE(v.Check("ml", "u1", {{"data"}}).reason.find("did not have enough free storage"),
+            std::string::npos)
+      << v.Check("ml", "u1", {{"data"}}).reason;
+
+  // Gone: the capacity and then the driver's tracking.
+  v.DeleteCapacity(capacity("zone-a", ""));
+  v.UpsertClaim(Json(R"({"metadata":{"name":"data","namespace":"ml","uid":"c1"},
+      "spec":{"storageClassName":"lvm","resources":{"requests":{"storage":"5Gi"}}}})"));
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"data"}}), kNodes),
+            (std::vector<std::string>{"b1", "b2"}));
+  v.DeleteDriver(Json(R"({"metadata":{"name":"local.csi.openebs.io"}})"));
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"data"}}), kNodes),
+            (std::vector<std::string>{"a1", "b1", "b2"}));
+}
+
 // Local disks: a class that makes no volume, and volumes, each on its node,
 // for the scheduler to bind the claim to on the node it picks.
 TEST(VolumeClaimsTest, AClaimOfLocalVolumesGoesWhereOneFitsAndIsBoundToTheSmallest) {
