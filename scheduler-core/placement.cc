@@ -295,24 +295,41 @@ bool Placer::Find(PodId pod, const NodeFilter& filter, Allocation* out) {
     narrowed.state = state_;
     narrowed.pod = pod;
   }
-  if (!ExtrasOf(snapshot_->pods[pod]).preferred.empty()) return FindPreferred(pod, narrowed, out);
+  if (state_->Terms().Ranks(pod)) return FindPreferred(pod, narrowed, out);
   return rule_->Find(*this, pod, narrowed, out);
 }
 
 bool Placer::FindPreferred(PodId pod, const NodeFilter& filter, Allocation* out) {
   const size_t num_nodes = snapshot_->nodes.size();
-  std::vector<int64_t> score(num_nodes);
-  for (NodeId n = 0; n < num_nodes; ++n) score[n] = state_->Terms().Preference(pod, n);
-  std::vector<int64_t> levels = score;
-  std::sort(levels.begin(), levels.end(), std::greater<>());
-  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
-  if (levels.size() == 1) return rule_->Find(*this, pod, filter, out);
+  std::vector<int64_t> score;
+  state_->Terms().Preferences(pod, &score);
+  if (std::all_of(score.begin(), score.end(), [&](int64_t s) { return s == score.front(); }))
+    return rule_->Find(*this, pod, filter, out);  // nothing to rank by
+  // The distinct scores, best first: few as a rule (the sums of a few
+  // domains' counts), so kept sorted as they are met, short of many.
+  std::vector<int64_t> levels;
+  constexpr size_t kFewLevels = 64;
+  for (NodeId n = 0; n < num_nodes; ++n) {
+    const int64_t s = score[n];
+    if (n > 0 && s == score[n - 1]) continue;  // neighbours often share a domain
+    auto at = std::lower_bound(levels.begin(), levels.end(), s, std::greater<>());
+    if (at != levels.end() && *at == s) continue;
+    if (levels.size() == kFewLevels) {
+      levels = score;
+      std::sort(levels.begin(), levels.end(), std::greater<>());
+      levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+      break;
+    }
+    levels.insert(at, s);
+  }
   // Each node's rank among the scores, as a pin of one more "domain".
   std::vector<uint32_t> rank(num_nodes);
   for (NodeId n = 0; n < num_nodes; ++n)
-    rank[n] = static_cast<uint32_t>(
-        std::lower_bound(levels.begin(), levels.end(), score[n], std::greater<>()) -
-        levels.begin());
+    rank[n] = n > 0 && score[n] == score[n - 1]
+                  ? rank[n - 1]
+                  : static_cast<uint32_t>(
+                        std::lower_bound(levels.begin(), levels.end(), score[n], std::greater<>()) -
+                        levels.begin());
   std::vector<DomainPin> pins(filter.pins.begin(), filter.pins.end());
   pins.push_back({&rank, 0});
   NodeFilter ranked = filter;

@@ -426,6 +426,34 @@ TEST(PlacementTest, PreferredTermsRankNodesAboveThePolicy) {
   EXPECT_NE(run(PlacementPolicy::kSpread, drawn, 4), "");
 }
 
+// The other way round, as kube-scheduler scores: a placed pod's preferred
+// terms draw or push the pods they name, which carry no term of their own,
+// and its required affinity draws them with weight 1.
+TEST(PlacementTest, PlacedPodsTermsRankNodesForThePodsTheyName) {
+  auto run = [](PlacementPolicy policy, PodSpec web) {
+    SnapshotBuilder b = ZonedCluster();
+    b.AddPod(Running(std::move(web), "n3", {0}));
+    b.AddPod(Marked(WholeGpuPod("cache", "team", 1), {"app=cache"}));
+    Snapshot s = MustBuild(b);
+    Options options;
+    options.policy = policy;
+    Decisions d = RunCycle(s, options);
+    return NodeOf(d, s, "cache");
+  };
+  PodSpec drawing = WholeGpuPod("web", "team", 1);
+  drawing.preferred = {{"app=cache", "kubernetes.io/hostname", 10}};
+  PodSpec pushing = WholeGpuPod("web", "team", 1);
+  pushing.preferred = {{"app=cache", "topology.kubernetes.io/zone", -10}};
+  PodSpec requiring = WholeGpuPod("web", "team", 1);
+  requiring.affinity = {{"app=cache", "kubernetes.io/hostname"}};
+  // Spread alone would pick an emptier node, binpack the web server's.
+  EXPECT_NE(run(PlacementPolicy::kSpread, WholeGpuPod("web", "team", 1)), "n3");
+  EXPECT_EQ(run(PlacementPolicy::kSpread, drawing), "n3");
+  EXPECT_EQ(run(PlacementPolicy::kSpread, requiring), "n3");
+  EXPECT_NE(run(PlacementPolicy::kBinpack, pushing), "n3");
+  EXPECT_NE(run(PlacementPolicy::kBinpack, pushing), "");
+}
+
 // Required topology spread (whenUnsatisfiable DoNotSchedule): replicas
 // spread evenly over zones and nodes though binpack would pack them, and
 // minDomains beyond the nodes there are holds each node to maxSkew pods.

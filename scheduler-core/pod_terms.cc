@@ -6,6 +6,14 @@
 #include "scheduler-core/placement.h"
 
 namespace vtenant::sched {
+namespace {
+
+// kube-scheduler's InterPodAffinity argument hardPodAffinityWeight, at its
+// default: what a placed pod's required affinity term weighs toward the
+// pods it names.
+constexpr int32_t kHardPodAffinityWeight = 1;
+
+}  // namespace
 
 PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
   // The (key, level) pairs, numbered; by key, the pairs of every term of
@@ -79,9 +87,9 @@ uint32_t PodTermCounts::LevelOf(StringId level) {
 }
 
 void PodTermCounts::Add(std::vector<int32_t>& counts, const PairState& pair, int32_t domain,
-                        int sign) const {
+                        int32_t amount) const {
   if (counts.empty()) counts.assign(levels_[pair.level].domains, 0);
-  counts[domain] += sign;
+  counts[domain] += amount;
 }
 
 void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
@@ -102,6 +110,18 @@ void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
     Add(pair.repelling, pair, domain, sign);
     repelling_total_ += sign;
   }
+  // What this pod's affinity terms weigh for the pods they name, by
+  // kube-scheduler's InterPodAffinity score (Preference).
+  const std::vector<PreferredTerm>& preferred = ExtrasOf(snapshot_->pods[pod_id]).preferred;
+  auto attract = [&](Pair p, int32_t weight) {
+    PairState& pair = pairs_[p];
+    const int32_t domain = DomainOf(node, pair.level);
+    if (domain == kNoDomain) return;
+    Add(pair.attracting, pair, domain, sign * weight);
+    attracting_terms_ += sign;
+  };
+  for (size_t i = 0; i < pp.preferred.size(); ++i) attract(pp.preferred[i], preferred[i].weight);
+  for (Pair p : pp.affinity) attract(p, kHardPodAffinityWeight);
 }
 
 bool PodTermCounts::Concerns(PodId pod_id) const {
@@ -197,15 +217,31 @@ int32_t PodTermCounts::SpreadMinimum(PodId pod_id, size_t c) const {
   return memo.minimum;
 }
 
-int64_t PodTermCounts::Preference(PodId pod_id, NodeId node) const {
-  int64_t score = 0;
+bool PodTermCounts::Ranks(PodId pod_id) const {
+  const PodPairs& pp = PairsOf(pod_id);
+  if (!pp.preferred.empty()) return true;
+  if (attracting_terms_ == 0) return false;
+  return std::any_of(pp.of_marks.begin(), pp.of_marks.end(),
+                     [&](Pair p) { return !pairs_[p].attracting.empty(); });
+}
+
+void PodTermCounts::Preferences(PodId pod_id, std::vector<int64_t>* score) const {
+  score->assign(snapshot_->nodes.size(), 0);
+  // Pair by pair over the nodes, skipping the pairs nothing is counted in.
+  auto add = [&](Pair p, const std::vector<int32_t> PairState::*counts, int64_t weight) {
+    const PairState& pair = pairs_[p];
+    const std::vector<int32_t>& by_domain = pair.*counts;
+    if (by_domain.empty()) return;
+    const std::vector<int32_t>& of_node = levels_[pair.level].of_node;
+    for (NodeId n = 0; n < of_node.size(); ++n)
+      if (of_node[n] != kNoDomain) (*score)[n] += weight * by_domain[of_node[n]];
+  };
   const std::vector<PreferredTerm>& preferred = ExtrasOf(snapshot_->pods[pod_id]).preferred;
   const PodPairs& pp = PairsOf(pod_id);
-  for (size_t i = 0; i < preferred.size(); ++i) {
-    const PairState& pair = pairs_[pp.preferred[i]];
-    score += int64_t{preferred[i].weight} * Get(pair.of_key, DomainOf(node, pair.level));
-  }
-  return score;
+  for (size_t i = 0; i < preferred.size(); ++i)
+    add(pp.preferred[i], &PairState::of_key, preferred[i].weight);
+  if (attracting_terms_ > 0)
+    for (Pair p : pp.of_marks) add(p, &PairState::attracting, 1);
 }
 
 }  // namespace vtenant::sched

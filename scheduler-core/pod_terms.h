@@ -44,10 +44,18 @@ class PodTermCounts {
   // Why the terms keep `pod` off `node`, kNone when they do not.
   TermRefusal Refusal(PodId pod, NodeId node) const;
 
-  // `node`'s score by `pod`'s preferred terms: each term's weight for each
-  // placed pod of its key in the node's domain (kube-scheduler's
-  // InterPodAffinity score of the pod's own terms).
-  int64_t Preference(PodId pod, NodeId node) const;
+  // Whether any node may score above another for `pod`: it has preferred
+  // terms, or a placed pod's affinity terms name a set it is in.
+  bool Ranks(PodId pod) const;
+
+  // Every node's score for `pod` (by NodeId, into `score`, resized),
+  // kube-scheduler's InterPodAffinity score: each of the pod's preferred
+  // terms' weight for each placed pod of its key in the node's domain, and,
+  // the other way round, the weight of each placed pod's preferred terms
+  // (1 for a required affinity term, the default hardPodAffinityWeight)
+  // that name a set the pod is in, where that pod's domain is the node's.
+  // Anti-affinity weighs negative.
+  void Preferences(PodId pod, std::vector<int64_t>* score) const;
 
  private:
   using Pair = uint32_t;  // a dense index of a (key, level)
@@ -64,7 +72,9 @@ class PodTermCounts {
     uint32_t level = 0;              // into levels_
     std::vector<int32_t> of_key;     // placed pods of the key
     std::vector<int32_t> repelling;  // placed pods holding an anti-affinity term of it
-    int32_t of_key_total = 0;        // placed pods of the key on nodes with the label
+    // The placed pods' affinity terms of it, weighed as Preference says.
+    std::vector<int32_t> attracting;
+    int32_t of_key_total = 0;  // placed pods of the key on nodes with the label
   };
 
   // A pod's pairs, in the order of its terms: of the sets it is in, of
@@ -84,7 +94,8 @@ class PodTermCounts {
   static int32_t Get(const std::vector<int32_t>& counts, int32_t domain) {
     return domain == kNoDomain || counts.empty() ? 0 : counts[domain];
   }
-  void Add(std::vector<int32_t>& counts, const PairState& pair, int32_t domain, int sign) const;
+  void Add(std::vector<int32_t>& counts, const PairState& pair, int32_t domain,
+           int32_t amount) const;
   // Whether spread constraint `c` of `pod` lets it go to `node`.
   bool SpreadAllows(PodId pod, size_t c, NodeId node) const;
   // The placed pods of constraint `c`'s key in the emptiest of `pod`'s
@@ -95,7 +106,8 @@ class PodTermCounts {
   std::vector<Level> levels_;
   std::unordered_map<StringId, uint32_t> level_index_;
   std::vector<PairState> pairs_;
-  int64_t repelling_total_ = 0;  // placed anti-affinity terms, over all pairs
+  int64_t repelling_total_ = 0;   // placed anti-affinity terms, over all pairs
+  int64_t attracting_terms_ = 0;  // placed affinity terms (Preference's), over all pairs
   // By pod: the index of its PodPairs, kNoPairs for a pod without extras
   // (empty when no pod has terms).
   std::vector<uint32_t> pairs_of_pod_;

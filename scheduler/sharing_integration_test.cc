@@ -1076,7 +1076,9 @@ TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
 
 // Preferred pod affinity and anti-affinity, as KAI's "Affinity" node-order
 // test has them: pods that ask for nothing go to the node of the pod their
-// preferred affinity names, and away from it with preferred anti-affinity.
+// preferred affinity names, and away from it with preferred anti-affinity;
+// and, as kube-scheduler scores, a running pod's preferred terms draw and
+// push the pods they name.
 TEST_F(SharingTest, PreferredPodAffinityChoosesTheNode) {
   auto preferring = [](Object pod, const std::string& kind) {
     pod["spec"].AddMember("affinity",
@@ -1100,6 +1102,17 @@ TEST_F(SharingTest, PreferredPodAffinityChoosesTheNode) {
   };
   Object running = Pod("prefer", "running", {.whole_gpus = 0});
   kube::SetString(running, {"metadata", "labels"}, "app", "running");
+  // Its own terms toward the guests below, which name no one.
+  running["spec"].AddMember("affinity",
+                            rapidjson::Value(ParseTestJson(R"({
+      "podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":10,
+        "podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"guest-a"}},
+        "topologyKey":"kubernetes.io/hostname"}}]},
+      "podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":10,
+        "podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"guest-b"}},
+        "topologyKey":"kubernetes.io/hostname"}}]}})"),
+                                             running.GetAllocator()),
+                            running.GetAllocator());
   ASSERT_TRUE(client().Create(res::kPods, "prefer", running).ok());
   const std::string node = node_of("running");
   ASSERT_TRUE(client()
@@ -1114,6 +1127,19 @@ TEST_F(SharingTest, PreferredPodAffinityChoosesTheNode) {
   const std::string pushed = node_of("pushed");
   EXPECT_NE(pushed, node);
   EXPECT_NE(pushed, "");
+
+  // The other way round, as kube-scheduler scores: the running pod's terms
+  // draw guest-a to its node and push guest-b off it (binpack alone would
+  // put both beside it, on the fuller node).
+  for (const char* guest : {"guest-a", "guest-b"}) {
+    Object pod = Pod("prefer", guest, {.whole_gpus = 0});
+    kube::SetString(pod, {"metadata", "labels"}, "app", guest);
+    ASSERT_TRUE(client().Create(res::kPods, "prefer", pod).ok());
+    if (std::string(guest) == "guest-a") {
+      EXPECT_EQ(node_of(guest), node);
+    }
+  }
+  EXPECT_EQ(node_of("guest-b"), pushed);
 }
 
 // Replicas under a required topology spread over zones (maxSkew 1): zone b
