@@ -301,6 +301,16 @@ PodSpec Marked(PodSpec p, std::vector<std::string> marks) {
   return p;
 }
 
+// The node pod `name` of `b`'s cluster goes to in one cycle under `policy`
+// ("" when none).
+std::string NodeUnder(PlacementPolicy policy, const SnapshotBuilder& b, const std::string& name) {
+  Snapshot s = MustBuild(b);
+  Options options;
+  options.policy = policy;
+  Decisions d = RunCycle(s, options);
+  return NodeOf(d, s, name);
+}
+
 // Required pod affinity toward another workload: a cache goes where the web
 // server runs, in its zone or on its node; a pod whose partner runs nowhere
 // waits, saying so.
@@ -404,11 +414,7 @@ TEST(PlacementTest, PreferredTermsRankNodesAboveThePolicy) {
     b.AddPod(Running(Marked(WholeGpuPod("web", "team", web_gpus), {"app=web"}), "n3",
                      web_gpus == 4 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0}));
     b.AddPod(std::move(pod));
-    Snapshot s = MustBuild(b);
-    Options options;
-    options.policy = policy;
-    Decisions d = RunCycle(s, options);
-    return NodeOf(d, s, "new");
+    return NodeUnder(policy, b, "new");
   };
   PodSpec drawn = WholeGpuPod("new", "team", 1);
   drawn.preferred = {{"app=web", "kubernetes.io/hostname", 10}};
@@ -434,11 +440,7 @@ TEST(PlacementTest, PlacedPodsTermsRankNodesForThePodsTheyName) {
     SnapshotBuilder b = ZonedCluster();
     b.AddPod(Running(std::move(web), "n3", {0}));
     b.AddPod(Marked(WholeGpuPod("cache", "team", 1), {"app=cache"}));
-    Snapshot s = MustBuild(b);
-    Options options;
-    options.policy = policy;
-    Decisions d = RunCycle(s, options);
-    return NodeOf(d, s, "cache");
+    return NodeUnder(policy, b, "cache");
   };
   PodSpec drawing = WholeGpuPod("web", "team", 1);
   drawing.preferred = {{"app=cache", "kubernetes.io/hostname", 10}};

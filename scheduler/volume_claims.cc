@@ -230,13 +230,11 @@ VolumeClaims::Verdict VolumeClaims::Check(std::string_view ns, std::string_view 
       if (!admits.ok()) continue;
       where = where ? Either(*where, *admits) : *admits;
     }
-    std::optional<NodeAffinity> room;
     if (cls->Provisions()) {
       if (!cls->allowed_topologies.ok())
         return wait("StorageClass \"" + c.storage_class +
                     "\": " + cls->allowed_topologies.status().message());
-      room = RoomToProvision(c, *cls);
-      if (room) {
+      if (std::optional<NodeAffinity> room = RoomToProvision(c, *cls)) {
         const NodeAffinity made = Both(*cls->allowed_topologies, *room);
         where = where ? Either(*where, made) : made;
       }
