@@ -75,6 +75,20 @@ TEST(GpuSharingTest, DeviceRules) {
        WholeGpuPod("pending", "test", 1),
        false,
        "not enough idle whole GPUs (needs 1 on one node)"},
+      {"more GPUs than any node has: said so, as KAI's max-node-resources check does",
+       {},
+       WholeGpuPod("pending", "test", 2),
+       false,
+       "(needs 2 on one node); no node is that large: the most GPUs on one node is 1"},
+      {"a share of more devices than any node has",
+       {},
+       [] {
+         PodSpec p = FractionPod("pending", "test", 500);
+         p.num_devices = 2;
+         return p;
+       }(),
+       false,
+       "no node is that large: the most GPUs on one node is 1"},
       {"fraction never joins a device held whole",
        {Running(WholeGpuPod("r", "test", 1), "n", {0})},
        FractionPod("pending", "test", 100),
@@ -210,7 +224,9 @@ TEST(GpuSharingTest, CpuAndMemoryOfTheNodeAreRespected) {
   b.AddPod(hungry);
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
-  EXPECT_EQ(ReasonOf(d, s, "hungry"), "0/1 nodes fit: 1 insufficient cpu (needs 2000m)");
+  EXPECT_EQ(ReasonOf(d, s, "hungry"),
+            "0/1 nodes fit: 1 insufficient cpu (needs 2000m); no node is that large: the most "
+            "cpu on one node is 1000m");
 }
 
 }  // namespace

@@ -98,8 +98,31 @@ const std::string& PendingReasons::NodeFit(PodId pod) {
     text += std::to_string(-failures[i].first) + " " + std::string(FitFailureText(f)) +
             WhatItNeeds(s.pods[pod].request, f);
   }
+  if (counts[0] == 0) text += TooLarge(s.pods[pod].request);
   node_fit_[shape] = std::move(text);
   return *node_fit_[shape];
+}
+
+std::string PendingReasons::TooLarge(const PodRequest& r) {
+  if (!largest_) {
+    largest_.emplace();
+    for (const Node& n : session_->snapshot.nodes) {
+      largest_->cpu_milli = std::max(largest_->cpu_milli, n.cpu_milli);
+      largest_->memory_bytes = std::max(largest_->memory_bytes, n.memory_bytes);
+      largest_->gpus = std::max(largest_->gpus, n.num_devices);
+    }
+  }
+  const Largest& most = *largest_;
+  const int32_t devices = r.whole_gpus > 0 ? r.whole_gpus : r.IsShared() ? r.num_devices : 0;
+  std::string what;
+  if (devices > most.gpus)
+    what = most.gpus == 0 ? "no node has GPUs"
+                          : "the most GPUs on one node is " + std::to_string(most.gpus);
+  else if (r.cpu_milli > most.cpu_milli)
+    what = "the most cpu on one node is " + FormatAmount(kCpu, most.cpu_milli);
+  else if (r.memory_bytes > most.memory_bytes)
+    what = "the most memory on one node is " + FormatAmount(kMemory, most.memory_bytes);
+  return what.empty() ? "" : "; no node is that large: " + what;
 }
 
 std::string PendingReasons::Budget(const JobOutcome& why, bool non_preemptible) const {

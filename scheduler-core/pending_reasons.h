@@ -35,8 +35,9 @@ class PendingReasons {
   std::vector<PendingKind> TakeKinds();
 
   // "0/4 nodes fit: 3 insufficient cpu (needs 2000m), 1 untolerated
-  // taint", on the
-  // state after the cycle. Cached per pod shape.
+  // taint", on the state after the cycle; and, where the pod asks more
+  // than any node has at all (KAI's max-node-resources check), "; no node
+  // is that large: the most GPUs on one node is 8". Cached per pod shape.
   const std::string& NodeFit(PodId pod);
 
  private:
@@ -62,8 +63,16 @@ class PendingReasons {
   std::string NoteText(GroupId group, const PendingNote& note) const;
 
   Session* session_;
+  // "; no node is that large: ..." for `request`, "" when some node is.
+  std::string TooLarge(const PodRequest& request);
   std::vector<std::optional<std::string>> node_fit_;  // by shape, filled on first use
-  std::map<NotesKey, std::string> notes_;             // NotesKeyOf -> Notes
+  // The most of each that one node has, found on first use.
+  struct Largest {
+    int64_t cpu_milli = 0, memory_bytes = 0;
+    int32_t gpus = 0;
+  };
+  std::optional<Largest> largest_;
+  std::map<NotesKey, std::string> notes_;  // NotesKeyOf -> Notes
   // (job's queue, action, kind, note's queue, seconds) -> NoteText.
   using NoteKey = std::tuple<QueueId, NoteAction, NoteKind, QueueId, int64_t>;
   std::map<NoteKey, std::string> note_text_;
