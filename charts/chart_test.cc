@@ -220,7 +220,8 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
            {"scheduler.webhook.enabled=false", "scheduler.policy=spread",
             "scheduler.defaultStalenessGracePeriod=-1s", "scheduler.restrictNodeScheduling=true",
             "scheduler.partitionLabelValue=a100"},
-           {"scheduler.webhook.blockNvidiaVisibleDevices=true"}}) {
+           {"scheduler.webhook.blockNvidiaVisibleDevices=true",
+            "scheduler.webhook.hamiCore=true"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
                                      kNamespace, "--include-crds", "--kube-version", kKubeVersion};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
@@ -234,13 +235,15 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
           rendered->out.find("--gpu-worker-node-label-key=node-role.kubernetes.io/gpu-worker"),
           std::string::npos);
       EXPECT_NE(rendered->out.find("--partition-label-value=a100\n"), std::string::npos);
-    } else if (sets.size() == 1) {
+    } else if (sets.size() == 2) {
       EXPECT_NE(rendered->out.find("--block-nvidia-visible-devices\n"), std::string::npos);
+      EXPECT_NE(rendered->out.find("--hami-core\n"), std::string::npos);
     } else {
       EXPECT_EQ(rendered->out.find("--restrict-node-scheduling"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--partition-label-value"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--nodepool-label-key"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--block-nvidia-visible-devices"), std::string::npos);
+      EXPECT_EQ(rendered->out.find("--hami-core"), std::string::npos);
     }
     Result<std::string> dry =
         e2e::KubectlOk(kubeconfig(), {"apply", "--dry-run=server", "-f", "-"}, rendered->out);

@@ -1,6 +1,8 @@
 #include "kai/gpu_environment.h"
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/ascii.h"
 #include "kai/names.h"
@@ -49,6 +51,17 @@ std::vector<std::pair<std::string, std::string>> GpuConfigMapData(
   for (const std::string& uuid : uuids) devices += (devices.empty() ? "" : ",") + uuid;
   const std::string portion = FormatGpuPortion(portion_milli);
   return {{kVisibleDevicesKey, devices}, {kNumGpusKey, portion}, {kGpuPortionKey, portion}};
+}
+
+std::string CudaDeviceMemoryLimit(std::string_view gpu_memory_label, int64_t portion_milli) {
+  int64_t mib = 0;
+  const char* end = gpu_memory_label.data() + gpu_memory_label.size();
+  auto [ptr, ec] = std::from_chars(gpu_memory_label.data(), end, mib);
+  if (ec != std::errc() || ptr != end || mib <= 0) return "";
+  // As KAI computes it, in floating point from the portion's text.
+  const double portion = std::strtod(FormatGpuPortion(portion_milli).c_str(), nullptr);
+  const int64_t limit = static_cast<int64_t>(static_cast<double>(mib) * portion);
+  return limit > 0 ? std::to_string(limit) + "m" : "";
 }
 
 }  // namespace vtenant::kai

@@ -9,10 +9,13 @@
 //   - env NVIDIA_VISIBLE_DEVICES, RUNAI_NUM_OF_GPUS and GPU_PORTION, each
 //     valueFrom configMapKeyRef of that key in GpuConfigMapName(prefix);
 //     entries of those names the author wrote are replaced;
+//   - with KAI's hamicore plugins on, env CUDA_DEVICE_MEMORY_LIMIT too,
+//     valueFrom that ConfigMap's key of that name, optional: true;
 //   - envFrom DirectEnvConfigMapName(prefix), optional: false;
 // and the pod a volume GpuConfigMapVolumeName(prefix) of that ConfigMap.
 // Before binding, the binder creates both ConfigMaps (the kubelet starts no
-// container until they exist) and writes GpuConfigMapData into the first;
+// container until they exist) and writes GpuConfigMapData (and, with
+// hamicore, CudaDeviceMemoryLimit) into the first;
 // the second stays empty, as KAI's binder leaves it for a pod whose
 // NVIDIA_VISIBLE_DEVICES comes from the first.
 #pragma once
@@ -51,5 +54,12 @@ std::string FormatGpuPortion(int64_t portion_milli);
 // binder writes alike) FormatGpuPortion(portion_milli).
 std::vector<std::pair<std::string, std::string>> GpuConfigMapData(
     const std::vector<std::string>& uuids, int64_t portion_milli);
+
+// KAI's hamicore binder plugin's CUDA_DEVICE_MEMORY_LIMIT for a share of
+// `portion_milli` of a device on a node whose nvidia.com/gpu.memory label
+// reads `gpu_memory_label` (MiB): the label times FormatGpuPortion's
+// portion, truncated, then "m" ("15202m" of 46068 at 330). "" where the
+// label is not a positive number, for which KAI writes none either.
+std::string CudaDeviceMemoryLimit(std::string_view gpu_memory_label, int64_t portion_milli);
 
 }  // namespace vtenant::kai

@@ -42,5 +42,16 @@ TEST(GpuConfigMapDataTest, DevicesJoinedAndOnePortionPerDevice) {
   EXPECT_EQ(data[2], (std::pair<std::string, std::string>{"GPU_PORTION", "0.25"}));
 }
 
+// As KAI's hamicore binder plugin writes it: the label times the portion's
+// two-decimal text, truncated.
+TEST(CudaDeviceMemoryLimitTest, TheLabelTimesThePortionAsKaiComputesIt) {
+  EXPECT_EQ(CudaDeviceMemoryLimit("46068", 330), "15202m");
+  EXPECT_EQ(CudaDeviceMemoryLimit("46068", 500), "23034m");
+  EXPECT_EQ(CudaDeviceMemoryLimit("40960", 87), "3686m") << "0.09 of the device";
+  EXPECT_EQ(CudaDeviceMemoryLimit("", 500), "");
+  EXPECT_EQ(CudaDeviceMemoryLimit("lots", 500), "");
+  EXPECT_EQ(CudaDeviceMemoryLimit("0", 500), "");
+}
+
 }  // namespace
 }  // namespace vtenant::kai

@@ -137,6 +137,10 @@ inline constexpr char kReservedGpuAnnotation[] = "run.ai/reserve_for_gpu_index";
 inline constexpr char kVisibleDevicesKey[] = "NVIDIA_VISIBLE_DEVICES";
 inline constexpr char kGpuPortionKey[] = "GPU_PORTION";
 inline constexpr char kNumGpusKey[] = "RUNAI_NUM_OF_GPUS";
+// With KAI's hamicore plugins: the GPU memory HAMi-core (libvgpu.so, which
+// the node preloads into CUDA programs) lets the share container allocate,
+// "<MiB>m".
+inline constexpr char kCudaDeviceMemoryLimitKey[] = "CUDA_DEVICE_MEMORY_LIMIT";
 
 // Resources, and the node labels NVIDIA's GPU feature discovery sets, which
 // KAI reads.

@@ -85,22 +85,25 @@ void AddSharingEnvironment(const Value& pod, const kai::ContainerRef& target,
   const std::string volume = kai::GpuConfigMapVolumeName(prefix, target);
   const std::string path = "/spec/" + list + "/" + std::to_string(target.index);
 
-  // env: the author's entries but the three, then the three from the
-  // ConfigMap ("add" of an existing member replaces it).
+  // env: the author's entries but ours, then ours from the ConfigMap ("add"
+  // of an existing member replaces it): the three, and with hamicore the
+  // memory limit, optional as KAI makes it (the binder writes it only for
+  // a node whose GPU memory it knows).
   kube::JsonArray env;
-  const std::string_view keys[] = {kVisibleDevicesKey, kNumGpusKey, kGpuPortionKey};
+  std::vector<std::string_view> keys = {kVisibleDevicesKey, kNumGpusKey, kGpuPortionKey};
+  if (options.hami_core) keys.push_back(kCudaDeviceMemoryLimitKey);
   if (const Value* written = kube::Find(container, {"env"}); written && written->IsArray()) {
     for (const Value& e : written->GetArray()) {
       const std::string_view name = kube::GetString(e, {"name"});
-      if (std::find(std::begin(keys), std::end(keys), name) == std::end(keys))
-        env.Add(kube::JsonValue(e));
+      if (std::find(keys.begin(), keys.end(), name) == keys.end()) env.Add(kube::JsonValue(e));
     }
   }
-  for (std::string_view key : keys)
-    env.Add(kube::JsonObject{
-        {"name", key},
-        {"valueFrom", kube::JsonObject{{"configMapKeyRef",
-                                        kube::JsonObject{{"name", configmap}, {"key", key}}}}}});
+  for (std::string_view key : keys) {
+    kube::JsonObject ref{{"name", configmap}, {"key", key}};
+    if (key == kCudaDeviceMemoryLimitKey) ref.Set("optional", true);
+    env.Add(kube::JsonObject{{"name", key},
+                             {"valueFrom", kube::JsonObject{{"configMapKeyRef", std::move(ref)}}}});
+  }
   add(path + "/env", std::move(env));
 
   const kube::JsonObject env_from{

@@ -53,6 +53,11 @@ struct AdmissionOptions {
   std::function<bool(const std::string& name)> runtime_class_exists;
   // KAI's --block-nvidia-visible-devices (above).
   bool block_visible_devices = false;
+  // KAI's hamicore admission plugin: the share container's env gets
+  // CUDA_DEVICE_MEMORY_LIMIT from its GPU ConfigMap (kai/gpu_environment.h),
+  // which HAMi-core, preloaded on the node, enforces; an entry of that name
+  // the author wrote is replaced.
+  bool hami_core = false;
   // Source of the 7 random characters; replaceable so tests are repeatable.
   std::function<std::string()> random_suffix;
 };

@@ -66,6 +66,28 @@ TEST(AdmissionTest, TheShareContainerGetsKaiEnvironment) {
   EXPECT_EQ(kube::ToJson(Patched(got, *again)), kube::ToJson(got));
 }
 
+// KAI's hamicore admission plugin: the share container also reads
+// CUDA_DEVICE_MEMORY_LIMIT from its GPU ConfigMap (optional), in place of
+// any the author wrote, so a team cannot raise its own limit.
+TEST(AdmissionTest, WithHamiCoreTheShareContainerReadsItsMemoryLimit) {
+  const kube::Object pod = Json(R"({"metadata":{"name":"p","annotations":{"gpu-memory":"4000"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"gpu","env":[
+      {"name":"CUDA_DEVICE_MEMORY_LIMIT","value":"80000m"}]}]}})");
+  AdmissionOptions options = Fixed();
+  Result<std::string> off = MutatePod(pod, options);
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_EQ(off->find("optional\":true"), std::string::npos);
+  options.hami_core = true;
+  Result<std::string> patch = MutatePod(pod, options);
+  ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  const kube::Object got = Patched(pod, *patch);
+  const rapidjson::Value& env = got["spec"]["containers"][0]["env"];
+  ASSERT_EQ(env.Size(), 4u) << kube::ToJson(env);
+  EXPECT_EQ(
+      kube::ToJson(env[3]),
+      R"({"name":"CUDA_DEVICE_MEMORY_LIMIT","valueFrom":{"configMapKeyRef":{"name":"p-abcdefg-shared-gpu-0","key":"CUDA_DEVICE_MEMORY_LIMIT","optional":true}}})");
+}
+
 TEST(AdmissionTest, AnInitContainerIsNamedWithI) {
   const kube::Object pod = Json(R"({"metadata":{"name":"p",
       "annotations":{"gpu-memory":"4000","gpu-fraction-container-name":"warm"}},

@@ -224,6 +224,13 @@ Status Binder::BindShared(const CorePod& pod, const Placement& placement) {
   // GPU, the second stays empty for its envFrom.
   kube::JsonObject data;
   for (const auto& [k, v] : kai::GpuConfigMapData(uuids, placement.portion)) data.Set(k, v);
+  if (options_.hami_core) {
+    std::string_view memory;
+    for (const auto& [k, v] : labels)
+      if (k == kGpuMemoryLabel) memory = v;
+    if (std::string limit = kai::CudaDeviceMemoryLimit(memory, placement.portion); !limit.empty())
+      data.Set(kCudaDeviceMemoryLimitKey, limit);
+  }
   std::vector<MadeConfigMap> made;
   for (auto [configmap, contents] :
        {std::pair{kai::GpuConfigMapName(pod.shared_gpu_configmap, pod.share_container), data},

@@ -61,6 +61,9 @@ struct BinderOptions {
   // a bind.
   kube::AsyncEventRecorder* scheduled_events = nullptr;
   std::string node_pool = "default";  // NodePool::Name
+  // KAI's hamicore binder plugin: a sharing pod's GPU ConfigMap also holds
+  // CUDA_DEVICE_MEMORY_LIMIT (kai::CudaDeviceMemoryLimit).
+  bool hami_core = false;
 };
 
 class Binder {

@@ -4,7 +4,9 @@
 // NVIDIA_VISIBLE_DEVICES (the runtime reads it, the device plugin never
 // sees it): the webhook sets it to "void" in the stored pod, and a GPU
 // container that widens its own view is refused. Pods of other schedulers
-// are not ours to change.
+// are not ours to change. And KAI's hamicore plugins (--hami-core): a
+// sharing pod's memory limit comes from its GPU ConfigMap, which the
+// binder fills with its share of the device, whatever the team wrote.
 #include <gtest/gtest.h>
 
 #include "localenv/testing/cluster_test.h"
@@ -28,6 +30,7 @@ nodes:
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
     flags.block_nvidia_visible_devices = true;
+    flags.hami_core = true;
     StartSuiteScheduler(flags);
   }
 
@@ -87,6 +90,32 @@ TEST_F(DeviceAccessTest, AnotherSchedulersPodIsNotOurs) {
                     "default-scheduler"));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(VisibleDevices(*created, 1), "all");
+}
+
+TEST_F(DeviceAccessTest, ASharingPodsMemoryLimitIsItsShareWhateverItWrote) {
+  Object pod =
+      PodManifest("ml", "shared", {.queue = "team", .annotations = {{"gpu-fraction", "0.33"}}});
+  pod["spec"]["containers"][0].AddMember(
+      "env",
+      rapidjson::Value(ParseTestJson(R"([{"name":"CUDA_DEVICE_MEMORY_LIMIT","value":"46068m"}])"),
+                       pod.GetAllocator()),
+      pod.GetAllocator());
+  Result<Object> created = client().Create(res::kPods, "ml", pod);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const std::string configmap =
+      std::string(kube::Annotation(*created, "runai/shared-gpu-configmap").value_or("")) + "-0";
+  std::string from;
+  for (const rapidjson::Value& e : (*created)["spec"]["containers"][0]["env"].GetArray())
+    if (kube::GetString(e, {"name"}) == "CUDA_DEVICE_MEMORY_LIMIT")
+      from = kube::GetString(e, {"value"}).empty()
+                 ? std::string(kube::GetString(e, {"valueFrom", "configMapKeyRef", "name"}))
+                 : "value " + std::string(kube::GetString(e, {"value"}));
+  EXPECT_EQ(from, configmap) << "the team's own limit is replaced";
+  EXPECT_NE(NodeOnceRunning(client(), "ml", "shared"), "");
+  Result<Object> data = client().Get(res::kConfigMaps, "ml", configmap);
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  EXPECT_EQ(kube::GetString(*data, {"data", "CUDA_DEVICE_MEMORY_LIMIT"}), "15202m")
+      << "0.33 of 46068 MiB";
 }
 
 }  // namespace

@@ -95,6 +95,12 @@ const std::vector<Flag>& Flags() {
        "(without, a container can reach GPUs it did not ask for)",
        [](auto& f) { return f.block_nvidia_visible_devices ? "true" : "false"; },
        Bind(SwitchFlag, &SchedulerFlags::block_nvidia_visible_devices)},
+      {"hami-core", "",
+       "give each GPU-sharing pod CUDA_DEVICE_MEMORY_LIMIT, its share of the device's memory, "
+       "for HAMi-core (libvgpu.so, preloaded on the nodes) to enforce, as KAI's hamicore "
+       "plugins do",
+       [](auto& f) { return f.hami_core ? "true" : "false"; },
+       Bind(SwitchFlag, &SchedulerFlags::hami_core)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
        Bind(AddressFlag, &SchedulerFlags::health_address)},

@@ -11,6 +11,7 @@ namespace vtenant::scheduler {
 // KAI's.
 using kai::IsPreemptibility;
 using kai::kAmdGpuResource;
+using kai::kCudaDeviceMemoryLimitKey;
 using kai::kDefaultQueue;
 using kai::kGpuFractionAnnotation;
 using kai::kGpuGroupLabel;

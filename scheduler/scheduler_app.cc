@@ -148,7 +148,8 @@ Status SchedulerApp::Wire() {
                                      BinderOptions{.workers = flags_.bind_workers,
                                                    .registry = options_.registry,
                                                    .scheduled_events = &scheduled_events_,
-                                                   .node_pool = std::string(pool_.Name())});
+                                                   .node_pool = std::string(pool_.Name()),
+                                                   .hami_core = flags_.hami_core});
   pending_ = std::make_unique<PendingEvents>(
       bookkeeping, events_, [&pods](const std::string& key) { return pods.cache().Get(key); });
   not_ready_ = std::make_unique<PendingEvents>(
@@ -255,6 +256,7 @@ Status SchedulerApp::Wire() {
     wo.admission.scheduler_name = flags_.scheduler_name;
     wo.admission.gpu_fraction_runtime_class = flags_.gpu_fraction_runtime_class;
     wo.admission.block_visible_devices = flags_.block_nvidia_visible_devices;
+    wo.admission.hami_core = flags_.hami_core;
     if (!flags_.gpu_fraction_runtime_class.empty()) {
       kube::SharedInformer& runtime_classes = informers.Get(kube::resources::kRuntimeClasses);
       wo.admission.runtime_class_exists = [&runtime_classes](const std::string& name) {
