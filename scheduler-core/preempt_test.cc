@@ -106,5 +106,46 @@ TEST(PreemptTest, FreesTheQueueLimitForAHigherPriorityJob) {
   EXPECT_NE(BindOf(d, s, "urgent"), nullptr);
 }
 
+// KAI's "Preemption with Max Pods Limit": a node full of low-priority CPU
+// pods by its pod count gives one up for a higher-priority pod of the queue;
+// a fraction pod, which needs a slot for its reservation pod too, does not
+// fit beside one free slot and says "max pods".
+TEST(PreemptTest, APodSlotIsMadeOnANodeAtMaxPods) {
+  auto cluster = [](int running) {
+    SnapshotBuilder b;
+    b.SetNow(kNow);
+    b.AddQueue(GpuQueue("team", "", kUnlimited));
+    NodeSpec n = GpuNode("n", 1);
+    n.max_pods = 4;
+    b.AddNode(n);
+    for (int i = 0; i < running; ++i) {
+      PodSpec filler = Running(WholeGpuPod("filler-" + std::to_string(i), "team", 0), "n", {}, 10);
+      filler.cpu_milli = 10;
+      filler.priority = 10;
+      b.AddPod(filler);
+    }
+    return b;
+  };
+  SnapshotBuilder full = cluster(4);
+  PodSpec urgent = WholeGpuPod("urgent", "team", 0);
+  urgent.cpu_milli = 10;
+  urgent.priority = 11;
+  full.AddPod(urgent);
+  Snapshot s = MustBuild(full);
+  Decisions d = RunCycle(s, {.reclaim = false});
+  EXPECT_EQ(d.evictions.size(), 1u);
+  EXPECT_EQ(NodeOf(d, s, "urgent"), "n");
+
+  SnapshotBuilder one_free = cluster(3);
+  PodSpec fraction = FractionPod("fraction", "team", 500);
+  fraction.priority = 10;  // as low as the fillers: it may preempt none
+  one_free.AddPod(fraction);
+  Snapshot fs = MustBuild(one_free);
+  Decisions fd = RunCycle(fs, {.reclaim = false});
+  EXPECT_EQ(NodeOf(fd, fs, "fraction"), "");
+  EXPECT_NE(ReasonOf(fd, fs, "fraction").find("max pods"), std::string::npos)
+      << ReasonOf(fd, fs, "fraction");
+}
+
 }  // namespace
 }  // namespace vtenant::sched
