@@ -60,6 +60,8 @@ void Answer(const kai::Verdict& verdict, kube::JsonObject& response) {
   }
 }
 
+// Adds to `ops` what a GPU-sharing pod gets (the header's first list), for
+// its share container `target`.
 void AddSharingEnvironment(const Value& pod, const kai::ContainerRef& target,
                            const AdmissionOptions& options, kube::JsonArray& ops) {
   const std::string list = target.init ? "initContainers" : "containers";
@@ -196,8 +198,6 @@ std::string RandomSuffix() {
   return out;
 }
 
-// Adds to `ops` what a GPU-sharing pod gets (the header's first list), for
-// its share container `target`.
 Result<std::string> MutatePod(const Value& pod, const AdmissionOptions& options) {
   if (kube::GetString(pod, {"spec", "schedulerName"}) != options.scheduler_name)
     return std::string();

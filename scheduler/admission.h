@@ -24,10 +24,11 @@
 // With block_visible_devices (KAI's --block-nvidia-visible-devices, off by
 // default) a pod of ours cannot reach GPUs it did not ask for through the
 // NVIDIA container runtime's NVIDIA_VISIBLE_DEVICES: every container that
-// asks for no GPU (nvidia.com/gpu, a MIG slice) gets the variable set to
-// "void", whatever it wrote; a container that asks for GPUs may set it only
-// to "void" or "none", else the pod is refused. A GPU-sharing pod's share
-// container is left to the sharing environment above.
+// asks for no GPU (nvidia.com/gpu or amd.com/gpu, a MIG slice) gets the
+// variable set to "void", whatever it wrote; a container that asks for GPUs
+// may set it only to "void" or "none", else the pod is refused. A
+// GPU-sharing pod's share container is left to the sharing environment
+// above.
 //
 // Nothing else about a pod is refused: what the scheduler cannot read
 // otherwise becomes its pending reason.

@@ -55,7 +55,12 @@ NodeAffinity SelectorAsAffinity(const kube::LabelSelector& selector) {
   if (selector.empty()) return NodeAffinity{};
   NodeSelectorTerm term;
   for (const kube::LabelSelector::Requirement& r : selector.requirements()) {
+    // By LabelSelector::Operator, in its order.
     static constexpr Op kOps[] = {Op::kIn, Op::kNotIn, Op::kExists, Op::kDoesNotExist};
+    using From = kube::LabelSelector::Operator;
+    static_assert(static_cast<int>(From::kIn) == 0 && static_cast<int>(From::kNotIn) == 1 &&
+                  static_cast<int>(From::kExists) == 2 &&
+                  static_cast<int>(From::kDoesNotExist) == 3);
     term.match_expressions.push_back(
         {.key = r.key, .op = kOps[static_cast<int>(r.op)], .values = r.values});
   }
