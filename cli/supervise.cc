@@ -271,13 +271,15 @@ Status Build(const UpOptions& options, const std::string& dir, localenv::Supervi
   // The scheduler serves its admission webhook (GPU-sharing pods need it)
   // on loopback and fills in the chart's webhook configuration.
   VT_ASSIGN_OR_RETURN(int webhook_port, localenv::PickFreeLoopbackPort());
+  std::vector<std::string> scheduler_args = {
+      "--kubeconfig=" + scheduler_kubeconfig,
+      "--webhook-address=127.0.0.1:" + std::to_string(webhook_port),
+      std::string("--reservation-namespace=") + kSystemNamespace,
+      "--reservation-service-account=vtenant-gpu-reservation"};
+  scheduler_args.insert(scheduler_args.end(), options.scheduler_args.begin(),
+                        options.scheduler_args.end());
   VT_RETURN_IF_ERROR(StartProgram(supervisor, "vtenant-scheduler", options.scheduler_binary,
-                                  "scheduler",
-                                  {"--kubeconfig=" + scheduler_kubeconfig,
-                                   "--webhook-address=127.0.0.1:" + std::to_string(webhook_port),
-                                   std::string("--reservation-namespace=") + kSystemNamespace,
-                                   "--reservation-service-account=vtenant-gpu-reservation"},
-                                  dir)
+                                  "scheduler", scheduler_args, dir)
                          .WithContext("starting vtenant-scheduler"));
   VT_RETURN_IF_ERROR(record.Save(supervisor));
   // Tenants' control planes keep their folders under <dir>/operator and

@@ -46,6 +46,12 @@ again what is not running, with the same data, ports and Tenants. Only
   --operator-binary FILE    default: <build>/operator/vtenant-operator
   --scheduler-binary FILE   default: <build>/scheduler/vtenant-scheduler
   --syncer-binary FILE      default: <build>/syncer/vtenant-syncer
+  --scheduler-arg ARG       hand ARG to vtenant-scheduler, after the
+                            environment's own arguments; repeat it for more
+                            (--scheduler-arg=--hami-core
+                            --scheduler-arg=--block-nvidia-visible-devices
+                            turns on what the chart's scheduler.webhook
+                            values do); `vtenant-scheduler --help` lists them
 
 The options apply to a new environment; an existing one keeps its own.
 )";
@@ -85,6 +91,11 @@ int ParseUpOptions(const std::string& command, const std::vector<std::string>& a
       WholeNumberFlag("port", &options.port, 0, 65535),
       SwitchFlag("real-node", &options.real_node),
       SwitchFlag("cluster-only", &options.cluster_only),
+      {"scheduler-arg",
+       [&options](const std::string& v) {
+         options.scheduler_args.push_back(v);
+         return Status::Ok();
+       }},
       {"real-node-gpu",
        [&options](const std::string& v) {
          // A GPU on the real node asks for the node too.
@@ -128,6 +139,8 @@ std::vector<std::string> UpArguments(const UpOptions& options) {
   for (const auto& [flag, value] : binaries) {
     if (!value->empty()) args.insert(args.end(), {flag, *value});
   }
+  // "--scheduler-arg=V", not two words: V starts with dashes.
+  for (const std::string& arg : options.scheduler_args) args.push_back("--scheduler-arg=" + arg);
   return args;
 }
 

@@ -16,6 +16,9 @@ struct UpOptions {
   std::string crds_dir;
   std::string chart_dir;
   std::string operator_binary, scheduler_binary, syncer_binary;
+  // Handed to vtenant-scheduler after the environment's own arguments, in
+  // order: its options that the chart sets as values (--hami-core, ...).
+  std::vector<std::string> scheduler_args;
   // One real node (localenv/real_node.h) beside the simulated ones.
   bool real_node = false;
   bool real_node_gpu = false;  // ... advertising one simulated GPU

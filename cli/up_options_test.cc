@@ -11,7 +11,8 @@ TEST(UpOptionsTest, TheSupervisorReadsBackWhatUpWasGiven) {
   UpOptions given;
   ASSERT_EQ(ParseUpOptions("up",
                            {"--nodes=/n.yaml", "--port", "6443", "--real-node-gpu", "--crds", "/c",
-                            "--chart", "/h", "--syncer-binary", "/s", "--cluster-only"},
+                            "--chart", "/h", "--syncer-binary", "/s", "--cluster-only",
+                            "--scheduler-arg=--hami-core", "--scheduler-arg", "--v=2"},
                            given),
             -1);
   EXPECT_EQ(given.nodes_path, "/n.yaml");
@@ -19,6 +20,7 @@ TEST(UpOptionsTest, TheSupervisorReadsBackWhatUpWasGiven) {
   EXPECT_TRUE(given.real_node);  // a GPU on the real node asks for the node
   EXPECT_TRUE(given.real_node_gpu);
   EXPECT_EQ(given.syncer_binary, "/s");
+  EXPECT_EQ(given.scheduler_args, (std::vector<std::string>{"--hami-core", "--v=2"}));
   UpOptions read;
   ASSERT_EQ(ParseUpOptions("supervise", UpArguments(given), read), -1);
   EXPECT_EQ(read.nodes_path, given.nodes_path);
@@ -30,6 +32,7 @@ TEST(UpOptionsTest, TheSupervisorReadsBackWhatUpWasGiven) {
   EXPECT_EQ(read.chart_dir, given.chart_dir);
   EXPECT_EQ(read.operator_binary, given.operator_binary);
   EXPECT_EQ(read.syncer_binary, given.syncer_binary);
+  EXPECT_EQ(read.scheduler_args, given.scheduler_args);
 }
 
 TEST(UpOptionsTest, HelpAndMistakesEndTheCommand) {

@@ -230,6 +230,49 @@ HostCheck NoTolerationOf(std::string key) {
   };
 }
 
+// The entries named `name` in the env of container `c`, the container
+// PodYaml writes.
+std::vector<const rapidjson::Value*> EnvOfC(const kube::Object& host, std::string_view name) {
+  std::vector<const rapidjson::Value*> found;
+  const rapidjson::Value* containers = kube::Find(host, {"spec", "containers"});
+  if (containers == nullptr || !containers->IsArray()) return found;
+  for (const rapidjson::Value& c : containers->GetArray()) {
+    if (kube::GetString(c, {"name"}) != "c") continue;
+    const rapidjson::Value* env = kube::Find(c, {"env"});
+    if (env == nullptr || !env->IsArray()) continue;
+    for (const rapidjson::Value& e : env->GetArray()) {
+      if (kube::GetString(e, {"name"}) == name) found.push_back(&e);
+    }
+  }
+  return found;
+}
+
+// Container c's `name` is set once, to `value`.
+HostCheck EnvIs(std::string name, std::string value) {
+  return [name = std::move(name), value = std::move(value)](const kube::Object& host) {
+    std::vector<const rapidjson::Value*> env = EnvOfC(host, name);
+    if (env.size() != 1) return name + " is set " + std::to_string(env.size()) + " times";
+    return kube::GetString(*env[0], {"value"}) == value ? "" : name + " is not " + value;
+  };
+}
+
+// Container c's `name` is set once, from the pod's GPU ConfigMap (the
+// annotation runai/shared-gpu-configmap names it; the binder fills it).
+HostCheck EnvFromGpuConfigMap(std::string name) {
+  return [name = std::move(name)](const kube::Object& host) -> std::string {
+    std::vector<const rapidjson::Value*> env = EnvOfC(host, name);
+    if (env.size() != 1) return name + " is set " + std::to_string(env.size()) + " times";
+    if (kube::Find(*env[0], {"value"}) != nullptr) return name + " keeps a value of its own";
+    const std::string_view map = kube::GetString(*env[0], {"valueFrom", "configMapKeyRef", "name"});
+    const std::optional<std::string_view> gpu_map =
+        kube::Annotation(host, "runai/shared-gpu-configmap");
+    if (map.empty() || !gpu_map || !map.starts_with(*gpu_map)) {
+      return name + " is not read from the pod's GPU ConfigMap";
+    }
+    return "";
+  };
+}
+
 // Every way out a pod spec offers under the baseline profile (nlp's
 // isolation: baseline, no privileged features, tolerations of
 // nvidia.com/gpu only).
@@ -336,6 +379,21 @@ std::vector<Vector> PodVectors() {
                       "    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]\n",
                       "  annotations: {gpu-fraction: '0.5'}\n"),
               kDenied),
+      // With HAMi-core on the nodes (the environment runs the scheduler
+      // with --hami-core), a sharing pod's memory limit is the variable
+      // the library reads: the team's own value would lift its share.
+      neutralised("a GPU memory limit of its own, above its share", "memory-limit",
+                  PodYaml("memory-limit", "",
+                          "    env: [{name: CUDA_DEVICE_MEMORY_LIMIT, value: 46068m}]\n",
+                          "  annotations: {gpu-fraction: '0.5'}\n"),
+                  EnvFromGpuConfigMap("CUDA_DEVICE_MEMORY_LIMIT")),
+      // CUDA images set NVIDIA_VISIBLE_DEVICES=all in their own
+      // environment, where the syncer cannot see it; on a node whose
+      // container runtime is NVIDIA's by default, a container that asks for
+      // no GPU would get every GPU. The webhook (--block-nvidia-visible-
+      // devices) sets it to void in the pod, which wins over the image's.
+      neutralised("every GPU, from an image's own environment", "image-visible-devices",
+                  PodYaml("image-visible-devices", ""), EnvIs("NVIDIA_VISIBLE_DEVICES", "void")),
       // What cannot be refused without breaking honest pods is neutralised.
       neutralised("another scheduler, which would take GPUs outside every queue", "other-scheduler",
                   PodYaml("other-scheduler", "  schedulerName: default-scheduler\n", "",

@@ -41,8 +41,11 @@ void ReferenceEnvironmentTest::SetUpTestSuite() {
   (void)down_registered;
   if (start_tried) return;
   start_tried = true;
-  Result<std::unique_ptr<Environment>> env =
-      Environment::Up(VTENANT_CLI, "ref", "examples/nodes/l40s.yaml");
+  // The scheduler as an admin who runs HAMi-core and NVIDIA's container
+  // runtime would set it, so that the escape suite can try those doors.
+  Result<std::unique_ptr<Environment>> env = Environment::Up(
+      VTENANT_CLI, "ref", "examples/nodes/l40s.yaml",
+      {"--scheduler-arg=--hami-core", "--scheduler-arg=--block-nvidia-visible-devices"});
   ASSERT_TRUE(env.ok()) << env.status().ToString();
   shared_env = env->release();
   Result<std::string> applied = shared_env->HostKubectl({"apply", "-k", Example("")});
