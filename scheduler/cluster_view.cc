@@ -270,6 +270,27 @@ void ClusterView::DeleteConfigMap(const rapidjson::Value& configmap) {
   configmaps_.erase(kube::KeyOf(configmap));
 }
 
+bool ClusterView::UpsertNamespace(const rapidjson::Value& ns) {
+  std::lock_guard lock(mu_);
+  kube::Labels labels = kube::GetStringMap(ns, {"metadata", "labels"});
+  kube::Labels& known = namespace_labels_[std::string(kube::Name(ns))];
+  if (known == labels) return false;
+  known = std::move(labels);
+  if (!pod_sets_.ReadNamespaceLabels()) return false;
+  ++namespaces_changed_;
+  return true;
+}
+
+bool ClusterView::DeleteNamespace(const rapidjson::Value& ns) {
+  std::lock_guard lock(mu_);
+  if (namespace_labels_.erase(std::string(kube::Name(ns))) == 0 ||
+      !pod_sets_.ReadNamespaceLabels()) {
+    return false;
+  }
+  ++namespaces_changed_;
+  return true;
+}
+
 bool ClusterView::UpsertStorage(StorageKind kind, const rapidjson::Value& object) {
   return ChangeStorage(kind, object, /*remove=*/false);
 }
@@ -446,10 +467,16 @@ const std::vector<std::string>& ClusterView::MarksOf(const std::string& key, con
     marks_.clear();
     return kNone;
   }
+  // Both counters only grow, so their sum moves whenever either does.
+  const uint64_t version = pod_sets_.version() + namespaces_changed_;
   Marks& m = marks_[key];
-  if (m.version != pod_sets_.version()) {
-    m.keys = pod_sets_.MarksOf(kube::SplitKey(key).first, pod.labels);
-    m.version = pod_sets_.version();
+  if (m.version != version) {
+    static const kube::Labels kNoLabels;
+    const std::string ns = kube::SplitKey(key).first;
+    auto labels = namespace_labels_.find(ns);
+    m.keys = pod_sets_.MarksOf(ns, pod.labels,
+                               labels == namespace_labels_.end() ? kNoLabels : labels->second);
+    m.version = version;
   }
   return m.keys;
 }

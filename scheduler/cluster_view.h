@@ -161,6 +161,12 @@ class ClusterView {
   // a cycle; most ConfigMaps, the binder's own among them, are not).
   bool UpsertConfigMap(const rapidjson::Value& configmap);
   void DeleteConfigMap(const rapidjson::Value& configmap);
+  // Namespaces, by their labels: a pod affinity term's namespaceSelector
+  // reaches the namespaces whose labels it matches (pod_terms.h). Each
+  // returns whether a change of labels changes which pods a known term
+  // selects (worth a cycle).
+  bool UpsertNamespace(const rapidjson::Value& ns);
+  bool DeleteNamespace(const rapidjson::Value& ns);
   // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSIDrivers
   // and CSIStorageCapacities: where a pod's claims let it go
   // (volume_claims.h); a pod whose claims keep it from any node waits with
@@ -298,10 +304,13 @@ class ClusterView {
   // as of a version of them (kept only while some set is named).
   PodSets pod_sets_;
   struct Marks {
-    uint64_t version = 0;
+    uint64_t version = 0;  // of pod_sets_ plus namespaces_changed_
     std::vector<std::string> keys;
   };
   std::map<std::string, Marks> marks_;
+  std::map<std::string, kube::Labels, std::less<>> namespace_labels_;
+  // Counts the changes of namespaces' labels that some known set reads.
+  uint64_t namespaces_changed_ = 0;
   std::map<std::string, sched::NodeSpec> nodes_;
   std::map<std::string, sched::QueueSpec> queues_;
   std::map<std::string, CoreGroup> groups_;

@@ -26,12 +26,16 @@ class PodSets {
   void Release(const InterPodTerms& terms);
 
   // The keys of the known sets that hold a pod of namespace `ns` with
-  // `labels`, sorted.
-  std::vector<std::string> MarksOf(std::string_view ns, const kube::Labels& labels) const;
+  // `labels`, where `ns` has `ns_labels`; sorted.
+  std::vector<std::string> MarksOf(std::string_view ns, const kube::Labels& labels,
+                                   const kube::Labels& ns_labels) const;
 
   // Changes whenever the known sets do; never 0.
   uint64_t version() const { return version_; }
   bool empty() const { return sets_.empty(); }
+  // Whether a known set reads namespaces' labels (a namespaceSelector with
+  // terms): then a pod's marks change with its namespace's labels too.
+  bool ReadNamespaceLabels() const { return namespace_selecting_ > 0; }
 
  private:
   void Change(const PodSet& set, int by);
@@ -42,6 +46,7 @@ class PodSets {
   };
   std::map<std::string, Known> sets_;
   uint64_t version_ = 1;
+  int32_t namespace_selecting_ = 0;  // known sets that read namespaces' labels
 };
 
 }  // namespace vtenant::scheduler

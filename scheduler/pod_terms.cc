@@ -17,16 +17,24 @@ constexpr char kPreferred[] = "preferredDuringSchedulingIgnoredDuringExecution";
 std::optional<PodSelector> ReadTerm(const Value& term, const std::string& ns,
                                     const kube::Labels& labels) {
   PodSelector out;
-  if (const Value* selector = kube::Find(term, {"namespaceSelector"}); selector != nullptr) {
-    if (!selector->IsObject() || !selector->ObjectEmpty()) return std::nullopt;
-    out.every_namespace = true;
-  } else {
-    out.namespaces = kube::GetStrings(term, {"namespaces"});
-    if (out.namespaces.empty()) out.namespaces.push_back(ns);
-    std::sort(out.namespaces.begin(), out.namespaces.end());
-    out.namespaces.erase(std::unique(out.namespaces.begin(), out.namespaces.end()),
-                         out.namespaces.end());
+  out.namespaces = kube::GetStrings(term, {"namespaces"});
+  const Value* namespace_selector = kube::Find(term, {"namespaceSelector"});
+  if (namespace_selector != nullptr && !namespace_selector->IsNull()) {
+    Result<kube::LabelSelector> read = kube::LabelSelector::Read(*namespace_selector);
+    if (!read.ok()) return std::nullopt;  // the API server admits no such pod
+    // An empty selector matches every namespace's labels.
+    if (read->empty()) {
+      out.every_namespace = true;
+      out.namespaces.clear();
+    } else {
+      out.namespace_labels = std::move(read).value();
+    }
+  } else if (out.namespaces.empty()) {
+    out.namespaces.push_back(ns);
   }
+  std::sort(out.namespaces.begin(), out.namespaces.end());
+  out.namespaces.erase(std::unique(out.namespaces.begin(), out.namespaces.end()),
+                       out.namespaces.end());
   const Value* selector = kube::Find(term, {"labelSelector"});
   if (selector == nullptr || selector->IsNull()) {
     out.selects_none = true;
@@ -46,6 +54,7 @@ std::string KeyOf(const PodSelector& s) {
   if (s.selects_none) return "none";
   std::string key = s.every_namespace ? "*" : "";
   for (const std::string& n : s.namespaces) key += n + ",";
+  if (s.namespace_labels) key += "ns{" + s.namespace_labels->Key() + "},";
   return key + "{" + s.labels.Key() + "}";
 }
 
@@ -112,17 +121,25 @@ std::vector<InterPodTerms::Spread> ReadSpread(const Value& pod) {
 
 }  // namespace
 
-bool PodSelector::Selects(std::string_view ns, const kube::Labels& pod_labels) const {
+bool PodSelector::Selects(std::string_view ns, const kube::Labels& pod_labels,
+                          const kube::Labels& ns_labels) const {
   if (selects_none) return false;
-  if (!every_namespace && !std::binary_search(namespaces.begin(), namespaces.end(), ns))
-    return false;
-  return labels.Matches(pod_labels);
+  const bool in_namespace = every_namespace ||
+                            std::binary_search(namespaces.begin(), namespaces.end(), ns) ||
+                            (namespace_labels && namespace_labels->Matches(ns_labels));
+  return in_namespace && labels.Matches(pod_labels);
 }
 
-bool PodSet::Holds(std::string_view ns, const kube::Labels& pod_labels) const {
+bool PodSet::Holds(std::string_view ns, const kube::Labels& pod_labels,
+                   const kube::Labels& ns_labels) const {
   for (const PodSelector& s : all)
-    if (!s.Selects(ns, pod_labels)) return false;
+    if (!s.Selects(ns, pod_labels, ns_labels)) return false;
   return true;
+}
+
+bool PodSet::ReadsNamespaceLabels() const {
+  return std::any_of(all.begin(), all.end(),
+                     [](const PodSelector& s) { return s.namespace_labels.has_value(); });
 }
 
 InterPodTerms ReadInterPodTerms(const Value& pod) {

@@ -6,8 +6,9 @@
 // .requiredDuringSchedulingIgnoredDuringExecution selects pods by its
 // labelSelector (with the pod's values of its matchLabelKeys and
 // mismatchLabelKeys merged in, as the API server does) in the namespaces
-// it reaches: its `namespaces`, else the pod's own; `namespaceSelector: {}`
-// all of them. A term without a labelSelector selects no pod.
+// it reaches: its `namespaces` and those whose labels its namespaceSelector
+// matches; with neither, the pod's own; `namespaceSelector: {}` all of
+// them. A term without a labelSelector selects no pod.
 //
 // As kube-scheduler counts them, a pod's affinity terms are one set: the
 // pods that every term selects; each anti-affinity term is a set of its own.
@@ -23,13 +24,14 @@
 // namespace, with its maxSkew, minDomains and node policies. Those of
 // ScheduleAnyway, which only score nodes, are not read.
 //
-// Not read: a term whose namespaceSelector selects by labels (the
-// scheduler does not watch Namespaces; such a term is left out, so it
-// neither draws nor keeps away). The syncer never writes such a term: a
-// tenant's are scoped to its host namespace.
+// A namespaceSelector is matched, as kube-scheduler matches it, against the
+// labels of the namespace of the pod looked at, as the scheduler last saw
+// them (a namespace it has not seen has none). The syncer never writes
+// such a term: a tenant's are scoped to its host namespace.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,8 +48,14 @@ struct PodSelector {
   kube::LabelSelector labels;
   bool every_namespace = false;
   std::vector<std::string> namespaces;  // sorted; read when !every_namespace
+  // A namespaceSelector with terms: the namespaces whose labels it
+  // matches, besides `namespaces`.
+  std::optional<kube::LabelSelector> namespace_labels;
 
-  bool Selects(std::string_view ns, const kube::Labels& pod_labels) const;
+  // Whether it selects a pod of namespace `ns` with `pod_labels`, where
+  // `ns` has `namespace_labels`.
+  bool Selects(std::string_view ns, const kube::Labels& pod_labels,
+               const kube::Labels& ns_labels) const;
   bool operator==(const PodSelector&) const = default;
 };
 
@@ -56,7 +64,12 @@ struct PodSet {
   std::string key;
   std::vector<PodSelector> all;
 
-  bool Holds(std::string_view ns, const kube::Labels& pod_labels) const;
+  // Whether every selector selects the pod (PodSelector::Selects); the
+  // namespace's labels are read only by a namespaceSelector with terms.
+  bool Holds(std::string_view ns, const kube::Labels& pod_labels,
+             const kube::Labels& ns_labels = {}) const;
+  // Whether Holds reads the namespace's labels.
+  bool ReadsNamespaceLabels() const;
   bool operator==(const PodSet&) const = default;
 };
 

@@ -91,11 +91,41 @@ TEST(InterPodTermsTest, NamespacesAndMergedLabelKeysShapeTheSet) {
   EXPECT_EQ(keys.size(), 5u);
 }
 
-TEST(InterPodTermsTest, TermsItCannotReadAreLeftOut) {
-  // A namespace selector on labels (no Namespace informer), no topologyKey,
-  // and a selector the API server would refuse.
+// As kube-scheduler reads a term: the namespaces it lists and those its
+// namespaceSelector matches by their labels; the pod's own only when it
+// has neither.
+TEST(InterPodTermsTest, ANamespaceSelectorReachesTheNamespacesItsLabelsMatch) {
   InterPodTerms t = ReadInterPodTerms(Anti(R"([
-      {"labelSelector":{},"namespaceSelector":{"matchLabels":{"team":"nlp"}},
+      {"labelSelector":{"matchLabels":{"app":"web"}},
+       "namespaceSelector":{"matchLabels":{"team":"nlp"}},
+       "topologyKey":"kubernetes.io/hostname"},
+      {"labelSelector":{"matchLabels":{"app":"web"}},"namespaces":["data"],
+       "namespaceSelector":{"matchExpressions":[{"key":"team","operator":"Exists"}]},
+       "topologyKey":"kubernetes.io/hostname"}])"));
+  ASSERT_EQ(t.anti_affinity.size(), 2u);
+  const PodSet& nlp = t.anti_affinity[0].first;
+  const PodSet& data_or_teams = t.anti_affinity[1].first;
+  const kube::Labels team_nlp = {{"team", "nlp"}};
+  EXPECT_TRUE(nlp.ReadsNamespaceLabels());
+  EXPECT_TRUE(nlp.Holds("a", kWeb, team_nlp));
+  EXPECT_FALSE(nlp.Holds("a", kWeb, {{"team", "vision"}}));
+  EXPECT_FALSE(nlp.Holds("ml", kWeb, {})) << "the pod's own namespace is not implied";
+  EXPECT_FALSE(nlp.Holds("a", {{"app", "db"}}, team_nlp));
+  EXPECT_TRUE(data_or_teams.Holds("data", kWeb, {}));
+  EXPECT_TRUE(data_or_teams.Holds("b", kWeb, {{"team", "vision"}}));
+  EXPECT_FALSE(data_or_teams.Holds("b", kWeb, {}));
+  EXPECT_NE(nlp.key, data_or_teams.key);
+  EXPECT_FALSE(ReadInterPodTerms(Anti(R"([{"labelSelector":{},"namespaceSelector":{},
+      "topologyKey":"kubernetes.io/hostname"}])"))
+                   .anti_affinity[0]
+                   .first.ReadsNamespaceLabels());
+}
+
+TEST(InterPodTermsTest, TermsItCannotReadAreLeftOut) {
+  // A namespace selector the API server would refuse, no topologyKey, and a
+  // selector the API server would refuse.
+  InterPodTerms t = ReadInterPodTerms(Anti(R"([
+      {"labelSelector":{},"namespaceSelector":{"matchExpressions":[{"key":"t","operator":"Gt"}]},
        "topologyKey":"kubernetes.io/hostname"},
       {"labelSelector":{}},
       {"labelSelector":{"matchExpressions":[{"key":"a","operator":"Gt","values":["1"]}]},

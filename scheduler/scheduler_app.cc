@@ -124,6 +124,13 @@ Status SchedulerApp::Wire() {
                       cm.RemoveMember("data");
                       cm.RemoveMember("binaryData");
                     }});
+  // Namespaces' labels, which a pod affinity term's namespaceSelector reads.
+  kube::SharedInformer& namespaces =
+      informers.Get(kube::resources::kNamespaces, {.transform = [](kube::Object& ns) {
+                      kube::DropManagedFields(ns);
+                      ns.RemoveMember("spec");
+                      ns.RemoveMember("status");
+                    }});
   // Where a pod's PersistentVolumeClaims let it go (volume_claims.h).
   const kube::InformerOptions storage_options{.transform = kube::DropManagedFields};
   kube::SharedInformer& claims =
@@ -212,6 +219,19 @@ Status SchedulerApp::Wire() {
              if (view_.UpsertConfigMap(*o)) cycle_->Wake();
            },
        .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteConfigMap(*o); }});
+  // A namespace wakes the cycle only when a pod's term reads its labels.
+  namespaces.AddEventHandler({.on_add =
+                                  [this](const kube::ObjectPtr& o) {
+                                    if (view_.UpsertNamespace(*o)) cycle_->Wake();
+                                  },
+                              .on_update =
+                                  [this](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
+                                    if (view_.UpsertNamespace(*o)) cycle_->Wake();
+                                  },
+                              .on_delete =
+                                  [this](const kube::ObjectPtr& o) {
+                                    if (view_.DeleteNamespace(*o)) cycle_->Wake();
+                                  }});
   // Claims, volumes, classes, CSI drivers and capacities wake the cycle
   // only while a pod waits on its claims.
   auto keep_storage = [this](ClusterView::StorageKind kind) -> kube::EventHandler {

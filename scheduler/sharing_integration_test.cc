@@ -30,7 +30,8 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes("sched-sharing", R"(
+    StartWithNodes(
+        "sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -60,10 +61,11 @@ nodes:
 - {name: near, count: 2, cpu: 16, memory: 64Gi, gpus: 2, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: near}}
 - {name: amd, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {amd.com/gpu: 2}, labels: {pool: amd}}
 - {name: nolabel, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/gpu: 1}, labels: {pool: nolabel}}
+- {name: nssel, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nssel}}
 )",
-                   {"half", "mem",     "bad",    "gang",   "job",    "heal",   "mig",   "sub",
-                    "wait", "runtime", "nogang", "stale",  "jobset", "topo",   "split", "serve",
-                    "vol",  "apart",   "near",   "prefer", "spread", "extras", "amd",   "nolabel"});
+        {"half",    "mem",    "bad",    "gang",   "job",  "heal",    "mig",   "sub", "wait",
+         "runtime", "nogang", "stale",  "jobset", "topo", "split",   "serve", "vol", "apart",
+         "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -1079,6 +1081,66 @@ TEST_F(SharingTest, PodsFollowAndAvoidOtherPodsByTheirLabels) {
 // preferred affinity names, and away from it with preferred anti-affinity;
 // and, as kube-scheduler scores, a running pod's preferred terms draw and
 // push the pods they name.
+// As kube-scheduler reads a pod affinity term's namespaceSelector: it
+// reaches the pods of the namespaces whose labels it matches, as they are
+// labelled now.
+TEST_F(SharingTest, ANamespaceSelectorReachesPodsByTheirNamespacesLabels) {
+  // A pod with a required term of `kind` toward the database pods of blue
+  // namespaces, and `more` affinity (JSON members).
+  auto with_terms = [](Object pod, const std::string& kind, const std::string& more = "") {
+    pod["spec"].AddMember("affinity",
+                          rapidjson::Value(ParseTestJson(R"({")" + kind + R"(":{
+        "requiredDuringSchedulingIgnoredDuringExecution":[{
+          "labelSelector":{"matchLabels":{"app":"db"}},
+          "namespaceSelector":{"matchLabels":{"team":"blue"}},
+          "topologyKey":"kubernetes.io/hostname"}]})" + more +
+                                                         "}"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    return pod;
+  };
+  auto label_db_namespace = [&](const char* team) {
+    const std::string patch = std::string(R"({"metadata":{"labels":{"team":)") + team + "}}}";
+    return client().Patch(res::kNamespaces, "", "nssel-db", kube::PatchType::kMerge, patch).ok();
+  };
+  // The database runs in a namespace of its own, labelled team=blue.
+  ASSERT_TRUE(
+      client()
+          .Create(res::kNamespaces, "",
+                  ParseTestJson(R"({"metadata":{"name":"nssel-db","labels":{"team":"blue"}}})"))
+          .ok());
+  Object db = Pod("nssel-db", "db", {.whole_gpus = 0});
+  kube::SetString(db, {"spec", "nodeSelector"}, "pool", "nssel");
+  kube::SetString(db, {"metadata", "labels"}, "app", "db");
+  ASSERT_TRUE(client().Create(res::kPods, "nssel-db", db).ok());
+  const std::string db_node = NodeOnceRunning(client(), "nssel-db", "db");
+  ASSERT_NE(db_node, "");
+
+  // Kept off the database's node, though it would rather be there.
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "nssel",
+                          with_terms(Pod("nssel", "away", {.whole_gpus = 0}), "podAntiAffinity",
+                                     R"(,"podAffinity":{
+        "preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{
+          "labelSelector":{"matchLabels":{"app":"db"}},"namespaces":["nssel-db"],
+          "topologyKey":"kubernetes.io/hostname"}}]})"))
+                  .ok());
+  const std::string away = NodeOnceRunning(client(), "nssel", "away");
+  EXPECT_NE(away, "");
+  EXPECT_NE(away, db_node);
+
+  // Once the namespace is no longer blue, the database is no one's to join;
+  // when it is blue again, the waiting pod goes to it.
+  ASSERT_TRUE(label_db_namespace(R"("green")"));
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "nssel",
+                          with_terms(Pod("nssel", "near", {.whole_gpus = 0}), "podAffinity"))
+                  .ok());
+  EXPECT_TRUE(WaitsSaying("nssel", "near", "pod affinity does not match"));
+  ASSERT_TRUE(label_db_namespace(R"("blue")"));
+  EXPECT_EQ(NodeOnceRunning(client(), "nssel", "near"), db_node);
+}
+
 TEST_F(SharingTest, PreferredPodAffinityChoosesTheNode) {
   auto preferring = [](Object pod, const std::string& kind) {
     pod["spec"].AddMember("affinity",
