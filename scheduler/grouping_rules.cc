@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "kai/grove_gang.h"
 #include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
@@ -83,6 +84,59 @@ std::vector<const Value*> WorkloadObjects(const GroupInputs& in) {
   return from;
 }
 
+// The labels or annotations (`map`) of `first`, and those of `second` it
+// has not, as KAI's grove grouper merges a PodGang's and its top owner's.
+std::map<std::string, std::string> MergedKeys(const Value& first, const Value& second,
+                                              std::string_view map) {
+  std::map<std::string, std::string> out = CopiedKeys(first, map);
+  out.merge(CopiedKeys(second, map));
+  return out;
+}
+
+// The group of a Grove workload's pod, of its PodGang (grouping_rules.h).
+Result<GroupPlan> PlanGroveGroup(const GroupInputs& in) {
+  const Value& pod = *in.pod;
+  const Value& gang = *in.pod_gang;
+  const Value& top = *in.owners.back();
+  GroupPlan plan;
+  plan.owner = kube::ReferenceTo(gang, kai::kPodGangApiVersion, "PodGang");
+  plan.name = "pg-" + plan.owner.name + "-" + plan.owner.uid;
+  plan.queue = std::string(kube::Label(gang, kQueueLabel)
+                               .value_or(kube::Label(pod, kQueueLabel).value_or(kDefaultQueue)));
+  const std::vector<const Value*> workload = {&gang, &top, &pod};
+  plan.preemptibility = kai::WorkloadPreemptibility(workload);
+  plan.timings = kai::ReadWorkloadTimings(workload);
+
+  VT_ASSIGN_OR_RETURN(plan.topology, kai::ReadGroveTopology(gang));
+  for (const Value* annotated : {&gang, &top}) {
+    const kai::TopologyConstraint named = kai::WorkloadTopology(*annotated);
+    if (plan.topology.topology.empty()) plan.topology.topology = named.topology;
+    if (plan.topology.required_level.empty()) plan.topology.required_level = named.required_level;
+    if (plan.topology.preferred_level.empty())
+      plan.topology.preferred_level = named.preferred_level;
+  }
+  VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadGroveGang(gang, kube::Name(pod)));
+  plan.min_member = Clamp(plan.gang->min_member.value_or(1));
+
+  plan.labels = MergedKeys(gang, top, "labels");
+  plan.annotations = MergedKeys(gang, top, "annotations");
+  if (auto user = kube::Label(pod, kai::kUserKey)) plan.labels.emplace(kai::kUserKey, *user);
+  if (auto user = kube::Annotation(pod, kai::kUserKey))
+    plan.annotations.emplace(kai::kUserKey, *user);
+  plan.annotations.emplace(kai::kTopOwnerMetadataAnnotation, TopOwnerMetadata(plan.owner));
+
+  if (auto label = plan.labels.find("priorityClassName"); label != plan.labels.end()) {
+    plan.priority_class = label->second;
+  } else if (std::string_view spec = kube::GetString(gang, {"spec", "priorityClassName"});
+             !spec.empty()) {
+    plan.priority_class = std::string(spec);
+  } else {
+    plan.priority_class =
+        std::string(kai::WorkloadPriorityClass(pod, gang, kai::kTrainPriorityClass));
+  }
+  return plan;
+}
+
 }  // namespace
 
 std::string ApiGroupOf(std::string_view api_version) {
@@ -132,6 +186,7 @@ const Value& PassOverTopOwner(std::vector<kube::Object>& owners, const Value& po
 }
 
 Result<GroupPlan> PlanPodGroup(const GroupInputs& in) {
+  if (in.pod_gang != nullptr && !in.owners.empty()) return PlanGroveGroup(in);
   const Value& pod = *in.pod;
   const Value& top = in.owners.empty() ? pod : *in.owners.back();
   const std::string group =

@@ -44,6 +44,17 @@
 //                               the owner below: PassOverTopOwner);
 //                               label ray.io/priority-class-name on the top owner
 //                               sets the priority class
+//   grove.io PodCliqueSet (or PodGangSet)
+//                               pg-<podgang>-<podgang uid>, owned by the PodGang
+//                               the pod's label grove.io/podgang names: a
+//                               sub-group per podgroup under the parents of its
+//                               topology configs, minMember the sum of their
+//                               minReplicas (kai/grove_gang.h); labels and
+//                               annotations the PodGang's, then the PodCliqueSet's;
+//                               priority class label priorityClassName of either,
+//                               else the PodGang's spec.priorityClassName, else as
+//                               below; topology the PodGang's packConstraint, else
+//                               the annotations below of either
 //   anything else (ReplicaSet, StatefulSet, custom kinds)
 //                               pg-<top owner>-<top owner uid>, minMember 1
 //
@@ -116,6 +127,9 @@ struct GroupInputs {
   std::vector<const rapidjson::Value*> owners;
   // MPIJob only: whether a launcher pod of the job exists (not terminating).
   bool mpi_launcher_exists = false;
+  // A Grove workload only (kai::IsGroveWorkload): the PodGang the pod's
+  // label grove.io/podgang names.
+  const rapidjson::Value* pod_gang = nullptr;
 };
 
 // `owners` (nearest first) with a top owner that is passed over

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/ascii.h"
+#include "kai/grove_gang.h"
 #include "kube/json_builder.h"
 #include "kube/owner_reference.h"
 #include "scheduler/core_pod.h"
@@ -30,6 +31,10 @@ kube::ResourceType TypeOf(const Value& ref) {
   t.resource = AsciiLower(kind) + "s";
   return t;
 }
+
+// Grove's PodGangs (kai/grove_gang.h): a Grove workload's pods are grouped
+// by theirs.
+const kube::ResourceType kPodGangs{"scheduler.grove.io", "v1alpha1", "podgangs", "PodGang", true};
 
 // Whether a workload whose PodGroup is made elsewhere says so on `object`
 // (the pod or any owner), as KAI's grouper reads it.
@@ -113,6 +118,22 @@ Result<kube::ReconcileResult> PodGrouper::Reconcile(const std::string& key) {
   for (const kube::Object& o : owners) in.owners.push_back(&o);
   if (!owners.empty() && kube::GetString(owners.back(), {"kind"}) == "MPIJob")
     in.mpi_launcher_exists = MpiLauncherExists(ns, kube::Name(owners.back()));
+  std::optional<kube::Object> pod_gang;
+  if (!owners.empty() && kai::IsGroveWorkload(kube::GetString(owners.back(), {"apiVersion"}),
+                                              kube::GetString(owners.back(), {"kind"}))) {
+    const std::optional<std::string_view> gang = kube::Label(*pod, kai::kPodGangLabel);
+    if (!gang) {
+      const std::string why = std::string("a pod of a Grove workload without label ") +
+                              kai::kPodGangLabel + ", which names its PodGang";
+      events_.Warning(*pod, kai::kPodGrouperWarningReason, why);
+      return InvalidArgument(why).WithContext("grouping pod " + key);
+    }
+    // Grove writes the PodGang once the pods are made: until then, retried.
+    Result<kube::Object> read = client_.Get(kPodGangs, ns, *gang);
+    if (!read.ok()) return read.status().WithContext("grouping pod " + key);
+    pod_gang = std::move(read).value();
+    in.pod_gang = &*pod_gang;
+  }
   Result<GroupPlan> plan = PlanPodGroup(in);
   if (!plan.ok()) {
     events_.Warning(*pod, kai::kPodGrouperWarningReason, plan.status().message());

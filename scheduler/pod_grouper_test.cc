@@ -22,6 +22,10 @@ const kube::ResourceType kPyTorchJobs{"kubeflow.org", "v1", "pytorchjobs", "PyTo
 const kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
 const kube::ResourceType kLeaderWorkerSets{"leaderworkerset.x-k8s.io", "v1", "leaderworkersets",
                                            "LeaderWorkerSet", true};
+const kube::ResourceType kPodCliqueSets{"grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet",
+                                        true};
+const kube::ResourceType kPodCliques{"grove.io", "v1alpha1", "podcliques", "PodClique", true};
+const kube::ResourceType kPodGangs{"scheduler.grove.io", "v1alpha1", "podgangs", "PodGang", true};
 
 // The ownerReferences member naming `owner` as controller.
 kube::JsonArray ControlledBy(const kube::Object& owner) {
@@ -494,6 +498,79 @@ TEST_F(PodGrouperTest, ALeaderWorkerSetsLeaderAndWorkersJoinOneGroup) {
             R"([{"name":"leader","minMember":1},{"name":"workers","minMember":1}])");
   EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "LeaderWorkerSet");
   EXPECT_TRUE(kai::ReadPodGroupSpec(*pg).ok()) << kube::ToJson(*pg);
+}
+
+// A Grove PodCliqueSet's pods are grouped by the PodGang Grove wrote for
+// them, as KAI's grove grouper groups them: one group of the PodGang, a
+// sub-group per podgroup, each pod in the one that lists it.
+TEST_F(PodGrouperTest, AGroveWorkloadsPodsJoinTheirPodGangsGroup) {
+  kube::Object set = Add(kPodCliqueSets, "ns", R"({"apiVersion":"grove.io/v1alpha1",
+      "kind":"PodCliqueSet","metadata":{"name":"serve","namespace":"ns",
+      "labels":{"kai.scheduler/preemptibility":"non-preemptible"}},"spec":{}})");
+  kube::Object clique =
+      Add(kPodCliques, "ns",
+          kube::ToJson(kube::BuildJson(kube::JsonObject{
+              {"apiVersion", "grove.io/v1alpha1"},
+              {"kind", "PodClique"},
+              {"metadata", kube::JsonObject{{"name", "serve-0-decode"},
+                                            {"namespace", "ns"},
+                                            {"ownerReferences", ControlledBy(set)}}},
+              {"spec", kube::JsonObject{}}})));
+  auto pod = [&](const std::string& name, std::optional<std::string> gang) {
+    kube::JsonObject labels{{"kai.scheduler/queue", "team"}};
+    if (gang) labels.Set("grove.io/podgang", *gang);
+    Add(res::kPods, "ns",
+        kube::ToJson(kube::BuildJson(kube::JsonObject{
+            {"metadata", kube::JsonObject{{"name", name},
+                                          {"namespace", "ns"},
+                                          {"labels", std::move(labels)},
+                                          {"ownerReferences", ControlledBy(clique)}}},
+            {"spec", kube::JsonObject{
+                         {"schedulerName", "kai-scheduler"},
+                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+  };
+
+  // Until Grove has written the PodGang, the pod waits (retried).
+  pod("serve-0-decode-0", "serve-0");
+  EXPECT_FALSE(grouper_.Reconcile("ns/serve-0-decode-0").ok());
+  EXPECT_EQ(GroupOf("serve-0-decode-0"), "");
+
+  kube::Object gang = Add(kPodGangs, "ns", R"({"apiVersion":"scheduler.grove.io/v1alpha1",
+      "kind":"PodGang","metadata":{"name":"serve-0","namespace":"ns"},"spec":{
+      "priorityClassName":"inference","podgroups":[
+      {"name":"serve-0-prefill","minReplicas":1,"podReferences":[
+        {"namespace":"ns","name":"serve-0-prefill-0"}]},
+      {"name":"serve-0-decode","minReplicas":2,"podReferences":[
+        {"namespace":"ns","name":"serve-0-decode-0"},{"namespace":"ns","name":"serve-0-decode-1"}]}]}})");
+  ASSERT_TRUE(grouper_.Reconcile("ns/serve-0-decode-0").ok());
+  const std::string group = "pg-serve-0-" + std::string(kube::Uid(gang));
+  EXPECT_EQ(GroupOf("serve-0-decode-0"), group);
+  Result<kube::Object> labelled = client_.Get(res::kPods, "ns", "serve-0-decode-0");
+  ASSERT_TRUE(labelled.ok());
+  EXPECT_EQ(kube::Label(*labelled, "kai.scheduler/subgroup-name"), "serve-0-decode");
+  Result<kube::Object> pg = client_.Get(res::kPodGroups, "ns", group);
+  ASSERT_TRUE(pg.ok());
+  EXPECT_EQ(kube::GetInt(*pg, {"spec", "minMember"}), 3);
+  EXPECT_EQ(
+      kube::ToJson((*pg)["spec"]["subGroups"]),
+      R"([{"name":"serve-0-prefill","minMember":1},{"name":"serve-0-decode","minMember":2}])");
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "priorityClassName"}), "inference");
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "preemptibility"}), "non-preemptible");
+  EXPECT_EQ(kube::GetString(*pg, {"spec", "queue"}), "team");
+  EXPECT_EQ(kube::GetString((*pg)["metadata"]["ownerReferences"][0], {"kind"}), "PodGang");
+  EXPECT_TRUE(kai::ReadPodGroupSpec(*pg).ok()) << kube::ToJson(*pg);
+
+  // A pod of the workload that names no PodGang is told so.
+  pod("serve-0-decode-x", std::nullopt);
+  EXPECT_FALSE(grouper_.Reconcile("ns/serve-0-decode-x").ok());
+  Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
+  ASSERT_TRUE(events.ok());
+  std::string message;
+  for (const kube::Object& e : events->items)
+    if (kube::GetString(e, {"reason"}) == "PodGrouperWarning")
+      message = std::string(kube::GetString(e, {"message"}));
+  EXPECT_NE(message.find("grove.io/podgang"), std::string::npos) << message;
 }
 
 }  // namespace
