@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "base/eventually.h"
 #include "kube/conditions.h"
@@ -62,10 +63,11 @@ nodes:
 - {name: amd, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {amd.com/gpu: 2}, labels: {pool: amd}}
 - {name: nolabel, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/gpu: 1}, labels: {pool: nolabel}}
 - {name: nssel, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nssel}}
+- {name: grove, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: grove}}
 )",
-        {"half",    "mem",    "bad",    "gang",   "job",  "heal",    "mig",   "sub", "wait",
-         "runtime", "nogang", "stale",  "jobset", "topo", "split",   "serve", "vol", "apart",
-         "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel"});
+        {"half",    "mem",    "bad",    "gang",   "job",  "heal",    "mig",   "sub",  "wait",
+         "runtime", "nogang", "stale",  "jobset", "topo", "split",   "serve", "vol",  "apart",
+         "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel", "grove"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     StartSuiteScheduler();
@@ -304,6 +306,76 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
     Result<Object> pg = client().Get(res::kPodGroups, "gang", "train");
     return pg.ok() && kube::GetString(*pg, {"status", "phase"}) == "Running";
   }));
+}
+
+// A Grove workload (NVIDIA Dynamo's prefill and decode) starts whole, as
+// its PodGang says, with KAI's grove grouper's group: three GPU pods on a
+// node of three GPUs, one of them taken, wait together until it frees.
+TEST_F(SharingTest, AGroveWorkloadStartsWholeAsItsPodGangSays) {
+  // Grove's kinds, served as Grove's CRDs serve them (schemas left open).
+  for (const auto& [group, kind, plural] :
+       {std::tuple{"grove.io", "PodCliqueSet", "podcliquesets"},
+        std::tuple{"grove.io", "PodClique", "podcliques"},
+        std::tuple{"scheduler.grove.io", "PodGang", "podgangs"}}) {
+    const std::string crd = std::string(R"({"metadata":{"name":")") + plural + "." + group +
+                            R"("},"spec":{"group":")" + group +
+                            R"(","scope":"Namespaced","names":{"plural":")" + plural +
+                            R"(","kind":")" + kind + R"("},"versions":[{"name":"v1alpha1",
+        "served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
+        "x-kubernetes-preserve-unknown-fields":true}}}]}})";
+    ASSERT_TRUE(client().Create(res::kCustomResourceDefinitions, "", ParseTestJson(crd)).ok());
+  }
+  // Creates `json` as `type` in namespace grove once its CRD is served.
+  auto create = [](const kube::ResourceType& type, const std::string& json) {
+    Result<Object> made = Status::Ok();
+    EXPECT_TRUE(Eventually([&] {
+      made = client().Create(type, "grove", ParseTestJson(json));
+      return made.ok();
+    })) << made.status().ToString();
+    return made.ok() ? std::move(made).value() : Object();
+  };
+  // The ownerReferences member naming `owner` as controller.
+  auto owned_by = [](const Object& owner) {
+    return std::string(R"("ownerReferences":[{"apiVersion":")") +
+           std::string(kube::GetString(owner, {"apiVersion"})) + R"(","kind":")" +
+           std::string(kube::GetString(owner, {"kind"})) + R"(","name":")" +
+           std::string(kube::Name(owner)) + R"(","uid":")" + std::string(kube::Uid(owner)) +
+           R"(","controller":true}])";
+  };
+  const Object set = create({"grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet", true},
+                            R"({"apiVersion":"grove.io/v1alpha1","kind":"PodCliqueSet",
+      "metadata":{"name":"serve"},"spec":{}})");
+  const Object clique = create({"grove.io", "v1alpha1", "podcliques", "PodClique", true},
+                               R"({"apiVersion":"grove.io/v1alpha1","kind":"PodClique",
+      "metadata":{"name":"serve-0",)" +
+                                   owned_by(set) + R"(},"spec":{}})");
+  const Object gang = create({"scheduler.grove.io", "v1alpha1", "podgangs", "PodGang", true},
+                             R"({"apiVersion":"scheduler.grove.io/v1alpha1","kind":"PodGang",
+      "metadata":{"name":"serve-0"},"spec":{"podgroups":[
+      {"name":"prefill","minReplicas":1,"podReferences":[{"namespace":"grove","name":"prefill-0"}]},
+      {"name":"decode","minReplicas":2,"podReferences":[{"namespace":"grove","name":"decode-0"},
+        {"namespace":"grove","name":"decode-1"}]}]}})");
+  ASSERT_FALSE(HasFailure());
+
+  ASSERT_TRUE(RunBlocker("grove"));
+  const Object owner_refs = ParseTestJson("{" + owned_by(clique) + "}");
+  for (const char* name : {"prefill-0", "decode-0", "decode-1"}) {
+    Object pod = Pod("grove", name, {.whole_gpus = 1});
+    kube::SetString(pod, {"metadata", "labels"}, "grove.io/podgang", "serve-0");
+    pod["metadata"].AddMember("ownerReferences",
+                              rapidjson::Value(owner_refs["ownerReferences"], pod.GetAllocator()),
+                              pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "grove", pod).ok());
+  }
+  // Two GPUs free for three pods: none is bound, and the group says why.
+  const std::string group = "pg-serve-0-" + std::string(kube::Uid(gang));
+  ASSERT_TRUE(GroupWaitsWithAReason("grove", group));
+  ExpectOnlyTheBlockerBound("grove");
+  Result<Object> decode = client().Get(res::kPods, "grove", "decode-1");
+  ASSERT_TRUE(decode.ok());
+  EXPECT_EQ(kube::Label(*decode, "kai.scheduler/subgroup-name"), "decode");
+  ASSERT_TRUE(client().Delete(res::kPods, "grove", "blocker").ok());
+  EXPECT_TRUE(Eventually([&] { return CountPods(client(), "grove", "Running") == 3; }));
 }
 
 TEST_F(SharingTest, SubGroupsWaitUntilEachCanHaveItsMinMemberThenBindTogether) {
