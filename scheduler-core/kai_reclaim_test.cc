@@ -264,6 +264,21 @@ TEST(KaiReclaimTest, GangVictimsAreTakenWhole) {
   for (const KaiCase& c : cases) RunKaiCase(c);
 }
 
+// Queues of different depths: a leaf at the top of the tree, beside a
+// department with a child, gives up what it holds over its share (0) to
+// the child's pending job.
+TEST(KaiReclaimTest, ALeafAtTheTopIsReclaimedFromByADepartmentsChild) {
+  RunKaiCase(
+      {"reclaim/reclaim_cross_hierarchy_root_leaf_test.go: "
+       "TestReclaimCrossHierarchyRootLeafVictimDoesNotPanic",
+       {{"node0", 1}},
+       {{"default", 1, 1}, {"inference-default", 1, 1, "default"}, {"non-gpu", 0, 1}},
+       {{"root-leaf-victim", "non-gpu", 1000, On("node0", 1)},
+        {"inference-pending", "inference-default", 1000, Pending(1)}},
+       {"root-leaf-victim"},
+       {"inference-pending"}});
+}
+
 // Victims of one priority leave newest first, whatever they hold; a lower
 // priority leaves before.
 TEST(KaiReclaimTest, EqualPriorityVictimsAreTakenNewestFirst) {
