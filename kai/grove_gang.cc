@@ -1,10 +1,10 @@
 #include "kai/grove_gang.h"
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "kai/names.h"
 #include "kai/object_fields.h"
 
 namespace vtenant::kai {
@@ -22,7 +22,7 @@ Status Refuse(const Value& pod_gang, const std::string& what) {
 // grove.io/topology-name, else kai.scheduler/topology; "" when neither.
 std::string TopologyName(const Value& pod_gang) {
   if (auto name = Annotation(pod_gang, kGroveTopologyNameAnnotation)) return std::string(*name);
-  return std::string(Annotation(pod_gang, "kai.scheduler/topology").value_or(""));
+  return std::string(Annotation(pod_gang, kTopologyAnnotation).value_or(""));
 }
 
 // The constraint `holder` (the PodGang's spec, a config or a podgroup)

@@ -53,7 +53,7 @@ struct PodSelector {
   std::optional<kube::LabelSelector> namespace_labels;
 
   // Whether it selects a pod of namespace `ns` with `pod_labels`, where
-  // `ns` has `namespace_labels`.
+  // `ns` has the labels `ns_labels`.
   bool Selects(std::string_view ns, const kube::Labels& pod_labels,
                const kube::Labels& ns_labels) const;
   bool operator==(const PodSelector&) const = default;
