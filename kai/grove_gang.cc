@@ -1,5 +1,6 @@
 #include "kai/grove_gang.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,18 @@ Result<TopologyConstraint> PackConstraint(const Value& pod_gang, const Value& ho
   return out;
 }
 
+// Whether `s` may be a label's value (at most 63 characters of
+// alphanumerics, '-', '_' and '.', beginning and ending alphanumeric): a
+// sub-group's name is its pods' kai.scheduler/subgroup-name.
+bool IsLabelValue(std::string_view s) {
+  const auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
 // The entries of array `path` of the PodGang's spec (none when it is
 // absent); a member that is not an array is refused.
 Result<std::vector<const Value*>> Entries(const Value& pod_gang, std::string_view path) {
@@ -91,6 +104,14 @@ Result<SubGroupGang> ReadGroveGang(const Value& pod_gang, std::string_view pod_n
     const std::string where = "spec.podgroups[" + std::to_string(i) + "]";
     GangSubGroup leaf{.name = StringAt(pg, {"name"})};
     if (leaf.name.empty()) return Refuse(pod_gang, where + " has no name");
+    if (!IsLabelValue(leaf.name)) {
+      return Refuse(pod_gang, where + ".name \"" + leaf.name +
+                                  "\" cannot be a label value, which its pods are labelled with");
+    }
+    for (const GangSubGroup& other : leaves) {
+      if (other.name == leaf.name)
+        return Refuse(pod_gang, where + " repeats \"" + leaf.name + "\"");
+    }
     const std::optional<int64_t> replicas = IntAt(pg, {"minReplicas"});
     if (!replicas || *replicas <= 0) {
       return Refuse(pod_gang, where + ".minReplicas must be a number greater than 0");
@@ -122,6 +143,11 @@ Result<SubGroupGang> ReadGroveGang(const Value& pod_gang, std::string_view pod_n
     const std::string where = "spec.topologyConstraintGroupConfigs[" + std::to_string(i) + "]";
     GangSubGroup parent{.name = StringAt(config, {"name"})};
     if (parent.name.empty()) return Refuse(pod_gang, where + " has no name");
+    const auto same_name = [&](const GangSubGroup& g) { return g.name == parent.name; };
+    if (std::any_of(leaves.begin(), leaves.end(), same_name) ||
+        std::any_of(gang.sub_groups.begin(), gang.sub_groups.end(), same_name)) {
+      return Refuse(pod_gang, where + " repeats \"" + parent.name + "\"");
+    }
     int32_t children = 0;
     const Value* names = Member(config, "podGroupNames");
     if (names != nullptr && names->IsArray()) {

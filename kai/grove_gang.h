@@ -52,7 +52,9 @@ bool IsGroveWorkload(std::string_view api_version, std::string_view kind);
 // the PodGang and the field, for what KAI's grouper refuses: a podgroup or
 // config without a name, a podgroup without a positive minReplicas or
 // without podReferences, a reference without a namespace or name or in
-// another namespace, and levels with no Topology named.
+// another namespace, and levels with no Topology named; and for what would
+// fail later, where the team would not see why: a podgroup whose name
+// cannot be a label value, and a name two entries share.
 Result<SubGroupGang> ReadGroveGang(const rapidjson::Value& pod_gang, std::string_view pod_name);
 
 // The PodGang's own constraint, for the PodGroup's spec.topologyConstraint:

@@ -154,6 +154,18 @@ TEST(ReadGroveGangTest, WhatKaisGrouperRefusesIsRefused) {
     }
   }
   EXPECT_FALSE(ReadGroveGang(PodGang(R"({"podgroups":{}})"), "p").ok());
+  // Names a pod cannot be labelled with, or that two entries share: the
+  // group would fail later, out of the team's sight.
+  const std::string too_long(64, 'a');
+  for (const std::string& spec :
+       {"{\"podgroups\":[" + PodGroupEntry(too_long, 1, {"p"}) + "]}",
+        "{\"podgroups\":[" + PodGroupEntry("has space", 1, {"p"}) + "]}",
+        "{\"podgroups\":[" + PodGroupEntry("a", 1, {"p"}) + "," + PodGroupEntry("a", 1, {"q"}) +
+            "]}",
+        R"({"topologyConstraintGroupConfigs":[{"name":"a","podGroupNames":["a"]}],"podgroups":[)" +
+            PodGroupEntry("a", 1, {"p"}) + "]}"}) {
+    EXPECT_FALSE(ReadGroveGang(PodGang(spec), "p").ok()) << spec;
+  }
 }
 
 TEST(ReadGroveGangTest, GroveWorkloadsAreTheirPodCliqueSetsAndPodGangSets) {
