@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kai/grove_gang.h"
 #include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/min_member.h"
@@ -112,6 +113,57 @@ Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& ch
   return kube::ObjectPtr();
 }
 
+// The gang of `pod`, a pod of Grove workload chain.back(): its PodGang's
+// (kai/grove_gang.h), which the pod's label grove.io/podgang names. The
+// PodGang's label priorityClassName, else its spec.priorityClassName, names
+// the group's class when the tenant may use it. InvalidArgument without the label or when the
+// reader refuses the PodGang; FailedPrecondition while the PodGang is not read yet (Grove writes it
+// once it has made the pods).
+Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
+                                        const std::vector<kube::OwnerReference>& chain,
+                                        const std::string& ns, ObjectLookup& lookup,
+                                        const SyncerConfig& config) {
+  const std::optional<std::string_view> name = kube::Label(pod, kai::kPodGangLabel);
+  if (!name) {
+    return InvalidArgument("a pod of Grove " + chain.back().kind + " " + chain.back().name +
+                           " without label " + kai::kPodGangLabel + ", which names its PodGang");
+  }
+  kube::ObjectPtr pod_gang = lookup.Get(kai::kPodGangApiVersion, "PodGang", ns, *name);
+  if (pod_gang == nullptr)
+    return FailedPrecondition("waiting for PodGang " + ns + "/" + std::string(*name));
+  VT_ASSIGN_OR_RETURN(kai::SubGroupGang roles, kai::ReadGroveGang(*pod_gang, kube::Name(pod)));
+  VT_ASSIGN_OR_RETURN(kai::TopologyConstraint topology, kai::ReadGroveTopology(*pod_gang));
+  const kube::OwnerReference owner{kai::kPodGangApiVersion, "PodGang", std::string(*name),
+                                   std::string(kube::Uid(*pod_gang))};
+  Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant),
+            roles.min_member.value_or(1), owner};
+  rapidjson::Document scratch;
+  gang.sub_groups = kube::ToJson(kai::SubGroupsValue(roles, scratch.GetAllocator()));
+  gang.pod_sub_group = std::move(roles.pod_sub_group);
+  // As the host's grouper reads it: the PodGang's label, else its spec.
+  const std::string_view priority_class =
+      kube::Label(*pod_gang, "priorityClassName")
+          .value_or(kube::GetString(*pod_gang, {"spec", "priorityClassName"}));
+  if (config.allowed_priority_classes.contains(priority_class))
+    gang.priority_class = std::string(priority_class);
+
+  std::vector<kube::ObjectPtr> keep;
+  VT_ASSIGN_OR_RETURN(std::vector<const rapidjson::Value*> objects,
+                      WorkloadObjects(pod, chain, ns, lookup, keep));
+  objects.insert(objects.begin(), pod_gang.get());
+  gang.preemptibility = kai::WorkloadPreemptibility(objects);
+  kai::WorkloadTimings timings = kai::ReadWorkloadTimings(objects);
+  gang.preemption_delay = std::move(timings.preemption_delay);
+  gang.staleness_grace_period = std::move(timings.staleness_grace_period);
+  const kai::TopologyConstraint annotated = kai::WorkloadTopology(*pod_gang);
+  if (topology.topology.empty()) topology.topology = annotated.topology;
+  if (topology.required_level.empty()) topology.required_level = annotated.required_level;
+  if (topology.preferred_level.empty()) topology.preferred_level = annotated.preferred_level;
+  const rapidjson::Value value = kai::TopologyConstraintValue(topology, scratch.GetAllocator());
+  if (!value.IsNull()) gang.topology_constraint = kube::ToJson(value);
+  return std::optional<Gang>(std::move(gang));
+}
+
 }  // namespace
 
 bool Gang::FollowsPodGroup() const {
@@ -155,6 +207,8 @@ Result<std::optional<Gang>> GangOf(const rapidjson::Value& pod,
                              "Revision");
     top = static_cast<size_t>(revision - chain.begin());
   }
+  if (kai::IsGroveWorkload(chain[top].api_version, chain[top].kind))
+    return GroveGangOf(pod, chain, ns, lookup, config);
   const kube::OwnerReference& owner = chain[top];
   int64_t min_member = 1;
   std::optional<kai::SubGroupGang> roles;

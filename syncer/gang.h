@@ -36,6 +36,13 @@
 //         per replica group (WorkloadPodGroupName of "<lws>-group-<i>"),
 //         minMember its size, sub-groups leader and workers (or segments);
 //         the host pod is labelled with its leaf;
+//       a Grove PodCliqueSet (or PodGangSet): the gang of the virtual
+//         PodGang the pod's label grove.io/podgang names, as KAI's grove
+//         grouper makes it (kai/grove_gang.h; WorkloadPodGroupName of the
+//         PodGang), a leaf per podgroup under its configs' parents, the
+//         host pod labelled with the podgroup that lists it, the PodGang's
+//         priorityClassName when the tenant may use it, and its pack
+//         constraint;
 //       anything else (Job, ReplicaSet, StatefulSet, ...): the
 //         owner's `kai.scheduler/batch-min-member` annotation as
 //         kai/min_member.h reads it, else 1;

@@ -249,6 +249,55 @@ TEST(GangTest, ARayJobsClusterIsOneGangAndItsSubmitterAnother) {
   EXPECT_EQ((*alone)->priority_class, "");
 }
 
+// A Grove PodCliqueSet's pods are one gang of the PodGang Grove wrote for
+// them (kai/grove_gang.h): the chain reaches the PodCliqueSet through the
+// pod's PodClique, and the PodGang, which owns none of them, is read by the
+// pod's label.
+TEST(GangTest, AGroveWorkloadIsTheGangOfItsPodGang) {
+  MapLookup lookup;
+  lookup.Add(R"({"kind":"PodClique","metadata":{"name":"serve-0-decode","uid":"pc",
+      "ownerReferences":[{"apiVersion":"grove.io/v1alpha1","kind":"PodCliqueSet","name":"serve",
+                          "uid":"pcs","controller":true}]}})");
+  lookup.Add(R"({"kind":"PodCliqueSet","metadata":{"name":"serve","uid":"pcs",
+      "labels":{"kai.scheduler/preemptibility":"non-preemptible"}}})");
+  kube::Object pod = PodOwnedBy("grove.io/v1alpha1", "PodClique", "serve-0-decode");
+  EXPECT_EQ(GangFor(pod, lookup).status().code(), StatusCode::kInvalidArgument)
+      << "a Grove pod without its PodGang's label";
+  kube::SetString(pod, {"metadata", "labels"}, "grove.io/podgang", "serve-0");
+  kube::SetString(pod, {"metadata", "labels"}, kai::kSubGroupLabel, "serve-0-prefill");
+  EXPECT_EQ(GangFor(pod, lookup).status().code(), StatusCode::kFailedPrecondition)
+      << "the PodGang not written yet";
+
+  lookup.Add(R"({"kind":"PodGang","metadata":{"name":"serve-0","uid":"pg","namespace":"ml"},
+      "spec":{"priorityClassName":"inference","podgroups":[
+      {"name":"serve-0-prefill","minReplicas":1,"podReferences":[{"namespace":"ml","name":"x"}]},
+      {"name":"serve-0-decode","minReplicas":2,"podReferences":[{"namespace":"ml","name":"p"}]}]}})");
+  Result<std::optional<Gang>> gang = GangFor(pod, lookup);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->owner.kind, "PodGang");
+  EXPECT_EQ((*gang)->host_name, WorkloadPodGroupName("serve-0", "pg", "ml", "nlp"));
+  EXPECT_EQ((*gang)->min_member, 3);
+  EXPECT_EQ((*gang)->pod_sub_group, "serve-0-decode") << "the PodGang's, whatever the pod says";
+  EXPECT_EQ((*gang)->priority_class, "inference");
+  EXPECT_EQ((*gang)->preemptibility, "non-preemptible");
+  const kube::Object host = PodGroupToHost(**gang, "ml", "", NlpConfig());
+  EXPECT_EQ(
+      kube::ToJson(*kube::Find(host, {"spec", "subGroups"})),
+      R"([{"name":"serve-0-prefill","minMember":1},{"name":"serve-0-decode","minMember":2}])");
+  EXPECT_EQ(kube::GetString(host, {"spec", "queue"}), "nlp");
+  EXPECT_TRUE(kai::ReadPodGroupSpec(host).ok());
+
+  // A PodGang that names another namespace's pods is refused, not followed.
+  MapLookup reaching;
+  reaching.Add(R"({"kind":"PodCliqueSet","metadata":{"name":"serve","uid":"pcs"}})");
+  reaching.Add(R"({"kind":"PodGang","metadata":{"name":"serve-0","uid":"pg","namespace":"ml"},
+      "spec":{"podgroups":[{"name":"a","minReplicas":1,"podReferences":[
+        {"namespace":"ml","name":"p"},{"namespace":"other","name":"theirs"}]}]}})");
+  kube::Object direct = PodOwnedBy("grove.io/v1alpha1", "PodCliqueSet", "serve");
+  kube::SetString(direct, {"metadata", "labels"}, "grove.io/podgang", "serve-0");
+  EXPECT_EQ(GangFor(direct, reaching).status().code(), StatusCode::kInvalidArgument);
+}
+
 // A workload's host group made before its kind had sub-groups keeps none;
 // one made with them, and a virtual PodGroup's, keep theirs.
 TEST(GangTest, AHostGroupMadeWithoutSubGroupsKeepsNone) {

@@ -473,6 +473,82 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
       std::chrono::seconds(120)));
 }
 
+// A Grove workload in the team's cluster (its CRDs installed there; no
+// Grove operator: its PodClique, PodGang and pods are written as Grove
+// writes them) becomes one host PodGroup of its PodGang, as KAI's grove
+// grouper makes it, each host pod carrying its podgroup's sub-group. A
+// PodGang that names another namespace's pod is refused on the pod.
+TEST_F(SyncerIntegrationTest, AGroveWorkloadBecomesOneHostGroupOfItsPodGang) {
+  const kube::ResourceType cliquesets{"grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet",
+                                      true};
+  const kube::ResourceType cliques{"grove.io", "v1alpha1", "podcliques", "PodClique", true};
+  const kube::ResourceType gangs{"scheduler.grove.io", "v1alpha1", "podgangs", "PodGang", true};
+  // The ownerReferences member naming `owner` as controller.
+  auto owned_by = [](const kube::Object& owner) {
+    return std::string(R"("ownerReferences":[{"apiVersion":")") +
+           std::string(kube::GetString(owner, {"apiVersion"})) + R"(","kind":")" +
+           std::string(kube::GetString(owner, {"kind"})) + R"(","name":")" +
+           std::string(kube::Name(owner)) + R"(","uid":")" + std::string(kube::Uid(owner)) +
+           R"(","controller":true}])";
+  };
+  Result<kube::Object> set = CreateWithItsCrd(cliquesets, R"({"apiVersion":"grove.io/v1alpha1",
+      "kind":"PodCliqueSet","metadata":{"name":"serve","namespace":"ml"},"spec":{}})");
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  Result<kube::Object> clique = CreateWithItsCrd(cliques, R"({"apiVersion":"grove.io/v1alpha1",
+      "kind":"PodClique","metadata":{"name":"serve-0","namespace":"ml",)" +
+                                                              owned_by(*set) + R"(},"spec":{}})");
+  ASSERT_TRUE(clique.ok()) << clique.status().ToString();
+  Result<kube::Object> gang =
+      CreateWithItsCrd(gangs, R"({"apiVersion":"scheduler.grove.io/v1alpha1",
+      "kind":"PodGang","metadata":{"name":"serve-0","namespace":"ml"},"spec":{"podgroups":[
+      {"name":"prefill","minReplicas":1,"podReferences":[{"namespace":"ml","name":"prefill-0"}]},
+      {"name":"decode","minReplicas":2,"podReferences":[{"namespace":"ml","name":"decode-0"},
+        {"namespace":"ml","name":"decode-1"}]}]}})");
+  ASSERT_TRUE(gang.ok()) << gang.status().ToString();
+  Result<kube::Object> reaching = CreateWithItsCrd(gangs, R"({
+      "apiVersion":"scheduler.grove.io/v1alpha1","kind":"PodGang",
+      "metadata":{"name":"reach","namespace":"ml"},"spec":{"podgroups":[
+      {"name":"a","minReplicas":1,"podReferences":[{"namespace":"ml","name":"reacher"},
+        {"namespace":"vision","name":"theirs"}]}]}})");
+  ASSERT_TRUE(reaching.ok()) << reaching.status().ToString();
+  auto pod = [&](const std::string& name, const std::string& gang_name) {
+    return virt()
+        .Create(kPods, "ml",
+                ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":")" +
+                              name + R"(","namespace":"ml",
+          "labels":{"job":"grove","grove.io/podgang":")" +
+                              gang_name + R"("},)" + owned_by(*clique) + R"(},
+        "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"serve"}]}})"))
+        .ok();
+  };
+  for (const char* name : {"prefill-0", "decode-0", "decode-1"}) ASSERT_TRUE(pod(name, "serve-0"));
+  ASSERT_TRUE(pod("reacher", "reach"));
+
+  EXPECT_TRUE(
+      HostGroupBecomes(WorkloadPodGroupName("serve-0", std::string(kube::Uid(*gang)), "ml", "nlp"),
+                       3, R"([{"name":"prefill","minMember":1},{"name":"decode","minMember":2}])"));
+  EXPECT_TRUE(Eventually(
+      [] {
+        std::map<std::string, std::string> leaves;
+        for (const kube::Object& p : HostPodsOf("job=grove"))
+          leaves[std::string(kube::Annotation(p, kVirtualNameAnnotation).value_or(""))] =
+              std::string(kube::Label(p, kai::kSubGroupLabel).value_or(""));
+        return leaves == std::map<std::string, std::string>{{"prefill-0", "prefill"},
+                                                            {"decode-0", "decode"},
+                                                            {"decode-1", "decode"}};
+      },
+      std::chrono::seconds(120)));
+  EXPECT_TRUE(Eventually(
+      [] {
+        return kube::FindEvent(virt(), "ml", "involvedObject.name=reacher", "InvalidGang")
+            .has_value();
+      },
+      std::chrono::seconds(60)));
+  for (const kube::Object& p : HostPodsOf("job=grove"))
+    EXPECT_NE(kube::Annotation(p, kVirtualNameAnnotation), std::string_view("reacher"));
+}
+
 // KAI passes over an Argo Workflow: each step's pod is a job of its own,
 // so the syncer makes no gang of the workflow, and each host pod is left
 // to the host's pod grouper as a bare pod.

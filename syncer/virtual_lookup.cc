@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/ascii.h"
+#include "kai/grove_gang.h"
 #include "kai/knative.h"
 #include "kai/kubeflow_job.h"
 #include "kai/ray_gang.h"
@@ -36,7 +37,8 @@ bool IsApiVersionName(std::string_view version) {
 // The resource of a workload read from the virtual API server when a pod
 // needs it (a Kubeflow training job of kai/kubeflow_job.h's list, a KubeRay
 // RayCluster, RayJob or RayService, a Knative Revision, Configuration or
-// Service), at the version the owner reference
+// Service, a Grove PodClique, PodCliqueScalingGroup, PodCliqueSet or
+// PodGangSet, and a Grove pod's PodGang), at the version the owner reference
 // names, or nullopt. An owner reference is the tenant's to write: the path
 // is made from the lists' own names and a version that can only be a
 // version.
@@ -55,6 +57,10 @@ std::optional<kube::ResourceType> LiveType(std::string_view api_version, std::st
   } else if (group == kai::kKnativeServingGroup &&
              (kind == "Revision" || kind == "Configuration" || kind == "Service")) {
     resource = AsciiLower(kind) + "s";  // a Knative Service's chain to its Revision
+  } else if ((group == "grove.io" && (kind == "PodClique" || kind == "PodCliqueScalingGroup" ||
+                                      kai::IsGroveWorkload(api_version, kind))) ||
+             (api_version == kai::kPodGangApiVersion && kind == "PodGang")) {
+    resource = AsciiLower(kind) + "s";  // a Grove pod's chain, and its PodGang
   } else {
     return std::nullopt;
   }

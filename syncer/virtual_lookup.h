@@ -5,9 +5,9 @@
 // by the leader pod) and, for what no cache holds (a
 // PodGroup the cache has not seen yet or whose CRD came late; a Kubeflow
 // training job of kai/kubeflow_job.h's list, a KubeRay RayCluster, RayJob
-// or RayService, or a Knative Revision, Configuration or Service, at its
-// reference's version, whose CRD a virtual cluster may not have), a GET on
-// the virtual API server.
+// or RayService, a Knative Revision, Configuration or Service, or a Grove
+// kind or PodGang, at its reference's version, whose CRD a virtual cluster
+// may not have), a GET on the virtual API server.
 // The workload kinds a team may label with KAI's preemptibility are cached,
 // so a gang reads it from them without an API call; a Kubeflow, KubeRay or
 // Knative owner is fetched from the virtual API server.
