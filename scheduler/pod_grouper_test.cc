@@ -117,6 +117,18 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
     return pg.ok() ? std::make_shared<const kube::Object>(std::move(pg).value()) : nullptr;
   }
 
+  // The message of the last PodGrouperWarning Event in namespace ns.
+  std::string GrouperWarning() {
+    Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
+    EXPECT_TRUE(events.ok());
+    std::string message;
+    if (!events.ok()) return message;
+    for (const kube::Object& e : events->items)
+      if (kube::GetString(e, {"reason"}) == "PodGrouperWarning")
+        message = std::string(kube::GetString(e, {"message"}));
+    return message;
+  }
+
   std::string GroupOf(const std::string& pod) {
     Result<kube::Object> p = client_.Get(res::kPods, "ns", pod);
     return p.ok() ? std::string(kube::Annotation(*p, kPodGroupAnnotation).value_or("")) : "<gone>";
@@ -330,12 +342,7 @@ TEST_F(PodGrouperTest, AnOwnerThatGivesNoMinMemberIsReportedOnThePod) {
   Result<kube::ReconcileResult> r = grouper_.Reconcile("ns/w-0");
   EXPECT_FALSE(r.ok()) << "retried with backoff";
   EXPECT_EQ(GroupOf("w-0"), "");
-  Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
-  ASSERT_TRUE(events.ok());
-  std::string message;
-  for (const kube::Object& e : events->items)
-    if (kube::GetString(e, {"reason"}) == "PodGrouperWarning")
-      message = std::string(kube::GetString(e, {"message"}));
+  const std::string message = GrouperWarning();
   EXPECT_NE(message.find("Worker.replicas"), std::string::npos) << message;
 }
 
@@ -564,12 +571,7 @@ TEST_F(PodGrouperTest, AGroveWorkloadsPodsJoinTheirPodGangsGroup) {
   // A pod of the workload that names no PodGang is told so.
   pod("serve-0-decode-x", std::nullopt);
   EXPECT_FALSE(grouper_.Reconcile("ns/serve-0-decode-x").ok());
-  Result<kube::ObjectList> events = client_.ListAll(res::kEvents, "ns");
-  ASSERT_TRUE(events.ok());
-  std::string message;
-  for (const kube::Object& e : events->items)
-    if (kube::GetString(e, {"reason"}) == "PodGrouperWarning")
-      message = std::string(kube::GetString(e, {"message"}));
+  const std::string message = GrouperWarning();
   EXPECT_NE(message.find("grove.io/podgang"), std::string::npos) << message;
 }
 
