@@ -141,6 +141,22 @@ TEST(PodTranslatorTest, MalformedGpuRequestsSayWhatToChange) {
   }
 }
 
+// Dynamic resource claims are KAI's to allocate, not ours: such a pod
+// waits, saying why, rather than being bound where it would never start.
+TEST(PodTranslatorTest, APodWithResourceClaimsSaysTheyAreNotAllocated) {
+  CorePod t = CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
+      "spec":{"schedulerName":"kai-scheduler","resourceClaims":[{"name":"gpu",
+        "resourceClaimName":"a-gpu"}],"containers":[{"name":"c","resources":{
+        "claims":[{"name":"gpu"}]}}]}})"),
+                              {});
+  ASSERT_FALSE(t.problem.ok());
+  EXPECT_NE(t.problem.message().find("dynamic resource claims"), std::string::npos);
+  EXPECT_TRUE(CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
+      "spec":{"schedulerName":"kai-scheduler","resourceClaims":[],"containers":[]}})"),
+                              {})
+                  .problem.ok());
+}
+
 TEST(PodTranslatorTest, RolesAndPlacement) {
   CorePod other = CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
       "spec":{"schedulerName":"default-scheduler","nodeName":"n1","containers":[]}})"),

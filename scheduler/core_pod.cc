@@ -332,6 +332,14 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   if (!request.ok()) t.problem = request;
   Status rules = ReadPlacementRules(pod, &t.spec, &t.affinity);
   if (!rules.ok() && t.problem.ok()) t.problem = rules;
+  // KAI allocates dynamic resource claims; this scheduler does not, and a
+  // pod bound with its claims unallocated never starts on its node.
+  if (const rapidjson::Value* claims = kube::Find(pod, {"spec", "resourceClaims"});
+      t.problem.ok() && claims != nullptr && claims->IsArray() && !claims->Empty()) {
+    t.problem = FailedPrecondition(
+        "the pod asks for dynamic resource claims (spec.resourceClaims), which vtenant-scheduler "
+        "does not allocate; bound without them it would never start");
+  }
   if (t.role != CorePod::Role::kFinished) {
     // Other pods' terms may select it, and its own hold others away.
     t.labels = kube::GetStringMap(pod, {"metadata", "labels"});

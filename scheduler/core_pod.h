@@ -91,8 +91,9 @@ struct CorePod {
   // published (annotation run.ai/reserve_for_gpu_index).
   int reservation_index = -1;
   std::string reserved_gpu_uuid;
-  // Why the pod cannot be scheduled as written (a malformed GPU request),
-  // for an Event; OK otherwise.
+  // Why the pod cannot be scheduled as written (a malformed GPU request,
+  // dynamic resource claims, which it does not allocate), for an Event; OK
+  // otherwise.
   Status problem;
 };
 

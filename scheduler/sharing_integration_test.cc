@@ -308,6 +308,23 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
   }));
 }
 
+// KAI allocates dynamic resource claims; vtenant-scheduler does not, and
+// says so on the pod instead of binding it where it would never start.
+TEST_F(SharingTest, APodWithResourceClaimsWaitsSayingTheyAreNotAllocated) {
+  Object pod = Pod("nssel", "claims", {.whole_gpus = 0});
+  pod["spec"].AddMember("resourceClaims",
+                        rapidjson::Value(ParseTestJson(R"([{"name":"gpu",
+                            "resourceClaimName":"a-gpu"}])"),
+                                         pod.GetAllocator()),
+                        pod.GetAllocator());
+  Result<Object> made = client().Create(res::kPods, "nssel", pod);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  EXPECT_TRUE(WaitsSaying("nssel", "claims", "dynamic resource claims"));
+  Result<Object> now = client().Get(res::kPods, "nssel", "claims");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(kube::GetString(*now, {"spec", "nodeName"}), "");
+}
+
 // A Grove workload (NVIDIA Dynamo's prefill and decode) starts whole, as
 // its PodGang says, with KAI's grove grouper's group: three GPU pods on a
 // node of three GPUs, one of them taken, wait together until it frees.
