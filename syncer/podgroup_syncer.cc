@@ -101,12 +101,15 @@ Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) 
   Result<size_t> host_pods =
       informers_.Host(kube::resources::kPods).cache().CountByIndex(kPodGroupIndex, name);
   if (host_pods.ok() && *host_pods > 0) return kube::ReconcileResult{};
-  // A workload whose pods are about to be created still needs its group.
+  // A workload whose pods are about to be created still needs its group:
+  // pods it owns, or that name it (a virtual PodGroup by annotation, a
+  // Grove PodGang, which owns none of them, by label).
   const kube::Cache& virtual_pods = informers_.Virtual(kube::resources::kPods).cache();
   std::string owner_uid(kube::Annotation(*pg, kVirtualUidAnnotation).value_or(""));
   std::string ns(kube::Annotation(*pg, kVirtualNamespaceAnnotation).value_or(""));
   std::string vname(kube::Annotation(*pg, kVirtualNameAnnotation).value_or(""));
-  for (const std::string& value : {owner_uid, "podgroup/" + ns + "/" + vname}) {
+  for (const std::string& value :
+       {owner_uid, "podgroup/" + ns + "/" + vname, "podgang/" + ns + "/" + vname}) {
     if (value.empty()) continue;
     Result<size_t> pods = virtual_pods.CountByIndex(kOwnerUidIndex, value);
     if (pods.ok() && *pods > 0) return kube::ReconcileResult{};

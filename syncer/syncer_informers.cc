@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "kai/grove_gang.h"
 #include "kube/pod_address.h"
 #include "syncer/endpoint_slice_translator.h"
 #include "syncer/names.h"
@@ -28,6 +29,10 @@ std::vector<std::string> OwnerUidsOf(const kube::Object& pod) {
   }
   if (auto group = kube::Annotation(pod, kPodGroupAnnotation)) {
     values.push_back("podgroup/" + std::string(kube::Namespace(pod)) + "/" + std::string(*group));
+  }
+  // A Grove pod's gang is its PodGang's, which owns none of its pods.
+  if (auto gang = kube::Label(pod, kai::kPodGangLabel)) {
+    values.push_back("podgang/" + std::string(kube::Namespace(pod)) + "/" + std::string(*gang));
   }
   return values;
 }

@@ -17,8 +17,9 @@
 //   with --sync-endpoints, Endpoints and EndpointSlices on both sides.
 //
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
-// (pod_references.h) and "owner-uid" (each ownerReference's uid and
-// "podgroup/<ns>/<name>" of a pod-group-name annotation), virtual Jobs
+// (pod_references.h) and "owner-uid" (each ownerReference's uid,
+// "podgroup/<ns>/<name>" of a pod-group-name annotation and
+// "podgang/<ns>/<name>" of a Grove pod's grove.io/podgang label), virtual Jobs
 // and StatefulSets by "owner-uid" too (a JobSet's, a LeaderWorkerSet's);
 // host pods by "pod-group" (pod-group-name),
 // "node" (spec.nodeName) and "pod-address" (kube/pod_address.h: the pods'
