@@ -115,9 +115,10 @@ Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& ch
 
 // The gang of `pod`, a pod of Grove workload chain.back(): its PodGang's
 // (kai/grove_gang.h), which the pod's label grove.io/podgang names. The
-// PodGang's label priorityClassName, else its spec.priorityClassName, names
-// the group's class when the tenant may use it. InvalidArgument without the label or when the
-// reader refuses the PodGang; FailedPrecondition while the PodGang is not read yet (Grove writes it
+// PodGang's label priorityClassName, else its spec.priorityClassName,
+// names the group's class when the tenant may use it. InvalidArgument
+// without the label or when the reader refuses the PodGang;
+// FailedPrecondition while the PodGang is not read yet (Grove writes it
 // once it has made the pods).
 Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
                                         const std::vector<kube::OwnerReference>& chain,
