@@ -83,10 +83,31 @@ bool IsGroveWorkload(std::string_view api_version, std::string_view kind) {
   return api_version.starts_with("grove.io/") && (kind == "PodCliqueSet" || kind == "PodGangSet");
 }
 
-Result<TopologyConstraint> ReadGroveTopology(const Value& pod_gang) {
-  const Value* spec = Member(pod_gang, "spec");
-  if (spec == nullptr) return TopologyConstraint{};
-  return PackConstraint(pod_gang, *spec, TopologyName(pod_gang), "spec");
+Result<TopologyConstraint> ReadGroveTopology(const Value& pod_gang, const Value* top_owner) {
+  TopologyConstraint out;
+  if (const Value* spec = Member(pod_gang, "spec")) {
+    VT_ASSIGN_OR_RETURN(out, PackConstraint(pod_gang, *spec, TopologyName(pod_gang), "spec"));
+  }
+  for (const Value* annotated : {&pod_gang, top_owner}) {
+    if (annotated == nullptr) continue;
+    const TopologyConstraint named = WorkloadTopology(*annotated);
+    if (out.topology.empty()) out.topology = named.topology;
+    if (out.required_level.empty()) out.required_level = named.required_level;
+    if (out.preferred_level.empty()) out.preferred_level = named.preferred_level;
+  }
+  return out;
+}
+
+std::optional<std::string_view> GrovePriorityClass(const Value& pod_gang, const Value* top_owner) {
+  if (auto label = Label(pod_gang, "priorityClassName")) return label;
+  if (top_owner != nullptr) {
+    if (auto label = Label(*top_owner, "priorityClassName")) return label;
+  }
+  const Value* spec = MemberAt(pod_gang, {"spec", "priorityClassName"});
+  if (spec != nullptr && spec->IsString() && spec->GetStringLength() > 0) {
+    return std::string_view(spec->GetString(), spec->GetStringLength());
+  }
+  return std::nullopt;
 }
 
 Result<SubGroupGang> ReadGroveGang(const Value& pod_gang, std::string_view pod_name) {

@@ -30,6 +30,7 @@
 
 #include <rapidjson/document.h>
 
+#include <optional>
 #include <string_view>
 
 #include "base/status.h"
@@ -57,9 +58,19 @@ bool IsGroveWorkload(std::string_view api_version, std::string_view kind);
 // cannot be a label value, and a name two entries share.
 Result<SubGroupGang> ReadGroveGang(const rapidjson::Value& pod_gang, std::string_view pod_name);
 
-// The PodGang's own constraint, for the PodGroup's spec.topologyConstraint:
-// its packConstraint's levels with the Topology named (empty when it has no
-// packConstraint). InvalidArgument for levels with no Topology named.
-Result<TopologyConstraint> ReadGroveTopology(const rapidjson::Value& pod_gang);
+// The PodGroup's spec.topologyConstraint, as KAI's grove grouper fills it:
+// the PodGang's packConstraint's levels with the Topology named, each field
+// still empty then taken from the kai.scheduler/topology* annotations
+// (kai::WorkloadTopology) of the PodGang, then of `top_owner` when given.
+// InvalidArgument for levels with no Topology named.
+Result<TopologyConstraint> ReadGroveTopology(const rapidjson::Value& pod_gang,
+                                             const rapidjson::Value* top_owner = nullptr);
+
+// The priority class KAI's grove grouper names: label priorityClassName of
+// the PodGang, else of `top_owner` when given, else the PodGang's
+// spec.priorityClassName when set; nullopt when none does (the caller's
+// default applies). A view into the objects.
+std::optional<std::string_view> GrovePriorityClass(const rapidjson::Value& pod_gang,
+                                                   const rapidjson::Value* top_owner = nullptr);
 
 }  // namespace vtenant::kai

@@ -131,6 +131,34 @@ TEST(ReadGroveGangTest, LevelsAreOfTheTopologyThePodGangNames) {
                              "pod1")
                    .ok());
   EXPECT_EQ(*ReadGroveTopology(PodGang(R"({"podgroups":[]})")), TopologyConstraint{});
+
+  // KAI: _SpecOverridesAnnotation: the pack constraint's levels win; the
+  // annotations of the PodGang, then of its top owner, fill what it leaves.
+  const kube::Object top = Json(R"({"metadata":{"annotations":{"kai.scheduler/topology":"t",
+      "kai.scheduler/topology-required-placement":"cluster",
+      "kai.scheduler/topology-preferred-placement":"host"}}})");
+  Result<TopologyConstraint> filled = ReadGroveTopology(
+      PodGang(R"({"topologyConstraint":{"packConstraint":{"required":"zone"}},"podgroups":[]})",
+              R"({"grove.io/topology-name":"spec-topology",
+                  "kai.scheduler/topology-preferred-placement":"rack"})"),
+      &top);
+  ASSERT_TRUE(filled.ok()) << filled.status().ToString();
+  EXPECT_EQ(*filled, (TopologyConstraint{"spec-topology", "zone", "rack"}));
+  EXPECT_EQ(*ReadGroveTopology(PodGang(R"({"podgroups":[]})"), &top),
+            (TopologyConstraint{"t", "cluster", "host"}));
+}
+
+// KAI's grove grouper: label priorityClassName of the PodGang, then of its
+// top owner, then the PodGang's spec.priorityClassName.
+TEST(ReadGroveGangTest, ThePriorityClassIsALabelsThenTheSpecs) {
+  const kube::Object spec_only = PodGang(R"({"priorityClassName":"inference","podgroups":[]})");
+  const kube::Object top = Json(R"({"metadata":{"labels":{"priorityClassName":"build"}}})");
+  EXPECT_EQ(GrovePriorityClass(spec_only), "inference");
+  EXPECT_EQ(GrovePriorityClass(spec_only, &top), "build");
+  kube::Object labelled = PodGang(R"({"priorityClassName":"inference","podgroups":[]})");
+  kube::SetString(labelled, {"metadata", "labels"}, "priorityClassName", "train");
+  EXPECT_EQ(GrovePriorityClass(labelled, &top), "train");
+  EXPECT_EQ(GrovePriorityClass(PodGang(R"({"podgroups":[]})")), std::nullopt);
 }
 
 // KAI: TestParseGroveSubGroup_MissingFields, _NegativeMinAvailable,

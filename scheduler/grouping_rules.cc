@@ -107,14 +107,7 @@ Result<GroupPlan> PlanGroveGroup(const GroupInputs& in) {
   plan.preemptibility = kai::WorkloadPreemptibility(workload);
   plan.timings = kai::ReadWorkloadTimings(workload);
 
-  VT_ASSIGN_OR_RETURN(plan.topology, kai::ReadGroveTopology(gang));
-  for (const Value* annotated : {&gang, &top}) {
-    const kai::TopologyConstraint named = kai::WorkloadTopology(*annotated);
-    if (plan.topology.topology.empty()) plan.topology.topology = named.topology;
-    if (plan.topology.required_level.empty()) plan.topology.required_level = named.required_level;
-    if (plan.topology.preferred_level.empty())
-      plan.topology.preferred_level = named.preferred_level;
-  }
+  VT_ASSIGN_OR_RETURN(plan.topology, kai::ReadGroveTopology(gang, &top));
   VT_ASSIGN_OR_RETURN(plan.gang, kai::ReadGroveGang(gang, kube::Name(pod)));
   plan.min_member = Clamp(plan.gang->min_member.value_or(1));
 
@@ -125,15 +118,9 @@ Result<GroupPlan> PlanGroveGroup(const GroupInputs& in) {
     plan.annotations.emplace(kai::kUserKey, *user);
   plan.annotations.emplace(kai::kTopOwnerMetadataAnnotation, TopOwnerMetadata(plan.owner));
 
-  if (auto label = plan.labels.find("priorityClassName"); label != plan.labels.end()) {
-    plan.priority_class = label->second;
-  } else if (std::string_view spec = kube::GetString(gang, {"spec", "priorityClassName"});
-             !spec.empty()) {
-    plan.priority_class = std::string(spec);
-  } else {
-    plan.priority_class =
-        std::string(kai::WorkloadPriorityClass(pod, gang, kai::kTrainPriorityClass));
-  }
+  plan.priority_class =
+      std::string(kai::GrovePriorityClass(gang, &top)
+                      .value_or(kai::WorkloadPriorityClass(pod, gang, kai::kTrainPriorityClass)));
   return plan;
 }
 

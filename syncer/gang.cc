@@ -133,7 +133,7 @@ Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
   if (pod_gang == nullptr)
     return FailedPrecondition("waiting for PodGang " + ns + "/" + std::string(*name));
   VT_ASSIGN_OR_RETURN(kai::SubGroupGang roles, kai::ReadGroveGang(*pod_gang, kube::Name(pod)));
-  VT_ASSIGN_OR_RETURN(kai::TopologyConstraint topology, kai::ReadGroveTopology(*pod_gang));
+  VT_ASSIGN_OR_RETURN(const kai::TopologyConstraint topology, kai::ReadGroveTopology(*pod_gang));
   const kube::OwnerReference owner{kai::kPodGangApiVersion, "PodGang", std::string(*name),
                                    std::string(kube::Uid(*pod_gang))};
   Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant),
@@ -141,10 +141,7 @@ Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
   rapidjson::Document scratch;
   gang.sub_groups = kube::ToJson(kai::SubGroupsValue(roles, scratch.GetAllocator()));
   gang.pod_sub_group = std::move(roles.pod_sub_group);
-  // As the host's grouper reads it: the PodGang's label, else its spec.
-  const std::string_view priority_class =
-      kube::Label(*pod_gang, "priorityClassName")
-          .value_or(kube::GetString(*pod_gang, {"spec", "priorityClassName"}));
+  const std::string_view priority_class = kai::GrovePriorityClass(*pod_gang).value_or("");
   if (config.allowed_priority_classes.contains(priority_class))
     gang.priority_class = std::string(priority_class);
 
@@ -156,10 +153,6 @@ Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
   kai::WorkloadTimings timings = kai::ReadWorkloadTimings(objects);
   gang.preemption_delay = std::move(timings.preemption_delay);
   gang.staleness_grace_period = std::move(timings.staleness_grace_period);
-  const kai::TopologyConstraint annotated = kai::WorkloadTopology(*pod_gang);
-  if (topology.topology.empty()) topology.topology = annotated.topology;
-  if (topology.required_level.empty()) topology.required_level = annotated.required_level;
-  if (topology.preferred_level.empty()) topology.preferred_level = annotated.preferred_level;
   const rapidjson::Value value = kai::TopologyConstraintValue(topology, scratch.GetAllocator());
   if (!value.IsNull()) gang.topology_constraint = kube::ToJson(value);
   return std::optional<Gang>(std::move(gang));
