@@ -114,9 +114,11 @@ Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& ch
 }
 
 // The gang of `pod`, a pod of Grove workload chain.back(): its PodGang's
-// (kai/grove_gang.h), which the pod's label grove.io/podgang names. The
-// PodGang's label priorityClassName, else its spec.priorityClassName,
-// names the group's class when the tenant may use it. InvalidArgument
+// (kai/grove_gang.h), which the pod's label grove.io/podgang names. Its
+// priority class and topology are read from the PodGang, then the
+// workload (kai::GrovePriorityClass, kai::ReadGroveTopology), as the
+// host's grouper reads them; the class is taken when the tenant may use
+// it. InvalidArgument
 // without the label or when the reader refuses the PodGang;
 // FailedPrecondition while the PodGang is not read yet (Grove writes it
 // once it has made the pods).
@@ -132,8 +134,13 @@ Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
   kube::ObjectPtr pod_gang = lookup.Get(kai::kPodGangApiVersion, "PodGang", ns, *name);
   if (pod_gang == nullptr)
     return FailedPrecondition("waiting for PodGang " + ns + "/" + std::string(*name));
+  std::vector<kube::ObjectPtr> keep;
+  VT_ASSIGN_OR_RETURN(std::vector<const rapidjson::Value*> objects,
+                      WorkloadObjects(pod, chain, ns, lookup, keep));
+  const rapidjson::Value* workload = objects.front();  // chain.back(), the PodCliqueSet
   VT_ASSIGN_OR_RETURN(kai::SubGroupGang roles, kai::ReadGroveGang(*pod_gang, kube::Name(pod)));
-  VT_ASSIGN_OR_RETURN(const kai::TopologyConstraint topology, kai::ReadGroveTopology(*pod_gang));
+  VT_ASSIGN_OR_RETURN(const kai::TopologyConstraint topology,
+                      kai::ReadGroveTopology(*pod_gang, workload));
   const kube::OwnerReference owner{kai::kPodGangApiVersion, "PodGang", std::string(*name),
                                    std::string(kube::Uid(*pod_gang))};
   Gang gang{WorkloadPodGroupName(owner.name, owner.uid, ns, config.tenant),
@@ -141,13 +148,11 @@ Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
   rapidjson::Document scratch;
   gang.sub_groups = kube::ToJson(kai::SubGroupsValue(roles, scratch.GetAllocator()));
   gang.pod_sub_group = std::move(roles.pod_sub_group);
-  const std::string_view priority_class = kai::GrovePriorityClass(*pod_gang).value_or("");
+  const std::string_view priority_class =
+      kai::GrovePriorityClass(*pod_gang, workload).value_or("");
   if (config.allowed_priority_classes.contains(priority_class))
     gang.priority_class = std::string(priority_class);
 
-  std::vector<kube::ObjectPtr> keep;
-  VT_ASSIGN_OR_RETURN(std::vector<const rapidjson::Value*> objects,
-                      WorkloadObjects(pod, chain, ns, lookup, keep));
   objects.insert(objects.begin(), pod_gang.get());
   gang.preemptibility = kai::WorkloadPreemptibility(objects);
   kai::WorkloadTimings timings = kai::ReadWorkloadTimings(objects);

@@ -40,9 +40,10 @@
 //         PodGang the pod's label grove.io/podgang names, as KAI's grove
 //         grouper makes it (kai/grove_gang.h; WorkloadPodGroupName of the
 //         PodGang), a leaf per podgroup under its configs' parents, the
-//         host pod labelled with the podgroup that lists it, the PodGang's
-//         priorityClassName when the tenant may use it, and its pack
-//         constraint;
+//         host pod labelled with the podgroup that lists it, the priority
+//         class the PodGang or else the PodCliqueSet names when the tenant
+//         may use it, and the PodGang's pack constraint, completed from
+//         the topology annotations of the PodGang, then the PodCliqueSet;
 //       anything else (Job, ReplicaSet, StatefulSet, ...): the
 //         owner's `kai.scheduler/batch-min-member` annotation as
 //         kai/min_member.h reads it, else 1;

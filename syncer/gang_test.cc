@@ -296,6 +296,22 @@ TEST(GangTest, AGroveWorkloadIsTheGangOfItsPodGang) {
   kube::Object direct = PodOwnedBy("grove.io/v1alpha1", "PodCliqueSet", "serve");
   kube::SetString(direct, {"metadata", "labels"}, "grove.io/podgang", "serve-0");
   EXPECT_EQ(GangFor(direct, reaching).status().code(), StatusCode::kInvalidArgument);
+
+  // Where the PodGang names no class or topology, the PodCliqueSet's label
+  // and annotations do, as the host's grouper reads them.
+  MapLookup from_workload;
+  from_workload.Add(R"({"kind":"PodCliqueSet","metadata":{"name":"serve","uid":"pcs",
+      "labels":{"priorityClassName":"build"},
+      "annotations":{"kai.scheduler/topology":"dc",
+      "kai.scheduler/topology-required-placement":"topology.kubernetes.io/zone"}}})");
+  from_workload.Add(R"({"kind":"PodGang","metadata":{"name":"serve-0","uid":"pg","namespace":"ml"},
+      "spec":{"podgroups":[{"name":"a","minReplicas":1,"podReferences":[
+        {"namespace":"ml","name":"p"}]}]}})");
+  gang = GangFor(direct, from_workload);
+  ASSERT_TRUE(gang.ok() && *gang) << gang.status().ToString();
+  EXPECT_EQ((*gang)->priority_class, "build");
+  EXPECT_EQ((*gang)->topology_constraint,
+            R"({"topology":"dc","requiredTopologyLevel":"topology.kubernetes.io/zone"})");
 }
 
 // A workload's host group made before its kind had sub-groups keeps none;
