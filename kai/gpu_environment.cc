@@ -1,11 +1,11 @@
 #include "kai/gpu_environment.h"
 
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
 #include "base/ascii.h"
 #include "kai/names.h"
+#include "kai/object_fields.h"
 
 namespace vtenant::kai {
 
@@ -54,10 +54,9 @@ std::vector<std::pair<std::string, std::string>> GpuConfigMapData(
 }
 
 std::string CudaDeviceMemoryLimit(std::string_view gpu_memory_label, int64_t portion_milli) {
-  int64_t mib = 0;
-  const char* end = gpu_memory_label.data() + gpu_memory_label.size();
-  auto [ptr, ec] = std::from_chars(gpu_memory_label.data(), end, mib);
-  if (ec != std::errc() || ptr != end || mib <= 0) return "";
+  // KAI reads the label with strconv.ParseInt: a sign is taken.
+  const int64_t mib = WholeNumber(gpu_memory_label).value_or(0);
+  if (mib <= 0) return "";
   // As KAI computes it, in floating point from the portion's text.
   const double portion = std::strtod(FormatGpuPortion(portion_milli).c_str(), nullptr);
   const int64_t limit = static_cast<int64_t>(static_cast<double>(mib) * portion);

@@ -59,7 +59,8 @@ std::vector<std::pair<std::string, std::string>> GpuConfigMapData(
 // `portion_milli` of a device on a node whose nvidia.com/gpu.memory label
 // reads `gpu_memory_label` (MiB): the label times FormatGpuPortion's
 // portion, truncated, then "m" ("15202m" of 46068 at 330). "" where the
-// label is not a positive number, for which KAI writes none either.
+// label is not a positive whole number as strconv.ParseInt reads it (a
+// sign allowed), for which KAI writes none either.
 std::string CudaDeviceMemoryLimit(std::string_view gpu_memory_label, int64_t portion_milli);
 
 }  // namespace vtenant::kai

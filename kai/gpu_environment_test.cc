@@ -51,6 +51,8 @@ TEST(CudaDeviceMemoryLimitTest, TheLabelTimesThePortionAsKaiComputesIt) {
   EXPECT_EQ(CudaDeviceMemoryLimit("", 500), "");
   EXPECT_EQ(CudaDeviceMemoryLimit("lots", 500), "");
   EXPECT_EQ(CudaDeviceMemoryLimit("0", 500), "");
+  EXPECT_EQ(CudaDeviceMemoryLimit("-46068", 500), "");
+  EXPECT_EQ(CudaDeviceMemoryLimit("+46068", 500), "23034m") << "as strconv.ParseInt reads it";
 }
 
 }  // namespace
