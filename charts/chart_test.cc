@@ -220,30 +220,32 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
            {"scheduler.webhook.enabled=false", "scheduler.policy=spread",
             "scheduler.defaultStalenessGracePeriod=-1s", "scheduler.restrictNodeScheduling=true",
             "scheduler.partitionLabelValue=a100"},
-           {"scheduler.webhook.blockNvidiaVisibleDevices=true",
-            "scheduler.webhook.hamiCore=true"}}) {
+           {"scheduler.webhook.blockNvidiaVisibleDevices=true", "scheduler.webhook.hamiCore=true",
+            "scheduler.webhook.quotaValidation=true"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
                                      kNamespace, "--include-crds", "--kube-version", kKubeVersion};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
     Result<localenv::CommandResult> rendered = e2e::Helm("", args);
     ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
     ASSERT_EQ(rendered->exit_code, 0) << rendered->err;
-    if (sets.size() > 2) {
+    if (sets.size() > 3) {
       EXPECT_NE(rendered->out.find("--default-staleness-grace-period=-1s"), std::string::npos);
       EXPECT_NE(rendered->out.find("--restrict-node-scheduling\n"), std::string::npos);
       EXPECT_NE(
           rendered->out.find("--gpu-worker-node-label-key=node-role.kubernetes.io/gpu-worker"),
           std::string::npos);
       EXPECT_NE(rendered->out.find("--partition-label-value=a100\n"), std::string::npos);
-    } else if (sets.size() == 2) {
+    } else if (sets.size() == 3) {
       EXPECT_NE(rendered->out.find("--block-nvidia-visible-devices\n"), std::string::npos);
       EXPECT_NE(rendered->out.find("--hami-core\n"), std::string::npos);
+      EXPECT_NE(rendered->out.find("--enable-quota-validation\n"), std::string::npos);
     } else {
       EXPECT_EQ(rendered->out.find("--restrict-node-scheduling"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--partition-label-value"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--nodepool-label-key"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--block-nvidia-visible-devices"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--hami-core"), std::string::npos);
+      EXPECT_EQ(rendered->out.find("--enable-quota-validation"), std::string::npos);
     }
     Result<std::string> dry =
         e2e::KubectlOk(kubeconfig(), {"apply", "--dry-run=server", "-f", "-"}, rendered->out);

@@ -228,7 +228,11 @@ Result<std::string> Review(std::string_view review, const AdmissionOptions& opti
   if (object == nullptr || !object->IsObject()) {
     response.Set("allowed", true);
   } else if (kind == kai::kQueueKind) {
-    Answer(kai::ReviewQueue(operation, *object), response);
+    const Value* old_object = kube::Find(*request, {"oldObject"});
+    Answer(kai::ReviewQueue(operation, *object,
+                            old_object != nullptr && old_object->IsObject() ? old_object : nullptr,
+                            &options.queues),
+           response);
   } else if (kind == kai::kPodGroupKind) {
     Answer(kai::ReviewPodGroup(*object, operation == "CREATE"), response);
   } else if (Result<std::string> patch = MutatePod(*object, options); !patch.ok()) {

@@ -39,6 +39,7 @@
 
 #include "base/status.h"
 #include "kai/names.h"
+#include "kai/queue_admission.h"
 #include "kube/object.h"
 
 namespace vtenant::scheduler {
@@ -59,6 +60,9 @@ struct AdmissionOptions {
   // which HAMi-core, preloaded on the node, enforces; an entry of that name
   // the author wrote is replaced.
   bool hami_core = false;
+  // KAI's --enable-quota-validation: the cluster's Queues, against which
+  // a Queue written is held (kai/queue_admission.h); empty: off.
+  kai::QueueLookup queues;
   // Source of the 7 random characters; replaceable so tests are repeatable.
   std::function<std::string()> random_suffix;
 };
@@ -69,9 +73,10 @@ Result<std::string> MutatePod(const rapidjson::Value& pod, const AdmissionOption
 
 // Answers an AdmissionReview request (admission.k8s.io/v1) with the
 // AdmissionReview response: for a pod, allowed with the patch, or refused
-// with the message (HTTP-level code 400 in status); for a PodGroup, what
-// kai::ReviewPodGroup says, its errors refusing (one per line) and its
-// warnings returned as the response's warnings. InvalidArgument when
+// with the message (HTTP-level code 400 in status); for a PodGroup or a
+// Queue, what kai::ReviewPodGroup or kai::ReviewQueue says, its errors
+// refusing (one per line) and its warnings returned as the response's
+// warnings. InvalidArgument when
 // `review` is not an AdmissionReview request.
 Result<std::string> Review(std::string_view review, const AdmissionOptions& options);
 

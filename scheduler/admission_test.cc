@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <tuple>
 
@@ -337,6 +338,36 @@ TEST(AdmissionTest, ReviewJudgesAQueueAsKaisWebhook) {
   EXPECT_FALSE(doc["response"]["allowed"].GetBool());
   EXPECT_EQ(kube::GetString(doc, {"response", "status", "message"}),
             "cannot delete queue ml-org: it has child queues [nlp]");
+}
+
+// With quota validation on, an update is held against the Queues the
+// options read, the children taken from the object before; the warnings are
+// the response's.
+TEST(AdmissionTest, ReviewHoldsAQueueAgainstItsParentWhenAsked) {
+  AdmissionOptions options = Fixed();
+  const std::string review = R"({"request":{"uid":"9","operation":"UPDATE",
+      "kind":{"group":"scheduling.run.ai","version":"v2","kind":"Queue"},
+      "object":{"metadata":{"name":"ml-org"},"spec":{"resources":{"gpu":{"quota":0.5}}}},
+      "oldObject":{"metadata":{"name":"ml-org"},"spec":{"resources":{"gpu":{"quota":1}}},
+                   "status":{"childQueues":["nlp"]}}}})";
+  Result<std::string> off = Review(review, options);
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(Json(*off)["response"].HasMember("warnings"));
+
+  options.queues = [](const std::string& name) -> std::shared_ptr<const rapidjson::Value> {
+    if (name != "nlp") return nullptr;
+    return std::make_shared<kube::Object>(
+        Json(R"({"metadata":{"name":"nlp"},"spec":{"parentQueue":"ml-org",
+             "resources":{"gpu":{"quota":0.75}}}})"));
+  };
+  Result<std::string> on = Review(review, options);
+  ASSERT_TRUE(on.ok());
+  kube::Object doc = Json(*on);
+  EXPECT_TRUE(doc["response"]["allowed"].GetBool());
+  ASSERT_TRUE(doc["response"].HasMember("warnings"));
+  EXPECT_EQ(kube::ToJson(doc["response"]["warnings"]),
+            R"x(["child queue nlp GPU quota (0.75) exceeds parent GPU quota (0.50)",)x"
+            R"x("total children GPU quota (0.75) exceeds parent GPU quota (0.50)"])x");
 }
 
 TEST(AdmissionTest, RandomSuffixIsSevenSafeCharacters) {

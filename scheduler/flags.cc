@@ -101,6 +101,12 @@ const std::vector<Flag>& Flags() {
        "plugins do",
        [](auto& f) { return f.hami_core ? "true" : "false"; },
        Bind(SwitchFlag, &SchedulerFlags::hami_core)},
+      {"enable-quota-validation", "",
+       "the webhook holds a Queue written with a parentQueue against its parent, and a parent "
+       "against its children: refused without a parent that has resources, warned when a "
+       "quota, or the children's together, exceeds the parent's (KAI's queue webhook option)",
+       [](auto& f) { return f.enable_quota_validation ? "true" : "false"; },
+       Bind(SwitchFlag, &SchedulerFlags::enable_quota_validation)},
       {"health-address", "HOST:PORT", "serve /healthz, /readyz and /metrics here; empty: off",
        [](auto& f) { return Quoted(f.health_address); },
        Bind(AddressFlag, &SchedulerFlags::health_address)},

@@ -24,6 +24,7 @@ struct SchedulerFlags {
   std::string gpu_fraction_runtime_class = "nvidia";  // as KAI's; empty: none
   bool block_nvidia_visible_devices = false;          // KAI's; admission.h
   bool hami_core = false;                             // KAI's hamicore plugins; admission.h
+  bool enable_quota_validation = false;               // KAI's; kai/queue_admission.h
   std::string health_address = "127.0.0.1:8081";      // empty: none
   bool leader_elect = false;
   std::string leader_elect_namespace = "default";

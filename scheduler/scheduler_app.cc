@@ -277,6 +277,21 @@ Status SchedulerApp::Wire() {
     wo.admission.gpu_fraction_runtime_class = flags_.gpu_fraction_runtime_class;
     wo.admission.block_visible_devices = flags_.block_nvidia_visible_devices;
     wo.admission.hami_core = flags_.hami_core;
+    if (flags_.enable_quota_validation) {
+      // The cache may not have a Queue written a moment ago (a parent
+      // applied just before its children): then the API server is asked.
+      wo.admission.queues =
+          [&queues, this](const std::string& name) -> std::shared_ptr<const rapidjson::Value> {
+        if (kube::ObjectPtr cached = queues.cache().Get(name)) return cached;
+        Result<kube::Object> fetched = client_.Get(kube::resources::kQueues, "", name);
+        if (!fetched.ok()) {
+          if (fetched.status().code() != StatusCode::kNotFound)
+            LOG(WARNING) << "reading Queue " << name << ": " << fetched.status().ToString();
+          return nullptr;
+        }
+        return std::make_shared<const kube::Object>(std::move(fetched).value());
+      };
+    }
     if (!flags_.gpu_fraction_runtime_class.empty()) {
       kube::SharedInformer& runtime_classes = informers.Get(kube::resources::kRuntimeClasses);
       wo.admission.runtime_class_exists = [&runtime_classes](const std::string& name) {

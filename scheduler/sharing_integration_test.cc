@@ -15,7 +15,9 @@
 #include "base/eventually.h"
 #include "kube/conditions.h"
 #include "kube/json_builder.h"
+#include "localenv/command.h"
 #include "localenv/testing/cluster_test.h"
+#include "localenv/tools.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/reservation.h"
 #include "scheduler/testing/scheduler_cluster_test.h"
@@ -70,7 +72,9 @@ nodes:
          "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel", "grove"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
-    StartSuiteScheduler();
+    SchedulerFlags flags;
+    flags.enable_quota_validation = true;  // KaisQueueChecksHoldAtTheApiServer
+    StartSuiteScheduler(std::move(flags));
   }
 
   static Object Pod(const std::string& ns, const std::string& name, PodOptions o) {
@@ -447,7 +451,10 @@ TEST_F(SharingTest, APodGroupKaisWebhookRefusesIsRefusedAtCreate) {
 }
 
 // KAI's Queue webhook, on the real API server: a Queue needs resources, and
-// a parent is not deleted while its status names children.
+// a parent is not deleted while its status names children. With its quota
+// validation on (as in this suite), a child beyond its parent is admitted
+// with KAI's warnings, which kubectl prints, and one whose parent does not
+// exist is refused.
 TEST_F(SharingTest, KaisQueueChecksHoldAtTheApiServer) {
   Result<Object> bare = client().Create(res::kQueues, "", ParseTestJson(R"({
       "apiVersion":"scheduling.run.ai/v2","kind":"Queue","metadata":{"name":"bare"},"spec":{}})"));
@@ -470,6 +477,27 @@ TEST_F(SharingTest, KaisQueueChecksHoldAtTheApiServer) {
   ASSERT_TRUE(client().Delete(res::kQueues, "", "lab-a").ok());
   EXPECT_TRUE(Eventually([&] { return client().Delete(res::kQueues, "", "lab").ok(); }))
       << "once its status names no child";
+
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("org", "", 1)).ok());
+  Result<std::string> kubectl = localenv::FindTool("kubectl");
+  ASSERT_TRUE(kubectl.ok()) << kubectl.status().ToString();
+  Result<localenv::CommandResult> created = localenv::RunCommand(
+      {*kubectl, "--kubeconfig", cluster().api_server().kubeconfig_path(), "create", "-f", "-"},
+      kube::ToJson(QueueManifest("org-a", "org", 1.5)));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->exit_code, 0) << created->err;
+  EXPECT_NE(created->err.find(
+                "Warning: child queue GPU quota (1.50) exceeds parent queue org GPU quota (1.00)"),
+            std::string::npos)
+      << created->err;
+  Result<Object> orphan =
+      client().Create(res::kQueues, "", QueueManifest("orphan", "no-such-parent", 1));
+  ASSERT_FALSE(orphan.ok()) << "admitted under a parent that does not exist";
+  EXPECT_NE(orphan.status().message().find("failed to get parent queue no-such-parent"),
+            std::string::npos)
+      << orphan.status().ToString();
+  ASSERT_TRUE(client().Delete(res::kQueues, "", "org-a").ok());
+  EXPECT_TRUE(Eventually([&] { return client().Delete(res::kQueues, "", "org").ok(); }));
 }
 
 TEST_F(SharingTest, APodOfAMissingQueueWaitsWithAnEventNamingIt) {
