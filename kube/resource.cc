@@ -52,6 +52,7 @@ const ResourceType kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "St
 const ResourceType kCsiDrivers{"storage.k8s.io", "v1", "csidrivers", "CSIDriver", false};
 const ResourceType kCsiStorageCapacities{"storage.k8s.io", "v1", "csistoragecapacities",
                                          "CSIStorageCapacity", true};
+const ResourceType kCsiNodes{"storage.k8s.io", "v1", "csinodes", "CSINode", false};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
 const ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
 const ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
@@ -101,6 +102,7 @@ const std::vector<const ResourceType*>& All() {
       &kStorageClasses,
       &kCsiDrivers,
       &kCsiStorageCapacities,
+      &kCsiNodes,
       &kJobs,
       &kDeployments,
       &kReplicaSets,

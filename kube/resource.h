@@ -50,6 +50,7 @@ extern const ResourceType kPersistentVolumes;
 extern const ResourceType kStorageClasses;
 extern const ResourceType kCsiDrivers;
 extern const ResourceType kCsiStorageCapacities;
+extern const ResourceType kCsiNodes;
 extern const ResourceType kJobs;
 extern const ResourceType kDeployments;
 extern const ResourceType kReplicaSets;

@@ -313,6 +313,16 @@ bool ClusterView::ChangeStorage(StorageKind kind, const rapidjson::Value& object
   return awaited_volumes_;
 }
 
+bool ClusterView::UpsertCsiNode(const rapidjson::Value& csi_node) {
+  std::lock_guard lock(mu_);
+  return attach_.Upsert(csi_node);
+}
+
+bool ClusterView::DeleteCsiNode(const rapidjson::Value& csi_node) {
+  std::lock_guard lock(mu_);
+  return attach_.Delete(csi_node);
+}
+
 Result<std::vector<VolumeClaims::ClaimBinding>> ClusterView::ClaimBindings(
     const std::string& key, const std::string& node) const {
   std::lock_guard lock(mu_);
@@ -634,6 +644,13 @@ Result<World> ClusterView::Build(int64_t now) {
     VolumeClaims::Verdict volumes;
     if (ours && !placed && !p.claims.empty())
       volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
+    if (!attach_.Empty() && !p.claims.empty()) {
+      // Every pod's, placed or not: a bound pod's volumes are attached.
+      std::vector<std::string> drivers;
+      for (const PodClaim& claim : p.claims)
+        drivers.push_back(volumes_.AttachingDriver(kube::SplitKey(key).first, claim.name));
+      attach_.AddRequests(drivers, &c.attachments);
+    }
     if (!ours || p.terminating || foreign) {
       if (!placed) continue;  // nothing to hold
       c.holder = true;
@@ -883,7 +900,14 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
   // affinities and with its topology domains; all of them again when a
   // Topology changed.
   const bool topologies_changed = synced_topologies_ != topologies_changed_;
-  for (const auto& [name, n] : nodes_) {
+  for (const auto& [name, node] : nodes_) {
+    // With its CSI attach limits, when some node has any (attach_limits.h).
+    sched::NodeSpec limited;
+    if (!attach_.Empty()) {
+      limited = node;
+      attach_.Apply(name, &limited);
+    }
+    const sched::NodeSpec& n = attach_.Empty() ? node : limited;
     auto it = synced_nodes_.find(name);
     if (!topologies_changed && it != synced_nodes_.end() && it->second == n) continue;
     sched::NodeSpec labelled = n;
@@ -929,6 +953,8 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     spec.priority = d.core.priority;
     spec.preemptible = d.core.preemptible;
     spec.whole_gpus = d.core.whole_gpus;
+    for (const auto& [resource, milli] : d.core.attachments)
+      spec.other_resources[resource] += milli;
     if (d.core.holder) spec.subgroup.clear();
     spec.marks = d.core.marks;
     if (d.core.affinity_nodes)

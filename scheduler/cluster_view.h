@@ -42,6 +42,7 @@
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler-core/universe.h"
 #include "scheduler-core/workload_model.h"
+#include "scheduler/attach_limits.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
 #include "scheduler/node_pool.h"
@@ -175,6 +176,11 @@ class ClusterView {
   enum class StorageKind { kClaim, kVolume, kClass, kDriver, kCapacity };
   bool UpsertStorage(StorageKind kind, const rapidjson::Value& object);
   bool DeleteStorage(StorageKind kind, const rapidjson::Value& object);
+  // CSINodes: how many volumes of each CSI driver a node attaches
+  // (attach_limits.h). Each returns whether the limits changed (worth a
+  // cycle).
+  bool UpsertCsiNode(const rapidjson::Value& csi_node);
+  bool DeleteCsiNode(const rapidjson::Value& csi_node);
   // What binding pod `key` to `node` asks of its claims that wait for
   // their first consumer (VolumeClaims::PlanBinding), as the view now sees
   // them.
@@ -269,6 +275,7 @@ class ClusterView {
     std::optional<std::vector<std::string>> affinity_nodes;  // resolved affinity
     std::vector<std::string> marks;                          // the pod sets it is in
     int32_t whole_gpus = 0;                                  // capped at its node's GPUs once bound
+    std::map<std::string, int64_t> attachments;  // its volumes, as attach_limits.h counts them
     bool operator==(const CoreFields&) const = default;
   };
   // What the Universe was last given for a pod, and its id there.
@@ -323,6 +330,7 @@ class ClusterView {
   std::set<std::string> configmaps_;          // keys of the ConfigMaps that exist
   std::set<std::string> awaited_configmaps_;  // missing ones pods waited for at the last Build
   VolumeClaims volumes_;
+  AttachLimits attach_;
   bool awaited_volumes_ = false;  // a pod waited on its claims at the last Build
   std::map<std::string, Placement> assumed_;
   struct Nomination {

@@ -142,6 +142,8 @@ Status SchedulerApp::Wire() {
   kube::SharedInformer& csi_drivers = informers.Get(kube::resources::kCsiDrivers, storage_options);
   kube::SharedInformer& csi_capacities =
       informers.Get(kube::resources::kCsiStorageCapacities, storage_options);
+  // How many volumes of each CSI driver a node attaches (attach_limits.h).
+  kube::SharedInformer& csi_nodes = informers.Get(kube::resources::kCsiNodes, storage_options);
 
   kube::Client& bookkeeping =
       options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
@@ -250,6 +252,17 @@ Status SchedulerApp::Wire() {
   storage_classes.AddEventHandler(keep_storage(ClusterView::StorageKind::kClass));
   csi_drivers.AddEventHandler(keep_storage(ClusterView::StorageKind::kDriver));
   csi_capacities.AddEventHandler(keep_storage(ClusterView::StorageKind::kCapacity));
+  auto upsert_csi_node = [this](const kube::ObjectPtr& o) {
+    if (view_.UpsertCsiNode(*o)) cycle_->Wake();
+  };
+  csi_nodes.AddEventHandler(
+      {.on_add = upsert_csi_node,
+       .on_update = [upsert_csi_node](const kube::ObjectPtr&,
+                                      const kube::ObjectPtr& o) { upsert_csi_node(o); },
+       .on_delete =
+           [this](const kube::ObjectPtr& o) {
+             if (view_.DeleteCsiNode(*o)) cycle_->Wake();
+           }});
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {

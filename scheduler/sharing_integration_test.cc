@@ -66,10 +66,11 @@ nodes:
 - {name: nolabel, count: 1, cpu: 16, memory: 64Gi, gpus: 0, resources: {nvidia.com/gpu: 1}, labels: {pool: nolabel}}
 - {name: nssel, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nssel}}
 - {name: grove, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: grove}}
+- {name: attach, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: attach}}
 )",
-        {"half",    "mem",    "bad",    "gang",   "job",  "heal",    "mig",   "sub",  "wait",
-         "runtime", "nogang", "stale",  "jobset", "topo", "split",   "serve", "vol",  "apart",
-         "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel", "grove"});
+        {"half",    "mem",    "bad",    "gang",   "job",  "heal",    "mig",   "sub",   "wait",
+         "runtime", "nogang", "stale",  "jobset", "topo", "split",   "serve", "vol",   "apart",
+         "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel", "grove", "attach"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -1104,6 +1105,60 @@ TEST_F(SharingTest, AClaimIsProvisionedOnlyWhereItsDriverReportsRoom) {
   ASSERT_TRUE(fits.ok());
   EXPECT_EQ(kube::Annotation(*fits, "volume.kubernetes.io/selected-node").value_or(""), "vol-b-0");
   EXPECT_TRUE(WaitsSaying("vol", "too-big", "did not have enough free storage"));
+}
+
+// kube-scheduler's NodeVolumeLimits: a node attaches no more volumes of a
+// CSI driver than its CSINode counts; the pod whose disk would be one too
+// many waits, and binds once a node may attach it.
+TEST_F(SharingTest, ANodeAttachesNoMoreVolumesThanItsCsiNodeCounts) {
+  const auto create = [&](const kube::ResourceType& type, const std::string& ns,
+                          const std::string& json) {
+    Status s = client().Create(type, ns, ParseTestJson(json)).status();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  };
+  create(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
+      "metadata":{"name":"attach-disk"},"provisioner":"attach.csi.example.com",
+      "volumeBindingMode":"WaitForFirstConsumer"})");
+  for (const char* node : {"attach-0", "attach-1"}) {
+    create(res::kCsiNodes, "",
+           R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode",
+        "metadata":{"name":")" +
+               std::string(node) + R"("},"spec":{"drivers":[
+        {"name":"attach.csi.example.com","nodeID":")" +
+               node + R"(","allocatable":{"count":1}},
+        {"name":"unlimited.csi.example.com","nodeID":")" +
+               node + R"("}]}})");
+  }
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "disk-" + std::to_string(i);
+    create(res::kPersistentVolumeClaims, "attach",
+           R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
+               R"("},"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"attach-disk",
+               "resources":{"requests":{"storage":"10Gi"}}}})");
+    Object pod = Pod("attach", name, {});
+    pod["spec"].AddMember(
+        "volumes",
+        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
+                                       name + R"("}}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "attach", pod).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "attach", "Running") == 2; }));
+  std::set<std::string> nodes;
+  std::string waiting;
+  for (const Object& p : PodsOf("attach")) {
+    if (kube::GetString(p, {"spec", "nodeName"}).empty())
+      waiting = std::string(kube::Name(p));
+    else
+      nodes.insert(std::string(kube::GetString(p, {"spec", "nodeName"})));
+  }
+  EXPECT_EQ(nodes.size(), 2u) << "one disk a node";
+  ASSERT_FALSE(waiting.empty());
+  EXPECT_TRUE(WaitsSaying("attach", waiting, "insufficient other resources"));
+  // Without its CSINode, attach-1 sets no limit.
+  ASSERT_TRUE(client().Delete(res::kCsiNodes, "", "attach-1").ok());
+  EXPECT_EQ(NodeOnceRunning(client(), "attach", waiting), "attach-1");
 }
 
 // Replicas held apart by a required pod anti-affinity on the hostname, as

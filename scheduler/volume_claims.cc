@@ -124,7 +124,19 @@ void VolumeClaims::UpsertVolume(const Value& volume) {
   v.access_modes = kube::GetStrings(volume, {"spec", "accessModes"});
   v.volume_mode = std::string(kube::GetString(volume, {"spec", "volumeMode"}));
   v.labels = kube::GetStringMap(volume, {"metadata", "labels"});
+  v.csi_driver = std::string(kube::GetString(volume, {"spec", "csi", "driver"}));
   volumes_.insert_or_assign(name, std::move(v));
+}
+
+std::string VolumeClaims::AttachingDriver(std::string_view ns, std::string_view claim) const {
+  auto c = claims_.find(kube::MakeKey(ns, claim));
+  if (c == claims_.end()) return "";
+  if (!c->second.volume.empty()) {
+    auto v = volumes_.find(c->second.volume);
+    return v == volumes_.end() ? "" : v->second.csi_driver;
+  }
+  auto cls = classes_.find(c->second.storage_class);
+  return cls == classes_.end() ? "" : cls->second.provisioner;
 }
 
 void VolumeClaims::DeleteVolume(const Value& volume) {

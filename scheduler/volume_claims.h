@@ -100,6 +100,13 @@ class VolumeClaims {
   Verdict Check(std::string_view ns, std::string_view pod_uid,
                 const std::vector<PodClaim>& claims) const;
 
+  // The CSI driver that attaches the volume of claim `claim` in `ns`, as
+  // kube-scheduler's NodeVolumeLimits counts it: its PersistentVolume's
+  // spec.csi.driver once bound, else its StorageClass's provisioner; ""
+  // when neither says (an unknown claim, volume or class, a volume of an
+  // in-tree plugin).
+  std::string AttachingDriver(std::string_view ns, std::string_view claim) const;
+
   // What binding that pod to node `node` (with `labels`) asks of its claims
   // that wait for their first consumer, in claim order, each volume chosen
   // once. FailedPrecondition when one can have no volume there.
@@ -134,6 +141,7 @@ class VolumeClaims {
     std::vector<std::string> access_modes;
     std::string volume_mode;
     kube::Labels labels;
+    std::string csi_driver;  // spec.csi.driver
   };
   // The available volumes `claim` fits, smallest first (then by name).
   std::vector<const std::pair<const std::string, Volume>*> Candidates(const Claim& claim) const;
