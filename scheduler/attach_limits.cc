@@ -23,6 +23,7 @@ bool AttachLimits::Upsert(const rapidjson::Value& csi_node) {
   if (it != counts_.end() && it->second == counts) return false;
   if (it == counts_.end() && counts.empty()) return false;
   Delete(csi_node);
+  ++version_;
   if (counts.empty()) return true;
   for (const auto& [driver, count] : counts) ++drivers_[driver];
   counts_.emplace(node, std::move(counts));
@@ -35,6 +36,7 @@ bool AttachLimits::Delete(const rapidjson::Value& csi_node) {
   for (const auto& [driver, count] : it->second)
     if (--drivers_[driver] == 0) drivers_.erase(driver);
   counts_.erase(it);
+  ++version_;
   return true;
 }
 

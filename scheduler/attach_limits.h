@@ -47,6 +47,8 @@ class AttachLimits {
 
   // Whether some node limits some driver; when not, nothing is counted.
   bool Empty() const { return drivers_.empty(); }
+  // Counts the changes: what Apply gives a node follows it.
+  uint64_t version() const { return version_; }
 
   // Sets on `node` (named `name`) AttachResource of every limited driver:
   // its count there, else kUnlimitedAttachments.
@@ -62,6 +64,7 @@ class AttachLimits {
   std::map<std::string, std::map<std::string, int64_t>> counts_;
   // Each limited driver, with the number of nodes that limit it.
   std::map<std::string, int> drivers_;
+  uint64_t version_ = 0;
 };
 
 }  // namespace vtenant::scheduler

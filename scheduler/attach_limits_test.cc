@@ -26,9 +26,11 @@ TEST(AttachLimitsTest, ALimitedDriverIsAResourceOfEveryNode) {
   EXPECT_TRUE(limits.Empty());
   EXPECT_TRUE(limits.Upsert(CsiNode("b", R"([{"name":"ebs.csi.aws.com","nodeID":"b",
       "allocatable":{"count":25}},{"name":"efs.csi.aws.com","nodeID":"b"}])")));
+  const uint64_t version = limits.version();
   EXPECT_FALSE(limits.Upsert(CsiNode("b", R"([{"name":"ebs.csi.aws.com","nodeID":"b",
       "allocatable":{"count":25}}])")))
       << "the same counts: nothing changed";
+  EXPECT_EQ(limits.version(), version);
 
   sched::NodeSpec a, b, c;
   limits.Apply("a", &a);
@@ -46,6 +48,7 @@ TEST(AttachLimitsTest, ALimitedDriverIsAResourceOfEveryNode) {
       << "one a claim, of limited drivers only";
 
   EXPECT_TRUE(limits.Delete(CsiNode("b", "[]")));
+  EXPECT_GT(limits.version(), version);
   EXPECT_TRUE(limits.Empty());
   sched::NodeSpec after;
   limits.Apply("b", &after);

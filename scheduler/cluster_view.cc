@@ -897,20 +897,16 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     synced_queues_[q->name] = *q;
   }
   // Nodes added or changed, each labelled with its name for resolved
-  // affinities and with its topology domains; all of them again when a
-  // Topology changed.
-  const bool topologies_changed = synced_topologies_ != topologies_changed_;
-  for (const auto& [name, node] : nodes_) {
-    // With its CSI attach limits, when some node has any (attach_limits.h).
-    sched::NodeSpec limited;
-    if (!attach_.Empty()) {
-      limited = node;
-      attach_.Apply(name, &limited);
-    }
-    const sched::NodeSpec& n = attach_.Empty() ? node : limited;
+  // affinities and with its topology domains, and given its CSI attach
+  // limits (attach_limits.h); all of them again when a Topology or a limit
+  // changed.
+  const bool every_node =
+      synced_topologies_ != topologies_changed_ || synced_attach_limits_ != attach_.version();
+  for (const auto& [name, n] : nodes_) {
     auto it = synced_nodes_.find(name);
-    if (!topologies_changed && it != synced_nodes_.end() && it->second == n) continue;
+    if (!every_node && it != synced_nodes_.end() && it->second == n) continue;
     sched::NodeSpec labelled = n;
+    attach_.Apply(name, &labelled);
     labelled.labels.emplace_back(kNodeNameLabel, name);
     roles_.MarkNode(&labelled);
     AddDomainLabels(topologies_, &labelled.labels);
@@ -919,6 +915,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     synced_nodes_[name] = n;
   }
   synced_topologies_ = topologies_changed_;
+  synced_attach_limits_ = attach_.version();
   // PodGroups added or changed. A group whose subgroups changed has its
   // pods set again: they hold subgroup indices.
   std::set<std::string> regrouped;

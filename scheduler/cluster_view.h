@@ -353,6 +353,7 @@ class ClusterView {
   sched::Universe universe_;
   std::map<std::string, sched::NodeSpec> synced_nodes_;    // as translated
   uint64_t synced_topologies_ = 0;                         // topologies_changed_ when synced
+  uint64_t synced_attach_limits_ = 0;                      // attach_.version() when synced
   std::map<std::string, sched::QueueSpec> synced_queues_;  // holder included
   std::map<std::string, sched::GroupSpec> synced_groups_;
   std::map<std::string, SyncedPod> synced_pods_;

@@ -51,6 +51,7 @@ struct P {
   std::string scheduler = "kai-scheduler";
   bool terminating = false;
   std::map<std::string, std::string> extra_annotations;  // after gpu-fraction
+  std::vector<std::string> claims;                       // a volume of each
 };
 
 kube::Object Pod(const P& p) {
@@ -65,11 +66,16 @@ kube::Object Pod(const P& p) {
   if (p.terminating) metadata.Set("deletionTimestamp", "2026-12-01T09:00:00Z");
   kube::JsonObject limits;
   if (p.gpus > 0) limits.Set("nvidia.com/gpu", std::to_string(p.gpus));
+  kube::JsonArray volumes;
+  for (const std::string& claim : p.claims)
+    volumes.Add(kube::JsonObject{
+        {"name", claim}, {"persistentVolumeClaim", kube::JsonObject{{"claimName", claim}}}});
   return kube::BuildJson(kube::JsonObject{
       {"metadata", metadata},
       {"spec", kube::JsonObject{
                    {"schedulerName", p.scheduler},
                    {"nodeName", p.node},
+                   {"volumes", std::move(volumes)},
                    {"containers",
                     kube::JsonArray{kube::JsonObject{
                         {"name", "c"}, {"resources", kube::JsonObject{{"limits", limits}}}}}}}}});
@@ -122,6 +128,38 @@ TEST_F(ClusterViewTest, ForeignAndTerminatingPodsHoldTheirGpus) {
   // Holders are never victims.
   for (sched::PodId p = 0; p < w.snapshot->pods.size(); ++p)
     EXPECT_EQ(w.movable[p], w.snapshot->pods[p].name == "ns/new") << w.snapshot->pods[p].name;
+}
+
+// A node's CSI attach limit counts the volumes of every pod on it, another
+// scheduler's too; without the limit the pod binds.
+TEST_F(ClusterViewTest, AnotherSchedulersVolumesCountAgainstTheNodesAttachLimit) {
+  using Kind = ClusterView::StorageKind;
+  const kube::Object csi_node = Json(R"({"metadata":{"name":"n1"},"spec":{"drivers":[
+      {"name":"disk.csi.example.com","nodeID":"n1","allocatable":{"count":1}}]}})");
+  EXPECT_TRUE(view_.UpsertCsiNode(csi_node));
+  view_.UpsertStorage(Kind::kClass, Json(R"({"metadata":{"name":"disk"},
+      "provisioner":"disk.csi.example.com","volumeBindingMode":"WaitForFirstConsumer"})"));
+  for (const char* claim : {"theirs-data", "new-data"}) {
+    view_.UpsertStorage(Kind::kClaim, Json(R"({"metadata":{"name":")" + std::string(claim) +
+                                           R"(","namespace":"ns","uid":"c"},
+        "spec":{"storageClassName":"disk","resources":{"requests":{"storage":"1Gi"}}}})"));
+  }
+  view_.UpsertPod(Pod({.name = "theirs",
+                       .gpus = 0,
+                       .node = "n1",
+                       .scheduler = "default-scheduler",
+                       .claims = {"theirs-data"}}));
+  view_.UpsertPod(Pod({.name = "new", .gpus = 0, .claims = {"new-data"}}));
+  World w = Build();
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  EXPECT_TRUE(d.binds.empty()) << "the node attaches one disk, and has it";
+  ASSERT_EQ(d.pending.size(), 1u);
+
+  EXPECT_TRUE(view_.DeleteCsiNode(csi_node));
+  w = Build();
+  d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u) << "no limit without the CSINode";
+  EXPECT_EQ(w.snapshot->pods[d.binds[0].pod].name, "ns/new");
 }
 
 TEST_F(ClusterViewTest, AssumedPlacementsHoldUntilTheInformerShowsTheBind) {

@@ -312,10 +312,9 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
     // A pod whose named container is gone has its problem from ReadRequest.
     if (Result<kai::ContainerRef> c = kai::ShareContainer(pod); c.ok()) t.share_container = *c;
   }
-  if (t.role == CorePod::Role::kOurs) {
+  if (t.role == CorePod::Role::kOurs)
     t.required_configmaps = RequiredConfigMaps(pod, t.shared_gpu_configmap);
-    t.claims = PodClaims(pod);
-  }
+  if (t.role == CorePod::Role::kOurs || t.role == CorePod::Role::kOthers) t.claims = PodClaims(pod);
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(kai::WorkloadPriorityClass(pod, pod, kai::kTrainPriorityClass));
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);

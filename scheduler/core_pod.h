@@ -71,7 +71,8 @@ struct CorePod {
   // binder makes, are left out. Sorted, each once; read for our pods only.
   std::vector<std::string> required_configmaps;
   // The PersistentVolumeClaims its volumes name (volume_claims.h); read for
-  // our pods only.
+  // pods that are ours or another scheduler's and not finished (their
+  // volumes count against a node's CSI attach limits, attach_limits.h).
   std::vector<PodClaim> claims;
   // The container whose environment names the pod's GPU
   // (kai::ShareContainer; read only when shared_gpu_configmap is set).
