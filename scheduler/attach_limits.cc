@@ -6,6 +6,16 @@ namespace vtenant::scheduler {
 
 std::string AttachResource(const std::string& driver) { return "attachable-volumes-csi-" + driver; }
 
+std::vector<std::string> InlineCsiDrivers(const rapidjson::Value& pod) {
+  std::vector<std::string> drivers;
+  const rapidjson::Value* volumes = kube::Find(pod, {"spec", "volumes"});
+  if (volumes == nullptr || !volumes->IsArray()) return drivers;
+  for (const rapidjson::Value& v : volumes->GetArray())
+    if (std::string_view driver = kube::GetString(v, {"csi", "driver"}); !driver.empty())
+      drivers.emplace_back(driver);
+  return drivers;
+}
+
 bool AttachLimits::Upsert(const rapidjson::Value& csi_node) {
   std::map<std::string, int64_t> counts;
   if (const rapidjson::Value* list = kube::Find(csi_node, {"spec", "drivers"});

@@ -12,10 +12,11 @@
 //     attaches any number, and has kUnlimitedAttachments;
 //   - a pod's persistentVolumeClaim and generic ephemeral volumes count,
 //     by the driver that attaches their claim
-//     (VolumeClaims::AttachingDriver).
+//     (VolumeClaims::AttachingDriver), and its inline CSI volumes by theirs
+//     (InlineCsiDrivers).
 // Unlike kube-scheduler, a claim two pods on one node share counts for each
-// (kube-scheduler counts a volume once a node), and neither a pod's inline
-// CSI volumes nor in-tree volume plugins migrated to CSI are counted.
+// (kube-scheduler counts a volume once a node), and in-tree volume plugins
+// migrated to CSI are not counted.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 
@@ -37,6 +38,10 @@ inline constexpr int64_t kUnlimitedAttachments = int64_t{1} << 50;
 // The core resource that counts volumes of CSI driver `driver` attached to
 // a node (the name Kubernetes once gave node allocatable for them).
 std::string AttachResource(const std::string& driver);
+
+// The driver of each of `pod`'s inline CSI volumes (spec.volumes[].csi), in
+// volume order.
+std::vector<std::string> InlineCsiDrivers(const rapidjson::Value& pod);
 
 class AttachLimits {
  public:

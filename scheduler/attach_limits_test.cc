@@ -55,6 +55,15 @@ TEST(AttachLimitsTest, ALimitedDriverIsAResourceOfEveryNode) {
   EXPECT_TRUE(after.other_resources.empty());
 }
 
+TEST(AttachLimitsTest, InlineCsiVolumesAreReadByDriver) {
+  EXPECT_EQ(InlineCsiDrivers(Json(R"({"spec":{"volumes":[
+      {"name":"a","csi":{"driver":"ebs.csi.aws.com"}},
+      {"name":"b","persistentVolumeClaim":{"claimName":"c"}},
+      {"name":"d","csi":{"driver":"secrets-store.csi.k8s.io"}}]}})")),
+            (std::vector<std::string>{kEbs, "secrets-store.csi.k8s.io"}));
+  EXPECT_TRUE(InlineCsiDrivers(Json(R"({"spec":{}})")).empty());
+}
+
 TEST(AttachLimitsTest, ADriverStaysLimitedWhileOneNodeLimitsIt) {
   AttachLimits limits;
   limits.Upsert(CsiNode("a", R"([{"name":"ebs.csi.aws.com","allocatable":{"count":2}}])"));

@@ -644,9 +644,9 @@ Result<World> ClusterView::Build(int64_t now) {
     VolumeClaims::Verdict volumes;
     if (ours && !placed && !p.claims.empty())
       volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
-    if (!attach_.Empty() && !p.claims.empty()) {
+    if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {
       // Every pod's, placed or not: a bound pod's volumes are attached.
-      std::vector<std::string> drivers;
+      std::vector<std::string> drivers = p.inline_csi_drivers;
       for (const PodClaim& claim : p.claims)
         drivers.push_back(volumes_.AttachingDriver(kube::SplitKey(key).first, claim.name));
       attach_.AddRequests(drivers, &c.attachments);

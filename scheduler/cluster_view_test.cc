@@ -131,11 +131,11 @@ TEST_F(ClusterViewTest, ForeignAndTerminatingPodsHoldTheirGpus) {
 }
 
 // A node's CSI attach limit counts the volumes of every pod on it, another
-// scheduler's too; without the limit the pod binds.
+// scheduler's too, and inline CSI volumes; without the limit the pod binds.
 TEST_F(ClusterViewTest, AnotherSchedulersVolumesCountAgainstTheNodesAttachLimit) {
   using Kind = ClusterView::StorageKind;
   const kube::Object csi_node = Json(R"({"metadata":{"name":"n1"},"spec":{"drivers":[
-      {"name":"disk.csi.example.com","nodeID":"n1","allocatable":{"count":1}}]}})");
+      {"name":"disk.csi.example.com","nodeID":"n1","allocatable":{"count":2}}]}})");
   EXPECT_TRUE(view_.UpsertCsiNode(csi_node));
   view_.UpsertStorage(Kind::kClass, Json(R"({"metadata":{"name":"disk"},
       "provisioner":"disk.csi.example.com","volumeBindingMode":"WaitForFirstConsumer"})"));
@@ -149,10 +149,16 @@ TEST_F(ClusterViewTest, AnotherSchedulersVolumesCountAgainstTheNodesAttachLimit)
                        .node = "n1",
                        .scheduler = "default-scheduler",
                        .claims = {"theirs-data"}}));
+  kube::Object scratch = Pod({.name = "scratch", .gpus = 0, .node = "n1"});
+  scratch["spec"]["volumes"].PushBack(
+      rapidjson::Value(Json(R"({"name":"tmp","csi":{"driver":"disk.csi.example.com"}})"),
+                       scratch.GetAllocator()),
+      scratch.GetAllocator());
+  view_.UpsertPod(scratch);
   view_.UpsertPod(Pod({.name = "new", .gpus = 0, .claims = {"new-data"}}));
   World w = Build();
   sched::Decisions d = sched::RunCycle(*w.snapshot);
-  EXPECT_TRUE(d.binds.empty()) << "the node attaches one disk, and has it";
+  EXPECT_TRUE(d.binds.empty()) << "the node attaches two disks, and has them";
   ASSERT_EQ(d.pending.size(), 1u);
 
   EXPECT_TRUE(view_.DeleteCsiNode(csi_node));

@@ -15,6 +15,7 @@
 #include "kube/pod_object_refs.h"
 #include "kube/quantity.h"
 #include "scheduler-core/model.h"
+#include "scheduler/attach_limits.h"
 #include "scheduler/core_node.h"
 #include "scheduler/kai_names.h"
 #include "scheduler/pod_terms.h"
@@ -314,7 +315,10 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   }
   if (t.role == CorePod::Role::kOurs)
     t.required_configmaps = RequiredConfigMaps(pod, t.shared_gpu_configmap);
-  if (t.role == CorePod::Role::kOurs || t.role == CorePod::Role::kOthers) t.claims = PodClaims(pod);
+  if (t.role == CorePod::Role::kOurs || t.role == CorePod::Role::kOthers) {
+    t.claims = PodClaims(pod);
+    t.inline_csi_drivers = InlineCsiDrivers(pod);
+  }
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(kai::WorkloadPriorityClass(pod, pod, kai::kTrainPriorityClass));
   if (std::optional<std::string_view> p = kube::Label(pod, kPreemptibilityLabel);

@@ -74,6 +74,9 @@ struct CorePod {
   // pods that are ours or another scheduler's and not finished (their
   // volumes count against a node's CSI attach limits, attach_limits.h).
   std::vector<PodClaim> claims;
+  // The drivers of its inline CSI volumes (attach_limits.h), read as
+  // `claims` is.
+  std::vector<std::string> inline_csi_drivers;
   // The container whose environment names the pod's GPU
   // (kai::ShareContainer; read only when shared_gpu_configmap is set).
   kai::ContainerRef share_container;
