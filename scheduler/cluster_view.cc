@@ -606,6 +606,18 @@ Result<World> ClusterView::Build(int64_t now) {
     GangMembers members;
   };
   std::map<std::string, GroupPods> group_pods;
+  // ReadWriteOncePod claims, as kube-scheduler's VolumeRestrictions has
+  // them: a pod that uses one (placed, or let through this cycle, in key
+  // order) keeps every other pod from it.
+  std::map<std::string, const std::string*> one_pod_claims;  // "ns/claim" -> its pod
+  for (const auto& [key, p] : pods_) {
+    if (p.claims.empty() ||
+        (p.node.empty() && !assumed_.contains(key) && !nominated_.contains(key)))
+      continue;
+    for (const PodClaim& claim : p.claims)
+      if (volumes_.OnePodOnly(kube::SplitKey(key).first, claim.name))
+        one_pod_claims.emplace(kube::MakeKey(kube::SplitKey(key).first, claim.name), &key);
+  }
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kReservation) continue;
     const bool ours = p.role == CorePod::Role::kOurs;
@@ -642,8 +654,19 @@ Result<World> ClusterView::Build(int64_t now) {
     CoreFields& c = d.core;
     c.marks = MarksOf(key, p);
     VolumeClaims::Verdict volumes;
-    if (ours && !placed && !p.claims.empty())
+    if (ours && !placed && !p.claims.empty()) {
       volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
+      for (const PodClaim& claim : p.claims) {
+        if (!volumes.reason.empty() || p.gated || p.terminating) break;
+        if (!volumes_.OnePodOnly(kube::SplitKey(key).first, claim.name)) continue;
+        auto [holder, fresh] =
+            one_pod_claims.emplace(kube::MakeKey(kube::SplitKey(key).first, claim.name), &key);
+        if (!fresh && *holder->second != key)
+          volumes.reason =
+              "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
+              "access mode";
+      }
+    }
     if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {
       // Every pod's, placed or not: a bound pod's volumes are attached.
       std::vector<std::string> drivers = p.inline_csi_drivers;

@@ -168,6 +168,42 @@ TEST_F(ClusterViewTest, AnotherSchedulersVolumesCountAgainstTheNodesAttachLimit)
   EXPECT_EQ(w.snapshot->pods[d.binds[0].pod].name, "ns/new");
 }
 
+// A ReadWriteOncePod claim is one pod's at a time, cluster-wide, as
+// kube-scheduler's VolumeRestrictions has it: of two pods waiting for it the
+// first goes, the other waits while the first uses it.
+TEST_F(ClusterViewTest, AReadWriteOncePodClaimIsOnePodsAtATime) {
+  using Kind = ClusterView::StorageKind;
+  view_.UpsertNode(Node("n2", 2));
+  view_.UpsertStorage(Kind::kClass, Json(R"({"metadata":{"name":"disk"},
+      "provisioner":"disk.csi.example.com","volumeBindingMode":"WaitForFirstConsumer"})"));
+  view_.UpsertStorage(Kind::kClaim, Json(R"({"metadata":{"name":"solo","namespace":"ns"},
+      "spec":{"accessModes":["ReadWriteOncePod"],"storageClassName":"disk",
+      "resources":{"requests":{"storage":"1Gi"}}}})"));
+  const std::string conflict =
+      "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access "
+      "mode";
+  auto waiting = [](const World& w) {
+    std::map<std::string, std::string> why;
+    for (const Unschedulable& u : w.unschedulable) why[u.key] = u.reason;
+    return why;
+  };
+  view_.UpsertPod(Pod({.name = "a", .gpus = 0, .claims = {"solo"}}));
+  view_.UpsertPod(Pod({.name = "b", .gpus = 0, .claims = {"solo"}}));
+  World w = Build();
+  EXPECT_EQ(waiting(w), (std::map<std::string, std::string>{{"ns/b", conflict}}));
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(w.snapshot->pods[d.binds[0].pod].name, "ns/a");
+
+  view_.UpsertPod(Pod({.name = "a", .gpus = 0, .node = "n1", .claims = {"solo"}}));
+  EXPECT_EQ(waiting(Build()), (std::map<std::string, std::string>{{"ns/b", conflict}}))
+      << "on another node too";
+  view_.DeletePod(Pod({.name = "a", .gpus = 0, .node = "n1", .claims = {"solo"}}));
+  w = Build();
+  EXPECT_TRUE(waiting(w).empty());
+  EXPECT_EQ(sched::RunCycle(*w.snapshot).binds.size(), 1u);
+}
+
 TEST_F(ClusterViewTest, AssumedPlacementsHoldUntilTheInformerShowsTheBind) {
   view_.UpsertPod(Pod({.name = "a"}));
   view_.UpsertPod(Pod({.name = "b"}));

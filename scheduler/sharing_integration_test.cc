@@ -33,8 +33,7 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes(
-        "sched-sharing", R"(
+    StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -67,10 +66,12 @@ nodes:
 - {name: nssel, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: nssel}}
 - {name: grove, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: grove}}
 - {name: attach, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: attach}}
+- {name: solo, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: solo}}
 )",
-        {"half",    "mem",    "bad",    "gang",   "job",  "heal",    "mig",   "sub",   "wait",
-         "runtime", "nogang", "stale",  "jobset", "topo", "split",   "serve", "vol",   "apart",
-         "near",    "prefer", "spread", "extras", "amd",  "nolabel", "nssel", "grove", "attach"});
+                   {"half",   "mem",   "bad",     "gang",   "job",   "heal",   "mig",
+                    "sub",    "wait",  "runtime", "nogang", "stale", "jobset", "topo",
+                    "split",  "serve", "vol",     "apart",  "near",  "prefer", "spread",
+                    "extras", "amd",   "nolabel", "nssel",  "grove", "attach", "solo"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -1159,6 +1160,41 @@ TEST_F(SharingTest, ANodeAttachesNoMoreVolumesThanItsCsiNodeCounts) {
   // Without its CSINode, attach-1 sets no limit.
   ASSERT_TRUE(client().Delete(res::kCsiNodes, "", "attach-1").ok());
   EXPECT_EQ(NodeOnceRunning(client(), "attach", waiting), "attach-1");
+}
+
+// kube-scheduler's VolumeRestrictions: a ReadWriteOncePod claim is one
+// pod's at a time; the second pod waits, saying so, until the first goes.
+TEST_F(SharingTest, AReadWriteOncePodClaimWaitsForItsPodToGo) {
+  ASSERT_TRUE(
+      client()
+          .Create(res::kStorageClasses, "", ParseTestJson(R"({"apiVersion":"storage.k8s.io/v1",
+      "kind":"StorageClass","metadata":{"name":"solo-disk"},"provisioner":"solo.csi.example.com",
+      "volumeBindingMode":"WaitForFirstConsumer"})"))
+          .ok());
+  ASSERT_TRUE(client()
+                  .Create(res::kPersistentVolumeClaims, "solo", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"PersistentVolumeClaim","metadata":{"name":"solo"},
+      "spec":{"accessModes":["ReadWriteOncePod"],"storageClassName":"solo-disk",
+      "resources":{"requests":{"storage":"1Gi"}}}})"))
+                  .ok());
+  auto pod = [](const std::string& name) {
+    Object p = Pod("solo", name, {});
+    p["spec"].AddMember(
+        "volumes",
+        rapidjson::Value(
+            ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":"solo"}}])"),
+            p.GetAllocator()),
+        p.GetAllocator());
+    return p;
+  };
+  ASSERT_TRUE(client().Create(res::kPods, "solo", pod("first")).ok());
+  ASSERT_FALSE(NodeOnceRunning(client(), "solo", "first").empty());
+  ASSERT_TRUE(client().Create(res::kPods, "solo", pod("second")).ok());
+  EXPECT_TRUE(WaitsSaying("solo", "second",
+                          "node has pod using PersistentVolumeClaim with the same name and "
+                          "ReadWriteOncePod access mode"));
+  ASSERT_TRUE(client().Delete(res::kPods, "solo", "first").ok());
+  EXPECT_FALSE(NodeOnceRunning(client(), "solo", "second").empty());
 }
 
 // Replicas held apart by a required pod anti-affinity on the hostname, as

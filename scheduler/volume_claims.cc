@@ -128,6 +128,13 @@ void VolumeClaims::UpsertVolume(const Value& volume) {
   volumes_.insert_or_assign(name, std::move(v));
 }
 
+bool VolumeClaims::OnePodOnly(std::string_view ns, std::string_view claim) const {
+  auto c = claims_.find(kube::MakeKey(ns, claim));
+  return c != claims_.end() &&
+         std::find(c->second.access_modes.begin(), c->second.access_modes.end(),
+                   "ReadWriteOncePod") != c->second.access_modes.end();
+}
+
 std::string VolumeClaims::AttachingDriver(std::string_view ns, std::string_view claim) const {
   auto c = claims_.find(kube::MakeKey(ns, claim));
   if (c == claims_.end()) return "";

@@ -24,6 +24,8 @@
 //     (maximumVolumeSize, else capacity), as kube-scheduler checks;
 //   - any other unbound claim (an Immediate class, a class that does not
 //     exist, none) waits for the volume controller to bind it.
+// Which pod holds a ReadWriteOncePod claim is the view's to say
+// (OnePodOnly; cluster_view.h), from the pods it sees.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 
@@ -99,6 +101,10 @@ class VolumeClaims {
   // The verdict for claims `claims` of the pod with UID `pod_uid` in `ns`.
   Verdict Check(std::string_view ns, std::string_view pod_uid,
                 const std::vector<PodClaim>& claims) const;
+
+  // Whether claim `claim` in `ns` asks for access mode ReadWriteOncePod:
+  // one pod in the cluster may use it at a time.
+  bool OnePodOnly(std::string_view ns, std::string_view claim) const;
 
   // The CSI driver that attaches the volume of claim `claim` in `ns`, as
   // kube-scheduler's NodeVolumeLimits counts it: its PersistentVolume's
