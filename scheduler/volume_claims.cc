@@ -67,6 +67,50 @@ NodeAffinity SelectorAsAffinity(const kube::LabelSelector& selector) {
   return NodeAffinity{.terms = {std::move(term)}};
 }
 
+// The nodes a PersistentVolume's zone and region labels admit, as
+// kube-scheduler's VolumeZone has it: every such label's value (several
+// zones joined by "__") names the node's of the same key; a node without
+// the beta key is read by its GA one; a node with none of these keys is
+// admitted whatever the volume says. Empty when the volume has none.
+NodeAffinity VolumeZoneAffinity(const kube::Labels& labels) {
+  using Op = NodeSelectorRequirement::Op;
+  struct Key {
+    const char* label;
+    const char* ga;  // the GA key a beta one is read as; nullptr for a GA key
+  };
+  static constexpr Key kKeys[] = {
+      {"topology.kubernetes.io/zone", nullptr},
+      {"topology.kubernetes.io/region", nullptr},
+      {"failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"},
+      {"failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region"}};
+  NodeAffinity matching;
+  bool any = false;
+  NodeSelectorTerm unlabelled;  // a node with none of the keys
+  for (const Key& k : kKeys) {
+    unlabelled.match_expressions.push_back({.key = k.label, .op = Op::kDoesNotExist});
+    auto it = labels.find(k.label);
+    if (it == labels.end()) continue;
+    std::vector<std::string> values;
+    for (size_t start = 0; start <= it->second.size();) {
+      const size_t end = std::min(it->second.find("__", start), it->second.size());
+      if (end > start) values.push_back(it->second.substr(start, end - start));
+      start = end + 2;
+    }
+    NodeAffinity key{
+        .terms = {{.match_expressions = {{.key = k.label, .op = Op::kIn, .values = values}}}}};
+    if (k.ga != nullptr) {
+      key = Either(key,
+                   NodeAffinity{.terms = {{.match_expressions = {
+                                               {.key = k.label, .op = Op::kDoesNotExist},
+                                               {.key = k.ga, .op = Op::kIn, .values = values}}}}});
+    }
+    matching = any ? Both(matching, key) : key;
+    any = true;
+  }
+  if (!any) return NodeAffinity{};
+  return Either(matching, NodeAffinity{.terms = {std::move(unlabelled)}});
+}
+
 }  // namespace
 
 std::vector<PodClaim> PodClaims(const Value& pod) {
@@ -124,6 +168,7 @@ void VolumeClaims::UpsertVolume(const Value& volume) {
   v.access_modes = kube::GetStrings(volume, {"spec", "accessModes"});
   v.volume_mode = std::string(kube::GetString(volume, {"spec", "volumeMode"}));
   v.labels = kube::GetStringMap(volume, {"metadata", "labels"});
+  if (v.affinity.ok()) v.affinity = Both(*v.affinity, VolumeZoneAffinity(v.labels));
   v.csi_driver = std::string(kube::GetString(volume, {"spec", "csi", "driver"}));
   volumes_.insert_or_assign(name, std::move(v));
 }

@@ -6,8 +6,11 @@
 //   - a claim that does not exist, or is being deleted, keeps the pod
 //     waiting; so does an ephemeral volume's claim the pod does not own;
 //   - a bound claim holds the pod to the nodes its PersistentVolume's
-//     spec.nodeAffinity admits (a zonal disk, a local volume); one bound to
-//     a volume that does not exist keeps it waiting;
+//     spec.nodeAffinity admits (a zonal disk, a local volume), and its
+//     zone and region labels, as kube-scheduler's VolumeZone reads them
+//     (values joined by "__", a beta key read on a node by its GA one, a
+//     node with none of these labels admitted); one bound to a volume that
+//     does not exist keeps it waiting;
 //   - an unbound claim whose StorageClass binds on the first consumer
 //     (volumeBindingMode WaitForFirstConsumer) holds it to the nodes where
 //     it can have a volume: those an available PersistentVolume of its

@@ -72,6 +72,39 @@ TEST(VolumeClaimsTest, ABoundClaimHoldsThePodToItsVolumesNodes) {
   EXPECT_TRUE(v.Check("ml", "u1", {{"data"}}).affinity.empty());
 }
 
+// kube-scheduler's VolumeZone: a volume's zone and region labels hold the
+// pod to nodes of those zones (several joined by "__"), a beta label read
+// on a node by its GA key when the node lacks the beta one; a node with no
+// such label is admitted.
+TEST(VolumeClaimsTest, AVolumesZoneLabelsHoldThePodToTheirZones) {
+  VolumeClaims v;
+  v.UpsertClaim(Claim("data", R"(,"volumeName":"pv-z")"));
+  v.UpsertVolume(Json(R"({"metadata":{"name":"pv-z","labels":{
+      "topology.kubernetes.io/zone":"a__c","topology.kubernetes.io/region":"eu"}},"spec":{}})"));
+  const std::map<std::string, sched::LabelPairs> nodes = {
+      {"a-eu", {{"topology.kubernetes.io/zone", "a"}, {"topology.kubernetes.io/region", "eu"}}},
+      {"a-us", {{"topology.kubernetes.io/zone", "a"}, {"topology.kubernetes.io/region", "us"}}},
+      {"b-eu", {{"topology.kubernetes.io/zone", "b"}, {"topology.kubernetes.io/region", "eu"}}},
+      {"c", {{"topology.kubernetes.io/zone", "c"}}},
+      {"plain", {{"kubernetes.io/hostname", "plain"}}},
+  };
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"data"}}), nodes),
+            (std::vector<std::string>{"a-eu", "plain"}))
+      << "c lacks the region the volume names";
+
+  v.UpsertVolume(Json(R"({"metadata":{"name":"pv-z","labels":{
+      "failure-domain.beta.kubernetes.io/zone":"b"}},"spec":{}})"));
+  const std::map<std::string, sched::LabelPairs> beta = {
+      {"beta-b", {{"failure-domain.beta.kubernetes.io/zone", "b"}}},
+      {"beta-a-ga-b",
+       {{"failure-domain.beta.kubernetes.io/zone", "a"}, {"topology.kubernetes.io/zone", "b"}}},
+      {"ga-b", {{"topology.kubernetes.io/zone", "b"}}},
+      {"ga-a", {{"topology.kubernetes.io/zone", "a"}}},
+  };
+  EXPECT_EQ(Admitted(v.Check("ml", "u1", {{"data"}}), beta),
+            (std::vector<std::string>{"beta-b", "ga-b"}));
+}
+
 TEST(VolumeClaimsTest, AnUnboundClaimWaitsUnlessItsClassWaitsForTheFirstConsumer) {
   VolumeClaims v;
   v.UpsertClaim(Claim("fast", R"(,"storageClassName":"gp3")"));
