@@ -27,7 +27,11 @@ ExtrasShortage NodeExtras::Shortage(PodId pod_id, NodeId node_id) const {
     auto it = std::lower_bound(has.begin(), has.end(), r.name,
                                [](const OtherResource& o, StringId n) { return o.name < n; });
     const int64_t allocatable = it != has.end() && it->name == r.name ? it->milli : 0;
-    if (allocatable - used(r.name) < r.milli) return ExtrasShortage::kResource;
+    if (allocatable - used(r.name) < r.milli) {
+      return snapshot_->strings.Get(r.name).starts_with(kAttachableVolumesPrefix)
+                 ? ExtrasShortage::kVolumeCount
+                 : ExtrasShortage::kResource;
+    }
   }
   return ExtrasShortage::kNone;
 }

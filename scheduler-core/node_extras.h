@@ -17,9 +17,15 @@ namespace vtenant::sched {
 // What a node lacks for a pod, in kube-scheduler's two reasons.
 enum class ExtrasShortage : uint8_t {
   kNone,
-  kResource,  // too little of another resource left (NodeResourcesFit)
-  kHostPort,  // a host port it binds is taken (NodePorts)
+  kResource,     // too little of another resource left (NodeResourcesFit)
+  kHostPort,     // a host port it binds is taken (NodePorts)
+  kVolumeCount,  // no more volumes of a CSI driver attach there (NodeVolumeLimits)
 };
+
+// The prefix of the resources that count a node's attached volumes, one a
+// CSI driver ("attachable-volumes-csi-<driver>"), as Kubernetes named them
+// in node allocatable; too little of one is kVolumeCount.
+inline constexpr std::string_view kAttachableVolumesPrefix = "attachable-volumes-";
 
 class NodeExtras {
  public:

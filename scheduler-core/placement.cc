@@ -55,6 +55,8 @@ std::string_view FitFailureText(FitFailure failure) {
       return "host ports in use";
     case FitFailure::kOtherResource:
       return "insufficient other resources";
+    case FitFailure::kVolumeCount:
+      return "exceed max volume count";
   }
   return "unknown";
 }
@@ -249,6 +251,8 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
         return FitFailure::kHostPort;
       case ExtrasShortage::kResource:
         return FitFailure::kOtherResource;
+      case ExtrasShortage::kVolumeCount:
+        return FitFailure::kVolumeCount;
     }
   }
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;

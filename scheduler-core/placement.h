@@ -30,6 +30,7 @@ enum class FitFailure : uint8_t {
   kTopologySpread,           // one of its topology spread constraints
   kHostPort,                 // a host port it binds is taken (node_extras.h)
   kOtherResource,            // too little of another resource left
+  kVolumeCount,              // a CSI driver attaches no more volumes there
   kPodCount,
   kCpu,
   kMemory,
@@ -38,7 +39,7 @@ enum class FitFailure : uint8_t {
   kGpuMemoryTooLarge,
   kMig,
 };
-inline constexpr int kNumFitFailures = 17;
+inline constexpr int kNumFitFailures = 18;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

@@ -530,6 +530,24 @@ TEST(PlacementTest, OtherResourcesAndHostPortsAreCountedPerNode) {
     EXPECT_EQ(per_node, (std::map<std::string, int>{{"n1", 2}, {"n3", 1}}));
     EXPECT_NE(why.find("3 insufficient other resources"), std::string::npos) << why;
   }
+  {
+    // A node's attachable volumes are a resource like another, said apart.
+    SnapshotBuilder disks = Cluster({{"team", kUnlimited}}, {});
+    NodeSpec n1 = GpuNode("n1", 4, kL40sMib);
+    n1.other_resources = {{"attachable-volumes-csi-ebs.csi.aws.com", 1000}};
+    disks.AddNode(n1);
+    for (const char* name : {"disk-0", "disk-1"}) {
+      PodSpec p = WholeGpuPod(name, "team", 1);
+      p.other_resources = {{"attachable-volumes-csi-ebs.csi.aws.com", 1000}};
+      disks.AddPod(std::move(p));
+    }
+    Snapshot s = MustBuild(disks);
+    Decisions d = RunCycle(s);
+    const std::string waiting = NodeOf(d, s, "disk-0").empty() ? "disk-0" : "disk-1";
+    EXPECT_TRUE(NodeOf(d, s, waiting).empty());
+    const std::string why = ReasonOf(d, s, waiting);
+    EXPECT_NE(why.find("1 exceed max volume count"), std::string::npos) << why;
+  }
   // A host port: one pod a node, a running one included.
   PodSpec running = WholeGpuPod("exporter-0", "team", 0);
   running.host_ports = {"TCP/9400"};

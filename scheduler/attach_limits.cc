@@ -1,10 +1,13 @@
 #include "scheduler/attach_limits.h"
 
 #include "kube/object.h"
+#include "scheduler-core/node_extras.h"
 
 namespace vtenant::scheduler {
 
-std::string AttachResource(const std::string& driver) { return "attachable-volumes-csi-" + driver; }
+std::string AttachResource(const std::string& driver) {
+  return std::string(sched::kAttachableVolumesPrefix) + "csi-" + driver;
+}
 
 std::vector<std::string> InlineCsiDrivers(const rapidjson::Value& pod) {
   std::vector<std::string> drivers;

@@ -5,8 +5,9 @@
 // attaches a few dozen disks a node at most).
 //
 // The core knows no volumes: each limited driver becomes a node resource
-// AttachResource(driver), and each pod's volumes of that driver requests of
-// it, one per claim:
+// AttachResource(driver) (whose shortage the core reports as "exceed max
+// volume count", sched::kAttachableVolumesPrefix), and each pod's volumes
+// of that driver requests of it, one per claim:
 //   - a node whose CSINode gives the driver a count has that many;
 //   - any other node (no CSINode, the driver not listed there, no count)
 //     attaches any number, and has kUnlimitedAttachments;

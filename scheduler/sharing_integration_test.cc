@@ -1156,7 +1156,7 @@ TEST_F(SharingTest, ANodeAttachesNoMoreVolumesThanItsCsiNodeCounts) {
   }
   EXPECT_EQ(nodes.size(), 2u) << "one disk a node";
   ASSERT_FALSE(waiting.empty());
-  EXPECT_TRUE(WaitsSaying("attach", waiting, "insufficient other resources"));
+  EXPECT_TRUE(WaitsSaying("attach", waiting, "exceed max volume count"));
   // Without its CSINode, attach-1 sets no limit.
   ASSERT_TRUE(client().Delete(res::kCsiNodes, "", "attach-1").ok());
   EXPECT_EQ(NodeOnceRunning(client(), "attach", waiting), "attach-1");
