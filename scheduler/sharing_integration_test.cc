@@ -86,6 +86,28 @@ nodes:
     return pod;
   }
 
+  // Creates the object `json` describes, of `type`, in `ns`; a refusal
+  // fails the test.
+  static void CreateJson(const kube::ResourceType& type, const std::string& ns,
+                         const std::string& json) {
+    Status s = client().Create(type, ns, ParseTestJson(json)).status();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // A pod asking for no GPU (only its volume chooses between the nodes)
+  // with volume "data" of claim `claim`.
+  static Object PodWithClaim(const std::string& ns, const std::string& name,
+                             const std::string& claim) {
+    Object pod = Pod(ns, name, {});
+    pod["spec"].AddMember(
+        "volumes",
+        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
+                                       claim + R"("}}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    return pod;
+  }
+
   static std::vector<Object> PodsOf(const std::string& ns) {
     Result<kube::ObjectList> list = client().ListAll(res::kPods, ns);
     EXPECT_TRUE(list.ok());
@@ -964,15 +986,7 @@ TEST_F(SharingTest, MigSlicesAreBoundWhereTheyFitAndWaitWithAReasonWhereNot) {
 // of a class that waits for its first consumer is told the pod's node.
 TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
   auto pod_with_claim = [](const std::string& name, const std::string& claim) {
-    // Asking for no GPU, so that only the volumes choose between the nodes.
-    Object pod = Pod("vol", name, {});
-    pod["spec"].AddMember(
-        "volumes",
-        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
-                                       claim + R"("}}])"),
-                         pod.GetAllocator()),
-        pod.GetAllocator());
-    return pod;
+    return PodWithClaim("vol", name, claim);
   };
   auto claim = [](const std::string& name, const std::string& storage_class) {
     return ParseTestJson(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim",
@@ -1073,33 +1087,21 @@ TEST_F(SharingTest, APodGoesWhereItsVolumesLetItAndWaitsForTheirClaims) {
 // its converse: a class whose CSI driver tracks storage capacity makes a
 // volume only on nodes a CSIStorageCapacity with room for it selects.
 TEST_F(SharingTest, AClaimIsProvisionedOnlyWhereItsDriverReportsRoom) {
-  const auto create = [&](const kube::ResourceType& type, const std::string& ns,
-                          const std::string& json) {
-    Status s = client().Create(type, ns, ParseTestJson(json)).status();
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  };
-  create(res::kCsiDrivers, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver",
+  CreateJson(res::kCsiDrivers, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver",
       "metadata":{"name":"vol.csi.example.com"},"spec":{"storageCapacity":true}})");
-  create(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
+  CreateJson(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
       "metadata":{"name":"vol-tracked"},"provisioner":"vol.csi.example.com",
       "volumeBindingMode":"WaitForFirstConsumer"})");
-  create(res::kCsiStorageCapacities, "vol", R"({"apiVersion":"storage.k8s.io/v1",
+  CreateJson(res::kCsiStorageCapacities, "vol", R"({"apiVersion":"storage.k8s.io/v1",
       "kind":"CSIStorageCapacity","metadata":{"name":"zone-b"},"storageClassName":"vol-tracked",
       "capacity":"50Gi","nodeTopology":{"matchLabels":{"topology.kubernetes.io/zone":"b"}}})");
   for (const auto& [name, size] : {std::pair{"too-big", "100Gi"}, std::pair{"fits", "10Gi"}}) {
-    create(res::kPersistentVolumeClaims, "vol",
-           R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" +
-               std::string(name) + R"("},"spec":{"accessModes":["ReadWriteOnce"],
+    CreateJson(res::kPersistentVolumeClaims, "vol",
+               R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" +
+                   std::string(name) + R"("},"spec":{"accessModes":["ReadWriteOnce"],
                "storageClassName":"vol-tracked","resources":{"requests":{"storage":")" +
-               size + R"("}}}})");
-    Object pod = Pod("vol", name, {});
-    pod["spec"].AddMember(
-        "volumes",
-        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
-                                       std::string(name) + R"("}}])"),
-                         pod.GetAllocator()),
-        pod.GetAllocator());
-    ASSERT_TRUE(client().Create(res::kPods, "vol", pod).ok());
+                   size + R"("}}}})");
+    ASSERT_TRUE(client().Create(res::kPods, "vol", PodWithClaim("vol", name, name)).ok());
   }
   EXPECT_EQ(NodeOnceRunning(client(), "vol", "fits"), "vol-b-0");
   Result<Object> fits = client().Get(res::kPersistentVolumeClaims, "vol", "fits");
@@ -1112,38 +1114,26 @@ TEST_F(SharingTest, AClaimIsProvisionedOnlyWhereItsDriverReportsRoom) {
 // CSI driver than its CSINode counts; the pod whose disk would be one too
 // many waits, and binds once a node may attach it.
 TEST_F(SharingTest, ANodeAttachesNoMoreVolumesThanItsCsiNodeCounts) {
-  const auto create = [&](const kube::ResourceType& type, const std::string& ns,
-                          const std::string& json) {
-    Status s = client().Create(type, ns, ParseTestJson(json)).status();
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  };
-  create(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
+  CreateJson(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
       "metadata":{"name":"attach-disk"},"provisioner":"attach.csi.example.com",
       "volumeBindingMode":"WaitForFirstConsumer"})");
   for (const char* node : {"attach-0", "attach-1"}) {
-    create(res::kCsiNodes, "",
-           R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode",
+    CreateJson(res::kCsiNodes, "",
+               R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode",
         "metadata":{"name":")" +
-               std::string(node) + R"("},"spec":{"drivers":[
+                   std::string(node) + R"("},"spec":{"drivers":[
         {"name":"attach.csi.example.com","nodeID":")" +
-               node + R"(","allocatable":{"count":1}},
+                   node + R"(","allocatable":{"count":1}},
         {"name":"unlimited.csi.example.com","nodeID":")" +
-               node + R"("}]}})");
+                   node + R"("}]}})");
   }
   for (int i = 0; i < 3; ++i) {
     const std::string name = "disk-" + std::to_string(i);
-    create(res::kPersistentVolumeClaims, "attach",
-           R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
-               R"("},"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"attach-disk",
+    CreateJson(res::kPersistentVolumeClaims, "attach",
+               R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
+                   R"("},"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"attach-disk",
                "resources":{"requests":{"storage":"10Gi"}}}})");
-    Object pod = Pod("attach", name, {});
-    pod["spec"].AddMember(
-        "volumes",
-        rapidjson::Value(ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":")" +
-                                       name + R"("}}])"),
-                         pod.GetAllocator()),
-        pod.GetAllocator());
-    ASSERT_TRUE(client().Create(res::kPods, "attach", pod).ok());
+    ASSERT_TRUE(client().Create(res::kPods, "attach", PodWithClaim("attach", name, name)).ok());
   }
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "attach", "Running") == 2; }));
   std::set<std::string> nodes;
@@ -1165,31 +1155,16 @@ TEST_F(SharingTest, ANodeAttachesNoMoreVolumesThanItsCsiNodeCounts) {
 // kube-scheduler's VolumeRestrictions: a ReadWriteOncePod claim is one
 // pod's at a time; the second pod waits, saying so, until the first goes.
 TEST_F(SharingTest, AReadWriteOncePodClaimWaitsForItsPodToGo) {
-  ASSERT_TRUE(
-      client()
-          .Create(res::kStorageClasses, "", ParseTestJson(R"({"apiVersion":"storage.k8s.io/v1",
+  CreateJson(res::kStorageClasses, "", R"({"apiVersion":"storage.k8s.io/v1",
       "kind":"StorageClass","metadata":{"name":"solo-disk"},"provisioner":"solo.csi.example.com",
-      "volumeBindingMode":"WaitForFirstConsumer"})"))
-          .ok());
-  ASSERT_TRUE(client()
-                  .Create(res::kPersistentVolumeClaims, "solo", ParseTestJson(R"({"apiVersion":"v1",
+      "volumeBindingMode":"WaitForFirstConsumer"})");
+  CreateJson(res::kPersistentVolumeClaims, "solo", R"({"apiVersion":"v1",
       "kind":"PersistentVolumeClaim","metadata":{"name":"solo"},
       "spec":{"accessModes":["ReadWriteOncePod"],"storageClassName":"solo-disk",
-      "resources":{"requests":{"storage":"1Gi"}}}})"))
-                  .ok());
-  auto pod = [](const std::string& name) {
-    Object p = Pod("solo", name, {});
-    p["spec"].AddMember(
-        "volumes",
-        rapidjson::Value(
-            ParseTestJson(R"([{"name":"data","persistentVolumeClaim":{"claimName":"solo"}}])"),
-            p.GetAllocator()),
-        p.GetAllocator());
-    return p;
-  };
-  ASSERT_TRUE(client().Create(res::kPods, "solo", pod("first")).ok());
+      "resources":{"requests":{"storage":"1Gi"}}}})");
+  ASSERT_TRUE(client().Create(res::kPods, "solo", PodWithClaim("solo", "first", "solo")).ok());
   ASSERT_FALSE(NodeOnceRunning(client(), "solo", "first").empty());
-  ASSERT_TRUE(client().Create(res::kPods, "solo", pod("second")).ok());
+  ASSERT_TRUE(client().Create(res::kPods, "solo", PodWithClaim("solo", "second", "solo")).ok());
   EXPECT_TRUE(WaitsSaying("solo", "second",
                           "node has pod using PersistentVolumeClaim with the same name and "
                           "ReadWriteOncePod access mode"));
