@@ -611,6 +611,7 @@ Result<World> ClusterView::Build(int64_t now) {
   // order) keeps every other pod from it.
   std::map<std::string, const std::string*> one_pod_claims;  // "ns/claim" -> its pod
   for (const auto& [key, p] : pods_) {
+    if (!volumes_.AnyOnePodOnly()) break;
     if (p.claims.empty() ||
         (p.node.empty() && !assumed_.contains(key) && !nominated_.contains(key)))
       continue;

@@ -150,10 +150,19 @@ void VolumeClaims::UpsertClaim(const Value& claim) {
       owners != nullptr && owners->IsArray())
     for (const Value& o : owners->GetArray())
       c.owner_uids.emplace_back(kube::GetString(o, {"uid"}));
-  claims_[kube::KeyOf(claim)] = std::move(c);
+  c.one_pod_only = std::find(c.access_modes.begin(), c.access_modes.end(), "ReadWriteOncePod") !=
+                   c.access_modes.end();
+  Claim& kept = claims_[kube::KeyOf(claim)];
+  one_pod_claims_ += int{c.one_pod_only} - int{kept.one_pod_only};
+  kept = std::move(c);
 }
 
-void VolumeClaims::DeleteClaim(const Value& claim) { claims_.erase(kube::KeyOf(claim)); }
+void VolumeClaims::DeleteClaim(const Value& claim) {
+  auto it = claims_.find(kube::KeyOf(claim));
+  if (it == claims_.end()) return;
+  one_pod_claims_ -= int{it->second.one_pod_only};
+  claims_.erase(it);
+}
 
 void VolumeClaims::UpsertVolume(const Value& volume) {
   const std::string name(kube::Name(volume));
@@ -175,9 +184,7 @@ void VolumeClaims::UpsertVolume(const Value& volume) {
 
 bool VolumeClaims::OnePodOnly(std::string_view ns, std::string_view claim) const {
   auto c = claims_.find(kube::MakeKey(ns, claim));
-  return c != claims_.end() &&
-         std::find(c->second.access_modes.begin(), c->second.access_modes.end(),
-                   "ReadWriteOncePod") != c->second.access_modes.end();
+  return c != claims_.end() && c->second.one_pod_only;
 }
 
 std::string VolumeClaims::AttachingDriver(std::string_view ns, std::string_view claim) const {

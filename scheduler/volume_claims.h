@@ -108,6 +108,8 @@ class VolumeClaims {
   // Whether claim `claim` in `ns` asks for access mode ReadWriteOncePod:
   // one pod in the cluster may use it at a time.
   bool OnePodOnly(std::string_view ns, std::string_view claim) const;
+  // Whether any claim does.
+  bool AnyOnePodOnly() const { return one_pod_claims_ > 0; }
 
   // The CSI driver that attaches the volume of claim `claim` in `ns`, as
   // kube-scheduler's NodeVolumeLimits counts it: its PersistentVolume's
@@ -140,6 +142,7 @@ class VolumeClaims {
     std::vector<std::string> access_modes;
     std::string volume_mode;
     Result<kube::LabelSelector> selector = kube::LabelSelector();
+    bool one_pod_only = false;  // access mode ReadWriteOncePod
   };
   struct Volume {
     Result<NodeAffinity> affinity = NodeAffinity{};
@@ -178,6 +181,7 @@ class VolumeClaims {
   // class's capacities with room for it, nullopt when there are none.
   std::optional<NodeAffinity> RoomToProvision(const Claim& claim, const Class& cls) const;
   std::map<std::string, Claim> claims_;  // by "namespace/name"
+  int one_pod_claims_ = 0;               // of claims_, those one_pod_only
   std::map<std::string, Volume, std::less<>> volumes_;
   std::map<std::string, Class, std::less<>> classes_;
   // CSI drivers by name: whether each tracks storage capacity.

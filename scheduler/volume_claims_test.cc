@@ -105,6 +105,26 @@ TEST(VolumeClaimsTest, AVolumesZoneLabelsHoldThePodToTheirZones) {
             (std::vector<std::string>{"beta-b", "ga-b"}));
 }
 
+TEST(VolumeClaimsTest, ReadWriteOncePodClaimsAreKnownAndCounted) {
+  VolumeClaims v;
+  const kube::Object solo = Json(R"({"metadata":{"name":"solo","namespace":"ml"},
+      "spec":{"accessModes":["ReadWriteOncePod"]}})");
+  v.UpsertClaim(Claim("shared"));
+  EXPECT_FALSE(v.AnyOnePodOnly());
+  v.UpsertClaim(solo);
+  v.UpsertClaim(solo);
+  EXPECT_TRUE(v.OnePodOnly("ml", "solo"));
+  EXPECT_FALSE(v.OnePodOnly("ml", "shared"));
+  EXPECT_FALSE(v.OnePodOnly("other", "solo"));
+  v.UpsertClaim(Claim("solo"));  // its access modes are immutable; counted as written
+  EXPECT_FALSE(v.AnyOnePodOnly());
+  v.UpsertClaim(solo);
+  v.DeleteClaim(solo);
+  v.DeleteClaim(solo);
+  EXPECT_FALSE(v.AnyOnePodOnly());
+  EXPECT_FALSE(v.OnePodOnly("ml", "solo"));
+}
+
 TEST(VolumeClaimsTest, AnUnboundClaimWaitsUnlessItsClassWaitsForTheFirstConsumer) {
   VolumeClaims v;
   v.UpsertClaim(Claim("fast", R"(,"storageClassName":"gp3")"));
