@@ -607,17 +607,37 @@ Result<World> ClusterView::Build(int64_t now) {
   };
   std::map<std::string, GroupPods> group_pods;
   // ReadWriteOncePod claims, as kube-scheduler's VolumeRestrictions has
-  // them: a pod that uses one (placed, or let through this cycle, in key
-  // order) keeps every other pod from it.
-  std::map<std::string, const std::string*> one_pod_claims;  // "ns/claim" -> its pod
+  // them: the pod that uses one keeps every other pod from it; while none
+  // does, the waiting pod kube-scheduler would try first (higher priority,
+  // then older) may have it.
+  struct OnePodHolder {
+    const std::string* key = nullptr;
+    const CorePod* pod = nullptr;
+    bool placed = false;
+    // Whether waiting pod `q` (of `q_key`) goes before this one.
+    bool Behind(const std::string& q_key, const CorePod& q) const {
+      if (placed) return false;
+      if (q.priority != pod->priority) return q.priority > pod->priority;
+      if (q.spec.creation_time != pod->spec.creation_time)
+        return q.spec.creation_time < pod->spec.creation_time;
+      return q_key < *key;
+    }
+  };
+  std::map<std::string, OnePodHolder> one_pod_claims;  // by "ns/claim"
   for (const auto& [key, p] : pods_) {
     if (!volumes_.AnyOnePodOnly()) break;
-    if (p.claims.empty() ||
-        (p.node.empty() && !assumed_.contains(key) && !nominated_.contains(key)))
-      continue;
-    for (const PodClaim& claim : p.claims)
-      if (volumes_.OnePodOnly(kube::SplitKey(key).first, claim.name))
-        one_pod_claims.emplace(kube::MakeKey(kube::SplitKey(key).first, claim.name), &key);
+    if (p.claims.empty()) continue;
+    const std::string ns = kube::SplitKey(key).first;
+    const bool placed = !p.node.empty() || assumed_.contains(key) || nominated_.contains(key);
+    const bool waiting = !placed && p.role == CorePod::Role::kOurs && !p.gated && !p.terminating &&
+                         volumes_.Check(ns, p.uid, p.claims).reason.empty();
+    if (!placed && !waiting) continue;
+    for (const PodClaim& claim : p.claims) {
+      if (!volumes_.OnePodOnly(ns, claim.name)) continue;
+      OnePodHolder& holder = one_pod_claims[kube::MakeKey(ns, claim.name)];
+      if (holder.key == nullptr || (!holder.placed && (placed || holder.Behind(key, p))))
+        holder = {&key, &p, placed};
+    }
   }
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kReservation) continue;
@@ -658,11 +678,9 @@ Result<World> ClusterView::Build(int64_t now) {
     if (ours && !placed && !p.claims.empty()) {
       volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
       for (const PodClaim& claim : p.claims) {
-        if (!volumes.reason.empty() || p.gated || p.terminating) break;
-        if (!volumes_.OnePodOnly(kube::SplitKey(key).first, claim.name)) continue;
-        auto [holder, fresh] =
-            one_pod_claims.emplace(kube::MakeKey(kube::SplitKey(key).first, claim.name), &key);
-        if (!fresh && *holder->second != key)
+        if (!volumes.reason.empty()) break;
+        auto holder = one_pod_claims.find(kube::MakeKey(kube::SplitKey(key).first, claim.name));
+        if (holder != one_pod_claims.end() && *holder->second.key != key)
           volumes.reason =
               "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
               "access mode";

@@ -202,6 +202,16 @@ TEST_F(ClusterViewTest, AReadWriteOncePodClaimIsOnePodsAtATime) {
   w = Build();
   EXPECT_TRUE(waiting(w).empty());
   EXPECT_EQ(sched::RunCycle(*w.snapshot).binds.size(), 1u);
+
+  // Of two waiting pods, the one of higher priority goes first, as
+  // kube-scheduler would try it first, whatever their names.
+  view_.UpsertStorage(Kind::kClaim, Json(R"({"metadata":{"name":"duo","namespace":"ns"},
+      "spec":{"accessModes":["ReadWriteOncePod"],"storageClassName":"disk"}})"));
+  kube::Object urgent = Pod({.name = "z-urgent", .gpus = 0, .claims = {"duo"}});
+  urgent["spec"].AddMember("priority", 100, urgent.GetAllocator());
+  view_.UpsertPod(urgent);
+  view_.UpsertPod(Pod({.name = "c-later", .gpus = 0, .claims = {"duo"}}));
+  EXPECT_EQ(waiting(Build()), (std::map<std::string, std::string>{{"ns/c-later", conflict}}));
 }
 
 TEST_F(ClusterViewTest, AssumedPlacementsHoldUntilTheInformerShowsTheBind) {
