@@ -8,13 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <unordered_map>
 
 #include "scheduler-core/model.h"
 
 namespace vtenant::sched {
 
-// What a node lacks for a pod, in kube-scheduler's two reasons.
+// What a node lacks for a pod, in kube-scheduler's reasons.
 enum class ExtrasShortage : uint8_t {
   kNone,
   kResource,     // too little of another resource left (NodeResourcesFit)

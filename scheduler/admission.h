@@ -76,8 +76,8 @@ Result<std::string> MutatePod(const rapidjson::Value& pod, const AdmissionOption
 // with the message (HTTP-level code 400 in status); for a PodGroup or a
 // Queue, what kai::ReviewPodGroup or kai::ReviewQueue says, its errors
 // refusing (one per line) and its warnings returned as the response's
-// warnings. InvalidArgument when
-// `review` is not an AdmissionReview request.
+// warnings. InvalidArgument when `review` is not an AdmissionReview
+// request.
 Result<std::string> Review(std::string_view review, const AdmissionOptions& options);
 
 // Seven characters of Kubernetes' rand.String alphabet (consonants and 2,
