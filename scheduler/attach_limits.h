@@ -1,7 +1,8 @@
 // AttachLimits: how many volumes of each CSI driver a node can attach, as
 // its CSINode says (spec.drivers[].allocatable.count), so that a pod waits
 // rather than be bound where its volumes cannot attach (kube-scheduler's
-// NodeVolumeLimits, which KAI's scheduler runs too; cloud block storage
+// NodeVolumeLimits; KAI's scheduler runs only its volume binding of
+// kube-scheduler's volume plugins, and reads no limits; cloud block storage
 // attaches a few dozen disks a node at most).
 //
 // The core knows no volumes: each limited driver becomes a node resource
