@@ -118,10 +118,9 @@ Result<kube::ObjectPtr> RayClusterOf(const std::vector<kube::OwnerReference>& ch
 // priority class and topology are read from the PodGang, then the
 // workload (kai::GrovePriorityClass, kai::ReadGroveTopology), as the
 // host's grouper reads them; the class is taken when the tenant may use
-// it. InvalidArgument
-// without the label or when the reader refuses the PodGang;
-// FailedPrecondition while the PodGang is not read yet (Grove writes it
-// once it has made the pods).
+// it. InvalidArgument without the label or when the reader refuses the
+// PodGang; FailedPrecondition while the PodGang is not read yet (Grove
+// writes it once it has made the pods).
 Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
                                         const std::vector<kube::OwnerReference>& chain,
                                         const std::string& ns, ObjectLookup& lookup,
@@ -148,8 +147,7 @@ Result<std::optional<Gang>> GroveGangOf(const rapidjson::Value& pod,
   rapidjson::Document scratch;
   gang.sub_groups = kube::ToJson(kai::SubGroupsValue(roles, scratch.GetAllocator()));
   gang.pod_sub_group = std::move(roles.pod_sub_group);
-  const std::string_view priority_class =
-      kai::GrovePriorityClass(*pod_gang, workload).value_or("");
+  const std::string_view priority_class = kai::GrovePriorityClass(*pod_gang, workload).value_or("");
   if (config.allowed_priority_classes.contains(priority_class))
     gang.priority_class = std::string(priority_class);
 
