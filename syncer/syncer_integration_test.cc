@@ -476,8 +476,11 @@ TEST_F(SyncerIntegrationTest, AJobSetBecomesOneHostGroupOfItsReplicas) {
 // A Grove workload in the team's cluster (its CRDs installed there; no
 // Grove operator: its PodClique, PodGang and pods are written as Grove
 // writes them) becomes one host PodGroup of its PodGang, as KAI's grove
-// grouper makes it, each host pod carrying its podgroup's sub-group. A
-// PodGang that names another namespace's pod is refused on the pod.
+// grouper makes it, each host pod carrying its podgroup's sub-group and the
+// group the class its PodCliqueSet's label names. A PodGang that names
+// another namespace's pod is refused on the pod; a PodCliqueSet labelled
+// with the host's highest class, which the Tenant does not list, gets a
+// host group without it.
 TEST_F(SyncerIntegrationTest, AGroveWorkloadBecomesOneHostGroupOfItsPodGang) {
   const kube::ResourceType cliquesets{"grove.io", "v1alpha1", "podcliquesets", "PodCliqueSet",
                                       true};
@@ -491,13 +494,22 @@ TEST_F(SyncerIntegrationTest, AGroveWorkloadBecomesOneHostGroupOfItsPodGang) {
            std::string(kube::Name(owner)) + R"(","uid":")" + std::string(kube::Uid(owner)) +
            R"(","controller":true}])";
   };
-  Result<kube::Object> set = CreateWithItsCrd(cliquesets, R"({"apiVersion":"grove.io/v1alpha1",
-      "kind":"PodCliqueSet","metadata":{"name":"serve","namespace":"ml"},"spec":{}})");
-  ASSERT_TRUE(set.ok()) << set.status().ToString();
-  Result<kube::Object> clique = CreateWithItsCrd(cliques, R"({"apiVersion":"grove.io/v1alpha1",
-      "kind":"PodClique","metadata":{"name":"serve-0","namespace":"ml",)" +
-                                                              owned_by(*set) + R"(},"spec":{}})");
+  // A PodCliqueSet labelled with `priority_class`, and its PodClique.
+  auto grove_set = [&](const std::string& name, const std::string& priority_class) {
+    Result<kube::Object> set = CreateWithItsCrd(cliquesets, R"({"apiVersion":"grove.io/v1alpha1",
+        "kind":"PodCliqueSet","metadata":{"name":")" + name + R"(","namespace":"ml",
+        "labels":{"priorityClassName":")" + priority_class + R"("}},"spec":{}})");
+    EXPECT_TRUE(set.ok()) << set.status().ToString();
+    if (!set.ok()) return set;
+    return CreateWithItsCrd(cliques, R"({"apiVersion":"grove.io/v1alpha1",
+        "kind":"PodClique","metadata":{"name":")" +
+                                         name + R"(-0","namespace":"ml",)" + owned_by(*set) +
+                                         R"(},"spec":{}})");
+  };
+  Result<kube::Object> clique = grove_set("serve", "inference");
   ASSERT_TRUE(clique.ok()) << clique.status().ToString();
+  Result<kube::Object> rogue_clique = grove_set("rogue", "system-node-critical");
+  ASSERT_TRUE(rogue_clique.ok()) << rogue_clique.status().ToString();
   Result<kube::Object> gang =
       CreateWithItsCrd(gangs, R"({"apiVersion":"scheduler.grove.io/v1alpha1",
       "kind":"PodGang","metadata":{"name":"serve-0","namespace":"ml"},"spec":{"podgroups":[
@@ -511,23 +523,41 @@ TEST_F(SyncerIntegrationTest, AGroveWorkloadBecomesOneHostGroupOfItsPodGang) {
       {"name":"a","minReplicas":1,"podReferences":[{"namespace":"ml","name":"reacher"},
         {"namespace":"vision","name":"theirs"}]}]}})");
   ASSERT_TRUE(reaching.ok()) << reaching.status().ToString();
-  auto pod = [&](const std::string& name, const std::string& gang_name) {
+  Result<kube::Object> rogue = CreateWithItsCrd(gangs, R"({
+      "apiVersion":"scheduler.grove.io/v1alpha1","kind":"PodGang",
+      "metadata":{"name":"rogue-0","namespace":"ml"},"spec":{"podgroups":[
+      {"name":"a","minReplicas":1,"podReferences":[{"namespace":"ml","name":"rogue-a"}]}]}})");
+  ASSERT_TRUE(rogue.ok()) << rogue.status().ToString();
+  auto pod = [&](const std::string& name, const std::string& gang_name, const kube::Object& owner) {
     return virt()
         .Create(kPods, "ml",
                 ParseTestJson(R"({"apiVersion":"v1","kind":"Pod",
         "metadata":{"name":")" +
                               name + R"(","namespace":"ml",
           "labels":{"job":"grove","grove.io/podgang":")" +
-                              gang_name + R"("},)" + owned_by(*clique) + R"(},
+                              gang_name + R"("},)" + owned_by(owner) + R"(},
         "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"c","image":"serve"}]}})"))
         .ok();
   };
-  for (const char* name : {"prefill-0", "decode-0", "decode-1"}) ASSERT_TRUE(pod(name, "serve-0"));
-  ASSERT_TRUE(pod("reacher", "reach"));
+  for (const char* name : {"prefill-0", "decode-0", "decode-1"})
+    ASSERT_TRUE(pod(name, "serve-0", *clique));
+  ASSERT_TRUE(pod("reacher", "reach", *clique));
+  ASSERT_TRUE(pod("rogue-a", "rogue-0", *rogue_clique));
 
-  EXPECT_TRUE(
-      HostGroupBecomes(WorkloadPodGroupName("serve-0", std::string(kube::Uid(*gang)), "ml", "nlp"),
-                       3, R"([{"name":"prefill","minMember":1},{"name":"decode","minMember":2}])"));
+  const std::string group =
+      WorkloadPodGroupName("serve-0", std::string(kube::Uid(*gang)), "ml", "nlp");
+  EXPECT_TRUE(HostGroupBecomes(
+      group, 3, R"([{"name":"prefill","minMember":1},{"name":"decode","minMember":2}])"));
+  Result<kube::Object> serving = client().Get(kPodGroups, kHostNs, group);
+  ASSERT_TRUE(serving.ok()) << serving.status().ToString();
+  EXPECT_EQ(kube::GetString(*serving, {"spec", "priorityClassName"}), "inference")
+      << "the PodCliqueSet's label, a class the Tenant lists";
+  const std::string rogue_group =
+      WorkloadPodGroupName("rogue-0", std::string(kube::Uid(*rogue)), "ml", "nlp");
+  ASSERT_TRUE(HostGroupBecomes(rogue_group, 1, R"([{"name":"a","minMember":1}])"));
+  Result<kube::Object> rogue_pg = client().Get(kPodGroups, kHostNs, rogue_group);
+  ASSERT_TRUE(rogue_pg.ok()) << rogue_pg.status().ToString();
+  EXPECT_NE(kube::GetString(*rogue_pg, {"spec", "priorityClassName"}), "system-node-critical");
   EXPECT_TRUE(Eventually(
       [] {
         std::map<std::string, std::string> leaves;
@@ -536,7 +566,8 @@ TEST_F(SyncerIntegrationTest, AGroveWorkloadBecomesOneHostGroupOfItsPodGang) {
               std::string(kube::Label(p, kai::kSubGroupLabel).value_or(""));
         return leaves == std::map<std::string, std::string>{{"prefill-0", "prefill"},
                                                             {"decode-0", "decode"},
-                                                            {"decode-1", "decode"}};
+                                                            {"decode-1", "decode"},
+                                                            {"rogue-a", "a"}};
       },
       std::chrono::seconds(120)));
   EXPECT_TRUE(Eventually(
