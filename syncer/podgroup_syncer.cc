@@ -109,7 +109,7 @@ Result<kube::ReconcileResult> PodGroupSyncer::Reconcile(const std::string& key) 
   std::string ns(kube::Annotation(*pg, kVirtualNamespaceAnnotation).value_or(""));
   std::string vname(kube::Annotation(*pg, kVirtualNameAnnotation).value_or(""));
   for (const std::string& value :
-       {owner_uid, "podgroup/" + ns + "/" + vname, "podgang/" + ns + "/" + vname}) {
+       {owner_uid, NamedPodGroupKey(ns, vname), NamedPodGangKey(ns, vname)}) {
     if (value.empty()) continue;
     Result<size_t> pods = virtual_pods.CountByIndex(kOwnerUidIndex, value);
     if (pods.ok() && *pods > 0) return kube::ReconcileResult{};

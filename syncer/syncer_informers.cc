@@ -10,6 +10,15 @@
 #include "syncer/resources.h"
 
 namespace vtenant::syncer {
+
+std::string NamedPodGroupKey(std::string_view ns, std::string_view name) {
+  return "podgroup/" + std::string(ns) + "/" + std::string(name);
+}
+
+std::string NamedPodGangKey(std::string_view ns, std::string_view name) {
+  return "podgang/" + std::string(ns) + "/" + std::string(name);
+}
+
 namespace {
 
 std::vector<std::string> NodeOf(const kube::Object& pod) {
@@ -27,13 +36,11 @@ std::vector<std::string> OwnerUidsOf(const kube::Object& pod) {
       if (!uid.empty()) values.emplace_back(uid);
     }
   }
-  if (auto group = kube::Annotation(pod, kPodGroupAnnotation)) {
-    values.push_back("podgroup/" + std::string(kube::Namespace(pod)) + "/" + std::string(*group));
-  }
+  if (auto group = kube::Annotation(pod, kPodGroupAnnotation))
+    values.push_back(NamedPodGroupKey(kube::Namespace(pod), *group));
   // A Grove pod's gang is its PodGang's, which owns none of its pods.
-  if (auto gang = kube::Label(pod, kai::kPodGangLabel)) {
-    values.push_back("podgang/" + std::string(kube::Namespace(pod)) + "/" + std::string(*gang));
-  }
+  if (auto gang = kube::Label(pod, kai::kPodGangLabel))
+    values.push_back(NamedPodGangKey(kube::Namespace(pod), *gang));
   return values;
 }
 

@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "kube/informer.h"
 #include "kube/informer_factory.h"
@@ -58,6 +59,13 @@ inline constexpr char kReferenceIndex[] = "reference";
 inline constexpr char kOwnerUidIndex[] = "owner-uid";
 inline constexpr char kPodGroupIndex[] = "pod-group";
 inline constexpr char kServiceIndex[] = "service";
+
+// The "owner-uid" values of a virtual pod that names its gang rather than
+// being owned by it: its PodGroup `name` (pod-group-name) or its Grove
+// PodGang `name` (grove.io/podgang), in namespace `ns`. The index writes
+// them and the PodGroup syncer asks by them.
+std::string NamedPodGroupKey(std::string_view ns, std::string_view name);
+std::string NamedPodGangKey(std::string_view ns, std::string_view name);
 inline constexpr char kInvolvedIndex[] = "involved";
 
 class SyncerInformers {
