@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <cctype>
+#include <functional>
 #include <memory>
 
 #include "base/flags.h"
@@ -51,6 +52,24 @@ kube::EventHandler KeepInView(ClusterView& view, ViewChange upsert, ViewChange r
           .on_update = [&view, upsert](const kube::ObjectPtr&,
                                        const kube::ObjectPtr& o) { (view.*upsert)(*o); },
           .on_delete = [&view, remove](const kube::ObjectPtr& o) { (view.*remove)(*o); }};
+}
+
+// Handlers that keep one kind of the view current through `upsert` (adds
+// and updates) and `remove`, each saying whether the change is worth a
+// cycle; `cycle` is woken when it is.
+kube::EventHandler WakeWhenWorth(std::function<bool(const rapidjson::Value&)> upsert,
+                                 std::function<bool(const rapidjson::Value&)> remove,
+                                 SchedulingCycle& cycle) {
+  auto on_upsert = [upsert = std::move(upsert), &cycle](const kube::ObjectPtr& o) {
+    if (upsert(*o)) cycle.Wake();
+  };
+  return {
+      .on_add = on_upsert,
+      .on_update = [on_upsert](const kube::ObjectPtr&, const kube::ObjectPtr& o) { on_upsert(o); },
+      .on_delete =
+          [remove = std::move(remove), &cycle](const kube::ObjectPtr& o) {
+            if (remove(*o)) cycle.Wake();
+          }};
 }
 
 }  // namespace
@@ -222,47 +241,25 @@ Status SchedulerApp::Wire() {
            },
        .on_delete = [this](const kube::ObjectPtr& o) { view_.DeleteConfigMap(*o); }});
   // A namespace wakes the cycle only when a pod's term reads its labels.
-  namespaces.AddEventHandler({.on_add =
-                                  [this](const kube::ObjectPtr& o) {
-                                    if (view_.UpsertNamespace(*o)) cycle_->Wake();
-                                  },
-                              .on_update =
-                                  [this](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
-                                    if (view_.UpsertNamespace(*o)) cycle_->Wake();
-                                  },
-                              .on_delete =
-                                  [this](const kube::ObjectPtr& o) {
-                                    if (view_.DeleteNamespace(*o)) cycle_->Wake();
-                                  }});
+  namespaces.AddEventHandler(WakeWhenWorth(
+      [this](const rapidjson::Value& o) { return view_.UpsertNamespace(o); },
+      [this](const rapidjson::Value& o) { return view_.DeleteNamespace(o); }, *cycle_));
   // Claims, volumes, classes, CSI drivers and capacities wake the cycle
   // only while a pod waits on its claims.
-  auto keep_storage = [this](ClusterView::StorageKind kind) -> kube::EventHandler {
-    auto upsert = [this, kind](const kube::ObjectPtr& o) {
-      if (view_.UpsertStorage(kind, *o)) cycle_->Wake();
-    };
-    return {.on_add = upsert,
-            .on_update = [upsert](const kube::ObjectPtr&, const kube::ObjectPtr& o) { upsert(o); },
-            .on_delete =
-                [this, kind](const kube::ObjectPtr& o) {
-                  if (view_.DeleteStorage(kind, *o)) cycle_->Wake();
-                }};
+  auto keep_storage = [this](ClusterView::StorageKind kind) {
+    return WakeWhenWorth(
+        [this, kind](const rapidjson::Value& o) { return view_.UpsertStorage(kind, o); },
+        [this, kind](const rapidjson::Value& o) { return view_.DeleteStorage(kind, o); }, *cycle_);
   };
   claims.AddEventHandler(keep_storage(ClusterView::StorageKind::kClaim));
   volumes.AddEventHandler(keep_storage(ClusterView::StorageKind::kVolume));
   storage_classes.AddEventHandler(keep_storage(ClusterView::StorageKind::kClass));
   csi_drivers.AddEventHandler(keep_storage(ClusterView::StorageKind::kDriver));
   csi_capacities.AddEventHandler(keep_storage(ClusterView::StorageKind::kCapacity));
-  auto upsert_csi_node = [this](const kube::ObjectPtr& o) {
-    if (view_.UpsertCsiNode(*o)) cycle_->Wake();
-  };
+  // A CSINode wakes the cycle when it changes a node's attach limits.
   csi_nodes.AddEventHandler(
-      {.on_add = upsert_csi_node,
-       .on_update = [upsert_csi_node](const kube::ObjectPtr&,
-                                      const kube::ObjectPtr& o) { upsert_csi_node(o); },
-       .on_delete =
-           [this](const kube::ObjectPtr& o) {
-             if (view_.DeleteCsiNode(*o)) cycle_->Wake();
-           }});
+      WakeWhenWorth([this](const rapidjson::Value& o) { return view_.UpsertCsiNode(o); },
+                    [this](const rapidjson::Value& o) { return view_.DeleteCsiNode(o); }, *cycle_));
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {
