@@ -624,19 +624,23 @@ Result<World> ClusterView::Build(int64_t now) {
     }
   };
   std::map<std::string, OnePodHolder> one_pod_claims;  // by "ns/claim"
-  for (const auto& [key, p] : pods_) {
-    if (!volumes_.AnyOnePodOnly()) break;
-    if (p.claims.empty()) continue;
-    const std::string ns = kube::SplitKey(key).first;
-    const bool placed = !p.node.empty() || assumed_.contains(key) || nominated_.contains(key);
-    const bool waiting = !placed && p.role == CorePod::Role::kOurs && !p.gated && !p.terminating &&
-                         volumes_.Check(ns, p.uid, p.claims).reason.empty();
-    if (!placed && !waiting) continue;
-    for (const PodClaim& claim : p.claims) {
-      if (!volumes_.OnePodOnly(ns, claim.name)) continue;
-      OnePodHolder& holder = one_pod_claims[kube::MakeKey(ns, claim.name)];
-      if (holder.key == nullptr || (!holder.placed && (placed || holder.Behind(key, p))))
-        holder = {&key, &p, placed};
+  if (volumes_.AnyOnePodOnly()) {
+    for (const auto& [key, p] : pods_) {
+      if (p.claims.empty()) continue;
+      const std::string ns = kube::SplitKey(key).first;
+      std::vector<std::string> its;  // its ReadWriteOncePod claims, as keys
+      for (const PodClaim& claim : p.claims)
+        if (volumes_.OnePodOnly(ns, claim.name)) its.push_back(kube::MakeKey(ns, claim.name));
+      if (its.empty()) continue;
+      const bool placed = !p.node.empty() || assumed_.contains(key) || nominated_.contains(key);
+      const bool waiting = !placed && p.role == CorePod::Role::kOurs && !p.gated &&
+                           !p.terminating && volumes_.Check(ns, p.uid, p.claims).reason.empty();
+      if (!placed && !waiting) continue;
+      for (const std::string& claim : its) {
+        OnePodHolder& holder = one_pod_claims[claim];
+        if (holder.key == nullptr || (!holder.placed && (placed || holder.Behind(key, p))))
+          holder = {&key, &p, placed};
+      }
     }
   }
   for (const auto& [key, p] : pods_) {
@@ -675,11 +679,12 @@ Result<World> ClusterView::Build(int64_t now) {
     CoreFields& c = d.core;
     c.marks = MarksOf(key, p);
     VolumeClaims::Verdict volumes;
+    const std::string claims_ns = p.claims.empty() ? "" : kube::SplitKey(key).first;
     if (ours && !placed && !p.claims.empty()) {
-      volumes = volumes_.Check(kube::SplitKey(key).first, p.uid, p.claims);
+      volumes = volumes_.Check(claims_ns, p.uid, p.claims);
       for (const PodClaim& claim : p.claims) {
-        if (!volumes.reason.empty()) break;
-        auto holder = one_pod_claims.find(kube::MakeKey(kube::SplitKey(key).first, claim.name));
+        if (!volumes.reason.empty() || one_pod_claims.empty()) break;
+        auto holder = one_pod_claims.find(kube::MakeKey(claims_ns, claim.name));
         if (holder != one_pod_claims.end() && *holder->second.key != key)
           volumes.reason =
               "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
@@ -690,7 +695,7 @@ Result<World> ClusterView::Build(int64_t now) {
       // Every pod's, placed or not: a bound pod's volumes are attached.
       std::vector<std::string> drivers = p.inline_csi_drivers;
       for (const PodClaim& claim : p.claims)
-        drivers.push_back(volumes_.AttachingDriver(kube::SplitKey(key).first, claim.name));
+        drivers.push_back(volumes_.AttachingDriver(claims_ns, claim.name));
       attach_.AddRequests(drivers, &c.attachments);
     }
     if (!ours || p.terminating || foreign) {
