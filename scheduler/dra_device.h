@@ -1,0 +1,46 @@
+// Device: one device a ResourceSlice (resource.k8s.io/v1) publishes, as a
+// DeviceClass's or a request's CEL selector sees it (`device.driver`,
+// `device.attributes[domain].name`, `device.capacity[domain].name`), and
+// the identity a claim's allocation names it by (driver, pool, device).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/quantity.h"
+
+namespace vtenant::scheduler {
+
+// A semantic version attribute ("version": "1.2.3"), kept as written.
+struct DeviceVersion {
+  std::string text;
+  bool operator==(const DeviceVersion&) const = default;
+};
+
+// An attribute's value: exactly one of bool, int, string, version.
+using DeviceAttribute = std::variant<bool, int64_t, std::string, DeviceVersion>;
+
+struct Device {
+  std::string driver;
+  std::string pool;
+  std::string name;
+  // By domain, then name: a name the slice wrote without a domain
+  // ("index") is in the driver's domain, as the API defines, so a selector
+  // reads it as device.attributes["<driver>"].index.
+  std::map<std::string, std::map<std::string, DeviceAttribute>> attributes;
+  std::map<std::string, std::map<std::string, kube::Quantity>> capacity;
+  bool allow_multiple_allocations = false;
+};
+
+// The devices of ResourceSlice `slice` (spec.driver, spec.pool.name,
+// spec.devices). InvalidArgument when an attribute or capacity cannot be
+// read (no or several value fields, an unparsable quantity).
+Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice);
+
+}  // namespace vtenant::scheduler
