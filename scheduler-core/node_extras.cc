@@ -28,9 +28,10 @@ ExtrasShortage NodeExtras::Shortage(PodId pod_id, NodeId node_id) const {
                                [](const OtherResource& o, StringId n) { return o.name < n; });
     const int64_t allocatable = it != has.end() && it->name == r.name ? it->milli : 0;
     if (allocatable - used(r.name) < r.milli) {
-      return snapshot_->strings.Get(r.name).starts_with(kAttachableVolumesPrefix)
-                 ? ExtrasShortage::kVolumeCount
-                 : ExtrasShortage::kResource;
+      const std::string_view name = snapshot_->strings.Get(r.name);
+      if (name.starts_with(kAttachableVolumesPrefix)) return ExtrasShortage::kVolumeCount;
+      if (name.starts_with(kDeviceClassPrefix)) return ExtrasShortage::kDeviceClaims;
+      return ExtrasShortage::kResource;
     }
   }
   return ExtrasShortage::kNone;

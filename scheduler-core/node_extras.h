@@ -18,15 +18,21 @@ namespace vtenant::sched {
 // What a node lacks for a pod, in kube-scheduler's reasons.
 enum class ExtrasShortage : uint8_t {
   kNone,
-  kResource,     // too little of another resource left (NodeResourcesFit)
-  kHostPort,     // a host port it binds is taken (NodePorts)
-  kVolumeCount,  // no more volumes of a CSI driver attach there (NodeVolumeLimits)
+  kResource,      // too little of another resource left (NodeResourcesFit)
+  kHostPort,      // a host port it binds is taken (NodePorts)
+  kVolumeCount,   // no more volumes of a CSI driver attach there (NodeVolumeLimits)
+  kDeviceClaims,  // too few free devices of a class (DynamicResources)
 };
 
 // The prefix of the resources that count a node's attached volumes, one a
 // CSI driver ("attachable-volumes-csi-<driver>"), as Kubernetes named them
 // in node allocatable; too little of one is kVolumeCount.
 inline constexpr std::string_view kAttachableVolumesPrefix = "attachable-volumes-";
+// The prefix of the resources that count a node's free devices of a
+// DeviceClass ("deviceclass.resource.kubernetes.io/<class>", the name
+// Kubernetes gives a class's extended resource); too little of one is
+// kDeviceClaims.
+inline constexpr std::string_view kDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
 
 class NodeExtras {
  public:

@@ -57,6 +57,8 @@ std::string_view FitFailureText(FitFailure failure) {
       return "insufficient other resources";
     case FitFailure::kVolumeCount:
       return "exceed max volume count";
+    case FitFailure::kDeviceClaims:
+      return "cannot allocate all claims";
   }
   return "unknown";
 }
@@ -253,6 +255,8 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
         return FitFailure::kOtherResource;
       case ExtrasShortage::kVolumeCount:
         return FitFailure::kVolumeCount;
+      case ExtrasShortage::kDeviceClaims:
+        return FitFailure::kDeviceClaims;
     }
   }
   if (FitFailure basics = CheckBasics(r, node_id); basics != FitFailure::kFits) return basics;

@@ -31,6 +31,7 @@ enum class FitFailure : uint8_t {
   kHostPort,                 // a host port it binds is taken (node_extras.h)
   kOtherResource,            // too little of another resource left
   kVolumeCount,              // a CSI driver attaches no more volumes there
+  kDeviceClaims,             // too few free devices for its resource claims
   kPodCount,
   kCpu,
   kMemory,
@@ -39,7 +40,7 @@ enum class FitFailure : uint8_t {
   kGpuMemoryTooLarge,
   kMig,
 };
-inline constexpr int kNumFitFailures = 18;
+inline constexpr int kNumFitFailures = 19;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

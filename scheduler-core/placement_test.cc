@@ -548,6 +548,24 @@ TEST(PlacementTest, OtherResourcesAndHostPortsAreCountedPerNode) {
     const std::string why = ReasonOf(d, s, waiting);
     EXPECT_NE(why.find("1 exceed max volume count"), std::string::npos) << why;
   }
+  {
+    // A node's free devices of a class likewise, in DynamicResources' words.
+    SnapshotBuilder devices = Cluster({{"team", kUnlimited}}, {});
+    NodeSpec n1 = GpuNode("n1", 4, kL40sMib);
+    n1.other_resources = {{"deviceclass.resource.kubernetes.io/gpu.example.com", 1000}};
+    devices.AddNode(n1);
+    for (const char* name : {"claim-0", "claim-1"}) {
+      PodSpec p = WholeGpuPod(name, "team", 0);
+      p.other_resources = {{"deviceclass.resource.kubernetes.io/gpu.example.com", 1000}};
+      devices.AddPod(std::move(p));
+    }
+    Snapshot s = MustBuild(devices);
+    Decisions d = RunCycle(s);
+    const std::string waiting = NodeOf(d, s, "claim-0").empty() ? "claim-0" : "claim-1";
+    EXPECT_TRUE(NodeOf(d, s, waiting).empty());
+    const std::string why = ReasonOf(d, s, waiting);
+    EXPECT_NE(why.find("1 cannot allocate all claims"), std::string::npos) << why;
+  }
   // A host port: one pod a node, a running one included.
   PodSpec running = WholeGpuPod("exporter-0", "team", 0);
   running.host_ports = {"TCP/9400"};
