@@ -53,6 +53,11 @@ const ResourceType kCsiDrivers{"storage.k8s.io", "v1", "csidrivers", "CSIDriver"
 const ResourceType kCsiStorageCapacities{"storage.k8s.io", "v1", "csistoragecapacities",
                                          "CSIStorageCapacity", true};
 const ResourceType kCsiNodes{"storage.k8s.io", "v1", "csinodes", "CSINode", false};
+const ResourceType kResourceSlices{"resource.k8s.io", "v1", "resourceslices", "ResourceSlice",
+                                   false};
+const ResourceType kDeviceClasses{"resource.k8s.io", "v1", "deviceclasses", "DeviceClass", false};
+const ResourceType kResourceClaims{"resource.k8s.io", "v1", "resourceclaims", "ResourceClaim",
+                                   true};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};
 const ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
 const ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
@@ -103,6 +108,9 @@ const std::vector<const ResourceType*>& All() {
       &kCsiDrivers,
       &kCsiStorageCapacities,
       &kCsiNodes,
+      &kResourceSlices,
+      &kDeviceClasses,
+      &kResourceClaims,
       &kJobs,
       &kDeployments,
       &kReplicaSets,

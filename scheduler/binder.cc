@@ -139,6 +139,7 @@ Status Binder::BindNow(const std::string& key, const Placement& placement) {
   std::optional<CorePod> pod = view_.Pod(key);
   if (!pod) return NotFound("pod " + key + " is gone");
   Status s = BindClaims(key, placement.node);
+  if (s.ok()) s = BindDevices(*pod, placement.node);
   if (s.ok())
     s = placement.shared ? BindShared(*pod, placement) : [&] {
       auto [ns, name] = kube::SplitKey(key);
@@ -195,6 +196,41 @@ Status Binder::BindClaims(const std::string& key, const std::string& node) {
                                   kube::PatchType::kMerge, patch)
                            .status()
                            .WithContext("persistentvolume " + b.volume + " for claim " + b.claim));
+  }
+  return Status::Ok();
+}
+
+Status Binder::BindDevices(const CorePod& pod, const std::string& node) {
+  if (pod.device_claims.empty()) return Status::Ok();
+  auto [ns, name] = kube::SplitKey(pod.key);
+  VT_ASSIGN_OR_RETURN(std::vector<ClaimAllocation> allocations,
+                      view_.AllocateDevices(pod.key, node));
+  std::vector<std::string> unwritten;
+  for (const ClaimAllocation& a : allocations)
+    if (a.allocate) unwritten.push_back(a.claim);
+  for (const ClaimAllocation& a : allocations) {
+    Status written = Status::Ok();
+    if (a.allocate && a.needs_finalizer)
+      written = client_
+                    .UpdateWithRetry(kube::resources::kResourceClaims, ns, a.claim,
+                                     [&](kube::Object& claim) { return ProtectClaim(a, &claim); })
+                    .status();
+    if (written.ok())
+      written = client_
+                    .UpdateWithRetry(
+                        kube::resources::kResourceClaims, ns, a.claim,
+                        [&](kube::Object& claim) {
+                          return WriteAllocation(a, name, pod.uid, node, &claim);
+                        },
+                        "status")
+                    .status();
+    if (!written.ok()) {
+      // The devices of the claims not written are free again; those written
+      // stay with their claims, which now hold the pod to this node.
+      view_.ForgetDevices(pod.key, unwritten);
+      return written.WithContext("resourceclaim " + a.claim);
+    }
+    std::erase(unwritten, a.claim);
   }
   return Status::Ok();
 }

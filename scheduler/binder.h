@@ -1,7 +1,8 @@
 // Binder: puts the scheduler's decisions on the cluster, as KAI's binder does.
 //
 // First, a pod's claims that wait for their first consumer are bound to the
-// PersistentVolume chosen on its node, or told the node (BindClaims). A
+// PersistentVolume chosen on its node, or told the node (BindClaims), and
+// its resource claims are given their devices (BindDevices). A
 // whole-GPU or CPU pod is then bound through pods/binding. A GPU-sharing pod
 // first gets, for each of its devices, the reservation pod that pins the GPU
 // (reservation.h); then its two ConfigMaps (kai/gpu_environment.h, named
@@ -100,6 +101,11 @@ class Binder {
   // (ClusterView::ClaimBindings) is bound to the PersistentVolume chosen
   // there (its claimRef) or annotated with `node` for its provisioner.
   Status BindClaims(const std::string& key, const std::string& node);
+  // Then, as kube-scheduler's DynamicResources does, each of its resource
+  // claims is given its devices on `node` (ClusterView::AllocateDevices):
+  // the claim gets kClaimFinalizer, then its status the devices and the
+  // pod (status.reservedFor).
+  Status BindDevices(const CorePod& pod, const std::string& node);
   Status BindShared(const CorePod& pod, const Placement& placement);
   // Creates ConfigMap `configmap` for `pod` with `data`, or takes over the
   // one an earlier try for it left; returns its UID. FailedPrecondition

@@ -323,6 +323,55 @@ bool ClusterView::DeleteCsiNode(const rapidjson::Value& csi_node) {
   return attach_.Delete(csi_node);
 }
 
+void ClusterView::DevicesUnavailable(std::string why) {
+  std::lock_guard lock(mu_);
+  devices_.SetUnavailable(std::move(why));
+}
+
+bool ClusterView::UpsertDevices(DeviceKind kind, const rapidjson::Value& object) {
+  return ChangeDevices(kind, object, /*remove=*/false);
+}
+
+bool ClusterView::DeleteDevices(DeviceKind kind, const rapidjson::Value& object) {
+  return ChangeDevices(kind, object, /*remove=*/true);
+}
+
+bool ClusterView::ChangeDevices(DeviceKind kind, const rapidjson::Value& object, bool remove) {
+  using Change = void (DeviceClaims::*)(const rapidjson::Value&);
+  // By DeviceKind: upsert, delete.
+  static constexpr Change kChanges[][2] = {
+      {&DeviceClaims::UpsertSlice, &DeviceClaims::DeleteSlice},
+      {&DeviceClaims::UpsertClass, &DeviceClaims::DeleteClass},
+      {&DeviceClaims::UpsertClaim, &DeviceClaims::DeleteClaim}};
+  std::lock_guard lock(mu_);
+  const uint64_t version = devices_.version();
+  (devices_.*kChanges[static_cast<int>(kind)][remove ? 1 : 0])(object);
+  return awaited_devices_ || devices_.version() != version;
+}
+
+Result<std::vector<ClaimAllocation>> ClusterView::AllocateDevices(const std::string& key,
+                                                                  const std::string& node) {
+  std::lock_guard lock(mu_);
+  auto pod = pods_.find(key);
+  if (pod == pods_.end() || pod->second.device_claims.empty())
+    return std::vector<ClaimAllocation>{};
+  auto n = nodes_.find(node);
+  if (n == nodes_.end()) return NotFound("node " + node + " is gone");
+  const std::string ns = kube::SplitKey(key).first;
+  VT_ASSIGN_OR_RETURN(std::vector<ClaimAllocation> allocations,
+                      devices_.PlanAllocation(ns, pod->second.uid, pod->second.device_claims,
+                                              {node, &n->second.labels}));
+  for (const ClaimAllocation& a : allocations)
+    if (a.allocate) devices_.Assume(ns, a.claim, node, a.results);
+  return allocations;
+}
+
+void ClusterView::ForgetDevices(const std::string& key, const std::vector<std::string>& claims) {
+  std::lock_guard lock(mu_);
+  const std::string ns = kube::SplitKey(key).first;
+  for (const std::string& claim : claims) devices_.Forget(ns, claim);
+}
+
 Result<std::vector<VolumeClaims::ClaimBinding>> ClusterView::ClaimBindings(
     const std::string& key, const std::string& node) const {
   std::lock_guard lock(mu_);
@@ -496,6 +545,7 @@ Result<World> ClusterView::Build(int64_t now) {
   World w;
   awaited_configmaps_.clear();
   awaited_volumes_ = false;
+  awaited_devices_ = false;
   for (const auto& [key, why] : invalid_groups_) {
     w.invalid_podgroups[key].reason = "PodGroup cannot be scheduled: " + why;
     w.invalid_podgroups[key].kind = kInvalidPodGroupReason;
@@ -542,6 +592,14 @@ Result<World> ClusterView::Build(int64_t now) {
       for (const auto& [name, n] : nodes_)
         if (a.Matches(name, n.labels)) it->second.push_back(name);
     return it->second;
+  };
+  // The nodes as dynamic resource claims are checked against, listed once
+  // a pod has such claims.
+  std::vector<DeviceClaims::NodeRef> node_refs;
+  auto device_nodes = [&]() -> const std::vector<DeviceClaims::NodeRef>& {
+    if (node_refs.empty())
+      for (const auto& [name, n] : nodes_) node_refs.push_back({name, &n.labels});
+    return node_refs;
   };
   // Why pods of `queue` cannot be scheduled, and its kind; "" when they can.
   auto queue_reason = [&](const std::string& queue) -> std::pair<std::string, const char*> {
@@ -643,6 +701,19 @@ Result<World> ClusterView::Build(int64_t now) {
       }
     }
   }
+  // Claims not allocated yet, each with the pod that asks for its devices:
+  // the first (by key) that uses it, placed or waiting.
+  std::map<std::string, const std::string*> claim_askers;
+  if (!devices_.Empty())
+    for (const auto& [key, p] : pods_) {
+      if (p.device_claims.empty() || p.terminating || p.role == CorePod::Role::kFinished ||
+          (p.gated && p.node.empty()))
+        continue;
+      const std::string ns = kube::SplitKey(key).first;
+      for (const PodDeviceClaim& pc : p.device_claims)
+        if (!pc.claim.empty() && devices_.NeedsAllocation(ns, pc.claim))
+          claim_askers.try_emplace(kube::MakeKey(ns, pc.claim), &key);
+    }
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kReservation) continue;
     const bool ours = p.role == CorePod::Role::kOurs;
@@ -691,6 +762,26 @@ Result<World> ClusterView::Build(int64_t now) {
               "access mode";
       }
     }
+    DeviceClaims::Verdict devices;
+    if (!p.device_claims.empty()) {
+      const std::string ns = kube::SplitKey(key).first;
+      // The queue it is scheduled in, as below: its group's, else its own.
+      const std::string& queue = g != groups_.end() ? g->second.spec.queue
+                                 : p.queue.empty()  ? std::string(kDefaultQueue)
+                                                    : p.queue;
+      // A claim that pods share is asked for by the first of them.
+      std::set<std::string, std::less<>> asked_by_another;
+      for (const PodDeviceClaim& pc : p.device_claims)
+        if (auto asker = claim_askers.find(kube::MakeKey(ns, pc.claim));
+            asker != claim_askers.end() && *asker->second != key)
+          asked_by_another.insert(asker->first);
+      if (ours && !placed)
+        devices =
+            devices_.Check(ns, p.uid, queue, p.device_claims, device_nodes(), asked_by_another);
+      else
+        devices.requests = devices_.Requests(ns, p.device_claims, asked_by_another);
+      c.devices = devices.requests;
+    }
     if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {
       // Every pod's, placed or not: a bound pod's volumes are attached.
       std::vector<std::string> drivers = p.inline_csi_drivers;
@@ -718,6 +809,10 @@ Result<World> ClusterView::Build(int64_t now) {
     } else if (!volumes.reason.empty()) {
       awaited_volumes_ = true;
       w.unschedulable.push_back({key, volumes.reason});
+      continue;
+    } else if (!devices.reason.empty()) {
+      awaited_devices_ = true;
+      w.unschedulable.push_back({key, devices.reason});
       continue;
     } else if (std::string no_node =
                    placed ? "" : roles_.NoNodeReason(p.spec, gpu_nodes, cpu_nodes);
@@ -794,10 +889,9 @@ Result<World> ClusterView::Build(int64_t now) {
         c.preemptible = refused(key)                ? false
                         : !p.preemptibility.empty() ? p.preemptibility == kPreemptible
                                                     : DefaultPreemptible(c.priority);
-        if (!volumes.affinity.empty())
-          c.affinity_nodes = resolve_affinity(Both(p.affinity, volumes.affinity));
-        else if (!p.affinity.empty())
-          c.affinity_nodes = resolve_affinity(p.affinity);
+        // Its own affinity, narrowed by where its volumes and devices are.
+        const NodeAffinity where = Both(Both(p.affinity, volumes.affinity), devices.affinity);
+        if (!where.empty()) c.affinity_nodes = resolve_affinity(where);
         if (!c.group.empty()) {
           groups_used.insert(c.group);
           if (refused(key)) groups_refused.insert(c.group);
@@ -947,13 +1041,15 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
   // affinities and with its topology domains, and given its CSI attach
   // limits (attach_limits.h); all of them again when a Topology or a limit
   // changed.
-  const bool every_node =
-      synced_topologies_ != topologies_changed_ || synced_attach_limits_ != attach_.version();
+  const bool every_node = synced_topologies_ != topologies_changed_ ||
+                          synced_attach_limits_ != attach_.version() ||
+                          synced_devices_ != devices_.version();
   for (const auto& [name, n] : nodes_) {
     auto it = synced_nodes_.find(name);
     if (!every_node && it != synced_nodes_.end() && it->second == n) continue;
     sched::NodeSpec labelled = n;
     attach_.Apply(name, &labelled);
+    if (!devices_.Empty()) devices_.Apply(name, &labelled);
     labelled.labels.emplace_back(kNodeNameLabel, name);
     roles_.MarkNode(&labelled);
     AddDomainLabels(topologies_, &labelled.labels);
@@ -963,6 +1059,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
   }
   synced_topologies_ = topologies_changed_;
   synced_attach_limits_ = attach_.version();
+  synced_devices_ = devices_.version();
   // PodGroups added or changed. A group whose subgroups changed has its
   // pods set again: they hold subgroup indices.
   std::set<std::string> regrouped;
@@ -999,6 +1096,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     spec.whole_gpus = d.core.whole_gpus;
     for (const auto& [resource, milli] : d.core.attachments)
       spec.other_resources[resource] += milli;
+    for (const auto& [resource, milli] : d.core.devices) spec.other_resources[resource] += milli;
     if (d.core.holder) spec.subgroup.clear();
     spec.marks = d.core.marks;
     if (d.core.affinity_nodes)

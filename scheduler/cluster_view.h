@@ -45,6 +45,7 @@
 #include "scheduler/attach_limits.h"
 #include "scheduler/core_pod.h"
 #include "scheduler/core_podgroup.h"
+#include "scheduler/device_claims.h"
 #include "scheduler/node_pool.h"
 #include "scheduler/pod_sets.h"
 #include "scheduler/topology_domains.h"
@@ -181,6 +182,24 @@ class ClusterView {
   // cycle).
   bool UpsertCsiNode(const rapidjson::Value& csi_node);
   bool DeleteCsiNode(const rapidjson::Value& csi_node);
+  // ResourceSlices, DeviceClasses and ResourceClaims: where a pod's dynamic
+  // resource claims let it go, and the devices each node has free
+  // (device_claims.h). Each returns whether a pod waited on its claims at
+  // the last Build, or what nodes have free changed (worth a cycle).
+  enum class DeviceKind { kSlice, kClass, kClaim };
+  // Says that they cannot be read, and `why`: pods with resource claims
+  // wait with it.
+  void DevicesUnavailable(std::string why);
+  bool UpsertDevices(DeviceKind kind, const rapidjson::Value& object);
+  bool DeleteDevices(DeviceKind kind, const rapidjson::Value& object);
+  // What binding pod `key` to `node` writes into its resource claims
+  // (DeviceClaims::PlanAllocation). The devices chosen are held from now
+  // on, until the claims show them or ForgetDevices.
+  Result<std::vector<ClaimAllocation>> AllocateDevices(const std::string& key,
+                                                       const std::string& node);
+  // Lets go of the devices AllocateDevices chose for `key`'s claims
+  // `claims` (a bind that failed before writing them).
+  void ForgetDevices(const std::string& key, const std::vector<std::string>& claims);
   // What binding pod `key` to `node` asks of its claims that wait for
   // their first consumer (VolumeClaims::PlanBinding), as the view now sees
   // them.
@@ -243,6 +262,8 @@ class ClusterView {
   const std::vector<std::string>& MarksOf(const std::string& key, const CorePod& pod);
   // UpsertStorage and DeleteStorage. Takes mu_.
   bool ChangeStorage(StorageKind kind, const rapidjson::Value& object, bool remove);
+  // UpsertDevices and DeleteDevices. Takes mu_.
+  bool ChangeDevices(DeviceKind kind, const rapidjson::Value& object, bool remove);
   // "Missing required configmaps: [a b]" for pod `key`, "" when none is
   // missing; the missing ones join awaited_configmaps_. mu_ held.
   std::string MissingConfigMaps(const std::string& key, const CorePod& pod);
@@ -276,6 +297,7 @@ class ClusterView {
     std::vector<std::string> marks;                          // the pod sets it is in
     int32_t whole_gpus = 0;                                  // capped at its node's GPUs once bound
     std::map<std::string, int64_t> attachments;  // its volumes, as attach_limits.h counts them
+    std::map<std::string, int64_t> devices;      // its claims' devices, as device_claims.h counts
     bool operator==(const CoreFields&) const = default;
   };
   // What the Universe was last given for a pod, and its id there.
@@ -331,6 +353,8 @@ class ClusterView {
   std::set<std::string> awaited_configmaps_;  // missing ones pods waited for at the last Build
   VolumeClaims volumes_;
   AttachLimits attach_;
+  DeviceClaims devices_;
+  bool awaited_devices_ = false;  // a pod waited on its resource claims at the last Build
   bool awaited_volumes_ = false;  // a pod waited on its claims at the last Build
   std::map<std::string, Placement> assumed_;
   struct Nomination {
@@ -354,6 +378,7 @@ class ClusterView {
   std::map<std::string, sched::NodeSpec> synced_nodes_;    // as translated
   uint64_t synced_topologies_ = 0;                         // topologies_changed_ when synced
   uint64_t synced_attach_limits_ = 0;                      // attach_.version() when synced
+  uint64_t synced_devices_ = 0;                            // devices_.version() when synced
   std::map<std::string, sched::QueueSpec> synced_queues_;  // holder included
   std::map<std::string, sched::GroupSpec> synced_groups_;
   std::map<std::string, SyncedPod> synced_pods_;

@@ -168,6 +168,89 @@ TEST_F(ClusterViewTest, AnotherSchedulersVolumesCountAgainstTheNodesAttachLimit)
   EXPECT_EQ(w.snapshot->pods[d.binds[0].pod].name, "ns/new");
 }
 
+// Dynamic resource claims: of two pods whose claims each ask for n1's one
+// device, one cycle places one, and the device is held from the moment its
+// bind chooses it, before the claim shows it.
+TEST_F(ClusterViewTest, ADeviceIsGivenToOneClaimAtATime) {
+  using Kind = ClusterView::DeviceKind;
+  view_.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"gpu.example.com"},"spec":{}})"));
+  EXPECT_TRUE(view_.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"n1-gpus"},
+      "spec":{"driver":"gpu.example.com","nodeName":"n1","pool":{"name":"n1","generation":1},
+      "devices":[{"name":"gpu-0"}]}})")))
+      << "a node has a device now";
+  for (const char* name : {"a", "b"}) {
+    view_.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":")" + std::string(name) +
+                                           R"(","namespace":"ns","uid":"claim-)" + name +
+                                           R"(","labels":{"kai.scheduler/queue":"team"}},
+        "spec":{"devices":{"requests":[{"name":"r","exactly":{
+        "deviceClassName":"gpu.example.com"}}]}}})"));
+    kube::Object pod = Pod({.name = name, .gpus = 0});
+    pod["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":")" + std::string(name) + "\"}]"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    view_.UpsertPod(pod);
+  }
+  World w = Build();
+  EXPECT_TRUE(w.unschedulable.empty());
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u) << "one device";
+  ASSERT_EQ(d.pending.size(), 1u);
+  const std::string bound = w.snapshot->pods[d.binds[0].pod].name;
+  const std::string other = bound == "ns/a" ? "ns/b" : "ns/a";
+
+  view_.Assume(bound, {.node = "n1"});
+  Result<std::vector<ClaimAllocation>> given = view_.AllocateDevices(bound, "n1");
+  ASSERT_TRUE(given.ok()) << given.status().ToString();
+  ASSERT_EQ(given->size(), 1u);
+  EXPECT_EQ((*given)[0].results,
+            (std::vector<DeviceResult>{{"r", "gpu.example.com", "n1", "gpu-0"}}));
+  EXPECT_EQ(view_.AllocateDevices(other, "n1").status().code(), StatusCode::kFailedPrecondition);
+  w = Build();
+  ASSERT_EQ(w.unschedulable.size(), 1u);
+  EXPECT_EQ(w.unschedulable[0].key, other);
+  EXPECT_EQ(w.unschedulable[0].reason,
+            "cannot allocate all claims: no node has the devices they ask for free");
+
+  view_.ForgetDevices(bound, {bound.substr(3)});
+  w = Build();
+  EXPECT_TRUE(w.unschedulable.empty()) << "a bind that failed lets the device go";
+}
+
+// A claim two pods share asks for its one device once: both are placed
+// where it is, the first bind allocates it, the second joins it.
+TEST_F(ClusterViewTest, ASharedClaimAsksForItsDevicesOnce) {
+  using Kind = ClusterView::DeviceKind;
+  view_.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"gpu.example.com"},"spec":{}})"));
+  view_.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"n1-gpus"},
+      "spec":{"driver":"gpu.example.com","nodeName":"n1","pool":{"name":"n1","generation":1},
+      "devices":[{"name":"gpu-0"}]}})"));
+  view_.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":"shared","namespace":"ns",
+      "uid":"claim-shared","labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{
+      "requests":[{"name":"r","exactly":{"deviceClassName":"gpu.example.com"}}]}}})"));
+  for (const char* name : {"s1", "s2"}) {
+    kube::Object pod = Pod({.name = name, .gpus = 0});
+    pod["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":"shared"}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    view_.UpsertPod(pod);
+  }
+  World w = Build();
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  EXPECT_EQ(d.binds.size(), 2u) << "one device, asked for once";
+  for (const char* key : {"ns/s1", "ns/s2"}) view_.Assume(key, {.node = "n1"});
+  Result<std::vector<ClaimAllocation>> first = view_.AllocateDevices("ns/s1", "n1");
+  ASSERT_TRUE(first.ok() && first->size() == 1u);
+  EXPECT_TRUE((*first)[0].allocate);
+  Result<std::vector<ClaimAllocation>> second = view_.AllocateDevices("ns/s2", "n1");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_FALSE((*second)[0].allocate) << "it joins the claim the first allocates";
+}
+
 // A ReadWriteOncePod claim is one pod's at a time, cluster-wide, as
 // kube-scheduler's VolumeRestrictions has it: of two pods waiting for it the
 // first goes, the other waits while the first uses it.

@@ -141,20 +141,20 @@ TEST(PodTranslatorTest, MalformedGpuRequestsSayWhatToChange) {
   }
 }
 
-// Dynamic resource claims are KAI's to allocate, not ours: such a pod
-// waits, saying why, rather than being bound where it would never start.
-TEST(PodTranslatorTest, APodWithResourceClaimsSaysTheyAreNotAllocated) {
+// A pod's dynamic resource claims are read, ours or another scheduler's
+// (device_claims.h allocates them); asking for them is no problem.
+TEST(PodTranslatorTest, APodsResourceClaimsAreRead) {
   CorePod t = CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
       "spec":{"schedulerName":"kai-scheduler","resourceClaims":[{"name":"gpu",
         "resourceClaimName":"a-gpu"}],"containers":[{"name":"c","resources":{
         "claims":[{"name":"gpu"}]}}]}})"),
                               {});
-  ASSERT_FALSE(t.problem.ok());
-  EXPECT_NE(t.problem.message().find("dynamic resource claims"), std::string::npos);
+  EXPECT_TRUE(t.problem.ok()) << t.problem.ToString();
+  EXPECT_EQ(t.device_claims, (std::vector<PodDeviceClaim>{{"gpu", "a-gpu", false}}));
   EXPECT_TRUE(CorePodFromHost(Json(R"({"metadata":{"name":"x","namespace":"ns"},
       "spec":{"schedulerName":"kai-scheduler","resourceClaims":[],"containers":[]}})"),
                               {})
-                  .problem.ok());
+                  .device_claims.empty());
 }
 
 TEST(PodTranslatorTest, RolesAndPlacement) {

@@ -318,6 +318,7 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   if (t.role == CorePod::Role::kOurs || t.role == CorePod::Role::kOthers) {
     t.claims = PodClaims(pod);
     t.inline_csi_drivers = InlineCsiDrivers(pod);
+    t.device_claims = PodDeviceClaims(pod);
   }
   t.priority = static_cast<int32_t>(kube::GetInt(pod, {"spec", "priority"}, 0));
   t.priority_class = std::string(kai::WorkloadPriorityClass(pod, pod, kai::kTrainPriorityClass));
@@ -335,14 +336,6 @@ CorePod CorePodFromHost(const Value& pod, const CorePodOptions& options) {
   if (!request.ok()) t.problem = request;
   Status rules = ReadPlacementRules(pod, &t.spec, &t.affinity);
   if (!rules.ok() && t.problem.ok()) t.problem = rules;
-  // KAI allocates dynamic resource claims; this scheduler does not, and a
-  // pod bound with its claims unallocated never starts on its node.
-  if (const rapidjson::Value* claims = kube::Find(pod, {"spec", "resourceClaims"});
-      t.problem.ok() && claims != nullptr && claims->IsArray() && !claims->Empty()) {
-    t.problem = FailedPrecondition(
-        "the pod asks for dynamic resource claims (spec.resourceClaims), which vtenant-scheduler "
-        "does not allocate; bound without them it would never start");
-  }
   if (t.role != CorePod::Role::kFinished) {
     // Other pods' terms may select it, and its own hold others away.
     t.labels = kube::GetStringMap(pod, {"metadata", "labels"});

@@ -19,6 +19,7 @@
 #include "kai/names.h"
 #include "kube/object.h"
 #include "scheduler-core/snapshot_builder.h"
+#include "scheduler/device_claims.h"
 #include "scheduler/node_affinity.h"
 #include "scheduler/pod_terms.h"
 #include "scheduler/volume_claims.h"
@@ -77,6 +78,9 @@ struct CorePod {
   // The drivers of its inline CSI volumes (attach_limits.h), read as
   // `claims` is.
   std::vector<std::string> inline_csi_drivers;
+  // Its dynamic resource claims (spec.resourceClaims; device_claims.h),
+  // read as `claims` is.
+  std::vector<PodDeviceClaim> device_claims;
   // The container whose environment names the pod's GPU
   // (kai::ShareContainer; read only when shared_gpu_configmap is set).
   kai::ContainerRef share_container;
@@ -96,8 +100,7 @@ struct CorePod {
   int reservation_index = -1;
   std::string reserved_gpu_uuid;
   // Why the pod cannot be scheduled as written (a malformed GPU request,
-  // dynamic resource claims, which it does not allocate), for an Event; OK
-  // otherwise.
+  // a malformed placement rule), for an Event; OK otherwise.
   Status problem;
 };
 

@@ -72,6 +72,19 @@ kube::EventHandler WakeWhenWorth(std::function<bool(const rapidjson::Value&)> up
           }};
 }
 
+// Why the API server cannot be asked for dynamic resource allocation's
+// objects (resource.k8s.io/v1 is served from Kubernetes 1.34; the
+// scheduler's ClusterRole may lack it), "" when it can. Any other failure
+// is taken for a passing one: the informers retry.
+std::string DynamicResourcesUnavailable(kube::Client& client) {
+  Result<kube::ObjectList> probe = client.List(kube::resources::kResourceSlices, "", {.limit = 1});
+  if (probe.ok()) return "";
+  const StatusCode code = probe.status().code();
+  if (code != StatusCode::kNotFound && code != StatusCode::kForbidden) return "";
+  return "the API server does not let vtenant-scheduler read resource.k8s.io/v1 (" +
+         probe.status().message() + "), so resource claims cannot be allocated";
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SchedulerApp>> SchedulerApp::Create(kube::Client& client,
@@ -163,6 +176,19 @@ Status SchedulerApp::Wire() {
       informers.Get(kube::resources::kCsiStorageCapacities, storage_options);
   // How many volumes of each CSI driver a node attaches (attach_limits.h).
   kube::SharedInformer& csi_nodes = informers.Get(kube::resources::kCsiNodes, storage_options);
+
+  // Dynamic resource allocation's objects (device_claims.h), where served.
+  std::vector<std::pair<kube::SharedInformer*, ClusterView::DeviceKind>> device_informers;
+  if (std::string why = DynamicResourcesUnavailable(client_); !why.empty()) {
+    LOG(WARNING) << why;
+    view_.DevicesUnavailable(std::move(why));
+  } else {
+    for (auto [type, kind] :
+         {std::pair{&kube::resources::kResourceSlices, ClusterView::DeviceKind::kSlice},
+          std::pair{&kube::resources::kDeviceClasses, ClusterView::DeviceKind::kClass},
+          std::pair{&kube::resources::kResourceClaims, ClusterView::DeviceKind::kClaim}})
+      device_informers.emplace_back(&informers.Get(*type, storage_options), kind);
+  }
 
   kube::Client& bookkeeping =
       options_.bookkeeping_client != nullptr ? *options_.bookkeeping_client : client_;
@@ -260,6 +286,13 @@ Status SchedulerApp::Wire() {
   csi_nodes.AddEventHandler(
       WakeWhenWorth([this](const rapidjson::Value& o) { return view_.UpsertCsiNode(o); },
                     [this](const rapidjson::Value& o) { return view_.DeleteCsiNode(o); }, *cycle_));
+
+  // Slices, classes and claims wake the cycle when what nodes have free
+  // changes, or while a pod waits on its claims.
+  for (auto [informer, kind] : device_informers)
+    informer->AddEventHandler(WakeWhenWorth(
+        [this, kind](const rapidjson::Value& o) { return view_.UpsertDevices(kind, o); },
+        [this, kind](const rapidjson::Value& o) { return view_.DeleteDevices(kind, o); }, *cycle_));
 
   manager_->AddRunnable("scheduling-cycle", [this](kube::Cancellation& stop) {
     {

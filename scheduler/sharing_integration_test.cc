@@ -67,11 +67,12 @@ nodes:
 - {name: grove, count: 1, cpu: 32, memory: 128Gi, gpus: 3, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: grove}}
 - {name: attach, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: attach}}
 - {name: solo, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: solo}}
+- {name: dra, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: dra}}
 )",
-                   {"half",   "mem",   "bad",     "gang",   "job",   "heal",   "mig",
-                    "sub",    "wait",  "runtime", "nogang", "stale", "jobset", "topo",
-                    "split",  "serve", "vol",     "apart",  "near",  "prefer", "spread",
-                    "extras", "amd",   "nolabel", "nssel",  "grove", "attach", "solo"});
+                   {"half",  "mem",     "bad",    "gang",   "job",    "heal",   "mig",   "sub",
+                    "wait",  "runtime", "nogang", "stale",  "jobset", "topo",   "split", "serve",
+                    "vol",   "apart",   "near",   "prefer", "spread", "extras", "amd",   "nolabel",
+                    "nssel", "grove",   "attach", "solo",   "dra"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -336,21 +337,102 @@ TEST_F(SharingTest, AGangWaitsWholeAndBindsWholeWhenAGpuFrees) {
   }));
 }
 
-// KAI allocates dynamic resource claims; vtenant-scheduler does not, and
-// says so on the pod instead of binding it where it would never start.
-TEST_F(SharingTest, APodWithResourceClaimsWaitsSayingTheyAreNotAllocated) {
-  Object pod = Pod("nssel", "claims", {.whole_gpus = 0});
-  pod["spec"].AddMember("resourceClaims",
-                        rapidjson::Value(ParseTestJson(R"([{"name":"gpu",
-                            "resourceClaimName":"a-gpu"}])"),
-                                         pod.GetAllocator()),
-                        pod.GetAllocator());
-  Result<Object> made = client().Create(res::kPods, "nssel", pod);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  EXPECT_TRUE(WaitsSaying("nssel", "claims", "dynamic resource claims"));
-  Result<Object> now = client().Get(res::kPods, "nssel", "claims");
-  ASSERT_TRUE(now.ok());
-  EXPECT_EQ(kube::GetString(*now, {"spec", "nodeName"}), "");
+// Dynamic resource allocation, as kube-scheduler's DynamicResources plugin
+// (which KAI runs) has it: each pod's claim is given a device its class
+// selects on the pod's node, written into the claim before the pod is
+// bound; a device is one claim's at a time, and freed when its pods go.
+TEST_F(SharingTest, ResourceClaimsAreGivenDevicesOfThePodsNodes) {
+  const kube::ResourceType templates{"resource.k8s.io", "v1", "resourceclaimtemplates",
+                                     "ResourceClaimTemplate", true};
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"gpu.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].type == 'gpu'"
+      }}]}})");
+  // Each node publishes a GPU and a NIC; the class selects the GPU only.
+  for (const char* node : {"dra-0", "dra-1"})
+    CreateJson(res::kResourceSlices, "",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
+                   std::string(node) + R"("},"spec":{"driver":"gpu.example.com","nodeName":")" +
+                   node + R"(","pool":{"name":")" + node +
+                   R"(","generation":1,"resourceSliceCount":1},"devices":[
+        {"name":"nic-0","attributes":{"type":{"string":"nic"}}},
+        {"name":"gpu-0","attributes":{"type":{"string":"gpu"}}}]}})");
+  auto claim = [](const std::string& name, const std::string& labels) {
+    return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
+           name + R"(","labels":)" + labels + R"(},"spec":{"devices":{"requests":[
+        {"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}})";
+  };
+  auto pod = [](const std::string& name, const std::string& entry) {
+    Object p = Pod("dra", name, {});
+    p["spec"].AddMember("resourceClaims",
+                        rapidjson::Value(ParseTestJson("[" + entry + "]"), p.GetAllocator()),
+                        p.GetAllocator());
+    return p;
+  };
+  // Claims the pods share name their queue, as KAI requires of GPU claims.
+  for (const char* name : {"a", "b", "c"}) {
+    CreateJson(res::kResourceClaims, "dra", claim(name, R"({"kai.scheduler/queue":"team"})"));
+    ASSERT_TRUE(client()
+                    .Create(res::kPods, "dra",
+                            pod(std::string("p") + name, R"({"name":"gpu","resourceClaimName":")" +
+                                                             std::string(name) + R"("})"))
+                    .ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "dra", "Running") == 2; }));
+  std::set<std::string> nodes;
+  std::string waiting, running;
+  for (const Object& p : PodsOf("dra")) {
+    if (kube::GetString(p, {"spec", "nodeName"}).empty()) {
+      waiting = std::string(kube::Name(p));
+      continue;
+    }
+    running = std::string(kube::Name(p));
+    nodes.insert(std::string(kube::GetString(p, {"spec", "nodeName"})));
+    // Its claim holds the node's GPU, reserved for it.
+    Result<Object> c = client().Get(res::kResourceClaims, "dra", running.substr(1));
+    ASSERT_TRUE(c.ok());
+    const rapidjson::Value* results =
+        kube::Find(*c, {"status", "allocation", "devices", "results"});
+    ASSERT_TRUE(results != nullptr && results->IsArray() && results->Size() == 1)
+        << kube::ToJson(*c);
+    EXPECT_EQ(kube::GetString((*results)[0], {"device"}), "gpu-0");
+    EXPECT_EQ(kube::GetString((*results)[0], {"pool"}), kube::GetString(p, {"spec", "nodeName"}));
+    const rapidjson::Value* reserved = kube::Find(*c, {"status", "reservedFor"});
+    ASSERT_TRUE(reserved != nullptr && reserved->IsArray() && reserved->Size() == 1);
+    EXPECT_EQ(kube::GetString((*reserved)[0], {"uid"}), kube::Uid(p));
+  }
+  EXPECT_EQ(nodes.size(), 2u) << "one GPU a node";
+  ASSERT_FALSE(waiting.empty());
+  EXPECT_TRUE(WaitsSaying("dra", waiting, "cannot allocate all claims"));
+
+  // A GPU claim without the queue label is refused, as KAI refuses it.
+  CreateJson(res::kResourceClaims, "dra", claim("unlabelled", "{}"));
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "dra",
+                          pod("punlabelled", R"({"name":"gpu","resourceClaimName":"unlabelled"})"))
+                  .ok());
+  EXPECT_TRUE(WaitsSaying("dra", "punlabelled", "does not have a queue label"));
+
+  // Once a pod goes, the resourceclaim controller frees its claim's device
+  // and the waiting pod has it.
+  ASSERT_TRUE(client().Delete(res::kPods, "dra", running).ok());
+  EXPECT_FALSE(NodeOnceRunning(client(), "dra", waiting).empty());
+
+  // A claim made from a template for the pod (its own: no queue label
+  // asked) is given a device too.
+  for (const Object& p : PodsOf("dra")) {
+    if (!kube::GetString(p, {"spec", "nodeName"}).empty()) {
+      ASSERT_TRUE(client().Delete(res::kPods, "dra", kube::Name(p)).ok());
+    }
+  }
+  CreateJson(templates, "dra", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceClaimTemplate","metadata":{"name":"one-gpu"},"spec":{"spec":{"devices":{
+      "requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}}})");
+  ASSERT_TRUE(client()
+                  .Create(res::kPods, "dra",
+                          pod("own", R"({"name":"gpu","resourceClaimTemplateName":"one-gpu"})"))
+                  .ok());
+  EXPECT_FALSE(NodeOnceRunning(client(), "dra", "own").empty());
 }
 
 // A Grove workload (NVIDIA Dynamo's prefill and decode) starts whole, as

@@ -1,0 +1,639 @@
+#include "scheduler/device_claims.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "kai/names.h"
+#include "kube/object.h"
+#include "scheduler-core/node_extras.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+// Whether a class's name says it is of GPUs, as KAI's IsGPUDeviceClass.
+bool IsGpuClass(std::string_view device_class) {
+  std::string lower(device_class);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("gpu") != std::string::npos;
+}
+
+// Whether ResourceClaim `claim` carries kClaimFinalizer.
+bool HasFinalizer(const rapidjson::Value& claim) {
+  for (const std::string& f : kube::GetStrings(claim, {"metadata", "finalizers"}))
+    if (f == kClaimFinalizer) return true;
+  return false;
+}
+
+// spec.selectors (a class's, a request's): each CEL expression parsed.
+std::vector<Result<DeviceSelector>> ReadSelectors(const rapidjson::Value* selectors) {
+  std::vector<Result<DeviceSelector>> out;
+  if (selectors == nullptr || !selectors->IsArray()) return out;
+  for (const rapidjson::Value& s : selectors->GetArray())
+    out.push_back(DeviceSelector::Parse(kube::GetString(s, {"cel", "expression"})));
+  return out;
+}
+
+// The nodes named `names`, as node affinity.
+NodeAffinity NodesNamed(std::vector<std::string> names) {
+  return {.terms = {{.match_fields = {{.key = "metadata.name", .values = std::move(names)}}}}};
+}
+
+// A JSON array's text, "[]" for none.
+std::string ArrayJson(const rapidjson::Value* array) {
+  return array != nullptr && array->IsArray() ? kube::ToJson(*array) : "[]";
+}
+
+}  // namespace
+
+std::string DeviceClassResource(std::string_view device_class) {
+  return std::string(sched::kDeviceClassPrefix) + std::string(device_class);
+}
+
+std::vector<PodDeviceClaim> PodDeviceClaims(const rapidjson::Value& pod) {
+  std::vector<PodDeviceClaim> out;
+  const rapidjson::Value* entries = kube::Find(pod, {"spec", "resourceClaims"});
+  if (entries == nullptr || !entries->IsArray()) return out;
+  const rapidjson::Value* statuses = kube::Find(pod, {"status", "resourceClaimStatuses"});
+  for (const rapidjson::Value& e : entries->GetArray()) {
+    PodDeviceClaim c{.entry = std::string(kube::GetString(e, {"name"}))};
+    if (std::string_view name = kube::GetString(e, {"resourceClaimName"}); !name.empty()) {
+      c.claim = name;
+    } else {
+      c.from_template = true;
+      if (statuses != nullptr && statuses->IsArray())
+        for (const rapidjson::Value& s : statuses->GetArray())
+          if (kube::GetString(s, {"name"}) == c.entry)
+            c.claim = kube::GetString(s, {"resourceClaimName"});
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Status ProtectClaim(const ClaimAllocation& allocation, rapidjson::Document* claim) {
+  if (kube::Uid(*claim) != allocation.claim_uid)
+    return FailedPrecondition("resource claim " + allocation.claim + " was replaced");
+  if (kube::IsBeingDeleted(*claim))
+    return FailedPrecondition("resource claim " + allocation.claim + " is being deleted");
+  if (HasFinalizer(*claim)) return Status::Ok();
+  auto& alloc = claim->GetAllocator();
+  rapidjson::Value& metadata = (*claim)["metadata"];
+  if (!metadata.HasMember("finalizers"))
+    metadata.AddMember("finalizers", rapidjson::kArrayType, alloc);
+  metadata["finalizers"].PushBack(rapidjson::StringRef(kClaimFinalizer), alloc);
+  return Status::Ok();
+}
+
+Status WriteAllocation(const ClaimAllocation& allocation, std::string_view pod,
+                       std::string_view pod_uid, std::string_view node,
+                       rapidjson::Document* claim) {
+  if (kube::Uid(*claim) != allocation.claim_uid)
+    return FailedPrecondition("resource claim " + allocation.claim + " was replaced");
+  if (kube::IsBeingDeleted(*claim))
+    return FailedPrecondition("resource claim " + allocation.claim + " is being deleted");
+  auto& alloc = claim->GetAllocator();
+  if (!claim->HasMember("status")) claim->AddMember("status", rapidjson::kObjectType, alloc);
+  rapidjson::Value& status = (*claim)["status"];
+  if (allocation.allocate) {
+    if (const rapidjson::Value* given = kube::Find(status, {"allocation"}); given != nullptr) {
+      std::vector<DeviceResult> results;
+      if (const rapidjson::Value* r = kube::Find(*given, {"devices", "results"});
+          r != nullptr && r->IsArray())
+        for (const rapidjson::Value& d : r->GetArray())
+          results.push_back({std::string(kube::GetString(d, {"request"})),
+                             std::string(kube::GetString(d, {"driver"})),
+                             std::string(kube::GetString(d, {"pool"})),
+                             std::string(kube::GetString(d, {"device"}))});
+      if (results != allocation.results)
+        return FailedPrecondition("resource claim " + allocation.claim +
+                                  " was allocated meanwhile to other devices");
+    } else {
+      rapidjson::Value results(rapidjson::kArrayType);
+      for (const DeviceResult& r : allocation.results) {
+        rapidjson::Value d(rapidjson::kObjectType);
+        d.AddMember("request", rapidjson::Value(r.request.c_str(), alloc), alloc);
+        d.AddMember("driver", rapidjson::Value(r.driver.c_str(), alloc), alloc);
+        d.AddMember("pool", rapidjson::Value(r.pool.c_str(), alloc), alloc);
+        d.AddMember("device", rapidjson::Value(r.device.c_str(), alloc), alloc);
+        results.PushBack(d, alloc);
+      }
+      rapidjson::Document config;
+      config.Parse(allocation.config_json.c_str());
+      if (config.HasParseError() || !config.IsArray()) config.SetArray();
+      rapidjson::Value devices(rapidjson::kObjectType);
+      devices.AddMember("results", results, alloc);
+      devices.AddMember("config", rapidjson::Value(config, alloc), alloc);
+      // The node the devices are on, as kube-scheduler writes it for
+      // devices local to one node.
+      rapidjson::Value names(rapidjson::kArrayType);
+      names.PushBack(rapidjson::Value(std::string(node).c_str(), alloc), alloc);
+      rapidjson::Value field(rapidjson::kObjectType);
+      field.AddMember("key", "metadata.name", alloc);
+      field.AddMember("operator", "In", alloc);
+      field.AddMember("values", names, alloc);
+      rapidjson::Value fields(rapidjson::kArrayType);
+      fields.PushBack(field, alloc);
+      rapidjson::Value term(rapidjson::kObjectType);
+      term.AddMember("matchFields", fields, alloc);
+      rapidjson::Value terms(rapidjson::kArrayType);
+      terms.PushBack(term, alloc);
+      rapidjson::Value selector(rapidjson::kObjectType);
+      selector.AddMember("nodeSelectorTerms", terms, alloc);
+      rapidjson::Value given_now(rapidjson::kObjectType);
+      given_now.AddMember("devices", devices, alloc);
+      given_now.AddMember("nodeSelector", selector, alloc);
+      status.AddMember("allocation", given_now, alloc);
+    }
+  }
+  if (!status.HasMember("reservedFor"))
+    status.AddMember("reservedFor", rapidjson::kArrayType, alloc);
+  rapidjson::Value& reserved = status["reservedFor"];
+  for (const rapidjson::Value& r : reserved.GetArray())
+    if (kube::GetString(r, {"uid"}) == pod_uid) return Status::Ok();
+  if (reserved.Size() >= kClaimReservedForMaxSize)
+    return FailedPrecondition("resource claim " + allocation.claim +
+                              " has reached its maximum number of consumers (" +
+                              std::to_string(kClaimReservedForMaxSize) + ")");
+  rapidjson::Value ref(rapidjson::kObjectType);
+  ref.AddMember("resource", "pods", alloc);
+  ref.AddMember("name", rapidjson::Value(std::string(pod).c_str(), alloc), alloc);
+  ref.AddMember("uid", rapidjson::Value(std::string(pod_uid).c_str(), alloc), alloc);
+  reserved.PushBack(ref, alloc);
+  return Status::Ok();
+}
+
+std::string DeviceClaims::DeviceKey(std::string_view driver, std::string_view pool,
+                                    std::string_view device) {
+  std::string key(driver);
+  key.append("/").append(pool).append("/").append(device);
+  return key;
+}
+
+void DeviceClaims::UpsertSlice(const rapidjson::Value& object) {
+  Slice slice;
+  slice.node = kube::GetString(object, {"spec", "nodeName"});
+  const rapidjson::Value* all = kube::Find(object, {"spec", "allNodes"});
+  slice.all_nodes = all != nullptr && all->IsBool() && all->GetBool();
+  if (const rapidjson::Value* selector = kube::Find(object, {"spec", "nodeSelector"});
+      selector != nullptr && selector->IsObject()) {
+    Result<NodeAffinity> nodes = ParseNodeSelector(*selector, "spec.nodeSelector");
+    // A selector the API server would refuse admits no node.
+    slice.node_selector = nodes.ok() ? *nodes : NodeAffinity{};
+    if (slice.node_selector->empty())
+      slice.node_selector->terms.push_back({.match_fields = {{.key = "metadata.name"}}});
+  }
+  slice.driver = kube::GetString(object, {"spec", "driver"});
+  slice.pool = kube::GetString(object, {"spec", "pool", "name"});
+  if (const rapidjson::Value* g = kube::Find(object, {"spec", "pool", "generation"});
+      g != nullptr && g->IsInt64())
+    slice.generation = g->GetInt64();
+  slice.devices = ReadSliceDevices(object);
+  slices_.insert_or_assign(std::string(kube::Name(object)), std::move(slice));
+  SlicesChanged();
+}
+
+void DeviceClaims::DeleteSlice(const rapidjson::Value& object) {
+  if (slices_.erase(std::string(kube::Name(object))) > 0) SlicesChanged();
+}
+
+void DeviceClaims::SlicesChanged() {
+  newest_.clear();
+  node_slices_.clear();
+  shared_slices_.clear();
+  for (const auto& [name, slice] : slices_) {
+    int64_t& newest = newest_[DeviceKey(slice.driver, slice.pool, "")];
+    newest = std::max(newest, slice.generation);
+    if (!slice.node.empty())
+      node_slices_[slice.node].push_back(&slice);
+    else
+      shared_slices_.push_back(&slice);
+  }
+  ClassesChanged();
+}
+
+void DeviceClaims::ClassesChanged() {
+  class_matches_.clear();
+  ++version_;
+}
+
+void DeviceClaims::UpsertClass(const rapidjson::Value& object) {
+  Class c;
+  c.selectors = ReadSelectors(kube::Find(object, {"spec", "selectors"}));
+  c.config_json = ArrayJson(kube::Find(object, {"spec", "config"}));
+  classes_.insert_or_assign(std::string(kube::Name(object)), std::move(c));
+  ClassesChanged();
+}
+
+void DeviceClaims::DeleteClass(const rapidjson::Value& object) {
+  if (classes_.erase(std::string(kube::Name(object))) > 0) ClassesChanged();
+}
+
+void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
+  Claim c;
+  c.uid = kube::Uid(object);
+  c.deleting = kube::IsBeingDeleted(object);
+  c.finalized = HasFinalizer(object);
+  c.queue = kube::Label(object, kai::kQueueLabel).value_or("");
+  const std::string name(kube::Name(object));
+  // One request, exactly or a firstAvailable subrequest.
+  auto read_request = [&](const rapidjson::Value& r, std::string request_name) {
+    Request out{.name = std::move(request_name),
+                .device_class = std::string(kube::GetString(r, {"deviceClassName"})),
+                .selectors = ReadSelectors(kube::Find(r, {"selectors"}))};
+    const std::string_view mode = kube::GetString(r, {"allocationMode"});
+    out.all = mode == "All";
+    if (!mode.empty() && mode != "All" && mode != "ExactCount")
+      c.problem = "request " + out.name + " has allocationMode " + std::string(mode) +
+                  ", which is not ExactCount or All";
+    if (const rapidjson::Value* n = kube::Find(r, {"count"}); n != nullptr && n->IsInt64())
+      out.count = n->GetInt64();
+    if (out.count < 1) c.problem = "request " + out.name + " asks for fewer than one device";
+    if (kube::Find(r, {"adminAccess"}) != nullptr && kube::Find(r, {"adminAccess"})->IsTrue())
+      c.problem = "request " + out.name +
+                  " asks for admin access, which vtenant-scheduler does "
+                  "not give";
+    return out;
+  };
+  if (const rapidjson::Value* requests = kube::Find(object, {"spec", "devices", "requests"});
+      requests != nullptr && requests->IsArray()) {
+    for (const rapidjson::Value& r : requests->GetArray()) {
+      const std::string request_name(kube::GetString(r, {"name"}));
+      if (const rapidjson::Value* exactly = kube::Find(r, {"exactly"}); exactly != nullptr) {
+        c.requests.push_back(read_request(*exactly, request_name));
+      } else if (const rapidjson::Value* first = kube::Find(r, {"firstAvailable"});
+                 first != nullptr && first->IsArray() && !first->GetArray().Empty()) {
+        Request choice{.name = request_name};
+        for (const rapidjson::Value& sub : first->GetArray())
+          choice.alternatives.push_back(
+              read_request(sub, request_name + "/" + std::string(kube::GetString(sub, {"name"}))));
+        choice.device_class = choice.alternatives.front().device_class;
+        choice.count = choice.alternatives.front().count;
+        choice.all = choice.alternatives.front().all;
+        c.requests.push_back(std::move(choice));
+      } else {
+        c.problem = "request " + request_name + " has neither exactly nor firstAvailable";
+      }
+    }
+  }
+  if (const rapidjson::Value* constraints = kube::Find(object, {"spec", "devices", "constraints"});
+      constraints != nullptr && constraints->IsArray() && !constraints->GetArray().Empty())
+    c.problem = "its device constraints (matchAttribute) are not supported by vtenant-scheduler";
+  c.config_json = ArrayJson(kube::Find(object, {"spec", "devices", "config"}));
+  if (const rapidjson::Value* allocation = kube::Find(object, {"status", "allocation"});
+      allocation != nullptr && allocation->IsObject()) {
+    c.allocated = true;
+    if (const rapidjson::Value* selector = kube::Find(*allocation, {"nodeSelector"});
+        selector != nullptr && selector->IsObject()) {
+      Result<NodeAffinity> nodes = ParseNodeSelector(*selector, "status.allocation.nodeSelector");
+      if (nodes.ok()) c.allocated_nodes = *nodes;
+    }
+    if (const rapidjson::Value* results = kube::Find(*allocation, {"devices", "results"});
+        results != nullptr && results->IsArray())
+      for (const rapidjson::Value& r : results->GetArray())
+        c.results.push_back({std::string(kube::GetString(r, {"request"})),
+                             std::string(kube::GetString(r, {"driver"})),
+                             std::string(kube::GetString(r, {"pool"})),
+                             std::string(kube::GetString(r, {"device"}))});
+  }
+  if (const rapidjson::Value* reserved = kube::Find(object, {"status", "reservedFor"});
+      reserved != nullptr && reserved->IsArray())
+    for (const rapidjson::Value& r : reserved->GetArray())
+      c.reserved_for.emplace_back(kube::GetString(r, {"uid"}));
+  const std::string key = kube::MakeKey(kube::Namespace(object), name);
+  if (c.allocated || c.deleting) Forget(key);
+  Hold(c.results, +1);
+  if (auto old = claims_.find(key); old != claims_.end()) {
+    Hold(old->second.results, -1);
+    old->second = std::move(c);
+  } else {
+    claims_.emplace(key, std::move(c));
+  }
+}
+
+void DeviceClaims::DeleteClaim(const rapidjson::Value& object) {
+  const std::string key = kube::KeyOf(object);
+  Forget(key);
+  if (auto old = claims_.find(key); old != claims_.end()) {
+    Hold(old->second.results, -1);
+    claims_.erase(old);
+  }
+}
+
+void DeviceClaims::Assume(std::string_view ns, std::string_view claim, std::string node,
+                          std::vector<DeviceResult> results) {
+  const std::string key = kube::MakeKey(ns, claim);
+  Forget(key);
+  Hold(results, +1);
+  assumed_.emplace(key, Assumed{std::move(node), std::move(results)});
+}
+
+bool DeviceClaims::NeedsAllocation(std::string_view ns, std::string_view claim) const {
+  const Claim* c = Find(ns, claim);
+  return c != nullptr && !c->allocated && !assumed_.contains(kube::MakeKey(ns, claim));
+}
+
+void DeviceClaims::Forget(std::string_view ns, std::string_view claim) {
+  Forget(kube::MakeKey(ns, claim));
+}
+
+void DeviceClaims::Forget(const std::string& key) {
+  if (auto it = assumed_.find(key); it != assumed_.end()) {
+    Hold(it->second.results, -1);
+    assumed_.erase(it);
+  }
+}
+
+void DeviceClaims::Hold(const std::vector<DeviceResult>& results, int sign) {
+  for (const DeviceResult& r : results) {
+    const std::string device = DeviceKey(r.driver, r.pool, r.device);
+    int& holders = held_[device];
+    holders += sign;
+    // Only a device that becomes held or free changes what nodes have.
+    if (holders == 0 || (sign > 0 && holders == 1)) ++version_;
+    if (holders == 0) held_.erase(device);
+  }
+}
+
+std::map<std::string, int64_t> DeviceClaims::Requests(
+    std::string_view ns, const std::vector<PodDeviceClaim>& claims,
+    const std::set<std::string, std::less<>>& asked_by_another) const {
+  std::map<std::string, int64_t> requests;
+  for (const PodDeviceClaim& pc : claims) {
+    if (pc.claim.empty() || !NeedsAllocation(ns, pc.claim) ||
+        asked_by_another.contains(kube::MakeKey(ns, pc.claim)))
+      continue;
+    const Claim* c = Find(ns, pc.claim);
+    for (const Request& r : c->requests)
+      requests[DeviceClassResource(r.device_class)] += (r.all ? 1 : r.count) * 1000;
+  }
+  return requests;
+}
+
+const DeviceClaims::Claim* DeviceClaims::Find(std::string_view ns, std::string_view claim) const {
+  auto it = claims_.find(kube::MakeKey(ns, claim));
+  return it == claims_.end() ? nullptr : &it->second;
+}
+
+bool DeviceClaims::Serves(const Slice& slice, const NodeRef& node) const {
+  if (!slice.devices.ok()) return false;
+  // Only the newest generation of a pool counts: older slices are being
+  // replaced by its driver.
+  if (auto newest = newest_.find(DeviceKey(slice.driver, slice.pool, ""));
+      newest != newest_.end() && newest->second > slice.generation)
+    return false;
+  if (slice.all_nodes) return true;
+  if (!slice.node.empty()) return slice.node == node.name;
+  return slice.node_selector && node.labels != nullptr &&
+         slice.node_selector->Matches(node.name, *node.labels);
+}
+
+std::string DeviceClaims::Selects(const Request& request, const Device& device) const {
+  auto cls = classes_.find(request.device_class);
+  if (cls == classes_.end()) return "device class " + request.device_class + " does not exist";
+  auto run = [&](const std::vector<Result<DeviceSelector>>& selectors) -> std::string {
+    for (const Result<DeviceSelector>& s : selectors) {
+      if (!s.ok()) return s.status().message();
+      Result<bool> match = s->Matches(device);
+      if (!match.ok()) return match.status().message();
+      if (!*match) return "not selected";
+    }
+    return "";
+  };
+  // A class's verdict on a device holds until either changes.
+  std::string memo_key = request.device_class;
+  memo_key.append(1, '\0').append(DeviceKey(device.driver, device.pool, device.name));
+  auto [memo, fresh] = class_matches_.try_emplace(std::move(memo_key));
+  if (fresh) memo->second = run(cls->second.selectors);
+  if (!memo->second.empty()) return memo->second;
+  return run(request.selectors);
+}
+
+std::vector<const Device*> DeviceClaims::NodeDevices(const NodeRef& node) const {
+  std::vector<const Device*> devices;
+  auto add = [&](const std::vector<const Slice*>& slices) {
+    for (const Slice* slice : slices)
+      if (Serves(*slice, node))
+        for (const Device& d : *slice->devices) devices.push_back(&d);
+  };
+  if (auto own = node_slices_.find(node.name); own != node_slices_.end()) add(own->second);
+  add(shared_slices_);
+  return devices;
+}
+
+bool DeviceClaims::Held(const Device& device) const {
+  return held_.contains(DeviceKey(device.driver, device.pool, device.name));
+}
+
+Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, const Claim& claim,
+                                                       std::vector<const Device*>* devices) const {
+  std::vector<DeviceResult> results;
+  // Takes devices for one request out of `devices`; false when too few are
+  // free (for All, when one it selects is held).
+  auto take = [&](const Request& r) {
+    std::vector<size_t> picked;
+    for (size_t i = 0; i < devices->size(); ++i) {
+      if (!r.all && static_cast<int64_t>(picked.size()) == r.count) break;
+      if (!Selects(r, *(*devices)[i]).empty()) continue;
+      if (Held(*(*devices)[i])) {
+        if (r.all) return false;
+        continue;
+      }
+      picked.push_back(i);
+    }
+    if (picked.empty() || (!r.all && static_cast<int64_t>(picked.size()) < r.count)) return false;
+    for (size_t i : picked) {
+      const Device& d = *(*devices)[i];
+      results.push_back({r.name, d.driver, d.pool, d.name});
+    }
+    for (auto i = picked.rbegin(); i != picked.rend(); ++i) devices->erase(devices->begin() + *i);
+    return true;
+  };
+  for (const Request& r : claim.requests) {
+    if (!classes_.contains(r.device_class) && r.alternatives.empty())
+      return FailedPrecondition("device class " + r.device_class + " does not exist for claim " +
+                                name + " request " + r.name);
+    bool met = false;
+    if (r.alternatives.empty()) {
+      met = take(r);
+    } else {
+      for (const Request& alternative : r.alternatives)
+        if ((met = take(alternative))) break;
+    }
+    if (!met)
+      return FailedPrecondition("cannot allocate all claims: claim " + name + " request " + r.name +
+                                " has too few free devices");
+  }
+  return results;
+}
+
+void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
+  const NodeRef ref{name, &node->labels};
+  for (const Device* d : NodeDevices(ref)) {
+    if (Held(*d)) continue;
+    for (const auto& [cls, c] : classes_)
+      if (Selects(Request{.device_class = cls}, *d).empty())
+        node->other_resources[DeviceClassResource(cls)] += 1000;
+  }
+}
+
+DeviceClaims::Verdict DeviceClaims::Check(
+    std::string_view ns, std::string_view pod_uid, std::string_view queue,
+    const std::vector<PodDeviceClaim>& claims, const std::vector<NodeRef>& nodes,
+    const std::set<std::string, std::less<>>& asked_by_another) const {
+  Verdict v;
+  if (!unavailable_.empty()) {
+    v.reason = unavailable_;
+    return v;
+  }
+  std::vector<std::pair<std::string, const Claim*>> to_allocate;
+  for (const PodDeviceClaim& pc : claims) {
+    if (pc.claim.empty()) {
+      v.reason = "waiting for the resource claim of " + pc.entry + " to be made from its template";
+      return v;
+    }
+    const std::string name = kube::MakeKey(ns, pc.claim);
+    const Claim* c = Find(ns, pc.claim);
+    if (c == nullptr) {
+      v.reason = "resource claim " + name + " does not exist";
+      return v;
+    }
+    if (c->deleting) {
+      v.reason = "resource claim " + name + " is being deleted";
+      return v;
+    }
+    const bool reserved =
+        std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) != c->reserved_for.end();
+    if (!reserved && c->reserved_for.size() >= kClaimReservedForMaxSize) {
+      v.reason = "resource claim " + name + " has reached its maximum number of consumers (" +
+                 std::to_string(kClaimReservedForMaxSize) + ")";
+      return v;
+    }
+    // KAI's rule for a GPU claim its pods share: of their queue.
+    const bool gpu = std::any_of(c->requests.begin(), c->requests.end(), [](const Request& r) {
+      return r.alternatives.empty() && IsGpuClass(r.device_class);
+    });
+    if (!pc.from_template && gpu && c->queue.empty()) {
+      v.reason = "DRA claim " + pc.claim + " is a shared GPU claim but does not have a queue " +
+                 "label (" + std::string(kai::kQueueLabel) + ")";
+      return v;
+    }
+    if (!pc.from_template && gpu && c->queue != queue) {
+      v.reason = "DRA claim " + pc.claim + " is a shared GPU claim with wrong queue label " +
+                 "(expected queue: " + std::string(queue) + ", claim queue label: " + c->queue +
+                 ")";
+      return v;
+    }
+    if (c->allocated) {
+      if (!c->allocated_nodes.empty()) v.affinity = Both(v.affinity, c->allocated_nodes);
+      continue;
+    }
+    if (!c->problem.empty()) {
+      v.reason = "resource claim " + name + " cannot be allocated: " + c->problem;
+      return v;
+    }
+    for (const Request& r : c->requests)
+      if (r.alternatives.empty() && !classes_.contains(r.device_class)) {
+        v.reason = "device class " + r.device_class + " does not exist for claim " + name +
+                   " request " + r.name;
+        return v;
+      }
+    if (auto assumed = assumed_.find(name); assumed != assumed_.end())
+      v.affinity = Both(v.affinity, NodesNamed({assumed->second.node}));
+    else
+      to_allocate.emplace_back(name, c);
+  }
+  v.requests = Requests(ns, claims, asked_by_another);
+  if (to_allocate.empty()) return v;
+  // The nodes where every claim not yet allocated can have its devices now.
+  std::vector<std::string> names;
+  for (const NodeRef& node : nodes) {
+    std::vector<const Device*> devices = NodeDevices(node);
+    bool fits = true;
+    for (const auto& [name, c] : to_allocate) fits = fits && Choose(name, *c, &devices).ok();
+    if (fits) names.emplace_back(node.name);
+  }
+  if (names.empty()) {
+    v.reason = "cannot allocate all claims: no node has the devices they ask for free";
+    return v;
+  }
+  v.affinity = Both(v.affinity, NodesNamed(std::move(names)));
+  return v;
+}
+
+Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
+    std::string_view ns, std::string_view pod_uid, const std::vector<PodDeviceClaim>& claims,
+    const NodeRef& node) const {
+  std::vector<ClaimAllocation> out;
+  std::vector<const Device*> devices = NodeDevices(node);
+  for (const PodDeviceClaim& pc : claims) {
+    const std::string name = kube::MakeKey(ns, pc.claim);
+    const Claim* c = Find(ns, pc.claim);
+    if (c == nullptr || c->deleting)
+      return FailedPrecondition("resource claim " + name + " does not exist");
+    ClaimAllocation a{.claim = pc.claim, .claim_uid = c->uid, .needs_finalizer = !c->finalized};
+    if (c->allocated) {
+      if (!c->allocated_nodes.empty() &&
+          (node.labels == nullptr || !c->allocated_nodes.Matches(node.name, *node.labels)))
+        return FailedPrecondition("claim " + name + " node selector does not match node " +
+                                  std::string(node.name));
+      if (std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) !=
+          c->reserved_for.end())
+        continue;  // nothing to write
+      out.push_back(std::move(a));
+      continue;
+    }
+    if (auto assumed = assumed_.find(name); assumed != assumed_.end()) {
+      // Another pod's bind is allocating it: this one joins it there.
+      if (assumed->second.node != node.name)
+        return FailedPrecondition("resource claim " + name + " is being allocated on node " +
+                                  assumed->second.node);
+      out.push_back(std::move(a));
+      continue;
+    }
+    if (!c->problem.empty())
+      return FailedPrecondition("resource claim " + name + " cannot be allocated: " + c->problem);
+    VT_ASSIGN_OR_RETURN(a.results, Choose(name, *c, &devices));
+    a.allocate = true;
+    // The classes' configuration, then the claim's, as kube-scheduler
+    // writes them into the allocation.
+    rapidjson::Document config(rapidjson::kArrayType);
+    auto& alloc = config.GetAllocator();
+    auto add = [&](const std::string& json, const char* source,
+                   const std::vector<std::string>* requests) {
+      rapidjson::Document entries;
+      if (entries.Parse(json.c_str()).HasParseError() || !entries.IsArray()) return;
+      for (rapidjson::Value& e : entries.GetArray()) {
+        rapidjson::Value entry(rapidjson::kObjectType);
+        entry.AddMember("source", rapidjson::Value(source, alloc), alloc);
+        if (requests != nullptr) {
+          rapidjson::Value list(rapidjson::kArrayType);
+          for (const std::string& r : *requests)
+            list.PushBack(rapidjson::Value(r.c_str(), alloc), alloc);
+          entry.AddMember("requests", list, alloc);
+        } else if (auto r = e.FindMember("requests"); r != e.MemberEnd()) {
+          entry.AddMember("requests", rapidjson::Value(r->value, alloc), alloc);
+        }
+        if (auto opaque = e.FindMember("opaque"); opaque != e.MemberEnd())
+          entry.AddMember("opaque", rapidjson::Value(opaque->value, alloc), alloc);
+        config.PushBack(entry, alloc);
+      }
+    };
+    for (const Request& r : c->requests) {
+      const Request* given = &r;
+      for (const Request& alternative : r.alternatives)
+        for (const DeviceResult& result : a.results)
+          if (result.request == alternative.name) given = &alternative;
+      auto cls = classes_.find(given->device_class);
+      if (cls == classes_.end()) continue;
+      const std::vector<std::string> requests{given->name};
+      add(cls->second.config_json, "FromClass", &requests);
+    }
+    add(c->config_json, "FromClaim", nullptr);
+    a.config_json = kube::ToJson(config);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace vtenant::scheduler

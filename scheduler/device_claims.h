@@ -1,0 +1,301 @@
+// DeviceClaims: dynamic resource allocation (resource.k8s.io/v1), as far as
+// the scheduler takes part in it, as kube-scheduler's DynamicResources
+// plugin (which KAI's scheduler runs) has it. A pod's spec.resourceClaims
+// name ResourceClaims (directly, or through a template whose claim the
+// resourceclaim controller names in the pod's status); each claim asks for
+// devices of DeviceClasses, which drivers publish in ResourceSlices. The
+// scheduler picks the devices, writes them into the claim's
+// status.allocation and reserves the claim for the pod (status.reservedFor)
+// before it binds the pod; the kubelet hands the devices to the driver.
+//
+//   - A claim that does not exist yet, is being deleted, or names a class
+//     that does not exist keeps its pod waiting, saying so; so does a claim
+//     already reserved for ResourceClaimReservedForMaxSize pods, and a
+//     shared GPU claim (one the pod names itself; a class whose name says
+//     "gpu") not labelled with the pod's queue, as KAI refuses it.
+//   - An allocated claim holds the pod to the nodes of its
+//     allocation.nodeSelector.
+//   - A claim not allocated yet holds the pod to the nodes where all its
+//     requests can have devices now (Check): devices that node's slices
+//     publish (spec.nodeName, spec.allNodes, spec.nodeSelector) that no
+//     claim holds, that its class's and its own CEL selectors select
+//     (device_selector.h). Requests are ExactCount (count, default 1), All
+//     (every selected device on the node, at least one) or firstAvailable
+//     (the first subrequest that can be had); All fails where a device it
+//     selects is held.
+//   - Devices are counted in the core too, so that one cycle does not give
+//     one device to two pods: each node has, per class, the devices of that
+//     class no claim holds (DeviceClassResource), and a pod asks for the
+//     devices its unallocated claims' requests count (All: one); a claim
+//     several pods share is asked for by one of them. The pods that share
+//     a claim are not placed together by the core: the first bound
+//     allocates it on its node, and another placed elsewhere fails its
+//     bind and follows it there in a later cycle (a gang of such pods may
+//     run in part where kube-scheduler would place it whole or not at
+//     all).
+//   - At bind (PlanAllocation) the devices are chosen on the node, first
+//     by slice then device name; a device is never given twice, even
+//     before the informer shows the claim allocated (Assume).
+// Not built: constraints (matchAttribute; a claim with one waits, saying
+// so), device taints and tolerations, adminAccess, consumable capacity,
+// partitionable devices, extended resources backed by a class, and
+// counting DRA GPUs in queues' quotas (KAI counts them). Reclaim and
+// preemption do not free devices: an allocated claim holds its devices
+// until the resourceclaim controller deallocates it.
+// Not thread-safe: the view holds it under its lock.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "scheduler-core/snapshot_builder.h"
+#include "scheduler/device_selector.h"
+#include "scheduler/dra_device.h"
+#include "scheduler/node_affinity.h"
+
+namespace vtenant::scheduler {
+
+// The most pods a claim can be reserved for (the API's
+// ResourceClaimReservedForMaxSize).
+inline constexpr size_t kClaimReservedForMaxSize = 256;
+
+// The core resource that counts a node's free devices of DeviceClass
+// `device_class` (the name Kubernetes gives a class's extended resource).
+std::string DeviceClassResource(std::string_view device_class);
+
+// One entry of a pod's spec.resourceClaims.
+struct PodDeviceClaim {
+  std::string entry;           // its name in the pod
+  std::string claim;           // the ResourceClaim; "" while a template's is not made yet
+  bool from_template = false;  // resourceClaimTemplateName
+  bool operator==(const PodDeviceClaim&) const = default;
+};
+
+// The entries of `pod`'s spec.resourceClaims, a template's claim named by
+// status.resourceClaimStatuses.
+std::vector<PodDeviceClaim> PodDeviceClaims(const rapidjson::Value& pod);
+
+// One device a claim is given: which request, which device.
+struct DeviceResult {
+  std::string request;  // "<request>" or "<request>/<subrequest>"
+  std::string driver;
+  std::string pool;
+  std::string device;
+  bool operator==(const DeviceResult&) const = default;
+};
+
+// What binding a pod to a node writes into one of its claims.
+struct ClaimAllocation {
+  std::string claim;
+  std::string claim_uid;
+  bool allocate = false;  // false: allocated already, only reserved for the pod
+  std::vector<DeviceResult> results;
+  // status.allocation.devices.config: the classes' configuration
+  // (FromClass) then the claim's (FromClaim), each for the requests it
+  // concerns, as kube-scheduler writes it.
+  std::string config_json;  // a JSON array
+  // Whether the claim lacks kClaimFinalizer, which must come first.
+  bool needs_finalizer = false;
+  bool operator==(const ClaimAllocation&) const = default;
+};
+
+// The finalizer an allocated claim carries until the resourceclaim
+// controller has deallocated it (the API's resource.Finalizer). The
+// controller frees the devices of a claim no pod uses any more only when
+// it is there; kube-scheduler adds it before it writes an allocation.
+inline constexpr char kClaimFinalizer[] = "resource.kubernetes.io/delete-protection";
+
+// Adds kClaimFinalizer to ResourceClaim `claim` (a no-op when there).
+// FailedPrecondition when the claim is another of its name (another UID
+// than `allocation`'s) or is being deleted.
+Status ProtectClaim(const ClaimAllocation& allocation, rapidjson::Document* claim);
+
+// Writes into ResourceClaim `claim` what binding pod `pod` (UID `pod_uid`)
+// to `node` gives it (`allocation`): status.allocation (the devices, their
+// configuration, and the node, as status.allocation.nodeSelector) when it
+// allocates, and the pod in status.reservedFor (once). FailedPrecondition
+// when the claim is another of its name (another UID), or was allocated
+// meanwhile with other devices.
+Status WriteAllocation(const ClaimAllocation& allocation, std::string_view pod,
+                       std::string_view pod_uid, std::string_view node, rapidjson::Document* claim);
+
+class DeviceClaims {
+ public:
+  // Where a pod's claims let it go.
+  struct Verdict {
+    std::string reason;     // why it cannot be placed now; "" when it can
+    NodeAffinity affinity;  // the nodes its claims admit; empty: any
+    // What it asks of the nodes' DeviceClassResource (milli).
+    std::map<std::string, int64_t> requests;
+  };
+
+  // A node as the checks see it.
+  struct NodeRef {
+    std::string_view name;
+    const sched::LabelPairs* labels = nullptr;
+  };
+
+  // Informer events. An object that cannot be read is kept as one that says
+  // so: its pods wait with the reason.
+  void UpsertSlice(const rapidjson::Value& slice);
+  void DeleteSlice(const rapidjson::Value& slice);
+  void UpsertClass(const rapidjson::Value& device_class);
+  void DeleteClass(const rapidjson::Value& device_class);
+  void UpsertClaim(const rapidjson::Value& claim);
+  void DeleteClaim(const rapidjson::Value& claim);
+
+  // Says that the objects cannot be read, and `why` (the API server does
+  // not serve them): every pod with claims waits with it.
+  void SetUnavailable(std::string why) { unavailable_ = std::move(why); }
+
+  // Whether some slice publishes devices; when not, nodes have none.
+  bool Empty() const { return slices_.empty(); }
+  // Counts changes of what nodes have free: what Apply gives follows it.
+  uint64_t version() const { return version_; }
+
+  // Sets on `node` (named `name`) DeviceClassResource of every class some
+  // free device there belongs to: how many.
+  void Apply(const std::string& name, sched::NodeSpec* node) const;
+
+  // The verdict for claims `claims` of the pod with UID `pod_uid` in `ns`,
+  // scheduled in queue `queue`, among `nodes`. As KAI checks them, in
+  // claim order: the claim exists and is not being deleted, is reserved
+  // for fewer than kClaimReservedForMaxSize pods (or for this one), and,
+  // when the pod names it itself and it asks for a class whose name says
+  // "gpu" (a claim its pods share), carries the label kai.scheduler/queue
+  // of the pod's queue; then where the claims can have their devices.
+  // Its requests are Requests(ns, claims, asked_by_another).
+  Verdict Check(std::string_view ns, std::string_view pod_uid, std::string_view queue,
+                const std::vector<PodDeviceClaim>& claims, const std::vector<NodeRef>& nodes,
+                const std::set<std::string, std::less<>>& asked_by_another = {}) const;
+
+  // What binding that pod to `node` writes into its claims, in claim
+  // order: those it allocates (the devices chosen first by slice, then by
+  // device name), and those allocated already that are not reserved for
+  // it yet. FailedPrecondition when a claim cannot have its devices there.
+  Result<std::vector<ClaimAllocation>> PlanAllocation(std::string_view ns, std::string_view pod_uid,
+                                                      const std::vector<PodDeviceClaim>& claims,
+                                                      const NodeRef& node) const;
+
+  // What claims `claims` in `ns` ask of the nodes' DeviceClassResource
+  // (milli): the devices of those neither allocated nor assumed, but for
+  // claims (keys) in `asked_by_another` (a claim several pods share asks
+  // once, by one of them). A pod placed with such claims asks for them too,
+  // until its bind gives them.
+  std::map<std::string, int64_t> Requests(
+      std::string_view ns, const std::vector<PodDeviceClaim>& claims,
+      const std::set<std::string, std::less<>>& asked_by_another = {}) const;
+
+  // Whether claim `claim` in `ns` exists and is neither allocated nor
+  // assumed: a bind must allocate it.
+  bool NeedsAllocation(std::string_view ns, std::string_view claim) const;
+
+  // Records that claim `claim` (in `ns`) was given `results` on `node`:
+  // those devices are held, and another pod that shares the claim may bind
+  // only to that node, until the informer shows the claim allocated or
+  // gone, or Forget.
+  void Assume(std::string_view ns, std::string_view claim, std::string node,
+              std::vector<DeviceResult> results);
+  void Forget(std::string_view ns, std::string_view claim);
+
+ private:
+  struct Request {
+    std::string name;
+    std::string device_class;
+    std::vector<Result<DeviceSelector>> selectors;
+    bool all = false;  // allocationMode All
+    int64_t count = 1;
+    // firstAvailable: the alternatives, in order (each without its own
+    // subrequests); empty for an exactly request.
+    std::vector<Request> alternatives;
+  };
+  struct Claim {
+    std::string uid;
+    bool deleting = false;
+    std::string problem;  // why it cannot be allocated as written
+    std::string queue;    // its queue label
+    std::vector<Request> requests;
+    std::string config_json;  // spec.devices.config, a JSON array
+    bool finalized = false;   // carries kClaimFinalizer
+    bool allocated = false;
+    NodeAffinity allocated_nodes;  // status.allocation.nodeSelector
+    std::vector<DeviceResult> results;
+    std::vector<std::string> reserved_for;  // pod UIDs
+  };
+  struct Slice {
+    std::string node;  // spec.nodeName
+    bool all_nodes = false;
+    std::optional<NodeAffinity> node_selector;
+    std::string driver;
+    std::string pool;
+    int64_t generation = 0;
+    Result<std::vector<Device>> devices = std::vector<Device>{};
+  };
+  struct Class {
+    std::vector<Result<DeviceSelector>> selectors;
+    std::string config_json;  // spec.config, a JSON array
+  };
+  // A device's identity: "driver/pool/device".
+  static std::string DeviceKey(std::string_view driver, std::string_view pool,
+                               std::string_view device);
+  // Whether `slice` publishes devices to node `node`, and is of its pool's
+  // newest generation.
+  bool Serves(const Slice& slice, const NodeRef& node) const;
+  // Whether `device` is of `request`'s class and passes its selectors;
+  // "" when so, else why not.
+  std::string Selects(const Request& request, const Device& device) const;
+  // The devices `node` has, held or free, in slice then device order.
+  std::vector<const Device*> NodeDevices(const NodeRef& node) const;
+  // Whether some claim holds `device`.
+  bool Held(const Device& device) const;
+  // Chooses free devices for `claim` from `devices` (those chosen are
+  // removed), each request in turn taking the first it selects (no
+  // search for a better fit when an earlier request took a device a later
+  // one needed). FailedPrecondition when a request cannot be met.
+  Result<std::vector<DeviceResult>> Choose(const std::string& name, const Claim& claim,
+                                           std::vector<const Device*>* devices) const;
+  // The claim of `claim` in `ns`, nullptr when unknown.
+  const Claim* Find(std::string_view ns, std::string_view claim) const;
+  // Counts `results`' devices as held by one more (`sign` +1) or one
+  // fewer (-1) claim.
+  void Hold(const std::vector<DeviceResult>& results, int sign);
+  // Drops the devices Assume gave claim `key`.
+  void Forget(const std::string& key);
+  // Indexes the slices by node and notes each pool's newest generation.
+  void SlicesChanged();
+  // Forgets which devices each class selects.
+  void ClassesChanged();
+
+  std::map<std::string, Slice, std::less<>> slices_;
+  std::map<std::string, Class, std::less<>> classes_;
+  std::map<std::string, Claim, std::less<>> claims_;  // by "namespace/name"
+  // Devices given by Assume, by claim key, until the claim shows them.
+  struct Assumed {
+    std::string node;
+    std::vector<DeviceResult> results;
+  };
+  std::map<std::string, Assumed, std::less<>> assumed_;
+  // By DeviceKey, how many claims (allocated or assumed) hold the device.
+  std::map<std::string, int, std::less<>> held_;
+  // The newest generation of each pool, by DeviceKey(driver, pool, "").
+  std::map<std::string, int64_t> newest_;
+  // The slices of each node (spec.nodeName), and those of several
+  // (allNodes, nodeSelector); pointers into slices_.
+  std::map<std::string, std::vector<const Slice*>, std::less<>> node_slices_;
+  std::vector<const Slice*> shared_slices_;
+  // By "<class>\0<DeviceKey>": why the class does not select the device
+  // ("" when it does), evaluated once per change of either.
+  mutable std::map<std::string, std::string> class_matches_;
+  uint64_t version_ = 0;
+  std::string unavailable_;
+};
+
+}  // namespace vtenant::scheduler

@@ -1,0 +1,309 @@
+// Dynamic resource claims: where they let a pod go, what nodes have free,
+// and what a bind writes into a claim.
+#include "scheduler/device_claims.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/testing/json.h"
+
+namespace vtenant::scheduler {
+namespace {
+
+using kube::Json;
+
+const std::string kGpuClass = "nvidia.com/gpu";
+
+// A slice of node `node` with `devices` devices "gpu-0".. of driver
+// gpu.example.com, each of attribute type `type`.
+kube::Object Slice(const std::string& node, int devices, const std::string& type = "gpu",
+                   int generation = 1, const std::string& name = "") {
+  std::string list;
+  for (int i = 0; i < devices; ++i)
+    list += std::string(i ? "," : "") + R"({"name":"gpu-)" + std::to_string(i) +
+            R"(","attributes":{"type":{"string":")" + type + R"("}}})";
+  return Json(R"({"metadata":{"name":")" + (name.empty() ? node + "-gpu" : name) +
+              R"("},"spec":{"driver":"gpu.example.com","nodeName":")" + node +
+              R"(","pool":{"name":")" + node + R"(","generation":)" + std::to_string(generation) +
+              R"(,"resourceSliceCount":1},"devices":[)" + list + "]}}");
+}
+
+kube::Object Class(const std::string& name, const std::string& selectors = "[]") {
+  return Json(R"({"metadata":{"name":")" + name + R"("},"spec":{"selectors":)" + selectors +
+              R"(,"config":[{"opaque":{"driver":"gpu.example.com","parameters":{"a":1}}}]}})");
+}
+
+// A claim "<name>" in namespace "team" of queue `queue` ("": none) asking
+// for `count` devices of `device_class`; `extra` is added to its top level.
+kube::Object Claim(const std::string& name, int count, const std::string& extra = "",
+                   const std::string& device_class = kGpuClass, const std::string& queue = "team") {
+  const std::string labels = queue.empty() ? "{}" : R"({"kai.scheduler/queue":")" + queue + R"("})";
+  return Json(R"({"metadata":{"name":")" + name + R"(","namespace":"team","uid":"uid-)" + name +
+              R"(","labels":)" + labels +
+              R"(},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":")" +
+              device_class + R"(","count":)" + std::to_string(count) + "}}]}}" + extra + "}");
+}
+
+std::vector<PodDeviceClaim> Claims(std::initializer_list<std::string> names) {
+  std::vector<PodDeviceClaim> out;
+  for (const std::string& n : names) out.push_back({"entry-" + n, n, false});
+  return out;
+}
+
+struct Nodes {
+  sched::LabelPairs labels;
+  std::vector<DeviceClaims::NodeRef> refs{{"node0", &labels}, {"node1", &labels}};
+};
+
+// The node names a verdict's affinity admits, of node0 and node1.
+std::vector<std::string> Admitted(const DeviceClaims::Verdict& v) {
+  std::vector<std::string> out;
+  for (const char* n : {"node0", "node1"})
+    if (v.affinity.empty() || v.affinity.Matches(n, {})) out.emplace_back(n);
+  return out;
+}
+
+// What node `name` is given of class kGpuClass (milli).
+int64_t Free(const DeviceClaims& d, const std::string& name) {
+  sched::NodeSpec node;
+  d.Apply(name, &node);
+  auto it = node.other_resources.find(DeviceClassResource(kGpuClass));
+  return it == node.other_resources.end() ? 0 : it->second;
+}
+
+class DeviceClaimsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    devices.UpsertClass(Class(kGpuClass));
+    devices.UpsertSlice(Slice("node0", 1));
+    devices.UpsertSlice(Slice("node1", 1));
+  }
+  DeviceClaims devices;
+  Nodes nodes;
+};
+
+TEST_F(DeviceClaimsTest, AClaimIsGivenAFreeDeviceAndNoOtherClaimGetsIt) {
+  devices.UpsertClaim(Claim("a", 1));
+  devices.UpsertClaim(Claim("b", 1));
+  DeviceClaims::Verdict v = devices.Check("team", "pod-a", "team", Claims({"a"}), nodes.refs);
+  EXPECT_EQ(v.reason, "");
+  EXPECT_EQ(Admitted(v), (std::vector<std::string>{"node0", "node1"}));
+  EXPECT_EQ(v.requests, (std::map<std::string, int64_t>{{DeviceClassResource(kGpuClass), 1000}}));
+  EXPECT_EQ(Free(devices, "node0"), 1000);
+
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod-a", Claims({"a"}), nodes.refs[0]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->size(), 1u);
+  EXPECT_TRUE((*plan)[0].allocate);
+  EXPECT_EQ((*plan)[0].claim_uid, "uid-a");
+  EXPECT_EQ((*plan)[0].results,
+            (std::vector<DeviceResult>{{"gpu", "gpu.example.com", "node0", "gpu-0"}}));
+  EXPECT_EQ(kube::ToJson(Json((*plan)[0].config_json)),
+            R"([{"source":"FromClass","requests":["gpu"],"opaque":{"driver":"gpu.example.com",)"
+            R"("parameters":{"a":1}}}])");
+
+  const uint64_t version = devices.version();
+  devices.Assume("team", "a", "node0", (*plan)[0].results);
+  EXPECT_GT(devices.version(), version);
+  EXPECT_EQ(Free(devices, "node0"), 0) << "held from the moment it is chosen";
+  EXPECT_TRUE(devices.Requests("team", Claims({"a"})).empty()) << "its devices are held already";
+  EXPECT_EQ(Admitted(devices.Check("team", "pod-b", "team", Claims({"b"}), nodes.refs)),
+            (std::vector<std::string>{"node1"}));
+  EXPECT_FALSE(devices.PlanAllocation("team", "pod-b", Claims({"b"}), nodes.refs[0]).ok());
+
+  // A pod that shares the claim joins it on its node, and asks for no
+  // device of its own.
+  EXPECT_EQ(Admitted(devices.Check("team", "pod-c", "team", Claims({"a"}), nodes.refs)),
+            (std::vector<std::string>{"node0"}));
+  EXPECT_FALSE(devices.PlanAllocation("team", "pod-c", Claims({"a"}), nodes.refs[1]).ok());
+  Result<std::vector<ClaimAllocation>> join =
+      devices.PlanAllocation("team", "pod-c", Claims({"a"}), nodes.refs[0]);
+  ASSERT_TRUE(join.ok()) << join.status().ToString();
+  ASSERT_EQ(join->size(), 1u);
+  EXPECT_FALSE((*join)[0].allocate);
+
+  devices.Forget("team", "a");
+  EXPECT_EQ(Free(devices, "node0"), 1000) << "a bind that failed lets go";
+  EXPECT_EQ(devices.Requests("team", Claims({"a", "b"}), {"team/a"}),
+            (std::map<std::string, int64_t>{{DeviceClassResource(kGpuClass), 1000}}))
+      << "a claim another pod asks for is not asked for twice";
+}
+
+TEST_F(DeviceClaimsTest, AClaimForMoreDevicesThanANodeHasWaits) {
+  devices.UpsertClaim(Claim("a", 2));
+  EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"a"}), nodes.refs).reason,
+            "cannot allocate all claims: no node has the devices they ask for free");
+}
+
+TEST_F(DeviceClaimsTest, AnAllocatedClaimHoldsItsPodToItsNodeAndItsDevice) {
+  devices.UpsertClaim(Claim("a", 1, R"(,"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"node1","device":"gpu-0"}]},
+      "nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name",
+      "operator":"In","values":["node1"]}]}]}},"reservedFor":[{"resource":"pods","name":"p",
+      "uid":"pod-1"}]})"));
+  DeviceClaims::Verdict v = devices.Check("team", "pod-2", "team", Claims({"a"}), nodes.refs);
+  EXPECT_EQ(v.reason, "");
+  EXPECT_EQ(Admitted(v), (std::vector<std::string>{"node1"}));
+  EXPECT_TRUE(v.requests.empty()) << "its device is held by the claim, not by each pod";
+  EXPECT_EQ(Free(devices, "node1"), 0);
+  EXPECT_EQ(Free(devices, "node0"), 1000);
+
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod-2", Claims({"a"}), nodes.refs[1]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->size(), 1u);
+  EXPECT_FALSE((*plan)[0].allocate) << "only reserved for the second pod";
+  EXPECT_TRUE(devices.PlanAllocation("team", "pod-1", Claims({"a"}), nodes.refs[1])->empty())
+      << "reserved for the first already: nothing to write";
+  EXPECT_FALSE(devices.PlanAllocation("team", "pod-2", Claims({"a"}), nodes.refs[0]).ok());
+}
+
+TEST_F(DeviceClaimsTest, APodWaitsForClaimsThatAreNotThereOrNotReadable) {
+  EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"missing"}), nodes.refs).reason,
+            "resource claim team/missing does not exist");
+  EXPECT_EQ(devices.Check("team", "pod", "team", {{"gpu", "", true}}, nodes.refs).reason,
+            "waiting for the resource claim of gpu to be made from its template");
+  devices.UpsertClaim(Claim("other", 1, "", "no-such-class"));
+  EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"other"}), nodes.refs).reason,
+            "device class no-such-class does not exist for claim team/other request gpu");
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"c","namespace":"team",
+      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{
+      "requests":[{"name":"gpu","exactly":{"deviceClassName":"nvidia.com/gpu"}}],
+      "constraints":[{"matchAttribute":"gpu.example.com/type"}]}}})"));
+  EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"c"}), nodes.refs).reason,
+            "resource claim team/c cannot be allocated: its device constraints (matchAttribute) "
+            "are not supported by vtenant-scheduler");
+  DeviceClaims unserved;
+  unserved.SetUnavailable("not served");
+  EXPECT_EQ(unserved.Check("team", "pod", "team", Claims({"a"}), nodes.refs).reason, "not served");
+}
+
+TEST_F(DeviceClaimsTest, AClaimReservedForAsManyPodsAsAllowedTakesNoMore) {
+  auto reserved = [](int pods) {
+    std::string list;
+    for (int i = 0; i < pods; ++i)
+      list += std::string(i ? "," : "") + R"({"resource":"pods","name":"p)" + std::to_string(i) +
+              R"(","uid":"pod-)" + std::to_string(i) + R"("})";
+    return R"(,"status":{"allocation":{"devices":{"results":[]}},"reservedFor":[)" + list + "]}";
+  };
+  devices.UpsertClaim(Claim("a", 1, reserved(255)));
+  EXPECT_EQ(devices.Check("team", "new", "team", Claims({"a"}), nodes.refs).reason, "");
+  devices.UpsertClaim(Claim("a", 1, reserved(256)));
+  EXPECT_EQ(devices.Check("team", "new", "team", Claims({"a"}), nodes.refs).reason,
+            "resource claim team/a has reached its maximum number of consumers (256)");
+  EXPECT_EQ(devices.Check("team", "pod-7", "team", Claims({"a"}), nodes.refs).reason, "")
+      << "one of its pods";
+}
+
+TEST_F(DeviceClaimsTest, ASharedGpuClaimMustBeOfThePodsQueue) {
+  devices.UpsertClaim(Claim("unlabelled", 1, "", kGpuClass, ""));
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"labelled","namespace":"team",
+      "labels":{"kai.scheduler/queue":"queue1"}},"spec":{"devices":{"requests":[{"name":"gpu",
+      "exactly":{"deviceClassName":"nvidia.com/gpu"}}]}}})"));
+  devices.UpsertClass(Class("nic.example.com"));
+  devices.UpsertClaim(Claim("nic", 1, "", "nic.example.com"));
+  auto reason = [&](std::vector<PodDeviceClaim> claims, const std::string& queue) {
+    return devices.Check("team", "pod", queue, claims, nodes.refs).reason;
+  };
+  EXPECT_EQ(reason(Claims({"unlabelled"}), "queue1"),
+            "DRA claim unlabelled is a shared GPU claim but does not have a queue label "
+            "(kai.scheduler/queue)");
+  EXPECT_EQ(reason(Claims({"labelled"}), "queue2"),
+            "DRA claim labelled is a shared GPU claim with wrong queue label (expected queue: "
+            "queue2, claim queue label: queue1)");
+  EXPECT_EQ(reason(Claims({"labelled"}), "queue1"), "");
+  EXPECT_EQ(reason(Claims({"nic"}), "queue1"), "") << "not a GPU class";
+  EXPECT_EQ(reason({{"gpu", "unlabelled", true}}, "queue1"), "")
+      << "a template's claim is the pod's own";
+}
+
+TEST_F(DeviceClaimsTest, AClassSelectsItsDevicesByCel) {
+  devices.UpsertClass(Class(kGpuClass, R"([{"cel":{"expression":
+      "device.attributes['gpu.example.com'].type == 'gpu'"}}])"));
+  devices.UpsertSlice(Slice("node0", 2, "nic"));
+  EXPECT_EQ(Free(devices, "node0"), 0) << "its devices are not GPUs";
+  EXPECT_EQ(Free(devices, "node1"), 1000);
+  devices.UpsertClaim(Claim("a", 1));
+  EXPECT_EQ(Admitted(devices.Check("team", "pod", "team", Claims({"a"}), nodes.refs)),
+            (std::vector<std::string>{"node1"}));
+}
+
+TEST_F(DeviceClaimsTest, OnlyAPoolsNewestGenerationCounts) {
+  devices.UpsertSlice(Slice("node0", 3, "gpu", 2, "node0-gpu-new"));
+  EXPECT_EQ(Free(devices, "node0"), 3000);
+  devices.DeleteSlice(Slice("node0", 3, "gpu", 2, "node0-gpu-new"));
+  EXPECT_EQ(Free(devices, "node0"), 1000);
+}
+
+TEST_F(DeviceClaimsTest, TheFirstAvailableSubrequestThatCanBeHadIsGiven) {
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"a","namespace":"team","uid":"u"},
+      "spec":{"devices":{"requests":[{"name":"gpu","firstAvailable":[
+      {"name":"two","deviceClassName":"nvidia.com/gpu","count":2},
+      {"name":"one","deviceClassName":"nvidia.com/gpu","count":1}]}]}}})"));
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod", Claims({"a"}), nodes.refs[0]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ((*plan)[0].results,
+            (std::vector<DeviceResult>{{"gpu/one", "gpu.example.com", "node0", "gpu-0"}}));
+}
+
+TEST_F(DeviceClaimsTest, AnAllRequestTakesEveryDeviceOfANodeOrNone) {
+  devices.UpsertSlice(Slice("node0", 2));
+  devices.UpsertSlice(Slice("node1", 3));
+  devices.UpsertClaim(Claim("held", 1, R"(,"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"node0","device":"gpu-1"}]}}})"));
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"all","namespace":"team","uid":"u",
+      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"gpu",
+      "exactly":{"deviceClassName":"nvidia.com/gpu","allocationMode":"All"}}]}}})"));
+  EXPECT_EQ(Admitted(devices.Check("team", "pod", "team", Claims({"all"}), nodes.refs)),
+            (std::vector<std::string>{"node1"}))
+      << "one of node0's devices is held";
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod", Claims({"all"}), nodes.refs[1]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ((*plan)[0].results.size(), 3u);
+}
+
+TEST(PodDeviceClaimsTest, ATemplatesClaimIsNamedByThePodsStatus) {
+  EXPECT_EQ(PodDeviceClaims(Json(R"({"spec":{"resourceClaims":[
+      {"name":"shared","resourceClaimName":"team-gpu"},
+      {"name":"own","resourceClaimTemplateName":"one-gpu"},
+      {"name":"later","resourceClaimTemplateName":"one-gpu"}]},
+      "status":{"resourceClaimStatuses":[{"name":"own","resourceClaimName":"pod-own-x7"}]}})")),
+            (std::vector<PodDeviceClaim>{
+                {"shared", "team-gpu", false}, {"own", "pod-own-x7", true}, {"later", "", true}}));
+}
+
+TEST(WriteAllocationTest, TheDevicesAndThePodAreWrittenIntoTheClaimsStatus) {
+  ClaimAllocation a{.claim = "a",
+                    .claim_uid = "uid-a",
+                    .allocate = true,
+                    .results = {{"gpu", "gpu.example.com", "node0", "gpu-0"}},
+                    .config_json = "[]"};
+  kube::Object claim = Json(R"({"metadata":{"name":"a","uid":"uid-a"},"spec":{}})");
+  ASSERT_TRUE(WriteAllocation(a, "p", "pod-1", "node0", &claim).ok());
+  EXPECT_EQ(kube::ToJson(claim["status"]),
+            R"({"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com",)"
+            R"("pool":"node0","device":"gpu-0"}],"config":[]},"nodeSelector":{)"
+            R"("nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In",)"
+            R"("values":["node0"]}]}]}},"reservedFor":[{"resource":"pods","name":"p",)"
+            R"("uid":"pod-1"}]})");
+  ASSERT_TRUE(WriteAllocation(a, "p", "pod-1", "node0", &claim).ok()) << "the same, again";
+  EXPECT_EQ(claim["status"]["reservedFor"].Size(), 1u);
+
+  ClaimAllocation other = a;
+  other.results[0].device = "gpu-1";
+  EXPECT_EQ(WriteAllocation(other, "q", "pod-2", "node0", &claim).code(),
+            StatusCode::kFailedPrecondition)
+      << "allocated meanwhile to another device";
+  ClaimAllocation reserve{.claim = "a", .claim_uid = "uid-a"};
+  ASSERT_TRUE(WriteAllocation(reserve, "q", "pod-2", "node0", &claim).ok());
+  EXPECT_EQ(claim["status"]["reservedFor"].Size(), 2u);
+  reserve.claim_uid = "uid-old";
+  EXPECT_EQ(WriteAllocation(reserve, "q", "pod-2", "node0", &claim).code(),
+            StatusCode::kFailedPrecondition)
+      << "another claim of its name";
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler
