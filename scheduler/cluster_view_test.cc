@@ -112,6 +112,34 @@ class ClusterViewTest : public ::testing::Test {
     EXPECT_TRUE(w.ok()) << w.status().ToString();
     return w.ok() ? std::move(w).value() : World{};
   }
+  // n1 publishes one device, "gpu-0" of driver gpu.example.com, which the
+  // class of that name selects.
+  void GiveN1ADevice() {
+    using Kind = ClusterView::DeviceKind;
+    view_.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"gpu.example.com"},"spec":{}})"));
+    EXPECT_TRUE(view_.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"n1-gpus"},
+        "spec":{"driver":"gpu.example.com","nodeName":"n1","pool":{"name":"n1","generation":1},
+        "devices":[{"name":"gpu-0"}]}})")))
+        << "a node has a device now";
+  }
+  // Claim `name` of team's queue, for one device of that class.
+  void AddClaim(const std::string& name) {
+    view_.UpsertDevices(ClusterView::DeviceKind::kClaim, Json(R"({"metadata":{"name":")" + name +
+                                                              R"(","namespace":"ns",
+        "uid":"claim-)" + name + R"(","labels":{"kai.scheduler/queue":"team"}},
+        "spec":{"devices":{"requests":[{"name":"r","exactly":{
+        "deviceClassName":"gpu.example.com"}}]}}})"));
+  }
+  // Pod `name`, asking for no GPU, with resource claim `claim`.
+  void AddPodWithClaim(const std::string& name, const std::string& claim) {
+    kube::Object pod = Pod({.name = name, .gpus = 0});
+    pod["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":")" + claim + R"("}])"),
+                         pod.GetAllocator()),
+        pod.GetAllocator());
+    view_.UpsertPod(pod);
+  }
   kube::Registry registry_;
   ClusterView view_;
 };
@@ -172,25 +200,10 @@ TEST_F(ClusterViewTest, AnotherSchedulersVolumesCountAgainstTheNodesAttachLimit)
 // device, one cycle places one, and the device is held from the moment its
 // bind chooses it, before the claim shows it.
 TEST_F(ClusterViewTest, ADeviceIsGivenToOneClaimAtATime) {
-  using Kind = ClusterView::DeviceKind;
-  view_.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"gpu.example.com"},"spec":{}})"));
-  EXPECT_TRUE(view_.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"n1-gpus"},
-      "spec":{"driver":"gpu.example.com","nodeName":"n1","pool":{"name":"n1","generation":1},
-      "devices":[{"name":"gpu-0"}]}})")))
-      << "a node has a device now";
+  GiveN1ADevice();
   for (const char* name : {"a", "b"}) {
-    view_.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":")" + std::string(name) +
-                                           R"(","namespace":"ns","uid":"claim-)" + name +
-                                           R"(","labels":{"kai.scheduler/queue":"team"}},
-        "spec":{"devices":{"requests":[{"name":"r","exactly":{
-        "deviceClassName":"gpu.example.com"}}]}}})"));
-    kube::Object pod = Pod({.name = name, .gpus = 0});
-    pod["spec"].AddMember(
-        "resourceClaims",
-        rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":")" + std::string(name) + "\"}]"),
-                         pod.GetAllocator()),
-        pod.GetAllocator());
-    view_.UpsertPod(pod);
+    AddClaim(name);
+    AddPodWithClaim(name, name);
   }
   World w = Build();
   EXPECT_TRUE(w.unschedulable.empty());
@@ -221,23 +234,9 @@ TEST_F(ClusterViewTest, ADeviceIsGivenToOneClaimAtATime) {
 // A claim two pods share asks for its one device once: both are placed
 // where it is, the first bind allocates it, the second joins it.
 TEST_F(ClusterViewTest, ASharedClaimAsksForItsDevicesOnce) {
-  using Kind = ClusterView::DeviceKind;
-  view_.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"gpu.example.com"},"spec":{}})"));
-  view_.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"n1-gpus"},
-      "spec":{"driver":"gpu.example.com","nodeName":"n1","pool":{"name":"n1","generation":1},
-      "devices":[{"name":"gpu-0"}]}})"));
-  view_.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":"shared","namespace":"ns",
-      "uid":"claim-shared","labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{
-      "requests":[{"name":"r","exactly":{"deviceClassName":"gpu.example.com"}}]}}})"));
-  for (const char* name : {"s1", "s2"}) {
-    kube::Object pod = Pod({.name = name, .gpus = 0});
-    pod["spec"].AddMember(
-        "resourceClaims",
-        rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":"shared"}])"),
-                         pod.GetAllocator()),
-        pod.GetAllocator());
-    view_.UpsertPod(pod);
-  }
+  GiveN1ADevice();
+  AddClaim("shared");
+  for (const char* name : {"s1", "s2"}) AddPodWithClaim(name, "shared");
   World w = Build();
   sched::Decisions d = sched::RunCycle(*w.snapshot);
   EXPECT_EQ(d.binds.size(), 2u) << "one device, asked for once";

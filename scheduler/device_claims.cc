@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "kai/names.h"
+#include "kube/json_builder.h"
 #include "kube/object.h"
 #include "scheduler-core/node_extras.h"
 
@@ -37,6 +38,18 @@ std::vector<Result<DeviceSelector>> ReadSelectors(const rapidjson::Value* select
 // The nodes named `names`, as node affinity.
 NodeAffinity NodesNamed(std::vector<std::string> names) {
   return {.terms = {{.match_fields = {{.key = "metadata.name", .values = std::move(names)}}}}};
+}
+
+// The devices a claim's status.allocation gives it.
+std::vector<DeviceResult> AllocatedDevices(const rapidjson::Value& allocation) {
+  std::vector<DeviceResult> results;
+  const rapidjson::Value* list = kube::Find(allocation, {"devices", "results"});
+  if (list == nullptr || !list->IsArray()) return results;
+  for (const rapidjson::Value& d : list->GetArray())
+    results.push_back(
+        {std::string(kube::GetString(d, {"request"})), std::string(kube::GetString(d, {"driver"})),
+         std::string(kube::GetString(d, {"pool"})), std::string(kube::GetString(d, {"device"}))});
+  return results;
 }
 
 // A JSON array's text, "[]" for none.
@@ -97,53 +110,30 @@ Status WriteAllocation(const ClaimAllocation& allocation, std::string_view pod,
   rapidjson::Value& status = (*claim)["status"];
   if (allocation.allocate) {
     if (const rapidjson::Value* given = kube::Find(status, {"allocation"}); given != nullptr) {
-      std::vector<DeviceResult> results;
-      if (const rapidjson::Value* r = kube::Find(*given, {"devices", "results"});
-          r != nullptr && r->IsArray())
-        for (const rapidjson::Value& d : r->GetArray())
-          results.push_back({std::string(kube::GetString(d, {"request"})),
-                             std::string(kube::GetString(d, {"driver"})),
-                             std::string(kube::GetString(d, {"pool"})),
-                             std::string(kube::GetString(d, {"device"}))});
-      if (results != allocation.results)
+      if (AllocatedDevices(*given) != allocation.results)
         return FailedPrecondition("resource claim " + allocation.claim +
                                   " was allocated meanwhile to other devices");
     } else {
-      rapidjson::Value results(rapidjson::kArrayType);
-      for (const DeviceResult& r : allocation.results) {
-        rapidjson::Value d(rapidjson::kObjectType);
-        d.AddMember("request", rapidjson::Value(r.request.c_str(), alloc), alloc);
-        d.AddMember("driver", rapidjson::Value(r.driver.c_str(), alloc), alloc);
-        d.AddMember("pool", rapidjson::Value(r.pool.c_str(), alloc), alloc);
-        d.AddMember("device", rapidjson::Value(r.device.c_str(), alloc), alloc);
-        results.PushBack(d, alloc);
-      }
-      rapidjson::Document config;
-      config.Parse(allocation.config_json.c_str());
-      if (config.HasParseError() || !config.IsArray()) config.SetArray();
-      rapidjson::Value devices(rapidjson::kObjectType);
-      devices.AddMember("results", results, alloc);
-      devices.AddMember("config", rapidjson::Value(config, alloc), alloc);
+      kube::JsonArray results;
+      for (const DeviceResult& r : allocation.results)
+        results.Add(kube::JsonObject{
+            {"request", r.request}, {"driver", r.driver}, {"pool", r.pool}, {"device", r.device}});
+      Result<kube::Object> config = kube::ParseJson(allocation.config_json);
       // The node the devices are on, as kube-scheduler writes it for
       // devices local to one node.
-      rapidjson::Value names(rapidjson::kArrayType);
-      names.PushBack(rapidjson::Value(std::string(node).c_str(), alloc), alloc);
-      rapidjson::Value field(rapidjson::kObjectType);
-      field.AddMember("key", "metadata.name", alloc);
-      field.AddMember("operator", "In", alloc);
-      field.AddMember("values", names, alloc);
-      rapidjson::Value fields(rapidjson::kArrayType);
-      fields.PushBack(field, alloc);
-      rapidjson::Value term(rapidjson::kObjectType);
-      term.AddMember("matchFields", fields, alloc);
-      rapidjson::Value terms(rapidjson::kArrayType);
-      terms.PushBack(term, alloc);
-      rapidjson::Value selector(rapidjson::kObjectType);
-      selector.AddMember("nodeSelectorTerms", terms, alloc);
-      rapidjson::Value given_now(rapidjson::kObjectType);
-      given_now.AddMember("devices", devices, alloc);
-      given_now.AddMember("nodeSelector", selector, alloc);
-      status.AddMember("allocation", given_now, alloc);
+      const kube::JsonObject on_node{
+          {"nodeSelectorTerms", kube::JsonArray{kube::JsonObject{
+                                    {"matchFields", kube::JsonArray{kube::JsonObject{
+                                                        {"key", "metadata.name"},
+                                                        {"operator", "In"},
+                                                        {"values", kube::JsonArray{node}}}}}}}}};
+      const kube::JsonValue allocated = kube::JsonObject{
+          {"devices", kube::JsonObject{{"results", std::move(results)},
+                                       {"config", config.ok() && config->IsArray()
+                                                      ? kube::JsonValue(*config)
+                                                      : kube::JsonValue(kube::JsonArray{})}}},
+          {"nodeSelector", on_node}};
+      status.AddMember("allocation", allocated.ToRapidJson(alloc), alloc);
     }
   }
   if (!status.HasMember("reservedFor"))
@@ -155,11 +145,9 @@ Status WriteAllocation(const ClaimAllocation& allocation, std::string_view pod,
     return FailedPrecondition("resource claim " + allocation.claim +
                               " has reached its maximum number of consumers (" +
                               std::to_string(kClaimReservedForMaxSize) + ")");
-  rapidjson::Value ref(rapidjson::kObjectType);
-  ref.AddMember("resource", "pods", alloc);
-  ref.AddMember("name", rapidjson::Value(std::string(pod).c_str(), alloc), alloc);
-  ref.AddMember("uid", rapidjson::Value(std::string(pod_uid).c_str(), alloc), alloc);
-  reserved.PushBack(ref, alloc);
+  const kube::JsonValue ref =
+      kube::JsonObject{{"resource", "pods"}, {"name", pod}, {"uid", pod_uid}};
+  reserved.PushBack(ref.ToRapidJson(alloc), alloc);
   return Status::Ok();
 }
 
@@ -288,13 +276,7 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
       Result<NodeAffinity> nodes = ParseNodeSelector(*selector, "status.allocation.nodeSelector");
       if (nodes.ok()) c.allocated_nodes = *nodes;
     }
-    if (const rapidjson::Value* results = kube::Find(*allocation, {"devices", "results"});
-        results != nullptr && results->IsArray())
-      for (const rapidjson::Value& r : results->GetArray())
-        c.results.push_back({std::string(kube::GetString(r, {"request"})),
-                             std::string(kube::GetString(r, {"driver"})),
-                             std::string(kube::GetString(r, {"pool"})),
-                             std::string(kube::GetString(r, {"device"}))});
+    c.results = AllocatedDevices(*allocation);
   }
   if (const rapidjson::Value* reserved = kube::Find(object, {"status", "reservedFor"});
       reserved != nullptr && reserved->IsArray())
@@ -597,26 +579,22 @@ Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
     a.allocate = true;
     // The classes' configuration, then the claim's, as kube-scheduler
     // writes them into the allocation.
-    rapidjson::Document config(rapidjson::kArrayType);
-    auto& alloc = config.GetAllocator();
+    kube::JsonArray config;
+    // Each entry of `json` (a class's or the claim's spec.config), from
+    // `source`, for `requests` (nullptr: the entry's own).
     auto add = [&](const std::string& json, const char* source,
                    const std::vector<std::string>* requests) {
-      rapidjson::Document entries;
-      if (entries.Parse(json.c_str()).HasParseError() || !entries.IsArray()) return;
-      for (rapidjson::Value& e : entries.GetArray()) {
-        rapidjson::Value entry(rapidjson::kObjectType);
-        entry.AddMember("source", rapidjson::Value(source, alloc), alloc);
-        if (requests != nullptr) {
-          rapidjson::Value list(rapidjson::kArrayType);
-          for (const std::string& r : *requests)
-            list.PushBack(rapidjson::Value(r.c_str(), alloc), alloc);
-          entry.AddMember("requests", list, alloc);
-        } else if (auto r = e.FindMember("requests"); r != e.MemberEnd()) {
-          entry.AddMember("requests", rapidjson::Value(r->value, alloc), alloc);
-        }
-        if (auto opaque = e.FindMember("opaque"); opaque != e.MemberEnd())
-          entry.AddMember("opaque", rapidjson::Value(opaque->value, alloc), alloc);
-        config.PushBack(entry, alloc);
+      Result<kube::Object> entries = kube::ParseJson(json);
+      if (!entries.ok() || !entries->IsArray()) return;
+      for (const rapidjson::Value& e : entries->GetArray()) {
+        kube::JsonObject entry{{"source", source}};
+        if (requests != nullptr)
+          entry.Set("requests", kube::StringArray(*requests));
+        else if (const rapidjson::Value* own = kube::Find(e, {"requests"}); own != nullptr)
+          entry.Set("requests", kube::JsonValue(*own));
+        if (const rapidjson::Value* opaque = kube::Find(e, {"opaque"}); opaque != nullptr)
+          entry.Set("opaque", kube::JsonValue(*opaque));
+        config.Add(std::move(entry));
       }
     };
     for (const Request& r : c->requests) {
@@ -630,7 +608,7 @@ Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
       add(cls->second.config_json, "FromClass", &requests);
     }
     add(c->config_json, "FromClaim", nullptr);
-    a.config_json = kube::ToJson(config);
+    a.config_json = kube::ToJson(kube::BuildJson(std::move(config)));
     out.push_back(std::move(a));
   }
   return out;
