@@ -1,6 +1,7 @@
 #include "scheduler/device_claims.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "kai/names.h"
@@ -265,8 +266,21 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
     }
   }
   if (const rapidjson::Value* constraints = kube::Find(object, {"spec", "devices", "constraints"});
-      constraints != nullptr && constraints->IsArray() && !constraints->GetArray().Empty())
-    c.problem = "its device constraints (matchAttribute) are not supported by vtenant-scheduler";
+      constraints != nullptr && constraints->IsArray()) {
+    for (const rapidjson::Value& k : constraints->GetArray()) {
+      const std::string_view attribute = kube::GetString(k, {"matchAttribute"});
+      const size_t slash = attribute.find('/');
+      if (attribute.empty() || slash == std::string_view::npos) {
+        c.problem =
+            "a device constraint has no matchAttribute of a domain and a name, the only "
+            "constraint vtenant-scheduler reads";
+        continue;
+      }
+      c.constraints.push_back({kube::GetStrings(k, {"requests"}),
+                               std::string(attribute.substr(0, slash)),
+                               std::string(attribute.substr(slash + 1))});
+    }
+  }
   c.config_json = ArrayJson(kube::Find(object, {"spec", "devices", "config"}));
   if (const rapidjson::Value* allocation = kube::Find(object, {"status", "allocation"});
       allocation != nullptr && allocation->IsObject()) {
@@ -409,15 +423,73 @@ bool DeviceClaims::Held(const Device& device) const {
 
 Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, const Claim& claim,
                                                        std::vector<const Device*>* devices) const {
+  // Each constraint's attribute may take any value the node's devices
+  // have: every combination in turn, until one can be had.
+  std::vector<std::vector<const DeviceAttribute*>> values(claim.constraints.size());
+  for (size_t k = 0; k < claim.constraints.size(); ++k)
+    for (const Device* d : *devices)
+      if (const DeviceAttribute* v = AttributeOf(*d, claim.constraints[k]);
+          v != nullptr && std::none_of(values[k].begin(), values[k].end(),
+                                       [&](const DeviceAttribute* seen) { return *seen == *v; }))
+        values[k].push_back(v);
+  std::vector<const DeviceAttribute*> fixed(claim.constraints.size());
+  Status last = FailedPrecondition("cannot allocate all claims: claim " + name +
+                                   " has no devices that share its constrained attributes");
+  // Tries the combinations that extend fixed[0..k).
+  std::function<std::optional<std::vector<DeviceResult>>(size_t)> search =
+      [&](size_t k) -> std::optional<std::vector<DeviceResult>> {
+    if (k == fixed.size()) {
+      std::vector<const Device*> left = *devices;
+      Result<std::vector<DeviceResult>> results = ChooseWith(name, claim, fixed, &left);
+      if (!results.ok()) {
+        last = results.status();
+        return std::nullopt;
+      }
+      *devices = std::move(left);
+      return *std::move(results);
+    }
+    for (const DeviceAttribute* v : values[k]) {
+      fixed[k] = v;
+      if (auto found = search(k + 1)) return found;
+    }
+    return std::nullopt;
+  };
+  if (auto found = search(0)) return *std::move(found);
+  return last;
+}
+
+const DeviceAttribute* DeviceClaims::AttributeOf(const Device& device,
+                                                 const Constraint& constraint) {
+  auto domain = device.attributes.find(constraint.domain);
+  if (domain == device.attributes.end()) return nullptr;
+  auto value = domain->second.find(constraint.name);
+  return value == domain->second.end() ? nullptr : &value->second;
+}
+
+Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
+    const std::string& name, const Claim& claim, const std::vector<const DeviceAttribute*>& fixed,
+    std::vector<const Device*>* devices) const {
   std::vector<DeviceResult> results;
-  // Takes devices for one request out of `devices`; false when too few are
-  // free (for All, when one it selects is held).
-  auto take = [&](const Request& r) {
+  // Takes devices for one request (of top-level request `parent`) out of
+  // `devices`; false when too few are free (for All, when one it selects
+  // is held).
+  auto take = [&](const Request& r, const std::string& parent) {
+    // Whether `d` has the value each constraint on `parent` was fixed to.
+    auto constrained_out = [&](const Device& d) {
+      for (size_t k = 0; k < fixed.size(); ++k) {
+        const std::vector<std::string>& on = claim.constraints[k].requests;
+        if (!on.empty() && std::find(on.begin(), on.end(), parent) == on.end()) continue;
+        const DeviceAttribute* v = AttributeOf(d, claim.constraints[k]);
+        if (v == nullptr || !(*v == *fixed[k])) return true;
+      }
+      return false;
+    };
     std::vector<size_t> picked;
     for (size_t i = 0; i < devices->size(); ++i) {
       if (!r.all && static_cast<int64_t>(picked.size()) == r.count) break;
-      if (!Selects(r, *(*devices)[i]).empty()) continue;
-      if (Held(*(*devices)[i])) {
+      const Device& d = *(*devices)[i];
+      if (!Selects(r, d).empty() || constrained_out(d)) continue;
+      if (Held(d)) {
         if (r.all) return false;
         continue;
       }
@@ -437,10 +509,10 @@ Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, 
                                 name + " request " + r.name);
     bool met = false;
     if (r.alternatives.empty()) {
-      met = take(r);
+      met = take(r, r.name);
     } else {
       for (const Request& alternative : r.alternatives)
-        if ((met = take(alternative))) break;
+        if ((met = take(alternative, r.name))) break;
     }
     if (!met)
       return FailedPrecondition("cannot allocate all claims: claim " + name + " request " + r.name +

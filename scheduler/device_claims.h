@@ -36,8 +36,11 @@
 //   - At bind (PlanAllocation) the devices are chosen on the node, first
 //     by slice then device name; a device is never given twice, even
 //     before the informer shows the claim allocated (Assume).
-// Not built: constraints (matchAttribute; a claim with one waits, saying
-// so), device taints and tolerations, adminAccess, consumable capacity,
+// A claim's constraints (matchAttribute: its devices, or those of the
+// requests named, share an attribute's value, such as a GPU and a NIC on
+// one PCIe root) are met by trying each value the node's devices have.
+// Not built: distinctAttribute (alpha), device taints and tolerations,
+// adminAccess (such a claim waits, saying so), consumable capacity,
 // partitionable devices, extended resources backed by a class, and
 // counting DRA GPUs in queues' quotas (KAI counts them). Reclaim and
 // preemption do not free devices: an allocated claim holds its devices
@@ -217,7 +220,15 @@ class DeviceClaims {
     // subrequests); empty for an exactly request.
     std::vector<Request> alternatives;
   };
+  // spec.devices.constraints[]: the devices of `requests` (empty: all the
+  // claim's) share the value of attribute `domain`/`name`.
+  struct Constraint {
+    std::vector<std::string> requests;
+    std::string domain;
+    std::string name;
+  };
   struct Claim {
+    std::vector<Constraint> constraints;
     std::string uid;
     bool deleting = false;
     std::string problem;  // why it cannot be allocated as written
@@ -259,9 +270,17 @@ class DeviceClaims {
   // Chooses free devices for `claim` from `devices` (those chosen are
   // removed), each request in turn taking the first it selects (no
   // search for a better fit when an earlier request took a device a later
-  // one needed). FailedPrecondition when a request cannot be met.
+  // one needed); with constraints, for each combination of the values
+  // their attributes take on the node in turn. FailedPrecondition when a
+  // request cannot be met.
   Result<std::vector<DeviceResult>> Choose(const std::string& name, const Claim& claim,
                                            std::vector<const Device*>* devices) const;
+  // Choose, for constraint k's attribute fixed to *fixed[k].
+  Result<std::vector<DeviceResult>> ChooseWith(const std::string& name, const Claim& claim,
+                                               const std::vector<const DeviceAttribute*>& fixed,
+                                               std::vector<const Device*>* devices) const;
+  // `device`'s value of `constraint`'s attribute; nullptr when it has none.
+  static const DeviceAttribute* AttributeOf(const Device& device, const Constraint& constraint);
   // The claim of `claim` in `ns`, nullptr when unknown.
   const Claim* Find(std::string_view ns, std::string_view claim) const;
   // Counts `results`' devices as held by one more (`sign` +1) or one

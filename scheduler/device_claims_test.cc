@@ -166,13 +166,6 @@ TEST_F(DeviceClaimsTest, APodWaitsForClaimsThatAreNotThereOrNotReadable) {
   devices.UpsertClaim(Claim("other", 1, "", "no-such-class"));
   EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"other"}), nodes.refs).reason,
             "device class no-such-class does not exist for claim team/other request gpu");
-  devices.UpsertClaim(Json(R"({"metadata":{"name":"c","namespace":"team",
-      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{
-      "requests":[{"name":"gpu","exactly":{"deviceClassName":"nvidia.com/gpu"}}],
-      "constraints":[{"matchAttribute":"gpu.example.com/type"}]}}})"));
-  EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"c"}), nodes.refs).reason,
-            "resource claim team/c cannot be allocated: its device constraints (matchAttribute) "
-            "are not supported by vtenant-scheduler");
   DeviceClaims unserved;
   unserved.SetUnavailable("not served");
   EXPECT_EQ(unserved.Check("team", "pod", "team", Claims({"a"}), nodes.refs).reason, "not served");
@@ -262,6 +255,40 @@ TEST_F(DeviceClaimsTest, AnAllRequestTakesEveryDeviceOfANodeOrNone) {
       devices.PlanAllocation("team", "pod", Claims({"all"}), nodes.refs[1]);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ((*plan)[0].results.size(), 3u);
+}
+
+TEST_F(DeviceClaimsTest, ConstrainedDevicesShareTheirAttribute) {
+  // node0 has a GPU on each of two PCIe roots, and a NIC on the second.
+  devices.UpsertClass(Class("nic.example.com", R"([{"cel":{"expression":
+      "device.attributes['gpu.example.com'].type == 'nic'"}}])"));
+  devices.UpsertClass(Class(kGpuClass, R"([{"cel":{"expression":
+      "device.attributes['gpu.example.com'].type == 'gpu'"}}])"));
+  devices.UpsertSlice(Json(R"({"metadata":{"name":"node0-gpu"},"spec":{
+      "driver":"gpu.example.com","nodeName":"node0","pool":{"name":"node0","generation":1},
+      "devices":[
+      {"name":"gpu-0","attributes":{"type":{"string":"gpu"},"pcieRoot":{"string":"a"}}},
+      {"name":"gpu-1","attributes":{"type":{"string":"gpu"},"pcieRoot":{"string":"b"}}},
+      {"name":"nic-0","attributes":{"type":{"string":"nic"},"pcieRoot":{"string":"b"}}}]}})"));
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"near","namespace":"team","uid":"u",
+      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[
+      {"name":"gpu","exactly":{"deviceClassName":"nvidia.com/gpu"}},
+      {"name":"nic","exactly":{"deviceClassName":"nic.example.com"}}],
+      "constraints":[{"matchAttribute":"gpu.example.com/pcieRoot"}]}}})"));
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod", Claims({"near"}), nodes.refs[0]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ((*plan)[0].results,
+            (std::vector<DeviceResult>{{"gpu", "gpu.example.com", "node0", "gpu-1"},
+                                       {"nic", "gpu.example.com", "node0", "nic-0"}}))
+      << "the GPU on the NIC's root, though gpu-0 comes first";
+  EXPECT_EQ(Admitted(devices.Check("team", "pod", "team", Claims({"near"}), nodes.refs)),
+            (std::vector<std::string>{"node0"}))
+      << "node1 has no NIC";
+
+  devices.UpsertClaim(Claim("other", 1, R"(,"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"node0","device":"gpu-1"}]}}})"));
+  EXPECT_FALSE(devices.PlanAllocation("team", "pod", Claims({"near"}), nodes.refs[0]).ok())
+      << "the GPU beside the NIC is taken, and gpu-0 is on another root";
 }
 
 TEST(PodDeviceClaimsTest, ATemplatesClaimIsNamedByThePodsStatus) {
