@@ -238,10 +238,11 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
     if (const rapidjson::Value* n = kube::Find(r, {"count"}); n != nullptr && n->IsInt64())
       out.count = n->GetInt64();
     if (out.count < 1) c.problem = "request " + out.name + " asks for fewer than one device";
-    if (kube::Find(r, {"adminAccess"}) != nullptr && kube::Find(r, {"adminAccess"})->IsTrue())
+    if (const rapidjson::Value* admin = kube::Find(r, {"adminAccess"});
+        admin != nullptr && admin->IsTrue())
       c.problem = "request " + out.name +
-                  " asks for admin access, which vtenant-scheduler does "
-                  "not give";
+                  " asks for admin access, which vtenant-scheduler "
+                  "does not give";
     return out;
   };
   if (const rapidjson::Value* requests = kube::Find(object, {"spec", "devices", "requests"});
