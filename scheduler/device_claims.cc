@@ -406,6 +406,33 @@ std::string DeviceClaims::Selects(const Request& request, const Device& device) 
   return run(request.selectors);
 }
 
+std::string DeviceClaims::Unreadable(const std::string& name, const Request& request) const {
+  // Why one request, or a subrequest, cannot select a device; "" when it can.
+  auto why = [&](const Request& r) -> std::string {
+    auto cls = classes_.find(r.device_class);
+    if (cls == classes_.end()) {
+      // A subrequest of a class that is missing is passed over, as the
+      // allocator passes it over.
+      if (!request.alternatives.empty()) return "";
+      return "device class " + r.device_class + " does not exist for claim " + name + " request " +
+             r.name;
+    }
+    for (const Result<DeviceSelector>& s : cls->second.selectors)
+      if (!s.ok())
+        return "device class " + r.device_class + " has a selector vtenant-scheduler cannot " +
+               "read: " + s.status().message();
+    for (const Result<DeviceSelector>& s : r.selectors)
+      if (!s.ok())
+        return "resource claim " + name + " request " + r.name + " has a selector " +
+               "vtenant-scheduler cannot read: " + s.status().message();
+    return "";
+  };
+  if (request.alternatives.empty()) return why(request);
+  for (const Request& alternative : request.alternatives)
+    if (std::string reason = why(alternative); !reason.empty()) return reason;
+  return "";
+}
+
 std::vector<const Device*> DeviceClaims::NodeDevices(const NodeRef& node) const {
   std::vector<const Device*> devices;
   auto add = [&](const std::vector<const Slice*>& slices) {
@@ -587,12 +614,12 @@ DeviceClaims::Verdict DeviceClaims::Check(
       v.reason = "resource claim " + name + " cannot be allocated: " + c->problem;
       return v;
     }
-    for (const Request& r : c->requests)
-      if (r.alternatives.empty() && !classes_.contains(r.device_class)) {
-        v.reason = "device class " + r.device_class + " does not exist for claim " + name +
-                   " request " + r.name;
+    for (const Request& r : c->requests) {
+      if (std::string why = Unreadable(name, r); !why.empty()) {
+        v.reason = std::move(why);
         return v;
       }
+    }
     if (auto assumed = assumed_.find(name); assumed != assumed_.end())
       v.affinity = Both(v.affinity, NodesNamed({assumed->second.node}));
     else

@@ -9,10 +9,11 @@
 // before it binds the pod; the kubelet hands the devices to the driver.
 //
 //   - A claim that does not exist yet, is being deleted, or names a class
-//     that does not exist keeps its pod waiting, saying so; so does a claim
-//     already reserved for ResourceClaimReservedForMaxSize pods, and a
-//     shared GPU claim (one the pod names itself; a class whose name says
-//     "gpu") not labelled with the pod's queue, as KAI refuses it.
+//     that does not exist or a CEL selector that cannot be read keeps its
+//     pod waiting, saying so; so does a claim already reserved for
+//     ResourceClaimReservedForMaxSize pods, and a shared GPU claim (one the
+//     pod names itself; a class whose name says "gpu") not labelled with
+//     the pod's queue, as KAI refuses it.
 //   - An allocated claim holds the pod to the nodes of its
 //     allocation.nodeSelector.
 //   - A claim not allocated yet holds the pod to the nodes where all its
@@ -263,6 +264,10 @@ class DeviceClaims {
   // Whether `device` is of `request`'s class and passes its selectors;
   // "" when so, else why not.
   std::string Selects(const Request& request, const Device& device) const;
+  // Why request `request` of claim `name` can select no device as written
+  // (its class does not exist, its class's or its own CEL selector cannot
+  // be read); "" when it can.
+  std::string Unreadable(const std::string& name, const Request& request) const;
   // The devices `node` has, held or free, in slice then device order.
   std::vector<const Device*> NodeDevices(const NodeRef& node) const;
   // Whether some claim holds `device`.

@@ -166,6 +166,15 @@ TEST_F(DeviceClaimsTest, APodWaitsForClaimsThatAreNotThereOrNotReadable) {
   devices.UpsertClaim(Claim("other", 1, "", "no-such-class"));
   EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"other"}), nodes.refs).reason,
             "device class no-such-class does not exist for claim team/other request gpu");
+  devices.UpsertClass(Class("odd.example.com", R"json([{"cel":{"expression":
+      "device.attributes.all(a, true)"}}])json"));
+  devices.UpsertClaim(Claim("odd", 1, "", "odd.example.com"));
+  const std::string odd = devices.Check("team", "pod", "team", Claims({"odd"}), nodes.refs).reason;
+  EXPECT_EQ(odd.rfind("device class odd.example.com has a selector vtenant-scheduler cannot "
+                      "read: unsupported CEL",
+                      0),
+            0u)
+      << odd;
   DeviceClaims unserved;
   unserved.SetUnavailable("not served");
   EXPECT_EQ(unserved.Check("team", "pod", "team", Claims({"a"}), nodes.refs).reason, "not served");
