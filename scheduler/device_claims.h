@@ -34,9 +34,9 @@
 //     bind and follows it there in a later cycle (a gang of such pods may
 //     run in part where kube-scheduler would place it whole or not at
 //     all).
-//   - At bind (PlanAllocation) the devices are chosen on the node, first
-//     by slice then device name; a device is never given twice, even
-//     before the informer shows the claim allocated (Assume).
+//   - At bind (PlanAllocation) the devices are chosen on the node in the
+//     order its slices (by name) list them; a device is never given twice,
+//     even before the informer shows the claim allocated (Assume).
 // A claim's constraints (matchAttribute: its devices, or those of the
 // requests named, share an attribute's value, such as a GPU and a NIC on
 // one PCIe root) are met by trying each value the node's devices have.
@@ -182,9 +182,9 @@ class DeviceClaims {
                 const std::set<std::string, std::less<>>& asked_by_another = {}) const;
 
   // What binding that pod to `node` writes into its claims, in claim
-  // order: those it allocates (the devices chosen first by slice, then by
-  // device name), and those allocated already that are not reserved for
-  // it yet. FailedPrecondition when a claim cannot have its devices there.
+  // order: those it allocates (the devices chosen in NodeDevices' order),
+  // and those allocated already that are not reserved for it yet.
+  // FailedPrecondition when a claim cannot have its devices there.
   Result<std::vector<ClaimAllocation>> PlanAllocation(std::string_view ns, std::string_view pod_uid,
                                                       const std::vector<PodDeviceClaim>& claims,
                                                       const NodeRef& node) const;
@@ -268,7 +268,8 @@ class DeviceClaims {
   // (its class does not exist, its class's or its own CEL selector cannot
   // be read); "" when it can.
   std::string Unreadable(const std::string& name, const Request& request) const;
-  // The devices `node` has, held or free, in slice then device order.
+  // The devices `node` has, held or free: its own slices' (by name), then
+  // those of slices for several nodes, each in the slice's order.
   std::vector<const Device*> NodeDevices(const NodeRef& node) const;
   // Whether some claim holds `device`.
   bool Held(const Device& device) const;
