@@ -702,18 +702,27 @@ Result<World> ClusterView::Build(int64_t now) {
     }
   }
   // Claims not allocated yet, each with the pod that asks for its devices:
-  // the first (by key) that uses it, placed or waiting.
+  // the first (by key) that uses it, placed or waiting. And each claim's
+  // waiting pods not reserved in it yet, in key order: no more of them may
+  // join it than the consumers it has room for, so a gang of them waits
+  // whole rather than bind in part.
   std::map<std::string, const std::string*> claim_askers;
-  if (!devices_.Empty())
-    for (const auto& [key, p] : pods_) {
-      if (p.device_claims.empty() || p.terminating || p.role == CorePod::Role::kFinished ||
-          (p.gated && p.node.empty()))
-        continue;
-      const std::string ns = kube::SplitKey(key).first;
-      for (const PodDeviceClaim& pc : p.device_claims)
-        if (!pc.claim.empty() && devices_.NeedsAllocation(ns, pc.claim))
-          claim_askers.try_emplace(kube::MakeKey(ns, pc.claim), &key);
+  std::map<std::string, std::vector<const std::string*>> claim_joiners;
+  for (const auto& [key, p] : pods_) {
+    if (p.device_claims.empty() || p.terminating || p.role == CorePod::Role::kFinished ||
+        (p.gated && p.node.empty()))
+      continue;
+    const std::string ns = kube::SplitKey(key).first;
+    const bool waiting = p.role == CorePod::Role::kOurs && p.node.empty() &&
+                         !assumed_.contains(key) && !nominated_.contains(key);
+    for (const PodDeviceClaim& pc : p.device_claims) {
+      if (pc.claim.empty()) continue;
+      if (devices_.NeedsAllocation(ns, pc.claim))
+        claim_askers.try_emplace(kube::MakeKey(ns, pc.claim), &key);
+      if (waiting && !devices_.ReservedFor(ns, pc.claim, p.uid))
+        claim_joiners[kube::MakeKey(ns, pc.claim)].push_back(&key);
     }
+  }
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kReservation) continue;
     const bool ours = p.role == CorePod::Role::kOurs;
@@ -780,6 +789,17 @@ Result<World> ClusterView::Build(int64_t now) {
             devices_.Check(ns, p.uid, queue, p.device_claims, device_nodes(), asked_by_another);
       else
         devices.requests = devices_.Requests(ns, p.device_claims, asked_by_another);
+      for (const PodDeviceClaim& pc : p.device_claims) {
+        if (!devices.reason.empty() || !ours || placed) break;
+        auto joiners = claim_joiners.find(kube::MakeKey(ns, pc.claim));
+        if (joiners == claim_joiners.end()) continue;
+        const auto& in_line = joiners->second;
+        const size_t ahead = std::find(in_line.begin(), in_line.end(), &key) - in_line.begin();
+        if (devices_.Consumers(ns, pc.claim) + ahead >= kClaimReservedForMaxSize)
+          devices.reason = "resource claim " + joiners->first +
+                           " has reached its maximum number of consumers (" +
+                           std::to_string(kClaimReservedForMaxSize) + ")";
+      }
       c.devices = devices.requests;
     }
     if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {

@@ -250,6 +250,30 @@ TEST_F(ClusterViewTest, ASharedClaimAsksForItsDevicesOnce) {
   EXPECT_FALSE((*second)[0].allocate) << "it joins the claim the first allocates";
 }
 
+// A claim with room for two more consumers takes two of three waiting
+// pods; the third waits, as the API server would refuse its reservation
+// (and a gang of the three waits whole).
+TEST_F(ClusterViewTest, NoMorePodsJoinAClaimThanItHasRoomFor) {
+  GiveN1ADevice();
+  std::string reserved;
+  for (size_t i = 0; i + 2 < kClaimReservedForMaxSize; ++i)
+    reserved += std::string(i ? "," : "") + R"({"resource":"pods","name":"p)" + std::to_string(i) +
+                R"(","uid":"old-)" + std::to_string(i) + R"("})";
+  view_.UpsertDevices(ClusterView::DeviceKind::kClaim,
+                      Json(R"({"metadata":{"name":"busy","namespace":"ns","uid":"c",
+      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"r",
+      "exactly":{"deviceClassName":"gpu.example.com"}}]}},"status":{"allocation":{"devices":{
+      "results":[{"request":"r","driver":"gpu.example.com","pool":"n1","device":"gpu-0"}]}},
+      "reservedFor":[)" + reserved +
+                           "]}}"));
+  for (const char* name : {"j1", "j2", "j3"}) AddPodWithClaim(name, "busy");
+  World w = Build();
+  ASSERT_EQ(w.unschedulable.size(), 1u);
+  EXPECT_EQ(w.unschedulable[0].key, "ns/j3");
+  EXPECT_EQ(w.unschedulable[0].reason,
+            "resource claim ns/busy has reached its maximum number of consumers (256)");
+}
+
 // A ReadWriteOncePod claim is one pod's at a time, cluster-wide, as
 // kube-scheduler's VolumeRestrictions has it: of two pods waiting for it the
 // first goes, the other waits while the first uses it.

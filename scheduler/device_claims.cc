@@ -325,6 +325,18 @@ void DeviceClaims::Assume(std::string_view ns, std::string_view claim, std::stri
   assumed_.emplace(key, Assumed{std::move(node), std::move(results)});
 }
 
+size_t DeviceClaims::Consumers(std::string_view ns, std::string_view claim) const {
+  const Claim* c = Find(ns, claim);
+  return c == nullptr ? 0 : c->reserved_for.size();
+}
+
+bool DeviceClaims::ReservedFor(std::string_view ns, std::string_view claim,
+                               std::string_view pod_uid) const {
+  const Claim* c = Find(ns, claim);
+  return c != nullptr && std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) !=
+                             c->reserved_for.end();
+}
+
 bool DeviceClaims::NeedsAllocation(std::string_view ns, std::string_view claim) const {
   const Claim* c = Find(ns, claim);
   return c != nullptr && !c->allocated && !assumed_.contains(kube::MakeKey(ns, claim));

@@ -202,6 +202,11 @@ class DeviceClaims {
   // assumed: a bind must allocate it.
   bool NeedsAllocation(std::string_view ns, std::string_view claim) const;
 
+  // How many pods claim `claim` in `ns` is reserved for, and whether one
+  // of them is the pod with UID `pod_uid`.
+  size_t Consumers(std::string_view ns, std::string_view claim) const;
+  bool ReservedFor(std::string_view ns, std::string_view claim, std::string_view pod_uid) const;
+
   // Records that claim `claim` (in `ns`) was given `results` on `node`:
   // those devices are held, and another pod that shares the claim may bind
   // only to that node, until the informer shows the claim allocated or
