@@ -342,6 +342,13 @@ std::vector<Vector> PodVectors() {
       refused("a runtime class the Tenant does not list", "runtime-class",
               PodYaml("runtime-class", "  runtimeClassName: unsandboxed\n"),
               "RuntimeClassNotAllowed"),
+      // The host's scheduler gives a pod's resource claims devices of the
+      // host's; a team's claim would pick them by its own selectors.
+      refused(
+          "a dynamic resource claim, to be given a device of the host's", "resource-claim",
+          PodYaml("resource-claim", "  resourceClaims: [{name: gpu, resourceClaimName: gpus}]\n",
+                  "    resources: {claims: [{name: gpu}]}\n"),
+          "ResourceClaimsNotSupported"),
       // The team may make any class in its own cluster; the host gives its
       // pods only what the Tenant lists.
       refused("a priority class of its own making, to preempt other teams", "priority-class",
