@@ -709,6 +709,7 @@ Result<World> ClusterView::Build(int64_t now) {
   std::map<std::string, const std::string*> claim_askers;
   std::map<std::string, std::vector<const std::string*>> claim_joiners;
   for (const auto& [key, p] : pods_) {
+    if (!devices_.AnyClaim()) break;
     if (p.device_claims.empty() || p.terminating || p.role == CorePod::Role::kFinished ||
         (p.gated && p.node.empty()))
       continue;
@@ -759,7 +760,9 @@ Result<World> ClusterView::Build(int64_t now) {
     CoreFields& c = d.core;
     c.marks = MarksOf(key, p);
     VolumeClaims::Verdict volumes;
-    const std::string claims_ns = p.claims.empty() ? "" : kube::SplitKey(key).first;
+    // Its namespace, split from its key once, for its claims of either kind.
+    const std::string claims_ns =
+        p.claims.empty() && p.device_claims.empty() ? "" : kube::SplitKey(key).first;
     if (ours && !placed && !p.claims.empty()) {
       volumes = volumes_.Check(claims_ns, p.uid, p.claims);
       for (const PodClaim& claim : p.claims) {
@@ -773,33 +776,28 @@ Result<World> ClusterView::Build(int64_t now) {
     }
     DeviceClaims::Verdict devices;
     if (!p.device_claims.empty()) {
-      const std::string ns = kube::SplitKey(key).first;
       // The queue it is scheduled in, as below: its group's, else its own.
       const std::string& queue = g != groups_.end() ? g->second.spec.queue
                                  : p.queue.empty()  ? std::string(kDefaultQueue)
                                                     : p.queue;
-      // A claim that pods share is asked for by the first of them.
-      std::set<std::string, std::less<>> asked_by_another;
-      for (const PodDeviceClaim& pc : p.device_claims)
-        if (auto asker = claim_askers.find(kube::MakeKey(ns, pc.claim));
-            asker != claim_askers.end() && *asker->second != key)
-          asked_by_another.insert(asker->first);
-      if (ours && !placed)
-        devices =
-            devices_.Check(ns, p.uid, queue, p.device_claims, device_nodes(), asked_by_another);
-      else
-        devices.requests = devices_.Requests(ns, p.device_claims, asked_by_another);
+      // A claim that pods share is asked for by the first of them, and
+      // joined by waiting pods in key order.
+      DeviceClaims::Sharing sharing;
       for (const PodDeviceClaim& pc : p.device_claims) {
-        if (!devices.reason.empty() || !ours || placed) break;
-        auto joiners = claim_joiners.find(kube::MakeKey(ns, pc.claim));
-        if (joiners == claim_joiners.end()) continue;
-        const auto& in_line = joiners->second;
-        const size_t ahead = std::find(in_line.begin(), in_line.end(), &key) - in_line.begin();
-        if (devices_.Consumers(ns, pc.claim) + ahead >= kClaimReservedForMaxSize)
-          devices.reason = "resource claim " + joiners->first +
-                           " has reached its maximum number of consumers (" +
-                           std::to_string(kClaimReservedForMaxSize) + ")";
+        const std::string claim = kube::MakeKey(claims_ns, pc.claim);
+        if (auto asker = claim_askers.find(claim);
+            asker != claim_askers.end() && *asker->second != key)
+          sharing.asked_by_another.insert(claim);
+        if (auto joiners = claim_joiners.find(claim); joiners != claim_joiners.end()) {
+          const auto& in_line = joiners->second;
+          sharing.joiners_ahead[claim] =
+              std::find(in_line.begin(), in_line.end(), &key) - in_line.begin();
+        }
       }
+      if (ours && !placed)
+        devices = devices_.Check(claims_ns, p.uid, queue, p.device_claims, device_nodes(), sharing);
+      else
+        devices.requests = devices_.Requests(claims_ns, p.device_claims, sharing.asked_by_another);
       c.devices = devices.requests;
     }
     if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {

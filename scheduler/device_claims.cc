@@ -325,11 +325,6 @@ void DeviceClaims::Assume(std::string_view ns, std::string_view claim, std::stri
   assumed_.emplace(key, Assumed{std::move(node), std::move(results)});
 }
 
-size_t DeviceClaims::Consumers(std::string_view ns, std::string_view claim) const {
-  const Claim* c = Find(ns, claim);
-  return c == nullptr ? 0 : c->reserved_for.size();
-}
-
 bool DeviceClaims::ReservedFor(std::string_view ns, std::string_view claim,
                                std::string_view pod_uid) const {
   const Claim* c = Find(ns, claim);
@@ -571,10 +566,11 @@ void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
   }
 }
 
-DeviceClaims::Verdict DeviceClaims::Check(
-    std::string_view ns, std::string_view pod_uid, std::string_view queue,
-    const std::vector<PodDeviceClaim>& claims, const std::vector<NodeRef>& nodes,
-    const std::set<std::string, std::less<>>& asked_by_another) const {
+DeviceClaims::Verdict DeviceClaims::Check(std::string_view ns, std::string_view pod_uid,
+                                          std::string_view queue,
+                                          const std::vector<PodDeviceClaim>& claims,
+                                          const std::vector<NodeRef>& nodes,
+                                          const Sharing& sharing) const {
   Verdict v;
   if (!unavailable_.empty()) {
     v.reason = unavailable_;
@@ -598,7 +594,10 @@ DeviceClaims::Verdict DeviceClaims::Check(
     }
     const bool reserved =
         std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) != c->reserved_for.end();
-    if (!reserved && c->reserved_for.size() >= kClaimReservedForMaxSize) {
+    // Pods that join it before this one take its room first.
+    const auto ahead = sharing.joiners_ahead.find(name);
+    const size_t joining_first = ahead == sharing.joiners_ahead.end() ? 0 : ahead->second;
+    if (!reserved && c->reserved_for.size() + joining_first >= kClaimReservedForMaxSize) {
       v.reason = "resource claim " + name + " has reached its maximum number of consumers (" +
                  std::to_string(kClaimReservedForMaxSize) + ")";
       return v;
@@ -637,7 +636,7 @@ DeviceClaims::Verdict DeviceClaims::Check(
     else
       to_allocate.emplace_back(name, c);
   }
-  v.requests = Requests(ns, claims, asked_by_another);
+  v.requests = Requests(ns, claims, sharing.asked_by_another);
   if (to_allocate.empty()) return v;
   // The nodes where every claim not yet allocated can have its devices now.
   std::vector<std::string> names;

@@ -141,6 +141,14 @@ class DeviceClaims {
     std::map<std::string, int64_t> requests;
   };
 
+  // How a pod stands among the pods that share its claims, by claim key
+  // ("namespace/name"): the claims whose devices another pod asks for, and
+  // for each claim how many waiting pods join it before this one.
+  struct Sharing {
+    std::set<std::string, std::less<>> asked_by_another;
+    std::map<std::string, size_t, std::less<>> joiners_ahead;
+  };
+
   // A node as the checks see it.
   struct NodeRef {
     std::string_view name;
@@ -162,6 +170,8 @@ class DeviceClaims {
 
   // Whether some slice publishes devices; when not, nodes have none.
   bool Empty() const { return slices_.empty(); }
+  // Whether some ResourceClaim exists; when not, no pod shares one.
+  bool AnyClaim() const { return !claims_.empty(); }
   // Counts changes of what nodes have free: what Apply gives follows it.
   uint64_t version() const { return version_; }
 
@@ -176,10 +186,11 @@ class DeviceClaims {
   // when the pod names it itself and it asks for a class whose name says
   // "gpu" (a claim its pods share), carries the label kai.scheduler/queue
   // of the pod's queue; then where the claims can have their devices.
-  // Its requests are Requests(ns, claims, asked_by_another).
+  // Its requests are Requests(ns, claims, sharing.asked_by_another); the
+  // consumer limit counts sharing.joiners_ahead too.
   Verdict Check(std::string_view ns, std::string_view pod_uid, std::string_view queue,
                 const std::vector<PodDeviceClaim>& claims, const std::vector<NodeRef>& nodes,
-                const std::set<std::string, std::less<>>& asked_by_another = {}) const;
+                const Sharing& sharing = {}) const;
 
   // What binding that pod to `node` writes into its claims, in claim
   // order: those it allocates (the devices chosen in NodeDevices' order),
@@ -202,9 +213,8 @@ class DeviceClaims {
   // assumed: a bind must allocate it.
   bool NeedsAllocation(std::string_view ns, std::string_view claim) const;
 
-  // How many pods claim `claim` in `ns` is reserved for, and whether one
-  // of them is the pod with UID `pod_uid`.
-  size_t Consumers(std::string_view ns, std::string_view claim) const;
+  // Whether claim `claim` in `ns` is reserved for the pod with UID
+  // `pod_uid`.
   bool ReservedFor(std::string_view ns, std::string_view claim, std::string_view pod_uid) const;
 
   // Records that claim `claim` (in `ns`) was given `results` on `node`:
