@@ -38,7 +38,7 @@ ClusterState::ClusterState(const Snapshot& s)
     capacity_[kCpu] += node.cpu_milli;
     capacity_[kMemory] += node.memory_bytes;
     if (!node.gpus_in_capacity) continue;
-    capacity_[kGpu] += node.num_devices * kMilliPerGpu;
+    capacity_[kGpu] += (node.num_devices + node.claim_gpus) * kMilliPerGpu;
     for (const MigSlot& m : node.mig) capacity_[kGpu] += m.capacity * m.gpu_milli_each;
   }
   mig_free_.resize(mig_offset_.back());
@@ -142,7 +142,7 @@ void ClusterState::KeepRequest(PodId pod) {
   slot.cpu_milli = r.cpu_milli;
   slot.memory_bytes = r.memory_bytes;
   slot.flags = kRequestKept | (r.whole_gpus > 0 ? kWhole : 0) | (r.mig_count > 0 ? kMig : 0) |
-               (extras_.Concerns(pod) ? kExtras : 0);
+               (extras_.Concerns(pod) ? kExtras : 0) | (r.claim_gpus > 0 ? kClaimGpus : 0);
 }
 
 void ClusterState::Apply(PodId pod, const Allocation& a, int sign) {
@@ -214,6 +214,7 @@ ResourceVector ClusterState::ApplyToNode(PodId pod, const Allocation& a, int sig
   }
   if (slot.flags & kExtras) extras_.Apply(pod, a.node, sign);
   if constexpr (!kUsage) return {};
+  if (slot.flags & kClaimGpus) gpu += snapshot_->pods[pod].request.claim_gpus * kMilliPerGpu;
   // Usage(pod, a), from the devices just counted.
   return MakeResources(gpu, slot.cpu_milli, slot.memory_bytes);
 }

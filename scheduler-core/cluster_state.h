@@ -142,15 +142,17 @@ class ClusterState {
   // What a pod costs its queue when placed as `allocation`. Inline: the
   // victim searches ask it for every pod they weigh. A pod placed at some
   // point of the cycle keeps its request's CPU and memory in its slot, so
-  // only pods never placed and MIG pods read the (large) Pod record.
+  // only pods never placed, MIG pods and pods with GPU claims read the
+  // (large) Pod record.
   ResourceVector Usage(PodId pod, const Allocation& allocation) const {
     const PodSlot& slot = pods_[pod];
-    if ((slot.flags & (kRequestKept | kMig)) == kRequestKept)
+    if ((slot.flags & (kRequestKept | kMig | kClaimGpus)) == kRequestKept)
       return MakeResources(CountDevices(allocation.device_mask) * allocation.portion,
                            slot.cpu_milli, slot.memory_bytes);
     const PodRequest& r = snapshot_->pods[pod].request;
-    const Milli gpu = r.mig_count > 0 ? r.mig_count * r.mig_milli_each
-                                      : CountDevices(allocation.device_mask) * allocation.portion;
+    const Milli gpu = r.claim_gpus * kMilliPerGpu +
+                      (r.mig_count > 0 ? r.mig_count * r.mig_milli_each
+                                       : CountDevices(allocation.device_mask) * allocation.portion);
     return MakeResources(gpu, r.cpu_milli, r.memory_bytes);
   }
 
@@ -173,6 +175,7 @@ class ClusterState {
   static constexpr uint8_t kWhole = 2;        // the request holds whole GPUs
   static constexpr uint8_t kMig = 4;          // the request asks MIG slices
   static constexpr uint8_t kExtras = 8;       // it asks other resources or host ports
+  static constexpr uint8_t kClaimGpus = 16;   // its resource claims charge GPUs
   struct PodSlot {
     uint64_t device_mask = 0;
     Milli portion = 0;

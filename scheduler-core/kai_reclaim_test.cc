@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "scheduler-core/testing/test_support.h"
 
@@ -51,12 +52,26 @@ struct KaiCase {
   std::set<std::string> evicted;                // jobs whose every task is evicted
   std::set<std::string> bound;                  // pending jobs that get their tasks bound
   std::map<std::string, Milli> fair_share_gpu;  // per queue, when checked
+  // The GPUs are dynamic resource claims' (KAI's DRA tests): the nodes'
+  // ResourceSlices publish them, and each task holds or asks for them
+  // through a claim, as the scheduler's view gives such pods to the core.
+  bool dra = false;
 };
+
+// The core resource a node's free GPUs of the claims' class are counted in.
+constexpr char kDraGpuClass[] = "deviceclass.resource.kubernetes.io/nvidia.com-gpu";
 
 Snapshot BuildKaiWorld(const KaiCase& c) {
   SnapshotBuilder b;
   b.SetNow(kNow);
-  for (const auto& [name, gpus] : c.nodes) b.AddNode(GpuNode(name, gpus));
+  for (const auto& [name, gpus] : c.nodes) {
+    NodeSpec node = GpuNode(name, c.dra ? 0 : gpus);
+    if (c.dra) {
+      node.claim_gpus = gpus;
+      node.other_resources[kDraGpuClass] = gpus * 1000;
+    }
+    b.AddNode(node);
+  }
   for (const KaiQueue& q : c.queues) {
     QueueSpec spec = GpuQueue(q.name, q.parent, static_cast<Milli>(q.deserved_gpus * 1000),
                               kUnlimited, q.over_quota_weight);
@@ -78,6 +93,10 @@ Snapshot BuildKaiWorld(const KaiCase& c) {
                   .group = job.name,
                   .whole_gpus = static_cast<int32_t>(job.gpus_per_task / 1000),
                   .creation_time = created};
+      if (c.dra) {
+        pod.claim_gpus = std::exchange(pod.whole_gpus, 0);
+        pod.other_resources[kDraGpuClass] = job.gpus_per_task;
+      }
       if (!job.tasks[t].empty()) {
         std::vector<int> devices;
         for (int32_t d = 0; d < pod.whole_gpus; ++d) devices.push_back(next_device[job.tasks[t]]++);
@@ -277,6 +296,63 @@ TEST(KaiReclaimTest, ALeafAtTheTopIsReclaimedFromByADepartmentsChild) {
         {"inference-pending", "inference-default", 1000, Pending(1)}},
        {"root-leaf-victim"},
        {"inference-pending"}});
+}
+
+// KAI's reclaim of GPUs that pods hold through dynamic resource claims:
+// the same division as for devices, the claims' devices freed by the
+// eviction going to the reclaimer.
+TEST(KaiReclaimTest, ResourceClaimGpusAreReclaimedAsDevicesAre) {
+  const KaiCase cases[] = {
+      {"integration_tests/reclaim/reclaim_gpu_dra_test.go: queue0 is under fair share, queue1 is "
+       "over fair share - reclaim",
+       {{"node0", 8}},
+       {{"queue0", 2, 6}, {"queue1", 4, 2}},
+       {{"q0_job0", "queue0", 2000, On("node0", 1)},
+        {"q0_job1", "queue0", 1000, On("node0", 1)},
+        {"q0_job2", "queue0", 1000, Pending(1)},
+        {"q1_job0", "queue1", 4000, On("node0", 1)},
+        {"q1_job1", "queue1", 1000, On("node0", 1)}},
+       {"q1_job1"},
+       {"q0_job2"},
+       {},
+       true},
+      {"integration_tests/reclaim/reclaim_gpu_dra_test.go: 1 train job running for queue0, 1 "
+       "train job pending for queue1 - reclaim",
+       {{"node0", 2}},
+       {{"queue0", 1, 1}, {"queue1", 1, 1}},
+       {{"running_job0", "queue0", 2000, On("node0", 1)},
+        {"pending_job0", "queue1", 1000, Pending(1)}},
+       {"running_job0"},
+       {"pending_job0"},
+       {},
+       true},
+      {"integration_tests/reclaim/reclaim_gpu_dra_test.go: 2 jobs running for queue0 on 3 GPUs, "
+       "1 job running for queue1 on 1 GPU, 1 pending job for queue1, deserved of queue1 is 1 - "
+       "don't reclaim",
+       {{"node0", 2}, {"node1", 2}},
+       {{"queue0", 2, 2}, {"queue1", 1, 1}},
+       {{"running_job0", "queue0", 1000, On("node1", 1)},
+        {"running_job1", "queue0", 2000, On("node0", 1)},
+        {"running_job2", "queue1", 1000, On("node1", 1)},
+        {"pending_job0", "queue1", 1000, Pending(1)}},
+       {},
+       {},
+       {},
+       true},
+      // Its overflowing job never reaches the core: its claims ask for more
+      // devices than a claim can be given, and it waits saying so.
+      {"integration_tests/reclaim/reclaim_dra_overflow_test.go: overflowing DRA request does not "
+       "block reclaim for a valid request in the same queue",
+       {{"node0", 2}},
+       {{"reclaiming-queue", 2, 1}, {"victim-queue", 0, 1}},
+       {{"valid-job", "reclaiming-queue", 2000, Pending(1)},
+        {"victim-job", "victim-queue", 2000, On("node0", 1)}},
+       {"victim-job"},
+       {"valid-job"},
+       {},
+       true},
+  };
+  for (const KaiCase& c : cases) RunKaiCase(c);
 }
 
 // Victims of one priority leave newest first, whatever they hold; a lower

@@ -3,6 +3,7 @@
 // order, victims chosen per device, and pending reasons that name the rule.
 #include <gtest/gtest.h>
 
+#include "scheduler-core/cluster_state.h"
 #include "scheduler-core/session.h"
 #include "scheduler-core/testing/test_support.h"
 
@@ -138,6 +139,43 @@ TEST(KaiRulesTest, LimitsHoldAtEveryLevelAndQuotasOnlyForNonPreemptibleWork) {
       EXPECT_NE(reason.find(c.reason_part), std::string::npos) << c.name << ": " << reason;
     }
   }
+}
+
+// KAI counts the GPUs of dynamic resource claims (DRA) as GPUs: those the
+// nodes' slices publish in the capacity, those a pod's claims take in its
+// queue's allocation, so a queue's limit holds for them as for devices.
+TEST(KaiRulesTest, ResourceClaimGpusCountAsTheQueuesGpus) {
+  const std::string kClass = "deviceclass.resource.kubernetes.io/gpu.example.com";
+  SnapshotBuilder b;
+  b.AddQueue(GpuQueue("org", "", kUnlimited));
+  b.AddQueue(GpuQueue("team", "org", kUnlimited, 2000));
+  NodeSpec node = GpuNode("n", 0);
+  node.claim_gpus = 4;
+  node.other_resources[kClass] = 4000;
+  b.AddNode(node);
+  for (int i = 0; i < 3; ++i) {
+    PodSpec p{.name = "job-" + std::to_string(i), .queue = "team", .claim_gpus = 1};
+    p.other_resources[kClass] = 1000;
+    p.creation_time = i;
+    b.AddPod(p);
+  }
+  Snapshot s = MustBuild(b);
+  EXPECT_EQ(ClusterState(s).Capacity()[kGpu], 4000);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(Binds(d), 2);
+  const std::string reason = ReasonOf(d, s, "job-2");
+  EXPECT_NE(reason.find("queue team would exceed its gpu limit"), std::string::npos) << reason;
+  EXPECT_EQ(ReportOf(d, s, "team").allocated[kGpu], 2000);
+  EXPECT_EQ(ReportOf(d, s, "team").requested[kGpu], 3000);
+
+  // Running, such a pod is charged the same.
+  SnapshotBuilder running = b;
+  PodSpec held{.name = "held", .queue = "team", .claim_gpus = 2};
+  held.other_resources[kClass] = 2000;
+  running.AddPod(Running(held, "n", {}));
+  Snapshot r = MustBuild(running);
+  EXPECT_EQ(ClusterState(r).QueueAllocated(QueueNamed(r, "team"))[kGpu], 2000);
+  EXPECT_EQ(Binds(RunCycle(r)), 0);
 }
 
 // Two queues, a and b, each with one pending one-GPU job and one GPU free:

@@ -32,9 +32,9 @@ std::string ShapeKey(const Pod& pod) {
   const PodRequest& r = pod.request;
   // Every field of the request: pods of one shape are priced and placed
   // alike (the session keeps one estimate per shape).
-  int64_t fields[] = {r.cpu_milli,    r.memory_bytes,   r.whole_gpus,
-                      r.gpu_fraction, r.gpu_memory_mib, r.num_devices,
-                      r.mig_profile,  r.mig_count,      r.mig_milli_each};
+  int64_t fields[] = {r.cpu_milli,      r.memory_bytes, r.whole_gpus,  r.gpu_fraction,
+                      r.gpu_memory_mib, r.num_devices,  r.mig_profile, r.mig_count,
+                      r.mig_milli_each, r.claim_gpus};
   AppendBytes(key, fields, sizeof(fields));
   for (const Label& l : pod.node_selector) AppendBytes(key, &l, sizeof(l));
   key.push_back('|');
@@ -103,6 +103,8 @@ Status CheckPodRequest(const Pod& pod) {
   if (r.mig_count > 0 && (r.whole_gpus > 0 || r.IsShared()))
     return bad("a MIG profile cannot be combined with whole or shared GPUs");
   if (r.mig_count > 0 && r.mig_milli_each <= 0) return bad("MIG profile has no compute slices");
+  if (r.claim_gpus < 0 || r.claim_gpus > kMaxClaimGpus)
+    return bad("resource claims' GPUs outside [0, " + std::to_string(kMaxClaimGpus) + "]");
   const PodExtras& x = ExtrasOf(pod);
   for (const PodTerm& t : x.affinity)
     if (t.key != x.affinity.front().key)
@@ -278,11 +280,13 @@ int32_t LargestDeviceMib(const std::vector<GpuDevice>& devices) {
 }
 
 Milli EstimatedGpuMilli(const PodRequest& r, int32_t largest_device_mib) {
-  if (r.whole_gpus > 0) return r.whole_gpus * kMilliPerGpu;
+  const Milli claims = r.claim_gpus * kMilliPerGpu;
+  if (r.whole_gpus > 0) return claims + r.whole_gpus * kMilliPerGpu;
   if (r.IsShared())
-    return std::min<Milli>(PortionOnDevice(r, largest_device_mib), kMilliPerGpu) * r.num_devices;
-  if (r.mig_count > 0) return r.mig_count * r.mig_milli_each;
-  return 0;
+    return claims +
+           std::min<Milli>(PortionOnDevice(r, largest_device_mib), kMilliPerGpu) * r.num_devices;
+  if (r.mig_count > 0) return claims + r.mig_count * r.mig_milli_each;
+  return claims;
 }
 
 }  // namespace vtenant::sched

@@ -32,6 +32,10 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 // 64-bit mask relative to the node's first device.
 inline constexpr int kMaxDevicesPerNode = 64;
 
+// The most GPUs a pod's dynamic resource claims may charge its queue: far
+// above any node's, low enough that no sum of them overflows.
+inline constexpr int32_t kMaxClaimGpus = 1 << 16;
+
 struct Label {
   StringId key = kNoString;
   StringId value = kNoString;
@@ -95,6 +99,10 @@ struct Node {
   std::vector<Taint> taints;
   std::vector<MigSlot> mig;
   std::vector<OtherResource> other_resources;  // allocatable, sorted by name
+  // GPUs its ResourceSlices publish (dynamic resource allocation): counted
+  // in the cluster's capacity as devices are, though claims, not the
+  // core's devices, give them out (other_resources count them per class).
+  int32_t claim_gpus = 0;
 };
 
 // The value of `node`'s label `key`, kNoString when it has none. Its
@@ -210,6 +218,10 @@ struct PodRequest {
   StringId mig_profile = kNoString;  // nvidia.com/mig-<profile>
   int32_t mig_count = 0;
   Milli mig_milli_each = 0;  // MigProfileGpuMilli of the profile, for accounting
+  // GPUs its dynamic resource claims hold or ask for, charged to its queue
+  // as whole GPUs (KAI counts DRA GPUs so); the devices themselves are
+  // counted as other resources, per device class.
+  int32_t claim_gpus = 0;
 
   bool IsShared() const { return gpu_fraction > 0 || gpu_memory_mib > 0; }
   bool operator==(const PodRequest&) const = default;
@@ -379,9 +391,10 @@ Status Validate(const Snapshot& snapshot);
 // InvalidArgument otherwise.
 Result<Milli> MigProfileGpuMilli(std::string_view profile);
 
-// What the pod's GPU request costs before we know its device. A gpu-memory
-// request is priced on the largest device of the cluster (its cheapest
-// possible placement); once placed, the real portion is used.
+// What the pod's GPU request costs before we know its device, its claims'
+// GPUs included. A gpu-memory request is priced on the largest device of
+// the cluster (its cheapest possible placement); once placed, the real
+// portion is used.
 Milli EstimatedGpuMilli(const PodRequest& request, int32_t largest_device_mib);
 
 // The memory of the largest of `devices` (MiB), 0 for none: what

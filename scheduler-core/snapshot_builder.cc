@@ -48,6 +48,8 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
     return InvalidArgument("node " + spec.name + ": " + std::to_string(spec.gpus) +
                            " GPUs; between 0 and " + std::to_string(kMaxDevicesPerNode) +
                            " are supported");
+  if (spec.claim_gpus < 0)
+    return InvalidArgument("node " + spec.name + ": its resource slices' GPUs are negative");
   Node node;
   node.name = spec.name;
   node.cpu_milli = spec.cpu_milli;
@@ -57,6 +59,7 @@ Result<Node> MakeNode(const NodeSpec& spec, NodeId id, Interner& strings,
   node.gpus_in_capacity = spec.gpus_in_capacity;
   node.first_device = static_cast<DeviceId>(devices.size());
   node.num_devices = spec.gpus;
+  node.claim_gpus = spec.claim_gpus;
   StringId model = InternOrNone(strings, spec.gpu_model);
   for (int i = 0; i < spec.gpus; ++i) devices.push_back({id, spec.gpu_memory_mib, model});
   node.labels = InternLabels(strings, spec.labels);
@@ -143,6 +146,7 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
   r.gpu_memory_mib = spec.gpu_memory_mib;
   r.num_devices = spec.num_devices;
   r.mig_count = spec.mig_count;
+  r.claim_gpus = spec.claim_gpus;
   if (!spec.mig_profile.empty()) {
     r.mig_profile = strings.Intern(spec.mig_profile);
     Result<Milli> each = MigProfileGpuMilli(spec.mig_profile);

@@ -52,6 +52,7 @@ struct NodeSpec {
   std::vector<std::pair<std::string, int32_t>> mig;  // "1g.5gb" -> count (mixed strategy)
   // Allocatable of other resources (model.h's OtherResource), milli.
   std::map<std::string, int64_t> other_resources;
+  int32_t claim_gpus = 0;  // Node::claim_gpus
   bool operator==(const NodeSpec&) const = default;
 };
 
@@ -114,6 +115,7 @@ struct PodSpec {
   int32_t num_devices = 1;
   std::string mig_profile;
   int32_t mig_count = 0;
+  int32_t claim_gpus = 0;  // PodRequest::claim_gpus
   LabelPairs node_selector;
   // Required node affinity terms "key In (values)".
   std::vector<std::pair<std::string, std::vector<std::string>>> node_affinity_in;
