@@ -701,12 +701,18 @@ Result<World> ClusterView::Build(int64_t now) {
       }
     }
   }
-  // Claims not allocated yet, each with the pod that asks for its devices:
-  // the first (by key) that uses it, placed or waiting. And each claim's
-  // waiting pods not reserved in it yet, in key order: no more of them may
-  // join it than the consumers it has room for, so a gang of them waits
-  // whole rather than bind in part.
-  std::map<std::string, const std::string*> claim_askers;
+  // Each claim with the pod charged for it: the first (by key) of the
+  // placed pods that use it, else of the waiting ones. Its queue holds the
+  // claim's GPUs, and while the claim is not allocated it asks for the
+  // claim's devices. And each
+  // claim's waiting pods not reserved in it yet, in key order: no more of
+  // them may join it than the consumers it has room for, so a gang of them
+  // waits whole rather than bind in part.
+  struct ClaimOwner {
+    const std::string* key = nullptr;
+    bool placed = false;
+  };
+  std::map<std::string, ClaimOwner> claim_owners;
   std::map<std::string, std::vector<const std::string*>> claim_joiners;
   for (const auto& [key, p] : pods_) {
     if (!devices_.AnyClaim()) break;
@@ -714,16 +720,23 @@ Result<World> ClusterView::Build(int64_t now) {
         (p.gated && p.node.empty()))
       continue;
     const std::string ns = kube::SplitKey(key).first;
-    const bool waiting = p.role == CorePod::Role::kOurs && p.node.empty() &&
-                         !assumed_.contains(key) && !nominated_.contains(key);
+    const bool placed = !p.node.empty() || assumed_.contains(key);
+    const bool waiting = p.role == CorePod::Role::kOurs && !placed && !nominated_.contains(key);
     for (const PodDeviceClaim& pc : p.device_claims) {
       if (pc.claim.empty()) continue;
-      if (devices_.NeedsAllocation(ns, pc.claim))
-        claim_askers.try_emplace(kube::MakeKey(ns, pc.claim), &key);
+      auto [owner, first] =
+          claim_owners.try_emplace(kube::MakeKey(ns, pc.claim), ClaimOwner{&key, placed});
+      if (!first && placed && !owner->second.placed) owner->second = {&key, true};
       if (waiting && !devices_.ReservedFor(ns, pc.claim, p.uid))
         claim_joiners[kube::MakeKey(ns, pc.claim)].push_back(&key);
     }
   }
+  // The devices of claims a placed pod is charged for are that pod's in
+  // the core, so that evicting it frees them.
+  std::set<std::string, std::less<>> pod_held;
+  for (const auto& [claim, owner] : claim_owners)
+    if (owner.placed) pod_held.insert(claim);
+  devices_.SetPodHeld(std::move(pod_held));
   for (const auto& [key, p] : pods_) {
     if (p.role == CorePod::Role::kReservation) continue;
     const bool ours = p.role == CorePod::Role::kOurs;
@@ -780,25 +793,31 @@ Result<World> ClusterView::Build(int64_t now) {
       const std::string& queue = g != groups_.end() ? g->second.spec.queue
                                  : p.queue.empty()  ? std::string(kDefaultQueue)
                                                     : p.queue;
-      // A claim that pods share is asked for by the first of them, and
+      // A claim that pods share is charged to the first of them, and
       // joined by waiting pods in key order.
       DeviceClaims::Sharing sharing;
       for (const PodDeviceClaim& pc : p.device_claims) {
         const std::string claim = kube::MakeKey(claims_ns, pc.claim);
-        if (auto asker = claim_askers.find(claim);
-            asker != claim_askers.end() && *asker->second != key)
-          sharing.asked_by_another.insert(claim);
+        if (auto owner = claim_owners.find(claim);
+            owner != claim_owners.end() && *owner->second.key != key)
+          sharing.charged_to_another.insert(claim);
         if (auto joiners = claim_joiners.find(claim); joiners != claim_joiners.end()) {
           const auto& in_line = joiners->second;
           sharing.joiners_ahead[claim] =
               std::find(in_line.begin(), in_line.end(), &key) - in_line.begin();
         }
       }
-      if (ours && !placed)
+      if (ours && !placed) {
         devices = devices_.Check(claims_ns, p.uid, queue, p.device_claims, device_nodes(), sharing);
-      else
-        devices.requests = devices_.Requests(claims_ns, p.device_claims, sharing.asked_by_another);
+      } else {
+        devices.requests =
+            devices_.Requests(claims_ns, p.device_claims, sharing.charged_to_another);
+        for (const auto& [resource, milli] :
+             devices_.Holds(claims_ns, p.device_claims, sharing.charged_to_another))
+          devices.requests[resource] += milli;
+      }
       c.devices = devices.requests;
+      c.claim_gpus = devices_.Gpus(claims_ns, p.device_claims, sharing.charged_to_another);
     }
     if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {
       // Every pod's, placed or not: a bound pod's volumes are attached.
@@ -1115,6 +1134,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     for (const auto& [resource, milli] : d.core.attachments)
       spec.other_resources[resource] += milli;
     for (const auto& [resource, milli] : d.core.devices) spec.other_resources[resource] += milli;
+    spec.claim_gpus = d.core.claim_gpus;
     if (d.core.holder) spec.subgroup.clear();
     spec.marks = d.core.marks;
     if (d.core.affinity_nodes)

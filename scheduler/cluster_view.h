@@ -298,6 +298,7 @@ class ClusterView {
     int32_t whole_gpus = 0;                                  // capped at its node's GPUs once bound
     std::map<std::string, int64_t> attachments;  // its volumes, as attach_limits.h counts them
     std::map<std::string, int64_t> devices;      // its claims' devices, as device_claims.h counts
+    int32_t claim_gpus = 0;                      // the GPUs its claims charge its queue
     bool operator==(const CoreFields&) const = default;
   };
   // What the Universe was last given for a pod, and its id there.

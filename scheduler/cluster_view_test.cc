@@ -12,6 +12,7 @@
 
 #include "kube/json_builder.h"
 #include "kube/testing/json.h"
+#include "scheduler-core/cluster_state.h"
 #include "scheduler-core/scheduler.h"
 
 namespace vtenant::scheduler {
@@ -130,9 +131,11 @@ class ClusterViewTest : public ::testing::Test {
         "spec":{"devices":{"requests":[{"name":"r","exactly":{
         "deviceClassName":"gpu.example.com"}}]}}})"));
   }
-  // Pod `name`, asking for no GPU, with resource claim `claim`.
-  void AddPodWithClaim(const std::string& name, const std::string& claim) {
-    kube::Object pod = Pod({.name = name, .gpus = 0});
+  // Pod `name`, asking for no GPU, with resource claim `claim`; bound to
+  // `node` unless empty.
+  void AddPodWithClaim(const std::string& name, const std::string& claim,
+                       const std::string& node = "") {
+    kube::Object pod = Pod({.name = name, .gpus = 0, .node = node});
     pod["spec"].AddMember(
         "resourceClaims",
         rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":")" + claim + R"("}])"),
@@ -248,6 +251,60 @@ TEST_F(ClusterViewTest, ASharedClaimAsksForItsDevicesOnce) {
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   ASSERT_EQ(second->size(), 1u);
   EXPECT_FALSE((*second)[0].allocate) << "it joins the claim the first allocates";
+}
+
+// The GPUs of resource claims are the queue's, as KAI counts DRA GPUs: the
+// node's GPU driver's devices are capacity, and a claim that pods share is
+// charged once, to the first that uses it.
+TEST_F(ClusterViewTest, AClaimsGpusAreChargedToItsQueueOnce) {
+  GiveN1ADevice();
+  AddClaim("shared");
+  for (const char* name : {"s1", "s2"}) AddPodWithClaim(name, "shared");
+  World w = Build();
+  auto pod = [&](const std::string& key) -> const sched::Pod& {
+    for (const sched::Pod& p : w.snapshot->pods)
+      if (p.name == key) return p;
+    ADD_FAILURE() << key << " is not in the snapshot";
+    return w.snapshot->pods.front();
+  };
+  for (const sched::Node& n : w.snapshot->nodes)
+    EXPECT_EQ(n.claim_gpus, n.name == "n1" ? 1 : 0) << n.name;
+  EXPECT_EQ(pod("ns/s1").request.claim_gpus, 1);
+  EXPECT_EQ(pod("ns/s2").request.claim_gpus, 0) << "the claim is charged to s1";
+}
+
+// A placed pod holds its allocated claim's device in the core: the node
+// counts the device as its own and the pod as what it holds, so evicting
+// the pod (reclaim, preemption) frees it for a waiting pod.
+TEST_F(ClusterViewTest, APlacedPodHoldsItsClaimsDevicesInTheCore) {
+  GiveN1ADevice();
+  view_.UpsertDevices(ClusterView::DeviceKind::kClaim,
+                      Json(R"({"metadata":{"name":"held","namespace":"ns","uid":"claim-held"},
+      "spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"gpu.example.com"}}]}},
+      "status":{"allocation":{"devices":{"results":[{"request":"r","driver":"gpu.example.com",
+      "pool":"n1","device":"gpu-0"}]}},"reservedFor":[{"resource":"pods","name":"a","uid":"u-a"}]}})"));
+  AddPodWithClaim("a", "held", "n1");
+  AddClaim("wanted");
+  AddPodWithClaim("b", "wanted");
+  World w = Build();
+  ASSERT_TRUE(w.unschedulable.empty()) << w.unschedulable[0].reason;
+  const sched::Snapshot& s = *w.snapshot;
+  auto pod = [&](const std::string& key) {
+    for (sched::PodId p = 0; p < s.pods.size(); ++p)
+      if (s.pods[p].name == key) return p;
+    ADD_FAILURE() << key << " is not in the snapshot";
+    return sched::PodId{0};
+  };
+  sched::NodeId n1 = 0;
+  while (n1 < s.nodes.size() && s.nodes[n1].name != "n1") ++n1;
+  ASSERT_LT(n1, s.nodes.size());
+  const sched::PodId a = pod("ns/a"), b = pod("ns/b");
+  EXPECT_EQ(s.pods[a].request.claim_gpus, 1);
+  EXPECT_EQ(s.pods[b].request.claim_gpus, 1);
+  sched::ClusterState state(s);
+  EXPECT_FALSE(state.Admits(b, n1)) << "a holds the device";
+  state.Remove(a);
+  EXPECT_TRUE(state.Admits(b, n1)) << "a's eviction frees it";
 }
 
 // A claim with room for two more consumers takes two of three waiting

@@ -12,8 +12,9 @@
 namespace vtenant::scheduler {
 namespace {
 
-// Whether a class's name says it is of GPUs, as KAI's IsGPUDeviceClass.
-bool IsGpuClass(std::string_view device_class) {
+// Whether the name of a class (or a driver) says it is of GPUs, as KAI's
+// IsGPUDeviceClass.
+bool SaysGpu(std::string_view device_class) {
   std::string lower(device_class);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -198,6 +199,12 @@ void DeviceClaims::SlicesChanged() {
     else
       shared_slices_.push_back(&slice);
   }
+  own_devices_.clear();
+  for (const auto& [node, slices] : node_slices_)
+    for (const Slice* slice : slices)
+      if (Serves(*slice, {node}))
+        for (const Device& d : *slice->devices)
+          own_devices_.emplace(DeviceKey(d.driver, d.pool, d.name), &d);
   ClassesChanged();
 }
 
@@ -265,6 +272,17 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
         c.problem = "request " + request_name + " has neither exactly nor firstAvailable";
       }
     }
+  }
+  // As the allocator counts it: the least each request takes (All: one).
+  int64_t least = 0;
+  for (size_t i = 0; i < c.requests.size() && c.problem.empty(); ++i) {
+    const Request& r = c.requests[i];
+    const int64_t adding = r.all ? 1 : r.count;
+    if (adding > kClaimAllocationMaxSize - least)
+      c.problem = "request " + r.name + ": adding " + std::to_string(adding) +
+                  " devices exceeds the claim limit of " + std::to_string(kClaimAllocationMaxSize) +
+                  ", with " + std::to_string(least) + " already accounted for";
+    least += adding;
   }
   if (const rapidjson::Value* constraints = kube::Find(object, {"spec", "devices", "constraints"});
       constraints != nullptr && constraints->IsArray()) {
@@ -361,15 +379,16 @@ void DeviceClaims::Hold(const std::vector<DeviceResult>& results, int sign) {
 
 std::map<std::string, int64_t> DeviceClaims::Requests(
     std::string_view ns, const std::vector<PodDeviceClaim>& claims,
-    const std::set<std::string, std::less<>>& asked_by_another) const {
+    const std::set<std::string, std::less<>>& charged_to_another) const {
   std::map<std::string, int64_t> requests;
   for (const PodDeviceClaim& pc : claims) {
     if (pc.claim.empty() || !NeedsAllocation(ns, pc.claim) ||
-        asked_by_another.contains(kube::MakeKey(ns, pc.claim)))
+        charged_to_another.contains(kube::MakeKey(ns, pc.claim)))
       continue;
     const Claim* c = Find(ns, pc.claim);
     for (const Request& r : c->requests)
-      requests[DeviceClassResource(r.device_class)] += (r.all ? 1 : r.count) * 1000;
+      requests[DeviceClassResource(r.device_class)] +=
+          std::min(r.all ? 1 : r.count, kClaimAllocationMaxSize) * 1000;
   }
   return requests;
 }
@@ -456,8 +475,59 @@ bool DeviceClaims::Held(const Device& device) const {
   return held_.contains(DeviceKey(device.driver, device.pool, device.name));
 }
 
+void DeviceClaims::SetPodHeld(std::set<std::string, std::less<>> claims) {
+  std::erase_if(claims, [&](const std::string& key) {
+    auto c = claims_.find(key);
+    return c == claims_.end() || !c->second.allocated;
+  });
+  if (claims == pod_held_) return;
+  pod_held_ = std::move(claims);
+  ++version_;
+}
+
+bool DeviceClaims::HeldByPlacedPod(const Device& device) const {
+  if (pod_held_version_ != version_) {
+    pod_held_devices_.clear();
+    for (const std::string& key : pod_held_) {
+      auto c = claims_.find(key);
+      if (c == claims_.end() || !c->second.allocated) continue;
+      for (const DeviceResult& r : c->second.results)
+        if (std::string k = DeviceKey(r.driver, r.pool, r.device); own_devices_.contains(k))
+          ++pod_held_devices_[std::move(k)];
+    }
+    pod_held_version_ = version_;
+  }
+  const std::string key = DeviceKey(device.driver, device.pool, device.name);
+  auto by_pods = pod_held_devices_.find(key);
+  auto by_all = held_.find(key);
+  return by_pods != pod_held_devices_.end() && by_all != held_.end() &&
+         by_pods->second == by_all->second;
+}
+
+std::map<std::string, int64_t> DeviceClaims::Holds(
+    std::string_view ns, const std::vector<PodDeviceClaim>& claims,
+    const std::set<std::string, std::less<>>& charged_to_another) const {
+  std::map<std::string, int64_t> holds;
+  for (const PodDeviceClaim& pc : claims) {
+    const std::string key = kube::MakeKey(ns, pc.claim);
+    auto c = claims_.find(key);
+    if (pc.claim.empty() || c == claims_.end() || !pod_held_.contains(key) ||
+        charged_to_another.contains(key))
+      continue;
+    for (const DeviceResult& r : c->second.results) {
+      auto d = own_devices_.find(DeviceKey(r.driver, r.pool, r.device));
+      if (d == own_devices_.end() || !HeldByPlacedPod(*d->second)) continue;
+      for (const auto& [cls, unused] : classes_)
+        if (Selects(Request{.device_class = cls}, *d->second).empty())
+          holds[DeviceClassResource(cls)] += 1000;
+    }
+  }
+  return holds;
+}
+
 Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, const Claim& claim,
-                                                       std::vector<const Device*>* devices) const {
+                                                       std::vector<const Device*>* devices,
+                                                       Taking taking) const {
   // Each constraint's attribute may take any value the node's devices
   // have: every combination in turn, until one can be had.
   std::vector<std::vector<const DeviceAttribute*>> values(claim.constraints.size());
@@ -475,7 +545,7 @@ Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, 
       [&](size_t k) -> std::optional<std::vector<DeviceResult>> {
     if (k == fixed.size()) {
       std::vector<const Device*> left = *devices;
-      Result<std::vector<DeviceResult>> results = ChooseWith(name, claim, fixed, &left);
+      Result<std::vector<DeviceResult>> results = ChooseWith(name, claim, fixed, &left, taking);
       if (!results.ok()) {
         last = results.status();
         return std::nullopt;
@@ -503,7 +573,7 @@ const DeviceAttribute* DeviceClaims::AttributeOf(const Device& device,
 
 Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
     const std::string& name, const Claim& claim, const std::vector<const DeviceAttribute*>& fixed,
-    std::vector<const Device*>* devices) const {
+    std::vector<const Device*>* devices, Taking taking) const {
   std::vector<DeviceResult> results;
   // Takes devices for one request (of top-level request `parent`) out of
   // `devices`; false when too few are free (for All, when one it selects
@@ -524,7 +594,7 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
       if (!r.all && static_cast<int64_t>(picked.size()) == r.count) break;
       const Device& d = *(*devices)[i];
       if (!Selects(r, d).empty() || constrained_out(d)) continue;
-      if (Held(d)) {
+      if (Held(d) && !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d))) {
         if (r.all) return false;
         continue;
       }
@@ -559,11 +629,42 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
 void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
   const NodeRef ref{name, &node->labels};
   for (const Device* d : NodeDevices(ref)) {
-    if (Held(*d)) continue;
+    if (Held(*d) && !HeldByPlacedPod(*d)) continue;
     for (const auto& [cls, c] : classes_)
       if (Selects(Request{.device_class = cls}, *d).empty())
         node->other_resources[DeviceClassResource(cls)] += 1000;
   }
+  // Its GPUs, as KAI counts them: the devices of its own slices whose
+  // driver's name says "gpu", held or free.
+  if (auto own = node_slices_.find(name); own != node_slices_.end())
+    for (const Slice* slice : own->second)
+      if (Serves(*slice, ref) && SaysGpu(slice->driver))
+        node->claim_gpus += static_cast<int32_t>(slice->devices->size());
+}
+
+int32_t DeviceClaims::Gpus(std::string_view ns, const std::vector<PodDeviceClaim>& claims,
+                           const std::set<std::string, std::less<>>& charged_to_another) const {
+  int64_t gpus = 0;
+  for (const PodDeviceClaim& pc : claims) {
+    const Claim* c = pc.claim.empty() ? nullptr : Find(ns, pc.claim);
+    if (c == nullptr || charged_to_another.contains(kube::MakeKey(ns, pc.claim))) continue;
+    for (const Request& r : c->requests) {
+      if (!c->allocated) {
+        // Before allocation, what Requests asks of the nodes.
+        if (SaysGpu(r.device_class)) gpus += std::min(r.all ? 1 : r.count, kClaimAllocationMaxSize);
+        continue;
+      }
+      // Once allocated, the devices given to its GPU requests.
+      auto gpu_request = [&](std::string_view given) {
+        if (given == r.name) return SaysGpu(r.device_class);
+        for (const Request& alternative : r.alternatives)
+          if (given == alternative.name) return SaysGpu(alternative.device_class);
+        return false;
+      };
+      for (const DeviceResult& result : c->results) gpus += gpu_request(result.request);
+    }
+  }
+  return static_cast<int32_t>(std::min<int64_t>(gpus, sched::kMaxClaimGpus));
 }
 
 DeviceClaims::Verdict DeviceClaims::Check(std::string_view ns, std::string_view pod_uid,
@@ -604,7 +705,7 @@ DeviceClaims::Verdict DeviceClaims::Check(std::string_view ns, std::string_view 
     }
     // KAI's rule for a GPU claim its pods share: of their queue.
     const bool gpu = std::any_of(c->requests.begin(), c->requests.end(), [](const Request& r) {
-      return r.alternatives.empty() && IsGpuClass(r.device_class);
+      return r.alternatives.empty() && SaysGpu(r.device_class);
     });
     if (!pc.from_template && gpu && c->queue.empty()) {
       v.reason = "DRA claim " + pc.claim + " is a shared GPU claim but does not have a queue " +
@@ -636,14 +737,15 @@ DeviceClaims::Verdict DeviceClaims::Check(std::string_view ns, std::string_view 
     else
       to_allocate.emplace_back(name, c);
   }
-  v.requests = Requests(ns, claims, sharing.asked_by_another);
+  v.requests = Requests(ns, claims, sharing.charged_to_another);
   if (to_allocate.empty()) return v;
   // The nodes where every claim not yet allocated can have its devices now.
   std::vector<std::string> names;
   for (const NodeRef& node : nodes) {
     std::vector<const Device*> devices = NodeDevices(node);
     bool fits = true;
-    for (const auto& [name, c] : to_allocate) fits = fits && Choose(name, *c, &devices).ok();
+    for (const auto& [name, c] : to_allocate)
+      fits = fits && Choose(name, *c, &devices, Taking::kFreeOrEvictable).ok();
     if (fits) names.emplace_back(node.name);
   }
   if (names.empty()) {
@@ -686,7 +788,7 @@ Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
     }
     if (!c->problem.empty())
       return FailedPrecondition("resource claim " + name + " cannot be allocated: " + c->problem);
-    VT_ASSIGN_OR_RETURN(a.results, Choose(name, *c, &devices));
+    VT_ASSIGN_OR_RETURN(a.results, Choose(name, *c, &devices, Taking::kFreeOnly));
     a.allocate = true;
     // The classes' configuration, then the claim's, as kube-scheduler
     // writes them into the allocation.

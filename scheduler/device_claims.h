@@ -40,12 +40,20 @@
 // A claim's constraints (matchAttribute: its devices, or those of the
 // requests named, share an attribute's value, such as a GPU and a NIC on
 // one PCIe root) are met by trying each value the node's devices have.
+//   - GPUs are counted in queues as KAI counts DRA GPUs: a node's own
+//     slices of a driver whose name says "gpu" add their devices to the
+//     cluster's GPU capacity, and the claims' requests of a class whose
+//     name says "gpu" charge their devices to the queue of the pod charged
+//     for the claim (Gpus), so queue quotas, limits and fair shares hold
+//     for them.
 // Not built: distinctAttribute (alpha), device taints and tolerations,
 // adminAccess (such a claim waits, saying so), consumable capacity,
-// partitionable devices, extended resources backed by a class, and
-// counting DRA GPUs in queues' quotas (KAI counts them). Reclaim and
-// preemption do not free devices: an allocated claim holds its devices
-// until the resourceclaim controller deallocates it.
+// partitionable devices, and extended resources backed by a class.
+//   - A placed pod holds the devices of the allocated claims it is charged
+//     for, in the core, so reclaim and preemption may evict it to free them
+//     (SetPodHeld, Holds); the devices go to a waiting pod once the
+//     resourceclaim controller has deallocated its claim. Devices of
+//     slices for several nodes stay held until then.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 
@@ -70,6 +78,10 @@ namespace vtenant::scheduler {
 // The most pods a claim can be reserved for (the API's
 // ResourceClaimReservedForMaxSize).
 inline constexpr size_t kClaimReservedForMaxSize = 256;
+
+// The most devices a claim can be given (the API's
+// AllocationResultsMaxSize); a claim that asks for more is never allocated.
+inline constexpr int64_t kClaimAllocationMaxSize = 32;
 
 // The core resource that counts a node's free devices of DeviceClass
 // `device_class` (the name Kubernetes gives a class's extended resource).
@@ -142,10 +154,12 @@ class DeviceClaims {
   };
 
   // How a pod stands among the pods that share its claims, by claim key
-  // ("namespace/name"): the claims whose devices another pod asks for, and
-  // for each claim how many waiting pods join it before this one.
+  // ("namespace/name"): the claims another pod is charged for (its queue
+  // holds their GPUs, and it asks for their devices while they are not
+  // allocated), and for each claim how many waiting pods join it before
+  // this one.
   struct Sharing {
-    std::set<std::string, std::less<>> asked_by_another;
+    std::set<std::string, std::less<>> charged_to_another;
     std::map<std::string, size_t, std::less<>> joiners_ahead;
   };
 
@@ -176,8 +190,32 @@ class DeviceClaims {
   uint64_t version() const { return version_; }
 
   // Sets on `node` (named `name`) DeviceClassResource of every class some
-  // free device there belongs to: how many.
+  // free device there belongs to: how many; and adds to its claim_gpus the
+  // devices its own slices of GPU drivers publish.
   void Apply(const std::string& name, sched::NodeSpec* node) const;
+
+  // Names the allocated claims (keys) that the pod charged for them holds
+  // placed, so that evicting it frees their devices in the core (reclaim,
+  // preemption): of those, the devices on their node's own slices that no
+  // other claim holds count in Apply as that node's, and Holds gives them
+  // as the pod's. Every other held device counts as no node's. Changes
+  // version() when the set does.
+  void SetPodHeld(std::set<std::string, std::less<>> claims);
+
+  // What the pod charged for claims `claims` in `ns` holds of the nodes'
+  // DeviceClassResource (milli): the devices SetPodHeld's claims among
+  // them (but for claims in `charged_to_another`) let Apply count, each
+  // under every class that selects it.
+  std::map<std::string, int64_t> Holds(
+      std::string_view ns, const std::vector<PodDeviceClaim>& claims,
+      const std::set<std::string, std::less<>>& charged_to_another = {}) const;
+
+  // The GPUs claims `claims` in `ns` charge their pod's queue, but for
+  // claims (keys) in `charged_to_another`: an allocated claim's devices
+  // given to requests of a class whose name says "gpu"; before allocation,
+  // what those requests count (All: one).
+  int32_t Gpus(std::string_view ns, const std::vector<PodDeviceClaim>& claims,
+               const std::set<std::string, std::less<>>& charged_to_another = {}) const;
 
   // The verdict for claims `claims` of the pod with UID `pod_uid` in `ns`,
   // scheduled in queue `queue`, among `nodes`. As KAI checks them, in
@@ -185,8 +223,9 @@ class DeviceClaims {
   // for fewer than kClaimReservedForMaxSize pods (or for this one), and,
   // when the pod names it itself and it asks for a class whose name says
   // "gpu" (a claim its pods share), carries the label kai.scheduler/queue
-  // of the pod's queue; then where the claims can have their devices.
-  // Its requests are Requests(ns, claims, sharing.asked_by_another); the
+  // of the pod's queue; then where the claims can have their devices,
+  // free or held by placed pods the core may evict (SetPodHeld).
+  // Its requests are Requests(ns, claims, sharing.charged_to_another); the
   // consumer limit counts sharing.joiners_ahead too.
   Verdict Check(std::string_view ns, std::string_view pod_uid, std::string_view queue,
                 const std::vector<PodDeviceClaim>& claims, const std::vector<NodeRef>& nodes,
@@ -202,12 +241,12 @@ class DeviceClaims {
 
   // What claims `claims` in `ns` ask of the nodes' DeviceClassResource
   // (milli): the devices of those neither allocated nor assumed, but for
-  // claims (keys) in `asked_by_another` (a claim several pods share asks
+  // claims (keys) in `charged_to_another` (a claim several pods share asks
   // once, by one of them). A pod placed with such claims asks for them too,
   // until its bind gives them.
   std::map<std::string, int64_t> Requests(
       std::string_view ns, const std::vector<PodDeviceClaim>& claims,
-      const std::set<std::string, std::less<>>& asked_by_another = {}) const;
+      const std::set<std::string, std::less<>>& charged_to_another = {}) const;
 
   // Whether claim `claim` in `ns` exists and is neither allocated nor
   // assumed: a bind must allocate it.
@@ -288,18 +327,26 @@ class DeviceClaims {
   std::vector<const Device*> NodeDevices(const NodeRef& node) const;
   // Whether some claim holds `device`.
   bool Held(const Device& device) const;
-  // Chooses free devices for `claim` from `devices` (those chosen are
-  // removed), each request in turn taking the first it selects (no
-  // search for a better fit when an earlier request took a device a later
-  // one needed); with constraints, for each combination of the values
-  // their attributes take on the node in turn. FailedPrecondition when a
-  // request cannot be met.
+  // Whether `device` is held by claims SetPodHeld named alone, on its
+  // node's own slice: the core counts it as the node's and their pod's.
+  bool HeldByPlacedPod(const Device& device) const;
+  // Which held devices a choice may take: none (a bind), or those
+  // HeldByPlacedPod (where a pod could go once the core evicts their pods).
+  enum class Taking { kFreeOnly, kFreeOrEvictable };
+  // Chooses devices for `claim` from `devices` (those chosen are removed),
+  // free ones or as `taking` says, each request in turn taking the first
+  // it selects (no search for a better fit when an earlier request took a
+  // device a later one needed); with constraints, for each combination of
+  // the values their attributes take on the node in turn.
+  // FailedPrecondition when a request cannot be met.
   Result<std::vector<DeviceResult>> Choose(const std::string& name, const Claim& claim,
-                                           std::vector<const Device*>* devices) const;
+                                           std::vector<const Device*>* devices,
+                                           Taking taking) const;
   // Choose, for constraint k's attribute fixed to *fixed[k].
   Result<std::vector<DeviceResult>> ChooseWith(const std::string& name, const Claim& claim,
                                                const std::vector<const DeviceAttribute*>& fixed,
-                                               std::vector<const Device*>* devices) const;
+                                               std::vector<const Device*>* devices,
+                                               Taking taking) const;
   // `device`'s value of `constraint`'s attribute; nullptr when it has none.
   static const DeviceAttribute* AttributeOf(const Device& device, const Constraint& constraint);
   // The claim of `claim` in `ns`, nullptr when unknown.
@@ -325,12 +372,20 @@ class DeviceClaims {
   std::map<std::string, Assumed, std::less<>> assumed_;
   // By DeviceKey, how many claims (allocated or assumed) hold the device.
   std::map<std::string, int, std::less<>> held_;
+  // The claims SetPodHeld named, and, as of version_, how many of them
+  // hold each device of a node's own slice (by DeviceKey).
+  std::set<std::string, std::less<>> pod_held_;
+  mutable std::map<std::string, int, std::less<>> pod_held_devices_;
+  mutable uint64_t pod_held_version_ = UINT64_MAX;
   // The newest generation of each pool, by DeviceKey(driver, pool, "").
   std::map<std::string, int64_t> newest_;
   // The slices of each node (spec.nodeName), and those of several
   // (allNodes, nodeSelector); pointers into slices_.
   std::map<std::string, std::vector<const Slice*>, std::less<>> node_slices_;
   std::vector<const Slice*> shared_slices_;
+  // The devices of nodes' own slices, of their pool's newest generation,
+  // by DeviceKey.
+  std::map<std::string, const Device*, std::less<>> own_devices_;
   // By "<class>\0<DeviceKey>": why the class does not select the device
   // ("" when it does), evaluated once per change of either.
   mutable std::map<std::string, std::string> class_matches_;

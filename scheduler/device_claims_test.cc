@@ -266,6 +266,49 @@ TEST_F(DeviceClaimsTest, AnAllRequestTakesEveryDeviceOfANodeOrNone) {
   EXPECT_EQ((*plan)[0].results.size(), 3u);
 }
 
+// The GPUs a pod's claims charge its queue, as KAI counts DRA GPUs: the
+// requests of a class whose name says "gpu" (All: one) before allocation,
+// the devices given to them after; a claim charged to another pod, none.
+TEST_F(DeviceClaimsTest, ClaimsChargeTheirGpuRequestsDevices) {
+  devices.UpsertSlice(Slice("node0", 3));
+  devices.UpsertClaim(Claim("two", 2));
+  devices.UpsertClaim(Claim("nic", 4, "", "nic.example.com"));
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"all","namespace":"team","uid":"u"},
+      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{
+      "deviceClassName":"nvidia.com/gpu","allocationMode":"All"}}]}},
+      "status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"node0","device":"gpu-0"},
+      {"request":"gpu","driver":"gpu.example.com","pool":"node0","device":"gpu-1"},
+      {"request":"gpu","driver":"gpu.example.com","pool":"node0","device":"gpu-2"}]}}}})"));
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"pending-all","namespace":"team","uid":"v"},
+      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{
+      "deviceClassName":"nvidia.com/gpu","allocationMode":"All"}}]}}})"));
+  EXPECT_EQ(devices.Gpus("team", Claims({"two"})), 2);
+  EXPECT_EQ(devices.Gpus("team", Claims({"nic"})), 0) << "not a GPU class";
+  EXPECT_EQ(devices.Gpus("team", Claims({"all"})), 3) << "the devices it was given";
+  EXPECT_EQ(devices.Gpus("team", Claims({"pending-all"})), 1);
+  EXPECT_EQ(devices.Gpus("team", Claims({"two", "all", "missing"})), 5);
+  EXPECT_EQ(devices.Gpus("team", Claims({"two", "all"}), {"team/all"}), 2);
+
+  // A count no claim can be given (KAI's overflow case) waits, saying so,
+  // and counts as the most a claim can be given.
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"huge","namespace":"team","uid":"h",
+      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"gpu",
+      "exactly":{"deviceClassName":"nvidia.com/gpu","count":9223372036854775807}}]}}})"));
+  EXPECT_EQ(devices.Check("team", "pod", "team", Claims({"huge"}), nodes.refs).reason,
+            "resource claim team/huge cannot be allocated: request gpu: adding "
+            "9223372036854775807 devices exceeds the claim limit of 32, with 0 already accounted "
+            "for");
+  EXPECT_EQ(devices.Gpus("team", Claims({"huge"})), 32);
+  EXPECT_EQ(devices.Requests("team", Claims({"huge"})).at(DeviceClassResource(kGpuClass)), 32000);
+
+  sched::NodeSpec node0, node1;
+  devices.Apply("node0", &node0);
+  devices.Apply("node1", &node1);
+  EXPECT_EQ(node0.claim_gpus, 3) << "held or free, its GPU driver's devices";
+  EXPECT_EQ(node1.claim_gpus, 1);
+}
+
 TEST_F(DeviceClaimsTest, ConstrainedDevicesShareTheirAttribute) {
   // node0 has a GPU on each of two PCIe roots, and a NIC on the second.
   devices.UpsertClass(Class("nic.example.com", R"([{"cel":{"expression":

@@ -33,7 +33,8 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes("sched-sharing", R"(
+    StartWithNodes(
+        "sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -68,11 +69,12 @@ nodes:
 - {name: attach, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: attach}}
 - {name: solo, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: solo}}
 - {name: dra, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: dra}}
+- {name: drareclaim, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drareclaim}}
 )",
-                   {"half",  "mem",     "bad",    "gang",   "job",    "heal",   "mig",   "sub",
-                    "wait",  "runtime", "nogang", "stale",  "jobset", "topo",   "split", "serve",
-                    "vol",   "apart",   "near",   "prefer", "spread", "extras", "amd",   "nolabel",
-                    "nssel", "grove",   "attach", "solo",   "dra"});
+        {"half",  "mem",     "bad",    "gang",   "job",    "heal",      "mig",   "sub",
+         "wait",  "runtime", "nogang", "stale",  "jobset", "topo",      "split", "serve",
+         "vol",   "apart",   "near",   "prefer", "spread", "extras",    "amd",   "nolabel",
+         "nssel", "grove",   "attach", "solo",   "dra",    "drareclaim"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -433,6 +435,50 @@ TEST_F(SharingTest, ResourceClaimsAreGivenDevicesOfThePodsNodes) {
                           pod("own", R"({"name":"gpu","resourceClaimTemplateName":"one-gpu"})"))
                   .ok());
   EXPECT_FALSE(NodeOnceRunning(client(), "dra", "own").empty());
+}
+
+// GPUs of resource claims are the queues', as KAI counts DRA GPUs: a
+// queue below its quota reclaims the node's one DRA GPU from a queue above
+// its own; the evicted pod's claim is freed by the resourceclaim
+// controller, and the reclaimer's claim is given the device.
+TEST_F(SharingTest, ResourceClaimGpusAreReclaimedForAQueueBelowItsQuota) {
+  for (const auto& [queue, quota] : {std::pair{"dra-low", 0.0}, std::pair{"dra-high", 1.0}})
+    ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest(queue, "", quota)).ok());
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"gpu-reclaim.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'gpu-reclaim.example.com'"}}]}})");
+  CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceSlice","metadata":{"name":"drareclaim-0"},"spec":{
+      "driver":"gpu-reclaim.example.com","nodeName":"drareclaim-0","pool":{"name":"drareclaim-0",
+      "generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}})");
+  // A claim of `queue` and its pod, both named `name`.
+  auto run = [](const std::string& name, const std::string& queue) {
+    CreateJson(res::kResourceClaims, "drareclaim",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{
+        "name":")" +
+                   name + R"(","labels":{"kai.scheduler/queue":")" + queue +
+                   R"("}},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{
+        "deviceClassName":"gpu-reclaim.example.com"}}]}}})");
+    Object p = Pod("drareclaim", name, {.queue = queue});
+    p["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" + name + "\"}]"),
+                         p.GetAllocator()),
+        p.GetAllocator());
+    return client().Create(res::kPods, "drareclaim", p).status();
+  };
+  ASSERT_TRUE(run("low", "dra-low").ok());
+  ASSERT_EQ(NodeOnceRunning(client(), "drareclaim", "low"), "drareclaim-0");
+  ASSERT_TRUE(run("high", "dra-high").ok());
+  EXPECT_EQ(NodeOnceRunning(client(), "drareclaim", "high"), "drareclaim-0");
+  EXPECT_FALSE(EventMessages(client(), "drareclaim", "low", "Reclaimed").empty());
+  Result<Object> claim = client().Get(res::kResourceClaims, "drareclaim", "high");
+  ASSERT_TRUE(claim.ok());
+  const rapidjson::Value* results =
+      kube::Find(*claim, {"status", "allocation", "devices", "results"});
+  ASSERT_TRUE(results != nullptr && results->IsArray() && results->Size() == 1)
+      << kube::ToJson(*claim);
+  EXPECT_EQ(kube::GetString((*results)[0], {"device"}), "gpu-0");
 }
 
 // A Grove workload (NVIDIA Dynamo's prefill and decode) starts whole, as
