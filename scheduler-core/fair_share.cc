@@ -12,6 +12,7 @@ struct Division {
   std::vector<ResourceVector>& fair;
   Resource r;
   bool kai_exact = false;
+  int64_t usage_k_milli = 0;
 
   int64_t Requestable(QueueId q) const {
     int64_t want = requested[q][r];
@@ -20,6 +21,31 @@ struct Division {
   }
   int64_t Weight(QueueId q) const { return queues[q].resources[r].over_quota_weight_milli; }
   int64_t Need(QueueId q) const { return std::max<int64_t>(0, Requestable(q) - fair[q][r]); }
+
+  // The weights `unsatisfied` share a round by. Without usage, their
+  // overQuotaWeights. With it, KAI's time-based fairshare
+  // (calcShareWeights): each weight normalized to their total, raised by k
+  // times how far the queue's usage lies below that, or lowered by how far
+  // above, floored at 0. Kept integral: scaled by the total weight, 1000
+  // (k is in thousandths) and a million (usage is in parts per million).
+  std::vector<__int128> ShareWeights(const std::vector<QueueId>& unsatisfied) const {
+    std::vector<__int128> weights;
+    bool any_usage = false;
+    __int128 total = 0;
+    for (QueueId q : unsatisfied) {
+      weights.push_back(Weight(q));
+      total += Weight(q);
+      any_usage = any_usage || queues[q].usage_ppm[r] > 0;
+    }
+    if (usage_k_milli == 0 || !any_usage) return weights;
+    for (size_t i = 0; i < unsatisfied.size(); ++i) {
+      const __int128 raised = weights[i] * (1000 + usage_k_milli) * 1'000'000;
+      const __int128 lowered =
+          static_cast<__int128>(usage_k_milli) * queues[unsatisfied[i]].usage_ppm[r] * total;
+      weights[i] = std::max<__int128>(0, raised - lowered);
+    }
+    return weights;
+  }
 
   // KAI hands over-quota GPU out in whole devices ("for better usability"),
   // so a queue's share above its quota is a whole number of GPUs; CPU and
@@ -38,21 +64,19 @@ struct Division {
     std::vector<__int128> remainder;
     while (remaining > 0) {
       unsatisfied.clear();
+      for (QueueId q : bucket)
+        if (Weight(q) > 0 && Need(q) > 0) unsatisfied.push_back(q);
+      const std::vector<__int128> weight = ShareWeights(unsatisfied);
       __int128 total_weight = 0;
-      for (QueueId q : bucket) {
-        if (Weight(q) > 0 && Need(q) > 0) {
-          unsatisfied.push_back(q);
-          total_weight += Weight(q);
-        }
-      }
-      if (unsatisfied.empty()) break;
+      for (__int128 w : weight) total_weight += w;
+      if (total_weight == 0) break;
       const int64_t pool = remaining;
       bool someone_satisfied = false;
       remainder.assign(unsatisfied.size(), 0);
       for (size_t i = 0; i < unsatisfied.size(); ++i) {
         QueueId q = unsatisfied[i];
         // exact / total_weight is the queue's exact share of the pool.
-        const __int128 exact = static_cast<__int128>(pool) * Weight(q);
+        const __int128 exact = static_cast<__int128>(pool) * weight[i];
         if (static_cast<__int128>(Need(q)) * total_weight <= exact) {
           const int64_t give = Need(q);
           fair[q][r] += give;
@@ -108,16 +132,20 @@ struct Division {
         continue;
       }
       while (remaining > 0) {
-        __int128 total_weight = 0;
+        std::vector<QueueId> unsatisfied;
         for (QueueId q : bucket)
-          if (Need(q) > 0) total_weight += Weight(q);
+          if (Need(q) > 0) unsatisfied.push_back(q);
+        const std::vector<__int128> weight = ShareWeights(unsatisfied);
+        __int128 total_weight = 0;
+        for (__int128 w : weight) total_weight += w;
         if (total_weight == 0) break;
         const int64_t pool = remaining;
         bool another_round = false;
-        for (QueueId q : bucket) {
+        for (size_t i = 0; i < unsatisfied.size(); ++i) {
+          const QueueId q = unsatisfied[i];
           if (remaining == 0) break;
-          if (Need(q) == 0 || Weight(q) == 0) continue;
-          const __int128 exact = static_cast<__int128>(pool) * Weight(q);
+          if (Need(q) == 0 || weight[i] == 0) continue;
+          const __int128 exact = static_cast<__int128>(pool) * weight[i];
           if (static_cast<__int128>(Need(q)) * total_weight <= exact) {
             another_round = another_round || static_cast<__int128>(Need(q)) * total_weight < exact;
             remaining -= Need(q);
@@ -201,13 +229,14 @@ std::vector<ResourceVector> RollUp(const std::vector<Queue>& queues,
 
 std::vector<ResourceVector> ComputeFairShare(const std::vector<Queue>& queues,
                                              const std::vector<ResourceVector>& requested,
-                                             const ResourceVector& capacity, bool kai_exact) {
+                                             const ResourceVector& capacity, bool kai_exact,
+                                             int64_t usage_k_milli) {
   std::vector<ResourceVector> fair(queues.size());
   std::vector<QueueId> top;
   for (QueueId q = 0; q < queues.size(); ++q)
     if (queues[q].parent == kNone) top.push_back(q);
   for (Resource r : kAllResources) {
-    Division division{queues, requested, fair, r, kai_exact};
+    Division division{queues, requested, fair, r, kai_exact, usage_k_milli};
     division.DivideAmongSiblings(top, capacity[r]);
   }
   return fair;

@@ -19,6 +19,14 @@
 // lower priority sees anything, so priority stays strict.
 // Like KAI, quotas are granted even when they add up to more than the
 // parent has; the admin's guarantee wins over arithmetic.
+//
+// With KAI's time-based fairshare (a usage_k above 0, and queues'
+// Queue::usage_ppm), a queue's weight in each over-quota round is
+// max(0, w + k * (w - u)): w its weight normalized to the round's total,
+// u its usage, the share of the cluster it held over the usage window. A
+// queue that used more than its weight's share gets less of what is over
+// quota, one that used less gets more, until the shares even out over
+// time. Quotas are untouched.
 #pragma once
 
 #include <vector>
@@ -38,9 +46,10 @@ std::vector<ResourceVector> RollUp(const std::vector<Queue>& queues,
 // priority with a single queue gives it everything left, asked for or not;
 // the rounding leftovers wait until every priority had its rounds; a
 // leftover unit may go past a queue's request (Options::fair_share_kai_exact).
+// `usage_k_milli` is KAI's kValue in thousandths (Options::usage_k_milli).
 std::vector<ResourceVector> ComputeFairShare(const std::vector<Queue>& queues,
                                              const std::vector<ResourceVector>& requested,
-                                             const ResourceVector& capacity,
-                                             bool kai_exact = false);
+                                             const ResourceVector& capacity, bool kai_exact = false,
+                                             int64_t usage_k_milli = 0);
 
 }  // namespace vtenant::sched

@@ -16,6 +16,7 @@ struct QueueRow {
   double weight;
   int priority = 0;
   int64_t created = 0;
+  double usage = 0;  // of the cluster's GPUs over the usage window
 };
 
 // A world a row: capacity, queues, requests and the shares expected. The
@@ -28,7 +29,8 @@ struct Case {
   std::map<std::string, Milli> expected;   // fair share of GPU
 };
 
-std::map<std::string, Milli> Divide(const Case& c, bool kai_exact = false) {
+std::map<std::string, Milli> Divide(const Case& c, bool kai_exact = false,
+                                    int64_t usage_k_milli = 1000) {
   std::vector<Queue> queues;
   std::map<std::string, QueueId> ids;
   for (const QueueRow& row : c.queues) {
@@ -38,6 +40,7 @@ std::map<std::string, Milli> Divide(const Case& c, bool kai_exact = false) {
     q.resources[kGpu] = {row.quota, row.limit, static_cast<int64_t>(row.weight * 1000)};
     q.priority = row.priority;
     q.creation_time = row.created;
+    q.usage_ppm[kGpu] = static_cast<int64_t>(row.usage * 1'000'000);
     ids[row.name] = static_cast<QueueId>(queues.size());
     queues.push_back(q);
   }
@@ -45,8 +48,8 @@ std::map<std::string, Milli> Divide(const Case& c, bool kai_exact = false) {
     if (queues[q].parent != kNone) queues[queues[q].parent].children.push_back(q);
   std::vector<ResourceVector> leaf(queues.size());
   for (const auto& [name, amount] : c.requested) leaf[ids.at(name)][kGpu] = amount;
-  std::vector<ResourceVector> fair =
-      ComputeFairShare(queues, RollUp(queues, leaf), MakeResources(c.gpus, 0, 0), kai_exact);
+  std::vector<ResourceVector> fair = ComputeFairShare(
+      queues, RollUp(queues, leaf), MakeResources(c.gpus, 0, 0), kai_exact, usage_k_milli);
   std::map<std::string, Milli> out;
   for (QueueId q = 0; q < queues.size(); ++q) out[queues[q].name] = fair[q][kGpu];
   return out;
@@ -203,6 +206,41 @@ TEST(FairShareTest, NeverHandsOutMoreThanCapacityWhenQuotasFit) {
   Milli sum = 0;
   for (const auto& [name, share] : Divide(c)) sum += share;
   EXPECT_EQ(sum, 7777);
+}
+
+// KAI's time-based fairshare: each over-quota round weighs a queue by
+// max(0, w + k * (w - usage)), w its normalized weight; quotas stay.
+TEST(FairShareTest, HistoricalUsageMovesOverQuotaShares) {
+  struct UsageCase {
+    Case c;
+    int64_t k_milli;
+  };
+  auto two = [](Milli a_quota, double a_usage, double b_usage) {
+    return std::vector<QueueRow>{{"a", "", a_quota, kUnlimited, 1, 0, 0, a_usage},
+                                 {"b", "", 0, kUnlimited, 1, 0, 1, b_usage}};
+  };
+  const std::map<std::string, Milli> both = {{"a", 16000}, {"b", 16000}};
+  const UsageCase cases[] = {
+      {{"no history: even", 16000, two(0, 0, 0), both, {{"a", 8000}, {"b", 8000}}}, 1000},
+      // Weights 0.5 and 1.0: 5.33 and 10.67 GPUs, floored, the leftover GPU
+      // to the larger remainder.
+      {{"a held half the cluster", 16000, two(0, 0.5, 0), both, {{"a", 5000}, {"b", 11000}}}, 1000},
+      {{"a held all of it: nothing over quota",
+        16000,
+        two(0, 1, 0),
+        both,
+        {{"a", 0}, {"b", 16000}}},
+       1000},
+      {{"its quota stays", 16000, two(4000, 1, 0), both, {{"a", 4000}, {"b", 12000}}}, 1000},
+      {{"a larger k weighs history more", 16000, two(0, 0.5, 0), both, {{"a", 4000}, {"b", 12000}}},
+       2000},
+      {{"k 0 turns it off", 16000, two(0, 1, 0), both, {{"a", 8000}, {"b", 8000}}}, 0},
+      {{"equal history: even", 16000, two(0, 0.5, 0.5), both, {{"a", 8000}, {"b", 8000}}}, 1000},
+  };
+  for (const UsageCase& u : cases) {
+    EXPECT_EQ(Divide(u.c, false, u.k_milli), u.c.expected) << u.c.name;
+    EXPECT_EQ(Divide(u.c, true, u.k_milli), u.c.expected) << u.c.name << " (kai exact)";
+  }
 }
 
 TEST(FairShareTest, RollUpSumsSubtrees) {

@@ -222,6 +222,9 @@ Status Validate(const Snapshot& s) {
       if (qr.quota < kUnlimited) return bad(field + ".quota is below -1");
       if (qr.limit < kUnlimited) return bad(field + ".limit is below -1");
       if (qr.over_quota_weight_milli < 0) return bad(field + ".overQuotaWeight is negative");
+      if (q.usage_ppm[r] < 0 || q.usage_ppm[r] > kMaxUsagePpm)
+        return bad(std::string(ResourceName(r)) + " usage outside [0, " +
+                   std::to_string(kMaxUsagePpm) + "] ppm of the cluster");
       if (qr.quota != kUnlimited && qr.limit != kUnlimited && qr.quota > qr.limit)
         return bad(field + ".quota " + FormatAmount(r, qr.quota) + " exceeds its limit " +
                    FormatAmount(r, qr.limit));

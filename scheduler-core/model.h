@@ -133,7 +133,17 @@ struct Queue {
   std::optional<int64_t> preempt_min_runtime_s;
   std::optional<int64_t> reclaim_min_runtime_s;
   int64_t creation_time = 0;
+  // What its subtree held over the usage window, per resource, in parts
+  // per million of the cluster's capacity then (KAI's time-based
+  // fairshare); zero without history. Lowers its over-quota share
+  // (fair_share.h).
+  ResourceVector usage_ppm;
 };
+
+// The most usage a queue may carry: a thousand clusters' worth, far above
+// any real history (a cluster that shrank), low enough that the fair
+// share's weights never overflow.
+inline constexpr int64_t kMaxUsagePpm = int64_t{1'000'000} * 1000;
 
 // Where a job's pods, or a sub-group's, must (required) or should
 // (preferred) sit together: in one domain of a topology level. A level is a

@@ -77,6 +77,10 @@ struct Options {
   // Fair share exactly as KAI divides it, quirks included (fair_share.h);
   // off: priority stays strict and no share exceeds what a queue asks.
   bool fair_share_kai_exact = false;
+  // KAI's kValue, in thousandths: how strongly the queues' historical usage
+  // (Queue::usage_ppm) moves their over-quota shares (fair_share.h). KAI's
+  // default is 1; it matters only where queues carry usage.
+  int64_t usage_k_milli = 1000;
   // fgd: the pod shapes seen so far, kept by the caller across cycles.
   // Null: the shapes of the snapshot's pods, running and pending.
   std::shared_ptr<const WorkloadModel> workload;

@@ -184,6 +184,7 @@ Decisions RunCycle(const Snapshot& snapshot, const Options& options,
   }
   d.reasons = reasons.TakeTexts();
   d.reason_kinds = reasons.TakeKinds();
+  d.capacity = state.Capacity();
   for (QueueId q = 0; q < snapshot.queues.size(); ++q)
     d.queues.push_back({q, session.fair_share[q], state.QueueAllocated(q),
                         state.QueueAllocatedNonPreemptible(q), session.requested[q]});

@@ -85,6 +85,7 @@ struct Decisions {
   std::vector<std::string> reasons;       // each distinct pending reason once, by ReasonId
   std::vector<PendingKind> reason_kinds;  // the kind of each, by ReasonId
   std::vector<QueueReport> queues;
+  ResourceVector capacity;          // what fair shares divided (ClusterState::Capacity)
   std::vector<GroupReport> groups;  // by GroupId; empty unless Options::report_groups
   // Every eviction's message, one after another. A busy cycle evicts tens of
   // thousands of pods, each for its own job (so the texts differ); one

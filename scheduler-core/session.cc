@@ -82,7 +82,8 @@ Session::Session(const Snapshot& s, const Options& opts)
   }
   pending_begin.push_back(static_cast<uint32_t>(pending.size()));
   requested = RollUp(s.queues, leaf);
-  fair_share = ComputeFairShare(s.queues, requested, state.Capacity(), opts.fair_share_kai_exact);
+  fair_share = ComputeFairShare(s.queues, requested, state.Capacity(), opts.fair_share_kai_exact,
+                                opts.usage_k_milli);
   for (QueueId q = 0; q < s.queues.size(); ++q) {
     reclaim_min_runtime_s[q] = ResolveRuntime(s, q, true);
     preempt_min_runtime_s[q] = ResolveRuntime(s, q, false);

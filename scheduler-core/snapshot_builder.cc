@@ -96,6 +96,7 @@ Queue MakeQueue(const QueueSpec& spec) {
   q.preempt_min_runtime_s = spec.preempt_min_runtime_s;
   q.reclaim_min_runtime_s = spec.reclaim_min_runtime_s;
   q.creation_time = spec.creation_time;
+  q.usage_ppm = spec.usage_ppm;
   return q;
 }
 

@@ -64,6 +64,7 @@ struct QueueSpec {
   std::optional<int64_t> preempt_min_runtime_s;
   std::optional<int64_t> reclaim_min_runtime_s;
   int64_t creation_time = 0;
+  ResourceVector usage_ppm;  // Queue::usage_ppm
   bool operator==(const QueueSpec&) const = default;
 };
 
