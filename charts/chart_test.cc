@@ -219,7 +219,9 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
            {},
            {"scheduler.webhook.enabled=false", "scheduler.policy=spread",
             "scheduler.defaultStalenessGracePeriod=-1s", "scheduler.restrictNodeScheduling=true",
-            "scheduler.partitionLabelValue=a100"},
+            "scheduler.partitionLabelValue=a100", "scheduler.timeBasedFairshare.windowSize=7d",
+            "scheduler.timeBasedFairshare.halfLifePeriod=10m",
+            "scheduler.timeBasedFairshare.kValue=0.5"},
            {"scheduler.webhook.blockNvidiaVisibleDevices=true", "scheduler.webhook.hamiCore=true",
             "scheduler.webhook.quotaValidation=true"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
@@ -235,12 +237,16 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
           rendered->out.find("--gpu-worker-node-label-key=node-role.kubernetes.io/gpu-worker"),
           std::string::npos);
       EXPECT_NE(rendered->out.find("--partition-label-value=a100\n"), std::string::npos);
+      for (const char* flag : {"--usage-window=7d\n", "--usage-half-life=10m\n", "--usage-k=0.5\n"})
+        EXPECT_NE(rendered->out.find(flag), std::string::npos) << flag;
+      EXPECT_EQ(rendered->out.find("--usage-resolution"), std::string::npos);
     } else if (sets.size() == 3) {
       EXPECT_NE(rendered->out.find("--block-nvidia-visible-devices\n"), std::string::npos);
       EXPECT_NE(rendered->out.find("--hami-core\n"), std::string::npos);
       EXPECT_NE(rendered->out.find("--enable-quota-validation\n"), std::string::npos);
     } else {
       EXPECT_EQ(rendered->out.find("--restrict-node-scheduling"), std::string::npos);
+      EXPECT_EQ(rendered->out.find("--usage-window"), std::string::npos) << "off by default";
       EXPECT_EQ(rendered->out.find("--partition-label-value"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--nodepool-label-key"), std::string::npos);
       EXPECT_EQ(rendered->out.find("--block-nvidia-visible-devices"), std::string::npos);

@@ -192,6 +192,11 @@ void ClusterView::UpsertQueue(const rapidjson::Value& queue) {
 
 void ClusterView::DeleteQueue(const rapidjson::Value& queue) { DeleteNamed('q', queue, queues_); }
 
+void ClusterView::SetQueueUsage(std::map<std::string, sched::ResourceVector> usage) {
+  std::lock_guard lock(mu_);
+  queue_usage_ = std::move(usage);
+}
+
 void ClusterView::UpsertPodGroup(const rapidjson::Value& group) {
   const std::string key = kube::KeyOf(group);
   if (Unchanged('g', key, group)) return;
@@ -553,8 +558,11 @@ Result<World> ClusterView::Build(int64_t now) {
   // Queues whose parent is unknown are left out with their pods: one bad
   // Queue must not stop everyone else's scheduling.
   std::set<std::string> parents;
-  for (const auto& [name, q] : queues_)
+  for (auto& [name, q] : queues_) {
     if (!q.parent.empty()) parents.insert(q.parent);
+    auto usage = queue_usage_.find(name);
+    q.usage_ppm = usage == queue_usage_.end() ? sched::ResourceVector{} : usage->second;
+  }
   std::map<std::string, const sched::QueueSpec*> usable;
   for (const auto& [name, q] : queues_) {
     std::string walk = name;

@@ -143,6 +143,10 @@ class ClusterView {
   void DeleteNode(const rapidjson::Value& node);
   void UpsertQueue(const rapidjson::Value& queue);
   void DeleteQueue(const rapidjson::Value& queue);
+  // Each queue's historical usage (UsageHistory::Usage), which the next
+  // Builds give the core (sched::Queue::usage_ppm); a queue not listed has
+  // none.
+  void SetQueueUsage(std::map<std::string, sched::ResourceVector> usage);
   void UpsertPodGroup(const rapidjson::Value& group);
   void DeletePodGroup(const rapidjson::Value& group);
   // KAI's Topologies (topology_domains.h): the domains of the nodes, and
@@ -343,6 +347,7 @@ class ClusterView {
   uint64_t namespaces_changed_ = 0;
   std::map<std::string, sched::NodeSpec> nodes_;
   std::map<std::string, sched::QueueSpec> queues_;
+  std::map<std::string, sched::ResourceVector> queue_usage_;  // SetQueueUsage's
   std::map<std::string, CoreGroup> groups_;
   std::map<std::string, std::string> invalid_groups_;  // PodGroup key -> why it is refused
   std::set<std::string>

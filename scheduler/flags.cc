@@ -47,6 +47,21 @@ auto Duration(std::chrono::milliseconds SchedulerFlags::*field) {
   };
 }
 
+// A DURATION flag in whole seconds, rounded up, days allowed ("7d");
+// `zero_ok`: 0 too (off).
+auto Seconds(std::chrono::seconds SchedulerFlags::*field, bool zero_ok) {
+  return [field, zero_ok](std::string name, SchedulerFlags& f) {
+    return ParsedFlag(
+        name, &(f.*field), [zero_ok](const std::string& v) -> Result<std::chrono::seconds> {
+          Result<std::chrono::nanoseconds> d = ParseDuration(v, DurationUnits::kWithDays);
+          if (!d.ok() || d->count() < 0 || (d->count() == 0 && !zero_ok))
+            return InvalidArgument("\"" + v + "\": want a " + (zero_ok ? "" : "positive ") +
+                                   "duration like 30m, 168h or 7d" + (zero_ok ? " (0: off)" : ""));
+          return std::chrono::seconds(CeilSeconds(*d));
+        });
+  };
+}
+
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       {"kubeconfig", "PATH",
@@ -148,6 +163,32 @@ const std::vector<Flag>& Flags() {
                              // as a PodGroup's do.
                              return std::chrono::seconds(d.count() < 0 ? -1 : CeilSeconds(d));
                            });
+       }},
+      {"usage-window", "DURATION",
+       "time-based fairshare, as KAI's: the queues' over-quota shares follow what each held "
+       "over this past window (kept by the scheduler in memory, afresh after a restart); 0: off",
+       [](auto& f) { return std::to_string(f.usage_window.count()) + "s"; },
+       Seconds(&SchedulerFlags::usage_window, true)},
+      {"usage-resolution", "DURATION",
+       "how finely --usage-window is kept: the window moves, and usage ages, this much at a time",
+       [](auto& f) { return std::to_string(f.usage_resolution.count()) + "s"; },
+       Seconds(&SchedulerFlags::usage_resolution, false)},
+      {"usage-half-life", "DURATION",
+       "usage this long ago counts half (KAI's halfLifePeriod); 0: all of the window alike",
+       [](auto& f) { return std::to_string(f.usage_half_life.count()) + "s"; },
+       Seconds(&SchedulerFlags::usage_half_life, true)},
+      {"usage-k", "K",
+       "how strongly usage moves over-quota shares (KAI's kValue): a queue's weight becomes "
+       "w + K * (w - usage), both as shares of the whole",
+       [](auto& f) { return std::to_string(f.usage_k).substr(0, 4); },
+       [](std::string name, SchedulerFlags& f) -> FlagBinding {
+         return {name, [name, &f](const std::string& v) -> Status {
+                   VT_ASSIGN_OR_RETURN(double k, ParseNumberFlag(name, v, 0));
+                   if (k > 1000)
+                     return InvalidArgument("--" + name + " \"" + v + "\" must be at most 1000");
+                   f.usage_k = k;
+                   return Status::Ok();
+                 }};
        }},
       {"restrict-node-scheduling", "",
        "schedule only onto nodes labelled for a role: pods asking for a GPU onto nodes with "

@@ -35,6 +35,13 @@ struct SchedulerFlags {
   // PodGroups without spec.stalenessGracePeriod; negative: never (KAI's
   // --default-staleness-grace-period).
   std::chrono::seconds default_staleness_grace_period{60};
+  // KAI's time-based fairshare (usage_history.h): the window of past usage
+  // that moves the queues' over-quota shares (0: off), how finely it is
+  // kept, the half-life of its decay (0: none), and KAI's kValue.
+  std::chrono::seconds usage_window{0};
+  std::chrono::seconds usage_resolution{600};
+  std::chrono::seconds usage_half_life{0};
+  double usage_k = 1.0;
   // KAI's --restrict-node-scheduling and the label keys of its two node
   // roles (worker_roles.h).
   bool restrict_node_scheduling = false;

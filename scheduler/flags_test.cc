@@ -61,6 +61,19 @@ TEST(FlagsTest, EveryFormParses) {
   EXPECT_EQ(ParseFlags({"--nodepool-label-key="}).value().nodepool_label_key, "");
 }
 
+TEST(FlagsTest, TimeBasedFairshareIsOffUntilAWindowIsGiven) {
+  const SchedulerFlags defaults = ParseFlags({}).value();
+  EXPECT_EQ(defaults.usage_window.count(), 0);
+  EXPECT_EQ(defaults.usage_k, 1.0) << "KAI's default kValue";
+  const SchedulerFlags f = ParseFlags({"--usage-window=7d", "--usage-resolution=5m",
+                                       "--usage-half-life=10m", "--usage-k=0.5"})
+                               .value();
+  EXPECT_EQ(f.usage_window, std::chrono::hours(168));
+  EXPECT_EQ(f.usage_resolution, std::chrono::minutes(5));
+  EXPECT_EQ(f.usage_half_life, std::chrono::minutes(10));
+  EXPECT_EQ(f.usage_k, 0.5);
+}
+
 TEST(FlagsTest, BadInputNamesTheFlag) {
   for (auto args : std::vector<std::vector<std::string>>{{"--nope"},
                                                          {"--cycle-period", "soon"},
@@ -72,6 +85,10 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
                                                          {"--bind-workers=0"},
                                                          {"--gpu-worker-node-label-key="},
                                                          {"--kubeconfig"},
+                                                         {"--usage-window=-1h"},
+                                                         {"--usage-resolution=0"},
+                                                         {"--usage-k=1001"},
+                                                         {"--usage-k=-1"},
                                                          {"stray"}}) {
     Result<SchedulerFlags> r = ParseFlags(args);
     ASSERT_FALSE(r.ok()) << args[0];
@@ -104,6 +121,10 @@ TEST(FlagsTest, HelpListsEveryFlag) {
                            "--restrict-node-scheduling",
                            "--gpu-worker-node-label-key",
                            "--cpu-worker-node-label-key",
+                           "--usage-window",
+                           "--usage-resolution",
+                           "--usage-half-life",
+                           "--usage-k",
                            "--help"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   EXPECT_TRUE(ParseFlags({"--help"}).value().help);

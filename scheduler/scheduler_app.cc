@@ -2,7 +2,9 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <memory>
 
@@ -221,6 +223,12 @@ Status SchedulerApp::Wire() {
     view_.LearnWorkload(model);
     co.core.workload = std::move(model);
   }
+  co.core.usage_k_milli = std::llround(flags_.usage_k * 1000);
+  if (flags_.usage_window.count() > 0)
+    co.usage_history = UsageHistory::Params{
+        .window_s = flags_.usage_window.count(),
+        .resolution_s = std::min(flags_.usage_resolution, flags_.usage_window).count(),
+        .half_life_s = flags_.usage_half_life.count()};
   co.period = flags_.cycle_period;
   co.registry = options_.registry;
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,

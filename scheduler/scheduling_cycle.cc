@@ -100,6 +100,12 @@ SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evi
   gpu_fair_share_ =
       r.AddGauge("vtenant_scheduler_queue_gpu_fair_share", "GPU fair share by queue.", {"queue"})
           .value();
+  gpu_usage_ = r.AddGauge("vtenant_scheduler_queue_gpu_usage",
+                          "Share of the cluster's GPUs a queue held over the usage window "
+                          "(time-based fairshare), by queue.",
+                          {"queue"})
+                   .value();
+  if (options_.usage_history) usage_.emplace(*options_.usage_history);
 }
 
 Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
@@ -111,6 +117,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   }
 
   Steady::time_point t = Steady::now();
+  if (usage_) view_.SetQueueUsage(usage_->Usage(now));
   VT_ASSIGN_OR_RETURN(World w, view_.Build(now));
   duration_->WithLabelValues({"snapshot"}).Observe(Since(t));
   const sched::Snapshot& s = *w.snapshot;
@@ -193,10 +200,12 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   stats.pending = pending_keys.size();
 
   std::set<std::string> gauged;
+  std::map<std::string, sched::ResourceVector> held;  // for the usage history
   for (const sched::QueueReport& q : d.queues) {
     const std::string& name = s.queues[q.queue].name;
     if (name == kHolderQueue) continue;
     gauged.insert(name);
+    if (usage_) held.emplace(name, q.allocated);
     std::vector<std::string> children;
     for (sched::QueueId c : s.queues[q.queue].children)
       if (s.queues[c].name != kHolderQueue) children.push_back(s.queues[c].name);
@@ -206,13 +215,17 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     pending_per_queue_->WithLabelValues({name}).Set(static_cast<double>(pending_by_queue[name]));
     gpu_allocated_->WithLabelValues({name}).Set(q.allocated[sched::kGpu] / 1000.0);
     gpu_fair_share_->WithLabelValues({name}).Set(q.fair_share[sched::kGpu] / 1000.0);
+    if (usage_)
+      gpu_usage_->WithLabelValues({name}).Set(s.queues[q.queue].usage_ppm[sched::kGpu] / 1e6);
   }
+  if (usage_) usage_->Record(now, held, d.capacity);
   // A deleted queue's series go, rather than show its last values forever.
   for (const std::string& name : gauged_queues_) {
     if (gauged.contains(name)) continue;
     pending_per_queue_->Remove({name});
     gpu_allocated_->Remove({name});
     gpu_fair_share_->Remove({name});
+    gpu_usage_->Remove({name});
   }
   gauged_queues_ = std::move(gauged);
   // PodGroups: Running once minMember pods run or are being bound.

@@ -1,7 +1,9 @@
 // SchedulingCycle: one pass from the cluster view to the API server.
 //
 //   1. nominated pods whose victims are gone are bound;
-//   2. the snapshot is assembled (cluster_view.h) and RunCycle decides;
+//   2. the snapshot is assembled (cluster_view.h), with each queue's
+//      historical usage where time-based fairshare is on
+//      (usage_history.h), and RunCycle decides;
 //   3. victims are evicted (Eviction API); a job that needed victims is
 //      nominated, not bound, until they are gone; a refused eviction (a
 //      PodDisruptionBudget) drops the nomination and keeps that victim out
@@ -10,7 +12,8 @@
 //   4. the other binds go to the binder;
 //   5. pending pods get their reason (rate-limited Events), queues and
 //      PodGroups their status (batched), emptied GPUs lose their
-//      reservation pods, and the metrics move.
+//      reservation pods, the metrics move, and what the queues hold now
+//      goes into their usage history.
 // Run() repeats it every period, sooner when Wake() says pods arrived.
 #pragma once
 
@@ -18,6 +21,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -30,6 +34,7 @@
 #include "scheduler/pending_events.h"
 #include "scheduler/reservation.h"
 #include "scheduler/status_writer.h"
+#include "scheduler/usage_history.h"
 
 namespace vtenant::scheduler {
 
@@ -42,6 +47,10 @@ struct CycleOptions {
   // A victim whose eviction was refused (PodDisruptionBudget) is not offered
   // again for this long; meanwhile other victims are tried, or the job waits.
   int64_t refused_eviction_hold_s = 60;
+  // KAI's time-based fairshare: the queues' usage is kept over this window
+  // and moves their over-quota shares (core.usage_k_milli says how much);
+  // unset: off.
+  std::optional<UsageHistory::Params> usage_history;
   kube::Registry* registry = &kube::DefaultRegistry();
 };
 
@@ -83,6 +92,8 @@ class SchedulingCycle {
   kube::Family<kube::Gauge>* pending_per_queue_ = nullptr;
   kube::Family<kube::Gauge>* gpu_allocated_ = nullptr;
   kube::Family<kube::Gauge>* gpu_fair_share_ = nullptr;
+  kube::Family<kube::Gauge>* gpu_usage_ = nullptr;
+  std::optional<UsageHistory> usage_;  // with options_.usage_history
   // Queues whose gauges the last cycle set: a queue gone since loses them.
   std::set<std::string> gauged_queues_;
 

@@ -179,6 +179,44 @@ TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
   EXPECT_EQ(NodeOf("owed"), "n1");
 }
 
+// KAI's time-based fairshare: two queues of equal weight and no quota want
+// the one GPU. Without history the one holding it keeps it (each is owed
+// half, and the leftover GPU goes to the older queue). With history, the
+// holder's usage takes its over-quota share down to nothing, and the other
+// queue reclaims the GPU.
+TEST_F(SchedulingCycleTest, TimeBasedFairshareGivesTheGpuToTheQueueThatUsedLess) {
+  view_.DeletePod(Json(Pod("over", "b", "n1")));
+  view_.DeletePod(Json(Pod("owed", "a", "")));
+  for (const std::string q : {"c", "d"})
+    Add(res::kQueues, "",
+        R"({"metadata":{"name":")" + q +
+            R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
+  Add(res::kPods, "ns", Pod("held", "c", "n1"));
+  Add(res::kPods, "ns", Pod("wants", "d", ""));
+  const int64_t now = 1796119200;
+  for (int64_t t = now; t < now + 60; t += 10) EXPECT_EQ(Cycle(t).evictions, 0u) << "no history";
+
+  kube::Registry registry;
+  SchedulingCycle timed(view_, binder_, evictor_, reservations_, status_, pending_, not_ready_,
+                        {.usage_history = UsageHistory::Params{.window_s = 100, .resolution_s = 10},
+                         .registry = &registry});
+  auto cycle = [&](int64_t t) {
+    Result<CycleStats> s = timed.RunOnce(t);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    binder_.WaitIdle();
+    return s.ok() ? *s : CycleStats{};
+  };
+  EXPECT_EQ(cycle(now + 60).evictions, 0u) << "the first cycle starts the history";
+  EXPECT_EQ(cycle(now + 70).evictions, 0u) << "the second records its first ten seconds";
+  CycleStats s = cycle(now + 80);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.nominated, 1u);
+  EXPECT_EQ(NodeOf("held"), "<gone>");
+  EXPECT_NE(registry.Render().find(R"(vtenant_scheduler_queue_gpu_usage{queue="c"} 1)"),
+            std::string::npos)
+      << registry.Render();
+}
+
 TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeaves) {
   const int64_t now = 1796119200;
   auto add_cpu_pod = [&](const std::string& name, const std::string& queue) {

@@ -1,0 +1,47 @@
+// The queues' usage as KAI's time-based fairshare reads it: what each held
+// over the window, decayed by age, over the cluster's capacity then.
+#include "scheduler/usage_history.h"
+
+#include <gtest/gtest.h>
+
+namespace vtenant::scheduler {
+namespace {
+
+sched::ResourceVector Gpus(int64_t milli) { return sched::MakeResources(milli, 0, 0); }
+
+TEST(UsageHistoryTest, AQueuesUsageIsItsShareOfTheCapacityOverTheWindow) {
+  UsageHistory history({.window_s = 1000, .resolution_s = 10});
+  history.Record(0, {}, Gpus(8000));
+  EXPECT_TRUE(history.Usage(0).empty()) << "the first record only starts the clock";
+  history.Record(100, {{"a", Gpus(4000)}, {"b", Gpus(0)}}, Gpus(8000));
+  history.Record(100, {{"a", Gpus(8000)}}, Gpus(8000));  // no time passed: nothing recorded
+  std::map<std::string, sched::ResourceVector> usage = history.Usage(100);
+  ASSERT_EQ(usage.size(), 1u) << "b held nothing";
+  EXPECT_EQ(usage["a"][sched::kGpu], 500'000);
+
+  // Another 100 s with b holding all of it: a half of half, b half.
+  history.Record(200, {{"a", Gpus(0)}, {"b", Gpus(8000)}}, Gpus(8000));
+  usage = history.Usage(200);
+  EXPECT_EQ(usage["a"][sched::kGpu], 250'000);
+  EXPECT_EQ(usage["b"][sched::kGpu], 500'000);
+
+  // Once the window has passed over a's time, a used nothing.
+  history.Record(1150, {{"b", Gpus(8000)}}, Gpus(8000));
+  usage = history.Usage(1150);
+  EXPECT_FALSE(usage.contains("a"));
+  EXPECT_EQ(usage["b"][sched::kGpu], 1'000'000);
+}
+
+TEST(UsageHistoryTest, OlderUsageCountsLessByItsHalfLife) {
+  UsageHistory history({.window_s = 100'000, .resolution_s = 3600, .half_life_s = 3600});
+  history.Record(0, {}, Gpus(8000));
+  history.Record(3600, {{"a", Gpus(8000)}}, Gpus(8000));  // the first hour: a's
+  history.Record(7200, {{"b", Gpus(8000)}}, Gpus(8000));  // the second: b's
+  // At 7200 a's hour ended an hour ago and counts half: a 0.5 / 1.5, b 1 / 1.5.
+  std::map<std::string, sched::ResourceVector> usage = history.Usage(7200);
+  EXPECT_EQ(usage["a"][sched::kGpu], 333'333);
+  EXPECT_EQ(usage["b"][sched::kGpu], 666'667);
+}
+
+}  // namespace
+}  // namespace vtenant::scheduler
