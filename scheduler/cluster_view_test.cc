@@ -273,6 +273,57 @@ TEST_F(ClusterViewTest, AClaimsGpusAreChargedToItsQueueOnce) {
   EXPECT_EQ(pod("ns/s2").request.claim_gpus, 0) << "the claim is charged to s1";
 }
 
+// KAI's allocate_dra_test.go cases on queue quota and limit: a claim's
+// GPUs count against its queue's (over quota as non-preemptible, over the
+// limit), a claim of a class that is no GPU does not.
+TEST_F(ClusterViewTest, KaisDraQuotaCasesHold) {
+  struct Case {
+    std::string name;
+    std::string device_class;  // of the node's two devices and of the claim
+    bool non_preemptible;
+    int limit;  // the queue's GPU limit, -1 none; its quota is 1
+    bool runs;
+  };
+  const Case cases[] = {
+      {"pod with simple resource claim - requests over quota as non-preemptable", "nvidia.com/gpu",
+       true, -1, false},
+      {"pod with simple resource claim - requests over limit", "nvidia.com/gpu", false, 1, false},
+      {"pod with simple resource claim - non gpu claims doesn't count for gpu limit",
+       "other-device-class", false, 1, true},
+  };
+  for (const Case& c : cases) {
+    ClusterView view({}, &registry_);
+    view.UpsertNode(Node("node0", 0));
+    view.UpsertQueue(Json(R"({"metadata":{"name":"queue1"},"spec":{"resources":{"gpu":
+        {"quota":1,"limit":)" +
+                          std::to_string(c.limit) + "}}}}"));
+    using Kind = ClusterView::DeviceKind;
+    view.UpsertDevices(Kind::kClass,
+                       Json(R"({"metadata":{"name":")" + c.device_class + R"("},"spec":{}})"));
+    view.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"node0-gpu"},"spec":{
+        "driver":")" + c.device_class + R"(","nodeName":"node0","pool":{"name":"node0",
+        "generation":1},"devices":[{"name":"0"},{"name":"1"}]}})"));
+    view.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":"claim-0","namespace":"ns",
+        "uid":"c0","labels":{"kai.scheduler/queue":"queue1"}},"spec":{"devices":{"requests":[
+        {"name":"r","exactly":{"deviceClassName":")" +
+                                          c.device_class + R"(","count":2}}]}}})"));
+    kube::Object pod = Pod({.name = "pending-job0", .queue = "queue1", .gpus = 0});
+    if (c.non_preemptible)
+      kube::SetString(pod, {"metadata", "labels"}, "kai.scheduler/preemptibility",
+                      "non-preemptible");
+    pod["spec"].AddMember("resourceClaims",
+                          rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":"claim-0"}])"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    view.UpsertPod(pod);
+    Result<World> w = view.Build(100);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE(w->unschedulable.empty()) << c.name << ": " << w->unschedulable[0].reason;
+    sched::Decisions d = sched::RunCycle(*w->snapshot);
+    EXPECT_EQ(d.binds.size(), c.runs ? 1u : 0u) << c.name;
+  }
+}
+
 // A placed pod holds its allocated claim's device in the core: the node
 // counts the device as its own and the pod as what it holds, so evicting
 // the pod (reclaim, preemption) frees it for a waiting pod.
