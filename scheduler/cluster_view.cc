@@ -712,10 +712,9 @@ Result<World> ClusterView::Build(int64_t now) {
   // Each claim with the pod charged for it: the first (by key) of the
   // placed pods that use it, else of the waiting ones. Its queue holds the
   // claim's GPUs, and while the claim is not allocated it asks for the
-  // claim's devices. And each
-  // claim's waiting pods not reserved in it yet, in key order: no more of
-  // them may join it than the consumers it has room for, so a gang of them
-  // waits whole rather than bind in part.
+  // claim's devices. And each claim's waiting pods not reserved in it yet,
+  // in key order: no more of them may join it than the consumers it has
+  // room for, so a gang of them waits whole rather than bind in part.
   struct ClaimOwner {
     const std::string* key = nullptr;
     bool placed = false;

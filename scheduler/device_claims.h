@@ -11,19 +11,21 @@
 //   - A claim that does not exist yet, is being deleted, or names a class
 //     that does not exist or a CEL selector that cannot be read keeps its
 //     pod waiting, saying so; so does a claim already reserved for
-//     ResourceClaimReservedForMaxSize pods, and a shared GPU claim (one the
-//     pod names itself; a class whose name says "gpu") not labelled with
-//     the pod's queue, as KAI refuses it.
+//     ResourceClaimReservedForMaxSize pods, one asking for more devices
+//     than a claim can be given (kClaimAllocationMaxSize), and a shared
+//     GPU claim (one the pod names itself; a class whose name says "gpu")
+//     not labelled with the pod's queue, as KAI refuses it.
 //   - An allocated claim holds the pod to the nodes of its
 //     allocation.nodeSelector.
 //   - A claim not allocated yet holds the pod to the nodes where all its
 //     requests can have devices now (Check): devices that node's slices
 //     publish (spec.nodeName, spec.allNodes, spec.nodeSelector) that no
-//     claim holds, that its class's and its own CEL selectors select
-//     (device_selector.h). Requests are ExactCount (count, default 1), All
-//     (every selected device on the node, at least one) or firstAvailable
-//     (the first subrequest that can be had); All fails where a device it
-//     selects is held.
+//     claim holds (or a placed pod the core may evict, below), that its
+//     class's and its own CEL selectors select (device_selector.h).
+//     Requests are ExactCount (count, default 1), All (every selected
+//     device on the node, at least one) or firstAvailable (the first
+//     subrequest that can be had); All fails where a device it selects is
+//     held.
 //   - Devices are counted in the core too, so that one cycle does not give
 //     one device to two pods: each node has, per class, the devices of that
 //     class no claim holds (DeviceClassResource), and a pod asks for the
@@ -34,26 +36,27 @@
 //     bind and follows it there in a later cycle (a gang of such pods may
 //     run in part where kube-scheduler would place it whole or not at
 //     all).
+//   - A placed pod holds the devices of the allocated claims it is charged
+//     for in the core too: the node counts them as its own and the pod as
+//     what it holds (SetPodHeld, Holds), so reclaim and preemption may
+//     evict it to free them; the devices go to a waiting pod once the
+//     resourceclaim controller has deallocated the claim. Devices of
+//     slices for several nodes count as no node's while held.
+//   - GPUs are counted in queues as KAI counts DRA GPUs: a node's own
+//     slices of a driver whose name says "gpu" add their devices to the
+//     cluster's GPU capacity, and a claim's requests of a class whose name
+//     says "gpu" charge their devices to the queue of the pod charged for
+//     the claim (Gpus), so queue quotas, limits and fair shares hold for
+//     them.
 //   - At bind (PlanAllocation) the devices are chosen on the node in the
 //     order its slices (by name) list them; a device is never given twice,
 //     even before the informer shows the claim allocated (Assume).
 // A claim's constraints (matchAttribute: its devices, or those of the
 // requests named, share an attribute's value, such as a GPU and a NIC on
 // one PCIe root) are met by trying each value the node's devices have.
-//   - GPUs are counted in queues as KAI counts DRA GPUs: a node's own
-//     slices of a driver whose name says "gpu" add their devices to the
-//     cluster's GPU capacity, and the claims' requests of a class whose
-//     name says "gpu" charge their devices to the queue of the pod charged
-//     for the claim (Gpus), so queue quotas, limits and fair shares hold
-//     for them.
 // Not built: distinctAttribute (alpha), device taints and tolerations,
 // adminAccess (such a claim waits, saying so), consumable capacity,
 // partitionable devices, and extended resources backed by a class.
-//   - A placed pod holds the devices of the allocated claims it is charged
-//     for, in the core, so reclaim and preemption may evict it to free them
-//     (SetPodHeld, Holds); the devices go to a waiting pod once the
-//     resourceclaim controller has deallocated its claim. Devices of
-//     slices for several nodes stay held until then.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 

@@ -166,7 +166,9 @@ const std::vector<Flag>& Flags() {
        }},
       {"usage-window", "DURATION",
        "time-based fairshare, as KAI's: the queues' over-quota shares follow what each held "
-       "over this past window (kept by the scheduler in memory, afresh after a restart); 0: off",
+       "over this past window, which the scheduler keeps itself (in ConfigMap "
+       "vtenant-scheduler[-<partition>]-usage in --leader-elect-namespace, across restarts); 0: "
+       "off",
        [](auto& f) { return std::to_string(f.usage_window.count()) + "s"; },
        Seconds(&SchedulerFlags::usage_window, true)},
       {"usage-resolution", "DURATION",

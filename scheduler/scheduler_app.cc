@@ -224,11 +224,16 @@ Status SchedulerApp::Wire() {
     co.core.workload = std::move(model);
   }
   co.core.usage_k_milli = std::llround(flags_.usage_k * 1000);
-  if (flags_.usage_window.count() > 0)
+  if (flags_.usage_window.count() > 0) {
     co.usage_history = UsageHistory::Params{
         .window_s = flags_.usage_window.count(),
         .resolution_s = std::min(flags_.usage_resolution, flags_.usage_window).count(),
         .half_life_s = flags_.usage_half_life.count()};
+    // Beside the Lease, so a new leader of the shard finds it.
+    usage_store_ = std::make_unique<ConfigMapUsageStore>(bookkeeping, flags_.leader_elect_namespace,
+                                                         LeaseName(pool_) + "-usage");
+    co.usage_store = usage_store_.get();
+  }
   co.period = flags_.cycle_period;
   co.registry = options_.registry;
   cycle_ = std::make_unique<SchedulingCycle>(view_, *binder_, evictor_, reservations_, *status_,

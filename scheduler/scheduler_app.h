@@ -26,6 +26,7 @@
 #include "scheduler/reservation.h"
 #include "scheduler/scheduling_cycle.h"
 #include "scheduler/status_writer.h"
+#include "scheduler/usage_store.h"
 #include "scheduler/webhook_server.h"
 
 namespace vtenant::scheduler {
@@ -92,6 +93,7 @@ class SchedulerApp {
   std::unique_ptr<Binder> binder_;
   std::unique_ptr<PendingEvents> pending_;    // pods that wait
   std::unique_ptr<PendingEvents> not_ready_;  // PodGroups not ready for scheduling
+  std::unique_ptr<UsageStore> usage_store_;   // with --usage-window
   std::unique_ptr<SchedulingCycle> cycle_;
   std::unique_ptr<PodGrouper> grouper_;
   std::unique_ptr<WebhookServer> webhook_;

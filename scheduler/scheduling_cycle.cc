@@ -117,7 +117,10 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   }
 
   Steady::time_point t = Steady::now();
-  if (usage_) view_.SetQueueUsage(usage_->Usage(now));
+  if (usage_) {
+    RestoreUsage(now);
+    view_.SetQueueUsage(usage_->Usage(now));
+  }
   VT_ASSIGN_OR_RETURN(World w, view_.Build(now));
   duration_->WithLabelValues({"snapshot"}).Observe(Since(t));
   const sched::Snapshot& s = *w.snapshot;
@@ -218,7 +221,10 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     if (usage_)
       gpu_usage_->WithLabelValues({name}).Set(s.queues[q.queue].usage_ppm[sched::kGpu] / 1e6);
   }
-  if (usage_) usage_->Record(now, held, d.capacity);
+  if (usage_) {
+    usage_->Record(now, held, d.capacity);
+    SaveUsage(now, /*force=*/false);
+  }
   // A deleted queue's series go, rather than show its last values forever.
   for (const std::string& name : gauged_queues_) {
     if (gauged.contains(name)) continue;
@@ -276,12 +282,41 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   return stats;
 }
 
+void SchedulingCycle::RestoreUsage(int64_t now) {
+  if (usage_restored_ || options_.usage_store == nullptr) return;
+  Result<std::string> saved = options_.usage_store->Load();
+  if (!saved.ok()) {
+    LOG_EVERY_N(WARNING, 60) << "reading the queues' usage history: " << saved.status().ToString();
+    return;
+  }
+  usage_restored_ = true;
+  usage_saved_at_ = now;
+  if (saved->empty()) return;
+  if (Status s = usage_->Restore(*saved); !s.ok())
+    LOG(WARNING) << "the saved queues' usage history is left out: " << s.ToString();
+}
+
+void SchedulingCycle::SaveUsage(int64_t now, bool force) {
+  // A ConfigMap holds 1 MiB; what is larger is saved coarser.
+  constexpr size_t kMaxSavedBytes = 512 * 1024;
+  if (!usage_ || !usage_restored_ || options_.usage_store == nullptr) return;
+  if (!force && now - usage_saved_at_ < options_.usage_history->resolution_s) return;
+  if (Status s = options_.usage_store->Save(usage_->Save(kMaxSavedBytes)); !s.ok()) {
+    LOG(WARNING) << "saving the queues' usage history: " << s.ToString();
+    return;
+  }
+  usage_saved_at_ = now;
+}
+
 void SchedulingCycle::Run(kube::Cancellation& cancel) {
   kube::CancellationRegistration wake(&cancel, [this] { Wake(); });
+  auto wall_now = [] {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
   while (!cancel.cancelled()) {
-    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = wall_now();
     Result<CycleStats> r = RunOnce(now);
     if (!r.ok()) LOG(ERROR) << "scheduling cycle: " << r.status().ToString();
     std::unique_lock lock(mu_);
@@ -294,6 +329,7 @@ void SchedulingCycle::Run(kube::Cancellation& cancel) {
     }
     woken_ = false;
   }
+  SaveUsage(wall_now(), /*force=*/true);
 }
 
 void SchedulingCycle::Wake() {

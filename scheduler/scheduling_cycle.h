@@ -35,6 +35,7 @@
 #include "scheduler/reservation.h"
 #include "scheduler/status_writer.h"
 #include "scheduler/usage_history.h"
+#include "scheduler/usage_store.h"
 
 namespace vtenant::scheduler {
 
@@ -51,6 +52,10 @@ struct CycleOptions {
   // and moves their over-quota shares (core.usage_k_milli says how much);
   // unset: off.
   std::optional<UsageHistory::Params> usage_history;
+  // Where that history is kept across restarts (read at the first cycle,
+  // written every usage_history->resolution_s and at the end of Run); null:
+  // in memory only. Not owned.
+  UsageStore* usage_store = nullptr;
   kube::Registry* registry = &kube::DefaultRegistry();
 };
 
@@ -94,6 +99,15 @@ class SchedulingCycle {
   kube::Family<kube::Gauge>* gpu_fair_share_ = nullptr;
   kube::Family<kube::Gauge>* gpu_usage_ = nullptr;
   std::optional<UsageHistory> usage_;  // with options_.usage_history
+  bool usage_restored_ = false;        // from options_.usage_store
+  int64_t usage_saved_at_ = 0;         // when it was last saved there
+
+  // Restores the usage history from the store once; until that succeeds,
+  // tries again each cycle.
+  void RestoreUsage(int64_t now);
+  // Saves the usage history to the store when `force`, or when a
+  // resolution step has passed since the last save.
+  void SaveUsage(int64_t now, bool force);
   // Queues whose gauges the last cycle set: a queue gone since loses them.
   std::set<std::string> gauged_queues_;
 

@@ -217,6 +217,44 @@ TEST_F(SchedulingCycleTest, TimeBasedFairshareGivesTheGpuToTheQueueThatUsedLess)
       << registry.Render();
 }
 
+// The usage history outlives the scheduler: kept in a ConfigMap, it is read
+// back by the next one, whose first cycle already sees the holder's usage.
+TEST_F(SchedulingCycleTest, TheUsageHistoryOutlivesARestart) {
+  view_.DeletePod(Json(Pod("over", "b", "n1")));
+  view_.DeletePod(Json(Pod("owed", "a", "")));
+  for (const std::string q : {"c", "d"})
+    Add(res::kQueues, "",
+        R"({"metadata":{"name":")" + q + R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
+  Add(res::kPods, "ns", Pod("held", "c", "n1"));
+  const int64_t now = 1796119200;
+  ConfigMapUsageStore store(client_, "kai", "vtenant-scheduler-usage");
+  const CycleOptions options{.usage_history = UsageHistory::Params{.window_s = 100, .resolution_s = 10},
+                             .usage_store = &store};
+  {
+    kube::Registry registry;
+    CycleOptions first = options;
+    first.registry = &registry;
+    SchedulingCycle before(view_, binder_, evictor_, reservations_, status_, pending_, not_ready_,
+                           first);
+    for (int64_t t = now; t <= now + 20; t += 10) ASSERT_TRUE(before.RunOnce(t).ok());
+  }
+  Result<kube::Object> saved = client_.Get(res::kConfigMaps, "kai", "vtenant-scheduler-usage");
+  ASSERT_TRUE(saved.ok()) << saved.status().ToString();
+  EXPECT_NE(kube::GetString(*saved, {"data", "history"}).find(R"("c")"), std::string::npos);
+
+  Add(res::kPods, "ns", Pod("wants", "d", ""));
+  kube::Registry registry;
+  CycleOptions second = options;
+  second.registry = &registry;
+  SchedulingCycle after(view_, binder_, evictor_, reservations_, status_, pending_, not_ready_,
+                        second);
+  Result<CycleStats> s = after.RunOnce(now + 30);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  binder_.WaitIdle();
+  EXPECT_EQ(s->evictions, 1u) << "c's usage was read back";
+  EXPECT_EQ(NodeOf("held"), "<gone>");
+}
+
 TEST_F(SchedulingCycleTest, ACpuPodIsPlacedBesideANominationWhoseVictimStillLeaves) {
   const int64_t now = 1796119200;
   auto add_cpu_pod = [&](const std::string& name, const std::string& queue) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "kube/json_builder.h"
 #include "scheduler-core/model.h"
 
 namespace vtenant::scheduler {
@@ -65,6 +66,98 @@ std::map<std::string, sched::ResourceVector> UsageHistory::Usage(int64_t now) co
     if (!ppm.IsZero()) usage.emplace(queue, ppm);
   }
   return usage;
+}
+
+namespace {
+
+constexpr int64_t kSaveVersion = 1;
+
+kube::JsonArray AmountsJson(const std::array<double, sched::kNumResources>& amounts) {
+  kube::JsonArray out;
+  for (double a : amounts) out.Add(a);
+  return out;
+}
+
+// `value` as amounts, one a resource; false when it is not such an array.
+bool ReadAmounts(const rapidjson::Value& value, std::array<double, sched::kNumResources>* out) {
+  if (!value.IsArray() || value.Size() != sched::kNumResources) return false;
+  for (rapidjson::SizeType r = 0; r < value.Size(); ++r) {
+    if (!value[r].IsNumber() || !std::isfinite(value[r].GetDouble()) || value[r].GetDouble() < 0)
+      return false;
+    (*out)[r] = value[r].GetDouble();
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string UsageHistory::Save(size_t max_bytes) const {
+  std::vector<std::string> names(queue_index_.size());
+  for (const auto& [queue, i] : queue_index_) names[i] = queue;
+  std::vector<Bucket> buckets(buckets_.begin(), buckets_.end());
+  for (;;) {
+    kube::JsonArray saved;
+    for (const Bucket& b : buckets) {
+      kube::JsonObject held;
+      for (size_t i = 0; i < b.held.size(); ++i)
+        if (b.held[i] != Amounts{}) held.Set(names[i], AmountsJson(b.held[i]));
+      saved.Add(kube::JsonObject{
+          {"start", b.start}, {"capacity", AmountsJson(b.capacity)}, {"held", std::move(held)}});
+    }
+    std::string json = kube::ToJson(kube::BuildJson(
+        kube::JsonObject{{"version", kSaveVersion}, {"buckets", std::move(saved)}}));
+    if (json.size() <= max_bytes || buckets.size() <= 1) return json;
+    // Too large: each pair of neighbours becomes one.
+    std::vector<Bucket> merged;
+    for (size_t b = 0; b < buckets.size(); b += 2) {
+      Bucket m = buckets[b];
+      if (b + 1 < buckets.size()) {
+        const Bucket& next = buckets[b + 1];
+        m.held.resize(std::max(m.held.size(), next.held.size()), Amounts{});
+        for (size_t i = 0; i < next.held.size(); ++i)
+          for (sched::Resource r : sched::kAllResources) m.held[i][r] += next.held[i][r];
+        for (sched::Resource r : sched::kAllResources) m.capacity[r] += next.capacity[r];
+      }
+      merged.push_back(std::move(m));
+    }
+    buckets = std::move(merged);
+  }
+}
+
+Status UsageHistory::Restore(std::string_view json) {
+  Result<kube::Object> doc = kube::ParseJson(json);
+  if (!doc.ok()) return doc.status().WithContext("usage history");
+  auto bad = [](std::string what) { return InvalidArgument("usage history: " + what); };
+  const rapidjson::Value* version = kube::Find(*doc, {"version"});
+  if (version == nullptr || !version->IsInt64() || version->GetInt64() != kSaveVersion)
+    return bad("not of version " + std::to_string(kSaveVersion));
+  const rapidjson::Value* saved = kube::Find(*doc, {"buckets"});
+  if (saved == nullptr || !saved->IsArray()) return bad("no buckets");
+  std::deque<Bucket> buckets;
+  std::map<std::string, size_t> index;
+  for (const rapidjson::Value& b : saved->GetArray()) {
+    const rapidjson::Value* start = kube::Find(b, {"start"});
+    const rapidjson::Value* capacity = kube::Find(b, {"capacity"});
+    const rapidjson::Value* held = kube::Find(b, {"held"});
+    Bucket bucket;
+    if (start == nullptr || !start->IsInt64() || capacity == nullptr ||
+        !ReadAmounts(*capacity, &bucket.capacity) || held == nullptr || !held->IsObject())
+      return bad("a bucket without start, capacity and held");
+    bucket.start = start->GetInt64();
+    if (!buckets.empty() && buckets.back().start >= bucket.start)
+      return bad("buckets out of order");
+    for (const auto& member : held->GetObject()) {
+      const size_t i = index.try_emplace(member.name.GetString(), index.size()).first->second;
+      if (bucket.held.size() <= i) bucket.held.resize(i + 1, Amounts{});
+      if (!ReadAmounts(member.value, &bucket.held[i]))
+        return bad("queue " + std::string(member.name.GetString()) + "'s amounts");
+    }
+    buckets.push_back(std::move(bucket));
+  }
+  buckets_ = std::move(buckets);
+  queue_index_ = std::move(index);
+  last_ = -1;
+  return Status::Ok();
 }
 
 }  // namespace vtenant::scheduler

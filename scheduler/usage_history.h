@@ -4,8 +4,9 @@
 // minute, optionally decayed by a half-life), over the same sum of the
 // cluster's capacity. Here the scheduler keeps those sums itself, from
 // what each cycle allocated, in buckets of a fixed length, so no
-// Prometheus is needed; the history lives in the scheduler's memory, and a
-// restart or a new leader starts it afresh.
+// Prometheus is needed. Save and Restore carry it across a restart or a
+// change of leader (usage_store.h keeps it in a ConfigMap); the time no
+// scheduler ran is not counted.
 //
 //   UsageHistory history({.window_s = 7 * 24 * 3600});
 //   history.Record(now, allocated_by_queue, capacity);  // after each cycle
@@ -19,8 +20,10 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "scheduler-core/resources.h"
 
 namespace vtenant::scheduler {
@@ -50,6 +53,16 @@ class UsageHistory {
   // decayed sum of the capacity. Queues with no usage left in the window
   // are not listed.
   std::map<std::string, sched::ResourceVector> Usage(int64_t now) const;
+
+  // The history as a JSON document Restore reads, of at most `max_bytes`
+  // where it can be: neighbouring buckets are merged, halving their number,
+  // until it fits (their usage ages from the older one's start).
+  std::string Save(size_t max_bytes) const;
+
+  // Replaces the history with one Save wrote; the next Record only starts
+  // the clock again. InvalidArgument, the history unchanged, when `json` is
+  // not such a document.
+  Status Restore(std::string_view json);
 
  private:
   // Resource-seconds, kept as doubles: memory bytes over a week overflow

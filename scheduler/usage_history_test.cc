@@ -43,5 +43,36 @@ TEST(UsageHistoryTest, OlderUsageCountsLessByItsHalfLife) {
   EXPECT_EQ(usage["b"][sched::kGpu], 666'667);
 }
 
+TEST(UsageHistoryTest, ASavedHistoryIsRestoredAndCoarsenedWhereItIsTooLarge) {
+  UsageHistory history({.window_s = 10'000, .resolution_s = 10});
+  history.Record(0, {}, Gpus(8000));
+  for (int64_t t = 10; t <= 1000; t += 10)
+    history.Record(t, {{"a", Gpus(t < 500 ? 8000 : 0)}, {"b", Gpus(t < 500 ? 0 : 4000)}},
+                   Gpus(8000));
+  const std::map<std::string, sched::ResourceVector> usage = history.Usage(1000);
+  ASSERT_EQ(usage.size(), 2u);
+
+  UsageHistory restored({.window_s = 10'000, .resolution_s = 10});
+  ASSERT_TRUE(restored.Restore(history.Save(1 << 20)).ok());
+  EXPECT_EQ(restored.Usage(1000), usage);
+
+  // A hundred buckets do not fit 2 KiB; merged, the sums over the window
+  // are the same.
+  const std::string small = history.Save(2048);
+  EXPECT_LE(small.size(), 2048u);
+  UsageHistory coarse({.window_s = 10'000, .resolution_s = 10});
+  ASSERT_TRUE(coarse.Restore(small).ok());
+  EXPECT_EQ(coarse.Usage(1000), usage);
+
+  // The next record only starts the clock: the time no scheduler ran is not
+  // counted.
+  coarse.Record(5000, {{"a", Gpus(8000)}}, Gpus(8000));
+  EXPECT_EQ(coarse.Usage(5000), usage);
+
+  EXPECT_FALSE(coarse.Restore("{}").ok());
+  EXPECT_FALSE(coarse.Restore(R"({"version":1,"buckets":[{"start":0}]})").ok());
+  EXPECT_EQ(coarse.Usage(5000), usage) << "a refused document changes nothing";
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler
