@@ -224,12 +224,14 @@ TEST_F(SchedulingCycleTest, TheUsageHistoryOutlivesARestart) {
   view_.DeletePod(Json(Pod("owed", "a", "")));
   for (const std::string q : {"c", "d"})
     Add(res::kQueues, "",
-        R"({"metadata":{"name":")" + q + R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
+        R"({"metadata":{"name":")" + q +
+            R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
   Add(res::kPods, "ns", Pod("held", "c", "n1"));
   const int64_t now = 1796119200;
   ConfigMapUsageStore store(client_, "kai", "vtenant-scheduler-usage");
-  const CycleOptions options{.usage_history = UsageHistory::Params{.window_s = 100, .resolution_s = 10},
-                             .usage_store = &store};
+  const CycleOptions options{
+      .usage_history = UsageHistory::Params{.window_s = 100, .resolution_s = 10},
+      .usage_store = &store};
   {
     kube::Registry registry;
     CycleOptions first = options;
