@@ -102,6 +102,18 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
                                       {"subGroups", kube::JsonValue(Json(sub_groups))}}}})));
   }
 
+  // The time-based fairshare tests' start: queues c and d, equal and
+  // without quota, in place of a and b's pods; c's pod "held" has the GPU.
+  void StartQueuesSharingTheGpu() {
+    view_.DeletePod(Json(Pod("over", "b", "n1")));
+    view_.DeletePod(Json(Pod("owed", "a", "")));
+    for (const std::string q : {"c", "d"})
+      Add(res::kQueues, "",
+          R"({"metadata":{"name":")" + q +
+              R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
+    Add(res::kPods, "ns", Pod("held", "c", "n1"));
+  }
+
   // The messages of the Unschedulable Events about pod ns/name.
   std::vector<std::string> WaitReasons(const std::string& name) {
     pending_.Drain();
@@ -185,13 +197,7 @@ TEST_F(SchedulingCycleTest, ReclaimWaitsForTheVictimThenBinds) {
 // holder's usage takes its over-quota share down to nothing, and the other
 // queue reclaims the GPU.
 TEST_F(SchedulingCycleTest, TimeBasedFairshareGivesTheGpuToTheQueueThatUsedLess) {
-  view_.DeletePod(Json(Pod("over", "b", "n1")));
-  view_.DeletePod(Json(Pod("owed", "a", "")));
-  for (const std::string q : {"c", "d"})
-    Add(res::kQueues, "",
-        R"({"metadata":{"name":")" + q +
-            R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
-  Add(res::kPods, "ns", Pod("held", "c", "n1"));
+  StartQueuesSharingTheGpu();
   Add(res::kPods, "ns", Pod("wants", "d", ""));
   const int64_t now = 1796119200;
   for (int64_t t = now; t < now + 60; t += 10) EXPECT_EQ(Cycle(t).evictions, 0u) << "no history";
@@ -220,13 +226,7 @@ TEST_F(SchedulingCycleTest, TimeBasedFairshareGivesTheGpuToTheQueueThatUsedLess)
 // The usage history outlives the scheduler: kept in a ConfigMap, it is read
 // back by the next one, whose first cycle already sees the holder's usage.
 TEST_F(SchedulingCycleTest, TheUsageHistoryOutlivesARestart) {
-  view_.DeletePod(Json(Pod("over", "b", "n1")));
-  view_.DeletePod(Json(Pod("owed", "a", "")));
-  for (const std::string q : {"c", "d"})
-    Add(res::kQueues, "",
-        R"({"metadata":{"name":")" + q +
-            R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
-  Add(res::kPods, "ns", Pod("held", "c", "n1"));
+  StartQueuesSharingTheGpu();
   const int64_t now = 1796119200;
   ConfigMapUsageStore store(client_, "kai", "vtenant-scheduler-usage");
   const CycleOptions options{
