@@ -423,6 +423,26 @@ TEST(KaiRulesTest, PendingReasonsNameTheRule) {
        },
        "no reclaim: the jobs that would make room (queue b) are within their minimum runtime "
        "of 600s"},
+      // KAI's LastStartTimestamp: started long ago, placed again lately.
+      {"victims the scheduler placed within their reclaim min runtime",
+       [&](SnapshotBuilder& b) {
+         QueueSpec q = GpuQueue("b", "", 0);
+         q.reclaim_min_runtime_s = 600;
+         b.AddQueue(q);
+         for (int i = 0; i < 2; ++i) {
+           GroupSpec g;
+           g.name = "job-b-" + std::to_string(i);
+           g.queue = "b";
+           g.last_start_time = kNow - 100;
+           b.AddGroup(g);
+         }
+         busy_b(b, [](PodSpec& p) {
+           p.group = "job-" + p.name;
+           p.start_time = kNow - 5000;
+         });
+       },
+       "no reclaim: the jobs that would make room (queue b) are within their minimum runtime "
+       "of 600s"},
       {"victims that are non-preemptible",
        [&](SnapshotBuilder& b) {
          b.AddQueue(GpuQueue("b", "", 0));

@@ -212,7 +212,13 @@ struct PodGroup {
   // room, and being evicted itself, are not delayed.
   int64_t preemption_delay_s = 0;
   int64_t last_eviction_time = 0;  // when one of its pods was last evicted; 0: never
-  std::vector<PodId> pods;         // derived by Finalize, in creation order
+  // When the scheduler last placed its pods (KAI's LastStartTimestamp); 0:
+  // never. Its running pods count as started no earlier, so a job bound a
+  // moment ago is within its queue's minimum runtime (a pod's own start
+  // time may be long before: a waiting pod has none, and counts from its
+  // creation).
+  int64_t last_start_time = 0;
+  std::vector<PodId> pods;  // derived by Finalize, in creation order
 
   // Whether the group, or any of its sub-groups, has a topology constraint.
   bool HasTopology() const;

@@ -57,7 +57,8 @@ Session::Session(const Snapshot& s, const Options& opts)
                                                 pod.request.cpu_milli, pod.request.memory_bytes);
     }
     if (pod.phase == PodPhase::kRunning)
-      group_start[pod.group] = std::max(group_start[pod.group], pod.start_time);
+      group_start[pod.group] =
+          std::max({group_start[pod.group], pod.start_time, s.groups[pod.group].last_start_time});
   }
   estimated = PodEstimates(pod_shape, std::move(shape_estimate));
   has_subgroups.reserve(s.groups.size());

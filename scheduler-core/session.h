@@ -104,9 +104,11 @@ struct Session {
     const std::vector<ShapeId>* pod_shape_ = nullptr;
     std::vector<ResourceVector> by_shape_;
   };
-  std::vector<JobOutcome> outcome;   // per group
-  std::vector<int64_t> group_start;  // per group: latest start of a running pod (0: none)
-  PendingNotes notes;                // what later actions made of a job
+  std::vector<JobOutcome> outcome;  // per group
+  // Per group: latest start of a running pod, or its last_start_time when
+  // later (0: no pod runs).
+  std::vector<int64_t> group_start;
+  PendingNotes notes;  // what later actions made of a job
 
   // Each group's pods pending in the snapshot, in creation order, packed
   // with what the walks read of each: pending[pending_begin[g] ..

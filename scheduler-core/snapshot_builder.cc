@@ -126,6 +126,7 @@ PodGroup MakeGroup(const GroupSpec& spec, Interner& strings) {
   g.stale_grace_s = spec.stale_grace_s;
   g.preemption_delay_s = spec.preemption_delay_s;
   g.last_eviction_time = spec.last_eviction_time;
+  g.last_start_time = spec.last_start_time;
   return g;
 }
 

@@ -94,6 +94,7 @@ struct GroupSpec {
   std::optional<int64_t> stale_grace_s;  // PodGroup's, model.h
   int64_t preemption_delay_s = 0;
   int64_t last_eviction_time = 0;
+  int64_t last_start_time = 0;  // PodGroup's, model.h
   bool operator==(const GroupSpec&) const = default;
 };
 

@@ -23,6 +23,8 @@ VictimRanks::Facts RunningFactsOf(const Session& session, GroupId g) {
     f.running_gpu += gpu;
   }
   if (split) f.only_node = kNone;
+  // The scheduler's own record of when it placed the job counts too.
+  if (f.running) f.latest_start = std::max(f.latest_start, group.last_start_time);
   return f;
 }
 

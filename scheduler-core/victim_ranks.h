@@ -43,7 +43,7 @@ class VictimRanks {
   struct Facts {
     Milli placed_gpu;      // GPU of all its placed pods
     Milli running_gpu;     // of those, the pods running in the snapshot
-    int64_t latest_start;  // latest start of those (0: none)
+    int64_t latest_start;  // latest start of those, or last_start_time when later (0: none)
     NodeId only_node;      // node of all its placed pods (kNone: several, none)
     QueueId queue;
     int32_t priority;
