@@ -79,6 +79,10 @@ inline constexpr char kPodGrouperWarningReason[] = "PodGrouperWarning";
 inline constexpr char kStalePodGroupTimestampAnnotation[] =
     "kai.scheduler/stale-podgroup-timestamp";
 inline constexpr char kLastEvictionTimestampAnnotation[] = "kai.scheduler/last-eviction-timestamp";
+// When the scheduler last placed the group's pods (KAI's LastStartTimestamp):
+// its minimum runtime, which keeps it from being reclaimed or preempted,
+// counts from then.
+inline constexpr char kLastStartTimestampAnnotation[] = "kai.scheduler/last-start-timestamp";
 // On a pod or any of its owners: durations in Go's syntax that become the
 // PodGroup's spec.preemptionDelay and spec.stalenessGracePeriod
 // (kai/podgroup_spec.h, WorkloadTimings).

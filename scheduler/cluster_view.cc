@@ -418,6 +418,11 @@ void ClusterView::GroupEvicted(const std::string& group_key, int64_t now) {
   last_eviction_[group_key] = now;
 }
 
+void ClusterView::GroupStarted(const std::string& group_key, int64_t now) {
+  std::lock_guard lock(mu_);
+  last_start_[group_key] = now;
+}
+
 void ClusterView::DropNomination(const std::string& key) {
   std::lock_guard lock(mu_);
   nominated_.erase(key);
@@ -974,6 +979,7 @@ Result<World> ClusterView::Build(int64_t now) {
   std::map<std::string, sched::GroupSpec> groups;
   std::map<std::string, int64_t> stale_since;
   std::erase_if(last_eviction_, [&](const auto& e) { return !groups_.contains(e.first); });
+  std::erase_if(last_start_, [&](const auto& e) { return !groups_.contains(e.first); });
   for (const std::string& gkey : groups_used) {
     const CoreGroup& g = groups_.at(gkey);
     sched::GroupSpec spec = g.spec;
@@ -995,6 +1001,9 @@ Result<World> ClusterView::Build(int64_t now) {
     spec.last_eviction_time = g.last_eviction_written;
     if (auto e = last_eviction_.find(gkey); e != last_eviction_.end())
       spec.last_eviction_time = std::max(spec.last_eviction_time, e->second);
+    spec.last_start_time = g.last_start_written;
+    if (auto s = last_start_.find(gkey); s != last_start_.end())
+      spec.last_start_time = std::max(spec.last_start_time, s->second);
     spec.priority = priority_classes_.PriorityOf(g.priority_class);
     if (!g.preemptibility_set) spec.preemptible = DefaultPreemptible(spec.priority);
     if (groups_refused.contains(gkey)) spec.preemptible = false;

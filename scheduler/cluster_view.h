@@ -240,6 +240,12 @@ class ClusterView {
   // it (CoreGroup::last_eviction_written).
   void GroupEvicted(const std::string& group_key, int64_t now);
 
+  // Records that pods of PodGroup `group_key` were bound or nominated at
+  // `now` (seconds): its minimum runtime counts from then
+  // (sched::PodGroup::last_start_time, KAI's LastStartTimestamp). Kept and
+  // written back as GroupEvicted's time is (CoreGroup::last_start_written).
+  void GroupStarted(const std::string& group_key, int64_t now);
+
   // The snapshot for a cycle at `now` (seconds): the Universe brought up
   // to date with what changed since the last call, and its working
   // snapshot. One caller at a time (the cycle); the events above may come
@@ -375,6 +381,7 @@ class ClusterView {
   // cycle's time; redone at every Build.
   std::map<std::string, int64_t> stale_since_;
   std::map<std::string, int64_t> last_eviction_;  // PodGroup key -> GroupEvicted's `now`
+  std::map<std::string, int64_t> last_start_;     // PodGroup key -> GroupStarted's `now`
   std::map<std::pair<char, std::string>, std::string> versions_;  // translated resourceVersions
   // Objects translated (upserts not skipped as unchanged), by kind.
   kube::Family<kube::Counter>* translations_;

@@ -385,6 +385,18 @@ TEST(PodGroupTranslatorTest, FieldsAndPreemptibility) {
   EXPECT_FALSE(DefaultPreemptible(100));
 }
 
+// What the scheduler wrote on a group is read back after a restart.
+TEST(PodGroupTranslatorTest, TheSchedulersTimestampsAreReadBack) {
+  Result<CoreGroup> g = CoreGroupFromHost(Json(R"({"metadata":{"name":"train","namespace":"ns",
+      "annotations":{"kai.scheduler/stale-podgroup-timestamp":"2026-12-05T22:00:00Z",
+      "kai.scheduler/last-eviction-timestamp":"2026-12-05T21:59:00Z",
+      "kai.scheduler/last-start-timestamp":"2026-12-05T21:58:00Z"}},"spec":{"queue":"nlp"}})"));
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->stale_since_written, 1796508000);
+  EXPECT_EQ(g->last_eviction_written, 1796507940);
+  EXPECT_EQ(g->last_start_written, 1796507880);
+}
+
 // A PodGroup whose spec.subGroups is `subs` (JSON).
 Result<CoreGroup> GroupWithSubGroups(const std::string& subs) {
   return CoreGroupFromHost(kube::BuildJson(kube::JsonObject{

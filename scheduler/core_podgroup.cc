@@ -58,6 +58,8 @@ Result<CoreGroup> CoreGroupFromHost(const rapidjson::Value& group) {
   }
   t.last_eviction_written =
       ParseTimestamp(kube::Annotation(group, kai::kLastEvictionTimestampAnnotation).value_or(""));
+  t.last_start_written =
+      ParseTimestamp(kube::Annotation(group, kai::kLastStartTimestampAnnotation).value_or(""));
   return t;
 }
 

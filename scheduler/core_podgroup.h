@@ -36,10 +36,12 @@ struct CoreGroup {
   // by sub-group name; in spec.subgroup_topology alike.
   std::map<std::string, kai::TopologyConstraint> subgroup_topology;
   // What the scheduler wrote on the group before (kai/names.h's
-  // stale-podgroup-timestamp and last-eviction-timestamp), in seconds; -1
-  // and 0 when absent. ClusterView starts from them after a restart.
+  // stale-podgroup-timestamp, last-eviction-timestamp and
+  // last-start-timestamp), in seconds; -1, 0 and 0 when absent. ClusterView
+  // starts from them after a restart.
   int64_t stale_since_written = -1;
   int64_t last_eviction_written = 0;
+  int64_t last_start_written = 0;
 };
 
 // InvalidArgument naming the group for a spec kai::ReadPodGroupSpec

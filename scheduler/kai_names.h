@@ -22,6 +22,7 @@ using kai::kGpuPortionKey;
 using kai::kGpuProductLabel;
 using kai::kGpuResource;
 using kai::kLastEvictionTimestampAnnotation;
+using kai::kLastStartTimestampAnnotation;
 using kai::kMigResourcePrefix;
 using kai::kMpiJobNameLabel;
 using kai::kMpiJobRoleLabel;

@@ -111,8 +111,10 @@ SchedulingCycle::SchedulingCycle(ClusterView& view, Binder& binder, Evictor& evi
 Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
   CycleStats stats;
   // 1. Nominations whose victims are gone.
+  std::vector<std::string> started;  // pods bound or nominated this cycle
   for (auto& [key, placement] : view_.NominationsReady(now)) {
     binder_.Bind(key, placement);
+    started.push_back(key);
     ++stats.binds;
   }
 
@@ -168,6 +170,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
       view_.DropNomination(pod.name);
       continue;
     }
+    started.push_back(pod.name);
     if (waiting_for_victims.contains(pod.group)) {
       view_.Nominate(pod.name, std::move(p), waiting_for_victims[pod.group], now);
       ++stats.nominated;
@@ -176,6 +179,9 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     binder_.Bind(pod.name, std::move(p));
     ++stats.binds;
   }
+  // Their groups' minimum runtime counts from now, as KAI's LastStartTimestamp.
+  for (const std::string& key : started)
+    if (auto g = w.pod_group.find(key); g != w.pod_group.end()) view_.GroupStarted(g->second, now);
   // Moved pods are recreated by their owners and placed again then.
 
   // 5. Pending reasons, status, reservations, metrics.
@@ -256,6 +262,7 @@ Result<CycleStats> SchedulingCycle::RunOnce(int64_t now) {
     }
     st.stale_since = group.stale_since;
     st.last_eviction = group.last_eviction_time;
+    st.last_start = group.last_start_time;
     st.phase = st.running >= group.min_member ? "Running" : "Pending";
     if (auto it = group_reason.find(g); st.phase == "Pending" && it != group_reason.end()) {
       st.reason = d.ReasonOf(*it->second);

@@ -9,7 +9,8 @@
 //      PodDisruptionBudget) drops the nomination and keeps that victim out
 //      of the next cycles' plans for a while, so they pick another victim
 //      or wait;
-//   4. the other binds go to the binder;
+//   4. the other binds go to the binder; the groups bound or nominated
+//      count their minimum runtime from now (KAI's LastStartTimestamp);
 //   5. pending pods get their reason (rate-limited Events), queues and
 //      PodGroups their status (batched), emptied GPUs lose their
 //      reservation pods, the metrics move, and what the queues hold now

@@ -103,14 +103,15 @@ class SchedulingCycleTest : public ::testing::Test, protected testing::FakeClust
   }
 
   // The time-based fairshare tests' start: queues c and d, equal and
-  // without quota, in place of a and b's pods; c's pod "held" has the GPU.
-  void StartQueuesSharingTheGpu() {
+  // without quota (`spec` adds to their spec), in place of a and b's pods;
+  // c's pod "held" has the GPU.
+  void StartQueuesSharingTheGpu(const std::string& spec = "") {
     view_.DeletePod(Json(Pod("over", "b", "n1")));
     view_.DeletePod(Json(Pod("owed", "a", "")));
     for (const std::string q : {"c", "d"})
       Add(res::kQueues, "",
           R"({"metadata":{"name":")" + q +
-              R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}}}})");
+              R"("},"spec":{"resources":{"gpu":{"quota":0,"limit":-1}})" + spec + "}}");
     Add(res::kPods, "ns", Pod("held", "c", "n1"));
   }
 
@@ -221,6 +222,68 @@ TEST_F(SchedulingCycleTest, TimeBasedFairshareGivesTheGpuToTheQueueThatUsedLess)
   EXPECT_NE(registry.Render().find(R"(vtenant_scheduler_queue_gpu_usage{queue="c"} 1)"),
             std::string::npos)
       << registry.Render();
+}
+
+// Over time the two queues take turns, as in KAI's time-based fairshare
+// simulations: each always has a pod waiting for the one GPU, and each
+// holds it for a fair part of twenty minutes.
+TEST_F(SchedulingCycleTest, TimeBasedFairshareMakesQueuesTakeTurns) {
+  // A pod, once running, is not reclaimed for a minute: without it the
+  // GPU would change hands every cycle once both queues' usage is even.
+  StartQueuesSharingTheGpu(R"(,"reclaimMinRuntime":"60s")");
+  std::map<std::string, std::string> queue_of = {{"held", "c"}};
+  const int64_t now = 1796119200;
+  std::map<std::string, std::string> started;  // by pod: status.startTime once bound
+  int made = 0;
+  // A new pod of `queue`, a job of its own (a PodGroup, as the grouper
+  // makes one).
+  auto wait = [&](const std::string& queue) {
+    const std::string name = queue + "-" + std::to_string(made++);
+    queue_of[name] = queue;
+    Add(res::kPodGroups, "ns",
+        R"({"metadata":{"name":")" + name + R"(","namespace":"ns"},"spec":{"minMember":1,
+            "queue":")" +
+            queue + R"("}})");
+    kube::Object pod = Json(Pod(name, queue, ""));
+    kube::SetString(pod, {"metadata", "annotations"}, "pod-group-name", name);
+    Add(res::kPods, "ns", kube::ToJson(pod));
+  };
+  wait("d");
+  kube::Registry registry;
+  SchedulingCycle timed(view_, binder_, evictor_, reservations_, status_, pending_, not_ready_,
+                        {.usage_history = UsageHistory::Params{.window_s = 120, .resolution_s = 10},
+                         .registry = &registry});
+  std::map<std::string, int64_t> held_for;  // seconds, by queue
+  int turns = 0;
+  std::string holder = "c";
+  for (int64_t t = now; t < now + 1200; t += 10) {
+    ASSERT_TRUE(timed.RunOnce(t).ok());
+    binder_.WaitIdle();
+    // What the informers would tell the view: evicted pods gone (each
+    // replaced by a new one of its queue), bound ones bound.
+    for (const auto& [name, queue] : std::map(queue_of)) {
+      const std::string node = NodeOf(name);
+      if (node == "<gone>") {
+        view_.DeletePod(Json(Pod(name, queue, "n1")));
+        queue_of.erase(name);
+        wait(queue);
+      } else if (node == "n1") {
+        // As the kubelet would, it starts when bound.
+        kube::Object pod = kube::Clone(*Live(res::kPods, "ns/" + name));
+        if (name != "held")
+          kube::SetString(
+              pod, {"status"}, "startTime",
+              started.try_emplace(name, FormatRfc3339(std::chrono::system_clock::from_time_t(t)))
+                  .first->second);
+        view_.UpsertPod(pod);
+        held_for[queue] += 10;
+        if (queue != holder) ++turns, holder = queue;
+      }
+    }
+  }
+  EXPECT_GE(turns, 4);
+  EXPECT_GE(held_for["c"], 400) << "of 1200 s";
+  EXPECT_GE(held_for["d"], 400) << "of 1200 s";
 }
 
 // The usage history outlives the scheduler: kept in a ConfigMap, it is read

@@ -74,6 +74,9 @@ kube::JsonObject TimestampChanges(const rapidjson::Value& live, const PodGroupSt
   if (s.last_eviction > 0 &&
       kube::Annotation(live, kLastEvictionTimestampAnnotation) != text(s.last_eviction))
     changes.Set(kLastEvictionTimestampAnnotation, text(s.last_eviction));
+  if (s.last_start > 0 &&
+      kube::Annotation(live, kLastStartTimestampAnnotation) != text(s.last_start))
+    changes.Set(kLastStartTimestampAnnotation, text(s.last_start));
   return changes;
 }
 

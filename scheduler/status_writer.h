@@ -65,12 +65,14 @@ struct PodGroupStatus {
   sched::ResourceVector allocated_non_preemptible;
   sched::ResourceVector requested;
   // Seconds, written as the annotations kai/names.h names
-  // (stale-podgroup-timestamp, last-eviction-timestamp): since when the
-  // group runs below its minimum (-1: it does not; the annotation goes) and
-  // when it last lost a pod to an eviction (0: never; nothing written).
-  // nullopt leaves both as they are.
+  // (stale-podgroup-timestamp, last-eviction-timestamp,
+  // last-start-timestamp): since when the group runs below its minimum (-1:
+  // it does not; the annotation goes), when it last lost a pod to an
+  // eviction and when its pods were last placed (0: never; nothing
+  // written). nullopt leaves all three as they are.
   std::optional<int64_t> stale_since;
   int64_t last_eviction = 0;
+  int64_t last_start = 0;
   bool operator==(const PodGroupStatus&) const = default;
 };
 

@@ -186,7 +186,7 @@ TEST_F(StatusWriterTest, PodGroupsGetPhaseAndReasonAndAreForgottenWhenGone) {
 }
 
 // As KAI's status updater keeps them: since when the group runs below its
-// minimum, and its last eviction, as RFC 3339 annotations; the first goes
+// minimum, its last eviction and its last start, as RFC 3339 annotations; the first goes
 // when the group is whole again, and a status that leaves them unset
 // leaves them alone.
 TEST_F(StatusWriterTest, AStaleGangsTimestampsAreAnnotationsThatComeAndGo) {
@@ -194,11 +194,13 @@ TEST_F(StatusWriterTest, AStaleGangsTimestampsAreAnnotationsThatComeAndGo) {
   PodGroupStatus stale{"Pending", "", 1, 1};
   stale.stale_since = 1796508000;  // 2026-12-05T22:00:00Z
   stale.last_eviction = 1796507940;
+  stale.last_start = 1796507880;
   writer_.SetPodGroup("ns/train", stale);
   EXPECT_EQ(writer_.Flush(), 1);
   kube::ObjectPtr pg = Live(res::kPodGroups, "ns/train");
   EXPECT_EQ(kube::Annotation(*pg, kStalePodGroupTimestampAnnotation), "2026-12-05T22:00:00Z");
   EXPECT_EQ(kube::Annotation(*pg, kLastEvictionTimestampAnnotation), "2026-12-05T21:59:00Z");
+  EXPECT_EQ(kube::Annotation(*pg, kLastStartTimestampAnnotation), "2026-12-05T21:58:00Z");
   EXPECT_TRUE(PodGroupShows(*pg, stale));
   EXPECT_EQ(writer_.Flush(), 0);
 
@@ -214,6 +216,7 @@ TEST_F(StatusWriterTest, AStaleGangsTimestampsAreAnnotationsThatComeAndGo) {
   PodGroupStatus unsaid = whole;
   unsaid.stale_since.reset();
   unsaid.last_eviction = 0;
+  unsaid.last_start = 0;
   EXPECT_TRUE(PodGroupShows(*pg, unsaid)) << "nothing to say about them: nothing written";
 }
 
