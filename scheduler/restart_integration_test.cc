@@ -1,7 +1,8 @@
 // Integration: vtenant-scheduler (the real binary) killed with SIGKILL while
 // binding 200 pods, then started again. Afterwards every pod runs, none was
 // bound twice, no GPU is over-full, and no reservation pod or GPU ConfigMap
-// is left without a pod that needs it.
+// is left without a pod that needs it. And the binary's time-based
+// fairshare, with its history kept in a ConfigMap.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -32,16 +33,24 @@ class RestartTest : public SchedulerClusterTest {
 nodes:
 - {name: gpu, count: 20, cpu: 64, memory: 512Gi, gpus: 8, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068}
 )",
-                   {"work"});
+                   {"work", "fair"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
   }
-  Result<localenv::Process> StartBinary(int port, const std::string& log, int workers) {
-    return localenv::Process::Start(
-        {.argv = {VTENANT_SCHEDULER, "--kubeconfig", cluster().api_server().kubeconfig_path(),
-                  "--webhook-address", "127.0.0.1:" + std::to_string(port), "--health-address=",
-                  "--cycle-period", "200ms", "--bind-workers", std::to_string(workers)},
-         .log_path = cluster().dir() + "/" + log});
+  Result<localenv::Process> StartBinary(int port, const std::string& log, int workers,
+                                        const std::vector<std::string>& more = {}) {
+    std::vector<std::string> argv = {VTENANT_SCHEDULER,
+                                     "--kubeconfig",
+                                     cluster().api_server().kubeconfig_path(),
+                                     "--webhook-address",
+                                     "127.0.0.1:" + std::to_string(port),
+                                     "--health-address=",
+                                     "--cycle-period",
+                                     "200ms",
+                                     "--bind-workers",
+                                     std::to_string(workers)};
+    argv.insert(argv.end(), more.begin(), more.end());
+    return localenv::Process::Start({.argv = argv, .log_path = cluster().dir() + "/" + log});
   }
 
   static std::vector<Object> Pods(const std::string& ns) {
@@ -156,6 +165,45 @@ TEST_F(RestartTest, KilledWhileBindingLeavesNothingHalfDoneOrDoubled) {
     EXPECT_EQ(std::string(kube::GetString(e, {"message"})).find("already"), std::string::npos)
         << kube::GetString(e, {"message"});
   second->Stop();
+}
+
+// Time-based fairshare in the real binary: queues c and d, under a parent
+// limited to one GPU, both want it. c has it first (no history yet, and the
+// older queue takes the odd GPU); once c's usage shows, d reclaims it. The
+// history is kept in its ConfigMap beside the leader Lease.
+TEST_F(RestartTest, TimeBasedFairshareHandsTheGpuOnAndKeepsItsHistory) {
+  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("pair", "", 0, 1)).ok());
+  for (const char* q : {"c", "d"}) {
+    Object queue = QueueManifest(q, "pair", 0);
+    kube::SetString(queue, {"spec"}, "reclaimMinRuntime", "2s");
+    ASSERT_TRUE(client().Create(res::kQueues, "", queue).ok());
+  }
+  Result<int> port = localenv::PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok());
+  Result<localenv::Process> scheduler =
+      StartBinary(*port, "scheduler-fair.log", 4, {"--usage-window=60s", "--usage-resolution=1s"});
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status().ToString();
+  auto run = [](const std::string& name, const std::string& queue) {
+    Status s;
+    EXPECT_TRUE(Eventually([&] {
+      s = client()
+              .Create(res::kPods, "fair",
+                      PodManifest("fair", name, {.queue = queue, .whole_gpus = 1}))
+              .status();
+      return s.ok() || s.code() == StatusCode::kAlreadyExists;
+    })) << s.ToString();
+  };
+  run("c-0", "c");
+  ASSERT_FALSE(NodeOnceRunning(client(), "fair", "c-0").empty());
+  run("d-0", "d");
+  EXPECT_FALSE(NodeOnceRunning(client(), "fair", "d-0").empty())
+      << "d never had the GPU; logs in " << cluster().dir();
+  EXPECT_FALSE(EventMessages(client(), "fair", "c-0", "Reclaimed").empty());
+  EXPECT_TRUE(Eventually([&] {
+    Result<Object> saved = client().Get(res::kConfigMaps, "default", "vtenant-scheduler-usage");
+    return saved.ok() &&
+           kube::GetString(*saved, {"data", "history"}).find(R"("c")") != std::string::npos;
+  })) << "no usage history saved";
 }
 
 }  // namespace
