@@ -221,7 +221,9 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
             "scheduler.defaultStalenessGracePeriod=-1s", "scheduler.restrictNodeScheduling=true",
             "scheduler.partitionLabelValue=a100", "scheduler.timeBasedFairshare.windowSize=7d",
             "scheduler.timeBasedFairshare.halfLifePeriod=10m",
-            "scheduler.timeBasedFairshare.kValue=0.5"},
+            "scheduler.timeBasedFairshare.kValue=0.5",
+            "scheduler.timeBasedFairshare.windowType=tumbling",
+            "scheduler.timeBasedFairshare.tumblingWindowStartTime=2026-12-07T00:00:00Z"},
            {"scheduler.webhook.blockNvidiaVisibleDevices=true", "scheduler.webhook.hamiCore=true",
             "scheduler.webhook.quotaValidation=true"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
@@ -237,7 +239,9 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
           rendered->out.find("--gpu-worker-node-label-key=node-role.kubernetes.io/gpu-worker"),
           std::string::npos);
       EXPECT_NE(rendered->out.find("--partition-label-value=a100\n"), std::string::npos);
-      for (const char* flag : {"--usage-window=7d\n", "--usage-half-life=10m\n", "--usage-k=0.5\n"})
+      for (const char* flag :
+           {"--usage-window=7d\n", "--usage-half-life=10m\n", "--usage-k=0.5\n",
+            "--usage-window-type=tumbling\n", "--usage-window-start=2026-12-07T00:00:00Z\n"})
         EXPECT_NE(rendered->out.find(flag), std::string::npos) << flag;
       EXPECT_EQ(rendered->out.find("--usage-resolution"), std::string::npos);
     } else if (sets.size() == 3) {

@@ -4,6 +4,7 @@
 
 #include "base/duration.h"
 #include "base/flags.h"
+#include "base/rfc3339.h"
 #include "scheduler-core/options.h"
 
 namespace vtenant::scheduler {
@@ -192,6 +193,38 @@ const std::vector<Flag>& Flags() {
                    return Status::Ok();
                  }};
        }},
+      {"usage-window-type", "TYPE",
+       "sliding (the last --usage-window) or tumbling (windows of --usage-window from "
+       "--usage-window-start, usage counted from the latest one's start), as KAI's windowType",
+       [](auto& f) { return f.usage_window_type; },
+       [](std::string name, SchedulerFlags& f) -> FlagBinding {
+         return {
+             name, [name, &f](const std::string& v) -> Status {
+               if (v != "sliding" && v != "tumbling")
+                 return InvalidArgument("--" + name + " \"" + v + "\" must be sliding or tumbling");
+               f.usage_window_type = v;
+               return Status::Ok();
+             }};
+       }},
+      {"usage-window-start", "TIME",
+       "when the first tumbling window starts, in RFC 3339 (2026-12-07T00:00:00Z; KAI's "
+       "tumblingWindowStartTime)",
+       [](auto& f) {
+         return f.usage_window_start
+                    ? FormatRfc3339(std::chrono::system_clock::from_time_t(*f.usage_window_start))
+                    : std::string("\"\"");
+       },
+       [](std::string name, SchedulerFlags& f) {
+         return ParsedFlag(
+             name, &f.usage_window_start,
+             [](const std::string& v) -> Result<std::optional<int64_t>> {
+               auto t = ParseRfc3339(v);
+               if (!t)
+                 return InvalidArgument("\"" + v + "\": want a time like 2026-12-07T00:00:00Z");
+               return std::optional<int64_t>(
+                   std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count());
+             });
+       }},
       {"restrict-node-scheduling", "",
        "schedule only onto nodes labelled for a role: pods asking for a GPU onto nodes with "
        "--gpu-worker-node-label-key, others onto nodes with --cpu-worker-node-label-key; a node "
@@ -228,6 +261,8 @@ Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
   for (const Flag& flag : Flags()) table.push_back(flag.bind(flag.name, f));
   VT_ASSIGN_OR_RETURN(SplitCommandLine split, ApplyFlags(args, table));
   f.help = split.help;
+  if (f.usage_window_type == "tumbling" && !f.usage_window_start && !f.help)
+    return InvalidArgument("--usage-window-type=tumbling needs --usage-window-start");
   return f;
 }
 

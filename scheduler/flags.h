@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct SchedulerFlags {
   std::chrono::seconds usage_resolution{600};
   std::chrono::seconds usage_half_life{0};
   double usage_k = 1.0;
+  // KAI's windowType: "sliding" (the last usage_window) or "tumbling"
+  // (windows of usage_window from usage_window_start, seconds since the
+  // epoch, which tumbling requires).
+  std::string usage_window_type = "sliding";
+  std::optional<int64_t> usage_window_start;
   // KAI's --restrict-node-scheduling and the label keys of its two node
   // roles (worker_roles.h).
   bool restrict_node_scheduling = false;

@@ -72,6 +72,15 @@ TEST(FlagsTest, TimeBasedFairshareIsOffUntilAWindowIsGiven) {
   EXPECT_EQ(f.usage_resolution, std::chrono::minutes(5));
   EXPECT_EQ(f.usage_half_life, std::chrono::minutes(10));
   EXPECT_EQ(f.usage_k, 0.5);
+  EXPECT_EQ(f.usage_window_type, "sliding");
+
+  const SchedulerFlags tumbling =
+      ParseFlags({"--usage-window-type=tumbling", "--usage-window-start=2026-12-07T00:00:00Z"})
+          .value();
+  EXPECT_EQ(tumbling.usage_window_start, std::optional<int64_t>(1796601600));
+  Result<SchedulerFlags> alone = ParseFlags({"--usage-window-type=tumbling"});
+  ASSERT_FALSE(alone.ok());
+  EXPECT_NE(alone.status().message().find("--usage-window-start"), std::string::npos);
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -89,6 +98,8 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
                                                          {"--usage-resolution=0"},
                                                          {"--usage-k=1001"},
                                                          {"--usage-k=-1"},
+                                                         {"--usage-window-type=cron"},
+                                                         {"--usage-window-start=monday"},
                                                          {"stray"}}) {
     Result<SchedulerFlags> r = ParseFlags(args);
     ASSERT_FALSE(r.ok()) << args[0];
@@ -125,6 +136,8 @@ TEST(FlagsTest, HelpListsEveryFlag) {
                            "--usage-resolution",
                            "--usage-half-life",
                            "--usage-k",
+                           "--usage-window-type",
+                           "--usage-window-start",
                            "--help"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   EXPECT_TRUE(ParseFlags({"--help"}).value().help);

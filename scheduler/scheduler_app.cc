@@ -228,7 +228,9 @@ Status SchedulerApp::Wire() {
     co.usage_history = UsageHistory::Params{
         .window_s = flags_.usage_window.count(),
         .resolution_s = std::min(flags_.usage_resolution, flags_.usage_window).count(),
-        .half_life_s = flags_.usage_half_life.count()};
+        .half_life_s = flags_.usage_half_life.count(),
+        .tumbling_start =
+            flags_.usage_window_type == "tumbling" ? flags_.usage_window_start : std::nullopt};
     // Beside the Lease, so a new leader of the shard finds it.
     usage_store_ = std::make_unique<ConfigMapUsageStore>(bookkeeping, flags_.leader_elect_namespace,
                                                          LeaseName(pool_) + "-usage");

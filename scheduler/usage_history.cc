@@ -15,10 +15,17 @@ size_t UsageHistory::QueueIndex(const std::string& queue) {
   return queue_index_.try_emplace(queue, queue_index_.size()).first->second;
 }
 
+int64_t UsageHistory::WindowStart(int64_t now) const {
+  if (!params_.tumbling_start) return now - params_.window_s + 1;
+  const int64_t start = *params_.tumbling_start;
+  if (now < start) return now + 1;  // no window yet: nothing counts
+  return start + (now - start) / params_.window_s * params_.window_s;
+}
+
 UsageHistory::Bucket& UsageHistory::BucketAt(int64_t time) {
   const int64_t start = time - time % params_.resolution_s;
   if (buckets_.empty() || buckets_.back().start < start) buckets_.push_back({.start = start});
-  while (buckets_.front().start <= time - params_.window_s) buckets_.pop_front();
+  while (buckets_.size() > 1 && buckets_.front().start < WindowStart(time)) buckets_.pop_front();
   return buckets_.back();
 }
 
@@ -29,7 +36,8 @@ void UsageHistory::Record(int64_t now,
   const int64_t since = std::exchange(last_, now);
   if (since < 0) return;
   // Only what lies within the window counts (a long pause between cycles).
-  const double seconds = static_cast<double>(std::min(now - since, params_.window_s));
+  const double seconds =
+      static_cast<double>(std::min({now - since, params_.window_s, now - WindowStart(now) + 1}));
   Bucket& bucket = BucketAt(now);
   for (const auto& [queue, held] : allocated) {
     const size_t i = QueueIndex(queue);
@@ -45,7 +53,7 @@ std::map<std::string, sched::ResourceVector> UsageHistory::Usage(int64_t now) co
   std::vector<Amounts> held(queue_index_.size(), Amounts{});
   Amounts capacity{};
   for (const Bucket& b : buckets_) {
-    if (b.start <= now - params_.window_s) continue;  // out of the window
+    if (b.start < WindowStart(now)) continue;  // out of the window
     // KAI decays each sample by its age; a bucket's samples by the age of
     // its start, to the resolution.
     const double age = static_cast<double>(std::max<int64_t>(0, now - b.start));

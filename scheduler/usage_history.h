@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ class UsageHistory {
     int64_t resolution_s = 600;
     // KAI's halfLifePeriod: usage this long ago counts half; 0: no decay.
     int64_t half_life_s = 0;
+    // KAI's tumbling window (tumblingWindowStartTime), in seconds: the
+    // window starts afresh at this time and every window_s after it, so
+    // usage counts from the latest such start (to the resolution); none
+    // before it. Unset: a sliding window, the last window_s.
+    std::optional<int64_t> tumbling_start;
   };
   explicit UsageHistory(Params params);
 
@@ -73,6 +79,8 @@ class UsageHistory {
     std::vector<Amounts> held;  // by queue index
     Amounts capacity{};
   };
+  // The earliest bucket start that counts at `now`: the window's start.
+  int64_t WindowStart(int64_t now) const;
   // The bucket of `time`, made when missing; drops those out of the window.
   Bucket& BucketAt(int64_t time);
   size_t QueueIndex(const std::string& queue);

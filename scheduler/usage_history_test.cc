@@ -43,6 +43,24 @@ TEST(UsageHistoryTest, OlderUsageCountsLessByItsHalfLife) {
   EXPECT_EQ(usage["b"][sched::kGpu], 666'667);
 }
 
+// KAI's tumbling window: usage counts from the latest of the window's
+// starts, and none before the first.
+TEST(UsageHistoryTest, ATumblingWindowStartsAfreshAtEachOfItsStarts) {
+  UsageHistory history({.window_s = 100, .resolution_s = 10, .tumbling_start = 0});
+  history.Record(0, {}, Gpus(8000));
+  for (int64_t t = 10; t <= 90; t += 10) history.Record(t, {{"a", Gpus(8000)}}, Gpus(8000));
+  EXPECT_EQ(history.Usage(90)["a"][sched::kGpu], 1'000'000);
+  history.Record(110, {{"b", Gpus(8000)}}, Gpus(8000));
+  std::map<std::string, sched::ResourceVector> usage = history.Usage(110);
+  EXPECT_FALSE(usage.contains("a")) << "a's usage was in the window before";
+  EXPECT_EQ(usage["b"][sched::kGpu], 1'000'000);
+
+  UsageHistory later({.window_s = 100, .resolution_s = 10, .tumbling_start = 1000});
+  later.Record(0, {}, Gpus(8000));
+  later.Record(10, {{"a", Gpus(8000)}}, Gpus(8000));
+  EXPECT_TRUE(later.Usage(10).empty()) << "before its first window";
+}
+
 TEST(UsageHistoryTest, ASavedHistoryIsRestoredAndCoarsenedWhereItIsTooLarge) {
   UsageHistory history({.window_s = 10'000, .resolution_s = 10});
   history.Record(0, {}, Gpus(8000));
