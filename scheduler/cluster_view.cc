@@ -736,11 +736,11 @@ Result<World> ClusterView::Build(int64_t now) {
     const bool waiting = p.role == CorePod::Role::kOurs && !placed && !nominated_.contains(key);
     for (const PodDeviceClaim& pc : p.device_claims) {
       if (pc.claim.empty()) continue;
-      auto [owner, first] =
-          claim_owners.try_emplace(kube::MakeKey(ns, pc.claim), ClaimOwner{&key, placed});
-      if (!first && placed && !owner->second.placed) owner->second = {&key, true};
+      std::string claim = kube::MakeKey(ns, pc.claim);
       if (waiting && !devices_.ReservedFor(ns, pc.claim, p.uid))
-        claim_joiners[kube::MakeKey(ns, pc.claim)].push_back(&key);
+        claim_joiners[claim].push_back(&key);
+      auto [owner, first] = claim_owners.try_emplace(std::move(claim), ClaimOwner{&key, placed});
+      if (!first && placed && !owner->second.placed) owner->second = {&key, true};
     }
   }
   // The devices of claims a placed pod is charged for are that pod's in

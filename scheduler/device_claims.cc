@@ -277,7 +277,7 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
   int64_t least = 0;
   for (size_t i = 0; i < c.requests.size() && c.problem.empty(); ++i) {
     const Request& r = c.requests[i];
-    const int64_t adding = r.all ? 1 : r.count;
+    const int64_t adding = r.Least();
     if (adding > kClaimAllocationMaxSize - least)
       c.problem = "request " + r.name + ": adding " + std::to_string(adding) +
                   " devices exceeds the claim limit of " + std::to_string(kClaimAllocationMaxSize) +
@@ -346,8 +346,7 @@ void DeviceClaims::Assume(std::string_view ns, std::string_view claim, std::stri
 bool DeviceClaims::ReservedFor(std::string_view ns, std::string_view claim,
                                std::string_view pod_uid) const {
   const Claim* c = Find(ns, claim);
-  return c != nullptr && std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) !=
-                             c->reserved_for.end();
+  return c != nullptr && c->ReservedFor(pod_uid);
 }
 
 bool DeviceClaims::NeedsAllocation(std::string_view ns, std::string_view claim) const {
@@ -388,7 +387,7 @@ std::map<std::string, int64_t> DeviceClaims::Requests(
     const Claim* c = Find(ns, pc.claim);
     for (const Request& r : c->requests)
       requests[DeviceClassResource(r.device_class)] +=
-          std::min(r.all ? 1 : r.count, kClaimAllocationMaxSize) * 1000;
+          std::min(r.Least(), kClaimAllocationMaxSize) * 1000;
   }
   return requests;
 }
@@ -475,6 +474,13 @@ bool DeviceClaims::Held(const Device& device) const {
   return held_.contains(DeviceKey(device.driver, device.pool, device.name));
 }
 
+void DeviceClaims::CountUnderClasses(const Device& device,
+                                     std::map<std::string, int64_t>* counts) const {
+  for (const auto& [cls, unused] : classes_)
+    if (Selects(Request{.device_class = cls}, device).empty())
+      (*counts)[DeviceClassResource(cls)] += 1000;
+}
+
 void DeviceClaims::SetPodHeld(std::set<std::string, std::less<>> claims) {
   std::erase_if(claims, [&](const std::string& key) {
     auto c = claims_.find(key);
@@ -516,10 +522,8 @@ std::map<std::string, int64_t> DeviceClaims::Holds(
       continue;
     for (const DeviceResult& r : c->second.results) {
       auto d = own_devices_.find(DeviceKey(r.driver, r.pool, r.device));
-      if (d == own_devices_.end() || !HeldByPlacedPod(*d->second)) continue;
-      for (const auto& [cls, unused] : classes_)
-        if (Selects(Request{.device_class = cls}, *d->second).empty())
-          holds[DeviceClassResource(cls)] += 1000;
+      if (d != own_devices_.end() && HeldByPlacedPod(*d->second))
+        CountUnderClasses(*d->second, &holds);
     }
   }
   return holds;
@@ -628,12 +632,8 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
 
 void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
   const NodeRef ref{name, &node->labels};
-  for (const Device* d : NodeDevices(ref)) {
-    if (Held(*d) && !HeldByPlacedPod(*d)) continue;
-    for (const auto& [cls, c] : classes_)
-      if (Selects(Request{.device_class = cls}, *d).empty())
-        node->other_resources[DeviceClassResource(cls)] += 1000;
-  }
+  for (const Device* d : NodeDevices(ref))
+    if (!Held(*d) || HeldByPlacedPod(*d)) CountUnderClasses(*d, &node->other_resources);
   // Its GPUs, as KAI counts them: the devices of its own slices whose
   // driver's name says "gpu", held or free.
   if (auto own = node_slices_.find(name); own != node_slices_.end())
@@ -651,7 +651,7 @@ int32_t DeviceClaims::Gpus(std::string_view ns, const std::vector<PodDeviceClaim
     for (const Request& r : c->requests) {
       if (!c->allocated) {
         // Before allocation, what Requests asks of the nodes.
-        if (SaysGpu(r.device_class)) gpus += std::min(r.all ? 1 : r.count, kClaimAllocationMaxSize);
+        if (SaysGpu(r.device_class)) gpus += std::min(r.Least(), kClaimAllocationMaxSize);
         continue;
       }
       // Once allocated, the devices given to its GPU requests.
@@ -693,8 +693,7 @@ DeviceClaims::Verdict DeviceClaims::Check(std::string_view ns, std::string_view 
       v.reason = "resource claim " + name + " is being deleted";
       return v;
     }
-    const bool reserved =
-        std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) != c->reserved_for.end();
+    const bool reserved = c->ReservedFor(pod_uid);
     // Pods that join it before this one take its room first.
     const auto ahead = sharing.joiners_ahead.find(name);
     const size_t joining_first = ahead == sharing.joiners_ahead.end() ? 0 : ahead->second;
@@ -772,9 +771,7 @@ Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
           (node.labels == nullptr || !c->allocated_nodes.Matches(node.name, *node.labels)))
         return FailedPrecondition("claim " + name + " node selector does not match node " +
                                   std::string(node.name));
-      if (std::find(c->reserved_for.begin(), c->reserved_for.end(), pod_uid) !=
-          c->reserved_for.end())
-        continue;  // nothing to write
+      if (c->ReservedFor(pod_uid)) continue;  // nothing to write
       out.push_back(std::move(a));
       continue;
     }

@@ -62,6 +62,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -277,6 +278,10 @@ class DeviceClaims {
     // firstAvailable: the alternatives, in order (each without its own
     // subrequests); empty for an exactly request.
     std::vector<Request> alternatives;
+
+    // The devices it takes at least, as the allocator sizes a claim (All:
+    // one).
+    int64_t Least() const { return all ? 1 : count; }
   };
   // spec.devices.constraints[]: the devices of `requests` (empty: all the
   // claim's) share the value of attribute `domain`/`name`.
@@ -298,6 +303,10 @@ class DeviceClaims {
     NodeAffinity allocated_nodes;  // status.allocation.nodeSelector
     std::vector<DeviceResult> results;
     std::vector<std::string> reserved_for;  // pod UIDs
+
+    bool ReservedFor(std::string_view pod_uid) const {
+      return std::find(reserved_for.begin(), reserved_for.end(), pod_uid) != reserved_for.end();
+    }
   };
   struct Slice {
     std::string node;  // spec.nodeName
@@ -333,6 +342,9 @@ class DeviceClaims {
   // Whether `device` is held by claims SetPodHeld named alone, on its
   // node's own slice: the core counts it as the node's and their pod's.
   bool HeldByPlacedPod(const Device& device) const;
+  // Adds `device`, a thousandth at a time, to `counts` under
+  // DeviceClassResource of every class that selects it.
+  void CountUnderClasses(const Device& device, std::map<std::string, int64_t>* counts) const;
   // Which held devices a choice may take: none (a bind), or those
   // HeldByPlacedPod (where a pod could go once the core evicts their pods).
   enum class Taking { kFreeOnly, kFreeOrEvictable };

@@ -170,15 +170,15 @@ const std::vector<Flag>& Flags() {
        "over this past window, which the scheduler keeps itself (in ConfigMap "
        "vtenant-scheduler[-<partition>]-usage in --leader-elect-namespace, across restarts); 0: "
        "off",
-       [](auto& f) { return std::to_string(f.usage_window.count()) + "s"; },
+       [](auto& f) { return ShowDuration(f.usage_window); },
        Seconds(&SchedulerFlags::usage_window, true)},
       {"usage-resolution", "DURATION",
        "how finely --usage-window is kept: the window moves, and usage ages, this much at a time",
-       [](auto& f) { return std::to_string(f.usage_resolution.count()) + "s"; },
+       [](auto& f) { return ShowDuration(f.usage_resolution); },
        Seconds(&SchedulerFlags::usage_resolution, false)},
       {"usage-half-life", "DURATION",
        "usage this long ago counts half (KAI's halfLifePeriod); 0: all of the window alike",
-       [](auto& f) { return std::to_string(f.usage_half_life.count()) + "s"; },
+       [](auto& f) { return ShowDuration(f.usage_half_life); },
        Seconds(&SchedulerFlags::usage_half_life, true)},
       {"usage-k", "K",
        "how strongly usage moves over-quota shares (KAI's kValue): a queue's weight becomes "
@@ -197,14 +197,13 @@ const std::vector<Flag>& Flags() {
        "sliding (the last --usage-window) or tumbling (windows of --usage-window from "
        "--usage-window-start, usage counted from the latest one's start), as KAI's windowType",
        [](auto& f) { return f.usage_window_type; },
-       [](std::string name, SchedulerFlags& f) -> FlagBinding {
-         return {
-             name, [name, &f](const std::string& v) -> Status {
-               if (v != "sliding" && v != "tumbling")
-                 return InvalidArgument("--" + name + " \"" + v + "\" must be sliding or tumbling");
-               f.usage_window_type = v;
-               return Status::Ok();
-             }};
+       [](std::string name, SchedulerFlags& f) {
+         return ParsedFlag(name, &f.usage_window_type,
+                           [](const std::string& v) -> Result<std::string> {
+                             if (v != "sliding" && v != "tumbling")
+                               return InvalidArgument("\"" + v + "\": want sliding or tumbling");
+                             return v;
+                           });
        }},
       {"usage-window-start", "TIME",
        "when the first tumbling window starts, in RFC 3339 (2026-12-07T00:00:00Z; KAI's "

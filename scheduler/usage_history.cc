@@ -25,7 +25,8 @@ int64_t UsageHistory::WindowStart(int64_t now) const {
 UsageHistory::Bucket& UsageHistory::BucketAt(int64_t time) {
   const int64_t start = time - time % params_.resolution_s;
   if (buckets_.empty() || buckets_.back().start < start) buckets_.push_back({.start = start});
-  while (buckets_.size() > 1 && buckets_.front().start < WindowStart(time)) buckets_.pop_front();
+  const int64_t window_start = WindowStart(time);
+  while (buckets_.size() > 1 && buckets_.front().start < window_start) buckets_.pop_front();
   return buckets_.back();
 }
 
