@@ -343,12 +343,14 @@ std::vector<Vector> PodVectors() {
               PodYaml("runtime-class", "  runtimeClassName: unsandboxed\n"),
               "RuntimeClassNotAllowed"),
       // The host's scheduler gives a pod's resource claims devices of the
-      // host's; a team's claim would pick them by its own selectors.
+      // host's; a Tenant that lists no device classes lets its team claim
+      // none (syncer_integration_test tries the claims a listing Tenant
+      // still refuses).
       refused(
           "a dynamic resource claim, to be given a device of the host's", "resource-claim",
           PodYaml("resource-claim", "  resourceClaims: [{name: gpu, resourceClaimName: gpus}]\n",
                   "    resources: {claims: [{name: gpu}]}\n"),
-          "ResourceClaimsNotSupported"),
+          "ResourceClaimsNotAllowed"),
       // The team may make any class in its own cluster; the host gives its
       // pods only what the Tenant lists.
       refused("a priority class of its own making, to preempt other teams", "priority-class",

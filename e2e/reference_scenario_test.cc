@@ -175,6 +175,138 @@ TEST_F(ReferenceScenarioTest, AGangJobCrossesTheBoundaryAsOnePodGroup) {
   DeleteWorkloads("recsys", "scenarios/gang", "app=recsys-allreduce");
 }
 
+// A team whose Tenant lists a device class claims a host GPU by DRA in its
+// own cluster, as it would in any cluster: the claim's host copy is
+// allocated by the scheduler and charged to the team's queue, the pod runs,
+// and the team's claim shows the device. A class its Tenant does not list
+// is refused on the claim, where the team looks.
+TEST_F(ReferenceScenarioTest, ATeamClaimsAHostGpuByDraWithinItsTenantsClasses) {
+  Result<std::string> host_objects = env().HostKubectl({"apply", "-f", "-"}, R"(
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.dra.example.com}
+spec:
+  selectors: [{cel: {expression: "device.driver == 'gpu.dra.example.com'"}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: l40s-node-dra}
+spec:
+  driver: gpu.dra.example.com
+  nodeName: l40s-node
+  pool: {name: l40s-node, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+)");
+  ASSERT_TRUE(host_objects.ok()) << host_objects.status().ToString();
+  Result<std::string> allowed = env().HostKubectl(
+      {"patch", "tenant.vtenant.io", "nlp", "--type=merge", "-p",
+       R"({"spec":{"isolation":{"allowedDeviceClasses":["gpu.dra.example.com"]}}})"});
+  ASSERT_TRUE(allowed.ok()) << allowed.status().ToString();
+
+  // What a team writes for a DRA GPU anywhere (the syncer, restarted by the
+  // operator with the new class, may first refuse the pod; it takes it
+  // once it runs with the class).
+  Result<std::string> applied = env().TeamKubectl("nlp", {"apply", "-f", "-"}, R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: dra-gpu}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.dra.example.com}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: other-device}
+spec:
+  devices:
+    requests: [{name: dev, exactly: {deviceClassName: fpga.example.com}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: dra-train, labels: {app: dra-train}}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: dra-gpu}]
+  containers:
+  - name: train
+    image: registry.example.com/nlp/train:1
+    resources: {claims: [{name: gpu}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: dra-other, labels: {app: dra-other}}
+spec:
+  resourceClaims: [{name: dev, resourceClaimName: other-device}]
+  containers:
+  - name: c
+    image: registry.example.com/nlp/train:1
+    resources: {claims: [{name: dev}]}
+)");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_TRUE(EventuallyRunning("nlp", "app=dra-train", 1, seconds(180)));
+  Result<kube::Object> copy =
+      env().host().Get(res::kResourceClaims, "vtenant-nlp", "dra-gpu-x-default-x-nlp");
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_EQ(kube::Label(*copy, "kai.scheduler/queue").value_or(""), "nlp");
+  const rapidjson::Value* results =
+      kube::Find(*copy, {"status", "allocation", "devices", "results"});
+  ASSERT_TRUE(results != nullptr && results->IsArray() && results->Size() == 1)
+      << kube::ToJson(*copy);
+  EXPECT_EQ(kube::GetString((*results)[0], {"device"}), "gpu-0");
+  EXPECT_TRUE(Eventually([&] { return QueueAllocated("nlp") == 1000; }, seconds(60)))
+      << "the claim's GPU is nlp's; allocated " << QueueAllocated("nlp");
+  std::string shown;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> claim = env().TeamGet("nlp", {"resourceclaim", "dra-gpu"});
+        shown = claim.ok() ? kube::ToJson(*claim) : claim.status().ToString();
+        const rapidjson::Value* given =
+            claim.ok() ? kube::Find(*claim, {"status", "allocation", "devices", "results"})
+                       : nullptr;
+        return given != nullptr && given->IsArray() && given->Size() == 1 &&
+               kube::GetString((*given)[0], {"device"}) == "gpu-0";
+      },
+      seconds(60)))
+      << shown;
+  // The claim of a class nlp may not use never reaches the host; its pod
+  // waits there, and the claim says why in the team's cluster.
+  std::string events;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<std::string> out = env().TeamKubectl(
+            "nlp", {"get", "events", "--field-selector",
+                    "involvedObject.kind=ResourceClaim,involvedObject.name=other-device", "-o",
+                    "jsonpath={.items[*].reason}"});
+        events = out.ok() ? *out : out.status().ToString();
+        return events.find("DeviceClaimNotAllowed") != std::string::npos;
+      },
+      seconds(60)))
+      << events;
+  EXPECT_FALSE(
+      env().host().Get(res::kResourceClaims, "vtenant-nlp", "other-device-x-default-x-nlp").ok());
+  std::map<std::string, std::string> other = VirtualPhases("nlp", "app=dra-other");
+  EXPECT_EQ(other.size(), 1u);
+  EXPECT_NE(other["dra-other"], "Running");
+
+  Result<std::string> deleted =
+      env().TeamKubectl("nlp", {"delete", "pod/dra-train", "pod/dra-other", "resourceclaim/dra-gpu",
+                                "resourceclaim/other-device", "--wait=true"});
+  EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> claims = env().host().List(res::kResourceClaims, "vtenant-nlp");
+        return claims.ok() && claims->items.empty();
+      },
+      seconds(120)));
+  EXPECT_TRUE(env()
+                  .HostKubectl({"patch", "tenant.vtenant.io", "nlp", "--type=merge", "-p",
+                                R"({"spec":{"isolation":{"allowedDeviceClasses":null}}})"})
+                  .ok());
+  EXPECT_TRUE(env()
+                  .HostKubectl({"delete", "resourceslice/l40s-node-dra",
+                                "deviceclass/gpu.dra.example.com", "--wait=true"})
+                  .ok());
+}
+
 TEST_F(ReferenceScenarioTest, BadInputIsExplainedWhereThePersonLooks) {
   Result<localenv::CommandResult> unknown = env().Vtenant({"kubeconfig", "nosuchteam"});
   ASSERT_TRUE(unknown.ok());

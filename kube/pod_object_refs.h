@@ -1,13 +1,15 @@
 // PodObjectRefs: where a Pod names other objects of its own namespace
-// (ConfigMaps, Secrets, PersistentVolumeClaims), in every place the Pod
-// API of v1.37 allows one:
+// (ConfigMaps, Secrets, PersistentVolumeClaims, ResourceClaims and their
+// templates), in every place the Pod API of v1.37 allows one:
 //   - init, regular and ephemeral containers: env[].valueFrom.
 //     configMapKeyRef and .secretKeyRef, envFrom[].configMapRef and
 //     .secretRef;
 //   - volumes: configMap, secret, persistentVolumeClaim, the Secrets of
 //     in-tree volume sources (kVolumeSecretRefs), and projected sources'
 //     configMap and secret;
-//   - imagePullSecrets.
+//   - imagePullSecrets;
+//   - resourceClaims[]: resourceClaimName (a ResourceClaim) or
+//     resourceClaimTemplateName (a ResourceClaimTemplate).
 // One walk for every program that follows or rewrites these names: the
 // syncer copies what a pod names to the host and renames the references
 // on the host copy; the scheduler waits for the ConfigMaps a pod needs to
@@ -21,7 +23,13 @@
 
 namespace vtenant::kube {
 
-enum class ObjectRefKind { kConfigMap, kSecret, kClaim };
+enum class ObjectRefKind {
+  kConfigMap,
+  kSecret,
+  kClaim,  // a PersistentVolumeClaim
+  kResourceClaim,
+  kResourceClaimTemplate,
+};
 
 // The in-tree volume sources that name a Secret of the pod's namespace
 // beside their own data: `member` is a Secret's name ("secretName") or an
@@ -44,8 +52,8 @@ struct PodObjectRef {
   std::string_view member;
   // The reference says optional: true (the pod starts without the object).
   bool optional = false;
-  // The pod volume the reference is part of; "" for env, envFrom and
-  // imagePullSecrets.
+  // The pod volume the reference is part of; "" for env, envFrom,
+  // imagePullSecrets and resourceClaims.
   std::string_view volume;
 
   // The name, "" when absent or not a string.
@@ -59,8 +67,9 @@ void WalkObjectRefs(V& spec, Visit& visit);
 
 // Calls visit(PodObjectRef<const rapidjson::Value>) for each reference
 // `spec` (a pod's spec) makes, containers first (in the order above), then
-// volumes, then imagePullSecrets; for every holder that is an object,
-// whether or not it has a name.
+// volumes, then imagePullSecrets, then resourceClaims; for every holder that
+// is an object, whether or not it has a name (a resourceClaims entry: for
+// each of its two members it has).
 template <typename Visit>
 void ForEachObjectRef(const rapidjson::Value& spec, Visit&& visit) {
   internal::WalkObjectRefs<const rapidjson::Value>(spec, visit);
@@ -142,6 +151,17 @@ void WalkObjectRefs(V& spec, Visit& visit) {
   if (V* pull = array_at(spec, "imagePullSecrets")) {
     for (V& s : pull->GetArray()) {
       if (s.IsObject()) ref(ObjectRefKind::kSecret, &s, "name", "");
+    }
+  }
+  if (V* claims = array_at(spec, "resourceClaims")) {
+    for (V& c : claims->GetArray()) {
+      if (!c.IsObject()) continue;
+      if (c.HasMember("resourceClaimName")) {
+        ref(ObjectRefKind::kResourceClaim, &c, "resourceClaimName", "");
+      }
+      if (c.HasMember("resourceClaimTemplateName")) {
+        ref(ObjectRefKind::kResourceClaimTemplate, &c, "resourceClaimTemplateName", "");
+      }
     }
   }
 }

@@ -29,12 +29,16 @@ constexpr char kSpec[] = R"({
     {"name":"v-empty","emptyDir":{}},
     {"name":"v-projected","projected":{"sources":[{"configMap":{"name":"projected-cm"}},
         {"secret":{"name":"projected-secret"}},{"serviceAccountToken":{"path":"t"}}]}}],
-  "imagePullSecrets":[{"name":"pull-secret"}]})";
+  "imagePullSecrets":[{"name":"pull-secret"}],
+  "resourceClaims":[{"name":"gpu","resourceClaimName":"named-claim"},
+                    {"name":"nic","resourceClaimTemplateName":"claim-template"}]})";
 
 std::string Describe(const PodObjectRef<const rapidjson::Value>& ref) {
-  const char* kind = ref.kind == ObjectRefKind::kConfigMap ? "ConfigMap"
-                     : ref.kind == ObjectRefKind::kSecret  ? "Secret"
-                                                           : "Claim";
+  const char* kind = ref.kind == ObjectRefKind::kConfigMap       ? "ConfigMap"
+                     : ref.kind == ObjectRefKind::kSecret        ? "Secret"
+                     : ref.kind == ObjectRefKind::kClaim         ? "Claim"
+                     : ref.kind == ObjectRefKind::kResourceClaim ? "ResourceClaim"
+                                                                 : "ResourceClaimTemplate";
   return std::string(kind) + " " + std::string(ref.Name()) + (ref.optional ? " optional" : "") +
          (ref.volume.empty() ? "" : " in " + std::string(ref.volume));
 }
@@ -59,6 +63,8 @@ TEST(PodObjectRefsTest, VisitsEveryPlaceInOrder) {
                       "ConfigMap projected-cm in v-projected",
                       "Secret projected-secret in v-projected",
                       "Secret pull-secret",
+                      "ResourceClaim named-claim",
+                      "ResourceClaimTemplate claim-template",
                   }));
 }
 
@@ -78,6 +84,9 @@ TEST(PodObjectRefsTest, RenamesInPlace) {
   EXPECT_EQ(GetString(spec["containers"][0]["envFrom"][1], {"prefix"}), "S_");
   EXPECT_EQ(GetString(spec["imagePullSecrets"][0], {"name"}), "host-pull-secret");
   EXPECT_EQ(GetString(spec["volumes"][4], {"azureFile", "shareName"}), "s");
+  EXPECT_EQ(GetString(spec["resourceClaims"][0], {"resourceClaimName"}), "host-named-claim");
+  EXPECT_EQ(GetString(spec["resourceClaims"][1], {"resourceClaimTemplateName"}),
+            "host-claim-template");
 }
 
 TEST(PodObjectRefsTest, MalformedPlacesAreSkipped) {

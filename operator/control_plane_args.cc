@@ -163,6 +163,7 @@ std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& r) {
       "--allowed-volume-types=" +
           Join(iso.allowed_volume_types.empty() ? DefaultVolumeTypes() : iso.allowed_volume_types),
       "--allowed-csi-drivers=" + Join(iso.allowed_csi_drivers),
+      "--allowed-device-classes=" + Join(iso.allowed_device_classes),
       "--allowed-priority-classes=" + Join(r.allowed_priority_classes),
       "--allowed-service-types=" + Join(iso.allowed_service_types)};
 }

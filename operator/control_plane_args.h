@@ -97,7 +97,7 @@ ControlPlaneArgs RenderControlPlaneArgs(const ControlPlaneRequest& request,
 // (--scheduler-name, --pod-security, --allowed-privileged-features,
 // --node-selector, --tolerations, --allowed-tolerations,
 // --allowed-runtime-classes, --allowed-volume-types, --allowed-csi-drivers,
-// --allowed-priority-classes, --allowed-service-types), each written out
+// --allowed-device-classes, --allowed-priority-classes, --allowed-service-types), each written out
 // in full so the syncer applies no default of its own. Part of
 // RenderControlPlaneArgs' syncer arguments.
 std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& request);
@@ -109,7 +109,10 @@ std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& request);
 // a pod's Node before it binds the pod, see syncer/node_syncer.h). The
 // claim protection controller stays: the API server puts its finalizer on
 // every claim, and without the controller a namespace holding one could
-// never be deleted.
+// never be deleted. The resourceclaim controller is left out: a pod's
+// claims are made from its templates on the host, where its copy runs
+// (syncer/device_claim_translator.h), and one made in the team's cluster
+// too would be a second, unused claim.
 std::vector<std::string> VirtualClusterControllers();
 
 }  // namespace vtenant::op

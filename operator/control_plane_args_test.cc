@@ -96,6 +96,7 @@ const Args kPolicy = {"--scheduler-name=kai-scheduler",
                       "--allowed-volume-types=configMap,secret,downwardAPI,emptyDir,projected,"
                       "persistentVolumeClaim,ephemeral",
                       "--allowed-csi-drivers=",
+                      "--allowed-device-classes=",
                       "--allowed-priority-classes=inference,train",
                       "--allowed-service-types=ClusterIP"};
 

@@ -338,6 +338,8 @@ Result<TenantSpec> ParseTenant(const rapidjson::Value& tenant, Backend default_b
                    KnownVolumeTypes(), &problems);
   spec.isolation.allowed_csi_drivers = ReadStrings(kube::Find(*iso, {"allowedCSIDrivers"}),
                                                    "spec.isolation.allowedCSIDrivers", &problems);
+  spec.isolation.allowed_device_classes = ReadStrings(
+      kube::Find(*iso, {"allowedDeviceClasses"}), "spec.isolation.allowedDeviceClasses", &problems);
   spec.isolation.allowed_priority_classes =
       ReadStrings(kube::Find(*iso, {"allowedPriorityClasses"}),
                   "spec.isolation.allowedPriorityClasses", &problems);

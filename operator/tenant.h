@@ -66,6 +66,9 @@ struct IsolationSpec {
   std::vector<std::string> allowed_runtime_classes;
   std::vector<std::string> allowed_volume_types;  // empty: DefaultVolumeTypes()
   std::vector<std::string> allowed_csi_drivers;
+  // Host DeviceClasses the team's ResourceClaims may ask for; empty: pods
+  // that name claims are refused.
+  std::vector<std::string> allowed_device_classes;
   // Empty: every PriorityClass of the host not named system-*. Either way
   // only classes the host really has reach the syncer
   // (AllowedPriorityClasses).

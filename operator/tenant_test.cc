@@ -75,7 +75,7 @@ TEST(TenantTest, ParsesTheIsolationApi) {
       "allowedTolerations":[{"key":"nvidia.com/gpu","operator":"Exists"}],
       "allowedRuntimeClasses":["nvidia"],"allowedVolumeTypes":["nfs"],
       "allowedCSIDrivers":["secrets-store.csi.k8s.io"],"allowedPriorityClasses":["train"],
-      "allowedServiceTypes":["NodePort"]}}})"),
+      "allowedServiceTypes":["NodePort"],"allowedDeviceClasses":["gpu.nvidia.com"]}}})"),
                                         Backend::kProcess);
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   const IsolationSpec& iso = spec->isolation;
@@ -88,6 +88,7 @@ TEST(TenantTest, ParsesTheIsolationApi) {
   EXPECT_EQ(iso.allowed_csi_drivers, std::vector<std::string>{"secrets-store.csi.k8s.io"});
   EXPECT_EQ(iso.allowed_priority_classes, std::vector<std::string>{"train"});
   EXPECT_EQ(iso.allowed_service_types, (std::vector<std::string>{"ClusterIP", "NodePort"}));
+  EXPECT_EQ(iso.allowed_device_classes, std::vector<std::string>{"gpu.nvidia.com"});
 }
 
 TEST(TenantTest, IsolationDefaults) {
@@ -98,6 +99,7 @@ TEST(TenantTest, IsolationDefaults) {
   EXPECT_TRUE(iso.allowed_privileged_features.empty());
   EXPECT_EQ(iso.allowed_tolerations_json, "[]");
   EXPECT_TRUE(iso.allowed_runtime_classes.empty());
+  EXPECT_TRUE(iso.allowed_device_classes.empty());
   EXPECT_TRUE(iso.allowed_volume_types.empty());      // the default list
   EXPECT_TRUE(iso.allowed_priority_classes.empty());  // every non-system host class
   EXPECT_EQ(iso.allowed_service_types, std::vector<std::string>{"ClusterIP"});

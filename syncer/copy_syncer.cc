@@ -103,6 +103,7 @@ Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
         CheckIdentity(*host, type_.kind, {type_.kind, ns, name, ""}, config_.tenant).ok()) {
       VT_RETURN_IF_ERROR(DeleteCopy(*host));
     }
+    if (virt != nullptr) VT_RETURN_IF_ERROR(StatusUp(nullptr, *virt));
     return kube::ReconcileResult{};
   }
   Status ensured = Ensure(ns, name);
@@ -110,7 +111,28 @@ Result<kube::ReconcileResult> CopySyncer::Reconcile(const std::string& key) {
     return kube::ReconcileResult{.requeue_after = kClashRecheck};
   }
   VT_RETURN_IF_ERROR(ensured);
+  // The cache's copy: the write Ensure made, if any, comes back as an event
+  // of the copy, which brings this key here again.
+  if (host != nullptr &&
+      !CheckIdentity(*host, type_.kind, {type_.kind, ns, name, ""}, config_.tenant).ok()) {
+    host = nullptr;
+  }
+  VT_RETURN_IF_ERROR(StatusUp(host.get(), *virt));
   return kube::ReconcileResult{};
+}
+
+Status CopySyncer::StatusUp(const rapidjson::Value* host, const rapidjson::Value& virt) {
+  if (!translator_.status_from_host) return Status::Ok();
+  std::optional<kube::Object> up = translator_.status_from_host(host, virt);
+  if (!up) return Status::Ok();
+  Result<kube::Object> updated =
+      informers_.virtual_client().Update(type_, kube::Namespace(virt), *up, "status");
+  if (!updated.ok()) {
+    metrics_.Error(type_.kind, updated.status());
+    return updated.status();
+  }
+  metrics_.Synced(type_.kind, "status");
+  return Status::Ok();
 }
 
 Status CopySyncer::Ensure(std::string_view ns, std::string_view name) {

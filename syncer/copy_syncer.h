@@ -1,5 +1,6 @@
 // CopySyncer: keeps host copies of one kind of virtual object (ConfigMaps,
-// Secrets, PersistentVolumeClaims on demand; Services always) equal to
+// Secrets, PersistentVolumeClaims, ResourceClaims and their templates on
+// demand; Services always) equal to
 // the virtual objects, through that kind's translator.
 //
 // Keys are virtual "namespace/name". Reconcile creates or updates the host
@@ -14,6 +15,8 @@
 // left out, with each write, in vtenant_syncer_dropped_fields_total. A
 // refused object gets no host copy, and one already there keeps what it
 // had: nothing is deleted for a refused edit.
+// A kind whose translator says how (status_from_host) has the virtual
+// object's status follow its copy's, and cleared when the copy goes.
 // A host object is updated or deleted only when it records this virtual
 // object (host_identity.h). One that holds the host name for something else
 // is left alone: a Warning Event HostNameClash on the virtual object says
@@ -64,6 +67,12 @@ struct CopyTranslator {
   // create instead, or nullopt to let the refusal stand (a Service whose
   // cluster IP another holds on the host asks for none).
   std::function<std::optional<kube::Object>(const rapidjson::Value& desired)> instead_of_invalid;
+  // Optional: the virtual object to write through its status subresource
+  // so that its status tells what the host did with the copy `host` (null:
+  // there is no copy, or none of this object's), or nullopt when it does.
+  std::function<std::optional<kube::Object>(const rapidjson::Value* host,
+                                            const rapidjson::Value& virtual_object)>
+      status_from_host;
 };
 
 class CopySyncer : public kube::Reconciler {
@@ -96,6 +105,8 @@ class CopySyncer : public kube::Reconciler {
  private:
   bool Needed(std::string_view ns, std::string_view name) const;
   Status DeleteCopy(const rapidjson::Value& host);
+  // Writes translator_.status_from_host's answer for `virt`, if any.
+  Status StatusUp(const rapidjson::Value* host, const rapidjson::Value& virt);
   // Tells what `notes` hold about `virt` (see above), once per version.
   void Tell(const rapidjson::Value& virt, const TranslationNotes& notes);
   // Records `clash` (a CheckIdentity answer) on `virt`, when there is one,

@@ -41,6 +41,10 @@ Usage: vtenant-syncer --tenant=NAME --virtual-kubeconfig=PATH [flags]
                                       (default: configMap,secret,downwardAPI,emptyDir,projected,
                                       persistentVolumeClaim,ephemeral)
   --allowed-csi-drivers LIST          drivers of inline csi volumes (default: none)
+  --allowed-device-classes LIST       host DeviceClasses the team's ResourceClaims and
+                                      ResourceClaimTemplates may ask for; set, they are
+                                      copied to the host (default: none = pods that name
+                                      claims are refused)
   --allowed-service-types LIST        Service types besides ClusterIP: NodePort, LoadBalancer
                                       (default: ClusterIP only)
   --service-cidr CIDR                 the host's Service range, which the virtual API server
@@ -149,6 +153,7 @@ Result<SyncerFlags> ParseFlags(const std::vector<std::string>& args) {
       NameListFlag("allowed-runtime-classes", &c.allowed_runtime_classes),
       ParsedFlag("allowed-volume-types", &c.allowed_volume_types, ParseVolumeTypes),
       NameListFlag("allowed-csi-drivers", &c.allowed_csi_drivers),
+      NameListFlag("allowed-device-classes", &c.allowed_device_classes),
       ParsedFlag("allowed-service-types", &c.allowed_service_types, ParseServiceTypes),
       {"service-cidr",
        [&](const std::string& v) {

@@ -25,6 +25,7 @@ TEST(FlagsTest, DefaultsFollowTheTenant) {
   EXPECT_TRUE(c.allowed_tolerations.empty());
   EXPECT_TRUE(c.allowed_runtime_classes.empty());
   EXPECT_TRUE(c.allowed_csi_drivers.empty());
+  EXPECT_TRUE(c.allowed_device_classes.empty());
   EXPECT_EQ(c.allowed_volume_types, DefaultVolumeTypes());
   EXPECT_EQ(c.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP"}));
   EXPECT_FALSE(c.service_range);
@@ -44,7 +45,8 @@ TEST(FlagsTest, TheTenantsIsolationIsRead) {
        R"(--allowed-tolerations=[{"key":"nvidia.com/gpu","operator":"Exists"},)"
        R"({"key":"pool","value":"a100","effect":"NoSchedule"}])",
        "--allowed-runtime-classes=nvidia,gvisor", "--allowed-volume-types=nfs,image",
-       "--allowed-csi-drivers=secrets-store.csi.k8s.io", "--allowed-service-types=NodePort"});
+       "--allowed-csi-drivers=secrets-store.csi.k8s.io", "--allowed-service-types=NodePort",
+       "--allowed-device-classes=gpu.nvidia.com,mig.nvidia.com"});
   ASSERT_TRUE(flags.ok()) << flags.status().ToString();
   const SyncerConfig& c = flags->config;
   EXPECT_EQ(c.scheduler_name, "vtenant-scheduler");
@@ -61,6 +63,8 @@ TEST(FlagsTest, TheTenantsIsolationIsRead) {
   EXPECT_EQ(c.allowed_csi_drivers,
             (std::set<std::string, std::less<>>{"secrets-store.csi.k8s.io"}));
   EXPECT_EQ(c.allowed_service_types, (std::set<std::string, std::less<>>{"ClusterIP", "NodePort"}));
+  EXPECT_EQ(c.allowed_device_classes,
+            (std::set<std::string, std::less<>>{"gpu.nvidia.com", "mig.nvidia.com"}));
   // An empty list of volume types is the default list, as on the Tenant.
   Result<SyncerFlags> empty =
       ParseFlags({"--tenant=nlp", "--virtual-kubeconfig=/vc", "--allowed-volume-types="});
@@ -211,6 +215,7 @@ TEST(FlagsTest, HelpNeedsNothingElseAndListsEveryFlag) {
                            "--allowed-runtime-classes",
                            "--allowed-volume-types",
                            "--allowed-csi-drivers",
+                           "--allowed-device-classes",
                            "--allowed-service-types"}) {
     EXPECT_NE(Usage().find(flag), std::string::npos) << flag;
   }

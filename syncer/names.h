@@ -47,8 +47,9 @@ using kai::kQueueLabel;
 
 // The host name of the virtual object `name` in virtual namespace `ns` of
 // `tenant`, for every host object that stands for one virtual object of its
-// own kind: pods, the copies of ConfigMaps, Secrets, PVCs, Services,
-// Endpoints and EndpointSlices, and the host PodGroup of a virtual PodGroup.
+// own kind: pods, the copies of ConfigMaps, Secrets, PVCs, ResourceClaims
+// and their templates, Services, Endpoints and EndpointSlices, and the host
+// PodGroup of a virtual PodGroup.
 //
 // vCluster's "<name>-x-<ns>-x-<tenant>" when that can be read back only
 // one way: "-x-" occurs exactly once in "<name>-x-<ns>" (so neither holds

@@ -222,11 +222,13 @@ std::optional<Refusal> CheckPod(const rapidjson::Value& pod, const SyncerConfig&
                        "\" is not a runtime class this tenant may use " +
                        TenantSetting("allowedRuntimeClasses", config.allowed_runtime_classes)};
   }
-  if (HasResourceClaims(*spec)) {
-    return Refusal{"ResourceClaimsNotSupported",
-                   "spec.resourceClaims / resources.claims: dynamic resource claims are not "
-                   "synced to the host; ask for GPUs with nvidia.com/gpu limits or the "
-                   "gpu-fraction and gpu-memory annotations"};
+  if (HasResourceClaims(*spec) && config.allowed_device_classes.empty()) {
+    return Refusal{"ResourceClaimsNotAllowed",
+                   "spec.resourceClaims / resources.claims: this tenant may not claim devices "
+                   "of the host " +
+                       TenantSetting("allowedDeviceClasses", config.allowed_device_classes) +
+                       "; ask for GPUs with nvidia.com/gpu limits or the gpu-fraction and "
+                       "gpu-memory annotations"};
   }
   if (auto refusal = CheckGpuAnnotations(pod)) return refusal;
   if (auto refusal = CheckDeviceVariables(*spec, config)) return refusal;

@@ -36,8 +36,11 @@ struct Refusal {
 //     of the same namespace, named without one (IsSameNamespaceClaim);
 //   - runtimeClassName: empty or one of `config.allowed_runtime_classes`
 //     (RuntimeClassNotAllowed);
-//   - no resource claims, pod or container (ResourceClaimsNotSupported):
-//     they name host objects and hand out devices outside the queues;
+//   - resource claims, pod or container, only when the Tenant lists device
+//     classes (`config.allowed_device_classes`; ResourceClaimsNotAllowed).
+//     Which classes a claim asks for, and how, the claim's own translation
+//     checks (device_claim_translator.h): a pod names claims, and waits on
+//     the host for those that may not be copied;
 //   - the GPU request (annotations gpu-fraction, gpu-memory,
 //     gpu-fraction-num-devices; nvidia.com/gpu and MIG limits) by
 //     kai::ParseGpuRequest's rules, which the host's admission webhook and

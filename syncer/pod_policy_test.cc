@@ -258,15 +258,19 @@ TEST(PodPolicyTest, RuntimeClassesComeFromTheTenant) {
   EXPECT_FALSE(CheckPod(pod, allowed));
 }
 
-TEST(PodPolicyTest, ResourceClaimsAreRefused) {
+TEST(PodPolicyTest, ResourceClaimsNeedTheTenantsDeviceClasses) {
+  SyncerConfig allowed = NlpConfig();
+  allowed.allowed_device_classes = {"gpu.example.com"};
   for (const char* spec : {
            R"({"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"}]})",
+           R"({"resourceClaims":[{"name":"gpu","resourceClaimName":"c"}]})",
            R"({"containers":[{"name":"c","resources":{"claims":[{"name":"gpu"}]}}]})",
-           R"({"resources":{"claims":[{"name":"gpu"}]}})",
        }) {
     std::optional<Refusal> refusal = CheckPod(PodWith(spec), NlpConfig());
     ASSERT_TRUE(refusal) << spec;
-    EXPECT_EQ(refusal->reason, "ResourceClaimsNotSupported");
+    EXPECT_EQ(refusal->reason, "ResourceClaimsNotAllowed");
+    EXPECT_NE(refusal->message.find("allowedDeviceClasses: none"), std::string::npos);
+    EXPECT_FALSE(CheckPod(PodWith(spec), allowed)) << spec;
   }
 }
 

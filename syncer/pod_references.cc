@@ -23,6 +23,12 @@ PodReferences ReferencesOf(const rapidjson::Value& pod) {
       case kube::ObjectRefKind::kClaim:
         refs.claims.emplace(name);
         break;
+      case kube::ObjectRefKind::kResourceClaim:
+        refs.resource_claims.emplace(name);
+        break;
+      case kube::ObjectRefKind::kResourceClaimTemplate:
+        refs.claim_templates.emplace(name);
+        break;
     }
   });
   // What the walk leaves to the syncer: the claim an inline claim is cloned
@@ -59,6 +65,12 @@ std::vector<std::string> ReferenceIndexValues(const rapidjson::Value& pod) {
   for (const std::string& n : refs.config_maps) values.push_back("configmap/" + ns + "/" + n);
   for (const std::string& n : refs.secrets) values.push_back("secret/" + ns + "/" + n);
   for (const std::string& n : refs.claims) values.push_back("pvc/" + ns + "/" + n);
+  for (const std::string& n : refs.resource_claims) {
+    values.push_back("resourceclaim/" + ns + "/" + n);
+  }
+  for (const std::string& n : refs.claim_templates) {
+    values.push_back("resourceclaimtemplate/" + ns + "/" + n);
+  }
   return values;
 }
 

@@ -1,5 +1,6 @@
-// PodReferences: the ConfigMaps, Secrets and PersistentVolumeClaims a pod
-// names, wherever it names them (kube/pod_object_refs.h), and the claim an
+// PodReferences: the ConfigMaps, Secrets, PersistentVolumeClaims,
+// ResourceClaims and ResourceClaimTemplates a pod names, wherever it names
+// them (kube/pod_object_refs.h), and the claim an
 // inline ephemeral claim is cloned from, when it is one of the pod's
 // namespace. The syncer copies exactly these to the host before the pod,
 // and removes a copy once no pod names it.
@@ -16,7 +17,9 @@ namespace vtenant::syncer {
 struct PodReferences {
   std::set<std::string> config_maps;
   std::set<std::string> secrets;
-  std::set<std::string> claims;
+  std::set<std::string> claims;  // PersistentVolumeClaims
+  std::set<std::string> resource_claims;
+  std::set<std::string> claim_templates;  // ResourceClaimTemplates
   // The pod mounts a projected service-account token (kube-api-access-*).
   bool service_account_token = false;
 
@@ -33,7 +36,8 @@ PodReferences ReferencesOf(const rapidjson::Value& pod);
 bool IsSameNamespaceClaim(const rapidjson::Value* source);
 
 // Index values for informer caches: "configmap/<ns>/<name>",
-// "secret/<ns>/<name>", "pvc/<ns>/<name>", one per reference of `pod`.
+// "secret/<ns>/<name>", "pvc/<ns>/<name>", "resourceclaim/<ns>/<name>",
+// "resourceclaimtemplate/<ns>/<name>", one per reference of `pod`.
 std::vector<std::string> ReferenceIndexValues(const rapidjson::Value& pod);
 
 }  // namespace vtenant::syncer

@@ -74,8 +74,17 @@ const Schema& ContainerPort() {
   return kSchema;
 }
 const Schema& Resources() {
-  // claims: checked (refused) by the policy; never copied.
-  static const Schema kSchema = Schema().Copy({"limits", "requests"}).Custom({"claims"});
+  // claims name the pod's own resourceClaims entries (and a request of
+  // theirs), which the policy checks.
+  static const Schema kClaim = Schema().Copy({"name", "request"});
+  static const Schema kSchema = Schema().Copy({"limits", "requests"}).ArrayOf("claims", &kClaim);
+  return kSchema;
+}
+// The claim names are renamed to the host copies' with every other
+// reference (pod_translator.cc).
+const Schema& PodResourceClaim() {
+  static const Schema kSchema =
+      Schema().Copy({"name", "resourceClaimName", "resourceClaimTemplateName"});
   return kSchema;
 }
 const Schema& HttpGet() {
@@ -316,6 +325,7 @@ const Schema& TopologySpreadConstraint() {
   return kSchema;
 }
 const Schema& PodResources() {
+  // claims: the API takes none at the pod's level.
   static const Schema kSchema = Schema().Copy({"limits", "requests"}).Custom({"claims"});
   return kSchema;
 }
@@ -352,10 +362,11 @@ const Schema& PodSpecSchema() {
           .Object("affinity", &Affinity())
           .ArrayOf("topologySpreadConstraints", &TopologySpreadConstraint())
           .Object("resources", &PodResources())
-          .Custom({"ephemeralContainers", "resourceClaims", "tolerations", "schedulerName",
-                   "priorityClassName", "priority", "preemptionPolicy", "overhead",
-                   "serviceAccountName", "serviceAccount", "automountServiceAccountToken",
-                   "enableServiceLinks", "nodeName", "subdomain"});
+          .ArrayOf("resourceClaims", &PodResourceClaim())
+          .Custom({"ephemeralContainers", "tolerations", "schedulerName", "priorityClassName",
+                   "priority", "preemptionPolicy", "overhead", "serviceAccountName",
+                   "serviceAccount", "automountServiceAccountToken", "enableServiceLinks",
+                   "nodeName", "subdomain"});
   return kSchema;
 }
 

@@ -20,9 +20,11 @@
 //   dnsPolicy, dnsConfig              copy; translate to the virtual cluster's
 //                                     DNS when the syncer has one
 //                                     (pod_translator.h)
-//   resources.claims, resourceClaims  check: refused (DRA claims are host
-//                                     objects by name and hand out devices
-//                                     outside the queues)
+//   resourceClaims                    check: only when the Tenant allows
+//                                     device classes (pod_policy.h), then
+//                                     translate: names to the host copies
+//                                     of the claims and templates
+//                                     (device_claim_translator.h)
 //   hostNetwork, hostPID, hostIPC     check (Pod Security), then copy
 //   securityContext                   check (Pod Security), then copy its
 //                                     known members (pod_schema.cc)
@@ -69,7 +71,8 @@
 //   env, envFrom                      translate: ConfigMap/Secret names to
 //                                     host copies, downward API to virtual
 //                                     values, virtual Service variables added
-//   resources                         copy limits and requests; claims checked
+//   resources                         copy limits, requests and claims (they
+//                                     name the pod's own resourceClaims)
 //   securityContext                   check (Pod Security), then copy
 //   livenessProbe, readinessProbe,
 //   startupProbe, lifecycle           copy; httpGet.host / tcpSocket.host

@@ -518,6 +518,13 @@ Result<kube::ReconcileResult> PodSyncer::CreateHostPod(const rapidjson::Value& p
   for (const std::string& n : refs.claims) {
     if (auto r = failed(deps_.claims.Ensure(ns, n))) return std::move(*r);
   }
+  for (const auto& [names, copies] : {std::pair{&refs.resource_claims, deps_.resource_claims},
+                                      std::pair{&refs.claim_templates, deps_.claim_templates}}) {
+    if (copies == nullptr) continue;
+    for (const std::string& n : *names) {
+      if (auto r = failed(copies->Ensure(ns, n))) return std::move(*r);
+    }
+  }
   if (!context->token_secret.empty()) {
     if (auto r = failed(EnsureTokenSecret(pod, context->token_secret).status())) {
       return std::move(*r);

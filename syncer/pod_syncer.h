@@ -52,6 +52,10 @@ struct PodDependencies {
   CopySyncer& config_maps;
   CopySyncer& secrets;
   CopySyncer& claims;
+  // Null when the Tenant lists no device classes (CheckPod then refuses
+  // pods that name claims).
+  CopySyncer* resource_claims;
+  CopySyncer* claim_templates;
   NodeSyncer& nodes;
   PodGroupSyncer& pod_groups;
 };

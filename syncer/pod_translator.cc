@@ -611,6 +611,10 @@ std::optional<kube::Object> PodTranslator::StatusFromHost(const rapidjson::Value
   rapidjson::Value status(rapidjson::kObjectType);
   if (host_status != nullptr && host_status->IsObject()) status.CopyFrom(*host_status, a);
   EraseMember(status, "qosClass");
+  // The host's claims made for the pod's templates (and for extended
+  // resources backed by devices) have no virtual counterpart to name.
+  EraseMember(status, "resourceClaimStatuses");
+  EraseMember(status, "extendedResourceClaimStatus");
   if (rapidjson::Value* conditions = FindArray(status, "conditions")) {
     const std::string_view host_name = kube::Name(host);
     const std::string team_name =

@@ -17,9 +17,9 @@
 //   - references renamed to their host copies: ConfigMaps, Secrets, PVCs
 //     (env, envFrom, volumes, projected sources, Secrets of csi and other
 //     in-tree volume sources, the claim an inline claim is cloned from),
-//     imagePullSecrets; a projected service-account token becomes the host
-//     Secret holding a token of the virtual API server; subdomain the host
-//     Service's name;
+//     imagePullSecrets, resourceClaims (claims and templates); a projected
+//     service-account token becomes the host Secret holding a token of the
+//     virtual API server; subdomain the host Service's name;
 //   - never a host service-account token: automountServiceAccountToken
 //     false, no serviceAccountName;
 //   - downward API resolves to virtual values: env fieldRefs of
@@ -118,7 +118,9 @@ class PodTranslator {
 
   // The virtual pod (with its resourceVersion, for a status update) whose
   // status is the host pod's, except qosClass, which is immutable and stays
-  // the virtual one, and the conditions' messages, which host components
+  // the virtual one, resourceClaimStatuses and extendedResourceClaimStatus,
+  // which name claims the host made and the team's cluster does not have,
+  // and the conditions' messages, which host components
   // write (the scheduler's says why a pod waits) and which reach the team
   // in its terms, as Events do (EventTranslator::TranslateText, knowing the
   // pod's own host name). nullopt when they already agree.

@@ -419,7 +419,8 @@ TEST_F(PodTranslatorTest, StatusUpKeepsTheVirtualQosClass) {
   kube::Object host = kube::Clone(host_);
   kube::Object status = Json(R"({"phase":"Running","podIP":"10.244.0.5","hostIP":"192.168.0.2",
       "qosClass":"Guaranteed","conditions":[{"type":"Ready","status":"True"}],
-      "containerStatuses":[{"name":"main","ready":true,"restartCount":0}]})");
+      "containerStatuses":[{"name":"main","ready":true,"restartCount":0}],
+      "resourceClaimStatuses":[{"name":"gpu","resourceClaimName":"host-pod-gpu-x7k2p"}]})");
   host.AddMember("status", rapidjson::Value(status, host.GetAllocator()), host.GetAllocator());
   std::optional<kube::Object> up = translator_->StatusFromHost(host, pod_);
   ASSERT_TRUE(up);
@@ -427,6 +428,8 @@ TEST_F(PodTranslatorTest, StatusUpKeepsTheVirtualQosClass) {
   EXPECT_EQ(kube::GetString(*up, {"status", "podIP"}), "10.244.0.5");
   EXPECT_EQ(kube::GetString(*up, {"status", "qosClass"}), "BestEffort");
   EXPECT_EQ((*up)["status"]["containerStatuses"].Size(), 1u);
+  // The claim the host made from the pod's template is the host's alone.
+  EXPECT_FALSE(kube::Find(*up, {"status", "resourceClaimStatuses"}));
   EXPECT_EQ(kube::ResourceVersion(*up), "42");
   EXPECT_FALSE(translator_->StatusFromHost(host, *up));
 }
@@ -530,10 +533,6 @@ TEST(PodTranslatorAllowlistTest, EveryFieldDecision) {
        R"({"ephemeralContainers":[{"name":"e","image":"i"}]})",
        {"spec", "ephemeralContainers"},
        ""},
-      {"resourceClaims (policy refuses them)",
-       R"({"resourceClaims":[{"name":"gpu"}]})",
-       {"spec", "resourceClaims"},
-       ""},
       {"system priority class",
        R"({"priorityClassName":"system-node-critical"})",
        {"spec", "priorityClassName"},
@@ -557,6 +556,13 @@ TEST(PodTranslatorAllowlistTest, EveryFieldDecision) {
        R"({"imagePullSecrets":[{"name":"reg"}]})",
        {"spec", "imagePullSecrets"},
        R"([{"name":"reg-x-ml-x-nlp"}])"},
+      {"resourceClaims name the host copies",
+       R"({"resourceClaims":[{"name":"gpu","resourceClaimName":"gpus"},)"
+       R"({"name":"nic","resourceClaimTemplateName":"one-nic","extra":1}]})",
+       {"spec", "resourceClaims"},
+       R"([{"name":"gpu","resourceClaimName":"gpus-x-ml-x-nlp"},)"
+       R"({"name":"nic","resourceClaimTemplateName":"one-nic-x-ml-x-nlp"}])",
+       "spec.resourceClaims[].extra"},
       {"allowed priority class",
        R"({"priorityClassName":"train"})",
        {"spec", "priorityClassName"},
@@ -618,11 +624,11 @@ TEST(PodTranslatorAllowlistTest, EveryFieldDecision) {
        R"("ports":[{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}]}]})",
        {"spec", "containers", "0", "ports"},
        R"([{"name":"http","containerPort":80,"protocol":"TCP","hostPort":8080}])"},
-      {"container resources",
+      {"container resources (claims name the pod's resourceClaims entries)",
        R"({"containers":[{"name":"c","image":"i","resources":{"limits":{"nvidia.com/gpu":"1"},)"
-       R"("claims":[{"name":"x"}]}}]})",
+       R"("claims":[{"name":"x","request":"big"}]}}]})",
        {"spec", "containers", "0", "resources"},
-       R"({"limits":{"nvidia.com/gpu":"1"}})"},
+       R"({"limits":{"nvidia.com/gpu":"1"},"claims":[{"name":"x","request":"big"}]})"},
       {"volumeMounts",
        R"({"containers":[{"name":"c","image":"i",)"
        R"("volumeMounts":[{"name":"v","mountPath":"/v","readOnly":true}]}]})",

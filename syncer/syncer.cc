@@ -46,6 +46,16 @@ CopyTranslator AddressCopy(const Translator& t, std::function<HostNetwork()> net
           std::move(wanted)};
 }
 
+// ResourceClaims' status in the team's cluster shows their copies'
+// allocation.
+CopyTranslator ResourceClaimCopy(const DeviceClaimTranslator& t) {
+  CopyTranslator copy = Copy(t);
+  copy.status_from_host = [&t](const rapidjson::Value* host, const rapidjson::Value& v) {
+    return t.StatusFromHost(host, v);
+  };
+  return copy;
+}
+
 // Services' copies are deleted only once the virtual API server confirms
 // the Service is gone (ServiceAddressSyncer re-creates them), and one whose
 // cluster IP the host refuses lets the host pick.
@@ -115,6 +125,7 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
       events_(virtual_cluster.client(), "vtenant-syncer"),
       data_translator_(config_),
       claim_translator_(config_),
+      device_claim_translator_(config_),
       service_translator_(config_),
       endpoints_translator_(config_),
       endpoint_slice_translator_(config_),
@@ -124,6 +135,19 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
                CopySyncer::Scope::kReferenced, "secret", metrics_, events_),
       claims_(informers_, config_, kPersistentVolumeClaims, Copy(claim_translator_),
               CopySyncer::Scope::kReferenced, "pvc", metrics_, events_),
+      resource_claims_(
+          config_.allowed_device_classes.empty()
+              ? nullptr
+              : std::make_unique<CopySyncer>(informers_, config_, resources::kResourceClaims,
+                                             ResourceClaimCopy(device_claim_translator_),
+                                             CopySyncer::Scope::kReferenced, "resourceclaim",
+                                             metrics_, events_)),
+      claim_templates_(config_.allowed_device_classes.empty()
+                           ? nullptr
+                           : std::make_unique<CopySyncer>(
+                                 informers_, config_, resources::kResourceClaimTemplates,
+                                 Copy(device_claim_translator_), CopySyncer::Scope::kReferenced,
+                                 "resourceclaimtemplate", metrics_, events_)),
       services_(informers_, config_, kServices,
                 ServiceCopy(service_translator_, service_addresses_), CopySyncer::Scope::kAll, "",
                 metrics_, events_),
@@ -136,8 +160,9 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
       pod_groups_(informers_, config_, metrics_),
       pod_group_validator_(informers_, config_, events_),
       pods_(informers_, config_,
-            PodDependencies{config_maps_, secrets_, claims_, nodes_, pod_groups_}, events_,
-            metrics_, options_.wall_clock, options_.token_recheck),
+            PodDependencies{config_maps_, secrets_, claims_, resource_claims_.get(),
+                            claim_templates_.get(), nodes_, pod_groups_},
+            events_, metrics_, options_.wall_clock, options_.token_recheck),
       event_limit_(options_.event_rate_limit, kube::DefaultClock()),
       events_up_(informers_, config_, metrics_, event_limit_) {
   Wire();
@@ -251,9 +276,15 @@ void Syncer::Wire() {
     CopySyncer& syncer;
     const char* prefix;
   };
-  for (Referenced r : {Referenced{"configmap-syncer", config_maps_, "configmap"},
-                       Referenced{"secret-syncer", secrets_, "secret"},
-                       Referenced{"pvc-syncer", claims_, "pvc"}}) {
+  std::vector<Referenced> referenced = {Referenced{"configmap-syncer", config_maps_, "configmap"},
+                                        Referenced{"secret-syncer", secrets_, "secret"},
+                                        Referenced{"pvc-syncer", claims_, "pvc"}};
+  if (resource_claims_ != nullptr) {
+    referenced.push_back({"resourceclaim-syncer", *resource_claims_, "resourceclaim"});
+    referenced.push_back(
+        {"resourceclaimtemplate-syncer", *claim_templates_, "resourceclaimtemplate"});
+  }
+  for (Referenced r : referenced) {
     AddController(r.name, r.syncer, options_.other_workers,
                   {{&informers_.Virtual(r.syncer.type()), {}},
                    {&informers_.Host(r.syncer.type()), host_copy_key},

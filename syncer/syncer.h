@@ -2,9 +2,9 @@
 // Manager's two clusters (the host, the Manager's primary, where the
 // leader Lease lives; the virtual cluster, added with AddCluster) for its
 // informers, and adds the reconcilers (pods, ConfigMaps, Secrets, PVCs,
-// Services and their addresses, Endpoints and EndpointSlices, Nodes,
-// PodGroups, and host Events up) as the Manager's controllers, each watching the informers whose
-// events concern its keys.
+// ResourceClaims and their templates, Services and their addresses,
+// Endpoints and EndpointSlices, Nodes, PodGroups, and host Events up) as the Manager's controllers,
+// each watching the informers whose events concern its keys.
 //
 // The Manager runs it all: informers on every replica, so a standby keeps
 // warm caches; controllers only while leading, and again from a replay of
@@ -28,6 +28,7 @@
 #include "syncer/claim_translator.h"
 #include "syncer/copy_syncer.h"
 #include "syncer/data_translator.h"
+#include "syncer/device_claim_translator.h"
 #include "syncer/endpoint_addresses.h"
 #include "syncer/endpoint_slice_translator.h"
 #include "syncer/endpoints_translator.h"
@@ -117,12 +118,17 @@ class Syncer {
   kube::EventRecorder events_;
   DataTranslator data_translator_;
   ClaimTranslator claim_translator_;
+  DeviceClaimTranslator device_claim_translator_;
   ServiceTranslator service_translator_;
   EndpointsTranslator endpoints_translator_;
   EndpointSliceTranslator endpoint_slice_translator_;
   CopySyncer config_maps_;
   CopySyncer secrets_;
   CopySyncer claims_;
+  // ResourceClaims and their templates, only when the Tenant lists device
+  // classes (null otherwise: pods that name them are refused).
+  std::unique_ptr<CopySyncer> resource_claims_;
+  std::unique_ptr<CopySyncer> claim_templates_;
   CopySyncer services_;
   ServiceAddressSyncer service_addresses_;
   CopySyncer endpoints_;        // of selector-less Services only

@@ -47,6 +47,7 @@ SyncerConfig& SyncerConfig::operator=(const SyncerConfig& other) {
   allowed_runtime_classes = other.allowed_runtime_classes;
   allowed_volume_types = other.allowed_volume_types;
   allowed_csi_drivers = other.allowed_csi_drivers;
+  allowed_device_classes = other.allowed_device_classes;
   virtual_service_host = other.virtual_service_host;
   virtual_service_port = other.virtual_service_port;
   cluster_dns = other.cluster_dns;

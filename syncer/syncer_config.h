@@ -57,6 +57,13 @@ struct SyncerConfig {
   std::set<std::string, std::less<>> allowed_volume_types = DefaultVolumeTypes();
   // Drivers of inline csi volumes; none by default.
   std::set<std::string, std::less<>> allowed_csi_drivers;
+  // Host DeviceClasses the tenant's ResourceClaims may ask for; none by
+  // default, and then pods that name claims are refused and claims are
+  // neither watched nor copied (the host credentials need no rights on
+  // resource.k8s.io). Set: the host credentials must allow
+  // resourceclaims and resourceclaimtemplates (list, watch, create,
+  // update, delete) in the host namespace.
+  std::set<std::string, std::less<>> allowed_device_classes;
   // What pods get as KUBERNETES_SERVICE_HOST/PORT: the virtual API server
   // as seen from the host network. Empty host: the variables are not set.
   std::string virtual_service_host;

@@ -97,6 +97,13 @@ SyncerInformers::SyncerInformers(kube::InformerFactory& virtual_informers,
     }
     CHECK(Virtual(resources::kEndpointSlices).AddIndexer(kServiceIndex, ServiceOfSlice).ok());
   }
+  if (!config.allowed_device_classes.empty()) {
+    for (const kube::ResourceType* type :
+         {&resources::kResourceClaims, &resources::kResourceClaimTemplates}) {
+      virtual_[Key(*type)] = &virtual_informers.Get(*type, everywhere);
+      host_[Key(*type)] = &host_informers.Get(*type, owned);
+    }
+  }
   host_[Key(kube::resources::kNodes)] = &host_informers.Get(kube::resources::kNodes, everywhere);
   host_[Key(kube::resources::kEvents)] =
       &host_informers.Get(kube::resources::kEvents, {.ns = config.host_namespace});

@@ -14,7 +14,9 @@
 //     label their Events; the event syncer picks those about its objects),
 //     and the virtual cluster's that the syncer wrote (labelled
 //     vtenant.io/managed-by=vtenant-syncer);
-//   with --sync-endpoints, Endpoints and EndpointSlices on both sides.
+//   with --sync-endpoints, Endpoints and EndpointSlices on both sides;
+//   with --allowed-device-classes, ResourceClaims and ResourceClaimTemplates
+//   on both sides.
 //
 // Indexes: virtual pods by "node" (spec.nodeName), "reference"
 // (pod_references.h) and "owner-uid" (each ownerReference's uid,

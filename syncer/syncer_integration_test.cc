@@ -75,6 +75,8 @@ nodes:
     config.service_range = IpRange::Parse("10.96.0.0/16");
     // As the operator passes them for a host that has these classes.
     config.allowed_priority_classes = {"train", "build", "inference"};
+    // A Tenant that may claim the host's GPUs by DRA, and nothing else.
+    config.allowed_device_classes = {"gpu.example.com"};
     registry_ = new kube::Registry();
     // As vtenant-syncer --leader-elect runs it, with a Lease lost after 3 s
     // without renewal so that an outage test need not wait long.
@@ -1276,12 +1278,12 @@ TEST_F(SyncerIntegrationTest, ProjectedTokenComesFromTheVirtualApiServer) {
                  std::chrono::seconds(60)));
 }
 
-// The reasons of the Events on virtual object `kind` ns/`name`.
+// The reasons of the Events on virtual object `kind` `ns`/`name`.
 std::set<std::string> EventReasons(kube::Client& virt, const std::string& kind,
-                                   const std::string& name) {
+                                   const std::string& name, const std::string& ns = "ml") {
   std::set<std::string> reasons;
   Result<kube::ObjectList> events =
-      virt.List(kEvents, "ml",
+      virt.List(kEvents, ns,
                 {.field_selector = "involvedObject.kind=" + kind + ",involvedObject.name=" + name});
   if (events.ok()) {
     for (const kube::Object& e : events->items) reasons.emplace(kube::GetString(e, {"reason"}));
@@ -1292,6 +1294,238 @@ std::set<std::string> EventReasons(kube::Client& virt, const std::string& kind,
 // What a hostile tenant writes with its own kubeconfig, against the real
 // API servers: each is refused (an Event on the virtual object, nothing on
 // the host) or reaches the host neutralised.
+// A team's ResourceClaims and their templates reach the host only as
+// claims of its own, of the classes its Tenant lists, without admin access,
+// device taints or a driver configuration: each attack a claim can carry
+// fails against the real API servers.
+TEST_F(SyncerIntegrationTest, DeviceClaimsReachTheHostOnlyAsTheTenantsOwn) {
+  const kube::ResourceType& claims = resources::kResourceClaims;
+  const kube::ResourceType& templates = resources::kResourceClaimTemplates;
+  // A claim in the tenant's host namespace that is not the tenant's.
+  ASSERT_TRUE(client()
+                  .Create(claims, kHostNs, ParseTestJson(R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceClaim","metadata":{"name":"admin-gpu","namespace":"vtenant-nlp"},
+      "spec":{"devices":{"requests":[{"name":"gpu",
+        "exactly":{"deviceClassName":"gpu.example.com"}}]}}})"))
+                  .ok());
+  // The team's claims and templates, each with one request's `exactly`.
+  auto devices = [](const std::string& exactly) {
+    return R"({"devices":{"requests":[{"name":"gpu","exactly":)" + exactly + "}]}}";
+  };
+  const std::string gpu = R"({"deviceClassName":"gpu.example.com"})";
+  const struct {
+    const char* name;
+    std::string spec;
+  } team_claims[] = {
+      {"gpus", devices(gpu)},
+      {"admin", devices(R"({"deviceClassName":"gpu.example.com","adminAccess":true})")},
+      {"nic", devices(R"({"deviceClassName":"nic.example.com"})")},
+      {"tainted", devices(R"({"deviceClassName":"gpu.example.com",
+                              "tolerations":[{"key":"unhealthy","operator":"Exists"}]})")},
+      {"configured", R"({"devices":{"requests":[{"name":"gpu","exactly":)" + gpu +
+                         R"(}],"config":[{"opaque":{"driver":"gpu.example.com",
+                              "parameters":{"apiVersion":"v1","kind":"Sharing"}}}]}})"},
+  };
+  // Admin access needs its namespace labelled so in the team's cluster,
+  // where the team may label anything.
+  ASSERT_TRUE(virt()
+                  .Create(kube::resources::kNamespaces, "", ParseTestJson(R"({"apiVersion":"v1",
+      "kind":"Namespace","metadata":{"name":"admin-dra",
+      "labels":{"resource.kubernetes.io/admin-access":"true"}}})"))
+                  .ok());
+  auto ns_of = [](std::string_view name) {
+    return name.starts_with("admin") ? std::string("admin-dra") : std::string("ml");
+  };
+  for (const auto& c : team_claims) {
+    Result<kube::Object> made =
+        virt().Create(claims, ns_of(c.name),
+                      ParseTestJson(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+            "metadata":{"name":")" + std::string(c.name) +
+                                    R"(","labels":{"kai.scheduler/queue":"vision"}},"spec":)" +
+                                    c.spec + "}"));
+    ASSERT_TRUE(made.ok()) << c.name << ": " << made.status().ToString();
+  }
+  for (const auto& [name, spec] :
+       {std::pair<std::string, std::string>{"one-gpu", devices(gpu)},
+        {"admin-template",
+         devices(R"({"deviceClassName":"gpu.example.com","adminAccess":true})")}}) {
+    Result<kube::Object> made = virt().Create(
+        templates, ns_of(name),
+        ParseTestJson(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate",
+            "metadata":{"name":")" +
+                      name + R"("},"spec":{"spec":)" + spec + "}}"));
+    ASSERT_TRUE(made.ok()) << name << ": " << made.status().ToString();
+  }
+  // One pod per claim or template; "hijack" names the host's claim by its
+  // name on the host.
+  auto pod = [](const std::string& name, const std::string& member, const std::string& claim) {
+    return ParseTestJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                         R"("},"spec":{"schedulerName":"kai-scheduler",
+          "resourceClaims":[{"name":"gpu",")" +
+                         member + R"(":")" + claim + R"("}],
+          "containers":[{"name":"c","image":"i","resources":{"claims":[{"name":"gpu"}]}}]}})");
+  };
+  for (const auto& [name, claim] :
+       std::vector<std::pair<std::string, std::string>>{{"claimant", "gpus"},
+                                                        {"admin-claimant", "admin"},
+                                                        {"nic-claimant", "nic"},
+                                                        {"tainted-claimant", "tainted"},
+                                                        {"configured-claimant", "configured"},
+                                                        {"hijack", "admin-gpu"}}) {
+    Result<kube::Object> made =
+        virt().Create(kPods, ns_of(name), pod(name, "resourceClaimName", claim));
+    ASSERT_TRUE(made.ok()) << name << ": " << made.status().ToString();
+  }
+  for (const auto& [name, claim_template] : std::vector<std::pair<std::string, std::string>>{
+           {"templated", "one-gpu"}, {"admin-templated", "admin-template"}}) {
+    Result<kube::Object> made =
+        virt().Create(kPods, ns_of(name), pod(name, "resourceClaimTemplateName", claim_template));
+    ASSERT_TRUE(made.ok()) << name << ": " << made.status().ToString();
+  }
+
+  // The claim of a listed class reaches the host, charged to the tenant's
+  // queue, and its pod names the copy.
+  Result<kube::Object> copy = NotFound("not read yet");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        copy = client().Get(claims, kHostNs, HostName("gpus", "ml", "nlp"));
+        return copy.ok();
+      },
+      std::chrono::seconds(60)));
+  EXPECT_EQ(kube::Label(*copy, kai::kQueueLabel), "nlp");
+  EXPECT_EQ(
+      kube::GetString((*copy)["spec"]["devices"]["requests"][0], {"exactly", "deviceClassName"}),
+      "gpu.example.com");
+  auto host_pod = [&](const std::string& name) {
+    Result<kube::Object> p = NotFound("not read yet");
+    Eventually(
+        [&] {
+          p = client().Get(kPods, kHostNs, HostName(name, "ml", "nlp"));
+          return p.ok();
+        },
+        std::chrono::seconds(60));
+    return p;
+  };
+  Result<kube::Object> claimant = host_pod("claimant");
+  ASSERT_TRUE(claimant.ok()) << claimant.status().ToString();
+  EXPECT_EQ(kube::GetString((*claimant)["spec"]["resourceClaims"][0], {"resourceClaimName"}),
+            HostName("gpus", "ml", "nlp"));
+  EXPECT_EQ(
+      kube::GetString((*claimant)["spec"]["containers"][0]["resources"]["claims"][0], {"name"}),
+      "gpu");
+  // The host allocates the copy, as the scheduler's binder does: the team's
+  // claim shows the device, and not the host pod it is reserved for.
+  kube::Object allocated = kube::Clone(*copy);
+  kube::Object status = ParseTestJson(R"({"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"l40s-0","device":"gpu-0"}]}},
+      "reservedFor":[{"resource":"pods","name":")" +
+                                      HostName("claimant", "ml", "nlp") + R"(","uid":")" +
+                                      std::string(kube::Uid(*claimant)) + R"("}]})");
+  allocated.RemoveMember("status");
+  allocated.AddMember("status", rapidjson::Value(status, allocated.GetAllocator()),
+                      allocated.GetAllocator());
+  Result<kube::Object> written = client().Update(claims, kHostNs, allocated, "status");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  Result<kube::Object> shown = NotFound("not read yet");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        shown = virt().Get(claims, "ml", "gpus");
+        const rapidjson::Value* allocation =
+            shown.ok() ? kube::Find(*shown, {"status", "allocation"}) : nullptr;
+        return allocation != nullptr && *allocation == status["allocation"];
+      },
+      std::chrono::seconds(60)))
+      << (shown.ok() ? kube::ToJson(*shown) : shown.status().ToString());
+  EXPECT_FALSE(shown.ok() && kube::Find(*shown, {"status", "reservedFor"})) << kube::ToJson(*shown);
+
+  // The template's copy: the host's resourceclaim controller makes the
+  // pod's claim from it, owned by the host pod and charged to the tenant.
+  ASSERT_TRUE(Eventually(
+      [&] { return client().Get(templates, kHostNs, HostName("one-gpu", "ml", "nlp")).ok(); },
+      std::chrono::seconds(60)));
+  Result<kube::Object> templated = host_pod("templated");
+  ASSERT_TRUE(templated.ok()) << templated.status().ToString();
+  EXPECT_EQ(
+      kube::GetString((*templated)["spec"]["resourceClaims"][0], {"resourceClaimTemplateName"}),
+      HostName("one-gpu", "ml", "nlp"));
+  std::string made_for_pod;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::ObjectList> all = client().List(claims, kHostNs, {});
+        if (!all.ok()) return false;
+        for (const kube::Object& c : all->items) {
+          const rapidjson::Value* owner = kube::ControllerReference(c);
+          if (owner != nullptr && kube::ReadOwnerReference(*owner).uid == kube::Uid(*templated)) {
+            made_for_pod = kube::ToJson(c);
+            return kube::Label(c, kai::kQueueLabel) == std::string_view("nlp");
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(60)))
+      << made_for_pod;
+  // The host's claim for it never reaches the team's pod, even once it runs.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> p = virt().Get(kPods, "ml", "templated");
+        return p.ok() && kube::GetString(*p, {"status", "phase"}) == "Running";
+      },
+      std::chrono::seconds(120)));
+  Result<kube::Object> templated_virtual = virt().Get(kPods, "ml", "templated");
+  ASSERT_TRUE(templated_virtual.ok());
+  EXPECT_FALSE(kube::Find(*templated_virtual, {"status", "resourceClaimStatuses"}))
+      << kube::ToJson(*templated_virtual);
+
+  // Each hostile claim and template says why on itself and never reaches
+  // the host; its pod waits there for a claim that does not exist.
+  const std::pair<const kube::ResourceType*, std::string> refused[] = {
+      {&claims, "admin"},
+      {&claims, "nic"},
+      {&claims, "tainted"},
+      {&claims, "configured"},
+      {&templates, "admin-template"}};
+  for (const auto& [type, name] : refused) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return EventReasons(virt(), type->kind, name, ns_of(name))
+              .contains("DeviceClaimNotAllowed");
+        },
+        std::chrono::seconds(60)))
+        << name;
+    EXPECT_EQ(client().Get(*type, kHostNs, HostName(name, ns_of(name), "nlp")).status().code(),
+              StatusCode::kNotFound)
+        << name;
+  }
+  // The pod that names the host's claim names the tenant's own copy of a
+  // claim of that name, which does not exist; the host's claim is untouched.
+  Result<kube::Object> hijack = host_pod("hijack");
+  ASSERT_TRUE(hijack.ok()) << hijack.status().ToString();
+  EXPECT_EQ(kube::GetString((*hijack)["spec"]["resourceClaims"][0], {"resourceClaimName"}),
+            HostName("admin-gpu", "ml", "nlp"));
+  Result<kube::Object> admin_gpu = client().Get(claims, kHostNs, "admin-gpu");
+  ASSERT_TRUE(admin_gpu.ok());
+  EXPECT_FALSE(kube::Label(*admin_gpu, kai::kQueueLabel));
+  EXPECT_FALSE(kube::Find(*admin_gpu, {"status", "reservedFor"}));
+  // The team's own label naming another queue never reached a copy.
+  Result<kube::ObjectList> copies =
+      client().List(claims, kHostNs, {.label_selector = "kai.scheduler/queue=vision"});
+  ASSERT_TRUE(copies.ok());
+  EXPECT_TRUE(copies->items.empty());
+
+  // Pods gone, the copies go too (made on demand, kept while named).
+  for (const char* name : {"claimant", "templated"}) {
+    ASSERT_TRUE(virt().Delete(kPods, "ml", name, {.grace_period_seconds = 0}).ok()) << name;
+  }
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return client().Get(claims, kHostNs, HostName("gpus", "ml", "nlp")).status().code() ==
+                   StatusCode::kNotFound &&
+               client().Get(templates, kHostNs, HostName("one-gpu", "ml", "nlp")).status().code() ==
+                   StatusCode::kNotFound;
+      },
+      std::chrono::seconds(120)));
+}
+
 TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
   const kube::ResourceType& claims = resources::kPersistentVolumeClaims;
   const kube::ResourceType kVolumes{"", "v1", "persistentvolumes", "PersistentVolume", false};

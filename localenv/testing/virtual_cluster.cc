@@ -21,7 +21,8 @@ Result<std::unique_ptr<VirtualCluster>> VirtualCluster::Start(
     controllers = ControllerManagerOptions{
         .dir = options.dir + "/controller-manager",
         .die_with_parent = options.die_with_parent,
-        .controllers = {"*", "-node-ipam-controller", "-node-lifecycle-controller"}};
+        .controllers = {"*", "-node-ipam-controller", "-node-lifecycle-controller",
+                        "-resourceclaim-controller"}};
   }
   VT_ASSIGN_OR_RETURN(cluster->plane_, ControlPlane::Start(api, controllers));
   return cluster;

@@ -8,7 +8,9 @@
 // the syncer carries them to the host. The controller manager runs without
 // the node lifecycle controller, because the virtual Nodes the syncer
 // mirrors have no kubelet to heartbeat and would otherwise be tainted and
-// their pods evicted.
+// their pods evicted, and, as a tenant's control plane runs, without the
+// resourceclaim controller: the host makes a pod's claims from the copies
+// of its templates (syncer/device_claim_translator.h).
 //
 //   VT_ASSIGN_OR_RETURN(auto vc, VirtualCluster::Start({.dir = d + "/vc-nlp",
 //       .etcd_url = host.etcd().client_url(), .etcd_tls = host.etcd().client_tls(),
