@@ -225,7 +225,9 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
             "scheduler.timeBasedFairshare.windowType=tumbling",
             "scheduler.timeBasedFairshare.tumblingWindowStartTime=2026-12-07T00:00:00Z"},
            {"scheduler.webhook.blockNvidiaVisibleDevices=true", "scheduler.webhook.hamiCore=true",
-            "scheduler.webhook.quotaValidation=true"}}) {
+            "scheduler.webhook.quotaValidation=true"},
+           {"scheduler.timeBasedFairshare.windowType=cron",
+            "scheduler.timeBasedFairshare.cronString=0 0 * * 1"}}) {
     std::vector<std::string> args = {"template", "vtenant",        Chart(),          "--namespace",
                                      kNamespace, "--include-crds", "--kube-version", kKubeVersion};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
@@ -244,6 +246,12 @@ TEST_F(ChartClusterTest, RenderedManifestsPassServerSideDryRun) {
             "--usage-window-type=tumbling\n", "--usage-window-start=2026-12-07T00:00:00Z\n"})
         EXPECT_NE(rendered->out.find(flag), std::string::npos) << flag;
       EXPECT_EQ(rendered->out.find("--usage-resolution"), std::string::npos);
+    } else if (sets.size() == 2) {
+      // A cron window is on without a window size, as KAI's.
+      EXPECT_NE(rendered->out.find("--usage-window-type=cron\n"), std::string::npos);
+      EXPECT_NE(rendered->out.find("\"--usage-cron=0 0 * * 1\"\n"), std::string::npos)
+          << rendered->out;
+      EXPECT_EQ(rendered->out.find("--usage-window="), std::string::npos);
     } else if (sets.size() == 3) {
       EXPECT_NE(rendered->out.find("--block-nvidia-visible-devices\n"), std::string::npos);
       EXPECT_NE(rendered->out.find("--hami-core\n"), std::string::npos);

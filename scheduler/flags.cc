@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "base/cron_schedule.h"
 #include "base/duration.h"
 #include "base/flags.h"
 #include "base/rfc3339.h"
@@ -169,7 +170,7 @@ const std::vector<Flag>& Flags() {
        "time-based fairshare, as KAI's: the queues' over-quota shares follow what each held "
        "over this past window, which the scheduler keeps itself (in ConfigMap "
        "vtenant-scheduler[-<partition>]-usage in --leader-elect-namespace, across restarts); 0: "
-       "off",
+       "off, unless --usage-window-type is cron",
        [](auto& f) { return ShowDuration(f.usage_window); },
        Seconds(&SchedulerFlags::usage_window, true)},
       {"usage-resolution", "DURATION",
@@ -194,16 +195,29 @@ const std::vector<Flag>& Flags() {
                  }};
        }},
       {"usage-window-type", "TYPE",
-       "sliding (the last --usage-window) or tumbling (windows of --usage-window from "
-       "--usage-window-start, usage counted from the latest one's start), as KAI's windowType",
+       "sliding (the last --usage-window), tumbling (windows of --usage-window from "
+       "--usage-window-start, usage counted from the latest one's start) or cron (usage "
+       "counted from the latest time --usage-cron names; on without --usage-window), as KAI's "
+       "windowType",
        [](auto& f) { return f.usage_window_type; },
        [](std::string name, SchedulerFlags& f) {
-         return ParsedFlag(name, &f.usage_window_type,
-                           [](const std::string& v) -> Result<std::string> {
-                             if (v != "sliding" && v != "tumbling")
-                               return InvalidArgument("\"" + v + "\": want sliding or tumbling");
-                             return v;
-                           });
+         return ParsedFlag(
+             name, &f.usage_window_type, [](const std::string& v) -> Result<std::string> {
+               if (v != "sliding" && v != "tumbling" && v != "cron")
+                 return InvalidArgument("\"" + v + "\": want sliding, tumbling or cron");
+               return v;
+             });
+       }},
+      {"usage-cron", "CRON",
+       "when a cron window starts afresh, in UTC (\"0 0 * * 1\": Mondays at midnight; KAI's "
+       "cronString, read as its cronexpr reads it)",
+       [](auto& f) { return f.usage_cron.empty() ? std::string("\"\"") : f.usage_cron; },
+       [](std::string name, SchedulerFlags& f) {
+         return ParsedFlag(name, &f.usage_cron, [](const std::string& v) -> Result<std::string> {
+           if (v.empty()) return v;
+           VT_RETURN_IF_ERROR(CronSchedule::Parse(v).status());
+           return v;
+         });
        }},
       {"usage-window-start", "TIME",
        "when the first tumbling window starts, in RFC 3339 (2026-12-07T00:00:00Z; KAI's "
@@ -262,6 +276,8 @@ Result<SchedulerFlags> ParseFlags(const std::vector<std::string>& args) {
   f.help = split.help;
   if (f.usage_window_type == "tumbling" && !f.usage_window_start && !f.help)
     return InvalidArgument("--usage-window-type=tumbling needs --usage-window-start");
+  if (f.usage_window_type == "cron" && f.usage_cron.empty() && !f.help)
+    return InvalidArgument("--usage-window-type=cron needs --usage-cron");
   return f;
 }
 

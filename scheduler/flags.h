@@ -37,17 +37,21 @@ struct SchedulerFlags {
   // --default-staleness-grace-period).
   std::chrono::seconds default_staleness_grace_period{60};
   // KAI's time-based fairshare (usage_history.h): the window of past usage
-  // that moves the queues' over-quota shares (0: off), how finely it is
+  // that moves the queues' over-quota shares (0: off, unless the window
+  // type is cron), how finely it is
   // kept, the half-life of its decay (0: none), and KAI's kValue.
   std::chrono::seconds usage_window{0};
   std::chrono::seconds usage_resolution{600};
   std::chrono::seconds usage_half_life{0};
   double usage_k = 1.0;
-  // KAI's windowType: "sliding" (the last usage_window) or "tumbling"
+  // KAI's windowType: "sliding" (the last usage_window), "tumbling"
   // (windows of usage_window from usage_window_start, seconds since the
-  // epoch, which tumbling requires).
+  // epoch, which tumbling requires) or "cron" (from the latest time
+  // usage_cron names, a valid CronSchedule, which cron requires; on
+  // whatever usage_window says).
   std::string usage_window_type = "sliding";
   std::optional<int64_t> usage_window_start;
+  std::string usage_cron;
   // KAI's --restrict-node-scheduling and the label keys of its two node
   // roles (worker_roles.h).
   bool restrict_node_scheduling = false;

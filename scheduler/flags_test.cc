@@ -81,6 +81,13 @@ TEST(FlagsTest, TimeBasedFairshareIsOffUntilAWindowIsGiven) {
   Result<SchedulerFlags> alone = ParseFlags({"--usage-window-type=tumbling"});
   ASSERT_FALSE(alone.ok());
   EXPECT_NE(alone.status().message().find("--usage-window-start"), std::string::npos);
+
+  const SchedulerFlags cron =
+      ParseFlags({"--usage-window-type=cron", "--usage-cron=0 0 * * 1"}).value();
+  EXPECT_EQ(cron.usage_cron, "0 0 * * 1");
+  Result<SchedulerFlags> no_cron = ParseFlags({"--usage-window-type=cron"});
+  ASSERT_FALSE(no_cron.ok());
+  EXPECT_NE(no_cron.status().message().find("--usage-cron"), std::string::npos);
 }
 
 TEST(FlagsTest, BadInputNamesTheFlag) {
@@ -99,6 +106,8 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
                                                          {"--usage-k=1001"},
                                                          {"--usage-k=-1"},
                                                          {"--usage-window-type=cron"},
+                                                         {"--usage-window-type=weekly"},
+                                                         {"--usage-cron=0 0 * * 8"},
                                                          {"--usage-window-start=monday"},
                                                          {"stray"}}) {
     Result<SchedulerFlags> r = ParseFlags(args);
@@ -138,6 +147,7 @@ TEST(FlagsTest, HelpListsEveryFlag) {
                            "--usage-k",
                            "--usage-window-type",
                            "--usage-window-start",
+                           "--usage-cron",
                            "--help"})
     EXPECT_NE(usage.find(flag), std::string::npos) << flag;
   EXPECT_TRUE(ParseFlags({"--help"}).value().help);

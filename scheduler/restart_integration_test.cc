@@ -53,6 +53,52 @@ nodes:
     return localenv::Process::Start({.argv = argv, .log_path = cluster().dir() + "/" + log});
   }
 
+  // Time-based fairshare in the real binary, run with `flags`: queues
+  // <prefix>c and <prefix>d, under a parent limited to one GPU, both want
+  // it. c has it first (no history yet, and the older queue takes the odd
+  // GPU); once c's usage shows, d reclaims it. The history is kept in its
+  // ConfigMap beside the leader Lease.
+  void QueuesTakeTurns(const std::string& prefix, const std::vector<std::string>& flags) {
+    const std::string parent = prefix + "pair", c = prefix + "c", d = prefix + "d";
+    ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest(parent, "", 0, 1)).ok());
+    for (const std::string& q : {c, d}) {
+      Object queue = QueueManifest(q, parent, 0);
+      kube::SetString(queue, {"spec"}, "reclaimMinRuntime", "2s");
+      ASSERT_TRUE(client().Create(res::kQueues, "", queue).ok());
+    }
+    Result<int> port = localenv::PickFreeLoopbackPort();
+    ASSERT_TRUE(port.ok());
+    Result<localenv::Process> scheduler =
+        StartBinary(*port, "scheduler-" + parent + ".log", 4, flags);
+    ASSERT_TRUE(scheduler.ok()) << scheduler.status().ToString();
+    auto run = [](const std::string& name, const std::string& queue) {
+      Status s;
+      EXPECT_TRUE(Eventually([&] {
+        s = client()
+                .Create(res::kPods, "fair",
+                        PodManifest("fair", name, {.queue = queue, .whole_gpus = 1}))
+                .status();
+        return s.ok() || s.code() == StatusCode::kAlreadyExists;
+      })) << s.ToString();
+    };
+    run(c + "-0", c);
+    ASSERT_FALSE(NodeOnceRunning(client(), "fair", c + "-0").empty());
+    run(d + "-0", d);
+    EXPECT_FALSE(NodeOnceRunning(client(), "fair", d + "-0").empty())
+        << d << " never had the GPU; logs in " << cluster().dir();
+    EXPECT_FALSE(EventMessages(client(), "fair", c + "-0", "Reclaimed").empty());
+    EXPECT_TRUE(Eventually([&] {
+      Result<Object> saved = client().Get(res::kConfigMaps, "default", "vtenant-scheduler-usage");
+      return saved.ok() && kube::GetString(*saved, {"data", "history"}).find("\"" + c + "\"") !=
+                               std::string::npos;
+    })) << "no usage history saved";
+    scheduler->Stop();
+    // The GPU free for the next case.
+    for (const std::string& pod : {c + "-0", d + "-0"})
+      (void)client().Delete(res::kPods, "fair", pod, {.grace_period_seconds = 0});
+    EXPECT_TRUE(Eventually([&] { return Pods("fair").empty(); }, std::chrono::seconds(60)));
+  }
+
   static std::vector<Object> Pods(const std::string& ns) {
     Result<kube::ObjectList> l = client().ListAll(res::kPods, ns);
     return l.ok() ? std::move(l->items) : std::vector<Object>{};
@@ -167,43 +213,15 @@ TEST_F(RestartTest, KilledWhileBindingLeavesNothingHalfDoneOrDoubled) {
   second->Stop();
 }
 
-// Time-based fairshare in the real binary: queues c and d, under a parent
-// limited to one GPU, both want it. c has it first (no history yet, and the
-// older queue takes the odd GPU); once c's usage shows, d reclaims it. The
-// history is kept in its ConfigMap beside the leader Lease.
 TEST_F(RestartTest, TimeBasedFairshareHandsTheGpuOnAndKeepsItsHistory) {
-  ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("pair", "", 0, 1)).ok());
-  for (const char* q : {"c", "d"}) {
-    Object queue = QueueManifest(q, "pair", 0);
-    kube::SetString(queue, {"spec"}, "reclaimMinRuntime", "2s");
-    ASSERT_TRUE(client().Create(res::kQueues, "", queue).ok());
-  }
-  Result<int> port = localenv::PickFreeLoopbackPort();
-  ASSERT_TRUE(port.ok());
-  Result<localenv::Process> scheduler =
-      StartBinary(*port, "scheduler-fair.log", 4, {"--usage-window=60s", "--usage-resolution=1s"});
-  ASSERT_TRUE(scheduler.ok()) << scheduler.status().ToString();
-  auto run = [](const std::string& name, const std::string& queue) {
-    Status s;
-    EXPECT_TRUE(Eventually([&] {
-      s = client()
-              .Create(res::kPods, "fair",
-                      PodManifest("fair", name, {.queue = queue, .whole_gpus = 1}))
-              .status();
-      return s.ok() || s.code() == StatusCode::kAlreadyExists;
-    })) << s.ToString();
-  };
-  run("c-0", "c");
-  ASSERT_FALSE(NodeOnceRunning(client(), "fair", "c-0").empty());
-  run("d-0", "d");
-  EXPECT_FALSE(NodeOnceRunning(client(), "fair", "d-0").empty())
-      << "d never had the GPU; logs in " << cluster().dir();
-  EXPECT_FALSE(EventMessages(client(), "fair", "c-0", "Reclaimed").empty());
-  EXPECT_TRUE(Eventually([&] {
-    Result<Object> saved = client().Get(res::kConfigMaps, "default", "vtenant-scheduler-usage");
-    return saved.ok() &&
-           kube::GetString(*saved, {"data", "history"}).find(R"("c")") != std::string::npos;
-  })) << "no usage history saved";
+  QueuesTakeTurns("", {"--usage-window=60s", "--usage-resolution=1s"});
+}
+
+// KAI's cron window, on without a window size: usage counted since the
+// year began (Januarys 1st, 00:00 UTC) hands the GPU on alike.
+TEST_F(RestartTest, ACronWindowHandsTheGpuOnToo) {
+  QueuesTakeTurns("cron-",
+                  {"--usage-window-type=cron", "--usage-cron=@yearly", "--usage-resolution=1s"});
 }
 
 }  // namespace

@@ -224,13 +224,18 @@ Status SchedulerApp::Wire() {
     co.core.workload = std::move(model);
   }
   co.core.usage_k_milli = std::llround(flags_.usage_k * 1000);
-  if (flags_.usage_window.count() > 0) {
+  const bool cron_window = flags_.usage_window_type == "cron";
+  if (flags_.usage_window.count() > 0 || cron_window) {
     co.usage_history = UsageHistory::Params{
         .window_s = flags_.usage_window.count(),
-        .resolution_s = std::min(flags_.usage_resolution, flags_.usage_window).count(),
+        .resolution_s = cron_window
+                            ? flags_.usage_resolution.count()
+                            : std::min(flags_.usage_resolution, flags_.usage_window).count(),
         .half_life_s = flags_.usage_half_life.count(),
         .tumbling_start =
             flags_.usage_window_type == "tumbling" ? flags_.usage_window_start : std::nullopt};
+    // ParseFlags read it already.
+    if (cron_window) co.usage_history->cron = CronSchedule::Parse(flags_.usage_cron).value();
     // Beside the Lease, so a new leader of the shard finds it.
     usage_store_ = std::make_unique<ConfigMapUsageStore>(bookkeeping, flags_.leader_elect_namespace,
                                                          LeaseName(pool_) + "-usage");

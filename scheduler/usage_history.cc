@@ -16,6 +16,11 @@ size_t UsageHistory::QueueIndex(const std::string& queue) {
 }
 
 int64_t UsageHistory::WindowStart(int64_t now) const {
+  if (params_.cron) {
+    // A schedule that named no time within its look-back counts that long.
+    return params_.cron->LatestAtOrBefore(now).value_or(now -
+                                                        CronSchedule::kLookBackDays * 24 * 3600);
+  }
   if (!params_.tumbling_start) return now - params_.window_s + 1;
   const int64_t start = *params_.tumbling_start;
   if (now < start) return now + 1;  // no window yet: nothing counts
@@ -37,8 +42,7 @@ void UsageHistory::Record(int64_t now,
   const int64_t since = std::exchange(last_, now);
   if (since < 0) return;
   // Only what lies within the window counts (a long pause between cycles).
-  const double seconds =
-      static_cast<double>(std::min({now - since, params_.window_s, now - WindowStart(now) + 1}));
+  const double seconds = static_cast<double>(std::min(now - since, now - WindowStart(now) + 1));
   Bucket& bucket = BucketAt(now);
   for (const auto& [queue, held] : allocated) {
     const size_t i = QueueIndex(queue);
@@ -53,8 +57,9 @@ void UsageHistory::Record(int64_t now,
 std::map<std::string, sched::ResourceVector> UsageHistory::Usage(int64_t now) const {
   std::vector<Amounts> held(queue_index_.size(), Amounts{});
   Amounts capacity{};
+  const int64_t window_start = WindowStart(now);
   for (const Bucket& b : buckets_) {
-    if (b.start < WindowStart(now)) continue;  // out of the window
+    if (b.start < window_start) continue;  // out of the window
     // KAI decays each sample by its age; a bucket's samples by the age of
     // its start, to the resolution.
     const double age = static_cast<double>(std::max<int64_t>(0, now - b.start));

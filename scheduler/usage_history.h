@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/cron_schedule.h"
 #include "base/status.h"
 #include "scheduler-core/resources.h"
 
@@ -44,6 +45,10 @@ class UsageHistory {
     // usage counts from the latest such start (to the resolution); none
     // before it. Unset: a sliding window, the last window_s.
     std::optional<int64_t> tumbling_start;
+    // KAI's cron window (cronString): usage counts from the latest time
+    // the schedule names (to the resolution), and window_s and
+    // tumbling_start are not read.
+    std::optional<CronSchedule> cron;
   };
   explicit UsageHistory(Params params);
 

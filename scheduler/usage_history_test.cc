@@ -61,6 +61,19 @@ TEST(UsageHistoryTest, ATumblingWindowStartsAfreshAtEachOfItsStarts) {
   EXPECT_TRUE(later.Usage(10).empty()) << "before its first window";
 }
 
+// KAI's cron window: usage counts from the latest time the schedule names.
+TEST(UsageHistoryTest, ACronWindowStartsAfreshAtEachTimeItsScheduleNames) {
+  // Every hour on the hour; the clock starts at 1970-01-01T00:00:00Z.
+  UsageHistory history({.resolution_s = 60, .cron = CronSchedule::Parse("0 * * * *").value()});
+  history.Record(0, {}, Gpus(8000));
+  for (int64_t t = 60; t <= 3540; t += 60) history.Record(t, {{"a", Gpus(8000)}}, Gpus(8000));
+  EXPECT_EQ(history.Usage(3540)["a"][sched::kGpu], 1'000'000);
+  for (int64_t t = 3600; t <= 4200; t += 60) history.Record(t, {{"b", Gpus(4000)}}, Gpus(8000));
+  std::map<std::string, sched::ResourceVector> usage = history.Usage(4200);
+  EXPECT_FALSE(usage.contains("a")) << "a's usage was before 01:00";
+  EXPECT_EQ(usage["b"][sched::kGpu], 500'000);
+}
+
 TEST(UsageHistoryTest, ASavedHistoryIsRestoredAndCoarsenedWhereItIsTooLarge) {
   UsageHistory history({.window_s = 10'000, .resolution_s = 10});
   history.Record(0, {}, Gpus(8000));
