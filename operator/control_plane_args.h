@@ -97,9 +97,9 @@ ControlPlaneArgs RenderControlPlaneArgs(const ControlPlaneRequest& request,
 // (--scheduler-name, --pod-security, --allowed-privileged-features,
 // --node-selector, --tolerations, --allowed-tolerations,
 // --allowed-runtime-classes, --allowed-volume-types, --allowed-csi-drivers,
-// --allowed-device-classes, --allowed-priority-classes, --allowed-service-types), each written out
-// in full so the syncer applies no default of its own. Part of
-// RenderControlPlaneArgs' syncer arguments.
+// --allowed-device-classes, --allowed-priority-classes,
+// --allowed-service-types), each written out in full so the syncer applies
+// no default of its own. Part of RenderControlPlaneArgs' syncer arguments.
 std::vector<std::string> SyncerPolicyArgs(const ControlPlaneRequest& request);
 
 // The controllers a virtual cluster's kube-controller-manager runs: what

@@ -5,6 +5,7 @@
 
 #include "kai/names.h"
 #include "syncer/json_edit.h"
+#include "syncer/pod_policy.h"
 
 namespace vtenant::syncer {
 namespace {
@@ -70,14 +71,9 @@ std::string DeviceClaimProblem(const rapidjson::Value& spec, std::string_view pa
   auto device_problem = [&](const rapidjson::Value& r, const std::string& where) -> std::string {
     const std::string_view device_class = kube::GetString(r, {"deviceClassName"});
     if (!config.allowed_device_classes.contains(device_class)) {
-      std::string allowed;
-      for (const std::string& c : config.allowed_device_classes) {
-        allowed += (allowed.empty() ? "" : ", ") + c;
-      }
       return where + ".deviceClassName " + QuotedName(device_class) +
-             " is not a device class of the host this tenant may use (Tenant "
-             "spec.isolation.allowedDeviceClasses: " +
-             (allowed.empty() ? "none" : allowed) + ")";
+             " is not a device class of the host this tenant may use " +
+             TenantSetting("allowedDeviceClasses", config.allowed_device_classes);
     }
     if (AskedFor(kube::Find(r, {"adminAccess"}))) {
       return where +

@@ -14,10 +14,7 @@
 #include "syncer/pod_security.h"
 
 namespace vtenant::syncer {
-namespace {
 
-// Where a refusal's message points the team: "(Tenant spec.isolation.
-// <setting>: <the names it allows, or none>)".
 std::string TenantSetting(std::string_view setting,
                           const std::set<std::string, std::less<>>& names) {
   std::string list;
@@ -25,6 +22,8 @@ std::string TenantSetting(std::string_view setting,
   if (list.empty()) list = "none";
   return "(Tenant spec.isolation." + std::string(setting) + ": " + list + ")";
 }
+
+namespace {
 
 // The refusal for the rules `pod` breaks, the first one deciding the reason.
 Refusal SecurityRefusal(const std::vector<PodSecurityViolation>& violations) {

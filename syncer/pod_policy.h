@@ -8,12 +8,19 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "kube/object.h"
 #include "syncer/syncer_config.h"
 
 namespace vtenant::syncer {
+
+// Where a refusal's message points the team: "(Tenant spec.isolation.
+// <setting>: <the names it allows, or none>)".
+std::string TenantSetting(std::string_view setting,
+                          const std::set<std::string, std::less<>>& names);
 
 struct Refusal {
   std::string reason;   // CamelCase: "PrivilegedFeatureNotAllowed", "InvalidGpuAnnotation", ...
