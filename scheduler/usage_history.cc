@@ -27,10 +27,9 @@ int64_t UsageHistory::WindowStart(int64_t now) const {
   return start + (now - start) / params_.window_s * params_.window_s;
 }
 
-UsageHistory::Bucket& UsageHistory::BucketAt(int64_t time) {
+UsageHistory::Bucket& UsageHistory::BucketAt(int64_t time, int64_t window_start) {
   const int64_t start = time - time % params_.resolution_s;
   if (buckets_.empty() || buckets_.back().start < start) buckets_.push_back({.start = start});
-  const int64_t window_start = WindowStart(time);
   while (buckets_.size() > 1 && buckets_.front().start < window_start) buckets_.pop_front();
   return buckets_.back();
 }
@@ -42,8 +41,9 @@ void UsageHistory::Record(int64_t now,
   const int64_t since = std::exchange(last_, now);
   if (since < 0) return;
   // Only what lies within the window counts (a long pause between cycles).
-  const double seconds = static_cast<double>(std::min(now - since, now - WindowStart(now) + 1));
-  Bucket& bucket = BucketAt(now);
+  const int64_t window_start = WindowStart(now);
+  const double seconds = static_cast<double>(std::min(now - since, now - window_start + 1));
+  Bucket& bucket = BucketAt(now, window_start);
   for (const auto& [queue, held] : allocated) {
     const size_t i = QueueIndex(queue);
     if (bucket.held.size() <= i) bucket.held.resize(queue_index_.size(), Amounts{});

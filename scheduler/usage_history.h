@@ -84,10 +84,12 @@ class UsageHistory {
     std::vector<Amounts> held;  // by queue index
     Amounts capacity{};
   };
-  // The earliest bucket start that counts at `now`: the window's start.
+  // The earliest bucket start that counts at `now`: the window's start. A
+  // cron window's walks the calendar, so each caller works it out once.
   int64_t WindowStart(int64_t now) const;
-  // The bucket of `time`, made when missing; drops those out of the window.
-  Bucket& BucketAt(int64_t time);
+  // The bucket of `time`, made when missing; drops those that start before
+  // `window_start` (WindowStart(time)).
+  Bucket& BucketAt(int64_t time, int64_t window_start);
   size_t QueueIndex(const std::string& queue);
 
   const Params params_;
