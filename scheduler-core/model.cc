@@ -106,9 +106,6 @@ Status CheckPodRequest(const Pod& pod) {
   if (r.claim_gpus < 0 || r.claim_gpus > kMaxClaimGpus)
     return bad("resource claims' GPUs outside [0, " + std::to_string(kMaxClaimGpus) + "]");
   const PodExtras& x = ExtrasOf(pod);
-  for (const PodTerm& t : x.affinity)
-    if (t.key != x.affinity.front().key)
-      return bad("pod affinity terms of more than one key (they are counted together)");
   for (const OtherResource& o : x.other_resources)
     if (o.milli < 0) return bad("a request of another resource is negative");
   if (x.spread.size() > kMaxSpreadTerms)

@@ -306,10 +306,12 @@ struct PodExtras {
   std::vector<StringId> marks;
   // Required pod affinity: the pod goes only to a node where, for each
   // term, a placed pod of the term's key is in the node's domain of its
-  // level. The terms share one key, the set of pods that match all of the
-  // pod's terms, as kube-scheduler counts them. While no placed pod is of
-  // that key, a pod that is itself of it may go to any node that has every
-  // level (the first of a group that wants to be together).
+  // level. A pod's own terms share one key, the set of pods that match all
+  // of them, as kube-scheduler counts them; the scheduler may add terms of
+  // other keys (pods that must share a node), each of which holds on its
+  // own. While no placed pod is of a key, a pod that is itself of it may
+  // go to any node that has the key's levels (the first of a group that
+  // wants to be together).
   std::vector<PodTerm> affinity;
   // Required pod anti-affinity: not into a domain that holds a placed pod
   // of a term's key; and, both ways, a pod of a key does not go into a

@@ -364,6 +364,28 @@ TEST(PlacementTest, TheFirstOfAGroupThatWantsToBeTogetherLeadsTheOthers) {
   }
 }
 
+// Terms of several keys each hold on their own (the scheduler adds one per
+// claim that pods must share a node for): a pod that wants the web
+// server's zone and a node of its group's goes where both are, or waits;
+// the first of a group none of which is placed starts it where its other
+// term lets it.
+TEST(PlacementTest, AffinityTermsOfSeveralKeysEachHold) {
+  SnapshotBuilder b = ZonedCluster();
+  b.AddPod(Running(Marked(WholeGpuPod("web", "team", 1), {"app=web"}), "n3", {0}));
+  b.AddPod(Running(Marked(WholeGpuPod("g-first", "team", 1), {"group=g"}), "n1", {0}));
+  PodSpec joiner = Marked(WholeGpuPod("joiner", "team", 1), {"group=g"});
+  joiner.affinity = {{"app=web", "topology.kubernetes.io/zone"},
+                     {"group=g", "kubernetes.io/hostname"}};
+  PodSpec starter = Marked(WholeGpuPod("starter", "team", 1), {"group=h"});
+  starter.affinity = {{"app=web", "topology.kubernetes.io/zone"},
+                      {"group=h", "kubernetes.io/hostname"}};
+  for (PodSpec p : {joiner, starter}) b.AddPod(std::move(p));
+  Snapshot s = MustBuild(b);
+  Decisions d = RunCycle(s);
+  EXPECT_EQ(NodeOf(d, s, "joiner"), "") << "its group is on n1, the web server's zone is b";
+  EXPECT_EQ(NodeOf(d, s, "starter"), "n3") << ReasonOf(d, s, "starter");
+}
+
 // Anti-affinity toward another workload holds both ways: a batch job keeps
 // off the database's node, and web pods, which carry no term of their own,
 // keep off the node whose running database holds one against them.

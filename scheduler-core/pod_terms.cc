@@ -145,16 +145,19 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
   for (size_t c = 0; c < pp.spread.size(); ++c)
     if (!SpreadAllows(pod_id, c, node)) return TermRefusal::kTopologySpread;
   if (pp.affinity.empty()) return TermRefusal::kNone;
-  // kube-scheduler's rule: while no placed pod is of the key in any
-  // domain, a pod of the key itself may start the group anywhere.
-  bool any_placed = false;
-  for (Pair p : pp.affinity) any_placed = any_placed || pairs_[p].of_key_total > 0;
+  // Each key's terms on their own. kube-scheduler's rule: while no placed
+  // pod is of the key in any domain, a pod of the key itself may start the
+  // group anywhere.
   const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
-  const StringId key = pod.affinity.front().key;
-  if (!any_placed && !std::binary_search(pod.marks.begin(), pod.marks.end(), key))
-    return TermRefusal::kAffinity;
-  for (Pair p : pp.affinity) {
-    const PairState& pair = pairs_[p];
+  for (size_t i = 0; i < pp.affinity.size(); ++i) {
+    const StringId key = pod.affinity[i].key;
+    bool any_placed = false;
+    for (size_t j = 0; j < pp.affinity.size(); ++j)
+      if (pod.affinity[j].key == key)
+        any_placed = any_placed || pairs_[pp.affinity[j]].of_key_total > 0;
+    if (!any_placed && !std::binary_search(pod.marks.begin(), pod.marks.end(), key))
+      return TermRefusal::kAffinity;
+    const PairState& pair = pairs_[pp.affinity[i]];
     const int32_t domain = DomainOf(node, pair.level);
     if (domain == kNoDomain) return TermRefusal::kAffinity;
     if (any_placed && Get(pair.of_key, domain) == 0) return TermRefusal::kAffinity;

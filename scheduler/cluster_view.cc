@@ -530,6 +530,8 @@ std::string ClusterView::MissingConfigMaps(const std::string& key, const CorePod
   return missing.empty() ? "" : "Missing required configmaps: [" + missing + "]";
 }
 
+std::string ClaimSharersKey(std::string_view claim) { return "~claim:" + std::string(claim); }
+
 const std::vector<std::string>& ClusterView::MarksOf(const std::string& key, const CorePod& pod) {
   static const std::vector<std::string> kNone;
   if (pod_sets_.empty()) {
@@ -726,6 +728,9 @@ Result<World> ClusterView::Build(int64_t now) {
   };
   std::map<std::string, ClaimOwner> claim_owners;
   std::map<std::string, std::vector<const std::string*>> claim_joiners;
+  // And how many pods name each claim: those several name that no bind has
+  // allocated yet are placed together (CoreFields::together).
+  std::map<std::string, int> claim_users;
   for (const auto& [key, p] : pods_) {
     if (!devices_.AnyClaim()) break;
     if (p.device_claims.empty() || p.terminating || p.role == CorePod::Role::kFinished ||
@@ -739,6 +744,7 @@ Result<World> ClusterView::Build(int64_t now) {
       std::string claim = kube::MakeKey(ns, pc.claim);
       if (waiting && !devices_.ReservedFor(ns, pc.claim, p.uid))
         claim_joiners[claim].push_back(&key);
+      ++claim_users[claim];
       auto [owner, first] = claim_owners.try_emplace(std::move(claim), ClaimOwner{&key, placed});
       if (!first && placed && !owner->second.placed) owner->second = {&key, true};
     }
@@ -830,6 +836,17 @@ Result<World> ClusterView::Build(int64_t now) {
       }
       c.devices = devices.requests;
       c.claim_gpus = devices_.Gpus(claims_ns, p.device_claims, sharing.charged_to_another);
+      // The first bind allocates a shared claim on its node, so the pods
+      // that share it go to one node; KAI's session does the same as it
+      // allocates the claim for the first of them.
+      for (const PodDeviceClaim& pc : p.device_claims) {
+        if (pc.claim.empty() || !devices_.NeedsAllocation(claims_ns, pc.claim)) continue;
+        const auto users = claim_users.find(kube::MakeKey(claims_ns, pc.claim));
+        if (users == claim_users.end() || users->second < 2) continue;
+        std::string sharers = ClaimSharersKey(users->first);
+        if (ours && !placed) c.together.push_back(sharers);
+        if (c.marks.empty() || c.marks.back() != sharers) c.marks.push_back(std::move(sharers));
+      }
     }
     if (!attach_.Empty() && (!p.claims.empty() || !p.inline_csi_drivers.empty())) {
       // Every pod's, placed or not: a bound pod's volumes are attached.
@@ -1153,6 +1170,8 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     spec.claim_gpus = d.core.claim_gpus;
     if (d.core.holder) spec.subgroup.clear();
     spec.marks = d.core.marks;
+    for (const std::string& sharers : d.core.together)
+      spec.affinity.emplace_back(sharers, kNodeNameLabel);
     if (d.core.affinity_nodes)
       spec.node_affinity_in.emplace_back(kNodeNameLabel, *d.core.affinity_nodes);
     if (!d.core.holder) roles_.HoldPod(&spec);

@@ -73,6 +73,12 @@ inline constexpr char kHolderQueue[] = "~held";
 // Kubernetes label key, so no real label can collide with it.
 inline constexpr char kNodeNameLabel[] = "~node-name";
 
+// The pod set, in the snapshot, of the pods that name ResourceClaim
+// `claim` (a key): while no bind has allocated it, a waiting one goes to a
+// node that holds one of them already, as the claim will be there. Not a
+// key PodSets makes, so no inter-pod term can name it.
+std::string ClaimSharersKey(std::string_view claim);
+
 // One reservation pod: the shared GPU it pins.
 struct Reservation {
   std::string name;  // in the reservation namespace
@@ -305,7 +311,10 @@ class ClusterView {
     std::optional<bool> preemptible;
     std::optional<std::vector<std::string>> affinity_nodes;  // resolved affinity
     std::vector<std::string> marks;                          // the pod sets it is in
-    int32_t whole_gpus = 0;                                  // capped at its node's GPUs once bound
+    // The sets it must share a node with (ClaimSharersKey): of the claims
+    // it waits to share with other pods, not allocated yet.
+    std::vector<std::string> together;
+    int32_t whole_gpus = 0;                      // capped at its node's GPUs once bound
     std::map<std::string, int64_t> attachments;  // its volumes, as attach_limits.h counts them
     std::map<std::string, int64_t> devices;      // its claims' devices, as device_claims.h counts
     int32_t claim_gpus = 0;                      // the GPUs its claims charge its queue

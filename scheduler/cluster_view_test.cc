@@ -253,6 +253,42 @@ TEST_F(ClusterViewTest, ASharedClaimAsksForItsDevicesOnce) {
   EXPECT_FALSE((*second)[0].allocate) << "it joins the claim the first allocates";
 }
 
+// Pods that share a claim no bind has allocated yet go to one node, where
+// the first bind will allocate it: of two that each need a whole node's
+// GPUs, one cycle places one; two that fit together are placed together,
+// on either node with a device.
+TEST_F(ClusterViewTest, PodsSharingAClaimNotYetAllocatedGoToOneNode) {
+  GiveN1ADevice();
+  view_.UpsertNode(Node("n2", 2));
+  EXPECT_TRUE(
+      view_.UpsertDevices(ClusterView::DeviceKind::kSlice, Json(R"({"metadata":{"name":"n2-gpus"},
+        "spec":{"driver":"gpu.example.com","nodeName":"n2","pool":{"name":"n2","generation":1},
+        "devices":[{"name":"gpu-0"}]}})")));
+  AddClaim("shared");
+  std::vector<kube::Object> pods;
+  auto add_pod = [&](const std::string& name, int gpus) {
+    kube::Object pod = Pod({.name = name, .gpus = gpus});
+    pod["spec"].AddMember("resourceClaims",
+                          rapidjson::Value(Json(R"([{"name":"r","resourceClaimName":"shared"}])"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    view_.UpsertPod(pod);
+    pods.push_back(std::move(pod));
+  };
+  for (const char* name : {"big-1", "big-2"}) add_pod(name, 2);
+  World w = Build();
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u) << "the second would be on another node than the claim";
+  ASSERT_EQ(d.pending.size(), 1u);
+
+  for (const kube::Object& pod : pods) view_.DeletePod(pod);
+  for (const char* name : {"small-1", "small-2"}) add_pod(name, 1);
+  w = Build();
+  d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 2u);
+  EXPECT_EQ(d.binds[0].allocation.node, d.binds[1].allocation.node);
+}
+
 // The GPUs of resource claims are the queue's, as KAI counts DRA GPUs: the
 // node's GPU driver's devices are capacity, and a claim that pods share is
 // charged once, to the first that uses it.

@@ -70,11 +70,12 @@ nodes:
 - {name: solo, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: solo}}
 - {name: dra, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: dra}}
 - {name: drareclaim, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drareclaim}}
+- {name: drashare, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: drashare}}
 )",
-        {"half",  "mem",     "bad",    "gang",   "job",    "heal",      "mig",   "sub",
-         "wait",  "runtime", "nogang", "stale",  "jobset", "topo",      "split", "serve",
-         "vol",   "apart",   "near",   "prefer", "spread", "extras",    "amd",   "nolabel",
-         "nssel", "grove",   "attach", "solo",   "dra",    "drareclaim"});
+        {"half",  "mem",     "bad",    "gang",   "job",    "heal",       "mig",     "sub",
+         "wait",  "runtime", "nogang", "stale",  "jobset", "topo",       "split",   "serve",
+         "vol",   "apart",   "near",   "prefer", "spread", "extras",     "amd",     "nolabel",
+         "nssel", "grove",   "attach", "solo",   "dra",    "drareclaim", "drashare"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -435,6 +436,60 @@ TEST_F(SharingTest, ResourceClaimsAreGivenDevicesOfThePodsNodes) {
                           pod("own", R"({"name":"gpu","resourceClaimTemplateName":"one-gpu"})"))
                   .ok());
   EXPECT_FALSE(NodeOnceRunning(client(), "dra", "own").empty());
+}
+
+// Pods that share a claim no bind has allocated yet go to one node, where
+// the first bind allocates it: a gang of two that each need a node's one
+// GPU waits whole rather than run one pod beside a claim on the other
+// node; two pods that fit together run together, both in the claim.
+TEST_F(SharingTest, PodsSharingAClaimGoToTheNodeItIsAllocatedOn) {
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"share.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'share.example.com'"}}]}})");
+  for (const char* node : {"drashare-0", "drashare-1"})
+    CreateJson(res::kResourceSlices, "",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
+                   std::string(node) + R"("},"spec":{"driver":"share.example.com","nodeName":")" +
+                   node + R"(","pool":{"name":")" + node +
+                   R"(","generation":1,"resourceSliceCount":1},"devices":[{"name":"nic-0"}]}})");
+  CreateJson(res::kResourceClaims, "drashare", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceClaim","metadata":{"name":"pair"},"spec":{"devices":{"requests":[
+      {"name":"nic","exactly":{"deviceClassName":"share.example.com"}}]}}})");
+  auto pod = [](const std::string& name, PodOptions o) {
+    Object p = Pod("drashare", name, std::move(o));
+    p["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(ParseTestJson(R"([{"name":"nic","resourceClaimName":"pair"}])"),
+                         p.GetAllocator()),
+        p.GetAllocator());
+    return p;
+  };
+  ASSERT_TRUE(CreatePodGroup("drashare", "apart", R"({"minMember":2,"queue":"team"})"));
+  for (const char* name : {"g0", "g1"})
+    ASSERT_TRUE(
+        client()
+            .Create(res::kPods, "drashare",
+                    pod(name, {.annotations = {{"pod-group-name", "apart"}}, .whole_gpus = 1}))
+            .ok());
+  ASSERT_TRUE(GroupWaitsWithAReason("drashare", "apart"));
+  for (const Object& p : PodsOf("drashare"))
+    EXPECT_EQ(kube::GetString(p, {"spec", "nodeName"}), "") << kube::Name(p) << " was bound";
+  Result<Object> claim = client().Get(res::kResourceClaims, "drashare", "pair");
+  ASSERT_TRUE(claim.ok());
+  EXPECT_EQ(kube::Find(*claim, {"status", "allocation"}), nullptr) << kube::ToJson(*claim);
+
+  for (const char* name : {"g0", "g1"})
+    ASSERT_TRUE(client().Delete(res::kPods, "drashare", name).ok());
+  for (const char* name : {"s0", "s1"})
+    ASSERT_TRUE(client().Create(res::kPods, "drashare", pod(name, {})).ok());
+  const std::string node = NodeOnceRunning(client(), "drashare", "s0");
+  ASSERT_NE(node, "");
+  EXPECT_EQ(NodeOnceRunning(client(), "drashare", "s1"), node);
+  claim = client().Get(res::kResourceClaims, "drashare", "pair");
+  ASSERT_TRUE(claim.ok());
+  const rapidjson::Value* reserved = kube::Find(*claim, {"status", "reservedFor"});
+  ASSERT_TRUE(reserved != nullptr && reserved->IsArray());
+  EXPECT_EQ(reserved->Size(), 2u) << kube::ToJson(*claim);
 }
 
 // GPUs of resource claims are the queues', as KAI counts DRA GPUs: a
