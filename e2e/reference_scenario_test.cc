@@ -287,6 +287,22 @@ spec:
   EXPECT_EQ(other.size(), 1u);
   EXPECT_NE(other["dra-other"], "Running");
 
+  // The Tenant stops listing the class: the syncer, restarted without it,
+  // deletes the copy, which the API server keeps while the running pod
+  // holds it; the pod keeps its GPU, and the copy goes with the pod.
+  EXPECT_TRUE(env()
+                  .HostKubectl({"patch", "tenant.vtenant.io", "nlp", "--type=merge", "-p",
+                                R"({"spec":{"isolation":{"allowedDeviceClasses":null}}})"})
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Result<kube::Object> held =
+            env().host().Get(res::kResourceClaims, "vtenant-nlp", "dra-gpu-x-default-x-nlp");
+        return held.ok() && kube::Find(*held, {"metadata", "deletionTimestamp"}) != nullptr;
+      },
+      seconds(180)))
+      << "the copy of a claim whose class the Tenant no longer lists stays";
+  EXPECT_EQ(VirtualPhases("nlp", "app=dra-train")["dra-train"], "Running");
   Result<std::string> deleted =
       env().TeamKubectl("nlp", {"delete", "pod/dra-train", "pod/dra-other", "resourceclaim/dra-gpu",
                                 "resourceclaim/other-device", "--wait=true"});
@@ -297,10 +313,6 @@ spec:
         return claims.ok() && claims->items.empty();
       },
       seconds(120)));
-  EXPECT_TRUE(env()
-                  .HostKubectl({"patch", "tenant.vtenant.io", "nlp", "--type=merge", "-p",
-                                R"({"spec":{"isolation":{"allowedDeviceClasses":null}}})"})
-                  .ok());
   EXPECT_TRUE(env()
                   .HostKubectl({"delete", "resourceslice/l40s-node-dra",
                                 "deviceclass/gpu.dra.example.com", "--wait=true"})

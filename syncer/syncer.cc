@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "syncer/device_claim_sweep.h"
 #include "syncer/host_identity.h"
 #include "syncer/names.h"
 #include "syncer/pod_references.h"
@@ -169,6 +170,10 @@ Syncer::Syncer(kube::Manager& manager, kube::ClusterHandle& virtual_cluster, Syn
   manager_.AddRunnable(
       "api-server-probe", [this](kube::Cancellation& stop) { ProbeLoop(stop); },
       /*needs_leader=*/false);
+  if (config_.allowed_device_classes.empty()) {
+    manager_.AddRunnable("device-claim-sweep",
+                         [this](kube::Cancellation& stop) { SweepDeviceClaimCopies(stop); });
+  }
   manager_.AddReadyCheck("api-servers", [this] { return ServersAnswer(); });
 }
 
@@ -379,6 +384,23 @@ void Syncer::ProbeLoop(kube::Cancellation& stop) {
         informers_.virtual_client().List(kube::resources::kNamespaces, "", one).ok();
     host_reachable_ = informers_.host_client().List(kPods, config_.host_namespace, one).ok();
   } while (!stop.WaitFor(options_.probe_period));
+}
+
+void Syncer::SweepDeviceClaimCopies(kube::Cancellation& stop) {
+  std::chrono::milliseconds backoff = kSweepFirstRetry;
+  do {
+    int deleted = 0;
+    Status swept = DeleteDeviceClaimCopies(informers_.host_client(), config_.host_namespace,
+                                           config_.tenant, &deleted);
+    if (deleted > 0) {
+      LOG(INFO) << "deleted " << deleted << " host copies of ResourceClaims and their templates: "
+                << "Tenant " << config_.tenant << " lists no device classes";
+    }
+    if (swept.ok()) return;
+    LOG(WARNING) << "deleting the host copies of ResourceClaims (Tenant " << config_.tenant
+                 << " lists no device classes): " << swept.ToString() << "; trying again";
+    backoff = std::min(backoff * 2, kSweepLastRetry);
+  } while (!stop.WaitFor(backoff));
 }
 
 Status Syncer::ServersAnswer() const {

@@ -3,8 +3,10 @@
 // leader Lease lives; the virtual cluster, added with AddCluster) for its
 // informers, and adds the reconcilers (pods, ConfigMaps, Secrets, PVCs,
 // ResourceClaims and their templates, Services and their addresses,
-// Endpoints and EndpointSlices, Nodes, PodGroups, and host Events up) as the Manager's controllers,
-// each watching the informers whose events concern its keys.
+// Endpoints and EndpointSlices, Nodes, PodGroups, and host Events up) as
+// the Manager's controllers, each watching the informers whose events
+// concern its keys. Without device classes it watches no claims, and
+// deletes once the copies made while its Tenant listed some.
 //
 // The Manager runs it all: informers on every replica, so a standby keeps
 // warm caches; controllers only while leading, and again from a replay of
@@ -91,6 +93,13 @@ class Syncer {
   using Source = std::pair<kube::SharedInformer*, kube::KeyMapper>;
 
   void ProbeLoop(kube::Cancellation& stop);
+  // Once leading, and only when the Tenant lists no device classes:
+  // DeleteDeviceClaimCopies (device_claim_sweep.h), tried again with
+  // backoff (kSweepFirstRetry doubling up to kSweepLastRetry) until it
+  // succeeds or `stop` fires.
+  void SweepDeviceClaimCopies(kube::Cancellation& stop);
+  static constexpr std::chrono::milliseconds kSweepFirstRetry{500};
+  static constexpr std::chrono::milliseconds kSweepLastRetry{30'000};
   void Wire();
   // The Endpoints copier's translator: Endpoints of selector-less Services.
   CopyTranslator SelectorlessEndpoints();

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "base/eventually.h"
 #include "base/rfc3339.h"
@@ -1557,6 +1558,65 @@ TEST_F(SyncerTest, ReadyOnlyWhenBothServersAnswer) {
   EXPECT_FALSE(manager_->health_server().Ready().ok());
   host_.ClearErrors();
   EXPECT_TRUE(Eventually([&] { return manager_->health_server().Ready().ok(); }));
+}
+
+// A Tenant that stops listing device classes leaves no claim copies on the
+// host: the syncer started without classes deletes the copies of claims
+// and templates made before, and nothing else in the host namespace.
+TEST_F(SyncerTest, CopiesOfDeviceClaimsGoOnceTheTenantListsNoClasses) {
+  using resources::kResourceClaims;
+  using resources::kResourceClaimTemplates;
+  SyncerConfig with_classes = NlpConfig();
+  with_classes.allowed_device_classes = {"gpu.example.com"};
+  StartSyncer(with_classes);
+  const std::string devices =
+      R"({"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}})";
+  CreateVirtual(kResourceClaims, R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+      "metadata":{"name":"gpus","namespace":"ml"},"spec":)" +
+                                     devices + "}");
+  CreateVirtual(kResourceClaimTemplates, R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceClaimTemplate","metadata":{"name":"one-gpu","namespace":"ml"},
+      "spec":{"spec":)" + devices + "}}");
+  for (const auto& [pod, member, name] :
+       {std::tuple{"claimant", "resourceClaimName", "gpus"},
+        std::tuple{"templated", "resourceClaimTemplateName", "one-gpu"}}) {
+    CreateVirtual(kPods, PodJson(pod, Json("{}"),
+                                 Json(R"({"resourceClaims":[{"name":"gpu",")" +
+                                      std::string(member) + R"(":")" + name + R"("}]})")));
+  }
+  const std::string claim_copy = HostName("gpus", "ml", "nlp");
+  const std::string template_copy = HostName("one-gpu", "ml", "nlp");
+  ASSERT_TRUE(Eventually([&] {
+    return host_.Get(kResourceClaims, kHostNs, claim_copy).ok() &&
+           host_.Get(kResourceClaimTemplates, kHostNs, template_copy).ok();
+  }));
+  // Not the syncer's, and another tenant's copy: neither is touched.
+  ASSERT_TRUE(host_
+                  .Create(kResourceClaims, kHostNs,
+                          Json(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+      "metadata":{"name":"admin-gpu"},"spec":)" +
+                               devices + "}"))
+                  .ok());
+  ASSERT_TRUE(host_
+                  .Create(kResourceClaims, kHostNs,
+                          Json(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+      "metadata":{"name":"vision-copy","labels":{"vtenant.io/managed-by":"vtenant-syncer",
+      "vtenant.io/tenant":"vision"},"annotations":{"vtenant.io/virtual-namespace":"ml",
+      "vtenant.io/virtual-name":"gpus"}},"spec":)" +
+                               devices + "}"))
+                  .ok());
+
+  StopSyncer();
+  StartSyncer(NlpConfig());
+  EXPECT_TRUE(Eventually([&] {
+    return host_.Get(kResourceClaims, kHostNs, claim_copy).status().code() ==
+               StatusCode::kNotFound &&
+           host_.Get(kResourceClaimTemplates, kHostNs, template_copy).status().code() ==
+               StatusCode::kNotFound;
+  }));
+  EXPECT_TRUE(host_.Get(kResourceClaims, kHostNs, "admin-gpu").ok());
+  EXPECT_TRUE(host_.Get(kResourceClaims, kHostNs, "vision-copy").ok());
+  EXPECT_TRUE(HostPodExists("claimant")) << "a pod on the host keeps running";
 }
 
 }  // namespace
