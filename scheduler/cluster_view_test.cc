@@ -360,6 +360,72 @@ TEST_F(ClusterViewTest, KaisDraQuotaCasesHold) {
   }
 }
 
+// KAI's allocate_shared_dra_test.go: a claim of node0's one DRA GPU,
+// allocated and reserved for two running pods of queue1 (1 GPU
+// deserved), is charged once, so it neither blocks a CPU-only pod on
+// node0 nor a pending pod that the claim is reserved for too.
+TEST_F(ClusterViewTest, KaisSharedDraCasesHold) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> running;  // pods running on node0 with the claim
+    std::string pending;               // the pending pod
+    bool pending_shares;               // whether it names the claim (else CPU only)
+  };
+  const Case cases[] = {
+      {"shared DRA device does not block CPU-only pod",
+       {"shared-dra-job0", "shared-dra-job1"},
+       "cpu-only-job",
+       false},
+      {"pending pod can use shared DRA device",
+       {"running-shared-dra-job"},
+       "pending-shared-dra-job",
+       true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ClusterView view({}, &registry_);
+    view.UpsertNode(Node("node0", 0));
+    view.UpsertQueue(Json(R"({"metadata":{"name":"queue1"},"spec":{"resources":{"gpu":
+        {"quota":1,"limit":-1}}}})"));
+    using Kind = ClusterView::DeviceKind;
+    view.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"nvidia.com/gpu"},"spec":{}})"));
+    view.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"node0-gpu"},"spec":{
+        "driver":"nvidia.com/gpu","nodeName":"node0","pool":{"name":"node0","generation":1},
+        "devices":[{"name":"0"}]}})"));
+    std::string reserved;
+    std::vector<std::string> users = c.running;
+    if (c.pending_shares) users.push_back(c.pending);
+    for (const std::string& pod : users)
+      reserved += std::string(reserved.empty() ? "" : ",") + R"({"resource":"pods","name":")" +
+                  pod + R"(","uid":"u-)" + pod + R"("})";
+    view.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":"shared-claim","namespace":"ns",
+        "uid":"c0","labels":{"kai.scheduler/queue":"queue1"}},"spec":{"devices":{"requests":[
+        {"name":"request","exactly":{"deviceClassName":"nvidia.com/gpu"}}]}},
+        "status":{"allocation":{"devices":{"results":[{"request":"request",
+        "driver":"nvidia.com/gpu","pool":"node0","device":"0"}]}},"reservedFor":[)" +
+                                          reserved + "]}}"));
+    auto pod = [&](const std::string& name, const std::string& node, bool shares) {
+      kube::Object p = Pod({.name = name, .queue = "queue1", .gpus = 0, .node = node});
+      if (shares)
+        p["spec"].AddMember(
+            "resourceClaims",
+            rapidjson::Value(Json(R"([{"name":"request","resourceClaimName":"shared-claim"}])"),
+                             p.GetAllocator()),
+            p.GetAllocator());
+      view.UpsertPod(p);
+    };
+    for (const std::string& name : c.running) pod(name, "node0", true);
+    pod(c.pending, "", c.pending_shares);
+    Result<World> w = view.Build(100);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE(w->unschedulable.empty()) << w->unschedulable[0].reason;
+    sched::Decisions d = sched::RunCycle(*w->snapshot);
+    ASSERT_EQ(d.binds.size(), 1u);
+    EXPECT_EQ(w->snapshot->pods[d.binds[0].pod].name, "ns/" + c.pending);
+    EXPECT_EQ(w->snapshot->nodes[d.binds[0].allocation.node].name, "node0");
+  }
+}
+
 // A placed pod holds its allocated claim's device in the core: the node
 // counts the device as its own and the pod as what it holds, so evicting
 // the pod (reclaim, preemption) frees it for a waiting pod.
