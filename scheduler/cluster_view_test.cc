@@ -426,6 +426,62 @@ TEST_F(ClusterViewTest, KaisSharedDraCasesHold) {
   }
 }
 
+// KAI's reclaim_dra_overflow_test.go: a job whose claims ask for more
+// devices than any claim can be given waits, and does not keep a valid
+// job of its queue (2 GPUs deserved) from reclaiming node0's two DRA GPUs
+// from a queue that deserves none.
+TEST_F(ClusterViewTest, KaisDraOverflowCaseHolds) {
+  ClusterView view({}, &registry_);
+  view.UpsertNode(Node("node0", 0));
+  for (const auto& [queue, quota] : {std::pair{"reclaiming-queue", 2}, {"victim-queue", 0}})
+    view.UpsertQueue(Json(R"({"metadata":{"name":")" + std::string(queue) +
+                          R"("},"spec":{"resources":{"gpu":{"quota":)" + std::to_string(quota) +
+                          R"(,"limit":-1,"overQuotaWeight":1}}}})"));
+  using Kind = ClusterView::DeviceKind;
+  view.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"nvidia.com/gpu"},"spec":{}})"));
+  view.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"node0-gpu"},"spec":{
+      "driver":"nvidia.com/gpu","nodeName":"node0","pool":{"name":"node0","generation":1},
+      "devices":[{"name":"0"},{"name":"1"}]}})"));
+  auto claim = [&](const std::string& name, const std::string& queue, const std::string& count,
+                   const std::string& status) {
+    view.UpsertDevices(
+        Kind::kClaim,
+        Json(R"({"metadata":{"name":")" + name + R"(","namespace":"ns","uid":"c-)" + name +
+             R"(","labels":{"kai.scheduler/queue":")" + queue +
+             R"("}},"spec":{"devices":{"requests":[{"name":")" + name + R"(","exactly":{
+        "deviceClassName":"nvidia.com/gpu","count":)" +
+             count + "}}]}}" + status + "}"));
+  };
+  claim("valid-claim", "reclaiming-queue", "2", "");
+  claim("overflow-claim-0", "reclaiming-queue", "9223372036854775807", "");
+  claim("overflow-claim-1", "reclaiming-queue", "9223372036854775807", "");
+  claim("victim-claim", "victim-queue", "2", R"(,"status":{"allocation":{"devices":{"results":[
+      {"request":"victim-claim","driver":"nvidia.com/gpu","pool":"node0","device":"0"},
+      {"request":"victim-claim","driver":"nvidia.com/gpu","pool":"node0","device":"1"}]}},
+      "reservedFor":[{"resource":"pods","name":"victim-job","uid":"u-victim-job"}]})");
+  auto pod = [&](const std::string& name, const std::string& queue, const std::string& node,
+                 const std::vector<std::string>& claims) {
+    kube::Object p = Pod({.name = name, .queue = queue, .gpus = 0, .node = node});
+    kube::JsonArray entries;
+    for (const std::string& c : claims)
+      entries.Add(kube::JsonObject{{"name", c}, {"resourceClaimName", c}});
+    p["spec"].AddMember("resourceClaims",
+                        rapidjson::Value(kube::BuildJson(std::move(entries)), p.GetAllocator()),
+                        p.GetAllocator());
+    view.UpsertPod(p);
+  };
+  pod("valid-job", "reclaiming-queue", "", {"valid-claim"});
+  pod("overflow-job", "reclaiming-queue", "", {"overflow-claim-0", "overflow-claim-1"});
+  pod("victim-job", "victim-queue", "node0", {"victim-claim"});
+  Result<World> w = view.Build(100);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->unschedulable.size(), 1u);
+  EXPECT_EQ(w->unschedulable[0].key, "ns/overflow-job");
+  sched::Decisions d = sched::RunCycle(*w->snapshot);
+  ASSERT_EQ(d.evictions.size(), 1u);
+  EXPECT_EQ(w->snapshot->pods[d.evictions[0].pod].name, "ns/victim-job");
+}
+
 // A placed pod holds its allocated claim's device in the core: the node
 // counts the device as its own and the pod as what it holds, so evicting
 // the pod (reclaim, preemption) frees it for a waiting pod.
