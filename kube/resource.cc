@@ -56,6 +56,8 @@ const ResourceType kCsiNodes{"storage.k8s.io", "v1", "csinodes", "CSINode", fals
 const ResourceType kResourceSlices{"resource.k8s.io", "v1", "resourceslices", "ResourceSlice",
                                    false};
 const ResourceType kDeviceClasses{"resource.k8s.io", "v1", "deviceclasses", "DeviceClass", false};
+const ResourceType kDeviceTaintRules{"resource.k8s.io", "v1", "devicetaintrules", "DeviceTaintRule",
+                                     false};
 const ResourceType kResourceClaims{"resource.k8s.io", "v1", "resourceclaims", "ResourceClaim",
                                    true};
 const ResourceType kJobs{"batch", "v1", "jobs", "Job", true};

@@ -53,6 +53,7 @@ extern const ResourceType kCsiStorageCapacities;
 extern const ResourceType kCsiNodes;
 extern const ResourceType kResourceSlices;
 extern const ResourceType kDeviceClasses;
+extern const ResourceType kDeviceTaintRules;
 extern const ResourceType kResourceClaims;
 extern const ResourceType kJobs;
 extern const ResourceType kDeployments;

@@ -347,7 +347,8 @@ bool ClusterView::ChangeDevices(DeviceKind kind, const rapidjson::Value& object,
   static constexpr Change kChanges[][2] = {
       {&DeviceClaims::UpsertSlice, &DeviceClaims::DeleteSlice},
       {&DeviceClaims::UpsertClass, &DeviceClaims::DeleteClass},
-      {&DeviceClaims::UpsertClaim, &DeviceClaims::DeleteClaim}};
+      {&DeviceClaims::UpsertClaim, &DeviceClaims::DeleteClaim},
+      {&DeviceClaims::UpsertTaintRule, &DeviceClaims::DeleteTaintRule}};
   std::lock_guard lock(mu_);
   const uint64_t version = devices_.version();
   (devices_.*kChanges[static_cast<int>(kind)][remove ? 1 : 0])(object);

@@ -192,11 +192,11 @@ class ClusterView {
   // cycle).
   bool UpsertCsiNode(const rapidjson::Value& csi_node);
   bool DeleteCsiNode(const rapidjson::Value& csi_node);
-  // ResourceSlices, DeviceClasses and ResourceClaims: where a pod's dynamic
-  // resource claims let it go, and the devices each node has free
-  // (device_claims.h). Each returns whether a pod waited on its claims at
+  // ResourceSlices, DeviceClasses, ResourceClaims and DeviceTaintRules:
+  // where a pod's dynamic resource claims let it go, and the devices each
+  // node has free (device_claims.h). Each returns whether a pod waited on its claims at
   // the last Build, or what nodes have free changed (worth a cycle).
-  enum class DeviceKind { kSlice, kClass, kClaim };
+  enum class DeviceKind { kSlice, kClass, kClaim, kTaintRule };
   // Says that they cannot be read, and `why`: pods with resource claims
   // wait with it.
   void DevicesUnavailable(std::string why);

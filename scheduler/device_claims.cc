@@ -225,6 +225,23 @@ void DeviceClaims::DeleteClass(const rapidjson::Value& object) {
   if (classes_.erase(std::string(kube::Name(object))) > 0) ClassesChanged();
 }
 
+void DeviceClaims::UpsertTaintRule(const rapidjson::Value& object) {
+  const std::string name(kube::Name(object));
+  std::optional<DeviceTaintRule> rule = ReadDeviceTaintRule(object);
+  if (rule) {
+    auto [it, added] = taint_rules_.try_emplace(name, *rule);
+    if (!added && it->second == *rule) return;
+    it->second = std::move(*rule);
+  } else if (taint_rules_.erase(name) == 0) {
+    return;
+  }
+  ++version_;
+}
+
+void DeviceClaims::DeleteTaintRule(const rapidjson::Value& object) {
+  if (taint_rules_.erase(std::string(kube::Name(object))) > 0) ++version_;
+}
+
 void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
   Claim c;
   c.uid = kube::Uid(object);
@@ -236,7 +253,8 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
   auto read_request = [&](const rapidjson::Value& r, std::string request_name) {
     Request out{.name = std::move(request_name),
                 .device_class = std::string(kube::GetString(r, {"deviceClassName"})),
-                .selectors = ReadSelectors(kube::Find(r, {"selectors"}))};
+                .selectors = ReadSelectors(kube::Find(r, {"selectors"})),
+                .tolerations = ReadDeviceTolerations(kube::Find(r, {"tolerations"}))};
     const std::string_view mode = kube::GetString(r, {"allocationMode"});
     out.all = mode == "All";
     if (!mode.empty() && mode != "All" && mode != "ExactCount")
@@ -385,9 +403,13 @@ std::map<std::string, int64_t> DeviceClaims::Requests(
         charged_to_another.contains(kube::MakeKey(ns, pc.claim)))
       continue;
     const Claim* c = Find(ns, pc.claim);
-    for (const Request& r : c->requests)
+    for (const Request& r : c->requests) {
+      // The core counts untainted devices only (Apply); one that tolerates
+      // taints may take a tainted one, so only Check and the bind count it.
+      if (Tolerant(r)) continue;
       requests[DeviceClassResource(r.device_class)] +=
           std::min(r.Least(), kClaimAllocationMaxSize) * 1000;
+    }
   }
   return requests;
 }
@@ -474,6 +496,22 @@ bool DeviceClaims::Held(const Device& device) const {
   return held_.contains(DeviceKey(device.driver, device.pool, device.name));
 }
 
+bool DeviceClaims::Tainted(const Device& device) const { return Untolerated(Request{}, device); }
+
+bool DeviceClaims::Tolerant(const Request& request) {
+  return !request.tolerations.empty() ||
+         std::any_of(request.alternatives.begin(), request.alternatives.end(),
+                     [](const Request& r) { return !r.tolerations.empty(); });
+}
+
+bool DeviceClaims::Untolerated(const Request& request, const Device& device) const {
+  for (const DeviceTaint& taint : device.taints)
+    if (PreventsAllocation(taint, request.tolerations)) return true;
+  for (const auto& [name, rule] : taint_rules_)
+    if (Applies(rule, device) && PreventsAllocation(rule.taint, request.tolerations)) return true;
+  return false;
+}
+
 void DeviceClaims::CountUnderClasses(const Device& device,
                                      std::map<std::string, int64_t>* counts) const {
   for (const auto& [cls, unused] : classes_)
@@ -522,7 +560,7 @@ std::map<std::string, int64_t> DeviceClaims::Holds(
       continue;
     for (const DeviceResult& r : c->second.results) {
       auto d = own_devices_.find(DeviceKey(r.driver, r.pool, r.device));
-      if (d != own_devices_.end() && HeldByPlacedPod(*d->second))
+      if (d != own_devices_.end() && !Tainted(*d->second) && HeldByPlacedPod(*d->second))
         CountUnderClasses(*d->second, &holds);
     }
   }
@@ -598,7 +636,10 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
       if (!r.all && static_cast<int64_t>(picked.size()) == r.count) break;
       const Device& d = *(*devices)[i];
       if (!Selects(r, d).empty() || constrained_out(d)) continue;
-      if (Held(d) && !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d))) {
+      // The allocator gives an All request every device it selects, so an
+      // untolerated taint fails it as a held device does.
+      if (Untolerated(r, d) ||
+          (Held(d) && !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d)))) {
         if (r.all) return false;
         continue;
       }
@@ -633,7 +674,8 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
 void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
   const NodeRef ref{name, &node->labels};
   for (const Device* d : NodeDevices(ref))
-    if (!Held(*d) || HeldByPlacedPod(*d)) CountUnderClasses(*d, &node->other_resources);
+    if (!Tainted(*d) && (!Held(*d) || HeldByPlacedPod(*d)))
+      CountUnderClasses(*d, &node->other_resources);
   // Its GPUs, as KAI counts them: the devices of its own slices whose
   // driver's name says "gpu", held or free.
   if (auto own = node_slices_.find(name); own != node_slices_.end())

@@ -53,7 +53,13 @@
 // A claim's constraints (matchAttribute: its devices, or those of the
 // requests named, share an attribute's value, such as a GPU and a NIC on
 // one PCIe root) are met by trying each value the node's devices have.
-// Not built: distinctAttribute (alpha), device taints and tolerations,
+// A device tainted NoSchedule or NoExecute, by its slice or a
+// DeviceTaintRule, is given only to a request whose tolerations tolerate
+// the taint (device_taints.h); one an All request selects keeps it waiting.
+// The core counts untainted devices only, and a request with tolerations
+// asks it for none: one cycle may then place two such pods for one
+// tainted device, and the second bind fails and waits for the next cycle.
+// Not built: distinctAttribute (alpha),
 // adminAccess (such a claim waits, saying so), consumable capacity,
 // partitionable devices, and extended resources backed by a class.
 // Not thread-safe: the view holds it under its lock.
@@ -73,6 +79,7 @@
 #include "base/status.h"
 #include "scheduler-core/snapshot_builder.h"
 #include "scheduler/device_selector.h"
+#include "scheduler/device_taints.h"
 #include "scheduler/dra_device.h"
 #include "scheduler/node_affinity.h"
 
@@ -180,6 +187,8 @@ class DeviceClaims {
   void DeleteClass(const rapidjson::Value& device_class);
   void UpsertClaim(const rapidjson::Value& claim);
   void DeleteClaim(const rapidjson::Value& claim);
+  void UpsertTaintRule(const rapidjson::Value& rule);
+  void DeleteTaintRule(const rapidjson::Value& rule);
 
   // Says that the objects cannot be read, and `why` (the API server does
   // not serve them): every pod with claims waits with it.
@@ -193,8 +202,8 @@ class DeviceClaims {
   uint64_t version() const { return version_; }
 
   // Sets on `node` (named `name`) DeviceClassResource of every class some
-  // free device there belongs to: how many; and adds to its claim_gpus the
-  // devices its own slices of GPU drivers publish.
+  // free untainted device there belongs to: how many; and adds to its
+  // claim_gpus the devices its own slices of GPU drivers publish.
   void Apply(const std::string& name, sched::NodeSpec* node) const;
 
   // Names the allocated claims (keys) that the pod charged for them holds
@@ -245,7 +254,8 @@ class DeviceClaims {
   // What claims `claims` in `ns` ask of the nodes' DeviceClassResource
   // (milli): the devices of those neither allocated nor assumed, but for
   // claims (keys) in `charged_to_another` (a claim several pods share asks
-  // once, by one of them). A pod placed with such claims asks for them too,
+  // once, by one of them), and for requests with tolerations (Check alone
+  // finds them devices). A pod placed with such claims asks for them too,
   // until its bind gives them.
   std::map<std::string, int64_t> Requests(
       std::string_view ns, const std::vector<PodDeviceClaim>& claims,
@@ -272,6 +282,7 @@ class DeviceClaims {
     std::string name;
     std::string device_class;
     std::vector<Result<DeviceSelector>> selectors;
+    std::vector<DeviceToleration> tolerations;
     bool all = false;  // allocationMode All
     int64_t count = 1;
     // firstAvailable: the alternatives, in order (each without its own
@@ -338,6 +349,16 @@ class DeviceClaims {
   std::vector<const Device*> NodeDevices(const NodeRef& node) const;
   // Whether some claim holds `device`.
   bool Held(const Device& device) const;
+  // Whether a taint of `device`, its own or a DeviceTaintRule's, keeps it
+  // from `request` (device_taints.h).
+  bool Untolerated(const Request& request, const Device& device) const;
+  // Whether it keeps `device` from a request without tolerations: the
+  // device is not counted in the core (Apply, Holds).
+  bool Tainted(const Device& device) const;
+  // Whether `request` (or a subrequest) has tolerations: it may take a
+  // tainted device, which the core does not count, so it asks the core for
+  // none (Requests).
+  static bool Tolerant(const Request& request);
   // Whether `device` is held by claims SetPodHeld named alone, on its
   // node's own slice: the core counts it as the node's and their pod's.
   bool HeldByPlacedPod(const Device& device) const;
@@ -377,7 +398,8 @@ class DeviceClaims {
 
   std::map<std::string, Slice, std::less<>> slices_;
   std::map<std::string, Class, std::less<>> classes_;
-  std::map<std::string, Claim, std::less<>> claims_;  // by "namespace/name"
+  std::map<std::string, Claim, std::less<>> claims_;                 // by "namespace/name"
+  std::map<std::string, DeviceTaintRule, std::less<>> taint_rules_;  // by name
   // Devices given by Assume, by claim key, until the claim shows them.
   struct Assumed {
     std::string node;

@@ -384,5 +384,62 @@ TEST(WriteAllocationTest, TheDevicesAndThePodAreWrittenIntoTheClaimsStatus) {
       << "another claim of its name";
 }
 
+// Device taints, as the allocator has them: a device tainted NoSchedule or
+// NoExecute, by its slice or by a DeviceTaintRule, goes only to a request
+// that tolerates the taint; effect None is ignored; an All request that
+// selects an untolerated device waits.
+TEST_F(DeviceClaimsTest, ATaintedDeviceGoesOnlyToARequestThatToleratesIt) {
+  devices.UpsertSlice(Json(R"({"metadata":{"name":"node0-gpu"},"spec":{
+      "driver":"gpu.example.com","nodeName":"node0","pool":{"name":"node0","generation":1},
+      "devices":[{"name":"gpu-0","taints":[{"key":"gpu.example.com/unhealthy",
+        "value":"xid-79","effect":"NoSchedule"}]},
+      {"name":"gpu-1","taints":[{"key":"gpu.example.com/note","effect":"None"}]}]}})"));
+  auto claim = [&](const std::string& name, const std::string& extra) {
+    devices.UpsertClaim(Json(R"({"metadata":{"name":")" + name +
+                             R"(","namespace":"team","uid":"u-)" + name + R"(",
+        "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"gpu",
+        "exactly":{"deviceClassName":"nvidia.com/gpu")" +
+                             extra + "}}]}}}"));
+  };
+  claim("plain", R"(,"count":2)");
+  claim("tolerant", R"(,"count":2,"tolerations":[{"key":"gpu.example.com/unhealthy",
+      "operator":"Exists","effect":"NoSchedule"}])");
+  claim("all", R"(,"allocationMode":"All")");
+  // The nodes it may go to; none when it waits.
+  auto admitted = [&](const std::string& name) {
+    DeviceClaims::Verdict v = devices.Check("team", "pod", "team", Claims({name}), nodes.refs);
+    return v.reason.empty() ? Admitted(v) : std::vector<std::string>{};
+  };
+  EXPECT_TRUE(admitted("plain").empty()) << "gpu-0 is tainted; None on gpu-1 is not a taint";
+  EXPECT_EQ(admitted("tolerant"), (std::vector<std::string>{"node0"}));
+  EXPECT_EQ(admitted("all"), (std::vector<std::string>{"node1"}));
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod", Claims({"plain"}), nodes.refs[0]);
+  EXPECT_EQ(plan.status().code(), StatusCode::kFailedPrecondition);
+  // The core counts the untainted device only; a request that may take a
+  // tainted one asks it for none.
+  EXPECT_EQ(Free(devices, "node0"), 1000);
+  EXPECT_TRUE(devices.Requests("team", Claims({"tolerant"})).empty());
+  EXPECT_EQ(devices.Requests("team", Claims({"plain"})),
+            (std::map<std::string, int64_t>{{DeviceClassResource(kGpuClass), 2000}}));
+
+  // A rule taints node1's device for every request but the tolerant ones.
+  devices.UpsertTaintRule(Json(R"({"metadata":{"name":"drain-node1"},"spec":{
+      "deviceSelector":{"driver":"gpu.example.com","pool":"node1"},
+      "taint":{"key":"example.com/drain","effect":"NoExecute"}}})"));
+  EXPECT_TRUE(admitted("all").empty());
+  claim("drain-tolerant", R"(,"tolerations":[{"operator":"Exists"}])");
+  EXPECT_EQ(admitted("drain-tolerant"), (std::vector<std::string>{"node0", "node1"}));
+  // A rule without a selector taints nothing; a deleted one no more.
+  devices.UpsertTaintRule(Json(R"({"metadata":{"name":"drain-node1"},"spec":{
+      "taint":{"key":"example.com/drain","effect":"NoExecute"}}})"));
+  EXPECT_EQ(admitted("all"), (std::vector<std::string>{"node1"}));
+  devices.UpsertTaintRule(Json(R"({"metadata":{"name":"drain-node1"},"spec":{
+      "deviceSelector":{"device":"gpu-0"},"taint":{"key":"k","effect":"NoSchedule"}}})"));
+  EXPECT_TRUE(admitted("all").empty());
+  devices.DeleteTaintRule(Json(R"({"metadata":{"name":"drain-node1"}})"));
+  EXPECT_EQ(admitted("all"), (std::vector<std::string>{"node1"}));
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

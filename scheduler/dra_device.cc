@@ -109,6 +109,7 @@ Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice) {
         return InvalidArgument(where + ": allowMultipleAllocations is not a bool");
       device.allow_multiple_allocations = multiple->GetBool();
     }
+    device.taints = ReadDeviceTaints(kube::Find(properties, {"taints"}));
     devices.push_back(std::move(device));
   }
   return devices;

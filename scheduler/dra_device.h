@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "kube/quantity.h"
+#include "scheduler/device_taints.h"
 
 namespace vtenant::scheduler {
 
@@ -36,10 +37,12 @@ struct Device {
   std::map<std::string, std::map<std::string, DeviceAttribute>> attributes;
   std::map<std::string, std::map<std::string, kube::Quantity>> capacity;
   bool allow_multiple_allocations = false;
+  // Its own taints (device_taints.h); a DeviceTaintRule's are not here.
+  std::vector<DeviceTaint> taints;
 };
 
 // The devices of ResourceSlice `slice` (spec.driver, spec.pool.name,
-// spec.devices). InvalidArgument when an attribute or capacity cannot be
+// spec.devices, each with its taints). InvalidArgument when an attribute or capacity cannot be
 // read (no or several value fields, an unparsable quantity).
 Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice);
 

@@ -190,6 +190,18 @@ Status SchedulerApp::Wire() {
           std::pair{&kube::resources::kDeviceClasses, ClusterView::DeviceKind::kClass},
           std::pair{&kube::resources::kResourceClaims, ClusterView::DeviceKind::kClaim}})
       device_informers.emplace_back(&informers.Get(*type, storage_options), kind);
+    // DeviceTaintRules are served from Kubernetes 1.37 (before, behind a
+    // gate): where they are not, devices carry their slices' taints only.
+    Result<kube::ObjectList> rules =
+        client_.List(kube::resources::kDeviceTaintRules, "", {.limit = 1});
+    if (rules.ok() || (rules.status().code() != StatusCode::kNotFound &&
+                       rules.status().code() != StatusCode::kForbidden))
+      device_informers.emplace_back(
+          &informers.Get(kube::resources::kDeviceTaintRules, storage_options),
+          ClusterView::DeviceKind::kTaintRule);
+    else
+      LOG(WARNING) << "DeviceTaintRules cannot be read (" << rules.status().message()
+                   << "); devices carry only their ResourceSlices' taints";
   }
 
   kube::Client& bookkeeping =
@@ -307,8 +319,8 @@ Status SchedulerApp::Wire() {
       WakeWhenWorth([this](const rapidjson::Value& o) { return view_.UpsertCsiNode(o); },
                     [this](const rapidjson::Value& o) { return view_.DeleteCsiNode(o); }, *cycle_));
 
-  // Slices, classes and claims wake the cycle when what nodes have free
-  // changes, or while a pod waits on its claims.
+  // Slices, classes, claims and taint rules wake the cycle when what nodes
+  // have free changes, or while a pod waits on its claims.
   for (auto [informer, kind] : device_informers)
     informer->AddEventHandler(WakeWhenWorth(
         [this, kind](const rapidjson::Value& o) { return view_.UpsertDevices(kind, o); },

@@ -71,11 +71,12 @@ nodes:
 - {name: dra, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: dra}}
 - {name: drareclaim, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drareclaim}}
 - {name: drashare, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: drashare}}
+- {name: drataint, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drataint}}
 )",
-        {"half",  "mem",     "bad",    "gang",   "job",    "heal",       "mig",     "sub",
-         "wait",  "runtime", "nogang", "stale",  "jobset", "topo",       "split",   "serve",
-         "vol",   "apart",   "near",   "prefer", "spread", "extras",     "amd",     "nolabel",
-         "nssel", "grove",   "attach", "solo",   "dra",    "drareclaim", "drashare"});
+        {"half",  "mem",     "bad",    "gang",   "job",    "heal",       "mig",      "sub",
+         "wait",  "runtime", "nogang", "stale",  "jobset", "topo",       "split",    "serve",
+         "vol",   "apart",   "near",   "prefer", "spread", "extras",     "amd",      "nolabel",
+         "nssel", "grove",   "attach", "solo",   "dra",    "drareclaim", "drashare", "drataint"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -490,6 +491,66 @@ TEST_F(SharingTest, PodsSharingAClaimGoToTheNodeItIsAllocatedOn) {
   const rapidjson::Value* reserved = kube::Find(*claim, {"status", "reservedFor"});
   ASSERT_TRUE(reserved != nullptr && reserved->IsArray());
   EXPECT_EQ(reserved->Size(), 2u) << kube::ToJson(*claim);
+}
+
+// Device taints (GA in Kubernetes 1.37): a device its driver taints
+// NoSchedule, or one a DeviceTaintRule taints, is given to no claim that
+// does not tolerate the taint; once the rule goes, the device is given.
+TEST_F(SharingTest, ATaintedDeviceIsGivenToNoClaimThatDoesNotTolerateIt) {
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"taint.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'taint.example.com'"}}]}})");
+  CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceSlice","metadata":{"name":"drataint-0"},"spec":{
+      "driver":"taint.example.com","nodeName":"drataint-0","pool":{"name":"drataint-0",
+      "generation":1,"resourceSliceCount":1},"devices":[
+      {"name":"gpu-0","taints":[{"key":"taint.example.com/unhealthy","value":"xid-79",
+        "effect":"NoSchedule"}]},
+      {"name":"gpu-1"}]}})");
+  for (const char* name : {"a", "b"}) {
+    CreateJson(res::kResourceClaims, "drataint",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
+                   std::string(name) + R"("},"spec":{"devices":{"requests":[
+        {"name":"gpu","exactly":{"deviceClassName":"taint.example.com"}}]}}})");
+    Object p = Pod("drataint", std::string("p") + name, {});
+    p["spec"].AddMember("resourceClaims",
+                        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" +
+                                                       std::string(name) + R"("}])"),
+                                         p.GetAllocator()),
+                        p.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "drataint", p).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return CountPods(client(), "drataint", "Running") == 1; }));
+  std::string running, waiting;
+  for (const Object& p : PodsOf("drataint"))
+    (kube::GetString(p, {"spec", "nodeName"}).empty() ? waiting : running) = kube::Name(p);
+  ASSERT_FALSE(waiting.empty());
+  Result<Object> given = client().Get(res::kResourceClaims, "drataint", running.substr(1));
+  ASSERT_TRUE(given.ok());
+  const rapidjson::Value* results =
+      kube::Find(*given, {"status", "allocation", "devices", "results"});
+  ASSERT_TRUE(results != nullptr && results->IsArray() && results->Size() == 1);
+  EXPECT_EQ(kube::GetString((*results)[0], {"device"}), "gpu-1") << "gpu-0 is tainted";
+  EXPECT_TRUE(WaitsSaying("drataint", waiting, "cannot allocate all claims"));
+
+  // An admin drains gpu-1 too; the running pod goes, and its device with
+  // it, but the waiting pod does not get it while the rule stands.
+  CreateJson(res::kDeviceTaintRules, "", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"DeviceTaintRule","metadata":{"name":"drain-gpu-1"},"spec":{
+      "deviceSelector":{"driver":"taint.example.com","pool":"drataint-0","device":"gpu-1"},
+      "taint":{"key":"example.com/drain","effect":"NoSchedule"}}})");
+  ASSERT_TRUE(client().Delete(res::kPods, "drataint", running, {.grace_period_seconds = 0}).ok());
+  ASSERT_TRUE(Eventually([&] {
+    Result<Object> freed = client().Get(res::kResourceClaims, "drataint", running.substr(1));
+    return freed.ok() && kube::Find(*freed, {"status", "allocation"}) == nullptr;
+  }));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // cycles that could bind it
+  Result<Object> still = client().Get(res::kPods, "drataint", waiting);
+  ASSERT_TRUE(still.ok());
+  EXPECT_EQ(kube::GetString(*still, {"spec", "nodeName"}), "") << "gpu-1 is drained";
+
+  ASSERT_TRUE(client().Delete(res::kDeviceTaintRules, "", "drain-gpu-1").ok());
+  EXPECT_EQ(NodeOnceRunning(client(), "drataint", waiting), "drataint-0");
 }
 
 // GPUs of resource claims are the queues', as KAI counts DRA GPUs: a
