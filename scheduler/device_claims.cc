@@ -179,6 +179,7 @@ void DeviceClaims::UpsertSlice(const rapidjson::Value& object) {
       g != nullptr && g->IsInt64())
     slice.generation = g->GetInt64();
   slice.devices = ReadSliceDevices(object);
+  slice.counter_sets = ReadSliceCounterSets(object);
   slices_.insert_or_assign(std::string(kube::Name(object)), std::move(slice));
   SlicesChanged();
 }
@@ -198,6 +199,18 @@ void DeviceClaims::SlicesChanged() {
       node_slices_[slice.node].push_back(&slice);
     else
       shared_slices_.push_back(&slice);
+  }
+  // The pools' counter sets and devices, of each pool's newest generation.
+  counter_sets_.clear();
+  pool_devices_.clear();
+  for (const auto& [name, slice] : slices_) {
+    if (slice.generation < newest_[DeviceKey(slice.driver, slice.pool, "")]) continue;
+    if (slice.counter_sets.ok())
+      for (const auto& [set, counters] : *slice.counter_sets)
+        counter_sets_[DeviceKey(slice.driver, slice.pool, set)] = counters;
+    if (slice.devices.ok())
+      for (const Device& d : *slice.devices)
+        if (!d.consumes.empty()) pool_devices_.emplace(DeviceKey(d.driver, d.pool, d.name), &d);
   }
   own_devices_.clear();
   for (const auto& [node, slices] : node_slices_)
@@ -504,6 +517,46 @@ bool DeviceClaims::Tolerant(const Request& request) {
                      [](const Request& r) { return !r.tolerations.empty(); });
 }
 
+void DeviceClaims::Consume(const Device& device, CounterUse* use) {
+  for (const CounterConsumption& c : device.consumes) {
+    Counters& set = (*use)[DeviceKey(device.driver, device.pool, c.counter_set)];
+    for (const auto& [counter, milli] : c.counters) set[counter] += milli;
+  }
+}
+
+const DeviceClaims::CounterUse& DeviceClaims::HeldCounters() const {
+  if (held_counters_version_ != version_) {
+    held_counters_.clear();
+    for (const auto& [key, holders] : held_)
+      if (auto d = pool_devices_.find(key); d != pool_devices_.end())
+        Consume(*d->second, &held_counters_);
+    held_counters_version_ = version_;
+  }
+  return held_counters_;
+}
+
+bool DeviceClaims::CountersAllow(const Device& device, const CounterUse& taken) const {
+  if (device.consumes.empty()) return true;
+  const CounterUse& held = HeldCounters();
+  for (const CounterConsumption& c : device.consumes) {
+    const std::string set_key = DeviceKey(device.driver, device.pool, c.counter_set);
+    auto capacity = counter_sets_.find(set_key);
+    if (capacity == counter_sets_.end()) return false;  // a set its pool does not share
+    auto used_in = [&](const CounterUse& use, const std::string& counter) -> int64_t {
+      auto set = use.find(set_key);
+      if (set == use.end()) return 0;
+      auto n = set->second.find(counter);
+      return n == set->second.end() ? 0 : n->second;
+    };
+    for (const auto& [counter, milli] : c.counters) {
+      auto has = capacity->second.find(counter);
+      if (has == capacity->second.end()) return false;
+      if (used_in(held, counter) + used_in(taken, counter) + milli > has->second) return false;
+    }
+  }
+  return true;
+}
+
 bool DeviceClaims::Untolerated(const Request& request, const Device& device) const {
   for (const DeviceTaint& taint : device.taints)
     if (PreventsAllocation(taint, request.tolerations)) return true;
@@ -569,7 +622,7 @@ std::map<std::string, int64_t> DeviceClaims::Holds(
 
 Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, const Claim& claim,
                                                        std::vector<const Device*>* devices,
-                                                       Taking taking) const {
+                                                       CounterUse* taken, Taking taking) const {
   // Each constraint's attribute may take any value the node's devices
   // have: every combination in turn, until one can be had.
   std::vector<std::vector<const DeviceAttribute*>> values(claim.constraints.size());
@@ -587,12 +640,15 @@ Result<std::vector<DeviceResult>> DeviceClaims::Choose(const std::string& name, 
       [&](size_t k) -> std::optional<std::vector<DeviceResult>> {
     if (k == fixed.size()) {
       std::vector<const Device*> left = *devices;
-      Result<std::vector<DeviceResult>> results = ChooseWith(name, claim, fixed, &left, taking);
+      CounterUse counted = *taken;
+      Result<std::vector<DeviceResult>> results =
+          ChooseWith(name, claim, fixed, &left, &counted, taking);
       if (!results.ok()) {
         last = results.status();
         return std::nullopt;
       }
       *devices = std::move(left);
+      *taken = std::move(counted);
       return *std::move(results);
     }
     for (const DeviceAttribute* v : values[k]) {
@@ -615,7 +671,7 @@ const DeviceAttribute* DeviceClaims::AttributeOf(const Device& device,
 
 Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
     const std::string& name, const Claim& claim, const std::vector<const DeviceAttribute*>& fixed,
-    std::vector<const Device*>* devices, Taking taking) const {
+    std::vector<const Device*>* devices, CounterUse* taken, Taking taking) const {
   std::vector<DeviceResult> results;
   // Takes devices for one request (of top-level request `parent`) out of
   // `devices`; false when too few are free (for All, when one it selects
@@ -632,18 +688,20 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
       return false;
     };
     std::vector<size_t> picked;
+    CounterUse counted = *taken;  // with the devices picked so far
     for (size_t i = 0; i < devices->size(); ++i) {
       if (!r.all && static_cast<int64_t>(picked.size()) == r.count) break;
       const Device& d = *(*devices)[i];
       if (!Selects(r, d).empty() || constrained_out(d)) continue;
       // The allocator gives an All request every device it selects, so an
       // untolerated taint fails it as a held device does.
-      if (Untolerated(r, d) ||
+      if (Untolerated(r, d) || !CountersAllow(d, counted) ||
           (Held(d) && !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d)))) {
         if (r.all) return false;
         continue;
       }
       picked.push_back(i);
+      Consume(d, &counted);
     }
     if (picked.empty() || (!r.all && static_cast<int64_t>(picked.size()) < r.count)) return false;
     for (size_t i : picked) {
@@ -651,6 +709,7 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
       results.push_back({r.name, d.driver, d.pool, d.name});
     }
     for (auto i = picked.rbegin(); i != picked.rend(); ++i) devices->erase(devices->begin() + *i);
+    *taken = std::move(counted);
     return true;
   };
   for (const Request& r : claim.requests) {
@@ -674,7 +733,7 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
 void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
   const NodeRef ref{name, &node->labels};
   for (const Device* d : NodeDevices(ref))
-    if (!Tainted(*d) && (!Held(*d) || HeldByPlacedPod(*d)))
+    if (!Tainted(*d) && (Held(*d) ? HeldByPlacedPod(*d) : CountersAllow(*d, {})))
       CountUnderClasses(*d, &node->other_resources);
   // Its GPUs, as KAI counts them: the devices of its own slices whose
   // driver's name says "gpu", held or free.
@@ -784,9 +843,10 @@ DeviceClaims::Verdict DeviceClaims::Check(std::string_view ns, std::string_view 
   std::vector<std::string> names;
   for (const NodeRef& node : nodes) {
     std::vector<const Device*> devices = NodeDevices(node);
+    CounterUse taken;
     bool fits = true;
     for (const auto& [name, c] : to_allocate)
-      fits = fits && Choose(name, *c, &devices, Taking::kFreeOrEvictable).ok();
+      fits = fits && Choose(name, *c, &devices, &taken, Taking::kFreeOrEvictable).ok();
     if (fits) names.emplace_back(node.name);
   }
   if (names.empty()) {
@@ -802,6 +862,7 @@ Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
     const NodeRef& node) const {
   std::vector<ClaimAllocation> out;
   std::vector<const Device*> devices = NodeDevices(node);
+  CounterUse taken;
   for (const PodDeviceClaim& pc : claims) {
     const std::string name = kube::MakeKey(ns, pc.claim);
     const Claim* c = Find(ns, pc.claim);
@@ -827,7 +888,7 @@ Result<std::vector<ClaimAllocation>> DeviceClaims::PlanAllocation(
     }
     if (!c->problem.empty())
       return FailedPrecondition("resource claim " + name + " cannot be allocated: " + c->problem);
-    VT_ASSIGN_OR_RETURN(a.results, Choose(name, *c, &devices, Taking::kFreeOnly));
+    VT_ASSIGN_OR_RETURN(a.results, Choose(name, *c, &devices, &taken, Taking::kFreeOnly));
     a.allocate = true;
     // The classes' configuration, then the claim's, as kube-scheduler
     // writes them into the allocation.

@@ -56,6 +56,12 @@
 // A device tainted NoSchedule or NoExecute, by its slice or a
 // DeviceTaintRule, is given only to a request whose tolerations tolerate
 // the taint (device_taints.h); one an All request selects keeps it waiting.
+// Partitionable devices: a device that consumes its pool's shared counters
+// (a partition of a GPU) is given only while they are free, beside the
+// held devices and those chosen in the same pass (CountersAllow). Not
+// built for them: reclaim (the counters a placed pod's partition uses
+// stay used), and devices that each name their own nodes
+// (perDeviceNodeSelection: such a slice serves no node).
 // The core counts untainted devices only, and a request with tolerations
 // asks it for none: one cycle may then place two such pods for one
 // tainted device, and the second bind fails and waits for the next cycle.
@@ -202,7 +208,9 @@ class DeviceClaims {
   uint64_t version() const { return version_; }
 
   // Sets on `node` (named `name`) DeviceClassResource of every class some
-  // free untainted device there belongs to: how many; and adds to its
+  // free untainted device there belongs to (a partition: while its
+  // counters are free; partitions of one GPU each count, so the core may
+  // place more than the bind can give): how many; and adds to its
   // claim_gpus the devices its own slices of GPU drivers publish.
   void Apply(const std::string& name, sched::NodeSpec* node) const;
 
@@ -326,7 +334,10 @@ class DeviceClaims {
     std::string pool;
     int64_t generation = 0;
     Result<std::vector<Device>> devices = std::vector<Device>{};
+    Result<std::map<std::string, Counters>> counter_sets = std::map<std::string, Counters>{};
   };
+  // Counters in use, by "driver/pool/counter set".
+  using CounterUse = std::map<std::string, Counters>;
   struct Class {
     std::vector<Result<DeviceSelector>> selectors;
     std::string config_json;  // spec.config, a JSON array
@@ -352,6 +363,15 @@ class DeviceClaims {
   // Whether a taint of `device`, its own or a DeviceTaintRule's, keeps it
   // from `request` (device_taints.h).
   bool Untolerated(const Request& request, const Device& device) const;
+  // Adds what `device` consumes of its pool's counters to `use`.
+  static void Consume(const Device& device, CounterUse* use);
+  // What the held devices use of their pools' counters (as of version_).
+  const CounterUse& HeldCounters() const;
+  // Whether `device`'s consumesCounters fit its pool's counter sets beside
+  // the held devices' use and `taken`: a partition is not given while
+  // another of its GPU holds what it needs. A device that names a set its
+  // pool does not share is never given.
+  bool CountersAllow(const Device& device, const CounterUse& taken) const;
   // Whether it keeps `device` from a request without tolerations: the
   // device is not counted in the core (Apply, Holds).
   bool Tainted(const Device& device) const;
@@ -374,14 +394,16 @@ class DeviceClaims {
   // device a later one needed); with constraints, for each combination of
   // the values their attributes take on the node in turn.
   // FailedPrecondition when a request cannot be met.
+  // `taken` is what the devices chosen before in the same pass use of
+  // their pools' counters; those chosen here are added.
   Result<std::vector<DeviceResult>> Choose(const std::string& name, const Claim& claim,
-                                           std::vector<const Device*>* devices,
+                                           std::vector<const Device*>* devices, CounterUse* taken,
                                            Taking taking) const;
   // Choose, for constraint k's attribute fixed to *fixed[k].
   Result<std::vector<DeviceResult>> ChooseWith(const std::string& name, const Claim& claim,
                                                const std::vector<const DeviceAttribute*>& fixed,
                                                std::vector<const Device*>* devices,
-                                               Taking taking) const;
+                                               CounterUse* taken, Taking taking) const;
   // `device`'s value of `constraint`'s attribute; nullptr when it has none.
   static const DeviceAttribute* AttributeOf(const Device& device, const Constraint& constraint);
   // The claim of `claim` in `ns`, nullptr when unknown.
@@ -400,6 +422,12 @@ class DeviceClaims {
   std::map<std::string, Class, std::less<>> classes_;
   std::map<std::string, Claim, std::less<>> claims_;                 // by "namespace/name"
   std::map<std::string, DeviceTaintRule, std::less<>> taint_rules_;  // by name
+  // The pools' counter sets, by "driver/pool/set", and their devices that
+  // consume counters, by DeviceKey; of each pool's newest generation.
+  std::map<std::string, Counters> counter_sets_;
+  std::map<std::string, const Device*, std::less<>> pool_devices_;
+  mutable CounterUse held_counters_;
+  mutable uint64_t held_counters_version_ = UINT64_MAX;
   // Devices given by Assume, by claim key, until the claim shows them.
   struct Assumed {
     std::string node;

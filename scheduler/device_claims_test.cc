@@ -441,5 +441,71 @@ TEST_F(DeviceClaimsTest, ATaintedDeviceGoesOnlyToARequestThatToleratesIt) {
   EXPECT_EQ(admitted("all"), (std::vector<std::string>{"node1"}));
 }
 
+// Partitionable devices: node0's GPU is published whole and as two
+// halves, each consuming its share of the GPU's counters (memory, compute
+// slices); a partition is given only while the counters it consumes are
+// free, across held claims, the requests of one claim, and the claims of
+// one pod.
+TEST_F(DeviceClaimsTest, PartitionsOfOneGpuAreGivenWithinItsCounters) {
+  devices.UpsertSlice(Json(R"({"metadata":{"name":"node0-gpu"},"spec":{
+      "driver":"gpu.example.com","nodeName":"node0","pool":{"name":"node0","generation":1},
+      "sharedCounters":[{"name":"gpu-0","counters":{"memory":{"value":"40Gi"},
+        "slices":{"value":"7"}}}],
+      "devices":[
+      {"name":"gpu-0","attributes":{"profile":{"string":"full"}},
+       "consumesCounters":[{"counterSet":"gpu-0","counters":{"memory":{"value":"40Gi"},
+         "slices":{"value":"7"}}}]},
+      {"name":"gpu-0-half-0","attributes":{"profile":{"string":"half"}},
+       "consumesCounters":[{"counterSet":"gpu-0","counters":{"memory":{"value":"20Gi"},
+         "slices":{"value":"3"}}}]},
+      {"name":"gpu-0-half-1","attributes":{"profile":{"string":"half"}},
+       "consumesCounters":[{"counterSet":"gpu-0","counters":{"memory":{"value":"20Gi"},
+         "slices":{"value":"3"}}}]},
+      {"name":"gpu-0-ghost","attributes":{"profile":{"string":"ghost"}},
+       "consumesCounters":[{"counterSet":"gpu-9","counters":{"slices":{"value":"1"}}}]}]}})"));
+  auto claim = [&](const std::string& name, const std::string& profile, int count) {
+    devices.UpsertClaim(Json(R"({"metadata":{"name":")" + name +
+                             R"(","namespace":"team","uid":"u-)" + name + R"(",
+        "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"gpu",
+        "exactly":{"deviceClassName":"nvidia.com/gpu","count":)" +
+                             std::to_string(count) + R"(,"selectors":[{"cel":{"expression":
+        "device.attributes['gpu.example.com'].profile == ')" +
+                             profile + R"('"}}]}}]}}})"));
+  };
+  auto on_node0 = [&](std::initializer_list<std::string> names) {
+    DeviceClaims::Verdict v = devices.Check("team", "pod", "team", Claims(names), nodes.refs);
+    const std::vector<std::string> admitted = Admitted(v);
+    return v.reason.empty() &&
+           std::find(admitted.begin(), admitted.end(), "node0") != admitted.end();
+  };
+  claim("full", "full", 1);
+  claim("half", "half", 1);
+  claim("other-half", "half", 1);
+  claim("two-halves", "half", 2);
+  claim("three-halves", "half", 3);
+  claim("ghost", "ghost", 1);
+  EXPECT_TRUE(on_node0({"full"}));
+  EXPECT_TRUE(on_node0({"two-halves"}));
+  EXPECT_FALSE(on_node0({"three-halves"})) << "two halves fill the GPU's counters";
+  EXPECT_TRUE(on_node0({"half", "other-half"}));
+  EXPECT_FALSE(on_node0({"full", "half"})) << "one pod's claims share the counters too";
+  EXPECT_FALSE(on_node0({"ghost"})) << "its counter set is not its pool's";
+  EXPECT_EQ(Free(devices, "node0"), 3000) << "the whole GPU and its halves; no ghost";
+
+  // A half held, the whole GPU is not free; the other half is.
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod", Claims({"half"}), nodes.refs[0]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  devices.Assume("team", "half", "node0", (*plan)[0].results);
+  EXPECT_FALSE(on_node0({"full"}));
+  EXPECT_TRUE(on_node0({"other-half"}));
+  EXPECT_EQ(Free(devices, "node0"), 1000) << "the other half";
+  EXPECT_EQ(
+      devices.PlanAllocation("team", "pod-2", Claims({"full"}), nodes.refs[0]).status().code(),
+      StatusCode::kFailedPrecondition);
+  devices.Forget("team", "half");
+  EXPECT_TRUE(on_node0({"full"}));
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

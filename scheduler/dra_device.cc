@@ -59,7 +59,35 @@ Result<kube::Quantity> ReadSliceCapacity(const rapidjson::Value& capacity) {
   return kube::Quantity::Parse({value->GetString(), value->GetStringLength()});
 }
 
+// A "counters" object: {name: {value: quantity}}.
+Result<Counters> ReadCounters(const rapidjson::Value* counters, const std::string& where) {
+  Counters out;
+  if (counters == nullptr) return out;
+  if (!counters->IsObject()) return InvalidArgument(where + ": counters is not an object");
+  for (const auto& member : counters->GetObject()) {
+    Result<kube::Quantity> value = ReadSliceCapacity(member.value);
+    if (!value.ok())
+      return InvalidArgument(where + ": counter " + std::string(SliceMemberName(member)) + ": " +
+                             value.status().message());
+    out[std::string(SliceMemberName(member))] = value->Milli();
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<std::map<std::string, Counters>> ReadSliceCounterSets(const rapidjson::Value& slice) {
+  std::map<std::string, Counters> sets;
+  const rapidjson::Value* list = kube::Find(slice, {"spec", "sharedCounters"});
+  if (list == nullptr || !list->IsArray()) return sets;
+  const std::string context = "ResourceSlice " + std::string(kube::Name(slice));
+  for (const rapidjson::Value& set : list->GetArray()) {
+    const std::string name(kube::GetString(set, {"name"}));
+    VT_ASSIGN_OR_RETURN(
+        sets[name], ReadCounters(kube::Find(set, {"counters"}), context + ": counter set " + name));
+  }
+  return sets;
+}
 
 Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice) {
   const std::string context = "ResourceSlice " + std::string(kube::Name(slice));
@@ -110,6 +138,17 @@ Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice) {
       device.allow_multiple_allocations = multiple->GetBool();
     }
     device.taints = ReadDeviceTaints(kube::Find(properties, {"taints"}));
+    if (const rapidjson::Value* consumes = kube::Find(properties, {"consumesCounters"});
+        consumes != nullptr && consumes->IsArray()) {
+      for (const rapidjson::Value& c : consumes->GetArray()) {
+        CounterConsumption consumption{.counter_set =
+                                           std::string(kube::GetString(c, {"counterSet"}))};
+        VT_ASSIGN_OR_RETURN(consumption.counters,
+                            ReadCounters(kube::Find(c, {"counters"}),
+                                         where + ": consumesCounters " + consumption.counter_set));
+        device.consumes.push_back(std::move(consumption));
+      }
+    }
     devices.push_back(std::move(device));
   }
   return devices;

@@ -27,6 +27,16 @@ struct DeviceVersion {
 // An attribute's value: exactly one of bool, int, string, version.
 using DeviceAttribute = std::variant<bool, int64_t, std::string, DeviceVersion>;
 
+// Counters by name, in thousandths (a quantity's milli value).
+using Counters = std::map<std::string, int64_t>;
+
+// One entry of a device's consumesCounters.
+struct CounterConsumption {
+  std::string counter_set;
+  Counters counters;
+  bool operator==(const CounterConsumption&) const = default;
+};
+
 struct Device {
   std::string driver;
   std::string pool;
@@ -39,11 +49,20 @@ struct Device {
   bool allow_multiple_allocations = false;
   // Its own taints (device_taints.h); a DeviceTaintRule's are not here.
   std::vector<DeviceTaint> taints;
+  // consumesCounters: what it takes, while allocated, of its pool's
+  // counter sets (partitionable devices: the partitions of one GPU share
+  // its memory and compute slices).
+  std::vector<CounterConsumption> consumes;
 };
 
 // The devices of ResourceSlice `slice` (spec.driver, spec.pool.name,
 // spec.devices, each with its taints). InvalidArgument when an attribute or capacity cannot be
 // read (no or several value fields, an unparsable quantity).
 Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice);
+
+// The counter sets ResourceSlice `slice` shares with its pool
+// (spec.sharedCounters), by name. InvalidArgument when a counter cannot be
+// read.
+Result<std::map<std::string, Counters>> ReadSliceCounterSets(const rapidjson::Value& slice);
 
 }  // namespace vtenant::scheduler

@@ -33,8 +33,7 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes(
-        "sched-sharing", R"(
+    StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -72,11 +71,13 @@ nodes:
 - {name: drareclaim, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drareclaim}}
 - {name: drashare, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: drashare}}
 - {name: drataint, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drataint}}
+- {name: drapart, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drapart}}
 )",
-        {"half",  "mem",     "bad",    "gang",   "job",    "heal",       "mig",      "sub",
-         "wait",  "runtime", "nogang", "stale",  "jobset", "topo",       "split",    "serve",
-         "vol",   "apart",   "near",   "prefer", "spread", "extras",     "amd",      "nolabel",
-         "nssel", "grove",   "attach", "solo",   "dra",    "drareclaim", "drashare", "drataint"});
+                   {"half",   "mem",        "bad",      "gang",     "job",    "heal",   "mig",
+                    "sub",    "wait",       "runtime",  "nogang",   "stale",  "jobset", "topo",
+                    "split",  "serve",      "vol",      "apart",    "near",   "prefer", "spread",
+                    "extras", "amd",        "nolabel",  "nssel",    "grove",  "attach", "solo",
+                    "dra",    "drareclaim", "drashare", "drataint", "drapart"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -551,6 +552,64 @@ TEST_F(SharingTest, ATaintedDeviceIsGivenToNoClaimThatDoesNotTolerateIt) {
 
   ASSERT_TRUE(client().Delete(res::kDeviceTaintRules, "", "drain-gpu-1").ok());
   EXPECT_EQ(NodeOnceRunning(client(), "drataint", waiting), "drataint-0");
+}
+
+// Partitionable devices (beta, on by default from Kubernetes 1.36): a GPU
+// published whole and as two halves, which consume the counters its pool
+// shares (in a slice of their own), is given as one or the other: while a
+// half runs, the whole GPU waits and the other half is given; once the
+// halves go, the whole GPU is given.
+TEST_F(SharingTest, PartitionsOfAGpuAreGivenWithinItsCounters) {
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"part.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'part.example.com'"}}]}})");
+  const std::string pool =
+      R"("driver":"part.example.com","nodeName":"drapart-0","pool":{"name":"drapart-0",
+      "generation":1,"resourceSliceCount":2})";
+  CreateJson(res::kResourceSlices, "",
+             R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceSlice","metadata":{"name":"drapart-0-counters"},"spec":{)" +
+                 pool + R"(,"sharedCounters":[{"name":"gpu-0",
+      "counters":{"memory":{"value":"40Gi"}}}]}})");
+  auto device = [](const std::string& name, const std::string& profile, const std::string& memory) {
+    return R"({"name":")" + name + R"(","attributes":{"profile":{"string":")" + profile +
+           R"("}},"consumesCounters":[{"counterSet":"gpu-0","counters":{"memory":{"value":")" +
+           memory + R"("}}}]})";
+  };
+  CreateJson(res::kResourceSlices, "",
+             R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceSlice","metadata":{"name":"drapart-0-devices"},"spec":{)" +
+                 pool + R"(,"devices":[)" + device("gpu-0", "full", "40Gi") + "," +
+                 device("gpu-0-half-0", "half", "20Gi") + "," +
+                 device("gpu-0-half-1", "half", "20Gi") + "]}}");
+  auto run = [&](const std::string& name, const std::string& profile) {
+    CreateJson(res::kResourceClaims, "drapart",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
+                   name + R"("},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{
+        "deviceClassName":"part.example.com","selectors":[{"cel":{"expression":
+        "device.attributes['part.example.com'].profile == ')" +
+                   profile + R"('"}}]}}]}}})");
+    Object p = Pod("drapart", "p-" + name, {});
+    p["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" + name + R"("}])"),
+                         p.GetAllocator()),
+        p.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "drapart", p).ok());
+  };
+  run("half-a", "half");
+  ASSERT_EQ(NodeOnceRunning(client(), "drapart", "p-half-a"), "drapart-0");
+  run("full", "full");
+  EXPECT_TRUE(WaitsSaying("drapart", "p-full", "cannot allocate all claims"));
+  run("half-b", "half");
+  ASSERT_EQ(NodeOnceRunning(client(), "drapart", "p-half-b"), "drapart-0");
+  Result<Object> full = client().Get(res::kPods, "drapart", "p-full");
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(kube::GetString(*full, {"spec", "nodeName"}), "") << "both halves are given";
+
+  for (const char* name : {"p-half-a", "p-half-b"})
+    ASSERT_TRUE(client().Delete(res::kPods, "drapart", name, {.grace_period_seconds = 0}).ok());
+  EXPECT_EQ(NodeOnceRunning(client(), "drapart", "p-full"), "drapart-0");
 }
 
 // GPUs of resource claims are the queues', as KAI counts DRA GPUs: a
