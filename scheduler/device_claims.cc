@@ -47,10 +47,13 @@ std::vector<DeviceResult> AllocatedDevices(const rapidjson::Value& allocation) {
   std::vector<DeviceResult> results;
   const rapidjson::Value* list = kube::Find(allocation, {"devices", "results"});
   if (list == nullptr || !list->IsArray()) return results;
-  for (const rapidjson::Value& d : list->GetArray())
+  for (const rapidjson::Value& d : list->GetArray()) {
+    const rapidjson::Value* admin = kube::Find(d, {"adminAccess"});
     results.push_back(
         {std::string(kube::GetString(d, {"request"})), std::string(kube::GetString(d, {"driver"})),
-         std::string(kube::GetString(d, {"pool"})), std::string(kube::GetString(d, {"device"}))});
+         std::string(kube::GetString(d, {"pool"})), std::string(kube::GetString(d, {"device"})),
+         admin != nullptr && admin->IsTrue()});
+  }
   return results;
 }
 
@@ -117,9 +120,12 @@ Status WriteAllocation(const ClaimAllocation& allocation, std::string_view pod,
                                   " was allocated meanwhile to other devices");
     } else {
       kube::JsonArray results;
-      for (const DeviceResult& r : allocation.results)
-        results.Add(kube::JsonObject{
-            {"request", r.request}, {"driver", r.driver}, {"pool", r.pool}, {"device", r.device}});
+      for (const DeviceResult& r : allocation.results) {
+        kube::JsonObject result{
+            {"request", r.request}, {"driver", r.driver}, {"pool", r.pool}, {"device", r.device}};
+        if (r.admin_access) result.Set("adminAccess", true);
+        results.Add(std::move(result));
+      }
       Result<kube::Object> config = kube::ParseJson(allocation.config_json);
       // The node the devices are on, as kube-scheduler writes it for
       // devices local to one node.
@@ -276,11 +282,9 @@ void DeviceClaims::UpsertClaim(const rapidjson::Value& object) {
     if (const rapidjson::Value* n = kube::Find(r, {"count"}); n != nullptr && n->IsInt64())
       out.count = n->GetInt64();
     if (out.count < 1) c.problem = "request " + out.name + " asks for fewer than one device";
-    if (const rapidjson::Value* admin = kube::Find(r, {"adminAccess"});
-        admin != nullptr && admin->IsTrue())
-      c.problem = "request " + out.name +
-                  " asks for admin access, which vtenant-scheduler "
-                  "does not give";
+    // The API server lets only namespaces labelled for it ask.
+    const rapidjson::Value* admin = kube::Find(r, {"adminAccess"});
+    out.admin_access = admin != nullptr && admin->IsTrue();
     return out;
   };
   if (const rapidjson::Value* requests = kube::Find(object, {"spec", "devices", "requests"});
@@ -398,6 +402,7 @@ void DeviceClaims::Forget(const std::string& key) {
 
 void DeviceClaims::Hold(const std::vector<DeviceResult>& results, int sign) {
   for (const DeviceResult& r : results) {
+    if (r.admin_access) continue;  // not allocated, as the allocator counts it
     const std::string device = DeviceKey(r.driver, r.pool, r.device);
     int& holders = held_[device];
     holders += sign;
@@ -419,7 +424,8 @@ std::map<std::string, int64_t> DeviceClaims::Requests(
     for (const Request& r : c->requests) {
       // The core counts untainted devices only (Apply); one that tolerates
       // taints may take a tainted one, so only Check and the bind count it.
-      if (Tolerant(r)) continue;
+      // Admin access takes no device from others.
+      if (Tolerant(r) || r.admin_access) continue;
       requests[DeviceClassResource(r.device_class)] +=
           std::min(r.Least(), kClaimAllocationMaxSize) * 1000;
     }
@@ -589,7 +595,8 @@ bool DeviceClaims::HeldByPlacedPod(const Device& device) const {
       auto c = claims_.find(key);
       if (c == claims_.end() || !c->second.allocated) continue;
       for (const DeviceResult& r : c->second.results)
-        if (std::string k = DeviceKey(r.driver, r.pool, r.device); own_devices_.contains(k))
+        if (std::string k = DeviceKey(r.driver, r.pool, r.device);
+            !r.admin_access && own_devices_.contains(k))
           ++pod_held_devices_[std::move(k)];
     }
     pod_held_version_ = version_;
@@ -613,7 +620,8 @@ std::map<std::string, int64_t> DeviceClaims::Holds(
       continue;
     for (const DeviceResult& r : c->second.results) {
       auto d = own_devices_.find(DeviceKey(r.driver, r.pool, r.device));
-      if (d != own_devices_.end() && !Tainted(*d->second) && HeldByPlacedPod(*d->second))
+      if (!r.admin_access && d != own_devices_.end() && !Tainted(*d->second) &&
+          HeldByPlacedPod(*d->second))
         CountUnderClasses(*d->second, &holds);
     }
   }
@@ -695,8 +703,10 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
       if (!Selects(r, d).empty() || constrained_out(d)) continue;
       // The allocator gives an All request every device it selects, so an
       // untolerated taint fails it as a held device does.
+      // Admin access reaches a device whoever holds it.
       if (Untolerated(r, d) || !CountersAllow(d, counted) ||
-          (Held(d) && !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d)))) {
+          (Held(d) && !r.admin_access &&
+           !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d)))) {
         if (r.all) return false;
         continue;
       }
@@ -706,7 +716,7 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
     if (picked.empty() || (!r.all && static_cast<int64_t>(picked.size()) < r.count)) return false;
     for (size_t i : picked) {
       const Device& d = *(*devices)[i];
-      results.push_back({r.name, d.driver, d.pool, d.name});
+      results.push_back({r.name, d.driver, d.pool, d.name, r.admin_access});
     }
     for (auto i = picked.rbegin(); i != picked.rend(); ++i) devices->erase(devices->begin() + *i);
     *taken = std::move(counted);
@@ -752,7 +762,8 @@ int32_t DeviceClaims::Gpus(std::string_view ns, const std::vector<PodDeviceClaim
     for (const Request& r : c->requests) {
       if (!c->allocated) {
         // Before allocation, what Requests asks of the nodes.
-        if (SaysGpu(r.device_class)) gpus += std::min(r.Least(), kClaimAllocationMaxSize);
+        if (SaysGpu(r.device_class) && !r.admin_access)
+          gpus += std::min(r.Least(), kClaimAllocationMaxSize);
         continue;
       }
       // Once allocated, the devices given to its GPU requests.
@@ -762,7 +773,8 @@ int32_t DeviceClaims::Gpus(std::string_view ns, const std::vector<PodDeviceClaim
           if (given == alternative.name) return SaysGpu(alternative.device_class);
         return false;
       };
-      for (const DeviceResult& result : c->results) gpus += gpu_request(result.request);
+      for (const DeviceResult& result : c->results)
+        gpus += !result.admin_access && gpu_request(result.request);
     }
   }
   return static_cast<int32_t>(std::min<int64_t>(gpus, sched::kMaxClaimGpus));

@@ -65,8 +65,11 @@
 // The core counts untainted devices only, and a request with tolerations
 // asks it for none: one cycle may then place two such pods for one
 // tainted device, and the second bind fails and waits for the next cycle.
-// Not built: distinctAttribute (alpha),
-// adminAccess (such a claim waits, saying so), consumable capacity,
+// A request for admin access (GA in Kubernetes 1.36; the API server
+// allows it only in namespaces labelled for it) is given the devices it
+// selects whether held or not, and holds none of them: it is not counted
+// in the core, nor charged to a queue.
+// Not built: distinctAttribute (alpha), consumable capacity,
 // partitionable devices, and extended resources backed by a class.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
@@ -121,6 +124,9 @@ struct DeviceResult {
   std::string driver;
   std::string pool;
   std::string device;
+  // Given for admin access (a monitoring agent's, say): not held, so
+  // others are given it too.
+  bool admin_access = false;
   bool operator==(const DeviceResult&) const = default;
 };
 
@@ -291,7 +297,8 @@ class DeviceClaims {
     std::string device_class;
     std::vector<Result<DeviceSelector>> selectors;
     std::vector<DeviceToleration> tolerations;
-    bool all = false;  // allocationMode All
+    bool admin_access = false;  // adminAccess: true
+    bool all = false;           // allocationMode All
     int64_t count = 1;
     // firstAvailable: the alternatives, in order (each without its own
     // subrequests); empty for an exactly request.

@@ -507,5 +507,41 @@ TEST_F(DeviceClaimsTest, PartitionsOfOneGpuAreGivenWithinItsCounters) {
   EXPECT_TRUE(on_node0({"full"}));
 }
 
+// Admin access (a monitoring agent's claim): it is given a device another
+// claim holds, holds none itself, asks the core for none, charges no
+// queue, and its allocation says so.
+TEST_F(DeviceClaimsTest, AdminAccessReachesHeldDevicesAndHoldsNone) {
+  devices.UpsertClaim(Claim("held", 1, R"(,"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"node0","device":"gpu-0"}]}}})"));
+  devices.UpsertClaim(Json(R"({"metadata":{"name":"monitor","namespace":"team","uid":"u-m",
+      "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"gpu",
+      "exactly":{"deviceClassName":"nvidia.com/gpu","adminAccess":true}}]}}})"));
+  DeviceClaims::Verdict v = devices.Check("team", "agent", "team", Claims({"monitor"}), nodes.refs);
+  EXPECT_EQ(v.reason, "");
+  EXPECT_EQ(Admitted(v), (std::vector<std::string>{"node0", "node1"}));
+  EXPECT_TRUE(v.requests.empty());
+  EXPECT_EQ(devices.Gpus("team", Claims({"monitor"})), 0);
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "agent", Claims({"monitor"}), nodes.refs[0]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ((*plan)[0].results,
+            (std::vector<DeviceResult>{{"gpu", "gpu.example.com", "node0", "gpu-0", true}}))
+      << "held by another claim";
+  // Given node1's free device, it does not hold it.
+  plan = devices.PlanAllocation("team", "agent", Claims({"monitor"}), nodes.refs[1]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  devices.Assume("team", "monitor", "node1", (*plan)[0].results);
+  EXPECT_EQ(Free(devices, "node1"), 1000);
+  devices.UpsertClaim(Claim("worker", 1));
+  EXPECT_EQ(Admitted(devices.Check("team", "w", "team", Claims({"worker"}), nodes.refs)),
+            (std::vector<std::string>{"node1"}));
+
+  kube::Object claim = Json(R"({"metadata":{"name":"monitor","uid":"u-m"},"spec":{}})");
+  ASSERT_TRUE(WriteAllocation((*plan)[0], "agent", "agent-uid", "node0", &claim).ok());
+  EXPECT_TRUE(kube::Find(claim, {"status", "allocation", "devices", "results"})
+                  ->GetArray()[0]["adminAccess"]
+                  .IsTrue());
+}
+
 }  // namespace
 }  // namespace vtenant::scheduler

@@ -72,12 +72,13 @@ nodes:
 - {name: drashare, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: drashare}}
 - {name: drataint, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drataint}}
 - {name: drapart, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drapart}}
+- {name: draadmin, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: draadmin}}
 )",
-                   {"half",   "mem",        "bad",      "gang",     "job",    "heal",   "mig",
-                    "sub",    "wait",       "runtime",  "nogang",   "stale",  "jobset", "topo",
-                    "split",  "serve",      "vol",      "apart",    "near",   "prefer", "spread",
-                    "extras", "amd",        "nolabel",  "nssel",    "grove",  "attach", "solo",
-                    "dra",    "drareclaim", "drashare", "drataint", "drapart"});
+                   {"half",   "mem",        "bad",      "gang",     "job",     "heal",    "mig",
+                    "sub",    "wait",       "runtime",  "nogang",   "stale",   "jobset",  "topo",
+                    "split",  "serve",      "vol",      "apart",    "near",    "prefer",  "spread",
+                    "extras", "amd",        "nolabel",  "nssel",    "grove",   "attach",  "solo",
+                    "dra",    "drareclaim", "drashare", "drataint", "drapart", "draadmin"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -610,6 +611,51 @@ TEST_F(SharingTest, PartitionsOfAGpuAreGivenWithinItsCounters) {
   for (const char* name : {"p-half-a", "p-half-b"})
     ASSERT_TRUE(client().Delete(res::kPods, "drapart", name, {.grace_period_seconds = 0}).ok());
   EXPECT_EQ(NodeOnceRunning(client(), "drapart", "p-full"), "drapart-0");
+}
+
+// Admin access (GA in Kubernetes 1.36), from a namespace labelled for it:
+// a monitoring agent's claim is given the device a workload's claim holds,
+// and both pods run.
+TEST_F(SharingTest, AnAdminAccessClaimIsGivenADeviceAnotherClaimHolds) {
+  ASSERT_TRUE(
+      client()
+          .Patch(res::kNamespaces, "", "draadmin", kube::PatchType::kMerge,
+                 R"({"metadata":{"labels":{"resource.kubernetes.io/admin-access":"true"}}})")
+          .ok());
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"admin.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'admin.example.com'"}}]}})");
+  CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceSlice","metadata":{"name":"draadmin-0"},"spec":{
+      "driver":"admin.example.com","nodeName":"draadmin-0","pool":{"name":"draadmin-0",
+      "generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}})");
+  auto run = [&](const std::string& name, const std::string& admin) {
+    CreateJson(res::kResourceClaims, "draadmin",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
+                   name + R"("},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{
+        "deviceClassName":"admin.example.com")" +
+                   admin + "}}]}}}");
+    Object p = Pod("draadmin", "p-" + name, {});
+    p["spec"].AddMember(
+        "resourceClaims",
+        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" + name + R"("}])"),
+                         p.GetAllocator()),
+        p.GetAllocator());
+    ASSERT_TRUE(client().Create(res::kPods, "draadmin", p).ok());
+  };
+  run("work", "");
+  ASSERT_EQ(NodeOnceRunning(client(), "draadmin", "p-work"), "draadmin-0");
+  run("monitor", R"(,"adminAccess":true)");
+  ASSERT_EQ(NodeOnceRunning(client(), "draadmin", "p-monitor"), "draadmin-0");
+  Result<Object> monitor = client().Get(res::kResourceClaims, "draadmin", "monitor");
+  ASSERT_TRUE(monitor.ok());
+  const rapidjson::Value* results =
+      kube::Find(*monitor, {"status", "allocation", "devices", "results"});
+  ASSERT_TRUE(results != nullptr && results->IsArray() && results->Size() == 1)
+      << kube::ToJson(*monitor);
+  EXPECT_EQ(kube::GetString((*results)[0], {"device"}), "gpu-0");
+  EXPECT_TRUE(kube::Find((*results)[0], {"adminAccess"}) != nullptr &&
+              kube::Find((*results)[0], {"adminAccess"})->IsTrue());
 }
 
 // GPUs of resource claims are the queues', as KAI counts DRA GPUs: a
