@@ -701,9 +701,10 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
       if (!r.all && static_cast<int64_t>(picked.size()) == r.count) break;
       const Device& d = *(*devices)[i];
       if (!Selects(r, d).empty() || constrained_out(d)) continue;
-      // The allocator gives an All request every device it selects, so an
-      // untolerated taint fails it as a held device does.
-      // Admin access reaches a device whoever holds it.
+      // An untolerated taint, counters in use or another claim's hold keep
+      // a device from the request (admin access reaches it whoever holds
+      // it); the allocator gives an All request every device it selects,
+      // so any of them fails it.
       if (Untolerated(r, d) || !CountersAllow(d, counted) ||
           (Held(d) && !r.admin_access &&
            !(taking == Taking::kFreeOrEvictable && HeldByPlacedPod(d)))) {

@@ -55,22 +55,23 @@
 // one PCIe root) are met by trying each value the node's devices have.
 // A device tainted NoSchedule or NoExecute, by its slice or a
 // DeviceTaintRule, is given only to a request whose tolerations tolerate
-// the taint (device_taints.h); one an All request selects keeps it waiting.
+// the taint (device_taints.h); one an All request selects keeps it
+// waiting. The core counts untainted devices only, and a request with
+// tolerations asks it for none: one cycle may then place two such pods for
+// one tainted device, and the second bind fails and waits for the next
+// cycle.
 // Partitionable devices: a device that consumes its pool's shared counters
 // (a partition of a GPU) is given only while they are free, beside the
 // held devices and those chosen in the same pass (CountersAllow). Not
 // built for them: reclaim (the counters a placed pod's partition uses
 // stay used), and devices that each name their own nodes
 // (perDeviceNodeSelection: such a slice serves no node).
-// The core counts untainted devices only, and a request with tolerations
-// asks it for none: one cycle may then place two such pods for one
-// tainted device, and the second bind fails and waits for the next cycle.
 // A request for admin access (GA in Kubernetes 1.36; the API server
 // allows it only in namespaces labelled for it) is given the devices it
 // selects whether held or not, and holds none of them: it is not counted
 // in the core, nor charged to a queue.
-// Not built: distinctAttribute (alpha), consumable capacity,
-// partitionable devices, and extended resources backed by a class.
+// Not built: distinctAttribute (alpha), consumable capacity, and extended
+// resources backed by a class.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 

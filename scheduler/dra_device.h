@@ -56,8 +56,9 @@ struct Device {
 };
 
 // The devices of ResourceSlice `slice` (spec.driver, spec.pool.name,
-// spec.devices, each with its taints). InvalidArgument when an attribute or capacity cannot be
-// read (no or several value fields, an unparsable quantity).
+// spec.devices, each with its taints and counters). InvalidArgument when an
+// attribute, capacity or counter cannot be read (no or several value
+// fields, an unparsable quantity).
 Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice);
 
 // The counter sets ResourceSlice `slice` shares with its pool
