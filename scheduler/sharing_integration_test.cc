@@ -115,6 +115,33 @@ nodes:
     return pod;
   }
 
+  // DeviceClass `driver`, of that driver's devices, and a ResourceSlice
+  // of node `node` (its pool) with that driver's one device "gpu-0".
+  static void OneDeviceOf(const std::string& driver, const std::string& node) {
+    CreateJson(res::kDeviceClasses, "",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":")" +
+                   driver + R"("},"spec":{"selectors":[{"cel":{"expression":
+        "device.driver == ')" +
+                   driver + R"('"}}]}})");
+    CreateJson(res::kResourceSlices, "",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
+                   node + R"("},"spec":{"driver":")" + driver + R"(","nodeName":")" + node +
+                   R"(","pool":{"name":")" + node +
+                   R"(","generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}})");
+  }
+
+  // A pod of `o` with ResourceClaim `claim` as its entry "gpu".
+  static Object PodWithDeviceClaim(const std::string& ns, const std::string& name,
+                                   const std::string& claim, PodOptions o = {}) {
+    Object pod = Pod(ns, name, std::move(o));
+    pod["spec"].AddMember("resourceClaims",
+                          rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" +
+                                                         claim + R"("}])"),
+                                           pod.GetAllocator()),
+                          pod.GetAllocator());
+    return pod;
+  }
+
   static std::vector<Object> PodsOf(const std::string& ns) {
     Result<kube::ObjectList> list = client().ListAll(res::kPods, ns);
     EXPECT_TRUE(list.ok());
@@ -459,13 +486,7 @@ TEST_F(SharingTest, PodsSharingAClaimGoToTheNodeItIsAllocatedOn) {
       "kind":"ResourceClaim","metadata":{"name":"pair"},"spec":{"devices":{"requests":[
       {"name":"nic","exactly":{"deviceClassName":"share.example.com"}}]}}})");
   auto pod = [](const std::string& name, PodOptions o) {
-    Object p = Pod("drashare", name, std::move(o));
-    p["spec"].AddMember(
-        "resourceClaims",
-        rapidjson::Value(ParseTestJson(R"([{"name":"nic","resourceClaimName":"pair"}])"),
-                         p.GetAllocator()),
-        p.GetAllocator());
-    return p;
+    return PodWithDeviceClaim("drashare", name, "pair", std::move(o));
   };
   ASSERT_TRUE(CreatePodGroup("drashare", "apart", R"({"minMember":2,"queue":"team"})"));
   for (const char* name : {"g0", "g1"})
@@ -514,13 +535,10 @@ TEST_F(SharingTest, ATaintedDeviceIsGivenToNoClaimThatDoesNotTolerateIt) {
                R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
                    std::string(name) + R"("},"spec":{"devices":{"requests":[
         {"name":"gpu","exactly":{"deviceClassName":"taint.example.com"}}]}}})");
-    Object p = Pod("drataint", std::string("p") + name, {});
-    p["spec"].AddMember("resourceClaims",
-                        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" +
-                                                       std::string(name) + R"("}])"),
-                                         p.GetAllocator()),
-                        p.GetAllocator());
-    ASSERT_TRUE(client().Create(res::kPods, "drataint", p).ok());
+    ASSERT_TRUE(client()
+                    .Create(res::kPods, "drataint",
+                            PodWithDeviceClaim("drataint", std::string("p") + name, name))
+                    .ok());
   }
   ASSERT_TRUE(Eventually([&] { return CountPods(client(), "drataint", "Running") == 1; }));
   std::string running, waiting;
@@ -590,13 +608,9 @@ TEST_F(SharingTest, PartitionsOfAGpuAreGivenWithinItsCounters) {
         "deviceClassName":"part.example.com","selectors":[{"cel":{"expression":
         "device.attributes['part.example.com'].profile == ')" +
                    profile + R"('"}}]}}]}}})");
-    Object p = Pod("drapart", "p-" + name, {});
-    p["spec"].AddMember(
-        "resourceClaims",
-        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" + name + R"("}])"),
-                         p.GetAllocator()),
-        p.GetAllocator());
-    ASSERT_TRUE(client().Create(res::kPods, "drapart", p).ok());
+    ASSERT_TRUE(client()
+                    .Create(res::kPods, "drapart", PodWithDeviceClaim("drapart", "p-" + name, name))
+                    .ok());
   };
   run("half-a", "half");
   ASSERT_EQ(NodeOnceRunning(client(), "drapart", "p-half-a"), "drapart-0");
@@ -622,26 +636,17 @@ TEST_F(SharingTest, AnAdminAccessClaimIsGivenADeviceAnotherClaimHolds) {
           .Patch(res::kNamespaces, "", "draadmin", kube::PatchType::kMerge,
                  R"({"metadata":{"labels":{"resource.kubernetes.io/admin-access":"true"}}})")
           .ok());
-  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
-      "metadata":{"name":"admin.example.com"},"spec":{"selectors":[{"cel":{"expression":
-      "device.driver == 'admin.example.com'"}}]}})");
-  CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
-      "kind":"ResourceSlice","metadata":{"name":"draadmin-0"},"spec":{
-      "driver":"admin.example.com","nodeName":"draadmin-0","pool":{"name":"draadmin-0",
-      "generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}})");
+  OneDeviceOf("admin.example.com", "draadmin-0");
   auto run = [&](const std::string& name, const std::string& admin) {
     CreateJson(res::kResourceClaims, "draadmin",
                R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
                    name + R"("},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{
         "deviceClassName":"admin.example.com")" +
                    admin + "}}]}}}");
-    Object p = Pod("draadmin", "p-" + name, {});
-    p["spec"].AddMember(
-        "resourceClaims",
-        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" + name + R"("}])"),
-                         p.GetAllocator()),
-        p.GetAllocator());
-    ASSERT_TRUE(client().Create(res::kPods, "draadmin", p).ok());
+    ASSERT_TRUE(
+        client()
+            .Create(res::kPods, "draadmin", PodWithDeviceClaim("draadmin", "p-" + name, name))
+            .ok());
   };
   run("work", "");
   ASSERT_EQ(NodeOnceRunning(client(), "draadmin", "p-work"), "draadmin-0");
@@ -665,13 +670,7 @@ TEST_F(SharingTest, AnAdminAccessClaimIsGivenADeviceAnotherClaimHolds) {
 TEST_F(SharingTest, ResourceClaimGpusAreReclaimedForAQueueBelowItsQuota) {
   for (const auto& [queue, quota] : {std::pair{"dra-low", 0.0}, std::pair{"dra-high", 1.0}})
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest(queue, "", quota)).ok());
-  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
-      "metadata":{"name":"gpu-reclaim.example.com"},"spec":{"selectors":[{"cel":{"expression":
-      "device.driver == 'gpu-reclaim.example.com'"}}]}})");
-  CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
-      "kind":"ResourceSlice","metadata":{"name":"drareclaim-0"},"spec":{
-      "driver":"gpu-reclaim.example.com","nodeName":"drareclaim-0","pool":{"name":"drareclaim-0",
-      "generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}})");
+  OneDeviceOf("gpu-reclaim.example.com", "drareclaim-0");
   // A claim of `queue` and its pod, both named `name`.
   auto run = [](const std::string& name, const std::string& queue) {
     CreateJson(res::kResourceClaims, "drareclaim",
@@ -680,13 +679,10 @@ TEST_F(SharingTest, ResourceClaimGpusAreReclaimedForAQueueBelowItsQuota) {
                    name + R"(","labels":{"kai.scheduler/queue":")" + queue +
                    R"("}},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{
         "deviceClassName":"gpu-reclaim.example.com"}}]}}})");
-    Object p = Pod("drareclaim", name, {.queue = queue});
-    p["spec"].AddMember(
-        "resourceClaims",
-        rapidjson::Value(ParseTestJson(R"([{"name":"gpu","resourceClaimName":")" + name + "\"}]"),
-                         p.GetAllocator()),
-        p.GetAllocator());
-    return client().Create(res::kPods, "drareclaim", p).status();
+    return client()
+        .Create(res::kPods, "drareclaim",
+                PodWithDeviceClaim("drareclaim", name, name, {.queue = queue}))
+        .status();
   };
   ASSERT_TRUE(run("low", "dra-low").ok());
   ASSERT_EQ(NodeOnceRunning(client(), "drareclaim", "low"), "drareclaim-0");
