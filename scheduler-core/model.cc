@@ -58,6 +58,8 @@ std::string ShapeKey(const Pod& pod) {
   key.push_back('|');
   for (const PreferredTerm& t : x.preferred) AppendBytes(key, &t, sizeof(t));
   key.push_back('|');
+  for (const PodTerm& t : x.together) AppendBytes(key, &t, sizeof(t));
+  key.push_back('|');
   for (const OtherResource& r : x.other_resources) AppendBytes(key, &r, sizeof(r));
   key.push_back('|');
   for (StringId port : x.host_ports) AppendBytes(key, &port, sizeof(port));
@@ -106,6 +108,9 @@ Status CheckPodRequest(const Pod& pod) {
   if (r.claim_gpus < 0 || r.claim_gpus > kMaxClaimGpus)
     return bad("resource claims' GPUs outside [0, " + std::to_string(kMaxClaimGpus) + "]");
   const PodExtras& x = ExtrasOf(pod);
+  for (const PodTerm& t : x.affinity)
+    if (t.key != x.affinity.front().key)
+      return bad("pod affinity terms of more than one key (they are counted together)");
   for (const OtherResource& o : x.other_resources)
     if (o.milli < 0) return bad("a request of another resource is negative");
   if (x.spread.size() > kMaxSpreadTerms)

@@ -306,12 +306,10 @@ struct PodExtras {
   std::vector<StringId> marks;
   // Required pod affinity: the pod goes only to a node where, for each
   // term, a placed pod of the term's key is in the node's domain of its
-  // level. A pod's own terms share one key, the set of pods that match all
-  // of them, as kube-scheduler counts them; the scheduler may add terms of
-  // other keys (pods that must share a node), each of which holds on its
-  // own. While no placed pod is of a key, a pod that is itself of it may
-  // go to any node that has the key's levels (the first of a group that
-  // wants to be together).
+  // level. The terms share one key, the set of pods that match all of the
+  // pod's terms, as kube-scheduler counts them. While no placed pod is of
+  // that key, a pod that is itself of it may go to any node that has every
+  // level (the first of a group that wants to be together).
   std::vector<PodTerm> affinity;
   // Required pod anti-affinity: not into a domain that holds a placed pod
   // of a term's key; and, both ways, a pod of a key does not go into a
@@ -322,6 +320,12 @@ struct PodExtras {
   // every placement policy (the policy picks among equals).
   std::vector<PreferredTerm> preferred;
   std::vector<SpreadTerm> spread;
+  // Sets of pods it must share a domain of the level with, each on its
+  // own (the pods that share a resource claim no bind has allocated yet,
+  // on the node level): it goes only where a placed pod of the set is,
+  // or, while none is, anywhere that has the level. The scheduler gives
+  // it, not the pod's spec, so it fails with a reason of its own.
+  std::vector<PodTerm> together;
   // Other resources it requests (sorted by name), and the host ports it
   // binds ("TCP/8080": protocol and port; sorted): a node gives each port
   // to one pod at a time.
@@ -330,7 +334,7 @@ struct PodExtras {
 
   bool empty() const {
     return marks.empty() && affinity.empty() && anti_affinity.empty() && preferred.empty() &&
-           spread.empty() && other_resources.empty() && host_ports.empty();
+           spread.empty() && together.empty() && other_resources.empty() && host_ports.empty();
   }
 };
 

@@ -57,6 +57,8 @@ std::string_view FitFailureText(FitFailure failure) {
       return "insufficient other resources";
     case FitFailure::kVolumeCount:
       return "exceed max volume count";
+    case FitFailure::kTogether:
+      return "not on the node of the pods that share its resource claim";
     case FitFailure::kDeviceClaims:
       return "cannot allocate all claims";
   }
@@ -245,6 +247,8 @@ FitFailure Placer::CheckUpTo(PodId pod_id, NodeId node_id, DeviceFit worst, Allo
         return FitFailure::kExistingPodAntiAffinity;
       case TermRefusal::kTopologySpread:
         return FitFailure::kTopologySpread;
+      case TermRefusal::kTogether:
+        return FitFailure::kTogether;
     }
     switch (state_->Extras().Shortage(pod_id, node_id)) {
       case ExtrasShortage::kNone:

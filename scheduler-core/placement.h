@@ -32,6 +32,7 @@ enum class FitFailure : uint8_t {
   kOtherResource,            // too little of another resource left
   kVolumeCount,              // a CSI driver attaches no more volumes there
   kDeviceClaims,             // too few free devices for its resource claims
+  kTogether,                 // not where the pods it must be with are (PodExtras::together)
   kPodCount,
   kCpu,
   kMemory,
@@ -40,7 +41,7 @@ enum class FitFailure : uint8_t {
   kGpuMemoryTooLarge,
   kMig,
 };
-inline constexpr int kNumFitFailures = 19;
+inline constexpr int kNumFitFailures = 20;
 
 // "insufficient cpu", "no GPU device with the requested portion free", ...
 std::string_view FitFailureText(FitFailure failure);

@@ -364,25 +364,30 @@ TEST(PlacementTest, TheFirstOfAGroupThatWantsToBeTogetherLeadsTheOthers) {
   }
 }
 
-// Terms of several keys each hold on their own (the scheduler adds one per
-// claim that pods must share a node for): a pod that wants the web
-// server's zone and a node of its group's goes where both are, or waits;
-// the first of a group none of which is placed starts it where its other
-// term lets it.
-TEST(PlacementTest, AffinityTermsOfSeveralKeysEachHold) {
+// Pods that must be together (the scheduler's sets of pods sharing a
+// claim no bind has allocated): a pod of a set one of which runs goes to
+// its node, beside its own affinity, or waits saying why; the first of a
+// set none of which is placed goes where its own terms let it.
+TEST(PlacementTest, PodsThatMustBeTogetherFollowTheFirstOfTheirSet) {
   SnapshotBuilder b = ZonedCluster();
   b.AddPod(Running(Marked(WholeGpuPod("web", "team", 1), {"app=web"}), "n3", {0}));
-  b.AddPod(Running(Marked(WholeGpuPod("g-first", "team", 1), {"group=g"}), "n1", {0}));
-  PodSpec joiner = Marked(WholeGpuPod("joiner", "team", 1), {"group=g"});
-  joiner.affinity = {{"app=web", "topology.kubernetes.io/zone"},
-                     {"group=g", "kubernetes.io/hostname"}};
-  PodSpec starter = Marked(WholeGpuPod("starter", "team", 1), {"group=h"});
-  starter.affinity = {{"app=web", "topology.kubernetes.io/zone"},
-                      {"group=h", "kubernetes.io/hostname"}};
-  for (PodSpec p : {joiner, starter}) b.AddPod(std::move(p));
+  b.AddPod(Running(Marked(WholeGpuPod("g-first", "team", 1), {"claim=g"}), "n1", {0}));
+  PodSpec follower = Marked(WholeGpuPod("follower", "team", 1), {"claim=g"});
+  follower.together = {{"claim=g", "kubernetes.io/hostname"}};
+  PodSpec joiner = Marked(WholeGpuPod("joiner", "team", 1), {"claim=g"});
+  joiner.affinity = {{"app=web", "topology.kubernetes.io/zone"}};
+  joiner.together = {{"claim=g", "kubernetes.io/hostname"}};
+  PodSpec starter = Marked(WholeGpuPod("starter", "team", 1), {"claim=h"});
+  starter.affinity = {{"app=web", "topology.kubernetes.io/zone"}};
+  starter.together = {{"claim=h", "kubernetes.io/hostname"}};
+  for (PodSpec p : {follower, joiner, starter}) b.AddPod(std::move(p));
   Snapshot s = MustBuild(b);
   Decisions d = RunCycle(s);
-  EXPECT_EQ(NodeOf(d, s, "joiner"), "") << "its group is on n1, the web server's zone is b";
+  EXPECT_EQ(NodeOf(d, s, "follower"), "n1") << ReasonOf(d, s, "follower");
+  EXPECT_EQ(NodeOf(d, s, "joiner"), "") << "its set is on n1, the web server's zone is b";
+  EXPECT_NE(ReasonOf(d, s, "joiner").find("not on the node of the pods that share its resource"),
+            std::string::npos)
+      << ReasonOf(d, s, "joiner");
   EXPECT_EQ(NodeOf(d, s, "starter"), "n3") << ReasonOf(d, s, "starter");
 }
 

@@ -40,6 +40,7 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (const PodTerm& t : pod.anti_affinity) learn(t.key, t.level, true);
     for (const PreferredTerm& t : pod.preferred) learn(t.key, t.level, false);
     for (const SpreadTerm& t : pod.spread) learn(t.key, t.level, false);
+    for (const PodTerm& t : pod.together) learn(t.key, t.level, false);
   }
   // Each pod's pairs, looked up once here rather than at every check.
   if (pairs_.empty()) return;
@@ -59,6 +60,7 @@ PodTermCounts::PodTermCounts(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (const PodTerm& t : pod.anti_affinity) pp.anti_affinity.push_back(pair_of(t.key, t.level));
     for (const PreferredTerm& t : pod.preferred) pp.preferred.push_back(pair_of(t.key, t.level));
     for (const SpreadTerm& t : pod.spread) pp.spread.push_back(pair_of(t.key, t.level));
+    for (const PodTerm& t : pod.together) pp.together.push_back(pair_of(t.key, t.level));
     pairs_of_pod_[id] = static_cast<uint32_t>(pod_pairs_.size());
     pod_pairs_.push_back(std::move(pp));
   }
@@ -127,7 +129,7 @@ void PodTermCounts::Count(PodId pod_id, NodeId node, int sign) {
 bool PodTermCounts::Concerns(PodId pod_id) const {
   const PodPairs& pp = PairsOf(pod_id);
   return !pp.affinity.empty() || !pp.anti_affinity.empty() || !pp.spread.empty() ||
-         !pp.repelling_marks.empty();
+         !pp.together.empty() || !pp.repelling_marks.empty();
 }
 
 TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
@@ -144,20 +146,23 @@ TermRefusal PodTermCounts::Refusal(PodId pod_id, NodeId node) const {
     }
   for (size_t c = 0; c < pp.spread.size(); ++c)
     if (!SpreadAllows(pod_id, c, node)) return TermRefusal::kTopologySpread;
+  for (Pair p : pp.together) {
+    const PairState& pair = pairs_[p];
+    const int32_t domain = DomainOf(node, pair.level);
+    if (domain == kNoDomain || (pair.of_key_total > 0 && Get(pair.of_key, domain) == 0))
+      return TermRefusal::kTogether;
+  }
   if (pp.affinity.empty()) return TermRefusal::kNone;
-  // Each key's terms on their own. kube-scheduler's rule: while no placed
-  // pod is of the key in any domain, a pod of the key itself may start the
-  // group anywhere.
+  // kube-scheduler's rule: while no placed pod is of the key in any
+  // domain, a pod of the key itself may start the group anywhere.
+  bool any_placed = false;
+  for (Pair p : pp.affinity) any_placed = any_placed || pairs_[p].of_key_total > 0;
   const PodExtras& pod = ExtrasOf(snapshot_->pods[pod_id]);
-  for (size_t i = 0; i < pp.affinity.size(); ++i) {
-    const StringId key = pod.affinity[i].key;
-    bool any_placed = false;
-    for (size_t j = 0; j < pp.affinity.size(); ++j)
-      if (pod.affinity[j].key == key)
-        any_placed = any_placed || pairs_[pp.affinity[j]].of_key_total > 0;
-    if (!any_placed && !std::binary_search(pod.marks.begin(), pod.marks.end(), key))
-      return TermRefusal::kAffinity;
-    const PairState& pair = pairs_[pp.affinity[i]];
+  const StringId key = pod.affinity.front().key;
+  if (!any_placed && !std::binary_search(pod.marks.begin(), pod.marks.end(), key))
+    return TermRefusal::kAffinity;
+  for (Pair p : pp.affinity) {
+    const PairState& pair = pairs_[p];
     const int32_t domain = DomainOf(node, pair.level);
     if (domain == kNoDomain) return TermRefusal::kAffinity;
     if (any_placed && Get(pair.of_key, domain) == 0) return TermRefusal::kAffinity;

@@ -25,6 +25,7 @@ enum class TermRefusal : uint8_t {
   kAntiAffinity,          // the pod's required pod anti-affinity does not match
   kExistingAntiAffinity,  // a placed pod's anti-affinity keeps this pod out
   kTopologySpread,        // a topology spread constraint would be broken
+  kTogether,              // not where the pods it must be with are
 };
 
 class PodTermCounts {
@@ -82,7 +83,7 @@ class PodTermCounts {
   struct PodPairs {
     std::vector<Pair> of_marks;
     std::vector<Pair> repelling_marks;
-    std::vector<Pair> affinity, anti_affinity, preferred, spread;
+    std::vector<Pair> affinity, anti_affinity, preferred, spread, together;
   };
   static constexpr uint32_t kNoPairs = UINT32_MAX;
   const PodPairs& PairsOf(PodId pod) const;

@@ -172,6 +172,8 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
     x.affinity.push_back({strings.Intern(key), strings.Intern(level)});
   for (const auto& [key, level] : spec.anti_affinity)
     x.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
+  for (const auto& [key, level] : spec.together)
+    x.together.push_back({strings.Intern(key), strings.Intern(level)});
   for (const PodSpec::Preferred& t : spec.preferred)
     x.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
   for (const PodSpec::Spread& t : spec.spread)

@@ -127,6 +127,8 @@ struct PodSpec {
   std::vector<std::string> marks;
   std::vector<std::pair<std::string, std::string>> affinity;
   std::vector<std::pair<std::string, std::string>> anti_affinity;
+  // PodExtras::together, (key, level) each.
+  std::vector<std::pair<std::string, std::string>> together;
   struct Preferred {
     std::string key;
     std::string level;

@@ -1172,7 +1172,7 @@ Status ClusterView::SyncUniverse(const std::map<std::string, const sched::QueueS
     if (d.core.holder) spec.subgroup.clear();
     spec.marks = d.core.marks;
     for (const std::string& sharers : d.core.together)
-      spec.affinity.emplace_back(sharers, kNodeNameLabel);
+      spec.together.emplace_back(sharers, kNodeNameLabel);
     if (d.core.affinity_nodes)
       spec.node_affinity_in.emplace_back(kNodeNameLabel, *d.core.affinity_nodes);
     if (!d.core.holder) roles_.HoldPod(&spec);

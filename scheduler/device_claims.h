@@ -31,10 +31,10 @@
 //     class no claim holds (DeviceClassResource), and a pod asks for the
 //     devices its unallocated claims' requests count (All: one); a claim
 //     several pods share is asked for by one of them. The pods that share
-//     a claim not allocated yet go to one node (the view gives them a
-//     required affinity toward each other, ClaimSharersKey), since the
-//     first bind allocates it on its node: a gang of them is placed whole
-//     on one node or waits.
+//     a claim not allocated yet go to one node (the view makes them a set
+//     the core keeps together, ClaimSharersKey), since the first bind
+//     allocates it on its node: a gang of them is placed whole on one node
+//     or waits.
 //   - A placed pod holds the devices of the allocated claims it is charged
 //     for in the core too: the node counts them as its own and the pod as
 //     what it holds (SetPodHeld, Holds), so reclaim and preemption may
