@@ -194,8 +194,9 @@ class ClusterView {
   bool DeleteCsiNode(const rapidjson::Value& csi_node);
   // ResourceSlices, DeviceClasses, ResourceClaims and DeviceTaintRules:
   // where a pod's dynamic resource claims let it go, and the devices each
-  // node has free (device_claims.h). Each returns whether a pod waited on its claims at
-  // the last Build, or what nodes have free changed (worth a cycle).
+  // node has free (device_claims.h). Each returns whether a pod waited on
+  // its claims at the last Build, or what nodes have free changed (worth a
+  // cycle).
   enum class DeviceKind { kSlice, kClass, kClaim, kTaintRule };
   // Says that they cannot be read, and `why`: pods with resource claims
   // wait with it.
