@@ -74,17 +74,15 @@ kube::EventHandler WakeWhenWorth(std::function<bool(const rapidjson::Value&)> up
           }};
 }
 
-// Why the API server cannot be asked for dynamic resource allocation's
-// objects (resource.k8s.io/v1 is served from Kubernetes 1.34; the
-// scheduler's ClusterRole may lack it), "" when it can. Any other failure
-// is taken for a passing one: the informers retry.
-std::string DynamicResourcesUnavailable(kube::Client& client) {
-  Result<kube::ObjectList> probe = client.List(kube::resources::kResourceSlices, "", {.limit = 1});
+// Why the API server will not list `type` to vtenant-scheduler (it does
+// not serve it, or the scheduler's ClusterRole lacks it), "" when it will.
+// Any other failure is taken for a passing one: the informers retry.
+std::string Unlistable(kube::Client& client, const kube::ResourceType& type) {
+  Result<kube::ObjectList> probe = client.List(type, "", {.limit = 1});
   if (probe.ok()) return "";
   const StatusCode code = probe.status().code();
   if (code != StatusCode::kNotFound && code != StatusCode::kForbidden) return "";
-  return "the API server does not let vtenant-scheduler read resource.k8s.io/v1 (" +
-         probe.status().message() + "), so resource claims cannot be allocated";
+  return std::string(probe.status().message());
 }
 
 }  // namespace
@@ -181,7 +179,10 @@ Status SchedulerApp::Wire() {
 
   // Dynamic resource allocation's objects (device_claims.h), where served.
   std::vector<std::pair<kube::SharedInformer*, ClusterView::DeviceKind>> device_informers;
-  if (std::string why = DynamicResourcesUnavailable(client_); !why.empty()) {
+  // resource.k8s.io/v1 is served from Kubernetes 1.34.
+  if (std::string why = Unlistable(client_, kube::resources::kResourceSlices); !why.empty()) {
+    why = "the API server does not let vtenant-scheduler read resource.k8s.io/v1 (" + why +
+          "), so resource claims cannot be allocated";
     LOG(WARNING) << why;
     view_.DevicesUnavailable(std::move(why));
   } else {
@@ -192,15 +193,12 @@ Status SchedulerApp::Wire() {
       device_informers.emplace_back(&informers.Get(*type, storage_options), kind);
     // DeviceTaintRules are served from Kubernetes 1.37 (before, behind a
     // gate): where they are not, devices carry their slices' taints only.
-    Result<kube::ObjectList> rules =
-        client_.List(kube::resources::kDeviceTaintRules, "", {.limit = 1});
-    if (rules.ok() || (rules.status().code() != StatusCode::kNotFound &&
-                       rules.status().code() != StatusCode::kForbidden))
+    if (std::string why = Unlistable(client_, kube::resources::kDeviceTaintRules); why.empty())
       device_informers.emplace_back(
           &informers.Get(kube::resources::kDeviceTaintRules, storage_options),
           ClusterView::DeviceKind::kTaintRule);
     else
-      LOG(WARNING) << "DeviceTaintRules cannot be read (" << rules.status().message()
+      LOG(WARNING) << "DeviceTaintRules cannot be read (" << why
                    << "); devices carry only their ResourceSlices' taints";
   }
 
