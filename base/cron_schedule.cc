@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,9 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 
 Result<int> Value(std::string_view text, const FieldSpec& spec) {
   if (spec.names != nullptr) {
+    const std::string lower = AsciiLower(text);
     for (size_t i = 0; i < spec.names->size(); ++i) {
-      if (AsciiLower(text) == (*spec.names)[i]) return static_cast<int>(i) + spec.name_offset;
+      if (lower == (*spec.names)[i]) return static_cast<int>(i) + spec.name_offset;
     }
   }
   int value = 0;
@@ -111,25 +113,6 @@ Result<std::vector<bool>> Field(std::string_view text, const FieldSpec& spec, bo
     for (int v = first; v <= last; v += step) bits[v - spec.min] = true;
   }
   return bits;
-}
-
-// The civil date of day `z` since 1970-01-01 (H. Hinnant's algorithm).
-struct CivilDate {
-  int64_t year;
-  unsigned month;
-  unsigned day;
-};
-
-CivilDate CivilFromDays(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
 }
 
 template <size_t N>
@@ -226,11 +209,14 @@ std::optional<int64_t> CronSchedule::LatestAtOrBefore(int64_t now) const {
   const int64_t now_of_day = now - today * 86400;
   for (int64_t back = 0; back <= kLookBackDays; ++back) {
     const int64_t day = today - back;
-    const CivilDate date = CivilFromDays(day);
-    if (date.year < 1970) return std::nullopt;
-    if (date.year > 2099 || !years_[date.year - 1970] || !months_[date.month]) continue;
-    const unsigned weekday = static_cast<unsigned>(((day % 7) + 7 + 4) % 7);  // 1970-01-01: Thu
-    if (!DayNamed(date.day, weekday)) continue;
+    const std::chrono::sys_days civil{std::chrono::days{day}};
+    const std::chrono::year_month_day date{civil};
+    const int year = static_cast<int>(date.year());
+    if (year < 1970) return std::nullopt;
+    if (year > 2099 || !years_[year - 1970] || !months_[static_cast<unsigned>(date.month())])
+      continue;
+    if (!DayNamed(static_cast<unsigned>(date.day()), std::chrono::weekday{civil}.c_encoding()))
+      continue;
     const int64_t limit = back == 0 ? now_of_day : 86399;
     const int lh = static_cast<int>(limit / 3600);
     const int lm = static_cast<int>(limit % 3600 / 60);
