@@ -25,6 +25,7 @@
 #include "localenv/testing/cluster_test.h"
 #include "localenv/testing/source_tree.h"
 #include "localenv/testing/virtual_cluster.h"
+#include "syncer/device_claim_sweep.h"
 #include "syncer/names.h"
 #include "syncer/pod_translator.h"
 #include "syncer/resources.h"
@@ -1524,6 +1525,42 @@ TEST_F(SyncerIntegrationTest, DeviceClaimsReachTheHostOnlyAsTheTenantsOwn) {
                    StatusCode::kNotFound;
       },
       std::chrono::seconds(120)));
+}
+
+// The sweep of a Tenant that lists no device classes, on the real host:
+// it deletes that tenant's claim copies only. A claim labelled as the
+// tenant's without a recorded virtual object (not the syncer's), and
+// another tenant's copy in the same namespace, stay.
+TEST_F(SyncerIntegrationTest, TheDeviceClaimSweepDeletesTheTenantsOwnCopiesOnly) {
+  const kube::ResourceType& claims = resources::kResourceClaims;
+  auto claim = [&](const std::string& name, const std::string& tenant, bool recorded) {
+    const std::string annotations = recorded
+                                        ? R"(,"annotations":{"vtenant.io/virtual-namespace":"ml",
+            "vtenant.io/virtual-name":")" + name +
+                                              R"(","vtenant.io/virtual-kind":"ResourceClaim"})"
+                                        : "";
+    Result<kube::Object> made =
+        client().Create(claims, kHostNs,
+                        ParseTestJson(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+            "metadata":{"name":")" + name +
+                                      R"(","labels":{"vtenant.io/managed-by":"vtenant-syncer",
+            "vtenant.io/tenant":")" + tenant +
+                                      R"("})" + annotations +
+                                      R"(},"spec":{"devices":{"requests":[{"name":"gpu",
+            "exactly":{"deviceClassName":"gpu.example.com"}}]}}})"));
+    ASSERT_TRUE(made.ok()) << name << ": " << made.status().ToString();
+  };
+  claim("retired-copy", "retired", true);
+  claim("retired-unrecorded", "retired", false);
+  claim("vision-copy", "vision", true);
+  int deleted = 0;
+  ASSERT_TRUE(DeleteDeviceClaimCopies(client(), kHostNs, "retired", &deleted).ok());
+  EXPECT_EQ(deleted, 1);
+  EXPECT_EQ(client().Get(claims, kHostNs, "retired-copy").status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(client().Get(claims, kHostNs, "retired-unrecorded").ok());
+  EXPECT_TRUE(client().Get(claims, kHostNs, "vision-copy").ok());
+  for (const char* name : {"retired-unrecorded", "vision-copy"})
+    EXPECT_TRUE(client().Delete(claims, kHostNs, name).ok()) << name;
 }
 
 TEST_F(SyncerIntegrationTest, HostileObjectsAreRefusedOrNeutralisedOnTheHost) {
