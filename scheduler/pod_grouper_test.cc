@@ -48,31 +48,41 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
   }
   ~PodGrouperTest() override { pods_.Stop(); }
 
-  // Creates pod ns/name (bound to `node` when not empty, controlled by
-  // `owner` when given), waits for the informer, and sets the clock to its
-  // creation plus `age`.
-  kube::Object CreatePod(const std::string& name, const std::string& node, seconds age,
-                         const kube::Object* owner = nullptr) {
-    kube::JsonObject metadata{{"name", name},
-                              {"namespace", "ns"},
-                              {"labels", kube::JsonObject{{"kai.scheduler/queue", "team"}}}};
-    if (owner != nullptr) {
-      metadata.Set("ownerReferences", kube::JsonArray{kube::JsonObject{
-                                          {"apiVersion", kube::GetString(*owner, {"apiVersion"})},
-                                          {"kind", kube::GetString(*owner, {"kind"})},
-                                          {"name", kube::Name(*owner)},
-                                          {"uid", kube::Uid(*owner)},
-                                          {"controller", true}}});
-    }
+  // What a test pod is made of besides its name, namespace "ns", scheduler
+  // kai-scheduler and one container "c".
+  struct PodParts {
+    kube::JsonObject labels;
+    kube::JsonObject annotations;
+    const kube::Object* owner = nullptr;  // its controller, when given
+    std::string node;                     // bound to it, when not empty
+  };
+
+  // Adds pod ns/name made of `parts` and waits until the informer has it.
+  kube::Object AddPod(const std::string& name, PodParts parts) {
+    kube::JsonObject metadata{{"name", name}, {"namespace", "ns"}};
+    if (!parts.labels.empty()) metadata.Set("labels", std::move(parts.labels));
+    if (!parts.annotations.empty()) metadata.Set("annotations", std::move(parts.annotations));
+    if (parts.owner != nullptr) metadata.Set("ownerReferences", ControlledBy(*parts.owner));
+    kube::JsonObject spec{{"schedulerName", "kai-scheduler"},
+                          {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}};
+    if (!parts.node.empty()) spec.Set("nodeName", parts.node);
     kube::Object pod =
         Add(res::kPods, "ns",
-            kube::ToJson(kube::BuildJson(kube::JsonObject{
-                {"metadata", std::move(metadata)},
-                {"spec", kube::JsonObject{
-                             {"schedulerName", "kai-scheduler"},
-                             {"nodeName", node},
-                             {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+            kube::ToJson(kube::BuildJson(kube::JsonObject{{"apiVersion", "v1"},
+                                                          {"kind", "Pod"},
+                                                          {"metadata", std::move(metadata)},
+                                                          {"spec", std::move(spec)}})));
     EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+    return pod;
+  }
+
+  // Adds pod ns/name of queue team (bound to `node` when not empty,
+  // controlled by `owner` when given) and sets the clock to its creation
+  // plus `age`.
+  kube::Object CreatePod(const std::string& name, const std::string& node, seconds age,
+                         const kube::Object* owner = nullptr) {
+    kube::Object pod =
+        AddPod(name, {.labels = {{"kai.scheduler/queue", "team"}}, .owner = owner, .node = node});
     now_ = std::chrono::system_clock::from_time_t(
                ParseTimestamp(kube::GetString(pod, {"metadata", "creationTimestamp"}))) +
            age;
@@ -85,19 +95,9 @@ class PodGrouperTest : public ::testing::Test, protected testing::FakeCluster {
   std::pair<kube::Object, kube::Object> GroupsOfMarkedAndPlain(kube::JsonObject labels,
                                                                kube::JsonObject annotations) {
     labels.Set("kai.scheduler/queue", "team");
-    kube::Object marked =
-        Add(res::kPods, "ns",
-            kube::ToJson(kube::BuildJson(kube::JsonObject{
-                {"metadata", kube::JsonObject{{"name", "m"},
-                                              {"namespace", "ns"},
-                                              {"labels", std::move(labels)},
-                                              {"annotations", std::move(annotations)}}},
-                {"spec", kube::JsonObject{
-                             {"schedulerName", "kai-scheduler"},
-                             {"nodeName", "n1"},
-                             {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
+    kube::Object marked = AddPod(
+        "m", {.labels = std::move(labels), .annotations = std::move(annotations), .node = "n1"});
     kube::Object plain = CreatePod("p", "n1", seconds(0));
-    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/m") != nullptr; }));
     EXPECT_TRUE(grouper_.Reconcile("ns/m").ok());
     EXPECT_TRUE(grouper_.Reconcile("ns/p").ok());
     auto group_of = [&](const kube::Object& pod) {
@@ -227,11 +227,8 @@ TEST_F(PodGrouperTest, TopologyAnnotationsReachThePodGroup) {
 // grouper groups only the pods of its own pool.
 TEST_F(PodGrouperTest, APodsNodePoolReachesItsPodGroupInItsOwnShard) {
   kube::Object pod =
-      Add(res::kPods, "ns",
-          R"({"metadata":{"name":"a","namespace":"ns","labels":{"kai.scheduler/queue":"team",
-          "kai.scheduler/node-pool":"a100"}},
-          "spec":{"schedulerName":"kai-scheduler","nodeName":"n1","containers":[{"name":"c"}]}})");
-  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/a") != nullptr; }));
+      AddPod("a", {.labels = {{"kai.scheduler/queue", "team"}, {"kai.scheduler/node-pool", "a100"}},
+                   .node = "n1"});
   const std::string group = "pg-a-" + std::string(kube::Uid(pod));
   ASSERT_TRUE(grouper_.Reconcile("ns/a").ok());
   EXPECT_EQ(client_.Get(res::kPodGroups, "ns", group).status().code(), StatusCode::kNotFound)
@@ -370,24 +367,9 @@ TEST_F(PodGrouperTest, AJobSetsPodsJoinTheirReplicasSubGroups) {
       {"name":"w","replicas":2,"template":{"spec":{"parallelism":1}}}]}})");
   for (const char* index : {"0", "1"}) {
     const std::string name = std::string("w-") + index;
-    Add(res::kPods, "ns",
-        kube::ToJson(kube::BuildJson(kube::JsonObject{
-            {"metadata",
-             kube::JsonObject{
-                 {"name", name},
-                 {"namespace", "ns"},
-                 {"labels", kube::JsonObject{{"jobset.sigs.k8s.io/replicatedjob-name", "w"},
-                                             {"jobset.sigs.k8s.io/job-index", index}}},
-                 {"ownerReferences",
-                  kube::JsonArray{kube::JsonObject{{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-                                                   {"kind", "JobSet"},
-                                                   {"name", "train"},
-                                                   {"uid", kube::Uid(jobset)},
-                                                   {"controller", true}}}}}},
-            {"spec", kube::JsonObject{
-                         {"schedulerName", "kai-scheduler"},
-                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
-    ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+    AddPod(name, {.labels = {{"jobset.sigs.k8s.io/replicatedjob-name", "w"},
+                             {"jobset.sigs.k8s.io/job-index", index}},
+                  .owner = &jobset});
     ASSERT_TRUE(grouper_.Reconcile("ns/" + name).ok());
     Result<kube::Object> pod = client_.Get(res::kPods, "ns", name);
     ASSERT_TRUE(pod.ok());
@@ -415,19 +397,9 @@ TEST_F(PodGrouperTest, AGroupMadeWithoutSubGroupsKeepsNone) {
       "metadata":{"name":")" +
           group + R"(","namespace":"ns"},
       "spec":{"minMember":2,"queue":"team"}})");
-  Add(res::kPods, "ns",
-      kube::ToJson(kube::BuildJson(kube::JsonObject{
-          {"metadata",
-           kube::JsonObject{
-               {"name", "old-worker-0"},
-               {"namespace", "ns"},
-               {"labels", kube::JsonObject{{"training.kubeflow.org/replica-type", "worker"},
-                                           {"training.kubeflow.org/replica-index", "0"}}},
-               {"ownerReferences", ControlledBy(job)}}},
-          {"spec",
-           kube::JsonObject{{"schedulerName", "kai-scheduler"},
-                            {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
-  ASSERT_TRUE(Eventually([&] { return pods_.cache().Get("ns/old-worker-0") != nullptr; }));
+  AddPod("old-worker-0", {.labels = {{"training.kubeflow.org/replica-type", "worker"},
+                                     {"training.kubeflow.org/replica-index", "0"}},
+                          .owner = &job});
   ASSERT_TRUE(grouper_.Reconcile("ns/old-worker-0").ok());
   EXPECT_EQ(GroupOf("old-worker-0"), group);
   Result<kube::Object> pod = client_.Get(res::kPods, "ns", "old-worker-0");
@@ -460,23 +432,9 @@ TEST_F(PodGrouperTest, ALeaderWorkerSetsLeaderAndWorkersJoinOneGroup) {
                    {"spec", kube::JsonObject{{"replicas", 1}}}})));
   };
   auto pod = [&](const std::string& name, const std::string& worker, const kube::Object& owner) {
-    kube::Object made = Add(
-        res::kPods, "ns",
-        kube::ToJson(kube::BuildJson(kube::JsonObject{
-            {"apiVersion", "v1"},
-            {"kind", "Pod"},
-            {"metadata",
-             kube::JsonObject{
-                 {"name", name},
-                 {"namespace", "ns"},
-                 {"labels", kube::JsonObject{{"leaderworkerset.sigs.k8s.io/group-index", "0"},
-                                             {"leaderworkerset.sigs.k8s.io/worker-index", worker}}},
-                 {"ownerReferences", ControlledBy(owner)}}},
-            {"spec", kube::JsonObject{
-                         {"schedulerName", "kai-scheduler"},
-                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
-    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
-    return made;
+    return AddPod(name, {.labels = {{"leaderworkerset.sigs.k8s.io/group-index", "0"},
+                                    {"leaderworkerset.sigs.k8s.io/worker-index", worker}},
+                         .owner = &owner});
   };
   const std::string group = "pg-serve-" + std::string(kube::Uid(lws)) + "-group-0";
   auto group_spec = [&] {
@@ -526,16 +484,7 @@ TEST_F(PodGrouperTest, AGroveWorkloadsPodsJoinTheirPodGangsGroup) {
   auto pod = [&](const std::string& name, std::optional<std::string> gang) {
     kube::JsonObject labels{{"kai.scheduler/queue", "team"}};
     if (gang) labels.Set("grove.io/podgang", *gang);
-    Add(res::kPods, "ns",
-        kube::ToJson(kube::BuildJson(kube::JsonObject{
-            {"metadata", kube::JsonObject{{"name", name},
-                                          {"namespace", "ns"},
-                                          {"labels", std::move(labels)},
-                                          {"ownerReferences", ControlledBy(clique)}}},
-            {"spec", kube::JsonObject{
-                         {"schedulerName", "kai-scheduler"},
-                         {"containers", kube::JsonArray{kube::JsonObject{{"name", "c"}}}}}}})));
-    EXPECT_TRUE(Eventually([&] { return pods_.cache().Get("ns/" + name) != nullptr; }));
+    AddPod(name, {.labels = std::move(labels), .owner = &clique});
   };
 
   // Until Grove has written the PodGang, the pod waits (retried).

@@ -38,12 +38,9 @@ class SyncerEndToEndTest : public localenv::ClusterTest {
                   .node_agent = false,
                   .manifests = {localenv::CrdManifest("scheduling.run.ai_podgroups.yaml")}},
                  {kHostNs});
-    Result<std::unique_ptr<localenv::VirtualCluster>> vc =
-        localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
-                                         .etcd_url = cluster().etcd().client_url(),
-                                         .etcd_tls = cluster().etcd().client_tls(),
-                                         .name = "nlp",
-                                         .controller_manager = false});
+    localenv::VirtualClusterOptions options = VirtualClusterOptionsFor("nlp");
+    options.controller_manager = false;
+    Result<std::unique_ptr<localenv::VirtualCluster>> vc = localenv::VirtualCluster::Start(options);
     ASSERT_TRUE(vc.ok()) << vc.status().ToString();
     virtual_cluster_ = vc->release();
     ASSERT_TRUE(virtual_cluster_->client()

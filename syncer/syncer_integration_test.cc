@@ -54,10 +54,7 @@ nodes:
     ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
     StartCluster("syncer", {.nodes = *nodes, .manifests = {PodGroupCrd()}}, {kHostNs});
     Result<std::unique_ptr<localenv::VirtualCluster>> vc =
-        localenv::VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
-                                         .etcd_url = cluster().etcd().client_url(),
-                                         .etcd_tls = cluster().etcd().client_tls(),
-                                         .name = "nlp"});
+        localenv::VirtualCluster::Start(VirtualClusterOptionsFor("nlp"));
     ASSERT_TRUE(vc.ok()) << vc.status().ToString();
     virtual_cluster_ = vc->release();
     ASSERT_TRUE(virtual_cluster_->client()

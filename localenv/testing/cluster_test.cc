@@ -37,4 +37,11 @@ ApiServerOptions ClusterTest::SecondApiServerOptions(const std::string& subdir) 
           .etcd_prefix = "/host"};
 }
 
+VirtualClusterOptions ClusterTest::VirtualClusterOptionsFor(const std::string& tenant) {
+  return {.dir = cluster().dir() + "/vc-" + tenant,
+          .etcd_url = cluster().etcd().client_url(),
+          .etcd_tls = cluster().etcd().client_tls(),
+          .name = tenant};
+}
+
 }  // namespace vtenant::localenv

@@ -23,6 +23,7 @@
 #include "kube/object.h"
 #include "kube/testing/json.h"
 #include "localenv/local_cluster.h"
+#include "localenv/testing/virtual_cluster.h"
 
 namespace vtenant::localenv {
 
@@ -43,6 +44,9 @@ class ClusterTest : public testing::Test {
   // with the prefix LocalCluster gives its own ("/host"), in `subdir` of the
   // suite's folder.
   static ApiServerOptions SecondApiServerOptions(const std::string& subdir);
+  // Options for `tenant`'s virtual cluster on the suite's etcd, in
+  // vc-<tenant> of the suite's folder.
+  static VirtualClusterOptions VirtualClusterOptionsFor(const std::string& tenant);
 
  private:
   static inline LocalCluster* cluster_ = nullptr;

@@ -20,10 +20,7 @@ class VirtualClusterTest : public ClusterTest {
 
 TEST_F(VirtualClusterTest, JobsMakePodsInTheVirtualClusterOnly) {
   Result<std::unique_ptr<VirtualCluster>> vc =
-      VirtualCluster::Start({.dir = cluster().dir() + "/vc-nlp",
-                             .etcd_url = cluster().etcd().client_url(),
-                             .etcd_tls = cluster().etcd().client_tls(),
-                             .name = "nlp"});
+      VirtualCluster::Start(VirtualClusterOptionsFor("nlp"));
   ASSERT_TRUE(vc.ok()) << vc.status().ToString();
   kube::Client& virt = (*vc)->client();
 
