@@ -73,17 +73,7 @@ std::atomic<bool> interrupted{false};
 
 struct Options {
   bool help = false;
-  int tenants = 20;
-  int pods = 100;
-  double minutes = 30;
-  // Team i starts its first cycle i/tenants of this after the churn
-  // begins: teams are independent, and 20 of them creating their pods in
-  // the same second is a burst no cluster sees from steady churn. 0 starts
-  // every team at once (the burst the syncer and scheduler benchmarks
-  // measure on their own).
-  double stagger_seconds = 120;
-  double window_minutes = 5;
-  double baseline_minutes = 5;
+  bench::SoakSettings settings;
   std::string out = "bench/soak/";
 };
 
@@ -104,14 +94,15 @@ const char kUsage[] =
 // a baseline may be 0.
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;
-  VT_ASSIGN_OR_RETURN(SplitCommandLine split,
-                      ApplyFlags(args, {WholeNumberFlag("tenants", &o.tenants, 1, 100000),
-                                        WholeNumberFlag("pods", &o.pods, 1, 100000),
-                                        NumberFlag("minutes", &o.minutes, 0.1),
-                                        NumberFlag("stagger-seconds", &o.stagger_seconds, 0),
-                                        NumberFlag("window-minutes", &o.window_minutes, 0.1),
-                                        NumberFlag("baseline-minutes", &o.baseline_minutes, 0),
-                                        TextFlag("out", &o.out)}));
+  VT_ASSIGN_OR_RETURN(
+      SplitCommandLine split,
+      ApplyFlags(args, {WholeNumberFlag("tenants", &o.settings.tenants, 1, 100000),
+                        WholeNumberFlag("pods", &o.settings.pods, 1, 100000),
+                        NumberFlag("minutes", &o.settings.minutes, 0.1),
+                        NumberFlag("stagger-seconds", &o.settings.stagger_seconds, 0),
+                        NumberFlag("window-minutes", &o.settings.window_minutes, 0.1),
+                        NumberFlag("baseline-minutes", &o.settings.baseline_minutes, 0),
+                        TextFlag("out", &o.out)}));
   o.help = split.help;
   return o;
 }
@@ -385,12 +376,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) run.command += (i > 0 ? " " : "") + std::string(argv[i]);
   run.started = FormatRfc3339(std::chrono::system_clock::now());
   run.machine = Machine();
-  run.tenants = options.tenants;
-  run.pods = options.pods;
-  run.minutes = options.minutes;
-  run.window_minutes = options.window_minutes;
-  run.stagger_seconds = options.stagger_seconds;
-  run.baseline_minutes = options.baseline_minutes;
+  run.settings = options.settings;
+  const bench::SoakSettings& asked = options.settings;
   Result<localenv::CommandResult> commit = localenv::RunCommand(
       {"/usr/bin/env", "git", "-C", localenv::SourceRoot(), "rev-parse", "--short", "HEAD"});
   run.commit = commit.ok() && commit->exit_code == 0 ? commit->out.substr(0, commit->out.find('\n'))
@@ -412,19 +399,19 @@ int main(int argc, char** argv) {
   }
   e2e::Environment& env = **up;
   std::printf("soak: environment in %s; applying %d Tenants under queue %s\n", env.dir().c_str(),
-              options.tenants, kParentQueue);
+              asked.tenants, kParentQueue);
   std::fflush(stdout);
 
   const auto applied_at = Clock::now();
-  Result<std::string> applied = env.HostKubectl({"apply", "-f", "-"}, TenantsYaml(options.tenants));
+  Result<std::string> applied = env.HostKubectl({"apply", "-f", "-"}, TenantsYaml(asked.tenants));
   if (!applied.ok()) {
     std::cerr << "bench_soak: applying the Tenants: " << applied.status().ToString() << "\n";
     return 1;
   }
   std::vector<std::unique_ptr<kube::RestClient>> clients;
-  for (int i = 0; i < options.tenants; ++i) {
+  for (int i = 0; i < asked.tenants; ++i) {
     const std::string team = TenantName(i);
-    Status ready = env.WaitForTeam(team, std::chrono::seconds(600 + 30 * options.tenants));
+    Status ready = env.WaitForTeam(team, std::chrono::seconds(600 + 30 * asked.tenants));
     Result<localenv::CommandResult> config = env.Vtenant({"kubeconfig", team});
     if (!ready.ok() || !config.ok() || config->exit_code != 0) {
       std::cerr << "bench_soak: " << team << ": "
@@ -441,7 +428,7 @@ int main(int argc, char** argv) {
   run.tenants_ready_s = std::chrono::duration<double>(Clock::now() - applied_at).count();
   // A pod needs its namespace's default ServiceAccount, which the team's
   // controller manager makes shortly after its cluster comes up.
-  for (int i = 0; i < options.tenants; ++i) {
+  for (int i = 0; i < asked.tenants; ++i) {
     if (!Eventually(
             [&] {
               return clients[i]->Get(kube::resources::kServiceAccounts, kNamespace, "default").ok();
@@ -452,7 +439,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("soak: %d Tenants Ready in %.0f s; churning %d pods each for %g minutes\n",
-              options.tenants, run.tenants_ready_s, options.pods, options.minutes);
+              asked.tenants, run.tenants_ready_s, asked.pods, asked.minutes);
   std::fflush(stdout);
 
   bench::PodTracker tracker(env.host());
@@ -464,8 +451,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, uint64_t> log_mark = bench::MarkLogs(env.dir());
   const auto start = Clock::now();
   const auto end = start + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double, std::ratio<60>>(options.minutes));
-  Stats stats(start, options.window_minutes);
+                               std::chrono::duration<double, std::ratio<60>>(asked.minutes));
+  Stats stats(start, asked.window_minutes);
   bench::ProcessSampler sampler(env.dir());
 
   std::atomic<bool> churning{true};
@@ -501,7 +488,7 @@ int main(int argc, char** argv) {
   std::thread self_reader([&] {
     const auto baseline_at =
         start + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double, std::ratio<60>>(options.baseline_minutes));
+                    std::chrono::duration<double, std::ratio<60>>(asked.baseline_minutes));
     bool baseline_read = false;
     auto next = start;
     while (churning) {
@@ -532,12 +519,12 @@ int main(int argc, char** argv) {
   });
 
   std::vector<std::thread> teams;
-  for (int i = 0; i < options.tenants; ++i) {
+  for (int i = 0; i < asked.tenants; ++i) {
     const auto begin =
         start + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(options.stagger_seconds * i / options.tenants));
+                    std::chrono::duration<double>(asked.stagger_seconds * i / asked.tenants));
     teams.emplace_back(Churn, TenantName(i), std::ref(*clients[i]), std::ref(tracker),
-                       std::ref(stats), options.pods, begin, end);
+                       std::ref(stats), asked.pods, begin, end);
   }
   for (std::thread& t : teams) t.join();
   churning = false;

@@ -33,7 +33,7 @@ const Sample* FirstFrom(const SoakRun& run, double t_s) {
 // baseline minute; the first of all when the run was shorter.
 const Sample* Baseline(const SoakRun& run) {
   if (run.samples.empty()) return nullptr;
-  const Sample* s = FirstFrom(run, run.baseline_minutes * 60);
+  const Sample* s = FirstFrom(run, run.settings.baseline_minutes * 60);
   return s != nullptr ? s : &run.samples.front();
 }
 
@@ -75,10 +75,11 @@ const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
 // Window `w`'s minutes, as the tables show them. Past --minutes only the
 // cycles under way finish.
 std::string WindowLabel(const SoakRun& run, int w) {
-  const double from = w * run.window_minutes;
-  return from >= run.minutes - 1e-9
+  const double from = w * run.settings.window_minutes;
+  return from >= run.settings.minutes - 1e-9
              ? Fmt("%g–%.1f (last cycles finishing)", from, run.churn_s / 60)
-             : Fmt("%g–%g", from, std::min(run.minutes, (w + 1) * run.window_minutes));
+             : Fmt("%g–%g", from,
+                   std::min(run.settings.minutes, (w + 1) * run.settings.window_minutes));
 }
 
 // The syncers' heap in use by window, lowest and highest of its readings.
@@ -87,7 +88,7 @@ std::string WindowLabel(const SoakRun& run, int w) {
 std::map<int, std::pair<double, double>> SyncerHeapByWindow(const SoakRun& run) {
   std::map<int, std::pair<double, double>> out;
   for (const auto& [t_s, mib] : run.syncer_heap) {
-    const int w = static_cast<int>(t_s / 60 / run.window_minutes);
+    const int w = static_cast<int>(t_s / 60 / run.settings.window_minutes);
     auto [it, added] = out.try_emplace(w, mib, mib);
     it->second.first = std::min(it->second.first, mib);
     it->second.second = std::max(it->second.second, mib);
@@ -181,8 +182,9 @@ Status WriteSamplesCsv(const std::string& path, const std::vector<Sample>& sampl
 
 std::string SummaryMarkdown(const SoakRun& run) {
   std::string md;
-  md += "# Soak: " + std::to_string(run.tenants) + " tenants × " + std::to_string(run.pods) +
-        " pods, " + Fmt("%.1f", run.churn_s / 60) + " minutes of churn\n\n";
+  md += "# Soak: " + std::to_string(run.settings.tenants) + " tenants × " +
+        std::to_string(run.settings.pods) + " pods, " + Fmt("%.1f", run.churn_s / 60) +
+        " minutes of churn\n\n";
   md += "- command: `" + run.command + "`\n";
   md += "- started " + run.started + ", commit " + run.commit + ", " + run.machine + "\n";
   double load_sum = 0, load_max = 0;
@@ -197,13 +199,13 @@ std::string SummaryMarkdown(const SoakRun& run) {
       Fmt("- Tenants applied → all Ready: %.0f s; churn cycles (create, run, delete) over all "
           "tenants: %d; host watch restarted %d times\n",
           run.tenants_ready_s, run.cycles, run.watch_restarts);
-  md += run.stagger_seconds > 0
+  md += run.settings.stagger_seconds > 0
             ? Fmt("- the teams' first cycles began over %.0f s, team i at i/%d of it\n\n",
-                  run.stagger_seconds, run.tenants)
+                  run.settings.stagger_seconds, run.settings.tenants)
             : "- every team began its first cycle at once\n\n";
 
-  md +=
-      "## Virtual create → host bound, per " + Fmt("%g", run.window_minutes) + "-minute window\n\n";
+  md += "## Virtual create → host bound, per " + Fmt("%g", run.settings.window_minutes) +
+        "-minute window\n\n";
   md +=
       "\"To the host pod\" is the syncer's part: the virtual create to the host pod's first "
       "sighting in the host watch. The rest is admission, the scheduler and the bind.\n\n";
@@ -365,8 +367,8 @@ std::string SummaryMarkdown(const SoakRun& run) {
   }
   // The syncers' heap floor from the baseline's window to the last full one.
   std::map<int, std::pair<double, double>> heap = SyncerHeapByWindow(run);
-  const int first = static_cast<int>(run.baseline_minutes / run.window_minutes);
-  const int last = static_cast<int>(run.minutes / run.window_minutes) - 1;
+  const int first = static_cast<int>(run.settings.baseline_minutes / run.settings.window_minutes);
+  const int last = static_cast<int>(run.settings.minutes / run.settings.window_minutes) - 1;
   if (heap.count(first) > 0 && heap.count(last) > 0 && last > first) {
     md += Fmt("- the syncers' heap floor: %.2f MiB in minutes %s, %.2f MiB in %s (%+.1f %%)\n",
               heap[first].first, WindowLabel(run, first).c_str(), heap[last].first,
@@ -391,8 +393,8 @@ std::string PlotSvg(const SoakRun& run) {
   svg += Fmt("<text x=\"%.0f\" y=\"22\" font-size=\"14\">%s</text>\n", kLeft,
              XmlEscape(Fmt("vtenant soak: %d tenants × %d pods, %.1f min of churn, started %s, "
                            "commit %s",
-                           run.tenants, run.pods, run.churn_s / 60, run.started.c_str(),
-                           run.commit.c_str()))
+                           run.settings.tenants, run.settings.pods, run.churn_s / 60,
+                           run.started.c_str(), run.commit.c_str()))
                  .c_str());
 
   // Frame, title and x axis of panel `i`; returns its top.
@@ -525,8 +527,8 @@ std::string PlotSvg(const SoakRun& run) {
   }
 
   // Panel 3: latency per window, at the window's middle.
-  top = panel(
-      2, Fmt("Virtual create → host pod bound, per %g-minute window (ms)", run.window_minutes));
+  top = panel(2, Fmt("Virtual create → host pod bound, per %g-minute window (ms)",
+                     run.settings.window_minutes));
   y_label(top, "ms");
   double l_hi = 1;
   for (const auto& [w, s] : run.windows) l_hi = std::max(l_hi, Percentile(s.latencies_ms, 0.99));
@@ -542,7 +544,7 @@ std::string PlotSvg(const SoakRun& run) {
   std::vector<std::pair<double, double>> p50, p99;
   for (const auto& [w, s] : run.windows) {
     if (s.latencies_ms.empty()) continue;
-    const double middle = std::min(t_max, (w + 0.5) * run.window_minutes);
+    const double middle = std::min(t_max, (w + 0.5) * run.settings.window_minutes);
     p50.push_back({x_of(middle), y_ms(Percentile(s.latencies_ms, 0.5))});
     p99.push_back({x_of(middle), y_ms(Percentile(s.latencies_ms, 0.99))});
   }

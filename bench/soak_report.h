@@ -35,14 +35,27 @@ struct SelfReadings {
   int read = 0;
 };
 
+// What a soak is asked to run (bench_soak's flags, with their defaults).
+struct SoakSettings {
+  int tenants = 20;
+  int pods = 100;  // per tenant
+  double minutes = 30;
+  // Team i starts its first cycle i/tenants of this after the churn
+  // begins: teams are independent, and 20 of them creating their pods in
+  // the same second is a burst no cluster sees from steady churn. 0 starts
+  // every team at once (the burst the syncer and scheduler benchmarks
+  // measure on their own).
+  double stagger_seconds = 120;
+  double window_minutes = 5;
+  double baseline_minutes = 5;
+};
+
 struct SoakRun {
   std::string command;  // how it was run
   std::string started;  // UTC, ISO 8601
   std::string commit;   // of the source tree
   std::string machine;  // CPU model and cores
-  int tenants = 0, pods = 0;
-  double minutes = 0, window_minutes = 0, baseline_minutes = 0;
-  double stagger_seconds = 0;  // team i started i/tenants of this after the first
+  SoakSettings settings;
   double tenants_ready_s = 0;  // Tenants applied -> all Ready
   double churn_s = 0;          // how long the churn really ran
   int cycles = 0;              // over all tenants

@@ -37,11 +37,11 @@ std::vector<double> OneTo(int n) {
 // baseline, all of it in the first half; the syncers are level.
 SoakRun FifteenMinutes() {
   SoakRun run;
-  run.tenants = 2;
-  run.pods = 10;
-  run.minutes = 15;
-  run.window_minutes = 5;
-  run.baseline_minutes = 5;
+  run.settings.tenants = 2;
+  run.settings.pods = 10;
+  run.settings.minutes = 15;
+  run.settings.window_minutes = 5;
+  run.settings.baseline_minutes = 5;
   run.churn_s = 930;
   run.commit = "abc<1>&";
   run.samples = {MakeSample(0, {{"host etcd", 50}, {"tenant syncer", 10}}),

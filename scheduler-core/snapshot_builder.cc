@@ -27,6 +27,15 @@ std::vector<Label> InternLabels(Interner& strings, const LabelPairs& pairs) {
   return labels;
 }
 
+// Inter-pod terms as (label key, topology level) pairs.
+std::vector<PodTerm> InternTerms(Interner& strings, const LabelPairs& pairs) {
+  std::vector<PodTerm> terms;
+  terms.reserve(pairs.size());
+  for (const auto& [key, level] : pairs)
+    terms.push_back({strings.Intern(key), strings.Intern(level)});
+  return terms;
+}
+
 StringId InternOrNone(Interner& strings, const std::string& s) {
   return s.empty() ? kNoString : strings.Intern(s);
 }
@@ -168,12 +177,9 @@ Result<Pod> MakePod(const PodSpec& spec, const PodGroup& group, Interner& string
         {InternOrNone(strings, t.key), t.exists, InternOrNone(strings, t.value), t.effect});
   PodExtras x;
   for (const std::string& m : spec.marks) x.marks.push_back(strings.Intern(m));
-  for (const auto& [key, level] : spec.affinity)
-    x.affinity.push_back({strings.Intern(key), strings.Intern(level)});
-  for (const auto& [key, level] : spec.anti_affinity)
-    x.anti_affinity.push_back({strings.Intern(key), strings.Intern(level)});
-  for (const auto& [key, level] : spec.together)
-    x.together.push_back({strings.Intern(key), strings.Intern(level)});
+  x.affinity = InternTerms(strings, spec.affinity);
+  x.anti_affinity = InternTerms(strings, spec.anti_affinity);
+  x.together = InternTerms(strings, spec.together);
   for (const PodSpec::Preferred& t : spec.preferred)
     x.preferred.push_back({strings.Intern(t.key), strings.Intern(t.level), t.weight});
   for (const PodSpec::Spread& t : spec.spread)
