@@ -55,7 +55,8 @@ int64_t ResidentBytes() {
 }
 
 // A pod as the syncer writes it to the host: labels, annotations, one
-// container with requests.
+// container with requests. syncer_bench.cc's PodManifest is the team's pod
+// before translation: alike in form only.
 Object PodManifest(int i) {
   using kube::JsonArray;
   using kube::JsonObject;

@@ -205,7 +205,8 @@ spec:
 
   // What a team writes for a DRA GPU anywhere (the syncer, restarted by the
   // operator with the new class, may first refuse the pod; it takes it
-  // once it runs with the class).
+  // once it runs with the class). The second claim and pod are the first's
+  // twins on purpose, but for a class nlp may not use.
   Result<std::string> applied = env().TeamKubectl("nlp", {"apply", "-f", "-"}, R"(
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim

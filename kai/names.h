@@ -63,9 +63,6 @@ inline constexpr char kRayPriorityClassLabel[] = "ray.io/priority-class-name";
 inline constexpr char kTrainPriorityClass[] = "train";
 inline constexpr char kBuildPriorityClass[] = "build";
 inline constexpr char kInferencePriorityClass[] = "inference";
-// On a workload (its top owner, or a bare pod): the topology its pods are
-// placed in, and the level (a node label key) they must or should share;
-// KAI's pod grouper makes them the PodGroup's spec.topologyConstraint.
 // On a PodGroup the pod grouper makes: which object it stands for, as YAML
 // (name, uid, group, version, kind), as KAI's grouper writes it.
 inline constexpr char kTopOwnerMetadataAnnotation[] = "kai.scheduler/top-owner-metadata";
@@ -94,6 +91,9 @@ inline constexpr char kSkipPodGrouperAnnotation[] = "kai.scheduler/skip-podgroup
 // The workload's user, copied from the pod onto its PodGroup (label and
 // annotation) when the top owner has none.
 inline constexpr char kUserKey[] = "user";
+// On a workload (its top owner, or a bare pod): the topology its pods are
+// placed in, and the level (a node label key) they must or should share;
+// KAI's pod grouper makes them the PodGroup's spec.topologyConstraint.
 inline constexpr char kTopologyAnnotation[] = "kai.scheduler/topology";
 inline constexpr char kTopologyRequiredPlacementAnnotation[] =
     "kai.scheduler/topology-required-placement";

@@ -15,6 +15,8 @@ using testing::NlpConfig;
 using testing::OneNodeNetwork;
 
 // The address of the tenant's one host pod in OneNodeNetwork.
+// endpoint_slice_translator_test.cc opens alike on purpose, with a pod of
+// its own: both kinds carry addresses of the same fixtures.
 constexpr char kTenantPodIp[] = "10.244.0.4";
 
 // Endpoints ml/db of `subsets` (JSON).
