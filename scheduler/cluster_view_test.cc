@@ -289,6 +289,37 @@ TEST_F(ClusterViewTest, PodsSharingAClaimNotYetAllocatedGoToOneNode) {
   EXPECT_EQ(d.binds[0].allocation.node, d.binds[1].allocation.node);
 }
 
+// A request with tolerations may take a tainted device, which one without
+// may not: of three pods for n1's one device, tainted NoSchedule, one cycle
+// places one that tolerates it, and neither of the others.
+TEST_F(ClusterViewTest, OneCyclePlacesNoMorePodsThanThereAreDevicesTheyMayTake) {
+  using Kind = ClusterView::DeviceKind;
+  view_.UpsertDevices(Kind::kClass, Json(R"({"metadata":{"name":"gpu.example.com"},"spec":{}})"));
+  ASSERT_TRUE(view_.UpsertDevices(Kind::kSlice, Json(R"({"metadata":{"name":"n1-gpus"},
+      "spec":{"driver":"gpu.example.com","nodeName":"n1","pool":{"name":"n1","generation":1},
+      "devices":[{"name":"gpu-0","taints":[{"key":"gpu.example.com/unhealthy",
+        "effect":"NoSchedule"}]}]}})")));
+  auto claim = [&](const std::string& name, const std::string& tolerations) {
+    view_.UpsertDevices(Kind::kClaim, Json(R"({"metadata":{"name":")" + name +
+                                           R"(","namespace":"ns","uid":"claim-)" + name + R"(",
+        "labels":{"kai.scheduler/queue":"team"}},"spec":{"devices":{"requests":[{"name":"r",
+        "exactly":{"deviceClassName":"gpu.example.com","tolerations":)" +
+                                           tolerations + "}}]}}}"));
+  };
+  claim("tolerant-1", R"([{"operator":"Exists"}])");
+  claim("tolerant-2", R"([{"operator":"Exists"}])");
+  claim("plain", "[]");
+  for (const char* name : {"tolerant-1", "tolerant-2", "plain"}) AddPodWithClaim(name, name);
+  World w = Build();
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_TRUE(w.snapshot->pods[d.binds[0].pod].name.starts_with("ns/tolerant-"));
+  ASSERT_EQ(d.pending.size(), 1u) << "the other pod that tolerates the taint";
+  EXPECT_TRUE(w.snapshot->pods[d.pending[0].pod].name.starts_with("ns/tolerant-"));
+  ASSERT_EQ(w.unschedulable.size(), 1u);
+  EXPECT_EQ(w.unschedulable[0].key, "ns/plain") << "no untainted device anywhere";
+}
+
 // The GPUs of resource claims are the queue's, as KAI counts DRA GPUs: the
 // node's GPU driver's devices are capacity, and a claim that pods share is
 // charged once, to the first that uses it.

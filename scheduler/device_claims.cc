@@ -68,6 +68,12 @@ std::string DeviceClassResource(std::string_view device_class) {
   return std::string(sched::kDeviceClassPrefix) + std::string(device_class);
 }
 
+// A class's name is a DNS subdomain, without "/": no class's own resource
+// can be named so.
+std::string AnyDeviceClassResource(std::string_view device_class) {
+  return DeviceClassResource(device_class) + "/tainted-or-not";
+}
+
 std::vector<PodDeviceClaim> PodDeviceClaims(const rapidjson::Value& pod) {
   std::vector<PodDeviceClaim> out;
   const rapidjson::Value* entries = kube::Find(pod, {"spec", "resourceClaims"});
@@ -422,12 +428,13 @@ std::map<std::string, int64_t> DeviceClaims::Requests(
       continue;
     const Claim* c = Find(ns, pc.claim);
     for (const Request& r : c->requests) {
-      // The core counts untainted devices only (Apply); one that tolerates
-      // taints may take a tainted one, so only Check and the bind count it.
-      // Admin access takes no device from others.
-      if (Tolerant(r) || r.admin_access) continue;
-      requests[DeviceClassResource(r.device_class)] +=
-          std::min(r.Least(), kClaimAllocationMaxSize) * 1000;
+      // Admin access takes no device from others. A request that tolerates
+      // taints may take a tainted device, so it does not ask for an
+      // untainted one.
+      if (r.admin_access) continue;
+      const int64_t milli = std::min(r.Least(), kClaimAllocationMaxSize) * 1000;
+      requests[AnyDeviceClassResource(r.device_class)] += milli;
+      if (!Tolerant(r)) requests[DeviceClassResource(r.device_class)] += milli;
     }
   }
   return requests;
@@ -573,9 +580,12 @@ bool DeviceClaims::Untolerated(const Request& request, const Device& device) con
 
 void DeviceClaims::CountUnderClasses(const Device& device,
                                      std::map<std::string, int64_t>* counts) const {
-  for (const auto& [cls, unused] : classes_)
-    if (Selects(Request{.device_class = cls}, device).empty())
-      (*counts)[DeviceClassResource(cls)] += 1000;
+  const bool tainted = Tainted(device);
+  for (const auto& [cls, unused] : classes_) {
+    if (!Selects(Request{.device_class = cls}, device).empty()) continue;
+    (*counts)[AnyDeviceClassResource(cls)] += 1000;
+    if (!tainted) (*counts)[DeviceClassResource(cls)] += 1000;
+  }
 }
 
 void DeviceClaims::SetPodHeld(std::set<std::string, std::less<>> claims) {
@@ -620,8 +630,7 @@ std::map<std::string, int64_t> DeviceClaims::Holds(
       continue;
     for (const DeviceResult& r : c->second.results) {
       auto d = own_devices_.find(DeviceKey(r.driver, r.pool, r.device));
-      if (!r.admin_access && d != own_devices_.end() && !Tainted(*d->second) &&
-          HeldByPlacedPod(*d->second))
+      if (!r.admin_access && d != own_devices_.end() && HeldByPlacedPod(*d->second))
         CountUnderClasses(*d->second, &holds);
     }
   }
@@ -744,7 +753,7 @@ Result<std::vector<DeviceResult>> DeviceClaims::ChooseWith(
 void DeviceClaims::Apply(const std::string& name, sched::NodeSpec* node) const {
   const NodeRef ref{name, &node->labels};
   for (const Device* d : NodeDevices(ref))
-    if (!Tainted(*d) && (Held(*d) ? HeldByPlacedPod(*d) : CountersAllow(*d, {})))
+    if (Held(*d) ? HeldByPlacedPod(*d) : CountersAllow(*d, {}))
       CountUnderClasses(*d, &node->other_resources);
   // Its GPUs, as KAI counts them: the devices of its own slices whose
   // driver's name says "gpu", held or free.

@@ -56,10 +56,12 @@
 // A device tainted NoSchedule or NoExecute, by its slice or a
 // DeviceTaintRule, is given only to a request whose tolerations tolerate
 // the taint (device_taints.h); one an All request selects keeps it
-// waiting. The core counts untainted devices only, and a request with
-// tolerations asks it for none: one cycle may then place two such pods for
-// one tainted device, and the second bind fails and waits for the next
-// cycle.
+// waiting. The core counts each class's free devices twice: untainted
+// (DeviceClassResource), and tainted or not (AnyDeviceClassResource). A
+// request without tolerations asks for both, one with tolerations for the
+// second only, since it may take a tainted device; so one cycle never
+// places more pods than there are devices. Which taints a request
+// tolerates is checked per node (Check) and at the bind only.
 // Partitionable devices: a device that consumes its pool's shared counters
 // (a partition of a GPU) is given only while they are free, beside the
 // held devices and those chosen in the same pass (CountersAllow). Not
@@ -106,6 +108,9 @@ inline constexpr int64_t kClaimAllocationMaxSize = 32;
 // The core resource that counts a node's free devices of DeviceClass
 // `device_class` (the name Kubernetes gives a class's extended resource).
 std::string DeviceClassResource(std::string_view device_class);
+// The core resource that counts a node's free devices of `device_class`,
+// tainted or not (a name of vtenant's own, under the same prefix).
+std::string AnyDeviceClassResource(std::string_view device_class);
 
 // One entry of a pod's spec.resourceClaims.
 struct PodDeviceClaim {
@@ -214,11 +219,12 @@ class DeviceClaims {
   // Counts changes of what nodes have free: what Apply gives follows it.
   uint64_t version() const { return version_; }
 
-  // Sets on `node` (named `name`) DeviceClassResource of every class some
-  // free untainted device there belongs to (a partition: while its
-  // counters are free; partitions of one GPU each count, so the core may
-  // place more than the bind can give): how many; and adds to its
-  // claim_gpus the devices its own slices of GPU drivers publish.
+  // Sets on `node` (named `name`) AnyDeviceClassResource of every class
+  // some free device there belongs to, and DeviceClassResource of every
+  // class some free untainted one does (a partition: while its counters
+  // are free; partitions of one GPU each count, so the core may place
+  // more than the bind can give): how many; and adds to its claim_gpus the
+  // devices its own slices of GPU drivers publish.
   void Apply(const std::string& name, sched::NodeSpec* node) const;
 
   // Names the allocated claims (keys) that the pod charged for them holds
@@ -266,11 +272,11 @@ class DeviceClaims {
                                                       const std::vector<PodDeviceClaim>& claims,
                                                       const NodeRef& node) const;
 
-  // What claims `claims` in `ns` ask of the nodes' DeviceClassResource
-  // (milli): the devices of those neither allocated nor assumed, but for
-  // claims (keys) in `charged_to_another` (a claim several pods share asks
-  // once, by one of them), and for requests with tolerations (Check alone
-  // finds them devices). A pod placed with such claims asks for them too,
+  // What claims `claims` in `ns` ask of the nodes' AnyDeviceClassResource
+  // and, but for requests with tolerations, DeviceClassResource (milli):
+  // the devices of those neither allocated nor assumed, but for claims
+  // (keys) in `charged_to_another` (a claim several pods share asks once,
+  // by one of them). A pod placed with such claims asks for them too,
   // until its bind gives them.
   std::map<std::string, int64_t> Requests(
       std::string_view ns, const std::vector<PodDeviceClaim>& claims,
@@ -381,17 +387,18 @@ class DeviceClaims {
   // pool does not share is never given.
   bool CountersAllow(const Device& device, const CounterUse& taken) const;
   // Whether it keeps `device` from a request without tolerations: the
-  // device is not counted in the core (Apply, Holds).
+  // core counts the device under AnyDeviceClassResource only.
   bool Tainted(const Device& device) const;
   // Whether `request` (or a subrequest) has tolerations: it may take a
-  // tainted device, which the core does not count, so it asks the core for
-  // none (Requests).
+  // tainted device, so it asks the core for AnyDeviceClassResource only
+  // (Requests).
   static bool Tolerant(const Request& request);
   // Whether `device` is held by claims SetPodHeld named alone, on its
   // node's own slice: the core counts it as the node's and their pod's.
   bool HeldByPlacedPod(const Device& device) const;
   // Adds `device`, a thousandth at a time, to `counts` under
-  // DeviceClassResource of every class that selects it.
+  // AnyDeviceClassResource of every class that selects it, and under
+  // DeviceClassResource too when it is not tainted.
   void CountUnderClasses(const Device& device, std::map<std::string, int64_t>* counts) const;
   // Which held devices a choice may take: none (a bind), or those
   // HeldByPlacedPod (where a pod could go once the core evicts their pods).

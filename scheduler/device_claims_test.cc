@@ -62,12 +62,21 @@ std::vector<std::string> Admitted(const DeviceClaims::Verdict& v) {
   return out;
 }
 
-// What node `name` is given of class kGpuClass (milli).
-int64_t Free(const DeviceClaims& d, const std::string& name) {
+// What node `name` is given of class kGpuClass (milli): its untainted
+// devices, or with `tainted_too` all of them.
+int64_t Free(const DeviceClaims& d, const std::string& name, bool tainted_too = false) {
   sched::NodeSpec node;
   d.Apply(name, &node);
-  auto it = node.other_resources.find(DeviceClassResource(kGpuClass));
+  auto it = node.other_resources.find(tainted_too ? AnyDeviceClassResource(kGpuClass)
+                                                  : DeviceClassResource(kGpuClass));
   return it == node.other_resources.end() ? 0 : it->second;
+}
+
+// What a request for `count` devices of kGpuClass without tolerations asks
+// of the core.
+std::map<std::string, int64_t> Asks(int64_t count) {
+  return {{DeviceClassResource(kGpuClass), count * 1000},
+          {AnyDeviceClassResource(kGpuClass), count * 1000}};
 }
 
 class DeviceClaimsTest : public ::testing::Test {
@@ -87,7 +96,7 @@ TEST_F(DeviceClaimsTest, AClaimIsGivenAFreeDeviceAndNoOtherClaimGetsIt) {
   DeviceClaims::Verdict v = devices.Check("team", "pod-a", "team", Claims({"a"}), nodes.refs);
   EXPECT_EQ(v.reason, "");
   EXPECT_EQ(Admitted(v), (std::vector<std::string>{"node0", "node1"}));
-  EXPECT_EQ(v.requests, (std::map<std::string, int64_t>{{DeviceClassResource(kGpuClass), 1000}}));
+  EXPECT_EQ(v.requests, Asks(1));
   EXPECT_EQ(Free(devices, "node0"), 1000);
 
   Result<std::vector<ClaimAllocation>> plan =
@@ -124,8 +133,7 @@ TEST_F(DeviceClaimsTest, AClaimIsGivenAFreeDeviceAndNoOtherClaimGetsIt) {
 
   devices.Forget("team", "a");
   EXPECT_EQ(Free(devices, "node0"), 1000) << "a bind that failed lets go";
-  EXPECT_EQ(devices.Requests("team", Claims({"a", "b"}), {"team/a"}),
-            (std::map<std::string, int64_t>{{DeviceClassResource(kGpuClass), 1000}}))
+  EXPECT_EQ(devices.Requests("team", Claims({"a", "b"}), {"team/a"}), Asks(1))
       << "a claim another pod asks for is not asked for twice";
 }
 
@@ -416,12 +424,13 @@ TEST_F(DeviceClaimsTest, ATaintedDeviceGoesOnlyToARequestThatToleratesIt) {
   Result<std::vector<ClaimAllocation>> plan =
       devices.PlanAllocation("team", "pod", Claims({"plain"}), nodes.refs[0]);
   EXPECT_EQ(plan.status().code(), StatusCode::kFailedPrecondition);
-  // The core counts the untainted device only; a request that may take a
-  // tainted one asks it for none.
+  // The core counts the untainted device, and both devices for a request
+  // that may take a tainted one; each request asks for what it may take.
   EXPECT_EQ(Free(devices, "node0"), 1000);
-  EXPECT_TRUE(devices.Requests("team", Claims({"tolerant"})).empty());
-  EXPECT_EQ(devices.Requests("team", Claims({"plain"})),
-            (std::map<std::string, int64_t>{{DeviceClassResource(kGpuClass), 2000}}));
+  EXPECT_EQ(Free(devices, "node0", /*tainted_too=*/true), 2000);
+  EXPECT_EQ(devices.Requests("team", Claims({"tolerant"})),
+            (std::map<std::string, int64_t>{{AnyDeviceClassResource(kGpuClass), 2000}}));
+  EXPECT_EQ(devices.Requests("team", Claims({"plain"})), Asks(2));
 
   // A rule taints node1's device for every request but the tolerant ones.
   devices.UpsertTaintRule(Json(R"({"metadata":{"name":"drain-node1"},"spec":{
