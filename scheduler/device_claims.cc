@@ -172,19 +172,40 @@ std::string DeviceClaims::DeviceKey(std::string_view driver, std::string_view po
   return key;
 }
 
+DeviceClaims::NodeSelection DeviceClaims::ReadNodeSelection(const rapidjson::Value& fields) {
+  NodeSelection nodes;
+  nodes.node = kube::GetString(fields, {"nodeName"});
+  const rapidjson::Value* all = kube::Find(fields, {"allNodes"});
+  nodes.all_nodes = all != nullptr && all->IsBool() && all->GetBool();
+  if (const rapidjson::Value* selector = kube::Find(fields, {"nodeSelector"});
+      selector != nullptr && selector->IsObject()) {
+    Result<NodeAffinity> picked = ParseNodeSelector(*selector, "nodeSelector");
+    // A selector the API server would refuse admits no node.
+    nodes.node_selector = picked.ok() ? *picked : NodeAffinity{};
+    if (nodes.node_selector->empty())
+      nodes.node_selector->terms.push_back({.match_fields = {{.key = "metadata.name"}}});
+  }
+  return nodes;
+}
+
+bool DeviceClaims::Admits(const NodeSelection& nodes, const NodeRef& node) {
+  if (nodes.all_nodes) return true;
+  if (!nodes.node.empty()) return nodes.node == node.name;
+  return nodes.node_selector && node.labels != nullptr &&
+         nodes.node_selector->Matches(node.name, *node.labels);
+}
+
 void DeviceClaims::UpsertSlice(const rapidjson::Value& object) {
   Slice slice;
-  slice.node = kube::GetString(object, {"spec", "nodeName"});
-  const rapidjson::Value* all = kube::Find(object, {"spec", "allNodes"});
-  slice.all_nodes = all != nullptr && all->IsBool() && all->GetBool();
-  if (const rapidjson::Value* selector = kube::Find(object, {"spec", "nodeSelector"});
-      selector != nullptr && selector->IsObject()) {
-    Result<NodeAffinity> nodes = ParseNodeSelector(*selector, "spec.nodeSelector");
-    // A selector the API server would refuse admits no node.
-    slice.node_selector = nodes.ok() ? *nodes : NodeAffinity{};
-    if (slice.node_selector->empty())
-      slice.node_selector->terms.push_back({.match_fields = {{.key = "metadata.name"}}});
-  }
+  static const rapidjson::Value kNoFields(rapidjson::kObjectType);
+  const rapidjson::Value* spec = kube::Find(object, {"spec"});
+  slice.nodes = ReadNodeSelection(spec != nullptr && spec->IsObject() ? *spec : kNoFields);
+  const rapidjson::Value* per_device = kube::Find(object, {"spec", "perDeviceNodeSelection"});
+  slice.per_device_nodes = per_device != nullptr && per_device->IsBool() && per_device->GetBool();
+  if (const rapidjson::Value* devices = kube::Find(object, {"spec", "devices"});
+      slice.per_device_nodes && devices != nullptr && devices->IsArray())
+    for (const rapidjson::Value& d : devices->GetArray())
+      slice.device_nodes.push_back(ReadNodeSelection(d.IsObject() ? d : kNoFields));
   slice.driver = kube::GetString(object, {"spec", "driver"});
   slice.pool = kube::GetString(object, {"spec", "pool", "name"});
   if (const rapidjson::Value* g = kube::Find(object, {"spec", "pool", "generation"});
@@ -207,8 +228,8 @@ void DeviceClaims::SlicesChanged() {
   for (const auto& [name, slice] : slices_) {
     int64_t& newest = newest_[DeviceKey(slice.driver, slice.pool, "")];
     newest = std::max(newest, slice.generation);
-    if (!slice.node.empty())
-      node_slices_[slice.node].push_back(&slice);
+    if (!slice.per_device_nodes && !slice.nodes.node.empty())
+      node_slices_[slice.nodes.node].push_back(&slice);
     else
       shared_slices_.push_back(&slice);
   }
@@ -452,10 +473,7 @@ bool DeviceClaims::Serves(const Slice& slice, const NodeRef& node) const {
   if (auto newest = newest_.find(DeviceKey(slice.driver, slice.pool, ""));
       newest != newest_.end() && newest->second > slice.generation)
     return false;
-  if (slice.all_nodes) return true;
-  if (!slice.node.empty()) return slice.node == node.name;
-  return slice.node_selector && node.labels != nullptr &&
-         slice.node_selector->Matches(node.name, *node.labels);
+  return slice.per_device_nodes || Admits(slice.nodes, node);
 }
 
 std::string DeviceClaims::Selects(const Request& request, const Device& device) const {
@@ -509,9 +527,13 @@ std::string DeviceClaims::Unreadable(const std::string& name, const Request& req
 std::vector<const Device*> DeviceClaims::NodeDevices(const NodeRef& node) const {
   std::vector<const Device*> devices;
   auto add = [&](const std::vector<const Slice*>& slices) {
-    for (const Slice* slice : slices)
-      if (Serves(*slice, node))
-        for (const Device& d : *slice->devices) devices.push_back(&d);
+    for (const Slice* slice : slices) {
+      if (!Serves(*slice, node)) continue;
+      for (size_t i = 0; i < slice->devices->size(); ++i)
+        if (!slice->per_device_nodes ||
+            (i < slice->device_nodes.size() && Admits(slice->device_nodes[i], node)))
+          devices.push_back(&(*slice->devices)[i]);
+    }
   };
   if (auto own = node_slices_.find(node.name); own != node_slices_.end()) add(own->second);
   add(shared_slices_);

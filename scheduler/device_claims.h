@@ -64,10 +64,12 @@
 // tolerates is checked per node (Check) and at the bind only.
 // Partitionable devices: a device that consumes its pool's shared counters
 // (a partition of a GPU) is given only while they are free, beside the
-// held devices and those chosen in the same pass (CountersAllow). Not
-// built for them: reclaim (the counters a placed pod's partition uses
-// stay used), and devices that each name their own nodes
-// (perDeviceNodeSelection: such a slice serves no node).
+// held devices and those chosen in the same pass (CountersAllow). A slice
+// with perDeviceNodeSelection serves each node the devices that name it
+// (nodeName, allNodes, nodeSelector); like a slice for several nodes, its
+// devices are no node's own (reclaim does not free them, and KAI's GPU
+// capacity does not count them). Not built for partitions: reclaim (the
+// counters a placed pod's partition uses stay used).
 // A request for admin access (GA in Kubernetes 1.36; the API server
 // allows it only in namespaces labelled for it) is given the devices it
 // selects whether held or not, and holds none of them: it is not counted
@@ -340,10 +342,20 @@ class DeviceClaims {
       return std::find(reserved_for.begin(), reserved_for.end(), pod_uid) != reserved_for.end();
     }
   };
-  struct Slice {
-    std::string node;  // spec.nodeName
+  // The nodes a slice, or each device of a slice with
+  // perDeviceNodeSelection, publishes to: one (nodeName), every node
+  // (allNodes), or those a node selector picks; none when none is given.
+  struct NodeSelection {
+    std::string node;
     bool all_nodes = false;
     std::optional<NodeAffinity> node_selector;
+  };
+  struct Slice {
+    NodeSelection nodes;  // spec's; not read when per_device_nodes
+    // spec.perDeviceNodeSelection: each device names its own nodes, in
+    // device_nodes (one a device, in the order of devices).
+    bool per_device_nodes = false;
+    std::vector<NodeSelection> device_nodes;
     std::string driver;
     std::string pool;
     int64_t generation = 0;
@@ -359,8 +371,14 @@ class DeviceClaims {
   // A device's identity: "driver/pool/device".
   static std::string DeviceKey(std::string_view driver, std::string_view pool,
                                std::string_view device);
-  // Whether `slice` publishes devices to node `node`, and is of its pool's
-  // newest generation.
+  // The nodeName, allNodes and nodeSelector members of `fields` (a
+  // slice's spec or one of its devices).
+  static NodeSelection ReadNodeSelection(const rapidjson::Value& fields);
+  // Whether `nodes` admits node `node`.
+  static bool Admits(const NodeSelection& nodes, const NodeRef& node);
+  // Whether `slice` may publish devices to node `node` (with
+  // per_device_nodes, each device says whether it does), and is of its
+  // pool's newest generation.
   bool Serves(const Slice& slice, const NodeRef& node) const;
   // Whether `device` is of `request`'s class and passes its selectors;
   // "" when so, else why not.

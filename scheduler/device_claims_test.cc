@@ -450,6 +450,35 @@ TEST_F(DeviceClaimsTest, ATaintedDeviceGoesOnlyToARequestThatToleratesIt) {
   EXPECT_EQ(admitted("all"), (std::vector<std::string>{"node1"}));
 }
 
+// A slice with perDeviceNodeSelection names each device's nodes: gpu-0
+// node0's, gpu-1 every node's, gpu-2 those in rack a.
+TEST_F(DeviceClaimsTest, DevicesThatNameTheirOwnNodesServeThoseNodesOnly) {
+  devices.UpsertSlice(Json(R"({"metadata":{"name":"shared-gpus"},"spec":{
+      "driver":"gpu.example.com","pool":{"name":"shared","generation":1},
+      "perDeviceNodeSelection":true,"devices":[{"name":"gpu-0","nodeName":"node0"},
+      {"name":"gpu-1","allNodes":true},{"name":"gpu-2","nodeSelector":{"nodeSelectorTerms":[
+      {"matchExpressions":[{"key":"rack","operator":"In","values":["a"]}]}]}}]}})"));
+  EXPECT_EQ(Free(devices, "node0"), 3000) << "its own slice's, gpu-0 and gpu-1";
+  EXPECT_EQ(Free(devices, "node1"), 2000);
+  devices.UpsertClaim(Claim("three", 3));
+  EXPECT_EQ(Admitted(devices.Check("team", "pod", "team", Claims({"three"}), nodes.refs)),
+            (std::vector<std::string>{"node0"}));
+  Result<std::vector<ClaimAllocation>> plan =
+      devices.PlanAllocation("team", "pod", Claims({"three"}), nodes.refs[0]);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->size(), 1u);
+  EXPECT_EQ((*plan)[0].results,
+            (std::vector<DeviceResult>{{"gpu", "gpu.example.com", "node0", "gpu-0"},
+                                       {"gpu", "gpu.example.com", "shared", "gpu-0"},
+                                       {"gpu", "gpu.example.com", "shared", "gpu-1"}}));
+
+  nodes.labels = {{"rack", "a"}};
+  EXPECT_EQ(Free(devices, "node1"), 2000) << "Free asks without labels";
+  EXPECT_EQ(Admitted(devices.Check("team", "pod", "team", Claims({"three"}), nodes.refs)),
+            (std::vector<std::string>{"node0", "node1"}))
+      << "node1 in rack a has gpu-2 too";
+}
+
 // Partitionable devices: node0's GPU is published whole and as two
 // halves, each consuming its share of the GPU's counters (memory, compute
 // slices); a partition is given only while the counters it consumes are

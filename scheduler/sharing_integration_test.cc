@@ -33,7 +33,8 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes("sched-sharing", R"(
+    StartWithNodes(
+        "sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -73,12 +74,13 @@ nodes:
 - {name: drataint, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drataint}}
 - {name: drapart, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drapart}}
 - {name: draadmin, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: draadmin}}
+- {name: drapernode, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drapernode}}
 )",
-                   {"half",   "mem",        "bad",      "gang",     "job",     "heal",    "mig",
-                    "sub",    "wait",       "runtime",  "nogang",   "stale",   "jobset",  "topo",
-                    "split",  "serve",      "vol",      "apart",    "near",    "prefer",  "spread",
-                    "extras", "amd",        "nolabel",  "nssel",    "grove",   "attach",  "solo",
-                    "dra",    "drareclaim", "drashare", "drataint", "drapart", "draadmin"});
+        {"half",   "mem",        "bad",      "gang",     "job",     "heal",     "mig",
+         "sub",    "wait",       "runtime",  "nogang",   "stale",   "jobset",   "topo",
+         "split",  "serve",      "vol",      "apart",    "near",    "prefer",   "spread",
+         "extras", "amd",        "nolabel",  "nssel",    "grove",   "attach",   "solo",
+         "dra",    "drareclaim", "drashare", "drataint", "drapart", "draadmin", "drapernode"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -625,6 +627,35 @@ TEST_F(SharingTest, PartitionsOfAGpuAreGivenWithinItsCounters) {
   for (const char* name : {"p-half-a", "p-half-b"})
     ASSERT_TRUE(client().Delete(res::kPods, "drapart", name, {.grace_period_seconds = 0}).ok());
   EXPECT_EQ(NodeOnceRunning(client(), "drapart", "p-full"), "drapart-0");
+}
+
+// A slice with perDeviceNodeSelection, as a driver of devices shared by
+// several hosts writes it: its one device names drapernode-1, so the pod
+// that claims it goes there, and one that asks for two devices waits.
+TEST_F(SharingTest, ADeviceThatNamesItsNodeIsGivenThere) {
+  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"pernode.example.com"},"spec":{"selectors":[{"cel":{"expression":
+      "device.driver == 'pernode.example.com'"}}]}})");
+  CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceSlice","metadata":{"name":"drapernode-shared"},"spec":{
+      "driver":"pernode.example.com","perDeviceNodeSelection":true,
+      "pool":{"name":"shared","generation":1,"resourceSliceCount":1},
+      "devices":[{"name":"dev-0","nodeName":"drapernode-1"}]}})");
+  auto run = [&](const std::string& name, int count) {
+    CreateJson(res::kResourceClaims, "drapernode",
+               R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" +
+                   name + R"("},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{
+        "deviceClassName":"pernode.example.com","count":)" +
+                   std::to_string(count) + "}}]}}}");
+    ASSERT_TRUE(
+        client()
+            .Create(res::kPods, "drapernode", PodWithDeviceClaim("drapernode", "p-" + name, name))
+            .ok());
+  };
+  run("two", 2);
+  EXPECT_TRUE(WaitsSaying("drapernode", "p-two", "cannot allocate all claims"));
+  run("one", 1);
+  EXPECT_EQ(NodeOnceRunning(client(), "drapernode", "p-one"), "drapernode-1");
 }
 
 // Admin access (GA in Kubernetes 1.36), from a namespace labelled for it:
