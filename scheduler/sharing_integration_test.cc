@@ -117,14 +117,19 @@ nodes:
     return pod;
   }
 
-  // DeviceClass `driver`, of that driver's devices, and a ResourceSlice
-  // of node `node` (its pool) with that driver's one device "gpu-0".
-  static void OneDeviceOf(const std::string& driver, const std::string& node) {
+  // DeviceClass `driver`, of every device of driver `driver`.
+  static void ClassOf(const std::string& driver) {
     CreateJson(res::kDeviceClasses, "",
                R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":")" +
                    driver + R"("},"spec":{"selectors":[{"cel":{"expression":
         "device.driver == ')" +
                    driver + R"('"}}]}})");
+  }
+
+  // DeviceClass `driver`, of that driver's devices, and a ResourceSlice
+  // of node `node` (its pool) with that driver's one device "gpu-0".
+  static void OneDeviceOf(const std::string& driver, const std::string& node) {
+    ClassOf(driver);
     CreateJson(res::kResourceSlices, "",
                R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
                    node + R"("},"spec":{"driver":")" + driver + R"(","nodeName":")" + node +
@@ -522,9 +527,7 @@ TEST_F(SharingTest, PodsSharingAClaimGoToTheNodeItIsAllocatedOn) {
 // NoSchedule, or one a DeviceTaintRule taints, is given to no claim that
 // does not tolerate the taint; once the rule goes, the device is given.
 TEST_F(SharingTest, ATaintedDeviceIsGivenToNoClaimThatDoesNotTolerateIt) {
-  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
-      "metadata":{"name":"taint.example.com"},"spec":{"selectors":[{"cel":{"expression":
-      "device.driver == 'taint.example.com'"}}]}})");
+  ClassOf("taint.example.com");
   CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
       "kind":"ResourceSlice","metadata":{"name":"drataint-0"},"spec":{
       "driver":"taint.example.com","nodeName":"drataint-0","pool":{"name":"drataint-0",
@@ -581,9 +584,7 @@ TEST_F(SharingTest, ATaintedDeviceIsGivenToNoClaimThatDoesNotTolerateIt) {
 // half runs, the whole GPU waits and the other half is given; once the
 // halves go, the whole GPU is given.
 TEST_F(SharingTest, PartitionsOfAGpuAreGivenWithinItsCounters) {
-  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
-      "metadata":{"name":"part.example.com"},"spec":{"selectors":[{"cel":{"expression":
-      "device.driver == 'part.example.com'"}}]}})");
+  ClassOf("part.example.com");
   const std::string pool =
       R"("driver":"part.example.com","nodeName":"drapart-0","pool":{"name":"drapart-0",
       "generation":1,"resourceSliceCount":2})";
@@ -633,9 +634,7 @@ TEST_F(SharingTest, PartitionsOfAGpuAreGivenWithinItsCounters) {
 // several hosts writes it: its one device names drapernode-1, so the pod
 // that claims it goes there, and one that asks for two devices waits.
 TEST_F(SharingTest, ADeviceThatNamesItsNodeIsGivenThere) {
-  CreateJson(res::kDeviceClasses, "", R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
-      "metadata":{"name":"pernode.example.com"},"spec":{"selectors":[{"cel":{"expression":
-      "device.driver == 'pernode.example.com'"}}]}})");
+  ClassOf("pernode.example.com");
   CreateJson(res::kResourceSlices, "", R"({"apiVersion":"resource.k8s.io/v1",
       "kind":"ResourceSlice","metadata":{"name":"drapernode-shared"},"spec":{
       "driver":"pernode.example.com","perDeviceNodeSelection":true,
