@@ -16,6 +16,7 @@
 #include <set>
 #include <utility>
 
+#include "scheduler-core/node_extras.h"
 #include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
@@ -59,7 +60,7 @@ struct KaiCase {
 };
 
 // The core resource a node's free GPUs of the claims' class are counted in.
-constexpr char kDraGpuClass[] = "deviceclass.resource.kubernetes.io/nvidia.com-gpu";
+const std::string kDraGpuClass = std::string(kDeviceClassPrefix) + "nvidia.com-gpu";
 
 Snapshot BuildKaiWorld(const KaiCase& c) {
   SnapshotBuilder b;

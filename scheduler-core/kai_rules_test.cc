@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduler-core/cluster_state.h"
+#include "scheduler-core/node_extras.h"
 #include "scheduler-core/session.h"
 #include "scheduler-core/testing/test_support.h"
 
@@ -145,7 +146,7 @@ TEST(KaiRulesTest, LimitsHoldAtEveryLevelAndQuotasOnlyForNonPreemptibleWork) {
 // nodes' slices publish in the capacity, those a pod's claims take in its
 // queue's allocation, so a queue's limit holds for them as for devices.
 TEST(KaiRulesTest, ResourceClaimGpusCountAsTheQueuesGpus) {
-  const std::string kClass = "deviceclass.resource.kubernetes.io/gpu.example.com";
+  const std::string kClass = std::string(kDeviceClassPrefix) + "gpu.example.com";
   SnapshotBuilder b;
   b.AddQueue(GpuQueue("org", "", kUnlimited));
   b.AddQueue(GpuQueue("team", "org", kUnlimited, 2000));

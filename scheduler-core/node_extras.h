@@ -29,10 +29,11 @@ enum class ExtrasShortage : uint8_t {
 // in node allocatable; too little of one is kVolumeCount.
 inline constexpr std::string_view kAttachableVolumesPrefix = "attachable-volumes-";
 // The prefix of the resources that count a node's free devices of a
-// DeviceClass ("deviceclass.resource.kubernetes.io/<class>", the name
-// Kubernetes gives a class's extended resource); too little of one is
-// kDeviceClaims.
-inline constexpr std::string_view kDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
+// DeviceClass; too little of one is kDeviceClaims. No resource name
+// Kubernetes allows starts so: a pod may itself ask for a class's extended
+// resource by Kubernetes' name for it (deviceclass.resource.kubernetes.io/
+// <class>), and that request must not take these counts.
+inline constexpr std::string_view kDeviceClassPrefix = "~device-class/";
 
 class NodeExtras {
  public:

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "scheduler-core/node_extras.h"
 #include "scheduler-core/testing/test_support.h"
 
 namespace vtenant::sched {
@@ -579,11 +580,11 @@ TEST(PlacementTest, OtherResourcesAndHostPortsAreCountedPerNode) {
     // A node's free devices of a class likewise, in DynamicResources' words.
     SnapshotBuilder devices = Cluster({{"team", kUnlimited}}, {});
     NodeSpec n1 = GpuNode("n1", 4, kL40sMib);
-    n1.other_resources = {{"deviceclass.resource.kubernetes.io/gpu.example.com", 1000}};
+    n1.other_resources = {{std::string(kDeviceClassPrefix) + "gpu.example.com", 1000}};
     devices.AddNode(n1);
     for (const char* name : {"claim-0", "claim-1"}) {
       PodSpec p = WholeGpuPod(name, "team", 0);
-      p.other_resources = {{"deviceclass.resource.kubernetes.io/gpu.example.com", 1000}};
+      p.other_resources = {{std::string(kDeviceClassPrefix) + "gpu.example.com", 1000}};
       devices.AddPod(std::move(p));
     }
     Snapshot s = MustBuild(devices);

@@ -881,6 +881,11 @@ Result<World> ClusterView::Build(int64_t now) {
       awaited_devices_ = true;
       w.unschedulable.push_back({key, devices.reason});
       continue;
+    } else if (std::string backed =
+                   placed ? "" : devices_.ClassBackedResource(p.spec.other_resources);
+               !backed.empty()) {
+      w.unschedulable.push_back({key, std::move(backed)});
+      continue;
     } else if (std::string no_node =
                    placed ? "" : roles_.NoNodeReason(p.spec, gpu_nodes, cpu_nodes);
                !no_node.empty()) {

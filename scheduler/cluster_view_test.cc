@@ -320,6 +320,29 @@ TEST_F(ClusterViewTest, OneCyclePlacesNoMorePodsThanThereAreDevicesTheyMayTake) 
   EXPECT_EQ(w.unschedulable[0].key, "ns/plain") << "no untainted device anywhere";
 }
 
+// A pod that asks for a device class's extended resource by Kubernetes'
+// name for it gets no device that way here: it waits, saying why, and
+// does not take the devices the core counts for claims.
+TEST_F(ClusterViewTest, APodAskingForAClassesExtendedResourceWaitsSayingWhy) {
+  GiveN1ADevice();
+  kube::Object pod = Pod({.name = "legacy", .gpus = 0});
+  pod["spec"]["containers"][0]["resources"]["limits"].AddMember(
+      "deviceclass.resource.kubernetes.io/gpu.example.com", "1", pod.GetAllocator());
+  view_.UpsertPod(pod);
+  AddClaim("c");
+  AddPodWithClaim("claimant", "c");
+  World w = Build();
+  sched::Decisions d = sched::RunCycle(*w.snapshot);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(w.snapshot->pods[d.binds[0].pod].name, "ns/claimant");
+  ASSERT_EQ(w.unschedulable.size(), 1u);
+  EXPECT_EQ(w.unschedulable[0].key, "ns/legacy");
+  EXPECT_EQ(w.unschedulable[0].reason,
+            "asks for deviceclass.resource.kubernetes.io/gpu.example.com, the extended resource of "
+            "DeviceClass gpu.example.com; vtenant-scheduler does not allocate extended resources "
+            "backed by device classes: ask for the devices with a ResourceClaim");
+}
+
 // The GPUs of resource claims are the queue's, as KAI counts DRA GPUs: the
 // node's GPU driver's devices are capacity, and a claim that pods share is
 // charged once, to the first that uses it.

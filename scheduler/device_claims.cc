@@ -411,6 +411,21 @@ bool DeviceClaims::ReservedFor(std::string_view ns, std::string_view claim,
   return c != nullptr && c->ReservedFor(pod_uid);
 }
 
+std::string DeviceClaims::ClassBackedResource(
+    const std::map<std::string, int64_t>& resources) const {
+  // Kubernetes' implicit name for every class's extended resource.
+  constexpr std::string_view kPrefix = "deviceclass.resource.kubernetes.io/";
+  for (const auto& [name, milli] : resources) {
+    if (!name.starts_with(kPrefix) || milli <= 0) continue;
+    const std::string cls = name.substr(kPrefix.size());
+    return "asks for " + name + ", the extended resource of DeviceClass " + cls +
+           (classes_.contains(cls) ? "" : " (which does not exist)") +
+           "; vtenant-scheduler does not allocate extended resources backed by device classes: "
+           "ask for the devices with a ResourceClaim";
+  }
+  return "";
+}
+
 bool DeviceClaims::NeedsAllocation(std::string_view ns, std::string_view claim) const {
   const Claim* c = Find(ns, claim);
   return c != nullptr && !c->allocated && !assumed_.contains(kube::MakeKey(ns, claim));

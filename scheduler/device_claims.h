@@ -75,7 +75,9 @@
 // selects whether held or not, and holds none of them: it is not counted
 // in the core, nor charged to a queue.
 // Not built: distinctAttribute (alpha), consumable capacity, and extended
-// resources backed by a class.
+// resources backed by a class (KEP-5004): a pod that asks for one by
+// Kubernetes' name for it waits, saying so (ClassBackedResource). The
+// core's own device counts have names no pod can ask for.
 // Not thread-safe: the view holds it under its lock.
 #pragma once
 
@@ -108,7 +110,7 @@ inline constexpr size_t kClaimReservedForMaxSize = 256;
 inline constexpr int64_t kClaimAllocationMaxSize = 32;
 
 // The core resource that counts a node's free devices of DeviceClass
-// `device_class` (the name Kubernetes gives a class's extended resource).
+// `device_class`.
 std::string DeviceClassResource(std::string_view device_class);
 // The core resource that counts a node's free devices of `device_class`,
 // tainted or not (a name of vtenant's own, under the same prefix).
@@ -283,6 +285,13 @@ class DeviceClaims {
   std::map<std::string, int64_t> Requests(
       std::string_view ns, const std::vector<PodDeviceClaim>& claims,
       const std::set<std::string, std::less<>>& charged_to_another = {}) const;
+
+  // Why a pod whose containers ask for extended resources `resources` (by
+  // name) cannot be placed: one is Kubernetes' name for a device class's
+  // extended resource (deviceclass.resource.kubernetes.io/<class>), which
+  // only an allocation of that class's devices gives, and vtenant-scheduler
+  // does not make such allocations (KEP-5004). "" when none is.
+  std::string ClassBackedResource(const std::map<std::string, int64_t>& resources) const;
 
   // Whether claim `claim` in `ns` exists and is neither allocated nor
   // assumed: a bind must allocate it.

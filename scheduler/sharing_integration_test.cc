@@ -33,8 +33,7 @@ class SharingTest : public SchedulerClusterTest {
   static void SetUpTestSuite() {
     // This suite's own nodes; every scheduler suite starts its cluster alike
     // (testing/scheduler_cluster_test.h).
-    StartWithNodes(
-        "sched-sharing", R"(
+    StartWithNodes("sched-sharing", R"(
 nodes:
 - {name: half, count: 2, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: half}}
 - {name: mem, count: 1, cpu: 16, memory: 64Gi, gpus: 1, gpuProduct: NVIDIA-L40S, gpuMemoryMiB: 46068, labels: {pool: mem}}
@@ -75,12 +74,14 @@ nodes:
 - {name: drapart, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drapart}}
 - {name: draadmin, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: draadmin}}
 - {name: drapernode, count: 2, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: drapernode}}
+- {name: draext, count: 1, cpu: 16, memory: 64Gi, gpus: 0, labels: {pool: draext}}
 )",
-        {"half",   "mem",        "bad",      "gang",     "job",     "heal",     "mig",
-         "sub",    "wait",       "runtime",  "nogang",   "stale",   "jobset",   "topo",
-         "split",  "serve",      "vol",      "apart",    "near",    "prefer",   "spread",
-         "extras", "amd",        "nolabel",  "nssel",    "grove",   "attach",   "solo",
-         "dra",    "drareclaim", "drashare", "drataint", "drapart", "draadmin", "drapernode"});
+                   {"half",     "mem",      "bad",     "gang",     "job",        "heal",
+                    "mig",      "sub",      "wait",    "runtime",  "nogang",     "stale",
+                    "jobset",   "topo",     "split",   "serve",    "vol",        "apart",
+                    "near",     "prefer",   "spread",  "extras",   "amd",        "nolabel",
+                    "nssel",    "grove",    "attach",  "solo",     "dra",        "drareclaim",
+                    "drashare", "drataint", "drapart", "draadmin", "drapernode", "draext"});
     if (HasFatalFailure()) return;
     ASSERT_TRUE(client().Create(res::kQueues, "", QueueManifest("team", "", -1)).ok());
     SchedulerFlags flags;
@@ -655,6 +656,32 @@ TEST_F(SharingTest, ADeviceThatNamesItsNodeIsGivenThere) {
   EXPECT_TRUE(WaitsSaying("drapernode", "p-two", "cannot allocate all claims"));
   run("one", 1);
   EXPECT_EQ(NodeOnceRunning(client(), "drapernode", "p-one"), "drapernode-1");
+}
+
+// A pod that asks for a class's extended resource by Kubernetes' name for
+// it (KEP-5004), which the API server takes: it waits, and its Event says
+// why, while a pod that claims the same class's device runs.
+TEST_F(SharingTest, APodAskingForAClassesExtendedResourceWaitsSayingWhy) {
+  OneDeviceOf("ext.example.com", "draext-0");
+  Object legacy = Pod("draext", "legacy", {});
+  rapidjson::Value& container = legacy["spec"]["containers"][0];
+  container.RemoveMember("resources");
+  container.AddMember("resources",
+                      rapidjson::Value(ParseTestJson(R"({"limits":{
+                          "deviceclass.resource.kubernetes.io/ext.example.com":"1"}})"),
+                                       legacy.GetAllocator()),
+                      legacy.GetAllocator());
+  Status created = client().Create(res::kPods, "draext", legacy).status();
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  EXPECT_TRUE(WaitsSaying("draext", "legacy",
+                          "vtenant-scheduler does not allocate extended resources backed by device "
+                          "classes: ask for the devices with a ResourceClaim"));
+  CreateJson(res::kResourceClaims, "draext", R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceClaim","metadata":{"name":"gpu"},"spec":{"devices":{"requests":[
+      {"name":"gpu","exactly":{"deviceClassName":"ext.example.com"}}]}}})");
+  ASSERT_TRUE(
+      client().Create(res::kPods, "draext", PodWithDeviceClaim("draext", "claimant", "gpu")).ok());
+  EXPECT_EQ(NodeOnceRunning(client(), "draext", "claimant"), "draext-0");
 }
 
 // Admin access (GA in Kubernetes 1.36), from a namespace labelled for it:
