@@ -181,7 +181,8 @@ class DeviceClaims {
   struct Verdict {
     std::string reason;     // why it cannot be placed now; "" when it can
     NodeAffinity affinity;  // the nodes its claims admit; empty: any
-    // What it asks of the nodes' DeviceClassResource (milli).
+    // What it asks of the nodes' DeviceClassResource and
+    // AnyDeviceClassResource (milli; Requests).
     std::map<std::string, int64_t> requests;
   };
 
@@ -240,9 +241,10 @@ class DeviceClaims {
   void SetPodHeld(std::set<std::string, std::less<>> claims);
 
   // What the pod charged for claims `claims` in `ns` holds of the nodes'
-  // DeviceClassResource (milli): the devices SetPodHeld's claims among
-  // them (but for claims in `charged_to_another`) let Apply count, each
-  // under every class that selects it.
+  // DeviceClassResource and AnyDeviceClassResource (milli): the devices
+  // SetPodHeld's claims among them (but for claims in
+  // `charged_to_another`) let Apply count, each as CountUnderClasses
+  // counts it.
   std::map<std::string, int64_t> Holds(
       std::string_view ns, const std::vector<PodDeviceClaim>& claims,
       const std::set<std::string, std::less<>>& charged_to_another = {}) const;

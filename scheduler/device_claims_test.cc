@@ -477,6 +477,13 @@ TEST_F(DeviceClaimsTest, DevicesThatNameTheirOwnNodesServeThoseNodesOnly) {
   EXPECT_EQ(Admitted(devices.Check("team", "pod", "team", Claims({"three"}), nodes.refs)),
             (std::vector<std::string>{"node0", "node1"}))
       << "node1 in rack a has gpu-2 too";
+
+  // resource.k8s.io/v1beta1 writes a device's nodes under "basic".
+  devices.UpsertSlice(Json(R"({"metadata":{"name":"beta-gpus"},"spec":{
+      "driver":"gpu.example.com","pool":{"name":"beta","generation":1},
+      "perDeviceNodeSelection":true,"devices":[{"name":"gpu-b","basic":{"nodeName":"node1"}}]}})"));
+  EXPECT_EQ(Free(devices, "node1"), 3000);
+  EXPECT_EQ(Free(devices, "node0"), 3000);
 }
 
 // Partitionable devices: node0's GPU is published whole and as two
