@@ -204,15 +204,9 @@ void DeviceClaims::UpsertSlice(const rapidjson::Value& object) {
   slice.per_device_nodes = per_device != nullptr && per_device->IsBool() && per_device->GetBool();
   if (const rapidjson::Value* devices = kube::Find(object, {"spec", "devices"});
       slice.per_device_nodes && devices != nullptr && devices->IsArray())
-    for (const rapidjson::Value& d : devices->GetArray()) {
-      // resource.k8s.io/v1beta1 has them under "basic", as ReadSliceDevices
-      // reads a device's properties.
-      const rapidjson::Value* basic = d.IsObject() ? kube::Find(d, {"basic"}) : nullptr;
-      const rapidjson::Value& fields = basic != nullptr && basic->IsObject() ? *basic
-                                       : d.IsObject()                        ? d
-                                                                             : kNoFields;
-      slice.device_nodes.push_back(ReadNodeSelection(fields));
-    }
+    for (const rapidjson::Value& d : devices->GetArray())
+      slice.device_nodes.push_back(
+          ReadNodeSelection(d.IsObject() ? DeviceProperties(d) : kNoFields));
   slice.driver = kube::GetString(object, {"spec", "driver"});
   slice.pool = kube::GetString(object, {"spec", "pool", "name"});
   if (const rapidjson::Value* g = kube::Find(object, {"spec", "pool", "generation"});

@@ -89,6 +89,11 @@ Result<std::map<std::string, Counters>> ReadSliceCounterSets(const rapidjson::Va
   return sets;
 }
 
+const rapidjson::Value& DeviceProperties(const rapidjson::Value& entry) {
+  const rapidjson::Value* basic = kube::Find(entry, {"basic"});
+  return basic != nullptr && basic->IsObject() ? *basic : entry;
+}
+
 Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice) {
   const std::string context = "ResourceSlice " + std::string(kube::Name(slice));
   const std::string driver(kube::GetString(slice, {"spec", "driver"}));
@@ -103,9 +108,7 @@ Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice) {
         .driver = driver, .pool = pool, .name = std::string(kube::GetString(d, {"name"}))};
     if (device.name.empty()) return InvalidArgument(context + ": a device without a name");
     const std::string where = context + ": device " + device.name;
-    // resource.k8s.io/v1beta1 has a device's properties under "basic".
-    const rapidjson::Value* basic = kube::Find(d, {"basic"});
-    const rapidjson::Value& properties = basic != nullptr && basic->IsObject() ? *basic : d;
+    const rapidjson::Value& properties = DeviceProperties(d);
 
     if (const rapidjson::Value* attributes = kube::Find(properties, {"attributes"})) {
       if (!attributes->IsObject()) return InvalidArgument(where + ": attributes is not an object");

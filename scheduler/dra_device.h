@@ -61,6 +61,10 @@ struct Device {
 // fields, an unparsable quantity).
 Result<std::vector<Device>> ReadSliceDevices(const rapidjson::Value& slice);
 
+// Where an entry of a slice's spec.devices holds the device's properties:
+// the entry itself, or its "basic" (resource.k8s.io/v1beta1).
+const rapidjson::Value& DeviceProperties(const rapidjson::Value& entry);
+
 // The counter sets ResourceSlice `slice` shares with its pool
 // (spec.sharedCounters), by name. InvalidArgument when a counter cannot be
 // read.
